@@ -1,0 +1,49 @@
+/* Pending events ordered by (at_us, seq): seq is a per-queue insertion counter, so events
+ * scheduled for the same instant pop in FIFO order. The queue owns its storage (a binary
+ * heap of keys plus a pool of payload slots, both grown geometrically, never shrunk, so the
+ * hot loop does not allocate). Cancelling marks the slot; a cancelled event is skipped. */
+#ifndef IDEMSIM_EVENT_QUEUE_H
+#define IDEMSIM_EVENT_QUEUE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim_time.h"
+
+typedef struct EventQueue EventQueue; /* opaque */
+
+/* What the engine knows of an event: the model gives kind, target and arg their meaning. */
+typedef struct {
+    SimTimeUs at_us;
+    uint64_t seq;
+    uint32_t kind;
+    uint32_t target;
+    uint64_t arg;
+} Event;
+
+/* A handle to cancel a pending event; seq guards against a reused slot. */
+typedef struct {
+    uint64_t seq;
+    uint32_t slot;
+} EventId;
+
+#define EVENT_ID_NONE ((EventId){.seq = 0, .slot = UINT32_MAX})
+
+EventQueue *event_queue_create(size_t capacity_hint);
+void event_queue_destroy(EventQueue *queue); /* NULL is a no-op */
+
+EventId event_queue_push(EventQueue *queue, SimTimeUs at_us, uint32_t kind, uint32_t target,
+                         uint64_t arg);
+/* False when the event already ran, was cancelled, or id is EVENT_ID_NONE. */
+bool event_queue_cancel(EventQueue *queue, EventId id);
+/* Removes the earliest live event into *out; false when none is left. */
+bool event_queue_pop(EventQueue *queue, Event *out);
+/* Earliest live event time without removing it; false when none is left. */
+bool event_queue_peek_time(EventQueue *queue, SimTimeUs *at_us);
+
+size_t event_queue_size(const EventQueue *queue); /* live (not cancelled) pending events */
+size_t event_queue_peak_size(const EventQueue *queue);
+size_t event_queue_memory_bytes(const EventQueue *queue);
+
+#endif

@@ -1,0 +1,337 @@
+/* Clients: each runs its operations one after another (closed loop) or on a clock (open
+ * loop). An operation is one or two clicks (a double click is a second user action); each
+ * click is a request sequence with its own attempts, timeout, backoff and key. The client
+ * records what it was told; the truth (effects) is kept by the server side. */
+#include "distribution.h"
+#include "sim_assert.h"
+#include "world_internal.h"
+
+/* ------------------------------------------------------------------ helpers */
+
+static Operation *operation_at(World *world, uint64_t operation)
+{
+    SIM_ASSERT(operation < world->operation_count, "operation id out of range");
+    return &world->operations[operation];
+}
+
+static const ClientGroup *group_of_client(const World *world, uint32_t client)
+{
+    return &world->groups[world->clients[client].group];
+}
+
+static SimTimeUs ms_to_us(double ms) { return (SimTimeUs)(ms * 1000.0 + 0.5); }
+
+/* The order number a business-hash key and the fingerprint are made of. */
+static uint64_t order_of(const World *world, uint64_t operation)
+{
+    const Operation *op = &world->operations[operation];
+    const ClientGroup *group = group_of_client(world, op->client);
+    return (uint64_t)group->spec->operation.order_base + (operation - group->first_operation);
+}
+
+uint64_t client_request_fingerprint(const World *world, uint64_t operation);
+uint64_t client_request_fingerprint(const World *world, uint64_t operation)
+{
+    const Operation *op = &world->operations[operation];
+    const ClientGroupSpec *spec = group_of_client(world, op->client)->spec;
+    return world_draw(world, DRAW_FINGERPRINT,
+                      ((uint64_t)spec->operation.kind << 32) | spec->account,
+                      (uint64_t)spec->operation.amount, order_of(world, operation));
+}
+
+static uint64_t key_for(const World *world, uint64_t operation, uint32_t click, uint32_t attempt)
+{
+    const Operation *op = &world->operations[operation];
+    const ClientGroupSpec *spec = group_of_client(world, op->client)->spec;
+    uint64_t key = 0;
+    switch (spec->key) {
+    case KEY_NONE:
+    case KEY_SERVER_GENERATED: /* the server makes one per request it receives */
+        return 0;
+    case KEY_PER_ATTEMPT:
+        key = world_draw(world, DRAW_KEY, operation, click, attempt);
+        break;
+    case KEY_PER_CLICK:
+    case KEY_MESSAGE_ID:
+        key = world_draw(world, DRAW_KEY, operation, click, 0);
+        break;
+    case KEY_BUSINESS_HASH:
+        key = world_draw(world, DRAW_KEY, UINT64_MAX - spec->account,
+                         (uint64_t)spec->operation.amount, order_of(world, operation));
+        break;
+    case KEY_STRATEGY_COUNT:
+        break;
+    }
+    return key != 0 ? key : 1;
+}
+
+/* ------------------------------------------------------------------ operations */
+
+static void schedule_next_operation(World *world, uint32_t client, SimTimeUs after_us)
+{
+    Client *c = &world->clients[client];
+    const ClientGroup *group = &world->groups[c->group];
+    const WorkloadSpec *workload = &group->spec->workload;
+    if (c->operations_started >= group->operations_per_client)
+        return;
+    uint64_t operation = c->first_operation + c->operations_started;
+    SimTimeUs at;
+    if (workload->at_count > 0) {
+        at = ms_to_us(workload->at_ms[c->operations_started]);
+        if (at < sim_now(world->sim))
+            at = sim_now(world->sim);
+    } else {
+        at = after_us + distribution_sample_ms_as_us(
+                            &workload->interval_ms,
+                            world_draw(world, DRAW_INTERVAL, client, c->operations_started, 0));
+    }
+    if (at > world->duration_us)
+        return;
+    c->operations_started++;
+    sim_schedule_at(world->sim, at, EVENT_OPERATION_START, client, operation);
+}
+
+void client_init(World *world)
+{
+    for (uint32_t client = 0; client < world->client_count; client++) {
+        const ClientGroup *group = group_of_client(world, client);
+        schedule_next_operation(world, client, ms_to_us(group->spec->workload.start_ms));
+    }
+}
+
+static void begin_click(World *world, uint64_t operation, uint32_t click);
+
+void client_on_operation_start(World *world, uint32_t client, uint64_t operation)
+{
+    Operation *op = operation_at(world, operation);
+    const ClientGroup *group = group_of_client(world, client);
+    op->started = true;
+    op->started_us = sim_now(world->sim);
+    op->click_count = 1;
+    world->metrics.operations++;
+    const DoubleClickSpec *double_click = &group->spec->double_click;
+    if (double_click->prob > 0 &&
+        world_draw_unit(world, DRAW_DOUBLE_CLICK, operation, 0, 0) < double_click->prob) {
+        op->click_count = 2;
+        SimTimeUs delay = distribution_sample_ms_as_us(
+            &double_click->delay_ms, world_draw(world, DRAW_DOUBLE_CLICK_DELAY, operation, 0, 0));
+        sim_schedule_in(world->sim, delay, EVENT_CLICK, client, request_reference(operation, 1));
+    }
+    begin_click(world, operation, 0);
+    if (group->spec->workload.loop == LOOP_OPEN || group->spec->workload.at_count > 0)
+        schedule_next_operation(world, client, sim_now(world->sim));
+}
+
+static void finish_operation(World *world, uint64_t operation)
+{
+    Operation *op = &world->operations[operation];
+    op->finished = true;
+    histogram_record(&world->metrics.latency_us, sim_now(world->sim) - op->started_us);
+    const ClientGroup *group = group_of_client(world, op->client);
+    if (group->spec->workload.loop == LOOP_CLOSED && group->spec->workload.at_count == 0)
+        schedule_next_operation(world, op->client, sim_now(world->sim));
+}
+
+static void finish_click(World *world, uint64_t operation, uint32_t click, Belief result,
+                         const char *why)
+{
+    Operation *op = &world->operations[operation];
+    ClickState *state = &op->clicks[click];
+    SIM_ASSERT(state->active, "a click finishes once");
+    sim_cancel(world->sim, state->timer);
+    state->timer = EVENT_ID_NONE;
+    state->active = false;
+    state->result = result;
+    op->clicks_done++;
+    if (world_tracing(world))
+        world_trace_client(world, op->client, why, operation, state->attempts, click, NULL);
+    if (op->clicks_done == op->click_count)
+        finish_operation(world, operation);
+}
+
+/* ------------------------------------------------------------------ attempts */
+
+static void send_attempt(World *world, uint64_t operation, uint32_t click)
+{
+    Operation *op = &world->operations[operation];
+    ClickState *state = &op->clicks[click];
+    Client *client = &world->clients[op->client];
+    const ClientGroup *group = &world->groups[client->group];
+    state->attempts++;
+    world->metrics.attempts++;
+    if (group->spec->key == KEY_PER_ATTEMPT)
+        state->key = key_for(world, operation, click, state->attempts);
+    Message request = {
+        .kind = MESSAGE_REQUEST,
+        .hop = HOP_REQUEST,
+        .source = group->node,
+        .target = world->server_node,
+        .client = op->client,
+        .click = click,
+        .attempt = state->attempts,
+        .operation = operation,
+        .lineage = 1,
+        .key = state->key,
+        .fingerprint = client_request_fingerprint(world, operation),
+    };
+    SimTimeUs now = sim_now(world->sim);
+    if (world_tracing(world))
+        world_trace_client(world, op->client, state->attempts == 1 ? "send" : "retry", operation,
+                           state->attempts, click, NULL);
+    if (now < client->offline_until_us) {
+        world->metrics.network_dropped++; /* no network: the request never leaves the phone */
+    } else {
+        network_send(world, &request);
+    }
+    const OfflineSpec *offline = &group->spec->offline;
+    /* The app loses the network at most once per click, right after its first send. */
+    if (offline->prob > 0 && state->attempts == 1 && now >= client->offline_until_us &&
+        world_draw_unit(world, DRAW_OFFLINE, operation, click, state->attempts) < offline->prob) {
+        SimTimeUs duration = distribution_sample_ms_as_us(
+            &offline->duration_ms, world_draw(world, DRAW_OFFLINE_DURATION, operation, click,
+                                              state->attempts));
+        client->offline_until_us = now + duration;
+        if (world_tracing(world))
+            world_trace_client(world, op->client, "offline", operation, state->attempts,
+                               (int64_t)(duration / SIM_US_PER_MS), NULL);
+        state->timer = sim_schedule_at(world->sim, client->offline_until_us, EVENT_RECONNECT,
+                                       op->client, request_reference(operation, click));
+        return;
+    }
+    state->timer = sim_schedule_in(world->sim, ms_to_us(group->retry.timeout_ms),
+                                   EVENT_ATTEMPT_TIMEOUT, op->client,
+                                   request_reference(operation, click));
+}
+
+static void begin_click(World *world, uint64_t operation, uint32_t click)
+{
+    ClickState *state = &world->operations[operation].clicks[click];
+    state->active = true;
+    state->attempts = 0;
+    state->key = key_for(world, operation, click, 1);
+    send_attempt(world, operation, click);
+}
+
+void client_on_click(World *world, uint64_t reference)
+{
+    begin_click(world, reference / CLICKS_MAX, (uint32_t)(reference % CLICKS_MAX));
+}
+
+/* Exponential backoff with cap and jitter (AWS Architecture Blog, "Exponential Backoff And
+ * Jitter"); the draw is per (operation, click, attempt) so every mode waits alike. */
+static SimTimeUs backoff_us(World *world, uint64_t operation, uint32_t click)
+{
+    ClickState *state = &world->operations[operation].clicks[click];
+    const RetrySpec *retry = &group_of_client(world, world->operations[operation].client)->retry;
+    double ceiling = retry->base_ms;
+    for (uint32_t i = 1; i < state->attempts && ceiling < retry->max_ms; i++)
+        ceiling *= retry->factor;
+    if (ceiling > retry->max_ms)
+        ceiling = retry->max_ms;
+    double u = world_draw_unit(world, DRAW_BACKOFF, operation, click, state->attempts);
+    double ms = ceiling;
+    switch (retry->jitter) {
+    case JITTER_NONE:
+        break;
+    case JITTER_FULL:
+        ms = ceiling * u;
+        break;
+    case JITTER_EQUAL:
+        ms = ceiling / 2.0 + ceiling / 2.0 * u;
+        break;
+    case JITTER_DECORRELATED: {
+        double previous = state->previous_backoff_us / 1000.0;
+        if (previous < retry->base_ms)
+            previous = retry->base_ms;
+        ms = retry->base_ms + (previous * 3.0 - retry->base_ms) * u;
+        if (ms > retry->max_ms)
+            ms = retry->max_ms;
+        break;
+    }
+    }
+    state->previous_backoff_us = ms_to_us(ms);
+    return state->previous_backoff_us;
+}
+
+static void retry_or_give_up(World *world, uint64_t operation, uint32_t click, bool allowed,
+                             SimTimeUs wait_us, Belief if_not)
+{
+    Operation *op = &world->operations[operation];
+    ClickState *state = &op->clicks[click];
+    const RetrySpec *retry = &group_of_client(world, op->client)->retry;
+    if (!allowed || state->attempts >= retry->max_attempts) {
+        finish_click(world, operation, click, if_not, if_not == BELIEF_FAILED ? "failed" : "give_up");
+        return;
+    }
+    state->timer = sim_schedule_in(world->sim, wait_us, EVENT_RETRY, op->client,
+                                   request_reference(operation, click));
+}
+
+void client_on_retry(World *world, uint64_t reference)
+{
+    uint64_t operation = reference / CLICKS_MAX;
+    uint32_t click = (uint32_t)(reference % CLICKS_MAX);
+    world->operations[operation].clicks[click].timer = EVENT_ID_NONE;
+    send_attempt(world, operation, click);
+}
+
+void client_on_attempt_timeout(World *world, uint64_t reference)
+{
+    uint64_t operation = reference / CLICKS_MAX;
+    uint32_t click = (uint32_t)(reference % CLICKS_MAX);
+    const RetrySpec *retry = &group_of_client(world, world->operations[operation].client)->retry;
+    world->operations[operation].clicks[click].timer = EVENT_ID_NONE;
+    if (world_tracing(world))
+        world_trace_client(world, world->operations[operation].client, "timeout", operation,
+                           world->operations[operation].clicks[click].attempts, click, NULL);
+    retry_or_give_up(world, operation, click, retry->on_timeout,
+                     backoff_us(world, operation, click), BELIEF_UNKNOWN);
+}
+
+/* Back online: the app retries at once with the same key (DESIGN §4 "offline"). */
+void client_on_reconnect(World *world, uint64_t reference)
+{
+    uint64_t operation = reference / CLICKS_MAX;
+    uint32_t click = (uint32_t)(reference % CLICKS_MAX);
+    world->operations[operation].clicks[click].timer = EVENT_ID_NONE;
+    if (world_tracing(world))
+        world_trace_client(world, world->operations[operation].client, "reconnect", operation,
+                           world->operations[operation].clicks[click].attempts, click, NULL);
+    retry_or_give_up(world, operation, click, true, 0, BELIEF_UNKNOWN);
+}
+
+/* ------------------------------------------------------------------ answers */
+
+void client_on_response(World *world, const Message *response)
+{
+    Operation *op = operation_at(world, response->operation);
+    ClickState *state = &op->clicks[response->click];
+    Client *client = &world->clients[op->client];
+    const RetrySpec *retry = &group_of_client(world, op->client)->retry;
+    if (sim_now(world->sim) < client->offline_until_us) {
+        world->metrics.network_dropped++; /* the phone has no network: the answer is lost */
+        return;
+    }
+    if (!state->active)
+        return; /* the click already has its answer */
+    if (response->attempt != state->attempts && retry->late_response == LATE_RESPONSE_IGNORE) {
+        world->metrics.late_responses_ignored++; /* that attempt's connection is closed */
+        return;
+    }
+    sim_cancel(world->sim, state->timer);
+    state->timer = EVENT_ID_NONE;
+    int status = response->status;
+    if (status >= 200 && status < 300 && status != 202) {
+        if (response->response_of != response->operation)
+            op->mismatch = true;
+        finish_click(world, response->operation, response->click, BELIEF_SUCCEEDED, "succeeded");
+    } else if (status == 409 || status == 202) {
+        retry_or_give_up(world, response->operation, response->click, retry->on_409,
+                         ms_to_us(retry->conflict_delay_ms), BELIEF_UNKNOWN);
+    } else if (status >= 500) {
+        retry_or_give_up(world, response->operation, response->click, retry->on_5xx,
+                         backoff_us(world, response->operation, response->click), BELIEF_UNKNOWN);
+    } else {
+        finish_click(world, response->operation, response->click, BELIEF_FAILED, "failed");
+    }
+}

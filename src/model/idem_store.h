@@ -1,0 +1,49 @@
+/* The idempotency-key store: key -> {status, stored response, fingerprint, expiry}.
+ * An open-addressing hash table owned by the store; keys are 64-bit hashes (never 0).
+ * A row past its expiry counts as absent at lookup; only the cleanup sweep frees it, so
+ * idem_store_rows() is what the table really holds (C12). Iteration order never feeds a
+ * decision: the sweep only frees rows. */
+#ifndef IDEMSIM_IDEM_STORE_H
+#define IDEMSIM_IDEM_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim_time.h"
+
+typedef enum { KEY_STATUS_PROCESSING, KEY_STATUS_COMPLETED, KEY_STATUS_FAILED } KeyStatus;
+
+typedef struct {
+    uint64_t key;
+    KeyStatus status;
+    int response_status;       /* stored HTTP-like status, when completed or failed */
+    uint64_t response_of;      /* operation whose execution produced the stored response */
+    uint64_t fingerprint;      /* hash of the request body */
+    SimTimeUs created_us;
+    SimTimeUs expires_us;      /* SIM_TIME_NEVER: no TTL */
+} KeyRow;
+
+typedef struct IdemStore IdemStore; /* opaque */
+
+IdemStore *idem_store_create(size_t capacity_hint);
+void idem_store_destroy(IdemStore *store); /* NULL is a no-op */
+
+/* The live row for key at time now, or NULL (absent or expired). The pointer is valid until
+ * the next insert, remove or sweep. */
+KeyRow *idem_store_lookup(IdemStore *store, uint64_t key, SimTimeUs now_us);
+/* Inserts or replaces the row for row->key (an expired row is replaced). */
+KeyRow *idem_store_put(IdemStore *store, const KeyRow *row);
+void idem_store_remove(IdemStore *store, uint64_t key);
+/* Frees every row expired at now; returns how many. */
+size_t idem_store_sweep(IdemStore *store, SimTimeUs now_us);
+/* Forgets everything (an in-memory store across a crash). */
+void idem_store_clear(IdemStore *store);
+
+size_t idem_store_rows(const IdemStore *store);
+size_t idem_store_memory_bytes(const IdemStore *store);
+/* Visits rows in table order; for views and reports only, never for decisions. */
+void idem_store_visit(const IdemStore *store, void (*visit)(void *context, const KeyRow *row),
+                      void *context);
+
+#endif

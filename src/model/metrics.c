@@ -1,0 +1,81 @@
+/* Metric names of scenario files and reports, mapped to the counters of a run. */
+#include "metrics.h"
+
+#include <string.h>
+
+const char *outcome_name(Outcome outcome)
+{
+    static const char *const names[OUTCOME_COUNT] = {"ok", "double", "lost", "phantom",
+                                                     "mismatch"};
+    return outcome < OUTCOME_COUNT ? names[outcome] : "?";
+}
+
+int64_t metrics_balance_error(const Metrics *metrics)
+{
+    int64_t error = 0;
+    for (uint32_t a = 0; a < metrics->account_count; a++)
+        error += metrics->balances[a].actual - metrics->balances[a].expected;
+    return error;
+}
+
+static double latency_ms(const Metrics *metrics, double q)
+{
+    return (double)histogram_quantile(&metrics->latency_us, q) / 1000.0;
+}
+
+bool metrics_value(const Metrics *metrics, const char *name, double *value)
+{
+    for (int o = 0; o < OUTCOME_COUNT; o++) {
+        if (strcmp(name, outcome_name((Outcome)o)) == 0) {
+            *value = (double)metrics->outcomes[o];
+            return true;
+        }
+    }
+    const struct {
+        const char *name;
+        uint64_t count;
+    } counters[] = {
+        {"operations", metrics->operations},
+        {"attempts", metrics->attempts},
+        {"executions", metrics->executions},
+        {"effects", metrics->effects},
+        {"client_succeeded", metrics->client_succeeded},
+        {"client_failed", metrics->client_failed},
+        {"client_unknown", metrics->client_unknown},
+        {"replayed", metrics->replayed},
+        {"409", metrics->status_409},
+        {"422", metrics->status_422},
+        {"400", metrics->status_400},
+        {"202", metrics->status_202},
+        {"messages", metrics->messages},
+        {"deliveries", metrics->deliveries},
+        {"redeliveries", metrics->redeliveries},
+        {"dead_lettered", metrics->dead_lettered},
+        {"deduplicated", metrics->deduplicated},
+        {"network_dropped", metrics->network_dropped},
+        {"network_duplicated", metrics->network_duplicated},
+        {"key_store_peak", metrics->key_store_peak},
+        {"crashes", metrics->crashes},
+    };
+    for (size_t i = 0; i < sizeof counters / sizeof counters[0]; i++) {
+        if (strcmp(name, counters[i].name) == 0) {
+            *value = (double)counters[i].count;
+            return true;
+        }
+    }
+    if (strcmp(name, "double_amount") == 0)
+        *value = (double)metrics->double_amount;
+    else if (strcmp(name, "lost_amount") == 0)
+        *value = (double)metrics->lost_amount;
+    else if (strcmp(name, "balance_error") == 0)
+        *value = (double)metrics_balance_error(metrics);
+    else if (strcmp(name, "latency_p50_ms") == 0)
+        *value = latency_ms(metrics, 0.50);
+    else if (strcmp(name, "latency_p99_ms") == 0)
+        *value = latency_ms(metrics, 0.99);
+    else if (strcmp(name, "latency_p999_ms") == 0)
+        *value = latency_ms(metrics, 0.999);
+    else
+        return false;
+    return true;
+}

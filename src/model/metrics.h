@@ -1,0 +1,58 @@
+/* What one run of one mode measured: plain counters that the reports, the checker and the
+ * view read. Money is in integer minor units. metrics_value() maps the metric names of
+ * scenario files (scenario_metric_names) to numbers, so "expect" blocks and reports agree. */
+#ifndef IDEMSIM_METRICS_H
+#define IDEMSIM_METRICS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "scenario.h"
+#include "stats.h"
+
+typedef enum {
+    OUTCOME_OK,       /* effect once, client told success */
+    OUTCOME_DOUBLE,   /* effect two times or more */
+    OUTCOME_LOST,     /* effect zero times */
+    OUTCOME_PHANTOM,  /* effect once, client told failure or never told */
+    OUTCOME_MISMATCH, /* client got a response that belongs to another request */
+    OUTCOME_COUNT
+} Outcome;
+
+typedef enum { BELIEF_NONE, BELIEF_SUCCEEDED, BELIEF_FAILED, BELIEF_UNKNOWN } Belief;
+
+typedef struct {
+    int64_t initial;
+    int64_t expected; /* initial minus every intended debit, once each */
+    int64_t actual;
+} BalanceMetrics;
+
+typedef struct {
+    uint64_t operations;
+    uint64_t attempts;   /* requests sent by clients, double clicks and retries included */
+    uint64_t executions; /* handler runs at the server or consumers */
+    uint64_t effects;    /* state changes those runs made */
+    uint64_t client_succeeded, client_failed, client_unknown;
+    uint64_t outcomes[OUTCOME_COUNT];
+    int64_t double_amount; /* money charged beyond the first charge */
+    int64_t lost_amount;   /* money of operations never charged */
+    uint64_t replayed;     /* stored responses replayed by a key store */
+    uint64_t status_409, status_422, status_400, status_202;
+    uint64_t late_responses_ignored;
+    uint64_t messages, deliveries, redeliveries, dead_lettered, deduplicated; /* broker */
+    uint64_t network_sent, network_dropped, network_duplicated;
+    uint64_t crashes;
+    uint64_t emails_sent;
+    uint64_t key_store_rows, key_store_peak, key_store_expired_hits;
+    uint64_t events;
+    Histogram latency_us; /* operation start to the client's final answer or give-up */
+    uint32_t account_count;
+    BalanceMetrics balances[ACCOUNTS_MAX];
+} Metrics;
+
+const char *outcome_name(Outcome outcome);
+/* False when name is not a metric. */
+bool metrics_value(const Metrics *metrics, const char *name, double *value);
+int64_t metrics_balance_error(const Metrics *metrics);
+
+#endif

@@ -1,0 +1,155 @@
+/* The lossy network: one Link per ordered pair of nodes, built from the scenario's default
+ * plus per-link overrides and outage windows. A message's fate (lost, delay, duplicated) is
+ * drawn from its identity (operation, click, attempt, hop, copy lineage), so the same message
+ * meets the same fate in every mode. The Gilbert–Elliott state is the exception DESIGN
+ * states: it advances once per packet on its link, and so follows that link's traffic. */
+#include <string.h>
+
+#include "distribution.h"
+#include "sim_assert.h"
+#include "world_internal.h"
+
+static uint32_t node_by_name(const World *world, const char *name)
+{
+    for (uint32_t node = 0; node < world->node_count; node++) {
+        if (strcmp(world_node_name(world, node), name) == 0)
+            return node;
+    }
+    return SLOT_NONE;
+}
+
+static Link *link_between(World *world, uint32_t source, uint32_t target)
+{
+    return &world->links[(size_t)source * world->node_count + target];
+}
+
+static bool outage_covers(const OutageSpec *outage, const World *world, uint32_t source,
+                          uint32_t target)
+{
+    if (outage->source[0] == '\0')
+        return true;
+    return node_by_name(world, outage->source) == source &&
+           node_by_name(world, outage->target) == target;
+}
+
+/* Outage windows are grouped per link, so a send scans only its own link's windows. */
+static void attach_outages(World *world)
+{
+    const NetworkSpec *network = &world->scenario.network;
+    size_t link_count = (size_t)world->node_count * world->node_count;
+    uint32_t total = 0;
+    for (size_t l = 0; l < link_count; l++) {
+        uint32_t source = (uint32_t)(l / world->node_count), target = (uint32_t)(l % world->node_count);
+        for (uint32_t o = 0; o < network->outage_count; o++)
+            total += outage_covers(&network->outages[o], world, source, target);
+    }
+    world->outages = sim_xcalloc(total ? total : 1, sizeof *world->outages);
+    for (size_t l = 0; l < link_count; l++) {
+        uint32_t source = (uint32_t)(l / world->node_count), target = (uint32_t)(l % world->node_count);
+        Link *link = &world->links[l];
+        link->outage_first = world->outage_count;
+        for (uint32_t o = 0; o < network->outage_count; o++) {
+            const OutageSpec *outage = &network->outages[o];
+            if (!outage_covers(outage, world, source, target))
+                continue;
+            world->outages[world->outage_count++] = (OutageWindow){
+                .from_us = (SimTimeUs)(outage->from_ms * 1000.0 + 0.5),
+                .to_us = (SimTimeUs)(outage->to_ms * 1000.0 + 0.5),
+            };
+            link->outage_count++;
+        }
+    }
+}
+
+void network_init(World *world)
+{
+    const NetworkSpec *network = &world->scenario.network;
+    size_t link_count = (size_t)world->node_count * world->node_count;
+    world->links = sim_xcalloc(link_count, sizeof *world->links);
+    for (size_t l = 0; l < link_count; l++)
+        world->links[l].spec = network->default_link;
+    for (uint32_t i = 0; i < network->link_count; i++) {
+        const LinkOverride *override = &network->links[i];
+        uint32_t source = node_by_name(world, override->source);
+        uint32_t target = node_by_name(world, override->target);
+        SIM_ASSERT(source != SLOT_NONE && target != SLOT_NONE, "the loader resolves link names");
+        link_between(world, source, target)->spec = override->spec;
+    }
+    attach_outages(world);
+}
+
+static bool in_outage(const World *world, const Link *link, SimTimeUs now)
+{
+    for (uint32_t i = 0; i < link->outage_count; i++) {
+        const OutageWindow *window = &world->outages[link->outage_first + i];
+        if (now >= window->from_us && now < window->to_us)
+            return true;
+    }
+    return false;
+}
+
+/* Identity of one copy of one message, packed into the three words of a draw. */
+static uint64_t identity_word(const Message *message)
+{
+    return ((uint64_t)message->attempt << 16) | ((uint64_t)message->click << 8) |
+           (uint64_t)message->hop;
+}
+
+static bool survives_loss(World *world, Link *link, const Message *message)
+{
+    const LossSpec *loss = &link->spec.loss;
+    double u = world_draw_unit(world, DRAW_LOSS, message->operation, identity_word(message),
+                               message->lineage);
+    if (loss->model == LOSS_BERNOULLI)
+        return u >= loss->probability;
+    size_t link_index = (size_t)(link - world->links);
+    double transition =
+        world_draw_unit(world, DRAW_GILBERT_ELLIOTT, link_index, link->packets, 0);
+    link->packets++;
+    if (link->bad_state)
+        link->bad_state = !(transition < loss->r);
+    else
+        link->bad_state = transition < loss->p;
+    return u < (link->bad_state ? loss->h : loss->k);
+}
+
+static void send_copy(World *world, Link *link, const Message *message)
+{
+    const char *source = world_node_name(world, message->source);
+    if (in_outage(world, link, sim_now(world->sim)) || !survives_loss(world, link, message)) {
+        world->metrics.network_dropped++;
+        if (world_tracing(world))
+            world_trace(world, source, "lost", message->operation, message->attempt,
+                        message->lineage, message->status,
+                        message->kind == MESSAGE_REQUEST ? "request" : "response");
+        return;
+    }
+    SimTimeUs delay = distribution_sample_ms_as_us(
+        &link->spec.delay_ms,
+        world_draw(world, DRAW_DELAY, message->operation, identity_word(message), message->lineage));
+    uint32_t slot = message_alloc(world);
+    world->messages[slot] = *message;
+    world->messages[slot].next_free = SLOT_NONE;
+    sim_schedule_in(world->sim, delay, EVENT_MESSAGE_ARRIVE, message->target, slot);
+}
+
+void network_send(World *world, const Message *message)
+{
+    Link *link = link_between(world, message->source, message->target);
+    world->metrics.network_sent++;
+    bool duplicated = link->spec.duplicate > 0 &&
+                      world_draw_unit(world, DRAW_DUPLICATE, message->operation,
+                                      identity_word(message), message->lineage) <
+                          link->spec.duplicate;
+    Message copy = *message;
+    copy.lineage = message->lineage * 2;
+    send_copy(world, link, &copy);
+    if (duplicated) {
+        world->metrics.network_duplicated++;
+        copy.lineage = message->lineage * 2 + 1;
+        if (world_tracing(world))
+            world_trace(world, world_node_name(world, message->source), "duplicate",
+                        message->operation, message->attempt, copy.lineage, 0, NULL);
+        send_copy(world, link, &copy);
+    }
+}

@@ -1,0 +1,372 @@
+/* The server: workers with a FIFO queue in front, the idempotency store, the handlers of
+ * every operation kind and the ledger they change. With the store, the algorithm is the
+ * one of the Idempotency-Key draft: reserve the key before the side effect, replay a
+ * completed key's stored response, refuse a key still processing (409 or 202) and a key
+ * reused with another body (422). The wrong ways (check-then-insert, execute-then-save)
+ * are the same steps in another order, so their race windows are real, not a flag. */
+#include <stdlib.h>
+
+#include "distribution.h"
+#include "sim_assert.h"
+#include "world_internal.h"
+
+/* ------------------------------------------------------------------ jobs and workers */
+
+static uint32_t job_alloc(World *world, const Message *request)
+{
+    if (world->job_free == SLOT_NONE) {
+        uint32_t old_capacity = world->job_capacity;
+        world->job_capacity = old_capacity ? old_capacity * 2 : 64;
+        world->jobs = sim_xrealloc(world->jobs, (unsigned long long)world->job_capacity *
+                                                    sizeof *world->jobs);
+        for (uint32_t i = world->job_capacity; i-- > old_capacity;) {
+            world->jobs[i].next_free = world->job_free;
+            world->job_free = i;
+        }
+    }
+    uint32_t slot = world->job_free;
+    world->job_free = world->jobs[slot].next_free;
+    world->jobs[slot] = (Job){.request = *request, .store_key = 0, .next_free = SLOT_NONE};
+    return slot;
+}
+
+static void job_release(World *world, uint32_t slot)
+{
+    world->jobs[slot].next_free = world->job_free;
+    world->job_free = slot;
+}
+
+static void queue_push(Server *server, uint32_t job)
+{
+    if (server->queue_length == server->queue_capacity) {
+        uint32_t old_capacity = server->queue_capacity;
+        uint32_t *grown = sim_xcalloc(old_capacity ? old_capacity * 2 : 64, sizeof *grown);
+        for (uint32_t i = 0; i < server->queue_length; i++)
+            grown[i] = server->queue[(server->queue_head + i) % old_capacity];
+        free(server->queue);
+        server->queue = grown;
+        server->queue_capacity = old_capacity ? old_capacity * 2 : 64;
+        server->queue_head = 0;
+    }
+    server->queue[(server->queue_head + server->queue_length) % server->queue_capacity] = job;
+    server->queue_length++;
+}
+
+static uint32_t queue_pop(Server *server)
+{
+    uint32_t job = server->queue[server->queue_head];
+    server->queue_head = (server->queue_head + 1) % server->queue_capacity;
+    server->queue_length--;
+    return job;
+}
+
+static void start_job(World *world, uint32_t job);
+
+/* A worker is done with its job: give it the next waiting one. */
+static void finish_job(World *world, uint32_t job)
+{
+    Server *server = &world->server;
+    job_release(world, job);
+    server->busy--;
+    if (server->queue_length > 0) {
+        server->busy++;
+        start_job(world, queue_pop(server));
+    }
+}
+
+/* ------------------------------------------------------------------ answers */
+
+static void respond(World *world, const Message *request, int status, uint64_t response_of)
+{
+    Message response = *request;
+    response.kind = MESSAGE_RESPONSE;
+    response.hop = HOP_RESPONSE;
+    response.source = request->target;
+    response.target = request->source;
+    response.status = status;
+    response.response_of = response_of;
+    switch (status) {
+    case 409: world->metrics.status_409++; break;
+    case 422: world->metrics.status_422++; break;
+    case 400: world->metrics.status_400++; break;
+    case 202: world->metrics.status_202++; break;
+    default: break;
+    }
+    network_send(world, &response);
+}
+
+/* ------------------------------------------------------------------ handlers and ledger */
+
+/* Runs the operation's handler against the world's state; returns the status it answers.
+ * Each handler has its real semantics: some change state every time, some only once. */
+static int execute_handler(World *world, const Message *request)
+{
+    uint64_t operation = request->operation;
+    Operation *op = &world->operations[operation];
+    const ClientGroupSpec *spec = world->groups[world->clients[op->client].group].spec;
+    bool effect = false;
+    int status = 200;
+    switch (spec->operation.kind) {
+    case OPERATION_DEBIT:
+        world->balances[spec->account] -= spec->operation.amount;
+        world->charged[spec->account] += spec->operation.amount;
+        effect = true;
+        break;
+    case OPERATION_SET_STATUS: /* idempotent by state: the second run changes nothing */
+        effect = op->resource_state == 0;
+        op->resource_state = 1;
+        break;
+    case OPERATION_DELETE: /* idempotent by state, not by response: 204, then 404 */
+        effect = op->resource_state == 0;
+        op->resource_state = 1;
+        status = effect || world->scenario.server.delete_always_204 ? 204 : 404;
+        break;
+    case OPERATION_INSERT: /* no unique key: a new row every time */
+        effect = true;
+        status = 201;
+        break;
+    case OPERATION_INSERT_UNIQUE:
+        effect = op->resource_state == 0;
+        op->resource_state = 1;
+        status = effect ? 201 : 409;
+        break;
+    case OPERATION_SEND_EMAIL:
+        effect = true;
+        world->metrics.emails_sent++;
+        break;
+    case OPERATION_INCREMENT: /* a PUT whose handler adds one: not idempotent */
+        effect = true;
+        break;
+    case OPERATION_KIND_COUNT:
+        break;
+    }
+    world->metrics.executions++;
+    if (effect) {
+        op->effects++;
+        world->metrics.effects++;
+    }
+    if (world_tracing(world))
+        world_trace(world, "server", effect ? "execute" : "execute_no_effect", operation,
+                    request->attempt, request->lineage, status, NULL);
+    return status;
+}
+
+/* ------------------------------------------------------------------ the key store */
+
+static void note_store_size(World *world)
+{
+    uint64_t rows = idem_store_rows(world->server.store);
+    world->metrics.key_store_rows = rows;
+    if (rows > world->metrics.key_store_peak)
+        world->metrics.key_store_peak = rows;
+}
+
+static SimTimeUs expiry_from(const World *world, SimTimeUs start_us)
+{
+    double ttl_ms = world->scenario.server.idempotency.ttl_ms;
+    return ttl_ms > 0 ? start_us + (SimTimeUs)(ttl_ms * 1000.0 + 0.5) : SIM_TIME_NEVER;
+}
+
+static void reserve_key(World *world, const Job *job)
+{
+    SimTimeUs now = sim_now(world->sim);
+    KeyRow row = {
+        .key = job->store_key,
+        .status = KEY_STATUS_PROCESSING,
+        .fingerprint = job->request.fingerprint,
+        .created_us = now,
+        .expires_us = expiry_from(world, now),
+    };
+    idem_store_put(world->server.store, &row);
+    note_store_size(world);
+}
+
+static void record_result(World *world, const Job *job, int status)
+{
+    const IdempotencySpec *policy = &world->scenario.server.idempotency;
+    IdemStore *store = world->server.store;
+    SimTimeUs now = sim_now(world->sim);
+    bool failed = status >= 500;
+    if (failed && policy->on_failure == ON_FAILURE_DELETE) {
+        idem_store_remove(store, job->store_key);
+        note_store_size(world);
+        return;
+    }
+    if (failed && policy->on_failure == ON_FAILURE_KEEP)
+        return; /* the failure is not recorded: the row stays as it was */
+    KeyRow *existing = idem_store_lookup(store, job->store_key, now);
+    KeyRow row = {
+        .key = job->store_key,
+        .status = failed ? KEY_STATUS_FAILED : KEY_STATUS_COMPLETED,
+        .response_status = status,
+        .response_of = job->request.operation,
+        .fingerprint = job->request.fingerprint,
+        .created_us = existing ? existing->created_us : now,
+        .expires_us = existing ? existing->expires_us : expiry_from(world, now),
+    };
+    if (policy->ttl_from == TTL_FROM_COMPLETION)
+        row.expires_us = expiry_from(world, now);
+    idem_store_put(store, &row);
+    note_store_size(world);
+}
+
+static int fingerprint_mismatch_status(StoreProfile profile)
+{
+    switch (profile) {
+    case PROFILE_STRIPE: return 400;
+    case PROFILE_BRANDUR: return 409;
+    case PROFILE_IETF: break;
+    }
+    return 422;
+}
+
+/* Answers a request whose key already has a live row. */
+static void answer_from_row(World *world, const Job *job, const KeyRow *row)
+{
+    const IdempotencySpec *policy = &world->scenario.server.idempotency;
+    const Message *request = &job->request;
+    if (policy->fingerprint && row->fingerprint != request->fingerprint) {
+        respond(world, request, fingerprint_mismatch_status(policy->profile), request->operation);
+        if (world_tracing(world))
+            world_trace(world, "server", "reject_other_body", request->operation,
+                        request->attempt, request->lineage,
+                        fingerprint_mismatch_status(policy->profile), NULL);
+        return;
+    }
+    if (row->status == KEY_STATUS_PROCESSING) {
+        respond(world, request, policy->on_in_progress, request->operation);
+        if (world_tracing(world))
+            world_trace(world, "server", "in_progress", request->operation, request->attempt,
+                        request->lineage, policy->on_in_progress, NULL);
+        return;
+    }
+    world->metrics.replayed++;
+    respond(world, request, row->response_status, row->response_of);
+    if (world_tracing(world))
+        world_trace(world, "server", "replay", request->operation, request->attempt,
+                    request->lineage, row->response_status, NULL);
+}
+
+/* ------------------------------------------------------------------ request flow */
+
+static void execute_later(World *world, uint32_t job)
+{
+    const Message *request = &world->jobs[job].request;
+    SimTimeUs service = distribution_sample_ms_as_us(
+        &world->scenario.server.service_ms,
+        world_draw(world, DRAW_SERVICE, request->operation,
+                   ((uint64_t)request->attempt << 8) | request->click, request->lineage));
+    sim_schedule_in(world->sim, service, EVENT_JOB_DONE, 0, job);
+}
+
+static uint64_t store_key_of(World *world, const Message *request)
+{
+    if (!world->server.uses_store)
+        return 0;
+    const ClientGroupSpec *spec = world->groups[world->clients[request->client].group].spec;
+    if (spec->key == KEY_SERVER_GENERATED)
+        return ++world->server.generated_keys; /* fresh per request: never matches a retry */
+    return request->key;
+}
+
+static void start_job(World *world, uint32_t job_slot)
+{
+    Job *job = &world->jobs[job_slot];
+    job->store_key = store_key_of(world, &job->request);
+    if (job->store_key == 0) {
+        execute_later(world, job_slot);
+        return;
+    }
+    const IdempotencySpec *policy = &world->scenario.server.idempotency;
+    SimTimeUs now = sim_now(world->sim);
+    KeyRow *row = idem_store_lookup(world->server.store, job->store_key, now);
+    if (row != NULL && row->status == KEY_STATUS_PROCESSING && policy->lock_timeout_ms > 0 &&
+        now - row->created_us >= (SimTimeUs)(policy->lock_timeout_ms * 1000.0))
+        row = NULL; /* a reservation abandoned (by a crash) is taken over after the lock timeout */
+    if (row != NULL) {
+        answer_from_row(world, job, row);
+        finish_job(world, job_slot);
+        return;
+    }
+    switch (policy->reserve) {
+    case RESERVE_ATOMIC:
+        reserve_key(world, job);
+        execute_later(world, job_slot);
+        break;
+    case RESERVE_CHECK_THEN_INSERT:
+        sim_schedule_in(world->sim, (SimTimeUs)(policy->race_window_ms * 1000.0 + 0.5),
+                        EVENT_JOB_RESERVE, 0, job_slot);
+        break;
+    case RESERVE_EXECUTE_THEN_SAVE:
+        execute_later(world, job_slot);
+        break;
+    }
+}
+
+void server_on_request(World *world, const Message *request)
+{
+    Server *server = &world->server;
+    uint32_t job = job_alloc(world, request);
+    if (server->workers != 0 && server->busy >= server->workers) {
+        queue_push(server, job);
+        return;
+    }
+    server->busy++;
+    start_job(world, job);
+}
+
+/* check-then-insert: the check found no row; the insert comes a race window later,
+ * whatever another request did meanwhile. */
+void server_on_job_reserve(World *world, uint32_t job)
+{
+    reserve_key(world, &world->jobs[job]);
+    execute_later(world, job);
+}
+
+void server_on_job_done(World *world, uint32_t job_slot)
+{
+    Job *job = &world->jobs[job_slot];
+    int status = execute_handler(world, &job->request);
+    if (job->store_key != 0)
+        record_result(world, job, status);
+    respond(world, &job->request, status, job->request.operation);
+    finish_job(world, job_slot);
+}
+
+/* ------------------------------------------------------------------ cleanup sweep */
+
+static SimTimeUs sweep_interval_us(const World *world)
+{
+    return (SimTimeUs)(world->scenario.server.idempotency.cleanup_interval_ms * 1000.0 + 0.5);
+}
+
+void server_on_store_sweep(World *world)
+{
+    size_t freed = idem_store_sweep(world->server.store, sim_now(world->sim));
+    note_store_size(world);
+    if (freed > 0 && world_tracing(world))
+        world_trace(world, "server", "sweep", 0, 0, 0, (int64_t)freed, NULL);
+    /* Keep sweeping only while something else can still happen. */
+    if (sim_pending(world->sim) > 0)
+        sim_schedule_in(world->sim, sweep_interval_us(world), EVENT_STORE_SWEEP, 0, 0);
+    else
+        world->server.sweep_scheduled = false;
+}
+
+void server_init(World *world)
+{
+    Server *server = &world->server;
+    server->workers = world->scenario.server.workers;
+    server->uses_store = world->mode == MODE_IDEMPOTENT;
+    server->store = idem_store_create(1024);
+    if (server->uses_store && sweep_interval_us(world) > 0) {
+        sim_schedule_in(world->sim, sweep_interval_us(world), EVENT_STORE_SWEEP, 0, 0);
+        server->sweep_scheduled = true;
+    }
+}
+
+void server_release(World *world)
+{
+    idem_store_destroy(world->server.store);
+    free(world->server.queue);
+}

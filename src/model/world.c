@@ -1,0 +1,377 @@
+/* The world: builds every actor from a validated scenario and a mode, owns them, and holds
+ * the one event switch. The mode is a preset over the scenario (DESIGN §3): at-most-once
+ * never retries, at-least-once retries without a key store, idempotent adds the store. */
+#include "world.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_assert.h"
+#include "world_internal.h"
+
+#define DEFAULT_MAX_EVENTS 500000000ull
+#define DEFAULT_EXTRA_SIM_TIME_US (7ull * 24 * 3600 * 1000000) /* drain time after duration */
+
+/* ------------------------------------------------------------------ draws and names */
+
+uint64_t world_draw(const World *world, DrawPurpose purpose, uint64_t a, uint64_t b, uint64_t c)
+{
+    return rng_hash(world->seed, (uint64_t)purpose, a, b, c);
+}
+
+double world_draw_unit(const World *world, DrawPurpose purpose, uint64_t a, uint64_t b,
+                       uint64_t c)
+{
+    return rng_unit_from_bits(world_draw(world, purpose, a, b, c));
+}
+
+const char *world_node_name(const World *world, uint32_t node)
+{
+    static const char *const fixed[FIXED_NODE_COUNT] = {"server", "gateway", "broker",
+                                                         "consumers"};
+    if (node < world->group_count)
+        return world->groups[node].spec->id;
+    SIM_ASSERT(node < world->node_count, "node id out of range");
+    return fixed[node - world->group_count];
+}
+
+void world_trace(World *world, const char *actor, const char *event, uint64_t operation,
+                 uint32_t attempt, uint64_t lineage, int64_t value, const char *detail)
+{
+    if (world->trace.write == NULL)
+        return;
+    TraceRecord record = {
+        .t_us = sim_now(world->sim),
+        .mode = mode_name(world->mode),
+        .actor = actor,
+        .event = event,
+        .operation = operation,
+        .attempt = attempt,
+        .copy = (uint32_t)lineage,
+        .value = value,
+        .detail = detail,
+    };
+    world->trace.write(world->trace.context, &record);
+}
+
+void world_trace_client(World *world, uint32_t client, const char *event, uint64_t operation,
+                        uint32_t attempt, int64_t value, const char *detail)
+{
+    if (world->trace.write == NULL)
+        return;
+    char actor[NAME_LEN_MAX + 16];
+    const Client *c = &world->clients[client];
+    snprintf(actor, sizeof actor, "%s[%u]", world->groups[c->group].spec->id, c->index_in_group);
+    world_trace(world, actor, event, operation, attempt, 0, value, detail);
+}
+
+/* ------------------------------------------------------------------ message pool */
+
+uint32_t message_alloc(World *world)
+{
+    if (world->message_free == SLOT_NONE) {
+        uint32_t old_capacity = world->message_capacity;
+        world->message_capacity = old_capacity ? old_capacity * 2 : 256;
+        world->messages = sim_xrealloc(world->messages, (unsigned long long)world->message_capacity *
+                                                            sizeof *world->messages);
+        for (uint32_t i = world->message_capacity; i-- > old_capacity;) {
+            world->messages[i].next_free = world->message_free;
+            world->message_free = i;
+        }
+    }
+    uint32_t slot = world->message_free;
+    world->message_free = world->messages[slot].next_free;
+    return slot;
+}
+
+void message_release(World *world, uint32_t slot)
+{
+    world->messages[slot].next_free = world->message_free;
+    world->message_free = slot;
+}
+
+/* ------------------------------------------------------------------ dispatch */
+
+static void on_message_arrive(World *world, uint32_t slot)
+{
+    Message message = world->messages[slot];
+    message_release(world, slot);
+    if (message.kind == MESSAGE_REQUEST)
+        server_on_request(world, &message);
+    else
+        client_on_response(world, &message);
+}
+
+static void dispatch(void *context, const Event *event)
+{
+    World *world = context;
+    switch ((EventKind)event->kind) {
+    case EVENT_OPERATION_START:
+        client_on_operation_start(world, event->target, event->arg);
+        break;
+    case EVENT_CLICK:
+        client_on_click(world, event->arg);
+        break;
+    case EVENT_RETRY:
+        client_on_retry(world, event->arg);
+        break;
+    case EVENT_ATTEMPT_TIMEOUT:
+        client_on_attempt_timeout(world, event->arg);
+        break;
+    case EVENT_RECONNECT:
+        client_on_reconnect(world, event->arg);
+        break;
+    case EVENT_MESSAGE_ARRIVE:
+        on_message_arrive(world, (uint32_t)event->arg);
+        break;
+    case EVENT_JOB_RESERVE:
+        server_on_job_reserve(world, (uint32_t)event->arg);
+        break;
+    case EVENT_JOB_DONE:
+        server_on_job_done(world, (uint32_t)event->arg);
+        break;
+    case EVENT_STORE_SWEEP:
+        server_on_store_sweep(world);
+        break;
+    case EVENT_KIND_COUNT:
+        SIM_ASSERT(false, "unknown event kind");
+    }
+}
+
+/* ------------------------------------------------------------------ creation */
+
+static RetrySpec retry_for_mode(const RetrySpec *retry, Mode mode)
+{
+    RetrySpec effective = *retry;
+    if (mode == MODE_AT_MOST_ONCE)
+        effective.max_attempts = 1;
+    return effective;
+}
+
+static void build_clients(World *world)
+{
+    const Scenario *scenario = &world->scenario;
+    world->group_count = scenario->client_group_count;
+    for (uint32_t g = 0; g < world->group_count; g++) {
+        const ClientGroupSpec *spec = &scenario->client_groups[g];
+        ClientGroup *group = &world->groups[g];
+        group->spec = spec;
+        group->retry = retry_for_mode(&spec->retry, world->mode);
+        group->first_client = world->client_count;
+        group->node = g;
+        group->first_operation = world->operation_count;
+        group->operations_per_client =
+            spec->workload.at_count > 0 ? spec->workload.at_count : spec->workload.ops;
+        world->client_count += spec->count;
+        world->operation_count += (uint64_t)spec->count * group->operations_per_client;
+    }
+    world->clients = sim_xcalloc(world->client_count, sizeof *world->clients);
+    world->operations = sim_xcalloc(world->operation_count ? world->operation_count : 1,
+                                    sizeof *world->operations);
+    for (uint32_t g = 0; g < world->group_count; g++) {
+        const ClientGroup *group = &world->groups[g];
+        for (uint32_t i = 0; i < group->spec->count; i++) {
+            uint32_t client = group->first_client + i;
+            Client *c = &world->clients[client];
+            c->group = g;
+            c->index_in_group = i;
+            c->first_operation = group->first_operation + (uint64_t)i * group->operations_per_client;
+            for (uint32_t k = 0; k < group->operations_per_client; k++) {
+                Operation *op = &world->operations[c->first_operation + k];
+                op->client = client;
+                op->clicks[0].timer = op->clicks[1].timer = EVENT_ID_NONE;
+            }
+        }
+    }
+}
+
+static void build_ledger(World *world)
+{
+    const Scenario *scenario = &world->scenario;
+    world->balances = sim_xcalloc(scenario->account_count, sizeof *world->balances);
+    world->charged = sim_xcalloc(scenario->account_count, sizeof *world->charged);
+    world->metrics.account_count = scenario->account_count;
+    for (uint32_t a = 0; a < scenario->account_count; a++) {
+        world->balances[a] = scenario->accounts[a].balance;
+        world->metrics.balances[a].initial = scenario->accounts[a].balance;
+    }
+}
+
+World *world_create(const Scenario *scenario, Mode mode, uint64_t seed, TraceSink trace,
+                    WorldLimits limits)
+{
+    World *world = sim_xcalloc(1, sizeof *world);
+    memcpy(&world->scenario, scenario, sizeof *scenario);
+    world->mode = mode;
+    world->seed = seed;
+    world->trace = trace;
+    world->limits = limits;
+    world->duration_us = (SimTimeUs)(scenario->duration_ms * 1000.0 + 0.5);
+    if (world->limits.max_events == 0)
+        world->limits.max_events = DEFAULT_MAX_EVENTS;
+    if (world->limits.max_sim_time_us == 0)
+        world->limits.max_sim_time_us = world->duration_us + DEFAULT_EXTRA_SIM_TIME_US;
+    world->message_free = SLOT_NONE;
+    world->job_free = SLOT_NONE;
+    histogram_init(&world->metrics.latency_us);
+    world->sim = sim_create(dispatch, world);
+    build_clients(world);
+    world->node_count = world->group_count + FIXED_NODE_COUNT;
+    world->server_node = world->group_count + NODE_SERVER_OFFSET;
+    network_init(world);
+    build_ledger(world);
+    server_init(world);
+    client_init(world);
+    return world;
+}
+
+void world_destroy(World *world)
+{
+    if (world == NULL)
+        return;
+    server_release(world);
+    sim_destroy(world->sim);
+    free(world->clients);
+    free(world->operations);
+    free(world->links);
+    free(world->outages);
+    free(world->messages);
+    free(world->jobs);
+    free(world->balances);
+    free(world->charged);
+    free(world);
+}
+
+/* ------------------------------------------------------------------ settling outcomes */
+
+static Outcome classify(const Operation *op, Belief belief)
+{
+    if (op->effects >= 2)
+        return OUTCOME_DOUBLE;
+    if (op->mismatch)
+        return OUTCOME_MISMATCH;
+    if (op->effects == 0)
+        return OUTCOME_LOST;
+    return belief == BELIEF_SUCCEEDED ? OUTCOME_OK : OUTCOME_PHANTOM;
+}
+
+static Belief belief_of(const Operation *op)
+{
+    Belief belief = BELIEF_UNKNOWN;
+    for (uint32_t c = 0; c < op->click_count; c++) {
+        if (op->clicks[c].result == BELIEF_SUCCEEDED)
+            return BELIEF_SUCCEEDED;
+        if (op->clicks[c].result == BELIEF_FAILED)
+            belief = BELIEF_FAILED;
+    }
+    return belief;
+}
+
+/* Money conservation: every balance equals its initial value minus what was applied. */
+static void check_conservation(const World *world)
+{
+    for (uint32_t a = 0; a < world->scenario.account_count; a++) {
+        SIM_ASSERT(world->balances[a] == world->scenario.accounts[a].balance - world->charged[a],
+                   "money conservation violated");
+    }
+}
+
+static void settle(World *world)
+{
+    if (world->settled)
+        return;
+    world->settled = true;
+    Metrics *metrics = &world->metrics;
+    uint64_t classified = 0;
+    for (uint64_t i = 0; i < world->operation_count; i++) {
+        const Operation *op = &world->operations[i];
+        if (!op->started)
+            continue;
+        const ClientGroupSpec *spec = world->groups[world->clients[op->client].group].spec;
+        Belief belief = belief_of(op);
+        metrics->client_succeeded += belief == BELIEF_SUCCEEDED;
+        metrics->client_failed += belief == BELIEF_FAILED;
+        metrics->client_unknown += belief == BELIEF_UNKNOWN;
+        Outcome outcome = classify(op, belief);
+        metrics->outcomes[outcome]++;
+        classified++;
+        int64_t amount = spec->operation.kind == OPERATION_DEBIT ? spec->operation.amount : 0;
+        if (outcome == OUTCOME_DOUBLE)
+            metrics->double_amount += amount * (op->effects - 1);
+        if (op->effects == 0)
+            metrics->lost_amount += amount;
+        metrics->balances[spec->account].expected -= amount;
+    }
+    SIM_ASSERT(classified == metrics->operations, "each operation has exactly one outcome");
+    for (uint32_t a = 0; a < world->scenario.account_count; a++) {
+        metrics->balances[a].expected += metrics->balances[a].initial;
+        metrics->balances[a].actual = world->balances[a];
+    }
+    check_conservation(world);
+    SIM_ASSERT(metrics->key_store_rows == idem_store_rows(world->server.store),
+               "key-store size equals its live rows");
+    metrics->events = sim_events_processed(world->sim);
+}
+
+/* ------------------------------------------------------------------ running */
+
+static bool budget_exhausted(World *world)
+{
+    if (sim_events_processed(world->sim) >= world->limits.max_events) {
+        snprintf(world->stop_reason, sizeof world->stop_reason,
+                 "stopped: event budget of %llu events exhausted (raise it with --max-events)",
+                 (unsigned long long)world->limits.max_events);
+        return true;
+    }
+    SimTimeUs next = sim_next_time(world->sim);
+    if (next != SIM_TIME_NEVER && next > world->limits.max_sim_time_us) {
+        snprintf(world->stop_reason, sizeof world->stop_reason,
+                 "stopped: simulated time budget of %llu ms reached (raise it with "
+                 "--max-sim-time)",
+                 (unsigned long long)(world->limits.max_sim_time_us / SIM_US_PER_MS));
+        return true;
+    }
+    return false;
+}
+
+bool world_step(World *world)
+{
+    if (world->finished)
+        return false;
+    if (budget_exhausted(world) || !sim_step(world->sim)) {
+        world->finished = true;
+        settle(world);
+        return false;
+    }
+    return true;
+}
+
+void world_run(World *world)
+{
+    while (world_step(world)) {
+    }
+}
+
+void world_run_until(World *world, SimTimeUs until_us)
+{
+    while (!world->finished) {
+        SimTimeUs next = sim_next_time(world->sim);
+        if (next != SIM_TIME_NEVER && next > until_us)
+            break;
+        world_step(world);
+    }
+    if (!world->finished && sim_now(world->sim) < until_us)
+        sim_run_until(world->sim, until_us);
+}
+
+bool world_finished(const World *world) { return world->finished; }
+
+const char *world_stop_reason(const World *world)
+{
+    return world->stop_reason[0] != '\0' ? world->stop_reason : NULL;
+}
+
+SimTimeUs world_now(const World *world) { return sim_now(world->sim); }
+Mode world_mode(const World *world) { return world->mode; }
+const Metrics *world_metrics(const World *world) { return &world->metrics; }

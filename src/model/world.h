@@ -1,0 +1,43 @@
+/* The simulated world of one mode: every actor, the event loop, and the metrics. The world
+ * owns everything it creates; callers read it through this API (reports and the view alike)
+ * and drive it with world_run / world_run_until / world_step. After world_create succeeds,
+ * nothing here returns an error: a broken invariant aborts (SIM_ASSERT). */
+#ifndef IDEMSIM_WORLD_H
+#define IDEMSIM_WORLD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "metrics.h"
+#include "scenario.h"
+#include "sim_time.h"
+#include "trace.h"
+
+typedef struct World World; /* opaque */
+
+typedef struct {
+    uint64_t max_events;     /* 0: the default budget */
+    SimTimeUs max_sim_time_us; /* 0: the default budget */
+} WorldLimits;
+
+/* scenario is borrowed for the call; the world keeps what it needs. */
+World *world_create(const Scenario *scenario, Mode mode, uint64_t seed, TraceSink trace,
+                    WorldLimits limits);
+void world_destroy(World *world); /* NULL is a no-op */
+
+/* Runs to the end (no events left) or to a budget; then settles the outcomes. */
+void world_run(World *world);
+/* Runs every event up to until_us; settles the outcomes when nothing is left. */
+void world_run_until(World *world, SimTimeUs until_us);
+/* Runs one event; false (and outcomes settled) when nothing is left. */
+bool world_step(World *world);
+
+bool world_finished(const World *world);
+/* Non-NULL when a budget stopped the run: "event budget of 50000000 events exhausted". */
+const char *world_stop_reason(const World *world);
+SimTimeUs world_now(const World *world);
+Mode world_mode(const World *world);
+/* Valid until the next run call; outcome counts are final once world_finished(). */
+const Metrics *world_metrics(const World *world);
+
+#endif

@@ -1,0 +1,241 @@
+/* Private to src/model: the World's layout, shared by the actor modules (client, network,
+ * server, ledger) and world.c, which owns every actor and holds the one event switch.
+ * Actors refer to each other by integer id; no actor keeps a pointer to another. */
+#ifndef IDEMSIM_WORLD_INTERNAL_H
+#define IDEMSIM_WORLD_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "idem_store.h"
+#include "metrics.h"
+#include "rng.h"
+#include "scenario.h"
+#include "sim.h"
+#include "world.h"
+
+/* ------------------------------------------------------------------ events */
+
+typedef enum {
+    EVENT_OPERATION_START, /* target: client; arg: operation */
+    EVENT_CLICK,           /* arg: request reference (a click's request sequence) */
+    EVENT_RETRY,           /* arg: request reference */
+    EVENT_ATTEMPT_TIMEOUT, /* arg: request reference */
+    EVENT_RECONNECT,       /* target: client; arg: request reference */
+    EVENT_MESSAGE_ARRIVE,  /* arg: message slot */
+    EVENT_JOB_RESERVE,     /* arg: job slot; check-then-insert's delayed insert */
+    EVENT_JOB_DONE,        /* arg: job slot */
+    EVENT_STORE_SWEEP,
+    EVENT_KIND_COUNT
+} EventKind;
+
+/* Purposes of counter-based draws: each fate has its own, so adding one never shifts another. */
+typedef enum {
+    DRAW_LOSS = 1,
+    DRAW_DELAY,
+    DRAW_DUPLICATE,
+    DRAW_GILBERT_ELLIOTT,
+    DRAW_SERVICE,
+    DRAW_BACKOFF,
+    DRAW_DOUBLE_CLICK,
+    DRAW_DOUBLE_CLICK_DELAY,
+    DRAW_OFFLINE,
+    DRAW_OFFLINE_DURATION,
+    DRAW_INTERVAL,
+    DRAW_KEY,
+    DRAW_FINGERPRINT,
+} DrawPurpose;
+
+/* A click's request sequence is named by (operation, click): a reference packs both. */
+#define CLICKS_MAX 2
+static inline uint64_t request_reference(uint64_t operation, uint32_t click)
+{
+    return operation * CLICKS_MAX + click;
+}
+
+/* ------------------------------------------------------------------ clients and operations */
+
+typedef struct {
+    uint64_t key;              /* 0: the request carries no key */
+    EventId timer;             /* the attempt timeout or the scheduled retry */
+    SimTimeUs previous_backoff_us;
+    uint32_t attempts;         /* sent so far */
+    Belief result;             /* BELIEF_NONE while the sequence is running */
+    bool active;
+} ClickState;
+
+typedef struct {
+    uint32_t client;
+    uint32_t click_count;
+    uint32_t clicks_done;
+    uint32_t effects;          /* ground truth: state changes made for this operation */
+    uint8_t resource_state;    /* the operation's own record (status set, row deleted, ...) */
+    bool started;
+    bool finished;
+    bool mismatch;             /* told success with another request's response */
+    SimTimeUs started_us;
+    ClickState clicks[CLICKS_MAX];
+} Operation;
+
+typedef struct {
+    uint32_t group;
+    uint32_t index_in_group;
+    uint32_t operations_started;
+    uint64_t first_operation;  /* operation ids are stable: the same in every mode */
+    SimTimeUs offline_until_us;
+} Client;
+
+typedef struct {
+    const ClientGroupSpec *spec; /* points into World.scenario */
+    RetrySpec retry;             /* after the mode preset */
+    uint32_t first_client;
+    uint32_t node;
+    uint64_t first_operation;
+    uint32_t operations_per_client;
+} ClientGroup;
+
+/* ------------------------------------------------------------------ network */
+
+typedef enum {
+    HOP_REQUEST,
+    HOP_RESPONSE,
+} Hop;
+
+typedef enum { MESSAGE_REQUEST, MESSAGE_RESPONSE } MessageKind;
+
+typedef struct {
+    MessageKind kind;
+    Hop hop;
+    uint32_t source;           /* node */
+    uint32_t target;           /* node */
+    uint32_t client;
+    uint32_t click;
+    uint32_t attempt;
+    uint64_t operation;
+    uint64_t lineage;          /* copy path: one bit per hop, 1 = a network duplicate */
+    uint64_t key;
+    uint64_t fingerprint;
+    int status;                /* responses */
+    uint64_t response_of;      /* responses: the operation the answer was produced for */
+    uint32_t next_free;
+} Message;
+
+typedef struct {
+    SimTimeUs from_us;
+    SimTimeUs to_us;
+} OutageWindow;
+
+typedef struct {
+    LinkSpec spec;
+    bool bad_state;            /* Gilbert–Elliott; advances once per packet, never reset */
+    uint64_t packets;
+    uint32_t outage_first;     /* into World.outages */
+    uint32_t outage_count;
+} Link;
+
+/* ------------------------------------------------------------------ server */
+
+typedef struct {
+    Message request;
+    uint64_t store_key;        /* 0: handled without the store */
+    uint32_t next_free;
+} Job;
+
+typedef struct {
+    uint32_t workers;          /* 0: unbounded */
+    uint32_t busy;
+    uint32_t *queue;           /* ring of waiting job slots */
+    uint32_t queue_capacity;
+    uint32_t queue_head;
+    uint32_t queue_length;
+    bool uses_store;
+    IdemStore *store;
+    uint64_t generated_keys;   /* server-generated keys: a fresh one per request */
+    bool sweep_scheduled;
+} Server;
+
+/* ------------------------------------------------------------------ the world */
+
+enum { NODE_SERVER_OFFSET, NODE_GATEWAY_OFFSET, NODE_BROKER_OFFSET, NODE_CONSUMERS_OFFSET,
+       FIXED_NODE_COUNT };
+
+struct World {
+    Scenario scenario;         /* a private copy */
+    Mode mode;
+    uint64_t seed;
+    TraceSink trace;
+    WorldLimits limits;
+    Sim *sim;
+    bool finished;
+    bool settled;
+    char stop_reason[160];
+
+    uint32_t group_count;
+    ClientGroup groups[CLIENT_GROUPS_MAX];
+    uint32_t client_count;
+    Client *clients;
+    uint64_t operation_count;
+    Operation *operations;
+    SimTimeUs duration_us;
+
+    uint32_t node_count;
+    uint32_t server_node;
+    Link *links;               /* node_count * node_count, [source * node_count + target] */
+    uint32_t outage_count;
+    OutageWindow *outages;
+
+    Message *messages;
+    uint32_t message_capacity;
+    uint32_t message_free;
+
+    Job *jobs;
+    uint32_t job_capacity;
+    uint32_t job_free;
+
+    Server server;
+    int64_t *balances;         /* per account */
+    int64_t *charged;          /* per account: sum of applied debits, for conservation */
+    Metrics metrics;
+};
+
+#define SLOT_NONE UINT32_MAX
+
+/* ------------------------------------------------------------------ shared helpers */
+
+uint64_t world_draw(const World *world, DrawPurpose purpose, uint64_t a, uint64_t b, uint64_t c);
+double world_draw_unit(const World *world, DrawPurpose purpose, uint64_t a, uint64_t b,
+                       uint64_t c);
+const char *world_node_name(const World *world, uint32_t node);
+/* Formats nothing unless tracing is on. */
+void world_trace(World *world, const char *actor, const char *event, uint64_t operation,
+                 uint32_t attempt, uint64_t lineage, int64_t value, const char *detail);
+void world_trace_client(World *world, uint32_t client, const char *event, uint64_t operation,
+                        uint32_t attempt, int64_t value, const char *detail);
+static inline bool world_tracing(const World *world) { return world->trace.write != NULL; }
+
+uint32_t message_alloc(World *world);
+void message_release(World *world, uint32_t slot);
+
+/* network.c */
+void network_init(World *world);
+/* Sends a copy of *message over its link; drops, delays and duplicates it there. */
+void network_send(World *world, const Message *message);
+
+/* client.c */
+void client_init(World *world);
+void client_on_operation_start(World *world, uint32_t client, uint64_t operation);
+void client_on_click(World *world, uint64_t reference);
+void client_on_retry(World *world, uint64_t reference);
+void client_on_attempt_timeout(World *world, uint64_t reference);
+void client_on_reconnect(World *world, uint64_t reference);
+void client_on_response(World *world, const Message *response);
+
+/* server.c */
+void server_init(World *world);
+void server_release(World *world);
+void server_on_request(World *world, const Message *request);
+void server_on_job_reserve(World *world, uint32_t job);
+void server_on_job_done(World *world, uint32_t job);
+void server_on_store_sweep(World *world);
+
+#endif

@@ -1,0 +1,55 @@
+/* Whole-or-nothing output files: a reader never sees a half-written report, and a failed
+ * write (full disk, unwritable directory) leaves nothing behind. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report.h"
+
+bool output_file_open(OutputFile *file, const char *path, char *error, size_t error_size)
+{
+    memset(file, 0, sizeof *file);
+    if (strlen(path) >= sizeof file->path) {
+        snprintf(error, error_size, "%.60s...: path too long", path);
+        return false;
+    }
+    snprintf(file->path, sizeof file->path, "%s", path);
+    snprintf(file->temporary_path, sizeof file->temporary_path, "%s.tmp.%ld", path,
+             (long)getpid());
+    file->stream = fopen(file->temporary_path, "wb");
+    if (file->stream == NULL) {
+        snprintf(error, error_size, "%s: cannot write: %s", path, strerror(errno));
+        return false;
+    }
+    return true;
+}
+
+bool output_file_commit(OutputFile *file, char *error, size_t error_size)
+{
+    bool ok = !ferror(file->stream);
+    int saved = errno;
+    if (fclose(file->stream) != 0 && ok) {
+        ok = false;
+        saved = errno;
+    }
+    file->stream = NULL;
+    if (ok && rename(file->temporary_path, file->path) != 0) {
+        ok = false;
+        saved = errno;
+    }
+    if (!ok) {
+        snprintf(error, error_size, "%s: cannot write: %s", file->path, strerror(saved));
+        remove(file->temporary_path);
+    }
+    return ok;
+}
+
+void output_file_abandon(OutputFile *file)
+{
+    if (file->stream != NULL) {
+        fclose(file->stream);
+        file->stream = NULL;
+        remove(file->temporary_path);
+    }
+}

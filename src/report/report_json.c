@@ -1,0 +1,128 @@
+/* The JSON report (DESIGN §5 core shape, plus more fields) and the JSON-lines trace.
+ * Written with fprintf in a fixed key order rather than through cJSON: the report's bytes
+ * are part of the determinism contract, and cJSON stays inside src/scenario. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "report.h"
+
+static void write_string(FILE *stream, const char *text)
+{
+    fputc('"', stream);
+    for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
+        if (*c == '"' || *c == '\\')
+            fprintf(stream, "\\%c", *c);
+        else if (*c < 0x20)
+            fprintf(stream, "\\u%04x", *c);
+        else
+            fputc(*c, stream);
+    }
+    fputc('"', stream);
+}
+
+static double value_of(const Metrics *metrics, const char *name)
+{
+    double value = 0;
+    metrics_value(metrics, name, &value);
+    return value;
+}
+
+static void write_mode(FILE *stream, const RunReport *report, uint32_t m)
+{
+    const Metrics *metrics = report->metrics[m];
+    const Scenario *scenario = report->scenario;
+    fprintf(stream, "    ");
+    write_string(stream, mode_name(report->modes[m]));
+    fprintf(stream,
+            ": {\n      \"operations\": %" PRIu64 ", \"attempts\": %" PRIu64
+            ", \"executions\": %" PRIu64 ", \"effects\": %" PRIu64 ",\n",
+            metrics->operations, metrics->attempts, metrics->executions, metrics->effects);
+    fprintf(stream,
+            "      \"client_succeeded\": %" PRIu64 ", \"client_failed\": %" PRIu64
+            ", \"client_unknown\": %" PRIu64 ",\n",
+            metrics->client_succeeded, metrics->client_failed, metrics->client_unknown);
+    fprintf(stream, "      \"outcomes\": {");
+    for (int o = 0; o < OUTCOME_COUNT; o++)
+        fprintf(stream, "%s\"%s\": %" PRIu64, o ? ", " : "", outcome_name((Outcome)o),
+                metrics->outcomes[o]);
+    fprintf(stream, "},\n      \"double_amount\": %" PRId64 ", \"lost_amount\": %" PRId64 ",\n",
+            metrics->double_amount, metrics->lost_amount);
+    fprintf(stream,
+            "      \"responses\": {\"replayed\": %" PRIu64 ", \"409\": %" PRIu64
+            ", \"422\": %" PRIu64 ", \"400\": %" PRIu64 ", \"202\": %" PRIu64
+            ", \"late_ignored\": %" PRIu64 "},\n",
+            metrics->replayed, metrics->status_409, metrics->status_422, metrics->status_400,
+            metrics->status_202, metrics->late_responses_ignored);
+    fprintf(stream,
+            "      \"broker\": {\"messages\": %" PRIu64 ", \"deliveries\": %" PRIu64
+            ", \"redeliveries\": %" PRIu64 ", \"dead_lettered\": %" PRIu64
+            ", \"deduplicated\": %" PRIu64 "},\n",
+            metrics->messages, metrics->deliveries, metrics->redeliveries, metrics->dead_lettered,
+            metrics->deduplicated);
+    fprintf(stream,
+            "      \"network\": {\"sent\": %" PRIu64 ", \"dropped\": %" PRIu64
+            ", \"duplicated\": %" PRIu64 "},\n",
+            metrics->network_sent, metrics->network_dropped, metrics->network_duplicated);
+    fprintf(stream,
+            "      \"latency_ms\": {\"p50\": %.1f, \"p99\": %.1f, \"p999\": %.1f},"
+            " \"key_store_peak\": %" PRIu64 ", \"emails_sent\": %" PRIu64
+            ", \"crashes\": %" PRIu64 ", \"events\": %" PRIu64 ",\n",
+            value_of(metrics, "latency_p50_ms"), value_of(metrics, "latency_p99_ms"),
+            value_of(metrics, "latency_p999_ms"), metrics->key_store_peak, metrics->emails_sent,
+            metrics->crashes, metrics->events);
+    fprintf(stream, "      \"stopped\": ");
+    if (report->stop_reasons[m] != NULL)
+        write_string(stream, report->stop_reasons[m]);
+    else
+        fprintf(stream, "null");
+    fprintf(stream, ",\n      \"balances\": {");
+    for (uint32_t a = 0; a < scenario->account_count; a++) {
+        fprintf(stream, "%s", a ? ", " : "");
+        write_string(stream, scenario->accounts[a].id);
+        fprintf(stream, ": {\"expected\": %" PRId64 ", \"actual\": %" PRId64 "}",
+                metrics->balances[a].expected, metrics->balances[a].actual);
+    }
+    fprintf(stream, "}}");
+}
+
+bool report_write_json(FILE *stream, const RunReport *report)
+{
+    fprintf(stream, "{\"scenario\": ");
+    write_string(stream, report->scenario->name);
+    fprintf(stream, ", \"seed\": %" PRIu64 ",\n \"profile\": ", report->seed);
+    write_string(stream, store_profile_name(report->scenario->server.idempotency.profile));
+    fprintf(stream, ",\n  \"modes\": {\n");
+    for (uint32_t m = 0; m < report->mode_count; m++) {
+        write_mode(stream, report, m);
+        fprintf(stream, "%s\n", m + 1 < report->mode_count ? "," : "");
+    }
+    fprintf(stream, "  }\n}\n");
+    return !ferror(stream);
+}
+
+static void write_trace_record(void *context, const TraceRecord *record)
+{
+    TraceJsonl *writer = context;
+    FILE *stream = writer->stream;
+    fprintf(stream, "{\"t_us\": %" PRIu64 ", \"mode\": ", record->t_us);
+    write_string(stream, record->mode);
+    fprintf(stream, ", \"actor\": ");
+    write_string(stream, record->actor);
+    fprintf(stream, ", \"event\": ");
+    write_string(stream, record->event);
+    fprintf(stream, ", \"op\": %" PRIu64 ", \"attempt\": %" PRIu32 ", \"copy\": %" PRIu32
+                    ", \"value\": %" PRId64,
+            record->operation, record->attempt, record->copy, record->value);
+    if (record->detail != NULL) {
+        fprintf(stream, ", \"detail\": ");
+        write_string(stream, record->detail);
+    }
+    fprintf(stream, "}\n");
+    if (ferror(stream))
+        writer->failed = true;
+}
+
+TraceSink trace_jsonl_sink(TraceJsonl *writer)
+{
+    return (TraceSink){.write = write_trace_record, .context = writer};
+}

@@ -1,0 +1,117 @@
+/* The side-by-side table: one row per metric, one column per mode, so a learner reads
+ * across a row to see what each strategy did to the same operations. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "report.h"
+
+#define LABEL_WIDTH 30
+#define COLUMN_WIDTH 15
+
+#define RED "\x1b[31;1m"
+#define GREEN "\x1b[32m"
+#define DIM "\x1b[2m"
+#define RESET "\x1b[0m"
+
+typedef enum { ROW_COUNT, ROW_BAD, ROW_MILLISECONDS } RowStyle;
+
+typedef struct {
+    const char *label;
+    const char *metric;
+    RowStyle style;
+} Row;
+
+static const Row rows[] = {
+    {"operations", "operations", ROW_COUNT},
+    {"attempts sent", "attempts", ROW_COUNT},
+    {"executions (handler runs)", "executions", ROW_COUNT},
+    {"ok", "ok", ROW_COUNT},
+    {"double", "double", ROW_BAD},
+    {"  double-charged money", "double_amount", ROW_BAD},
+    {"lost", "lost", ROW_BAD},
+    {"  lost money", "lost_amount", ROW_BAD},
+    {"phantom (done, told otherwise)", "phantom", ROW_BAD},
+    {"mismatch (another's response)", "mismatch", ROW_BAD},
+    {"client told failed", "client_failed", ROW_COUNT},
+    {"client never told (unknown)", "client_unknown", ROW_COUNT},
+    {"409 in progress", "409", ROW_COUNT},
+    {"422 key reused, other body", "422", ROW_COUNT},
+    {"replayed stored responses", "replayed", ROW_COUNT},
+    {"redeliveries", "redeliveries", ROW_COUNT},
+    {"dead-lettered", "dead_lettered", ROW_COUNT},
+    {"messages lost by the network", "network_dropped", ROW_COUNT},
+    {"latency p50 (ms)", "latency_p50_ms", ROW_MILLISECONDS},
+    {"latency p99 (ms)", "latency_p99_ms", ROW_MILLISECONDS},
+    {"key-store peak rows", "key_store_peak", ROW_COUNT},
+};
+
+static void write_cell(FILE *stream, double value, RowStyle style, bool color)
+{
+    char text[32];
+    if (style == ROW_MILLISECONDS)
+        snprintf(text, sizeof text, "%.1f", value);
+    else
+        snprintf(text, sizeof text, "%.0f", value);
+    const char *paint = NULL;
+    if (color && style == ROW_BAD)
+        paint = value > 0 ? RED : GREEN;
+    if (paint != NULL)
+        fprintf(stream, "%s%*s%s", paint, COLUMN_WIDTH, text, RESET);
+    else
+        fprintf(stream, "%*s", COLUMN_WIDTH, text);
+}
+
+static void write_balances(FILE *stream, const RunReport *report, bool color)
+{
+    const Scenario *scenario = report->scenario;
+    for (uint32_t a = 0; a < scenario->account_count; a++) {
+        char label[64];
+        snprintf(label, sizeof label, "balance %s", scenario->accounts[a].id);
+        fprintf(stream, "%-*.*s", LABEL_WIDTH, LABEL_WIDTH - 1, label);
+        for (uint32_t m = 0; m < report->mode_count; m++) {
+            const BalanceMetrics *balance = &report->metrics[m]->balances[a];
+            char text[48];
+            int64_t error = balance->actual - balance->expected;
+            if (error == 0)
+                snprintf(text, sizeof text, "%" PRId64, balance->actual);
+            else
+                snprintf(text, sizeof text, "%" PRId64 " (%+" PRId64 ")", balance->actual, error);
+            const char *paint = color ? (error == 0 ? GREEN : RED) : NULL;
+            fprintf(stream, "%s%*s%s", paint ? paint : "", COLUMN_WIDTH, text, paint ? RESET : "");
+        }
+        fprintf(stream, "\n%-*s", LABEL_WIDTH, "  expected");
+        for (uint32_t m = 0; m < report->mode_count; m++)
+            fprintf(stream, "%*" PRId64, COLUMN_WIDTH, report->metrics[m]->balances[a].expected);
+        fputc('\n', stream);
+    }
+}
+
+bool report_write_table(FILE *stream, const RunReport *report, bool color)
+{
+    const Scenario *scenario = report->scenario;
+    fprintf(stream, "%s%s%s  (seed %" PRIu64 ")\n", scenario->name, scenario->title[0] ? ": " : "",
+            scenario->title, report->seed);
+    fprintf(stream, "%-*s", LABEL_WIDTH, "");
+    for (uint32_t m = 0; m < report->mode_count; m++)
+        fprintf(stream, "%*s", COLUMN_WIDTH, mode_name(report->modes[m]));
+    fputc('\n', stream);
+    fprintf(stream, "%s", color ? DIM : "");
+    for (int i = 0; i < LABEL_WIDTH + COLUMN_WIDTH * (int)report->mode_count; i++)
+        fputc('-', stream);
+    fprintf(stream, "%s\n", color ? RESET : "");
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+        fprintf(stream, "%-*s", LABEL_WIDTH, rows[r].label);
+        for (uint32_t m = 0; m < report->mode_count; m++) {
+            double value = 0;
+            metrics_value(report->metrics[m], rows[r].metric, &value);
+            write_cell(stream, value, rows[r].style, color);
+        }
+        fputc('\n', stream);
+    }
+    write_balances(stream, report, color);
+    for (uint32_t m = 0; m < report->mode_count; m++) {
+        if (report->stop_reasons[m] != NULL)
+            fprintf(stream, "%s: %s\n", mode_name(report->modes[m]), report->stop_reasons[m]);
+    }
+    return !ferror(stream);
+}

@@ -1,0 +1,626 @@
+/* JSON text checks before cJSON, and cJSON itself.
+ *
+ * Why a scanner of our own runs first: cJSON gives no message and an error offset that is
+ * often a token early (for '{"a":1' it points at the 1), accepts raw control characters in
+ * strings, turns "\u0000" into a silently truncated string, and recurses up to 1000 levels.
+ * The scanner below is a complete JSON recogniser with an explicit stack of at most
+ * JSON_TEXT_DEPTH_MAX containers, so a file of a million '[' costs 33 bytes of reading; only
+ * text it accepts reaches cJSON. The scanner builds nothing: cJSON still builds the tree. */
+#include "json_text.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ characters */
+
+static bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+
+static bool is_word_char(unsigned char c)
+{
+    return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+/* The characters a bad number token runs over ("0x1F", "1.2.3", "-Infinity"), so the whole
+ * token is quoted rather than its first character. */
+static bool is_number_token_char(unsigned char c)
+{
+    return is_word_char(c) || c == '+' || c == '-' || c == '.';
+}
+
+/* The characters cJSON itself reads as part of a number. */
+static bool is_number_char(unsigned char c)
+{
+    return is_digit(c) || c == '+' || c == '-' || c == '.' || c == 'e' || c == 'E';
+}
+
+static bool is_whitespace(unsigned char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* Length of the valid UTF-8 sequence at s, or 0 when it is invalid (overlong forms,
+ * surrogates and code points past U+10FFFF included). */
+static size_t utf8_sequence_length(const unsigned char *s, size_t available)
+{
+    size_t need = 0;
+    if (s[0] < 0x80) {
+        return 1;
+    } else if (s[0] >= 0xC2 && s[0] <= 0xDF) {
+        need = 2;
+    } else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
+        need = 3;
+    } else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
+        need = 4;
+    } else {
+        return 0;
+    }
+    if (available < need) {
+        return 0;
+    }
+    for (size_t i = 1; i < need; i++) {
+        if ((s[i] & 0xC0) != 0x80) {
+            return 0;
+        }
+    }
+    if ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] >= 0xA0) ||
+        (s[0] == 0xF0 && s[1] < 0x90) || (s[0] == 0xF4 && s[1] >= 0x90)) {
+        return 0;
+    }
+    return need;
+}
+
+/* ------------------------------------------------------------------ positions */
+
+void json_text_position(const char *text, size_t offset, unsigned long *line,
+                        unsigned long *column)
+{
+    unsigned long line_number = 1;
+    unsigned long column_number = 1;
+    for (size_t i = 0; i < offset; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (c == '\n') {
+            line_number++;
+            column_number = 1;
+        } else if ((c & 0xC0) != 0x80) {
+            column_number++;
+        }
+    }
+    *line = line_number;
+    *column = column_number;
+}
+
+/* ------------------------------------------------------------------ the scanner */
+
+typedef enum {
+    STATE_VALUE,        /* at the top, or after ':' */
+    STATE_ARRAY_FIRST,  /* after '[' */
+    STATE_ARRAY_NEXT,   /* after ',' in an array */
+    STATE_OBJECT_FIRST, /* after '{' */
+    STATE_OBJECT_NEXT,  /* after ',' in an object */
+    STATE_AFTER_VALUE
+} ScanState;
+
+typedef struct {
+    const unsigned char *text;
+    size_t length;
+    size_t offset;
+    size_t comma; /* offset of the last ',' read, to point at a trailing comma */
+    unsigned depth;
+    unsigned char open[JSON_TEXT_DEPTH_MAX]; /* '{' or '[' */
+    size_t open_offset[JSON_TEXT_DEPTH_MAX];
+    char *message;
+    size_t message_size;
+} Scanner;
+
+/* Records "invalid JSON at line L, column C: detail" and returns false. */
+static bool scan_error(Scanner *s, size_t offset, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static bool scan_error(Scanner *s, size_t offset, const char *format, ...)
+{
+    char detail[128];
+    va_list arguments;
+    va_start(arguments, format);
+    vsnprintf(detail, sizeof detail, format, arguments);
+    va_end(arguments);
+    unsigned long line = 0;
+    unsigned long column = 0;
+    json_text_position((const char *)s->text, offset, &line, &column);
+    snprintf(s->message, s->message_size, "invalid JSON at line %lu, column %lu: %s", line,
+             column, detail);
+    return false;
+}
+
+/* What stands at offset, for "got X": "end of file", "'}'", "'True'", "control character
+ * U+0009". A word is quoted whole, up to 16 characters. */
+static void describe(const Scanner *s, size_t offset, char *buffer, size_t size)
+{
+    if (offset >= s->length) {
+        snprintf(buffer, size, "end of file");
+        return;
+    }
+    const unsigned char *at = s->text + offset;
+    if (at[0] < 0x20 || at[0] == 0x7F) {
+        snprintf(buffer, size, "control character U+%04X", at[0]);
+        return;
+    }
+    if (at[0] == '"') {
+        snprintf(buffer, size, "a string");
+        return;
+    }
+    if (at[0] == '\'') {
+        snprintf(buffer, size, "a single quote (JSON strings take double quotes)");
+        return;
+    }
+    size_t n = 1;
+    if (is_word_char(at[0])) {
+        while (offset + n < s->length && is_word_char(at[n]) && n < 16) {
+            n++;
+        }
+    } else if (at[0] >= 0x80) {
+        n = utf8_sequence_length(at, s->length - offset);
+    }
+    bool longer = is_word_char(at[0]) && offset + n < s->length && is_word_char(at[n]);
+    snprintf(buffer, size, "'%.*s%s'", (int)n, (const char *)at, longer ? "..." : "");
+}
+
+static void skip_whitespace(Scanner *s)
+{
+    while (s->offset < s->length && is_whitespace(s->text[s->offset])) {
+        s->offset++;
+    }
+}
+
+static int peek(const Scanner *s) { return s->offset < s->length ? s->text[s->offset] : -1; }
+
+/* ------------------------------------------------------------------ strings */
+
+static bool read_hex4(const Scanner *s, size_t offset, unsigned *code)
+{
+    unsigned value = 0;
+    if (offset + 4 > s->length) {
+        return false;
+    }
+    for (size_t i = 0; i < 4; i++) {
+        unsigned char c = s->text[offset + i];
+        unsigned digit = 0;
+        if (is_digit(c)) {
+            digit = (unsigned)(c - '0');
+        } else if (c >= 'a' && c <= 'f') {
+            digit = (unsigned)(c - 'a' + 10);
+        } else if (c >= 'A' && c <= 'F') {
+            digit = (unsigned)(c - 'A' + 10);
+        } else {
+            return false;
+        }
+        value = value * 16 + digit;
+    }
+    *code = value;
+    return true;
+}
+
+/* A \u escape at s->offset. NUL is refused because every name is a C string; a lone
+ * surrogate because it is not a character (cJSON refuses it too). */
+static bool scan_unicode_escape(Scanner *s)
+{
+    size_t at = s->offset;
+    unsigned code = 0;
+    if (!read_hex4(s, at + 2, &code)) {
+        return scan_error(s, at, "invalid escape in string, expected \\u and 4 hex digits");
+    }
+    if (code == 0) {
+        return scan_error(s, at, "escape \\u0000 (NUL) is not allowed in strings");
+    }
+    if (code >= 0xDC00 && code <= 0xDFFF) {
+        return scan_error(s, at, "unpaired surrogate \\u%04X in string", code);
+    }
+    if (code < 0xD800 || code > 0xDBFF) {
+        s->offset = at + 6;
+        return true;
+    }
+    unsigned low = 0;
+    if (at + 8 > s->length || s->text[at + 6] != '\\' || s->text[at + 7] != 'u' ||
+        !read_hex4(s, at + 8, &low) || low < 0xDC00 || low > 0xDFFF) {
+        return scan_error(s, at, "unpaired surrogate \\u%04X in string", code);
+    }
+    s->offset = at + 12;
+    return true;
+}
+
+static bool scan_escape(Scanner *s, size_t start)
+{
+    size_t at = s->offset;
+    if (at + 1 >= s->length) {
+        return scan_error(s, start, "unterminated string");
+    }
+    unsigned char e = s->text[at + 1];
+    if (e == 'u') {
+        return scan_unicode_escape(s);
+    }
+    if (e != 0 && strchr("\"\\/bfnrt", e) != NULL) {
+        s->offset = at + 2;
+        return true;
+    }
+    if (e > 0x20 && e < 0x7F) {
+        return scan_error(s, at, "invalid escape '\\%c' in string", e);
+    }
+    return scan_error(s, at, "invalid escape in string");
+}
+
+static bool scan_string(Scanner *s)
+{
+    size_t start = s->offset;
+    s->offset++;
+    while (s->offset < s->length) {
+        unsigned char c = s->text[s->offset];
+        if (c == '"') {
+            s->offset++;
+            return true;
+        }
+        if (c < 0x20) {
+            return scan_error(s, s->offset,
+                              "raw control character U+%04X in string, expected an escape "
+                              "such as \\n",
+                              c);
+        }
+        if (c == '\\') {
+            if (!scan_escape(s, start)) {
+                return false;
+            }
+            continue;
+        }
+        s->offset++;
+    }
+    return scan_error(s, start, "unterminated string");
+}
+
+/* ------------------------------------------------------------------ numbers and literals */
+
+/* RFC 8259: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
+static bool number_grammar(const unsigned char *p, size_t n)
+{
+    size_t i = 0;
+    if (i < n && p[i] == '-') {
+        i++;
+    }
+    if (i < n && p[i] == '0') {
+        i++;
+    } else if (i < n && p[i] >= '1' && p[i] <= '9') {
+        while (i < n && is_digit(p[i])) {
+            i++;
+        }
+    } else {
+        return false;
+    }
+    if (i < n && p[i] == '.') {
+        size_t digits = ++i;
+        while (i < n && is_digit(p[i])) {
+            i++;
+        }
+        if (i == digits) {
+            return false;
+        }
+    }
+    if (i < n && (p[i] == 'e' || p[i] == 'E')) {
+        i++;
+        if (i < n && (p[i] == '+' || p[i] == '-')) {
+            i++;
+        }
+        size_t digits = i;
+        while (i < n && is_digit(p[i])) {
+            i++;
+        }
+        if (i == digits) {
+            return false;
+        }
+    }
+    return i == n;
+}
+
+static bool scan_number(Scanner *s)
+{
+    size_t start = s->offset;
+    size_t end = start;
+    while (end < s->length && is_number_token_char(s->text[end])) {
+        end++;
+    }
+    size_t n = end - start;
+    if (!number_grammar(s->text + start, n)) {
+        return scan_error(s, start, "invalid number '%.*s%s'", (int)(n > 24 ? 24 : n),
+                          (const char *)s->text + start, n > 24 ? "..." : "");
+    }
+    if (n > JSON_TEXT_NUMBER_LEN_MAX) {
+        return scan_error(s, start, "expected number of at most %d characters, got %zu",
+                          JSON_TEXT_NUMBER_LEN_MAX, n);
+    }
+    s->offset = end;
+    return true;
+}
+
+static bool scan_literal(Scanner *s)
+{
+    static const char *const literals[] = {"true", "false", "null"};
+    size_t end = s->offset;
+    while (end < s->length && is_word_char(s->text[end])) {
+        end++;
+    }
+    for (size_t i = 0; i < 3; i++) {
+        size_t n = strlen(literals[i]);
+        if (end - s->offset == n && memcmp(s->text + s->offset, literals[i], n) == 0) {
+            s->offset = end;
+            return true;
+        }
+    }
+    char got[64];
+    describe(s, s->offset, got, sizeof got);
+    return scan_error(s, s->offset, "expected value, got %s", got);
+}
+
+/* ------------------------------------------------------------------ structure */
+
+static bool scan_open(Scanner *s, ScanState *state)
+{
+    if (s->depth == JSON_TEXT_DEPTH_MAX) {
+        unsigned long line = 0;
+        unsigned long column = 0;
+        json_text_position((const char *)s->text, s->offset, &line, &column);
+        snprintf(s->message, s->message_size,
+                 "nesting deeper than %d levels at line %lu, column %lu", JSON_TEXT_DEPTH_MAX,
+                 line, column);
+        return false;
+    }
+    unsigned char c = s->text[s->offset];
+    s->open[s->depth] = c;
+    s->open_offset[s->depth] = s->offset;
+    s->depth++;
+    s->offset++;
+    *state = c == '{' ? STATE_OBJECT_FIRST : STATE_ARRAY_FIRST;
+    return true;
+}
+
+static bool scan_value(Scanner *s, ScanState *state)
+{
+    int c = peek(s);
+    *state = STATE_AFTER_VALUE;
+    if (c == '{' || c == '[') {
+        return scan_open(s, state);
+    }
+    if (c == '"') {
+        return scan_string(s);
+    }
+    if (c == '-' || (c >= 0 && is_digit((unsigned char)c))) {
+        return scan_number(s);
+    }
+    if (c >= 0 && is_word_char((unsigned char)c)) {
+        return scan_literal(s);
+    }
+    char got[64];
+    describe(s, s->offset, got, sizeof got);
+    return scan_error(s, s->offset, "expected value, got %s", got);
+}
+
+static bool scan_key(Scanner *s, ScanState *state)
+{
+    char got[64];
+    if (peek(s) == '}') {
+        if (*state == STATE_OBJECT_NEXT) {
+            return scan_error(s, s->comma, "trailing comma before '}'");
+        }
+        s->offset++;
+        s->depth--;
+        *state = STATE_AFTER_VALUE;
+        return true;
+    }
+    if (peek(s) != '"') {
+        describe(s, s->offset, got, sizeof got);
+        return scan_error(s, s->offset, "expected string key%s, got %s",
+                          *state == STATE_OBJECT_FIRST ? " or '}'" : "", got);
+    }
+    if (!scan_string(s)) {
+        return false;
+    }
+    skip_whitespace(s);
+    if (peek(s) != ':') {
+        describe(s, s->offset, got, sizeof got);
+        return scan_error(s, s->offset, "expected ':' after key, got %s", got);
+    }
+    s->offset++;
+    *state = STATE_VALUE;
+    return true;
+}
+
+static bool scan_array_item(Scanner *s, ScanState *state)
+{
+    if (peek(s) == ']') {
+        if (*state == STATE_ARRAY_NEXT) {
+            return scan_error(s, s->comma, "trailing comma before ']'");
+        }
+        s->offset++;
+        s->depth--;
+        *state = STATE_AFTER_VALUE;
+        return true;
+    }
+    return scan_value(s, state);
+}
+
+static bool scan_after_value(Scanner *s, ScanState *state, bool *done)
+{
+    char got[64];
+    describe(s, s->offset, got, sizeof got);
+    if (s->depth == 0) {
+        *done = true;
+        if (s->offset < s->length) {
+            return scan_error(s, s->offset, "expected end of file after the top-level value, got %s",
+                              got);
+        }
+        return true;
+    }
+    unsigned char open = s->open[s->depth - 1];
+    char close = open == '{' ? '}' : ']';
+    if (peek(s) == ',') {
+        s->comma = s->offset++;
+        *state = open == '{' ? STATE_OBJECT_NEXT : STATE_ARRAY_NEXT;
+        return true;
+    }
+    if (peek(s) == close) {
+        s->offset++;
+        s->depth--;
+        return true;
+    }
+    if (s->offset < s->length) {
+        return scan_error(s, s->offset, "expected ',' or '%c', got %s", close, got);
+    }
+    unsigned long line = 0;
+    unsigned long column = 0;
+    json_text_position((const char *)s->text, s->open_offset[s->depth - 1], &line, &column);
+    return scan_error(s, s->offset, "expected ',' or '%c', got end of file ('%c' at line %lu, "
+                      "column %lu is not closed)", close, open, line, column);
+}
+
+static bool scan_document(Scanner *s)
+{
+    ScanState state = STATE_VALUE;
+    bool done = false;
+    while (!done) {
+        skip_whitespace(s);
+        bool ok = true;
+        switch (state) {
+        case STATE_VALUE:
+            ok = scan_value(s, &state);
+            break;
+        case STATE_ARRAY_FIRST:
+        case STATE_ARRAY_NEXT:
+            ok = scan_array_item(s, &state);
+            break;
+        case STATE_OBJECT_FIRST:
+        case STATE_OBJECT_NEXT:
+            ok = scan_key(s, &state);
+            break;
+        case STATE_AFTER_VALUE:
+            ok = scan_after_value(s, &state, &done);
+            break;
+        }
+        if (!ok) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------------ whole-text checks */
+
+static bool check_not_empty(const unsigned char *text, size_t length, char *message,
+                            size_t message_size)
+{
+    if (length == 0) {
+        snprintf(message, message_size, "empty file");
+        return false;
+    }
+    for (size_t i = 0; i < length; i++) {
+        if (!is_whitespace(text[i])) {
+            return true;
+        }
+    }
+    snprintf(message, message_size, "empty file (only whitespace)");
+    return false;
+}
+
+static bool check_utf8(const unsigned char *text, size_t length, char *message,
+                       size_t message_size)
+{
+    size_t i = 0;
+    while (i < length) {
+        size_t n = utf8_sequence_length(text + i, length - i);
+        if (n == 0) {
+            unsigned long line = 0;
+            unsigned long column = 0;
+            json_text_position((const char *)text, i, &line, &column);
+            snprintf(message, message_size, "invalid UTF-8 at line %lu, column %lu", line,
+                     column);
+            return false;
+        }
+        i += n;
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------------ number source texts */
+
+static size_t skip_string(const char *text, size_t length, size_t at)
+{
+    at++;
+    while (at < length && text[at] != '"') {
+        at += text[at] == '\\' ? 2 : 1;
+    }
+    return at + 1;
+}
+
+/* Walks the tree in document order and the text in step with it: the n-th number node is
+ * the n-th number token outside strings, since the scanner accepted the text. */
+static void attach_number_texts(cJSON *item, const char *text, size_t length, size_t *cursor)
+{
+    for (; item != NULL; item = item->next) {
+        if (cJSON_IsNumber(item)) {
+            size_t at = *cursor;
+            while (at < length && text[at] != '-' && !is_digit((unsigned char)text[at])) {
+                at = text[at] == '"' ? skip_string(text, length, at) : at + 1;
+            }
+            size_t end = at;
+            while (end < length && is_number_char((unsigned char)text[end])) {
+                end++;
+            }
+            char *copy = cJSON_malloc(end - at + 1);
+            if (copy != NULL && at < length) {
+                memcpy(copy, text + at, end - at);
+                copy[end - at] = '\0';
+                item->valuestring = copy; /* freed by cJSON_Delete with the node */
+            } else {
+                cJSON_free(copy);
+            }
+            *cursor = end;
+        }
+        attach_number_texts(item->child, text, length, cursor);
+    }
+}
+
+const char *json_text_number(const cJSON *item)
+{
+    return cJSON_IsNumber(item) ? item->valuestring : NULL;
+}
+
+/* ------------------------------------------------------------------ parse */
+
+cJSON *json_text_parse(const char *text, size_t length, char *message, size_t message_size)
+{
+    const unsigned char *bytes = (const unsigned char *)text;
+    if (length >= 3 && memcmp(bytes, "\xEF\xBB\xBF", 3) == 0) {
+        bytes += 3; /* a byte-order mark is allowed and is not column 1 */
+        length -= 3;
+    }
+    if (!check_not_empty(bytes, length, message, message_size) ||
+        !check_utf8(bytes, length, message, message_size)) {
+        return NULL;
+    }
+    Scanner scanner = {.text = bytes, .length = length, .message = message,
+                       .message_size = message_size};
+    if (!scan_document(&scanner)) {
+        return NULL;
+    }
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts((const char *)bytes, length, &end, false);
+    if (root == NULL) {
+        /* Text the scanner accepted; in practice only when memory runs out. */
+        unsigned long line = 0;
+        unsigned long column = 0;
+        size_t offset = end != NULL ? (size_t)(end - (const char *)bytes) : 0;
+        json_text_position((const char *)bytes, offset <= length ? offset : 0, &line, &column);
+        snprintf(message, message_size, "invalid JSON at line %lu, column %lu", line, column);
+        return NULL;
+    }
+    size_t cursor = 0;
+    attach_number_texts(root, (const char *)bytes, length, &cursor);
+    return root;
+}

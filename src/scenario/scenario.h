@@ -1,0 +1,345 @@
+/* A scenario as plain, validated data: what scenario_load() builds from a JSON file and the
+ * world is created from. Every default is resolved here, so the model never sees a missing
+ * field. Names are copied into fixed arrays; no pointer into the JSON survives loading.
+ * Times are stored in the unit their JSON name says (ms), as doubles where a fraction is
+ * meaningful; the model converts them to integer µs once, when it builds the world. */
+#ifndef IDEMSIM_SCENARIO_H
+#define IDEMSIM_SCENARIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define NAME_LEN_MAX 48
+#define TITLE_LEN_MAX 160
+#define DESCRIPTION_LEN_MAX 2048
+#define ACCOUNTS_MAX 64
+#define CLIENT_GROUPS_MAX 16
+#define LINKS_MAX 64
+#define OUTAGES_MAX 64
+#define SCRIPTED_AT_MAX 64
+#define EXPECTATIONS_MAX 32
+#define MODES_MAX 3
+#define CLIENTS_TOTAL_MAX 1000000
+#define OPERATIONS_TOTAL_MAX 200000000ull
+
+/* ------------------------------------------------------------------ modes */
+
+typedef enum {
+    MODE_AT_MOST_ONCE,
+    MODE_AT_LEAST_ONCE,
+    MODE_IDEMPOTENT,
+    MODE_COUNT
+} Mode;
+
+/* ------------------------------------------------------------------ distributions */
+
+typedef enum {
+    DIST_CONST,     /* a = value */
+    DIST_UNIFORM,   /* a = min, b = max: [min, max) */
+    DIST_EXP,       /* a = mean */
+    DIST_NORMAL,    /* a = mean, b = sd; truncated at 0 */
+    DIST_LOGNORMAL, /* a = median, b = p99 */
+    DIST_PARETO     /* a = alpha, b = scale */
+} DistKind;
+
+typedef struct {
+    DistKind kind;
+    double a;
+    double b;
+} Distribution; /* in ms where the field name says _ms */
+
+/* ------------------------------------------------------------------ clients */
+
+typedef enum {
+    OPERATION_DEBIT,
+    OPERATION_SET_STATUS,
+    OPERATION_DELETE,
+    OPERATION_INSERT,
+    OPERATION_INSERT_UNIQUE,
+    OPERATION_SEND_EMAIL,
+    OPERATION_INCREMENT,
+    OPERATION_KIND_COUNT
+} OperationKind;
+
+typedef enum {
+    KEY_NONE,
+    KEY_PER_ATTEMPT,
+    KEY_SERVER_GENERATED,
+    KEY_PER_CLICK,
+    KEY_BUSINESS_HASH,
+    KEY_MESSAGE_ID,
+    KEY_STRATEGY_COUNT
+} KeyStrategy;
+
+typedef enum { JITTER_NONE, JITTER_FULL, JITTER_EQUAL, JITTER_DECORRELATED } Jitter;
+typedef enum { LATE_RESPONSE_IGNORE, LATE_RESPONSE_ACCEPT } LateResponse;
+typedef enum { LOOP_CLOSED, LOOP_OPEN } WorkloadLoop;
+typedef enum { TARGET_SERVER, TARGET_BROKER } ClientTarget;
+
+typedef struct {
+    OperationKind kind;
+    int64_t amount;           /* minor units; debit only */
+    int64_t order_base;       /* business id of the first operation; ops count up from it */
+} OperationSpec;
+
+typedef struct {
+    uint32_t ops;             /* operations per client */
+    Distribution interval_ms; /* think time (closed) or inter-arrival time (open) */
+    WorkloadLoop loop;
+    double start_ms;          /* first operation no earlier than this */
+    uint32_t at_count;        /* > 0: scripted start times replace ops/interval */
+    double at_ms[SCRIPTED_AT_MAX];
+} WorkloadSpec;
+
+typedef struct {
+    double timeout_ms;
+    uint32_t max_attempts;    /* 1 = never retry */
+    double base_ms;
+    double factor;            /* 1.0 = constant backoff */
+    double max_ms;
+    Jitter jitter;
+    LateResponse late_response;
+    bool on_timeout;          /* which answers are retried; 4xx other than 409 never */
+    bool on_5xx;
+    bool on_409;
+    double conflict_delay_ms; /* wait after a 409 before retrying */
+} RetrySpec;
+
+typedef struct {
+    double prob;
+    Distribution delay_ms;
+} DoubleClickSpec;
+
+typedef struct {
+    double prob;
+    Distribution duration_ms;
+} OfflineSpec;
+
+typedef struct {
+    char id[NAME_LEN_MAX];
+    uint32_t count;
+    uint32_t account;         /* index into Scenario.accounts */
+    ClientTarget target;
+    OperationSpec operation;
+    WorkloadSpec workload;
+    RetrySpec retry;
+    KeyStrategy key;
+    DoubleClickSpec double_click;
+    OfflineSpec offline;
+} ClientGroupSpec;
+
+/* ------------------------------------------------------------------ network */
+
+typedef enum { LOSS_BERNOULLI, LOSS_GILBERT_ELLIOTT } LossModel;
+
+typedef struct {
+    LossModel model;
+    double probability;       /* Bernoulli */
+    double p, r, h, k;        /* Gilbert–Elliott: good->bad, bad->good, delivery in bad, in good */
+} LossSpec;
+
+typedef struct {
+    LossSpec loss;
+    Distribution delay_ms;
+    double duplicate;
+} LinkSpec;
+
+/* Node names: each client group's id, "server", "gateway", "broker", "consumers". */
+typedef struct {
+    char source[NAME_LEN_MAX];
+    char target[NAME_LEN_MAX];
+    LinkSpec spec;            /* the network default with this link's fields applied */
+} LinkOverride;
+
+typedef struct {
+    double from_ms;
+    double to_ms;
+    char source[NAME_LEN_MAX]; /* empty: every link */
+    char target[NAME_LEN_MAX];
+} OutageSpec;
+
+typedef struct {
+    LinkSpec default_link;
+    uint32_t link_count;
+    LinkOverride links[LINKS_MAX];
+    uint32_t outage_count;
+    OutageSpec outages[OUTAGES_MAX];
+} NetworkSpec;
+
+/* ------------------------------------------------------------------ server and store */
+
+typedef enum { RESERVE_ATOMIC, RESERVE_CHECK_THEN_INSERT, RESERVE_EXECUTE_THEN_SAVE } ReservePolicy;
+typedef enum { ON_FAILURE_DELETE, ON_FAILURE_MARK_FAILED, ON_FAILURE_KEEP } FailurePolicy;
+typedef enum { TTL_FROM_RESERVATION, TTL_FROM_COMPLETION } TtlStart;
+typedef enum { PROFILE_IETF, PROFILE_STRIPE, PROFILE_BRANDUR } StoreProfile;
+typedef enum {
+    CRASH_NONE,
+    CRASH_BEFORE_EFFECT,
+    CRASH_AFTER_EFFECT,      /* after the charge, before recording "completed" */
+    CRASH_AFTER_COMPLETION
+} CrashPoint;
+
+typedef struct {
+    ReservePolicy reserve;
+    double race_window_ms;    /* check-then-insert: time between check and insert */
+    double ttl_ms;            /* 0: keys never expire */
+    TtlStart ttl_from;
+    double cleanup_interval_ms; /* 0: expired rows are never swept */
+    bool fingerprint;
+    int on_in_progress;       /* 409 or 202 */
+    FailurePolicy on_failure;
+    bool durable;             /* survives a server crash */
+    StoreProfile profile;
+    bool required;            /* 400 when a request has no key */
+    double lock_timeout_ms;   /* a processing row older than this may be taken over; 0: never */
+    KeyStrategy key;          /* consumers only: message-id or business-hash */
+} IdempotencySpec;
+
+typedef struct {
+    CrashPoint point;
+    double prob;              /* chance per execution */
+    double restart_ms;
+} CrashSpec;
+
+typedef struct {
+    uint32_t workers;         /* 0: unbounded concurrency */
+    Distribution service_ms;
+    IdempotencySpec idempotency;
+    CrashSpec crash;
+    bool delete_always_204;   /* DELETE answers 204 even when nothing was there */
+    bool outbox;
+    bool use_gateway;         /* debit charges through the gateway */
+} ServerSpec;
+
+typedef struct {
+    Distribution latency_ms;
+    double fail;
+    double timeout;           /* the charge may have happened; the server is not told */
+    double timeout_ms;        /* how long the server waits before giving up on the gateway */
+    bool honours_key;
+} GatewaySpec;
+
+/* ------------------------------------------------------------------ broker */
+
+typedef enum { LATE_ACK_IGNORE, LATE_ACK_ACCEPT } LateAck;
+
+typedef struct {
+    uint32_t workers;
+    Distribution service_ms;
+    double load_per_inflight;  /* service time multiplier grows by this per message in flight */
+    double load_per_queued;
+    IdempotencySpec idempotency;
+    CrashSpec crash;
+} ConsumerSpec;
+
+typedef struct {
+    double ack_timeout_ms;
+    uint32_t max_deliveries;  /* 0: unlimited */
+    bool dead_letter;
+    uint32_t prefetch;
+    LateAck late_ack;
+    double dedup_window_ms;   /* 0: no publisher dedup */
+    double redelivery_delay_ms;
+    ConsumerSpec consumers;
+} BrokerSpec;
+
+/* ------------------------------------------------------------------ expectations */
+
+typedef struct {
+    Mode mode;
+    char metric[NAME_LEN_MAX]; /* a report metric name, outcome names included */
+    double min;
+    double max;
+} Expectation;
+
+/* ------------------------------------------------------------------ the scenario */
+
+typedef struct {
+    char id[NAME_LEN_MAX];
+    int64_t balance;          /* minor units */
+} AccountSpec;
+
+typedef struct {
+    char name[NAME_LEN_MAX];
+    char title[TITLE_LEN_MAX];
+    char description[DESCRIPTION_LEN_MAX];
+    uint64_t seed;
+    double duration_ms;       /* no operation starts after this */
+    uint32_t mode_count;
+    Mode modes[MODES_MAX];
+    uint32_t account_count;
+    AccountSpec accounts[ACCOUNTS_MAX];
+    uint32_t client_group_count;
+    ClientGroupSpec client_groups[CLIENT_GROUPS_MAX];
+    NetworkSpec network;
+    ServerSpec server;
+    GatewaySpec gateway;
+    BrokerSpec broker;
+    uint32_t expectation_count;
+    Expectation expectations[EXPECTATIONS_MAX];
+} Scenario;
+
+/* ------------------------------------------------------------------ loading */
+
+#define LOAD_ERRORS_MAX 64
+#define JSON_PATH_LEN_MAX 96
+
+typedef struct {
+    char path[JSON_PATH_LEN_MAX]; /* "$.clients[2].retry.timeout_ms", or "" for the file */
+    char message[160];            /* "expected integer >= 1, got -5" */
+} LoadError;
+
+typedef struct {
+    uint32_t count;
+    bool truncated;               /* more than LOAD_ERRORS_MAX were found */
+    LoadError items[LOAD_ERRORS_MAX];
+} LoadErrors;
+
+/* Parses, applies the --set overrides ("a.b[0].c=VALUE"; VALUE is JSON, or a bare string),
+ * validates and resolves defaults. Returns true and fills *scenario when there was no error;
+ * otherwise fills *errors with every error found. The Scenario is large: allocate it. */
+bool scenario_load_file(const char *file_path, const char *const *overrides,
+                        uint32_t override_count, Scenario *scenario, LoadErrors *errors);
+bool scenario_load_text(const char *text, size_t length, const char *const *overrides,
+                        uint32_t override_count, Scenario *scenario, LoadErrors *errors);
+
+/* Names used in files, reports and the command line. */
+const char *mode_name(Mode mode);
+bool mode_from_name(const char *name, Mode *mode);
+const char *operation_kind_name(OperationKind kind);
+const char *key_strategy_name(KeyStrategy key);
+const char *store_profile_name(StoreProfile profile);
+
+/* The report metric names an `expect` block may use (DESIGN §5), outcome names included. */
+extern const char *const scenario_metric_names[];
+extern const unsigned scenario_metric_count;
+
+/* Bounds every loaded scenario satisfies, so converting a value cannot overflow. */
+#define SCENARIO_MS_MAX 1e12                     /* any time or duration in ms (~31.7 years) */
+#define SCENARIO_INTEGER_MAX 9007199254740992.0  /* 2^53, the integers JSON numbers hold */
+
+/* ------------------------------------------------------------------ error lines */
+
+/* "FILE: PATH: MESSAGE", or "FILE: MESSAGE" when the path is empty; file_path NULL or ""
+ * leaves out "FILE: ". Returns what snprintf returns. */
+int scenario_format_error(char *buffer, size_t size, const char *file_path,
+                          const LoadError *error);
+/* One line per error, and "FILE: ... and more errors (only the first 64 are shown)" when
+ * errors->truncated. */
+void scenario_print_errors(FILE *stream, const char *file_path, const LoadErrors *errors);
+
+/* ------------------------------------------------------------------ format reference */
+
+/* Every key the loader knows, by the object it belongs to as docs/scenario-format.md titles
+ * it: "$" (the top level), "clients[].retry", "<distribution>", ... A test keeps the format
+ * reference in step with this list. Fills up to capacity; returns the total. */
+typedef struct {
+    const char *object;
+    const char *key;
+} ScenarioField;
+
+unsigned scenario_known_fields(ScenarioField *fields, unsigned capacity);
+
+#endif

@@ -1,0 +1,206 @@
+/* Expectations: {"MODE": {"METRIC": VALUE}}, VALUE a number (exactly) or {"min", "max"}.
+ * Read after "modes", so a mode the scenario does not run is reported. */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "scenario_errors.h"
+#include "scenario_schema.h"
+
+#define RANGE_ANY {-DBL_MAX, DBL_MAX, false, false}
+#define METRICS_MAX 64
+
+/* ------------------------------------------------------------------ one expectation */
+
+static void check_expectation(SchemaReader *reader, const cJSON *object, void *base, bool clean)
+{
+    const Expectation *expectation = base;
+    if (!clean) {
+        return;
+    }
+    if (schema_member(object, "min") == NULL && schema_member(object, "max") == NULL) {
+        schema_error(reader, "expected at least one of 'min', 'max'");
+    } else if (expectation->min > expectation->max) {
+        char min[32];
+        char max[32];
+        schema_format_number(expectation->min, min, sizeof min);
+        schema_format_number(expectation->max, max, sizeof max);
+        schema_error_at(reader, "max", "expected number >= min (%s), got %s", min, max);
+    }
+}
+
+static const SchemaField expectation_fields[] = {
+    FIELD_NUMBER("min", Expectation, min, RANGE_ANY),
+    FIELD_NUMBER("max", Expectation, max, RANGE_ANY),
+};
+const SchemaObject scenario_expect_schema = {
+    .name = "expect.MODE.METRIC", SCHEMA_FIELDS(expectation_fields), .check = check_expectation};
+
+static void read_expectation(SchemaReader *reader, const cJSON *item, Expectation *expectation)
+{
+    expectation->min = -INFINITY; /* an absent bound does not bound */
+    expectation->max = INFINITY;
+    if (cJSON_IsNumber(item)) {
+        double value = 0;
+        if (schema_read_number(reader, item, &(SchemaRange)RANGE_ANY, &value)) {
+            expectation->min = value;
+            expectation->max = value;
+        }
+        return;
+    }
+    if (!cJSON_IsObject(item)) {
+        schema_error(reader, "expected number or object, got %s", schema_type_name(item));
+        return;
+    }
+    schema_read_object(reader, item, &scenario_expect_schema, expectation);
+}
+
+/* ------------------------------------------------------------------ one mode */
+
+static int metric_index(const char *name)
+{
+    for (unsigned i = 0; i < scenario_metric_count && i < METRICS_MAX; i++) {
+        if (strcmp(scenario_metric_names[i], name) == 0) {
+            return (int)i;
+        }
+    }
+    return -1;
+}
+
+static void unknown_metric(SchemaReader *reader, const char *name)
+{
+    char quoted[SCENARIO_QUOTE_LEN_MAX + 8];
+    scenario_errors_quote(quoted, sizeof quoted, name);
+    NameSuggestion suggestion;
+    scenario_names_suggest_init(&suggestion, name);
+    for (unsigned i = 0; i < scenario_metric_count; i++) {
+        scenario_names_suggest_consider(&suggestion, scenario_metric_names[i]);
+    }
+    if (suggestion.best != NULL) {
+        schema_error(reader, "unknown metric %s, did you mean '%s'?", quoted, suggestion.best);
+    } else {
+        schema_error(reader, "unknown metric %s", quoted);
+    }
+}
+
+static void read_mode_block(ScenarioReader *scenario_reader, const cJSON *block, Mode mode)
+{
+    SchemaReader *reader = &scenario_reader->reader;
+    Scenario *scenario = scenario_reader->scenario;
+    if (!schema_expect(reader, block, cJSON_Object, "object")) {
+        return;
+    }
+    bool seen[METRICS_MAX] = {false};
+    for (const cJSON *item = block->child; item != NULL && !schema_full(reader);
+         item = item->next) {
+        char quoted[SCENARIO_QUOTE_LEN_MAX + 8];
+        int index = metric_index(item->string);
+        if (index < 0) {
+            unknown_metric(reader, item->string);
+            continue;
+        }
+        if (seen[index]) {
+            schema_error(reader, "duplicate key %s",
+                         scenario_errors_quote(quoted, sizeof quoted, item->string));
+            continue;
+        }
+        seen[index] = true;
+        Expectation expectation = {.mode = mode};
+        snprintf(expectation.metric, sizeof expectation.metric, "%s", item->string);
+        json_path_push_key(&reader->path, item->string);
+        read_expectation(reader, item, &expectation);
+        json_path_pop(&reader->path);
+        if (scenario->expectation_count < EXPECTATIONS_MAX) {
+            scenario->expectations[scenario->expectation_count++] = expectation;
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ all modes */
+
+static bool mode_is_run(const Scenario *scenario, Mode mode)
+{
+    for (uint32_t i = 0; i < scenario->mode_count; i++) {
+        if (scenario->modes[i] == mode) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static void check_expectation_count(SchemaReader *reader, const cJSON *expect)
+{
+    unsigned long total = 0;
+    for (const cJSON *block = expect->child; block != NULL; block = block->next) {
+        for (const cJSON *item = cJSON_IsObject(block) ? block->child : NULL; item != NULL;
+             item = item->next) {
+            total++;
+        }
+    }
+    if (total > EXPECTATIONS_MAX) {
+        schema_error(reader, "expected at most %d expectations in total, got %lu",
+                     EXPECTATIONS_MAX, total);
+    }
+}
+
+static void report_mode_not_run(SchemaReader *reader, const Scenario *scenario, Mode mode)
+{
+    char modes[80] = "";
+    size_t used = 0;
+    for (uint32_t i = 0; i < scenario->mode_count && used < sizeof modes; i++) {
+        int n = snprintf(modes + used, sizeof modes - used, "%s'%s'", i > 0 ? ", " : "",
+                         mode_name(scenario->modes[i]));
+        used += n > 0 ? (size_t)n : 0;
+    }
+    schema_error(reader, "mode '%s' is not run by this scenario (modes: %s)", mode_name(mode),
+                 modes);
+}
+
+static void unknown_mode(SchemaReader *reader, const char *name)
+{
+    char quoted[SCENARIO_QUOTE_LEN_MAX + 8];
+    char names[80];
+    NameSuggestion suggestion;
+    scenario_names_suggest_init(&suggestion, name);
+    scenario_names_suggest_table(&suggestion, &scenario_names_mode);
+    scenario_errors_quote(quoted, sizeof quoted, name);
+    if (suggestion.best != NULL) {
+        schema_error(reader, "unknown mode %s, did you mean '%s'?", quoted, suggestion.best);
+    } else {
+        scenario_names_list(&scenario_names_mode, names, sizeof names);
+        schema_error(reader, "unknown mode %s (modes: %s)", quoted, names);
+    }
+}
+
+void scenario_expect_read(SchemaReader *reader, const cJSON *item, void *target)
+{
+    ScenarioReader *scenario_reader = (ScenarioReader *)reader;
+    const Scenario *scenario = target;
+    if (!schema_expect(reader, item, cJSON_Object, "object")) {
+        return;
+    }
+    check_expectation_count(reader, item);
+    bool seen[MODE_COUNT] = {false};
+    for (const cJSON *block = item->child; block != NULL && !schema_full(reader);
+         block = block->next) {
+        int mode = 0;
+        char quoted[SCENARIO_QUOTE_LEN_MAX + 8];
+        if (!scenario_names_find(&scenario_names_mode, block->string, &mode)) {
+            unknown_mode(reader, block->string);
+            continue;
+        }
+        if (seen[mode]) {
+            schema_error(reader, "duplicate key %s",
+                         scenario_errors_quote(quoted, sizeof quoted, block->string));
+            continue;
+        }
+        seen[mode] = true;
+        json_path_push_key(&reader->path, block->string);
+        if (scenario_reader->modes_readable && !mode_is_run(scenario, (Mode)mode)) {
+            report_mode_not_run(reader, scenario, (Mode)mode);
+        }
+        read_mode_block(scenario_reader, block, (Mode)mode);
+        json_path_pop(&reader->path);
+    }
+}

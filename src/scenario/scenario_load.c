@@ -1,0 +1,144 @@
+/* Loading a scenario: read the file, parse it (json_text.c), apply the --set overrides
+ * (scenario_override.c), then validate and resolve defaults (scenario_schema.c and its
+ * parts). Every stage records LoadErrors instead of stopping the program; the tree is
+ * deleted before returning, so no cJSON pointer leaves this module. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_text.h"
+#include "scenario.h"
+#include "scenario_errors.h"
+#include "scenario_override.h"
+#include "scenario_schema.h"
+
+/* A scenario is a few kilobytes; refusing anything past this keeps a wrong file argument
+ * (a disk image, a log) from being read whole. */
+#define SCENARIO_TEXT_LEN_MAX ((size_t)64 << 20)
+#define READ_CHUNK ((size_t)64 << 10)
+
+/* ------------------------------------------------------------------ the file */
+
+static void too_large(LoadErrors *errors)
+{
+    scenario_errors_add(errors, "", "file too large: expected at most %zu bytes",
+                        SCENARIO_TEXT_LEN_MAX);
+}
+
+/* Reads the whole file into *text (malloc'd, for the caller to free). */
+static bool read_file(const char *file_path, char **text, size_t *length, LoadErrors *errors)
+{
+    FILE *file = fopen(file_path, "rb");
+    if (file == NULL) {
+        scenario_errors_add(errors, "", "cannot read file: %s", strerror(errno));
+        return false;
+    }
+    char *buffer = NULL;
+    size_t used = 0;
+    size_t capacity = 0;
+    bool ok = true;
+    while (ok && !feof(file) && !ferror(file)) {
+        if (used == capacity) {
+            size_t next = capacity == 0 ? READ_CHUNK : capacity * 2;
+            char *grown = realloc(buffer, next);
+            if (grown == NULL) {
+                scenario_errors_add(errors, "", "cannot read file: out of memory");
+                ok = false;
+                break;
+            }
+            buffer = grown;
+            capacity = next;
+        }
+        used += fread(buffer + used, 1, capacity - used, file);
+        if (used > SCENARIO_TEXT_LEN_MAX) {
+            too_large(errors);
+            ok = false;
+        }
+    }
+    if (ok && ferror(file)) {
+        scenario_errors_add(errors, "", "cannot read file: %s", strerror(errno));
+        ok = false;
+    }
+    fclose(file);
+    if (!ok) {
+        free(buffer);
+        return false;
+    }
+    *text = buffer;
+    *length = used;
+    return true;
+}
+
+/* The file's name without directories and ".json": "scenarios/01_pay.json" -> "01_pay". */
+static void name_from_path(const char *file_path, char name[NAME_LEN_MAX])
+{
+    const char *base = strrchr(file_path, '/');
+    base = base != NULL ? base + 1 : file_path;
+    size_t length = strlen(base);
+    if (length > 5 && strcmp(base + length - 5, ".json") == 0) {
+        length -= 5;
+    }
+    if (length == 0) {
+        base = "scenario";
+        length = strlen(base);
+    }
+    snprintf(name, NAME_LEN_MAX, "%.*s", (int)length, base);
+    scenario_errors_trim_utf8(name);
+}
+
+/* ------------------------------------------------------------------ the stages */
+
+static bool load(const char *text, size_t length, const char *name,
+                 const char *const *overrides, uint32_t override_count, Scenario *scenario,
+                 LoadErrors *errors)
+{
+    if (length > SCENARIO_TEXT_LEN_MAX) {
+        too_large(errors);
+        return false;
+    }
+    char message[sizeof errors->items[0].message];
+    cJSON *root = json_text_parse(text, length, message, sizeof message);
+    if (root == NULL) {
+        scenario_errors_add(errors, "", "%s", message);
+        return false;
+    }
+    /* A top level that is not an object is reported by validation; nothing to set on it. */
+    for (uint32_t i = 0; overrides != NULL && i < override_count && cJSON_IsObject(root); i++) {
+        if (overrides[i] != NULL) {
+            scenario_override_apply(root, overrides[i], errors);
+        }
+    }
+    scenario_schema_read(root, name, scenario, errors);
+    cJSON_Delete(root);
+    return errors->count == 0;
+}
+
+bool scenario_load_file(const char *file_path, const char *const *overrides,
+                        uint32_t override_count, Scenario *scenario, LoadErrors *errors)
+{
+    scenario_errors_clear(errors);
+    char *text = NULL;
+    size_t length = 0;
+    if (file_path == NULL || !read_file(file_path, &text, &length, errors)) {
+        if (file_path == NULL) {
+            scenario_errors_add(errors, "", "cannot read file: no file name");
+        }
+        return false;
+    }
+    char name[NAME_LEN_MAX];
+    name_from_path(file_path, name);
+    bool ok = load(text, length, name, overrides, override_count, scenario, errors);
+    free(text);
+    return ok;
+}
+
+bool scenario_load_text(const char *text, size_t length, const char *const *overrides,
+                        uint32_t override_count, Scenario *scenario, LoadErrors *errors)
+{
+    scenario_errors_clear(errors);
+    if (text == NULL) {
+        text = "";
+        length = 0;
+    }
+    return load(text, length, "scenario", overrides, override_count, scenario, errors);
+}

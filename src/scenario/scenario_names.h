@@ -1,0 +1,65 @@
+/* The names a scenario file may use for each enumeration, in the order the format reference
+ * lists them, and "did you mean" suggestions. One table per enumeration, mapping a name to
+ * the enum value; the name functions of scenario.h read the same tables. */
+#ifndef IDEMSIM_SCENARIO_NAMES_H
+#define IDEMSIM_SCENARIO_NAMES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct {
+    const char *name;
+    int value;
+} NameEntry;
+
+typedef struct {
+    const NameEntry *entries;
+    unsigned count;
+} NameTable;
+
+extern const NameTable scenario_names_mode;
+extern const NameTable scenario_names_operation_kind;
+extern const NameTable scenario_names_key_strategy;
+extern const NameTable scenario_names_consumer_key; /* message-id, business-hash */
+extern const NameTable scenario_names_store_profile;
+extern const NameTable scenario_names_reserve;
+extern const NameTable scenario_names_on_failure;
+extern const NameTable scenario_names_ttl_from;
+extern const NameTable scenario_names_crash_point;
+extern const NameTable scenario_names_jitter;
+extern const NameTable scenario_names_late_response;
+extern const NameTable scenario_names_loop;
+extern const NameTable scenario_names_target;
+extern const NameTable scenario_names_late_ack;
+extern const NameTable scenario_names_dist;
+extern const NameTable scenario_names_loss_model;
+extern const NameTable scenario_names_retry_on; /* value: a bit, see RETRY_ON_* */
+
+#define RETRY_ON_TIMEOUT 1
+#define RETRY_ON_5XX 2
+#define RETRY_ON_409 4
+
+/* Node names that are not client groups, in the order messages list them. */
+extern const char *const scenario_names_nodes[];
+extern const unsigned scenario_names_node_count;
+
+bool scenario_names_find(const NameTable *table, const char *name, int *value);
+const char *scenario_names_of(const NameTable *table, int value); /* NULL: not in the table */
+
+/* "'a', 'b', 'c'" into buffer (cut to fit). */
+void scenario_names_list(const NameTable *table, char *buffer, size_t size);
+
+/* Picks the candidate closest to what was typed: edit distance (with transpositions) of at
+ * most 1 for words under 6 characters and 2 beyond, or a prefix either way of at least 3
+ * characters. Ties go to the first candidate considered. */
+typedef struct {
+    const char *typed;
+    const char *best; /* NULL: nothing close enough */
+    unsigned best_score;
+} NameSuggestion;
+
+void scenario_names_suggest_init(NameSuggestion *suggestion, const char *typed);
+void scenario_names_suggest_consider(NameSuggestion *suggestion, const char *candidate);
+void scenario_names_suggest_table(NameSuggestion *suggestion, const NameTable *table);
+
+#endif

@@ -1,0 +1,495 @@
+/* The scenario format's top level, accounts and client groups (DESIGN §4), with their
+ * defaults. The other parts live in scenario_network.c, scenario_services.c,
+ * scenario_dist.c and scenario_expect.c. */
+#include "scenario_schema.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "scenario_errors.h"
+
+/* ------------------------------------------------------------------ defaults and ranges */
+
+#define RANGE_OPS {1.0, (double)OPERATIONS_TOTAL_MAX, false, false}
+#define RANGE_ATTEMPTS {1.0, 1000.0, false, false}
+#define RANGE_BACKOFF_FACTOR {1.0, 1000.0, false, false} /* 1: constant backoff */
+#define RANGE_CLIENT_COUNT {1.0, CLIENTS_TOTAL_MAX, false, false}
+
+static const ClientGroupSpec client_group_default = {
+    .count = 1,
+    .account = 0, /* the only account, when there is one */
+    .target = TARGET_SERVER,
+    .operation = {.kind = OPERATION_DEBIT, .amount = 100, .order_base = 1},
+    .workload = {.ops = 1, .interval_ms = {DIST_EXP, 1000, 0}, .loop = LOOP_CLOSED},
+    .retry = {.timeout_ms = 1000, .max_attempts = 5, .base_ms = 100, .factor = 2.0,
+              .max_ms = 5000, .jitter = JITTER_FULL, .late_response = LATE_RESPONSE_IGNORE,
+              .on_timeout = true, .on_5xx = true, .on_409 = true, .conflict_delay_ms = 500},
+    .key = KEY_PER_CLICK,
+    .double_click = {.prob = 0, .delay_ms = {DIST_UNIFORM, 100, 400}},
+    .offline = {.prob = 0, .duration_ms = {DIST_EXP, 60000, 0}},
+};
+
+static void scenario_defaults(Scenario *scenario, const char *name)
+{
+    memset(scenario, 0, sizeof *scenario);
+    snprintf(scenario->name, sizeof scenario->name, "%s", name);
+    scenario_errors_trim_utf8(scenario->name);
+    scenario->seed = 1;
+    scenario->duration_ms = 60000;
+    scenario->mode_count = MODE_COUNT;
+    for (unsigned i = 0; i < MODE_COUNT; i++) {
+        scenario->modes[i] = (Mode)i;
+    }
+    scenario_network_defaults(&scenario->network);
+    scenario_services_defaults(scenario);
+}
+
+/* ------------------------------------------------------------------ names */
+
+static bool is_name_char(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_' || c == '-';
+}
+
+/* The narrow alphabet keeps names usable as they appear elsewhere: in link names
+ * ("web->server"), --set paths, trace lines and CSV columns, with no quoting. */
+bool scenario_schema_read_name(SchemaReader *reader, const cJSON *item, char *out)
+{
+    out[0] = '\0';
+    if (!schema_read_text(reader, item, NAME_LEN_MAX, 1, out)) {
+        return false;
+    }
+    for (const char *c = out; *c != '\0'; c++) {
+        if (!is_name_char((unsigned char)*c)) {
+            char got[SCENARIO_QUOTE_LEN_MAX + 8];
+            schema_error(reader, "expected letters, digits, '_' and '-' only, got %s",
+                         scenario_errors_quote(got, sizeof got, out));
+            return false;
+        }
+    }
+    return true;
+}
+
+void scenario_schema_unknown_name(SchemaReader *reader, const char *what, const char *name,
+                                  const char *context, const char *const *known,
+                                  unsigned known_count)
+{
+    char quoted[SCENARIO_QUOTE_LEN_MAX + 8];
+    scenario_errors_quote(quoted, sizeof quoted, name);
+    NameSuggestion suggestion;
+    scenario_names_suggest_init(&suggestion, name);
+    char list[72] = "";
+    size_t used = 0;
+    bool fits = known_count > 0;
+    for (unsigned i = 0; i < known_count; i++) {
+        if (known[i][0] == '\0') {
+            continue;
+        }
+        scenario_names_suggest_consider(&suggestion, known[i]);
+        int n = snprintf(list + used, sizeof list - used, "%s'%s'", used > 0 ? ", " : "",
+                         known[i]);
+        fits = fits && n > 0 && (size_t)n < sizeof list - used;
+        used = fits ? used + (size_t)n : used;
+    }
+    if (suggestion.best != NULL) {
+        schema_error(reader, "unknown %s %s%s, did you mean '%s'?", what, quoted, context,
+                     suggestion.best);
+    } else if (fits && used > 0) {
+        schema_error(reader, "unknown %s %s%s (known: %s)", what, quoted, context, list);
+    } else {
+        schema_error(reader, "unknown %s %s%s", what, quoted, context);
+    }
+}
+
+/* "duplicate id 'web' (also at $.clients[0])", reported at the later one. The reader's path
+ * is the array's. */
+static void check_unique_ids(SchemaReader *reader, const char *array_key,
+                             const char *const *ids, unsigned count)
+{
+    for (unsigned i = 1; i < count; i++) {
+        for (unsigned j = 0; j < i; j++) {
+            if (ids[i][0] != '\0' && strcmp(ids[i], ids[j]) == 0) {
+                char quoted[SCENARIO_QUOTE_LEN_MAX + 8];
+                json_path_push_index(&reader->path, i);
+                schema_error_at(reader, "id", "duplicate id %s (also at $.%s[%u])",
+                                scenario_errors_quote(quoted, sizeof quoted, ids[i]), array_key,
+                                j);
+                json_path_pop(&reader->path);
+                break;
+            }
+        }
+    }
+}
+
+void scenario_schema_read_tag(SchemaReader *reader, const cJSON *item, void *target)
+{
+    (void)reader;
+    (void)item;
+    (void)target;
+}
+
+/* ------------------------------------------------------------------ accounts */
+
+static void read_account_id(SchemaReader *reader, const cJSON *item, void *target)
+{
+    scenario_schema_read_name(reader, item, target);
+}
+
+static const SchemaField account_fields[] = {
+    FIELD_CUSTOM("id", SCHEMA_MEMBER(AccountSpec, id, char *), read_account_id, NULL, true),
+    FIELD_I64("balance", AccountSpec, balance, RANGE_INTEGER),
+};
+static const SchemaObject account_schema = {.name = "accounts[]", SCHEMA_FIELDS(account_fields)};
+
+static void read_accounts(SchemaReader *reader, const cJSON *item, void *target)
+{
+    ScenarioReader *scenario_reader = (ScenarioReader *)reader;
+    Scenario *scenario = target;
+    unsigned count = 0;
+    if (!schema_read_array_size(reader, item, 1, ACCOUNTS_MAX, "account", "accounts", &count)) {
+        return;
+    }
+    const cJSON *element = item->child;
+    const char *ids[ACCOUNTS_MAX];
+    for (unsigned i = 0; i < count; i++, element = element->next) {
+        scenario->accounts[i] = (AccountSpec){.balance = 0};
+        json_path_push_index(&reader->path, i);
+        schema_read_object(reader, element, &account_schema, &scenario->accounts[i]);
+        json_path_pop(&reader->path);
+        ids[i] = scenario->accounts[i].id;
+    }
+    scenario->account_count = count;
+    scenario_reader->accounts_readable = true;
+    check_unique_ids(reader, "accounts", ids, count);
+}
+
+/* ------------------------------------------------------------------ a client group's parts */
+
+static void check_operation(SchemaReader *reader, const cJSON *object, void *base, bool clean)
+{
+    (void)object;
+    const OperationSpec *operation = base;
+    if (clean && operation->kind == OPERATION_DEBIT && operation->amount == 0) {
+        schema_error_at(reader, "amount", "expected integer >= 1 for kind 'debit', got 0");
+    }
+}
+
+static const SchemaField operation_fields[] = {
+    FIELD_CHOICE("kind", OperationSpec, kind, scenario_names_operation_kind),
+    FIELD_I64("amount", OperationSpec, amount, RANGE_INTEGER),
+    FIELD_I64("first_order", OperationSpec, order_base, RANGE_INTEGER),
+};
+static const SchemaObject operation_schema = {
+    .name = "clients[].operation", SCHEMA_FIELDS(operation_fields), .check = check_operation};
+
+/* Scripted start times replace ops: there are as many operations as times. */
+static void read_at_ms(SchemaReader *reader, const cJSON *item, void *target)
+{
+    WorkloadSpec *workload = target;
+    unsigned count = 0;
+    if (!schema_read_array_size(reader, item, 1, SCRIPTED_AT_MAX, "time", "times", &count)) {
+        return;
+    }
+    unsigned long errors_before = reader->error_total;
+    const cJSON *element = item->child;
+    double previous = 0;
+    for (unsigned i = 0; i < count; i++, element = element->next) {
+        double at = 0;
+        json_path_push_index(&reader->path, i);
+        if (schema_read_number(reader, element, &(SchemaRange)RANGE_MS, &at)) {
+            if (at < previous) {
+                char got[32];
+                char bound[32];
+                schema_describe_number(element, got, sizeof got);
+                schema_format_number(previous, bound, sizeof bound);
+                schema_error(reader, "expected number >= %s (times in order), got %s", bound, got);
+            }
+            workload->at_ms[i] = at;
+            previous = at > previous ? at : previous;
+        }
+        json_path_pop(&reader->path);
+    }
+    if (reader->error_total == errors_before) {
+        workload->at_count = count;
+        workload->ops = count;
+    }
+}
+
+static void check_workload(SchemaReader *reader, const cJSON *object, void *base, bool clean)
+{
+    (void)base;
+    (void)clean;
+    if (schema_member(object, "ops") != NULL && schema_member(object, "at_ms") != NULL) {
+        schema_error(reader, "expected either 'ops' or 'at_ms', got both");
+    }
+}
+
+static const SchemaField workload_fields[] = {
+    FIELD_U32("ops", WorkloadSpec, ops, RANGE_OPS),
+    FIELD_DIST("interval_ms", WorkloadSpec, interval_ms),
+    FIELD_CHOICE("loop", WorkloadSpec, loop, scenario_names_loop),
+    FIELD_NUMBER("start_ms", WorkloadSpec, start_ms, RANGE_MS),
+    FIELD_CUSTOM("at_ms", 0, read_at_ms, NULL, false),
+};
+static const SchemaObject workload_schema = {
+    .name = "clients[].workload", SCHEMA_FIELDS(workload_fields), .check = check_workload};
+
+static void check_backoff(SchemaReader *reader, const cJSON *object, void *base, bool clean)
+{
+    const RetrySpec *retry = base;
+    if (!clean || retry->max_ms >= retry->base_ms) {
+        return;
+    }
+    char base_text[32];
+    char max_text[32];
+    schema_format_number(retry->base_ms, base_text, sizeof base_text);
+    schema_format_number(retry->max_ms, max_text, sizeof max_text);
+    if (schema_member(object, "max_ms") != NULL) {
+        schema_error_at(reader, "max_ms", "expected number >= base_ms (%s), got %s", base_text,
+                        max_text);
+    } else {
+        schema_error_at(reader, "base_ms", "expected number <= max_ms (%s), got %s", max_text,
+                        base_text);
+    }
+}
+
+static const SchemaField backoff_fields[] = {
+    FIELD_NUMBER("base_ms", RetrySpec, base_ms, RANGE_MS),
+    FIELD_NUMBER("factor", RetrySpec, factor, RANGE_BACKOFF_FACTOR),
+    FIELD_NUMBER("max_ms", RetrySpec, max_ms, RANGE_MS),
+    FIELD_CHOICE("jitter", RetrySpec, jitter, scenario_names_jitter),
+};
+static const SchemaObject backoff_schema = {
+    .name = "clients[].retry.backoff", SCHEMA_FIELDS(backoff_fields), .check = check_backoff};
+
+static void read_retry_on(SchemaReader *reader, const cJSON *item, void *target)
+{
+    RetrySpec *retry = target;
+    if (!schema_expect(reader, item, cJSON_Array, "array")) {
+        return;
+    }
+    int flags = 0;
+    bool ok = true;
+    size_t i = 0;
+    for (const cJSON *element = item->child; element != NULL && !schema_full(reader);
+         element = element->next, i++) {
+        int flag = 0;
+        json_path_push_index(&reader->path, i);
+        if (!schema_read_choice(reader, element, &scenario_names_retry_on, &flag)) {
+            ok = false;
+        } else if (flags & flag) {
+            schema_error(reader, "duplicate '%s'", element->valuestring);
+            ok = false;
+        }
+        flags |= flag;
+        json_path_pop(&reader->path);
+    }
+    if (ok) {
+        retry->on_timeout = flags & RETRY_ON_TIMEOUT;
+        retry->on_5xx = flags & RETRY_ON_5XX;
+        retry->on_409 = flags & RETRY_ON_409;
+    }
+}
+
+static const SchemaField retry_fields[] = {
+    FIELD_NUMBER("timeout_ms", RetrySpec, timeout_ms, RANGE_MS_POSITIVE),
+    FIELD_U32("max_attempts", RetrySpec, max_attempts, RANGE_ATTEMPTS),
+    FIELD_INLINE_OBJECT("backoff", backoff_schema),
+    FIELD_CHOICE("late_response", RetrySpec, late_response, scenario_names_late_response),
+    FIELD_CUSTOM("retry_on", 0, read_retry_on, NULL, false),
+    FIELD_NUMBER("conflict_delay_ms", RetrySpec, conflict_delay_ms, RANGE_MS),
+};
+static const SchemaObject retry_schema = {.name = "clients[].retry", SCHEMA_FIELDS(retry_fields)};
+
+static const SchemaField double_click_fields[] = {
+    FIELD_NUMBER("prob", DoubleClickSpec, prob, RANGE_PROBABILITY),
+    FIELD_DIST("delay_ms", DoubleClickSpec, delay_ms),
+};
+static const SchemaObject double_click_schema = {.name = "clients[].double_click",
+                                                 SCHEMA_FIELDS(double_click_fields)};
+
+static const SchemaField offline_fields[] = {
+    FIELD_NUMBER("prob", OfflineSpec, prob, RANGE_PROBABILITY),
+    FIELD_DIST("duration_ms", OfflineSpec, duration_ms),
+};
+static const SchemaObject offline_schema = {.name = "clients[].offline",
+                                            SCHEMA_FIELDS(offline_fields)};
+
+/* ------------------------------------------------------------------ client groups */
+
+static void read_client_id(SchemaReader *reader, const cJSON *item, void *target)
+{
+    char *id = target;
+    if (!scenario_schema_read_name(reader, item, id)) {
+        return;
+    }
+    for (unsigned i = 0; i < scenario_names_node_count; i++) {
+        if (strcmp(id, scenario_names_nodes[i]) == 0) {
+            schema_error(reader, "expected id other than the node names 'server', 'gateway', "
+                         "'broker', 'consumers', got '%s'", id);
+            return;
+        }
+    }
+}
+
+static void read_account_reference(SchemaReader *reader, const cJSON *item, void *target)
+{
+    const ScenarioReader *scenario_reader = (const ScenarioReader *)reader;
+    const Scenario *scenario = scenario_reader->scenario;
+    uint32_t *account = target;
+    if (!schema_expect(reader, item, cJSON_String, "string") ||
+        !scenario_reader->accounts_readable) {
+        return;
+    }
+    const char *known[ACCOUNTS_MAX];
+    for (uint32_t i = 0; i < scenario->account_count; i++) {
+        if (scenario->accounts[i].id[0] != '\0' &&
+            strcmp(scenario->accounts[i].id, item->valuestring) == 0) {
+            *account = i;
+            return;
+        }
+        known[i] = scenario->accounts[i].id;
+    }
+    scenario_schema_unknown_name(reader, "account", item->valuestring, "", known,
+                                 scenario->account_count);
+}
+
+/* "account" may be left out when there is nothing to choose from. */
+static void check_client(SchemaReader *reader, const cJSON *object, void *base, bool clean)
+{
+    (void)base;
+    (void)clean;
+    const ScenarioReader *scenario_reader = (const ScenarioReader *)reader;
+    uint32_t account_count = scenario_reader->scenario->account_count;
+    if (schema_member(object, "account") == NULL && scenario_reader->accounts_readable &&
+        account_count > 1) {
+        schema_error(reader, "missing required key 'account' (the scenario has %u accounts)",
+                     account_count);
+    }
+}
+
+static const SchemaField client_fields[] = {
+    FIELD_CUSTOM("id", SCHEMA_MEMBER(ClientGroupSpec, id, char *), read_client_id, NULL, true),
+    FIELD_U32("count", ClientGroupSpec, count, RANGE_CLIENT_COUNT),
+    FIELD_CUSTOM("account", SCHEMA_MEMBER(ClientGroupSpec, account, uint32_t),
+                 read_account_reference, NULL, false),
+    FIELD_CHOICE("target", ClientGroupSpec, target, scenario_names_target),
+    FIELD_OBJECT("operation", ClientGroupSpec, operation, operation_schema),
+    FIELD_OBJECT("workload", ClientGroupSpec, workload, workload_schema),
+    FIELD_OBJECT("retry", ClientGroupSpec, retry, retry_schema),
+    FIELD_CHOICE("key", ClientGroupSpec, key, scenario_names_key_strategy),
+    FIELD_OBJECT("double_click", ClientGroupSpec, double_click, double_click_schema),
+    FIELD_OBJECT("offline", ClientGroupSpec, offline, offline_schema),
+};
+static const SchemaObject client_schema = {
+    .name = "clients[]", SCHEMA_FIELDS(client_fields), .check = check_client};
+
+/* The budgets world_create sizes its pools from (STYLE O2). */
+static void check_client_totals(SchemaReader *reader, const Scenario *scenario)
+{
+    unsigned long long clients = 0;
+    unsigned long long operations = 0;
+    for (uint32_t i = 0; i < scenario->client_group_count; i++) {
+        const ClientGroupSpec *group = &scenario->client_groups[i];
+        clients += group->count;
+        operations += (unsigned long long)group->count * group->workload.ops;
+    }
+    if (clients > CLIENTS_TOTAL_MAX) {
+        schema_error(reader, "expected at most %d clients in total, got %llu", CLIENTS_TOTAL_MAX,
+                     clients);
+    }
+    if (operations > OPERATIONS_TOTAL_MAX) {
+        schema_error(reader, "expected at most %llu operations in total, got %llu",
+                     OPERATIONS_TOTAL_MAX, operations);
+    }
+}
+
+static void read_clients(SchemaReader *reader, const cJSON *item, void *target)
+{
+    ScenarioReader *scenario_reader = (ScenarioReader *)reader;
+    Scenario *scenario = target;
+    unsigned count = 0;
+    if (!schema_read_array_size(reader, item, 1, CLIENT_GROUPS_MAX, "client group",
+                                "client groups", &count)) {
+        return;
+    }
+    const cJSON *element = item->child;
+    const char *ids[CLIENT_GROUPS_MAX];
+    for (unsigned i = 0; i < count; i++, element = element->next) {
+        scenario->client_groups[i] = client_group_default;
+        json_path_push_index(&reader->path, i);
+        schema_read_object(reader, element, &client_schema, &scenario->client_groups[i]);
+        json_path_pop(&reader->path);
+        ids[i] = scenario->client_groups[i].id;
+    }
+    scenario->client_group_count = count;
+    scenario_reader->clients_readable = true;
+    check_unique_ids(reader, "clients", ids, count);
+    check_client_totals(reader, scenario);
+}
+
+/* ------------------------------------------------------------------ the top level */
+
+static void read_modes(SchemaReader *reader, const cJSON *item, void *target)
+{
+    ScenarioReader *scenario_reader = (ScenarioReader *)reader;
+    Scenario *scenario = target;
+    unsigned count = 0;
+    scenario_reader->modes_readable = false;
+    if (!schema_read_array_size(reader, item, 1, MODES_MAX, "mode", "modes", &count)) {
+        return;
+    }
+    unsigned long errors_before = reader->error_total;
+    bool seen[MODE_COUNT] = {false};
+    Mode modes[MODES_MAX];
+    const cJSON *element = item->child;
+    for (unsigned i = 0; i < count; i++, element = element->next) {
+        int mode = 0;
+        json_path_push_index(&reader->path, i);
+        if (schema_read_choice(reader, element, &scenario_names_mode, &mode)) {
+            if (seen[mode]) {
+                schema_error(reader, "duplicate mode '%s'", element->valuestring);
+            }
+            seen[mode] = true;
+            modes[i] = (Mode)mode;
+        }
+        json_path_pop(&reader->path);
+    }
+    if (reader->error_total == errors_before) {
+        scenario->mode_count = count;
+        memcpy(scenario->modes, modes, count * sizeof modes[0]);
+        scenario_reader->modes_readable = true;
+    }
+}
+
+static const SchemaField root_fields[] = {
+    FIELD_TEXT("name", Scenario, name, 1),
+    FIELD_TEXT("title", Scenario, title, 0),
+    FIELD_TEXT("description", Scenario, description, 0),
+    FIELD_U64("seed", Scenario, seed, RANGE_INTEGER),
+    FIELD_NUMBER("duration_ms", Scenario, duration_ms, RANGE_MS_POSITIVE),
+    FIELD_CUSTOM("modes", 0, read_modes, NULL, false),
+    FIELD_CUSTOM("accounts", 0, read_accounts, &account_schema, true),
+    FIELD_CUSTOM("clients", 0, read_clients, &client_schema, true),
+    FIELD_OBJECT("network", Scenario, network, scenario_network_schema),
+    FIELD_OBJECT("server", Scenario, server, scenario_services_server_schema),
+    FIELD_OBJECT("gateway", Scenario, gateway, scenario_services_gateway_schema),
+    FIELD_OBJECT("broker", Scenario, broker, scenario_services_broker_schema),
+    FIELD_CUSTOM("expect", 0, scenario_expect_read, &scenario_expect_schema, false),
+};
+static const SchemaObject root_schema = {.name = "$", SCHEMA_FIELDS(root_fields)};
+
+void scenario_schema_read(const cJSON *root, const char *name, Scenario *scenario,
+                          LoadErrors *errors)
+{
+    scenario_defaults(scenario, name);
+    ScenarioReader scenario_reader = {.scenario = scenario, .modes_readable = true};
+    schema_reader_init(&scenario_reader.reader, errors);
+    schema_read_object(&scenario_reader.reader, root, &root_schema, scenario);
+}
+
+unsigned scenario_known_fields(ScenarioField *fields, unsigned capacity)
+{
+    return schema_known_fields(&root_schema, fields, capacity);
+}

@@ -1,0 +1,107 @@
+/* The scenario format as schema tables (schema.h), split by part of the file:
+ * scenario_schema.c (top level, accounts, clients), scenario_network.c, scenario_services.c
+ * (server, gateway, broker), scenario_dist.c (distributions), scenario_expect.c.
+ * Each part owns its defaults, the values docs/scenario-format.md documents. Reading order
+ * is the top-level table's: modes, accounts and clients come before the parts that refer
+ * to them. */
+#ifndef IDEMSIM_SCENARIO_SCHEMA_H
+#define IDEMSIM_SCENARIO_SCHEMA_H
+
+#include <stdbool.h>
+
+#include <cjson/cJSON.h>
+
+#include "scenario.h"
+#include "schema.h"
+
+/* The reader every custom function of the scenario gets, as its SchemaReader (the first
+ * member, so the pointer converts both ways). */
+typedef struct {
+    SchemaReader reader;
+    Scenario *scenario;
+    bool accounts_readable; /* account ids are known: references to them can be checked */
+    bool clients_readable;  /* client ids are known: link node names can be checked */
+    bool modes_readable;    /* the modes are known: expect's modes can be checked */
+} ScenarioReader;
+
+/* Resolves defaults (name: the scenario's name unless the file sets one), then reads the
+ * tree into scenario, recording every error. */
+void scenario_schema_read(const cJSON *root, const char *name, Scenario *scenario,
+                          LoadErrors *errors);
+
+/* Names of clients and accounts: letters, digits, '_' and '-', 1..NAME_LEN_MAX-1 of them.
+ * out (NAME_LEN_MAX) receives any string that fits, valid or not, so later references can
+ * still be matched against it. */
+bool scenario_schema_read_name(SchemaReader *reader, const cJSON *item, char *out);
+
+/* "unknown node 'srv' in link 'web->srv', did you mean 'server'?" or, when nothing is close
+ * and the list is short, "... (known: 'web', 'server')". context may be "". */
+void scenario_schema_unknown_name(SchemaReader *reader, const char *what, const char *name,
+                                  const char *context, const char *const *known,
+                                  unsigned known_count);
+
+/* ------------------------------------------------------------------ the parts */
+
+void scenario_network_defaults(NetworkSpec *network);
+extern const SchemaObject scenario_network_schema;
+
+void scenario_services_defaults(Scenario *scenario); /* server, gateway, broker */
+extern const SchemaObject scenario_services_server_schema;
+extern const SchemaObject scenario_services_gateway_schema;
+extern const SchemaObject scenario_services_broker_schema;
+
+void scenario_dist_read(SchemaReader *reader, const cJSON *item, void *target);
+extern const SchemaObject scenario_dist_schema; /* the first variant; the rest follow */
+
+void scenario_expect_read(SchemaReader *reader, const cJSON *item, void *target);
+extern const SchemaObject scenario_expect_schema; /* {"min", "max"} */
+
+/* ------------------------------------------------------------------ ranges */
+
+#define RANGE_PROBABILITY {0.0, 1.0, false, true}
+#define RANGE_MS {0.0, SCENARIO_MS_MAX, false, false}
+#define RANGE_MS_POSITIVE {0.0, SCENARIO_MS_MAX, true, false}
+#define RANGE_INTEGER {0.0, SCENARIO_INTEGER_MAX, false, false}
+#define RANGE_WORKERS {0.0, 100000.0, false, false}
+#define RANGE_FACTOR {0.0, 1e6, false, false} /* dimensionless multipliers */
+
+/* ------------------------------------------------------------------ field constructors */
+
+#define FIELD_NUMBER(key_, type_, member_, range_)                                        \
+    {.key = key_, .type = SCHEMA_NUMBER, .offset = SCHEMA_MEMBER(type_, member_, double), \
+     .range = range_}
+#define FIELD_U32(key_, type_, member_, range_)                                            \
+    {.key = key_, .type = SCHEMA_U32, .offset = SCHEMA_MEMBER(type_, member_, uint32_t),  \
+     .range = range_}
+#define FIELD_I64(key_, type_, member_, range_)                                            \
+    {.key = key_, .type = SCHEMA_I64, .offset = SCHEMA_MEMBER(type_, member_, int64_t),   \
+     .range = range_}
+#define FIELD_U64(key_, type_, member_, range_)                                            \
+    {.key = key_, .type = SCHEMA_U64, .offset = SCHEMA_MEMBER(type_, member_, uint64_t),  \
+     .range = range_}
+#define FIELD_BOOLEAN(key_, type_, member_)                                                \
+    {.key = key_, .type = SCHEMA_BOOLEAN, .offset = SCHEMA_MEMBER(type_, member_, bool)}
+#define FIELD_CHOICE(key_, type_, member_, table_)                                         \
+    {.key = key_, .type = SCHEMA_CHOICE, .offset = SCHEMA_ENUM_MEMBER(type_, member_),     \
+     .choices = &table_}
+#define FIELD_TEXT(key_, type_, member_, min_length_)                                      \
+    {.key = key_, .type = SCHEMA_TEXT, .offset = SCHEMA_MEMBER(type_, member_, char *),   \
+     .size = sizeof(((type_ *)0)->member_), .range = {min_length_, 0.0, false, false}}
+#define FIELD_OBJECT(key_, type_, member_, schema_)                                        \
+    {.key = key_, .type = SCHEMA_OBJECT, .offset = offsetof(type_, member_),               \
+     .object = &schema_}
+/* A nested JSON object whose keys fill members of the same C struct ("retry.backoff"). */
+#define FIELD_INLINE_OBJECT(key_, schema_)                                                 \
+    {.key = key_, .type = SCHEMA_OBJECT, .offset = 0, .object = &schema_}
+#define FIELD_DIST(key_, type_, member_)                                                   \
+    {.key = key_, .type = SCHEMA_CUSTOM,                                                   \
+     .offset = SCHEMA_MEMBER(type_, member_, Distribution), .read = scenario_dist_read,   \
+     .object = &scenario_dist_schema}
+#define FIELD_CUSTOM(key_, offset_, read_, schema_, required_)                             \
+    {.key = key_, .type = SCHEMA_CUSTOM, .offset = offset_, .read = read_,                 \
+     .object = schema_, .required = required_}
+
+/* The tag of a tagged union ("dist", "model"): already read to pick the variant. */
+void scenario_schema_read_tag(SchemaReader *reader, const cJSON *item, void *target);
+
+#endif

@@ -1,0 +1,188 @@
+/* The services a scenario runs: the server with its idempotency store, the payment gateway,
+ * and the broker with its consumers (which have a store of their own). */
+#include <stdio.h>
+#include <string.h>
+
+#include "scenario_errors.h"
+#include "scenario_schema.h"
+
+/* ------------------------------------------------------------------ defaults */
+
+static const IdempotencySpec idempotency_default = {
+    .reserve = RESERVE_ATOMIC,
+    .race_window_ms = 10,
+    .ttl_ms = 86400000, /* a day, as the Idempotency-Key draft suggests */
+    .ttl_from = TTL_FROM_RESERVATION,
+    .cleanup_interval_ms = 60000,
+    .fingerprint = true,
+    .on_in_progress = 409,
+    .on_failure = ON_FAILURE_DELETE,
+    .durable = true,
+    .profile = PROFILE_IETF,
+    .required = false,
+    .lock_timeout_ms = 0,
+    .key = KEY_NONE, /* the server's key comes from each client group's "key" */
+};
+
+static const CrashSpec crash_default = {.point = CRASH_NONE, .prob = 0, .restart_ms = 1000};
+
+void scenario_services_defaults(Scenario *scenario)
+{
+    scenario->server = (ServerSpec){
+        .workers = 4,
+        .service_ms = {DIST_UNIFORM, 1, 5},
+        .idempotency = idempotency_default,
+        .crash = crash_default,
+    };
+    scenario->gateway = (GatewaySpec){
+        .latency_ms = {DIST_EXP, 100, 0},
+        .timeout_ms = 2000,
+    };
+    scenario->broker = (BrokerSpec){
+        .ack_timeout_ms = 30000,
+        .max_deliveries = 5,
+        .dead_letter = true,
+        .prefetch = 1,
+        .late_ack = LATE_ACK_IGNORE,
+        .consumers = {.workers = 1, .service_ms = {DIST_EXP, 100, 0},
+                      .idempotency = idempotency_default, .crash = crash_default},
+    };
+    scenario->broker.consumers.idempotency.key = KEY_MESSAGE_ID;
+}
+
+/* ------------------------------------------------------------------ idempotency and crashes */
+
+static void read_on_in_progress(SchemaReader *reader, const cJSON *item, void *target)
+{
+    int *status = target;
+    if (!schema_expect(reader, item, cJSON_Number, "integer")) {
+        return;
+    }
+    if (item->valuedouble != 409 && item->valuedouble != 202) {
+        char got[80];
+        schema_describe_number(item, got, sizeof got);
+        schema_error(reader, "expected 409 or 202, got %s", got);
+        return;
+    }
+    *status = (int)item->valuedouble;
+}
+
+/* A server's store is keyed by what each client sends; only consumers choose. */
+static void read_server_key(SchemaReader *reader, const cJSON *item, void *target)
+{
+    (void)item;
+    (void)target;
+    schema_error(reader, "expected no 'key' for the server (each client group's 'key' sets it)");
+}
+
+#define IDEMPOTENCY_FIELDS                                                                 \
+    FIELD_CHOICE("reserve", IdempotencySpec, reserve, scenario_names_reserve),             \
+    FIELD_NUMBER("race_window_ms", IdempotencySpec, race_window_ms, RANGE_MS),             \
+    FIELD_NUMBER("ttl_ms", IdempotencySpec, ttl_ms, RANGE_MS),                             \
+    FIELD_CHOICE("ttl_from", IdempotencySpec, ttl_from, scenario_names_ttl_from),          \
+    FIELD_NUMBER("cleanup_interval_ms", IdempotencySpec, cleanup_interval_ms, RANGE_MS),   \
+    FIELD_BOOLEAN("fingerprint", IdempotencySpec, fingerprint),                            \
+    FIELD_CUSTOM("on_in_progress", SCHEMA_MEMBER(IdempotencySpec, on_in_progress, int),    \
+                 read_on_in_progress, NULL, false),                                        \
+    FIELD_CHOICE("on_failure", IdempotencySpec, on_failure, scenario_names_on_failure),    \
+    FIELD_BOOLEAN("durable", IdempotencySpec, durable),                                    \
+    FIELD_CHOICE("profile", IdempotencySpec, profile, scenario_names_store_profile),       \
+    FIELD_BOOLEAN("required", IdempotencySpec, required),                                  \
+    FIELD_NUMBER("lock_timeout_ms", IdempotencySpec, lock_timeout_ms, RANGE_MS)
+
+static const SchemaField server_idempotency_fields[] = {
+    IDEMPOTENCY_FIELDS,
+    FIELD_CUSTOM("key", SCHEMA_ENUM_MEMBER(IdempotencySpec, key), read_server_key, NULL, false),
+};
+static const SchemaObject server_idempotency_schema = {
+    .name = "<idempotency>", SCHEMA_FIELDS(server_idempotency_fields)};
+
+static const SchemaField consumer_idempotency_fields[] = {
+    IDEMPOTENCY_FIELDS,
+    FIELD_CHOICE("key", IdempotencySpec, key, scenario_names_consumer_key),
+};
+static const SchemaObject consumer_idempotency_schema = {
+    .name = "<idempotency>", SCHEMA_FIELDS(consumer_idempotency_fields)};
+
+static const SchemaField crash_fields[] = {
+    FIELD_CHOICE("point", CrashSpec, point, scenario_names_crash_point),
+    FIELD_NUMBER("prob", CrashSpec, prob, RANGE_PROBABILITY),
+    FIELD_NUMBER("restart_ms", CrashSpec, restart_ms, RANGE_MS),
+};
+static const SchemaObject crash_schema = {.name = "<crash>", SCHEMA_FIELDS(crash_fields)};
+
+/* ------------------------------------------------------------------ server */
+
+static const SchemaField server_fields[] = {
+    FIELD_U32("workers", ServerSpec, workers, RANGE_WORKERS),
+    FIELD_DIST("service_ms", ServerSpec, service_ms),
+    FIELD_OBJECT("idempotency", ServerSpec, idempotency, server_idempotency_schema),
+    FIELD_OBJECT("crash", ServerSpec, crash, crash_schema),
+    FIELD_BOOLEAN("delete_always_204", ServerSpec, delete_always_204),
+    FIELD_BOOLEAN("outbox", ServerSpec, outbox),
+    FIELD_BOOLEAN("use_gateway", ServerSpec, use_gateway),
+};
+const SchemaObject scenario_services_server_schema = {.name = "server",
+                                                      SCHEMA_FIELDS(server_fields)};
+
+/* ------------------------------------------------------------------ gateway */
+
+/* fail and timeout are the two ends of one draw: together at most certain. */
+static void check_gateway(SchemaReader *reader, const cJSON *object, void *base, bool clean)
+{
+    (void)object;
+    const GatewaySpec *gateway = base;
+    if (clean && gateway->fail + gateway->timeout > 1.0) {
+        char fail_text[32];
+        char timeout_text[32];
+        schema_format_number(gateway->fail, fail_text, sizeof fail_text);
+        schema_format_number(gateway->timeout, timeout_text, sizeof timeout_text);
+        schema_error(reader, "expected fail + timeout <= 1, got %s + %s", fail_text,
+                     timeout_text);
+    }
+}
+
+static const SchemaField gateway_fields[] = {
+    FIELD_DIST("latency_ms", GatewaySpec, latency_ms),
+    FIELD_NUMBER("fail", GatewaySpec, fail, RANGE_PROBABILITY),
+    FIELD_NUMBER("timeout", GatewaySpec, timeout, RANGE_PROBABILITY),
+    FIELD_NUMBER("timeout_ms", GatewaySpec, timeout_ms, RANGE_MS_POSITIVE),
+    FIELD_BOOLEAN("honours_key", GatewaySpec, honours_key),
+};
+const SchemaObject scenario_services_gateway_schema = {
+    .name = "gateway", SCHEMA_FIELDS(gateway_fields), .check = check_gateway};
+
+/* ------------------------------------------------------------------ broker */
+
+static const SchemaField load_fields[] = {
+    FIELD_NUMBER("per_inflight", ConsumerSpec, load_per_inflight, RANGE_FACTOR),
+    FIELD_NUMBER("per_queued", ConsumerSpec, load_per_queued, RANGE_FACTOR),
+};
+static const SchemaObject load_schema = {.name = "broker.consumers.load",
+                                         SCHEMA_FIELDS(load_fields)};
+
+static const SchemaField consumer_fields[] = {
+    FIELD_U32("workers", ConsumerSpec, workers, RANGE_WORKERS),
+    FIELD_DIST("service_ms", ConsumerSpec, service_ms),
+    FIELD_INLINE_OBJECT("load", load_schema),
+    FIELD_OBJECT("idempotency", ConsumerSpec, idempotency, consumer_idempotency_schema),
+    FIELD_OBJECT("crash", ConsumerSpec, crash, crash_schema),
+};
+static const SchemaObject consumer_schema = {.name = "broker.consumers",
+                                             SCHEMA_FIELDS(consumer_fields)};
+
+#define RANGE_DELIVERIES {0.0, 1000000.0, false, false}
+#define RANGE_PREFETCH {1.0, 100000.0, false, false}
+
+static const SchemaField broker_fields[] = {
+    FIELD_NUMBER("ack_timeout_ms", BrokerSpec, ack_timeout_ms, RANGE_MS_POSITIVE),
+    FIELD_U32("max_deliveries", BrokerSpec, max_deliveries, RANGE_DELIVERIES),
+    FIELD_BOOLEAN("dead_letter", BrokerSpec, dead_letter),
+    FIELD_U32("prefetch", BrokerSpec, prefetch, RANGE_PREFETCH),
+    FIELD_CHOICE("late_ack", BrokerSpec, late_ack, scenario_names_late_ack),
+    FIELD_NUMBER("dedup_window_ms", BrokerSpec, dedup_window_ms, RANGE_MS),
+    FIELD_NUMBER("redelivery_delay_ms", BrokerSpec, redelivery_delay_ms, RANGE_MS),
+    FIELD_OBJECT("consumers", BrokerSpec, consumers, consumer_schema),
+};
+const SchemaObject scenario_services_broker_schema = {.name = "broker",
+                                                      SCHEMA_FIELDS(broker_fields)};
