@@ -15,8 +15,7 @@
 
 /* ------------------------------------------------------------------ helpers */
 
-static char *read_whole(const char *path, size_t *length)
-{
+static char *read_whole(const char *path, size_t *length) {
     FILE *file = fopen(path, "rb");
     if (file == NULL) {
         return NULL;
@@ -47,8 +46,7 @@ static char *read_whole(const char *path, size_t *length)
 }
 
 /* The lines scenario_print_errors prints, as one string (malloc'd). */
-static char *print_errors(const char *file_path, const LoadErrors *errors)
-{
+static char *print_errors(const char *file_path, const LoadErrors *errors) {
     char *text = NULL;
     size_t length = 0;
     FILE *stream = open_memstream(&text, &length);
@@ -59,8 +57,7 @@ static char *print_errors(const char *file_path, const LoadErrors *errors)
 }
 
 /* Loads a file that must load; prints its errors when it does not. */
-static Scenario *load_good(const char *path, const char *const *overrides, uint32_t count)
-{
+static Scenario *load_good(const char *path, const char *const *overrides, uint32_t count) {
     Scenario *scenario = malloc(sizeof *scenario);
     LoadErrors errors;
     ck_assert_ptr_nonnull(scenario);
@@ -72,8 +69,7 @@ static Scenario *load_good(const char *path, const char *const *overrides, uint3
     return scenario;
 }
 
-static Scenario *load_good_text(const char *text, const char *const *overrides, uint32_t count)
-{
+static Scenario *load_good_text(const char *text, const char *const *overrides, uint32_t count) {
     Scenario *scenario = malloc(sizeof *scenario);
     LoadErrors errors;
     ck_assert_ptr_nonnull(scenario);
@@ -85,8 +81,7 @@ static Scenario *load_good_text(const char *text, const char *const *overrides, 
 }
 
 /* The errors of a text that must not load, as printed lines (malloc'd). */
-static char *load_bad_text(const char *text, const char *const *overrides, uint32_t count)
-{
+static char *load_bad_text(const char *text, const char *const *overrides, uint32_t count) {
     Scenario *scenario = malloc(sizeof *scenario);
     LoadErrors errors;
     ck_assert_ptr_nonnull(scenario);
@@ -100,8 +95,7 @@ static char *load_bad_text(const char *text, const char *const *overrides, uint3
 #define MINIMAL "{\"accounts\":[{\"id\":\"a\",\"balance\":10}],\"clients\":[{\"id\":\"web\"}]}"
 
 static const Expectation *find_expectation(const Scenario *scenario, Mode mode,
-                                           const char *metric)
-{
+                                           const char *metric) {
     for (uint32_t i = 0; i < scenario->expectation_count; i++) {
         const Expectation *e = &scenario->expectations[i];
         if (e->mode == mode && strcmp(e->metric, metric) == 0) {
@@ -116,10 +110,11 @@ static const Expectation *find_expectation(const Scenario *scenario, Mode mode,
 #define CASES_MAX 256
 #define CASE_NAME_MAX 128
 
-static int compare_names(const void *a, const void *b) { return strcmp(a, b); }
+static int compare_names(const void *a, const void *b) {
+    return strcmp(a, b);
+}
 
-static unsigned list_cases(char names[][CASE_NAME_MAX])
-{
+static unsigned list_cases(char names[][CASE_NAME_MAX]) {
     DIR *directory = opendir("tests/bad_scenarios");
     ck_assert_msg(directory != NULL, "cannot open tests/bad_scenarios");
     unsigned count = 0;
@@ -139,8 +134,7 @@ static unsigned list_cases(char names[][CASE_NAME_MAX])
 }
 
 /* Prints expected and actual lines side by side, marking the ones that differ. */
-static void print_difference(const char *name, const char *expected, const char *actual)
-{
+static void print_difference(const char *name, const char *expected, const char *actual) {
     fprintf(stderr, "bad scenario '%s': errors differ (- expected, + actual)\n", name);
     const char *e = expected;
     const char *a = actual;
@@ -162,8 +156,7 @@ static void print_difference(const char *name, const char *expected, const char 
     }
 }
 
-static bool check_case(const char *name, Scenario *scenario)
-{
+static bool check_case(const char *name, Scenario *scenario) {
     char json_path[CASE_NAME_MAX + 32];
     char expected_path[CASE_NAME_MAX + 32];
     snprintf(json_path, sizeof json_path, "tests/bad_scenarios/%s.json", name);
@@ -187,8 +180,7 @@ static bool check_case(const char *name, Scenario *scenario)
     return same;
 }
 
-START_TEST(test_bad_scenarios_report_the_expected_errors)
-{
+START_TEST(test_bad_scenarios_report_the_expected_errors) {
     static char names[CASES_MAX][CASE_NAME_MAX];
     unsigned count = list_cases(names);
     ck_assert_uint_ge(count, 30);
@@ -202,12 +194,11 @@ START_TEST(test_bad_scenarios_report_the_expected_errors)
 }
 END_TEST
 
-START_TEST(test_unreadable_file_is_one_error_without_path)
-{
+START_TEST(test_unreadable_file_is_one_error_without_path) {
     Scenario *scenario = malloc(sizeof *scenario);
     LoadErrors errors;
-    ck_assert(!scenario_load_file("tests/bad_scenarios/no_such_file.json", NULL, 0, scenario,
-                                  &errors));
+    ck_assert(
+        !scenario_load_file("tests/bad_scenarios/no_such_file.json", NULL, 0, scenario, &errors));
     ck_assert_uint_eq(errors.count, 1);
     ck_assert_str_eq(errors.items[0].path, "");
     ck_assert_str_eq(errors.items[0].message, "cannot read file: No such file or directory");
@@ -219,8 +210,7 @@ END_TEST
 
 /* ------------------------------------------------------------------ good files */
 
-START_TEST(test_design_example_lands_in_every_field)
-{
+START_TEST(test_design_example_lands_in_every_field) {
     Scenario *s = load_good("tests/good_scenarios/design_example.json", NULL, 0);
     ck_assert_str_eq(s->name, "double-click-pay");
     ck_assert_str_eq(s->title, "Pay pressed twice after a lost answer");
@@ -255,8 +245,7 @@ START_TEST(test_design_example_lands_in_every_field)
 }
 END_TEST
 
-START_TEST(test_design_example_services_and_expectations)
-{
+START_TEST(test_design_example_services_and_expectations) {
     Scenario *s = load_good("tests/good_scenarios/design_example.json", NULL, 0);
     const NetworkSpec *network = &s->network;
     ck_assert_double_eq(network->default_link.loss.probability, 0.05);
@@ -291,8 +280,7 @@ START_TEST(test_design_example_services_and_expectations)
 }
 END_TEST
 
-START_TEST(test_minimal_file_gets_the_documented_defaults)
-{
+START_TEST(test_minimal_file_gets_the_documented_defaults) {
     Scenario *s = load_good_text(MINIMAL, NULL, 0);
     ck_assert_str_eq(s->name, "scenario");
     ck_assert_str_eq(s->title, "");
@@ -334,8 +322,7 @@ START_TEST(test_minimal_file_gets_the_documented_defaults)
 }
 END_TEST
 
-START_TEST(test_file_name_is_the_default_scenario_name)
-{
+START_TEST(test_file_name_is_the_default_scenario_name) {
     const char *overrides[] = {"name=renamed"};
     Scenario *s = load_good("tests/good_scenarios/design_example.json", overrides, 1);
     ck_assert_str_eq(s->name, "renamed");
@@ -356,8 +343,7 @@ START_TEST(test_file_name_is_the_default_scenario_name)
 }
 END_TEST
 
-START_TEST(test_partial_object_keeps_the_other_defaults)
-{
+START_TEST(test_partial_object_keeps_the_other_defaults) {
     Scenario *s = load_good_text(
         "{\"accounts\":[{\"id\":\"a\"}],\"clients\":[{\"id\":\"web\",\"retry\":{\"backoff\":"
         "{\"factor\":3}}}],\"server\":{\"idempotency\":{\"ttl_ms\":300}},"
@@ -376,8 +362,7 @@ START_TEST(test_partial_object_keeps_the_other_defaults)
 }
 END_TEST
 
-START_TEST(test_link_override_starts_from_the_default_link)
-{
+START_TEST(test_link_override_starts_from_the_default_link) {
     Scenario *s = load_good_text(
         "{\"accounts\":[{\"id\":\"a\"}],\"clients\":[{\"id\":\"web\"}],\"network\":{"
         "\"links\":{\"server->web\":{\"loss\":0.2},\"web->server\":{\"loss\":{\"r\":0.5}}},"
@@ -401,15 +386,14 @@ START_TEST(test_link_override_starts_from_the_default_link)
 }
 END_TEST
 
-START_TEST(test_workload_and_retry_lists)
-{
-    Scenario *s = load_good_text(
-        "{\"accounts\":[{\"id\":\"a\"},{\"id\":\"b\"}],\"clients\":[{\"id\":\"web\","
-        "\"account\":\"b\",\"workload\":{\"at_ms\":[0,10,10,250.5]},\"retry\":{"
-        "\"retry_on\":[\"5xx\"]},\"double_click\":{\"delay_ms\":3}}],"
-        "\"modes\":[\"idempotent\",\"at-most-once\"],"
-        "\"expect\":{\"idempotent\":{\"409\":{\"max\":4}}}}",
-        NULL, 0);
+START_TEST(test_workload_and_retry_lists) {
+    Scenario *s =
+        load_good_text("{\"accounts\":[{\"id\":\"a\"},{\"id\":\"b\"}],\"clients\":[{\"id\":\"web\","
+                       "\"account\":\"b\",\"workload\":{\"at_ms\":[0,10,10,250.5]},\"retry\":{"
+                       "\"retry_on\":[\"5xx\"]},\"double_click\":{\"delay_ms\":3}}],"
+                       "\"modes\":[\"idempotent\",\"at-most-once\"],"
+                       "\"expect\":{\"idempotent\":{\"409\":{\"max\":4}}}}",
+                       NULL, 0);
     const ClientGroupSpec *web = &s->client_groups[0];
     ck_assert_uint_eq(web->account, 1);
     ck_assert_uint_eq(web->workload.at_count, 4);
@@ -431,8 +415,7 @@ END_TEST
 
 /* ------------------------------------------------------------------ --set */
 
-START_TEST(test_set_overrides_change_values)
-{
+START_TEST(test_set_overrides_change_values) {
     const char *overrides[] = {
         "network.default.loss=0.2",
         "clients[0].retry.timeout_ms=250",
@@ -456,8 +439,7 @@ START_TEST(test_set_overrides_change_values)
 }
 END_TEST
 
-START_TEST(test_set_with_a_bad_path_is_a_load_error)
-{
+START_TEST(test_set_with_a_bad_path_is_a_load_error) {
     const char *beyond[] = {"clients[3].retry.timeout_ms=250"};
     char *lines = load_bad_text(MINIMAL, beyond, 1);
     ck_assert_str_eq(lines, "text: $.clients[3].retry.timeout_ms: cannot apply --set: "
@@ -472,6 +454,10 @@ START_TEST(test_set_with_a_bad_path_is_a_load_error)
     lines = load_bad_text(MINIMAL, no_equals, 1);
     ck_assert_str_eq(lines, "text: --set: expected PATH=VALUE, got 'seed'\n");
     free(lines);
+    const char *not_utf8[] = {"title=caf\xe9"};
+    lines = load_bad_text(MINIMAL, not_utf8, 1);
+    ck_assert_str_eq(lines, "text: --set: expected PATH=VALUE in UTF-8, got invalid bytes\n");
+    free(lines);
     const char *bad_path[] = {"clients[x]=1"};
     lines = load_bad_text(MINIMAL, bad_path, 1);
     ck_assert_str_eq(lines, "text: --set: expected path like 'clients[0].retry.timeout_ms', "
@@ -480,23 +466,20 @@ START_TEST(test_set_with_a_bad_path_is_a_load_error)
 }
 END_TEST
 
-START_TEST(test_set_is_applied_before_validation)
-{
+START_TEST(test_set_is_applied_before_validation) {
     const char *overrides[] = {"clients[0].retry.timeout_ms=-5", "seed=\"forty\"",
                                "network.default.lost=0.1"};
     char *lines = load_bad_text(MINIMAL, overrides, 3);
-    ck_assert_str_eq(lines,
-                     "text: $.seed: expected integer, got string\n"
-                     "text: $.clients[0].retry.timeout_ms: expected number > 0, got -5\n"
-                     "text: $.network.default: unknown key 'lost', did you mean 'loss'?\n");
+    ck_assert_str_eq(lines, "text: $.seed: expected integer, got string\n"
+                            "text: $.clients[0].retry.timeout_ms: expected number > 0, got -5\n"
+                            "text: $.network.default: unknown key 'lost', did you mean 'loss'?\n");
     free(lines);
 }
 END_TEST
 
 /* ------------------------------------------------------------------ error lines and names */
 
-START_TEST(test_error_lines_name_file_path_and_message)
-{
+START_TEST(test_error_lines_name_file_path_and_message) {
     LoadError with_path = {"$.clients[2].retry.timeout_ms", "expected number > 0, got -5"};
     LoadError without_path = {"", "empty file"};
     char line[512];
@@ -510,8 +493,7 @@ START_TEST(test_error_lines_name_file_path_and_message)
 }
 END_TEST
 
-START_TEST(test_printed_errors_end_with_a_note_when_truncated)
-{
+START_TEST(test_printed_errors_end_with_a_note_when_truncated) {
     LoadErrors errors = {.count = 1, .truncated = true};
     errors.items[0] = (LoadError){"$", "unknown key 'x'"};
     char *text = print_errors("f.json", &errors);
@@ -521,8 +503,7 @@ START_TEST(test_printed_errors_end_with_a_note_when_truncated)
 }
 END_TEST
 
-START_TEST(test_names_round_trip)
-{
+START_TEST(test_names_round_trip) {
     for (int i = 0; i < MODE_COUNT; i++) {
         Mode mode = MODE_COUNT;
         ck_assert(mode_from_name(mode_name((Mode)i), &mode));
@@ -545,8 +526,7 @@ END_TEST
 
 /* The section under the heading that names object in backticks: from that heading to the
  * next heading. NULL when there is none. *length receives its length. */
-static const char *find_section(const char *doc, const char *object, size_t *length)
-{
+static const char *find_section(const char *doc, const char *object, size_t *length) {
     char needle[128];
     snprintf(needle, sizeof needle, "`%s`", object);
     for (const char *line = doc; *line != '\0';) {
@@ -569,8 +549,7 @@ static const char *find_section(const char *doc, const char *object, size_t *len
     return NULL;
 }
 
-static bool section_has_row(const char *section, size_t length, const char *key)
-{
+static bool section_has_row(const char *section, size_t length, const char *key) {
     char row[128];
     snprintf(row, sizeof row, "| `%s` |", key);
     size_t row_length = strlen(row);
@@ -585,8 +564,7 @@ static bool section_has_row(const char *section, size_t length, const char *key)
 }
 
 static bool is_known(const ScenarioField *fields, unsigned count, const char *object,
-                     const char *key, size_t key_length)
-{
+                     const char *key, size_t key_length) {
     for (unsigned i = 0; i < count; i++) {
         if (strcmp(fields[i].object, object) == 0 && strlen(fields[i].key) == key_length &&
             strncmp(fields[i].key, key, key_length) == 0) {
@@ -598,16 +576,17 @@ static bool is_known(const ScenarioField *fields, unsigned count, const char *ob
 
 /* Every row "| `key` |" of an object's section is a key the loader knows. */
 static unsigned count_stale_rows(const char *section, size_t length, const char *object,
-                                 const ScenarioField *fields, unsigned count)
-{
+                                 const ScenarioField *fields, unsigned count) {
     unsigned stale = 0;
     for (const char *line = section; line < section + length;) {
         if (strncmp(line, "| `", 3) == 0) {
             const char *key = line + 3;
             size_t key_length = strcspn(key, "`\n");
             if (!is_known(fields, count, object, key, key_length)) {
-                fprintf(stderr, "docs/scenario-format.md: `%s` documents '%.*s', which the "
-                        "loader does not accept\n", object, (int)key_length, key);
+                fprintf(stderr,
+                        "docs/scenario-format.md: `%s` documents '%.*s', which the "
+                        "loader does not accept\n",
+                        object, (int)key_length, key);
                 stale++;
             }
         }
@@ -617,8 +596,7 @@ static unsigned count_stale_rows(const char *section, size_t length, const char 
     return stale;
 }
 
-START_TEST(test_format_reference_lists_exactly_the_known_fields)
-{
+START_TEST(test_format_reference_lists_exactly_the_known_fields) {
     char *doc = read_whole("docs/scenario-format.md", NULL);
     ck_assert_msg(doc != NULL, "cannot read docs/scenario-format.md");
     static ScenarioField fields[FIELDS_MAX];
@@ -653,8 +631,7 @@ START_TEST(test_format_reference_lists_exactly_the_known_fields)
 }
 END_TEST
 
-START_TEST(test_known_fields_name_their_objects)
-{
+START_TEST(test_known_fields_name_their_objects) {
     static ScenarioField fields[FIELDS_MAX];
     unsigned count = scenario_known_fields(fields, FIELDS_MAX);
     bool retry_timeout = false;
@@ -662,8 +639,8 @@ START_TEST(test_known_fields_name_their_objects)
     for (unsigned i = 0; i < count && i < FIELDS_MAX; i++) {
         retry_timeout |= strcmp(fields[i].object, "clients[].retry") == 0 &&
                          strcmp(fields[i].key, "timeout_ms") == 0;
-        pareto_alpha |= strcmp(fields[i].object, "<distribution>") == 0 &&
-                        strcmp(fields[i].key, "alpha") == 0;
+        pareto_alpha |=
+            strcmp(fields[i].object, "<distribution>") == 0 && strcmp(fields[i].key, "alpha") == 0;
     }
     ck_assert(retry_timeout);
     ck_assert(pareto_alpha);
@@ -673,8 +650,7 @@ END_TEST
 
 /* ------------------------------------------------------------------ limits */
 
-START_TEST(test_a_hundred_thousand_brackets_are_refused_quickly)
-{
+START_TEST(test_a_hundred_thousand_brackets_are_refused_quickly) {
     size_t length = 100000;
     char *text = malloc(length);
     memset(text, '[', length);
@@ -688,8 +664,7 @@ START_TEST(test_a_hundred_thousand_brackets_are_refused_quickly)
 }
 END_TEST
 
-START_TEST(test_huge_texts_are_refused_without_reading_them)
-{
+START_TEST(test_huge_texts_are_refused_without_reading_them) {
     size_t length = (size_t)100 << 20;
     char *text = malloc(length);
     ck_assert_ptr_nonnull(text);
@@ -703,8 +678,7 @@ START_TEST(test_huge_texts_are_refused_without_reading_them)
 }
 END_TEST
 
-START_TEST(test_a_million_elements_are_a_capacity_error)
-{
+START_TEST(test_a_million_elements_are_a_capacity_error) {
     size_t count = 1000000;
     char *text = malloc(count * 16 + 128);
     size_t used = (size_t)sprintf(text, "{\"accounts\":[{\"id\":\"a\"}],\"clients\":[{\"id\":\"w\","
@@ -726,8 +700,7 @@ START_TEST(test_a_million_elements_are_a_capacity_error)
 }
 END_TEST
 
-START_TEST(test_odd_numbers_and_strings)
-{
+START_TEST(test_odd_numbers_and_strings) {
     Scenario *s = load_good_text(
         "{\"accounts\":[{\"id\":\"a\",\"balance\":-0}],\"clients\":[{\"id\":\"web\","
         "\"workload\":{\"start_ms\":1e-400}}],\"title\":\"caf\\u00e9 \\ud83d\\ude00\"}",
@@ -748,8 +721,7 @@ END_TEST
 
 /* Mutations of a good file: every one must load or be refused, never crash, and give the
  * same answer twice. */
-START_TEST(test_mutated_files_never_crash)
-{
+START_TEST(test_mutated_files_never_crash) {
     size_t length = 0;
     char *original = read_whole("tests/good_scenarios/design_example.json", &length);
     ck_assert_ptr_nonnull(original);
@@ -766,10 +738,19 @@ START_TEST(test_mutated_files_never_crash)
             size_t at = (size_t)(state >> 33) % used;
             unsigned char byte = (unsigned char)(state >> 20);
             switch ((state >> 60) % 4) {
-            case 0: text[at] = (char)byte; break;
-            case 1: used = at; break;
-            case 2: text[at] = "{}[],:\"\\0-e."[byte % 12]; break;
-            default: memmove(text + at, text + at + 1, used - at - 1); used--; break;
+            case 0:
+                text[at] = (char)byte;
+                break;
+            case 1:
+                used = at;
+                break;
+            case 2:
+                text[at] = "{}[],:\"\\0-e."[byte % 12];
+                break;
+            default:
+                memmove(text + at, text + at + 1, used - at - 1);
+                used--;
+                break;
             }
             if (used == 0) {
                 used = 1;
@@ -791,8 +772,7 @@ END_TEST
 
 /* ------------------------------------------------------------------ the suite */
 
-static Suite *scenario_load_suite(void)
-{
+static Suite *scenario_load_suite(void) {
     Suite *suite = suite_create("scenario_load");
     TCase *core = tcase_create("Core");
     tcase_add_test(core, test_bad_scenarios_report_the_expected_errors);
@@ -824,8 +804,7 @@ static Suite *scenario_load_suite(void)
     return suite;
 }
 
-int main(void)
-{
+int main(void) {
     /* Paths in the corpus's .expected files are relative to the project root. */
     if (chdir(IDEMSIM_SOURCE_DIR) != 0) {
         perror(IDEMSIM_SOURCE_DIR);

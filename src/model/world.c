@@ -82,6 +82,7 @@ uint32_t message_alloc(World *world)
     }
     uint32_t slot = world->message_free;
     world->message_free = world->messages[slot].next_free;
+    world->messages_in_flight++;
     return slot;
 }
 
@@ -89,6 +90,7 @@ void message_release(World *world, uint32_t slot)
 {
     world->messages[slot].next_free = world->message_free;
     world->message_free = slot;
+    world->messages_in_flight--;
 }
 
 /* ------------------------------------------------------------------ dispatch */
@@ -375,3 +377,34 @@ const char *world_stop_reason(const World *world)
 SimTimeUs world_now(const World *world) { return sim_now(world->sim); }
 Mode world_mode(const World *world) { return world->mode; }
 const Metrics *world_metrics(const World *world) { return &world->metrics; }
+
+const Scenario *world_scenario(const World *world) { return &world->scenario; }
+
+uint64_t world_key_store_rows(const World *world) { return idem_store_rows(world->server.store); }
+
+void world_visit_key_rows(const World *world, void (*visit)(void *context, const KeyRow *row),
+                          void *context)
+{
+    idem_store_visit(world->server.store, visit, context);
+}
+
+uint64_t world_messages_in_flight(const World *world) { return world->messages_in_flight; }
+uint32_t world_server_busy(const World *world) { return world->server.busy; }
+uint32_t world_server_queue_length(const World *world) { return world->server.queue_length; }
+
+bool world_operation_view(const World *world, uint64_t operation, OperationView *view)
+{
+    if (operation >= world->operation_count)
+        return false;
+    const Operation *op = &world->operations[operation];
+    const Client *client = &world->clients[op->client];
+    *view = (OperationView){
+        .group = client->group,
+        .client_in_group = client->index_in_group,
+        .account = world->groups[client->group].spec->account,
+        .effects = op->effects,
+        .started = op->started,
+        .finished = op->finished,
+    };
+    return true;
+}

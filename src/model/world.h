@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "idem_store.h"
 #include "metrics.h"
 #include "scenario.h"
 #include "sim_time.h"
@@ -39,5 +40,24 @@ SimTimeUs world_now(const World *world);
 Mode world_mode(const World *world);
 /* Valid until the next run call; outcome counts are final once world_finished(). */
 const Metrics *world_metrics(const World *world);
+const Scenario *world_scenario(const World *world);
+
+/* For live views: the state at world_now(). Visitors must not call back into the world. */
+uint64_t world_key_store_rows(const World *world);
+void world_visit_key_rows(const World *world, void (*visit)(void *context, const KeyRow *row),
+                          void *context);
+uint64_t world_messages_in_flight(const World *world);
+uint32_t world_server_busy(const World *world);
+uint32_t world_server_queue_length(const World *world);
+/* The operation a trace record or key row names: which client group, client and account. */
+typedef struct {
+    uint32_t group;
+    uint32_t client_in_group;
+    uint32_t account;
+    uint32_t effects;
+    bool started;
+    bool finished;
+} OperationView;
+bool world_operation_view(const World *world, uint64_t operation, OperationView *view);
 
 #endif

@@ -187,6 +187,7 @@ struct World {
     Message *messages;
     uint32_t message_capacity;
     uint32_t message_free;
+    uint64_t messages_in_flight;
 
     Job *jobs;
     uint32_t job_capacity;

@@ -68,20 +68,20 @@ static void write_balances(FILE *stream, const RunReport *report, bool color)
         char label[64];
         snprintf(label, sizeof label, "balance %s", scenario->accounts[a].id);
         fprintf(stream, "%-*.*s", LABEL_WIDTH, LABEL_WIDTH - 1, label);
-        for (uint32_t m = 0; m < report->mode_count; m++) {
-            const BalanceMetrics *balance = &report->metrics[m]->balances[a];
-            char text[48];
-            int64_t error = balance->actual - balance->expected;
-            if (error == 0)
-                snprintf(text, sizeof text, "%" PRId64, balance->actual);
-            else
-                snprintf(text, sizeof text, "%" PRId64 " (%+" PRId64 ")", balance->actual, error);
-            const char *paint = color ? (error == 0 ? GREEN : RED) : NULL;
-            fprintf(stream, "%s%*s%s", paint ? paint : "", COLUMN_WIDTH, text, paint ? RESET : "");
-        }
+        for (uint32_t m = 0; m < report->mode_count; m++)
+            fprintf(stream, "%*" PRId64, COLUMN_WIDTH, report->metrics[m]->balances[a].actual);
         fprintf(stream, "\n%-*s", LABEL_WIDTH, "  expected");
         for (uint32_t m = 0; m < report->mode_count; m++)
             fprintf(stream, "%*" PRId64, COLUMN_WIDTH, report->metrics[m]->balances[a].expected);
+        fprintf(stream, "\n%-*s", LABEL_WIDTH, "  actual - expected");
+        for (uint32_t m = 0; m < report->mode_count; m++) {
+            const BalanceMetrics *balance = &report->metrics[m]->balances[a];
+            int64_t error = balance->actual - balance->expected;
+            char text[32];
+            snprintf(text, sizeof text, error ? "%+" PRId64 : "0", error);
+            const char *paint = color ? (error == 0 ? GREEN : RED) : NULL;
+            fprintf(stream, "%s%*s%s", paint ? paint : "", COLUMN_WIDTH, text, paint ? RESET : "");
+        }
         fputc('\n', stream);
     }
 }

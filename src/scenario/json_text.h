@@ -7,6 +7,7 @@
 #ifndef IDEMSIM_JSON_TEXT_H
 #define IDEMSIM_JSON_TEXT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <cjson/cJSON.h>
@@ -20,6 +21,9 @@ cJSON *json_text_parse(const char *text, size_t length, char *message, size_t me
 
 /* The source text of a number node from json_text_parse, or NULL for other nodes. */
 const char *json_text_number(const cJSON *item);
+
+/* Whether text is valid UTF-8 (for text that does not come through json_text_parse). */
+bool json_text_is_utf8(const char *text, size_t length);
 
 /* 1-based line and column (in characters) of a byte offset. */
 void json_text_position(const char *text, size_t offset, unsigned long *line,

@@ -10,8 +10,7 @@
 /* ------------------------------------------------------------------ rules across parameters */
 
 static void check_at_least(SchemaReader *reader, const char *key, double value,
-                           const char *other_key, double other)
-{
+                           const char *other_key, double other) {
     if (value >= other) {
         return;
     }
@@ -22,8 +21,7 @@ static void check_at_least(SchemaReader *reader, const char *key, double value,
     schema_error_at(reader, key, "expected number >= %s (%s), got %s", other_key, bound, got);
 }
 
-static void check_uniform(SchemaReader *reader, const cJSON *object, void *base, bool clean)
-{
+static void check_uniform(SchemaReader *reader, const cJSON *object, void *base, bool clean) {
     (void)object;
     const Distribution *dist = base;
     if (clean) {
@@ -31,8 +29,7 @@ static void check_uniform(SchemaReader *reader, const cJSON *object, void *base,
     }
 }
 
-static void check_lognormal(SchemaReader *reader, const cJSON *object, void *base, bool clean)
-{
+static void check_lognormal(SchemaReader *reader, const cJSON *object, void *base, bool clean) {
     (void)object;
     const Distribution *dist = base;
     if (clean) {
@@ -43,64 +40,74 @@ static void check_lognormal(SchemaReader *reader, const cJSON *object, void *bas
 /* ------------------------------------------------------------------ the variants */
 
 #define DIST_TAG FIELD_CUSTOM("dist", 0, scenario_schema_read_tag, NULL, true)
-#define PARAMETER(key_, member_, range_)                                                  \
-    {.key = key_, .type = SCHEMA_NUMBER,                                                  \
-     .offset = SCHEMA_MEMBER(Distribution, member_, double), .range = range_,             \
-     .required = true}
+#define PARAMETER(key_, member_, range_)                                                           \
+    {                                                                                              \
+        .key = key_, .type = SCHEMA_NUMBER,                                                        \
+        .offset = SCHEMA_MEMBER(Distribution, member_, double), .range = range_, .required = true  \
+    }
+/* clang-format off */
 #define RANGE_MS_ANY_SIGN {-SCENARIO_MS_MAX, SCENARIO_MS_MAX, false, false}
 #define RANGE_SHAPE {0.0, 1e6, true, false}
+/* clang-format on */
 
 static const SchemaField pareto_fields[] = {
     DIST_TAG,
     PARAMETER("alpha", a, RANGE_SHAPE),
     PARAMETER("scale", b, RANGE_MS_POSITIVE),
 };
-static const SchemaObject pareto_schema = {
-    .name = "<distribution>", SCHEMA_FIELDS(pareto_fields),
-    .hint = "dist 'pareto' takes 'alpha', 'scale'"};
+static const SchemaObject pareto_schema = {.name = "<distribution>",
+                                           SCHEMA_FIELDS(pareto_fields),
+                                           .hint = "dist 'pareto' takes 'alpha', 'scale'"};
 
 static const SchemaField lognormal_fields[] = {
     DIST_TAG,
     PARAMETER("median", a, RANGE_MS_POSITIVE),
     PARAMETER("p99", b, RANGE_MS_POSITIVE),
 };
-static const SchemaObject lognormal_schema = {
-    .name = "<distribution>", SCHEMA_FIELDS(lognormal_fields), .check = check_lognormal,
-    .hint = "dist 'lognormal' takes 'median', 'p99'", .variant_next = &pareto_schema};
+static const SchemaObject lognormal_schema = {.name = "<distribution>",
+                                              SCHEMA_FIELDS(lognormal_fields),
+                                              .check = check_lognormal,
+                                              .hint = "dist 'lognormal' takes 'median', 'p99'",
+                                              .variant_next = &pareto_schema};
 
 static const SchemaField normal_fields[] = {
     DIST_TAG,
     PARAMETER("mean", a, RANGE_MS_ANY_SIGN), /* truncated at 0 when drawn */
     PARAMETER("sd", b, RANGE_MS),
 };
-static const SchemaObject normal_schema = {
-    .name = "<distribution>", SCHEMA_FIELDS(normal_fields),
-    .hint = "dist 'normal' takes 'mean', 'sd'", .variant_next = &lognormal_schema};
+static const SchemaObject normal_schema = {.name = "<distribution>",
+                                           SCHEMA_FIELDS(normal_fields),
+                                           .hint = "dist 'normal' takes 'mean', 'sd'",
+                                           .variant_next = &lognormal_schema};
 
 static const SchemaField exp_fields[] = {
     DIST_TAG,
     PARAMETER("mean", a, RANGE_MS_POSITIVE),
 };
-static const SchemaObject exp_schema = {
-    .name = "<distribution>", SCHEMA_FIELDS(exp_fields), .hint = "dist 'exp' takes 'mean'",
-    .variant_next = &normal_schema};
+static const SchemaObject exp_schema = {.name = "<distribution>",
+                                        SCHEMA_FIELDS(exp_fields),
+                                        .hint = "dist 'exp' takes 'mean'",
+                                        .variant_next = &normal_schema};
 
 static const SchemaField uniform_fields[] = {
     DIST_TAG,
     PARAMETER("min", a, RANGE_MS),
     PARAMETER("max", b, RANGE_MS),
 };
-static const SchemaObject uniform_schema = {
-    .name = "<distribution>", SCHEMA_FIELDS(uniform_fields), .check = check_uniform,
-    .hint = "dist 'uniform' takes 'min', 'max'", .variant_next = &exp_schema};
+static const SchemaObject uniform_schema = {.name = "<distribution>",
+                                            SCHEMA_FIELDS(uniform_fields),
+                                            .check = check_uniform,
+                                            .hint = "dist 'uniform' takes 'min', 'max'",
+                                            .variant_next = &exp_schema};
 
 static const SchemaField const_fields[] = {
     DIST_TAG,
     PARAMETER("value", a, RANGE_MS),
 };
-const SchemaObject scenario_dist_schema = {
-    .name = "<distribution>", SCHEMA_FIELDS(const_fields), .hint = "dist 'const' takes 'value'",
-    .variant_next = &uniform_schema};
+const SchemaObject scenario_dist_schema = {.name = "<distribution>",
+                                           SCHEMA_FIELDS(const_fields),
+                                           .hint = "dist 'const' takes 'value'",
+                                           .variant_next = &uniform_schema};
 
 /* Indexed by DistKind. */
 static const SchemaObject *const variants[] = {
@@ -110,8 +117,7 @@ static const SchemaObject *const variants[] = {
 
 /* ------------------------------------------------------------------ reading */
 
-void scenario_dist_read(SchemaReader *reader, const cJSON *item, void *target)
-{
+void scenario_dist_read(SchemaReader *reader, const cJSON *item, void *target) {
     Distribution *dist = target;
     if (cJSON_IsNumber(item)) {
         double value = 0;

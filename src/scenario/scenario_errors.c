@@ -4,8 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-void scenario_errors_trim_utf8(char *text)
-{
+void scenario_errors_trim_utf8(char *text) {
     size_t n = strlen(text);
     size_t start = n;
     while (start > 0 && ((unsigned char)text[start - 1] & 0xC0) == 0x80) {
@@ -21,15 +20,22 @@ void scenario_errors_trim_utf8(char *text)
     }
 }
 
-void scenario_errors_clear(LoadErrors *errors)
-{
+/* Every error is one printable line, whatever bytes the input (or a --set argument) had. */
+static void replace_control_characters(char *text) {
+    for (; *text != '\0'; text++) {
+        if ((unsigned char)*text < 0x20 || *text == 0x7F) {
+            *text = '?';
+        }
+    }
+}
+
+void scenario_errors_clear(LoadErrors *errors) {
     errors->count = 0;
     errors->truncated = false;
 }
 
 void scenario_errors_addv(LoadErrors *errors, const char *path, const char *format,
-                          va_list arguments)
-{
+                          va_list arguments) {
     if (errors->count == LOAD_ERRORS_MAX) {
         errors->truncated = true;
         return;
@@ -41,18 +47,18 @@ void scenario_errors_addv(LoadErrors *errors, const char *path, const char *form
     if (n >= (int)sizeof error->message) {
         scenario_errors_trim_utf8(error->message); /* cut, not garbled */
     }
+    replace_control_characters(error->path);
+    replace_control_characters(error->message);
 }
 
-void scenario_errors_add(LoadErrors *errors, const char *path, const char *format, ...)
-{
+void scenario_errors_add(LoadErrors *errors, const char *path, const char *format, ...) {
     va_list arguments;
     va_start(arguments, format);
     scenario_errors_addv(errors, path, format, arguments);
     va_end(arguments);
 }
 
-const char *scenario_errors_quote(char *buffer, size_t size, const char *value)
-{
+const char *scenario_errors_quote(char *buffer, size_t size, const char *value) {
     if (size < 6) {
         buffer[0] = '\0';
         return buffer;
@@ -80,17 +86,15 @@ const char *scenario_errors_quote(char *buffer, size_t size, const char *value)
 /* ------------------------------------------------------------------ the printed lines */
 
 int scenario_format_error(char *buffer, size_t size, const char *file_path,
-                          const LoadError *error)
-{
+                          const LoadError *error) {
     const char *file = file_path != NULL ? file_path : "";
     const char *file_separator = file[0] != '\0' ? ": " : "";
     const char *path_separator = error->path[0] != '\0' ? ": " : "";
-    return snprintf(buffer, size, "%s%s%s%s%s", file, file_separator, error->path,
-                    path_separator, error->message);
+    return snprintf(buffer, size, "%s%s%s%s%s", file, file_separator, error->path, path_separator,
+                    error->message);
 }
 
-void scenario_print_errors(FILE *stream, const char *file_path, const LoadErrors *errors)
-{
+void scenario_print_errors(FILE *stream, const char *file_path, const LoadErrors *errors) {
     const char *file = file_path != NULL ? file_path : "";
     const char *file_separator = file[0] != '\0' ? ": " : "";
     for (uint32_t i = 0; i < errors->count && i < LOAD_ERRORS_MAX; i++) {

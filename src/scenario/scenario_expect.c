@@ -8,13 +8,14 @@
 #include "scenario_errors.h"
 #include "scenario_schema.h"
 
+/* clang-format off */
 #define RANGE_ANY {-DBL_MAX, DBL_MAX, false, false}
+/* clang-format on */
 #define METRICS_MAX 64
 
 /* ------------------------------------------------------------------ one expectation */
 
-static void check_expectation(SchemaReader *reader, const cJSON *object, void *base, bool clean)
-{
+static void check_expectation(SchemaReader *reader, const cJSON *object, void *base, bool clean) {
     const Expectation *expectation = base;
     if (!clean) {
         return;
@@ -37,8 +38,7 @@ static const SchemaField expectation_fields[] = {
 const SchemaObject scenario_expect_schema = {
     .name = "expect.MODE.METRIC", SCHEMA_FIELDS(expectation_fields), .check = check_expectation};
 
-static void read_expectation(SchemaReader *reader, const cJSON *item, Expectation *expectation)
-{
+static void read_expectation(SchemaReader *reader, const cJSON *item, Expectation *expectation) {
     expectation->min = -INFINITY; /* an absent bound does not bound */
     expectation->max = INFINITY;
     if (cJSON_IsNumber(item)) {
@@ -58,8 +58,7 @@ static void read_expectation(SchemaReader *reader, const cJSON *item, Expectatio
 
 /* ------------------------------------------------------------------ one mode */
 
-static int metric_index(const char *name)
-{
+static int metric_index(const char *name) {
     for (unsigned i = 0; i < scenario_metric_count && i < METRICS_MAX; i++) {
         if (strcmp(scenario_metric_names[i], name) == 0) {
             return (int)i;
@@ -68,8 +67,7 @@ static int metric_index(const char *name)
     return -1;
 }
 
-static void unknown_metric(SchemaReader *reader, const char *name)
-{
+static void unknown_metric(SchemaReader *reader, const char *name) {
     char quoted[SCENARIO_QUOTE_LEN_MAX + 8];
     scenario_errors_quote(quoted, sizeof quoted, name);
     NameSuggestion suggestion;
@@ -84,8 +82,7 @@ static void unknown_metric(SchemaReader *reader, const char *name)
     }
 }
 
-static void read_mode_block(ScenarioReader *scenario_reader, const cJSON *block, Mode mode)
-{
+static void read_mode_block(ScenarioReader *scenario_reader, const cJSON *block, Mode mode) {
     SchemaReader *reader = &scenario_reader->reader;
     Scenario *scenario = scenario_reader->scenario;
     if (!schema_expect(reader, block, cJSON_Object, "object")) {
@@ -119,8 +116,7 @@ static void read_mode_block(ScenarioReader *scenario_reader, const cJSON *block,
 
 /* ------------------------------------------------------------------ all modes */
 
-static bool mode_is_run(const Scenario *scenario, Mode mode)
-{
+static bool mode_is_run(const Scenario *scenario, Mode mode) {
     for (uint32_t i = 0; i < scenario->mode_count; i++) {
         if (scenario->modes[i] == mode) {
             return true;
@@ -129,8 +125,7 @@ static bool mode_is_run(const Scenario *scenario, Mode mode)
     return false;
 }
 
-static void check_expectation_count(SchemaReader *reader, const cJSON *expect)
-{
+static void check_expectation_count(SchemaReader *reader, const cJSON *expect) {
     unsigned long total = 0;
     for (const cJSON *block = expect->child; block != NULL; block = block->next) {
         for (const cJSON *item = cJSON_IsObject(block) ? block->child : NULL; item != NULL;
@@ -139,13 +134,12 @@ static void check_expectation_count(SchemaReader *reader, const cJSON *expect)
         }
     }
     if (total > EXPECTATIONS_MAX) {
-        schema_error(reader, "expected at most %d expectations in total, got %lu",
-                     EXPECTATIONS_MAX, total);
+        schema_error(reader, "expected at most %d expectations in total, got %lu", EXPECTATIONS_MAX,
+                     total);
     }
 }
 
-static void report_mode_not_run(SchemaReader *reader, const Scenario *scenario, Mode mode)
-{
+static void report_mode_not_run(SchemaReader *reader, const Scenario *scenario, Mode mode) {
     char modes[80] = "";
     size_t used = 0;
     for (uint32_t i = 0; i < scenario->mode_count && used < sizeof modes; i++) {
@@ -157,8 +151,7 @@ static void report_mode_not_run(SchemaReader *reader, const Scenario *scenario, 
                  modes);
 }
 
-static void unknown_mode(SchemaReader *reader, const char *name)
-{
+static void unknown_mode(SchemaReader *reader, const char *name) {
     char quoted[SCENARIO_QUOTE_LEN_MAX + 8];
     char names[80];
     NameSuggestion suggestion;
@@ -173,8 +166,7 @@ static void unknown_mode(SchemaReader *reader, const char *name)
     }
 }
 
-void scenario_expect_read(SchemaReader *reader, const cJSON *item, void *target)
-{
+void scenario_expect_read(SchemaReader *reader, const cJSON *item, void *target) {
     ScenarioReader *scenario_reader = (ScenarioReader *)reader;
     const Scenario *scenario = target;
     if (!schema_expect(reader, item, cJSON_Object, "object")) {

@@ -6,7 +6,8 @@
 
 #include "scenario.h"
 
-#define TABLE(entries) {entries, (unsigned)(sizeof entries / sizeof entries[0])}
+#define TABLE(entries)                                                                             \
+    { entries, (unsigned)(sizeof entries / sizeof entries[0]) }
 
 /* ------------------------------------------------------------------ tables */
 
@@ -16,9 +17,12 @@ static const NameEntry modes[] = {
     {"idempotent", MODE_IDEMPOTENT},
 };
 static const NameEntry operation_kinds[] = {
-    {"debit", OPERATION_DEBIT},         {"set-status", OPERATION_SET_STATUS},
-    {"delete", OPERATION_DELETE},       {"insert", OPERATION_INSERT},
-    {"insert-unique", OPERATION_INSERT_UNIQUE}, {"send-email", OPERATION_SEND_EMAIL},
+    {"debit", OPERATION_DEBIT},
+    {"set-status", OPERATION_SET_STATUS},
+    {"delete", OPERATION_DELETE},
+    {"insert", OPERATION_INSERT},
+    {"insert-unique", OPERATION_INSERT_UNIQUE},
+    {"send-email", OPERATION_SEND_EMAIL},
     {"increment", OPERATION_INCREMENT},
 };
 static const NameEntry key_strategies[] = {
@@ -117,22 +121,45 @@ const unsigned scenario_names_node_count = 4;
 
 /* The report's metric names (DESIGN §5), outcome names included: what `expect` may name. */
 const char *const scenario_metric_names[] = {
-    "operations",     "attempts",         "executions",        "effects",
-    "client_succeeded", "client_failed",  "client_unknown",    "ok",
-    "double",         "lost",             "phantom",           "mismatch",
-    "double_amount",  "lost_amount",      "replayed",          "409",
-    "422",            "400",              "202",               "messages",
-    "deliveries",     "redeliveries",     "dead_lettered",     "deduplicated",
-    "network_dropped", "network_duplicated", "latency_p50_ms", "latency_p99_ms",
-    "latency_p999_ms", "key_store_peak",  "crashes",           "balance_error",
+    "operations",
+    "attempts",
+    "executions",
+    "effects",
+    "client_succeeded",
+    "client_failed",
+    "client_unknown",
+    "ok",
+    "double",
+    "lost",
+    "phantom",
+    "mismatch",
+    "double_amount",
+    "lost_amount",
+    "replayed",
+    "409",
+    "422",
+    "400",
+    "202",
+    "messages",
+    "deliveries",
+    "redeliveries",
+    "dead_lettered",
+    "deduplicated",
+    "network_dropped",
+    "network_duplicated",
+    "latency_p50_ms",
+    "latency_p99_ms",
+    "latency_p999_ms",
+    "key_store_peak",
+    "crashes",
+    "balance_error",
 };
 const unsigned scenario_metric_count =
     (unsigned)(sizeof scenario_metric_names / sizeof scenario_metric_names[0]);
 
 /* ------------------------------------------------------------------ lookups */
 
-bool scenario_names_find(const NameTable *table, const char *name, int *value)
-{
+bool scenario_names_find(const NameTable *table, const char *name, int *value) {
     for (unsigned i = 0; i < table->count; i++) {
         if (strcmp(table->entries[i].name, name) == 0) {
             *value = table->entries[i].value;
@@ -142,8 +169,7 @@ bool scenario_names_find(const NameTable *table, const char *name, int *value)
     return false;
 }
 
-const char *scenario_names_of(const NameTable *table, int value)
-{
+const char *scenario_names_of(const NameTable *table, int value) {
     for (unsigned i = 0; i < table->count; i++) {
         if (table->entries[i].value == value) {
             return table->entries[i].name;
@@ -152,8 +178,7 @@ const char *scenario_names_of(const NameTable *table, int value)
     return NULL;
 }
 
-void scenario_names_list(const NameTable *table, char *buffer, size_t size)
-{
+void scenario_names_list(const NameTable *table, char *buffer, size_t size) {
     size_t used = 0;
     buffer[0] = '\0';
     for (unsigned i = 0; i < table->count && used < size; i++) {
@@ -165,16 +190,16 @@ void scenario_names_list(const NameTable *table, char *buffer, size_t size)
 
 /* ------------------------------------------------------------------ scenario.h names */
 
-static const char *name_or_unknown(const NameTable *table, int value)
-{
+static const char *name_or_unknown(const NameTable *table, int value) {
     const char *name = scenario_names_of(table, value);
     return name != NULL ? name : "unknown";
 }
 
-const char *mode_name(Mode mode) { return name_or_unknown(&scenario_names_mode, (int)mode); }
+const char *mode_name(Mode mode) {
+    return name_or_unknown(&scenario_names_mode, (int)mode);
+}
 
-bool mode_from_name(const char *name, Mode *mode)
-{
+bool mode_from_name(const char *name, Mode *mode) {
     int value = 0;
     if (name == NULL || !scenario_names_find(&scenario_names_mode, name, &value)) {
         return false;
@@ -183,18 +208,15 @@ bool mode_from_name(const char *name, Mode *mode)
     return true;
 }
 
-const char *operation_kind_name(OperationKind kind)
-{
+const char *operation_kind_name(OperationKind kind) {
     return name_or_unknown(&scenario_names_operation_kind, (int)kind);
 }
 
-const char *key_strategy_name(KeyStrategy key)
-{
+const char *key_strategy_name(KeyStrategy key) {
     return name_or_unknown(&scenario_names_key_strategy, (int)key);
 }
 
-const char *store_profile_name(StoreProfile profile)
-{
+const char *store_profile_name(StoreProfile profile) {
     return name_or_unknown(&scenario_names_store_profile, (int)profile);
 }
 
@@ -206,8 +228,7 @@ const char *store_profile_name(StoreProfile profile)
 
 /* Optimal string alignment distance: insertions, deletions, substitutions and swaps of two
  * neighbours, which is how keys get mistyped ("tiemout"). Three rows, no allocation. */
-static unsigned edit_distance(const char *a, size_t n, const char *b, size_t m)
-{
+static unsigned edit_distance(const char *a, size_t n, const char *b, size_t m) {
     unsigned rows[3][SUGGEST_LEN_MAX + 1];
     unsigned *before = rows[0];
     unsigned *previous = rows[1];
@@ -240,8 +261,7 @@ static unsigned edit_distance(const char *a, size_t n, const char *b, size_t m)
     return previous[m];
 }
 
-static unsigned suggestion_score(const char *typed, const char *candidate)
-{
+static unsigned suggestion_score(const char *typed, const char *candidate) {
     size_t n = strlen(typed);
     size_t m = strlen(candidate);
     if (n > SUGGEST_LEN_MAX || m > SUGGEST_LEN_MAX) {
@@ -258,15 +278,13 @@ static unsigned suggestion_score(const char *typed, const char *candidate)
     return typed_is_prefix || candidate_is_prefix ? SCORE_PREFIX : SCORE_NONE;
 }
 
-void scenario_names_suggest_init(NameSuggestion *suggestion, const char *typed)
-{
+void scenario_names_suggest_init(NameSuggestion *suggestion, const char *typed) {
     suggestion->typed = typed;
     suggestion->best = NULL;
     suggestion->best_score = SCORE_NONE;
 }
 
-void scenario_names_suggest_consider(NameSuggestion *suggestion, const char *candidate)
-{
+void scenario_names_suggest_consider(NameSuggestion *suggestion, const char *candidate) {
     unsigned score = suggestion_score(suggestion->typed, candidate);
     if (score < suggestion->best_score) {
         suggestion->best = candidate;
@@ -274,8 +292,7 @@ void scenario_names_suggest_consider(NameSuggestion *suggestion, const char *can
     }
 }
 
-void scenario_names_suggest_table(NameSuggestion *suggestion, const NameTable *table)
-{
+void scenario_names_suggest_table(NameSuggestion *suggestion, const NameTable *table) {
     for (unsigned i = 0; i < table->count; i++) {
         scenario_names_suggest_consider(suggestion, table->entries[i].name);
     }

@@ -16,8 +16,7 @@ static const LossSpec loss_defaults[] = {
     [LOSS_GILBERT_ELLIOTT] = {LOSS_GILBERT_ELLIOTT, 0.0, 0.01, 0.25, 0.5, 1.0},
 };
 
-void scenario_network_defaults(NetworkSpec *network)
-{
+void scenario_network_defaults(NetworkSpec *network) {
     memset(network, 0, sizeof *network);
     network->default_link = (LinkSpec){
         .loss = loss_defaults[LOSS_BERNOULLI],
@@ -38,22 +37,23 @@ static const SchemaField gilbert_elliott_fields[] = {
     FIELD_NUMBER("k", LossSpec, k, RANGE_PROBABILITY),
 };
 static const SchemaObject gilbert_elliott_schema = {
-    .name = "<loss>", SCHEMA_FIELDS(gilbert_elliott_fields),
+    .name = "<loss>",
+    SCHEMA_FIELDS(gilbert_elliott_fields),
     .hint = "model 'gilbert-elliott' takes 'p', 'r', 'h', 'k'"};
 
 static const SchemaField bernoulli_fields[] = {
     MODEL_TAG,
     FIELD_NUMBER("p", LossSpec, probability, RANGE_PROBABILITY),
 };
-static const SchemaObject bernoulli_schema = {
-    .name = "<loss>", SCHEMA_FIELDS(bernoulli_fields), .hint = "model 'bernoulli' takes 'p'",
-    .variant_next = &gilbert_elliott_schema};
+static const SchemaObject bernoulli_schema = {.name = "<loss>",
+                                              SCHEMA_FIELDS(bernoulli_fields),
+                                              .hint = "model 'bernoulli' takes 'p'",
+                                              .variant_next = &gilbert_elliott_schema};
 
 /* A probability, or an object. Without "model" the object refines the loss it starts from
  * (a link's starts from the default link's); naming another model starts from that model's
  * defaults. */
-static void read_loss(SchemaReader *reader, const cJSON *item, void *target)
-{
+static void read_loss(SchemaReader *reader, const cJSON *item, void *target) {
     LossSpec *loss = target;
     if (cJSON_IsNumber(item)) {
         double probability = 0;
@@ -104,11 +104,11 @@ static const SchemaObject link_schema = {.name = "<link>", SCHEMA_FIELDS(link_fi
 /* Whether node (length bytes, not terminated) names a node. Without readable client groups
  * only the fixed nodes can be told apart, so any other name passes unchecked. */
 static bool check_node(const ScenarioReader *scenario_reader, const char *node, size_t length,
-                       const char *link)
-{
+                       const char *link) {
     const Scenario *scenario = scenario_reader->scenario;
     char name[JSON_PATH_KEY_LEN_MAX + 1];
-    snprintf(name, sizeof name, "%.*s", (int)(length < JSON_PATH_KEY_LEN_MAX ? length : JSON_PATH_KEY_LEN_MAX), node);
+    snprintf(name, sizeof name, "%.*s",
+             (int)(length < JSON_PATH_KEY_LEN_MAX ? length : JSON_PATH_KEY_LEN_MAX), node);
     const char *known[CLIENT_GROUPS_MAX + 4];
     unsigned known_count = 0;
     for (uint32_t i = 0; i < scenario->client_group_count; i++) {
@@ -127,7 +127,8 @@ static bool check_node(const ScenarioReader *scenario_reader, const char *node, 
     }
     char quoted[SCENARIO_QUOTE_LEN_MAX + 8];
     char context[SCENARIO_QUOTE_LEN_MAX + 20];
-    snprintf(context, sizeof context, " in link %s", scenario_errors_quote(quoted, sizeof quoted, link));
+    snprintf(context, sizeof context, " in link %s",
+             scenario_errors_quote(quoted, sizeof quoted, link));
     scenario_schema_unknown_name((SchemaReader *)scenario_reader, "node", name, context, known,
                                  known_count);
     return false;
@@ -136,8 +137,7 @@ static bool check_node(const ScenarioReader *scenario_reader, const char *node, 
 /* Splits "FROM->TO" into source and target (NAME_LEN_MAX each), reporting at the reader's
  * current path. */
 static bool read_link_name(ScenarioReader *scenario_reader, const char *link, char *source,
-                           char *target)
-{
+                           char *target) {
     SchemaReader *reader = &scenario_reader->reader;
     char quoted[SCENARIO_QUOTE_LEN_MAX + 8];
     const char *arrow = strstr(link, "->");
@@ -164,8 +164,7 @@ static bool read_link_name(ScenarioReader *scenario_reader, const char *link, ch
     return true;
 }
 
-static bool is_duplicate_key(const cJSON *object, const cJSON *child)
-{
+static bool is_duplicate_key(const cJSON *object, const cJSON *child) {
     for (const cJSON *before = object->child; before != child; before = before->next) {
         if (strcmp(before->string, child->string) == 0) {
             return true;
@@ -174,8 +173,7 @@ static bool is_duplicate_key(const cJSON *object, const cJSON *child)
     return false;
 }
 
-static void read_links(SchemaReader *reader, const cJSON *item, void *target)
-{
+static void read_links(SchemaReader *reader, const cJSON *item, void *target) {
     ScenarioReader *scenario_reader = (ScenarioReader *)reader;
     NetworkSpec *network = target;
     if (!schema_expect(reader, item, cJSON_Object, "object")) {
@@ -189,8 +187,8 @@ static void read_links(SchemaReader *reader, const cJSON *item, void *target)
         schema_error(reader, "expected at most %d links, got %lu", LINKS_MAX, total);
     }
     uint32_t count = 0;
-    for (const cJSON *child = item->child; child != NULL && count < LINKS_MAX && !schema_full(reader);
-         child = child->next) {
+    for (const cJSON *child = item->child;
+         child != NULL && count < LINKS_MAX && !schema_full(reader); child = child->next) {
         char quoted[SCENARIO_QUOTE_LEN_MAX + 8];
         if (is_duplicate_key(item, child)) {
             schema_error(reader, "duplicate key %s",
@@ -210,17 +208,14 @@ static void read_links(SchemaReader *reader, const cJSON *item, void *target)
 
 /* ------------------------------------------------------------------ outages */
 
-static void read_outage_link(SchemaReader *reader, const cJSON *item, void *target)
-{
+static void read_outage_link(SchemaReader *reader, const cJSON *item, void *target) {
     OutageSpec *outage = target;
     if (schema_expect(reader, item, cJSON_String, "string")) {
-        read_link_name((ScenarioReader *)reader, item->valuestring, outage->source,
-                       outage->target);
+        read_link_name((ScenarioReader *)reader, item->valuestring, outage->source, outage->target);
     }
 }
 
-static void check_outage(SchemaReader *reader, const cJSON *object, void *base, bool clean)
-{
+static void check_outage(SchemaReader *reader, const cJSON *object, void *base, bool clean) {
     (void)object;
     const OutageSpec *outage = base;
     if (clean && !(outage->to_ms > outage->from_ms)) {
@@ -233,17 +228,22 @@ static void check_outage(SchemaReader *reader, const cJSON *object, void *base, 
 }
 
 static const SchemaField outage_fields[] = {
-    {.key = "from_ms", .type = SCHEMA_NUMBER, .offset = SCHEMA_MEMBER(OutageSpec, from_ms, double),
-     .range = RANGE_MS, .required = true},
-    {.key = "to_ms", .type = SCHEMA_NUMBER, .offset = SCHEMA_MEMBER(OutageSpec, to_ms, double),
-     .range = RANGE_MS, .required = true},
+    {.key = "from_ms",
+     .type = SCHEMA_NUMBER,
+     .offset = SCHEMA_MEMBER(OutageSpec, from_ms, double),
+     .range = RANGE_MS,
+     .required = true},
+    {.key = "to_ms",
+     .type = SCHEMA_NUMBER,
+     .offset = SCHEMA_MEMBER(OutageSpec, to_ms, double),
+     .range = RANGE_MS,
+     .required = true},
     FIELD_CUSTOM("link", 0, read_outage_link, NULL, false),
 };
 static const SchemaObject outage_schema = {
     .name = "network.outages[]", SCHEMA_FIELDS(outage_fields), .check = check_outage};
 
-static void read_outages(SchemaReader *reader, const cJSON *item, void *target)
-{
+static void read_outages(SchemaReader *reader, const cJSON *item, void *target) {
     NetworkSpec *network = target;
     unsigned count = 0;
     if (!schema_read_array_size(reader, item, 0, OUTAGES_MAX, "outage", "outages", &count)) {

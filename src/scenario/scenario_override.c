@@ -21,10 +21,11 @@ typedef struct {
     size_t end; /* offset just past this segment in the path, to quote the path so far */
 } Segment;
 
-static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+static bool is_digit(char c) {
+    return c >= '0' && c <= '9';
+}
 
-static bool parse_index(const char *path, size_t length, size_t *at, Segment *segment)
-{
+static bool parse_index(const char *path, size_t length, size_t *at, Segment *segment) {
     size_t i = *at + 1; /* past '[' */
     size_t start = i;
     size_t value = 0;
@@ -42,8 +43,7 @@ static bool parse_index(const char *path, size_t length, size_t *at, Segment *se
 }
 
 /* Keys run to the next '.', '[' or ']': link names ("web->server") need no quoting. */
-static bool parse_key(const char *path, size_t length, size_t *at, Segment *segment)
-{
+static bool parse_key(const char *path, size_t length, size_t *at, Segment *segment) {
     size_t start = *at;
     size_t i = start;
     while (i < length && path[i] != '.' && path[i] != '[' && path[i] != ']') {
@@ -59,8 +59,7 @@ static bool parse_key(const char *path, size_t length, size_t *at, Segment *segm
     return true;
 }
 
-static bool parse_path(const char *path, size_t length, Segment *segments, unsigned *count)
-{
+static bool parse_path(const char *path, size_t length, Segment *segments, unsigned *count) {
     size_t at = 0;
     unsigned n = 0;
     while (at < length) {
@@ -87,8 +86,7 @@ static bool parse_path(const char *path, size_t length, Segment *segments, unsig
 
 /* ------------------------------------------------------------------ the tree */
 
-static const char *with_article(const cJSON *item)
-{
+static const char *with_article(const cJSON *item) {
     switch (item->type & 0xFF) {
     case cJSON_Object:
         return "an object";
@@ -105,8 +103,7 @@ static const char *with_article(const cJSON *item)
     }
 }
 
-static cJSON *member(cJSON *object, const char *key)
-{
+static cJSON *member(cJSON *object, const char *key) {
     for (cJSON *child = object->child; child != NULL; child = child->next) {
         if (child->string != NULL && strcmp(child->string, key) == 0) {
             return child; /* the first, as validation reads it */
@@ -124,13 +121,11 @@ typedef struct {
 } Override;
 
 /* The path up to and including segment i, for messages. */
-static int prefix_length(const Override *override, unsigned i)
-{
-    return (int)override->segments[i].end;
+static int prefix_length(const Override *override, unsigned i) {
+    return (int) override->segments[i].end;
 }
 
-static bool check_index(const Override *override, unsigned i, const cJSON *container)
-{
+static bool check_index(const Override *override, unsigned i, const cJSON *container) {
     const Segment *segment = &override->segments[i];
     if (!cJSON_IsArray(container)) {
         scenario_errors_add(override->errors, override->error_path,
@@ -143,26 +138,23 @@ static bool check_index(const Override *override, unsigned i, const cJSON *conta
     if (segment->index >= (size_t)size) {
         scenario_errors_add(override->errors, override->error_path,
                             "cannot apply --set: '%.*s' does not exist (array has %d element%s)",
-                            prefix_length(override, i), override->path, size,
-                            size == 1 ? "" : "s");
+                            prefix_length(override, i), override->path, size, size == 1 ? "" : "s");
         return false;
     }
     return true;
 }
 
-static bool step_into_array(const Override *override, unsigned i, cJSON **container)
-{
+static bool step_into_array(const Override *override, unsigned i, cJSON **container) {
     if (!check_index(override, i, *container)) {
         return false;
     }
-    *container = cJSON_GetArrayItem(*container, (int)override->segments[i].index);
+    *container = cJSON_GetArrayItem(*container, (int) override->segments[i].index);
     return true;
 }
 
 /* Steps to the member named by segment i, creating an empty object when it is missing and
  * the path goes on with a key. */
-static bool step_into_object(const Override *override, unsigned i, cJSON **container)
-{
+static bool step_into_object(const Override *override, unsigned i, cJSON **container) {
     const Segment *segment = &override->segments[i];
     if (!cJSON_IsObject(*container)) {
         scenario_errors_add(override->errors, override->error_path,
@@ -174,8 +166,8 @@ static bool step_into_object(const Override *override, unsigned i, cJSON **conta
     cJSON *child = member(*container, segment->key);
     if (child == NULL && override->segments[i + 1].is_index) {
         scenario_errors_add(override->errors, override->error_path,
-                            "cannot apply --set: '%.*s' does not exist",
-                            prefix_length(override, i), override->path);
+                            "cannot apply --set: '%.*s' does not exist", prefix_length(override, i),
+                            override->path);
         return false;
     }
     if (child == NULL) {
@@ -191,8 +183,7 @@ static bool step_into_object(const Override *override, unsigned i, cJSON **conta
 }
 
 /* Puts value at the path; false (value not taken) after recording why not. */
-static bool place(const Override *override, cJSON *root, cJSON *value)
-{
+static bool place(const Override *override, cJSON *root, cJSON *value) {
     cJSON *container = root;
     unsigned last = override->count - 1;
     for (unsigned i = 0; i < last; i++) {
@@ -225,8 +216,7 @@ static bool place(const Override *override, cJSON *root, cJSON *value)
 
 /* JSON when it parses; a bare word is a string (--set name=retry-storm). Text that starts
  * like structured JSON but does not parse is a mistake worth reporting, not a string. */
-static cJSON *parse_value(const char *text, const char *error_path, LoadErrors *errors)
-{
+static cJSON *parse_value(const char *text, const char *error_path, LoadErrors *errors) {
     char message[sizeof errors->items[0].message - 24];
     cJSON *value = json_text_parse(text, strlen(text), message, sizeof message);
     if (value != NULL) {
@@ -243,9 +233,13 @@ static cJSON *parse_value(const char *text, const char *error_path, LoadErrors *
     return value;
 }
 
-void scenario_override_apply(cJSON *root, const char *text, LoadErrors *errors)
-{
+void scenario_override_apply(cJSON *root, const char *text, LoadErrors *errors) {
     char quoted[SCENARIO_QUOTE_LEN_MAX + 8];
+    if (!json_text_is_utf8(text, strlen(text))) {
+        /* Command-line bytes skip the file's checks; keep every name and message UTF-8. */
+        scenario_errors_add(errors, "--set", "expected PATH=VALUE in UTF-8, got invalid bytes");
+        return;
+    }
     const char *equals = strchr(text, '=');
     if (equals == NULL || equals == text) {
         scenario_errors_add(errors, "--set", "expected PATH=VALUE, got %s",
@@ -262,7 +256,8 @@ void scenario_override_apply(cJSON *root, const char *text, LoadErrors *errors)
     if (!parse_path(override.path, path_length, segments, &override.count)) {
         char path[SEGMENT_KEY_LEN_MAX + 1];
         snprintf(path, sizeof path, "%.*s", (int)path_length, override.path);
-        scenario_errors_add(errors, "--set", "expected path like 'clients[0].retry.timeout_ms', got %s",
+        scenario_errors_add(errors, "--set",
+                            "expected path like 'clients[0].retry.timeout_ms', got %s",
                             scenario_errors_quote(quoted, sizeof quoted, path));
         return;
     }

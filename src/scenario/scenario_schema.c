@@ -10,10 +10,12 @@
 
 /* ------------------------------------------------------------------ defaults and ranges */
 
+/* clang-format off */
 #define RANGE_OPS {1.0, (double)OPERATIONS_TOTAL_MAX, false, false}
 #define RANGE_ATTEMPTS {1.0, 1000.0, false, false}
 #define RANGE_BACKOFF_FACTOR {1.0, 1000.0, false, false} /* 1: constant backoff */
 #define RANGE_CLIENT_COUNT {1.0, CLIENTS_TOTAL_MAX, false, false}
+/* clang-format on */
 
 static const ClientGroupSpec client_group_default = {
     .count = 1,
@@ -21,16 +23,23 @@ static const ClientGroupSpec client_group_default = {
     .target = TARGET_SERVER,
     .operation = {.kind = OPERATION_DEBIT, .amount = 100, .order_base = 1},
     .workload = {.ops = 1, .interval_ms = {DIST_EXP, 1000, 0}, .loop = LOOP_CLOSED},
-    .retry = {.timeout_ms = 1000, .max_attempts = 5, .base_ms = 100, .factor = 2.0,
-              .max_ms = 5000, .jitter = JITTER_FULL, .late_response = LATE_RESPONSE_IGNORE,
-              .on_timeout = true, .on_5xx = true, .on_409 = true, .conflict_delay_ms = 500},
+    .retry = {.timeout_ms = 1000,
+              .max_attempts = 5,
+              .base_ms = 100,
+              .factor = 2.0,
+              .max_ms = 5000,
+              .jitter = JITTER_FULL,
+              .late_response = LATE_RESPONSE_IGNORE,
+              .on_timeout = true,
+              .on_5xx = true,
+              .on_409 = true,
+              .conflict_delay_ms = 500},
     .key = KEY_PER_CLICK,
     .double_click = {.prob = 0, .delay_ms = {DIST_UNIFORM, 100, 400}},
     .offline = {.prob = 0, .duration_ms = {DIST_EXP, 60000, 0}},
 };
 
-static void scenario_defaults(Scenario *scenario, const char *name)
-{
+static void scenario_defaults(Scenario *scenario, const char *name) {
     memset(scenario, 0, sizeof *scenario);
     snprintf(scenario->name, sizeof scenario->name, "%s", name);
     scenario_errors_trim_utf8(scenario->name);
@@ -46,16 +55,14 @@ static void scenario_defaults(Scenario *scenario, const char *name)
 
 /* ------------------------------------------------------------------ names */
 
-static bool is_name_char(unsigned char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '-';
+static bool is_name_char(unsigned char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-';
 }
 
 /* The narrow alphabet keeps names usable as they appear elsewhere: in link names
  * ("web->server"), --set paths, trace lines and CSV columns, with no quoting. */
-bool scenario_schema_read_name(SchemaReader *reader, const cJSON *item, char *out)
-{
+bool scenario_schema_read_name(SchemaReader *reader, const cJSON *item, char *out) {
     out[0] = '\0';
     if (!schema_read_text(reader, item, NAME_LEN_MAX, 1, out)) {
         return false;
@@ -73,8 +80,7 @@ bool scenario_schema_read_name(SchemaReader *reader, const cJSON *item, char *ou
 
 void scenario_schema_unknown_name(SchemaReader *reader, const char *what, const char *name,
                                   const char *context, const char *const *known,
-                                  unsigned known_count)
-{
+                                  unsigned known_count) {
     char quoted[SCENARIO_QUOTE_LEN_MAX + 8];
     scenario_errors_quote(quoted, sizeof quoted, name);
     NameSuggestion suggestion;
@@ -87,8 +93,7 @@ void scenario_schema_unknown_name(SchemaReader *reader, const char *what, const 
             continue;
         }
         scenario_names_suggest_consider(&suggestion, known[i]);
-        int n = snprintf(list + used, sizeof list - used, "%s'%s'", used > 0 ? ", " : "",
-                         known[i]);
+        int n = snprintf(list + used, sizeof list - used, "%s'%s'", used > 0 ? ", " : "", known[i]);
         fits = fits && n > 0 && (size_t)n < sizeof list - used;
         used = fits ? used + (size_t)n : used;
     }
@@ -104,17 +109,15 @@ void scenario_schema_unknown_name(SchemaReader *reader, const char *what, const 
 
 /* "duplicate id 'web' (also at $.clients[0])", reported at the later one. The reader's path
  * is the array's. */
-static void check_unique_ids(SchemaReader *reader, const char *array_key,
-                             const char *const *ids, unsigned count)
-{
+static void check_unique_ids(SchemaReader *reader, const char *array_key, const char *const *ids,
+                             unsigned count) {
     for (unsigned i = 1; i < count; i++) {
         for (unsigned j = 0; j < i; j++) {
             if (ids[i][0] != '\0' && strcmp(ids[i], ids[j]) == 0) {
                 char quoted[SCENARIO_QUOTE_LEN_MAX + 8];
                 json_path_push_index(&reader->path, i);
                 schema_error_at(reader, "id", "duplicate id %s (also at $.%s[%u])",
-                                scenario_errors_quote(quoted, sizeof quoted, ids[i]), array_key,
-                                j);
+                                scenario_errors_quote(quoted, sizeof quoted, ids[i]), array_key, j);
                 json_path_pop(&reader->path);
                 break;
             }
@@ -122,8 +125,7 @@ static void check_unique_ids(SchemaReader *reader, const char *array_key,
     }
 }
 
-void scenario_schema_read_tag(SchemaReader *reader, const cJSON *item, void *target)
-{
+void scenario_schema_read_tag(SchemaReader *reader, const cJSON *item, void *target) {
     (void)reader;
     (void)item;
     (void)target;
@@ -131,8 +133,7 @@ void scenario_schema_read_tag(SchemaReader *reader, const cJSON *item, void *tar
 
 /* ------------------------------------------------------------------ accounts */
 
-static void read_account_id(SchemaReader *reader, const cJSON *item, void *target)
-{
+static void read_account_id(SchemaReader *reader, const cJSON *item, void *target) {
     scenario_schema_read_name(reader, item, target);
 }
 
@@ -142,8 +143,7 @@ static const SchemaField account_fields[] = {
 };
 static const SchemaObject account_schema = {.name = "accounts[]", SCHEMA_FIELDS(account_fields)};
 
-static void read_accounts(SchemaReader *reader, const cJSON *item, void *target)
-{
+static void read_accounts(SchemaReader *reader, const cJSON *item, void *target) {
     ScenarioReader *scenario_reader = (ScenarioReader *)reader;
     Scenario *scenario = target;
     unsigned count = 0;
@@ -166,8 +166,7 @@ static void read_accounts(SchemaReader *reader, const cJSON *item, void *target)
 
 /* ------------------------------------------------------------------ a client group's parts */
 
-static void check_operation(SchemaReader *reader, const cJSON *object, void *base, bool clean)
-{
+static void check_operation(SchemaReader *reader, const cJSON *object, void *base, bool clean) {
     (void)object;
     const OperationSpec *operation = base;
     if (clean && operation->kind == OPERATION_DEBIT && operation->amount == 0) {
@@ -184,8 +183,7 @@ static const SchemaObject operation_schema = {
     .name = "clients[].operation", SCHEMA_FIELDS(operation_fields), .check = check_operation};
 
 /* Scripted start times replace ops: there are as many operations as times. */
-static void read_at_ms(SchemaReader *reader, const cJSON *item, void *target)
-{
+static void read_at_ms(SchemaReader *reader, const cJSON *item, void *target) {
     WorkloadSpec *workload = target;
     unsigned count = 0;
     if (!schema_read_array_size(reader, item, 1, SCRIPTED_AT_MAX, "time", "times", &count)) {
@@ -216,8 +214,7 @@ static void read_at_ms(SchemaReader *reader, const cJSON *item, void *target)
     }
 }
 
-static void check_workload(SchemaReader *reader, const cJSON *object, void *base, bool clean)
-{
+static void check_workload(SchemaReader *reader, const cJSON *object, void *base, bool clean) {
     (void)base;
     (void)clean;
     if (schema_member(object, "ops") != NULL && schema_member(object, "at_ms") != NULL) {
@@ -235,8 +232,7 @@ static const SchemaField workload_fields[] = {
 static const SchemaObject workload_schema = {
     .name = "clients[].workload", SCHEMA_FIELDS(workload_fields), .check = check_workload};
 
-static void check_backoff(SchemaReader *reader, const cJSON *object, void *base, bool clean)
-{
+static void check_backoff(SchemaReader *reader, const cJSON *object, void *base, bool clean) {
     const RetrySpec *retry = base;
     if (!clean || retry->max_ms >= retry->base_ms) {
         return;
@@ -263,8 +259,7 @@ static const SchemaField backoff_fields[] = {
 static const SchemaObject backoff_schema = {
     .name = "clients[].retry.backoff", SCHEMA_FIELDS(backoff_fields), .check = check_backoff};
 
-static void read_retry_on(SchemaReader *reader, const cJSON *item, void *target)
-{
+static void read_retry_on(SchemaReader *reader, const cJSON *item, void *target) {
     RetrySpec *retry = target;
     if (!schema_expect(reader, item, cJSON_Array, "array")) {
         return;
@@ -318,23 +313,23 @@ static const SchemaObject offline_schema = {.name = "clients[].offline",
 
 /* ------------------------------------------------------------------ client groups */
 
-static void read_client_id(SchemaReader *reader, const cJSON *item, void *target)
-{
+static void read_client_id(SchemaReader *reader, const cJSON *item, void *target) {
     char *id = target;
     if (!scenario_schema_read_name(reader, item, id)) {
         return;
     }
     for (unsigned i = 0; i < scenario_names_node_count; i++) {
         if (strcmp(id, scenario_names_nodes[i]) == 0) {
-            schema_error(reader, "expected id other than the node names 'server', 'gateway', "
-                         "'broker', 'consumers', got '%s'", id);
+            schema_error(reader,
+                         "expected id other than the node names 'server', 'gateway', "
+                         "'broker', 'consumers', got '%s'",
+                         id);
             return;
         }
     }
 }
 
-static void read_account_reference(SchemaReader *reader, const cJSON *item, void *target)
-{
+static void read_account_reference(SchemaReader *reader, const cJSON *item, void *target) {
     const ScenarioReader *scenario_reader = (const ScenarioReader *)reader;
     const Scenario *scenario = scenario_reader->scenario;
     uint32_t *account = target;
@@ -356,8 +351,7 @@ static void read_account_reference(SchemaReader *reader, const cJSON *item, void
 }
 
 /* "account" may be left out when there is nothing to choose from. */
-static void check_client(SchemaReader *reader, const cJSON *object, void *base, bool clean)
-{
+static void check_client(SchemaReader *reader, const cJSON *object, void *base, bool clean) {
     (void)base;
     (void)clean;
     const ScenarioReader *scenario_reader = (const ScenarioReader *)reader;
@@ -386,8 +380,7 @@ static const SchemaObject client_schema = {
     .name = "clients[]", SCHEMA_FIELDS(client_fields), .check = check_client};
 
 /* The budgets world_create sizes its pools from (STYLE O2). */
-static void check_client_totals(SchemaReader *reader, const Scenario *scenario)
-{
+static void check_client_totals(SchemaReader *reader, const Scenario *scenario) {
     unsigned long long clients = 0;
     unsigned long long operations = 0;
     for (uint32_t i = 0; i < scenario->client_group_count; i++) {
@@ -405,13 +398,12 @@ static void check_client_totals(SchemaReader *reader, const Scenario *scenario)
     }
 }
 
-static void read_clients(SchemaReader *reader, const cJSON *item, void *target)
-{
+static void read_clients(SchemaReader *reader, const cJSON *item, void *target) {
     ScenarioReader *scenario_reader = (ScenarioReader *)reader;
     Scenario *scenario = target;
     unsigned count = 0;
-    if (!schema_read_array_size(reader, item, 1, CLIENT_GROUPS_MAX, "client group",
-                                "client groups", &count)) {
+    if (!schema_read_array_size(reader, item, 1, CLIENT_GROUPS_MAX, "client group", "client groups",
+                                &count)) {
         return;
     }
     const cJSON *element = item->child;
@@ -431,8 +423,7 @@ static void read_clients(SchemaReader *reader, const cJSON *item, void *target)
 
 /* ------------------------------------------------------------------ the top level */
 
-static void read_modes(SchemaReader *reader, const cJSON *item, void *target)
-{
+static void read_modes(SchemaReader *reader, const cJSON *item, void *target) {
     ScenarioReader *scenario_reader = (ScenarioReader *)reader;
     Scenario *scenario = target;
     unsigned count = 0;
@@ -481,15 +472,13 @@ static const SchemaField root_fields[] = {
 static const SchemaObject root_schema = {.name = "$", SCHEMA_FIELDS(root_fields)};
 
 void scenario_schema_read(const cJSON *root, const char *name, Scenario *scenario,
-                          LoadErrors *errors)
-{
+                          LoadErrors *errors) {
     scenario_defaults(scenario, name);
     ScenarioReader scenario_reader = {.scenario = scenario, .modes_readable = true};
     schema_reader_init(&scenario_reader.reader, errors);
     schema_read_object(&scenario_reader.reader, root, &root_schema, scenario);
 }
 
-unsigned scenario_known_fields(ScenarioField *fields, unsigned capacity)
-{
+unsigned scenario_known_fields(ScenarioField *fields, unsigned capacity) {
     return schema_known_fields(&root_schema, fields, capacity);
 }

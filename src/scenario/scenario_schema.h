@@ -56,50 +56,79 @@ extern const SchemaObject scenario_dist_schema; /* the first variant; the rest f
 void scenario_expect_read(SchemaReader *reader, const cJSON *item, void *target);
 extern const SchemaObject scenario_expect_schema; /* {"min", "max"} */
 
+/* clang-format off: one macro per line reads better than the formatter's wrapping. */
+
 /* ------------------------------------------------------------------ ranges */
 
-#define RANGE_PROBABILITY {0.0, 1.0, false, true}
-#define RANGE_MS {0.0, SCENARIO_MS_MAX, false, false}
-#define RANGE_MS_POSITIVE {0.0, SCENARIO_MS_MAX, true, false}
-#define RANGE_INTEGER {0.0, SCENARIO_INTEGER_MAX, false, false}
-#define RANGE_WORKERS {0.0, 100000.0, false, false}
-#define RANGE_FACTOR {0.0, 1e6, false, false} /* dimensionless multipliers */
+#define RANGE_PROBABILITY                                                                          \
+    { 0.0, 1.0, false, true }
+#define RANGE_MS                                                                                   \
+    { 0.0, SCENARIO_MS_MAX, false, false }
+#define RANGE_MS_POSITIVE                                                                          \
+    { 0.0, SCENARIO_MS_MAX, true, false }
+#define RANGE_INTEGER                                                                              \
+    { 0.0, SCENARIO_INTEGER_MAX, false, false }
+#define RANGE_WORKERS                                                                              \
+    { 0.0, 100000.0, false, false }
+#define RANGE_FACTOR                                                                               \
+    { 0.0, 1e6, false, false } /* dimensionless multipliers */
 
 /* ------------------------------------------------------------------ field constructors */
 
-#define FIELD_NUMBER(key_, type_, member_, range_)                                        \
-    {.key = key_, .type = SCHEMA_NUMBER, .offset = SCHEMA_MEMBER(type_, member_, double), \
-     .range = range_}
-#define FIELD_U32(key_, type_, member_, range_)                                            \
-    {.key = key_, .type = SCHEMA_U32, .offset = SCHEMA_MEMBER(type_, member_, uint32_t),  \
-     .range = range_}
-#define FIELD_I64(key_, type_, member_, range_)                                            \
-    {.key = key_, .type = SCHEMA_I64, .offset = SCHEMA_MEMBER(type_, member_, int64_t),   \
-     .range = range_}
-#define FIELD_U64(key_, type_, member_, range_)                                            \
-    {.key = key_, .type = SCHEMA_U64, .offset = SCHEMA_MEMBER(type_, member_, uint64_t),  \
-     .range = range_}
-#define FIELD_BOOLEAN(key_, type_, member_)                                                \
-    {.key = key_, .type = SCHEMA_BOOLEAN, .offset = SCHEMA_MEMBER(type_, member_, bool)}
-#define FIELD_CHOICE(key_, type_, member_, table_)                                         \
-    {.key = key_, .type = SCHEMA_CHOICE, .offset = SCHEMA_ENUM_MEMBER(type_, member_),     \
-     .choices = &table_}
-#define FIELD_TEXT(key_, type_, member_, min_length_)                                      \
-    {.key = key_, .type = SCHEMA_TEXT, .offset = SCHEMA_MEMBER(type_, member_, char *),   \
-     .size = sizeof(((type_ *)0)->member_), .range = {min_length_, 0.0, false, false}}
-#define FIELD_OBJECT(key_, type_, member_, schema_)                                        \
-    {.key = key_, .type = SCHEMA_OBJECT, .offset = offsetof(type_, member_),               \
-     .object = &schema_}
+#define FIELD_NUMBER(key_, type_, member_, range_)                                                 \
+    {                                                                                              \
+        .key = key_, .type = SCHEMA_NUMBER, .offset = SCHEMA_MEMBER(type_, member_, double),       \
+        .range = range_                                                                            \
+    }
+#define FIELD_U32(key_, type_, member_, range_)                                                    \
+    {                                                                                              \
+        .key = key_, .type = SCHEMA_U32, .offset = SCHEMA_MEMBER(type_, member_, uint32_t),        \
+        .range = range_                                                                            \
+    }
+#define FIELD_I64(key_, type_, member_, range_)                                                    \
+    {                                                                                              \
+        .key = key_, .type = SCHEMA_I64, .offset = SCHEMA_MEMBER(type_, member_, int64_t),         \
+        .range = range_                                                                            \
+    }
+#define FIELD_U64(key_, type_, member_, range_)                                                    \
+    {                                                                                              \
+        .key = key_, .type = SCHEMA_U64, .offset = SCHEMA_MEMBER(type_, member_, uint64_t),        \
+        .range = range_                                                                            \
+    }
+#define FIELD_BOOLEAN(key_, type_, member_)                                                        \
+    { .key = key_, .type = SCHEMA_BOOLEAN, .offset = SCHEMA_MEMBER(type_, member_, bool) }
+#define FIELD_CHOICE(key_, type_, member_, table_)                                                 \
+    {                                                                                              \
+        .key = key_, .type = SCHEMA_CHOICE, .offset = SCHEMA_ENUM_MEMBER(type_, member_),          \
+        .choices = &table_                                                                         \
+    }
+#define FIELD_TEXT(key_, type_, member_, min_length_)                                              \
+    {                                                                                              \
+        .key = key_, .type = SCHEMA_TEXT, .offset = SCHEMA_MEMBER(type_, member_, char *),         \
+        .size = sizeof(((type_ *)0)->member_), .range = {                                          \
+            min_length_,                                                                           \
+            0.0,                                                                                   \
+            false,                                                                                 \
+            false                                                                                  \
+        }                                                                                          \
+    }
+#define FIELD_OBJECT(key_, type_, member_, schema_)                                                \
+    { .key = key_, .type = SCHEMA_OBJECT, .offset = offsetof(type_, member_), .object = &schema_ }
 /* A nested JSON object whose keys fill members of the same C struct ("retry.backoff"). */
-#define FIELD_INLINE_OBJECT(key_, schema_)                                                 \
-    {.key = key_, .type = SCHEMA_OBJECT, .offset = 0, .object = &schema_}
-#define FIELD_DIST(key_, type_, member_)                                                   \
-    {.key = key_, .type = SCHEMA_CUSTOM,                                                   \
-     .offset = SCHEMA_MEMBER(type_, member_, Distribution), .read = scenario_dist_read,   \
-     .object = &scenario_dist_schema}
-#define FIELD_CUSTOM(key_, offset_, read_, schema_, required_)                             \
-    {.key = key_, .type = SCHEMA_CUSTOM, .offset = offset_, .read = read_,                 \
-     .object = schema_, .required = required_}
+#define FIELD_INLINE_OBJECT(key_, schema_)                                                         \
+    { .key = key_, .type = SCHEMA_OBJECT, .offset = 0, .object = &schema_ }
+#define FIELD_DIST(key_, type_, member_)                                                           \
+    {                                                                                              \
+        .key = key_, .type = SCHEMA_CUSTOM, .offset = SCHEMA_MEMBER(type_, member_, Distribution), \
+        .read = scenario_dist_read, .object = &scenario_dist_schema                                \
+    }
+#define FIELD_CUSTOM(key_, offset_, read_, schema_, required_)                                     \
+    {                                                                                              \
+        .key = key_, .type = SCHEMA_CUSTOM, .offset = offset_, .read = read_, .object = schema_,   \
+        .required = required_                                                                      \
+    }
+
+/* clang-format on */
 
 /* The tag of a tagged union ("dist", "model"): already read to pick the variant. */
 void scenario_schema_read_tag(SchemaReader *reader, const cJSON *item, void *target);

@@ -26,8 +26,7 @@ static const IdempotencySpec idempotency_default = {
 
 static const CrashSpec crash_default = {.point = CRASH_NONE, .prob = 0, .restart_ms = 1000};
 
-void scenario_services_defaults(Scenario *scenario)
-{
+void scenario_services_defaults(Scenario *scenario) {
     scenario->server = (ServerSpec){
         .workers = 4,
         .service_ms = {DIST_UNIFORM, 1, 5},
@@ -44,16 +43,17 @@ void scenario_services_defaults(Scenario *scenario)
         .dead_letter = true,
         .prefetch = 1,
         .late_ack = LATE_ACK_IGNORE,
-        .consumers = {.workers = 1, .service_ms = {DIST_EXP, 100, 0},
-                      .idempotency = idempotency_default, .crash = crash_default},
+        .consumers = {.workers = 1,
+                      .service_ms = {DIST_EXP, 100, 0},
+                      .idempotency = idempotency_default,
+                      .crash = crash_default},
     };
     scenario->broker.consumers.idempotency.key = KEY_MESSAGE_ID;
 }
 
 /* ------------------------------------------------------------------ idempotency and crashes */
 
-static void read_on_in_progress(SchemaReader *reader, const cJSON *item, void *target)
-{
+static void read_on_in_progress(SchemaReader *reader, const cJSON *item, void *target) {
     int *status = target;
     if (!schema_expect(reader, item, cJSON_Number, "integer")) {
         return;
@@ -68,34 +68,35 @@ static void read_on_in_progress(SchemaReader *reader, const cJSON *item, void *t
 }
 
 /* A server's store is keyed by what each client sends; only consumers choose. */
-static void read_server_key(SchemaReader *reader, const cJSON *item, void *target)
-{
+static void read_server_key(SchemaReader *reader, const cJSON *item, void *target) {
     (void)item;
     (void)target;
     schema_error(reader, "expected no 'key' for the server (each client group's 'key' sets it)");
 }
 
-#define IDEMPOTENCY_FIELDS                                                                 \
-    FIELD_CHOICE("reserve", IdempotencySpec, reserve, scenario_names_reserve),             \
-    FIELD_NUMBER("race_window_ms", IdempotencySpec, race_window_ms, RANGE_MS),             \
-    FIELD_NUMBER("ttl_ms", IdempotencySpec, ttl_ms, RANGE_MS),                             \
-    FIELD_CHOICE("ttl_from", IdempotencySpec, ttl_from, scenario_names_ttl_from),          \
-    FIELD_NUMBER("cleanup_interval_ms", IdempotencySpec, cleanup_interval_ms, RANGE_MS),   \
-    FIELD_BOOLEAN("fingerprint", IdempotencySpec, fingerprint),                            \
-    FIELD_CUSTOM("on_in_progress", SCHEMA_MEMBER(IdempotencySpec, on_in_progress, int),    \
-                 read_on_in_progress, NULL, false),                                        \
-    FIELD_CHOICE("on_failure", IdempotencySpec, on_failure, scenario_names_on_failure),    \
-    FIELD_BOOLEAN("durable", IdempotencySpec, durable),                                    \
-    FIELD_CHOICE("profile", IdempotencySpec, profile, scenario_names_store_profile),       \
-    FIELD_BOOLEAN("required", IdempotencySpec, required),                                  \
+/* clang-format off */
+#define IDEMPOTENCY_FIELDS                                                                         \
+    FIELD_CHOICE("reserve", IdempotencySpec, reserve, scenario_names_reserve),                     \
+    FIELD_NUMBER("race_window_ms", IdempotencySpec, race_window_ms, RANGE_MS),                     \
+    FIELD_NUMBER("ttl_ms", IdempotencySpec, ttl_ms, RANGE_MS),                                     \
+    FIELD_CHOICE("ttl_from", IdempotencySpec, ttl_from, scenario_names_ttl_from),                  \
+    FIELD_NUMBER("cleanup_interval_ms", IdempotencySpec, cleanup_interval_ms, RANGE_MS),           \
+    FIELD_BOOLEAN("fingerprint", IdempotencySpec, fingerprint),                                    \
+    FIELD_CUSTOM("on_in_progress", SCHEMA_MEMBER(IdempotencySpec, on_in_progress, int),            \
+                 read_on_in_progress, NULL, false),                                                \
+    FIELD_CHOICE("on_failure", IdempotencySpec, on_failure, scenario_names_on_failure),            \
+    FIELD_BOOLEAN("durable", IdempotencySpec, durable),                                            \
+    FIELD_CHOICE("profile", IdempotencySpec, profile, scenario_names_store_profile),               \
+    FIELD_BOOLEAN("required", IdempotencySpec, required),                                          \
     FIELD_NUMBER("lock_timeout_ms", IdempotencySpec, lock_timeout_ms, RANGE_MS)
+/* clang-format on */
 
 static const SchemaField server_idempotency_fields[] = {
     IDEMPOTENCY_FIELDS,
     FIELD_CUSTOM("key", SCHEMA_ENUM_MEMBER(IdempotencySpec, key), read_server_key, NULL, false),
 };
-static const SchemaObject server_idempotency_schema = {
-    .name = "<idempotency>", SCHEMA_FIELDS(server_idempotency_fields)};
+static const SchemaObject server_idempotency_schema = {.name = "<idempotency>",
+                                                       SCHEMA_FIELDS(server_idempotency_fields)};
 
 static const SchemaField consumer_idempotency_fields[] = {
     IDEMPOTENCY_FIELDS,
@@ -128,8 +129,7 @@ const SchemaObject scenario_services_server_schema = {.name = "server",
 /* ------------------------------------------------------------------ gateway */
 
 /* fail and timeout are the two ends of one draw: together at most certain. */
-static void check_gateway(SchemaReader *reader, const cJSON *object, void *base, bool clean)
-{
+static void check_gateway(SchemaReader *reader, const cJSON *object, void *base, bool clean) {
     (void)object;
     const GatewaySpec *gateway = base;
     if (clean && gateway->fail + gateway->timeout > 1.0) {
@@ -137,8 +137,7 @@ static void check_gateway(SchemaReader *reader, const cJSON *object, void *base,
         char timeout_text[32];
         schema_format_number(gateway->fail, fail_text, sizeof fail_text);
         schema_format_number(gateway->timeout, timeout_text, sizeof timeout_text);
-        schema_error(reader, "expected fail + timeout <= 1, got %s + %s", fail_text,
-                     timeout_text);
+        schema_error(reader, "expected fail + timeout <= 1, got %s + %s", fail_text, timeout_text);
     }
 }
 
@@ -171,8 +170,10 @@ static const SchemaField consumer_fields[] = {
 static const SchemaObject consumer_schema = {.name = "broker.consumers",
                                              SCHEMA_FIELDS(consumer_fields)};
 
+/* clang-format off */
 #define RANGE_DELIVERIES {0.0, 1000000.0, false, false}
 #define RANGE_PREFETCH {1.0, 100000.0, false, false}
+/* clang-format on */
 
 static const SchemaField broker_fields[] = {
     FIELD_NUMBER("ack_timeout_ms", BrokerSpec, ack_timeout_ms, RANGE_MS_POSITIVE),

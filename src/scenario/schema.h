@@ -25,12 +25,11 @@ typedef struct SchemaObject SchemaObject;
 typedef void SchemaReadFunction(SchemaReader *reader, const cJSON *item, void *target);
 /* Rules across fields, run after them; clean: no error was found inside the object, so every
  * member holds a valid value (compare members only then, or one mistake reports twice). */
-typedef void SchemaCheckFunction(SchemaReader *reader, const cJSON *object, void *base,
-                                 bool clean);
+typedef void SchemaCheckFunction(SchemaReader *reader, const cJSON *object, void *base, bool clean);
 
 typedef enum {
-    SCHEMA_NUMBER,  /* double, finite, within range */
-    SCHEMA_U32,     /* integral, within range */
+    SCHEMA_NUMBER, /* double, finite, within range */
+    SCHEMA_U32,    /* integral, within range */
     SCHEMA_I64,
     SCHEMA_U64,
     SCHEMA_BOOLEAN, /* bool */
@@ -78,17 +77,16 @@ struct SchemaReader {
 /* ------------------------------------------------------------------ table helpers */
 
 /* offsetof(type, member), refusing to compile unless the member has C type ctype. */
-#define SCHEMA_MEMBER(type, member, ctype) \
-    (offsetof(type, member) + 0 * sizeof(char[_Generic(((type *)0)->member, ctype: 1)]))
+#define SCHEMA_MEMBER(type, member, ctype)                                                         \
+    (offsetof(type, member) + 0 * sizeof(char[_Generic(((type *)0)->member, ctype : 1)]))
 /* An enum member, written as an int: its size must be an int's. */
-#define SCHEMA_ENUM_MEMBER(type, member)                                                   \
-    (offsetof(type, member) +                                                              \
-     0 * sizeof(char[sizeof(((type *)0)->member) == sizeof(int) ? 1 : -1]))
+#define SCHEMA_ENUM_MEMBER(type, member)                                                           \
+    (offsetof(type, member) + 0 * sizeof(char[sizeof(((type *)0)->member) == sizeof(int) ? 1 : -1]))
 
 /* .fields and .field_count of a SchemaObject, refusing tables over SCHEMA_FIELDS_MAX. */
-#define SCHEMA_FIELDS(array)                                                               \
-    .fields = array,                                                                       \
-    .field_count = (unsigned)(sizeof array / sizeof array[0]) +                            \
+#define SCHEMA_FIELDS(array)                                                                       \
+    .fields = array,                                                                               \
+    .field_count = (unsigned)(sizeof array / sizeof array[0]) +                                    \
                    0 * sizeof(char[sizeof array / sizeof array[0] <= SCHEMA_FIELDS_MAX ? 1 : -1])
 
 /* ------------------------------------------------------------------ reading */
@@ -117,23 +115,21 @@ bool schema_read_choice(SchemaReader *reader, const cJSON *item, const NameTable
                         int *value);
 /* Copies the string into out (capacity bytes) whenever it fits, even when it is refused for
  * being shorter than min_length. */
-bool schema_read_text(SchemaReader *reader, const cJSON *item, size_t capacity,
-                      size_t min_length, char *out);
+bool schema_read_text(SchemaReader *reader, const cJSON *item, size_t capacity, size_t min_length,
+                      char *out);
 /* An array of min..max elements; *count is how many to read (at most max, even when the
  * array is longer, so the first ones are still checked). */
-bool schema_read_array_size(SchemaReader *reader, const cJSON *item, unsigned min,
-                            unsigned max, const char *singular, const char *plural,
-                            unsigned *count);
+bool schema_read_array_size(SchemaReader *reader, const cJSON *item, unsigned min, unsigned max,
+                            const char *singular, const char *plural, unsigned *count);
 
 /* ------------------------------------------------------------------ describing values */
 
-const cJSON *schema_member(const cJSON *object, const char *key); /* first, case-sensitive */
-const char *schema_type_name(const cJSON *item);                   /* "number", "object" */
+const cJSON *schema_member(const cJSON *object, const char *key);   /* first, case-sensitive */
+const char *schema_type_name(const cJSON *item);                    /* "number", "object" */
 void schema_format_number(double value, char *buffer, size_t size); /* shortest round trip */
 void schema_describe_number(const cJSON *item, char *buffer, size_t size); /* as written */
 
 /* Every (object, key) reachable from root, depth first; see scenario_known_fields. */
-unsigned schema_known_fields(const SchemaObject *root, ScenarioField *fields,
-                             unsigned capacity);
+unsigned schema_known_fields(const SchemaObject *root, ScenarioField *fields, unsigned capacity);
 
 #endif
