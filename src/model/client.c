@@ -209,6 +209,13 @@ static void begin_click(World *world, uint64_t operation, uint32_t click)
     state->active = true;
     state->attempts = 0;
     state->key = key_for(world, operation, click, 1);
+    const Operation *op = &world->operations[operation];
+    const ClientGroupSpec *spec = group_of_client(world, op->client)->spec;
+    bool has_previous = operation > world->clients[op->client].first_operation;
+    /* The app bug of C8: the key of the previous payment was never replaced. */
+    if (click == 0 && has_previous && spec->key_reuse > 0 && spec->key != KEY_PER_ATTEMPT &&
+        world_draw_unit(world, DRAW_KEY_REUSE, operation, 0, 0) < spec->key_reuse)
+        state->key = key_for(world, operation - 1, 0, 1);
     send_attempt(world, operation, click);
 }
 

@@ -26,14 +26,38 @@ static uint32_t job_alloc(World *world, const Message *request)
     }
     uint32_t slot = world->job_free;
     world->job_free = world->jobs[slot].next_free;
-    world->jobs[slot] = (Job){.request = *request, .store_key = 0, .next_free = SLOT_NONE};
+    world->jobs[slot] = (Job){
+        .request = *request,
+        .serial = ++world->server.next_job_serial,
+        .epoch = world->server.epoch,
+        .gateway_timer = EVENT_ID_NONE,
+        .next_free = SLOT_NONE,
+    };
     return slot;
 }
 
 static void job_release(World *world, uint32_t slot)
 {
+    world->jobs[slot].serial = 0;
     world->jobs[slot].next_free = world->job_free;
     world->job_free = slot;
+}
+
+void server_release_job(World *world, uint32_t job) { job_release(world, job); }
+
+bool server_job_alive(const World *world, uint32_t job, uint64_t serial)
+{
+    return job < world->job_capacity && world->jobs[job].serial == serial &&
+           world->jobs[job].epoch == world->server.epoch;
+}
+
+/* A job whose server crashed meanwhile: its pending event only frees it. */
+static bool job_died_in_crash(World *world, uint32_t job)
+{
+    if (world->jobs[job].epoch == world->server.epoch)
+        return false;
+    job_release(world, job);
+    return true;
 }
 
 static void queue_push(Server *server, uint32_t job)
@@ -99,7 +123,7 @@ static void respond(World *world, const Message *request, int status, uint64_t r
 
 /* Runs the operation's handler against the world's state; returns the status it answers.
  * Each handler has its real semantics: some change state every time, some only once. */
-static int execute_handler(World *world, const Message *request)
+int server_apply_effect(World *world, const Message *request, const char *actor)
 {
     uint64_t operation = request->operation;
     Operation *op = &world->operations[operation];
@@ -140,18 +164,19 @@ static int execute_handler(World *world, const Message *request)
     case OPERATION_KIND_COUNT:
         break;
     }
-    world->metrics.executions++;
     if (effect) {
         op->effects++;
         world->metrics.effects++;
     }
     if (world_tracing(world))
-        world_trace(world, "server", effect ? "execute" : "execute_no_effect", operation,
+        world_trace(world, actor, effect ? "execute" : "execute_no_effect", operation,
                     request->attempt, request->lineage, status, NULL);
     return status;
 }
 
 /* ------------------------------------------------------------------ the key store */
+
+static void record_result(World *world, const Job *job, int status);
 
 static void note_store_size(World *world)
 {
@@ -179,6 +204,15 @@ static void reserve_key(World *world, const Job *job)
     };
     idem_store_put(world->server.store, &row);
     note_store_size(world);
+    if (world_tracing(world))
+        world_trace(world, "server", "reserve", job->request.operation, job->request.attempt,
+                    job->request.lineage, 0, NULL);
+}
+
+void server_record_result(World *world, const Message *request, uint64_t store_key, int status)
+{
+    Job job = {.request = *request, .store_key = store_key};
+    record_result(world, &job, status);
 }
 
 static void record_result(World *world, const Job *job, int status)
@@ -306,6 +340,13 @@ static void start_job(World *world, uint32_t job_slot)
 void server_on_request(World *world, const Message *request)
 {
     Server *server = &world->server;
+    if (server->down) {
+        world->metrics.network_dropped++; /* connection refused: the server is not there */
+        if (world_tracing(world))
+            world_trace(world, "server", "refused_down", request->operation, request->attempt,
+                        request->lineage, 0, NULL);
+        return;
+    }
     uint32_t job = job_alloc(world, request);
     if (server->workers != 0 && server->busy >= server->workers) {
         queue_push(server, job);
@@ -319,18 +360,148 @@ void server_on_request(World *world, const Message *request)
  * whatever another request did meanwhile. */
 void server_on_job_reserve(World *world, uint32_t job)
 {
+    if (job_died_in_crash(world, job))
+        return;
     reserve_key(world, &world->jobs[job]);
     execute_later(world, job);
 }
 
-void server_on_job_done(World *world, uint32_t job_slot)
+/* ------------------------------------------------------------------ execution and crashes */
+
+static bool draw_crash(World *world, const Job *job, CrashPoint point)
+{
+    const CrashSpec *crash = &world->scenario.server.crash;
+    if (crash->max_crashes > 0 && world->metrics.crashes >= crash->max_crashes)
+        return false;
+    return crash->point == point && crash->prob > 0 &&
+           world_draw_unit(world, DRAW_CRASH, job->request.operation,
+                           ((uint64_t)job->request.attempt << 8) | job->request.click,
+                           job->request.lineage) < crash->prob;
+}
+
+static bool draw_failure(World *world, const Job *job, DrawPurpose purpose, double probability)
+{
+    return probability > 0 &&
+           world_draw_unit(world, purpose, job->request.operation,
+                           ((uint64_t)job->request.attempt << 8) | job->request.click,
+                           job->request.lineage) < probability;
+}
+
+/* Everything in flight dies with the process; what is durable stays. */
+static void crash(World *world, const char *where, uint64_t operation)
+{
+    Server *server = &world->server;
+    world->metrics.crashes++;
+    if (world_tracing(world))
+        world_trace(world, "server", "crash", operation, 0, 0, 0, where);
+    server->down = true;
+    server->epoch++;
+    while (server->queue_length > 0)
+        job_release(world, queue_pop(server));
+    server->busy = 0;
+    if (!world->scenario.server.idempotency.durable) {
+        idem_store_clear(server->store);
+        note_store_size(world);
+    }
+    SimTimeUs restart = (SimTimeUs)(world->scenario.server.crash.restart_ms * 1000.0 + 0.5);
+    sim_schedule_in(world->sim, restart, EVENT_SERVER_RESTART, 0, 0);
+}
+
+void server_on_restart(World *world)
+{
+    world->server.down = false;
+    if (world_tracing(world))
+        world_trace(world, "server", "restart", 0, 0, 0, 0, NULL);
+    gateway_resume_outbox(world);
+}
+
+void server_complete_job(World *world, uint32_t job_slot, int status)
 {
     Job *job = &world->jobs[job_slot];
-    int status = execute_handler(world, &job->request);
     if (job->store_key != 0)
         record_result(world, job, status);
+    if (draw_crash(world, job, CRASH_AFTER_COMPLETION)) {
+        crash(world, "after-completion", job->request.operation);
+        job_release(world, job_slot);
+        return;
+    }
     respond(world, &job->request, status, job->request.operation);
     finish_job(world, job_slot);
+}
+
+void server_after_effect(World *world, uint32_t job_slot, int status)
+{
+    Job *job = &world->jobs[job_slot];
+    if (status < 500 && draw_failure(world, job, DRAW_FAIL_AFTER_EFFECT,
+                                     world->scenario.server.fail_after_effect))
+        status = 500; /* the side effect happened, then the handler failed */
+    if (draw_crash(world, job, CRASH_AFTER_EFFECT)) {
+        crash(world, "after-effect", job->request.operation);
+        job_release(world, job_slot);
+        return;
+    }
+    server_complete_job(world, job_slot, status);
+}
+
+static bool charges_through_gateway(const World *world, const Job *job)
+{
+    const ClientGroupSpec *spec = world->groups[world->clients[job->request.client].group].spec;
+    return world->scenario.server.use_gateway && spec->operation.kind == OPERATION_DEBIT;
+}
+
+void server_on_job_done(World *world, uint32_t job_slot)
+{
+    if (job_died_in_crash(world, job_slot))
+        return;
+    Job *job = &world->jobs[job_slot];
+    world->metrics.executions++;
+    if (draw_crash(world, job, CRASH_BEFORE_EFFECT)) {
+        crash(world, "before-effect", job->request.operation);
+        job_release(world, job_slot);
+        return;
+    }
+    if (draw_failure(world, job, DRAW_FAIL_BEFORE_EFFECT,
+                     world->scenario.server.fail_before_effect)) {
+        server_complete_job(world, job_slot, 500);
+        return;
+    }
+    if (charges_through_gateway(world, job)) {
+        gateway_request_charge(world, job_slot);
+        return;
+    }
+    server_after_effect(world, job_slot, server_apply_effect(world, &job->request, "server"));
+}
+
+void server_on_gateway_reply(World *world, const Message *reply)
+{
+    if (reply->from_outbox) {
+        gateway_on_outbox_reply(world, reply);
+        return;
+    }
+    if (!server_job_alive(world, reply->job, reply->job_serial) ||
+        !world->jobs[reply->job].awaiting_gateway)
+        return; /* the server gave up on this charge, or crashed since */
+    Job *job = &world->jobs[reply->job];
+    sim_cancel(world->sim, job->gateway_timer);
+    job->awaiting_gateway = false;
+    if (reply->status >= 500)
+        server_complete_job(world, reply->job, 502);
+    else
+        server_after_effect(world, reply->job, 200);
+}
+
+/* The gateway did not answer in time: the charge may or may not have happened. */
+void server_on_gateway_timeout(World *world, uint32_t job_slot)
+{
+    if (job_died_in_crash(world, job_slot))
+        return;
+    Job *job = &world->jobs[job_slot];
+    job->awaiting_gateway = false;
+    job->gateway_timer = EVENT_ID_NONE;
+    if (world_tracing(world))
+        world_trace(world, "server", "gateway_timeout", job->request.operation,
+                    job->request.attempt, job->request.lineage, 504, NULL);
+    server_complete_job(world, job_slot, 504);
 }
 
 /* ------------------------------------------------------------------ cleanup sweep */
@@ -359,6 +530,7 @@ void server_init(World *world)
     server->workers = world->scenario.server.workers;
     server->uses_store = world->mode == MODE_IDEMPOTENT;
     server->store = idem_store_create(1024);
+    gateway_init(world);
     if (server->uses_store && sweep_interval_us(world) > 0) {
         sim_schedule_in(world->sim, sweep_interval_us(world), EVENT_STORE_SWEEP, 0, 0);
         server->sweep_scheduled = true;
@@ -367,6 +539,7 @@ void server_init(World *world)
 
 void server_release(World *world)
 {
+    gateway_release(world);
     idem_store_destroy(world->server.store);
     free(world->server.queue);
 }

@@ -99,10 +99,21 @@ static void on_message_arrive(World *world, uint32_t slot)
 {
     Message message = world->messages[slot];
     message_release(world, slot);
-    if (message.kind == MESSAGE_REQUEST)
+    switch (message.kind) {
+    case MESSAGE_REQUEST:
         server_on_request(world, &message);
-    else
+        break;
+    case MESSAGE_RESPONSE:
         client_on_response(world, &message);
+        break;
+    case MESSAGE_CHARGE:
+        gateway_on_charge_arrive(world, &message);
+        break;
+    case MESSAGE_CHARGE_REPLY:
+        if (!world->server.down)
+            server_on_gateway_reply(world, &message);
+        break;
+    }
 }
 
 static void dispatch(void *context, const Event *event)
@@ -135,6 +146,18 @@ static void dispatch(void *context, const Event *event)
         break;
     case EVENT_STORE_SWEEP:
         server_on_store_sweep(world);
+        break;
+    case EVENT_GATEWAY_TIMEOUT:
+        server_on_gateway_timeout(world, (uint32_t)event->arg);
+        break;
+    case EVENT_GATEWAY_CHARGE:
+        gateway_on_charge_done(world, (uint32_t)event->arg);
+        break;
+    case EVENT_OUTBOX_RELAY:
+        gateway_on_outbox_relay(world, (uint32_t)event->arg);
+        break;
+    case EVENT_SERVER_RESTART:
+        server_on_restart(world);
         break;
     case EVENT_KIND_COUNT:
         SIM_ASSERT(false, "unknown event kind");

@@ -26,6 +26,10 @@ typedef enum {
     EVENT_JOB_RESERVE,     /* arg: job slot; check-then-insert's delayed insert */
     EVENT_JOB_DONE,        /* arg: job slot */
     EVENT_STORE_SWEEP,
+    EVENT_GATEWAY_TIMEOUT, /* arg: job slot; the server stops waiting for the gateway */
+    EVENT_GATEWAY_CHARGE,  /* arg: message slot; the gateway's processing is over */
+    EVENT_OUTBOX_RELAY,    /* arg: outbox entry */
+    EVENT_SERVER_RESTART,
     EVENT_KIND_COUNT
 } EventKind;
 
@@ -44,6 +48,12 @@ typedef enum {
     DRAW_INTERVAL,
     DRAW_KEY,
     DRAW_FINGERPRINT,
+    DRAW_KEY_REUSE,
+    DRAW_FAIL_BEFORE_EFFECT,
+    DRAW_FAIL_AFTER_EFFECT,
+    DRAW_CRASH,
+    DRAW_GATEWAY_LATENCY,
+    DRAW_GATEWAY_FATE,
 } DrawPurpose;
 
 /* A click's request sequence is named by (operation, click): a reference packs both. */
@@ -99,9 +109,16 @@ typedef struct {
 typedef enum {
     HOP_REQUEST,
     HOP_RESPONSE,
+    HOP_CHARGE,
+    HOP_CHARGE_REPLY,
 } Hop;
 
-typedef enum { MESSAGE_REQUEST, MESSAGE_RESPONSE } MessageKind;
+typedef enum {
+    MESSAGE_REQUEST,      /* client -> server */
+    MESSAGE_RESPONSE,     /* server -> client */
+    MESSAGE_CHARGE,       /* server -> gateway */
+    MESSAGE_CHARGE_REPLY, /* gateway -> server */
+} MessageKind;
 
 typedef struct {
     MessageKind kind;
@@ -117,6 +134,9 @@ typedef struct {
     uint64_t fingerprint;
     int status;                /* responses */
     uint64_t response_of;      /* responses: the operation the answer was produced for */
+    uint64_t job_serial;       /* charges: the server job (or outbox entry) waiting for it */
+    uint32_t job;
+    bool from_outbox;
     uint32_t next_free;
 } Message;
 
@@ -138,8 +158,23 @@ typedef struct {
 typedef struct {
     Message request;
     uint64_t store_key;        /* 0: handled without the store */
+    uint64_t serial;           /* unique per job, so a stale gateway reply finds no one */
+    uint32_t epoch;            /* the server's life it belongs to; a crash ends it */
+    EventId gateway_timer;
+    bool awaiting_gateway;
     uint32_t next_free;
 } Job;
+
+/* The transactional outbox: a charge intent written with the key row, relayed to the
+ * gateway with the key until acknowledged. Durable: it survives a crash. */
+typedef struct {
+    Message request;           /* the client request the charge is for */
+    uint64_t store_key;
+    uint32_t job;              /* the job waiting for the ack, if it is still alive */
+    uint64_t job_serial;
+    uint32_t relays;
+    bool acknowledged;
+} OutboxEntry;
 
 typedef struct {
     uint32_t workers;          /* 0: unbounded */
@@ -152,6 +187,13 @@ typedef struct {
     IdemStore *store;
     uint64_t generated_keys;   /* server-generated keys: a fresh one per request */
     bool sweep_scheduled;
+    bool down;                 /* crashed, not yet restarted */
+    uint32_t epoch;
+    uint64_t next_job_serial;
+    OutboxEntry *outbox;
+    uint32_t outbox_count;
+    uint32_t outbox_capacity;
+    IdemStore *gateway_keys;   /* the gateway's own key store, when it honours keys */
 } Server;
 
 /* ------------------------------------------------------------------ the world */
@@ -238,5 +280,27 @@ void server_on_request(World *world, const Message *request);
 void server_on_job_reserve(World *world, uint32_t job);
 void server_on_job_done(World *world, uint32_t job);
 void server_on_store_sweep(World *world);
+void server_on_gateway_reply(World *world, const Message *reply);
+void server_on_gateway_timeout(World *world, uint32_t job);
+void server_on_restart(World *world);
+/* Where a job whose side effect happened goes next (handler or gateway answered). */
+void server_after_effect(World *world, uint32_t job, int status);
+void server_complete_job(World *world, uint32_t job, int status);
+void server_record_result(World *world, const Message *request, uint64_t store_key, int status);
+bool server_job_alive(const World *world, uint32_t job, uint64_t serial);
+void server_release_job(World *world, uint32_t job);
+/* Runs the operation's handler: the ground-truth side effect. Returns the status. */
+int server_apply_effect(World *world, const Message *request, const char *actor);
+
+/* gateway.c */
+void gateway_init(World *world);
+void gateway_release(World *world);
+/* The server asks the gateway to charge for a job (directly, or via the outbox). */
+void gateway_request_charge(World *world, uint32_t job);
+void gateway_on_charge_arrive(World *world, const Message *charge);
+void gateway_on_charge_done(World *world, uint32_t message_slot);
+void gateway_on_outbox_relay(World *world, uint32_t entry);
+void gateway_on_outbox_reply(World *world, const Message *reply);
+void gateway_resume_outbox(World *world);
 
 #endif

@@ -128,6 +128,7 @@ typedef struct {
     KeyStrategy key;
     DoubleClickSpec double_click;
     OfflineSpec offline;
+    double key_reuse;         /* chance an operation reuses the previous one's key (an app bug) */
 } ClientGroupSpec;
 
 /* ------------------------------------------------------------------ network */
@@ -201,6 +202,7 @@ typedef struct {
     CrashPoint point;
     double prob;              /* chance per execution */
     double restart_ms;
+    uint32_t max_crashes;     /* 0: no limit */
 } CrashSpec;
 
 typedef struct {
@@ -208,6 +210,8 @@ typedef struct {
     Distribution service_ms;
     IdempotencySpec idempotency;
     CrashSpec crash;
+    double fail_before_effect; /* chance a handler run fails (500) before its side effect */
+    double fail_after_effect;  /* chance it fails (500) after its side effect: a partial failure */
     bool delete_always_204;   /* DELETE answers 204 even when nothing was there */
     bool outbox;
     bool use_gateway;         /* debit charges through the gateway */

@@ -375,6 +375,7 @@ static const SchemaField client_fields[] = {
     FIELD_CHOICE("key", ClientGroupSpec, key, scenario_names_key_strategy),
     FIELD_OBJECT("double_click", ClientGroupSpec, double_click, double_click_schema),
     FIELD_OBJECT("offline", ClientGroupSpec, offline, offline_schema),
+    FIELD_NUMBER("key_reuse", ClientGroupSpec, key_reuse, RANGE_PROBABILITY),
 };
 static const SchemaObject client_schema = {
     .name = "clients[]", SCHEMA_FIELDS(client_fields), .check = check_client};

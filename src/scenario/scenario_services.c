@@ -105,10 +105,13 @@ static const SchemaField consumer_idempotency_fields[] = {
 static const SchemaObject consumer_idempotency_schema = {
     .name = "<idempotency>", SCHEMA_FIELDS(consumer_idempotency_fields)};
 
+#define RANGE_CRASHES {0.0, 1000000.0, false, false}
+
 static const SchemaField crash_fields[] = {
     FIELD_CHOICE("point", CrashSpec, point, scenario_names_crash_point),
     FIELD_NUMBER("prob", CrashSpec, prob, RANGE_PROBABILITY),
     FIELD_NUMBER("restart_ms", CrashSpec, restart_ms, RANGE_MS),
+    FIELD_U32("max_crashes", CrashSpec, max_crashes, RANGE_CRASHES),
 };
 static const SchemaObject crash_schema = {.name = "<crash>", SCHEMA_FIELDS(crash_fields)};
 
@@ -119,6 +122,8 @@ static const SchemaField server_fields[] = {
     FIELD_DIST("service_ms", ServerSpec, service_ms),
     FIELD_OBJECT("idempotency", ServerSpec, idempotency, server_idempotency_schema),
     FIELD_OBJECT("crash", ServerSpec, crash, crash_schema),
+    FIELD_NUMBER("fail_before_effect", ServerSpec, fail_before_effect, RANGE_PROBABILITY),
+    FIELD_NUMBER("fail_after_effect", ServerSpec, fail_after_effect, RANGE_PROBABILITY),
     FIELD_BOOLEAN("delete_always_204", ServerSpec, delete_always_204),
     FIELD_BOOLEAN("outbox", ServerSpec, outbox),
     FIELD_BOOLEAN("use_gateway", ServerSpec, use_gateway),

@@ -125,6 +125,8 @@ typedef struct {
 typedef struct {
     uint64_t rows;
     uint64_t processing, completed, failed;
+    uint64_t expired; /* past their TTL, still held until a sweep frees them */
+    SimTimeUs at_us;  /* world time of the sample */
     uint32_t shown;
     KeyRow newest[VIEW_KEY_ROWS_SHOWN]; /* most recently created first */
 } ViewKeySample;
@@ -132,10 +134,10 @@ typedef struct {
 /* ------------------------------------------------------------------ the pane */
 
 typedef struct {
-    uint16_t effects_traced; /* "execute" records seen */
-    uint16_t effects_known;  /* from world_operation_view at the last settle */
+    uint32_t effects_traced; /* "execute" records seen */
+    uint32_t effects_known;  /* from world_operation_view at the last settle */
     uint8_t belief;          /* Belief, from the client's records */
-    uint8_t outcome;         /* ViewOutcomeClass */
+    uint8_t outcome;         /* 0 not started, 1 pending, 2 + Outcome once settled */
     uint8_t flags;
 } ViewOperation;
 
@@ -181,6 +183,11 @@ void view_pane_run_until(ViewPane *pane, SimTimeUs until_us);
 bool view_pane_step(ViewPane *pane, uint64_t max_events);
 /* Re-reads the key store through world_visit_key_rows. */
 void view_pane_sample_keys(ViewPane *pane);
+
+/* The sink that feeds the pane (view_trace.c); world_create gets it. */
+TraceSink view_trace_sink(ViewPane *pane);
+/* Settles the operations the trace touched since the last call (view_trace.c). */
+void view_trace_settle(ViewPane *pane);
 
 const ViewArrow *view_pane_arrow(const ViewPane *pane, uint64_t serial); /* NULL: gone */
 /* The oldest serial still in the ring. */

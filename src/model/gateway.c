@@ -1,0 +1,189 @@
+/* The external payment gateway and the server's outbox relay. The gateway charges the
+ * ledger (the charge is the ground-truth side effect), answers after its latency, and
+ * may fail (no charge) or time out (charged, but no answer: the server cannot tell). With
+ * honours_key it remembers the keys it charged and answers a repeated key from memory.
+ * The outbox records the charge intent with the key and relays it until acknowledged, so
+ * neither a lost answer nor a crash makes the server charge twice (DESIGN C11). */
+#include <stdlib.h>
+
+#include "distribution.h"
+#include "sim_assert.h"
+#include "world_internal.h"
+
+#define GATEWAY_NODE(world) ((world)->group_count + NODE_GATEWAY_OFFSET)
+
+void gateway_init(World *world)
+{
+    if (world->scenario.gateway.honours_key)
+        world->server.gateway_keys = idem_store_create(1024);
+}
+
+void gateway_release(World *world)
+{
+    idem_store_destroy(world->server.gateway_keys);
+    free(world->server.outbox);
+}
+
+static SimTimeUs gateway_timeout_us(const World *world)
+{
+    return (SimTimeUs)(world->scenario.gateway.timeout_ms * 1000.0 + 0.5);
+}
+
+static void send_charge(World *world, const Message *request, uint64_t key, uint32_t job,
+                        uint64_t job_serial, bool from_outbox, uint32_t relay)
+{
+    Message charge = *request;
+    charge.kind = MESSAGE_CHARGE;
+    charge.hop = HOP_CHARGE;
+    charge.source = world->server_node;
+    charge.target = GATEWAY_NODE(world);
+    charge.key = key;
+    charge.job = job;
+    charge.job_serial = job_serial;
+    charge.from_outbox = from_outbox;
+    /* A relay's resend is a new message: give it its own fate. */
+    charge.lineage = request->lineage * 64 + relay;
+    network_send(world, &charge);
+}
+
+/* ------------------------------------------------------------------ outbox */
+
+static uint32_t outbox_add(World *world, uint32_t job_slot)
+{
+    Server *server = &world->server;
+    if (server->outbox_count == server->outbox_capacity) {
+        server->outbox_capacity = server->outbox_capacity ? server->outbox_capacity * 2 : 64;
+        server->outbox = sim_xrealloc(server->outbox, (unsigned long long)server->outbox_capacity *
+                                                          sizeof *server->outbox);
+    }
+    const Job *job = &world->jobs[job_slot];
+    server->outbox[server->outbox_count] = (OutboxEntry){
+        .request = job->request,
+        .store_key = job->store_key,
+        .job = job_slot,
+        .job_serial = job->serial,
+    };
+    return server->outbox_count++;
+}
+
+void gateway_on_outbox_relay(World *world, uint32_t entry_index)
+{
+    OutboxEntry *entry = &world->server.outbox[entry_index];
+    if (entry->acknowledged || world->server.down)
+        return; /* a restart resumes every pending entry */
+    entry->relays++;
+    if (world_tracing(world))
+        world_trace(world, "server", "outbox_relay", entry->request.operation,
+                    entry->request.attempt, 0, entry->relays, NULL);
+    send_charge(world, &entry->request, entry->store_key, entry_index, 0, true, entry->relays);
+    sim_schedule_in(world->sim, gateway_timeout_us(world), EVENT_OUTBOX_RELAY, 0, entry_index);
+}
+
+void gateway_resume_outbox(World *world)
+{
+    for (uint32_t i = 0; i < world->server.outbox_count; i++) {
+        if (!world->server.outbox[i].acknowledged)
+            sim_schedule_in(world->sim, 0, EVENT_OUTBOX_RELAY, 0, i);
+    }
+}
+
+void gateway_on_outbox_reply(World *world, const Message *reply)
+{
+    OutboxEntry *entry = &world->server.outbox[reply->job];
+    if (entry->acknowledged || world->server.down)
+        return;
+    if (reply->status >= 500)
+        return; /* the relay tries again when its timer fires */
+    entry->acknowledged = true;
+    /* The relay completes the key itself, in the step that records the ack: a crash of the
+     * request handler can no longer leave the row stuck in processing. */
+    server_record_result(world, &entry->request, entry->store_key, 200);
+    if (server_job_alive(world, entry->job, entry->job_serial)) {
+        world->jobs[entry->job].awaiting_gateway = false;
+        server_after_effect(world, entry->job, 200);
+    }
+}
+
+/* ------------------------------------------------------------------ server side */
+
+void gateway_request_charge(World *world, uint32_t job_slot)
+{
+    Job *job = &world->jobs[job_slot];
+    job->awaiting_gateway = true;
+    if (world->scenario.server.outbox && job->store_key != 0) {
+        uint32_t entry = outbox_add(world, job_slot);
+        gateway_on_outbox_relay(world, entry);
+        return;
+    }
+    send_charge(world, &job->request, job->store_key, job_slot, job->serial, false, 0);
+    job->gateway_timer = sim_schedule_in(world->sim, gateway_timeout_us(world),
+                                         EVENT_GATEWAY_TIMEOUT, 0, job_slot);
+}
+
+/* ------------------------------------------------------------------ the gateway itself */
+
+static uint64_t charge_identity(const Message *charge)
+{
+    return ((uint64_t)charge->attempt << 16) | ((uint64_t)charge->click << 8) | charge->hop;
+}
+
+void gateway_on_charge_arrive(World *world, const Message *charge)
+{
+    uint32_t slot = message_alloc(world);
+    world->messages[slot] = *charge;
+    SimTimeUs latency = distribution_sample_ms_as_us(
+        &world->scenario.gateway.latency_ms,
+        world_draw(world, DRAW_GATEWAY_LATENCY, charge->operation, charge_identity(charge),
+                   charge->lineage));
+    sim_schedule_in(world->sim, latency, EVENT_GATEWAY_CHARGE, 0, slot);
+}
+
+static void reply(World *world, const Message *charge, int status)
+{
+    Message answer = *charge;
+    answer.kind = MESSAGE_CHARGE_REPLY;
+    answer.hop = HOP_CHARGE_REPLY;
+    answer.source = charge->target;
+    answer.target = charge->source;
+    answer.status = status;
+    network_send(world, &answer);
+}
+
+void gateway_on_charge_done(World *world, uint32_t message_slot)
+{
+    Message charge = world->messages[message_slot];
+    message_release(world, message_slot);
+    const GatewaySpec *gateway = &world->scenario.gateway;
+    IdemStore *keys = world->server.gateway_keys;
+    SimTimeUs now = sim_now(world->sim);
+    if (keys != NULL && charge.key != 0 && idem_store_lookup(keys, charge.key, now) != NULL) {
+        if (world_tracing(world))
+            world_trace(world, "gateway", "replay", charge.operation, charge.attempt,
+                        charge.lineage, 200, NULL);
+        reply(world, &charge, 200); /* charged before under this key: not again */
+        return;
+    }
+    double fate = world_draw_unit(world, DRAW_GATEWAY_FATE, charge.operation,
+                                  charge_identity(&charge), charge.lineage);
+    if (fate < gateway->fail) {
+        if (world_tracing(world))
+            world_trace(world, "gateway", "declined", charge.operation, charge.attempt,
+                        charge.lineage, 502, NULL);
+        reply(world, &charge, 502);
+        return;
+    }
+    server_apply_effect(world, &charge, "gateway");
+    if (keys != NULL && charge.key != 0) {
+        KeyRow row = {.key = charge.key, .status = KEY_STATUS_COMPLETED, .response_status = 200,
+                      .response_of = charge.operation, .created_us = now,
+                      .expires_us = SIM_TIME_NEVER};
+        idem_store_put(keys, &row);
+    }
+    if (fate < gateway->fail + gateway->timeout) {
+        if (world_tracing(world))
+            world_trace(world, "gateway", "charged_no_answer", charge.operation, charge.attempt,
+                        charge.lineage, 0, NULL);
+        return; /* charged, but the answer never leaves the gateway */
+    }
+    reply(world, &charge, 200);
+}

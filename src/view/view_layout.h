@@ -1,0 +1,40 @@
+/* Where everything goes in a frame. One pure function of the frame size and the number of
+ * panes shown, so the renderer, the mouse and the tests agree on every rectangle. Sizes
+ * scale with a unit (1.0 at 1280x720, 3.0 on a 4K projector); fonts use the same unit. */
+#ifndef IDEMSIM_VIEW_LAYOUT_H
+#define IDEMSIM_VIEW_LAYOUT_H
+
+#include <stdbool.h>
+
+#include "scenario.h"
+#include "view.h"
+
+#define VIEW_COUNTERS 4 /* ok, double, lost, phantom */
+
+typedef struct {
+    ViewRect pane;
+    ViewRect header;
+    ViewRect counters[VIEW_COUNTERS];
+    ViewRect balances;
+    ViewRect keys;
+    ViewRect sequence;
+    ViewRect narration;
+    int key_rows;     /* rows of the key store that fit */
+    bool wide;        /* a single pane: panels on the left, the diagram on the right */
+} ViewPaneLayout;
+
+typedef struct {
+    int width, height;
+    float unit;
+    ViewRect title;
+    ViewRect status;
+    int pane_count;
+    ViewPaneLayout panes[MODE_COUNT];
+} ViewLayout;
+
+void view_layout_compute(ViewLayout *layout, int width, int height, int pane_count);
+/* Scales a length at 1280x720 to this layout, at least 1 pixel. */
+int view_layout_px(const ViewLayout *layout, float length);
+bool view_layout_contains(ViewRect rect, int x, int y);
+
+#endif
