@@ -433,8 +433,12 @@ void server_after_effect(World *world, uint32_t job_slot, int status)
 {
     Job *job = &world->jobs[job_slot];
     if (status < 500 && draw_failure(world, job, DRAW_FAIL_AFTER_EFFECT,
-                                     world->scenario.server.fail_after_effect))
+                                     world->scenario.server.fail_after_effect)) {
         status = 500; /* the side effect happened, then the handler failed */
+        if (world_tracing(world))
+            world_trace(world, "server", "fail_after_effect", job->request.operation,
+                        job->request.attempt, job->request.lineage, 500, NULL);
+    }
     if (draw_crash(world, job, CRASH_AFTER_EFFECT)) {
         crash(world, "after-effect", job->request.operation);
         job_release(world, job_slot);

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "report.h"
@@ -15,6 +16,17 @@ bool output_file_open(OutputFile *file, const char *path, char *error, size_t er
         return false;
     }
     snprintf(file->path, sizeof file->path, "%s", path);
+    struct stat info;
+    if (stat(path, &info) == 0 && !S_ISREG(info.st_mode)) {
+        /* A device or pipe (/dev/stdout, a FIFO): write through; renaming over it would
+         * replace the device node itself. */
+        file->stream = fopen(path, "wb");
+        if (file->stream == NULL) {
+            snprintf(error, error_size, "%s: cannot write: %s", path, strerror(errno));
+            return false;
+        }
+        return true;
+    }
     snprintf(file->temporary_path, sizeof file->temporary_path, "%s.tmp.%ld", path,
              (long)getpid());
     file->stream = fopen(file->temporary_path, "wb");
@@ -34,6 +46,11 @@ bool output_file_commit(OutputFile *file, char *error, size_t error_size)
         saved = errno;
     }
     file->stream = NULL;
+    if (file->temporary_path[0] == '\0') {
+        if (!ok)
+            snprintf(error, error_size, "%s: cannot write: %s", file->path, strerror(saved));
+        return ok;
+    }
     if (ok && rename(file->temporary_path, file->path) != 0) {
         ok = false;
         saved = errno;
@@ -50,6 +67,7 @@ void output_file_abandon(OutputFile *file)
     if (file->stream != NULL) {
         fclose(file->stream);
         file->stream = NULL;
-        remove(file->temporary_path);
+        if (file->temporary_path[0] != '\0')
+            remove(file->temporary_path);
     }
 }

@@ -1,0 +1,306 @@
+/* The curriculum cases of DESIGN §1 that check_world.c does not cover, each in the smallest
+ * world that shows it, asserting the teaching outcome; plus closed forms for the network
+ * and the retry policy. */
+#include "test_world.h"
+
+#define SET(...) ((const char *const[]){__VA_ARGS__}), \
+                 (uint32_t)(sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *))
+#define NO_SET NULL, 0
+
+/* One payment whose first answer is lost in an outage of the response link. */
+static const char *const lost_answer =
+    "{\"accounts\": [{\"id\": \"a\", \"balance\": 10000}],"
+    " \"clients\": [{\"id\": \"web\", \"workload\": {\"at_ms\": [0]},"
+    "   \"retry\": {\"timeout_ms\": 1000, \"max_attempts\": 3, \"conflict_delay_ms\": 300}}],"
+    " \"network\": {\"default\": {\"delay_ms\": {\"dist\": \"const\", \"value\": 10}},"
+    "   \"outages\": [{\"from_ms\": 0, \"to_ms\": 500, \"link\": \"server->web\"}]},"
+    " \"server\": {\"service_ms\": {\"dist\": \"const\", \"value\": 5}}}";
+
+/* ------------------------------------------------------------------ C5 operation catalog */
+
+static Metrics run_kind(const char *kind, Mode mode)
+{
+    char set_kind[64];
+    snprintf(set_kind, sizeof set_kind, "clients[0].operation.kind=%s", kind);
+    return test_run_json(lost_answer, SET(set_kind), mode);
+}
+
+START_TEST(test_operations_idempotent_by_state_survive_a_retry_and_others_do_not)
+{
+    Metrics set_status = run_kind("set-status", MODE_AT_LEAST_ONCE);
+    Metrics insert = run_kind("insert", MODE_AT_LEAST_ONCE);
+    Metrics email = run_kind("send-email", MODE_AT_LEAST_ONCE);
+    Metrics increment = run_kind("increment", MODE_AT_LEAST_ONCE);
+    Metrics unique = run_kind("insert-unique", MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(set_status.executions, 2);
+    ck_assert_uint_eq(set_status.outcomes[OUTCOME_OK], 1); /* second run changed nothing */
+    ck_assert_uint_eq(insert.outcomes[OUTCOME_DOUBLE], 1);
+    ck_assert_uint_eq(email.outcomes[OUTCOME_DOUBLE], 1);
+    ck_assert_uint_eq(email.emails_sent, 2);
+    ck_assert_uint_eq(increment.outcomes[OUTCOME_DOUBLE], 1);
+    /* the unique constraint stops the second row but answers 409: the client never learns */
+    ck_assert_uint_eq(unique.effects, 1);
+    ck_assert_uint_eq(unique.outcomes[OUTCOME_DOUBLE], 0);
+}
+END_TEST
+
+START_TEST(test_delete_is_idempotent_by_state_but_not_by_response)
+{
+    Metrics delete_404 = run_kind("delete", MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(delete_404.effects, 1);
+    ck_assert_uint_eq(delete_404.client_failed, 1); /* the retry was told 404 */
+    ck_assert_uint_eq(delete_404.outcomes[OUTCOME_PHANTOM], 1);
+    Metrics delete_204 = test_run_json(
+        lost_answer, SET("clients[0].operation.kind=delete", "server.delete_always_204=true"),
+        MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(delete_204.outcomes[OUTCOME_OK], 1);
+    Metrics keyed = run_kind("delete", MODE_IDEMPOTENT);
+    ck_assert_uint_eq(keyed.outcomes[OUTCOME_OK], 1); /* the stored 204 is replayed */
+}
+END_TEST
+
+/* ------------------------------------------------------------------ C8 */
+
+/* Two payments of different amounts... the same amount, another order: the second reuses
+ * the first one's key because the app never made a new one. */
+static const char *const reused_key =
+    "{\"accounts\": [{\"id\": \"a\", \"balance\": 10000}],"
+    " \"clients\": [{\"id\": \"web\", \"workload\": {\"at_ms\": [0, 1000]}, \"key_reuse\": 1.0}],"
+    " \"server\": {\"service_ms\": {\"dist\": \"const\", \"value\": 5}}}";
+
+START_TEST(test_reused_key_without_fingerprint_replays_another_requests_answer)
+{
+    Metrics without = test_run_json(reused_key, SET("server.idempotency.fingerprint=false"),
+                                    MODE_IDEMPOTENT);
+    ck_assert_uint_eq(without.outcomes[OUTCOME_MISMATCH], 1);
+    ck_assert_uint_eq(without.client_succeeded, 2); /* told success, never charged */
+    ck_assert_uint_eq(without.effects, 1);
+    Metrics with = test_run_json(reused_key, NO_SET, MODE_IDEMPOTENT);
+    ck_assert_uint_eq(with.status_422, 1);
+    ck_assert_uint_eq(with.outcomes[OUTCOME_MISMATCH], 0);
+    ck_assert_uint_eq(with.client_failed, 1); /* a definite answer the app can act on */
+    Metrics stripe = test_run_json(reused_key, SET("server.idempotency.profile=stripe"),
+                                   MODE_IDEMPOTENT);
+    ck_assert_uint_eq(stripe.status_400, 1);
+    Metrics brandur = test_run_json(reused_key, SET("server.idempotency.profile=brandur"),
+                                    MODE_IDEMPOTENT);
+    ck_assert_uint_ge(brandur.status_409, 1);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ C9 */
+
+static const char *const slow_duplicate =
+    "{\"accounts\": [{\"id\": \"a\", \"balance\": 0}],"
+    " \"clients\": [{\"id\": \"web\", \"workload\": {\"at_ms\": [0]},"
+    "   \"retry\": {\"timeout_ms\": 5000, \"conflict_delay_ms\": 500},"
+    "   \"double_click\": {\"prob\": 1.0, \"delay_ms\": {\"dist\": \"const\", \"value\": 50}},"
+    "   \"key\": \"business-hash\"}],"
+    " \"network\": {\"default\": {\"delay_ms\": {\"dist\": \"const\", \"value\": 10}}},"
+    " \"server\": {\"workers\": 0, \"service_ms\": {\"dist\": \"const\", \"value\": 200}}}";
+
+START_TEST(test_duplicate_while_the_first_is_processing_gets_409_or_202_not_a_second_run)
+{
+    Metrics conflict = test_run_json(slow_duplicate, NO_SET, MODE_IDEMPOTENT);
+    ck_assert_uint_eq(conflict.executions, 1);
+    ck_assert_uint_eq(conflict.status_409, 1);
+    ck_assert_uint_eq(conflict.replayed, 1); /* the retry after the conflict delay */
+    ck_assert_uint_eq(conflict.outcomes[OUTCOME_OK], 1);
+    Metrics accepted = test_run_json(slow_duplicate,
+                                     SET("server.idempotency.on_in_progress=202"), MODE_IDEMPOTENT);
+    ck_assert_uint_eq(accepted.status_202, 1);
+    ck_assert_uint_eq(accepted.executions, 1);
+    Metrics unkeyed = test_run_json(slow_duplicate, NO_SET, MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(unkeyed.executions, 2);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ C10 */
+
+START_TEST(test_partial_failure_repeats_the_effect_unless_the_failure_is_recorded)
+{
+    const char *partial = "server.fail_after_effect=1.0";
+    Metrics deleted = test_run_json(lost_answer, SET(partial, "clients[0].workload.at_ms=[0]"),
+                                    MODE_IDEMPOTENT);
+    ck_assert_uint_eq(deleted.outcomes[OUTCOME_DOUBLE], 1); /* key deleted, retry re-runs */
+    Metrics marked = test_run_json(lost_answer,
+                                   SET(partial, "server.idempotency.on_failure=mark-failed"),
+                                   MODE_IDEMPOTENT);
+    ck_assert_uint_eq(marked.effects, 1);
+    ck_assert_uint_ge(marked.replayed, 1); /* the stored 500 */
+    Metrics happy_path = test_run_json(
+        lost_answer, SET(partial, "server.idempotency.reserve=execute-then-save",
+                         "server.idempotency.on_failure=keep"),
+        MODE_IDEMPOTENT);
+    ck_assert_uint_ge(happy_path.outcomes[OUTCOME_DOUBLE], 1);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ C11 */
+
+static const char *const crash_after_charge =
+    "{\"accounts\": [{\"id\": \"a\", \"balance\": 10000}],"
+    " \"clients\": [{\"id\": \"web\", \"workload\": {\"at_ms\": [0]},"
+    "   \"retry\": {\"timeout_ms\": 1000, \"max_attempts\": 8, \"conflict_delay_ms\": 500}}],"
+    " \"network\": {\"default\": {\"delay_ms\": {\"dist\": \"const\", \"value\": 10}}},"
+    " \"server\": {\"use_gateway\": true, \"service_ms\": {\"dist\": \"const\", \"value\": 5},"
+    "   \"crash\": {\"point\": \"after-effect\", \"prob\": 1.0, \"max_crashes\": 1,"
+    "             \"restart_ms\": 500}},"
+    " \"gateway\": {\"latency_ms\": {\"dist\": \"const\", \"value\": 50}}}";
+
+START_TEST(test_crash_between_charge_and_record_needs_a_keyed_gateway_or_an_outbox)
+{
+    Metrics unkeyed = test_run_json(crash_after_charge, NO_SET, MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(unkeyed.crashes, 1);
+    ck_assert_uint_eq(unkeyed.outcomes[OUTCOME_DOUBLE], 1);
+
+    Metrics stuck = test_run_json(crash_after_charge, NO_SET, MODE_IDEMPOTENT);
+    ck_assert_uint_eq(stuck.effects, 1);
+    ck_assert_uint_ge(stuck.status_409, 1); /* the key stays in processing */
+    ck_assert_uint_eq(stuck.outcomes[OUTCOME_PHANTOM], 1);
+
+    const char *lock = "server.idempotency.lock_timeout_ms=2000";
+    Metrics taken_over = test_run_json(crash_after_charge, SET(lock), MODE_IDEMPOTENT);
+    ck_assert_uint_eq(taken_over.outcomes[OUTCOME_DOUBLE], 1);
+
+    Metrics gateway_key = test_run_json(crash_after_charge, SET(lock, "gateway.honours_key=true"),
+                                        MODE_IDEMPOTENT);
+    ck_assert_uint_eq(gateway_key.outcomes[OUTCOME_OK], 1);
+
+    Metrics outbox = test_run_json(crash_after_charge,
+                                   SET("server.outbox=true", "gateway.honours_key=true"),
+                                   MODE_IDEMPOTENT);
+    ck_assert_uint_eq(outbox.outcomes[OUTCOME_OK], 1);
+    ck_assert_uint_eq(outbox.status_409, 0);
+}
+END_TEST
+
+START_TEST(test_gateway_timeout_hides_a_charge_that_happened)
+{
+    Metrics hidden = test_run_json(crash_after_charge,
+                                   SET("server.crash.point=none", "gateway.timeout=1.0",
+                                       "clients[0].retry.max_attempts=1"),
+                                   MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(hidden.effects, 1);
+    ck_assert_uint_eq(hidden.outcomes[OUTCOME_PHANTOM], 1); /* charged, told 504 */
+}
+END_TEST
+
+/* ------------------------------------------------------------------ C12 */
+
+START_TEST(test_key_table_grows_without_cleanup_and_stays_bounded_with_it)
+{
+    const char *world =
+        "{\"accounts\": [{\"id\": \"a\", \"balance\": 0}],"
+        " \"duration_ms\": 100000,"
+        " \"clients\": [{\"id\": \"web\", \"count\": 10, \"workload\": {\"ops\": 100,"
+        "   \"loop\": \"open\", \"interval_ms\": {\"dist\": \"const\", \"value\": 500}}}],"
+        " \"server\": {\"workers\": 0, \"idempotency\": {\"ttl_ms\": 5000,"
+        "   \"cleanup_interval_ms\": 1000}}}";
+    Metrics swept = test_run_json(world, NO_SET, MODE_IDEMPOTENT);
+    Metrics unswept =
+        test_run_json(world, SET("server.idempotency.cleanup_interval_ms=0"), MODE_IDEMPOTENT);
+    ck_assert_uint_eq(unswept.key_store_peak, 1000); /* one row per operation, forever */
+    /* 10 clients x one key per 500 ms x a 5 s TTL, plus at most one sweep interval */
+    ck_assert_uint_le(swept.key_store_peak, 10 * (5000 + 1000) / 500);
+    ck_assert_uint_ge(swept.key_store_peak, 10 * 5000 / 500);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ late answers */
+
+START_TEST(test_late_answer_is_ignored_or_accepted_as_the_retry_policy_says)
+{
+    const char *slow = "server.service_ms={\"dist\": \"const\", \"value\": 1500}";
+    Metrics ignore = test_run_json(lost_answer, SET(slow, "network.outages=[]"),
+                                   MODE_AT_LEAST_ONCE);
+    ck_assert_uint_ge(ignore.late_responses_ignored, 1);
+    Metrics accept = test_run_json(
+        lost_answer, SET(slow, "network.outages=[]", "clients[0].retry.late_response=accept",
+                         "clients[0].retry.backoff.base_ms=2000",
+                         "clients[0].retry.backoff.jitter=none"),
+        MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(accept.late_responses_ignored, 0);
+    ck_assert_uint_eq(accept.attempts, 1); /* the late answer cancelled the scheduled retry */
+    ck_assert_uint_eq(accept.outcomes[OUTCOME_OK], 1);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ closed forms */
+
+START_TEST(test_give_up_time_follows_the_backoff_formula)
+{
+    /* Every message lost: R attempts, each waits T, with no-jitter backoff b*f^(i-1) capped at
+     * m between them; the give-up time is R*T + sum of the backoffs. */
+    const double T = 200, b = 100, f = 2, m = 500;
+    const int R = 5;
+    Metrics metrics = test_run_json(
+        lost_answer,
+        SET("network.default.loss=1.0", "clients[0].retry.max_attempts=5",
+            "clients[0].retry.timeout_ms=200",
+            "clients[0].retry.backoff={\"base_ms\": 100, \"factor\": 2, \"max_ms\": 500,"
+            " \"jitter\": \"none\"}"),
+        MODE_AT_LEAST_ONCE);
+    double expected = R * T;
+    for (int i = 1; i < R; i++)
+        expected += fmin(b * pow(f, i - 1), m);
+    double measured = (double)histogram_quantile(&metrics.latency_us, 0.5) / 1000.0;
+    ck_assert_msg(fabs(measured - expected) < 1e-6, "gave up after %f ms, expected %f", measured,
+                  expected);
+}
+END_TEST
+
+START_TEST(test_gilbert_elliott_loss_rate_matches_its_stationary_distribution)
+{
+    /* Stationary P(bad) = p / (p + r); loss = P(good)(1-k) + P(bad)(1-h). Losses are
+     * correlated in bursts, so the tolerance uses the effective sample size n(1-λ)/(1+λ),
+     * λ = 1 - p - r the chain's autocorrelation. */
+    const double p = 0.05, r = 0.25, h = 0.2, k = 0.98;
+    Metrics metrics = test_run_json(
+        lost_answer,
+        SET("network.default.loss={\"model\": \"gilbert-elliott\", \"p\": 0.05, \"r\": 0.25,"
+            " \"h\": 0.2, \"k\": 0.98}",
+            "network.outages=[]", "clients[0].count=500", "clients[0].workload={\"ops\": 40}",
+            "clients[0].retry.max_attempts=1"),
+        MODE_AT_MOST_ONCE);
+    double bad = p / (p + r);
+    double expected = (1 - bad) * (1 - k) + bad * (1 - h);
+    double n = (double)metrics.network_sent;
+    double lambda = 1 - p - r;
+    double effective_n = n * (1 - lambda) / (1 + lambda);
+    double measured = metrics.network_dropped / n;
+    ck_assert_msg(fabs(measured - expected) < test_binomial_tolerance(expected, effective_n),
+                  "loss %f, expected %f (n %f)", measured, expected, n);
+}
+END_TEST
+
+static Suite *curriculum_suite(void)
+{
+    Suite *suite = suite_create("curriculum");
+    TCase *core = tcase_create("Core");
+    tcase_add_test(core, test_operations_idempotent_by_state_survive_a_retry_and_others_do_not);
+    tcase_add_test(core, test_delete_is_idempotent_by_state_but_not_by_response);
+    tcase_add_test(core, test_reused_key_without_fingerprint_replays_another_requests_answer);
+    tcase_add_test(core,
+                   test_duplicate_while_the_first_is_processing_gets_409_or_202_not_a_second_run);
+    tcase_add_test(core, test_partial_failure_repeats_the_effect_unless_the_failure_is_recorded);
+    tcase_add_test(core, test_crash_between_charge_and_record_needs_a_keyed_gateway_or_an_outbox);
+    tcase_add_test(core, test_gateway_timeout_hides_a_charge_that_happened);
+    tcase_add_test(core, test_key_table_grows_without_cleanup_and_stays_bounded_with_it);
+    tcase_add_test(core, test_late_answer_is_ignored_or_accepted_as_the_retry_policy_says);
+    suite_add_tcase(suite, core);
+    TCase *closed_forms = tcase_create("ClosedForms");
+    tcase_add_test(closed_forms, test_give_up_time_follows_the_backoff_formula);
+    tcase_add_test(closed_forms, test_gilbert_elliott_loss_rate_matches_its_stationary_distribution);
+    suite_add_tcase(suite, closed_forms);
+    return suite;
+}
+
+int main(void)
+{
+    SRunner *runner = srunner_create(curriculum_suite());
+    srunner_run_all(runner, CK_NORMAL);
+    int failures = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failures == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

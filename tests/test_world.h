@@ -1,0 +1,53 @@
+/* Helpers shared by the model tests: build a world from scenario JSON text, as a user would
+ * write it, and run one mode to the end. */
+#ifndef IDEMSIM_TEST_WORLD_H
+#define IDEMSIM_TEST_WORLD_H
+
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scenario.h"
+#include "world.h"
+
+static inline Scenario *test_load(const char *json, const char *const *overrides,
+                                  uint32_t override_count)
+{
+    Scenario *scenario = calloc(1, sizeof *scenario);
+    LoadErrors errors = {0};
+    if (!scenario_load_text(json, strlen(json), overrides, override_count, scenario, &errors)) {
+        scenario_print_errors(stderr, "<test>", &errors);
+        ck_abort_msg("test scenario does not load");
+    }
+    return scenario;
+}
+
+static inline Metrics test_run_mode(const Scenario *scenario, Mode mode, uint64_t seed)
+{
+    World *world = world_create(scenario, mode, seed, (TraceSink){0}, (WorldLimits){0});
+    world_run(world);
+    ck_assert_msg(world_stop_reason(world) == NULL, "run stopped by a budget");
+    Metrics metrics = *world_metrics(world);
+    world_destroy(world);
+    return metrics;
+}
+
+/* Loads json with overrides, runs one mode, frees the scenario. */
+static inline Metrics test_run_json(const char *json, const char *const *overrides,
+                                    uint32_t override_count, Mode mode)
+{
+    Scenario *scenario = test_load(json, overrides, override_count);
+    Metrics metrics = test_run_mode(scenario, mode, scenario->seed);
+    free(scenario);
+    return metrics;
+}
+
+/* A binomial proportion's tolerance: 5 standard deviations of the sample mean. */
+static inline double test_binomial_tolerance(double probability, double n)
+{
+    return 5.0 * sqrt(probability * (1.0 - probability) / n);
+}
+
+#endif
