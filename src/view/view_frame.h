@@ -1,0 +1,54 @@
+/* One frame of the view: the title bar, a column per visible pane (header, counters,
+ * balances, key store, sequence diagram, narration), the status bar, and the overlays
+ * (details of the message under the mouse, help, a short notice). Drawing reads the session
+ * and writes only the frame's own pick results. */
+#ifndef IDEMSIM_VIEW_FRAME_H
+#define IDEMSIM_VIEW_FRAME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "view_canvas.h"
+#include "view_layout.h"
+#include "view_pane.h"
+#include "view_session.h"
+
+typedef struct {
+    /* in */
+    ViewCanvas *canvas;
+    ViewLayout layout;
+    const ViewSession *session;
+    int focus;               /* the only pane shown, or -1 for all */
+    bool paused;
+    bool help;
+    bool interactive;        /* a window: show the hints that need a keyboard */
+    char notice[256];        /* shown above the status bar when not empty */
+    int mouse_x, mouse_y;
+    bool mouse_active;
+    int pinned_pane;         /* -1: nothing pinned */
+    uint64_t pinned_serial;
+    /* out: what the mouse points at (pane -1: nothing) */
+    int hovered_pane;
+    uint64_t hovered_serial;
+} ViewFrame;
+
+void view_frame_draw(ViewFrame *frame);
+/* The session pane shown in layout column `column`. */
+int view_frame_pane_of_column(const ViewFrame *frame, int column);
+
+/* Panels of one pane (view_panels.c). */
+typedef struct {
+    ViewCanvas *canvas;
+    const ViewLayout *layout;
+    const ViewPaneLayout *box;
+    const ViewPane *pane;
+    int64_t money_scale;     /* the largest amount charged in any pane, for shared bars */
+} ViewPanels;
+
+void view_panels_header(const ViewPanels *panels);
+void view_panels_counters(const ViewPanels *panels);
+void view_panels_balances(const ViewPanels *panels);
+void view_panels_keys(const ViewPanels *panels);
+void view_panels_narration(const ViewPanels *panels);
+
+#endif

@@ -1,0 +1,38 @@
+/* The sequence diagram of one pane: lifelines for the sampled clients, the network, the
+ * server and the ledger, time flowing down to "now" at the bottom edge, arrows for every
+ * message copy of the sampled clients and a density band for all other clients. Drawing
+ * also finds the message under the mouse, so hit testing always matches the picture. */
+#ifndef IDEMSIM_VIEW_SEQUENCE_H
+#define IDEMSIM_VIEW_SEQUENCE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim_time.h"
+#include "view_canvas.h"
+#include "view_layout.h"
+#include "view_pane.h"
+
+typedef struct {
+    bool valid;
+    float x1, y1, x2, y2;
+} ViewSegment;
+
+/* In: the mouse and the pinned serial. Out: the nearest message to the mouse (if within
+ * reach) and where the pinned one was drawn. */
+typedef struct {
+    int mouse_x, mouse_y;
+    bool mouse_active;
+    float reach_px;
+    uint64_t hovered_serial; /* 0: none */
+    float hovered_distance;
+    ViewSegment hovered;
+    uint64_t pinned_serial;  /* 0: none */
+    ViewSegment pinned;
+} ViewSequencePick;
+
+void view_sequence_draw(ViewCanvas *canvas, const ViewLayout *layout, ViewRect rect,
+                        const ViewPane *pane, SimTimeUs now_us, SimTimeUs window_us,
+                        ViewSequencePick *pick);
+
+#endif
