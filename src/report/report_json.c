@@ -87,9 +87,9 @@ static void write_mode(FILE *stream, const RunReport *report, uint32_t m)
 
 bool report_write_json(FILE *stream, const RunReport *report)
 {
-    fprintf(stream, "{\"scenario\": ");
+    fprintf(stream, "{\n  \"scenario\": ");
     write_string(stream, report->scenario->name);
-    fprintf(stream, ", \"seed\": %" PRIu64 ",\n \"profile\": ", report->seed);
+    fprintf(stream, ", \"seed\": %" PRIu64 ", \"profile\": ", report->seed);
     write_string(stream, store_profile_name(report->scenario->server.idempotency.profile));
     fprintf(stream, ",\n  \"modes\": {\n");
     for (uint32_t m = 0; m < report->mode_count; m++) {
