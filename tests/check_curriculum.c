@@ -201,6 +201,12 @@ START_TEST(test_key_table_grows_without_cleanup_and_stays_bounded_with_it)
     Metrics unswept =
         test_run_json(world, SET("server.idempotency.cleanup_interval_ms=0"), MODE_IDEMPOTENT);
     ck_assert_uint_eq(unswept.key_store_peak, 1000); /* one row per operation, forever */
+    const TimeSeries *growth = &unswept.key_store_series;
+    for (uint32_t i = 1; i < growth->used; i++)
+        ck_assert_uint_ge(growth->max[i], growth->max[i - 1]);
+    ck_assert_uint_eq(growth->max[growth->used - 1], 1000);
+    const TimeSeries *bounded = &swept.key_store_series;
+    ck_assert_uint_lt(bounded->max[bounded->used - 1], 1000 / 4);
     /* 10 clients x one key per 500 ms x a 5 s TTL, plus at most one sweep interval */
     ck_assert_uint_le(swept.key_store_peak, 10 * (5000 + 1000) / 500);
     ck_assert_uint_ge(swept.key_store_peak, 10 * 5000 / 500);

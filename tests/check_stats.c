@@ -145,6 +145,36 @@ START_TEST(test_histogram_out_of_range_q_is_clamped) {
 }
 END_TEST
 
+START_TEST(test_time_series_keeps_the_maximum_per_bucket_and_carries_the_level_forward)
+{
+    TimeSeries series;
+    time_series_init(&series, 10);
+    time_series_record(&series, 0, 3);
+    time_series_record(&series, 5, 7);
+    time_series_record(&series, 5, 2);
+    time_series_record(&series, 42, 4); /* buckets 1..3 had no sample: the level stays 2 */
+    ck_assert_uint_eq(series.used, 5);
+    ck_assert_uint_eq(series.max[0], 7);
+    ck_assert_uint_eq(series.max[1], 2);
+    ck_assert_uint_eq(series.max[3], 2);
+    ck_assert_uint_eq(series.max[4], 4);
+}
+END_TEST
+
+START_TEST(test_time_series_halves_its_resolution_instead_of_growing)
+{
+    TimeSeries series;
+    time_series_init(&series, 1);
+    for (uint64_t t = 0; t < 1000; t++)
+        time_series_record(&series, t, t);
+    /* 1000 samples into 128 buckets: the width doubled to 8, each bucket keeps its maximum */
+    ck_assert_uint_eq(series.bucket_us, 8);
+    ck_assert_uint_eq(series.used, 125);
+    for (uint32_t i = 0; i < series.used; i++)
+        ck_assert_uint_eq(series.max[i], (uint64_t)i * 8 + 7);
+}
+END_TEST
+
 static Suite *stats_suite(void) {
     Suite *suite = suite_create("stats");
     TCase *core = tcase_create("Core");
@@ -159,6 +189,8 @@ static Suite *stats_suite(void) {
     tcase_add_test(limits, test_histogram_every_magnitude_is_within_relative_error);
     tcase_add_test(limits, test_histogram_values_beyond_range_saturate_in_range);
     tcase_add_test(limits, test_histogram_out_of_range_q_is_clamped);
+    tcase_add_test(core, test_time_series_keeps_the_maximum_per_bucket_and_carries_the_level_forward);
+    tcase_add_test(core, test_time_series_halves_its_resolution_instead_of_growing);
     suite_add_tcase(suite, limits);
     return suite;
 }

@@ -94,3 +94,37 @@ uint64_t histogram_quantile(const Histogram *histogram, double q) {
 double histogram_mean(const Histogram *histogram) {
     return histogram->count == 0 ? 0.0 : histogram->sum / (double)histogram->count;
 }
+
+/* ------------------------------------------------------------------ time series */
+
+void time_series_init(TimeSeries *series, uint64_t bucket_us)
+{
+    memset(series, 0, sizeof *series);
+    series->bucket_us = bucket_us > 0 ? bucket_us : 1;
+}
+
+static void time_series_halve(TimeSeries *series)
+{
+    for (uint32_t i = 0; i < TIME_SERIES_BUCKETS / 2; i++) {
+        uint64_t left = series->max[2 * i], right = series->max[2 * i + 1];
+        series->max[i] = left > right ? left : right;
+    }
+    memset(&series->max[TIME_SERIES_BUCKETS / 2], 0,
+           sizeof series->max[0] * (TIME_SERIES_BUCKETS / 2));
+    series->used = (series->used + 1) / 2;
+    series->bucket_us *= 2;
+}
+
+void time_series_record(TimeSeries *series, uint64_t t_us, uint64_t value)
+{
+    while (t_us / series->bucket_us >= TIME_SERIES_BUCKETS)
+        time_series_halve(series);
+    uint32_t index = (uint32_t)(t_us / series->bucket_us);
+    while (series->used <= index) {
+        series->max[series->used] = series->last; /* carry the level forward */
+        series->used++;
+    }
+    if (value > series->max[index])
+        series->max[index] = value;
+    series->last = value;
+}

@@ -25,4 +25,20 @@ void histogram_record(Histogram *histogram, uint64_t value);
 uint64_t histogram_quantile(const Histogram *histogram, double q);
 double histogram_mean(const Histogram *histogram);
 
+/* A level over simulated time (key-store rows, queue depth) in fixed storage: the maximum
+ * per bucket. When time runs past the last bucket, neighbours merge and the bucket width
+ * doubles, so a run of any length fits; a bucket with no sample carries the level before it. */
+#define TIME_SERIES_BUCKETS 128
+
+typedef struct {
+    uint64_t bucket_us;
+    uint32_t used;  /* buckets [0, used) hold data */
+    uint64_t last;  /* the level after the latest sample */
+    uint64_t max[TIME_SERIES_BUCKETS];
+} TimeSeries;
+
+void time_series_init(TimeSeries *series, uint64_t bucket_us);
+/* t_us never decreases between calls. */
+void time_series_record(TimeSeries *series, uint64_t t_us, uint64_t value);
+
 #endif

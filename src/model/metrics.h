@@ -46,6 +46,7 @@ typedef struct {
     uint64_t key_store_rows, key_store_peak, key_store_expired_hits;
     uint64_t events;
     Histogram latency_us; /* operation start to the client's final answer or give-up */
+    TimeSeries key_store_series; /* rows held by the server's key store over time */
     uint32_t account_count;
     BalanceMetrics balances[ACCOUNTS_MAX];
 } Metrics;

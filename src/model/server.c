@@ -182,6 +182,7 @@ static void note_store_size(World *world)
 {
     uint64_t rows = idem_store_rows(world->server.store);
     world->metrics.key_store_rows = rows;
+    time_series_record(&world->metrics.key_store_series, sim_now(world->sim), rows);
     if (rows > world->metrics.key_store_peak)
         world->metrics.key_store_peak = rows;
 }

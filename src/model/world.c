@@ -240,6 +240,7 @@ World *world_create(const Scenario *scenario, Mode mode, uint64_t seed, TraceSin
     world->message_free = SLOT_NONE;
     world->job_free = SLOT_NONE;
     histogram_init(&world->metrics.latency_us);
+    time_series_init(&world->metrics.key_store_series, world->duration_us / TIME_SERIES_BUCKETS);
     world->sim = sim_create(dispatch, world);
     build_clients(world);
     world->node_count = world->group_count + FIXED_NODE_COUNT;

@@ -70,6 +70,12 @@ static void write_mode(FILE *stream, const RunReport *report, uint32_t m)
             value_of(metrics, "latency_p50_ms"), value_of(metrics, "latency_p99_ms"),
             value_of(metrics, "latency_p999_ms"), metrics->key_store_peak, metrics->emails_sent,
             metrics->crashes, metrics->events);
+    const TimeSeries *series = &metrics->key_store_series;
+    fprintf(stream, "      \"key_store_series\": {\"bucket_ms\": %.3f, \"max_rows\": [",
+            (double)series->bucket_us / 1000.0);
+    for (uint32_t i = 0; i < series->used; i++)
+        fprintf(stream, "%s%" PRIu64, i ? ", " : "", series->max[i]);
+    fprintf(stream, "]},\n");
     fprintf(stream, "      \"stopped\": ");
     if (report->stop_reasons[m] != NULL)
         write_string(stream, report->stop_reasons[m]);

@@ -1,0 +1,380 @@
+/* The panels of a pane: header, the four outcome counters, balances, the key store and the
+ * narration line. Counters are the headline a room reads from afar, so they get the
+ * biggest type and a coloured frame only when non-zero: a zero never shows a signal colour
+ * (the tests rely on that for the double-charge red). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "view_frame.h"
+#include "view_narration.h"
+
+static int P(const ViewPanels *panels, float length)
+{
+    return view_layout_px(panels->layout, length);
+}
+
+static SDL_Color C(ViewColor color) { return view_canvas_color(color, 255); }
+
+/* ------------------------------------------------------------------ header */
+
+static const char *tagline(Mode mode)
+{
+    switch (mode) {
+    case MODE_AT_MOST_ONCE: return "sends once, never retries";
+    case MODE_AT_LEAST_ONCE: return "retries on timeout, no key";
+    case MODE_IDEMPOTENT: return "retries with a key, server keeps a key store";
+    case MODE_COUNT: break;
+    }
+    return "";
+}
+
+void view_panels_header(const ViewPanels *panels)
+{
+    ViewCanvas *canvas = panels->canvas;
+    ViewRect r = panels->box->header;
+    const ViewPane *pane = panels->pane;
+    char name[32];
+    snprintf(name, sizeof name, "%s", mode_name(pane->mode));
+    for (char *c = name; *c != '\0'; c++)
+        *c = (char)(*c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c);
+    int header_h = view_canvas_text_height(canvas, VIEW_FONT_HEADER);
+    int small_h = view_canvas_text_height(canvas, VIEW_FONT_SMALL);
+    int name_w = view_canvas_text(canvas, VIEW_FONT_HEADER, C(VIEW_COLOR_TEXT), r.x,
+                                  r.y + (r.h - header_h) / 2, VIEW_ALIGN_LEFT, name);
+    char status[96];
+    ViewColor status_color = VIEW_COLOR_TEXT_DIM;
+    if (world_finished(pane->world)) {
+        snprintf(status, sizeof status, "\xE2\x9C\x93 finished");
+        status_color = VIEW_COLOR_OK;
+    } else {
+        snprintf(status, sizeof status, "%" PRIu64 " ops \xC2\xB7 %" PRIu64 " in flight",
+                 pane->tally.operations, world_messages_in_flight(pane->world));
+    }
+    int text_y = r.y + (r.h - small_h) / 2 + P(panels, 2);
+    int status_w = view_canvas_text(canvas, VIEW_FONT_SMALL, C(status_color), r.x + r.w,
+                                    text_y, VIEW_ALIGN_RIGHT, status);
+    int tag_x = r.x + name_w + P(panels, 10);
+    view_canvas_text_fit(canvas, VIEW_FONT_SMALL, C(VIEW_COLOR_TEXT_DIM), tag_x, text_y,
+                         VIEW_ALIGN_LEFT, r.x + r.w - status_w - P(panels, 10) - tag_x,
+                         tagline(pane->mode));
+    view_canvas_fill(canvas, (ViewRect){r.x, r.y + r.h - 1, r.w, P(panels, 1)},
+                     C(VIEW_COLOR_GRID));
+}
+
+/* ------------------------------------------------------------------ counters */
+
+typedef struct {
+    const char *label;
+    ViewColor color;
+    uint64_t count;
+    const char *sub_long;
+    const char *sub_short;
+    bool sub_colored;
+} Counter;
+
+static void draw_counter(const ViewPanels *panels, ViewRect r, const Counter *counter)
+{
+    ViewCanvas *canvas = panels->canvas;
+    bool active = counter->count > 0;
+    float radius = (float)P(panels, 6);
+    int border = P(panels, 2);
+    if (active) {
+        view_canvas_round(canvas, r, radius, C(counter->color));
+        ViewRect inner = {r.x + border, r.y + border, r.w - 2 * border, r.h - 2 * border};
+        view_canvas_round(canvas, inner, radius - (float)border,
+                          view_canvas_mix(VIEW_COLOR_PANEL_RAISED, counter->color, 0.16f));
+    } else {
+        view_canvas_round(canvas, r, radius, C(VIEW_COLOR_PANEL_RAISED));
+    }
+    SDL_Color ink = active ? C(counter->color) : C(VIEW_COLOR_TEXT_DIM);
+    int pad = P(panels, 8);
+    int inner_w = r.w - 2 * pad;
+    view_canvas_text_fit(canvas, VIEW_FONT_LABEL, ink, r.x + pad, r.y + pad - P(panels, 2),
+                         VIEW_ALIGN_LEFT, inner_w, counter->label);
+    char number[32];
+    snprintf(number, sizeof number, "%" PRIu64, counter->count);
+    ViewFont font = VIEW_FONT_NUMBER;
+    if (view_canvas_text_width(canvas, font, number) > inner_w)
+        font = VIEW_FONT_NUMBER_SMALL;
+    int label_h = view_canvas_text_height(canvas, VIEW_FONT_LABEL);
+    int small_h = view_canvas_text_height(canvas, VIEW_FONT_SMALL);
+    int number_h = view_canvas_text_height(canvas, font);
+    int slot_top = r.y + pad + label_h - P(panels, 4);
+    int slot_h = r.y + r.h - pad - small_h - slot_top;
+    view_canvas_text_fit(canvas, font, active ? C(counter->color) : C(VIEW_COLOR_TEXT_DIM),
+                         r.x + pad, slot_top + (slot_h - number_h) / 2, VIEW_ALIGN_LEFT,
+                         inner_w, number);
+    const char *sub = counter->sub_long;
+    if (view_canvas_text_width(canvas, VIEW_FONT_SMALL, sub) > inner_w)
+        sub = counter->sub_short;
+    SDL_Color sub_ink = active && counter->sub_colored ? C(counter->color)
+                                                       : C(VIEW_COLOR_TEXT_DIM);
+    view_canvas_text_fit(canvas, VIEW_FONT_SMALL, sub_ink, r.x + pad,
+                         r.y + r.h - pad - small_h + P(panels, 1), VIEW_ALIGN_LEFT, inner_w,
+                         sub);
+}
+
+void view_panels_counters(const ViewPanels *panels)
+{
+    const ViewTally *tally = &panels->pane->tally;
+    char double_long[64], double_short[48], lost_long[64], lost_short[48];
+    view_narration_money(double_short, sizeof double_short, tally->double_amount, true);
+    snprintf(double_long, sizeof double_long, "%s extra", double_short);
+    view_narration_money(lost_short, sizeof lost_short, tally->lost_amount, false);
+    snprintf(lost_long, sizeof lost_long, "%s unpaid", lost_short);
+    if (tally->outcomes[OUTCOME_DOUBLE] == 0)
+        snprintf(double_long, sizeof double_long, "none");
+    if (tally->outcomes[OUTCOME_LOST] == 0)
+        snprintf(lost_long, sizeof lost_long, "none");
+    const Counter counters[VIEW_COUNTERS] = {
+        {"\xE2\x9C\x93 OK", VIEW_COLOR_OK, tally->outcomes[OUTCOME_OK], "charged once", "once",
+         false},
+        {"\xC3\x97" "2 DOUBLE", VIEW_COLOR_DOUBLE, tally->outcomes[OUTCOME_DOUBLE], double_long,
+         tally->outcomes[OUTCOME_DOUBLE] ? double_short : "none", true},
+        {"\xE2\x9C\x95 LOST", VIEW_COLOR_LOST, tally->outcomes[OUTCOME_LOST], lost_long,
+         tally->outcomes[OUTCOME_LOST] ? lost_short : "none", false},
+        {"? PHANTOM", VIEW_COLOR_WARNING, tally->outcomes[OUTCOME_PHANTOM], "paid, not told",
+         "not told", false},
+    };
+    for (int i = 0; i < VIEW_COUNTERS; i++)
+        draw_counter(panels, panels->box->counters[i], &counters[i]);
+}
+
+/* ------------------------------------------------------------------ balances */
+
+static int bar_x(int x, int w, int64_t amount, int64_t scale)
+{
+    if (amount <= 0 || scale <= 0)
+        return x;
+    if (amount >= scale)
+        return x + w;
+    return x + (int)((double)w * (double)amount / (double)scale);
+}
+
+static void balance_bar(const ViewPanels *panels, ViewRect bar, int64_t expected_debit,
+                        int64_t actual_debit)
+{
+    ViewCanvas *canvas = panels->canvas;
+    int64_t scale = panels->money_scale > 0 ? panels->money_scale : 1;
+    view_canvas_fill(canvas, bar, C(VIEW_COLOR_PANEL_RAISED));
+    int expected_x = bar_x(bar.x, bar.w, expected_debit, scale);
+    int actual_x = bar_x(bar.x, bar.w, actual_debit, scale);
+    int agreed_x = expected_x < actual_x ? expected_x : actual_x;
+    view_canvas_fill(canvas, (ViewRect){bar.x, bar.y, agreed_x - bar.x, bar.h},
+                     C(VIEW_COLOR_MESSAGE));
+    if (actual_x > expected_x)
+        view_canvas_fill(canvas, (ViewRect){expected_x, bar.y, actual_x - expected_x, bar.h},
+                         C(VIEW_COLOR_DOUBLE));
+    if (actual_x < expected_x)
+        view_canvas_outline(canvas, (ViewRect){actual_x, bar.y, expected_x - actual_x, bar.h},
+                            (float)P(panels, 2), C(VIEW_COLOR_WARNING));
+    int tick = P(panels, 2);
+    view_canvas_fill(canvas, (ViewRect){expected_x - tick / 2, bar.y - P(panels, 3), tick,
+                                        bar.h + P(panels, 6)},
+                     C(VIEW_COLOR_TEXT));
+}
+
+static void balance_row(const ViewPanels *panels, uint32_t account, ViewRect row)
+{
+    ViewCanvas *canvas = panels->canvas;
+    const ViewTally *tally = &panels->pane->tally;
+    int64_t expected_debit = tally->initial[account] - tally->expected[account];
+    int64_t actual_debit = tally->initial[account] - tally->actual[account];
+    int64_t difference = actual_debit - expected_debit;
+    char money[48], text[80];
+    view_narration_money(money, sizeof money, difference < 0 ? -difference : difference,
+                         difference > 0);
+    ViewColor color = VIEW_COLOR_OK;
+    if (difference > 0) {
+        snprintf(text, sizeof text, "%s over", money);
+        color = VIEW_COLOR_DOUBLE;
+    } else if (difference < 0) {
+        snprintf(text, sizeof text, "%s short", money);
+        color = VIEW_COLOR_WARNING;
+    } else {
+        snprintf(text, sizeof text, "\xE2\x9C\x93 exact");
+    }
+    int small_h = view_canvas_text_height(canvas, VIEW_FONT_SMALL);
+    int text_y = row.y + (row.h - small_h) / 2;
+    int name_w = P(panels, 58), diff_w = P(panels, 112);
+    view_canvas_text_fit(canvas, VIEW_FONT_SMALL, C(VIEW_COLOR_TEXT), row.x, text_y,
+                         VIEW_ALIGN_LEFT, name_w - P(panels, 6),
+                         panels->pane->scenario->accounts[account].id);
+    view_canvas_text_fit(canvas, VIEW_FONT_SMALL, C(color), row.x + row.w, text_y,
+                         VIEW_ALIGN_RIGHT, diff_w - P(panels, 6), text);
+    int bar_h = P(panels, 10);
+    ViewRect bar = {row.x + name_w, row.y + (row.h - bar_h) / 2, row.w - name_w - diff_w, bar_h};
+    balance_bar(panels, bar, expected_debit, actual_debit);
+}
+
+void view_panels_balances(const ViewPanels *panels)
+{
+    ViewCanvas *canvas = panels->canvas;
+    ViewRect r = panels->box->balances;
+    const ViewTally *tally = &panels->pane->tally;
+    view_canvas_text(canvas, VIEW_FONT_LABEL, C(VIEW_COLOR_TEXT_DIM), r.x, r.y, VIEW_ALIGN_LEFT,
+                     "CHARGED vs EXPECTED");
+    int heading_h = view_canvas_text_height(canvas, VIEW_FONT_LABEL) + P(panels, 2);
+    uint32_t shown = tally->account_count < 2 ? tally->account_count : 2;
+    if (tally->account_count > shown) {
+        char more[48];
+        snprintf(more, sizeof more, "+%u more accounts", tally->account_count - shown);
+        view_canvas_text(canvas, VIEW_FONT_SMALL, C(VIEW_COLOR_TEXT_DIM), r.x + r.w, r.y,
+                         VIEW_ALIGN_RIGHT, more);
+    } else if (shown == 1) {
+        char balance[48], line[96];
+        view_narration_money(balance, sizeof balance, tally->actual[0], false);
+        snprintf(line, sizeof line, "balance %s", balance);
+        view_canvas_text(canvas, VIEW_FONT_SMALL, C(VIEW_COLOR_TEXT_DIM), r.x + r.w, r.y,
+                         VIEW_ALIGN_RIGHT, line);
+    }
+    int rows_h = r.h - heading_h;
+    int row_h = shown > 0 ? rows_h / (int)(shown > 1 ? shown : 1) : rows_h;
+    if (shown == 1 && row_h > P(panels, 30))
+        row_h = P(panels, 30);
+    for (uint32_t a = 0; a < shown; a++)
+        balance_row(panels, a, (ViewRect){r.x, r.y + heading_h + (int)a * row_h, r.w, row_h});
+}
+
+/* ------------------------------------------------------------------ key store */
+
+static void format_ttl(char *buffer, size_t size, const KeyRow *row, SimTimeUs now_us)
+{
+    if (row->expires_us == SIM_TIME_NEVER) {
+        snprintf(buffer, size, "no ttl");
+        return;
+    }
+    if (row->expires_us <= now_us) {
+        snprintf(buffer, size, "expired");
+        return;
+    }
+    uint64_t s = (row->expires_us - now_us) / 1000000;
+    if (s >= 3600)
+        snprintf(buffer, size, "ttl %" PRIu64 "h%02" PRIu64 "m", s / 3600, s % 3600 / 60);
+    else if (s >= 60)
+        snprintf(buffer, size, "ttl %" PRIu64 "m%02" PRIu64 "s", s / 60, s % 60);
+    else
+        snprintf(buffer, size, "ttl %.1fs", (double)(row->expires_us - now_us) / 1e6);
+}
+
+static void key_row(const ViewPanels *panels, const KeyRow *row, ViewRect r)
+{
+    ViewCanvas *canvas = panels->canvas;
+    SimTimeUs now = panels->pane->keys.at_us;
+    const char *status = "PROCESSING";
+    ViewColor color = VIEW_COLOR_WARNING;
+    if (row->expires_us <= now) {
+        status = "EXPIRED";
+        color = VIEW_COLOR_LOST;
+    } else if (row->status == KEY_STATUS_COMPLETED) {
+        status = "COMPLETED";
+        color = VIEW_COLOR_OK;
+    } else if (row->status == KEY_STATUS_FAILED) {
+        status = "FAILED";
+        color = VIEW_COLOR_LOST;
+    }
+    int pill_w = P(panels, 84);
+    ViewRect pill = {r.x, r.y + P(panels, 2), pill_w, r.h - P(panels, 4)};
+    view_canvas_round(canvas, pill, (float)P(panels, 4), view_canvas_color(color, 60));
+    int tiny_h = view_canvas_text_height(canvas, VIEW_FONT_TINY);
+    view_canvas_text(canvas, VIEW_FONT_TINY, C(color), pill.x + pill.w / 2,
+                     pill.y + (pill.h - tiny_h) / 2, VIEW_ALIGN_CENTER, status);
+    int text_h = view_canvas_text_height(canvas, VIEW_FONT_MONO);
+    int y = r.y + (r.h - text_h) / 2;
+    char key[32], what[64], ttl[32];
+    snprintf(key, sizeof key, "%08" PRIx64, row->key >> 32);
+    int x = pill.x + pill.w + P(panels, 8);
+    x += view_canvas_text(canvas, VIEW_FONT_MONO, C(VIEW_COLOR_TEXT), x, y, VIEW_ALIGN_LEFT, key);
+    if (row->status != KEY_STATUS_PROCESSING)
+        snprintf(what, sizeof what, "op %" PRIu64 " \xE2\x86\x92 %d", row->response_of,
+                 row->response_status);
+    else
+        snprintf(what, sizeof what, "running");
+    format_ttl(ttl, sizeof ttl, row, now);
+    int ttl_w = view_canvas_text(canvas, VIEW_FONT_SMALL, C(VIEW_COLOR_TEXT_DIM), r.x + r.w, y,
+                                 VIEW_ALIGN_RIGHT, ttl);
+    x += P(panels, 10);
+    view_canvas_text_fit(canvas, VIEW_FONT_SMALL, C(VIEW_COLOR_TEXT_DIM), x, y, VIEW_ALIGN_LEFT,
+                         r.x + r.w - ttl_w - P(panels, 8) - x, what);
+}
+
+static void keys_heading(const ViewPanels *panels, ViewRect r)
+{
+    ViewCanvas *canvas = panels->canvas;
+    const ViewKeySample *keys = &panels->pane->keys;
+    view_canvas_text(canvas, VIEW_FONT_LABEL, C(VIEW_COLOR_TEXT_DIM), r.x, r.y, VIEW_ALIGN_LEFT,
+                     "KEY STORE");
+    char counts[128];
+    if (panels->pane->mode != MODE_IDEMPOTENT)
+        snprintf(counts, sizeof counts, "off");
+    else
+        snprintf(counts, sizeof counts, "%" PRIu64 " keys \xC2\xB7 %" PRIu64 " processing",
+                 keys->rows, keys->processing);
+    view_canvas_text(canvas, VIEW_FONT_SMALL, C(VIEW_COLOR_TEXT_DIM), r.x + r.w, r.y,
+                     VIEW_ALIGN_RIGHT, counts);
+}
+
+void view_panels_keys(const ViewPanels *panels)
+{
+    ViewCanvas *canvas = panels->canvas;
+    ViewRect r = panels->box->keys;
+    const ViewKeySample *keys = &panels->pane->keys;
+    keys_heading(panels, r);
+    int top = r.y + P(panels, 22);
+    int row_h = P(panels, 19);
+    if (panels->pane->mode != MODE_IDEMPOTENT) {
+        const char *why = panels->pane->mode == MODE_AT_MOST_ONCE
+                              ? "No keys: nothing is retried, so nothing runs twice, but "
+                                "nothing lost is ever recovered."
+                              : "No keys: the server runs every request that arrives, a "
+                                "retry of a payment that went through included.";
+        view_canvas_text_wrapped(canvas, VIEW_FONT_SMALL, C(VIEW_COLOR_TEXT_DIM), r.x, top,
+                                 r.w, why);
+        return;
+    }
+    uint32_t rows = keys->shown < (uint32_t)panels->box->key_rows ? keys->shown
+                                                                   : (uint32_t)panels->box->key_rows;
+    for (uint32_t i = 0; i < rows; i++)
+        key_row(panels, &keys->newest[i], (ViewRect){r.x, top + (int)i * row_h, r.w, row_h});
+    if (keys->rows > rows) {
+        char more[64];
+        snprintf(more, sizeof more, "+%" PRIu64 " more", keys->rows - rows);
+        view_canvas_text(canvas, VIEW_FONT_SMALL, C(VIEW_COLOR_TEXT_DIM), r.x,
+                         top + (int)rows * row_h + P(panels, 1), VIEW_ALIGN_LEFT, more);
+    } else if (keys->rows == 0) {
+        view_canvas_text(canvas, VIEW_FONT_SMALL, C(VIEW_COLOR_TEXT_DIM), r.x, top,
+                         VIEW_ALIGN_LEFT, "empty");
+    }
+}
+
+/* ------------------------------------------------------------------ narration */
+
+void view_panels_narration(const ViewPanels *panels)
+{
+    ViewCanvas *canvas = panels->canvas;
+    ViewRect r = panels->box->narration;
+    const ViewPane *pane = panels->pane;
+    char line[256];
+    ViewColor color = view_narration_line(pane, &pane->narration, line, sizeof line);
+    view_canvas_round(canvas, r, (float)P(panels, 6), C(VIEW_COLOR_PANEL_RAISED));
+    view_canvas_fill(canvas, (ViewRect){r.x, r.y + P(panels, 6), P(panels, 4), r.h - P(panels, 12)},
+                     C(color));
+    char when[32];
+    snprintf(when, sizeof when, "%.2f s", (double)pane->narration.t_us / 1e6);
+    int tiny_h = view_canvas_text_height(canvas, VIEW_FONT_TINY);
+    int time_w = P(panels, 52);
+    if (pane->narration.present)
+        view_canvas_text(canvas, VIEW_FONT_TINY, C(VIEW_COLOR_TEXT_DIM), r.x + P(panels, 12),
+                         r.y + (r.h - tiny_h) / 2, VIEW_ALIGN_LEFT, when);
+    int x = r.x + P(panels, 12) + time_w;
+    int wrap = r.x + r.w - P(panels, 8) - x;
+    ViewFont font = VIEW_FONT_BODY;
+    int lines = view_canvas_text_width(canvas, font, line) / (wrap > 0 ? wrap : 1) + 1;
+    if (lines * view_canvas_text_height(canvas, font) > r.h) {
+        font = VIEW_FONT_SMALL;
+        lines = view_canvas_text_width(canvas, font, line) / (wrap > 0 ? wrap : 1) + 1;
+    }
+    int h = lines * view_canvas_text_height(canvas, font);
+    view_canvas_text_wrapped(canvas, font, C(color), x, r.y + (r.h - h) / 2, wrap, line);
+}
