@@ -1,0 +1,286 @@
+/* Composes a frame: title bar, one column per visible pane, status bar with the legend, then
+ * the overlays. Panes share one money scale so that equal bars mean equal money across
+ * modes: the comparison is the lesson. */
+#include "view_frame.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "view_narration.h"
+#include "view_sequence.h"
+
+static int P(const ViewFrame *frame, float length)
+{
+    return view_layout_px(&frame->layout, length);
+}
+
+static SDL_Color C(ViewColor color) { return view_canvas_color(color, 255); }
+
+int view_frame_pane_of_column(const ViewFrame *frame, int column)
+{
+    return frame->focus >= 0 ? frame->focus : column;
+}
+
+/* ------------------------------------------------------------------ bars */
+
+static void format_speed(char *buffer, size_t size, double speed)
+{
+    if (speed >= 1.0)
+        snprintf(buffer, size, "%g\xC3\x97", speed);
+    else
+        snprintf(buffer, size, "1/%g\xC3\x97", 1.0 / speed);
+}
+
+static void draw_title(ViewFrame *frame)
+{
+    ViewCanvas *canvas = frame->canvas;
+    ViewRect r = frame->layout.title;
+    const ViewSession *session = frame->session;
+    view_canvas_fill(canvas, r, C(VIEW_COLOR_PANEL));
+    int pad = P(frame, 12);
+    int title_h = view_canvas_text_height(canvas, VIEW_FONT_TITLE);
+    int y = r.y + (r.h - title_h) / 2;
+    int x = r.x + pad;
+    x += view_canvas_text(canvas, VIEW_FONT_TITLE, C(VIEW_COLOR_MESSAGE), x, y, VIEW_ALIGN_LEFT,
+                          "idemsim");
+    char speed[32], state[160];
+    format_speed(speed, sizeof speed, session->speed);
+    SimTimeUs now = session->now_us;
+    for (uint32_t p = 0; p < session->pane_count; p++) {
+        SimTimeUs t = view_session_pane_time(session, p);
+        now = t > now ? t : now;
+    }
+    const char *run = frame->paused ? "   \xE2\x9D\x9A\xE2\x9D\x9A paused"
+                      : view_session_finished(session) ? "   \xE2\x9C\x93 finished"
+                                                       : "";
+    snprintf(state, sizeof state, "t %.1f s of %.0f s \xC2\xB7 speed %s \xC2\xB7 seed %" PRIu64 "%s",
+             (double)now / 1e6, session->scenario->duration_ms / 1000.0, speed, session->seed,
+             frame->interactive ? run : "");
+    int state_w = view_canvas_text(canvas, VIEW_FONT_BODY,
+                                   C(frame->paused ? VIEW_COLOR_WARNING : VIEW_COLOR_TEXT),
+                                   r.x + r.w - pad,
+                                   r.y + (r.h - view_canvas_text_height(canvas, VIEW_FONT_BODY)) / 2,
+                                   VIEW_ALIGN_RIGHT, state);
+    x += P(frame, 14);
+    const char *title = session->scenario->title[0] ? session->scenario->title
+                                                    : session->scenario->name;
+    view_canvas_text_fit(canvas, VIEW_FONT_TITLE, C(VIEW_COLOR_TEXT), x, y, VIEW_ALIGN_LEFT,
+                         r.x + r.w - pad - state_w - P(frame, 16) - x, title);
+}
+
+static int legend_item(ViewFrame *frame, int x, int y, int h, ViewColor color, const char *text,
+                       bool cross)
+{
+    ViewCanvas *canvas = frame->canvas;
+    float mid = (float)y + (float)h / 2;
+    if (cross) {
+        view_canvas_cross(canvas, (float)x + (float)P(frame, 6), mid, (float)P(frame, 4),
+                          (float)P(frame, 2), C(color));
+    } else {
+        view_canvas_line(canvas, (float)x, mid, (float)(x + P(frame, 14)), mid,
+                         (float)P(frame, 2.5f), C(color));
+        view_canvas_arrowhead(canvas, (float)x, mid, (float)(x + P(frame, 16)), mid,
+                              (float)P(frame, 6), C(color));
+    }
+    x += P(frame, 20);
+    x += view_canvas_text(canvas, VIEW_FONT_SMALL, C(VIEW_COLOR_TEXT_DIM), x,
+                          y + (h - view_canvas_text_height(canvas, VIEW_FONT_SMALL)) / 2,
+                          VIEW_ALIGN_LEFT, text);
+    return x + P(frame, 14);
+}
+
+static void draw_status(ViewFrame *frame)
+{
+    ViewCanvas *canvas = frame->canvas;
+    ViewRect r = frame->layout.status;
+    view_canvas_fill(canvas, r, C(VIEW_COLOR_PANEL));
+    int x = r.x + P(frame, 12);
+    x = legend_item(frame, x, r.y, r.h, VIEW_COLOR_MESSAGE, "request", false);
+    x = legend_item(frame, x, r.y, r.h, VIEW_COLOR_WARNING, "retry / 409", false);
+    x = legend_item(frame, x, r.y, r.h, VIEW_COLOR_RESPONSE, "answer", false);
+    x = legend_item(frame, x, r.y, r.h, VIEW_COLOR_OK, "replayed", false);
+    x = legend_item(frame, x, r.y, r.h, VIEW_COLOR_DOUBLE, "charged again", false);
+    x = legend_item(frame, x, r.y, r.h, VIEW_COLOR_DOUBLE, "lost", true);
+    const char *hints = frame->interactive
+                            ? "space pause \xC2\xB7 n step \xC2\xB7 +/\xE2\x88\x92 speed \xC2\xB7 "
+                              "1-3 focus \xC2\xB7 h help \xC2\xB7 q quit"
+                            : "dashed: arrival estimated";
+    int small_h = view_canvas_text_height(canvas, VIEW_FONT_SMALL);
+    int right = r.x + r.w - P(frame, 12);
+    if (view_canvas_text_width(canvas, VIEW_FONT_SMALL, hints) < right - x)
+        view_canvas_text(canvas, VIEW_FONT_SMALL, C(VIEW_COLOR_TEXT_DIM), right,
+                         r.y + (r.h - small_h) / 2, VIEW_ALIGN_RIGHT, hints);
+}
+
+/* ------------------------------------------------------------------ panes */
+
+static int64_t money_scale(const ViewSession *session)
+{
+    int64_t scale = 1;
+    for (uint32_t p = 0; p < session->pane_count; p++) {
+        const ViewTally *tally = &session->panes[p]->tally;
+        for (uint32_t a = 0; a < tally->account_count && a < ACCOUNTS_MAX; a++) {
+            int64_t expected = tally->initial[a] - tally->expected[a];
+            int64_t actual = tally->initial[a] - tally->actual[a];
+            scale = expected > scale ? expected : scale;
+            scale = actual > scale ? actual : scale;
+        }
+    }
+    return scale + scale / 20; /* headroom, so a full bar still shows its end */
+}
+
+static void draw_pane(ViewFrame *frame, int column, int64_t scale, ViewSequencePick *pick)
+{
+    int index = view_frame_pane_of_column(frame, column);
+    const ViewPane *pane = frame->session->panes[index];
+    const ViewPaneLayout *box = &frame->layout.panes[column];
+    view_canvas_round(frame->canvas, box->pane, (float)P(frame, 8),
+                      view_canvas_mix(VIEW_COLOR_BACKGROUND, VIEW_COLOR_PANEL, 0.55f));
+    ViewPanels panels = {.canvas = frame->canvas, .layout = &frame->layout, .box = box,
+                         .pane = pane, .money_scale = scale};
+    view_panels_header(&panels);
+    view_panels_counters(&panels);
+    view_panels_balances(&panels);
+    view_panels_keys(&panels);
+    view_panels_narration(&panels);
+    view_sequence_draw(frame->canvas, &frame->layout, box->sequence, pane,
+                       view_session_pane_time(frame->session, (uint32_t)index),
+                       view_session_window_us(frame->session), pick);
+}
+
+/* ------------------------------------------------------------------ overlays */
+
+static void draw_details(ViewFrame *frame, int pane_index, uint64_t serial, ViewSegment at)
+{
+    ViewCanvas *canvas = frame->canvas;
+    const ViewPane *pane = frame->session->panes[pane_index];
+    const ViewArrow *arrow = view_pane_arrow(pane, serial);
+    if (arrow == NULL || !at.valid)
+        return;
+    SDL_Color white = C(VIEW_COLOR_TEXT);
+    view_canvas_line(canvas, at.x1, at.y1, at.x2, at.y2, (float)P(frame, 4), white);
+    view_canvas_circle(canvas, at.x2, at.y2, (float)P(frame, 4), white);
+    ViewDetails details;
+    view_narration_details(pane, arrow, &details);
+    int line_h = view_canvas_text_height(canvas, VIEW_FONT_SMALL);
+    int title_h = view_canvas_text_height(canvas, VIEW_FONT_LABEL);
+    int w = view_canvas_text_width(canvas, VIEW_FONT_LABEL, details.title);
+    for (int i = 0; i < details.line_count; i++) {
+        int lw = view_canvas_text_width(canvas, VIEW_FONT_SMALL, details.lines[i]);
+        w = lw > w ? lw : w;
+    }
+    int pad = P(frame, 10);
+    ViewRect box = {(int)at.x2 + P(frame, 14), (int)at.y2 - P(frame, 10), w + 2 * pad,
+                    title_h + details.line_count * line_h + 2 * pad + P(frame, 4)};
+    if (box.x + box.w > frame->layout.width - P(frame, 4))
+        box.x = (int)at.x2 - P(frame, 14) - box.w;
+    if (box.x < P(frame, 4))
+        box.x = P(frame, 4);
+    if (box.y + box.h > frame->layout.status.y)
+        box.y = frame->layout.status.y - box.h;
+    view_canvas_round(canvas, box, (float)P(frame, 6), C(details.color));
+    view_canvas_round(canvas, (ViewRect){box.x + 2, box.y + 2, box.w - 4, box.h - 4},
+                      (float)P(frame, 5), C(VIEW_COLOR_PANEL_RAISED));
+    view_canvas_text(canvas, VIEW_FONT_LABEL, C(details.color), box.x + pad, box.y + pad,
+                     VIEW_ALIGN_LEFT, details.title);
+    for (int i = 0; i < details.line_count; i++)
+        view_canvas_text(canvas, VIEW_FONT_SMALL, white, box.x + pad,
+                         box.y + pad + title_h + P(frame, 4) + i * line_h, VIEW_ALIGN_LEFT,
+                         details.lines[i]);
+}
+
+static const char *const help_lines[][2] = {
+    {"space", "pause / resume"},
+    {"n  or  \xE2\x86\x92", "step to the next event"},
+    {"+  /  \xE2\x88\x92", "faster / slower (simulated time per second)"},
+    {"r", "restart with the same seed"},
+    {"s", "new seed (the same faults hit every mode)"},
+    {"1  2  3", "focus one mode;  0  all modes"},
+    {"mouse", "point at a message for its details, click to pin"},
+    {"p", "save a PNG screenshot"},
+    {"f", "full screen"},
+    {"h", "this help"},
+    {"q  or  Esc", "quit"},
+};
+
+static void draw_help(ViewFrame *frame)
+{
+    ViewCanvas *canvas = frame->canvas;
+    view_canvas_fill(canvas, (ViewRect){0, 0, frame->layout.width, frame->layout.height},
+                     view_canvas_color(VIEW_COLOR_BACKGROUND, 215));
+    int count = (int)(sizeof help_lines / sizeof help_lines[0]);
+    int line_h = view_canvas_text_height(canvas, VIEW_FONT_BODY) + P(frame, 6);
+    int w = P(frame, 620), h = P(frame, 70) + count * line_h + P(frame, 70);
+    ViewRect box = {(frame->layout.width - w) / 2, (frame->layout.height - h) / 2, w, h};
+    view_canvas_round(canvas, box, (float)P(frame, 10), C(VIEW_COLOR_PANEL_RAISED));
+    int x = box.x + P(frame, 28), y = box.y + P(frame, 22);
+    view_canvas_text(canvas, VIEW_FONT_HEADER, C(VIEW_COLOR_TEXT), x, y, VIEW_ALIGN_LEFT,
+                     "Controls");
+    y += P(frame, 44);
+    for (int i = 0; i < count; i++, y += line_h) {
+        view_canvas_text(canvas, VIEW_FONT_BODY, C(VIEW_COLOR_MESSAGE), x, y, VIEW_ALIGN_LEFT,
+                         help_lines[i][0]);
+        view_canvas_text(canvas, VIEW_FONT_BODY, C(VIEW_COLOR_TEXT), x + P(frame, 150), y,
+                         VIEW_ALIGN_LEFT, help_lines[i][1]);
+    }
+    view_canvas_text_wrapped(canvas, VIEW_FONT_SMALL, C(VIEW_COLOR_TEXT_DIM), x, y + P(frame, 8),
+                             w - P(frame, 56),
+                             "Every mode runs the same seed, so each meets the same lost and "
+                             "slow messages. Lanes show the first clients; the band on the "
+                             "left counts everyone else's requests.");
+}
+
+static void draw_notice(ViewFrame *frame)
+{
+    if (frame->notice[0] == '\0')
+        return;
+    ViewCanvas *canvas = frame->canvas;
+    int w = view_canvas_text_width(canvas, VIEW_FONT_BODY, frame->notice) + P(frame, 28);
+    int h = view_canvas_text_height(canvas, VIEW_FONT_BODY) + P(frame, 14);
+    ViewRect box = {(frame->layout.width - w) / 2, frame->layout.status.y - h - P(frame, 10), w,
+                    h};
+    view_canvas_round(canvas, box, (float)P(frame, 8), C(VIEW_COLOR_MESSAGE));
+    view_canvas_text(canvas, VIEW_FONT_BODY, C(VIEW_COLOR_BACKGROUND), box.x + P(frame, 14),
+                     box.y + P(frame, 7), VIEW_ALIGN_LEFT, frame->notice);
+}
+
+/* ------------------------------------------------------------------ the frame */
+
+void view_frame_draw(ViewFrame *frame)
+{
+    ViewCanvas *canvas = frame->canvas;
+    SDL_Color background = C(VIEW_COLOR_BACKGROUND);
+    SDL_SetRenderDrawColor(canvas->renderer, background.r, background.g, background.b, 255);
+    SDL_RenderClear(canvas->renderer);
+    draw_title(frame);
+    int64_t scale = money_scale(frame->session);
+    frame->hovered_pane = -1;
+    frame->hovered_serial = 0;
+    ViewSegment pinned = {0}, hovered = {0};
+    for (int column = 0; column < frame->layout.pane_count; column++) {
+        int index = view_frame_pane_of_column(frame, column);
+        ViewSequencePick pick = {.mouse_x = frame->mouse_x, .mouse_y = frame->mouse_y,
+                                 .mouse_active = frame->mouse_active,
+                                 .reach_px = (float)P(frame, 9),
+                                 .pinned_serial = frame->pinned_pane == index
+                                                      ? frame->pinned_serial : 0};
+        draw_pane(frame, column, scale, &pick);
+        if (pick.pinned.valid)
+            pinned = pick.pinned;
+        if (pick.hovered_serial != 0) {
+            frame->hovered_pane = index;
+            frame->hovered_serial = pick.hovered_serial;
+            hovered = pick.hovered;
+        }
+    }
+    draw_status(frame);
+    if (frame->hovered_serial != 0)
+        draw_details(frame, frame->hovered_pane, frame->hovered_serial, hovered);
+    else if (frame->pinned_pane >= 0)
+        draw_details(frame, frame->pinned_pane, frame->pinned_serial, pinned);
+    draw_notice(frame);
+    if (frame->help)
+        draw_help(frame);
+    view_canvas_flush(canvas);
+}
