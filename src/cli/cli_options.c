@@ -1,0 +1,114 @@
+/* Command-line options shared by the subcommands, and loading a scenario with its errors. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+int cli_usage_error(const char *usage, const char *format, const char *argument)
+{
+    fprintf(stderr, "idemsim: ");
+    fprintf(stderr, format, argument);
+    fprintf(stderr, "\n\n%s", usage);
+    return EXIT_USAGE;
+}
+
+static bool parse_u64(const char *text, uint64_t *value)
+{
+    char *end = NULL;
+    errno = 0;
+    if (text[0] == '-' || text[0] == '\0')
+        return false;
+    unsigned long long parsed = strtoull(text, &end, 10);
+    if (errno != 0 || *end != '\0')
+        return false;
+    *value = parsed;
+    return true;
+}
+
+int cli_parse_options(int argc, char **argv, const char *usage, Options *options)
+{
+    for (int i = 0; i < argc; i++) {
+        const char *arg = argv[i];
+        const char *value = i + 1 < argc ? argv[i + 1] : NULL;
+        bool takes_value = strcmp(arg, "--mode") == 0 || strcmp(arg, "--seed") == 0 ||
+                           strcmp(arg, "--set") == 0 || strcmp(arg, "--json") == 0 ||
+                           strcmp(arg, "--csv") == 0 || strcmp(arg, "--trace") == 0 ||
+                           strcmp(arg, "--max-events") == 0 || strcmp(arg, "--max-sim-time") == 0;
+        if (takes_value && value == NULL)
+            return cli_usage_error(usage, "option %s needs a value", arg);
+        if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+            fputs(usage, stdout);
+            exit(EXIT_SUCCESS);
+        } else if (strcmp(arg, "--mode") == 0) {
+            Mode mode;
+            if (!mode_from_name(value, &mode))
+                return cli_usage_error(usage,
+                                   "unknown mode '%s' (expected at-most-once, at-least-once "
+                                   "or idempotent)",
+                                   value);
+            if (options->mode_count < MODE_COUNT)
+                options->modes[options->mode_count++] = mode;
+        } else if (strcmp(arg, "--seed") == 0) {
+            if (!parse_u64(value, &options->seed))
+                return cli_usage_error(usage, "--seed expects a non-negative integer, got '%s'", value);
+            options->has_seed = true;
+        } else if (strcmp(arg, "--set") == 0) {
+            if (options->override_count == OVERRIDES_MAX)
+                return cli_usage_error(usage, "too many --set options (at most 64)%s", "");
+            options->overrides[options->override_count++] = value;
+        } else if (strcmp(arg, "--json") == 0) {
+            options->json_path = value;
+        } else if (strcmp(arg, "--csv") == 0) {
+            options->csv_path = value;
+        } else if (strcmp(arg, "--trace") == 0) {
+            options->trace_path = value;
+        } else if (strcmp(arg, "--max-events") == 0) {
+            if (!parse_u64(value, &options->limits.max_events) || options->limits.max_events == 0)
+                return cli_usage_error(usage, "--max-events expects a positive integer, got '%s'",
+                                   value);
+        } else if (strcmp(arg, "--max-sim-time") == 0) {
+            uint64_t ms;
+            if (!parse_u64(value, &ms) || ms == 0 || ms > UINT64_MAX / 1000)
+                return cli_usage_error(usage, "--max-sim-time expects milliseconds > 0, got '%s'",
+                                   value);
+            options->limits.max_sim_time_us = ms * 1000;
+        } else if (strcmp(arg, "--no-color") == 0) {
+            options->color = false;
+        } else if (strcmp(arg, "-q") == 0 || strcmp(arg, "--quiet") == 0) {
+            options->quiet = true;
+        } else if (arg[0] == '-' && arg[1] != '\0') {
+            return cli_usage_error(usage, "unknown option '%s'", arg);
+        } else {
+            if (options->file_count == sizeof options->files / sizeof options->files[0])
+                return cli_usage_error(usage, "too many files (at most 256)%s", "");
+            options->files[options->file_count++] = arg;
+        }
+        if (takes_value)
+            i++;
+    }
+    return EXIT_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ loading */
+
+Scenario *cli_load_scenario(const char *path, const Options *options)
+{
+    Scenario *scenario = calloc(1, sizeof *scenario);
+    LoadErrors *errors = calloc(1, sizeof *errors);
+    if (scenario == NULL || errors == NULL) {
+        fprintf(stderr, "idemsim: out of memory\n");
+        exit(EXIT_USAGE);
+    }
+    bool ok = scenario_load_file(path, options->overrides, options->override_count, scenario,
+                                 errors);
+    if (!ok) {
+        scenario_print_errors(stderr, path, errors);
+        free(scenario);
+        scenario = NULL;
+    }
+    free(errors);
+    return scenario;
+}
+

@@ -1,0 +1,49 @@
+/* Everything one run of `idemsim view` holds: the options, the loaded scenario, the session,
+ * the SDL objects (a window and its renderer, or a surface and a software renderer), the
+ * canvas and the interactive state. view_main creates it and view_quit frees all of it. */
+#ifndef IDEMSIM_VIEW_APP_H
+#define IDEMSIM_VIEW_APP_H
+
+#include <SDL.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "scenario.h"
+#include "view_canvas.h"
+#include "view_frame.h"
+#include "view_options.h"
+#include "view_session.h"
+
+typedef struct {
+    ViewOptions options;
+    Scenario *scenario;
+    ViewSession session;
+    bool session_ready;
+    bool sdl_ready;
+    bool ttf_ready;
+    SDL_Window *window;
+    SDL_Renderer *renderer;
+    SDL_Surface *surface;      /* headless target */
+    ViewCanvas canvas;
+    bool canvas_ready;
+    ViewFrame frame;
+    int width, height;         /* renderer output, in pixels */
+    uint64_t record_index;     /* frames written by --record */
+    double notice_until;       /* wall time the notice disappears */
+} ViewApp;
+
+/* Frees every SDL resource and everything else the app holds; safe on a partial app. */
+void view_quit(ViewApp *app);
+/* Lays the frame out for the current size and focus, resizing the fonts with it. */
+bool view_relayout(ViewApp *app);
+/* Makes sure --record's directory exists. */
+bool view_prepare_record_dir(const char *dir);
+
+/* Writes the renderer's current picture, whole or not at all (view_png.c). */
+bool view_png_save_renderer(SDL_Renderer *renderer, int width, int height, const char *path);
+bool view_png_save_surface(SDL_Surface *surface, const char *path);
+
+int view_headless_run(ViewApp *app); /* view_headless.c */
+int view_window_run(ViewApp *app);   /* view_window.c */
+
+#endif

@@ -1,0 +1,190 @@
+/* Options of `idemsim view`, in the CLI's style: every mistake is a usage error (exit 2)
+ * with one line saying what was wrong, then the usage. */
+#include "view_options.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const view_options_usage =
+    "usage: idemsim view SCENARIO [options]\n"
+    "\n"
+    "Opens a window that shows every mode of the scenario side by side, live: the same seed,\n"
+    "so each mode meets the same lost and slow messages. Counters, balances, the key store\n"
+    "and a sequence diagram of the first clients show who gets charged twice and why.\n"
+    "\n"
+    "options:\n"
+    "  --mode M            show only mode M (repeatable)\n"
+    "  --seed N            override the scenario's seed\n"
+    "  --set PATH=VALUE    override a scenario field, e.g. --set clients[0].count=2000\n"
+    "  --speed X           simulated seconds per wall second (default 1; keys + and -)\n"
+    "  --focus N           start with only the N-th mode shown (1-based; keys 0-3)\n"
+    "  --width W --height H  window or image size (default 1280x720)\n"
+    "  --fullscreen        start full screen (key f)\n"
+    "  --quit-after-ms T   close after T ms of wall time (kiosk demos, CI)\n"
+    "  --record DIR        write every frame as DIR/frame_000001.png ... at 30 frames per\n"
+    "                      simulated-speed second (see docs/view.md for ffmpeg)\n"
+    "  --headless          no window: render with a software renderer\n"
+    "  --png FILE          with --headless: write the frame at --at-ms as a PNG\n"
+    "  --at-ms T           simulated time of that frame (default: the scenario's duration)\n"
+    "  --stats             print frame rate and frame cost on exit\n"
+    "\n"
+    "keys: space pause, n step, +/- speed, r restart, s new seed, 0-3 focus, p screenshot,\n"
+    "      f full screen, h help, q quit; point at a message for details, click to pin\n"
+    "\n"
+    "Headless frames are deterministic: same scenario, seed and --at-ms, same PNG bytes.\n";
+
+static ViewOptionsResult usage_error(const char *format, const char *argument)
+{
+    fprintf(stderr, "idemsim view: ");
+    fprintf(stderr, format, argument);
+    fprintf(stderr, "\n\n%s", view_options_usage);
+    return VIEW_OPTIONS_ERROR;
+}
+
+static bool parse_u64(const char *text, uint64_t *value)
+{
+    char *end = NULL;
+    errno = 0;
+    if (text[0] < '0' || text[0] > '9')
+        return false;
+    unsigned long long parsed = strtoull(text, &end, 10);
+    if (errno != 0 || *end != '\0')
+        return false;
+    *value = parsed;
+    return true;
+}
+
+static bool parse_size(const char *text, int low, int high, int *value)
+{
+    uint64_t parsed;
+    if (!parse_u64(text, &parsed) || parsed < (uint64_t)low || parsed > (uint64_t)high)
+        return false;
+    *value = (int)parsed;
+    return true;
+}
+
+static const char *const valued[] = {"--mode",   "--seed",  "--set",   "--speed",
+                                     "--focus",  "--width", "--height", "--quit-after-ms",
+                                     "--record", "--png",   "--at-ms"};
+
+static bool takes_value(const char *arg)
+{
+    for (size_t i = 0; i < sizeof valued / sizeof valued[0]; i++) {
+        if (strcmp(arg, valued[i]) == 0)
+            return true;
+    }
+    return false;
+}
+
+static ViewOptionsResult parse_number_option(const char *arg, const char *value,
+                                             ViewOptions *options)
+{
+    if (strcmp(arg, "--seed") == 0) {
+        if (!parse_u64(value, &options->seed))
+            return usage_error("--seed expects a non-negative integer, got '%s'", value);
+        options->has_seed = true;
+    } else if (strcmp(arg, "--speed") == 0) {
+        char *end = NULL;
+        double speed = strtod(value, &end);
+        if (end == value || *end != '\0' || !isfinite(speed) || speed < 1.0 / 64 || speed > 4096)
+            return usage_error("--speed expects a number from 1/64 to 4096, got '%s'", value);
+        options->speed = speed;
+    } else if (strcmp(arg, "--focus") == 0) {
+        if (!parse_size(value, 0, MODE_COUNT, &options->focus))
+            return usage_error("--focus expects 0 to 3, got '%s'", value);
+        options->focus -= 1;
+    } else if (strcmp(arg, "--width") == 0) {
+        if (!parse_size(value, 320, 7680, &options->width))
+            return usage_error("--width expects 320 to 7680 pixels, got '%s'", value);
+    } else if (strcmp(arg, "--height") == 0) {
+        if (!parse_size(value, 240, 4320, &options->height))
+            return usage_error("--height expects 240 to 4320 pixels, got '%s'", value);
+    } else if (strcmp(arg, "--quit-after-ms") == 0) {
+        if (!parse_u64(value, &options->quit_after_ms))
+            return usage_error("--quit-after-ms expects milliseconds, got '%s'", value);
+        options->has_quit_after = true;
+    } else if (strcmp(arg, "--at-ms") == 0) {
+        if (!parse_u64(value, &options->at_ms) || options->at_ms > (uint64_t)SCENARIO_MS_MAX)
+            return usage_error("--at-ms expects milliseconds, got '%s'", value);
+        options->has_at = true;
+    }
+    return VIEW_OPTIONS_RUN;
+}
+
+static ViewOptionsResult parse_option(const char *arg, const char *value, ViewOptions *options)
+{
+    if (strcmp(arg, "--mode") == 0) {
+        Mode mode;
+        if (!mode_from_name(value, &mode))
+            return usage_error("unknown mode '%s' (expected at-most-once, at-least-once or "
+                               "idempotent)",
+                               value);
+        if (options->mode_count < MODE_COUNT)
+            options->modes[options->mode_count++] = mode;
+    } else if (strcmp(arg, "--set") == 0) {
+        if (options->override_count == VIEW_OVERRIDES_MAX)
+            return usage_error("too many --set options (at most 64)%s", "");
+        options->overrides[options->override_count++] = value;
+    } else if (strcmp(arg, "--record") == 0) {
+        options->record_dir = value;
+    } else if (strcmp(arg, "--png") == 0) {
+        options->png_path = value;
+    } else if (strcmp(arg, "--headless") == 0) {
+        options->headless = true;
+    } else if (strcmp(arg, "--fullscreen") == 0) {
+        options->fullscreen = true;
+    } else if (strcmp(arg, "--stats") == 0) {
+        options->stats = true;
+    } else if (takes_value(arg)) {
+        return parse_number_option(arg, value, options);
+    } else {
+        return usage_error("unknown option '%s'", arg);
+    }
+    return VIEW_OPTIONS_RUN;
+}
+
+static ViewOptionsResult check_combination(const ViewOptions *options)
+{
+    if (options->scenario_path == NULL)
+        return usage_error("view expects a SCENARIO file%s", "");
+    if (options->png_path != NULL && !options->headless)
+        return usage_error("--png needs --headless (in the window, key p saves a PNG)%s", "");
+    if (options->headless && options->png_path == NULL && options->record_dir == NULL)
+        return usage_error("--headless needs --png FILE or --record DIR%s", "");
+    return VIEW_OPTIONS_RUN;
+}
+
+ViewOptionsResult view_options_parse(int argc, char **argv, ViewOptions *options)
+{
+    memset(options, 0, sizeof *options);
+    options->speed = 1.0;
+    options->width = 1280;
+    options->height = 720;
+    options->focus = -1;
+    for (int i = 0; i < argc; i++) {
+        const char *arg = argv[i];
+        if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+            fputs(view_options_usage, stdout);
+            return VIEW_OPTIONS_HELP;
+        }
+        if (arg[0] != '-' || arg[1] == '\0') {
+            if (options->scenario_path != NULL)
+                return usage_error("view expects one SCENARIO file, got another: '%s'", arg);
+            options->scenario_path = arg;
+            continue;
+        }
+        const char *value = NULL;
+        if (takes_value(arg)) {
+            if (i + 1 >= argc)
+                return usage_error("option %s needs a value", arg);
+            value = argv[++i];
+        }
+        ViewOptionsResult result = parse_option(arg, value, options);
+        if (result != VIEW_OPTIONS_RUN)
+            return result;
+    }
+    return check_combination(options);
+}

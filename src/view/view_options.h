@@ -1,0 +1,45 @@
+/* The command line of `idemsim view` (after the word "view"). Parsing never exits: it
+ * returns what the caller should do, so view_main can free what it holds. Strings point
+ * into argv. */
+#ifndef IDEMSIM_VIEW_OPTIONS_H
+#define IDEMSIM_VIEW_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "scenario.h"
+
+#define VIEW_OVERRIDES_MAX 64
+
+typedef struct {
+    const char *scenario_path;
+    const char *overrides[VIEW_OVERRIDES_MAX];
+    uint32_t override_count;
+    Mode modes[MODE_COUNT];
+    uint32_t mode_count;
+    bool has_seed;
+    uint64_t seed;
+    double speed;              /* simulated seconds per wall second */
+    bool headless;
+    const char *png_path;
+    bool has_at;
+    uint64_t at_ms;            /* simulated time of the headless frame */
+    bool has_quit_after;
+    uint64_t quit_after_ms;    /* wall time */
+    const char *record_dir;
+    int width, height;
+    bool fullscreen;
+    bool stats;
+    int focus;                 /* -1: every mode side by side */
+} ViewOptions;
+
+typedef enum {
+    VIEW_OPTIONS_RUN,   /* go on */
+    VIEW_OPTIONS_HELP,  /* usage printed on stdout: exit 0 */
+    VIEW_OPTIONS_ERROR  /* message and usage printed on stderr: exit 2 */
+} ViewOptionsResult;
+
+ViewOptionsResult view_options_parse(int argc, char **argv, ViewOptions *options);
+extern const char *const view_options_usage;
+
+#endif
