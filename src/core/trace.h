@@ -13,6 +13,8 @@ typedef struct {
     const char *mode;
     const char *actor;  /* node name, e.g. "web[3]", "server" */
     const char *event;  /* e.g. "send", "lost", "execute", "replay" */
+    const char *peer;   /* the other end of a message event ("transmit", "lost", "deliver"),
+                           else NULL */
     uint64_t operation; /* ground-truth operation id, 0 when none */
     uint32_t attempt;   /* 1-based, 0 when none */
     uint32_t copy;      /* network copy lineage, 0 for the original */

@@ -180,6 +180,9 @@ static void send_attempt(World *world, uint64_t operation, uint32_t click)
                            state->attempts, click, NULL);
     if (now < client->offline_until_us) {
         world->metrics.network_dropped++; /* no network: the request never leaves the phone */
+        if (world_tracing(world))
+            world_trace_client(world, op->client, "lost_offline", operation, state->attempts,
+                               click, "request");
     } else {
         network_send(world, &request);
     }
@@ -317,6 +320,9 @@ void client_on_response(World *world, const Message *response)
     const RetrySpec *retry = &group_of_client(world, op->client)->retry;
     if (sim_now(world->sim) < client->offline_until_us) {
         world->metrics.network_dropped++; /* the phone has no network: the answer is lost */
+        if (world_tracing(world))
+            world_trace_client(world, op->client, "lost_offline", response->operation,
+                               response->attempt, response->click, "response");
         return;
     }
     if (!state->active)

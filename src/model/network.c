@@ -113,17 +113,46 @@ static bool survives_loss(World *world, Link *link, const Message *message)
     return u < (link->bad_state ? loss->h : loss->k);
 }
 
+static const char *const message_kind_names[] = {"request", "response", "charge",
+                                                  "charge_reply"};
+
+/* A message event as seen on the wire: from the actor to the peer. */
+static void trace_message(World *world, const char *event, const Message *message, bool inbound)
+{
+    char source[NAME_LEN_MAX + 16], target[NAME_LEN_MAX + 16];
+    world_actor_name(world, message->source, message->client, source, sizeof source);
+    world_actor_name(world, message->target, message->client, target, sizeof target);
+    TraceRecord record = {
+        .t_us = sim_now(world->sim),
+        .mode = mode_name(world->mode),
+        .actor = inbound ? target : source,
+        .event = event,
+        .peer = inbound ? source : target,
+        .operation = message->operation,
+        .attempt = message->attempt,
+        .copy = (uint32_t)message->lineage,
+        .value = message->status,
+        .detail = message_kind_names[message->kind],
+    };
+    world->trace.write(world->trace.context, &record);
+}
+
+void network_trace_delivery(World *world, const Message *message)
+{
+    if (world_tracing(world))
+        trace_message(world, "deliver", message, true);
+}
+
 static void send_copy(World *world, Link *link, const Message *message)
 {
-    const char *source = world_node_name(world, message->source);
     if (in_outage(world, link, sim_now(world->sim)) || !survives_loss(world, link, message)) {
         world->metrics.network_dropped++;
         if (world_tracing(world))
-            world_trace(world, source, "lost", message->operation, message->attempt,
-                        message->lineage, message->status,
-                        message->kind == MESSAGE_REQUEST ? "request" : "response");
+            trace_message(world, "lost", message, false);
         return;
     }
+    if (world_tracing(world))
+        trace_message(world, "transmit", message, false);
     SimTimeUs delay = distribution_sample_ms_as_us(
         &link->spec.delay_ms,
         world_draw(world, DRAW_DELAY, message->operation, identity_word(message), message->lineage));
@@ -148,8 +177,7 @@ void network_send(World *world, const Message *message)
         world->metrics.network_duplicated++;
         copy.lineage = message->lineage * 2 + 1;
         if (world_tracing(world))
-            world_trace(world, world_node_name(world, message->source), "duplicate",
-                        message->operation, message->attempt, copy.lineage, 0, NULL);
+            trace_message(world, "duplicate", &copy, false);
         send_copy(world, link, &copy);
     }
 }

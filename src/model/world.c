@@ -36,6 +36,16 @@ const char *world_node_name(const World *world, uint32_t node)
     return fixed[node - world->group_count];
 }
 
+void world_actor_name(const World *world, uint32_t node, uint32_t client, char *buffer,
+                      size_t size)
+{
+    if (node < world->group_count && client < world->client_count)
+        snprintf(buffer, size, "%s[%u]", world_node_name(world, node),
+                 world->clients[client].index_in_group);
+    else
+        snprintf(buffer, size, "%s", world_node_name(world, node));
+}
+
 void world_trace(World *world, const char *actor, const char *event, uint64_t operation,
                  uint32_t attempt, uint64_t lineage, int64_t value, const char *detail)
 {
@@ -99,6 +109,7 @@ static void on_message_arrive(World *world, uint32_t slot)
 {
     Message message = world->messages[slot];
     message_release(world, slot);
+    network_trace_delivery(world, &message);
     switch (message.kind) {
     case MESSAGE_REQUEST:
         server_on_request(world, &message);

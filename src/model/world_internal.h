@@ -249,6 +249,9 @@ uint64_t world_draw(const World *world, DrawPurpose purpose, uint64_t a, uint64_
 double world_draw_unit(const World *world, DrawPurpose purpose, uint64_t a, uint64_t b,
                        uint64_t c);
 const char *world_node_name(const World *world, uint32_t node);
+/* "web[3]" for a client group's node (with the client's index), else the node name. */
+void world_actor_name(const World *world, uint32_t node, uint32_t client, char *buffer,
+                      size_t size);
 /* Formats nothing unless tracing is on. */
 void world_trace(World *world, const char *actor, const char *event, uint64_t operation,
                  uint32_t attempt, uint64_t lineage, int64_t value, const char *detail);
@@ -263,6 +266,7 @@ void message_release(World *world, uint32_t slot);
 void network_init(World *world);
 /* Sends a copy of *message over its link; drops, delays and duplicates it there. */
 void network_send(World *world, const Message *message);
+void network_trace_delivery(World *world, const Message *message);
 
 /* client.c */
 void client_init(World *world);

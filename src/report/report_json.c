@@ -116,6 +116,10 @@ static void write_trace_record(void *context, const TraceRecord *record)
     write_string(stream, record->actor);
     fprintf(stream, ", \"event\": ");
     write_string(stream, record->event);
+    if (record->peer != NULL) {
+        fprintf(stream, ", \"peer\": ");
+        write_string(stream, record->peer);
+    }
     fprintf(stream, ", \"op\": %" PRIu64 ", \"attempt\": %" PRIu32 ", \"copy\": %" PRIu32
                     ", \"value\": %" PRId64,
             record->operation, record->attempt, record->copy, record->value);

@@ -1,0 +1,135 @@
+/* `idemsim view`: parses the options, loads the scenario exactly as `run` does, builds one
+ * pane per mode with the same seed, then hands over to the window loop or the headless
+ * renderer. view_quit frees everything; no atexit, so a test can call view_main twice. */
+#include "view.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "view_app.h"
+
+#define EXIT_USAGE 2
+
+void view_quit(ViewApp *app)
+{
+    if (app->canvas_ready)
+        view_canvas_release(&app->canvas);
+    app->canvas_ready = false;
+    if (app->renderer != NULL)
+        SDL_DestroyRenderer(app->renderer);
+    app->renderer = NULL;
+    if (app->window != NULL)
+        SDL_DestroyWindow(app->window);
+    app->window = NULL;
+    SDL_FreeSurface(app->surface);
+    app->surface = NULL;
+    if (app->ttf_ready)
+        TTF_Quit();
+    app->ttf_ready = false;
+    if (app->sdl_ready)
+        SDL_Quit();
+    app->sdl_ready = false;
+    if (app->session_ready)
+        view_session_release(&app->session);
+    app->session_ready = false;
+    free(app->scenario);
+    app->scenario = NULL;
+}
+
+bool view_relayout(ViewApp *app)
+{
+    int panes = app->frame.focus >= 0 ? 1 : (int)app->session.pane_count;
+    view_layout_compute(&app->frame.layout, app->width, app->height, panes);
+    if (!app->canvas_ready)
+        return true;
+    char error[1400];
+    if (!view_canvas_set_unit(&app->canvas, app->frame.layout.unit, error, sizeof error)) {
+        fprintf(stderr, "idemsim view: %s\n", error);
+        return false;
+    }
+    return true;
+}
+
+bool view_prepare_record_dir(const char *dir)
+{
+    struct stat info;
+    if (stat(dir, &info) == 0 && S_ISDIR(info.st_mode))
+        return true;
+    if (mkdir(dir, 0777) != 0) {
+        fprintf(stderr, "idemsim view: cannot create directory %s: %s\n", dir, strerror(errno));
+        return false;
+    }
+    return true;
+}
+
+static Scenario *load_scenario(const ViewOptions *options)
+{
+    Scenario *scenario = calloc(1, sizeof *scenario);
+    LoadErrors *errors = calloc(1, sizeof *errors);
+    if (scenario == NULL || errors == NULL) {
+        fprintf(stderr, "idemsim view: out of memory\n");
+        free(scenario);
+        free(errors);
+        return NULL;
+    }
+    if (!scenario_load_file(options->scenario_path, options->overrides, options->override_count,
+                            scenario, errors)) {
+        scenario_print_errors(stderr, options->scenario_path, errors);
+        free(scenario);
+        scenario = NULL;
+    }
+    free(errors);
+    return scenario;
+}
+
+/* Everything a run needs before SDL: scenario, session, frame state. */
+static int prepare(ViewApp *app)
+{
+    const ViewOptions *options = &app->options;
+    app->scenario = load_scenario(options);
+    if (app->scenario == NULL)
+        return EXIT_USAGE;
+    const Mode *modes = options->mode_count ? options->modes : app->scenario->modes;
+    uint32_t mode_count = options->mode_count ? options->mode_count : app->scenario->mode_count;
+    if (options->focus >= (int)mode_count) {
+        fprintf(stderr, "idemsim view: --focus %d, but only %u modes are shown\n",
+                options->focus + 1, mode_count);
+        return EXIT_USAGE;
+    }
+    if (options->record_dir != NULL && !view_prepare_record_dir(options->record_dir))
+        return EXIT_USAGE;
+    uint64_t seed = options->has_seed ? options->seed : app->scenario->seed;
+    if (!view_session_init(&app->session, app->scenario, modes, mode_count, seed,
+                           options->speed)) {
+        fprintf(stderr, "idemsim view: out of memory building the worlds\n");
+        return EXIT_USAGE;
+    }
+    app->session_ready = true;
+    app->width = options->width;
+    app->height = options->height;
+    app->frame = (ViewFrame){.canvas = &app->canvas, .session = &app->session,
+                             .focus = options->focus, .pinned_pane = -1, .hovered_pane = -1};
+    return EXIT_SUCCESS;
+}
+
+int view_main(int argc, char **argv)
+{
+    ViewApp *app = calloc(1, sizeof *app);
+    if (app == NULL) {
+        fprintf(stderr, "idemsim view: out of memory\n");
+        return EXIT_USAGE;
+    }
+    ViewOptionsResult parsed = view_options_parse(argc, argv, &app->options);
+    int code = parsed == VIEW_OPTIONS_HELP ? EXIT_SUCCESS : EXIT_USAGE;
+    if (parsed == VIEW_OPTIONS_RUN) {
+        code = prepare(app);
+        if (code == EXIT_SUCCESS)
+            code = app->options.headless ? view_headless_run(app) : view_window_run(app);
+    }
+    view_quit(app);
+    free(app);
+    return code;
+}

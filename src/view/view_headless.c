@@ -1,0 +1,87 @@
+/* Headless frames: a software renderer drawing on a surface, so no display, video driver or
+ * GPU is involved and the pixels depend only on the scenario, the seed, the time and the
+ * fonts. The simulation runs to the requested time with no wall-clock budget. */
+#include <stdio.h>
+
+#include "view_app.h"
+
+#define EXIT_USAGE 2
+#define RECORD_FPS 30
+
+static bool open_surface(ViewApp *app)
+{
+    if (TTF_Init() != 0) {
+        fprintf(stderr, "idemsim view: cannot start SDL_ttf: %s\n", TTF_GetError());
+        return false;
+    }
+    app->ttf_ready = true;
+    app->surface =
+        SDL_CreateRGBSurfaceWithFormat(0, app->width, app->height, 32, SDL_PIXELFORMAT_RGB888);
+    if (app->surface != NULL)
+        app->renderer = SDL_CreateSoftwareRenderer(app->surface);
+    if (app->renderer == NULL) {
+        fprintf(stderr, "idemsim view: cannot create a software renderer: %s\n",
+                SDL_GetError());
+        return false;
+    }
+    view_relayout(app);
+    char error[1400];
+    if (!view_canvas_init(&app->canvas, app->renderer, app->frame.layout.unit, error,
+                          sizeof error)) {
+        fprintf(stderr, "idemsim view: %s\n", error);
+        return false;
+    }
+    app->canvas_ready = true;
+    return true;
+}
+
+static void draw(ViewApp *app)
+{
+    for (uint32_t p = 0; p < app->session.pane_count; p++)
+        view_pane_sample_keys(app->session.panes[p]);
+    view_frame_draw(&app->frame);
+    view_canvas_end_frame(&app->canvas);
+    SDL_RenderFlush(app->renderer);
+}
+
+static bool write_record_frame(ViewApp *app)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/frame_%06llu.png", app->options.record_dir,
+             (unsigned long long)++app->record_index);
+    return view_png_save_surface(app->surface, path);
+}
+
+/* --record without a window: one frame per 1/30 s at the chosen speed, up to the end time. */
+static bool record_frames(ViewApp *app, SimTimeUs end_us)
+{
+    double step_us = app->session.speed * 1e6 / RECORD_FPS;
+    for (uint64_t frame = 0;; frame++) {
+        SimTimeUs target = (SimTimeUs)((double)frame * step_us);
+        if (target > end_us)
+            target = end_us;
+        view_session_advance(&app->session, target, 0);
+        draw(app);
+        if (!write_record_frame(app))
+            return false;
+        if (target >= end_us || view_session_finished(&app->session))
+            return true;
+    }
+}
+
+int view_headless_run(ViewApp *app)
+{
+    if (!open_surface(app))
+        return EXIT_USAGE;
+    SimTimeUs end_us = app->options.has_at
+                           ? app->options.at_ms * SIM_US_PER_MS
+                           : (SimTimeUs)(app->scenario->duration_ms * 1000.0);
+    if (app->options.record_dir != NULL && !record_frames(app, end_us))
+        return EXIT_USAGE;
+    if (app->options.png_path == NULL)
+        return EXIT_SUCCESS;
+    view_session_advance(&app->session, end_us, 0);
+    draw(app);
+    return view_png_save_surface(app->surface, app->options.png_path) ? EXIT_SUCCESS
+                                                                       : EXIT_USAGE;
+}

@@ -1,0 +1,318 @@
+/* The window. Each frame: handle input, turn the wall time since the last frame into
+ * simulated time (speed x dt) and run the panes towards it within a budget, then draw.
+ * The model is only read. With --record, frames advance by a fixed 1/30 s of wall time
+ * so a video plays at the chosen speed however slow writing PNGs is. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "view_app.h"
+
+#define EXIT_USAGE 2
+#define FRAME_BUDGET_S 0.010   /* simulation work per frame; drawing gets the rest */
+#define TARGET_FRAME_S (1.0 / 60.0)
+#define RECORD_FPS 30
+#define KEY_SAMPLE_ROWS_CHEAP 20000
+#define NOTICE_S 2.5
+
+typedef struct {
+    bool running;
+    bool vsync;
+    bool screenshot;
+    double started_s;
+    double last_key_sample_s;
+    uint64_t frames;
+    double work_s_total;
+    double work_s_max;
+} Loop;
+
+static double wall_seconds(void)
+{
+    return (double)SDL_GetPerformanceCounter() / (double)SDL_GetPerformanceFrequency();
+}
+
+static void notify(ViewApp *app, const char *text)
+{
+    snprintf(app->frame.notice, sizeof app->frame.notice, "%s", text);
+    app->notice_until = wall_seconds() + NOTICE_S;
+}
+
+/* ------------------------------------------------------------------ opening */
+
+static bool open_window(ViewApp *app, bool *vsync)
+{
+    if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_EVENTS) != 0) {
+        fprintf(stderr, "idemsim view: cannot start SDL video: %s\n", SDL_GetError());
+        return false;
+    }
+    app->sdl_ready = true;
+    if (TTF_Init() != 0) {
+        fprintf(stderr, "idemsim view: cannot start SDL_ttf: %s\n", TTF_GetError());
+        return false;
+    }
+    app->ttf_ready = true;
+    char title[256];
+    snprintf(title, sizeof title, "idemsim \xE2\x80\x94 %s", app->scenario->title[0]
+                                                                ? app->scenario->title
+                                                                : app->scenario->name);
+    Uint32 flags = SDL_WINDOW_RESIZABLE | (app->options.fullscreen ? SDL_WINDOW_FULLSCREEN_DESKTOP
+                                                                   : 0);
+    app->window = SDL_CreateWindow(title, SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED,
+                                   app->width, app->height, flags);
+    if (app->window == NULL) {
+        fprintf(stderr, "idemsim view: cannot open a window: %s\n", SDL_GetError());
+        return false;
+    }
+    SDL_SetWindowMinimumSize(app->window, 640, 360);
+    app->renderer = SDL_CreateRenderer(app->window, -1,
+                                       SDL_RENDERER_ACCELERATED | SDL_RENDERER_PRESENTVSYNC);
+    if (app->renderer == NULL)
+        app->renderer = SDL_CreateRenderer(app->window, -1, SDL_RENDERER_SOFTWARE);
+    if (app->renderer == NULL) {
+        fprintf(stderr, "idemsim view: cannot create a renderer: %s\n", SDL_GetError());
+        return false;
+    }
+    SDL_RendererInfo info;
+    *vsync = SDL_GetRendererInfo(app->renderer, &info) == 0 &&
+             (info.flags & SDL_RENDERER_PRESENTVSYNC) != 0;
+    return true;
+}
+
+static bool open_canvas(ViewApp *app)
+{
+    SDL_GetRendererOutputSize(app->renderer, &app->width, &app->height);
+    view_relayout(app);
+    char error[1400];
+    if (!view_canvas_init(&app->canvas, app->renderer, app->frame.layout.unit, error,
+                          sizeof error)) {
+        fprintf(stderr, "idemsim view: %s\n", error);
+        return false;
+    }
+    app->canvas_ready = true;
+    app->frame.interactive = true;
+    return true;
+}
+
+/* ------------------------------------------------------------------ input */
+
+static void restart(ViewApp *app, uint64_t seed, const char *why)
+{
+    if (!view_session_restart(&app->session, seed)) {
+        fprintf(stderr, "idemsim view: out of memory restarting\n");
+        return;
+    }
+    app->frame.pinned_pane = -1;
+    char text[96];
+    snprintf(text, sizeof text, "%s (seed %" PRIu64 ")", why, seed);
+    notify(app, text);
+}
+
+static void change_speed(ViewApp *app, double factor)
+{
+    view_session_set_speed(&app->session, app->session.speed * factor);
+    char text[64];
+    double speed = app->session.speed;
+    if (speed >= 1)
+        snprintf(text, sizeof text, "speed %g\xC3\x97 (simulated seconds per second)", speed);
+    else
+        snprintf(text, sizeof text, "speed 1/%g\xC3\x97 (simulated seconds per second)",
+                 1 / speed);
+    notify(app, text);
+}
+
+static void set_focus(ViewApp *app, int focus)
+{
+    if (focus >= (int)app->session.pane_count)
+        return;
+    app->frame.focus = focus;
+    view_relayout(app);
+}
+
+static void toggle_fullscreen(ViewApp *app)
+{
+    bool full = (SDL_GetWindowFlags(app->window) & SDL_WINDOW_FULLSCREEN_DESKTOP) != 0;
+    SDL_SetWindowFullscreen(app->window, full ? 0 : SDL_WINDOW_FULLSCREEN_DESKTOP);
+}
+
+static void on_key(ViewApp *app, Loop *loop, SDL_Keycode key)
+{
+    switch (key) {
+    case SDLK_SPACE: app->frame.paused = !app->frame.paused; break;
+    case SDLK_n:
+    case SDLK_RIGHT:
+        app->frame.paused = true;
+        view_session_step(&app->session, app->frame.focus);
+        break;
+    case SDLK_PLUS:
+    case SDLK_EQUALS:
+    case SDLK_KP_PLUS: change_speed(app, 2.0); break;
+    case SDLK_MINUS:
+    case SDLK_KP_MINUS: change_speed(app, 0.5); break;
+    case SDLK_r: restart(app, app->session.seed, "restarted"); break;
+    case SDLK_s: restart(app, app->session.seed + 1, "new seed"); break;
+    case SDLK_0: set_focus(app, -1); break;
+    case SDLK_1: set_focus(app, 0); break;
+    case SDLK_2: set_focus(app, 1); break;
+    case SDLK_3: set_focus(app, 2); break;
+    case SDLK_p: loop->screenshot = true; break;
+    case SDLK_h: app->frame.help = !app->frame.help; break;
+    case SDLK_f: toggle_fullscreen(app); break;
+    case SDLK_ESCAPE:
+        if (app->frame.help)
+            app->frame.help = false;
+        else
+            loop->running = false;
+        break;
+    case SDLK_q: loop->running = false; break;
+    default: break;
+    }
+}
+
+static void on_event(ViewApp *app, Loop *loop, const SDL_Event *event)
+{
+    switch (event->type) {
+    case SDL_QUIT: loop->running = false; break;
+    case SDL_KEYDOWN: on_key(app, loop, event->key.keysym.sym); break;
+    case SDL_MOUSEMOTION:
+        app->frame.mouse_x = event->motion.x;
+        app->frame.mouse_y = event->motion.y;
+        app->frame.mouse_active = true;
+        break;
+    case SDL_MOUSEBUTTONDOWN:
+        if (event->button.button != SDL_BUTTON_LEFT)
+            break;
+        app->frame.pinned_pane = app->frame.hovered_pane;
+        app->frame.pinned_serial = app->frame.hovered_serial;
+        break;
+    case SDL_WINDOWEVENT:
+        if (event->window.event == SDL_WINDOWEVENT_LEAVE)
+            app->frame.mouse_active = false;
+        if (event->window.event == SDL_WINDOWEVENT_SIZE_CHANGED) {
+            SDL_GetRendererOutputSize(app->renderer, &app->width, &app->height);
+            view_relayout(app);
+        }
+        break;
+    default: break;
+    }
+}
+
+/* ------------------------------------------------------------------ frames */
+
+static void advance(ViewApp *app, double dt_s)
+{
+    ViewSession *session = &app->session;
+    if (app->frame.paused || view_session_finished(session))
+        return;
+    if (dt_s > 0.1)
+        dt_s = 0.1; /* after a stall (window dragged, debugger) do not jump ahead */
+    SimTimeUs asked = (SimTimeUs)(session->speed * dt_s * 1e6);
+    SimTimeUs before = session->now_us;
+    double budget = app->options.record_dir != NULL ? 0 : FRAME_BUDGET_S;
+    view_session_advance(session, session->now_us + asked, budget);
+    double achieved = dt_s > 0 ? (double)(session->now_us - before) / 1e6 / dt_s : 0;
+    session->achieved_speed = 0.9 * session->achieved_speed + 0.1 * achieved;
+}
+
+/* The key store is visited row by row; a big one is re-read twice a second, not per frame. */
+static void sample_keys(ViewApp *app, Loop *loop, double now_s)
+{
+    bool cheap = true;
+    for (uint32_t p = 0; p < app->session.pane_count; p++)
+        cheap = cheap && world_key_store_rows(app->session.panes[p]->world) < KEY_SAMPLE_ROWS_CHEAP;
+    if (!cheap && now_s - loop->last_key_sample_s < 0.5)
+        return;
+    loop->last_key_sample_s = now_s;
+    for (uint32_t p = 0; p < app->session.pane_count; p++)
+        view_pane_sample_keys(app->session.panes[p]);
+}
+
+static void save_screenshot(ViewApp *app)
+{
+    char path[256];
+    snprintf(path, sizeof path, "idemsim-%s-seed%" PRIu64 "-t%" PRIu64 ".png",
+             app->scenario->name, app->session.seed, app->session.now_us / SIM_US_PER_MS);
+    char text[320];
+    if (view_png_save_renderer(app->renderer, app->width, app->height, path))
+        snprintf(text, sizeof text, "saved %s", path);
+    else
+        snprintf(text, sizeof text, "could not save %s", path);
+    notify(app, text);
+}
+
+static bool render(ViewApp *app, Loop *loop, double now_s)
+{
+    sample_keys(app, loop, now_s);
+    if (now_s > app->notice_until)
+        app->frame.notice[0] = '\0';
+    view_frame_draw(&app->frame);
+    view_canvas_end_frame(&app->canvas);
+    if (loop->screenshot) {
+        loop->screenshot = false;
+        save_screenshot(app);
+    }
+    if (app->options.record_dir != NULL) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/frame_%06llu.png", app->options.record_dir,
+                 (unsigned long long)++app->record_index);
+        if (!view_png_save_renderer(app->renderer, app->width, app->height, path))
+            return false;
+    }
+    SDL_RenderPresent(app->renderer);
+    return true;
+}
+
+static void print_stats(const ViewApp *app, const Loop *loop, double now_s)
+{
+    double elapsed = now_s - loop->started_s;
+    fprintf(stderr,
+            "idemsim view: %" PRIu64 " frames in %.2f s = %.1f frames/s; work per frame "
+            "(simulate + draw) mean %.2f ms, max %.2f ms; simulated %.2f s at speed %g "
+            "(achieved %.2f)\n",
+            loop->frames, elapsed, elapsed > 0 ? (double)loop->frames / elapsed : 0,
+            loop->frames ? loop->work_s_total / (double)loop->frames * 1e3 : 0,
+            loop->work_s_max * 1e3, (double)app->session.now_us / 1e6, app->session.speed,
+            app->session.achieved_speed);
+}
+
+static bool run_frame(ViewApp *app, Loop *loop, double *last_s)
+{
+    SDL_Event event;
+    while (SDL_PollEvent(&event))
+        on_event(app, loop, &event);
+    double now_s = wall_seconds();
+    double dt = app->options.record_dir != NULL ? 1.0 / RECORD_FPS : now_s - *last_s;
+    *last_s = now_s;
+    advance(app, dt);
+    if (!render(app, loop, now_s))
+        return false;
+    double work = wall_seconds() - now_s;
+    loop->frames++;
+    loop->work_s_total += work;
+    loop->work_s_max = work > loop->work_s_max ? work : loop->work_s_max;
+    if (!loop->vsync && work < TARGET_FRAME_S)
+        SDL_Delay((Uint32)((TARGET_FRAME_S - work) * 1000.0));
+    return true;
+}
+
+int view_window_run(ViewApp *app)
+{
+    Loop loop = {.running = true};
+    if (!open_window(app, &loop.vsync) || !open_canvas(app))
+        return EXIT_USAGE;
+    loop.started_s = wall_seconds();
+    double last_s = loop.started_s;
+    int code = EXIT_SUCCESS;
+    while (loop.running) {
+        if (!run_frame(app, &loop, &last_s)) {
+            code = EXIT_USAGE;
+            break;
+        }
+        if (app->options.has_quit_after &&
+            (wall_seconds() - loop.started_s) * 1000.0 >= (double)app->options.quit_after_ms)
+            break;
+    }
+    if (app->options.stats)
+        print_stats(app, &loop, wall_seconds());
+    return code;
+}
