@@ -39,6 +39,14 @@ uint64_t client_request_fingerprint(const World *world, uint64_t operation)
                       (uint64_t)spec->operation.amount, order_of(world, operation));
 }
 
+static uint64_t business_key_of(const World *world, uint64_t operation)
+{
+    const ClientGroupSpec *spec = group_of_client(world, world->operations[operation].client)->spec;
+    uint64_t key = world_draw(world, DRAW_KEY, UINT64_MAX - spec->account,
+                              (uint64_t)spec->operation.amount, order_of(world, operation));
+    return key != 0 ? key : 1;
+}
+
 static uint64_t key_for(const World *world, uint64_t operation, uint32_t click, uint32_t attempt)
 {
     const Operation *op = &world->operations[operation];
@@ -56,9 +64,7 @@ static uint64_t key_for(const World *world, uint64_t operation, uint32_t click, 
         key = world_draw(world, DRAW_KEY, operation, click, 0);
         break;
     case KEY_BUSINESS_HASH:
-        key = world_draw(world, DRAW_KEY, UINT64_MAX - spec->account,
-                         (uint64_t)spec->operation.amount, order_of(world, operation));
-        break;
+        return business_key_of(world, operation);
     case KEY_STRATEGY_COUNT:
         break;
     }
@@ -161,19 +167,24 @@ static void send_attempt(World *world, uint64_t operation, uint32_t click)
     world->metrics.attempts++;
     if (group->spec->key == KEY_PER_ATTEMPT)
         state->key = key_for(world, operation, click, state->attempts);
+    bool publishes = group->spec->target == TARGET_BROKER;
     Message request = {
         .kind = MESSAGE_REQUEST,
         .hop = HOP_REQUEST,
         .source = group->node,
-        .target = world->server_node,
+        .target = publishes ? world->broker_node : world->server_node,
         .client = op->client,
         .click = click,
         .attempt = state->attempts,
         .operation = operation,
         .lineage = 1,
         .key = state->key,
+        .business_key = business_key_of(world, operation),
         .fingerprint = client_request_fingerprint(world, operation),
     };
+    /* A publish always carries a message id; without a key strategy it is new per send. */
+    if (publishes && request.key == 0)
+        request.key = world_draw(world, DRAW_KEY, operation, click, state->attempts) | 1;
     SimTimeUs now = sim_now(world->sim);
     if (world_tracing(world))
         world_trace_client(world, op->client, state->attempts == 1 ? "send" : "retry", operation,

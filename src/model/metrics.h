@@ -47,6 +47,10 @@ typedef struct {
     uint64_t events;
     Histogram latency_us; /* operation start to the client's final answer or give-up */
     TimeSeries key_store_series; /* rows held by the server's key store over time */
+    TimeSeries queue_depth_series; /* broker: ready messages over time */
+    TimeSeries in_flight_series;   /* broker: delivered, unacknowledged messages over time */
+    uint64_t consumer_replayed;    /* keyed consumers: duplicates acknowledged without a run */
+    uint64_t late_acks;
     uint32_t account_count;
     BalanceMetrics balances[ACCOUNTS_MAX];
 } Metrics;

@@ -113,8 +113,11 @@ static bool survives_loss(World *world, Link *link, const Message *message)
     return u < (link->bad_state ? loss->h : loss->k);
 }
 
-static const char *const message_kind_names[] = {"request", "response", "charge",
-                                                  "charge_reply"};
+static const char *const message_kind_names[] = {
+    [MESSAGE_REQUEST] = "request",   [MESSAGE_RESPONSE] = "response",
+    [MESSAGE_CHARGE] = "charge",     [MESSAGE_CHARGE_REPLY] = "charge_reply",
+    [MESSAGE_DELIVERY] = "delivery", [MESSAGE_ACK] = "ack",
+};
 
 /* A message event as seen on the wire: from the actor to the peer. */
 static void trace_message(World *world, const char *event, const Message *message, bool inbound)

@@ -14,34 +14,10 @@
 
 static uint32_t job_alloc(World *world, const Message *request)
 {
-    if (world->job_free == SLOT_NONE) {
-        uint32_t old_capacity = world->job_capacity;
-        world->job_capacity = old_capacity ? old_capacity * 2 : 64;
-        world->jobs = sim_xrealloc(world->jobs, (unsigned long long)world->job_capacity *
-                                                    sizeof *world->jobs);
-        for (uint32_t i = world->job_capacity; i-- > old_capacity;) {
-            world->jobs[i].next_free = world->job_free;
-            world->job_free = i;
-        }
-    }
-    uint32_t slot = world->job_free;
-    world->job_free = world->jobs[slot].next_free;
-    world->jobs[slot] = (Job){
-        .request = *request,
-        .serial = ++world->server.next_job_serial,
-        .epoch = world->server.epoch,
-        .gateway_timer = EVENT_ID_NONE,
-        .next_free = SLOT_NONE,
-    };
-    return slot;
+    return world_job_alloc(world, request, world->server.epoch);
 }
 
-static void job_release(World *world, uint32_t slot)
-{
-    world->jobs[slot].serial = 0;
-    world->jobs[slot].next_free = world->job_free;
-    world->job_free = slot;
-}
+static void job_release(World *world, uint32_t slot) { world_job_release(world, slot); }
 
 void server_release_job(World *world, uint32_t job) { job_release(world, job); }
 
@@ -60,30 +36,6 @@ static bool job_died_in_crash(World *world, uint32_t job)
     return true;
 }
 
-static void queue_push(Server *server, uint32_t job)
-{
-    if (server->queue_length == server->queue_capacity) {
-        uint32_t old_capacity = server->queue_capacity;
-        uint32_t *grown = sim_xcalloc(old_capacity ? old_capacity * 2 : 64, sizeof *grown);
-        for (uint32_t i = 0; i < server->queue_length; i++)
-            grown[i] = server->queue[(server->queue_head + i) % old_capacity];
-        free(server->queue);
-        server->queue = grown;
-        server->queue_capacity = old_capacity ? old_capacity * 2 : 64;
-        server->queue_head = 0;
-    }
-    server->queue[(server->queue_head + server->queue_length) % server->queue_capacity] = job;
-    server->queue_length++;
-}
-
-static uint32_t queue_pop(Server *server)
-{
-    uint32_t job = server->queue[server->queue_head];
-    server->queue_head = (server->queue_head + 1) % server->queue_capacity;
-    server->queue_length--;
-    return job;
-}
-
 static void start_job(World *world, uint32_t job);
 
 /* A worker is done with its job: give it the next waiting one. */
@@ -92,9 +44,9 @@ static void finish_job(World *world, uint32_t job)
     Server *server = &world->server;
     job_release(world, job);
     server->busy--;
-    if (server->queue_length > 0) {
+    if (server->queue.length > 0) {
         server->busy++;
-        start_job(world, queue_pop(server));
+        start_job(world, index_queue_pop(&server->queue));
     }
 }
 
@@ -178,14 +130,7 @@ int server_apply_effect(World *world, const Message *request, const char *actor)
 
 static void record_result(World *world, const Job *job, int status);
 
-static void note_store_size(World *world)
-{
-    uint64_t rows = idem_store_rows(world->server.store);
-    world->metrics.key_store_rows = rows;
-    time_series_record(&world->metrics.key_store_series, sim_now(world->sim), rows);
-    if (rows > world->metrics.key_store_peak)
-        world->metrics.key_store_peak = rows;
-}
+static void note_store_size(World *world) { world_note_key_store(world); }
 
 static SimTimeUs expiry_from(const World *world, SimTimeUs start_us)
 {
@@ -350,7 +295,7 @@ void server_on_request(World *world, const Message *request)
     }
     uint32_t job = job_alloc(world, request);
     if (server->workers != 0 && server->busy >= server->workers) {
-        queue_push(server, job);
+        index_queue_push(&server->queue, job);
         return;
     }
     server->busy++;
@@ -397,8 +342,8 @@ static void crash(World *world, const char *where, uint64_t operation)
         world_trace(world, "server", "crash", operation, 0, 0, 0, where);
     server->down = true;
     server->epoch++;
-    while (server->queue_length > 0)
-        job_release(world, queue_pop(server));
+    while (server->queue.length > 0)
+        job_release(world, index_queue_pop(&server->queue));
     server->busy = 0;
     if (!world->scenario.server.idempotency.durable) {
         idem_store_clear(server->store);
@@ -546,5 +491,5 @@ void server_release(World *world)
 {
     gateway_release(world);
     idem_store_destroy(world->server.store);
-    free(world->server.queue);
+    index_queue_release(&world->server.queue);
 }

@@ -103,6 +103,48 @@ void message_release(World *world, uint32_t slot)
     world->messages_in_flight--;
 }
 
+void world_note_key_store(World *world)
+{
+    uint64_t rows = idem_store_rows(world->server.store) + idem_store_rows(world->consumers.store);
+    world->metrics.key_store_rows = rows;
+    time_series_record(&world->metrics.key_store_series, sim_now(world->sim), rows);
+    if (rows > world->metrics.key_store_peak)
+        world->metrics.key_store_peak = rows;
+}
+
+/* ------------------------------------------------------------------ job pool */
+
+uint32_t world_job_alloc(World *world, const Message *request, uint32_t epoch)
+{
+    if (world->job_free == SLOT_NONE) {
+        uint32_t old_capacity = world->job_capacity;
+        world->job_capacity = old_capacity ? old_capacity * 2 : 64;
+        world->jobs = sim_xrealloc(world->jobs, (unsigned long long)world->job_capacity *
+                                                    sizeof *world->jobs);
+        for (uint32_t i = world->job_capacity; i-- > old_capacity;) {
+            world->jobs[i].next_free = world->job_free;
+            world->job_free = i;
+        }
+    }
+    uint32_t slot = world->job_free;
+    world->job_free = world->jobs[slot].next_free;
+    world->jobs[slot] = (Job){
+        .request = *request,
+        .serial = ++world->next_job_serial,
+        .epoch = epoch,
+        .gateway_timer = EVENT_ID_NONE,
+        .next_free = SLOT_NONE,
+    };
+    return slot;
+}
+
+void world_job_release(World *world, uint32_t slot)
+{
+    world->jobs[slot].serial = 0;
+    world->jobs[slot].next_free = world->job_free;
+    world->job_free = slot;
+}
+
 /* ------------------------------------------------------------------ dispatch */
 
 static void on_message_arrive(World *world, uint32_t slot)
@@ -112,7 +154,16 @@ static void on_message_arrive(World *world, uint32_t slot)
     network_trace_delivery(world, &message);
     switch (message.kind) {
     case MESSAGE_REQUEST:
-        server_on_request(world, &message);
+        if (message.target == world->broker_node)
+            broker_on_publish(world, &message);
+        else
+            server_on_request(world, &message);
+        break;
+    case MESSAGE_DELIVERY:
+        consumers_on_delivery(world, &message);
+        break;
+    case MESSAGE_ACK:
+        broker_on_ack(world, &message);
         break;
     case MESSAGE_RESPONSE:
         client_on_response(world, &message);
@@ -169,6 +220,18 @@ static void dispatch(void *context, const Event *event)
         break;
     case EVENT_SERVER_RESTART:
         server_on_restart(world);
+        break;
+    case EVENT_ACK_TIMEOUT:
+        broker_on_ack_timeout(world, (uint32_t)event->arg, event->target);
+        break;
+    case EVENT_REDELIVER:
+        broker_on_redeliver(world, (uint32_t)event->arg);
+        break;
+    case EVENT_CONSUMER_DONE:
+        consumers_on_job_done(world, (uint32_t)event->arg);
+        break;
+    case EVENT_CONSUMER_RESTART:
+        consumers_on_restart(world);
         break;
     case EVENT_KIND_COUNT:
         SIM_ASSERT(false, "unknown event kind");
@@ -251,14 +314,21 @@ World *world_create(const Scenario *scenario, Mode mode, uint64_t seed, TraceSin
     world->message_free = SLOT_NONE;
     world->job_free = SLOT_NONE;
     histogram_init(&world->metrics.latency_us);
-    time_series_init(&world->metrics.key_store_series, world->duration_us / TIME_SERIES_BUCKETS);
+    uint64_t bucket_us = world->duration_us / TIME_SERIES_BUCKETS;
+    time_series_init(&world->metrics.key_store_series, bucket_us);
+    time_series_init(&world->metrics.queue_depth_series, bucket_us);
+    time_series_init(&world->metrics.in_flight_series, bucket_us);
     world->sim = sim_create(dispatch, world);
     build_clients(world);
     world->node_count = world->group_count + FIXED_NODE_COUNT;
     world->server_node = world->group_count + NODE_SERVER_OFFSET;
+    world->broker_node = world->group_count + NODE_BROKER_OFFSET;
+    world->consumers_node = world->group_count + NODE_CONSUMERS_OFFSET;
     network_init(world);
     build_ledger(world);
     server_init(world);
+    broker_init(world);
+    consumers_init(world);
     client_init(world);
     return world;
 }
@@ -268,6 +338,8 @@ void world_destroy(World *world)
     if (world == NULL)
         return;
     server_release(world);
+    broker_release(world);
+    consumers_release(world);
     sim_destroy(world->sim);
     free(world->clients);
     free(world->operations);
@@ -346,7 +418,8 @@ static void settle(World *world)
         metrics->balances[a].actual = world->balances[a];
     }
     check_conservation(world);
-    SIM_ASSERT(metrics->key_store_rows == idem_store_rows(world->server.store),
+    SIM_ASSERT(metrics->key_store_rows ==
+                   idem_store_rows(world->server.store) + idem_store_rows(world->consumers.store),
                "key-store size equals its live rows");
     metrics->events = sim_events_processed(world->sim);
 }
@@ -425,7 +498,7 @@ void world_visit_key_rows(const World *world, void (*visit)(void *context, const
 
 uint64_t world_messages_in_flight(const World *world) { return world->messages_in_flight; }
 uint32_t world_server_busy(const World *world) { return world->server.busy; }
-uint32_t world_server_queue_length(const World *world) { return world->server.queue_length; }
+uint32_t world_server_queue_length(const World *world) { return world->server.queue.length; }
 
 bool world_operation_view(const World *world, uint64_t operation, OperationView *view)
 {

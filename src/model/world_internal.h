@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "idem_store.h"
+#include "index_queue.h"
 #include "metrics.h"
 #include "rng.h"
 #include "scenario.h"
@@ -30,6 +31,10 @@ typedef enum {
     EVENT_GATEWAY_CHARGE,  /* arg: message slot; the gateway's processing is over */
     EVENT_OUTBOX_RELAY,    /* arg: outbox entry */
     EVENT_SERVER_RESTART,
+    EVENT_ACK_TIMEOUT,      /* target: delivery number; arg: queued message */
+    EVENT_REDELIVER,        /* arg: queued message */
+    EVENT_CONSUMER_DONE,    /* arg: job slot */
+    EVENT_CONSUMER_RESTART,
     EVENT_KIND_COUNT
 } EventKind;
 
@@ -54,6 +59,8 @@ typedef enum {
     DRAW_CRASH,
     DRAW_GATEWAY_LATENCY,
     DRAW_GATEWAY_FATE,
+    DRAW_CONSUMER_SERVICE,
+    DRAW_CONSUMER_CRASH,
 } DrawPurpose;
 
 /* A click's request sequence is named by (operation, click): a reference packs both. */
@@ -111,6 +118,8 @@ typedef enum {
     HOP_RESPONSE,
     HOP_CHARGE,
     HOP_CHARGE_REPLY,
+    HOP_DELIVERY,
+    HOP_ACK,
 } Hop;
 
 typedef enum {
@@ -118,6 +127,8 @@ typedef enum {
     MESSAGE_RESPONSE,     /* server -> client */
     MESSAGE_CHARGE,       /* server -> gateway */
     MESSAGE_CHARGE_REPLY, /* gateway -> server */
+    MESSAGE_DELIVERY,     /* broker -> consumers */
+    MESSAGE_ACK,          /* consumers -> broker */
 } MessageKind;
 
 typedef struct {
@@ -130,7 +141,8 @@ typedef struct {
     uint32_t attempt;
     uint64_t operation;
     uint64_t lineage;          /* copy path: one bit per hop, 1 = a network duplicate */
-    uint64_t key;
+    uint64_t key;              /* the idempotency key; for a publish, the message id */
+    uint64_t business_key;     /* hash of account, amount and order: the same for every click */
     uint64_t fingerprint;
     int status;                /* responses */
     uint64_t response_of;      /* responses: the operation the answer was produced for */
@@ -179,22 +191,55 @@ typedef struct {
 typedef struct {
     uint32_t workers;          /* 0: unbounded */
     uint32_t busy;
-    uint32_t *queue;           /* ring of waiting job slots */
-    uint32_t queue_capacity;
-    uint32_t queue_head;
-    uint32_t queue_length;
+    IndexQueue queue;          /* waiting job slots */
     bool uses_store;
     IdemStore *store;
     uint64_t generated_keys;   /* server-generated keys: a fresh one per request */
     bool sweep_scheduled;
     bool down;                 /* crashed, not yet restarted */
     uint32_t epoch;
-    uint64_t next_job_serial;
     OutboxEntry *outbox;
     uint32_t outbox_count;
     uint32_t outbox_capacity;
     IdemStore *gateway_keys;   /* the gateway's own key store, when it honours keys */
 } Server;
+
+/* ------------------------------------------------------------------ broker and consumers */
+
+typedef enum {
+    QUEUED_READY,        /* visible, waiting in the ready queue */
+    QUEUED_IN_FLIGHT,    /* delivered, not acknowledged */
+    QUEUED_WAITING,      /* its ack timeout expired; visible again after the redelivery delay */
+    QUEUED_ACKED,
+    QUEUED_DEAD,         /* max deliveries reached */
+} QueuedState;
+
+typedef struct {
+    Message publish;
+    uint32_t deliveries;
+    QueuedState state;
+    EventId ack_timer;
+} QueuedMessage;
+
+typedef struct {
+    bool manual_ack;           /* false: acknowledged as it is handed out (at-most-once) */
+    QueuedMessage *messages;
+    uint32_t message_count;
+    uint32_t message_capacity;
+    IndexQueue ready;
+    uint32_t in_flight;
+    IdemStore *recent_ids;     /* publisher dedup: message ids seen within the window */
+} Broker;
+
+typedef struct {
+    uint32_t workers;          /* 0: unbounded */
+    uint32_t busy;
+    IndexQueue buffer;         /* delivered jobs waiting for a worker (prefetched) */
+    bool down;
+    uint32_t epoch;
+    bool uses_store;
+    IdemStore *store;
+} Consumers;
 
 /* ------------------------------------------------------------------ the world */
 
@@ -231,11 +276,16 @@ struct World {
     uint32_t message_free;
     uint64_t messages_in_flight;
 
-    Job *jobs;
+    Job *jobs;                 /* work items of the server and the consumers */
     uint32_t job_capacity;
     uint32_t job_free;
+    uint64_t next_job_serial;
 
     Server server;
+    Broker broker;
+    Consumers consumers;
+    uint32_t broker_node;
+    uint32_t consumers_node;
     int64_t *balances;         /* per account */
     int64_t *charged;          /* per account: sum of applied debits, for conservation */
     Metrics metrics;
@@ -259,6 +309,10 @@ void world_trace_client(World *world, uint32_t client, const char *event, uint64
                         uint32_t attempt, int64_t value, const char *detail);
 static inline bool world_tracing(const World *world) { return world->trace.write != NULL; }
 
+/* Records the rows held by the key stores (server and consumers) after a change. */
+void world_note_key_store(World *world);
+uint32_t world_job_alloc(World *world, const Message *request, uint32_t epoch);
+void world_job_release(World *world, uint32_t slot);
 uint32_t message_alloc(World *world);
 void message_release(World *world, uint32_t slot);
 
@@ -295,6 +349,22 @@ bool server_job_alive(const World *world, uint32_t job, uint64_t serial);
 void server_release_job(World *world, uint32_t job);
 /* Runs the operation's handler: the ground-truth side effect. Returns the status. */
 int server_apply_effect(World *world, const Message *request, const char *actor);
+
+/* broker.c */
+void broker_init(World *world);
+void broker_release(World *world);
+void broker_on_publish(World *world, const Message *publish);
+void broker_on_ack(World *world, const Message *ack);
+void broker_on_ack_timeout(World *world, uint32_t queued, uint32_t delivery);
+void broker_on_redeliver(World *world, uint32_t queued);
+
+/* consumer.c */
+void consumers_init(World *world);
+void consumers_release(World *world);
+void consumers_on_delivery(World *world, const Message *delivery);
+void consumers_on_job_done(World *world, uint32_t job);
+void consumers_on_restart(World *world);
+uint32_t consumers_held(const World *world); /* buffered plus in service */
 
 /* gateway.c */
 void gateway_init(World *world);

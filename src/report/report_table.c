@@ -15,34 +15,40 @@
 
 typedef enum { ROW_COUNT, ROW_BAD, ROW_MILLISECONDS } RowStyle;
 
+typedef enum { SHOW_ALWAYS, SHOW_WITH_BROKER } RowShown;
+
 typedef struct {
     const char *label;
     const char *metric;
     RowStyle style;
+    RowShown shown;
 } Row;
 
 static const Row rows[] = {
-    {"operations", "operations", ROW_COUNT},
-    {"attempts sent", "attempts", ROW_COUNT},
-    {"executions (handler runs)", "executions", ROW_COUNT},
-    {"ok", "ok", ROW_COUNT},
-    {"double", "double", ROW_BAD},
-    {"  double-charged money", "double_amount", ROW_BAD},
-    {"lost", "lost", ROW_BAD},
-    {"  lost money", "lost_amount", ROW_BAD},
-    {"phantom (done, told otherwise)", "phantom", ROW_BAD},
-    {"mismatch (another's response)", "mismatch", ROW_BAD},
-    {"client told failed", "client_failed", ROW_COUNT},
-    {"client never told (unknown)", "client_unknown", ROW_COUNT},
-    {"409 in progress", "409", ROW_COUNT},
-    {"422 key reused, other body", "422", ROW_COUNT},
-    {"replayed stored responses", "replayed", ROW_COUNT},
-    {"redeliveries", "redeliveries", ROW_COUNT},
-    {"dead-lettered", "dead_lettered", ROW_COUNT},
-    {"messages lost by the network", "network_dropped", ROW_COUNT},
-    {"latency p50 (ms)", "latency_p50_ms", ROW_MILLISECONDS},
-    {"latency p99 (ms)", "latency_p99_ms", ROW_MILLISECONDS},
-    {"key-store peak rows", "key_store_peak", ROW_COUNT},
+    {"operations", "operations", ROW_COUNT, SHOW_ALWAYS},
+    {"attempts sent", "attempts", ROW_COUNT, SHOW_ALWAYS},
+    {"executions (handler runs)", "executions", ROW_COUNT, SHOW_ALWAYS},
+    {"ok", "ok", ROW_COUNT, SHOW_ALWAYS},
+    {"double", "double", ROW_BAD, SHOW_ALWAYS},
+    {"  double-charged money", "double_amount", ROW_BAD, SHOW_ALWAYS},
+    {"lost", "lost", ROW_BAD, SHOW_ALWAYS},
+    {"  lost money", "lost_amount", ROW_BAD, SHOW_ALWAYS},
+    {"phantom (done, told otherwise)", "phantom", ROW_BAD, SHOW_ALWAYS},
+    {"mismatch (another's response)", "mismatch", ROW_BAD, SHOW_ALWAYS},
+    {"client told failed", "client_failed", ROW_COUNT, SHOW_ALWAYS},
+    {"client never told (unknown)", "client_unknown", ROW_COUNT, SHOW_ALWAYS},
+    {"409 in progress", "409", ROW_COUNT, SHOW_ALWAYS},
+    {"422 key reused, other body", "422", ROW_COUNT, SHOW_ALWAYS},
+    {"replayed from the key store", "replayed", ROW_COUNT, SHOW_ALWAYS},
+    {"broker messages", "messages", ROW_COUNT, SHOW_WITH_BROKER},
+    {"deliveries", "deliveries", ROW_COUNT, SHOW_WITH_BROKER},
+    {"redeliveries", "redeliveries", ROW_COUNT, SHOW_WITH_BROKER},
+    {"dead-lettered", "dead_lettered", ROW_COUNT, SHOW_WITH_BROKER},
+    {"publishes deduplicated", "deduplicated", ROW_COUNT, SHOW_WITH_BROKER},
+    {"messages lost by the network", "network_dropped", ROW_COUNT, SHOW_ALWAYS},
+    {"latency p50 (ms)", "latency_p50_ms", ROW_MILLISECONDS, SHOW_ALWAYS},
+    {"latency p99 (ms)", "latency_p99_ms", ROW_MILLISECONDS, SHOW_ALWAYS},
+    {"key-store peak rows", "key_store_peak", ROW_COUNT, SHOW_ALWAYS},
 };
 
 static void write_cell(FILE *stream, double value, RowStyle style, bool color)
@@ -99,7 +105,12 @@ bool report_write_table(FILE *stream, const RunReport *report, bool color)
     for (int i = 0; i < LABEL_WIDTH + COLUMN_WIDTH * (int)report->mode_count; i++)
         fputc('-', stream);
     fprintf(stream, "%s\n", color ? RESET : "");
+    bool has_broker = false;
+    for (uint32_t g = 0; g < scenario->client_group_count; g++)
+        has_broker |= scenario->client_groups[g].target == TARGET_BROKER;
     for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+        if (rows[r].shown == SHOW_WITH_BROKER && !has_broker)
+            continue;
         fprintf(stream, "%-*s", LABEL_WIDTH, rows[r].label);
         for (uint32_t m = 0; m < report->mode_count; m++) {
             double value = 0;

@@ -1,0 +1,224 @@
+/* The message broker: one queue between publishing clients and the consumer group.
+ * At-most-once (the at-most-once mode) acknowledges a message as it hands it out, so a lost
+ * delivery or a consumer crash loses it. At-least-once (the other modes) waits for the
+ * consumer's ack; the ack timeout starts at delivery, like a visibility timeout, and when
+ * it expires the message becomes visible again and is redelivered, up to max_deliveries,
+ * then dead-lettered. A publisher dedup window drops a re-published message id (after
+ * confirming it, as the publisher must still be told). Deliveries stop at the consumers'
+ * capacity, workers x prefetch, so a slow consumer group holds messages past their
+ * timeout although nothing failed: the incident of C3. */
+#include <stdlib.h>
+
+#include "sim_assert.h"
+#include "world_internal.h"
+
+static SimTimeUs ms_to_us(double ms) { return (SimTimeUs)(ms * 1000.0 + 0.5); }
+
+static uint32_t delivery_capacity(const World *world)
+{
+    const BrokerSpec *spec = &world->scenario.broker;
+    if (spec->consumers.workers == 0)
+        return UINT32_MAX;
+    return spec->consumers.workers * spec->prefetch;
+}
+
+static void note_levels(World *world)
+{
+    SimTimeUs now = sim_now(world->sim);
+    time_series_record(&world->metrics.queue_depth_series, now, world->broker.ready.length);
+    time_series_record(&world->metrics.in_flight_series, now, world->broker.in_flight);
+}
+
+void broker_init(World *world)
+{
+    Broker *broker = &world->broker;
+    broker->manual_ack = world->mode != MODE_AT_MOST_ONCE;
+    if (world->scenario.broker.dedup_window_ms > 0)
+        broker->recent_ids = idem_store_create(1024);
+}
+
+void broker_release(World *world)
+{
+    free(world->broker.messages);
+    index_queue_release(&world->broker.ready);
+    idem_store_destroy(world->broker.recent_ids);
+}
+
+/* ------------------------------------------------------------------ delivering */
+
+static void deliver(World *world, uint32_t queued_index)
+{
+    Broker *broker = &world->broker;
+    QueuedMessage *queued = &broker->messages[queued_index];
+    queued->deliveries++;
+    world->metrics.deliveries++;
+    if (queued->deliveries > 1)
+        world->metrics.redeliveries++;
+    Message delivery = queued->publish;
+    delivery.kind = MESSAGE_DELIVERY;
+    delivery.hop = HOP_DELIVERY;
+    delivery.source = world->broker_node;
+    delivery.target = world->consumers_node;
+    delivery.job = queued_index;
+    delivery.job_serial = queued->deliveries;
+    /* Each delivery of a message is its own packet, with its own fate. */
+    delivery.lineage = queued->publish.lineage * 64 + queued->deliveries;
+    if (world_tracing(world) && queued->deliveries > 1)
+        world_trace(world, "broker", "redeliver", delivery.operation, delivery.attempt,
+                    delivery.lineage, queued->deliveries, NULL);
+    if (broker->manual_ack) {
+        queued->state = QUEUED_IN_FLIGHT;
+        broker->in_flight++;
+        queued->ack_timer =
+            sim_schedule_in(world->sim, ms_to_us(world->scenario.broker.ack_timeout_ms),
+                            EVENT_ACK_TIMEOUT, queued->deliveries, queued_index);
+    } else {
+        queued->state = QUEUED_ACKED; /* acknowledged as it leaves */
+    }
+    network_send(world, &delivery);
+}
+
+static void dispatch_ready(World *world)
+{
+    Broker *broker = &world->broker;
+    while (broker->ready.length > 0 && broker->in_flight < delivery_capacity(world)) {
+        uint32_t queued = index_queue_pop(&broker->ready);
+        if (broker->messages[queued].state == QUEUED_READY)
+            deliver(world, queued);
+    }
+    note_levels(world);
+}
+
+static void make_ready(World *world, uint32_t queued_index)
+{
+    world->broker.messages[queued_index].state = QUEUED_READY;
+    index_queue_push(&world->broker.ready, queued_index);
+    dispatch_ready(world);
+}
+
+/* ------------------------------------------------------------------ publishing */
+
+static bool seen_recently(World *world, uint64_t message_id)
+{
+    IdemStore *recent = world->broker.recent_ids;
+    if (recent == NULL)
+        return false;
+    SimTimeUs now = sim_now(world->sim);
+    if (idem_store_lookup(recent, message_id, now) != NULL)
+        return true;
+    if (idem_store_rows(recent) >= 4096)
+        idem_store_sweep(recent, now); /* forget ids past the window, in batches */
+    KeyRow row = {.key = message_id, .status = KEY_STATUS_COMPLETED, .created_us = now,
+                  .expires_us = now + ms_to_us(world->scenario.broker.dedup_window_ms)};
+    idem_store_put(recent, &row);
+    return false;
+}
+
+static void confirm(World *world, const Message *publish)
+{
+    Message answer = *publish;
+    answer.kind = MESSAGE_RESPONSE;
+    answer.hop = HOP_RESPONSE;
+    answer.source = publish->target;
+    answer.target = publish->source;
+    answer.status = 200;
+    answer.response_of = publish->operation;
+    network_send(world, &answer);
+}
+
+void broker_on_publish(World *world, const Message *publish)
+{
+    Broker *broker = &world->broker;
+    if (seen_recently(world, publish->key)) {
+        world->metrics.deduplicated++;
+        if (world_tracing(world))
+            world_trace(world, "broker", "deduplicated", publish->operation, publish->attempt,
+                        publish->lineage, 0, NULL);
+        confirm(world, publish);
+        return;
+    }
+    if (broker->message_count == broker->message_capacity) {
+        broker->message_capacity = broker->message_capacity ? broker->message_capacity * 2 : 256;
+        broker->messages = sim_xrealloc(broker->messages, (unsigned long long)broker->message_capacity *
+                                                              sizeof *broker->messages);
+    }
+    uint32_t queued = broker->message_count++;
+    broker->messages[queued] = (QueuedMessage){.publish = *publish, .ack_timer = EVENT_ID_NONE};
+    world->metrics.messages++;
+    if (world_tracing(world))
+        world_trace(world, "broker", "enqueue", publish->operation, publish->attempt,
+                    publish->lineage, broker->ready.length + 1, NULL);
+    confirm(world, publish);
+    make_ready(world, queued);
+}
+
+/* ------------------------------------------------------------------ acknowledgements */
+
+static void settle_in_flight(World *world, QueuedMessage *queued)
+{
+    sim_cancel(world->sim, queued->ack_timer);
+    queued->ack_timer = EVENT_ID_NONE;
+    world->broker.in_flight--;
+}
+
+void broker_on_ack(World *world, const Message *ack)
+{
+    QueuedMessage *queued = &world->broker.messages[ack->job];
+    bool current = queued->state == QUEUED_IN_FLIGHT && queued->deliveries == ack->job_serial;
+    if (!current) {
+        world->metrics.late_acks++;
+        bool accept = world->scenario.broker.late_ack == LATE_ACK_ACCEPT;
+        if (world_tracing(world))
+            world_trace(world, "broker", accept ? "late_ack_accepted" : "late_ack_ignored",
+                        ack->operation, ack->attempt, ack->lineage, (int64_t)ack->job_serial,
+                        NULL);
+        if (!accept || queued->state == QUEUED_ACKED || queued->state == QUEUED_DEAD)
+            return;
+        if (queued->state == QUEUED_IN_FLIGHT)
+            settle_in_flight(world, queued);
+        queued->state = QUEUED_ACKED; /* a ready entry is skipped when popped */
+        dispatch_ready(world);
+        return;
+    }
+    settle_in_flight(world, queued);
+    queued->state = QUEUED_ACKED;
+    dispatch_ready(world);
+}
+
+void broker_on_ack_timeout(World *world, uint32_t queued_index, uint32_t delivery)
+{
+    QueuedMessage *queued = &world->broker.messages[queued_index];
+    if (queued->state != QUEUED_IN_FLIGHT || queued->deliveries != delivery)
+        return;
+    queued->ack_timer = EVENT_ID_NONE;
+    world->broker.in_flight--;
+    const BrokerSpec *spec = &world->scenario.broker;
+    if (spec->max_deliveries > 0 && queued->deliveries >= spec->max_deliveries) {
+        queued->state = QUEUED_DEAD;
+        if (spec->dead_letter)
+            world->metrics.dead_lettered++;
+        if (world_tracing(world))
+            world_trace(world, "broker", spec->dead_letter ? "dead_letter" : "discard",
+                        queued->publish.operation, queued->publish.attempt, 0,
+                        queued->deliveries, NULL);
+        dispatch_ready(world);
+        return;
+    }
+    if (world_tracing(world))
+        world_trace(world, "broker", "ack_timeout", queued->publish.operation,
+                    queued->publish.attempt, 0, queued->deliveries, NULL);
+    if (spec->redelivery_delay_ms > 0) {
+        queued->state = QUEUED_WAITING;
+        sim_schedule_in(world->sim, ms_to_us(spec->redelivery_delay_ms), EVENT_REDELIVER, 0,
+                        queued_index);
+        dispatch_ready(world);
+        return;
+    }
+    make_ready(world, queued_index);
+}
+
+void broker_on_redeliver(World *world, uint32_t queued_index)
+{
+    if (world->broker.messages[queued_index].state == QUEUED_WAITING)
+        make_ready(world, queued_index);
+}

@@ -1,0 +1,240 @@
+/* The consumer group: workers take delivered messages in order (a buffer holds what the
+ * broker prefetched to them), run the operation's handler, and acknowledge over the lossy
+ * consumers->broker link. Service time grows with load: it is multiplied by
+ * 1 + per_inflight x (messages held by the group) + per_queued x (broker queue depth).
+ * In the idempotent mode the group keeps a key store, keyed by message id or a business
+ * key: the key is reserved when a worker picks the message up, a message whose key is still
+ * processing is left unacknowledged (the broker will redeliver it), a completed key is
+ * acknowledged without running the handler again. */
+#include "distribution.h"
+#include "sim_assert.h"
+#include "world_internal.h"
+
+static SimTimeUs ms_to_us(double ms) { return (SimTimeUs)(ms * 1000.0 + 0.5); }
+
+void consumers_init(World *world)
+{
+    Consumers *consumers = &world->consumers;
+    consumers->workers = world->scenario.broker.consumers.workers;
+    consumers->uses_store = world->mode == MODE_IDEMPOTENT;
+    consumers->store = idem_store_create(1024);
+}
+
+void consumers_release(World *world)
+{
+    index_queue_release(&world->consumers.buffer);
+    idem_store_destroy(world->consumers.store);
+}
+
+uint32_t consumers_held(const World *world)
+{
+    return world->consumers.busy + world->consumers.buffer.length;
+}
+
+static const IdempotencySpec *policy_of(const World *world)
+{
+    return &world->scenario.broker.consumers.idempotency;
+}
+
+static uint64_t store_key_of(const World *world, const Message *delivery)
+{
+    return policy_of(world)->key == KEY_BUSINESS_HASH ? delivery->business_key : delivery->key;
+}
+
+/* ------------------------------------------------------------------ workers */
+
+static void start_job(World *world, uint32_t job);
+
+static void finish_job(World *world, uint32_t job)
+{
+    Consumers *consumers = &world->consumers;
+    world_job_release(world, job);
+    consumers->busy--;
+    if (consumers->buffer.length > 0) {
+        consumers->busy++;
+        start_job(world, index_queue_pop(&consumers->buffer));
+    }
+}
+
+static void acknowledge(World *world, const Message *delivery)
+{
+    if (!world->broker.manual_ack)
+        return;
+    Message ack = *delivery;
+    ack.kind = MESSAGE_ACK;
+    ack.hop = HOP_ACK;
+    ack.source = world->consumers_node;
+    ack.target = world->broker_node;
+    network_send(world, &ack);
+}
+
+static void schedule_service(World *world, uint32_t job_slot)
+{
+    const ConsumerSpec *spec = &world->scenario.broker.consumers;
+    const Message *delivery = &world->jobs[job_slot].request;
+    double load = 1.0 + spec->load_per_inflight * consumers_held(world) +
+                  spec->load_per_queued * world->broker.ready.length;
+    SimTimeUs base = distribution_sample_ms_as_us(
+        &spec->service_ms, world_draw(world, DRAW_CONSUMER_SERVICE, delivery->operation,
+                                      ((uint64_t)delivery->attempt << 8) | delivery->click,
+                                      delivery->lineage));
+    sim_schedule_in(world->sim, (SimTimeUs)((double)base * load + 0.5), EVENT_CONSUMER_DONE, 0,
+                    job_slot);
+}
+
+/* Decides with the key store when the worker picks the message up; true: run it. */
+static bool admit(World *world, uint32_t job_slot)
+{
+    Job *job = &world->jobs[job_slot];
+    const Message *delivery = &job->request;
+    const IdempotencySpec *policy = policy_of(world);
+    SimTimeUs now = sim_now(world->sim);
+    job->store_key = store_key_of(world, delivery);
+    KeyRow *row = idem_store_lookup(world->consumers.store, job->store_key, now);
+    if (row != NULL && row->status == KEY_STATUS_PROCESSING && policy->lock_timeout_ms > 0 &&
+        now - row->created_us >= ms_to_us(policy->lock_timeout_ms))
+        row = NULL; /* abandoned by a crashed worker: take it over */
+    if (row == NULL) {
+        if (policy->reserve != RESERVE_EXECUTE_THEN_SAVE) {
+            KeyRow reserved = {.key = job->store_key, .status = KEY_STATUS_PROCESSING,
+                               .fingerprint = delivery->fingerprint, .created_us = now,
+                               .expires_us = policy->ttl_ms > 0 ? now + ms_to_us(policy->ttl_ms)
+                                                                 : SIM_TIME_NEVER};
+            idem_store_put(world->consumers.store, &reserved);
+            world_note_key_store(world);
+        }
+        return true;
+    }
+    const char *decision = "in_progress";
+    if (policy->fingerprint && row->fingerprint != delivery->fingerprint) {
+        world->metrics.status_422++;
+        acknowledge(world, delivery); /* a poison message: never run it */
+        decision = "reject_other_body";
+    } else if (row->status != KEY_STATUS_PROCESSING) {
+        world->metrics.consumer_replayed++;
+        world->metrics.replayed++;
+        acknowledge(world, delivery);
+        decision = "replay";
+    }
+    if (world_tracing(world))
+        world_trace(world, "consumers", decision, delivery->operation, delivery->attempt,
+                    delivery->lineage, 0, NULL);
+    return false;
+}
+
+static void start_job(World *world, uint32_t job_slot)
+{
+    if (world->consumers.uses_store && !admit(world, job_slot)) {
+        finish_job(world, job_slot);
+        return;
+    }
+    schedule_service(world, job_slot);
+}
+
+void consumers_on_delivery(World *world, const Message *delivery)
+{
+    Consumers *consumers = &world->consumers;
+    if (consumers->down) {
+        if (world_tracing(world))
+            world_trace(world, "consumers", "refused_down", delivery->operation,
+                        delivery->attempt, delivery->lineage, 0, NULL);
+        return;
+    }
+    uint32_t job = world_job_alloc(world, delivery, consumers->epoch);
+    if (consumers->workers != 0 && consumers->busy >= consumers->workers) {
+        index_queue_push(&consumers->buffer, job);
+        return;
+    }
+    consumers->busy++;
+    start_job(world, job);
+}
+
+/* ------------------------------------------------------------------ crashes */
+
+static bool draw_crash(World *world, const Job *job, CrashPoint point)
+{
+    const CrashSpec *crash = &world->scenario.broker.consumers.crash;
+    if (crash->point != point || crash->prob <= 0)
+        return false;
+    if (crash->max_crashes > 0 && world->metrics.crashes >= crash->max_crashes)
+        return false;
+    return world_draw_unit(world, DRAW_CONSUMER_CRASH, job->request.operation,
+                           ((uint64_t)job->request.attempt << 8) | job->request.click,
+                           job->request.lineage) < crash->prob;
+}
+
+/* The consumer process dies: what it held is gone, unacknowledged. */
+static void crash(World *world, uint32_t job_slot, const char *where)
+{
+    Consumers *consumers = &world->consumers;
+    world->metrics.crashes++;
+    if (world_tracing(world))
+        world_trace(world, "consumers", "crash", world->jobs[job_slot].request.operation, 0, 0,
+                    0, where);
+    world_job_release(world, job_slot);
+    while (consumers->buffer.length > 0)
+        world_job_release(world, index_queue_pop(&consumers->buffer));
+    consumers->busy = 0;
+    consumers->down = true;
+    consumers->epoch++;
+    if (!policy_of(world)->durable) {
+        idem_store_clear(consumers->store);
+        world_note_key_store(world);
+    }
+    sim_schedule_in(world->sim, ms_to_us(world->scenario.broker.consumers.crash.restart_ms),
+                    EVENT_CONSUMER_RESTART, 0, 0);
+}
+
+void consumers_on_restart(World *world)
+{
+    world->consumers.down = false;
+    if (world_tracing(world))
+        world_trace(world, "consumers", "restart", 0, 0, 0, 0, NULL);
+}
+
+/* ------------------------------------------------------------------ running a message */
+
+static void record_completion(World *world, const Job *job, int status)
+{
+    const IdempotencySpec *policy = policy_of(world);
+    SimTimeUs now = sim_now(world->sim);
+    KeyRow row = {.key = job->store_key, .status = KEY_STATUS_COMPLETED,
+                  .response_status = status, .response_of = job->request.operation,
+                  .fingerprint = job->request.fingerprint, .created_us = now,
+                  .expires_us = policy->ttl_ms > 0 ? now + ms_to_us(policy->ttl_ms)
+                                                    : SIM_TIME_NEVER};
+    const KeyRow *reserved = idem_store_lookup(world->consumers.store, job->store_key, now);
+    if (reserved != NULL && policy->ttl_from == TTL_FROM_RESERVATION) {
+        row.created_us = reserved->created_us;
+        row.expires_us = reserved->expires_us;
+    }
+    idem_store_put(world->consumers.store, &row);
+    world_note_key_store(world);
+}
+
+void consumers_on_job_done(World *world, uint32_t job_slot)
+{
+    Job *job = &world->jobs[job_slot];
+    if (job->epoch != world->consumers.epoch) {
+        world_job_release(world, job_slot); /* its process died meanwhile */
+        return;
+    }
+    world->metrics.executions++;
+    if (draw_crash(world, job, CRASH_BEFORE_EFFECT)) {
+        crash(world, job_slot, "before-effect");
+        return;
+    }
+    int status = server_apply_effect(world, &job->request, "consumers");
+    if (draw_crash(world, job, CRASH_AFTER_EFFECT)) {
+        crash(world, job_slot, "after-effect");
+        return;
+    }
+    if (world->consumers.uses_store)
+        record_completion(world, job, status);
+    if (draw_crash(world, job, CRASH_AFTER_COMPLETION)) {
+        crash(world, job_slot, "after-completion");
+        return;
+    }
+    acknowledge(world, &job->request);
+    finish_job(world, job_slot);
+}
