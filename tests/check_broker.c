@@ -1,0 +1,202 @@
+/* The broker world: ack timeouts, redelivery, dead letters, the publisher dedup window,
+ * consumer crashes, the load incident, and a closed form for redelivery. */
+#include <unistd.h>
+
+#include "test_world.h"
+
+#define SET(...) ((const char *const[]){__VA_ARGS__}), \
+                 (uint32_t)(sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *))
+#define NO_SET NULL, 0
+
+/* One message; every hop takes exactly 1 ms; one consumer worker; a 1000 ms ack timeout. */
+static const char *const one_message =
+    "{\"accounts\": [{\"id\": \"a\", \"balance\": 0}],"
+    " \"clients\": [{\"id\": \"shop\", \"target\": \"broker\", \"key\": \"message-id\","
+    "   \"workload\": {\"at_ms\": [0]}}],"
+    " \"network\": {\"default\": {\"delay_ms\": {\"dist\": \"const\", \"value\": 1}}},"
+    " \"broker\": {\"ack_timeout_ms\": 1000, \"max_deliveries\": 0,"
+    "   \"consumers\": {\"workers\": 1, \"service_ms\": {\"dist\": \"const\", \"value\": 500}}}}";
+
+START_TEST(test_a_message_acked_in_time_is_delivered_once)
+{
+    Metrics metrics = test_run_json(one_message, NO_SET, MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(metrics.messages, 1);
+    ck_assert_uint_eq(metrics.deliveries, 1);
+    ck_assert_uint_eq(metrics.redeliveries, 0);
+    ck_assert_uint_eq(metrics.outcomes[OUTCOME_OK], 1);
+}
+END_TEST
+
+START_TEST(test_an_ack_just_before_the_timeout_counts_and_just_after_does_not)
+{
+    /* The timeout starts as the broker hands the message out; the delivery takes 1 ms, the
+     * service s ms, the ack 1 ms: the ack is back s + 2 ms later, against a 1000 ms timeout.
+     * s = 997 is 1 ms early, s = 999 is 1 ms late. */
+    Metrics before = test_run_json(
+        one_message, SET("broker.consumers.service_ms={\"dist\": \"const\", \"value\": 997}",
+                         "broker.max_deliveries=2"),
+        MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(before.redeliveries, 0);
+    ck_assert_uint_eq(before.late_acks, 0);
+    Metrics after = test_run_json(
+        one_message, SET("broker.consumers.service_ms={\"dist\": \"const\", \"value\": 999}",
+                         "broker.max_deliveries=2"),
+        MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(after.redeliveries, 1);
+    ck_assert_uint_ge(after.late_acks, 1);
+    ck_assert_uint_eq(after.outcomes[OUTCOME_DOUBLE], 1);
+}
+END_TEST
+
+START_TEST(test_a_late_ack_is_accepted_only_when_late_ack_says_so)
+{
+    /* Redelivery waits 100 ms; a late ack arriving inside that wait settles the message. */
+    const char *late = "broker.consumers.service_ms={\"dist\": \"const\", \"value\": 1030}";
+    const char *wait = "broker.redelivery_delay_ms=100";
+    Metrics ignored = test_run_json(one_message, SET(late, wait, "broker.max_deliveries=2"),
+                                    MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(ignored.redeliveries, 1);
+    Metrics accepted =
+        test_run_json(one_message, SET(late, wait, "broker.max_deliveries=2",
+                                       "broker.late_ack=accept"),
+                      MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(accepted.redeliveries, 0);
+    ck_assert_uint_eq(accepted.outcomes[OUTCOME_OK], 1);
+}
+END_TEST
+
+START_TEST(test_max_deliveries_then_dead_letter)
+{
+    Metrics metrics = test_run_json(
+        one_message, SET("broker.consumers.service_ms={\"dist\": \"const\", \"value\": 5000}",
+                         "broker.max_deliveries=3", "broker.consumers.workers=0"),
+        MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(metrics.deliveries, 3);
+    ck_assert_uint_eq(metrics.dead_lettered, 1);
+    ck_assert_uint_eq(metrics.executions, 3); /* every copy ran: no key store */
+    Metrics keyed = test_run_json(
+        one_message, SET("broker.consumers.service_ms={\"dist\": \"const\", \"value\": 5000}",
+                         "broker.max_deliveries=3", "broker.consumers.workers=0"),
+        MODE_IDEMPOTENT);
+    ck_assert_uint_eq(keyed.executions, 1); /* later copies found the key processing */
+    ck_assert_uint_eq(keyed.outcomes[OUTCOME_OK], 1);
+}
+END_TEST
+
+/* The confirm of the first publish is lost in an outage; the producer re-publishes the same
+ * message id after its 1000 ms timeout plus a fixed 100 ms backoff. */
+static const char *const republish =
+    "{\"accounts\": [{\"id\": \"a\", \"balance\": 0}],"
+    " \"clients\": [{\"id\": \"shop\", \"target\": \"broker\", \"key\": \"message-id\","
+    "   \"workload\": {\"at_ms\": [0]},"
+    "   \"retry\": {\"timeout_ms\": 1000, \"backoff\": {\"base_ms\": 100, \"jitter\": \"none\"}}}],"
+    " \"network\": {\"default\": {\"delay_ms\": {\"dist\": \"const\", \"value\": 1}},"
+    "   \"outages\": [{\"from_ms\": 0, \"to_ms\": 500, \"link\": \"broker->shop\"}]},"
+    " \"broker\": {\"consumers\": {\"service_ms\": {\"dist\": \"const\", \"value\": 1}}}}";
+
+START_TEST(test_publisher_dedup_drops_a_republish_inside_the_window_only)
+{
+    Metrics inside = test_run_json(republish, SET("broker.dedup_window_ms=5000"),
+                                   MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(inside.deduplicated, 1);
+    ck_assert_uint_eq(inside.messages, 1);
+    ck_assert_uint_eq(inside.outcomes[OUTCOME_OK], 1);
+    Metrics outside = test_run_json(republish, SET("broker.dedup_window_ms=1000"),
+                                    MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(outside.deduplicated, 0);
+    ck_assert_uint_eq(outside.messages, 2);
+    ck_assert_uint_eq(outside.outcomes[OUTCOME_DOUBLE], 1);
+}
+END_TEST
+
+START_TEST(test_a_consumer_crash_loses_messages_only_at_most_once)
+{
+    const char *crash =
+        "broker.consumers.crash={\"point\": \"before-effect\", \"prob\": 1.0, \"max_crashes\": 1,"
+        " \"restart_ms\": 100}";
+    Metrics at_most_once = test_run_json(one_message, SET(crash), MODE_AT_MOST_ONCE);
+    ck_assert_uint_eq(at_most_once.crashes, 1);
+    ck_assert_uint_eq(at_most_once.outcomes[OUTCOME_LOST], 1);
+    Metrics at_least_once = test_run_json(one_message, SET(crash), MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(at_least_once.redeliveries, 1);
+    ck_assert_uint_eq(at_least_once.outcomes[OUTCOME_OK], 1);
+}
+END_TEST
+
+START_TEST(test_the_load_incident_charges_twice_only_without_a_key)
+{
+    ck_assert_int_eq(chdir(IDEMSIM_SOURCE_DIR), 0);
+    Scenario *scenario = calloc(1, sizeof *scenario);
+    LoadErrors errors = {0};
+    ck_assert(scenario_load_file("scenarios/03_broker_slow_consumers.json", NULL, 0, scenario,
+                                 &errors));
+    Metrics at_most_once = test_run_mode(scenario, MODE_AT_MOST_ONCE, scenario->seed);
+    Metrics at_least_once = test_run_mode(scenario, MODE_AT_LEAST_ONCE, scenario->seed);
+    Metrics idempotent = test_run_mode(scenario, MODE_IDEMPOTENT, scenario->seed);
+    ck_assert_uint_gt(at_most_once.outcomes[OUTCOME_LOST], 0);
+    ck_assert_uint_eq(at_most_once.outcomes[OUTCOME_DOUBLE], 0);
+    ck_assert_uint_gt(at_least_once.outcomes[OUTCOME_DOUBLE], 100);
+    ck_assert_uint_eq(at_least_once.crashes, 0); /* nothing failed */
+    ck_assert_uint_eq(idempotent.outcomes[OUTCOME_DOUBLE], 0);
+    ck_assert_uint_eq(idempotent.outcomes[OUTCOME_LOST], 0);
+    ck_assert_uint_gt(idempotent.replayed, 0);
+    /* the queue really backed up: its depth series rose well above its start */
+    const TimeSeries *depth = &at_least_once.queue_depth_series;
+    uint64_t peak = 0;
+    for (uint32_t i = 0; i < depth->used; i++)
+        peak = depth->max[i] > peak ? depth->max[i] : peak;
+    ck_assert_uint_gt(peak, 100);
+    free(scenario);
+}
+END_TEST
+
+START_TEST(test_redelivery_rate_matches_the_exponential_tail)
+{
+    /* Unbounded workers, instant network, exponential service of mean m, ack timeout T,
+     * two deliveries at most: a message is redelivered iff its first run outlasts T, with
+     * probability exp(-T/m). */
+    const double m = 100, T = 150;
+    Metrics metrics = test_run_json(
+        one_message,
+        SET("clients[0].count=5000", "broker.max_deliveries=2", "broker.consumers.workers=0",
+            "broker.ack_timeout_ms=150",
+            "broker.consumers.service_ms={\"dist\": \"exp\", \"mean\": 100}",
+            "network.default.delay_ms={\"dist\": \"const\", \"value\": 0}"),
+        MODE_AT_LEAST_ONCE);
+    double n = (double)metrics.messages;
+    double expected = exp(-T / m);
+    double measured = metrics.redeliveries / n;
+    ck_assert_uint_eq(metrics.messages, 5000);
+    ck_assert_msg(fabs(measured - expected) < test_binomial_tolerance(expected, n),
+                  "redelivered %f, expected %f", measured, expected);
+    /* without a key store every redelivered message ran twice */
+    ck_assert_uint_eq(metrics.outcomes[OUTCOME_DOUBLE], metrics.redeliveries);
+}
+END_TEST
+
+static Suite *broker_suite(void)
+{
+    Suite *suite = suite_create("broker");
+    TCase *core = tcase_create("Core");
+    tcase_add_test(core, test_a_message_acked_in_time_is_delivered_once);
+    tcase_add_test(core, test_an_ack_just_before_the_timeout_counts_and_just_after_does_not);
+    tcase_add_test(core, test_a_late_ack_is_accepted_only_when_late_ack_says_so);
+    tcase_add_test(core, test_max_deliveries_then_dead_letter);
+    tcase_add_test(core, test_publisher_dedup_drops_a_republish_inside_the_window_only);
+    tcase_add_test(core, test_a_consumer_crash_loses_messages_only_at_most_once);
+    tcase_add_test(core, test_the_load_incident_charges_twice_only_without_a_key);
+    suite_add_tcase(suite, core);
+    TCase *closed_forms = tcase_create("ClosedForms");
+    tcase_add_test(closed_forms, test_redelivery_rate_matches_the_exponential_tail);
+    suite_add_tcase(suite, closed_forms);
+    return suite;
+}
+
+int main(void)
+{
+    SRunner *runner = srunner_create(broker_suite());
+    srunner_run_all(runner, CK_NORMAL);
+    int failures = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failures == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
