@@ -174,6 +174,32 @@ START_TEST(test_redelivery_rate_matches_the_exponential_tail)
 }
 END_TEST
 
+START_TEST(test_a_double_charge_sends_two_receipts_and_a_keyed_server_one)
+{
+    const char *lost_answer =
+        "{\"accounts\": [{\"id\": \"a\", \"balance\": 10000}],"
+        " \"clients\": [{\"id\": \"web\", \"workload\": {\"at_ms\": [0]},"
+        "   \"retry\": {\"timeout_ms\": 1000}}],"
+        " \"network\": {\"default\": {\"delay_ms\": {\"dist\": \"const\", \"value\": 10}},"
+        "   \"outages\": [{\"from_ms\": 0, \"to_ms\": 500, \"link\": \"server->web\"}]},"
+        " \"server\": {\"publish_receipts\": true}}";
+    Metrics unkeyed = test_run_json(lost_answer, NO_SET, MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(unkeyed.outcomes[OUTCOME_DOUBLE], 1);
+    ck_assert_uint_eq(unkeyed.receipts_sent, 2);
+    ck_assert_uint_eq(unkeyed.receipts_duplicated, 1);
+    Metrics keyed = test_run_json(lost_answer, NO_SET, MODE_IDEMPOTENT);
+    ck_assert_uint_eq(keyed.receipts_sent, 1);
+    ck_assert_uint_eq(keyed.receipts_duplicated, 0);
+    /* the same double charge, but the receipts' ids are stable: a dedup window catches the
+     * second one at the broker */
+    Metrics deduplicated =
+        test_run_json(lost_answer, SET("broker.dedup_window_ms=60000"), MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(deduplicated.outcomes[OUTCOME_DOUBLE], 1);
+    ck_assert_uint_eq(deduplicated.receipts_sent, 1);
+    ck_assert_uint_eq(deduplicated.deduplicated, 1);
+}
+END_TEST
+
 static Suite *broker_suite(void)
 {
     Suite *suite = suite_create("broker");
@@ -185,6 +211,7 @@ static Suite *broker_suite(void)
     tcase_add_test(core, test_publisher_dedup_drops_a_republish_inside_the_window_only);
     tcase_add_test(core, test_a_consumer_crash_loses_messages_only_at_most_once);
     tcase_add_test(core, test_the_load_incident_charges_twice_only_without_a_key);
+    tcase_add_test(core, test_a_double_charge_sends_two_receipts_and_a_keyed_server_one);
     suite_add_tcase(suite, core);
     TCase *closed_forms = tcase_create("ClosedForms");
     tcase_add_test(closed_forms, test_redelivery_rate_matches_the_exponential_tail);

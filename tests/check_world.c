@@ -363,6 +363,21 @@ START_TEST(test_modes_meet_the_same_network_faults)
 }
 END_TEST
 
+START_TEST(test_every_metric_name_of_the_format_has_a_value)
+{
+    Scenario *scenario = lossy_world(2, 0.1, 0.1, 3);
+    Metrics metrics = run_mode(scenario, MODE_IDEMPOTENT, 1);
+    for (unsigned i = 0; i < scenario_metric_count; i++) {
+        double value = -1;
+        ck_assert_msg(metrics_value(&metrics, scenario_metric_names[i], &value), "no value for %s",
+                      scenario_metric_names[i]);
+    }
+    double value = 0;
+    ck_assert(!metrics_value(&metrics, "no_such_metric", &value));
+    free(scenario);
+}
+END_TEST
+
 static Suite *world_suite(void)
 {
     Suite *suite = suite_create("world");
@@ -377,6 +392,7 @@ static Suite *world_suite(void)
     tcase_add_test(core, test_key_outliving_the_offline_period_protects_and_a_shorter_ttl_does_not);
     tcase_add_test(core, test_same_seed_gives_the_same_trace_whether_run_or_stepped);
     tcase_add_test(core, test_modes_meet_the_same_network_faults);
+    tcase_add_test(core, test_every_metric_name_of_the_format_has_a_value);
     suite_add_tcase(suite, core);
     TCase *statistics = tcase_create("Statistics");
     tcase_add_test(statistics, test_at_most_once_loses_and_hides_payments_as_independent_losses_predict);

@@ -152,6 +152,22 @@ void broker_on_publish(World *world, const Message *publish)
     make_ready(world, queued);
 }
 
+/* The receipt's message id is derived from the operation, not from the execution: the
+ * consumers' key store (or the dedup window) can then recognise a second receipt. */
+void broker_publish_receipt(World *world, const Message *request)
+{
+    Message event = *request;
+    event.kind = MESSAGE_REQUEST;
+    event.hop = HOP_REQUEST;
+    event.source = world->server_node;
+    event.target = world->broker_node;
+    event.receipt = true;
+    event.key = world_draw(world, DRAW_RECEIPT_ID, request->operation, 0, 0) | 1;
+    event.business_key = event.key;
+    event.lineage = request->lineage * 64 + request->attempt;
+    network_send(world, &event);
+}
+
 /* ------------------------------------------------------------------ acknowledgements */
 
 static void settle_in_flight(World *world, QueuedMessage *queued)

@@ -212,6 +212,16 @@ static void record_completion(World *world, const Job *job, int status)
     world_note_key_store(world);
 }
 
+static int send_receipt(World *world, const Message *event)
+{
+    world->operations[event->operation].receipts++;
+    world->metrics.emails_sent++;
+    if (world_tracing(world))
+        world_trace(world, "consumers", "send_receipt", event->operation, event->attempt,
+                    event->lineage, world->operations[event->operation].receipts, NULL);
+    return 200;
+}
+
 void consumers_on_job_done(World *world, uint32_t job_slot)
 {
     Job *job = &world->jobs[job_slot];
@@ -224,7 +234,8 @@ void consumers_on_job_done(World *world, uint32_t job_slot)
         crash(world, job_slot, "before-effect");
         return;
     }
-    int status = server_apply_effect(world, &job->request, "consumers");
+    int status = job->request.receipt ? send_receipt(world, &job->request)
+                                      : server_apply_effect(world, &job->request, "consumers");
     if (draw_crash(world, job, CRASH_AFTER_EFFECT)) {
         crash(world, job_slot, "after-effect");
         return;

@@ -56,6 +56,11 @@ bool metrics_value(const Metrics *metrics, const char *name, double *value)
         {"network_duplicated", metrics->network_duplicated},
         {"key_store_peak", metrics->key_store_peak},
         {"crashes", metrics->crashes},
+        {"late_acks", metrics->late_acks},
+        {"emails_sent", metrics->emails_sent},
+        {"receipts_sent", metrics->receipts_sent},
+        {"receipts_duplicated", metrics->receipts_duplicated},
+        {"receipts_missing", metrics->receipts_missing},
     };
     for (size_t i = 0; i < sizeof counters / sizeof counters[0]; i++) {
         if (strcmp(name, counters[i].name) == 0) {

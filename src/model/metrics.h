@@ -43,6 +43,7 @@ typedef struct {
     uint64_t network_sent, network_dropped, network_duplicated;
     uint64_t crashes;
     uint64_t emails_sent;
+    uint64_t receipts_sent, receipts_duplicated, receipts_missing; /* publish_receipts */
     uint64_t key_store_rows, key_store_peak, key_store_expired_hits;
     uint64_t events;
     Histogram latency_us; /* operation start to the client's final answer or give-up */

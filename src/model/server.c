@@ -119,6 +119,8 @@ int server_apply_effect(World *world, const Message *request, const char *actor)
     if (effect) {
         op->effects++;
         world->metrics.effects++;
+        if (world->scenario.server.publish_receipts && spec->operation.kind == OPERATION_DEBIT)
+            broker_publish_receipt(world, request);
     }
     if (world_tracing(world))
         world_trace(world, actor, effect ? "execute" : "execute_no_effect", operation,

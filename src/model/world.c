@@ -166,7 +166,8 @@ static void on_message_arrive(World *world, uint32_t slot)
         broker_on_ack(world, &message);
         break;
     case MESSAGE_RESPONSE:
-        client_on_response(world, &message);
+        if (message.target != world->server_node) /* the server ignores its receipts' confirms */
+            client_on_response(world, &message);
         break;
     case MESSAGE_CHARGE:
         gateway_on_charge_arrive(world, &message);
@@ -411,6 +412,11 @@ static void settle(World *world)
         if (op->effects == 0)
             metrics->lost_amount += amount;
         metrics->balances[spec->account].expected -= amount;
+        if (world->scenario.server.publish_receipts && amount > 0) {
+            metrics->receipts_sent += op->receipts;
+            metrics->receipts_duplicated += op->receipts > 1;
+            metrics->receipts_missing += op->effects > 0 && op->receipts == 0;
+        }
     }
     SIM_ASSERT(classified == metrics->operations, "each operation has exactly one outcome");
     for (uint32_t a = 0; a < world->scenario.account_count; a++) {

@@ -61,6 +61,7 @@ typedef enum {
     DRAW_GATEWAY_FATE,
     DRAW_CONSUMER_SERVICE,
     DRAW_CONSUMER_CRASH,
+    DRAW_RECEIPT_ID,
 } DrawPurpose;
 
 /* A click's request sequence is named by (operation, click): a reference packs both. */
@@ -86,6 +87,7 @@ typedef struct {
     uint32_t click_count;
     uint32_t clicks_done;
     uint32_t effects;          /* ground truth: state changes made for this operation */
+    uint32_t receipts;         /* receipt emails sent for it */
     uint8_t resource_state;    /* the operation's own record (status set, row deleted, ...) */
     bool started;
     bool finished;
@@ -149,6 +151,7 @@ typedef struct {
     uint64_t job_serial;       /* charges: the server job (or outbox entry) waiting for it */
     uint32_t job;
     bool from_outbox;
+    bool receipt;              /* an event the server publishes: send the receipt email */
     uint32_t next_free;
 } Message;
 
@@ -357,6 +360,9 @@ void broker_on_publish(World *world, const Message *publish);
 void broker_on_ack(World *world, const Message *ack);
 void broker_on_ack_timeout(World *world, uint32_t queued, uint32_t delivery);
 void broker_on_redeliver(World *world, uint32_t queued);
+
+/* The server publishes the receipt event of a charge (publish_receipts). */
+void broker_publish_receipt(World *world, const Message *request);
 
 /* consumer.c */
 void consumers_init(World *world);

@@ -20,6 +20,15 @@ static void write_string(FILE *stream, const char *text)
     fputc('"', stream);
 }
 
+static void write_series(FILE *stream, const char *name, const TimeSeries *series)
+{
+    fprintf(stream, "      \"%s\": {\"bucket_ms\": %.3f, \"max\": [", name,
+            (double)series->bucket_us / 1000.0);
+    for (uint32_t i = 0; i < series->used; i++)
+        fprintf(stream, "%s%" PRIu64, i ? ", " : "", series->max[i]);
+    fprintf(stream, "]},\n");
+}
+
 static double value_of(const Metrics *metrics, const char *name)
 {
     double value = 0;
@@ -56,9 +65,14 @@ static void write_mode(FILE *stream, const RunReport *report, uint32_t m)
     fprintf(stream,
             "      \"broker\": {\"messages\": %" PRIu64 ", \"deliveries\": %" PRIu64
             ", \"redeliveries\": %" PRIu64 ", \"dead_lettered\": %" PRIu64
-            ", \"deduplicated\": %" PRIu64 "},\n",
+            ", \"deduplicated\": %" PRIu64 ", \"late_acks\": %" PRIu64
+            ", \"consumer_replayed\": %" PRIu64 "},\n",
             metrics->messages, metrics->deliveries, metrics->redeliveries, metrics->dead_lettered,
-            metrics->deduplicated);
+            metrics->deduplicated, metrics->late_acks, metrics->consumer_replayed);
+    fprintf(stream,
+            "      \"receipts\": {\"sent\": %" PRIu64 ", \"duplicated\": %" PRIu64
+            ", \"missing\": %" PRIu64 "},\n",
+            metrics->receipts_sent, metrics->receipts_duplicated, metrics->receipts_missing);
     fprintf(stream,
             "      \"network\": {\"sent\": %" PRIu64 ", \"dropped\": %" PRIu64
             ", \"duplicated\": %" PRIu64 "},\n",
@@ -76,6 +90,8 @@ static void write_mode(FILE *stream, const RunReport *report, uint32_t m)
     for (uint32_t i = 0; i < series->used; i++)
         fprintf(stream, "%s%" PRIu64, i ? ", " : "", series->max[i]);
     fprintf(stream, "]},\n");
+    write_series(stream, "queue_depth_series", &metrics->queue_depth_series);
+    write_series(stream, "in_flight_series", &metrics->in_flight_series);
     fprintf(stream, "      \"stopped\": ");
     if (report->stop_reasons[m] != NULL)
         write_string(stream, report->stop_reasons[m]);

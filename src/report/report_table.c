@@ -15,7 +15,7 @@
 
 typedef enum { ROW_COUNT, ROW_BAD, ROW_MILLISECONDS } RowStyle;
 
-typedef enum { SHOW_ALWAYS, SHOW_WITH_BROKER } RowShown;
+typedef enum { SHOW_ALWAYS, SHOW_WITH_BROKER, SHOW_WITH_RECEIPTS } RowShown;
 
 typedef struct {
     const char *label;
@@ -45,6 +45,9 @@ static const Row rows[] = {
     {"redeliveries", "redeliveries", ROW_COUNT, SHOW_WITH_BROKER},
     {"dead-lettered", "dead_lettered", ROW_COUNT, SHOW_WITH_BROKER},
     {"publishes deduplicated", "deduplicated", ROW_COUNT, SHOW_WITH_BROKER},
+    {"receipt emails sent", "receipts_sent", ROW_COUNT, SHOW_WITH_RECEIPTS},
+    {"  duplicate receipts", "receipts_duplicated", ROW_BAD, SHOW_WITH_RECEIPTS},
+    {"  missing receipts", "receipts_missing", ROW_BAD, SHOW_WITH_RECEIPTS},
     {"messages lost by the network", "network_dropped", ROW_COUNT, SHOW_ALWAYS},
     {"latency p50 (ms)", "latency_p50_ms", ROW_MILLISECONDS, SHOW_ALWAYS},
     {"latency p99 (ms)", "latency_p99_ms", ROW_MILLISECONDS, SHOW_ALWAYS},
@@ -105,11 +108,13 @@ bool report_write_table(FILE *stream, const RunReport *report, bool color)
     for (int i = 0; i < LABEL_WIDTH + COLUMN_WIDTH * (int)report->mode_count; i++)
         fputc('-', stream);
     fprintf(stream, "%s\n", color ? RESET : "");
-    bool has_broker = false;
+    bool has_broker = scenario->server.publish_receipts;
     for (uint32_t g = 0; g < scenario->client_group_count; g++)
         has_broker |= scenario->client_groups[g].target == TARGET_BROKER;
     for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
         if (rows[r].shown == SHOW_WITH_BROKER && !has_broker)
+            continue;
+        if (rows[r].shown == SHOW_WITH_RECEIPTS && !scenario->server.publish_receipts)
             continue;
         fprintf(stream, "%-*s", LABEL_WIDTH, rows[r].label);
         for (uint32_t m = 0; m < report->mode_count; m++) {

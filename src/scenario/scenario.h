@@ -215,6 +215,7 @@ typedef struct {
     bool delete_always_204;   /* DELETE answers 204 even when nothing was there */
     bool outbox;
     bool use_gateway;         /* debit charges through the gateway */
+    bool publish_receipts;    /* each charge publishes a "send receipt email" event */
 } ServerSpec;
 
 typedef struct {

@@ -153,6 +153,11 @@ const char *const scenario_metric_names[] = {
     "key_store_peak",
     "crashes",
     "balance_error",
+    "late_acks",
+    "emails_sent",
+    "receipts_sent",
+    "receipts_duplicated",
+    "receipts_missing",
 };
 const unsigned scenario_metric_count =
     (unsigned)(sizeof scenario_metric_names / sizeof scenario_metric_names[0]);

@@ -127,6 +127,7 @@ static const SchemaField server_fields[] = {
     FIELD_BOOLEAN("delete_always_204", ServerSpec, delete_always_204),
     FIELD_BOOLEAN("outbox", ServerSpec, outbox),
     FIELD_BOOLEAN("use_gateway", ServerSpec, use_gateway),
+    FIELD_BOOLEAN("publish_receipts", ServerSpec, publish_receipts),
 };
 const SchemaObject scenario_services_server_schema = {.name = "server",
                                                       SCHEMA_FIELDS(server_fields)};

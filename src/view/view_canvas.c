@@ -24,7 +24,7 @@ static const FontSpec font_specs[VIEW_FONT_COUNT] = {
     [VIEW_FONT_HEADER] = {"DejaVuSans-Bold.ttf", 21},
     [VIEW_FONT_NUMBER] = {"DejaVuSans-Bold.ttf", 34},
     [VIEW_FONT_NUMBER_SMALL] = {"DejaVuSans-Bold.ttf", 24},
-    [VIEW_FONT_LABEL] = {"DejaVuSans-Bold.ttf", 13},
+    [VIEW_FONT_LABEL] = {"DejaVuSans-Bold.ttf", 12},
     [VIEW_FONT_BODY] = {"DejaVuSans.ttf", 16},
     [VIEW_FONT_SMALL] = {"DejaVuSans.ttf", 13},
     [VIEW_FONT_TINY] = {"DejaVuSans.ttf", 11},
@@ -34,7 +34,11 @@ static const FontSpec font_specs[VIEW_FONT_COUNT] = {
 static bool has_fonts(const char *dir)
 {
     char path[1200];
-    snprintf(path, sizeof path, "%s/DejaVuSans.ttf", dir);
+    size_t length = strlen(dir);
+    if (length + sizeof "/DejaVuSans.ttf" > sizeof path)
+        return false;
+    memcpy(path, dir, length);
+    memcpy(path + length, "/DejaVuSans.ttf", sizeof "/DejaVuSans.ttf");
     return access(path, R_OK) == 0;
 }
 
@@ -58,8 +62,9 @@ static bool find_font_dir(char *dir, size_t size)
     snprintf(candidates[4], sizeof candidates[4], "assets/fonts");
     snprintf(candidates[5], sizeof candidates[5], "/usr/share/fonts/truetype/dejavu");
     for (int i = 0; i < 6; i++) {
-        if (candidates[i][0] != '\0' && has_fonts(candidates[i])) {
-            snprintf(dir, size, "%s", candidates[i]);
+        size_t length = strlen(candidates[i]);
+        if (length > 0 && length < size && has_fonts(candidates[i])) {
+            memcpy(dir, candidates[i], length + 1);
             return true;
         }
     }
@@ -78,7 +83,7 @@ static void close_fonts(ViewCanvas *canvas)
 static bool open_fonts(ViewCanvas *canvas, char *error, size_t error_size)
 {
     for (int f = 0; f < VIEW_FONT_COUNT; f++) {
-        char path[1200];
+        char path[sizeof canvas->font_dir + 64];
         snprintf(path, sizeof path, "%s/%s", canvas->font_dir, font_specs[f].file);
         int px = (int)lroundf(font_specs[f].size_px * canvas->unit);
         canvas->font_px[f] = px < 9 ? 9 : px;

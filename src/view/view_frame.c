@@ -26,7 +26,7 @@ int view_frame_pane_of_column(const ViewFrame *frame, int column)
 
 static void format_speed(char *buffer, size_t size, double speed)
 {
-    if (speed >= 1.0)
+    if (speed >= 0.25)
         snprintf(buffer, size, "%g\xC3\x97", speed);
     else
         snprintf(buffer, size, "1/%g\xC3\x97", 1.0 / speed);
@@ -228,7 +228,7 @@ static void draw_help(ViewFrame *frame)
                              w - P(frame, 56),
                              "Every mode runs the same seed, so each meets the same lost and "
                              "slow messages. Lanes show the first clients; the band on the "
-                             "left counts everyone else's requests.");
+                             "left counts every client's requests (amber: retries).");
 }
 
 static void draw_notice(ViewFrame *frame)

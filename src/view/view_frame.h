@@ -22,7 +22,7 @@ typedef struct {
     bool paused;
     bool help;
     bool interactive;        /* a window: show the hints that need a keyboard */
-    char notice[256];        /* shown above the status bar when not empty */
+    char notice[512];        /* shown above the status bar when not empty */
     int mouse_x, mouse_y;
     bool mouse_active;
     int pinned_pane;         /* -1: nothing pinned */

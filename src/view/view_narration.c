@@ -68,24 +68,24 @@ static void operation_words(char *buffer, size_t size, const ViewPane *pane, uin
 static const char *key_words(const ViewPane *pane, uint32_t group, bool long_form)
 {
     if (pane->mode != MODE_IDEMPOTENT)
-        return long_form ? "none: this mode keeps no key store" : "no key";
+        return long_form ? "none (this mode keeps no key store)" : "no key";
     switch (pane->scenario->client_groups[group].key) {
     case KEY_NONE:
-        return long_form ? "none: the request carries no key" : "no key";
+        return long_form ? "none (the request carries no key)" : "no key";
     case KEY_PER_ATTEMPT:
-        return long_form ? "a new key every attempt: retries never match" : "a NEW key";
+        return long_form ? "new for every attempt (retries never match)" : "a NEW key";
     case KEY_SERVER_GENERATED:
-        return long_form ? "made by the server per request: retries never match"
+        return long_form ? "made by the server per request (retries never match)"
                          : "no client key";
     case KEY_BUSINESS_HASH:
-        return long_form ? "hash of the order: the same for every attempt and click"
+        return long_form ? "hash of the order (the same for every attempt and click)"
                          : "the same key";
     case KEY_PER_CLICK:
     case KEY_MESSAGE_ID:
     case KEY_STRATEGY_COUNT:
         break;
     }
-    return long_form ? "chosen once per click: the same for every attempt" : "the same key";
+    return long_form ? "chosen once per click (the same for every attempt)" : "the same key";
 }
 
 static const char *ordinal(uint32_t n)

@@ -19,7 +19,7 @@ const char *const view_options_usage =
     "  --mode M            show only mode M (repeatable)\n"
     "  --seed N            override the scenario's seed\n"
     "  --set PATH=VALUE    override a scenario field, e.g. --set clients[0].count=2000\n"
-    "  --speed X           simulated seconds per wall second (default 1; keys + and -)\n"
+    "  --speed X           simulated seconds per wall second (default 0.5; keys + and -)\n"
     "  --focus N           start with only the N-th mode shown (1-based; keys 0-3)\n"
     "  --width W --height H  window or image size (default 1280x720)\n"
     "  --fullscreen        start full screen (key f)\n"
@@ -160,7 +160,7 @@ static ViewOptionsResult check_combination(const ViewOptions *options)
 ViewOptionsResult view_options_parse(int argc, char **argv, ViewOptions *options)
 {
     memset(options, 0, sizeof *options);
-    options->speed = 1.0;
+    options->speed = 0.5;
     options->width = 1280;
     options->height = 720;
     options->focus = -1;

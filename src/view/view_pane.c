@@ -226,8 +226,13 @@ typedef struct {
     SimTimeUs now_us;
 } KeyVisit;
 
+/* Keys still processing first (the rows a concurrent retry runs into), then the newest. */
 static bool newer(const KeyRow *a, const KeyRow *b)
 {
+    bool a_processing = a->status == KEY_STATUS_PROCESSING;
+    bool b_processing = b->status == KEY_STATUS_PROCESSING;
+    if (a_processing != b_processing)
+        return a_processing;
     if (a->created_us != b->created_us)
         return a->created_us > b->created_us;
     return a->key > b->key; /* table order never decides what is shown */

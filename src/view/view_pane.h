@@ -1,7 +1,7 @@
 /* One pane of the view: the World of one mode plus what the view learns from its trace. The
  * pane owns its World and a TraceSink that turns records into live tallies (outcomes and
  * balances, settled per operation as the run goes), arrows of a sequence diagram for a
- * sample of clients, a density of the other clients' traffic, and a narration line.
+ * sample of clients, a density of all clients' traffic, and a narration line.
  * The pane only reads the world: the trace, world_operation_view and the other getters.
  * SDL-free, so tests drive it without a display. */
 #ifndef IDEMSIM_VIEW_PANE_H
@@ -19,7 +19,7 @@
 
 #define VIEW_LANES_MAX 8          /* sampled clients drawn as lanes of the sequence diagram */
 #define VIEW_ARROWS_MAX 8192      /* ring of recent arrows and marks of the sampled clients */
-#define VIEW_DENSITY_BUCKETS 8192 /* ring of traffic counts of the other clients */
+#define VIEW_DENSITY_BUCKETS 8192 /* ring of traffic counts of all clients */
 #define VIEW_DENSITY_BUCKET_US 10000u
 #define VIEW_KEY_ROWS_SHOWN 12
 
@@ -79,7 +79,7 @@ typedef struct {
 
 typedef struct {
     SimTimeUs bucket;    /* bucket index + 1; 0: empty */
-    uint32_t sends;      /* requests of the clients outside the sample, retries included */
+    uint32_t sends;      /* requests of all clients, retries included */
     uint32_t retries;
     uint32_t lost;
     uint32_t doubles;    /* executions that charged an operation again */
@@ -192,7 +192,7 @@ void view_trace_settle(ViewPane *pane);
 const ViewArrow *view_pane_arrow(const ViewPane *pane, uint64_t serial); /* NULL: gone */
 /* The oldest serial still in the ring. */
 uint64_t view_pane_first_serial(const ViewPane *pane);
-/* Counts of the other clients' traffic in [from_us, to_us). */
+/* Counts of all clients' traffic in [from_us, to_us). */
 ViewDensity view_pane_density(const ViewPane *pane, SimTimeUs from_us, SimTimeUs to_us);
 
 #endif

@@ -23,7 +23,7 @@ static const char *tagline(Mode mode)
     switch (mode) {
     case MODE_AT_MOST_ONCE: return "sends once, never retries";
     case MODE_AT_LEAST_ONCE: return "retries on timeout, no key";
-    case MODE_IDEMPOTENT: return "retries with a key, server keeps a key store";
+    case MODE_IDEMPOTENT: return "retries with a key + server key store";
     case MODE_COUNT: break;
     }
     return "";
@@ -40,8 +40,9 @@ void view_panels_header(const ViewPanels *panels)
         *c = (char)(*c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c);
     int header_h = view_canvas_text_height(canvas, VIEW_FONT_HEADER);
     int small_h = view_canvas_text_height(canvas, VIEW_FONT_SMALL);
-    int name_w = view_canvas_text(canvas, VIEW_FONT_HEADER, C(VIEW_COLOR_TEXT), r.x,
-                                  r.y + (r.h - header_h) / 2, VIEW_ALIGN_LEFT, name);
+    int top = r.y + (r.h - header_h - small_h) / 2;
+    view_canvas_text_fit(canvas, VIEW_FONT_HEADER, C(VIEW_COLOR_TEXT), r.x, top,
+                         VIEW_ALIGN_LEFT, r.w, name);
     char status[96];
     ViewColor status_color = VIEW_COLOR_TEXT_DIM;
     if (world_finished(pane->world)) {
@@ -51,13 +52,11 @@ void view_panels_header(const ViewPanels *panels)
         snprintf(status, sizeof status, "%" PRIu64 " ops \xC2\xB7 %" PRIu64 " in flight",
                  pane->tally.operations, world_messages_in_flight(pane->world));
     }
-    int text_y = r.y + (r.h - small_h) / 2 + P(panels, 2);
-    int status_w = view_canvas_text(canvas, VIEW_FONT_SMALL, C(status_color), r.x + r.w,
-                                    text_y, VIEW_ALIGN_RIGHT, status);
-    int tag_x = r.x + name_w + P(panels, 10);
-    view_canvas_text_fit(canvas, VIEW_FONT_SMALL, C(VIEW_COLOR_TEXT_DIM), tag_x, text_y,
-                         VIEW_ALIGN_LEFT, r.x + r.w - status_w - P(panels, 10) - tag_x,
-                         tagline(pane->mode));
+    int line_y = top + header_h;
+    int status_w = view_canvas_text(canvas, VIEW_FONT_SMALL, C(status_color), r.x + r.w, line_y,
+                                    VIEW_ALIGN_RIGHT, status);
+    view_canvas_text_fit(canvas, VIEW_FONT_SMALL, C(VIEW_COLOR_TEXT_DIM), r.x, line_y,
+                         VIEW_ALIGN_LEFT, r.w - status_w - P(panels, 10), tagline(pane->mode));
     view_canvas_fill(canvas, (ViewRect){r.x, r.y + r.h - 1, r.w, P(panels, 1)},
                      C(VIEW_COLOR_GRID));
 }
@@ -88,7 +87,7 @@ static void draw_counter(const ViewPanels *panels, ViewRect r, const Counter *co
         view_canvas_round(canvas, r, radius, C(VIEW_COLOR_PANEL_RAISED));
     }
     SDL_Color ink = active ? C(counter->color) : C(VIEW_COLOR_TEXT_DIM);
-    int pad = P(panels, 8);
+    int pad = P(panels, 7);
     int inner_w = r.w - 2 * pad;
     view_canvas_text_fit(canvas, VIEW_FONT_LABEL, ink, r.x + pad, r.y + pad - P(panels, 2),
                          VIEW_ALIGN_LEFT, inner_w, counter->label);

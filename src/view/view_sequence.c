@@ -15,6 +15,7 @@
 
 #define LABELS_MAX 256
 #define HEADER_HEIGHT 30.0f
+#define LANE_SECONDS 10.0 /* lanes x seconds of window: 8 lanes at 1.25 s */
 
 typedef struct {
     ViewCanvas *canvas;
@@ -27,11 +28,14 @@ typedef struct {
     float lane_x[VIEW_LANES_MAX];
     float lane_w;
     float density_x0, density_x1;
+    float time_x;
     float server_x, ledger_x;
     float stroke;
     ViewSequencePick *pick;
     int label_count;
     ViewRect labels[LABELS_MAX];
+    ViewColor label_colors[LABELS_MAX];
+    char label_texts[LABELS_MAX][32];
 } Strip;
 
 static float px(const Strip *strip, float length)
@@ -59,17 +63,23 @@ static void place_lanes(Strip *strip)
     float x = (float)rect.x + px(strip, 4);
     if (pane->clients_total > pane->lane_count) {
         strip->density_x0 = x;
-        strip->density_x1 = x + px(strip, 38);
-        x = strip->density_x1 + px(strip, 8);
+        strip->density_x1 = x + px(strip, 30);
+        x = strip->density_x1;
     } else {
         strip->density_x0 = strip->density_x1 = x;
     }
-    float room = strip->server_x - px(strip, 120) - x; /* keep the network wide */
-    int lanes = (int)pane->lane_count;
+    strip->time_x = x + px(strip, 3);
+    x += px(strip, 34); /* the time labels' gutter */
+    float room = strip->server_x - px(strip, 100) - x; /* keep the network wide */
+    /* Fewer lanes as the window widens (faster speeds), so the number of arrows on screen
+     * stays readable; the density band still counts every client. */
+    double window_s = (double)strip->window_us / 1e6;
+    int lanes = (int)(LANE_SECONDS / (window_s > 0.01 ? window_s : 0.01));
+    lanes = lanes < 1 ? 1 : lanes > (int)pane->lane_count ? (int)pane->lane_count : lanes;
     while (lanes > 1 && room / (float)lanes < px(strip, 14))
         lanes--;
     strip->lanes_shown = room > 0 ? lanes : 0;
-    strip->lane_w = lanes > 0 ? fminf(px(strip, 26), room / (float)lanes) : 0;
+    strip->lane_w = lanes > 0 ? fminf(px(strip, 40), room / (float)lanes) : 0;
     for (int l = 0; l < strip->lanes_shown; l++)
         strip->lane_x[l] = x + strip->lane_w * ((float)l + 0.5f);
     int header = (int)px(strip, HEADER_HEIGHT);
@@ -88,15 +98,17 @@ static bool overlaps(ViewRect a, ViewRect b)
     return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
 }
 
-/* Draws a small label unless it would cover one already placed this frame. */
+/* Places a small label unless it would cover one already placed this frame; labels are
+ * drawn after every arrow (draw_labels), so no later arrow crosses them out. */
 static void label(Strip *strip, float x, float y, ViewAlign align, ViewColor color,
                   const char *text)
 {
     ViewCanvas *canvas = strip->canvas;
     int w = view_canvas_text_width(canvas, VIEW_FONT_TINY, text);
     int h = view_canvas_text_height(canvas, VIEW_FONT_TINY);
-    int left = align == VIEW_ALIGN_RIGHT ? (int)x - w : align == VIEW_ALIGN_CENTER ? (int)x - w / 2
-                                                                                  : (int)x;
+    int left = align == VIEW_ALIGN_RIGHT    ? (int)x - w
+               : align == VIEW_ALIGN_CENTER ? (int)x - w / 2
+                                            : (int)x;
     ViewRect box = {left - 2, (int)y - h / 2, w + 4, h};
     if (box.y < strip->body.y || box.y + box.h > strip->body.y + strip->body.h)
         return;
@@ -106,10 +118,21 @@ static void label(Strip *strip, float x, float y, ViewAlign align, ViewColor col
     }
     if (strip->label_count == LABELS_MAX)
         return;
-    strip->labels[strip->label_count++] = box;
-    view_canvas_fill(canvas, box, view_canvas_color(VIEW_COLOR_PANEL, 200));
-    view_canvas_text(canvas, VIEW_FONT_TINY, view_canvas_color(color, 255), left, box.y,
-                     VIEW_ALIGN_LEFT, text);
+    int i = strip->label_count++;
+    strip->labels[i] = box;
+    strip->label_colors[i] = color;
+    snprintf(strip->label_texts[i], sizeof strip->label_texts[i], "%s", text);
+}
+
+static void draw_labels(Strip *strip)
+{
+    ViewCanvas *canvas = strip->canvas;
+    for (int i = 0; i < strip->label_count; i++) {
+        ViewRect box = strip->labels[i];
+        view_canvas_round(canvas, box, 3, view_canvas_color(VIEW_COLOR_PANEL, 215));
+        view_canvas_text(canvas, VIEW_FONT_TINY, view_canvas_color(strip->label_colors[i], 255),
+                         box.x + 2, box.y, VIEW_ALIGN_LEFT, strip->label_texts[i]);
+    }
 }
 
 static float segment_distance(float px0, float py0, const ViewSegment *s)
@@ -164,6 +187,7 @@ static void draw_grid(Strip *strip)
     SDL_Color line = view_canvas_color(VIEW_COLOR_GRID, 255);
     SDL_Color text = view_canvas_color(VIEW_COLOR_TEXT_DIM, 255);
     float x0 = (float)strip->body.x, x1 = (float)(strip->body.x + strip->body.w);
+    (void)x1;
     for (SimTimeUs t = first; t <= strip->now_us; t += step) {
         float y = y_of(strip, t);
         view_canvas_line(canvas, x0, y, x1, y, 1, line);
@@ -173,9 +197,10 @@ static void draw_grid(Strip *strip)
         else
             snprintf(when, sizeof when, "%.1f s", (double)t / 1e6);
         int h = view_canvas_text_height(canvas, VIEW_FONT_TINY);
-        if (y - (float)h >= (float)strip->body.y)
-            view_canvas_text(canvas, VIEW_FONT_TINY, text, (int)x1 - 2, (int)y - h,
-                             VIEW_ALIGN_RIGHT, when);
+        if (y - (float)h < (float)strip->body.y)
+            continue;
+        view_canvas_text(canvas, VIEW_FONT_TINY, text, (int)strip->time_x, (int)y - h,
+                         VIEW_ALIGN_LEFT, when);
     }
 }
 
@@ -202,42 +227,38 @@ static void draw_headings(Strip *strip)
     ViewCanvas *canvas = strip->canvas;
     const ViewPane *pane = strip->pane;
     SDL_Color dim = view_canvas_color(VIEW_COLOR_TEXT_DIM, 255);
-    int y = strip->rect.y;
+    int y = strip->rect.y + (int)px(strip, 2);
     int y2 = y + view_canvas_text_height(canvas, VIEW_FONT_SMALL);
     if (strip->lanes_shown > 0) {
         float left = strip->lane_x[0] - strip->lane_w / 2;
-        float right = strip->lane_x[strip->lanes_shown - 1] + strip->lane_w / 2;
-        view_canvas_text_fit(canvas, VIEW_FONT_SMALL, dim, (int)left, y, VIEW_ALIGN_LEFT,
-                             (int)(strip->server_x - left - px(strip, 60)), "clients");
+        view_canvas_text(canvas, VIEW_FONT_SMALL, dim, (int)left, y, VIEW_ALIGN_LEFT, "clients");
         for (int l = 0; l < strip->lanes_shown; l++) {
             char index[16];
             snprintf(index, sizeof index, "%u", pane->lanes[l].client_in_group);
             view_canvas_text(canvas, VIEW_FONT_TINY, dim, (int)strip->lane_x[l], y2,
                              VIEW_ALIGN_CENTER, index);
         }
-        (void)right;
     }
     if (strip->density_x1 > strip->density_x0) {
         char others[32];
-        snprintf(others, sizeof others, "+%llu",
-                 (unsigned long long)(pane->clients_total - pane->lane_count));
+        snprintf(others, sizeof others, "%llu", (unsigned long long)pane->clients_total);
         view_canvas_text(canvas, VIEW_FONT_TINY, dim, (int)strip->density_x0, y2,
                          VIEW_ALIGN_LEFT, others);
         view_canvas_text(canvas, VIEW_FONT_SMALL, dim, (int)strip->density_x0, y,
-                         VIEW_ALIGN_LEFT, "rest");
+                         VIEW_ALIGN_LEFT, "all");
     }
     float network_x = strip->lanes_shown > 0 ? network_mid(strip, strip->lanes_shown - 1)
                                              : strip->server_x - px(strip, 60);
-    view_canvas_text(canvas, VIEW_FONT_SMALL, dim, (int)network_x, y2, VIEW_ALIGN_CENTER,
-                     "network");
+    view_canvas_text(canvas, VIEW_FONT_SMALL, dim, (int)(network_x - px(strip, 12)), y,
+                     VIEW_ALIGN_CENTER, "network");
     view_canvas_text(canvas, VIEW_FONT_SMALL, dim, (int)strip->server_x, y, VIEW_ALIGN_CENTER,
                      "server");
-    view_canvas_text(canvas, VIEW_FONT_SMALL, dim, (int)strip->ledger_x, y2, VIEW_ALIGN_CENTER,
+    view_canvas_text(canvas, VIEW_FONT_SMALL, dim, (int)strip->ledger_x, y, VIEW_ALIGN_CENTER,
                      "ledger");
 }
 
-/* The other clients: per band of rows, how many requests they sent (amber part: retries),
- * and a red tick where one of them was charged again. */
+/* All clients, sampled or not: per band of rows, how many requests they sent (amber part:
+ * retries), and a red tick where an operation was charged again. */
 static void draw_density(Strip *strip)
 {
     if (strip->density_x1 <= strip->density_x0)
@@ -292,7 +313,7 @@ static void travel(Strip *strip, const ViewArrow *arrow, float x0, SimTimeUs t0,
         xe = x0 + (x1 - x0) * f;
         ye = y0 + (y1 - y0) * f;
     }
-    float width = strip->stroke;
+    float width = arrow->kind == VIEW_ARROW_RESPONSE ? strip->stroke * 0.75f : strip->stroke;
     if (dashed)
         view_canvas_dashed(canvas, x0, y0, xe, ye, width, px(strip, 4), color);
     else
@@ -327,9 +348,11 @@ static void decision_label(Strip *strip, const ViewArrow *arrow, float y)
         if (arrow->effects >= 2) {
             snprintf(text, sizeof text, "charge x%u", arrow->effects);
             color = VIEW_COLOR_DOUBLE;
+        } else if (strip->pane->mode == MODE_IDEMPOTENT) {
+            snprintf(text, sizeof text, "new");
+            color = VIEW_COLOR_TEXT_DIM;
         } else {
-            snprintf(text, sizeof text, strip->pane->mode == MODE_IDEMPOTENT ? "new key: run"
-                                                                             : "run");
+            return; /* the ledger dot says it: a first charge is routine */
         }
         break;
     case VIEW_EVENT_EXECUTE_NO_EFFECT: snprintf(text, sizeof text, "no change"); break;
@@ -356,10 +379,12 @@ static void ledger_entry(Strip *strip, const ViewArrow *arrow, float y)
         return;
     ViewColor color = arrow->effects >= 2 ? VIEW_COLOR_DOUBLE : VIEW_COLOR_OK;
     SDL_Color c = view_canvas_color(color, 255);
-    view_canvas_line(strip->canvas, strip->server_x, y, strip->ledger_x, y, px(strip, 1.5f),
-                     view_canvas_color(color, 140));
-    view_canvas_circle(strip->canvas, strip->ledger_x, y, px(strip, arrow->effects >= 2 ? 6 : 4),
-                       c);
+    bool again = arrow->effects >= 2;
+    view_canvas_line(strip->canvas, strip->server_x, y, strip->ledger_x, y,
+                     px(strip, again ? 2 : 1), view_canvas_color(color, again ? 220 : 70));
+    view_canvas_circle(strip->canvas, strip->ledger_x, y, px(strip, again ? 6 : 3.5f), c);
+    if (arrow->effects < 2)
+        return;
     char money[40];
     snprintf(money, sizeof money, "\xE2\x88\x92%.2f", (double)amount / 100.0);
     label(strip, strip->ledger_x - px(strip, 9), y - px(strip, 7), VIEW_ALIGN_RIGHT, color,
@@ -386,11 +411,11 @@ static void draw_request(Strip *strip, const ViewArrow *arrow)
         return;
     SimTimeUs done = arrow->end_us != SIM_TIME_NEVER ? arrow->end_us : strip->now_us;
     float top = y_of(strip, arrive), bottom = y_of(strip, done);
-    float half = px(strip, 4);
+    float half = px(strip, 3);
     ViewRect box = {(int)(strip->server_x - half), (int)top, (int)(2 * half),
                     (int)fmaxf(bottom - top, px(strip, 2))};
-    view_canvas_fill(strip->canvas, box, view_canvas_color(VIEW_COLOR_MESSAGE, 90));
-    view_canvas_outline(strip->canvas, box, 1, view_canvas_color(VIEW_COLOR_MESSAGE, 200));
+    view_canvas_fill(strip->canvas, box, view_canvas_color(VIEW_COLOR_MESSAGE, 70));
+    view_canvas_outline(strip->canvas, box, 1, view_canvas_color(VIEW_COLOR_MESSAGE, 160));
     if (arrow->end_us == SIM_TIME_NEVER)
         return;
     decision_label(strip, arrow, bottom);
@@ -527,6 +552,7 @@ void view_sequence_draw(ViewCanvas *canvas, const ViewLayout *layout, ViewRect r
     draw_lifelines(&strip);
     draw_density(&strip);
     draw_messages(&strip);
+    draw_labels(&strip);
     view_canvas_flush(canvas);
     SDL_RenderSetClipRect(canvas->renderer, NULL);
 }

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#define WINDOW_WALL_SECONDS 3.0   /* a message stays on screen this long at any speed */
+#define WINDOW_WALL_SECONDS 2.4   /* a message stays on screen this long at any speed */
 #define NARRATION_WALL_SECONDS 2.5
 #define SLICE_US_MIN 200u
 #define SLICE_US_MAX 60000000u

@@ -222,6 +222,16 @@ static void client_told(ViewPane *pane, const TraceRecord *record, ViewEvent eve
         answer->end_us = record->t_us;
         answer->end_event = (uint8_t)event;
     }
+    /* A give-up right at a timeout is one moment on the lane: one mark, the give-up. */
+    ViewArrow *last = pane->arrow_serial > view_pane_first_serial(pane)
+                          ? &pane->arrows[(pane->arrow_serial - 1) % VIEW_ARROWS_MAX]
+                          : NULL;
+    if (event == VIEW_EVENT_GIVE_UP && last != NULL && last->kind == VIEW_ARROW_MARK &&
+        last->event == VIEW_EVENT_TIMEOUT && last->operation == record->operation &&
+        last->start_us == record->t_us) {
+        last->event = VIEW_EVENT_GIVE_UP;
+        return;
+    }
     new_arrow(pane, record, VIEW_ARROW_MARK, event, lane);
 }
 
@@ -271,7 +281,7 @@ static void ingest_arrow(ViewPane *pane, const TraceRecord *record, ViewEvent ev
     }
 }
 
-/* ------------------------------------------------------------------ the others' density */
+/* ------------------------------------------------------------------ everyone's density */
 
 static void ingest_density(ViewPane *pane, const TraceRecord *record, ViewEvent event,
                            const ViewOperation *op)
@@ -292,15 +302,17 @@ static void ingest_density(ViewPane *pane, const TraceRecord *record, ViewEvent 
 
 /* ------------------------------------------------------------------ narration */
 
-/* How notable an event is: a double charge beats a key-store save, which beats a fault. */
+/* How notable an event is: a double charge or a key-store save, then an unknown outcome,
+ * then a fault; routine steps only fill silence. */
 static int rank_of(ViewEvent event, const ViewOperation *op, bool response)
 {
     switch (event) {
     case VIEW_EVENT_EXECUTE:
         return op->effects_traced >= 2 ? 3 : 0;
-    case VIEW_EVENT_REPLAY:
+    case VIEW_EVENT_REPLAY: /* the key store saving a charge is the other half of the lesson */
     case VIEW_EVENT_IN_PROGRESS:
     case VIEW_EVENT_REJECT_OTHER_BODY:
+        return 3;
     case VIEW_EVENT_GIVE_UP:
     case VIEW_EVENT_FAILED:
         return 2;
@@ -368,8 +380,7 @@ static void on_record(void *context, const TraceRecord *record)
     int lane = lane_of(pane, &view);
     if (lane >= 0)
         ingest_arrow(pane, record, event, lane);
-    else
-        ingest_density(pane, record, event, op);
+    ingest_density(pane, record, event, op);
     narrate(pane, record, event, &view, op);
 }
 

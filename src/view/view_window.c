@@ -5,7 +5,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
+#include <unistd.h>
 
 #include "view_app.h"
 
@@ -23,8 +23,7 @@ typedef struct {
     double started_s;
     double last_key_sample_s;
     uint64_t frames;
-    double work_s_total;
-    double work_s_max;
+    double simulate_s_total, draw_s_total, draw_s_max, present_s_total;
 } Loop;
 
 static double wall_seconds(void)
@@ -113,7 +112,7 @@ static void change_speed(ViewApp *app, double factor)
     view_session_set_speed(&app->session, app->session.speed * factor);
     char text[64];
     double speed = app->session.speed;
-    if (speed >= 1)
+    if (speed >= 0.25)
         snprintf(text, sizeof text, "speed %g\xC3\x97 (simulated seconds per second)", speed);
     else
         snprintf(text, sizeof text, "speed 1/%g\xC3\x97 (simulated seconds per second)",
@@ -230,8 +229,14 @@ static void sample_keys(ViewApp *app, Loop *loop, double now_s)
 static void save_screenshot(ViewApp *app)
 {
     char path[256];
-    snprintf(path, sizeof path, "idemsim-%s-seed%" PRIu64 "-t%" PRIu64 ".png",
-             app->scenario->name, app->session.seed, app->session.now_us / SIM_US_PER_MS);
+    /* Paused frames share a time: number them rather than overwrite the last one. */
+    for (int n = 1; n < 1000; n++) {
+        snprintf(path, sizeof path, "idemsim-%s-seed%" PRIu64 "-t%" PRIu64 "%s%.0d.png",
+                 app->scenario->name, app->session.seed, app->session.now_us / SIM_US_PER_MS,
+                 n > 1 ? "-" : "", n > 1 ? n : 0);
+        if (access(path, F_OK) != 0)
+            break;
+    }
     char text[320];
     if (view_png_save_renderer(app->renderer, app->width, app->height, path))
         snprintf(text, sizeof text, "saved %s", path);
@@ -258,20 +263,21 @@ static bool render(ViewApp *app, Loop *loop, double now_s)
         if (!view_png_save_renderer(app->renderer, app->width, app->height, path))
             return false;
     }
-    SDL_RenderPresent(app->renderer);
     return true;
 }
 
 static void print_stats(const ViewApp *app, const Loop *loop, double now_s)
 {
     double elapsed = now_s - loop->started_s;
+    double frames = loop->frames ? (double)loop->frames : 1;
     fprintf(stderr,
-            "idemsim view: %" PRIu64 " frames in %.2f s = %.1f frames/s; work per frame "
-            "(simulate + draw) mean %.2f ms, max %.2f ms; simulated %.2f s at speed %g "
+            "idemsim view: %" PRIu64 " frames in %.2f s = %.1f frames/s; per frame: simulate "
+            "%.2f ms, draw %.2f ms (max %.2f), present %.2f ms; simulated %.2f s at speed %g "
             "(achieved %.2f)\n",
             loop->frames, elapsed, elapsed > 0 ? (double)loop->frames / elapsed : 0,
-            loop->frames ? loop->work_s_total / (double)loop->frames * 1e3 : 0,
-            loop->work_s_max * 1e3, (double)app->session.now_us / 1e6, app->session.speed,
+            loop->simulate_s_total / frames * 1e3, loop->draw_s_total / frames * 1e3,
+            loop->draw_s_max * 1e3, loop->present_s_total / frames * 1e3,
+            (double)app->session.now_us / 1e6, app->session.speed,
             app->session.achieved_speed);
 }
 
@@ -284,12 +290,19 @@ static bool run_frame(ViewApp *app, Loop *loop, double *last_s)
     double dt = app->options.record_dir != NULL ? 1.0 / RECORD_FPS : now_s - *last_s;
     *last_s = now_s;
     advance(app, dt);
+    double simulated_s = wall_seconds();
     if (!render(app, loop, now_s))
         return false;
-    double work = wall_seconds() - now_s;
+    double drawn_s = wall_seconds();
+    SDL_RenderPresent(app->renderer);
+    double presented_s = wall_seconds();
     loop->frames++;
-    loop->work_s_total += work;
-    loop->work_s_max = work > loop->work_s_max ? work : loop->work_s_max;
+    loop->simulate_s_total += simulated_s - now_s;
+    loop->draw_s_total += drawn_s - simulated_s;
+    loop->draw_s_max = drawn_s - simulated_s > loop->draw_s_max ? drawn_s - simulated_s
+                                                                 : loop->draw_s_max;
+    loop->present_s_total += presented_s - drawn_s;
+    double work = presented_s - now_s;
     if (!loop->vsync && work < TARGET_FRAME_S)
         SDL_Delay((Uint32)((TARGET_FRAME_S - work) * 1000.0));
     return true;
