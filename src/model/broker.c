@@ -46,6 +46,13 @@ void broker_release(World *world)
 
 /* ------------------------------------------------------------------ delivering */
 
+/* Acknowledged or dead: the broker lets go of the message and of its operation. */
+static void finish_queued(World *world, QueuedMessage *queued, QueuedState state)
+{
+    queued->state = state;
+    world_operation_unref(world, queued->publish.operation);
+}
+
 static void deliver(World *world, uint32_t queued_index)
 {
     Broker *broker = &world->broker;
@@ -66,15 +73,15 @@ static void deliver(World *world, uint32_t queued_index)
     if (world_tracing(world) && queued->deliveries > 1)
         world_trace(world, "broker", "redeliver", delivery.operation, delivery.attempt,
                     delivery.lineage, queued->deliveries, NULL);
-    if (broker->manual_ack) {
-        queued->state = QUEUED_IN_FLIGHT;
-        broker->in_flight++;
-        queued->ack_timer =
-            sim_schedule_in(world->sim, ms_to_us(world->scenario.broker.ack_timeout_ms),
-                            EVENT_ACK_TIMEOUT, queued->deliveries, queued_index);
-    } else {
-        queued->state = QUEUED_ACKED; /* acknowledged as it leaves */
+    if (!broker->manual_ack) {
+        network_send(world, &delivery);
+        finish_queued(world, queued, QUEUED_ACKED); /* acknowledged as it leaves */
+        return;
     }
+    queued->state = QUEUED_IN_FLIGHT;
+    broker->in_flight++;
+    queued->ack_timer = sim_schedule_in(world->sim, ms_to_us(world->scenario.broker.ack_timeout_ms),
+                                        EVENT_ACK_TIMEOUT, queued->deliveries, queued_index);
     network_send(world, &delivery);
 }
 
@@ -144,6 +151,7 @@ void broker_on_publish(World *world, const Message *publish)
     }
     uint32_t queued = broker->message_count++;
     broker->messages[queued] = (QueuedMessage){.publish = *publish, .ack_timer = EVENT_ID_NONE};
+    world_operation_ref(world, publish->operation); /* until acknowledged or dead */
     world->metrics.messages++;
     if (world_tracing(world))
         world_trace(world, "broker", "enqueue", publish->operation, publish->attempt,
@@ -192,12 +200,12 @@ void broker_on_ack(World *world, const Message *ack)
             return;
         if (queued->state == QUEUED_IN_FLIGHT)
             settle_in_flight(world, queued);
-        queued->state = QUEUED_ACKED; /* a ready entry is skipped when popped */
+        finish_queued(world, queued, QUEUED_ACKED); /* a ready entry is skipped when popped */
         dispatch_ready(world);
         return;
     }
     settle_in_flight(world, queued);
-    queued->state = QUEUED_ACKED;
+    finish_queued(world, queued, QUEUED_ACKED);
     dispatch_ready(world);
 }
 
@@ -210,7 +218,7 @@ void broker_on_ack_timeout(World *world, uint32_t queued_index, uint32_t deliver
     world->broker.in_flight--;
     const BrokerSpec *spec = &world->scenario.broker;
     if (spec->max_deliveries > 0 && queued->deliveries >= spec->max_deliveries) {
-        queued->state = QUEUED_DEAD;
+        finish_queued(world, queued, QUEUED_DEAD);
         if (spec->dead_letter)
             world->metrics.dead_lettered++;
         if (world_tracing(world))

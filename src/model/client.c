@@ -10,8 +10,7 @@
 
 static Operation *operation_at(World *world, uint64_t operation)
 {
-    SIM_ASSERT(operation < world->operation_count, "operation id out of range");
-    return &world->operations[operation];
+    return world_operation(world, operation);
 }
 
 static const ClientGroup *group_of_client(const World *world, uint32_t client)
@@ -24,16 +23,15 @@ static SimTimeUs ms_to_us(double ms) { return (SimTimeUs)(ms * 1000.0 + 0.5); }
 /* The order number a business-hash key and the fingerprint are made of. */
 static uint64_t order_of(const World *world, uint64_t operation)
 {
-    const Operation *op = &world->operations[operation];
-    const ClientGroup *group = group_of_client(world, op->client);
+    const ClientGroup *group = group_of_client(world, world_client_of_operation(world, operation));
     return (uint64_t)group->spec->operation.order_base + (operation - group->first_operation);
 }
 
 uint64_t client_request_fingerprint(const World *world, uint64_t operation);
 uint64_t client_request_fingerprint(const World *world, uint64_t operation)
 {
-    const Operation *op = &world->operations[operation];
-    const ClientGroupSpec *spec = group_of_client(world, op->client)->spec;
+    const ClientGroupSpec *spec =
+        group_of_client(world, world_client_of_operation(world, operation))->spec;
     return world_draw(world, DRAW_FINGERPRINT,
                       ((uint64_t)spec->operation.kind << 32) | spec->account,
                       (uint64_t)spec->operation.amount, order_of(world, operation));
@@ -41,7 +39,8 @@ uint64_t client_request_fingerprint(const World *world, uint64_t operation)
 
 static uint64_t business_key_of(const World *world, uint64_t operation)
 {
-    const ClientGroupSpec *spec = group_of_client(world, world->operations[operation].client)->spec;
+    const ClientGroupSpec *spec =
+        group_of_client(world, world_client_of_operation(world, operation))->spec;
     uint64_t key = world_draw(world, DRAW_KEY, UINT64_MAX - spec->account,
                               (uint64_t)spec->operation.amount, order_of(world, operation));
     return key != 0 ? key : 1;
@@ -49,8 +48,8 @@ static uint64_t business_key_of(const World *world, uint64_t operation)
 
 static uint64_t key_for(const World *world, uint64_t operation, uint32_t click, uint32_t attempt)
 {
-    const Operation *op = &world->operations[operation];
-    const ClientGroupSpec *spec = group_of_client(world, op->client)->spec;
+    const ClientGroupSpec *spec =
+        group_of_client(world, world_client_of_operation(world, operation))->spec;
     uint64_t key = 0;
     switch (spec->key) {
     case KEY_NONE:
@@ -109,12 +108,15 @@ static void begin_click(World *world, uint64_t operation, uint32_t click);
 
 void client_on_operation_start(World *world, uint32_t client, uint64_t operation)
 {
-    Operation *op = operation_at(world, operation);
+    Operation *op = operation_table_insert(&world->operations, operation);
     const ClientGroup *group = group_of_client(world, client);
-    op->started = true;
+    op->client = client;
+    op->clicks[0].timer = op->clicks[1].timer = EVENT_ID_NONE;
     op->started_us = sim_now(world->sim);
     op->click_count = 1;
     world->metrics.operations++;
+    if (group->spec->operation.kind == OPERATION_DEBIT)
+        world->metrics.balances[group->spec->account].expected -= group->spec->operation.amount;
     const DoubleClickSpec *double_click = &group->spec->double_click;
     if (double_click->prob > 0 &&
         world_draw_unit(world, DRAW_DOUBLE_CLICK, operation, 0, 0) < double_click->prob) {
@@ -130,18 +132,19 @@ void client_on_operation_start(World *world, uint32_t client, uint64_t operation
 
 static void finish_operation(World *world, uint64_t operation)
 {
-    Operation *op = &world->operations[operation];
-    op->finished = true;
+    Operation *op = operation_at(world, operation);
     histogram_record(&world->metrics.latency_us, sim_now(world->sim) - op->started_us);
-    const ClientGroup *group = group_of_client(world, op->client);
+    uint32_t client = op->client;
+    const ClientGroup *group = group_of_client(world, client);
+    world_operation_finished(world, op); /* may settle it: op is not used after this */
     if (group->spec->workload.loop == LOOP_CLOSED && group->spec->workload.at_count == 0)
-        schedule_next_operation(world, op->client, sim_now(world->sim));
+        schedule_next_operation(world, client, sim_now(world->sim));
 }
 
 static void finish_click(World *world, uint64_t operation, uint32_t click, Belief result,
                          const char *why)
 {
-    Operation *op = &world->operations[operation];
+    Operation *op = operation_at(world, operation);
     ClickState *state = &op->clicks[click];
     SIM_ASSERT(state->active, "a click finishes once");
     sim_cancel(world->sim, state->timer);
@@ -159,7 +162,7 @@ static void finish_click(World *world, uint64_t operation, uint32_t click, Belie
 
 static void send_attempt(World *world, uint64_t operation, uint32_t click)
 {
-    Operation *op = &world->operations[operation];
+    Operation *op = operation_at(world, operation);
     ClickState *state = &op->clicks[click];
     Client *client = &world->clients[op->client];
     const ClientGroup *group = &world->groups[client->group];
@@ -219,11 +222,11 @@ static void send_attempt(World *world, uint64_t operation, uint32_t click)
 
 static void begin_click(World *world, uint64_t operation, uint32_t click)
 {
-    ClickState *state = &world->operations[operation].clicks[click];
+    ClickState *state = &operation_at(world, operation)->clicks[click];
     state->active = true;
     state->attempts = 0;
     state->key = key_for(world, operation, click, 1);
-    const Operation *op = &world->operations[operation];
+    const Operation *op = operation_at(world, operation);
     const ClientGroupSpec *spec = group_of_client(world, op->client)->spec;
     bool has_previous = operation > world->clients[op->client].first_operation;
     /* The app bug of C8: the key of the previous payment was never replaced. */
@@ -242,8 +245,8 @@ void client_on_click(World *world, uint64_t reference)
  * Jitter"); the draw is per (operation, click, attempt) so every mode waits alike. */
 static SimTimeUs backoff_us(World *world, uint64_t operation, uint32_t click)
 {
-    ClickState *state = &world->operations[operation].clicks[click];
-    const RetrySpec *retry = &group_of_client(world, world->operations[operation].client)->retry;
+    ClickState *state = &operation_at(world, operation)->clicks[click];
+    const RetrySpec *retry = &group_of_client(world, operation_at(world, operation)->client)->retry;
     double ceiling = retry->base_ms;
     for (uint32_t i = 1; i < state->attempts && ceiling < retry->max_ms; i++)
         ceiling *= retry->factor;
@@ -277,7 +280,7 @@ static SimTimeUs backoff_us(World *world, uint64_t operation, uint32_t click)
 static void retry_or_give_up(World *world, uint64_t operation, uint32_t click, bool allowed,
                              SimTimeUs wait_us, Belief if_not)
 {
-    Operation *op = &world->operations[operation];
+    Operation *op = operation_at(world, operation);
     ClickState *state = &op->clicks[click];
     const RetrySpec *retry = &group_of_client(world, op->client)->retry;
     if (!allowed || state->attempts >= retry->max_attempts) {
@@ -292,7 +295,7 @@ void client_on_retry(World *world, uint64_t reference)
 {
     uint64_t operation = reference / CLICKS_MAX;
     uint32_t click = (uint32_t)(reference % CLICKS_MAX);
-    world->operations[operation].clicks[click].timer = EVENT_ID_NONE;
+    operation_at(world, operation)->clicks[click].timer = EVENT_ID_NONE;
     send_attempt(world, operation, click);
 }
 
@@ -300,11 +303,11 @@ void client_on_attempt_timeout(World *world, uint64_t reference)
 {
     uint64_t operation = reference / CLICKS_MAX;
     uint32_t click = (uint32_t)(reference % CLICKS_MAX);
-    const RetrySpec *retry = &group_of_client(world, world->operations[operation].client)->retry;
-    world->operations[operation].clicks[click].timer = EVENT_ID_NONE;
+    const RetrySpec *retry = &group_of_client(world, operation_at(world, operation)->client)->retry;
+    operation_at(world, operation)->clicks[click].timer = EVENT_ID_NONE;
     if (world_tracing(world))
-        world_trace_client(world, world->operations[operation].client, "timeout", operation,
-                           world->operations[operation].clicks[click].attempts, click, NULL);
+        world_trace_client(world, operation_at(world, operation)->client, "timeout", operation,
+                           operation_at(world, operation)->clicks[click].attempts, click, NULL);
     retry_or_give_up(world, operation, click, retry->on_timeout,
                      backoff_us(world, operation, click), BELIEF_UNKNOWN);
 }
@@ -314,10 +317,10 @@ void client_on_reconnect(World *world, uint64_t reference)
 {
     uint64_t operation = reference / CLICKS_MAX;
     uint32_t click = (uint32_t)(reference % CLICKS_MAX);
-    world->operations[operation].clicks[click].timer = EVENT_ID_NONE;
+    operation_at(world, operation)->clicks[click].timer = EVENT_ID_NONE;
     if (world_tracing(world))
-        world_trace_client(world, world->operations[operation].client, "reconnect", operation,
-                           world->operations[operation].clicks[click].attempts, click, NULL);
+        world_trace_client(world, operation_at(world, operation)->client, "reconnect", operation,
+                           operation_at(world, operation)->clicks[click].attempts, click, NULL);
     retry_or_give_up(world, operation, click, true, 0, BELIEF_UNKNOWN);
 }
 

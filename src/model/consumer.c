@@ -214,11 +214,11 @@ static void record_completion(World *world, const Job *job, int status)
 
 static int send_receipt(World *world, const Message *event)
 {
-    world->operations[event->operation].receipts++;
+    world_operation(world, event->operation)->receipts++;
     world->metrics.emails_sent++;
     if (world_tracing(world))
         world_trace(world, "consumers", "send_receipt", event->operation, event->attempt,
-                    event->lineage, world->operations[event->operation].receipts, NULL);
+                    event->lineage, world_operation(world, event->operation)->receipts, NULL);
     return 200;
 }
 

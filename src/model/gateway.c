@@ -63,6 +63,7 @@ static uint32_t outbox_add(World *world, uint32_t job_slot)
         .job = job_slot,
         .job_serial = job->serial,
     };
+    world_operation_ref(world, job->request.operation); /* until acknowledged */
     return server->outbox_count++;
 }
 
@@ -98,10 +99,12 @@ void gateway_on_outbox_reply(World *world, const Message *reply)
     /* The relay completes the key itself, in the step that records the ack: a crash of the
      * request handler can no longer leave the row stuck in processing. */
     server_record_result(world, &entry->request, entry->store_key, 200);
+    uint64_t operation = entry->request.operation;
     if (server_job_alive(world, entry->job, entry->job_serial)) {
         world->jobs[entry->job].awaiting_gateway = false;
         server_after_effect(world, entry->job, 200);
     }
+    world_operation_unref(world, operation);
 }
 
 /* ------------------------------------------------------------------ server side */
@@ -129,8 +132,7 @@ static uint64_t charge_identity(const Message *charge)
 
 void gateway_on_charge_arrive(World *world, const Message *charge)
 {
-    uint32_t slot = message_alloc(world);
-    world->messages[slot] = *charge;
+    uint32_t slot = message_store(world, charge);
     SimTimeUs latency = distribution_sample_ms_as_us(
         &world->scenario.gateway.latency_ms,
         world_draw(world, DRAW_GATEWAY_LATENCY, charge->operation, charge_identity(charge),
@@ -149,10 +151,17 @@ static void reply(World *world, const Message *charge, int status)
     network_send(world, &answer);
 }
 
+static void charge_or_answer(World *world, Message charge);
+
 void gateway_on_charge_done(World *world, uint32_t message_slot)
 {
-    Message charge = world->messages[message_slot];
-    message_release(world, message_slot);
+    Message charge = message_take(world, message_slot);
+    charge_or_answer(world, charge);
+    world_operation_unref(world, charge.operation);
+}
+
+static void charge_or_answer(World *world, Message charge)
+{
     const GatewaySpec *gateway = &world->scenario.gateway;
     IdemStore *keys = world->server.gateway_keys;
     SimTimeUs now = sim_now(world->sim);

@@ -28,7 +28,8 @@ typedef struct {
 } BalanceMetrics;
 
 typedef struct {
-    uint64_t operations;
+    uint64_t operations;          /* started */
+    uint64_t operations_settled;  /* counted in outcomes so far; all of them at the end */
     uint64_t attempts;   /* requests sent by clients, double clicks and retries included */
     uint64_t executions; /* handler runs at the server or consumers */
     uint64_t effects;    /* state changes those runs made */
@@ -46,6 +47,7 @@ typedef struct {
     uint64_t receipts_sent, receipts_duplicated, receipts_missing; /* publish_receipts */
     uint64_t key_store_rows, key_store_peak, key_store_expired_hits;
     uint64_t events;
+    uint64_t operations_peak_in_progress; /* most operations held in memory at once */
     Histogram latency_us; /* operation start to the client's final answer or give-up */
     TimeSeries key_store_series; /* rows held by the server's key store over time */
     TimeSeries queue_depth_series; /* broker: ready messages over time */

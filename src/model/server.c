@@ -78,7 +78,7 @@ static void respond(World *world, const Message *request, int status, uint64_t r
 int server_apply_effect(World *world, const Message *request, const char *actor)
 {
     uint64_t operation = request->operation;
-    Operation *op = &world->operations[operation];
+    Operation *op = world_operation(world, operation);
     const ClientGroupSpec *spec = world->groups[world->clients[op->client].group].spec;
     bool effect = false;
     int status = 200;
@@ -86,6 +86,7 @@ int server_apply_effect(World *world, const Message *request, const char *actor)
     case OPERATION_DEBIT:
         world->balances[spec->account] -= spec->operation.amount;
         world->charged[spec->account] += spec->operation.amount;
+        world->metrics.balances[spec->account].actual = world->balances[spec->account];
         effect = true;
         break;
     case OPERATION_SET_STATUS: /* idempotent by state: the second run changes nothing */

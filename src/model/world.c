@@ -78,7 +78,7 @@ void world_trace_client(World *world, uint32_t client, const char *event, uint64
 
 /* ------------------------------------------------------------------ message pool */
 
-uint32_t message_alloc(World *world)
+uint32_t message_store(World *world, const Message *message)
 {
     if (world->message_free == SLOT_NONE) {
         uint32_t old_capacity = world->message_capacity;
@@ -93,14 +93,19 @@ uint32_t message_alloc(World *world)
     uint32_t slot = world->message_free;
     world->message_free = world->messages[slot].next_free;
     world->messages_in_flight++;
+    world->messages[slot] = *message;
+    world->messages[slot].next_free = SLOT_NONE;
+    world_operation_ref(world, message->operation);
     return slot;
 }
 
-void message_release(World *world, uint32_t slot)
+Message message_take(World *world, uint32_t slot)
 {
+    Message message = world->messages[slot];
     world->messages[slot].next_free = world->message_free;
     world->message_free = slot;
     world->messages_in_flight--;
+    return message;
 }
 
 void world_note_key_store(World *world)
@@ -128,6 +133,7 @@ uint32_t world_job_alloc(World *world, const Message *request, uint32_t epoch)
     }
     uint32_t slot = world->job_free;
     world->job_free = world->jobs[slot].next_free;
+    world_operation_ref(world, request->operation);
     world->jobs[slot] = (Job){
         .request = *request,
         .serial = ++world->next_job_serial,
@@ -140,17 +146,18 @@ uint32_t world_job_alloc(World *world, const Message *request, uint32_t epoch)
 
 void world_job_release(World *world, uint32_t slot)
 {
+    uint64_t operation = world->jobs[slot].request.operation;
     world->jobs[slot].serial = 0;
     world->jobs[slot].next_free = world->job_free;
     world->job_free = slot;
+    world_operation_unref(world, operation);
 }
 
 /* ------------------------------------------------------------------ dispatch */
 
 static void on_message_arrive(World *world, uint32_t slot)
 {
-    Message message = world->messages[slot];
-    message_release(world, slot);
+    Message message = message_take(world, slot);
     network_trace_delivery(world, &message);
     switch (message.kind) {
     case MESSAGE_REQUEST:
@@ -177,6 +184,7 @@ static void on_message_arrive(World *world, uint32_t slot)
             server_on_gateway_reply(world, &message);
         break;
     }
+    world_operation_unref(world, message.operation); /* after handling: it may settle */
 }
 
 static void dispatch(void *context, const Event *event)
@@ -267,8 +275,7 @@ static void build_clients(World *world)
         world->operation_count += (uint64_t)spec->count * group->operations_per_client;
     }
     world->clients = sim_xcalloc(world->client_count, sizeof *world->clients);
-    world->operations = sim_xcalloc(world->operation_count ? world->operation_count : 1,
-                                    sizeof *world->operations);
+    operation_table_init(&world->operations);
     for (uint32_t g = 0; g < world->group_count; g++) {
         const ClientGroup *group = &world->groups[g];
         for (uint32_t i = 0; i < group->spec->count; i++) {
@@ -277,11 +284,6 @@ static void build_clients(World *world)
             c->group = g;
             c->index_in_group = i;
             c->first_operation = group->first_operation + (uint64_t)i * group->operations_per_client;
-            for (uint32_t k = 0; k < group->operations_per_client; k++) {
-                Operation *op = &world->operations[c->first_operation + k];
-                op->client = client;
-                op->clicks[0].timer = op->clicks[1].timer = EVENT_ID_NONE;
-            }
         }
     }
 }
@@ -295,6 +297,8 @@ static void build_ledger(World *world)
     for (uint32_t a = 0; a < scenario->account_count; a++) {
         world->balances[a] = scenario->accounts[a].balance;
         world->metrics.balances[a].initial = scenario->accounts[a].balance;
+        world->metrics.balances[a].expected = scenario->accounts[a].balance;
+        world->metrics.balances[a].actual = scenario->accounts[a].balance;
     }
 }
 
@@ -343,7 +347,7 @@ void world_destroy(World *world)
     consumers_release(world);
     sim_destroy(world->sim);
     free(world->clients);
-    free(world->operations);
+    operation_table_release(&world->operations);
     free(world->links);
     free(world->outages);
     free(world->messages);
@@ -387,47 +391,89 @@ static void check_conservation(const World *world)
     }
 }
 
+/* Adds a finished (or, at a budget stop, abandoned) operation to the outcome counts. */
+static void count_outcome(World *world, const Operation *op)
+{
+    Metrics *metrics = &world->metrics;
+    const ClientGroupSpec *spec = world->groups[world->clients[op->client].group].spec;
+    Belief belief = belief_of(op);
+    metrics->client_succeeded += belief == BELIEF_SUCCEEDED;
+    metrics->client_failed += belief == BELIEF_FAILED;
+    metrics->client_unknown += belief == BELIEF_UNKNOWN;
+    Outcome outcome = classify(op, belief);
+    metrics->outcomes[outcome]++;
+    world->metrics.operations_settled++;
+    int64_t amount = spec->operation.kind == OPERATION_DEBIT ? spec->operation.amount : 0;
+    if (outcome == OUTCOME_DOUBLE)
+        metrics->double_amount += amount * (op->effects - 1);
+    if (op->effects == 0)
+        metrics->lost_amount += amount;
+    if (world->scenario.server.publish_receipts && amount > 0) {
+        metrics->receipts_sent += op->receipts;
+        metrics->receipts_duplicated += op->receipts > 1;
+        metrics->receipts_missing += op->effects > 0 && op->receipts == 0;
+    }
+}
+
+static void settle_operation(World *world, Operation *op)
+{
+    count_outcome(world, op);
+    operation_table_remove(&world->operations, op->id);
+}
+
+Operation *world_operation(World *world, uint64_t id)
+{
+    Operation *op = operation_table_find(&world->operations, id);
+    SIM_ASSERT(op != NULL, "an operation in use is in the table");
+    return op;
+}
+
+uint32_t world_client_of_operation(const World *world, uint64_t id)
+{
+    uint32_t g = world->group_count - 1;
+    while (g > 0 && world->groups[g].first_operation > id)
+        g--;
+    const ClientGroup *group = &world->groups[g];
+    return group->first_client + (uint32_t)((id - group->first_operation) /
+                                             group->operations_per_client);
+}
+
+void world_operation_ref(World *world, uint64_t id) { world_operation(world, id)->references++; }
+
+void world_operation_unref(World *world, uint64_t id)
+{
+    Operation *op = world_operation(world, id);
+    SIM_ASSERT(op->references > 0, "reference counts balance");
+    if (--op->references == 0 && op->finished)
+        settle_operation(world, op);
+}
+
+void world_operation_finished(World *world, Operation *op)
+{
+    op->finished = true;
+    if (op->references == 0)
+        settle_operation(world, op);
+}
+
+static void count_abandoned(void *context, Operation *op) { count_outcome(context, op); }
+
 static void settle(World *world)
 {
     if (world->settled)
         return;
     world->settled = true;
     Metrics *metrics = &world->metrics;
-    uint64_t classified = 0;
-    for (uint64_t i = 0; i < world->operation_count; i++) {
-        const Operation *op = &world->operations[i];
-        if (!op->started)
-            continue;
-        const ClientGroupSpec *spec = world->groups[world->clients[op->client].group].spec;
-        Belief belief = belief_of(op);
-        metrics->client_succeeded += belief == BELIEF_SUCCEEDED;
-        metrics->client_failed += belief == BELIEF_FAILED;
-        metrics->client_unknown += belief == BELIEF_UNKNOWN;
-        Outcome outcome = classify(op, belief);
-        metrics->outcomes[outcome]++;
-        classified++;
-        int64_t amount = spec->operation.kind == OPERATION_DEBIT ? spec->operation.amount : 0;
-        if (outcome == OUTCOME_DOUBLE)
-            metrics->double_amount += amount * (op->effects - 1);
-        if (op->effects == 0)
-            metrics->lost_amount += amount;
-        metrics->balances[spec->account].expected -= amount;
-        if (world->scenario.server.publish_receipts && amount > 0) {
-            metrics->receipts_sent += op->receipts;
-            metrics->receipts_duplicated += op->receipts > 1;
-            metrics->receipts_missing += op->effects > 0 && op->receipts == 0;
-        }
-    }
-    SIM_ASSERT(classified == metrics->operations, "each operation has exactly one outcome");
-    for (uint32_t a = 0; a < world->scenario.account_count; a++) {
-        metrics->balances[a].expected += metrics->balances[a].initial;
-        metrics->balances[a].actual = world->balances[a];
-    }
+    /* Left in the table: stopped by a budget, or still referenced by a message that can no
+     * longer arrive. Counted as they stand; the table frees them with the world. */
+    operation_table_visit(&world->operations, count_abandoned, world);
+    SIM_ASSERT(metrics->operations_settled == metrics->operations,
+               "each operation has exactly one outcome");
     check_conservation(world);
     SIM_ASSERT(metrics->key_store_rows ==
                    idem_store_rows(world->server.store) + idem_store_rows(world->consumers.store),
                "key-store size equals its live rows");
     metrics->events = sim_events_processed(world->sim);
+    metrics->operations_peak_in_progress = world->operations.peak;
 }
 
 /* ------------------------------------------------------------------ running */
@@ -510,15 +556,15 @@ bool world_operation_view(const World *world, uint64_t operation, OperationView 
 {
     if (operation >= world->operation_count)
         return false;
-    const Operation *op = &world->operations[operation];
-    const Client *client = &world->clients[op->client];
+    const Operation *op = operation_table_find(&world->operations, operation);
+    const Client *client = &world->clients[world_client_of_operation(world, operation)];
     *view = (OperationView){
         .group = client->group,
         .client_in_group = client->index_in_group,
         .account = world->groups[client->group].spec->account,
-        .effects = op->effects,
-        .started = op->started,
-        .finished = op->finished,
+        .effects = op != NULL ? op->effects : 0,
+        .in_progress = op != NULL,
+        .finished = op != NULL && op->finished,
     };
     return true;
 }

@@ -38,7 +38,10 @@ bool world_finished(const World *world);
 const char *world_stop_reason(const World *world);
 SimTimeUs world_now(const World *world);
 Mode world_mode(const World *world);
-/* Valid until the next run call; outcome counts are final once world_finished(). */
+/* Live during the run, final once world_finished(): an operation is counted in outcomes
+ * when it is settled (its client is done and nothing in flight refers to it any more);
+ * operations - operations_settled are still in progress. Balances are live: actual changes
+ * with every charge, expected with every operation started. Valid until the next run call. */
 const Metrics *world_metrics(const World *world);
 const Scenario *world_scenario(const World *world);
 
@@ -54,9 +57,9 @@ typedef struct {
     uint32_t group;
     uint32_t client_in_group;
     uint32_t account;
-    uint32_t effects;
-    bool started;
-    bool finished;
+    uint32_t effects;  /* while in progress; 0 once settled (see world_metrics) */
+    bool in_progress;  /* started and not yet settled into its outcome */
+    bool finished;     /* the client has its answers; messages may still be in flight */
 } OperationView;
 bool world_operation_view(const World *world, uint64_t operation, OperationView *view);
 

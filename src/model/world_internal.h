@@ -9,6 +9,7 @@
 
 #include "idem_store.h"
 #include "index_queue.h"
+#include "operation_table.h"
 #include "metrics.h"
 #include "rng.h"
 #include "scenario.h"
@@ -65,36 +66,12 @@ typedef enum {
 } DrawPurpose;
 
 /* A click's request sequence is named by (operation, click): a reference packs both. */
-#define CLICKS_MAX 2
 static inline uint64_t request_reference(uint64_t operation, uint32_t click)
 {
     return operation * CLICKS_MAX + click;
 }
 
 /* ------------------------------------------------------------------ clients and operations */
-
-typedef struct {
-    uint64_t key;              /* 0: the request carries no key */
-    EventId timer;             /* the attempt timeout or the scheduled retry */
-    SimTimeUs previous_backoff_us;
-    uint32_t attempts;         /* sent so far */
-    Belief result;             /* BELIEF_NONE while the sequence is running */
-    bool active;
-} ClickState;
-
-typedef struct {
-    uint32_t client;
-    uint32_t click_count;
-    uint32_t clicks_done;
-    uint32_t effects;          /* ground truth: state changes made for this operation */
-    uint32_t receipts;         /* receipt emails sent for it */
-    uint8_t resource_state;    /* the operation's own record (status set, row deleted, ...) */
-    bool started;
-    bool finished;
-    bool mismatch;             /* told success with another request's response */
-    SimTimeUs started_us;
-    ClickState clicks[CLICKS_MAX];
-} Operation;
 
 typedef struct {
     uint32_t group;
@@ -264,8 +241,8 @@ struct World {
     ClientGroup groups[CLIENT_GROUPS_MAX];
     uint32_t client_count;
     Client *clients;
-    uint64_t operation_count;
-    Operation *operations;
+    uint64_t operation_count;  /* ids handed out: clients x operations per client */
+    OperationTable operations; /* in progress only */
     SimTimeUs duration_us;
 
     uint32_t node_count;
@@ -312,12 +289,24 @@ void world_trace_client(World *world, uint32_t client, const char *event, uint64
                         uint32_t attempt, int64_t value, const char *detail);
 static inline bool world_tracing(const World *world) { return world->trace.write != NULL; }
 
+/* Operations in progress. world_operation asserts the operation is there. */
+Operation *world_operation(World *world, uint64_t id);
+uint32_t world_client_of_operation(const World *world, uint64_t id);
+/* Something in flight starts or stops referring to an operation; the last reference of a
+ * finished operation settles it into its outcome and frees it. */
+void world_operation_ref(World *world, uint64_t id);
+void world_operation_unref(World *world, uint64_t id);
+/* The client has its answer (or gave up) for every click. */
+void world_operation_finished(World *world, Operation *op);
+
 /* Records the rows held by the key stores (server and consumers) after a change. */
 void world_note_key_store(World *world);
 uint32_t world_job_alloc(World *world, const Message *request, uint32_t epoch);
 void world_job_release(World *world, uint32_t slot);
-uint32_t message_alloc(World *world);
-void message_release(World *world, uint32_t slot);
+/* Keeps a copy of message in the pool, holding a reference to its operation. */
+uint32_t message_store(World *world, const Message *message);
+/* Frees the slot and returns the message; the caller unrefs its operation when done. */
+Message message_take(World *world, uint32_t slot);
 
 /* network.c */
 void network_init(World *world);

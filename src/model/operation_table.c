@@ -1,0 +1,140 @@
+/* Slot pool plus an open-addressing index (linear probing, backward-shift deletion), the
+ * same scheme as the key store. */
+#include "operation_table.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "rng.h"
+#include "sim_assert.h"
+
+#define NO_SLOT UINT32_MAX
+
+void operation_table_init(OperationTable *table)
+{
+    memset(table, 0, sizeof *table);
+    table->free_slot = NO_SLOT;
+    table->index_capacity = 64;
+    table->index_ids = sim_xcalloc(table->index_capacity, sizeof *table->index_ids);
+    table->index_slots = sim_xcalloc(table->index_capacity, sizeof *table->index_slots);
+}
+
+void operation_table_release(OperationTable *table)
+{
+    free(table->slots);
+    free(table->index_ids);
+    free(table->index_slots);
+    memset(table, 0, sizeof *table);
+}
+
+static size_t home(const OperationTable *table, uint64_t id)
+{
+    return (size_t)(rng_mix64(id) & (table->index_capacity - 1));
+}
+
+static size_t position_of(const OperationTable *table, uint64_t id)
+{
+    size_t mask = table->index_capacity - 1;
+    for (size_t i = home(table, id);; i = (i + 1) & mask) {
+        if (table->index_ids[i] == id + 1 || table->index_ids[i] == 0)
+            return i;
+    }
+}
+
+static void grow_index(OperationTable *table)
+{
+    uint64_t *old_ids = table->index_ids;
+    uint32_t *old_slots = table->index_slots;
+    size_t old_capacity = table->index_capacity;
+    table->index_capacity *= 2;
+    table->index_ids = sim_xcalloc(table->index_capacity, sizeof *table->index_ids);
+    table->index_slots = sim_xcalloc(table->index_capacity, sizeof *table->index_slots);
+    for (size_t i = 0; i < old_capacity; i++) {
+        if (old_ids[i] == 0)
+            continue;
+        size_t position = position_of(table, old_ids[i] - 1);
+        table->index_ids[position] = old_ids[i];
+        table->index_slots[position] = old_slots[i];
+    }
+    free(old_ids);
+    free(old_slots);
+}
+
+static uint32_t take_slot(OperationTable *table)
+{
+    if (table->free_slot == NO_SLOT) {
+        uint32_t old_capacity = table->slot_capacity;
+        table->slot_capacity = old_capacity ? old_capacity * 2 : 64;
+        table->slots = sim_xrealloc(table->slots, (unsigned long long)table->slot_capacity *
+                                                      sizeof *table->slots);
+        for (uint32_t i = table->slot_capacity; i-- > old_capacity;) {
+            table->slots[i].client = table->free_slot;
+            table->free_slot = i;
+        }
+    }
+    uint32_t slot = table->free_slot;
+    table->free_slot = table->slots[slot].client;
+    return slot;
+}
+
+Operation *operation_table_insert(OperationTable *table, uint64_t id)
+{
+    if ((table->count + 1) * 10 > table->index_capacity * 7)
+        grow_index(table);
+    size_t position = position_of(table, id);
+    SIM_ASSERT(table->index_ids[position] == 0, "an operation starts once");
+    uint32_t slot = take_slot(table);
+    table->index_ids[position] = id + 1;
+    table->index_slots[position] = slot;
+    table->count++;
+    if (table->count > table->peak)
+        table->peak = table->count;
+    Operation *op = &table->slots[slot];
+    memset(op, 0, sizeof *op);
+    op->id = id;
+    return op;
+}
+
+Operation *operation_table_find(const OperationTable *table, uint64_t id)
+{
+    size_t position = position_of(table, id);
+    if (table->index_ids[position] == 0)
+        return NULL;
+    return &table->slots[table->index_slots[position]];
+}
+
+void operation_table_remove(OperationTable *table, uint64_t id)
+{
+    size_t hole = position_of(table, id);
+    SIM_ASSERT(table->index_ids[hole] != 0, "removing an operation that is not there");
+    uint32_t slot = table->index_slots[hole];
+    table->slots[slot].client = table->free_slot;
+    table->free_slot = slot;
+    size_t mask = table->index_capacity - 1;
+    for (size_t i = (hole + 1) & mask; table->index_ids[i] != 0; i = (i + 1) & mask) {
+        size_t wanted = home(table, table->index_ids[i] - 1);
+        bool between = (hole <= i) ? (hole < wanted && wanted <= i) : (hole < wanted || wanted <= i);
+        if (!between) {
+            table->index_ids[hole] = table->index_ids[i];
+            table->index_slots[hole] = table->index_slots[i];
+            hole = i;
+        }
+    }
+    table->index_ids[hole] = 0;
+    table->count--;
+}
+
+void operation_table_visit(OperationTable *table, void (*visit)(void *context, Operation *op),
+                           void *context)
+{
+    for (size_t i = 0; i < table->index_capacity; i++) {
+        if (table->index_ids[i] != 0)
+            visit(context, &table->slots[table->index_slots[i]]);
+    }
+}
+
+size_t operation_table_memory_bytes(const OperationTable *table)
+{
+    return table->slot_capacity * sizeof *table->slots +
+           table->index_capacity * (sizeof *table->index_ids + sizeof *table->index_slots);
+}

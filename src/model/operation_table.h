@@ -1,0 +1,65 @@
+/* The operations in progress: started, and either not finished by their client or still
+ * referenced by something in flight (a message, a job, a queued broker message, an outbox
+ * entry). An operation leaves the table when it is settled into its outcome, so memory
+ * follows the work in progress, not the operations completed. Records live in a slot pool;
+ * a pointer stays valid until the next insert. */
+#ifndef IDEMSIM_OPERATION_TABLE_H
+#define IDEMSIM_OPERATION_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "event_queue.h"
+#include "metrics.h"
+#include "sim_time.h"
+
+#define CLICKS_MAX 2
+
+typedef struct {
+    uint64_t key;              /* 0: the request carries no key */
+    EventId timer;             /* the attempt timeout or the scheduled retry */
+    SimTimeUs previous_backoff_us;
+    uint32_t attempts;         /* sent so far */
+    Belief result;             /* BELIEF_NONE while the sequence is running */
+    bool active;
+} ClickState;
+
+typedef struct {
+    uint64_t id;               /* stable across modes */
+    uint32_t client;
+    uint32_t references;       /* messages, jobs, queued messages, outbox entries */
+    uint32_t click_count;
+    uint32_t clicks_done;
+    uint32_t effects;          /* ground truth: state changes made for this operation */
+    uint32_t receipts;         /* receipt emails sent for it */
+    uint8_t resource_state;    /* the operation's own record (status set, row deleted, ...) */
+    bool finished;             /* every click has its answer or gave up */
+    bool mismatch;             /* told success with another request's response */
+    SimTimeUs started_us;
+    ClickState clicks[CLICKS_MAX];
+} Operation;
+
+typedef struct {
+    Operation *slots;
+    uint32_t slot_capacity;
+    uint32_t free_slot;        /* head of the free list, threaded through Operation.client */
+    uint64_t *index_ids;       /* open addressing: id + 1, 0 = empty */
+    uint32_t *index_slots;
+    size_t index_capacity;     /* a power of two */
+    size_t count;
+    size_t peak;
+} OperationTable;
+
+void operation_table_init(OperationTable *table);
+void operation_table_release(OperationTable *table);
+/* A zeroed record for id, which must not be in the table. */
+Operation *operation_table_insert(OperationTable *table, uint64_t id);
+Operation *operation_table_find(const OperationTable *table, uint64_t id);
+void operation_table_remove(OperationTable *table, uint64_t id);
+/* Visits every record; the order carries no meaning. */
+void operation_table_visit(OperationTable *table, void (*visit)(void *context, Operation *op),
+                           void *context);
+size_t operation_table_memory_bytes(const OperationTable *table);
+
+#endif

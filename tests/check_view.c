@@ -1,0 +1,404 @@
+/* Tests of the SDL2 view. Headless frames are rendered through view_main (a software
+ * renderer on a surface, no display) and read back with SDL_image; the live tallies of a
+ * pane are checked against the world's own settled metrics; the window path is opened with
+ * SDL's dummy video driver and, when xvfb-run is installed, for real under Xvfb.
+ * `check_view --view ARGS...` runs view_main(ARGS) itself: the Xvfb test re-runs this
+ * program that way, so it needs nothing but this test binary. */
+#include <SDL.h>
+#include <SDL_image.h>
+#include <check.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "scenario.h"
+#include "view.h"
+#include "view_pane.h"
+#include "world.h"
+
+/* Small and fixed: 20 shoppers over a network that loses one message in ten, so within 15 s
+ * at-least-once has charged someone twice and idempotent has not. */
+static const char *const test_scenario =
+    "{\"name\": \"view-test\", \"title\": \"View test: a lossy network\", \"seed\": 7,\n"
+    " \"duration_ms\": 20000, \"modes\": [\"at-most-once\", \"at-least-once\", \"idempotent\"],\n"
+    " \"accounts\": [{\"id\": \"alice\", \"balance\": 1000000}],\n"
+    " \"clients\": [{\"id\": \"web\", \"count\": 20, \"account\": \"alice\",\n"
+    "   \"operation\": {\"kind\": \"debit\", \"amount\": 1500},\n"
+    "   \"workload\": {\"ops\": 10, \"interval_ms\": {\"dist\": \"exp\", \"mean\": 400}},\n"
+    "   \"retry\": {\"timeout_ms\": 500, \"max_attempts\": 5,\n"
+    "             \"backoff\": {\"base_ms\": 100, \"factor\": 2.0, \"max_ms\": 2000}},\n"
+    "   \"key\": \"per-click\"}],\n"
+    " \"network\": {\"default\": {\"loss\": 0.1,\n"
+    "   \"delay_ms\": {\"dist\": \"uniform\", \"min\": 5, \"max\": 80}}},\n"
+    " \"server\": {\"workers\": 4,\n"
+    "   \"service_ms\": {\"dist\": \"lognormal\", \"median\": 40, \"p99\": 600}}}\n";
+
+static char work_dir[64];
+static char scenario_path[128];
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *file = fopen(path, "w");
+    ck_assert_ptr_nonnull(file);
+    ck_assert_int_eq(fputs(text, file) >= 0, 1);
+    ck_assert_int_eq(fclose(file), 0);
+}
+
+static void setup(void)
+{
+    snprintf(work_dir, sizeof work_dir, "/tmp/check_view_XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(work_dir));
+    snprintf(scenario_path, sizeof scenario_path, "%s/view-test.json", work_dir);
+    write_file(scenario_path, test_scenario);
+    setenv("IDEMSIM_ASSETS_DIR", IDEMSIM_SOURCE_DIR "/assets", 1);
+}
+
+static void teardown(void)
+{
+    char command[256];
+    snprintf(command, sizeof command, "rm -rf '%s'", work_dir);
+    if (system(command) != 0)
+        fprintf(stderr, "could not remove %s\n", work_dir);
+}
+
+/* ------------------------------------------------------------------ helpers */
+
+static int run_view(const char *const *arguments)
+{
+    char *argv[32];
+    int argc = 0;
+    while (arguments[argc] != NULL && argc < 31) {
+        argv[argc] = (char *)arguments[argc];
+        argc++;
+    }
+    argv[argc] = NULL;
+    return view_main(argc, argv);
+}
+
+static int render_png(const char *png, const char *at_ms, const char *width, const char *height)
+{
+    const char *arguments[] = {scenario_path, "--headless", "--png", png, "--at-ms", at_ms,
+                               "--width", width, "--height", height, NULL};
+    return run_view(arguments);
+}
+
+static char *read_all(const char *path, long *size)
+{
+    FILE *file = fopen(path, "rb");
+    ck_assert_ptr_nonnull(file);
+    fseek(file, 0, SEEK_END);
+    *size = ftell(file);
+    fseek(file, 0, SEEK_SET);
+    char *bytes = malloc((size_t)*size + 1);
+    ck_assert_ptr_nonnull(bytes);
+    ck_assert_int_eq((long)fread(bytes, 1, (size_t)*size, file), *size);
+    fclose(file);
+    return bytes;
+}
+
+static uint64_t count_rgb(const char *png, ViewRect rect, uint32_t rgb)
+{
+    SDL_Surface *loaded = IMG_Load(png);
+    ck_assert_msg(loaded != NULL, "cannot load %s: %s", png, IMG_GetError());
+    SDL_Surface *image = SDL_ConvertSurfaceFormat(loaded, SDL_PIXELFORMAT_RGB888, 0);
+    SDL_FreeSurface(loaded);
+    ck_assert_ptr_nonnull(image);
+    uint64_t count = 0;
+    for (int y = rect.y; y < rect.y + rect.h && y < image->h; y++) {
+        const Uint32 *row = (const Uint32 *)((const Uint8 *)image->pixels + y * image->pitch);
+        for (int x = rect.x; x < rect.x + rect.w && x < image->w; x++)
+            count += (row[x] & 0xFFFFFFu) == rgb;
+    }
+    SDL_FreeSurface(image);
+    return count;
+}
+
+static Scenario *load_test_scenario(void)
+{
+    Scenario *scenario = calloc(1, sizeof *scenario);
+    LoadErrors *errors = calloc(1, sizeof *errors);
+    ck_assert_ptr_nonnull(scenario);
+    ck_assert_ptr_nonnull(errors);
+    ck_assert_msg(scenario_load_file(scenario_path, NULL, 0, scenario, errors),
+                  "test scenario rejected: %s", errors->count ? errors->items[0].message : "");
+    free(errors);
+    return scenario;
+}
+
+/* ------------------------------------------------------------------ Core */
+
+START_TEST(test_view_headless_frame_is_deterministic)
+{
+    char first[160], second[160];
+    snprintf(first, sizeof first, "%s/first.png", work_dir);
+    snprintf(second, sizeof second, "%s/second.png", work_dir);
+    ck_assert_int_eq(render_png(first, "6000", "1280", "720"), 0);
+    ck_assert_int_eq(render_png(second, "6000", "1280", "720"), 0);
+    long first_size = 0, second_size = 0;
+    char *a = read_all(first, &first_size);
+    char *b = read_all(second, &second_size);
+    ck_assert_int_gt(first_size, 1000);
+    ck_assert_int_eq(first_size, second_size);
+    ck_assert_int_eq(memcmp(a, b, (size_t)first_size), 0);
+    free(a);
+    free(b);
+}
+END_TEST
+
+static void check_double_red(const char *width, const char *height)
+{
+    char png[160];
+    snprintf(png, sizeof png, "%s/frame-%sx%s.png", work_dir, width, height);
+    ck_assert_int_eq(render_png(png, "15000", width, height), 0);
+    int w = atoi(width), h = atoi(height);
+    uint32_t red = view_palette_rgb(VIEW_COLOR_DOUBLE);
+    ViewRect at_least_once, idempotent, frame = {0, 0, w, h};
+    ck_assert(view_layout_region(w, h, 3, 1, VIEW_REGION_COUNTER_DOUBLE, &at_least_once));
+    ck_assert(view_layout_region(w, h, 3, 2, VIEW_REGION_COUNTER_DOUBLE, &idempotent));
+    ck_assert_int_gt(at_least_once.w * at_least_once.h, 0);
+    ck_assert_uint_gt(count_rgb(png, at_least_once, red), 100);
+    ck_assert_uint_eq(count_rgb(png, idempotent, red), 0);
+    ck_assert_uint_gt(count_rgb(png, frame, view_palette_rgb(VIEW_COLOR_BACKGROUND)), 1000);
+}
+
+START_TEST(test_view_frame_shows_double_red_at_least_once_only)
+{
+    check_double_red("1280", "720");
+}
+END_TEST
+
+START_TEST(test_view_frame_shows_double_red_at_1080p)
+{
+    check_double_red("1920", "1080");
+}
+END_TEST
+
+static void expect_live_tally_matches_metrics(const Scenario *scenario, Mode mode)
+{
+    ViewPane *pane = view_pane_create(scenario, mode, scenario->seed);
+    ck_assert_ptr_nonnull(pane);
+    ViewTally live = pane->tally;
+    while (view_pane_step(pane, 1000000))
+        live = pane->tally;
+    ck_assert(world_finished(pane->world));
+    const Metrics *metrics = world_metrics(pane->world);
+    ck_assert(!live.final);
+    ck_assert_uint_eq(live.operations, metrics->operations);
+    ck_assert_uint_eq(live.pending, 0);
+    for (int o = 0; o < OUTCOME_COUNT; o++)
+        ck_assert_uint_eq(live.outcomes[o], metrics->outcomes[o]);
+    ck_assert_int_eq(live.double_amount, metrics->double_amount);
+    ck_assert_int_eq(live.lost_amount, metrics->lost_amount);
+    for (uint32_t a = 0; a < metrics->account_count; a++) {
+        ck_assert_int_eq(live.expected[a], metrics->balances[a].expected);
+        ck_assert_int_eq(live.actual[a], metrics->balances[a].actual);
+    }
+    ck_assert(pane->tally.final);
+    view_pane_destroy(pane);
+}
+
+START_TEST(test_view_live_tallies_equal_the_settled_metrics)
+{
+    Scenario *scenario = load_test_scenario();
+    for (int m = 0; m < MODE_COUNT; m++)
+        expect_live_tally_matches_metrics(scenario, (Mode)m);
+    free(scenario);
+}
+END_TEST
+
+START_TEST(test_view_pane_state_does_not_depend_on_slicing)
+{
+    Scenario *scenario = load_test_scenario();
+    ViewPane *whole = view_pane_create(scenario, MODE_AT_LEAST_ONCE, 3);
+    ViewPane *sliced = view_pane_create(scenario, MODE_AT_LEAST_ONCE, 3);
+    view_pane_run_until(whole, 9000000);
+    for (SimTimeUs t = 0; t <= 9000000; t += 1237)
+        view_pane_run_until(sliced, t);
+    view_pane_run_until(sliced, 9000000);
+    ck_assert(memcmp(&whole->tally, &sliced->tally, sizeof whole->tally) == 0);
+    ck_assert_uint_eq(whole->arrow_serial, sliced->arrow_serial);
+    ck_assert_uint_gt(whole->tally.outcomes[OUTCOME_DOUBLE], 0);
+    ck_assert(memcmp(&whole->narration, &sliced->narration, sizeof whole->narration) == 0);
+    view_pane_destroy(whole);
+    view_pane_destroy(sliced);
+    free(scenario);
+}
+END_TEST
+
+START_TEST(test_view_bad_scenario_path_exits_2)
+{
+    char png[160];
+    snprintf(png, sizeof png, "%s/never.png", work_dir);
+    const char *arguments[] = {"/no/such/scenario.json", "--headless", "--png", png, NULL};
+    ck_assert_int_eq(run_view(arguments), 2);
+    ck_assert_int_ne(access(png, F_OK), 0);
+}
+END_TEST
+
+START_TEST(test_view_usage_errors_exit_2_and_help_exits_0)
+{
+    const char *no_scenario[] = {"--headless", NULL};
+    const char *bad_speed[] = {scenario_path, "--speed", "0", NULL};
+    const char *unknown[] = {scenario_path, "--bogus", NULL};
+    const char *png_without_headless[] = {scenario_path, "--png", "x.png", NULL};
+    const char *bad_override[] = {scenario_path, "--set", "clients[0].count=-1", "--headless",
+                                  "--png", "x.png", NULL};
+    const char *help[] = {"--help", NULL};
+    ck_assert_int_eq(run_view(no_scenario), 2);
+    ck_assert_int_eq(run_view(bad_speed), 2);
+    ck_assert_int_eq(run_view(unknown), 2);
+    ck_assert_int_eq(run_view(png_without_headless), 2);
+    ck_assert_int_eq(run_view(bad_override), 2);
+    ck_assert_int_eq(run_view(help), 0);
+}
+END_TEST
+
+static int run_program(char *const argv[], bool keep_display)
+{
+    pid_t child = fork();
+    ck_assert_int_ne(child, -1);
+    if (child == 0) {
+        if (!keep_display)
+            unsetenv("SDL_VIDEODRIVER");
+        execvp(argv[0], argv);
+        _exit(127);
+    }
+    int status = 0;
+    ck_assert_int_eq(waitpid(child, &status, 0), child);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+START_TEST(test_view_command_line_rejects_a_missing_scenario)
+{
+    char *argv[] = {(char *)IDEMSIM_BINARY, "view", "/no/such/scenario.json", "--headless",
+                    "--png", "/nonexistent-dir/x.png", NULL};
+    ck_assert_int_eq(run_program(argv, true), 2);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ window */
+
+START_TEST(test_view_window_runs_and_quits_with_the_dummy_driver)
+{
+    setenv("SDL_VIDEODRIVER", "dummy", 1);
+    const char *arguments[] = {scenario_path, "--quit-after-ms", "400", "--speed", "4", NULL};
+    ck_assert_int_eq(run_view(arguments), 0);
+}
+END_TEST
+
+START_TEST(test_view_window_records_numbered_frames)
+{
+    setenv("SDL_VIDEODRIVER", "dummy", 1);
+    char dir[160], first[200];
+    snprintf(dir, sizeof dir, "%s/frames", work_dir);
+    snprintf(first, sizeof first, "%s/frame_000001.png", dir);
+    const char *arguments[] = {scenario_path, "--quit-after-ms", "300", "--record", dir,
+                               "--width", "640", "--height", "360", NULL};
+    ck_assert_int_eq(run_view(arguments), 0);
+    ck_assert_int_eq(access(first, R_OK), 0);
+}
+END_TEST
+
+static bool have_xvfb(void)
+{
+    return system("command -v xvfb-run >/dev/null 2>&1") == 0;
+}
+
+START_TEST(test_view_window_opens_under_xvfb)
+{
+    if (!have_xvfb()) {
+        fprintf(stderr, "check_view: xvfb-run not installed, real-window test skipped\n");
+        return;
+    }
+    char self[1024];
+    ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
+    ck_assert_int_gt(length, 0);
+    self[length] = '\0';
+    char *argv[] = {"xvfb-run", "-a", "-s", "-screen 0 1280x720x24", self, "--view",
+                    scenario_path, "--quit-after-ms", "1500", "--stats", NULL};
+    ck_assert_int_eq(run_program(argv, false), 0);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ Limits */
+
+START_TEST(test_view_layout_regions_stay_inside_the_pane)
+{
+    static const int sizes[][2] = {{640, 360}, {1280, 720}, {1920, 1080}, {3840, 2160},
+                                   {1000, 1000}};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        for (int panes = 1; panes <= 3; panes++) {
+            for (int p = 0; p < panes; p++) {
+                ViewRect pane, part;
+                ck_assert(view_layout_region(sizes[s][0], sizes[s][1], panes, p,
+                                             VIEW_REGION_PANE, &pane));
+                for (int r = VIEW_REGION_HEADER; r < VIEW_REGION_COUNT; r++) {
+                    ck_assert(view_layout_region(sizes[s][0], sizes[s][1], panes, p,
+                                                 (ViewRegion)r, &part));
+                    ck_assert_int_ge(part.x, pane.x);
+                    ck_assert_int_ge(part.y, pane.y);
+                    ck_assert_int_le(part.x + part.w, pane.x + pane.w);
+                    ck_assert_int_le(part.y + part.h, pane.y + pane.h);
+                }
+            }
+            ViewRect none;
+            ck_assert(!view_layout_region(sizes[s][0], sizes[s][1], panes, panes,
+                                          VIEW_REGION_PANE, &none));
+        }
+    }
+}
+END_TEST
+
+START_TEST(test_view_headless_frame_of_thousands_of_clients)
+{
+    char png[160];
+    snprintf(png, sizeof png, "%s/crowd.png", work_dir);
+    const char *arguments[] = {scenario_path, "--set", "clients[0].count=3000", "--headless",
+                               "--png", png, "--at-ms", "3000", NULL};
+    ck_assert_int_eq(run_view(arguments), 0);
+    ck_assert_int_eq(access(png, R_OK), 0);
+}
+END_TEST
+
+static Suite *view_suite(void)
+{
+    Suite *suite = suite_create("view");
+    TCase *core = tcase_create("Core");
+    tcase_add_checked_fixture(core, setup, teardown);
+    tcase_set_timeout(core, 120);
+    tcase_add_test(core, test_view_headless_frame_is_deterministic);
+    tcase_add_test(core, test_view_frame_shows_double_red_at_least_once_only);
+    tcase_add_test(core, test_view_frame_shows_double_red_at_1080p);
+    tcase_add_test(core, test_view_live_tallies_equal_the_settled_metrics);
+    tcase_add_test(core, test_view_pane_state_does_not_depend_on_slicing);
+    tcase_add_test(core, test_view_bad_scenario_path_exits_2);
+    tcase_add_test(core, test_view_usage_errors_exit_2_and_help_exits_0);
+    tcase_add_test(core, test_view_command_line_rejects_a_missing_scenario);
+    tcase_add_test(core, test_view_window_runs_and_quits_with_the_dummy_driver);
+    tcase_add_test(core, test_view_window_records_numbered_frames);
+    tcase_add_test(core, test_view_window_opens_under_xvfb);
+    suite_add_tcase(suite, core);
+    TCase *limits = tcase_create("Limits");
+    tcase_add_checked_fixture(limits, setup, teardown);
+    tcase_set_timeout(limits, 120);
+    tcase_add_test(limits, test_view_layout_regions_stay_inside_the_pane);
+    tcase_add_test(limits, test_view_headless_frame_of_thousands_of_clients);
+    suite_add_tcase(suite, limits);
+    return suite;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "--view") == 0)
+        return view_main(argc - 2, argv + 2);
+    SRunner *runner = srunner_create(view_suite());
+    srunner_run_all(runner, CK_NORMAL);
+    int failures = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failures == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
