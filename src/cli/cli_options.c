@@ -35,7 +35,8 @@ int cli_parse_options(int argc, char **argv, const char *usage, Options *options
         bool takes_value = strcmp(arg, "--mode") == 0 || strcmp(arg, "--seed") == 0 ||
                            strcmp(arg, "--set") == 0 || strcmp(arg, "--json") == 0 ||
                            strcmp(arg, "--csv") == 0 || strcmp(arg, "--trace") == 0 ||
-                           strcmp(arg, "--max-events") == 0 || strcmp(arg, "--max-sim-time") == 0;
+                           strcmp(arg, "--max-events") == 0 || strcmp(arg, "--max-sim-time") == 0 ||
+                           strcmp(arg, "--max-memory") == 0;
         if (takes_value && value == NULL)
             return cli_usage_error(usage, "option %s needs a value", arg);
         if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
@@ -74,6 +75,12 @@ int cli_parse_options(int argc, char **argv, const char *usage, Options *options
                 return cli_usage_error(usage, "--max-sim-time expects milliseconds > 0, got '%s'",
                                    value);
             options->limits.max_sim_time_us = ms * 1000;
+        } else if (strcmp(arg, "--max-memory") == 0) {
+            uint64_t megabytes;
+            if (!parse_u64(value, &megabytes) || megabytes == 0 ||
+                megabytes > (UINT64_MAX >> 20))
+                return cli_usage_error(usage, "--max-memory expects MiB > 0, got '%s'", value);
+            options->limits.max_memory_bytes = megabytes << 20;
         } else if (strcmp(arg, "--no-color") == 0) {
             options->color = false;
         } else if (strcmp(arg, "-q") == 0 || strcmp(arg, "--quiet") == 0) {

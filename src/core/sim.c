@@ -97,3 +97,5 @@ SimTimeUs sim_next_time(Sim *sim) {
     SimTimeUs next_us;
     return event_queue_peek_time(sim->queue, &next_us) ? next_us : SIM_TIME_NEVER;
 }
+
+size_t sim_memory_bytes(const Sim *sim) { return sizeof *sim + event_queue_memory_bytes(sim->queue); }

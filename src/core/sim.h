@@ -21,6 +21,7 @@ SimTimeUs sim_now(const Sim *sim);
 uint64_t sim_events_processed(const Sim *sim);
 size_t sim_pending(const Sim *sim);
 size_t sim_peak_pending(const Sim *sim);
+size_t sim_memory_bytes(const Sim *sim); /* the event queue's storage */
 
 /* at_us must not be in the past (asserted). */
 EventId sim_schedule_at(Sim *sim, SimTimeUs at_us, uint32_t kind, uint32_t target, uint64_t arg);

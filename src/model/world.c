@@ -10,7 +10,6 @@
 #include "sim_assert.h"
 #include "world_internal.h"
 
-#define DEFAULT_MAX_EVENTS 500000000ull
 #define DEFAULT_EXTRA_SIM_TIME_US (7ull * 24 * 3600 * 1000000) /* drain time after duration */
 
 /* ------------------------------------------------------------------ draws and names */
@@ -313,7 +312,9 @@ World *world_create(const Scenario *scenario, Mode mode, uint64_t seed, TraceSin
     world->limits = limits;
     world->duration_us = (SimTimeUs)(scenario->duration_ms * 1000.0 + 0.5);
     if (world->limits.max_events == 0)
-        world->limits.max_events = DEFAULT_MAX_EVENTS;
+        world->limits.max_events = WORLD_DEFAULT_MAX_EVENTS;
+    if (world->limits.max_memory_bytes == 0)
+        world->limits.max_memory_bytes = WORLD_DEFAULT_MAX_MEMORY_BYTES;
     if (world->limits.max_sim_time_us == 0)
         world->limits.max_sim_time_us = world->duration_us + DEFAULT_EXTRA_SIM_TIME_US;
     world->message_free = SLOT_NONE;
@@ -478,9 +479,34 @@ static void settle(World *world)
 
 /* ------------------------------------------------------------------ running */
 
+uint64_t world_memory_bytes(const World *world)
+{
+    return sizeof *world + sim_memory_bytes(world->sim) +
+           operation_table_memory_bytes(&world->operations) +
+           (uint64_t)world->client_count * sizeof *world->clients +
+           (uint64_t)world->message_capacity * sizeof *world->messages +
+           (uint64_t)world->job_capacity * sizeof *world->jobs +
+           idem_store_memory_bytes(world->server.store) +
+           idem_store_memory_bytes(world->consumers.store) +
+           (uint64_t)world->broker.message_capacity * sizeof *world->broker.messages +
+           (uint64_t)world->server.outbox_capacity * sizeof *world->server.outbox;
+}
+
+#define MEMORY_CHECK_INTERVAL 4096 /* events between two looks at the memory budget */
+
 static bool budget_exhausted(World *world)
 {
-    if (sim_events_processed(world->sim) >= world->limits.max_events) {
+    uint64_t events = sim_events_processed(world->sim);
+    if (events % MEMORY_CHECK_INTERVAL == 0 &&
+        world_memory_bytes(world) > world->limits.max_memory_bytes) {
+        snprintf(world->stop_reason, sizeof world->stop_reason,
+                 "stopped: memory budget of %llu MiB exceeded at %.3f s simulated (raise it "
+                 "with --max-memory)",
+                 (unsigned long long)(world->limits.max_memory_bytes >> 20),
+                 (double)sim_now(world->sim) / 1e6);
+        return true;
+    }
+    if (events >= world->limits.max_events) {
         snprintf(world->stop_reason, sizeof world->stop_reason,
                  "stopped: event budget of %llu events exhausted (raise it with --max-events)",
                  (unsigned long long)world->limits.max_events);

@@ -17,9 +17,13 @@
 typedef struct World World; /* opaque */
 
 typedef struct {
-    uint64_t max_events;     /* 0: the default budget */
+    uint64_t max_events;       /* 0: the default budget */
     SimTimeUs max_sim_time_us; /* 0: the default budget */
+    uint64_t max_memory_bytes; /* 0: the default budget */
 } WorldLimits;
+
+#define WORLD_DEFAULT_MAX_EVENTS 500000000ull
+#define WORLD_DEFAULT_MAX_MEMORY_BYTES (4ull << 30)
 
 /* scenario is borrowed for the call; the world keeps what it needs. */
 World *world_create(const Scenario *scenario, Mode mode, uint64_t seed, TraceSink trace,
@@ -37,6 +41,9 @@ bool world_finished(const World *world);
 /* Non-NULL when a budget stopped the run: "event budget of 50000000 events exhausted". */
 const char *world_stop_reason(const World *world);
 SimTimeUs world_now(const World *world);
+/* What the world's storage takes now: events, operations in progress, messages, jobs,
+ * key stores, broker queue. */
+uint64_t world_memory_bytes(const World *world);
 Mode world_mode(const World *world);
 /* Live during the run, final once world_finished(): an operation is counted in outcomes
  * when it is settled (its client is done and nothing in flight refers to it any more);
