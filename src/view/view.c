@@ -102,16 +102,18 @@ static int prepare(ViewApp *app)
     if (options->record_dir != NULL && !view_prepare_record_dir(options->record_dir))
         return EXIT_USAGE;
     uint64_t seed = options->has_seed ? options->seed : app->scenario->seed;
-    if (!view_session_init(&app->session, app->scenario, modes, mode_count, seed,
-                           options->speed)) {
+    if (!view_session_init(&app->session, app->scenario, modes, mode_count, seed, options->speed)) {
         fprintf(stderr, "idemsim view: out of memory building the worlds\n");
         return EXIT_USAGE;
     }
     app->session_ready = true;
     app->width = options->width;
     app->height = options->height;
-    app->frame = (ViewFrame){.canvas = &app->canvas, .session = &app->session,
-                             .focus = options->focus, .pinned_pane = -1, .hovered_pane = -1};
+    app->frame = (ViewFrame){.canvas = &app->canvas,
+                             .session = &app->session,
+                             .focus = options->focus,
+                             .pinned_pane = -1,
+                             .hovered_pane = -1};
     return EXIT_SUCCESS;
 }
 

@@ -23,13 +23,13 @@ typedef struct {
     bool ttf_ready;
     SDL_Window *window;
     SDL_Renderer *renderer;
-    SDL_Surface *surface;      /* headless target */
+    SDL_Surface *surface; /* headless target */
     ViewCanvas canvas;
     bool canvas_ready;
     ViewFrame frame;
-    int width, height;         /* renderer output, in pixels */
-    uint64_t record_index;     /* frames written by --record */
-    double notice_until;       /* wall time the notice disappears */
+    int width, height;     /* renderer output, in pixels */
+    uint64_t record_index; /* frames written by --record */
+    double notice_until;   /* wall time the notice disappears */
 } ViewApp;
 
 /* Frees every SDL resource and everything else the app holds; safe on a partial app. */

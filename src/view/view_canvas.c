@@ -128,6 +128,9 @@ void view_canvas_release(ViewCanvas *canvas)
     free(canvas->batch);
     canvas->batch = NULL;
     canvas->batch_count = canvas->batch_capacity = 0;
+    free(canvas->texts);
+    canvas->texts = NULL;
+    canvas->text_count = canvas->text_capacity = 0;
 }
 
 bool view_canvas_set_unit(ViewCanvas *canvas, float unit, char *error, size_t error_size)
@@ -166,7 +169,7 @@ SDL_Color view_canvas_mix(ViewColor a, ViewColor b, float t)
 
 /* ------------------------------------------------------------------ the batch */
 
-void view_canvas_flush(ViewCanvas *canvas)
+static void flush_shapes(ViewCanvas *canvas)
 {
     if (canvas->batch_count == 0)
         return;
@@ -174,14 +177,20 @@ void view_canvas_flush(ViewCanvas *canvas)
     canvas->batch_count = 0;
 }
 
-static void triangle(ViewCanvas *canvas, float x1, float y1, float x2, float y2, float x3,
-                     float y3, SDL_Color color)
+void view_canvas_flush(ViewCanvas *canvas)
+{
+    flush_shapes(canvas);
+    view_canvas_text_flush(canvas);
+}
+
+static void triangle(ViewCanvas *canvas, float x1, float y1, float x2, float y2, float x3, float y3,
+                     SDL_Color color)
 {
     if (canvas->batch_count + 3 > canvas->batch_capacity) {
         int capacity = canvas->batch_capacity ? canvas->batch_capacity * 2 : 4096;
         SDL_Vertex *grown = realloc(canvas->batch, (size_t)capacity * sizeof *grown);
         if (grown == NULL) {
-            view_canvas_flush(canvas); /* draw what we have and reuse the buffer */
+            flush_shapes(canvas); /* draw what we have and reuse the buffer */
             if (canvas->batch_capacity < 3)
                 return;
         } else {
@@ -253,8 +262,7 @@ void view_canvas_outline(ViewCanvas *canvas, ViewRect rect, float width, SDL_Col
     view_canvas_fill(canvas, (ViewRect){rect.x, rect.y, rect.w, w}, color);
     view_canvas_fill(canvas, (ViewRect){rect.x, rect.y + rect.h - w, rect.w, w}, color);
     view_canvas_fill(canvas, (ViewRect){rect.x, rect.y + w, w, rect.h - 2 * w}, color);
-    view_canvas_fill(canvas, (ViewRect){rect.x + rect.w - w, rect.y + w, w, rect.h - 2 * w},
-                     color);
+    view_canvas_fill(canvas, (ViewRect){rect.x + rect.w - w, rect.y + w, w, rect.h - 2 * w}, color);
 }
 
 void view_canvas_line(ViewCanvas *canvas, float x1, float y1, float x2, float y2, float width,
@@ -291,8 +299,8 @@ void view_canvas_circle(ViewCanvas *canvas, float x, float y, float radius, SDL_
     for (int i = 0; i < steps; i++) {
         float a0 = 2 * PI * (float)i / (float)steps;
         float a1 = 2 * PI * (float)(i + 1) / (float)steps;
-        triangle(canvas, x, y, x + cosf(a0) * radius, y + sinf(a0) * radius,
-                 x + cosf(a1) * radius, y + sinf(a1) * radius, color);
+        triangle(canvas, x, y, x + cosf(a0) * radius, y + sinf(a0) * radius, x + cosf(a1) * radius,
+                 y + sinf(a1) * radius, color);
     }
 }
 
@@ -303,8 +311,8 @@ void view_canvas_cross(ViewCanvas *canvas, float x, float y, float size, float w
     view_canvas_line(canvas, x - size, y + size, x + size, y - size, width, color);
 }
 
-void view_canvas_arrowhead(ViewCanvas *canvas, float x1, float y1, float x2, float y2,
-                           float size, SDL_Color color)
+void view_canvas_arrowhead(ViewCanvas *canvas, float x1, float y1, float x2, float y2, float size,
+                           SDL_Color color)
 {
     float dx = x2 - x1, dy = y2 - y1;
     float length = sqrtf(dx * dx + dy * dy);
@@ -313,6 +321,5 @@ void view_canvas_arrowhead(ViewCanvas *canvas, float x1, float y1, float x2, flo
     float ux = dx / length, uy = dy / length;
     float bx = x2 - ux * size, by = y2 - uy * size;
     float half = size * 0.5f;
-    triangle(canvas, x2, y2, bx - uy * half, by + ux * half, bx + uy * half, by - ux * half,
-             color);
+    triangle(canvas, x2, y2, bx - uy * half, by + ux * half, bx + uy * half, by - ux * half, color);
 }

@@ -41,6 +41,9 @@ typedef struct {
     SDL_Vertex *batch;
     int batch_count;
     int batch_capacity;
+    struct ViewCanvasText *texts; /* strings waiting for the end of the layer */
+    int text_count;
+    int text_capacity;
     uint64_t frame;
 } ViewCanvas;
 
@@ -51,8 +54,12 @@ bool view_canvas_init(ViewCanvas *canvas, SDL_Renderer *renderer, float unit, ch
 void view_canvas_release(ViewCanvas *canvas);
 /* Reopens the fonts when the unit changed (window resized). */
 bool view_canvas_set_unit(ViewCanvas *canvas, float unit, char *error, size_t error_size);
-/* Call once per frame after drawing: flushes the batch and ages the text cache. */
+/* Call once per frame after drawing: flushes the layer and ages the text cache. */
 void view_canvas_end_frame(ViewCanvas *canvas);
+/* Ends a layer: draws its shapes, then its strings on top. Within a layer strings never
+ * hide under shapes; a panel drawn over text (a tooltip, the help) starts a new layer.
+ * Batching a layer's shapes into one call matters where the "GPU" is a CPU rasteriser
+ * (Mesa llvmpipe, Xvfb): every call costs there, and most strings sit on some shape. */
 void view_canvas_flush(ViewCanvas *canvas);
 
 /* ------------------------------------------------------------------ colours */
@@ -73,8 +80,8 @@ void view_canvas_circle(ViewCanvas *canvas, float x, float y, float radius, SDL_
 void view_canvas_cross(ViewCanvas *canvas, float x, float y, float size, float width,
                        SDL_Color color);
 /* A filled triangle pointing from (x1, y1) towards (x2, y2), its tip at (x2, y2). */
-void view_canvas_arrowhead(ViewCanvas *canvas, float x1, float y1, float x2, float y2,
-                           float size, SDL_Color color);
+void view_canvas_arrowhead(ViewCanvas *canvas, float x1, float y1, float x2, float y2, float size,
+                           SDL_Color color);
 
 /* ------------------------------------------------------------------ text */
 
@@ -95,5 +102,7 @@ ViewTextCache *view_canvas_text_cache_create(void);
 void view_canvas_text_cache_destroy(ViewTextCache *cache); /* NULL is a no-op */
 void view_canvas_text_cache_age(ViewTextCache *cache, uint64_t frame);
 void view_canvas_text_cache_clear(ViewTextCache *cache);
+/* Draws the strings of the current layer (view_canvas_flush calls it). */
+void view_canvas_text_flush(ViewCanvas *canvas);
 
 #endif

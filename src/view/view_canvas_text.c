@@ -22,6 +22,11 @@ typedef struct {
     uint64_t last_frame;
 } TextEntry;
 
+struct ViewCanvasText {
+    SDL_Texture *texture; /* owned by the cache, which keeps it while this frame uses it */
+    SDL_Rect target;
+};
+
 struct ViewTextCache {
     TextEntry *slots;
     TextEntry *spare; /* the table being rebuilt into */
@@ -126,10 +131,9 @@ void view_canvas_text_cache_age(ViewTextCache *cache, uint64_t frame)
 static SDL_Texture *render(ViewCanvas *canvas, ViewFont font, SDL_Color color, int wrap_px,
                            const char *text, int *w, int *h)
 {
-    SDL_Surface *surface =
-        wrap_px > 0 ? TTF_RenderUTF8_Blended_Wrapped(canvas->fonts[font], text, color,
-                                                     (Uint32)wrap_px)
-                    : TTF_RenderUTF8_Blended(canvas->fonts[font], text, color);
+    SDL_Surface *surface = wrap_px > 0 ? TTF_RenderUTF8_Blended_Wrapped(canvas->fonts[font], text,
+                                                                        color, (Uint32)wrap_px)
+                                       : TTF_RenderUTF8_Blended(canvas->fonts[font], text, color);
     if (surface == NULL)
         return NULL;
     SDL_Texture *texture = SDL_CreateTextureFromSurface(canvas->renderer, surface);
@@ -146,8 +150,8 @@ static const TextEntry *lookup(ViewCanvas *canvas, ViewFont font, SDL_Color colo
     ViewTextCache *cache = canvas->cache;
     if (text[0] == '\0' || cache == NULL)
         return NULL;
-    uint32_t rgba = (uint32_t)color.r << 24 | (uint32_t)color.g << 16 | (uint32_t)color.b << 8 |
-                    color.a;
+    uint32_t rgba =
+        (uint32_t)color.r << 24 | (uint32_t)color.g << 16 | (uint32_t)color.b << 8 | color.a;
     uint64_t hash = hash_key(font, rgba, wrap_px, text);
     uint32_t slot = (uint32_t)hash & (CACHE_SLOTS - 1);
     for (;; slot = (slot + 1) & (CACHE_SLOTS - 1)) {
@@ -167,7 +171,10 @@ static const TextEntry *lookup(ViewCanvas *canvas, ViewFont font, SDL_Color colo
     slot = (uint32_t)hash & (CACHE_SLOTS - 1);
     while (cache->slots[slot].hash != 0)
         slot = (slot + 1) & (CACHE_SLOTS - 1);
-    TextEntry entry = {.hash = hash, .font = (int)font, .rgba = rgba, .wrap_px = wrap_px,
+    TextEntry entry = {.hash = hash,
+                       .font = (int)font,
+                       .rgba = rgba,
+                       .wrap_px = wrap_px,
                        .last_frame = canvas->frame};
     entry.text = malloc(strlen(text) + 1);
     entry.texture = render(canvas, font, color, wrap_px, text, &entry.w, &entry.h);
@@ -183,17 +190,34 @@ static const TextEntry *lookup(ViewCanvas *canvas, ViewFont font, SDL_Color colo
 
 /* ------------------------------------------------------------------ drawing */
 
+void view_canvas_text_flush(ViewCanvas *canvas)
+{
+    for (int i = 0; i < canvas->text_count; i++)
+        SDL_RenderCopy(canvas->renderer, canvas->texts[i].texture, NULL, &canvas->texts[i].target);
+    canvas->text_count = 0;
+}
+
 static int draw_entry(ViewCanvas *canvas, const TextEntry *entry, int x, int y, ViewAlign align)
 {
     if (entry == NULL)
         return 0;
-    view_canvas_flush(canvas);
     SDL_Rect target = {x, y, entry->w, entry->h};
     if (align == VIEW_ALIGN_CENTER)
         target.x -= entry->w / 2;
     else if (align == VIEW_ALIGN_RIGHT)
         target.x -= entry->w;
-    SDL_RenderCopy(canvas->renderer, entry->texture, NULL, &target);
+    if (canvas->text_count == canvas->text_capacity) {
+        int capacity = canvas->text_capacity ? canvas->text_capacity * 2 : 256;
+        struct ViewCanvasText *grown = realloc(canvas->texts, (size_t)capacity * sizeof *grown);
+        if (grown == NULL) {
+            view_canvas_flush(canvas); /* out of memory: draw now rather than lose it */
+            SDL_RenderCopy(canvas->renderer, entry->texture, NULL, &target);
+            return entry->w;
+        }
+        canvas->texts = grown;
+        canvas->text_capacity = capacity;
+    }
+    canvas->texts[canvas->text_count++] = (struct ViewCanvasText){entry->texture, target};
     return entry->w;
 }
 

@@ -15,7 +15,10 @@ static int P(const ViewFrame *frame, float length)
     return view_layout_px(&frame->layout, length);
 }
 
-static SDL_Color C(ViewColor color) { return view_canvas_color(color, 255); }
+static SDL_Color C(ViewColor color)
+{
+    return view_canvas_color(color, 255);
+}
 
 int view_frame_pane_of_column(const ViewFrame *frame, int column)
 {
@@ -51,20 +54,20 @@ static void draw_title(ViewFrame *frame)
         SimTimeUs t = view_session_pane_time(session, p);
         now = t > now ? t : now;
     }
-    const char *run = frame->paused ? "   \xE2\x9D\x9A\xE2\x9D\x9A paused"
+    const char *run = frame->paused                    ? "   \xE2\x9D\x9A\xE2\x9D\x9A paused"
                       : view_session_finished(session) ? "   \xE2\x9C\x93 finished"
                                                        : "";
-    snprintf(state, sizeof state, "t %.1f s of %.0f s \xC2\xB7 speed %s \xC2\xB7 seed %" PRIu64 "%s",
-             (double)now / 1e6, session->scenario->duration_ms / 1000.0, speed, session->seed,
+    snprintf(state, sizeof state,
+             "t %.1f s of %.0f s \xC2\xB7 speed %s \xC2\xB7 seed %" PRIu64 "%s", (double)now / 1e6,
+             session->scenario->duration_ms / 1000.0, speed, session->seed,
              frame->interactive ? run : "");
-    int state_w = view_canvas_text(canvas, VIEW_FONT_BODY,
-                                   C(frame->paused ? VIEW_COLOR_WARNING : VIEW_COLOR_TEXT),
-                                   r.x + r.w - pad,
-                                   r.y + (r.h - view_canvas_text_height(canvas, VIEW_FONT_BODY)) / 2,
-                                   VIEW_ALIGN_RIGHT, state);
+    int state_w = view_canvas_text(
+        canvas, VIEW_FONT_BODY, C(frame->paused ? VIEW_COLOR_WARNING : VIEW_COLOR_TEXT),
+        r.x + r.w - pad, r.y + (r.h - view_canvas_text_height(canvas, VIEW_FONT_BODY)) / 2,
+        VIEW_ALIGN_RIGHT, state);
     x += P(frame, 14);
-    const char *title = session->scenario->title[0] ? session->scenario->title
-                                                    : session->scenario->name;
+    const char *title =
+        session->scenario->title[0] ? session->scenario->title : session->scenario->name;
     view_canvas_text_fit(canvas, VIEW_FONT_TITLE, C(VIEW_COLOR_TEXT), x, y, VIEW_ALIGN_LEFT,
                          r.x + r.w - pad - state_w - P(frame, 16) - x, title);
 }
@@ -105,7 +108,7 @@ static void draw_status(ViewFrame *frame)
     const char *hints = frame->interactive
                             ? "space pause \xC2\xB7 n step \xC2\xB7 +/\xE2\x88\x92 speed \xC2\xB7 "
                               "1-3 focus \xC2\xB7 h help \xC2\xB7 q quit"
-                            : "dashed: arrival estimated";
+                            : "dashed: a network duplicate";
     int small_h = view_canvas_text_height(canvas, VIEW_FONT_SMALL);
     int right = r.x + r.w - P(frame, 12);
     if (view_canvas_text_width(canvas, VIEW_FONT_SMALL, hints) < right - x)
@@ -137,8 +140,11 @@ static void draw_pane(ViewFrame *frame, int column, int64_t scale, ViewSequenceP
     const ViewPaneLayout *box = &frame->layout.panes[column];
     view_canvas_round(frame->canvas, box->pane, (float)P(frame, 8),
                       view_canvas_mix(VIEW_COLOR_BACKGROUND, VIEW_COLOR_PANEL, 0.55f));
-    ViewPanels panels = {.canvas = frame->canvas, .layout = &frame->layout, .box = box,
-                         .pane = pane, .money_scale = scale};
+    ViewPanels panels = {.canvas = frame->canvas,
+                         .layout = &frame->layout,
+                         .box = box,
+                         .pane = pane,
+                         .money_scale = scale};
     view_panels_header(&panels);
     view_panels_counters(&panels);
     view_panels_balances(&panels);
@@ -238,8 +244,7 @@ static void draw_notice(ViewFrame *frame)
     ViewCanvas *canvas = frame->canvas;
     int w = view_canvas_text_width(canvas, VIEW_FONT_BODY, frame->notice) + P(frame, 28);
     int h = view_canvas_text_height(canvas, VIEW_FONT_BODY) + P(frame, 14);
-    ViewRect box = {(frame->layout.width - w) / 2, frame->layout.status.y - h - P(frame, 10), w,
-                    h};
+    ViewRect box = {(frame->layout.width - w) / 2, frame->layout.status.y - h - P(frame, 10), w, h};
     view_canvas_round(canvas, box, (float)P(frame, 8), C(VIEW_COLOR_MESSAGE));
     view_canvas_text(canvas, VIEW_FONT_BODY, C(VIEW_COLOR_BACKGROUND), box.x + P(frame, 14),
                      box.y + P(frame, 7), VIEW_ALIGN_LEFT, frame->notice);
@@ -260,11 +265,12 @@ void view_frame_draw(ViewFrame *frame)
     ViewSegment pinned = {0}, hovered = {0};
     for (int column = 0; column < frame->layout.pane_count; column++) {
         int index = view_frame_pane_of_column(frame, column);
-        ViewSequencePick pick = {.mouse_x = frame->mouse_x, .mouse_y = frame->mouse_y,
+        ViewSequencePick pick = {.mouse_x = frame->mouse_x,
+                                 .mouse_y = frame->mouse_y,
                                  .mouse_active = frame->mouse_active,
                                  .reach_px = (float)P(frame, 9),
-                                 .pinned_serial = frame->pinned_pane == index
-                                                      ? frame->pinned_serial : 0};
+                                 .pinned_serial =
+                                     frame->pinned_pane == index ? frame->pinned_serial : 0};
         draw_pane(frame, column, scale, &pick);
         if (pick.pinned.valid)
             pinned = pick.pinned;
@@ -275,11 +281,14 @@ void view_frame_draw(ViewFrame *frame)
         }
     }
     draw_status(frame);
+    view_canvas_flush(canvas); /* overlays start a layer above the frame's text */
     if (frame->hovered_serial != 0)
         draw_details(frame, frame->hovered_pane, frame->hovered_serial, hovered);
     else if (frame->pinned_pane >= 0)
         draw_details(frame, frame->pinned_pane, frame->pinned_serial, pinned);
+    view_canvas_flush(canvas);
     draw_notice(frame);
+    view_canvas_flush(canvas);
     if (frame->help)
         draw_help(frame);
     view_canvas_flush(canvas);

@@ -18,14 +18,14 @@ typedef struct {
     ViewCanvas *canvas;
     ViewLayout layout;
     const ViewSession *session;
-    int focus;               /* the only pane shown, or -1 for all */
+    int focus; /* the only pane shown, or -1 for all */
     bool paused;
     bool help;
-    bool interactive;        /* a window: show the hints that need a keyboard */
-    char notice[512];        /* shown above the status bar when not empty */
+    bool interactive; /* a window: show the hints that need a keyboard */
+    char notice[512]; /* shown above the status bar when not empty */
     int mouse_x, mouse_y;
     bool mouse_active;
-    int pinned_pane;         /* -1: nothing pinned */
+    int pinned_pane; /* -1: nothing pinned */
     uint64_t pinned_serial;
     /* out: what the mouse points at (pane -1: nothing) */
     int hovered_pane;
@@ -42,7 +42,7 @@ typedef struct {
     const ViewLayout *layout;
     const ViewPaneLayout *box;
     const ViewPane *pane;
-    int64_t money_scale;     /* the largest amount charged in any pane, for shared bars */
+    int64_t money_scale; /* the largest amount charged in any pane, for shared bars */
 } ViewPanels;
 
 void view_panels_header(const ViewPanels *panels);

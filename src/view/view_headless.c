@@ -20,8 +20,7 @@ static bool open_surface(ViewApp *app)
     if (app->surface != NULL)
         app->renderer = SDL_CreateSoftwareRenderer(app->surface);
     if (app->renderer == NULL) {
-        fprintf(stderr, "idemsim view: cannot create a software renderer: %s\n",
-                SDL_GetError());
+        fprintf(stderr, "idemsim view: cannot create a software renderer: %s\n", SDL_GetError());
         return false;
     }
     view_relayout(app);
@@ -73,15 +72,13 @@ int view_headless_run(ViewApp *app)
 {
     if (!open_surface(app))
         return EXIT_USAGE;
-    SimTimeUs end_us = app->options.has_at
-                           ? app->options.at_ms * SIM_US_PER_MS
-                           : (SimTimeUs)(app->scenario->duration_ms * 1000.0);
+    SimTimeUs end_us = app->options.has_at ? app->options.at_ms * SIM_US_PER_MS
+                                           : (SimTimeUs)(app->scenario->duration_ms * 1000.0);
     if (app->options.record_dir != NULL && !record_frames(app, end_us))
         return EXIT_USAGE;
     if (app->options.png_path == NULL)
         return EXIT_SUCCESS;
     view_session_advance(&app->session, end_us, 0);
     draw(app);
-    return view_png_save_surface(app->surface, app->options.png_path) ? EXIT_SUCCESS
-                                                                       : EXIT_USAGE;
+    return view_png_save_surface(app->surface, app->options.png_path) ? EXIT_SUCCESS : EXIT_USAGE;
 }

@@ -81,8 +81,8 @@ static void narrow_pane(const ViewLayout *layout, ViewPaneLayout *pane)
     split_counters(layout, take_top(layout, &area, COUNTER_HEIGHT), 4, pane->counters);
     pane->balances = take_top(layout, &area, BALANCES_HEIGHT);
     pane->key_rows = NARROW_KEY_ROWS;
-    pane->keys = take_top(layout, &area,
-                          KEY_HEADER_HEIGHT + KEY_ROW_HEIGHT * (NARROW_KEY_ROWS + 1));
+    pane->keys =
+        take_top(layout, &area, KEY_HEADER_HEIGHT + KEY_ROW_HEIGHT * (NARROW_KEY_ROWS + 1));
     pane->narration = take_bottom(layout, &area, NARRATION_HEIGHT);
     pane->sequence = area;
 }
@@ -144,17 +144,38 @@ bool view_layout_region(int width, int height, int pane_count, int pane, ViewReg
         return false;
     const ViewPaneLayout *p = &layout.panes[pane];
     switch (region) {
-    case VIEW_REGION_PANE: *rect = p->pane; break;
-    case VIEW_REGION_HEADER: *rect = p->header; break;
-    case VIEW_REGION_COUNTER_OK: *rect = p->counters[0]; break;
-    case VIEW_REGION_COUNTER_DOUBLE: *rect = p->counters[1]; break;
-    case VIEW_REGION_COUNTER_LOST: *rect = p->counters[2]; break;
-    case VIEW_REGION_COUNTER_PHANTOM: *rect = p->counters[3]; break;
-    case VIEW_REGION_BALANCES: *rect = p->balances; break;
-    case VIEW_REGION_KEY_STORE: *rect = p->keys; break;
-    case VIEW_REGION_SEQUENCE: *rect = p->sequence; break;
-    case VIEW_REGION_NARRATION: *rect = p->narration; break;
-    case VIEW_REGION_COUNT: return false;
+    case VIEW_REGION_PANE:
+        *rect = p->pane;
+        break;
+    case VIEW_REGION_HEADER:
+        *rect = p->header;
+        break;
+    case VIEW_REGION_COUNTER_OK:
+        *rect = p->counters[0];
+        break;
+    case VIEW_REGION_COUNTER_DOUBLE:
+        *rect = p->counters[1];
+        break;
+    case VIEW_REGION_COUNTER_LOST:
+        *rect = p->counters[2];
+        break;
+    case VIEW_REGION_COUNTER_PHANTOM:
+        *rect = p->counters[3];
+        break;
+    case VIEW_REGION_BALANCES:
+        *rect = p->balances;
+        break;
+    case VIEW_REGION_KEY_STORE:
+        *rect = p->keys;
+        break;
+    case VIEW_REGION_SEQUENCE:
+        *rect = p->sequence;
+        break;
+    case VIEW_REGION_NARRATION:
+        *rect = p->narration;
+        break;
+    case VIEW_REGION_COUNT:
+        return false;
     }
     return true;
 }

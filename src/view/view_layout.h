@@ -19,8 +19,8 @@ typedef struct {
     ViewRect keys;
     ViewRect sequence;
     ViewRect narration;
-    int key_rows;     /* rows of the key store that fit */
-    bool wide;        /* a single pane: panels on the left, the diagram on the right */
+    int key_rows; /* rows of the key store that fit */
+    bool wide;    /* a single pane: panels on the left, the diagram on the right */
 } ViewPaneLayout;
 
 typedef struct {

@@ -15,8 +15,8 @@
 
 void view_narration_money(char *buffer, size_t size, int64_t minor_units, bool sign)
 {
-    uint64_t magnitude = minor_units < 0 ? (uint64_t)0 - (uint64_t)minor_units
-                                         : (uint64_t)minor_units;
+    uint64_t magnitude =
+        minor_units < 0 ? (uint64_t)0 - (uint64_t)minor_units : (uint64_t)minor_units;
     char digits[32];
     snprintf(digits, sizeof digits, "%" PRIu64, magnitude / 100);
     char grouped[48];
@@ -75,8 +75,7 @@ static const char *key_words(const ViewPane *pane, uint32_t group, bool long_for
     case KEY_PER_ATTEMPT:
         return long_form ? "new for every attempt (retries never match)" : "a NEW key";
     case KEY_SERVER_GENERATED:
-        return long_form ? "made by the server per request (retries never match)"
-                         : "no client key";
+        return long_form ? "made by the server per request (retries never match)" : "no client key";
     case KEY_BUSINESS_HASH:
         return long_form ? "hash of the order (the same for every attempt and click)"
                          : "the same key";
@@ -90,64 +89,208 @@ static const char *key_words(const ViewPane *pane, uint32_t group, bool long_for
 
 static const char *ordinal(uint32_t n)
 {
-    static const char *const words[] = {"0th", "1st", "2nd", "3rd", "4th", "5th",
-                                        "6th", "7th", "8th", "9th"};
+    static const char *const words[] = {"0th", "1st", "2nd", "3rd", "4th",
+                                        "5th", "6th", "7th", "8th", "9th"};
     return n < 10 ? words[n] : "nth";
 }
 
 /* ------------------------------------------------------------------ the line */
 
-static ViewColor server_sentence(const ViewPane *pane, const ViewNarration *n, const char *op,
-                                 char *buffer, size_t size)
+static const char *node_words(int node)
+{
+    switch (node) {
+    case VIEW_NODE_GATEWAY:
+        return "gateway";
+    case VIEW_NODE_BROKER:
+        return "broker";
+    case VIEW_NODE_CONSUMERS:
+        return "consumers";
+    case VIEW_NODE_LEDGER:
+        return "ledger";
+    default:
+        return "server";
+    }
+}
+
+static ViewColor execution_sentence(const ViewPane *pane, const ViewNarration *n, const char *op,
+                                    char *buffer, size_t size)
 {
     char money[48];
-    view_narration_money(money, sizeof money, pane->group_amount[n->group], false);
-    switch (n->event) {
-    case VIEW_EVENT_EXECUTE:
-        if (n->effects >= 2) {
-            snprintf(buffer, size, "%s charged AGAIN by attempt #%u: double charge, %s extra",
-                     op, n->attempt, money);
-            return VIEW_COLOR_DOUBLE;
-        }
-        snprintf(buffer, size, "%s executed: charged %s once (attempt #%u)", op, money,
-                 n->attempt);
-        return VIEW_COLOR_TEXT;
-    case VIEW_EVENT_EXECUTE_NO_EFFECT:
+    int64_t amount = pane->group_amount[n->group];
+    view_narration_money(money, sizeof money, amount, false);
+    const char *where = node_words(n->node);
+    if (n->event == VIEW_EVENT_EXECUTE_NO_EFFECT) {
         snprintf(buffer, size, "%s ran again but changed nothing (idempotent by state)", op);
         return VIEW_COLOR_TEXT;
+    }
+    if (n->effects >= 2 && amount > 0) {
+        snprintf(buffer, size, "%s charged AGAIN by the %s: double charge, %s extra", op, where,
+                 money);
+        return VIEW_COLOR_DOUBLE;
+    }
+    if (n->effects >= 2) {
+        snprintf(buffer, size, "%s executed AGAIN by the %s: its effect happened %u times", op,
+                 where, n->effects);
+        return VIEW_COLOR_DOUBLE;
+    }
+    if (amount > 0)
+        snprintf(buffer, size, "%s charged %s by the %s", op, money, where);
+    else
+        snprintf(buffer, size, "%s executed by the %s", op, where);
+    return VIEW_COLOR_TEXT;
+}
+
+static ViewColor key_store_sentence(const ViewNarration *n, const char *op, char *buffer,
+                                    size_t size)
+{
+    bool consumers = n->node == VIEW_NODE_CONSUMERS;
+    switch (n->event) {
     case VIEW_EVENT_REPLAY:
-        snprintf(buffer, size,
-                 "retry #%u of %s with the same key " ARROW " stored response replayed, no charge",
-                 n->attempt, op);
+        if (consumers)
+            snprintf(buffer, size,
+                     "%s delivered again: its key is done " ARROW " acknowledged without charging",
+                     op);
+        else if (n->node == VIEW_NODE_GATEWAY)
+            snprintf(buffer, size, "the gateway knows %s's key " ARROW " no second charge", op);
+        else if (n->attempt > 1)
+            snprintf(buffer, size,
+                     "retry #%u of %s with the same key " ARROW
+                     " stored response replayed, no charge",
+                     n->attempt, op);
+        else
+            snprintf(buffer, size,
+                     "a copy of %s with the same key " ARROW " stored response replayed, no charge",
+                     op);
         return VIEW_COLOR_OK;
     case VIEW_EVENT_IN_PROGRESS:
-        snprintf(buffer, size,
-                 "attempt #%u of %s arrived while the first is still processing " ARROW
-                 " %" PRId64 ", no charge",
-                 n->attempt, op, n->value);
+        if (consumers)
+            snprintf(buffer, size,
+                     "%s delivered again while still processing: left "
+                     "unacknowledged, no charge",
+                     op);
+        else
+            snprintf(buffer, size,
+                     "attempt #%u of %s arrived while the first is still "
+                     "processing " ARROW " %" PRId64 ", no charge",
+                     n->attempt, op, n->value);
+        return VIEW_COLOR_OK;
+    case VIEW_EVENT_DEDUPLICATED:
+        snprintf(buffer, size, "the broker's dedup window dropped a re-published %s", op);
         return VIEW_COLOR_OK;
     default:
-        snprintf(buffer, size, "%s: key reused with a different body " ARROW " %" PRId64
-                 ", rejected", op, n->value);
+        snprintf(buffer, size, "%s: key reused with a different body " ARROW " rejected", op);
         return VIEW_COLOR_OK;
     }
 }
 
-static ViewColor network_sentence(const ViewNarration *n, const char *op, const char *who,
-                                  char *buffer, size_t size)
+static const char *crash_words(const char *where)
 {
-    if (n->event == VIEW_EVENT_DUPLICATE) {
-        snprintf(buffer, size, "the network delivered %s attempt #%u twice", op, n->attempt);
+    if (strcmp(where, "after-effect") == 0)
+        return "after charging, before recording it: the key is stuck in processing";
+    if (strcmp(where, "before-effect") == 0)
+        return "before charging";
+    if (strcmp(where, "after-completion") == 0)
+        return "after recording the result, before answering";
+    return "";
+}
+
+static ViewColor service_sentence(const ViewNarration *n, const char *op, char *buffer, size_t size)
+{
+    const char *where = node_words(n->node);
+    switch (n->event) {
+    case VIEW_EVENT_RESERVE:
+        snprintf(buffer, size, "%s: new key reserved, the server runs it", op);
+        return VIEW_COLOR_TEXT_DIM;
+    case VIEW_EVENT_FAIL_AFTER_EFFECT:
+        snprintf(buffer, size, "%s charged, then the handler failed: 500, the client will retry",
+                 op);
         return VIEW_COLOR_WARNING;
+    case VIEW_EVENT_GATEWAY_TIMEOUT:
+        snprintf(buffer, size, "no answer from the gateway for %s: 504, charged or not?", op);
+        return VIEW_COLOR_WARNING;
+    case VIEW_EVENT_DECLINED:
+        snprintf(buffer, size, "the gateway declined %s: 502, nothing charged", op);
+        return VIEW_COLOR_WARNING;
+    case VIEW_EVENT_CHARGED_NO_ANSWER:
+        snprintf(buffer, size, "the gateway charged %s, but its answer never came", op);
+        return VIEW_COLOR_WARNING;
+    case VIEW_EVENT_OUTBOX_RELAY:
+        snprintf(buffer, size, "the outbox relays the charge of %s with its key (try #%" PRId64 ")",
+                 op, n->value);
+        return VIEW_COLOR_TEXT;
+    case VIEW_EVENT_REFUSED_DOWN:
+        snprintf(buffer, size, "the %s is down: %s refused", where, op);
+        return VIEW_COLOR_WARNING;
+    case VIEW_EVENT_CRASH:
+        snprintf(buffer, size, "the %s crashed %s", where, crash_words(n->detail));
+        return VIEW_COLOR_WARNING;
+    case VIEW_EVENT_RESTART:
+        snprintf(buffer, size, "the %s restarted", where);
+        return VIEW_COLOR_TEXT_DIM;
+    case VIEW_EVENT_SEND_RECEIPT:
+        if (n->value >= 2) {
+            snprintf(buffer, size, "the receipt email for %s went out AGAIN (#%" PRId64 ")", op,
+                     n->value);
+            return VIEW_COLOR_DOUBLE;
+        }
+        snprintf(buffer, size, "the receipt email for %s went out", op);
+        return VIEW_COLOR_TEXT;
+    default:
+        snprintf(buffer, size, "the %s: %s for %s", where, view_pane_event_name(n->event), op);
+        return VIEW_COLOR_TEXT_DIM;
     }
-    if (!n->response) {
-        snprintf(buffer, size, "%s attempt #%u lost on the way to the server: not charged", op,
-                 n->attempt);
+}
+
+static ViewColor broker_sentence(const ViewNarration *n, const char *op, char *buffer, size_t size)
+{
+    switch (n->event) {
+    case VIEW_EVENT_ENQUEUE:
+        snprintf(buffer, size, "the broker queued %s", op);
+        return VIEW_COLOR_TEXT_DIM;
+    case VIEW_EVENT_REDELIVER:
+        snprintf(buffer, size,
+                 "the broker hands %s out again (delivery #%" PRId64 "): no ack in time", op,
+                 n->value);
+        return VIEW_COLOR_WARNING;
+    case VIEW_EVENT_ACK_TIMEOUT:
+        snprintf(buffer, size, "no ack for %s within the ack timeout: it will be redelivered", op);
+        return VIEW_COLOR_WARNING;
+    case VIEW_EVENT_DEAD_LETTER:
+    case VIEW_EVENT_DISCARD:
+        snprintf(buffer, size, "%s %s after %" PRId64 " deliveries", op,
+                 n->event == VIEW_EVENT_DEAD_LETTER ? "dead-lettered" : "discarded", n->value);
+        return VIEW_COLOR_WARNING;
+    default:
+        snprintf(buffer, size, "a late ack for %s (delivery #%" PRId64 ") %s", op, n->value,
+                 n->event == VIEW_EVENT_LATE_ACK_ACCEPTED ? "accepted" : "ignored");
+        return VIEW_COLOR_TEXT_DIM;
+    }
+}
+
+static ViewColor lost_sentence(const ViewNarration *n, const char *op, const char *who,
+                               char *buffer, size_t size)
+{
+    switch ((ViewMessage)n->message) {
+    case VIEW_MESSAGE_REQUEST:
+        snprintf(buffer, size, "%s attempt #%u lost in the network: not charged", op, n->attempt);
         return VIEW_COLOR_LOST;
+    case VIEW_MESSAGE_DELIVERY:
+        snprintf(buffer, size, "a delivery of %s was lost on the way to the consumers", op);
+        return VIEW_COLOR_LOST;
+    case VIEW_MESSAGE_ACK:
+        snprintf(buffer, size, "the consumers' ack for %s was lost: the broker will redeliver", op);
+        return VIEW_COLOR_WARNING;
+    case VIEW_MESSAGE_CHARGE:
+        snprintf(buffer, size, "the charge for %s was lost on the way to the gateway", op);
+        return VIEW_COLOR_LOST;
+    case VIEW_MESSAGE_CHARGE_REPLY:
+        snprintf(buffer, size, "the gateway's answer for %s was lost", op);
+        return VIEW_COLOR_WARNING;
+    default:
+        break;
     }
     if (n->effects >= 1) {
-        snprintf(buffer, size, "%s went through, but the answer was lost: %s cannot tell", op,
-                 who);
+        snprintf(buffer, size, "%s went through, but the answer was lost: %s cannot tell", op, who);
         return VIEW_COLOR_WARNING;
     }
     snprintf(buffer, size, "the answer to %s attempt #%u was lost", op, n->attempt);
@@ -180,6 +323,11 @@ static ViewColor client_sentence(const ViewPane *pane, const ViewNarration *n, c
         snprintf(buffer, size, "%s lost its network for %.1f s right after sending %s", who,
                  (double)n->value / 1000.0, op);
         return VIEW_COLOR_WARNING;
+    case VIEW_EVENT_LOST_OFFLINE:
+        snprintf(buffer, size, "%s is offline: %s", who,
+                 strcmp(n->detail, "request") == 0 ? "the request never leaves the phone"
+                                                   : "the answer never reaches the phone");
+        return VIEW_COLOR_LOST;
     case VIEW_EVENT_RECONNECT:
         snprintf(buffer, size, "%s is back online and retries %s with %s", who, op,
                  key_words(pane, n->group, false));
@@ -207,14 +355,25 @@ ViewColor view_narration_line(const ViewPane *pane, const ViewNarration *n, char
     switch (n->event) {
     case VIEW_EVENT_EXECUTE:
     case VIEW_EVENT_EXECUTE_NO_EFFECT:
+        return execution_sentence(pane, n, op, buffer, size);
     case VIEW_EVENT_REPLAY:
     case VIEW_EVENT_IN_PROGRESS:
     case VIEW_EVENT_REJECT_OTHER_BODY:
-        return server_sentence(pane, n, op, buffer, size);
+    case VIEW_EVENT_DEDUPLICATED:
+        return key_store_sentence(n, op, buffer, size);
     case VIEW_EVENT_LOST:
-    case VIEW_EVENT_DUPLICATE:
-        return network_sentence(n, op, who, buffer, size);
+        return lost_sentence(n, op, who, buffer, size);
+    case VIEW_EVENT_ENQUEUE:
+    case VIEW_EVENT_REDELIVER:
+    case VIEW_EVENT_ACK_TIMEOUT:
+    case VIEW_EVENT_DEAD_LETTER:
+    case VIEW_EVENT_DISCARD:
+    case VIEW_EVENT_LATE_ACK_ACCEPTED:
+    case VIEW_EVENT_LATE_ACK_IGNORED:
+        return broker_sentence(n, op, buffer, size);
     default:
+        if (n->node >= VIEW_NODE_SERVER)
+            return service_sentence(n, op, buffer, size);
         return client_sentence(pane, n, op, who, buffer, size);
     }
 }
@@ -234,104 +393,101 @@ static void add_line(ViewDetails *details, const char *format, ...)
     va_end(arguments);
 }
 
-static void request_fate(const ViewPane *pane, const ViewArrow *arrow, ViewDetails *details)
+static const char *message_words(ViewMessage message)
 {
-    double at = (double)arrow->end_us / 1e6;
-    switch (arrow->end_event) {
-    case VIEW_EVENT_LOST:
-        add_line(details, "fate: lost in the network, never reached the server");
-        details->color = VIEW_COLOR_LOST;
-        break;
+    static const char *const words[VIEW_MESSAGE_COUNT] = {"request",        "answer",   "charge",
+                                                          "gateway answer", "delivery", "ack"};
+    return message < VIEW_MESSAGE_COUNT ? words[message] : "message";
+}
+
+static void node_label(char *buffer, size_t size, const ViewPane *pane, int node)
+{
+    if (node >= 0 && node < VIEW_NODE_SERVER && (uint32_t)node < pane->lane_count)
+        view_narration_client(buffer, size, pane, pane->lanes[node].group,
+                              pane->lanes[node].client_in_group);
+    else
+        snprintf(buffer, size, "%s", node_words(node));
+}
+
+/* What the copy led to: the decision of the service it reached. */
+static void led_to(const ViewArrow *arrow, ViewDetails *details)
+{
+    switch ((ViewEvent)arrow->event) {
     case VIEW_EVENT_EXECUTE:
-        add_line(details, "fate: executed at %.3f s " ARROW " %s charge%s", at,
-                 ordinal(arrow->effects), arrow->effects >= 2 ? ": DOUBLE" : "");
-        details->color = arrow->effects >= 2 ? VIEW_COLOR_DOUBLE : VIEW_COLOR_MESSAGE;
-        break;
-    case VIEW_EVENT_EXECUTE_NO_EFFECT:
-        add_line(details, "fate: executed at %.3f s, changed nothing", at);
+        add_line(details, "led to: the %s effect%s", ordinal(arrow->effects),
+                 arrow->effects >= 2 ? ", a DOUBLE" : "");
+        details->color = arrow->effects >= 2 ? VIEW_COLOR_DOUBLE : details->color;
         break;
     case VIEW_EVENT_REPLAY:
-        add_line(details, "fate: key completed " ARROW " stored answer %d replayed, no charge",
-                 arrow->value);
+        add_line(details, "led to: a stored answer replayed, no charge");
         details->color = VIEW_COLOR_OK;
         break;
     case VIEW_EVENT_IN_PROGRESS:
-        add_line(details, "fate: key still processing " ARROW " %d, no charge", arrow->value);
+        add_line(details, "led to: key still processing, no charge");
         details->color = VIEW_COLOR_OK;
         break;
     case VIEW_EVENT_REJECT_OTHER_BODY:
-        add_line(details, "fate: same key, other body " ARROW " %d, rejected", arrow->value);
+        add_line(details, "led to: same key, other body, rejected");
         details->color = VIEW_COLOR_WARNING;
         break;
     default:
-        add_line(details, "fate: in flight, or queued at the server");
         break;
     }
-    (void)pane;
 }
 
-static void answer_fate(const ViewArrow *arrow, ViewDetails *details)
+static void message_details(const ViewPane *pane, const ViewArrow *arrow, ViewDetails *details)
 {
-    double at = (double)arrow->end_us / 1e6;
-    switch (arrow->end_event) {
-    case VIEW_EVENT_LOST:
-        add_line(details, "fate: lost in the network, the client never saw it");
+    char from[80], to[80];
+    node_label(from, sizeof from, pane, arrow->from);
+    node_label(to, sizeof to, pane, arrow->to);
+    add_line(details, "%s " ARROW " %s, sent at %.3f s", from, to, (double)arrow->start_us / 1e6);
+    add_line(details, "copy: %s",
+             arrow->duplicate ? "a duplicate made by the network" : "the original");
+    if (arrow->message == VIEW_MESSAGE_REQUEST && arrow->from < VIEW_NODE_SERVER)
+        add_line(details, "key: %s", key_words(pane, pane->lanes[arrow->from].group, true));
+    if (arrow->message == VIEW_MESSAGE_RESPONSE || arrow->message == VIEW_MESSAGE_CHARGE_REPLY)
+        add_line(details, "status: %d", arrow->value);
+    if (arrow->end_event == VIEW_EVENT_LOST) {
+        add_line(details, "fate: lost in the network, never arrived");
         details->color = VIEW_COLOR_LOST;
-        break;
-    case VIEW_EVENT_SUCCEEDED:
-        add_line(details, "fate: reached the client at %.3f s " ARROW " told success", at);
-        details->color = VIEW_COLOR_OK;
-        break;
-    case VIEW_EVENT_FAILED:
-        add_line(details, "fate: reached the client at %.3f s " ARROW " told failure", at);
-        details->color = VIEW_COLOR_WARNING;
-        break;
-    default:
-        add_line(details, "fate: not in the trace (ignored as late, or still travelling)");
-        break;
+    } else if (arrow->end_us != SIM_TIME_NEVER) {
+        add_line(details, "fate: arrived at %.3f s, after %.1f ms", (double)arrow->end_us / 1e6,
+                 (double)(arrow->end_us - arrow->start_us) / 1e3);
+    } else {
+        add_line(details, "fate: still on its way");
     }
-}
-
-static const char *mark_name(ViewEvent event)
-{
-    switch (event) {
-    case VIEW_EVENT_TIMEOUT: return "timeout";
-    case VIEW_EVENT_GIVE_UP: return "gave up";
-    case VIEW_EVENT_SUCCEEDED: return "told success";
-    case VIEW_EVENT_FAILED: return "told failure";
-    case VIEW_EVENT_OFFLINE: return "offline";
-    case VIEW_EVENT_RECONNECT: return "back online";
-    default: return view_pane_event_name(event);
-    }
+    led_to(arrow, details);
 }
 
 void view_narration_details(const ViewPane *pane, const ViewArrow *arrow, ViewDetails *details)
 {
     memset(details, 0, sizeof *details);
     details->color = VIEW_COLOR_TEXT;
-    char op[64], who[80];
+    char op[48], where[64];
     operation_words(op, sizeof op, pane, arrow->operation);
-    const ViewLane *lane = &pane->lanes[arrow->lane < VIEW_LANES_MAX ? arrow->lane : 0];
-    view_narration_client(who, sizeof who, pane, lane->group, lane->client_in_group);
-    const char *what = arrow->kind == VIEW_ARROW_REQUEST    ? "request"
-                       : arrow->kind == VIEW_ARROW_RESPONSE ? "answer"
-                                                            : mark_name(arrow->event);
-    snprintf(details->title, sizeof details->title, "%s · %s · attempt #%u", what, op,
-             arrow->attempt);
-    add_line(details, "client %s · at %.3f s", who, (double)arrow->start_us / 1e6);
-    if (arrow->kind != VIEW_ARROW_MARK) {
-        add_line(details, "copy: %s", arrow->duplicate ? "a duplicate made by the network"
-                                                       : "the original");
-        add_line(details, "key: %s", key_words(pane, lane->group, true));
+    node_label(where, sizeof where, pane, arrow->from);
+    if (arrow->kind == VIEW_ARROW_MESSAGE) {
+        snprintf(details->title, sizeof details->title, "%s \xC2\xB7 %s \xC2\xB7 attempt #%u",
+                 message_words((ViewMessage)arrow->message), op, arrow->attempt);
+        message_details(pane, arrow, details);
+        return;
     }
-    if (arrow->kind == VIEW_ARROW_REQUEST)
-        request_fate(pane, arrow, details);
-    else if (arrow->kind == VIEW_ARROW_RESPONSE) {
-        add_line(details, "status: %d", arrow->value);
-        answer_fate(arrow, details);
-    } else if (arrow->event == VIEW_EVENT_OFFLINE)
-        add_line(details, "offline for %.1f s", (double)arrow->value / 1000.0);
-    uint32_t effects = pane->operations[arrow->operation].effects_traced;
-    add_line(details, "%s so far: executed with effect %u time%s", op, effects,
-             effects == 1 ? "" : "s");
+    if (arrow->kind == VIEW_ARROW_ACTIVATION) {
+        snprintf(details->title, sizeof details->title,
+                 "%s at work \xC2\xB7 %s \xC2\xB7 attempt #%u", where, op, arrow->attempt);
+        add_line(details, "from %.3f s (arrival) to %s", (double)arrow->start_us / 1e6,
+                 arrow->end_us == SIM_TIME_NEVER ? "now" : "its answer");
+        if (arrow->end_event == VIEW_EVENT_CRASH)
+            add_line(details, "ended by a crash: no answer");
+        led_to(arrow, details);
+        return;
+    }
+    snprintf(details->title, sizeof details->title, "%s \xC2\xB7 %s",
+             view_pane_event_name((ViewEvent)arrow->event), op);
+    add_line(details, "at the %s, %.3f s, attempt #%u", where, (double)arrow->start_us / 1e6,
+             arrow->attempt);
+    if (arrow->event == VIEW_EVENT_EXECUTE)
+        led_to(arrow, details);
+    else if (arrow->value != 0)
+        add_line(details, "value: %d", arrow->value);
 }

@@ -20,8 +20,8 @@ void view_narration_money(char *buffer, size_t size, int64_t minor_units, bool s
 void view_narration_client(char *buffer, size_t size, const ViewPane *pane, uint32_t group,
                            uint32_t client_in_group);
 /* The sentence for the pane's narration line and the colour it is drawn in. */
-ViewColor view_narration_line(const ViewPane *pane, const ViewNarration *narration,
-                              char *buffer, size_t size);
+ViewColor view_narration_line(const ViewPane *pane, const ViewNarration *narration, char *buffer,
+                              size_t size);
 
 typedef struct {
     char title[VIEW_DETAIL_LEN_MAX];
@@ -30,7 +30,7 @@ typedef struct {
     ViewColor color;
 } ViewDetails;
 
-/* What a message (or a mark) is and what became of it: operation, attempt, copy, key, fate. */
+/* What an arrow, box or mark is and what became of it: operation, attempt, copy, key, fate. */
 void view_narration_details(const ViewPane *pane, const ViewArrow *arrow, ViewDetails *details);
 
 #endif

@@ -24,8 +24,8 @@ const char *const view_options_usage =
     "  --width W --height H  window or image size (default 1280x720)\n"
     "  --fullscreen        start full screen (key f)\n"
     "  --quit-after-ms T   close after T ms of wall time (kiosk demos, CI)\n"
-    "  --record DIR        write every frame as DIR/frame_000001.png ... at 30 frames per\n"
-    "                      simulated-speed second (see docs/view.md for ffmpeg)\n"
+    "  --record DIR        write every frame as DIR/frame_000001.png ..., 30 per second of\n"
+    "                      wall time at the chosen speed (docs/view.md: ffmpeg to MP4/GIF)\n"
     "  --headless          no window: render with a software renderer\n"
     "  --png FILE          with --headless: write the frame at --at-ms as a PNG\n"
     "  --at-ms T           simulated time of that frame (default: the scenario's duration)\n"
@@ -66,7 +66,7 @@ static bool parse_size(const char *text, int low, int high, int *value)
     return true;
 }
 
-static const char *const valued[] = {"--mode",   "--seed",  "--set",   "--speed",
+static const char *const valued[] = {"--mode",   "--seed",  "--set",    "--speed",
                                      "--focus",  "--width", "--height", "--quit-after-ms",
                                      "--record", "--png",   "--at-ms"};
 

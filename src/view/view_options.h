@@ -19,24 +19,24 @@ typedef struct {
     uint32_t mode_count;
     bool has_seed;
     uint64_t seed;
-    double speed;              /* simulated seconds per wall second */
+    double speed; /* simulated seconds per wall second */
     bool headless;
     const char *png_path;
     bool has_at;
-    uint64_t at_ms;            /* simulated time of the headless frame */
+    uint64_t at_ms; /* simulated time of the headless frame */
     bool has_quit_after;
-    uint64_t quit_after_ms;    /* wall time */
+    uint64_t quit_after_ms; /* wall time */
     const char *record_dir;
     int width, height;
     bool fullscreen;
     bool stats;
-    int focus;                 /* -1: every mode side by side */
+    int focus; /* -1: every mode side by side */
 } ViewOptions;
 
 typedef enum {
-    VIEW_OPTIONS_RUN,   /* go on */
-    VIEW_OPTIONS_HELP,  /* usage printed on stdout: exit 0 */
-    VIEW_OPTIONS_ERROR  /* message and usage printed on stderr: exit 2 */
+    VIEW_OPTIONS_RUN,  /* go on */
+    VIEW_OPTIONS_HELP, /* usage printed on stdout: exit 0 */
+    VIEW_OPTIONS_ERROR /* message and usage printed on stderr: exit 2 */
 } ViewOptionsResult;
 
 ViewOptionsResult view_options_parse(int argc, char **argv, ViewOptions *options);

@@ -1,7 +1,6 @@
-/* A pane: the World of one mode and what the view derives from it. Building it sizes the
- * per-operation state from the world itself (world_operation_view answers false past the
- * last operation), picks the sampled clients and the nominal network delays used to draw
- * messages whose arrival the trace does not show. */
+/* A pane: the World of one mode and what the view derives from it. Building it picks the
+ * sampled clients, finds which services the scenario uses (a lifeline each) and the typical
+ * delay of every link, used to draw a copy that was lost or has not arrived yet. */
 #include "view_pane.h"
 
 #include <math.h>
@@ -13,29 +12,52 @@
 static const char *const event_names[VIEW_EVENT_COUNT] = {
     [VIEW_EVENT_SEND] = "send",
     [VIEW_EVENT_RETRY] = "retry",
+    [VIEW_EVENT_TRANSMIT] = "transmit",
+    [VIEW_EVENT_DELIVER] = "deliver",
     [VIEW_EVENT_LOST] = "lost",
     [VIEW_EVENT_DUPLICATE] = "duplicate",
+    [VIEW_EVENT_RESERVE] = "reserve",
     [VIEW_EVENT_EXECUTE] = "execute",
     [VIEW_EVENT_EXECUTE_NO_EFFECT] = "execute_no_effect",
     [VIEW_EVENT_REPLAY] = "replay",
     [VIEW_EVENT_IN_PROGRESS] = "in_progress",
     [VIEW_EVENT_REJECT_OTHER_BODY] = "reject_other_body",
+    [VIEW_EVENT_FAIL_AFTER_EFFECT] = "fail_after_effect",
+    [VIEW_EVENT_GATEWAY_TIMEOUT] = "gateway_timeout",
+    [VIEW_EVENT_DECLINED] = "declined",
+    [VIEW_EVENT_CHARGED_NO_ANSWER] = "charged_no_answer",
+    [VIEW_EVENT_OUTBOX_RELAY] = "outbox_relay",
+    [VIEW_EVENT_REFUSED_DOWN] = "refused_down",
+    [VIEW_EVENT_CRASH] = "crash",
+    [VIEW_EVENT_RESTART] = "restart",
+    [VIEW_EVENT_ENQUEUE] = "enqueue",
+    [VIEW_EVENT_REDELIVER] = "redeliver",
+    [VIEW_EVENT_ACK_TIMEOUT] = "ack_timeout",
+    [VIEW_EVENT_DEAD_LETTER] = "dead_letter",
+    [VIEW_EVENT_DISCARD] = "discard",
+    [VIEW_EVENT_DEDUPLICATED] = "deduplicated",
+    [VIEW_EVENT_LATE_ACK_ACCEPTED] = "late_ack_accepted",
+    [VIEW_EVENT_LATE_ACK_IGNORED] = "late_ack_ignored",
+    [VIEW_EVENT_SEND_RECEIPT] = "send_receipt",
     [VIEW_EVENT_TIMEOUT] = "timeout",
     [VIEW_EVENT_GIVE_UP] = "give_up",
     [VIEW_EVENT_SUCCEEDED] = "succeeded",
     [VIEW_EVENT_FAILED] = "failed",
     [VIEW_EVENT_OFFLINE] = "offline",
+    [VIEW_EVENT_LOST_OFFLINE] = "lost_offline",
     [VIEW_EVENT_RECONNECT] = "reconnect",
     [VIEW_EVENT_SWEEP] = "sweep",
     [VIEW_EVENT_OTHER] = "other",
 };
 
+/* Hundreds of thousands of records a second name a few dozen events: the first letter
+ * narrows the search to two or three names. */
 ViewEvent view_pane_event_from_name(const char *name)
 {
-    if (name == NULL)
+    if (name == NULL || name[0] == '\0')
         return VIEW_EVENT_OTHER;
     for (int e = 0; e < VIEW_EVENT_OTHER; e++) {
-        if (strcmp(event_names[e], name) == 0)
+        if (event_names[e][0] == name[0] && strcmp(event_names[e], name) == 0)
             return (ViewEvent)e;
     }
     return VIEW_EVENT_OTHER;
@@ -48,23 +70,8 @@ const char *view_pane_event_name(ViewEvent event)
 
 /* ------------------------------------------------------------------ building */
 
-/* The number of operations: world_operation_view is true exactly below it. */
-static uint64_t count_operations(const World *world)
-{
-    OperationView view;
-    uint64_t low = 0, high = OPERATIONS_TOTAL_MAX + 1; /* low: known valid count */
-    while (low < high) {
-        uint64_t middle = low + (high - low + 1) / 2;
-        if (world_operation_view(world, middle - 1, &view))
-            low = middle;
-        else
-            high = middle - 1;
-    }
-    return low;
-}
-
-/* A typical value of a delay, to draw a message whose arrival the trace does not show. The
- * median where the distribution has one, so a heavy tail does not stretch every arrow. */
+/* A typical value of a delay, to draw a message copy that was lost or is still on its way.
+ * The median where the distribution has one, so a heavy tail does not stretch every arrow. */
 static double typical_ms(const Distribution *distribution)
 {
     switch (distribution->kind) {
@@ -98,6 +105,16 @@ static SimTimeUs link_delay_us(const Scenario *scenario, const char *source, con
     return (SimTimeUs)(ms * 1000.0);
 }
 
+static const char *node_name(const ViewPane *pane, int node)
+{
+    static const char *const services[] = {"server", "gateway", "broker", "consumers", "ledger"};
+    if (node >= VIEW_NODE_SERVER)
+        return services[node - VIEW_NODE_SERVER];
+    return (uint32_t)node < pane->lane_count
+               ? pane->scenario->client_groups[pane->lanes[node].group].id
+               : "";
+}
+
 /* The sample: the first clients of each group in turn, so every group has a lane. */
 static void choose_lanes(ViewPane *pane)
 {
@@ -115,23 +132,28 @@ static void choose_lanes(ViewPane *pane)
     }
 }
 
-static void describe_groups(ViewPane *pane)
+/* Which services the scenario uses, so the diagram has a lifeline for each and no other. */
+static void find_services(ViewPane *pane)
 {
     const Scenario *scenario = pane->scenario;
+    bool to_server = false, to_broker = false;
     for (uint32_t g = 0; g < scenario->client_group_count; g++) {
+        to_server |= scenario->client_groups[g].target == TARGET_SERVER;
+        to_broker |= scenario->client_groups[g].target == TARGET_BROKER;
         const ClientGroupSpec *group = &scenario->client_groups[g];
-        pane->group_amount[g] = group->operation.kind == OPERATION_DEBIT ? group->operation.amount
-                                                                         : 0;
-        pane->request_delay_us[g] = link_delay_us(scenario, group->id, "server");
-        pane->response_delay_us[g] = link_delay_us(scenario, "server", group->id);
+        pane->group_amount[g] =
+            group->operation.kind == OPERATION_DEBIT ? group->operation.amount : 0;
         pane->clients_total += group->count;
     }
-    ViewTally *tally = &pane->tally;
-    tally->account_count = scenario->account_count;
-    for (uint32_t a = 0; a < scenario->account_count && a < ACCOUNTS_MAX; a++) {
-        tally->initial[a] = scenario->accounts[a].balance;
-        tally->expected[a] = tally->initial[a];
-        tally->actual[a] = tally->initial[a];
+    pane->node_present[VIEW_NODE_SERVER] = to_server;
+    pane->node_present[VIEW_NODE_GATEWAY] = to_server && scenario->server.use_gateway;
+    to_broker |= to_server && scenario->server.publish_receipts;
+    pane->node_present[VIEW_NODE_BROKER] = to_broker;
+    pane->node_present[VIEW_NODE_CONSUMERS] = to_broker;
+    pane->node_present[VIEW_NODE_LEDGER] = true;
+    for (int a = 0; a < VIEW_NODE_COUNT; a++) {
+        for (int b = 0; b < VIEW_NODE_COUNT; b++)
+            pane->delay_us[a][b] = link_delay_us(scenario, node_name(pane, a), node_name(pane, b));
     }
 }
 
@@ -148,17 +170,15 @@ ViewPane *view_pane_create(const Scenario *scenario, Mode mode, uint64_t seed)
      * runs, so pane->world is set before the first record. */
     pane->world = world_create(scenario, mode, seed, view_trace_sink(pane), (WorldLimits){0});
     pane->scenario = world_scenario(pane->world);
-    pane->operation_count = count_operations(pane->world);
-    pane->operations = calloc(pane->operation_count ? pane->operation_count : 1,
-                              sizeof *pane->operations);
     pane->arrows = calloc(VIEW_ARROWS_MAX, sizeof *pane->arrows);
     pane->density = calloc(VIEW_DENSITY_BUCKETS, sizeof *pane->density);
-    if (pane->operations == NULL || pane->arrows == NULL || pane->density == NULL) {
+    if (pane->arrows == NULL || pane->density == NULL) {
         view_pane_destroy(pane);
         return NULL;
     }
-    describe_groups(pane);
     choose_lanes(pane);
+    find_services(pane);
+    view_pane_run_until(pane, 0);
     return pane;
 }
 
@@ -167,43 +187,64 @@ void view_pane_destroy(ViewPane *pane)
     if (pane == NULL)
         return;
     world_destroy(pane->world);
-    free(pane->operations);
-    free(pane->dirty);
     free(pane->arrows);
     free(pane->density);
     free(pane);
 }
 
+int view_pane_node_of_actor(const ViewPane *pane, const char *actor)
+{
+    static const char *const services[] = {"server", "gateway", "broker", "consumers"};
+    if (actor == NULL)
+        return -1;
+    for (int s = 0; s < 4; s++) {
+        if (strcmp(actor, services[s]) == 0)
+            return VIEW_NODE_SERVER + s;
+    }
+    const char *bracket = strchr(actor, '[');
+    if (bracket == NULL)
+        return -1;
+    size_t length = (size_t)(bracket - actor);
+    unsigned long index = strtoul(bracket + 1, NULL, 10);
+    for (uint32_t l = 0; l < pane->lane_count; l++) {
+        const char *group = pane->scenario->client_groups[pane->lanes[l].group].id;
+        if (pane->lanes[l].client_in_group == index && strlen(group) == length &&
+            strncmp(group, actor, length) == 0)
+            return (int)l;
+    }
+    return -1;
+}
+
 /* ------------------------------------------------------------------ running */
 
-/* A finished world has settled every outcome: from now on its metrics are the truth. */
-static void take_final_metrics(ViewPane *pane)
+/* The counters are the world's live metrics; once it has finished they are the report's. */
+static void read_metrics(ViewPane *pane)
 {
     const Metrics *metrics = world_metrics(pane->world);
     ViewTally *tally = &pane->tally;
-    tally->final = true;
+    tally->final = world_finished(pane->world);
     tally->operations = metrics->operations;
-    tally->pending = 0;
+    tally->pending = metrics->operations - metrics->operations_settled;
     memcpy(tally->outcomes, metrics->outcomes, sizeof tally->outcomes);
     tally->double_amount = metrics->double_amount;
+    if (!tally->final) {
+        tally->outcomes[OUTCOME_DOUBLE] = pane->doubles_seen;
+        tally->double_amount = pane->double_amount_seen;
+    }
     tally->lost_amount = metrics->lost_amount;
-    for (uint32_t a = 0; a < tally->account_count && a < ACCOUNTS_MAX; a++) {
+    tally->account_count =
+        metrics->account_count < ACCOUNTS_MAX ? metrics->account_count : ACCOUNTS_MAX;
+    for (uint32_t a = 0; a < tally->account_count; a++) {
+        tally->initial[a] = metrics->balances[a].initial;
         tally->expected[a] = metrics->balances[a].expected;
         tally->actual[a] = metrics->balances[a].actual;
     }
 }
 
-static void after_run(ViewPane *pane)
-{
-    view_trace_settle(pane);
-    if (world_finished(pane->world) && !pane->tally.final)
-        take_final_metrics(pane);
-}
-
 void view_pane_run_until(ViewPane *pane, SimTimeUs until_us)
 {
     world_run_until(pane->world, until_us);
-    after_run(pane);
+    read_metrics(pane);
 }
 
 bool view_pane_step(ViewPane *pane, uint64_t max_events)
@@ -215,7 +256,7 @@ bool view_pane_step(ViewPane *pane, uint64_t max_events)
         if (!more)
             break;
     }
-    after_run(pane);
+    read_metrics(pane);
     return more;
 }
 

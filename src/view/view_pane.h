@@ -1,9 +1,9 @@
 /* One pane of the view: the World of one mode plus what the view learns from its trace. The
- * pane owns its World and a TraceSink that turns records into live tallies (outcomes and
- * balances, settled per operation as the run goes), arrows of a sequence diagram for a
- * sample of clients, a density of all clients' traffic, and a narration line.
- * The pane only reads the world: the trace, world_operation_view and the other getters.
- * SDL-free, so tests drive it without a display. */
+ * pane owns its World and a TraceSink that turns records into arrows and marks of a
+ * sequence diagram for a sample of clients (every message copy of their operations, on
+ * every hop: clients, server, gateway, broker, consumers), a density of all clients'
+ * traffic, and a narration line. Counters and balances are the world's own live metrics.
+ * The pane only reads the world. SDL-free, so tests drive it without a display. */
 #ifndef IDEMSIM_VIEW_PANE_H
 #define IDEMSIM_VIEW_PANE_H
 
@@ -18,7 +18,7 @@
 #include "world.h"
 
 #define VIEW_LANES_MAX 8          /* sampled clients drawn as lanes of the sequence diagram */
-#define VIEW_ARROWS_MAX 8192      /* ring of recent arrows and marks of the sampled clients */
+#define VIEW_ARROWS_MAX 16384     /* ring of recent arrows, boxes and marks */
 #define VIEW_DENSITY_BUCKETS 8192 /* ring of traffic counts of all clients */
 #define VIEW_DENSITY_BUCKET_US 10000u
 #define VIEW_KEY_ROWS_SHOWN 12
@@ -29,18 +29,39 @@
 typedef enum {
     VIEW_EVENT_SEND,
     VIEW_EVENT_RETRY,
+    VIEW_EVENT_TRANSMIT,
+    VIEW_EVENT_DELIVER,
     VIEW_EVENT_LOST,
     VIEW_EVENT_DUPLICATE,
+    VIEW_EVENT_RESERVE,
     VIEW_EVENT_EXECUTE,
     VIEW_EVENT_EXECUTE_NO_EFFECT,
     VIEW_EVENT_REPLAY,
     VIEW_EVENT_IN_PROGRESS,
     VIEW_EVENT_REJECT_OTHER_BODY,
+    VIEW_EVENT_FAIL_AFTER_EFFECT,
+    VIEW_EVENT_GATEWAY_TIMEOUT,
+    VIEW_EVENT_DECLINED,
+    VIEW_EVENT_CHARGED_NO_ANSWER,
+    VIEW_EVENT_OUTBOX_RELAY,
+    VIEW_EVENT_REFUSED_DOWN,
+    VIEW_EVENT_CRASH,
+    VIEW_EVENT_RESTART,
+    VIEW_EVENT_ENQUEUE,
+    VIEW_EVENT_REDELIVER,
+    VIEW_EVENT_ACK_TIMEOUT,
+    VIEW_EVENT_DEAD_LETTER,
+    VIEW_EVENT_DISCARD,
+    VIEW_EVENT_DEDUPLICATED,
+    VIEW_EVENT_LATE_ACK_ACCEPTED,
+    VIEW_EVENT_LATE_ACK_IGNORED,
+    VIEW_EVENT_SEND_RECEIPT,
     VIEW_EVENT_TIMEOUT,
     VIEW_EVENT_GIVE_UP,
     VIEW_EVENT_SUCCEEDED,
     VIEW_EVENT_FAILED,
     VIEW_EVENT_OFFLINE,
+    VIEW_EVENT_LOST_OFFLINE,
     VIEW_EVENT_RECONNECT,
     VIEW_EVENT_SWEEP,
     VIEW_EVENT_OTHER, /* a name this view does not know yet: counted, not drawn */
@@ -50,26 +71,52 @@ typedef enum {
 ViewEvent view_pane_event_from_name(const char *name);
 const char *view_pane_event_name(ViewEvent event);
 
-/* ------------------------------------------------------------------ arrows */
+/* ------------------------------------------------------------------ nodes and arrows */
 
-typedef enum { VIEW_ARROW_REQUEST, VIEW_ARROW_RESPONSE, VIEW_ARROW_MARK } ViewArrowKind;
+/* Lifelines: the sampled clients' lanes 0..VIEW_LANES_MAX-1, then the services. */
+typedef enum {
+    VIEW_NODE_SERVER = VIEW_LANES_MAX,
+    VIEW_NODE_GATEWAY,
+    VIEW_NODE_BROKER,
+    VIEW_NODE_CONSUMERS,
+    VIEW_NODE_LEDGER,
+    VIEW_NODE_COUNT
+} ViewNode;
 
-/* A message copy of a sampled client between its lane and the server, or a mark on the
- * client's lane (timeout, give-up, told success, offline...). */
+/* What travels, by the trace's "detail" of message events. */
+typedef enum {
+    VIEW_MESSAGE_REQUEST,
+    VIEW_MESSAGE_RESPONSE,
+    VIEW_MESSAGE_CHARGE,
+    VIEW_MESSAGE_CHARGE_REPLY,
+    VIEW_MESSAGE_DELIVERY,
+    VIEW_MESSAGE_ACK,
+    VIEW_MESSAGE_COUNT
+} ViewMessage;
+
+typedef enum {
+    VIEW_ARROW_MESSAGE,    /* one copy of a message between two lifelines */
+    VIEW_ARROW_ACTIVATION, /* a node holding a request: from its arrival to its answer */
+    VIEW_ARROW_MARK        /* an event on one lifeline (timeout, crash, redelivery...) */
+} ViewArrowKind;
+
 typedef struct {
-    uint64_t serial;     /* unique within the pane, for pinning a selection */
+    uint64_t serial; /* unique within the pane, for pinning a selection */
     uint64_t operation;
     SimTimeUs start_us;
-    SimTimeUs end_us;    /* when the trace showed where it ended; SIM_TIME_NEVER: not seen */
+    SimTimeUs end_us; /* delivered, decided or answered; SIM_TIME_NEVER while open */
     uint32_t attempt;
-    uint32_t copy;       /* network lineage (2 original request, 3 its duplicate, 4.. answers) */
-    int32_t value;       /* status of an answer; offline duration in ms for a mark */
-    uint16_t lane;
-    uint16_t effects;    /* requests: the operation's effects once this one was executed */
-    uint8_t kind;        /* ViewArrowKind */
-    uint8_t event;       /* ViewEvent that created it: send, retry, duplicate, or the mark */
-    uint8_t end_event;   /* ViewEvent that ended it (decision, lost, succeeded), or OTHER */
-    bool duplicate;      /* a copy the network made */
+    uint32_t copy;    /* network lineage, as the trace gives it */
+    int32_t value;    /* a status; a client request's click (1: the second); a mark's
+                         count or duration (by event) */
+    uint16_t effects; /* the operation's effects after the execution this led to */
+    int8_t from;      /* ViewNode (or a lane); a mark's or activation's node */
+    int8_t to;
+    uint8_t kind;      /* ViewArrowKind */
+    uint8_t message;   /* ViewMessage */
+    uint8_t event;     /* ViewEvent of the mark, or of the decision an arrow led to */
+    uint8_t end_event; /* VIEW_EVENT_DELIVER, _LOST, a decision, or _OTHER while open */
+    bool duplicate;    /* a copy the network made */
 } ViewArrow;
 
 typedef struct {
@@ -78,30 +125,31 @@ typedef struct {
 } ViewLane;
 
 typedef struct {
-    SimTimeUs bucket;    /* bucket index + 1; 0: empty */
-    uint32_t sends;      /* requests of all clients, retries included */
+    SimTimeUs bucket; /* bucket index + 1; 0: empty */
+    uint32_t sends;   /* requests of all clients, retries included */
     uint32_t retries;
-    uint32_t lost;
-    uint32_t doubles;    /* executions that charged an operation again */
+    uint32_t lost;    /* message copies lost, any hop */
+    uint32_t doubles; /* executions that had an effect again */
 } ViewDensity;
 
-/* ------------------------------------------------------------------ tallies */
+/* ------------------------------------------------------------------ counters */
 
-/* What the pane knows so far. Outcomes are settled per operation as soon as the trace and
- * world_operation_view show them (a double is final at the second effect; the others once
- * the client is done); "pending" counts operations still running. Once the world has
- * finished, the world's own metrics replace these. */
+/* The world's live metrics, as the panels show them. The world counts an outcome once the
+ * operation is settled (its client done, nothing in flight refers to it), which for a
+ * broker's redelivery storm can be long after the second charge; a double is final at its
+ * second effect, so the pane counts doubles (and their money) from the trace as they happen.
+ * At the end both counts agree (a test checks it). */
 typedef struct {
     uint64_t operations;
-    uint64_t pending;
+    uint64_t pending; /* started, not yet settled into an outcome */
     uint64_t outcomes[OUTCOME_COUNT];
     int64_t double_amount;
     int64_t lost_amount;
     uint32_t account_count;
     int64_t initial[ACCOUNTS_MAX];
-    int64_t expected[ACCOUNTS_MAX]; /* minus each settled operation's intended debit, once */
-    int64_t actual[ACCOUNTS_MAX];   /* minus every applied debit */
-    bool final;                     /* copied from world_metrics() of a finished world */
+    int64_t expected[ACCOUNTS_MAX];
+    int64_t actual[ACCOUNTS_MAX];
+    bool final; /* the world has finished: these are the report's numbers */
 } ViewTally;
 
 /* ------------------------------------------------------------------ narration */
@@ -109,15 +157,17 @@ typedef struct {
 typedef struct {
     bool present;
     ViewEvent event;
-    bool response;       /* lost: an answer rather than a request */
-    int rank;            /* 0 routine .. 3 double charge */
+    int node;        /* ViewNode of the actor, -1 for a client */
+    uint8_t message; /* ViewMessage of a lost copy */
+    int rank;        /* 0 routine .. 3 double charge or key-store save */
     SimTimeUs t_us;
     uint64_t operation;
     uint32_t attempt;
     uint32_t group;
     uint32_t client_in_group;
-    uint32_t effects;    /* the operation's effects at that moment */
+    uint32_t effects; /* the operation's effects at that moment */
     int64_t value;
+    char detail[24];
 } ViewNarration;
 
 /* ------------------------------------------------------------------ key store sample */
@@ -128,18 +178,10 @@ typedef struct {
     uint64_t expired; /* past their TTL, still held until a sweep frees them */
     SimTimeUs at_us;  /* world time of the sample */
     uint32_t shown;
-    KeyRow newest[VIEW_KEY_ROWS_SHOWN]; /* most recently created first */
+    KeyRow newest[VIEW_KEY_ROWS_SHOWN]; /* processing first, then most recently created */
 } ViewKeySample;
 
 /* ------------------------------------------------------------------ the pane */
-
-typedef struct {
-    uint32_t effects_traced; /* "execute" records seen */
-    uint32_t effects_known;  /* from world_operation_view at the last settle */
-    uint8_t belief;          /* Belief, from the client's records */
-    uint8_t outcome;         /* 0 not started, 1 pending, 2 + Outcome once settled */
-    uint8_t flags;
-} ViewOperation;
 
 typedef struct {
     Mode mode;
@@ -147,20 +189,20 @@ typedef struct {
     const Scenario *scenario; /* the world's copy */
     uint64_t seed;
 
-    uint64_t operation_count;
-    ViewOperation *operations;
-    uint64_t *dirty;         /* operations to settle after the current run call */
-    uint64_t dirty_count, dirty_capacity;
+    bool node_present[VIEW_NODE_COUNT];      /* services this scenario uses */
     int64_t group_amount[CLIENT_GROUPS_MAX]; /* debit per operation, 0 for other kinds */
-    SimTimeUs request_delay_us[CLIENT_GROUPS_MAX];  /* nominal one-way delays, for drawing */
-    SimTimeUs response_delay_us[CLIENT_GROUPS_MAX];
+    SimTimeUs delay_us[VIEW_NODE_COUNT][VIEW_NODE_COUNT]; /* typical one-way link delays */
     uint64_t clients_total;
 
     uint32_t lane_count;
     ViewLane lanes[VIEW_LANES_MAX];
-    ViewArrow *arrows;       /* ring of VIEW_ARROWS_MAX */
-    uint64_t arrow_serial;   /* serial of the next arrow; the ring holds the last ones */
-    ViewDensity *density;    /* ring of VIEW_DENSITY_BUCKETS */
+    ViewArrow *arrows;            /* ring of VIEW_ARROWS_MAX */
+    uint64_t arrow_serial;        /* serial of the next arrow; the ring holds the last ones */
+    ViewDensity *density;         /* ring of VIEW_DENSITY_BUCKETS */
+    uint64_t duplicate_operation; /* the copy the last "duplicate" record announced */
+    uint32_t duplicate_attempt, duplicate_copy;
+    uint64_t click_operation; /* the click the last "send"/"retry" record named */
+    uint32_t click;
 
     ViewNarration narration;
     SimTimeUs narration_hold_us; /* a less notable event replaces the line after this */
@@ -168,6 +210,8 @@ typedef struct {
     uint64_t records_by_event[VIEW_EVENT_COUNT];
 
     ViewTally tally;
+    uint64_t doubles_seen;      /* operations whose second effect the trace has shown */
+    int64_t double_amount_seen; /* money of every effect after the first */
     ViewKeySample keys;
 } ViewPane;
 
@@ -176,18 +220,18 @@ typedef struct {
 ViewPane *view_pane_create(const Scenario *scenario, Mode mode, uint64_t seed);
 void view_pane_destroy(ViewPane *pane); /* NULL is a no-op */
 
-/* Runs the world to until_us (world_run_until), then settles what the run changed. */
+/* Runs the world to until_us (world_run_until), then reads its metrics. */
 void view_pane_run_until(ViewPane *pane, SimTimeUs until_us);
-/* Runs events until one produces a trace record (at most max_events); false when the world
- * has nothing left. */
+/* Runs events until one produces a trace record the view draws or narrates (at most
+ * max_events); false when the world has nothing left. */
 bool view_pane_step(ViewPane *pane, uint64_t max_events);
 /* Re-reads the key store through world_visit_key_rows. */
 void view_pane_sample_keys(ViewPane *pane);
+/* The node a trace actor names ("server", "web[3]" when sampled), or -1. */
+int view_pane_node_of_actor(const ViewPane *pane, const char *actor);
 
 /* The sink that feeds the pane (view_trace.c); world_create gets it. */
 TraceSink view_trace_sink(ViewPane *pane);
-/* Settles the operations the trace touched since the last call (view_trace.c). */
-void view_trace_settle(ViewPane *pane);
 
 const ViewArrow *view_pane_arrow(const ViewPane *pane, uint64_t serial); /* NULL: gone */
 /* The oldest serial still in the ring. */

@@ -14,17 +14,24 @@ static int P(const ViewPanels *panels, float length)
     return view_layout_px(panels->layout, length);
 }
 
-static SDL_Color C(ViewColor color) { return view_canvas_color(color, 255); }
+static SDL_Color C(ViewColor color)
+{
+    return view_canvas_color(color, 255);
+}
 
 /* ------------------------------------------------------------------ header */
 
 static const char *tagline(Mode mode)
 {
     switch (mode) {
-    case MODE_AT_MOST_ONCE: return "sends once, never retries";
-    case MODE_AT_LEAST_ONCE: return "retries on timeout, no key";
-    case MODE_IDEMPOTENT: return "retries with a key + server key store";
-    case MODE_COUNT: break;
+    case MODE_AT_MOST_ONCE:
+        return "sends once, never retries";
+    case MODE_AT_LEAST_ONCE:
+        return "retries on timeout, no key";
+    case MODE_IDEMPOTENT:
+        return "retries with a key + server key store";
+    case MODE_COUNT:
+        break;
     }
     return "";
 }
@@ -41,8 +48,8 @@ void view_panels_header(const ViewPanels *panels)
     int header_h = view_canvas_text_height(canvas, VIEW_FONT_HEADER);
     int small_h = view_canvas_text_height(canvas, VIEW_FONT_SMALL);
     int top = r.y + (r.h - header_h - small_h) / 2;
-    view_canvas_text_fit(canvas, VIEW_FONT_HEADER, C(VIEW_COLOR_TEXT), r.x, top,
-                         VIEW_ALIGN_LEFT, r.w, name);
+    view_canvas_text_fit(canvas, VIEW_FONT_HEADER, C(VIEW_COLOR_TEXT), r.x, top, VIEW_ALIGN_LEFT,
+                         r.w, name);
     char status[96];
     ViewColor status_color = VIEW_COLOR_TEXT_DIM;
     if (world_finished(pane->world)) {
@@ -57,8 +64,7 @@ void view_panels_header(const ViewPanels *panels)
                                     VIEW_ALIGN_RIGHT, status);
     view_canvas_text_fit(canvas, VIEW_FONT_SMALL, C(VIEW_COLOR_TEXT_DIM), r.x, line_y,
                          VIEW_ALIGN_LEFT, r.w - status_w - P(panels, 10), tagline(pane->mode));
-    view_canvas_fill(canvas, (ViewRect){r.x, r.y + r.h - 1, r.w, P(panels, 1)},
-                     C(VIEW_COLOR_GRID));
+    view_canvas_fill(canvas, (ViewRect){r.x, r.y + r.h - 1, r.w, P(panels, 1)}, C(VIEW_COLOR_GRID));
 }
 
 /* ------------------------------------------------------------------ counters */
@@ -102,16 +108,14 @@ static void draw_counter(const ViewPanels *panels, ViewRect r, const Counter *co
     int slot_top = r.y + pad + label_h - P(panels, 4);
     int slot_h = r.y + r.h - pad - small_h - slot_top;
     view_canvas_text_fit(canvas, font, active ? C(counter->color) : C(VIEW_COLOR_TEXT_DIM),
-                         r.x + pad, slot_top + (slot_h - number_h) / 2, VIEW_ALIGN_LEFT,
-                         inner_w, number);
+                         r.x + pad, slot_top + (slot_h - number_h) / 2, VIEW_ALIGN_LEFT, inner_w,
+                         number);
     const char *sub = counter->sub_long;
     if (view_canvas_text_width(canvas, VIEW_FONT_SMALL, sub) > inner_w)
         sub = counter->sub_short;
-    SDL_Color sub_ink = active && counter->sub_colored ? C(counter->color)
-                                                       : C(VIEW_COLOR_TEXT_DIM);
+    SDL_Color sub_ink = active && counter->sub_colored ? C(counter->color) : C(VIEW_COLOR_TEXT_DIM);
     view_canvas_text_fit(canvas, VIEW_FONT_SMALL, sub_ink, r.x + pad,
-                         r.y + r.h - pad - small_h + P(panels, 1), VIEW_ALIGN_LEFT, inner_w,
-                         sub);
+                         r.y + r.h - pad - small_h + P(panels, 1), VIEW_ALIGN_LEFT, inner_w, sub);
 }
 
 void view_panels_counters(const ViewPanels *panels)
@@ -129,7 +133,9 @@ void view_panels_counters(const ViewPanels *panels)
     const Counter counters[VIEW_COUNTERS] = {
         {"\xE2\x9C\x93 OK", VIEW_COLOR_OK, tally->outcomes[OUTCOME_OK], "charged once", "once",
          false},
-        {"\xC3\x97" "2 DOUBLE", VIEW_COLOR_DOUBLE, tally->outcomes[OUTCOME_DOUBLE], double_long,
+        {"\xC3\x97"
+         "2 DOUBLE",
+         VIEW_COLOR_DOUBLE, tally->outcomes[OUTCOME_DOUBLE], double_long,
          tally->outcomes[OUTCOME_DOUBLE] ? double_short : "none", true},
         {"\xE2\x9C\x95 LOST", VIEW_COLOR_LOST, tally->outcomes[OUTCOME_LOST], lost_long,
          tally->outcomes[OUTCOME_LOST] ? lost_short : "none", false},
@@ -151,8 +157,11 @@ static int bar_x(int x, int w, int64_t amount, int64_t scale)
     return x + (int)((double)w * (double)amount / (double)scale);
 }
 
+/* Blue: charged as expected; red beyond the white expected tick: charged twice; an outline
+ * short of it: not charged (yet: operations in flight count in "expected" from their start,
+ * in "actual" from their charge). */
 static void balance_bar(const ViewPanels *panels, ViewRect bar, int64_t expected_debit,
-                        int64_t actual_debit)
+                        int64_t actual_debit, ViewColor shortfall)
 {
     ViewCanvas *canvas = panels->canvas;
     int64_t scale = panels->money_scale > 0 ? panels->money_scale : 1;
@@ -167,11 +176,42 @@ static void balance_bar(const ViewPanels *panels, ViewRect bar, int64_t expected
                          C(VIEW_COLOR_DOUBLE));
     if (actual_x < expected_x)
         view_canvas_outline(canvas, (ViewRect){actual_x, bar.y, expected_x - actual_x, bar.h},
-                            (float)P(panels, 2), C(VIEW_COLOR_WARNING));
+                            (float)P(panels, 2), C(shortfall));
     int tick = P(panels, 2);
-    view_canvas_fill(canvas, (ViewRect){expected_x - tick / 2, bar.y - P(panels, 3), tick,
-                                        bar.h + P(panels, 6)},
-                     C(VIEW_COLOR_TEXT));
+    view_canvas_fill(
+        canvas, (ViewRect){expected_x - tick / 2, bar.y - P(panels, 3), tick, bar.h + P(panels, 6)},
+        C(VIEW_COLOR_TEXT));
+}
+
+/* The verdict on an account. With one account it comes from the settled outcomes (money
+ * charged twice, money never charged), so operations in flight do not read as "short";
+ * with several, from the account's live balances. */
+static ViewColor balance_verdict(const ViewPanels *panels, uint32_t account, char *text,
+                                 size_t size)
+{
+    const ViewTally *tally = &panels->pane->tally;
+    int64_t over, under;
+    if (tally->account_count == 1) {
+        over = tally->double_amount;
+        under = tally->lost_amount;
+    } else {
+        int64_t difference = tally->expected[account] - tally->actual[account];
+        over = difference > 0 ? difference : 0;
+        under = difference < 0 ? -difference : 0;
+    }
+    char money[48];
+    if (over > 0) {
+        view_narration_money(money, sizeof money, over, true);
+        snprintf(text, size, "%s over", money);
+        return VIEW_COLOR_DOUBLE;
+    }
+    if (under > 0) {
+        view_narration_money(money, sizeof money, under, false);
+        snprintf(text, size, "%s short", money);
+        return VIEW_COLOR_WARNING;
+    }
+    snprintf(text, size, "\xE2\x9C\x93 exact");
+    return VIEW_COLOR_OK;
 }
 
 static void balance_row(const ViewPanels *panels, uint32_t account, ViewRect row)
@@ -180,31 +220,22 @@ static void balance_row(const ViewPanels *panels, uint32_t account, ViewRect row
     const ViewTally *tally = &panels->pane->tally;
     int64_t expected_debit = tally->initial[account] - tally->expected[account];
     int64_t actual_debit = tally->initial[account] - tally->actual[account];
-    int64_t difference = actual_debit - expected_debit;
-    char money[48], text[80];
-    view_narration_money(money, sizeof money, difference < 0 ? -difference : difference,
-                         difference > 0);
-    ViewColor color = VIEW_COLOR_OK;
-    if (difference > 0) {
-        snprintf(text, sizeof text, "%s over", money);
-        color = VIEW_COLOR_DOUBLE;
-    } else if (difference < 0) {
-        snprintf(text, sizeof text, "%s short", money);
-        color = VIEW_COLOR_WARNING;
-    } else {
-        snprintf(text, sizeof text, "\xE2\x9C\x93 exact");
-    }
+    char text[96];
+    ViewColor color = balance_verdict(panels, account, text, sizeof text);
     int small_h = view_canvas_text_height(canvas, VIEW_FONT_SMALL);
     int text_y = row.y + (row.h - small_h) / 2;
-    int name_w = P(panels, 58), diff_w = P(panels, 112);
+    const char *name = panels->pane->scenario->accounts[account].id;
+    int diff_w = P(panels, 112);
+    int name_w = view_canvas_text_width(canvas, VIEW_FONT_SMALL, name) + P(panels, 10);
+    name_w = name_w < P(panels, 58) ? P(panels, 58) : name_w > row.w / 4 ? row.w / 4 : name_w;
     view_canvas_text_fit(canvas, VIEW_FONT_SMALL, C(VIEW_COLOR_TEXT), row.x, text_y,
-                         VIEW_ALIGN_LEFT, name_w - P(panels, 6),
-                         panels->pane->scenario->accounts[account].id);
-    view_canvas_text_fit(canvas, VIEW_FONT_SMALL, C(color), row.x + row.w, text_y,
-                         VIEW_ALIGN_RIGHT, diff_w - P(panels, 6), text);
+                         VIEW_ALIGN_LEFT, name_w - P(panels, 6), name);
+    view_canvas_text_fit(canvas, VIEW_FONT_SMALL, C(color), row.x + row.w, text_y, VIEW_ALIGN_RIGHT,
+                         diff_w - P(panels, 6), text);
     int bar_h = P(panels, 10);
     ViewRect bar = {row.x + name_w, row.y + (row.h - bar_h) / 2, row.w - name_w - diff_w, bar_h};
-    balance_bar(panels, bar, expected_debit, actual_debit);
+    balance_bar(panels, bar, expected_debit, actual_debit,
+                color == VIEW_COLOR_WARNING ? VIEW_COLOR_WARNING : VIEW_COLOR_TEXT_DIM);
 }
 
 void view_panels_balances(const ViewPanels *panels)
@@ -212,8 +243,8 @@ void view_panels_balances(const ViewPanels *panels)
     ViewCanvas *canvas = panels->canvas;
     ViewRect r = panels->box->balances;
     const ViewTally *tally = &panels->pane->tally;
-    view_canvas_text(canvas, VIEW_FONT_LABEL, C(VIEW_COLOR_TEXT_DIM), r.x, r.y, VIEW_ALIGN_LEFT,
-                     "CHARGED vs EXPECTED");
+    int heading_w = view_canvas_text(canvas, VIEW_FONT_LABEL, C(VIEW_COLOR_TEXT_DIM), r.x, r.y,
+                                     VIEW_ALIGN_LEFT, "CHARGED vs EXPECTED");
     int heading_h = view_canvas_text_height(canvas, VIEW_FONT_LABEL) + P(panels, 2);
     uint32_t shown = tally->account_count < 2 ? tally->account_count : 2;
     if (tally->account_count > shown) {
@@ -225,8 +256,9 @@ void view_panels_balances(const ViewPanels *panels)
         char balance[48], line[96];
         view_narration_money(balance, sizeof balance, tally->actual[0], false);
         snprintf(line, sizeof line, "balance %s", balance);
-        view_canvas_text(canvas, VIEW_FONT_SMALL, C(VIEW_COLOR_TEXT_DIM), r.x + r.w, r.y,
-                         VIEW_ALIGN_RIGHT, line);
+        if (view_canvas_text_width(canvas, VIEW_FONT_SMALL, line) < r.w - heading_w - P(panels, 8))
+            view_canvas_text(canvas, VIEW_FONT_SMALL, C(VIEW_COLOR_TEXT_DIM), r.x + r.w, r.y,
+                             VIEW_ALIGN_RIGHT, line);
     }
     int rows_h = r.h - heading_h;
     int row_h = shown > 0 ? rows_h / (int)(shown > 1 ? shown : 1) : rows_h;
@@ -274,6 +306,8 @@ static void key_row(const ViewPanels *panels, const KeyRow *row, ViewRect r)
         color = VIEW_COLOR_LOST;
     }
     int pill_w = P(panels, 84);
+    int status_w = view_canvas_text_width(canvas, VIEW_FONT_TINY, status) + P(panels, 8);
+    pill_w = status_w > pill_w ? status_w : pill_w;
     ViewRect pill = {r.x, r.y + P(panels, 2), pill_w, r.h - P(panels, 4)};
     view_canvas_round(canvas, pill, (float)P(panels, 4), view_canvas_color(color, 60));
     int tiny_h = view_canvas_text_height(canvas, VIEW_FONT_TINY);
@@ -301,17 +335,49 @@ static void key_row(const ViewPanels *panels, const KeyRow *row, ViewRect r)
 static void keys_heading(const ViewPanels *panels, ViewRect r)
 {
     ViewCanvas *canvas = panels->canvas;
-    const ViewKeySample *keys = &panels->pane->keys;
+    const ViewPane *pane = panels->pane;
+    const ViewKeySample *keys = &pane->keys;
     view_canvas_text(canvas, VIEW_FONT_LABEL, C(VIEW_COLOR_TEXT_DIM), r.x, r.y, VIEW_ALIGN_LEFT,
                      "KEY STORE");
     char counts[128];
-    if (panels->pane->mode != MODE_IDEMPOTENT)
+    if (pane->mode != MODE_IDEMPOTENT)
         snprintf(counts, sizeof counts, "off");
-    else
+    else if (pane->node_present[VIEW_NODE_SERVER])
         snprintf(counts, sizeof counts, "%" PRIu64 " keys \xC2\xB7 %" PRIu64 " processing",
                  keys->rows, keys->processing);
+    else
+        snprintf(counts, sizeof counts, "%" PRIu64 " keys",
+                 world_metrics(pane->world)->key_store_rows);
     view_canvas_text(canvas, VIEW_FONT_SMALL, C(VIEW_COLOR_TEXT_DIM), r.x + r.w, r.y,
                      VIEW_ALIGN_RIGHT, counts);
+}
+
+/* Why a column has no rows to list: the mode keeps no keys, or the keys live with the
+ * consumers, whose store the public API does not list (only counts). */
+static bool explain_keys(const ViewPanels *panels, ViewRect r, int top)
+{
+    const ViewPane *pane = panels->pane;
+    char why[256];
+    if (pane->mode == MODE_AT_MOST_ONCE)
+        snprintf(why, sizeof why,
+                 "No keys: nothing is retried, so nothing runs twice, but "
+                 "nothing lost is ever recovered.");
+    else if (pane->mode == MODE_AT_LEAST_ONCE)
+        snprintf(why, sizeof why,
+                 "No keys: %s runs every copy that arrives, a retry of a "
+                 "payment that went through included.",
+                 pane->node_present[VIEW_NODE_SERVER] ? "the server" : "the consumer");
+    else if (!pane->node_present[VIEW_NODE_SERVER])
+        snprintf(why, sizeof why,
+                 "The consumers keep one key per message id; %" PRIu64
+                 " copies found theirs done and were acknowledged without "
+                 "a charge.",
+                 world_metrics(pane->world)->consumer_replayed);
+    else
+        return false;
+    view_canvas_text_wrapped(panels->canvas, VIEW_FONT_SMALL, C(VIEW_COLOR_TEXT_DIM), r.x, top, r.w,
+                             why);
+    return true;
 }
 
 void view_panels_keys(const ViewPanels *panels)
@@ -322,18 +388,10 @@ void view_panels_keys(const ViewPanels *panels)
     keys_heading(panels, r);
     int top = r.y + P(panels, 22);
     int row_h = P(panels, 19);
-    if (panels->pane->mode != MODE_IDEMPOTENT) {
-        const char *why = panels->pane->mode == MODE_AT_MOST_ONCE
-                              ? "No keys: nothing is retried, so nothing runs twice, but "
-                                "nothing lost is ever recovered."
-                              : "No keys: the server runs every request that arrives, a "
-                                "retry of a payment that went through included.";
-        view_canvas_text_wrapped(canvas, VIEW_FONT_SMALL, C(VIEW_COLOR_TEXT_DIM), r.x, top,
-                                 r.w, why);
+    if (explain_keys(panels, r, top))
         return;
-    }
     uint32_t rows = keys->shown < (uint32_t)panels->box->key_rows ? keys->shown
-                                                                   : (uint32_t)panels->box->key_rows;
+                                                                  : (uint32_t)panels->box->key_rows;
     for (uint32_t i = 0; i < rows; i++)
         key_row(panels, &keys->newest[i], (ViewRect){r.x, top + (int)i * row_h, r.w, row_h});
     if (keys->rows > rows) {
@@ -342,8 +400,8 @@ void view_panels_keys(const ViewPanels *panels)
         view_canvas_text(canvas, VIEW_FONT_SMALL, C(VIEW_COLOR_TEXT_DIM), r.x,
                          top + (int)rows * row_h + P(panels, 1), VIEW_ALIGN_LEFT, more);
     } else if (keys->rows == 0) {
-        view_canvas_text(canvas, VIEW_FONT_SMALL, C(VIEW_COLOR_TEXT_DIM), r.x, top,
-                         VIEW_ALIGN_LEFT, "empty");
+        view_canvas_text(canvas, VIEW_FONT_SMALL, C(VIEW_COLOR_TEXT_DIM), r.x, top, VIEW_ALIGN_LEFT,
+                         "empty");
     }
 }
 

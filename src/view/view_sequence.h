@@ -27,7 +27,7 @@ typedef struct {
     uint64_t hovered_serial; /* 0: none */
     float hovered_distance;
     ViewSegment hovered;
-    uint64_t pinned_serial;  /* 0: none */
+    uint64_t pinned_serial; /* 0: none */
     ViewSegment pinned;
 } ViewSequencePick;
 

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#define WINDOW_WALL_SECONDS 2.4   /* a message stays on screen this long at any speed */
+#define WINDOW_WALL_SECONDS 2.4 /* a message stays on screen this long at any speed */
 #define NARRATION_WALL_SECONDS 2.5
 #define SLICE_US_MIN 200u
 #define SLICE_US_MAX 60000000u
@@ -56,7 +56,10 @@ bool view_session_init(ViewSession *session, const Scenario *scenario, const Mod
     return create_panes(session);
 }
 
-void view_session_release(ViewSession *session) { destroy_panes(session); }
+void view_session_release(ViewSession *session)
+{
+    destroy_panes(session);
+}
 
 bool view_session_restart(ViewSession *session, uint64_t seed)
 {
@@ -81,8 +84,8 @@ static void adapt_slice(ViewSession *session, SimTimeUs slice_us, double spent_s
     if (spent_s > budget_s / 4) {
         session->slice_us = slice_us / 2 > SLICE_US_MIN ? slice_us / 2 : SLICE_US_MIN;
     } else if (spent_s < budget_s / 16 && slice_us >= session->slice_us) {
-        session->slice_us = session->slice_us < SLICE_US_MAX / 2 ? session->slice_us * 2
-                                                                 : SLICE_US_MAX;
+        session->slice_us =
+            session->slice_us < SLICE_US_MAX / 2 ? session->slice_us * 2 : SLICE_US_MAX;
     }
 }
 

@@ -20,10 +20,10 @@ typedef struct {
     uint32_t pane_count;
     Mode modes[MODE_COUNT];
     ViewPane *panes[MODE_COUNT];
-    SimTimeUs now_us;         /* every pane's world has run up to here (or has finished) */
-    double speed;             /* simulated seconds per wall second */
-    SimTimeUs slice_us;       /* work per run call, adapted so a frame never blocks */
-    double achieved_speed;    /* what the last frames managed, when the simulation lags */
+    SimTimeUs now_us;      /* every pane's world has run up to here (or has finished) */
+    double speed;          /* simulated seconds per wall second */
+    SimTimeUs slice_us;    /* work per run call, adapted so a frame never blocks */
+    double achieved_speed; /* what the last frames managed, when the simulation lags */
 } ViewSession;
 
 /* False when out of memory (the session is then released). */

@@ -1,148 +1,24 @@
-/* The pane's TraceSink. Each record updates three things: the operation's live state (its
- * effects and what its client was told), the arrows of the sequence diagram when the
- * operation belongs to a sampled client (or the density of the others' traffic), and the
- * narration line. Records borrow their strings for the call, so nothing keeps them.
- * Pairing follows the model's emission order (src/model): "send"/"retry" precede the loss
- * of the request copy; "execute" precedes the answer being sent, but "replay",
- * "in_progress" and "reject_other_body" come after it, so an answer's arrow is found or
- * created by whichever record names it first. */
+/* The pane's TraceSink. The network reports every copy of every message as "transmit" (or
+ * "lost") at its source and "deliver" at its target, with both ends named, so each copy of a
+ * sampled client's operation becomes an arrow with its true send and arrival times. A copy
+ * arriving at a service (request, delivery, charge) opens an activation box on that
+ * lifeline, closed by the answer it sends (whose lineage is the request's times 2, or 64
+ * for the broker's deliveries), by a decision that ends the job at once (replay, 409, 422,
+ * refused) or by a crash. Decisions and client events become marks. Records borrow their
+ * strings for the call, so nothing keeps them. Every record also feeds the density band
+ * and the narration, whichever client it concerns. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "view_pane.h"
 
-#define FLAG_STARTED 1u
-#define FLAG_DIRTY 2u
-#define FLAG_EXPECTED 4u /* the operation's intended debit is in tally.expected */
 #define PAIRING_SCAN_MAX 4096
 
-enum { CLASS_NONE, CLASS_PENDING, CLASS_OUTCOME };
+/* ------------------------------------------------------------------ the ring */
 
-/* ------------------------------------------------------------------ live outcomes */
-
-static void mark_dirty(ViewPane *pane, uint64_t operation)
-{
-    ViewOperation *op = &pane->operations[operation];
-    if (op->flags & FLAG_DIRTY)
-        return;
-    if (pane->dirty_count == pane->dirty_capacity) {
-        uint64_t capacity = pane->dirty_capacity ? pane->dirty_capacity * 2 : 1024;
-        uint64_t *grown = realloc(pane->dirty, capacity * sizeof *grown);
-        if (grown == NULL)
-            return; /* settled later, when a record touches it again or the world ends */
-        pane->dirty = grown;
-        pane->dirty_capacity = capacity;
-    }
-    op->flags |= FLAG_DIRTY;
-    pane->dirty[pane->dirty_count++] = operation;
-}
-
-/* settle()'s classification in world.c, without "mismatch", which the trace cannot show. */
-static uint8_t classify(const OperationView *view, Belief belief)
-{
-    if (!view->started)
-        return CLASS_NONE;
-    if (view->effects >= 2)
-        return CLASS_OUTCOME + OUTCOME_DOUBLE;
-    if (!view->finished)
-        return CLASS_PENDING;
-    if (view->effects == 0)
-        return CLASS_OUTCOME + OUTCOME_LOST;
-    return CLASS_OUTCOME + (belief == BELIEF_SUCCEEDED ? OUTCOME_OK : OUTCOME_PHANTOM);
-}
-
-static void count_class(ViewTally *tally, const ViewOperation *op, int64_t amount, int sign)
-{
-    if (op->outcome == CLASS_PENDING)
-        tally->pending += (uint64_t)(int64_t)sign;
-    if (op->outcome < CLASS_OUTCOME)
-        return;
-    Outcome outcome = (Outcome)(op->outcome - CLASS_OUTCOME);
-    tally->outcomes[outcome] += (uint64_t)(int64_t)sign;
-    if (outcome == OUTCOME_DOUBLE)
-        tally->double_amount += sign * amount * (int64_t)(op->effects_known - 1);
-    if (outcome == OUTCOME_LOST)
-        tally->lost_amount += sign * amount;
-}
-
-static void settle_operation(ViewPane *pane, uint64_t id)
-{
-    ViewOperation *op = &pane->operations[id];
-    op->flags &= (uint8_t)~FLAG_DIRTY;
-    OperationView view;
-    if (!world_operation_view(pane->world, id, &view) || !view.started)
-        return;
-    ViewTally *tally = &pane->tally;
-    int64_t amount = pane->group_amount[view.group];
-    uint32_t account = view.account < ACCOUNTS_MAX ? view.account : 0;
-    if (!(op->flags & FLAG_STARTED)) {
-        op->flags |= FLAG_STARTED;
-        tally->operations++;
-    }
-    if (view.effects > op->effects_known)
-        tally->actual[account] -= amount * (int64_t)(view.effects - op->effects_known);
-    /* An operation counts in "expected" once its money is decided: charged at least once,
-     * or its client is done. Those still in flight count in neither balance. */
-    if ((view.finished || view.effects >= 1) && !(op->flags & FLAG_EXPECTED)) {
-        op->flags |= FLAG_EXPECTED;
-        tally->expected[account] -= amount;
-    }
-    count_class(tally, op, amount, -1);
-    op->effects_known = view.effects;
-    op->outcome = classify(&view, (Belief)op->belief);
-    count_class(tally, op, amount, +1);
-}
-
-void view_trace_settle(ViewPane *pane)
-{
-    if (pane->tally.final)
-        return;
-    for (uint64_t i = 0; i < pane->dirty_count; i++)
-        settle_operation(pane, pane->dirty[i]);
-    pane->dirty_count = 0;
-}
-
-static void note_operation(ViewPane *pane, ViewEvent event, uint64_t operation)
-{
-    ViewOperation *op = &pane->operations[operation];
-    switch (event) {
-    case VIEW_EVENT_EXECUTE:
-        op->effects_traced++;
-        break;
-    case VIEW_EVENT_SUCCEEDED:
-        op->belief = BELIEF_SUCCEEDED;
-        break;
-    case VIEW_EVENT_FAILED:
-        if (op->belief != BELIEF_SUCCEEDED)
-            op->belief = BELIEF_FAILED;
-        break;
-    case VIEW_EVENT_GIVE_UP:
-        if (op->belief == BELIEF_NONE)
-            op->belief = BELIEF_UNKNOWN;
-        break;
-    case VIEW_EVENT_SEND:
-        break;
-    default:
-        return;
-    }
-    mark_dirty(pane, operation);
-}
-
-/* ------------------------------------------------------------------ arrows */
-
-static int lane_of(const ViewPane *pane, const OperationView *view)
-{
-    for (uint32_t l = 0; l < pane->lane_count; l++) {
-        if (pane->lanes[l].group == view->group &&
-            pane->lanes[l].client_in_group == view->client_in_group)
-            return (int)l;
-    }
-    return -1;
-}
-
-static ViewArrow *new_arrow(ViewPane *pane, const TraceRecord *record, ViewArrowKind kind,
-                            ViewEvent event, int lane)
+static ViewArrow *new_arrow(ViewPane *pane, const TraceRecord *record, ViewArrowKind kind, int from,
+                            int to)
 {
     ViewArrow *arrow = &pane->arrows[pane->arrow_serial % VIEW_ARROWS_MAX];
     *arrow = (ViewArrow){
@@ -152,76 +28,211 @@ static ViewArrow *new_arrow(ViewPane *pane, const TraceRecord *record, ViewArrow
         .end_us = SIM_TIME_NEVER,
         .attempt = record->attempt,
         .copy = record->copy,
-        .lane = (uint16_t)lane,
+        .value = (int32_t)record->value,
+        .from = (int8_t)from,
+        .to = (int8_t)to,
         .kind = (uint8_t)kind,
-        .event = (uint8_t)event,
+        .event = VIEW_EVENT_OTHER,
         .end_event = VIEW_EVENT_OTHER,
     };
     return arrow;
 }
 
-/* The newest arrow of kind for (operation, attempt, copy); copy 0 matches any copy that is
- * still open (no end seen). */
-static ViewArrow *find_arrow(ViewPane *pane, ViewArrowKind kind, uint64_t operation,
-                             uint32_t attempt, uint32_t copy)
+typedef struct {
+    ViewArrowKind kind;
+    int from, to; /* -1: any */
+    int message;  /* -1: any */
+    uint64_t operation;
+    uint32_t attempt;
+    uint32_t copy;
+    bool open_only;
+} Query;
+
+/* The newest arrow that matches; the partner of a record is always recent. */
+static ViewArrow *find_arrow(ViewPane *pane, const Query *query)
 {
     uint64_t first = view_pane_first_serial(pane);
     uint64_t scanned = 0;
     for (uint64_t serial = pane->arrow_serial; serial-- > first && scanned < PAIRING_SCAN_MAX;
          scanned++) {
         ViewArrow *arrow = &pane->arrows[serial % VIEW_ARROWS_MAX];
-        if (arrow->kind != kind || arrow->operation != operation || arrow->attempt != attempt)
+        if (arrow->kind != query->kind || arrow->operation != query->operation ||
+            arrow->attempt != query->attempt || arrow->copy != query->copy)
             continue;
-        if (copy == 0 ? arrow->end_us == SIM_TIME_NEVER : arrow->copy == copy)
-            return arrow;
+        if ((query->from >= 0 && arrow->from != query->from) ||
+            (query->to >= 0 && arrow->to != query->to) ||
+            (query->message >= 0 && arrow->message != query->message))
+            continue;
+        if (query->open_only && arrow->end_us != SIM_TIME_NEVER)
+            continue;
+        return arrow;
     }
     return NULL;
 }
 
-static ViewArrow *answer_arrow(ViewPane *pane, const TraceRecord *record, uint32_t copy,
-                               int lane)
+static ViewMessage message_of(const char *detail)
 {
-    ViewArrow *arrow = find_arrow(pane, VIEW_ARROW_RESPONSE, record->operation,
-                                  record->attempt, copy);
-    if (arrow == NULL) {
-        TraceRecord at = *record;
-        at.copy = copy;
-        arrow = new_arrow(pane, &at, VIEW_ARROW_RESPONSE, VIEW_EVENT_SEND, lane);
+    static const char *const names[VIEW_MESSAGE_COUNT] = {"request",      "response", "charge",
+                                                          "charge_reply", "delivery", "ack"};
+    for (int m = 0; detail != NULL && m < VIEW_MESSAGE_COUNT; m++) {
+        if (strcmp(detail, names[m]) == 0)
+            return (ViewMessage)m;
     }
-    return arrow;
+    return VIEW_MESSAGE_REQUEST;
 }
 
-static bool is_response_copy(const TraceRecord *record)
+static bool starts_a_job(ViewMessage message)
 {
-    if (record->detail != NULL)
-        return strcmp(record->detail, "response") == 0;
-    return record->copy >= 4; /* one bit of lineage per hop: requests are 2 and 3 */
+    return message == VIEW_MESSAGE_REQUEST || message == VIEW_MESSAGE_DELIVERY ||
+           message == VIEW_MESSAGE_CHARGE;
 }
 
-/* A server decision ends the request copy it names and starts the answer to it. */
-static void decide(ViewPane *pane, const TraceRecord *record, ViewEvent event, int lane)
+/* ------------------------------------------------------------------ messages */
+
+static void close_activation(ViewPane *pane, int node, const TraceRecord *record, uint32_t copy,
+                             ViewEvent why)
 {
-    ViewArrow *request = find_arrow(pane, VIEW_ARROW_REQUEST, record->operation,
-                                    record->attempt, record->copy);
-    if (request != NULL) {
-        request->end_us = record->t_us;
-        request->end_event = (uint8_t)event;
-        request->value = (int32_t)record->value;
-        request->effects = (uint16_t)pane->operations[record->operation].effects_traced;
+    Query query = {VIEW_ARROW_ACTIVATION, node, -1,  -1, record->operation,
+                   record->attempt,       copy, true};
+    ViewArrow *activation = find_arrow(pane, &query);
+    if (activation != NULL) {
+        activation->end_us = record->t_us;
+        activation->end_event = (uint8_t)why;
     }
-    ViewArrow *answer = answer_arrow(pane, record, record->copy * 2, lane);
-    answer->value = (int32_t)record->value;
-    answer->event = (uint8_t)event;
 }
 
-static void client_told(ViewPane *pane, const TraceRecord *record, ViewEvent event, int lane)
+/* A copy leaves its source (or is lost there). An answer leaving a service closes the job
+ * it answers. */
+static void on_transmit(ViewPane *pane, const TraceRecord *record, ViewEvent event)
 {
-    ViewArrow *answer = find_arrow(pane, VIEW_ARROW_RESPONSE, record->operation,
-                                   record->attempt, 0);
-    if (answer != NULL && event != VIEW_EVENT_GIVE_UP) {
-        answer->end_us = record->t_us;
-        answer->end_event = (uint8_t)event;
+    int from = view_pane_node_of_actor(pane, record->actor);
+    int to = view_pane_node_of_actor(pane, record->peer);
+    if (from < 0 || to < 0)
+        return;
+    ViewArrow *arrow = new_arrow(pane, record, VIEW_ARROW_MESSAGE, from, to);
+    arrow->message = (uint8_t)message_of(record->detail);
+    arrow->duplicate = pane->duplicate_operation == record->operation &&
+                       pane->duplicate_attempt == record->attempt &&
+                       pane->duplicate_copy == record->copy;
+    if (from < VIEW_NODE_SERVER && pane->click_operation == record->operation)
+        arrow->value = (int32_t)pane->click; /* which click sent it: a double click is two */
+    if (event == VIEW_EVENT_LOST) {
+        arrow->end_us = record->t_us;
+        arrow->end_event = VIEW_EVENT_LOST;
     }
+    /* Each hop doubles the lineage (x2, +1 for a duplicate); the broker's deliveries and the
+     * server's charges and receipts start a sub-lineage (x64 + number). The broker holds a
+     * message until it delivers it; its confirm to the publisher does not end that. */
+    if (from < VIEW_NODE_SERVER)
+        return;
+    if (arrow->message == VIEW_MESSAGE_DELIVERY)
+        close_activation(pane, from, record, record->copy / 128, VIEW_EVENT_TRANSMIT);
+    else if (!starts_a_job((ViewMessage)arrow->message) && from != VIEW_NODE_BROKER)
+        close_activation(pane, from, record, record->copy / 2, VIEW_EVENT_TRANSMIT);
+}
+
+static void on_deliver(ViewPane *pane, const TraceRecord *record)
+{
+    int to = view_pane_node_of_actor(pane, record->actor);
+    int from = view_pane_node_of_actor(pane, record->peer);
+    if (from < 0 || to < 0)
+        return;
+    ViewMessage message = message_of(record->detail);
+    Query query = {VIEW_ARROW_MESSAGE, from,         to,  (int)message, record->operation,
+                   record->attempt,    record->copy, true};
+    ViewArrow *arrow = find_arrow(pane, &query);
+    if (arrow != NULL) {
+        arrow->end_us = record->t_us;
+        arrow->end_event = VIEW_EVENT_DELIVER;
+    }
+    if (to >= VIEW_NODE_SERVER && starts_a_job(message)) {
+        ViewArrow *job = new_arrow(pane, record, VIEW_ARROW_ACTIVATION, to, to);
+        job->message = (uint8_t)message;
+    }
+}
+
+/* ------------------------------------------------------------------ decisions */
+
+static bool ends_the_job(const ViewPane *pane, ViewEvent event, int node)
+{
+    switch (event) {
+    case VIEW_EVENT_REPLAY:
+    case VIEW_EVENT_IN_PROGRESS:
+    case VIEW_EVENT_REJECT_OTHER_BODY:
+    case VIEW_EVENT_REFUSED_DOWN:
+    case VIEW_EVENT_CHARGED_NO_ANSWER:
+        return true;
+    case VIEW_EVENT_EXECUTE:
+    case VIEW_EVENT_EXECUTE_NO_EFFECT:
+    case VIEW_EVENT_SEND_RECEIPT:
+        /* at-most-once consumers acknowledge on delivery: nothing closes their job */
+        return node == VIEW_NODE_CONSUMERS && pane->mode == MODE_AT_MOST_ONCE;
+    default:
+        return false;
+    }
+}
+
+/* The answer a decision produced left just before its record (the model answers, then
+ * traces): colour it by the decision. */
+static void tag_answer(ViewPane *pane, const TraceRecord *record, int node, ViewEvent event)
+{
+    for (uint32_t copy = record->copy * 2; copy <= record->copy * 2 + 1; copy++) {
+        Query query = {VIEW_ARROW_MESSAGE, node, -1,   -1, record->operation,
+                       record->attempt,    copy, false};
+        ViewArrow *answer = find_arrow(pane, &query);
+        if (answer != NULL)
+            answer->event = (uint8_t)event;
+    }
+}
+
+static void on_decision(ViewPane *pane, const TraceRecord *record, ViewEvent event, int node,
+                        uint32_t effects)
+{
+    Query query = {VIEW_ARROW_ACTIVATION, node,         -1,   -1, record->operation,
+                   record->attempt,       record->copy, false};
+    ViewArrow *job = find_arrow(pane, &query);
+    if (job != NULL && (job->event == VIEW_EVENT_OTHER || event == VIEW_EVENT_EXECUTE)) {
+        job->event = (uint8_t)event;
+        job->effects = (uint16_t)effects;
+    }
+    if (event == VIEW_EVENT_EXECUTE) {
+        Query incoming = {VIEW_ARROW_MESSAGE, -1,           node, -1, record->operation,
+                          record->attempt,    record->copy, false};
+        ViewArrow *cause = find_arrow(pane, &incoming);
+        if (cause != NULL) {
+            cause->event = (uint8_t)event;
+            cause->effects = (uint16_t)effects;
+        }
+    }
+    if (event == VIEW_EVENT_REPLAY || event == VIEW_EVENT_IN_PROGRESS ||
+        event == VIEW_EVENT_REJECT_OTHER_BODY)
+        tag_answer(pane, record, node, event);
+    if (ends_the_job(pane, event, node))
+        close_activation(pane, node, record, record->copy, event);
+    ViewArrow *mark = new_arrow(pane, record, VIEW_ARROW_MARK, node, node);
+    mark->event = (uint8_t)event;
+    mark->effects = (uint16_t)effects;
+}
+
+/* A crash ends every job the process held, sampled or not. */
+static void on_crash(ViewPane *pane, const TraceRecord *record, int node)
+{
+    uint64_t first = view_pane_first_serial(pane);
+    for (uint64_t serial = pane->arrow_serial; serial-- > first;) {
+        ViewArrow *arrow = &pane->arrows[serial % VIEW_ARROWS_MAX];
+        if (arrow->kind == VIEW_ARROW_ACTIVATION && arrow->from == node &&
+            arrow->end_us == SIM_TIME_NEVER) {
+            arrow->end_us = record->t_us;
+            arrow->end_event = VIEW_EVENT_CRASH;
+        }
+    }
+    new_arrow(pane, record, VIEW_ARROW_MARK, node, node)->event = VIEW_EVENT_CRASH;
+}
+
+/* ------------------------------------------------------------------ client marks */
+
+static void on_client_event(ViewPane *pane, const TraceRecord *record, ViewEvent event, int lane)
+{
     /* A give-up right at a timeout is one moment on the lane: one mark, the give-up. */
     ViewArrow *last = pane->arrow_serial > view_pane_first_serial(pane)
                           ? &pane->arrows[(pane->arrow_serial - 1) % VIEW_ARROWS_MAX]
@@ -232,59 +243,47 @@ static void client_told(ViewPane *pane, const TraceRecord *record, ViewEvent eve
         last->event = VIEW_EVENT_GIVE_UP;
         return;
     }
-    new_arrow(pane, record, VIEW_ARROW_MARK, event, lane);
+    new_arrow(pane, record, VIEW_ARROW_MARK, lane, lane)->event = (uint8_t)event;
 }
 
-static void ingest_arrow(ViewPane *pane, const TraceRecord *record, ViewEvent event, int lane)
+static void ingest_arrow(ViewPane *pane, const TraceRecord *record, ViewEvent event, int actor,
+                         uint32_t effects)
 {
     switch (event) {
+    case VIEW_EVENT_TRANSMIT:
+    case VIEW_EVENT_LOST:
+        on_transmit(pane, record, event);
+        return;
+    case VIEW_EVENT_DELIVER:
+        on_deliver(pane, record);
+        return;
+    case VIEW_EVENT_DUPLICATE:
+        pane->duplicate_operation = record->operation;
+        pane->duplicate_attempt = record->attempt;
+        pane->duplicate_copy = record->copy;
+        return;
     case VIEW_EVENT_SEND:
     case VIEW_EVENT_RETRY:
-        new_arrow(pane, record, VIEW_ARROW_REQUEST, event, lane)->copy = 2;
-        break;
-    case VIEW_EVENT_DUPLICATE:
-        if (is_response_copy(record))
-            answer_arrow(pane, record, record->copy, lane)->duplicate = true;
-        else
-            new_arrow(pane, record, VIEW_ARROW_REQUEST, event, lane)->duplicate = true;
-        break;
-    case VIEW_EVENT_LOST: {
-        bool response = is_response_copy(record);
-        ViewArrow *arrow = response ? answer_arrow(pane, record, record->copy, lane)
-                                    : find_arrow(pane, VIEW_ARROW_REQUEST, record->operation,
-                                                 record->attempt, record->copy);
-        if (arrow != NULL) {
-            arrow->end_us = record->t_us;
-            arrow->end_event = VIEW_EVENT_LOST;
-        }
-        break;
-    }
-    case VIEW_EVENT_EXECUTE:
-    case VIEW_EVENT_EXECUTE_NO_EFFECT:
-    case VIEW_EVENT_REPLAY:
-    case VIEW_EVENT_IN_PROGRESS:
-    case VIEW_EVENT_REJECT_OTHER_BODY:
-        decide(pane, record, event, lane);
-        break;
-    case VIEW_EVENT_SUCCEEDED:
-    case VIEW_EVENT_FAILED:
-    case VIEW_EVENT_GIVE_UP:
-        client_told(pane, record, event, lane);
-        break;
-    case VIEW_EVENT_TIMEOUT:
-    case VIEW_EVENT_OFFLINE:
-    case VIEW_EVENT_RECONNECT:
-        new_arrow(pane, record, VIEW_ARROW_MARK, event, lane)->value = (int32_t)record->value;
-        break;
+        pane->click_operation = record->operation;
+        pane->click = (uint32_t)record->value;
+        return; /* the transmit that follows draws it */
+    case VIEW_EVENT_OTHER:
+        return;
     default:
         break;
     }
+    if (actor < 0)
+        return;
+    if (actor < VIEW_NODE_SERVER)
+        on_client_event(pane, record, event, actor);
+    else
+        on_decision(pane, record, event, actor, effects);
 }
 
 /* ------------------------------------------------------------------ everyone's density */
 
 static void ingest_density(ViewPane *pane, const TraceRecord *record, ViewEvent event,
-                           const ViewOperation *op)
+                           uint32_t effects)
 {
     SimTimeUs bucket = record->t_us / VIEW_DENSITY_BUCKET_US;
     ViewDensity *slot = &pane->density[bucket % VIEW_DENSITY_BUCKETS];
@@ -296,68 +295,105 @@ static void ingest_density(ViewPane *pane, const TraceRecord *record, ViewEvent 
         slot->retries++;
     if (event == VIEW_EVENT_LOST)
         slot->lost++;
-    if (event == VIEW_EVENT_EXECUTE && op->effects_traced >= 2)
+    if (event == VIEW_EVENT_EXECUTE && effects >= 2)
         slot->doubles++;
 }
 
 /* ------------------------------------------------------------------ narration */
 
-/* How notable an event is: a double charge or a key-store save, then an unknown outcome,
- * then a fault; routine steps only fill silence. */
-static int rank_of(ViewEvent event, const ViewOperation *op, bool response)
+/* How notable an event is: a double effect or a key store saving one, then an unknown
+ * outcome or a failure, then a fault; routine steps only fill silence. */
+static int rank_of(ViewEvent event, uint32_t effects, int64_t value, bool lost_answer)
 {
     switch (event) {
     case VIEW_EVENT_EXECUTE:
-        return op->effects_traced >= 2 ? 3 : 0;
-    case VIEW_EVENT_REPLAY: /* the key store saving a charge is the other half of the lesson */
+        return effects >= 2 ? 3 : 0;
+    case VIEW_EVENT_SEND_RECEIPT:
+        return value >= 2 ? 3 : 0;
+    case VIEW_EVENT_REPLAY:
     case VIEW_EVENT_IN_PROGRESS:
     case VIEW_EVENT_REJECT_OTHER_BODY:
+    case VIEW_EVENT_DEDUPLICATED:
         return 3;
     case VIEW_EVENT_GIVE_UP:
     case VIEW_EVENT_FAILED:
+    case VIEW_EVENT_CRASH:
+    case VIEW_EVENT_DEAD_LETTER:
+    case VIEW_EVENT_CHARGED_NO_ANSWER:
+    case VIEW_EVENT_GATEWAY_TIMEOUT:
+    case VIEW_EVENT_FAIL_AFTER_EFFECT:
+    case VIEW_EVENT_REDELIVER:
         return 2;
     case VIEW_EVENT_LOST:
-        return response && op->effects_traced >= 1 ? 2 : 1;
-    case VIEW_EVENT_TIMEOUT:
-    case VIEW_EVENT_RETRY:
-    case VIEW_EVENT_OFFLINE:
-    case VIEW_EVENT_RECONNECT:
-    case VIEW_EVENT_DUPLICATE:
-    case VIEW_EVENT_EXECUTE_NO_EFFECT:
-    case VIEW_EVENT_SWEEP:
-        return 1;
-    default:
+        return lost_answer && effects >= 1 ? 2 : 1;
+    case VIEW_EVENT_SEND:
+    case VIEW_EVENT_SUCCEEDED:
+    case VIEW_EVENT_RESERVE:
+    case VIEW_EVENT_ENQUEUE:
         return 0;
+    case VIEW_EVENT_TRANSMIT:
+    case VIEW_EVENT_DELIVER:
+    case VIEW_EVENT_DUPLICATE:
+    case VIEW_EVENT_OTHER:
+    case VIEW_EVENT_COUNT:
+        return -1; /* never narrated: too frequent, or said by another record */
+    default:
+        return 1;
     }
 }
 
 static void narrate(ViewPane *pane, const TraceRecord *record, ViewEvent event,
-                    const OperationView *view, const ViewOperation *op)
+                    const OperationView *view, uint32_t effects)
 {
-    bool response = event == VIEW_EVENT_LOST && is_response_copy(record);
-    int rank = rank_of(event, op, response);
+    ViewMessage message = message_of(record->detail);
+    bool lost_answer = event == VIEW_EVENT_LOST && !starts_a_job(message);
+    int rank = rank_of(event, effects, record->value, lost_answer);
     ViewNarration *line = &pane->narration;
     bool stale = !line->present || record->t_us >= line->t_us + pane->narration_hold_us;
-    if (!stale && rank < line->rank)
+    if (rank < 0 || (!stale && (rank < line->rank || rank == 0)))
         return;
-    if (!stale && rank == 0)
-        return; /* routine events only fill silence */
     *line = (ViewNarration){
         .present = true,
         .event = event,
-        .response = response,
+        .node = view_pane_node_of_actor(pane, record->actor),
+        .message = (uint8_t)message,
         .rank = rank,
         .t_us = record->t_us,
         .operation = record->operation,
         .attempt = record->attempt,
         .group = view ? view->group : 0,
         .client_in_group = view ? view->client_in_group : 0,
-        .effects = op ? op->effects_traced : 0,
+        .effects = effects,
         .value = record->value,
     };
+    if (line->node >= 0 && line->node < VIEW_NODE_SERVER)
+        line->node = -1; /* a sampled client: its name comes from group and index */
+    if (record->detail != NULL)
+        snprintf(line->detail, sizeof line->detail, "%s", record->detail);
 }
 
 /* ------------------------------------------------------------------ the sink */
+
+static int lane_of(const ViewPane *pane, const OperationView *view)
+{
+    for (uint32_t l = 0; l < pane->lane_count; l++) {
+        if (pane->lanes[l].group == view->group &&
+            pane->lanes[l].client_in_group == view->client_in_group)
+            return (int)l;
+    }
+    return -1;
+}
+
+/* Events of no operation: a service crashed or restarted, the key store was swept. */
+static void on_service_record(ViewPane *pane, const TraceRecord *record, ViewEvent event)
+{
+    int actor = view_pane_node_of_actor(pane, record->actor);
+    if (event == VIEW_EVENT_CRASH && actor >= VIEW_NODE_SERVER)
+        on_crash(pane, record, actor);
+    else if (event == VIEW_EVENT_RESTART && actor >= VIEW_NODE_SERVER)
+        new_arrow(pane, record, VIEW_ARROW_MARK, actor, actor)->event = VIEW_EVENT_RESTART;
+    narrate(pane, record, event, NULL, 0);
+}
 
 static void on_record(void *context, const TraceRecord *record)
 {
@@ -365,23 +401,24 @@ static void on_record(void *context, const TraceRecord *record)
     ViewEvent event = view_pane_event_from_name(record->event);
     pane->records++;
     pane->records_by_event[event]++;
-    static const ViewOperation no_operation = {0};
-    if (event == VIEW_EVENT_SWEEP) {
-        narrate(pane, record, event, NULL, &no_operation);
+    if (pane->world == NULL)
+        return;
+    if (event == VIEW_EVENT_SWEEP || event == VIEW_EVENT_RESTART || event == VIEW_EVENT_CRASH) {
+        on_service_record(pane, record, event);
         return;
     }
     OperationView view;
-    if (event == VIEW_EVENT_OTHER || pane->world == NULL ||
-        record->operation >= pane->operation_count ||
-        !world_operation_view(pane->world, record->operation, &view))
+    if (!world_operation_view(pane->world, record->operation, &view))
         return;
-    note_operation(pane, event, record->operation);
-    const ViewOperation *op = &pane->operations[record->operation];
-    int lane = lane_of(pane, &view);
-    if (lane >= 0)
-        ingest_arrow(pane, record, event, lane);
-    ingest_density(pane, record, event, op);
-    narrate(pane, record, event, &view, op);
+    uint32_t effects = view.effects; /* in progress while it is being traced */
+    if (event == VIEW_EVENT_EXECUTE && effects >= 2) {
+        pane->doubles_seen += effects == 2;
+        pane->double_amount_seen += pane->group_amount[view.group];
+    }
+    if (lane_of(pane, &view) >= 0)
+        ingest_arrow(pane, record, event, view_pane_node_of_actor(pane, record->actor), effects);
+    ingest_density(pane, record, event, effects);
+    narrate(pane, record, event, &view, effects);
 }
 
 TraceSink view_trace_sink(ViewPane *pane)

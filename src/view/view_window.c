@@ -10,7 +10,7 @@
 #include "view_app.h"
 
 #define EXIT_USAGE 2
-#define FRAME_BUDGET_S 0.010   /* simulation work per frame; drawing gets the rest */
+#define FRAME_BUDGET_S 0.004 /* simulation work per frame: with drawing, under 1/60 s */
 #define TARGET_FRAME_S (1.0 / 60.0)
 #define RECORD_FPS 30
 #define KEY_SAMPLE_ROWS_CHEAP 20000
@@ -24,6 +24,7 @@ typedef struct {
     double last_key_sample_s;
     uint64_t frames;
     double simulate_s_total, draw_s_total, draw_s_max, present_s_total;
+    uint64_t in_flight_max; /* messages in flight in any pane, for --stats */
 } Loop;
 
 static double wall_seconds(void)
@@ -52,11 +53,10 @@ static bool open_window(ViewApp *app, bool *vsync)
     }
     app->ttf_ready = true;
     char title[256];
-    snprintf(title, sizeof title, "idemsim \xE2\x80\x94 %s", app->scenario->title[0]
-                                                                ? app->scenario->title
-                                                                : app->scenario->name);
-    Uint32 flags = SDL_WINDOW_RESIZABLE | (app->options.fullscreen ? SDL_WINDOW_FULLSCREEN_DESKTOP
-                                                                   : 0);
+    snprintf(title, sizeof title, "idemsim \xE2\x80\x94 %s",
+             app->scenario->title[0] ? app->scenario->title : app->scenario->name);
+    Uint32 flags =
+        SDL_WINDOW_RESIZABLE | (app->options.fullscreen ? SDL_WINDOW_FULLSCREEN_DESKTOP : 0);
     app->window = SDL_CreateWindow(title, SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED,
                                    app->width, app->height, flags);
     if (app->window == NULL) {
@@ -64,8 +64,8 @@ static bool open_window(ViewApp *app, bool *vsync)
         return false;
     }
     SDL_SetWindowMinimumSize(app->window, 640, 360);
-    app->renderer = SDL_CreateRenderer(app->window, -1,
-                                       SDL_RENDERER_ACCELERATED | SDL_RENDERER_PRESENTVSYNC);
+    app->renderer =
+        SDL_CreateRenderer(app->window, -1, SDL_RENDERER_ACCELERATED | SDL_RENDERER_PRESENTVSYNC);
     if (app->renderer == NULL)
         app->renderer = SDL_CreateRenderer(app->window, -1, SDL_RENDERER_SOFTWARE);
     if (app->renderer == NULL) {
@@ -115,8 +115,7 @@ static void change_speed(ViewApp *app, double factor)
     if (speed >= 0.25)
         snprintf(text, sizeof text, "speed %g\xC3\x97 (simulated seconds per second)", speed);
     else
-        snprintf(text, sizeof text, "speed 1/%g\xC3\x97 (simulated seconds per second)",
-                 1 / speed);
+        snprintf(text, sizeof text, "speed 1/%g\xC3\x97 (simulated seconds per second)", 1 / speed);
     notify(app, text);
 }
 
@@ -137,7 +136,9 @@ static void toggle_fullscreen(ViewApp *app)
 static void on_key(ViewApp *app, Loop *loop, SDL_Keycode key)
 {
     switch (key) {
-    case SDLK_SPACE: app->frame.paused = !app->frame.paused; break;
+    case SDLK_SPACE:
+        app->frame.paused = !app->frame.paused;
+        break;
     case SDLK_n:
     case SDLK_RIGHT:
         app->frame.paused = true;
@@ -145,34 +146,63 @@ static void on_key(ViewApp *app, Loop *loop, SDL_Keycode key)
         break;
     case SDLK_PLUS:
     case SDLK_EQUALS:
-    case SDLK_KP_PLUS: change_speed(app, 2.0); break;
+    case SDLK_KP_PLUS:
+        change_speed(app, 2.0);
+        break;
     case SDLK_MINUS:
-    case SDLK_KP_MINUS: change_speed(app, 0.5); break;
-    case SDLK_r: restart(app, app->session.seed, "restarted"); break;
-    case SDLK_s: restart(app, app->session.seed + 1, "new seed"); break;
-    case SDLK_0: set_focus(app, -1); break;
-    case SDLK_1: set_focus(app, 0); break;
-    case SDLK_2: set_focus(app, 1); break;
-    case SDLK_3: set_focus(app, 2); break;
-    case SDLK_p: loop->screenshot = true; break;
-    case SDLK_h: app->frame.help = !app->frame.help; break;
-    case SDLK_f: toggle_fullscreen(app); break;
+    case SDLK_KP_MINUS:
+        change_speed(app, 0.5);
+        break;
+    case SDLK_r:
+        restart(app, app->session.seed, "restarted");
+        break;
+    case SDLK_s:
+        restart(app, app->session.seed + 1, "new seed");
+        break;
+    case SDLK_0:
+        set_focus(app, -1);
+        break;
+    case SDLK_1:
+        set_focus(app, 0);
+        break;
+    case SDLK_2:
+        set_focus(app, 1);
+        break;
+    case SDLK_3:
+        set_focus(app, 2);
+        break;
+    case SDLK_p:
+        loop->screenshot = true;
+        break;
+    case SDLK_h:
+        app->frame.help = !app->frame.help;
+        break;
+    case SDLK_f:
+        toggle_fullscreen(app);
+        break;
     case SDLK_ESCAPE:
         if (app->frame.help)
             app->frame.help = false;
         else
             loop->running = false;
         break;
-    case SDLK_q: loop->running = false; break;
-    default: break;
+    case SDLK_q:
+        loop->running = false;
+        break;
+    default:
+        break;
     }
 }
 
 static void on_event(ViewApp *app, Loop *loop, const SDL_Event *event)
 {
     switch (event->type) {
-    case SDL_QUIT: loop->running = false; break;
-    case SDL_KEYDOWN: on_key(app, loop, event->key.keysym.sym); break;
+    case SDL_QUIT:
+        loop->running = false;
+        break;
+    case SDL_KEYDOWN:
+        on_key(app, loop, event->key.keysym.sym);
+        break;
     case SDL_MOUSEMOTION:
         app->frame.mouse_x = event->motion.x;
         app->frame.mouse_y = event->motion.y;
@@ -192,7 +222,8 @@ static void on_event(ViewApp *app, Loop *loop, const SDL_Event *event)
             view_relayout(app);
         }
         break;
-    default: break;
+    default:
+        break;
     }
 }
 
@@ -273,12 +304,12 @@ static void print_stats(const ViewApp *app, const Loop *loop, double now_s)
     fprintf(stderr,
             "idemsim view: %" PRIu64 " frames in %.2f s = %.1f frames/s; per frame: simulate "
             "%.2f ms, draw %.2f ms (max %.2f), present %.2f ms; simulated %.2f s at speed %g "
-            "(achieved %.2f)\n",
+            "(achieved %.2f); up to %" PRIu64 " messages in flight in a pane\n",
             loop->frames, elapsed, elapsed > 0 ? (double)loop->frames / elapsed : 0,
             loop->simulate_s_total / frames * 1e3, loop->draw_s_total / frames * 1e3,
             loop->draw_s_max * 1e3, loop->present_s_total / frames * 1e3,
-            (double)app->session.now_us / 1e6, app->session.speed,
-            app->session.achieved_speed);
+            (double)app->session.now_us / 1e6, app->session.speed, app->session.achieved_speed,
+            loop->in_flight_max);
 }
 
 static bool run_frame(ViewApp *app, Loop *loop, double *last_s)
@@ -290,6 +321,10 @@ static bool run_frame(ViewApp *app, Loop *loop, double *last_s)
     double dt = app->options.record_dir != NULL ? 1.0 / RECORD_FPS : now_s - *last_s;
     *last_s = now_s;
     advance(app, dt);
+    for (uint32_t p = 0; p < app->session.pane_count; p++) {
+        uint64_t in_flight = world_messages_in_flight(app->session.panes[p]->world);
+        loop->in_flight_max = in_flight > loop->in_flight_max ? in_flight : loop->in_flight_max;
+    }
     double simulated_s = wall_seconds();
     if (!render(app, loop, now_s))
         return false;
@@ -299,8 +334,8 @@ static bool run_frame(ViewApp *app, Loop *loop, double *last_s)
     loop->frames++;
     loop->simulate_s_total += simulated_s - now_s;
     loop->draw_s_total += drawn_s - simulated_s;
-    loop->draw_s_max = drawn_s - simulated_s > loop->draw_s_max ? drawn_s - simulated_s
-                                                                 : loop->draw_s_max;
+    loop->draw_s_max =
+        drawn_s - simulated_s > loop->draw_s_max ? drawn_s - simulated_s : loop->draw_s_max;
     loop->present_s_total += presented_s - drawn_s;
     double work = presented_s - now_s;
     if (!loop->vsync && work < TARGET_FRAME_S)
