@@ -48,6 +48,23 @@ typedef struct {
 void cli_run_modes(Run *run, const Scenario *scenario, const Options *options, TraceSink trace);
 void cli_run_release(Run *run);
 
+/* ------------------------------------------------------------------ subcommand options */
+
+/* An option only one subcommand knows (check's --seeds, run's --svg), taken out of argv
+ * before the common parser sees it. Each takes one value; the last occurrence wins. */
+typedef struct {
+    const char *name;
+    const char *value; /* NULL when absent */
+} CliExtraOption;
+
+/* Moves the extra options and their values out of argv, in place, and returns the new argc.
+ * The value of a common option ("--set VALUE") is kept with it, never taken for an option.
+ * Returns -1 after printing a usage error when an extra option has no value. */
+int cli_take_options(int argc, char **argv, CliExtraOption *extra, uint32_t extra_count,
+                     const char *usage);
+
+/* ------------------------------------------------------------------ output files */
+
 typedef bool (*ReportWriter)(FILE *stream, const RunReport *report);
 /* Writes a report through an OutputFile; prints the error and returns false on failure. */
 bool cli_write_output(const char *path, ReportWriter writer, const RunReport *report);

@@ -1,81 +1,103 @@
-/* idemsim check: run scenarios' expectations, the regression suite. */
+/* idemsim check: run scenarios' expectations, the regression suite. Every file is loaded
+ * before anything runs, so bad input is refused up front (exit 2). With --seeds K each
+ * scenario runs with K consecutive seeds and an expectation passes only if it holds for all
+ * of them: the lesson is not luck. --junit writes the same results as JUnit XML for CI. */
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 
 const char *const check_usage =
-    "usage: idemsim check [FILE|DIR]... [--seed N] [--set PATH=VALUE]...\n"
+    "usage: idemsim check [FILE|DIR]... [options]\n"
     "\n"
     "Runs each scenario (a directory means every *.json in it, sorted) and compares its\n"
-    "metrics with the scenario's \"expect\" block. Prints PASS/FAIL per expectation and a\n"
-    "last line \"N passed, N failed\". Exit 1 when any expectation failed. Default: scenarios/\n";
+    "metrics with the scenario's \"expect\" block. Prints PASS/FAIL per expectation with the\n"
+    "expected range and the measured value, and a last line \"N passed, N failed\".\n"
+    "Exit 1 when any expectation failed, 2 on bad input. Default: scenarios/\n"
+    "\n"
+    "options:\n"
+    "  --seeds K          run each scenario with K seeds (its seed, seed+1, ...); an\n"
+    "                     expectation passes only if it holds for every one of them\n"
+    "  --junit FILE       also write the results as JUnit XML\n"
+    "  --seed N           start from seed N instead of each scenario's own\n"
+    "  --set PATH=VALUE   override a field of every scenario\n";
+
+#define SEEDS_MAX 100000
+#define STOP_TEXT_MAX 200
+
+/* ------------------------------------------------------------------ state */
 
 typedef struct {
+    char *path;
+    Scenario *scenario; /* NULL when it did not load */
+    LoadErrors *errors; /* set when it did not load */
+} CheckFile;
+
+/* What one expectation measured over every seed. */
+typedef struct {
+    double low;
+    double high;
+    bool failed;
+    uint64_t failing_seed; /* the first seed it failed with */
+    double failing_value;
+} Measure;
+
+typedef struct {
+    Options options;
+    uint32_t seeds;
+    const char *junit_path;
+    CheckFile *files;
+    uint32_t file_count;
+    uint32_t file_capacity;
+    int name_width;
+    int metric_width;
+    int range_width;
+    bool color;
     uint32_t passed;
     uint32_t failed;
-} Tally;
+    /* Progress on a terminal, once a check has taken more than a second. */
+    bool show_progress;
+    bool progress_shown;
+    double started_s;
+    /* JUnit: the suites are buffered, since the root element carries the totals. */
+    FILE *junit;
+    char *junit_text;
+    size_t junit_size;
+    uint32_t junit_tests;
+    uint32_t junit_failures;
+    uint32_t junit_errors;
+} Check;
 
-static void format_range(char *buffer, size_t size, const Expectation *expectation)
+static double wall_seconds(void)
 {
-    if (expectation->min == expectation->max)
-        snprintf(buffer, size, "%g", expectation->min);
-    else if (expectation->max >= 1e300)
-        snprintf(buffer, size, ">= %g", expectation->min);
-    else if (expectation->min <= -1e300)
-        snprintf(buffer, size, "<= %g", expectation->max);
-    else
-        snprintf(buffer, size, "[%g, %g]", expectation->min, expectation->max);
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
 }
 
-static void check_scenario(const char *path, const Options *options, Tally *tally)
+/* ------------------------------------------------------------------ collecting files */
+
+static void add_file(Check *check, const char *path)
 {
-    Scenario *scenario = cli_load_scenario(path, options);
-    if (scenario == NULL) {
-        tally->failed++;
-        return;
-    }
-    Options run_options = *options;
-    run_options.mode_count = 0;
-    Run run;
-    cli_run_modes(&run, scenario, &run_options, (TraceSink){0});
-    for (uint32_t e = 0; e < scenario->expectation_count; e++) {
-        const Expectation *expectation = &scenario->expectations[e];
-        for (uint32_t m = 0; m < run.report.mode_count; m++) {
-            if (run.report.modes[m] != expectation->mode)
-                continue;
-            double value = 0;
-            metrics_value(run.report.metrics[m], expectation->metric, &value);
-            bool pass = value >= expectation->min && value <= expectation->max;
-            char range[64];
-            format_range(range, sizeof range, expectation);
-            printf("%s  %-28s %-14s %-16s expected %-14s got %g\n", pass ? "PASS" : "FAIL",
-                   scenario->name, mode_name(expectation->mode), expectation->metric, range,
-                   value);
-            if (pass)
-                tally->passed++;
-            else
-                tally->failed++;
+    if (check->file_count == check->file_capacity) {
+        uint32_t capacity = check->file_capacity ? check->file_capacity * 2 : 64;
+        CheckFile *grown = realloc(check->files, capacity * sizeof *grown);
+        if (grown == NULL) {
+            fprintf(stderr, "idemsim: out of memory\n");
+            exit(EXIT_USAGE);
         }
+        check->files = grown;
+        check->file_capacity = capacity;
     }
-    if (scenario->expectation_count == 0)
-        printf("SKIP  %-28s (no expectations)\n", scenario->name);
-    for (uint32_t m = 0; m < run.report.mode_count; m++) {
-        if (run.report.stop_reasons[m] != NULL) {
-            printf("FAIL  %-28s %-14s %s\n", scenario->name, mode_name(run.report.modes[m]),
-                   run.report.stop_reasons[m]);
-            tally->failed++;
-        }
-    }
-    if (tally->failed > 0)
-        fflush(stdout);
-    cli_run_release(&run);
-    free(scenario);
+    check->files[check->file_count++] = (CheckFile){.path = strdup(path)};
 }
 
 static int compare_names(const void *a, const void *b)
@@ -83,55 +105,506 @@ static int compare_names(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void check_directory(const char *directory, const Options *options, Tally *tally)
+/* Every *.json of a directory, sorted, so the order (and the output) never depends on
+ * the file system. False when the directory cannot be read. */
+static bool add_directory(Check *check, const char *directory)
 {
     DIR *dir = opendir(directory);
     if (dir == NULL) {
         fprintf(stderr, "idemsim: %s: cannot open directory: %s\n", directory, strerror(errno));
-        tally->failed++;
-        return;
+        return false;
     }
-    char *names[1024];
-    size_t count = 0;
+    char **names = NULL;
+    size_t count = 0, capacity = 0;
     struct dirent *entry;
-    while ((entry = readdir(dir)) != NULL && count < 1024) {
+    while ((entry = readdir(dir)) != NULL) {
         size_t length = strlen(entry->d_name);
-        if (length > 5 && strcmp(entry->d_name + length - 5, ".json") == 0)
-            names[count++] = strdup(entry->d_name);
+        if (length <= 5 || strcmp(entry->d_name + length - 5, ".json") != 0)
+            continue;
+        if (count == capacity) {
+            capacity = capacity ? capacity * 2 : 64;
+            char **grown = realloc(names, capacity * sizeof *grown);
+            if (grown == NULL)
+                break;
+            names = grown;
+        }
+        names[count++] = strdup(entry->d_name);
     }
     closedir(dir);
-    qsort(names, count, sizeof names[0], compare_names);
+    if (count > 0)
+        qsort(names, count, sizeof names[0], compare_names);
     for (size_t i = 0; i < count; i++) {
         char path[4096];
-        snprintf(path, sizeof path, "%s/%s", directory, names[i]);
-        check_scenario(path, options, tally);
+        snprintf(path, sizeof path, "%s%s%s", directory,
+                 directory[strlen(directory) - 1] == '/' ? "" : "/", names[i]);
+        add_file(check, path);
         free(names[i]);
     }
+    free(names);
+    return true;
+}
+
+/* Loads every file before running any, so one bad file stops the check before it starts.
+ * Returns the number of files that did not load (their errors are printed). */
+static uint32_t load_files(Check *check)
+{
+    uint32_t bad = 0;
+    for (uint32_t i = 0; i < check->file_count; i++) {
+        CheckFile *file = &check->files[i];
+        file->scenario = calloc(1, sizeof *file->scenario);
+        file->errors = calloc(1, sizeof *file->errors);
+        if (file->scenario == NULL || file->errors == NULL) {
+            fprintf(stderr, "idemsim: out of memory\n");
+            exit(EXIT_USAGE);
+        }
+        if (scenario_load_file(file->path, check->options.overrides,
+                               check->options.override_count, file->scenario, file->errors)) {
+            free(file->errors);
+            file->errors = NULL;
+            continue;
+        }
+        scenario_print_errors(stderr, file->path, file->errors);
+        free(file->scenario);
+        file->scenario = NULL;
+        bad++;
+    }
+    return bad;
+}
+
+static void release_files(Check *check)
+{
+    for (uint32_t i = 0; i < check->file_count; i++) {
+        free(check->files[i].path);
+        free(check->files[i].scenario);
+        free(check->files[i].errors);
+    }
+    free(check->files);
+}
+
+/* ------------------------------------------------------------------ formatting */
+
+static void format_range(char *buffer, size_t size, const Expectation *expectation)
+{
+    if (expectation->min == expectation->max)
+        snprintf(buffer, size, "%g", expectation->min);
+    else if (isinf(expectation->max))
+        snprintf(buffer, size, ">= %g", expectation->min);
+    else if (isinf(expectation->min))
+        snprintf(buffer, size, "<= %g", expectation->max);
+    else
+        snprintf(buffer, size, "[%g, %g]", expectation->min, expectation->max);
+}
+
+static void format_measure(char *buffer, size_t size, const Measure *measure, uint32_t seeds)
+{
+    if (seeds == 1)
+        snprintf(buffer, size, "%g", measure->low);
+    else if (measure->low == measure->high)
+        snprintf(buffer, size, "%g (%u seeds)", measure->low, seeds);
+    else
+        snprintf(buffer, size, "%g..%g (%u seeds)", measure->low, measure->high, seeds);
+}
+
+/* Columns as wide as the longest entry, so a long scenario name never shifts the rest. */
+static void measure_columns(Check *check)
+{
+    check->name_width = 8;
+    check->metric_width = 8;
+    check->range_width = 6;
+    for (uint32_t i = 0; i < check->file_count; i++) {
+        const Scenario *scenario = check->files[i].scenario;
+        int name = (int)strlen(scenario->name);
+        check->name_width = name > check->name_width ? name : check->name_width;
+        for (uint32_t e = 0; e < scenario->expectation_count; e++) {
+            char range[64];
+            format_range(range, sizeof range, &scenario->expectations[e]);
+            int metric = (int)strlen(scenario->expectations[e].metric);
+            check->metric_width = metric > check->metric_width ? metric : check->metric_width;
+            check->range_width =
+                (int)strlen(range) > check->range_width ? (int)strlen(range) : check->range_width;
+        }
+    }
+}
+
+static const char *verdict(const Check *check, bool pass)
+{
+    if (!check->color)
+        return pass ? "PASS" : "FAIL";
+    return pass ? "\033[32mPASS\033[0m" : "\033[1;31mFAIL\033[0m";
+}
+
+/* A line the user can paste: the file, the failing seed, the same budgets and overrides. */
+static void format_rerun(char *buffer, size_t size, const Check *check, const char *path,
+                         uint64_t seed)
+{
+    const WorldLimits *limits = &check->options.limits;
+    int used = snprintf(buffer, size, "rerun: idemsim run %s --seed %" PRIu64, path, seed);
+    if (limits->max_events > 0 && used >= 0 && (size_t)used < size)
+        used += snprintf(buffer + used, size - (size_t)used, " --max-events %" PRIu64,
+                         limits->max_events);
+    if (limits->max_sim_time_us > 0 && used >= 0 && (size_t)used < size)
+        used += snprintf(buffer + used, size - (size_t)used, " --max-sim-time %" PRIu64,
+                         (uint64_t)(limits->max_sim_time_us / 1000));
+    if (limits->max_memory_bytes > 0 && used >= 0 && (size_t)used < size)
+        used += snprintf(buffer + used, size - (size_t)used, " --max-memory %" PRIu64,
+                         limits->max_memory_bytes >> 20);
+    for (uint32_t i = 0; i < check->options.override_count && used >= 0 && (size_t)used < size;
+         i++)
+        used += snprintf(buffer + used, size - (size_t)used, " --set '%s'",
+                         check->options.overrides[i]);
+}
+
+/* ------------------------------------------------------------------ JUnit XML */
+
+static void xml_escape(FILE *stream, const char *text)
+{
+    for (const unsigned char *c = (const unsigned char *)text; *c != '\0'; c++) {
+        switch (*c) {
+        case '&': fputs("&amp;", stream); break;
+        case '<': fputs("&lt;", stream); break;
+        case '>': fputs("&gt;", stream); break;
+        case '"': fputs("&quot;", stream); break;
+        case '\'': fputs("&apos;", stream); break;
+        default:
+            /* XML 1.0 has no way to write other control characters, even escaped. */
+            if (*c < 0x20 && *c != '\t' && *c != '\n' && *c != '\r')
+                fputc('?', stream);
+            else
+                fputc(*c, stream);
+        }
+    }
+}
+
+static void junit_open_suite(Check *check, const char *name, const char *path, uint32_t tests,
+                             uint32_t failures, uint32_t errors, double seconds)
+{
+    FILE *xml = check->junit;
+    fputs("  <testsuite name=\"", xml);
+    xml_escape(xml, name);
+    fprintf(xml, "\" tests=\"%u\" failures=\"%u\" errors=\"%u\" time=\"%.3f\">\n", tests,
+            failures, errors, seconds);
+    fputs("    <properties><property name=\"file\" value=\"", xml);
+    xml_escape(xml, path);
+    fputs("\"/></properties>\n", xml);
+    check->junit_tests += tests;
+    check->junit_failures += failures;
+    check->junit_errors += errors;
+}
+
+/* A file that did not load: one test case "load" with every error. */
+static void junit_bad_file(Check *check, const CheckFile *file)
+{
+    if (check->junit == NULL)
+        return;
+    FILE *xml = check->junit;
+    junit_open_suite(check, file->path, file->path, 1, 0, 1, 0.0);
+    fputs("    <testcase classname=\"", xml);
+    xml_escape(xml, file->path);
+    fprintf(xml, "\" name=\"load\" time=\"0\">\n      <error type=\"bad-input\" message=\"%u "
+                 "error%s\">",
+            file->errors->count, file->errors->count == 1 ? "" : "s");
+    for (uint32_t i = 0; i < file->errors->count; i++) {
+        char line[512];
+        scenario_format_error(line, sizeof line, file->path, &file->errors->items[i]);
+        xml_escape(xml, line);
+        fputc('\n', xml);
+    }
+    fputs("</error>\n    </testcase>\n  </testsuite>\n", xml);
+}
+
+static void junit_case(Check *check, const Scenario *scenario, const char *path,
+                       const Expectation *expectation, const Measure *measure)
+{
+    FILE *xml = check->junit;
+    char range[64], got[96];
+    format_range(range, sizeof range, expectation);
+    format_measure(got, sizeof got, measure, check->seeds);
+    fprintf(xml, "    <testcase classname=\"%s.%s\" name=\"%s\" time=\"0\"", scenario->name,
+            mode_name(expectation->mode), expectation->metric);
+    if (!measure->failed) {
+        fputs("/>\n", xml);
+        return;
+    }
+    char message[256];
+    snprintf(message, sizeof message, "expected %s, got %s; %g with seed %" PRIu64, range, got,
+             measure->failing_value, measure->failing_seed);
+    fputs(">\n      <failure type=\"expectation\" message=\"", xml);
+    xml_escape(xml, message);
+    fputs("\">", xml);
+    xml_escape(xml, message);
+    fputc('\n', xml);
+    char rerun[4096];
+    format_rerun(rerun, sizeof rerun, check, path, measure->failing_seed);
+    xml_escape(xml, rerun);
+    fputs("</failure>\n    </testcase>\n", xml);
+}
+
+static bool junit_write(Check *check)
+{
+    if (check->junit == NULL)
+        return true;
+    fclose(check->junit); /* flushes the buffered suites into junit_text */
+    check->junit = NULL;
+    OutputFile file;
+    char error[4400];
+    bool ok = output_file_open(&file, check->junit_path, error, sizeof error);
+    if (ok) {
+        fprintf(file.stream,
+                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                "<testsuites name=\"idemsim check\" tests=\"%u\" failures=\"%u\" "
+                "errors=\"%u\" time=\"%.3f\">\n",
+                check->junit_tests, check->junit_failures, check->junit_errors,
+                wall_seconds() - check->started_s);
+        fwrite(check->junit_text, 1, check->junit_size, file.stream);
+        fputs("</testsuites>\n", file.stream);
+        ok = output_file_commit(&file, error, sizeof error);
+    }
+    if (!ok)
+        fprintf(stderr, "idemsim: %s\n", error);
+    free(check->junit_text);
+    check->junit_text = NULL;
+    return ok;
+}
+
+/* ------------------------------------------------------------------ progress */
+
+static void show_progress(Check *check, const char *name, uint32_t file, uint32_t seed)
+{
+    if (!check->show_progress || wall_seconds() - check->started_s < 1.0)
+        return;
+    fprintf(stderr, "\r  checking %u/%u: %-*s seed %u/%u   ", file + 1, check->file_count,
+            check->name_width, name, seed + 1, check->seeds);
+    fflush(stderr);
+    check->progress_shown = true;
+}
+
+static void clear_progress(Check *check)
+{
+    if (!check->progress_shown)
+        return;
+    fprintf(stderr, "\r%*s\r", check->name_width + 40, "");
+    fflush(stderr);
+    check->progress_shown = false;
+}
+
+/* ------------------------------------------------------------------ running */
+
+typedef struct {
+    Measure measures[EXPECTATIONS_MAX]; /* by expectation */
+    bool stopped[MODE_COUNT];           /* by Mode: a budget stopped that mode */
+    uint64_t stop_seed[MODE_COUNT];
+    char stop_reason[MODE_COUNT][STOP_TEXT_MAX];
+} ScenarioResult;
+
+static void measure_run(const Scenario *scenario, const Run *run, uint64_t seed,
+                        ScenarioResult *result)
+{
+    for (uint32_t e = 0; e < scenario->expectation_count; e++) {
+        const Expectation *expectation = &scenario->expectations[e];
+        for (uint32_t m = 0; m < run->report.mode_count; m++) {
+            if (run->report.modes[m] != expectation->mode)
+                continue;
+            double value = 0;
+            metrics_value(run->report.metrics[m], expectation->metric, &value);
+            Measure *measure = &result->measures[e];
+            measure->low = fmin(measure->low, value);
+            measure->high = fmax(measure->high, value);
+            if (!measure->failed && (value < expectation->min || value > expectation->max)) {
+                measure->failed = true;
+                measure->failing_seed = seed;
+                measure->failing_value = value;
+            }
+        }
+    }
+    for (uint32_t m = 0; m < run->report.mode_count; m++) {
+        Mode mode = run->report.modes[m]; /* results are kept by mode, not by column */
+        if (run->report.stop_reasons[m] == NULL || result->stopped[mode])
+            continue;
+        result->stopped[mode] = true;
+        result->stop_seed[mode] = seed;
+        snprintf(result->stop_reason[mode], STOP_TEXT_MAX, "%s", run->report.stop_reasons[m]);
+    }
+}
+
+static void run_seeds(Check *check, const Scenario *scenario, uint32_t file_index,
+                      ScenarioResult *result)
+{
+    for (uint32_t e = 0; e < EXPECTATIONS_MAX; e++)
+        result->measures[e] = (Measure){.low = INFINITY, .high = -INFINITY};
+    uint64_t first = check->options.has_seed ? check->options.seed : scenario->seed;
+    for (uint32_t k = 0; k < check->seeds; k++) {
+        show_progress(check, scenario->name, file_index, k);
+        Options options = check->options;
+        options.mode_count = 0; /* every mode the scenario lists: its expectations name them */
+        options.has_seed = true;
+        options.seed = first + k;
+        options.quiet = true; /* the check shows its own progress */
+        Run run;
+        cli_run_modes(&run, scenario, &options, (TraceSink){0});
+        measure_run(scenario, &run, options.seed, result);
+        cli_run_release(&run);
+    }
+    clear_progress(check);
+}
+
+static void print_expectation(Check *check, const CheckFile *file, const Expectation *expectation,
+                              const Measure *measure)
+{
+    char range[64], got[96];
+    format_range(range, sizeof range, expectation);
+    format_measure(got, sizeof got, measure, check->seeds);
+    printf("%s  %-*s  %-13s  %-*s  expected %-*s  got %s", verdict(check, !measure->failed),
+           check->name_width, file->scenario->name, mode_name(expectation->mode),
+           check->metric_width, expectation->metric, check->range_width, range, got);
+    if (measure->failed && check->seeds > 1)
+        printf("; %g with seed %" PRIu64, measure->failing_value, measure->failing_seed);
+    putchar('\n');
+    if (measure->failed) {
+        char rerun[4096];
+        format_rerun(rerun, sizeof rerun, check, file->path, measure->failing_seed);
+        printf("      %s\n", rerun);
+        check->failed++;
+    } else {
+        check->passed++;
+    }
+}
+
+static void report_stops(Check *check, const CheckFile *file, const ScenarioResult *result)
+{
+    for (uint32_t m = 0; m < MODE_COUNT; m++) {
+        if (!result->stopped[m])
+            continue;
+        printf("%s  %-*s  %-13s  %s (seed %" PRIu64 ")\n", verdict(check, false),
+               check->name_width, file->scenario->name, mode_name((Mode)m),
+               result->stop_reason[m], result->stop_seed[m]);
+        check->failed++;
+        if (check->junit == NULL)
+            continue;
+        fprintf(check->junit, "    <testcase classname=\"%s.%s\" name=\"run\" time=\"0\">\n"
+                              "      <error type=\"budget\" message=\"",
+                file->scenario->name, mode_name((Mode)m));
+        xml_escape(check->junit, result->stop_reason[m]);
+        fputs("\"/>\n    </testcase>\n", check->junit);
+    }
+}
+
+static void check_one(Check *check, uint32_t file_index)
+{
+    const CheckFile *file = &check->files[file_index];
+    const Scenario *scenario = file->scenario;
+    double started = wall_seconds();
+    ScenarioResult result = {0};
+    run_seeds(check, scenario, file_index, &result);
+    uint32_t failures = 0, stops = 0;
+    for (uint32_t e = 0; e < scenario->expectation_count; e++)
+        failures += result.measures[e].failed;
+    for (uint32_t m = 0; m < MODE_COUNT; m++)
+        stops += result.stopped[m];
+    if (check->junit != NULL)
+        junit_open_suite(check, scenario->name, file->path, scenario->expectation_count + stops,
+                         failures, stops, wall_seconds() - started);
+    for (uint32_t e = 0; e < scenario->expectation_count; e++) {
+        print_expectation(check, file, &scenario->expectations[e], &result.measures[e]);
+        if (check->junit != NULL)
+            junit_case(check, scenario, file->path, &scenario->expectations[e],
+                       &result.measures[e]);
+    }
+    if (scenario->expectation_count == 0)
+        printf("SKIP  %-*s  (no expectations)\n", check->name_width, scenario->name);
+    report_stops(check, file, &result);
+    if (check->junit != NULL)
+        fputs("  </testsuite>\n", check->junit);
+    fflush(stdout);
+}
+
+/* ------------------------------------------------------------------ the command */
+
+static int parse_check_options(Check *check, int argc, char **argv)
+{
+    CliExtraOption extra[] = {{"--seeds", NULL}, {"--junit", NULL}};
+    argc = cli_take_options(argc, argv, extra, 2, check_usage);
+    if (argc < 0)
+        return EXIT_USAGE;
+    int status = cli_parse_options(argc, argv, check_usage, &check->options);
+    if (status != EXIT_SUCCESS)
+        return status;
+    check->seeds = 1;
+    if (extra[0].value != NULL) {
+        char *end = NULL;
+        errno = 0;
+        long seeds = strtol(extra[0].value, &end, 10);
+        if (errno != 0 || *end != '\0' || end == extra[0].value || seeds < 1 || seeds > SEEDS_MAX)
+            return cli_usage_error(check_usage, "--seeds expects an integer from 1 to 100000, "
+                                                "got '%s'",
+                                   extra[0].value);
+        check->seeds = (uint32_t)seeds;
+    }
+    check->junit_path = extra[1].value;
+    if (check->options.mode_count > 0)
+        return cli_usage_error(check_usage, "check runs the modes each scenario lists%s; "
+                                            "--mode is not supported",
+                               "");
+    return EXIT_SUCCESS;
+}
+
+/* Files and directories from the command line; false when one cannot be read. */
+static bool collect_files(Check *check)
+{
+    if (check->options.file_count == 0)
+        check->options.files[check->options.file_count++] = "scenarios";
+    bool readable = true;
+    for (uint32_t i = 0; i < check->options.file_count; i++) {
+        struct stat info;
+        if (stat(check->options.files[i], &info) == 0 && S_ISDIR(info.st_mode))
+            readable &= add_directory(check, check->options.files[i]);
+        else
+            add_file(check, check->options.files[i]);
+    }
+    return readable;
 }
 
 int command_check(int argc, char **argv)
 {
-    Options options = {0};
-    int status = cli_parse_options(argc, argv, check_usage, &options);
+    Check check = {0};
+    int status = parse_check_options(&check, argc, argv);
     if (status != EXIT_SUCCESS)
         return status;
-    if (options.file_count == 0)
-        options.files[options.file_count++] = "scenarios";
-    Tally tally = {0};
-    bool bad_input = false;
-    for (uint32_t i = 0; i < options.file_count; i++) {
-        struct stat info;
-        if (stat(options.files[i], &info) == 0 && S_ISDIR(info.st_mode)) {
-            check_directory(options.files[i], &options, &tally);
-        } else {
-            uint32_t before = tally.failed;
-            check_scenario(options.files[i], &options, &tally);
-            bad_input |= tally.failed > before && access(options.files[i], R_OK) != 0;
-        }
-    }
-    printf("%u passed, %u failed\n", tally.passed, tally.failed);
-    if (bad_input)
+    check.started_s = wall_seconds();
+    check.color = isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL;
+    check.show_progress = isatty(STDERR_FILENO);
+    if (check.junit_path != NULL &&
+        (check.junit = open_memstream(&check.junit_text, &check.junit_size)) == NULL) {
+        fprintf(stderr, "idemsim: out of memory\n");
         return EXIT_USAGE;
-    return tally.failed > 0 ? EXIT_EXPECTATION_FAILED : EXIT_SUCCESS;
+    }
+    bool readable = collect_files(&check);
+    if (readable && check.file_count == 0) {
+        /* A check that ran nothing must not pass: the path is probably wrong. */
+        fprintf(stderr, "idemsim: no scenario files (*.json) found\n");
+        release_files(&check);
+        return EXIT_USAGE;
+    }
+    uint32_t bad = load_files(&check);
+    if (bad > 0 || !readable) {
+        /* Bad input: nothing runs (DESIGN §4); each bad file counts as one failure. */
+        for (uint32_t i = 0; i < check.file_count; i++) {
+            if (check.files[i].scenario == NULL)
+                junit_bad_file(&check, &check.files[i]);
+        }
+        fprintf(stderr, "idemsim: %u file%s with errors; nothing was run\n", bad + !readable,
+                bad + !readable == 1 ? "" : "s");
+        printf("0 passed, %u failed\n", bad + !readable);
+        junit_write(&check);
+        release_files(&check);
+        return EXIT_USAGE;
+    }
+    measure_columns(&check);
+    for (uint32_t i = 0; i < check.file_count; i++)
+        check_one(&check, i);
+    printf("%u passed, %u failed\n", check.passed, check.failed);
+    bool written = junit_write(&check);
+    release_files(&check);
+    if (!written)
+        return EXIT_USAGE;
+    return check.failed > 0 ? EXIT_EXPECTATION_FAILED : EXIT_SUCCESS;
 }
-

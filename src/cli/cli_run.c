@@ -1,5 +1,6 @@
 /* idemsim run: every mode of a scenario with one seed, side by side, plus the report,
- * CSV and trace files. */
+ * CSV, trace and sequence-diagram files. Also the helpers the subcommands share: running
+ * the modes, taking a subcommand's own options out of argv, writing output files. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "report_svg.h"
 
 const char *const run_usage =
     "usage: idemsim run SCENARIO [options]\n"
@@ -22,6 +24,9 @@ const char *const run_usage =
     "  --json FILE         write the full report as JSON\n"
     "  --csv FILE          write the metrics as CSV (mode,metric,value)\n"
     "  --trace FILE        write every notable event as JSON lines\n"
+    "  --svg FILE          draw the first operations of one mode as a sequence diagram\n"
+    "  --svg-mode M        the mode to draw (default: the last mode run)\n"
+    "  --svg-ops N         how many of its first operations to draw, 1 to 20 (default 3)\n"
     "  --max-events N      stop a mode after N events (default 500000000)\n"
     "  --max-sim-time MS   stop a mode at simulated time MS (default: duration + 7 days)\n"
     "  --no-color          plain table even on a terminal\n"
@@ -80,6 +85,49 @@ void cli_run_release(Run *run)
         world_destroy(run->worlds[m]);
 }
 
+/* ------------------------------------------------------------------ subcommand options */
+
+/* The common options that take a value (cli_options.c), so that a value such as
+ * "--set title=--svg" is never mistaken for an option. */
+static bool common_option_takes_value(const char *arg)
+{
+    static const char *const names[] = {"--mode",       "--seed",         "--set",
+                                        "--json",       "--csv",          "--trace",
+                                        "--max-events", "--max-sim-time", "--max-memory"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (strcmp(arg, names[i]) == 0)
+            return true;
+    }
+    return false;
+}
+
+int cli_take_options(int argc, char **argv, CliExtraOption *extra, uint32_t extra_count,
+                     const char *usage)
+{
+    int kept = 0;
+    for (int i = 0; i < argc; i++) {
+        CliExtraOption *option = NULL;
+        for (uint32_t e = 0; e < extra_count && option == NULL; e++) {
+            if (strcmp(argv[i], extra[e].name) == 0)
+                option = &extra[e];
+        }
+        if (option == NULL) {
+            argv[kept++] = argv[i];
+            if (common_option_takes_value(argv[i]) && i + 1 < argc)
+                argv[kept++] = argv[++i];
+            continue;
+        }
+        if (i + 1 >= argc) {
+            cli_usage_error(usage, "option %s needs a value", option->name);
+            return -1;
+        }
+        option->value = argv[++i];
+    }
+    return kept;
+}
+
+/* ------------------------------------------------------------------ run */
+
 static bool write_csv(FILE *stream, const RunReport *report)
 {
     fprintf(stream, "scenario,seed,mode,metric,value\n");
@@ -111,9 +159,91 @@ bool cli_write_output(const char *path, ReportWriter writer, const RunReport *re
     return true;
 }
 
+/* ------------------------------------------------------------------ the sequence diagram */
+
+enum { SVG_PATH, SVG_MODE, SVG_OPERATIONS, SVG_OPTION_COUNT };
+
+/* Both the JSON-lines writer and the diagram see every record. */
+typedef struct {
+    TraceSink first;
+    TraceSink second;
+} TraceTee;
+
+static void tee_write(void *context, const TraceRecord *record)
+{
+    const TraceTee *tee = context;
+    if (tee->first.write != NULL)
+        tee->first.write(tee->first.context, record);
+    tee->second.write(tee->second.context, record);
+}
+
+/* --svg FILE [--svg-mode M] [--svg-ops N]: which mode to draw (by default the last one run,
+ * usually the keyed one) and how many of its first operations. */
+static int svg_prepare(const CliExtraOption *svg, const Options *options,
+                       const Scenario *scenario, SvgDiagram **diagram)
+{
+    *diagram = NULL;
+    if (svg[SVG_PATH].value == NULL) {
+        if (svg[SVG_MODE].value != NULL || svg[SVG_OPERATIONS].value != NULL)
+            return cli_usage_error(run_usage, "%s needs --svg FILE",
+                                   svg[SVG_MODE].value ? "--svg-mode" : "--svg-ops");
+        return EXIT_SUCCESS;
+    }
+    const Mode *modes = options->mode_count ? options->modes : scenario->modes;
+    uint32_t mode_count = options->mode_count ? options->mode_count : scenario->mode_count;
+    Mode mode = modes[mode_count - 1];
+    if (svg[SVG_MODE].value != NULL) {
+        bool runs = mode_from_name(svg[SVG_MODE].value, &mode);
+        for (uint32_t m = 0; runs && m < mode_count && modes[m] != mode; m++)
+            runs = m + 1 < mode_count;
+        if (!runs)
+            return cli_usage_error(run_usage, "--svg-mode expects a mode this run runs, got '%s'",
+                                   svg[SVG_MODE].value);
+    }
+    long operations = 3;
+    if (svg[SVG_OPERATIONS].value != NULL) {
+        char *end = NULL;
+        operations = strtol(svg[SVG_OPERATIONS].value, &end, 10);
+        if (*end != '\0' || end == svg[SVG_OPERATIONS].value || operations < 1 ||
+            operations > REPORT_SVG_OPERATIONS_MAX)
+            return cli_usage_error(run_usage, "--svg-ops expects an integer from 1 to 20, got '%s'",
+                                   svg[SVG_OPERATIONS].value);
+    }
+    *diagram = report_svg_create(mode, (uint32_t)operations);
+    if (*diagram == NULL) {
+        fprintf(stderr, "idemsim: out of memory\n");
+        return EXIT_USAGE;
+    }
+    return EXIT_SUCCESS;
+}
+
+static bool svg_write(const char *path, const SvgDiagram *diagram, const Scenario *scenario,
+                      uint64_t seed)
+{
+    OutputFile file;
+    char error[4400];
+    if (!output_file_open(&file, path, error, sizeof error)) {
+        fprintf(stderr, "idemsim: %s\n", error);
+        return false;
+    }
+    report_svg_write(file.stream, diagram, scenario, seed);
+    if (!output_file_commit(&file, error, sizeof error)) {
+        fprintf(stderr, "idemsim: %s\n", error);
+        return false;
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------------ the command */
+
 int command_run(int argc, char **argv)
 {
     Options options = {.color = isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL};
+    CliExtraOption svg[SVG_OPTION_COUNT] = {{"--svg", NULL}, {"--svg-mode", NULL},
+                                            {"--svg-ops", NULL}};
+    argc = cli_take_options(argc, argv, svg, SVG_OPTION_COUNT, run_usage);
+    if (argc < 0)
+        return EXIT_USAGE;
     int status = cli_parse_options(argc, argv, run_usage, &options);
     if (status != EXIT_SUCCESS)
         return status;
@@ -122,21 +252,28 @@ int command_run(int argc, char **argv)
     Scenario *scenario = cli_load_scenario(options.files[0], &options);
     if (scenario == NULL)
         return EXIT_USAGE;
+    SvgDiagram *diagram = NULL;
+    status = svg_prepare(svg, &options, scenario, &diagram);
     OutputFile trace_file = {0};
     TraceJsonl trace_writer = {0};
     TraceSink sink = {0};
     char error[4400];
-    if (options.trace_path != NULL) {
+    if (status == EXIT_SUCCESS && options.trace_path != NULL) {
         if (!output_file_open(&trace_file, options.trace_path, error, sizeof error)) {
             fprintf(stderr, "idemsim: %s\n", error);
-            free(scenario);
-            return EXIT_USAGE;
+            status = EXIT_USAGE;
         }
         trace_writer.stream = trace_file.stream;
         sink = trace_jsonl_sink(&trace_writer);
     }
+    if (status != EXIT_SUCCESS) {
+        report_svg_destroy(diagram);
+        free(scenario);
+        return status;
+    }
+    TraceTee tee = {.first = sink, .second = diagram ? report_svg_sink(diagram) : sink};
     Run run;
-    cli_run_modes(&run, scenario, &options, sink);
+    cli_run_modes(&run, scenario, &options, diagram ? (TraceSink){tee_write, &tee} : sink);
     bool written = true;
     if (options.trace_path != NULL && !output_file_commit(&trace_file, error, sizeof error)) {
         fprintf(stderr, "idemsim: %s\n", error);
@@ -148,8 +285,10 @@ int command_run(int argc, char **argv)
         written &= cli_write_output(options.json_path, report_write_json, &run.report);
     if (options.csv_path != NULL)
         written &= cli_write_output(options.csv_path, write_csv, &run.report);
+    if (diagram != NULL)
+        written &= svg_write(svg[SVG_PATH].value, diagram, scenario, run.report.seed);
+    report_svg_destroy(diagram);
     cli_run_release(&run);
     free(scenario);
     return written ? EXIT_SUCCESS : EXIT_USAGE;
 }
-

@@ -1,0 +1,1118 @@
+/* The sequence diagram (report_svg.h). Time flows down; the vertical scale is compressed
+ * (each record gets its own row, a gap grows with the logarithm of the time between rows,
+ * long silences are drawn as breaks), so a 40 ms round trip and a 2-minute offline period
+ * both fit on a page while the order of events stays exact. A message is drawn from its
+ * "transmit" (or "lost") record to its "deliver" record: they pair up by operation, attempt,
+ * copy lineage, kind and both ends, the oldest transmit first. The trace carries no click
+ * number, so two clicks of one operation in flight at once may pair crosswise; both arrows
+ * still join the right nodes. */
+#include "report_svg.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RECORDS_MAX 4000
+#define ACTOR_LEN_MAX 64
+#define WORD_LEN_MAX 32
+#define LANES_MAX 24
+
+#define ARROW_RIGHT "\xe2\x86\x92" /* → */
+#define MINUS_SIGN "\xe2\x88\x92"  /* − */
+#define ELLIPSIS "\xe2\x80\xa6"    /* … */
+
+/* Geometry, in px. */
+#define MARGIN_LEFT 92.0
+#define LANE_WIDTH 184.0
+#define HEAD_Y 78.0
+#define ROWS_TOP 124.0
+#define CHAR_WIDTH 6.4   /* average advance of the 11 px sans-serif used for labels */
+#define BADGE_HEIGHT 17.0
+#define BREAK_MS 3000.0  /* a longer silence is drawn as a break */
+
+/* ------------------------------------------------------------------ collecting */
+
+typedef struct {
+    SimTimeUs t_us;
+    uint64_t operation;
+    uint32_t attempt;
+    uint32_t copy;
+    int64_t value;
+    char actor[ACTOR_LEN_MAX];
+    char peer[ACTOR_LEN_MAX]; /* "" when the record is not a message event */
+    char event[WORD_LEN_MAX];
+    char detail[WORD_LEN_MAX];
+} SvgRecord;
+
+struct SvgDiagram {
+    Mode mode;
+    uint32_t operations_max;
+    uint32_t operation_count;
+    uint64_t operations[REPORT_SVG_OPERATIONS_MAX]; /* in the order they started */
+    int32_t open_clicks[REPORT_SVG_OPERATIONS_MAX];  /* clicks sent and not yet settled */
+    bool crash_kept;                                 /* its restart is kept too */
+    SvgRecord *records;
+    uint32_t record_count;
+    uint32_t record_capacity;
+    bool truncated; /* RECORDS_MAX reached: the rest was not kept */
+};
+
+SvgDiagram *report_svg_create(Mode mode, uint32_t operations_max)
+{
+    SvgDiagram *diagram = calloc(1, sizeof *diagram);
+    if (diagram == NULL)
+        return NULL;
+    diagram->mode = mode;
+    diagram->operations_max = operations_max < 1 ? 1
+                              : operations_max > REPORT_SVG_OPERATIONS_MAX
+                                  ? REPORT_SVG_OPERATIONS_MAX
+                                  : operations_max;
+    return diagram;
+}
+
+void report_svg_destroy(SvgDiagram *diagram)
+{
+    if (diagram == NULL)
+        return;
+    free(diagram->records);
+    free(diagram);
+}
+
+static int operation_slot(const SvgDiagram *diagram, uint64_t operation)
+{
+    for (uint32_t i = 0; i < diagram->operation_count; i++) {
+        if (diagram->operations[i] == operation)
+            return (int)i;
+    }
+    return -1;
+}
+
+static bool is_event(const TraceRecord *record, const char *name)
+{
+    return strcmp(record->event, name) == 0;
+}
+
+static bool any_click_open(const SvgDiagram *diagram)
+{
+    for (uint32_t i = 0; i < diagram->operation_count; i++) {
+        if (diagram->open_clicks[i] > 0)
+            return true;
+    }
+    return false;
+}
+
+/* Which records the diagram keeps: those of its operations (an operation joins when its
+ * first click is sent), and a crash (with its restart) while one of their clicks is still
+ * waiting for an answer, since it may kill their requests. The "duplicate" marker is left
+ * out: the copy's own records carry an odd lineage. */
+static bool keeps(SvgDiagram *diagram, const TraceRecord *record)
+{
+    if (is_event(record, "duplicate") || is_event(record, "sweep"))
+        return false;
+    if (is_event(record, "restart")) {
+        bool kept = diagram->crash_kept;
+        diagram->crash_kept = false;
+        return kept;
+    }
+    if (is_event(record, "crash")) {
+        diagram->crash_kept = any_click_open(diagram);
+        return diagram->crash_kept;
+    }
+    int slot = operation_slot(diagram, record->operation);
+    if (slot < 0) {
+        if (!is_event(record, "send") || record->attempt != 1 ||
+            diagram->operation_count == diagram->operations_max)
+            return false;
+        slot = (int)diagram->operation_count;
+        diagram->operations[diagram->operation_count++] = record->operation;
+    }
+    if (is_event(record, "send"))
+        diagram->open_clicks[slot]++;
+    if (is_event(record, "succeeded") || is_event(record, "failed") || is_event(record, "give_up"))
+        diagram->open_clicks[slot]--;
+    return true;
+}
+
+static void copy_text(char *target, size_t size, const char *source)
+{
+    snprintf(target, size, "%s", source != NULL ? source : "");
+}
+
+static void collect(void *context, const TraceRecord *record)
+{
+    SvgDiagram *diagram = context;
+    if (strcmp(record->mode, mode_name(diagram->mode)) != 0 || !keeps(diagram, record))
+        return;
+    if (diagram->record_count == RECORDS_MAX) {
+        diagram->truncated = true;
+        return;
+    }
+    if (diagram->record_count == diagram->record_capacity) {
+        uint32_t capacity = diagram->record_capacity ? diagram->record_capacity * 2 : 256;
+        SvgRecord *grown = realloc(diagram->records, capacity * sizeof *grown);
+        if (grown == NULL) {
+            diagram->truncated = true;
+            return;
+        }
+        diagram->records = grown;
+        diagram->record_capacity = capacity;
+    }
+    SvgRecord *kept = &diagram->records[diagram->record_count++];
+    *kept = (SvgRecord){.t_us = record->t_us, .operation = record->operation,
+                        .attempt = record->attempt, .copy = record->copy, .value = record->value};
+    copy_text(kept->actor, sizeof kept->actor, record->actor);
+    copy_text(kept->peer, sizeof kept->peer, record->peer);
+    copy_text(kept->event, sizeof kept->event, record->event);
+    copy_text(kept->detail, sizeof kept->detail, record->detail);
+}
+
+TraceSink report_svg_sink(SvgDiagram *diagram)
+{
+    return (TraceSink){.write = collect, .context = diagram};
+}
+
+/* ------------------------------------------------------------------ styles and text */
+
+typedef struct {
+    const char *fill;
+    const char *stroke;
+    const char *ink;
+} Style;
+
+/* Width of a label: UTF-8 continuation bytes take no room. */
+static double text_width(const char *text)
+{
+    double width = 0;
+    for (const unsigned char *c = (const unsigned char *)text; *c != '\0'; c++)
+        width += (*c & 0xC0) == 0x80 ? 0.0 : CHAR_WIDTH;
+    return width;
+}
+
+/* ------------------------------------------------------------------ layout */
+
+typedef struct {
+    char name[ACTOR_LEN_MAX];
+    double x;
+} Lane;
+
+/* What the trace says about one operation: who sent it and what happened to it. */
+typedef struct {
+    int group; /* index into the scenario's client groups, -1 when unknown */
+    uint32_t clicks;
+    uint32_t attempts;
+    uint32_t effects;
+    bool told_success;
+    bool told_failure;
+} OperationSummary;
+
+typedef struct {
+    FILE *out;
+    const SvgDiagram *diagram;
+    const Scenario *scenario;
+    Lane lanes[LANES_MAX];
+    uint32_t lane_count;
+    int ledger; /* lane index of the ledger, -1 when nothing changed state */
+    uint32_t *order; /* record indexes in drawing order */
+    double *y;       /* row of each record in order */
+    double *start;   /* an arrow leaving a badge starts at its edge: half its width */
+    bool *paired;    /* deliver records already used by an arrow */
+    double rows_bottom;
+    double width;
+    double height;
+    OperationSummary summaries[REPORT_SVG_OPERATIONS_MAX];
+} Layout;
+
+static bool is_message(const SvgRecord *record)
+{
+    return record->peer[0] != '\0';
+}
+
+static bool named(const SvgRecord *record, const char *event)
+{
+    return strcmp(record->event, event) == 0;
+}
+
+static int lane_of(const Layout *layout, const char *name)
+{
+    for (uint32_t i = 0; i < layout->lane_count; i++) {
+        if (strcmp(layout->lanes[i].name, name) == 0)
+            return (int)i;
+    }
+    return -1;
+}
+
+static void add_lane(Layout *layout, const char *name)
+{
+    if (name[0] == '\0' || lane_of(layout, name) >= 0 || layout->lane_count == LANES_MAX)
+        return;
+    copy_text(layout->lanes[layout->lane_count++].name, ACTOR_LEN_MAX, name);
+}
+
+/* Clients first (in the order they appear), then the fixed nodes left to right in the
+ * direction work flows, then the ledger where the money moves. */
+static void place_lanes(Layout *layout)
+{
+    const SvgDiagram *diagram = layout->diagram;
+    for (uint32_t i = 0; i < diagram->record_count; i++) {
+        if (strchr(diagram->records[i].actor, '[') != NULL)
+            add_lane(layout, diagram->records[i].actor);
+    }
+    static const char *const fixed[] = {"server", "broker", "consumers", "gateway"};
+    for (size_t f = 0; f < sizeof fixed / sizeof fixed[0]; f++) {
+        for (uint32_t i = 0; i < diagram->record_count; i++) {
+            const SvgRecord *record = &diagram->records[i];
+            if (strcmp(record->actor, fixed[f]) == 0 || strcmp(record->peer, fixed[f]) == 0) {
+                add_lane(layout, fixed[f]);
+                break;
+            }
+        }
+    }
+    layout->ledger = -1;
+    for (uint32_t i = 0; i < diagram->record_count; i++) {
+        add_lane(layout, diagram->records[i].actor); /* any node not foreseen above */
+        if (named(&diagram->records[i], "execute") && layout->ledger < 0 &&
+            layout->lane_count < LANES_MAX) {
+            layout->ledger = (int)layout->lane_count;
+            copy_text(layout->lanes[layout->lane_count++].name, ACTOR_LEN_MAX, "ledger");
+        }
+    }
+    if (layout->ledger >= 0 && layout->ledger != (int)layout->lane_count - 1) {
+        Lane ledger = layout->lanes[layout->ledger]; /* keep the ledger rightmost */
+        memmove(&layout->lanes[layout->ledger], &layout->lanes[layout->ledger + 1],
+                (layout->lane_count - (uint32_t)layout->ledger - 1) * sizeof ledger);
+        layout->lanes[layout->lane_count - 1] = ledger;
+        layout->ledger = (int)layout->lane_count - 1;
+    }
+    for (uint32_t i = 0; i < layout->lane_count; i++)
+        layout->lanes[i].x = MARGIN_LEFT + LANE_WIDTH * (i + 0.5);
+}
+
+static bool describe(const Layout *layout, const SvgRecord *record, char *label, size_t size,
+                     Style *style);
+
+/* Within one instant an arrival comes first, then what the node decides, then what it
+ * sends; a phone going offline is drawn after the request it just sent. */
+static int instant_rank(const SvgRecord *record)
+{
+    if (named(record, "deliver"))
+        return 0;
+    if (named(record, "transmit") || named(record, "lost") || named(record, "duplicate"))
+        return 2;
+    return named(record, "offline") ? 3 : 1;
+}
+
+/* Orders the records of one instant: each node's records stay together (nodes in the order
+ * they first appear), and within a node by instant_rank. Across nodes the model's order is
+ * kept, so causality between nodes is never reversed. */
+static void sort_instant(Layout *layout, uint32_t first, uint32_t end)
+{
+    enum { INSTANT_MAX = 64 };
+    const SvgRecord *records = layout->diagram->records;
+    uint32_t *order = layout->order;
+    if (end - first > INSTANT_MAX)
+        return; /* a crowded instant keeps the model's order */
+    int lane[INSTANT_MAX];
+    uint32_t key[INSTANT_MAX]; /* by record index - first */
+    for (uint32_t i = first; i < end; i++) {
+        lane[i - first] = lane_of(layout, records[i].actor);
+        uint32_t appearance = i - first;
+        for (uint32_t j = first; j < i && appearance == i - first; j++) {
+            if (lane[j - first] == lane[i - first])
+                appearance = key[j - first] / 4;
+        }
+        key[i - first] = appearance * 4 + (uint32_t)instant_rank(&records[i]);
+    }
+    /* Insertion sort: stable, and an instant holds a handful of records. */
+    for (uint32_t i = first + 1; i < end; i++) {
+        uint32_t moving = order[i], j = i;
+        while (j > first && key[order[j - 1] - first] > key[moving - first]) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = moving;
+    }
+}
+
+static void sort_instants(Layout *layout)
+{
+    const SvgRecord *records = layout->diagram->records;
+    uint32_t count = layout->diagram->record_count;
+    for (uint32_t i = 0; i < count; i++)
+        layout->order[i] = i;
+    for (uint32_t first = 0, end; first < count; first = end) {
+        for (end = first + 1; end < count && records[end].t_us == records[first].t_us; end++) {
+        }
+        sort_instant(layout, first, end);
+    }
+}
+
+static double gap_for(double dt_ms)
+{
+    if (dt_ms <= 0)
+        return 19.0;
+    double gap = 16.0 + 24.0 * log10(1.0 + dt_ms);
+    if (dt_ms > BREAK_MS)
+        return 16.0 + 24.0 * log10(1.0 + BREAK_MS) + 26.0; /* room for the break mark */
+    return gap;
+}
+
+/* One row per record; an arrow leaving a badge at the same instant starts on the badge. */
+static void place_rows(Layout *layout)
+{
+    const SvgRecord *records = layout->diagram->records;
+    const SvgRecord *last_badge = NULL;
+    double y = ROWS_TOP, badge_y = 0, badge_half = 0;
+    for (uint32_t k = 0; k < layout->diagram->record_count; k++) {
+        const SvgRecord *record = &records[layout->order[k]];
+        if (k > 0) {
+            const SvgRecord *previous = &records[layout->order[k - 1]];
+            double dt_ms = (double)(record->t_us - previous->t_us) / 1000.0;
+            bool leaves_badge = dt_ms == 0 && instant_rank(record) == 2 &&
+                                !is_message(previous) &&
+                                strcmp(previous->actor, record->actor) == 0;
+            bool follows_arrow = dt_ms == 0 && is_message(previous) && is_message(record) &&
+                                 !named(record, "deliver");
+            y += leaves_badge ? 0.0 : follows_arrow ? 9.0 : gap_for(dt_ms);
+        }
+        layout->y[k] = y;
+        layout->start[k] = 0.0;
+        char label[128];
+        Style style;
+        if (describe(layout, record, label, sizeof label, &style)) {
+            last_badge = record;
+            badge_y = y;
+            badge_half = (text_width(label) + 12.0) / 2;
+        } else if (last_badge != NULL && last_badge->t_us == record->t_us &&
+                   strcmp(last_badge->actor, record->actor) == 0 && y - badge_y < BADGE_HEIGHT) {
+            layout->start[k] = badge_half;
+        }
+    }
+    layout->rows_bottom = y;
+}
+
+/* ------------------------------------------------------------------ summaries */
+
+static int group_of_actor(const Scenario *scenario, const char *actor)
+{
+    size_t length = strcspn(actor, "[");
+    for (uint32_t g = 0; g < scenario->client_group_count; g++) {
+        const char *id = scenario->client_groups[g].id;
+        if (strlen(id) == length && strncmp(id, actor, length) == 0)
+            return (int)g;
+    }
+    return -1;
+}
+
+static void summarise(Layout *layout)
+{
+    const SvgDiagram *diagram = layout->diagram;
+    for (uint32_t s = 0; s < REPORT_SVG_OPERATIONS_MAX; s++)
+        layout->summaries[s] = (OperationSummary){.group = -1};
+    for (uint32_t i = 0; i < diagram->record_count; i++) {
+        const SvgRecord *record = &diagram->records[i];
+        int slot = operation_slot(diagram, record->operation);
+        if (slot < 0 || named(record, "crash"))
+            continue;
+        OperationSummary *summary = &layout->summaries[slot];
+        if (named(record, "send")) {
+            summary->clicks++;
+            if (summary->group < 0)
+                summary->group = group_of_actor(layout->scenario, record->actor);
+        }
+        summary->attempts += named(record, "send") || named(record, "retry");
+        summary->effects += named(record, "execute");
+        summary->told_success |= named(record, "succeeded");
+        summary->told_failure |= named(record, "failed");
+    }
+}
+
+/* The outcome as settled in world.c, from what the trace shows: told success without any
+ * effect can only be another request's answer. */
+static const char *outcome_of(const OperationSummary *summary)
+{
+    if (summary->effects >= 2)
+        return "double";
+    if (summary->effects == 0)
+        return summary->told_success ? "mismatch" : "lost";
+    return summary->told_success ? "ok" : "phantom";
+}
+
+static const OperationSpec *operation_spec(const Layout *layout, uint64_t operation)
+{
+    int slot = operation_slot(layout->diagram, operation);
+    if (slot < 0 || layout->summaries[slot].group < 0)
+        return NULL;
+    return &layout->scenario->client_groups[layout->summaries[slot].group].operation;
+}
+
+/* ------------------------------------------------------------------ drawing primitives */
+
+static void text_escaped(FILE *out, const char *text)
+{
+    for (const unsigned char *c = (const unsigned char *)text; *c != '\0'; c++) {
+        switch (*c) {
+        case '&': fputs("&amp;", out); break;
+        case '<': fputs("&lt;", out); break;
+        case '>': fputs("&gt;", out); break;
+        case '"': fputs("&quot;", out); break;
+        default: fputc(*c < 0x20 ? '?' : *c, out);
+        }
+    }
+}
+
+static void text_at(FILE *out, double x, double y, const char *anchor, const char *class,
+                    const char *text)
+{
+    fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" class=\"%s\">", x, y, anchor,
+            class);
+    text_escaped(out, text);
+    fputs("</text>\n", out);
+}
+
+static const Style STYLE_PLAIN = {"#ffffff", "#94a3b8", "#1e293b"};
+static const Style STYLE_STORE = {"#fef9c3", "#ca8a04", "#713f12"};
+static const Style STYLE_GOOD = {"#dcfce7", "#16a34a", "#14532d"};
+static const Style STYLE_WARN = {"#ffedd5", "#ea580c", "#7c2d12"};
+static const Style STYLE_BAD = {"#fee2e2", "#dc2626", "#7f1d1d"};
+static const Style STYLE_WORK = {"#ede9fe", "#7c3aed", "#3b0764"};
+static const Style STYLE_CRASH = {"#dc2626", "#7f1d1d", "#ffffff"};
+
+static void badge(FILE *out, double x, double y, const char *text, Style style)
+{
+    double width = text_width(text) + 12.0;
+    fprintf(out,
+            "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" rx=\"4\" fill=\"%s\" "
+            "stroke=\"%s\"/>\n",
+            x - width / 2, y - BADGE_HEIGHT / 2, width, BADGE_HEIGHT, style.fill, style.stroke);
+    fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" class=\"badge\" fill=\"%s\">",
+            x, y + 4.0, style.ink);
+    text_escaped(out, text);
+    fputs("</text>\n", out);
+}
+
+static void cross(FILE *out, double x, double y)
+{
+    fprintf(out,
+            "<path d=\"M%.1f %.1fl10 10m0 -10l-10 10\" stroke=\"#dc2626\" stroke-width=\"2.5\" "
+            "stroke-linecap=\"round\" class=\"cross\"/>\n",
+            x - 5, y - 5);
+}
+
+/* ------------------------------------------------------------------ messages */
+
+static const char *status_color(int64_t status)
+{
+    if (status == 409 || status == 202)
+        return "#d97706";
+    if (status >= 500)
+        return "#dc2626";
+    if (status >= 400)
+        return "#c2410c";
+    return "#059669";
+}
+
+static const char *message_color(const SvgRecord *record)
+{
+    if (strcmp(record->detail, "request") == 0)
+        return "#2563eb";
+    if (strcmp(record->detail, "response") == 0)
+        return status_color(record->value);
+    if (strcmp(record->detail, "charge") == 0)
+        return "#7c3aed";
+    if (strcmp(record->detail, "charge_reply") == 0)
+        return record->value >= 500 ? "#dc2626" : "#7c3aed";
+    return "#0891b2"; /* the broker's deliveries and acks */
+}
+
+static const char *status_words(int64_t status)
+{
+    switch (status) {
+    case 200: return " OK";
+    case 201: return " created";
+    case 202: return " accepted";
+    case 204: return " no content";
+    case 400: return " bad request";
+    case 404: return " not found";
+    case 409: return " conflict";
+    case 422: return " other body";
+    case 500: return " error";
+    case 502: return " declined";
+    case 504: return " gateway timeout";
+    default: return "";
+    }
+}
+
+static void message_label(const SvgRecord *record, char *label, size_t size)
+{
+    const char *copy = record->copy & 1u ? " (network copy)" : "";
+    if (strcmp(record->detail, "request") == 0) {
+        snprintf(label, size, "request%s", copy); /* the sender's badge says which attempt */
+    } else if (strcmp(record->detail, "response") == 0 ||
+               strcmp(record->detail, "charge_reply") == 0) {
+        snprintf(label, size, "%" PRId64 "%s%s", record->value, status_words(record->value), copy);
+    } else {
+        snprintf(label, size, "%s%s", record->detail, copy);
+    }
+}
+
+static void arrowhead(FILE *out, double x1, double y1, double x2, double y2, const char *color)
+{
+    double dx = x2 - x1, dy = y2 - y1;
+    double length = sqrt(dx * dx + dy * dy);
+    if (length < 1e-9)
+        return;
+    double ux = dx / length, uy = dy / length;
+    double bx = x2 - 9.0 * ux, by = y2 - 9.0 * uy;
+    fprintf(out, "<path d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1fz\" fill=\"%s\"/>\n", x2, y2,
+            bx - 4.0 * uy, by + 4.0 * ux, bx + 4.0 * uy, by - 4.0 * ux, color);
+}
+
+/* An arrow from (x1, y1) to (x2, y2), its label just after the start, where arrows that
+ * leave one lane have not fanned out yet. start is the gap left at the start (a badge). */
+static void arrow(FILE *out, double x1, double y1, double x2, double y2, double start,
+                  const char *color, bool dashed, const char *label)
+{
+    double direction = x2 >= x1 ? 1.0 : -1.0;
+    double dx = x2 - x1, dy = y2 - y1;
+    double length = sqrt(dx * dx + dy * dy);
+    if (length < 1e-9)
+        return;
+    /* Leave the lifeline visible, or start where the ray leaves the badge's box. */
+    double ux = fabs(dx) / length, uy = fabs(dy) / length;
+    double skip = 2.0;
+    if (start > 0)
+        skip += fmin(ux > 1e-9 ? start / ux : 1e9, uy > 1e-9 ? (BADGE_HEIGHT / 2) / uy : 1e9);
+    skip = fmin(skip, length * 0.5);
+    x1 += dx / length * skip;
+    y1 += dy / length * skip;
+    x2 -= direction * 2.0;
+    fprintf(out,
+            "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+            "stroke-width=\"1.6\"%s class=\"message\"/>\n",
+            x1, y1, x2, y2, color, dashed ? " stroke-dasharray=\"5 3\"" : "");
+    if (!dashed)
+        arrowhead(out, x1, y1, x2, y2, color);
+    if (label[0] == '\0')
+        return;
+    /* Above a rightward arrow, below a leftward one: away from the badge it leaves. */
+    double along = fmin((length - skip) * 0.45, 14.0 + text_width(label) * 0.55);
+    double lx = x1 + dx / length * along;
+    double ly = y1 + dy / length * along + (direction > 0 ? -5.0 : 12.0);
+    fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" class=\"msg\" fill=\"%s\">",
+            lx, ly, color);
+    text_escaped(out, label);
+    fputs("</text>\n", out);
+}
+
+static bool same_message(const SvgRecord *sent, const SvgRecord *arrived)
+{
+    return named(arrived, "deliver") && arrived->operation == sent->operation &&
+           arrived->attempt == sent->attempt && arrived->copy == sent->copy &&
+           strcmp(arrived->detail, sent->detail) == 0 &&
+           strcmp(arrived->actor, sent->peer) == 0 && strcmp(arrived->peer, sent->actor) == 0;
+}
+
+/* Draws the message whose transmit (or loss) is the k-th record in drawing order. */
+static void draw_message(Layout *layout, uint32_t k)
+{
+    const SvgRecord *records = layout->diagram->records;
+    const SvgRecord *sent = &records[layout->order[k]];
+    int from = lane_of(layout, sent->actor), to = lane_of(layout, sent->peer);
+    if (from < 0 || to < 0)
+        return;
+    double x1 = layout->lanes[from].x, x2 = layout->lanes[to].x, y1 = layout->y[k];
+    char label[96];
+    message_label(sent, label, sizeof label);
+    const char *color = message_color(sent);
+    double start = layout->start[k];
+    if (named(sent, "lost")) {
+        char lost[120];
+        snprintf(lost, sizeof lost, "%s, lost", label);
+        /* Far enough from the sender for the label to fit before the cross. */
+        double reach = fmin(fabs(x2 - x1) * 0.85, fmax(fabs(x2 - x1) * 0.6, 140.0));
+        double xe = x1 + (x2 >= x1 ? reach : -reach), ye = y1 + 18.0;
+        arrow(layout->out, x1, y1, xe, ye, start, "#94a3b8", true, lost);
+        cross(layout->out, xe, ye);
+        return;
+    }
+    for (uint32_t j = k + 1; j < layout->diagram->record_count; j++) {
+        if (!layout->paired[j] && same_message(sent, &records[layout->order[j]])) {
+            layout->paired[j] = true;
+            arrow(layout->out, x1, y1, x2, layout->y[j], start, color, false, label);
+            return;
+        }
+    }
+    /* Still in flight when the trace ended (or its arrival was not kept). */
+    arrow(layout->out, x1, y1, x1 + (x2 - x1) * 0.5, y1 + 20.0, start, color, true, label);
+}
+
+static void draw_messages(Layout *layout)
+{
+    fputs("<g id=\"messages\">\n", layout->out);
+    for (uint32_t k = 0; k < layout->diagram->record_count; k++) {
+        const SvgRecord *record = &layout->diagram->records[layout->order[k]];
+        if (named(record, "transmit") || named(record, "lost"))
+            draw_message(layout, k);
+    }
+    fputs("</g>\n", layout->out);
+}
+
+/* ------------------------------------------------------------------ decisions and charges */
+
+/* How each record that is not a message shows on its node's lane. In a format, {value},
+ * {detail}, {attempt} and {seconds} (value as ms) are replaced; when the value is 0 (the
+ * consumers record no status), the short form is used. */
+typedef struct {
+    const char *event;
+    const char *format;
+    const char *short_format;
+    const Style *style;
+} EventLook;
+
+static const EventLook EVENT_LOOKS[] = {
+    {"retry", "retry (attempt {attempt})", NULL, &STYLE_PLAIN},
+    {"timeout", "no answer: timeout", NULL, &STYLE_WARN},
+    {"give_up", "gives up, never told", NULL, &STYLE_BAD},
+    {"succeeded", "told: success", NULL, &STYLE_GOOD},
+    {"failed", "told: failed", NULL, &STYLE_BAD},
+    {"offline", "offline for {seconds} s", NULL, &STYLE_WARN},
+    {"reconnect", "back online", NULL, &STYLE_PLAIN},
+    {"lost_offline", "no network: {detail} lost", NULL, &STYLE_BAD},
+    {"reserve", "key free " ARROW_RIGHT " reserved", NULL, &STYLE_STORE},
+    {"replay", "key done " ARROW_RIGHT " replay {value}", "key done: not run again", &STYLE_STORE},
+    {"in_progress", "key in progress " ARROW_RIGHT " {value}", "key in progress: later",
+     &STYLE_STORE},
+    {"reject_other_body", "same key, other body " ARROW_RIGHT " {value}",
+     "same key, other body: dropped", &STYLE_BAD},
+    {"execute_no_effect", "runs, nothing changes " ARROW_RIGHT " {value}", NULL, &STYLE_WORK},
+    {"fail_after_effect", "fails after the effect " ARROW_RIGHT " 500", NULL, &STYLE_BAD},
+    {"crash", "CRASH ({detail})", NULL, &STYLE_CRASH},
+    {"restart", "restarted", NULL, &STYLE_PLAIN},
+    {"refused_down", "down: request refused", NULL, &STYLE_BAD},
+    {"gateway_timeout", "gateway silent " ARROW_RIGHT " 504", NULL, &STYLE_BAD},
+    {"outbox_relay", "outbox relay #{value}", NULL, &STYLE_WORK},
+    {"declined", "declined " ARROW_RIGHT " 502", NULL, &STYLE_BAD},
+    {"charged_no_answer", "charged, answer lost", NULL, &STYLE_BAD},
+    {"enqueue", "queued", NULL, &STYLE_PLAIN},
+    {"redeliver", "redelivery #{value}", NULL, &STYLE_WARN},
+    {"ack_timeout", "ack timeout", NULL, &STYLE_WARN},
+    {"deduplicated", "id seen: dropped", NULL, &STYLE_STORE},
+    {"dead_letter", "dead-lettered", NULL, &STYLE_BAD},
+    {"discard", "discarded", NULL, &STYLE_BAD},
+    {"late_ack_ignored", "late ack ignored", NULL, &STYLE_WARN},
+    {"late_ack_accepted", "late ack accepted", NULL, &STYLE_PLAIN},
+    {"send_receipt", "receipt #{value}", NULL, &STYLE_WORK},
+};
+
+/* The client's records whose value is the click (0 the first, 1 a double click's second). */
+static bool names_click(const SvgRecord *record)
+{
+    static const char *const events[] = {"retry",     "timeout", "reconnect",   "succeeded",
+                                         "failed",    "give_up", "lost_offline"};
+    for (size_t i = 0; i < sizeof events / sizeof events[0]; i++) {
+        if (named(record, events[i]))
+            return true;
+    }
+    return false;
+}
+
+static void expand(char *label, size_t size, const char *format, const SvgRecord *record)
+{
+    size_t used = 0;
+    label[0] = '\0';
+    for (const char *c = format; *c != '\0' && used + 1 < size;) {
+        char piece[64];
+        const char *closing = *c == '{' ? strchr(c, '}') : NULL;
+        size_t length = closing ? (size_t)(closing - c + 1) : 1;
+        if (closing && strncmp(c, "{value}", length) == 0)
+            snprintf(piece, sizeof piece, "%" PRId64, record->value);
+        else if (closing && strncmp(c, "{detail}", length) == 0)
+            snprintf(piece, sizeof piece, "%s", record->detail);
+        else if (closing && strncmp(c, "{attempt}", length) == 0)
+            snprintf(piece, sizeof piece, "%u", record->attempt);
+        else if (closing && strncmp(c, "{seconds}", length) == 0)
+            snprintf(piece, sizeof piece, "%.0f", (double)record->value / 1000.0);
+        else
+            snprintf(piece, sizeof piece, "%.*s", (int)length, c);
+        used += (size_t)snprintf(label + used, size - used, "%s", piece);
+        c += length;
+    }
+}
+
+/* The label and look of a record on its lane; false for message records. */
+static bool describe(const Layout *layout, const SvgRecord *record, char *label, size_t size,
+                     Style *style)
+{
+    if (is_message(record))
+        return false;
+    const OperationSpec *spec = operation_spec(layout, record->operation);
+    bool debit = spec == NULL || spec->kind == OPERATION_DEBIT;
+    *style = STYLE_PLAIN;
+    if (named(record, "send")) {
+        snprintf(label, size, record->value == 0 ? "presses %s" : "presses %s again",
+                 debit ? "Pay" : "Send");
+        return true;
+    }
+    if (named(record, "execute")) {
+        *style = STYLE_WORK;
+        if (strcmp(record->actor, "gateway") == 0)
+            snprintf(label, size, "charges the card");
+        else
+            snprintf(label, size, "%s " ARROW_RIGHT " %" PRId64, debit ? "charges" : "runs",
+                     record->value);
+        return true;
+    }
+    if (named(record, "replay") && strcmp(record->actor, "gateway") == 0) {
+        *style = STYLE_GOOD;
+        snprintf(label, size, "key seen: not charged again");
+        return true;
+    }
+    for (size_t i = 0; i < sizeof EVENT_LOOKS / sizeof EVENT_LOOKS[0]; i++) {
+        const EventLook *look = &EVENT_LOOKS[i];
+        if (!named(record, look->event))
+            continue;
+        *style = *look->style;
+        expand(label, size,
+               record->value == 0 && look->short_format ? look->short_format : look->format,
+               record);
+        if (names_click(record) && record->value == 1 && strlen(label) + 10 < size)
+            strcat(label, " (click 2)");
+        return true;
+    }
+    snprintf(label, size, "%s", record->event); /* an event this diagram does not know yet */
+    for (char *c = label; *c != '\0'; c++)
+        *c = *c == '_' ? ' ' : *c;
+    return true;
+}
+
+static void format_money(char *buffer, size_t size, int64_t minor)
+{
+    snprintf(buffer, size, MINUS_SIGN "%" PRId64 ".%02" PRId64, minor / 100, minor % 100);
+}
+
+/* What one effect did, as the ledger (or the table it changed) records it. */
+static void effect_label(const Layout *layout, const SvgRecord *record, uint32_t nth,
+                         char *label, size_t size)
+{
+    const OperationSpec *spec = operation_spec(layout, record->operation);
+    static const char *const changes[OPERATION_KIND_COUNT] = {
+        "", "status set", "deleted", "row added", "row added", "email sent", "+1"};
+    char what[48];
+    if (spec == NULL || spec->kind == OPERATION_DEBIT)
+        format_money(what, sizeof what, spec ? spec->amount : 0);
+    else
+        snprintf(what, sizeof what, "%s", changes[spec->kind]);
+    snprintf(label, size, "op %" PRIu64 ": %s%s", record->operation, what,
+             nth >= 2 ? " AGAIN" : "");
+}
+
+static void draw_charge(Layout *layout, const SvgRecord *record, double y, uint32_t nth,
+                        double badge_width)
+{
+    int from = lane_of(layout, record->actor);
+    if (layout->ledger < 0 || from < 0)
+        return;
+    char label[96];
+    effect_label(layout, record, nth, label, sizeof label);
+    double x1 = layout->lanes[from].x + badge_width / 2;
+    double x2 = layout->lanes[layout->ledger].x - (text_width(label) + 12.0) / 2;
+    fprintf(layout->out,
+            "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#7c3aed\" "
+            "stroke-width=\"1.2\" stroke-dasharray=\"2 3\"/>\n",
+            x1, y, x2, y);
+    badge(layout->out, layout->lanes[layout->ledger].x, y, label,
+          nth >= 2 ? STYLE_BAD : STYLE_GOOD);
+}
+
+static void draw_events(Layout *layout)
+{
+    uint32_t effects[REPORT_SVG_OPERATIONS_MAX] = {0};
+    fputs("<g id=\"decisions\">\n", layout->out);
+    for (uint32_t k = 0; k < layout->diagram->record_count; k++) {
+        const SvgRecord *record = &layout->diagram->records[layout->order[k]];
+        char label[128];
+        Style style;
+        int lane = lane_of(layout, record->actor);
+        if (lane < 0 || !describe(layout, record, label, sizeof label, &style))
+            continue;
+        if (named(record, "lost_offline"))
+            cross(layout->out, layout->lanes[lane].x - text_width(label) / 2 - 16.0, layout->y[k]);
+        badge(layout->out, layout->lanes[lane].x, layout->y[k], label, style);
+        int slot = operation_slot(layout->diagram, record->operation);
+        if (named(record, "execute") && slot >= 0)
+            draw_charge(layout, record, layout->y[k], ++effects[slot],
+                        text_width(label) + 12.0);
+    }
+    fputs("</g>\n", layout->out);
+}
+
+/* A bracket beside the client's lane from each send to its timeout: the time it waited. */
+static void draw_waits(Layout *layout)
+{
+    const SvgRecord *records = layout->diagram->records;
+    for (uint32_t k = 0; k < layout->diagram->record_count; k++) {
+        const SvgRecord *timeout = &records[layout->order[k]];
+        int lane = lane_of(layout, timeout->actor);
+        if (!named(timeout, "timeout") || lane < 0)
+            continue;
+        for (uint32_t j = k; j-- > 0;) {
+            const SvgRecord *sent = &records[layout->order[j]];
+            if ((named(sent, "send") || named(sent, "retry")) &&
+                sent->operation == timeout->operation && sent->attempt == timeout->attempt &&
+                strcmp(sent->actor, timeout->actor) == 0) {
+                double x = layout->lanes[lane].x - 24.0;
+                fprintf(layout->out,
+                        "<path d=\"M%.1f %.1fh-5V%.1fh5\" fill=\"none\" stroke=\"#ea580c\" "
+                        "stroke-width=\"1.2\" class=\"wait\"/>\n",
+                        x, layout->y[j] + BADGE_HEIGHT / 2 + 2, layout->y[k] - BADGE_HEIGHT / 2 - 2);
+                break;
+            }
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ frame */
+
+static const char *lane_role(const Layout *layout, const Lane *lane)
+{
+    if (strchr(lane->name, '[') != NULL) {
+        int group = group_of_actor(layout->scenario, lane->name);
+        return group >= 0 ? key_strategy_name(layout->scenario->client_groups[group].key)
+                          : "client";
+    }
+    if (strcmp(lane->name, "server") == 0)
+        return layout->diagram->mode == MODE_IDEMPOTENT ? "handler + key store" : "handler";
+    if (strcmp(lane->name, "gateway") == 0)
+        return "payment provider";
+    if (strcmp(lane->name, "ledger") == 0)
+        return "what changed";
+    if (strcmp(lane->name, "consumers") == 0)
+        return layout->diagram->mode == MODE_IDEMPOTENT ? "workers + key store" : "workers";
+    return strcmp(lane->name, "broker") == 0 ? "queue" : "";
+}
+
+static void draw_lanes(Layout *layout)
+{
+    FILE *out = layout->out;
+    double bottom = layout->rows_bottom + 34.0;
+    for (uint32_t i = 0; i < layout->lane_count; i++) {
+        const Lane *lane = &layout->lanes[i];
+        bool client = strchr(lane->name, '[') != NULL;
+        fprintf(out,
+                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#cbd5e1\" "
+                "stroke-width=\"1.5\" stroke-dasharray=\"%s\"/>\n",
+                lane->x, HEAD_Y + 20.0, lane->x, bottom, (int)i == layout->ledger ? "1 4" : "6 4");
+        fprintf(out,
+                "<rect x=\"%.1f\" y=\"%.1f\" width=\"150\" height=\"38\" rx=\"6\" fill=\"%s\" "
+                "stroke=\"#334155\"/>\n",
+                lane->x - 75.0, HEAD_Y - 19.0,
+                client ? "#eff6ff" : (int)i == layout->ledger ? "#f0fdf4" : "#f8fafc");
+        text_at(out, lane->x, HEAD_Y - 2.0, "middle", "head", lane->name);
+        text_at(out, lane->x, HEAD_Y + 12.0, "middle", "role", lane_role(layout, lane));
+    }
+}
+
+static void format_time(char *buffer, size_t size, SimTimeUs t_us)
+{
+    snprintf(buffer, size, "%.3f s", (double)t_us / 1e6);
+}
+
+/* Times at the left, and a break across the lanes wherever nothing happened for a while. */
+static void draw_time(Layout *layout)
+{
+    const SvgRecord *records = layout->diagram->records;
+    double last_y = -100.0;
+    SimTimeUs last_t = UINT64_MAX;
+    double right = layout->lanes[layout->lane_count - 1].x + LANE_WIDTH / 2;
+    text_at(layout->out, MARGIN_LEFT - 12.0, ROWS_TOP - 22.0, "end", "time", "time");
+    for (uint32_t k = 0; k < layout->diagram->record_count; k++) {
+        SimTimeUs t = records[layout->order[k]].t_us;
+        double y = layout->y[k];
+        if (k > 0 && (double)(t - records[layout->order[k - 1]].t_us) / 1000.0 > BREAK_MS) {
+            double mid = y - 24.0;
+            char gap[64];
+            snprintf(gap, sizeof gap, ELLIPSIS " %.1f s later " ELLIPSIS,
+                     (double)(t - records[layout->order[k - 1]].t_us) / 1e6);
+            fprintf(layout->out,
+                    "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"12\" fill=\"#ffffff\"/>\n"
+                    "<path d=\"M%.1f %.1fH%.1fM%.1f %.1fH%.1f\" stroke=\"#94a3b8\" "
+                    "stroke-dasharray=\"2 2\"/>\n",
+                    MARGIN_LEFT, mid - 6.0, right - MARGIN_LEFT, MARGIN_LEFT, mid - 6.0, right,
+                    MARGIN_LEFT, mid + 6.0, right);
+            text_at(layout->out, (MARGIN_LEFT + right) / 2, mid + 3.5, "middle", "gap", gap);
+        }
+        if (t == last_t || y - last_y < 13.0)
+            continue;
+        char label[32];
+        format_time(label, sizeof label, t);
+        text_at(layout->out, MARGIN_LEFT - 12.0, y + 3.5, "end", "time", label);
+        fprintf(layout->out,
+                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e2e8f0\"/>\n",
+                MARGIN_LEFT - 8.0, y, MARGIN_LEFT - 2.0, y);
+        last_y = y;
+        last_t = t;
+    }
+}
+
+/* The title is one line at 16 px: wide enough a picture to hold it. */
+static double header_width(const Scenario *scenario)
+{
+    char line[400];
+    snprintf(line, sizeof line, "%s: %s", scenario->name, scenario->title);
+    return 40.0 + text_width(line) * 16.0 / 11.0;
+}
+
+static void draw_header(Layout *layout, uint64_t seed)
+{
+    char line[400];
+    snprintf(line, sizeof line, "%s%s%s", layout->scenario->name,
+             layout->scenario->title[0] ? ": " : "", layout->scenario->title);
+    text_at(layout->out, 20.0, 28.0, "start", "title", line);
+    snprintf(line, sizeof line,
+             "mode %s, seed %" PRIu64 ", the first %u operation%s. Time flows down; "
+             "quiet stretches are compressed.",
+             mode_name(layout->diagram->mode), seed, layout->diagram->operation_count,
+             layout->diagram->operation_count == 1 ? "" : "s");
+    text_at(layout->out, 20.0, 48.0, "start", "sub", line);
+}
+
+/* One line per operation: what the trace shows happened to it. */
+static double draw_summary(Layout *layout, double y)
+{
+    text_at(layout->out, 20.0, y, "start", "head", "What happened");
+    for (uint32_t s = 0; s < layout->diagram->operation_count; s++) {
+        const OperationSummary *summary = &layout->summaries[s];
+        const char *outcome = outcome_of(summary);
+        char line[256];
+        const OperationSpec *spec = operation_spec(layout, layout->diagram->operations[s]);
+        snprintf(line, sizeof line,
+                 "op %" PRIu64 ": %u click%s, %u attempt%s, %s %u time%s; client %s",
+                 layout->diagram->operations[s], summary->clicks, summary->clicks == 1 ? "" : "s",
+                 summary->attempts, summary->attempts == 1 ? "" : "s",
+                 spec == NULL || spec->kind == OPERATION_DEBIT ? "charged" : "changed state",
+                 summary->effects, summary->effects == 1 ? "" : "s",
+                 summary->told_success   ? "told success"
+                 : summary->told_failure ? "told it failed"
+                                         : "never told");
+        y += 20.0;
+        bool good = strcmp(outcome, "ok") == 0;
+        badge(layout->out, 56.0, y - 4.0, outcome, good ? STYLE_GOOD : STYLE_BAD);
+        text_at(layout->out, 92.0, y, "start", "line", line);
+    }
+    if (layout->diagram->truncated) {
+        y += 20.0;
+        text_at(layout->out, 20.0, y, "start", "sub",
+                "(the trace was cut: only the first 4000 records are drawn)");
+    }
+    return y;
+}
+
+static double draw_legend(Layout *layout, double y)
+{
+    FILE *out = layout->out;
+    static const struct {
+        const char *color;
+        const char *text;
+    } arrows[] = {{"#2563eb", "request"},         {"#059669", "answer 2xx"},
+                  {"#d97706", "409 / 202"},       {"#dc2626", "5xx"},
+                  {"#7c3aed", "gateway"},         {"#0891b2", "broker"}};
+    double x = 20.0;
+    for (size_t i = 0; i < sizeof arrows / sizeof arrows[0]; i++) {
+        arrow(out, x, y, x + 34.0, y, 0.0, arrows[i].color, false, "");
+        text_at(out, x + 40.0, y + 4.0, "start", "line", arrows[i].text);
+        x += 46.0 + text_width(arrows[i].text) + 14.0;
+    }
+    arrow(out, x, y, x + 30.0, y, 0.0, "#94a3b8", true, "");
+    cross(out, x + 30.0, y);
+    text_at(out, x + 44.0, y + 4.0, "start", "line", "lost by the network");
+    y += 26.0;
+    x = 20.0;
+    static const char *const badges[] = {"key store", "handler run", "charged once",
+                                         "charged again"};
+    const Style styles[] = {STYLE_STORE, STYLE_WORK, STYLE_GOOD, STYLE_BAD};
+    for (size_t i = 0; i < 4; i++) {
+        double width = text_width(badges[i]) + 12.0;
+        badge(out, x + width / 2, y, badges[i], styles[i]);
+        x += width + 14.0;
+    }
+    return y;
+}
+
+static void write_prologue(FILE *out, double width, double height)
+{
+    fprintf(out,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+            "viewBox=\"0 0 %.0f %.0f\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n"
+            "<style>\n"
+            "text { font-family: 'DejaVu Sans', Helvetica, Arial, sans-serif; }\n"
+            ".title { font-size: 16px; font-weight: bold; fill: #0f172a; }\n"
+            ".sub { font-size: 12px; fill: #475569; }\n"
+            ".head { font-size: 12.5px; font-weight: bold; fill: #0f172a; }\n"
+            ".role { font-size: 10px; fill: #64748b; }\n"
+            ".badge { font-size: 11px; }\n"
+            ".line { font-size: 11.5px; fill: #1e293b; }\n"
+            ".time { font-size: 10px; fill: #64748b; }\n"
+            ".gap { font-size: 10px; fill: #475569; font-style: italic; }\n"
+            ".msg { font-size: 10.5px; paint-order: stroke; stroke: #ffffff; stroke-width: 3px;"
+            " stroke-linejoin: round; }\n"
+            "</style>\n"
+            "<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n",
+            width, height, width, height);
+}
+
+/* ------------------------------------------------------------------ writing */
+
+static bool write_empty(FILE *out, const SvgDiagram *diagram, const Scenario *scenario)
+{
+    write_prologue(out, 760.0, 90.0);
+    char line[256];
+    snprintf(line, sizeof line, "%s: no operation started in mode %s", scenario->name,
+             mode_name(diagram->mode));
+    text_at(out, 20.0, 48.0, "start", "title", line);
+    fputs("</svg>\n", out);
+    return !ferror(out);
+}
+
+bool report_svg_write(FILE *stream, const SvgDiagram *diagram, const Scenario *scenario,
+                      uint64_t seed)
+{
+    if (diagram->record_count == 0)
+        return write_empty(stream, diagram, scenario);
+    Layout layout = {.out = stream, .diagram = diagram, .scenario = scenario};
+    uint32_t count = diagram->record_count;
+    layout.order = calloc(count, sizeof *layout.order);
+    layout.y = calloc(count, sizeof *layout.y);
+    layout.paired = calloc(count, sizeof *layout.paired);
+    layout.start = calloc(count, sizeof *layout.start);
+    bool ok = layout.order != NULL && layout.y != NULL && layout.paired != NULL &&
+              layout.start != NULL;
+    if (ok) {
+        place_lanes(&layout);
+        summarise(&layout);
+        sort_instants(&layout);
+        place_rows(&layout);
+        double summary_top = layout.rows_bottom + 76.0;
+        double legend_top = summary_top + 20.0 * (diagram->operation_count + 1) + 36.0 +
+                            (diagram->truncated ? 20.0 : 0.0);
+        layout.width = fmax(880.0, MARGIN_LEFT + LANE_WIDTH * layout.lane_count + 24.0);
+        layout.width = fmax(layout.width, header_width(scenario));
+        layout.height = legend_top + 44.0;
+        write_prologue(stream, layout.width, layout.height);
+        draw_header(&layout, seed);
+        draw_lanes(&layout);
+        draw_time(&layout);
+        draw_waits(&layout);
+        draw_messages(&layout);
+        draw_events(&layout);
+        draw_summary(&layout, summary_top);
+        draw_legend(&layout, legend_top);
+        fputs("</svg>\n", stream);
+        ok = !ferror(stream);
+    }
+    free(layout.order);
+    free(layout.y);
+    free(layout.paired);
+    free(layout.start);
+    return ok;
+}

@@ -1,0 +1,299 @@
+/* idemsim run --svg: the sequence diagram is well-formed XML (every element closed, in
+ * order), deterministic (same run, same bytes), shows what the run did (the lost answers and
+ * the second charges of C1 at-least-once, the replays of C1 idempotent), leaves the trace
+ * untouched, and refuses bad options before running. */
+#include <check.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define LOST_ANSWER "scenarios/01_lost_answer.json"
+
+static char scratch[256];
+
+static void setup(void)
+{
+    ck_assert_int_eq(chdir(IDEMSIM_SOURCE_DIR), 0);
+    snprintf(scratch, sizeof scratch, "/tmp/idemsim-svg-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(scratch));
+}
+
+static void teardown(void)
+{
+    char command[512];
+    snprintf(command, sizeof command, "rm -rf '%s'", scratch);
+    ck_assert_int_eq(system(command), 0);
+}
+
+static void in_scratch(char *buffer, size_t size, const char *name)
+{
+    snprintf(buffer, size, "%s/%s", scratch, name);
+}
+
+/* Runs idemsim with arguments (NULL-terminated), output to /dev/null; returns its exit code. */
+static int run_idemsim(const char *const *arguments)
+{
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, STDOUT_FILENO);
+        dup2(null, STDERR_FILENO);
+        const char *argv[32] = {IDEMSIM_BINARY};
+        for (int i = 0; arguments[i] != NULL && i < 30; i++)
+            argv[i + 1] = arguments[i];
+        execv(IDEMSIM_BINARY, (char *const *)argv);
+        _exit(127);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    ck_assert_msg(WIFEXITED(status), "idemsim did not exit normally");
+    return WEXITSTATUS(status);
+}
+
+static char *read_all(const char *path, size_t *length)
+{
+    FILE *file = fopen(path, "rb");
+    if (file == NULL)
+        return NULL;
+    fseek(file, 0, SEEK_END);
+    long size = ftell(file);
+    fseek(file, 0, SEEK_SET);
+    char *text = calloc(1, (size_t)size + 1);
+    size_t got = fread(text, 1, (size_t)size, file);
+    fclose(file);
+    if (length != NULL)
+        *length = got;
+    return text;
+}
+
+static char *draw(const char *scenario, const char *mode, const char *name)
+{
+    char path[512];
+    in_scratch(path, sizeof path, name);
+    const char *arguments[] = {"run", scenario, "--svg", path, "--svg-mode", mode, "-q", NULL};
+    ck_assert_int_eq(run_idemsim(arguments), 0);
+    char *svg = read_all(path, NULL);
+    ck_assert_ptr_nonnull(svg);
+    return svg;
+}
+
+static int occurrences(const char *text, const char *needle)
+{
+    int count = 0;
+    for (const char *at = strstr(text, needle); at != NULL; at = strstr(at + 1, needle))
+        count++;
+    return count;
+}
+
+/* Every element is closed, in the order opened: a stack of element names. Enough of XML
+ * for what the writer emits (no CDATA, comments only in <!...>, text escaped). */
+static bool balanced(const char *text, char *problem, size_t size)
+{
+    char stack[64][32];
+    int depth = 0;
+    for (const char *at = strchr(text, '<'); at != NULL; at = strchr(at + 1, '<')) {
+        const char *end = strchr(at, '>');
+        if (end == NULL) {
+            snprintf(problem, size, "unterminated tag at byte %ld", (long)(at - text));
+            return false;
+        }
+        if (at[1] == '?' || at[1] == '!' || end[-1] == '/')
+            continue;
+        bool closing = at[1] == '/';
+        const char *name = at + 1 + closing;
+        int length = (int)strcspn(name, " \t\n/>");
+        if (!closing) {
+            if (depth == 64 || length >= 32) {
+                snprintf(problem, size, "nesting too deep or name too long");
+                return false;
+            }
+            snprintf(stack[depth++], 32, "%.*s", length, name);
+        } else if (depth == 0 || strncmp(stack[depth - 1], name, (size_t)length) != 0 ||
+                   stack[depth - 1][length] != '\0') {
+            snprintf(problem, size, "</%.*s> closes <%s>", length, name,
+                     depth ? stack[depth - 1] : "nothing");
+            return false;
+        } else {
+            depth--;
+        }
+    }
+    if (depth != 0)
+        snprintf(problem, size, "<%s> is never closed", stack[depth - 1]);
+    return depth == 0;
+}
+
+/* ------------------------------------------------------------------ Core */
+
+START_TEST(test_svg_is_well_formed_and_byte_identical_for_the_same_run)
+{
+    char *first = draw(LOST_ANSWER, "at-least-once", "first.svg");
+    char *second = draw(LOST_ANSWER, "at-least-once", "second.svg");
+    ck_assert_str_eq(first, second);
+    ck_assert_msg(strncmp(first, "<svg ", 5) == 0, "starts with %.20s", first);
+    size_t length = strlen(first);
+    ck_assert(length > 7 && strcmp(first + length - 7, "</svg>\n") == 0);
+    char problem[128] = "";
+    ck_assert_msg(balanced(first, problem, sizeof problem), "%s", problem);
+    free(first);
+    free(second);
+}
+END_TEST
+
+START_TEST(test_at_least_once_diagram_shows_lost_answers_and_second_charges)
+{
+    /* C1: each of the three answers is lost in the outage, each retry charges again. */
+    char *svg = draw(LOST_ANSWER, "at-least-once", "c1.svg");
+    ck_assert_int_eq(occurrences(svg, "200 OK, lost"), 3);
+    ck_assert_int_ge(occurrences(svg, "class=\"cross\""), 3);
+    ck_assert_int_eq(occurrences(svg, "no answer: timeout"), 3);
+    ck_assert_int_eq(occurrences(svg, "retry (attempt 2)"), 3);
+    ck_assert_int_eq(occurrences(svg, "charges " "\xe2\x86\x92" " 200"), 6);
+    ck_assert_int_eq(occurrences(svg, " AGAIN<"), 3); /* the ledger's second charges */
+    ck_assert_int_eq(occurrences(svg, ">double<"), 3);
+    ck_assert_int_eq(occurrences(svg, "key free"), 0); /* no key store in this mode */
+    for (int lane = 0; lane < 3; lane++) {
+        char name[32];
+        snprintf(name, sizeof name, ">web[%d]<", lane);
+        ck_assert_msg(strstr(svg, name) != NULL, "lane %s missing", name);
+    }
+    ck_assert_ptr_nonnull(strstr(svg, ">server<"));
+    ck_assert_ptr_nonnull(strstr(svg, ">ledger<"));
+    free(svg);
+}
+END_TEST
+
+START_TEST(test_idempotent_diagram_shows_reservations_and_replays_not_charges)
+{
+    char *svg = draw(LOST_ANSWER, "idempotent", "c1-keyed.svg");
+    ck_assert_int_eq(occurrences(svg, "key free " "\xe2\x86\x92" " reserved"), 3);
+    ck_assert_int_eq(occurrences(svg, "key done " "\xe2\x86\x92" " replay 200"), 3);
+    ck_assert_int_eq(occurrences(svg, "charges " "\xe2\x86\x92" " 200"), 3);
+    ck_assert_int_eq(occurrences(svg, " AGAIN<"), 0);
+    ck_assert_int_eq(occurrences(svg, ">ok<"), 3);
+    free(svg);
+}
+END_TEST
+
+START_TEST(test_svg_ops_limits_the_operations_drawn)
+{
+    char path[512];
+    in_scratch(path, sizeof path, "one.svg");
+    const char *arguments[] = {"run", LOST_ANSWER, "--svg", path, "--svg-ops", "1", "-q", NULL};
+    ck_assert_int_eq(run_idemsim(arguments), 0);
+    char *svg = read_all(path, NULL);
+    ck_assert_ptr_nonnull(svg);
+    ck_assert_int_eq(occurrences(svg, ">web["), 1); /* one lane: one client's operation */
+    ck_assert_ptr_nonnull(strstr(svg, "mode idempotent")); /* the last mode by default */
+    free(svg);
+}
+END_TEST
+
+START_TEST(test_drawing_leaves_the_trace_byte_identical)
+{
+    char plain[512], with_svg[512], svg[512];
+    in_scratch(plain, sizeof plain, "plain.trace");
+    in_scratch(with_svg, sizeof with_svg, "with-svg.trace");
+    in_scratch(svg, sizeof svg, "d.svg");
+    const char *without[] = {"run", LOST_ANSWER, "--trace", plain, "-q", NULL};
+    const char *with[] = {"run", LOST_ANSWER, "--trace", with_svg, "--svg", svg, "-q", NULL};
+    ck_assert_int_eq(run_idemsim(without), 0);
+    ck_assert_int_eq(run_idemsim(with), 0);
+    size_t plain_length = 0, with_length = 0;
+    char *a = read_all(plain, &plain_length), *b = read_all(with_svg, &with_length);
+    ck_assert_ptr_nonnull(a);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_uint_gt(plain_length, 1000);
+    ck_assert_uint_eq(plain_length, with_length);
+    ck_assert_int_eq(memcmp(a, b, plain_length), 0);
+    free(a);
+    free(b);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ Limits */
+
+START_TEST(test_bad_svg_options_exit_2_and_write_nothing)
+{
+    char path[512];
+    in_scratch(path, sizeof path, "bad.svg");
+    const char *not_run[] = {"run", LOST_ANSWER, "--mode", "idempotent", "--svg", path,
+                             "--svg-mode", "at-most-once", "-q", NULL};
+    const char *zero_ops[] = {"run", LOST_ANSWER, "--svg", path, "--svg-ops", "0", "-q", NULL};
+    const char *many_ops[] = {"run", LOST_ANSWER, "--svg", path, "--svg-ops", "21", "-q", NULL};
+    const char *no_file[] = {"run", LOST_ANSWER, "--svg-mode", "idempotent", "-q", NULL};
+    const char *no_value[] = {"run", LOST_ANSWER, "--svg", NULL};
+    ck_assert_int_eq(run_idemsim(not_run), 2);
+    ck_assert_int_eq(run_idemsim(zero_ops), 2);
+    ck_assert_int_eq(run_idemsim(many_ops), 2);
+    ck_assert_int_eq(run_idemsim(no_file), 2);
+    ck_assert_int_eq(run_idemsim(no_value), 2);
+    ck_assert_int_ne(access(path, F_OK), 0);
+}
+END_TEST
+
+START_TEST(test_unwritable_svg_path_exits_2_and_leaves_no_file)
+{
+    const char *arguments[] = {"run", LOST_ANSWER, "--svg", "/dev/null/d.svg", "-q", NULL};
+    ck_assert_int_eq(run_idemsim(arguments), 2);
+}
+END_TEST
+
+START_TEST(test_every_scenario_draws_a_balanced_diagram)
+{
+    /* Events the diagram does not know (broker, consumers) still make a well-formed picture. */
+    const char *scenarios[] = {"scenarios/default.json", "scenarios/checkout-day.json",
+                               "scenarios/11_crash_after_charge.json",
+                               "scenarios/02_offline_ttl_too_short.json",
+                               "scenarios/14_broker_dedup_window.json",
+                               "scenarios/03_broker_slow_consumers.json"};
+    for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {
+        if (access(scenarios[i], R_OK) != 0)
+            continue;
+        char path[512];
+        in_scratch(path, sizeof path, "any.svg");
+        const char *arguments[] = {"run", scenarios[i], "--svg", path, "--svg-ops", "20",
+                                   "-q", NULL};
+        ck_assert_int_eq(run_idemsim(arguments), 0);
+        char *svg = read_all(path, NULL);
+        char problem[128] = "";
+        ck_assert_msg(balanced(svg, problem, sizeof problem), "%s: %s", scenarios[i], problem);
+        free(svg);
+    }
+}
+END_TEST
+
+static Suite *svg_suite(void)
+{
+    Suite *suite = suite_create("svg");
+    TCase *core = tcase_create("Core");
+    tcase_add_checked_fixture(core, setup, teardown);
+    tcase_set_timeout(core, 120);
+    tcase_add_test(core, test_svg_is_well_formed_and_byte_identical_for_the_same_run);
+    tcase_add_test(core, test_at_least_once_diagram_shows_lost_answers_and_second_charges);
+    tcase_add_test(core, test_idempotent_diagram_shows_reservations_and_replays_not_charges);
+    tcase_add_test(core, test_svg_ops_limits_the_operations_drawn);
+    tcase_add_test(core, test_drawing_leaves_the_trace_byte_identical);
+    suite_add_tcase(suite, core);
+    TCase *limits = tcase_create("Limits");
+    tcase_add_checked_fixture(limits, setup, teardown);
+    tcase_set_timeout(limits, 120);
+    tcase_add_test(limits, test_bad_svg_options_exit_2_and_write_nothing);
+    tcase_add_test(limits, test_unwritable_svg_path_exits_2_and_leaves_no_file);
+    tcase_add_test(limits, test_every_scenario_draws_a_balanced_diagram);
+    suite_add_tcase(suite, limits);
+    return suite;
+}
+
+int main(void)
+{
+    SRunner *runner = srunner_create(svg_suite());
+    srunner_run_all(runner, CK_NORMAL);
+    int failures = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failures == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
