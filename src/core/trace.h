@@ -17,6 +17,7 @@ typedef struct {
                            else NULL */
     uint64_t operation; /* ground-truth operation id, 0 when none */
     uint32_t attempt;   /* 1-based, 0 when none */
+    uint32_t click;     /* 0 for the first click, 1 for a double click's second */
     uint32_t copy;      /* network copy lineage, 0 for the original */
     int64_t value;      /* amount, status code or count, by event */
     const char *detail; /* free text, may be NULL */

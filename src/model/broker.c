@@ -71,8 +71,7 @@ static void deliver(World *world, uint32_t queued_index)
     /* Each delivery of a message is its own packet, with its own fate. */
     delivery.lineage = queued->publish.lineage * 64 + queued->deliveries;
     if (world_tracing(world) && queued->deliveries > 1)
-        world_trace(world, "broker", "redeliver", delivery.operation, delivery.attempt,
-                    delivery.lineage, queued->deliveries, NULL);
+        world_trace_about(world, "broker", "redeliver", &delivery, queued->deliveries, NULL);
     if (!broker->manual_ack) {
         network_send(world, &delivery);
         finish_queued(world, queued, QUEUED_ACKED); /* acknowledged as it leaves */
@@ -139,8 +138,7 @@ void broker_on_publish(World *world, const Message *publish)
     if (seen_recently(world, publish->key)) {
         world->metrics.deduplicated++;
         if (world_tracing(world))
-            world_trace(world, "broker", "deduplicated", publish->operation, publish->attempt,
-                        publish->lineage, 0, NULL);
+            world_trace_about(world, "broker", "deduplicated", publish, 0, NULL);
         confirm(world, publish);
         return;
     }
@@ -154,8 +152,7 @@ void broker_on_publish(World *world, const Message *publish)
     world_operation_ref(world, publish->operation); /* until acknowledged or dead */
     world->metrics.messages++;
     if (world_tracing(world))
-        world_trace(world, "broker", "enqueue", publish->operation, publish->attempt,
-                    publish->lineage, broker->ready.length + 1, NULL);
+        world_trace_about(world, "broker", "enqueue", publish, broker->ready.length + 1, NULL);
     confirm(world, publish);
     make_ready(world, queued);
 }
@@ -193,9 +190,8 @@ void broker_on_ack(World *world, const Message *ack)
         world->metrics.late_acks++;
         bool accept = world->scenario.broker.late_ack == LATE_ACK_ACCEPT;
         if (world_tracing(world))
-            world_trace(world, "broker", accept ? "late_ack_accepted" : "late_ack_ignored",
-                        ack->operation, ack->attempt, ack->lineage, (int64_t)ack->job_serial,
-                        NULL);
+            world_trace_about(world, "broker", accept ? "late_ack_accepted" : "late_ack_ignored",
+                              ack, (int64_t)ack->job_serial, NULL);
         if (!accept || queued->state == QUEUED_ACKED || queued->state == QUEUED_DEAD)
             return;
         if (queued->state == QUEUED_IN_FLIGHT)
@@ -222,15 +218,14 @@ void broker_on_ack_timeout(World *world, uint32_t queued_index, uint32_t deliver
         if (spec->dead_letter)
             world->metrics.dead_lettered++;
         if (world_tracing(world))
-            world_trace(world, "broker", spec->dead_letter ? "dead_letter" : "discard",
-                        queued->publish.operation, queued->publish.attempt, 0,
-                        queued->deliveries, NULL);
+            world_trace_about(world, "broker", spec->dead_letter ? "dead_letter" : "discard",
+                              &queued->publish, queued->deliveries, NULL);
         dispatch_ready(world);
         return;
     }
     if (world_tracing(world))
-        world_trace(world, "broker", "ack_timeout", queued->publish.operation,
-                    queued->publish.attempt, 0, queued->deliveries, NULL);
+        world_trace_about(world, "broker", "ack_timeout", &queued->publish, queued->deliveries,
+                          NULL);
     if (spec->redelivery_delay_ms > 0) {
         queued->state = QUEUED_WAITING;
         sim_schedule_in(world->sim, ms_to_us(spec->redelivery_delay_ms), EVENT_REDELIVER, 0,

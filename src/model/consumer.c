@@ -117,8 +117,7 @@ static bool admit(World *world, uint32_t job_slot)
         decision = "replay";
     }
     if (world_tracing(world))
-        world_trace(world, "consumers", decision, delivery->operation, delivery->attempt,
-                    delivery->lineage, 0, NULL);
+        world_trace_about(world, "consumers", decision, delivery, 0, NULL);
     return false;
 }
 
@@ -136,8 +135,7 @@ void consumers_on_delivery(World *world, const Message *delivery)
     Consumers *consumers = &world->consumers;
     if (consumers->down) {
         if (world_tracing(world))
-            world_trace(world, "consumers", "refused_down", delivery->operation,
-                        delivery->attempt, delivery->lineage, 0, NULL);
+            world_trace_about(world, "consumers", "refused_down", delivery, 0, NULL);
         return;
     }
     uint32_t job = world_job_alloc(world, delivery, consumers->epoch);
@@ -217,8 +215,7 @@ static int send_receipt(World *world, const Message *event)
     world_operation(world, event->operation)->receipts++;
     world->metrics.emails_sent++;
     if (world_tracing(world))
-        world_trace(world, "consumers", "send_receipt", event->operation, event->attempt,
-                    event->lineage, world_operation(world, event->operation)->receipts, NULL);
+        world_trace_about(world, "consumers", "send_receipt", event, world_operation(world, event->operation)->receipts, NULL);
     return 200;
 }
 

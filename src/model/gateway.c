@@ -74,8 +74,7 @@ void gateway_on_outbox_relay(World *world, uint32_t entry_index)
         return; /* a restart resumes every pending entry */
     entry->relays++;
     if (world_tracing(world))
-        world_trace(world, "server", "outbox_relay", entry->request.operation,
-                    entry->request.attempt, 0, entry->relays, NULL);
+        world_trace_about(world, "server", "outbox_relay", &entry->request, entry->relays, NULL);
     send_charge(world, &entry->request, entry->store_key, entry_index, 0, true, entry->relays);
     sim_schedule_in(world->sim, gateway_timeout_us(world), EVENT_OUTBOX_RELAY, 0, entry_index);
 }
@@ -167,8 +166,7 @@ static void charge_or_answer(World *world, Message charge)
     SimTimeUs now = sim_now(world->sim);
     if (keys != NULL && charge.key != 0 && idem_store_lookup(keys, charge.key, now) != NULL) {
         if (world_tracing(world))
-            world_trace(world, "gateway", "replay", charge.operation, charge.attempt,
-                        charge.lineage, 200, NULL);
+            world_trace_about(world, "gateway", "replay", &charge, 200, NULL);
         reply(world, &charge, 200); /* charged before under this key: not again */
         return;
     }
@@ -176,8 +174,7 @@ static void charge_or_answer(World *world, Message charge)
                                   charge_identity(&charge), charge.lineage);
     if (fate < gateway->fail) {
         if (world_tracing(world))
-            world_trace(world, "gateway", "declined", charge.operation, charge.attempt,
-                        charge.lineage, 502, NULL);
+            world_trace_about(world, "gateway", "declined", &charge, 502, NULL);
         reply(world, &charge, 502);
         return;
     }
@@ -190,8 +187,7 @@ static void charge_or_answer(World *world, Message charge)
     }
     if (fate < gateway->fail + gateway->timeout) {
         if (world_tracing(world))
-            world_trace(world, "gateway", "charged_no_answer", charge.operation, charge.attempt,
-                        charge.lineage, 0, NULL);
+            world_trace_about(world, "gateway", "charged_no_answer", &charge, 0, NULL);
         return; /* charged, but the answer never leaves the gateway */
     }
     reply(world, &charge, 200);

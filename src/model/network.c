@@ -133,6 +133,7 @@ static void trace_message(World *world, const char *event, const Message *messag
         .peer = inbound ? source : target,
         .operation = message->operation,
         .attempt = message->attempt,
+        .click = message->click,
         .copy = (uint32_t)message->lineage,
         .value = message->status,
         .detail = message_kind_names[message->kind],

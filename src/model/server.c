@@ -124,8 +124,8 @@ int server_apply_effect(World *world, const Message *request, const char *actor)
             broker_publish_receipt(world, request);
     }
     if (world_tracing(world))
-        world_trace(world, actor, effect ? "execute" : "execute_no_effect", operation,
-                    request->attempt, request->lineage, status, NULL);
+        world_trace_about(world, actor, effect ? "execute" : "execute_no_effect", request, status,
+                          NULL);
     return status;
 }
 
@@ -154,8 +154,7 @@ static void reserve_key(World *world, const Job *job)
     idem_store_put(world->server.store, &row);
     note_store_size(world);
     if (world_tracing(world))
-        world_trace(world, "server", "reserve", job->request.operation, job->request.attempt,
-                    job->request.lineage, 0, NULL);
+        world_trace_about(world, "server", "reserve", &job->request, 0, NULL);
 }
 
 void server_record_result(World *world, const Message *request, uint64_t store_key, int status)
@@ -211,23 +210,20 @@ static void answer_from_row(World *world, const Job *job, const KeyRow *row)
     if (policy->fingerprint && row->fingerprint != request->fingerprint) {
         respond(world, request, fingerprint_mismatch_status(policy->profile), request->operation);
         if (world_tracing(world))
-            world_trace(world, "server", "reject_other_body", request->operation,
-                        request->attempt, request->lineage,
+            world_trace_about(world, "server", "reject_other_body", request,
                         fingerprint_mismatch_status(policy->profile), NULL);
         return;
     }
     if (row->status == KEY_STATUS_PROCESSING) {
         respond(world, request, policy->on_in_progress, request->operation);
         if (world_tracing(world))
-            world_trace(world, "server", "in_progress", request->operation, request->attempt,
-                        request->lineage, policy->on_in_progress, NULL);
+            world_trace_about(world, "server", "in_progress", request, policy->on_in_progress, NULL);
         return;
     }
     world->metrics.replayed++;
     respond(world, request, row->response_status, row->response_of);
     if (world_tracing(world))
-        world_trace(world, "server", "replay", request->operation, request->attempt,
-                    request->lineage, row->response_status, NULL);
+        world_trace_about(world, "server", "replay", request, row->response_status, NULL);
 }
 
 /* ------------------------------------------------------------------ request flow */
@@ -292,8 +288,7 @@ void server_on_request(World *world, const Message *request)
     if (server->down) {
         world->metrics.network_dropped++; /* connection refused: the server is not there */
         if (world_tracing(world))
-            world_trace(world, "server", "refused_down", request->operation, request->attempt,
-                        request->lineage, 0, NULL);
+            world_trace_about(world, "server", "refused_down", request, 0, NULL);
         return;
     }
     uint32_t job = job_alloc(world, request);
@@ -385,8 +380,7 @@ void server_after_effect(World *world, uint32_t job_slot, int status)
                                      world->scenario.server.fail_after_effect)) {
         status = 500; /* the side effect happened, then the handler failed */
         if (world_tracing(world))
-            world_trace(world, "server", "fail_after_effect", job->request.operation,
-                        job->request.attempt, job->request.lineage, 500, NULL);
+            world_trace_about(world, "server", "fail_after_effect", &job->request, 500, NULL);
     }
     if (draw_crash(world, job, CRASH_AFTER_EFFECT)) {
         crash(world, "after-effect", job->request.operation);
@@ -452,8 +446,7 @@ void server_on_gateway_timeout(World *world, uint32_t job_slot)
     job->awaiting_gateway = false;
     job->gateway_timer = EVENT_ID_NONE;
     if (world_tracing(world))
-        world_trace(world, "server", "gateway_timeout", job->request.operation,
-                    job->request.attempt, job->request.lineage, 504, NULL);
+        world_trace_about(world, "server", "gateway_timeout", &job->request, 504, NULL);
     server_complete_job(world, job_slot, 504);
 }
 

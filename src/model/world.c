@@ -64,6 +64,26 @@ void world_trace(World *world, const char *actor, const char *event, uint64_t op
     world->trace.write(world->trace.context, &record);
 }
 
+void world_trace_about(World *world, const char *actor, const char *event,
+                       const Message *message, int64_t value, const char *detail)
+{
+    if (world->trace.write == NULL)
+        return;
+    TraceRecord record = {
+        .t_us = sim_now(world->sim),
+        .mode = mode_name(world->mode),
+        .actor = actor,
+        .event = event,
+        .operation = message->operation,
+        .attempt = message->attempt,
+        .click = message->click,
+        .copy = (uint32_t)message->lineage,
+        .value = value,
+        .detail = detail,
+    };
+    world->trace.write(world->trace.context, &record);
+}
+
 void world_trace_client(World *world, uint32_t client, const char *event, uint64_t operation,
                         uint32_t attempt, int64_t value, const char *detail)
 {

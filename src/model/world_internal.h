@@ -282,6 +282,9 @@ const char *world_node_name(const World *world, uint32_t node);
 /* "web[3]" for a client group's node (with the client's index), else the node name. */
 void world_actor_name(const World *world, uint32_t node, uint32_t client, char *buffer,
                       size_t size);
+/* A step taken about one message: operation, click, attempt and copy come from it. */
+void world_trace_about(World *world, const char *actor, const char *event,
+                       const Message *message, int64_t value, const char *detail);
 /* Formats nothing unless tracing is on. */
 void world_trace(World *world, const char *actor, const char *event, uint64_t operation,
                  uint32_t attempt, uint64_t lineage, int64_t value, const char *detail);

@@ -17,9 +17,10 @@ bool output_file_open(OutputFile *file, const char *path, char *error, size_t er
     }
     snprintf(file->path, sizeof file->path, "%s", path);
     struct stat info;
-    if (stat(path, &info) == 0 && !S_ISREG(info.st_mode)) {
-        /* A device or pipe (/dev/stdout, a FIFO): write through; renaming over it would
-         * replace the device node itself. */
+    bool exists = lstat(path, &info) == 0;
+    if ((exists && !S_ISREG(info.st_mode)) || strncmp(path, "/dev/", 5) == 0) {
+        /* A symlink, device or pipe (/dev/stdout, a FIFO): write through. Renaming over it
+         * would replace the link or the device node itself. */
         file->stream = fopen(path, "wb");
         if (file->stream == NULL) {
             snprintf(error, error_size, "%s: cannot write: %s", path, strerror(errno));
