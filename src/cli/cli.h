@@ -60,6 +60,7 @@ typedef struct {
 /* Moves the extra options and their values out of argv, in place, and returns the new argc.
  * The value of a common option ("--set VALUE") is kept with it, never taken for an option.
  * Returns -1 after printing a usage error when an extra option has no value. */
+bool cli_option_takes_value(const char *arg);
 int cli_take_options(int argc, char **argv, CliExtraOption *extra, uint32_t extra_count,
                      const char *usage);
 

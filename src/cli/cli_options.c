@@ -27,16 +27,53 @@ static bool parse_u64(const char *text, uint64_t *value)
     return true;
 }
 
+/* The common options that take a value, so that a value such as "--set title=--svg" is
+ * never mistaken for an option. */
+bool cli_option_takes_value(const char *arg)
+{
+    static const char *const names[] = {"--mode",       "--seed",         "--set",
+                                        "--json",       "--csv",          "--trace",
+                                        "--max-events", "--max-sim-time", "--max-memory"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (strcmp(arg, names[i]) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* ------------------------------------------------------------------ subcommand options */
+
+int cli_take_options(int argc, char **argv, CliExtraOption *extra, uint32_t extra_count,
+                     const char *usage)
+{
+    int kept = 0;
+    for (int i = 0; i < argc; i++) {
+        CliExtraOption *option = NULL;
+        for (uint32_t e = 0; e < extra_count && option == NULL; e++) {
+            if (strcmp(argv[i], extra[e].name) == 0)
+                option = &extra[e];
+        }
+        if (option == NULL) {
+            argv[kept++] = argv[i];
+            if (cli_option_takes_value(argv[i]) && i + 1 < argc)
+                argv[kept++] = argv[++i];
+            continue;
+        }
+        if (i + 1 >= argc) {
+            cli_usage_error(usage, "option %s needs a value", option->name);
+            return -1;
+        }
+        option->value = argv[++i];
+    }
+    return kept;
+}
+
 int cli_parse_options(int argc, char **argv, const char *usage, Options *options)
 {
     for (int i = 0; i < argc; i++) {
         const char *arg = argv[i];
         const char *value = i + 1 < argc ? argv[i + 1] : NULL;
-        bool takes_value = strcmp(arg, "--mode") == 0 || strcmp(arg, "--seed") == 0 ||
-                           strcmp(arg, "--set") == 0 || strcmp(arg, "--json") == 0 ||
-                           strcmp(arg, "--csv") == 0 || strcmp(arg, "--trace") == 0 ||
-                           strcmp(arg, "--max-events") == 0 || strcmp(arg, "--max-sim-time") == 0 ||
-                           strcmp(arg, "--max-memory") == 0;
+        bool takes_value = cli_option_takes_value(arg);
         if (takes_value && value == NULL)
             return cli_usage_error(usage, "option %s needs a value", arg);
         if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {

@@ -29,6 +29,7 @@ const char *const run_usage =
     "  --svg-ops N         how many of its first operations to draw, 1 to 20 (default 3)\n"
     "  --max-events N      stop a mode after N events (default 500000000)\n"
     "  --max-sim-time MS   stop a mode at simulated time MS (default: duration + 7 days)\n"
+    "  --max-memory MIB    stop a mode whose storage exceeds MIB (default 4096)\n"
     "  --no-color          plain table even on a terminal\n"
     "  -q, --quiet         print nothing but errors\n";
 
@@ -83,47 +84,6 @@ void cli_run_release(Run *run)
 {
     for (uint32_t m = 0; m < MODE_COUNT; m++)
         world_destroy(run->worlds[m]);
-}
-
-/* ------------------------------------------------------------------ subcommand options */
-
-/* The common options that take a value (cli_options.c), so that a value such as
- * "--set title=--svg" is never mistaken for an option. */
-static bool common_option_takes_value(const char *arg)
-{
-    static const char *const names[] = {"--mode",       "--seed",         "--set",
-                                        "--json",       "--csv",          "--trace",
-                                        "--max-events", "--max-sim-time", "--max-memory"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        if (strcmp(arg, names[i]) == 0)
-            return true;
-    }
-    return false;
-}
-
-int cli_take_options(int argc, char **argv, CliExtraOption *extra, uint32_t extra_count,
-                     const char *usage)
-{
-    int kept = 0;
-    for (int i = 0; i < argc; i++) {
-        CliExtraOption *option = NULL;
-        for (uint32_t e = 0; e < extra_count && option == NULL; e++) {
-            if (strcmp(argv[i], extra[e].name) == 0)
-                option = &extra[e];
-        }
-        if (option == NULL) {
-            argv[kept++] = argv[i];
-            if (common_option_takes_value(argv[i]) && i + 1 < argc)
-                argv[kept++] = argv[++i];
-            continue;
-        }
-        if (i + 1 >= argc) {
-            cli_usage_error(usage, "option %s needs a value", option->name);
-            return -1;
-        }
-        option->value = argv[++i];
-    }
-    return kept;
 }
 
 /* ------------------------------------------------------------------ run */
@@ -287,8 +247,18 @@ int command_run(int argc, char **argv)
         written &= cli_write_output(options.csv_path, write_csv, &run.report);
     if (diagram != NULL)
         written &= svg_write(svg[SVG_PATH].value, diagram, scenario, run.report.seed);
+    /* A run cut short by a budget is reported (its files say "stopped"), but it is not a
+     * result: the scenario is too big for its budget, an input problem. */
+    bool stopped = false;
+    for (uint32_t m = 0; m < run.report.mode_count; m++) {
+        if (run.report.stop_reasons[m] != NULL) {
+            fprintf(stderr, "idemsim: %s: %s: %s\n", options.files[0],
+                    mode_name(run.report.modes[m]), run.report.stop_reasons[m]);
+            stopped = true;
+        }
+    }
     report_svg_destroy(diagram);
     cli_run_release(&run);
     free(scenario);
-    return written ? EXIT_SUCCESS : EXIT_USAGE;
+    return written && !stopped ? EXIT_SUCCESS : EXIT_USAGE;
 }

@@ -153,7 +153,7 @@ static void finish_click(World *world, uint64_t operation, uint32_t click, Belie
     state->result = result;
     op->clicks_done++;
     if (world_tracing(world))
-        world_trace_client(world, op->client, why, operation, state->attempts, click, NULL);
+        world_trace_client(world, op->client, why, operation, click, state->attempts, 0, NULL);
     if (op->clicks_done == op->click_count)
         finish_operation(world, operation);
 }
@@ -191,12 +191,12 @@ static void send_attempt(World *world, uint64_t operation, uint32_t click)
     SimTimeUs now = sim_now(world->sim);
     if (world_tracing(world))
         world_trace_client(world, op->client, state->attempts == 1 ? "send" : "retry", operation,
-                           state->attempts, click, NULL);
+                           click, state->attempts, 0, NULL);
     if (now < client->offline_until_us) {
         world->metrics.network_dropped++; /* no network: the request never leaves the phone */
         if (world_tracing(world))
-            world_trace_client(world, op->client, "lost_offline", operation, state->attempts,
-                               click, "request");
+            world_trace_client(world, op->client, "lost_offline", operation, click,
+                               state->attempts, 0, "request");
     } else {
         network_send(world, &request);
     }
@@ -209,7 +209,7 @@ static void send_attempt(World *world, uint64_t operation, uint32_t click)
                                               state->attempts));
         client->offline_until_us = now + duration;
         if (world_tracing(world))
-            world_trace_client(world, op->client, "offline", operation, state->attempts,
+            world_trace_client(world, op->client, "offline", operation, click, state->attempts,
                                (int64_t)(duration / SIM_US_PER_MS), NULL);
         state->timer = sim_schedule_at(world->sim, client->offline_until_us, EVENT_RECONNECT,
                                        op->client, request_reference(operation, click));
@@ -307,7 +307,7 @@ void client_on_attempt_timeout(World *world, uint64_t reference)
     operation_at(world, operation)->clicks[click].timer = EVENT_ID_NONE;
     if (world_tracing(world))
         world_trace_client(world, operation_at(world, operation)->client, "timeout", operation,
-                           operation_at(world, operation)->clicks[click].attempts, click, NULL);
+                           click, operation_at(world, operation)->clicks[click].attempts, 0, NULL);
     retry_or_give_up(world, operation, click, retry->on_timeout,
                      backoff_us(world, operation, click), BELIEF_UNKNOWN);
 }
@@ -320,7 +320,7 @@ void client_on_reconnect(World *world, uint64_t reference)
     operation_at(world, operation)->clicks[click].timer = EVENT_ID_NONE;
     if (world_tracing(world))
         world_trace_client(world, operation_at(world, operation)->client, "reconnect", operation,
-                           operation_at(world, operation)->clicks[click].attempts, click, NULL);
+                           click, operation_at(world, operation)->clicks[click].attempts, 0, NULL);
     retry_or_give_up(world, operation, click, true, 0, BELIEF_UNKNOWN);
 }
 
@@ -336,7 +336,7 @@ void client_on_response(World *world, const Message *response)
         world->metrics.network_dropped++; /* the phone has no network: the answer is lost */
         if (world_tracing(world))
             world_trace_client(world, op->client, "lost_offline", response->operation,
-                               response->attempt, response->click, "response");
+                               response->click, response->attempt, 0, "response");
         return;
     }
     if (!state->active)

@@ -85,14 +85,25 @@ void world_trace_about(World *world, const char *actor, const char *event,
 }
 
 void world_trace_client(World *world, uint32_t client, const char *event, uint64_t operation,
-                        uint32_t attempt, int64_t value, const char *detail)
+                        uint32_t click, uint32_t attempt, int64_t value, const char *detail)
 {
     if (world->trace.write == NULL)
         return;
     char actor[NAME_LEN_MAX + 16];
     const Client *c = &world->clients[client];
     snprintf(actor, sizeof actor, "%s[%u]", world->groups[c->group].spec->id, c->index_in_group);
-    world_trace(world, actor, event, operation, attempt, 0, value, detail);
+    TraceRecord record = {
+        .t_us = sim_now(world->sim),
+        .mode = mode_name(world->mode),
+        .actor = actor,
+        .event = event,
+        .operation = operation,
+        .attempt = attempt,
+        .click = click,
+        .value = value,
+        .detail = detail,
+    };
+    world->trace.write(world->trace.context, &record);
 }
 
 /* ------------------------------------------------------------------ message pool */

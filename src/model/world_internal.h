@@ -289,7 +289,7 @@ void world_trace_about(World *world, const char *actor, const char *event,
 void world_trace(World *world, const char *actor, const char *event, uint64_t operation,
                  uint32_t attempt, uint64_t lineage, int64_t value, const char *detail);
 void world_trace_client(World *world, uint32_t client, const char *event, uint64_t operation,
-                        uint32_t attempt, int64_t value, const char *detail);
+                        uint32_t click, uint32_t attempt, int64_t value, const char *detail);
 static inline bool world_tracing(const World *world) { return world->trace.write != NULL; }
 
 /* Operations in progress. world_operation asserts the operation is there. */

@@ -136,9 +136,9 @@ static void write_trace_record(void *context, const TraceRecord *record)
         fprintf(stream, ", \"peer\": ");
         write_string(stream, record->peer);
     }
-    fprintf(stream, ", \"op\": %" PRIu64 ", \"attempt\": %" PRIu32 ", \"copy\": %" PRIu32
-                    ", \"value\": %" PRId64,
-            record->operation, record->attempt, record->copy, record->value);
+    fprintf(stream, ", \"op\": %" PRIu64 ", \"click\": %" PRIu32 ", \"attempt\": %" PRIu32
+                    ", \"copy\": %" PRIu32 ", \"value\": %" PRId64,
+            record->operation, record->click, record->attempt, record->copy, record->value);
     if (record->detail != NULL) {
         fprintf(stream, ", \"detail\": ");
         write_string(stream, record->detail);

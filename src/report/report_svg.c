@@ -2,10 +2,8 @@
  * (each record gets its own row, a gap grows with the logarithm of the time between rows,
  * long silences are drawn as breaks), so a 40 ms round trip and a 2-minute offline period
  * both fit on a page while the order of events stays exact. A message is drawn from its
- * "transmit" (or "lost") record to its "deliver" record: they pair up by operation, attempt,
- * copy lineage, kind and both ends, the oldest transmit first. The trace carries no click
- * number, so two clicks of one operation in flight at once may pair crosswise; both arrows
- * still join the right nodes. */
+ * "transmit" (or "lost") record to its "deliver" record: they pair up by operation, click,
+ * attempt, copy lineage, kind and both ends, the oldest transmit first. */
 #include "report_svg.h"
 
 #include <inttypes.h>
@@ -37,6 +35,7 @@ typedef struct {
     SimTimeUs t_us;
     uint64_t operation;
     uint32_t attempt;
+    uint32_t click;
     uint32_t copy;
     int64_t value;
     char actor[ACTOR_LEN_MAX];
@@ -160,7 +159,8 @@ static void collect(void *context, const TraceRecord *record)
     }
     SvgRecord *kept = &diagram->records[diagram->record_count++];
     *kept = (SvgRecord){.t_us = record->t_us, .operation = record->operation,
-                        .attempt = record->attempt, .copy = record->copy, .value = record->value};
+                        .attempt = record->attempt, .click = record->click, .copy = record->copy,
+                        .value = record->value};
     copy_text(kept->actor, sizeof kept->actor, record->actor);
     copy_text(kept->peer, sizeof kept->peer, record->peer);
     copy_text(kept->event, sizeof kept->event, record->event);
@@ -608,7 +608,8 @@ static void arrow(FILE *out, double x1, double y1, double x2, double y2, double 
 static bool same_message(const SvgRecord *sent, const SvgRecord *arrived)
 {
     return named(arrived, "deliver") && arrived->operation == sent->operation &&
-           arrived->attempt == sent->attempt && arrived->copy == sent->copy &&
+           arrived->click == sent->click && arrived->attempt == sent->attempt &&
+           arrived->copy == sent->copy &&
            strcmp(arrived->detail, sent->detail) == 0 &&
            strcmp(arrived->actor, sent->peer) == 0 && strcmp(arrived->peer, sent->actor) == 0;
 }
@@ -705,7 +706,7 @@ static const EventLook EVENT_LOOKS[] = {
     {"send_receipt", "receipt #{value}", NULL, &STYLE_WORK},
 };
 
-/* The client's records whose value is the click (0 the first, 1 a double click's second). */
+/* The client's records that name a click worth telling apart (a double click's second). */
 static bool names_click(const SvgRecord *record)
 {
     static const char *const events[] = {"retry",     "timeout", "reconnect",   "succeeded",
@@ -776,7 +777,7 @@ static bool describe(const Layout *layout, const SvgRecord *record, char *label,
         expand(label, size,
                record->value == 0 && look->short_format ? look->short_format : look->format,
                record);
-        if (names_click(record) && record->value == 1 && strlen(label) + 10 < size)
+        if (names_click(record) && record->click == 1 && strlen(label) + 10 < size)
             strcat(label, " (click 2)");
         return true;
     }

@@ -265,7 +265,7 @@ static void ingest_arrow(ViewPane *pane, const TraceRecord *record, ViewEvent ev
     case VIEW_EVENT_SEND:
     case VIEW_EVENT_RETRY:
         pane->click_operation = record->operation;
-        pane->click = (uint32_t)record->value;
+        pane->click = record->click;
         return; /* the transmit that follows draws it */
     case VIEW_EVENT_OTHER:
         return;

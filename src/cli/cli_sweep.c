@@ -1,0 +1,563 @@
+/* idemsim sweep: every point of a grid over one or two scenario fields, K seeds each, every
+ * mode. The main thread loads one Scenario per point (the loader's JSON parser keeps a
+ * global error pointer, so loading stays on one thread); worker threads then take runs
+ * (point, seed) from a shared counter and write each run's metrics to its own slot, so the
+ * results never depend on which thread ran what, or when. */
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "cli_sweep.h"
+
+#define THREADS_MAX 256
+#define DEFAULT_SEEDS 10
+
+const char *const sweep_usage =
+    "usage: idemsim sweep SCENARIO --vary PATH=FROM:TO:STEP [options]\n"
+    "\n"
+    "Runs the scenario at every point of a grid (one or two --vary fields), with K seeds per\n"
+    "point (seed = scenario seed + k) and every mode, on worker threads. Writes one CSV row\n"
+    "per (point, mode, metric): mean over seeds, sd, 95% confidence interval half-width\n"
+    "(Student t), min, max. Results do not depend on --threads or --shard.\n"
+    "\n"
+    "options:\n"
+    "  --vary PATH=FROM:TO:STEP  a field to vary, e.g. network.default.loss=0:0.3:0.05;\n"
+    "                            give it twice for a grid (the second makes the chart's\n"
+    "                            columns)\n"
+    "  --seeds K           seeds per point (default 10)\n"
+    "  --threads N         worker threads (default: every online core)\n"
+    "  --shard I/N         run only shard I of N (1 <= I <= N) and write the per-run shard\n"
+    "                      CSV; combine the shards with idemsim merge\n"
+    "  --csv FILE          write the CSV here (default: standard output)\n"
+    "  --svg FILE          write a line chart: one line per mode, error bars, one panel per\n"
+    "                      metric (and per value of the second --vary)\n"
+    "  --metric NAME       a metric to report (repeatable; default: double, lost, phantom,\n"
+    "                      double_amount); any metric name of an expect block\n"
+    "  --set PATH=VALUE    override a scenario field at every point\n"
+    "  --mode M            run only mode M (repeatable)\n"
+    "  --seed N            first seed instead of the scenario's\n"
+    "  --max-events N      per run, as for idemsim run\n"
+    "  --max-sim-time MS   per run, as for idemsim run\n"
+    "  -q, --quiet         no progress line\n"
+    "\n"
+    "Example: idemsim sweep scenarios/default.json --vary network.default.loss=0:0.3:0.05 \\\n"
+    "           --seeds 20 --csv loss.csv --svg loss.svg\n";
+
+typedef struct {
+    const char *vary[SWEEP_AXES_MAX + 1];
+    uint32_t vary_count;
+    const char *metrics[SWEEP_METRICS_MAX + 1];
+    uint32_t metric_count;
+    const char *seeds;
+    const char *threads;
+    const char *shard;
+    const char *svg_path;
+} SweepOptions;
+
+/* ------------------------------------------------------------------ options */
+
+static bool common_option_takes_value(const char *arg)
+{
+    static const char *const names[] = {"--mode", "--seed",  "--set",        "--json",
+                                        "--csv",  "--trace", "--max-events", "--max-sim-time"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (strcmp(arg, names[i]) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Takes sweep's own options out of argv (in place) and returns the new argc, or -1 after a
+ * usage error. A common option's value ("--set title=--vary") is never read as an option. */
+static int take_sweep_options(int argc, char **argv, SweepOptions *sweep)
+{
+    int kept = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *arg = argv[i];
+        bool ours = strcmp(arg, "--vary") == 0 || strcmp(arg, "--metric") == 0 ||
+                    strcmp(arg, "--seeds") == 0 || strcmp(arg, "--threads") == 0 ||
+                    strcmp(arg, "--shard") == 0 || strcmp(arg, "--svg") == 0;
+        if (!ours) {
+            argv[kept++] = argv[i];
+            if (common_option_takes_value(arg) && i + 1 < argc)
+                argv[kept++] = argv[++i];
+            continue;
+        }
+        if (i + 1 >= argc) {
+            cli_usage_error(sweep_usage, "option %s needs a value", arg);
+            return -1;
+        }
+        const char *value = argv[++i];
+        if (strcmp(arg, "--vary") == 0) {
+            if (sweep->vary_count == SWEEP_AXES_MAX) {
+                cli_usage_error(sweep_usage, "at most two --vary options%s", "");
+                return -1;
+            }
+            sweep->vary[sweep->vary_count++] = value;
+        } else if (strcmp(arg, "--metric") == 0) {
+            if (sweep->metric_count == SWEEP_METRICS_MAX) {
+                cli_usage_error(sweep_usage, "at most 16 --metric options%s", "");
+                return -1;
+            }
+            sweep->metrics[sweep->metric_count++] = value;
+        } else if (strcmp(arg, "--seeds") == 0) {
+            sweep->seeds = value;
+        } else if (strcmp(arg, "--threads") == 0) {
+            sweep->threads = value;
+        } else if (strcmp(arg, "--shard") == 0) {
+            sweep->shard = value;
+        } else {
+            sweep->svg_path = value;
+        }
+    }
+    return kept;
+}
+
+/* A whole decimal number in [low, high]. */
+static bool parse_count(const char *text, unsigned long low, unsigned long high,
+                        uint32_t *value)
+{
+    char *end = NULL;
+    if (text == NULL || text[0] < '0' || text[0] > '9')
+        return false;
+    unsigned long parsed = strtoul(text, &end, 10);
+    if (*end != '\0' || parsed < low || parsed > high)
+        return false;
+    *value = (uint32_t)parsed;
+    return true;
+}
+
+static bool parse_shard(const char *text, uint32_t *index, uint32_t *count)
+{
+    char index_text[16], count_text[16];
+    const char *slash = strchr(text, '/');
+    if (slash == NULL || (size_t)(slash - text) >= sizeof index_text ||
+        strlen(slash + 1) >= sizeof count_text)
+        return false;
+    snprintf(index_text, sizeof index_text, "%.*s", (int)(slash - text), text);
+    snprintf(count_text, sizeof count_text, "%s", slash + 1);
+    return parse_count(count_text, 1, SWEEP_RUNS_MAX, count) &&
+           parse_count(index_text, 1, *count, index);
+}
+
+static bool known_metric(const char *name)
+{
+    for (unsigned i = 0; i < scenario_metric_count; i++) {
+        if (strcmp(name, scenario_metric_names[i]) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* The grid, seeds, metrics and shard of the sweep into results; EXIT_SUCCESS or a usage
+ * error. Modes and the scenario's name come later, from the loaded scenario. */
+static int describe_sweep(const SweepOptions *sweep, const Options *options,
+                          SweepResults *results, uint32_t *threads)
+{
+    char error[256];
+    if (sweep->vary_count == 0)
+        return cli_usage_error(sweep_usage, "sweep needs --vary PATH=FROM:TO:STEP%s", "");
+    for (uint32_t a = 0; a < sweep->vary_count; a++) {
+        if (!sweep_report_parse_axis(sweep->vary[a], &results->axes[a], error, sizeof error))
+            return cli_usage_error(sweep_usage, "%s", error);
+    }
+    results->axis_count = sweep->vary_count;
+    if (results->axis_count == 2 && strcmp(results->axes[0].path, results->axes[1].path) == 0)
+        return cli_usage_error(sweep_usage, "--vary %s is given twice", results->axes[0].path);
+    if (sweep_report_point_count(results) > SWEEP_POINTS_MAX)
+        return cli_usage_error(sweep_usage, "the grid has more than 4096 points%s", "");
+    results->seed_count = DEFAULT_SEEDS;
+    if (sweep->seeds != NULL && !parse_count(sweep->seeds, 1, SWEEP_SEEDS_MAX,
+                                              &results->seed_count))
+        return cli_usage_error(sweep_usage, "--seeds expects an integer in 1..100000, got '%s'",
+                               sweep->seeds);
+    if ((uint64_t)sweep_report_point_count(results) * results->seed_count > SWEEP_RUNS_MAX)
+        return cli_usage_error(sweep_usage, "more than 1000000 runs (points x seeds)%s", "");
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    *threads = cores < 1 ? 1 : cores > THREADS_MAX ? THREADS_MAX : (uint32_t)cores;
+    if (sweep->threads != NULL && !parse_count(sweep->threads, 1, THREADS_MAX, threads))
+        return cli_usage_error(sweep_usage, "--threads expects an integer in 1..256, got '%s'",
+                               sweep->threads);
+    results->shard_index = results->shard_count = 1;
+    if (sweep->shard != NULL &&
+        !parse_shard(sweep->shard, &results->shard_index, &results->shard_count))
+        return cli_usage_error(sweep_usage, "--shard expects I/N with 1 <= I <= N, got '%s'",
+                               sweep->shard);
+    static const char *const default_metrics[] = {"double", "lost", "phantom", "double_amount"};
+    uint32_t count = sweep->metric_count ? sweep->metric_count : 4;
+    for (uint32_t j = 0; j < count; j++) {
+        const char *name = sweep->metric_count ? sweep->metrics[j] : default_metrics[j];
+        if (!known_metric(name)) {
+            fprintf(stderr, "idemsim: unknown metric '%s'; the metrics are:", name);
+            for (unsigned i = 0; i < scenario_metric_count; i++)
+                fprintf(stderr, " %s", scenario_metric_names[i]);
+            fputc('\n', stderr);
+            return EXIT_USAGE;
+        }
+        snprintf(results->metrics[results->metric_count++], NAME_LEN_MAX, "%s", name);
+    }
+    for (uint32_t i = 0; i < options->override_count; i++)
+        snprintf(results->overrides[results->override_count++], SWEEP_OVERRIDE_LEN_MAX, "%s",
+                 options->overrides[i]);
+    return EXIT_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ loading the points */
+
+static void point_override(const SweepResults *results, uint32_t point, uint32_t axis,
+                           char *buffer, size_t size)
+{
+    uint32_t inner = results->axis_count == 2 ? results->axes[1].count : 1;
+    uint32_t index = axis == 0 ? point / inner : point % inner;
+    char label[SWEEP_LABEL_LEN_MAX];
+    sweep_report_axis_label(&results->axes[axis], index, label, sizeof label);
+    snprintf(buffer, size, "%s=%s", results->axes[axis].path, label);
+}
+
+/* The fixed --set overrides, then the point's values (the later override wins). NULL after
+ * printing the loader's errors and the point they belong to. */
+static Scenario *load_point(const char *path, const Options *options,
+                            const SweepResults *results, uint32_t point)
+{
+    const char *overrides[OVERRIDES_MAX + SWEEP_AXES_MAX];
+    char values[SWEEP_AXES_MAX][SWEEP_PATH_LEN_MAX + SWEEP_LABEL_LEN_MAX + 2];
+    uint32_t count = 0;
+    for (uint32_t i = 0; i < options->override_count; i++)
+        overrides[count++] = options->overrides[i];
+    for (uint32_t a = 0; a < results->axis_count; a++) {
+        point_override(results, point, a, values[a], sizeof values[a]);
+        overrides[count++] = values[a];
+    }
+    Scenario *scenario = calloc(1, sizeof *scenario);
+    LoadErrors *errors = calloc(1, sizeof *errors);
+    if (scenario == NULL || errors == NULL) {
+        fprintf(stderr, "idemsim: out of memory\n");
+        exit(EXIT_USAGE);
+    }
+    if (!scenario_load_file(path, overrides, count, scenario, errors)) {
+        scenario_print_errors(stderr, path, errors);
+        bool about_the_file = errors->count == 1 && errors->items[0].path[0] == '\0';
+        if (!about_the_file) /* "cannot read file" has nothing to do with the point */
+            fprintf(stderr, "idemsim: (at the sweep point %s%s%s)\n", values[0],
+                    results->axis_count == 2 ? ", " : "",
+                    results->axis_count == 2 ? values[1] : "");
+        free(scenario);
+        scenario = NULL;
+    }
+    free(errors);
+    return scenario;
+}
+
+static void release_points(Scenario **scenarios, uint32_t count)
+{
+    for (uint32_t p = 0; p < count; p++)
+        free(scenarios[p]);
+    free(scenarios);
+}
+
+/* Name, title and modes come from the first point (a --vary cannot change them). */
+static void take_scenario_facts(SweepResults *results, const Scenario *scenario,
+                                const Options *options)
+{
+    snprintf(results->scenario, sizeof results->scenario, "%s", scenario->name);
+    snprintf(results->title, sizeof results->title, "%s", scenario->title);
+    for (char *c = results->title; *c != '\0'; c++) {
+        if ((unsigned char)*c < 0x20)
+            *c = ' '; /* one line in the shard header and the chart */
+    }
+    const Mode *modes = options->mode_count ? options->modes : scenario->modes;
+    results->mode_count = options->mode_count ? options->mode_count : scenario->mode_count;
+    memcpy(results->modes, modes, results->mode_count * sizeof *modes);
+}
+
+/* Every point is loaded (so validated) before anything runs: a bad value at the last point
+ * fails the sweep at once, not after an hour. Points with no run in this shard are
+ * validated and then dropped. */
+static Scenario **load_points(const char *path, const Options *options,
+                              SweepResults *results)
+{
+    uint32_t points = sweep_report_point_count(results);
+    Scenario **scenarios = calloc(points, sizeof *scenarios);
+    if (scenarios == NULL) {
+        fprintf(stderr, "idemsim: out of memory\n");
+        return NULL;
+    }
+    for (uint32_t p = 0; p < points; p++) {
+        scenarios[p] = load_point(path, options, results, p);
+        if (scenarios[p] == NULL) {
+            release_points(scenarios, points);
+            return NULL;
+        }
+        if (p == 0)
+            take_scenario_facts(results, scenarios[0], options);
+        bool needed = false;
+        for (uint32_t k = 0; k < results->seed_count && !needed; k++)
+            needed = sweep_report_run_in_shard(p * results->seed_count + k,
+                                               results->shard_index, results->shard_count);
+        if (!needed) {
+            free(scenarios[p]);
+            scenarios[p] = NULL;
+        }
+    }
+    return scenarios;
+}
+
+/* ------------------------------------------------------------------ the worker pool */
+
+typedef struct {
+    pthread_mutex_t lock;
+    const uint32_t *runs; /* this shard's runs, in run order */
+    uint32_t run_count;
+    uint32_t next;
+    uint32_t done;
+    SweepResults *results;
+    Scenario *const *scenarios;
+    const Options *options;
+    uint32_t threads;
+    bool progress;
+    double started_s;
+    double printed_s;
+    uint32_t stopped; /* runs a budget cut short */
+    char stop_reason[320];
+} Pool;
+
+static double wall_seconds(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+}
+
+/* Every mode of one (point, seed); the values go to the run's own slot, no lock needed. */
+static void run_one(Pool *pool, uint32_t run)
+{
+    SweepResults *results = pool->results;
+    const Scenario *scenario = pool->scenarios[run / results->seed_count];
+    uint64_t seed = (pool->options->has_seed ? pool->options->seed : scenario->seed) +
+                    run % results->seed_count;
+    double *values = sweep_report_run_values(results, run);
+    for (uint32_t m = 0; m < results->mode_count; m++) {
+        World *world = world_create(scenario, results->modes[m], seed, (TraceSink){0},
+                                    pool->options->limits);
+        world_run(world);
+        for (uint32_t j = 0; j < results->metric_count; j++)
+            metrics_value(world_metrics(world), results->metrics[j],
+                          &values[m * results->metric_count + j]);
+        const char *stop_reason = world_stop_reason(world);
+        if (stop_reason != NULL) {
+            pthread_mutex_lock(&pool->lock);
+            if (pool->stopped++ == 0)
+                snprintf(pool->stop_reason, sizeof pool->stop_reason, "point %u, seed %" PRIu64
+                         ", %s: %s", run / results->seed_count, seed,
+                         mode_name(results->modes[m]), stop_reason);
+            pthread_mutex_unlock(&pool->lock);
+        }
+        world_destroy(world);
+    }
+    results->seeds[run] = seed;
+    results->present[run] = true;
+}
+
+/* "4.2 s", "38 s", "12 min 05 s", "3 h 20 min". */
+static void format_duration(char *buffer, size_t size, double seconds)
+{
+    long whole = (long)(seconds + 0.5);
+    if (seconds < 10)
+        snprintf(buffer, size, "%.1f s", seconds);
+    else if (whole < 60)
+        snprintf(buffer, size, "%ld s", whole);
+    else if (whole < 3600)
+        snprintf(buffer, size, "%ld min %02ld s", whole / 60, whole % 60);
+    else
+        snprintf(buffer, size, "%ld h %02ld min", whole / 3600, whole / 60 % 60);
+}
+
+/* Called with the lock held, after a run. At most four updates a second; the estimate
+ * assumes the runs left cost what the runs done cost on average. */
+static void show_progress(Pool *pool, bool final)
+{
+    double now = wall_seconds();
+    if (!pool->progress || pool->run_count == 0 || (!final && now - pool->printed_s < 0.25))
+        return;
+    pool->printed_s = now;
+    if (final) {
+        fprintf(stderr, "\r%*s\r", 79, "");
+        return;
+    }
+    char elapsed[32], left[32] = "?";
+    format_duration(elapsed, sizeof elapsed, now - pool->started_s);
+    if (pool->done > 0)
+        format_duration(left, sizeof left, (now - pool->started_s) / pool->done *
+                                               (pool->run_count - pool->done));
+    fprintf(stderr, "\rsweep: %u/%u runs (%.0f%%) on %u threads, %s elapsed, ETA %s   ",
+            pool->done, pool->run_count, 100.0 * pool->done / pool->run_count, pool->threads,
+            elapsed, left);
+    fflush(stderr);
+}
+
+static void *worker_main(void *argument)
+{
+    Pool *pool = argument;
+    for (;;) {
+        pthread_mutex_lock(&pool->lock);
+        if (pool->next == pool->run_count) {
+            pthread_mutex_unlock(&pool->lock);
+            return NULL;
+        }
+        uint32_t run = pool->runs[pool->next++];
+        pthread_mutex_unlock(&pool->lock);
+        run_one(pool, run);
+        pthread_mutex_lock(&pool->lock);
+        pool->done++;
+        show_progress(pool, false);
+        pthread_mutex_unlock(&pool->lock);
+    }
+}
+
+/* Runs the pool on up to `threads` threads; if none can be started, on this one. */
+static void run_pool(Pool *pool)
+{
+    pthread_t threads[THREADS_MAX];
+    uint32_t started = 0;
+    pthread_mutex_init(&pool->lock, NULL);
+    pool->started_s = wall_seconds();
+    pthread_mutex_lock(&pool->lock);
+    show_progress(pool, false);
+    pthread_mutex_unlock(&pool->lock);
+    for (uint32_t t = 0; t < pool->threads; t++) {
+        if (pthread_create(&threads[started], NULL, worker_main, pool) != 0)
+            break;
+        started++;
+    }
+    if (started == 0)
+        worker_main(pool);
+    for (uint32_t t = 0; t < started; t++)
+        pthread_join(threads[t], NULL);
+    show_progress(pool, true);
+    pthread_mutex_destroy(&pool->lock);
+}
+
+/* ------------------------------------------------------------------ outputs */
+
+static bool write_file(const char *path, bool (*writer)(FILE *, const SweepResults *),
+                       const SweepResults *results)
+{
+    if (path == NULL) {
+        bool ok = writer(stdout, results);
+        return fflush(stdout) == 0 && ok;
+    }
+    OutputFile file;
+    char error[4400];
+    if (!output_file_open(&file, path, error, sizeof error)) {
+        fprintf(stderr, "idemsim: %s\n", error);
+        return false;
+    }
+    writer(file.stream, results);
+    if (!output_file_commit(&file, error, sizeof error)) {
+        fprintf(stderr, "idemsim: %s\n", error);
+        return false;
+    }
+    return true;
+}
+
+bool cli_sweep_write_outputs(const SweepResults *results, bool shard, const char *csv_path,
+                             const char *svg_path)
+{
+    bool ok = write_file(csv_path, shard ? sweep_report_write_shard : sweep_report_write_csv,
+                         results);
+    if (ok && svg_path != NULL)
+        ok = write_file(svg_path, sweep_report_write_svg, results);
+    return ok;
+}
+
+/* ------------------------------------------------------------------ the command */
+
+static int parse_sweep_command(int argc, char **argv, SweepOptions *sweep, Options *options,
+                               SweepResults *results, uint32_t *threads)
+{
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            fputs(sweep_usage, stdout);
+            exit(EXIT_SUCCESS);
+        }
+        if (common_option_takes_value(argv[i]))
+            i++;
+    }
+    argc = take_sweep_options(argc, argv, sweep);
+    if (argc < 0)
+        return EXIT_USAGE;
+    int status = cli_parse_options(argc, argv, sweep_usage, options);
+    if (status != EXIT_SUCCESS)
+        return status;
+    if (options->file_count != 1)
+        return cli_usage_error(sweep_usage, "sweep expects exactly one SCENARIO file%s", "");
+    if (options->json_path != NULL || options->trace_path != NULL)
+        return cli_usage_error(sweep_usage, "sweep writes --csv and --svg only%s", "");
+    if (sweep->shard != NULL && sweep->svg_path != NULL)
+        return cli_usage_error(sweep_usage, "a shard has no chart: merge the shards with "
+                               "idemsim merge --svg%s", "");
+    return describe_sweep(sweep, options, results, threads);
+}
+
+/* The runs of this shard, in run order. */
+static uint32_t *shard_runs(const SweepResults *results, uint32_t *count)
+{
+    uint32_t runs = sweep_report_run_count(results);
+    uint32_t *list = calloc(runs, sizeof *list);
+    *count = 0;
+    for (uint32_t run = 0; list != NULL && run < runs; run++) {
+        if (sweep_report_run_in_shard(run, results->shard_index, results->shard_count))
+            list[(*count)++] = run;
+    }
+    return list;
+}
+
+int command_sweep(int argc, char **argv)
+{
+    SweepOptions sweep = {0};
+    Options options = {0};
+    SweepResults *results = calloc(1, sizeof *results);
+    Pool pool = {.threads = 1};
+    if (results == NULL)
+        return EXIT_USAGE;
+    int status = parse_sweep_command(argc, argv, &sweep, &options, results, &pool.threads);
+    Scenario **scenarios = NULL;
+    if (status == EXIT_SUCCESS) {
+        scenarios = load_points(options.files[0], &options, results);
+        status = scenarios == NULL ? EXIT_USAGE : EXIT_SUCCESS;
+    }
+    uint32_t *runs = NULL;
+    if (status == EXIT_SUCCESS) {
+        runs = shard_runs(results, &pool.run_count);
+        if (runs == NULL || !sweep_report_allocate(results)) {
+            fprintf(stderr, "idemsim: out of memory\n");
+            status = EXIT_USAGE;
+        }
+    }
+    if (status == EXIT_SUCCESS) {
+        pool.runs = runs;
+        pool.results = results;
+        pool.scenarios = scenarios;
+        pool.options = &options;
+        pool.threads = pool.threads < pool.run_count ? pool.threads : pool.run_count;
+        pool.progress = !options.quiet && isatty(STDERR_FILENO);
+        run_pool(&pool);
+        if (pool.stopped > 0)
+            fprintf(stderr, "idemsim: warning: %u runs stopped at a budget, so their metrics "
+                    "cover part of the run only (first: %s)\n", pool.stopped, pool.stop_reason);
+        if (!cli_sweep_write_outputs(results, sweep.shard != NULL, options.csv_path,
+                                     sweep.svg_path))
+            status = EXIT_USAGE;
+    }
+    if (scenarios != NULL)
+        release_points(scenarios, sweep_report_point_count(results));
+    free(runs);
+    sweep_report_release(results);
+    free(results);
+    return status;
+}
