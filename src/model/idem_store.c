@@ -71,6 +71,8 @@ KeyRow *idem_store_lookup(IdemStore *store, uint64_t key, SimTimeUs now_us)
     return row;
 }
 
+const KeyRow *idem_store_find_any(const IdemStore *store, uint64_t key) { return find(store, key); }
+
 KeyRow *idem_store_put(IdemStore *store, const KeyRow *row)
 {
     SIM_ASSERT(row->key != 0, "key 0 is reserved for empty slots");

@@ -141,7 +141,9 @@ static SimTimeUs expiry_from(const World *world, SimTimeUs start_us)
     return ttl_ms > 0 ? start_us + (SimTimeUs)(ttl_ms * 1000.0 + 0.5) : SIM_TIME_NEVER;
 }
 
-static void reserve_key(World *world, const Job *job)
+/* why: "new", "expired" (the key was seen, but its TTL ran out), "takeover" (an abandoned
+ * processing row past the lock timeout) or "after race window" (check-then-insert). */
+static void reserve_key(World *world, const Job *job, const char *why)
 {
     SimTimeUs now = sim_now(world->sim);
     KeyRow row = {
@@ -154,7 +156,7 @@ static void reserve_key(World *world, const Job *job)
     idem_store_put(world->server.store, &row);
     note_store_size(world);
     if (world_tracing(world))
-        world_trace_about(world, "server", "reserve", &job->request, 0, NULL);
+        world_trace_about(world, "server", "reserve", &job->request, 0, why);
 }
 
 void server_record_result(World *world, const Message *request, uint64_t store_key, int status)
@@ -259,9 +261,14 @@ static void start_job(World *world, uint32_t job_slot)
     const IdempotencySpec *policy = &world->scenario.server.idempotency;
     SimTimeUs now = sim_now(world->sim);
     KeyRow *row = idem_store_lookup(world->server.store, job->store_key, now);
+    const char *why = row == NULL && idem_store_find_any(world->server.store, job->store_key)
+                          ? "expired"
+                          : "new";
     if (row != NULL && row->status == KEY_STATUS_PROCESSING && policy->lock_timeout_ms > 0 &&
-        now - row->created_us >= (SimTimeUs)(policy->lock_timeout_ms * 1000.0))
+        now - row->created_us >= (SimTimeUs)(policy->lock_timeout_ms * 1000.0)) {
         row = NULL; /* a reservation abandoned (by a crash) is taken over after the lock timeout */
+        why = "takeover";
+    }
     if (row != NULL) {
         answer_from_row(world, job, row);
         finish_job(world, job_slot);
@@ -269,7 +276,7 @@ static void start_job(World *world, uint32_t job_slot)
     }
     switch (policy->reserve) {
     case RESERVE_ATOMIC:
-        reserve_key(world, job);
+        reserve_key(world, job, why);
         execute_later(world, job_slot);
         break;
     case RESERVE_CHECK_THEN_INSERT:
@@ -306,7 +313,7 @@ void server_on_job_reserve(World *world, uint32_t job)
 {
     if (job_died_in_crash(world, job))
         return;
-    reserve_key(world, &world->jobs[job]);
+    reserve_key(world, &world->jobs[job], "after race window");
     execute_later(world, job);
 }
 

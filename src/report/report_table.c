@@ -15,7 +15,7 @@
 
 typedef enum { ROW_COUNT, ROW_BAD, ROW_MILLISECONDS } RowStyle;
 
-typedef enum { SHOW_ALWAYS, SHOW_WITH_BROKER, SHOW_WITH_RECEIPTS } RowShown;
+typedef enum { SHOW_ALWAYS, SHOW_WITH_BROKER, SHOW_WITH_RECEIPTS, SHOW_WITH_EMAIL } RowShown;
 
 typedef struct {
     const char *label;
@@ -28,6 +28,7 @@ static const Row rows[] = {
     {"operations", "operations", ROW_COUNT, SHOW_ALWAYS},
     {"attempts sent", "attempts", ROW_COUNT, SHOW_ALWAYS},
     {"executions (handler runs)", "executions", ROW_COUNT, SHOW_ALWAYS},
+    {"effects (state changes)", "effects", ROW_COUNT, SHOW_ALWAYS},
     {"ok", "ok", ROW_COUNT, SHOW_ALWAYS},
     {"double", "double", ROW_BAD, SHOW_ALWAYS},
     {"  double-charged money", "double_amount", ROW_BAD, SHOW_ALWAYS},
@@ -37,7 +38,8 @@ static const Row rows[] = {
     {"mismatch (another's response)", "mismatch", ROW_BAD, SHOW_ALWAYS},
     {"client told failed", "client_failed", ROW_COUNT, SHOW_ALWAYS},
     {"client never told (unknown)", "client_unknown", ROW_COUNT, SHOW_ALWAYS},
-    {"409 in progress", "409", ROW_COUNT, SHOW_ALWAYS},
+    {"409 in progress / conflict", "409", ROW_COUNT, SHOW_ALWAYS},
+    {"202 accepted, in progress", "202", ROW_COUNT, SHOW_ALWAYS},
     {"422 key reused, other body", "422", ROW_COUNT, SHOW_ALWAYS},
     {"replayed from the key store", "replayed", ROW_COUNT, SHOW_ALWAYS},
     {"broker messages", "messages", ROW_COUNT, SHOW_WITH_BROKER},
@@ -45,6 +47,7 @@ static const Row rows[] = {
     {"redeliveries", "redeliveries", ROW_COUNT, SHOW_WITH_BROKER},
     {"dead-lettered", "dead_lettered", ROW_COUNT, SHOW_WITH_BROKER},
     {"publishes deduplicated", "deduplicated", ROW_COUNT, SHOW_WITH_BROKER},
+    {"emails sent", "emails_sent", ROW_COUNT, SHOW_WITH_EMAIL},
     {"receipt emails sent", "receipts_sent", ROW_COUNT, SHOW_WITH_RECEIPTS},
     {"  duplicate receipts", "receipts_duplicated", ROW_BAD, SHOW_WITH_RECEIPTS},
     {"  missing receipts", "receipts_missing", ROW_BAD, SHOW_WITH_RECEIPTS},
@@ -95,6 +98,15 @@ static void write_balances(FILE *stream, const RunReport *report, bool color)
     }
 }
 
+static bool sends_email(const Scenario *scenario)
+{
+    for (uint32_t g = 0; g < scenario->client_group_count; g++) {
+        if (scenario->client_groups[g].operation.kind == OPERATION_SEND_EMAIL)
+            return true;
+    }
+    return false;
+}
+
 bool report_write_table(FILE *stream, const RunReport *report, bool color)
 {
     const Scenario *scenario = report->scenario;
@@ -115,6 +127,8 @@ bool report_write_table(FILE *stream, const RunReport *report, bool color)
         if (rows[r].shown == SHOW_WITH_BROKER && !has_broker)
             continue;
         if (rows[r].shown == SHOW_WITH_RECEIPTS && !scenario->server.publish_receipts)
+            continue;
+        if (rows[r].shown == SHOW_WITH_EMAIL && !sends_email(scenario))
             continue;
         fprintf(stream, "%-*s", LABEL_WIDTH, rows[r].label);
         for (uint32_t m = 0; m < report->mode_count; m++) {
