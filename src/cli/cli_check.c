@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@ const char *const check_usage =
     "metrics with the scenario's \"expect\" block. Prints PASS/FAIL per expectation with the\n"
     "expected range and the measured value, and a last line \"N passed, N failed\".\n"
     "Exit 1 when any expectation failed, 2 on bad input. Default: scenarios/\n"
+    "Ctrl-C stops between two runs and prints what finished (exit 130).\n"
     "\n"
     "options:\n"
     "  --seeds K          run each scenario with K seeds (its seed, seed+1, ...); an\n"
@@ -75,6 +77,26 @@ typedef struct {
     uint32_t junit_failures;
     uint32_t junit_errors;
 } Check;
+
+/* Ctrl-C stops a long check between two runs and says what finished; a second Ctrl-C
+ * (the handler resets itself) kills it at once. */
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int signal_number)
+{
+    (void)signal_number;
+    interrupted = 1;
+}
+
+static void catch_interrupt(void)
+{
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = on_interrupt;
+    action.sa_flags = SA_RESETHAND;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, NULL);
+}
 
 static double wall_seconds(void)
 {
@@ -432,7 +454,7 @@ static void run_seeds(Check *check, const Scenario *scenario, uint32_t file_inde
     for (uint32_t e = 0; e < EXPECTATIONS_MAX; e++)
         result->measures[e] = (Measure){.low = INFINITY, .high = -INFINITY};
     uint64_t first = check->options.has_seed ? check->options.seed : scenario->seed;
-    for (uint32_t k = 0; k < check->seeds; k++) {
+    for (uint32_t k = 0; k < check->seeds && !interrupted; k++) {
         show_progress(check, scenario->name, file_index, k);
         Options options = check->options;
         options.mode_count = 0; /* every mode the scenario lists: its expectations name them */
@@ -495,6 +517,8 @@ static void check_one(Check *check, uint32_t file_index)
     double started = wall_seconds();
     ScenarioResult result = {0};
     run_seeds(check, scenario, file_index, &result);
+    if (interrupted)
+        return; /* a partial scenario has no verdict */
     uint32_t failures = 0, stops = 0;
     for (uint32_t e = 0; e < scenario->expectation_count; e++)
         failures += result.measures[e].failed;
@@ -599,8 +623,21 @@ int command_check(int argc, char **argv)
         return EXIT_USAGE;
     }
     measure_columns(&check);
-    for (uint32_t i = 0; i < check.file_count; i++)
+    catch_interrupt();
+    uint32_t finished = 0;
+    for (uint32_t i = 0; i < check.file_count && !interrupted; i++) {
         check_one(&check, i);
+        finished += !interrupted;
+    }
+    if (interrupted) {
+        clear_progress(&check);
+        printf("interrupted: %u passed, %u failed in the %u of %u scenarios that finished\n",
+               check.passed, check.failed, finished, check.file_count);
+        fprintf(stderr, "idemsim: interrupted by Ctrl-C after %u of %u scenarios\n", finished,
+                check.file_count);
+        release_files(&check);
+        return 128 + SIGINT;
+    }
     printf("%u passed, %u failed\n", check.passed, check.failed);
     bool written = junit_write(&check);
     release_files(&check);
