@@ -41,8 +41,9 @@ const char *const sweep_usage =
     "  --set PATH=VALUE    override a scenario field at every point\n"
     "  --mode M            run only mode M (repeatable)\n"
     "  --seed N            first seed instead of the scenario's\n"
-    "  --max-events N      per run, as for idemsim run\n"
-    "  --max-sim-time MS   per run, as for idemsim run\n"
+    "  --max-events N, --max-sim-time MS, --max-memory MIB\n"
+    "                      budgets per run, as for idemsim run; a run stopped by a budget\n"
+    "                      fails the sweep (exit 2, nothing written)\n"
     "  -q, --quiet         no progress line\n"
     "\n"
     "Example: idemsim sweep scenarios/default.json --vary network.default.loss=0:0.3:0.05 \\\n"
@@ -61,17 +62,6 @@ typedef struct {
 
 /* ------------------------------------------------------------------ options */
 
-static bool common_option_takes_value(const char *arg)
-{
-    static const char *const names[] = {"--mode", "--seed",  "--set",        "--json",
-                                        "--csv",  "--trace", "--max-events", "--max-sim-time"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        if (strcmp(arg, names[i]) == 0)
-            return true;
-    }
-    return false;
-}
-
 /* Takes sweep's own options out of argv (in place) and returns the new argc, or -1 after a
  * usage error. A common option's value ("--set title=--vary") is never read as an option. */
 static int take_sweep_options(int argc, char **argv, SweepOptions *sweep)
@@ -84,7 +74,7 @@ static int take_sweep_options(int argc, char **argv, SweepOptions *sweep)
                     strcmp(arg, "--shard") == 0 || strcmp(arg, "--svg") == 0;
         if (!ours) {
             argv[kept++] = argv[i];
-            if (common_option_takes_value(arg) && i + 1 < argc)
+            if (cli_option_takes_value(arg) && i + 1 < argc)
                 argv[kept++] = argv[++i];
             continue;
         }
@@ -154,6 +144,15 @@ static bool known_metric(const char *name)
     return false;
 }
 
+/* Control characters become spaces: each text is one line of the shard header. */
+static void one_line(char *text)
+{
+    for (char *c = text; *c != '\0'; c++) {
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = ' ';
+    }
+}
+
 /* The grid, seeds, metrics and shard of the sweep into results; EXIT_SUCCESS or a usage
  * error. Modes and the scenario's name come later, from the loaded scenario. */
 static int describe_sweep(const SweepOptions *sweep, const Options *options,
@@ -201,9 +200,11 @@ static int describe_sweep(const SweepOptions *sweep, const Options *options,
         }
         snprintf(results->metrics[results->metric_count++], NAME_LEN_MAX, "%s", name);
     }
-    for (uint32_t i = 0; i < options->override_count; i++)
-        snprintf(results->overrides[results->override_count++], SWEEP_OVERRIDE_LEN_MAX, "%s",
-                 options->overrides[i]);
+    for (uint32_t i = 0; i < options->override_count; i++) {
+        char *shown = results->overrides[results->override_count++];
+        snprintf(shown, SWEEP_OVERRIDE_LEN_MAX, "%s", options->overrides[i]);
+        one_line(shown);
+    }
     return EXIT_SUCCESS;
 }
 
@@ -266,10 +267,8 @@ static void take_scenario_facts(SweepResults *results, const Scenario *scenario,
 {
     snprintf(results->scenario, sizeof results->scenario, "%s", scenario->name);
     snprintf(results->title, sizeof results->title, "%s", scenario->title);
-    for (char *c = results->title; *c != '\0'; c++) {
-        if ((unsigned char)*c < 0x20)
-            *c = ' '; /* one line in the shard header and the chart */
-    }
+    one_line(results->scenario);
+    one_line(results->title);
     const Mode *modes = options->mode_count ? options->modes : scenario->modes;
     results->mode_count = options->mode_count ? options->mode_count : scenario->mode_count;
     memcpy(results->modes, modes, results->mode_count * sizeof *modes);
@@ -322,7 +321,8 @@ typedef struct {
     bool progress;
     double started_s;
     double printed_s;
-    uint32_t stopped; /* runs a budget cut short */
+    uint32_t stopped;  /* runs a budget cut short */
+    uint32_t stop_run; /* the lowest of them */
     char stop_reason[320];
 } Pool;
 
@@ -333,6 +333,19 @@ static double wall_seconds(void)
     return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
 }
 
+/* Counts a run a budget cut short; keeps the reason of the lowest such run, so the message
+ * does not depend on which thread got there first. */
+static void note_stop(Pool *pool, uint32_t run, uint64_t seed, Mode mode, const char *reason)
+{
+    pthread_mutex_lock(&pool->lock);
+    if (pool->stopped++ == 0 || run < pool->stop_run) {
+        pool->stop_run = run;
+        snprintf(pool->stop_reason, sizeof pool->stop_reason, "point %u, seed %" PRIu64 ", %s: %s",
+                 run / pool->results->seed_count, seed, mode_name(mode), reason);
+    }
+    pthread_mutex_unlock(&pool->lock);
+}
+
 /* Every mode of one (point, seed); the values go to the run's own slot, no lock needed. */
 static void run_one(Pool *pool, uint32_t run)
 {
@@ -341,6 +354,7 @@ static void run_one(Pool *pool, uint32_t run)
     uint64_t seed = (pool->options->has_seed ? pool->options->seed : scenario->seed) +
                     run % results->seed_count;
     double *values = sweep_report_run_values(results, run);
+    bool stopped = false;
     for (uint32_t m = 0; m < results->mode_count; m++) {
         World *world = world_create(scenario, results->modes[m], seed, (TraceSink){0},
                                     pool->options->limits);
@@ -348,14 +362,9 @@ static void run_one(Pool *pool, uint32_t run)
         for (uint32_t j = 0; j < results->metric_count; j++)
             metrics_value(world_metrics(world), results->metrics[j],
                           &values[m * results->metric_count + j]);
-        const char *stop_reason = world_stop_reason(world);
-        if (stop_reason != NULL) {
-            pthread_mutex_lock(&pool->lock);
-            if (pool->stopped++ == 0)
-                snprintf(pool->stop_reason, sizeof pool->stop_reason, "point %u, seed %" PRIu64
-                         ", %s: %s", run / results->seed_count, seed,
-                         mode_name(results->modes[m]), stop_reason);
-            pthread_mutex_unlock(&pool->lock);
+        if (world_stop_reason(world) != NULL && !stopped) {
+            stopped = true;
+            note_stop(pool, run, seed, results->modes[m], world_stop_reason(world));
         }
         world_destroy(world);
     }
@@ -485,7 +494,7 @@ static int parse_sweep_command(int argc, char **argv, SweepOptions *sweep, Optio
             fputs(sweep_usage, stdout);
             exit(EXIT_SUCCESS);
         }
-        if (common_option_takes_value(argv[i]))
+        if (cli_option_takes_value(argv[i]))
             i++;
     }
     argc = take_sweep_options(argc, argv, sweep);
@@ -547,11 +556,13 @@ int command_sweep(int argc, char **argv)
         pool.threads = pool.threads < pool.run_count ? pool.threads : pool.run_count;
         pool.progress = !options.quiet && isatty(STDERR_FILENO);
         run_pool(&pool);
+        /* A run cut short by a budget measured part of a run: averaged with whole runs it
+         * would be a wrong result, so nothing is written (as run, an input problem). */
         if (pool.stopped > 0)
-            fprintf(stderr, "idemsim: warning: %u runs stopped at a budget, so their metrics "
-                    "cover part of the run only (first: %s)\n", pool.stopped, pool.stop_reason);
-        if (!cli_sweep_write_outputs(results, sweep.shard != NULL, options.csv_path,
-                                     sweep.svg_path))
+            fprintf(stderr, "idemsim: %u of %u runs stopped at a budget, so no results are "
+                    "written; the first: %s\n", pool.stopped, pool.run_count, pool.stop_reason);
+        if (pool.stopped > 0 || !cli_sweep_write_outputs(results, sweep.shard != NULL,
+                                                         options.csv_path, sweep.svg_path))
             status = EXIT_USAGE;
     }
     if (scenarios != NULL)

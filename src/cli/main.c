@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_sweep.h"
 #ifdef IDEMSIM_HAVE_VIEW
 #include "view.h"
 #endif
@@ -19,6 +20,8 @@ static const char *const main_usage =
     "  check [FILE|DIR]   run scenarios' expectations (regression suite)\n"
     "  validate FILE...   check scenario files without running them\n"
     "  view SCENARIO      watch the modes side by side in a window (SDL2)\n"
+    "  sweep SCENARIO     vary fields over a grid, many seeds, on every core (CSV, SVG)\n"
+    "  merge SHARD...     combine the shard CSVs of sweep --shard into one result\n"
     "  help [COMMAND]     show help for a command\n"
     "\n"
     "Try: idemsim run scenarios/default.json\n";
@@ -35,6 +38,8 @@ int main(int argc, char **argv)
         fputs(strcmp(topic, "run") == 0        ? run_usage
               : strcmp(topic, "check") == 0    ? check_usage
               : strcmp(topic, "validate") == 0 ? validate_usage
+              : strcmp(topic, "sweep") == 0    ? sweep_usage
+              : strcmp(topic, "merge") == 0    ? merge_usage
                                                : main_usage,
               stdout);
         return EXIT_SUCCESS;
@@ -45,6 +50,10 @@ int main(int argc, char **argv)
         return command_validate(argc - 2, argv + 2);
     if (strcmp(command, "check") == 0)
         return command_check(argc - 2, argv + 2);
+    if (strcmp(command, "sweep") == 0)
+        return command_sweep(argc - 2, argv + 2);
+    if (strcmp(command, "merge") == 0)
+        return command_merge(argc - 2, argv + 2);
     if (strcmp(command, "view") == 0) {
 #ifdef IDEMSIM_HAVE_VIEW
         return view_main(argc - 2, argv + 2);

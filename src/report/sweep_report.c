@@ -413,7 +413,9 @@ static int split_fields(char *line, char **fields, int max)
 
 static bool parse_names(char *list, SweepResults *shard, bool modes, Reader *reader)
 {
-    for (char *name = strtok(list, " "); name != NULL; name = strtok(NULL, " ")) {
+    char *state = NULL;
+    for (char *name = strtok_r(list, " ", &state); name != NULL;
+         name = strtok_r(NULL, " ", &state)) {
         if (modes) {
             if (shard->mode_count == MODE_COUNT ||
                 !mode_from_name(name, &shard->modes[shard->mode_count++]))
@@ -560,10 +562,13 @@ static bool read_row(char *line, SweepResults *results, const SweepResults *shar
     if (split_fields(line, fields, 8) != expected)
         return reader_error(reader, "expected %s fields", expected == 7 ? "7" : "8");
     uint32_t point, seed_index;
-    double seed, value;
+    double value;
+    char *end = NULL;
+    errno = 0;
+    unsigned long long seed = strtoull(fields[2], &end, 10); /* seeds may pass 2^53 */
     if (!parse_index(fields[0], sweep_report_point_count(results), &point) ||
-        !parse_index(fields[1], results->seed_count, &seed_index) ||
-        !parse_number(fields[2], &seed) || seed < 0 || seed != floor(seed))
+        !parse_index(fields[1], results->seed_count, &seed_index) || fields[2][0] < '0' ||
+        fields[2][0] > '9' || *end != '\0' || errno != 0)
         return reader_error(reader, "bad point, seed index or seed%s", "");
     char labels[SWEEP_AXES_MAX][SWEEP_LABEL_LEN_MAX];
     point_labels(results, point, labels);
@@ -584,7 +589,7 @@ static bool read_row(char *line, SweepResults *results, const SweepResults *shar
         return reader_error(reader, "repeated row%s", "");
     seen[at] = 1;
     results->values[at] = value;
-    results->seeds[run] = (uint64_t)seed;
+    results->seeds[run] = seed;
     return true;
 }
 
@@ -733,7 +738,7 @@ static Ticks nice_ticks(double low, double high)
     return ticks;
 }
 
-/* "0.15", "250", "12k", "1.5M": as few digits as the tick step needs. */
+/* "0.15", "250", "4000", "20k", "1.5M": as few digits as the tick step needs. */
 static void format_tick(char *buffer, size_t size, double value, double step)
 {
     const char *suffix = "";
@@ -741,7 +746,7 @@ static void format_tick(char *buffer, size_t size, double value, double step)
     if (fabs(step) >= 1e6 - 1e-6) {
         scale = 1e6;
         suffix = "M";
-    } else if (fabs(step) >= 1e3 - 1e-9) {
+    } else if (fabs(step) >= 1e4 - 1e-9) { /* 2000, 4000 read better than 2k, 4k */
         scale = 1e3;
         suffix = "k";
     }
@@ -807,19 +812,23 @@ static void write_axes(FILE *stream, const Frame *frame, const char *x_label, co
     fputs("</text>\n", stream);
 }
 
-static void write_marker(FILE *stream, uint32_t shape, double x, double y, const char *color)
+/* A marker of radius r (about half its width). */
+static void write_marker(FILE *stream, uint32_t shape, double x, double y, double r,
+                         const char *color)
 {
     switch (shape % MODE_COUNT) {
     case 0:
-        fprintf(stream, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5.5\" fill=\"%s\"/>\n", x, y, color);
+        fprintf(stream, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\"/>\n", x, y, r,
+                color);
         break;
     case 1:
-        fprintf(stream, "<rect x=\"%.1f\" y=\"%.1f\" width=\"10\" height=\"10\" fill=\"%s\"/>\n",
-                x - 5, y - 5, color);
+        fprintf(stream,
+                "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>\n",
+                x - 0.9 * r, y - 0.9 * r, 1.8 * r, 1.8 * r, color);
         break;
     default:
         fprintf(stream, "<path d=\"M%.1f %.1fL%.1f %.1fL%.1f %.1fZ\" fill=\"%s\"/>\n", x,
-                y - 6.5, x + 6.5, y + 5, x - 6.5, y + 5, color);
+                y - 1.2 * r, x + 1.2 * r, y + 0.9 * r, x - 1.2 * r, y + 0.9 * r, color);
         break;
     }
 }
@@ -835,9 +844,12 @@ static void write_series(FILE *stream, const SweepResults *results, const Frame 
                          uint32_t metric, uint32_t column)
 {
     const SweepAxis *axis = &results->axes[0];
+    /* Markers and the nudge shrink as the points crowd, so 50 points stay legible. */
+    double spacing = frame->width / (axis->count + 1.0);
+    double radius = fmax(2.5, fmin(5.5, spacing / 3.5));
     for (uint32_t m = 0; m < results->mode_count; m++) {
         const char *color = mode_colors[results->modes[m]];
-        double nudge = ((double)m - (results->mode_count - 1) / 2.0) * 5.0;
+        double nudge = ((double)m - (results->mode_count - 1) / 2.0) * fmin(5.0, spacing / 8);
         fprintf(stream, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2.5\" "
                         "stroke-linejoin=\"round\" points=\"", color);
         for (uint32_t i = 0; i < axis->count; i++) {
@@ -852,14 +864,15 @@ static void write_series(FILE *stream, const SweepResults *results, const Frame 
                                                     metric);
             double x = to_x(frame, sweep_report_axis_value(axis, i)) + nudge;
             if (s.ci95 > 0) {
+                double cap = radius * 0.75;
                 double top = to_y(frame, fmin(s.mean + s.ci95, frame->y_max));
                 double low = to_y(frame, fmax(s.mean - s.ci95, frame->y_min));
                 fprintf(stream,
                         "<path d=\"M%.1f %.1fV%.1fM%.1f %.1fH%.1fM%.1f %.1fH%.1f\" "
                         "stroke=\"%s\" stroke-width=\"1.6\"/>\n",
-                        x, top, low, x - 4, top, x + 4, x - 4, low, x + 4, color);
+                        x, top, low, x - cap, top, x + cap, x - cap, low, x + cap, color);
             }
-            write_marker(stream, results->modes[m], x, to_y(frame, s.mean), color);
+            write_marker(stream, results->modes[m], x, to_y(frame, s.mean), radius, color);
         }
     }
 }
@@ -942,7 +955,7 @@ static void write_legend(FILE *stream, const SweepResults *results, double right
         const char *color = mode_colors[results->modes[m]];
         fprintf(stream, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
                         "stroke-width=\"2.5\"/>\n", x, y - 6, x + 28, y - 6, color);
-        write_marker(stream, results->modes[m], x + 14, y - 6, color);
+        write_marker(stream, results->modes[m], x + 14, y - 6, 5.5, color);
         fprintf(stream, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"17\" fill=\"#222\">%s</text>\n",
                 x + 36, y, name);
         x += 56 + 9.5 * (double)strlen(name);
