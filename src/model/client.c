@@ -167,6 +167,7 @@ static void send_attempt(World *world, uint64_t operation, uint32_t click)
     Client *client = &world->clients[op->client];
     const ClientGroup *group = &world->groups[client->group];
     state->attempts++;
+    state->awaiting_answer = true;
     world->metrics.attempts++;
     if (group->spec->key == KEY_PER_ATTEMPT)
         state->key = key_for(world, operation, click, state->attempts);
@@ -305,6 +306,7 @@ void client_on_attempt_timeout(World *world, uint64_t reference)
     uint32_t click = (uint32_t)(reference % CLICKS_MAX);
     const RetrySpec *retry = &group_of_client(world, operation_at(world, operation)->client)->retry;
     operation_at(world, operation)->clicks[click].timer = EVENT_ID_NONE;
+    operation_at(world, operation)->clicks[click].awaiting_answer = false; /* it hung up */
     if (world_tracing(world))
         world_trace_client(world, operation_at(world, operation)->client, "timeout", operation,
                            click, operation_at(world, operation)->clicks[click].attempts, 0, NULL);
@@ -341,10 +343,12 @@ void client_on_response(World *world, const Message *response)
     }
     if (!state->active)
         return; /* the click already has its answer */
-    if (response->attempt != state->attempts && retry->late_response == LATE_RESPONSE_IGNORE) {
+    bool current = response->attempt == state->attempts && state->awaiting_answer;
+    if (!current && retry->late_response == LATE_RESPONSE_IGNORE) {
         world->metrics.late_responses_ignored++; /* that attempt's connection is closed */
         return;
     }
+    state->awaiting_answer = false;
     sim_cancel(world->sim, state->timer);
     state->timer = EVENT_ID_NONE;
     int status = response->status;

@@ -23,6 +23,7 @@ typedef struct {
     uint32_t attempts;         /* sent so far */
     Belief result;             /* BELIEF_NONE while the sequence is running */
     bool active;
+    bool awaiting_answer;      /* the latest attempt's connection is open (not timed out) */
 } ClickState;
 
 typedef struct {
