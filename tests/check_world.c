@@ -378,6 +378,34 @@ START_TEST(test_every_metric_name_of_the_format_has_a_value)
 }
 END_TEST
 
+START_TEST(test_budgets_stop_a_run_exactly_and_say_why)
+{
+    Scenario *scenario = lossy_world(50, 0.1, 0.1, 5);
+    World *world = world_create(scenario, MODE_AT_LEAST_ONCE, 1, (TraceSink){0},
+                                (WorldLimits){.max_events = 1000});
+    world_run(world);
+    ck_assert_uint_eq(world_metrics(world)->events, 1000);
+    ck_assert_ptr_nonnull(strstr(world_stop_reason(world), "event budget of 1000 events"));
+    uint64_t counted = 0;
+    for (int o = 0; o < OUTCOME_COUNT; o++)
+        counted += world_metrics(world)->outcomes[o];
+    ck_assert_uint_eq(counted, world_metrics(world)->operations); /* the unfinished too */
+    world_destroy(world);
+    world = world_create(scenario, MODE_AT_LEAST_ONCE, 1, (TraceSink){0},
+                         (WorldLimits){.max_sim_time_us = 2000000});
+    world_run(world);
+    ck_assert_ptr_nonnull(strstr(world_stop_reason(world), "simulated time budget of 2000 ms"));
+    ck_assert_uint_le(world_now(world), 2000000);
+    world_destroy(world);
+    world = world_create(scenario, MODE_AT_LEAST_ONCE, 1, (TraceSink){0},
+                         (WorldLimits){.max_memory_bytes = 1});
+    world_run(world);
+    ck_assert_ptr_nonnull(strstr(world_stop_reason(world), "memory budget"));
+    world_destroy(world);
+    free(scenario);
+}
+END_TEST
+
 static Suite *world_suite(void)
 {
     Suite *suite = suite_create("world");
@@ -393,6 +421,7 @@ static Suite *world_suite(void)
     tcase_add_test(core, test_same_seed_gives_the_same_trace_whether_run_or_stepped);
     tcase_add_test(core, test_modes_meet_the_same_network_faults);
     tcase_add_test(core, test_every_metric_name_of_the_format_has_a_value);
+    tcase_add_test(core, test_budgets_stop_a_run_exactly_and_say_why);
     suite_add_tcase(suite, core);
     TCase *statistics = tcase_create("Statistics");
     tcase_add_test(statistics, test_at_most_once_loses_and_hides_payments_as_independent_losses_predict);

@@ -99,3 +99,13 @@ SimTimeUs sim_next_time(Sim *sim) {
 }
 
 size_t sim_memory_bytes(const Sim *sim) { return sizeof *sim + event_queue_memory_bytes(sim->queue); }
+
+uint64_t sim_run_bounded(Sim *sim, SimTimeUs until_us, uint64_t max_events) {
+    uint64_t ran = 0;
+    SimTimeUs next_us;
+    while (ran < max_events && event_queue_peek_time(sim->queue, &next_us) && next_us <= until_us) {
+        sim_step(sim);
+        ran++;
+    }
+    return ran;
+}

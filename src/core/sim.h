@@ -37,6 +37,10 @@ uint64_t sim_run_until(Sim *sim, SimTimeUs until_us);
 /* Runs until the queue is empty or max_events events have run (0: no limit); returns
  * events run. */
 uint64_t sim_run(Sim *sim, uint64_t max_events);
+/* Runs events with at_us <= until_us, at most max_events of them, without moving the clock
+ * past the last one run. Returns the number run: fewer than max_events means the queue is
+ * empty or its next event is later than until_us. */
+uint64_t sim_run_bounded(Sim *sim, SimTimeUs until_us, uint64_t max_events);
 /* Earliest pending event time, or SIM_TIME_NEVER. */
 SimTimeUs sim_next_time(Sim *sim);
 
