@@ -35,14 +35,30 @@ const char *world_node_name(const World *world, uint32_t node)
     return fixed[node - world->group_count];
 }
 
+/* Called for every message record when tracing: plain copies, no snprintf. */
 void world_actor_name(const World *world, uint32_t node, uint32_t client, char *buffer,
                       size_t size)
 {
-    if (node < world->group_count && client < world->client_count)
-        snprintf(buffer, size, "%s[%u]", world_node_name(world, node),
-                 world->clients[client].index_in_group);
-    else
-        snprintf(buffer, size, "%s", world_node_name(world, node));
+    const char *name = world_node_name(world, node);
+    size_t length = 0;
+    while (name[length] != '\0' && length + 1 < size) {
+        buffer[length] = name[length];
+        length++;
+    }
+    if (node < world->group_count && client < world->client_count && length + 13 < size) {
+        char digits[12];
+        size_t count = 0;
+        uint32_t index = world->clients[client].index_in_group;
+        do {
+            digits[count++] = (char)('0' + index % 10);
+            index /= 10;
+        } while (index > 0);
+        buffer[length++] = '[';
+        while (count > 0)
+            buffer[length++] = digits[--count];
+        buffer[length++] = ']';
+    }
+    buffer[length] = '\0';
 }
 
 void world_trace(World *world, const char *actor, const char *event, uint64_t operation,
@@ -90,8 +106,7 @@ void world_trace_client(World *world, uint32_t client, const char *event, uint64
     if (world->trace.write == NULL)
         return;
     char actor[NAME_LEN_MAX + 16];
-    const Client *c = &world->clients[client];
-    snprintf(actor, sizeof actor, "%s[%u]", world->groups[c->group].spec->id, c->index_in_group);
+    world_actor_name(world, world->clients[client].group, client, actor, sizeof actor);
     TraceRecord record = {
         .t_us = sim_now(world->sim),
         .mode = mode_name(world->mode),
