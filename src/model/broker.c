@@ -12,14 +12,12 @@
 #include "sim_assert.h"
 #include "world_internal.h"
 
-static SimTimeUs ms_to_us(double ms) { return (SimTimeUs)(ms * 1000.0 + 0.5); }
-
-static uint32_t delivery_capacity(const World *world)
+static uint64_t delivery_capacity(const World *world)
 {
     const BrokerSpec *spec = &world->scenario.broker;
     if (spec->consumers.workers == 0)
-        return UINT32_MAX;
-    return spec->consumers.workers * spec->prefetch;
+        return UINT64_MAX;
+    return (uint64_t)spec->consumers.workers * spec->prefetch;
 }
 
 static void note_levels(World *world)
@@ -69,7 +67,7 @@ static void deliver(World *world, uint32_t queued_index)
     delivery.job = queued_index;
     delivery.job_serial = queued->deliveries;
     /* Each delivery of a message is its own packet, with its own fate. */
-    delivery.lineage = queued->publish.lineage * 64 + queued->deliveries;
+    delivery.lineage = lineage_of_repeat(queued->publish.lineage, queued->deliveries);
     if (world_tracing(world) && queued->deliveries > 1)
         world_trace_about(world, "broker", "redeliver", &delivery, queued->deliveries, NULL);
     if (!broker->manual_ack) {
@@ -79,7 +77,7 @@ static void deliver(World *world, uint32_t queued_index)
     }
     queued->state = QUEUED_IN_FLIGHT;
     broker->in_flight++;
-    queued->ack_timer = sim_schedule_in(world->sim, ms_to_us(world->scenario.broker.ack_timeout_ms),
+    queued->ack_timer = sim_schedule_in(world->sim, sim_time_us_from_ms(world->scenario.broker.ack_timeout_ms),
                                         EVENT_ACK_TIMEOUT, queued->deliveries, queued_index);
     network_send(world, &delivery);
 }
@@ -112,10 +110,14 @@ static bool seen_recently(World *world, uint64_t message_id)
     SimTimeUs now = sim_now(world->sim);
     if (idem_store_lookup(recent, message_id, now) != NULL)
         return true;
-    if (idem_store_rows(recent) >= 4096)
-        idem_store_sweep(recent, now); /* forget ids past the window, in batches */
+    /* Forget ids past the window in batches: sweep when the table has doubled since the
+     * last sweep, so the cost per publish stays constant however long the window. */
+    if (idem_store_rows(recent) >= 2 * world->broker.recent_ids_after_sweep + 4096) {
+        idem_store_sweep(recent, now);
+        world->broker.recent_ids_after_sweep = idem_store_rows(recent);
+    }
     KeyRow row = {.key = message_id, .status = KEY_STATUS_COMPLETED, .created_us = now,
-                  .expires_us = now + ms_to_us(world->scenario.broker.dedup_window_ms)};
+                  .expires_us = now + sim_time_us_from_ms(world->scenario.broker.dedup_window_ms)};
     idem_store_put(recent, &row);
     return false;
 }
@@ -169,7 +171,7 @@ void broker_publish_receipt(World *world, const Message *request)
     event.receipt = true;
     event.key = world_draw(world, DRAW_RECEIPT_ID, request->operation, 0, 0) | 1;
     event.business_key = event.key;
-    event.lineage = request->lineage * 64 + request->attempt;
+    event.lineage = lineage_of_repeat(request->lineage, request->attempt);
     network_send(world, &event);
 }
 
@@ -186,8 +188,11 @@ void broker_on_ack(World *world, const Message *ack)
 {
     QueuedMessage *queued = &world->broker.messages[ack->job];
     bool current = queued->state == QUEUED_IN_FLIGHT && queued->deliveries == ack->job_serial;
+    bool duplicate = queued->state == QUEUED_ACKED && queued->deliveries == ack->job_serial;
+    if (duplicate)
+        return; /* a network copy of an ack already counted */
     if (!current) {
-        world->metrics.late_acks++;
+        world->metrics.late_acks++; /* its delivery timed out before it arrived */
         bool accept = world->scenario.broker.late_ack == LATE_ACK_ACCEPT;
         if (world_tracing(world))
             world_trace_about(world, "broker", accept ? "late_ack_accepted" : "late_ack_ignored",
@@ -228,7 +233,7 @@ void broker_on_ack_timeout(World *world, uint32_t queued_index, uint32_t deliver
                           NULL);
     if (spec->redelivery_delay_ms > 0) {
         queued->state = QUEUED_WAITING;
-        sim_schedule_in(world->sim, ms_to_us(spec->redelivery_delay_ms), EVENT_REDELIVER, 0,
+        sim_schedule_in(world->sim, sim_time_us_from_ms(spec->redelivery_delay_ms), EVENT_REDELIVER, 0,
                         queued_index);
         dispatch_ready(world);
         return;

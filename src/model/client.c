@@ -18,8 +18,6 @@ static const ClientGroup *group_of_client(const World *world, uint32_t client)
     return &world->groups[world->clients[client].group];
 }
 
-static SimTimeUs ms_to_us(double ms) { return (SimTimeUs)(ms * 1000.0 + 0.5); }
-
 /* The order number a business-hash key and the fingerprint are made of. */
 static uint64_t order_of(const World *world, uint64_t operation)
 {
@@ -27,13 +25,13 @@ static uint64_t order_of(const World *world, uint64_t operation)
     return (uint64_t)group->spec->operation.order_base + (operation - group->first_operation);
 }
 
-uint64_t client_request_fingerprint(const World *world, uint64_t operation);
-uint64_t client_request_fingerprint(const World *world, uint64_t operation)
+static uint64_t request_fingerprint(const World *world, uint64_t operation)
 {
-    const ClientGroupSpec *spec =
-        group_of_client(world, world_client_of_operation(world, operation))->spec;
+    uint32_t client = world_client_of_operation(world, operation);
+    const ClientGroupSpec *spec = group_of_client(world, client)->spec;
+    uint64_t group = world->clients[client].group;
     return world_draw(world, DRAW_FINGERPRINT,
-                      ((uint64_t)spec->operation.kind << 32) | spec->account,
+                      ((uint64_t)spec->operation.kind << 48) | (group << 32) | spec->account,
                       (uint64_t)spec->operation.amount, order_of(world, operation));
 }
 
@@ -41,7 +39,9 @@ static uint64_t business_key_of(const World *world, uint64_t operation)
 {
     const ClientGroupSpec *spec =
         group_of_client(world, world_client_of_operation(world, operation))->spec;
-    uint64_t key = world_draw(world, DRAW_KEY, UINT64_MAX - spec->account,
+    /* Order numbers count per client group: two groups' orders never coincide. */
+    uint32_t group = world->clients[world_client_of_operation(world, operation)].group;
+    uint64_t key = world_draw(world, DRAW_KEY, ((uint64_t)group << 32) | spec->account,
                               (uint64_t)spec->operation.amount, order_of(world, operation));
     return key != 0 ? key : 1;
 }
@@ -82,7 +82,7 @@ static void schedule_next_operation(World *world, uint32_t client, SimTimeUs aft
     uint64_t operation = c->first_operation + c->operations_started;
     SimTimeUs at;
     if (workload->at_count > 0) {
-        at = ms_to_us(workload->at_ms[c->operations_started]);
+        at = sim_time_us_from_ms(workload->at_ms[c->operations_started]);
         if (at < sim_now(world->sim))
             at = sim_now(world->sim);
     } else {
@@ -100,7 +100,7 @@ void client_init(World *world)
 {
     for (uint32_t client = 0; client < world->client_count; client++) {
         const ClientGroup *group = group_of_client(world, client);
-        schedule_next_operation(world, client, ms_to_us(group->spec->workload.start_ms));
+        schedule_next_operation(world, client, sim_time_us_from_ms(group->spec->workload.start_ms));
     }
 }
 
@@ -184,7 +184,7 @@ static void send_attempt(World *world, uint64_t operation, uint32_t click)
         .lineage = 1,
         .key = state->key,
         .business_key = business_key_of(world, operation),
-        .fingerprint = client_request_fingerprint(world, operation),
+        .fingerprint = request_fingerprint(world, operation),
     };
     /* A publish always carries a message id; without a key strategy it is new per send. */
     if (publishes && request.key == 0)
@@ -216,7 +216,7 @@ static void send_attempt(World *world, uint64_t operation, uint32_t click)
                                        op->client, request_reference(operation, click));
         return;
     }
-    state->timer = sim_schedule_in(world->sim, ms_to_us(group->retry.timeout_ms),
+    state->timer = sim_schedule_in(world->sim, sim_time_us_from_ms(group->retry.timeout_ms),
                                    EVENT_ATTEMPT_TIMEOUT, op->client,
                                    request_reference(operation, click));
 }
@@ -274,7 +274,7 @@ static SimTimeUs backoff_us(World *world, uint64_t operation, uint32_t click)
         break;
     }
     }
-    state->previous_backoff_us = ms_to_us(ms);
+    state->previous_backoff_us = sim_time_us_from_ms(ms);
     return state->previous_backoff_us;
 }
 
@@ -358,7 +358,7 @@ void client_on_response(World *world, const Message *response)
         finish_click(world, response->operation, response->click, BELIEF_SUCCEEDED, "succeeded");
     } else if (status == 409 || status == 202) {
         retry_or_give_up(world, response->operation, response->click, retry->on_409,
-                         ms_to_us(retry->conflict_delay_ms), BELIEF_UNKNOWN);
+                         sim_time_us_from_ms(retry->conflict_delay_ms), BELIEF_UNKNOWN);
     } else if (status >= 500) {
         retry_or_give_up(world, response->operation, response->click, retry->on_5xx,
                          backoff_us(world, response->operation, response->click), BELIEF_UNKNOWN);

@@ -10,7 +10,10 @@
 #include "sim_assert.h"
 #include "world_internal.h"
 
-static SimTimeUs ms_to_us(double ms) { return (SimTimeUs)(ms * 1000.0 + 0.5); }
+static const IdempotencySpec *policy_of(const World *world)
+{
+    return &world->scenario.broker.consumers.idempotency;
+}
 
 void consumers_init(World *world)
 {
@@ -18,6 +21,9 @@ void consumers_init(World *world)
     consumers->workers = world->scenario.broker.consumers.workers;
     consumers->uses_store = world->mode == MODE_IDEMPOTENT;
     consumers->store = idem_store_create(1024);
+    SimTimeUs interval = sim_time_us_from_ms(policy_of(world)->cleanup_interval_ms);
+    if (consumers->uses_store && interval > 0)
+        world_start_sweep(world, STORE_CONSUMERS, interval);
 }
 
 void consumers_release(World *world)
@@ -26,14 +32,19 @@ void consumers_release(World *world)
     idem_store_destroy(world->consumers.store);
 }
 
+void consumers_on_store_sweep(World *world)
+{
+    size_t freed = idem_store_sweep(world->consumers.store, sim_now(world->sim));
+    world_note_key_store(world);
+    if (freed > 0 && world_tracing(world))
+        world_trace(world, "consumers", "sweep", 0, 0, 0, (int64_t)freed, NULL);
+    world_reschedule_sweep(world, STORE_CONSUMERS,
+                           sim_time_us_from_ms(policy_of(world)->cleanup_interval_ms));
+}
+
 uint32_t consumers_held(const World *world)
 {
     return world->consumers.busy + world->consumers.buffer.length;
-}
-
-static const IdempotencySpec *policy_of(const World *world)
-{
-    return &world->scenario.broker.consumers.idempotency;
 }
 
 static uint64_t store_key_of(const World *world, const Message *delivery)
@@ -92,13 +103,13 @@ static bool admit(World *world, uint32_t job_slot)
     job->store_key = store_key_of(world, delivery);
     KeyRow *row = idem_store_lookup(world->consumers.store, job->store_key, now);
     if (row != NULL && row->status == KEY_STATUS_PROCESSING && policy->lock_timeout_ms > 0 &&
-        now - row->created_us >= ms_to_us(policy->lock_timeout_ms))
+        now - row->created_us >= sim_time_us_from_ms(policy->lock_timeout_ms))
         row = NULL; /* abandoned by a crashed worker: take it over */
     if (row == NULL) {
         if (policy->reserve != RESERVE_EXECUTE_THEN_SAVE) {
             KeyRow reserved = {.key = job->store_key, .status = KEY_STATUS_PROCESSING,
                                .fingerprint = delivery->fingerprint, .created_us = now,
-                               .expires_us = policy->ttl_ms > 0 ? now + ms_to_us(policy->ttl_ms)
+                               .expires_us = policy->ttl_ms > 0 ? now + sim_time_us_from_ms(policy->ttl_ms)
                                                                  : SIM_TIME_NEVER};
             idem_store_put(world->consumers.store, &reserved);
             world_note_key_store(world);
@@ -134,6 +145,7 @@ void consumers_on_delivery(World *world, const Message *delivery)
 {
     Consumers *consumers = &world->consumers;
     if (consumers->down) {
+        world->metrics.network_dropped++; /* refused: nobody is listening */
         if (world_tracing(world))
             world_trace_about(world, "consumers", "refused_down", delivery, 0, NULL);
         return;
@@ -154,7 +166,7 @@ static bool draw_crash(World *world, const Job *job, CrashPoint point)
     const CrashSpec *crash = &world->scenario.broker.consumers.crash;
     if (crash->point != point || crash->prob <= 0)
         return false;
-    if (crash->max_crashes > 0 && world->metrics.crashes >= crash->max_crashes)
+    if (crash->max_crashes > 0 && world->consumers.crashes >= crash->max_crashes)
         return false;
     return world_draw_unit(world, DRAW_CONSUMER_CRASH, job->request.operation,
                            ((uint64_t)job->request.attempt << 8) | job->request.click,
@@ -166,6 +178,7 @@ static void crash(World *world, uint32_t job_slot, const char *where)
 {
     Consumers *consumers = &world->consumers;
     world->metrics.crashes++;
+    world->consumers.crashes++;
     if (world_tracing(world))
         world_trace(world, "consumers", "crash", world->jobs[job_slot].request.operation, 0, 0,
                     0, where);
@@ -179,7 +192,7 @@ static void crash(World *world, uint32_t job_slot, const char *where)
         idem_store_clear(consumers->store);
         world_note_key_store(world);
     }
-    sim_schedule_in(world->sim, ms_to_us(world->scenario.broker.consumers.crash.restart_ms),
+    sim_schedule_in(world->sim, sim_time_us_from_ms(world->scenario.broker.consumers.crash.restart_ms),
                     EVENT_CONSUMER_RESTART, 0, 0);
 }
 
@@ -199,7 +212,7 @@ static void record_completion(World *world, const Job *job, int status)
     KeyRow row = {.key = job->store_key, .status = KEY_STATUS_COMPLETED,
                   .response_status = status, .response_of = job->request.operation,
                   .fingerprint = job->request.fingerprint, .created_us = now,
-                  .expires_us = policy->ttl_ms > 0 ? now + ms_to_us(policy->ttl_ms)
+                  .expires_us = policy->ttl_ms > 0 ? now + sim_time_us_from_ms(policy->ttl_ms)
                                                     : SIM_TIME_NEVER};
     const KeyRow *reserved = idem_store_lookup(world->consumers.store, job->store_key, now);
     if (reserved != NULL && policy->ttl_from == TTL_FROM_RESERVATION) {
@@ -213,7 +226,6 @@ static void record_completion(World *world, const Job *job, int status)
 static int send_receipt(World *world, const Message *event)
 {
     world_operation(world, event->operation)->receipts++;
-    world->metrics.emails_sent++;
     if (world_tracing(world))
         world_trace_about(world, "consumers", "send_receipt", event, world_operation(world, event->operation)->receipts, NULL);
     return 200;

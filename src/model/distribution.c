@@ -46,12 +46,7 @@ double distribution_sample(const Distribution *distribution, uint64_t draw)
 
 SimTimeUs distribution_sample_ms_as_us(const Distribution *distribution, uint64_t draw)
 {
-    double us = distribution_sample(distribution, draw) * 1000.0 + 0.5;
-    if (!(us > 0))
-        return 0;
-    if (us >= 1.8e19)
-        return SIM_TIME_NEVER - 1;
-    return (SimTimeUs)us;
+    return sim_time_us_from_ms(distribution_sample(distribution, draw));
 }
 
 double distribution_mean(const Distribution *distribution)

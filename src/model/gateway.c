@@ -26,7 +26,7 @@ void gateway_release(World *world)
 
 static SimTimeUs gateway_timeout_us(const World *world)
 {
-    return (SimTimeUs)(world->scenario.gateway.timeout_ms * 1000.0 + 0.5);
+    return sim_time_us_from_ms(world->scenario.gateway.timeout_ms);
 }
 
 static void send_charge(World *world, const Message *request, uint64_t key, uint32_t job,
@@ -42,7 +42,7 @@ static void send_charge(World *world, const Message *request, uint64_t key, uint
     charge.job_serial = job_serial;
     charge.from_outbox = from_outbox;
     /* A relay's resend is a new message: give it its own fate. */
-    charge.lineage = request->lineage * 64 + relay;
+    charge.lineage = lineage_of_repeat(request->lineage, relay);
     network_send(world, &charge);
 }
 
@@ -58,6 +58,7 @@ static uint32_t outbox_add(World *world, uint32_t job_slot)
     }
     const Job *job = &world->jobs[job_slot];
     server->outbox[server->outbox_count] = (OutboxEntry){
+        .relay_timer = EVENT_ID_NONE,
         .request = job->request,
         .store_key = job->store_key,
         .job = job_slot,
@@ -76,14 +77,18 @@ void gateway_on_outbox_relay(World *world, uint32_t entry_index)
     if (world_tracing(world))
         world_trace_about(world, "server", "outbox_relay", &entry->request, entry->relays, NULL);
     send_charge(world, &entry->request, entry->store_key, entry_index, 0, true, entry->relays);
-    sim_schedule_in(world->sim, gateway_timeout_us(world), EVENT_OUTBOX_RELAY, 0, entry_index);
+    entry->relay_timer =
+        sim_schedule_in(world->sim, gateway_timeout_us(world), EVENT_OUTBOX_RELAY, 0, entry_index);
 }
 
 void gateway_resume_outbox(World *world)
 {
     for (uint32_t i = 0; i < world->server.outbox_count; i++) {
-        if (!world->server.outbox[i].acknowledged)
-            sim_schedule_in(world->sim, 0, EVENT_OUTBOX_RELAY, 0, i);
+        OutboxEntry *entry = &world->server.outbox[i];
+        if (entry->acknowledged)
+            continue;
+        sim_cancel(world->sim, entry->relay_timer); /* one relay loop per entry, not two */
+        entry->relay_timer = sim_schedule_in(world->sim, 0, EVENT_OUTBOX_RELAY, 0, i);
     }
 }
 
@@ -92,16 +97,25 @@ void gateway_on_outbox_reply(World *world, const Message *reply)
     OutboxEntry *entry = &world->server.outbox[reply->job];
     if (entry->acknowledged || world->server.down)
         return;
-    if (reply->status >= 500)
-        return; /* the relay tries again when its timer fires */
     entry->acknowledged = true;
-    /* The relay completes the key itself, in the step that records the ack: a crash of the
-     * request handler can no longer leave the row stuck in processing. */
-    server_record_result(world, &entry->request, entry->store_key, 200);
+    sim_cancel(world->sim, entry->relay_timer);
+    /* A decline is a definite answer, not a lost one: the relay stops and the failure is
+     * recorded. The relay completes the key itself, in the step that records the answer, so
+     * a crash of the request handler can no longer leave the row stuck in processing. */
+    int status = reply->status >= 500 ? 502 : 200;
+    server_record_result(world, &entry->request, entry->store_key, status);
     uint64_t operation = entry->request.operation;
-    if (server_job_alive(world, entry->job, entry->job_serial)) {
-        world->jobs[entry->job].awaiting_gateway = false;
-        server_after_effect(world, entry->job, 200);
+    Job *job = entry->job < world->job_capacity ? &world->jobs[entry->job] : NULL;
+    if (job != NULL && job->serial == entry->job_serial) {
+        if (job->epoch != world->server.epoch) {
+            world_job_release(world, entry->job); /* its server died; nothing else frees it */
+        } else {
+            job->awaiting_gateway = false;
+            if (status == 200)
+                server_after_effect(world, entry->job, 200);
+            else
+                server_complete_job(world, entry->job, 502);
+        }
     }
     world_operation_unref(world, operation);
 }

@@ -53,8 +53,8 @@ static void attach_outages(World *world)
             if (!outage_covers(outage, world, source, target))
                 continue;
             world->outages[world->outage_count++] = (OutageWindow){
-                .from_us = (SimTimeUs)(outage->from_ms * 1000.0 + 0.5),
-                .to_us = (SimTimeUs)(outage->to_ms * 1000.0 + 0.5),
+                .from_us = sim_time_us_from_ms(outage->from_ms),
+                .to_us = sim_time_us_from_ms(outage->to_ms),
             };
             link->outage_count++;
         }

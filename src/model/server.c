@@ -19,8 +19,6 @@ static uint32_t job_alloc(World *world, const Message *request)
 
 static void job_release(World *world, uint32_t slot) { world_job_release(world, slot); }
 
-void server_release_job(World *world, uint32_t job) { job_release(world, job); }
-
 bool server_job_alive(const World *world, uint32_t job, uint64_t serial)
 {
     return job < world->job_capacity && world->jobs[job].serial == serial &&
@@ -36,17 +34,23 @@ static bool job_died_in_crash(World *world, uint32_t job)
     return true;
 }
 
-static void start_job(World *world, uint32_t job);
+static bool start_job(World *world, uint32_t job);
 
-/* A worker is done with its job: give it the next waiting one. */
+/* A worker is done with its job: give it the next waiting ones. A loop, not a recursion:
+ * a queue of requests answered straight from the key store would otherwise nest one call
+ * per request. */
 static void finish_job(World *world, uint32_t job)
 {
     Server *server = &world->server;
     job_release(world, job);
     server->busy--;
-    if (server->queue.length > 0) {
+    while (server->queue.length > 0) {
+        uint32_t next = index_queue_pop(&server->queue);
         server->busy++;
-        start_job(world, index_queue_pop(&server->queue));
+        if (!start_job(world, next))
+            return; /* it is running now */
+        job_release(world, next);
+        server->busy--;
     }
 }
 
@@ -85,7 +89,6 @@ int server_apply_effect(World *world, const Message *request, const char *actor)
     switch (spec->operation.kind) {
     case OPERATION_DEBIT:
         world->balances[spec->account] -= spec->operation.amount;
-        world->charged[spec->account] += spec->operation.amount;
         world->metrics.balances[spec->account].actual = world->balances[spec->account];
         effect = true;
         break;
@@ -138,7 +141,7 @@ static void note_store_size(World *world) { world_note_key_store(world); }
 static SimTimeUs expiry_from(const World *world, SimTimeUs start_us)
 {
     double ttl_ms = world->scenario.server.idempotency.ttl_ms;
-    return ttl_ms > 0 ? start_us + (SimTimeUs)(ttl_ms * 1000.0 + 0.5) : SIM_TIME_NEVER;
+    return ttl_ms > 0 ? start_us + sim_time_us_from_ms(ttl_ms) : SIM_TIME_NEVER;
 }
 
 /* why: "new", "expired" (the key was seen, but its TTL ran out), "takeover" (an abandoned
@@ -171,12 +174,16 @@ static void record_result(World *world, const Job *job, int status)
     IdemStore *store = world->server.store;
     SimTimeUs now = sim_now(world->sim);
     bool failed = status >= 500;
-    if (failed && policy->on_failure == ON_FAILURE_DELETE) {
+    /* The stripe profile records whatever execution produced, errors included (DESIGN §2);
+     * the other profiles follow on_failure. */
+    FailurePolicy on_failure =
+        policy->profile == PROFILE_STRIPE ? ON_FAILURE_MARK_FAILED : policy->on_failure;
+    if (failed && on_failure == ON_FAILURE_DELETE) {
         idem_store_remove(store, job->store_key);
         note_store_size(world);
         return;
     }
-    if (failed && policy->on_failure == ON_FAILURE_KEEP)
+    if (failed && on_failure == ON_FAILURE_KEEP)
         return; /* the failure is not recorded: the row stays as it was */
     KeyRow *existing = idem_store_lookup(store, job->store_key, now);
     KeyRow row = {
@@ -250,13 +257,29 @@ static uint64_t store_key_of(World *world, const Message *request)
     return request->key;
 }
 
-static void start_job(World *world, uint32_t job_slot)
+/* Answers 400 to a request without a key when the store requires one. */
+static bool refuse_keyless(World *world, const Job *job)
+{
+    if (!world->server.uses_store || job->store_key != 0 ||
+        !world->scenario.server.idempotency.required)
+        return false;
+    respond(world, &job->request, 400, job->request.operation);
+    if (world_tracing(world))
+        world_trace_about(world, "server", "reject_missing_key", &job->request, 400, NULL);
+    return true;
+}
+
+/* Starts a job a worker took. True when it was answered at once (from the key store): the
+ * caller then frees the worker. */
+static bool start_job(World *world, uint32_t job_slot)
 {
     Job *job = &world->jobs[job_slot];
     job->store_key = store_key_of(world, &job->request);
+    if (refuse_keyless(world, job))
+        return true;
     if (job->store_key == 0) {
         execute_later(world, job_slot);
-        return;
+        return false;
     }
     const IdempotencySpec *policy = &world->scenario.server.idempotency;
     SimTimeUs now = sim_now(world->sim);
@@ -265,14 +288,13 @@ static void start_job(World *world, uint32_t job_slot)
                           ? "expired"
                           : "new";
     if (row != NULL && row->status == KEY_STATUS_PROCESSING && policy->lock_timeout_ms > 0 &&
-        now - row->created_us >= (SimTimeUs)(policy->lock_timeout_ms * 1000.0)) {
+        now - row->created_us >= sim_time_us_from_ms(policy->lock_timeout_ms)) {
         row = NULL; /* a reservation abandoned (by a crash) is taken over after the lock timeout */
         why = "takeover";
     }
     if (row != NULL) {
         answer_from_row(world, job, row);
-        finish_job(world, job_slot);
-        return;
+        return true;
     }
     switch (policy->reserve) {
     case RESERVE_ATOMIC:
@@ -280,13 +302,14 @@ static void start_job(World *world, uint32_t job_slot)
         execute_later(world, job_slot);
         break;
     case RESERVE_CHECK_THEN_INSERT:
-        sim_schedule_in(world->sim, (SimTimeUs)(policy->race_window_ms * 1000.0 + 0.5),
+        sim_schedule_in(world->sim, sim_time_us_from_ms(policy->race_window_ms),
                         EVENT_JOB_RESERVE, 0, job_slot);
         break;
     case RESERVE_EXECUTE_THEN_SAVE:
         execute_later(world, job_slot);
         break;
     }
+    return false;
 }
 
 void server_on_request(World *world, const Message *request)
@@ -304,7 +327,8 @@ void server_on_request(World *world, const Message *request)
         return;
     }
     server->busy++;
-    start_job(world, job);
+    if (start_job(world, job))
+        finish_job(world, job);
 }
 
 /* check-then-insert: the check found no row; the insert comes a race window later,
@@ -322,7 +346,7 @@ void server_on_job_reserve(World *world, uint32_t job)
 static bool draw_crash(World *world, const Job *job, CrashPoint point)
 {
     const CrashSpec *crash = &world->scenario.server.crash;
-    if (crash->max_crashes > 0 && world->metrics.crashes >= crash->max_crashes)
+    if (crash->max_crashes > 0 && world->server.crashes >= crash->max_crashes)
         return false;
     return crash->point == point && crash->prob > 0 &&
            world_draw_unit(world, DRAW_CRASH, job->request.operation,
@@ -343,6 +367,7 @@ static void crash(World *world, const char *where, uint64_t operation)
 {
     Server *server = &world->server;
     world->metrics.crashes++;
+    world->server.crashes++;
     if (world_tracing(world))
         world_trace(world, "server", "crash", operation, 0, 0, 0, where);
     server->down = true;
@@ -354,7 +379,7 @@ static void crash(World *world, const char *where, uint64_t operation)
         idem_store_clear(server->store);
         note_store_size(world);
     }
-    SimTimeUs restart = (SimTimeUs)(world->scenario.server.crash.restart_ms * 1000.0 + 0.5);
+    SimTimeUs restart = sim_time_us_from_ms(world->scenario.server.crash.restart_ms);
     sim_schedule_in(world->sim, restart, EVENT_SERVER_RESTART, 0, 0);
 }
 
@@ -461,7 +486,7 @@ void server_on_gateway_timeout(World *world, uint32_t job_slot)
 
 static SimTimeUs sweep_interval_us(const World *world)
 {
-    return (SimTimeUs)(world->scenario.server.idempotency.cleanup_interval_ms * 1000.0 + 0.5);
+    return sim_time_us_from_ms(world->scenario.server.idempotency.cleanup_interval_ms);
 }
 
 void server_on_store_sweep(World *world)
@@ -470,11 +495,7 @@ void server_on_store_sweep(World *world)
     note_store_size(world);
     if (freed > 0 && world_tracing(world))
         world_trace(world, "server", "sweep", 0, 0, 0, (int64_t)freed, NULL);
-    /* Keep sweeping only while something else can still happen. */
-    if (sim_pending(world->sim) > 0)
-        sim_schedule_in(world->sim, sweep_interval_us(world), EVENT_STORE_SWEEP, 0, 0);
-    else
-        world->server.sweep_scheduled = false;
+    world_reschedule_sweep(world, STORE_SERVER, sweep_interval_us(world));
 }
 
 void server_init(World *world)
@@ -484,10 +505,8 @@ void server_init(World *world)
     server->uses_store = world->mode == MODE_IDEMPOTENT;
     server->store = idem_store_create(1024);
     gateway_init(world);
-    if (server->uses_store && sweep_interval_us(world) > 0) {
-        sim_schedule_in(world->sim, sweep_interval_us(world), EVENT_STORE_SWEEP, 0, 0);
-        server->sweep_scheduled = true;
-    }
+    if (server->uses_store && sweep_interval_us(world) > 0)
+        world_start_sweep(world, STORE_SERVER, sweep_interval_us(world));
 }
 
 void server_release(World *world)

@@ -162,6 +162,20 @@ void world_note_key_store(World *world)
         world->metrics.key_store_peak = rows;
 }
 
+void world_start_sweep(World *world, StoreSide side, SimTimeUs interval_us)
+{
+    world->sweeps_running++;
+    sim_schedule_in(world->sim, interval_us, EVENT_STORE_SWEEP, side, 0);
+}
+
+void world_reschedule_sweep(World *world, StoreSide side, SimTimeUs interval_us)
+{
+    if (sim_pending(world->sim) >= world->sweeps_running)
+        sim_schedule_in(world->sim, interval_us, EVENT_STORE_SWEEP, side, 0);
+    else
+        world->sweeps_running--;
+}
+
 /* ------------------------------------------------------------------ job pool */
 
 uint32_t world_job_alloc(World *world, const Message *request, uint32_t epoch)
@@ -261,7 +275,10 @@ static void dispatch(void *context, const Event *event)
         server_on_job_done(world, (uint32_t)event->arg);
         break;
     case EVENT_STORE_SWEEP:
-        server_on_store_sweep(world);
+        if (event->target == STORE_SERVER)
+            server_on_store_sweep(world);
+        else
+            consumers_on_store_sweep(world);
         break;
     case EVENT_GATEWAY_TIMEOUT:
         server_on_gateway_timeout(world, (uint32_t)event->arg);
@@ -356,7 +373,7 @@ World *world_create(const Scenario *scenario, Mode mode, uint64_t seed, TraceSin
     world->seed = seed;
     world->trace = trace;
     world->limits = limits;
-    world->duration_us = (SimTimeUs)(scenario->duration_ms * 1000.0 + 0.5);
+    world->duration_us = sim_time_us_from_ms(scenario->duration_ms);
     if (world->limits.max_events == 0)
         world->limits.max_events = WORLD_DEFAULT_MAX_EVENTS;
     if (world->limits.max_memory_bytes == 0)
@@ -429,7 +446,9 @@ static Belief belief_of(const Operation *op)
     return belief;
 }
 
-/* Money conservation: every balance equals its initial value minus what was applied. */
+/* Money conservation: every balance equals its initial value minus the charges the
+ * operations themselves counted. The ledger and the operations keep separate records, so a
+ * charge that one of them missed or counted twice fails here. */
 static void check_conservation(const World *world)
 {
     for (uint32_t a = 0; a < world->scenario.account_count; a++) {
@@ -453,8 +472,11 @@ static void count_outcome(World *world, const Operation *op)
     int64_t amount = spec->operation.kind == OPERATION_DEBIT ? spec->operation.amount : 0;
     if (outcome == OUTCOME_DOUBLE)
         metrics->double_amount += amount * (op->effects - 1);
-    if (op->effects == 0)
+    if (outcome == OUTCOME_LOST)
         metrics->lost_amount += amount;
+    /* The operations' own count of their charges, kept apart from the ledger's balances so
+     * that the conservation check compares two independent records. */
+    world->charged[spec->account] += amount * op->effects;
     if (world->scenario.server.publish_receipts && amount > 0) {
         metrics->receipts_sent += op->receipts;
         metrics->receipts_duplicated += op->receipts > 1;
@@ -512,6 +534,8 @@ static void settle(World *world)
     Metrics *metrics = &world->metrics;
     /* Left in the table: stopped by a budget, or still referenced by a message that can no
      * longer arrive. Counted as they stand; the table frees them with the world. */
+    SIM_ASSERT(world->stop_reason[0] != '\0' || world->operations.count == 0,
+               "a run that ended by itself leaves no operation in progress");
     operation_table_visit(&world->operations, count_abandoned, world);
     SIM_ASSERT(metrics->operations_settled == metrics->operations,
                "each operation has exactly one outcome");
@@ -535,7 +559,11 @@ uint64_t world_memory_bytes(const World *world)
            idem_store_memory_bytes(world->server.store) +
            idem_store_memory_bytes(world->consumers.store) +
            (uint64_t)world->broker.message_capacity * sizeof *world->broker.messages +
-           (uint64_t)world->server.outbox_capacity * sizeof *world->server.outbox;
+           (uint64_t)world->server.outbox_capacity * sizeof *world->server.outbox +
+           (world->server.gateway_keys ? idem_store_memory_bytes(world->server.gateway_keys) : 0) +
+           (world->broker.recent_ids ? idem_store_memory_bytes(world->broker.recent_ids) : 0) +
+           ((uint64_t)world->server.queue.capacity + world->broker.ready.capacity +
+            world->consumers.buffer.capacity) * sizeof(uint32_t);
 }
 
 #define MEMORY_CHECK_INTERVAL 4096 /* events between two looks at the memory budget */

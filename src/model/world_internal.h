@@ -27,7 +27,7 @@ typedef enum {
     EVENT_MESSAGE_ARRIVE,  /* arg: message slot */
     EVENT_JOB_RESERVE,     /* arg: job slot; check-then-insert's delayed insert */
     EVENT_JOB_DONE,        /* arg: job slot */
-    EVENT_STORE_SWEEP,
+    EVENT_STORE_SWEEP,     /* target: the StoreSide to sweep */
     EVENT_GATEWAY_TIMEOUT, /* arg: job slot; the server stops waiting for the gateway */
     EVENT_GATEWAY_CHARGE,  /* arg: message slot; the gateway's processing is over */
     EVENT_OUTBOX_RELAY,    /* arg: outbox entry */
@@ -64,6 +64,16 @@ typedef enum {
     DRAW_CONSUMER_CRASH,
     DRAW_RECEIPT_ID,
 } DrawPurpose;
+
+/* The lineage of the n-th resend of one message (an outbox relay, a broker delivery, a
+ * receipt per attempt): parent x 64 + n while n < 64, readable in traces; beyond, a hash, so
+ * the 65th delivery of one copy never meets the fate of the first delivery of another. */
+static inline uint64_t lineage_of_repeat(uint64_t parent, uint32_t n)
+{
+    if (n < 64)
+        return parent * 64 + n;
+    return (rng_mix64(parent) + n) | (1ull << 63);
+}
 
 /* A click's request sequence is named by (operation, click): a reference packs both. */
 static inline uint64_t request_reference(uint64_t operation, uint32_t click)
@@ -165,7 +175,8 @@ typedef struct {
     uint32_t job;              /* the job waiting for the ack, if it is still alive */
     uint64_t job_serial;
     uint32_t relays;
-    bool acknowledged;
+    EventId relay_timer;       /* the pending resend */
+    bool acknowledged;         /* answered (charged or declined): the relay stops */
 } OutboxEntry;
 
 typedef struct {
@@ -175,9 +186,9 @@ typedef struct {
     bool uses_store;
     IdemStore *store;
     uint64_t generated_keys;   /* server-generated keys: a fresh one per request */
-    bool sweep_scheduled;
     bool down;                 /* crashed, not yet restarted */
     uint32_t epoch;
+    uint32_t crashes;
     OutboxEntry *outbox;
     uint32_t outbox_count;
     uint32_t outbox_capacity;
@@ -209,6 +220,7 @@ typedef struct {
     IndexQueue ready;
     uint32_t in_flight;
     IdemStore *recent_ids;     /* publisher dedup: message ids seen within the window */
+    size_t recent_ids_after_sweep;
 } Broker;
 
 typedef struct {
@@ -217,6 +229,7 @@ typedef struct {
     IndexQueue buffer;         /* delivered jobs waiting for a worker (prefetched) */
     bool down;
     uint32_t epoch;
+    uint32_t crashes;
     bool uses_store;
     IdemStore *store;
 } Consumers;
@@ -260,6 +273,7 @@ struct World {
     uint32_t job_capacity;
     uint32_t job_free;
     uint64_t next_job_serial;
+    uint32_t sweeps_running;
 
     Server server;
     Broker broker;
@@ -267,7 +281,7 @@ struct World {
     uint32_t broker_node;
     uint32_t consumers_node;
     int64_t *balances;         /* per account */
-    int64_t *charged;          /* per account: sum of applied debits, for conservation */
+    int64_t *charged;          /* per account: effects x amount of the settled operations */
     Metrics metrics;
 };
 
@@ -301,6 +315,12 @@ void world_operation_ref(World *world, uint64_t id);
 void world_operation_unref(World *world, uint64_t id);
 /* The client has its answer (or gave up) for every click. */
 void world_operation_finished(World *world, Operation *op);
+
+/* The cleanup sweeps of the key stores: each runs every interval while something other than
+ * the sweeps themselves can still happen, so a finished world stops. */
+typedef enum { STORE_SERVER, STORE_CONSUMERS } StoreSide;
+void world_start_sweep(World *world, StoreSide side, SimTimeUs interval_us);
+void world_reschedule_sweep(World *world, StoreSide side, SimTimeUs interval_us);
 
 /* Records the rows held by the key stores (server and consumers) after a change. */
 void world_note_key_store(World *world);
@@ -362,6 +382,7 @@ void consumers_release(World *world);
 void consumers_on_delivery(World *world, const Message *delivery);
 void consumers_on_job_done(World *world, uint32_t job);
 void consumers_on_restart(World *world);
+void consumers_on_store_sweep(World *world);
 uint32_t consumers_held(const World *world); /* buffered plus in service */
 
 /* gateway.c */
