@@ -200,6 +200,35 @@ START_TEST(test_a_double_charge_sends_two_receipts_and_a_keyed_server_one)
 }
 END_TEST
 
+START_TEST(test_server_and_consumers_each_have_their_own_crash_budget)
+{
+    const char *both =
+        "{\"accounts\": [{\"id\": \"a\", \"balance\": 0}],"
+        " \"clients\": [{\"id\": \"web\", \"count\": 5},"
+        "               {\"id\": \"shop\", \"count\": 5, \"target\": \"broker\"}],"
+        " \"server\": {\"crash\": {\"point\": \"before-effect\", \"prob\": 1.0,"
+        "   \"max_crashes\": 2, \"restart_ms\": 10}},"
+        " \"broker\": {\"ack_timeout_ms\": 500, \"consumers\": {\"crash\": {\"point\":"
+        "   \"before-effect\", \"prob\": 1.0, \"max_crashes\": 2, \"restart_ms\": 10}}}}";
+    Metrics metrics = test_run_json(both, NO_SET, MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(metrics.crashes, 4);
+}
+END_TEST
+
+START_TEST(test_the_consumers_key_store_is_swept_too)
+{
+    Metrics swept = test_run_json(
+        one_message, SET("clients[0].count=200", "clients[0].workload.at_ms=[0, 1000, 2000, 3000]",
+                         "broker.consumers.idempotency.ttl_ms=100",
+                         "broker.consumers.idempotency.cleanup_interval_ms=100",
+                         "broker.consumers.workers=0",
+                         "broker.consumers.service_ms={\"dist\": \"const\", \"value\": 1}"),
+        MODE_IDEMPOTENT);
+    ck_assert_uint_eq(swept.messages, 800);
+    ck_assert_uint_le(swept.key_store_peak, 400); /* one wave of keys, at most two */
+}
+END_TEST
+
 static Suite *broker_suite(void)
 {
     Suite *suite = suite_create("broker");
@@ -212,6 +241,8 @@ static Suite *broker_suite(void)
     tcase_add_test(core, test_a_consumer_crash_loses_messages_only_at_most_once);
     tcase_add_test(core, test_the_load_incident_charges_twice_only_without_a_key);
     tcase_add_test(core, test_a_double_charge_sends_two_receipts_and_a_keyed_server_one);
+    tcase_add_test(core, test_server_and_consumers_each_have_their_own_crash_budget);
+    tcase_add_test(core, test_the_consumers_key_store_is_swept_too);
     suite_add_tcase(suite, core);
     TCase *closed_forms = tcase_create("ClosedForms");
     tcase_add_test(closed_forms, test_redelivery_rate_matches_the_exponential_tail);

@@ -280,6 +280,42 @@ START_TEST(test_gilbert_elliott_loss_rate_matches_its_stationary_distribution)
 }
 END_TEST
 
+START_TEST(test_a_required_key_refuses_keyless_requests_with_400)
+{
+    Metrics metrics = test_run_json(
+        lost_answer, SET("clients[0].key=none", "server.idempotency.required=true"),
+        MODE_IDEMPOTENT);
+    ck_assert_uint_eq(metrics.status_400, 2); /* the first 400 was lost in the outage */
+    ck_assert_uint_eq(metrics.executions, 0);
+    ck_assert_uint_eq(metrics.client_failed, 1);
+}
+END_TEST
+
+START_TEST(test_the_stripe_profile_replays_a_stored_error_whatever_on_failure_says)
+{
+    Metrics stripe = test_run_json(
+        lost_answer, SET("server.fail_after_effect=1.0", "server.idempotency.profile=stripe"),
+        MODE_IDEMPOTENT);
+    ck_assert_uint_eq(stripe.effects, 1);
+    ck_assert_uint_ge(stripe.replayed, 1);
+    Metrics ietf = test_run_json(lost_answer, SET("server.fail_after_effect=1.0"), MODE_IDEMPOTENT);
+    ck_assert_uint_ge(ietf.effects, 2); /* on_failure delete: the retry runs again */
+}
+END_TEST
+
+START_TEST(test_business_keys_of_two_client_groups_never_collide)
+{
+    const char *two_groups =
+        "{\"accounts\": [{\"id\": \"a\", \"balance\": 0}],"
+        " \"clients\": [{\"id\": \"web\", \"count\": 5, \"key\": \"business-hash\"},"
+        "               {\"id\": \"app\", \"count\": 5, \"key\": \"business-hash\"}]}";
+    Metrics metrics = test_run_json(two_groups, NO_SET, MODE_IDEMPOTENT);
+    ck_assert_uint_eq(metrics.operations, 10);
+    ck_assert_uint_eq(metrics.outcomes[OUTCOME_OK], 10);
+    ck_assert_uint_eq(metrics.replayed, 0);
+}
+END_TEST
+
 static Suite *curriculum_suite(void)
 {
     Suite *suite = suite_create("curriculum");
@@ -294,6 +330,9 @@ static Suite *curriculum_suite(void)
     tcase_add_test(core, test_gateway_timeout_hides_a_charge_that_happened);
     tcase_add_test(core, test_key_table_grows_without_cleanup_and_stays_bounded_with_it);
     tcase_add_test(core, test_late_answer_is_ignored_or_accepted_as_the_retry_policy_says);
+    tcase_add_test(core, test_a_required_key_refuses_keyless_requests_with_400);
+    tcase_add_test(core, test_the_stripe_profile_replays_a_stored_error_whatever_on_failure_says);
+    tcase_add_test(core, test_business_keys_of_two_client_groups_never_collide);
     suite_add_tcase(suite, core);
     TCase *closed_forms = tcase_create("ClosedForms");
     tcase_add_test(closed_forms, test_give_up_time_follows_the_backoff_formula);
