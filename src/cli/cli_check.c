@@ -30,7 +30,9 @@ const char *const check_usage =
     "                     expectation passes only if it holds for every one of them\n"
     "  --junit FILE       also write the results as JUnit XML\n"
     "  --seed N           start from seed N instead of each scenario's own\n"
-    "  --set PATH=VALUE   override a field of every scenario\n";
+    "  --set PATH=VALUE   override a field of every scenario\n"
+    "  --max-events N, --max-sim-time MS, --max-memory MIB\n"
+    "                     budgets per run, as for run; a run they stop fails its scenario\n";
 
 #define SEEDS_MAX 100000
 #define STOP_TEXT_MAX 200

@@ -10,7 +10,12 @@ int cli_usage_error(const char *usage, const char *format, const char *argument)
 {
     fprintf(stderr, "idemsim: ");
     fprintf(stderr, format, argument);
-    fprintf(stderr, "\n\n%s", usage);
+    /* The usage line and where the rest is, not the whole help: the error stays visible. */
+    size_t first_line = strcspn(usage, "\n");
+    const char *command = strstr(usage, "idemsim ");
+    int command_length = command ? (int)strcspn(command + 8, " \n") : 0;
+    fprintf(stderr, "\n%.*s\n(idemsim help %.*s for every option)\n", (int)first_line, usage,
+            command_length, command ? command + 8 : "");
     return EXIT_USAGE;
 }
 
@@ -18,7 +23,7 @@ static bool parse_u64(const char *text, uint64_t *value)
 {
     char *end = NULL;
     errno = 0;
-    if (text[0] == '-' || text[0] == '\0')
+    if (text[0] < '0' || text[0] > '9') /* no sign, no space: strtoull would take them */
         return false;
     unsigned long long parsed = strtoull(text, &end, 10);
     if (errno != 0 || *end != '\0')
@@ -86,8 +91,11 @@ int cli_parse_options(int argc, char **argv, const char *usage, Options *options
                                    "unknown mode '%s' (expected at-most-once, at-least-once "
                                    "or idempotent)",
                                    value);
-            if (options->mode_count < MODE_COUNT)
-                options->modes[options->mode_count++] = mode;
+            for (uint32_t m = 0; m < options->mode_count; m++) {
+                if (options->modes[m] == mode)
+                    return cli_usage_error(usage, "--mode %s given twice", value);
+            }
+            options->modes[options->mode_count++] = mode; /* at most MODE_COUNT distinct */
         } else if (strcmp(arg, "--seed") == 0) {
             if (!parse_u64(value, &options->seed))
                 return cli_usage_error(usage, "--seed expects a non-negative integer, got '%s'", value);

@@ -22,7 +22,7 @@ const char *const run_usage =
     "  --seed N            override the scenario's seed\n"
     "  --set PATH=VALUE    override a scenario field, e.g. --set network.default.loss=0.2\n"
     "  --json FILE         write the full report as JSON\n"
-    "  --csv FILE          write the metrics as CSV (mode,metric,value)\n"
+    "  --csv FILE          write the metrics as CSV (scenario,seed,mode,metric,value)\n"
     "  --trace FILE        write every notable event as JSON lines\n"
     "  --svg FILE          draw the first operations of one mode as a sequence diagram\n"
     "  --svg-mode M        the mode to draw (default: the last mode run)\n"
@@ -103,20 +103,36 @@ static bool write_csv(FILE *stream, const RunReport *report)
     return !ferror(stream);
 }
 
-bool cli_write_output(const char *path, ReportWriter writer, const RunReport *report)
+/* Opens an output file before the run, so that a bad path fails in a second, not after a
+ * long simulation. A NULL path opens nothing and succeeds. */
+static bool open_output(OutputFile *file, const char *path)
 {
-    OutputFile file;
     char error[4400];
-    if (!output_file_open(&file, path, error, sizeof error)) {
-        fprintf(stderr, "idemsim: %s\n", error);
-        return false;
-    }
-    writer(file.stream, report);
-    if (!output_file_commit(&file, error, sizeof error)) {
+    if (path == NULL)
+        return true;
+    if (output_file_open(file, path, error, sizeof error))
+        return true;
+    fprintf(stderr, "idemsim: %s\n", error);
+    return false;
+}
+
+static bool finish_output(OutputFile *file, ReportWriter writer, const RunReport *report)
+{
+    char error[4400];
+    if (file->stream == NULL)
+        return true;
+    writer(file->stream, report);
+    if (!output_file_commit(file, error, sizeof error)) {
         fprintf(stderr, "idemsim: %s\n", error);
         return false;
     }
     return true;
+}
+
+bool cli_write_output(const char *path, ReportWriter writer, const RunReport *report)
+{
+    OutputFile file = {0};
+    return open_output(&file, path) && finish_output(&file, writer, report);
 }
 
 /* ------------------------------------------------------------------ the sequence diagram */
@@ -218,6 +234,10 @@ int command_run(int argc, char **argv)
     TraceJsonl trace_writer = {0};
     TraceSink sink = {0};
     char error[4400];
+    OutputFile json_file = {0}, csv_file = {0};
+    if (status == EXIT_SUCCESS &&
+        (!open_output(&json_file, options.json_path) || !open_output(&csv_file, options.csv_path)))
+        status = EXIT_USAGE;
     if (status == EXIT_SUCCESS && options.trace_path != NULL) {
         if (!output_file_open(&trace_file, options.trace_path, error, sizeof error)) {
             fprintf(stderr, "idemsim: %s\n", error);
@@ -227,6 +247,8 @@ int command_run(int argc, char **argv)
         sink = trace_jsonl_sink(&trace_writer);
     }
     if (status != EXIT_SUCCESS) {
+        output_file_abandon(&json_file);
+        output_file_abandon(&csv_file);
         report_svg_destroy(diagram);
         free(scenario);
         return status;
@@ -241,10 +263,8 @@ int command_run(int argc, char **argv)
     }
     if (!options.quiet)
         report_write_table(stdout, &run.report, options.color);
-    if (options.json_path != NULL)
-        written &= cli_write_output(options.json_path, report_write_json, &run.report);
-    if (options.csv_path != NULL)
-        written &= cli_write_output(options.csv_path, write_csv, &run.report);
+    written &= finish_output(&json_file, report_write_json, &run.report);
+    written &= finish_output(&csv_file, write_csv, &run.report);
     if (diagram != NULL)
         written &= svg_write(svg[SVG_PATH].value, diagram, scenario, run.report.seed);
     /* A run cut short by a budget is reported (its files say "stopped"), but it is not a

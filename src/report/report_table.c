@@ -41,6 +41,7 @@ static const Row rows[] = {
     {"409 in progress / conflict", "409", ROW_COUNT, SHOW_ALWAYS},
     {"202 accepted, in progress", "202", ROW_COUNT, SHOW_ALWAYS},
     {"422 key reused, other body", "422", ROW_COUNT, SHOW_ALWAYS},
+    {"400 no key / other body", "400", ROW_COUNT, SHOW_ALWAYS},
     {"replayed from the key store", "replayed", ROW_COUNT, SHOW_ALWAYS},
     {"broker messages", "messages", ROW_COUNT, SHOW_WITH_BROKER},
     {"deliveries", "deliveries", ROW_COUNT, SHOW_WITH_BROKER},
@@ -110,8 +111,9 @@ static bool sends_email(const Scenario *scenario)
 bool report_write_table(FILE *stream, const RunReport *report, bool color)
 {
     const Scenario *scenario = report->scenario;
-    fprintf(stream, "%s%s%s  (seed %" PRIu64 ")\n", scenario->name, scenario->title[0] ? ": " : "",
-            scenario->title, report->seed);
+    fprintf(stream, "%s%s%s  (seed %" PRIu64 ", key-store profile %s)\n", scenario->name,
+            scenario->title[0] ? ": " : "", scenario->title, report->seed,
+            store_profile_name(scenario->server.idempotency.profile));
     fprintf(stream, "%-*s", LABEL_WIDTH, "");
     for (uint32_t m = 0; m < report->mode_count; m++)
         fprintf(stream, "%*s", COLUMN_WIDTH, mode_name(report->modes[m]));
