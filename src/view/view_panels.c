@@ -367,12 +367,14 @@ static bool explain_keys(const ViewPanels *panels, ViewRect r, int top)
                  "No keys: %s runs every copy that arrives, a retry of a "
                  "payment that went through included.",
                  pane->node_present[VIEW_NODE_SERVER] ? "the server" : "the consumer");
-    else if (!pane->node_present[VIEW_NODE_SERVER])
+    else if (!pane->node_present[VIEW_NODE_SERVER]) {
+        uint64_t replayed = world_metrics(pane->world)->consumer_replayed;
         snprintf(why, sizeof why,
                  "The consumers keep one key per message id; %" PRIu64
-                 " copies found theirs done and were acknowledged without "
-                 "a charge.",
-                 world_metrics(pane->world)->consumer_replayed);
+                 " %s found %s key done and %s acknowledged without a charge.",
+                 replayed, replayed == 1 ? "copy" : "copies", replayed == 1 ? "its" : "their",
+                 replayed == 1 ? "was" : "were");
+    }
     else
         return false;
     view_canvas_text_wrapped(panels->canvas, VIEW_FONT_SMALL, C(VIEW_COLOR_TEXT_DIM), r.x, top, r.w,
