@@ -47,6 +47,15 @@ END_TEST
 
 /* Changing exactly one of the five inputs must change the hash (each link of the chain is a
  * bijection, so this holds for every input, not just most). */
+START_TEST(test_rng_hash_in_two_steps_equals_rng_hash) {
+    for (uint64_t i = 0; i < 1000; i++) {
+        uint64_t prefix = rng_hash_prefix(i * 7919, i % 13);
+        ck_assert_uint_eq(rng_hash_with_prefix(prefix, i, i + 1, i * i),
+                          rng_hash(i * 7919, i % 13, i, i + 1, i * i));
+    }
+}
+END_TEST
+
 START_TEST(test_rng_hash_changes_when_any_argument_changes) {
     Rng rng;
     rng_init(&rng, 5);
@@ -257,6 +266,7 @@ static Suite *rng_suite(void) {
     tcase_add_test(core, test_rng_mix64_matches_published_splitmix64_outputs);
     tcase_add_test(core, test_rng_hash_is_deterministic);
     tcase_add_test(core, test_rng_hash_changes_when_any_argument_changes);
+    tcase_add_test(core, test_rng_hash_in_two_steps_equals_rng_hash);
     tcase_add_test(core, test_rng_hash_depends_on_argument_order);
     tcase_add_test(core, test_rng_seed_derive_is_stable_and_differs_by_name_and_master);
     tcase_add_test(core, test_rng_below_ten_passes_chi_square_uniformity);

@@ -23,13 +23,18 @@ static uint64_t absorb(uint64_t h, uint64_t x, uint64_t position_constant) {
     return rng_mix64((h ^ x) + position_constant);
 }
 
-uint64_t rng_hash(uint64_t seed, uint64_t purpose, uint64_t a, uint64_t b, uint64_t c) {
-    uint64_t h = rng_mix64(seed + GOLDEN_GAMMA);
-    h = absorb(h, purpose, 0xd1b54a32d192ed03ull);
-    h = absorb(h, a, 0xaef17502108ef2d9ull);
+uint64_t rng_hash_prefix(uint64_t seed, uint64_t purpose) {
+    return absorb(rng_mix64(seed + GOLDEN_GAMMA), purpose, 0xd1b54a32d192ed03ull);
+}
+
+uint64_t rng_hash_with_prefix(uint64_t prefix, uint64_t a, uint64_t b, uint64_t c) {
+    uint64_t h = absorb(prefix, a, 0xaef17502108ef2d9ull);
     h = absorb(h, b, 0xf58b9a1e2c6d3e97ull);
-    h = absorb(h, c, 0x8cb92ba72f3d8dd7ull);
-    return h;
+    return absorb(h, c, 0x8cb92ba72f3d8dd7ull);
+}
+
+uint64_t rng_hash(uint64_t seed, uint64_t purpose, uint64_t a, uint64_t b, uint64_t c) {
+    return rng_hash_with_prefix(rng_hash_prefix(seed, purpose), a, b, c);
 }
 
 /* FNV-1a (64-bit) turns the name into a number; its weak avalanche does not matter because

@@ -17,6 +17,10 @@ typedef struct {
 /* Counter-based draws. */
 uint64_t rng_mix64(uint64_t x); /* splitmix64 finaliser: a bijection */
 uint64_t rng_hash(uint64_t seed, uint64_t purpose, uint64_t a, uint64_t b, uint64_t c);
+/* rng_hash in two steps, for callers that draw many times with one (seed, purpose):
+ * rng_hash(s, p, a, b, c) == rng_hash_with_prefix(rng_hash_prefix(s, p), a, b, c). */
+uint64_t rng_hash_prefix(uint64_t seed, uint64_t purpose);
+uint64_t rng_hash_with_prefix(uint64_t prefix, uint64_t a, uint64_t b, uint64_t c);
 uint64_t rng_seed_derive(uint64_t master, const char *name); /* stable, by name */
 double rng_unit_from_bits(uint64_t bits);                    /* [0, 1), 53 bits */
 

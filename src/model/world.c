@@ -16,7 +16,7 @@
 
 uint64_t world_draw(const World *world, DrawPurpose purpose, uint64_t a, uint64_t b, uint64_t c)
 {
-    return rng_hash(world->seed, (uint64_t)purpose, a, b, c);
+    return rng_hash_with_prefix(world->draw_prefix[purpose], a, b, c);
 }
 
 double world_draw_unit(const World *world, DrawPurpose purpose, uint64_t a, uint64_t b,
@@ -371,6 +371,8 @@ World *world_create(const Scenario *scenario, Mode mode, uint64_t seed, TraceSin
     memcpy(&world->scenario, scenario, sizeof *scenario);
     world->mode = mode;
     world->seed = seed;
+    for (int purpose = 0; purpose < DRAW_PURPOSE_COUNT; purpose++)
+        world->draw_prefix[purpose] = rng_hash_prefix(seed, (uint64_t)purpose);
     world->trace = trace;
     world->limits = limits;
     world->duration_us = sim_time_us_from_ms(scenario->duration_ms);

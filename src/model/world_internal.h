@@ -63,6 +63,7 @@ typedef enum {
     DRAW_CONSUMER_SERVICE,
     DRAW_CONSUMER_CRASH,
     DRAW_RECEIPT_ID,
+    DRAW_PURPOSE_COUNT
 } DrawPurpose;
 
 /* The lineage of the n-th resend of one message (an outbox relay, a broker delivery, a
@@ -243,6 +244,7 @@ struct World {
     Scenario scenario;         /* a private copy */
     Mode mode;
     uint64_t seed;
+    uint64_t draw_prefix[DRAW_PURPOSE_COUNT]; /* rng_hash_prefix(seed, purpose), once */
     TraceSink trace;
     WorldLimits limits;
     Sim *sim;
