@@ -13,9 +13,9 @@ file, so both simulators run on the same parameters, and follows idemsim's seman
 - each attempt waits timeout_ms from its send; after attempt n times out the client waits
   min(base * factor^(n-1), max_ms) (no jitter) and sends attempt n+1 with the same per-click
   key; after max_attempts it gives up (the client "does not know");
-- late_response "ignore": an answer is accepted only while its attempt is the latest one
-  sent -- so an answer to attempt n that arrives during the backoff after n's timeout still
-  settles the payment (idemsim does the same), an answer to an earlier attempt is dropped;
+- late_response "ignore": an answer is accepted only while its attempt's connection is open,
+  from its send until its timeout; one arriving during the backoff, or for an earlier
+  attempt, is dropped (as idemsim does);
 - every message is lost with probability `loss`, else arrives after U[min, max) ms;
 - the server has unbounded concurrency; with the key store (idempotent mode) a request whose
   key is live is answered at once (409 while processing, else the stored answer replayed),
@@ -247,10 +247,10 @@ class Client:
                 world.events += 1  # attempt timeout
                 if self.attempt >= world.max_attempts:
                     break
-                result = yield reply | self.env.timeout(world.params.backoff_us(self.attempt))
-                if reply not in result:
-                    world.events += 1  # retry after the backoff
-                    continue
+                self.reply = None  # the connection is closed: a late answer finds no one
+                yield self.env.timeout(world.params.backoff_us(self.attempt))
+                world.events += 1  # retry after the backoff
+                continue
             if reply.value == 409:  # still processing: wait, then retry
                 if self.attempt >= world.max_attempts:
                     break
