@@ -145,7 +145,7 @@ static uint64_t charge_identity(const Message *charge)
 
 void gateway_on_charge_arrive(World *world, const Message *charge)
 {
-    uint32_t slot = message_store(world, charge);
+    uint32_t slot = world_message_store(world, charge);
     SimTimeUs latency = distribution_sample_ms_as_us(
         &world->scenario.gateway.latency_ms,
         world_draw(world, DRAW_GATEWAY_LATENCY, charge->operation, charge_identity(charge),
@@ -168,7 +168,7 @@ static void charge_or_answer(World *world, Message charge);
 
 void gateway_on_charge_done(World *world, uint32_t message_slot)
 {
-    Message charge = message_take(world, message_slot);
+    Message charge = world_message_take(world, message_slot);
     charge_or_answer(world, charge);
     world_operation_unref(world, charge.operation);
 }

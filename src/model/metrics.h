@@ -45,11 +45,11 @@ typedef struct {
     uint64_t crashes;
     uint64_t emails_sent;
     uint64_t receipts_sent, receipts_duplicated, receipts_missing; /* publish_receipts */
-    uint64_t key_store_rows, key_store_peak, key_store_expired_hits;
+    uint64_t key_store_rows, key_store_peak; /* server and consumer stores together */
     uint64_t events;
     uint64_t operations_peak_in_progress; /* most operations held in memory at once */
     Histogram latency_us; /* operation start to the client's final answer or give-up */
-    TimeSeries key_store_series; /* rows held by the server's key store over time */
+    TimeSeries key_store_series; /* rows held by the key stores (server + consumers) over time */
     TimeSeries queue_depth_series; /* broker: ready messages over time */
     TimeSeries in_flight_series;   /* broker: delivered, unacknowledged messages over time */
     uint64_t consumer_replayed;    /* keyed consumers: duplicates acknowledged without a run */

@@ -160,7 +160,7 @@ static void send_copy(World *world, Link *link, const Message *message)
     SimTimeUs delay = distribution_sample_ms_as_us(
         &link->spec.delay_ms,
         world_draw(world, DRAW_DELAY, message->operation, identity_word(message), message->lineage));
-    uint32_t slot = message_store(world, message);
+    uint32_t slot = world_message_store(world, message);
     sim_schedule_in(world->sim, delay, EVENT_MESSAGE_ARRIVE, message->target, slot);
 }
 

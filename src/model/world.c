@@ -123,7 +123,7 @@ void world_trace_client(World *world, uint32_t client, const char *event, uint64
 
 /* ------------------------------------------------------------------ message pool */
 
-uint32_t message_store(World *world, const Message *message)
+uint32_t world_message_store(World *world, const Message *message)
 {
     if (world->message_free == SLOT_NONE) {
         uint32_t old_capacity = world->message_capacity;
@@ -144,7 +144,7 @@ uint32_t message_store(World *world, const Message *message)
     return slot;
 }
 
-Message message_take(World *world, uint32_t slot)
+Message world_message_take(World *world, uint32_t slot)
 {
     Message message = world->messages[slot];
     world->messages[slot].next_free = world->message_free;
@@ -216,7 +216,7 @@ void world_job_release(World *world, uint32_t slot)
 
 static void on_message_arrive(World *world, uint32_t slot)
 {
-    Message message = message_take(world, slot);
+    Message message = world_message_take(world, slot);
     network_trace_delivery(world, &message);
     switch (message.kind) {
     case MESSAGE_REQUEST:

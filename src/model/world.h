@@ -38,7 +38,7 @@ void world_run_until(World *world, SimTimeUs until_us);
 bool world_step(World *world);
 
 bool world_finished(const World *world);
-/* Non-NULL when a budget stopped the run: "event budget of 50000000 events exhausted". */
+/* Non-NULL when a budget stopped the run: "stopped: event budget of 1000 events exhausted ...". */
 const char *world_stop_reason(const World *world);
 SimTimeUs world_now(const World *world);
 /* What the world's storage takes now: events, operations in progress, messages, jobs,

@@ -1,5 +1,6 @@
 /* Private to src/model: the World's layout, shared by the actor modules (client, network,
- * server, ledger) and world.c, which owns every actor and holds the one event switch.
+ * server with its ledger, gateway, broker, consumers) and world.c, which owns every actor
+ * and holds the one event switch.
  * Actors refer to each other by integer id; no actor keeps a pointer to another. */
 #ifndef IDEMSIM_WORLD_INTERNAL_H
 #define IDEMSIM_WORLD_INTERNAL_H
@@ -329,9 +330,9 @@ void world_note_key_store(World *world);
 uint32_t world_job_alloc(World *world, const Message *request, uint32_t epoch);
 void world_job_release(World *world, uint32_t slot);
 /* Keeps a copy of message in the pool, holding a reference to its operation. */
-uint32_t message_store(World *world, const Message *message);
+uint32_t world_message_store(World *world, const Message *message);
 /* Frees the slot and returns the message; the caller unrefs its operation when done. */
-Message message_take(World *world, uint32_t slot);
+Message world_message_take(World *world, uint32_t slot);
 
 /* network.c */
 void network_init(World *world);

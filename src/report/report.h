@@ -26,7 +26,6 @@ bool report_write_json(FILE *stream, const RunReport *report);
 /* A TraceSink writing one JSON object per line to stream. */
 typedef struct {
     FILE *stream;
-    bool failed;
 } TraceJsonl;
 
 TraceSink trace_jsonl_sink(TraceJsonl *writer);

@@ -84,12 +84,7 @@ static void write_mode(FILE *stream, const RunReport *report, uint32_t m)
             value_of(metrics, "latency_p50_ms"), value_of(metrics, "latency_p99_ms"),
             value_of(metrics, "latency_p999_ms"), metrics->key_store_peak, metrics->emails_sent,
             metrics->crashes, metrics->events);
-    const TimeSeries *series = &metrics->key_store_series;
-    fprintf(stream, "      \"key_store_series\": {\"bucket_ms\": %.3f, \"max_rows\": [",
-            (double)series->bucket_us / 1000.0);
-    for (uint32_t i = 0; i < series->used; i++)
-        fprintf(stream, "%s%" PRIu64, i ? ", " : "", series->max[i]);
-    fprintf(stream, "]},\n");
+    write_series(stream, "key_store_series", &metrics->key_store_series);
     write_series(stream, "queue_depth_series", &metrics->queue_depth_series);
     write_series(stream, "in_flight_series", &metrics->in_flight_series);
     fprintf(stream, "      \"stopped\": ");
@@ -210,8 +205,8 @@ static void write_trace_record(void *context, const TraceRecord *record)
         line_put_string(&line, record->detail);
     }
     line_put(&line, "}\n");
-    if (fwrite(line.text, 1, line.length, writer->stream) != line.length)
-        writer->failed = true;
+    /* A failed write sets the stream's error flag; output_file_commit reports it. */
+    fwrite(line.text, 1, line.length, writer->stream);
 }
 
 TraceSink trace_jsonl_sink(TraceJsonl *writer)
