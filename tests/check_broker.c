@@ -4,8 +4,9 @@
 
 #include "test_world.h"
 
-#define SET(...) ((const char *const[]){__VA_ARGS__}), \
-                 (uint32_t)(sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *))
+#define SET(...)                                                                                   \
+    ((const char *const[]){__VA_ARGS__}),                                                          \
+        (uint32_t)(sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *))
 #define NO_SET NULL, 0
 
 /* One message; every hop takes exactly 1 ms; one consumer worker; a 1000 ms ack timeout. */
@@ -32,16 +33,18 @@ START_TEST(test_an_ack_just_before_the_timeout_counts_and_just_after_does_not)
     /* The timeout starts as the broker hands the message out; the delivery takes 1 ms, the
      * service s ms, the ack 1 ms: the ack is back s + 2 ms later, against a 1000 ms timeout.
      * s = 997 is 1 ms early, s = 999 is 1 ms late. */
-    Metrics before = test_run_json(
-        one_message, SET("broker.consumers.service_ms={\"dist\": \"const\", \"value\": 997}",
-                         "broker.max_deliveries=2"),
-        MODE_AT_LEAST_ONCE);
+    Metrics before =
+        test_run_json(one_message,
+                      SET("broker.consumers.service_ms={\"dist\": \"const\", \"value\": 997}",
+                          "broker.max_deliveries=2"),
+                      MODE_AT_LEAST_ONCE);
     ck_assert_uint_eq(before.redeliveries, 0);
     ck_assert_uint_eq(before.late_acks, 0);
-    Metrics after = test_run_json(
-        one_message, SET("broker.consumers.service_ms={\"dist\": \"const\", \"value\": 999}",
-                         "broker.max_deliveries=2"),
-        MODE_AT_LEAST_ONCE);
+    Metrics after =
+        test_run_json(one_message,
+                      SET("broker.consumers.service_ms={\"dist\": \"const\", \"value\": 999}",
+                          "broker.max_deliveries=2"),
+                      MODE_AT_LEAST_ONCE);
     ck_assert_uint_eq(after.redeliveries, 1);
     ck_assert_uint_ge(after.late_acks, 1);
     ck_assert_uint_eq(after.outcomes[OUTCOME_DOUBLE], 1);
@@ -53,13 +56,12 @@ START_TEST(test_a_late_ack_is_accepted_only_when_late_ack_says_so)
     /* Redelivery waits 100 ms; a late ack arriving inside that wait settles the message. */
     const char *late = "broker.consumers.service_ms={\"dist\": \"const\", \"value\": 1030}";
     const char *wait = "broker.redelivery_delay_ms=100";
-    Metrics ignored = test_run_json(one_message, SET(late, wait, "broker.max_deliveries=2"),
-                                    MODE_AT_LEAST_ONCE);
+    Metrics ignored =
+        test_run_json(one_message, SET(late, wait, "broker.max_deliveries=2"), MODE_AT_LEAST_ONCE);
     ck_assert_uint_eq(ignored.redeliveries, 1);
-    Metrics accepted =
-        test_run_json(one_message, SET(late, wait, "broker.max_deliveries=2",
-                                       "broker.late_ack=accept"),
-                      MODE_AT_LEAST_ONCE);
+    Metrics accepted = test_run_json(
+        one_message, SET(late, wait, "broker.max_deliveries=2", "broker.late_ack=accept"),
+        MODE_AT_LEAST_ONCE);
     ck_assert_uint_eq(accepted.redeliveries, 0);
     ck_assert_uint_eq(accepted.outcomes[OUTCOME_OK], 1);
 }
@@ -67,17 +69,19 @@ END_TEST
 
 START_TEST(test_max_deliveries_then_dead_letter)
 {
-    Metrics metrics = test_run_json(
-        one_message, SET("broker.consumers.service_ms={\"dist\": \"const\", \"value\": 5000}",
-                         "broker.max_deliveries=3", "broker.consumers.workers=0"),
-        MODE_AT_LEAST_ONCE);
+    Metrics metrics =
+        test_run_json(one_message,
+                      SET("broker.consumers.service_ms={\"dist\": \"const\", \"value\": 5000}",
+                          "broker.max_deliveries=3", "broker.consumers.workers=0"),
+                      MODE_AT_LEAST_ONCE);
     ck_assert_uint_eq(metrics.deliveries, 3);
     ck_assert_uint_eq(metrics.dead_lettered, 1);
     ck_assert_uint_eq(metrics.executions, 3); /* every copy ran: no key store */
-    Metrics keyed = test_run_json(
-        one_message, SET("broker.consumers.service_ms={\"dist\": \"const\", \"value\": 5000}",
-                         "broker.max_deliveries=3", "broker.consumers.workers=0"),
-        MODE_IDEMPOTENT);
+    Metrics keyed =
+        test_run_json(one_message,
+                      SET("broker.consumers.service_ms={\"dist\": \"const\", \"value\": 5000}",
+                          "broker.max_deliveries=3", "broker.consumers.workers=0"),
+                      MODE_IDEMPOTENT);
     ck_assert_uint_eq(keyed.executions, 1); /* later copies found the key processing */
     ck_assert_uint_eq(keyed.outcomes[OUTCOME_OK], 1);
 }
@@ -96,13 +100,13 @@ static const char *const republish =
 
 START_TEST(test_publisher_dedup_drops_a_republish_inside_the_window_only)
 {
-    Metrics inside = test_run_json(republish, SET("broker.dedup_window_ms=5000"),
-                                   MODE_AT_LEAST_ONCE);
+    Metrics inside =
+        test_run_json(republish, SET("broker.dedup_window_ms=5000"), MODE_AT_LEAST_ONCE);
     ck_assert_uint_eq(inside.deduplicated, 1);
     ck_assert_uint_eq(inside.messages, 1);
     ck_assert_uint_eq(inside.outcomes[OUTCOME_OK], 1);
-    Metrics outside = test_run_json(republish, SET("broker.dedup_window_ms=1000"),
-                                    MODE_AT_LEAST_ONCE);
+    Metrics outside =
+        test_run_json(republish, SET("broker.dedup_window_ms=1000"), MODE_AT_LEAST_ONCE);
     ck_assert_uint_eq(outside.deduplicated, 0);
     ck_assert_uint_eq(outside.messages, 2);
     ck_assert_uint_eq(outside.outcomes[OUTCOME_DOUBLE], 1);
@@ -128,8 +132,8 @@ START_TEST(test_the_load_incident_charges_twice_only_without_a_key)
     ck_assert_int_eq(chdir(IDEMSIM_SOURCE_DIR), 0);
     Scenario *scenario = calloc(1, sizeof *scenario);
     LoadErrors errors = {0};
-    ck_assert(scenario_load_file("scenarios/03_broker_slow_consumers.json", NULL, 0, scenario,
-                                 &errors));
+    ck_assert(
+        scenario_load_file("scenarios/03_broker_slow_consumers.json", NULL, 0, scenario, &errors));
     Metrics at_most_once = test_run_mode(scenario, MODE_AT_MOST_ONCE, scenario->seed);
     Metrics at_least_once = test_run_mode(scenario, MODE_AT_LEAST_ONCE, scenario->seed);
     Metrics idempotent = test_run_mode(scenario, MODE_IDEMPOTENT, scenario->seed);
@@ -156,13 +160,13 @@ START_TEST(test_redelivery_rate_matches_the_exponential_tail)
      * two deliveries at most: a message is redelivered iff its first run outlasts T, with
      * probability exp(-T/m). */
     const double m = 100, T = 150;
-    Metrics metrics = test_run_json(
-        one_message,
-        SET("clients[0].count=5000", "broker.max_deliveries=2", "broker.consumers.workers=0",
-            "broker.ack_timeout_ms=150",
-            "broker.consumers.service_ms={\"dist\": \"exp\", \"mean\": 100}",
-            "network.default.delay_ms={\"dist\": \"const\", \"value\": 0}"),
-        MODE_AT_LEAST_ONCE);
+    Metrics metrics =
+        test_run_json(one_message,
+                      SET("clients[0].count=5000", "broker.max_deliveries=2",
+                          "broker.consumers.workers=0", "broker.ack_timeout_ms=150",
+                          "broker.consumers.service_ms={\"dist\": \"exp\", \"mean\": 100}",
+                          "network.default.delay_ms={\"dist\": \"const\", \"value\": 0}"),
+                      MODE_AT_LEAST_ONCE);
     double n = (double)metrics.messages;
     double expected = exp(-T / m);
     double measured = metrics.redeliveries / n;
@@ -218,11 +222,11 @@ END_TEST
 START_TEST(test_the_consumers_key_store_is_swept_too)
 {
     Metrics swept = test_run_json(
-        one_message, SET("clients[0].count=200", "clients[0].workload.at_ms=[0, 1000, 2000, 3000]",
-                         "broker.consumers.idempotency.ttl_ms=100",
-                         "broker.consumers.idempotency.cleanup_interval_ms=100",
-                         "broker.consumers.workers=0",
-                         "broker.consumers.service_ms={\"dist\": \"const\", \"value\": 1}"),
+        one_message,
+        SET("clients[0].count=200", "clients[0].workload.at_ms=[0, 1000, 2000, 3000]",
+            "broker.consumers.idempotency.ttl_ms=100",
+            "broker.consumers.idempotency.cleanup_interval_ms=100", "broker.consumers.workers=0",
+            "broker.consumers.service_ms={\"dist\": \"const\", \"value\": 1}"),
         MODE_IDEMPOTENT);
     ck_assert_uint_eq(swept.messages, 800);
     ck_assert_uint_le(swept.key_store_peak, 400); /* one wave of keys, at most two */

@@ -122,11 +122,13 @@ START_TEST(test_run_refuses_bad_input_before_writing_anything)
     path_in_scratch(json, sizeof json, "report.json");
     path_in_scratch(out, sizeof out, "out");
     path_in_scratch(err, sizeof err, "err");
-    const char *arguments[] = {"run", "scenarios/default.json", "--set",
-                               "clients[0].retry.timeout_ms=-5", "--json", json, NULL};
+    const char *arguments[] = {
+        "run", "scenarios/default.json", "--set", "clients[0].retry.timeout_ms=-5", "--json", json,
+        NULL};
     ck_assert_int_eq(run_idemsim(arguments, out, err), 2);
     char *printed = read_all(err, NULL);
-    ck_assert_ptr_nonnull(strstr(printed, "scenarios/default.json: $.clients[0].retry.timeout_ms:"));
+    ck_assert_ptr_nonnull(
+        strstr(printed, "scenarios/default.json: $.clients[0].retry.timeout_ms:"));
     free(printed);
     ck_assert_int_ne(access(json, F_OK), 0);
 }
@@ -165,8 +167,8 @@ START_TEST(test_same_scenario_and_seed_give_byte_identical_report_and_trace)
     path_in_scratch(out, sizeof out, "out");
     path_in_scratch(err, sizeof err, "err");
     for (int run = 0; run < 2; run++) {
-        const char *arguments[] = {"run",   "scenarios/default.json", "--json", paths[run * 2],
-                                   "--trace", paths[run * 2 + 1],     "-q",     NULL};
+        const char *arguments[] = {"run",     "scenarios/default.json", "--json", paths[run * 2],
+                                   "--trace", paths[run * 2 + 1],       "-q",     NULL};
         ck_assert_int_eq(run_idemsim(arguments, out, err), 0);
     }
     for (int file = 0; file < 2; file++) {
@@ -207,8 +209,8 @@ START_TEST(test_unwritable_output_is_an_error_and_leaves_no_file)
         ck_assert_msg(strstr(entry->d_name, ".tmp.") == NULL, "temporary file left behind");
     closedir(dir);
     chmod(directory, 0755);
-    const char *not_a_directory[] = {"run", "scenarios/default.json", "--json",
-                                     "/dev/null/report.json", "-q", NULL};
+    const char *not_a_directory[] = {
+        "run", "scenarios/default.json", "--json", "/dev/null/report.json", "-q", NULL};
     ck_assert_int_eq(run_idemsim(not_a_directory, out, err), 2);
     /* A device is written through, never replaced: a full disk is an error, exit 2. */
     const char *full[] = {"run", "scenarios/default.json", "--json", "/dev/full", "-q", NULL};

@@ -135,8 +135,10 @@ START_TEST(test_junit_report_counts_and_escapes_every_expectation)
 {
     char junit[600];
     snprintf(junit, sizeof junit, "%s/check.xml", scratch);
-    const char *arguments[] = {"check", LOST_ANSWER, ATOMIC, "--seeds", "20", "--set", TIGHT_409,
-                               "--set", "title=fish & <chips>", "--junit", junit, NULL};
+    const char *arguments[] = {"check",   LOST_ANSWER, ATOMIC,
+                               "--seeds", "20",        "--set",
+                               TIGHT_409, "--set",     "title=fish & <chips>",
+                               "--junit", junit,       NULL};
     ck_assert_int_eq(run_idemsim(arguments), 1);
     char *xml = read_all(junit);
     ck_assert_ptr_nonnull(xml);
@@ -187,8 +189,8 @@ START_TEST(test_bad_input_runs_nothing_and_still_writes_the_junit_report)
 {
     char junit[600];
     snprintf(junit, sizeof junit, "%s/bad.xml", scratch);
-    const char *arguments[] = {"check", LOST_ANSWER, "no/such/scenario.json", "--junit", junit,
-                               NULL};
+    const char *arguments[] = {"check",   LOST_ANSWER, "no/such/scenario.json",
+                               "--junit", junit,       NULL};
     ck_assert_int_eq(run_idemsim(arguments), 2);
     char *printed = read_all(out);
     ck_assert_str_eq(printed, "0 passed, 1 failed\n"); /* the good file did not run either */

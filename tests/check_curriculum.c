@@ -3,8 +3,9 @@
  * and the retry policy. */
 #include "test_world.h"
 
-#define SET(...) ((const char *const[]){__VA_ARGS__}), \
-                 (uint32_t)(sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *))
+#define SET(...)                                                                                   \
+    ((const char *const[]){__VA_ARGS__}),                                                          \
+        (uint32_t)(sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *))
 #define NO_SET NULL, 0
 
 /* One payment whose first answer is lost in an outage of the response link. */
@@ -70,8 +71,8 @@ static const char *const reused_key =
 
 START_TEST(test_reused_key_without_fingerprint_replays_another_requests_answer)
 {
-    Metrics without = test_run_json(reused_key, SET("server.idempotency.fingerprint=false"),
-                                    MODE_IDEMPOTENT);
+    Metrics without =
+        test_run_json(reused_key, SET("server.idempotency.fingerprint=false"), MODE_IDEMPOTENT);
     ck_assert_uint_eq(without.outcomes[OUTCOME_MISMATCH], 1);
     ck_assert_uint_eq(without.client_succeeded, 2); /* told success, never charged */
     ck_assert_uint_eq(without.effects, 1);
@@ -79,11 +80,11 @@ START_TEST(test_reused_key_without_fingerprint_replays_another_requests_answer)
     ck_assert_uint_eq(with.status_422, 1);
     ck_assert_uint_eq(with.outcomes[OUTCOME_MISMATCH], 0);
     ck_assert_uint_eq(with.client_failed, 1); /* a definite answer the app can act on */
-    Metrics stripe = test_run_json(reused_key, SET("server.idempotency.profile=stripe"),
-                                   MODE_IDEMPOTENT);
+    Metrics stripe =
+        test_run_json(reused_key, SET("server.idempotency.profile=stripe"), MODE_IDEMPOTENT);
     ck_assert_uint_eq(stripe.status_400, 1);
-    Metrics brandur = test_run_json(reused_key, SET("server.idempotency.profile=brandur"),
-                                    MODE_IDEMPOTENT);
+    Metrics brandur =
+        test_run_json(reused_key, SET("server.idempotency.profile=brandur"), MODE_IDEMPOTENT);
     ck_assert_uint_ge(brandur.status_409, 1);
 }
 END_TEST
@@ -106,8 +107,8 @@ START_TEST(test_duplicate_while_the_first_is_processing_gets_409_or_202_not_a_se
     ck_assert_uint_eq(conflict.status_409, 1);
     ck_assert_uint_eq(conflict.replayed, 1); /* the retry after the conflict delay */
     ck_assert_uint_eq(conflict.outcomes[OUTCOME_OK], 1);
-    Metrics accepted = test_run_json(slow_duplicate,
-                                     SET("server.idempotency.on_in_progress=202"), MODE_IDEMPOTENT);
+    Metrics accepted = test_run_json(slow_duplicate, SET("server.idempotency.on_in_progress=202"),
+                                     MODE_IDEMPOTENT);
     ck_assert_uint_eq(accepted.status_202, 1);
     ck_assert_uint_eq(accepted.executions, 1);
     Metrics unkeyed = test_run_json(slow_duplicate, NO_SET, MODE_AT_LEAST_ONCE);
@@ -120,18 +121,17 @@ END_TEST
 START_TEST(test_partial_failure_repeats_the_effect_unless_the_failure_is_recorded)
 {
     const char *partial = "server.fail_after_effect=1.0";
-    Metrics deleted = test_run_json(lost_answer, SET(partial, "clients[0].workload.at_ms=[0]"),
-                                    MODE_IDEMPOTENT);
+    Metrics deleted =
+        test_run_json(lost_answer, SET(partial, "clients[0].workload.at_ms=[0]"), MODE_IDEMPOTENT);
     ck_assert_uint_eq(deleted.outcomes[OUTCOME_DOUBLE], 1); /* key deleted, retry re-runs */
-    Metrics marked = test_run_json(lost_answer,
-                                   SET(partial, "server.idempotency.on_failure=mark-failed"),
-                                   MODE_IDEMPOTENT);
+    Metrics marked = test_run_json(
+        lost_answer, SET(partial, "server.idempotency.on_failure=mark-failed"), MODE_IDEMPOTENT);
     ck_assert_uint_eq(marked.effects, 1);
     ck_assert_uint_ge(marked.replayed, 1); /* the stored 500 */
-    Metrics happy_path = test_run_json(
-        lost_answer, SET(partial, "server.idempotency.reserve=execute-then-save",
-                         "server.idempotency.on_failure=keep"),
-        MODE_IDEMPOTENT);
+    Metrics happy_path = test_run_json(lost_answer,
+                                       SET(partial, "server.idempotency.reserve=execute-then-save",
+                                           "server.idempotency.on_failure=keep"),
+                                       MODE_IDEMPOTENT);
     ck_assert_uint_ge(happy_path.outcomes[OUTCOME_DOUBLE], 1);
 }
 END_TEST
@@ -163,13 +163,12 @@ START_TEST(test_crash_between_charge_and_record_needs_a_keyed_gateway_or_an_outb
     Metrics taken_over = test_run_json(crash_after_charge, SET(lock), MODE_IDEMPOTENT);
     ck_assert_uint_eq(taken_over.outcomes[OUTCOME_DOUBLE], 1);
 
-    Metrics gateway_key = test_run_json(crash_after_charge, SET(lock, "gateway.honours_key=true"),
-                                        MODE_IDEMPOTENT);
+    Metrics gateway_key =
+        test_run_json(crash_after_charge, SET(lock, "gateway.honours_key=true"), MODE_IDEMPOTENT);
     ck_assert_uint_eq(gateway_key.outcomes[OUTCOME_OK], 1);
 
-    Metrics outbox = test_run_json(crash_after_charge,
-                                   SET("server.outbox=true", "gateway.honours_key=true"),
-                                   MODE_IDEMPOTENT);
+    Metrics outbox = test_run_json(
+        crash_after_charge, SET("server.outbox=true", "gateway.honours_key=true"), MODE_IDEMPOTENT);
     ck_assert_uint_eq(outbox.outcomes[OUTCOME_OK], 1);
     ck_assert_uint_eq(outbox.status_409, 0);
 }
@@ -177,10 +176,10 @@ END_TEST
 
 START_TEST(test_gateway_timeout_hides_a_charge_that_happened)
 {
-    Metrics hidden = test_run_json(crash_after_charge,
-                                   SET("server.crash.point=none", "gateway.timeout=1.0",
-                                       "clients[0].retry.max_attempts=1"),
-                                   MODE_AT_LEAST_ONCE);
+    Metrics hidden = test_run_json(
+        crash_after_charge,
+        SET("server.crash.point=none", "gateway.timeout=1.0", "clients[0].retry.max_attempts=1"),
+        MODE_AT_LEAST_ONCE);
     ck_assert_uint_eq(hidden.effects, 1);
     ck_assert_uint_eq(hidden.outcomes[OUTCOME_PHANTOM], 1); /* charged, told 504 */
 }
@@ -218,13 +217,13 @@ END_TEST
 START_TEST(test_late_answer_is_ignored_or_accepted_as_the_retry_policy_says)
 {
     const char *slow = "server.service_ms={\"dist\": \"const\", \"value\": 1500}";
-    Metrics ignore = test_run_json(lost_answer, SET(slow, "network.outages=[]"),
-                                   MODE_AT_LEAST_ONCE);
+    Metrics ignore =
+        test_run_json(lost_answer, SET(slow, "network.outages=[]"), MODE_AT_LEAST_ONCE);
     ck_assert_uint_ge(ignore.late_responses_ignored, 1);
     Metrics accept = test_run_json(
-        lost_answer, SET(slow, "network.outages=[]", "clients[0].retry.late_response=accept",
-                         "clients[0].retry.backoff.base_ms=2000",
-                         "clients[0].retry.backoff.jitter=none"),
+        lost_answer,
+        SET(slow, "network.outages=[]", "clients[0].retry.late_response=accept",
+            "clients[0].retry.backoff.base_ms=2000", "clients[0].retry.backoff.jitter=none"),
         MODE_AT_LEAST_ONCE);
     ck_assert_uint_eq(accept.late_responses_ignored, 0);
     ck_assert_uint_eq(accept.attempts, 1); /* the late answer cancelled the scheduled retry */
@@ -282,9 +281,9 @@ END_TEST
 
 START_TEST(test_a_required_key_refuses_keyless_requests_with_400)
 {
-    Metrics metrics = test_run_json(
-        lost_answer, SET("clients[0].key=none", "server.idempotency.required=true"),
-        MODE_IDEMPOTENT);
+    Metrics metrics =
+        test_run_json(lost_answer, SET("clients[0].key=none", "server.idempotency.required=true"),
+                      MODE_IDEMPOTENT);
     ck_assert_uint_eq(metrics.status_400, 2); /* the first 400 was lost in the outage */
     ck_assert_uint_eq(metrics.executions, 0);
     ck_assert_uint_eq(metrics.client_failed, 1);
@@ -336,7 +335,8 @@ static Suite *curriculum_suite(void)
     suite_add_tcase(suite, core);
     TCase *closed_forms = tcase_create("ClosedForms");
     tcase_add_test(closed_forms, test_give_up_time_follows_the_backoff_formula);
-    tcase_add_test(closed_forms, test_gilbert_elliott_loss_rate_matches_its_stationary_distribution);
+    tcase_add_test(closed_forms,
+                   test_gilbert_elliott_loss_rate_matches_its_stationary_distribution);
     suite_add_tcase(suite, closed_forms);
     return suite;
 }

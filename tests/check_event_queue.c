@@ -7,7 +7,8 @@
 #include "event_queue.h"
 #include "rng.h"
 
-static Event pop_or_die(EventQueue *queue) {
+static Event pop_or_die(EventQueue *queue)
+{
     Event event;
     ck_assert(event_queue_pop(queue, &event));
     return event;
@@ -15,7 +16,8 @@ static Event pop_or_die(EventQueue *queue) {
 
 /* ---------------------------------------------------------------- Core */
 
-START_TEST(test_event_queue_pops_random_times_in_nondecreasing_order) {
+START_TEST(test_event_queue_pops_random_times_in_nondecreasing_order)
+{
     enum { EVENTS = 100000 };
     EventQueue *queue = event_queue_create(16);
     Rng rng;
@@ -38,7 +40,8 @@ START_TEST(test_event_queue_pops_random_times_in_nondecreasing_order) {
 }
 END_TEST
 
-START_TEST(test_event_queue_pops_ties_in_insertion_order) {
+START_TEST(test_event_queue_pops_ties_in_insertion_order)
+{
     EventQueue *queue = event_queue_create(4);
     for (uint32_t i = 0; i < 1000; i++)
         event_queue_push(queue, i % 2 == 0 ? 50 : 40, 0, i, 0);
@@ -50,7 +53,8 @@ START_TEST(test_event_queue_pops_ties_in_insertion_order) {
 }
 END_TEST
 
-START_TEST(test_event_queue_returns_the_payload_it_was_given) {
+START_TEST(test_event_queue_returns_the_payload_it_was_given)
+{
     EventQueue *queue = event_queue_create(1);
     EventId id = event_queue_push(queue, 77, 5, 9, UINT64_MAX - 3);
     Event event = pop_or_die(queue);
@@ -63,7 +67,8 @@ START_TEST(test_event_queue_returns_the_payload_it_was_given) {
 }
 END_TEST
 
-START_TEST(test_event_queue_cancelled_event_never_pops) {
+START_TEST(test_event_queue_cancelled_event_never_pops)
+{
     EventQueue *queue = event_queue_create(8);
     event_queue_push(queue, 10, 0, 1, 0);
     EventId doomed = event_queue_push(queue, 20, 0, 2, 0);
@@ -77,7 +82,8 @@ START_TEST(test_event_queue_cancelled_event_never_pops) {
 }
 END_TEST
 
-START_TEST(test_event_queue_cancel_twice_returns_false) {
+START_TEST(test_event_queue_cancel_twice_returns_false)
+{
     EventQueue *queue = event_queue_create(8);
     EventId id = event_queue_push(queue, 10, 0, 0, 0);
     ck_assert(event_queue_cancel(queue, id));
@@ -87,7 +93,8 @@ START_TEST(test_event_queue_cancel_twice_returns_false) {
 }
 END_TEST
 
-START_TEST(test_event_queue_cancel_after_pop_returns_false) {
+START_TEST(test_event_queue_cancel_after_pop_returns_false)
+{
     EventQueue *queue = event_queue_create(8);
     EventId id = event_queue_push(queue, 10, 0, 0, 0);
     pop_or_die(queue);
@@ -96,7 +103,8 @@ START_TEST(test_event_queue_cancel_after_pop_returns_false) {
 }
 END_TEST
 
-START_TEST(test_event_queue_stale_id_cannot_cancel_event_in_reused_slot) {
+START_TEST(test_event_queue_stale_id_cannot_cancel_event_in_reused_slot)
+{
     EventQueue *queue = event_queue_create(8);
     EventId stale = event_queue_push(queue, 10, 0, 1, 0);
     ck_assert(event_queue_cancel(queue, stale));
@@ -111,7 +119,8 @@ START_TEST(test_event_queue_stale_id_cannot_cancel_event_in_reused_slot) {
 }
 END_TEST
 
-START_TEST(test_event_queue_cancel_of_none_or_foreign_id_returns_false) {
+START_TEST(test_event_queue_cancel_of_none_or_foreign_id_returns_false)
+{
     EventQueue *queue = event_queue_create(8);
     event_queue_push(queue, 10, 0, 0, 0);
     ck_assert(!event_queue_cancel(queue, EVENT_ID_NONE));
@@ -122,7 +131,8 @@ START_TEST(test_event_queue_cancel_of_none_or_foreign_id_returns_false) {
 }
 END_TEST
 
-START_TEST(test_event_queue_size_counts_only_live_events) {
+START_TEST(test_event_queue_size_counts_only_live_events)
+{
     EventQueue *queue = event_queue_create(8);
     EventId ids[10];
     for (uint32_t i = 0; i < 10; i++)
@@ -138,7 +148,8 @@ START_TEST(test_event_queue_size_counts_only_live_events) {
 }
 END_TEST
 
-START_TEST(test_event_queue_peek_time_skips_cancelled_events) {
+START_TEST(test_event_queue_peek_time_skips_cancelled_events)
+{
     EventQueue *queue = event_queue_create(8);
     SimTimeUs at_us = 0;
     ck_assert(!event_queue_peek_time(queue, &at_us));
@@ -160,11 +171,13 @@ typedef struct {
     uint64_t arg;
 } Reference;
 
-static bool reference_before(const Reference *a, const Reference *b) {
+static bool reference_before(const Reference *a, const Reference *b)
+{
     return a->at_us < b->at_us || (a->at_us == b->at_us && a->seq < b->seq);
 }
 
-static void reference_insert(Reference *items, size_t *count, Reference item) {
+static void reference_insert(Reference *items, size_t *count, Reference item)
+{
     size_t at = *count;
     while (at > 0 && reference_before(&items[at - 1], &item))
         at--;
@@ -173,7 +186,8 @@ static void reference_insert(Reference *items, size_t *count, Reference item) {
     (*count)++;
 }
 
-static bool reference_remove_seq(Reference *items, size_t *count, uint64_t seq) {
+static bool reference_remove_seq(Reference *items, size_t *count, uint64_t seq)
+{
     for (size_t i = 0; i < *count; i++) {
         if (items[i].seq == seq) {
             memmove(&items[i], &items[i + 1], (*count - i - 1) * sizeof(Reference));
@@ -184,7 +198,8 @@ static bool reference_remove_seq(Reference *items, size_t *count, uint64_t seq) 
     return false;
 }
 
-START_TEST(test_event_queue_matches_reference_model_under_random_operations) {
+START_TEST(test_event_queue_matches_reference_model_under_random_operations)
+{
     enum { OPERATIONS = 200000, REMEMBERED_IDS = 256 };
     EventQueue *queue = event_queue_create(1);
     Reference *reference = malloc(OPERATIONS * sizeof(Reference));
@@ -225,7 +240,8 @@ END_TEST
 
 /* ---------------------------------------------------------------- Limits */
 
-START_TEST(test_event_queue_grows_from_capacity_one_to_many_events) {
+START_TEST(test_event_queue_grows_from_capacity_one_to_many_events)
+{
     enum { EVENTS = 100000 };
     EventQueue *queue = event_queue_create(1);
     size_t initial_bytes = event_queue_memory_bytes(queue);
@@ -244,7 +260,8 @@ START_TEST(test_event_queue_grows_from_capacity_one_to_many_events) {
 END_TEST
 
 /* A retry timer that is almost always cancelled must not leave the heap growing. */
-START_TEST(test_event_queue_memory_stays_bounded_under_cancel_churn) {
+START_TEST(test_event_queue_memory_stays_bounded_under_cancel_churn)
+{
     EventQueue *queue = event_queue_create(1);
     SimTimeUs now_us = 0;
     for (int i = 0; i < 100; i++)
@@ -263,12 +280,14 @@ START_TEST(test_event_queue_memory_stays_bounded_under_cancel_churn) {
 }
 END_TEST
 
-START_TEST(test_event_queue_destroy_of_null_is_a_no_op) {
+START_TEST(test_event_queue_destroy_of_null_is_a_no_op)
+{
     event_queue_destroy(NULL);
 }
 END_TEST
 
-static Suite *event_queue_suite(void) {
+static Suite *event_queue_suite(void)
+{
     Suite *suite = suite_create("event_queue");
     TCase *core = tcase_create("Core");
     tcase_add_test(core, test_event_queue_pops_random_times_in_nondecreasing_order);
@@ -292,7 +311,8 @@ static Suite *event_queue_suite(void) {
     return suite;
 }
 
-int main(void) {
+int main(void)
+{
     SRunner *runner = srunner_create(event_queue_suite());
     srunner_run_all(runner, CK_NORMAL);
     int failed = srunner_ntests_failed(runner);

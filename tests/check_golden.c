@@ -44,8 +44,7 @@ static int write_trace(const char *name, const char *path)
     if (pid == 0) {
         int null = open("/dev/null", O_WRONLY);
         dup2(null, STDOUT_FILENO);
-        execl(IDEMSIM_BINARY, IDEMSIM_BINARY, "run", scenario, "--trace", path, "-q",
-              (char *)NULL);
+        execl(IDEMSIM_BINARY, IDEMSIM_BINARY, "run", scenario, "--trace", path, "-q", (char *)NULL);
         _exit(127);
     }
     int status = 0;
@@ -88,8 +87,7 @@ static uint64_t fnv1a64(const char *bytes, size_t length)
 }
 
 /* "line 12: expected ... / got ..." for the first line that differs. */
-static void describe_difference(char *buffer, size_t size, const char *expected,
-                                const char *got)
+static void describe_difference(char *buffer, size_t size, const char *expected, const char *got)
 {
     size_t line = 1, at = 0;
     while (expected[at] != '\0' && expected[at] == got[at]) {
@@ -125,8 +123,8 @@ static void check_pin(const char *file_name, PinKind kind, bool repin, char *rep
     } else if (kind == PIN_TRACE) {
         if (repin) {
             ck_assert(write_all(golden, text, length));
-        } else if ((pinned = read_all(golden, &pinned_length)) == NULL ||
-                   pinned_length != length || memcmp(pinned, text, length) != 0) {
+        } else if ((pinned = read_all(golden, &pinned_length)) == NULL || pinned_length != length ||
+                   memcmp(pinned, text, length) != 0) {
             describe_difference(problem, sizeof problem, pinned ? pinned : "", text);
         }
     } else {

@@ -11,7 +11,8 @@
 
 /* ---------------------------------------------------------------- Core */
 
-START_TEST(test_rng_same_seed_gives_same_stream) {
+START_TEST(test_rng_same_seed_gives_same_stream)
+{
     Rng first, second, other;
     rng_init(&first, 42);
     rng_init(&second, 42);
@@ -28,7 +29,8 @@ END_TEST
 
 /* splitmix64 seeded with 1234567: state += gamma, then the finaliser. These outputs are
  * published with the reference implementation, so they pin rng_mix64 to the real thing. */
-START_TEST(test_rng_mix64_matches_published_splitmix64_outputs) {
+START_TEST(test_rng_mix64_matches_published_splitmix64_outputs)
+{
     const uint64_t expected[] = {6457827717110365317ull, 3203168211198807973ull,
                                  9817491932198370423ull};
     uint64_t state = 1234567;
@@ -39,7 +41,8 @@ START_TEST(test_rng_mix64_matches_published_splitmix64_outputs) {
 }
 END_TEST
 
-START_TEST(test_rng_hash_is_deterministic) {
+START_TEST(test_rng_hash_is_deterministic)
+{
     for (uint64_t i = 0; i < 100; i++)
         ck_assert_uint_eq(rng_hash(42, 1, i, 2 * i, 3 * i), rng_hash(42, 1, i, 2 * i, 3 * i));
 }
@@ -47,7 +50,8 @@ END_TEST
 
 /* Changing exactly one of the five inputs must change the hash (each link of the chain is a
  * bijection, so this holds for every input, not just most). */
-START_TEST(test_rng_hash_in_two_steps_equals_rng_hash) {
+START_TEST(test_rng_hash_in_two_steps_equals_rng_hash)
+{
     for (uint64_t i = 0; i < 1000; i++) {
         uint64_t prefix = rng_hash_prefix(i * 7919, i % 13);
         ck_assert_uint_eq(rng_hash_with_prefix(prefix, i, i + 1, i * i),
@@ -56,7 +60,8 @@ START_TEST(test_rng_hash_in_two_steps_equals_rng_hash) {
 }
 END_TEST
 
-START_TEST(test_rng_hash_changes_when_any_argument_changes) {
+START_TEST(test_rng_hash_changes_when_any_argument_changes)
+{
     Rng rng;
     rng_init(&rng, 5);
     for (int trial = 0; trial < 10000; trial++) {
@@ -75,7 +80,8 @@ START_TEST(test_rng_hash_changes_when_any_argument_changes) {
 }
 END_TEST
 
-START_TEST(test_rng_hash_depends_on_argument_order) {
+START_TEST(test_rng_hash_depends_on_argument_order)
+{
     for (uint64_t x = 1; x <= 1000; x++) {
         uint64_t y = x + 1;
         ck_assert_uint_ne(rng_hash(7, 3, x, y, 0), rng_hash(7, 3, y, x, 0));
@@ -86,7 +92,8 @@ START_TEST(test_rng_hash_depends_on_argument_order) {
 }
 END_TEST
 
-START_TEST(test_rng_seed_derive_is_stable_and_differs_by_name_and_master) {
+START_TEST(test_rng_seed_derive_is_stable_and_differs_by_name_and_master)
+{
     ck_assert_uint_eq(rng_seed_derive(42, "link/web->server"),
                       rng_seed_derive(42, "link/web->server"));
     ck_assert_uint_ne(rng_seed_derive(42, "link/web->server"),
@@ -101,7 +108,8 @@ END_TEST
 /* Pearson's chi-square over 10 classes (df = 9). Its 99.99% quantile is 33.72, so a fair
  * generator fails this fixed-seed test with probability 1e-4 for a random seed; a modulo
  * or off-by-one bias of even 1% per class would give a statistic in the thousands. */
-START_TEST(test_rng_below_ten_passes_chi_square_uniformity) {
+START_TEST(test_rng_below_ten_passes_chi_square_uniformity)
+{
     enum { DRAWS = 1000000, CLASSES = 10 };
     const double chi_square_df9_quantile_9999 = 33.72;
     uint64_t counts[CLASSES] = {0};
@@ -118,7 +126,8 @@ END_TEST
 
 /* With bound = 3 * 2^62, a plain x % bound would put 3/4 of the results below 2^63 instead
  * of 2/3. Tolerance: 5 standard deviations of a binomial(n, 2/3). */
-START_TEST(test_rng_below_is_unbiased_for_a_bound_near_two_to_the_64) {
+START_TEST(test_rng_below_is_unbiased_for_a_bound_near_two_to_the_64)
+{
     enum { DRAWS = 100000 };
     const uint64_t bound = 3ull << 62;
     const double p = 2.0 / 3.0;
@@ -135,7 +144,8 @@ START_TEST(test_rng_below_is_unbiased_for_a_bound_near_two_to_the_64) {
 }
 END_TEST
 
-START_TEST(test_rng_below_stays_in_range_for_extreme_bounds) {
+START_TEST(test_rng_below_stays_in_range_for_extreme_bounds)
+{
     Rng rng;
     rng_init(&rng, 3);
     for (int i = 0; i < 1000; i++) {
@@ -148,7 +158,8 @@ START_TEST(test_rng_below_stays_in_range_for_extreme_bounds) {
 END_TEST
 
 /* Frequency of a 12.3456% chance within 5 binomial standard deviations. */
-START_TEST(test_rng_chance_ppm_frequency_within_five_sigma) {
+START_TEST(test_rng_chance_ppm_frequency_within_five_sigma)
+{
     enum { DRAWS = 1000000 };
     const uint32_t ppm = 123456;
     const double p = ppm / 1e6;
@@ -162,7 +173,8 @@ START_TEST(test_rng_chance_ppm_frequency_within_five_sigma) {
 }
 END_TEST
 
-START_TEST(test_rng_chance_ppm_zero_never_and_million_always) {
+START_TEST(test_rng_chance_ppm_zero_never_and_million_always)
+{
     Rng rng;
     rng_init(&rng, 12);
     for (int i = 0; i < 100000; i++) {
@@ -173,7 +185,8 @@ START_TEST(test_rng_chance_ppm_zero_never_and_million_always) {
 END_TEST
 
 /* Mean of n uniforms has standard deviation sqrt(1/12/n); allow 5 of them. */
-START_TEST(test_rng_unit_mean_within_five_sigma) {
+START_TEST(test_rng_unit_mean_within_five_sigma)
+{
     enum { DRAWS = 1000000 };
     Rng rng;
     rng_init(&rng, 13);
@@ -188,7 +201,8 @@ START_TEST(test_rng_unit_mean_within_five_sigma) {
 }
 END_TEST
 
-START_TEST(test_rng_unit_from_bits_covers_zero_but_never_one) {
+START_TEST(test_rng_unit_from_bits_covers_zero_but_never_one)
+{
     ck_assert_double_eq(rng_unit_from_bits(0), 0.0);
     ck_assert_double_eq(rng_unit_from_bits(UINT64_MAX), 1.0 - 0x1.0p-53);
     ck_assert_double_eq(rng_unit_from_bits(1ull << 63), 0.5);
@@ -198,7 +212,8 @@ END_TEST
 
 /* Streams seeded 1 and 2: the sample correlation of n independent pairs has standard
  * deviation about 1/sqrt(n), so |r| < 5/sqrt(n). */
-START_TEST(test_rng_streams_with_adjacent_seeds_are_uncorrelated) {
+START_TEST(test_rng_streams_with_adjacent_seeds_are_uncorrelated)
+{
     enum { DRAWS = 200000 };
     Rng first, second;
     rng_init(&first, 1);
@@ -222,7 +237,8 @@ END_TEST
 
 /* Counter-based fates: hashes of ids 0, 1, 2, ... must not favour a low (or high) bit.
  * Each bit is a binomial(n, 1/2): 5 standard deviations are 5 * sqrt(n / 4). */
-START_TEST(test_rng_hash_of_consecutive_ids_has_unbiased_low_and_high_bits) {
+START_TEST(test_rng_hash_of_consecutive_ids_has_unbiased_low_and_high_bits)
+{
     enum { IDS = 1000000 };
     uint64_t low = 0, high = 0;
     for (uint64_t id = 0; id < IDS; id++) {
@@ -240,7 +256,8 @@ END_TEST
 
 /* The seed whose first splitmix64 input is 0 gives one zero word (mix64(0) == 0); the
  * others are non-zero, so xoshiro still runs. */
-START_TEST(test_rng_init_never_gives_the_all_zero_state) {
+START_TEST(test_rng_init_never_gives_the_all_zero_state)
+{
     Rng rng;
     rng_init(&rng, 0 - SPLITMIX64_GAMMA);
     ck_assert_uint_eq(rng.state[0], 0);
@@ -252,14 +269,16 @@ START_TEST(test_rng_init_never_gives_the_all_zero_state) {
 }
 END_TEST
 
-START_TEST(test_rng_below_zero_aborts) {
+START_TEST(test_rng_below_zero_aborts)
+{
     Rng rng;
     rng_init(&rng, 1);
     rng_below(&rng, 0);
 }
 END_TEST
 
-static Suite *rng_suite(void) {
+static Suite *rng_suite(void)
+{
     Suite *suite = suite_create("rng");
     TCase *core = tcase_create("Core");
     tcase_add_test(core, test_rng_same_seed_gives_same_stream);
@@ -287,7 +306,8 @@ static Suite *rng_suite(void) {
     return suite;
 }
 
-int main(void) {
+int main(void)
+{
     SRunner *runner = srunner_create(rng_suite());
     srunner_run_all(runner, CK_NORMAL);
     int failed = srunner_ntests_failed(runner);

@@ -15,7 +15,8 @@
 
 /* ------------------------------------------------------------------ helpers */
 
-static char *read_whole(const char *path, size_t *length) {
+static char *read_whole(const char *path, size_t *length)
+{
     FILE *file = fopen(path, "rb");
     if (file == NULL) {
         return NULL;
@@ -46,7 +47,8 @@ static char *read_whole(const char *path, size_t *length) {
 }
 
 /* The lines scenario_print_errors prints, as one string (malloc'd). */
-static char *print_errors(const char *file_path, const LoadErrors *errors) {
+static char *print_errors(const char *file_path, const LoadErrors *errors)
+{
     char *text = NULL;
     size_t length = 0;
     FILE *stream = open_memstream(&text, &length);
@@ -57,7 +59,8 @@ static char *print_errors(const char *file_path, const LoadErrors *errors) {
 }
 
 /* Loads a file that must load; prints its errors when it does not. */
-static Scenario *load_good(const char *path, const char *const *overrides, uint32_t count) {
+static Scenario *load_good(const char *path, const char *const *overrides, uint32_t count)
+{
     Scenario *scenario = malloc(sizeof *scenario);
     LoadErrors errors;
     ck_assert_ptr_nonnull(scenario);
@@ -69,7 +72,8 @@ static Scenario *load_good(const char *path, const char *const *overrides, uint3
     return scenario;
 }
 
-static Scenario *load_good_text(const char *text, const char *const *overrides, uint32_t count) {
+static Scenario *load_good_text(const char *text, const char *const *overrides, uint32_t count)
+{
     Scenario *scenario = malloc(sizeof *scenario);
     LoadErrors errors;
     ck_assert_ptr_nonnull(scenario);
@@ -81,7 +85,8 @@ static Scenario *load_good_text(const char *text, const char *const *overrides, 
 }
 
 /* The errors of a text that must not load, as printed lines (malloc'd). */
-static char *load_bad_text(const char *text, const char *const *overrides, uint32_t count) {
+static char *load_bad_text(const char *text, const char *const *overrides, uint32_t count)
+{
     Scenario *scenario = malloc(sizeof *scenario);
     LoadErrors errors;
     ck_assert_ptr_nonnull(scenario);
@@ -94,8 +99,8 @@ static char *load_bad_text(const char *text, const char *const *overrides, uint3
 
 #define MINIMAL "{\"accounts\":[{\"id\":\"a\",\"balance\":10}],\"clients\":[{\"id\":\"web\"}]}"
 
-static const Expectation *find_expectation(const Scenario *scenario, Mode mode,
-                                           const char *metric) {
+static const Expectation *find_expectation(const Scenario *scenario, Mode mode, const char *metric)
+{
     for (uint32_t i = 0; i < scenario->expectation_count; i++) {
         const Expectation *e = &scenario->expectations[i];
         if (e->mode == mode && strcmp(e->metric, metric) == 0) {
@@ -110,11 +115,13 @@ static const Expectation *find_expectation(const Scenario *scenario, Mode mode,
 #define CASES_MAX 256
 #define CASE_NAME_MAX 128
 
-static int compare_names(const void *a, const void *b) {
+static int compare_names(const void *a, const void *b)
+{
     return strcmp(a, b);
 }
 
-static unsigned list_cases(char names[][CASE_NAME_MAX]) {
+static unsigned list_cases(char names[][CASE_NAME_MAX])
+{
     DIR *directory = opendir("tests/bad_scenarios");
     ck_assert_msg(directory != NULL, "cannot open tests/bad_scenarios");
     unsigned count = 0;
@@ -134,7 +141,8 @@ static unsigned list_cases(char names[][CASE_NAME_MAX]) {
 }
 
 /* Prints expected and actual lines side by side, marking the ones that differ. */
-static void print_difference(const char *name, const char *expected, const char *actual) {
+static void print_difference(const char *name, const char *expected, const char *actual)
+{
     fprintf(stderr, "bad scenario '%s': errors differ (- expected, + actual)\n", name);
     const char *e = expected;
     const char *a = actual;
@@ -156,7 +164,8 @@ static void print_difference(const char *name, const char *expected, const char 
     }
 }
 
-static bool check_case(const char *name, Scenario *scenario) {
+static bool check_case(const char *name, Scenario *scenario)
+{
     char json_path[CASE_NAME_MAX + 32];
     char expected_path[CASE_NAME_MAX + 32];
     snprintf(json_path, sizeof json_path, "tests/bad_scenarios/%s.json", name);
@@ -180,7 +189,8 @@ static bool check_case(const char *name, Scenario *scenario) {
     return same;
 }
 
-START_TEST(test_bad_scenarios_report_the_expected_errors) {
+START_TEST(test_bad_scenarios_report_the_expected_errors)
+{
     static char names[CASES_MAX][CASE_NAME_MAX];
     unsigned count = list_cases(names);
     ck_assert_uint_ge(count, 30);
@@ -194,7 +204,8 @@ START_TEST(test_bad_scenarios_report_the_expected_errors) {
 }
 END_TEST
 
-START_TEST(test_unreadable_file_is_one_error_without_path) {
+START_TEST(test_unreadable_file_is_one_error_without_path)
+{
     Scenario *scenario = malloc(sizeof *scenario);
     LoadErrors errors;
     ck_assert(
@@ -210,7 +221,8 @@ END_TEST
 
 /* ------------------------------------------------------------------ good files */
 
-START_TEST(test_design_example_lands_in_every_field) {
+START_TEST(test_design_example_lands_in_every_field)
+{
     Scenario *s = load_good("tests/good_scenarios/design_example.json", NULL, 0);
     ck_assert_str_eq(s->name, "double-click-pay");
     ck_assert_str_eq(s->title, "Pay pressed twice after a lost answer");
@@ -245,7 +257,8 @@ START_TEST(test_design_example_lands_in_every_field) {
 }
 END_TEST
 
-START_TEST(test_design_example_services_and_expectations) {
+START_TEST(test_design_example_services_and_expectations)
+{
     Scenario *s = load_good("tests/good_scenarios/design_example.json", NULL, 0);
     const NetworkSpec *network = &s->network;
     ck_assert_double_eq(network->default_link.loss.probability, 0.05);
@@ -280,7 +293,8 @@ START_TEST(test_design_example_services_and_expectations) {
 }
 END_TEST
 
-START_TEST(test_minimal_file_gets_the_documented_defaults) {
+START_TEST(test_minimal_file_gets_the_documented_defaults)
+{
     Scenario *s = load_good_text(MINIMAL, NULL, 0);
     ck_assert_str_eq(s->name, "scenario");
     ck_assert_str_eq(s->title, "");
@@ -322,7 +336,8 @@ START_TEST(test_minimal_file_gets_the_documented_defaults) {
 }
 END_TEST
 
-START_TEST(test_file_name_is_the_default_scenario_name) {
+START_TEST(test_file_name_is_the_default_scenario_name)
+{
     const char *overrides[] = {"name=renamed"};
     Scenario *s = load_good("tests/good_scenarios/design_example.json", overrides, 1);
     ck_assert_str_eq(s->name, "renamed");
@@ -343,7 +358,8 @@ START_TEST(test_file_name_is_the_default_scenario_name) {
 }
 END_TEST
 
-START_TEST(test_partial_object_keeps_the_other_defaults) {
+START_TEST(test_partial_object_keeps_the_other_defaults)
+{
     Scenario *s = load_good_text(
         "{\"accounts\":[{\"id\":\"a\"}],\"clients\":[{\"id\":\"web\",\"retry\":{\"backoff\":"
         "{\"factor\":3}}}],\"server\":{\"idempotency\":{\"ttl_ms\":300}},"
@@ -362,7 +378,8 @@ START_TEST(test_partial_object_keeps_the_other_defaults) {
 }
 END_TEST
 
-START_TEST(test_link_override_starts_from_the_default_link) {
+START_TEST(test_link_override_starts_from_the_default_link)
+{
     Scenario *s = load_good_text(
         "{\"accounts\":[{\"id\":\"a\"}],\"clients\":[{\"id\":\"web\"}],\"network\":{"
         "\"links\":{\"server->web\":{\"loss\":0.2},\"web->server\":{\"loss\":{\"r\":0.5}}},"
@@ -386,7 +403,8 @@ START_TEST(test_link_override_starts_from_the_default_link) {
 }
 END_TEST
 
-START_TEST(test_workload_and_retry_lists) {
+START_TEST(test_workload_and_retry_lists)
+{
     Scenario *s =
         load_good_text("{\"accounts\":[{\"id\":\"a\"},{\"id\":\"b\"}],\"clients\":[{\"id\":\"web\","
                        "\"account\":\"b\",\"workload\":{\"at_ms\":[0,10,10,250.5]},\"retry\":{"
@@ -415,7 +433,8 @@ END_TEST
 
 /* ------------------------------------------------------------------ --set */
 
-START_TEST(test_set_overrides_change_values) {
+START_TEST(test_set_overrides_change_values)
+{
     const char *overrides[] = {
         "network.default.loss=0.2",
         "clients[0].retry.timeout_ms=250",
@@ -439,7 +458,8 @@ START_TEST(test_set_overrides_change_values) {
 }
 END_TEST
 
-START_TEST(test_set_with_a_bad_path_is_a_load_error) {
+START_TEST(test_set_with_a_bad_path_is_a_load_error)
+{
     const char *beyond[] = {"clients[3].retry.timeout_ms=250"};
     char *lines = load_bad_text(MINIMAL, beyond, 1);
     ck_assert_str_eq(lines, "text: $.clients[3].retry.timeout_ms: cannot apply --set: "
@@ -466,7 +486,8 @@ START_TEST(test_set_with_a_bad_path_is_a_load_error) {
 }
 END_TEST
 
-START_TEST(test_set_is_applied_before_validation) {
+START_TEST(test_set_is_applied_before_validation)
+{
     const char *overrides[] = {"clients[0].retry.timeout_ms=-5", "seed=\"forty\"",
                                "network.default.lost=0.1"};
     char *lines = load_bad_text(MINIMAL, overrides, 3);
@@ -479,7 +500,8 @@ END_TEST
 
 /* ------------------------------------------------------------------ error lines and names */
 
-START_TEST(test_error_lines_name_file_path_and_message) {
+START_TEST(test_error_lines_name_file_path_and_message)
+{
     LoadError with_path = {"$.clients[2].retry.timeout_ms", "expected number > 0, got -5"};
     LoadError without_path = {"", "empty file"};
     char line[512];
@@ -493,7 +515,8 @@ START_TEST(test_error_lines_name_file_path_and_message) {
 }
 END_TEST
 
-START_TEST(test_printed_errors_end_with_a_note_when_truncated) {
+START_TEST(test_printed_errors_end_with_a_note_when_truncated)
+{
     LoadErrors errors = {.count = 1, .truncated = true};
     errors.items[0] = (LoadError){"$", "unknown key 'x'"};
     char *text = print_errors("f.json", &errors);
@@ -503,7 +526,8 @@ START_TEST(test_printed_errors_end_with_a_note_when_truncated) {
 }
 END_TEST
 
-START_TEST(test_names_round_trip) {
+START_TEST(test_names_round_trip)
+{
     for (int i = 0; i < MODE_COUNT; i++) {
         Mode mode = MODE_COUNT;
         ck_assert(mode_from_name(mode_name((Mode)i), &mode));
@@ -526,7 +550,8 @@ END_TEST
 
 /* The section under the heading that names object in backticks: from that heading to the
  * next heading. NULL when there is none. *length receives its length. */
-static const char *find_section(const char *doc, const char *object, size_t *length) {
+static const char *find_section(const char *doc, const char *object, size_t *length)
+{
     char needle[128];
     snprintf(needle, sizeof needle, "`%s`", object);
     for (const char *line = doc; *line != '\0';) {
@@ -549,7 +574,8 @@ static const char *find_section(const char *doc, const char *object, size_t *len
     return NULL;
 }
 
-static bool section_has_row(const char *section, size_t length, const char *key) {
+static bool section_has_row(const char *section, size_t length, const char *key)
+{
     char row[128];
     snprintf(row, sizeof row, "| `%s` |", key);
     size_t row_length = strlen(row);
@@ -564,7 +590,8 @@ static bool section_has_row(const char *section, size_t length, const char *key)
 }
 
 static bool is_known(const ScenarioField *fields, unsigned count, const char *object,
-                     const char *key, size_t key_length) {
+                     const char *key, size_t key_length)
+{
     for (unsigned i = 0; i < count; i++) {
         if (strcmp(fields[i].object, object) == 0 && strlen(fields[i].key) == key_length &&
             strncmp(fields[i].key, key, key_length) == 0) {
@@ -576,7 +603,8 @@ static bool is_known(const ScenarioField *fields, unsigned count, const char *ob
 
 /* Every row "| `key` |" of an object's section is a key the loader knows. */
 static unsigned count_stale_rows(const char *section, size_t length, const char *object,
-                                 const ScenarioField *fields, unsigned count) {
+                                 const ScenarioField *fields, unsigned count)
+{
     unsigned stale = 0;
     for (const char *line = section; line < section + length;) {
         if (strncmp(line, "| `", 3) == 0) {
@@ -596,7 +624,8 @@ static unsigned count_stale_rows(const char *section, size_t length, const char 
     return stale;
 }
 
-START_TEST(test_format_reference_lists_exactly_the_known_fields) {
+START_TEST(test_format_reference_lists_exactly_the_known_fields)
+{
     char *doc = read_whole("docs/scenario-format.md", NULL);
     ck_assert_msg(doc != NULL, "cannot read docs/scenario-format.md");
     static ScenarioField fields[FIELDS_MAX];
@@ -631,7 +660,8 @@ START_TEST(test_format_reference_lists_exactly_the_known_fields) {
 }
 END_TEST
 
-START_TEST(test_known_fields_name_their_objects) {
+START_TEST(test_known_fields_name_their_objects)
+{
     static ScenarioField fields[FIELDS_MAX];
     unsigned count = scenario_known_fields(fields, FIELDS_MAX);
     bool retry_timeout = false;
@@ -650,7 +680,8 @@ END_TEST
 
 /* ------------------------------------------------------------------ limits */
 
-START_TEST(test_a_hundred_thousand_brackets_are_refused_quickly) {
+START_TEST(test_a_hundred_thousand_brackets_are_refused_quickly)
+{
     size_t length = 100000;
     char *text = malloc(length);
     memset(text, '[', length);
@@ -664,7 +695,8 @@ START_TEST(test_a_hundred_thousand_brackets_are_refused_quickly) {
 }
 END_TEST
 
-START_TEST(test_huge_texts_are_refused_without_reading_them) {
+START_TEST(test_huge_texts_are_refused_without_reading_them)
+{
     size_t length = (size_t)100 << 20;
     char *text = malloc(length);
     ck_assert_ptr_nonnull(text);
@@ -678,7 +710,8 @@ START_TEST(test_huge_texts_are_refused_without_reading_them) {
 }
 END_TEST
 
-START_TEST(test_a_million_elements_are_a_capacity_error) {
+START_TEST(test_a_million_elements_are_a_capacity_error)
+{
     size_t count = 1000000;
     char *text = malloc(count * 16 + 128);
     size_t used = (size_t)sprintf(text, "{\"accounts\":[{\"id\":\"a\"}],\"clients\":[{\"id\":\"w\","
@@ -700,7 +733,8 @@ START_TEST(test_a_million_elements_are_a_capacity_error) {
 }
 END_TEST
 
-START_TEST(test_odd_numbers_and_strings) {
+START_TEST(test_odd_numbers_and_strings)
+{
     Scenario *s = load_good_text(
         "{\"accounts\":[{\"id\":\"a\",\"balance\":-0}],\"clients\":[{\"id\":\"web\","
         "\"workload\":{\"start_ms\":1e-400}}],\"title\":\"caf\\u00e9 \\ud83d\\ude00\"}",
@@ -721,7 +755,8 @@ END_TEST
 
 /* Mutations of a good file: every one must load or be refused, never crash, and give the
  * same answer twice. */
-START_TEST(test_mutated_files_never_crash) {
+START_TEST(test_mutated_files_never_crash)
+{
     size_t length = 0;
     char *original = read_whole("tests/good_scenarios/design_example.json", &length);
     ck_assert_ptr_nonnull(original);
@@ -772,7 +807,8 @@ END_TEST
 
 /* ------------------------------------------------------------------ the suite */
 
-static Suite *scenario_load_suite(void) {
+static Suite *scenario_load_suite(void)
+{
     Suite *suite = suite_create("scenario_load");
     TCase *core = tcase_create("Core");
     tcase_add_test(core, test_bad_scenarios_report_the_expected_errors);
@@ -804,7 +840,8 @@ static Suite *scenario_load_suite(void) {
     return suite;
 }
 
-int main(void) {
+int main(void)
+{
     /* Paths in the corpus's .expected files are relative to the project root. */
     if (chdir(IDEMSIM_SOURCE_DIR) != 0) {
         perror(IDEMSIM_SOURCE_DIR);

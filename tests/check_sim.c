@@ -26,7 +26,8 @@ typedef struct {
     bool answer_cancelled_timeout;
 } Recorder;
 
-static void record(void *context, const Event *event) {
+static void record(void *context, const Event *event)
+{
     Recorder *recorder = context;
     ck_assert_int_lt(recorder->count, RECORDED_MAX);
     recorder->events[recorder->count] = *event;
@@ -47,21 +48,24 @@ static void record(void *context, const Event *event) {
     }
 }
 
-static Recorder *recorder_create(void) {
+static Recorder *recorder_create(void)
+{
     Recorder *recorder = calloc(1, sizeof(Recorder));
     recorder->sim = sim_create(record, recorder);
     recorder->timeout = EVENT_ID_NONE;
     return recorder;
 }
 
-static void recorder_destroy(Recorder *recorder) {
+static void recorder_destroy(Recorder *recorder)
+{
     sim_destroy(recorder->sim);
     free(recorder);
 }
 
 /* ---------------------------------------------------------------- Core */
 
-START_TEST(test_sim_clock_advances_to_each_event_time) {
+START_TEST(test_sim_clock_advances_to_each_event_time)
+{
     Recorder *recorder = recorder_create();
     Sim *sim = recorder->sim;
     ck_assert_uint_eq(sim_now(sim), 0);
@@ -82,7 +86,8 @@ START_TEST(test_sim_clock_advances_to_each_event_time) {
 }
 END_TEST
 
-START_TEST(test_sim_event_scheduled_for_now_runs_after_current_one) {
+START_TEST(test_sim_event_scheduled_for_now_runs_after_current_one)
+{
     Recorder *recorder = recorder_create();
     Sim *sim = recorder->sim;
     sim_schedule_at(sim, 10, KIND_SCHEDULE_NOW, 1, 0);
@@ -97,7 +102,8 @@ START_TEST(test_sim_event_scheduled_for_now_runs_after_current_one) {
 }
 END_TEST
 
-START_TEST(test_sim_schedule_in_adds_delay_to_now) {
+START_TEST(test_sim_schedule_in_adds_delay_to_now)
+{
     Recorder *recorder = recorder_create();
     Sim *sim = recorder->sim;
     sim_run_until(sim, 500);
@@ -107,7 +113,8 @@ START_TEST(test_sim_schedule_in_adds_delay_to_now) {
 }
 END_TEST
 
-START_TEST(test_sim_run_until_runs_exactly_events_up_to_time_and_sets_clock) {
+START_TEST(test_sim_run_until_runs_exactly_events_up_to_time_and_sets_clock)
+{
     Recorder *recorder = recorder_create();
     Sim *sim = recorder->sim;
     SimTimeUs times_us[] = {10, 20, 30, 30, 31};
@@ -127,7 +134,8 @@ START_TEST(test_sim_run_until_runs_exactly_events_up_to_time_and_sets_clock) {
 END_TEST
 
 /* Send arms a timeout at 0 + TIMEOUT_US; the answer at 300 cancels it. */
-START_TEST(test_sim_cancelled_retry_timeout_does_not_fire) {
+START_TEST(test_sim_cancelled_retry_timeout_does_not_fire)
+{
     Recorder *recorder = recorder_create();
     Sim *sim = recorder->sim;
     sim_schedule_at(sim, 0, KIND_SEND, 0, 0);
@@ -143,7 +151,8 @@ START_TEST(test_sim_cancelled_retry_timeout_does_not_fire) {
 }
 END_TEST
 
-START_TEST(test_sim_uncancelled_retry_timeout_fires) {
+START_TEST(test_sim_uncancelled_retry_timeout_fires)
+{
     Recorder *recorder = recorder_create();
     Sim *sim = recorder->sim;
     sim_schedule_at(sim, 0, KIND_SEND, 0, 0);
@@ -155,7 +164,8 @@ START_TEST(test_sim_uncancelled_retry_timeout_fires) {
 }
 END_TEST
 
-START_TEST(test_sim_run_stops_after_max_events) {
+START_TEST(test_sim_run_stops_after_max_events)
+{
     Recorder *recorder = recorder_create();
     Sim *sim = recorder->sim;
     for (uint32_t i = 0; i < 10; i++)
@@ -170,7 +180,8 @@ START_TEST(test_sim_run_stops_after_max_events) {
 }
 END_TEST
 
-START_TEST(test_sim_step_and_next_time_report_an_empty_queue) {
+START_TEST(test_sim_step_and_next_time_report_an_empty_queue)
+{
     Recorder *recorder = recorder_create();
     Sim *sim = recorder->sim;
     ck_assert_uint_eq(sim_next_time(sim), SIM_TIME_NEVER);
@@ -186,26 +197,30 @@ END_TEST
 
 /* ---------------------------------------------------------------- Limits */
 
-START_TEST(test_sim_scheduling_in_the_past_aborts) {
+START_TEST(test_sim_scheduling_in_the_past_aborts)
+{
     Recorder *recorder = recorder_create();
     sim_run_until(recorder->sim, 100);
     sim_schedule_at(recorder->sim, 99, KIND_RECORD, 0, 0);
 }
 END_TEST
 
-START_TEST(test_sim_schedule_in_past_the_end_of_time_aborts) {
+START_TEST(test_sim_schedule_in_past_the_end_of_time_aborts)
+{
     Recorder *recorder = recorder_create();
     sim_run_until(recorder->sim, 100);
     sim_schedule_in(recorder->sim, SIM_TIME_NEVER - 50, KIND_RECORD, 0, 0);
 }
 END_TEST
 
-START_TEST(test_sim_destroy_of_null_is_a_no_op) {
+START_TEST(test_sim_destroy_of_null_is_a_no_op)
+{
     sim_destroy(NULL);
 }
 END_TEST
 
-static Suite *sim_suite(void) {
+static Suite *sim_suite(void)
+{
     Suite *suite = suite_create("sim");
     TCase *core = tcase_create("Core");
     tcase_add_test(core, test_sim_clock_advances_to_each_event_time);
@@ -226,7 +241,8 @@ static Suite *sim_suite(void) {
     return suite;
 }
 
-int main(void) {
+int main(void)
+{
     SRunner *runner = srunner_create(sim_suite());
     srunner_run_all(runner, CK_NORMAL);
     int failed = srunner_ntests_failed(runner);

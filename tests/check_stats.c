@@ -9,11 +9,13 @@
 
 #define RELATIVE_ERROR_MAX (1.0 / 128.0) /* promised in stats.h */
 
-static double relative_error(uint64_t got, uint64_t truth) {
+static double relative_error(uint64_t got, uint64_t truth)
+{
     return fabs((double)got - (double)truth) / (double)truth;
 }
 
-static Histogram *histogram_new(void) {
+static Histogram *histogram_new(void)
+{
     Histogram *histogram = malloc(sizeof(Histogram)); /* 45 KB: not on the stack */
     histogram_init(histogram);
     return histogram;
@@ -22,7 +24,8 @@ static Histogram *histogram_new(void) {
 /* ---------------------------------------------------------------- Core */
 
 /* 1..100000 once each, in shuffled order: the ceil(q*n)-th smallest is ceil(q*n) itself. */
-START_TEST(test_histogram_quantiles_of_uniform_values_are_within_relative_error) {
+START_TEST(test_histogram_quantiles_of_uniform_values_are_within_relative_error)
+{
     enum { VALUES = 100000 };
     uint64_t *values = malloc(VALUES * sizeof(uint64_t));
     for (uint64_t i = 0; i < VALUES; i++)
@@ -53,7 +56,8 @@ START_TEST(test_histogram_quantiles_of_uniform_values_are_within_relative_error)
 }
 END_TEST
 
-START_TEST(test_histogram_small_values_are_exact) {
+START_TEST(test_histogram_small_values_are_exact)
+{
     Histogram *histogram = histogram_new();
     for (uint64_t value = 0; value < 128; value++)
         histogram_record(histogram, value);
@@ -63,7 +67,8 @@ START_TEST(test_histogram_small_values_are_exact) {
 }
 END_TEST
 
-START_TEST(test_histogram_empty_returns_zero) {
+START_TEST(test_histogram_empty_returns_zero)
+{
     Histogram *histogram = histogram_new();
     ck_assert_uint_eq(histogram_quantile(histogram, 0.5), 0);
     ck_assert_uint_eq(histogram_quantile(histogram, 1.0), 0);
@@ -75,7 +80,8 @@ START_TEST(test_histogram_empty_returns_zero) {
 }
 END_TEST
 
-START_TEST(test_histogram_min_max_mean_are_exact) {
+START_TEST(test_histogram_min_max_mean_are_exact)
+{
     Histogram *histogram = histogram_new();
     const uint64_t values[] = {250001, 3, 1000, 987654321};
     uint64_t sum = 0;
@@ -91,7 +97,8 @@ START_TEST(test_histogram_min_max_mean_are_exact) {
 }
 END_TEST
 
-START_TEST(test_histogram_single_value_returns_itself_for_every_q) {
+START_TEST(test_histogram_single_value_returns_itself_for_every_q)
+{
     const uint64_t values[] = {0, 1, 127, 128, 129, 1000, 65537, 123456789, 1ull << 49};
     const double qs[] = {0.0, 0.001, 0.25, 0.5, 0.99, 0.999, 1.0};
     for (size_t v = 0; v < sizeof(values) / sizeof(values[0]); v++) {
@@ -108,7 +115,8 @@ END_TEST
 
 /* Every value from 0 to 2^22 once: the rank-th smallest is rank - 1, so any quantile can be
  * checked against the truth. Sampled ranks cover 16 magnitudes, bucket edges included. */
-START_TEST(test_histogram_every_magnitude_is_within_relative_error) {
+START_TEST(test_histogram_every_magnitude_is_within_relative_error)
+{
     const uint64_t count = 1ull << 22;
     Histogram *histogram = histogram_new();
     for (uint64_t value = 0; value < count; value++)
@@ -121,7 +129,8 @@ START_TEST(test_histogram_every_magnitude_is_within_relative_error) {
 }
 END_TEST
 
-START_TEST(test_histogram_values_beyond_range_saturate_in_range) {
+START_TEST(test_histogram_values_beyond_range_saturate_in_range)
+{
     Histogram *histogram = histogram_new();
     histogram_record(histogram, 1ull << 60);
     histogram_record(histogram, UINT64_MAX);
@@ -134,7 +143,8 @@ START_TEST(test_histogram_values_beyond_range_saturate_in_range) {
 }
 END_TEST
 
-START_TEST(test_histogram_out_of_range_q_is_clamped) {
+START_TEST(test_histogram_out_of_range_q_is_clamped)
+{
     Histogram *histogram = histogram_new();
     histogram_record(histogram, 5);
     histogram_record(histogram, 90);
@@ -175,7 +185,8 @@ START_TEST(test_time_series_halves_its_resolution_instead_of_growing)
 }
 END_TEST
 
-static Suite *stats_suite(void) {
+static Suite *stats_suite(void)
+{
     Suite *suite = suite_create("stats");
     TCase *core = tcase_create("Core");
     tcase_add_test(core, test_histogram_quantiles_of_uniform_values_are_within_relative_error);
@@ -189,13 +200,15 @@ static Suite *stats_suite(void) {
     tcase_add_test(limits, test_histogram_every_magnitude_is_within_relative_error);
     tcase_add_test(limits, test_histogram_values_beyond_range_saturate_in_range);
     tcase_add_test(limits, test_histogram_out_of_range_q_is_clamped);
-    tcase_add_test(core, test_time_series_keeps_the_maximum_per_bucket_and_carries_the_level_forward);
+    tcase_add_test(core,
+                   test_time_series_keeps_the_maximum_per_bucket_and_carries_the_level_forward);
     tcase_add_test(core, test_time_series_halves_its_resolution_instead_of_growing);
     suite_add_tcase(suite, limits);
     return suite;
 }
 
-int main(void) {
+int main(void)
+{
     SRunner *runner = srunner_create(stats_suite());
     srunner_run_all(runner, CK_NORMAL);
     int failed = srunner_ntests_failed(runner);

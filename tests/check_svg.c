@@ -152,7 +152,10 @@ START_TEST(test_at_least_once_diagram_shows_lost_answers_and_second_charges)
     ck_assert_int_ge(occurrences(svg, "class=\"cross\""), 3);
     ck_assert_int_eq(occurrences(svg, "no answer: timeout"), 3);
     ck_assert_int_eq(occurrences(svg, "retry (attempt 2)"), 3);
-    ck_assert_int_eq(occurrences(svg, "charges " "\xe2\x86\x92" " 200"), 6);
+    ck_assert_int_eq(occurrences(svg, "charges "
+                                      "\xe2\x86\x92"
+                                      " 200"),
+                     6);
     ck_assert_int_eq(occurrences(svg, " AGAIN<"), 3); /* the ledger's second charges */
     ck_assert_int_eq(occurrences(svg, ">double<"), 3);
     ck_assert_int_eq(occurrences(svg, "key free"), 0); /* no key store in this mode */
@@ -170,9 +173,18 @@ END_TEST
 START_TEST(test_idempotent_diagram_shows_reservations_and_replays_not_charges)
 {
     char *svg = draw(LOST_ANSWER, "idempotent", "c1-keyed.svg");
-    ck_assert_int_eq(occurrences(svg, "key free " "\xe2\x86\x92" " reserved"), 3);
-    ck_assert_int_eq(occurrences(svg, "key done " "\xe2\x86\x92" " replay 200"), 3);
-    ck_assert_int_eq(occurrences(svg, "charges " "\xe2\x86\x92" " 200"), 3);
+    ck_assert_int_eq(occurrences(svg, "key free "
+                                      "\xe2\x86\x92"
+                                      " reserved"),
+                     3);
+    ck_assert_int_eq(occurrences(svg, "key done "
+                                      "\xe2\x86\x92"
+                                      " replay 200"),
+                     3);
+    ck_assert_int_eq(occurrences(svg, "charges "
+                                      "\xe2\x86\x92"
+                                      " 200"),
+                     3);
     ck_assert_int_eq(occurrences(svg, " AGAIN<"), 0);
     ck_assert_int_eq(occurrences(svg, ">ok<"), 3);
     free(svg);
@@ -187,7 +199,7 @@ START_TEST(test_svg_ops_limits_the_operations_drawn)
     ck_assert_int_eq(run_idemsim(arguments), 0);
     char *svg = read_all(path, NULL);
     ck_assert_ptr_nonnull(svg);
-    ck_assert_int_eq(occurrences(svg, ">web["), 1); /* one lane: one client's operation */
+    ck_assert_int_eq(occurrences(svg, ">web["), 1);        /* one lane: one client's operation */
     ck_assert_ptr_nonnull(strstr(svg, "mode idempotent")); /* the last mode by default */
     free(svg);
 }
@@ -221,8 +233,8 @@ START_TEST(test_bad_svg_options_exit_2_and_write_nothing)
 {
     char path[512];
     in_scratch(path, sizeof path, "bad.svg");
-    const char *not_run[] = {"run", LOST_ANSWER, "--mode", "idempotent", "--svg", path,
-                             "--svg-mode", "at-most-once", "-q", NULL};
+    const char *not_run[] = {"run", LOST_ANSWER,  "--mode",       "idempotent", "--svg",
+                             path,  "--svg-mode", "at-most-once", "-q",         NULL};
     const char *zero_ops[] = {"run", LOST_ANSWER, "--svg", path, "--svg-ops", "0", "-q", NULL};
     const char *many_ops[] = {"run", LOST_ANSWER, "--svg", path, "--svg-ops", "21", "-q", NULL};
     const char *no_file[] = {"run", LOST_ANSWER, "--svg-mode", "idempotent", "-q", NULL};
@@ -246,7 +258,8 @@ END_TEST
 START_TEST(test_every_scenario_draws_a_balanced_diagram)
 {
     /* Events the diagram does not know (broker, consumers) still make a well-formed picture. */
-    const char *scenarios[] = {"scenarios/default.json", "scenarios/checkout-day.json",
+    const char *scenarios[] = {"scenarios/default.json",
+                               "scenarios/checkout-day.json",
                                "scenarios/11_crash_after_charge.json",
                                "scenarios/02_offline_ttl_too_short.json",
                                "scenarios/14_broker_dedup_window.json",
@@ -256,8 +269,8 @@ START_TEST(test_every_scenario_draws_a_balanced_diagram)
             continue;
         char path[512];
         in_scratch(path, sizeof path, "any.svg");
-        const char *arguments[] = {"run", scenarios[i], "--svg", path, "--svg-ops", "20",
-                                   "-q", NULL};
+        const char *arguments[] = {"run",       scenarios[i], "--svg", path,
+                                   "--svg-ops", "20",         "-q",    NULL};
         ck_assert_int_eq(run_idemsim(arguments), 0);
         char *svg = read_all(path, NULL);
         char problem[128] = "";

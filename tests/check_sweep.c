@@ -15,8 +15,8 @@
 static char scratch[256];
 
 /* A small but real grid: 4 loss values x 2 retry budgets x 5 seeds, every mode. */
-#define GRID_ARGUMENTS                                                                     \
-    "scenarios/default.json", "--vary", "network.default.loss=0:0.3:0.1", "--vary",        \
+#define GRID_ARGUMENTS                                                                             \
+    "scenarios/default.json", "--vary", "network.default.loss=0:0.3:0.1", "--vary",                \
         "clients[0].retry.max_attempts=2:4:2", "--seeds", "5", "-q"
 
 /* Runs idemsim with argv (NULL-terminated), stdout and stderr to files; returns the exit code. */
@@ -103,10 +103,16 @@ START_TEST(test_sweep_gives_the_same_csv_and_svg_on_one_and_two_threads)
     char out[512], err[512], csv1[512], svg1[512], csv2[512], svg2[512];
     in_scratch(out, "out");
     in_scratch(err, "err");
-    const char *one[] = {"sweep", GRID_ARGUMENTS, "--threads", "1", "--csv",
-                         in_scratch(csv1, "1.csv"), "--svg", in_scratch(svg1, "1.svg"), NULL};
-    const char *two[] = {"sweep", GRID_ARGUMENTS, "--threads", "2", "--csv",
-                         in_scratch(csv2, "2.csv"), "--svg", in_scratch(svg2, "2.svg"), NULL};
+    const char *one[] = {"sweep",     GRID_ARGUMENTS,
+                         "--threads", "1",
+                         "--csv",     in_scratch(csv1, "1.csv"),
+                         "--svg",     in_scratch(svg1, "1.svg"),
+                         NULL};
+    const char *two[] = {"sweep",     GRID_ARGUMENTS,
+                         "--threads", "2",
+                         "--csv",     in_scratch(csv2, "2.csv"),
+                         "--svg",     in_scratch(svg2, "2.svg"),
+                         NULL};
     ck_assert_int_eq(run_idemsim(one, out, err), 0);
     ck_assert_int_eq(run_idemsim(two, out, err), 0);
     assert_same_file(csv1, csv2);
@@ -127,21 +133,32 @@ START_TEST(test_four_merged_shards_give_the_unsharded_csv_and_svg_byte_for_byte)
     char shards[4][512], shard_argument[16];
     in_scratch(out, "out");
     in_scratch(err, "err");
-    const char *whole[] = {"sweep", GRID_ARGUMENTS, "--csv", in_scratch(whole_csv, "w.csv"),
-                           "--svg", in_scratch(whole_svg, "w.svg"), NULL};
+    const char *whole[] = {"sweep", GRID_ARGUMENTS,
+                           "--csv", in_scratch(whole_csv, "w.csv"),
+                           "--svg", in_scratch(whole_svg, "w.svg"),
+                           NULL};
     ck_assert_int_eq(run_idemsim(whole, out, err), 0);
     for (int i = 0; i < 4; i++) {
         char name[16];
         snprintf(name, sizeof name, "s%d.csv", i + 1);
         snprintf(shard_argument, sizeof shard_argument, "%d/4", i + 1);
-        const char *shard[] = {"sweep",   GRID_ARGUMENTS, "--shard", shard_argument, "--csv",
-                               in_scratch(shards[i], name), NULL};
+        const char *shard[] = {"sweep",   GRID_ARGUMENTS,
+                               "--shard", shard_argument,
+                               "--csv",   in_scratch(shards[i], name),
+                               NULL};
         ck_assert_int_eq(run_idemsim(shard, out, err), 0);
     }
     /* In any order: runs are placed by index. */
-    const char *merge[] = {"merge", shards[2], shards[0], shards[3], shards[1], "--csv",
-                           in_scratch(merged_csv, "m.csv"), "--svg",
-                           in_scratch(merged_svg, "m.svg"), NULL};
+    const char *merge[] = {"merge",
+                           shards[2],
+                           shards[0],
+                           shards[3],
+                           shards[1],
+                           "--csv",
+                           in_scratch(merged_csv, "m.csv"),
+                           "--svg",
+                           in_scratch(merged_svg, "m.svg"),
+                           NULL};
     ck_assert_int_eq(run_idemsim(merge, out, err), 0);
     assert_same_file(whole_csv, merged_csv);
     assert_same_file(whole_svg, merged_svg);
@@ -153,8 +170,9 @@ START_TEST(test_csv_row_statistics_match_the_per_run_values_of_the_shard)
     char out[512], err[512], shard_path[512], csv_path[512];
     in_scratch(out, "out");
     in_scratch(err, "err");
-    const char *shard[] = {"sweep", GRID_ARGUMENTS, "--shard", "1/1", "--csv",
-                           in_scratch(shard_path, "all.csv"), NULL};
+    const char *shard[] = {"sweep", GRID_ARGUMENTS, "--shard",
+                           "1/1",   "--csv",        in_scratch(shard_path, "all.csv"),
+                           NULL};
     const char *whole[] = {"sweep", GRID_ARGUMENTS, "--csv", in_scratch(csv_path, "w.csv"), NULL};
     ck_assert_int_eq(run_idemsim(shard, out, err), 0);
     ck_assert_int_eq(run_idemsim(whole, out, err), 0);
@@ -166,8 +184,8 @@ START_TEST(test_csv_row_statistics_match_the_per_run_values_of_the_shard)
     while (fgets(line, sizeof line, file) != NULL) {
         unsigned point, seed_index;
         char rest[256];
-        if (sscanf(line, "%u,%u,%*u,0.2,4,%255s", &point, &seed_index, rest) == 3 &&
-            point == 5 && strncmp(rest, "at-least-once,double,", 21) == 0) {
+        if (sscanf(line, "%u,%u,%*u,0.2,4,%255s", &point, &seed_index, rest) == 3 && point == 5 &&
+            strncmp(rest, "at-least-once,double,", 21) == 0) {
             values[seed_index] = strtod(rest + 21, NULL);
             found++;
         }
@@ -185,7 +203,8 @@ START_TEST(test_csv_row_statistics_match_the_per_run_values_of_the_shard)
     ck_assert_ptr_nonnull(row);
     double printed_mean, printed_sd, printed_ci95;
     ck_assert_int_eq(sscanf(row + strlen("default,0.2,4,at-least-once,double,5,"), "%lf,%lf,%lf",
-                            &printed_mean, &printed_sd, &printed_ci95), 3);
+                            &printed_mean, &printed_sd, &printed_ci95),
+                     3);
     ck_assert_double_eq_tol(printed_mean, mean, 1e-9 * fabs(mean) + 1e-12);
     ck_assert_double_eq_tol(printed_ci95, ci95, 1e-9 * ci95 + 1e-12);
     ck_assert_double_gt(mean, 0); /* at-least-once with loss does charge twice */
@@ -198,9 +217,12 @@ START_TEST(test_one_seed_leaves_sd_and_confidence_interval_empty)
     char out[512], err[512];
     in_scratch(out, "out");
     in_scratch(err, "err");
-    const char *one_seed[] = {"sweep", "scenarios/default.json", "--vary",
-                              "network.default.loss=0.1:0.1:1", "--seeds", "1", "--metric",
-                              "lost", "--mode", "at-most-once", "-q", NULL};
+    const char *one_seed[] = {"sweep",    "scenarios/default.json",
+                              "--vary",   "network.default.loss=0.1:0.1:1",
+                              "--seeds",  "1",
+                              "--metric", "lost",
+                              "--mode",   "at-most-once",
+                              "-q",       NULL};
     ck_assert_int_eq(run_idemsim(one_seed, out, err), 0);
     char *csv = read_all(out);
     ck_assert_int_eq(count_lines(csv), 2);
@@ -232,8 +254,11 @@ START_TEST(test_bad_vary_exits_2_with_a_clear_error_and_writes_nothing)
     in_scratch(err, "err");
     in_scratch(csv, "never.csv");
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const char *arguments[] = {"sweep", "scenarios/default.json", "--vary", cases[i].vary,
-                                   "--seeds", "2", "--csv", csv, NULL};
+        const char *arguments[] = {"sweep",   "scenarios/default.json",
+                                   "--vary",  cases[i].vary,
+                                   "--seeds", "2",
+                                   "--csv",   csv,
+                                   NULL};
         ck_assert_int_eq(run_idemsim(arguments, out, err), 2);
         char *printed = read_all(err);
         ck_assert_msg(strstr(printed, cases[i].message) != NULL, "%s: expected '%s' in:\n%s",
@@ -250,10 +275,10 @@ START_TEST(test_merge_refuses_a_missing_or_repeated_shard)
     in_scratch(out, "out");
     in_scratch(err, "err");
     in_scratch(merged, "never.csv");
-    const char *shard1[] = {"sweep", GRID_ARGUMENTS, "--shard", "1/2", "--csv",
-                            in_scratch(first, "1.csv"), NULL};
-    const char *shard2[] = {"sweep", GRID_ARGUMENTS, "--shard", "2/2", "--csv",
-                            in_scratch(second, "2.csv"), NULL};
+    const char *shard1[] = {
+        "sweep", GRID_ARGUMENTS, "--shard", "1/2", "--csv", in_scratch(first, "1.csv"), NULL};
+    const char *shard2[] = {
+        "sweep", GRID_ARGUMENTS, "--shard", "2/2", "--csv", in_scratch(second, "2.csv"), NULL};
     ck_assert_int_eq(run_idemsim(shard1, out, err), 0);
     ck_assert_int_eq(run_idemsim(shard2, out, err), 0);
     const char *missing[] = {"merge", first, "--csv", merged, NULL};
@@ -276,11 +301,14 @@ START_TEST(test_merge_refuses_a_shard_of_another_sweep_or_no_shard)
     char out[512], err[512], shard[512], other[512];
     in_scratch(out, "out");
     in_scratch(err, "err");
-    const char *ours[] = {"sweep", GRID_ARGUMENTS, "--shard", "1/2", "--csv",
-                          in_scratch(shard, "1.csv"), NULL};
-    const char *theirs[] = {"sweep", "scenarios/default.json", "--vary",
-                            "network.default.loss=0:0.2:0.1", "--seeds", "2", "--shard", "2/2",
-                            "--csv", in_scratch(other, "2.csv"), "-q", NULL};
+    const char *ours[] = {
+        "sweep", GRID_ARGUMENTS, "--shard", "1/2", "--csv", in_scratch(shard, "1.csv"), NULL};
+    const char *theirs[] = {"sweep",   "scenarios/default.json",
+                            "--vary",  "network.default.loss=0:0.2:0.1",
+                            "--seeds", "2",
+                            "--shard", "2/2",
+                            "--csv",   in_scratch(other, "2.csv"),
+                            "-q",      NULL};
     ck_assert_int_eq(run_idemsim(ours, out, err), 0);
     ck_assert_int_eq(run_idemsim(theirs, out, err), 0);
     const char *mixed[] = {"merge", shard, other, NULL};
@@ -313,8 +341,8 @@ START_TEST(test_axis_ends_on_to_and_labels_hide_rounding_noise)
 {
     SweepAxis axis;
     char error[200], label[SWEEP_LABEL_LEN_MAX];
-    ck_assert(sweep_report_parse_axis("network.default.loss=0:0.3:0.1", &axis, error,
-                                      sizeof error));
+    ck_assert(
+        sweep_report_parse_axis("network.default.loss=0:0.3:0.1", &axis, error, sizeof error));
     ck_assert_str_eq(axis.path, "network.default.loss");
     ck_assert_uint_eq(axis.count, 4);
     sweep_report_axis_label(&axis, 3, label, sizeof label);
@@ -347,22 +375,37 @@ START_TEST(test_more_shards_than_runs_still_merge_to_the_whole)
     char out[512], err[512], whole[512], merged[512], shards[3][512];
     in_scratch(out, "out");
     in_scratch(err, "err");
-    const char *grid[] = {"sweep", "scenarios/default.json", "--vary",
-                          "network.default.loss=0.1:0.2:0.1", "--seeds", "1", "-q", "--csv",
-                          in_scratch(whole, "w.csv"), NULL};
+    const char *grid[] = {"sweep",
+                          "scenarios/default.json",
+                          "--vary",
+                          "network.default.loss=0.1:0.2:0.1",
+                          "--seeds",
+                          "1",
+                          "-q",
+                          "--csv",
+                          in_scratch(whole, "w.csv"),
+                          NULL};
     ck_assert_int_eq(run_idemsim(grid, out, err), 0);
     for (int i = 0; i < 3; i++) {
         char name[16], shard_argument[16];
         snprintf(name, sizeof name, "s%d.csv", i + 1);
         snprintf(shard_argument, sizeof shard_argument, "%d/3", i + 1);
-        const char *shard[] = {"sweep", "scenarios/default.json", "--vary",
-                               "network.default.loss=0.1:0.2:0.1", "--seeds", "1", "-q",
-                               "--shard", shard_argument, "--csv", in_scratch(shards[i], name),
+        const char *shard[] = {"sweep",
+                               "scenarios/default.json",
+                               "--vary",
+                               "network.default.loss=0.1:0.2:0.1",
+                               "--seeds",
+                               "1",
+                               "-q",
+                               "--shard",
+                               shard_argument,
+                               "--csv",
+                               in_scratch(shards[i], name),
                                NULL};
         ck_assert_int_eq(run_idemsim(shard, out, err), 0);
     }
-    const char *merge[] = {"merge", shards[0], shards[1], shards[2], "--csv",
-                           in_scratch(merged, "m.csv"), NULL};
+    const char *merge[] = {
+        "merge", shards[0], shards[1], shards[2], "--csv", in_scratch(merged, "m.csv"), NULL};
     ck_assert_int_eq(run_idemsim(merge, out, err), 0); /* shard 3/3 holds no run */
     char *left = read_all(whole), *right = read_all(merged);
     ck_assert_str_eq(left, right);
@@ -376,9 +419,17 @@ START_TEST(test_a_run_stopped_by_a_budget_fails_the_sweep_and_writes_nothing)
     char out[512], err[512], csv[512];
     in_scratch(out, "out");
     in_scratch(err, "err");
-    const char *arguments[] = {"sweep", "scenarios/default.json", "--vary",
-                               "network.default.loss=0:0.1:0.1", "--seeds", "2", "--max-events",
-                               "1000", "--csv", in_scratch(csv, "never.csv"), NULL};
+    const char *arguments[] = {"sweep",
+                               "scenarios/default.json",
+                               "--vary",
+                               "network.default.loss=0:0.1:0.1",
+                               "--seeds",
+                               "2",
+                               "--max-events",
+                               "1000",
+                               "--csv",
+                               in_scratch(csv, "never.csv"),
+                               NULL};
     ck_assert_int_eq(run_idemsim(arguments, out, err), 2);
     char *printed = read_all(err);
     ck_assert_ptr_nonnull(strstr(printed, "4 of 4 runs stopped at a budget"));

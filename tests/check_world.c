@@ -75,9 +75,9 @@ END_TEST
 START_TEST(test_answered_attempt_is_never_retried)
 {
     /* Timer cancellation seen from the model: a fast answer cancels the timeout. */
-    Scenario *scenario = load(
-        "{\"accounts\": [{\"id\": \"a\", \"balance\": 0}],"
-        " \"clients\": [{\"id\": \"web\", \"count\": 20, \"workload\": {\"ops\": 5}}]}");
+    Scenario *scenario =
+        load("{\"accounts\": [{\"id\": \"a\", \"balance\": 0}],"
+             " \"clients\": [{\"id\": \"web\", \"count\": 20, \"workload\": {\"ops\": 5}}]}");
     Metrics metrics = run_mode(scenario, MODE_AT_LEAST_ONCE, 7);
     ck_assert_uint_eq(metrics.operations, 100);
     ck_assert_uint_eq(metrics.attempts, 100);
@@ -220,7 +220,8 @@ static Scenario *lossy_world(uint32_t count, double p, double q, uint32_t attemp
              "{\"accounts\": [{\"id\": \"a\", \"balance\": 0}],"
              " \"clients\": [{\"id\": \"web\", \"count\": %u, \"workload\": {\"ops\": 10},"
              "   \"retry\": {\"timeout_ms\": 1000, \"max_attempts\": %u}}],"
-             " \"network\": {\"default\": {\"delay_ms\": {\"dist\": \"uniform\", \"min\": 5, \"max\": 50}},"
+             " \"network\": {\"default\": {\"delay_ms\": {\"dist\": \"uniform\", \"min\": 5, "
+             "\"max\": 50}},"
              "   \"links\": {\"web->server\": {\"loss\": %g}, \"server->web\": {\"loss\": %g}}},"
              " \"server\": {\"workers\": 0, \"service_ms\": {\"dist\": \"const\", \"value\": 1}}}",
              count, attempts, p, q);
@@ -322,8 +323,8 @@ static void hash_record(void *context, const TraceRecord *record)
 static TraceHash trace_of(const Scenario *scenario, Mode mode, bool step_by_step)
 {
     TraceHash trace = {0};
-    World *world = world_create(scenario, mode, 5, (TraceSink){hash_record, &trace},
-                                (WorldLimits){0});
+    World *world =
+        world_create(scenario, mode, 5, (TraceSink){hash_record, &trace}, (WorldLimits){0});
     if (step_by_step) {
         while (world_step(world)) {
         }
@@ -416,7 +417,8 @@ static Suite *world_suite(void)
     tcase_add_test(core, test_check_then_insert_lets_a_duplicate_inside_the_window_execute);
     tcase_add_test(core, test_execute_then_save_lets_a_concurrent_duplicate_execute);
     tcase_add_test(core, test_keys_made_per_attempt_or_by_the_server_never_match);
-    tcase_add_test(core, test_double_click_charges_twice_with_per_click_keys_once_with_business_hash);
+    tcase_add_test(core,
+                   test_double_click_charges_twice_with_per_click_keys_once_with_business_hash);
     tcase_add_test(core, test_key_outliving_the_offline_period_protects_and_a_shorter_ttl_does_not);
     tcase_add_test(core, test_same_seed_gives_the_same_trace_whether_run_or_stepped);
     tcase_add_test(core, test_modes_meet_the_same_network_faults);
@@ -424,9 +426,11 @@ static Suite *world_suite(void)
     tcase_add_test(core, test_budgets_stop_a_run_exactly_and_say_why);
     suite_add_tcase(suite, core);
     TCase *statistics = tcase_create("Statistics");
-    tcase_add_test(statistics, test_at_most_once_loses_and_hides_payments_as_independent_losses_predict);
+    tcase_add_test(statistics,
+                   test_at_most_once_loses_and_hides_payments_as_independent_losses_predict);
     tcase_add_test(statistics, test_at_least_once_executions_per_operation_match_the_closed_form);
-    tcase_add_test(statistics, test_every_operation_has_one_outcome_and_keys_prevent_doubles_over_many_seeds);
+    tcase_add_test(statistics,
+                   test_every_operation_has_one_outcome_and_keys_prevent_doubles_over_many_seeds);
     suite_add_tcase(suite, statistics);
     return suite;
 }

@@ -181,8 +181,8 @@ static uint32_t load_files(Check *check)
             fprintf(stderr, "idemsim: out of memory\n");
             exit(EXIT_USAGE);
         }
-        if (scenario_load_file(file->path, check->options.overrides,
-                               check->options.override_count, file->scenario, file->errors)) {
+        if (scenario_load_file(file->path, check->options.overrides, check->options.override_count,
+                               file->scenario, file->errors)) {
             free(file->errors);
             file->errors = NULL;
             continue;
@@ -272,8 +272,7 @@ static void format_rerun(char *buffer, size_t size, const Check *check, const ch
     if (limits->max_memory_bytes > 0 && used >= 0 && (size_t)used < size)
         used += snprintf(buffer + used, size - (size_t)used, " --max-memory %" PRIu64,
                          limits->max_memory_bytes >> 20);
-    for (uint32_t i = 0; i < check->options.override_count && used >= 0 && (size_t)used < size;
-         i++)
+    for (uint32_t i = 0; i < check->options.override_count && used >= 0 && (size_t)used < size; i++)
         used += snprintf(buffer + used, size - (size_t)used, " --set '%s'",
                          check->options.overrides[i]);
 }
@@ -284,11 +283,21 @@ static void xml_escape(FILE *stream, const char *text)
 {
     for (const unsigned char *c = (const unsigned char *)text; *c != '\0'; c++) {
         switch (*c) {
-        case '&': fputs("&amp;", stream); break;
-        case '<': fputs("&lt;", stream); break;
-        case '>': fputs("&gt;", stream); break;
-        case '"': fputs("&quot;", stream); break;
-        case '\'': fputs("&apos;", stream); break;
+        case '&':
+            fputs("&amp;", stream);
+            break;
+        case '<':
+            fputs("&lt;", stream);
+            break;
+        case '>':
+            fputs("&gt;", stream);
+            break;
+        case '"':
+            fputs("&quot;", stream);
+            break;
+        case '\'':
+            fputs("&apos;", stream);
+            break;
         default:
             /* XML 1.0 has no way to write other control characters, even escaped. */
             if (*c < 0x20 && *c != '\t' && *c != '\n' && *c != '\r')
@@ -305,8 +314,8 @@ static void junit_open_suite(Check *check, const char *name, const char *path, u
     FILE *xml = check->junit;
     fputs("  <testsuite name=\"", xml);
     xml_escape(xml, name);
-    fprintf(xml, "\" tests=\"%u\" failures=\"%u\" errors=\"%u\" time=\"%.3f\">\n", tests,
-            failures, errors, seconds);
+    fprintf(xml, "\" tests=\"%u\" failures=\"%u\" errors=\"%u\" time=\"%.3f\">\n", tests, failures,
+            errors, seconds);
     fputs("    <properties><property name=\"file\" value=\"", xml);
     xml_escape(xml, path);
     fputs("\"/></properties>\n", xml);
@@ -324,8 +333,9 @@ static void junit_bad_file(Check *check, const CheckFile *file)
     junit_open_suite(check, file->path, file->path, 1, 0, 1, 0.0);
     fputs("    <testcase classname=\"", xml);
     xml_escape(xml, file->path);
-    fprintf(xml, "\" name=\"load\" time=\"0\">\n      <error type=\"bad-input\" message=\"%u "
-                 "error%s\">",
+    fprintf(xml,
+            "\" name=\"load\" time=\"0\">\n      <error type=\"bad-input\" message=\"%u "
+            "error%s\">",
             file->errors->count, file->errors->count == 1 ? "" : "s");
     for (uint32_t i = 0; i < file->errors->count; i++) {
         char line[512];
@@ -498,14 +508,15 @@ static void report_stops(Check *check, const CheckFile *file, const ScenarioResu
     for (uint32_t m = 0; m < MODE_COUNT; m++) {
         if (!result->stopped[m])
             continue;
-        printf("%s  %-*s  %-13s  %s (seed %" PRIu64 ")\n", verdict(check, false),
-               check->name_width, file->scenario->name, mode_name((Mode)m),
-               result->stop_reason[m], result->stop_seed[m]);
+        printf("%s  %-*s  %-13s  %s (seed %" PRIu64 ")\n", verdict(check, false), check->name_width,
+               file->scenario->name, mode_name((Mode)m), result->stop_reason[m],
+               result->stop_seed[m]);
         check->failed++;
         if (check->junit == NULL)
             continue;
-        fprintf(check->junit, "    <testcase classname=\"%s.%s\" name=\"run\" time=\"0\">\n"
-                              "      <error type=\"budget\" message=\"",
+        fprintf(check->junit,
+                "    <testcase classname=\"%s.%s\" name=\"run\" time=\"0\">\n"
+                "      <error type=\"budget\" message=\"",
                 file->scenario->name, mode_name((Mode)m));
         xml_escape(check->junit, result->stop_reason[m]);
         fputs("\"/>\n    </testcase>\n", check->junit);
@@ -560,15 +571,17 @@ static int parse_check_options(Check *check, int argc, char **argv)
         errno = 0;
         long seeds = strtol(extra[0].value, &end, 10);
         if (errno != 0 || *end != '\0' || end == extra[0].value || seeds < 1 || seeds > SEEDS_MAX)
-            return cli_usage_error(check_usage, "--seeds expects an integer from 1 to 100000, "
-                                                "got '%s'",
+            return cli_usage_error(check_usage,
+                                   "--seeds expects an integer from 1 to 100000, "
+                                   "got '%s'",
                                    extra[0].value);
         check->seeds = (uint32_t)seeds;
     }
     check->junit_path = extra[1].value;
     if (check->options.mode_count > 0)
-        return cli_usage_error(check_usage, "check runs the modes each scenario lists%s; "
-                                            "--mode is not supported",
+        return cli_usage_error(check_usage,
+                               "check runs the modes each scenario lists%s; "
+                               "--mode is not supported",
                                "");
     return EXIT_SUCCESS;
 }

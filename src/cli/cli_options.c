@@ -88,9 +88,9 @@ int cli_parse_options(int argc, char **argv, const char *usage, Options *options
             Mode mode;
             if (!mode_from_name(value, &mode))
                 return cli_usage_error(usage,
-                                   "unknown mode '%s' (expected at-most-once, at-least-once "
-                                   "or idempotent)",
-                                   value);
+                                       "unknown mode '%s' (expected at-most-once, at-least-once "
+                                       "or idempotent)",
+                                       value);
             for (uint32_t m = 0; m < options->mode_count; m++) {
                 if (options->modes[m] == mode)
                     return cli_usage_error(usage, "--mode %s given twice", value);
@@ -98,7 +98,8 @@ int cli_parse_options(int argc, char **argv, const char *usage, Options *options
             options->modes[options->mode_count++] = mode; /* at most MODE_COUNT distinct */
         } else if (strcmp(arg, "--seed") == 0) {
             if (!parse_u64(value, &options->seed))
-                return cli_usage_error(usage, "--seed expects a non-negative integer, got '%s'", value);
+                return cli_usage_error(usage, "--seed expects a non-negative integer, got '%s'",
+                                       value);
             options->has_seed = true;
         } else if (strcmp(arg, "--set") == 0) {
             if (options->override_count == OVERRIDES_MAX)
@@ -113,17 +114,16 @@ int cli_parse_options(int argc, char **argv, const char *usage, Options *options
         } else if (strcmp(arg, "--max-events") == 0) {
             if (!parse_u64(value, &options->limits.max_events) || options->limits.max_events == 0)
                 return cli_usage_error(usage, "--max-events expects a positive integer, got '%s'",
-                                   value);
+                                       value);
         } else if (strcmp(arg, "--max-sim-time") == 0) {
             uint64_t ms;
             if (!parse_u64(value, &ms) || ms == 0 || ms > UINT64_MAX / 1000)
                 return cli_usage_error(usage, "--max-sim-time expects milliseconds > 0, got '%s'",
-                                   value);
+                                       value);
             options->limits.max_sim_time_us = ms * 1000;
         } else if (strcmp(arg, "--max-memory") == 0) {
             uint64_t megabytes;
-            if (!parse_u64(value, &megabytes) || megabytes == 0 ||
-                megabytes > (UINT64_MAX >> 20))
+            if (!parse_u64(value, &megabytes) || megabytes == 0 || megabytes > (UINT64_MAX >> 20))
                 return cli_usage_error(usage, "--max-memory expects MiB > 0, got '%s'", value);
             options->limits.max_memory_bytes = megabytes << 20;
         } else if (strcmp(arg, "--no-color") == 0) {
@@ -153,8 +153,8 @@ Scenario *cli_load_scenario(const char *path, const Options *options)
         fprintf(stderr, "idemsim: out of memory\n");
         exit(EXIT_USAGE);
     }
-    bool ok = scenario_load_file(path, options->overrides, options->override_count, scenario,
-                                 errors);
+    bool ok =
+        scenario_load_file(path, options->overrides, options->override_count, scenario, errors);
     if (!ok) {
         scenario_print_errors(stderr, path, errors);
         free(scenario);
@@ -163,4 +163,3 @@ Scenario *cli_load_scenario(const char *path, const Options *options)
     free(errors);
     return scenario;
 }
-

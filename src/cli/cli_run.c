@@ -61,8 +61,7 @@ static void run_world(World *world, const Scenario *scenario, bool show_progress
         fprintf(stderr, "\r%*s\r", 78, "");
 }
 
-void cli_run_modes(Run *run, const Scenario *scenario, const Options *options,
-                      TraceSink trace)
+void cli_run_modes(Run *run, const Scenario *scenario, const Options *options, TraceSink trace)
 {
     memset(run, 0, sizeof *run);
     RunReport *report = &run->report;
@@ -155,8 +154,8 @@ static void tee_write(void *context, const TraceRecord *record)
 
 /* --svg FILE [--svg-mode M] [--svg-ops N]: which mode to draw (by default the last one run,
  * usually the keyed one) and how many of its first operations. */
-static int svg_prepare(const CliExtraOption *svg, const Options *options,
-                       const Scenario *scenario, SvgDiagram **diagram)
+static int svg_prepare(const CliExtraOption *svg, const Options *options, const Scenario *scenario,
+                       SvgDiagram **diagram)
 {
     *diagram = NULL;
     if (svg[SVG_PATH].value == NULL) {
@@ -215,8 +214,8 @@ static bool svg_write(const char *path, const SvgDiagram *diagram, const Scenari
 int command_run(int argc, char **argv)
 {
     Options options = {.color = isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL};
-    CliExtraOption svg[SVG_OPTION_COUNT] = {{"--svg", NULL}, {"--svg-mode", NULL},
-                                            {"--svg-ops", NULL}};
+    CliExtraOption svg[SVG_OPTION_COUNT] = {
+        {"--svg", NULL}, {"--svg-mode", NULL}, {"--svg-ops", NULL}};
     argc = cli_take_options(argc, argv, svg, SVG_OPTION_COUNT, run_usage);
     if (argc < 0)
         return EXIT_USAGE;

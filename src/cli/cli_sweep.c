@@ -109,8 +109,7 @@ static int take_sweep_options(int argc, char **argv, SweepOptions *sweep)
 }
 
 /* A whole decimal number in [low, high]. */
-static bool parse_count(const char *text, unsigned long low, unsigned long high,
-                        uint32_t *value)
+static bool parse_count(const char *text, unsigned long low, unsigned long high, uint32_t *value)
 {
     char *end = NULL;
     if (text == NULL || text[0] < '0' || text[0] > '9')
@@ -155,8 +154,8 @@ static void one_line(char *text)
 
 /* The grid, seeds, metrics and shard of the sweep into results; EXIT_SUCCESS or a usage
  * error. Modes and the scenario's name come later, from the loaded scenario. */
-static int describe_sweep(const SweepOptions *sweep, const Options *options,
-                          SweepResults *results, uint32_t *threads)
+static int describe_sweep(const SweepOptions *sweep, const Options *options, SweepResults *results,
+                          uint32_t *threads)
 {
     char error[256];
     if (sweep->vary_count == 0)
@@ -171,8 +170,8 @@ static int describe_sweep(const SweepOptions *sweep, const Options *options,
     if (sweep_report_point_count(results) > SWEEP_POINTS_MAX)
         return cli_usage_error(sweep_usage, "the grid has more than 4096 points%s", "");
     results->seed_count = DEFAULT_SEEDS;
-    if (sweep->seeds != NULL && !parse_count(sweep->seeds, 1, SWEEP_SEEDS_MAX,
-                                              &results->seed_count))
+    if (sweep->seeds != NULL &&
+        !parse_count(sweep->seeds, 1, SWEEP_SEEDS_MAX, &results->seed_count))
         return cli_usage_error(sweep_usage, "--seeds expects an integer in 1..100000, got '%s'",
                                sweep->seeds);
     if ((uint64_t)sweep_report_point_count(results) * results->seed_count > SWEEP_RUNS_MAX)
@@ -210,8 +209,8 @@ static int describe_sweep(const SweepOptions *sweep, const Options *options,
 
 /* ------------------------------------------------------------------ loading the points */
 
-static void point_override(const SweepResults *results, uint32_t point, uint32_t axis,
-                           char *buffer, size_t size)
+static void point_override(const SweepResults *results, uint32_t point, uint32_t axis, char *buffer,
+                           size_t size)
 {
     uint32_t inner = results->axis_count == 2 ? results->axes[1].count : 1;
     uint32_t index = axis == 0 ? point / inner : point % inner;
@@ -222,8 +221,8 @@ static void point_override(const SweepResults *results, uint32_t point, uint32_t
 
 /* The fixed --set overrides, then the point's values (the later override wins). NULL after
  * printing the loader's errors and the point they belong to. */
-static Scenario *load_point(const char *path, const Options *options,
-                            const SweepResults *results, uint32_t point)
+static Scenario *load_point(const char *path, const Options *options, const SweepResults *results,
+                            uint32_t point)
 {
     const char *overrides[OVERRIDES_MAX + SWEEP_AXES_MAX];
     char values[SWEEP_AXES_MAX][SWEEP_PATH_LEN_MAX + SWEEP_LABEL_LEN_MAX + 2];
@@ -277,8 +276,7 @@ static void take_scenario_facts(SweepResults *results, const Scenario *scenario,
 /* Every point is loaded (so validated) before anything runs: a bad value at the last point
  * fails the sweep at once, not after an hour. Points with no run in this shard are
  * validated and then dropped. */
-static Scenario **load_points(const char *path, const Options *options,
-                              SweepResults *results)
+static Scenario **load_points(const char *path, const Options *options, SweepResults *results)
 {
     uint32_t points = sweep_report_point_count(results);
     Scenario **scenarios = calloc(points, sizeof *scenarios);
@@ -296,8 +294,8 @@ static Scenario **load_points(const char *path, const Options *options,
             take_scenario_facts(results, scenarios[0], options);
         bool needed = false;
         for (uint32_t k = 0; k < results->seed_count && !needed; k++)
-            needed = sweep_report_run_in_shard(p * results->seed_count + k,
-                                               results->shard_index, results->shard_count);
+            needed = sweep_report_run_in_shard(p * results->seed_count + k, results->shard_index,
+                                               results->shard_count);
         if (!needed) {
             free(scenarios[p]);
             scenarios[p] = NULL;
@@ -356,8 +354,8 @@ static void run_one(Pool *pool, uint32_t run)
     double *values = sweep_report_run_values(results, run);
     bool stopped = false;
     for (uint32_t m = 0; m < results->mode_count; m++) {
-        World *world = world_create(scenario, results->modes[m], seed, (TraceSink){0},
-                                    pool->options->limits);
+        World *world =
+            world_create(scenario, results->modes[m], seed, (TraceSink){0}, pool->options->limits);
         world_run(world);
         for (uint32_t j = 0; j < results->metric_count; j++)
             metrics_value(world_metrics(world), results->metrics[j],
@@ -401,11 +399,10 @@ static void show_progress(Pool *pool, bool final)
     char elapsed[32], left[32] = "?";
     format_duration(elapsed, sizeof elapsed, now - pool->started_s);
     if (pool->done > 0)
-        format_duration(left, sizeof left, (now - pool->started_s) / pool->done *
-                                               (pool->run_count - pool->done));
-    fprintf(stderr, "\rsweep: %u/%u runs (%.0f%%) on %u threads, %s elapsed, ETA %s   ",
-            pool->done, pool->run_count, 100.0 * pool->done / pool->run_count, pool->threads,
-            elapsed, left);
+        format_duration(left, sizeof left,
+                        (now - pool->started_s) / pool->done * (pool->run_count - pool->done));
+    fprintf(stderr, "\rsweep: %u/%u runs (%.0f%%) on %u threads, %s elapsed, ETA %s   ", pool->done,
+            pool->run_count, 100.0 * pool->done / pool->run_count, pool->threads, elapsed, left);
     fflush(stderr);
 }
 
@@ -477,8 +474,8 @@ static bool write_file(const char *path, bool (*writer)(FILE *, const SweepResul
 bool cli_sweep_write_outputs(const SweepResults *results, bool shard, const char *csv_path,
                              const char *svg_path)
 {
-    bool ok = write_file(csv_path, shard ? sweep_report_write_shard : sweep_report_write_csv,
-                         results);
+    bool ok =
+        write_file(csv_path, shard ? sweep_report_write_shard : sweep_report_write_csv, results);
     if (ok && svg_path != NULL)
         ok = write_file(svg_path, sweep_report_write_svg, results);
     return ok;
@@ -508,8 +505,10 @@ static int parse_sweep_command(int argc, char **argv, SweepOptions *sweep, Optio
     if (options->json_path != NULL || options->trace_path != NULL)
         return cli_usage_error(sweep_usage, "sweep writes --csv and --svg only%s", "");
     if (sweep->shard != NULL && sweep->svg_path != NULL)
-        return cli_usage_error(sweep_usage, "a shard has no chart: merge the shards with "
-                               "idemsim merge --svg%s", "");
+        return cli_usage_error(sweep_usage,
+                               "a shard has no chart: merge the shards with "
+                               "idemsim merge --svg%s",
+                               "");
     return describe_sweep(sweep, options, results, threads);
 }
 
@@ -559,8 +558,10 @@ int command_sweep(int argc, char **argv)
         /* A run cut short by a budget measured part of a run: averaged with whole runs it
          * would be a wrong result, so nothing is written (as run, an input problem). */
         if (pool.stopped > 0)
-            fprintf(stderr, "idemsim: %u of %u runs stopped at a budget, so no results are "
-                    "written; the first: %s\n", pool.stopped, pool.run_count, pool.stop_reason);
+            fprintf(stderr,
+                    "idemsim: %u of %u runs stopped at a budget, so no results are "
+                    "written; the first: %s\n",
+                    pool.stopped, pool.run_count, pool.stop_reason);
         if (pool.stopped > 0 || !cli_sweep_write_outputs(results, sweep.shard != NULL,
                                                          options.csv_path, sweep.svg_path))
             status = EXIT_USAGE;

@@ -43,4 +43,3 @@ int command_validate(int argc, char **argv)
     }
     return exit_code;
 }
-

@@ -50,16 +50,19 @@ struct EventQueue {
 
 /* ---------------------------------------------------------------- heap */
 
-static bool key_before(HeapKey a, HeapKey b) {
+static bool key_before(HeapKey a, HeapKey b)
+{
     return a.at_us < b.at_us || (a.at_us == b.at_us && a.seq < b.seq);
 }
 
-static bool key_is_stale(const EventQueue *queue, HeapKey key) {
+static bool key_is_stale(const EventQueue *queue, HeapKey key)
+{
     return queue->slots[key.slot].seq != key.seq;
 }
 
 /* Moves the hole at index up until key fits there. */
-static void sift_up(EventQueue *queue, size_t index, HeapKey key) {
+static void sift_up(EventQueue *queue, size_t index, HeapKey key)
+{
     while (index > 0) {
         size_t parent = (index - 1) / ARITY;
         if (!key_before(key, queue->heap[parent]))
@@ -71,7 +74,8 @@ static void sift_up(EventQueue *queue, size_t index, HeapKey key) {
 }
 
 /* Moves the hole at index down until key fits there. */
-static void sift_down(EventQueue *queue, size_t index, HeapKey key) {
+static void sift_down(EventQueue *queue, size_t index, HeapKey key)
+{
     HeapKey *heap = queue->heap;
     size_t length = queue->heap_length;
     for (;;) {
@@ -91,20 +95,23 @@ static void sift_down(EventQueue *queue, size_t index, HeapKey key) {
     heap[index] = key;
 }
 
-static void remove_top(EventQueue *queue) {
+static void remove_top(EventQueue *queue)
+{
     HeapKey last = queue->heap[--queue->heap_length];
     if (queue->heap_length > 0)
         sift_down(queue, 0, last);
 }
 
 /* Drops stale keys from the top, so heap[0] (if any) is live. */
-static void skip_stale(EventQueue *queue) {
+static void skip_stale(EventQueue *queue)
+{
     while (queue->heap_length > 0 && key_is_stale(queue, queue->heap[0]))
         remove_top(queue);
 }
 
 /* Rebuilds the heap from its live keys only (Floyd's bottom-up heapify, O(n)). */
-static void drop_stale_keys(EventQueue *queue) {
+static void drop_stale_keys(EventQueue *queue)
+{
     size_t kept = 0;
     for (size_t i = 0; i < queue->heap_length; i++)
         if (!key_is_stale(queue, queue->heap[i]))
@@ -117,19 +124,22 @@ static void drop_stale_keys(EventQueue *queue) {
 
 /* ---------------------------------------------------------------- storage */
 
-static size_t grown(size_t capacity) {
+static size_t grown(size_t capacity)
+{
     size_t next = capacity < 8 ? 16 : capacity * 2;
     SIM_ASSERT(next < UINT32_MAX, "event queue exceeds 2^32 slots");
     return next;
 }
 
-static void grow_heap(EventQueue *queue) {
+static void grow_heap(EventQueue *queue)
+{
     queue->heap_capacity = grown(queue->heap_capacity);
     queue->heap = sim_xrealloc(queue->heap, queue->heap_capacity * sizeof(HeapKey));
 }
 
 /* New slots go on the free stack highest first, so they are handed out in index order. */
-static void grow_slots(EventQueue *queue, size_t capacity) {
+static void grow_slots(EventQueue *queue, size_t capacity)
+{
     size_t old_capacity = queue->slot_capacity;
     queue->slots = sim_xrealloc(queue->slots, capacity * sizeof(Slot));
     queue->free_slots = sim_xrealloc(queue->free_slots, capacity * sizeof(uint32_t));
@@ -140,12 +150,14 @@ static void grow_slots(EventQueue *queue, size_t capacity) {
     queue->slot_capacity = capacity;
 }
 
-static void release_slot(EventQueue *queue, uint32_t slot) {
+static void release_slot(EventQueue *queue, uint32_t slot)
+{
     queue->slots[slot].seq = 0;
     queue->free_slots[queue->free_count++] = slot;
 }
 
-EventQueue *event_queue_create(size_t capacity_hint) {
+EventQueue *event_queue_create(size_t capacity_hint)
+{
     EventQueue *queue = sim_xcalloc(1, sizeof(EventQueue));
     size_t capacity = capacity_hint > 0 ? capacity_hint : 1;
     SIM_ASSERT(capacity < UINT32_MAX, "event queue exceeds 2^32 slots");
@@ -156,7 +168,8 @@ EventQueue *event_queue_create(size_t capacity_hint) {
     return queue;
 }
 
-void event_queue_destroy(EventQueue *queue) {
+void event_queue_destroy(EventQueue *queue)
+{
     if (queue == NULL)
         return;
     free(queue->heap);
@@ -168,7 +181,8 @@ void event_queue_destroy(EventQueue *queue) {
 /* ---------------------------------------------------------------- operations */
 
 EventId event_queue_push(EventQueue *queue, SimTimeUs at_us, uint32_t kind, uint32_t target,
-                         uint64_t arg) {
+                         uint64_t arg)
+{
     if (queue->free_count == 0)
         grow_slots(queue, grown(queue->slot_capacity));
     if (queue->heap_length == queue->heap_capacity)
@@ -186,7 +200,8 @@ EventId event_queue_push(EventQueue *queue, SimTimeUs at_us, uint32_t kind, uint
     return (EventId){.seq = seq, .slot = slot};
 }
 
-bool event_queue_cancel(EventQueue *queue, EventId id) {
+bool event_queue_cancel(EventQueue *queue, EventId id)
+{
     if (id.seq == 0 || id.slot >= queue->slot_capacity || queue->slots[id.slot].seq != id.seq)
         return false;
     release_slot(queue, id.slot);
@@ -196,7 +211,8 @@ bool event_queue_cancel(EventQueue *queue, EventId id) {
     return true;
 }
 
-bool event_queue_pop(EventQueue *queue, Event *out) {
+bool event_queue_pop(EventQueue *queue, Event *out)
+{
     skip_stale(queue);
     if (queue->heap_length == 0)
         return false;
@@ -213,7 +229,8 @@ bool event_queue_pop(EventQueue *queue, Event *out) {
     return true;
 }
 
-bool event_queue_peek_time(EventQueue *queue, SimTimeUs *at_us) {
+bool event_queue_peek_time(EventQueue *queue, SimTimeUs *at_us)
+{
     skip_stale(queue);
     if (queue->heap_length == 0)
         return false;
@@ -221,15 +238,18 @@ bool event_queue_peek_time(EventQueue *queue, SimTimeUs *at_us) {
     return true;
 }
 
-size_t event_queue_size(const EventQueue *queue) {
+size_t event_queue_size(const EventQueue *queue)
+{
     return queue->live;
 }
 
-size_t event_queue_peak_size(const EventQueue *queue) {
+size_t event_queue_peak_size(const EventQueue *queue)
+{
     return queue->peak;
 }
 
-size_t event_queue_memory_bytes(const EventQueue *queue) {
+size_t event_queue_memory_bytes(const EventQueue *queue)
+{
     return sizeof(EventQueue) + queue->heap_capacity * sizeof(HeapKey) +
            queue->slot_capacity * (sizeof(Slot) + sizeof(uint32_t));
 }

@@ -9,7 +9,8 @@
 
 #define GOLDEN_GAMMA 0x9e3779b97f4a7c15ull /* splitmix64's increment, 2^64 / phi, odd */
 
-uint64_t rng_mix64(uint64_t x) {
+uint64_t rng_mix64(uint64_t x)
+{
     x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
     x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
     return x ^ (x >> 31);
@@ -19,27 +20,32 @@ uint64_t rng_mix64(uint64_t x) {
  * bijection of h, so changing any single argument of rng_hash always changes the result.
  * A different odd constant per position keeps rng_hash(s, p, a, b, c) and the same call
  * with arguments shifted to other positions apart; the chain itself makes order matter. */
-static uint64_t absorb(uint64_t h, uint64_t x, uint64_t position_constant) {
+static uint64_t absorb(uint64_t h, uint64_t x, uint64_t position_constant)
+{
     return rng_mix64((h ^ x) + position_constant);
 }
 
-uint64_t rng_hash_prefix(uint64_t seed, uint64_t purpose) {
+uint64_t rng_hash_prefix(uint64_t seed, uint64_t purpose)
+{
     return absorb(rng_mix64(seed + GOLDEN_GAMMA), purpose, 0xd1b54a32d192ed03ull);
 }
 
-uint64_t rng_hash_with_prefix(uint64_t prefix, uint64_t a, uint64_t b, uint64_t c) {
+uint64_t rng_hash_with_prefix(uint64_t prefix, uint64_t a, uint64_t b, uint64_t c)
+{
     uint64_t h = absorb(prefix, a, 0xaef17502108ef2d9ull);
     h = absorb(h, b, 0xf58b9a1e2c6d3e97ull);
     return absorb(h, c, 0x8cb92ba72f3d8dd7ull);
 }
 
-uint64_t rng_hash(uint64_t seed, uint64_t purpose, uint64_t a, uint64_t b, uint64_t c) {
+uint64_t rng_hash(uint64_t seed, uint64_t purpose, uint64_t a, uint64_t b, uint64_t c)
+{
     return rng_hash_with_prefix(rng_hash_prefix(seed, purpose), a, b, c);
 }
 
 /* FNV-1a (64-bit) turns the name into a number; its weak avalanche does not matter because
  * the result goes through the splitmix finaliser together with the master seed. */
-uint64_t rng_seed_derive(uint64_t master, const char *name) {
+uint64_t rng_seed_derive(uint64_t master, const char *name)
+{
     SIM_ASSERT(name != NULL, "stream name is required");
     uint64_t fnv = 0xcbf29ce484222325ull;
     for (const unsigned char *p = (const unsigned char *)name; *p != '\0'; p++) {
@@ -51,25 +57,29 @@ uint64_t rng_seed_derive(uint64_t master, const char *name) {
 
 /* The top 53 bits scaled by 2^-53: every result is exactly representable, so the
  * conversion is the same everywhere and 1.0 is never returned. */
-double rng_unit_from_bits(uint64_t bits) {
+double rng_unit_from_bits(uint64_t bits)
+{
     return (double)(bits >> 11) * 0x1.0p-53;
 }
 
 /* Four consecutive splitmix64 outputs. The finaliser is a bijection and the four inputs
  * differ, so at most one word is zero and the state is never all zero (the one state
  * xoshiro cannot leave). */
-void rng_init(Rng *rng, uint64_t seed) {
+void rng_init(Rng *rng, uint64_t seed)
+{
     for (int i = 0; i < 4; i++) {
         seed += GOLDEN_GAMMA;
         rng->state[i] = rng_mix64(seed);
     }
 }
 
-static uint64_t rotate_left(uint64_t x, int k) {
+static uint64_t rotate_left(uint64_t x, int k)
+{
     return (x << k) | (x >> (64 - k));
 }
 
-uint64_t rng_next(Rng *rng) {
+uint64_t rng_next(Rng *rng)
+{
     uint64_t *s = rng->state;
     uint64_t result = rotate_left(s[1] * 5, 7) * 9;
     uint64_t t = s[1] << 17;
@@ -86,7 +96,8 @@ uint64_t rng_next(Rng *rng) {
  * values, so the rest split evenly into bound classes. Lemire's multiply-shift would avoid
  * the division but needs a 128-bit product; a second code path for compilers without one
  * would give other numbers on other machines, which determinism forbids. */
-uint64_t rng_below(Rng *rng, uint64_t bound) {
+uint64_t rng_below(Rng *rng, uint64_t bound)
+{
     SIM_ASSERT(bound > 0, "rng_below needs a positive bound");
     uint64_t threshold = (0 - bound) % bound; /* == 2^64 mod bound */
     for (;;) {
@@ -98,10 +109,12 @@ uint64_t rng_below(Rng *rng, uint64_t bound) {
 
 /* Always consumes a draw, even for 0 or 1e6 ppm, so the stream's position does not depend
  * on the probabilities a scenario sets. */
-bool rng_chance_ppm(Rng *rng, uint32_t ppm) {
+bool rng_chance_ppm(Rng *rng, uint32_t ppm)
+{
     return rng_below(rng, 1000000) < ppm;
 }
 
-double rng_unit(Rng *rng) {
+double rng_unit(Rng *rng)
+{
     return rng_unit_from_bits(rng_next(rng));
 }

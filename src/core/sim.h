@@ -25,8 +25,7 @@ size_t sim_memory_bytes(const Sim *sim); /* the event queue's storage */
 
 /* at_us must not be in the past (asserted). */
 EventId sim_schedule_at(Sim *sim, SimTimeUs at_us, uint32_t kind, uint32_t target, uint64_t arg);
-EventId sim_schedule_in(Sim *sim, SimTimeUs delay_us, uint32_t kind, uint32_t target,
-                        uint64_t arg);
+EventId sim_schedule_in(Sim *sim, SimTimeUs delay_us, uint32_t kind, uint32_t target, uint64_t arg);
 bool sim_cancel(Sim *sim, EventId id);
 
 /* Runs one event; false when the queue is empty. */

@@ -6,7 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-void sim_assert_fail(const char *expression, const char *file, int line, const char *reason) {
+void sim_assert_fail(const char *expression, const char *file, int line, const char *reason)
+{
     fprintf(stderr, "idemsim: internal error: %s (%s) at %s:%d\n", reason, expression, file, line);
     fflush(stderr);
     abort();
@@ -14,13 +15,15 @@ void sim_assert_fail(const char *expression, const char *file, int line, const c
 
 /* The size arguments are unsigned long long so that a caller's overflowing arithmetic is
  * caught here rather than silently truncated to size_t on a 32-bit target. */
-static void out_of_memory(const char *what, unsigned long long bytes) {
+static void out_of_memory(const char *what, unsigned long long bytes)
+{
     fprintf(stderr, "idemsim: internal error: out of memory (%s of %llu bytes)\n", what, bytes);
     fflush(stderr);
     abort();
 }
 
-void *sim_xrealloc(void *pointer, unsigned long long bytes) {
+void *sim_xrealloc(void *pointer, unsigned long long bytes)
+{
     if (bytes == 0)
         bytes = 1; /* realloc(p, 0) may free p and return NULL: never ask for that */
     if (bytes > SIZE_MAX)
@@ -31,7 +34,8 @@ void *sim_xrealloc(void *pointer, unsigned long long bytes) {
     return result;
 }
 
-void *sim_xcalloc(unsigned long long count, unsigned long long size) {
+void *sim_xcalloc(unsigned long long count, unsigned long long size)
+{
     if (count == 0 || size == 0)
         count = size = 1;
     if (count > SIZE_MAX / size)

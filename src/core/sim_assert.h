@@ -5,7 +5,7 @@
 
 void sim_assert_fail(const char *expression, const char *file, int line, const char *reason);
 
-#define SIM_ASSERT(cond, reason) \
+#define SIM_ASSERT(cond, reason)                                                                   \
     ((cond) ? (void)0 : sim_assert_fail(#cond, __FILE__, __LINE__, (reason)))
 
 /* Allocation failure inside the engine is treated like a broken invariant: the loader

@@ -15,7 +15,10 @@ typedef uint64_t SimTimeUs;
  * time arithmetic never overflows. */
 #define SIM_DURATION_MAX_US 1000000000000000ull
 
-static inline SimTimeUs sim_time_from_ms(uint64_t ms) { return ms * SIM_US_PER_MS; }
+static inline SimTimeUs sim_time_from_ms(uint64_t ms)
+{
+    return ms * SIM_US_PER_MS;
+}
 
 /* Milliseconds as a double (scenario fields, samples) to µs, rounded to nearest and clamped
  * to [0, SIM_DURATION_MAX_US]; NaN counts as 0. */

@@ -16,15 +16,18 @@
 #define LAST_MAGNITUDE (HISTOGRAM_MAGNITUDES - 1)
 
 /* value > 0; a GCC/Clang builtin, which both of our compilers provide */
-static int highest_bit(uint64_t value) {
+static int highest_bit(uint64_t value)
+{
     return 63 - __builtin_clzll(value);
 }
 
-void histogram_init(Histogram *histogram) {
+void histogram_init(Histogram *histogram)
+{
     memset(histogram, 0, sizeof(*histogram)); /* min and max read 0 while empty */
 }
 
-void histogram_record(Histogram *histogram, uint64_t value) {
+void histogram_record(Histogram *histogram, uint64_t value)
+{
     if (value < EXACT_LIMIT) {
         histogram->counts[0][value]++;
     } else {
@@ -45,7 +48,8 @@ void histogram_record(Histogram *histogram, uint64_t value) {
 }
 
 /* The middle of the integers [lowest, lowest + 2^m - 1] that a bucket holds, rounded down. */
-static uint64_t bucket_middle(int magnitude, uint64_t sub_bucket) {
+static uint64_t bucket_middle(int magnitude, uint64_t sub_bucket)
+{
     if (magnitude == 0)
         return sub_bucket;
     uint64_t lowest = sub_bucket << magnitude;
@@ -53,7 +57,8 @@ static uint64_t bucket_middle(int magnitude, uint64_t sub_bucket) {
 }
 
 /* ceil(q * count) without libm, clamped to [1, count]. */
-static uint64_t quantile_rank(double q, uint64_t count) {
+static uint64_t quantile_rank(double q, uint64_t count)
+{
     if (!(q > 0.0)) /* also catches NaN */
         return 1;
     if (q >= 1.0)
@@ -67,7 +72,8 @@ static uint64_t quantile_rank(double q, uint64_t count) {
     return rank < count ? rank : count;
 }
 
-uint64_t histogram_quantile(const Histogram *histogram, double q) {
+uint64_t histogram_quantile(const Histogram *histogram, double q)
+{
     if (histogram->count == 0)
         return 0;
     uint64_t rank = quantile_rank(q, histogram->count);
@@ -91,7 +97,8 @@ uint64_t histogram_quantile(const Histogram *histogram, double q) {
     return histogram->max; /* unreachable while the counts sum to count */
 }
 
-double histogram_mean(const Histogram *histogram) {
+double histogram_mean(const Histogram *histogram)
+{
     return histogram->count == 0 ? 0.0 : histogram->sum / (double)histogram->count;
 }
 

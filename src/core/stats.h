@@ -32,8 +32,8 @@ double histogram_mean(const Histogram *histogram);
 
 typedef struct {
     uint64_t bucket_us;
-    uint32_t used;  /* buckets [0, used) hold data */
-    uint64_t last;  /* the level after the latest sample */
+    uint32_t used; /* buckets [0, used) hold data */
+    uint64_t last; /* the level after the latest sample */
     uint64_t max[TIME_SERIES_BUCKETS];
 } TimeSeries;
 

@@ -77,8 +77,9 @@ static void deliver(World *world, uint32_t queued_index)
     }
     queued->state = QUEUED_IN_FLIGHT;
     broker->in_flight++;
-    queued->ack_timer = sim_schedule_in(world->sim, sim_time_us_from_ms(world->scenario.broker.ack_timeout_ms),
-                                        EVENT_ACK_TIMEOUT, queued->deliveries, queued_index);
+    queued->ack_timer =
+        sim_schedule_in(world->sim, sim_time_us_from_ms(world->scenario.broker.ack_timeout_ms),
+                        EVENT_ACK_TIMEOUT, queued->deliveries, queued_index);
     network_send(world, &delivery);
 }
 
@@ -116,7 +117,9 @@ static bool seen_recently(World *world, uint64_t message_id)
         idem_store_sweep(recent, now);
         world->broker.recent_ids_after_sweep = idem_store_rows(recent);
     }
-    KeyRow row = {.key = message_id, .status = KEY_STATUS_COMPLETED, .created_us = now,
+    KeyRow row = {.key = message_id,
+                  .status = KEY_STATUS_COMPLETED,
+                  .created_us = now,
                   .expires_us = now + sim_time_us_from_ms(world->scenario.broker.dedup_window_ms)};
     idem_store_put(recent, &row);
     return false;
@@ -146,8 +149,9 @@ void broker_on_publish(World *world, const Message *publish)
     }
     if (broker->message_count == broker->message_capacity) {
         broker->message_capacity = broker->message_capacity ? broker->message_capacity * 2 : 256;
-        broker->messages = sim_xrealloc(broker->messages, (unsigned long long)broker->message_capacity *
-                                                              sizeof *broker->messages);
+        broker->messages =
+            sim_xrealloc(broker->messages,
+                         (unsigned long long)broker->message_capacity * sizeof *broker->messages);
     }
     uint32_t queued = broker->message_count++;
     broker->messages[queued] = (QueuedMessage){.publish = *publish, .ack_timer = EVENT_ID_NONE};
@@ -233,8 +237,8 @@ void broker_on_ack_timeout(World *world, uint32_t queued_index, uint32_t deliver
                           NULL);
     if (spec->redelivery_delay_ms > 0) {
         queued->state = QUEUED_WAITING;
-        sim_schedule_in(world->sim, sim_time_us_from_ms(spec->redelivery_delay_ms), EVENT_REDELIVER, 0,
-                        queued_index);
+        sim_schedule_in(world->sim, sim_time_us_from_ms(spec->redelivery_delay_ms), EVENT_REDELIVER,
+                        0, queued_index);
         dispatch_ready(world);
         return;
     }

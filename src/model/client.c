@@ -196,8 +196,8 @@ static void send_attempt(World *world, uint64_t operation, uint32_t click)
     if (now < client->offline_until_us) {
         world->metrics.network_dropped++; /* no network: the request never leaves the phone */
         if (world_tracing(world))
-            world_trace_client(world, op->client, "lost_offline", operation, click,
-                               state->attempts, 0, "request");
+            world_trace_client(world, op->client, "lost_offline", operation, click, state->attempts,
+                               0, "request");
     } else {
         network_send(world, &request);
     }
@@ -206,8 +206,8 @@ static void send_attempt(World *world, uint64_t operation, uint32_t click)
     if (offline->prob > 0 && state->attempts == 1 && now >= client->offline_until_us &&
         world_draw_unit(world, DRAW_OFFLINE, operation, click, state->attempts) < offline->prob) {
         SimTimeUs duration = distribution_sample_ms_as_us(
-            &offline->duration_ms, world_draw(world, DRAW_OFFLINE_DURATION, operation, click,
-                                              state->attempts));
+            &offline->duration_ms,
+            world_draw(world, DRAW_OFFLINE_DURATION, operation, click, state->attempts));
         client->offline_until_us = now + duration;
         if (world_tracing(world))
             world_trace_client(world, op->client, "offline", operation, click, state->attempts,
@@ -216,9 +216,9 @@ static void send_attempt(World *world, uint64_t operation, uint32_t click)
                                        op->client, request_reference(operation, click));
         return;
     }
-    state->timer = sim_schedule_in(world->sim, sim_time_us_from_ms(group->retry.timeout_ms),
-                                   EVENT_ATTEMPT_TIMEOUT, op->client,
-                                   request_reference(operation, click));
+    state->timer =
+        sim_schedule_in(world->sim, sim_time_us_from_ms(group->retry.timeout_ms),
+                        EVENT_ATTEMPT_TIMEOUT, op->client, request_reference(operation, click));
 }
 
 static void begin_click(World *world, uint64_t operation, uint32_t click)
@@ -285,7 +285,8 @@ static void retry_or_give_up(World *world, uint64_t operation, uint32_t click, b
     ClickState *state = &op->clicks[click];
     const RetrySpec *retry = &group_of_client(world, op->client)->retry;
     if (!allowed || state->attempts >= retry->max_attempts) {
-        finish_click(world, operation, click, if_not, if_not == BELIEF_FAILED ? "failed" : "give_up");
+        finish_click(world, operation, click, if_not,
+                     if_not == BELIEF_FAILED ? "failed" : "give_up");
         return;
     }
     state->timer = sim_schedule_in(world->sim, wait_us, EVENT_RETRY, op->client,

@@ -86,9 +86,9 @@ static void schedule_service(World *world, uint32_t job_slot)
     double load = 1.0 + spec->load_per_inflight * consumers_held(world) +
                   spec->load_per_queued * world->broker.ready.length;
     SimTimeUs base = distribution_sample_ms_as_us(
-        &spec->service_ms, world_draw(world, DRAW_CONSUMER_SERVICE, delivery->operation,
-                                      ((uint64_t)delivery->attempt << 8) | delivery->click,
-                                      delivery->lineage));
+        &spec->service_ms,
+        world_draw(world, DRAW_CONSUMER_SERVICE, delivery->operation,
+                   ((uint64_t)delivery->attempt << 8) | delivery->click, delivery->lineage));
     sim_schedule_in(world->sim, (SimTimeUs)((double)base * load + 0.5), EVENT_CONSUMER_DONE, 0,
                     job_slot);
 }
@@ -107,10 +107,13 @@ static bool admit(World *world, uint32_t job_slot)
         row = NULL; /* abandoned by a crashed worker: take it over */
     if (row == NULL) {
         if (policy->reserve != RESERVE_EXECUTE_THEN_SAVE) {
-            KeyRow reserved = {.key = job->store_key, .status = KEY_STATUS_PROCESSING,
-                               .fingerprint = delivery->fingerprint, .created_us = now,
-                               .expires_us = policy->ttl_ms > 0 ? now + sim_time_us_from_ms(policy->ttl_ms)
-                                                                 : SIM_TIME_NEVER};
+            KeyRow reserved = {.key = job->store_key,
+                               .status = KEY_STATUS_PROCESSING,
+                               .fingerprint = delivery->fingerprint,
+                               .created_us = now,
+                               .expires_us = policy->ttl_ms > 0
+                                                 ? now + sim_time_us_from_ms(policy->ttl_ms)
+                                                 : SIM_TIME_NEVER};
             idem_store_put(world->consumers.store, &reserved);
             world_note_key_store(world);
         }
@@ -180,8 +183,8 @@ static void crash(World *world, uint32_t job_slot, const char *where)
     world->metrics.crashes++;
     world->consumers.crashes++;
     if (world_tracing(world))
-        world_trace(world, "consumers", "crash", world->jobs[job_slot].request.operation, 0, 0,
-                    0, where);
+        world_trace(world, "consumers", "crash", world->jobs[job_slot].request.operation, 0, 0, 0,
+                    where);
     world_job_release(world, job_slot);
     while (consumers->buffer.length > 0)
         world_job_release(world, index_queue_pop(&consumers->buffer));
@@ -192,7 +195,8 @@ static void crash(World *world, uint32_t job_slot, const char *where)
         idem_store_clear(consumers->store);
         world_note_key_store(world);
     }
-    sim_schedule_in(world->sim, sim_time_us_from_ms(world->scenario.broker.consumers.crash.restart_ms),
+    sim_schedule_in(world->sim,
+                    sim_time_us_from_ms(world->scenario.broker.consumers.crash.restart_ms),
                     EVENT_CONSUMER_RESTART, 0, 0);
 }
 
@@ -209,11 +213,14 @@ static void record_completion(World *world, const Job *job, int status)
 {
     const IdempotencySpec *policy = policy_of(world);
     SimTimeUs now = sim_now(world->sim);
-    KeyRow row = {.key = job->store_key, .status = KEY_STATUS_COMPLETED,
-                  .response_status = status, .response_of = job->request.operation,
-                  .fingerprint = job->request.fingerprint, .created_us = now,
+    KeyRow row = {.key = job->store_key,
+                  .status = KEY_STATUS_COMPLETED,
+                  .response_status = status,
+                  .response_of = job->request.operation,
+                  .fingerprint = job->request.fingerprint,
+                  .created_us = now,
                   .expires_us = policy->ttl_ms > 0 ? now + sim_time_us_from_ms(policy->ttl_ms)
-                                                    : SIM_TIME_NEVER};
+                                                   : SIM_TIME_NEVER};
     const KeyRow *reserved = idem_store_lookup(world->consumers.store, job->store_key, now);
     if (reserved != NULL && policy->ttl_from == TTL_FROM_RESERVATION) {
         row.created_us = reserved->created_us;
@@ -227,7 +234,8 @@ static int send_receipt(World *world, const Message *event)
 {
     world_operation(world, event->operation)->receipts++;
     if (world_tracing(world))
-        world_trace_about(world, "consumers", "send_receipt", event, world_operation(world, event->operation)->receipts, NULL);
+        world_trace_about(world, "consumers", "send_receipt", event,
+                          world_operation(world, event->operation)->receipts, NULL);
     return 200;
 }
 

@@ -132,8 +132,8 @@ void gateway_request_charge(World *world, uint32_t job_slot)
         return;
     }
     send_charge(world, &job->request, job->store_key, job_slot, job->serial, false, 0);
-    job->gateway_timer = sim_schedule_in(world->sim, gateway_timeout_us(world),
-                                         EVENT_GATEWAY_TIMEOUT, 0, job_slot);
+    job->gateway_timer =
+        sim_schedule_in(world->sim, gateway_timeout_us(world), EVENT_GATEWAY_TIMEOUT, 0, job_slot);
 }
 
 /* ------------------------------------------------------------------ the gateway itself */
@@ -146,10 +146,10 @@ static uint64_t charge_identity(const Message *charge)
 void gateway_on_charge_arrive(World *world, const Message *charge)
 {
     uint32_t slot = world_message_store(world, charge);
-    SimTimeUs latency = distribution_sample_ms_as_us(
-        &world->scenario.gateway.latency_ms,
-        world_draw(world, DRAW_GATEWAY_LATENCY, charge->operation, charge_identity(charge),
-                   charge->lineage));
+    SimTimeUs latency =
+        distribution_sample_ms_as_us(&world->scenario.gateway.latency_ms,
+                                     world_draw(world, DRAW_GATEWAY_LATENCY, charge->operation,
+                                                charge_identity(charge), charge->lineage));
     sim_schedule_in(world->sim, latency, EVENT_GATEWAY_CHARGE, 0, slot);
 }
 
@@ -194,8 +194,11 @@ static void charge_or_answer(World *world, Message charge)
     }
     server_apply_effect(world, &charge, "gateway");
     if (keys != NULL && charge.key != 0) {
-        KeyRow row = {.key = charge.key, .status = KEY_STATUS_COMPLETED, .response_status = 200,
-                      .response_of = charge.operation, .created_us = now,
+        KeyRow row = {.key = charge.key,
+                      .status = KEY_STATUS_COMPLETED,
+                      .response_status = 200,
+                      .response_of = charge.operation,
+                      .created_us = now,
                       .expires_us = SIM_TIME_NEVER};
         idem_store_put(keys, &row);
     }

@@ -9,7 +9,7 @@
 #include "sim_assert.h"
 
 struct IdemStore {
-    KeyRow *slots; /* key 0 marks an empty slot */
+    KeyRow *slots;   /* key 0 marks an empty slot */
     size_t capacity; /* a power of two */
     size_t rows;
 };
@@ -71,7 +71,10 @@ KeyRow *idem_store_lookup(IdemStore *store, uint64_t key, SimTimeUs now_us)
     return row;
 }
 
-const KeyRow *idem_store_find_any(const IdemStore *store, uint64_t key) { return find(store, key); }
+const KeyRow *idem_store_find_any(const IdemStore *store, uint64_t key)
+{
+    return find(store, key);
+}
 
 KeyRow *idem_store_put(IdemStore *store, const KeyRow *row)
 {
@@ -142,7 +145,10 @@ void idem_store_clear(IdemStore *store)
     store->rows = 0;
 }
 
-size_t idem_store_rows(const IdemStore *store) { return store->rows; }
+size_t idem_store_rows(const IdemStore *store)
+{
+    return store->rows;
+}
 
 size_t idem_store_memory_bytes(const IdemStore *store)
 {

@@ -17,11 +17,11 @@ typedef enum { KEY_STATUS_PROCESSING, KEY_STATUS_COMPLETED, KEY_STATUS_FAILED } 
 typedef struct {
     uint64_t key;
     KeyStatus status;
-    int response_status;       /* stored HTTP-like status, when completed or failed */
-    uint64_t response_of;      /* operation whose execution produced the stored response */
-    uint64_t fingerprint;      /* hash of the request body */
+    int response_status;  /* stored HTTP-like status, when completed or failed */
+    uint64_t response_of; /* operation whose execution produced the stored response */
+    uint64_t fingerprint; /* hash of the request body */
     SimTimeUs created_us;
-    SimTimeUs expires_us;      /* SIM_TIME_NEVER: no TTL */
+    SimTimeUs expires_us; /* SIM_TIME_NEVER: no TTL */
 } KeyRow;
 
 typedef struct IdemStore IdemStore; /* opaque */

@@ -5,8 +5,7 @@
 
 const char *outcome_name(Outcome outcome)
 {
-    static const char *const names[OUTCOME_COUNT] = {"ok", "double", "lost", "phantom",
-                                                     "mismatch"};
+    static const char *const names[OUTCOME_COUNT] = {"ok", "double", "lost", "phantom", "mismatch"};
     return outcome < OUTCOME_COUNT ? names[outcome] : "?";
 }
 

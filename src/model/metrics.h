@@ -28,11 +28,11 @@ typedef struct {
 } BalanceMetrics;
 
 typedef struct {
-    uint64_t operations;          /* started */
-    uint64_t operations_settled;  /* counted in outcomes so far; all of them at the end */
-    uint64_t attempts;   /* requests sent by clients, double clicks and retries included */
-    uint64_t executions; /* handler runs at the server or consumers */
-    uint64_t effects;    /* state changes those runs made */
+    uint64_t operations;         /* started */
+    uint64_t operations_settled; /* counted in outcomes so far; all of them at the end */
+    uint64_t attempts;           /* requests sent by clients, double clicks and retries included */
+    uint64_t executions;         /* handler runs at the server or consumers */
+    uint64_t effects;            /* state changes those runs made */
     uint64_t client_succeeded, client_failed, client_unknown;
     uint64_t outcomes[OUTCOME_COUNT];
     int64_t double_amount; /* money charged beyond the first charge */
@@ -48,8 +48,8 @@ typedef struct {
     uint64_t key_store_rows, key_store_peak; /* server and consumer stores together */
     uint64_t events;
     uint64_t operations_peak_in_progress; /* most operations held in memory at once */
-    Histogram latency_us; /* operation start to the client's final answer or give-up */
-    TimeSeries key_store_series; /* rows held by the key stores (server + consumers) over time */
+    Histogram latency_us;          /* operation start to the client's final answer or give-up */
+    TimeSeries key_store_series;   /* rows held by the key stores (server + consumers) over time */
     TimeSeries queue_depth_series; /* broker: ready messages over time */
     TimeSeries in_flight_series;   /* broker: delivered, unacknowledged messages over time */
     uint64_t consumer_replayed;    /* keyed consumers: duplicates acknowledged without a run */

@@ -39,13 +39,15 @@ static void attach_outages(World *world)
     size_t link_count = (size_t)world->node_count * world->node_count;
     uint32_t total = 0;
     for (size_t l = 0; l < link_count; l++) {
-        uint32_t source = (uint32_t)(l / world->node_count), target = (uint32_t)(l % world->node_count);
+        uint32_t source = (uint32_t)(l / world->node_count),
+                 target = (uint32_t)(l % world->node_count);
         for (uint32_t o = 0; o < network->outage_count; o++)
             total += outage_covers(&network->outages[o], world, source, target);
     }
     world->outages = sim_xcalloc(total ? total : 1, sizeof *world->outages);
     for (size_t l = 0; l < link_count; l++) {
-        uint32_t source = (uint32_t)(l / world->node_count), target = (uint32_t)(l % world->node_count);
+        uint32_t source = (uint32_t)(l / world->node_count),
+                 target = (uint32_t)(l % world->node_count);
         Link *link = &world->links[l];
         link->outage_first = world->outage_count;
         for (uint32_t o = 0; o < network->outage_count; o++) {
@@ -103,8 +105,7 @@ static bool survives_loss(World *world, Link *link, const Message *message)
     if (loss->model == LOSS_BERNOULLI)
         return u >= loss->probability;
     size_t link_index = (size_t)(link - world->links);
-    double transition =
-        world_draw_unit(world, DRAW_GILBERT_ELLIOTT, link_index, link->packets, 0);
+    double transition = world_draw_unit(world, DRAW_GILBERT_ELLIOTT, link_index, link->packets, 0);
     link->packets++;
     if (link->bad_state)
         link->bad_state = !(transition < loss->r);
@@ -158,8 +159,8 @@ static void send_copy(World *world, Link *link, const Message *message)
     if (world_tracing(world))
         trace_message(world, "transmit", message, false);
     SimTimeUs delay = distribution_sample_ms_as_us(
-        &link->spec.delay_ms,
-        world_draw(world, DRAW_DELAY, message->operation, identity_word(message), message->lineage));
+        &link->spec.delay_ms, world_draw(world, DRAW_DELAY, message->operation,
+                                         identity_word(message), message->lineage));
     uint32_t slot = world_message_store(world, message);
     sim_schedule_in(world->sim, delay, EVENT_MESSAGE_ARRIVE, message->target, slot);
 }
@@ -168,10 +169,10 @@ void network_send(World *world, const Message *message)
 {
     Link *link = link_between(world, message->source, message->target);
     world->metrics.network_sent++;
-    bool duplicated = link->spec.duplicate > 0 &&
-                      world_draw_unit(world, DRAW_DUPLICATE, message->operation,
-                                      identity_word(message), message->lineage) <
-                          link->spec.duplicate;
+    bool duplicated =
+        link->spec.duplicate > 0 &&
+        world_draw_unit(world, DRAW_DUPLICATE, message->operation, identity_word(message),
+                        message->lineage) < link->spec.duplicate;
     Message copy = *message;
     copy.lineage = message->lineage * 2;
     send_copy(world, link, &copy);

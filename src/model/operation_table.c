@@ -113,7 +113,8 @@ void operation_table_remove(OperationTable *table, uint64_t id)
     size_t mask = table->index_capacity - 1;
     for (size_t i = (hole + 1) & mask; table->index_ids[i] != 0; i = (i + 1) & mask) {
         size_t wanted = home(table, table->index_ids[i] - 1);
-        bool between = (hole <= i) ? (hole < wanted && wanted <= i) : (hole < wanted || wanted <= i);
+        bool between =
+            (hole <= i) ? (hole < wanted && wanted <= i) : (hole < wanted || wanted <= i);
         if (!between) {
             table->index_ids[hole] = table->index_ids[i];
             table->index_slots[hole] = table->index_slots[i];

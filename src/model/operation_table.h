@@ -17,26 +17,26 @@
 #define CLICKS_MAX 2
 
 typedef struct {
-    uint64_t key;              /* 0: the request carries no key */
-    EventId timer;             /* the attempt timeout or the scheduled retry */
+    uint64_t key;  /* 0: the request carries no key */
+    EventId timer; /* the attempt timeout or the scheduled retry */
     SimTimeUs previous_backoff_us;
-    uint32_t attempts;         /* sent so far */
-    Belief result;             /* BELIEF_NONE while the sequence is running */
+    uint32_t attempts; /* sent so far */
+    Belief result;     /* BELIEF_NONE while the sequence is running */
     bool active;
-    bool awaiting_answer;      /* the latest attempt's connection is open (not timed out) */
+    bool awaiting_answer; /* the latest attempt's connection is open (not timed out) */
 } ClickState;
 
 typedef struct {
-    uint64_t id;               /* stable across modes */
+    uint64_t id; /* stable across modes */
     uint32_t client;
-    uint32_t references;       /* messages, jobs, queued messages, outbox entries */
+    uint32_t references; /* messages, jobs, queued messages, outbox entries */
     uint32_t click_count;
     uint32_t clicks_done;
-    uint32_t effects;          /* ground truth: state changes made for this operation */
-    uint32_t receipts;         /* receipt emails sent for it */
-    uint8_t resource_state;    /* the operation's own record (status set, row deleted, ...) */
-    bool finished;             /* every click has its answer or gave up */
-    bool mismatch;             /* told success with another request's response */
+    uint32_t effects;       /* ground truth: state changes made for this operation */
+    uint32_t receipts;      /* receipt emails sent for it */
+    uint8_t resource_state; /* the operation's own record (status set, row deleted, ...) */
+    bool finished;          /* every click has its answer or gave up */
+    bool mismatch;          /* told success with another request's response */
     SimTimeUs started_us;
     ClickState clicks[CLICKS_MAX];
 } Operation;
@@ -44,10 +44,10 @@ typedef struct {
 typedef struct {
     Operation *slots;
     uint32_t slot_capacity;
-    uint32_t free_slot;        /* head of the free list, threaded through Operation.client */
-    uint64_t *index_ids;       /* open addressing: id + 1, 0 = empty */
+    uint32_t free_slot;  /* head of the free list, threaded through Operation.client */
+    uint64_t *index_ids; /* open addressing: id + 1, 0 = empty */
     uint32_t *index_slots;
-    size_t index_capacity;     /* a power of two */
+    size_t index_capacity; /* a power of two */
     size_t count;
     size_t peak;
 } OperationTable;

@@ -17,7 +17,10 @@ static uint32_t job_alloc(World *world, const Message *request)
     return world_job_alloc(world, request, world->server.epoch);
 }
 
-static void job_release(World *world, uint32_t slot) { world_job_release(world, slot); }
+static void job_release(World *world, uint32_t slot)
+{
+    world_job_release(world, slot);
+}
 
 bool server_job_alive(const World *world, uint32_t job, uint64_t serial)
 {
@@ -66,11 +69,20 @@ static void respond(World *world, const Message *request, int status, uint64_t r
     response.status = status;
     response.response_of = response_of;
     switch (status) {
-    case 409: world->metrics.status_409++; break;
-    case 422: world->metrics.status_422++; break;
-    case 400: world->metrics.status_400++; break;
-    case 202: world->metrics.status_202++; break;
-    default: break;
+    case 409:
+        world->metrics.status_409++;
+        break;
+    case 422:
+        world->metrics.status_422++;
+        break;
+    case 400:
+        world->metrics.status_400++;
+        break;
+    case 202:
+        world->metrics.status_202++;
+        break;
+    default:
+        break;
     }
     network_send(world, &response);
 }
@@ -136,7 +148,10 @@ int server_apply_effect(World *world, const Message *request, const char *actor)
 
 static void record_result(World *world, const Job *job, int status);
 
-static void note_store_size(World *world) { world_note_key_store(world); }
+static void note_store_size(World *world)
+{
+    world_note_key_store(world);
+}
 
 static SimTimeUs expiry_from(const World *world, SimTimeUs start_us)
 {
@@ -204,9 +219,12 @@ static void record_result(World *world, const Job *job, int status)
 static int fingerprint_mismatch_status(StoreProfile profile)
 {
     switch (profile) {
-    case PROFILE_STRIPE: return 400;
-    case PROFILE_BRANDUR: return 409;
-    case PROFILE_IETF: break;
+    case PROFILE_STRIPE:
+        return 400;
+    case PROFILE_BRANDUR:
+        return 409;
+    case PROFILE_IETF:
+        break;
     }
     return 422;
 }
@@ -220,13 +238,14 @@ static void answer_from_row(World *world, const Job *job, const KeyRow *row)
         respond(world, request, fingerprint_mismatch_status(policy->profile), request->operation);
         if (world_tracing(world))
             world_trace_about(world, "server", "reject_other_body", request,
-                        fingerprint_mismatch_status(policy->profile), NULL);
+                              fingerprint_mismatch_status(policy->profile), NULL);
         return;
     }
     if (row->status == KEY_STATUS_PROCESSING) {
         respond(world, request, policy->on_in_progress, request->operation);
         if (world_tracing(world))
-            world_trace_about(world, "server", "in_progress", request, policy->on_in_progress, NULL);
+            world_trace_about(world, "server", "in_progress", request, policy->on_in_progress,
+                              NULL);
         return;
     }
     world->metrics.replayed++;
@@ -284,9 +303,8 @@ static bool start_job(World *world, uint32_t job_slot)
     const IdempotencySpec *policy = &world->scenario.server.idempotency;
     SimTimeUs now = sim_now(world->sim);
     KeyRow *row = idem_store_lookup(world->server.store, job->store_key, now);
-    const char *why = row == NULL && idem_store_find_any(world->server.store, job->store_key)
-                          ? "expired"
-                          : "new";
+    const char *why =
+        row == NULL && idem_store_find_any(world->server.store, job->store_key) ? "expired" : "new";
     if (row != NULL && row->status == KEY_STATUS_PROCESSING && policy->lock_timeout_ms > 0 &&
         now - row->created_us >= sim_time_us_from_ms(policy->lock_timeout_ms)) {
         row = NULL; /* a reservation abandoned (by a crash) is taken over after the lock timeout */
@@ -302,8 +320,8 @@ static bool start_job(World *world, uint32_t job_slot)
         execute_later(world, job_slot);
         break;
     case RESERVE_CHECK_THEN_INSERT:
-        sim_schedule_in(world->sim, sim_time_us_from_ms(policy->race_window_ms),
-                        EVENT_JOB_RESERVE, 0, job_slot);
+        sim_schedule_in(world->sim, sim_time_us_from_ms(policy->race_window_ms), EVENT_JOB_RESERVE,
+                        0, job_slot);
         break;
     case RESERVE_EXECUTE_THEN_SAVE:
         execute_later(world, job_slot);

@@ -19,16 +19,14 @@ uint64_t world_draw(const World *world, DrawPurpose purpose, uint64_t a, uint64_
     return rng_hash_with_prefix(world->draw_prefix[purpose], a, b, c);
 }
 
-double world_draw_unit(const World *world, DrawPurpose purpose, uint64_t a, uint64_t b,
-                       uint64_t c)
+double world_draw_unit(const World *world, DrawPurpose purpose, uint64_t a, uint64_t b, uint64_t c)
 {
     return rng_unit_from_bits(world_draw(world, purpose, a, b, c));
 }
 
 const char *world_node_name(const World *world, uint32_t node)
 {
-    static const char *const fixed[FIXED_NODE_COUNT] = {"server", "gateway", "broker",
-                                                         "consumers"};
+    static const char *const fixed[FIXED_NODE_COUNT] = {"server", "gateway", "broker", "consumers"};
     if (node < world->group_count)
         return world->groups[node].spec->id;
     SIM_ASSERT(node < world->node_count, "node id out of range");
@@ -36,8 +34,7 @@ const char *world_node_name(const World *world, uint32_t node)
 }
 
 /* Called for every message record when tracing: plain copies, no snprintf. */
-void world_actor_name(const World *world, uint32_t node, uint32_t client, char *buffer,
-                      size_t size)
+void world_actor_name(const World *world, uint32_t node, uint32_t client, char *buffer, size_t size)
 {
     const char *name = world_node_name(world, node);
     size_t length = 0;
@@ -80,8 +77,8 @@ void world_trace(World *world, const char *actor, const char *event, uint64_t op
     world->trace.write(world->trace.context, &record);
 }
 
-void world_trace_about(World *world, const char *actor, const char *event,
-                       const Message *message, int64_t value, const char *detail)
+void world_trace_about(World *world, const char *actor, const char *event, const Message *message,
+                       int64_t value, const char *detail)
 {
     if (world->trace.write == NULL)
         return;
@@ -128,8 +125,8 @@ uint32_t world_message_store(World *world, const Message *message)
     if (world->message_free == SLOT_NONE) {
         uint32_t old_capacity = world->message_capacity;
         world->message_capacity = old_capacity ? old_capacity * 2 : 256;
-        world->messages = sim_xrealloc(world->messages, (unsigned long long)world->message_capacity *
-                                                            sizeof *world->messages);
+        world->messages = sim_xrealloc(
+            world->messages, (unsigned long long)world->message_capacity * sizeof *world->messages);
         for (uint32_t i = world->message_capacity; i-- > old_capacity;) {
             world->messages[i].next_free = world->message_free;
             world->message_free = i;
@@ -183,8 +180,8 @@ uint32_t world_job_alloc(World *world, const Message *request, uint32_t epoch)
     if (world->job_free == SLOT_NONE) {
         uint32_t old_capacity = world->job_capacity;
         world->job_capacity = old_capacity ? old_capacity * 2 : 64;
-        world->jobs = sim_xrealloc(world->jobs, (unsigned long long)world->job_capacity *
-                                                    sizeof *world->jobs);
+        world->jobs = sim_xrealloc(world->jobs,
+                                   (unsigned long long)world->job_capacity * sizeof *world->jobs);
         for (uint32_t i = world->job_capacity; i-- > old_capacity;) {
             world->jobs[i].next_free = world->job_free;
             world->job_free = i;
@@ -345,7 +342,8 @@ static void build_clients(World *world)
             Client *c = &world->clients[client];
             c->group = g;
             c->index_in_group = i;
-            c->first_operation = group->first_operation + (uint64_t)i * group->operations_per_client;
+            c->first_operation =
+                group->first_operation + (uint64_t)i * group->operations_per_client;
         }
     }
 }
@@ -505,11 +503,14 @@ uint32_t world_client_of_operation(const World *world, uint64_t id)
     while (g > 0 && world->groups[g].first_operation > id)
         g--;
     const ClientGroup *group = &world->groups[g];
-    return group->first_client + (uint32_t)((id - group->first_operation) /
-                                             group->operations_per_client);
+    return group->first_client +
+           (uint32_t)((id - group->first_operation) / group->operations_per_client);
 }
 
-void world_operation_ref(World *world, uint64_t id) { world_operation(world, id)->references++; }
+void world_operation_ref(World *world, uint64_t id)
+{
+    world_operation(world, id)->references++;
+}
 
 void world_operation_unref(World *world, uint64_t id)
 {
@@ -526,7 +527,10 @@ void world_operation_finished(World *world, Operation *op)
         settle_operation(world, op);
 }
 
-static void count_abandoned(void *context, Operation *op) { count_outcome(context, op); }
+static void count_abandoned(void *context, Operation *op)
+{
+    count_outcome(context, op);
+}
 
 static void settle(World *world)
 {
@@ -565,7 +569,8 @@ uint64_t world_memory_bytes(const World *world)
            (world->server.gateway_keys ? idem_store_memory_bytes(world->server.gateway_keys) : 0) +
            (world->broker.recent_ids ? idem_store_memory_bytes(world->broker.recent_ids) : 0) +
            ((uint64_t)world->server.queue.capacity + world->broker.ready.capacity +
-            world->consumers.buffer.capacity) * sizeof(uint32_t);
+            world->consumers.buffer.capacity) *
+               sizeof(uint32_t);
 }
 
 #define MEMORY_CHECK_INTERVAL 4096 /* events between two looks at the memory budget */
@@ -617,8 +622,8 @@ void world_run(World *world)
 {
     while (!world->finished) {
         uint64_t done = sim_events_processed(world->sim);
-        uint64_t to_check = (MEMORY_CHECK_INTERVAL - done % MEMORY_CHECK_INTERVAL) %
-                            MEMORY_CHECK_INTERVAL;
+        uint64_t to_check =
+            (MEMORY_CHECK_INTERVAL - done % MEMORY_CHECK_INTERVAL) % MEMORY_CHECK_INTERVAL;
         uint64_t to_budget = world->limits.max_events > done ? world->limits.max_events - done : 0;
         uint64_t batch = to_check < to_budget ? to_check : to_budget;
         if (batch > 0)
@@ -639,20 +644,38 @@ void world_run_until(World *world, SimTimeUs until_us)
         sim_run_until(world->sim, until_us);
 }
 
-bool world_finished(const World *world) { return world->finished; }
+bool world_finished(const World *world)
+{
+    return world->finished;
+}
 
 const char *world_stop_reason(const World *world)
 {
     return world->stop_reason[0] != '\0' ? world->stop_reason : NULL;
 }
 
-SimTimeUs world_now(const World *world) { return sim_now(world->sim); }
-Mode world_mode(const World *world) { return world->mode; }
-const Metrics *world_metrics(const World *world) { return &world->metrics; }
+SimTimeUs world_now(const World *world)
+{
+    return sim_now(world->sim);
+}
+Mode world_mode(const World *world)
+{
+    return world->mode;
+}
+const Metrics *world_metrics(const World *world)
+{
+    return &world->metrics;
+}
 
-const Scenario *world_scenario(const World *world) { return &world->scenario; }
+const Scenario *world_scenario(const World *world)
+{
+    return &world->scenario;
+}
 
-uint64_t world_key_store_rows(const World *world) { return idem_store_rows(world->server.store); }
+uint64_t world_key_store_rows(const World *world)
+{
+    return idem_store_rows(world->server.store);
+}
 
 void world_visit_key_rows(const World *world, void (*visit)(void *context, const KeyRow *row),
                           void *context)
@@ -660,9 +683,18 @@ void world_visit_key_rows(const World *world, void (*visit)(void *context, const
     idem_store_visit(world->server.store, visit, context);
 }
 
-uint64_t world_messages_in_flight(const World *world) { return world->messages_in_flight; }
-uint32_t world_server_busy(const World *world) { return world->server.busy; }
-uint32_t world_server_queue_length(const World *world) { return world->server.queue.length; }
+uint64_t world_messages_in_flight(const World *world)
+{
+    return world->messages_in_flight;
+}
+uint32_t world_server_busy(const World *world)
+{
+    return world->server.busy;
+}
+uint32_t world_server_queue_length(const World *world)
+{
+    return world->server.queue.length;
+}
 
 bool world_operation_view(const World *world, uint64_t operation, OperationView *view)
 {

@@ -64,9 +64,9 @@ typedef struct {
     uint32_t group;
     uint32_t client_in_group;
     uint32_t account;
-    uint32_t effects;  /* while in progress; 0 once settled (see world_metrics) */
-    bool in_progress;  /* started and not yet settled into its outcome */
-    bool finished;     /* the client has its answers; messages may still be in flight */
+    uint32_t effects; /* while in progress; 0 once settled (see world_metrics) */
+    bool in_progress; /* started and not yet settled into its outcome */
+    bool finished;    /* the client has its answers; messages may still be in flight */
 } OperationView;
 bool world_operation_view(const World *world, uint64_t operation, OperationView *view);
 

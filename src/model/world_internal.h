@@ -10,8 +10,8 @@
 
 #include "idem_store.h"
 #include "index_queue.h"
-#include "operation_table.h"
 #include "metrics.h"
+#include "operation_table.h"
 #include "rng.h"
 #include "scenario.h"
 #include "sim.h"
@@ -33,9 +33,9 @@ typedef enum {
     EVENT_GATEWAY_CHARGE,  /* arg: message slot; the gateway's processing is over */
     EVENT_OUTBOX_RELAY,    /* arg: outbox entry */
     EVENT_SERVER_RESTART,
-    EVENT_ACK_TIMEOUT,      /* target: delivery number; arg: queued message */
-    EVENT_REDELIVER,        /* arg: queued message */
-    EVENT_CONSUMER_DONE,    /* arg: job slot */
+    EVENT_ACK_TIMEOUT,   /* target: delivery number; arg: queued message */
+    EVENT_REDELIVER,     /* arg: queued message */
+    EVENT_CONSUMER_DONE, /* arg: job slot */
     EVENT_CONSUMER_RESTART,
     EVENT_KIND_COUNT
 } EventKind;
@@ -89,7 +89,7 @@ typedef struct {
     uint32_t group;
     uint32_t index_in_group;
     uint32_t operations_started;
-    uint64_t first_operation;  /* operation ids are stable: the same in every mode */
+    uint64_t first_operation; /* operation ids are stable: the same in every mode */
     SimTimeUs offline_until_us;
 } Client;
 
@@ -125,22 +125,22 @@ typedef enum {
 typedef struct {
     MessageKind kind;
     Hop hop;
-    uint32_t source;           /* node */
-    uint32_t target;           /* node */
+    uint32_t source; /* node */
+    uint32_t target; /* node */
     uint32_t client;
     uint32_t click;
     uint32_t attempt;
     uint64_t operation;
-    uint64_t lineage;          /* copy path: one bit per hop, 1 = a network duplicate */
-    uint64_t key;              /* the idempotency key; for a publish, the message id */
-    uint64_t business_key;     /* hash of account, amount and order: the same for every click */
+    uint64_t lineage;      /* copy path: one bit per hop, 1 = a network duplicate */
+    uint64_t key;          /* the idempotency key; for a publish, the message id */
+    uint64_t business_key; /* hash of account, amount and order: the same for every click */
     uint64_t fingerprint;
-    int status;                /* responses */
-    uint64_t response_of;      /* responses: the operation the answer was produced for */
-    uint64_t job_serial;       /* charges: the server job (or outbox entry) waiting for it */
+    int status;           /* responses */
+    uint64_t response_of; /* responses: the operation the answer was produced for */
+    uint64_t job_serial;  /* charges: the server job (or outbox entry) waiting for it */
     uint32_t job;
     bool from_outbox;
-    bool receipt;              /* an event the server publishes: send the receipt email */
+    bool receipt; /* an event the server publishes: send the receipt email */
     uint32_t next_free;
 } Message;
 
@@ -151,9 +151,9 @@ typedef struct {
 
 typedef struct {
     LinkSpec spec;
-    bool bad_state;            /* Gilbert–Elliott; advances once per packet, never reset */
+    bool bad_state; /* Gilbert–Elliott; advances once per packet, never reset */
     uint64_t packets;
-    uint32_t outage_first;     /* into World.outages */
+    uint32_t outage_first; /* into World.outages */
     uint32_t outage_count;
 } Link;
 
@@ -161,9 +161,9 @@ typedef struct {
 
 typedef struct {
     Message request;
-    uint64_t store_key;        /* 0: handled without the store */
-    uint64_t serial;           /* unique per job, so a stale gateway reply finds no one */
-    uint32_t epoch;            /* the server's life it belongs to; a crash ends it */
+    uint64_t store_key; /* 0: handled without the store */
+    uint64_t serial;    /* unique per job, so a stale gateway reply finds no one */
+    uint32_t epoch;     /* the server's life it belongs to; a crash ends it */
     EventId gateway_timer;
     bool awaiting_gateway;
     uint32_t next_free;
@@ -172,39 +172,39 @@ typedef struct {
 /* The transactional outbox: a charge intent written with the key row, relayed to the
  * gateway with the key until acknowledged. Durable: it survives a crash. */
 typedef struct {
-    Message request;           /* the client request the charge is for */
+    Message request; /* the client request the charge is for */
     uint64_t store_key;
-    uint32_t job;              /* the job waiting for the ack, if it is still alive */
+    uint32_t job; /* the job waiting for the ack, if it is still alive */
     uint64_t job_serial;
     uint32_t relays;
-    EventId relay_timer;       /* the pending resend */
-    bool acknowledged;         /* answered (charged or declined): the relay stops */
+    EventId relay_timer; /* the pending resend */
+    bool acknowledged;   /* answered (charged or declined): the relay stops */
 } OutboxEntry;
 
 typedef struct {
-    uint32_t workers;          /* 0: unbounded */
+    uint32_t workers; /* 0: unbounded */
     uint32_t busy;
-    IndexQueue queue;          /* waiting job slots */
+    IndexQueue queue; /* waiting job slots */
     bool uses_store;
     IdemStore *store;
-    uint64_t generated_keys;   /* server-generated keys: a fresh one per request */
-    bool down;                 /* crashed, not yet restarted */
+    uint64_t generated_keys; /* server-generated keys: a fresh one per request */
+    bool down;               /* crashed, not yet restarted */
     uint32_t epoch;
     uint32_t crashes;
     OutboxEntry *outbox;
     uint32_t outbox_count;
     uint32_t outbox_capacity;
-    IdemStore *gateway_keys;   /* the gateway's own key store, when it honours keys */
+    IdemStore *gateway_keys; /* the gateway's own key store, when it honours keys */
 } Server;
 
 /* ------------------------------------------------------------------ broker and consumers */
 
 typedef enum {
-    QUEUED_READY,        /* visible, waiting in the ready queue */
-    QUEUED_IN_FLIGHT,    /* delivered, not acknowledged */
-    QUEUED_WAITING,      /* its ack timeout expired; visible again after the redelivery delay */
+    QUEUED_READY,     /* visible, waiting in the ready queue */
+    QUEUED_IN_FLIGHT, /* delivered, not acknowledged */
+    QUEUED_WAITING,   /* its ack timeout expired; visible again after the redelivery delay */
     QUEUED_ACKED,
-    QUEUED_DEAD,         /* max deliveries reached */
+    QUEUED_DEAD, /* max deliveries reached */
 } QueuedState;
 
 typedef struct {
@@ -215,20 +215,20 @@ typedef struct {
 } QueuedMessage;
 
 typedef struct {
-    bool manual_ack;           /* false: acknowledged as it is handed out (at-most-once) */
+    bool manual_ack; /* false: acknowledged as it is handed out (at-most-once) */
     QueuedMessage *messages;
     uint32_t message_count;
     uint32_t message_capacity;
     IndexQueue ready;
     uint32_t in_flight;
-    IdemStore *recent_ids;     /* publisher dedup: message ids seen within the window */
+    IdemStore *recent_ids; /* publisher dedup: message ids seen within the window */
     size_t recent_ids_after_sweep;
 } Broker;
 
 typedef struct {
-    uint32_t workers;          /* 0: unbounded */
+    uint32_t workers; /* 0: unbounded */
     uint32_t busy;
-    IndexQueue buffer;         /* delivered jobs waiting for a worker (prefetched) */
+    IndexQueue buffer; /* delivered jobs waiting for a worker (prefetched) */
     bool down;
     uint32_t epoch;
     uint32_t crashes;
@@ -238,11 +238,16 @@ typedef struct {
 
 /* ------------------------------------------------------------------ the world */
 
-enum { NODE_SERVER_OFFSET, NODE_GATEWAY_OFFSET, NODE_BROKER_OFFSET, NODE_CONSUMERS_OFFSET,
-       FIXED_NODE_COUNT };
+enum {
+    NODE_SERVER_OFFSET,
+    NODE_GATEWAY_OFFSET,
+    NODE_BROKER_OFFSET,
+    NODE_CONSUMERS_OFFSET,
+    FIXED_NODE_COUNT
+};
 
 struct World {
-    Scenario scenario;         /* a private copy */
+    Scenario scenario; /* a private copy */
     Mode mode;
     uint64_t seed;
     uint64_t draw_prefix[DRAW_PURPOSE_COUNT]; /* rng_hash_prefix(seed, purpose), once */
@@ -263,7 +268,7 @@ struct World {
 
     uint32_t node_count;
     uint32_t server_node;
-    Link *links;               /* node_count * node_count, [source * node_count + target] */
+    Link *links; /* node_count * node_count, [source * node_count + target] */
     uint32_t outage_count;
     OutageWindow *outages;
 
@@ -272,7 +277,7 @@ struct World {
     uint32_t message_free;
     uint64_t messages_in_flight;
 
-    Job *jobs;                 /* work items of the server and the consumers */
+    Job *jobs; /* work items of the server and the consumers */
     uint32_t job_capacity;
     uint32_t job_free;
     uint64_t next_job_serial;
@@ -283,8 +288,8 @@ struct World {
     Consumers consumers;
     uint32_t broker_node;
     uint32_t consumers_node;
-    int64_t *balances;         /* per account */
-    int64_t *charged;          /* per account: effects x amount of the settled operations */
+    int64_t *balances; /* per account */
+    int64_t *charged;  /* per account: effects x amount of the settled operations */
     Metrics metrics;
 };
 
@@ -293,21 +298,23 @@ struct World {
 /* ------------------------------------------------------------------ shared helpers */
 
 uint64_t world_draw(const World *world, DrawPurpose purpose, uint64_t a, uint64_t b, uint64_t c);
-double world_draw_unit(const World *world, DrawPurpose purpose, uint64_t a, uint64_t b,
-                       uint64_t c);
+double world_draw_unit(const World *world, DrawPurpose purpose, uint64_t a, uint64_t b, uint64_t c);
 const char *world_node_name(const World *world, uint32_t node);
 /* "web[3]" for a client group's node (with the client's index), else the node name. */
 void world_actor_name(const World *world, uint32_t node, uint32_t client, char *buffer,
                       size_t size);
 /* A step taken about one message: operation, click, attempt and copy come from it. */
-void world_trace_about(World *world, const char *actor, const char *event,
-                       const Message *message, int64_t value, const char *detail);
+void world_trace_about(World *world, const char *actor, const char *event, const Message *message,
+                       int64_t value, const char *detail);
 /* Formats nothing unless tracing is on. */
 void world_trace(World *world, const char *actor, const char *event, uint64_t operation,
                  uint32_t attempt, uint64_t lineage, int64_t value, const char *detail);
 void world_trace_client(World *world, uint32_t client, const char *event, uint64_t operation,
                         uint32_t click, uint32_t attempt, int64_t value, const char *detail);
-static inline bool world_tracing(const World *world) { return world->trace.write != NULL; }
+static inline bool world_tracing(const World *world)
+{
+    return world->trace.write != NULL;
+}
 
 /* Operations in progress. world_operation asserts the operation is there. */
 Operation *world_operation(World *world, uint64_t id);

@@ -28,8 +28,7 @@ bool output_file_open(OutputFile *file, const char *path, char *error, size_t er
         }
         return true;
     }
-    snprintf(file->temporary_path, sizeof file->temporary_path, "%s.tmp.%ld", path,
-             (long)getpid());
+    snprintf(file->temporary_path, sizeof file->temporary_path, "%s.tmp.%ld", path, (long)getpid());
     file->stream = fopen(file->temporary_path, "wb");
     if (file->stream == NULL) {
         snprintf(error, error_size, "%s: cannot write: %s", path, strerror(errno));

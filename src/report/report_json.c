@@ -79,8 +79,8 @@ static void write_mode(FILE *stream, const RunReport *report, uint32_t m)
             metrics->network_sent, metrics->network_dropped, metrics->network_duplicated);
     fprintf(stream,
             "      \"latency_ms\": {\"p50\": %.1f, \"p99\": %.1f, \"p999\": %.1f},"
-            " \"key_store_peak\": %" PRIu64 ", \"emails_sent\": %" PRIu64
-            ", \"crashes\": %" PRIu64 ", \"events\": %" PRIu64 ",\n",
+            " \"key_store_peak\": %" PRIu64 ", \"emails_sent\": %" PRIu64 ", \"crashes\": %" PRIu64
+            ", \"events\": %" PRIu64 ",\n",
             value_of(metrics, "latency_p50_ms"), value_of(metrics, "latency_p99_ms"),
             value_of(metrics, "latency_p999_ms"), metrics->key_store_peak, metrics->emails_sent,
             metrics->crashes, metrics->events);

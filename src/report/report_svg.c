@@ -25,9 +25,9 @@
 #define LANE_WIDTH 184.0
 #define HEAD_Y 78.0
 #define ROWS_TOP 124.0
-#define CHAR_WIDTH 6.4   /* average advance of the 11 px sans-serif used for labels */
+#define CHAR_WIDTH 6.4 /* average advance of the 11 px sans-serif used for labels */
 #define BADGE_HEIGHT 17.0
-#define BREAK_MS 3000.0  /* a longer silence is drawn as a break */
+#define BREAK_MS 3000.0 /* a longer silence is drawn as a break */
 
 /* ------------------------------------------------------------------ collecting */
 
@@ -49,8 +49,8 @@ struct SvgDiagram {
     uint32_t operations_max;
     uint32_t operation_count;
     uint64_t operations[REPORT_SVG_OPERATIONS_MAX]; /* in the order they started */
-    int32_t open_clicks[REPORT_SVG_OPERATIONS_MAX];  /* clicks sent and not yet settled */
-    bool crash_kept;                                 /* its restart is kept too */
+    int32_t open_clicks[REPORT_SVG_OPERATIONS_MAX]; /* clicks sent and not yet settled */
+    bool crash_kept;                                /* its restart is kept too */
     SvgRecord *records;
     uint32_t record_count;
     uint32_t record_capacity;
@@ -158,8 +158,11 @@ static void collect(void *context, const TraceRecord *record)
         diagram->record_capacity = capacity;
     }
     SvgRecord *kept = &diagram->records[diagram->record_count++];
-    *kept = (SvgRecord){.t_us = record->t_us, .operation = record->operation,
-                        .attempt = record->attempt, .click = record->click, .copy = record->copy,
+    *kept = (SvgRecord){.t_us = record->t_us,
+                        .operation = record->operation,
+                        .attempt = record->attempt,
+                        .click = record->click,
+                        .copy = record->copy,
                         .value = record->value};
     copy_text(kept->actor, sizeof kept->actor, record->actor);
     copy_text(kept->peer, sizeof kept->peer, record->peer);
@@ -212,7 +215,7 @@ typedef struct {
     const Scenario *scenario;
     Lane lanes[LANES_MAX];
     uint32_t lane_count;
-    int ledger; /* lane index of the ledger, -1 when nothing changed state */
+    int ledger;      /* lane index of the ledger, -1 when nothing changed state */
     uint32_t *order; /* record indexes in drawing order */
     double *y;       /* row of each record in order */
     double *start;   /* an arrow leaving a badge starts at its edge: half its width */
@@ -368,8 +371,7 @@ static void place_rows(Layout *layout)
         if (k > 0) {
             const SvgRecord *previous = &records[layout->order[k - 1]];
             double dt_ms = (double)(record->t_us - previous->t_us) / 1000.0;
-            bool leaves_badge = dt_ms == 0 && instant_rank(record) == 2 &&
-                                !is_message(previous) &&
+            bool leaves_badge = dt_ms == 0 && instant_rank(record) == 2 && !is_message(previous) &&
                                 strcmp(previous->actor, record->actor) == 0;
             bool follows_arrow = dt_ms == 0 && is_message(previous) && is_message(record) &&
                                  !named(record, "deliver");
@@ -452,11 +454,20 @@ static void text_escaped(FILE *out, const char *text)
 {
     for (const unsigned char *c = (const unsigned char *)text; *c != '\0'; c++) {
         switch (*c) {
-        case '&': fputs("&amp;", out); break;
-        case '<': fputs("&lt;", out); break;
-        case '>': fputs("&gt;", out); break;
-        case '"': fputs("&quot;", out); break;
-        default: fputc(*c < 0x20 ? '?' : *c, out);
+        case '&':
+            fputs("&amp;", out);
+            break;
+        case '<':
+            fputs("&lt;", out);
+            break;
+        case '>':
+            fputs("&gt;", out);
+            break;
+        case '"':
+            fputs("&quot;", out);
+            break;
+        default:
+            fputc(*c < 0x20 ? '?' : *c, out);
         }
     }
 }
@@ -528,18 +539,30 @@ static const char *message_color(const SvgRecord *record)
 static const char *status_words(int64_t status)
 {
     switch (status) {
-    case 200: return " OK";
-    case 201: return " created";
-    case 202: return " accepted";
-    case 204: return " no content";
-    case 400: return " bad request";
-    case 404: return " not found";
-    case 409: return " conflict";
-    case 422: return " other body";
-    case 500: return " error";
-    case 502: return " declined";
-    case 504: return " gateway timeout";
-    default: return "";
+    case 200:
+        return " OK";
+    case 201:
+        return " created";
+    case 202:
+        return " accepted";
+    case 204:
+        return " no content";
+    case 400:
+        return " bad request";
+    case 404:
+        return " not found";
+    case 409:
+        return " conflict";
+    case 422:
+        return " other body";
+    case 500:
+        return " error";
+    case 502:
+        return " declined";
+    case 504:
+        return " gateway timeout";
+    default:
+        return "";
     }
 }
 
@@ -609,8 +632,7 @@ static bool same_message(const SvgRecord *sent, const SvgRecord *arrived)
 {
     return named(arrived, "deliver") && arrived->operation == sent->operation &&
            arrived->click == sent->click && arrived->attempt == sent->attempt &&
-           arrived->copy == sent->copy &&
-           strcmp(arrived->detail, sent->detail) == 0 &&
+           arrived->copy == sent->copy && strcmp(arrived->detail, sent->detail) == 0 &&
            strcmp(arrived->actor, sent->peer) == 0 && strcmp(arrived->peer, sent->actor) == 0;
 }
 
@@ -709,8 +731,8 @@ static const EventLook EVENT_LOOKS[] = {
 /* The client's records that name a click worth telling apart (a double click's second). */
 static bool names_click(const SvgRecord *record)
 {
-    static const char *const events[] = {"retry",     "timeout", "reconnect",   "succeeded",
-                                         "failed",    "give_up", "lost_offline"};
+    static const char *const events[] = {"retry",  "timeout", "reconnect",   "succeeded",
+                                         "failed", "give_up", "lost_offline"};
     for (size_t i = 0; i < sizeof events / sizeof events[0]; i++) {
         if (named(record, events[i]))
             return true;
@@ -793,8 +815,8 @@ static void format_money(char *buffer, size_t size, int64_t minor)
 }
 
 /* What one effect did, as the ledger (or the table it changed) records it. */
-static void effect_label(const Layout *layout, const SvgRecord *record, uint32_t nth,
-                         char *label, size_t size)
+static void effect_label(const Layout *layout, const SvgRecord *record, uint32_t nth, char *label,
+                         size_t size)
 {
     const OperationSpec *spec = operation_spec(layout, record->operation);
     static const char *const changes[OPERATION_KIND_COUNT] = {
@@ -842,8 +864,7 @@ static void draw_events(Layout *layout)
         badge(layout->out, layout->lanes[lane].x, layout->y[k], label, style);
         int slot = operation_slot(layout->diagram, record->operation);
         if (named(record, "execute") && slot >= 0)
-            draw_charge(layout, record, layout->y[k], ++effects[slot],
-                        text_width(label) + 12.0);
+            draw_charge(layout, record, layout->y[k], ++effects[slot], text_width(label) + 12.0);
     }
     fputs("</g>\n", layout->out);
 }
@@ -866,7 +887,8 @@ static void draw_waits(Layout *layout)
                 fprintf(layout->out,
                         "<path d=\"M%.1f %.1fh-5V%.1fh5\" fill=\"none\" stroke=\"#ea580c\" "
                         "stroke-width=\"1.2\" class=\"wait\"/>\n",
-                        x, layout->y[j] + BADGE_HEIGHT / 2 + 2, layout->y[k] - BADGE_HEIGHT / 2 - 2);
+                        x, layout->y[j] + BADGE_HEIGHT / 2 + 2,
+                        layout->y[k] - BADGE_HEIGHT / 2 - 2);
                 break;
             }
         }
@@ -908,7 +930,9 @@ static void draw_lanes(Layout *layout)
                 "<rect x=\"%.1f\" y=\"%.1f\" width=\"150\" height=\"38\" rx=\"6\" fill=\"%s\" "
                 "stroke=\"#334155\"/>\n",
                 lane->x - 75.0, HEAD_Y - 19.0,
-                client ? "#eff6ff" : (int)i == layout->ledger ? "#f0fdf4" : "#f8fafc");
+                client                     ? "#eff6ff"
+                : (int)i == layout->ledger ? "#f0fdf4"
+                                           : "#f8fafc");
         text_at(out, lane->x, HEAD_Y - 2.0, "middle", "head", lane->name);
         text_at(out, lane->x, HEAD_Y + 12.0, "middle", "role", lane_role(layout, lane));
     }
@@ -1015,9 +1039,8 @@ static double draw_legend(Layout *layout, double y)
     static const struct {
         const char *color;
         const char *text;
-    } arrows[] = {{"#2563eb", "request"},         {"#059669", "answer 2xx"},
-                  {"#d97706", "409 / 202"},       {"#dc2626", "5xx"},
-                  {"#7c3aed", "gateway"},         {"#0891b2", "broker"}};
+    } arrows[] = {{"#2563eb", "request"}, {"#059669", "answer 2xx"}, {"#d97706", "409 / 202"},
+                  {"#dc2626", "5xx"},     {"#7c3aed", "gateway"},    {"#0891b2", "broker"}};
     double x = 20.0;
     for (size_t i = 0; i < sizeof arrows / sizeof arrows[0]; i++) {
         arrow(out, x, y, x + 34.0, y, 0.0, arrows[i].color, false, "");
@@ -1086,8 +1109,8 @@ bool report_svg_write(FILE *stream, const SvgDiagram *diagram, const Scenario *s
     layout.y = calloc(count, sizeof *layout.y);
     layout.paired = calloc(count, sizeof *layout.paired);
     layout.start = calloc(count, sizeof *layout.start);
-    bool ok = layout.order != NULL && layout.y != NULL && layout.paired != NULL &&
-              layout.start != NULL;
+    bool ok =
+        layout.order != NULL && layout.y != NULL && layout.paired != NULL && layout.start != NULL;
     if (ok) {
         place_lanes(&layout);
         summarise(&layout);

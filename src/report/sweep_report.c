@@ -171,14 +171,36 @@ double sweep_report_t975(uint32_t df)
      * (Abramowitz & Stegun 26.7.5), within 1.3e-8 relative from df = 31 on. */
     static const double table[31] = {
         0,
-        12.706204736174705, 4.3026527297494639, 3.1824463052837096, 2.7764451051977944,
-        2.5705818356363155, 2.44691185114497,   2.3646242515927853, 2.3060041352041667,
-        2.2621571627982055, 2.2281388519862747, 2.2009851600916399, 2.1788128296672289,
-        2.1603686564627925, 2.1447866879178038, 2.1314495455597757, 2.1199052992212547,
-        2.1098155778333171, 2.1009220402410385, 2.0930240544083098, 2.0859634472658648,
-        2.0796138447276804, 2.0738730679040262, 2.0686576104190487, 2.0638985616280258,
-        2.0595385527532977, 2.0555294386428732, 2.0518305164802856, 2.0484071417952452,
-        2.0452296421327043, 2.0422724563012383,
+        12.706204736174705,
+        4.3026527297494639,
+        3.1824463052837096,
+        2.7764451051977944,
+        2.5705818356363155,
+        2.44691185114497,
+        2.3646242515927853,
+        2.3060041352041667,
+        2.2621571627982055,
+        2.2281388519862747,
+        2.2009851600916399,
+        2.1788128296672289,
+        2.1603686564627925,
+        2.1447866879178038,
+        2.1314495455597757,
+        2.1199052992212547,
+        2.1098155778333171,
+        2.1009220402410385,
+        2.0930240544083098,
+        2.0859634472658648,
+        2.0796138447276804,
+        2.0738730679040262,
+        2.0686576104190487,
+        2.0638985616280258,
+        2.0595385527532977,
+        2.0555294386428732,
+        2.0518305164802856,
+        2.0484071417952452,
+        2.0452296421327043,
+        2.0422724563012383,
     };
     if (df <= 30)
         return table[df];
@@ -243,8 +265,7 @@ static void point_labels(const SweepResults *results, uint32_t point,
     uint32_t inner = results->axis_count == 2 ? results->axes[1].count : 1;
     sweep_report_axis_label(&results->axes[0], point / inner, labels[0], SWEEP_LABEL_LEN_MAX);
     if (results->axis_count == 2)
-        sweep_report_axis_label(&results->axes[1], point % inner, labels[1],
-                                SWEEP_LABEL_LEN_MAX);
+        sweep_report_axis_label(&results->axes[1], point % inner, labels[1], SWEEP_LABEL_LEN_MAX);
 }
 
 static void write_summary_row(FILE *stream, const SweepResults *results, uint32_t point,
@@ -299,8 +320,7 @@ static void write_shard_columns(FILE *stream, const SweepResults *results)
 
 static void write_shard_header(FILE *stream, const SweepResults *results)
 {
-    fprintf(stream, "# idemsim sweep shard %u/%u\n", results->shard_index,
-            results->shard_count);
+    fprintf(stream, "# idemsim sweep shard %u/%u\n", results->shard_index, results->shard_count);
     fprintf(stream, "# scenario: %s\n# title: %s\n", results->scenario, results->title);
     for (uint32_t a = 0; a < results->axis_count; a++) {
         const SweepAxis *axis = &results->axes[a];
@@ -340,8 +360,8 @@ bool sweep_report_write_shard(FILE *stream, const SweepResults *results)
                         (unsigned long long)results->seeds[run]);
                 for (uint32_t a = 0; a < results->axis_count; a++)
                     fprintf(stream, ",%s", labels[a]);
-                fprintf(stream, ",%s,%s,%s\n", mode_name(results->modes[m]),
-                        results->metrics[j], value);
+                fprintf(stream, ",%s,%s,%s\n", mode_name(results->modes[m]), results->metrics[j],
+                        value);
             }
         }
     }
@@ -362,8 +382,8 @@ static bool reader_error(Reader *reader, const char *format, const char *argumen
 {
     char message[256];
     snprintf(message, sizeof message, format, argument);
-    snprintf(reader->error, reader->error_size, "line %llu: %s",
-             (unsigned long long)reader->number, message);
+    snprintf(reader->error, reader->error_size, "line %llu: %s", (unsigned long long)reader->number,
+             message);
     return false;
 }
 
@@ -446,8 +466,7 @@ static bool parse_header_line(char *line, SweepResults *shard, Reader *reader)
     } else if (strcmp(key, "vary") == 0) {
         if (shard->axis_count == SWEEP_AXES_MAX)
             return reader_error(reader, "more than two 'vary' lines%s", "");
-        if (!sweep_report_parse_axis(value, &shard->axes[shard->axis_count++], error,
-                                     sizeof error))
+        if (!sweep_report_parse_axis(value, &shard->axes[shard->axis_count++], error, sizeof error))
             return reader_error(reader, "%s", error);
     } else if (strcmp(key, "seeds") == 0) {
         double seeds;
@@ -498,8 +517,10 @@ static bool read_shard_header(FILE *stream, SweepResults *shard, Reader *reader)
     }
     if (sscanf(reader->line, "# idemsim sweep shard %u/%u%c", &index, &count, &extra) != 2 ||
         count == 0 || index == 0 || index > count)
-        return reader_error(reader, "not an idemsim sweep shard (expected '# idemsim sweep "
-                                    "shard I/N')%s", "");
+        return reader_error(reader,
+                            "not an idemsim sweep shard (expected '# idemsim sweep "
+                            "shard I/N')%s",
+                            "");
     shard->shard_index = index;
     shard->shard_count = count;
     bool have_columns = false;
@@ -554,8 +575,8 @@ static bool parse_index(const char *text, uint32_t limit, uint32_t *value)
 }
 
 /* One data row: its cell is stored and marked in seen. */
-static bool read_row(char *line, SweepResults *results, const SweepResults *shard,
-                     uint8_t *seen, Reader *reader)
+static bool read_row(char *line, SweepResults *results, const SweepResults *shard, uint8_t *seen,
+                     Reader *reader)
 {
     char *fields[8];
     int expected = 6 + (int)results->axis_count;
@@ -615,8 +636,8 @@ static bool settle_shard(SweepResults *results, const SweepResults *shard, const
         }
     }
     for (uint32_t run = 0; run < runs; run++)
-        results->present[run] |= sweep_report_run_in_shard(run, shard->shard_index,
-                                                           shard->shard_count);
+        results->present[run] |=
+            sweep_report_run_in_shard(run, shard->shard_index, shard->shard_count);
     return true;
 }
 
@@ -640,8 +661,7 @@ static bool read_rows(FILE *stream, SweepResults *results, const SweepResults *s
     return ok;
 }
 
-bool sweep_report_read_shard(FILE *stream, SweepResults *results, char *error,
-                             size_t error_size)
+bool sweep_report_read_shard(FILE *stream, SweepResults *results, char *error, size_t error_size)
 {
     Reader reader = {.error = error, .error_size = error_size};
     SweepResults *shard = calloc(1, sizeof *shard);
@@ -654,8 +674,10 @@ bool sweep_report_read_shard(FILE *stream, SweepResults *results, char *error,
         if (!sweep_report_allocate(results))
             ok = reader_error(&reader, "grid too large (or out of memory)%s", "");
     } else if (ok && !same_sweep(results, shard)) {
-        ok = reader_error(&reader, "the header describes another sweep than the first "
-                                   "shard's%s", "");
+        ok = reader_error(&reader,
+                          "the header describes another sweep than the first "
+                          "shard's%s",
+                          "");
     }
     if (ok)
         ok = read_rows(stream, results, shard, &reader);
@@ -688,11 +710,21 @@ static void write_escaped(FILE *stream, const char *text)
 {
     for (const char *c = text; *c != '\0'; c++) {
         switch (*c) {
-        case '&': fputs("&amp;", stream); break;
-        case '<': fputs("&lt;", stream); break;
-        case '>': fputs("&gt;", stream); break;
-        case '"': fputs("&quot;", stream); break;
-        default: fputc(*c, stream); break;
+        case '&':
+            fputs("&amp;", stream);
+            break;
+        case '<':
+            fputs("&lt;", stream);
+            break;
+        case '>':
+            fputs("&gt;", stream);
+            break;
+        case '"':
+            fputs("&quot;", stream);
+            break;
+        default:
+            fputc(*c, stream);
+            break;
         }
     }
 }
@@ -801,8 +833,8 @@ static void write_axes(FILE *stream, const Frame *frame, const char *x_label, co
     fprintf(stream,
             "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\"/>\n"
             "<text x=\"%.1f\" y=\"%.1f\" font-size=\"15\" text-anchor=\"middle\" fill=\"#222\">",
-            frame->x, bottom, frame->x + frame->width, bottom,
-            frame->x + frame->width / 2, bottom + 42);
+            frame->x, bottom, frame->x + frame->width, bottom, frame->x + frame->width / 2,
+            bottom + 42);
     write_escaped(stream, x_label);
     fprintf(stream,
             "</text>\n<text transform=\"translate(%.1f %.1f) rotate(-90)\" font-size=\"15\" "
@@ -850,18 +882,20 @@ static void write_series(FILE *stream, const SweepResults *results, const Frame 
     for (uint32_t m = 0; m < results->mode_count; m++) {
         const char *color = mode_colors[results->modes[m]];
         double nudge = ((double)m - (results->mode_count - 1) / 2.0) * fmin(5.0, spacing / 8);
-        fprintf(stream, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2.5\" "
-                        "stroke-linejoin=\"round\" points=\"", color);
+        fprintf(stream,
+                "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2.5\" "
+                "stroke-linejoin=\"round\" points=\"",
+                color);
         for (uint32_t i = 0; i < axis->count; i++) {
-            SweepSummary s = sweep_report_summarize(results, grid_point(results, i, column), m,
-                                                    metric);
+            SweepSummary s =
+                sweep_report_summarize(results, grid_point(results, i, column), m, metric);
             fprintf(stream, "%s%.1f,%.1f", i ? " " : "",
                     to_x(frame, sweep_report_axis_value(axis, i)) + nudge, to_y(frame, s.mean));
         }
         fputs("\"/>\n", stream);
         for (uint32_t i = 0; i < axis->count; i++) {
-            SweepSummary s = sweep_report_summarize(results, grid_point(results, i, column), m,
-                                                    metric);
+            SweepSummary s =
+                sweep_report_summarize(results, grid_point(results, i, column), m, metric);
             double x = to_x(frame, sweep_report_axis_value(axis, i)) + nudge;
             if (s.ci95 > 0) {
                 double cap = radius * 0.75;
@@ -880,8 +914,7 @@ static void write_series(FILE *stream, const SweepResults *results, const Frame 
 /* The y range of a metric across every panel of its row, bars included, with 0 in it. A
  * metric that is never negative (a count) starts at 0: its bars are clipped there rather
  * than suggest negative counts. */
-static void metric_range(const SweepResults *results, uint32_t metric, double *low,
-                         double *high)
+static void metric_range(const SweepResults *results, uint32_t metric, double *low, double *high)
 {
     double lowest = 0, bar_low = 0;
     *high = 0;
@@ -930,8 +963,10 @@ static void write_panel(FILE *stream, const SweepResults *results, const Frame *
         snprintf(title, sizeof title, "%s", results->metrics[metric]);
     }
     cut_to_fit(title, sizeof title, (frame->width + 60) / 10.8);
-    fprintf(stream, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"18\" font-weight=\"bold\" "
-                    "fill=\"#222\">", frame->x, frame->y - 14);
+    fprintf(stream,
+            "<text x=\"%.1f\" y=\"%.1f\" font-size=\"18\" font-weight=\"bold\" "
+            "fill=\"#222\">",
+            frame->x, frame->y - 14);
     write_escaped(stream, title);
     fputs("</text>\n", stream);
     write_axes(stream, frame, results->axes[0].path, results->metrics[metric]);
@@ -953,8 +988,10 @@ static void write_legend(FILE *stream, const SweepResults *results, double right
     for (uint32_t m = 0; m < results->mode_count; m++) {
         const char *name = mode_name(results->modes[m]);
         const char *color = mode_colors[results->modes[m]];
-        fprintf(stream, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
-                        "stroke-width=\"2.5\"/>\n", x, y - 6, x + 28, y - 6, color);
+        fprintf(stream,
+                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+                "stroke-width=\"2.5\"/>\n",
+                x, y - 6, x + 28, y - 6, color);
         write_marker(stream, results->modes[m], x + 14, y - 6, 5.5, color);
         fprintf(stream, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"17\" fill=\"#222\">%s</text>\n",
                 x + 36, y, name);
@@ -969,8 +1006,10 @@ static void write_header(FILE *stream, const SweepResults *results, double width
     snprintf(title, sizeof title, "%s%s%s", results->scenario, results->title[0] ? ": " : "",
              results->title);
     cut_to_fit(title, sizeof title, (width - 2 * SVG_MARGIN) / 14.5);
-    fprintf(stream, "<text x=\"%.1f\" y=\"40\" font-size=\"24\" font-weight=\"bold\" "
-                    "fill=\"#111\">", SVG_MARGIN);
+    fprintf(stream,
+            "<text x=\"%.1f\" y=\"40\" font-size=\"24\" font-weight=\"bold\" "
+            "fill=\"#111\">",
+            SVG_MARGIN);
     write_escaped(stream, title);
     fputs("</text>\n", stream);
     char line[SWEEP_OVERRIDE_LEN_MAX * 4];
@@ -995,8 +1034,8 @@ bool sweep_report_write_svg(FILE *stream, const SweepResults *results)
 {
     /* Small multiples: rows are metrics with a shared y scale, columns the values of the
      * second axis. One axis: the metric panels wrap into two or three columns. */
-    uint32_t panels = results->metric_count *
-                      (results->axis_count == 2 ? results->axes[1].count : 1);
+    uint32_t panels =
+        results->metric_count * (results->axis_count == 2 ? results->axes[1].count : 1);
     uint32_t columns = results->axis_count == 2 ? results->axes[1].count
                        : panels == 1            ? 1
                        : panels <= 4            ? 2
@@ -1006,9 +1045,10 @@ bool sweep_report_write_svg(FILE *stream, const SweepResults *results)
     double panel_height = rows == 1 ? (columns == 1 ? 592 : 460) : 330;
     double width = panel_width * columns + 2 * SVG_MARGIN;
     double height = SVG_HEADER_HEIGHT + panel_height * rows + SVG_MARGIN;
-    fprintf(stream, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-                    "viewBox=\"0 0 %.0f %.0f\" font-family=\"%s\">\n"
-                    "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
+    fprintf(stream,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+            "viewBox=\"0 0 %.0f %.0f\" font-family=\"%s\">\n"
+            "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
             width, height, width, height, SVG_FONT);
     write_header(stream, results, width);
     const SweepAxis *axis = &results->axes[0];

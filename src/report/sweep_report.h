@@ -48,9 +48,9 @@ typedef struct {
     uint32_t shard_index; /* 1-based; shard_count 1 is the whole sweep */
     uint32_t shard_count;
     /* Owned, sized by sweep_report_allocate: */
-    double *values;    /* [run][mode][metric] */
-    uint64_t *seeds;   /* [run]: the seed the run used */
-    bool *present;     /* [run]: values filled (by this shard, or merged) */
+    double *values;  /* [run][mode][metric] */
+    uint64_t *seeds; /* [run]: the seed the run used */
+    bool *present;   /* [run]: values filled (by this shard, or merged) */
 } SweepResults;
 
 /* Summary over the seeds of one (point, mode, metric). sd and ci95 are 0 with one seed;
@@ -106,7 +106,6 @@ bool sweep_report_write_svg(FILE *stream, const SweepResults *results);
  * and allocates; otherwise the header must describe the same sweep. Marks the shard's runs
  * present; a run already present is an error (the same shard given twice). False with
  * "LINE: reason" in error. */
-bool sweep_report_read_shard(FILE *stream, SweepResults *results, char *error,
-                             size_t error_size);
+bool sweep_report_read_shard(FILE *stream, SweepResults *results, char *error, size_t error_size);
 
 #endif

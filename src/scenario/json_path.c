@@ -5,13 +5,15 @@
 #include <stdio.h>
 #include <string.h>
 
-void json_path_init(JsonPath *path) {
+void json_path_init(JsonPath *path)
+{
     memcpy(path->text, "$", 2);
     path->length = 1;
     path->depth = 0;
 }
 
-static void append(JsonPath *path, const char *text, size_t n) {
+static void append(JsonPath *path, const char *text, size_t n)
+{
     if (path->length + n + 1 > JSON_PATH_TEXT_MAX) {
         if (path->length + 4 <= JSON_PATH_TEXT_MAX) {
             memcpy(path->text + path->length, "...", 4);
@@ -25,7 +27,8 @@ static void append(JsonPath *path, const char *text, size_t n) {
 }
 
 /* Saves the length to return to; false past JSON_PATH_DEPTH_MAX, where nothing is added. */
-static bool begin_push(JsonPath *path) {
+static bool begin_push(JsonPath *path)
+{
     if (path->depth < JSON_PATH_DEPTH_MAX) {
         path->saved_length[path->depth] = path->length;
     }
@@ -33,7 +36,8 @@ static bool begin_push(JsonPath *path) {
     return path->depth <= JSON_PATH_DEPTH_MAX;
 }
 
-void json_path_push_key(JsonPath *path, const char *key) {
+void json_path_push_key(JsonPath *path, const char *key)
+{
     if (!begin_push(path)) {
         return;
     }
@@ -58,7 +62,8 @@ void json_path_push_key(JsonPath *path, const char *key) {
     append(path, segment, n);
 }
 
-void json_path_push_index(JsonPath *path, size_t index) {
+void json_path_push_index(JsonPath *path, size_t index)
+{
     if (!begin_push(path)) {
         return;
     }
@@ -67,7 +72,8 @@ void json_path_push_index(JsonPath *path, size_t index) {
     append(path, segment, (size_t)n);
 }
 
-void json_path_pop(JsonPath *path) {
+void json_path_pop(JsonPath *path)
+{
     if (path->depth == 0) {
         return;
     }
@@ -78,7 +84,8 @@ void json_path_pop(JsonPath *path) {
     }
 }
 
-void json_path_render(const JsonPath *path, char *buffer, size_t size) {
+void json_path_render(const JsonPath *path, char *buffer, size_t size)
+{
     if (size == 0) {
         return;
     }

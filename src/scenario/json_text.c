@@ -16,32 +16,38 @@
 
 /* ------------------------------------------------------------------ characters */
 
-static bool is_digit(unsigned char c) {
+static bool is_digit(unsigned char c)
+{
     return c >= '0' && c <= '9';
 }
 
-static bool is_word_char(unsigned char c) {
+static bool is_word_char(unsigned char c)
+{
     return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
 
 /* The characters a bad number token runs over ("0x1F", "1.2.3", "-Infinity"), so the whole
  * token is quoted rather than its first character. */
-static bool is_number_token_char(unsigned char c) {
+static bool is_number_token_char(unsigned char c)
+{
     return is_word_char(c) || c == '+' || c == '-' || c == '.';
 }
 
 /* The characters cJSON itself reads as part of a number. */
-static bool is_number_char(unsigned char c) {
+static bool is_number_char(unsigned char c)
+{
     return is_digit(c) || c == '+' || c == '-' || c == '.' || c == 'e' || c == 'E';
 }
 
-static bool is_whitespace(unsigned char c) {
+static bool is_whitespace(unsigned char c)
+{
     return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
 /* Length of the valid UTF-8 sequence at s, or 0 when it is invalid (overlong forms,
  * surrogates and code points past U+10FFFF included). */
-static size_t utf8_sequence_length(const unsigned char *s, size_t available) {
+static size_t utf8_sequence_length(const unsigned char *s, size_t available)
+{
     size_t need = 0;
     if (s[0] < 0x80) {
         return 1;
@@ -71,8 +77,8 @@ static size_t utf8_sequence_length(const unsigned char *s, size_t available) {
 
 /* ------------------------------------------------------------------ positions */
 
-void json_text_position(const char *text, size_t offset, unsigned long *line,
-                        unsigned long *column) {
+void json_text_position(const char *text, size_t offset, unsigned long *line, unsigned long *column)
+{
     unsigned long line_number = 1;
     unsigned long column_number = 1;
     for (size_t i = 0; i < offset; i++) {
@@ -115,7 +121,8 @@ typedef struct {
 static bool scan_error(Scanner *s, size_t offset, const char *format, ...)
     __attribute__((format(printf, 3, 4)));
 
-static bool scan_error(Scanner *s, size_t offset, const char *format, ...) {
+static bool scan_error(Scanner *s, size_t offset, const char *format, ...)
+{
     char detail[128];
     va_list arguments;
     va_start(arguments, format);
@@ -131,7 +138,8 @@ static bool scan_error(Scanner *s, size_t offset, const char *format, ...) {
 
 /* What stands at offset, for "got X": "end of file", "'}'", "'True'", "control character
  * U+0009". A word is quoted whole, up to 16 characters. */
-static void describe(const Scanner *s, size_t offset, char *buffer, size_t size) {
+static void describe(const Scanner *s, size_t offset, char *buffer, size_t size)
+{
     if (offset >= s->length) {
         snprintf(buffer, size, "end of file");
         return;
@@ -161,19 +169,22 @@ static void describe(const Scanner *s, size_t offset, char *buffer, size_t size)
     snprintf(buffer, size, "'%.*s%s'", (int)n, (const char *)at, longer ? "..." : "");
 }
 
-static void skip_whitespace(Scanner *s) {
+static void skip_whitespace(Scanner *s)
+{
     while (s->offset < s->length && is_whitespace(s->text[s->offset])) {
         s->offset++;
     }
 }
 
-static int peek(const Scanner *s) {
+static int peek(const Scanner *s)
+{
     return s->offset < s->length ? s->text[s->offset] : -1;
 }
 
 /* ------------------------------------------------------------------ strings */
 
-static bool read_hex4(const Scanner *s, size_t offset, unsigned *code) {
+static bool read_hex4(const Scanner *s, size_t offset, unsigned *code)
+{
     unsigned value = 0;
     if (offset + 4 > s->length) {
         return false;
@@ -198,7 +209,8 @@ static bool read_hex4(const Scanner *s, size_t offset, unsigned *code) {
 
 /* A \u escape at s->offset. NUL is refused because every name is a C string; a lone
  * surrogate because it is not a character (cJSON refuses it too). */
-static bool scan_unicode_escape(Scanner *s) {
+static bool scan_unicode_escape(Scanner *s)
+{
     size_t at = s->offset;
     unsigned code = 0;
     if (!read_hex4(s, at + 2, &code)) {
@@ -223,7 +235,8 @@ static bool scan_unicode_escape(Scanner *s) {
     return true;
 }
 
-static bool scan_escape(Scanner *s, size_t start) {
+static bool scan_escape(Scanner *s, size_t start)
+{
     size_t at = s->offset;
     if (at + 1 >= s->length) {
         return scan_error(s, start, "unterminated string");
@@ -242,7 +255,8 @@ static bool scan_escape(Scanner *s, size_t start) {
     return scan_error(s, at, "invalid escape in string");
 }
 
-static bool scan_string(Scanner *s) {
+static bool scan_string(Scanner *s)
+{
     size_t start = s->offset;
     s->offset++;
     while (s->offset < s->length) {
@@ -271,7 +285,8 @@ static bool scan_string(Scanner *s) {
 /* ------------------------------------------------------------------ numbers and literals */
 
 /* RFC 8259: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
-static bool number_grammar(const unsigned char *p, size_t n) {
+static bool number_grammar(const unsigned char *p, size_t n)
+{
     size_t i = 0;
     if (i < n && p[i] == '-') {
         i++;
@@ -310,7 +325,8 @@ static bool number_grammar(const unsigned char *p, size_t n) {
     return i == n;
 }
 
-static bool scan_number(Scanner *s) {
+static bool scan_number(Scanner *s)
+{
     size_t start = s->offset;
     size_t end = start;
     while (end < s->length && is_number_token_char(s->text[end])) {
@@ -329,7 +345,8 @@ static bool scan_number(Scanner *s) {
     return true;
 }
 
-static bool scan_literal(Scanner *s) {
+static bool scan_literal(Scanner *s)
+{
     static const char *const literals[] = {"true", "false", "null"};
     size_t end = s->offset;
     while (end < s->length && is_word_char(s->text[end])) {
@@ -349,7 +366,8 @@ static bool scan_literal(Scanner *s) {
 
 /* ------------------------------------------------------------------ structure */
 
-static bool scan_open(Scanner *s, ScanState *state) {
+static bool scan_open(Scanner *s, ScanState *state)
+{
     if (s->depth == JSON_TEXT_DEPTH_MAX) {
         unsigned long line = 0;
         unsigned long column = 0;
@@ -368,7 +386,8 @@ static bool scan_open(Scanner *s, ScanState *state) {
     return true;
 }
 
-static bool scan_value(Scanner *s, ScanState *state) {
+static bool scan_value(Scanner *s, ScanState *state)
+{
     int c = peek(s);
     *state = STATE_AFTER_VALUE;
     if (c == '{' || c == '[') {
@@ -388,7 +407,8 @@ static bool scan_value(Scanner *s, ScanState *state) {
     return scan_error(s, s->offset, "expected value, got %s", got);
 }
 
-static bool scan_key(Scanner *s, ScanState *state) {
+static bool scan_key(Scanner *s, ScanState *state)
+{
     char got[64];
     if (peek(s) == '}') {
         if (*state == STATE_OBJECT_NEXT) {
@@ -417,7 +437,8 @@ static bool scan_key(Scanner *s, ScanState *state) {
     return true;
 }
 
-static bool scan_array_item(Scanner *s, ScanState *state) {
+static bool scan_array_item(Scanner *s, ScanState *state)
+{
     if (peek(s) == ']') {
         if (*state == STATE_ARRAY_NEXT) {
             return scan_error(s, s->comma, "trailing comma before ']'");
@@ -430,7 +451,8 @@ static bool scan_array_item(Scanner *s, ScanState *state) {
     return scan_value(s, state);
 }
 
-static bool scan_after_value(Scanner *s, ScanState *state, bool *done) {
+static bool scan_after_value(Scanner *s, ScanState *state, bool *done)
+{
     char got[64];
     describe(s, s->offset, got, sizeof got);
     if (s->depth == 0) {
@@ -465,7 +487,8 @@ static bool scan_after_value(Scanner *s, ScanState *state, bool *done) {
                       close, open, line, column);
 }
 
-static bool scan_document(Scanner *s) {
+static bool scan_document(Scanner *s)
+{
     ScanState state = STATE_VALUE;
     bool done = false;
     while (!done) {
@@ -497,7 +520,8 @@ static bool scan_document(Scanner *s) {
 /* ------------------------------------------------------------------ whole-text checks */
 
 static bool check_not_empty(const unsigned char *text, size_t length, char *message,
-                            size_t message_size) {
+                            size_t message_size)
+{
     if (length == 0) {
         snprintf(message, message_size, "empty file");
         return false;
@@ -511,8 +535,8 @@ static bool check_not_empty(const unsigned char *text, size_t length, char *mess
     return false;
 }
 
-static bool check_utf8(const unsigned char *text, size_t length, char *message,
-                       size_t message_size) {
+static bool check_utf8(const unsigned char *text, size_t length, char *message, size_t message_size)
+{
     size_t i = 0;
     while (i < length) {
         size_t n = utf8_sequence_length(text + i, length - i);
@@ -528,7 +552,8 @@ static bool check_utf8(const unsigned char *text, size_t length, char *message,
     return true;
 }
 
-bool json_text_is_utf8(const char *text, size_t length) {
+bool json_text_is_utf8(const char *text, size_t length)
+{
     const unsigned char *bytes = (const unsigned char *)text;
     for (size_t i = 0, n = 0; i < length; i += n) {
         n = utf8_sequence_length(bytes + i, length - i);
@@ -541,7 +566,8 @@ bool json_text_is_utf8(const char *text, size_t length) {
 
 /* ------------------------------------------------------------------ number source texts */
 
-static size_t skip_string(const char *text, size_t length, size_t at) {
+static size_t skip_string(const char *text, size_t length, size_t at)
+{
     at++;
     while (at < length && text[at] != '"') {
         at += text[at] == '\\' ? 2 : 1;
@@ -551,7 +577,8 @@ static size_t skip_string(const char *text, size_t length, size_t at) {
 
 /* Walks the tree in document order and the text in step with it: the n-th number node is
  * the n-th number token outside strings, since the scanner accepted the text. */
-static void attach_number_texts(cJSON *item, const char *text, size_t length, size_t *cursor) {
+static void attach_number_texts(cJSON *item, const char *text, size_t length, size_t *cursor)
+{
     for (; item != NULL; item = item->next) {
         if (cJSON_IsNumber(item)) {
             size_t at = *cursor;
@@ -576,13 +603,15 @@ static void attach_number_texts(cJSON *item, const char *text, size_t length, si
     }
 }
 
-const char *json_text_number(const cJSON *item) {
+const char *json_text_number(const cJSON *item)
+{
     return cJSON_IsNumber(item) ? item->valuestring : NULL;
 }
 
 /* ------------------------------------------------------------------ parse */
 
-cJSON *json_text_parse(const char *text, size_t length, char *message, size_t message_size) {
+cJSON *json_text_parse(const char *text, size_t length, char *message, size_t message_size)
+{
     const unsigned char *bytes = (const unsigned char *)text;
     if (length >= 3 && memcmp(bytes, "\xEF\xBB\xBF", 3) == 0) {
         bytes += 3; /* a byte-order mark is allowed and is not column 1 */

@@ -26,12 +26,7 @@
 
 /* ------------------------------------------------------------------ modes */
 
-typedef enum {
-    MODE_AT_MOST_ONCE,
-    MODE_AT_LEAST_ONCE,
-    MODE_IDEMPOTENT,
-    MODE_COUNT
-} Mode;
+typedef enum { MODE_AT_MOST_ONCE, MODE_AT_LEAST_ONCE, MODE_IDEMPOTENT, MODE_COUNT } Mode;
 
 /* ------------------------------------------------------------------ distributions */
 
@@ -80,28 +75,28 @@ typedef enum { TARGET_SERVER, TARGET_BROKER } ClientTarget;
 
 typedef struct {
     OperationKind kind;
-    int64_t amount;           /* minor units; debit only */
-    int64_t order_base;       /* business id of the first operation; ops count up from it */
+    int64_t amount;     /* minor units; debit only */
+    int64_t order_base; /* business id of the first operation; ops count up from it */
 } OperationSpec;
 
 typedef struct {
     uint32_t ops;             /* operations per client */
     Distribution interval_ms; /* think time (closed) or inter-arrival time (open) */
     WorkloadLoop loop;
-    double start_ms;          /* first operation no earlier than this */
-    uint32_t at_count;        /* > 0: scripted start times replace ops/interval */
+    double start_ms;   /* first operation no earlier than this */
+    uint32_t at_count; /* > 0: scripted start times replace ops/interval */
     double at_ms[SCRIPTED_AT_MAX];
 } WorkloadSpec;
 
 typedef struct {
     double timeout_ms;
-    uint32_t max_attempts;    /* 1 = never retry */
+    uint32_t max_attempts; /* 1 = never retry */
     double base_ms;
-    double factor;            /* 1.0 = constant backoff */
+    double factor; /* 1.0 = constant backoff */
     double max_ms;
     Jitter jitter;
     LateResponse late_response;
-    bool on_timeout;          /* which answers are retried; 4xx other than 409 never */
+    bool on_timeout; /* which answers are retried; 4xx other than 409 never */
     bool on_5xx;
     bool on_409;
     double conflict_delay_ms; /* wait after a 409 before retrying */
@@ -120,7 +115,7 @@ typedef struct {
 typedef struct {
     char id[NAME_LEN_MAX];
     uint32_t count;
-    uint32_t account;         /* index into Scenario.accounts */
+    uint32_t account; /* index into Scenario.accounts */
     ClientTarget target;
     OperationSpec operation;
     WorkloadSpec workload;
@@ -128,7 +123,7 @@ typedef struct {
     KeyStrategy key;
     DoubleClickSpec double_click;
     OfflineSpec offline;
-    double key_reuse;         /* chance an operation reuses the previous one's key (an app bug) */
+    double key_reuse; /* chance an operation reuses the previous one's key (an app bug) */
 } ClientGroupSpec;
 
 /* ------------------------------------------------------------------ network */
@@ -137,8 +132,8 @@ typedef enum { LOSS_BERNOULLI, LOSS_GILBERT_ELLIOTT } LossModel;
 
 typedef struct {
     LossModel model;
-    double probability;       /* Bernoulli */
-    double p, r, h, k;        /* Gilbert–Elliott: good->bad, bad->good, delivery in bad, in good */
+    double probability; /* Bernoulli */
+    double p, r, h, k;  /* Gilbert–Elliott: good->bad, bad->good, delivery in bad, in good */
 } LossSpec;
 
 typedef struct {
@@ -151,7 +146,7 @@ typedef struct {
 typedef struct {
     char source[NAME_LEN_MAX];
     char target[NAME_LEN_MAX];
-    LinkSpec spec;            /* the network default with this link's fields applied */
+    LinkSpec spec; /* the network default with this link's fields applied */
 } LinkOverride;
 
 typedef struct {
@@ -178,51 +173,51 @@ typedef enum { PROFILE_IETF, PROFILE_STRIPE, PROFILE_BRANDUR } StoreProfile;
 typedef enum {
     CRASH_NONE,
     CRASH_BEFORE_EFFECT,
-    CRASH_AFTER_EFFECT,      /* after the charge, before recording "completed" */
+    CRASH_AFTER_EFFECT, /* after the charge, before recording "completed" */
     CRASH_AFTER_COMPLETION
 } CrashPoint;
 
 typedef struct {
     ReservePolicy reserve;
-    double race_window_ms;    /* check-then-insert: time between check and insert */
-    double ttl_ms;            /* 0: keys never expire */
+    double race_window_ms; /* check-then-insert: time between check and insert */
+    double ttl_ms;         /* 0: keys never expire */
     TtlStart ttl_from;
     double cleanup_interval_ms; /* 0: expired rows are never swept */
     bool fingerprint;
-    int on_in_progress;       /* 409 or 202 */
+    int on_in_progress; /* 409 or 202 */
     FailurePolicy on_failure;
-    bool durable;             /* survives a server crash */
+    bool durable; /* survives a server crash */
     StoreProfile profile;
-    bool required;            /* 400 when a request has no key */
-    double lock_timeout_ms;   /* a processing row older than this may be taken over; 0: never */
-    KeyStrategy key;          /* consumers only: message-id or business-hash */
+    bool required;          /* 400 when a request has no key */
+    double lock_timeout_ms; /* a processing row older than this may be taken over; 0: never */
+    KeyStrategy key;        /* consumers only: message-id or business-hash */
 } IdempotencySpec;
 
 typedef struct {
     CrashPoint point;
-    double prob;              /* chance per execution */
+    double prob; /* chance per execution */
     double restart_ms;
-    uint32_t max_crashes;     /* 0: no limit */
+    uint32_t max_crashes; /* 0: no limit */
 } CrashSpec;
 
 typedef struct {
-    uint32_t workers;         /* 0: unbounded concurrency */
+    uint32_t workers; /* 0: unbounded concurrency */
     Distribution service_ms;
     IdempotencySpec idempotency;
     CrashSpec crash;
     double fail_before_effect; /* chance a handler run fails (500) before its side effect */
     double fail_after_effect;  /* chance it fails (500) after its side effect: a partial failure */
-    bool delete_always_204;   /* DELETE answers 204 even when nothing was there */
+    bool delete_always_204;    /* DELETE answers 204 even when nothing was there */
     bool outbox;
-    bool use_gateway;         /* debit charges through the gateway */
-    bool publish_receipts;    /* each charge publishes a "send receipt email" event */
+    bool use_gateway;      /* debit charges through the gateway */
+    bool publish_receipts; /* each charge publishes a "send receipt email" event */
 } ServerSpec;
 
 typedef struct {
     Distribution latency_ms;
     double fail;
-    double timeout;           /* the charge may have happened; the server is not told */
-    double timeout_ms;        /* how long the server waits before giving up on the gateway */
+    double timeout;    /* the charge may have happened; the server is not told */
+    double timeout_ms; /* how long the server waits before giving up on the gateway */
     bool honours_key;
 } GatewaySpec;
 
@@ -233,7 +228,7 @@ typedef enum { LATE_ACK_IGNORE, LATE_ACK_ACCEPT } LateAck;
 typedef struct {
     uint32_t workers;
     Distribution service_ms;
-    double load_per_inflight;  /* service time multiplier grows by this per message in flight */
+    double load_per_inflight; /* service time multiplier grows by this per message in flight */
     double load_per_queued;
     IdempotencySpec idempotency;
     CrashSpec crash;
@@ -241,11 +236,11 @@ typedef struct {
 
 typedef struct {
     double ack_timeout_ms;
-    uint32_t max_deliveries;  /* 0: unlimited */
+    uint32_t max_deliveries; /* 0: unlimited */
     bool dead_letter;
     uint32_t prefetch;
     LateAck late_ack;
-    double dedup_window_ms;   /* 0: no publisher dedup */
+    double dedup_window_ms; /* 0: no publisher dedup */
     double redelivery_delay_ms;
     ConsumerSpec consumers;
 } BrokerSpec;
@@ -263,7 +258,7 @@ typedef struct {
 
 typedef struct {
     char id[NAME_LEN_MAX];
-    int64_t balance;          /* minor units */
+    int64_t balance; /* minor units */
 } AccountSpec;
 
 typedef struct {
@@ -271,7 +266,7 @@ typedef struct {
     char title[TITLE_LEN_MAX];
     char description[DESCRIPTION_LEN_MAX];
     uint64_t seed;
-    double duration_ms;       /* no operation starts after this */
+    double duration_ms; /* no operation starts after this */
     uint32_t mode_count;
     Mode modes[MODES_MAX];
     uint32_t account_count;
@@ -298,7 +293,7 @@ typedef struct {
 
 typedef struct {
     uint32_t count;
-    bool truncated;               /* more than LOAD_ERRORS_MAX were found */
+    bool truncated; /* more than LOAD_ERRORS_MAX were found */
     LoadError items[LOAD_ERRORS_MAX];
 } LoadErrors;
 
@@ -322,15 +317,14 @@ extern const char *const scenario_metric_names[];
 extern const unsigned scenario_metric_count;
 
 /* Bounds every loaded scenario satisfies, so converting a value cannot overflow. */
-#define SCENARIO_MS_MAX 1e12                     /* any time or duration in ms (~31.7 years) */
-#define SCENARIO_INTEGER_MAX 9007199254740992.0  /* 2^53, the integers JSON numbers hold */
+#define SCENARIO_MS_MAX 1e12                    /* any time or duration in ms (~31.7 years) */
+#define SCENARIO_INTEGER_MAX 9007199254740992.0 /* 2^53, the integers JSON numbers hold */
 
 /* ------------------------------------------------------------------ error lines */
 
 /* "FILE: PATH: MESSAGE", or "FILE: MESSAGE" when the path is empty; file_path NULL or ""
  * leaves out "FILE: ". Returns what snprintf returns. */
-int scenario_format_error(char *buffer, size_t size, const char *file_path,
-                          const LoadError *error);
+int scenario_format_error(char *buffer, size_t size, const char *file_path, const LoadError *error);
 /* One line per error, and "FILE: ... and more errors (only the first 64 are shown)" when
  * errors->truncated. */
 void scenario_print_errors(FILE *stream, const char *file_path, const LoadErrors *errors);

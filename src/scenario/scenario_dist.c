@@ -10,7 +10,8 @@
 /* ------------------------------------------------------------------ rules across parameters */
 
 static void check_at_least(SchemaReader *reader, const char *key, double value,
-                           const char *other_key, double other) {
+                           const char *other_key, double other)
+{
     if (value >= other) {
         return;
     }
@@ -21,7 +22,8 @@ static void check_at_least(SchemaReader *reader, const char *key, double value,
     schema_error_at(reader, key, "expected number >= %s (%s), got %s", other_key, bound, got);
 }
 
-static void check_uniform(SchemaReader *reader, const cJSON *object, void *base, bool clean) {
+static void check_uniform(SchemaReader *reader, const cJSON *object, void *base, bool clean)
+{
     (void)object;
     const Distribution *dist = base;
     if (clean) {
@@ -29,7 +31,8 @@ static void check_uniform(SchemaReader *reader, const cJSON *object, void *base,
     }
 }
 
-static void check_lognormal(SchemaReader *reader, const cJSON *object, void *base, bool clean) {
+static void check_lognormal(SchemaReader *reader, const cJSON *object, void *base, bool clean)
+{
     (void)object;
     const Distribution *dist = base;
     if (clean) {
@@ -117,7 +120,8 @@ static const SchemaObject *const variants[] = {
 
 /* ------------------------------------------------------------------ reading */
 
-void scenario_dist_read(SchemaReader *reader, const cJSON *item, void *target) {
+void scenario_dist_read(SchemaReader *reader, const cJSON *item, void *target)
+{
     Distribution *dist = target;
     if (cJSON_IsNumber(item)) {
         double value = 0;

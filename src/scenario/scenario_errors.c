@@ -4,7 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-void scenario_errors_trim_utf8(char *text) {
+void scenario_errors_trim_utf8(char *text)
+{
     size_t n = strlen(text);
     size_t start = n;
     while (start > 0 && ((unsigned char)text[start - 1] & 0xC0) == 0x80) {
@@ -21,7 +22,8 @@ void scenario_errors_trim_utf8(char *text) {
 }
 
 /* Every error is one printable line, whatever bytes the input (or a --set argument) had. */
-static void replace_control_characters(char *text) {
+static void replace_control_characters(char *text)
+{
     for (; *text != '\0'; text++) {
         if ((unsigned char)*text < 0x20 || *text == 0x7F) {
             *text = '?';
@@ -29,13 +31,15 @@ static void replace_control_characters(char *text) {
     }
 }
 
-void scenario_errors_clear(LoadErrors *errors) {
+void scenario_errors_clear(LoadErrors *errors)
+{
     errors->count = 0;
     errors->truncated = false;
 }
 
 void scenario_errors_addv(LoadErrors *errors, const char *path, const char *format,
-                          va_list arguments) {
+                          va_list arguments)
+{
     if (errors->count == LOAD_ERRORS_MAX) {
         errors->truncated = true;
         return;
@@ -51,14 +55,16 @@ void scenario_errors_addv(LoadErrors *errors, const char *path, const char *form
     replace_control_characters(error->message);
 }
 
-void scenario_errors_add(LoadErrors *errors, const char *path, const char *format, ...) {
+void scenario_errors_add(LoadErrors *errors, const char *path, const char *format, ...)
+{
     va_list arguments;
     va_start(arguments, format);
     scenario_errors_addv(errors, path, format, arguments);
     va_end(arguments);
 }
 
-const char *scenario_errors_quote(char *buffer, size_t size, const char *value) {
+const char *scenario_errors_quote(char *buffer, size_t size, const char *value)
+{
     if (size < 6) {
         buffer[0] = '\0';
         return buffer;
@@ -85,8 +91,8 @@ const char *scenario_errors_quote(char *buffer, size_t size, const char *value) 
 
 /* ------------------------------------------------------------------ the printed lines */
 
-int scenario_format_error(char *buffer, size_t size, const char *file_path,
-                          const LoadError *error) {
+int scenario_format_error(char *buffer, size_t size, const char *file_path, const LoadError *error)
+{
     const char *file = file_path != NULL ? file_path : "";
     const char *file_separator = file[0] != '\0' ? ": " : "";
     const char *path_separator = error->path[0] != '\0' ? ": " : "";
@@ -94,7 +100,8 @@ int scenario_format_error(char *buffer, size_t size, const char *file_path,
                     error->message);
 }
 
-void scenario_print_errors(FILE *stream, const char *file_path, const LoadErrors *errors) {
+void scenario_print_errors(FILE *stream, const char *file_path, const LoadErrors *errors)
+{
     const char *file = file_path != NULL ? file_path : "";
     const char *file_separator = file[0] != '\0' ? ": " : "";
     for (uint32_t i = 0; i < errors->count && i < LOAD_ERRORS_MAX; i++) {

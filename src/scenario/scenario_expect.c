@@ -15,7 +15,8 @@
 
 /* ------------------------------------------------------------------ one expectation */
 
-static void check_expectation(SchemaReader *reader, const cJSON *object, void *base, bool clean) {
+static void check_expectation(SchemaReader *reader, const cJSON *object, void *base, bool clean)
+{
     const Expectation *expectation = base;
     if (!clean) {
         return;
@@ -38,7 +39,8 @@ static const SchemaField expectation_fields[] = {
 const SchemaObject scenario_expect_schema = {
     .name = "expect.MODE.METRIC", SCHEMA_FIELDS(expectation_fields), .check = check_expectation};
 
-static void read_expectation(SchemaReader *reader, const cJSON *item, Expectation *expectation) {
+static void read_expectation(SchemaReader *reader, const cJSON *item, Expectation *expectation)
+{
     expectation->min = -INFINITY; /* an absent bound does not bound */
     expectation->max = INFINITY;
     if (cJSON_IsNumber(item)) {
@@ -58,7 +60,8 @@ static void read_expectation(SchemaReader *reader, const cJSON *item, Expectatio
 
 /* ------------------------------------------------------------------ one mode */
 
-static int metric_index(const char *name) {
+static int metric_index(const char *name)
+{
     for (unsigned i = 0; i < scenario_metric_count && i < METRICS_MAX; i++) {
         if (strcmp(scenario_metric_names[i], name) == 0) {
             return (int)i;
@@ -67,7 +70,8 @@ static int metric_index(const char *name) {
     return -1;
 }
 
-static void unknown_metric(SchemaReader *reader, const char *name) {
+static void unknown_metric(SchemaReader *reader, const char *name)
+{
     char quoted[SCENARIO_QUOTE_LEN_MAX + 8];
     scenario_errors_quote(quoted, sizeof quoted, name);
     NameSuggestion suggestion;
@@ -82,7 +86,8 @@ static void unknown_metric(SchemaReader *reader, const char *name) {
     }
 }
 
-static void read_mode_block(ScenarioReader *scenario_reader, const cJSON *block, Mode mode) {
+static void read_mode_block(ScenarioReader *scenario_reader, const cJSON *block, Mode mode)
+{
     SchemaReader *reader = &scenario_reader->reader;
     Scenario *scenario = scenario_reader->scenario;
     if (!schema_expect(reader, block, cJSON_Object, "object")) {
@@ -116,7 +121,8 @@ static void read_mode_block(ScenarioReader *scenario_reader, const cJSON *block,
 
 /* ------------------------------------------------------------------ all modes */
 
-static bool mode_is_run(const Scenario *scenario, Mode mode) {
+static bool mode_is_run(const Scenario *scenario, Mode mode)
+{
     for (uint32_t i = 0; i < scenario->mode_count; i++) {
         if (scenario->modes[i] == mode) {
             return true;
@@ -125,7 +131,8 @@ static bool mode_is_run(const Scenario *scenario, Mode mode) {
     return false;
 }
 
-static void check_expectation_count(SchemaReader *reader, const cJSON *expect) {
+static void check_expectation_count(SchemaReader *reader, const cJSON *expect)
+{
     unsigned long total = 0;
     for (const cJSON *block = expect->child; block != NULL; block = block->next) {
         for (const cJSON *item = cJSON_IsObject(block) ? block->child : NULL; item != NULL;
@@ -139,7 +146,8 @@ static void check_expectation_count(SchemaReader *reader, const cJSON *expect) {
     }
 }
 
-static void report_mode_not_run(SchemaReader *reader, const Scenario *scenario, Mode mode) {
+static void report_mode_not_run(SchemaReader *reader, const Scenario *scenario, Mode mode)
+{
     char modes[80] = "";
     size_t used = 0;
     for (uint32_t i = 0; i < scenario->mode_count && used < sizeof modes; i++) {
@@ -151,7 +159,8 @@ static void report_mode_not_run(SchemaReader *reader, const Scenario *scenario, 
                  modes);
 }
 
-static void unknown_mode(SchemaReader *reader, const char *name) {
+static void unknown_mode(SchemaReader *reader, const char *name)
+{
     char quoted[SCENARIO_QUOTE_LEN_MAX + 8];
     char names[80];
     NameSuggestion suggestion;
@@ -166,7 +175,8 @@ static void unknown_mode(SchemaReader *reader, const char *name) {
     }
 }
 
-void scenario_expect_read(SchemaReader *reader, const cJSON *item, void *target) {
+void scenario_expect_read(SchemaReader *reader, const cJSON *item, void *target)
+{
     ScenarioReader *scenario_reader = (ScenarioReader *)reader;
     const Scenario *scenario = target;
     if (!schema_expect(reader, item, cJSON_Object, "object")) {

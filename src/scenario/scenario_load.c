@@ -19,13 +19,15 @@
 
 /* ------------------------------------------------------------------ the file */
 
-static void too_large(LoadErrors *errors) {
+static void too_large(LoadErrors *errors)
+{
     scenario_errors_add(errors, "", "file too large: expected at most %zu bytes",
                         SCENARIO_TEXT_LEN_MAX);
 }
 
 /* Reads the whole file into *text (malloc'd, for the caller to free). */
-static bool read_file(const char *file_path, char **text, size_t *length, LoadErrors *errors) {
+static bool read_file(const char *file_path, char **text, size_t *length, LoadErrors *errors)
+{
     FILE *file = fopen(file_path, "rb");
     if (file == NULL) {
         scenario_errors_add(errors, "", "cannot read file: %s", strerror(errno));
@@ -68,7 +70,8 @@ static bool read_file(const char *file_path, char **text, size_t *length, LoadEr
 }
 
 /* The file's name without directories and ".json": "scenarios/01_pay.json" -> "01_pay". */
-static void name_from_path(const char *file_path, char name[NAME_LEN_MAX]) {
+static void name_from_path(const char *file_path, char name[NAME_LEN_MAX])
+{
     const char *base = strrchr(file_path, '/');
     base = base != NULL ? base + 1 : file_path;
     size_t length = strlen(base);
@@ -86,7 +89,8 @@ static void name_from_path(const char *file_path, char name[NAME_LEN_MAX]) {
 /* ------------------------------------------------------------------ the stages */
 
 static bool load(const char *text, size_t length, const char *name, const char *const *overrides,
-                 uint32_t override_count, Scenario *scenario, LoadErrors *errors) {
+                 uint32_t override_count, Scenario *scenario, LoadErrors *errors)
+{
     if (length > SCENARIO_TEXT_LEN_MAX) {
         too_large(errors);
         return false;
@@ -109,7 +113,8 @@ static bool load(const char *text, size_t length, const char *name, const char *
 }
 
 bool scenario_load_file(const char *file_path, const char *const *overrides,
-                        uint32_t override_count, Scenario *scenario, LoadErrors *errors) {
+                        uint32_t override_count, Scenario *scenario, LoadErrors *errors)
+{
     scenario_errors_clear(errors);
     char *text = NULL;
     size_t length = 0;
@@ -127,7 +132,8 @@ bool scenario_load_file(const char *file_path, const char *const *overrides,
 }
 
 bool scenario_load_text(const char *text, size_t length, const char *const *overrides,
-                        uint32_t override_count, Scenario *scenario, LoadErrors *errors) {
+                        uint32_t override_count, Scenario *scenario, LoadErrors *errors)
+{
     scenario_errors_clear(errors);
     if (text == NULL) {
         text = "";

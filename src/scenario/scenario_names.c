@@ -7,7 +7,9 @@
 #include "scenario.h"
 
 #define TABLE(entries)                                                                             \
-    { entries, (unsigned)(sizeof entries / sizeof entries[0]) }
+    {                                                                                              \
+        entries, (unsigned)(sizeof entries / sizeof entries[0])                                    \
+    }
 
 /* ------------------------------------------------------------------ tables */
 
@@ -164,7 +166,8 @@ const unsigned scenario_metric_count =
 
 /* ------------------------------------------------------------------ lookups */
 
-bool scenario_names_find(const NameTable *table, const char *name, int *value) {
+bool scenario_names_find(const NameTable *table, const char *name, int *value)
+{
     for (unsigned i = 0; i < table->count; i++) {
         if (strcmp(table->entries[i].name, name) == 0) {
             *value = table->entries[i].value;
@@ -174,7 +177,8 @@ bool scenario_names_find(const NameTable *table, const char *name, int *value) {
     return false;
 }
 
-const char *scenario_names_of(const NameTable *table, int value) {
+const char *scenario_names_of(const NameTable *table, int value)
+{
     for (unsigned i = 0; i < table->count; i++) {
         if (table->entries[i].value == value) {
             return table->entries[i].name;
@@ -183,7 +187,8 @@ const char *scenario_names_of(const NameTable *table, int value) {
     return NULL;
 }
 
-void scenario_names_list(const NameTable *table, char *buffer, size_t size) {
+void scenario_names_list(const NameTable *table, char *buffer, size_t size)
+{
     size_t used = 0;
     buffer[0] = '\0';
     for (unsigned i = 0; i < table->count && used < size; i++) {
@@ -195,16 +200,19 @@ void scenario_names_list(const NameTable *table, char *buffer, size_t size) {
 
 /* ------------------------------------------------------------------ scenario.h names */
 
-static const char *name_or_unknown(const NameTable *table, int value) {
+static const char *name_or_unknown(const NameTable *table, int value)
+{
     const char *name = scenario_names_of(table, value);
     return name != NULL ? name : "unknown";
 }
 
-const char *mode_name(Mode mode) {
+const char *mode_name(Mode mode)
+{
     return name_or_unknown(&scenario_names_mode, (int)mode);
 }
 
-bool mode_from_name(const char *name, Mode *mode) {
+bool mode_from_name(const char *name, Mode *mode)
+{
     int value = 0;
     if (name == NULL || !scenario_names_find(&scenario_names_mode, name, &value)) {
         return false;
@@ -213,15 +221,18 @@ bool mode_from_name(const char *name, Mode *mode) {
     return true;
 }
 
-const char *operation_kind_name(OperationKind kind) {
+const char *operation_kind_name(OperationKind kind)
+{
     return name_or_unknown(&scenario_names_operation_kind, (int)kind);
 }
 
-const char *key_strategy_name(KeyStrategy key) {
+const char *key_strategy_name(KeyStrategy key)
+{
     return name_or_unknown(&scenario_names_key_strategy, (int)key);
 }
 
-const char *store_profile_name(StoreProfile profile) {
+const char *store_profile_name(StoreProfile profile)
+{
     return name_or_unknown(&scenario_names_store_profile, (int)profile);
 }
 
@@ -233,7 +244,8 @@ const char *store_profile_name(StoreProfile profile) {
 
 /* Optimal string alignment distance: insertions, deletions, substitutions and swaps of two
  * neighbours, which is how keys get mistyped ("tiemout"). Three rows, no allocation. */
-static unsigned edit_distance(const char *a, size_t n, const char *b, size_t m) {
+static unsigned edit_distance(const char *a, size_t n, const char *b, size_t m)
+{
     unsigned rows[3][SUGGEST_LEN_MAX + 1];
     unsigned *before = rows[0];
     unsigned *previous = rows[1];
@@ -266,7 +278,8 @@ static unsigned edit_distance(const char *a, size_t n, const char *b, size_t m) 
     return previous[m];
 }
 
-static unsigned suggestion_score(const char *typed, const char *candidate) {
+static unsigned suggestion_score(const char *typed, const char *candidate)
+{
     size_t n = strlen(typed);
     size_t m = strlen(candidate);
     if (n > SUGGEST_LEN_MAX || m > SUGGEST_LEN_MAX) {
@@ -283,13 +296,15 @@ static unsigned suggestion_score(const char *typed, const char *candidate) {
     return typed_is_prefix || candidate_is_prefix ? SCORE_PREFIX : SCORE_NONE;
 }
 
-void scenario_names_suggest_init(NameSuggestion *suggestion, const char *typed) {
+void scenario_names_suggest_init(NameSuggestion *suggestion, const char *typed)
+{
     suggestion->typed = typed;
     suggestion->best = NULL;
     suggestion->best_score = SCORE_NONE;
 }
 
-void scenario_names_suggest_consider(NameSuggestion *suggestion, const char *candidate) {
+void scenario_names_suggest_consider(NameSuggestion *suggestion, const char *candidate)
+{
     unsigned score = suggestion_score(suggestion->typed, candidate);
     if (score < suggestion->best_score) {
         suggestion->best = candidate;
@@ -297,7 +312,8 @@ void scenario_names_suggest_consider(NameSuggestion *suggestion, const char *can
     }
 }
 
-void scenario_names_suggest_table(NameSuggestion *suggestion, const NameTable *table) {
+void scenario_names_suggest_table(NameSuggestion *suggestion, const NameTable *table)
+{
     for (unsigned i = 0; i < table->count; i++) {
         scenario_names_suggest_consider(suggestion, table->entries[i].name);
     }

@@ -16,7 +16,8 @@ static const LossSpec loss_defaults[] = {
     [LOSS_GILBERT_ELLIOTT] = {LOSS_GILBERT_ELLIOTT, 0.0, 0.01, 0.25, 0.5, 1.0},
 };
 
-void scenario_network_defaults(NetworkSpec *network) {
+void scenario_network_defaults(NetworkSpec *network)
+{
     memset(network, 0, sizeof *network);
     network->default_link = (LinkSpec){
         .loss = loss_defaults[LOSS_BERNOULLI],
@@ -53,7 +54,8 @@ static const SchemaObject bernoulli_schema = {.name = "<loss>",
 /* A probability, or an object. Without "model" the object refines the loss it starts from
  * (a link's starts from the default link's); naming another model starts from that model's
  * defaults. */
-static void read_loss(SchemaReader *reader, const cJSON *item, void *target) {
+static void read_loss(SchemaReader *reader, const cJSON *item, void *target)
+{
     LossSpec *loss = target;
     if (cJSON_IsNumber(item)) {
         double probability = 0;
@@ -104,7 +106,8 @@ static const SchemaObject link_schema = {.name = "<link>", SCHEMA_FIELDS(link_fi
 /* Whether node (length bytes, not terminated) names a node. Without readable client groups
  * only the fixed nodes can be told apart, so any other name passes unchecked. */
 static bool check_node(const ScenarioReader *scenario_reader, const char *node, size_t length,
-                       const char *link) {
+                       const char *link)
+{
     const Scenario *scenario = scenario_reader->scenario;
     char name[JSON_PATH_KEY_LEN_MAX + 1];
     snprintf(name, sizeof name, "%.*s",
@@ -137,7 +140,8 @@ static bool check_node(const ScenarioReader *scenario_reader, const char *node, 
 /* Splits "FROM->TO" into source and target (NAME_LEN_MAX each), reporting at the reader's
  * current path. */
 static bool read_link_name(ScenarioReader *scenario_reader, const char *link, char *source,
-                           char *target) {
+                           char *target)
+{
     SchemaReader *reader = &scenario_reader->reader;
     char quoted[SCENARIO_QUOTE_LEN_MAX + 8];
     const char *arrow = strstr(link, "->");
@@ -164,7 +168,8 @@ static bool read_link_name(ScenarioReader *scenario_reader, const char *link, ch
     return true;
 }
 
-static bool is_duplicate_key(const cJSON *object, const cJSON *child) {
+static bool is_duplicate_key(const cJSON *object, const cJSON *child)
+{
     for (const cJSON *before = object->child; before != child; before = before->next) {
         if (strcmp(before->string, child->string) == 0) {
             return true;
@@ -173,7 +178,8 @@ static bool is_duplicate_key(const cJSON *object, const cJSON *child) {
     return false;
 }
 
-static void read_links(SchemaReader *reader, const cJSON *item, void *target) {
+static void read_links(SchemaReader *reader, const cJSON *item, void *target)
+{
     ScenarioReader *scenario_reader = (ScenarioReader *)reader;
     NetworkSpec *network = target;
     if (!schema_expect(reader, item, cJSON_Object, "object")) {
@@ -208,14 +214,16 @@ static void read_links(SchemaReader *reader, const cJSON *item, void *target) {
 
 /* ------------------------------------------------------------------ outages */
 
-static void read_outage_link(SchemaReader *reader, const cJSON *item, void *target) {
+static void read_outage_link(SchemaReader *reader, const cJSON *item, void *target)
+{
     OutageSpec *outage = target;
     if (schema_expect(reader, item, cJSON_String, "string")) {
         read_link_name((ScenarioReader *)reader, item->valuestring, outage->source, outage->target);
     }
 }
 
-static void check_outage(SchemaReader *reader, const cJSON *object, void *base, bool clean) {
+static void check_outage(SchemaReader *reader, const cJSON *object, void *base, bool clean)
+{
     (void)object;
     const OutageSpec *outage = base;
     if (clean && !(outage->to_ms > outage->from_ms)) {
@@ -243,7 +251,8 @@ static const SchemaField outage_fields[] = {
 static const SchemaObject outage_schema = {
     .name = "network.outages[]", SCHEMA_FIELDS(outage_fields), .check = check_outage};
 
-static void read_outages(SchemaReader *reader, const cJSON *item, void *target) {
+static void read_outages(SchemaReader *reader, const cJSON *item, void *target)
+{
     NetworkSpec *network = target;
     unsigned count = 0;
     if (!schema_read_array_size(reader, item, 0, OUTAGES_MAX, "outage", "outages", &count)) {

@@ -21,11 +21,13 @@ typedef struct {
     size_t end; /* offset just past this segment in the path, to quote the path so far */
 } Segment;
 
-static bool is_digit(char c) {
+static bool is_digit(char c)
+{
     return c >= '0' && c <= '9';
 }
 
-static bool parse_index(const char *path, size_t length, size_t *at, Segment *segment) {
+static bool parse_index(const char *path, size_t length, size_t *at, Segment *segment)
+{
     size_t i = *at + 1; /* past '[' */
     size_t start = i;
     size_t value = 0;
@@ -43,7 +45,8 @@ static bool parse_index(const char *path, size_t length, size_t *at, Segment *se
 }
 
 /* Keys run to the next '.', '[' or ']': link names ("web->server") need no quoting. */
-static bool parse_key(const char *path, size_t length, size_t *at, Segment *segment) {
+static bool parse_key(const char *path, size_t length, size_t *at, Segment *segment)
+{
     size_t start = *at;
     size_t i = start;
     while (i < length && path[i] != '.' && path[i] != '[' && path[i] != ']') {
@@ -59,7 +62,8 @@ static bool parse_key(const char *path, size_t length, size_t *at, Segment *segm
     return true;
 }
 
-static bool parse_path(const char *path, size_t length, Segment *segments, unsigned *count) {
+static bool parse_path(const char *path, size_t length, Segment *segments, unsigned *count)
+{
     size_t at = 0;
     unsigned n = 0;
     while (at < length) {
@@ -86,7 +90,8 @@ static bool parse_path(const char *path, size_t length, Segment *segments, unsig
 
 /* ------------------------------------------------------------------ the tree */
 
-static const char *with_article(const cJSON *item) {
+static const char *with_article(const cJSON *item)
+{
     switch (item->type & 0xFF) {
     case cJSON_Object:
         return "an object";
@@ -103,7 +108,8 @@ static const char *with_article(const cJSON *item) {
     }
 }
 
-static cJSON *member(cJSON *object, const char *key) {
+static cJSON *member(cJSON *object, const char *key)
+{
     for (cJSON *child = object->child; child != NULL; child = child->next) {
         if (child->string != NULL && strcmp(child->string, key) == 0) {
             return child; /* the first, as validation reads it */
@@ -121,11 +127,13 @@ typedef struct {
 } Override;
 
 /* The path up to and including segment i, for messages. */
-static int prefix_length(const Override *override, unsigned i) {
+static int prefix_length(const Override *override, unsigned i)
+{
     return (int) override->segments[i].end;
 }
 
-static bool check_index(const Override *override, unsigned i, const cJSON *container) {
+static bool check_index(const Override *override, unsigned i, const cJSON *container)
+{
     const Segment *segment = &override->segments[i];
     if (!cJSON_IsArray(container)) {
         scenario_errors_add(override->errors, override->error_path,
@@ -144,7 +152,8 @@ static bool check_index(const Override *override, unsigned i, const cJSON *conta
     return true;
 }
 
-static bool step_into_array(const Override *override, unsigned i, cJSON **container) {
+static bool step_into_array(const Override *override, unsigned i, cJSON **container)
+{
     if (!check_index(override, i, *container)) {
         return false;
     }
@@ -154,7 +163,8 @@ static bool step_into_array(const Override *override, unsigned i, cJSON **contai
 
 /* Steps to the member named by segment i, creating an empty object when it is missing and
  * the path goes on with a key. */
-static bool step_into_object(const Override *override, unsigned i, cJSON **container) {
+static bool step_into_object(const Override *override, unsigned i, cJSON **container)
+{
     const Segment *segment = &override->segments[i];
     if (!cJSON_IsObject(*container)) {
         scenario_errors_add(override->errors, override->error_path,
@@ -183,7 +193,8 @@ static bool step_into_object(const Override *override, unsigned i, cJSON **conta
 }
 
 /* Puts value at the path; false (value not taken) after recording why not. */
-static bool place(const Override *override, cJSON *root, cJSON *value) {
+static bool place(const Override *override, cJSON *root, cJSON *value)
+{
     cJSON *container = root;
     unsigned last = override->count - 1;
     for (unsigned i = 0; i < last; i++) {
@@ -216,7 +227,8 @@ static bool place(const Override *override, cJSON *root, cJSON *value) {
 
 /* JSON when it parses; a bare word is a string (--set name=retry-storm). Text that starts
  * like structured JSON but does not parse is a mistake worth reporting, not a string. */
-static cJSON *parse_value(const char *text, const char *error_path, LoadErrors *errors) {
+static cJSON *parse_value(const char *text, const char *error_path, LoadErrors *errors)
+{
     char message[sizeof errors->items[0].message - 24];
     cJSON *value = json_text_parse(text, strlen(text), message, sizeof message);
     if (value != NULL) {
@@ -233,7 +245,8 @@ static cJSON *parse_value(const char *text, const char *error_path, LoadErrors *
     return value;
 }
 
-void scenario_override_apply(cJSON *root, const char *text, LoadErrors *errors) {
+void scenario_override_apply(cJSON *root, const char *text, LoadErrors *errors)
+{
     char quoted[SCENARIO_QUOTE_LEN_MAX + 8];
     if (!json_text_is_utf8(text, strlen(text))) {
         /* Command-line bytes skip the file's checks; keep every name and message UTF-8. */

@@ -39,7 +39,8 @@ static const ClientGroupSpec client_group_default = {
     .offline = {.prob = 0, .duration_ms = {DIST_EXP, 60000, 0}},
 };
 
-static void scenario_defaults(Scenario *scenario, const char *name) {
+static void scenario_defaults(Scenario *scenario, const char *name)
+{
     memset(scenario, 0, sizeof *scenario);
     snprintf(scenario->name, sizeof scenario->name, "%s", name);
     scenario_errors_trim_utf8(scenario->name);
@@ -55,14 +56,16 @@ static void scenario_defaults(Scenario *scenario, const char *name) {
 
 /* ------------------------------------------------------------------ names */
 
-static bool is_name_char(unsigned char c) {
+static bool is_name_char(unsigned char c)
+{
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
            c == '-';
 }
 
 /* The narrow alphabet keeps names usable as they appear elsewhere: in link names
  * ("web->server"), --set paths, trace lines and CSV columns, with no quoting. */
-bool scenario_schema_read_name(SchemaReader *reader, const cJSON *item, char *out) {
+bool scenario_schema_read_name(SchemaReader *reader, const cJSON *item, char *out)
+{
     out[0] = '\0';
     if (!schema_read_text(reader, item, NAME_LEN_MAX, 1, out)) {
         return false;
@@ -80,7 +83,8 @@ bool scenario_schema_read_name(SchemaReader *reader, const cJSON *item, char *ou
 
 void scenario_schema_unknown_name(SchemaReader *reader, const char *what, const char *name,
                                   const char *context, const char *const *known,
-                                  unsigned known_count) {
+                                  unsigned known_count)
+{
     char quoted[SCENARIO_QUOTE_LEN_MAX + 8];
     scenario_errors_quote(quoted, sizeof quoted, name);
     NameSuggestion suggestion;
@@ -110,7 +114,8 @@ void scenario_schema_unknown_name(SchemaReader *reader, const char *what, const 
 /* "duplicate id 'web' (also at $.clients[0])", reported at the later one. The reader's path
  * is the array's. */
 static void check_unique_ids(SchemaReader *reader, const char *array_key, const char *const *ids,
-                             unsigned count) {
+                             unsigned count)
+{
     for (unsigned i = 1; i < count; i++) {
         for (unsigned j = 0; j < i; j++) {
             if (ids[i][0] != '\0' && strcmp(ids[i], ids[j]) == 0) {
@@ -125,7 +130,8 @@ static void check_unique_ids(SchemaReader *reader, const char *array_key, const 
     }
 }
 
-void scenario_schema_read_tag(SchemaReader *reader, const cJSON *item, void *target) {
+void scenario_schema_read_tag(SchemaReader *reader, const cJSON *item, void *target)
+{
     (void)reader;
     (void)item;
     (void)target;
@@ -133,7 +139,8 @@ void scenario_schema_read_tag(SchemaReader *reader, const cJSON *item, void *tar
 
 /* ------------------------------------------------------------------ accounts */
 
-static void read_account_id(SchemaReader *reader, const cJSON *item, void *target) {
+static void read_account_id(SchemaReader *reader, const cJSON *item, void *target)
+{
     scenario_schema_read_name(reader, item, target);
 }
 
@@ -143,7 +150,8 @@ static const SchemaField account_fields[] = {
 };
 static const SchemaObject account_schema = {.name = "accounts[]", SCHEMA_FIELDS(account_fields)};
 
-static void read_accounts(SchemaReader *reader, const cJSON *item, void *target) {
+static void read_accounts(SchemaReader *reader, const cJSON *item, void *target)
+{
     ScenarioReader *scenario_reader = (ScenarioReader *)reader;
     Scenario *scenario = target;
     unsigned count = 0;
@@ -166,7 +174,8 @@ static void read_accounts(SchemaReader *reader, const cJSON *item, void *target)
 
 /* ------------------------------------------------------------------ a client group's parts */
 
-static void check_operation(SchemaReader *reader, const cJSON *object, void *base, bool clean) {
+static void check_operation(SchemaReader *reader, const cJSON *object, void *base, bool clean)
+{
     (void)object;
     const OperationSpec *operation = base;
     if (clean && operation->kind == OPERATION_DEBIT && operation->amount == 0) {
@@ -183,7 +192,8 @@ static const SchemaObject operation_schema = {
     .name = "clients[].operation", SCHEMA_FIELDS(operation_fields), .check = check_operation};
 
 /* Scripted start times replace ops: there are as many operations as times. */
-static void read_at_ms(SchemaReader *reader, const cJSON *item, void *target) {
+static void read_at_ms(SchemaReader *reader, const cJSON *item, void *target)
+{
     WorkloadSpec *workload = target;
     unsigned count = 0;
     if (!schema_read_array_size(reader, item, 1, SCRIPTED_AT_MAX, "time", "times", &count)) {
@@ -214,7 +224,8 @@ static void read_at_ms(SchemaReader *reader, const cJSON *item, void *target) {
     }
 }
 
-static void check_workload(SchemaReader *reader, const cJSON *object, void *base, bool clean) {
+static void check_workload(SchemaReader *reader, const cJSON *object, void *base, bool clean)
+{
     (void)base;
     (void)clean;
     if (schema_member(object, "ops") != NULL && schema_member(object, "at_ms") != NULL) {
@@ -232,7 +243,8 @@ static const SchemaField workload_fields[] = {
 static const SchemaObject workload_schema = {
     .name = "clients[].workload", SCHEMA_FIELDS(workload_fields), .check = check_workload};
 
-static void check_backoff(SchemaReader *reader, const cJSON *object, void *base, bool clean) {
+static void check_backoff(SchemaReader *reader, const cJSON *object, void *base, bool clean)
+{
     const RetrySpec *retry = base;
     if (!clean || retry->max_ms >= retry->base_ms) {
         return;
@@ -259,7 +271,8 @@ static const SchemaField backoff_fields[] = {
 static const SchemaObject backoff_schema = {
     .name = "clients[].retry.backoff", SCHEMA_FIELDS(backoff_fields), .check = check_backoff};
 
-static void read_retry_on(SchemaReader *reader, const cJSON *item, void *target) {
+static void read_retry_on(SchemaReader *reader, const cJSON *item, void *target)
+{
     RetrySpec *retry = target;
     if (!schema_expect(reader, item, cJSON_Array, "array")) {
         return;
@@ -313,7 +326,8 @@ static const SchemaObject offline_schema = {.name = "clients[].offline",
 
 /* ------------------------------------------------------------------ client groups */
 
-static void read_client_id(SchemaReader *reader, const cJSON *item, void *target) {
+static void read_client_id(SchemaReader *reader, const cJSON *item, void *target)
+{
     char *id = target;
     if (!scenario_schema_read_name(reader, item, id)) {
         return;
@@ -329,7 +343,8 @@ static void read_client_id(SchemaReader *reader, const cJSON *item, void *target
     }
 }
 
-static void read_account_reference(SchemaReader *reader, const cJSON *item, void *target) {
+static void read_account_reference(SchemaReader *reader, const cJSON *item, void *target)
+{
     const ScenarioReader *scenario_reader = (const ScenarioReader *)reader;
     const Scenario *scenario = scenario_reader->scenario;
     uint32_t *account = target;
@@ -351,7 +366,8 @@ static void read_account_reference(SchemaReader *reader, const cJSON *item, void
 }
 
 /* "account" may be left out when there is nothing to choose from. */
-static void check_client(SchemaReader *reader, const cJSON *object, void *base, bool clean) {
+static void check_client(SchemaReader *reader, const cJSON *object, void *base, bool clean)
+{
     (void)base;
     (void)clean;
     const ScenarioReader *scenario_reader = (const ScenarioReader *)reader;
@@ -381,7 +397,8 @@ static const SchemaObject client_schema = {
     .name = "clients[]", SCHEMA_FIELDS(client_fields), .check = check_client};
 
 /* The budgets world_create sizes its pools from (STYLE O2). */
-static void check_client_totals(SchemaReader *reader, const Scenario *scenario) {
+static void check_client_totals(SchemaReader *reader, const Scenario *scenario)
+{
     unsigned long long clients = 0;
     unsigned long long operations = 0;
     for (uint32_t i = 0; i < scenario->client_group_count; i++) {
@@ -399,7 +416,8 @@ static void check_client_totals(SchemaReader *reader, const Scenario *scenario) 
     }
 }
 
-static void read_clients(SchemaReader *reader, const cJSON *item, void *target) {
+static void read_clients(SchemaReader *reader, const cJSON *item, void *target)
+{
     ScenarioReader *scenario_reader = (ScenarioReader *)reader;
     Scenario *scenario = target;
     unsigned count = 0;
@@ -424,7 +442,8 @@ static void read_clients(SchemaReader *reader, const cJSON *item, void *target) 
 
 /* ------------------------------------------------------------------ the top level */
 
-static void read_modes(SchemaReader *reader, const cJSON *item, void *target) {
+static void read_modes(SchemaReader *reader, const cJSON *item, void *target)
+{
     ScenarioReader *scenario_reader = (ScenarioReader *)reader;
     Scenario *scenario = target;
     unsigned count = 0;
@@ -473,13 +492,15 @@ static const SchemaField root_fields[] = {
 static const SchemaObject root_schema = {.name = "$", SCHEMA_FIELDS(root_fields)};
 
 void scenario_schema_read(const cJSON *root, const char *name, Scenario *scenario,
-                          LoadErrors *errors) {
+                          LoadErrors *errors)
+{
     scenario_defaults(scenario, name);
     ScenarioReader scenario_reader = {.scenario = scenario, .modes_readable = true};
     schema_reader_init(&scenario_reader.reader, errors);
     schema_read_object(&scenario_reader.reader, root, &root_schema, scenario);
 }
 
-unsigned scenario_known_fields(ScenarioField *fields, unsigned capacity) {
+unsigned scenario_known_fields(ScenarioField *fields, unsigned capacity)
+{
     return schema_known_fields(&root_schema, fields, capacity);
 }

@@ -61,17 +61,29 @@ extern const SchemaObject scenario_expect_schema; /* {"min", "max"} */
 /* ------------------------------------------------------------------ ranges */
 
 #define RANGE_PROBABILITY                                                                          \
-    { 0.0, 1.0, false, true }
+    {                                                                                              \
+        0.0, 1.0, false, true                                                                      \
+    }
 #define RANGE_MS                                                                                   \
-    { 0.0, SCENARIO_MS_MAX, false, false }
+    {                                                                                              \
+        0.0, SCENARIO_MS_MAX, false, false                                                         \
+    }
 #define RANGE_MS_POSITIVE                                                                          \
-    { 0.0, SCENARIO_MS_MAX, true, false }
+    {                                                                                              \
+        0.0, SCENARIO_MS_MAX, true, false                                                          \
+    }
 #define RANGE_INTEGER                                                                              \
-    { 0.0, SCENARIO_INTEGER_MAX, false, false }
+    {                                                                                              \
+        0.0, SCENARIO_INTEGER_MAX, false, false                                                    \
+    }
 #define RANGE_WORKERS                                                                              \
-    { 0.0, 100000.0, false, false }
+    {                                                                                              \
+        0.0, 100000.0, false, false                                                                \
+    }
 #define RANGE_FACTOR                                                                               \
-    { 0.0, 1e6, false, false } /* dimensionless multipliers */
+    {                                                                                              \
+        0.0, 1e6, false, false                                                                     \
+    } /* dimensionless multipliers */
 
 /* ------------------------------------------------------------------ field constructors */
 
@@ -96,7 +108,9 @@ extern const SchemaObject scenario_expect_schema; /* {"min", "max"} */
         .range = range_                                                                            \
     }
 #define FIELD_BOOLEAN(key_, type_, member_)                                                        \
-    { .key = key_, .type = SCHEMA_BOOLEAN, .offset = SCHEMA_MEMBER(type_, member_, bool) }
+    {                                                                                              \
+        .key = key_, .type = SCHEMA_BOOLEAN, .offset = SCHEMA_MEMBER(type_, member_, bool)         \
+    }
 #define FIELD_CHOICE(key_, type_, member_, table_)                                                 \
     {                                                                                              \
         .key = key_, .type = SCHEMA_CHOICE, .offset = SCHEMA_ENUM_MEMBER(type_, member_),          \
@@ -113,10 +127,14 @@ extern const SchemaObject scenario_expect_schema; /* {"min", "max"} */
         }                                                                                          \
     }
 #define FIELD_OBJECT(key_, type_, member_, schema_)                                                \
-    { .key = key_, .type = SCHEMA_OBJECT, .offset = offsetof(type_, member_), .object = &schema_ }
+    {                                                                                              \
+        .key = key_, .type = SCHEMA_OBJECT, .offset = offsetof(type_, member_), .object = &schema_ \
+    }
 /* A nested JSON object whose keys fill members of the same C struct ("retry.backoff"). */
 #define FIELD_INLINE_OBJECT(key_, schema_)                                                         \
-    { .key = key_, .type = SCHEMA_OBJECT, .offset = 0, .object = &schema_ }
+    {                                                                                              \
+        .key = key_, .type = SCHEMA_OBJECT, .offset = 0, .object = &schema_                        \
+    }
 #define FIELD_DIST(key_, type_, member_)                                                           \
     {                                                                                              \
         .key = key_, .type = SCHEMA_CUSTOM, .offset = SCHEMA_MEMBER(type_, member_, Distribution), \

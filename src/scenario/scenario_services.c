@@ -26,7 +26,8 @@ static const IdempotencySpec idempotency_default = {
 
 static const CrashSpec crash_default = {.point = CRASH_NONE, .prob = 0, .restart_ms = 1000};
 
-void scenario_services_defaults(Scenario *scenario) {
+void scenario_services_defaults(Scenario *scenario)
+{
     scenario->server = (ServerSpec){
         .workers = 4,
         .service_ms = {DIST_UNIFORM, 1, 5},
@@ -53,7 +54,8 @@ void scenario_services_defaults(Scenario *scenario) {
 
 /* ------------------------------------------------------------------ idempotency and crashes */
 
-static void read_on_in_progress(SchemaReader *reader, const cJSON *item, void *target) {
+static void read_on_in_progress(SchemaReader *reader, const cJSON *item, void *target)
+{
     int *status = target;
     if (!schema_expect(reader, item, cJSON_Number, "integer")) {
         return;
@@ -68,7 +70,8 @@ static void read_on_in_progress(SchemaReader *reader, const cJSON *item, void *t
 }
 
 /* A server's store is keyed by what each client sends; only consumers choose. */
-static void read_server_key(SchemaReader *reader, const cJSON *item, void *target) {
+static void read_server_key(SchemaReader *reader, const cJSON *item, void *target)
+{
     (void)item;
     (void)target;
     schema_error(reader, "expected no 'key' for the server (each client group's 'key' sets it)");
@@ -105,7 +108,10 @@ static const SchemaField consumer_idempotency_fields[] = {
 static const SchemaObject consumer_idempotency_schema = {
     .name = "<idempotency>", SCHEMA_FIELDS(consumer_idempotency_fields)};
 
-#define RANGE_CRASHES {0.0, 1000000.0, false, false}
+#define RANGE_CRASHES                                                                              \
+    {                                                                                              \
+        0.0, 1000000.0, false, false                                                               \
+    }
 
 static const SchemaField crash_fields[] = {
     FIELD_CHOICE("point", CrashSpec, point, scenario_names_crash_point),
@@ -135,7 +141,8 @@ const SchemaObject scenario_services_server_schema = {.name = "server",
 /* ------------------------------------------------------------------ gateway */
 
 /* fail and timeout are the two ends of one draw: together at most certain. */
-static void check_gateway(SchemaReader *reader, const cJSON *object, void *base, bool clean) {
+static void check_gateway(SchemaReader *reader, const cJSON *object, void *base, bool clean)
+{
     (void)object;
     const GatewaySpec *gateway = base;
     if (clean && gateway->fail + gateway->timeout > 1.0) {

@@ -13,7 +13,8 @@
 
 /* ------------------------------------------------------------------ errors */
 
-void schema_reader_init(SchemaReader *reader, LoadErrors *errors) {
+void schema_reader_init(SchemaReader *reader, LoadErrors *errors)
+{
     reader->errors = errors;
     json_path_init(&reader->path);
     reader->error_total = 0;
@@ -22,21 +23,24 @@ void schema_reader_init(SchemaReader *reader, LoadErrors *errors) {
 static void error_here(SchemaReader *reader, const char *format, va_list arguments)
     __attribute__((format(printf, 2, 0)));
 
-static void error_here(SchemaReader *reader, const char *format, va_list arguments) {
+static void error_here(SchemaReader *reader, const char *format, va_list arguments)
+{
     char path[JSON_PATH_LEN_MAX];
     json_path_render(&reader->path, path, sizeof path);
     scenario_errors_addv(reader->errors, path, format, arguments);
     reader->error_total++;
 }
 
-void schema_error(SchemaReader *reader, const char *format, ...) {
+void schema_error(SchemaReader *reader, const char *format, ...)
+{
     va_list arguments;
     va_start(arguments, format);
     error_here(reader, format, arguments);
     va_end(arguments);
 }
 
-void schema_error_at(SchemaReader *reader, const char *key, const char *format, ...) {
+void schema_error_at(SchemaReader *reader, const char *key, const char *format, ...)
+{
     va_list arguments;
     va_start(arguments, format);
     json_path_push_key(&reader->path, key);
@@ -45,13 +49,15 @@ void schema_error_at(SchemaReader *reader, const char *key, const char *format, 
     va_end(arguments);
 }
 
-bool schema_full(const SchemaReader *reader) {
+bool schema_full(const SchemaReader *reader)
+{
     return reader->errors->truncated;
 }
 
 /* ------------------------------------------------------------------ describing values */
 
-const cJSON *schema_member(const cJSON *object, const char *key) {
+const cJSON *schema_member(const cJSON *object, const char *key)
+{
     for (const cJSON *child = object->child; child != NULL; child = child->next) {
         if (child->string != NULL && strcmp(child->string, key) == 0) {
             return child;
@@ -60,7 +66,8 @@ const cJSON *schema_member(const cJSON *object, const char *key) {
     return NULL;
 }
 
-const char *schema_type_name(const cJSON *item) {
+const char *schema_type_name(const cJSON *item)
+{
     switch (item->type & 0xFF) {
     case cJSON_False:
     case cJSON_True:
@@ -80,7 +87,8 @@ const char *schema_type_name(const cJSON *item) {
     }
 }
 
-void schema_format_number(double value, char *buffer, size_t size) {
+void schema_format_number(double value, char *buffer, size_t size)
+{
     if (isinf(value)) {
         snprintf(buffer, size, "%s", value > 0 ? "inf" : "-inf");
         return;
@@ -93,7 +101,8 @@ void schema_format_number(double value, char *buffer, size_t size) {
     }
 }
 
-void schema_describe_number(const cJSON *item, char *buffer, size_t size) {
+void schema_describe_number(const cJSON *item, char *buffer, size_t size)
+{
     const char *text = json_text_number(item);
     if (text != NULL) {
         snprintf(buffer, size, "%s", text);
@@ -104,7 +113,8 @@ void schema_describe_number(const cJSON *item, char *buffer, size_t size) {
 
 /* ------------------------------------------------------------------ scalars */
 
-bool schema_expect(SchemaReader *reader, const cJSON *item, int type, const char *expected) {
+bool schema_expect(SchemaReader *reader, const cJSON *item, int type, const char *expected)
+{
     bool ok = type == cJSON_True ? cJSON_IsBool(item) : (item->type & 0xFF) == type;
     if (!ok) {
         schema_error(reader, "expected %s, got %s", expected, schema_type_name(item));
@@ -115,7 +125,8 @@ bool schema_expect(SchemaReader *reader, const cJSON *item, int type, const char
 /* "expected number in [0, 1], got 1.5", or only the bound that was crossed:
  * "expected integer >= 1, got -5". */
 static bool check_range(SchemaReader *reader, const cJSON *item, const SchemaRange *range,
-                        const char *kind) {
+                        const char *kind)
+{
     double value = item->valuedouble;
     bool below = range->min_exclusive ? !(value > range->min) : !(value >= range->min);
     bool above = !(value <= range->max);
@@ -141,7 +152,8 @@ static bool check_range(SchemaReader *reader, const cJSON *item, const SchemaRan
 }
 
 bool schema_read_number(SchemaReader *reader, const cJSON *item, const SchemaRange *range,
-                        double *value) {
+                        double *value)
+{
     if (!schema_expect(reader, item, cJSON_Number, "number")) {
         return false;
     }
@@ -159,7 +171,8 @@ bool schema_read_number(SchemaReader *reader, const cJSON *item, const SchemaRan
 }
 
 bool schema_read_integer(SchemaReader *reader, const cJSON *item, const SchemaRange *range,
-                         double *value) {
+                         double *value)
+{
     if (!schema_expect(reader, item, cJSON_Number, "integer")) {
         return false;
     }
@@ -178,8 +191,8 @@ bool schema_read_integer(SchemaReader *reader, const cJSON *item, const SchemaRa
     return true;
 }
 
-bool schema_read_choice(SchemaReader *reader, const cJSON *item, const NameTable *table,
-                        int *value) {
+bool schema_read_choice(SchemaReader *reader, const cJSON *item, const NameTable *table, int *value)
+{
     if (!schema_expect(reader, item, cJSON_String, "string")) {
         return false;
     }
@@ -194,7 +207,8 @@ bool schema_read_choice(SchemaReader *reader, const cJSON *item, const NameTable
     return false;
 }
 
-static bool is_ascii(const char *text) {
+static bool is_ascii(const char *text)
+{
     for (; *text != '\0'; text++) {
         if ((unsigned char)*text >= 0x80) {
             return false;
@@ -204,7 +218,8 @@ static bool is_ascii(const char *text) {
 }
 
 bool schema_read_text(SchemaReader *reader, const cJSON *item, size_t capacity, size_t min_length,
-                      char *out) {
+                      char *out)
+{
     if (!schema_expect(reader, item, cJSON_String, "string")) {
         return false;
     }
@@ -225,7 +240,8 @@ bool schema_read_text(SchemaReader *reader, const cJSON *item, size_t capacity, 
 }
 
 bool schema_read_array_size(SchemaReader *reader, const cJSON *item, unsigned min, unsigned max,
-                            const char *singular, const char *plural, unsigned *count) {
+                            const char *singular, const char *plural, unsigned *count)
+{
     if (!schema_expect(reader, item, cJSON_Array, "array")) {
         return false;
     }
@@ -250,7 +266,8 @@ bool schema_read_array_size(SchemaReader *reader, const cJSON *item, unsigned mi
 /* ------------------------------------------------------------------ fields */
 
 static void read_field(SchemaReader *reader, const cJSON *item, const SchemaField *field,
-                       void *base) {
+                       void *base)
+{
     void *target = (char *)base + field->offset;
     double number = 0;
     int choice = 0;
@@ -297,7 +314,8 @@ static void read_field(SchemaReader *reader, const cJSON *item, const SchemaFiel
     }
 }
 
-static int field_index(const SchemaObject *schema, const char *key) {
+static int field_index(const SchemaObject *schema, const char *key)
+{
     for (unsigned i = 0; i < schema->field_count; i++) {
         if (strcmp(schema->fields[i].key, key) == 0) {
             return (int)i;
@@ -307,7 +325,8 @@ static int field_index(const SchemaObject *schema, const char *key) {
 }
 
 /* Returns the index of the suggested field, or -1. */
-static int unknown_key(SchemaReader *reader, const SchemaObject *schema, const char *key) {
+static int unknown_key(SchemaReader *reader, const SchemaObject *schema, const char *key)
+{
     char quoted[SCENARIO_QUOTE_LEN_MAX + 8];
     scenario_errors_quote(quoted, sizeof quoted, key);
     NameSuggestion suggestion;
@@ -330,7 +349,8 @@ static int unknown_key(SchemaReader *reader, const SchemaObject *schema, const c
 /* Unknown and duplicate keys, in document order. suggested[i]: some unknown key was taken
  * for field i, so "missing required key" for it would only repeat the same mistake. */
 static void check_keys(SchemaReader *reader, const cJSON *object, const SchemaObject *schema,
-                       bool suggested[SCHEMA_FIELDS_MAX]) {
+                       bool suggested[SCHEMA_FIELDS_MAX])
+{
     bool seen[SCHEMA_FIELDS_MAX] = {false};
     for (const cJSON *child = object->child; child != NULL; child = child->next) {
         if (schema_full(reader)) {
@@ -354,7 +374,8 @@ static void check_keys(SchemaReader *reader, const cJSON *object, const SchemaOb
 }
 
 void schema_read_object(SchemaReader *reader, const cJSON *object, const SchemaObject *schema,
-                        void *base) {
+                        void *base)
+{
     if (!schema_expect(reader, object, cJSON_Object, "object")) {
         return;
     }
@@ -391,7 +412,8 @@ typedef struct {
     unsigned total;
 } FieldWalk;
 
-static bool visit(FieldWalk *walk, const SchemaObject *schema) {
+static bool visit(FieldWalk *walk, const SchemaObject *schema)
+{
     for (unsigned i = 0; i < walk->visited_count; i++) {
         if (walk->visited[i] == schema) {
             return false;
@@ -405,7 +427,8 @@ static bool visit(FieldWalk *walk, const SchemaObject *schema) {
 }
 
 /* Depth first, each schema once (the link and idempotency schemas are used twice). */
-static void walk_object(FieldWalk *walk, const SchemaObject *schema) {
+static void walk_object(FieldWalk *walk, const SchemaObject *schema)
+{
     for (; schema != NULL; schema = schema->variant_next) {
         if (!visit(walk, schema)) {
             continue;
@@ -424,7 +447,8 @@ static void walk_object(FieldWalk *walk, const SchemaObject *schema) {
     }
 }
 
-unsigned schema_known_fields(const SchemaObject *root, ScenarioField *fields, unsigned capacity) {
+unsigned schema_known_fields(const SchemaObject *root, ScenarioField *fields, unsigned capacity)
+{
     FieldWalk walk = {.fields = fields, .capacity = fields != NULL ? capacity : 0};
     walk_object(&walk, root);
     return walk.total;

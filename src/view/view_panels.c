@@ -374,8 +374,7 @@ static bool explain_keys(const ViewPanels *panels, ViewRect r, int top)
                  " %s found %s key done and %s acknowledged without a charge.",
                  replayed, replayed == 1 ? "copy" : "copies", replayed == 1 ? "its" : "their",
                  replayed == 1 ? "was" : "were");
-    }
-    else
+    } else
         return false;
     view_canvas_text_wrapped(panels->canvas, VIEW_FONT_SMALL, C(VIEW_COLOR_TEXT_DIM), r.x, top, r.w,
                              why);

@@ -13,19 +13,22 @@
 
 #define DELAY_BITS 20 /* delays uniform in [0, 2^20) µs, about a second */
 
-static double seconds_now(void) {
+static double seconds_now(void)
+{
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     return (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
 }
 
-static SimTimeUs random_delay_us(Rng *rng) {
+static SimTimeUs random_delay_us(Rng *rng)
+{
     return rng_next(rng) >> (64 - DELAY_BITS);
 }
 
 /* Bytes per pending event when the queue grew from a small hint instead of being sized
  * up front: includes the slack left by doubling. */
-static double grown_bytes_per_event(size_t pending) {
+static double grown_bytes_per_event(size_t pending)
+{
     EventQueue *queue = event_queue_create(1024);
     for (size_t i = 0; i < pending; i++)
         event_queue_push(queue, i, 0, 0, 0);
@@ -34,7 +37,8 @@ static double grown_bytes_per_event(size_t pending) {
     return bytes;
 }
 
-static void bench_hold(size_t pending, uint64_t operations) {
+static void bench_hold(size_t pending, uint64_t operations)
+{
     Rng rng;
     rng_init(&rng, 1);
     EventQueue *queue = event_queue_create(pending); /* sized up front, as world_create does */
@@ -60,7 +64,8 @@ static void bench_hold(size_t pending, uint64_t operations) {
     event_queue_destroy(queue);
 }
 
-int main(void) {
+int main(void)
+{
     bench_hold(10000, 10000000);
     bench_hold(1000000, 10000000);
     return EXIT_SUCCESS;

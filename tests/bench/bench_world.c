@@ -14,10 +14,13 @@ static const char *const pay_workload =
     "{\"name\": \"pay-bench\", \"duration_ms\": 100000000,"
     " \"accounts\": [{\"id\": \"a\", \"balance\": 0}],"
     " \"clients\": [{\"id\": \"web\", \"count\": 1000,"
-    "   \"workload\": {\"ops\": 100, \"interval_ms\": {\"dist\": \"uniform\", \"min\": 0, \"max\": 100}},"
+    "   \"workload\": {\"ops\": 100, \"interval_ms\": {\"dist\": \"uniform\", \"min\": 0, \"max\": "
+    "100}},"
     "   \"retry\": {\"timeout_ms\": 100, \"max_attempts\": 6,"
-    "     \"backoff\": {\"base_ms\": 10, \"factor\": 2, \"max_ms\": 100000, \"jitter\": \"none\"}}}],"
-    " \"network\": {\"default\": {\"loss\": 0.1, \"delay_ms\": {\"dist\": \"uniform\", \"min\": 5, \"max\": 50}}},"
+    "     \"backoff\": {\"base_ms\": 10, \"factor\": 2, \"max_ms\": 100000, \"jitter\": "
+    "\"none\"}}}],"
+    " \"network\": {\"default\": {\"loss\": 0.1, \"delay_ms\": {\"dist\": \"uniform\", \"min\": 5, "
+    "\"max\": 50}}},"
     " \"server\": {\"workers\": 0, \"service_ms\": {\"dist\": \"uniform\", \"min\": 1, \"max\": 5},"
     "   \"idempotency\": {\"ttl_ms\": 300, \"cleanup_interval_ms\": 1000}}}";
 

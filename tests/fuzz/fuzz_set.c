@@ -8,10 +8,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static const char *const base =
-    "{\"accounts\": [{\"id\": \"alice\", \"balance\": 100}],"
-    " \"clients\": [{\"id\": \"web\", \"count\": 2}],"
-    " \"network\": {\"links\": {\"web->server\": {\"loss\": 0.1}}}}";
+static const char *const base = "{\"accounts\": [{\"id\": \"alice\", \"balance\": 100}],"
+                                " \"clients\": [{\"id\": \"web\", \"count\": 2}],"
+                                " \"network\": {\"links\": {\"web->server\": {\"loss\": 0.1}}}}";
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
