@@ -5,6 +5,7 @@
  * results never depend on which thread ran what, or when. */
 #include <inttypes.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -406,12 +407,32 @@ static void show_progress(Pool *pool, bool final)
     fflush(stderr);
 }
 
+/* Ctrl-C: workers finish the run they are on and take no other; nothing is written, since
+ * a sweep with holes would be a wrong result. A second Ctrl-C kills at once. */
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int signal_number)
+{
+    (void)signal_number;
+    interrupted = 1;
+}
+
+static void catch_interrupt(void)
+{
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = on_interrupt;
+    action.sa_flags = SA_RESETHAND;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, NULL);
+}
+
 static void *worker_main(void *argument)
 {
     Pool *pool = argument;
     for (;;) {
         pthread_mutex_lock(&pool->lock);
-        if (pool->next == pool->run_count) {
+        if (pool->next == pool->run_count || interrupted) {
             pthread_mutex_unlock(&pool->lock);
             return NULL;
         }
@@ -554,7 +575,17 @@ int command_sweep(int argc, char **argv)
         pool.options = &options;
         pool.threads = pool.threads < pool.run_count ? pool.threads : pool.run_count;
         pool.progress = !options.quiet && isatty(STDERR_FILENO);
+        catch_interrupt();
         run_pool(&pool);
+        if (interrupted) {
+            fprintf(stderr,
+                    "idemsim: interrupted by Ctrl-C: %u of %u runs finished; nothing written "
+                    "(a sweep with holes would be a wrong result; --shard splits a long one)\n",
+                    pool.done, pool.run_count);
+            status = 128 + SIGINT;
+        }
+    }
+    if (status == EXIT_SUCCESS) {
         /* A run cut short by a budget measured part of a run: averaged with whole runs it
          * would be a wrong result, so nothing is written (as run, an input problem). */
         if (pool.stopped > 0)
