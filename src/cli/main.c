@@ -1,5 +1,6 @@
 /* idemsim: the command line (DESIGN §5). Dispatches to the subcommands. Exit codes:
  * 0 success, 1 an expectation failed, 2 bad input or usage. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,8 +27,19 @@ static const char *const main_usage =
     "\n"
     "Try: idemsim run scenarios/default.json\n";
 
+/* Ctrl-C or a kill during a run leaves no half-written PATH.tmp.PID behind; check and
+ * sweep install their own gentler Ctrl-C handling on top. */
+static void on_fatal_signal(int signal_number)
+{
+    output_file_remove_temporaries();
+    signal(signal_number, SIG_DFL);
+    raise(signal_number);
+}
+
 int main(int argc, char **argv)
 {
+    signal(SIGINT, on_fatal_signal);
+    signal(SIGTERM, on_fatal_signal);
     if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
         fputs(main_usage, argc < 2 ? stderr : stdout);
         return argc < 2 ? EXIT_USAGE : EXIT_SUCCESS;

@@ -8,6 +8,37 @@
 
 #include "report.h"
 
+/* Temporary files now open, so that an interrupted program can remove them: a signal
+ * handler may only unlink, so the paths are kept here, ready to use. */
+#define OPEN_TEMPORARIES_MAX 8
+static const char *open_temporaries[OPEN_TEMPORARIES_MAX];
+
+static void remember_temporary(const char *path)
+{
+    for (int i = 0; i < OPEN_TEMPORARIES_MAX; i++) {
+        if (open_temporaries[i] == NULL) {
+            open_temporaries[i] = path;
+            return;
+        }
+    }
+}
+
+static void forget_temporary(const char *path)
+{
+    for (int i = 0; i < OPEN_TEMPORARIES_MAX; i++) {
+        if (open_temporaries[i] == path)
+            open_temporaries[i] = NULL;
+    }
+}
+
+void output_file_remove_temporaries(void)
+{
+    for (int i = 0; i < OPEN_TEMPORARIES_MAX; i++) {
+        if (open_temporaries[i] != NULL)
+            unlink(open_temporaries[i]);
+    }
+}
+
 bool output_file_open(OutputFile *file, const char *path, char *error, size_t error_size)
 {
     memset(file, 0, sizeof *file);
@@ -34,6 +65,7 @@ bool output_file_open(OutputFile *file, const char *path, char *error, size_t er
         snprintf(error, error_size, "%s: cannot write: %s", path, strerror(errno));
         return false;
     }
+    remember_temporary(file->temporary_path);
     return true;
 }
 
@@ -46,6 +78,7 @@ bool output_file_commit(OutputFile *file, char *error, size_t error_size)
         saved = errno;
     }
     file->stream = NULL;
+    forget_temporary(file->temporary_path);
     if (file->temporary_path[0] == '\0') {
         if (!ok)
             snprintf(error, error_size, "%s: cannot write: %s", file->path, strerror(saved));
@@ -67,6 +100,7 @@ void output_file_abandon(OutputFile *file)
     if (file->stream != NULL) {
         fclose(file->stream);
         file->stream = NULL;
+        forget_temporary(file->temporary_path);
         if (file->temporary_path[0] != '\0')
             remove(file->temporary_path);
     }

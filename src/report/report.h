@@ -41,5 +41,8 @@ bool output_file_open(OutputFile *file, const char *path, char *error, size_t er
 /* Flushes, closes and renames; on any failure removes the temporary file. */
 bool output_file_commit(OutputFile *file, char *error, size_t error_size);
 void output_file_abandon(OutputFile *file);
+/* Unlinks the temporary files still open; async-signal-safe, for an interrupt handler. An
+ * OutputFile must stay where it is (not be copied) between open and commit. */
+void output_file_remove_temporaries(void);
 
 #endif
