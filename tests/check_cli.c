@@ -2,73 +2,22 @@
  * corpus, byte-identical reports and traces for the same seed, whole-or-absent files. */
 #include <check.h>
 #include <dirent.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-static char scratch[256];
-
-/* Runs idemsim with argv (NULL-terminated), stdout and stderr to files; returns the exit code. */
-static int run_idemsim(const char *const *arguments, const char *stdout_path,
-                       const char *stderr_path)
-{
-    pid_t pid = fork();
-    ck_assert_int_ge(pid, 0);
-    if (pid == 0) {
-        int out = open(stdout_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        int err = open(stderr_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        dup2(out, STDOUT_FILENO);
-        dup2(err, STDERR_FILENO);
-        const char *argv[32] = {IDEMSIM_BINARY};
-        for (int i = 0; arguments[i] != NULL && i < 30; i++)
-            argv[i + 1] = arguments[i];
-        execv(IDEMSIM_BINARY, (char *const *)argv);
-        _exit(127);
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    ck_assert_msg(WIFEXITED(status), "idemsim did not exit normally (signal %d)",
-                  WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-    return WEXITSTATUS(status);
-}
-
-static char *read_all(const char *path, size_t *length)
-{
-    FILE *file = fopen(path, "rb");
-    if (file == NULL)
-        return NULL;
-    fseek(file, 0, SEEK_END);
-    long size = ftell(file);
-    fseek(file, 0, SEEK_SET);
-    char *text = calloc(1, (size_t)size + 1);
-    size_t got = fread(text, 1, (size_t)size, file);
-    fclose(file);
-    if (length != NULL)
-        *length = got;
-    return text;
-}
-
-static void path_in_scratch(char *buffer, size_t size, const char *name)
-{
-    snprintf(buffer, size, "%s/%s", scratch, name);
-}
+#include "test_cli.h"
 
 static void setup(void)
 {
-    ck_assert_int_eq(chdir(IDEMSIM_SOURCE_DIR), 0);
-    snprintf(scratch, sizeof scratch, "/tmp/idemsim-cli-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(scratch));
+    test_cli_make_scratch("cli");
 }
 
 static void teardown(void)
 {
-    char command[512];
-    snprintf(command, sizeof command, "rm -rf '%s'", scratch);
-    ck_assert_int_eq(system(command), 0);
+    test_cli_remove_scratch();
 }
 
 /* ------------------------------------------------------------------ bad input */
@@ -94,17 +43,17 @@ START_TEST(test_validate_prints_each_bad_files_exact_errors_and_exits_2)
     qsort(names, count, sizeof names[0], compare_names);
     ck_assert_uint_ge(count, 25);
     char out[512], err[512];
-    path_in_scratch(out, sizeof out, "out");
-    path_in_scratch(err, sizeof err, "err");
+    test_cli_in_scratch(out, "out");
+    test_cli_in_scratch(err, "err");
     for (size_t i = 0; i < count; i++) {
         char file[512], expected_path[512];
         snprintf(file, sizeof file, "tests/bad_scenarios/%s", names[i]);
         snprintf(expected_path, sizeof expected_path, "tests/bad_scenarios/%.*s.expected",
                  (int)(strlen(names[i]) - 5), names[i]);
         const char *arguments[] = {"validate", file, NULL};
-        int code = run_idemsim(arguments, out, err);
-        char *expected = read_all(expected_path, NULL);
-        char *printed = read_all(err, NULL);
+        int code = test_cli_run(arguments, out, err);
+        char *expected = test_cli_read_all(expected_path, NULL);
+        char *printed = test_cli_read_all(err, NULL);
         ck_assert_msg(expected != NULL, "%s is missing", expected_path);
         ck_assert_msg(code == 2, "%s: exit code %d, expected 2", file, code);
         ck_assert_msg(strcmp(expected, printed) == 0, "%s:\nexpected:\n%s\ngot:\n%s", file,
@@ -119,14 +68,14 @@ END_TEST
 START_TEST(test_run_refuses_bad_input_before_writing_anything)
 {
     char json[512], out[512], err[512];
-    path_in_scratch(json, sizeof json, "report.json");
-    path_in_scratch(out, sizeof out, "out");
-    path_in_scratch(err, sizeof err, "err");
+    test_cli_in_scratch(json, "report.json");
+    test_cli_in_scratch(out, "out");
+    test_cli_in_scratch(err, "err");
     const char *arguments[] = {
         "run", "scenarios/default.json", "--set", "clients[0].retry.timeout_ms=-5", "--json", json,
         NULL};
-    ck_assert_int_eq(run_idemsim(arguments, out, err), 2);
-    char *printed = read_all(err, NULL);
+    ck_assert_int_eq(test_cli_run(arguments, out, err), 2);
+    char *printed = test_cli_read_all(err, NULL);
     ck_assert_ptr_nonnull(
         strstr(printed, "scenarios/default.json: $.clients[0].retry.timeout_ms:"));
     free(printed);
@@ -137,19 +86,19 @@ END_TEST
 START_TEST(test_usage_errors_exit_2_and_help_exits_0)
 {
     char out[512], err[512];
-    path_in_scratch(out, sizeof out, "out");
-    path_in_scratch(err, sizeof err, "err");
+    test_cli_in_scratch(out, "out");
+    test_cli_in_scratch(err, "err");
     const char *unknown_option[] = {"run", "scenarios/default.json", "--bogus", NULL};
-    ck_assert_int_eq(run_idemsim(unknown_option, out, err), 2);
+    ck_assert_int_eq(test_cli_run(unknown_option, out, err), 2);
     const char *unknown_command[] = {"frobnicate", NULL};
-    ck_assert_int_eq(run_idemsim(unknown_command, out, err), 2);
+    ck_assert_int_eq(test_cli_run(unknown_command, out, err), 2);
     const char *missing_file[] = {"run", "no/such/file.json", NULL};
-    ck_assert_int_eq(run_idemsim(missing_file, out, err), 2);
+    ck_assert_int_eq(test_cli_run(missing_file, out, err), 2);
     const char *commands[] = {"run", "check", "validate"};
     for (int i = 0; i < 3; i++) {
         const char *help[] = {commands[i], "--help", NULL};
-        ck_assert_int_eq(run_idemsim(help, out, err), 0);
-        char *printed = read_all(out, NULL);
+        ck_assert_int_eq(test_cli_run(help, out, err), 0);
+        char *printed = test_cli_read_all(out, NULL);
         ck_assert_ptr_nonnull(strstr(printed, "usage: idemsim"));
         free(printed);
     }
@@ -163,18 +112,18 @@ START_TEST(test_same_scenario_and_seed_give_byte_identical_report_and_trace)
     char paths[4][512], out[512], err[512];
     const char *names[4] = {"a.json", "a.trace", "b.json", "b.trace"};
     for (int i = 0; i < 4; i++)
-        path_in_scratch(paths[i], sizeof paths[i], names[i]);
-    path_in_scratch(out, sizeof out, "out");
-    path_in_scratch(err, sizeof err, "err");
+        test_cli_in_scratch(paths[i], names[i]);
+    test_cli_in_scratch(out, "out");
+    test_cli_in_scratch(err, "err");
     for (int run = 0; run < 2; run++) {
         const char *arguments[] = {"run",     "scenarios/default.json", "--json", paths[run * 2],
                                    "--trace", paths[run * 2 + 1],       "-q",     NULL};
-        ck_assert_int_eq(run_idemsim(arguments, out, err), 0);
+        ck_assert_int_eq(test_cli_run(arguments, out, err), 0);
     }
     for (int file = 0; file < 2; file++) {
         size_t first_length = 0, second_length = 0;
-        char *first = read_all(paths[file], &first_length);
-        char *second = read_all(paths[file + 2], &second_length);
+        char *first = test_cli_read_all(paths[file], &first_length);
+        char *second = test_cli_read_all(paths[file + 2], &second_length);
         ck_assert_ptr_nonnull(first);
         ck_assert_uint_gt(first_length, 1000);
         ck_assert_uint_eq(first_length, second_length);
@@ -188,13 +137,13 @@ END_TEST
 START_TEST(test_unwritable_output_is_an_error_and_leaves_no_file)
 {
     char directory[512], report[600], out[512], err[512];
-    path_in_scratch(directory, sizeof directory, "read-only");
+    test_cli_in_scratch(directory, "read-only");
     ck_assert_int_eq(mkdir(directory, 0555), 0);
     snprintf(report, sizeof report, "%s/report.json", directory);
-    path_in_scratch(out, sizeof out, "out");
-    path_in_scratch(err, sizeof err, "err");
+    test_cli_in_scratch(out, "out");
+    test_cli_in_scratch(err, "err");
     const char *arguments[] = {"run", "scenarios/default.json", "--json", report, "-q", NULL};
-    int code = run_idemsim(arguments, out, err);
+    int code = test_cli_run(arguments, out, err);
     if (geteuid() == 0) {
         /* root writes anywhere: check the whole-or-absent rename instead */
         ck_assert_int_eq(code, 0);
@@ -211,10 +160,10 @@ START_TEST(test_unwritable_output_is_an_error_and_leaves_no_file)
     chmod(directory, 0755);
     const char *not_a_directory[] = {
         "run", "scenarios/default.json", "--json", "/dev/null/report.json", "-q", NULL};
-    ck_assert_int_eq(run_idemsim(not_a_directory, out, err), 2);
+    ck_assert_int_eq(test_cli_run(not_a_directory, out, err), 2);
     /* A device is written through, never replaced: a full disk is an error, exit 2. */
     const char *full[] = {"run", "scenarios/default.json", "--json", "/dev/full", "-q", NULL};
-    ck_assert_int_eq(run_idemsim(full, out, err), 2);
+    ck_assert_int_eq(test_cli_run(full, out, err), 2);
     struct stat info;
     ck_assert_int_eq(stat("/dev/full", &info), 0);
     ck_assert(S_ISCHR(info.st_mode));
@@ -224,17 +173,17 @@ END_TEST
 START_TEST(test_check_exits_1_when_an_expectation_fails)
 {
     char out[512], err[512];
-    path_in_scratch(out, sizeof out, "out");
-    path_in_scratch(err, sizeof err, "err");
+    test_cli_in_scratch(out, "out");
+    test_cli_in_scratch(err, "err");
     const char *passing[] = {"check", "scenarios/default.json", NULL};
-    ck_assert_int_eq(run_idemsim(passing, out, err), 0);
-    char *printed = read_all(out, NULL);
+    ck_assert_int_eq(test_cli_run(passing, out, err), 0);
+    char *printed = test_cli_read_all(out, NULL);
     ck_assert_ptr_nonnull(strstr(printed, " passed, 0 failed\n"));
     free(printed);
     const char *failing[] = {"check", "scenarios/default.json", "--set",
                              "expect.idempotent.double={\"min\": 1}", NULL};
-    ck_assert_int_eq(run_idemsim(failing, out, err), 1);
-    printed = read_all(out, NULL);
+    ck_assert_int_eq(test_cli_run(failing, out, err), 1);
+    printed = test_cli_read_all(out, NULL);
     ck_assert_ptr_nonnull(strstr(printed, "FAIL"));
     ck_assert_ptr_nonnull(strstr(printed, " failed\n"));
     free(printed);

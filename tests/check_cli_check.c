@@ -2,73 +2,32 @@
  * rerun line that really reproduces it, --junit writes escaped, well-formed XML whole or not
  * at all, bad input runs nothing (exit 2), and the columns line up. */
 #include <check.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
+
+#include "test_cli.h"
 
 #define LOST_ANSWER "scenarios/01_lost_answer.json"
 #define ATOMIC "scenarios/07_atomic_reserve.json"
 /* 07_atomic_reserve answers 10 to 25 409s depending on the seed: at most 20 fails for some. */
 #define TIGHT_409 "expect.idempotent.409={\"max\": 20}"
 
-static char scratch[256];
 static char out[512];
 static char err[512];
 
 static void setup(void)
 {
-    ck_assert_int_eq(chdir(IDEMSIM_SOURCE_DIR), 0);
-    snprintf(scratch, sizeof scratch, "/tmp/idemsim-check-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(scratch));
-    snprintf(out, sizeof out, "%s/out", scratch);
-    snprintf(err, sizeof err, "%s/err", scratch);
+    test_cli_make_scratch("check");
+    snprintf(out, sizeof out, "%s/out", test_scratch);
+    snprintf(err, sizeof err, "%s/err", test_scratch);
 }
 
 static void teardown(void)
 {
-    char command[512];
-    snprintf(command, sizeof command, "rm -rf '%s'", scratch);
-    ck_assert_int_eq(system(command), 0);
-}
-
-static int run_idemsim(const char *const *arguments)
-{
-    pid_t pid = fork();
-    ck_assert_int_ge(pid, 0);
-    if (pid == 0) {
-        int out_fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        int err_fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        dup2(out_fd, STDOUT_FILENO);
-        dup2(err_fd, STDERR_FILENO);
-        const char *argv[32] = {IDEMSIM_BINARY};
-        for (int i = 0; arguments[i] != NULL && i < 30; i++)
-            argv[i + 1] = arguments[i];
-        execv(IDEMSIM_BINARY, (char *const *)argv);
-        _exit(127);
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    ck_assert_msg(WIFEXITED(status), "idemsim did not exit normally");
-    return WEXITSTATUS(status);
-}
-
-static char *read_all(const char *path)
-{
-    FILE *file = fopen(path, "rb");
-    if (file == NULL)
-        return NULL;
-    fseek(file, 0, SEEK_END);
-    long size = ftell(file);
-    fseek(file, 0, SEEK_SET);
-    char *text = calloc(1, (size_t)size + 1);
-    ck_assert_uint_eq(fread(text, 1, (size_t)size, file), (size_t)size);
-    fclose(file);
-    return text;
+    test_cli_remove_scratch();
 }
 
 static int occurrences(const char *text, const char *needle)
@@ -94,8 +53,8 @@ static long attribute(const char *xml, const char *element, const char *name)
 START_TEST(test_seeds_run_every_seed_and_report_the_range)
 {
     const char *arguments[] = {"check", ATOMIC, "--seeds", "20", NULL};
-    ck_assert_int_eq(run_idemsim(arguments), 0);
-    char *printed = read_all(out);
+    ck_assert_int_eq(test_cli_run(arguments, out, err), 0);
+    char *printed = test_cli_read_all(out, NULL);
     ck_assert_int_eq(occurrences(printed, "(20 seeds)"), 3);
     ck_assert_ptr_nonnull(strstr(printed, "got 0 (20 seeds)")); /* idempotent double, every seed */
     ck_assert_ptr_nonnull(strstr(printed, "\n3 passed, 0 failed\n"));
@@ -106,8 +65,8 @@ END_TEST
 START_TEST(test_failing_seed_is_named_and_its_rerun_line_reproduces_it)
 {
     const char *arguments[] = {"check", ATOMIC, "--seeds", "20", "--set", TIGHT_409, NULL};
-    ck_assert_int_eq(run_idemsim(arguments), 1);
-    char *printed = read_all(out);
+    ck_assert_int_eq(test_cli_run(arguments, out, err), 1);
+    char *printed = test_cli_read_all(out, NULL);
     const char *fail = strstr(printed, "FAIL  07_atomic_reserve");
     ck_assert_ptr_nonnull(fail);
     const char *with_seed = strstr(fail, " with seed ");
@@ -123,10 +82,10 @@ START_TEST(test_failing_seed_is_named_and_its_rerun_line_reproduces_it)
     char seed_text[32];
     snprintf(seed_text, sizeof seed_text, "%ld", seed);
     const char *alone[] = {"check", ATOMIC, "--seed", seed_text, "--set", TIGHT_409, NULL};
-    ck_assert_int_eq(run_idemsim(alone), 1);
+    ck_assert_int_eq(test_cli_run(alone, out, err), 1);
     if (seed > 7) { /* the scenario's own seed is 7 */
         snprintf(seed_text, sizeof seed_text, "%ld", seed - 1);
-        ck_assert_int_eq(run_idemsim(alone), 0);
+        ck_assert_int_eq(test_cli_run(alone, out, err), 0);
     }
 }
 END_TEST
@@ -134,13 +93,13 @@ END_TEST
 START_TEST(test_junit_report_counts_and_escapes_every_expectation)
 {
     char junit[600];
-    snprintf(junit, sizeof junit, "%s/check.xml", scratch);
+    snprintf(junit, sizeof junit, "%s/check.xml", test_scratch);
     const char *arguments[] = {"check",   LOST_ANSWER, ATOMIC,
                                "--seeds", "20",        "--set",
                                TIGHT_409, "--set",     "title=fish & <chips>",
                                "--junit", junit,       NULL};
-    ck_assert_int_eq(run_idemsim(arguments), 1);
-    char *xml = read_all(junit);
+    ck_assert_int_eq(test_cli_run(arguments, out, err), 1);
+    char *xml = test_cli_read_all(junit, NULL);
     ck_assert_ptr_nonnull(xml);
     ck_assert(strncmp(xml, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites", 49) == 0);
     ck_assert_ptr_nonnull(strstr(xml, "</testsuites>\n"));
@@ -165,8 +124,8 @@ START_TEST(test_columns_line_up_across_scenarios)
 {
     const char *arguments[] = {"check", LOST_ANSWER, "scenarios/02_offline_ttl_too_short.json",
                                NULL};
-    ck_assert_int_eq(run_idemsim(arguments), 0);
-    char *printed = read_all(out);
+    ck_assert_int_eq(test_cli_run(arguments, out, err), 0);
+    char *printed = test_cli_read_all(out, NULL);
     long column = -1;
     int lines = 0;
     for (char *line = strtok(printed, "\n"); line != NULL; line = strtok(NULL, "\n")) {
@@ -188,14 +147,14 @@ END_TEST
 START_TEST(test_bad_input_runs_nothing_and_still_writes_the_junit_report)
 {
     char junit[600];
-    snprintf(junit, sizeof junit, "%s/bad.xml", scratch);
+    snprintf(junit, sizeof junit, "%s/bad.xml", test_scratch);
     const char *arguments[] = {"check",   LOST_ANSWER, "no/such/scenario.json",
                                "--junit", junit,       NULL};
-    ck_assert_int_eq(run_idemsim(arguments), 2);
-    char *printed = read_all(out);
+    ck_assert_int_eq(test_cli_run(arguments, out, err), 2);
+    char *printed = test_cli_read_all(out, NULL);
     ck_assert_str_eq(printed, "0 passed, 1 failed\n"); /* the good file did not run either */
     free(printed);
-    char *xml = read_all(junit);
+    char *xml = test_cli_read_all(junit, NULL);
     ck_assert_ptr_nonnull(xml);
     ck_assert_int_eq(occurrences(xml, "<error type=\"bad-input\""), 1);
     ck_assert_ptr_nonnull(strstr(xml, "no/such/scenario.json: cannot read file"));
@@ -206,26 +165,26 @@ END_TEST
 START_TEST(test_usage_errors_exit_2)
 {
     char empty[600];
-    snprintf(empty, sizeof empty, "%s/empty", scratch);
+    snprintf(empty, sizeof empty, "%s/empty", test_scratch);
     ck_assert_int_eq(mkdir(empty, 0755), 0);
     const char *no_scenarios[] = {"check", empty, NULL};
     const char *zero_seeds[] = {"check", LOST_ANSWER, "--seeds", "0", NULL};
     const char *word_seeds[] = {"check", LOST_ANSWER, "--seeds", "many", NULL};
     const char *no_junit_file[] = {"check", LOST_ANSWER, "--junit", NULL};
     const char *with_mode[] = {"check", LOST_ANSWER, "--mode", "idempotent", NULL};
-    ck_assert_int_eq(run_idemsim(no_scenarios), 2);
-    ck_assert_int_eq(run_idemsim(zero_seeds), 2);
-    ck_assert_int_eq(run_idemsim(word_seeds), 2);
-    ck_assert_int_eq(run_idemsim(no_junit_file), 2);
-    ck_assert_int_eq(run_idemsim(with_mode), 2);
+    ck_assert_int_eq(test_cli_run(no_scenarios, out, err), 2);
+    ck_assert_int_eq(test_cli_run(zero_seeds, out, err), 2);
+    ck_assert_int_eq(test_cli_run(word_seeds, out, err), 2);
+    ck_assert_int_eq(test_cli_run(no_junit_file, out, err), 2);
+    ck_assert_int_eq(test_cli_run(with_mode, out, err), 2);
 }
 END_TEST
 
 START_TEST(test_unwritable_junit_path_exits_2_and_leaves_no_file)
 {
     const char *arguments[] = {"check", LOST_ANSWER, "--junit", "/dev/null/check.xml", NULL};
-    ck_assert_int_eq(run_idemsim(arguments), 2);
-    char *printed = read_all(out);
+    ck_assert_int_eq(test_cli_run(arguments, out, err), 2);
+    char *printed = test_cli_read_all(out, NULL);
     ck_assert_ptr_nonnull(strstr(printed, " passed, 0 failed\n")); /* the check itself ran */
     free(printed);
 }

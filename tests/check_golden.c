@@ -5,33 +5,26 @@
  * larger one. IDEMSIM_REPIN=1 rewrites the pinned files instead of comparing (docs/golden.md). */
 #include <check.h>
 #include <dirent.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
+
+#include "test_cli.h"
 
 #define GOLDEN_DIRECTORY "tests/golden"
 #define GOLDEN_MAX 64
 #define REPORT_MAX 8192
 
-static char scratch[256];
-
 static void setup(void)
 {
-    ck_assert_int_eq(chdir(IDEMSIM_SOURCE_DIR), 0);
-    snprintf(scratch, sizeof scratch, "/tmp/idemsim-golden-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(scratch));
+    test_cli_make_scratch("golden");
 }
 
 static void teardown(void)
 {
-    char command[512];
-    snprintf(command, sizeof command, "rm -rf '%s'", scratch);
-    ck_assert_int_eq(system(command), 0);
+    test_cli_remove_scratch();
 }
 
 /* Writes the trace of every mode of scenarios/NAME.json, with its own seed, to path. */
@@ -39,32 +32,8 @@ static int write_trace(const char *name, const char *path)
 {
     char scenario[512];
     snprintf(scenario, sizeof scenario, "scenarios/%s.json", name);
-    pid_t pid = fork();
-    ck_assert_int_ge(pid, 0);
-    if (pid == 0) {
-        int null = open("/dev/null", O_WRONLY);
-        dup2(null, STDOUT_FILENO);
-        execl(IDEMSIM_BINARY, IDEMSIM_BINARY, "run", scenario, "--trace", path, "-q", (char *)NULL);
-        _exit(127);
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-}
-
-static char *read_all(const char *path, size_t *length)
-{
-    FILE *file = fopen(path, "rb");
-    if (file == NULL)
-        return NULL;
-    fseek(file, 0, SEEK_END);
-    long size = ftell(file);
-    fseek(file, 0, SEEK_SET);
-    char *text = calloc(1, (size_t)size + 1);
-    size_t got = fread(text, 1, (size_t)size, file);
-    fclose(file);
-    *length = got;
-    return text;
+    const char *arguments[] = {"run", scenario, "--trace", path, "-q", NULL};
+    return test_cli_run(arguments, NULL, NULL);
 }
 
 static bool write_all(const char *path, const char *text, size_t length)
@@ -114,17 +83,17 @@ static void check_pin(const char *file_name, PinKind kind, bool repin, char *rep
     size_t stem = strlen(file_name) - (kind == PIN_TRACE ? strlen(".trace") : strlen(".fnv64"));
     snprintf(name, sizeof name, "%.*s", (int)stem, file_name);
     snprintf(golden, sizeof golden, "%s/%s", GOLDEN_DIRECTORY, file_name);
-    snprintf(trace, sizeof trace, "%s/%s.trace", scratch, name);
+    snprintf(trace, sizeof trace, "%s/%s.trace", test_scratch, name);
     char problem[1024] = "";
     size_t length = 0, pinned_length = 0;
     char *text = NULL, *pinned = NULL;
-    if (write_trace(name, trace) != 0 || (text = read_all(trace, &length)) == NULL) {
+    if (write_trace(name, trace) != 0 || (text = test_cli_read_all(trace, &length)) == NULL) {
         snprintf(problem, sizeof problem, "idemsim run scenarios/%s.json failed", name);
     } else if (kind == PIN_TRACE) {
         if (repin) {
             ck_assert(write_all(golden, text, length));
-        } else if ((pinned = read_all(golden, &pinned_length)) == NULL || pinned_length != length ||
-                   memcmp(pinned, text, length) != 0) {
+        } else if ((pinned = test_cli_read_all(golden, &pinned_length)) == NULL ||
+                   pinned_length != length || memcmp(pinned, text, length) != 0) {
             describe_difference(problem, sizeof problem, pinned ? pinned : "", text);
         }
     } else {
@@ -133,7 +102,8 @@ static void check_pin(const char *file_name, PinKind kind, bool repin, char *rep
                  length);
         if (repin)
             ck_assert(write_all(golden, line, strlen(line)));
-        else if ((pinned = read_all(golden, &pinned_length)) == NULL || strcmp(pinned, line) != 0)
+        else if ((pinned = test_cli_read_all(golden, &pinned_length)) == NULL ||
+                 strcmp(pinned, line) != 0)
             snprintf(problem, sizeof problem, "pinned '%.*s', got '%.*s'",
                      pinned ? (int)strcspn(pinned, "\n") : 0, pinned ? pinned : "",
                      (int)strcspn(line, "\n"), line);

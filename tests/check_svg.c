@@ -3,81 +3,33 @@
  * the second charges of C1 at-least-once, the replays of C1 idempotent), leaves the trace
  * untouched, and refuses bad options before running. */
 #include <check.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
+
+#include "test_cli.h"
 
 #define LOST_ANSWER "scenarios/01_lost_answer.json"
 
-static char scratch[256];
-
 static void setup(void)
 {
-    ck_assert_int_eq(chdir(IDEMSIM_SOURCE_DIR), 0);
-    snprintf(scratch, sizeof scratch, "/tmp/idemsim-svg-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(scratch));
+    test_cli_make_scratch("svg");
 }
 
 static void teardown(void)
 {
-    char command[512];
-    snprintf(command, sizeof command, "rm -rf '%s'", scratch);
-    ck_assert_int_eq(system(command), 0);
-}
-
-static void in_scratch(char *buffer, size_t size, const char *name)
-{
-    snprintf(buffer, size, "%s/%s", scratch, name);
-}
-
-/* Runs idemsim with arguments (NULL-terminated), output to /dev/null; returns its exit code. */
-static int run_idemsim(const char *const *arguments)
-{
-    pid_t pid = fork();
-    ck_assert_int_ge(pid, 0);
-    if (pid == 0) {
-        int null = open("/dev/null", O_WRONLY);
-        dup2(null, STDOUT_FILENO);
-        dup2(null, STDERR_FILENO);
-        const char *argv[32] = {IDEMSIM_BINARY};
-        for (int i = 0; arguments[i] != NULL && i < 30; i++)
-            argv[i + 1] = arguments[i];
-        execv(IDEMSIM_BINARY, (char *const *)argv);
-        _exit(127);
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    ck_assert_msg(WIFEXITED(status), "idemsim did not exit normally");
-    return WEXITSTATUS(status);
-}
-
-static char *read_all(const char *path, size_t *length)
-{
-    FILE *file = fopen(path, "rb");
-    if (file == NULL)
-        return NULL;
-    fseek(file, 0, SEEK_END);
-    long size = ftell(file);
-    fseek(file, 0, SEEK_SET);
-    char *text = calloc(1, (size_t)size + 1);
-    size_t got = fread(text, 1, (size_t)size, file);
-    fclose(file);
-    if (length != NULL)
-        *length = got;
-    return text;
+    test_cli_remove_scratch();
 }
 
 static char *draw(const char *scenario, const char *mode, const char *name)
 {
     char path[512];
-    in_scratch(path, sizeof path, name);
+    test_cli_in_scratch(path, name);
     const char *arguments[] = {"run", scenario, "--svg", path, "--svg-mode", mode, "-q", NULL};
-    ck_assert_int_eq(run_idemsim(arguments), 0);
-    char *svg = read_all(path, NULL);
+    ck_assert_int_eq(test_cli_run(arguments, NULL, NULL), 0);
+    char *svg = test_cli_read_all(path, NULL);
     ck_assert_ptr_nonnull(svg);
     return svg;
 }
@@ -194,10 +146,10 @@ END_TEST
 START_TEST(test_svg_ops_limits_the_operations_drawn)
 {
     char path[512];
-    in_scratch(path, sizeof path, "one.svg");
+    test_cli_in_scratch(path, "one.svg");
     const char *arguments[] = {"run", LOST_ANSWER, "--svg", path, "--svg-ops", "1", "-q", NULL};
-    ck_assert_int_eq(run_idemsim(arguments), 0);
-    char *svg = read_all(path, NULL);
+    ck_assert_int_eq(test_cli_run(arguments, NULL, NULL), 0);
+    char *svg = test_cli_read_all(path, NULL);
     ck_assert_ptr_nonnull(svg);
     ck_assert_int_eq(occurrences(svg, ">web["), 1);        /* one lane: one client's operation */
     ck_assert_ptr_nonnull(strstr(svg, "mode idempotent")); /* the last mode by default */
@@ -208,15 +160,16 @@ END_TEST
 START_TEST(test_drawing_leaves_the_trace_byte_identical)
 {
     char plain[512], with_svg[512], svg[512];
-    in_scratch(plain, sizeof plain, "plain.trace");
-    in_scratch(with_svg, sizeof with_svg, "with-svg.trace");
-    in_scratch(svg, sizeof svg, "d.svg");
+    test_cli_in_scratch(plain, "plain.trace");
+    test_cli_in_scratch(with_svg, "with-svg.trace");
+    test_cli_in_scratch(svg, "d.svg");
     const char *without[] = {"run", LOST_ANSWER, "--trace", plain, "-q", NULL};
     const char *with[] = {"run", LOST_ANSWER, "--trace", with_svg, "--svg", svg, "-q", NULL};
-    ck_assert_int_eq(run_idemsim(without), 0);
-    ck_assert_int_eq(run_idemsim(with), 0);
+    ck_assert_int_eq(test_cli_run(without, NULL, NULL), 0);
+    ck_assert_int_eq(test_cli_run(with, NULL, NULL), 0);
     size_t plain_length = 0, with_length = 0;
-    char *a = read_all(plain, &plain_length), *b = read_all(with_svg, &with_length);
+    char *a = test_cli_read_all(plain, &plain_length),
+         *b = test_cli_read_all(with_svg, &with_length);
     ck_assert_ptr_nonnull(a);
     ck_assert_ptr_nonnull(b);
     ck_assert_uint_gt(plain_length, 1000);
@@ -232,18 +185,18 @@ END_TEST
 START_TEST(test_bad_svg_options_exit_2_and_write_nothing)
 {
     char path[512];
-    in_scratch(path, sizeof path, "bad.svg");
+    test_cli_in_scratch(path, "bad.svg");
     const char *not_run[] = {"run", LOST_ANSWER,  "--mode",       "idempotent", "--svg",
                              path,  "--svg-mode", "at-most-once", "-q",         NULL};
     const char *zero_ops[] = {"run", LOST_ANSWER, "--svg", path, "--svg-ops", "0", "-q", NULL};
     const char *many_ops[] = {"run", LOST_ANSWER, "--svg", path, "--svg-ops", "21", "-q", NULL};
     const char *no_file[] = {"run", LOST_ANSWER, "--svg-mode", "idempotent", "-q", NULL};
     const char *no_value[] = {"run", LOST_ANSWER, "--svg", NULL};
-    ck_assert_int_eq(run_idemsim(not_run), 2);
-    ck_assert_int_eq(run_idemsim(zero_ops), 2);
-    ck_assert_int_eq(run_idemsim(many_ops), 2);
-    ck_assert_int_eq(run_idemsim(no_file), 2);
-    ck_assert_int_eq(run_idemsim(no_value), 2);
+    ck_assert_int_eq(test_cli_run(not_run, NULL, NULL), 2);
+    ck_assert_int_eq(test_cli_run(zero_ops, NULL, NULL), 2);
+    ck_assert_int_eq(test_cli_run(many_ops, NULL, NULL), 2);
+    ck_assert_int_eq(test_cli_run(no_file, NULL, NULL), 2);
+    ck_assert_int_eq(test_cli_run(no_value, NULL, NULL), 2);
     ck_assert_int_ne(access(path, F_OK), 0);
 }
 END_TEST
@@ -251,7 +204,7 @@ END_TEST
 START_TEST(test_unwritable_svg_path_exits_2_and_leaves_no_file)
 {
     const char *arguments[] = {"run", LOST_ANSWER, "--svg", "/dev/null/d.svg", "-q", NULL};
-    ck_assert_int_eq(run_idemsim(arguments), 2);
+    ck_assert_int_eq(test_cli_run(arguments, NULL, NULL), 2);
 }
 END_TEST
 
@@ -268,11 +221,11 @@ START_TEST(test_every_scenario_draws_a_balanced_diagram)
         if (access(scenarios[i], R_OK) != 0)
             continue;
         char path[512];
-        in_scratch(path, sizeof path, "any.svg");
+        test_cli_in_scratch(path, "any.svg");
         const char *arguments[] = {"run",       scenarios[i], "--svg", path,
                                    "--svg-ops", "20",         "-q",    NULL};
-        ck_assert_int_eq(run_idemsim(arguments), 0);
-        char *svg = read_all(path, NULL);
+        ck_assert_int_eq(test_cli_run(arguments, NULL, NULL), 0);
+        char *svg = test_cli_read_all(path, NULL);
         char problem[128] = "";
         ck_assert_msg(balanced(svg, problem, sizeof problem), "%s: %s", scenarios[i], problem);
         free(svg);

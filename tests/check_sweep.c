@@ -2,71 +2,24 @@
  * statistics of each CSV row recomputed from the shard's per-run values, bad input refused
  * with exit 2 and no file, and the sweep_report building blocks (t quantile, grid, shards). */
 #include <check.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include "sweep_report.h"
+#include "test_cli.h"
 
-static char scratch[256];
+#include "sweep_report.h"
 
 /* A small but real grid: 4 loss values x 2 retry budgets x 5 seeds, every mode. */
 #define GRID_ARGUMENTS                                                                             \
     "scenarios/default.json", "--vary", "network.default.loss=0:0.3:0.1", "--vary",                \
         "clients[0].retry.max_attempts=2:4:2", "--seeds", "5", "-q"
 
-/* Runs idemsim with argv (NULL-terminated), stdout and stderr to files; returns the exit code. */
-static int run_idemsim(const char *const *arguments, const char *stdout_path,
-                       const char *stderr_path)
-{
-    pid_t pid = fork();
-    ck_assert_int_ge(pid, 0);
-    if (pid == 0) {
-        int out = open(stdout_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        int err = open(stderr_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        dup2(out, STDOUT_FILENO);
-        dup2(err, STDERR_FILENO);
-        const char *argv[40] = {IDEMSIM_BINARY};
-        for (int i = 0; arguments[i] != NULL && i < 38; i++)
-            argv[i + 1] = arguments[i];
-        execv(IDEMSIM_BINARY, (char *const *)argv);
-        _exit(127);
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    ck_assert_msg(WIFEXITED(status), "idemsim did not exit normally (signal %d)",
-                  WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-    return WEXITSTATUS(status);
-}
-
-static char *read_all(const char *path)
-{
-    FILE *file = fopen(path, "rb");
-    if (file == NULL)
-        return NULL;
-    fseek(file, 0, SEEK_END);
-    long size = ftell(file);
-    fseek(file, 0, SEEK_SET);
-    char *text = calloc(1, (size_t)size + 1);
-    size_t got = fread(text, 1, (size_t)size, file);
-    fclose(file);
-    text[got] = '\0';
-    return text;
-}
-
-static const char *in_scratch(char *buffer, const char *name)
-{
-    snprintf(buffer, 512, "%s/%s", scratch, name);
-    return buffer;
-}
-
 static void assert_same_file(const char *a, const char *b)
 {
-    char *left = read_all(a), *right = read_all(b);
+    char *left = test_cli_read_all(a, NULL), *right = test_cli_read_all(b, NULL);
     ck_assert_msg(left != NULL && right != NULL, "%s or %s is missing", a, b);
     ck_assert_msg(strlen(left) > 100, "%s is nearly empty", a);
     ck_assert_msg(strcmp(left, right) == 0, "%s and %s differ", a, b);
@@ -84,16 +37,12 @@ static int count_lines(const char *text)
 
 static void setup(void)
 {
-    ck_assert_int_eq(chdir(IDEMSIM_SOURCE_DIR), 0);
-    snprintf(scratch, sizeof scratch, "/tmp/idemsim-sweep-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(scratch));
+    test_cli_make_scratch("sweep");
 }
 
 static void teardown(void)
 {
-    char command[512];
-    snprintf(command, sizeof command, "rm -rf '%s'", scratch);
-    ck_assert_int_eq(system(command), 0);
+    test_cli_remove_scratch();
 }
 
 /* ------------------------------------------------------------------ determinism */
@@ -101,24 +50,24 @@ static void teardown(void)
 START_TEST(test_sweep_gives_the_same_csv_and_svg_on_one_and_two_threads)
 {
     char out[512], err[512], csv1[512], svg1[512], csv2[512], svg2[512];
-    in_scratch(out, "out");
-    in_scratch(err, "err");
+    test_cli_in_scratch(out, "out");
+    test_cli_in_scratch(err, "err");
     const char *one[] = {"sweep",     GRID_ARGUMENTS,
                          "--threads", "1",
-                         "--csv",     in_scratch(csv1, "1.csv"),
-                         "--svg",     in_scratch(svg1, "1.svg"),
+                         "--csv",     test_cli_in_scratch(csv1, "1.csv"),
+                         "--svg",     test_cli_in_scratch(svg1, "1.svg"),
                          NULL};
     const char *two[] = {"sweep",     GRID_ARGUMENTS,
                          "--threads", "2",
-                         "--csv",     in_scratch(csv2, "2.csv"),
-                         "--svg",     in_scratch(svg2, "2.svg"),
+                         "--csv",     test_cli_in_scratch(csv2, "2.csv"),
+                         "--svg",     test_cli_in_scratch(svg2, "2.svg"),
                          NULL};
-    ck_assert_int_eq(run_idemsim(one, out, err), 0);
-    ck_assert_int_eq(run_idemsim(two, out, err), 0);
+    ck_assert_int_eq(test_cli_run(one, out, err), 0);
+    ck_assert_int_eq(test_cli_run(two, out, err), 0);
     assert_same_file(csv1, csv2);
     assert_same_file(svg1, svg2);
     /* header + 4 losses x 2 budgets x 3 modes x 4 default metrics */
-    char *csv = read_all(csv1);
+    char *csv = test_cli_read_all(csv1, NULL);
     ck_assert_int_eq(count_lines(csv), 1 + 4 * 2 * 3 * 4);
     ck_assert_ptr_nonnull(strstr(csv, "scenario,network.default.loss,"
                                       "clients[0].retry.max_attempts,mode,metric,seeds,mean,sd,"
@@ -131,22 +80,22 @@ START_TEST(test_four_merged_shards_give_the_unsharded_csv_and_svg_byte_for_byte)
 {
     char out[512], err[512], whole_csv[512], whole_svg[512], merged_csv[512], merged_svg[512];
     char shards[4][512], shard_argument[16];
-    in_scratch(out, "out");
-    in_scratch(err, "err");
+    test_cli_in_scratch(out, "out");
+    test_cli_in_scratch(err, "err");
     const char *whole[] = {"sweep", GRID_ARGUMENTS,
-                           "--csv", in_scratch(whole_csv, "w.csv"),
-                           "--svg", in_scratch(whole_svg, "w.svg"),
+                           "--csv", test_cli_in_scratch(whole_csv, "w.csv"),
+                           "--svg", test_cli_in_scratch(whole_svg, "w.svg"),
                            NULL};
-    ck_assert_int_eq(run_idemsim(whole, out, err), 0);
+    ck_assert_int_eq(test_cli_run(whole, out, err), 0);
     for (int i = 0; i < 4; i++) {
         char name[16];
         snprintf(name, sizeof name, "s%d.csv", i + 1);
         snprintf(shard_argument, sizeof shard_argument, "%d/4", i + 1);
         const char *shard[] = {"sweep",   GRID_ARGUMENTS,
                                "--shard", shard_argument,
-                               "--csv",   in_scratch(shards[i], name),
+                               "--csv",   test_cli_in_scratch(shards[i], name),
                                NULL};
-        ck_assert_int_eq(run_idemsim(shard, out, err), 0);
+        ck_assert_int_eq(test_cli_run(shard, out, err), 0);
     }
     /* In any order: runs are placed by index. */
     const char *merge[] = {"merge",
@@ -155,11 +104,11 @@ START_TEST(test_four_merged_shards_give_the_unsharded_csv_and_svg_byte_for_byte)
                            shards[3],
                            shards[1],
                            "--csv",
-                           in_scratch(merged_csv, "m.csv"),
+                           test_cli_in_scratch(merged_csv, "m.csv"),
                            "--svg",
-                           in_scratch(merged_svg, "m.svg"),
+                           test_cli_in_scratch(merged_svg, "m.svg"),
                            NULL};
-    ck_assert_int_eq(run_idemsim(merge, out, err), 0);
+    ck_assert_int_eq(test_cli_run(merge, out, err), 0);
     assert_same_file(whole_csv, merged_csv);
     assert_same_file(whole_svg, merged_svg);
 }
@@ -168,14 +117,15 @@ END_TEST
 START_TEST(test_csv_row_statistics_match_the_per_run_values_of_the_shard)
 {
     char out[512], err[512], shard_path[512], csv_path[512];
-    in_scratch(out, "out");
-    in_scratch(err, "err");
+    test_cli_in_scratch(out, "out");
+    test_cli_in_scratch(err, "err");
     const char *shard[] = {"sweep", GRID_ARGUMENTS, "--shard",
-                           "1/1",   "--csv",        in_scratch(shard_path, "all.csv"),
+                           "1/1",   "--csv",        test_cli_in_scratch(shard_path, "all.csv"),
                            NULL};
-    const char *whole[] = {"sweep", GRID_ARGUMENTS, "--csv", in_scratch(csv_path, "w.csv"), NULL};
-    ck_assert_int_eq(run_idemsim(shard, out, err), 0);
-    ck_assert_int_eq(run_idemsim(whole, out, err), 0);
+    const char *whole[] = {"sweep", GRID_ARGUMENTS, "--csv", test_cli_in_scratch(csv_path, "w.csv"),
+                           NULL};
+    ck_assert_int_eq(test_cli_run(shard, out, err), 0);
+    ck_assert_int_eq(test_cli_run(whole, out, err), 0);
     /* at-least-once double charges at loss 0.2, 4 attempts: point 2 * 2 + 1 = 5 */
     double values[5], sum = 0;
     int found = 0;
@@ -198,7 +148,7 @@ START_TEST(test_csv_row_statistics_match_the_per_run_values_of_the_shard)
     for (int k = 0; k < 5; k++)
         squares += (values[k] - mean) * (values[k] - mean);
     double ci95 = 2.7764451051977944 * sqrt(squares / 4) / sqrt(5);
-    char *csv = read_all(csv_path);
+    char *csv = test_cli_read_all(csv_path, NULL);
     char *row = strstr(csv, "default,0.2,4,at-least-once,double,5,");
     ck_assert_ptr_nonnull(row);
     double printed_mean, printed_sd, printed_ci95;
@@ -215,16 +165,16 @@ END_TEST
 START_TEST(test_one_seed_leaves_sd_and_confidence_interval_empty)
 {
     char out[512], err[512];
-    in_scratch(out, "out");
-    in_scratch(err, "err");
+    test_cli_in_scratch(out, "out");
+    test_cli_in_scratch(err, "err");
     const char *one_seed[] = {"sweep",    "scenarios/default.json",
                               "--vary",   "network.default.loss=0.1:0.1:1",
                               "--seeds",  "1",
                               "--metric", "lost",
                               "--mode",   "at-most-once",
                               "-q",       NULL};
-    ck_assert_int_eq(run_idemsim(one_seed, out, err), 0);
-    char *csv = read_all(out);
+    ck_assert_int_eq(test_cli_run(one_seed, out, err), 0);
+    char *csv = test_cli_read_all(out, NULL);
     ck_assert_int_eq(count_lines(csv), 2);
     char *row = strstr(csv, "default,0.1,at-most-once,lost,1,");
     ck_assert_ptr_nonnull(row);
@@ -250,17 +200,17 @@ START_TEST(test_bad_vary_exits_2_with_a_clear_error_and_writes_nothing)
                                          "got 1.5"},
     };
     char out[512], err[512], csv[512];
-    in_scratch(out, "out");
-    in_scratch(err, "err");
-    in_scratch(csv, "never.csv");
+    test_cli_in_scratch(out, "out");
+    test_cli_in_scratch(err, "err");
+    test_cli_in_scratch(csv, "never.csv");
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *arguments[] = {"sweep",   "scenarios/default.json",
                                    "--vary",  cases[i].vary,
                                    "--seeds", "2",
                                    "--csv",   csv,
                                    NULL};
-        ck_assert_int_eq(run_idemsim(arguments, out, err), 2);
-        char *printed = read_all(err);
+        ck_assert_int_eq(test_cli_run(arguments, out, err), 2);
+        char *printed = test_cli_read_all(err, NULL);
         ck_assert_msg(strstr(printed, cases[i].message) != NULL, "%s: expected '%s' in:\n%s",
                       cases[i].vary, cases[i].message, printed);
         free(printed);
@@ -272,24 +222,26 @@ END_TEST
 START_TEST(test_merge_refuses_a_missing_or_repeated_shard)
 {
     char out[512], err[512], first[512], second[512], merged[512];
-    in_scratch(out, "out");
-    in_scratch(err, "err");
-    in_scratch(merged, "never.csv");
-    const char *shard1[] = {
-        "sweep", GRID_ARGUMENTS, "--shard", "1/2", "--csv", in_scratch(first, "1.csv"), NULL};
-    const char *shard2[] = {
-        "sweep", GRID_ARGUMENTS, "--shard", "2/2", "--csv", in_scratch(second, "2.csv"), NULL};
-    ck_assert_int_eq(run_idemsim(shard1, out, err), 0);
-    ck_assert_int_eq(run_idemsim(shard2, out, err), 0);
+    test_cli_in_scratch(out, "out");
+    test_cli_in_scratch(err, "err");
+    test_cli_in_scratch(merged, "never.csv");
+    const char *shard1[] = {"sweep", GRID_ARGUMENTS, "--shard",
+                            "1/2",   "--csv",        test_cli_in_scratch(first, "1.csv"),
+                            NULL};
+    const char *shard2[] = {"sweep", GRID_ARGUMENTS, "--shard",
+                            "2/2",   "--csv",        test_cli_in_scratch(second, "2.csv"),
+                            NULL};
+    ck_assert_int_eq(test_cli_run(shard1, out, err), 0);
+    ck_assert_int_eq(test_cli_run(shard2, out, err), 0);
     const char *missing[] = {"merge", first, "--csv", merged, NULL};
-    ck_assert_int_eq(run_idemsim(missing, out, err), 2);
-    char *printed = read_all(err);
+    ck_assert_int_eq(test_cli_run(missing, out, err), 2);
+    char *printed = test_cli_read_all(err, NULL);
     ck_assert_ptr_nonnull(strstr(printed, "20 of 40 runs are missing"));
     ck_assert_ptr_nonnull(strstr(printed, "in shard 2/2"));
     free(printed);
     const char *repeated[] = {"merge", first, second, first, "--csv", merged, NULL};
-    ck_assert_int_eq(run_idemsim(repeated, out, err), 2);
-    printed = read_all(err);
+    ck_assert_int_eq(test_cli_run(repeated, out, err), 2);
+    printed = test_cli_read_all(err, NULL);
     ck_assert_ptr_nonnull(strstr(printed, "already merged"));
     free(printed);
     ck_assert_int_ne(access(merged, F_OK), 0);
@@ -299,26 +251,27 @@ END_TEST
 START_TEST(test_merge_refuses_a_shard_of_another_sweep_or_no_shard)
 {
     char out[512], err[512], shard[512], other[512];
-    in_scratch(out, "out");
-    in_scratch(err, "err");
-    const char *ours[] = {
-        "sweep", GRID_ARGUMENTS, "--shard", "1/2", "--csv", in_scratch(shard, "1.csv"), NULL};
+    test_cli_in_scratch(out, "out");
+    test_cli_in_scratch(err, "err");
+    const char *ours[] = {"sweep", GRID_ARGUMENTS, "--shard",
+                          "1/2",   "--csv",        test_cli_in_scratch(shard, "1.csv"),
+                          NULL};
     const char *theirs[] = {"sweep",   "scenarios/default.json",
                             "--vary",  "network.default.loss=0:0.2:0.1",
                             "--seeds", "2",
                             "--shard", "2/2",
-                            "--csv",   in_scratch(other, "2.csv"),
+                            "--csv",   test_cli_in_scratch(other, "2.csv"),
                             "-q",      NULL};
-    ck_assert_int_eq(run_idemsim(ours, out, err), 0);
-    ck_assert_int_eq(run_idemsim(theirs, out, err), 0);
+    ck_assert_int_eq(test_cli_run(ours, out, err), 0);
+    ck_assert_int_eq(test_cli_run(theirs, out, err), 0);
     const char *mixed[] = {"merge", shard, other, NULL};
-    ck_assert_int_eq(run_idemsim(mixed, out, err), 2);
-    char *printed = read_all(err);
+    ck_assert_int_eq(test_cli_run(mixed, out, err), 2);
+    char *printed = test_cli_read_all(err, NULL);
     ck_assert_ptr_nonnull(strstr(printed, "another sweep"));
     free(printed);
     const char *not_a_shard[] = {"merge", "scenarios/default.json", NULL};
-    ck_assert_int_eq(run_idemsim(not_a_shard, out, err), 2);
-    printed = read_all(err);
+    ck_assert_int_eq(test_cli_run(not_a_shard, out, err), 2);
+    printed = test_cli_read_all(err, NULL);
     ck_assert_ptr_nonnull(strstr(printed, "line 1: not an idemsim sweep shard"));
     free(printed);
 }
@@ -373,8 +326,8 @@ END_TEST
 START_TEST(test_more_shards_than_runs_still_merge_to_the_whole)
 {
     char out[512], err[512], whole[512], merged[512], shards[3][512];
-    in_scratch(out, "out");
-    in_scratch(err, "err");
+    test_cli_in_scratch(out, "out");
+    test_cli_in_scratch(err, "err");
     const char *grid[] = {"sweep",
                           "scenarios/default.json",
                           "--vary",
@@ -383,9 +336,9 @@ START_TEST(test_more_shards_than_runs_still_merge_to_the_whole)
                           "1",
                           "-q",
                           "--csv",
-                          in_scratch(whole, "w.csv"),
+                          test_cli_in_scratch(whole, "w.csv"),
                           NULL};
-    ck_assert_int_eq(run_idemsim(grid, out, err), 0);
+    ck_assert_int_eq(test_cli_run(grid, out, err), 0);
     for (int i = 0; i < 3; i++) {
         char name[16], shard_argument[16];
         snprintf(name, sizeof name, "s%d.csv", i + 1);
@@ -400,14 +353,15 @@ START_TEST(test_more_shards_than_runs_still_merge_to_the_whole)
                                "--shard",
                                shard_argument,
                                "--csv",
-                               in_scratch(shards[i], name),
+                               test_cli_in_scratch(shards[i], name),
                                NULL};
-        ck_assert_int_eq(run_idemsim(shard, out, err), 0);
+        ck_assert_int_eq(test_cli_run(shard, out, err), 0);
     }
-    const char *merge[] = {
-        "merge", shards[0], shards[1], shards[2], "--csv", in_scratch(merged, "m.csv"), NULL};
-    ck_assert_int_eq(run_idemsim(merge, out, err), 0); /* shard 3/3 holds no run */
-    char *left = read_all(whole), *right = read_all(merged);
+    const char *merge[] = {"merge",   shards[0], shards[1],
+                           shards[2], "--csv",   test_cli_in_scratch(merged, "m.csv"),
+                           NULL};
+    ck_assert_int_eq(test_cli_run(merge, out, err), 0); /* shard 3/3 holds no run */
+    char *left = test_cli_read_all(whole, NULL), *right = test_cli_read_all(merged, NULL);
     ck_assert_str_eq(left, right);
     free(left);
     free(right);
@@ -417,8 +371,8 @@ END_TEST
 START_TEST(test_a_run_stopped_by_a_budget_fails_the_sweep_and_writes_nothing)
 {
     char out[512], err[512], csv[512];
-    in_scratch(out, "out");
-    in_scratch(err, "err");
+    test_cli_in_scratch(out, "out");
+    test_cli_in_scratch(err, "err");
     const char *arguments[] = {"sweep",
                                "scenarios/default.json",
                                "--vary",
@@ -428,10 +382,10 @@ START_TEST(test_a_run_stopped_by_a_budget_fails_the_sweep_and_writes_nothing)
                                "--max-events",
                                "1000",
                                "--csv",
-                               in_scratch(csv, "never.csv"),
+                               test_cli_in_scratch(csv, "never.csv"),
                                NULL};
-    ck_assert_int_eq(run_idemsim(arguments, out, err), 2);
-    char *printed = read_all(err);
+    ck_assert_int_eq(test_cli_run(arguments, out, err), 2);
+    char *printed = test_cli_read_all(err, NULL);
     ck_assert_ptr_nonnull(strstr(printed, "4 of 4 runs stopped at a budget"));
     ck_assert_ptr_nonnull(strstr(printed, "the first: point 0, seed "));
     free(printed);
@@ -442,8 +396,8 @@ END_TEST
 START_TEST(test_usage_errors_exit_2_and_help_exits_0)
 {
     char out[512], err[512];
-    in_scratch(out, "out");
-    in_scratch(err, "err");
+    test_cli_in_scratch(out, "out");
+    test_cli_in_scratch(err, "err");
     static const char *const cases[][8] = {
         {"sweep", "scenarios/default.json", NULL},
         {"sweep", "scenarios/default.json", "--vary", "a=0:1:1", "--seeds", "0", NULL},
@@ -455,10 +409,10 @@ START_TEST(test_usage_errors_exit_2_and_help_exits_0)
         {"merge", NULL},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        ck_assert_int_eq(run_idemsim((const char *const *)cases[i], out, err), 2);
+        ck_assert_int_eq(test_cli_run((const char *const *)cases[i], out, err), 2);
     const char *help[] = {"sweep", "--help", NULL};
-    ck_assert_int_eq(run_idemsim(help, out, err), 0);
-    char *printed = read_all(out);
+    ck_assert_int_eq(test_cli_run(help, out, err), 0);
+    char *printed = test_cli_read_all(out, NULL);
     ck_assert_ptr_nonnull(strstr(printed, "--shard I/N"));
     free(printed);
 }

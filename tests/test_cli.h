@@ -1,0 +1,88 @@
+/* Helpers shared by the tests that drive the idemsim program from outside: a scratch
+ * directory per test, running the binary with its output in files, reading a file whole.
+ * IDEMSIM_BINARY and IDEMSIM_SOURCE_DIR come from tests/CMakeLists.txt. */
+#ifndef IDEMSIM_TEST_CLI_H
+#define IDEMSIM_TEST_CLI_H
+
+#include <check.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define TEST_CLI_ARGUMENTS_MAX 40
+
+static char test_scratch[256];
+
+/* Runs from the source directory (scenario paths are relative to it), in a fresh
+ * /tmp/idemsim-NAME-XXXXXX scratch directory. */
+static inline void test_cli_make_scratch(const char *name)
+{
+    ck_assert_int_eq(chdir(IDEMSIM_SOURCE_DIR), 0);
+    snprintf(test_scratch, sizeof test_scratch, "/tmp/idemsim-%s-XXXXXX", name);
+    ck_assert_ptr_nonnull(mkdtemp(test_scratch));
+}
+
+static inline void test_cli_remove_scratch(void)
+{
+    char command[512];
+    snprintf(command, sizeof command, "rm -rf '%s'", test_scratch);
+    ck_assert_int_eq(system(command), 0);
+}
+
+/* buffer must hold 512 bytes; returns it. */
+static inline const char *test_cli_in_scratch(char *buffer, const char *name)
+{
+    snprintf(buffer, 512, "%s/%s", test_scratch, name);
+    return buffer;
+}
+
+static inline void redirect(int descriptor, const char *path)
+{
+    int file = open(path != NULL ? path : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(file, descriptor);
+}
+
+/* Runs idemsim with arguments (NULL-terminated), stdout and stderr to the given files (NULL:
+ * /dev/null); returns its exit code. A signal fails the test. */
+static inline int test_cli_run(const char *const *arguments, const char *stdout_path,
+                               const char *stderr_path)
+{
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        redirect(STDOUT_FILENO, stdout_path);
+        redirect(STDERR_FILENO, stderr_path);
+        const char *argv[TEST_CLI_ARGUMENTS_MAX] = {IDEMSIM_BINARY};
+        for (int i = 0; arguments[i] != NULL && i < TEST_CLI_ARGUMENTS_MAX - 2; i++)
+            argv[i + 1] = arguments[i];
+        execv(IDEMSIM_BINARY, (char *const *)argv);
+        _exit(127);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    ck_assert_msg(WIFEXITED(status), "idemsim did not exit normally (signal %d)",
+                  WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    return WEXITSTATUS(status);
+}
+
+/* The whole file, NUL-terminated, or NULL when it cannot be read. Free it. */
+static inline char *test_cli_read_all(const char *path, size_t *length)
+{
+    FILE *file = fopen(path, "rb");
+    if (file == NULL)
+        return NULL;
+    fseek(file, 0, SEEK_END);
+    long size = ftell(file);
+    fseek(file, 0, SEEK_SET);
+    char *text = calloc(1, (size_t)size + 1);
+    size_t got = fread(text, 1, (size_t)size, file);
+    fclose(file);
+    text[got] = '\0';
+    if (length != NULL)
+        *length = got;
+    return text;
+}
+
+#endif
