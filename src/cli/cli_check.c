@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "xml_text.h"
 
 const char *const check_usage =
     "usage: idemsim check [FILE|DIR]... [options]\n"
@@ -279,45 +280,16 @@ static void format_rerun(char *buffer, size_t size, const Check *check, const ch
 
 /* ------------------------------------------------------------------ JUnit XML */
 
-static void xml_escape(FILE *stream, const char *text)
-{
-    for (const unsigned char *c = (const unsigned char *)text; *c != '\0'; c++) {
-        switch (*c) {
-        case '&':
-            fputs("&amp;", stream);
-            break;
-        case '<':
-            fputs("&lt;", stream);
-            break;
-        case '>':
-            fputs("&gt;", stream);
-            break;
-        case '"':
-            fputs("&quot;", stream);
-            break;
-        case '\'':
-            fputs("&apos;", stream);
-            break;
-        default:
-            /* XML 1.0 has no way to write other control characters, even escaped. */
-            if (*c < 0x20 && *c != '\t' && *c != '\n' && *c != '\r')
-                fputc('?', stream);
-            else
-                fputc(*c, stream);
-        }
-    }
-}
-
 static void junit_open_suite(Check *check, const char *name, const char *path, uint32_t tests,
                              uint32_t failures, uint32_t errors, double seconds)
 {
     FILE *xml = check->junit;
     fputs("  <testsuite name=\"", xml);
-    xml_escape(xml, name);
+    xml_text_write(xml, name);
     fprintf(xml, "\" tests=\"%u\" failures=\"%u\" errors=\"%u\" time=\"%.3f\">\n", tests, failures,
             errors, seconds);
     fputs("    <properties><property name=\"file\" value=\"", xml);
-    xml_escape(xml, path);
+    xml_text_write(xml, path);
     fputs("\"/></properties>\n", xml);
     check->junit_tests += tests;
     check->junit_failures += failures;
@@ -332,7 +304,7 @@ static void junit_bad_file(Check *check, const CheckFile *file)
     FILE *xml = check->junit;
     junit_open_suite(check, file->path, file->path, 1, 0, 1, 0.0);
     fputs("    <testcase classname=\"", xml);
-    xml_escape(xml, file->path);
+    xml_text_write(xml, file->path);
     fprintf(xml,
             "\" name=\"load\" time=\"0\">\n      <error type=\"bad-input\" message=\"%u "
             "error%s\">",
@@ -340,7 +312,7 @@ static void junit_bad_file(Check *check, const CheckFile *file)
     for (uint32_t i = 0; i < file->errors->count; i++) {
         char line[512];
         scenario_format_error(line, sizeof line, file->path, &file->errors->items[i]);
-        xml_escape(xml, line);
+        xml_text_write(xml, line);
         fputc('\n', xml);
     }
     fputs("</error>\n    </testcase>\n  </testsuite>\n", xml);
@@ -363,13 +335,13 @@ static void junit_case(Check *check, const Scenario *scenario, const char *path,
     snprintf(message, sizeof message, "expected %s, got %s; %g with seed %" PRIu64, range, got,
              measure->failing_value, measure->failing_seed);
     fputs(">\n      <failure type=\"expectation\" message=\"", xml);
-    xml_escape(xml, message);
+    xml_text_write(xml, message);
     fputs("\">", xml);
-    xml_escape(xml, message);
+    xml_text_write(xml, message);
     fputc('\n', xml);
     char rerun[4096];
     format_rerun(rerun, sizeof rerun, check, path, measure->failing_seed);
-    xml_escape(xml, rerun);
+    xml_text_write(xml, rerun);
     fputs("</failure>\n    </testcase>\n", xml);
 }
 
@@ -518,7 +490,7 @@ static void report_stops(Check *check, const CheckFile *file, const ScenarioResu
                 "    <testcase classname=\"%s.%s\" name=\"run\" time=\"0\">\n"
                 "      <error type=\"budget\" message=\"",
                 file->scenario->name, mode_name((Mode)m));
-        xml_escape(check->junit, result->stop_reason[m]);
+        xml_text_write(check->junit, result->stop_reason[m]);
         fputs("\"/>\n    </testcase>\n", check->junit);
     }
 }

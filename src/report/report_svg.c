@@ -5,6 +5,7 @@
  * "transmit" (or "lost") record to its "deliver" record: they pair up by operation, click,
  * attempt, copy lineage, kind and both ends, the oldest transmit first. */
 #include "report_svg.h"
+#include "xml_text.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -450,34 +451,12 @@ static const OperationSpec *operation_spec(const Layout *layout, uint64_t operat
 
 /* ------------------------------------------------------------------ drawing primitives */
 
-static void text_escaped(FILE *out, const char *text)
-{
-    for (const unsigned char *c = (const unsigned char *)text; *c != '\0'; c++) {
-        switch (*c) {
-        case '&':
-            fputs("&amp;", out);
-            break;
-        case '<':
-            fputs("&lt;", out);
-            break;
-        case '>':
-            fputs("&gt;", out);
-            break;
-        case '"':
-            fputs("&quot;", out);
-            break;
-        default:
-            fputc(*c < 0x20 ? '?' : *c, out);
-        }
-    }
-}
-
 static void text_at(FILE *out, double x, double y, const char *anchor, const char *class,
                     const char *text)
 {
     fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" class=\"%s\">", x, y, anchor,
             class);
-    text_escaped(out, text);
+    xml_text_write(out, text);
     fputs("</text>\n", out);
 }
 
@@ -498,7 +477,7 @@ static void badge(FILE *out, double x, double y, const char *text, Style style)
             x - width / 2, y - BADGE_HEIGHT / 2, width, BADGE_HEIGHT, style.fill, style.stroke);
     fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" class=\"badge\" fill=\"%s\">",
             x, y + 4.0, style.ink);
-    text_escaped(out, text);
+    xml_text_write(out, text);
     fputs("</text>\n", out);
 }
 
@@ -624,7 +603,7 @@ static void arrow(FILE *out, double x1, double y1, double x2, double y2, double 
     double ly = y1 + dy / length * along + (direction > 0 ? -5.0 : 12.0);
     fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" class=\"msg\" fill=\"%s\">",
             lx, ly, color);
-    text_escaped(out, label);
+    xml_text_write(out, label);
     fputs("</text>\n", out);
 }
 

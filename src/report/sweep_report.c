@@ -4,6 +4,7 @@
  * `idemsim merge` yields exactly the values the sweep computed, and the summary statistics
  * (always summed in seed order) come out byte-identical. */
 #include "sweep_report.h"
+#include "xml_text.h"
 
 #include <errno.h>
 #include <math.h>
@@ -706,29 +707,6 @@ typedef struct {
  * per mode too, so a greyscale print still works. */
 static const char *const mode_colors[MODE_COUNT] = {"#0072B2", "#D55E00", "#009E73"};
 
-static void write_escaped(FILE *stream, const char *text)
-{
-    for (const char *c = text; *c != '\0'; c++) {
-        switch (*c) {
-        case '&':
-            fputs("&amp;", stream);
-            break;
-        case '<':
-            fputs("&lt;", stream);
-            break;
-        case '>':
-            fputs("&gt;", stream);
-            break;
-        case '"':
-            fputs("&quot;", stream);
-            break;
-        default:
-            fputc(*c, stream);
-            break;
-        }
-    }
-}
-
 static const char *metric_meaning(const char *metric)
 {
     static const char *const meanings[][2] = {
@@ -835,12 +813,12 @@ static void write_axes(FILE *stream, const Frame *frame, const char *x_label, co
             "<text x=\"%.1f\" y=\"%.1f\" font-size=\"15\" text-anchor=\"middle\" fill=\"#222\">",
             frame->x, bottom, frame->x + frame->width, bottom, frame->x + frame->width / 2,
             bottom + 42);
-    write_escaped(stream, x_label);
+    xml_text_write(stream, x_label);
     fprintf(stream,
             "</text>\n<text transform=\"translate(%.1f %.1f) rotate(-90)\" font-size=\"15\" "
             "text-anchor=\"middle\" fill=\"#222\">",
             frame->x - 62, frame->y + frame->height / 2);
-    write_escaped(stream, y_label);
+    xml_text_write(stream, y_label);
     fputs("</text>\n", stream);
 }
 
@@ -967,7 +945,7 @@ static void write_panel(FILE *stream, const SweepResults *results, const Frame *
             "<text x=\"%.1f\" y=\"%.1f\" font-size=\"18\" font-weight=\"bold\" "
             "fill=\"#222\">",
             frame->x, frame->y - 14);
-    write_escaped(stream, title);
+    xml_text_write(stream, title);
     fputs("</text>\n", stream);
     write_axes(stream, frame, results->axes[0].path, results->metrics[metric]);
     write_series(stream, results, frame, metric, column);
@@ -1010,7 +988,7 @@ static void write_header(FILE *stream, const SweepResults *results, double width
             "<text x=\"%.1f\" y=\"40\" font-size=\"24\" font-weight=\"bold\" "
             "fill=\"#111\">",
             SVG_MARGIN);
-    write_escaped(stream, title);
+    xml_text_write(stream, title);
     fputs("</text>\n", stream);
     char line[SWEEP_OVERRIDE_LEN_MAX * 4];
     if (results->seed_count > 1)
@@ -1025,7 +1003,7 @@ static void write_header(FILE *stream, const SweepResults *results, double width
     }
     cut_to_fit(line, sizeof line, (width - 2 * SVG_MARGIN - legend_width(results) - 24) / 8.6);
     fprintf(stream, "<text x=\"%.1f\" y=\"76\" font-size=\"16\" fill=\"#444\">", SVG_MARGIN);
-    write_escaped(stream, line);
+    xml_text_write(stream, line);
     fputs("</text>\n", stream);
     write_legend(stream, results, width - SVG_MARGIN, 76);
 }
