@@ -8,11 +8,6 @@
 
 /* ------------------------------------------------------------------ helpers */
 
-static Operation *operation_at(World *world, uint64_t operation)
-{
-    return world_operation(world, operation);
-}
-
 static const ClientGroup *group_of_client(const World *world, uint32_t client)
 {
     return &world->groups[world->clients[client].group];
@@ -132,7 +127,7 @@ void client_on_operation_start(World *world, uint32_t client, uint64_t operation
 
 static void finish_operation(World *world, uint64_t operation)
 {
-    Operation *op = operation_at(world, operation);
+    Operation *op = world_operation(world, operation);
     histogram_record(&world->metrics.latency_us, sim_now(world->sim) - op->started_us);
     uint32_t client = op->client;
     const ClientGroup *group = group_of_client(world, client);
@@ -144,7 +139,7 @@ static void finish_operation(World *world, uint64_t operation)
 static void finish_click(World *world, uint64_t operation, uint32_t click, Belief result,
                          const char *why)
 {
-    Operation *op = operation_at(world, operation);
+    Operation *op = world_operation(world, operation);
     ClickState *state = &op->clicks[click];
     SIM_ASSERT(state->active, "a click finishes once");
     sim_cancel(world->sim, state->timer);
@@ -162,7 +157,7 @@ static void finish_click(World *world, uint64_t operation, uint32_t click, Belie
 
 static void send_attempt(World *world, uint64_t operation, uint32_t click)
 {
-    Operation *op = operation_at(world, operation);
+    Operation *op = world_operation(world, operation);
     ClickState *state = &op->clicks[click];
     Client *client = &world->clients[op->client];
     const ClientGroup *group = &world->groups[client->group];
@@ -223,11 +218,11 @@ static void send_attempt(World *world, uint64_t operation, uint32_t click)
 
 static void begin_click(World *world, uint64_t operation, uint32_t click)
 {
-    ClickState *state = &operation_at(world, operation)->clicks[click];
+    Operation *op = world_operation(world, operation);
+    ClickState *state = &op->clicks[click];
     state->active = true;
     state->attempts = 0;
     state->key = key_for(world, operation, click, 1);
-    const Operation *op = operation_at(world, operation);
     const ClientGroupSpec *spec = group_of_client(world, op->client)->spec;
     bool has_previous = operation > world->clients[op->client].first_operation;
     /* The app bug of C8: the key of the previous payment was never replaced. */
@@ -246,8 +241,9 @@ void client_on_click(World *world, uint64_t reference)
  * Jitter"); the draw is per (operation, click, attempt) so every mode waits alike. */
 static SimTimeUs backoff_us(World *world, uint64_t operation, uint32_t click)
 {
-    ClickState *state = &operation_at(world, operation)->clicks[click];
-    const RetrySpec *retry = &group_of_client(world, operation_at(world, operation)->client)->retry;
+    Operation *op = world_operation(world, operation);
+    ClickState *state = &op->clicks[click];
+    const RetrySpec *retry = &group_of_client(world, op->client)->retry;
     double ceiling = retry->base_ms;
     for (uint32_t i = 1; i < state->attempts && ceiling < retry->max_ms; i++)
         ceiling *= retry->factor;
@@ -281,7 +277,7 @@ static SimTimeUs backoff_us(World *world, uint64_t operation, uint32_t click)
 static void retry_or_give_up(World *world, uint64_t operation, uint32_t click, bool allowed,
                              SimTimeUs wait_us, Belief if_not)
 {
-    Operation *op = operation_at(world, operation);
+    Operation *op = world_operation(world, operation);
     ClickState *state = &op->clicks[click];
     const RetrySpec *retry = &group_of_client(world, op->client)->retry;
     if (!allowed || state->attempts >= retry->max_attempts) {
@@ -297,7 +293,7 @@ void client_on_retry(World *world, uint64_t reference)
 {
     uint64_t operation = reference / CLICKS_MAX;
     uint32_t click = (uint32_t)(reference % CLICKS_MAX);
-    operation_at(world, operation)->clicks[click].timer = EVENT_ID_NONE;
+    world_operation(world, operation)->clicks[click].timer = EVENT_ID_NONE;
     send_attempt(world, operation, click);
 }
 
@@ -305,12 +301,14 @@ void client_on_attempt_timeout(World *world, uint64_t reference)
 {
     uint64_t operation = reference / CLICKS_MAX;
     uint32_t click = (uint32_t)(reference % CLICKS_MAX);
-    const RetrySpec *retry = &group_of_client(world, operation_at(world, operation)->client)->retry;
-    operation_at(world, operation)->clicks[click].timer = EVENT_ID_NONE;
-    operation_at(world, operation)->clicks[click].awaiting_answer = false; /* it hung up */
+    Operation *op = world_operation(world, operation);
+    ClickState *state = &op->clicks[click];
+    const RetrySpec *retry = &group_of_client(world, op->client)->retry;
+    state->timer = EVENT_ID_NONE;
+    state->awaiting_answer = false; /* it hung up */
     if (world_tracing(world))
-        world_trace_client(world, operation_at(world, operation)->client, "timeout", operation,
-                           click, operation_at(world, operation)->clicks[click].attempts, 0, NULL);
+        world_trace_client(world, op->client, "timeout", operation, click, state->attempts, 0,
+                           NULL);
     retry_or_give_up(world, operation, click, retry->on_timeout,
                      backoff_us(world, operation, click), BELIEF_UNKNOWN);
 }
@@ -320,10 +318,11 @@ void client_on_reconnect(World *world, uint64_t reference)
 {
     uint64_t operation = reference / CLICKS_MAX;
     uint32_t click = (uint32_t)(reference % CLICKS_MAX);
-    operation_at(world, operation)->clicks[click].timer = EVENT_ID_NONE;
+    Operation *op = world_operation(world, operation);
+    op->clicks[click].timer = EVENT_ID_NONE;
     if (world_tracing(world))
-        world_trace_client(world, operation_at(world, operation)->client, "reconnect", operation,
-                           click, operation_at(world, operation)->clicks[click].attempts, 0, NULL);
+        world_trace_client(world, op->client, "reconnect", operation, click,
+                           op->clicks[click].attempts, 0, NULL);
     retry_or_give_up(world, operation, click, true, 0, BELIEF_UNKNOWN);
 }
 
@@ -331,7 +330,7 @@ void client_on_reconnect(World *world, uint64_t reference)
 
 void client_on_response(World *world, const Message *response)
 {
-    Operation *op = operation_at(world, response->operation);
+    Operation *op = world_operation(world, response->operation);
     ClickState *state = &op->clicks[response->click];
     Client *client = &world->clients[op->client];
     const RetrySpec *retry = &group_of_client(world, op->client)->retry;

@@ -17,11 +17,6 @@ static uint32_t job_alloc(World *world, const Message *request)
     return world_job_alloc(world, request, world->server.epoch);
 }
 
-static void job_release(World *world, uint32_t slot)
-{
-    world_job_release(world, slot);
-}
-
 bool server_job_alive(const World *world, uint32_t job, uint64_t serial)
 {
     return job < world->job_capacity && world->jobs[job].serial == serial &&
@@ -33,7 +28,7 @@ static bool job_died_in_crash(World *world, uint32_t job)
 {
     if (world->jobs[job].epoch == world->server.epoch)
         return false;
-    job_release(world, job);
+    world_job_release(world, job);
     return true;
 }
 
@@ -45,14 +40,14 @@ static bool start_job(World *world, uint32_t job);
 static void finish_job(World *world, uint32_t job)
 {
     Server *server = &world->server;
-    job_release(world, job);
+    world_job_release(world, job);
     server->busy--;
     while (server->queue.length > 0) {
         uint32_t next = index_queue_pop(&server->queue);
         server->busy++;
         if (!start_job(world, next))
             return; /* it is running now */
-        job_release(world, next);
+        world_job_release(world, next);
         server->busy--;
     }
 }
@@ -148,11 +143,6 @@ int server_apply_effect(World *world, const Message *request, const char *actor)
 
 static void record_result(World *world, const Job *job, int status);
 
-static void note_store_size(World *world)
-{
-    world_note_key_store(world);
-}
-
 static SimTimeUs expiry_from(const World *world, SimTimeUs start_us)
 {
     double ttl_ms = world->scenario.server.idempotency.ttl_ms;
@@ -172,7 +162,7 @@ static void reserve_key(World *world, const Job *job, const char *why)
         .expires_us = expiry_from(world, now),
     };
     idem_store_put(world->server.store, &row);
-    note_store_size(world);
+    world_note_key_store(world);
     if (world_tracing(world))
         world_trace_about(world, "server", "reserve", &job->request, 0, why);
 }
@@ -195,7 +185,7 @@ static void record_result(World *world, const Job *job, int status)
         policy->profile == PROFILE_STRIPE ? ON_FAILURE_MARK_FAILED : policy->on_failure;
     if (failed && on_failure == ON_FAILURE_DELETE) {
         idem_store_remove(store, job->store_key);
-        note_store_size(world);
+        world_note_key_store(world);
         return;
     }
     if (failed && on_failure == ON_FAILURE_KEEP)
@@ -213,7 +203,7 @@ static void record_result(World *world, const Job *job, int status)
     if (policy->ttl_from == TTL_FROM_COMPLETION)
         row.expires_us = expiry_from(world, now);
     idem_store_put(store, &row);
-    note_store_size(world);
+    world_note_key_store(world);
 }
 
 static int fingerprint_mismatch_status(StoreProfile profile)
@@ -391,11 +381,11 @@ static void crash(World *world, const char *where, uint64_t operation)
     server->down = true;
     server->epoch++;
     while (server->queue.length > 0)
-        job_release(world, index_queue_pop(&server->queue));
+        world_job_release(world, index_queue_pop(&server->queue));
     server->busy = 0;
     if (!world->scenario.server.idempotency.durable) {
         idem_store_clear(server->store);
-        note_store_size(world);
+        world_note_key_store(world);
     }
     SimTimeUs restart = sim_time_us_from_ms(world->scenario.server.crash.restart_ms);
     sim_schedule_in(world->sim, restart, EVENT_SERVER_RESTART, 0, 0);
@@ -416,7 +406,7 @@ void server_complete_job(World *world, uint32_t job_slot, int status)
         record_result(world, job, status);
     if (draw_crash(world, job, CRASH_AFTER_COMPLETION)) {
         crash(world, "after-completion", job->request.operation);
-        job_release(world, job_slot);
+        world_job_release(world, job_slot);
         return;
     }
     respond(world, &job->request, status, job->request.operation);
@@ -434,7 +424,7 @@ void server_after_effect(World *world, uint32_t job_slot, int status)
     }
     if (draw_crash(world, job, CRASH_AFTER_EFFECT)) {
         crash(world, "after-effect", job->request.operation);
-        job_release(world, job_slot);
+        world_job_release(world, job_slot);
         return;
     }
     server_complete_job(world, job_slot, status);
@@ -454,7 +444,7 @@ void server_on_job_done(World *world, uint32_t job_slot)
     world->metrics.executions++;
     if (draw_crash(world, job, CRASH_BEFORE_EFFECT)) {
         crash(world, "before-effect", job->request.operation);
-        job_release(world, job_slot);
+        world_job_release(world, job_slot);
         return;
     }
     if (draw_failure(world, job, DRAW_FAIL_BEFORE_EFFECT,
@@ -510,7 +500,7 @@ static SimTimeUs sweep_interval_us(const World *world)
 void server_on_store_sweep(World *world)
 {
     size_t freed = idem_store_sweep(world->server.store, sim_now(world->sim));
-    note_store_size(world);
+    world_note_key_store(world);
     if (freed > 0 && world_tracing(world))
         world_trace(world, "server", "sweep", 0, 0, 0, (int64_t)freed, NULL);
     world_reschedule_sweep(world, STORE_SERVER, sweep_interval_us(world));
