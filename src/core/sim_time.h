@@ -22,14 +22,19 @@ static inline SimTimeUs sim_time_from_ms(uint64_t ms)
 
 /* Milliseconds as a double (scenario fields, samples) to µs, rounded to nearest and clamped
  * to [0, SIM_DURATION_MAX_US]; NaN counts as 0. */
-static inline SimTimeUs sim_time_us_from_ms(double ms)
+/* A computed time in µs (already rounded: +0.5 done), truncated and clamped like below. */
+static inline SimTimeUs sim_time_us_clamped(double us)
 {
-    double us = ms * 1000.0 + 0.5;
     if (!(us >= 1.0))
         return 0;
     if (us >= (double)SIM_DURATION_MAX_US)
         return SIM_DURATION_MAX_US;
     return (SimTimeUs)us;
+}
+
+static inline SimTimeUs sim_time_us_from_ms(double ms)
+{
+    return sim_time_us_clamped(ms * 1000.0 + 0.5);
 }
 
 #endif

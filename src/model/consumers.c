@@ -86,11 +86,9 @@ static void schedule_service(World *world, uint32_t job_slot)
     double load = 1.0 + spec->load_per_inflight * consumers_held(world) +
                   spec->load_per_queued * world->broker.ready.length;
     SimTimeUs base = distribution_sample_ms_as_us(
-        &spec->service_ms,
-        world_draw(world, DRAW_CONSUMER_SERVICE, delivery->operation,
-                   ((uint64_t)delivery->attempt << 8) | delivery->click, delivery->lineage));
-    sim_schedule_in(world->sim, (SimTimeUs)((double)base * load + 0.5), EVENT_CONSUMER_DONE, 0,
-                    job_slot);
+        &spec->service_ms, world_draw_about(world, DRAW_CONSUMER_SERVICE, delivery));
+    sim_schedule_in(world->sim, sim_time_us_clamped((double)base * load + 0.5), EVENT_CONSUMER_DONE,
+                    0, job_slot);
 }
 
 /* Decides with the key store when the worker picks the message up; true: run it. */
@@ -171,9 +169,7 @@ static bool draw_crash(World *world, const Job *job, CrashPoint point)
         return false;
     if (crash->max_crashes > 0 && world->consumers.crashes >= crash->max_crashes)
         return false;
-    return world_draw_unit(world, DRAW_CONSUMER_CRASH, job->request.operation,
-                           ((uint64_t)job->request.attempt << 8) | job->request.click,
-                           job->request.lineage) < crash->prob;
+    return world_chance_about(world, DRAW_CONSUMER_CRASH, &job->request, crash->prob);
 }
 
 /* The consumer process dies: what it held is gone, unacknowledged. */

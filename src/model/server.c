@@ -250,9 +250,7 @@ static void execute_later(World *world, uint32_t job)
 {
     const Message *request = &world->jobs[job].request;
     SimTimeUs service = distribution_sample_ms_as_us(
-        &world->scenario.server.service_ms,
-        world_draw(world, DRAW_SERVICE, request->operation,
-                   ((uint64_t)request->attempt << 8) | request->click, request->lineage));
+        &world->scenario.server.service_ms, world_draw_about(world, DRAW_SERVICE, request));
     sim_schedule_in(world->sim, service, EVENT_JOB_DONE, 0, job);
 }
 
@@ -356,18 +354,8 @@ static bool draw_crash(World *world, const Job *job, CrashPoint point)
     const CrashSpec *crash = &world->scenario.server.crash;
     if (crash->max_crashes > 0 && world->server.crashes >= crash->max_crashes)
         return false;
-    return crash->point == point && crash->prob > 0 &&
-           world_draw_unit(world, DRAW_CRASH, job->request.operation,
-                           ((uint64_t)job->request.attempt << 8) | job->request.click,
-                           job->request.lineage) < crash->prob;
-}
-
-static bool draw_failure(World *world, const Job *job, DrawPurpose purpose, double probability)
-{
-    return probability > 0 &&
-           world_draw_unit(world, purpose, job->request.operation,
-                           ((uint64_t)job->request.attempt << 8) | job->request.click,
-                           job->request.lineage) < probability;
+    return crash->point == point &&
+           world_chance_about(world, DRAW_CRASH, &job->request, crash->prob);
 }
 
 /* Everything in flight dies with the process; what is durable stays. */
@@ -416,8 +404,8 @@ void server_complete_job(World *world, uint32_t job_slot, int status)
 void server_after_effect(World *world, uint32_t job_slot, int status)
 {
     Job *job = &world->jobs[job_slot];
-    if (status < 500 && draw_failure(world, job, DRAW_FAIL_AFTER_EFFECT,
-                                     world->scenario.server.fail_after_effect)) {
+    if (status < 500 && world_chance_about(world, DRAW_FAIL_AFTER_EFFECT, &job->request,
+                                           world->scenario.server.fail_after_effect)) {
         status = 500; /* the side effect happened, then the handler failed */
         if (world_tracing(world))
             world_trace_about(world, "server", "fail_after_effect", &job->request, 500, NULL);
@@ -447,8 +435,8 @@ void server_on_job_done(World *world, uint32_t job_slot)
         world_job_release(world, job_slot);
         return;
     }
-    if (draw_failure(world, job, DRAW_FAIL_BEFORE_EFFECT,
-                     world->scenario.server.fail_before_effect)) {
+    if (world_chance_about(world, DRAW_FAIL_BEFORE_EFFECT, &job->request,
+                           world->scenario.server.fail_before_effect)) {
         server_complete_job(world, job_slot, 500);
         return;
     }

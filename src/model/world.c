@@ -24,6 +24,19 @@ double world_draw_unit(const World *world, DrawPurpose purpose, uint64_t a, uint
     return rng_unit_from_bits(world_draw(world, purpose, a, b, c));
 }
 
+uint64_t world_draw_about(const World *world, DrawPurpose purpose, const Message *request)
+{
+    return world_draw(world, purpose, request->operation,
+                      ((uint64_t)request->attempt << 8) | request->click, request->lineage);
+}
+
+bool world_chance_about(const World *world, DrawPurpose purpose, const Message *request,
+                        double probability)
+{
+    return probability > 0 &&
+           rng_unit_from_bits(world_draw_about(world, purpose, request)) < probability;
+}
+
 const char *world_node_name(const World *world, uint32_t node)
 {
     static const char *const fixed[FIXED_NODE_COUNT] = {"server", "gateway", "broker", "consumers"};

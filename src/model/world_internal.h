@@ -299,6 +299,12 @@ struct World {
 
 uint64_t world_draw(const World *world, DrawPurpose purpose, uint64_t a, uint64_t b, uint64_t c);
 double world_draw_unit(const World *world, DrawPurpose purpose, uint64_t a, uint64_t b, uint64_t c);
+/* A draw tied to one copy of one request (operation, click, attempt, lineage): a service
+ * time, a failure, a crash meet the same verdict in every mode that runs that copy. */
+uint64_t world_draw_about(const World *world, DrawPurpose purpose, const Message *request);
+/* True with the given probability, drawn as world_draw_about; never when it is 0. */
+bool world_chance_about(const World *world, DrawPurpose purpose, const Message *request,
+                        double probability);
 const char *world_node_name(const World *world, uint32_t node);
 /* "web[3]" for a client group's node (with the client's index), else the node name. */
 void world_actor_name(const World *world, uint32_t node, uint32_t client, char *buffer,
