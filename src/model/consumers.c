@@ -37,7 +37,7 @@ void consumers_on_store_sweep(World *world)
     size_t freed = idem_store_sweep(world->consumers.store, sim_now(world->sim));
     world_note_key_store(world);
     if (freed > 0 && world_tracing(world))
-        world_trace(world, "consumers", "sweep", 0, 0, 0, (int64_t)freed, NULL);
+        world_trace(world, "consumers", "sweep", 0, (int64_t)freed, NULL);
     world_reschedule_sweep(world, STORE_CONSUMERS,
                            sim_time_us_from_ms(policy_of(world)->cleanup_interval_ms));
 }
@@ -179,8 +179,7 @@ static void crash(World *world, uint32_t job_slot, const char *where)
     world->metrics.crashes++;
     world->consumers.crashes++;
     if (world_tracing(world))
-        world_trace(world, "consumers", "crash", world->jobs[job_slot].request.operation, 0, 0, 0,
-                    where);
+        world_trace(world, "consumers", "crash", world->jobs[job_slot].request.operation, 0, where);
     world_job_release(world, job_slot);
     while (consumers->buffer.length > 0)
         world_job_release(world, index_queue_pop(&consumers->buffer));
@@ -200,7 +199,7 @@ void consumers_on_restart(World *world)
 {
     world->consumers.down = false;
     if (world_tracing(world))
-        world_trace(world, "consumers", "restart", 0, 0, 0, 0, NULL);
+        world_trace(world, "consumers", "restart", 0, 0, NULL);
 }
 
 /* ------------------------------------------------------------------ running a message */

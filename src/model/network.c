@@ -127,8 +127,6 @@ static void trace_message(World *world, const char *event, const Message *messag
     world_actor_name(world, message->source, message->client, source, sizeof source);
     world_actor_name(world, message->target, message->client, target, sizeof target);
     TraceRecord record = {
-        .t_us = sim_now(world->sim),
-        .mode = mode_name(world->mode),
         .actor = inbound ? target : source,
         .event = event,
         .peer = inbound ? source : target,
@@ -139,7 +137,7 @@ static void trace_message(World *world, const char *event, const Message *messag
         .value = message->status,
         .detail = message_kind_names[message->kind],
     };
-    world->trace.write(world->trace.context, &record);
+    world_trace_write(world, &record);
 }
 
 void network_trace_delivery(World *world, const Message *message)

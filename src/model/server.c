@@ -365,7 +365,7 @@ static void crash(World *world, const char *where, uint64_t operation)
     world->metrics.crashes++;
     world->server.crashes++;
     if (world_tracing(world))
-        world_trace(world, "server", "crash", operation, 0, 0, 0, where);
+        world_trace(world, "server", "crash", operation, 0, where);
     server->down = true;
     server->epoch++;
     while (server->queue.length > 0)
@@ -383,7 +383,7 @@ void server_on_restart(World *world)
 {
     world->server.down = false;
     if (world_tracing(world))
-        world_trace(world, "server", "restart", 0, 0, 0, 0, NULL);
+        world_trace(world, "server", "restart", 0, 0, NULL);
     gateway_resume_outbox(world);
 }
 
@@ -490,7 +490,7 @@ void server_on_store_sweep(World *world)
     size_t freed = idem_store_sweep(world->server.store, sim_now(world->sim));
     world_note_key_store(world);
     if (freed > 0 && world_tracing(world))
-        world_trace(world, "server", "sweep", 0, 0, 0, (int64_t)freed, NULL);
+        world_trace(world, "server", "sweep", 0, (int64_t)freed, NULL);
     world_reschedule_sweep(world, STORE_SERVER, sweep_interval_us(world));
 }
 

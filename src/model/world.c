@@ -71,23 +71,21 @@ void world_actor_name(const World *world, uint32_t node, uint32_t client, char *
     buffer[length] = '\0';
 }
 
+void world_trace_write(World *world, TraceRecord *record)
+{
+    record->t_us = sim_now(world->sim);
+    record->mode = mode_name(world->mode);
+    world->trace.write(world->trace.context, record);
+}
+
 void world_trace(World *world, const char *actor, const char *event, uint64_t operation,
-                 uint32_t attempt, uint64_t lineage, int64_t value, const char *detail)
+                 int64_t value, const char *detail)
 {
     if (world->trace.write == NULL)
         return;
     TraceRecord record = {
-        .t_us = sim_now(world->sim),
-        .mode = mode_name(world->mode),
-        .actor = actor,
-        .event = event,
-        .operation = operation,
-        .attempt = attempt,
-        .copy = (uint32_t)lineage,
-        .value = value,
-        .detail = detail,
-    };
-    world->trace.write(world->trace.context, &record);
+        .actor = actor, .event = event, .operation = operation, .value = value, .detail = detail};
+    world_trace_write(world, &record);
 }
 
 void world_trace_about(World *world, const char *actor, const char *event, const Message *message,
@@ -96,8 +94,6 @@ void world_trace_about(World *world, const char *actor, const char *event, const
     if (world->trace.write == NULL)
         return;
     TraceRecord record = {
-        .t_us = sim_now(world->sim),
-        .mode = mode_name(world->mode),
         .actor = actor,
         .event = event,
         .operation = message->operation,
@@ -107,7 +103,7 @@ void world_trace_about(World *world, const char *actor, const char *event, const
         .value = value,
         .detail = detail,
     };
-    world->trace.write(world->trace.context, &record);
+    world_trace_write(world, &record);
 }
 
 void world_trace_client(World *world, uint32_t client, const char *event, uint64_t operation,
@@ -118,8 +114,6 @@ void world_trace_client(World *world, uint32_t client, const char *event, uint64
     char actor[NAME_LEN_MAX + 16];
     world_actor_name(world, world->clients[client].group, client, actor, sizeof actor);
     TraceRecord record = {
-        .t_us = sim_now(world->sim),
-        .mode = mode_name(world->mode),
         .actor = actor,
         .event = event,
         .operation = operation,
@@ -128,7 +122,7 @@ void world_trace_client(World *world, uint32_t client, const char *event, uint64
         .value = value,
         .detail = detail,
     };
-    world->trace.write(world->trace.context, &record);
+    world_trace_write(world, &record);
 }
 
 /* ------------------------------------------------------------------ message pool */

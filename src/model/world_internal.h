@@ -313,8 +313,11 @@ void world_actor_name(const World *world, uint32_t node, uint32_t client, char *
 void world_trace_about(World *world, const char *actor, const char *event, const Message *message,
                        int64_t value, const char *detail);
 /* Formats nothing unless tracing is on. */
+/* Fills in the time and mode and hands the record to the sink (tracing must be on). */
+void world_trace_write(World *world, TraceRecord *record);
+/* A step not about one message (crash, restart, sweep). */
 void world_trace(World *world, const char *actor, const char *event, uint64_t operation,
-                 uint32_t attempt, uint64_t lineage, int64_t value, const char *detail);
+                 int64_t value, const char *detail);
 void world_trace_client(World *world, uint32_t client, const char *event, uint64_t operation,
                         uint32_t click, uint32_t attempt, int64_t value, const char *detail);
 static inline bool world_tracing(const World *world)
