@@ -594,7 +594,8 @@ static bool read_row(char *line, SweepResults *results, const SweepResults *shar
         return reader_error(reader, "bad point, seed index or seed%s", "");
     char labels[SWEEP_AXES_MAX][SWEEP_LABEL_LEN_MAX];
     point_labels(results, point, labels);
-    for (uint32_t a = 0; a < results->axis_count; a++) {
+    /* The SWEEP_AXES_MAX bound is already true; it tells gcc -O3 that labels[a] exists. */
+    for (uint32_t a = 0; a < results->axis_count && a < SWEEP_AXES_MAX; a++) {
         if (strcmp(labels[a], fields[3 + a]) != 0)
             return reader_error(reader, "value '%.40s' is not the grid's", fields[3 + a]);
     }
