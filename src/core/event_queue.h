@@ -1,7 +1,9 @@
 /* Pending events ordered by (at_us, seq): seq is a per-queue insertion counter, so events
- * scheduled for the same instant pop in FIFO order. The queue owns its storage (a binary
- * heap of keys plus a pool of payload slots, both grown geometrically, never shrunk, so the
- * hot loop does not allocate). Cancelling marks the slot; a cancelled event is skipped. */
+ * scheduled for the same instant pop in FIFO order. The queue is monotone: an event may not
+ * be pushed before the last one popped (a simulation never schedules into its past). It
+ * owns its storage (a radix heap of keys in recycled blocks plus a pool of payload slots,
+ * grown geometrically, never shrunk, so the hot loop does not allocate). Cancelling marks
+ * the slot; a cancelled event is skipped. */
 #ifndef IDEMSIM_EVENT_QUEUE_H
 #define IDEMSIM_EVENT_QUEUE_H
 
@@ -33,6 +35,7 @@ typedef struct {
 EventQueue *event_queue_create(size_t capacity_hint);
 void event_queue_destroy(EventQueue *queue); /* NULL is a no-op */
 
+/* at_us must not be before the last event popped (aborts otherwise). */
 EventId event_queue_push(EventQueue *queue, SimTimeUs at_us, uint32_t kind, uint32_t target,
                          uint64_t arg);
 /* False when the event already ran, was cancelled, or id is EVENT_ID_NONE. */
