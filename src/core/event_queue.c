@@ -265,23 +265,22 @@ static Block *detach(EventQueue *queue, size_t index)
  * False when every bucket was empty. */
 static bool advance_last(EventQueue *queue)
 {
-    for (size_t index; (index = lowest_occupied(queue)) < BUCKETS;) {
-        Block *chain = detach(queue, index);
-
-        /* The least key may be a cancelled one: last then stops short of the next live
-         * event, which is harmless (no live key is earlier). Every key matches the new last
-         * above this bucket's level, so none returns to it. */
-        SimTimeUs least = SIM_TIME_NEVER;
-        for (Block *block = chain; block != NULL; block = block->next)
-            for (uint32_t i = 0; i < block->length; i++)
-                if (block->keys[i].at_us < least)
-                    least = block->keys[i].at_us;
-        queue->last = least;
-        refile(queue, chain);
-        sort_ties(queue);
-        return true;
-    }
-    return false;
+    size_t index = lowest_occupied(queue);
+    if (index == BUCKETS)
+        return false;
+    Block *chain = detach(queue, index);
+    /* The least key may be a cancelled one: last then stops short of the next live event,
+     * which is harmless (no live key is earlier). Every key matches the new last above
+     * this bucket's level, so none returns to it. */
+    SimTimeUs least = SIM_TIME_NEVER;
+    for (Block *block = chain; block != NULL; block = block->next)
+        for (uint32_t i = 0; i < block->length; i++)
+            if (block->keys[i].at_us < least)
+                least = block->keys[i].at_us;
+    queue->last = least;
+    refile(queue, chain);
+    sort_ties(queue);
+    return true;
 }
 
 /* Makes ties[tie_head] the earliest live key; false when no live event is left. */
