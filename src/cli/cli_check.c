@@ -372,6 +372,17 @@ static bool junit_write(Check *check)
     return ok;
 }
 
+/* An interrupted check writes no report: a partial one would read as a complete run. */
+static void junit_discard(Check *check)
+{
+    if (check->junit == NULL)
+        return;
+    fclose(check->junit);
+    check->junit = NULL;
+    free(check->junit_text);
+    check->junit_text = NULL;
+}
+
 /* ------------------------------------------------------------------ progress */
 
 static void show_progress(Check *check, const char *name, uint32_t file, uint32_t seed)
@@ -495,7 +506,8 @@ static void report_stops(Check *check, const CheckFile *file, const ScenarioResu
     }
 }
 
-static void check_one(Check *check, uint32_t file_index)
+/* False when interrupted before the scenario's verdicts were printed. */
+static bool check_one(Check *check, uint32_t file_index)
 {
     const CheckFile *file = &check->files[file_index];
     const Scenario *scenario = file->scenario;
@@ -503,7 +515,7 @@ static void check_one(Check *check, uint32_t file_index)
     ScenarioResult result = {0};
     run_seeds(check, scenario, file_index, &result);
     if (interrupted)
-        return; /* a partial scenario has no verdict */
+        return false; /* a partial scenario has no verdict */
     uint32_t failures = 0, stops = 0;
     for (uint32_t e = 0; e < scenario->expectation_count; e++)
         failures += result.measures[e].failed;
@@ -524,6 +536,7 @@ static void check_one(Check *check, uint32_t file_index)
     if (check->junit != NULL)
         fputs("  </testsuite>\n", check->junit);
     fflush(stdout);
+    return true;
 }
 
 /* ------------------------------------------------------------------ the command */
@@ -612,16 +625,17 @@ int command_check(int argc, char **argv)
     measure_columns(&check);
     catch_interrupt();
     uint32_t finished = 0;
-    for (uint32_t i = 0; i < check.file_count && !interrupted; i++) {
-        check_one(&check, i);
-        finished += !interrupted;
-    }
+    /* Counted by what check_one printed, not by the flag afterwards: a Ctrl-C just after a
+     * scenario's verdicts must not leave it out of the count. */
+    for (uint32_t i = 0; i < check.file_count && !interrupted; i++)
+        finished += check_one(&check, i);
     if (interrupted) {
         clear_progress(&check);
         printf("interrupted: %u passed, %u failed in the %u of %u scenarios that finished\n",
                check.passed, check.failed, finished, check.file_count);
         fprintf(stderr, "idemsim: interrupted by Ctrl-C after %u of %u scenarios\n", finished,
                 check.file_count);
+        junit_discard(&check);
         release_files(&check);
         return 128 + SIGINT;
     }
