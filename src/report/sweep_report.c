@@ -935,7 +935,7 @@ static void write_panel(FILE *stream, const SweepResults *results, const Frame *
     if (results->axis_count == 2) {
         char label[SWEEP_LABEL_LEN_MAX];
         sweep_report_axis_label(&results->axes[1], column, label, sizeof label);
-        snprintf(title, sizeof title, "%s = %s", results->axes[1].path, label);
+        snprintf(title, sizeof title, "%.127s = %.31s", results->axes[1].path, label);
     } else if (meaning != NULL) {
         snprintf(title, sizeof title, "%s: %s", results->metrics[metric], meaning);
     } else {
