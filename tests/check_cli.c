@@ -94,14 +94,38 @@ START_TEST(test_usage_errors_exit_2_and_help_exits_0)
     ck_assert_int_eq(test_cli_run(unknown_command, out, err), 2);
     const char *missing_file[] = {"run", "no/such/file.json", NULL};
     ck_assert_int_eq(test_cli_run(missing_file, out, err), 2);
-    const char *commands[] = {"run", "check", "validate"};
-    for (int i = 0; i < 3; i++) {
+    const char *commands[] = {"run", "check", "validate", "sweep", "merge"};
+    for (int i = 0; i < 5; i++) {
         const char *help[] = {commands[i], "--help", NULL};
         ck_assert_int_eq(test_cli_run(help, out, err), 0);
-        char *printed = test_cli_read_all(out, NULL);
-        ck_assert_ptr_nonnull(strstr(printed, "usage: idemsim"));
-        free(printed);
+        char *by_option = test_cli_read_all(out, NULL);
+        ck_assert_ptr_nonnull(strstr(by_option, "usage: idemsim"));
+        ck_assert_ptr_nonnull(strstr(by_option, commands[i]));
+        const char *help_command[] = {"help", commands[i], NULL};
+        ck_assert_int_eq(test_cli_run(help_command, out, err), 0);
+        char *by_command = test_cli_read_all(out, NULL);
+        ck_assert_str_eq(by_command, by_option);
+        free(by_option);
+        free(by_command);
     }
+}
+END_TEST
+
+START_TEST(test_a_mistyped_command_gets_a_suggestion_and_exit_2)
+{
+    char out[512], err[512];
+    test_cli_in_scratch(out, "out");
+    test_cli_in_scratch(err, "err");
+    const char *typo[] = {"rnu", "scenarios/default.json", NULL};
+    ck_assert_int_eq(test_cli_run(typo, out, err), 2);
+    char *printed = test_cli_read_all(err, NULL);
+    ck_assert_ptr_nonnull(strstr(printed, "unknown command 'rnu', did you mean 'run'?"));
+    free(printed);
+    const char *help_typo[] = {"help", "valdate", NULL};
+    ck_assert_int_eq(test_cli_run(help_typo, out, err), 2);
+    printed = test_cli_read_all(err, NULL);
+    ck_assert_ptr_nonnull(strstr(printed, "unknown command 'valdate', did you mean 'validate'?"));
+    free(printed);
 }
 END_TEST
 
@@ -199,6 +223,7 @@ static Suite *cli_suite(void)
     tcase_add_test(core, test_validate_prints_each_bad_files_exact_errors_and_exits_2);
     tcase_add_test(core, test_run_refuses_bad_input_before_writing_anything);
     tcase_add_test(core, test_usage_errors_exit_2_and_help_exits_0);
+    tcase_add_test(core, test_a_mistyped_command_gets_a_suggestion_and_exit_2);
     tcase_add_test(core, test_same_scenario_and_seed_give_byte_identical_report_and_trace);
     tcase_add_test(core, test_unwritable_output_is_an_error_and_leaves_no_file);
     tcase_add_test(core, test_check_exits_1_when_an_expectation_fails);

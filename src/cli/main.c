@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "cli_sweep.h"
+#include "scenario_names.h"
 #ifdef IDEMSIM_HAVE_VIEW
 #include "view.h"
 #endif
@@ -24,6 +25,7 @@ static const char *const main_usage =
     "  sweep SCENARIO     vary fields over a grid, many seeds, on every core (CSV, SVG)\n"
     "  merge SHARD...     combine the shard CSVs of sweep --shard into one result\n"
     "  help [COMMAND]     show help for a command\n"
+    "  --version          print the version\n"
     "\n"
     "Try: idemsim run scenarios/default.json\n";
 
@@ -36,6 +38,71 @@ static void on_fatal_signal(int signal_number)
     raise(signal_number);
 }
 
+static int command_view(int argc, char **argv)
+{
+#ifdef IDEMSIM_HAVE_VIEW
+    return view_main(argc, argv);
+#else
+    (void)argc;
+    (void)argv;
+    fprintf(stderr, "idemsim: this build has no view (SDL2 was not found at build time)\n");
+    return EXIT_USAGE;
+#endif
+}
+
+typedef struct {
+    const char *name;
+    int (*run)(int argc, char **argv); /* argv: the arguments after the command's name */
+} Command;
+
+static const Command commands[] = {
+    {"run", command_run},   {"check", command_check}, {"validate", command_validate},
+    {"view", command_view}, {"sweep", command_sweep}, {"merge", command_merge},
+};
+
+static const Command *find_command(const char *name)
+{
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(commands[i].name, name) == 0)
+            return &commands[i];
+    return NULL;
+}
+
+/* "unknown command 'rnu'", with the nearest command when one is close. */
+static int unknown_command(const char *name)
+{
+    NameSuggestion suggestion;
+    scenario_names_suggest_init(&suggestion, name);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        scenario_names_suggest_consider(&suggestion, commands[i].name);
+    scenario_names_suggest_consider(&suggestion, "help");
+    if (suggestion.best != NULL)
+        fprintf(stderr, "idemsim: unknown command '%s', did you mean '%s'?\n", name,
+                suggestion.best);
+    else
+        fprintf(stderr, "idemsim: unknown command '%s'\n", name);
+    fputs("(idemsim help lists the commands)\n", stderr);
+    return EXIT_USAGE;
+}
+
+/* `idemsim help COMMAND` is `idemsim COMMAND --help`, so the two can never disagree. */
+static int help(int argc, char **argv)
+{
+    if (argc < 1) {
+        fputs(main_usage, stdout);
+        return EXIT_SUCCESS;
+    }
+    if (strcmp(argv[0], "help") == 0) {
+        fputs(main_usage, stdout);
+        return EXIT_SUCCESS;
+    }
+    const Command *command = find_command(argv[0]);
+    if (command == NULL)
+        return unknown_command(argv[0]);
+    char *help_argv[] = {"--help", NULL};
+    return command->run(1, help_argv);
+}
+
 int main(int argc, char **argv)
 {
     signal(SIGINT, on_fatal_signal);
@@ -44,40 +111,15 @@ int main(int argc, char **argv)
         fputs(main_usage, argc < 2 ? stderr : stdout);
         return argc < 2 ? EXIT_USAGE : EXIT_SUCCESS;
     }
-    const char *command = argv[1];
-    if (strcmp(command, "help") == 0) {
-        const char *topic = argc > 2 ? argv[2] : "";
-        fputs(strcmp(topic, "run") == 0        ? run_usage
-              : strcmp(topic, "check") == 0    ? check_usage
-              : strcmp(topic, "validate") == 0 ? validate_usage
-              : strcmp(topic, "sweep") == 0    ? sweep_usage
-              : strcmp(topic, "merge") == 0    ? merge_usage
-                                               : main_usage,
-              stdout);
-        return EXIT_SUCCESS;
-    }
-    if (strcmp(command, "run") == 0)
-        return command_run(argc - 2, argv + 2);
-    if (strcmp(command, "validate") == 0)
-        return command_validate(argc - 2, argv + 2);
-    if (strcmp(command, "check") == 0)
-        return command_check(argc - 2, argv + 2);
-    if (strcmp(command, "sweep") == 0)
-        return command_sweep(argc - 2, argv + 2);
-    if (strcmp(command, "merge") == 0)
-        return command_merge(argc - 2, argv + 2);
-    if (strcmp(command, "view") == 0) {
-#ifdef IDEMSIM_HAVE_VIEW
-        return view_main(argc - 2, argv + 2);
-#else
-        fprintf(stderr, "idemsim: this build has no view (SDL2 was not found at build time)\n");
-        return EXIT_USAGE;
-#endif
-    }
-    if (strcmp(command, "--version") == 0) {
+    const char *name = argv[1];
+    if (strcmp(name, "--version") == 0) {
         printf("idemsim 0.1.0\n");
         return EXIT_SUCCESS;
     }
-    fprintf(stderr, "idemsim: unknown command '%s'\n\n%s", command, main_usage);
-    return EXIT_USAGE;
+    if (strcmp(name, "help") == 0)
+        return help(argc - 2, argv + 2);
+    const Command *command = find_command(name);
+    if (command == NULL)
+        return unknown_command(name);
+    return command->run(argc - 2, argv + 2);
 }
