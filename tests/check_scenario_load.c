@@ -474,6 +474,11 @@ START_TEST(test_set_with_a_bad_path_is_a_load_error)
     lines = load_bad_text(MINIMAL, no_equals, 1);
     ck_assert_str_eq(lines, "text: --set: expected PATH=VALUE, got 'seed'\n");
     free(lines);
+    const char *shell_redirected[] = {"network.links.web-"}; /* web->server, unquoted */
+    lines = load_bad_text(MINIMAL, shell_redirected, 1);
+    ck_assert_str_eq(lines, "text: --set: expected PATH=VALUE, got 'network.links.web-' "
+                            "(quote a path with ->: --set 'a->b.loss=0')\n");
+    free(lines);
     const char *not_utf8[] = {"title=caf\xe9"};
     lines = load_bad_text(MINIMAL, not_utf8, 1);
     ck_assert_str_eq(lines, "text: --set: expected PATH=VALUE in UTF-8, got invalid bytes\n");
@@ -491,9 +496,27 @@ START_TEST(test_set_is_applied_before_validation)
     const char *overrides[] = {"clients[0].retry.timeout_ms=-5", "seed=\"forty\"",
                                "network.default.lost=0.1"};
     char *lines = load_bad_text(MINIMAL, overrides, 3);
-    ck_assert_str_eq(lines, "text: $.seed: expected integer, got string\n"
-                            "text: $.clients[0].retry.timeout_ms: expected number > 0, got -5\n"
-                            "text: $.network.default: unknown key 'lost', did you mean 'loss'?\n");
+    ck_assert_str_eq(lines,
+                     "text: $.seed: expected integer, got string (from --set 'seed=\"forty\"')\n"
+                     "text: $.clients[0].retry.timeout_ms: expected number > 0, got -5 "
+                     "(from --set 'clients[0].retry.timeout_ms=-5')\n"
+                     "text: $.network.default: unknown key 'lost', did you mean 'loss'? "
+                     "(from --set 'network.default.lost=0.1')\n");
+    free(lines);
+}
+END_TEST
+
+/* The file's own mistakes stay the file's, even next to a key that was set. */
+START_TEST(test_set_is_named_only_for_the_errors_it_caused)
+{
+    const char *text = "{\"accounts\":[{\"id\":\"a\",\"balance\":10}],"
+                       "\"clients\":[{\"id\":\"web\",\"timeout\":5}],\"seed\":-1}";
+    const char *overrides[] = {"clients[0].count=2", "seeds=3"};
+    char *lines = load_bad_text(text, overrides, 2);
+    ck_assert_str_eq(lines, "text: $: unknown key 'seeds', did you mean 'seed'? "
+                            "(from --set 'seeds=3')\n"
+                            "text: $.seed: expected integer >= 0, got -1\n"
+                            "text: $.clients[0]: unknown key 'timeout'\n");
     free(lines);
 }
 END_TEST
@@ -502,8 +525,9 @@ END_TEST
 
 START_TEST(test_error_lines_name_file_path_and_message)
 {
-    LoadError with_path = {"$.clients[2].retry.timeout_ms", "expected number > 0, got -5"};
-    LoadError without_path = {"", "empty file"};
+    LoadError with_path = {.path = "$.clients[2].retry.timeout_ms",
+                           .message = "expected number > 0, got -5"};
+    LoadError without_path = {.path = "", .message = "empty file"};
     char line[512];
     scenario_format_error(line, sizeof line, "scenarios/x.json", &with_path);
     ck_assert_str_eq(line, "scenarios/x.json: $.clients[2].retry.timeout_ms: "
@@ -518,7 +542,7 @@ END_TEST
 START_TEST(test_printed_errors_end_with_a_note_when_truncated)
 {
     LoadErrors errors = {.count = 1, .truncated = true};
-    errors.items[0] = (LoadError){"$", "unknown key 'x'"};
+    errors.items[0] = (LoadError){.path = "$", .message = "unknown key 'x'"};
     char *text = print_errors("f.json", &errors);
     ck_assert_str_eq(text, "f.json: $: unknown key 'x'\n"
                            "f.json: ... and more errors (only the first 64 are shown)\n");
@@ -823,6 +847,7 @@ static Suite *scenario_load_suite(void)
     tcase_add_test(core, test_set_overrides_change_values);
     tcase_add_test(core, test_set_with_a_bad_path_is_a_load_error);
     tcase_add_test(core, test_set_is_applied_before_validation);
+    tcase_add_test(core, test_set_is_named_only_for_the_errors_it_caused);
     tcase_add_test(core, test_error_lines_name_file_path_and_message);
     tcase_add_test(core, test_printed_errors_end_with_a_note_when_truncated);
     tcase_add_test(core, test_names_round_trip);

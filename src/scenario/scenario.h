@@ -286,9 +286,12 @@ typedef struct {
 #define LOAD_ERRORS_MAX 64
 #define JSON_PATH_LEN_MAX 96
 
+#define SET_QUOTE_LEN_MAX 64
+
 typedef struct {
-    char path[JSON_PATH_LEN_MAX]; /* "$.clients[2].retry.timeout_ms", or "" for the file */
-    char message[160];            /* "expected integer >= 1, got -5" */
+    char path[JSON_PATH_LEN_MAX];     /* "$.clients[2].retry.timeout_ms", or "" for the file */
+    char message[160];                /* "expected integer >= 1, got -5" */
+    char from_set[SET_QUOTE_LEN_MAX]; /* the --set whose path this one lies on, or "" */
 } LoadError;
 
 typedef struct {
@@ -323,7 +326,8 @@ extern const unsigned scenario_metric_count;
 /* ------------------------------------------------------------------ error lines */
 
 /* "FILE: PATH: MESSAGE", or "FILE: MESSAGE" when the path is empty; file_path NULL or ""
- * leaves out "FILE: ". Returns what snprintf returns. */
+ * leaves out "FILE: "; " (from --set PATH=VALUE)" follows when a --set touched the path.
+ * Returns what snprintf returns. */
 int scenario_format_error(char *buffer, size_t size, const char *file_path, const LoadError *error);
 /* One line per error, and "FILE: ... and more errors (only the first 64 are shown)" when
  * errors->truncated. */

@@ -45,6 +45,7 @@ void scenario_errors_addv(LoadErrors *errors, const char *path, const char *form
         return;
     }
     LoadError *error = &errors->items[errors->count++];
+    error->from_set[0] = '\0';
     snprintf(error->path, sizeof error->path, "%s", path);
     scenario_errors_trim_utf8(error->path);
     int n = vsnprintf(error->message, sizeof error->message, format, arguments);
@@ -96,8 +97,10 @@ int scenario_format_error(char *buffer, size_t size, const char *file_path, cons
     const char *file = file_path != NULL ? file_path : "";
     const char *file_separator = file[0] != '\0' ? ": " : "";
     const char *path_separator = error->path[0] != '\0' ? ": " : "";
-    return snprintf(buffer, size, "%s%s%s%s%s", file, file_separator, error->path, path_separator,
-                    error->message);
+    bool from_set = error->from_set[0] != '\0';
+    return snprintf(buffer, size, "%s%s%s%s%s%s%s%s", file, file_separator, error->path,
+                    path_separator, error->message, from_set ? " (from --set " : "",
+                    error->from_set, from_set ? ")" : "");
 }
 
 void scenario_print_errors(FILE *stream, const char *file_path, const LoadErrors *errors)
@@ -107,8 +110,10 @@ void scenario_print_errors(FILE *stream, const char *file_path, const LoadErrors
     for (uint32_t i = 0; i < errors->count && i < LOAD_ERRORS_MAX; i++) {
         const LoadError *error = &errors->items[i];
         /* The same line as scenario_format_error, without a length limit on the file. */
-        fprintf(stream, "%s%s%s%s%s\n", file, file_separator, error->path,
-                error->path[0] != '\0' ? ": " : "", error->message);
+        bool from_set = error->from_set[0] != '\0';
+        fprintf(stream, "%s%s%s%s%s%s%s%s\n", file, file_separator, error->path,
+                error->path[0] != '\0' ? ": " : "", error->message, from_set ? " (from --set " : "",
+                error->from_set, from_set ? ")" : "");
     }
     if (errors->truncated) {
         fprintf(stream, "%s%s... and more errors (only the first %d are shown)\n", file,

@@ -88,6 +88,56 @@ static void name_from_path(const char *file_path, char name[NAME_LEN_MAX])
 
 /* ------------------------------------------------------------------ the stages */
 
+/* True when the error at error_path was caused by a --set of set_path: the error lies on
+ * or under the path that was set, or it is about the key that was set, reported on its
+ * parent object ("$.network: unknown key 'los'" for network.los). Paths come without "$.". */
+static bool error_is_about_set(const LoadError *error, const char *error_path, const char *set_path,
+                               size_t set_length)
+{
+    size_t error_length = strlen(error_path);
+    if (error_length >= set_length)
+        return memcmp(error_path, set_path, set_length) == 0 &&
+               (error_length == set_length || error_path[set_length] == '.' ||
+                error_path[set_length] == '[');
+    const char *key = set_path; /* the error is on the top-level object */
+    if (error_length > 0) {
+        if (memcmp(error_path, set_path, error_length) != 0 || set_path[error_length] != '.')
+            return false;
+        key = set_path + error_length + 1;
+    }
+    size_t key_length = strcspn(key, ".[");
+    if (key_length > (size_t)(set_path + set_length - key))
+        key_length = (size_t)(set_path + set_length - key);
+    char quoted[SCENARIO_QUOTE_LEN_MAX + 3];
+    snprintf(quoted, sizeof quoted, "'%.*s'", (int)key_length, key);
+    return strstr(error->message, quoted) != NULL;
+}
+
+/* Names the --set behind a validation error, so a mistyped override is not blamed on the
+ * file. Errors from first to the end were found by validation. */
+static void attribute_to_overrides(LoadErrors *errors, uint32_t first, const char *const *overrides,
+                                   uint32_t override_count)
+{
+    for (uint32_t e = first; e < errors->count && e < LOAD_ERRORS_MAX; e++) {
+        LoadError *error = &errors->items[e];
+        if (error->path[0] != '$')
+            continue;
+        const char *error_path = error->path[1] == '.' ? error->path + 2 : error->path + 1;
+        for (uint32_t i = 0; i < override_count; i++) {
+            const char *text = overrides[i];
+            const char *equals = text != NULL ? strchr(text, '=') : NULL;
+            if (equals == NULL)
+                continue;
+            const char *path = strncmp(text, "$.", 2) == 0 ? text + 2 : text;
+            if (path < equals &&
+                error_is_about_set(error, error_path, path, (size_t)(equals - path))) {
+                scenario_errors_quote(error->from_set, sizeof error->from_set, text);
+                break;
+            }
+        }
+    }
+}
+
 static bool load(const char *text, size_t length, const char *name, const char *const *overrides,
                  uint32_t override_count, Scenario *scenario, LoadErrors *errors)
 {
@@ -107,7 +157,10 @@ static bool load(const char *text, size_t length, const char *name, const char *
             scenario_override_apply(root, overrides[i], errors);
         }
     }
+    uint32_t first_validation_error = errors->count;
     scenario_schema_read(root, name, scenario, errors);
+    if (overrides != NULL)
+        attribute_to_overrides(errors, first_validation_error, overrides, override_count);
     cJSON_Delete(root);
     return errors->count == 0;
 }

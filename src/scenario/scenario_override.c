@@ -255,8 +255,12 @@ void scenario_override_apply(cJSON *root, const char *text, LoadErrors *errors)
     }
     const char *equals = strchr(text, '=');
     if (equals == NULL || equals == text) {
-        scenario_errors_add(errors, "--set", "expected PATH=VALUE, got %s",
-                            scenario_errors_quote(quoted, sizeof quoted, text));
+        /* An unquoted "web->server" reaches us as "web-": the shell took ">" as a redirect. */
+        size_t length = strlen(text);
+        bool cut_at_arrow = length > 0 && text[length - 1] == '-';
+        scenario_errors_add(errors, "--set", "expected PATH=VALUE, got %s%s",
+                            scenario_errors_quote(quoted, sizeof quoted, text),
+                            cut_at_arrow ? " (quote a path with ->: --set 'a->b.loss=0')" : "");
         return;
     }
     Segment segments[SEGMENTS_MAX];
