@@ -162,6 +162,28 @@ START_TEST(test_bad_input_runs_nothing_and_still_writes_the_junit_report)
 }
 END_TEST
 
+/* A budget cuts a run short: its partial figures must not pass (or fail) an expectation. */
+START_TEST(test_a_stopped_run_fails_once_and_its_expectations_are_not_judged)
+{
+    char junit[600];
+    snprintf(junit, sizeof junit, "%s/report.xml", test_scratch);
+    const char *arguments[] = {
+        "check", "scenarios/default.json", "--max-events", "1000", "--junit", junit, NULL};
+    ck_assert_int_eq(test_cli_run(arguments, out, err), 1);
+    char *printed = test_cli_read_all(out, NULL);
+    ck_assert_int_eq(occurrences(printed, "PASS"), 0);
+    ck_assert_int_eq(occurrences(printed, "not judged: the run stopped early"), 9);
+    ck_assert_int_eq(occurrences(printed, "stopped: event budget of 1000 events exhausted"), 3);
+    ck_assert_ptr_nonnull(strstr(printed, "\n0 passed, 3 failed\n"));
+    char *xml = test_cli_read_all(junit, NULL);
+    ck_assert_int_eq(attribute(xml, "<testsuite ", "skipped"), 9);
+    ck_assert_int_eq(attribute(xml, "<testsuite ", "errors"), 3);
+    ck_assert_int_eq(attribute(xml, "<testsuite ", "failures"), 0);
+    free(xml);
+    free(printed);
+}
+END_TEST
+
 START_TEST(test_usage_errors_exit_2)
 {
     char empty[600];
@@ -206,6 +228,7 @@ static Suite *cli_check_suite(void)
     tcase_set_timeout(limits, 120);
     tcase_add_test(limits, test_bad_input_runs_nothing_and_still_writes_the_junit_report);
     tcase_add_test(limits, test_usage_errors_exit_2);
+    tcase_add_test(limits, test_a_stopped_run_fails_once_and_its_expectations_are_not_judged);
     tcase_add_test(limits, test_unwritable_junit_path_exits_2_and_leaves_no_file);
     suite_add_tcase(suite, limits);
     return suite;

@@ -281,13 +281,13 @@ static void format_rerun(char *buffer, size_t size, const Check *check, const ch
 /* ------------------------------------------------------------------ JUnit XML */
 
 static void junit_open_suite(Check *check, const char *name, const char *path, uint32_t tests,
-                             uint32_t failures, uint32_t errors, double seconds)
+                             uint32_t failures, uint32_t errors, uint32_t skipped, double seconds)
 {
     FILE *xml = check->junit;
     fputs("  <testsuite name=\"", xml);
     xml_text_write(xml, name);
-    fprintf(xml, "\" tests=\"%u\" failures=\"%u\" errors=\"%u\" time=\"%.3f\">\n", tests, failures,
-            errors, seconds);
+    fprintf(xml, "\" tests=\"%u\" failures=\"%u\" errors=\"%u\" skipped=\"%u\" time=\"%.3f\">\n",
+            tests, failures, errors, skipped, seconds);
     fputs("    <properties><property name=\"file\" value=\"", xml);
     xml_text_write(xml, path);
     fputs("\"/></properties>\n", xml);
@@ -302,7 +302,7 @@ static void junit_bad_file(Check *check, const CheckFile *file)
     if (check->junit == NULL)
         return;
     FILE *xml = check->junit;
-    junit_open_suite(check, file->path, file->path, 1, 0, 1, 0.0);
+    junit_open_suite(check, file->path, file->path, 1, 0, 1, 0, 0.0);
     fputs("    <testcase classname=\"", xml);
     xml_text_write(xml, file->path);
     fprintf(xml,
@@ -506,6 +506,20 @@ static void report_stops(Check *check, const CheckFile *file, const ScenarioResu
     }
 }
 
+/* An expectation of a mode that a budget stopped: its figures are partial, so it is neither
+ * passed nor failed; the stop itself is the failure. */
+static void print_unjudged(Check *check, const CheckFile *file, const Expectation *expectation)
+{
+    printf("SKIP  %-*s  %-13s  %-*s  not judged: the run stopped early\n", check->name_width,
+           file->scenario->name, mode_name(expectation->mode), check->metric_width,
+           expectation->metric);
+    if (check->junit != NULL)
+        fprintf(check->junit,
+                "    <testcase classname=\"%s.%s\" name=\"%s\" time=\"0\">"
+                "<skipped message=\"the run stopped early\"/></testcase>\n",
+                file->scenario->name, mode_name(expectation->mode), expectation->metric);
+}
+
 /* False when interrupted before the scenario's verdicts were printed. */
 static bool check_one(Check *check, uint32_t file_index)
 {
@@ -516,19 +530,27 @@ static bool check_one(Check *check, uint32_t file_index)
     run_seeds(check, scenario, file_index, &result);
     if (interrupted)
         return false; /* a partial scenario has no verdict */
-    uint32_t failures = 0, stops = 0;
-    for (uint32_t e = 0; e < scenario->expectation_count; e++)
-        failures += result.measures[e].failed;
+    uint32_t failures = 0, stops = 0, unjudged = 0;
+    for (uint32_t e = 0; e < scenario->expectation_count; e++) {
+        if (result.stopped[scenario->expectations[e].mode])
+            unjudged++;
+        else
+            failures += result.measures[e].failed;
+    }
     for (uint32_t m = 0; m < MODE_COUNT; m++)
         stops += result.stopped[m];
     if (check->junit != NULL)
         junit_open_suite(check, scenario->name, file->path, scenario->expectation_count + stops,
-                         failures, stops, wall_seconds() - started);
+                         failures, stops, unjudged, wall_seconds() - started);
     for (uint32_t e = 0; e < scenario->expectation_count; e++) {
-        print_expectation(check, file, &scenario->expectations[e], &result.measures[e]);
+        const Expectation *expectation = &scenario->expectations[e];
+        if (result.stopped[expectation->mode]) {
+            print_unjudged(check, file, expectation);
+            continue;
+        }
+        print_expectation(check, file, expectation, &result.measures[e]);
         if (check->junit != NULL)
-            junit_case(check, scenario, file->path, &scenario->expectations[e],
-                       &result.measures[e]);
+            junit_case(check, scenario, file->path, expectation, &result.measures[e]);
     }
     if (scenario->expectation_count == 0)
         printf("SKIP  %-*s  (no expectations)\n", check->name_width, scenario->name);
