@@ -111,6 +111,27 @@ START_TEST(test_usage_errors_exit_2_and_help_exits_0)
 }
 END_TEST
 
+START_TEST(test_a_run_stopped_by_a_budget_says_so_above_its_table_and_exits_2)
+{
+    char out[512], err[512];
+    test_cli_in_scratch(out, "out");
+    test_cli_in_scratch(err, "err");
+    const char *arguments[] = {"run", "scenarios/default.json", "--max-events", "1000", NULL};
+    ck_assert_int_eq(test_cli_run(arguments, out, err), 2);
+    char *printed = test_cli_read_all(out, NULL);
+    const char *banner = strstr(printed, "STOPPED EARLY: 3 of 3 modes did not finish");
+    ck_assert_ptr_nonnull(banner);
+    const char *first_row = strstr(printed, "operations");
+    ck_assert(first_row != NULL && first_row > banner); /* said before the figures */
+    free(printed);
+    const char *finishing[] = {"run", "scenarios/default.json", NULL};
+    ck_assert_int_eq(test_cli_run(finishing, out, err), 0);
+    printed = test_cli_read_all(out, NULL);
+    ck_assert_ptr_null(strstr(printed, "STOPPED EARLY"));
+    free(printed);
+}
+END_TEST
+
 START_TEST(test_a_mistyped_command_gets_a_suggestion_and_exit_2)
 {
     char out[512], err[512];
@@ -224,6 +245,7 @@ static Suite *cli_suite(void)
     tcase_add_test(core, test_run_refuses_bad_input_before_writing_anything);
     tcase_add_test(core, test_usage_errors_exit_2_and_help_exits_0);
     tcase_add_test(core, test_a_mistyped_command_gets_a_suggestion_and_exit_2);
+    tcase_add_test(core, test_a_run_stopped_by_a_budget_says_so_above_its_table_and_exits_2);
     tcase_add_test(core, test_same_scenario_and_seed_give_byte_identical_report_and_trace);
     tcase_add_test(core, test_unwritable_output_is_an_error_and_leaves_no_file);
     tcase_add_test(core, test_check_exits_1_when_an_expectation_fails);

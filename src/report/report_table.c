@@ -114,6 +114,13 @@ bool report_write_table(FILE *stream, const RunReport *report, bool color)
     fprintf(stream, "%s%s%s  (seed %" PRIu64 ", key-store profile %s)\n", scenario->name,
             scenario->title[0] ? ": " : "", scenario->title, report->seed,
             store_profile_name(scenario->server.idempotency.profile));
+    uint32_t stopped = 0;
+    for (uint32_t m = 0; m < report->mode_count; m++)
+        stopped += report->stop_reasons[m] != NULL;
+    if (stopped > 0) /* said first: every figure below is partial */
+        fprintf(stream,
+                "%sSTOPPED EARLY: %u of %u modes did not finish; their figures are partial%s\n",
+                color ? RED : "", stopped, report->mode_count, color ? RESET : "");
     fprintf(stream, "%-*s", LABEL_WIDTH, "");
     for (uint32_t m = 0; m < report->mode_count; m++)
         fprintf(stream, "%*s", COLUMN_WIDTH, mode_name(report->modes[m]));
