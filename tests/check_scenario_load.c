@@ -214,7 +214,8 @@ START_TEST(test_unreadable_file_is_one_error_without_path)
     ck_assert_str_eq(errors.items[0].path, "");
     ck_assert_str_eq(errors.items[0].message, "cannot read file: No such file or directory");
     ck_assert(!scenario_load_file("tests/bad_scenarios", NULL, 0, scenario, &errors));
-    ck_assert_str_eq(errors.items[0].message, "cannot read file: Is a directory");
+    ck_assert_str_eq(errors.items[0].message,
+                     "is a directory, not a scenario file (use DIR/*.json, or idemsim check DIR)");
     free(scenario);
 }
 END_TEST

@@ -56,7 +56,12 @@ static bool read_file(const char *file_path, char **text, size_t *length, LoadEr
         }
     }
     if (ok && ferror(file)) {
-        scenario_errors_add(errors, "", "cannot read file: %s", strerror(errno));
+        if (errno == EISDIR) /* a directory opens for reading; only reading it fails */
+            scenario_errors_add(errors, "",
+                                "is a directory, not a scenario file (use DIR/*.json, or "
+                                "idemsim check DIR)");
+        else
+            scenario_errors_add(errors, "", "cannot read file: %s", strerror(errno));
         ok = false;
     }
     fclose(file);
