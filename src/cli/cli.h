@@ -66,10 +66,6 @@ int cli_take_options(int argc, char **argv, CliExtraOption *extra, uint32_t extr
 
 /* ------------------------------------------------------------------ output files */
 
-typedef bool (*ReportWriter)(FILE *stream, const RunReport *report);
-/* Writes a report through an OutputFile; prints the error and returns false on failure. */
-bool cli_write_output(const char *path, ReportWriter writer, const RunReport *report);
-
 int command_run(int argc, char **argv);
 int command_validate(int argc, char **argv);
 int command_check(int argc, char **argv);

@@ -115,6 +115,8 @@ static bool open_output(OutputFile *file, const char *path)
     return false;
 }
 
+typedef bool (*ReportWriter)(FILE *stream, const RunReport *report);
+
 static bool finish_output(OutputFile *file, ReportWriter writer, const RunReport *report)
 {
     char error[4400];
@@ -128,10 +130,12 @@ static bool finish_output(OutputFile *file, ReportWriter writer, const RunReport
     return true;
 }
 
-bool cli_write_output(const char *path, ReportWriter writer, const RunReport *report)
+/* A newcomer sees where the files went; scripts pass -q. */
+static bool say_written(const Options *options, const char *path, bool written)
 {
-    OutputFile file = {0};
-    return open_output(&file, path) && finish_output(&file, writer, report);
+    if (written && path != NULL && !options->quiet)
+        fprintf(stderr, "idemsim: wrote %s\n", path);
+    return written;
 }
 
 /* ------------------------------------------------------------------ the sequence diagram */
@@ -255,17 +259,24 @@ int command_run(int argc, char **argv)
     TraceTee tee = {.first = sink, .second = diagram ? report_svg_sink(diagram) : sink};
     Run run;
     cli_run_modes(&run, scenario, &options, diagram ? (TraceSink){tee_write, &tee} : sink);
-    bool written = true;
-    if (options.trace_path != NULL && !output_file_commit(&trace_file, error, sizeof error)) {
-        fprintf(stderr, "idemsim: %s\n", error);
-        written = false;
-    }
-    if (!options.quiet)
+    if (!options.quiet) {
         report_write_table(stdout, &run.report, options.color);
-    written &= finish_output(&json_file, report_write_json, &run.report);
-    written &= finish_output(&csv_file, write_csv, &run.report);
+        fflush(stdout); /* the table before the lines that say where the files went */
+    }
+    bool written = true;
+    if (options.trace_path != NULL) {
+        bool committed = output_file_commit(&trace_file, error, sizeof error);
+        if (!committed)
+            fprintf(stderr, "idemsim: %s\n", error);
+        written &= say_written(&options, options.trace_path, committed);
+    }
+    written &= say_written(&options, options.json_path,
+                           finish_output(&json_file, report_write_json, &run.report));
+    written &=
+        say_written(&options, options.csv_path, finish_output(&csv_file, write_csv, &run.report));
     if (diagram != NULL)
-        written &= svg_write(svg[SVG_PATH].value, diagram, scenario, run.report.seed);
+        written &= say_written(&options, svg[SVG_PATH].value,
+                               svg_write(svg[SVG_PATH].value, diagram, scenario, run.report.seed));
     /* A run cut short by a budget is reported (its files say "stopped"), but it is not a
      * result: the scenario is too big for its budget, an input problem. */
     bool stopped = false;
