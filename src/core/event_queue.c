@@ -280,15 +280,21 @@ static bool advance_last(EventQueue *queue)
     if (index == BUCKETS)
         return false;
     Block *chain = detach(queue, index);
-    /* The least key may be a cancelled one: last then stops short of the next live event,
-     * which is harmless (no live key is earlier). Every key matches the new last above
-     * this bucket's level, so none returns to it. */
-    SimTimeUs least = SIM_TIME_NEVER;
-    for (Block *block = chain; block != NULL; block = block->next)
-        for (uint32_t i = 0; i < block->length; i++)
-            if (block->keys[i].at_us < least)
-                least = block->keys[i].at_us;
-    queue->last = least;
+    if (index < 2 * DIGITS) {
+        /* Level 1: the keys differ only in the lowest digit, so all go to the front, and
+         * the start of their window is early enough for last. */
+        queue->last = chain->keys[0].at_us & ~(SimTimeUs)(DIGITS - 1);
+    } else {
+        /* The least key may be a cancelled one: last then stops short of the next live
+         * event, which is harmless (no live key is earlier). Every key matches the new
+         * last above this bucket's level, so none returns to it. */
+        SimTimeUs least = SIM_TIME_NEVER;
+        for (Block *block = chain; block != NULL; block = block->next)
+            for (uint32_t i = 0; i < block->length; i++)
+                if (block->keys[i].at_us < least)
+                    least = block->keys[i].at_us;
+        queue->last = least;
+    }
     refile(queue, chain);
     sort_front(queue);
     return true;
