@@ -148,6 +148,10 @@ bool report_write_table(FILE *stream, const RunReport *report, bool color)
         fputc('\n', stream);
     }
     write_balances(stream, report, color);
+    /* The view shows 1,305.00; the table keeps the integers the JSON report and the
+     * expectations use, and says so. */
+    fprintf(stream, "%s(money and balances in minor units: 130500 is 1,305.00)%s\n",
+            color ? DIM : "", color ? RESET : "");
     for (uint32_t m = 0; m < report->mode_count; m++) {
         if (report->stop_reasons[m] != NULL)
             fprintf(stream, "%s: %s\n", mode_name(report->modes[m]), report->stop_reasons[m]);
