@@ -72,9 +72,9 @@ START_TEST(test_failing_seed_is_named_and_its_rerun_line_reproduces_it)
     const char *with_seed = strstr(fail, " with seed ");
     ck_assert_ptr_nonnull(with_seed);
     long seed = strtol(with_seed + strlen(" with seed "), NULL, 10);
-    char rerun[256];
-    snprintf(rerun, sizeof rerun, "rerun: idemsim run %s --seed %ld --set '%s'", ATOMIC, seed,
-             TIGHT_409);
+    char rerun[512]; /* with the program as it was started, so the line can be pasted */
+    snprintf(rerun, sizeof rerun, "rerun: %s run %s --seed %ld --set '%s'", IDEMSIM_BINARY, ATOMIC,
+             seed, TIGHT_409);
     ck_assert_msg(strstr(printed, rerun) != NULL, "no line '%s' in:\n%s", rerun, printed);
     ck_assert_ptr_nonnull(strstr(printed, "\n2 passed, 1 failed\n"));
     free(printed);

@@ -66,6 +66,9 @@ int cli_take_options(int argc, char **argv, CliExtraOption *extra, uint32_t extr
 
 /* ------------------------------------------------------------------ output files */
 
+/* How the user started us (argv[0]), so a printed command line can be pasted back. */
+extern const char *cli_program;
+
 int command_run(int argc, char **argv);
 int command_validate(int argc, char **argv);
 int command_check(int argc, char **argv);

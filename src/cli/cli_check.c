@@ -263,7 +263,7 @@ static void format_rerun(char *buffer, size_t size, const Check *check, const ch
                          uint64_t seed)
 {
     const WorldLimits *limits = &check->options.limits;
-    int used = snprintf(buffer, size, "rerun: idemsim run %s --seed %" PRIu64, path, seed);
+    int used = snprintf(buffer, size, "rerun: %s run %s --seed %" PRIu64, cli_program, path, seed);
     if (limits->max_events > 0 && used >= 0 && (size_t)used < size)
         used += snprintf(buffer + used, size - (size_t)used, " --max-events %" PRIu64,
                          limits->max_events);

@@ -14,8 +14,8 @@ int cli_usage_error(const char *usage, const char *format, const char *argument)
     size_t first_line = strcspn(usage, "\n");
     const char *command = strstr(usage, "idemsim ");
     int command_length = command ? (int)strcspn(command + 8, " \n") : 0;
-    fprintf(stderr, "\n%.*s\n(idemsim help %.*s for every option)\n", (int)first_line, usage,
-            command_length, command ? command + 8 : "");
+    fprintf(stderr, "\n%.*s\n(%s help %.*s for every option)\n", (int)first_line, usage,
+            cli_program, command_length, command ? command + 8 : "");
     return EXIT_USAGE;
 }
 

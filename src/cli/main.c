@@ -38,6 +38,8 @@ static void on_fatal_signal(int signal_number)
     raise(signal_number);
 }
 
+const char *cli_program = "idemsim";
+
 static int command_view(int argc, char **argv)
 {
 #ifdef IDEMSIM_HAVE_VIEW
@@ -81,7 +83,7 @@ static int unknown_command(const char *name)
                 suggestion.best);
     else
         fprintf(stderr, "idemsim: unknown command '%s'\n", name);
-    fputs("(idemsim help lists the commands)\n", stderr);
+    fprintf(stderr, "(%s help lists the commands)\n", cli_program);
     return EXIT_USAGE;
 }
 
@@ -105,6 +107,8 @@ static int help(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    if (argc > 0 && argv[0] != NULL && argv[0][0] != '\0')
+        cli_program = argv[0];
     signal(SIGINT, on_fatal_signal);
     signal(SIGTERM, on_fatal_signal);
     if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
