@@ -350,6 +350,34 @@ START_TEST(test_same_seed_gives_the_same_trace_whether_run_or_stepped)
 }
 END_TEST
 
+/* A view shows a mode as done once its outcomes are final, which can be long before the world
+ * runs out of timers (the key store's sweeps): from then on no outcome or balance changes. */
+START_TEST(test_outcomes_are_final_before_the_last_timer_and_never_change_after)
+{
+    Scenario *scenario = calloc(1, sizeof *scenario);
+    LoadErrors errors = {0};
+    ck_assert(scenario_load_file("scenarios/default.json", NULL, 0, scenario, &errors));
+    World *world =
+        world_create(scenario, MODE_IDEMPOTENT, scenario->seed, (TraceSink){0}, (WorldLimits){0});
+    ck_assert(!world_outcomes_final(world)); /* the first starts are on the queue */
+    while (!world_outcomes_final(world))
+        ck_assert(world_step(world));
+    ck_assert(!world_finished(world));
+    SimTimeUs final_at_us = world_now(world);
+    Metrics at_final = *world_metrics(world);
+    ck_assert_uint_eq(at_final.operations_settled, at_final.operations);
+    world_run(world);
+    const Metrics *at_end = world_metrics(world);
+    ck_assert_uint_gt(world_now(world), final_at_us);
+    ck_assert_uint_eq(at_end->operations, at_final.operations);
+    ck_assert_mem_eq(at_end->outcomes, at_final.outcomes, sizeof at_final.outcomes);
+    for (uint32_t a = 0; a < scenario->account_count; a++)
+        ck_assert_int_eq(at_end->balances[a].actual, at_final.balances[a].actual);
+    world_destroy(world);
+    free(scenario);
+}
+END_TEST
+
 START_TEST(test_modes_meet_the_same_network_faults)
 {
     /* Common random numbers: with no retries at all, at-least-once and at-most-once send the
@@ -413,6 +441,7 @@ static Suite *world_suite(void)
     TCase *core = tcase_create("Core");
     tcase_add_test(core, test_lost_answer_charges_twice_at_least_once_and_once_with_a_key);
     tcase_add_test(core, test_answered_attempt_is_never_retried);
+    tcase_add_test(core, test_outcomes_are_final_before_the_last_timer_and_never_change_after);
     tcase_add_test(core, test_atomic_reservation_executes_concurrent_duplicates_once);
     tcase_add_test(core, test_check_then_insert_lets_a_duplicate_inside_the_window_execute);
     tcase_add_test(core, test_execute_then_save_lets_a_concurrent_duplicate_execute);

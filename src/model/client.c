@@ -88,6 +88,7 @@ static void schedule_next_operation(World *world, uint32_t client, SimTimeUs aft
     if (at > world->duration_us)
         return;
     c->operations_started++;
+    world->starts_scheduled++;
     sim_schedule_at(world->sim, at, EVENT_OPERATION_START, client, operation);
 }
 
@@ -105,6 +106,7 @@ void client_on_operation_start(World *world, uint32_t client, uint64_t operation
 {
     Operation *op = operation_table_insert(&world->operations, operation);
     const ClientGroup *group = group_of_client(world, client);
+    world->starts_scheduled--;
     op->client = client;
     op->clicks[0].timer = op->clicks[1].timer = EVENT_ID_NONE;
     op->started_us = sim_now(world->sim);

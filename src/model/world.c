@@ -656,6 +656,12 @@ bool world_finished(const World *world)
     return world->finished;
 }
 
+bool world_outcomes_final(const World *world)
+{
+    return world->finished || (world->starts_scheduled == 0 &&
+                               world->metrics.operations_settled == world->metrics.operations);
+}
+
 const char *world_stop_reason(const World *world)
 {
     return world->stop_reason[0] != '\0' ? world->stop_reason : NULL;

@@ -38,6 +38,10 @@ void world_run_until(World *world, SimTimeUs until_us);
 bool world_step(World *world);
 
 bool world_finished(const World *world);
+/* Every operation the scenario will start has started and settled, so the outcomes can no
+ * longer change, although timers with no operation behind them (key-store sweeps) may keep
+ * the world running; world_finished() implies it. */
+bool world_outcomes_final(const World *world);
 /* Non-NULL when a budget stopped the run: "stopped: event budget of 1000 events exhausted ...". */
 const char *world_stop_reason(const World *world);
 SimTimeUs world_now(const World *world);

@@ -263,6 +263,7 @@ struct World {
     uint32_t client_count;
     Client *clients;
     uint64_t operation_count;  /* ids handed out: clients x operations per client */
+    uint64_t starts_scheduled; /* operation starts on the queue, not yet run */
     OperationTable operations; /* in progress only */
     SimTimeUs duration_us;
 
