@@ -301,6 +301,101 @@ START_TEST(test_view_pane_state_does_not_depend_on_slicing)
 }
 END_TEST
 
+/* In default.json the idempotent world still has events pending (key-store sweeps) at 25 s,
+ * long after its last operation settled, while the other modes' worlds have finished:
+ * "finished" must come from the operations, not from an empty event queue. */
+START_TEST(test_view_pane_is_done_once_every_operation_settled_while_timers_are_pending)
+{
+    Scenario *scenario = calloc(1, sizeof *scenario);
+    LoadErrors *errors = calloc(1, sizeof *errors);
+    ck_assert(scenario_load_file(IDEMSIM_SOURCE_DIR "/scenarios/default.json", NULL, 0, scenario,
+                                 errors));
+    ViewPane *pane = view_pane_create(scenario, MODE_IDEMPOTENT, scenario->seed);
+    ck_assert_ptr_nonnull(pane);
+    ck_assert(!pane->tally.done);
+    view_pane_run_until(pane, 5000000);
+    ck_assert(!pane->tally.done);
+    view_pane_run_until(pane, 25000000);
+    ck_assert(pane->tally.done);
+    const Metrics *metrics = world_metrics(pane->world);
+    ck_assert_uint_eq(metrics->operations_settled, metrics->operations);
+    ck_assert_uint_eq(world_messages_in_flight(pane->world), 0);
+    ck_assert_uint_eq(pane->tally.outcomes[OUTCOME_OK], metrics->operations);
+    view_pane_destroy(pane);
+    free(errors);
+    free(scenario);
+}
+END_TEST
+
+/* The key-store panel shows rows still processing and the newest completed ones: the
+ * sample keeps both lists, each newest first, so a busy store cannot crowd one out. */
+START_TEST(test_view_key_sample_keeps_processing_and_completed_rows_apart)
+{
+    Scenario *scenario = load_test_scenario();
+    ViewPane *pane = view_pane_create(scenario, MODE_IDEMPOTENT, scenario->seed);
+    ck_assert_ptr_nonnull(pane);
+    bool saw_processing = false;
+    for (SimTimeUs t = 1000000; t <= 15000000; t += 1000000) {
+        view_pane_run_until(pane, t);
+        view_pane_sample_keys(pane);
+        const ViewKeySample *keys = &pane->keys;
+        ck_assert_uint_gt(keys->settled_shown, 0);
+        saw_processing = saw_processing || keys->processing_shown > 0;
+        for (uint32_t i = 0; i < keys->processing_shown; i++) {
+            ck_assert_int_eq(keys->processing_rows[i].status, KEY_STATUS_PROCESSING);
+            if (i > 0)
+                ck_assert_uint_ge(keys->processing_rows[i - 1].created_us,
+                                  keys->processing_rows[i].created_us);
+        }
+        for (uint32_t i = 0; i < keys->settled_shown; i++) {
+            const KeyRow *row = &keys->settled_rows[i];
+            ck_assert(row->status != KEY_STATUS_PROCESSING || row->expires_us <= keys->at_us);
+            if (i > 0)
+                ck_assert_uint_ge(keys->settled_rows[i - 1].created_us, row->created_us);
+        }
+    }
+    ck_assert(saw_processing);
+    view_pane_destroy(pane);
+    free(scenario);
+}
+END_TEST
+
+/* C1 at 1.5 s has the longest idempotent narration ("retry #2 of payment 0 with the same
+ * key -> stored response replayed, no charge"): its green words stay inside the narration
+ * box, none below it over the status bar. */
+static void check_narration_inside(const char *width, const char *height)
+{
+    char png[160];
+    snprintf(png, sizeof png, "%s/c1-%sx%s.png", work_dir, width, height);
+    const char *arguments[] = {IDEMSIM_SOURCE_DIR "/scenarios/01_lost_answer.json",
+                               "--headless",
+                               "--png",
+                               png,
+                               "--at-ms",
+                               "1500",
+                               "--width",
+                               width,
+                               "--height",
+                               height,
+                               NULL};
+    ck_assert_int_eq(run_view(arguments), 0);
+    int w = atoi(width), h = atoi(height);
+    ViewRect narration;
+    ck_assert(view_layout_region(w, h, 3, 2, VIEW_REGION_NARRATION, &narration));
+    ViewRect below = {narration.x, narration.y + narration.h, narration.w,
+                      h - narration.y - narration.h};
+    uint32_t green = view_palette_rgb(VIEW_COLOR_OK);
+    ck_assert_uint_gt(count_rgb(png, narration, green), 20);
+    ck_assert_uint_eq(count_rgb(png, below, green), 0);
+}
+
+START_TEST(test_view_narration_stays_inside_its_box)
+{
+    check_narration_inside("1280", "720");
+    check_narration_inside("1920", "1080");
+}
+END_TEST
+
 START_TEST(test_view_bad_scenario_path_exits_2)
 {
     char png[160];
@@ -455,6 +550,10 @@ static Suite *view_suite(void)
     tcase_add_test(core, test_view_doubles_seen_live_equal_the_settled_doubles);
     tcase_add_test(core, test_view_diagram_of_a_small_world_accounts_for_every_message);
     tcase_add_test(core, test_view_pane_state_does_not_depend_on_slicing);
+    tcase_add_test(core,
+                   test_view_pane_is_done_once_every_operation_settled_while_timers_are_pending);
+    tcase_add_test(core, test_view_key_sample_keeps_processing_and_completed_rows_apart);
+    tcase_add_test(core, test_view_narration_stays_inside_its_box);
     tcase_add_test(core, test_view_bad_scenario_path_exits_2);
     tcase_add_test(core, test_view_usage_errors_exit_2_and_help_exits_0);
     tcase_add_test(core, test_view_command_line_rejects_a_missing_scenario);

@@ -93,6 +93,13 @@ int view_canvas_text_wrapped(ViewCanvas *canvas, ViewFont font, SDL_Color color,
 /* Like view_canvas_text, shortened with an ellipsis to fit max_w. */
 int view_canvas_text_fit(ViewCanvas *canvas, ViewFont font, SDL_Color color, int x, int y,
                          ViewAlign align, int max_w, const char *text);
+/* Wraps text at word boundaries into lines of at most wrap_px and draws at most max_lines of
+ * them, one under the other from y; the last line drawn ends in an ellipsis when words are
+ * left over. Returns the number of lines drawn. */
+int view_canvas_text_lines(ViewCanvas *canvas, ViewFont font, SDL_Color color, int x, int y,
+                           int wrap_px, int max_lines, const char *text);
+/* How many lines view_canvas_text_lines needs for the whole text. */
+int view_canvas_text_line_count(ViewCanvas *canvas, ViewFont font, int wrap_px, const char *text);
 int view_canvas_text_width(ViewCanvas *canvas, ViewFont font, const char *text);
 int view_canvas_text_height(const ViewCanvas *canvas, ViewFont font);
 

@@ -271,3 +271,75 @@ int view_canvas_text_fit(ViewCanvas *canvas, ViewFont font, SDL_Color color, int
         return 0;
     return view_canvas_text(canvas, font, color, x, y, align, shortened);
 }
+
+/* ------------------------------------------------------------------ wrapped lines */
+
+/* The end of the longest run of whole words from text that fits wrap_px (at least one
+ * word, even when that word alone is too wide). */
+static size_t line_end(ViewCanvas *canvas, ViewFont font, int wrap_px, const char *text)
+{
+    char line[TEXT_LEN_MAX + 1];
+    size_t fit = 0;
+    for (;;) {
+        size_t next = fit;
+        while (text[next] == ' ')
+            next++;
+        while (text[next] != '\0' && text[next] != ' ')
+            next++;
+        if (next == fit)
+            return fit;
+        if (next > TEXT_LEN_MAX)
+            return fit > 0 ? fit : TEXT_LEN_MAX; /* a "word" this long is not prose */
+        memcpy(line, text, next);
+        line[next] = '\0';
+        if (fit > 0 && view_canvas_text_width(canvas, font, line) > wrap_px)
+            return fit;
+        fit = next;
+    }
+}
+
+/* Greedy word wrap. SDL_ttf's own wrapping (view_canvas_text_wrapped) cannot say in advance
+ * how many lines it will take, and a caller with a fixed box needs to know. */
+static int wrap_lines(ViewCanvas *canvas, ViewFont font, SDL_Color color, int x, int y, int wrap_px,
+                      int max_lines, const char *text, bool draw)
+{
+    int line_h = view_canvas_text_height(canvas, font);
+    int lines = 0;
+    char line[TEXT_LEN_MAX + 1];
+    while (max_lines <= 0 || lines < max_lines) {
+        while (*text == ' ')
+            text++;
+        if (*text == '\0')
+            break;
+        size_t end = line_end(canvas, font, wrap_px, text);
+        const char *rest = text + end;
+        while (*rest == ' ')
+            rest++;
+        bool last = max_lines > 0 && lines == max_lines - 1 && *rest != '\0';
+        if (draw && last) {
+            view_canvas_text_fit(canvas, font, color, x, y + lines * line_h, VIEW_ALIGN_LEFT,
+                                 wrap_px, text);
+        } else if (draw) {
+            memcpy(line, text, end);
+            line[end] = '\0';
+            view_canvas_text_fit(canvas, font, color, x, y + lines * line_h, VIEW_ALIGN_LEFT,
+                                 wrap_px, line);
+        }
+        lines++;
+        text = rest;
+    }
+    return lines;
+}
+
+int view_canvas_text_lines(ViewCanvas *canvas, ViewFont font, SDL_Color color, int x, int y,
+                           int wrap_px, int max_lines, const char *text)
+{
+    return wrap_lines(canvas, font, color, x, y, wrap_px, max_lines > 0 ? max_lines : 1, text,
+                      true);
+}
+
+int view_canvas_text_line_count(ViewCanvas *canvas, ViewFont font, int wrap_px, const char *text)
+{
+    SDL_Color none = {0, 0, 0, 0};
+    return wrap_lines(canvas, font, none, 0, 0, wrap_px, 0, text, false);
+}

@@ -54,9 +54,9 @@ static void draw_title(ViewFrame *frame)
         SimTimeUs t = view_session_pane_time(session, p);
         now = t > now ? t : now;
     }
-    const char *run = frame->paused                    ? "   \xE2\x9D\x9A\xE2\x9D\x9A paused"
-                      : view_session_finished(session) ? "   \xE2\x9C\x93 finished"
-                                                       : "";
+    const char *run = frame->paused                ? "   \xE2\x9D\x9A\xE2\x9D\x9A paused"
+                      : view_session_done(session) ? "   \xE2\x9C\x93 finished"
+                                                   : "";
     snprintf(state, sizeof state,
              "t %.1f s of %.0f s \xC2\xB7 speed %s \xC2\xB7 seed %" PRIu64 "%s", (double)now / 1e6,
              session->scenario->duration_ms / 1000.0, speed, session->seed,
@@ -72,19 +72,28 @@ static void draw_title(ViewFrame *frame)
                          r.x + r.w - pad - state_w - P(frame, 16) - x, title);
 }
 
+typedef enum { LEGEND_RIGHTWARDS, LEGEND_LEFTWARDS, LEGEND_CROSS } LegendGlyph;
+
+/* A legend entry: the glyph as the diagram draws it (requests go right to the services,
+ * answers come back left), then its words. Colour is never the only difference: a retry and
+ * a 409 share amber but point opposite ways and are named apart, as in the diagram. */
 static int legend_item(ViewFrame *frame, int x, int y, int h, ViewColor color, const char *text,
-                       bool cross)
+                       LegendGlyph glyph)
 {
     ViewCanvas *canvas = frame->canvas;
     float mid = (float)y + (float)h / 2;
-    if (cross) {
+    float left = (float)x, right = (float)(x + P(frame, 16));
+    if (glyph == LEGEND_CROSS) {
         view_canvas_cross(canvas, (float)x + (float)P(frame, 6), mid, (float)P(frame, 4),
                           (float)P(frame, 2), C(color));
+    } else if (glyph == LEGEND_RIGHTWARDS) {
+        view_canvas_line(canvas, left, mid, right - (float)P(frame, 2), mid, (float)P(frame, 2.5f),
+                         C(color));
+        view_canvas_arrowhead(canvas, left, mid, right, mid, (float)P(frame, 6), C(color));
     } else {
-        view_canvas_line(canvas, (float)x, mid, (float)(x + P(frame, 14)), mid,
-                         (float)P(frame, 2.5f), C(color));
-        view_canvas_arrowhead(canvas, (float)x, mid, (float)(x + P(frame, 16)), mid,
-                              (float)P(frame, 6), C(color));
+        view_canvas_line(canvas, left + (float)P(frame, 2), mid, right, mid, (float)P(frame, 2),
+                         C(color));
+        view_canvas_arrowhead(canvas, right, mid, left, mid, (float)P(frame, 6), C(color));
     }
     x += P(frame, 20);
     x += view_canvas_text(canvas, VIEW_FONT_SMALL, C(VIEW_COLOR_TEXT_DIM), x,
@@ -99,12 +108,14 @@ static void draw_status(ViewFrame *frame)
     ViewRect r = frame->layout.status;
     view_canvas_fill(canvas, r, C(VIEW_COLOR_PANEL));
     int x = r.x + P(frame, 12);
-    x = legend_item(frame, x, r.y, r.h, VIEW_COLOR_MESSAGE, "request", false);
-    x = legend_item(frame, x, r.y, r.h, VIEW_COLOR_WARNING, "retry / 409", false);
-    x = legend_item(frame, x, r.y, r.h, VIEW_COLOR_RESPONSE, "answer", false);
-    x = legend_item(frame, x, r.y, r.h, VIEW_COLOR_OK, "replayed", false);
-    x = legend_item(frame, x, r.y, r.h, VIEW_COLOR_DOUBLE, "charged again", false);
-    x = legend_item(frame, x, r.y, r.h, VIEW_COLOR_DOUBLE, "lost", true);
+    x = legend_item(frame, x, r.y, r.h, VIEW_COLOR_MESSAGE, "request", LEGEND_RIGHTWARDS);
+    x = legend_item(frame, x, r.y, r.h, VIEW_COLOR_WARNING, "retry", LEGEND_RIGHTWARDS) -
+        P(frame, 6);
+    x = legend_item(frame, x, r.y, r.h, VIEW_COLOR_WARNING, "409", LEGEND_LEFTWARDS);
+    x = legend_item(frame, x, r.y, r.h, VIEW_COLOR_RESPONSE, "answer", LEGEND_LEFTWARDS);
+    x = legend_item(frame, x, r.y, r.h, VIEW_COLOR_OK, "replayed", LEGEND_LEFTWARDS);
+    x = legend_item(frame, x, r.y, r.h, VIEW_COLOR_DOUBLE, "charged again", LEGEND_RIGHTWARDS);
+    x = legend_item(frame, x, r.y, r.h, VIEW_COLOR_DOUBLE, "lost", LEGEND_CROSS);
     const char *hints = frame->interactive
                             ? "space pause \xC2\xB7 n step \xC2\xB7 +/\xE2\x88\x92 speed \xC2\xB7 "
                               "1-3 focus \xC2\xB7 h help \xC2\xB7 q quit"

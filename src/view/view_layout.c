@@ -16,7 +16,7 @@
 #define BALANCES_HEIGHT 54.0f
 #define KEY_HEADER_HEIGHT 22.0f
 #define KEY_ROW_HEIGHT 19.0f
-#define NARRATION_HEIGHT 48.0f
+#define NARRATION_HEIGHT 54.0f
 #define NARROW_KEY_ROWS 4
 
 int view_layout_px(const ViewLayout *layout, float length)

@@ -223,6 +223,7 @@ static void read_metrics(ViewPane *pane)
     const Metrics *metrics = world_metrics(pane->world);
     ViewTally *tally = &pane->tally;
     tally->final = world_finished(pane->world);
+    tally->done = world_outcomes_final(pane->world);
     tally->operations = metrics->operations;
     tally->pending = metrics->operations - metrics->operations_settled;
     memcpy(tally->outcomes, metrics->outcomes, sizeof tally->outcomes);
@@ -267,42 +268,50 @@ typedef struct {
     SimTimeUs now_us;
 } KeyVisit;
 
-/* Keys still processing first (the rows a concurrent retry runs into), then the newest. */
+/* Newest first; the key breaks ties, so table order never decides what is shown. */
 static bool newer(const KeyRow *a, const KeyRow *b)
 {
-    bool a_processing = a->status == KEY_STATUS_PROCESSING;
-    bool b_processing = b->status == KEY_STATUS_PROCESSING;
-    if (a_processing != b_processing)
-        return a_processing;
     if (a->created_us != b->created_us)
         return a->created_us > b->created_us;
-    return a->key > b->key; /* table order never decides what is shown */
+    return a->key > b->key;
+}
+
+/* Keeps the VIEW_KEY_ROWS_SHOWN newest rows of a list, in order. */
+static void keep_newest(KeyRow rows[VIEW_KEY_ROWS_SHOWN], uint32_t *shown, const KeyRow *row)
+{
+    uint32_t at = *shown;
+    if (at == VIEW_KEY_ROWS_SHOWN && !newer(row, &rows[at - 1]))
+        return;
+    if (at == VIEW_KEY_ROWS_SHOWN)
+        at--;
+    else
+        (*shown)++;
+    while (at > 0 && newer(row, &rows[at - 1])) {
+        rows[at] = rows[at - 1];
+        at--;
+    }
+    rows[at] = *row;
 }
 
 static void visit_key_row(void *context, const KeyRow *row)
 {
     KeyVisit *visit = context;
     ViewKeySample *sample = visit->sample;
-    if (row->expires_us <= visit->now_us)
+    bool live_processing = false;
+    if (row->expires_us <= visit->now_us) {
         sample->expired++;
-    else if (row->status == KEY_STATUS_PROCESSING)
+    } else if (row->status == KEY_STATUS_PROCESSING) {
         sample->processing++;
-    else if (row->status == KEY_STATUS_COMPLETED)
+        live_processing = true;
+    } else if (row->status == KEY_STATUS_COMPLETED) {
         sample->completed++;
-    else
+    } else {
         sample->failed++;
-    uint32_t at = sample->shown;
-    if (at == VIEW_KEY_ROWS_SHOWN && !newer(row, &sample->newest[at - 1]))
-        return;
-    if (at == VIEW_KEY_ROWS_SHOWN)
-        at--;
-    else
-        sample->shown++;
-    while (at > 0 && newer(row, &sample->newest[at - 1])) {
-        sample->newest[at] = sample->newest[at - 1];
-        at--;
     }
-    sample->newest[at] = *row;
+    if (live_processing)
+        keep_newest(sample->processing_rows, &sample->processing_shown, row);
+    else
+        keep_newest(sample->settled_rows, &sample->settled_shown, row);
 }
 
 void view_pane_sample_keys(ViewPane *pane)

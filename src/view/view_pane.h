@@ -150,6 +150,8 @@ typedef struct {
     int64_t expected[ACCOUNTS_MAX];
     int64_t actual[ACCOUNTS_MAX];
     bool final; /* the world has finished: these are the report's numbers */
+    bool done;  /* every operation has started and settled: the outcomes will not change,
+                   though timers (key-store TTLs, sweeps) may still be pending */
 } ViewTally;
 
 /* ------------------------------------------------------------------ narration */
@@ -177,8 +179,11 @@ typedef struct {
     uint64_t processing, completed, failed;
     uint64_t expired; /* past their TTL, still held until a sweep frees them */
     SimTimeUs at_us;  /* world time of the sample */
-    uint32_t shown;
-    KeyRow newest[VIEW_KEY_ROWS_SHOWN]; /* processing first, then most recently created */
+    /* Two lists, each newest first, so a panel of a few rows can show some of each even
+     * when more keys are processing than it has rows. */
+    uint32_t processing_shown, settled_shown;
+    KeyRow processing_rows[VIEW_KEY_ROWS_SHOWN]; /* still processing, within their TTL */
+    KeyRow settled_rows[VIEW_KEY_ROWS_SHOWN];    /* completed, failed, or expired */
 } ViewKeySample;
 
 /* ------------------------------------------------------------------ the pane */

@@ -52,7 +52,7 @@ void view_panels_header(const ViewPanels *panels)
                          r.w, name);
     char status[96];
     ViewColor status_color = VIEW_COLOR_TEXT_DIM;
-    if (world_finished(pane->world)) {
+    if (pane->tally.done) {
         snprintf(status, sizeof status, "\xE2\x9C\x93 finished");
         status_color = VIEW_COLOR_OK;
     } else {
@@ -352,6 +352,31 @@ static void keys_heading(const ViewPanels *panels, ViewRect r)
                      VIEW_ALIGN_RIGHT, counts);
 }
 
+/* No retries is not no doubles: a second click and a copy the network duplicated are
+ * requests the server runs like any other, so the text names them when the scenario has
+ * them (the DOUBLE counter next to it would contradict a flat "nothing runs twice"). */
+static void at_most_once_words(const Scenario *scenario, char *why, size_t size)
+{
+    bool clicks = false, duplicates = scenario->network.default_link.duplicate > 0;
+    for (uint32_t g = 0; g < scenario->client_group_count; g++)
+        clicks = clicks || scenario->client_groups[g].double_click.prob > 0;
+    for (uint32_t l = 0; l < scenario->network.link_count; l++)
+        duplicates = duplicates || scenario->network.links[l].spec.duplicate > 0;
+    const char *again = clicks && duplicates ? "a second click or a network duplicate"
+                        : clicks             ? "a second click"
+                        : duplicates         ? "a copy the network duplicated"
+                                             : NULL;
+    if (again != NULL)
+        snprintf(why, size,
+                 "No keys: nothing is retried, so what is lost stays lost; but %s still runs, "
+                 "and charges again.",
+                 again);
+    else
+        snprintf(why, size,
+                 "No keys: nothing is retried, so nothing runs twice, but nothing lost is ever "
+                 "recovered.");
+}
+
 /* Why a column has no rows to list: the mode keeps no keys, or the keys live with the
  * consumers, whose store the public API does not list (only counts). */
 static bool explain_keys(const ViewPanels *panels, ViewRect r, int top)
@@ -359,9 +384,7 @@ static bool explain_keys(const ViewPanels *panels, ViewRect r, int top)
     const ViewPane *pane = panels->pane;
     char why[256];
     if (pane->mode == MODE_AT_MOST_ONCE)
-        snprintf(why, sizeof why,
-                 "No keys: nothing is retried, so nothing runs twice, but "
-                 "nothing lost is ever recovered.");
+        at_most_once_words(pane->scenario, why, sizeof why);
     else if (pane->mode == MODE_AT_LEAST_ONCE)
         snprintf(why, sizeof why,
                  "No keys: %s runs every copy that arrives, a retry of a "
@@ -391,10 +414,21 @@ void view_panels_keys(const ViewPanels *panels)
     int row_h = P(panels, 19);
     if (explain_keys(panels, r, top))
         return;
-    uint32_t rows = keys->shown < (uint32_t)panels->box->key_rows ? keys->shown
-                                                                  : (uint32_t)panels->box->key_rows;
-    for (uint32_t i = 0; i < rows; i++)
-        key_row(panels, &keys->newest[i], (ViewRect){r.x, top + (int)i * row_h, r.w, row_h});
+    /* Processing rows first (a concurrent retry runs into them and gets 409), then the
+     * newest completed ones, which are what a retry is answered from. Half the rows are
+     * kept for the completed ones, else a busy store would show only processing rows. */
+    uint32_t room = (uint32_t)panels->box->key_rows;
+    uint32_t settled = keys->settled_shown < room / 2 ? keys->settled_shown : room / 2;
+    uint32_t processing =
+        keys->processing_shown < room - settled ? keys->processing_shown : room - settled;
+    settled = keys->settled_shown < room - processing ? keys->settled_shown : room - processing;
+    uint32_t rows = 0;
+    for (uint32_t i = 0; i < processing; i++, rows++)
+        key_row(panels, &keys->processing_rows[i],
+                (ViewRect){r.x, top + (int)rows * row_h, r.w, row_h});
+    for (uint32_t i = 0; i < settled; i++, rows++)
+        key_row(panels, &keys->settled_rows[i],
+                (ViewRect){r.x, top + (int)rows * row_h, r.w, row_h});
     if (keys->rows > rows) {
         char more[64];
         snprintf(more, sizeof more, "+%" PRIu64 " more", keys->rows - rows);
@@ -427,12 +461,22 @@ void view_panels_narration(const ViewPanels *panels)
                          r.y + (r.h - tiny_h) / 2, VIEW_ALIGN_LEFT, when);
     int x = r.x + P(panels, 12) + time_w;
     int wrap = r.x + r.w - P(panels, 8) - x;
+    if (wrap <= 0)
+        return;
+    /* Body type when the sentence fits the box in it, else small type with as many lines as
+     * the box holds, the last one ending in an ellipsis if words are left over: the line
+     * never spills out of its box. */
+    int room_h = r.h - P(panels, 6);
     ViewFont font = VIEW_FONT_BODY;
-    int lines = view_canvas_text_width(canvas, font, line) / (wrap > 0 ? wrap : 1) + 1;
-    if (lines * view_canvas_text_height(canvas, font) > r.h) {
+    int line_h = view_canvas_text_height(canvas, font);
+    int lines = view_canvas_text_line_count(canvas, font, wrap, line);
+    if (lines * line_h > room_h) {
         font = VIEW_FONT_SMALL;
-        lines = view_canvas_text_width(canvas, font, line) / (wrap > 0 ? wrap : 1) + 1;
+        line_h = view_canvas_text_height(canvas, font);
+        int fit = room_h / line_h > 1 ? room_h / line_h : 1;
+        lines = view_canvas_text_line_count(canvas, font, wrap, line);
+        lines = lines < fit ? lines : fit;
     }
-    int h = lines * view_canvas_text_height(canvas, font);
-    view_canvas_text_wrapped(canvas, font, C(color), x, r.y + (r.h - h) / 2, wrap, line);
+    view_canvas_text_lines(canvas, font, C(color), x, r.y + (r.h - lines * line_h) / 2, wrap, lines,
+                           line);
 }

@@ -15,9 +15,26 @@
 #include <string.h>
 
 #define LABELS_MAX 256
+#define LABEL_SPOTS_MAX 3
+#define LINES_MAX 2048 /* arrows and service lifelines labels keep off, when they can */
 #define HEADER_HEIGHT 30.0f
 #define LANE_SECONDS 10.0  /* lanes x seconds of window per LANE_HEIGHT of strip */
 #define LANE_HEIGHT 240.0f /* a column's diagram at 1280x720: 8 lanes for 1.25 s */
+
+/* Where a label may go: the edge of its box that align names (left, centre, right) at x,
+ * the top of its box at y. */
+typedef struct {
+    float x, y;
+    ViewAlign align;
+} Spot;
+
+/* A label asked for while drawing; placed once every line is known (place_labels). */
+typedef struct {
+    Spot spots[LABEL_SPOTS_MAX]; /* in order of preference */
+    int spot_count;
+    ViewColor color;
+    char text[40];
+} LabelRequest;
 
 typedef struct {
     ViewCanvas *canvas;
@@ -35,10 +52,14 @@ typedef struct {
     float time_x;
     float stroke;
     ViewSequencePick *pick;
-    int label_count;
+    int request_count;
+    LabelRequest requests[LABELS_MAX];
+    int line_count;
+    ViewSegment lines[LINES_MAX];
+    int label_count; /* placed */
     ViewRect labels[LABELS_MAX];
     ViewColor label_colors[LABELS_MAX];
-    char label_texts[LABELS_MAX][32];
+    char label_texts[LABELS_MAX][40];
 } Strip;
 
 static float px(const Strip *strip, float length)
@@ -157,30 +178,144 @@ static bool overlaps(ViewRect a, ViewRect b)
     return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
 }
 
-/* Places a small label unless it would cover one already placed this frame; labels are
- * drawn after every arrow (draw_labels), so no later arrow crosses them out. */
-static void label(Strip *strip, float x, float y, ViewAlign align, ViewColor color,
-                  const char *text)
+static ViewRect label_box(const Strip *strip, Spot spot, int w, int h)
 {
-    ViewCanvas *canvas = strip->canvas;
-    int w = view_canvas_text_width(canvas, VIEW_FONT_TINY, text);
-    int h = view_canvas_text_height(canvas, VIEW_FONT_TINY);
-    int left = align == VIEW_ALIGN_RIGHT    ? (int)x - w
-               : align == VIEW_ALIGN_CENTER ? (int)x - w / 2
-                                            : (int)x;
-    ViewRect box = {left - 2, (int)y - h / 2, w + 4, h};
-    if (box.y < strip->body.y || box.y + box.h > strip->body.y + strip->body.h)
-        return;
+    int pad = (int)px(strip, 2);
+    int left = spot.align == VIEW_ALIGN_RIGHT    ? (int)spot.x - w
+               : spot.align == VIEW_ALIGN_CENTER ? (int)spot.x - w / 2
+                                                 : (int)spot.x;
+    return (ViewRect){left - pad, (int)spot.y, w + 2 * pad, h};
+}
+
+static bool label_inside(const Strip *strip, ViewRect box)
+{
+    const ViewRect *body = &strip->body;
+    return box.x >= body->x && box.y >= body->y && box.x + box.w <= body->x + body->w &&
+           box.y + box.h <= body->y + body->h;
+}
+
+static bool label_free(const Strip *strip, ViewRect box)
+{
     for (int i = 0; i < strip->label_count; i++) {
         if (overlaps(box, strip->labels[i]))
-            return;
+            return false;
     }
-    if (strip->label_count == LABELS_MAX)
+    return true;
+}
+
+/* Whether a segment crosses a rectangle (Liang-Barsky clipping). */
+static bool segment_crosses(const ViewSegment *line, ViewRect box)
+{
+    float dx = line->x2 - line->x1, dy = line->y2 - line->y1;
+    float p[4] = {-dx, dx, -dy, dy};
+    float q[4] = {line->x1 - (float)box.x, (float)(box.x + box.w) - line->x1,
+                  line->y1 - (float)box.y, (float)(box.y + box.h) - line->y1};
+    float t0 = 0, t1 = 1;
+    for (int i = 0; i < 4; i++) {
+        if (p[i] == 0) {
+            if (q[i] < 0)
+                return false;
+            continue;
+        }
+        float t = q[i] / p[i];
+        if (p[i] < 0)
+            t0 = t > t0 ? t : t0;
+        else
+            t1 = t < t1 ? t : t1;
+        if (t0 > t1)
+            return false;
+    }
+    return true;
+}
+
+/* Keeps a margin around the box: an arrowhead is wider than its line. */
+static bool label_clear(const Strip *strip, ViewRect box)
+{
+    int margin = (int)px(strip, 3);
+    box = (ViewRect){box.x - margin, box.y - margin, box.w + 2 * margin, box.h + 2 * margin};
+    for (int i = 0; i < strip->line_count; i++) {
+        if (segment_crosses(&strip->lines[i], box))
+            return false;
+    }
+    return true;
+}
+
+/* A line labels should keep off: an arrow as drawn, a service's lifeline. */
+static void keep_clear(Strip *strip, float x1, float y1, float x2, float y2)
+{
+    if (strip->line_count < LINES_MAX)
+        strip->lines[strip->line_count++] = (ViewSegment){true, x1, y1, x2, y2};
+}
+
+/* Asks for a small label at the first of its spots that suits; see place_labels. */
+static void label(Strip *strip, const Spot *spots, int count, ViewColor color, const char *text)
+{
+    if (strip->request_count == LABELS_MAX || count <= 0)
         return;
+    LabelRequest *request = &strip->requests[strip->request_count++];
+    request->spot_count = count < LABEL_SPOTS_MAX ? count : LABEL_SPOTS_MAX;
+    memcpy(request->spots, spots, (size_t)request->spot_count * sizeof *spots);
+    request->color = color;
+    snprintf(request->text, sizeof request->text, "%s", text);
+}
+
+static bool place_label(Strip *strip, const LabelRequest *request)
+{
+    ViewCanvas *canvas = strip->canvas;
+    int w = view_canvas_text_width(canvas, VIEW_FONT_TINY, request->text);
+    int h = view_canvas_text_height(canvas, VIEW_FONT_TINY);
+    ViewRect box = {0, 0, 0, 0};
+    bool placed = false;
+    for (int pass = 0; pass < 2 && !placed; pass++) {
+        for (int i = 0; i < request->spot_count && !placed; i++) {
+            box = label_box(strip, request->spots[i], w, h);
+            placed = label_inside(strip, box) && label_free(strip, box) &&
+                     (pass == 1 || label_clear(strip, box));
+        }
+    }
+    if (!placed) {
+        const ViewRect *body = &strip->body;
+        box = label_box(strip, request->spots[0], w, h);
+        if (box.w > body->w || box.h > body->h)
+            return false;
+        box.x = box.x < body->x ? body->x : box.x;
+        box.x = box.x + box.w > body->x + body->w ? body->x + body->w - box.w : box.x;
+        box.y = box.y < body->y ? body->y : box.y;
+        box.y = box.y + box.h > body->y + body->h ? body->y + body->h - box.h : box.y;
+        if (!label_free(strip, box))
+            return false;
+    }
     int i = strip->label_count++;
     strip->labels[i] = box;
-    strip->label_colors[i] = color;
-    snprintf(strip->label_texts[i], sizeof strip->label_texts[i], "%s", text);
+    strip->label_colors[i] = request->color;
+    snprintf(strip->label_texts[i], sizeof strip->label_texts[i], "%s", request->text);
+    return true;
+}
+
+/* Places the labels asked for, once every arrow is drawn: each at its first spot inside the
+ * strip that covers neither a label placed before it nor a line (an arrow, a service's
+ * lifeline); else at its first spot that covers no label (its plate then hides the line
+ * under its words); else its first spot moved inside the strip, so the label of an arrow
+ * at the edge is not cut in half. Labels that fit nowhere are left out. The money goes
+ * first: red labels (charged again, and how much) before the others. */
+static void place_labels(Strip *strip)
+{
+    for (int round = 0; round < 2; round++) {
+        for (int i = 0; i < strip->request_count; i++) {
+            bool red = strip->requests[i].color == VIEW_COLOR_DOUBLE;
+            if (red == (round == 0))
+                place_label(strip, &strip->requests[i]);
+        }
+    }
+}
+
+/* One spot, centred on y: for marks on a lane, whose neighbourhood is their own. */
+static void label_beside(Strip *strip, float x, float y, ViewAlign align, ViewColor color,
+                         const char *text)
+{
+    float h = (float)view_canvas_text_height(strip->canvas, VIEW_FONT_TINY);
+    Spot spot = {x, y - h / 2, align};
+    label(strip, &spot, 1, color, text);
 }
 
 static void draw_labels(Strip *strip)
@@ -188,9 +323,9 @@ static void draw_labels(Strip *strip)
     ViewCanvas *canvas = strip->canvas;
     for (int i = 0; i < strip->label_count; i++) {
         ViewRect box = strip->labels[i];
-        view_canvas_round(canvas, box, 3, view_canvas_color(VIEW_COLOR_PANEL, 215));
-        view_canvas_text(canvas, VIEW_FONT_TINY, C(strip->label_colors[i]), box.x + 2, box.y,
-                         VIEW_ALIGN_LEFT, strip->label_texts[i]);
+        view_canvas_round(canvas, box, px(strip, 3), view_canvas_color(VIEW_COLOR_PANEL, 230));
+        view_canvas_text(canvas, VIEW_FONT_TINY, C(strip->label_colors[i]),
+                         box.x + (int)px(strip, 2), box.y, VIEW_ALIGN_LEFT, strip->label_texts[i]);
     }
 }
 
@@ -263,6 +398,8 @@ static void draw_lifelines(Strip *strip)
         if (!drawn(strip, node))
             continue;
         bool service = node >= VIEW_NODE_SERVER;
+        if (service)
+            keep_clear(strip, strip->node_x[node], top, strip->node_x[node], bottom);
         view_canvas_line(canvas, strip->node_x[node], top, strip->node_x[node], bottom,
                          px(strip, service ? 3 : 1.5f),
                          service ? view_canvas_color(VIEW_COLOR_TEXT_DIM, 150)
@@ -273,12 +410,47 @@ static void draw_lifelines(Strip *strip)
                      C(VIEW_COLOR_TEXT_DIM));
 }
 
-/* Each group's name over its lanes (shortened to fit), each client's index under it. */
+static const char *const service_names[] = {"server", "gateway", "broker", "consumers", "ledger"};
+
+/* Where the first service's name starts: a heading to its left must end before it. */
+static float first_service_name_x(const Strip *strip)
+{
+    for (int node = VIEW_NODE_SERVER; node < VIEW_NODE_COUNT; node++) {
+        if (drawn(strip, node))
+            return strip->node_x[node] -
+                   (float)view_canvas_text_width(strip->canvas, VIEW_FONT_SMALL,
+                                                 service_names[node - VIEW_NODE_SERVER]) /
+                       2 -
+                   px(strip, 8);
+    }
+    return (float)(strip->rect.x + strip->rect.w);
+}
+
+/* A group's name over its lanes. Lanes are narrow, so the last group's name may run on over
+ * the network (its own heading is on the line below), and a name that still does not fit
+ * takes the small type before it is shortened. */
+static void group_heading(Strip *strip, const char *name, float left, float right, int y)
+{
+    ViewCanvas *canvas = strip->canvas;
+    SDL_Color dim = C(VIEW_COLOR_TEXT_DIM);
+    int max_w = (int)(right - left);
+    ViewFont font = VIEW_FONT_SMALL;
+    if (view_canvas_text_width(canvas, font, name) > max_w &&
+        view_canvas_text_width(canvas, VIEW_FONT_TINY, name) <= max_w)
+        font = VIEW_FONT_TINY;
+    int dy =
+        (view_canvas_text_height(canvas, VIEW_FONT_SMALL) - view_canvas_text_height(canvas, font)) /
+        2;
+    view_canvas_text_fit(canvas, font, dim, (int)left, y + dy, VIEW_ALIGN_LEFT, max_w, name);
+}
+
+/* Each group's name over its lanes, each client's index under it. */
 static void draw_group_headings(Strip *strip, int y, int y2)
 {
     ViewCanvas *canvas = strip->canvas;
     const ViewPane *pane = strip->pane;
     SDL_Color dim = C(VIEW_COLOR_TEXT_DIM);
+    float names_end = first_service_name_x(strip);
     for (int i = 0; i < strip->lanes_shown; i++) {
         int lane = strip->shown[i];
         char index[16];
@@ -294,11 +466,12 @@ static void draw_group_headings(Strip *strip, int y, int y2)
             last++;
         float left = strip->node_x[lane] - strip->lane_w / 2;
         float right = strip->node_x[strip->shown[last]] + strip->lane_w / 2;
+        if (last == strip->lanes_shown - 1)
+            right = names_end > right ? names_end : right;
         bool alone = pane->scenario->client_group_count == 1;
-        view_canvas_text_fit(
-            canvas, VIEW_FONT_SMALL, dim, (int)left, y, VIEW_ALIGN_LEFT,
-            (int)(alone ? strip->first_service_x - left - px(strip, 40) : right - left),
-            alone ? "clients" : pane->scenario->client_groups[pane->lanes[lane].group].id);
+        group_heading(strip,
+                      alone ? "clients" : pane->scenario->client_groups[pane->lanes[lane].group].id,
+                      left, right, y);
     }
 }
 
@@ -309,11 +482,10 @@ static void draw_headings(Strip *strip)
     SDL_Color dim = C(VIEW_COLOR_TEXT_DIM);
     int y = strip->rect.y + (int)px(strip, 2);
     int y2 = y + view_canvas_text_height(canvas, VIEW_FONT_SMALL);
-    static const char *const names[] = {"server", "gateway", "broker", "consumers", "ledger"};
     for (int node = VIEW_NODE_SERVER; node < VIEW_NODE_COUNT; node++) {
         if (drawn(strip, node))
             view_canvas_text(canvas, VIEW_FONT_SMALL, dim, (int)strip->node_x[node], y,
-                             VIEW_ALIGN_CENTER, names[node - VIEW_NODE_SERVER]);
+                             VIEW_ALIGN_CENTER, service_names[node - VIEW_NODE_SERVER]);
     }
     if (strip->lanes_shown > 0) {
         draw_group_headings(strip, y, y2);
@@ -404,7 +576,11 @@ static SDL_Color message_color(const ViewArrow *arrow)
     return C(VIEW_COLOR_RESPONSE);
 }
 
-static void message_label(Strip *strip, const ViewArrow *arrow, float x0, float y0)
+/* A message's label sits just above where it leaves its lifeline, on the side it heads to,
+ * clear of its own line (which only goes down from there). When that point has scrolled
+ * out of the top, the label moves down along the arrow to where it enters the strip. */
+static void message_label(Strip *strip, const ViewArrow *arrow, float x0, float y0, float xe,
+                          float ye)
 {
     char text[32];
     bool client = arrow->from < VIEW_NODE_SERVER;
@@ -419,8 +595,18 @@ static void message_label(Strip *strip, const ViewArrow *arrow, float x0, float 
     else
         return;
     bool rightwards = strip->node_x[arrow->to] > x0;
-    label(strip, x0 + px(strip, rightwards ? 6 : -6), y0 - px(strip, 6),
-          rightwards ? VIEW_ALIGN_LEFT : VIEW_ALIGN_RIGHT, VIEW_COLOR_WARNING, text);
+    float h = (float)view_canvas_text_height(strip->canvas, VIEW_FONT_TINY);
+    float lift = h + strip->stroke + px(strip, 1);
+    float x = x0, y = y0;
+    float top = (float)strip->body.y + lift;
+    if (y < top && ye > top) {
+        x = x0 + (xe - x0) * (top - y0) / (ye - y0);
+        y = top;
+    }
+    float side = px(strip, rightwards ? 6 : -6);
+    ViewAlign align = rightwards ? VIEW_ALIGN_LEFT : VIEW_ALIGN_RIGHT;
+    Spot spot = {x + side, y - lift, align}; /* above its own line: which label is whose */
+    label(strip, &spot, 1, VIEW_COLOR_WARNING, text);
 }
 
 static void draw_message(Strip *strip, const ViewArrow *arrow)
@@ -463,7 +649,8 @@ static void draw_message(Strip *strip, const ViewArrow *arrow)
         view_canvas_arrowhead(canvas, x0, y0, xe, ye, px(strip, 8), color);
     else if (!lost)
         view_canvas_circle(canvas, xe, ye, px(strip, 3.5f), color);
-    message_label(strip, arrow, x0, y0);
+    keep_clear(strip, x0, y0, xe, ye);
+    message_label(strip, arrow, x0, y0, xe, ye);
     offer(strip, arrow, (ViewSegment){true, x0, y0, xe, ye});
 }
 
@@ -504,7 +691,28 @@ static void ledger_entry(Strip *strip, const ViewArrow *mark, float y)
         snprintf(text, sizeof text, "\xE2\x88\x92%.2f", (double)amount / 100.0);
     else
         snprintf(text, sizeof text, "x%u", mark->effects);
-    label(strip, ledger - px(strip, 9), y - px(strip, 7), VIEW_ALIGN_RIGHT, color, text);
+    /* Below the line first: above it, between the service and the ledger, is where the
+     * service's own decision ("charge x2") goes. */
+    float h = (float)view_canvas_text_height(strip->canvas, VIEW_FONT_TINY);
+    float side = ledger - px(strip, 9);
+    Spot spots[] = {{side, y + px(strip, 3), VIEW_ALIGN_RIGHT},
+                    {side, y - h - px(strip, 3), VIEW_ALIGN_RIGHT}};
+    label(strip, spots, 2, color, text);
+}
+
+/* A service's decision beside its lifeline, never on it. To the right first, where no
+ * request comes in (requests arrive from the left, answers leave to the left), above the
+ * moment, then below it; to the left only when no arrow passes there, well above the
+ * moment: that is where the request that led to it ends in an arrowhead (an execution is
+ * marked when its service time is over, below the request's arrival). */
+static void decision_label(Strip *strip, float x, float y, ViewColor color, const char *words)
+{
+    float h = (float)view_canvas_text_height(strip->canvas, VIEW_FONT_TINY);
+    float side = px(strip, 7);
+    Spot spots[] = {{x + side, y - h - px(strip, 2), VIEW_ALIGN_LEFT},
+                    {x + side, y + px(strip, 3), VIEW_ALIGN_LEFT},
+                    {x - side - px(strip, 4), y - h - px(strip, 6), VIEW_ALIGN_RIGHT}};
+    label(strip, spots, 3, color, words);
 }
 
 /* The words a service's decision gets beside its lifeline; NULL: none. */
@@ -580,15 +788,15 @@ static const char *decision_words(const ViewArrow *mark, char *buffer, size_t si
 static void draw_service_mark(Strip *strip, const ViewArrow *mark)
 {
     float x = strip->node_x[mark->from], y = y_of(strip, mark->start_us);
-    if (mark->event == VIEW_EVENT_EXECUTE)
-        ledger_entry(strip, mark, y);
     if (mark->event == VIEW_EVENT_CRASH)
         view_canvas_cross(strip->canvas, x, y, px(strip, 7), px(strip, 3), C(VIEW_COLOR_WARNING));
     char buffer[32];
     ViewColor color;
+    if (mark->event == VIEW_EVENT_EXECUTE)
+        ledger_entry(strip, mark, y); /* the money first, when labels crowd */
     const char *words = decision_words(mark, buffer, sizeof buffer, &color);
     if (words != NULL)
-        label(strip, x - px(strip, 8), y, VIEW_ALIGN_RIGHT, color, words);
+        decision_label(strip, x, y, color, words);
     offer(strip, mark, (ViewSegment){true, x, y, x, y});
 }
 
@@ -603,14 +811,14 @@ static void draw_client_mark(Strip *strip, const ViewArrow *mark)
             canvas,
             (ViewRect){(int)(x - r * 1.6f), (int)(y - r / 2), (int)(r * 3.2f), (int)fmaxf(r, 2)},
             C(VIEW_COLOR_WARNING));
-        label(strip, x + r * 2, y, VIEW_ALIGN_LEFT, VIEW_COLOR_WARNING, "timeout");
+        label_beside(strip, x + r * 2, y, VIEW_ALIGN_LEFT, VIEW_COLOR_WARNING, "timeout");
         break;
     case VIEW_EVENT_GIVE_UP:
         view_canvas_circle(canvas, x, y, r * 1.3f, C(VIEW_COLOR_WARNING));
         view_canvas_text(canvas, VIEW_FONT_TINY, C(VIEW_COLOR_BACKGROUND), (int)x,
                          (int)(y - (float)view_canvas_text_height(canvas, VIEW_FONT_TINY) / 2),
                          VIEW_ALIGN_CENTER, "?");
-        label(strip, x + r * 2, y, VIEW_ALIGN_LEFT, VIEW_COLOR_WARNING, "gave up");
+        label_beside(strip, x + r * 2, y, VIEW_ALIGN_LEFT, VIEW_COLOR_WARNING, "gave up");
         break;
     case VIEW_EVENT_SUCCEEDED:
         view_canvas_circle(canvas, x, y, r, C(VIEW_COLOR_OK));
@@ -622,7 +830,7 @@ static void draw_client_mark(Strip *strip, const ViewArrow *mark)
         float end = y_of(strip, mark->start_us + (SimTimeUs)mark->value * 1000);
         view_canvas_fill(canvas, (ViewRect){(int)(x - r / 4), (int)y, (int)(r / 2), (int)(end - y)},
                          view_canvas_color(VIEW_COLOR_LOST, 140));
-        label(strip, x + r, y + px(strip, 6), VIEW_ALIGN_LEFT, VIEW_COLOR_LOST, "offline");
+        label_beside(strip, x + r, y + px(strip, 6), VIEW_ALIGN_LEFT, VIEW_COLOR_LOST, "offline");
         break;
     }
     case VIEW_EVENT_LOST_OFFLINE:
@@ -699,6 +907,7 @@ void view_sequence_draw(ViewCanvas *canvas, const ViewLayout *layout, ViewRect r
     draw_lifelines(&strip);
     draw_density(&strip);
     draw_arrows(&strip);
+    place_labels(&strip);
     draw_labels(&strip);
     view_canvas_flush(canvas);
     SDL_RenderSetClipRect(canvas->renderer, NULL);

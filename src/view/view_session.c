@@ -77,6 +77,15 @@ bool view_session_finished(const ViewSession *session)
     return true;
 }
 
+bool view_session_done(const ViewSession *session)
+{
+    for (uint32_t p = 0; p < session->pane_count; p++) {
+        if (!session->panes[p]->tally.done)
+            return false;
+    }
+    return true;
+}
+
 /* Halves the slice when one took more than a quarter of the budget, doubles it when it was
  * cheap: a few slices per frame, whatever the event rate. */
 static void adapt_slice(ViewSession *session, SimTimeUs slice_us, double spent_s, double budget_s)

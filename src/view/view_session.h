@@ -40,7 +40,10 @@ SimTimeUs view_session_advance(ViewSession *session, SimTimeUs target_us, double
 /* Runs the next event that shows in a trace: in pane `focus`, or (focus < 0) in the pane
  * that is furthest behind. */
 void view_session_step(ViewSession *session, int focus);
+/* Every pane's world has run out of events: nothing is left to simulate. */
 bool view_session_finished(const ViewSession *session);
+/* Every pane's operations are settled (ViewTally.done), even if timers are still pending. */
+bool view_session_done(const ViewSession *session);
 void view_session_set_speed(ViewSession *session, double speed);
 /* The time a pane shows: the session clock, or the pane's own when stepping moved it on. */
 SimTimeUs view_session_pane_time(const ViewSession *session, uint32_t pane);
