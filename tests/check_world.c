@@ -356,7 +356,8 @@ START_TEST(test_outcomes_are_final_before_the_last_timer_and_never_change_after)
 {
     Scenario *scenario = calloc(1, sizeof *scenario);
     LoadErrors errors = {0};
-    ck_assert(scenario_load_file("scenarios/default.json", NULL, 0, scenario, &errors));
+    ck_assert(scenario_load_file(IDEMSIM_SOURCE_DIR "/scenarios/default.json", NULL, 0, scenario,
+                                 &errors));
     World *world =
         world_create(scenario, MODE_IDEMPOTENT, scenario->seed, (TraceSink){0}, (WorldLimits){0});
     ck_assert(!world_outcomes_final(world)); /* the first starts are on the queue */
