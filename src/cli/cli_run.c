@@ -47,8 +47,7 @@ static void run_world(World *world, const Scenario *scenario, bool show_progress
     bool shown = false;
     double duration_s = scenario->duration_ms / 1000.0;
     while (!world_finished(world)) {
-        for (int i = 0; i < 65536 && world_step(world); i++) {
-        }
+        world_run_events(world, 65536);
         if (show_progress && wall_seconds() - started > 1.0) {
             const Metrics *metrics = world_metrics(world);
             fprintf(stderr, "\r  %s: simulated %.1f s of %.1f s, %" PRIu64 " operations...   ",

@@ -74,7 +74,8 @@ struct EventQueue {
     uint64_t occupied_words;           /* bit w set when occupied[w] is not 0 */
     FrontKey *front; /* the keys of last's window, sorted by (at_us, seq), popped from head */
     size_t front_head, front_length, front_capacity;
-    SimTimeUs last;  /* no key is earlier; the front holds the keys within 2^8 of it */
+    SimTimeUs last;  /* no key is earlier; the front holds the keys that differ from it only
+                        in the lowest digit */
     SimTimeUs floor; /* of the last event popped: no push may be earlier */
     Block *free_blocks;
     size_t block_count;
@@ -84,7 +85,7 @@ struct EventQueue {
     size_t slot_capacity;
     uint64_t next_seq;
     size_t live;
-    size_t stale; /* cancelled keys still in a bucket */
+    size_t stale; /* cancelled keys still queued, in a bucket or the front */
     size_t peak;
 };
 

@@ -624,19 +624,30 @@ bool world_step(World *world)
 }
 
 /* The same budgets as world_step, checked once per batch of events rather than per event:
- * the batch ends exactly where world_step would have stopped. */
-void world_run(World *world)
+ * a batch ends exactly where world_step would have stopped. */
+uint64_t world_run_events(World *world, uint64_t count)
 {
-    while (!world->finished) {
+    uint64_t started = sim_events_processed(world->sim);
+    for (uint64_t ran = 0; !world->finished && ran < count;
+         ran = sim_events_processed(world->sim) - started) {
         uint64_t done = sim_events_processed(world->sim);
         uint64_t to_check =
             (MEMORY_CHECK_INTERVAL - done % MEMORY_CHECK_INTERVAL) % MEMORY_CHECK_INTERVAL;
         uint64_t to_budget = world->limits.max_events > done ? world->limits.max_events - done : 0;
         uint64_t batch = to_check < to_budget ? to_check : to_budget;
+        if (batch > count - ran - 1)
+            batch = count - ran - 1; /* world_step below runs one more */
         if (batch > 0)
             sim_run_bounded(world->sim, world->limits.max_sim_time_us, batch);
         world_step(world); /* checks every budget where the batch ended, then runs one more */
     }
+    return sim_events_processed(world->sim) - started;
+}
+
+void world_run(World *world)
+{
+    while (!world->finished)
+        world_run_events(world, UINT64_MAX);
 }
 
 void world_run_until(World *world, SimTimeUs until_us)

@@ -36,6 +36,9 @@ void world_run(World *world);
 void world_run_until(World *world, SimTimeUs until_us);
 /* Runs one event; false (and outcomes settled) when nothing is left. */
 bool world_step(World *world);
+/* Runs up to count events as world_step would, faster (the budgets are checked once per
+ * batch); fewer when the world finishes. Returns how many ran. */
+uint64_t world_run_events(World *world, uint64_t count);
 
 bool world_finished(const World *world);
 /* Every operation the scenario will start has started and settled, so the outcomes can no
