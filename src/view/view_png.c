@@ -1,23 +1,30 @@
-/* PNG output, whole or absent: the image goes to PATH.tmp.PID and is renamed over PATH only
- * once SDL_image has written all of it, as the reports do with their files. */
+/* PNG output, whole or absent, through the reports' OutputFile: SDL_image writes into the
+ * temporary file's stream, which is renamed over PATH only once all of it is written, with
+ * the same error messages and the same clean-up on Ctrl-C as every other output. */
 #include <SDL_image.h>
 #include <stdio.h>
-#include <unistd.h>
 
+#include "report.h"
 #include "view_app.h"
 
 bool view_png_save_surface(SDL_Surface *surface, const char *path)
 {
-    char temporary[4200];
-    snprintf(temporary, sizeof temporary, "%s.tmp.%ld", path, (long)getpid());
-    if (IMG_SavePNG(surface, temporary) != 0) {
-        fprintf(stderr, "idemsim view: cannot write %s: %s\n", path, IMG_GetError());
-        remove(temporary);
+    OutputFile file;
+    char error[4400];
+    if (!output_file_open(&file, path, error, sizeof error)) {
+        fprintf(stderr, "idemsim view: %s\n", error);
         return false;
     }
-    if (rename(temporary, path) != 0) {
-        perror(path);
-        remove(temporary);
+    /* The RWops is freed by IMG_SavePNG_RW; the FILE stays open for the OutputFile. */
+    SDL_RWops *stream = SDL_RWFromFP(file.stream, SDL_FALSE);
+    if (stream == NULL || IMG_SavePNG_RW(surface, stream, 1) != 0) {
+        fprintf(stderr, "idemsim view: cannot write %s: %s\n", path,
+                stream == NULL ? SDL_GetError() : IMG_GetError());
+        output_file_abandon(&file);
+        return false;
+    }
+    if (!output_file_commit(&file, error, sizeof error)) {
+        fprintf(stderr, "idemsim view: %s\n", error);
         return false;
     }
     return true;
