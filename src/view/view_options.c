@@ -36,11 +36,15 @@ const char *const view_options_usage =
     "\n"
     "Headless frames are deterministic: same scenario, seed and --at-ms, same PNG bytes.\n";
 
+/* The mistake, the usage line and where the rest is, as the other commands do: a screenful
+ * of help would push the one line that matters out of sight. */
 static ViewOptionsResult usage_error(const char *format, const char *argument)
 {
     fprintf(stderr, "idemsim view: ");
     fprintf(stderr, format, argument);
-    fprintf(stderr, "\n\n%s", view_options_usage);
+    size_t first_line = strcspn(view_options_usage, "\n");
+    fprintf(stderr, "\n%.*s\n(idemsim help view for every option)\n", (int)first_line,
+            view_options_usage);
     return VIEW_OPTIONS_ERROR;
 }
 
