@@ -369,6 +369,9 @@ static void place_rows(Layout *layout)
     double y = ROWS_TOP, badge_y = 0, badge_half = 0;
     for (uint32_t k = 0; k < layout->diagram->record_count; k++) {
         const SvgRecord *record = &records[layout->order[k]];
+        char label[128];
+        Style style;
+        bool has_badge = describe(layout, record, label, sizeof label, &style);
         if (k > 0) {
             const SvgRecord *previous = &records[layout->order[k - 1]];
             double dt_ms = (double)(record->t_us - previous->t_us) / 1000.0;
@@ -377,12 +380,13 @@ static void place_rows(Layout *layout)
             bool follows_arrow = dt_ms == 0 && is_message(previous) && is_message(record) &&
                                  !named(record, "deliver");
             y += leaves_badge ? 0.0 : follows_arrow ? 9.0 : gap_for(dt_ms);
+            /* Badges a fraction of a millisecond apart must not touch, nor their labels. */
+            if (has_badge && last_badge != NULL && y < badge_y + BADGE_HEIGHT + 8.0)
+                y = badge_y + BADGE_HEIGHT + 8.0;
         }
         layout->y[k] = y;
         layout->start[k] = 0.0;
-        char label[128];
-        Style style;
-        if (describe(layout, record, label, sizeof label, &style)) {
+        if (has_badge) {
             last_badge = record;
             badge_y = y;
             badge_half = (text_width(label) + 12.0) / 2;
