@@ -189,6 +189,26 @@ START_TEST(test_event_queue_accepts_an_event_at_the_last_popped_time)
 }
 END_TEST
 
+START_TEST(test_event_queue_pop_until_takes_only_events_at_or_before_the_bound)
+{
+    EventQueue *queue = event_queue_create(8);
+    event_queue_push(queue, 10, 0, 1, 0);
+    EventId doomed = event_queue_push(queue, 20, 0, 0, 0);
+    event_queue_push(queue, 30, 0, 3, 0);
+    ck_assert(event_queue_cancel(queue, doomed));
+    Event event;
+    ck_assert(!event_queue_pop_until(queue, 9, &event));
+    ck_assert(event_queue_pop_until(queue, 10, &event)); /* the bound is inclusive */
+    ck_assert_uint_eq(event.target, 1);
+    ck_assert(!event_queue_pop_until(queue, 29, &event)); /* the cancelled 20 is not there */
+    ck_assert_uint_eq(event_queue_size(queue), 1);
+    ck_assert(event_queue_pop_until(queue, 30, &event));
+    ck_assert_uint_eq(event.target, 3);
+    ck_assert(!event_queue_pop_until(queue, SIM_TIME_NEVER, &event));
+    event_queue_destroy(queue);
+}
+END_TEST
+
 /* A peek may look past cancelled keys; a push after it, still not before the last pop,
  * must come out first. */
 START_TEST(test_event_queue_push_after_peek_past_cancelled_keys_pops_first)
@@ -358,6 +378,7 @@ static Suite *event_queue_suite(void)
                                 SIGABRT);
     tcase_add_test(core, test_event_queue_accepts_an_event_at_the_last_popped_time);
     tcase_add_test(core, test_event_queue_push_after_peek_past_cancelled_keys_pops_first);
+    tcase_add_test(core, test_event_queue_pop_until_takes_only_events_at_or_before_the_bound);
     suite_add_tcase(suite, core);
 
     TCase *limits = tcase_create("Limits");

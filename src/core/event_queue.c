@@ -439,7 +439,12 @@ bool event_queue_cancel(EventQueue *queue, EventId id)
 
 bool event_queue_pop(EventQueue *queue, Event *out)
 {
-    if (!settle_front(queue))
+    return event_queue_pop_until(queue, SIM_TIME_NEVER, out);
+}
+
+bool event_queue_pop_until(EventQueue *queue, SimTimeUs until_us, Event *out)
+{
+    if (!settle_front(queue) || queue->front[queue->front_head].at_us > until_us)
         return false;
     FrontKey key = queue->front[queue->front_head++];
     uint32_t index = key.slot;

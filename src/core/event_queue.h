@@ -42,6 +42,8 @@ EventId event_queue_push(EventQueue *queue, SimTimeUs at_us, uint32_t kind, uint
 bool event_queue_cancel(EventQueue *queue, EventId id);
 /* Removes the earliest live event into *out; false when none is left. */
 bool event_queue_pop(EventQueue *queue, Event *out);
+/* The same, only when that event is at or before until_us: a peek and a pop in one. */
+bool event_queue_pop_until(EventQueue *queue, SimTimeUs until_us, Event *out);
 /* Earliest live event time without removing it; false when none is left. */
 bool event_queue_peek_time(EventQueue *queue, SimTimeUs *at_us);
 

@@ -72,23 +72,28 @@ bool sim_cancel(Sim *sim, EventId id)
     return event_queue_cancel(sim->queue, id);
 }
 
+static void run_event(Sim *sim, const Event *event)
+{
+    sim->now = event->at_us;
+    sim->events_processed++;
+    sim->dispatch(sim->context, event);
+}
+
 bool sim_step(Sim *sim)
 {
     Event event;
     if (!event_queue_pop(sim->queue, &event))
         return false;
-    sim->now = event.at_us;
-    sim->events_processed++;
-    sim->dispatch(sim->context, &event);
+    run_event(sim, &event);
     return true;
 }
 
 uint64_t sim_run_until(Sim *sim, SimTimeUs until_us)
 {
     uint64_t ran = 0;
-    SimTimeUs next_us;
-    while (event_queue_peek_time(sim->queue, &next_us) && next_us <= until_us) {
-        sim_step(sim);
+    Event event;
+    while (event_queue_pop_until(sim->queue, until_us, &event)) {
+        run_event(sim, &event);
         ran++;
     }
     if (until_us > sim->now)
@@ -118,9 +123,9 @@ size_t sim_memory_bytes(const Sim *sim)
 uint64_t sim_run_bounded(Sim *sim, SimTimeUs until_us, uint64_t max_events)
 {
     uint64_t ran = 0;
-    SimTimeUs next_us;
-    while (ran < max_events && event_queue_peek_time(sim->queue, &next_us) && next_us <= until_us) {
-        sim_step(sim);
+    Event event;
+    while (ran < max_events && event_queue_pop_until(sim->queue, until_us, &event)) {
+        run_event(sim, &event);
         ran++;
     }
     return ran;
