@@ -9,32 +9,9 @@
 
 #define GOLDEN_GAMMA 0x9e3779b97f4a7c15ull /* splitmix64's increment, 2^64 / phi, odd */
 
-uint64_t rng_mix64(uint64_t x)
-{
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
-/* One link of the hash chain. For a fixed h it is a bijection of x, and for a fixed x a
- * bijection of h, so changing any single argument of rng_hash always changes the result.
- * A different odd constant per position keeps rng_hash(s, p, a, b, c) and the same call
- * with arguments shifted to other positions apart; the chain itself makes order matter. */
-static uint64_t absorb(uint64_t h, uint64_t x, uint64_t position_constant)
-{
-    return rng_mix64((h ^ x) + position_constant);
-}
-
 uint64_t rng_hash_prefix(uint64_t seed, uint64_t purpose)
 {
-    return absorb(rng_mix64(seed + GOLDEN_GAMMA), purpose, 0xd1b54a32d192ed03ull);
-}
-
-uint64_t rng_hash_with_prefix(uint64_t prefix, uint64_t a, uint64_t b, uint64_t c)
-{
-    uint64_t h = absorb(prefix, a, 0xaef17502108ef2d9ull);
-    h = absorb(h, b, 0xf58b9a1e2c6d3e97ull);
-    return absorb(h, c, 0x8cb92ba72f3d8dd7ull);
+    return rng_absorb(rng_mix64(seed + GOLDEN_GAMMA), purpose, 0xd1b54a32d192ed03ull);
 }
 
 uint64_t rng_hash(uint64_t seed, uint64_t purpose, uint64_t a, uint64_t b, uint64_t c)
@@ -52,14 +29,7 @@ uint64_t rng_seed_derive(uint64_t master, const char *name)
         fnv ^= *p;
         fnv *= 0x100000001b3ull;
     }
-    return absorb(rng_mix64(master + GOLDEN_GAMMA), fnv, 0x9fb21c651e98df25ull);
-}
-
-/* The top 53 bits scaled by 2^-53: every result is exactly representable, so the
- * conversion is the same everywhere and 1.0 is never returned. */
-double rng_unit_from_bits(uint64_t bits)
-{
-    return (double)(bits >> 11) * 0x1.0p-53;
+    return rng_absorb(rng_mix64(master + GOLDEN_GAMMA), fnv, 0x9fb21c651e98df25ull);
 }
 
 /* Four consecutive splitmix64 outputs. The finaliser is a bijection and the four inputs
