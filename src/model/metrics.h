@@ -36,8 +36,12 @@ typedef struct {
     uint64_t client_succeeded, client_failed, client_unknown;
     uint64_t outcomes[OUTCOME_COUNT];
     int64_t double_amount; /* money charged beyond the first charge */
-    int64_t lost_amount;   /* money of operations never charged */
-    uint64_t replayed;     /* stored responses replayed by a key store */
+    /* The same two, live: a double is final at its second effect, long before it settles
+     * (minutes, in a broker's redelivery storm). Equal to the settled ones at the end. */
+    uint64_t doubles_so_far;
+    int64_t double_amount_so_far;
+    int64_t lost_amount; /* money of operations never charged */
+    uint64_t replayed;   /* stored responses replayed by a key store */
     uint64_t status_409, status_422, status_400, status_202;
     uint64_t late_responses_ignored;
     uint64_t messages, deliveries, redeliveries, dead_lettered, deduplicated; /* broker */

@@ -130,6 +130,11 @@ int server_apply_effect(World *world, const Message *request, const char *actor)
     if (effect) {
         op->effects++;
         world->metrics.effects++;
+        if (op->effects >= 2) {
+            world->metrics.doubles_so_far += op->effects == 2;
+            world->metrics.double_amount_so_far +=
+                spec->operation.kind == OPERATION_DEBIT ? spec->operation.amount : 0;
+        }
         if (world->scenario.server.publish_receipts && spec->operation.kind == OPERATION_DEBIT)
             broker_publish_receipt(world, request);
     }

@@ -552,6 +552,9 @@ static void settle(World *world)
     operation_table_visit(&world->operations, count_abandoned, world);
     SIM_ASSERT(metrics->operations_settled == metrics->operations,
                "each operation has exactly one outcome");
+    SIM_ASSERT(metrics->doubles_so_far == metrics->outcomes[OUTCOME_DOUBLE] &&
+                   metrics->double_amount_so_far == metrics->double_amount,
+               "the live double count ends equal to the settled one");
     check_conservation(world);
     SIM_ASSERT(metrics->key_store_rows ==
                    idem_store_rows(world->server.store) + idem_store_rows(world->consumers.store),

@@ -227,11 +227,9 @@ static void read_metrics(ViewPane *pane)
     tally->operations = metrics->operations;
     tally->pending = metrics->operations - metrics->operations_settled;
     memcpy(tally->outcomes, metrics->outcomes, sizeof tally->outcomes);
-    tally->double_amount = metrics->double_amount;
-    if (!tally->final) {
-        tally->outcomes[OUTCOME_DOUBLE] = pane->doubles_seen;
-        tally->double_amount = pane->double_amount_seen;
-    }
+    /* A double is shown at its second charge, not when it settles. */
+    tally->outcomes[OUTCOME_DOUBLE] = metrics->doubles_so_far;
+    tally->double_amount = metrics->double_amount_so_far;
     tally->lost_amount = metrics->lost_amount;
     tally->account_count =
         metrics->account_count < ACCOUNTS_MAX ? metrics->account_count : ACCOUNTS_MAX;

@@ -215,8 +215,6 @@ typedef struct {
     uint64_t records_by_event[VIEW_EVENT_COUNT];
 
     ViewTally tally;
-    uint64_t doubles_seen;      /* operations whose second effect the trace has shown */
-    int64_t double_amount_seen; /* money of every effect after the first */
     ViewKeySample keys;
 } ViewPane;
 

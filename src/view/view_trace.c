@@ -411,10 +411,6 @@ static void on_record(void *context, const TraceRecord *record)
     if (!world_operation_view(pane->world, record->operation, &view))
         return;
     uint32_t effects = view.effects; /* in progress while it is being traced */
-    if (event == VIEW_EVENT_EXECUTE && effects >= 2) {
-        pane->doubles_seen += effects == 2;
-        pane->double_amount_seen += pane->group_amount[view.group];
-    }
     if (lane_of(pane, &view) >= 0)
         ingest_arrow(pane, record, event, view_pane_node_of_actor(pane, record->actor), effects);
     ingest_density(pane, record, event, effects);
