@@ -90,11 +90,7 @@ static int unknown_command(const char *name)
 /* `idemsim help COMMAND` is `idemsim COMMAND --help`, so the two can never disagree. */
 static int help(int argc, char **argv)
 {
-    if (argc < 1) {
-        fputs(main_usage, stdout);
-        return EXIT_SUCCESS;
-    }
-    if (strcmp(argv[0], "help") == 0) {
+    if (argc < 1 || strcmp(argv[0], "help") == 0) {
         fputs(main_usage, stdout);
         return EXIT_SUCCESS;
     }
