@@ -447,6 +447,31 @@ START_TEST(test_budgets_stop_a_run_exactly_and_say_why)
 }
 END_TEST
 
+/* A key store's sweep far beyond the time budget is housekeeping: once every operation has
+ * settled, the run ends there by itself, not "stopped". */
+START_TEST(test_a_sweep_past_the_time_budget_ends_a_finished_run_without_a_stop)
+{
+    const char *sparse_sweeps[] = {"server.idempotency.cleanup_interval_ms=1000000000"};
+    Scenario *scenario = calloc(1, sizeof *scenario);
+    LoadErrors errors = {0};
+    ck_assert(scenario_load_file(IDEMSIM_SOURCE_DIR "/scenarios/default.json", sparse_sweeps, 1,
+                                 scenario, &errors));
+    World *world =
+        world_create(scenario, MODE_IDEMPOTENT, scenario->seed, (TraceSink){0}, (WorldLimits){0});
+    world_run(world);
+    ck_assert_ptr_null(world_stop_reason(world));
+    ck_assert_uint_eq(world_metrics(world)->operations_settled, 1000);
+    world_destroy(world);
+    /* The same budget still stops a run whose payments are not all settled. */
+    world = world_create(scenario, MODE_IDEMPOTENT, scenario->seed, (TraceSink){0},
+                         (WorldLimits){.max_sim_time_us = 2000000});
+    world_run(world);
+    ck_assert_ptr_nonnull(world_stop_reason(world));
+    world_destroy(world);
+    free(scenario);
+}
+END_TEST
+
 static Suite *world_suite(void)
 {
     Suite *suite = suite_create("world");
@@ -465,6 +490,7 @@ static Suite *world_suite(void)
     tcase_add_test(core, test_modes_meet_the_same_network_faults);
     tcase_add_test(core, test_every_metric_name_of_the_format_has_a_value);
     tcase_add_test(core, test_budgets_stop_a_run_exactly_and_say_why);
+    tcase_add_test(core, test_a_sweep_past_the_time_budget_ends_a_finished_run_without_a_stop);
     suite_add_tcase(suite, core);
     TCase *statistics = tcase_create("Statistics");
     tcase_add_test(statistics,
