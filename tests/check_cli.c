@@ -203,6 +203,14 @@ START_TEST(test_unwritable_output_is_an_error_and_leaves_no_file)
         ck_assert_msg(strstr(entry->d_name, ".tmp.") == NULL, "temporary file left behind");
     closedir(dir);
     chmod(directory, 0755);
+    /* A directory no one may create files in, root included (CI runs as root): sysfs. */
+    const char *no_files_here[] = {
+        "run", "scenarios/default.json", "--json", "/sys/idemsim-report.json", "-q", NULL};
+    ck_assert_int_eq(test_cli_run(no_files_here, out, err), 2);
+    char *printed = test_cli_read_all(err, NULL);
+    ck_assert_ptr_nonnull(strstr(printed, "/sys/idemsim-report.json: cannot write"));
+    free(printed);
+    ck_assert_int_ne(access("/sys/idemsim-report.json", F_OK), 0);
     const char *not_a_directory[] = {
         "run", "scenarios/default.json", "--json", "/dev/null/report.json", "-q", NULL};
     ck_assert_int_eq(test_cli_run(not_a_directory, out, err), 2);
