@@ -473,21 +473,21 @@ START_TEST(test_set_with_a_bad_path_is_a_load_error)
     free(lines);
     const char *no_equals[] = {"seed"};
     lines = load_bad_text(MINIMAL, no_equals, 1);
-    ck_assert_str_eq(lines, "text: --set: expected PATH=VALUE, got 'seed'\n");
+    ck_assert_str_eq(lines, "text: --set: expected PATH=VALUE (got 'seed')\n");
     free(lines);
     const char *shell_redirected[] = {"network.links.web-"}; /* web->server, unquoted */
     lines = load_bad_text(MINIMAL, shell_redirected, 1);
-    ck_assert_str_eq(lines, "text: --set: expected PATH=VALUE, got 'network.links.web-' "
-                            "(quote a path with ->: --set 'a->b.loss=0')\n");
+    ck_assert_str_eq(lines, "text: --set: expected PATH=VALUE (quote a path with ->: "
+                            "--set 'a->b.loss=0') (got 'network.links.web-')\n");
     free(lines);
     const char *not_utf8[] = {"title=caf\xe9"};
     lines = load_bad_text(MINIMAL, not_utf8, 1);
-    ck_assert_str_eq(lines, "text: --set: expected PATH=VALUE in UTF-8, got invalid bytes\n");
+    ck_assert_str_eq(lines, "text: --set: expected PATH=VALUE in UTF-8 (got invalid bytes)\n");
     free(lines);
     const char *bad_path[] = {"clients[x]=1"};
     lines = load_bad_text(MINIMAL, bad_path, 1);
-    ck_assert_str_eq(lines, "text: --set: expected path like 'clients[0].retry.timeout_ms', "
-                            "got 'clients[x]'\n");
+    ck_assert_str_eq(lines, "text: --set: expected path like 'clients[0].retry.timeout_ms' "
+                            "(got 'clients[x]')\n");
     free(lines);
 }
 END_TEST
@@ -498,8 +498,8 @@ START_TEST(test_set_is_applied_before_validation)
                                "network.default.lost=0.1"};
     char *lines = load_bad_text(MINIMAL, overrides, 3);
     ck_assert_str_eq(lines,
-                     "text: $.seed: expected integer, got string (from --set 'seed=\"forty\"')\n"
-                     "text: $.clients[0].retry.timeout_ms: expected number > 0, got -5 "
+                     "text: $.seed: expected integer (got string) (from --set 'seed=\"forty\"')\n"
+                     "text: $.clients[0].retry.timeout_ms: expected number > 0 (got -5) "
                      "(from --set 'clients[0].retry.timeout_ms=-5')\n"
                      "text: $.network.default: unknown key 'lost', did you mean 'loss'? "
                      "(from --set 'network.default.lost=0.1')\n");
@@ -516,7 +516,7 @@ START_TEST(test_set_is_named_only_for_the_errors_it_caused)
     char *lines = load_bad_text(text, overrides, 2);
     ck_assert_str_eq(lines, "text: $: unknown key 'seeds', did you mean 'seed'? "
                             "(from --set 'seeds=3')\n"
-                            "text: $.seed: expected integer >= 0, got -1\n"
+                            "text: $.seed: expected integer >= 0 (got -1)\n"
                             "text: $.clients[0]: unknown key 'timeout'\n");
     free(lines);
 }
@@ -527,16 +527,16 @@ END_TEST
 START_TEST(test_error_lines_name_file_path_and_message)
 {
     LoadError with_path = {.path = "$.clients[2].retry.timeout_ms",
-                           .message = "expected number > 0, got -5"};
+                           .message = "expected number > 0 (got -5)"};
     LoadError without_path = {.path = "", .message = "empty file"};
     char line[512];
     scenario_format_error(line, sizeof line, "scenarios/x.json", &with_path);
     ck_assert_str_eq(line, "scenarios/x.json: $.clients[2].retry.timeout_ms: "
-                           "expected number > 0, got -5");
+                           "expected number > 0 (got -5)");
     scenario_format_error(line, sizeof line, "scenarios/x.json", &without_path);
     ck_assert_str_eq(line, "scenarios/x.json: empty file");
     scenario_format_error(line, sizeof line, NULL, &with_path);
-    ck_assert_str_eq(line, "$.clients[2].retry.timeout_ms: expected number > 0, got -5");
+    ck_assert_str_eq(line, "$.clients[2].retry.timeout_ms: expected number > 0 (got -5)");
 }
 END_TEST
 
@@ -750,8 +750,8 @@ START_TEST(test_a_million_elements_are_a_capacity_error)
     LoadErrors errors;
     ck_assert(!scenario_load_text(text, used, NULL, 0, scenario, &errors));
     lines = print_errors("text", &errors);
-    ck_assert_str_eq(lines, "text: $.clients[0].workload.at_ms: expected at most 64 times, "
-                            "got 1000000\n");
+    ck_assert_str_eq(lines, "text: $.clients[0].workload.at_ms: expected at most 64 times "
+                            "(got 1000000)\n");
     free(lines);
     free(text);
     free(scenario);
@@ -772,8 +772,8 @@ START_TEST(test_odd_numbers_and_strings)
     char *lines = load_bad_text("{\"accounts\":[{\"id\":\"a\"}],\"clients\":[{\"id\":\"web\"}],"
                                 "\"seed\":-1e400,\"duration_ms\":-0}",
                                 NULL, 0);
-    ck_assert_str_eq(lines, "text: $.seed: expected integer >= 0, got -1e400\n"
-                            "text: $.duration_ms: expected number > 0, got -0\n");
+    ck_assert_str_eq(lines, "text: $.seed: expected integer >= 0 (got -1e400)\n"
+                            "text: $.duration_ms: expected number > 0 (got -0)\n");
     free(lines);
 }
 END_TEST

@@ -196,8 +196,8 @@ START_TEST(test_bad_vary_exits_2_with_a_clear_error_and_writes_nothing)
         {"network.default.loss=0:0.3:0", "STEP must be > 0"},
         {"network.default.loss=0.3:0:0.1", "FROM must be <= TO"},
         {"network.default.los=0:0.3:0.1", "$.network.default: unknown key 'los'"},
-        {"network.default.loss=0:2:0.5", "$.network.default.loss: expected number in [0, 1], "
-                                         "got 1.5"},
+        {"network.default.loss=0:2:0.5", "$.network.default.loss: expected number in [0, 1] "
+                                         "(got 1.5)"},
     };
     char out[512], err[512], csv[512];
     test_cli_in_scratch(out, "out");

@@ -136,7 +136,7 @@ static bool scan_error(Scanner *s, size_t offset, const char *format, ...)
     return false;
 }
 
-/* What stands at offset, for "got X": "end of file", "'}'", "'True'", "control character
+/* What stands at offset, for "(got X)": "end of file", "'}'", "'True'", "control character
  * U+0009". A word is quoted whole, up to 16 characters. */
 static void describe(const Scanner *s, size_t offset, char *buffer, size_t size)
 {
@@ -154,7 +154,7 @@ static void describe(const Scanner *s, size_t offset, char *buffer, size_t size)
         return;
     }
     if (at[0] == '\'') {
-        snprintf(buffer, size, "a single quote (JSON strings take double quotes)");
+        snprintf(buffer, size, "a single quote; JSON strings take double quotes");
         return;
     }
     size_t n = 1;
@@ -338,7 +338,7 @@ static bool scan_number(Scanner *s)
                           (const char *)s->text + start, n > 24 ? "..." : "");
     }
     if (n > JSON_TEXT_NUMBER_LEN_MAX) {
-        return scan_error(s, start, "expected number of at most %d characters, got %zu",
+        return scan_error(s, start, "expected number of at most %d characters (got %zu)",
                           JSON_TEXT_NUMBER_LEN_MAX, n);
     }
     s->offset = end;
@@ -361,7 +361,7 @@ static bool scan_literal(Scanner *s)
     }
     char got[64];
     describe(s, s->offset, got, sizeof got);
-    return scan_error(s, s->offset, "expected value, got %s", got);
+    return scan_error(s, s->offset, "expected value (got %s)", got);
 }
 
 /* ------------------------------------------------------------------ structure */
@@ -404,7 +404,7 @@ static bool scan_value(Scanner *s, ScanState *state)
     }
     char got[64];
     describe(s, s->offset, got, sizeof got);
-    return scan_error(s, s->offset, "expected value, got %s", got);
+    return scan_error(s, s->offset, "expected value (got %s)", got);
 }
 
 static bool scan_key(Scanner *s, ScanState *state)
@@ -421,7 +421,7 @@ static bool scan_key(Scanner *s, ScanState *state)
     }
     if (peek(s) != '"') {
         describe(s, s->offset, got, sizeof got);
-        return scan_error(s, s->offset, "expected string key%s, got %s",
+        return scan_error(s, s->offset, "expected string key%s (got %s)",
                           *state == STATE_OBJECT_FIRST ? " or '}'" : "", got);
     }
     if (!scan_string(s)) {
@@ -430,7 +430,7 @@ static bool scan_key(Scanner *s, ScanState *state)
     skip_whitespace(s);
     if (peek(s) != ':') {
         describe(s, s->offset, got, sizeof got);
-        return scan_error(s, s->offset, "expected ':' after key, got %s", got);
+        return scan_error(s, s->offset, "expected ':' after key (got %s)", got);
     }
     s->offset++;
     *state = STATE_VALUE;
@@ -459,7 +459,7 @@ static bool scan_after_value(Scanner *s, ScanState *state, bool *done)
         *done = true;
         if (s->offset < s->length) {
             return scan_error(s, s->offset,
-                              "expected end of file after the top-level value, got %s", got);
+                              "expected end of file after the top-level value (got %s)", got);
         }
         return true;
     }
@@ -476,13 +476,13 @@ static bool scan_after_value(Scanner *s, ScanState *state, bool *done)
         return true;
     }
     if (s->offset < s->length) {
-        return scan_error(s, s->offset, "expected ',' or '%c', got %s", close, got);
+        return scan_error(s, s->offset, "expected ',' or '%c' (got %s)", close, got);
     }
     unsigned long line = 0;
     unsigned long column = 0;
     json_text_position((const char *)s->text, s->open_offset[s->depth - 1], &line, &column);
     return scan_error(s, s->offset,
-                      "expected ',' or '%c', got end of file ('%c' at line %lu, "
+                      "expected ',' or '%c' (got end of file; '%c' at line %lu, "
                       "column %lu is not closed)",
                       close, open, line, column);
 }

@@ -290,7 +290,7 @@ typedef struct {
 
 typedef struct {
     char path[JSON_PATH_LEN_MAX];     /* "$.clients[2].retry.timeout_ms", or "" for the file */
-    char message[160];                /* "expected integer >= 1, got -5" */
+    char message[160];                /* "expected integer >= 1 (got -5)" */
     char from_set[SET_QUOTE_LEN_MAX]; /* the --set whose path this one lies on, or "" */
 } LoadError;
 

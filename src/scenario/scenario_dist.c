@@ -19,7 +19,7 @@ static void check_at_least(SchemaReader *reader, const char *key, double value,
     char bound[32];
     schema_format_number(value, got, sizeof got);
     schema_format_number(other, bound, sizeof bound);
-    schema_error_at(reader, key, "expected number >= %s (%s), got %s", other_key, bound, got);
+    schema_error_at(reader, key, "expected number >= %s (%s) (got %s)", other_key, bound, got);
 }
 
 static void check_uniform(SchemaReader *reader, const cJSON *object, void *base, bool clean)
@@ -131,7 +131,7 @@ void scenario_dist_read(SchemaReader *reader, const cJSON *item, void *target)
         return;
     }
     if (!cJSON_IsObject(item)) {
-        schema_error(reader, "expected object or number, got %s", schema_type_name(item));
+        schema_error(reader, "expected object or number (got %s)", schema_type_name(item));
         return;
     }
     const cJSON *tag = schema_member(item, "dist");

@@ -28,7 +28,7 @@ static void check_expectation(SchemaReader *reader, const cJSON *object, void *b
         char max[32];
         schema_format_number(expectation->min, min, sizeof min);
         schema_format_number(expectation->max, max, sizeof max);
-        schema_error_at(reader, "max", "expected number >= min (%s), got %s", min, max);
+        schema_error_at(reader, "max", "expected number >= min (%s) (got %s)", min, max);
     }
 }
 
@@ -52,7 +52,7 @@ static void read_expectation(SchemaReader *reader, const cJSON *item, Expectatio
         return;
     }
     if (!cJSON_IsObject(item)) {
-        schema_error(reader, "expected number or object, got %s", schema_type_name(item));
+        schema_error(reader, "expected number or object (got %s)", schema_type_name(item));
         return;
     }
     schema_read_object(reader, item, &scenario_expect_schema, expectation);
@@ -141,7 +141,7 @@ static void check_expectation_count(SchemaReader *reader, const cJSON *expect)
         }
     }
     if (total > EXPECTATIONS_MAX) {
-        schema_error(reader, "expected at most %d expectations in total, got %lu", EXPECTATIONS_MAX,
+        schema_error(reader, "expected at most %d expectations in total (got %lu)", EXPECTATIONS_MAX,
                      total);
     }
 }

@@ -66,7 +66,7 @@ static void read_loss(SchemaReader *reader, const cJSON *item, void *target)
         return;
     }
     if (!cJSON_IsObject(item)) {
-        schema_error(reader, "expected number or object, got %s", schema_type_name(item));
+        schema_error(reader, "expected number or object (got %s)", schema_type_name(item));
         return;
     }
     LossSpec result = *loss;
@@ -146,7 +146,7 @@ static bool read_link_name(ScenarioReader *scenario_reader, const char *link, ch
     char quoted[SCENARIO_QUOTE_LEN_MAX + 8];
     const char *arrow = strstr(link, "->");
     if (arrow == NULL || arrow == link || arrow[2] == '\0') {
-        schema_error(reader, "expected link name 'FROM->TO', got %s",
+        schema_error(reader, "expected link name 'FROM->TO' (got %s)",
                      scenario_errors_quote(quoted, sizeof quoted, link));
         return false;
     }
@@ -159,7 +159,7 @@ static bool read_link_name(ScenarioReader *scenario_reader, const char *link, ch
         return false;
     }
     if (source_length == strlen(target_name) && memcmp(link, target_name, source_length) == 0) {
-        schema_error(reader, "expected two different nodes, got %s",
+        schema_error(reader, "expected two different nodes (got %s)",
                      scenario_errors_quote(quoted, sizeof quoted, link));
         return false;
     }
@@ -190,7 +190,7 @@ static void read_links(SchemaReader *reader, const cJSON *item, void *target)
         total++;
     }
     if (total > LINKS_MAX) {
-        schema_error(reader, "expected at most %d links, got %lu", LINKS_MAX, total);
+        schema_error(reader, "expected at most %d links (got %lu)", LINKS_MAX, total);
     }
     uint32_t count = 0;
     for (const cJSON *child = item->child;
@@ -231,7 +231,7 @@ static void check_outage(SchemaReader *reader, const cJSON *object, void *base, 
         char to[32];
         schema_format_number(outage->from_ms, from, sizeof from);
         schema_format_number(outage->to_ms, to, sizeof to);
-        schema_error_at(reader, "to_ms", "expected number > from_ms (%s), got %s", from, to);
+        schema_error_at(reader, "to_ms", "expected number > from_ms (%s) (got %s)", from, to);
     }
 }
 

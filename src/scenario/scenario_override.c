@@ -250,7 +250,7 @@ void scenario_override_apply(cJSON *root, const char *text, LoadErrors *errors)
     char quoted[SCENARIO_QUOTE_LEN_MAX + 8];
     if (!json_text_is_utf8(text, strlen(text))) {
         /* Command-line bytes skip the file's checks; keep every name and message UTF-8. */
-        scenario_errors_add(errors, "--set", "expected PATH=VALUE in UTF-8, got invalid bytes");
+        scenario_errors_add(errors, "--set", "expected PATH=VALUE in UTF-8 (got invalid bytes)");
         return;
     }
     const char *equals = strchr(text, '=');
@@ -258,9 +258,9 @@ void scenario_override_apply(cJSON *root, const char *text, LoadErrors *errors)
         /* An unquoted "web->server" reaches us as "web-": the shell took ">" as a redirect. */
         size_t length = strlen(text);
         bool cut_at_arrow = length > 0 && text[length - 1] == '-';
-        scenario_errors_add(errors, "--set", "expected PATH=VALUE, got %s%s",
-                            scenario_errors_quote(quoted, sizeof quoted, text),
-                            cut_at_arrow ? " (quote a path with ->: --set 'a->b.loss=0')" : "");
+        scenario_errors_add(errors, "--set", "expected PATH=VALUE%s (got %s)",
+                            cut_at_arrow ? " (quote a path with ->: --set 'a->b.loss=0')" : "",
+                            scenario_errors_quote(quoted, sizeof quoted, text));
         return;
     }
     Segment segments[SEGMENTS_MAX];
@@ -274,7 +274,7 @@ void scenario_override_apply(cJSON *root, const char *text, LoadErrors *errors)
         char path[SEGMENT_KEY_LEN_MAX + 1];
         snprintf(path, sizeof path, "%.*s", (int)path_length, override.path);
         scenario_errors_add(errors, "--set",
-                            "expected path like 'clients[0].retry.timeout_ms', got %s",
+                            "expected path like 'clients[0].retry.timeout_ms' (got %s)",
                             scenario_errors_quote(quoted, sizeof quoted, path));
         return;
     }

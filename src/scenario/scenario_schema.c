@@ -73,7 +73,7 @@ bool scenario_schema_read_name(SchemaReader *reader, const cJSON *item, char *ou
     for (const char *c = out; *c != '\0'; c++) {
         if (!is_name_char((unsigned char)*c)) {
             char got[SCENARIO_QUOTE_LEN_MAX + 8];
-            schema_error(reader, "expected letters, digits, '_' and '-' only, got %s",
+            schema_error(reader, "expected letters, digits, '_' and '-' only (got %s)",
                          scenario_errors_quote(got, sizeof got, out));
             return false;
         }
@@ -179,7 +179,7 @@ static void check_operation(SchemaReader *reader, const cJSON *object, void *bas
     (void)object;
     const OperationSpec *operation = base;
     if (clean && operation->kind == OPERATION_DEBIT && operation->amount == 0) {
-        schema_error_at(reader, "amount", "expected integer >= 1 for kind 'debit', got 0");
+        schema_error_at(reader, "amount", "expected integer >= 1 for kind 'debit' (got 0)");
     }
 }
 
@@ -211,7 +211,7 @@ static void read_at_ms(SchemaReader *reader, const cJSON *item, void *target)
                 char bound[32];
                 schema_describe_number(element, got, sizeof got);
                 schema_format_number(previous, bound, sizeof bound);
-                schema_error(reader, "expected number >= %s (times in order), got %s", bound, got);
+                schema_error(reader, "expected number >= %s (times in order) (got %s)", bound, got);
             }
             workload->at_ms[i] = at;
             previous = at > previous ? at : previous;
@@ -229,7 +229,7 @@ static void check_workload(SchemaReader *reader, const cJSON *object, void *base
     (void)base;
     (void)clean;
     if (schema_member(object, "ops") != NULL && schema_member(object, "at_ms") != NULL) {
-        schema_error(reader, "expected either 'ops' or 'at_ms', got both");
+        schema_error(reader, "expected either 'ops' or 'at_ms' (got both)");
     }
 }
 
@@ -254,10 +254,10 @@ static void check_backoff(SchemaReader *reader, const cJSON *object, void *base,
     schema_format_number(retry->base_ms, base_text, sizeof base_text);
     schema_format_number(retry->max_ms, max_text, sizeof max_text);
     if (schema_member(object, "max_ms") != NULL) {
-        schema_error_at(reader, "max_ms", "expected number >= base_ms (%s), got %s", base_text,
+        schema_error_at(reader, "max_ms", "expected number >= base_ms (%s) (got %s)", base_text,
                         max_text);
     } else {
-        schema_error_at(reader, "base_ms", "expected number <= max_ms (%s), got %s", max_text,
+        schema_error_at(reader, "base_ms", "expected number <= max_ms (%s) (got %s)", max_text,
                         base_text);
     }
 }
@@ -336,7 +336,7 @@ static void read_client_id(SchemaReader *reader, const cJSON *item, void *target
         if (strcmp(id, scenario_names_nodes[i]) == 0) {
             schema_error(reader,
                          "expected id other than the node names 'server', 'gateway', "
-                         "'broker', 'consumers', got '%s'",
+                         "'broker', 'consumers' (got '%s')",
                          id);
             return;
         }
@@ -407,11 +407,11 @@ static void check_client_totals(SchemaReader *reader, const Scenario *scenario)
         operations += (unsigned long long)group->count * group->workload.ops;
     }
     if (clients > CLIENTS_TOTAL_MAX) {
-        schema_error(reader, "expected at most %d clients in total, got %llu", CLIENTS_TOTAL_MAX,
+        schema_error(reader, "expected at most %d clients in total (got %llu)", CLIENTS_TOTAL_MAX,
                      clients);
     }
     if (operations > OPERATIONS_TOTAL_MAX) {
-        schema_error(reader, "expected at most %llu operations in total, got %llu",
+        schema_error(reader, "expected at most %llu operations in total (got %llu)",
                      OPERATIONS_TOTAL_MAX, operations);
     }
 }

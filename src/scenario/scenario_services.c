@@ -63,7 +63,7 @@ static void read_on_in_progress(SchemaReader *reader, const cJSON *item, void *t
     if (item->valuedouble != 409 && item->valuedouble != 202) {
         char got[80];
         schema_describe_number(item, got, sizeof got);
-        schema_error(reader, "expected 409 or 202, got %s", got);
+        schema_error(reader, "expected 409 or 202 (got %s)", got);
         return;
     }
     *status = (int)item->valuedouble;
@@ -150,7 +150,7 @@ static void check_gateway(SchemaReader *reader, const cJSON *object, void *base,
         char timeout_text[32];
         schema_format_number(gateway->fail, fail_text, sizeof fail_text);
         schema_format_number(gateway->timeout, timeout_text, sizeof timeout_text);
-        schema_error(reader, "expected fail + timeout <= 1, got %s + %s", fail_text, timeout_text);
+        schema_error(reader, "expected fail + timeout <= 1 (got %s + %s)", fail_text, timeout_text);
     }
 }
 

@@ -117,13 +117,13 @@ bool schema_expect(SchemaReader *reader, const cJSON *item, int type, const char
 {
     bool ok = type == cJSON_True ? cJSON_IsBool(item) : (item->type & 0xFF) == type;
     if (!ok) {
-        schema_error(reader, "expected %s, got %s", expected, schema_type_name(item));
+        schema_error(reader, "expected %s (got %s)", expected, schema_type_name(item));
     }
     return ok;
 }
 
-/* "expected number in [0, 1], got 1.5", or only the bound that was crossed:
- * "expected integer >= 1, got -5". */
+/* "expected number in [0, 1] (got 1.5)", or only the bound that was crossed:
+ * "expected integer >= 1 (got -5)". */
 static bool check_range(SchemaReader *reader, const cJSON *item, const SchemaRange *range,
                         const char *kind)
 {
@@ -140,13 +140,13 @@ static bool check_range(SchemaReader *reader, const cJSON *item, const SchemaRan
     schema_format_number(range->min, low, sizeof low);
     schema_format_number(range->max, high, sizeof high);
     if (range->interval) {
-        schema_error(reader, "expected %s in %c%s, %s], got %s", kind,
+        schema_error(reader, "expected %s in %c%s, %s] (got %s)", kind,
                      range->min_exclusive ? '(' : '[', low, high, got);
     } else if (below) {
-        schema_error(reader, "expected %s %s %s, got %s", kind,
+        schema_error(reader, "expected %s %s %s (got %s)", kind,
                      range->min_exclusive ? ">" : ">=", low, got);
     } else {
-        schema_error(reader, "expected %s <= %s, got %s", kind, high, got);
+        schema_error(reader, "expected %s <= %s (got %s)", kind, high, got);
     }
     return false;
 }
@@ -160,7 +160,7 @@ bool schema_read_number(SchemaReader *reader, const cJSON *item, const SchemaRan
     if (!isfinite(item->valuedouble)) {
         char got[80];
         schema_describe_number(item, got, sizeof got);
-        schema_error(reader, "expected finite number, got %s", got);
+        schema_error(reader, "expected finite number (got %s)", got);
         return false;
     }
     if (!check_range(reader, item, range, "number")) {
@@ -177,11 +177,11 @@ bool schema_read_integer(SchemaReader *reader, const cJSON *item, const SchemaRa
         return false;
     }
     /* An infinite value (1e400) is integral here and fails the range check: "expected
-     * integer <= 9007199254740992, got 1e400", which says what to fix. */
+     * integer <= 9007199254740992 (got 1e400)", which says what to fix. */
     if (floor(item->valuedouble) != item->valuedouble) {
         char got[80];
         schema_describe_number(item, got, sizeof got);
-        schema_error(reader, "expected integer, got %s", got);
+        schema_error(reader, "expected integer (got %s)", got);
         return false;
     }
     if (!check_range(reader, item, range, "integer")) {
@@ -202,7 +202,7 @@ bool schema_read_choice(SchemaReader *reader, const cJSON *item, const NameTable
     char names[160];
     char got[SCENARIO_QUOTE_LEN_MAX + 8];
     scenario_names_list(table, names, sizeof names);
-    schema_error(reader, "expected one of %s, got %s", names,
+    schema_error(reader, "expected one of %s (got %s)", names,
                  scenario_errors_quote(got, sizeof got, item->valuestring));
     return false;
 }
@@ -227,13 +227,13 @@ bool schema_read_text(SchemaReader *reader, const cJSON *item, size_t capacity, 
     if (length + 1 > capacity) {
         /* Limits are in bytes; for plain ASCII, bytes are characters, which reads better. */
         const char *unit = is_ascii(item->valuestring) ? "characters" : "bytes";
-        schema_error(reader, "expected string of at most %zu %s, got %zu %s", capacity - 1, unit,
+        schema_error(reader, "expected string of at most %zu %s (got %zu %s)", capacity - 1, unit,
                      length, unit);
         return false;
     }
     memcpy(out, item->valuestring, length + 1);
     if (length < min_length) {
-        schema_error(reader, "expected non-empty string, got ''");
+        schema_error(reader, "expected non-empty string (got '')");
         return false;
     }
     return true;
@@ -250,13 +250,13 @@ bool schema_read_array_size(SchemaReader *reader, const cJSON *item, unsigned mi
         n++;
     }
     if (n < min) {
-        schema_error(reader, "expected at least %u %s, got %lu", min, min == 1 ? singular : plural,
+        schema_error(reader, "expected at least %u %s (got %lu)", min, min == 1 ? singular : plural,
                      n);
         *count = 0;
         return false;
     }
     if (n > max) {
-        schema_error(reader, "expected at most %u %s, got %lu", max, max == 1 ? singular : plural,
+        schema_error(reader, "expected at most %u %s (got %lu)", max, max == 1 ? singular : plural,
                      n);
     }
     *count = n > max ? max : (unsigned)n;
