@@ -8,6 +8,9 @@
         (uint32_t)(sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *))
 #define NO_SET NULL, 0
 
+/* The modes whose server has no key store. */
+static const Mode keyless_modes[] = {MODE_AT_MOST_ONCE, MODE_AT_LEAST_ONCE};
+
 /* One payment whose first answer is lost in an outage of the response link. */
 static const char *const lost_answer =
     "{\"accounts\": [{\"id\": \"a\", \"balance\": 10000}],"
@@ -17,6 +20,47 @@ static const char *const lost_answer =
     "   \"outages\": [{\"from_ms\": 0, \"to_ms\": 500, \"link\": \"server->web\"}]},"
     " \"server\": {\"service_ms\": {\"dist\": \"const\", \"value\": 5}}}";
 
+/* ------------------------------------------------------------------ C2 */
+
+/* The phone goes offline right after sending (the payment is charged, its answer lost) and
+ * reconnects 60 s later, then retries at once with the same key. */
+static const char *const offline =
+    "{\"accounts\": [{\"id\": \"a\", \"balance\": 10000}],"
+    " \"clients\": [{\"id\": \"app\", \"workload\": {\"at_ms\": [0]},"
+    "   \"offline\": {\"prob\": 1.0, \"duration_ms\": {\"dist\": \"const\", \"value\": 60000}}}],"
+    " \"server\": {\"service_ms\": {\"dist\": \"const\", \"value\": 5},"
+    "   \"idempotency\": {\"ttl_ms\": 3600000, \"cleanup_interval_ms\": 1000}}}";
+
+START_TEST(test_offline_retry_is_replayed_only_while_the_server_remembers_the_key)
+{
+    const char *short_ttl = "server.idempotency.ttl_ms=30000";
+    /* at-most-once: the answer went down the tunnel and is never asked for again. */
+    Metrics once = test_run_json(offline, NO_SET, MODE_AT_MOST_ONCE);
+    ck_assert_uint_eq(once.attempts, 1);
+    ck_assert_uint_eq(once.effects, 1);
+    ck_assert_uint_eq(once.client_unknown, 1);
+    ck_assert_uint_eq(once.outcomes[OUTCOME_PHANTOM], 1);
+    /* at-least-once: the reconnecting phone is charged again, whatever the TTL. */
+    Metrics again = test_run_json(offline, NO_SET, MODE_AT_LEAST_ONCE);
+    Metrics again_short = test_run_json(offline, SET(short_ttl), MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(again.attempts, 2);
+    ck_assert_uint_eq(again.outcomes[OUTCOME_DOUBLE], 1);
+    ck_assert_uint_eq(again_short.outcomes[OUTCOME_DOUBLE], 1);
+    /* idempotent: the key outlives the 60 s absence (1 h TTL) and the retry is replayed;
+     * with a 30 s TTL the server has forgotten it and charges again. */
+    Metrics remembered = test_run_json(offline, NO_SET, MODE_IDEMPOTENT);
+    ck_assert_uint_eq(remembered.attempts, 2);
+    ck_assert_uint_eq(remembered.executions, 1);
+    ck_assert_uint_eq(remembered.replayed, 1);
+    ck_assert_uint_eq(remembered.outcomes[OUTCOME_OK], 1);
+    Metrics forgotten = test_run_json(offline, SET(short_ttl), MODE_IDEMPOTENT);
+    ck_assert_uint_eq(forgotten.attempts, 2);
+    ck_assert_uint_eq(forgotten.replayed, 0);
+    ck_assert_uint_eq(forgotten.outcomes[OUTCOME_DOUBLE], 1);
+    ck_assert_int_eq(forgotten.double_amount, 100);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ C5 operation catalog */
 
 static Metrics run_kind(const char *kind, Mode mode)
@@ -25,6 +69,15 @@ static Metrics run_kind(const char *kind, Mode mode)
     snprintf(set_kind, sizeof set_kind, "clients[0].operation.kind=%s", kind);
     return test_run_json(lost_answer, SET(set_kind), mode);
 }
+
+/* What every mode must show for a kind, in the lost-answer world: the first answer is lost,
+ * the retry (at-least-once, idempotent) gets through. */
+typedef struct {
+    const char *kind;
+    uint64_t executions; /* at-least-once */
+    uint64_t effects;    /* at-least-once */
+    Outcome outcome;     /* at-least-once */
+} KindExpectation;
 
 START_TEST(test_operations_idempotent_by_state_survive_a_retry_and_others_do_not)
 {
@@ -42,21 +95,73 @@ START_TEST(test_operations_idempotent_by_state_survive_a_retry_and_others_do_not
     /* the unique constraint stops the second row but answers 409: the client never learns */
     ck_assert_uint_eq(unique.effects, 1);
     ck_assert_uint_eq(unique.outcomes[OUTCOME_DOUBLE], 0);
+
+    /* Every kind in every mode. at-least-once: the handler decides. insert-unique answers
+     * the retry 409, which the client retries (conflict delay) until max_attempts 3: three
+     * runs, one row, never told. */
+    static const KindExpectation kinds[] = {
+        {"set-status", 2, 1, OUTCOME_OK},     {"delete", 2, 1, OUTCOME_PHANTOM},
+        {"insert", 2, 2, OUTCOME_DOUBLE},     {"insert-unique", 3, 1, OUTCOME_PHANTOM},
+        {"send-email", 2, 2, OUTCOME_DOUBLE}, {"increment", 2, 2, OUTCOME_DOUBLE},
+        {"debit", 2, 2, OUTCOME_DOUBLE},
+    };
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        const KindExpectation *expect = &kinds[i];
+        /* at-most-once never asks again: whatever the kind, one run whose answer was lost,
+         * an effect the client was never told of. */
+        Metrics once = run_kind(expect->kind, MODE_AT_MOST_ONCE);
+        ck_assert_msg(once.attempts == 1 && once.executions == 1 && once.effects == 1,
+                      "%s at-most-once: %llu attempts, %llu executions, %llu effects", expect->kind,
+                      (unsigned long long)once.attempts, (unsigned long long)once.executions,
+                      (unsigned long long)once.effects);
+        ck_assert_msg(once.client_unknown == 1 && once.outcomes[OUTCOME_PHANTOM] == 1,
+                      "%s at-most-once: not a phantom", expect->kind);
+
+        Metrics again = run_kind(expect->kind, MODE_AT_LEAST_ONCE);
+        ck_assert_msg(again.executions == expect->executions && again.effects == expect->effects &&
+                          again.outcomes[expect->outcome] == 1,
+                      "%s at-least-once: %llu executions, %llu effects, outcome %s missing",
+                      expect->kind, (unsigned long long)again.executions,
+                      (unsigned long long)again.effects, outcome_name(expect->outcome));
+
+        /* A key works the same for every handler: one run, the retry gets the stored answer. */
+        Metrics keyed = run_kind(expect->kind, MODE_IDEMPOTENT);
+        ck_assert_msg(keyed.attempts == 2 && keyed.executions == 1 && keyed.effects == 1 &&
+                          keyed.replayed == 1 && keyed.outcomes[OUTCOME_OK] == 1,
+                      "%s idempotent: %llu executions, %llu replayed, %llu ok", expect->kind,
+                      (unsigned long long)keyed.executions, (unsigned long long)keyed.replayed,
+                      (unsigned long long)keyed.outcomes[OUTCOME_OK]);
+    }
 }
 END_TEST
 
 START_TEST(test_delete_is_idempotent_by_state_but_not_by_response)
 {
+    const char *always_204 = "server.delete_always_204=true";
     Metrics delete_404 = run_kind("delete", MODE_AT_LEAST_ONCE);
     ck_assert_uint_eq(delete_404.effects, 1);
     ck_assert_uint_eq(delete_404.client_failed, 1); /* the retry was told 404 */
     ck_assert_uint_eq(delete_404.outcomes[OUTCOME_PHANTOM], 1);
     Metrics delete_204 = test_run_json(
-        lost_answer, SET("clients[0].operation.kind=delete", "server.delete_always_204=true"),
-        MODE_AT_LEAST_ONCE);
+        lost_answer, SET("clients[0].operation.kind=delete", always_204), MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(delete_204.effects, 1);
     ck_assert_uint_eq(delete_204.outcomes[OUTCOME_OK], 1);
     Metrics keyed = run_kind("delete", MODE_IDEMPOTENT);
+    ck_assert_uint_eq(keyed.executions, 1);
     ck_assert_uint_eq(keyed.outcomes[OUTCOME_OK], 1); /* the stored 204 is replayed */
+    ck_assert_uint_eq(keyed.client_failed, 0);
+    Metrics keyed_204 = test_run_json(
+        lost_answer, SET("clients[0].operation.kind=delete", always_204), MODE_IDEMPOTENT);
+    ck_assert_uint_eq(keyed_204.outcomes[OUTCOME_OK], 1);
+    /* at-most-once never sends the second DELETE, so the answer never says 404; the lost
+     * 204 leaves the client not knowing, whichever answer the server would give. */
+    Metrics once = run_kind("delete", MODE_AT_MOST_ONCE);
+    Metrics once_204 = test_run_json(
+        lost_answer, SET("clients[0].operation.kind=delete", always_204), MODE_AT_MOST_ONCE);
+    ck_assert_uint_eq(once.client_failed, 0);
+    ck_assert_uint_eq(once.client_unknown, 1);
+    ck_assert_uint_eq(once.outcomes[OUTCOME_PHANTOM], 1);
+    ck_assert_uint_eq(once_204.outcomes[OUTCOME_PHANTOM], 1);
 }
 END_TEST
 
@@ -86,6 +191,44 @@ START_TEST(test_reused_key_without_fingerprint_replays_another_requests_answer)
     Metrics brandur =
         test_run_json(reused_key, SET("server.idempotency.profile=brandur"), MODE_IDEMPOTENT);
     ck_assert_uint_ge(brandur.status_409, 1);
+    /* the key store's answer is the only difference: the same payment is not charged */
+    ck_assert_uint_eq(without.outcomes[OUTCOME_OK], 1);
+    ck_assert_uint_eq(without.replayed, 1);
+    ck_assert_int_eq(metrics_balance_error(&without), 100);
+    ck_assert_uint_eq(with.outcomes[OUTCOME_OK], 1);
+    ck_assert_uint_eq(with.outcomes[OUTCOME_LOST], 1);
+    ck_assert_uint_eq(with.effects, 1);
+    ck_assert_uint_eq(with.replayed, 0);
+    ck_assert_int_eq(metrics_balance_error(&with), 100);
+    ck_assert_uint_eq(stripe.outcomes[OUTCOME_LOST], 1);
+    ck_assert_uint_eq(stripe.client_failed, 1);
+    /* brandur's 409 means "in progress" to this client, which retries it until its 5
+     * attempts run out: the payment is lost and the client never learns why */
+    ck_assert_uint_eq(brandur.status_409, 5);
+    ck_assert_uint_eq(brandur.client_unknown, 1);
+    ck_assert_uint_eq(brandur.outcomes[OUTCOME_LOST], 1);
+}
+END_TEST
+
+START_TEST(test_a_reused_key_is_harmless_in_the_modes_that_send_no_key)
+{
+    /* The key is read only by the idempotent mode's store: the two payments are two
+     * executions, both charged and both told success, fingerprint or not. A perfect network,
+     * so at-least-once has nothing to retry and both modes agree. */
+    const char *const fingerprints[] = {"server.idempotency.fingerprint=true",
+                                        "server.idempotency.fingerprint=false"};
+    for (int f = 0; f < 2; f++) {
+        for (int m = 0; m < 2; m++) {
+            Metrics metrics = test_run_json(reused_key, SET(fingerprints[f]), keyless_modes[m]);
+            ck_assert_uint_eq(metrics.attempts, 2);
+            ck_assert_uint_eq(metrics.effects, 2);
+            ck_assert_uint_eq(metrics.outcomes[OUTCOME_OK], 2);
+            ck_assert_uint_eq(metrics.outcomes[OUTCOME_MISMATCH], 0);
+            ck_assert_uint_eq(metrics.replayed, 0);
+            ck_assert_uint_eq(metrics.status_422, 0);
+            ck_assert_int_eq(metrics_balance_error(&metrics), 0);
+        }
+    }
 }
 END_TEST
 
@@ -120,19 +263,42 @@ END_TEST
 
 START_TEST(test_partial_failure_repeats_the_effect_unless_the_failure_is_recorded)
 {
+    /* Every run charges, then fails with 500; the first 500 is lost in the outage, the later
+     * ones are retried as 5xx until max_attempts 3. */
     const char *partial = "server.fail_after_effect=1.0";
-    Metrics deleted =
-        test_run_json(lost_answer, SET(partial, "clients[0].workload.at_ms=[0]"), MODE_IDEMPOTENT);
+    const char *const deletes = "server.idempotency.on_failure=delete";
+    const char *const marks = "server.idempotency.on_failure=mark-failed";
+    Metrics deleted = test_run_json(lost_answer, SET(partial, deletes), MODE_IDEMPOTENT);
     ck_assert_uint_eq(deleted.outcomes[OUTCOME_DOUBLE], 1); /* key deleted, retry re-runs */
-    Metrics marked = test_run_json(
-        lost_answer, SET(partial, "server.idempotency.on_failure=mark-failed"), MODE_IDEMPOTENT);
+    ck_assert_uint_eq(deleted.effects, 3);
+    Metrics marked = test_run_json(lost_answer, SET(partial, marks), MODE_IDEMPOTENT);
     ck_assert_uint_eq(marked.effects, 1);
-    ck_assert_uint_ge(marked.replayed, 1); /* the stored 500 */
+    ck_assert_uint_eq(marked.replayed, 2); /* the stored 500, to attempts 2 and 3 */
+    ck_assert_uint_eq(marked.client_unknown, 1);
+    ck_assert_uint_eq(marked.outcomes[OUTCOME_PHANTOM], 1); /* money right, answer not */
     Metrics happy_path = test_run_json(lost_answer,
                                        SET(partial, "server.idempotency.reserve=execute-then-save",
                                            "server.idempotency.on_failure=keep"),
                                        MODE_IDEMPOTENT);
-    ck_assert_uint_ge(happy_path.outcomes[OUTCOME_DOUBLE], 1);
+    ck_assert_uint_eq(happy_path.outcomes[OUTCOME_DOUBLE], 1);
+    ck_assert_uint_eq(happy_path.effects, 3);
+
+    /* Without a store the failure policy is never consulted. at-least-once: every attempt
+     * charges, exactly as the idempotent mode that deletes the key. at-most-once: one charge,
+     * its 500 lost: never repeated, never told. */
+    const char *const policies[] = {deletes, marks, "server.idempotency.on_failure=keep"};
+    for (int p = 0; p < 3; p++) {
+        Metrics again = test_run_json(lost_answer, SET(partial, policies[p]), MODE_AT_LEAST_ONCE);
+        ck_assert_uint_eq(again.attempts, 3);
+        ck_assert_uint_eq(again.effects, deleted.effects);
+        ck_assert_uint_eq(again.outcomes[OUTCOME_DOUBLE], 1);
+        ck_assert_int_eq(again.double_amount, 2 * 100);
+        Metrics once = test_run_json(lost_answer, SET(partial, policies[p]), MODE_AT_MOST_ONCE);
+        ck_assert_uint_eq(once.attempts, 1);
+        ck_assert_uint_eq(once.effects, 1);
+        ck_assert_uint_eq(once.client_unknown, 1);
+        ck_assert_uint_eq(once.outcomes[OUTCOME_PHANTOM], 1);
+    }
 }
 END_TEST
 
@@ -209,6 +375,22 @@ START_TEST(test_key_table_grows_without_cleanup_and_stays_bounded_with_it)
     /* 10 clients x one key per 500 ms x a 5 s TTL, plus at most one sweep interval */
     ck_assert_uint_le(swept.key_store_peak, 10 * (5000 + 1000) / 500);
     ck_assert_uint_ge(swept.key_store_peak, 10 * 5000 / 500);
+    /* Both serve the clients equally well: the difference is only the storage bill. */
+    ck_assert_uint_eq(swept.outcomes[OUTCOME_OK], 1000);
+    ck_assert_uint_eq(unswept.outcomes[OUTCOME_OK], 1000);
+    /* The modes without a store hold no key at all, whatever the cleanup says. */
+    const char *const cleanups[] = {"server.idempotency.cleanup_interval_ms=1000",
+                                    "server.idempotency.cleanup_interval_ms=0"};
+    for (int c = 0; c < 2; c++) {
+        for (int m = 0; m < 2; m++) {
+            Metrics keyless = test_run_json(world, SET(cleanups[c]), keyless_modes[m]);
+            ck_assert_uint_eq(keyless.operations, 1000);
+            ck_assert_uint_eq(keyless.outcomes[OUTCOME_OK], 1000);
+            ck_assert_uint_eq(keyless.key_store_peak, 0);
+            for (uint32_t i = 0; i < keyless.key_store_series.used; i++)
+                ck_assert_uint_eq(keyless.key_store_series.max[i], 0);
+        }
+    }
 }
 END_TEST
 
@@ -319,9 +501,11 @@ static Suite *curriculum_suite(void)
 {
     Suite *suite = suite_create("curriculum");
     TCase *core = tcase_create("Core");
+    tcase_add_test(core, test_offline_retry_is_replayed_only_while_the_server_remembers_the_key);
     tcase_add_test(core, test_operations_idempotent_by_state_survive_a_retry_and_others_do_not);
     tcase_add_test(core, test_delete_is_idempotent_by_state_but_not_by_response);
     tcase_add_test(core, test_reused_key_without_fingerprint_replays_another_requests_answer);
+    tcase_add_test(core, test_a_reused_key_is_harmless_in_the_modes_that_send_no_key);
     tcase_add_test(core,
                    test_duplicate_while_the_first_is_processing_gets_409_or_202_not_a_second_run);
     tcase_add_test(core, test_partial_failure_repeats_the_effect_unless_the_failure_is_recorded);

@@ -33,7 +33,8 @@ void idem_store_destroy(IdemStore *store); /* NULL is a no-op */
  * the next insert, remove or sweep. */
 KeyRow *idem_store_lookup(IdemStore *store, uint64_t key, SimTimeUs now_us);
 /* The row for key even past its TTL (not yet swept), or NULL: for telling "expired" from
- * "never seen" in traces, never for decisions. */
+ * "never seen" in traces, and for the time a key was reserved; never to decide whether a
+ * key is known. */
 const KeyRow *idem_store_find_any(const IdemStore *store, uint64_t key);
 /* Inserts or replaces the row for row->key (an expired row is replaced). */
 KeyRow *idem_store_put(IdemStore *store, const KeyRow *row);

@@ -156,9 +156,11 @@ static SimTimeUs expiry_from(const World *world, SimTimeUs start_us)
 
 /* why: "new", "expired" (the key was seen, but its TTL ran out), "takeover" (an abandoned
  * processing row past the lock timeout) or "after race window" (check-then-insert). */
-static void reserve_key(World *world, const Job *job, const char *why)
+static void reserve_key(World *world, Job *job, const char *why)
 {
     SimTimeUs now = sim_now(world->sim);
+    job->reserved = true;
+    job->reserved_us = now;
     KeyRow row = {
         .key = job->store_key,
         .status = KEY_STATUS_PROCESSING,
@@ -195,18 +197,28 @@ static void record_result(World *world, const Job *job, int status)
     }
     if (failed && on_failure == ON_FAILURE_KEEP)
         return; /* the failure is not recorded: the row stays as it was */
-    KeyRow *existing = idem_store_lookup(store, job->store_key, now);
+    /* The TTL counts from the reservation, so a key that expired while its request ran is
+     * recorded already expired, not given a new life. Without a reservation of this job's
+     * own (execute-then-save, or the outbox relay completing one), the row it finds is the
+     * reservation, expired or not; without any, the TTL counts from now. */
+    SimTimeUs created_us = now;
+    if (job->reserved) {
+        created_us = job->reserved_us;
+    } else {
+        const KeyRow *reservation = idem_store_find_any(store, job->store_key);
+        if (reservation != NULL)
+            created_us = reservation->created_us;
+    }
     KeyRow row = {
         .key = job->store_key,
         .status = failed ? KEY_STATUS_FAILED : KEY_STATUS_COMPLETED,
         .response_status = status,
         .response_of = job->request.operation,
         .fingerprint = job->request.fingerprint,
-        .created_us = existing ? existing->created_us : now,
-        .expires_us = existing ? existing->expires_us : expiry_from(world, now),
+        .created_us = created_us,
+        .expires_us =
+            expiry_from(world, policy->ttl_from == TTL_FROM_COMPLETION ? now : created_us),
     };
-    if (policy->ttl_from == TTL_FROM_COMPLETION)
-        row.expires_us = expiry_from(world, now);
     idem_store_put(store, &row);
     world_note_key_store(world);
 }

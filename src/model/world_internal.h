@@ -166,6 +166,8 @@ typedef struct {
     uint32_t epoch;     /* the server's life it belongs to; a crash ends it */
     EventId gateway_timer;
     bool awaiting_gateway;
+    bool reserved;         /* its key was reserved, at reserved_us */
+    SimTimeUs reserved_us; /* the TTL counts from here unless ttl_from says completion */
     uint32_t next_free;
 } Job;
 
