@@ -233,7 +233,7 @@ int command_run(int argc, char **argv)
     SvgDiagram *diagram = NULL;
     status = svg_prepare(svg, &options, scenario, &diagram);
     OutputFile trace_file = {0};
-    TraceJsonl trace_writer = {0};
+    TraceJsonl *trace_writer = NULL;
     TraceSink sink = {0};
     char error[4400];
     OutputFile json_file = {0}, csv_file = {0};
@@ -245,8 +245,14 @@ int command_run(int argc, char **argv)
             fprintf(stderr, "idemsim: %s\n", error);
             status = EXIT_USAGE;
         }
-        trace_writer.stream = trace_file.stream;
-        sink = trace_jsonl_sink(&trace_writer);
+        if (status == EXIT_SUCCESS &&
+            (trace_writer = trace_jsonl_open(trace_file.stream)) == NULL) {
+            fprintf(stderr, "idemsim: out of memory\n");
+            output_file_abandon(&trace_file);
+            status = EXIT_USAGE;
+        }
+        if (trace_writer != NULL)
+            sink = trace_jsonl_sink(trace_writer);
     }
     if (status != EXIT_SUCCESS) {
         output_file_abandon(&json_file);
@@ -264,6 +270,7 @@ int command_run(int argc, char **argv)
     }
     bool written = true;
     if (options.trace_path != NULL) {
+        trace_jsonl_close(trace_writer); /* a failed write shows in the commit */
         bool committed = output_file_commit(&trace_file, error, sizeof error);
         if (!committed)
             fprintf(stderr, "idemsim: %s\n", error);

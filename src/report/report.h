@@ -23,12 +23,14 @@ typedef struct {
 bool report_write_table(FILE *stream, const RunReport *report, bool color);
 bool report_write_json(FILE *stream, const RunReport *report);
 
-/* A TraceSink writing one JSON object per line to stream. */
-typedef struct {
-    FILE *stream;
-} TraceJsonl;
-
+/* A TraceSink writing one JSON object per line to stream, through a writer thread that
+ * overlaps the file's writes with the simulation. NULL when out of memory. */
+typedef struct TraceJsonl TraceJsonl;
+TraceJsonl *trace_jsonl_open(FILE *stream);
 TraceSink trace_jsonl_sink(TraceJsonl *writer);
+/* Writes what is left and stops the thread (the stream stays open); false when a write
+ * failed. NULL is a no-op. */
+bool trace_jsonl_close(TraceJsonl *writer);
 
 /* Output files are whole or absent: written to "PATH.tmp.PID", renamed on success. */
 typedef struct {
