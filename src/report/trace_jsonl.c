@@ -116,14 +116,15 @@ bool trace_jsonl_close(TraceJsonl *writer)
 
 /* ------------------------------------------------------------------ one line */
 
+/* A line being built in place at the end of the chunk, which has LINE_BYTES_MAX free. */
 typedef struct {
-    char text[LINE_BYTES_MAX];
+    char *text;
     size_t length;
 } TraceLine;
 
 static void line_put_bytes(TraceLine *line, const char *bytes, size_t count)
 {
-    size_t room = sizeof line->text - line->length;
+    size_t room = LINE_BYTES_MAX - line->length;
     if (count > room)
         count = room;
     memcpy(line->text + line->length, bytes, count);
@@ -138,7 +139,7 @@ static void line_put_string(TraceLine *line, const char *text)
     static const char hex[] = "0123456789abcdef";
     line_put(line, "\"");
     for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
-        if (line->length + 6 >= sizeof line->text)
+        if (line->length + 6 >= LINE_BYTES_MAX)
             break;
         if (*c == '"' || *c == '\\') {
             line->text[line->length++] = '\\';
@@ -156,12 +157,24 @@ static void line_put_string(TraceLine *line, const char *text)
 
 static void line_put_u64(TraceLine *line, uint64_t value)
 {
+    static const char pairs[201] = "00010203040506070809101112131415161718192021222324252627282930"
+                                   "31323334353637383940414243444546474849505152535455565758596061"
+                                   "62636465666768697071727374757677787980818283848586878889909192"
+                                   "93949596979899";
     char digits[24];
     size_t start = sizeof digits;
-    do {
-        digits[--start] = (char)('0' + value % 10);
-        value /= 10;
-    } while (value > 0);
+    while (value >= 100) {
+        unsigned pair = (unsigned)(value % 100) * 2;
+        value /= 100;
+        digits[--start] = pairs[pair + 1];
+        digits[--start] = pairs[pair];
+    }
+    if (value >= 10) {
+        digits[--start] = pairs[value * 2 + 1];
+        digits[--start] = pairs[value * 2];
+    } else {
+        digits[--start] = (char)('0' + value);
+    }
     line_put_bytes(line, digits + start, sizeof digits - start);
 }
 
@@ -178,7 +191,9 @@ static void line_put_i64(TraceLine *line, int64_t value)
 static void write_trace_record(void *context, const TraceRecord *record)
 {
     TraceJsonl *writer = context;
-    TraceLine line = {.length = 0};
+    if (CHUNK_BYTES - writer->used < LINE_BYTES_MAX)
+        hand_over(writer);
+    TraceLine line = {.text = writer->chunks[writer->filling] + writer->used, .length = 0};
     line_put(&line, "{\"t_us\": ");
     line_put_u64(&line, record->t_us);
     line_put(&line, ", \"mode\": ");
@@ -206,9 +221,6 @@ static void write_trace_record(void *context, const TraceRecord *record)
         line_put_string(&line, record->detail);
     }
     line_put(&line, "}\n");
-    if (writer->used + line.length > CHUNK_BYTES)
-        hand_over(writer);
-    memcpy(writer->chunks[writer->filling] + writer->used, line.text, line.length);
     writer->used += line.length;
 }
 
