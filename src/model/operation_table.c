@@ -92,6 +92,8 @@ Operation *operation_table_insert(OperationTable *table, uint64_t id)
     Operation *op = &table->slots[slot];
     memset(op, 0, sizeof *op);
     op->id = id;
+    table->recent_id = id + 1;
+    table->recent_slot = slot;
     return op;
 }
 
@@ -103,10 +105,24 @@ Operation *operation_table_find(const OperationTable *table, uint64_t id)
     return &table->slots[table->index_slots[position]];
 }
 
+Operation *operation_table_get(OperationTable *table, uint64_t id)
+{
+    if (table->recent_id == id + 1)
+        return &table->slots[table->recent_slot];
+    size_t position = position_of(table, id);
+    if (table->index_ids[position] == 0)
+        return NULL;
+    table->recent_id = id + 1;
+    table->recent_slot = table->index_slots[position];
+    return &table->slots[table->recent_slot];
+}
+
 void operation_table_remove(OperationTable *table, uint64_t id)
 {
     size_t hole = position_of(table, id);
     SIM_ASSERT(table->index_ids[hole] != 0, "removing an operation that is not there");
+    if (table->recent_id == id + 1)
+        table->recent_id = 0;
     uint32_t slot = table->index_slots[hole];
     table->slots[slot].client = table->free_slot;
     table->free_slot = slot;

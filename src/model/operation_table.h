@@ -50,6 +50,8 @@ typedef struct {
     size_t index_capacity; /* a power of two */
     size_t count;
     size_t peak;
+    uint64_t recent_id; /* the last operation inserted or found (id + 1), 0: none */
+    uint32_t recent_slot;
 } OperationTable;
 
 void operation_table_init(OperationTable *table);
@@ -57,6 +59,9 @@ void operation_table_release(OperationTable *table);
 /* A zeroed record for id, which must not be in the table. */
 Operation *operation_table_insert(OperationTable *table, uint64_t id);
 Operation *operation_table_find(const OperationTable *table, uint64_t id);
+/* The same, remembering the answer: the handlers of one event look up one operation
+ * several times, and the slot does not move until the next insert. */
+Operation *operation_table_get(OperationTable *table, uint64_t id);
 void operation_table_remove(OperationTable *table, uint64_t id);
 /* Visits every record; the order carries no meaning. */
 void operation_table_visit(OperationTable *table, void (*visit)(void *context, Operation *op),

@@ -499,7 +499,7 @@ static void settle_operation(World *world, Operation *op)
 
 Operation *world_operation(World *world, uint64_t id)
 {
-    Operation *op = operation_table_find(&world->operations, id);
+    Operation *op = operation_table_get(&world->operations, id);
     SIM_ASSERT(op != NULL, "an operation in use is in the table");
     return op;
 }
