@@ -185,6 +185,26 @@ START_TEST(test_time_series_halves_its_resolution_instead_of_growing)
 }
 END_TEST
 
+/* Two series that grew to different widths are put on one scale: each bucket of the
+ * coarser one is the maximum of the finer buckets it covers. */
+START_TEST(test_time_series_coarsens_to_a_wider_bucket_keeping_maxima)
+{
+    TimeSeries series;
+    time_series_init(&series, 10);
+    const uint64_t levels[8] = {1, 5, 2, 2, 9, 0, 3, 4};
+    for (uint64_t i = 0; i < 8; i++)
+        time_series_record(&series, i * 10, levels[i]);
+    time_series_coarsen(&series, 40);
+    ck_assert_uint_eq(series.bucket_us, 40);
+    ck_assert_uint_eq(series.used, 2);
+    ck_assert_uint_eq(series.max[0], 5); /* max of 1, 5, 2, 2 */
+    ck_assert_uint_eq(series.max[1], 9); /* max of 9, 0, 3, 4 */
+    time_series_coarsen(&series, 20);    /* already wider: unchanged */
+    ck_assert_uint_eq(series.bucket_us, 40);
+    ck_assert_uint_eq(series.max[1], 9);
+}
+END_TEST
+
 static Suite *stats_suite(void)
 {
     Suite *suite = suite_create("stats");
@@ -203,6 +223,7 @@ static Suite *stats_suite(void)
     tcase_add_test(core,
                    test_time_series_keeps_the_maximum_per_bucket_and_carries_the_level_forward);
     tcase_add_test(core, test_time_series_halves_its_resolution_instead_of_growing);
+    tcase_add_test(core, test_time_series_coarsens_to_a_wider_bucket_keeping_maxima);
     suite_add_tcase(suite, limits);
     return suite;
 }

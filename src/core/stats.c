@@ -122,6 +122,12 @@ static void time_series_halve(TimeSeries *series)
     series->bucket_us *= 2;
 }
 
+void time_series_coarsen(TimeSeries *series, uint64_t bucket_us)
+{
+    while (series->bucket_us < bucket_us)
+        time_series_halve(series);
+}
+
 void time_series_record(TimeSeries *series, uint64_t t_us, uint64_t value)
 {
     while (t_us / series->bucket_us >= TIME_SERIES_BUCKETS)

@@ -40,5 +40,8 @@ typedef struct {
 void time_series_init(TimeSeries *series, uint64_t bucket_us);
 /* t_us never decreases between calls. */
 void time_series_record(TimeSeries *series, uint64_t t_us, uint64_t value);
+/* Merges neighbours until the bucket width is at least bucket_us: to put series that grew
+ * to different widths (runs of different lengths) on one time scale. */
+void time_series_coarsen(TimeSeries *series, uint64_t bucket_us);
 
 #endif

@@ -17,6 +17,14 @@ int64_t metrics_balance_error(const Metrics *metrics)
     return error;
 }
 
+static uint64_t series_peak(const TimeSeries *series)
+{
+    uint64_t peak = 0;
+    for (uint32_t i = 0; i < series->used; i++)
+        peak = series->max[i] > peak ? series->max[i] : peak;
+    return peak;
+}
+
 static double latency_ms(const Metrics *metrics, double q)
 {
     return (double)histogram_quantile(&metrics->latency_us, q) / 1000.0;
@@ -79,6 +87,10 @@ bool metrics_value(const Metrics *metrics, const char *name, double *value)
         *value = latency_ms(metrics, 0.99);
     else if (strcmp(name, "latency_p999_ms") == 0)
         *value = latency_ms(metrics, 0.999);
+    else if (strcmp(name, "queue_depth_peak") == 0)
+        *value = (double)series_peak(&metrics->queue_depth_series);
+    else if (strcmp(name, "in_flight_peak") == 0)
+        *value = (double)series_peak(&metrics->in_flight_series);
     else
         return false;
     return true;

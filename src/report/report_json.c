@@ -20,8 +20,35 @@ static void write_string(FILE *stream, const char *text)
     fputc('"', stream);
 }
 
-static void write_series(FILE *stream, const char *name, const TimeSeries *series)
+/* The widest bucket of each series over the modes: every mode's series is written on that
+ * scale, so the modes' columns line up bucket for bucket. */
+typedef struct {
+    uint64_t key_store_us, queue_depth_us, in_flight_us;
+} SeriesScale;
+
+static uint64_t wider(uint64_t a, uint64_t b)
 {
+    return a > b ? a : b;
+}
+
+static SeriesScale common_scale(const RunReport *report)
+{
+    SeriesScale scale = {0};
+    for (uint32_t m = 0; m < report->mode_count; m++) {
+        const Metrics *metrics = report->metrics[m];
+        scale.key_store_us = wider(scale.key_store_us, metrics->key_store_series.bucket_us);
+        scale.queue_depth_us = wider(scale.queue_depth_us, metrics->queue_depth_series.bucket_us);
+        scale.in_flight_us = wider(scale.in_flight_us, metrics->in_flight_series.bucket_us);
+    }
+    return scale;
+}
+
+static void write_series(FILE *stream, const char *name, const TimeSeries *original,
+                         uint64_t bucket_us)
+{
+    TimeSeries scaled = *original;
+    time_series_coarsen(&scaled, bucket_us);
+    const TimeSeries *series = &scaled;
     fprintf(stream, "      \"%s\": {\"bucket_ms\": %.3f, \"max\": [", name,
             (double)series->bucket_us / 1000.0);
     for (uint32_t i = 0; i < series->used; i++)
@@ -36,7 +63,7 @@ static double value_of(const Metrics *metrics, const char *name)
     return value;
 }
 
-static void write_mode(FILE *stream, const RunReport *report, uint32_t m)
+static void write_mode(FILE *stream, const RunReport *report, uint32_t m, SeriesScale scale)
 {
     const Metrics *metrics = report->metrics[m];
     const Scenario *scenario = report->scenario;
@@ -66,9 +93,11 @@ static void write_mode(FILE *stream, const RunReport *report, uint32_t m)
             "      \"broker\": {\"messages\": %" PRIu64 ", \"deliveries\": %" PRIu64
             ", \"redeliveries\": %" PRIu64 ", \"dead_lettered\": %" PRIu64
             ", \"deduplicated\": %" PRIu64 ", \"late_acks\": %" PRIu64
-            ", \"consumer_replayed\": %" PRIu64 "},\n",
+            ", \"consumer_replayed\": %" PRIu64 ", \"queue_depth_peak\": %.0f"
+            ", \"in_flight_peak\": %.0f},\n",
             metrics->messages, metrics->deliveries, metrics->redeliveries, metrics->dead_lettered,
-            metrics->deduplicated, metrics->late_acks, metrics->consumer_replayed);
+            metrics->deduplicated, metrics->late_acks, metrics->consumer_replayed,
+            value_of(metrics, "queue_depth_peak"), value_of(metrics, "in_flight_peak"));
     fprintf(stream,
             "      \"receipts\": {\"sent\": %" PRIu64 ", \"duplicated\": %" PRIu64
             ", \"missing\": %" PRIu64 "},\n",
@@ -84,9 +113,9 @@ static void write_mode(FILE *stream, const RunReport *report, uint32_t m)
             value_of(metrics, "latency_p50_ms"), value_of(metrics, "latency_p99_ms"),
             value_of(metrics, "latency_p999_ms"), metrics->key_store_peak, metrics->emails_sent,
             metrics->crashes, metrics->events);
-    write_series(stream, "key_store_series", &metrics->key_store_series);
-    write_series(stream, "queue_depth_series", &metrics->queue_depth_series);
-    write_series(stream, "in_flight_series", &metrics->in_flight_series);
+    write_series(stream, "key_store_series", &metrics->key_store_series, scale.key_store_us);
+    write_series(stream, "queue_depth_series", &metrics->queue_depth_series, scale.queue_depth_us);
+    write_series(stream, "in_flight_series", &metrics->in_flight_series, scale.in_flight_us);
     fprintf(stream, "      \"stopped\": ");
     if (report->stop_reasons[m] != NULL)
         write_string(stream, report->stop_reasons[m]);
@@ -109,8 +138,9 @@ bool report_write_json(FILE *stream, const RunReport *report)
     fprintf(stream, ", \"seed\": %" PRIu64 ", \"profile\": ", report->seed);
     write_string(stream, store_profile_name(report->scenario->server.idempotency.profile));
     fprintf(stream, ",\n  \"modes\": {\n");
+    SeriesScale scale = common_scale(report);
     for (uint32_t m = 0; m < report->mode_count; m++) {
-        write_mode(stream, report, m);
+        write_mode(stream, report, m, scale);
         fprintf(stream, "%s\n", m + 1 < report->mode_count ? "," : "");
     }
     fprintf(stream, "  }\n}\n");

@@ -48,6 +48,8 @@ static const Row rows[] = {
     {"redeliveries", "redeliveries", ROW_COUNT, SHOW_ALWAYS},
     {"dead-lettered", "dead_lettered", ROW_COUNT, SHOW_ALWAYS},
     {"late acks (after the timeout)", "late_acks", ROW_COUNT, SHOW_WITH_BROKER},
+    {"queue depth, peak", "queue_depth_peak", ROW_COUNT, SHOW_WITH_BROKER},
+    {"delivered, not acked, peak", "in_flight_peak", ROW_COUNT, SHOW_WITH_BROKER},
     {"publishes deduplicated", "deduplicated", ROW_COUNT, SHOW_WITH_BROKER},
     {"emails sent", "emails_sent", ROW_COUNT, SHOW_WITH_EMAIL},
     {"receipt emails sent", "receipts_sent", ROW_COUNT, SHOW_WITH_RECEIPTS},

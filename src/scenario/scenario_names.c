@@ -160,6 +160,8 @@ const char *const scenario_metric_names[] = {
     "receipts_sent",
     "receipts_duplicated",
     "receipts_missing",
+    "queue_depth_peak",
+    "in_flight_peak",
 };
 const unsigned scenario_metric_count =
     (unsigned)(sizeof scenario_metric_names / sizeof scenario_metric_names[0]);
