@@ -626,7 +626,10 @@ int command_check(int argc, char **argv)
     bool readable = collect_files(&check);
     if (readable && check.file_count == 0) {
         /* A check that ran nothing must not pass: the path is probably wrong. */
-        fprintf(stderr, "idemsim: no scenario files (*.json) found\n");
+        fprintf(stderr, "idemsim: no scenario files (*.json) found in");
+        for (uint32_t i = 0; i < check.options.file_count; i++)
+            fprintf(stderr, " %s", check.options.files[i]);
+        fputc('\n', stderr);
         release_files(&check);
         return EXIT_USAGE;
     }
