@@ -248,17 +248,18 @@ static void draw_help(ViewFrame *frame)
                              "left counts every client's requests (amber: retries).");
 }
 
+/* A notice ("saved FILE.png") covers the status bar for a moment, not the panes: the
+ * narration just above it stays readable. */
 static void draw_notice(ViewFrame *frame)
 {
     if (frame->notice[0] == '\0')
         return;
     ViewCanvas *canvas = frame->canvas;
-    int w = view_canvas_text_width(canvas, VIEW_FONT_BODY, frame->notice) + P(frame, 28);
-    int h = view_canvas_text_height(canvas, VIEW_FONT_BODY) + P(frame, 14);
-    ViewRect box = {(frame->layout.width - w) / 2, frame->layout.status.y - h - P(frame, 10), w, h};
-    view_canvas_round(canvas, box, (float)P(frame, 8), C(VIEW_COLOR_MESSAGE));
+    ViewRect box = frame->layout.status;
+    view_canvas_fill(canvas, box, C(VIEW_COLOR_MESSAGE));
+    int text_h = view_canvas_text_height(canvas, VIEW_FONT_BODY);
     view_canvas_text(canvas, VIEW_FONT_BODY, C(VIEW_COLOR_BACKGROUND), box.x + P(frame, 14),
-                     box.y + P(frame, 7), VIEW_ALIGN_LEFT, frame->notice);
+                     box.y + (box.h - text_h) / 2, VIEW_ALIGN_LEFT, frame->notice);
 }
 
 /* ------------------------------------------------------------------ the frame */
