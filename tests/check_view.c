@@ -500,6 +500,49 @@ START_TEST(test_view_window_opens_under_xvfb)
 }
 END_TEST
 
+static bool have_xdotool(void)
+{
+    return system("command -v xdotool >/dev/null 2>&1") == 0;
+}
+
+/* The keys a presenter uses, typed into the real window (xdotool waits for the window to
+ * appear; nothing sleeps): 2 focuses the second mode, space pauses, + + makes 0.5x into 2x,
+ * s restarts with the next seed, p saves a screenshot, h shows the help, q quits. The view's
+ * closing state line must show each effect. */
+START_TEST(test_view_controls_under_xvfb_do_what_the_help_says)
+{
+    if (!have_xvfb() || !have_xdotool()) {
+        fprintf(stderr, "check_view: xvfb-run or xdotool not installed, controls test skipped\n");
+        return;
+    }
+    char self[1024];
+    ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
+    ck_assert_int_gt(length, 0);
+    self[length] = '\0';
+    char stats[200], script[2048];
+    snprintf(stats, sizeof stats, "%s/stats.txt", work_dir);
+    snprintf(script, sizeof script,
+             "cd '%s' && '%s' --view '%s' --quit-after-ms 30000 --stats 2>'%s' & pid=$!; "
+             "xdotool search --sync --name idemsim windowfocus --sync key 2 space plus plus s p "
+             "h q; wait $pid",
+             work_dir, self, scenario_path, stats);
+    char *argv[] = {"xvfb-run", "-a", "-s", "-screen 0 1280x720x24", "sh", "-c", script, NULL};
+    ck_assert_int_eq(run_program(argv, false), 0);
+    FILE *file = fopen(stats, "r");
+    ck_assert_ptr_nonnull(file);
+    char text[4096] = "";
+    size_t used = fread(text, 1, sizeof text - 1, file);
+    text[used] = '\0';
+    fclose(file);
+    ck_assert_msg(strstr(text, "state: paused yes, focus 2, speed 2, seed 8, help on, "
+                               "screenshots 1") != NULL,
+                  "unexpected closing state:\n%s", text);
+    char screenshot[200];
+    snprintf(screenshot, sizeof screenshot, "%s/idemsim-view-test-seed8-t0.png", work_dir);
+    ck_assert_int_eq(access(screenshot, R_OK), 0);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ Limits */
 
 START_TEST(test_view_layout_regions_stay_inside_the_pane)
@@ -563,6 +606,7 @@ static Suite *view_suite(void)
     tcase_add_test(core, test_view_window_runs_and_quits_with_the_dummy_driver);
     tcase_add_test(core, test_view_window_records_numbered_frames);
     tcase_add_test(core, test_view_window_opens_under_xvfb);
+    tcase_add_test(core, test_view_controls_under_xvfb_do_what_the_help_says);
     suite_add_tcase(suite, core);
     TCase *limits = tcase_create("Limits");
     tcase_add_checked_fixture(limits, setup, teardown);

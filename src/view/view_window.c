@@ -25,6 +25,7 @@ typedef struct {
     uint64_t frames;
     double simulate_s_total, draw_s_total, draw_s_max, present_s_total;
     uint64_t in_flight_max; /* messages in flight in any pane, for --stats */
+    uint32_t screenshots;   /* saved with p */
 } Loop;
 
 static double wall_seconds(void)
@@ -257,7 +258,7 @@ static void sample_keys(ViewApp *app, Loop *loop, double now_s)
         view_pane_sample_keys(app->session.panes[p]);
 }
 
-static void save_screenshot(ViewApp *app)
+static void save_screenshot(ViewApp *app, Loop *loop)
 {
     char path[256];
     /* Paused frames share a time: number them rather than overwrite the last one. */
@@ -269,9 +270,10 @@ static void save_screenshot(ViewApp *app)
             break;
     }
     char text[320];
-    if (view_png_save_renderer(app->renderer, app->width, app->height, path))
+    if (view_png_save_renderer(app->renderer, app->width, app->height, path)) {
         snprintf(text, sizeof text, "saved %s", path);
-    else
+        loop->screenshots++;
+    } else
         snprintf(text, sizeof text, "could not save %s", path);
     notify(app, text);
 }
@@ -285,7 +287,7 @@ static bool render(ViewApp *app, Loop *loop, double now_s)
     view_canvas_end_frame(&app->canvas);
     if (loop->screenshot) {
         loop->screenshot = false;
-        save_screenshot(app);
+        save_screenshot(app, loop);
     }
     if (app->options.record_dir != NULL) {
         char path[4096];
@@ -310,6 +312,12 @@ static void print_stats(const ViewApp *app, const Loop *loop, double now_s)
             loop->draw_s_max * 1e3, loop->present_s_total / frames * 1e3,
             (double)app->session.now_us / 1e6, app->session.speed, app->session.achieved_speed,
             loop->in_flight_max);
+    /* Where the controls left the view, so a scripted session can check each key's effect. */
+    fprintf(stderr,
+            "idemsim view: state: paused %s, focus %d, speed %g, seed %" PRIu64
+            ", help %s, screenshots %u\n",
+            app->frame.paused ? "yes" : "no", app->frame.focus + 1, app->session.speed,
+            app->session.seed, app->frame.help ? "on" : "off", loop->screenshots);
 }
 
 static bool run_frame(ViewApp *app, Loop *loop, double *last_s)
