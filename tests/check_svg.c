@@ -1,7 +1,8 @@
 /* idemsim run --svg: the sequence diagram is well-formed XML (every element closed, in
  * order), deterministic (same run, same bytes), shows what the run did (the lost answers and
  * the second charges of C1 at-least-once, the replays of C1 idempotent), leaves the trace
- * untouched, and refuses bad options before running. */
+ * untouched, and refuses bad options before running. With --svg-outcome it draws only the
+ * operations that ended so, and agrees with the model's own count of each outcome. */
 #include <check.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -12,6 +13,10 @@
 #include "test_cli.h"
 
 #define LOST_ANSWER "scenarios/01_lost_answer.json"
+#define KEY_REUSE "scenarios/08_key_reuse_fingerprint.json"
+#define ARROW "\xe2\x86\x92"
+
+static const char *const OUTCOMES[] = {"ok", "double", "lost", "phantom", "mismatch"};
 
 static void setup(void)
 {
@@ -180,6 +185,193 @@ START_TEST(test_drawing_leaves_the_trace_byte_identical)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ Outcome */
+
+/* Draws mode's first operations that ended outcome; returns the exit code, and the SVG (or
+ * NULL when no file was written) in *svg. */
+static int draw_outcome(const char *scenario, const char *mode, const char *outcome,
+                        const char *operations, const char *name, char **svg)
+{
+    char path[512], errors[512];
+    test_cli_in_scratch(path, name);
+    test_cli_in_scratch(errors, "stderr.txt");
+    unlink(path); /* what an earlier call wrote */
+    const char *arguments[] = {
+        "run",           scenario, "--svg",     path,       "--svg-mode", mode,
+        "--svg-outcome", outcome,  "--svg-ops", operations, "-q",         NULL};
+    int status = test_cli_run(arguments, NULL, errors);
+    *svg = test_cli_read_all(path, NULL);
+    return status;
+}
+
+/* The outcome badges of the "What happened" list, in order, as a space-separated string. */
+static void summary_outcomes(const char *svg, char *list, size_t size)
+{
+    list[0] = '\0';
+    const char *at = strstr(svg, ">What happened<");
+    ck_assert_ptr_nonnull(at);
+    for (at = strstr(at, "class=\"badge\""); at != NULL; at = strstr(at + 1, "class=\"badge\"")) {
+        const char *text = strchr(at, '>') + 1;
+        int length = (int)strcspn(text, "<");
+        for (size_t o = 0; o < sizeof OUTCOMES / sizeof OUTCOMES[0]; o++) {
+            if ((int)strlen(OUTCOMES[o]) == length && strncmp(text, OUTCOMES[o], length) == 0)
+                snprintf(list + strlen(list), size - strlen(list), "%s%s", list[0] ? " " : "",
+                         OUTCOMES[o]);
+        }
+    }
+}
+
+START_TEST(test_svg_outcome_draws_only_operations_that_ended_so)
+{
+    /* C1 at-least-once: every payment is charged twice. */
+    char *svg = NULL;
+    ck_assert_int_eq(draw_outcome(LOST_ANSWER, "at-least-once", "double", "3", "d.svg", &svg), 0);
+    ck_assert_ptr_nonnull(svg);
+    char list[256];
+    summary_outcomes(svg, list, sizeof list);
+    ck_assert_str_eq(list, "double double double");
+    ck_assert_ptr_nonnull(strstr(svg, "the first 3 operations that ended \xe2\x80\x9c"
+                                      "double\xe2\x80\x9d"));
+    ck_assert_int_eq(occurrences(svg, " AGAIN<"), 3);
+    char problem[128] = "";
+    ck_assert_msg(balanced(svg, problem, sizeof problem), "%s", problem);
+    free(svg);
+}
+END_TEST
+
+START_TEST(test_svg_outcome_shows_the_422_of_a_reused_key)
+{
+    /* C8: the first operations are ordinary payments; the lost ones meet the fingerprint. */
+    char *svg = NULL;
+    ck_assert_int_eq(draw_outcome(KEY_REUSE, "idempotent", "lost", "3", "c8.svg", &svg), 0);
+    ck_assert_ptr_nonnull(svg);
+    char list[256];
+    summary_outcomes(svg, list, sizeof list);
+    ck_assert_str_eq(list, "lost lost lost");
+    ck_assert_int_eq(occurrences(svg, "same key, other body " ARROW " 422"), 3);
+    ck_assert_int_eq(occurrences(svg, ">422 other body<"), 3);
+    ck_assert_int_eq(occurrences(svg, "told: failed"), 3);
+    ck_assert_int_eq(occurrences(svg, "charges " ARROW), 0);
+    free(svg);
+}
+END_TEST
+
+/* The value of metric for mode in a --csv file, or -1. */
+static long csv_value(const char *csv, const char *mode, const char *metric)
+{
+    char needle[128];
+    snprintf(needle, sizeof needle, ",%s,%s,", mode, metric);
+    const char *at = strstr(csv, needle);
+    return at != NULL ? strtol(at + strlen(needle), NULL, 10) : -1;
+}
+
+START_TEST(test_svg_outcome_agrees_with_the_models_outcomes)
+{
+    /* Every outcome of every mode: as many drawn as the model counted (up to 20), each one
+     * ending so, or exit 2 and no file when none did. Among them: the mismatches of a key
+     * reused without fingerprint, and the broker's confirmed but never run messages (lost,
+     * not mismatch: the confirm was their own answer). */
+    const char *scenarios[] = {LOST_ANSWER,
+                               KEY_REUSE,
+                               "scenarios/08_key_reuse_no_fingerprint.json",
+                               "scenarios/03_broker_slow_consumers.json",
+                               "scenarios/10_failure_recorded.json",
+                               "scenarios/13_double_click_per_click.json"};
+    const char *modes[] = {"at-most-once", "at-least-once", "idempotent"};
+    for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {
+        char csv_path[512];
+        test_cli_in_scratch(csv_path, "m.csv");
+        const char *plain[] = {"run", scenarios[i], "--csv", csv_path, "-q", NULL};
+        ck_assert_int_eq(test_cli_run(plain, NULL, NULL), 0);
+        char *csv = test_cli_read_all(csv_path, NULL);
+        ck_assert_ptr_nonnull(csv);
+        for (size_t m = 0; m < 3; m++) {
+            for (size_t o = 0; o < sizeof OUTCOMES / sizeof OUTCOMES[0]; o++) {
+                long count = csv_value(csv, modes[m], OUTCOMES[o]);
+                if (count < 0)
+                    continue; /* a mode this scenario does not run */
+                char *svg = NULL;
+                int status = draw_outcome(scenarios[i], modes[m], OUTCOMES[o], "20", "a.svg", &svg);
+                if (count == 0) {
+                    ck_assert_msg(status == 2 && svg == NULL, "%s %s %s: exit %d", scenarios[i],
+                                  modes[m], OUTCOMES[o], status);
+                    continue;
+                }
+                ck_assert_msg(status == 0 && svg != NULL, "%s %s %s: model %ld, exit %d",
+                              scenarios[i], modes[m], OUTCOMES[o], count, status);
+                char list[512], expected[512] = "";
+                summary_outcomes(svg, list, sizeof list);
+                for (long k = 0; k < (count < 20 ? count : 20); k++)
+                    snprintf(expected + strlen(expected), sizeof expected - strlen(expected),
+                             "%s%s", k ? " " : "", OUTCOMES[o]);
+                ck_assert_msg(strcmp(list, expected) == 0, "%s %s %s: model %ld, drawn '%s'",
+                              scenarios[i], modes[m], OUTCOMES[o], count, list);
+                free(svg);
+            }
+        }
+        free(csv);
+    }
+}
+END_TEST
+
+START_TEST(test_svg_outcome_picks_the_first_operations_to_start)
+{
+    /* The same operations, in the same order, as the plain diagram's first ones that ended
+     * ok: C1 idempotent has three operations, all ok. */
+    char *all = draw(LOST_ANSWER, "idempotent", "all.svg");
+    char *ok = NULL;
+    ck_assert_int_eq(draw_outcome(LOST_ANSWER, "idempotent", "ok", "2", "ok.svg", &ok), 0);
+    ck_assert_ptr_nonnull(ok);
+    const char *a = strstr(all, ">What happened<"), *b = strstr(ok, ">What happened<");
+    ck_assert_ptr_nonnull(a);
+    ck_assert_ptr_nonnull(b);
+    for (int k = 0; k < 2; k++) {
+        a = strstr(a, "class=\"line\">op ");
+        b = strstr(b, "class=\"line\">op ");
+        ck_assert_ptr_nonnull(a);
+        ck_assert_ptr_nonnull(b);
+        ck_assert_int_eq(strtol(a + 16, NULL, 10), strtol(b + 16, NULL, 10));
+        a++;
+        b++;
+    }
+    ck_assert_ptr_null(strstr(b, "class=\"line\">op "));
+    free(all);
+    free(ok);
+}
+END_TEST
+
+START_TEST(test_svg_outcome_is_byte_identical_for_the_same_run)
+{
+    char *first = NULL, *second = NULL;
+    ck_assert_int_eq(draw_outcome(KEY_REUSE, "idempotent", "lost", "5", "1.svg", &first), 0);
+    ck_assert_int_eq(draw_outcome(KEY_REUSE, "idempotent", "lost", "5", "2.svg", &second), 0);
+    ck_assert_ptr_nonnull(first);
+    ck_assert_ptr_nonnull(second);
+    ck_assert_str_eq(first, second);
+    free(first);
+    free(second);
+}
+END_TEST
+
+START_TEST(test_svg_outcome_that_never_happens_exits_2_and_writes_nothing)
+{
+    char path[512], json[512], errors[512];
+    test_cli_in_scratch(path, "none.svg");
+    test_cli_in_scratch(json, "none.json");
+    test_cli_in_scratch(errors, "stderr.txt");
+    const char *arguments[] = {"run", LOST_ANSWER,     "--svg",  path, "--json",
+                               json,  "--svg-outcome", "double", "-q", NULL};
+    ck_assert_int_eq(test_cli_run(arguments, NULL, errors), 2);
+    ck_assert_int_ne(access(path, F_OK), 0);
+    ck_assert_int_ne(access(json, F_OK), 0);
+    char *said = test_cli_read_all(errors, NULL);
+    ck_assert_ptr_nonnull(said);
+    ck_assert_msg(strstr(said, "no operation ended 'double' in mode idempotent (seed 1)") != NULL,
+                  "stderr: %s", said);
+    free(said);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ Limits */
 
 START_TEST(test_bad_svg_options_exit_2_and_write_nothing)
@@ -196,6 +388,30 @@ START_TEST(test_bad_svg_options_exit_2_and_write_nothing)
     ck_assert_int_eq(test_cli_run(zero_ops, NULL, NULL), 2);
     ck_assert_int_eq(test_cli_run(many_ops, NULL, NULL), 2);
     ck_assert_int_eq(test_cli_run(no_file, NULL, NULL), 2);
+    ck_assert_int_eq(test_cli_run(no_value, NULL, NULL), 2);
+    ck_assert_int_ne(access(path, F_OK), 0);
+}
+END_TEST
+
+START_TEST(test_bad_svg_outcome_is_a_usage_error_listing_the_outcomes)
+{
+    char path[512], errors[512];
+    test_cli_in_scratch(path, "bad.svg");
+    test_cli_in_scratch(errors, "stderr.txt");
+    const char *unknown[] = {"run", LOST_ANSWER, "--svg", path, "--svg-outcome", "twice", NULL};
+    const char *no_file[] = {"run", LOST_ANSWER, "--svg-outcome", "double", "-q", NULL};
+    const char *no_value[] = {"run", LOST_ANSWER, "--svg", path, "--svg-outcome", NULL};
+    ck_assert_int_eq(test_cli_run(unknown, NULL, errors), 2);
+    char *said = test_cli_read_all(errors, NULL);
+    ck_assert_ptr_nonnull(said);
+    ck_assert_msg(strstr(said, "--svg-outcome expects ok, double, lost, phantom or mismatch, "
+                               "got 'twice'") != NULL,
+                  "stderr: %s", said);
+    free(said);
+    ck_assert_int_eq(test_cli_run(no_file, NULL, errors), 2);
+    said = test_cli_read_all(errors, NULL);
+    ck_assert_ptr_nonnull(strstr(said, "--svg-outcome needs --svg FILE"));
+    free(said);
     ck_assert_int_eq(test_cli_run(no_value, NULL, NULL), 2);
     ck_assert_int_ne(access(path, F_OK), 0);
 }
@@ -245,10 +461,21 @@ static Suite *svg_suite(void)
     tcase_add_test(core, test_svg_ops_limits_the_operations_drawn);
     tcase_add_test(core, test_drawing_leaves_the_trace_byte_identical);
     suite_add_tcase(suite, core);
+    TCase *outcome = tcase_create("Outcome");
+    tcase_add_checked_fixture(outcome, setup, teardown);
+    tcase_set_timeout(outcome, 120);
+    tcase_add_test(outcome, test_svg_outcome_draws_only_operations_that_ended_so);
+    tcase_add_test(outcome, test_svg_outcome_shows_the_422_of_a_reused_key);
+    tcase_add_test(outcome, test_svg_outcome_agrees_with_the_models_outcomes);
+    tcase_add_test(outcome, test_svg_outcome_picks_the_first_operations_to_start);
+    tcase_add_test(outcome, test_svg_outcome_is_byte_identical_for_the_same_run);
+    tcase_add_test(outcome, test_svg_outcome_that_never_happens_exits_2_and_writes_nothing);
+    suite_add_tcase(suite, outcome);
     TCase *limits = tcase_create("Limits");
     tcase_add_checked_fixture(limits, setup, teardown);
     tcase_set_timeout(limits, 120);
     tcase_add_test(limits, test_bad_svg_options_exit_2_and_write_nothing);
+    tcase_add_test(limits, test_bad_svg_outcome_is_a_usage_error_listing_the_outcomes);
     tcase_add_test(limits, test_unwritable_svg_path_exits_2_and_leaves_no_file);
     tcase_add_test(limits, test_every_scenario_draws_a_balanced_diagram);
     suite_add_tcase(suite, limits);

@@ -27,6 +27,8 @@ const char *const run_usage =
     "  --svg FILE          draw the first operations of one mode as a sequence diagram\n"
     "  --svg-mode M        the mode to draw (default: the last mode run)\n"
     "  --svg-ops N         how many of its first operations to draw, 1 to 20 (default 3)\n"
+    "  --svg-outcome O     draw only operations that ended O: ok, double, lost, phantom or\n"
+    "                      mismatch (the first N of them to start)\n"
     "  --max-events N      stop a mode after N events (default 500000000)\n"
     "  --max-sim-time MS   stop a mode at simulated time MS (default: duration + 7 days)\n"
     "  --max-memory MIB    stop a mode whose storage exceeds MIB (default 4096)\n"
@@ -40,14 +42,21 @@ static double wall_seconds(void)
     return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
 }
 
-/* Runs a world to its end, showing progress on a terminal when it takes a while. */
-static void run_world(World *world, const Scenario *scenario, bool show_progress)
+/* Called after each batch of events; returns true to stop the run there. */
+typedef bool (*BatchDone)(void *context, World *world);
+
+/* Runs a world to its end (or until done says so), showing progress on a terminal when it
+ * takes a while. */
+static void run_world(World *world, const Scenario *scenario, bool show_progress, BatchDone done,
+                      void *context)
 {
     double started = wall_seconds();
     bool shown = false;
     double duration_s = scenario->duration_ms / 1000.0;
-    while (!world_finished(world)) {
+    bool stop = false;
+    while (!stop && !world_finished(world)) {
         world_run_events(world, 65536);
+        stop = done != NULL && done(context, world);
         if (show_progress && wall_seconds() - started > 1.0) {
             const Metrics *metrics = world_metrics(world);
             fprintf(stderr, "\r  %s: simulated %.1f s of %.1f s, %" PRIu64 " operations...   ",
@@ -72,7 +81,7 @@ void cli_run_modes(Run *run, const Scenario *scenario, const Options *options, T
     for (uint32_t m = 0; m < report->mode_count; m++) {
         report->modes[m] = modes[m];
         run->worlds[m] = world_create(scenario, modes[m], report->seed, trace, options->limits);
-        run_world(run->worlds[m], scenario, show_progress);
+        run_world(run->worlds[m], scenario, show_progress, NULL, NULL);
         report->metrics[m] = world_metrics(run->worlds[m]);
         report->stop_reasons[m] = world_stop_reason(run->worlds[m]);
     }
@@ -139,7 +148,15 @@ static bool say_written(const Options *options, const char *path, bool written)
 
 /* ------------------------------------------------------------------ the sequence diagram */
 
-enum { SVG_PATH, SVG_MODE, SVG_OPERATIONS, SVG_OPTION_COUNT };
+enum { SVG_PATH, SVG_MODE, SVG_OPERATIONS, SVG_OUTCOME, SVG_OPTION_COUNT };
+
+/* What --svg and its companions ask for. */
+typedef struct {
+    Mode mode;
+    uint32_t operations;
+    bool by_outcome; /* the first operations that ended outcome, not the first ones */
+    Outcome outcome;
+} SvgRequest;
 
 /* Both the JSON-lines writer and the diagram see every record. */
 typedef struct {
@@ -155,24 +172,26 @@ static void tee_write(void *context, const TraceRecord *record)
     tee->second.write(tee->second.context, record);
 }
 
-/* --svg FILE [--svg-mode M] [--svg-ops N]: which mode to draw (by default the last one run,
- * usually the keyed one) and how many of its first operations. */
+/* --svg FILE [--svg-mode M] [--svg-ops N] [--svg-outcome O]: which mode to draw (by default
+ * the last one run, usually the keyed one), how many operations, and whether only those that
+ * ended O. Checked before anything runs. */
 static int svg_prepare(const CliExtraOption *svg, const Options *options, const Scenario *scenario,
-                       SvgDiagram **diagram)
+                       SvgRequest *request)
 {
-    *diagram = NULL;
+    *request = (SvgRequest){0};
     if (svg[SVG_PATH].value == NULL) {
-        if (svg[SVG_MODE].value != NULL || svg[SVG_OPERATIONS].value != NULL)
-            return cli_usage_error(run_usage, "%s needs --svg FILE",
-                                   svg[SVG_MODE].value ? "--svg-mode" : "--svg-ops");
+        for (uint32_t o = SVG_MODE; o < SVG_OPTION_COUNT; o++) {
+            if (svg[o].value != NULL)
+                return cli_usage_error(run_usage, "%s needs --svg FILE", svg[o].name);
+        }
         return EXIT_SUCCESS;
     }
     const Mode *modes = options->mode_count ? options->modes : scenario->modes;
     uint32_t mode_count = options->mode_count ? options->mode_count : scenario->mode_count;
-    Mode mode = modes[mode_count - 1];
+    request->mode = modes[mode_count - 1];
     if (svg[SVG_MODE].value != NULL) {
-        bool runs = mode_from_name(svg[SVG_MODE].value, &mode);
-        for (uint32_t m = 0; runs && m < mode_count && modes[m] != mode; m++)
+        bool runs = mode_from_name(svg[SVG_MODE].value, &request->mode);
+        for (uint32_t m = 0; runs && m < mode_count && modes[m] != request->mode; m++)
             runs = m + 1 < mode_count;
         if (!runs)
             return cli_usage_error(run_usage, "--svg-mode expects a mode this run runs, got '%s'",
@@ -187,7 +206,80 @@ static int svg_prepare(const CliExtraOption *svg, const Options *options, const 
             return cli_usage_error(run_usage, "--svg-ops expects an integer from 1 to 20, got '%s'",
                                    svg[SVG_OPERATIONS].value);
     }
-    *diagram = report_svg_create(mode, (uint32_t)operations);
+    request->operations = (uint32_t)operations;
+    if (svg[SVG_OUTCOME].value != NULL) {
+        for (uint32_t o = 0; o < OUTCOME_COUNT && !request->by_outcome; o++) {
+            request->outcome = (Outcome)o;
+            request->by_outcome = strcmp(svg[SVG_OUTCOME].value, outcome_name((Outcome)o)) == 0;
+        }
+        if (!request->by_outcome)
+            return cli_usage_error(run_usage,
+                                   "--svg-outcome expects ok, double, lost, phantom or mismatch, "
+                                   "got '%s'",
+                                   svg[SVG_OUTCOME].value);
+    }
+    return EXIT_SUCCESS;
+}
+
+static bool search_settled(void *context, uint64_t operation)
+{
+    OperationView view;
+    return !world_operation_view(context, operation, &view) || !view.in_progress;
+}
+
+/* After each batch: the operations the world has settled have their final outcome. */
+static bool search_batch_done(void *context, World *world)
+{
+    return report_svg_search_update(context, world_finished(world) ? NULL : search_settled, world);
+}
+
+/* The first pass of --svg-outcome. A run is deterministic, so running the drawn mode alone
+ * (with its seed and budgets) finds the operations that the full run will end the same way;
+ * it stops as soon as the first ones are known. Returns EXIT_USAGE, after saying why, when
+ * memory runs out or no operation ended so. */
+static int svg_search(const SvgRequest *request, const Scenario *scenario, const Options *options,
+                      SvgSelection *selection)
+{
+    uint64_t seed = options->has_seed ? options->seed : scenario->seed;
+    SvgSearch *search =
+        report_svg_search_create(request->mode, request->outcome, request->operations);
+    World *world = search == NULL ? NULL
+                                  : world_create(scenario, request->mode, seed,
+                                                 report_svg_search_sink(search), options->limits);
+    const SvgSelection *found = NULL;
+    if (world != NULL) {
+        bool show_progress = !options->quiet && isatty(STDERR_FILENO);
+        run_world(world, scenario, show_progress, search_batch_done, search);
+        found = report_svg_search_result(search);
+    }
+    int status = EXIT_SUCCESS;
+    if (found == NULL) {
+        fprintf(stderr, "idemsim: out of memory\n");
+        status = EXIT_USAGE;
+    } else if (found->count == 0) {
+        fprintf(stderr, "idemsim: no operation ended '%s' in mode %s (seed %" PRIu64 ")\n",
+                outcome_name(request->outcome), mode_name(request->mode), seed);
+        status = EXIT_USAGE;
+    } else {
+        *selection = *found;
+    }
+    world_destroy(world);
+    report_svg_search_destroy(search);
+    return status;
+}
+
+/* The diagram to feed during the run: of the first operations, or of those svg_search found. */
+static int svg_create(const SvgRequest *request, const Scenario *scenario, const Options *options,
+                      SvgDiagram **diagram)
+{
+    SvgSelection selection;
+    if (request->by_outcome) {
+        int status = svg_search(request, scenario, options, &selection);
+        if (status != EXIT_SUCCESS)
+            return status;
+    }
+    *diagram = report_svg_create(request->mode, request->operations,
+                                 request->by_outcome ? &selection : NULL);
     if (*diagram == NULL) {
         fprintf(stderr, "idemsim: out of memory\n");
         return EXIT_USAGE;
@@ -218,7 +310,7 @@ int command_run(int argc, char **argv)
 {
     Options options = {.color = isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL};
     CliExtraOption svg[SVG_OPTION_COUNT] = {
-        {"--svg", NULL}, {"--svg-mode", NULL}, {"--svg-ops", NULL}};
+        {"--svg", NULL}, {"--svg-mode", NULL}, {"--svg-ops", NULL}, {"--svg-outcome", NULL}};
     argc = cli_take_options(argc, argv, svg, SVG_OPTION_COUNT, run_usage);
     if (argc < 0)
         return EXIT_USAGE;
@@ -230,8 +322,8 @@ int command_run(int argc, char **argv)
     Scenario *scenario = cli_load_scenario(options.files[0], &options);
     if (scenario == NULL)
         return EXIT_USAGE;
-    SvgDiagram *diagram = NULL;
-    status = svg_prepare(svg, &options, scenario, &diagram);
+    SvgRequest svg_request;
+    status = svg_prepare(svg, &options, scenario, &svg_request);
     OutputFile trace_file = {0};
     TraceJsonl *trace_writer = NULL;
     TraceSink sink = {0};
@@ -254,7 +346,12 @@ int command_run(int argc, char **argv)
         if (trace_writer != NULL)
             sink = trace_jsonl_sink(trace_writer);
     }
+    SvgDiagram *diagram = NULL;
+    if (status == EXIT_SUCCESS && svg[SVG_PATH].value != NULL)
+        status = svg_create(&svg_request, scenario, &options, &diagram);
     if (status != EXIT_SUCCESS) {
+        trace_jsonl_close(trace_writer);
+        output_file_abandon(&trace_file);
         output_file_abandon(&json_file);
         output_file_abandon(&csv_file);
         report_svg_destroy(diagram);

@@ -20,6 +20,8 @@
 #define ARROW_RIGHT "\xe2\x86\x92" /* → */
 #define MINUS_SIGN "\xe2\x88\x92"  /* − */
 #define ELLIPSIS "\xe2\x80\xa6"    /* … */
+#define OPEN_QUOTE "\xe2\x80\x9c"  /* “ */
+#define CLOSE_QUOTE "\xe2\x80\x9d" /* ” */
 
 /* Geometry, in px. */
 #define MARGIN_LEFT 92.0
@@ -29,6 +31,79 @@
 #define CHAR_WIDTH 6.4 /* average advance of the 11 px sans-serif used for labels */
 #define BADGE_HEIGHT 17.0
 #define BREAK_MS 3000.0 /* a longer silence is drawn as a break */
+
+/* ------------------------------------------------------------------ outcomes */
+
+/* What the trace says about one operation, fed its records in order: the one place that
+ * decides its outcome, for the diagram's "What happened" and for SvgSearch alike. It follows
+ * world.c's classify(): two effects or more is double; else an answer that belonged to
+ * another operation is mismatch; else no effect is lost; one effect is ok when the client
+ * was told success, else phantom.
+ *
+ * The trace does not say whose answer a response carries, so mismatch is recognised from
+ * its one source: the server replays a stored answer to a request of an operation that has
+ * not run itself, so the key's row is another operation's (a reused key), and that reply is
+ * the one the client takes as success. A broker's confirm is the operation's own, so a
+ * confirmed publish that never ran is lost, not mismatch. */
+typedef struct {
+    uint32_t clicks;
+    uint32_t attempts;
+    uint32_t effects;
+    bool told_success;
+    bool told_failure;
+    bool mismatch;
+    bool ran;                     /* its handler ran (or the gateway answered it): rows since
+                                     may hold its own answer */
+    uint32_t foreign_attempts[2]; /* per click, a bit per attempt answered from another's row */
+    uint32_t answered_attempt[2]; /* per click, the attempt of the last answer delivered */
+} Tally;
+
+static bool is_event(const TraceRecord *record, const char *name)
+{
+    return strcmp(record->event, name) == 0;
+}
+
+static uint32_t attempt_bit(uint32_t attempt)
+{
+    return 1u << (attempt == 0 ? 0 : attempt - 1 < 31 ? attempt - 1 : 31);
+}
+
+static void tally_add(Tally *tally, const TraceRecord *record)
+{
+    uint32_t click = record->click > 0;
+    if (is_event(record, "send"))
+        tally->clicks++;
+    tally->attempts += is_event(record, "send") || is_event(record, "retry");
+    tally->effects += is_event(record, "execute");
+    bool at_server = strcmp(record->actor, "server") == 0;
+    bool at_gateway = strcmp(record->actor, "gateway") == 0;
+    if (is_event(record, "execute") || is_event(record, "execute_no_effect") ||
+        (at_gateway && is_event(record, "replay")))
+        tally->ran = true;
+    if (at_server && is_event(record, "replay") && !tally->ran)
+        tally->foreign_attempts[click] |= attempt_bit(record->attempt);
+    if (is_event(record, "deliver") && strchr(record->actor, '[') != NULL &&
+        record->detail != NULL && strcmp(record->detail, "response") == 0)
+        tally->answered_attempt[click] = record->attempt;
+    if (is_event(record, "succeeded")) {
+        tally->told_success = true;
+        tally->mismatch |=
+            tally->answered_attempt[click] != 0 &&
+            (tally->foreign_attempts[click] & attempt_bit(tally->answered_attempt[click])) != 0;
+    }
+    tally->told_failure |= is_event(record, "failed");
+}
+
+static Outcome tally_outcome(const Tally *tally)
+{
+    if (tally->effects >= 2)
+        return OUTCOME_DOUBLE;
+    if (tally->mismatch)
+        return OUTCOME_MISMATCH;
+    if (tally->effects == 0)
+        return OUTCOME_LOST;
+    return tally->told_success ? OUTCOME_OK : OUTCOME_PHANTOM;
+}
 
 /* ------------------------------------------------------------------ collecting */
 
@@ -47,10 +122,13 @@ typedef struct {
 
 struct SvgDiagram {
     Mode mode;
-    uint32_t operations_max;
+    uint32_t operations_max; /* asked for */
+    bool selected;           /* only the operations in selection */
+    SvgSelection selection;
     uint32_t operation_count;
     uint64_t operations[REPORT_SVG_OPERATIONS_MAX]; /* in the order they started */
     int32_t open_clicks[REPORT_SVG_OPERATIONS_MAX]; /* clicks sent and not yet settled */
+    Tally tallies[REPORT_SVG_OPERATIONS_MAX];       /* every record of theirs, kept or not */
     bool crash_kept;                                /* its restart is kept too */
     SvgRecord *records;
     uint32_t record_count;
@@ -58,7 +136,7 @@ struct SvgDiagram {
     bool truncated; /* RECORDS_MAX reached: the rest was not kept */
 };
 
-SvgDiagram *report_svg_create(Mode mode, uint32_t operations_max)
+SvgDiagram *report_svg_create(Mode mode, uint32_t operations_max, const SvgSelection *selection)
 {
     SvgDiagram *diagram = calloc(1, sizeof *diagram);
     if (diagram == NULL)
@@ -68,6 +146,10 @@ SvgDiagram *report_svg_create(Mode mode, uint32_t operations_max)
                               : operations_max > REPORT_SVG_OPERATIONS_MAX
                                   ? REPORT_SVG_OPERATIONS_MAX
                                   : operations_max;
+    if (selection != NULL) {
+        diagram->selected = true;
+        diagram->selection = *selection;
+    }
     return diagram;
 }
 
@@ -88,11 +170,6 @@ static int operation_slot(const SvgDiagram *diagram, uint64_t operation)
     return -1;
 }
 
-static bool is_event(const TraceRecord *record, const char *name)
-{
-    return strcmp(record->event, name) == 0;
-}
-
 static bool any_click_open(const SvgDiagram *diagram)
 {
     for (uint32_t i = 0; i < diagram->operation_count; i++) {
@@ -102,9 +179,18 @@ static bool any_click_open(const SvgDiagram *diagram)
     return false;
 }
 
+static bool is_selected(const SvgDiagram *diagram, uint64_t operation)
+{
+    for (uint32_t i = 0; i < diagram->selection.count; i++) {
+        if (diagram->selection.operations[i] == operation)
+            return true;
+    }
+    return false;
+}
+
 /* Which records the diagram keeps: those of its operations (an operation joins when its
- * first click is sent), and a crash (with its restart) while one of their clicks is still
- * waiting for an answer, since it may kill their requests. The "duplicate" marker is left
+ * first click is sent, if it is selected), and a crash (with its restart) while one of their clicks
+ * is still waiting for an answer, since it may kill their requests. The "duplicate" marker is left
  * out: the copy's own records carry an odd lineage. */
 static bool keeps(SvgDiagram *diagram, const TraceRecord *record)
 {
@@ -122,7 +208,8 @@ static bool keeps(SvgDiagram *diagram, const TraceRecord *record)
     int slot = operation_slot(diagram, record->operation);
     if (slot < 0) {
         if (!is_event(record, "send") || record->attempt != 1 ||
-            diagram->operation_count == diagram->operations_max)
+            diagram->operation_count == diagram->operations_max ||
+            (diagram->selected && !is_selected(diagram, record->operation)))
             return false;
         slot = (int)diagram->operation_count;
         diagram->operations[diagram->operation_count++] = record->operation;
@@ -144,6 +231,9 @@ static void collect(void *context, const TraceRecord *record)
     SvgDiagram *diagram = context;
     if (strcmp(record->mode, mode_name(diagram->mode)) != 0 || !keeps(diagram, record))
         return;
+    int slot = operation_slot(diagram, record->operation);
+    if (slot >= 0 && !is_event(record, "crash") && !is_event(record, "restart"))
+        tally_add(&diagram->tallies[slot], record);
     if (diagram->record_count == RECORDS_MAX) {
         diagram->truncated = true;
         return;
@@ -200,16 +290,6 @@ typedef struct {
     double x;
 } Lane;
 
-/* What the trace says about one operation: who sent it and what happened to it. */
-typedef struct {
-    int group; /* index into the scenario's client groups, -1 when unknown */
-    uint32_t clicks;
-    uint32_t attempts;
-    uint32_t effects;
-    bool told_success;
-    bool told_failure;
-} OperationSummary;
-
 typedef struct {
     FILE *out;
     const SvgDiagram *diagram;
@@ -224,7 +304,7 @@ typedef struct {
     double rows_bottom;
     double width;
     double height;
-    OperationSummary summaries[REPORT_SVG_OPERATIONS_MAX];
+    int groups[REPORT_SVG_OPERATIONS_MAX]; /* each operation's client group, -1 when unknown */
 } Layout;
 
 static bool is_message(const SvgRecord *record)
@@ -411,46 +491,26 @@ static int group_of_actor(const Scenario *scenario, const char *actor)
     return -1;
 }
 
-static void summarise(Layout *layout)
+/* Each operation's client group, from the lane of its first send. */
+static void find_groups(Layout *layout)
 {
     const SvgDiagram *diagram = layout->diagram;
     for (uint32_t s = 0; s < REPORT_SVG_OPERATIONS_MAX; s++)
-        layout->summaries[s] = (OperationSummary){.group = -1};
+        layout->groups[s] = -1;
     for (uint32_t i = 0; i < diagram->record_count; i++) {
         const SvgRecord *record = &diagram->records[i];
         int slot = operation_slot(diagram, record->operation);
-        if (slot < 0 || named(record, "crash"))
-            continue;
-        OperationSummary *summary = &layout->summaries[slot];
-        if (named(record, "send")) {
-            summary->clicks++;
-            if (summary->group < 0)
-                summary->group = group_of_actor(layout->scenario, record->actor);
-        }
-        summary->attempts += named(record, "send") || named(record, "retry");
-        summary->effects += named(record, "execute");
-        summary->told_success |= named(record, "succeeded");
-        summary->told_failure |= named(record, "failed");
+        if (slot >= 0 && layout->groups[slot] < 0 && named(record, "send"))
+            layout->groups[slot] = group_of_actor(layout->scenario, record->actor);
     }
-}
-
-/* The outcome as settled in world.c, from what the trace shows: told success without any
- * effect can only be another request's answer. */
-static const char *outcome_of(const OperationSummary *summary)
-{
-    if (summary->effects >= 2)
-        return "double";
-    if (summary->effects == 0)
-        return summary->told_success ? "mismatch" : "lost";
-    return summary->told_success ? "ok" : "phantom";
 }
 
 static const OperationSpec *operation_spec(const Layout *layout, uint64_t operation)
 {
     int slot = operation_slot(layout->diagram, operation);
-    if (slot < 0 || layout->summaries[slot].group < 0)
+    if (slot < 0 || layout->groups[slot] < 0)
         return NULL;
-    return &layout->scenario->client_groups[layout->summaries[slot].group].operation;
+    return &layout->scenario->client_groups[layout->groups[slot]].operation;
 }
 
 /* ------------------------------------------------------------------ drawing primitives */
@@ -971,17 +1031,32 @@ static double header_width(const Scenario *scenario)
     return 40.0 + text_width(line) * 16.0 / 11.0;
 }
 
+/* Which operations these are: the first to start, or the first to end with one outcome
+ * (the only ones, when fewer did than were asked for). */
+static void describe_selection(const SvgDiagram *diagram, char *text, size_t size)
+{
+    uint32_t count = diagram->operation_count;
+    const char *plural = count == 1 ? "" : "s";
+    if (!diagram->selected)
+        snprintf(text, size, "the first %u operation%s", count, plural);
+    else if (count < diagram->operations_max)
+        snprintf(text, size, "the only %u operation%s that ended " OPEN_QUOTE "%s" CLOSE_QUOTE,
+                 count, plural, outcome_name(diagram->selection.outcome));
+    else
+        snprintf(text, size, "the first %u operation%s that ended " OPEN_QUOTE "%s" CLOSE_QUOTE,
+                 count, plural, outcome_name(diagram->selection.outcome));
+}
+
 static void draw_header(Layout *layout, uint64_t seed)
 {
-    char line[400];
+    char line[400], which[96];
     snprintf(line, sizeof line, "%s%s%s", layout->scenario->name,
              layout->scenario->title[0] ? ": " : "", layout->scenario->title);
     text_at(layout->out, 20.0, 28.0, "start", "title", line);
+    describe_selection(layout->diagram, which, sizeof which);
     snprintf(line, sizeof line,
-             "mode %s, seed %" PRIu64 ", the first %u operation%s. Time flows down; "
-             "quiet stretches are compressed.",
-             mode_name(layout->diagram->mode), seed, layout->diagram->operation_count,
-             layout->diagram->operation_count == 1 ? "" : "s");
+             "mode %s, seed %" PRIu64 ", %s. Time flows down; quiet stretches are compressed.",
+             mode_name(layout->diagram->mode), seed, which);
     text_at(layout->out, 20.0, 48.0, "start", "sub", line);
 }
 
@@ -990,8 +1065,8 @@ static double draw_summary(Layout *layout, double y)
 {
     text_at(layout->out, 20.0, y, "start", "head", "What happened");
     for (uint32_t s = 0; s < layout->diagram->operation_count; s++) {
-        const OperationSummary *summary = &layout->summaries[s];
-        const char *outcome = outcome_of(summary);
+        const Tally *summary = &layout->diagram->tallies[s];
+        const char *outcome = outcome_name(tally_outcome(summary));
         char line[256];
         const OperationSpec *spec = operation_spec(layout, layout->diagram->operations[s]);
         snprintf(line, sizeof line,
@@ -1096,7 +1171,7 @@ bool report_svg_write(FILE *stream, const SvgDiagram *diagram, const Scenario *s
         layout.order != NULL && layout.y != NULL && layout.paired != NULL && layout.start != NULL;
     if (ok) {
         place_lanes(&layout);
-        summarise(&layout);
+        find_groups(&layout);
         sort_instants(&layout);
         place_rows(&layout);
         double summary_top = layout.rows_bottom + 76.0;
@@ -1122,4 +1197,195 @@ bool report_svg_write(FILE *stream, const SvgDiagram *diagram, const Scenario *s
     free(layout.paired);
     free(layout.start);
     return ok;
+}
+
+/* ------------------------------------------------------------------ finding operations */
+
+/* The operations in progress, by id: an open-addressing table with linear probing (a
+ * removal shifts the run that follows back, so no tombstones pile up). An entry leaves the
+ * table when the caller says the model settled its operation, so the table holds what the
+ * model holds. */
+typedef struct {
+    uint64_t operation;
+    uint64_t start; /* how many operations started before it */
+    bool used;
+    Tally tally;
+} OpenOperation;
+
+struct SvgSearch {
+    Mode mode;
+    uint32_t operations_max;
+    uint64_t started;
+    OpenOperation *open;
+    uint32_t capacity; /* a power of two, or 0 */
+    uint32_t open_count;
+    uint64_t found_start[REPORT_SVG_OPERATIONS_MAX]; /* start of each selected operation */
+    SvgSelection selection;
+    bool out_of_memory;
+};
+
+SvgSearch *report_svg_search_create(Mode mode, Outcome outcome, uint32_t operations_max)
+{
+    SvgSearch *search = calloc(1, sizeof *search);
+    if (search == NULL)
+        return NULL;
+    search->mode = mode;
+    search->operations_max = operations_max < 1 ? 1
+                             : operations_max > REPORT_SVG_OPERATIONS_MAX
+                                 ? REPORT_SVG_OPERATIONS_MAX
+                                 : operations_max;
+    search->selection.outcome = outcome;
+    return search;
+}
+
+void report_svg_search_destroy(SvgSearch *search)
+{
+    if (search == NULL)
+        return;
+    free(search->open);
+    free(search);
+}
+
+static uint32_t home_of(const SvgSearch *search, uint64_t operation)
+{
+    uint64_t mixed = operation * 0x9E3779B97F4A7C15ull; /* Fibonacci hashing */
+    return (uint32_t)(mixed >> 32) & (search->capacity - 1);
+}
+
+/* The slot of operation, or of the free slot where it would go. */
+static uint32_t slot_of(const SvgSearch *search, uint64_t operation)
+{
+    uint32_t i = home_of(search, operation);
+    while (search->open[i].used && search->open[i].operation != operation)
+        i = (i + 1) & (search->capacity - 1);
+    return i;
+}
+
+static bool grow(SvgSearch *search)
+{
+    uint32_t capacity = search->capacity ? search->capacity * 2 : 256;
+    OpenOperation *old = search->open;
+    uint32_t old_capacity = search->capacity;
+    search->open = calloc(capacity, sizeof *search->open);
+    if (search->open == NULL) {
+        search->open = old;
+        return false;
+    }
+    search->capacity = capacity;
+    for (uint32_t i = 0; i < old_capacity; i++) {
+        if (old[i].used)
+            search->open[slot_of(search, old[i].operation)] = old[i];
+    }
+    free(old);
+    return true;
+}
+
+static void remove_open(SvgSearch *search, uint32_t i)
+{
+    uint32_t mask = search->capacity - 1;
+    for (uint32_t j = (i + 1) & mask; search->open[j].used; j = (j + 1) & mask) {
+        uint32_t home = home_of(search, search->open[j].operation);
+        /* The entry at j may move back to i unless its home lies cyclically in (i, j]. */
+        bool stays = i <= j ? (i < home && home <= j) : (i < home || home <= j);
+        if (!stays) {
+            search->open[i] = search->open[j];
+            i = j;
+        }
+    }
+    search->open[i].used = false;
+    search->open_count--;
+}
+
+/* An operation that started at start can no longer be selected: the selection is full of
+ * operations that started before it. */
+static bool too_late(const SvgSearch *search, uint64_t start)
+{
+    const SvgSelection *selection = &search->selection;
+    return selection->count == search->operations_max &&
+           search->found_start[selection->count - 1] < start;
+}
+
+static void search_collect(void *context, const TraceRecord *record)
+{
+    SvgSearch *search = context;
+    if (search->out_of_memory || strcmp(record->mode, mode_name(search->mode)) != 0 ||
+        is_event(record, "crash") || is_event(record, "restart"))
+        return;
+    uint32_t i = search->capacity ? slot_of(search, record->operation) : 0;
+    if (search->capacity == 0 || !search->open[i].used) {
+        if (!is_event(record, "send") || record->attempt != 1 || record->click != 0)
+            return; /* settled, or no longer watched */
+        uint64_t start = search->started++;
+        if (too_late(search, start))
+            return;
+        if ((search->open_count + 1) * 4 > search->capacity * 3 && !grow(search)) {
+            search->out_of_memory = true;
+            return;
+        }
+        i = slot_of(search, record->operation);
+        search->open[i] =
+            (OpenOperation){.operation = record->operation, .start = start, .used = true};
+        search->open_count++;
+    }
+    tally_add(&search->open[i].tally, record);
+}
+
+TraceSink report_svg_search_sink(SvgSearch *search)
+{
+    return (TraceSink){.write = search_collect, .context = search};
+}
+
+/* Keeps the first operations_max by start among those found so far. */
+static void select_operation(SvgSearch *search, const OpenOperation *entry)
+{
+    SvgSelection *selection = &search->selection;
+    uint32_t at = selection->count;
+    while (at > 0 && search->found_start[at - 1] > entry->start)
+        at--;
+    if (at == search->operations_max)
+        return;
+    uint32_t last =
+        selection->count < search->operations_max ? selection->count : search->operations_max - 1;
+    for (uint32_t k = last; k > at; k--) {
+        selection->operations[k] = selection->operations[k - 1];
+        search->found_start[k] = search->found_start[k - 1];
+    }
+    selection->operations[at] = entry->operation;
+    search->found_start[at] = entry->start;
+    if (selection->count < search->operations_max)
+        selection->count++;
+}
+
+bool report_svg_search_update(SvgSearch *search, bool (*settled)(void *context, uint64_t operation),
+                              void *context)
+{
+    if (search->out_of_memory)
+        return true;
+    /* A removal may shift a later entry into slot i: look at i again before moving on. The
+     * outcome of the search does not depend on the order the entries are visited in. */
+    for (uint32_t i = 0; i < search->capacity;) {
+        OpenOperation *entry = &search->open[i];
+        if (!entry->used || (settled != NULL && !settled(context, entry->operation))) {
+            i++;
+            continue;
+        }
+        if (tally_outcome(&entry->tally) == search->selection.outcome)
+            select_operation(search, entry);
+        remove_open(search, i);
+    }
+    bool final = search->selection.count == search->operations_max;
+    for (uint32_t i = 0; final && i < search->capacity; i++)
+        final = !search->open[i].used || too_late(search, search->open[i].start);
+    if (!final)
+        return settled == NULL;
+    /* The operations still open started too late to matter: stop watching them. */
+    for (uint32_t i = 0; i < search->capacity; i++)
+        search->open[i].used = false;
+    search->open_count = 0;
+    return true;
+}
+
+const SvgSelection *report_svg_search_result(const SvgSearch *search)
+{
+    return search->out_of_memory ? NULL : &search->selection;
 }

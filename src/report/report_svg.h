@@ -3,7 +3,10 @@
  * decisions at the server and the charges at the ledger), written as a standalone SVG for a
  * browser or a handout. An SvgDiagram collects trace records while the run goes on (it
  * copies what it keeps, and keeps a bounded number), so the picture shows what the model
- * reported, nothing inferred from its internals. Output is deterministic: same run, same bytes. */
+ * reported, nothing inferred from its internals. Output is deterministic: same run, same bytes.
+ * An SvgSearch finds, in an earlier run of the same (deterministic) world, which operations
+ * ended with a given outcome, so the diagram can draw those instead of the first ones. Both
+ * decide an operation's outcome from its trace records in one place, the way the model does. */
 #ifndef IDEMSIM_REPORT_SVG_H
 #define IDEMSIM_REPORT_SVG_H
 
@@ -11,16 +14,29 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "metrics.h"
 #include "scenario.h"
 #include "trace.h"
 
 #define REPORT_SVG_OPERATIONS_MAX 20
 
 typedef struct SvgDiagram SvgDiagram; /* opaque */
+typedef struct SvgSearch SvgSearch;   /* opaque */
+
+/* The operations that ended with one outcome, the first ones to start. */
+typedef struct {
+    Outcome outcome;
+    uint32_t count;                                 /* 0: no operation ended so */
+    uint64_t operations[REPORT_SVG_OPERATIONS_MAX]; /* in the order they started */
+} SvgSelection;
+
+/* ------------------------------------------------------------------ the diagram */
 
 /* Keeps the records of mode's first operations_max operations (1..REPORT_SVG_OPERATIONS_MAX),
- * in the order they start, plus the crashes and restarts around them. NULL when out of memory. */
-SvgDiagram *report_svg_create(Mode mode, uint32_t operations_max);
+ * in the order they start, plus the crashes and restarts around them. With a selection
+ * (copied; NULL for none), only the operations it lists are kept, and operations_max is the
+ * number that was asked for. NULL when out of memory. */
+SvgDiagram *report_svg_create(Mode mode, uint32_t operations_max, const SvgSelection *selection);
 void report_svg_destroy(SvgDiagram *diagram); /* NULL is a no-op */
 
 /* The sink to pass to world_create (or to tee with another); records of other modes are
@@ -31,5 +47,23 @@ TraceSink report_svg_sink(SvgDiagram *diagram);
  * false on an I/O error. */
 bool report_svg_write(FILE *stream, const SvgDiagram *diagram, const Scenario *scenario,
                       uint64_t seed);
+
+/* ------------------------------------------------------------------ finding operations */
+
+/* Looks for the first operations_max (1..REPORT_SVG_OPERATIONS_MAX) operations of mode to
+ * start whose outcome is outcome. It holds state only for operations still in progress, so
+ * its memory follows the model's own. NULL when out of memory. */
+SvgSearch *report_svg_search_create(Mode mode, Outcome outcome, uint32_t operations_max);
+void report_svg_search_destroy(SvgSearch *search); /* NULL is a no-op */
+TraceSink report_svg_search_sink(SvgSearch *search);
+
+/* The trace has no record for an operation's end, so the caller says which operations the
+ * model has settled: call this between batches of events with settled(context, operation)
+ * true for those (nothing more will be traced about them), and once more after the run with
+ * settled NULL, for all of them. Returns true when the selection is final: the run may stop. */
+bool report_svg_search_update(SvgSearch *search, bool (*settled)(void *context, uint64_t operation),
+                              void *context);
+/* What was found; NULL if memory ran out during the run. Valid until the search is destroyed. */
+const SvgSelection *report_svg_search_result(const SvgSearch *search);
 
 #endif
