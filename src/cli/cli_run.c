@@ -28,7 +28,7 @@ const char *const run_usage =
     "  --svg-mode M        the mode to draw (default: the last mode run)\n"
     "  --svg-ops N         how many of its first operations to draw, 1 to 20 (default 3)\n"
     "  --svg-outcome O     draw only operations that ended O: ok, double, lost, phantom or\n"
-    "                      mismatch (the first N of them to start)\n"
+    "                      mismatch (the first N to end so)\n"
     "  --max-events N      stop a mode after N events (default 500000000)\n"
     "  --max-sim-time MS   stop a mode at simulated time MS (default: duration + 7 days)\n"
     "  --max-memory MIB    stop a mode whose storage exceeds MIB (default 4096)\n"
@@ -221,21 +221,15 @@ static int svg_prepare(const CliExtraOption *svg, const Options *options, const 
     return EXIT_SUCCESS;
 }
 
-static bool search_settled(void *context, uint64_t operation)
-{
-    OperationView view;
-    return !world_operation_view(context, operation, &view) || !view.in_progress;
-}
-
-/* After each batch: the operations the world has settled have their final outcome. */
 static bool search_batch_done(void *context, World *world)
 {
-    return report_svg_search_update(context, world_finished(world) ? NULL : search_settled, world);
+    (void)world;
+    return report_svg_search_done(context);
 }
 
 /* The first pass of --svg-outcome. A run is deterministic, so running the drawn mode alone
  * (with its seed and budgets) finds the operations that the full run will end the same way;
- * it stops as soon as the first ones are known. Returns EXIT_USAGE, after saying why, when
+ * it stops as soon as enough have settled so. Returns EXIT_USAGE, after saying why, when
  * memory runs out or no operation ended so. */
 static int svg_search(const SvgRequest *request, const Scenario *scenario, const Options *options,
                       SvgSelection *selection)

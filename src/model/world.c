@@ -476,6 +476,9 @@ static void count_outcome(World *world, const Operation *op)
     Outcome outcome = classify(op, belief);
     metrics->outcomes[outcome]++;
     world->metrics.operations_settled++;
+    if (world_tracing(world)) /* the ground truth, for whoever reads the trace */
+        world_trace_client(world, op->client, "settled", op->id, 0, 0, op->effects,
+                           outcome_name(outcome));
     int64_t amount = spec->operation.kind == OPERATION_DEBIT ? spec->operation.amount : 0;
     if (outcome == OUTCOME_DOUBLE)
         metrics->double_amount += amount * (op->effects - 1);

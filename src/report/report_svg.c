@@ -34,28 +34,17 @@
 
 /* ------------------------------------------------------------------ outcomes */
 
-/* What the trace says about one operation, fed its records in order: the one place that
- * decides its outcome, for the diagram's "What happened" and for SvgSearch alike. It follows
- * world.c's classify(): two effects or more is double; else an answer that belonged to
- * another operation is mismatch; else no effect is lost; one effect is ok when the client
- * was told success, else phantom.
- *
- * The trace does not say whose answer a response carries, so mismatch is recognised from
- * its one source: the server replays a stored answer to a request of an operation that has
- * not run itself, so the key's row is another operation's (a reused key), and that reply is
- * the one the client takes as success. A broker's confirm is the operation's own, so a
- * confirmed publish that never ran is lost, not mismatch. */
+/* What the trace says about one operation, fed its records in order: its clicks, attempts
+ * and effects for the summary line, what the client was told, and the outcome the model
+ * gave it in its "settled" record (the model's verdict, not one recomputed here). */
 typedef struct {
     uint32_t clicks;
     uint32_t attempts;
     uint32_t effects;
     bool told_success;
     bool told_failure;
-    bool mismatch;
-    bool ran;                     /* its handler ran (or the gateway answered it): rows since
-                                     may hold its own answer */
-    uint32_t foreign_attempts[2]; /* per click, a bit per attempt answered from another's row */
-    uint32_t answered_attempt[2]; /* per click, the attempt of the last answer delivered */
+    bool settled;
+    Outcome outcome; /* once settled */
 } Tally;
 
 static bool is_event(const TraceRecord *record, const char *name)
@@ -63,46 +52,29 @@ static bool is_event(const TraceRecord *record, const char *name)
     return strcmp(record->event, name) == 0;
 }
 
-static uint32_t attempt_bit(uint32_t attempt)
+/* The outcome a "settled" record names; false for any other record. */
+static bool settled_outcome(const TraceRecord *record, Outcome *outcome)
 {
-    return 1u << (attempt == 0 ? 0 : attempt - 1 < 31 ? attempt - 1 : 31);
+    if (!is_event(record, "settled") || record->detail == NULL)
+        return false;
+    for (int o = 0; o < OUTCOME_COUNT; o++) {
+        if (strcmp(record->detail, outcome_name((Outcome)o)) == 0) {
+            *outcome = (Outcome)o;
+            return true;
+        }
+    }
+    return false;
 }
 
 static void tally_add(Tally *tally, const TraceRecord *record)
 {
-    uint32_t click = record->click > 0;
     if (is_event(record, "send"))
         tally->clicks++;
     tally->attempts += is_event(record, "send") || is_event(record, "retry");
     tally->effects += is_event(record, "execute");
-    bool at_server = strcmp(record->actor, "server") == 0;
-    bool at_gateway = strcmp(record->actor, "gateway") == 0;
-    if (is_event(record, "execute") || is_event(record, "execute_no_effect") ||
-        (at_gateway && is_event(record, "replay")))
-        tally->ran = true;
-    if (at_server && is_event(record, "replay") && !tally->ran)
-        tally->foreign_attempts[click] |= attempt_bit(record->attempt);
-    if (is_event(record, "deliver") && strchr(record->actor, '[') != NULL &&
-        record->detail != NULL && strcmp(record->detail, "response") == 0)
-        tally->answered_attempt[click] = record->attempt;
-    if (is_event(record, "succeeded")) {
-        tally->told_success = true;
-        tally->mismatch |=
-            tally->answered_attempt[click] != 0 &&
-            (tally->foreign_attempts[click] & attempt_bit(tally->answered_attempt[click])) != 0;
-    }
+    tally->told_success |= is_event(record, "succeeded");
     tally->told_failure |= is_event(record, "failed");
-}
-
-static Outcome tally_outcome(const Tally *tally)
-{
-    if (tally->effects >= 2)
-        return OUTCOME_DOUBLE;
-    if (tally->mismatch)
-        return OUTCOME_MISMATCH;
-    if (tally->effects == 0)
-        return OUTCOME_LOST;
-    return tally->told_success ? OUTCOME_OK : OUTCOME_PHANTOM;
+    tally->settled |= settled_outcome(record, &tally->outcome);
 }
 
 /* ------------------------------------------------------------------ collecting */
@@ -234,6 +206,8 @@ static void collect(void *context, const TraceRecord *record)
     int slot = operation_slot(diagram, record->operation);
     if (slot >= 0 && !is_event(record, "crash") && !is_event(record, "restart"))
         tally_add(&diagram->tallies[slot], record);
+    if (is_event(record, "settled"))
+        return; /* the summary's, not a row of the diagram */
     if (diagram->record_count == RECORDS_MAX) {
         diagram->truncated = true;
         return;
@@ -1066,7 +1040,8 @@ static double draw_summary(Layout *layout, double y)
     text_at(layout->out, 20.0, y, "start", "head", "What happened");
     for (uint32_t s = 0; s < layout->diagram->operation_count; s++) {
         const Tally *summary = &layout->diagram->tallies[s];
-        const char *outcome = outcome_name(tally_outcome(summary));
+        /* Every operation settles by the end of a run, a stopped one included. */
+        const char *outcome = summary->settled ? outcome_name(summary->outcome) : "unsettled";
         char line[256];
         const OperationSpec *spec = operation_spec(layout, layout->diagram->operations[s]);
         snprintf(line, sizeof line,
@@ -1201,27 +1176,10 @@ bool report_svg_write(FILE *stream, const SvgDiagram *diagram, const Scenario *s
 
 /* ------------------------------------------------------------------ finding operations */
 
-/* The operations in progress, by id: an open-addressing table with linear probing (a
- * removal shifts the run that follows back, so no tombstones pile up). An entry leaves the
- * table when the caller says the model settled its operation, so the table holds what the
- * model holds. */
-typedef struct {
-    uint64_t operation;
-    uint64_t start; /* how many operations started before it */
-    bool used;
-    Tally tally;
-} OpenOperation;
-
 struct SvgSearch {
     Mode mode;
     uint32_t operations_max;
-    uint64_t started;
-    OpenOperation *open;
-    uint32_t capacity; /* a power of two, or 0 */
-    uint32_t open_count;
-    uint64_t found_start[REPORT_SVG_OPERATIONS_MAX]; /* start of each selected operation */
     SvgSelection selection;
-    bool out_of_memory;
 };
 
 SvgSearch *report_svg_search_create(Mode mode, Outcome outcome, uint32_t operations_max)
@@ -1240,94 +1198,20 @@ SvgSearch *report_svg_search_create(Mode mode, Outcome outcome, uint32_t operati
 
 void report_svg_search_destroy(SvgSearch *search)
 {
-    if (search == NULL)
-        return;
-    free(search->open);
     free(search);
 }
 
-static uint32_t home_of(const SvgSearch *search, uint64_t operation)
-{
-    uint64_t mixed = operation * 0x9E3779B97F4A7C15ull; /* Fibonacci hashing */
-    return (uint32_t)(mixed >> 32) & (search->capacity - 1);
-}
-
-/* The slot of operation, or of the free slot where it would go. */
-static uint32_t slot_of(const SvgSearch *search, uint64_t operation)
-{
-    uint32_t i = home_of(search, operation);
-    while (search->open[i].used && search->open[i].operation != operation)
-        i = (i + 1) & (search->capacity - 1);
-    return i;
-}
-
-static bool grow(SvgSearch *search)
-{
-    uint32_t capacity = search->capacity ? search->capacity * 2 : 256;
-    OpenOperation *old = search->open;
-    uint32_t old_capacity = search->capacity;
-    search->open = calloc(capacity, sizeof *search->open);
-    if (search->open == NULL) {
-        search->open = old;
-        return false;
-    }
-    search->capacity = capacity;
-    for (uint32_t i = 0; i < old_capacity; i++) {
-        if (old[i].used)
-            search->open[slot_of(search, old[i].operation)] = old[i];
-    }
-    free(old);
-    return true;
-}
-
-static void remove_open(SvgSearch *search, uint32_t i)
-{
-    uint32_t mask = search->capacity - 1;
-    for (uint32_t j = (i + 1) & mask; search->open[j].used; j = (j + 1) & mask) {
-        uint32_t home = home_of(search, search->open[j].operation);
-        /* The entry at j may move back to i unless its home lies cyclically in (i, j]. */
-        bool stays = i <= j ? (i < home && home <= j) : (i < home || home <= j);
-        if (!stays) {
-            search->open[i] = search->open[j];
-            i = j;
-        }
-    }
-    search->open[i].used = false;
-    search->open_count--;
-}
-
-/* An operation that started at start can no longer be selected: the selection is full of
- * operations that started before it. */
-static bool too_late(const SvgSearch *search, uint64_t start)
-{
-    const SvgSelection *selection = &search->selection;
-    return selection->count == search->operations_max &&
-           search->found_start[selection->count - 1] < start;
-}
-
+/* The model says when an operation is done and how it ended: its "settled" record. */
 static void search_collect(void *context, const TraceRecord *record)
 {
     SvgSearch *search = context;
-    if (search->out_of_memory || strcmp(record->mode, mode_name(search->mode)) != 0 ||
-        is_event(record, "crash") || is_event(record, "restart"))
+    SvgSelection *selection = &search->selection;
+    Outcome outcome;
+    if (selection->count == search->operations_max ||
+        strcmp(record->mode, mode_name(search->mode)) != 0 || !settled_outcome(record, &outcome) ||
+        outcome != selection->outcome)
         return;
-    uint32_t i = search->capacity ? slot_of(search, record->operation) : 0;
-    if (search->capacity == 0 || !search->open[i].used) {
-        if (!is_event(record, "send") || record->attempt != 1 || record->click != 0)
-            return; /* settled, or no longer watched */
-        uint64_t start = search->started++;
-        if (too_late(search, start))
-            return;
-        if ((search->open_count + 1) * 4 > search->capacity * 3 && !grow(search)) {
-            search->out_of_memory = true;
-            return;
-        }
-        i = slot_of(search, record->operation);
-        search->open[i] =
-            (OpenOperation){.operation = record->operation, .start = start, .used = true};
-        search->open_count++;
-    }
-    tally_add(&search->open[i].tally, record);
+    selection->operations[selection->count++] = record->operation;
 }
 
 TraceSink report_svg_search_sink(SvgSearch *search)
@@ -1335,57 +1219,12 @@ TraceSink report_svg_search_sink(SvgSearch *search)
     return (TraceSink){.write = search_collect, .context = search};
 }
 
-/* Keeps the first operations_max by start among those found so far. */
-static void select_operation(SvgSearch *search, const OpenOperation *entry)
+bool report_svg_search_done(const SvgSearch *search)
 {
-    SvgSelection *selection = &search->selection;
-    uint32_t at = selection->count;
-    while (at > 0 && search->found_start[at - 1] > entry->start)
-        at--;
-    if (at == search->operations_max)
-        return;
-    uint32_t last =
-        selection->count < search->operations_max ? selection->count : search->operations_max - 1;
-    for (uint32_t k = last; k > at; k--) {
-        selection->operations[k] = selection->operations[k - 1];
-        search->found_start[k] = search->found_start[k - 1];
-    }
-    selection->operations[at] = entry->operation;
-    search->found_start[at] = entry->start;
-    if (selection->count < search->operations_max)
-        selection->count++;
-}
-
-bool report_svg_search_update(SvgSearch *search, bool (*settled)(void *context, uint64_t operation),
-                              void *context)
-{
-    if (search->out_of_memory)
-        return true;
-    /* A removal may shift a later entry into slot i: look at i again before moving on. The
-     * outcome of the search does not depend on the order the entries are visited in. */
-    for (uint32_t i = 0; i < search->capacity;) {
-        OpenOperation *entry = &search->open[i];
-        if (!entry->used || (settled != NULL && !settled(context, entry->operation))) {
-            i++;
-            continue;
-        }
-        if (tally_outcome(&entry->tally) == search->selection.outcome)
-            select_operation(search, entry);
-        remove_open(search, i);
-    }
-    bool final = search->selection.count == search->operations_max;
-    for (uint32_t i = 0; final && i < search->capacity; i++)
-        final = !search->open[i].used || too_late(search, search->open[i].start);
-    if (!final)
-        return settled == NULL;
-    /* The operations still open started too late to matter: stop watching them. */
-    for (uint32_t i = 0; i < search->capacity; i++)
-        search->open[i].used = false;
-    search->open_count = 0;
-    return true;
+    return search->selection.count == search->operations_max;
 }
 
 const SvgSelection *report_svg_search_result(const SvgSearch *search)
 {
-    return search->out_of_memory ? NULL : &search->selection;
+    return &search->selection;
 }

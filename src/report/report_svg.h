@@ -6,7 +6,7 @@
  * reported, nothing inferred from its internals. Output is deterministic: same run, same bytes.
  * An SvgSearch finds, in an earlier run of the same (deterministic) world, which operations
  * ended with a given outcome, so the diagram can draw those instead of the first ones. Both
- * decide an operation's outcome from its trace records in one place, the way the model does. */
+ * take an operation's outcome from the model's own "settled" record. */
 #ifndef IDEMSIM_REPORT_SVG_H
 #define IDEMSIM_REPORT_SVG_H
 
@@ -23,11 +23,11 @@
 typedef struct SvgDiagram SvgDiagram; /* opaque */
 typedef struct SvgSearch SvgSearch;   /* opaque */
 
-/* The operations that ended with one outcome, the first ones to start. */
+/* The operations that ended with one outcome, the first ones to end so. */
 typedef struct {
     Outcome outcome;
     uint32_t count;                                 /* 0: no operation ended so */
-    uint64_t operations[REPORT_SVG_OPERATIONS_MAX]; /* in the order they started */
+    uint64_t operations[REPORT_SVG_OPERATIONS_MAX]; /* in the order they settled */
 } SvgSelection;
 
 /* ------------------------------------------------------------------ the diagram */
@@ -50,20 +50,15 @@ bool report_svg_write(FILE *stream, const SvgDiagram *diagram, const Scenario *s
 
 /* ------------------------------------------------------------------ finding operations */
 
-/* Looks for the first operations_max (1..REPORT_SVG_OPERATIONS_MAX) operations of mode to
- * start whose outcome is outcome. It holds state only for operations still in progress, so
- * its memory follows the model's own. NULL when out of memory. */
+/* Watches a run for the first operations_max (1..REPORT_SVG_OPERATIONS_MAX) operations of
+ * mode to end with outcome, in the order the model settles them (its "settled" records). A
+ * few bytes, whatever the run's size. NULL when out of memory. */
 SvgSearch *report_svg_search_create(Mode mode, Outcome outcome, uint32_t operations_max);
 void report_svg_search_destroy(SvgSearch *search); /* NULL is a no-op */
 TraceSink report_svg_search_sink(SvgSearch *search);
-
-/* The trace has no record for an operation's end, so the caller says which operations the
- * model has settled: call this between batches of events with settled(context, operation)
- * true for those (nothing more will be traced about them), and once more after the run with
- * settled NULL, for all of them. Returns true when the selection is final: the run may stop. */
-bool report_svg_search_update(SvgSearch *search, bool (*settled)(void *context, uint64_t operation),
-                              void *context);
-/* What was found; NULL if memory ran out during the run. Valid until the search is destroyed. */
+/* True once operations_max were found: the run may stop. */
+bool report_svg_search_done(const SvgSearch *search);
+/* What was found so far. Valid until the search is destroyed. */
 const SvgSelection *report_svg_search_result(const SvgSearch *search);
 
 #endif
