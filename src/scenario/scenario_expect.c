@@ -141,8 +141,8 @@ static void check_expectation_count(SchemaReader *reader, const cJSON *expect)
         }
     }
     if (total > EXPECTATIONS_MAX) {
-        schema_error(reader, "expected at most %d expectations in total (got %lu)", EXPECTATIONS_MAX,
-                     total);
+        schema_error(reader, "expected at most %d expectations in total (got %lu)",
+                     EXPECTATIONS_MAX, total);
     }
 }
 
