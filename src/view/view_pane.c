@@ -47,6 +47,7 @@ static const char *const event_names[VIEW_EVENT_COUNT] = {
     [VIEW_EVENT_LOST_OFFLINE] = "lost_offline",
     [VIEW_EVENT_RECONNECT] = "reconnect",
     [VIEW_EVENT_SWEEP] = "sweep",
+    [VIEW_EVENT_SETTLED] = "settled",
     [VIEW_EVENT_OTHER] = "other",
 };
 

@@ -64,7 +64,8 @@ typedef enum {
     VIEW_EVENT_LOST_OFFLINE,
     VIEW_EVENT_RECONNECT,
     VIEW_EVENT_SWEEP,
-    VIEW_EVENT_OTHER, /* a name this view does not know yet: counted, not drawn */
+    VIEW_EVENT_SETTLED, /* an operation's outcome is final (the counters read the metrics) */
+    VIEW_EVENT_OTHER,   /* a name this view does not know yet: counted, not drawn */
     VIEW_EVENT_COUNT
 } ViewEvent;
 

@@ -401,8 +401,8 @@ static void on_record(void *context, const TraceRecord *record)
     ViewEvent event = view_pane_event_from_name(record->event);
     pane->records++;
     pane->records_by_event[event]++;
-    if (pane->world == NULL)
-        return;
+    if (pane->world == NULL || event == VIEW_EVENT_SETTLED)
+        return; /* the counters read the outcomes from the world's metrics */
     if (event == VIEW_EVENT_SWEEP || event == VIEW_EVENT_RESTART || event == VIEW_EVENT_CRASH) {
         on_service_record(pane, record, event);
         return;
