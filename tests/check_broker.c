@@ -261,6 +261,48 @@ START_TEST(test_the_consumers_key_store_is_swept_too)
 }
 END_TEST
 
+/* A steady stream of messages the consumers keep up with (40 a second for a capacity of 100),
+ * many redelivered (the ack timeout is shorter than some service times) and many acked late:
+ * the broker's storage follows the messages in progress, so ten times as many messages over
+ * ten times as long take about the same memory. */
+static uint64_t memory_after(uint32_t operations_per_client)
+{
+    char workload[160];
+    snprintf(workload, sizeof workload,
+             "clients[0].workload={\"ops\": %u, \"interval_ms\": {\"dist\": \"exp\", "
+             "\"mean\": 500}}",
+             operations_per_client);
+    const char *overrides[] = {"clients[0].count=20",
+                               workload,
+                               "broker.ack_timeout_ms=60",
+                               "broker.late_ack=accept",
+                               "broker.redelivery_delay_ms=5",
+                               "broker.consumers.workers=4",
+                               "broker.consumers.service_ms={\"dist\": \"exp\", \"mean\": 40}",
+                               "duration_ms=100000000"};
+    Scenario *scenario = test_load(one_message, overrides, 8);
+    World *world = world_create(scenario, MODE_AT_LEAST_ONCE, 3, (TraceSink){0}, (WorldLimits){0});
+    world_run(world);
+    ck_assert_ptr_null(world_stop_reason(world));
+    const Metrics *metrics = world_metrics(world);
+    ck_assert_uint_eq(metrics->messages, 20 * operations_per_client);
+    ck_assert_uint_gt(metrics->redeliveries, 0);
+    ck_assert_uint_gt(metrics->late_acks, 0);
+    uint64_t bytes = world_memory_bytes(world);
+    world_destroy(world);
+    free(scenario);
+    return bytes;
+}
+
+START_TEST(test_broker_memory_follows_the_messages_in_progress_not_all_published)
+{
+    uint64_t few = memory_after(200);   /* 4,000 messages */
+    uint64_t many = memory_after(2000); /* 40,000 messages */
+    ck_assert_msg(many < few + few / 2, "%llu bytes for 40,000 messages, %llu for 4,000",
+                  (unsigned long long)many, (unsigned long long)few);
+}
+END_TEST
+
 static Suite *broker_suite(void)
 {
     Suite *suite = suite_create("broker");
@@ -273,6 +315,7 @@ static Suite *broker_suite(void)
     tcase_add_test(core, test_a_consumer_crash_loses_messages_only_at_most_once);
     tcase_add_test(core, test_the_load_incident_charges_twice_only_without_a_key);
     tcase_add_test(core, test_live_doubles_run_ahead_of_settled_ones_in_the_storm);
+    tcase_add_test(core, test_broker_memory_follows_the_messages_in_progress_not_all_published);
     tcase_add_test(core, test_a_double_charge_sends_two_receipts_and_a_keyed_server_one);
     tcase_add_test(core, test_server_and_consumers_each_have_their_own_crash_budget);
     tcase_add_test(core, test_the_consumers_key_store_is_swept_too);

@@ -31,6 +31,7 @@ void broker_init(World *world)
 {
     Broker *broker = &world->broker;
     broker->manual_ack = world->mode != MODE_AT_MOST_ONCE;
+    broker->free_message = SLOT_NONE;
     if (world->scenario.broker.dedup_window_ms > 0)
         broker->recent_ids = idem_store_create(1024);
 }
@@ -77,10 +78,16 @@ static void deliver(World *world, uint32_t queued_index)
     }
     queued->state = QUEUED_IN_FLIGHT;
     broker->in_flight++;
-    queued->ack_timer =
+    queued->timer =
         sim_schedule_in(world->sim, sim_time_us_from_ms(world->scenario.broker.ack_timeout_ms),
                         EVENT_ACK_TIMEOUT, queued->deliveries, queued_index);
     network_send(world, &delivery);
+}
+
+static void free_slot(Broker *broker, uint32_t queued_index)
+{
+    broker->messages[queued_index].next_of_operation = broker->free_message;
+    broker->free_message = queued_index;
 }
 
 static void dispatch_ready(World *world)
@@ -88,17 +95,46 @@ static void dispatch_ready(World *world)
     Broker *broker = &world->broker;
     while (broker->ready.length > 0 && broker->in_flight < delivery_capacity(world)) {
         uint32_t queued = index_queue_pop(&broker->ready);
-        if (broker->messages[queued].state == QUEUED_READY)
+        QueuedMessage *message = &broker->messages[queued];
+        message->in_ready = false;
+        if (message->state == QUEUED_READY)
             deliver(world, queued);
+        else if (message->free_when_popped)
+            free_slot(broker, queued);
     }
     note_levels(world);
 }
 
 static void make_ready(World *world, uint32_t queued_index)
 {
-    world->broker.messages[queued_index].state = QUEUED_READY;
+    QueuedMessage *message = &world->broker.messages[queued_index];
+    message->state = QUEUED_READY;
+    message->in_ready = true;
     index_queue_push(&world->broker.ready, queued_index);
     dispatch_ready(world);
+}
+
+/* Everything that can still name a queued message (a delivery or an ack in flight, a
+ * consumer's job, a late ack) also holds its operation, so once the operation has settled
+ * the slot can take a new message: the broker's memory follows the messages in progress,
+ * not all that were ever published. A stale entry in the ready queue is the one exception:
+ * that slot is freed when the entry is popped. */
+void broker_release_operation(World *world, Operation *op)
+{
+    Broker *broker = &world->broker;
+    uint32_t queued_index = op->broker_messages;
+    op->broker_messages = 0;
+    while (queued_index != 0) {
+        QueuedMessage *message = &broker->messages[queued_index - 1];
+        uint32_t next = message->next_of_operation;
+        SIM_ASSERT(message->state == QUEUED_ACKED || message->state == QUEUED_DEAD,
+                   "a settled operation has no message in the broker's hands");
+        if (message->in_ready)
+            message->free_when_popped = true;
+        else
+            free_slot(broker, queued_index - 1);
+        queued_index = next == SLOT_NONE ? 0 : next + 1;
+    }
 }
 
 /* ------------------------------------------------------------------ publishing */
@@ -147,14 +183,24 @@ void broker_on_publish(World *world, const Message *publish)
         confirm(world, publish);
         return;
     }
-    if (broker->message_count == broker->message_capacity) {
-        broker->message_capacity = broker->message_capacity ? broker->message_capacity * 2 : 256;
+    if (broker->free_message == SLOT_NONE) {
+        uint32_t old_capacity = broker->message_capacity;
+        SIM_ASSERT(old_capacity < UINT32_MAX / 2, "the broker holds fewer than 2^31 messages");
+        broker->message_capacity = old_capacity ? old_capacity * 2 : 256;
         broker->messages =
             sim_xrealloc(broker->messages,
                          (unsigned long long)broker->message_capacity * sizeof *broker->messages);
+        for (uint32_t i = broker->message_capacity; i-- > old_capacity;)
+            free_slot(broker, i); /* handed out lowest first */
     }
-    uint32_t queued = broker->message_count++;
-    broker->messages[queued] = (QueuedMessage){.publish = *publish, .ack_timer = EVENT_ID_NONE};
+    uint32_t queued = broker->free_message;
+    broker->free_message = broker->messages[queued].next_of_operation;
+    Operation *op = world_operation(world, publish->operation);
+    broker->messages[queued] = (QueuedMessage){
+        .publish = *publish,
+        .timer = EVENT_ID_NONE,
+        .next_of_operation = op->broker_messages == 0 ? SLOT_NONE : op->broker_messages - 1};
+    op->broker_messages = queued + 1;
     world_operation_ref(world, publish->operation); /* until acknowledged or dead */
     world->metrics.messages++;
     if (world_tracing(world))
@@ -183,8 +229,8 @@ void broker_publish_receipt(World *world, const Message *request)
 
 static void settle_in_flight(World *world, QueuedMessage *queued)
 {
-    sim_cancel(world->sim, queued->ack_timer);
-    queued->ack_timer = EVENT_ID_NONE;
+    sim_cancel(world->sim, queued->timer);
+    queued->timer = EVENT_ID_NONE;
     world->broker.in_flight--;
 }
 
@@ -203,8 +249,12 @@ void broker_on_ack(World *world, const Message *ack)
                               ack, (int64_t)ack->job_serial, NULL);
         if (!accept || queued->state == QUEUED_ACKED || queued->state == QUEUED_DEAD)
             return;
-        if (queued->state == QUEUED_IN_FLIGHT)
+        if (queued->state == QUEUED_IN_FLIGHT) {
             settle_in_flight(world, queued);
+        } else if (queued->state == QUEUED_WAITING) {
+            sim_cancel(world->sim, queued->timer); /* the slot may be reused before it fires */
+            queued->timer = EVENT_ID_NONE;
+        }
         finish_queued(world, queued, QUEUED_ACKED); /* a ready entry is skipped when popped */
         dispatch_ready(world);
         return;
@@ -219,7 +269,7 @@ void broker_on_ack_timeout(World *world, uint32_t queued_index, uint32_t deliver
     QueuedMessage *queued = &world->broker.messages[queued_index];
     if (queued->state != QUEUED_IN_FLIGHT || queued->deliveries != delivery)
         return;
-    queued->ack_timer = EVENT_ID_NONE;
+    queued->timer = EVENT_ID_NONE;
     world->broker.in_flight--;
     const BrokerSpec *spec = &world->scenario.broker;
     if (spec->max_deliveries > 0 && queued->deliveries >= spec->max_deliveries) {
@@ -237,8 +287,8 @@ void broker_on_ack_timeout(World *world, uint32_t queued_index, uint32_t deliver
                           NULL);
     if (spec->redelivery_delay_ms > 0) {
         queued->state = QUEUED_WAITING;
-        sim_schedule_in(world->sim, sim_time_us_from_ms(spec->redelivery_delay_ms), EVENT_REDELIVER,
-                        0, queued_index);
+        queued->timer = sim_schedule_in(world->sim, sim_time_us_from_ms(spec->redelivery_delay_ms),
+                                        EVENT_REDELIVER, 0, queued_index);
         dispatch_ready(world);
         return;
     }
@@ -247,6 +297,8 @@ void broker_on_ack_timeout(World *world, uint32_t queued_index, uint32_t deliver
 
 void broker_on_redeliver(World *world, uint32_t queued_index)
 {
-    if (world->broker.messages[queued_index].state == QUEUED_WAITING)
+    QueuedMessage *queued = &world->broker.messages[queued_index];
+    queued->timer = EVENT_ID_NONE;
+    if (queued->state == QUEUED_WAITING)
         make_ready(world, queued_index);
 }

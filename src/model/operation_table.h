@@ -32,11 +32,12 @@ typedef struct {
     uint32_t references; /* messages, jobs, queued messages, outbox entries */
     uint32_t click_count;
     uint32_t clicks_done;
-    uint32_t effects;       /* ground truth: state changes made for this operation */
-    uint32_t receipts;      /* receipt emails sent for it */
-    uint8_t resource_state; /* the operation's own record (status set, row deleted, ...) */
-    bool finished;          /* every click has its answer or gave up */
-    bool mismatch;          /* told success with another request's response */
+    uint32_t effects;         /* ground truth: state changes made for this operation */
+    uint32_t receipts;        /* receipt emails sent for it */
+    uint32_t broker_messages; /* its first queued broker message + 1; 0: none */
+    uint8_t resource_state;   /* the operation's own record (status set, row deleted, ...) */
+    bool finished;            /* every click has its answer or gave up */
+    bool mismatch;            /* told success with another request's response */
     SimTimeUs started_us;
     ClickState clicks[CLICKS_MAX];
 } Operation;

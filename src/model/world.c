@@ -497,6 +497,8 @@ static void count_outcome(World *world, const Operation *op)
 static void settle_operation(World *world, Operation *op)
 {
     count_outcome(world, op);
+    if (op->broker_messages != 0)
+        broker_release_operation(world, op);
     operation_table_remove(&world->operations, op->id);
 }
 

@@ -213,14 +213,17 @@ typedef struct {
     Message publish;
     uint32_t deliveries;
     QueuedState state;
-    EventId ack_timer;
+    EventId timer;              /* the ack timeout in flight, the redelivery delay waiting */
+    bool in_ready;              /* an entry for it is in the ready queue (stale once finished) */
+    bool free_when_popped;      /* its operation settled while that stale entry was queued */
+    uint32_t next_of_operation; /* the operation's next queued message, or SLOT_NONE */
 } QueuedMessage;
 
 typedef struct {
-    bool manual_ack; /* false: acknowledged as it is handed out (at-most-once) */
-    QueuedMessage *messages;
-    uint32_t message_count;
+    bool manual_ack;         /* false: acknowledged as it is handed out (at-most-once) */
+    QueuedMessage *messages; /* slots reused once their operation has settled */
     uint32_t message_capacity;
+    uint32_t free_message; /* head of the free slots, threaded through next_of_operation */
     IndexQueue ready;
     uint32_t in_flight;
     IdemStore *recent_ids; /* publisher dedup: message ids seen within the window */
@@ -394,6 +397,8 @@ void broker_on_publish(World *world, const Message *publish);
 void broker_on_ack(World *world, const Message *ack);
 void broker_on_ack_timeout(World *world, uint32_t queued, uint32_t delivery);
 void broker_on_redeliver(World *world, uint32_t queued);
+/* Frees the slots of an operation's queued messages once it has settled. */
+void broker_release_operation(World *world, Operation *op);
 
 /* The server publishes the receipt event of a charge (publish_receipts). */
 void broker_publish_receipt(World *world, const Message *request);
