@@ -553,6 +553,50 @@ START_TEST(test_decorrelated_jitter_draws_each_wait_from_three_times_the_previou
 }
 END_TEST
 
+/* ------------------------------------------------------------------ memory */
+
+/* The outbox of 11_outbox over a long day: charges relayed, some crashes (the relays resume
+ * after each restart), keys short-lived. Ten times as many payments take about the same
+ * memory: an entry's slot is reused once its payment has settled. */
+static uint64_t outbox_memory_after(uint32_t operations_per_client)
+{
+    char workload[160];
+    snprintf(workload, sizeof workload,
+             "clients[0].workload={\"ops\": %u, \"interval_ms\": {\"dist\": \"exp\", "
+             "\"mean\": 1000}}",
+             operations_per_client);
+    const char *overrides[] = {workload,
+                               "duration_ms=100000000",
+                               "server.crash.max_crashes=20",
+                               "server.crash.prob=0.01",
+                               "server.idempotency.ttl_ms=10000",
+                               "server.idempotency.cleanup_interval_ms=5000",
+                               "gateway.honours_key=false"};
+    Scenario *scenario = calloc(1, sizeof *scenario);
+    LoadErrors errors = {0};
+    ck_assert(scenario_load_file(IDEMSIM_SOURCE_DIR "/scenarios/11_outbox.json", overrides, 7,
+                                 scenario, &errors));
+    World *world =
+        world_create(scenario, MODE_IDEMPOTENT, scenario->seed, (TraceSink){0}, (WorldLimits){0});
+    world_run(world);
+    ck_assert_ptr_null(world_stop_reason(world));
+    ck_assert_uint_eq(world_metrics(world)->operations, 10 * operations_per_client);
+    ck_assert_uint_gt(world_metrics(world)->crashes, 1);
+    uint64_t bytes = world_memory_bytes(world);
+    world_destroy(world);
+    free(scenario);
+    return bytes;
+}
+
+START_TEST(test_outbox_memory_follows_the_charges_in_progress)
+{
+    uint64_t few = outbox_memory_after(100);   /* 1,000 payments */
+    uint64_t many = outbox_memory_after(1000); /* 10,000 payments */
+    ck_assert_msg(many < few + few / 2, "%llu bytes for 10,000 payments, %llu for 1,000",
+                  (unsigned long long)many, (unsigned long long)few);
+}
+END_TEST
+
 static Suite *store_and_crash_suite(void)
 {
     Suite *suite = suite_create("store_and_crash");
@@ -578,6 +622,9 @@ static Suite *store_and_crash_suite(void)
     tcase_add_test(jitter, test_equal_jitter_waits_uniformly_in_the_upper_half_of_the_ceiling);
     tcase_add_test(jitter, test_decorrelated_jitter_draws_each_wait_from_three_times_the_previous);
     suite_add_tcase(suite, jitter);
+    TCase *memory = tcase_create("Memory");
+    tcase_add_test(memory, test_outbox_memory_follows_the_charges_in_progress);
+    suite_add_tcase(suite, memory);
     return suite;
 }
 

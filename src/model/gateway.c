@@ -14,6 +14,7 @@
 
 void gateway_init(World *world)
 {
+    world->server.free_outbox = SLOT_NONE;
     if (world->scenario.gateway.honours_key)
         world->server.gateway_keys = idem_store_create(1024);
 }
@@ -48,24 +49,57 @@ static void send_charge(World *world, const Message *request, uint64_t key, uint
 
 /* ------------------------------------------------------------------ outbox */
 
+static void free_entry(Server *server, uint32_t entry)
+{
+    server->outbox[entry].acknowledged = true; /* a free slot is never relayed */
+    server->outbox[entry].next_of_operation = server->free_outbox;
+    server->free_outbox = entry;
+}
+
 static uint32_t outbox_add(World *world, uint32_t job_slot)
 {
     Server *server = &world->server;
-    if (server->outbox_count == server->outbox_capacity) {
-        server->outbox_capacity = server->outbox_capacity ? server->outbox_capacity * 2 : 64;
+    if (server->free_outbox == SLOT_NONE) {
+        uint32_t old_capacity = server->outbox_capacity;
+        SIM_ASSERT(old_capacity < UINT32_MAX / 2, "the outbox holds fewer than 2^31 entries");
+        server->outbox_capacity = old_capacity ? old_capacity * 2 : 64;
         server->outbox = sim_xrealloc(server->outbox, (unsigned long long)server->outbox_capacity *
                                                           sizeof *server->outbox);
+        for (uint32_t i = server->outbox_capacity; i-- > old_capacity;)
+            free_entry(server, i); /* handed out lowest first */
     }
+    uint32_t entry = server->free_outbox;
+    server->free_outbox = server->outbox[entry].next_of_operation;
     const Job *job = &world->jobs[job_slot];
-    server->outbox[server->outbox_count] = (OutboxEntry){
+    Operation *op = world_operation(world, job->request.operation);
+    server->outbox[entry] = (OutboxEntry){
         .relay_timer = EVENT_ID_NONE,
         .request = job->request,
         .store_key = job->store_key,
         .job = job_slot,
         .job_serial = job->serial,
+        .written = server->outbox_written++,
+        .next_of_operation = op->outbox_entries == 0 ? SLOT_NONE : op->outbox_entries - 1,
     };
+    op->outbox_entries = entry + 1;
     world_operation_ref(world, job->request.operation); /* until acknowledged */
-    return server->outbox_count++;
+    return entry;
+}
+
+/* Every relay and reply in flight names its entry and holds the operation, and an entry is
+ * relayed only until acknowledged (which releases the operation): once the operation has
+ * settled, its entries' slots can take new charges. */
+void gateway_release_operation(World *world, Operation *op)
+{
+    uint32_t entry = op->outbox_entries;
+    op->outbox_entries = 0;
+    while (entry != 0) {
+        OutboxEntry *outbox = &world->server.outbox[entry - 1];
+        uint32_t next = outbox->next_of_operation;
+        SIM_ASSERT(outbox->acknowledged, "a settled operation has no charge left to relay");
+        free_entry(&world->server, entry - 1);
+        entry = next == SLOT_NONE ? 0 : next + 1;
+    }
 }
 
 void gateway_on_outbox_relay(World *world, uint32_t entry_index)
@@ -81,15 +115,31 @@ void gateway_on_outbox_relay(World *world, uint32_t entry_index)
         sim_schedule_in(world->sim, gateway_timeout_us(world), EVENT_OUTBOX_RELAY, 0, entry_index);
 }
 
+/* After a restart, every pending entry is relayed again, in the order they were written
+ * (their slots are reused, so slot order says nothing). */
 void gateway_resume_outbox(World *world)
 {
-    for (uint32_t i = 0; i < world->server.outbox_count; i++) {
-        OutboxEntry *entry = &world->server.outbox[i];
-        if (entry->acknowledged)
-            continue;
-        sim_cancel(world->sim, entry->relay_timer); /* one relay loop per entry, not two */
-        entry->relay_timer = sim_schedule_in(world->sim, 0, EVENT_OUTBOX_RELAY, 0, i);
+    Server *server = &world->server;
+    uint32_t *pending = sim_xrealloc(NULL, (server->outbox_capacity + 1ull) * sizeof *pending);
+    uint32_t count = 0;
+    for (uint32_t i = 0; i < server->outbox_capacity; i++)
+        if (!server->outbox[i].acknowledged)
+            pending[count++] = i;
+    /* Insertion sort: a restart finds few charges in flight. */
+    for (uint32_t k = 1; k < count; k++) {
+        uint32_t entry = pending[k];
+        uint32_t at = k;
+        for (; at > 0 && server->outbox[entry].written < server->outbox[pending[at - 1]].written;
+             at--)
+            pending[at] = pending[at - 1];
+        pending[at] = entry;
     }
+    for (uint32_t k = 0; k < count; k++) {
+        OutboxEntry *entry = &server->outbox[pending[k]];
+        sim_cancel(world->sim, entry->relay_timer); /* one relay loop per entry, not two */
+        entry->relay_timer = sim_schedule_in(world->sim, 0, EVENT_OUTBOX_RELAY, 0, pending[k]);
+    }
+    free(pending);
 }
 
 void gateway_on_outbox_reply(World *world, const Message *reply)

@@ -35,6 +35,7 @@ typedef struct {
     uint32_t effects;         /* ground truth: state changes made for this operation */
     uint32_t receipts;        /* receipt emails sent for it */
     uint32_t broker_messages; /* its first queued broker message + 1; 0: none */
+    uint32_t outbox_entries;  /* its first outbox entry + 1; 0: none */
     uint8_t resource_state;   /* the operation's own record (status set, row deleted, ...) */
     bool finished;            /* every click has its answer or gave up */
     bool mismatch;            /* told success with another request's response */

@@ -499,6 +499,8 @@ static void settle_operation(World *world, Operation *op)
     count_outcome(world, op);
     if (op->broker_messages != 0)
         broker_release_operation(world, op);
+    if (op->outbox_entries != 0)
+        gateway_release_operation(world, op);
     operation_table_remove(&world->operations, op->id);
 }
 

@@ -178,9 +178,11 @@ typedef struct {
     uint64_t store_key;
     uint32_t job; /* the job waiting for the ack, if it is still alive */
     uint64_t job_serial;
+    uint64_t written; /* order of writing: a restart resumes the relays in this order */
     uint32_t relays;
-    EventId relay_timer; /* the pending resend */
-    bool acknowledged;   /* answered (charged or declined): the relay stops */
+    EventId relay_timer;        /* the pending resend */
+    bool acknowledged;          /* answered (charged or declined), or a free slot: no relay */
+    uint32_t next_of_operation; /* the operation's next entry; a free slot's next free one */
 } OutboxEntry;
 
 typedef struct {
@@ -193,9 +195,10 @@ typedef struct {
     bool down;               /* crashed, not yet restarted */
     uint32_t epoch;
     uint32_t crashes;
-    OutboxEntry *outbox;
-    uint32_t outbox_count;
+    OutboxEntry *outbox; /* slots reused once their operation has settled */
     uint32_t outbox_capacity;
+    uint32_t free_outbox;    /* head of the free slots, threaded through next_of_operation */
+    uint64_t outbox_written; /* entries written so far */
     IdemStore *gateway_keys; /* the gateway's own key store, when it honours keys */
 } Server;
 
@@ -399,6 +402,8 @@ void broker_on_ack_timeout(World *world, uint32_t queued, uint32_t delivery);
 void broker_on_redeliver(World *world, uint32_t queued);
 /* Frees the slots of an operation's queued messages once it has settled. */
 void broker_release_operation(World *world, Operation *op);
+/* Frees the slots of an operation's outbox entries once it has settled. */
+void gateway_release_operation(World *world, Operation *op);
 
 /* The server publishes the receipt event of a charge (publish_receipts). */
 void broker_publish_receipt(World *world, const Message *request);
