@@ -303,6 +303,66 @@ START_TEST(test_broker_memory_follows_the_messages_in_progress_not_all_published
 }
 END_TEST
 
+/* ------------------------------------------------------------------ named queues */
+
+/* Two groups publish to two queues with different rules: a 100 ms ack timeout for orders
+ * (slower than the consumers), a minute for emails. Only orders are redelivered; each queue
+ * counts its own messages, and the totals are their sums. */
+static const char *const two_queues =
+    "{\"accounts\": [{\"id\": \"a\", \"balance\": 0}],"
+    " \"clients\": [{\"id\": \"shop\", \"target\": \"broker\", \"queue\": \"orders\","
+    "                \"count\": 10, \"workload\": {\"ops\": 20, \"interval_ms\": {\"dist\":"
+    "                \"exp\", \"mean\": 200}}},"
+    "               {\"id\": \"mailer\", \"target\": \"broker\", \"queue\": \"emails\","
+    "                \"count\": 5, \"operation\": {\"kind\": \"send-email\"},"
+    "                \"workload\": {\"ops\": 20, \"interval_ms\": {\"dist\": \"exp\","
+    "                \"mean\": 200}}}],"
+    " \"network\": {\"default\": {\"delay_ms\": {\"dist\": \"const\", \"value\": 1}}},"
+    " \"broker\": {\"ack_timeout_ms\": 60000, \"max_deliveries\": 0,"
+    "   \"queues\": [{\"name\": \"orders\", \"ack_timeout_ms\": 100}, {\"name\": \"emails\"}],"
+    "   \"consumers\": {\"workers\": 8,"
+    "                 \"service_ms\": {\"dist\": \"exp\", \"mean\": 60}}}}";
+
+START_TEST(test_each_queue_follows_its_own_rules_and_counts_its_own_messages)
+{
+    Scenario *scenario = test_load(two_queues, NULL, 0);
+    ck_assert_uint_eq(scenario->broker.queue_count, 2);
+    Metrics metrics = test_run_mode(scenario, MODE_AT_LEAST_ONCE, 5);
+    const QueueMetrics *orders = &metrics.queues[0], *emails = &metrics.queues[1];
+    ck_assert_uint_eq(metrics.queue_count, 2);
+    ck_assert_uint_eq(orders->messages, 10 * 20);
+    ck_assert_uint_eq(emails->messages, 5 * 20);
+    ck_assert_uint_eq(metrics.messages, orders->messages + emails->messages);
+    /* P(service > 100 ms) = exp(-100/60), about one in five: plenty of redeliveries. */
+    ck_assert_uint_gt(orders->redeliveries, 10);
+    ck_assert_uint_eq(emails->redeliveries, 0);
+    ck_assert_uint_eq(metrics.redeliveries, orders->redeliveries);
+    ck_assert_uint_eq(metrics.deliveries, orders->deliveries + emails->deliveries);
+    free(scenario);
+}
+END_TEST
+
+/* The server's receipts go to the queue it names, not to the first one. */
+START_TEST(test_receipts_go_to_the_queue_the_server_names)
+{
+    const char *const paying =
+        "{\"accounts\": [{\"id\": \"a\", \"balance\": 100000}],"
+        " \"clients\": [{\"id\": \"web\", \"count\": 10, \"workload\": {\"ops\": 5,"
+        "   \"interval_ms\": {\"dist\": \"exp\", \"mean\": 200}}}],"
+        " \"network\": {\"default\": {\"delay_ms\": {\"dist\": \"const\", \"value\": 1}}},"
+        " \"server\": {\"publish_receipts\": true, \"receipts_queue\": \"emails\"},"
+        " \"broker\": {\"queues\": [{\"name\": \"orders\"}, {\"name\": \"emails\"}]}}";
+    Scenario *scenario = test_load(paying, NULL, 0);
+    ck_assert_uint_eq(scenario->server.receipts_queue, 1);
+    Metrics metrics = test_run_mode(scenario, MODE_AT_LEAST_ONCE, 5);
+    ck_assert_uint_eq(metrics.queues[0].messages, 0);
+    ck_assert_uint_eq(metrics.queues[1].messages, 50);
+    ck_assert_uint_eq(metrics.messages, 50);
+    ck_assert_uint_eq(metrics.receipts_sent, 50);
+    free(scenario);
+}
+END_TEST
+
 static Suite *broker_suite(void)
 {
     Suite *suite = suite_create("broker");
@@ -316,6 +376,8 @@ static Suite *broker_suite(void)
     tcase_add_test(core, test_the_load_incident_charges_twice_only_without_a_key);
     tcase_add_test(core, test_live_doubles_run_ahead_of_settled_ones_in_the_storm);
     tcase_add_test(core, test_broker_memory_follows_the_messages_in_progress_not_all_published);
+    tcase_add_test(core, test_each_queue_follows_its_own_rules_and_counts_its_own_messages);
+    tcase_add_test(core, test_receipts_go_to_the_queue_the_server_names);
     tcase_add_test(core, test_a_double_charge_sends_two_receipts_and_a_keyed_server_one);
     tcase_add_test(core, test_server_and_consumers_each_have_their_own_crash_budget);
     tcase_add_test(core, test_the_consumers_key_store_is_swept_too);

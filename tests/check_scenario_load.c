@@ -432,6 +432,142 @@ START_TEST(test_workload_and_retry_lists)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ broker queues */
+
+/* The rules the broker-level fields of tests/good_scenarios/named_queues.json give. */
+static void assert_broker_rules(const QueueSpec *queue)
+{
+    ck_assert_double_eq(queue->ack_timeout_ms, 20000);
+    ck_assert_uint_eq(queue->max_deliveries, 4);
+    ck_assert(!queue->dead_letter);
+    ck_assert_uint_eq(queue->prefetch, 2);
+    ck_assert_int_eq(queue->late_ack, LATE_ACK_ACCEPT);
+    ck_assert_double_eq(queue->dedup_window_ms, 500);
+    ck_assert_double_eq(queue->redelivery_delay_ms, 50);
+}
+
+START_TEST(test_without_queues_the_broker_has_one_queue_main_with_its_rules)
+{
+    Scenario *s = load_good_text(MINIMAL, NULL, 0);
+    ck_assert_uint_eq(s->broker.queue_count, 1);
+    const QueueSpec *main_queue = &s->broker.queues[0];
+    ck_assert_str_eq(main_queue->name, "main");
+    ck_assert_double_eq(main_queue->ack_timeout_ms, 30000);
+    ck_assert_uint_eq(main_queue->max_deliveries, 5);
+    ck_assert(main_queue->dead_letter);
+    ck_assert_uint_eq(main_queue->prefetch, 1);
+    ck_assert_int_eq(main_queue->late_ack, LATE_ACK_IGNORE);
+    ck_assert_double_eq(main_queue->dedup_window_ms, 0);
+    ck_assert_double_eq(main_queue->redelivery_delay_ms, 0);
+    ck_assert_uint_eq(s->client_groups[0].queue, 0);
+    ck_assert_uint_eq(s->server.receipts_queue, 0);
+    free(s);
+    s = load_good_text("{\"accounts\":[{\"id\":\"a\"}],\"clients\":[{\"id\":\"web\","
+                       "\"target\":\"broker\"}],\"broker\":{\"ack_timeout_ms\":1234,"
+                       "\"late_ack\":\"accept\",\"consumers\":{\"workers\":3}}}",
+                       NULL, 0);
+    ck_assert_uint_eq(s->broker.queue_count, 1);
+    main_queue = &s->broker.queues[0];
+    ck_assert_str_eq(main_queue->name, "main");
+    ck_assert_double_eq(main_queue->ack_timeout_ms, 1234);
+    ck_assert_int_eq(main_queue->late_ack, LATE_ACK_ACCEPT);
+    ck_assert_uint_eq(main_queue->max_deliveries, 5);
+    ck_assert_uint_eq(main_queue->prefetch, 1);
+    ck_assert_double_eq(s->broker.ack_timeout_ms, 1234);
+    ck_assert_uint_eq(s->client_groups[0].queue, 0);
+    free(s);
+}
+END_TEST
+
+START_TEST(test_each_queue_takes_its_own_rules_or_the_broker_level_ones)
+{
+    Scenario *s = load_good("tests/good_scenarios/named_queues.json", NULL, 0);
+    const BrokerSpec *broker = &s->broker;
+    ck_assert_uint_eq(broker->queue_count, 2);
+    ck_assert_double_eq(broker->ack_timeout_ms, 20000); /* the broker level stays as given */
+    ck_assert_uint_eq(broker->prefetch, 2);
+    QueueSpec orders = broker->queues[0];
+    ck_assert_str_eq(orders.name, "orders");
+    ck_assert_uint_eq(orders.prefetch, 8);
+    orders.prefetch = 2;
+    assert_broker_rules(&orders); /* every other rule is the broker's */
+    const QueueSpec *emails = &broker->queues[1];
+    ck_assert_str_eq(emails->name, "emails");
+    ck_assert_double_eq(emails->ack_timeout_ms, 60000);
+    ck_assert_uint_eq(emails->max_deliveries, 3);
+    ck_assert(emails->dead_letter);
+    ck_assert_uint_eq(emails->prefetch, 2);
+    ck_assert_int_eq(emails->late_ack, LATE_ACK_IGNORE);
+    ck_assert_double_eq(emails->dedup_window_ms, 0);
+    ck_assert_double_eq(emails->redelivery_delay_ms, 1000);
+    ck_assert_uint_eq(s->client_groups[0].queue, 0); /* target server: left at the default */
+    ck_assert_uint_eq(s->client_groups[1].queue, 0);
+    ck_assert_uint_eq(s->client_groups[2].queue, 1);
+    ck_assert_uint_eq(s->client_groups[3].queue, 0); /* no queue: the first */
+    ck_assert_uint_eq(s->server.receipts_queue, 1);
+    free(s);
+}
+END_TEST
+
+START_TEST(test_set_reaches_queues_and_queue_references)
+{
+    const char *overrides[] = {
+        "broker.queues[1].ack_timeout_ms=5000",
+        "broker.prefetch=3",
+        "clients[1].queue=emails",
+        "server.receipts_queue=\"orders\"",
+    };
+    Scenario *s = load_good("tests/good_scenarios/named_queues.json", overrides, 4);
+    ck_assert_double_eq(s->broker.queues[1].ack_timeout_ms, 5000);
+    ck_assert_uint_eq(s->broker.queues[0].prefetch, 8);
+    ck_assert_uint_eq(s->broker.queues[1].prefetch, 3);
+    ck_assert_uint_eq(s->client_groups[1].queue, 1);
+    ck_assert_uint_eq(s->server.receipts_queue, 0);
+    free(s);
+    const char *added[] = {"broker.queues=[{\"name\": \"a\"}, {\"name\": \"b\"}]",
+                           "clients[0].target=broker", "clients[0].queue=b"};
+    s = load_good_text(MINIMAL, added, 3);
+    ck_assert_uint_eq(s->broker.queue_count, 2);
+    ck_assert_str_eq(s->broker.queues[1].name, "b");
+    ck_assert_uint_eq(s->client_groups[0].queue, 1);
+    free(s);
+    const char *unknown[] = {"clients[0].target=broker", "clients[0].queue=mian"};
+    char *lines = load_bad_text(MINIMAL, unknown, 2);
+    ck_assert_str_eq(lines, "text: $.clients[0].queue: unknown queue 'mian', did you mean "
+                            "'main'? (from --set 'clients[0].queue=mian')\n");
+    free(lines);
+}
+END_TEST
+
+/* An unreadable list of queues is one error: the names that refer to it are not checked. */
+START_TEST(test_unreadable_queues_are_one_error)
+{
+    const char *const lists[] = {"[]", "{\"name\": \"orders\"}"};
+    const char *const expected[] = {
+        "text: $.broker.queues: expected at least 1 queue (got 0)\n",
+        "text: $.broker.queues: expected array (got object)\n",
+    };
+    for (unsigned i = 0; i < 2; i++) {
+        char text[512];
+        snprintf(text, sizeof text,
+                 "{\"accounts\":[{\"id\":\"a\"}],\"clients\":[{\"id\":\"web\","
+                 "\"target\":\"broker\",\"queue\":\"orders\"}],\"server\":{"
+                 "\"receipts_queue\":\"orders\"},\"broker\":{\"queues\":%s}}",
+                 lists[i]);
+        char *lines = load_bad_text(text, NULL, 0);
+        ck_assert_str_eq(lines, expected[i]);
+        free(lines);
+    }
+    char *lines = load_bad_text("{\"accounts\":[{\"id\":\"a\"}],\"clients\":[{\"id\":\"web\","
+                                "\"target\":\"broker\",\"queue\":7}],"
+                                "\"server\":{\"receipts_queue\":false}}",
+                                NULL, 0);
+    ck_assert_str_eq(lines, "text: $.clients[0].queue: expected string (got number)\n"
+                            "text: $.server.receipts_queue: expected string (got boolean)\n");
+    free(lines);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ --set */
 
 START_TEST(test_set_overrides_change_values)
@@ -845,6 +981,10 @@ static Suite *scenario_load_suite(void)
     tcase_add_test(core, test_partial_object_keeps_the_other_defaults);
     tcase_add_test(core, test_link_override_starts_from_the_default_link);
     tcase_add_test(core, test_workload_and_retry_lists);
+    tcase_add_test(core, test_without_queues_the_broker_has_one_queue_main_with_its_rules);
+    tcase_add_test(core, test_each_queue_takes_its_own_rules_or_the_broker_level_ones);
+    tcase_add_test(core, test_set_reaches_queues_and_queue_references);
+    tcase_add_test(core, test_unreadable_queues_are_one_error);
     tcase_add_test(core, test_set_overrides_change_values);
     tcase_add_test(core, test_set_with_a_bad_path_is_a_load_error);
     tcase_add_test(core, test_set_is_applied_before_validation);

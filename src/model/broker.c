@@ -1,4 +1,6 @@
-/* The message broker: one queue between publishing clients and the consumer group.
+/* The message broker: named queues between the publishers (client groups, and the server's
+ * receipts) and one consumer group that serves every queue. Each queue has its own rules
+ * (ack timeout, max deliveries, prefetch, dedup window...) and its own delivery capacity.
  * At-most-once (the at-most-once mode) acknowledges a message as it hands it out, so a lost
  * delivery or a consumer crash loses it. At-least-once (the other modes) waits for the
  * consumer's ack; the ack timeout starts at delivery, like a visibility timeout, and when
@@ -12,35 +14,52 @@
 #include "sim_assert.h"
 #include "world_internal.h"
 
-static uint64_t delivery_capacity(const World *world)
+/* A consumer takes up to prefetch unacknowledged messages of each queue per worker, as a
+ * consumer with a channel per queue does. */
+static uint64_t delivery_capacity(const World *world, const BrokerQueue *queue)
 {
-    const BrokerSpec *spec = &world->scenario.broker;
-    if (spec->consumers.workers == 0)
+    uint32_t workers = world->scenario.broker.consumers.workers;
+    if (workers == 0)
         return UINT64_MAX;
-    return (uint64_t)spec->consumers.workers * spec->prefetch;
+    return (uint64_t)workers * queue->spec->prefetch;
 }
 
 static void note_levels(World *world)
 {
     SimTimeUs now = sim_now(world->sim);
-    time_series_record(&world->metrics.queue_depth_series, now, world->broker.ready.length);
-    time_series_record(&world->metrics.in_flight_series, now, world->broker.in_flight);
+    time_series_record(&world->metrics.queue_depth_series, now, world->broker.ready_total);
+    time_series_record(&world->metrics.in_flight_series, now, world->broker.in_flight_total);
 }
 
 void broker_init(World *world)
 {
     Broker *broker = &world->broker;
+    const BrokerSpec *spec = &world->scenario.broker;
     broker->manual_ack = world->mode != MODE_AT_MOST_ONCE;
     broker->free_message = SLOT_NONE;
-    if (world->scenario.broker.dedup_window_ms > 0)
-        broker->recent_ids = idem_store_create(1024);
+    broker->queue_count = spec->queue_count;
+    world->metrics.queue_count = spec->queue_count;
+    for (uint32_t q = 0; q < spec->queue_count; q++) {
+        broker->queues[q].spec = &spec->queues[q];
+        if (spec->queues[q].dedup_window_ms > 0)
+            broker->queues[q].recent_ids = idem_store_create(1024);
+    }
 }
 
 void broker_release(World *world)
 {
     free(world->broker.messages);
-    index_queue_release(&world->broker.ready);
-    idem_store_destroy(world->broker.recent_ids);
+    for (uint32_t q = 0; q < world->broker.queue_count; q++) {
+        index_queue_release(&world->broker.queues[q].ready);
+        idem_store_destroy(world->broker.queues[q].recent_ids);
+    }
+}
+
+/* The queue's name for the trace, when there is more than one to tell apart: a scenario
+ * with one queue traces as it always did. */
+static const char *queue_detail(const World *world, uint32_t queue)
+{
+    return world->broker.queue_count > 1 ? world->broker.queues[queue].spec->name : NULL;
 }
 
 /* ------------------------------------------------------------------ delivering */
@@ -56,10 +75,15 @@ static void deliver(World *world, uint32_t queued_index)
 {
     Broker *broker = &world->broker;
     QueuedMessage *queued = &broker->messages[queued_index];
+    BrokerQueue *queue = &broker->queues[queued->queue];
+    QueueMetrics *counts = &world->metrics.queues[queued->queue];
     queued->deliveries++;
     world->metrics.deliveries++;
-    if (queued->deliveries > 1)
+    counts->deliveries++;
+    if (queued->deliveries > 1) {
         world->metrics.redeliveries++;
+        counts->redeliveries++;
+    }
     Message delivery = queued->publish;
     delivery.kind = MESSAGE_DELIVERY;
     delivery.hop = HOP_DELIVERY;
@@ -70,17 +94,18 @@ static void deliver(World *world, uint32_t queued_index)
     /* Each delivery of a message is its own packet, with its own fate. */
     delivery.lineage = lineage_of_repeat(queued->publish.lineage, queued->deliveries);
     if (world_tracing(world) && queued->deliveries > 1)
-        world_trace_about(world, "broker", "redeliver", &delivery, queued->deliveries, NULL);
+        world_trace_about(world, "broker", "redeliver", &delivery, queued->deliveries,
+                          queue_detail(world, queued->queue));
     if (!broker->manual_ack) {
         network_send(world, &delivery);
         finish_queued(world, queued, QUEUED_ACKED); /* acknowledged as it leaves */
         return;
     }
     queued->state = QUEUED_IN_FLIGHT;
-    broker->in_flight++;
-    queued->timer =
-        sim_schedule_in(world->sim, sim_time_us_from_ms(world->scenario.broker.ack_timeout_ms),
-                        EVENT_ACK_TIMEOUT, queued->deliveries, queued_index);
+    queue->in_flight++;
+    broker->in_flight_total++;
+    queued->timer = sim_schedule_in(world->sim, sim_time_us_from_ms(queue->spec->ack_timeout_ms),
+                                    EVENT_ACK_TIMEOUT, queued->deliveries, queued_index);
     network_send(world, &delivery);
 }
 
@@ -90,11 +115,13 @@ static void free_slot(Broker *broker, uint32_t queued_index)
     broker->free_message = queued_index;
 }
 
-static void dispatch_ready(World *world)
+static void dispatch_ready(World *world, uint32_t queue_index)
 {
     Broker *broker = &world->broker;
-    while (broker->ready.length > 0 && broker->in_flight < delivery_capacity(world)) {
-        uint32_t queued = index_queue_pop(&broker->ready);
+    BrokerQueue *queue = &broker->queues[queue_index];
+    while (queue->ready.length > 0 && queue->in_flight < delivery_capacity(world, queue)) {
+        uint32_t queued = index_queue_pop(&queue->ready);
+        broker->ready_total--;
         QueuedMessage *message = &broker->messages[queued];
         message->in_ready = false;
         if (message->state == QUEUED_READY)
@@ -110,8 +137,9 @@ static void make_ready(World *world, uint32_t queued_index)
     QueuedMessage *message = &world->broker.messages[queued_index];
     message->state = QUEUED_READY;
     message->in_ready = true;
-    index_queue_push(&world->broker.ready, queued_index);
-    dispatch_ready(world);
+    index_queue_push(&world->broker.queues[message->queue].ready, queued_index);
+    world->broker.ready_total++;
+    dispatch_ready(world, message->queue);
 }
 
 /* Everything that can still name a queued message (a delivery or an ack in flight, a
@@ -139,9 +167,9 @@ void broker_release_operation(World *world, Operation *op)
 
 /* ------------------------------------------------------------------ publishing */
 
-static bool seen_recently(World *world, uint64_t message_id)
+static bool seen_recently(World *world, BrokerQueue *queue, uint64_t message_id)
 {
-    IdemStore *recent = world->broker.recent_ids;
+    IdemStore *recent = queue->recent_ids;
     if (recent == NULL)
         return false;
     SimTimeUs now = sim_now(world->sim);
@@ -149,14 +177,14 @@ static bool seen_recently(World *world, uint64_t message_id)
         return true;
     /* Forget ids past the window in batches: sweep when the table has doubled since the
      * last sweep, so the cost per publish stays constant however long the window. */
-    if (idem_store_rows(recent) >= 2 * world->broker.recent_ids_after_sweep + 4096) {
+    if (idem_store_rows(recent) >= 2 * queue->recent_ids_after_sweep + 4096) {
         idem_store_sweep(recent, now);
-        world->broker.recent_ids_after_sweep = idem_store_rows(recent);
+        queue->recent_ids_after_sweep = idem_store_rows(recent);
     }
     KeyRow row = {.key = message_id,
                   .status = KEY_STATUS_COMPLETED,
                   .created_us = now,
-                  .expires_us = now + sim_time_us_from_ms(world->scenario.broker.dedup_window_ms)};
+                  .expires_us = now + sim_time_us_from_ms(queue->spec->dedup_window_ms)};
     idem_store_put(recent, &row);
     return false;
 }
@@ -173,13 +201,25 @@ static void confirm(World *world, const Message *publish)
     network_send(world, &answer);
 }
 
+/* Receipts go where the server sends them, a client group's publishes where it names. */
+static uint32_t queue_of(const World *world, const Message *publish)
+{
+    if (publish->receipt)
+        return world->scenario.server.receipts_queue;
+    return world->groups[world->clients[publish->client].group].spec->queue;
+}
+
 void broker_on_publish(World *world, const Message *publish)
 {
     Broker *broker = &world->broker;
-    if (seen_recently(world, publish->key)) {
+    uint32_t queue = queue_of(world, publish);
+    QueueMetrics *counts = &world->metrics.queues[queue];
+    if (seen_recently(world, &broker->queues[queue], publish->key)) {
         world->metrics.deduplicated++;
+        counts->deduplicated++;
         if (world_tracing(world))
-            world_trace_about(world, "broker", "deduplicated", publish, 0, NULL);
+            world_trace_about(world, "broker", "deduplicated", publish, 0,
+                              queue_detail(world, queue));
         confirm(world, publish);
         return;
     }
@@ -199,12 +239,15 @@ void broker_on_publish(World *world, const Message *publish)
     broker->messages[queued] = (QueuedMessage){
         .publish = *publish,
         .timer = EVENT_ID_NONE,
-        .next_of_operation = op->broker_messages == 0 ? SLOT_NONE : op->broker_messages - 1};
+        .next_of_operation = op->broker_messages == 0 ? SLOT_NONE : op->broker_messages - 1,
+        .queue = queue};
     op->broker_messages = queued + 1;
     world_operation_ref(world, publish->operation); /* until acknowledged or dead */
     world->metrics.messages++;
+    counts->messages++;
     if (world_tracing(world))
-        world_trace_about(world, "broker", "enqueue", publish, broker->ready.length + 1, NULL);
+        world_trace_about(world, "broker", "enqueue", publish,
+                          broker->queues[queue].ready.length + 1, queue_detail(world, queue));
     confirm(world, publish);
     make_ready(world, queued);
 }
@@ -227,11 +270,17 @@ void broker_publish_receipt(World *world, const Message *request)
 
 /* ------------------------------------------------------------------ acknowledgements */
 
+static void leave_flight(World *world, QueuedMessage *queued)
+{
+    queued->timer = EVENT_ID_NONE;
+    world->broker.queues[queued->queue].in_flight--;
+    world->broker.in_flight_total--;
+}
+
 static void settle_in_flight(World *world, QueuedMessage *queued)
 {
     sim_cancel(world->sim, queued->timer);
-    queued->timer = EVENT_ID_NONE;
-    world->broker.in_flight--;
+    leave_flight(world, queued);
 }
 
 void broker_on_ack(World *world, const Message *ack)
@@ -243,10 +292,11 @@ void broker_on_ack(World *world, const Message *ack)
         return; /* a network copy of an ack already counted */
     if (!current) {
         world->metrics.late_acks++; /* its delivery timed out before it arrived */
-        bool accept = world->scenario.broker.late_ack == LATE_ACK_ACCEPT;
+        world->metrics.queues[queued->queue].late_acks++;
+        bool accept = world->broker.queues[queued->queue].spec->late_ack == LATE_ACK_ACCEPT;
         if (world_tracing(world))
             world_trace_about(world, "broker", accept ? "late_ack_accepted" : "late_ack_ignored",
-                              ack, (int64_t)ack->job_serial, NULL);
+                              ack, (int64_t)ack->job_serial, queue_detail(world, queued->queue));
         if (!accept || queued->state == QUEUED_ACKED || queued->state == QUEUED_DEAD)
             return;
         if (queued->state == QUEUED_IN_FLIGHT) {
@@ -256,12 +306,12 @@ void broker_on_ack(World *world, const Message *ack)
             queued->timer = EVENT_ID_NONE;
         }
         finish_queued(world, queued, QUEUED_ACKED); /* a ready entry is skipped when popped */
-        dispatch_ready(world);
+        dispatch_ready(world, queued->queue);
         return;
     }
     settle_in_flight(world, queued);
     finish_queued(world, queued, QUEUED_ACKED);
-    dispatch_ready(world);
+    dispatch_ready(world, queued->queue);
 }
 
 void broker_on_ack_timeout(World *world, uint32_t queued_index, uint32_t delivery)
@@ -269,27 +319,29 @@ void broker_on_ack_timeout(World *world, uint32_t queued_index, uint32_t deliver
     QueuedMessage *queued = &world->broker.messages[queued_index];
     if (queued->state != QUEUED_IN_FLIGHT || queued->deliveries != delivery)
         return;
-    queued->timer = EVENT_ID_NONE;
-    world->broker.in_flight--;
-    const BrokerSpec *spec = &world->scenario.broker;
+    leave_flight(world, queued);
+    const QueueSpec *spec = world->broker.queues[queued->queue].spec;
+    const char *detail = queue_detail(world, queued->queue);
     if (spec->max_deliveries > 0 && queued->deliveries >= spec->max_deliveries) {
         finish_queued(world, queued, QUEUED_DEAD);
-        if (spec->dead_letter)
+        if (spec->dead_letter) {
             world->metrics.dead_lettered++;
+            world->metrics.queues[queued->queue].dead_lettered++;
+        }
         if (world_tracing(world))
             world_trace_about(world, "broker", spec->dead_letter ? "dead_letter" : "discard",
-                              &queued->publish, queued->deliveries, NULL);
-        dispatch_ready(world);
+                              &queued->publish, queued->deliveries, detail);
+        dispatch_ready(world, queued->queue);
         return;
     }
     if (world_tracing(world))
         world_trace_about(world, "broker", "ack_timeout", &queued->publish, queued->deliveries,
-                          NULL);
+                          detail);
     if (spec->redelivery_delay_ms > 0) {
         queued->state = QUEUED_WAITING;
         queued->timer = sim_schedule_in(world->sim, sim_time_us_from_ms(spec->redelivery_delay_ms),
                                         EVENT_REDELIVER, 0, queued_index);
-        dispatch_ready(world);
+        dispatch_ready(world, queued->queue);
         return;
     }
     make_ready(world, queued_index);

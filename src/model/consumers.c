@@ -84,7 +84,7 @@ static void schedule_service(World *world, uint32_t job_slot)
     const ConsumerSpec *spec = &world->scenario.broker.consumers;
     const Message *delivery = &world->jobs[job_slot].request;
     double load = 1.0 + spec->load_per_inflight * consumers_held(world) +
-                  spec->load_per_queued * world->broker.ready.length;
+                  spec->load_per_queued * (double)world->broker.ready_total;
     SimTimeUs base = distribution_sample_ms_as_us(
         &spec->service_ms, world_draw_about(world, DRAW_CONSUMER_SERVICE, delivery));
     sim_schedule_in(world->sim, sim_time_us_clamped((double)base * load + 0.5), EVENT_CONSUMER_DONE,

@@ -27,6 +27,11 @@ typedef struct {
     int64_t actual;
 } BalanceMetrics;
 
+/* One broker queue's share of the broker counters. */
+typedef struct {
+    uint64_t messages, deliveries, redeliveries, dead_lettered, deduplicated, late_acks;
+} QueueMetrics;
+
 typedef struct {
     uint64_t operations;         /* started */
     uint64_t operations_settled; /* counted in outcomes so far; all of them at the end */
@@ -58,6 +63,8 @@ typedef struct {
     TimeSeries in_flight_series;   /* broker: delivered, unacknowledged messages over time */
     uint64_t consumer_replayed;    /* keyed consumers: duplicates acknowledged without a run */
     uint64_t late_acks;
+    uint32_t queue_count;
+    QueueMetrics queues[QUEUES_MAX]; /* by the scenario's broker queues */
     uint32_t account_count;
     BalanceMetrics balances[ACCOUNTS_MAX];
 } Metrics;

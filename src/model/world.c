@@ -572,6 +572,17 @@ static void settle(World *world)
 
 /* ------------------------------------------------------------------ running */
 
+static uint64_t broker_queues_memory_bytes(const Broker *broker)
+{
+    uint64_t bytes = 0;
+    for (uint32_t q = 0; q < broker->queue_count; q++) {
+        const BrokerQueue *queue = &broker->queues[q];
+        bytes += (uint64_t)queue->ready.capacity * sizeof(uint32_t) +
+                 (queue->recent_ids ? idem_store_memory_bytes(queue->recent_ids) : 0);
+    }
+    return bytes;
+}
+
 uint64_t world_memory_bytes(const World *world)
 {
     return sizeof *world + sim_memory_bytes(world->sim) +
@@ -582,11 +593,10 @@ uint64_t world_memory_bytes(const World *world)
            idem_store_memory_bytes(world->server.store) +
            idem_store_memory_bytes(world->consumers.store) +
            (uint64_t)world->broker.message_capacity * sizeof *world->broker.messages +
+           broker_queues_memory_bytes(&world->broker) +
            (uint64_t)world->server.outbox_capacity * sizeof *world->server.outbox +
            (world->server.gateway_keys ? idem_store_memory_bytes(world->server.gateway_keys) : 0) +
-           (world->broker.recent_ids ? idem_store_memory_bytes(world->broker.recent_ids) : 0) +
-           ((uint64_t)world->server.queue.capacity + world->broker.ready.capacity +
-            world->consumers.buffer.capacity) *
+           ((uint64_t)world->server.queue.capacity + world->consumers.buffer.capacity) *
                sizeof(uint32_t);
 }
 

@@ -220,17 +220,27 @@ typedef struct {
     bool in_ready;              /* an entry for it is in the ready queue (stale once finished) */
     bool free_when_popped;      /* its operation settled while that stale entry was queued */
     uint32_t next_of_operation; /* the operation's next queued message, or SLOT_NONE */
+    uint32_t queue;             /* index into Broker.queues */
 } QueuedMessage;
 
+/* One named queue: its messages waiting to be handed out, how many are out, its rules. */
 typedef struct {
-    bool manual_ack;         /* false: acknowledged as it is handed out (at-most-once) */
-    QueuedMessage *messages; /* slots reused once their operation has settled */
-    uint32_t message_capacity;
-    uint32_t free_message; /* head of the free slots, threaded through next_of_operation */
+    const QueueSpec *spec;
     IndexQueue ready;
     uint32_t in_flight;
     IdemStore *recent_ids; /* publisher dedup: message ids seen within the window */
     size_t recent_ids_after_sweep;
+} BrokerQueue;
+
+typedef struct {
+    bool manual_ack;         /* false: acknowledged as it is handed out (at-most-once) */
+    QueuedMessage *messages; /* every queue's, in one pool; reused once the operation settled */
+    uint32_t message_capacity;
+    uint32_t free_message; /* head of the free slots, threaded through next_of_operation */
+    uint32_t queue_count;
+    BrokerQueue queues[QUEUES_MAX];
+    uint64_t ready_total; /* messages waiting in every queue, for load and the levels */
+    uint64_t in_flight_total;
 } Broker;
 
 typedef struct {

@@ -94,10 +94,22 @@ static void write_mode(FILE *stream, const RunReport *report, uint32_t m, Series
             ", \"redeliveries\": %" PRIu64 ", \"dead_lettered\": %" PRIu64
             ", \"deduplicated\": %" PRIu64 ", \"late_acks\": %" PRIu64
             ", \"consumer_replayed\": %" PRIu64 ", \"queue_depth_peak\": %.0f"
-            ", \"in_flight_peak\": %.0f},\n",
+            ", \"in_flight_peak\": %.0f,\n        \"queues\": {",
             metrics->messages, metrics->deliveries, metrics->redeliveries, metrics->dead_lettered,
             metrics->deduplicated, metrics->late_acks, metrics->consumer_replayed,
             value_of(metrics, "queue_depth_peak"), value_of(metrics, "in_flight_peak"));
+    for (uint32_t q = 0; q < metrics->queue_count; q++) {
+        const QueueMetrics *queue = &metrics->queues[q];
+        fprintf(stream, "%s", q ? ", " : "");
+        write_string(stream, scenario->broker.queues[q].name);
+        fprintf(stream,
+                ": {\"messages\": %" PRIu64 ", \"deliveries\": %" PRIu64
+                ", \"redeliveries\": %" PRIu64 ", \"dead_lettered\": %" PRIu64
+                ", \"deduplicated\": %" PRIu64 ", \"late_acks\": %" PRIu64 "}",
+                queue->messages, queue->deliveries, queue->redeliveries, queue->dead_lettered,
+                queue->deduplicated, queue->late_acks);
+    }
+    fprintf(stream, "}},\n");
     fprintf(stream,
             "      \"receipts\": {\"sent\": %" PRIu64 ", \"duplicated\": %" PRIu64
             ", \"missing\": %" PRIu64 "},\n",

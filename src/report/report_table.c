@@ -105,6 +105,30 @@ static void write_balances(FILE *stream, const RunReport *report, bool color)
     }
 }
 
+/* With named queues, each queue's messages, redeliveries and dead letters, below the totals. */
+static void write_queues(FILE *stream, const RunReport *report)
+{
+    const Scenario *scenario = report->scenario;
+    if (scenario->broker.queue_count < 2)
+        return;
+    for (uint32_t q = 0; q < scenario->broker.queue_count; q++) {
+        static const char *const what[] = {"messages", "redeliveries", "dead-lettered"};
+        for (int w = 0; w < 3; w++) {
+            char label[96];
+            snprintf(label, sizeof label, "  %s: %s", scenario->broker.queues[q].name, what[w]);
+            fprintf(stream, "%-*.*s", LABEL_WIDTH, LABEL_WIDTH - 1, label);
+            for (uint32_t m = 0; m < report->mode_count; m++) {
+                const QueueMetrics *queue = &report->metrics[m]->queues[q];
+                uint64_t value = w == 0   ? queue->messages
+                                 : w == 1 ? queue->redeliveries
+                                          : queue->dead_lettered;
+                fprintf(stream, "%*" PRIu64, COLUMN_WIDTH, value);
+            }
+            fputc('\n', stream);
+        }
+    }
+}
+
 static bool sends_email(const Scenario *scenario)
 {
     for (uint32_t g = 0; g < scenario->client_group_count; g++) {
@@ -152,6 +176,8 @@ bool report_write_table(FILE *stream, const RunReport *report, bool color)
             write_cell(stream, value, rows[r].style, color);
         }
         fputc('\n', stream);
+        if (strcmp(rows[r].metric, "dead_lettered") == 0)
+            write_queues(stream, report);
     }
     write_balances(stream, report, color);
     /* The view shows 1,305.00; the table keeps the integers the JSON report and the

@@ -124,6 +124,7 @@ typedef struct {
     DoubleClickSpec double_click;
     OfflineSpec offline;
     double key_reuse; /* chance an operation reuses the previous one's key (an app bug) */
+    uint32_t queue;   /* target broker: the queue it publishes to, index into broker.queues */
 } ClientGroupSpec;
 
 /* ------------------------------------------------------------------ network */
@@ -209,8 +210,9 @@ typedef struct {
     double fail_after_effect;  /* chance it fails (500) after its side effect: a partial failure */
     bool delete_always_204;    /* DELETE answers 204 even when nothing was there */
     bool outbox;
-    bool use_gateway;      /* debit charges through the gateway */
-    bool publish_receipts; /* each charge publishes a "send receipt email" event */
+    bool use_gateway;        /* debit charges through the gateway */
+    bool publish_receipts;   /* each charge publishes a "send receipt email" event */
+    uint32_t receipts_queue; /* where they go: index into broker.queues */
 } ServerSpec;
 
 typedef struct {
@@ -234,7 +236,23 @@ typedef struct {
     CrashSpec crash;
 } ConsumerSpec;
 
+#define QUEUES_MAX 8
+
+/* One named queue's delivery rules. Each field is the queue's own in the file, or else the
+ * broker's (the broker-level fields are every queue's defaults). */
 typedef struct {
+    char name[NAME_LEN_MAX];
+    double ack_timeout_ms;
+    uint32_t max_deliveries; /* 0: unlimited */
+    bool dead_letter;
+    uint32_t prefetch; /* per consumer worker, for this queue */
+    LateAck late_ack;
+    double dedup_window_ms; /* 0: no publisher dedup */
+    double redelivery_delay_ms;
+} QueueSpec;
+
+typedef struct {
+    /* The defaults of every queue, as the file gives them at broker level. */
     double ack_timeout_ms;
     uint32_t max_deliveries; /* 0: unlimited */
     bool dead_letter;
@@ -242,7 +260,10 @@ typedef struct {
     LateAck late_ack;
     double dedup_window_ms; /* 0: no publisher dedup */
     double redelivery_delay_ms;
-    ConsumerSpec consumers;
+    /* Resolved: `queues` as listed, or one queue named "main" with the defaults. */
+    uint32_t queue_count;
+    QueueSpec queues[QUEUES_MAX];
+    ConsumerSpec consumers; /* one consumer group serves every queue */
 } BrokerSpec;
 
 /* ------------------------------------------------------------------ expectations */

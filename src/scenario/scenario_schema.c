@@ -365,17 +365,44 @@ static void read_account_reference(SchemaReader *reader, const cJSON *item, void
                                  scenario->account_count);
 }
 
-/* "account" may be left out when there is nothing to choose from. */
+/* Only the type here: the broker, whose queues the name must match, is read after the
+ * clients; check_queue_references resolves the name then. */
+static void read_queue_reference(SchemaReader *reader, const cJSON *item, void *target)
+{
+    (void)target;
+    schema_expect(reader, item, cJSON_String, "string");
+}
+
+/* True when the group's target member is what the file says: "target" is absent (the
+ * default) or a valid name. An invalid one was reported already; one mistake, one error. */
+static bool target_known(const cJSON *object)
+{
+    const cJSON *item = schema_member(object, "target");
+    int unused = 0;
+    return item == NULL ||
+           (cJSON_IsString(item) &&
+            scenario_names_find(&scenario_names_target, item->valuestring, &unused));
+}
+
+/* "account" may be left out when there is nothing to choose from. A queue is the broker's:
+ * naming one for a group that sends to the server is a mistake, not a no-op. */
 static void check_client(SchemaReader *reader, const cJSON *object, void *base, bool clean)
 {
-    (void)base;
     (void)clean;
+    const ClientGroupSpec *group = base;
     const ScenarioReader *scenario_reader = (const ScenarioReader *)reader;
     uint32_t account_count = scenario_reader->scenario->account_count;
     if (schema_member(object, "account") == NULL && scenario_reader->accounts_readable &&
         account_count > 1) {
         schema_error(reader, "missing required key 'account' (the scenario has %u accounts)",
                      account_count);
+    }
+    if (schema_member(object, "queue") != NULL && target_known(object) &&
+        group->target != TARGET_BROKER) {
+        schema_error_at(reader, "queue",
+                        "expected no 'queue' with target '%s' (it applies only to a group "
+                        "with target 'broker')",
+                        scenario_names_of(&scenario_names_target, (int)group->target));
     }
 }
 
@@ -392,6 +419,8 @@ static const SchemaField client_fields[] = {
     FIELD_OBJECT("double_click", ClientGroupSpec, double_click, double_click_schema),
     FIELD_OBJECT("offline", ClientGroupSpec, offline, offline_schema),
     FIELD_NUMBER("key_reuse", ClientGroupSpec, key_reuse, RANGE_PROBABILITY),
+    FIELD_CUSTOM("queue", SCHEMA_MEMBER(ClientGroupSpec, queue, uint32_t), read_queue_reference,
+                 NULL, false),
 };
 static const SchemaObject client_schema = {
     .name = "clients[]", SCHEMA_FIELDS(client_fields), .check = check_client};
@@ -438,6 +467,71 @@ static void read_clients(SchemaReader *reader, const cJSON *item, void *target)
     scenario_reader->clients_readable = true;
     check_unique_ids(reader, "clients", ids, count);
     check_client_totals(reader, scenario);
+}
+
+/* ------------------------------------------------------------------ queue references */
+
+/* object's member key (a string; other types were reported when it was read) names a queue:
+ * stores its index, or reports an unknown name. Absent, *queue keeps the first queue. */
+static void resolve_queue(SchemaReader *reader, const BrokerSpec *broker, const cJSON *object,
+                          const char *key, uint32_t *queue)
+{
+    const cJSON *item = schema_member(object, key);
+    if (item == NULL || !cJSON_IsString(item)) {
+        return;
+    }
+    const char *known[QUEUES_MAX];
+    unsigned known_count = 0;
+    for (uint32_t q = 0; q < broker->queue_count; q++) {
+        const char *name = broker->queues[q].name;
+        if (name[0] != '\0' && strcmp(name, item->valuestring) == 0) {
+            *queue = q;
+            return;
+        }
+        bool listed = false; /* a duplicate name was reported; list it once */
+        for (unsigned k = 0; k < known_count && !listed; k++) {
+            listed = strcmp(known[k], name) == 0;
+        }
+        if (!listed) {
+            known[known_count++] = name;
+        }
+    }
+    json_path_push_key(&reader->path, key);
+    scenario_schema_unknown_name(reader, "queue", item->valuestring, "", known, known_count);
+    json_path_pop(&reader->path);
+}
+
+/* clients[].queue and server.receipts_queue name queues of the broker, which is read last
+ * (moving it up would reorder every file's errors), so they are resolved after the whole
+ * file, from the tree. A group whose target is not the broker was told so by check_client;
+ * unreadable queues (queue_count 0) would make every name unknown. */
+static void check_queue_references(SchemaReader *reader, const cJSON *root, void *base, bool clean)
+{
+    (void)clean;
+    Scenario *scenario = base;
+    const BrokerSpec *broker = &scenario->broker;
+    if (broker->queue_count == 0) {
+        return;
+    }
+    const cJSON *clients = schema_member(root, "clients");
+    const cJSON *element = clients != NULL && cJSON_IsArray(clients) ? clients->child : NULL;
+    json_path_push_key(&reader->path, "clients");
+    for (uint32_t i = 0; i < scenario->client_group_count && element != NULL;
+         i++, element = element->next) {
+        ClientGroupSpec *group = &scenario->client_groups[i];
+        if (group->target == TARGET_BROKER && cJSON_IsObject(element)) {
+            json_path_push_index(&reader->path, i);
+            resolve_queue(reader, broker, element, "queue", &group->queue);
+            json_path_pop(&reader->path);
+        }
+    }
+    json_path_pop(&reader->path);
+    const cJSON *server = schema_member(root, "server");
+    if (server != NULL && cJSON_IsObject(server)) {
+        json_path_push_key(&reader->path, "server");
+        resolve_queue(reader, broker, server, "receipts_queue", &scenario->server.receipts_queue);
+        json_path_pop(&reader->path);
+    }
 }
 
 /* ------------------------------------------------------------------ the top level */
@@ -489,7 +583,8 @@ static const SchemaField root_fields[] = {
     FIELD_OBJECT("broker", Scenario, broker, scenario_services_broker_schema),
     FIELD_CUSTOM("expect", 0, scenario_expect_read, &scenario_expect_schema, false),
 };
-static const SchemaObject root_schema = {.name = "$", SCHEMA_FIELDS(root_fields)};
+static const SchemaObject root_schema = {
+    .name = "$", SCHEMA_FIELDS(root_fields), .check = check_queue_references};
 
 void scenario_schema_read(const cJSON *root, const char *name, Scenario *scenario,
                           LoadErrors *errors)

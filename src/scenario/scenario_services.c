@@ -1,5 +1,7 @@
 /* The services a scenario runs: the server with its idempotency store, the payment gateway,
- * and the broker with its consumers (which have a store of their own). */
+ * and the broker with its named queues and its consumers (which have a store of their own).
+ * References to a queue by name (clients[].queue, server.receipts_queue) are resolved in
+ * scenario_schema.c, once the broker has been read. */
 #include <stdio.h>
 #include <string.h>
 
@@ -26,6 +28,28 @@ static const IdempotencySpec idempotency_default = {
 
 static const CrashSpec crash_default = {.point = CRASH_NONE, .prob = 0, .restart_ms = 1000};
 
+/* A queue with every rule the broker's: where a queue in the file starts from. */
+static QueueSpec queue_from_broker(const BrokerSpec *broker)
+{
+    return (QueueSpec){
+        .ack_timeout_ms = broker->ack_timeout_ms,
+        .max_deliveries = broker->max_deliveries,
+        .dead_letter = broker->dead_letter,
+        .prefetch = broker->prefetch,
+        .late_ack = broker->late_ack,
+        .dedup_window_ms = broker->dedup_window_ms,
+        .redelivery_delay_ms = broker->redelivery_delay_ms,
+    };
+}
+
+/* Without `queues`, the broker has one queue, "main", with the broker-level rules. */
+static void set_main_queue(BrokerSpec *broker)
+{
+    broker->queue_count = 1;
+    broker->queues[0] = queue_from_broker(broker);
+    snprintf(broker->queues[0].name, sizeof broker->queues[0].name, "main");
+}
+
 void scenario_services_defaults(Scenario *scenario)
 {
     scenario->server = (ServerSpec){
@@ -50,6 +74,7 @@ void scenario_services_defaults(Scenario *scenario)
                       .crash = crash_default},
     };
     scenario->broker.consumers.idempotency.key = KEY_MESSAGE_ID;
+    set_main_queue(&scenario->broker);
 }
 
 /* ------------------------------------------------------------------ idempotency and crashes */
@@ -123,6 +148,14 @@ static const SchemaObject crash_schema = {.name = "<crash>", SCHEMA_FIELDS(crash
 
 /* ------------------------------------------------------------------ server */
 
+/* Only the type here: the broker, whose queues the name must match, is read after the
+ * server; scenario_schema.c resolves the name then. */
+static void read_receipts_queue(SchemaReader *reader, const cJSON *item, void *target)
+{
+    (void)target;
+    schema_expect(reader, item, cJSON_String, "string");
+}
+
 static const SchemaField server_fields[] = {
     FIELD_U32("workers", ServerSpec, workers, RANGE_WORKERS),
     FIELD_DIST("service_ms", ServerSpec, service_ms),
@@ -134,6 +167,8 @@ static const SchemaField server_fields[] = {
     FIELD_BOOLEAN("outbox", ServerSpec, outbox),
     FIELD_BOOLEAN("use_gateway", ServerSpec, use_gateway),
     FIELD_BOOLEAN("publish_receipts", ServerSpec, publish_receipts),
+    FIELD_CUSTOM("receipts_queue", SCHEMA_MEMBER(ServerSpec, receipts_queue, uint32_t),
+                 read_receipts_queue, NULL, false),
 };
 const SchemaObject scenario_services_server_schema = {.name = "server",
                                                       SCHEMA_FIELDS(server_fields)};
@@ -186,17 +221,87 @@ static const SchemaObject consumer_schema = {.name = "broker.consumers",
 /* clang-format off */
 #define RANGE_DELIVERIES {0.0, 1000000.0, false, false}
 #define RANGE_PREFETCH {1.0, 100000.0, false, false}
+
+/* A queue's rules, at broker level (every queue's defaults) and in each queue: one list, so
+ * both take the same types and ranges. type_ is BrokerSpec or QueueSpec. */
+#define QUEUE_RULE_FIELDS(type_)                                                                   \
+    FIELD_NUMBER("ack_timeout_ms", type_, ack_timeout_ms, RANGE_MS_POSITIVE),                      \
+    FIELD_U32("max_deliveries", type_, max_deliveries, RANGE_DELIVERIES),                          \
+    FIELD_BOOLEAN("dead_letter", type_, dead_letter),                                              \
+    FIELD_U32("prefetch", type_, prefetch, RANGE_PREFETCH),                                        \
+    FIELD_CHOICE("late_ack", type_, late_ack, scenario_names_late_ack),                            \
+    FIELD_NUMBER("dedup_window_ms", type_, dedup_window_ms, RANGE_MS),                             \
+    FIELD_NUMBER("redelivery_delay_ms", type_, redelivery_delay_ms, RANGE_MS)
 /* clang-format on */
 
+static void read_queue_name(SchemaReader *reader, const cJSON *item, void *target)
+{
+    scenario_schema_read_name(reader, item, target);
+}
+
+static const SchemaField queue_fields[] = {
+    FIELD_CUSTOM("name", SCHEMA_MEMBER(QueueSpec, name, char *), read_queue_name, NULL, true),
+    QUEUE_RULE_FIELDS(QueueSpec),
+};
+static const SchemaObject queue_schema = {.name = "broker.queues[]", SCHEMA_FIELDS(queue_fields)};
+
+/* "duplicate name 'orders' (also at $.broker.queues[0])", at the later one's name. The
+ * reader's path is the array's. */
+static void check_unique_queue_names(SchemaReader *reader, const BrokerSpec *broker)
+{
+    char array_path[JSON_PATH_LEN_MAX];
+    json_path_render(&reader->path, array_path, sizeof array_path);
+    for (uint32_t i = 1; i < broker->queue_count; i++) {
+        for (uint32_t j = 0; j < i; j++) {
+            const char *name = broker->queues[i].name;
+            if (name[0] != '\0' && strcmp(name, broker->queues[j].name) == 0) {
+                char quoted[SCENARIO_QUOTE_LEN_MAX + 8];
+                json_path_push_index(&reader->path, i);
+                schema_error_at(reader, "name", "duplicate name %s (also at %s[%u])",
+                                scenario_errors_quote(quoted, sizeof quoted, name), array_path, j);
+                json_path_pop(&reader->path);
+                break;
+            }
+        }
+    }
+}
+
+/* Read after the broker-level rules (the table's order), so each queue starts from them and
+ * changes only what it names. Unreadable, queue_count is 0: no reference to a queue is then
+ * checked, since every name would be unknown. */
+static void read_queues(SchemaReader *reader, const cJSON *item, void *target)
+{
+    BrokerSpec *broker = target;
+    unsigned count = 0;
+    broker->queue_count = 0;
+    if (!schema_read_array_size(reader, item, 1, QUEUES_MAX, "queue", "queues", &count)) {
+        return;
+    }
+    const cJSON *element = item->child;
+    for (unsigned i = 0; i < count; i++, element = element->next) {
+        broker->queues[i] = queue_from_broker(broker);
+        json_path_push_index(&reader->path, i);
+        schema_read_object(reader, element, &queue_schema, &broker->queues[i]);
+        json_path_pop(&reader->path);
+    }
+    broker->queue_count = count;
+    check_unique_queue_names(reader, broker);
+}
+
+/* Without `queues`, the one queue takes the broker-level rules the file just gave. */
+static void check_broker(SchemaReader *reader, const cJSON *object, void *base, bool clean)
+{
+    (void)reader;
+    (void)clean;
+    if (schema_member(object, "queues") == NULL) {
+        set_main_queue(base);
+    }
+}
+
 static const SchemaField broker_fields[] = {
-    FIELD_NUMBER("ack_timeout_ms", BrokerSpec, ack_timeout_ms, RANGE_MS_POSITIVE),
-    FIELD_U32("max_deliveries", BrokerSpec, max_deliveries, RANGE_DELIVERIES),
-    FIELD_BOOLEAN("dead_letter", BrokerSpec, dead_letter),
-    FIELD_U32("prefetch", BrokerSpec, prefetch, RANGE_PREFETCH),
-    FIELD_CHOICE("late_ack", BrokerSpec, late_ack, scenario_names_late_ack),
-    FIELD_NUMBER("dedup_window_ms", BrokerSpec, dedup_window_ms, RANGE_MS),
-    FIELD_NUMBER("redelivery_delay_ms", BrokerSpec, redelivery_delay_ms, RANGE_MS),
+    QUEUE_RULE_FIELDS(BrokerSpec),
+    FIELD_CUSTOM("queues", 0, read_queues, &queue_schema, false),
     FIELD_OBJECT("consumers", BrokerSpec, consumers, consumer_schema),
 };
-const SchemaObject scenario_services_broker_schema = {.name = "broker",
-                                                      SCHEMA_FIELDS(broker_fields)};
+const SchemaObject scenario_services_broker_schema = {
+    .name = "broker", SCHEMA_FIELDS(broker_fields), .check = check_broker};
