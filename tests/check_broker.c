@@ -1,6 +1,5 @@
 /* The broker world: ack timeouts, redelivery, dead letters, the publisher dedup window,
  * consumer crashes, the load incident, and a closed form for redelivery. */
-#include <unistd.h>
 
 #include "test_world.h"
 
@@ -129,11 +128,7 @@ END_TEST
 
 START_TEST(test_the_load_incident_charges_twice_only_without_a_key)
 {
-    ck_assert_int_eq(chdir(IDEMSIM_SOURCE_DIR), 0);
-    Scenario *scenario = calloc(1, sizeof *scenario);
-    LoadErrors errors = {0};
-    ck_assert(
-        scenario_load_file("scenarios/03_broker_slow_consumers.json", NULL, 0, scenario, &errors));
+    Scenario *scenario = test_load_source_file("scenarios/03_broker_slow_consumers.json", NULL, 0);
     Metrics at_most_once = test_run_mode(scenario, MODE_AT_MOST_ONCE, scenario->seed);
     Metrics at_least_once = test_run_mode(scenario, MODE_AT_LEAST_ONCE, scenario->seed);
     Metrics idempotent = test_run_mode(scenario, MODE_IDEMPOTENT, scenario->seed);
@@ -159,11 +154,7 @@ END_TEST
  * the two meet at the end. */
 START_TEST(test_live_doubles_run_ahead_of_settled_ones_in_the_storm)
 {
-    ck_assert_int_eq(chdir(IDEMSIM_SOURCE_DIR), 0);
-    Scenario *scenario = calloc(1, sizeof *scenario);
-    LoadErrors errors = {0};
-    ck_assert(
-        scenario_load_file("scenarios/03_broker_slow_consumers.json", NULL, 0, scenario, &errors));
+    Scenario *scenario = test_load_source_file("scenarios/03_broker_slow_consumers.json", NULL, 0);
     World *world = world_create(scenario, MODE_AT_LEAST_ONCE, scenario->seed, (TraceSink){0},
                                 (WorldLimits){0});
     uint64_t most_ahead = 0;

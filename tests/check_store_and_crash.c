@@ -572,10 +572,7 @@ static uint64_t outbox_memory_after(uint32_t operations_per_client)
                                "server.idempotency.ttl_ms=10000",
                                "server.idempotency.cleanup_interval_ms=5000",
                                "gateway.honours_key=false"};
-    Scenario *scenario = calloc(1, sizeof *scenario);
-    LoadErrors errors = {0};
-    ck_assert(scenario_load_file(IDEMSIM_SOURCE_DIR "/scenarios/11_outbox.json", overrides, 7,
-                                 scenario, &errors));
+    Scenario *scenario = test_load_source_file("scenarios/11_outbox.json", overrides, 7);
     World *world =
         world_create(scenario, MODE_IDEMPOTENT, scenario->seed, (TraceSink){0}, (WorldLimits){0});
     world_run(world);

@@ -9,6 +9,7 @@
 
 #include "rng.h"
 #include "scenario.h"
+#include "test_world.h"
 #include "world.h"
 
 /* ------------------------------------------------------------------ helpers */
@@ -365,10 +366,7 @@ END_TEST
  * runs out of timers (the key store's sweeps): from then on no outcome or balance changes. */
 START_TEST(test_outcomes_are_final_before_the_last_timer_and_never_change_after)
 {
-    Scenario *scenario = calloc(1, sizeof *scenario);
-    LoadErrors errors = {0};
-    ck_assert(scenario_load_file(IDEMSIM_SOURCE_DIR "/scenarios/default.json", NULL, 0, scenario,
-                                 &errors));
+    Scenario *scenario = test_load_source_file("scenarios/default.json", NULL, 0);
     World *world =
         world_create(scenario, MODE_IDEMPOTENT, scenario->seed, (TraceSink){0}, (WorldLimits){0});
     ck_assert(!world_outcomes_final(world)); /* the first starts are on the queue */
@@ -452,10 +450,7 @@ END_TEST
 START_TEST(test_a_sweep_past_the_time_budget_ends_a_finished_run_without_a_stop)
 {
     const char *sparse_sweeps[] = {"server.idempotency.cleanup_interval_ms=1000000000"};
-    Scenario *scenario = calloc(1, sizeof *scenario);
-    LoadErrors errors = {0};
-    ck_assert(scenario_load_file(IDEMSIM_SOURCE_DIR "/scenarios/default.json", sparse_sweeps, 1,
-                                 scenario, &errors));
+    Scenario *scenario = test_load_source_file("scenarios/default.json", sparse_sweeps, 1);
     World *world =
         world_create(scenario, MODE_IDEMPOTENT, scenario->seed, (TraceSink){0}, (WorldLimits){0});
     world_run(world);

@@ -34,6 +34,22 @@ static inline Metrics test_run_mode(const Scenario *scenario, Mode mode, uint64_
     return metrics;
 }
 
+/* A file of the source tree (path relative to it, as "scenarios/default.json"), with
+ * overrides, wherever the test runs. Free it. */
+static inline Scenario *test_load_source_file(const char *path, const char *const *overrides,
+                                              uint32_t override_count)
+{
+    char full[1024];
+    snprintf(full, sizeof full, "%s/%s", IDEMSIM_SOURCE_DIR, path);
+    Scenario *scenario = calloc(1, sizeof *scenario);
+    LoadErrors errors = {0};
+    if (!scenario_load_file(full, overrides, override_count, scenario, &errors)) {
+        scenario_print_errors(stderr, full, &errors);
+        ck_abort_msg("%s does not load", full);
+    }
+    return scenario;
+}
+
 /* Loads json with overrides, runs one mode, frees the scenario. */
 static inline Metrics test_run_json(const char *json, const char *const *overrides,
                                     uint32_t override_count, Mode mode)
