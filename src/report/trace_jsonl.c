@@ -12,6 +12,9 @@
 
 #define CHUNK_BYTES (1u << 20)
 #define LINE_BYTES_MAX 1024
+/* A string is cut past this many bytes (names and words are far shorter), so five of them,
+ * the literals and the numbers always fit in a line, which then always ends in a newline. */
+#define STRING_BYTES_MAX 128
 
 struct TraceJsonl {
     FILE *stream;
@@ -116,46 +119,48 @@ bool trace_jsonl_close(TraceJsonl *writer)
 
 /* ------------------------------------------------------------------ one line */
 
-/* A line being built in place at the end of the chunk, which has LINE_BYTES_MAX free. */
-typedef struct {
-    char *text;
-    size_t length;
-} TraceLine;
+/* A line is built in place at the end of the chunk, which has LINE_BYTES_MAX free. Each
+ * append takes the position and the line's end and returns the new position: kept in a
+ * local, the position is not reloaded after every byte stored (a char store may alias
+ * anything in memory, a local whose address is never taken nothing). */
 
-static void line_put_bytes(TraceLine *line, const char *bytes, size_t count)
+static char *put_bytes(char *out, const char *end, const char *bytes, size_t count)
 {
-    size_t room = LINE_BYTES_MAX - line->length;
+    size_t room = (size_t)(end - out);
     if (count > room)
         count = room;
-    memcpy(line->text + line->length, bytes, count);
-    line->length += count;
+    memcpy(out, bytes, count);
+    return out + count;
 }
 
 /* A string literal, copied with a length known at compile time. */
-#define line_put(line, literal) line_put_bytes((line), (literal), sizeof(literal) - 1)
+#define put_literal(out, end, literal) put_bytes((out), (end), (literal), sizeof(literal) - 1)
 
-static void line_put_string(TraceLine *line, const char *text)
+static char *put_string(char *out, const char *end, const char *text)
 {
     static const char hex[] = "0123456789abcdef";
-    line_put(line, "\"");
-    for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
-        if (line->length + 6 >= LINE_BYTES_MAX)
-            break;
+    const char *stop = out + STRING_BYTES_MAX < end - 7 ? out + STRING_BYTES_MAX : end - 7;
+    if (out >= stop)
+        return out;
+    *out++ = '"';
+    for (const unsigned char *c = (const unsigned char *)text; *c != '\0' && out < stop; c++) {
         if (*c == '"' || *c == '\\') {
-            line->text[line->length++] = '\\';
-            line->text[line->length++] = (char)*c;
+            *out++ = '\\';
+            *out++ = (char)*c;
         } else if (*c < 0x20) {
-            line_put(line, "\\u00");
-            line->text[line->length++] = hex[*c >> 4];
-            line->text[line->length++] = hex[*c & 15];
+            memcpy(out, "\\u00", 4);
+            out[4] = hex[*c >> 4];
+            out[5] = hex[*c & 15];
+            out += 6;
         } else {
-            line->text[line->length++] = (char)*c;
+            *out++ = (char)*c;
         }
     }
-    line_put(line, "\"");
+    *out++ = '"';
+    return out;
 }
 
-static void line_put_u64(TraceLine *line, uint64_t value)
+static char *put_u64(char *out, const char *end, uint64_t value)
 {
     static const char pairs[201] = "00010203040506070809101112131415161718192021222324252627282930"
                                    "31323334353637383940414243444546474849505152535455565758596061"
@@ -175,17 +180,15 @@ static void line_put_u64(TraceLine *line, uint64_t value)
     } else {
         digits[--start] = (char)('0' + value);
     }
-    line_put_bytes(line, digits + start, sizeof digits - start);
+    return put_bytes(out, end, digits + start, sizeof digits - start);
 }
 
-static void line_put_i64(TraceLine *line, int64_t value)
+static char *put_i64(char *out, const char *end, int64_t value)
 {
-    if (value < 0) {
-        line_put(line, "-");
-        line_put_u64(line, (uint64_t)0 - (uint64_t)value);
-    } else {
-        line_put_u64(line, (uint64_t)value);
-    }
+    if (value >= 0)
+        return put_u64(out, end, (uint64_t)value);
+    out = put_literal(out, end, "-");
+    return put_u64(out, end, (uint64_t)0 - (uint64_t)value);
 }
 
 static void write_trace_record(void *context, const TraceRecord *record)
@@ -193,35 +196,36 @@ static void write_trace_record(void *context, const TraceRecord *record)
     TraceJsonl *writer = context;
     if (CHUNK_BYTES - writer->used < LINE_BYTES_MAX)
         hand_over(writer);
-    TraceLine line = {.text = writer->chunks[writer->filling] + writer->used, .length = 0};
-    line_put(&line, "{\"t_us\": ");
-    line_put_u64(&line, record->t_us);
-    line_put(&line, ", \"mode\": ");
-    line_put_string(&line, record->mode);
-    line_put(&line, ", \"actor\": ");
-    line_put_string(&line, record->actor);
-    line_put(&line, ", \"event\": ");
-    line_put_string(&line, record->event);
+    char *const line = writer->chunks[writer->filling] + writer->used;
+    const char *const end = line + LINE_BYTES_MAX;
+    char *out = put_literal(line, end, "{\"t_us\": ");
+    out = put_u64(out, end, record->t_us);
+    out = put_literal(out, end, ", \"mode\": ");
+    out = put_string(out, end, record->mode);
+    out = put_literal(out, end, ", \"actor\": ");
+    out = put_string(out, end, record->actor);
+    out = put_literal(out, end, ", \"event\": ");
+    out = put_string(out, end, record->event);
     if (record->peer != NULL) {
-        line_put(&line, ", \"peer\": ");
-        line_put_string(&line, record->peer);
+        out = put_literal(out, end, ", \"peer\": ");
+        out = put_string(out, end, record->peer);
     }
-    line_put(&line, ", \"op\": ");
-    line_put_u64(&line, record->operation);
-    line_put(&line, ", \"click\": ");
-    line_put_u64(&line, record->click);
-    line_put(&line, ", \"attempt\": ");
-    line_put_u64(&line, record->attempt);
-    line_put(&line, ", \"copy\": ");
-    line_put_u64(&line, record->copy);
-    line_put(&line, ", \"value\": ");
-    line_put_i64(&line, record->value);
+    out = put_literal(out, end, ", \"op\": ");
+    out = put_u64(out, end, record->operation);
+    out = put_literal(out, end, ", \"click\": ");
+    out = put_u64(out, end, record->click);
+    out = put_literal(out, end, ", \"attempt\": ");
+    out = put_u64(out, end, record->attempt);
+    out = put_literal(out, end, ", \"copy\": ");
+    out = put_u64(out, end, record->copy);
+    out = put_literal(out, end, ", \"value\": ");
+    out = put_i64(out, end, record->value);
     if (record->detail != NULL) {
-        line_put(&line, ", \"detail\": ");
-        line_put_string(&line, record->detail);
+        out = put_literal(out, end, ", \"detail\": ");
+        out = put_string(out, end, record->detail);
     }
-    line_put(&line, "}\n");
-    writer->used += line.length;
+    out = put_literal(out, end, "}\n");
+    writer->used += (size_t)(out - line);
 }
 
 TraceSink trace_jsonl_sink(TraceJsonl *writer)

@@ -1,0 +1,140 @@
+/* The JSON-lines trace writer: the exact bytes of a line, strings escaped as JSON wants,
+ * extreme numbers whole, an absurdly long string cut without overflowing the line, and
+ * every line of a trace much bigger than the writer's chunks arriving whole and in order. */
+#include <check.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+/* Runs records through a writer into a temporary file; returns its bytes (free them). */
+static char *written(const TraceRecord *records, size_t count, size_t *length)
+{
+    FILE *file = tmpfile();
+    ck_assert_ptr_nonnull(file);
+    TraceJsonl *writer = trace_jsonl_open(file);
+    ck_assert_ptr_nonnull(writer);
+    TraceSink sink = trace_jsonl_sink(writer);
+    for (size_t i = 0; i < count; i++)
+        sink.write(sink.context, &records[i]);
+    ck_assert(trace_jsonl_close(writer));
+    long size = ftell(file);
+    ck_assert_int_ge(size, 0);
+    rewind(file);
+    char *text = calloc(1, (size_t)size + 1);
+    ck_assert_uint_eq(fread(text, 1, (size_t)size, file), (size_t)size);
+    fclose(file);
+    *length = (size_t)size;
+    return text;
+}
+
+START_TEST(test_a_line_has_every_field_in_order)
+{
+    TraceRecord record = {.t_us = 1294476,
+                          .mode = "at-least-once",
+                          .actor = "server",
+                          .event = "transmit",
+                          .peer = "web[1]",
+                          .operation = 1,
+                          .attempt = 2,
+                          .click = 0,
+                          .copy = 4,
+                          .value = 200,
+                          .detail = "response"};
+    size_t length = 0;
+    char *text = written(&record, 1, &length);
+    ck_assert_str_eq(text,
+                     "{\"t_us\": 1294476, \"mode\": \"at-least-once\", \"actor\": \"server\", "
+                     "\"event\": \"transmit\", \"peer\": \"web[1]\", \"op\": 1, \"click\": "
+                     "0, \"attempt\": 2, \"copy\": 4, \"value\": 200, \"detail\": "
+                     "\"response\"}\n");
+    free(text);
+}
+END_TEST
+
+START_TEST(test_strings_are_escaped_and_numbers_are_whole)
+{
+    TraceRecord record = {.t_us = UINT64_MAX,
+                          .mode = "m",
+                          .actor = "say \"hi\"\\",
+                          .event = "tab\there",
+                          .operation = 10,
+                          .attempt = 99,
+                          .copy = 100,
+                          .value = INT64_MIN};
+    size_t length = 0;
+    char *text = written(&record, 1, &length);
+    ck_assert_str_eq(text, "{\"t_us\": 18446744073709551615, \"mode\": \"m\", \"actor\": "
+                           "\"say \\\"hi\\\"\\\\\", \"event\": \"tab\\u0009here\", \"op\": 10, "
+                           "\"click\": 0, \"attempt\": 99, \"copy\": 100, \"value\": "
+                           "-9223372036854775808}\n");
+    free(text);
+}
+END_TEST
+
+/* Strings longer than a line are cut; the line stays within its bounds (AddressSanitizer
+ * would see an overflow), keeps every field and still ends in a newline. */
+START_TEST(test_a_string_longer_than_a_line_is_cut_inside_it)
+{
+    char huge[5000];
+    memset(huge, '"', sizeof huge - 1); /* each one escaped to two bytes */
+    huge[sizeof huge - 1] = '\0';
+    TraceRecord record = {.mode = "m", .actor = huge, .event = "e", .detail = huge};
+    size_t length = 0;
+    char *text = written(&record, 1, &length);
+    ck_assert_uint_le(length, 1024);
+    ck_assert_int_eq(text[length - 1], '\n');
+    ck_assert_ptr_nonnull(strstr(text, "\", \"event\": \"e\", \"op\": 0"));
+    ck_assert_ptr_nonnull(strstr(text, ", \"value\": 0, \"detail\": \"\\\""));
+    ck_assert_ptr_nonnull(strstr(text, "{\"t_us\": 0, \"mode\": \"m\", \"actor\": \"\\\""));
+    free(text);
+}
+END_TEST
+
+/* 200,000 lines are many chunks handed to the writer thread: all of them, in order. */
+START_TEST(test_many_chunks_arrive_whole_and_in_order)
+{
+    enum { LINES = 200000 };
+    TraceRecord *records = calloc(LINES, sizeof *records);
+    for (size_t i = 0; i < LINES; i++)
+        records[i] = (TraceRecord){
+            .t_us = i, .mode = "idempotent", .actor = "web[7]", .event = "send", .operation = i};
+    size_t length = 0;
+    char *text = written(records, LINES, &length);
+    size_t line = 0;
+    for (const char *at = text; *at != '\0'; line++) {
+        char expected[64];
+        int n = snprintf(expected, sizeof expected, "{\"t_us\": %zu, ", line);
+        ck_assert_msg(strncmp(at, expected, (size_t)n) == 0, "line %zu out of place", line);
+        at = strchr(at, '\n');
+        ck_assert_ptr_nonnull(at);
+        at++;
+    }
+    ck_assert_uint_eq(line, LINES);
+    free(text);
+    free(records);
+}
+END_TEST
+
+static Suite *trace_jsonl_suite(void)
+{
+    Suite *suite = suite_create("trace_jsonl");
+    TCase *core = tcase_create("Core");
+    tcase_add_test(core, test_a_line_has_every_field_in_order);
+    tcase_add_test(core, test_strings_are_escaped_and_numbers_are_whole);
+    tcase_add_test(core, test_a_string_longer_than_a_line_is_cut_inside_it);
+    tcase_add_test(core, test_many_chunks_arrive_whole_and_in_order);
+    suite_add_tcase(suite, core);
+    return suite;
+}
+
+int main(void)
+{
+    SRunner *runner = srunner_create(trace_jsonl_suite());
+    srunner_run_all(runner, CK_NORMAL);
+    int failures = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failures == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
