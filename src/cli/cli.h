@@ -3,6 +3,7 @@
 #ifndef IDEMSIM_CLI_H
 #define IDEMSIM_CLI_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -35,6 +36,15 @@ typedef struct {
  * printing the error and usage; --help prints usage and exits 0. */
 int cli_parse_options(int argc, char **argv, const char *usage, Options *options);
 int cli_usage_error(const char *usage, const char *format, const char *argument);
+
+/* Seconds on a monotonic clock, for progress lines and reports of wall time. */
+double cli_wall_seconds(void);
+
+/* Ctrl-C during a long check or sweep: after cli_catch_interrupt, the first Ctrl-C sets
+ * cli_interrupted (the command stops between runs and says what finished); the handler
+ * resets itself, so a second one kills at once. */
+extern volatile sig_atomic_t cli_interrupted;
+void cli_catch_interrupt(void);
 
 /* NULL after printing every error as FILE: $.path: reason. Free the result. */
 Scenario *cli_load_scenario(const char *path, const Options *options);

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -80,33 +79,6 @@ typedef struct {
     uint32_t junit_failures;
     uint32_t junit_errors;
 } Check;
-
-/* Ctrl-C stops a long check between two runs and says what finished; a second Ctrl-C
- * (the handler resets itself) kills it at once. */
-static volatile sig_atomic_t interrupted;
-
-static void on_interrupt(int signal_number)
-{
-    (void)signal_number;
-    interrupted = 1;
-}
-
-static void catch_interrupt(void)
-{
-    struct sigaction action;
-    memset(&action, 0, sizeof action);
-    action.sa_handler = on_interrupt;
-    action.sa_flags = SA_RESETHAND;
-    sigemptyset(&action.sa_mask);
-    sigaction(SIGINT, &action, NULL);
-}
-
-static double wall_seconds(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
-}
 
 /* ------------------------------------------------------------------ collecting files */
 
@@ -360,7 +332,7 @@ static bool junit_write(Check *check)
                 "<testsuites name=\"idemsim check\" tests=\"%u\" failures=\"%u\" "
                 "errors=\"%u\" time=\"%.3f\">\n",
                 check->junit_tests, check->junit_failures, check->junit_errors,
-                wall_seconds() - check->started_s);
+                cli_wall_seconds() - check->started_s);
         fwrite(check->junit_text, 1, check->junit_size, file.stream);
         fputs("</testsuites>\n", file.stream);
         ok = output_file_commit(&file, error, sizeof error);
@@ -387,7 +359,7 @@ static void junit_discard(Check *check)
 
 static void show_progress(Check *check, const char *name, uint32_t file, uint32_t seed)
 {
-    if (!check->show_progress || wall_seconds() - check->started_s < 1.0)
+    if (!check->show_progress || cli_wall_seconds() - check->started_s < 1.0)
         return;
     fprintf(stderr, "\r  checking %u/%u: %-*s seed %u/%u   ", file + 1, check->file_count,
             check->name_width, name, seed + 1, check->seeds);
@@ -449,7 +421,7 @@ static void run_seeds(Check *check, const Scenario *scenario, uint32_t file_inde
     for (uint32_t e = 0; e < EXPECTATIONS_MAX; e++)
         result->measures[e] = (Measure){.low = INFINITY, .high = -INFINITY};
     uint64_t first = check->options.has_seed ? check->options.seed : scenario->seed;
-    for (uint32_t k = 0; k < check->seeds && !interrupted; k++) {
+    for (uint32_t k = 0; k < check->seeds && !cli_interrupted; k++) {
         show_progress(check, scenario->name, file_index, k);
         Options options = check->options;
         options.mode_count = 0; /* every mode the scenario lists: its expectations name them */
@@ -525,10 +497,10 @@ static bool check_one(Check *check, uint32_t file_index)
 {
     const CheckFile *file = &check->files[file_index];
     const Scenario *scenario = file->scenario;
-    double started = wall_seconds();
+    double started = cli_wall_seconds();
     ScenarioResult result = {0};
     run_seeds(check, scenario, file_index, &result);
-    if (interrupted)
+    if (cli_interrupted)
         return false; /* a partial scenario has no verdict */
     uint32_t failures = 0, stops = 0, unjudged = 0;
     for (uint32_t e = 0; e < scenario->expectation_count; e++) {
@@ -541,7 +513,7 @@ static bool check_one(Check *check, uint32_t file_index)
         stops += result.stopped[m];
     if (check->junit != NULL)
         junit_open_suite(check, scenario->name, file->path, scenario->expectation_count + stops,
-                         failures, stops, unjudged, wall_seconds() - started);
+                         failures, stops, unjudged, cli_wall_seconds() - started);
     for (uint32_t e = 0; e < scenario->expectation_count; e++) {
         const Expectation *expectation = &scenario->expectations[e];
         if (result.stopped[expectation->mode]) {
@@ -615,7 +587,7 @@ int command_check(int argc, char **argv)
     int status = parse_check_options(&check, argc, argv);
     if (status != EXIT_SUCCESS)
         return status;
-    check.started_s = wall_seconds();
+    check.started_s = cli_wall_seconds();
     check.color = isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL;
     check.show_progress = isatty(STDERR_FILENO);
     if (check.junit_path != NULL &&
@@ -648,13 +620,13 @@ int command_check(int argc, char **argv)
         return EXIT_USAGE;
     }
     measure_columns(&check);
-    catch_interrupt();
+    cli_catch_interrupt();
     uint32_t finished = 0;
     /* Counted by what check_one printed, not by the flag afterwards: a Ctrl-C just after a
      * scenario's verdicts must not leave it out of the count. */
-    for (uint32_t i = 0; i < check.file_count && !interrupted; i++)
+    for (uint32_t i = 0; i < check.file_count && !cli_interrupted; i++)
         finished += check_one(&check, i);
-    if (interrupted) {
+    if (cli_interrupted) {
         clear_progress(&check);
         printf("interrupted: %u passed, %u failed in the %u of %u scenarios that finished\n",
                check.passed, check.failed, finished, check.file_count);

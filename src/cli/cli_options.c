@@ -3,8 +3,34 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
+
+double cli_wall_seconds(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+}
+
+volatile sig_atomic_t cli_interrupted;
+
+static void on_interrupt(int signal_number)
+{
+    (void)signal_number;
+    cli_interrupted = 1;
+}
+
+void cli_catch_interrupt(void)
+{
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = on_interrupt;
+    action.sa_flags = SA_RESETHAND;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, NULL);
+}
 
 int cli_usage_error(const char *usage, const char *format, const char *argument)
 {

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -35,13 +34,6 @@ const char *const run_usage =
     "  --no-color          plain table even on a terminal\n"
     "  -q, --quiet         print nothing but errors\n";
 
-static double wall_seconds(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
-}
-
 /* Called after each batch of events; returns true to stop the run there. */
 typedef bool (*BatchDone)(void *context, World *world);
 
@@ -50,14 +42,14 @@ typedef bool (*BatchDone)(void *context, World *world);
 static void run_world(World *world, const Scenario *scenario, bool show_progress, BatchDone done,
                       void *context)
 {
-    double started = wall_seconds();
+    double started = cli_wall_seconds();
     bool shown = false;
     double duration_s = scenario->duration_ms / 1000.0;
     bool stop = false;
     while (!stop && !world_finished(world)) {
         world_run_events(world, 65536);
         stop = done != NULL && done(context, world);
-        if (show_progress && wall_seconds() - started > 1.0) {
+        if (show_progress && cli_wall_seconds() - started > 1.0) {
             const Metrics *metrics = world_metrics(world);
             fprintf(stderr, "\r  %s: simulated %.1f s of %.1f s, %" PRIu64 " operations...   ",
                     mode_name(world_mode(world)), (double)world_now(world) / 1e6, duration_s,

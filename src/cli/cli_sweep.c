@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -325,13 +324,6 @@ typedef struct {
     char stop_reason[320];
 } Pool;
 
-static double wall_seconds(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
-}
-
 /* Counts a run a budget cut short; keeps the reason of the lowest such run, so the message
  * does not depend on which thread got there first. */
 static void note_stop(Pool *pool, uint32_t run, uint64_t seed, Mode mode, const char *reason)
@@ -389,7 +381,7 @@ static void format_duration(char *buffer, size_t size, double seconds)
  * assumes the runs left cost what the runs done cost on average. */
 static void show_progress(Pool *pool, bool final)
 {
-    double now = wall_seconds();
+    double now = cli_wall_seconds();
     if (!pool->progress || pool->run_count == 0 || (!final && now - pool->printed_s < 0.25))
         return;
     pool->printed_s = now;
@@ -407,32 +399,15 @@ static void show_progress(Pool *pool, bool final)
     fflush(stderr);
 }
 
-/* Ctrl-C: workers finish the run they are on and take no other; nothing is written, since
- * a sweep with holes would be a wrong result. A second Ctrl-C kills at once. */
-static volatile sig_atomic_t interrupted;
-
-static void on_interrupt(int signal_number)
-{
-    (void)signal_number;
-    interrupted = 1;
-}
-
-static void catch_interrupt(void)
-{
-    struct sigaction action;
-    memset(&action, 0, sizeof action);
-    action.sa_handler = on_interrupt;
-    action.sa_flags = SA_RESETHAND;
-    sigemptyset(&action.sa_mask);
-    sigaction(SIGINT, &action, NULL);
-}
-
+/* Takes runs until none is left or Ctrl-C came (cli_interrupted): then it finishes the run
+ * it is on and takes no other; nothing is written, since a sweep with holes would be a
+ * wrong result. */
 static void *worker_main(void *argument)
 {
     Pool *pool = argument;
     for (;;) {
         pthread_mutex_lock(&pool->lock);
-        if (pool->next == pool->run_count || interrupted) {
+        if (pool->next == pool->run_count || cli_interrupted) {
             pthread_mutex_unlock(&pool->lock);
             return NULL;
         }
@@ -452,7 +427,7 @@ static void run_pool(Pool *pool)
     pthread_t threads[THREADS_MAX];
     uint32_t started = 0;
     pthread_mutex_init(&pool->lock, NULL);
-    pool->started_s = wall_seconds();
+    pool->started_s = cli_wall_seconds();
     pthread_mutex_lock(&pool->lock);
     show_progress(pool, false);
     pthread_mutex_unlock(&pool->lock);
@@ -575,9 +550,9 @@ int command_sweep(int argc, char **argv)
         pool.options = &options;
         pool.threads = pool.threads < pool.run_count ? pool.threads : pool.run_count;
         pool.progress = !options.quiet && isatty(STDERR_FILENO);
-        catch_interrupt();
+        cli_catch_interrupt();
         run_pool(&pool);
-        if (interrupted) {
+        if (cli_interrupted) {
             fprintf(stderr,
                     "idemsim: interrupted by Ctrl-C: %u of %u runs finished; nothing written "
                     "(a sweep with holes would be a wrong result; --shard splits a long one)\n",
