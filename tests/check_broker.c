@@ -272,15 +272,11 @@ static uint64_t memory_after(uint32_t operations_per_client)
                                "broker.consumers.service_ms={\"dist\": \"exp\", \"mean\": 40}",
                                "duration_ms=100000000"};
     Scenario *scenario = test_load(one_message, overrides, 8);
-    World *world = world_create(scenario, MODE_AT_LEAST_ONCE, 3, (TraceSink){0}, (WorldLimits){0});
-    world_run(world);
-    ck_assert_ptr_null(world_stop_reason(world));
-    const Metrics *metrics = world_metrics(world);
-    ck_assert_uint_eq(metrics->messages, 20 * operations_per_client);
-    ck_assert_uint_gt(metrics->redeliveries, 0);
-    ck_assert_uint_gt(metrics->late_acks, 0);
-    uint64_t bytes = world_memory_bytes(world);
-    world_destroy(world);
+    Metrics metrics;
+    uint64_t bytes = test_memory_after_run(scenario, MODE_AT_LEAST_ONCE, 3, &metrics);
+    ck_assert_uint_eq(metrics.messages, 20 * operations_per_client);
+    ck_assert_uint_gt(metrics.redeliveries, 0);
+    ck_assert_uint_gt(metrics.late_acks, 0);
     free(scenario);
     return bytes;
 }

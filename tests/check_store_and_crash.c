@@ -573,14 +573,10 @@ static uint64_t outbox_memory_after(uint32_t operations_per_client)
                                "server.idempotency.cleanup_interval_ms=5000",
                                "gateway.honours_key=false"};
     Scenario *scenario = test_load_source_file("scenarios/11_outbox.json", overrides, 7);
-    World *world =
-        world_create(scenario, MODE_IDEMPOTENT, scenario->seed, (TraceSink){0}, (WorldLimits){0});
-    world_run(world);
-    ck_assert_ptr_null(world_stop_reason(world));
-    ck_assert_uint_eq(world_metrics(world)->operations, 10 * operations_per_client);
-    ck_assert_uint_gt(world_metrics(world)->crashes, 1);
-    uint64_t bytes = world_memory_bytes(world);
-    world_destroy(world);
+    Metrics metrics;
+    uint64_t bytes = test_memory_after_run(scenario, MODE_IDEMPOTENT, scenario->seed, &metrics);
+    ck_assert_uint_eq(metrics.operations, 10 * operations_per_client);
+    ck_assert_uint_gt(metrics.crashes, 1);
     free(scenario);
     return bytes;
 }

@@ -24,13 +24,24 @@ static inline Scenario *test_load(const char *json, const char *const *overrides
     return scenario;
 }
 
-static inline Metrics test_run_mode(const Scenario *scenario, Mode mode, uint64_t seed)
+/* Runs one mode to its natural end; returns what its storage took then, with its metrics in
+ * *metrics. */
+static inline uint64_t test_memory_after_run(const Scenario *scenario, Mode mode, uint64_t seed,
+                                             Metrics *metrics)
 {
     World *world = world_create(scenario, mode, seed, (TraceSink){0}, (WorldLimits){0});
     world_run(world);
     ck_assert_msg(world_stop_reason(world) == NULL, "run stopped by a budget");
-    Metrics metrics = *world_metrics(world);
+    *metrics = *world_metrics(world);
+    uint64_t bytes = world_memory_bytes(world);
     world_destroy(world);
+    return bytes;
+}
+
+static inline Metrics test_run_mode(const Scenario *scenario, Mode mode, uint64_t seed)
+{
+    Metrics metrics;
+    test_memory_after_run(scenario, mode, seed, &metrics);
     return metrics;
 }
 
