@@ -43,13 +43,16 @@ bool view_relayout(ViewApp *app)
 {
     int panes = app->frame.focus >= 0 ? 1 : (int)app->session.pane_count;
     view_layout_compute(&app->frame.layout, app->width, app->height, panes);
-    if (!app->canvas_ready)
-        return true;
     char error[1400];
-    if (!view_canvas_set_unit(&app->canvas, app->frame.layout.unit, error, sizeof error)) {
+    bool ok = app->canvas_ready
+                  ? view_canvas_set_unit(&app->canvas, app->frame.layout.unit, error, sizeof error)
+                  : view_canvas_init(&app->canvas, app->renderer, app->frame.layout.unit, error,
+                                     sizeof error);
+    if (!ok) {
         fprintf(stderr, "idemsim view: %s\n", error);
         return false;
     }
+    app->canvas_ready = true;
     return true;
 }
 

@@ -34,7 +34,8 @@ typedef struct {
 
 /* Frees every SDL resource and everything else the app holds; safe on a partial app. */
 void view_quit(ViewApp *app);
-/* Lays the frame out for the current size and focus, resizing the fonts with it. */
+/* Lays the frame out for the current size and focus, resizing the fonts with it; the first
+ * time, opens the canvas (and its fonts) on app->renderer. */
 bool view_relayout(ViewApp *app);
 /* Makes sure --record's directory exists. */
 bool view_prepare_record_dir(const char *dir);

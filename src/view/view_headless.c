@@ -23,15 +23,7 @@ static bool open_surface(ViewApp *app)
         fprintf(stderr, "idemsim view: cannot create a software renderer: %s\n", SDL_GetError());
         return false;
     }
-    view_relayout(app);
-    char error[1400];
-    if (!view_canvas_init(&app->canvas, app->renderer, app->frame.layout.unit, error,
-                          sizeof error)) {
-        fprintf(stderr, "idemsim view: %s\n", error);
-        return false;
-    }
-    app->canvas_ready = true;
-    return true;
+    return view_relayout(app);
 }
 
 static void draw(ViewApp *app)

@@ -82,14 +82,8 @@ static bool open_window(ViewApp *app, bool *vsync)
 static bool open_canvas(ViewApp *app)
 {
     SDL_GetRendererOutputSize(app->renderer, &app->width, &app->height);
-    view_relayout(app);
-    char error[1400];
-    if (!view_canvas_init(&app->canvas, app->renderer, app->frame.layout.unit, error,
-                          sizeof error)) {
-        fprintf(stderr, "idemsim view: %s\n", error);
+    if (!view_relayout(app))
         return false;
-    }
-    app->canvas_ready = true;
     app->frame.interactive = true;
     return true;
 }
