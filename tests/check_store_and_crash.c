@@ -29,15 +29,16 @@ typedef struct {
 static void keep_server_event(void *context, const TraceRecord *record)
 {
     ServerEvents *kept = context;
-    if (strcmp(record->event, "reserve") != 0 && strcmp(record->event, "replay") != 0 &&
-        strcmp(record->event, "crash") != 0)
+    if (record->event != TRACE_RESERVE && record->event != TRACE_REPLAY &&
+        record->event != TRACE_CRASH)
         return;
     ck_assert_uint_lt(kept->count, EVENTS_KEPT_MAX);
     KeptEvent *event = &kept->events[kept->count++];
     event->t_us = record->t_us;
     event->attempt = record->attempt;
-    snprintf(event->event, sizeof event->event, "%s", record->event);
-    snprintf(event->detail, sizeof event->detail, "%s", record->detail ? record->detail : "");
+    const char *detail = trace_detail_text(record);
+    snprintf(event->event, sizeof event->event, "%s", trace_event_name(record->event));
+    snprintf(event->detail, sizeof event->detail, "%s", detail != NULL ? detail : "");
 }
 
 static const KeptEvent *find_event(const ServerEvents *kept, const char *event, const char *detail)
@@ -393,8 +394,8 @@ typedef struct {
 static void record_wait(void *context, const TraceRecord *record)
 {
     RetryWaits *waits = context;
-    bool first = strcmp(record->event, "send") == 0;
-    if (!first && strcmp(record->event, "retry") != 0)
+    bool first = record->event == TRACE_SEND;
+    if (!first && record->event != TRACE_RETRY)
         return;
     ck_assert_uint_lt(record->operation, JITTER_OPERATIONS);
     if (!first) {

@@ -33,16 +33,16 @@ static char *written(const TraceRecord *records, size_t count, size_t *length)
 START_TEST(test_a_line_has_every_field_in_order)
 {
     TraceRecord record = {.t_us = 1294476,
-                          .mode = "at-least-once",
-                          .actor = "server",
-                          .event = "transmit",
-                          .peer = "web[1]",
+                          .mode = MODE_AT_LEAST_ONCE,
+                          .event = TRACE_TRANSMIT,
+                          .actor_name = "server",
+                          .peer_name = "web[1]",
                           .operation = 1,
                           .attempt = 2,
                           .click = 0,
                           .copy = 4,
                           .value = 200,
-                          .detail = "response"};
+                          .message = MESSAGE_RESPONSE};
     size_t length = 0;
     char *text = written(&record, 1, &length);
     ck_assert_str_eq(text,
@@ -57,20 +57,65 @@ END_TEST
 START_TEST(test_strings_are_escaped_and_numbers_are_whole)
 {
     TraceRecord record = {.t_us = UINT64_MAX,
-                          .mode = "m",
-                          .actor = "say \"hi\"\\",
-                          .event = "tab\there",
+                          .mode = MODE_AT_MOST_ONCE,
+                          .event = TRACE_ENQUEUE,
+                          .actor_name = "say \"hi\"\\",
+                          .queue = "tab\there",
                           .operation = 10,
                           .attempt = 99,
                           .copy = 100,
                           .value = INT64_MIN};
     size_t length = 0;
     char *text = written(&record, 1, &length);
-    ck_assert_str_eq(text, "{\"t_us\": 18446744073709551615, \"mode\": \"m\", \"actor\": "
-                           "\"say \\\"hi\\\"\\\\\", \"event\": \"tab\\u0009here\", \"op\": 10, "
+    ck_assert_str_eq(text, "{\"t_us\": 18446744073709551615, \"mode\": \"at-most-once\", "
+                           "\"actor\": \"say \\\"hi\\\"\\\\\", \"event\": \"enqueue\", \"op\": 10, "
                            "\"click\": 0, \"attempt\": 99, \"copy\": 100, \"value\": "
-                           "-9223372036854775808}\n");
+                           "-9223372036854775808, \"detail\": \"tab\\u0009here\"}\n");
     free(text);
+}
+END_TEST
+
+/* The typed detail is worded by the model's tables: a settled record names its outcome, a
+ * crash its crash point, a reserve its reason, a broker record its queue. */
+START_TEST(test_the_detail_is_worded_from_the_typed_fields)
+{
+    TraceRecord records[] = {
+        {.mode = MODE_IDEMPOTENT,
+         .event = TRACE_SETTLED,
+         .actor_name = "web[0]",
+         .detail = OUTCOME_PHANTOM},
+        {.mode = MODE_IDEMPOTENT,
+         .event = TRACE_CRASH,
+         .actor_name = "server",
+         .detail = CRASH_AFTER_EFFECT},
+        {.mode = MODE_IDEMPOTENT,
+         .event = TRACE_RESERVE,
+         .actor_name = "server",
+         .detail = RESERVE_REASON_TAKEOVER},
+        {.mode = MODE_IDEMPOTENT,
+         .event = TRACE_LOST_OFFLINE,
+         .actor_name = "app[2]",
+         .detail = MESSAGE_RESPONSE},
+        {.mode = MODE_IDEMPOTENT,
+         .event = TRACE_ENQUEUE,
+         .actor_name = "broker",
+         .queue = "receipts"},
+        {.mode = MODE_IDEMPOTENT, .event = TRACE_SEND, .actor_name = "web[0]"},
+    };
+    const char *const details[] = {"\"phantom\"",  "\"after-effect\"", "\"takeover\"",
+                                   "\"response\"", "\"receipts\"",     NULL};
+    for (size_t i = 0; i < sizeof records / sizeof records[0]; i++) {
+        size_t length = 0;
+        char *text = written(&records[i], 1, &length);
+        const char *detail = strstr(text, "\"detail\": ");
+        if (details[i] == NULL) {
+            ck_assert_ptr_null(detail);
+        } else {
+            ck_assert_ptr_nonnull(detail);
+            ck_assert_msg(strncmp(detail + 10, details[i], strlen(details[i])) == 0, "%s", text);
+        }
+        free(text);
+    }
 }
 END_TEST
 
@@ -81,14 +126,16 @@ START_TEST(test_a_string_longer_than_a_line_is_cut_inside_it)
     char huge[5000];
     memset(huge, '"', sizeof huge - 1); /* each one escaped to two bytes */
     huge[sizeof huge - 1] = '\0';
-    TraceRecord record = {.mode = "m", .actor = huge, .event = "e", .detail = huge};
+    TraceRecord record = {
+        .mode = MODE_IDEMPOTENT, .event = TRACE_ENQUEUE, .actor_name = huge, .queue = huge};
     size_t length = 0;
     char *text = written(&record, 1, &length);
     ck_assert_uint_le(length, 1024);
     ck_assert_int_eq(text[length - 1], '\n');
-    ck_assert_ptr_nonnull(strstr(text, "\", \"event\": \"e\", \"op\": 0"));
+    ck_assert_ptr_nonnull(strstr(text, "\", \"event\": \"enqueue\", \"op\": 0"));
     ck_assert_ptr_nonnull(strstr(text, ", \"value\": 0, \"detail\": \"\\\""));
-    ck_assert_ptr_nonnull(strstr(text, "{\"t_us\": 0, \"mode\": \"m\", \"actor\": \"\\\""));
+    ck_assert_ptr_nonnull(
+        strstr(text, "{\"t_us\": 0, \"mode\": \"idempotent\", \"actor\": \"\\\""));
     free(text);
 }
 END_TEST
@@ -99,8 +146,11 @@ START_TEST(test_many_chunks_arrive_whole_and_in_order)
     enum { LINES = 200000 };
     TraceRecord *records = calloc(LINES, sizeof *records);
     for (size_t i = 0; i < LINES; i++)
-        records[i] = (TraceRecord){
-            .t_us = i, .mode = "idempotent", .actor = "web[7]", .event = "send", .operation = i};
+        records[i] = (TraceRecord){.t_us = i,
+                                   .mode = MODE_IDEMPOTENT,
+                                   .actor_name = "web[7]",
+                                   .event = TRACE_SEND,
+                                   .operation = i};
     size_t length = 0;
     char *text = written(records, LINES, &length);
     size_t line = 0;
@@ -124,6 +174,7 @@ static Suite *trace_jsonl_suite(void)
     TCase *core = tcase_create("Core");
     tcase_add_test(core, test_a_line_has_every_field_in_order);
     tcase_add_test(core, test_strings_are_escaped_and_numbers_are_whole);
+    tcase_add_test(core, test_the_detail_is_worded_from_the_typed_fields);
     tcase_add_test(core, test_a_string_longer_than_a_line_is_cut_inside_it);
     tcase_add_test(core, test_many_chunks_arrive_whole_and_in_order);
     suite_add_tcase(suite, core);

@@ -313,9 +313,9 @@ static void hash_record(void *context, const TraceRecord *record)
     TraceHash *trace = context;
     uint64_t h = trace->hash;
     h = rng_hash(h, record->t_us, record->operation, record->attempt, (uint64_t)record->value);
-    for (const char *c = record->event; *c; c++)
+    for (const char *c = trace_event_name(record->event); *c; c++)
         h = rng_mix64(h ^ (uint64_t)(unsigned char)*c);
-    for (const char *c = record->actor; *c; c++)
+    for (const char *c = record->actor_name; *c; c++)
         h = rng_mix64(h ^ (uint64_t)(unsigned char)*c);
     trace->hash = h;
     trace->records++;

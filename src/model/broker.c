@@ -55,11 +55,29 @@ void broker_release(World *world)
     }
 }
 
-/* The queue's name for the trace, when there is more than one to tell apart: a scenario
- * with one queue traces as it always did. */
-static const char *queue_detail(const World *world, uint32_t queue)
+/* A broker step about one message, naming its queue when there is more than one to tell
+ * apart: a scenario with one queue traces as it always did. */
+static void trace_queue(World *world, TraceEvent event, const Message *message, int64_t value,
+                        uint32_t queue)
 {
-    return world->broker.queue_count > 1 ? world->broker.queues[queue].spec->name : NULL;
+    if (!world_tracing(world))
+        return;
+    TraceRecord record = {
+        .event = event,
+        .actor = world->broker_node,
+        .actor_client = TRACE_NO_CLIENT,
+        .actor_kind = NODE_BROKER,
+        .peer = TRACE_NO_NODE,
+        .peer_client = TRACE_NO_CLIENT,
+        .actor_name = world_node_name(world, world->broker_node),
+        .operation = message->operation,
+        .attempt = message->attempt,
+        .click = message->click,
+        .copy = (uint32_t)message->lineage,
+        .value = value,
+        .queue = world->broker.queue_count > 1 ? world->broker.queues[queue].spec->name : NULL,
+    };
+    world_trace_write(world, &record);
 }
 
 /* ------------------------------------------------------------------ delivering */
@@ -94,8 +112,7 @@ static void deliver(World *world, uint32_t queued_index)
     /* Each delivery of a message is its own packet, with its own fate. */
     delivery.lineage = lineage_of_repeat(queued->publish.lineage, queued->deliveries);
     if (world_tracing(world) && queued->deliveries > 1)
-        world_trace_about(world, "broker", "redeliver", &delivery, queued->deliveries,
-                          queue_detail(world, queued->queue));
+        trace_queue(world, TRACE_REDELIVER, &delivery, queued->deliveries, queued->queue);
     if (!broker->manual_ack) {
         network_send(world, &delivery);
         finish_queued(world, queued, QUEUED_ACKED); /* acknowledged as it leaves */
@@ -218,8 +235,7 @@ void broker_on_publish(World *world, const Message *publish)
         world->metrics.deduplicated++;
         counts->deduplicated++;
         if (world_tracing(world))
-            world_trace_about(world, "broker", "deduplicated", publish, 0,
-                              queue_detail(world, queue));
+            trace_queue(world, TRACE_DEDUPLICATED, publish, 0, queue);
         confirm(world, publish);
         return;
     }
@@ -246,8 +262,7 @@ void broker_on_publish(World *world, const Message *publish)
     world->metrics.messages++;
     counts->messages++;
     if (world_tracing(world))
-        world_trace_about(world, "broker", "enqueue", publish,
-                          broker->queues[queue].ready.length + 1, queue_detail(world, queue));
+        trace_queue(world, TRACE_ENQUEUE, publish, broker->queues[queue].ready.length + 1, queue);
     confirm(world, publish);
     make_ready(world, queued);
 }
@@ -295,8 +310,8 @@ void broker_on_ack(World *world, const Message *ack)
         world->metrics.queues[queued->queue].late_acks++;
         bool accept = world->broker.queues[queued->queue].spec->late_ack == LATE_ACK_ACCEPT;
         if (world_tracing(world))
-            world_trace_about(world, "broker", accept ? "late_ack_accepted" : "late_ack_ignored",
-                              ack, (int64_t)ack->job_serial, queue_detail(world, queued->queue));
+            trace_queue(world, accept ? TRACE_LATE_ACK_ACCEPTED : TRACE_LATE_ACK_IGNORED, ack,
+                        (int64_t)ack->job_serial, queued->queue);
         if (!accept || queued->state == QUEUED_ACKED || queued->state == QUEUED_DEAD)
             return;
         if (queued->state == QUEUED_IN_FLIGHT) {
@@ -321,7 +336,6 @@ void broker_on_ack_timeout(World *world, uint32_t queued_index, uint32_t deliver
         return;
     leave_flight(world, queued);
     const QueueSpec *spec = world->broker.queues[queued->queue].spec;
-    const char *detail = queue_detail(world, queued->queue);
     if (spec->max_deliveries > 0 && queued->deliveries >= spec->max_deliveries) {
         finish_queued(world, queued, QUEUED_DEAD);
         if (spec->dead_letter) {
@@ -329,14 +343,13 @@ void broker_on_ack_timeout(World *world, uint32_t queued_index, uint32_t deliver
             world->metrics.queues[queued->queue].dead_lettered++;
         }
         if (world_tracing(world))
-            world_trace_about(world, "broker", spec->dead_letter ? "dead_letter" : "discard",
-                              &queued->publish, queued->deliveries, detail);
+            trace_queue(world, spec->dead_letter ? TRACE_DEAD_LETTER : TRACE_DISCARD,
+                        &queued->publish, queued->deliveries, queued->queue);
         dispatch_ready(world, queued->queue);
         return;
     }
     if (world_tracing(world))
-        world_trace_about(world, "broker", "ack_timeout", &queued->publish, queued->deliveries,
-                          detail);
+        trace_queue(world, TRACE_ACK_TIMEOUT, &queued->publish, queued->deliveries, queued->queue);
     if (spec->redelivery_delay_ms > 0) {
         queued->state = QUEUED_WAITING;
         queued->timer = sim_schedule_in(world->sim, sim_time_us_from_ms(spec->redelivery_delay_ms),

@@ -139,7 +139,7 @@ static void finish_operation(World *world, uint64_t operation)
 }
 
 static void finish_click(World *world, uint64_t operation, uint32_t click, Belief result,
-                         const char *why)
+                         TraceEvent why)
 {
     Operation *op = world_operation(world, operation);
     ClickState *state = &op->clicks[click];
@@ -150,7 +150,7 @@ static void finish_click(World *world, uint64_t operation, uint32_t click, Belie
     state->result = result;
     op->clicks_done++;
     if (world_tracing(world))
-        world_trace_client(world, op->client, why, operation, click, state->attempts, 0, NULL);
+        world_trace_client(world, op->client, why, operation, click, state->attempts, 0, 0);
     if (op->clicks_done == op->click_count)
         finish_operation(world, operation);
 }
@@ -188,13 +188,13 @@ static void send_attempt(World *world, uint64_t operation, uint32_t click)
         request.key = world_draw(world, DRAW_KEY, operation, click, state->attempts) | 1;
     SimTimeUs now = sim_now(world->sim);
     if (world_tracing(world))
-        world_trace_client(world, op->client, state->attempts == 1 ? "send" : "retry", operation,
-                           click, state->attempts, 0, NULL);
+        world_trace_client(world, op->client, state->attempts == 1 ? TRACE_SEND : TRACE_RETRY,
+                           operation, click, state->attempts, 0, 0);
     if (now < client->offline_until_us) {
         world->metrics.network_dropped++; /* no network: the request never leaves the phone */
         if (world_tracing(world))
-            world_trace_client(world, op->client, "lost_offline", operation, click, state->attempts,
-                               0, "request");
+            world_trace_client(world, op->client, TRACE_LOST_OFFLINE, operation, click,
+                               state->attempts, 0, MESSAGE_REQUEST);
     } else {
         network_send(world, &request);
     }
@@ -207,8 +207,8 @@ static void send_attempt(World *world, uint64_t operation, uint32_t click)
             world_draw(world, DRAW_OFFLINE_DURATION, operation, click, state->attempts));
         client->offline_until_us = now + duration;
         if (world_tracing(world))
-            world_trace_client(world, op->client, "offline", operation, click, state->attempts,
-                               (int64_t)(duration / SIM_US_PER_MS), NULL);
+            world_trace_client(world, op->client, TRACE_OFFLINE, operation, click, state->attempts,
+                               (int64_t)(duration / SIM_US_PER_MS), 0);
         state->timer = sim_schedule_at(world->sim, client->offline_until_us, EVENT_RECONNECT,
                                        op->client, request_reference(operation, click));
         return;
@@ -284,7 +284,7 @@ static void retry_or_give_up(World *world, uint64_t operation, uint32_t click, b
     const RetrySpec *retry = &group_of_client(world, op->client)->retry;
     if (!allowed || state->attempts >= retry->max_attempts) {
         finish_click(world, operation, click, if_not,
-                     if_not == BELIEF_FAILED ? "failed" : "give_up");
+                     if_not == BELIEF_FAILED ? TRACE_FAILED : TRACE_GIVE_UP);
         return;
     }
     state->timer = sim_schedule_in(world->sim, wait_us, EVENT_RETRY, op->client,
@@ -309,8 +309,8 @@ void client_on_attempt_timeout(World *world, uint64_t reference)
     state->timer = EVENT_ID_NONE;
     state->awaiting_answer = false; /* it hung up */
     if (world_tracing(world))
-        world_trace_client(world, op->client, "timeout", operation, click, state->attempts, 0,
-                           NULL);
+        world_trace_client(world, op->client, TRACE_TIMEOUT, operation, click, state->attempts, 0,
+                           0);
     retry_or_give_up(world, operation, click, retry->on_timeout,
                      backoff_us(world, operation, click), BELIEF_UNKNOWN);
 }
@@ -323,8 +323,8 @@ void client_on_reconnect(World *world, uint64_t reference)
     Operation *op = world_operation(world, operation);
     op->clicks[click].timer = EVENT_ID_NONE;
     if (world_tracing(world))
-        world_trace_client(world, op->client, "reconnect", operation, click,
-                           op->clicks[click].attempts, 0, NULL);
+        world_trace_client(world, op->client, TRACE_RECONNECT, operation, click,
+                           op->clicks[click].attempts, 0, 0);
     retry_or_give_up(world, operation, click, true, 0, BELIEF_UNKNOWN);
 }
 
@@ -339,8 +339,8 @@ void client_on_response(World *world, const Message *response)
     if (sim_now(world->sim) < client->offline_until_us) {
         world->metrics.network_dropped++; /* the phone has no network: the answer is lost */
         if (world_tracing(world))
-            world_trace_client(world, op->client, "lost_offline", response->operation,
-                               response->click, response->attempt, 0, "response");
+            world_trace_client(world, op->client, TRACE_LOST_OFFLINE, response->operation,
+                               response->click, response->attempt, 0, MESSAGE_RESPONSE);
         return;
     }
     if (!state->active)
@@ -357,7 +357,8 @@ void client_on_response(World *world, const Message *response)
     if (status >= 200 && status < 300 && status != 202) {
         if (response->response_of != response->operation)
             op->mismatch = true;
-        finish_click(world, response->operation, response->click, BELIEF_SUCCEEDED, "succeeded");
+        finish_click(world, response->operation, response->click, BELIEF_SUCCEEDED,
+                     TRACE_SUCCEEDED);
     } else if (status == 409 || status == 202) {
         retry_or_give_up(world, response->operation, response->click, retry->on_409,
                          sim_time_us_from_ms(retry->conflict_delay_ms), BELIEF_UNKNOWN);
@@ -365,6 +366,6 @@ void client_on_response(World *world, const Message *response)
         retry_or_give_up(world, response->operation, response->click, retry->on_5xx,
                          backoff_us(world, response->operation, response->click), BELIEF_UNKNOWN);
     } else {
-        finish_click(world, response->operation, response->click, BELIEF_FAILED, "failed");
+        finish_click(world, response->operation, response->click, BELIEF_FAILED, TRACE_FAILED);
     }
 }

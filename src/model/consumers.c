@@ -37,7 +37,7 @@ void consumers_on_store_sweep(World *world)
     size_t freed = idem_store_sweep(world->consumers.store, sim_now(world->sim));
     world_note_key_store(world);
     if (freed > 0 && world_tracing(world))
-        world_trace(world, "consumers", "sweep", 0, (int64_t)freed, NULL);
+        world_trace(world, world->consumers_node, TRACE_SWEEP, 0, (int64_t)freed, 0);
     world_reschedule_sweep(world, STORE_CONSUMERS,
                            sim_time_us_from_ms(policy_of(world)->cleanup_interval_ms));
 }
@@ -117,19 +117,19 @@ static bool admit(World *world, uint32_t job_slot)
         }
         return true;
     }
-    const char *decision = "in_progress";
+    TraceEvent decision = TRACE_IN_PROGRESS;
     if (policy->fingerprint && row->fingerprint != delivery->fingerprint) {
         world->metrics.status_422++;
         acknowledge(world, delivery); /* a poison message: never run it */
-        decision = "reject_other_body";
+        decision = TRACE_REJECT_OTHER_BODY;
     } else if (row->status != KEY_STATUS_PROCESSING) {
         world->metrics.consumer_replayed++;
         world->metrics.replayed++;
         acknowledge(world, delivery);
-        decision = "replay";
+        decision = TRACE_REPLAY;
     }
     if (world_tracing(world))
-        world_trace_about(world, "consumers", decision, delivery, 0, NULL);
+        world_trace_about(world, world->consumers_node, decision, delivery, 0, 0);
     return false;
 }
 
@@ -148,7 +148,7 @@ void consumers_on_delivery(World *world, const Message *delivery)
     if (consumers->down) {
         world->metrics.network_dropped++; /* refused: nobody is listening */
         if (world_tracing(world))
-            world_trace_about(world, "consumers", "refused_down", delivery, 0, NULL);
+            world_trace_about(world, world->consumers_node, TRACE_REFUSED_DOWN, delivery, 0, 0);
         return;
     }
     uint32_t job = world_job_alloc(world, delivery, consumers->epoch);
@@ -173,13 +173,14 @@ static bool draw_crash(World *world, const Job *job, CrashPoint point)
 }
 
 /* The consumer process dies: what it held is gone, unacknowledged. */
-static void crash(World *world, uint32_t job_slot, const char *where)
+static void crash(World *world, uint32_t job_slot, CrashPoint where)
 {
     Consumers *consumers = &world->consumers;
     world->metrics.crashes++;
     world->consumers.crashes++;
     if (world_tracing(world))
-        world_trace(world, "consumers", "crash", world->jobs[job_slot].request.operation, 0, where);
+        world_trace(world, world->consumers_node, TRACE_CRASH,
+                    world->jobs[job_slot].request.operation, 0, where);
     world_job_release(world, job_slot);
     while (consumers->buffer.length > 0)
         world_job_release(world, index_queue_pop(&consumers->buffer));
@@ -199,7 +200,7 @@ void consumers_on_restart(World *world)
 {
     world->consumers.down = false;
     if (world_tracing(world))
-        world_trace(world, "consumers", "restart", 0, 0, NULL);
+        world_trace(world, world->consumers_node, TRACE_RESTART, 0, 0, 0);
 }
 
 /* ------------------------------------------------------------------ running a message */
@@ -229,8 +230,8 @@ static int send_receipt(World *world, const Message *event)
 {
     world_operation(world, event->operation)->receipts++;
     if (world_tracing(world))
-        world_trace_about(world, "consumers", "send_receipt", event,
-                          world_operation(world, event->operation)->receipts, NULL);
+        world_trace_about(world, world->consumers_node, TRACE_SEND_RECEIPT, event,
+                          world_operation(world, event->operation)->receipts, 0);
     return 200;
 }
 
@@ -243,19 +244,20 @@ void consumers_on_job_done(World *world, uint32_t job_slot)
     }
     world->metrics.executions++;
     if (draw_crash(world, job, CRASH_BEFORE_EFFECT)) {
-        crash(world, job_slot, "before-effect");
+        crash(world, job_slot, CRASH_BEFORE_EFFECT);
         return;
     }
-    int status = job->request.receipt ? send_receipt(world, &job->request)
-                                      : server_apply_effect(world, &job->request, "consumers");
+    int status = job->request.receipt
+                     ? send_receipt(world, &job->request)
+                     : server_apply_effect(world, &job->request, world->consumers_node);
     if (draw_crash(world, job, CRASH_AFTER_EFFECT)) {
-        crash(world, job_slot, "after-effect");
+        crash(world, job_slot, CRASH_AFTER_EFFECT);
         return;
     }
     if (world->consumers.uses_store)
         record_completion(world, job, status);
     if (draw_crash(world, job, CRASH_AFTER_COMPLETION)) {
-        crash(world, job_slot, "after-completion");
+        crash(world, job_slot, CRASH_AFTER_COMPLETION);
         return;
     }
     acknowledge(world, &job->request);

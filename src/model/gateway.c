@@ -10,8 +10,6 @@
 #include "sim_assert.h"
 #include "world_internal.h"
 
-#define GATEWAY_NODE(world) ((world)->group_count + NODE_GATEWAY_OFFSET)
-
 void gateway_init(World *world)
 {
     world->server.free_outbox = SLOT_NONE;
@@ -37,7 +35,7 @@ static void send_charge(World *world, const Message *request, uint64_t key, uint
     charge.kind = MESSAGE_CHARGE;
     charge.hop = HOP_CHARGE;
     charge.source = world->server_node;
-    charge.target = GATEWAY_NODE(world);
+    charge.target = world->gateway_node;
     charge.key = key;
     charge.job = job;
     charge.job_serial = job_serial;
@@ -109,7 +107,8 @@ void gateway_on_outbox_relay(World *world, uint32_t entry_index)
         return; /* a restart resumes every pending entry */
     entry->relays++;
     if (world_tracing(world))
-        world_trace_about(world, "server", "outbox_relay", &entry->request, entry->relays, NULL);
+        world_trace_about(world, world->server_node, TRACE_OUTBOX_RELAY, &entry->request,
+                          entry->relays, 0);
     send_charge(world, &entry->request, entry->store_key, entry_index, 0, true, entry->relays);
     entry->relay_timer =
         sim_schedule_in(world->sim, gateway_timeout_us(world), EVENT_OUTBOX_RELAY, 0, entry_index);
@@ -230,7 +229,7 @@ static void charge_or_answer(World *world, Message charge)
     SimTimeUs now = sim_now(world->sim);
     if (keys != NULL && charge.key != 0 && idem_store_lookup(keys, charge.key, now) != NULL) {
         if (world_tracing(world))
-            world_trace_about(world, "gateway", "replay", &charge, 200, NULL);
+            world_trace_about(world, world->gateway_node, TRACE_REPLAY, &charge, 200, 0);
         reply(world, &charge, 200); /* charged before under this key: not again */
         return;
     }
@@ -238,11 +237,11 @@ static void charge_or_answer(World *world, Message charge)
                                   charge_identity(&charge), charge.lineage);
     if (fate < gateway->fail) {
         if (world_tracing(world))
-            world_trace_about(world, "gateway", "declined", &charge, 502, NULL);
+            world_trace_about(world, world->gateway_node, TRACE_DECLINED, &charge, 502, 0);
         reply(world, &charge, 502);
         return;
     }
-    server_apply_effect(world, &charge, "gateway");
+    server_apply_effect(world, &charge, world->gateway_node);
     if (keys != NULL && charge.key != 0) {
         KeyRow row = {.key = charge.key,
                       .status = KEY_STATUS_COMPLETED,
@@ -254,7 +253,7 @@ static void charge_or_answer(World *world, Message charge)
     }
     if (fate < gateway->fail + gateway->timeout) {
         if (world_tracing(world))
-            world_trace_about(world, "gateway", "charged_no_answer", &charge, 0, NULL);
+            world_trace_about(world, world->gateway_node, TRACE_CHARGED_NO_ANSWER, &charge, 0, 0);
         return; /* charged, but the answer never leaves the gateway */
     }
     reply(world, &charge, 200);

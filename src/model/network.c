@@ -114,28 +114,38 @@ static bool survives_loss(World *world, Link *link, const Message *message)
     return u < (link->bad_state ? loss->h : loss->k);
 }
 
-static const char *const message_kind_names[] = {
-    [MESSAGE_REQUEST] = "request",   [MESSAGE_RESPONSE] = "response",
-    [MESSAGE_CHARGE] = "charge",     [MESSAGE_CHARGE_REPLY] = "charge_reply",
-    [MESSAGE_DELIVERY] = "delivery", [MESSAGE_ACK] = "ack",
-};
+/* The client's index in its group when node is a client group's node, else NO_CLIENT. */
+static uint32_t client_index_at(const World *world, uint32_t node, uint32_t client)
+{
+    if (node >= world->group_count || client >= world->client_count)
+        return TRACE_NO_CLIENT;
+    return world->clients[client].index_in_group;
+}
 
 /* A message event as seen on the wire: from the actor to the peer. */
-static void trace_message(World *world, const char *event, const Message *message, bool inbound)
+static void trace_message(World *world, TraceEvent event, const Message *message, bool inbound)
 {
     char source[NAME_LEN_MAX + 16], target[NAME_LEN_MAX + 16];
     world_actor_name(world, message->source, message->client, source, sizeof source);
     world_actor_name(world, message->target, message->client, target, sizeof target);
+    uint32_t actor = inbound ? message->target : message->source;
+    uint32_t peer = inbound ? message->source : message->target;
     TraceRecord record = {
-        .actor = inbound ? target : source,
         .event = event,
-        .peer = inbound ? source : target,
+        .actor = actor,
+        .actor_client = client_index_at(world, actor, message->client),
+        .peer = peer,
+        .peer_client = client_index_at(world, peer, message->client),
+        .actor_kind = world->nodes[actor].kind,
+        .peer_kind = world->nodes[peer].kind,
+        .actor_name = inbound ? target : source,
+        .peer_name = inbound ? source : target,
         .operation = message->operation,
         .attempt = message->attempt,
         .click = message->click,
         .copy = (uint32_t)message->lineage,
         .value = message->status,
-        .detail = message_kind_names[message->kind],
+        .message = message->kind,
     };
     world_trace_write(world, &record);
 }
@@ -143,7 +153,7 @@ static void trace_message(World *world, const char *event, const Message *messag
 void network_trace_delivery(World *world, const Message *message)
 {
     if (world_tracing(world))
-        trace_message(world, "deliver", message, true);
+        trace_message(world, TRACE_DELIVER, message, true);
 }
 
 static void send_copy(World *world, Link *link, const Message *message)
@@ -151,11 +161,11 @@ static void send_copy(World *world, Link *link, const Message *message)
     if (in_outage(world, link, sim_now(world->sim)) || !survives_loss(world, link, message)) {
         world->metrics.network_dropped++;
         if (world_tracing(world))
-            trace_message(world, "lost", message, false);
+            trace_message(world, TRACE_LOST, message, false);
         return;
     }
     if (world_tracing(world))
-        trace_message(world, "transmit", message, false);
+        trace_message(world, TRACE_TRANSMIT, message, false);
     SimTimeUs delay = distribution_sample_ms_as_us(
         &link->spec.delay_ms, world_draw(world, DRAW_DELAY, message->operation,
                                          identity_word(message), message->lineage));
@@ -178,7 +188,7 @@ void network_send(World *world, const Message *message)
         world->metrics.network_duplicated++;
         copy.lineage = message->lineage * 2 + 1;
         if (world_tracing(world))
-            trace_message(world, "duplicate", &copy, false);
+            trace_message(world, TRACE_DUPLICATE, &copy, false);
         send_copy(world, link, &copy);
     }
 }

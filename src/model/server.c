@@ -86,7 +86,7 @@ static void respond(World *world, const Message *request, int status, uint64_t r
 
 /* Runs the operation's handler against the world's state; returns the status it answers.
  * Each handler has its real semantics: some change state every time, some only once. */
-int server_apply_effect(World *world, const Message *request, const char *actor)
+int server_apply_effect(World *world, const Message *request, uint32_t actor)
 {
     uint64_t operation = request->operation;
     Operation *op = world_operation(world, operation);
@@ -139,8 +139,8 @@ int server_apply_effect(World *world, const Message *request, const char *actor)
             broker_publish_receipt(world, request);
     }
     if (world_tracing(world))
-        world_trace_about(world, actor, effect ? "execute" : "execute_no_effect", request, status,
-                          NULL);
+        world_trace_about(world, actor, effect ? TRACE_EXECUTE : TRACE_EXECUTE_NO_EFFECT, request,
+                          status, 0);
     return status;
 }
 
@@ -154,9 +154,7 @@ static SimTimeUs expiry_from(const World *world, SimTimeUs start_us)
     return ttl_ms > 0 ? start_us + sim_time_us_from_ms(ttl_ms) : SIM_TIME_NEVER;
 }
 
-/* why: "new", "expired" (the key was seen, but its TTL ran out), "takeover" (an abandoned
- * processing row past the lock timeout) or "after race window" (check-then-insert). */
-static void reserve_key(World *world, Job *job, const char *why)
+static void reserve_key(World *world, Job *job, ReserveReason why)
 {
     SimTimeUs now = sim_now(world->sim);
     job->reserved = true;
@@ -171,7 +169,7 @@ static void reserve_key(World *world, Job *job, const char *why)
     idem_store_put(world->server.store, &row);
     world_note_key_store(world);
     if (world_tracing(world))
-        world_trace_about(world, "server", "reserve", &job->request, 0, why);
+        world_trace_about(world, world->server_node, TRACE_RESERVE, &job->request, 0, why);
 }
 
 void server_record_result(World *world, const Message *request, uint64_t store_key, int status)
@@ -244,21 +242,22 @@ static void answer_from_row(World *world, const Job *job, const KeyRow *row)
     if (policy->fingerprint && row->fingerprint != request->fingerprint) {
         respond(world, request, fingerprint_mismatch_status(policy->profile), request->operation);
         if (world_tracing(world))
-            world_trace_about(world, "server", "reject_other_body", request,
-                              fingerprint_mismatch_status(policy->profile), NULL);
+            world_trace_about(world, world->server_node, TRACE_REJECT_OTHER_BODY, request,
+                              fingerprint_mismatch_status(policy->profile), 0);
         return;
     }
     if (row->status == KEY_STATUS_PROCESSING) {
         respond(world, request, policy->on_in_progress, request->operation);
         if (world_tracing(world))
-            world_trace_about(world, "server", "in_progress", request, policy->on_in_progress,
-                              NULL);
+            world_trace_about(world, world->server_node, TRACE_IN_PROGRESS, request,
+                              policy->on_in_progress, 0);
         return;
     }
     world->metrics.replayed++;
     respond(world, request, row->response_status, row->response_of);
     if (world_tracing(world))
-        world_trace_about(world, "server", "replay", request, row->response_status, NULL);
+        world_trace_about(world, world->server_node, TRACE_REPLAY, request, row->response_status,
+                          0);
 }
 
 /* ------------------------------------------------------------------ request flow */
@@ -289,7 +288,8 @@ static bool refuse_keyless(World *world, const Job *job)
         return false;
     respond(world, &job->request, 400, job->request.operation);
     if (world_tracing(world))
-        world_trace_about(world, "server", "reject_missing_key", &job->request, 400, NULL);
+        world_trace_about(world, world->server_node, TRACE_REJECT_MISSING_KEY, &job->request, 400,
+                          0);
     return true;
 }
 
@@ -308,12 +308,13 @@ static bool start_job(World *world, uint32_t job_slot)
     const IdempotencySpec *policy = &world->scenario.server.idempotency;
     SimTimeUs now = sim_now(world->sim);
     KeyRow *row = idem_store_lookup(world->server.store, job->store_key, now);
-    const char *why =
-        row == NULL && idem_store_find_any(world->server.store, job->store_key) ? "expired" : "new";
+    ReserveReason why = row == NULL && idem_store_find_any(world->server.store, job->store_key)
+                            ? RESERVE_REASON_EXPIRED
+                            : RESERVE_REASON_NEW;
     if (row != NULL && row->status == KEY_STATUS_PROCESSING && policy->lock_timeout_ms > 0 &&
         now - row->created_us >= sim_time_us_from_ms(policy->lock_timeout_ms)) {
         row = NULL; /* a reservation abandoned (by a crash) is taken over after the lock timeout */
-        why = "takeover";
+        why = RESERVE_REASON_TAKEOVER;
     }
     if (row != NULL) {
         answer_from_row(world, job, row);
@@ -341,7 +342,7 @@ void server_on_request(World *world, const Message *request)
     if (server->down) {
         world->metrics.network_dropped++; /* connection refused: the server is not there */
         if (world_tracing(world))
-            world_trace_about(world, "server", "refused_down", request, 0, NULL);
+            world_trace_about(world, world->server_node, TRACE_REFUSED_DOWN, request, 0, 0);
         return;
     }
     uint32_t job = job_alloc(world, request);
@@ -360,7 +361,7 @@ void server_on_job_reserve(World *world, uint32_t job)
 {
     if (job_died_in_crash(world, job))
         return;
-    reserve_key(world, &world->jobs[job], "after race window");
+    reserve_key(world, &world->jobs[job], RESERVE_REASON_AFTER_RACE_WINDOW);
     execute_later(world, job);
 }
 
@@ -376,13 +377,13 @@ static bool draw_crash(World *world, const Job *job, CrashPoint point)
 }
 
 /* Everything in flight dies with the process; what is durable stays. */
-static void crash(World *world, const char *where, uint64_t operation)
+static void crash(World *world, CrashPoint where, uint64_t operation)
 {
     Server *server = &world->server;
     world->metrics.crashes++;
     world->server.crashes++;
     if (world_tracing(world))
-        world_trace(world, "server", "crash", operation, 0, where);
+        world_trace(world, world->server_node, TRACE_CRASH, operation, 0, where);
     server->down = true;
     server->epoch++;
     while (server->queue.length > 0)
@@ -400,7 +401,7 @@ void server_on_restart(World *world)
 {
     world->server.down = false;
     if (world_tracing(world))
-        world_trace(world, "server", "restart", 0, 0, NULL);
+        world_trace(world, world->server_node, TRACE_RESTART, 0, 0, 0);
     gateway_resume_outbox(world);
 }
 
@@ -410,7 +411,7 @@ void server_complete_job(World *world, uint32_t job_slot, int status)
     if (job->store_key != 0)
         record_result(world, job, status);
     if (draw_crash(world, job, CRASH_AFTER_COMPLETION)) {
-        crash(world, "after-completion", job->request.operation);
+        crash(world, CRASH_AFTER_COMPLETION, job->request.operation);
         world_job_release(world, job_slot);
         return;
     }
@@ -425,10 +426,11 @@ void server_after_effect(World *world, uint32_t job_slot, int status)
                                            world->scenario.server.fail_after_effect)) {
         status = 500; /* the side effect happened, then the handler failed */
         if (world_tracing(world))
-            world_trace_about(world, "server", "fail_after_effect", &job->request, 500, NULL);
+            world_trace_about(world, world->server_node, TRACE_FAIL_AFTER_EFFECT, &job->request,
+                              500, 0);
     }
     if (draw_crash(world, job, CRASH_AFTER_EFFECT)) {
-        crash(world, "after-effect", job->request.operation);
+        crash(world, CRASH_AFTER_EFFECT, job->request.operation);
         world_job_release(world, job_slot);
         return;
     }
@@ -448,7 +450,7 @@ void server_on_job_done(World *world, uint32_t job_slot)
     Job *job = &world->jobs[job_slot];
     world->metrics.executions++;
     if (draw_crash(world, job, CRASH_BEFORE_EFFECT)) {
-        crash(world, "before-effect", job->request.operation);
+        crash(world, CRASH_BEFORE_EFFECT, job->request.operation);
         world_job_release(world, job_slot);
         return;
     }
@@ -461,7 +463,8 @@ void server_on_job_done(World *world, uint32_t job_slot)
         gateway_request_charge(world, job_slot);
         return;
     }
-    server_after_effect(world, job_slot, server_apply_effect(world, &job->request, "server"));
+    server_after_effect(world, job_slot,
+                        server_apply_effect(world, &job->request, world->server_node));
 }
 
 void server_on_gateway_reply(World *world, const Message *reply)
@@ -491,7 +494,7 @@ void server_on_gateway_timeout(World *world, uint32_t job_slot)
     job->awaiting_gateway = false;
     job->gateway_timer = EVENT_ID_NONE;
     if (world_tracing(world))
-        world_trace_about(world, "server", "gateway_timeout", &job->request, 504, NULL);
+        world_trace_about(world, world->server_node, TRACE_GATEWAY_TIMEOUT, &job->request, 504, 0);
     server_complete_job(world, job_slot, 504);
 }
 
@@ -507,7 +510,7 @@ void server_on_store_sweep(World *world)
     size_t freed = idem_store_sweep(world->server.store, sim_now(world->sim));
     world_note_key_store(world);
     if (freed > 0 && world_tracing(world))
-        world_trace(world, "server", "sweep", 0, (int64_t)freed, NULL);
+        world_trace(world, world->server_node, TRACE_SWEEP, 0, (int64_t)freed, 0);
     world_reschedule_sweep(world, STORE_SERVER, sweep_interval_us(world));
 }
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scenario_names.h"
 #include "sim_assert.h"
 #include "world_internal.h"
 
@@ -39,11 +40,28 @@ bool world_chance_about(const World *world, DrawPurpose purpose, const Message *
 
 const char *world_node_name(const World *world, uint32_t node)
 {
-    static const char *const fixed[FIXED_NODE_COUNT] = {"server", "gateway", "broker", "consumers"};
-    if (node < world->group_count)
-        return world->groups[node].spec->id;
     SIM_ASSERT(node < world->node_count, "node id out of range");
-    return fixed[node - world->group_count];
+    return world->nodes[node].name;
+}
+
+uint32_t world_node_count(const World *world)
+{
+    return world->node_count;
+}
+
+const WorldNode *world_node(const World *world, uint32_t node)
+{
+    SIM_ASSERT(node < world->node_count, "node id out of range");
+    return &world->nodes[node];
+}
+
+uint32_t world_node_of_kind(const World *world, NodeKind kind)
+{
+    for (uint32_t node = world->group_count; node < world->node_count; node++) {
+        if (world->nodes[node].kind == kind)
+            return node;
+    }
+    return TRACE_NO_NODE;
 }
 
 /* Called for every message record when tracing: plain copies, no snprintf. */
@@ -74,28 +92,43 @@ void world_actor_name(const World *world, uint32_t node, uint32_t client, char *
 void world_trace_write(World *world, TraceRecord *record)
 {
     record->t_us = sim_now(world->sim);
-    record->mode = mode_name(world->mode);
+    record->mode = world->mode;
     world->trace.write(world->trace.context, record);
 }
 
-void world_trace(World *world, const char *actor, const char *event, uint64_t operation,
-                 int64_t value, const char *detail)
+void world_trace(World *world, uint32_t node, TraceEvent event, uint64_t operation, int64_t value,
+                 uint32_t detail)
 {
     if (world->trace.write == NULL)
         return;
     TraceRecord record = {
-        .actor = actor, .event = event, .operation = operation, .value = value, .detail = detail};
+        .event = event,
+        .actor = node,
+        .actor_client = TRACE_NO_CLIENT,
+        .peer = TRACE_NO_NODE,
+        .peer_client = TRACE_NO_CLIENT,
+        .actor_kind = world->nodes[node].kind,
+        .actor_name = world_node_name(world, node),
+        .operation = operation,
+        .value = value,
+        .detail = detail,
+    };
     world_trace_write(world, &record);
 }
 
-void world_trace_about(World *world, const char *actor, const char *event, const Message *message,
-                       int64_t value, const char *detail)
+void world_trace_about(World *world, uint32_t node, TraceEvent event, const Message *message,
+                       int64_t value, uint32_t detail)
 {
     if (world->trace.write == NULL)
         return;
     TraceRecord record = {
-        .actor = actor,
         .event = event,
+        .actor = node,
+        .actor_client = TRACE_NO_CLIENT,
+        .peer = TRACE_NO_NODE,
+        .peer_client = TRACE_NO_CLIENT,
+        .actor_kind = world->nodes[node].kind,
+        .actor_name = world_node_name(world, node),
         .operation = message->operation,
         .attempt = message->attempt,
         .click = message->click,
@@ -106,16 +139,22 @@ void world_trace_about(World *world, const char *actor, const char *event, const
     world_trace_write(world, &record);
 }
 
-void world_trace_client(World *world, uint32_t client, const char *event, uint64_t operation,
-                        uint32_t click, uint32_t attempt, int64_t value, const char *detail)
+void world_trace_client(World *world, uint32_t client, TraceEvent event, uint64_t operation,
+                        uint32_t click, uint32_t attempt, int64_t value, uint32_t detail)
 {
     if (world->trace.write == NULL)
         return;
     char actor[NAME_LEN_MAX + 16];
-    world_actor_name(world, world->clients[client].group, client, actor, sizeof actor);
+    const Client *c = &world->clients[client];
+    world_actor_name(world, c->group, client, actor, sizeof actor);
     TraceRecord record = {
-        .actor = actor,
         .event = event,
+        .actor = c->group,
+        .actor_client = c->index_in_group,
+        .actor_kind = NODE_CLIENT_GROUP,
+        .peer = TRACE_NO_NODE,
+        .peer_client = TRACE_NO_CLIENT,
+        .actor_name = actor,
         .operation = operation,
         .attempt = attempt,
         .click = click,
@@ -246,6 +285,8 @@ static void on_message_arrive(World *world, uint32_t slot)
         if (!world->server.down)
             server_on_gateway_reply(world, &message);
         break;
+    case MESSAGE_KIND_COUNT:
+        SIM_ASSERT(false, "unknown message kind");
     }
     world_operation_unref(world, message.operation); /* after handling: it may settle */
 }
@@ -355,6 +396,69 @@ static void build_clients(World *world)
     }
 }
 
+/* Whether the scenario sends work through a service: what a diagram draws a lane for. */
+static bool service_active(const Scenario *scenario, NodeKind kind)
+{
+    bool to_server = false, to_broker = false;
+    for (uint32_t g = 0; g < scenario->client_group_count; g++) {
+        to_server |= scenario->client_groups[g].target == TARGET_SERVER;
+        to_broker |= scenario->client_groups[g].target == TARGET_BROKER;
+    }
+    to_broker |= to_server && scenario->server.publish_receipts;
+    switch (kind) {
+    case NODE_SERVER:
+        return to_server;
+    case NODE_GATEWAY:
+        return to_server && scenario->server.use_gateway;
+    case NODE_BROKER:
+    case NODE_CONSUMERS:
+        return to_broker;
+    case NODE_CLIENT_GROUP:
+    case NODE_KIND_COUNT:
+        break;
+    }
+    return false;
+}
+
+/* The order a request meets the services, left to right after the clients. */
+static uint32_t service_lane(NodeKind kind)
+{
+    static const NodeKind flow[] = {NODE_SERVER, NODE_GATEWAY, NODE_BROKER, NODE_CONSUMERS};
+    for (uint32_t i = 0; i < sizeof flow / sizeof flow[0]; i++) {
+        if (flow[i] == kind)
+            return i;
+    }
+    SIM_ASSERT(false, "every service has a lane");
+    return 0;
+}
+
+static void build_nodes(World *world)
+{
+    const Scenario *scenario = &world->scenario;
+    for (uint32_t g = 0; g < world->group_count; g++) {
+        world->nodes[world->node_count++] = (WorldNode){
+            .kind = NODE_CLIENT_GROUP,
+            .name = scenario->client_groups[g].id,
+            .actor = g,
+            .lane = g,
+            .active = scenario->client_groups[g].count > 0,
+        };
+    }
+    for (unsigned i = 0; i < scenario_names_service.count; i++) {
+        NodeKind kind = (NodeKind)scenario_names_service.entries[i].value;
+        world->nodes[world->node_count++] = (WorldNode){
+            .kind = kind,
+            .name = scenario_names_service.entries[i].name,
+            .lane = world->group_count + service_lane(kind),
+            .active = service_active(scenario, kind),
+        };
+    }
+    world->server_node = world_node_of_kind(world, NODE_SERVER);
+    world->gateway_node = world_node_of_kind(world, NODE_GATEWAY);
+    world->broker_node = world_node_of_kind(world, NODE_BROKER);
+    world->consumers_node = world_node_of_kind(world, NODE_CONSUMERS);
+}
+
 static void build_ledger(World *world)
 {
     const Scenario *scenario = &world->scenario;
@@ -396,10 +500,7 @@ World *world_create(const Scenario *scenario, Mode mode, uint64_t seed, TraceSin
     time_series_init(&world->metrics.in_flight_series, bucket_us);
     world->sim = sim_create(dispatch, world);
     build_clients(world);
-    world->node_count = world->group_count + FIXED_NODE_COUNT;
-    world->server_node = world->group_count + NODE_SERVER_OFFSET;
-    world->broker_node = world->group_count + NODE_BROKER_OFFSET;
-    world->consumers_node = world->group_count + NODE_CONSUMERS_OFFSET;
+    build_nodes(world);
     network_init(world);
     build_ledger(world);
     server_init(world);
@@ -477,8 +578,7 @@ static void count_outcome(World *world, const Operation *op)
     metrics->outcomes[outcome]++;
     world->metrics.operations_settled++;
     if (world_tracing(world)) /* the ground truth, for whoever reads the trace */
-        world_trace_client(world, op->client, "settled", op->id, 0, 0, op->effects,
-                           outcome_name(outcome));
+        world_trace_client(world, op->client, TRACE_SETTLED, op->id, 0, 0, op->effects, outcome);
     int64_t amount = spec->operation.kind == OPERATION_DEBIT ? spec->operation.amount : 0;
     if (outcome == OUTCOME_DOUBLE)
         metrics->double_amount += amount * (op->effects - 1);

@@ -59,6 +59,27 @@ Mode world_mode(const World *world);
 const Metrics *world_metrics(const World *world);
 const Scenario *world_scenario(const World *world);
 
+/* ------------------------------------------------------------------ the node table */
+
+/* The nodes of a run: every client group and every service, in id order (the ids trace
+ * records carry in actor and peer). Readers draw and name nodes from this table alone. */
+typedef struct {
+    NodeKind kind;
+    const char *name; /* the group's id or the service's name, as links and traces say it */
+    uint32_t actor;   /* which actor of its kind: a client group's index, else 0 */
+    uint32_t lane;    /* drawing order, left to right: the clients, then the services in the
+                         order a request meets them */
+    bool active;      /* the scenario sends work through it */
+} WorldNode;
+
+uint32_t world_node_count(const World *world);
+const WorldNode *world_node(const World *world, uint32_t node);
+/* The node of a service kind, or TRACE_NO_NODE. */
+uint32_t world_node_of_kind(const World *world, NodeKind kind);
+const char *world_node_name(const World *world, uint32_t node);
+
+/* ------------------------------------------------------------------ live state */
+
 /* For live views: the state at world_now(). Visitors must not call back into the world. */
 uint64_t world_key_store_rows(const World *world);
 void world_visit_key_rows(const World *world, void (*visit)(void *context, const KeyRow *row),

@@ -113,15 +113,6 @@ typedef enum {
     HOP_ACK,
 } Hop;
 
-typedef enum {
-    MESSAGE_REQUEST,      /* client -> server */
-    MESSAGE_RESPONSE,     /* server -> client */
-    MESSAGE_CHARGE,       /* server -> gateway */
-    MESSAGE_CHARGE_REPLY, /* gateway -> server */
-    MESSAGE_DELIVERY,     /* broker -> consumers */
-    MESSAGE_ACK,          /* consumers -> broker */
-} MessageKind;
-
 typedef struct {
     MessageKind kind;
     Hop hop;
@@ -256,13 +247,10 @@ typedef struct {
 
 /* ------------------------------------------------------------------ the world */
 
-enum {
-    NODE_SERVER_OFFSET,
-    NODE_GATEWAY_OFFSET,
-    NODE_BROKER_OFFSET,
-    NODE_CONSUMERS_OFFSET,
-    FIXED_NODE_COUNT
-};
+/* Node ids: the client groups in scenario order, then the services in the order of
+ * scenario_names_service. Ids name links and draws (a Gilbert–Elliott link's draws), so a
+ * new kind of service is appended, never inserted. */
+#define NODES_MAX (CLIENT_GROUPS_MAX + NODE_KIND_COUNT)
 
 struct World {
     Scenario scenario; /* a private copy */
@@ -286,7 +274,9 @@ struct World {
     SimTimeUs duration_us;
 
     uint32_t node_count;
+    WorldNode nodes[NODES_MAX];
     uint32_t server_node;
+    uint32_t gateway_node;
     Link *links; /* node_count * node_count, [source * node_count + target] */
     uint32_t outage_count;
     OutageWindow *outages;
@@ -324,21 +314,21 @@ uint64_t world_draw_about(const World *world, DrawPurpose purpose, const Message
 /* True with the given probability, drawn as world_draw_about; never when it is 0. */
 bool world_chance_about(const World *world, DrawPurpose purpose, const Message *request,
                         double probability);
-const char *world_node_name(const World *world, uint32_t node);
 /* "web[3]" for a client group's node (with the client's index), else the node name. */
 void world_actor_name(const World *world, uint32_t node, uint32_t client, char *buffer,
                       size_t size);
-/* A step taken about one message: operation, click, attempt and copy come from it. */
-void world_trace_about(World *world, const char *actor, const char *event, const Message *message,
-                       int64_t value, const char *detail);
-/* Formats nothing unless tracing is on. */
+/* The trace helpers format nothing unless tracing is on. detail is what the event's
+ * TraceRecord.detail holds (a ReserveReason, a CrashPoint...), 0 when it has none. */
+/* A step a service took about one message: operation, click, attempt and copy come from it. */
+void world_trace_about(World *world, uint32_t node, TraceEvent event, const Message *message,
+                       int64_t value, uint32_t detail);
 /* Fills in the time and mode and hands the record to the sink (tracing must be on). */
 void world_trace_write(World *world, TraceRecord *record);
-/* A step not about one message (crash, restart, sweep). */
-void world_trace(World *world, const char *actor, const char *event, uint64_t operation,
-                 int64_t value, const char *detail);
-void world_trace_client(World *world, uint32_t client, const char *event, uint64_t operation,
-                        uint32_t click, uint32_t attempt, int64_t value, const char *detail);
+/* A step of a service not about one message (crash, restart, sweep). */
+void world_trace(World *world, uint32_t node, TraceEvent event, uint64_t operation, int64_t value,
+                 uint32_t detail);
+void world_trace_client(World *world, uint32_t client, TraceEvent event, uint64_t operation,
+                        uint32_t click, uint32_t attempt, int64_t value, uint32_t detail);
 static inline bool world_tracing(const World *world)
 {
     return world->trace.write != NULL;
@@ -401,7 +391,7 @@ void server_record_result(World *world, const Message *request, uint64_t store_k
 bool server_job_alive(const World *world, uint32_t job, uint64_t serial);
 void server_release_job(World *world, uint32_t job);
 /* Runs the operation's handler: the ground-truth side effect. Returns the status. */
-int server_apply_effect(World *world, const Message *request, const char *actor);
+int server_apply_effect(World *world, const Message *request, uint32_t actor);
 
 /* broker.c */
 void broker_init(World *world);

@@ -47,33 +47,23 @@ typedef struct {
     Outcome outcome; /* once settled */
 } Tally;
 
-static bool is_event(const TraceRecord *record, const char *name)
-{
-    return strcmp(record->event, name) == 0;
-}
-
 /* The outcome a "settled" record names; false for any other record. */
 static bool settled_outcome(const TraceRecord *record, Outcome *outcome)
 {
-    if (!is_event(record, "settled") || record->detail == NULL)
+    if (record->event != TRACE_SETTLED || record->detail >= OUTCOME_COUNT)
         return false;
-    for (int o = 0; o < OUTCOME_COUNT; o++) {
-        if (strcmp(record->detail, outcome_name((Outcome)o)) == 0) {
-            *outcome = (Outcome)o;
-            return true;
-        }
-    }
-    return false;
+    *outcome = (Outcome)record->detail;
+    return true;
 }
 
 static void tally_add(Tally *tally, const TraceRecord *record)
 {
-    if (is_event(record, "send"))
+    if (record->event == TRACE_SEND)
         tally->clicks++;
-    tally->attempts += is_event(record, "send") || is_event(record, "retry");
-    tally->effects += is_event(record, "execute");
-    tally->told_success |= is_event(record, "succeeded");
-    tally->told_failure |= is_event(record, "failed");
+    tally->attempts += record->event == TRACE_SEND || record->event == TRACE_RETRY;
+    tally->effects += record->event == TRACE_EXECUTE;
+    tally->told_success |= record->event == TRACE_SUCCEEDED;
+    tally->told_failure |= record->event == TRACE_FAILED;
     tally->settled |= settled_outcome(record, &tally->outcome);
 }
 
@@ -86,10 +76,13 @@ typedef struct {
     uint32_t click;
     uint32_t copy;
     int64_t value;
+    TraceEvent event;
+    MessageKind message; /* message events */
+    NodeKind actor_kind;
+    NodeKind peer_kind;
     char actor[ACTOR_LEN_MAX];
-    char peer[ACTOR_LEN_MAX]; /* "" when the record is not a message event */
-    char event[WORD_LEN_MAX];
-    char detail[WORD_LEN_MAX];
+    char peer[ACTOR_LEN_MAX];  /* "" when the record is not a message event */
+    char detail[WORD_LEN_MAX]; /* the record's detail as the trace words it */
 } SvgRecord;
 
 struct SvgDiagram {
@@ -166,29 +159,30 @@ static bool is_selected(const SvgDiagram *diagram, uint64_t operation)
  * out: the copy's own records carry an odd lineage. */
 static bool keeps(SvgDiagram *diagram, const TraceRecord *record)
 {
-    if (is_event(record, "duplicate") || is_event(record, "sweep"))
+    if (record->event == TRACE_DUPLICATE || record->event == TRACE_SWEEP)
         return false;
-    if (is_event(record, "restart")) {
+    if (record->event == TRACE_RESTART) {
         bool kept = diagram->crash_kept;
         diagram->crash_kept = false;
         return kept;
     }
-    if (is_event(record, "crash")) {
+    if (record->event == TRACE_CRASH) {
         diagram->crash_kept = any_click_open(diagram);
         return diagram->crash_kept;
     }
     int slot = operation_slot(diagram, record->operation);
     if (slot < 0) {
-        if (!is_event(record, "send") || record->attempt != 1 ||
+        if (record->event != TRACE_SEND || record->attempt != 1 ||
             diagram->operation_count == diagram->operations_max ||
             (diagram->selected && !is_selected(diagram, record->operation)))
             return false;
         slot = (int)diagram->operation_count;
         diagram->operations[diagram->operation_count++] = record->operation;
     }
-    if (is_event(record, "send"))
+    if (record->event == TRACE_SEND)
         diagram->open_clicks[slot]++;
-    if (is_event(record, "succeeded") || is_event(record, "failed") || is_event(record, "give_up"))
+    if (record->event == TRACE_SUCCEEDED || record->event == TRACE_FAILED ||
+        record->event == TRACE_GIVE_UP)
         diagram->open_clicks[slot]--;
     return true;
 }
@@ -201,12 +195,12 @@ static void copy_text(char *target, size_t size, const char *source)
 static void collect(void *context, const TraceRecord *record)
 {
     SvgDiagram *diagram = context;
-    if (strcmp(record->mode, mode_name(diagram->mode)) != 0 || !keeps(diagram, record))
+    if (record->mode != diagram->mode || !keeps(diagram, record))
         return;
     int slot = operation_slot(diagram, record->operation);
-    if (slot >= 0 && !is_event(record, "crash") && !is_event(record, "restart"))
+    if (slot >= 0 && record->event != TRACE_CRASH && record->event != TRACE_RESTART)
         tally_add(&diagram->tallies[slot], record);
-    if (is_event(record, "settled"))
+    if (record->event == TRACE_SETTLED)
         return; /* the summary's, not a row of the diagram */
     if (diagram->record_count == RECORDS_MAX) {
         diagram->truncated = true;
@@ -228,11 +222,14 @@ static void collect(void *context, const TraceRecord *record)
                         .attempt = record->attempt,
                         .click = record->click,
                         .copy = record->copy,
-                        .value = record->value};
-    copy_text(kept->actor, sizeof kept->actor, record->actor);
-    copy_text(kept->peer, sizeof kept->peer, record->peer);
-    copy_text(kept->event, sizeof kept->event, record->event);
-    copy_text(kept->detail, sizeof kept->detail, record->detail);
+                        .value = record->value,
+                        .event = record->event,
+                        .message = record->message,
+                        .actor_kind = record->actor_kind,
+                        .peer_kind = record->peer_kind};
+    copy_text(kept->actor, sizeof kept->actor, record->actor_name);
+    copy_text(kept->peer, sizeof kept->peer, record->peer_name);
+    copy_text(kept->detail, sizeof kept->detail, trace_detail_text(record));
 }
 
 TraceSink report_svg_sink(SvgDiagram *diagram)
@@ -261,6 +258,8 @@ static double text_width(const char *text)
 
 typedef struct {
     char name[ACTOR_LEN_MAX];
+    NodeKind kind;
+    bool ledger; /* not a node: where the state changes are drawn */
     double x;
 } Lane;
 
@@ -286,11 +285,6 @@ static bool is_message(const SvgRecord *record)
     return record->peer[0] != '\0';
 }
 
-static bool named(const SvgRecord *record, const char *event)
-{
-    return strcmp(record->event, event) == 0;
-}
-
 static int lane_of(const Layout *layout, const char *name)
 {
     for (uint32_t i = 0; i < layout->lane_count; i++) {
@@ -300,11 +294,13 @@ static int lane_of(const Layout *layout, const char *name)
     return -1;
 }
 
-static void add_lane(Layout *layout, const char *name)
+static void add_lane(Layout *layout, const char *name, NodeKind kind)
 {
     if (name[0] == '\0' || lane_of(layout, name) >= 0 || layout->lane_count == LANES_MAX)
         return;
-    copy_text(layout->lanes[layout->lane_count++].name, ACTOR_LEN_MAX, name);
+    Lane *lane = &layout->lanes[layout->lane_count++];
+    copy_text(lane->name, ACTOR_LEN_MAX, name);
+    lane->kind = kind;
 }
 
 /* Clients first (in the order they appear), then the fixed nodes left to right in the
@@ -313,26 +309,33 @@ static void place_lanes(Layout *layout)
 {
     const SvgDiagram *diagram = layout->diagram;
     for (uint32_t i = 0; i < diagram->record_count; i++) {
-        if (strchr(diagram->records[i].actor, '[') != NULL)
-            add_lane(layout, diagram->records[i].actor);
+        if (diagram->records[i].actor_kind == NODE_CLIENT_GROUP)
+            add_lane(layout, diagram->records[i].actor, NODE_CLIENT_GROUP);
     }
-    static const char *const fixed[] = {"server", "broker", "consumers", "gateway"};
-    for (size_t f = 0; f < sizeof fixed / sizeof fixed[0]; f++) {
+    static const NodeKind flow[] = {NODE_SERVER, NODE_BROKER, NODE_CONSUMERS, NODE_GATEWAY};
+    for (size_t f = 0; f < sizeof flow / sizeof flow[0]; f++) {
         for (uint32_t i = 0; i < diagram->record_count; i++) {
             const SvgRecord *record = &diagram->records[i];
-            if (strcmp(record->actor, fixed[f]) == 0 || strcmp(record->peer, fixed[f]) == 0) {
-                add_lane(layout, fixed[f]);
+            if (record->actor_kind == flow[f]) {
+                add_lane(layout, record->actor, record->actor_kind);
+                break;
+            }
+            if (record->peer[0] != '\0' && record->peer_kind == flow[f]) {
+                add_lane(layout, record->peer, record->peer_kind);
                 break;
             }
         }
     }
     layout->ledger = -1;
     for (uint32_t i = 0; i < diagram->record_count; i++) {
-        add_lane(layout, diagram->records[i].actor); /* any node not foreseen above */
-        if (named(&diagram->records[i], "execute") && layout->ledger < 0 &&
+        const SvgRecord *record = &diagram->records[i];
+        add_lane(layout, record->actor, record->actor_kind); /* any node not foreseen above */
+        if (record->event == TRACE_EXECUTE && layout->ledger < 0 &&
             layout->lane_count < LANES_MAX) {
             layout->ledger = (int)layout->lane_count;
-            copy_text(layout->lanes[layout->lane_count++].name, ACTOR_LEN_MAX, "ledger");
+            Lane *lane = &layout->lanes[layout->lane_count++];
+            copy_text(lane->name, ACTOR_LEN_MAX, "ledger");
+            lane->ledger = true;
         }
     }
     if (layout->ledger >= 0 && layout->ledger != (int)layout->lane_count - 1) {
@@ -353,11 +356,12 @@ static bool describe(const Layout *layout, const SvgRecord *record, char *label,
  * sends; a phone going offline is drawn after the request it just sent. */
 static int instant_rank(const SvgRecord *record)
 {
-    if (named(record, "deliver"))
+    if (record->event == TRACE_DELIVER)
         return 0;
-    if (named(record, "transmit") || named(record, "lost") || named(record, "duplicate"))
+    if (record->event == TRACE_TRANSMIT || record->event == TRACE_LOST ||
+        record->event == TRACE_DUPLICATE)
         return 2;
-    return named(record, "offline") ? 3 : 1;
+    return record->event == TRACE_OFFLINE ? 3 : 1;
 }
 
 /* Orders the records of one instant: each node's records stay together (nodes in the order
@@ -432,7 +436,7 @@ static void place_rows(Layout *layout)
             bool leaves_badge = dt_ms == 0 && instant_rank(record) == 2 && !is_message(previous) &&
                                 strcmp(previous->actor, record->actor) == 0;
             bool follows_arrow = dt_ms == 0 && is_message(previous) && is_message(record) &&
-                                 !named(record, "deliver");
+                                 record->event != TRACE_DELIVER;
             y += leaves_badge ? 0.0 : follows_arrow ? 9.0 : gap_for(dt_ms);
             /* Badges a fraction of a millisecond apart must not touch, nor their labels. */
             if (has_badge && last_badge != NULL && y < badge_y + BADGE_HEIGHT + 8.0)
@@ -474,7 +478,7 @@ static void find_groups(Layout *layout)
     for (uint32_t i = 0; i < diagram->record_count; i++) {
         const SvgRecord *record = &diagram->records[i];
         int slot = operation_slot(diagram, record->operation);
-        if (slot >= 0 && layout->groups[slot] < 0 && named(record, "send"))
+        if (slot >= 0 && layout->groups[slot] < 0 && record->event == TRACE_SEND)
             layout->groups[slot] = group_of_actor(layout->scenario, record->actor);
     }
 }
@@ -542,13 +546,13 @@ static const char *status_color(int64_t status)
 
 static const char *message_color(const SvgRecord *record)
 {
-    if (strcmp(record->detail, "request") == 0)
+    if (record->message == MESSAGE_REQUEST)
         return "#2563eb";
-    if (strcmp(record->detail, "response") == 0)
+    if (record->message == MESSAGE_RESPONSE)
         return status_color(record->value);
-    if (strcmp(record->detail, "charge") == 0)
+    if (record->message == MESSAGE_CHARGE)
         return "#7c3aed";
-    if (strcmp(record->detail, "charge_reply") == 0)
+    if (record->message == MESSAGE_CHARGE_REPLY)
         return record->value >= 500 ? "#dc2626" : "#7c3aed";
     return "#0891b2"; /* the broker's deliveries and acks */
 }
@@ -586,13 +590,12 @@ static const char *status_words(int64_t status)
 static void message_label(const SvgRecord *record, char *label, size_t size)
 {
     const char *copy = record->copy & 1u ? " (network copy)" : "";
-    if (strcmp(record->detail, "request") == 0) {
+    if (record->message == MESSAGE_REQUEST) {
         snprintf(label, size, "request%s", copy); /* the sender's badge says which attempt */
-    } else if (strcmp(record->detail, "response") == 0 ||
-               strcmp(record->detail, "charge_reply") == 0) {
+    } else if (record->message == MESSAGE_RESPONSE || record->message == MESSAGE_CHARGE_REPLY) {
         snprintf(label, size, "%" PRId64 "%s%s", record->value, status_words(record->value), copy);
     } else {
-        snprintf(label, size, "%s%s", record->detail, copy);
+        snprintf(label, size, "%s%s", trace_message_name(record->message), copy);
     }
 }
 
@@ -647,9 +650,9 @@ static void arrow(FILE *out, double x1, double y1, double x2, double y2, double 
 
 static bool same_message(const SvgRecord *sent, const SvgRecord *arrived)
 {
-    return named(arrived, "deliver") && arrived->operation == sent->operation &&
+    return arrived->event == TRACE_DELIVER && arrived->operation == sent->operation &&
            arrived->click == sent->click && arrived->attempt == sent->attempt &&
-           arrived->copy == sent->copy && strcmp(arrived->detail, sent->detail) == 0 &&
+           arrived->copy == sent->copy && arrived->message == sent->message &&
            strcmp(arrived->actor, sent->peer) == 0 && strcmp(arrived->peer, sent->actor) == 0;
 }
 
@@ -666,7 +669,7 @@ static void draw_message(Layout *layout, uint32_t k)
     message_label(sent, label, sizeof label);
     const char *color = message_color(sent);
     double start = layout->start[k];
-    if (named(sent, "lost")) {
+    if (sent->event == TRACE_LOST) {
         char lost[120];
         snprintf(lost, sizeof lost, "%s, lost", label);
         /* Far enough from the sender for the label to fit before the cross. */
@@ -692,7 +695,7 @@ static void draw_messages(Layout *layout)
     fputs("<g id=\"messages\">\n", layout->out);
     for (uint32_t k = 0; k < layout->diagram->record_count; k++) {
         const SvgRecord *record = &layout->diagram->records[layout->order[k]];
-        if (named(record, "transmit") || named(record, "lost"))
+        if (record->event == TRACE_TRANSMIT || record->event == TRACE_LOST)
             draw_message(layout, k);
     }
     fputs("</g>\n", layout->out);
@@ -704,57 +707,63 @@ static void draw_messages(Layout *layout)
  * {detail}, {attempt} and {seconds} (value as ms) are replaced; when the value is 0 (the
  * consumers record no status), the short form is used. */
 typedef struct {
-    const char *event;
+    TraceEvent event;
     const char *format;
     const char *short_format;
     const Style *style;
 } EventLook;
 
 static const EventLook EVENT_LOOKS[] = {
-    {"retry", "retry (attempt {attempt})", NULL, &STYLE_PLAIN},
-    {"timeout", "no answer: timeout", NULL, &STYLE_WARN},
-    {"give_up", "gives up, never told", NULL, &STYLE_BAD},
-    {"succeeded", "told: success", NULL, &STYLE_GOOD},
-    {"failed", "told: failed", NULL, &STYLE_BAD},
-    {"offline", "offline for {seconds} s", NULL, &STYLE_WARN},
-    {"reconnect", "back online", NULL, &STYLE_PLAIN},
-    {"lost_offline", "no network: {detail} lost", NULL, &STYLE_BAD},
-    {"reserve", "key free " ARROW_RIGHT " reserved", NULL, &STYLE_STORE},
-    {"replay", "key done " ARROW_RIGHT " replay {value}", "key done: not run again", &STYLE_STORE},
-    {"in_progress", "key in progress " ARROW_RIGHT " {value}", "key in progress: later",
+    {TRACE_RETRY, "retry (attempt {attempt})", NULL, &STYLE_PLAIN},
+    {TRACE_TIMEOUT, "no answer: timeout", NULL, &STYLE_WARN},
+    {TRACE_GIVE_UP, "gives up, never told", NULL, &STYLE_BAD},
+    {TRACE_SUCCEEDED, "told: success", NULL, &STYLE_GOOD},
+    {TRACE_FAILED, "told: failed", NULL, &STYLE_BAD},
+    {TRACE_OFFLINE, "offline for {seconds} s", NULL, &STYLE_WARN},
+    {TRACE_RECONNECT, "back online", NULL, &STYLE_PLAIN},
+    {TRACE_LOST_OFFLINE, "no network: {detail} lost", NULL, &STYLE_BAD},
+    {TRACE_RESERVE, "key free " ARROW_RIGHT " reserved", NULL, &STYLE_STORE},
+    {TRACE_REPLAY, "key done " ARROW_RIGHT " replay {value}", "key done: not run again",
      &STYLE_STORE},
-    {"reject_other_body", "same key, other body " ARROW_RIGHT " {value}",
+    {TRACE_IN_PROGRESS, "key in progress " ARROW_RIGHT " {value}", "key in progress: later",
+     &STYLE_STORE},
+    {TRACE_REJECT_OTHER_BODY, "same key, other body " ARROW_RIGHT " {value}",
      "same key, other body: dropped", &STYLE_BAD},
-    {"execute_no_effect", "runs, nothing changes " ARROW_RIGHT " {value}", NULL, &STYLE_WORK},
-    {"fail_after_effect", "fails after the effect " ARROW_RIGHT " 500", NULL, &STYLE_BAD},
-    {"crash", "CRASH ({detail})", NULL, &STYLE_CRASH},
-    {"restart", "restarted", NULL, &STYLE_PLAIN},
-    {"refused_down", "down: request refused", NULL, &STYLE_BAD},
-    {"gateway_timeout", "gateway silent " ARROW_RIGHT " 504", NULL, &STYLE_BAD},
-    {"outbox_relay", "outbox relay #{value}", NULL, &STYLE_WORK},
-    {"declined", "declined " ARROW_RIGHT " 502", NULL, &STYLE_BAD},
-    {"charged_no_answer", "charged, answer lost", NULL, &STYLE_BAD},
-    {"enqueue", "queued", NULL, &STYLE_PLAIN},
-    {"redeliver", "redelivery #{value}", NULL, &STYLE_WARN},
-    {"ack_timeout", "ack timeout", NULL, &STYLE_WARN},
-    {"deduplicated", "id seen: dropped", NULL, &STYLE_STORE},
-    {"dead_letter", "dead-lettered", NULL, &STYLE_BAD},
-    {"discard", "discarded", NULL, &STYLE_BAD},
-    {"late_ack_ignored", "late ack ignored", NULL, &STYLE_WARN},
-    {"late_ack_accepted", "late ack accepted", NULL, &STYLE_PLAIN},
-    {"send_receipt", "receipt #{value}", NULL, &STYLE_WORK},
+    {TRACE_EXECUTE_NO_EFFECT, "runs, nothing changes " ARROW_RIGHT " {value}", NULL, &STYLE_WORK},
+    {TRACE_FAIL_AFTER_EFFECT, "fails after the effect " ARROW_RIGHT " 500", NULL, &STYLE_BAD},
+    {TRACE_CRASH, "CRASH ({detail})", NULL, &STYLE_CRASH},
+    {TRACE_RESTART, "restarted", NULL, &STYLE_PLAIN},
+    {TRACE_REFUSED_DOWN, "down: request refused", NULL, &STYLE_BAD},
+    {TRACE_GATEWAY_TIMEOUT, "gateway silent " ARROW_RIGHT " 504", NULL, &STYLE_BAD},
+    {TRACE_OUTBOX_RELAY, "outbox relay #{value}", NULL, &STYLE_WORK},
+    {TRACE_DECLINED, "declined " ARROW_RIGHT " 502", NULL, &STYLE_BAD},
+    {TRACE_CHARGED_NO_ANSWER, "charged, answer lost", NULL, &STYLE_BAD},
+    {TRACE_ENQUEUE, "queued", NULL, &STYLE_PLAIN},
+    {TRACE_REDELIVER, "redelivery #{value}", NULL, &STYLE_WARN},
+    {TRACE_ACK_TIMEOUT, "ack timeout", NULL, &STYLE_WARN},
+    {TRACE_DEDUPLICATED, "id seen: dropped", NULL, &STYLE_STORE},
+    {TRACE_DEAD_LETTER, "dead-lettered", NULL, &STYLE_BAD},
+    {TRACE_DISCARD, "discarded", NULL, &STYLE_BAD},
+    {TRACE_LATE_ACK_IGNORED, "late ack ignored", NULL, &STYLE_WARN},
+    {TRACE_LATE_ACK_ACCEPTED, "late ack accepted", NULL, &STYLE_PLAIN},
+    {TRACE_SEND_RECEIPT, "receipt #{value}", NULL, &STYLE_WORK},
 };
 
 /* The client's records that name a click worth telling apart (a double click's second). */
 static bool names_click(const SvgRecord *record)
 {
-    static const char *const events[] = {"retry",  "timeout", "reconnect",   "succeeded",
-                                         "failed", "give_up", "lost_offline"};
-    for (size_t i = 0; i < sizeof events / sizeof events[0]; i++) {
-        if (named(record, events[i]))
-            return true;
+    switch (record->event) {
+    case TRACE_RETRY:
+    case TRACE_TIMEOUT:
+    case TRACE_RECONNECT:
+    case TRACE_SUCCEEDED:
+    case TRACE_FAILED:
+    case TRACE_GIVE_UP:
+    case TRACE_LOST_OFFLINE:
+        return true;
+    default:
+        return false;
     }
-    return false;
 }
 
 static void expand(char *label, size_t size, const char *format, const SvgRecord *record)
@@ -789,28 +798,28 @@ static bool describe(const Layout *layout, const SvgRecord *record, char *label,
     const OperationSpec *spec = operation_spec(layout, record->operation);
     bool debit = spec == NULL || spec->kind == OPERATION_DEBIT;
     *style = STYLE_PLAIN;
-    if (named(record, "send")) {
+    if (record->event == TRACE_SEND) {
         snprintf(label, size, record->value == 0 ? "presses %s" : "presses %s again",
                  debit ? "Pay" : "Send");
         return true;
     }
-    if (named(record, "execute")) {
+    if (record->event == TRACE_EXECUTE) {
         *style = STYLE_WORK;
-        if (strcmp(record->actor, "gateway") == 0)
+        if (record->actor_kind == NODE_GATEWAY)
             snprintf(label, size, "charges the card");
         else
             snprintf(label, size, "%s " ARROW_RIGHT " %" PRId64, debit ? "charges" : "runs",
                      record->value);
         return true;
     }
-    if (named(record, "replay") && strcmp(record->actor, "gateway") == 0) {
+    if (record->event == TRACE_REPLAY && record->actor_kind == NODE_GATEWAY) {
         *style = STYLE_GOOD;
         snprintf(label, size, "key seen: not charged again");
         return true;
     }
     for (size_t i = 0; i < sizeof EVENT_LOOKS / sizeof EVENT_LOOKS[0]; i++) {
         const EventLook *look = &EVENT_LOOKS[i];
-        if (!named(record, look->event))
+        if (record->event != look->event)
             continue;
         *style = *look->style;
         expand(label, size,
@@ -820,7 +829,7 @@ static bool describe(const Layout *layout, const SvgRecord *record, char *label,
             strcat(label, " (click 2)");
         return true;
     }
-    snprintf(label, size, "%s", record->event); /* an event this diagram does not know yet */
+    snprintf(label, size, "%s", trace_event_name(record->event)); /* not described yet */
     for (char *c = label; *c != '\0'; c++)
         *c = *c == '_' ? ' ' : *c;
     return true;
@@ -876,11 +885,11 @@ static void draw_events(Layout *layout)
         int lane = lane_of(layout, record->actor);
         if (lane < 0 || !describe(layout, record, label, sizeof label, &style))
             continue;
-        if (named(record, "lost_offline"))
+        if (record->event == TRACE_LOST_OFFLINE)
             cross(layout->out, layout->lanes[lane].x - text_width(label) / 2 - 16.0, layout->y[k]);
         badge(layout->out, layout->lanes[lane].x, layout->y[k], label, style);
         int slot = operation_slot(layout->diagram, record->operation);
-        if (named(record, "execute") && slot >= 0)
+        if (record->event == TRACE_EXECUTE && slot >= 0)
             draw_charge(layout, record, layout->y[k], ++effects[slot], text_width(label) + 12.0);
     }
     fputs("</g>\n", layout->out);
@@ -893,11 +902,11 @@ static void draw_waits(Layout *layout)
     for (uint32_t k = 0; k < layout->diagram->record_count; k++) {
         const SvgRecord *timeout = &records[layout->order[k]];
         int lane = lane_of(layout, timeout->actor);
-        if (!named(timeout, "timeout") || lane < 0)
+        if (timeout->event != TRACE_TIMEOUT || lane < 0)
             continue;
         for (uint32_t j = k; j-- > 0;) {
             const SvgRecord *sent = &records[layout->order[j]];
-            if ((named(sent, "send") || named(sent, "retry")) &&
+            if ((sent->event == TRACE_SEND || sent->event == TRACE_RETRY) &&
                 sent->operation == timeout->operation && sent->attempt == timeout->attempt &&
                 strcmp(sent->actor, timeout->actor) == 0) {
                 double x = layout->lanes[lane].x - 24.0;
@@ -916,20 +925,27 @@ static void draw_waits(Layout *layout)
 
 static const char *lane_role(const Layout *layout, const Lane *lane)
 {
-    if (strchr(lane->name, '[') != NULL) {
+    bool keyed = layout->diagram->mode == MODE_IDEMPOTENT;
+    if (lane->ledger)
+        return "what changed";
+    switch (lane->kind) {
+    case NODE_CLIENT_GROUP: {
         int group = group_of_actor(layout->scenario, lane->name);
         return group >= 0 ? key_strategy_name(layout->scenario->client_groups[group].key)
                           : "client";
     }
-    if (strcmp(lane->name, "server") == 0)
-        return layout->diagram->mode == MODE_IDEMPOTENT ? "handler + key store" : "handler";
-    if (strcmp(lane->name, "gateway") == 0)
+    case NODE_SERVER:
+        return keyed ? "handler + key store" : "handler";
+    case NODE_GATEWAY:
         return "payment provider";
-    if (strcmp(lane->name, "ledger") == 0)
-        return "what changed";
-    if (strcmp(lane->name, "consumers") == 0)
-        return layout->diagram->mode == MODE_IDEMPOTENT ? "workers + key store" : "workers";
-    return strcmp(lane->name, "broker") == 0 ? "queue" : "";
+    case NODE_CONSUMERS:
+        return keyed ? "workers + key store" : "workers";
+    case NODE_BROKER:
+        return "queue";
+    case NODE_KIND_COUNT:
+        break;
+    }
+    return "";
 }
 
 static void draw_lanes(Layout *layout)
@@ -1207,9 +1223,8 @@ static void search_collect(void *context, const TraceRecord *record)
     SvgSearch *search = context;
     SvgSelection *selection = &search->selection;
     Outcome outcome;
-    if (selection->count == search->operations_max ||
-        strcmp(record->mode, mode_name(search->mode)) != 0 || !settled_outcome(record, &outcome) ||
-        outcome != selection->outcome)
+    if (selection->count == search->operations_max || record->mode != search->mode ||
+        !settled_outcome(record, &outcome) || outcome != selection->outcome)
         return;
     selection->operations[selection->count++] = record->operation;
 }

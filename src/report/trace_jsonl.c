@@ -201,14 +201,14 @@ static void write_trace_record(void *context, const TraceRecord *record)
     char *out = put_literal(line, end, "{\"t_us\": ");
     out = put_u64(out, end, record->t_us);
     out = put_literal(out, end, ", \"mode\": ");
-    out = put_string(out, end, record->mode);
+    out = put_string(out, end, mode_name(record->mode));
     out = put_literal(out, end, ", \"actor\": ");
-    out = put_string(out, end, record->actor);
+    out = put_string(out, end, record->actor_name);
     out = put_literal(out, end, ", \"event\": ");
-    out = put_string(out, end, record->event);
-    if (record->peer != NULL) {
+    out = put_string(out, end, trace_event_name(record->event));
+    if (record->peer_name != NULL) {
         out = put_literal(out, end, ", \"peer\": ");
-        out = put_string(out, end, record->peer);
+        out = put_string(out, end, record->peer_name);
     }
     out = put_literal(out, end, ", \"op\": ");
     out = put_u64(out, end, record->operation);
@@ -220,9 +220,10 @@ static void write_trace_record(void *context, const TraceRecord *record)
     out = put_u64(out, end, record->copy);
     out = put_literal(out, end, ", \"value\": ");
     out = put_i64(out, end, record->value);
-    if (record->detail != NULL) {
+    const char *detail = trace_detail_text(record);
+    if (detail != NULL) {
         out = put_literal(out, end, ", \"detail\": ");
-        out = put_string(out, end, record->detail);
+        out = put_string(out, end, detail);
     }
     out = put_literal(out, end, "}\n");
     writer->used += (size_t)(out - line);

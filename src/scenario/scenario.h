@@ -73,6 +73,17 @@ typedef enum { LATE_RESPONSE_IGNORE, LATE_RESPONSE_ACCEPT } LateResponse;
 typedef enum { LOOP_CLOSED, LOOP_OPEN } WorkloadLoop;
 typedef enum { TARGET_SERVER, TARGET_BROKER } ClientTarget;
 
+/* What a node of the world is: each client group is one, and each service below (named by
+ * scenario_names_service, the names links and lanes use). */
+typedef enum {
+    NODE_CLIENT_GROUP,
+    NODE_SERVER,
+    NODE_GATEWAY,
+    NODE_BROKER,
+    NODE_CONSUMERS,
+    NODE_KIND_COUNT
+} NodeKind;
+
 typedef struct {
     OperationKind kind;
     int64_t amount;     /* minor units; debit only */

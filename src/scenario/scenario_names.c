@@ -118,8 +118,13 @@ const NameTable scenario_names_dist = TABLE(dists);
 const NameTable scenario_names_loss_model = TABLE(loss_models);
 const NameTable scenario_names_retry_on = TABLE(retry_ons);
 
-const char *const scenario_names_nodes[] = {"server", "gateway", "broker", "consumers"};
-const unsigned scenario_names_node_count = 4;
+static const NameEntry services[] = {
+    {"server", NODE_SERVER},
+    {"gateway", NODE_GATEWAY},
+    {"broker", NODE_BROKER},
+    {"consumers", NODE_CONSUMERS},
+};
+const NameTable scenario_names_service = TABLE(services);
 
 /* The report's metric names (DESIGN §5), outcome names included: what `expect` may name. */
 const char *const scenario_metric_names[] = {

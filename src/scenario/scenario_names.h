@@ -39,9 +39,8 @@ extern const NameTable scenario_names_retry_on; /* value: a bit, see RETRY_ON_* 
 #define RETRY_ON_5XX 2
 #define RETRY_ON_409 4
 
-/* Node names that are not client groups, in the order messages list them. */
-extern const char *const scenario_names_nodes[];
-extern const unsigned scenario_names_node_count;
+/* The services' node names (value: NodeKind), in the order messages list them. */
+extern const NameTable scenario_names_service;
 
 bool scenario_names_find(const NameTable *table, const char *name, int *value);
 const char *scenario_names_of(const NameTable *table, int value); /* NULL: not in the table */

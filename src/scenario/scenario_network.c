@@ -112,13 +112,13 @@ static bool check_node(const ScenarioReader *scenario_reader, const char *node, 
     char name[JSON_PATH_KEY_LEN_MAX + 1];
     snprintf(name, sizeof name, "%.*s",
              (int)(length < JSON_PATH_KEY_LEN_MAX ? length : JSON_PATH_KEY_LEN_MAX), node);
-    const char *known[CLIENT_GROUPS_MAX + 4];
+    const char *known[CLIENT_GROUPS_MAX + NODE_KIND_COUNT];
     unsigned known_count = 0;
     for (uint32_t i = 0; i < scenario->client_group_count; i++) {
         known[known_count++] = scenario->client_groups[i].id;
     }
-    for (unsigned i = 0; i < scenario_names_node_count; i++) {
-        known[known_count++] = scenario_names_nodes[i];
+    for (unsigned i = 0; i < scenario_names_service.count; i++) {
+        known[known_count++] = scenario_names_service.entries[i].name;
     }
     for (unsigned i = 0; i < known_count; i++) {
         if (length < NAME_LEN_MAX && known[i][0] != '\0' && strcmp(known[i], name) == 0) {

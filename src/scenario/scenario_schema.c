@@ -332,14 +332,11 @@ static void read_client_id(SchemaReader *reader, const cJSON *item, void *target
     if (!scenario_schema_read_name(reader, item, id)) {
         return;
     }
-    for (unsigned i = 0; i < scenario_names_node_count; i++) {
-        if (strcmp(id, scenario_names_nodes[i]) == 0) {
-            schema_error(reader,
-                         "expected id other than the node names 'server', 'gateway', "
-                         "'broker', 'consumers' (got '%s')",
-                         id);
-            return;
-        }
+    int service;
+    if (scenario_names_find(&scenario_names_service, id, &service)) {
+        char names[128];
+        scenario_names_list(&scenario_names_service, names, sizeof names);
+        schema_error(reader, "expected id other than the node names %s (got '%s')", names, id);
     }
 }
 

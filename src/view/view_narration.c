@@ -119,7 +119,7 @@ static ViewColor execution_sentence(const ViewPane *pane, const ViewNarration *n
     int64_t amount = pane->group_amount[n->group];
     view_narration_money(money, sizeof money, amount, false);
     const char *where = node_words(n->node);
-    if (n->event == VIEW_EVENT_EXECUTE_NO_EFFECT) {
+    if (n->event == TRACE_EXECUTE_NO_EFFECT) {
         snprintf(buffer, size, "%s ran again but changed nothing (idempotent by state)", op);
         return VIEW_COLOR_TEXT;
     }
@@ -145,7 +145,7 @@ static ViewColor key_store_sentence(const ViewNarration *n, const char *op, char
 {
     bool consumers = n->node == VIEW_NODE_CONSUMERS;
     switch (n->event) {
-    case VIEW_EVENT_REPLAY:
+    case TRACE_REPLAY:
         if (consumers)
             snprintf(buffer, size,
                      "%s delivered again: its key is done " ARROW " acknowledged without charging",
@@ -162,7 +162,7 @@ static ViewColor key_store_sentence(const ViewNarration *n, const char *op, char
                      "a copy of %s with the same key " ARROW " stored response replayed, no charge",
                      op);
         return VIEW_COLOR_OK;
-    case VIEW_EVENT_IN_PROGRESS:
+    case TRACE_IN_PROGRESS:
         if (consumers)
             snprintf(buffer, size,
                      "%s delivered again while still processing: left "
@@ -174,7 +174,7 @@ static ViewColor key_store_sentence(const ViewNarration *n, const char *op, char
                      "processing " ARROW " %" PRId64 ", no charge",
                      n->attempt, op, n->value);
         return VIEW_COLOR_OK;
-    case VIEW_EVENT_DEDUPLICATED:
+    case TRACE_DEDUPLICATED:
         snprintf(buffer, size, "the broker's dedup window dropped a re-published %s", op);
         return VIEW_COLOR_OK;
     default:
@@ -183,14 +183,18 @@ static ViewColor key_store_sentence(const ViewNarration *n, const char *op, char
     }
 }
 
-static const char *crash_words(const char *where)
+static const char *crash_words(CrashPoint where)
 {
-    if (strcmp(where, "after-effect") == 0)
+    switch (where) {
+    case CRASH_AFTER_EFFECT:
         return "after charging, before recording it: the key is stuck in processing";
-    if (strcmp(where, "before-effect") == 0)
+    case CRASH_BEFORE_EFFECT:
         return "before charging";
-    if (strcmp(where, "after-completion") == 0)
+    case CRASH_AFTER_COMPLETION:
         return "after recording the result, before answering";
+    case CRASH_NONE:
+        break;
+    }
     return "";
 }
 
@@ -198,36 +202,36 @@ static ViewColor service_sentence(const ViewNarration *n, const char *op, char *
 {
     const char *where = node_words(n->node);
     switch (n->event) {
-    case VIEW_EVENT_RESERVE:
+    case TRACE_RESERVE:
         snprintf(buffer, size, "%s: new key reserved, the server runs it", op);
         return VIEW_COLOR_TEXT_DIM;
-    case VIEW_EVENT_FAIL_AFTER_EFFECT:
+    case TRACE_FAIL_AFTER_EFFECT:
         snprintf(buffer, size, "%s charged, then the handler failed: 500, the client will retry",
                  op);
         return VIEW_COLOR_WARNING;
-    case VIEW_EVENT_GATEWAY_TIMEOUT:
+    case TRACE_GATEWAY_TIMEOUT:
         snprintf(buffer, size, "no answer from the gateway for %s: 504, charged or not?", op);
         return VIEW_COLOR_WARNING;
-    case VIEW_EVENT_DECLINED:
+    case TRACE_DECLINED:
         snprintf(buffer, size, "the gateway declined %s: 502, nothing charged", op);
         return VIEW_COLOR_WARNING;
-    case VIEW_EVENT_CHARGED_NO_ANSWER:
+    case TRACE_CHARGED_NO_ANSWER:
         snprintf(buffer, size, "the gateway charged %s, but its answer never came", op);
         return VIEW_COLOR_WARNING;
-    case VIEW_EVENT_OUTBOX_RELAY:
+    case TRACE_OUTBOX_RELAY:
         snprintf(buffer, size, "the outbox relays the charge of %s with its key (try #%" PRId64 ")",
                  op, n->value);
         return VIEW_COLOR_TEXT;
-    case VIEW_EVENT_REFUSED_DOWN:
+    case TRACE_REFUSED_DOWN:
         snprintf(buffer, size, "the %s is down: %s refused", where, op);
         return VIEW_COLOR_WARNING;
-    case VIEW_EVENT_CRASH:
-        snprintf(buffer, size, "the %s crashed %s", where, crash_words(n->detail));
+    case TRACE_CRASH:
+        snprintf(buffer, size, "the %s crashed %s", where, crash_words((CrashPoint)n->detail));
         return VIEW_COLOR_WARNING;
-    case VIEW_EVENT_RESTART:
+    case TRACE_RESTART:
         snprintf(buffer, size, "the %s restarted", where);
         return VIEW_COLOR_TEXT_DIM;
-    case VIEW_EVENT_SEND_RECEIPT:
+    case TRACE_SEND_RECEIPT:
         if (n->value >= 2) {
             snprintf(buffer, size, "the receipt email for %s went out AGAIN (#%" PRId64 ")", op,
                      n->value);
@@ -236,7 +240,7 @@ static ViewColor service_sentence(const ViewNarration *n, const char *op, char *
         snprintf(buffer, size, "the receipt email for %s went out", op);
         return VIEW_COLOR_TEXT;
     default:
-        snprintf(buffer, size, "the %s: %s for %s", where, view_pane_event_name(n->event), op);
+        snprintf(buffer, size, "the %s: %s for %s", where, trace_event_name(n->event), op);
         return VIEW_COLOR_TEXT_DIM;
     }
 }
@@ -244,25 +248,25 @@ static ViewColor service_sentence(const ViewNarration *n, const char *op, char *
 static ViewColor broker_sentence(const ViewNarration *n, const char *op, char *buffer, size_t size)
 {
     switch (n->event) {
-    case VIEW_EVENT_ENQUEUE:
+    case TRACE_ENQUEUE:
         snprintf(buffer, size, "the broker queued %s", op);
         return VIEW_COLOR_TEXT_DIM;
-    case VIEW_EVENT_REDELIVER:
+    case TRACE_REDELIVER:
         snprintf(buffer, size,
                  "the broker hands %s out again (delivery #%" PRId64 "): no ack in time", op,
                  n->value);
         return VIEW_COLOR_WARNING;
-    case VIEW_EVENT_ACK_TIMEOUT:
+    case TRACE_ACK_TIMEOUT:
         snprintf(buffer, size, "no ack for %s within the ack timeout: it will be redelivered", op);
         return VIEW_COLOR_WARNING;
-    case VIEW_EVENT_DEAD_LETTER:
-    case VIEW_EVENT_DISCARD:
+    case TRACE_DEAD_LETTER:
+    case TRACE_DISCARD:
         snprintf(buffer, size, "%s %s after %" PRId64 " deliveries", op,
-                 n->event == VIEW_EVENT_DEAD_LETTER ? "dead-lettered" : "discarded", n->value);
+                 n->event == TRACE_DEAD_LETTER ? "dead-lettered" : "discarded", n->value);
         return VIEW_COLOR_WARNING;
     default:
         snprintf(buffer, size, "a late ack for %s (delivery #%" PRId64 ") %s", op, n->value,
-                 n->event == VIEW_EVENT_LATE_ACK_ACCEPTED ? "accepted" : "ignored");
+                 n->event == TRACE_LATE_ACK_ACCEPTED ? "accepted" : "ignored");
         return VIEW_COLOR_TEXT_DIM;
     }
 }
@@ -270,20 +274,20 @@ static ViewColor broker_sentence(const ViewNarration *n, const char *op, char *b
 static ViewColor lost_sentence(const ViewNarration *n, const char *op, const char *who,
                                char *buffer, size_t size)
 {
-    switch ((ViewMessage)n->message) {
-    case VIEW_MESSAGE_REQUEST:
+    switch ((MessageKind)n->message) {
+    case MESSAGE_REQUEST:
         snprintf(buffer, size, "%s attempt #%u lost in the network: not charged", op, n->attempt);
         return VIEW_COLOR_LOST;
-    case VIEW_MESSAGE_DELIVERY:
+    case MESSAGE_DELIVERY:
         snprintf(buffer, size, "a delivery of %s was lost on the way to the consumers", op);
         return VIEW_COLOR_LOST;
-    case VIEW_MESSAGE_ACK:
+    case MESSAGE_ACK:
         snprintf(buffer, size, "the consumers' ack for %s was lost: the broker will redeliver", op);
         return VIEW_COLOR_WARNING;
-    case VIEW_MESSAGE_CHARGE:
+    case MESSAGE_CHARGE:
         snprintf(buffer, size, "the charge for %s was lost on the way to the gateway", op);
         return VIEW_COLOR_LOST;
-    case VIEW_MESSAGE_CHARGE_REPLY:
+    case MESSAGE_CHARGE_REPLY:
         snprintf(buffer, size, "the gateway's answer for %s was lost", op);
         return VIEW_COLOR_WARNING;
     default:
@@ -301,34 +305,34 @@ static ViewColor client_sentence(const ViewPane *pane, const ViewNarration *n, c
                                  const char *who, char *buffer, size_t size)
 {
     switch (n->event) {
-    case VIEW_EVENT_RETRY:
+    case TRACE_RETRY:
         snprintf(buffer, size, "%s retries %s: attempt #%u with %s", who, op, n->attempt,
                  key_words(pane, n->group, false));
         return VIEW_COLOR_WARNING;
-    case VIEW_EVENT_TIMEOUT:
+    case TRACE_TIMEOUT:
         snprintf(buffer, size, "%s timed out on %s attempt #%u: did it go through?", who, op,
                  n->attempt);
         return VIEW_COLOR_WARNING;
-    case VIEW_EVENT_GIVE_UP:
+    case TRACE_GIVE_UP:
         snprintf(buffer, size, "%s gives up on %s after %u attempt%s: outcome unknown", who, op,
                  n->attempt, n->attempt == 1 ? "" : "s");
         return VIEW_COLOR_WARNING;
-    case VIEW_EVENT_FAILED:
+    case TRACE_FAILED:
         snprintf(buffer, size, "%s was told %s failed", who, op);
         return VIEW_COLOR_WARNING;
-    case VIEW_EVENT_SUCCEEDED:
+    case TRACE_SUCCEEDED:
         snprintf(buffer, size, "%s was told %s succeeded", who, op);
         return VIEW_COLOR_OK;
-    case VIEW_EVENT_OFFLINE:
+    case TRACE_OFFLINE:
         snprintf(buffer, size, "%s lost its network for %.1f s right after sending %s", who,
                  (double)n->value / 1000.0, op);
         return VIEW_COLOR_WARNING;
-    case VIEW_EVENT_LOST_OFFLINE:
+    case TRACE_LOST_OFFLINE:
         snprintf(buffer, size, "%s is offline: %s", who,
-                 strcmp(n->detail, "request") == 0 ? "the request never leaves the phone"
-                                                   : "the answer never reaches the phone");
+                 n->detail == MESSAGE_REQUEST ? "the request never leaves the phone"
+                                              : "the answer never reaches the phone");
         return VIEW_COLOR_LOST;
-    case VIEW_EVENT_RECONNECT:
+    case TRACE_RECONNECT:
         snprintf(buffer, size, "%s is back online and retries %s with %s", who, op,
                  key_words(pane, n->group, false));
         return VIEW_COLOR_WARNING;
@@ -345,7 +349,7 @@ ViewColor view_narration_line(const ViewPane *pane, const ViewNarration *n, char
         snprintf(buffer, size, "waiting for the first request…");
         return VIEW_COLOR_TEXT_DIM;
     }
-    if (n->event == VIEW_EVENT_SWEEP) {
+    if (n->event == TRACE_SWEEP) {
         snprintf(buffer, size, "key-store cleanup freed %" PRId64 " expired keys", n->value);
         return VIEW_COLOR_TEXT_DIM;
     }
@@ -353,23 +357,23 @@ ViewColor view_narration_line(const ViewPane *pane, const ViewNarration *n, char
     operation_words(op, sizeof op, pane, n->operation);
     view_narration_client(who, sizeof who, pane, n->group, n->client_in_group);
     switch (n->event) {
-    case VIEW_EVENT_EXECUTE:
-    case VIEW_EVENT_EXECUTE_NO_EFFECT:
+    case TRACE_EXECUTE:
+    case TRACE_EXECUTE_NO_EFFECT:
         return execution_sentence(pane, n, op, buffer, size);
-    case VIEW_EVENT_REPLAY:
-    case VIEW_EVENT_IN_PROGRESS:
-    case VIEW_EVENT_REJECT_OTHER_BODY:
-    case VIEW_EVENT_DEDUPLICATED:
+    case TRACE_REPLAY:
+    case TRACE_IN_PROGRESS:
+    case TRACE_REJECT_OTHER_BODY:
+    case TRACE_DEDUPLICATED:
         return key_store_sentence(n, op, buffer, size);
-    case VIEW_EVENT_LOST:
+    case TRACE_LOST:
         return lost_sentence(n, op, who, buffer, size);
-    case VIEW_EVENT_ENQUEUE:
-    case VIEW_EVENT_REDELIVER:
-    case VIEW_EVENT_ACK_TIMEOUT:
-    case VIEW_EVENT_DEAD_LETTER:
-    case VIEW_EVENT_DISCARD:
-    case VIEW_EVENT_LATE_ACK_ACCEPTED:
-    case VIEW_EVENT_LATE_ACK_IGNORED:
+    case TRACE_ENQUEUE:
+    case TRACE_REDELIVER:
+    case TRACE_ACK_TIMEOUT:
+    case TRACE_DEAD_LETTER:
+    case TRACE_DISCARD:
+    case TRACE_LATE_ACK_ACCEPTED:
+    case TRACE_LATE_ACK_IGNORED:
         return broker_sentence(n, op, buffer, size);
     default:
         if (n->node >= VIEW_NODE_SERVER)
@@ -393,11 +397,11 @@ static void add_line(ViewDetails *details, const char *format, ...)
     va_end(arguments);
 }
 
-static const char *message_words(ViewMessage message)
+static const char *message_words(MessageKind message)
 {
-    static const char *const words[VIEW_MESSAGE_COUNT] = {"request",        "answer",   "charge",
+    static const char *const words[MESSAGE_KIND_COUNT] = {"request",        "answer",   "charge",
                                                           "gateway answer", "delivery", "ack"};
-    return message < VIEW_MESSAGE_COUNT ? words[message] : "message";
+    return message < MESSAGE_KIND_COUNT ? words[message] : "message";
 }
 
 static void node_label(char *buffer, size_t size, const ViewPane *pane, int node)
@@ -412,21 +416,21 @@ static void node_label(char *buffer, size_t size, const ViewPane *pane, int node
 /* What the copy led to: the decision of the service it reached. */
 static void led_to(const ViewArrow *arrow, ViewDetails *details)
 {
-    switch ((ViewEvent)arrow->event) {
-    case VIEW_EVENT_EXECUTE:
+    switch ((TraceEvent)arrow->event) {
+    case TRACE_EXECUTE:
         add_line(details, "led to: the %s effect%s", ordinal(arrow->effects),
                  arrow->effects >= 2 ? ", a DOUBLE" : "");
         details->color = arrow->effects >= 2 ? VIEW_COLOR_DOUBLE : details->color;
         break;
-    case VIEW_EVENT_REPLAY:
+    case TRACE_REPLAY:
         add_line(details, "led to: a stored answer replayed, no charge");
         details->color = VIEW_COLOR_OK;
         break;
-    case VIEW_EVENT_IN_PROGRESS:
+    case TRACE_IN_PROGRESS:
         add_line(details, "led to: key still processing, no charge");
         details->color = VIEW_COLOR_OK;
         break;
-    case VIEW_EVENT_REJECT_OTHER_BODY:
+    case TRACE_REJECT_OTHER_BODY:
         add_line(details, "led to: same key, other body, rejected");
         details->color = VIEW_COLOR_WARNING;
         break;
@@ -443,11 +447,11 @@ static void message_details(const ViewPane *pane, const ViewArrow *arrow, ViewDe
     add_line(details, "%s " ARROW " %s, sent at %.3f s", from, to, (double)arrow->start_us / 1e6);
     add_line(details, "copy: %s",
              arrow->duplicate ? "a duplicate made by the network" : "the original");
-    if (arrow->message == VIEW_MESSAGE_REQUEST && arrow->from < VIEW_NODE_SERVER)
+    if (arrow->message == MESSAGE_REQUEST && arrow->from < VIEW_NODE_SERVER)
         add_line(details, "key: %s", key_words(pane, pane->lanes[arrow->from].group, true));
-    if (arrow->message == VIEW_MESSAGE_RESPONSE || arrow->message == VIEW_MESSAGE_CHARGE_REPLY)
+    if (arrow->message == MESSAGE_RESPONSE || arrow->message == MESSAGE_CHARGE_REPLY)
         add_line(details, "status: %d", arrow->value);
-    if (arrow->end_event == VIEW_EVENT_LOST) {
+    if (arrow->end_event == TRACE_LOST) {
         add_line(details, "fate: lost in the network, never arrived");
         details->color = VIEW_COLOR_LOST;
     } else if (arrow->end_us != SIM_TIME_NEVER) {
@@ -468,7 +472,7 @@ void view_narration_details(const ViewPane *pane, const ViewArrow *arrow, ViewDe
     node_label(where, sizeof where, pane, arrow->from);
     if (arrow->kind == VIEW_ARROW_MESSAGE) {
         snprintf(details->title, sizeof details->title, "%s \xC2\xB7 %s \xC2\xB7 attempt #%u",
-                 message_words((ViewMessage)arrow->message), op, arrow->attempt);
+                 message_words((MessageKind)arrow->message), op, arrow->attempt);
         message_details(pane, arrow, details);
         return;
     }
@@ -477,16 +481,16 @@ void view_narration_details(const ViewPane *pane, const ViewArrow *arrow, ViewDe
                  "%s at work \xC2\xB7 %s \xC2\xB7 attempt #%u", where, op, arrow->attempt);
         add_line(details, "from %.3f s (arrival) to %s", (double)arrow->start_us / 1e6,
                  arrow->end_us == SIM_TIME_NEVER ? "now" : "its answer");
-        if (arrow->end_event == VIEW_EVENT_CRASH)
+        if (arrow->end_event == TRACE_CRASH)
             add_line(details, "ended by a crash: no answer");
         led_to(arrow, details);
         return;
     }
     snprintf(details->title, sizeof details->title, "%s \xC2\xB7 %s",
-             view_pane_event_name((ViewEvent)arrow->event), op);
+             trace_event_name((TraceEvent)arrow->event), op);
     add_line(details, "at the %s, %.3f s, attempt #%u", where, (double)arrow->start_us / 1e6,
              arrow->attempt);
-    if (arrow->event == VIEW_EVENT_EXECUTE)
+    if (arrow->event == TRACE_EXECUTE)
         led_to(arrow, details);
     else if (arrow->value != 0)
         add_line(details, "value: %d", arrow->value);

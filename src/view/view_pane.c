@@ -7,68 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ------------------------------------------------------------------ event names */
-
-static const char *const event_names[VIEW_EVENT_COUNT] = {
-    [VIEW_EVENT_SEND] = "send",
-    [VIEW_EVENT_RETRY] = "retry",
-    [VIEW_EVENT_TRANSMIT] = "transmit",
-    [VIEW_EVENT_DELIVER] = "deliver",
-    [VIEW_EVENT_LOST] = "lost",
-    [VIEW_EVENT_DUPLICATE] = "duplicate",
-    [VIEW_EVENT_RESERVE] = "reserve",
-    [VIEW_EVENT_EXECUTE] = "execute",
-    [VIEW_EVENT_EXECUTE_NO_EFFECT] = "execute_no_effect",
-    [VIEW_EVENT_REPLAY] = "replay",
-    [VIEW_EVENT_IN_PROGRESS] = "in_progress",
-    [VIEW_EVENT_REJECT_OTHER_BODY] = "reject_other_body",
-    [VIEW_EVENT_FAIL_AFTER_EFFECT] = "fail_after_effect",
-    [VIEW_EVENT_GATEWAY_TIMEOUT] = "gateway_timeout",
-    [VIEW_EVENT_DECLINED] = "declined",
-    [VIEW_EVENT_CHARGED_NO_ANSWER] = "charged_no_answer",
-    [VIEW_EVENT_OUTBOX_RELAY] = "outbox_relay",
-    [VIEW_EVENT_REFUSED_DOWN] = "refused_down",
-    [VIEW_EVENT_CRASH] = "crash",
-    [VIEW_EVENT_RESTART] = "restart",
-    [VIEW_EVENT_ENQUEUE] = "enqueue",
-    [VIEW_EVENT_REDELIVER] = "redeliver",
-    [VIEW_EVENT_ACK_TIMEOUT] = "ack_timeout",
-    [VIEW_EVENT_DEAD_LETTER] = "dead_letter",
-    [VIEW_EVENT_DISCARD] = "discard",
-    [VIEW_EVENT_DEDUPLICATED] = "deduplicated",
-    [VIEW_EVENT_LATE_ACK_ACCEPTED] = "late_ack_accepted",
-    [VIEW_EVENT_LATE_ACK_IGNORED] = "late_ack_ignored",
-    [VIEW_EVENT_SEND_RECEIPT] = "send_receipt",
-    [VIEW_EVENT_TIMEOUT] = "timeout",
-    [VIEW_EVENT_GIVE_UP] = "give_up",
-    [VIEW_EVENT_SUCCEEDED] = "succeeded",
-    [VIEW_EVENT_FAILED] = "failed",
-    [VIEW_EVENT_OFFLINE] = "offline",
-    [VIEW_EVENT_LOST_OFFLINE] = "lost_offline",
-    [VIEW_EVENT_RECONNECT] = "reconnect",
-    [VIEW_EVENT_SWEEP] = "sweep",
-    [VIEW_EVENT_SETTLED] = "settled",
-    [VIEW_EVENT_OTHER] = "other",
-};
-
-/* Hundreds of thousands of records a second name a few dozen events: the first letter
- * narrows the search to two or three names. */
-ViewEvent view_pane_event_from_name(const char *name)
-{
-    if (name == NULL || name[0] == '\0')
-        return VIEW_EVENT_OTHER;
-    for (int e = 0; e < VIEW_EVENT_OTHER; e++) {
-        if (event_names[e][0] == name[0] && strcmp(event_names[e], name) == 0)
-            return (ViewEvent)e;
-    }
-    return VIEW_EVENT_OTHER;
-}
-
-const char *view_pane_event_name(ViewEvent event)
-{
-    return event < VIEW_EVENT_COUNT ? event_names[event] : "other";
-}
-
 /* ------------------------------------------------------------------ building */
 
 /* A typical value of a delay, to draw a message copy that was lost or is still on its way.
@@ -193,25 +131,29 @@ void view_pane_destroy(ViewPane *pane)
     free(pane);
 }
 
-int view_pane_node_of_actor(const ViewPane *pane, const char *actor)
+int view_pane_node_of(const ViewPane *pane, uint32_t node, uint32_t client_in_group)
 {
-    static const char *const services[] = {"server", "gateway", "broker", "consumers"};
-    if (actor == NULL)
+    if (node == TRACE_NO_NODE)
         return -1;
-    for (int s = 0; s < 4; s++) {
-        if (strcmp(actor, services[s]) == 0)
-            return VIEW_NODE_SERVER + s;
-    }
-    const char *bracket = strchr(actor, '[');
-    if (bracket == NULL)
+    const WorldNode *entry = world_node(pane->world, node);
+    switch (entry->kind) {
+    case NODE_SERVER:
+        return VIEW_NODE_SERVER;
+    case NODE_GATEWAY:
+        return VIEW_NODE_GATEWAY;
+    case NODE_BROKER:
+        return VIEW_NODE_BROKER;
+    case NODE_CONSUMERS:
+        return VIEW_NODE_CONSUMERS;
+    case NODE_CLIENT_GROUP:
+        for (uint32_t l = 0; l < pane->lane_count; l++) {
+            if (pane->lanes[l].group == entry->actor &&
+                pane->lanes[l].client_in_group == client_in_group)
+                return (int)l;
+        }
         return -1;
-    size_t length = (size_t)(bracket - actor);
-    unsigned long index = strtoul(bracket + 1, NULL, 10);
-    for (uint32_t l = 0; l < pane->lane_count; l++) {
-        const char *group = pane->scenario->client_groups[pane->lanes[l].group].id;
-        if (pane->lanes[l].client_in_group == index && strlen(group) == length &&
-            strncmp(group, actor, length) == 0)
-            return (int)l;
+    case NODE_KIND_COUNT:
+        break;
     }
     return -1;
 }

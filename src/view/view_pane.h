@@ -25,52 +25,8 @@
 
 /* ------------------------------------------------------------------ trace events */
 
-/* The events src/model emits, by their trace names ("send", "lost", ...). */
-typedef enum {
-    VIEW_EVENT_SEND,
-    VIEW_EVENT_RETRY,
-    VIEW_EVENT_TRANSMIT,
-    VIEW_EVENT_DELIVER,
-    VIEW_EVENT_LOST,
-    VIEW_EVENT_DUPLICATE,
-    VIEW_EVENT_RESERVE,
-    VIEW_EVENT_EXECUTE,
-    VIEW_EVENT_EXECUTE_NO_EFFECT,
-    VIEW_EVENT_REPLAY,
-    VIEW_EVENT_IN_PROGRESS,
-    VIEW_EVENT_REJECT_OTHER_BODY,
-    VIEW_EVENT_FAIL_AFTER_EFFECT,
-    VIEW_EVENT_GATEWAY_TIMEOUT,
-    VIEW_EVENT_DECLINED,
-    VIEW_EVENT_CHARGED_NO_ANSWER,
-    VIEW_EVENT_OUTBOX_RELAY,
-    VIEW_EVENT_REFUSED_DOWN,
-    VIEW_EVENT_CRASH,
-    VIEW_EVENT_RESTART,
-    VIEW_EVENT_ENQUEUE,
-    VIEW_EVENT_REDELIVER,
-    VIEW_EVENT_ACK_TIMEOUT,
-    VIEW_EVENT_DEAD_LETTER,
-    VIEW_EVENT_DISCARD,
-    VIEW_EVENT_DEDUPLICATED,
-    VIEW_EVENT_LATE_ACK_ACCEPTED,
-    VIEW_EVENT_LATE_ACK_IGNORED,
-    VIEW_EVENT_SEND_RECEIPT,
-    VIEW_EVENT_TIMEOUT,
-    VIEW_EVENT_GIVE_UP,
-    VIEW_EVENT_SUCCEEDED,
-    VIEW_EVENT_FAILED,
-    VIEW_EVENT_OFFLINE,
-    VIEW_EVENT_LOST_OFFLINE,
-    VIEW_EVENT_RECONNECT,
-    VIEW_EVENT_SWEEP,
-    VIEW_EVENT_SETTLED, /* an operation's outcome is final (the counters read the metrics) */
-    VIEW_EVENT_OTHER,   /* a name this view does not know yet: counted, not drawn */
-    VIEW_EVENT_COUNT
-} ViewEvent;
-
-ViewEvent view_pane_event_from_name(const char *name);
-const char *view_pane_event_name(ViewEvent event);
+/* The view reads the model's TraceEvent; an arrow with no event (yet) says so. */
+#define VIEW_EVENT_NONE TRACE_EVENT_COUNT
 
 /* ------------------------------------------------------------------ nodes and arrows */
 
@@ -83,17 +39,6 @@ typedef enum {
     VIEW_NODE_LEDGER,
     VIEW_NODE_COUNT
 } ViewNode;
-
-/* What travels, by the trace's "detail" of message events. */
-typedef enum {
-    VIEW_MESSAGE_REQUEST,
-    VIEW_MESSAGE_RESPONSE,
-    VIEW_MESSAGE_CHARGE,
-    VIEW_MESSAGE_CHARGE_REPLY,
-    VIEW_MESSAGE_DELIVERY,
-    VIEW_MESSAGE_ACK,
-    VIEW_MESSAGE_COUNT
-} ViewMessage;
 
 typedef enum {
     VIEW_ARROW_MESSAGE,    /* one copy of a message between two lifelines */
@@ -114,9 +59,9 @@ typedef struct {
     int8_t from;      /* ViewNode (or a lane); a mark's or activation's node */
     int8_t to;
     uint8_t kind;      /* ViewArrowKind */
-    uint8_t message;   /* ViewMessage */
-    uint8_t event;     /* ViewEvent of the mark, or of the decision an arrow led to */
-    uint8_t end_event; /* VIEW_EVENT_DELIVER, _LOST, a decision, or _OTHER while open */
+    uint8_t message;   /* MessageKind */
+    uint8_t event;     /* TraceEvent of the mark, or of the decision an arrow led to */
+    uint8_t end_event; /* TRACE_DELIVER, _LOST, a decision, or _OTHER while open */
     bool duplicate;    /* a copy the network made */
 } ViewArrow;
 
@@ -159,9 +104,9 @@ typedef struct {
 
 typedef struct {
     bool present;
-    ViewEvent event;
+    TraceEvent event;
     int node;        /* ViewNode of the actor, -1 for a client */
-    uint8_t message; /* ViewMessage of a lost copy */
+    uint8_t message; /* MessageKind of a lost copy */
     int rank;        /* 0 routine .. 3 double charge or key-store save */
     SimTimeUs t_us;
     uint64_t operation;
@@ -170,7 +115,7 @@ typedef struct {
     uint32_t client_in_group;
     uint32_t effects; /* the operation's effects at that moment */
     int64_t value;
-    char detail[24];
+    uint32_t detail; /* the record's detail (a CrashPoint, the MessageKind lost offline) */
 } ViewNarration;
 
 /* ------------------------------------------------------------------ key store sample */
@@ -213,7 +158,7 @@ typedef struct {
     ViewNarration narration;
     SimTimeUs narration_hold_us; /* a less notable event replaces the line after this */
     uint64_t records;
-    uint64_t records_by_event[VIEW_EVENT_COUNT];
+    uint64_t records_by_event[TRACE_EVENT_COUNT];
 
     ViewTally tally;
     ViewKeySample keys;
@@ -231,8 +176,8 @@ void view_pane_run_until(ViewPane *pane, SimTimeUs until_us);
 bool view_pane_step(ViewPane *pane, uint64_t max_events);
 /* Re-reads the key store through world_visit_key_rows. */
 void view_pane_sample_keys(ViewPane *pane);
-/* The node a trace actor names ("server", "web[3]" when sampled), or -1. */
-int view_pane_node_of_actor(const ViewPane *pane, const char *actor);
+/* The lifeline of a trace record's node (a service, or a sampled client's lane), or -1. */
+int view_pane_node_of(const ViewPane *pane, uint32_t node, uint32_t client_in_group);
 
 /* The sink that feeds the pane (view_trace.c); world_create gets it. */
 TraceSink view_trace_sink(ViewPane *pane);

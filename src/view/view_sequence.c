@@ -547,30 +547,30 @@ static void draw_density(Strip *strip)
  * six bits of the lineage, before the hop doubles it. 0 for other messages. */
 static uint32_t delivery_number(const ViewArrow *arrow)
 {
-    return arrow->message == VIEW_MESSAGE_DELIVERY ? (arrow->copy / 2) % 64 : 0;
+    return arrow->message == MESSAGE_DELIVERY ? (arrow->copy / 2) % 64 : 0;
 }
 
 static SDL_Color message_color(const ViewArrow *arrow)
 {
-    if (arrow->end_event == VIEW_EVENT_LOST)
+    if (arrow->end_event == TRACE_LOST)
         return C(VIEW_COLOR_LOST);
-    switch ((ViewMessage)arrow->message) {
-    case VIEW_MESSAGE_REQUEST:
-    case VIEW_MESSAGE_DELIVERY:
-    case VIEW_MESSAGE_CHARGE:
-        if (arrow->event == VIEW_EVENT_EXECUTE && arrow->effects >= 2)
+    switch ((MessageKind)arrow->message) {
+    case MESSAGE_REQUEST:
+    case MESSAGE_DELIVERY:
+    case MESSAGE_CHARGE:
+        if (arrow->event == TRACE_EXECUTE && arrow->effects >= 2)
             return C(VIEW_COLOR_DOUBLE);
         if (arrow->attempt > 1 || delivery_number(arrow) > 1)
             return C(VIEW_COLOR_WARNING);
         return C(VIEW_COLOR_MESSAGE);
-    case VIEW_MESSAGE_ACK:
+    case MESSAGE_ACK:
         return view_canvas_color(VIEW_COLOR_TEXT_DIM, 200);
     default:
         break;
     }
-    if (arrow->event == VIEW_EVENT_REPLAY)
+    if (arrow->event == TRACE_REPLAY)
         return C(VIEW_COLOR_OK);
-    if (arrow->event == VIEW_EVENT_IN_PROGRESS || arrow->event == VIEW_EVENT_REJECT_OTHER_BODY ||
+    if (arrow->event == TRACE_IN_PROGRESS || arrow->event == TRACE_REJECT_OTHER_BODY ||
         arrow->value >= 300 || arrow->value == 202)
         return C(VIEW_COLOR_WARNING);
     return C(VIEW_COLOR_RESPONSE);
@@ -584,9 +584,9 @@ static void message_label(Strip *strip, const ViewArrow *arrow, float x0, float 
 {
     char text[32];
     bool client = arrow->from < VIEW_NODE_SERVER;
-    if (client && arrow->message == VIEW_MESSAGE_REQUEST && arrow->attempt > 1 && !arrow->duplicate)
+    if (client && arrow->message == MESSAGE_REQUEST && arrow->attempt > 1 && !arrow->duplicate)
         snprintf(text, sizeof text, "retry #%u", arrow->attempt);
-    else if (client && arrow->message == VIEW_MESSAGE_REQUEST && arrow->value == 1)
+    else if (client && arrow->message == MESSAGE_REQUEST && arrow->value == 1)
         snprintf(text, sizeof text, "2nd click");
     else if (delivery_number(arrow) > 1)
         snprintf(text, sizeof text, "delivery #%u", delivery_number(arrow));
@@ -615,7 +615,7 @@ static void draw_message(Strip *strip, const ViewArrow *arrow)
     float x0 = strip->node_x[arrow->from], x1 = strip->node_x[arrow->to];
     float y0 = y_of(strip, arrow->start_us);
     SimTimeUs delay = link_delay(strip, arrow->from, arrow->to);
-    bool lost = arrow->end_event == VIEW_EVENT_LOST;
+    bool lost = arrow->end_event == TRACE_LOST;
     bool arrived = arrow->end_us != SIM_TIME_NEVER && !lost;
     float xe = x1, ye;
     if (lost) {
@@ -634,11 +634,10 @@ static void draw_message(Strip *strip, const ViewArrow *arrow)
         ye = y_of(strip, strip->now_us);
     }
     SDL_Color color = message_color(arrow);
-    float width =
-        arrow->message == VIEW_MESSAGE_ACK ? strip->stroke * 0.6f
-        : arrow->message == VIEW_MESSAGE_RESPONSE || arrow->message == VIEW_MESSAGE_CHARGE_REPLY
-            ? strip->stroke * 0.75f
-            : strip->stroke;
+    float width = arrow->message == MESSAGE_ACK ? strip->stroke * 0.6f
+                  : arrow->message == MESSAGE_RESPONSE || arrow->message == MESSAGE_CHARGE_REPLY
+                      ? strip->stroke * 0.75f
+                      : strip->stroke;
     if (arrow->duplicate)
         view_canvas_dashed(canvas, x0, y0, xe, ye, width, px(strip, 4), color);
     else
@@ -660,9 +659,8 @@ static void draw_activation(Strip *strip, const ViewArrow *arrow)
     SimTimeUs end = arrow->end_us != SIM_TIME_NEVER ? arrow->end_us : strip->now_us;
     float top = y_of(strip, arrow->start_us), bottom = y_of(strip, end);
     float half = px(strip, 3);
-    ViewColor color = arrow->event == VIEW_EVENT_EXECUTE && arrow->effects >= 2
-                          ? VIEW_COLOR_DOUBLE
-                          : VIEW_COLOR_MESSAGE;
+    ViewColor color = arrow->event == TRACE_EXECUTE && arrow->effects >= 2 ? VIEW_COLOR_DOUBLE
+                                                                           : VIEW_COLOR_MESSAGE;
     ViewRect box = {(int)(x - half), (int)top, (int)(2 * half), (int)fmaxf(bottom - top, 2)};
     view_canvas_fill(strip->canvas, box, view_canvas_color(color, 70));
     view_canvas_outline(strip->canvas, box, 1, view_canvas_color(color, 160));
@@ -720,63 +718,63 @@ static const char *decision_words(const ViewArrow *mark, char *buffer, size_t si
                                   ViewColor *color)
 {
     *color = VIEW_COLOR_WARNING;
-    switch ((ViewEvent)mark->event) {
-    case VIEW_EVENT_RESERVE:
+    switch ((TraceEvent)mark->event) {
+    case TRACE_RESERVE:
         *color = VIEW_COLOR_TEXT_DIM;
         return "new";
-    case VIEW_EVENT_EXECUTE:
+    case TRACE_EXECUTE:
         if (mark->effects < 2)
             return NULL;
         *color = VIEW_COLOR_DOUBLE;
         snprintf(buffer, size, "charge x%u", mark->effects);
         return buffer;
-    case VIEW_EVENT_EXECUTE_NO_EFFECT:
+    case TRACE_EXECUTE_NO_EFFECT:
         *color = VIEW_COLOR_TEXT_DIM;
         return "no change";
-    case VIEW_EVENT_REPLAY:
+    case TRACE_REPLAY:
         *color = VIEW_COLOR_OK;
         return "replay";
-    case VIEW_EVENT_DEDUPLICATED:
+    case TRACE_DEDUPLICATED:
         *color = VIEW_COLOR_OK;
         return "dedup";
-    case VIEW_EVENT_IN_PROGRESS:
-    case VIEW_EVENT_REJECT_OTHER_BODY:
+    case TRACE_IN_PROGRESS:
+    case TRACE_REJECT_OTHER_BODY:
         if (mark->value == 0)
-            return mark->event == VIEW_EVENT_IN_PROGRESS ? "busy" : "reject";
+            return mark->event == TRACE_IN_PROGRESS ? "busy" : "reject";
         snprintf(buffer, size, "%d", mark->value);
         return buffer;
-    case VIEW_EVENT_FAIL_AFTER_EFFECT:
+    case TRACE_FAIL_AFTER_EFFECT:
         return "500 after charge";
-    case VIEW_EVENT_GATEWAY_TIMEOUT:
+    case TRACE_GATEWAY_TIMEOUT:
         return "504";
-    case VIEW_EVENT_DECLINED:
+    case TRACE_DECLINED:
         return "declined";
-    case VIEW_EVENT_CHARGED_NO_ANSWER:
+    case TRACE_CHARGED_NO_ANSWER:
         return "no answer";
-    case VIEW_EVENT_OUTBOX_RELAY:
+    case TRACE_OUTBOX_RELAY:
         *color = VIEW_COLOR_TEXT_DIM;
         return "relay";
-    case VIEW_EVENT_REFUSED_DOWN:
+    case TRACE_REFUSED_DOWN:
         *color = VIEW_COLOR_LOST;
         return "down";
-    case VIEW_EVENT_CRASH:
+    case TRACE_CRASH:
         return "CRASH";
-    case VIEW_EVENT_RESTART:
+    case TRACE_RESTART:
         *color = VIEW_COLOR_TEXT_DIM;
         return "restart";
-    case VIEW_EVENT_REDELIVER:
+    case TRACE_REDELIVER:
         return "redeliver";
-    case VIEW_EVENT_ACK_TIMEOUT:
+    case TRACE_ACK_TIMEOUT:
         return "ack timeout";
-    case VIEW_EVENT_DEAD_LETTER:
+    case TRACE_DEAD_LETTER:
         return "dead letter";
-    case VIEW_EVENT_DISCARD:
+    case TRACE_DISCARD:
         return "discarded";
-    case VIEW_EVENT_LATE_ACK_ACCEPTED:
-    case VIEW_EVENT_LATE_ACK_IGNORED:
+    case TRACE_LATE_ACK_ACCEPTED:
+    case TRACE_LATE_ACK_IGNORED:
         *color = VIEW_COLOR_TEXT_DIM;
         return "late ack";
-    case VIEW_EVENT_SEND_RECEIPT:
+    case TRACE_SEND_RECEIPT:
         *color = mark->value >= 2 ? VIEW_COLOR_DOUBLE : VIEW_COLOR_TEXT_DIM;
         snprintf(buffer, size, mark->value >= 2 ? "email x%d" : "email", mark->value);
         return buffer;
@@ -788,11 +786,11 @@ static const char *decision_words(const ViewArrow *mark, char *buffer, size_t si
 static void draw_service_mark(Strip *strip, const ViewArrow *mark)
 {
     float x = strip->node_x[mark->from], y = y_of(strip, mark->start_us);
-    if (mark->event == VIEW_EVENT_CRASH)
+    if (mark->event == TRACE_CRASH)
         view_canvas_cross(strip->canvas, x, y, px(strip, 7), px(strip, 3), C(VIEW_COLOR_WARNING));
     char buffer[32];
     ViewColor color;
-    if (mark->event == VIEW_EVENT_EXECUTE)
+    if (mark->event == TRACE_EXECUTE)
         ledger_entry(strip, mark, y); /* the money first, when labels crowd */
     const char *words = decision_words(mark, buffer, sizeof buffer, &color);
     if (words != NULL)
@@ -805,35 +803,35 @@ static void draw_client_mark(Strip *strip, const ViewArrow *mark)
     ViewCanvas *canvas = strip->canvas;
     float x = strip->node_x[mark->from], y = y_of(strip, mark->start_us);
     float r = px(strip, 4.5f);
-    switch ((ViewEvent)mark->event) {
-    case VIEW_EVENT_TIMEOUT:
+    switch ((TraceEvent)mark->event) {
+    case TRACE_TIMEOUT:
         view_canvas_fill(
             canvas,
             (ViewRect){(int)(x - r * 1.6f), (int)(y - r / 2), (int)(r * 3.2f), (int)fmaxf(r, 2)},
             C(VIEW_COLOR_WARNING));
         label_beside(strip, x + r * 2, y, VIEW_ALIGN_LEFT, VIEW_COLOR_WARNING, "timeout");
         break;
-    case VIEW_EVENT_GIVE_UP:
+    case TRACE_GIVE_UP:
         view_canvas_circle(canvas, x, y, r * 1.3f, C(VIEW_COLOR_WARNING));
         view_canvas_text(canvas, VIEW_FONT_TINY, C(VIEW_COLOR_BACKGROUND), (int)x,
                          (int)(y - (float)view_canvas_text_height(canvas, VIEW_FONT_TINY) / 2),
                          VIEW_ALIGN_CENTER, "?");
         label_beside(strip, x + r * 2, y, VIEW_ALIGN_LEFT, VIEW_COLOR_WARNING, "gave up");
         break;
-    case VIEW_EVENT_SUCCEEDED:
+    case TRACE_SUCCEEDED:
         view_canvas_circle(canvas, x, y, r, C(VIEW_COLOR_OK));
         break;
-    case VIEW_EVENT_FAILED:
+    case TRACE_FAILED:
         view_canvas_cross(canvas, x, y, r, px(strip, 2), C(VIEW_COLOR_WARNING));
         break;
-    case VIEW_EVENT_OFFLINE: {
+    case TRACE_OFFLINE: {
         float end = y_of(strip, mark->start_us + (SimTimeUs)mark->value * 1000);
         view_canvas_fill(canvas, (ViewRect){(int)(x - r / 4), (int)y, (int)(r / 2), (int)(end - y)},
                          view_canvas_color(VIEW_COLOR_LOST, 140));
         label_beside(strip, x + r, y + px(strip, 6), VIEW_ALIGN_LEFT, VIEW_COLOR_LOST, "offline");
         break;
     }
-    case VIEW_EVENT_LOST_OFFLINE:
+    case TRACE_LOST_OFFLINE:
         view_canvas_cross(canvas, x, y, r * 0.8f, px(strip, 2), C(VIEW_COLOR_DOUBLE));
         break;
     default:
@@ -849,9 +847,9 @@ static bool visible(const Strip *strip, const ViewArrow *arrow)
         return false;
     SimTimeUs end = arrow->end_us != SIM_TIME_NEVER ? arrow->end_us : strip->now_us;
     if (arrow->kind == VIEW_ARROW_MARK)
-        end = arrow->event == VIEW_EVENT_OFFLINE ? arrow->start_us + (SimTimeUs)arrow->value * 1000
-                                                 : arrow->start_us;
-    if (arrow->end_event == VIEW_EVENT_LOST)
+        end = arrow->event == TRACE_OFFLINE ? arrow->start_us + (SimTimeUs)arrow->value * 1000
+                                            : arrow->start_us;
+    if (arrow->end_event == TRACE_LOST)
         end = arrow->start_us + strip->pane->delay_us[arrow->from][arrow->to];
     return end + 1 >= strip->from_us;
 }

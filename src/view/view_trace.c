@@ -32,8 +32,8 @@ static ViewArrow *new_arrow(ViewPane *pane, const TraceRecord *record, ViewArrow
         .from = (int8_t)from,
         .to = (int8_t)to,
         .kind = (uint8_t)kind,
-        .event = VIEW_EVENT_OTHER,
-        .end_event = VIEW_EVENT_OTHER,
+        .event = VIEW_EVENT_NONE,
+        .end_event = VIEW_EVENT_NONE,
     };
     return arrow;
 }
@@ -70,27 +70,15 @@ static ViewArrow *find_arrow(ViewPane *pane, const Query *query)
     return NULL;
 }
 
-static ViewMessage message_of(const char *detail)
+static bool starts_a_job(MessageKind message)
 {
-    static const char *const names[VIEW_MESSAGE_COUNT] = {"request",      "response", "charge",
-                                                          "charge_reply", "delivery", "ack"};
-    for (int m = 0; detail != NULL && m < VIEW_MESSAGE_COUNT; m++) {
-        if (strcmp(detail, names[m]) == 0)
-            return (ViewMessage)m;
-    }
-    return VIEW_MESSAGE_REQUEST;
-}
-
-static bool starts_a_job(ViewMessage message)
-{
-    return message == VIEW_MESSAGE_REQUEST || message == VIEW_MESSAGE_DELIVERY ||
-           message == VIEW_MESSAGE_CHARGE;
+    return message == MESSAGE_REQUEST || message == MESSAGE_DELIVERY || message == MESSAGE_CHARGE;
 }
 
 /* ------------------------------------------------------------------ messages */
 
 static void close_activation(ViewPane *pane, int node, const TraceRecord *record, uint32_t copy,
-                             ViewEvent why)
+                             TraceEvent why)
 {
     Query query = {VIEW_ARROW_ACTIVATION, node, -1,  -1, record->operation,
                    record->attempt,       copy, true};
@@ -103,47 +91,47 @@ static void close_activation(ViewPane *pane, int node, const TraceRecord *record
 
 /* A copy leaves its source (or is lost there). An answer leaving a service closes the job
  * it answers. */
-static void on_transmit(ViewPane *pane, const TraceRecord *record, ViewEvent event)
+static void on_transmit(ViewPane *pane, const TraceRecord *record, TraceEvent event)
 {
-    int from = view_pane_node_of_actor(pane, record->actor);
-    int to = view_pane_node_of_actor(pane, record->peer);
+    int from = view_pane_node_of(pane, record->actor, record->actor_client);
+    int to = view_pane_node_of(pane, record->peer, record->peer_client);
     if (from < 0 || to < 0)
         return;
     ViewArrow *arrow = new_arrow(pane, record, VIEW_ARROW_MESSAGE, from, to);
-    arrow->message = (uint8_t)message_of(record->detail);
+    arrow->message = (uint8_t)record->message;
     arrow->duplicate = pane->duplicate_operation == record->operation &&
                        pane->duplicate_attempt == record->attempt &&
                        pane->duplicate_copy == record->copy;
     if (from < VIEW_NODE_SERVER && pane->click_operation == record->operation)
         arrow->value = (int32_t)pane->click; /* which click sent it: a double click is two */
-    if (event == VIEW_EVENT_LOST) {
+    if (event == TRACE_LOST) {
         arrow->end_us = record->t_us;
-        arrow->end_event = VIEW_EVENT_LOST;
+        arrow->end_event = TRACE_LOST;
     }
     /* Each hop doubles the lineage (x2, +1 for a duplicate); the broker's deliveries and the
      * server's charges and receipts start a sub-lineage (x64 + number). The broker holds a
      * message until it delivers it; its confirm to the publisher does not end that. */
     if (from < VIEW_NODE_SERVER)
         return;
-    if (arrow->message == VIEW_MESSAGE_DELIVERY)
-        close_activation(pane, from, record, record->copy / 128, VIEW_EVENT_TRANSMIT);
-    else if (!starts_a_job((ViewMessage)arrow->message) && from != VIEW_NODE_BROKER)
-        close_activation(pane, from, record, record->copy / 2, VIEW_EVENT_TRANSMIT);
+    if (arrow->message == MESSAGE_DELIVERY)
+        close_activation(pane, from, record, record->copy / 128, TRACE_TRANSMIT);
+    else if (!starts_a_job((MessageKind)arrow->message) && from != VIEW_NODE_BROKER)
+        close_activation(pane, from, record, record->copy / 2, TRACE_TRANSMIT);
 }
 
 static void on_deliver(ViewPane *pane, const TraceRecord *record)
 {
-    int to = view_pane_node_of_actor(pane, record->actor);
-    int from = view_pane_node_of_actor(pane, record->peer);
+    int to = view_pane_node_of(pane, record->actor, record->actor_client);
+    int from = view_pane_node_of(pane, record->peer, record->peer_client);
     if (from < 0 || to < 0)
         return;
-    ViewMessage message = message_of(record->detail);
+    MessageKind message = record->message;
     Query query = {VIEW_ARROW_MESSAGE, from,         to,  (int)message, record->operation,
                    record->attempt,    record->copy, true};
     ViewArrow *arrow = find_arrow(pane, &query);
     if (arrow != NULL) {
         arrow->end_us = record->t_us;
-        arrow->end_event = VIEW_EVENT_DELIVER;
+        arrow->end_event = TRACE_DELIVER;
     }
     if (to >= VIEW_NODE_SERVER && starts_a_job(message)) {
         ViewArrow *job = new_arrow(pane, record, VIEW_ARROW_ACTIVATION, to, to);
@@ -153,18 +141,18 @@ static void on_deliver(ViewPane *pane, const TraceRecord *record)
 
 /* ------------------------------------------------------------------ decisions */
 
-static bool ends_the_job(const ViewPane *pane, ViewEvent event, int node)
+static bool ends_the_job(const ViewPane *pane, TraceEvent event, int node)
 {
     switch (event) {
-    case VIEW_EVENT_REPLAY:
-    case VIEW_EVENT_IN_PROGRESS:
-    case VIEW_EVENT_REJECT_OTHER_BODY:
-    case VIEW_EVENT_REFUSED_DOWN:
-    case VIEW_EVENT_CHARGED_NO_ANSWER:
+    case TRACE_REPLAY:
+    case TRACE_IN_PROGRESS:
+    case TRACE_REJECT_OTHER_BODY:
+    case TRACE_REFUSED_DOWN:
+    case TRACE_CHARGED_NO_ANSWER:
         return true;
-    case VIEW_EVENT_EXECUTE:
-    case VIEW_EVENT_EXECUTE_NO_EFFECT:
-    case VIEW_EVENT_SEND_RECEIPT:
+    case TRACE_EXECUTE:
+    case TRACE_EXECUTE_NO_EFFECT:
+    case TRACE_SEND_RECEIPT:
         /* at-most-once consumers acknowledge on delivery: nothing closes their job */
         return node == VIEW_NODE_CONSUMERS && pane->mode == MODE_AT_MOST_ONCE;
     default:
@@ -174,7 +162,7 @@ static bool ends_the_job(const ViewPane *pane, ViewEvent event, int node)
 
 /* The answer a decision produced left just before its record (the model answers, then
  * traces): colour it by the decision. */
-static void tag_answer(ViewPane *pane, const TraceRecord *record, int node, ViewEvent event)
+static void tag_answer(ViewPane *pane, const TraceRecord *record, int node, TraceEvent event)
 {
     for (uint32_t copy = record->copy * 2; copy <= record->copy * 2 + 1; copy++) {
         Query query = {VIEW_ARROW_MESSAGE, node, -1,   -1, record->operation,
@@ -185,17 +173,17 @@ static void tag_answer(ViewPane *pane, const TraceRecord *record, int node, View
     }
 }
 
-static void on_decision(ViewPane *pane, const TraceRecord *record, ViewEvent event, int node,
+static void on_decision(ViewPane *pane, const TraceRecord *record, TraceEvent event, int node,
                         uint32_t effects)
 {
     Query query = {VIEW_ARROW_ACTIVATION, node,         -1,   -1, record->operation,
                    record->attempt,       record->copy, false};
     ViewArrow *job = find_arrow(pane, &query);
-    if (job != NULL && (job->event == VIEW_EVENT_OTHER || event == VIEW_EVENT_EXECUTE)) {
+    if (job != NULL && (job->event == VIEW_EVENT_NONE || event == TRACE_EXECUTE)) {
         job->event = (uint8_t)event;
         job->effects = (uint16_t)effects;
     }
-    if (event == VIEW_EVENT_EXECUTE) {
+    if (event == TRACE_EXECUTE) {
         Query incoming = {VIEW_ARROW_MESSAGE, -1,           node, -1, record->operation,
                           record->attempt,    record->copy, false};
         ViewArrow *cause = find_arrow(pane, &incoming);
@@ -204,8 +192,7 @@ static void on_decision(ViewPane *pane, const TraceRecord *record, ViewEvent eve
             cause->effects = (uint16_t)effects;
         }
     }
-    if (event == VIEW_EVENT_REPLAY || event == VIEW_EVENT_IN_PROGRESS ||
-        event == VIEW_EVENT_REJECT_OTHER_BODY)
+    if (event == TRACE_REPLAY || event == TRACE_IN_PROGRESS || event == TRACE_REJECT_OTHER_BODY)
         tag_answer(pane, record, node, event);
     if (ends_the_job(pane, event, node))
         close_activation(pane, node, record, record->copy, event);
@@ -223,51 +210,51 @@ static void on_crash(ViewPane *pane, const TraceRecord *record, int node)
         if (arrow->kind == VIEW_ARROW_ACTIVATION && arrow->from == node &&
             arrow->end_us == SIM_TIME_NEVER) {
             arrow->end_us = record->t_us;
-            arrow->end_event = VIEW_EVENT_CRASH;
+            arrow->end_event = TRACE_CRASH;
         }
     }
-    new_arrow(pane, record, VIEW_ARROW_MARK, node, node)->event = VIEW_EVENT_CRASH;
+    new_arrow(pane, record, VIEW_ARROW_MARK, node, node)->event = TRACE_CRASH;
 }
 
 /* ------------------------------------------------------------------ client marks */
 
-static void on_client_event(ViewPane *pane, const TraceRecord *record, ViewEvent event, int lane)
+static void on_client_event(ViewPane *pane, const TraceRecord *record, TraceEvent event, int lane)
 {
     /* A give-up right at a timeout is one moment on the lane: one mark, the give-up. */
     ViewArrow *last = pane->arrow_serial > view_pane_first_serial(pane)
                           ? &pane->arrows[(pane->arrow_serial - 1) % VIEW_ARROWS_MAX]
                           : NULL;
-    if (event == VIEW_EVENT_GIVE_UP && last != NULL && last->kind == VIEW_ARROW_MARK &&
-        last->event == VIEW_EVENT_TIMEOUT && last->operation == record->operation &&
+    if (event == TRACE_GIVE_UP && last != NULL && last->kind == VIEW_ARROW_MARK &&
+        last->event == TRACE_TIMEOUT && last->operation == record->operation &&
         last->start_us == record->t_us) {
-        last->event = VIEW_EVENT_GIVE_UP;
+        last->event = TRACE_GIVE_UP;
         return;
     }
     new_arrow(pane, record, VIEW_ARROW_MARK, lane, lane)->event = (uint8_t)event;
 }
 
-static void ingest_arrow(ViewPane *pane, const TraceRecord *record, ViewEvent event, int actor,
+static void ingest_arrow(ViewPane *pane, const TraceRecord *record, TraceEvent event, int actor,
                          uint32_t effects)
 {
     switch (event) {
-    case VIEW_EVENT_TRANSMIT:
-    case VIEW_EVENT_LOST:
+    case TRACE_TRANSMIT:
+    case TRACE_LOST:
         on_transmit(pane, record, event);
         return;
-    case VIEW_EVENT_DELIVER:
+    case TRACE_DELIVER:
         on_deliver(pane, record);
         return;
-    case VIEW_EVENT_DUPLICATE:
+    case TRACE_DUPLICATE:
         pane->duplicate_operation = record->operation;
         pane->duplicate_attempt = record->attempt;
         pane->duplicate_copy = record->copy;
         return;
-    case VIEW_EVENT_SEND:
-    case VIEW_EVENT_RETRY:
+    case TRACE_SEND:
+    case TRACE_RETRY:
         pane->click_operation = record->operation;
         pane->click = record->click;
         return; /* the transmit that follows draws it */
-    case VIEW_EVENT_OTHER:
+    case VIEW_EVENT_NONE:
         return;
     default:
         break;
@@ -282,20 +269,20 @@ static void ingest_arrow(ViewPane *pane, const TraceRecord *record, ViewEvent ev
 
 /* ------------------------------------------------------------------ everyone's density */
 
-static void ingest_density(ViewPane *pane, const TraceRecord *record, ViewEvent event,
+static void ingest_density(ViewPane *pane, const TraceRecord *record, TraceEvent event,
                            uint32_t effects)
 {
     SimTimeUs bucket = record->t_us / VIEW_DENSITY_BUCKET_US;
     ViewDensity *slot = &pane->density[bucket % VIEW_DENSITY_BUCKETS];
     if (slot->bucket != bucket + 1)
         *slot = (ViewDensity){.bucket = bucket + 1};
-    if (event == VIEW_EVENT_SEND || event == VIEW_EVENT_RETRY)
+    if (event == TRACE_SEND || event == TRACE_RETRY)
         slot->sends++;
-    if (event == VIEW_EVENT_RETRY)
+    if (event == TRACE_RETRY)
         slot->retries++;
-    if (event == VIEW_EVENT_LOST)
+    if (event == TRACE_LOST)
         slot->lost++;
-    if (event == VIEW_EVENT_EXECUTE && effects >= 2)
+    if (event == TRACE_EXECUTE && effects >= 2)
         slot->doubles++;
 }
 
@@ -303,50 +290,49 @@ static void ingest_density(ViewPane *pane, const TraceRecord *record, ViewEvent 
 
 /* How notable an event is: a double effect or a key store saving one, then an unknown
  * outcome or a failure, then a fault; routine steps only fill silence. */
-static int rank_of(ViewEvent event, uint32_t effects, int64_t value, bool lost_answer)
+static int rank_of(TraceEvent event, uint32_t effects, int64_t value, bool lost_answer)
 {
     switch (event) {
-    case VIEW_EVENT_EXECUTE:
+    case TRACE_EXECUTE:
         return effects >= 2 ? 3 : 0;
-    case VIEW_EVENT_SEND_RECEIPT:
+    case TRACE_SEND_RECEIPT:
         return value >= 2 ? 3 : 0;
-    case VIEW_EVENT_REPLAY:
-    case VIEW_EVENT_IN_PROGRESS:
-    case VIEW_EVENT_REJECT_OTHER_BODY:
-    case VIEW_EVENT_DEDUPLICATED:
+    case TRACE_REPLAY:
+    case TRACE_IN_PROGRESS:
+    case TRACE_REJECT_OTHER_BODY:
+    case TRACE_DEDUPLICATED:
         return 3;
-    case VIEW_EVENT_GIVE_UP:
-    case VIEW_EVENT_FAILED:
-    case VIEW_EVENT_CRASH:
-    case VIEW_EVENT_DEAD_LETTER:
-    case VIEW_EVENT_CHARGED_NO_ANSWER:
-    case VIEW_EVENT_GATEWAY_TIMEOUT:
-    case VIEW_EVENT_FAIL_AFTER_EFFECT:
-    case VIEW_EVENT_REDELIVER:
+    case TRACE_GIVE_UP:
+    case TRACE_FAILED:
+    case TRACE_CRASH:
+    case TRACE_DEAD_LETTER:
+    case TRACE_CHARGED_NO_ANSWER:
+    case TRACE_GATEWAY_TIMEOUT:
+    case TRACE_FAIL_AFTER_EFFECT:
+    case TRACE_REDELIVER:
         return 2;
-    case VIEW_EVENT_LOST:
+    case TRACE_LOST:
         return lost_answer && effects >= 1 ? 2 : 1;
-    case VIEW_EVENT_SEND:
-    case VIEW_EVENT_SUCCEEDED:
-    case VIEW_EVENT_RESERVE:
-    case VIEW_EVENT_ENQUEUE:
+    case TRACE_SEND:
+    case TRACE_SUCCEEDED:
+    case TRACE_RESERVE:
+    case TRACE_ENQUEUE:
         return 0;
-    case VIEW_EVENT_TRANSMIT:
-    case VIEW_EVENT_DELIVER:
-    case VIEW_EVENT_DUPLICATE:
-    case VIEW_EVENT_OTHER:
-    case VIEW_EVENT_COUNT:
+    case TRACE_TRANSMIT:
+    case TRACE_DELIVER:
+    case TRACE_DUPLICATE:
+    case VIEW_EVENT_NONE:
         return -1; /* never narrated: too frequent, or said by another record */
     default:
         return 1;
     }
 }
 
-static void narrate(ViewPane *pane, const TraceRecord *record, ViewEvent event,
+static void narrate(ViewPane *pane, const TraceRecord *record, TraceEvent event,
                     const OperationView *view, uint32_t effects)
 {
-    ViewMessage message = message_of(record->detail);
-    bool lost_answer = event == VIEW_EVENT_LOST && !starts_a_job(message);
+    MessageKind message = record->message;
+    bool lost_answer = event == TRACE_LOST && !starts_a_job(message);
     int rank = rank_of(event, effects, record->value, lost_answer);
     ViewNarration *line = &pane->narration;
     bool stale = !line->present || record->t_us >= line->t_us + pane->narration_hold_us;
@@ -355,7 +341,7 @@ static void narrate(ViewPane *pane, const TraceRecord *record, ViewEvent event,
     *line = (ViewNarration){
         .present = true,
         .event = event,
-        .node = view_pane_node_of_actor(pane, record->actor),
+        .node = view_pane_node_of(pane, record->actor, record->actor_client),
         .message = (uint8_t)message,
         .rank = rank,
         .t_us = record->t_us,
@@ -368,8 +354,7 @@ static void narrate(ViewPane *pane, const TraceRecord *record, ViewEvent event,
     };
     if (line->node >= 0 && line->node < VIEW_NODE_SERVER)
         line->node = -1; /* a sampled client: its name comes from group and index */
-    if (record->detail != NULL)
-        snprintf(line->detail, sizeof line->detail, "%s", record->detail);
+    line->detail = record->detail;
 }
 
 /* ------------------------------------------------------------------ the sink */
@@ -385,25 +370,25 @@ static int lane_of(const ViewPane *pane, const OperationView *view)
 }
 
 /* Events of no operation: a service crashed or restarted, the key store was swept. */
-static void on_service_record(ViewPane *pane, const TraceRecord *record, ViewEvent event)
+static void on_service_record(ViewPane *pane, const TraceRecord *record, TraceEvent event)
 {
-    int actor = view_pane_node_of_actor(pane, record->actor);
-    if (event == VIEW_EVENT_CRASH && actor >= VIEW_NODE_SERVER)
+    int actor = view_pane_node_of(pane, record->actor, record->actor_client);
+    if (event == TRACE_CRASH && actor >= VIEW_NODE_SERVER)
         on_crash(pane, record, actor);
-    else if (event == VIEW_EVENT_RESTART && actor >= VIEW_NODE_SERVER)
-        new_arrow(pane, record, VIEW_ARROW_MARK, actor, actor)->event = VIEW_EVENT_RESTART;
+    else if (event == TRACE_RESTART && actor >= VIEW_NODE_SERVER)
+        new_arrow(pane, record, VIEW_ARROW_MARK, actor, actor)->event = TRACE_RESTART;
     narrate(pane, record, event, NULL, 0);
 }
 
 static void on_record(void *context, const TraceRecord *record)
 {
     ViewPane *pane = context;
-    ViewEvent event = view_pane_event_from_name(record->event);
+    TraceEvent event = record->event;
     pane->records++;
     pane->records_by_event[event]++;
-    if (pane->world == NULL || event == VIEW_EVENT_SETTLED)
+    if (pane->world == NULL || event == TRACE_SETTLED)
         return; /* the counters read the outcomes from the world's metrics */
-    if (event == VIEW_EVENT_SWEEP || event == VIEW_EVENT_RESTART || event == VIEW_EVENT_CRASH) {
+    if (event == TRACE_SWEEP || event == TRACE_RESTART || event == TRACE_CRASH) {
         on_service_record(pane, record, event);
         return;
     }
@@ -412,7 +397,8 @@ static void on_record(void *context, const TraceRecord *record)
         return;
     uint32_t effects = view.effects; /* in progress while it is being traced */
     if (lane_of(pane, &view) >= 0)
-        ingest_arrow(pane, record, event, view_pane_node_of_actor(pane, record->actor), effects);
+        ingest_arrow(pane, record, event,
+                     view_pane_node_of(pane, record->actor, record->actor_client), effects);
     ingest_density(pane, record, event, effects);
     narrate(pane, record, event, &view, effects);
 }

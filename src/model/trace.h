@@ -1,0 +1,130 @@
+/* The trace vocabulary: every step the model reports, as typed records handed to a sink the
+ * caller supplies (the CLI writes JSON lines, the view and the SVG draw them). The model owns
+ * the words: one enum of events and one of message kinds, each with its one name table
+ * (trace.c), so a reader switches on the enum and only the writers turn them into text.
+ * Strings in a record are borrowed for the duration of the call. */
+#ifndef IDEMSIM_TRACE_H
+#define IDEMSIM_TRACE_H
+
+#include <stdint.h>
+
+#include "scenario.h"
+#include "sim_time.h"
+
+typedef enum {
+    /* the network, about one copy of one message */
+    TRACE_TRANSMIT,  /* it left and will arrive */
+    TRACE_LOST,      /* dropped when sent (loss, burst, outage) */
+    TRACE_DUPLICATE, /* the network made a second copy; its own transmit or lost follows */
+    TRACE_DELIVER,   /* it arrived; what the receiver did follows at the same instant */
+    /* clients */
+    TRACE_SEND,
+    TRACE_RETRY,
+    TRACE_TIMEOUT,
+    TRACE_SUCCEEDED,
+    TRACE_FAILED,
+    TRACE_GIVE_UP,
+    TRACE_OFFLINE,
+    TRACE_RECONNECT,
+    TRACE_LOST_OFFLINE,
+    TRACE_SETTLED, /* detail: the Outcome */
+    /* a service deciding about a request or a delivery */
+    TRACE_RESERVE, /* detail: the ReserveReason */
+    TRACE_REPLAY,
+    TRACE_IN_PROGRESS,
+    TRACE_REJECT_OTHER_BODY,
+    TRACE_REJECT_MISSING_KEY,
+    TRACE_EXECUTE,
+    TRACE_EXECUTE_NO_EFFECT,
+    TRACE_FAIL_AFTER_EFFECT,
+    TRACE_GATEWAY_TIMEOUT,
+    TRACE_OUTBOX_RELAY,
+    TRACE_REFUSED_DOWN,
+    TRACE_SEND_RECEIPT,
+    /* the gateway */
+    TRACE_DECLINED,
+    TRACE_CHARGED_NO_ANSWER,
+    /* the broker */
+    TRACE_ENQUEUE,
+    TRACE_DEDUPLICATED,
+    TRACE_REDELIVER,
+    TRACE_ACK_TIMEOUT,
+    TRACE_LATE_ACK_ACCEPTED,
+    TRACE_LATE_ACK_IGNORED,
+    TRACE_DEAD_LETTER,
+    TRACE_DISCARD,
+    /* a process, about no operation */
+    TRACE_CRASH, /* detail: the CrashPoint; operation: the job that crashed it */
+    TRACE_RESTART,
+    TRACE_SWEEP,
+    TRACE_EVENT_COUNT
+} TraceEvent;
+
+/* What travels on a link. */
+typedef enum {
+    MESSAGE_REQUEST,      /* client -> server (or broker: a publish) */
+    MESSAGE_RESPONSE,     /* server (or broker: a confirm) -> client */
+    MESSAGE_CHARGE,       /* server -> gateway */
+    MESSAGE_CHARGE_REPLY, /* gateway -> server */
+    MESSAGE_DELIVERY,     /* broker -> consumers */
+    MESSAGE_ACK,          /* consumers -> broker */
+    MESSAGE_KIND_COUNT
+} MessageKind;
+
+/* Why a key store reserved a key (TRACE_RESERVE). */
+typedef enum {
+    RESERVE_REASON_NEW,               /* never seen, or deleted after a failure */
+    RESERVE_REASON_EXPIRED,           /* seen, but past its TTL */
+    RESERVE_REASON_TAKEOVER,          /* a processing row past the lock timeout */
+    RESERVE_REASON_AFTER_RACE_WINDOW, /* check-then-insert's insert, race_window_ms after the check
+                                       */
+    RESERVE_REASON_COUNT
+} ReserveReason;
+
+#define TRACE_NO_NODE UINT32_MAX
+#define TRACE_NO_CLIENT UINT32_MAX
+
+typedef struct {
+    SimTimeUs t_us;
+    Mode mode;
+    TraceEvent event;
+    uint32_t actor;        /* node id (world_node) where it happened */
+    uint32_t actor_client; /* a client node: the client's index in its group; else NO_CLIENT */
+    uint32_t peer;         /* message events: the other end's node; else TRACE_NO_NODE */
+    uint32_t peer_client;  /* as actor_client, for the peer */
+    NodeKind actor_kind;   /* the kinds of actor and peer, so a reader needs no world */
+    NodeKind peer_kind;
+    const char *actor_name; /* "web[3]", "server" */
+    const char *peer_name;  /* NULL unless a message event */
+    uint64_t operation;     /* ground-truth operation id, 0 when none */
+    uint32_t attempt;       /* 1-based, 0 when none */
+    uint32_t click;         /* 0 for the first click, 1 for a double click's second */
+    uint32_t copy;          /* network copy lineage, 0 for the original */
+    int64_t value;          /* amount, status code or count, by event */
+    MessageKind message;    /* message events: what travelled */
+    uint32_t detail;        /* by event: CrashPoint (crash), ReserveReason (reserve), Outcome
+                               (settled), the MessageKind that met no network (lost_offline) */
+    const char *queue;      /* broker records, when the broker has several queues; else NULL */
+} TraceRecord;
+
+typedef void (*TraceWrite)(void *context, const TraceRecord *record);
+
+typedef struct {
+    TraceWrite write; /* NULL: tracing off */
+    void *context;
+} TraceSink;
+
+/* ------------------------------------------------------------------ names */
+
+const char *trace_event_name(TraceEvent event);
+const char *trace_message_name(MessageKind message);
+/* The record's detail as text: the message kind, the crash point, the reserve reason, the
+ * outcome or the queue, by event; NULL when the record has none. */
+const char *trace_detail_text(const TraceRecord *record);
+/* True for the four network events, which name a peer and a message kind. */
+static inline int trace_is_message_event(TraceEvent event)
+{
+    return event <= TRACE_DELIVER;
+}
+
+#endif
