@@ -413,6 +413,8 @@ static bool service_active(const Scenario *scenario, NodeKind kind)
     case NODE_BROKER:
     case NODE_CONSUMERS:
         return to_broker;
+    case NODE_PROXY:
+        return true; /* a world holds a proxy only when a client group goes through it */
     case NODE_CLIENT_GROUP:
     case NODE_KIND_COUNT:
         break;
@@ -423,7 +425,8 @@ static bool service_active(const Scenario *scenario, NodeKind kind)
 /* The order a request meets the services, left to right after the clients. */
 static uint32_t service_lane(NodeKind kind)
 {
-    static const NodeKind flow[] = {NODE_SERVER, NODE_GATEWAY, NODE_BROKER, NODE_CONSUMERS};
+    static const NodeKind flow[] = {NODE_PROXY, NODE_SERVER, NODE_GATEWAY, NODE_BROKER,
+                                    NODE_CONSUMERS};
     for (uint32_t i = 0; i < sizeof flow / sizeof flow[0]; i++) {
         if (flow[i] == kind)
             return i;

@@ -67,8 +67,8 @@ typedef struct {
     NodeKind kind;
     const char *name; /* the group's id or the service's name, as links and traces say it */
     uint32_t actor;   /* which actor of its kind: a client group's index, else 0 */
-    uint32_t lane;    /* drawing order, left to right: the clients, then the services in the
-                         order a request meets them */
+    uint32_t lane;    /* drawing order, left to right (sort by it; not contiguous): the
+                         clients, then the services in the order a request meets them */
     bool active;      /* the scenario sends work through it */
 } WorldNode;
 

@@ -942,6 +942,8 @@ static const char *lane_role(const Layout *layout, const Lane *lane)
         return keyed ? "workers + key store" : "workers";
     case NODE_BROKER:
         return "queue";
+    case NODE_PROXY:
+        return "retries on its own";
     case NODE_KIND_COUNT:
         break;
     }

@@ -81,6 +81,7 @@ typedef enum {
     NODE_GATEWAY,
     NODE_BROKER,
     NODE_CONSUMERS,
+    NODE_PROXY, /* between clients and the server, retrying on its own (a scenario's "proxy") */
     NODE_KIND_COUNT
 } NodeKind;
 

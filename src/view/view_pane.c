@@ -152,6 +152,7 @@ int view_pane_node_of(const ViewPane *pane, uint32_t node, uint32_t client_in_gr
                 return (int)l;
         }
         return -1;
+    case NODE_PROXY:
     case NODE_KIND_COUNT:
         break;
     }
