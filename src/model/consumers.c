@@ -2,44 +2,32 @@
  * broker prefetched to them), run the operation's handler, and acknowledge over the lossy
  * consumers->broker link. Service time grows with load: it is multiplied by
  * 1 + per_inflight x (messages held by the group) + per_queued x (broker queue depth).
- * In the idempotent mode the group keeps a key store, keyed by message id or a business
- * key: the key is reserved when a worker picks the message up, a message whose key is still
- * processing is left unacknowledged (the broker will redeliver it), a completed key is
- * acknowledged without running the handler again. */
+ * In the idempotent mode the group keeps keys (key_protocol.c, the server's protocol),
+ * keyed by message id or a business key, decided when a worker picks the message up: a
+ * message whose key is still processing is left unacknowledged (the broker will redeliver
+ * it), a completed key is acknowledged without running the handler again, a key reused with
+ * another body is acknowledged and dropped (a poison message). */
 #include "distribution.h"
 #include "sim_assert.h"
 #include "world_internal.h"
-
-static const IdempotencySpec *policy_of(const World *world)
-{
-    return &world->scenario.broker.consumers.idempotency;
-}
 
 void consumers_init(World *world)
 {
     Consumers *consumers = &world->consumers;
     consumers->workers = world->scenario.broker.consumers.workers;
-    consumers->uses_store = world->mode == MODE_IDEMPOTENT;
-    consumers->store = idem_store_create(1024);
-    SimTimeUs interval = sim_time_us_from_ms(policy_of(world)->cleanup_interval_ms);
-    if (consumers->uses_store && interval > 0)
-        world_start_sweep(world, STORE_CONSUMERS, interval);
+    key_protocol_init(world, &consumers->keys, &world->scenario.broker.consumers.idempotency,
+                      world->consumers_node, STORE_CONSUMERS, world->mode == MODE_IDEMPOTENT);
 }
 
 void consumers_release(World *world)
 {
     index_queue_release(&world->consumers.buffer);
-    idem_store_destroy(world->consumers.store);
+    key_protocol_release(&world->consumers.keys);
 }
 
 void consumers_on_store_sweep(World *world)
 {
-    size_t freed = idem_store_sweep(world->consumers.store, sim_now(world->sim));
-    world_note_key_store(world);
-    if (freed > 0 && world_tracing(world))
-        world_trace(world, world->consumers_node, TRACE_SWEEP, 0, (int64_t)freed, 0);
-    world_reschedule_sweep(world, STORE_CONSUMERS,
-                           sim_time_us_from_ms(policy_of(world)->cleanup_interval_ms));
+    key_protocol_on_sweep(world, &world->consumers.keys);
 }
 
 uint32_t consumers_held(const World *world)
@@ -49,7 +37,10 @@ uint32_t consumers_held(const World *world)
 
 static uint64_t store_key_of(const World *world, const Message *delivery)
 {
-    return policy_of(world)->key == KEY_BUSINESS_HASH ? delivery->business_key : delivery->key;
+    if (!world->consumers.keys.enabled)
+        return 0;
+    return world->consumers.keys.policy->key == KEY_BUSINESS_HASH ? delivery->business_key
+                                                                  : delivery->key;
 }
 
 /* ------------------------------------------------------------------ workers */
@@ -91,54 +82,52 @@ static void schedule_service(World *world, uint32_t job_slot)
                     0, job_slot);
 }
 
-/* Decides with the key store when the worker picks the message up; true: run it. */
+/* Decides with the key protocol when the worker picks the message up; true: it runs. */
 static bool admit(World *world, uint32_t job_slot)
 {
     Job *job = &world->jobs[job_slot];
     const Message *delivery = &job->request;
-    const IdempotencySpec *policy = policy_of(world);
-    SimTimeUs now = sim_now(world->sim);
     job->store_key = store_key_of(world, delivery);
-    KeyRow *row = idem_store_lookup(world->consumers.store, job->store_key, now);
-    if (row != NULL && row->status == KEY_STATUS_PROCESSING && policy->lock_timeout_ms > 0 &&
-        now - row->created_us >= sim_time_us_from_ms(policy->lock_timeout_ms))
-        row = NULL; /* abandoned by a crashed worker: take it over */
-    if (row == NULL) {
-        if (policy->reserve != RESERVE_EXECUTE_THEN_SAVE) {
-            KeyRow reserved = {.key = job->store_key,
-                               .status = KEY_STATUS_PROCESSING,
-                               .fingerprint = delivery->fingerprint,
-                               .created_us = now,
-                               .expires_us = policy->ttl_ms > 0
-                                                 ? now + sim_time_us_from_ms(policy->ttl_ms)
-                                                 : SIM_TIME_NEVER};
-            idem_store_put(world->consumers.store, &reserved);
-            world_note_key_store(world);
-        }
+    KeyVerdict verdict = key_protocol_admit(world, &world->consumers.keys, job);
+    switch (verdict.kind) {
+    case KEY_RUN:
+        schedule_service(world, job_slot);
         return true;
-    }
-    TraceEvent decision = TRACE_IN_PROGRESS;
-    if (policy->fingerprint && row->fingerprint != delivery->fingerprint) {
+    case KEY_RUN_AFTER_RACE_WINDOW:
+        sim_schedule_in(world->sim,
+                        sim_time_us_from_ms(world->consumers.keys.policy->race_window_ms),
+                        EVENT_JOB_RESERVE, world->consumers_node, job_slot);
+        return true;
+    case KEY_OTHER_BODY:
         world->metrics.status_422++;
         acknowledge(world, delivery); /* a poison message: never run it */
-        decision = TRACE_REJECT_OTHER_BODY;
-    } else if (row->status != KEY_STATUS_PROCESSING) {
+        break;
+    case KEY_REPLAY:
         world->metrics.consumer_replayed++;
-        world->metrics.replayed++;
         acknowledge(world, delivery);
-        decision = TRACE_REPLAY;
+        break;
+    case KEY_IN_PROGRESS: /* left unacknowledged: the broker redelivers it */
+    case KEY_MISSING:     /* refused at load: every delivery has a message id */
+        break;
     }
-    if (world_tracing(world))
-        world_trace_about(world, world->consumers_node, decision, delivery, 0, 0);
+    key_protocol_trace_refusal(world, &world->consumers.keys, job, verdict, 0);
     return false;
 }
 
 static void start_job(World *world, uint32_t job_slot)
 {
-    if (world->consumers.uses_store && !admit(world, job_slot)) {
+    if (!admit(world, job_slot))
         finish_job(world, job_slot);
+}
+
+/* check-then-insert: the check found no row; the insert comes a race window later. */
+void consumers_on_job_reserve(World *world, uint32_t job_slot)
+{
+    if (world->jobs[job_slot].epoch != world->consumers.epoch) {
+        world_job_release(world, job_slot); /* its process died meanwhile */
         return;
     }
+    key_protocol_reserve_late(world, &world->consumers.keys, &world->jobs[job_slot]);
     schedule_service(world, job_slot);
 }
 
@@ -187,10 +176,7 @@ static void crash(World *world, uint32_t job_slot, CrashPoint where)
     consumers->busy = 0;
     consumers->down = true;
     consumers->epoch++;
-    if (!policy_of(world)->durable) {
-        idem_store_clear(consumers->store);
-        world_note_key_store(world);
-    }
+    key_protocol_on_crash(world, &consumers->keys);
     sim_schedule_in(world->sim,
                     sim_time_us_from_ms(world->scenario.broker.consumers.crash.restart_ms),
                     EVENT_CONSUMER_RESTART, 0, 0);
@@ -204,27 +190,6 @@ void consumers_on_restart(World *world)
 }
 
 /* ------------------------------------------------------------------ running a message */
-
-static void record_completion(World *world, const Job *job, int status)
-{
-    const IdempotencySpec *policy = policy_of(world);
-    SimTimeUs now = sim_now(world->sim);
-    KeyRow row = {.key = job->store_key,
-                  .status = KEY_STATUS_COMPLETED,
-                  .response_status = status,
-                  .response_of = job->request.operation,
-                  .fingerprint = job->request.fingerprint,
-                  .created_us = now,
-                  .expires_us = policy->ttl_ms > 0 ? now + sim_time_us_from_ms(policy->ttl_ms)
-                                                   : SIM_TIME_NEVER};
-    const KeyRow *reserved = idem_store_lookup(world->consumers.store, job->store_key, now);
-    if (reserved != NULL && policy->ttl_from == TTL_FROM_RESERVATION) {
-        row.created_us = reserved->created_us;
-        row.expires_us = reserved->expires_us;
-    }
-    idem_store_put(world->consumers.store, &row);
-    world_note_key_store(world);
-}
 
 static int send_receipt(World *world, const Message *event)
 {
@@ -247,15 +212,14 @@ void consumers_on_job_done(World *world, uint32_t job_slot)
         crash(world, job_slot, CRASH_BEFORE_EFFECT);
         return;
     }
-    int status = job->request.receipt
-                     ? send_receipt(world, &job->request)
-                     : server_apply_effect(world, &job->request, world->consumers_node);
+    int status = job->request.receipt ? send_receipt(world, &job->request)
+                                      : ledger_apply(world, &job->request, world->consumers_node);
     if (draw_crash(world, job, CRASH_AFTER_EFFECT)) {
         crash(world, job_slot, CRASH_AFTER_EFFECT);
         return;
     }
-    if (world->consumers.uses_store)
-        record_completion(world, job, status);
+    if (job->store_key != 0)
+        key_protocol_record(world, &world->consumers.keys, job, status);
     if (draw_crash(world, job, CRASH_AFTER_COMPLETION)) {
         crash(world, job_slot, CRASH_AFTER_COMPLETION);
         return;

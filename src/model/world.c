@@ -198,7 +198,8 @@ Message world_message_take(World *world, uint32_t slot)
 
 void world_note_key_store(World *world)
 {
-    uint64_t rows = idem_store_rows(world->server.store) + idem_store_rows(world->consumers.store);
+    uint64_t rows =
+        idem_store_rows(world->server.keys.store) + idem_store_rows(world->consumers.keys.store);
     world->metrics.key_store_rows = rows;
     time_series_record(&world->metrics.key_store_series, sim_now(world->sim), rows);
     if (rows > world->metrics.key_store_peak)
@@ -283,7 +284,7 @@ static void on_message_arrive(World *world, uint32_t slot)
         break;
     case MESSAGE_CHARGE_REPLY:
         if (!world->server.down)
-            server_on_gateway_reply(world, &message);
+            server_charge_on_reply(world, &message);
         break;
     case MESSAGE_KIND_COUNT:
         SIM_ASSERT(false, "unknown message kind");
@@ -314,7 +315,10 @@ static void dispatch(void *context, const Event *event)
         on_message_arrive(world, (uint32_t)event->arg);
         break;
     case EVENT_JOB_RESERVE:
-        server_on_job_reserve(world, (uint32_t)event->arg);
+        if (event->target == world->consumers_node)
+            consumers_on_job_reserve(world, (uint32_t)event->arg);
+        else
+            server_on_job_reserve(world, (uint32_t)event->arg);
         break;
     case EVENT_JOB_DONE:
         server_on_job_done(world, (uint32_t)event->arg);
@@ -326,13 +330,13 @@ static void dispatch(void *context, const Event *event)
             consumers_on_store_sweep(world);
         break;
     case EVENT_GATEWAY_TIMEOUT:
-        server_on_gateway_timeout(world, (uint32_t)event->arg);
+        server_charge_on_timeout(world, (uint32_t)event->arg);
         break;
     case EVENT_GATEWAY_CHARGE:
         gateway_on_charge_done(world, (uint32_t)event->arg);
         break;
     case EVENT_OUTBOX_RELAY:
-        gateway_on_outbox_relay(world, (uint32_t)event->arg);
+        server_charge_on_outbox_relay(world, (uint32_t)event->arg);
         break;
     case EVENT_SERVER_RESTART:
         server_on_restart(world);
@@ -462,20 +466,6 @@ static void build_nodes(World *world)
     world->consumers_node = world_node_of_kind(world, NODE_CONSUMERS);
 }
 
-static void build_ledger(World *world)
-{
-    const Scenario *scenario = &world->scenario;
-    world->balances = sim_xcalloc(scenario->account_count, sizeof *world->balances);
-    world->charged = sim_xcalloc(scenario->account_count, sizeof *world->charged);
-    world->metrics.account_count = scenario->account_count;
-    for (uint32_t a = 0; a < scenario->account_count; a++) {
-        world->balances[a] = scenario->accounts[a].balance;
-        world->metrics.balances[a].initial = scenario->accounts[a].balance;
-        world->metrics.balances[a].expected = scenario->accounts[a].balance;
-        world->metrics.balances[a].actual = scenario->accounts[a].balance;
-    }
-}
-
 World *world_create(const Scenario *scenario, Mode mode, uint64_t seed, TraceSink trace,
                     WorldLimits limits)
 {
@@ -505,8 +495,9 @@ World *world_create(const Scenario *scenario, Mode mode, uint64_t seed, TraceSin
     build_clients(world);
     build_nodes(world);
     network_init(world);
-    build_ledger(world);
+    ledger_init(world);
     server_init(world);
+    gateway_init(world);
     broker_init(world);
     consumers_init(world);
     client_init(world);
@@ -518,6 +509,7 @@ void world_destroy(World *world)
     if (world == NULL)
         return;
     server_release(world);
+    gateway_release(world);
     broker_release(world);
     consumers_release(world);
     sim_destroy(world->sim);
@@ -527,8 +519,7 @@ void world_destroy(World *world)
     free(world->outages);
     free(world->messages);
     free(world->jobs);
-    free(world->balances);
-    free(world->charged);
+    ledger_release(world);
     free(world);
 }
 
@@ -557,17 +548,6 @@ static Belief belief_of(const Operation *op)
     return belief;
 }
 
-/* Money conservation: every balance equals its initial value minus the charges the
- * operations themselves counted. The ledger and the operations keep separate records, so a
- * charge that one of them missed or counted twice fails here. */
-static void check_conservation(const World *world)
-{
-    for (uint32_t a = 0; a < world->scenario.account_count; a++) {
-        SIM_ASSERT(world->balances[a] == world->scenario.accounts[a].balance - world->charged[a],
-                   "money conservation violated");
-    }
-}
-
 /* Adds a finished (or, at a budget stop, abandoned) operation to the outcome counts. */
 static void count_outcome(World *world, const Operation *op)
 {
@@ -589,7 +569,7 @@ static void count_outcome(World *world, const Operation *op)
         metrics->lost_amount += amount;
     /* The operations' own count of their charges, kept apart from the ledger's balances so
      * that the conservation check compares two independent records. */
-    world->charged[spec->account] += amount * op->effects;
+    ledger_count_settled(world, spec->account, amount * op->effects);
     if (world->scenario.server.publish_receipts && amount > 0) {
         metrics->receipts_sent += op->receipts;
         metrics->receipts_duplicated += op->receipts > 1;
@@ -603,7 +583,7 @@ static void settle_operation(World *world, Operation *op)
     if (op->broker_messages != 0)
         broker_release_operation(world, op);
     if (op->outbox_entries != 0)
-        gateway_release_operation(world, op);
+        server_charge_release_operation(world, op);
     operation_table_remove(&world->operations, op->id);
 }
 
@@ -665,9 +645,9 @@ static void settle(World *world)
     SIM_ASSERT(metrics->doubles_so_far == metrics->outcomes[OUTCOME_DOUBLE] &&
                    metrics->double_amount_so_far == metrics->double_amount,
                "the live double count ends equal to the settled one");
-    check_conservation(world);
-    SIM_ASSERT(metrics->key_store_rows ==
-                   idem_store_rows(world->server.store) + idem_store_rows(world->consumers.store),
+    ledger_check_conservation(world);
+    SIM_ASSERT(metrics->key_store_rows == idem_store_rows(world->server.keys.store) +
+                                              idem_store_rows(world->consumers.keys.store),
                "key-store size equals its live rows");
     metrics->events = sim_events_processed(world->sim);
     metrics->operations_peak_in_progress = world->operations.peak;
@@ -693,12 +673,12 @@ uint64_t world_memory_bytes(const World *world)
            (uint64_t)world->client_count * sizeof *world->clients +
            (uint64_t)world->message_capacity * sizeof *world->messages +
            (uint64_t)world->job_capacity * sizeof *world->jobs +
-           idem_store_memory_bytes(world->server.store) +
-           idem_store_memory_bytes(world->consumers.store) +
+           idem_store_memory_bytes(world->server.keys.store) +
+           idem_store_memory_bytes(world->consumers.keys.store) +
            (uint64_t)world->broker.message_capacity * sizeof *world->broker.messages +
            broker_queues_memory_bytes(&world->broker) +
            (uint64_t)world->server.outbox_capacity * sizeof *world->server.outbox +
-           (world->server.gateway_keys ? idem_store_memory_bytes(world->server.gateway_keys) : 0) +
+           (world->gateway.keys ? idem_store_memory_bytes(world->gateway.keys) : 0) +
            ((uint64_t)world->server.queue.capacity + world->consumers.buffer.capacity) *
                sizeof(uint32_t);
 }
@@ -824,13 +804,13 @@ const Scenario *world_scenario(const World *world)
 
 uint64_t world_key_store_rows(const World *world)
 {
-    return idem_store_rows(world->server.store);
+    return idem_store_rows(world->server.keys.store);
 }
 
 void world_visit_key_rows(const World *world, void (*visit)(void *context, const KeyRow *row),
                           void *context)
 {
-    idem_store_visit(world->server.store, visit, context);
+    idem_store_visit(world->server.keys.store, visit, context);
 }
 
 uint64_t world_messages_in_flight(const World *world)

@@ -10,6 +10,7 @@
 
 #include "idem_store.h"
 #include "index_queue.h"
+#include "key_protocol.h"
 #include "metrics.h"
 #include "operation_table.h"
 #include "rng.h"
@@ -26,7 +27,7 @@ typedef enum {
     EVENT_ATTEMPT_TIMEOUT, /* arg: request reference */
     EVENT_RECONNECT,       /* target: client; arg: request reference */
     EVENT_MESSAGE_ARRIVE,  /* arg: message slot */
-    EVENT_JOB_RESERVE,     /* arg: job slot; check-then-insert's delayed insert */
+    EVENT_JOB_RESERVE,     /* target: the node; arg: job slot; check-then-insert's insert */
     EVENT_JOB_DONE,        /* arg: job slot */
     EVENT_STORE_SWEEP,     /* target: the StoreSide to sweep */
     EVENT_GATEWAY_TIMEOUT, /* arg: job slot; the server stops waiting for the gateway */
@@ -150,7 +151,7 @@ typedef struct {
 
 /* ------------------------------------------------------------------ server */
 
-typedef struct {
+typedef struct Job {
     Message request;
     uint64_t store_key; /* 0: handled without the store */
     uint64_t serial;    /* unique per job, so a stale gateway reply finds no one */
@@ -180,8 +181,7 @@ typedef struct {
     uint32_t workers; /* 0: unbounded */
     uint32_t busy;
     IndexQueue queue; /* waiting job slots */
-    bool uses_store;
-    IdemStore *store;
+    KeyProtocol keys;
     uint64_t generated_keys; /* server-generated keys: a fresh one per request */
     bool down;               /* crashed, not yet restarted */
     uint32_t epoch;
@@ -190,8 +190,19 @@ typedef struct {
     uint32_t outbox_capacity;
     uint32_t free_outbox;    /* head of the free slots, threaded through next_of_operation */
     uint64_t outbox_written; /* entries written so far */
-    IdemStore *gateway_keys; /* the gateway's own key store, when it honours keys */
 } Server;
+
+/* The payment gateway's own state. */
+typedef struct {
+    IdemStore *keys; /* the keys it charged, when it honours keys; else NULL */
+} Gateway;
+
+/* Balances per account, and the operations' own count of their charges (kept apart, so
+ * conservation compares two records). */
+typedef struct {
+    int64_t *balances;
+    int64_t *charged; /* effects x amount of the settled operations */
+} Ledger;
 
 /* ------------------------------------------------------------------ broker and consumers */
 
@@ -241,8 +252,7 @@ typedef struct {
     bool down;
     uint32_t epoch;
     uint32_t crashes;
-    bool uses_store;
-    IdemStore *store;
+    KeyProtocol keys;
 } Consumers;
 
 /* ------------------------------------------------------------------ the world */
@@ -293,12 +303,12 @@ struct World {
     uint32_t sweeps_running;
 
     Server server;
+    Gateway gateway;
     Broker broker;
     Consumers consumers;
     uint32_t broker_node;
     uint32_t consumers_node;
-    int64_t *balances; /* per account */
-    int64_t *charged;  /* per account: effects x amount of the settled operations */
+    Ledger ledger;
     Metrics metrics;
 };
 
@@ -379,19 +389,37 @@ void server_init(World *world);
 void server_release(World *world);
 void server_on_request(World *world, const Message *request);
 void server_on_job_reserve(World *world, uint32_t job);
+/* A job whose server crashed meanwhile: frees it and says so. */
+bool server_job_died_in_crash(World *world, uint32_t job);
 void server_on_job_done(World *world, uint32_t job);
 void server_on_store_sweep(World *world);
-void server_on_gateway_reply(World *world, const Message *reply);
-void server_on_gateway_timeout(World *world, uint32_t job);
 void server_on_restart(World *world);
 /* Where a job whose side effect happened goes next (handler or gateway answered). */
 void server_after_effect(World *world, uint32_t job, int status);
 void server_complete_job(World *world, uint32_t job, int status);
-void server_record_result(World *world, const Message *request, uint64_t store_key, int status);
 bool server_job_alive(const World *world, uint32_t job, uint64_t serial);
-void server_release_job(World *world, uint32_t job);
-/* Runs the operation's handler: the ground-truth side effect. Returns the status. */
-int server_apply_effect(World *world, const Message *request, uint32_t actor);
+
+/* server_charge.c: the server's side of the gateway, and its outbox */
+void server_charge_init(World *world);
+void server_charge_release(World *world);
+/* The job's handler charges through the gateway (directly, or via the outbox). */
+void server_charge_request(World *world, uint32_t job);
+void server_charge_on_reply(World *world, const Message *reply);
+void server_charge_on_timeout(World *world, uint32_t job);
+void server_charge_on_outbox_relay(World *world, uint32_t entry);
+void server_charge_resume_outbox(World *world);
+/* Frees the slots of an operation's outbox entries once it has settled. */
+void server_charge_release_operation(World *world, Operation *op);
+
+/* ledger.c */
+void ledger_init(World *world);
+void ledger_release(World *world);
+/* Runs the operation's handler: the ground-truth side effect, traced at actor (a node).
+ * Returns the status the handler answers. */
+int ledger_apply(World *world, const Message *request, uint32_t actor);
+/* A settled operation's own count of what it was charged. */
+void ledger_count_settled(World *world, uint32_t account, int64_t charged);
+void ledger_check_conservation(const World *world);
 
 /* broker.c */
 void broker_init(World *world);
@@ -402,8 +430,6 @@ void broker_on_ack_timeout(World *world, uint32_t queued, uint32_t delivery);
 void broker_on_redeliver(World *world, uint32_t queued);
 /* Frees the slots of an operation's queued messages once it has settled. */
 void broker_release_operation(World *world, Operation *op);
-/* Frees the slots of an operation's outbox entries once it has settled. */
-void gateway_release_operation(World *world, Operation *op);
 
 /* The server publishes the receipt event of a charge (publish_receipts). */
 void broker_publish_receipt(World *world, const Message *request);
@@ -413,6 +439,7 @@ void consumers_init(World *world);
 void consumers_release(World *world);
 void consumers_on_delivery(World *world, const Message *delivery);
 void consumers_on_job_done(World *world, uint32_t job);
+void consumers_on_job_reserve(World *world, uint32_t job);
 void consumers_on_restart(World *world);
 void consumers_on_store_sweep(World *world);
 uint32_t consumers_held(const World *world); /* buffered plus in service */
@@ -420,12 +447,7 @@ uint32_t consumers_held(const World *world); /* buffered plus in service */
 /* gateway.c */
 void gateway_init(World *world);
 void gateway_release(World *world);
-/* The server asks the gateway to charge for a job (directly, or via the outbox). */
-void gateway_request_charge(World *world, uint32_t job);
 void gateway_on_charge_arrive(World *world, const Message *charge);
 void gateway_on_charge_done(World *world, uint32_t message_slot);
-void gateway_on_outbox_relay(World *world, uint32_t entry);
-void gateway_on_outbox_reply(World *world, const Message *reply);
-void gateway_resume_outbox(World *world);
 
 #endif

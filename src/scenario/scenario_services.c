@@ -102,32 +102,66 @@ static void read_server_key(SchemaReader *reader, const cJSON *item, void *targe
     schema_error(reader, "expected no 'key' for the server (each client group's 'key' sets it)");
 }
 
+/* The consumers answer nobody and their handlers do not fail with 5xx, so the fields that
+ * shape an answer or a failure have nothing to act on there: refused, not ignored. */
+static void read_answer_field_for_consumers(SchemaReader *reader, const cJSON *item, void *target)
+{
+    (void)item;
+    (void)target;
+    schema_error(reader, "expected no such field for the consumers: they answer no client "
+                         "(a key in progress leaves the delivery unacknowledged)");
+}
+
+static void read_on_failure_for_consumers(SchemaReader *reader, const cJSON *item, void *target)
+{
+    (void)item;
+    (void)target;
+    schema_error(reader, "expected no 'on_failure' for the consumers: their handlers do not "
+                         "fail with 5xx, so there is no failure to record");
+}
+
+static void read_required_for_consumers(SchemaReader *reader, const cJSON *item, void *target)
+{
+    (void)item;
+    (void)target;
+    schema_error(reader, "expected no 'required' for the consumers: every delivery has a key "
+                         "(its message id or its business hash)");
+}
+
 /* clang-format off */
-#define IDEMPOTENCY_FIELDS                                                                         \
+#define IDEMPOTENCY_SHARED_FIELDS                                                                  \
     FIELD_CHOICE("reserve", IdempotencySpec, reserve, scenario_names_reserve),                     \
     FIELD_NUMBER("race_window_ms", IdempotencySpec, race_window_ms, RANGE_MS),                     \
     FIELD_NUMBER("ttl_ms", IdempotencySpec, ttl_ms, RANGE_MS),                                     \
     FIELD_CHOICE("ttl_from", IdempotencySpec, ttl_from, scenario_names_ttl_from),                  \
     FIELD_NUMBER("cleanup_interval_ms", IdempotencySpec, cleanup_interval_ms, RANGE_MS),           \
     FIELD_BOOLEAN("fingerprint", IdempotencySpec, fingerprint),                                    \
-    FIELD_CUSTOM("on_in_progress", SCHEMA_MEMBER(IdempotencySpec, on_in_progress, int),            \
-                 read_on_in_progress, NULL, false),                                                \
-    FIELD_CHOICE("on_failure", IdempotencySpec, on_failure, scenario_names_on_failure),            \
     FIELD_BOOLEAN("durable", IdempotencySpec, durable),                                            \
-    FIELD_CHOICE("profile", IdempotencySpec, profile, scenario_names_store_profile),               \
-    FIELD_BOOLEAN("required", IdempotencySpec, required),                                          \
     FIELD_NUMBER("lock_timeout_ms", IdempotencySpec, lock_timeout_ms, RANGE_MS)
 /* clang-format on */
 
 static const SchemaField server_idempotency_fields[] = {
-    IDEMPOTENCY_FIELDS,
+    IDEMPOTENCY_SHARED_FIELDS,
+    FIELD_CUSTOM("on_in_progress", SCHEMA_MEMBER(IdempotencySpec, on_in_progress, int),
+                 read_on_in_progress, NULL, false),
+    FIELD_CHOICE("on_failure", IdempotencySpec, on_failure, scenario_names_on_failure),
+    FIELD_CHOICE("profile", IdempotencySpec, profile, scenario_names_store_profile),
+    FIELD_BOOLEAN("required", IdempotencySpec, required),
     FIELD_CUSTOM("key", SCHEMA_ENUM_MEMBER(IdempotencySpec, key), read_server_key, NULL, false),
 };
 static const SchemaObject server_idempotency_schema = {.name = "<idempotency>",
                                                        SCHEMA_FIELDS(server_idempotency_fields)};
 
 static const SchemaField consumer_idempotency_fields[] = {
-    IDEMPOTENCY_FIELDS,
+    IDEMPOTENCY_SHARED_FIELDS,
+    FIELD_CUSTOM("on_in_progress", SCHEMA_MEMBER(IdempotencySpec, on_in_progress, int),
+                 read_answer_field_for_consumers, NULL, false),
+    FIELD_CUSTOM("profile", SCHEMA_ENUM_MEMBER(IdempotencySpec, profile),
+                 read_answer_field_for_consumers, NULL, false),
+    FIELD_CUSTOM("on_failure", SCHEMA_ENUM_MEMBER(IdempotencySpec, on_failure),
+                 read_on_failure_for_consumers, NULL, false),
+    FIELD_CUSTOM("required", SCHEMA_MEMBER(IdempotencySpec, required, bool),
+                 read_required_for_consumers, NULL, false),
     FIELD_CHOICE("key", IdempotencySpec, key, scenario_names_consumer_key),
 };
 static const SchemaObject consumer_idempotency_schema = {

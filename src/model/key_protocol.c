@@ -1,0 +1,193 @@
+/* The Idempotency-Key draft's algorithm, kept once for the server and the consumers. The
+ * wrong ways (check-then-insert, execute-then-save) are the same steps in another order, so
+ * their race windows are real, not a flag. */
+#include "key_protocol.h"
+
+#include "sim_assert.h"
+#include "world_internal.h"
+
+void key_protocol_init(World *world, KeyProtocol *keys, const IdempotencySpec *policy,
+                       uint32_t node, uint32_t side, bool enabled)
+{
+    *keys = (KeyProtocol){.policy = policy,
+                          .store = idem_store_create(1024),
+                          .node = node,
+                          .side = side,
+                          .enabled = enabled};
+    SimTimeUs interval = sim_time_us_from_ms(policy->cleanup_interval_ms);
+    if (enabled && interval > 0)
+        world_start_sweep(world, (StoreSide)side, interval);
+}
+
+void key_protocol_release(KeyProtocol *keys)
+{
+    idem_store_destroy(keys->store);
+    keys->store = NULL;
+}
+
+/* ------------------------------------------------------------------ deciding */
+
+static SimTimeUs expiry_from(const KeyProtocol *keys, SimTimeUs start_us)
+{
+    double ttl_ms = keys->policy->ttl_ms;
+    return ttl_ms > 0 ? start_us + sim_time_us_from_ms(ttl_ms) : SIM_TIME_NEVER;
+}
+
+static void reserve(World *world, KeyProtocol *keys, Job *job, ReserveReason why)
+{
+    SimTimeUs now = sim_now(world->sim);
+    job->reserved = true;
+    job->reserved_us = now;
+    KeyRow row = {
+        .key = job->store_key,
+        .status = KEY_STATUS_PROCESSING,
+        .fingerprint = job->request.fingerprint,
+        .created_us = now,
+        .expires_us = expiry_from(keys, now),
+    };
+    idem_store_put(keys->store, &row);
+    world_note_key_store(world);
+    if (world_tracing(world))
+        world_trace_about(world, keys->node, TRACE_RESERVE, &job->request, 0, why);
+}
+
+static int other_body_status(StoreProfile profile)
+{
+    switch (profile) {
+    case PROFILE_STRIPE:
+        return 400;
+    case PROFILE_BRANDUR:
+        return 409;
+    case PROFILE_IETF:
+        break;
+    }
+    return 422;
+}
+
+/* A key with a live row: refused or replayed, never run. */
+static KeyVerdict verdict_of_row(World *world, const KeyProtocol *keys, const Job *job,
+                                 const KeyRow *row)
+{
+    const IdempotencySpec *policy = keys->policy;
+    if (policy->fingerprint && row->fingerprint != job->request.fingerprint)
+        return (KeyVerdict){KEY_OTHER_BODY, other_body_status(policy->profile), 0};
+    if (row->status == KEY_STATUS_PROCESSING)
+        return (KeyVerdict){KEY_IN_PROGRESS, policy->on_in_progress, 0};
+    world->metrics.replayed++;
+    return (KeyVerdict){KEY_REPLAY, row->response_status, row->response_of};
+}
+
+KeyVerdict key_protocol_admit(World *world, KeyProtocol *keys, Job *job)
+{
+    const IdempotencySpec *policy = keys->policy;
+    if (!keys->enabled)
+        return (KeyVerdict){KEY_RUN, 0, 0};
+    if (job->store_key == 0)
+        return (KeyVerdict){policy->required ? KEY_MISSING : KEY_RUN, 400, 0};
+    SimTimeUs now = sim_now(world->sim);
+    KeyRow *row = idem_store_lookup(keys->store, job->store_key, now);
+    ReserveReason why = row == NULL && idem_store_find_any(keys->store, job->store_key)
+                            ? RESERVE_REASON_EXPIRED
+                            : RESERVE_REASON_NEW;
+    if (row != NULL && row->status == KEY_STATUS_PROCESSING && policy->lock_timeout_ms > 0 &&
+        now - row->created_us >= sim_time_us_from_ms(policy->lock_timeout_ms)) {
+        row = NULL; /* a reservation abandoned (by a crash) is taken over after the lock timeout */
+        why = RESERVE_REASON_TAKEOVER;
+    }
+    if (row != NULL)
+        return verdict_of_row(world, keys, job, row);
+    switch (policy->reserve) {
+    case RESERVE_ATOMIC:
+        reserve(world, keys, job, why);
+        return (KeyVerdict){KEY_RUN, 0, 0};
+    case RESERVE_CHECK_THEN_INSERT:
+        return (KeyVerdict){KEY_RUN_AFTER_RACE_WINDOW, 0, 0};
+    case RESERVE_EXECUTE_THEN_SAVE:
+        break;
+    }
+    return (KeyVerdict){KEY_RUN, 0, 0};
+}
+
+void key_protocol_reserve_late(World *world, KeyProtocol *keys, Job *job)
+{
+    reserve(world, keys, job, RESERVE_REASON_AFTER_RACE_WINDOW);
+}
+
+void key_protocol_trace_refusal(World *world, const KeyProtocol *keys, const Job *job,
+                                KeyVerdict verdict, int64_t value)
+{
+    static const TraceEvent events[] = {
+        [KEY_REPLAY] = TRACE_REPLAY,
+        [KEY_IN_PROGRESS] = TRACE_IN_PROGRESS,
+        [KEY_OTHER_BODY] = TRACE_REJECT_OTHER_BODY,
+        [KEY_MISSING] = TRACE_REJECT_MISSING_KEY,
+    };
+    SIM_ASSERT(verdict.kind >= KEY_REPLAY && verdict.kind <= KEY_MISSING,
+               "only a refusal or a replay is traced here");
+    if (world_tracing(world))
+        world_trace_about(world, keys->node, events[verdict.kind], &job->request, value, 0);
+}
+
+/* ------------------------------------------------------------------ recording */
+
+void key_protocol_record(World *world, KeyProtocol *keys, const Job *job, int status)
+{
+    const IdempotencySpec *policy = keys->policy;
+    SIM_ASSERT(job->store_key != 0, "only a keyed job is recorded");
+    SimTimeUs now = sim_now(world->sim);
+    bool failed = status >= 500;
+    /* The stripe profile records whatever execution produced, errors included (DESIGN §2);
+     * the other profiles follow on_failure. */
+    FailurePolicy on_failure =
+        policy->profile == PROFILE_STRIPE ? ON_FAILURE_MARK_FAILED : policy->on_failure;
+    if (failed && on_failure == ON_FAILURE_DELETE) {
+        idem_store_remove(keys->store, job->store_key);
+        world_note_key_store(world);
+        return;
+    }
+    if (failed && on_failure == ON_FAILURE_KEEP)
+        return; /* the failure is not recorded: the row stays as it was */
+    /* The TTL counts from the reservation, so a key that expired while its request ran is
+     * recorded already expired, not given a new life. Without a reservation of this job's
+     * own (execute-then-save, or the outbox relay completing one), the row it finds is the
+     * reservation, expired or not; without any, the TTL counts from now. */
+    SimTimeUs created_us = now;
+    if (job->reserved) {
+        created_us = job->reserved_us;
+    } else {
+        const KeyRow *reservation = idem_store_find_any(keys->store, job->store_key);
+        if (reservation != NULL)
+            created_us = reservation->created_us;
+    }
+    KeyRow row = {
+        .key = job->store_key,
+        .status = failed ? KEY_STATUS_FAILED : KEY_STATUS_COMPLETED,
+        .response_status = status,
+        .response_of = job->request.operation,
+        .fingerprint = job->request.fingerprint,
+        .created_us = created_us,
+        .expires_us = expiry_from(keys, policy->ttl_from == TTL_FROM_COMPLETION ? now : created_us),
+    };
+    idem_store_put(keys->store, &row);
+    world_note_key_store(world);
+}
+
+/* ------------------------------------------------------------------ crashes and sweeps */
+
+void key_protocol_on_crash(World *world, KeyProtocol *keys)
+{
+    if (keys->policy->durable)
+        return;
+    idem_store_clear(keys->store);
+    world_note_key_store(world);
+}
+
+void key_protocol_on_sweep(World *world, KeyProtocol *keys)
+{
+    size_t freed = idem_store_sweep(keys->store, sim_now(world->sim));
+    world_note_key_store(world);
+    if (freed > 0 && world_tracing(world))
+        world_trace(world, keys->node, TRACE_SWEEP, 0, (int64_t)freed, 0);
+    world_reschedule_sweep(world, (StoreSide)keys->side,
+                           sim_time_us_from_ms(keys->policy->cleanup_interval_ms));
+}

@@ -1,0 +1,64 @@
+/* The idempotency-key protocol, one copy for every service that keeps keys (the server and
+ * the consumers): look the key up, take over an abandoned reservation, reserve it the way
+ * the policy says (atomic, check-then-insert with a real race window, execute-then-save),
+ * refuse a key still processing or reused with another body, replay a completed one, and
+ * record what execution produced by the failure policy and the profile. The protocol
+ * decides and keeps the rows; the service acts on the verdict (the server answers, the
+ * consumers acknowledge or not). Private to src/model. */
+#ifndef IDEMSIM_KEY_PROTOCOL_H
+#define IDEMSIM_KEY_PROTOCOL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "idem_store.h"
+#include "scenario.h"
+
+typedef struct World World;
+typedef struct Job Job;
+
+/* One service's keys: the store and the rules it keeps them by. */
+typedef struct {
+    const IdempotencySpec *policy; /* points into World.scenario */
+    IdemStore *store;
+    uint32_t node; /* the service that keeps them: its trace records name it */
+    uint32_t side; /* which sweep timer is this store's (StoreSide) */
+    bool enabled;  /* the mode keeps keys (idempotent) */
+} KeyProtocol;
+
+typedef enum {
+    KEY_RUN,                   /* run the handler now: reserved, or nothing to keep before */
+    KEY_RUN_AFTER_RACE_WINDOW, /* check-then-insert found nothing: key_protocol_reserve_late
+                                  race_window_ms later, then run */
+    KEY_REPLAY,                /* completed (or failed and recorded): the stored answer */
+    KEY_IN_PROGRESS,           /* still processing */
+    KEY_OTHER_BODY,            /* the same key with another fingerprint */
+    KEY_MISSING,               /* no key where the policy requires one */
+} KeyVerdictKind;
+
+typedef struct {
+    KeyVerdictKind kind;
+    int status;           /* the answer a refusal or replay gives */
+    uint64_t response_of; /* a replay: the operation the stored answer was produced for */
+} KeyVerdict;
+
+void key_protocol_init(World *world, KeyProtocol *keys, const IdempotencySpec *policy,
+                       uint32_t node, uint32_t side, bool enabled);
+void key_protocol_release(KeyProtocol *keys);
+
+/* Decides about job (whose store_key is set; 0: no key) at the current time. Under atomic
+ * reservation a KEY_RUN has reserved the key (and traced it). */
+KeyVerdict key_protocol_admit(World *world, KeyProtocol *keys, Job *job);
+/* check-then-insert's insert, a race window after the check, whatever happened meanwhile. */
+void key_protocol_reserve_late(World *world, KeyProtocol *keys, Job *job);
+/* Traces a verdict that did not run the handler, after the service acted on it. */
+void key_protocol_trace_refusal(World *world, const KeyProtocol *keys, const Job *job,
+                                KeyVerdict verdict, int64_t value);
+/* Records the status execution produced for job's key, by the failure policy. */
+void key_protocol_record(World *world, KeyProtocol *keys, const Job *job, int status);
+/* The service crashed: keys kept in memory are gone. */
+void key_protocol_on_crash(World *world, KeyProtocol *keys);
+/* The cleanup sweep's timer fired: free the expired rows, trace, and go on. */
+void key_protocol_on_sweep(World *world, KeyProtocol *keys);
+
+#endif
