@@ -1,6 +1,8 @@
 /* The curriculum cases of DESIGN §1 that check_world.c does not cover, each in the smallest
  * world that shows it, asserting the teaching outcome; plus closed forms for the network
  * and the retry policy. */
+#include <dirent.h>
+
 #include "test_world.h"
 
 #define SET(...)                                                                                   \
@@ -259,6 +261,161 @@ START_TEST(test_duplicate_while_the_first_is_processing_gets_409_or_202_not_a_se
 }
 END_TEST
 
+/* ------------------------------------------------------------------ the three columns */
+
+/* Every scenario of the library, loaded as the run command loads it. */
+typedef void (*LibraryVisit)(const char *path, Scenario *scenario);
+
+static int for_each_library_scenario(LibraryVisit visit)
+{
+    char directory[1024];
+    snprintf(directory, sizeof directory, "%s/scenarios", IDEMSIM_SOURCE_DIR);
+    DIR *dir = opendir(directory);
+    ck_assert_msg(dir != NULL, "cannot open %s", directory);
+    int visited = 0;
+    for (struct dirent *entry = readdir(dir); entry != NULL; entry = readdir(dir)) {
+        size_t length = strlen(entry->d_name);
+        if (length < 6 || strcmp(entry->d_name + length - 5, ".json") != 0)
+            continue;
+        char path[1100];
+        snprintf(path, sizeof path, "scenarios/%s", entry->d_name);
+        Scenario *scenario = test_load_source_file(path, NO_SET);
+        visit(path, scenario);
+        free(scenario);
+        visited++;
+    }
+    closedir(dir);
+    return visited;
+}
+
+static void assert_three_modes(const char *path, Scenario *scenario)
+{
+    /* DESIGN §3: the comparison is the product. A scenario that restricts its modes must say
+     * why in its description and its concept page; none in the library does. */
+    ck_assert_msg(scenario->mode_count == 3 && scenario->modes[0] == MODE_AT_MOST_ONCE &&
+                      scenario->modes[1] == MODE_AT_LEAST_ONCE &&
+                      scenario->modes[2] == MODE_IDEMPOTENT,
+                  "%s does not list at-most-once, at-least-once and idempotent", path);
+}
+
+START_TEST(test_every_library_scenario_runs_the_three_modes)
+{
+    ck_assert_int_ge(for_each_library_scenario(assert_three_modes), 30);
+}
+END_TEST
+
+/* Where a duplicate can come from without a retry: a second click or a network copy. */
+static bool has_duplicates_nobody_retried(const Scenario *scenario)
+{
+    for (uint32_t g = 0; g < scenario->client_group_count; g++)
+        if (scenario->client_groups[g].double_click.prob > 0)
+            return true;
+    if (scenario->network.default_link.duplicate > 0)
+        return true;
+    for (uint32_t l = 0; l < scenario->network.link_count; l++)
+        if (scenario->network.links[l].spec.duplicate > 0)
+            return true;
+    return false;
+}
+
+static int library_with_duplicates;
+
+static void assert_at_most_once_doubles_only_what_it_did_not_cause(const char *path,
+                                                                   Scenario *scenario)
+{
+    Metrics once = test_run_mode(scenario, MODE_AT_MOST_ONCE, scenario->seed);
+    Metrics again = test_run_mode(scenario, MODE_AT_LEAST_ONCE, scenario->seed);
+    uint64_t doubles = once.outcomes[OUTCOME_DOUBLE];
+    /* at-most-once sends each click once: its sends are a subset of at-least-once's, with
+     * the same fates, so it can never double more. */
+    ck_assert_msg(doubles <= again.outcomes[OUTCOME_DOUBLE],
+                  "%s: at-most-once %llu double, at-least-once %llu", path,
+                  (unsigned long long)doubles,
+                  (unsigned long long)again.outcomes[OUTCOME_DOUBLE]);
+    ck_assert_msg(once.attempts <= again.attempts, "%s: at-most-once sent more", path);
+    ck_assert_msg(once.redeliveries == 0, "%s: at-most-once redelivered", path);
+    if (has_duplicates_nobody_retried(scenario)) {
+        /* second clicks and network copies are not retries: at-most-once charges them too */
+        ck_assert_msg(doubles >= 1, "%s: double clicks or duplicates, yet at-most-once 0 double",
+                      path);
+        library_with_duplicates++;
+    } else {
+        ck_assert_msg(doubles == 0, "%s: at-most-once %llu double without a second click or a"
+                      " network duplicate", path, (unsigned long long)doubles);
+    }
+}
+
+START_TEST(test_at_most_once_in_the_library_doubles_only_clicks_and_network_copies)
+{
+    library_with_duplicates = 0;
+    for_each_library_scenario(assert_at_most_once_doubles_only_what_it_did_not_cause);
+    /* C7's copies, C9's and C13's second clicks, checkout-day's double clicks */
+    ck_assert_int_ge(library_with_duplicates, 8);
+}
+END_TEST
+
+START_TEST(test_at_most_once_charges_a_second_click_and_a_network_copy_twice)
+{
+    /* The second press 50 ms after the first, both sent once: two charges. Keys per click
+     * change nothing (two keys); a key from the order does (C9, C13). */
+    Metrics clicks = test_run_json(slow_duplicate, NO_SET, MODE_AT_MOST_ONCE);
+    ck_assert_uint_eq(clicks.attempts, 2);
+    ck_assert_uint_eq(clicks.executions, 2);
+    ck_assert_uint_eq(clicks.outcomes[OUTCOME_DOUBLE], 1);
+    ck_assert_int_eq(clicks.double_amount, 100);
+    Metrics per_click =
+        test_run_json(slow_duplicate, SET("clients[0].key=per-click"), MODE_IDEMPOTENT);
+    ck_assert_uint_eq(per_click.outcomes[OUTCOME_DOUBLE], 1); /* keyed, not correct */
+    Metrics by_order = test_run_json(slow_duplicate, NO_SET, MODE_IDEMPOTENT);
+    ck_assert_uint_eq(by_order.outcomes[OUTCOME_DOUBLE], 0);
+
+    /* One press, the network delivers the request twice (C7): the client sent once, the
+     * server ran twice; the keyed store's atomic reservation runs it once. */
+    const char *copy = "network.links={\"web->server\": {\"duplicate\": 1.0}}";
+    const char *single = "clients[0].double_click.prob=0";
+    Metrics copied = test_run_json(slow_duplicate, SET(copy, single), MODE_AT_MOST_ONCE);
+    ck_assert_uint_eq(copied.attempts, 1);
+    ck_assert_uint_eq(copied.executions, 2);
+    ck_assert_uint_eq(copied.outcomes[OUTCOME_DOUBLE], 1);
+    Metrics keyed_copy = test_run_json(slow_duplicate, SET(copy, single), MODE_IDEMPOTENT);
+    ck_assert_uint_eq(keyed_copy.executions, 1);
+    ck_assert_uint_eq(keyed_copy.outcomes[OUTCOME_DOUBLE], 0);
+
+    /* Neither: at-most-once is the only mode with no double of its own. */
+    Metrics alone = test_run_json(slow_duplicate, SET(single), MODE_AT_MOST_ONCE);
+    ck_assert_uint_eq(alone.executions, 1);
+    ck_assert_uint_eq(alone.outcomes[OUTCOME_OK], 1);
+}
+END_TEST
+
+START_TEST(test_with_nothing_to_retry_at_most_once_and_at_least_once_double_alike)
+{
+    /* C7 and C9 lose nothing and never time out: at-least-once never retries, so its column
+     * is at-most-once's, doubles included: the retry policy is not where they come from. */
+    const char *const files[] = {"scenarios/07_atomic_reserve.json",
+                                 "scenarios/07_check_then_insert.json",
+                                 "scenarios/09_in_progress_409.json"};
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        Scenario *scenario = test_load_source_file(files[f], NO_SET);
+        for (uint64_t seed = scenario->seed; seed < scenario->seed + 5; seed++) {
+            Metrics once = test_run_mode(scenario, MODE_AT_MOST_ONCE, seed);
+            Metrics again = test_run_mode(scenario, MODE_AT_LEAST_ONCE, seed);
+            ck_assert_msg(once.attempts == again.attempts &&
+                              once.executions == again.executions &&
+                              once.outcomes[OUTCOME_DOUBLE] == again.outcomes[OUTCOME_DOUBLE],
+                          "%s seed %llu: at-most-once %llu attempts %llu double, at-least-once"
+                          " %llu attempts %llu double",
+                          files[f], (unsigned long long)seed, (unsigned long long)once.attempts,
+                          (unsigned long long)once.outcomes[OUTCOME_DOUBLE],
+                          (unsigned long long)again.attempts,
+                          (unsigned long long)again.outcomes[OUTCOME_DOUBLE]);
+            ck_assert_uint_ge(once.outcomes[OUTCOME_DOUBLE], 1);
+        }
+        free(scenario);
+    }
+}
+END_TEST
+
 /* ------------------------------------------------------------------ C10 */
 
 START_TEST(test_partial_failure_repeats_the_effect_unless_the_failure_is_recorded)
@@ -508,6 +665,10 @@ static Suite *curriculum_suite(void)
     tcase_add_test(core, test_a_reused_key_is_harmless_in_the_modes_that_send_no_key);
     tcase_add_test(core,
                    test_duplicate_while_the_first_is_processing_gets_409_or_202_not_a_second_run);
+    tcase_add_test(core, test_every_library_scenario_runs_the_three_modes);
+    tcase_add_test(core, test_at_most_once_in_the_library_doubles_only_clicks_and_network_copies);
+    tcase_add_test(core, test_at_most_once_charges_a_second_click_and_a_network_copy_twice);
+    tcase_add_test(core, test_with_nothing_to_retry_at_most_once_and_at_least_once_double_alike);
     tcase_add_test(core, test_partial_failure_repeats_the_effect_unless_the_failure_is_recorded);
     tcase_add_test(core, test_crash_between_charge_and_record_needs_a_keyed_gateway_or_an_outbox);
     tcase_add_test(core, test_gateway_timeout_hides_a_charge_that_happened);
