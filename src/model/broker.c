@@ -107,8 +107,8 @@ static void deliver(World *world, uint32_t queued_index)
     delivery.hop = HOP_DELIVERY;
     delivery.source = world->broker_node;
     delivery.target = world->consumers_node;
-    delivery.job = queued_index;
-    delivery.job_serial = queued->deliveries;
+    delivery.reply_to =
+        (ReplyTo){.kind = REPLY_TO_DELIVERY, .slot = queued_index, .serial = queued->deliveries};
     /* Each delivery of a message is its own packet, with its own fate. */
     delivery.lineage = lineage_of_repeat(queued->publish.lineage, queued->deliveries);
     if (world_tracing(world) && queued->deliveries > 1)
@@ -300,9 +300,13 @@ static void settle_in_flight(World *world, QueuedMessage *queued)
 
 void broker_on_ack(World *world, const Message *ack)
 {
-    QueuedMessage *queued = &world->broker.messages[ack->job];
-    bool current = queued->state == QUEUED_IN_FLIGHT && queued->deliveries == ack->job_serial;
-    bool duplicate = queued->state == QUEUED_ACKED && queued->deliveries == ack->job_serial;
+    SIM_ASSERT(ack->reply_to.kind == REPLY_TO_DELIVERY &&
+                   ack->reply_to.slot < world->broker.message_capacity,
+               "an ack names a delivery of a queued message");
+    QueuedMessage *queued = &world->broker.messages[ack->reply_to.slot];
+    uint64_t delivery = ack->reply_to.serial;
+    bool current = queued->state == QUEUED_IN_FLIGHT && queued->deliveries == delivery;
+    bool duplicate = queued->state == QUEUED_ACKED && queued->deliveries == delivery;
     if (duplicate)
         return; /* a network copy of an ack already counted */
     if (!current) {
@@ -311,7 +315,7 @@ void broker_on_ack(World *world, const Message *ack)
         bool accept = world->broker.queues[queued->queue].spec->late_ack == LATE_ACK_ACCEPT;
         if (world_tracing(world))
             trace_queue(world, accept ? TRACE_LATE_ACK_ACCEPTED : TRACE_LATE_ACK_IGNORED, ack,
-                        (int64_t)ack->job_serial, queued->queue);
+                        (int64_t)delivery, queued->queue);
         if (!accept || queued->state == QUEUED_ACKED || queued->state == QUEUED_DEAD)
             return;
         if (queued->state == QUEUED_IN_FLIGHT) {

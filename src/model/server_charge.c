@@ -23,8 +23,8 @@ static SimTimeUs gateway_timeout_us(const World *world)
     return sim_time_us_from_ms(world->scenario.gateway.timeout_ms);
 }
 
-static void send_charge(World *world, const Message *request, uint64_t key, uint32_t job,
-                        uint64_t job_serial, bool from_outbox, uint32_t relay)
+static void send_charge(World *world, const Message *request, uint64_t key, ReplyTo reply_to,
+                        uint32_t relay)
 {
     Message charge = *request;
     charge.kind = MESSAGE_CHARGE;
@@ -32,9 +32,7 @@ static void send_charge(World *world, const Message *request, uint64_t key, uint
     charge.source = world->server_node;
     charge.target = world->gateway_node;
     charge.key = key;
-    charge.job = job;
-    charge.job_serial = job_serial;
-    charge.from_outbox = from_outbox;
+    charge.reply_to = reply_to;
     /* A relay's resend is a new message: give it its own fate. */
     charge.lineage = lineage_of_repeat(request->lineage, relay);
     network_send(world, &charge);
@@ -104,7 +102,8 @@ void server_charge_on_outbox_relay(World *world, uint32_t entry_index)
     if (world_tracing(world))
         world_trace_about(world, world->server_node, TRACE_OUTBOX_RELAY, &entry->request,
                           entry->relays, 0);
-    send_charge(world, &entry->request, entry->store_key, entry_index, 0, true, entry->relays);
+    send_charge(world, &entry->request, entry->store_key,
+                (ReplyTo){.kind = REPLY_TO_OUTBOX, .slot = entry_index}, entry->relays);
     entry->relay_timer =
         sim_schedule_in(world->sim, gateway_timeout_us(world), EVENT_OUTBOX_RELAY, 0, entry_index);
 }
@@ -138,7 +137,8 @@ void server_charge_resume_outbox(World *world)
 
 static void on_outbox_reply(World *world, const Message *reply)
 {
-    OutboxEntry *entry = &world->server.outbox[reply->job];
+    SIM_ASSERT(reply->reply_to.slot < world->server.outbox_capacity, "a relay names its entry");
+    OutboxEntry *entry = &world->server.outbox[reply->reply_to.slot];
     if (entry->acknowledged || world->server.down)
         return;
     entry->acknowledged = true;
@@ -176,7 +176,8 @@ void server_charge_request(World *world, uint32_t job_slot)
         server_charge_on_outbox_relay(world, entry);
         return;
     }
-    send_charge(world, &job->request, job->store_key, job_slot, job->serial, false, 0);
+    send_charge(world, &job->request, job->store_key,
+                (ReplyTo){.kind = REPLY_TO_JOB, .slot = job_slot, .serial = job->serial}, 0);
     job->gateway_timer =
         sim_schedule_in(world->sim, gateway_timeout_us(world), EVENT_GATEWAY_TIMEOUT, 0, job_slot);
 }
@@ -185,20 +186,20 @@ void server_charge_request(World *world, uint32_t job_slot)
 
 void server_charge_on_reply(World *world, const Message *reply)
 {
-    if (reply->from_outbox) {
+    if (reply->reply_to.kind == REPLY_TO_OUTBOX) {
         on_outbox_reply(world, reply);
         return;
     }
-    if (!server_job_alive(world, reply->job, reply->job_serial) ||
-        !world->jobs[reply->job].awaiting_gateway)
+    if (!server_job_alive(world, reply->reply_to.slot, reply->reply_to.serial) ||
+        !world->jobs[reply->reply_to.slot].awaiting_gateway)
         return; /* the server gave up on this charge, or crashed since */
-    Job *job = &world->jobs[reply->job];
+    Job *job = &world->jobs[reply->reply_to.slot];
     sim_cancel(world->sim, job->gateway_timer);
     job->awaiting_gateway = false;
     if (reply->status >= 500)
-        server_complete_job(world, reply->job, 502);
+        server_complete_job(world, reply->reply_to.slot, 502);
     else
-        server_after_effect(world, reply->job, 200);
+        server_after_effect(world, reply->reply_to.slot, 200);
 }
 
 /* The gateway did not answer in time: the charge may or may not have happened. */

@@ -114,6 +114,22 @@ typedef enum {
     HOP_ACK,
 } Hop;
 
+/* Who inside a sender waits for the answer to a message: the answer carries it back, and
+ * the serial tells a live waiter from a slot reused since. */
+typedef enum {
+    REPLY_TO_NONE,
+    REPLY_TO_JOB,      /* a server job waiting for the gateway; serial: the job's serial */
+    REPLY_TO_OUTBOX,   /* an outbox entry relaying a charge */
+    REPLY_TO_DELIVERY, /* a broker message; serial: which delivery of it */
+    REPLY_TO_PROXY,    /* a proxy call; serial: the call's serial */
+} ReplyToKind;
+
+typedef struct {
+    ReplyToKind kind;
+    uint32_t slot;
+    uint64_t serial;
+} ReplyTo;
+
 typedef struct {
     MessageKind kind;
     Hop hop;
@@ -129,10 +145,8 @@ typedef struct {
     uint64_t fingerprint;
     int status;           /* responses */
     uint64_t response_of; /* responses: the operation the answer was produced for */
-    uint64_t job_serial;  /* charges: the server job (or outbox entry) waiting for it */
-    uint32_t job;
-    bool from_outbox;
-    bool receipt; /* an event the server publishes: send the receipt email */
+    ReplyTo reply_to;     /* who inside the sender waits for the answer; copied into it */
+    bool receipt;         /* an event the server publishes: send the receipt email */
     uint32_t next_free;
 } Message;
 
