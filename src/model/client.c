@@ -173,7 +173,9 @@ static void send_attempt(World *world, uint64_t operation, uint32_t click)
         .kind = MESSAGE_REQUEST,
         .hop = HOP_REQUEST,
         .source = group->node,
-        .target = publishes ? world->broker_node : world->server_node,
+        .target = publishes                       ? world->broker_node
+                  : group->spec->via == VIA_PROXY ? world->proxy_node
+                                                  : world->server_node,
         .client = op->client,
         .click = click,
         .attempt = state->attempts,

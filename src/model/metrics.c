@@ -61,6 +61,8 @@ bool metrics_value(const Metrics *metrics, const char *name, double *value)
         {"deduplicated", metrics->deduplicated},
         {"network_dropped", metrics->network_dropped},
         {"network_duplicated", metrics->network_duplicated},
+        {"proxy_retries", metrics->proxy_retries},
+        {"proxy_timeouts", metrics->proxy_timeouts},
         {"key_store_peak", metrics->key_store_peak},
         {"crashes", metrics->crashes},
         {"late_acks", metrics->late_acks},

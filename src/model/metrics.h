@@ -51,6 +51,8 @@ typedef struct {
     uint64_t late_responses_ignored;
     uint64_t messages, deliveries, redeliveries, dead_lettered, deduplicated; /* broker */
     uint64_t network_sent, network_dropped, network_duplicated;
+    uint64_t proxy_retries;  /* tries the proxy sent beyond the first */
+    uint64_t proxy_timeouts; /* tries it stopped waiting for */
     uint64_t crashes;
     uint64_t emails_sent;
     uint64_t receipts_sent, receipts_duplicated, receipts_missing; /* publish_receipts */

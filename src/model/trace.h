@@ -44,6 +44,9 @@ typedef enum {
     /* the gateway */
     TRACE_DECLINED,
     TRACE_CHARGED_NO_ANSWER,
+    /* the proxy */
+    TRACE_PROXY_TIMEOUT, /* value: the try that went unanswered */
+    TRACE_PROXY_RETRY,   /* value: the try now sent */
     /* the broker */
     TRACE_ENQUEUE,
     TRACE_DEDUPLICATED,

@@ -266,6 +266,8 @@ static void on_message_arrive(World *world, uint32_t slot)
     case MESSAGE_REQUEST:
         if (message.target == world->broker_node)
             broker_on_publish(world, &message);
+        else if (message.target == world->proxy_node)
+            proxy_on_request(world, &message);
         else
             server_on_request(world, &message);
         break;
@@ -276,7 +278,10 @@ static void on_message_arrive(World *world, uint32_t slot)
         broker_on_ack(world, &message);
         break;
     case MESSAGE_RESPONSE:
-        if (message.target != world->server_node) /* the server ignores its receipts' confirms */
+        if (message.target == world->proxy_node)
+            proxy_on_response(world, &message);
+        else if (message.target !=
+                 world->server_node) /* the server ignores its receipts' confirms */
             client_on_response(world, &message);
         break;
     case MESSAGE_CHARGE:
@@ -352,6 +357,12 @@ static void dispatch(void *context, const Event *event)
         break;
     case EVENT_CONSUMER_RESTART:
         consumers_on_restart(world);
+        break;
+    case EVENT_PROXY_FORWARD:
+        proxy_on_forward(world, (uint32_t)event->arg);
+        break;
+    case EVENT_PROXY_TRY_TIMEOUT:
+        proxy_on_try_timeout(world, (uint32_t)event->arg, event->target);
         break;
     case EVENT_KIND_COUNT:
         SIM_ASSERT(false, "unknown event kind");
@@ -451,8 +462,11 @@ static void build_nodes(World *world)
             .active = scenario->client_groups[g].count > 0,
         };
     }
+    bool proxied = scenario_uses_proxy(scenario);
     for (unsigned i = 0; i < scenario_names_service.count; i++) {
         NodeKind kind = (NodeKind)scenario_names_service.entries[i].value;
+        if (kind == NODE_PROXY && !proxied)
+            continue; /* node ids, and so link draws, stay as they were without one */
         world->nodes[world->node_count++] = (WorldNode){
             .kind = kind,
             .name = scenario_names_service.entries[i].name,
@@ -464,6 +478,7 @@ static void build_nodes(World *world)
     world->gateway_node = world_node_of_kind(world, NODE_GATEWAY);
     world->broker_node = world_node_of_kind(world, NODE_BROKER);
     world->consumers_node = world_node_of_kind(world, NODE_CONSUMERS);
+    world->proxy_node = world_node_of_kind(world, NODE_PROXY);
 }
 
 World *world_create(const Scenario *scenario, Mode mode, uint64_t seed, TraceSink trace,
@@ -498,6 +513,7 @@ World *world_create(const Scenario *scenario, Mode mode, uint64_t seed, TraceSin
     ledger_init(world);
     server_init(world);
     gateway_init(world);
+    proxy_init(world);
     broker_init(world);
     consumers_init(world);
     client_init(world);
@@ -510,6 +526,7 @@ void world_destroy(World *world)
         return;
     server_release(world);
     gateway_release(world);
+    proxy_release(world);
     broker_release(world);
     consumers_release(world);
     sim_destroy(world->sim);
@@ -679,6 +696,7 @@ uint64_t world_memory_bytes(const World *world)
            broker_queues_memory_bytes(&world->broker) +
            (uint64_t)world->server.outbox_capacity * sizeof *world->server.outbox +
            (world->gateway.keys ? idem_store_memory_bytes(world->gateway.keys) : 0) +
+           proxy_memory_bytes(world) +
            ((uint64_t)world->server.queue.capacity + world->consumers.buffer.capacity) *
                sizeof(uint32_t);
 }

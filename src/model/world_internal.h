@@ -38,6 +38,8 @@ typedef enum {
     EVENT_REDELIVER,     /* arg: queued message */
     EVENT_CONSUMER_DONE, /* arg: job slot */
     EVENT_CONSUMER_RESTART,
+    EVENT_PROXY_FORWARD,     /* arg: proxy call; the proxy's processing is over */
+    EVENT_PROXY_TRY_TIMEOUT, /* target: try number; arg: proxy call */
     EVENT_KIND_COUNT
 } EventKind;
 
@@ -65,6 +67,7 @@ typedef enum {
     DRAW_CONSUMER_SERVICE,
     DRAW_CONSUMER_CRASH,
     DRAW_RECEIPT_ID,
+    DRAW_PROXY_SERVICE,
     DRAW_PURPOSE_COUNT
 } DrawPurpose;
 
@@ -218,6 +221,24 @@ typedef struct {
     int64_t *charged; /* effects x amount of the settled operations */
 } Ledger;
 
+/* ------------------------------------------------------------------ proxy */
+
+/* A request copy the proxy is carrying to the server, until it answers the client. */
+typedef struct {
+    Message request; /* as it arrived from the client */
+    uint64_t serial; /* 0: a free slot */
+    uint32_t tries;  /* sent to the server so far */
+    EventId timer;   /* the processing delay, then the current try's timeout */
+    uint32_t next_free;
+} ProxyCall;
+
+typedef struct {
+    ProxyCall *calls; /* slots reused once a call has answered */
+    uint32_t capacity;
+    uint32_t free;
+    uint64_t next_serial;
+} Proxy;
+
 /* ------------------------------------------------------------------ broker and consumers */
 
 typedef enum {
@@ -318,6 +339,8 @@ struct World {
 
     Server server;
     Gateway gateway;
+    Proxy proxy;
+    uint32_t proxy_node; /* TRACE_NO_NODE when no group goes through a proxy */
     Broker broker;
     Consumers consumers;
     uint32_t broker_node;
@@ -457,6 +480,15 @@ void consumers_on_job_reserve(World *world, uint32_t job);
 void consumers_on_restart(World *world);
 void consumers_on_store_sweep(World *world);
 uint32_t consumers_held(const World *world); /* buffered plus in service */
+
+/* proxy.c */
+void proxy_init(World *world);
+void proxy_release(World *world);
+void proxy_on_request(World *world, const Message *request);
+void proxy_on_forward(World *world, uint32_t call);
+void proxy_on_response(World *world, const Message *response);
+void proxy_on_try_timeout(World *world, uint32_t call, uint32_t try_number);
+uint64_t proxy_memory_bytes(const World *world);
 
 /* gateway.c */
 void gateway_init(World *world);

@@ -15,7 +15,13 @@
 
 typedef enum { ROW_COUNT, ROW_BAD, ROW_MILLISECONDS } RowStyle;
 
-typedef enum { SHOW_ALWAYS, SHOW_WITH_BROKER, SHOW_WITH_RECEIPTS, SHOW_WITH_EMAIL } RowShown;
+typedef enum {
+    SHOW_ALWAYS,
+    SHOW_WITH_BROKER,
+    SHOW_WITH_RECEIPTS,
+    SHOW_WITH_EMAIL,
+    SHOW_WITH_PROXY
+} RowShown;
 
 typedef struct {
     const char *label;
@@ -55,6 +61,8 @@ static const Row rows[] = {
     {"receipt emails sent", "receipts_sent", ROW_COUNT, SHOW_WITH_RECEIPTS},
     {"  duplicate receipts", "receipts_duplicated", ROW_BAD, SHOW_WITH_RECEIPTS},
     {"  missing receipts", "receipts_missing", ROW_BAD, SHOW_WITH_RECEIPTS},
+    {"proxy retries (tries resent)", "proxy_retries", ROW_COUNT, SHOW_WITH_PROXY},
+    {"proxy tries timed out", "proxy_timeouts", ROW_COUNT, SHOW_WITH_PROXY},
     {"messages lost by the network", "network_dropped", ROW_COUNT, SHOW_ALWAYS},
     {"duplicated by the network", "network_duplicated", ROW_COUNT, SHOW_ALWAYS},
     {"crashes (server, consumers)", "crashes", ROW_COUNT, SHOW_ALWAYS},
@@ -160,6 +168,7 @@ bool report_write_table(FILE *stream, const RunReport *report, bool color)
         fputc('-', stream);
     fprintf(stream, "%s\n", color ? RESET : "");
     bool has_broker = scenario->server.publish_receipts;
+    bool has_proxy = scenario_uses_proxy(scenario);
     for (uint32_t g = 0; g < scenario->client_group_count; g++)
         has_broker |= scenario->client_groups[g].target == TARGET_BROKER;
     for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
@@ -168,6 +177,8 @@ bool report_write_table(FILE *stream, const RunReport *report, bool color)
         if (rows[r].shown == SHOW_WITH_RECEIPTS && !scenario->server.publish_receipts)
             continue;
         if (rows[r].shown == SHOW_WITH_EMAIL && !sends_email(scenario))
+            continue;
+        if (rows[r].shown == SHOW_WITH_PROXY && !has_proxy)
             continue;
         fprintf(stream, "%-*s", LABEL_WIDTH, rows[r].label);
         for (uint32_t m = 0; m < report->mode_count; m++) {

@@ -72,6 +72,7 @@ typedef enum { JITTER_NONE, JITTER_FULL, JITTER_EQUAL, JITTER_DECORRELATED } Jit
 typedef enum { LATE_RESPONSE_IGNORE, LATE_RESPONSE_ACCEPT } LateResponse;
 typedef enum { LOOP_CLOSED, LOOP_OPEN } WorkloadLoop;
 typedef enum { TARGET_SERVER, TARGET_BROKER } ClientTarget;
+typedef enum { VIA_DIRECT, VIA_PROXY } ClientVia; /* how a group's requests reach the server */
 
 /* What a node of the world is: each client group is one, and each service below (named by
  * scenario_names_service, the names links and lanes use). */
@@ -129,6 +130,7 @@ typedef struct {
     uint32_t count;
     uint32_t account; /* index into Scenario.accounts */
     ClientTarget target;
+    ClientVia via;
     OperationSpec operation;
     WorkloadSpec workload;
     RetrySpec retry;
@@ -155,7 +157,7 @@ typedef struct {
     double duplicate;
 } LinkSpec;
 
-/* Node names: each client group's id, "server", "gateway", "broker", "consumers". */
+/* Node names: each client group's id, "server", "gateway", "broker", "consumers", "proxy". */
 typedef struct {
     char source[NAME_LEN_MAX];
     char target[NAME_LEN_MAX];
@@ -235,6 +237,16 @@ typedef struct {
     bool honours_key;
 } GatewaySpec;
 
+/* A proxy between clients and the server (an API gateway, a service-mesh sidecar) that
+ * retries on its own: the application sent once, the proxy may send again. */
+typedef struct {
+    uint32_t retries;          /* further tries after the first */
+    double per_try_timeout_ms; /* a try unanswered this long is abandoned */
+    bool on_timeout, on_5xx, on_409;
+    bool forwards_key;       /* false: the Idempotency-Key header is dropped on the way */
+    Distribution service_ms; /* the proxy's own processing, before the first try */
+} ProxySpec;
+
 /* ------------------------------------------------------------------ broker */
 
 typedef enum { LATE_ACK_IGNORE, LATE_ACK_ACCEPT } LateAck;
@@ -309,6 +321,7 @@ typedef struct {
     NetworkSpec network;
     ServerSpec server;
     GatewaySpec gateway;
+    ProxySpec proxy; /* used when a client group goes "via": "proxy" */
     BrokerSpec broker;
     uint32_t expectation_count;
     Expectation expectations[EXPECTATIONS_MAX];
@@ -342,6 +355,9 @@ bool scenario_load_text(const char *text, size_t length, const char *const *over
                         uint32_t override_count, Scenario *scenario, LoadErrors *errors);
 
 /* Names used in files, reports and the command line. */
+/* True when a client group goes "via": "proxy": the world then holds a proxy node. */
+bool scenario_uses_proxy(const Scenario *scenario);
+
 const char *mode_name(Mode mode);
 bool mode_from_name(const char *name, Mode *mode);
 const char *operation_kind_name(OperationKind kind);

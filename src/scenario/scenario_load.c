@@ -199,3 +199,12 @@ bool scenario_load_text(const char *text, size_t length, const char *const *over
     }
     return load(text, length, "scenario", overrides, override_count, scenario, errors);
 }
+
+bool scenario_uses_proxy(const Scenario *scenario)
+{
+    for (uint32_t g = 0; g < scenario->client_group_count; g++) {
+        if (scenario->client_groups[g].via == VIA_PROXY)
+            return true;
+    }
+    return false;
+}

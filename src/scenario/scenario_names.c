@@ -113,16 +113,16 @@ const NameTable scenario_names_jitter = TABLE(jitters);
 const NameTable scenario_names_late_response = TABLE(late_responses);
 const NameTable scenario_names_loop = TABLE(loops);
 const NameTable scenario_names_target = TABLE(targets);
+static const NameEntry vias[] = {{"direct", VIA_DIRECT}, {"proxy", VIA_PROXY}};
+const NameTable scenario_names_via = TABLE(vias);
 const NameTable scenario_names_late_ack = TABLE(late_acks);
 const NameTable scenario_names_dist = TABLE(dists);
 const NameTable scenario_names_loss_model = TABLE(loss_models);
 const NameTable scenario_names_retry_on = TABLE(retry_ons);
 
 static const NameEntry services[] = {
-    {"server", NODE_SERVER},
-    {"gateway", NODE_GATEWAY},
-    {"broker", NODE_BROKER},
-    {"consumers", NODE_CONSUMERS},
+    {"server", NODE_SERVER},       {"gateway", NODE_GATEWAY}, {"broker", NODE_BROKER},
+    {"consumers", NODE_CONSUMERS}, {"proxy", NODE_PROXY},
 };
 const NameTable scenario_names_service = TABLE(services);
 
@@ -167,6 +167,8 @@ const char *const scenario_metric_names[] = {
     "receipts_missing",
     "queue_depth_peak",
     "in_flight_peak",
+    "proxy_retries",
+    "proxy_timeouts",
 };
 const unsigned scenario_metric_count =
     (unsigned)(sizeof scenario_metric_names / sizeof scenario_metric_names[0]);

@@ -117,8 +117,11 @@ static bool check_node(const ScenarioReader *scenario_reader, const char *node, 
     for (uint32_t i = 0; i < scenario->client_group_count; i++) {
         known[known_count++] = scenario->client_groups[i].id;
     }
+    bool proxied = scenario_uses_proxy(scenario);
     for (unsigned i = 0; i < scenario_names_service.count; i++) {
-        known[known_count++] = scenario_names_service.entries[i].name;
+        if (scenario_names_service.entries[i].value != NODE_PROXY || proxied) {
+            known[known_count++] = scenario_names_service.entries[i].name;
+        }
     }
     for (unsigned i = 0; i < known_count; i++) {
         if (length < NAME_LEN_MAX && known[i][0] != '\0' && strcmp(known[i], name) == 0) {

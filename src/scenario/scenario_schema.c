@@ -271,11 +271,10 @@ static const SchemaField backoff_fields[] = {
 static const SchemaObject backoff_schema = {
     .name = "clients[].retry.backoff", SCHEMA_FIELDS(backoff_fields), .check = check_backoff};
 
-static void read_retry_on(SchemaReader *reader, const cJSON *item, void *target)
+bool scenario_schema_read_retry_on(SchemaReader *reader, const cJSON *item, int *result)
 {
-    RetrySpec *retry = target;
     if (!schema_expect(reader, item, cJSON_Array, "array")) {
-        return;
+        return false;
     }
     int flags = 0;
     bool ok = true;
@@ -293,7 +292,15 @@ static void read_retry_on(SchemaReader *reader, const cJSON *item, void *target)
         flags |= flag;
         json_path_pop(&reader->path);
     }
-    if (ok) {
+    *result = flags;
+    return ok;
+}
+
+static void read_retry_on(SchemaReader *reader, const cJSON *item, void *target)
+{
+    RetrySpec *retry = target;
+    int flags = 0;
+    if (scenario_schema_read_retry_on(reader, item, &flags)) {
         retry->on_timeout = flags & RETRY_ON_TIMEOUT;
         retry->on_5xx = flags & RETRY_ON_5XX;
         retry->on_409 = flags & RETRY_ON_409;
@@ -394,6 +401,11 @@ static void check_client(SchemaReader *reader, const cJSON *object, void *base, 
         schema_error(reader, "missing required key 'account' (the scenario has %u accounts)",
                      account_count);
     }
+    if (group->via == VIA_PROXY && group->target == TARGET_BROKER && target_known(object)) {
+        schema_error_at(reader, "via",
+                        "expected 'direct' with target 'broker' (the proxy stands in front of "
+                        "the server; a broker's publishers reach it directly)");
+    }
     if (schema_member(object, "queue") != NULL && target_known(object) &&
         group->target != TARGET_BROKER) {
         schema_error_at(reader, "queue",
@@ -409,6 +421,7 @@ static const SchemaField client_fields[] = {
     FIELD_CUSTOM("account", SCHEMA_MEMBER(ClientGroupSpec, account, uint32_t),
                  read_account_reference, NULL, false),
     FIELD_CHOICE("target", ClientGroupSpec, target, scenario_names_target),
+    FIELD_CHOICE("via", ClientGroupSpec, via, scenario_names_via),
     FIELD_OBJECT("operation", ClientGroupSpec, operation, operation_schema),
     FIELD_OBJECT("workload", ClientGroupSpec, workload, workload_schema),
     FIELD_OBJECT("retry", ClientGroupSpec, retry, retry_schema),
@@ -502,11 +515,23 @@ static void resolve_queue(SchemaReader *reader, const BrokerSpec *broker, const 
  * (moving it up would reorder every file's errors), so they are resolved after the whole
  * file, from the tree. A group whose target is not the broker was told so by check_client;
  * unreadable queues (queue_count 0) would make every name unknown. */
+/* A proxy nobody goes through would be a switch that does nothing. */
+static void check_proxy_used(SchemaReader *reader, const cJSON *root, const Scenario *scenario)
+{
+    if (schema_member(root, "proxy") == NULL ||
+        !((const ScenarioReader *)reader)->clients_readable || scenario_uses_proxy(scenario))
+        return;
+    schema_error_at(reader, "proxy",
+                    "expected a client group with \"via\": \"proxy\" (no group goes "
+                    "through this proxy)");
+}
+
 static void check_queue_references(SchemaReader *reader, const cJSON *root, void *base, bool clean)
 {
     (void)clean;
     Scenario *scenario = base;
     const BrokerSpec *broker = &scenario->broker;
+    check_proxy_used(reader, root, scenario);
     if (broker->queue_count == 0) {
         return;
     }
@@ -577,6 +602,7 @@ static const SchemaField root_fields[] = {
     FIELD_OBJECT("network", Scenario, network, scenario_network_schema),
     FIELD_OBJECT("server", Scenario, server, scenario_services_server_schema),
     FIELD_OBJECT("gateway", Scenario, gateway, scenario_services_gateway_schema),
+    FIELD_OBJECT("proxy", Scenario, proxy, scenario_services_proxy_schema),
     FIELD_OBJECT("broker", Scenario, broker, scenario_services_broker_schema),
     FIELD_CUSTOM("expect", 0, scenario_expect_read, &scenario_expect_schema, false),
 };

@@ -48,6 +48,9 @@ extern const SchemaObject scenario_network_schema;
 void scenario_services_defaults(Scenario *scenario); /* server, gateway, broker */
 extern const SchemaObject scenario_services_server_schema;
 extern const SchemaObject scenario_services_gateway_schema;
+extern const SchemaObject scenario_services_proxy_schema;
+/* A "retry_on" array of scenario_names_retry_on into RETRY_ON_* flags; false on an error. */
+bool scenario_schema_read_retry_on(SchemaReader *reader, const cJSON *item, int *flags);
 extern const SchemaObject scenario_services_broker_schema;
 
 void scenario_dist_read(SchemaReader *reader, const cJSON *item, void *target);
@@ -79,6 +82,10 @@ extern const SchemaObject scenario_expect_schema; /* {"min", "max"} */
 #define RANGE_WORKERS                                                                              \
     {                                                                                              \
         0.0, 100000.0, false, false                                                                \
+    }
+#define RANGE_PROXY_RETRIES                                                                        \
+    {                                                                                              \
+        0.0, 10.0, false, false                                                                    \
     }
 #define RANGE_FACTOR                                                                               \
     {                                                                                              \

@@ -62,6 +62,14 @@ void scenario_services_defaults(Scenario *scenario)
         .latency_ms = {DIST_EXP, 100, 0},
         .timeout_ms = 2000,
     };
+    scenario->proxy = (ProxySpec){
+        .retries = 2,
+        .per_try_timeout_ms = 1000,
+        .on_timeout = true,
+        .on_5xx = true,
+        .forwards_key = true,
+        .service_ms = {DIST_CONST, 1, 0},
+    };
     scenario->broker = (BrokerSpec){
         .ack_timeout_ms = 30000,
         .max_deliveries = 5,
@@ -232,6 +240,28 @@ static const SchemaField gateway_fields[] = {
 };
 const SchemaObject scenario_services_gateway_schema = {
     .name = "gateway", SCHEMA_FIELDS(gateway_fields), .check = check_gateway};
+
+/* ------------------------------------------------------------------ proxy */
+
+static void read_proxy_retry_on(SchemaReader *reader, const cJSON *item, void *target)
+{
+    ProxySpec *proxy = target;
+    int flags = 0;
+    if (scenario_schema_read_retry_on(reader, item, &flags)) {
+        proxy->on_timeout = flags & RETRY_ON_TIMEOUT;
+        proxy->on_5xx = flags & RETRY_ON_5XX;
+        proxy->on_409 = flags & RETRY_ON_409;
+    }
+}
+
+static const SchemaField proxy_fields[] = {
+    FIELD_U32("retries", ProxySpec, retries, RANGE_PROXY_RETRIES),
+    FIELD_NUMBER("per_try_timeout_ms", ProxySpec, per_try_timeout_ms, RANGE_MS_POSITIVE),
+    FIELD_CUSTOM("retry_on", 0, read_proxy_retry_on, NULL, false),
+    FIELD_BOOLEAN("forwards_key", ProxySpec, forwards_key),
+    FIELD_DIST("service_ms", ProxySpec, service_ms),
+};
+const SchemaObject scenario_services_proxy_schema = {.name = "proxy", SCHEMA_FIELDS(proxy_fields)};
 
 /* ------------------------------------------------------------------ broker */
 

@@ -1,0 +1,184 @@
+/* The retrying proxy: an API gateway or a service-mesh sidecar between clients and the
+ * server that retries on its own, in every mode (the application sent once; the proxy does
+ * not know what the request does). Each request copy that reaches it is a call: after the
+ * proxy's own processing it is forwarded to the server, and a try unanswered within
+ * per_try_timeout_ms, or answered 5xx (or 409, by retry_on), is sent again at once, up to
+ * `retries` more times, as Envoy's route retry policy does. A try that timed out is
+ * abandoned (its answer, if one comes, is dropped): the server may well have run it. When the
+ * tries run out the client gets the last answer, or 504 after a last timeout. With
+ * forwards_key false the Idempotency-Key header does not survive the trip. */
+#include <stdlib.h>
+
+#include "distribution.h"
+#include "sim_assert.h"
+#include "world_internal.h"
+
+/* An answer names its call and the try it answers: serial x 64 + try (tries stay < 64). */
+static uint64_t reply_serial(const ProxyCall *call)
+{
+    return call->serial * 64 + call->tries;
+}
+
+static ProxyCall *call_named(World *world, ReplyTo reply_to)
+{
+    Proxy *proxy = &world->proxy;
+    SIM_ASSERT(reply_to.kind == REPLY_TO_PROXY && reply_to.slot < proxy->capacity,
+               "an answer to the proxy names one of its calls");
+    ProxyCall *call = &proxy->calls[reply_to.slot];
+    return call->serial != 0 && reply_serial(call) == reply_to.serial ? call : NULL;
+}
+
+/* ------------------------------------------------------------------ calls */
+
+static uint32_t call_alloc(World *world, const Message *request)
+{
+    Proxy *proxy = &world->proxy;
+    if (proxy->free == SLOT_NONE) {
+        uint32_t old_capacity = proxy->capacity;
+        SIM_ASSERT(old_capacity < UINT32_MAX / 2, "the proxy holds fewer than 2^31 calls");
+        proxy->capacity = old_capacity ? old_capacity * 2 : 64;
+        proxy->calls =
+            sim_xrealloc(proxy->calls, (unsigned long long)proxy->capacity * sizeof *proxy->calls);
+        for (uint32_t i = proxy->capacity; i-- > old_capacity;) {
+            proxy->calls[i].serial = 0;
+            proxy->calls[i].next_free = proxy->free;
+            proxy->free = i;
+        }
+    }
+    uint32_t slot = proxy->free;
+    proxy->free = proxy->calls[slot].next_free;
+    proxy->calls[slot] = (ProxyCall){
+        .request = *request,
+        .serial = ++proxy->next_serial,
+        .timer = EVENT_ID_NONE,
+        .next_free = SLOT_NONE,
+    };
+    world_operation_ref(world, request->operation);
+    return slot;
+}
+
+static void call_release(World *world, uint32_t slot)
+{
+    Proxy *proxy = &world->proxy;
+    ProxyCall *call = &proxy->calls[slot];
+    uint64_t operation = call->request.operation;
+    sim_cancel(world->sim, call->timer);
+    call->serial = 0;
+    call->next_free = proxy->free;
+    proxy->free = slot;
+    world_operation_unref(world, operation);
+}
+
+/* ------------------------------------------------------------------ tries and answers */
+
+static void send_try(World *world, uint32_t slot)
+{
+    const ProxySpec *spec = &world->scenario.proxy;
+    ProxyCall *call = &world->proxy.calls[slot];
+    call->tries++;
+    if (call->tries > 1) {
+        world->metrics.proxy_retries++;
+        if (world_tracing(world))
+            world_trace_about(world, world->proxy_node, TRACE_PROXY_RETRY, &call->request,
+                              call->tries, 0);
+    }
+    Message forward = call->request;
+    forward.source = world->proxy_node;
+    forward.target = world->server_node;
+    forward.key = spec->forwards_key ? call->request.key : 0;
+    /* Each try is a message of its own, with a fate of its own. */
+    forward.lineage = lineage_of_repeat(call->request.lineage, call->tries);
+    forward.reply_to =
+        (ReplyTo){.kind = REPLY_TO_PROXY, .slot = slot, .serial = reply_serial(call)};
+    network_send(world, &forward);
+    call->timer = sim_schedule_in(world->sim, sim_time_us_from_ms(spec->per_try_timeout_ms),
+                                  EVENT_PROXY_TRY_TIMEOUT, call->tries, slot);
+}
+
+/* The call ends: the client gets status, as the proxy saw it. */
+static void answer_client(World *world, uint32_t slot, int status, uint64_t response_of)
+{
+    const ProxyCall *call = &world->proxy.calls[slot];
+    Message answer = call->request;
+    answer.kind = MESSAGE_RESPONSE;
+    answer.hop = HOP_RESPONSE;
+    answer.source = world->proxy_node;
+    answer.target = call->request.source;
+    answer.status = status;
+    answer.response_of = response_of;
+    answer.reply_to = (ReplyTo){0};
+    network_send(world, &answer);
+    call_release(world, slot);
+}
+
+static bool tries_left(const World *world, const ProxyCall *call)
+{
+    return call->tries <= world->scenario.proxy.retries;
+}
+
+void proxy_on_request(World *world, const Message *request)
+{
+    uint32_t slot = call_alloc(world, request);
+    SimTimeUs service = distribution_sample_ms_as_us(
+        &world->scenario.proxy.service_ms, world_draw_about(world, DRAW_PROXY_SERVICE, request));
+    world->proxy.calls[slot].timer =
+        sim_schedule_in(world->sim, service, EVENT_PROXY_FORWARD, 0, slot);
+}
+
+void proxy_on_forward(World *world, uint32_t slot)
+{
+    world->proxy.calls[slot].timer = EVENT_ID_NONE;
+    send_try(world, slot);
+}
+
+void proxy_on_response(World *world, const Message *response)
+{
+    ProxyCall *call = call_named(world, response->reply_to);
+    if (call == NULL)
+        return; /* the answer to an abandoned try */
+    const ProxySpec *spec = &world->scenario.proxy;
+    uint32_t slot = response->reply_to.slot;
+    sim_cancel(world->sim, call->timer);
+    call->timer = EVENT_ID_NONE;
+    bool retryable =
+        (response->status >= 500 && spec->on_5xx) || (response->status == 409 && spec->on_409);
+    if (retryable && tries_left(world, call)) {
+        send_try(world, slot);
+        return;
+    }
+    answer_client(world, slot, response->status, response->response_of);
+}
+
+void proxy_on_try_timeout(World *world, uint32_t slot, uint32_t try_number)
+{
+    ProxyCall *call = &world->proxy.calls[slot];
+    SIM_ASSERT(call->serial != 0 && call->tries == try_number,
+               "a pending try timeout belongs to the call's current try");
+    call->timer = EVENT_ID_NONE;
+    world->metrics.proxy_timeouts++;
+    if (world_tracing(world))
+        world_trace_about(world, world->proxy_node, TRACE_PROXY_TIMEOUT, &call->request,
+                          call->tries, 0);
+    if (world->scenario.proxy.on_timeout && tries_left(world, call)) {
+        send_try(world, slot);
+        return;
+    }
+    answer_client(world, slot, 504, call->request.operation);
+}
+
+/* ------------------------------------------------------------------ life */
+
+void proxy_init(World *world)
+{
+    world->proxy.free = SLOT_NONE;
+}
+
+void proxy_release(World *world)
+{
+    free(world->proxy.calls);
+}
+
+uint64_t proxy_memory_bytes(const World *world)
+{
+    return (uint64_t)world->proxy.capacity * sizeof *world->proxy.calls;
+}
