@@ -36,7 +36,7 @@ void broker_init(World *world)
     Broker *broker = &world->broker;
     const BrokerSpec *spec = &world->scenario.broker;
     broker->manual_ack = world->mode != MODE_AT_MOST_ONCE;
-    broker->free_message = SLOT_NONE;
+    slot_pool_init(&broker->message_slots, 256);
     broker->queue_count = spec->queue_count;
     world->metrics.queue_count = spec->queue_count;
     for (uint32_t q = 0; q < spec->queue_count; q++) {
@@ -49,6 +49,7 @@ void broker_init(World *world)
 void broker_release(World *world)
 {
     free(world->broker.messages);
+    slot_pool_release(&world->broker.message_slots);
     for (uint32_t q = 0; q < world->broker.queue_count; q++) {
         index_queue_release(&world->broker.queues[q].ready);
         idem_store_destroy(world->broker.queues[q].recent_ids);
@@ -128,8 +129,7 @@ static void deliver(World *world, uint32_t queued_index)
 
 static void free_slot(Broker *broker, uint32_t queued_index)
 {
-    broker->messages[queued_index].next_of_operation = broker->free_message;
-    broker->free_message = queued_index;
+    slot_pool_give(&broker->message_slots, queued_index);
 }
 
 static void dispatch_ready(World *world, uint32_t queue_index)
@@ -239,18 +239,8 @@ void broker_on_publish(World *world, const Message *publish)
         confirm(world, publish);
         return;
     }
-    if (broker->free_message == SLOT_NONE) {
-        uint32_t old_capacity = broker->message_capacity;
-        SIM_ASSERT(old_capacity < UINT32_MAX / 2, "the broker holds fewer than 2^31 messages");
-        broker->message_capacity = old_capacity ? old_capacity * 2 : 256;
-        broker->messages =
-            sim_xrealloc(broker->messages,
-                         (unsigned long long)broker->message_capacity * sizeof *broker->messages);
-        for (uint32_t i = broker->message_capacity; i-- > old_capacity;)
-            free_slot(broker, i); /* handed out lowest first */
-    }
-    uint32_t queued = broker->free_message;
-    broker->free_message = broker->messages[queued].next_of_operation;
+    uint32_t queued =
+        slot_pool_take(&broker->message_slots, &broker->messages, sizeof *broker->messages);
     Operation *op = world_operation(world, publish->operation);
     broker->messages[queued] = (QueuedMessage){
         .publish = *publish,
@@ -301,7 +291,7 @@ static void settle_in_flight(World *world, QueuedMessage *queued)
 void broker_on_ack(World *world, const Message *ack)
 {
     SIM_ASSERT(ack->reply_to.kind == REPLY_TO_DELIVERY &&
-                   ack->reply_to.slot < world->broker.message_capacity,
+                   ack->reply_to.slot < world->broker.message_slots.capacity,
                "an ack names a delivery of a queued message");
     QueuedMessage *queued = &world->broker.messages[ack->reply_to.slot];
     uint64_t delivery = ack->reply_to.serial;

@@ -22,7 +22,7 @@ static uint64_t reply_serial(const ProxyCall *call)
 static ProxyCall *call_named(World *world, ReplyTo reply_to)
 {
     Proxy *proxy = &world->proxy;
-    SIM_ASSERT(reply_to.kind == REPLY_TO_PROXY && reply_to.slot < proxy->capacity,
+    SIM_ASSERT(reply_to.kind == REPLY_TO_PROXY && reply_to.slot < proxy->call_slots.capacity,
                "an answer to the proxy names one of its calls");
     ProxyCall *call = &proxy->calls[reply_to.slot];
     return call->serial != 0 && reply_serial(call) == reply_to.serial ? call : NULL;
@@ -33,25 +33,11 @@ static ProxyCall *call_named(World *world, ReplyTo reply_to)
 static uint32_t call_alloc(World *world, const Message *request)
 {
     Proxy *proxy = &world->proxy;
-    if (proxy->free == SLOT_NONE) {
-        uint32_t old_capacity = proxy->capacity;
-        SIM_ASSERT(old_capacity < UINT32_MAX / 2, "the proxy holds fewer than 2^31 calls");
-        proxy->capacity = old_capacity ? old_capacity * 2 : 64;
-        proxy->calls =
-            sim_xrealloc(proxy->calls, (unsigned long long)proxy->capacity * sizeof *proxy->calls);
-        for (uint32_t i = proxy->capacity; i-- > old_capacity;) {
-            proxy->calls[i].serial = 0;
-            proxy->calls[i].next_free = proxy->free;
-            proxy->free = i;
-        }
-    }
-    uint32_t slot = proxy->free;
-    proxy->free = proxy->calls[slot].next_free;
+    uint32_t slot = slot_pool_take(&proxy->call_slots, &proxy->calls, sizeof *proxy->calls);
     proxy->calls[slot] = (ProxyCall){
         .request = *request,
         .serial = ++proxy->next_serial,
         .timer = EVENT_ID_NONE,
-        .next_free = SLOT_NONE,
     };
     world_operation_ref(world, request->operation);
     return slot;
@@ -64,8 +50,7 @@ static void call_release(World *world, uint32_t slot)
     uint64_t operation = call->request.operation;
     sim_cancel(world->sim, call->timer);
     call->serial = 0;
-    call->next_free = proxy->free;
-    proxy->free = slot;
+    slot_pool_give(&proxy->call_slots, slot);
     world_operation_unref(world, operation);
 }
 
@@ -170,15 +155,17 @@ void proxy_on_try_timeout(World *world, uint32_t slot, uint32_t try_number)
 
 void proxy_init(World *world)
 {
-    world->proxy.free = SLOT_NONE;
+    slot_pool_init(&world->proxy.call_slots, 64);
 }
 
 void proxy_release(World *world)
 {
     free(world->proxy.calls);
+    slot_pool_release(&world->proxy.call_slots);
 }
 
 uint64_t proxy_memory_bytes(const World *world)
 {
-    return (uint64_t)world->proxy.capacity * sizeof *world->proxy.calls;
+    const SlotPool *slots = &world->proxy.call_slots;
+    return (uint64_t)slots->capacity * sizeof *world->proxy.calls + slot_pool_memory_bytes(slots);
 }

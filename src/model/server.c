@@ -18,7 +18,7 @@ static uint32_t job_alloc(World *world, const Message *request)
 
 bool server_job_alive(const World *world, uint32_t job, uint64_t serial)
 {
-    return job < world->job_capacity && world->jobs[job].serial == serial &&
+    return job < world->job_slots.capacity && world->jobs[job].serial == serial &&
            world->jobs[job].epoch == world->server.epoch;
 }
 

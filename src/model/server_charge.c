@@ -10,12 +10,13 @@
 
 void server_charge_init(World *world)
 {
-    world->server.free_outbox = SLOT_NONE;
+    slot_pool_init(&world->server.outbox_slots, 64);
 }
 
 void server_charge_release(World *world)
 {
     free(world->server.outbox);
+    slot_pool_release(&world->server.outbox_slots);
 }
 
 static SimTimeUs gateway_timeout_us(const World *world)
@@ -43,24 +44,16 @@ static void send_charge(World *world, const Message *request, uint64_t key, Repl
 static void free_entry(Server *server, uint32_t entry)
 {
     server->outbox[entry].acknowledged = true; /* a free slot is never relayed */
-    server->outbox[entry].next_of_operation = server->free_outbox;
-    server->free_outbox = entry;
+    slot_pool_give(&server->outbox_slots, entry);
 }
 
 static uint32_t outbox_add(World *world, uint32_t job_slot)
 {
     Server *server = &world->server;
-    if (server->free_outbox == SLOT_NONE) {
-        uint32_t old_capacity = server->outbox_capacity;
-        SIM_ASSERT(old_capacity < UINT32_MAX / 2, "the outbox holds fewer than 2^31 entries");
-        server->outbox_capacity = old_capacity ? old_capacity * 2 : 64;
-        server->outbox = sim_xrealloc(server->outbox, (unsigned long long)server->outbox_capacity *
-                                                          sizeof *server->outbox);
-        for (uint32_t i = server->outbox_capacity; i-- > old_capacity;)
-            free_entry(server, i); /* handed out lowest first */
-    }
-    uint32_t entry = server->free_outbox;
-    server->free_outbox = server->outbox[entry].next_of_operation;
+    uint32_t capacity_before = server->outbox_slots.capacity;
+    uint32_t entry = slot_pool_take(&server->outbox_slots, &server->outbox, sizeof *server->outbox);
+    for (uint32_t i = capacity_before; i < server->outbox_slots.capacity; i++)
+        server->outbox[i].acknowledged = true; /* new slots are free: a restart skips them */
     const Job *job = &world->jobs[job_slot];
     Operation *op = world_operation(world, job->request.operation);
     server->outbox[entry] = (OutboxEntry){
@@ -113,9 +106,10 @@ void server_charge_on_outbox_relay(World *world, uint32_t entry_index)
 void server_charge_resume_outbox(World *world)
 {
     Server *server = &world->server;
-    uint32_t *pending = sim_xrealloc(NULL, (server->outbox_capacity + 1ull) * sizeof *pending);
+    uint32_t capacity = server->outbox_slots.capacity;
+    uint32_t *pending = sim_xrealloc(NULL, (capacity + 1ull) * sizeof *pending);
     uint32_t count = 0;
-    for (uint32_t i = 0; i < server->outbox_capacity; i++)
+    for (uint32_t i = 0; i < capacity; i++)
         if (!server->outbox[i].acknowledged)
             pending[count++] = i;
     /* Insertion sort: a restart finds few charges in flight. */
@@ -137,7 +131,8 @@ void server_charge_resume_outbox(World *world)
 
 static void on_outbox_reply(World *world, const Message *reply)
 {
-    SIM_ASSERT(reply->reply_to.slot < world->server.outbox_capacity, "a relay names its entry");
+    SIM_ASSERT(reply->reply_to.slot < world->server.outbox_slots.capacity,
+               "a relay names its entry");
     OutboxEntry *entry = &world->server.outbox[reply->reply_to.slot];
     if (entry->acknowledged || world->server.down)
         return;
@@ -150,7 +145,7 @@ static void on_outbox_reply(World *world, const Message *reply)
     Job completing = {.request = entry->request, .store_key = entry->store_key};
     key_protocol_record(world, &world->server.keys, &completing, status);
     uint64_t operation = entry->request.operation;
-    Job *job = entry->job < world->job_capacity ? &world->jobs[entry->job] : NULL;
+    Job *job = entry->job < world->job_slots.capacity ? &world->jobs[entry->job] : NULL;
     if (job != NULL && job->serial == entry->job_serial) {
         if (job->epoch != world->server.epoch) {
             world_job_release(world, entry->job); /* its server died; nothing else frees it */

@@ -168,30 +168,19 @@ void world_trace_client(World *world, uint32_t client, TraceEvent event, uint64_
 
 uint32_t world_message_store(World *world, const Message *message)
 {
-    if (world->message_free == SLOT_NONE) {
-        uint32_t old_capacity = world->message_capacity;
-        world->message_capacity = old_capacity ? old_capacity * 2 : 256;
-        world->messages = sim_xrealloc(
-            world->messages, (unsigned long long)world->message_capacity * sizeof *world->messages);
-        for (uint32_t i = world->message_capacity; i-- > old_capacity;) {
-            world->messages[i].next_free = world->message_free;
-            world->message_free = i;
-        }
-    }
-    uint32_t slot = world->message_free;
-    world->message_free = world->messages[slot].next_free;
+    uint32_t slot =
+        slot_pool_take(&world->message_slots, &world->messages, sizeof *world->messages);
     world->messages_in_flight++;
     world->messages[slot] = *message;
-    world->messages[slot].next_free = SLOT_NONE;
     world_operation_ref(world, message->operation);
     return slot;
 }
 
 Message world_message_take(World *world, uint32_t slot)
 {
+    SIM_ASSERT(slot < world->message_slots.capacity, "an event names a message slot");
     Message message = world->messages[slot];
-    world->messages[slot].next_free = world->message_free;
-    world->message_free = slot;
+    slot_pool_give(&world->message_slots, slot);
     world->messages_in_flight--;
     return message;
 }
@@ -224,35 +213,24 @@ void world_reschedule_sweep(World *world, StoreSide side, SimTimeUs interval_us)
 
 uint32_t world_job_alloc(World *world, const Message *request, uint32_t epoch)
 {
-    if (world->job_free == SLOT_NONE) {
-        uint32_t old_capacity = world->job_capacity;
-        world->job_capacity = old_capacity ? old_capacity * 2 : 64;
-        world->jobs = sim_xrealloc(world->jobs,
-                                   (unsigned long long)world->job_capacity * sizeof *world->jobs);
-        for (uint32_t i = world->job_capacity; i-- > old_capacity;) {
-            world->jobs[i].next_free = world->job_free;
-            world->job_free = i;
-        }
-    }
-    uint32_t slot = world->job_free;
-    world->job_free = world->jobs[slot].next_free;
+    uint32_t slot = slot_pool_take(&world->job_slots, &world->jobs, sizeof *world->jobs);
     world_operation_ref(world, request->operation);
     world->jobs[slot] = (Job){
         .request = *request,
         .serial = ++world->next_job_serial,
         .epoch = epoch,
         .gateway_timer = EVENT_ID_NONE,
-        .next_free = SLOT_NONE,
     };
     return slot;
 }
 
 void world_job_release(World *world, uint32_t slot)
 {
+    SIM_ASSERT(slot < world->job_slots.capacity && world->jobs[slot].serial != 0,
+               "a job released is one in use");
     uint64_t operation = world->jobs[slot].request.operation;
     world->jobs[slot].serial = 0;
-    world->jobs[slot].next_free = world->job_free;
-    world->job_free = slot;
+    slot_pool_give(&world->job_slots, slot);
     world_operation_unref(world, operation);
 }
 
@@ -297,6 +275,20 @@ static void on_message_arrive(World *world, uint32_t slot)
     world_operation_unref(world, message.operation); /* after handling: it may settle */
 }
 
+/* The slot an event names, checked: an event outliving its slot is a broken invariant. */
+static uint32_t job_of(const World *world, const Event *event)
+{
+    SIM_ASSERT(event->arg < world->job_slots.capacity && world->jobs[event->arg].serial != 0,
+               "an event names a job in use");
+    return (uint32_t)event->arg;
+}
+
+static uint32_t slot_of(const Event *event, const SlotPool *pool)
+{
+    SIM_ASSERT(event->arg < pool->capacity, "an event names a slot of its pool");
+    return (uint32_t)event->arg;
+}
+
 static void dispatch(void *context, const Event *event)
 {
     World *world = context;
@@ -317,16 +309,16 @@ static void dispatch(void *context, const Event *event)
         client_on_reconnect(world, event->arg);
         break;
     case EVENT_MESSAGE_ARRIVE:
-        on_message_arrive(world, (uint32_t)event->arg);
+        on_message_arrive(world, slot_of(event, &world->message_slots));
         break;
     case EVENT_JOB_RESERVE:
         if (event->target == world->consumers_node)
-            consumers_on_job_reserve(world, (uint32_t)event->arg);
+            consumers_on_job_reserve(world, job_of(world, event));
         else
-            server_on_job_reserve(world, (uint32_t)event->arg);
+            server_on_job_reserve(world, job_of(world, event));
         break;
     case EVENT_JOB_DONE:
-        server_on_job_done(world, (uint32_t)event->arg);
+        server_on_job_done(world, job_of(world, event));
         break;
     case EVENT_STORE_SWEEP:
         if (event->target == STORE_SERVER)
@@ -335,34 +327,34 @@ static void dispatch(void *context, const Event *event)
             consumers_on_store_sweep(world);
         break;
     case EVENT_GATEWAY_TIMEOUT:
-        server_charge_on_timeout(world, (uint32_t)event->arg);
+        server_charge_on_timeout(world, job_of(world, event));
         break;
     case EVENT_GATEWAY_CHARGE:
-        gateway_on_charge_done(world, (uint32_t)event->arg);
+        gateway_on_charge_done(world, slot_of(event, &world->message_slots));
         break;
     case EVENT_OUTBOX_RELAY:
-        server_charge_on_outbox_relay(world, (uint32_t)event->arg);
+        server_charge_on_outbox_relay(world, slot_of(event, &world->server.outbox_slots));
         break;
     case EVENT_SERVER_RESTART:
         server_on_restart(world);
         break;
     case EVENT_ACK_TIMEOUT:
-        broker_on_ack_timeout(world, (uint32_t)event->arg, event->target);
+        broker_on_ack_timeout(world, slot_of(event, &world->broker.message_slots), event->target);
         break;
     case EVENT_REDELIVER:
-        broker_on_redeliver(world, (uint32_t)event->arg);
+        broker_on_redeliver(world, slot_of(event, &world->broker.message_slots));
         break;
     case EVENT_CONSUMER_DONE:
-        consumers_on_job_done(world, (uint32_t)event->arg);
+        consumers_on_job_done(world, job_of(world, event));
         break;
     case EVENT_CONSUMER_RESTART:
         consumers_on_restart(world);
         break;
     case EVENT_PROXY_FORWARD:
-        proxy_on_forward(world, (uint32_t)event->arg);
+        proxy_on_forward(world, slot_of(event, &world->proxy.call_slots));
         break;
     case EVENT_PROXY_TRY_TIMEOUT:
-        proxy_on_try_timeout(world, (uint32_t)event->arg, event->target);
+        proxy_on_try_timeout(world, slot_of(event, &world->proxy.call_slots), event->target);
         break;
     case EVENT_KIND_COUNT:
         SIM_ASSERT(false, "unknown event kind");
@@ -499,8 +491,8 @@ World *world_create(const Scenario *scenario, Mode mode, uint64_t seed, TraceSin
         world->limits.max_memory_bytes = WORLD_DEFAULT_MAX_MEMORY_BYTES;
     if (world->limits.max_sim_time_us == 0)
         world->limits.max_sim_time_us = world->duration_us + DEFAULT_EXTRA_SIM_TIME_US;
-    world->message_free = SLOT_NONE;
-    world->job_free = SLOT_NONE;
+    slot_pool_init(&world->message_slots, 256);
+    slot_pool_init(&world->job_slots, 64);
     histogram_init(&world->metrics.latency_us);
     uint64_t bucket_us = world->duration_us / TIME_SERIES_BUCKETS;
     time_series_init(&world->metrics.key_store_series, bucket_us);
@@ -536,6 +528,8 @@ void world_destroy(World *world)
     free(world->outages);
     free(world->messages);
     free(world->jobs);
+    slot_pool_release(&world->message_slots);
+    slot_pool_release(&world->job_slots);
     ledger_release(world);
     free(world);
 }
@@ -688,13 +682,17 @@ uint64_t world_memory_bytes(const World *world)
     return sizeof *world + sim_memory_bytes(world->sim) +
            operation_table_memory_bytes(&world->operations) +
            (uint64_t)world->client_count * sizeof *world->clients +
-           (uint64_t)world->message_capacity * sizeof *world->messages +
-           (uint64_t)world->job_capacity * sizeof *world->jobs +
+           (uint64_t)world->message_slots.capacity * sizeof *world->messages +
+           slot_pool_memory_bytes(&world->message_slots) +
+           (uint64_t)world->job_slots.capacity * sizeof *world->jobs +
+           slot_pool_memory_bytes(&world->job_slots) +
            idem_store_memory_bytes(world->server.keys.store) +
            idem_store_memory_bytes(world->consumers.keys.store) +
-           (uint64_t)world->broker.message_capacity * sizeof *world->broker.messages +
+           (uint64_t)world->broker.message_slots.capacity * sizeof *world->broker.messages +
+           slot_pool_memory_bytes(&world->broker.message_slots) +
            broker_queues_memory_bytes(&world->broker) +
-           (uint64_t)world->server.outbox_capacity * sizeof *world->server.outbox +
+           (uint64_t)world->server.outbox_slots.capacity * sizeof *world->server.outbox +
+           slot_pool_memory_bytes(&world->server.outbox_slots) +
            (world->gateway.keys ? idem_store_memory_bytes(world->gateway.keys) : 0) +
            proxy_memory_bytes(world) +
            ((uint64_t)world->server.queue.capacity + world->consumers.buffer.capacity) *

@@ -16,6 +16,7 @@
 #include "rng.h"
 #include "scenario.h"
 #include "sim.h"
+#include "slot_pool.h"
 #include "world.h"
 
 /* ------------------------------------------------------------------ events */
@@ -177,7 +178,6 @@ typedef struct Job {
     bool awaiting_gateway;
     bool reserved;         /* its key was reserved, at reserved_us */
     SimTimeUs reserved_us; /* the TTL counts from here unless ttl_from says completion */
-    uint32_t next_free;
 } Job;
 
 /* The transactional outbox: a charge intent written with the key row, relayed to the
@@ -191,7 +191,7 @@ typedef struct {
     uint32_t relays;
     EventId relay_timer;        /* the pending resend */
     bool acknowledged;          /* answered (charged or declined), or a free slot: no relay */
-    uint32_t next_of_operation; /* the operation's next entry; a free slot's next free one */
+    uint32_t next_of_operation; /* the operation's next entry, or SLOT_NONE */
 } OutboxEntry;
 
 typedef struct {
@@ -204,8 +204,7 @@ typedef struct {
     uint32_t epoch;
     uint32_t crashes;
     OutboxEntry *outbox; /* slots reused once their operation has settled */
-    uint32_t outbox_capacity;
-    uint32_t free_outbox;    /* head of the free slots, threaded through next_of_operation */
+    SlotPool outbox_slots;
     uint64_t outbox_written; /* entries written so far */
 } Server;
 
@@ -229,13 +228,11 @@ typedef struct {
     uint64_t serial; /* 0: a free slot */
     uint32_t tries;  /* sent to the server so far */
     EventId timer;   /* the processing delay, then the current try's timeout */
-    uint32_t next_free;
 } ProxyCall;
 
 typedef struct {
     ProxyCall *calls; /* slots reused once a call has answered */
-    uint32_t capacity;
-    uint32_t free;
+    SlotPool call_slots;
     uint64_t next_serial;
 } Proxy;
 
@@ -272,8 +269,7 @@ typedef struct {
 typedef struct {
     bool manual_ack;         /* false: acknowledged as it is handed out (at-most-once) */
     QueuedMessage *messages; /* every queue's, in one pool; reused once the operation settled */
-    uint32_t message_capacity;
-    uint32_t free_message; /* head of the free slots, threaded through next_of_operation */
+    SlotPool message_slots;
     uint32_t queue_count;
     BrokerQueue queues[QUEUES_MAX];
     uint64_t ready_total; /* messages waiting in every queue, for load and the levels */
@@ -327,13 +323,11 @@ struct World {
     OutageWindow *outages;
 
     Message *messages;
-    uint32_t message_capacity;
-    uint32_t message_free;
+    SlotPool message_slots;
     uint64_t messages_in_flight;
 
     Job *jobs; /* work items of the server and the consumers */
-    uint32_t job_capacity;
-    uint32_t job_free;
+    SlotPool job_slots;
     uint64_t next_job_serial;
     uint32_t sweeps_running;
 

@@ -1,0 +1,64 @@
+/* The pools of messages, jobs, outbox entries, queued messages and proxy calls all grow the
+ * same way: one implementation, whose only subtlety is that the caller's array pointer is
+ * read and written through memcpy, so any object-pointer type can be passed without an
+ * aliasing cast. */
+#include "slot_pool.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_assert.h"
+
+void slot_pool_init(SlotPool *pool, uint32_t first_capacity)
+{
+    SIM_ASSERT(first_capacity > 0, "a pool starts with room for one slot at least");
+    *pool = (SlotPool){.free = SLOT_POOL_NONE, .first_capacity = first_capacity};
+}
+
+void slot_pool_release(SlotPool *pool)
+{
+    free(pool->next_free);
+    pool->next_free = NULL;
+}
+
+static void grow(SlotPool *pool, void *items_address, size_t item_size)
+{
+    uint32_t old_capacity = pool->capacity;
+    SIM_ASSERT(old_capacity < UINT32_MAX / 2, "a pool holds fewer than 2^31 slots");
+    uint32_t capacity = old_capacity ? old_capacity * 2 : pool->first_capacity;
+    void *items;
+    memcpy(&items, items_address, sizeof items);
+    items = sim_xrealloc(items, (unsigned long long)capacity * item_size);
+    memcpy(items_address, &items, sizeof items);
+    pool->next_free =
+        sim_xrealloc(pool->next_free, (unsigned long long)capacity * sizeof *pool->next_free);
+    pool->capacity = capacity;
+    for (uint32_t slot = capacity; slot-- > old_capacity;) {
+        pool->next_free[slot] = pool->free;
+        pool->free = slot;
+    }
+}
+
+uint32_t slot_pool_take(SlotPool *pool, void *items_address, size_t item_size)
+{
+    if (pool->free == SLOT_POOL_NONE)
+        grow(pool, items_address, item_size);
+    uint32_t slot = pool->free;
+    pool->free = pool->next_free[slot];
+    pool->next_free[slot] = SLOT_POOL_NONE;
+    pool->in_use++;
+    return slot;
+}
+
+void slot_pool_give(SlotPool *pool, uint32_t slot)
+{
+    SIM_ASSERT(slot < pool->capacity && pool->in_use > 0, "a slot given back was taken");
+    pool->next_free[slot] = pool->free;
+    pool->free = slot;
+    pool->in_use--;
+}
+
+uint64_t slot_pool_memory_bytes(const SlotPool *pool)
+{
+    return (uint64_t)pool->capacity * sizeof *pool->next_free;
+}
