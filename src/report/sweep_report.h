@@ -3,7 +3,9 @@
  * completion order); the writers turn them into the summary CSV, the shard CSV that
  * `idemsim merge` reads back, and an SVG line chart. Invariant: the outputs are a pure
  * function of the filled values and the grid, so 1 or N threads, 1 or N shards agree byte
- * for byte. A run is (point, seed index); run = point * seed_count + seed index. */
+ * for byte. A run is (point, seed index); run = point * seed_count + seed index.
+ * One file per concern: sweep_report_grid.c (axes, run numbering), _stats.c (values and
+ * statistics), _csv.c (both CSV formats), _shard_reader.c (merge's reader), _chart.c (SVG). */
 #ifndef IDEMSIM_SWEEP_REPORT_H
 #define IDEMSIM_SWEEP_REPORT_H
 
