@@ -485,7 +485,7 @@ static int parse_sweep_command(int argc, char **argv, SweepOptions *sweep, Optio
     for (int i = 0; i < argc; i++) {
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             fputs(sweep_usage, stdout);
-            exit(EXIT_SUCCESS);
+            exit(cli_exit_status(EXIT_SUCCESS));
         }
         if (cli_option_takes_value(argv[i]))
             i++;
