@@ -70,6 +70,15 @@ static int split_fields(char *line, char **fields, int max)
     }
 }
 
+static bool known_metric(const char *name)
+{
+    for (unsigned i = 0; i < scenario_metric_count; i++) {
+        if (strcmp(name, scenario_metric_names[i]) == 0)
+            return true;
+    }
+    return false;
+}
+
 static bool parse_names(char *list, SweepResults *shard, bool modes, Reader *reader)
 {
     char *state = NULL;
@@ -80,9 +89,18 @@ static bool parse_names(char *list, SweepResults *shard, bool modes, Reader *rea
                 !mode_from_name(name, &shard->modes[shard->mode_count++]))
                 return reader_error(reader, "unknown mode '%.60s'", name);
         } else {
-            if (shard->metric_count == SWEEP_METRICS_MAX || strlen(name) >= NAME_LEN_MAX)
-                return reader_error(reader, "bad metric '%.60s'", name);
+            /* Only names a sweep can write: a crafted one ("a,b") would shift the columns
+             * of the merged CSV. */
+            if (shard->metric_count == SWEEP_METRICS_MAX || !known_metric(name))
+                return reader_error(reader, "unknown metric '%.60s'", name);
             snprintf(shard->metrics[shard->metric_count++], NAME_LEN_MAX, "%s", name);
+        }
+        uint32_t count = modes ? shard->mode_count : shard->metric_count;
+        for (uint32_t i = 0; i + 1 < count; i++) {
+            bool repeated = modes ? shard->modes[i] == shard->modes[count - 1]
+                                  : strcmp(shard->metrics[i], shard->metrics[count - 1]) == 0;
+            if (repeated)
+                return reader_error(reader, "'%.60s' is listed twice", name);
         }
     }
     return true;
@@ -151,7 +169,10 @@ static bool read_shard_header(FILE *stream, SweepResults *shard, Reader *reader)
     unsigned index = 0, count = 0;
     char extra;
     if (!read_line(stream, reader)) {
-        snprintf(reader->error, reader->error_size, "empty file, not an idemsim sweep shard");
+        if (ferror(stream))
+            snprintf(reader->error, reader->error_size, "cannot read: %s", strerror(errno));
+        else
+            snprintf(reader->error, reader->error_size, "empty file, not an idemsim sweep shard");
         return false;
     }
     if (sscanf(reader->line, "# idemsim sweep shard %u/%u%c", &index, &count, &extra) != 2 ||
@@ -296,7 +317,7 @@ static bool read_rows(FILE *stream, SweepResults *results, const SweepResults *s
             ok = read_row(reader->line, results, shard, seen, reader);
     }
     if (ok && ferror(stream))
-        ok = reader_error(reader, "read error%s", "");
+        ok = reader_error(reader, "cannot read: %s", strerror(errno));
     if (ok)
         ok = settle_shard(results, shard, seen, reader);
     free(seen);
