@@ -26,8 +26,13 @@ static void on_interrupt(int signal_number)
         cli_interrupted = 1;
 }
 
+/* A signal the program was started with ignored stays ignored: nohup's SIGHUP, or the
+ * SIGINT a shell ignores for a background job. */
 static void catch_signal(int signal_number, void (*handler)(int))
 {
+    struct sigaction current;
+    if (sigaction(signal_number, NULL, &current) == 0 && current.sa_handler == SIG_IGN)
+        return;
     struct sigaction action;
     memset(&action, 0, sizeof action);
     action.sa_handler = handler;
