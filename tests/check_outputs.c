@@ -362,6 +362,28 @@ START_TEST(test_an_output_symlink_is_replaced_not_written_through)
 }
 END_TEST
 
+START_TEST(test_a_replaced_file_keeps_its_mode_and_a_new_one_follows_the_umask)
+{
+    char secret[512], fresh[512];
+    test_cli_in_scratch(secret, "secret.json");
+    test_cli_in_scratch(fresh, "fresh.json");
+    write_text(secret, "old\n");
+    ck_assert_int_eq(chmod(secret, 0600), 0);
+    const char *replace[] = {"run", SCENARIO, "--json", secret, "-q", NULL};
+    ck_assert_int_eq(test_cli_run(replace, NULL, NULL), 0);
+    struct stat info;
+    ck_assert_int_eq(stat(secret, &info), 0);
+    ck_assert_uint_eq(info.st_mode & 07777, 0600);
+    assert_printed(secret, "\"scenario\": \"default\"");
+    mode_t mask = umask(022);
+    umask(mask);
+    const char *create[] = {"run", SCENARIO, "--json", fresh, "-q", NULL};
+    ck_assert_int_eq(test_cli_run(create, NULL, NULL), 0);
+    ck_assert_int_eq(stat(fresh, &info), 0);
+    ck_assert_uint_eq(info.st_mode & 07777, 0666 & ~mask);
+}
+END_TEST
+
 START_TEST(test_a_symlink_planted_at_the_old_temporary_name_is_never_followed)
 {
     char victim[512], output[512], err[512];
@@ -639,6 +661,7 @@ static Suite *outputs_suite(void)
     tcase_add_checked_fixture(core, setup, teardown);
     tcase_set_timeout(core, 120);
     tcase_add_test(core, test_an_output_symlink_is_replaced_not_written_through);
+    tcase_add_test(core, test_a_replaced_file_keeps_its_mode_and_a_new_one_follows_the_umask);
     tcase_add_test(core, test_a_symlink_planted_at_the_old_temporary_name_is_never_followed);
     tcase_add_test(core, test_sigterm_during_a_run_removes_the_temporaries);
     tcase_add_test(core, test_sighup_during_a_run_removes_the_temporaries);

@@ -183,7 +183,8 @@ static bool open_stream(OutputFile *file, int descriptor, char *error, size_t er
 /* The temporary, created exclusively in the target's directory (a rename cannot cross file
  * systems): mkstemp opens with O_CREAT|O_EXCL, which never follows a symlink planted at
  * the name, and draws the name's six characters at random, so it cannot be predicted. */
-static bool open_temporary(OutputFile *file, char *error, size_t error_size)
+static bool open_temporary(OutputFile *file, const struct stat *replaced, char *error,
+                           size_t error_size)
 {
     snprintf(file->temporary_path, sizeof file->temporary_path, "%s.tmp.XXXXXX", file->path);
     int descriptor = mkstemp(file->temporary_path);
@@ -192,14 +193,16 @@ static bool open_temporary(OutputFile *file, char *error, size_t error_size)
         file->temporary_path[0] = '\0';
         return open_error(error, error_size, file->path, strerror(saved));
     }
-    /* mkstemp makes it 0600; a report gets the mode any new file would get. */
+    /* mkstemp makes it 0600; a report gets the mode of the file it replaces, or else the
+     * mode any new file would get. */
     static mode_t creation_mask = (mode_t)-1;
     if (creation_mask == (mode_t)-1) {
         creation_mask = umask(022);
         umask(creation_mask);
     }
+    mode_t mode = replaced != NULL ? replaced->st_mode & 07777 : 0666 & ~creation_mask;
     fcntl(descriptor, F_SETFD, FD_CLOEXEC);
-    if (fchmod(descriptor, 0666 & ~creation_mask) != 0 ||
+    if (fchmod(descriptor, mode) != 0 ||
         (file->slot = remember_temporary(file->temporary_path)) < 0) {
         int saved = errno;
         close(descriptor);
@@ -236,7 +239,8 @@ bool output_file_open(OutputFile *file, const char *path, char *error, size_t er
         return open_stream(file, descriptor, error, error_size);
     }
     struct stat target;
-    if (stat(path, &target) == 0) {
+    bool exists = stat(path, &target) == 0;
+    if (exists) {
         if (S_ISDIR(target.st_mode))
             return open_error(error, error_size, path, "is a directory");
         if (S_ISBLK(target.st_mode))
@@ -248,7 +252,7 @@ bool output_file_open(OutputFile *file, const char *path, char *error, size_t er
             return open_stream(file, descriptor, error, error_size);
         }
     }
-    return open_temporary(file, error, error_size);
+    return open_temporary(file, exists ? &target : NULL, error, error_size);
 }
 
 /* ------------------------------------------------------------------ finishing */
