@@ -270,9 +270,11 @@ END_TEST
 
 /* ------------------------------------------------------------------ starting a child */
 
+#define CLOSED (-2)
+
 typedef struct {
     const char *const *arguments;
-    int out;                /* descriptor for its standard output; -1: /dev/null */
+    int out;                /* descriptor for its standard output; -1: /dev/null; CLOSED */
     const char *err_path;   /* its standard error; NULL: /dev/null */
     const char *plant_link; /* with plant_target: a symlink made as PATH.tmp.PID first */
     const char *plant_target;
@@ -289,11 +291,13 @@ static pid_t start(const Start *start)
     ck_assert_int_ge(pid, 0);
     if (pid != 0)
         return pid;
+    redirect(STDERR_FILENO, start->err_path); /* first: it may leave a descriptor open */
     if (start->out >= 0)
         dup2(start->out, STDOUT_FILENO);
+    else if (start->out == CLOSED)
+        close(STDOUT_FILENO);
     else
         redirect(STDOUT_FILENO, NULL);
-    redirect(STDERR_FILENO, start->err_path);
     /* No core file from SIGQUIT or SIGABRT in the source directory. */
     struct rlimit no_core = {0, 0};
     setrlimit(RLIMIT_CORE, &no_core);
@@ -520,6 +524,33 @@ START_TEST(test_a_closed_pipe_on_standard_output_is_an_error_with_its_reason)
 }
 END_TEST
 
+/* Started with standard output closed: the table is refused before the run, and the
+ * --json file never takes descriptor 1 (the table would have been written into it). */
+START_TEST(test_a_closed_standard_output_is_refused_and_never_reused)
+{
+    char json[512], err[512];
+    test_cli_in_scratch(json, "report.json");
+    test_cli_in_scratch(err, "err.txt");
+    const char *with_table[] = {"run", SCENARIO, "--json", json, NULL};
+    Start how = {with_table, CLOSED, err, NULL, NULL};
+    assert_exit(finish(start(&how)), 2, err);
+    assert_printed(err, "idemsim: standard output: cannot write the table: Bad file descriptor");
+    ck_assert_int_ne(access(json, F_OK), 0);
+    const char *quiet[] = {"run", SCENARIO, "--json", json, "-q", NULL};
+    how.arguments = quiet;
+    assert_exit(finish(start(&how)), 0, err);
+    char *report = test_cli_read_all(json, NULL);
+    ck_assert_msg(strncmp(report, "{", 1) == 0 && strstr(report, "seed 42") == NULL,
+                  "not the JSON report alone:\n%.200s", report);
+    free(report);
+    const char *sweep[] = {"sweep", SCENARIO, "--vary", VARY, "--seeds", "1", NULL};
+    how.arguments = sweep;
+    assert_exit(finish(start(&how)), 2, err);
+    assert_printed(err, "idemsim: standard output: cannot write the CSV: Bad file descriptor");
+    assert_no_temporary();
+}
+END_TEST
+
 /* A reader of the trace FIFO that goes away: the trace fails with EPIPE, named. */
 START_TEST(test_a_trace_reader_that_goes_away_is_a_named_error)
 {
@@ -670,6 +701,7 @@ static Suite *outputs_suite(void)
     tcase_add_test(core, test_sighup_during_check_removes_the_junit_temporary);
     tcase_add_test(core, test_a_closed_pipe_on_standard_output_is_an_error_with_its_reason);
     tcase_add_test(core, test_a_trace_reader_that_goes_away_is_a_named_error);
+    tcase_add_test(core, test_a_closed_standard_output_is_refused_and_never_reused);
     tcase_add_test(core, test_rerun_line_quotes_a_path_with_spaces_and_quotes);
     tcase_add_test(core, test_control_characters_of_a_title_are_escaped_on_the_terminal);
     tcase_add_test(core, test_sweep_grid_keeps_neighbouring_large_seeds_apart);

@@ -62,6 +62,10 @@ bool cli_open_output(OutputFile *file, const char *path);
 bool cli_commit_output(OutputFile *file);
 /* output_file_check_distinct, the error printed. */
 bool cli_check_outputs(const OutputRole *files, uint32_t count);
+/* First thing in main: a closed descriptor 0, 1 or 2 is reopened on /dev/null, read-only,
+ * so that an output file opened later cannot take its number (a closed stdout would make
+ * the --json file descriptor 1, and the table would be written into it). */
+void cli_protect_standard_descriptors(void);
 /* For a command about to write its results to standard output: false, after saying so,
  * when descriptor 1 is closed or read-only; what names the results ("the CSV"). */
 bool cli_stdout_usable(const char *what);

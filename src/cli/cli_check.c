@@ -639,7 +639,7 @@ int command_check(int argc, char **argv)
         release_files(&check);
         return EXIT_USAGE;
     }
-    if (!open_junit(&check)) {
+    if (!cli_stdout_usable("the verdicts") || !open_junit(&check)) {
         junit_discard(&check);
         release_files(&check);
         return EXIT_USAGE;

@@ -2,10 +2,12 @@
  * the work and checked for collisions, standard output checked like any file, a scenario
  * path that is not a regular file refused, and text made safe for a terminal or a shell. */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -44,6 +46,21 @@ bool cli_check_outputs(const OutputRole *files, uint32_t count)
 }
 
 /* ------------------------------------------------------------------ standard output */
+
+void cli_protect_standard_descriptors(void)
+{
+    for (int descriptor = 0; descriptor <= 2; descriptor++) {
+        if (fcntl(descriptor, F_GETFD) >= 0)
+            continue;
+        /* Read-only, so writing to a closed standard output still fails (EBADF) and is
+         * reported, while no output file can be given the number 1 and receive the table. */
+        int placeholder = open("/dev/null", O_RDONLY);
+        if (placeholder >= 0 && placeholder != descriptor) {
+            dup2(placeholder, descriptor);
+            close(placeholder);
+        }
+    }
+}
 
 bool cli_stdout_usable(const char *what)
 {

@@ -310,7 +310,8 @@ int command_run(int argc, char **argv)
         {"--trace", options.trace_path, true}, {"--svg", svg[SVG_PATH].value, true},
         {"scenario", options.files[0], false},
     };
-    if (!cli_check_outputs(roles, sizeof roles / sizeof roles[0]))
+    if (!cli_check_outputs(roles, sizeof roles / sizeof roles[0]) ||
+        (!options.quiet && !cli_stdout_usable("the table")))
         return EXIT_USAGE;
     Scenario *scenario = cli_load_scenario(options.files[0], &options);
     if (scenario == NULL)

@@ -95,6 +95,7 @@ int main(int argc, char **argv)
 {
     if (argc > 0 && argv[0] != NULL && argv[0][0] != '\0')
         cli_program = argv[0];
+    cli_protect_standard_descriptors();
     cli_install_signal_handlers();
     output_stdout_install(); /* a command that must write there checks it is open */
     if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
