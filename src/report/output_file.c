@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -187,11 +188,22 @@ static bool open_temporary(OutputFile *file, const struct stat *replaced, char *
                            size_t error_size)
 {
     snprintf(file->temporary_path, sizeof file->temporary_path, "%s.tmp.XXXXXX", file->path);
+    /* No signal between creating the file and listing it for the handler to remove. */
+    sigset_t every, previous;
+    sigfillset(&every);
+    pthread_sigmask(SIG_BLOCK, &every, &previous);
     int descriptor = mkstemp(file->temporary_path);
-    if (descriptor < 0) {
-        int saved = errno;
+    int saved = errno;
+    bool listed = descriptor >= 0 && (file->slot = remember_temporary(file->temporary_path)) >= 0;
+    if (descriptor >= 0 && !listed) {
+        close(descriptor);
+        unlink(file->temporary_path);
+    }
+    pthread_sigmask(SIG_SETMASK, &previous, NULL);
+    if (!listed) {
         file->temporary_path[0] = '\0';
-        return open_error(error, error_size, file->path, strerror(saved));
+        return open_error(error, error_size, file->path,
+                          descriptor >= 0 ? "too many output files at once" : strerror(saved));
     }
     /* mkstemp makes it 0600; a report gets the mode of the file it replaces, or else the
      * mode any new file would get. */
@@ -202,14 +214,13 @@ static bool open_temporary(OutputFile *file, const struct stat *replaced, char *
     }
     mode_t mode = replaced != NULL ? replaced->st_mode & 07777 : 0666 & ~creation_mask;
     fcntl(descriptor, F_SETFD, FD_CLOEXEC);
-    if (fchmod(descriptor, mode) != 0 ||
-        (file->slot = remember_temporary(file->temporary_path)) < 0) {
-        int saved = errno;
+    if (fchmod(descriptor, mode) != 0) {
+        saved = errno;
         close(descriptor);
         unlink(file->temporary_path);
+        forget_temporary(file->slot);
         file->temporary_path[0] = '\0';
-        return open_error(error, error_size, file->path,
-                          file->slot < 0 ? "too many output files at once" : strerror(saved));
+        return open_error(error, error_size, file->path, strerror(saved));
     }
     if (!open_stream(file, descriptor, error, error_size)) {
         unlink(file->temporary_path);
