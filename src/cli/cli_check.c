@@ -359,13 +359,13 @@ static bool junit_write(Check *check)
 /* An interrupted check writes no report: a partial one would read as a complete run. */
 static void junit_discard(Check *check)
 {
+    output_file_abandon(&check->junit_file); /* a no-op once written */
     if (check->junit == NULL)
         return;
     fclose(check->junit);
     check->junit = NULL;
     free(check->junit_text);
     check->junit_text = NULL;
-    output_file_abandon(&check->junit_file);
 }
 
 /* ------------------------------------------------------------------ progress */
@@ -614,6 +614,55 @@ static bool collect_files(Check *check)
     return readable;
 }
 
+/* Runs every scenario and prints the verdicts; the exit code. The JUnit report is written
+ * only for a check that ran to its end. */
+static int run_all(Check *check)
+{
+    measure_columns(check);
+    cli_catch_interrupt();
+    uint32_t finished = 0;
+    /* Counted by what check_one printed, not by the flag afterwards: a Ctrl-C just after a
+     * scenario's verdicts must not leave it out of the count. */
+    bool stdout_failed = false;
+    for (uint32_t i = 0; i < check->file_count && !cli_interrupted && !stdout_failed; i++) {
+        finished += check_one(check, i);
+        stdout_failed = output_stdout_error() != 0; /* nobody reads the rest: stop */
+    }
+    if (stdout_failed && !cli_interrupted) {
+        if (finished < check->file_count)
+            fprintf(stderr, "idemsim: check stopped after %u of %u scenarios\n", finished,
+                    check->file_count);
+        junit_discard(check); /* a partial report would read as a complete run */
+        return EXIT_USAGE;    /* main says why */
+    }
+    if (cli_interrupted) {
+        clear_progress(check);
+        printf("interrupted: %u passed, %u failed in the %u of %u scenarios that finished\n",
+               check->passed, check->failed, finished, check->file_count);
+        fprintf(stderr, "idemsim: interrupted by Ctrl-C after %u of %u scenarios\n", finished,
+                check->file_count);
+        junit_discard(check);
+        return 128 + SIGINT;
+    }
+    printf("%u passed, %u failed\n", check->passed, check->failed);
+    if (!junit_write(check))
+        return EXIT_USAGE;
+    return check->failed > 0 ? EXIT_EXPECTATION_FAILED : EXIT_SUCCESS;
+}
+
+/* Bad input: nothing runs (DESIGN §4); each bad file counts as one failure. */
+static int refuse_bad_input(Check *check, uint32_t bad)
+{
+    for (uint32_t i = 0; i < check->file_count; i++) {
+        if (check->files[i].scenario == NULL)
+            junit_bad_file(check, &check->files[i]);
+    }
+    fprintf(stderr, "idemsim: %u file%s with errors; nothing was run\n", bad, bad == 1 ? "" : "s");
+    printf("0 passed, %u failed\n", bad);
+    junit_write(check);
+    return EXIT_USAGE;
+}
+
 int command_check(int argc, char **argv)
 {
     Check check = {0};
@@ -635,61 +684,14 @@ int command_check(int argc, char **argv)
         for (uint32_t i = 0; i < check.options.file_count; i++)
             fprintf(stderr, " %s", check.options.files[i]);
         fputc('\n', stderr);
-        junit_discard(&check);
-        release_files(&check);
-        return EXIT_USAGE;
+        status = EXIT_USAGE;
+    } else if (!cli_stdout_usable("the verdicts") || !open_junit(&check)) {
+        status = EXIT_USAGE;
+    } else {
+        uint32_t bad = load_files(&check) + !readable;
+        status = bad > 0 ? refuse_bad_input(&check, bad) : run_all(&check);
     }
-    if (!cli_stdout_usable("the verdicts") || !open_junit(&check)) {
-        junit_discard(&check);
-        release_files(&check);
-        return EXIT_USAGE;
-    }
-    uint32_t bad = load_files(&check);
-    if (bad > 0 || !readable) {
-        /* Bad input: nothing runs (DESIGN §4); each bad file counts as one failure. */
-        for (uint32_t i = 0; i < check.file_count; i++) {
-            if (check.files[i].scenario == NULL)
-                junit_bad_file(&check, &check.files[i]);
-        }
-        fprintf(stderr, "idemsim: %u file%s with errors; nothing was run\n", bad + !readable,
-                bad + !readable == 1 ? "" : "s");
-        printf("0 passed, %u failed\n", bad + !readable);
-        junit_write(&check);
-        release_files(&check);
-        return EXIT_USAGE;
-    }
-    measure_columns(&check);
-    cli_catch_interrupt();
-    uint32_t finished = 0;
-    /* Counted by what check_one printed, not by the flag afterwards: a Ctrl-C just after a
-     * scenario's verdicts must not leave it out of the count. */
-    bool stdout_failed = false;
-    for (uint32_t i = 0; i < check.file_count && !cli_interrupted && !stdout_failed; i++) {
-        finished += check_one(&check, i);
-        stdout_failed = output_stdout_error() != 0; /* nobody reads the rest: stop */
-    }
-    if (stdout_failed && !cli_interrupted) {
-        if (finished < check.file_count)
-            fprintf(stderr, "idemsim: check stopped after %u of %u scenarios\n", finished,
-                    check.file_count);
-        junit_discard(&check); /* a partial report would read as a complete run */
-        release_files(&check);
-        return EXIT_USAGE; /* main says why */
-    }
-    if (cli_interrupted) {
-        clear_progress(&check);
-        printf("interrupted: %u passed, %u failed in the %u of %u scenarios that finished\n",
-               check.passed, check.failed, finished, check.file_count);
-        fprintf(stderr, "idemsim: interrupted by Ctrl-C after %u of %u scenarios\n", finished,
-                check.file_count);
-        junit_discard(&check);
-        release_files(&check);
-        return 128 + SIGINT;
-    }
-    printf("%u passed, %u failed\n", check.passed, check.failed);
-    bool written = junit_write(&check);
+    junit_discard(&check); /* what is left after a failure */
     release_files(&check);
-    if (!written)
-        return EXIT_USAGE;
-    return check.failed > 0 ? EXIT_EXPECTATION_FAILED : EXIT_SUCCESS;
+    return status;
 }
