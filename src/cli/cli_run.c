@@ -292,6 +292,42 @@ static bool open_outputs(const OutputRole *roles, OutputFile *files)
     return true;
 }
 
+/* Writes and commits every output opened before the run (the trace is already written),
+ * saying where each went; false when one failed. */
+static bool write_outputs(OutputFile *outputs, const OutputRole *roles, const Options *options,
+                          const RunReport *report, const SvgDiagram *diagram)
+{
+    bool written = true;
+    if (outputs[OUTPUT_TRACE].stream != NULL)
+        written &= say_written(options, roles[OUTPUT_TRACE].path,
+                               cli_commit_output(&outputs[OUTPUT_TRACE]));
+    written &= say_written(options, roles[OUTPUT_JSON].path,
+                           finish_output(&outputs[OUTPUT_JSON], report_write_json, report));
+    written &= say_written(options, roles[OUTPUT_CSV].path,
+                           finish_output(&outputs[OUTPUT_CSV], write_csv, report));
+    if (diagram != NULL) {
+        report_svg_write(outputs[OUTPUT_SVG].stream, diagram, report->scenario, report->seed);
+        written &=
+            say_written(options, roles[OUTPUT_SVG].path, cli_commit_output(&outputs[OUTPUT_SVG]));
+    }
+    return written;
+}
+
+/* A run cut short by a budget is reported (its files say "stopped"), but it is not a
+ * result: the scenario is too big for its budget, an input problem. True when one was. */
+static bool say_stops(const RunReport *report, const char *path)
+{
+    bool stopped = false;
+    for (uint32_t m = 0; m < report->mode_count; m++) {
+        if (report->stop_reasons[m] != NULL) {
+            fprintf(stderr, "idemsim: %s: %s: %s\n", path, mode_name(report->modes[m]),
+                    report->stop_reasons[m]);
+            stopped = true;
+        }
+    }
+    return stopped;
+}
+
 int command_run(int argc, char **argv)
 {
     Options options = {.color = isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL};
@@ -350,31 +386,9 @@ int command_run(int argc, char **argv)
         print_table(&run.report, options.color);
         fflush(stdout); /* the table before the lines that say where the files went */
     }
-    bool written = true;
-    if (trace_writer != NULL) {
-        trace_jsonl_close(trace_writer); /* a failed write shows in the commit */
-        written &=
-            say_written(&options, options.trace_path, cli_commit_output(&outputs[OUTPUT_TRACE]));
-    }
-    written &= say_written(&options, options.json_path,
-                           finish_output(&outputs[OUTPUT_JSON], report_write_json, &run.report));
-    written &= say_written(&options, options.csv_path,
-                           finish_output(&outputs[OUTPUT_CSV], write_csv, &run.report));
-    if (diagram != NULL) {
-        report_svg_write(outputs[OUTPUT_SVG].stream, diagram, scenario, run.report.seed);
-        written &=
-            say_written(&options, svg[SVG_PATH].value, cli_commit_output(&outputs[OUTPUT_SVG]));
-    }
-    /* A run cut short by a budget is reported (its files say "stopped"), but it is not a
-     * result: the scenario is too big for its budget, an input problem. */
-    bool stopped = false;
-    for (uint32_t m = 0; m < run.report.mode_count; m++) {
-        if (run.report.stop_reasons[m] != NULL) {
-            fprintf(stderr, "idemsim: %s: %s: %s\n", options.files[0],
-                    mode_name(run.report.modes[m]), run.report.stop_reasons[m]);
-            stopped = true;
-        }
-    }
+    trace_jsonl_close(trace_writer); /* a failed write shows in the commit */
+    bool written = write_outputs(outputs, roles, &options, &run.report, diagram);
+    bool stopped = say_stops(&run.report, options.files[0]);
     report_svg_destroy(diagram);
     cli_run_release(&run);
     free(scenario);
