@@ -40,11 +40,47 @@ int cli_usage_error(const char *usage, const char *format, const char *argument)
 /* Seconds on a monotonic clock, for progress lines and reports of wall time. */
 double cli_wall_seconds(void);
 
+/* ------------------------------------------------------------------ signals */
+
+/* At start: every signal that ends the program removes the output temporaries first;
+ * SIGPIPE and SIGXFSZ are ignored, so a closed pipe or a file too large is a failed write
+ * with its reason (exit 2), not a silent death. */
+void cli_install_signal_handlers(void);
 /* Ctrl-C during a long check or sweep: after cli_catch_interrupt, the first Ctrl-C sets
- * cli_interrupted (the command stops between runs and says what finished); the handler
- * resets itself, so a second one kills at once. */
+ * cli_interrupted (the command stops between runs and says what finished); a second one
+ * ends the program at once, temporaries removed. */
 extern volatile sig_atomic_t cli_interrupted;
 void cli_catch_interrupt(void);
+
+/* ------------------------------------------------------------------ outputs and inputs */
+
+/* Opens path (NULL: nothing, true) before the work starts, so a bad path fails in a
+ * second, not after a long simulation. False after printing the error. */
+bool cli_open_output(OutputFile *file, const char *path);
+/* Commits a file cli_open_output opened (a no-op for one it did not); false after printing
+ * the error. */
+bool cli_commit_output(OutputFile *file);
+/* output_file_check_distinct, the error printed. */
+bool cli_check_outputs(const OutputRole *files, uint32_t count);
+/* First thing in main: a closed descriptor 0, 1 or 2 is reopened on /dev/null, read-only,
+ * so that an output file opened later cannot take its number (a closed stdout would make
+ * the --json file descriptor 1, and the table would be written into it). */
+void cli_protect_standard_descriptors(void);
+/* For a command about to write its results to standard output: false, after saying so,
+ * when descriptor 1 is closed or read-only; what names the results ("the CSV"). */
+bool cli_stdout_usable(const char *what);
+/* The command's exit status once standard output is flushed: a failed write to it is an
+ * error (exit 2, the reason on standard error) whatever the command returned. */
+int cli_exit_status(int status);
+/* False, after printing "FILE: cannot read file: a FIFO, not a regular file", for a
+ * scenario path that is a FIFO, device or socket: reading one could block forever. */
+bool cli_scenario_is_regular(const char *path);
+
+/* text with control characters escaped (\x1b, \u009b), cut to fit size: a title cannot
+ * drive the terminal it is printed on. */
+void cli_terminal_text(char *buffer, size_t size, const char *text);
+/* text as one word for a POSIX shell: as it is when plain, else in single quotes. */
+void cli_shell_quote(char *buffer, size_t size, const char *text);
 
 /* NULL after printing every error as FILE: $.path: reason. Free the result. */
 Scenario *cli_load_scenario(const char *path, const Options *options);

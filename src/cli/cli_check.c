@@ -36,6 +36,7 @@ const char *const check_usage =
 
 #define SEEDS_MAX 100000
 #define STOP_TEXT_MAX 200
+#define SCENARIO_OVERRIDE_QUOTED_MAX 4096
 
 /* ------------------------------------------------------------------ state */
 
@@ -73,6 +74,7 @@ typedef struct {
     double started_s;
     /* JUnit: the suites are buffered, since the root element carries the totals. */
     FILE *junit;
+    OutputFile junit_file; /* opened before the first run, written at the end */
     char *junit_text;
     size_t junit_size;
     uint32_t junit_tests;
@@ -154,13 +156,23 @@ static uint32_t load_files(Check *check)
             fprintf(stderr, "idemsim: out of memory\n");
             exit(EXIT_USAGE);
         }
-        if (scenario_load_file(file->path, check->options.overrides, check->options.override_count,
-                               file->scenario, file->errors)) {
+        if (!cli_scenario_is_regular(file->path)) {
+            file->errors->count = 1; /* for the JUnit report; the message is printed */
+            snprintf(file->errors->items[0].message, sizeof file->errors->items[0].message,
+                     "cannot read file: not a regular file");
+        } else if (scenario_load_file(file->path, check->options.overrides,
+                                      check->options.override_count, file->scenario,
+                                      file->errors)) {
             free(file->errors);
             file->errors = NULL;
+            /* Names are printed on a terminal: no control character may reach it. */
+            char shown[sizeof file->scenario->name];
+            cli_terminal_text(shown, sizeof shown, file->scenario->name);
+            memcpy(file->scenario->name, shown, sizeof shown);
             continue;
+        } else {
+            scenario_print_errors(stderr, file->path, file->errors);
         }
-        scenario_print_errors(stderr, file->path, file->errors);
         free(file->scenario);
         file->scenario = NULL;
         bad++;
@@ -235,7 +247,10 @@ static void format_rerun(char *buffer, size_t size, const Check *check, const ch
                          uint64_t seed)
 {
     const WorldLimits *limits = &check->options.limits;
-    int used = snprintf(buffer, size, "rerun: %s run %s --seed %" PRIu64, cli_program, path, seed);
+    char program[OUTPUT_PATH_MAX + 64], file[OUTPUT_PATH_MAX + 64];
+    cli_shell_quote(program, sizeof program, cli_program);
+    cli_shell_quote(file, sizeof file, path);
+    int used = snprintf(buffer, size, "rerun: %s run %s --seed %" PRIu64, program, file, seed);
     if (limits->max_events > 0 && used >= 0 && (size_t)used < size)
         used += snprintf(buffer + used, size - (size_t)used, " --max-events %" PRIu64,
                          limits->max_events);
@@ -245,9 +260,12 @@ static void format_rerun(char *buffer, size_t size, const Check *check, const ch
     if (limits->max_memory_bytes > 0 && used >= 0 && (size_t)used < size)
         used += snprintf(buffer + used, size - (size_t)used, " --max-memory %" PRIu64,
                          limits->max_memory_bytes >> 20);
-    for (uint32_t i = 0; i < check->options.override_count && used >= 0 && (size_t)used < size; i++)
-        used += snprintf(buffer + used, size - (size_t)used, " --set '%s'",
-                         check->options.overrides[i]);
+    for (uint32_t i = 0; i < check->options.override_count && used >= 0 && (size_t)used < size;
+         i++) {
+        char value[SCENARIO_OVERRIDE_QUOTED_MAX];
+        cli_shell_quote(value, sizeof value, check->options.overrides[i]);
+        used += snprintf(buffer + used, size - (size_t)used, " --set %s", value);
+    }
 }
 
 /* ------------------------------------------------------------------ JUnit XML */
@@ -297,8 +315,9 @@ static void junit_case(Check *check, const Scenario *scenario, const char *path,
     char range[64], got[96];
     format_range(range, sizeof range, expectation);
     format_measure(got, sizeof got, measure, check->seeds);
-    fprintf(xml, "    <testcase classname=\"%s.%s\" name=\"%s\" time=\"0\"", scenario->name,
-            mode_name(expectation->mode), expectation->metric);
+    fputs("    <testcase classname=\"", xml);
+    xml_text_write(xml, scenario->name);
+    fprintf(xml, ".%s\" name=\"%s\" time=\"0\"", mode_name(expectation->mode), expectation->metric);
     if (!measure->failed) {
         fputs("/>\n", xml);
         return;
@@ -323,30 +342,24 @@ static bool junit_write(Check *check)
         return true;
     fclose(check->junit); /* flushes the buffered suites into junit_text */
     check->junit = NULL;
-    OutputFile file;
-    char error[4400];
-    bool ok = output_file_open(&file, check->junit_path, error, sizeof error);
-    if (ok) {
-        fprintf(file.stream,
-                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-                "<testsuites name=\"idemsim check\" tests=\"%u\" failures=\"%u\" "
-                "errors=\"%u\" time=\"%.3f\">\n",
-                check->junit_tests, check->junit_failures, check->junit_errors,
-                cli_wall_seconds() - check->started_s);
-        fwrite(check->junit_text, 1, check->junit_size, file.stream);
-        fputs("</testsuites>\n", file.stream);
-        ok = output_file_commit(&file, error, sizeof error);
-    }
-    if (!ok)
-        fprintf(stderr, "idemsim: %s\n", error);
+    FILE *xml = check->junit_file.stream;
+    fprintf(xml,
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+            "<testsuites name=\"idemsim check\" tests=\"%u\" failures=\"%u\" "
+            "errors=\"%u\" time=\"%.3f\">\n",
+            check->junit_tests, check->junit_failures, check->junit_errors,
+            cli_wall_seconds() - check->started_s);
+    fwrite(check->junit_text, 1, check->junit_size, xml);
+    fputs("</testsuites>\n", xml);
     free(check->junit_text);
     check->junit_text = NULL;
-    return ok;
+    return cli_commit_output(&check->junit_file);
 }
 
 /* An interrupted check writes no report: a partial one would read as a complete run. */
 static void junit_discard(Check *check)
 {
+    output_file_abandon(&check->junit_file); /* a no-op once written */
     if (check->junit == NULL)
         return;
     fclose(check->junit);
@@ -565,6 +578,26 @@ static int parse_check_options(Check *check, int argc, char **argv)
     return EXIT_SUCCESS;
 }
 
+/* The JUnit file, opened before the first run so that a bad path fails at once; it may be
+ * none of the scenarios. */
+static bool open_junit(Check *check)
+{
+    if (check->junit_path == NULL)
+        return true;
+    OutputRole *roles = calloc(check->file_count + 1, sizeof *roles);
+    if (roles == NULL) {
+        fprintf(stderr, "idemsim: out of memory\n");
+        return false;
+    }
+    roles[0] = (OutputRole){"--junit", check->junit_path, true};
+    for (uint32_t i = 0; i < check->file_count; i++)
+        roles[i + 1] = (OutputRole){"scenario", check->files[i].path, false};
+    bool ok = cli_check_outputs(roles, check->file_count + 1) &&
+              cli_open_output(&check->junit_file, check->junit_path);
+    free(roles);
+    return ok;
+}
+
 /* Files and directories from the command line; false when one cannot be read. */
 static bool collect_files(Check *check)
 {
@@ -579,6 +612,55 @@ static bool collect_files(Check *check)
             add_file(check, check->options.files[i]);
     }
     return readable;
+}
+
+/* Runs every scenario and prints the verdicts; the exit code. The JUnit report is written
+ * only for a check that ran to its end. */
+static int run_all(Check *check)
+{
+    measure_columns(check);
+    cli_catch_interrupt();
+    uint32_t finished = 0;
+    /* Counted by what check_one printed, not by the flag afterwards: a Ctrl-C just after a
+     * scenario's verdicts must not leave it out of the count. */
+    bool stdout_failed = false;
+    for (uint32_t i = 0; i < check->file_count && !cli_interrupted && !stdout_failed; i++) {
+        finished += check_one(check, i);
+        stdout_failed = output_stdout_error() != 0; /* nobody reads the rest: stop */
+    }
+    if (stdout_failed && !cli_interrupted) {
+        if (finished < check->file_count)
+            fprintf(stderr, "idemsim: check stopped after %u of %u scenarios\n", finished,
+                    check->file_count);
+        junit_discard(check); /* a partial report would read as a complete run */
+        return EXIT_USAGE;    /* main says why */
+    }
+    if (cli_interrupted) {
+        clear_progress(check);
+        printf("interrupted: %u passed, %u failed in the %u of %u scenarios that finished\n",
+               check->passed, check->failed, finished, check->file_count);
+        fprintf(stderr, "idemsim: interrupted by Ctrl-C after %u of %u scenarios\n", finished,
+                check->file_count);
+        junit_discard(check);
+        return 128 + SIGINT;
+    }
+    printf("%u passed, %u failed\n", check->passed, check->failed);
+    if (!junit_write(check))
+        return EXIT_USAGE;
+    return check->failed > 0 ? EXIT_EXPECTATION_FAILED : EXIT_SUCCESS;
+}
+
+/* Bad input: nothing runs (DESIGN §4); each bad file counts as one failure. */
+static int refuse_bad_input(Check *check, uint32_t bad)
+{
+    for (uint32_t i = 0; i < check->file_count; i++) {
+        if (check->files[i].scenario == NULL)
+            junit_bad_file(check, &check->files[i]);
+    }
+    fprintf(stderr, "idemsim: %u file%s with errors; nothing was run\n", bad, bad == 1 ? "" : "s");
+    printf("0 passed, %u failed\n", bad);
+    junit_write(check);
+    return EXIT_USAGE;
 }
 
 int command_check(int argc, char **argv)
@@ -602,44 +684,14 @@ int command_check(int argc, char **argv)
         for (uint32_t i = 0; i < check.options.file_count; i++)
             fprintf(stderr, " %s", check.options.files[i]);
         fputc('\n', stderr);
-        release_files(&check);
-        return EXIT_USAGE;
+        status = EXIT_USAGE;
+    } else if (!cli_stdout_usable("the verdicts") || !open_junit(&check)) {
+        status = EXIT_USAGE;
+    } else {
+        uint32_t bad = load_files(&check) + !readable;
+        status = bad > 0 ? refuse_bad_input(&check, bad) : run_all(&check);
     }
-    uint32_t bad = load_files(&check);
-    if (bad > 0 || !readable) {
-        /* Bad input: nothing runs (DESIGN §4); each bad file counts as one failure. */
-        for (uint32_t i = 0; i < check.file_count; i++) {
-            if (check.files[i].scenario == NULL)
-                junit_bad_file(&check, &check.files[i]);
-        }
-        fprintf(stderr, "idemsim: %u file%s with errors; nothing was run\n", bad + !readable,
-                bad + !readable == 1 ? "" : "s");
-        printf("0 passed, %u failed\n", bad + !readable);
-        junit_write(&check);
-        release_files(&check);
-        return EXIT_USAGE;
-    }
-    measure_columns(&check);
-    cli_catch_interrupt();
-    uint32_t finished = 0;
-    /* Counted by what check_one printed, not by the flag afterwards: a Ctrl-C just after a
-     * scenario's verdicts must not leave it out of the count. */
-    for (uint32_t i = 0; i < check.file_count && !cli_interrupted; i++)
-        finished += check_one(&check, i);
-    if (cli_interrupted) {
-        clear_progress(&check);
-        printf("interrupted: %u passed, %u failed in the %u of %u scenarios that finished\n",
-               check.passed, check.failed, finished, check.file_count);
-        fprintf(stderr, "idemsim: interrupted by Ctrl-C after %u of %u scenarios\n", finished,
-                check.file_count);
-        junit_discard(&check);
-        release_files(&check);
-        return 128 + SIGINT;
-    }
-    printf("%u passed, %u failed\n", check.passed, check.failed);
-    bool written = junit_write(&check);
+    junit_discard(&check); /* what is left after a failure */
     release_files(&check);
-    if (!written)
-        return EXIT_USAGE;
-    return check.failed > 0 ? EXIT_EXPECTATION_FAILED : EXIT_SUCCESS;
+    return status;
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "cli_sweep.h"
@@ -26,6 +27,13 @@ static bool merge_file(const char *path, SweepResults *results)
     FILE *stream = fopen(path, "rb");
     if (stream == NULL) {
         fprintf(stderr, "idemsim: %s: cannot read: %s\n", path, strerror(errno));
+        return false;
+    }
+    struct stat info;
+    if (fstat(fileno(stream), &info) == 0 && S_ISDIR(info.st_mode)) {
+        /* A directory opens for reading; only reading it fails, and not as "empty". */
+        fprintf(stderr, "idemsim: %s: is a directory, not a shard CSV\n", path);
+        fclose(stream);
         return false;
     }
     char error[512];
@@ -95,14 +103,21 @@ int command_merge(int argc, char **argv)
     if (file_count == 0)
         return cli_usage_error(merge_usage, "merge expects at least one SHARD.csv%s", "");
     SweepResults *results = calloc(1, sizeof *results);
-    if (results == NULL)
-        return EXIT_USAGE;
-    bool ok = true;
+    SweepOutputs *outputs = calloc(1, sizeof *outputs);
+    OutputRole shards[sizeof files / sizeof files[0]];
+    for (uint32_t f = 0; f < file_count; f++)
+        shards[f] = (OutputRole){"shard", files[f], false};
+    bool ok = results != NULL && outputs != NULL &&
+              cli_sweep_open_outputs(outputs, csv_path, svg_path, shards, file_count);
     for (uint32_t f = 0; f < file_count && ok; f++)
         ok = merge_file(files[f], results);
     ok = ok && complete(results, first_shard_count(files[0]));
-    ok = ok && cli_sweep_write_outputs(results, false, csv_path, svg_path);
-    sweep_report_release(results);
+    ok = ok && cli_sweep_write_outputs(outputs, results, false);
+    if (outputs != NULL)
+        cli_sweep_abandon_outputs(outputs);
+    if (results != NULL)
+        sweep_report_release(results);
     free(results);
+    free(outputs);
     return ok ? EXIT_SUCCESS : EXIT_USAGE;
 }

@@ -14,24 +14,6 @@ double cli_wall_seconds(void)
     return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
 }
 
-volatile sig_atomic_t cli_interrupted;
-
-static void on_interrupt(int signal_number)
-{
-    (void)signal_number;
-    cli_interrupted = 1;
-}
-
-void cli_catch_interrupt(void)
-{
-    struct sigaction action;
-    memset(&action, 0, sizeof action);
-    action.sa_handler = on_interrupt;
-    action.sa_flags = SA_RESETHAND;
-    sigemptyset(&action.sa_mask);
-    sigaction(SIGINT, &action, NULL);
-}
-
 int cli_usage_error(const char *usage, const char *format, const char *argument)
 {
     fprintf(stderr, "idemsim: ");
@@ -109,7 +91,7 @@ int cli_parse_options(int argc, char **argv, const char *usage, Options *options
             return cli_usage_error(usage, "option %s needs a value", arg);
         if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
             fputs(usage, stdout);
-            exit(EXIT_SUCCESS);
+            exit(cli_exit_status(EXIT_SUCCESS));
         } else if (strcmp(arg, "--mode") == 0) {
             Mode mode;
             if (!mode_from_name(value, &mode))
@@ -173,6 +155,8 @@ int cli_parse_options(int argc, char **argv, const char *usage, Options *options
 
 Scenario *cli_load_scenario(const char *path, const Options *options)
 {
+    if (!cli_scenario_is_regular(path))
+        return NULL;
     Scenario *scenario = calloc(1, sizeof *scenario);
     LoadErrors *errors = calloc(1, sizeof *errors);
     if (scenario == NULL || errors == NULL) {

@@ -102,32 +102,15 @@ static bool write_csv(FILE *stream, const RunReport *report)
     return !ferror(stream);
 }
 
-/* Opens an output file before the run, so that a bad path fails in a second, not after a
- * long simulation. A NULL path opens nothing and succeeds. */
-static bool open_output(OutputFile *file, const char *path)
-{
-    char error[4400];
-    if (path == NULL)
-        return true;
-    if (output_file_open(file, path, error, sizeof error))
-        return true;
-    fprintf(stderr, "idemsim: %s\n", error);
-    return false;
-}
-
 typedef bool (*ReportWriter)(FILE *stream, const RunReport *report);
 
+/* Writes the report into a file opened before the run, and commits it. */
 static bool finish_output(OutputFile *file, ReportWriter writer, const RunReport *report)
 {
-    char error[4400];
     if (file->stream == NULL)
         return true;
-    writer(file->stream, report);
-    if (!output_file_commit(file, error, sizeof error)) {
-        fprintf(stderr, "idemsim: %s\n", error);
-        return false;
-    }
-    return true;
+    writer(file->stream, report); /* a failed write shows in the commit, with its errno */
+    return cli_commit_output(file);
 }
 
 /* A newcomer sees where the files went; scripts pass -q. */
@@ -273,24 +256,77 @@ static int svg_create(const SvgRequest *request, const Scenario *scenario, const
     return EXIT_SUCCESS;
 }
 
-static bool svg_write(const char *path, const SvgDiagram *diagram, const Scenario *scenario,
-                      uint64_t seed)
+/* ------------------------------------------------------------------ the command */
+
+/* The table on a terminal: a scenario's name and title are free text, so their control
+ * characters are escaped there (the JSON report keeps them, escaped its own way). */
+static void print_table(const RunReport *report, bool color)
 {
-    OutputFile file;
-    char error[4400];
-    if (!output_file_open(&file, path, error, sizeof error)) {
-        fprintf(stderr, "idemsim: %s\n", error);
-        return false;
+    Scenario *shown = malloc(sizeof *shown);
+    if (shown == NULL) {
+        report_write_table(stdout, report, color);
+        return;
     }
-    report_svg_write(file.stream, diagram, scenario, seed);
-    if (!output_file_commit(&file, error, sizeof error)) {
-        fprintf(stderr, "idemsim: %s\n", error);
-        return false;
+    *shown = *report->scenario;
+    cli_terminal_text(shown->name, sizeof shown->name, report->scenario->name);
+    cli_terminal_text(shown->title, sizeof shown->title, report->scenario->title);
+    RunReport terminal = *report;
+    terminal.scenario = shown;
+    report_write_table(stdout, &terminal, color);
+    free(shown);
+}
+
+enum { OUTPUT_JSON, OUTPUT_CSV, OUTPUT_TRACE, OUTPUT_SVG, OUTPUT_COUNT };
+
+/* Opens the first OUTPUT_COUNT roles' files, before anything runs; on a failure closes
+ * the ones already open. */
+static bool open_outputs(const OutputRole *roles, OutputFile *files)
+{
+    for (uint32_t o = 0; o < OUTPUT_COUNT; o++) {
+        if (!cli_open_output(&files[o], roles[o].path)) {
+            for (uint32_t opened = 0; opened < o; opened++)
+                output_file_abandon(&files[opened]);
+            return false;
+        }
     }
     return true;
 }
 
-/* ------------------------------------------------------------------ the command */
+/* Writes and commits every output opened before the run (the trace is already written),
+ * saying where each went; false when one failed. */
+static bool write_outputs(OutputFile *outputs, const OutputRole *roles, const Options *options,
+                          const RunReport *report, const SvgDiagram *diagram)
+{
+    bool written = true;
+    if (outputs[OUTPUT_TRACE].stream != NULL)
+        written &= say_written(options, roles[OUTPUT_TRACE].path,
+                               cli_commit_output(&outputs[OUTPUT_TRACE]));
+    written &= say_written(options, roles[OUTPUT_JSON].path,
+                           finish_output(&outputs[OUTPUT_JSON], report_write_json, report));
+    written &= say_written(options, roles[OUTPUT_CSV].path,
+                           finish_output(&outputs[OUTPUT_CSV], write_csv, report));
+    if (diagram != NULL) {
+        report_svg_write(outputs[OUTPUT_SVG].stream, diagram, report->scenario, report->seed);
+        written &=
+            say_written(options, roles[OUTPUT_SVG].path, cli_commit_output(&outputs[OUTPUT_SVG]));
+    }
+    return written;
+}
+
+/* A run cut short by a budget is reported (its files say "stopped"), but it is not a
+ * result: the scenario is too big for its budget, an input problem. True when one was. */
+static bool say_stops(const RunReport *report, const char *path)
+{
+    bool stopped = false;
+    for (uint32_t m = 0; m < report->mode_count; m++) {
+        if (report->stop_reasons[m] != NULL) {
+            fprintf(stderr, "idemsim: %s: %s: %s\n", path, mode_name(report->modes[m]),
+                    report->stop_reasons[m]);
+            stopped = true;
+        }
+    }
+    return stopped;
+}
 
 int command_run(int argc, char **argv)
 {
@@ -305,41 +341,40 @@ int command_run(int argc, char **argv)
         return status;
     if (options.file_count != 1)
         return cli_usage_error(run_usage, "run expects exactly one SCENARIO file%s", "");
+    const OutputRole roles[] = {
+        {"--json", options.json_path, true},   {"--csv", options.csv_path, true},
+        {"--trace", options.trace_path, true}, {"--svg", svg[SVG_PATH].value, true},
+        {"scenario", options.files[0], false},
+    };
+    if (!cli_check_outputs(roles, sizeof roles / sizeof roles[0]) ||
+        (!options.quiet && !cli_stdout_usable("the table")))
+        return EXIT_USAGE;
     Scenario *scenario = cli_load_scenario(options.files[0], &options);
     if (scenario == NULL)
         return EXIT_USAGE;
     SvgRequest svg_request;
     status = svg_prepare(svg, &options, scenario, &svg_request);
-    OutputFile trace_file = {0};
+    OutputFile outputs[OUTPUT_COUNT] = {0};
+    if (status == EXIT_SUCCESS && !open_outputs(roles, outputs))
+        status = EXIT_USAGE;
     TraceJsonl *trace_writer = NULL;
     TraceSink sink = {0};
-    char error[4400];
-    OutputFile json_file = {0}, csv_file = {0};
-    if (status == EXIT_SUCCESS &&
-        (!open_output(&json_file, options.json_path) || !open_output(&csv_file, options.csv_path)))
-        status = EXIT_USAGE;
-    if (status == EXIT_SUCCESS && options.trace_path != NULL) {
-        if (!output_file_open(&trace_file, options.trace_path, error, sizeof error)) {
-            fprintf(stderr, "idemsim: %s\n", error);
-            status = EXIT_USAGE;
-        }
-        if (status == EXIT_SUCCESS &&
-            (trace_writer = trace_jsonl_open(trace_file.stream)) == NULL) {
+    if (status == EXIT_SUCCESS && outputs[OUTPUT_TRACE].stream != NULL) {
+        trace_writer = trace_jsonl_open(outputs[OUTPUT_TRACE].stream);
+        if (trace_writer == NULL) {
             fprintf(stderr, "idemsim: out of memory\n");
-            output_file_abandon(&trace_file);
             status = EXIT_USAGE;
-        }
-        if (trace_writer != NULL)
+        } else {
             sink = trace_jsonl_sink(trace_writer);
+        }
     }
     SvgDiagram *diagram = NULL;
     if (status == EXIT_SUCCESS && svg[SVG_PATH].value != NULL)
         status = svg_create(&svg_request, scenario, &options, &diagram);
     if (status != EXIT_SUCCESS) {
         trace_jsonl_close(trace_writer);
-        output_file_abandon(&trace_file);
-        output_file_abandon(&json_file);
-        output_file_abandon(&csv_file);
+        for (uint32_t o = 0; o < OUTPUT_COUNT; o++)
+            output_file_abandon(&outputs[o]);
         report_svg_destroy(diagram);
         free(scenario);
         return status;
@@ -348,34 +383,12 @@ int command_run(int argc, char **argv)
     Run run;
     cli_run_modes(&run, scenario, &options, diagram ? (TraceSink){tee_write, &tee} : sink);
     if (!options.quiet) {
-        report_write_table(stdout, &run.report, options.color);
+        print_table(&run.report, options.color);
         fflush(stdout); /* the table before the lines that say where the files went */
     }
-    bool written = true;
-    if (options.trace_path != NULL) {
-        trace_jsonl_close(trace_writer); /* a failed write shows in the commit */
-        bool committed = output_file_commit(&trace_file, error, sizeof error);
-        if (!committed)
-            fprintf(stderr, "idemsim: %s\n", error);
-        written &= say_written(&options, options.trace_path, committed);
-    }
-    written &= say_written(&options, options.json_path,
-                           finish_output(&json_file, report_write_json, &run.report));
-    written &=
-        say_written(&options, options.csv_path, finish_output(&csv_file, write_csv, &run.report));
-    if (diagram != NULL)
-        written &= say_written(&options, svg[SVG_PATH].value,
-                               svg_write(svg[SVG_PATH].value, diagram, scenario, run.report.seed));
-    /* A run cut short by a budget is reported (its files say "stopped"), but it is not a
-     * result: the scenario is too big for its budget, an input problem. */
-    bool stopped = false;
-    for (uint32_t m = 0; m < run.report.mode_count; m++) {
-        if (run.report.stop_reasons[m] != NULL) {
-            fprintf(stderr, "idemsim: %s: %s: %s\n", options.files[0],
-                    mode_name(run.report.modes[m]), run.report.stop_reasons[m]);
-            stopped = true;
-        }
-    }
+    trace_jsonl_close(trace_writer); /* a failed write shows in the commit */
+    bool written = write_outputs(outputs, roles, &options, &run.report, diagram);
+    bool stopped = say_stops(&run.report, options.files[0]);
     report_svg_destroy(diagram);
     cli_run_release(&run);
     free(scenario);

@@ -399,15 +399,16 @@ static void show_progress(Pool *pool, bool final)
     fflush(stderr);
 }
 
-/* Takes runs until none is left or Ctrl-C came (cli_interrupted): then it finishes the run
- * it is on and takes no other; nothing is written, since a sweep with holes would be a
- * wrong result. */
+/* Takes runs until none is left, Ctrl-C came (cli_interrupted) or a run stopped at a
+ * budget: then it finishes the run it is on and takes no other; nothing is written, since
+ * a sweep with holes would be a wrong result. */
 static void *worker_main(void *argument)
 {
     Pool *pool = argument;
     for (;;) {
         pthread_mutex_lock(&pool->lock);
-        if (pool->next == pool->run_count || cli_interrupted) {
+        /* After a run stopped at a budget nothing will be written: no use going on. */
+        if (pool->next == pool->run_count || cli_interrupted || pool->stopped > 0) {
             pthread_mutex_unlock(&pool->lock);
             return NULL;
         }
@@ -446,34 +447,53 @@ static void run_pool(Pool *pool)
 
 /* ------------------------------------------------------------------ outputs */
 
-static bool write_file(const char *path, bool (*writer)(FILE *, const SweepResults *),
-                       const SweepResults *results)
+bool cli_sweep_open_outputs(SweepOutputs *outputs, const char *csv_path, const char *svg_path,
+                            const OutputRole *inputs, uint32_t input_count)
 {
-    if (path == NULL) {
-        bool ok = writer(stdout, results);
-        return fflush(stdout) == 0 && ok;
-    }
-    OutputFile file;
-    char error[4400];
-    if (!output_file_open(&file, path, error, sizeof error)) {
-        fprintf(stderr, "idemsim: %s\n", error);
+    memset(outputs, 0, sizeof *outputs);
+    OutputRole *roles = calloc(input_count + 2, sizeof *roles);
+    if (roles == NULL) {
+        fprintf(stderr, "idemsim: out of memory\n");
         return false;
     }
-    writer(file.stream, results);
-    if (!output_file_commit(&file, error, sizeof error)) {
-        fprintf(stderr, "idemsim: %s\n", error);
-        return false;
+    roles[0] = (OutputRole){"--csv", csv_path, true};
+    roles[1] = (OutputRole){"--svg", svg_path, true};
+    memcpy(roles + 2, inputs, input_count * sizeof *roles);
+    bool ok = cli_check_outputs(roles, input_count + 2);
+    free(roles);
+    if (ok && csv_path == NULL)
+        ok = cli_stdout_usable("the CSV");
+    ok = ok && cli_open_output(&outputs->csv, csv_path);
+    if (ok && !cli_open_output(&outputs->svg, svg_path)) {
+        output_file_abandon(&outputs->csv);
+        ok = false;
     }
-    return true;
+    return ok;
 }
 
-bool cli_sweep_write_outputs(const SweepResults *results, bool shard, const char *csv_path,
-                             const char *svg_path)
+void cli_sweep_abandon_outputs(SweepOutputs *outputs)
 {
-    bool ok =
-        write_file(csv_path, shard ? sweep_report_write_shard : sweep_report_write_csv, results);
-    if (ok && svg_path != NULL)
-        ok = write_file(svg_path, sweep_report_write_svg, results);
+    output_file_abandon(&outputs->csv);
+    output_file_abandon(&outputs->svg);
+}
+
+bool cli_sweep_write_outputs(SweepOutputs *outputs, const SweepResults *results, bool shard)
+{
+    bool (*write_csv)(FILE *, const SweepResults *) =
+        shard ? sweep_report_write_shard : sweep_report_write_csv;
+    bool ok = true;
+    if (outputs->csv.stream == NULL) {
+        write_csv(stdout, results);
+        ok = output_stdout_error() == 0; /* main says why */
+    } else {
+        write_csv(outputs->csv.stream, results); /* a failed write shows in the commit */
+        ok = cli_commit_output(&outputs->csv);
+    }
+    if (ok && outputs->svg.stream != NULL) {
+        sweep_report_write_svg(outputs->svg.stream, results);
+        ok = cli_commit_output(&outputs->svg);
+    }
+    cli_sweep_abandon_outputs(outputs); /* what is left after a failure */
     return ok;
 }
 
@@ -485,7 +505,7 @@ static int parse_sweep_command(int argc, char **argv, SweepOptions *sweep, Optio
     for (int i = 0; i < argc; i++) {
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             fputs(sweep_usage, stdout);
-            exit(EXIT_SUCCESS);
+            exit(cli_exit_status(EXIT_SUCCESS));
         }
         if (cli_option_takes_value(argv[i]))
             i++;
@@ -521,20 +541,55 @@ static uint32_t *shard_runs(const SweepResults *results, uint32_t *count)
     return list;
 }
 
+/* Runs the pool and says why it stopped early, if it did: EXIT_SUCCESS when every run of
+ * the shard finished whole. */
+static int run_sweep(Pool *pool)
+{
+    cli_catch_interrupt();
+    run_pool(pool);
+    if (cli_interrupted) {
+        fprintf(stderr,
+                "idemsim: interrupted by Ctrl-C: %u of %u runs finished; nothing written "
+                "(a sweep with holes would be a wrong result; --shard splits a long one)\n",
+                pool->done, pool->run_count);
+        return 128 + SIGINT;
+    }
+    if (pool->stopped > 0) {
+        /* A run cut short measured part of a run: averaged with whole runs it would be a
+         * wrong result, so nothing is written (as for run, an input problem). */
+        fprintf(stderr,
+                "idemsim: a run stopped at a budget, so the sweep stopped after %u of %u runs "
+                "and wrote nothing (raise the budget or shrink the scenario); the first: %s\n",
+                pool->done, pool->run_count, pool->stop_reason);
+        return EXIT_USAGE;
+    }
+    return EXIT_SUCCESS;
+}
+
 int command_sweep(int argc, char **argv)
 {
     SweepOptions sweep = {0};
     Options options = {0};
     SweepResults *results = calloc(1, sizeof *results);
+    SweepOutputs *outputs = calloc(1, sizeof *outputs);
     Pool pool = {.threads = 1};
-    if (results == NULL)
+    if (results == NULL || outputs == NULL) {
+        free(results);
+        free(outputs);
         return EXIT_USAGE;
+    }
     int status = parse_sweep_command(argc, argv, &sweep, &options, results, &pool.threads);
     Scenario **scenarios = NULL;
+    if (status == EXIT_SUCCESS && !cli_scenario_is_regular(options.files[0]))
+        status = EXIT_USAGE;
     if (status == EXIT_SUCCESS) {
         scenarios = load_points(options.files[0], &options, results);
         status = scenarios == NULL ? EXIT_USAGE : EXIT_SUCCESS;
     }
+    OutputRole scenario_role = {"scenario", options.files[0], false};
+    if (status == EXIT_SUCCESS &&
+        !cli_sweep_open_outputs(outputs, options.csv_path, sweep.svg_path, &scenario_role, 1))
+        status = EXIT_USAGE;
     uint32_t *runs = NULL;
     if (status == EXIT_SUCCESS) {
         runs = shard_runs(results, &pool.run_count);
@@ -550,32 +605,16 @@ int command_sweep(int argc, char **argv)
         pool.options = &options;
         pool.threads = pool.threads < pool.run_count ? pool.threads : pool.run_count;
         pool.progress = !options.quiet && isatty(STDERR_FILENO);
-        cli_catch_interrupt();
-        run_pool(&pool);
-        if (cli_interrupted) {
-            fprintf(stderr,
-                    "idemsim: interrupted by Ctrl-C: %u of %u runs finished; nothing written "
-                    "(a sweep with holes would be a wrong result; --shard splits a long one)\n",
-                    pool.done, pool.run_count);
-            status = 128 + SIGINT;
-        }
+        status = run_sweep(&pool);
     }
-    if (status == EXIT_SUCCESS) {
-        /* A run cut short by a budget measured part of a run: averaged with whole runs it
-         * would be a wrong result, so nothing is written (as run, an input problem). */
-        if (pool.stopped > 0)
-            fprintf(stderr,
-                    "idemsim: %u of %u runs stopped at a budget, so no results are "
-                    "written; the first: %s\n",
-                    pool.stopped, pool.run_count, pool.stop_reason);
-        if (pool.stopped > 0 || !cli_sweep_write_outputs(results, sweep.shard != NULL,
-                                                         options.csv_path, sweep.svg_path))
-            status = EXIT_USAGE;
-    }
+    if (status == EXIT_SUCCESS && !cli_sweep_write_outputs(outputs, results, sweep.shard != NULL))
+        status = EXIT_USAGE;
+    cli_sweep_abandon_outputs(outputs);
     if (scenarios != NULL)
         release_points(scenarios, sweep_report_point_count(results));
     free(runs);
     sweep_report_release(results);
     free(results);
+    free(outputs);
     return status;
 }

@@ -37,7 +37,9 @@ int command_validate(int argc, char **argv)
             exit_code = EXIT_USAGE;
             continue;
         }
-        printf("%s: ok (%s, %u client group%s, %u mode%s)\n", options.files[i], scenario->name,
+        char name[sizeof scenario->name * 4];
+        cli_terminal_text(name, sizeof name, scenario->name);
+        printf("%s: ok (%s, %u client group%s, %u mode%s)\n", options.files[i], name,
                scenario->client_group_count, scenario->client_group_count == 1 ? "" : "s",
                scenario->mode_count, scenario->mode_count == 1 ? "" : "s");
         free(scenario);

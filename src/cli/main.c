@@ -1,6 +1,5 @@
 /* idemsim: the command line (DESIGN §5). Dispatches to the subcommands. Exit codes:
  * 0 success, 1 an expectation failed, 2 bad input or usage. */
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,15 +27,6 @@ static const char *const main_usage =
     "  --version          print the version\n"
     "\n"
     "Try: idemsim run scenarios/default.json\n";
-
-/* Ctrl-C or a kill during a run leaves no half-written PATH.tmp.PID behind; check and
- * sweep install their own gentler Ctrl-C handling on top. */
-static void on_fatal_signal(int signal_number)
-{
-    output_file_remove_temporaries();
-    signal(signal_number, SIG_DFL);
-    raise(signal_number);
-}
 
 const char *cli_program = "idemsim";
 
@@ -105,21 +95,22 @@ int main(int argc, char **argv)
 {
     if (argc > 0 && argv[0] != NULL && argv[0][0] != '\0')
         cli_program = argv[0];
-    signal(SIGINT, on_fatal_signal);
-    signal(SIGTERM, on_fatal_signal);
+    cli_protect_standard_descriptors();
+    cli_install_signal_handlers();
+    output_stdout_install(); /* a command that must write there checks it is open */
     if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
         fputs(main_usage, argc < 2 ? stderr : stdout);
-        return argc < 2 ? EXIT_USAGE : EXIT_SUCCESS;
+        return cli_exit_status(argc < 2 ? EXIT_USAGE : EXIT_SUCCESS);
     }
     const char *name = argv[1];
     if (strcmp(name, "--version") == 0) {
         printf("idemsim 0.1.0\n");
-        return EXIT_SUCCESS;
+        return cli_exit_status(EXIT_SUCCESS);
     }
     if (strcmp(name, "help") == 0)
-        return help(argc - 2, argv + 2);
+        return cli_exit_status(help(argc - 2, argv + 2));
     const Command *command = find_command(name);
     if (command == NULL)
         return unknown_command(name);
-    return command->run(argc - 2, argv + 2);
+    return cli_exit_status(command->run(argc - 2, argv + 2));
 }

@@ -32,19 +32,59 @@ TraceSink trace_jsonl_sink(TraceJsonl *writer);
  * failed. NULL is a no-op. */
 bool trace_jsonl_close(TraceJsonl *writer);
 
-/* Output files are whole or absent: written to "PATH.tmp.PID", renamed on success. */
+/* ------------------------------------------------------------------ output files */
+
+/* Output files are whole or absent. A regular file, a symlink or a name not taken yet is
+ * written to a temporary created exclusively beside it ("PATH.tmp.XXXXXX", random) and
+ * renamed over PATH when complete: PATH itself is never opened for writing, so a symlink
+ * there is replaced, not written through. A character device or a pipe (/dev/null,
+ * /dev/stdout, a FIFO) holds nothing to destroy and is written directly. */
+#define OUTPUT_PATH_MAX 4096
+
+/* Every write goes through write(2) here; error keeps the errno of the first that failed. */
 typedef struct {
-    char path[4096];
-    char temporary_path[4200];
+    int descriptor;
+    int error;
+} OutputWriter;
+
+typedef struct {
+    char path[OUTPUT_PATH_MAX];
+    char temporary_path[OUTPUT_PATH_MAX + 32]; /* "" when written directly */
     FILE *stream;
+    OutputWriter writer;
+    int slot; /* in the list of temporaries a signal handler removes */
 } OutputFile;
 
+/* Errors read "PATH: cannot write: reason", reason the errno of the call that failed. An
+ * OutputFile must stay where it is (not be copied) between open and commit or abandon. */
 bool output_file_open(OutputFile *file, const char *path, char *error, size_t error_size);
-/* Flushes, closes and renames; on any failure removes the temporary file. */
+/* Flushes, syncs, closes and renames; on any failure removes the temporary file. */
 bool output_file_commit(OutputFile *file, char *error, size_t error_size);
+/* Closes and removes the temporary; a file never opened (zeroed, or stream NULL) is a no-op. */
 void output_file_abandon(OutputFile *file);
-/* Unlinks the temporary files still open; async-signal-safe, for an interrupt handler. An
- * OutputFile must stay where it is (not be copied) between open and commit. */
+/* Unlinks the temporary files still open; async-signal-safe, for a signal handler. */
 void output_file_remove_temporaries(void);
+
+/* A file a command reads or writes, as the user named it: role is the option ("--json") or
+ * what an input is ("scenario"). A NULL path is skipped. */
+typedef struct {
+    const char *role;
+    const char *path;
+    bool output;
+} OutputRole;
+
+/* False, with a message naming both, when an output is the same file as another output or
+ * as any input: the same device and inode for files that exist (a hard link, a symlink, or
+ * "./x" and "x" all count), the same resolved directory and name for files not created
+ * yet. Character devices (/dev/null) may take several outputs. */
+bool output_file_check_distinct(const OutputRole *files, uint32_t count, char *error,
+                                size_t error_size);
+
+/* Standard output through the same recording writer (it replaces stdout), so a failed
+ * write to it (a full disk, a closed pipe with SIGPIPE ignored) is known with its errno.
+ * False when descriptor 1 is closed or read-only. */
+bool output_stdout_install(void);
+/* Flushes standard output; 0 when every write to it succeeded, else the first errno. */
+int output_stdout_error(void);
 
 #endif

@@ -3,7 +3,9 @@
  * completion order); the writers turn them into the summary CSV, the shard CSV that
  * `idemsim merge` reads back, and an SVG line chart. Invariant: the outputs are a pure
  * function of the filled values and the grid, so 1 or N threads, 1 or N shards agree byte
- * for byte. A run is (point, seed index); run = point * seed_count + seed index. */
+ * for byte. A run is (point, seed index); run = point * seed_count + seed index.
+ * One file per concern: sweep_report_grid.c (axes, run numbering), _stats.c (values and
+ * statistics), _csv.c (both CSV formats), _shard_reader.c (merge's reader), _chart.c (SVG). */
 #ifndef IDEMSIM_SWEEP_REPORT_H
 #define IDEMSIM_SWEEP_REPORT_H
 
@@ -24,13 +26,16 @@
 #define SWEEP_OVERRIDE_LEN_MAX 256
 #define SWEEP_LABEL_LEN_MAX 32
 
-/* One varied field: values from, from + step, ... up to to (inclusive, within rounding). */
+/* One varied field: values from, from + step, ... up to to (inclusive), computed once on
+ * the decimal digits of the three numbers, so 0.1 * 3 is 0.3 and neighbouring large
+ * integers stay distinct. The values, not a text of them, are what every point uses. */
 typedef struct {
     char path[SWEEP_PATH_LEN_MAX]; /* as --set takes it: "network.default.loss" */
     double from;
     double to;
     double step;
     uint32_t count;
+    double values[SWEEP_AXIS_VALUES_MAX];
 } SweepAxis;
 
 typedef struct {
@@ -67,10 +72,12 @@ typedef struct {
 /* ------------------------------------------------------------------ the grid */
 
 /* Parses "PATH=FROM:TO:STEP". False with a message ("expected PATH=FROM:TO:STEP, got 'x'",
- * "STEP must be > 0", "FROM must be <= TO") in error. */
+ * "STEP must be > 0", "FROM must be <= TO", two values equal as doubles) in error. */
 bool sweep_report_parse_axis(const char *text, SweepAxis *axis, char *error, size_t error_size);
 double sweep_report_axis_value(const SweepAxis *axis, uint32_t index);
-/* The value as --set, the CSV and the chart print it: "%.15g", so 0.1 * 3 prints "0.3". */
+/* The value as --set, the CSV and the chart print it: the shortest text that reads back
+ * as the same double ("0.3", "9007199254740001"), so --set gives each point its exact
+ * value and no two points share a label. */
 void sweep_report_axis_label(const SweepAxis *axis, uint32_t index, char *buffer, size_t size);
 uint32_t sweep_report_point_count(const SweepResults *results);
 uint32_t sweep_report_run_count(const SweepResults *results);

@@ -126,8 +126,11 @@ static ViewOptionsResult parse_option(const char *arg, const char *value, ViewOp
             return usage_error("unknown mode '%s' (expected at-most-once, at-least-once or "
                                "idempotent)",
                                value);
-        if (options->mode_count < MODE_COUNT)
-            options->modes[options->mode_count++] = mode;
+        for (uint32_t m = 0; m < options->mode_count; m++) {
+            if (options->modes[m] == mode) /* as run does: a repeat is a typo, not a wish */
+                return usage_error("--mode %s given twice", value);
+        }
+        options->modes[options->mode_count++] = mode; /* at most MODE_COUNT distinct */
     } else if (strcmp(arg, "--set") == 0) {
         if (options->override_count == VIEW_OVERRIDES_MAX)
             return usage_error("too many --set options (at most 64)%s", "");
