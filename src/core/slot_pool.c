@@ -4,6 +4,7 @@
  * aliasing cast. */
 #include "slot_pool.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,7 +22,7 @@ void slot_pool_release(SlotPool *pool)
     pool->next_free = NULL;
 }
 
-static void grow(SlotPool *pool, void *items_address, size_t item_size)
+void slot_pool_grow(SlotPool *pool, void *items_address, size_t item_size)
 {
     uint32_t old_capacity = pool->capacity;
     SIM_ASSERT(old_capacity < UINT32_MAX / 2, "a pool holds fewer than 2^31 slots");
@@ -39,23 +40,9 @@ static void grow(SlotPool *pool, void *items_address, size_t item_size)
     }
 }
 
-uint32_t slot_pool_take(SlotPool *pool, void *items_address, size_t item_size)
+void slot_pool_give_invalid(void)
 {
-    if (pool->free == SLOT_POOL_NONE)
-        grow(pool, items_address, item_size);
-    uint32_t slot = pool->free;
-    pool->free = pool->next_free[slot];
-    pool->next_free[slot] = SLOT_POOL_NONE;
-    pool->in_use++;
-    return slot;
-}
-
-void slot_pool_give(SlotPool *pool, uint32_t slot)
-{
-    SIM_ASSERT(slot < pool->capacity && pool->in_use > 0, "a slot given back was taken");
-    pool->next_free[slot] = pool->free;
-    pool->free = slot;
-    pool->in_use--;
+    SIM_ASSERT(false, "a slot given back was taken");
 }
 
 uint64_t slot_pool_memory_bytes(const SlotPool *pool)

@@ -24,11 +24,32 @@ void slot_pool_init(SlotPool *pool, uint32_t first_capacity);
 /* Frees the pool's side array; the caller frees its items. */
 void slot_pool_release(SlotPool *pool);
 
+/* Makes room for more slots (the pool's first growth, or a doubling). */
+void slot_pool_grow(SlotPool *pool, void *items_address, size_t item_size);
+void slot_pool_give_invalid(void);
+
 /* A free slot of *items, an array of item_size-byte items: items_address is the address of
  * the caller's array pointer (a Message ** for a Message array), which moves when the pool
- * grows. The slot's bytes are left as they were: the caller sets them. */
-uint32_t slot_pool_take(SlotPool *pool, void *items_address, size_t item_size);
-void slot_pool_give(SlotPool *pool, uint32_t slot);
+ * grows. The slot's bytes are left as they were: the caller sets them. Inline: every message
+ * and job of a run passes here. */
+static inline uint32_t slot_pool_take(SlotPool *pool, void *items_address, size_t item_size)
+{
+    if (pool->free == SLOT_POOL_NONE)
+        slot_pool_grow(pool, items_address, item_size);
+    uint32_t slot = pool->free;
+    pool->free = pool->next_free[slot];
+    pool->in_use++;
+    return slot;
+}
+
+static inline void slot_pool_give(SlotPool *pool, uint32_t slot)
+{
+    if (slot >= pool->capacity || pool->in_use == 0)
+        slot_pool_give_invalid(); /* aborts */
+    pool->next_free[slot] = pool->free;
+    pool->free = slot;
+    pool->in_use--;
+}
 
 /* The side array's bytes (the caller counts its items: capacity x item size). */
 uint64_t slot_pool_memory_bytes(const SlotPool *pool);
