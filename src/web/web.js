@@ -265,7 +265,7 @@
     } catch (error) {
       button.textContent = "Link in the address bar";
     }
-    setTimeout(() => { button.textContent = "Link to this moment"; }, 2500);
+    setTimeout(() => { button.textContent = "Link here"; }, 2500);
   });
   // Keys typed in the page's fields stay there; a click on the picture gives it the keys.
   $("canvas").addEventListener("mousedown", () => $("canvas").focus());
