@@ -11,7 +11,8 @@ Serves build-web/ from 127.0.0.1 and checks that:
     with the counters of `idemsim run` in every mode;
   - the run panel prints exactly the table `idemsim run` prints;
   - bad JSON in the editor is refused with the loader's $.path messages, as the CLI words
-    them, and the running scenario stays.
+    them, and the running scenario stays;
+  - the desktop keys, typed on the canvas, drive the view (focus, pause, speed, seed).
 Every wait polls a DOM condition against a deadline. Exit status 0 when every check passed.
 """
 import argparse
@@ -82,6 +83,14 @@ class WebDriver:
 
     def wait(self, expression, seconds, what):
         return poll(lambda: self.run(f"return {expression};"), seconds, what)
+
+    def press(self, keys):
+        """Types keys (one character each) into the focused element."""
+        actions = []
+        for key in keys:
+            actions += [{"type": "keyDown", "value": key}, {"type": "keyUp", "value": key}]
+        self.command("POST", "/actions",
+                     {"actions": [{"type": "key", "id": "keyboard", "actions": actions}]})
 
     def screenshot(self):
         return base64.b64decode(self.command("GET", "/screenshot"))
@@ -314,6 +323,20 @@ def check_bad_json(driver, idemsim):
     print(f"editor: bad JSON refused with {shown_messages}")
 
 
+def check_keys(driver):
+    driver.run("document.getElementById('canvas').focus();")
+    before = page_state(driver)
+    pressed = [("2", lambda s: s["focus"] == 1, "key 2 shows the second mode alone"),
+               (" ", lambda s: s["paused"] != before["paused"], "space pauses or resumes"),
+               ("-", lambda s: s["speed"] == before["speed"] / 2, "- halves the speed"),
+               ("s", lambda s: int(s["seed"]) == int(before["seed"]) + 1, "s takes the next seed"),
+               ("0", lambda s: s["focus"] == -1, "0 shows every mode")]
+    for key, holds, what in pressed:
+        driver.press(key)
+        poll(lambda: holds(page_state(driver)), 10, what)
+    print("keys on the canvas: " + ", ".join(what for _, _, what in pressed))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--site", default=os.path.join(ROOT, "build-web"))
@@ -340,6 +363,7 @@ def main():
         check_picked_scenario(driver, idemsim, options.scenario, options.screenshot)
         check_run_table(driver, idemsim, options.scenario)
         check_bad_json(driver, idemsim)
+        check_keys(driver)
         check_every_scenario(driver, base, idemsim)
     finally:
         driver.close()
