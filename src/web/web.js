@@ -80,7 +80,8 @@
                         [source, text, seed, speed, focus]);
     const errors = $("errors");
     if (status !== 0) {
-      errors.textContent = status === 2 ? call("web_errors", "string", []) : "out of memory";
+      errors.textContent = status === 2 ? call("web_errors", "string", [])
+        : "the view could not start: see the browser's console";
       errors.hidden = false;
       openPanel("json-panel", true);
       return false;

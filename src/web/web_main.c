@@ -124,12 +124,13 @@ EMSCRIPTEN_KEEPALIVE const char *web_library(void)
 
 /* ------------------------------------------------------------------ loading */
 
-static Answer error_answer; /* the errors of the last web_load that failed */
+static Answer error_answer; /* the errors of the last web_load, empty when it loaded */
 
 static void on_animation_frame(void)
 {
     /* A page cannot close itself: q and Esc end the desktop window, here they do nothing. */
-    view_window_frame(app, window_loop);
+    if (app->session_ready)
+        view_window_frame(app, window_loop);
 }
 
 static bool create_app(void)
@@ -173,7 +174,8 @@ static void set_title(void)
 /* Loads JSON text (named source_name in error messages), then shows it from time 0 with seed
  * (empty: the scenario's own), speed (<= 0: the default) and focus (-1: every mode). On bad
  * input the running scenario stays and web_errors() lists every error with its $.path.
- * Returns 0, or 2 for bad input, or 1 when the window or memory failed. */
+ * Returns 0, or 2 for bad input, or 1 when memory, the window or the fonts failed (the
+ * reason is on the console). */
 EMSCRIPTEN_KEEPALIVE int web_load(const char *source_name, const char *text, const char *seed,
                                   double speed, int focus)
 {
@@ -188,7 +190,7 @@ EMSCRIPTEN_KEEPALIVE int web_load(const char *source_name, const char *text, con
     }
     FILE *error_stream = answer_begin(&error_answer);
     bool loaded = scenario_load_text(text, strlen(text), NULL, 0, scenario, errors);
-    if (!loaded)
+    if (!loaded && error_stream != NULL)
         scenario_print_errors(error_stream, source_name, errors);
     answer_end(&error_answer);
     free(errors);
@@ -220,7 +222,8 @@ EMSCRIPTEN_KEEPALIVE int web_load(const char *source_name, const char *text, con
     return view_relayout(app) ? 0 : 1;
 }
 
-/* The error lines of the last web_load that failed, one per line: "FILE: $.path: message". */
+/* The errors of the last web_load, one per line ("FILE: $.path: message"); empty when it
+ * loaded. */
 EMSCRIPTEN_KEEPALIVE const char *web_errors(void)
 {
     return error_answer.text != NULL ? error_answer.text : "";
