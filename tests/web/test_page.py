@@ -12,7 +12,9 @@ Serves build-web/ from 127.0.0.1 and checks that:
   - the run panel prints exactly the table `idemsim run` prints;
   - bad JSON in the editor is refused with the loader's $.path messages, as the CLI words
     them, and the running scenario stays;
-  - the desktop keys, typed on the canvas, drive the view (focus, pause, speed, seed).
+  - the SVG the page offers is the one `idemsim run --svg` writes, byte for byte;
+  - the desktop keys, typed on the canvas, drive the view (focus, pause, speed, seed), and
+    p hands the page a screenshot of the picture to download.
 Every wait polls a DOM condition against a deadline. Exit status 0 when every check passed.
 """
 import argparse
@@ -323,8 +325,25 @@ def check_bad_json(driver, idemsim):
     print(f"editor: bad JSON refused with {shown_messages}")
 
 
+def check_svg(driver, idemsim, scenario):
+    state = page_state(driver)
+    svg = driver.run("return Module.ccall('web_svg', 'string', [], []);")
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "diagram.svg")
+        subprocess.run([idemsim, "run", "scenarios/" + scenario, "--seed", state["seed"],
+                        "--svg", path, "-q"], check=True, cwd=ROOT)
+        with open(path) as native:
+            expected = native.read()
+    assert svg.startswith("<svg") or svg.startswith("<?xml"), svg[:80]
+    assert svg == expected, "the page's SVG differs from `idemsim run --svg`"
+    print(f"SVG: the diagram of `idemsim run --svg`, byte for byte ({len(svg)} bytes)")
+
+
 def check_keys(driver):
-    driver.run("document.getElementById('canvas').focus();")
+    driver.run("document.getElementById('canvas').focus();"
+               # Record the screenshot key p hands over instead of downloading it.
+               "Module.offerPng = (rgba, width, height, name) => { window.offeredPng = "
+               "{width, height, name, drawn: rgba.some((v, i) => i % 4 !== 3 && v > 40)}; };")
     before = page_state(driver)
     pressed = [("2", lambda s: s["focus"] == 1, "key 2 shows the second mode alone"),
                (" ", lambda s: s["paused"] != before["paused"], "space pauses or resumes"),
@@ -334,7 +353,13 @@ def check_keys(driver):
     for key, holds, what in pressed:
         driver.press(key)
         poll(lambda: holds(page_state(driver)), 10, what)
-    print("keys on the canvas: " + ", ".join(what for _, _, what in pressed))
+    driver.press("p")
+    png = driver.wait("window.offeredPng", 10, "key p to offer a screenshot")
+    size = driver.run("const c = document.getElementById('canvas'); return [c.width, c.height];")
+    assert [png["width"], png["height"]] == size and png["drawn"], png
+    assert png["name"].startswith("idemsim-") and png["name"].endswith(".png"), png["name"]
+    print("keys on the canvas: " + ", ".join(what for _, _, what in pressed) +
+          f"; p offers {png['name']} ({png['width']}x{png['height']})")
 
 
 def main():
@@ -363,6 +388,7 @@ def main():
         check_picked_scenario(driver, idemsim, options.scenario, options.screenshot)
         check_run_table(driver, idemsim, options.scenario)
         check_bad_json(driver, idemsim)
+        check_svg(driver, idemsim, options.scenario)
         check_keys(driver)
         check_every_scenario(driver, base, idemsim)
     finally:
