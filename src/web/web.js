@@ -58,6 +58,7 @@
   }
 
   function fragmentOf(withTime) {
+    if (editedFragment === null && file === null) return location.hash;
     const parts = [];
     if (editedFragment !== null) parts.push("json=" + editedFragment);
     else parts.push("scenario=" + encodeURIComponent(file.replace(/\.json$/, "")));
@@ -102,9 +103,13 @@
   }
 
   async function loadEdited(text, seed, speed, focus) {
-    if (!load("edited scenario", text, seed, speed, focus)) return false;
-    editedText = text;
+    const previous = [editedText, editedFragment];
     editedFragment = await encodeText(text);
+    editedText = text;
+    if (!load("edited scenario", text, seed, speed, focus)) {
+      [editedText, editedFragment] = previous;
+      return false;
+    }
     $("scenario").value = "";
     return true;
   }

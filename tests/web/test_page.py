@@ -12,6 +12,8 @@ Serves build-web/ from 127.0.0.1 and checks that:
   - the run panel prints exactly the table `idemsim run` prints;
   - bad JSON in the editor is refused with the loader's $.path messages, as the CLI words
     them, and the running scenario stays;
+  - an edited scenario travels in a link (#json=...): opened in a fresh page, it shows the
+    edited text and ends with the counters `idemsim run` gives for that text;
   - the SVG the page offers is the one `idemsim run --svg` writes, byte for byte;
   - the desktop keys, typed on the canvas, drive the view (focus, pause, speed, seed), and
     p hands the page a screenshot of the picture to download.
@@ -325,6 +327,33 @@ def check_bad_json(driver, idemsim):
     print(f"editor: bad JSON refused with {shown_messages}")
 
 
+def check_edited_link(driver, base, idemsim):
+    driver.run("document.getElementById('revert').click();")
+    edited = driver.run(
+        "const scenario = JSON.parse(document.getElementById('json').value);"
+        "scenario.name = 'edited_in_the_page'; scenario.clients[0].count += 4;"
+        "const text = JSON.stringify(scenario, null, 2);"
+        "document.getElementById('json').value = text;"
+        "document.getElementById('apply').click(); return text;")
+    link = driver.wait("location.hash.startsWith('#json=') && location.hash", 10,
+                       "the link to hold the edited scenario")
+    seed = page_state(driver)["seed"]
+    driver.open("about:blank")
+    driver.open(base + link + "&t=1000000000000")
+    driver.wait("document.body.dataset.ready === 'true'", 60, "the edited link to load")
+    state = page_state(driver)
+    assert state["scenario"] == "edited_in_the_page" and state["seed"] == seed, state
+    assert driver.run("return document.getElementById('json').value;") == edited
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "edited.json")
+        with open(path, "w") as out:
+            out.write(edited)
+        expected = native_outcomes(idemsim, path, seed)
+    assert state["finished"] and page_outcomes(state) == expected, \
+        f"edited link: page {page_outcomes(state)} != run {expected}"
+    print(f"edited scenario: a {len(link)}-character link reopens it; counters equal `idemsim run`")
+
+
 def check_svg(driver, idemsim, scenario):
     state = page_state(driver)
     svg = driver.run("return Module.ccall('web_svg', 'string', [], []);")
@@ -390,6 +419,7 @@ def main():
         check_bad_json(driver, idemsim)
         check_svg(driver, idemsim, options.scenario)
         check_keys(driver)
+        check_edited_link(driver, base, idemsim)
         check_every_scenario(driver, base, idemsim)
     finally:
         driver.close()
