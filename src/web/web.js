@@ -22,6 +22,7 @@
   let state = {};             // the last web_state()
   let shownFragment = "";
   let atMoment = false;       // the link names the paused moment (t) until the view runs on
+  let tableOf = "";           // what the run table shows (tableKey)
 
   const Module = (window.Module = {
     canvas: $("canvas"),
@@ -91,7 +92,6 @@
     $("json").value = text;
     poll();
     fillFocus();
-    refreshRunTable();
     return true;
   }
 
@@ -182,6 +182,7 @@
     $("speed").value = String(state.speed);
     $("focus").value = String(state.focus);
     $("pause").textContent = state.paused ? "Resume" : "Pause";
+    if (!$("run-panel").hidden && tableKey() !== tableOf) refreshRunTable();
     if (atMoment && !state.paused) atMoment = false;
     const fragment = fragmentOf(atMoment);
     if (fragment !== shownFragment) {
@@ -202,8 +203,13 @@
     if (id === "run-panel" && open) refreshRunTable();
   }
 
+  // The table belongs to a scenario and a seed: the keys r and s, the seed field or another
+  // scenario make it stale (poll notices).
+  const tableKey = () => state.scenario + " " + state.seed + " " + (editedFragment || file);
+
   function refreshRunTable() {
     if ($("run-panel").hidden) return;
+    tableOf = tableKey();
     $("run-table").textContent = "running every mode to its end…";
     // Let the browser paint the notice before the runs take the thread.
     setTimeout(() => { $("run-table").textContent = call("web_run_table", "string"); }, 30);
@@ -234,10 +240,8 @@
     if (event.target.value) loadFile(event.target.value, "", state.speed, -1);
   });
   $("seed").addEventListener("change", (event) => {
-    if (/^\d+$/.test(event.target.value)) {
+    if (/^\d+$/.test(event.target.value))
       call("web_restart", "number", ["string"], [event.target.value]);
-      refreshRunTable();
-    }
   });
   $("speed").addEventListener("change", (event) =>
     call("web_set_speed", null, ["number"], [Number(event.target.value)]));

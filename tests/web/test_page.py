@@ -233,14 +233,26 @@ def page_state(driver):
 
 
 def check_load_and_picker(driver, base, budget_s):
-    driver.open(base + "#scenario=default")
-    driver.wait("document.body.dataset.ready === 'true' || document.body.dataset.error", 60,
-                "the page to start")
-    error = driver.run("return document.body.dataset.error || '';")
-    assert not error, f"the page failed to start: {error}"
-    load_ms = driver.run("return Number(document.body.dataset.readyMs);")
-    print(f"page load: {load_ms:.0f} ms to the first frame's scenario (budget {budget_s} s)")
-    assert load_ms < budget_s * 1000, f"the page took {load_ms:.0f} ms to load"
+    """Loads the page three times without the browser's cache: the first load also pays for
+    starting the browser's GPU and compiler processes, and the machine may be busy, so the
+    fastest load is the page's own cost."""
+    driver.command("POST", "/goog/cdp/execute", {"cmd": "Network.enable", "params": {}})
+    driver.command("POST", "/goog/cdp/execute",
+                   {"cmd": "Network.setCacheDisabled", "params": {"cacheDisabled": True}})
+    loads_ms = []
+    for _ in range(3):
+        driver.open("about:blank")
+        driver.open(base + "#scenario=default")
+        driver.wait("document.body.dataset.ready === 'true' || document.body.dataset.error",
+                    60, "the page to start")
+        error = driver.run("return document.body.dataset.error || '';")
+        assert not error, f"the page failed to start: {error}"
+        loads_ms.append(driver.run("return Number(document.body.dataset.readyMs);"))
+    driver.command("POST", "/goog/cdp/execute",
+                   {"cmd": "Network.setCacheDisabled", "params": {"cacheDisabled": False}})
+    print("page load without cache, to a running scenario: " +
+          ", ".join(f"{ms:.0f}" for ms in loads_ms) + f" ms (budget {budget_s} s)")
+    assert min(loads_ms) < budget_s * 1000, f"the page took {min(loads_ms):.0f} ms to load"
     listed = driver.run("return [...document.getElementById('scenario').options]"
                         ".filter(o => o.value).map(o => [o.value, o.text]);")
     expected = []
@@ -250,7 +262,7 @@ def check_load_and_picker(driver, base, budget_s):
                 expected.append([name, json.load(source)["title"]])
     assert listed == expected, f"picker lists {listed}, the library has {expected}"
     print(f"picker: {len(listed)} scenarios, titles from the files")
-    return load_ms
+    return min(loads_ms)
 
 
 def check_picked_scenario(driver, idemsim, scenario, shot_path):
@@ -295,17 +307,21 @@ def check_every_scenario(driver, base, idemsim):
 
 
 def check_run_table(driver, idemsim, scenario):
+    """The table, then again after the seed changes (the table must follow it)."""
     driver.run("document.getElementById('toggle-run').click();")
-    table = driver.wait("(t => t.startsWith('running') ? '' : t)"
-                        "(document.getElementById('run-table').textContent)", 60,
-                        "the run table")
-    seed = page_state(driver)["seed"]
-    native = subprocess.run([idemsim, "run", "scenarios/" + scenario, "--seed", seed,
-                             "--no-color"], check=True, cwd=ROOT, capture_output=True,
-                            text=True).stdout
-    assert table == native, f"run panel differs from `idemsim run`:\n{table}\n---\n{native}"
+    for seed in (str(SEED), str(SEED + 10)):
+        driver.run("const field = document.getElementById('seed');"
+                   "field.value = arguments[0]; field.dispatchEvent(new Event('change'));", seed)
+        table = driver.wait(f"(t => t.includes('(seed {seed},') ? t : '')"
+                            "(document.getElementById('run-table').textContent)", 60,
+                            f"the run table of seed {seed}")
+        native = subprocess.run([idemsim, "run", "scenarios/" + scenario, "--seed", seed,
+                                 "--no-color"], check=True, cwd=ROOT, capture_output=True,
+                                text=True).stdout
+        assert table == native, f"run panel differs from `idemsim run`:\n{table}\n---\n{native}"
     driver.run("document.getElementById('toggle-run').click();")
-    print(f"run panel: the table of `idemsim run {scenario} --seed {seed}`, byte for byte")
+    print(f"run panel: the table of `idemsim run {scenario} --seed N`, byte for byte, "
+          f"following the seed field")
 
 
 def check_bad_json(driver, idemsim):
