@@ -34,6 +34,12 @@
 
   const call = (name, returns, types, args) => Module.ccall(name, returns, types, args || []);
 
+  // Browsers refuse to load WebAssembly from file://: say what to do instead of hanging.
+  if (location.protocol === "file:") {
+    $("loading").textContent = "This page must be served over HTTP, for instance: " +
+      "python3 -m http.server --directory build-web 8000, then open http://127.0.0.1:8000/";
+  }
+
   function showFatal(error) {
     $("loading").textContent = "The simulator could not start: " + error;
     document.body.dataset.error = String(error);
