@@ -45,6 +45,21 @@ bool view_png_save_renderer(SDL_Renderer *renderer, int width, int height, const
 bool view_png_save_surface(SDL_Surface *surface, const char *path);
 
 int view_headless_run(ViewApp *app); /* view_headless.c */
-int view_window_run(ViewApp *app);   /* view_window.c */
+int view_window_run(ViewApp *app);   /* view_window.c: the blocking loop of the pieces below */
+
+/* The window one frame at a time, for a host whose own loop must get control back every
+ * frame (a browser tab calls view_window_frame from its animation frames). */
+typedef struct ViewWindowLoop ViewWindowLoop; /* opaque */
+typedef enum {
+    VIEW_WINDOW_RUNNING,
+    VIEW_WINDOW_CLOSED, /* q, Esc, the window closed or --quit-after-ms */
+    VIEW_WINDOW_FAILED  /* a --record frame could not be written */
+} ViewWindowStatus;
+/* Opens the window, the renderer and the fonts; NULL (after saying why) on failure. */
+ViewWindowLoop *view_window_open(ViewApp *app);
+/* Input, simulation and drawing of one frame. Never sleeps. */
+ViewWindowStatus view_window_frame(ViewApp *app, ViewWindowLoop *loop);
+/* Prints --stats and frees loop (NULL is a no-op); view_quit frees the rest. */
+void view_window_close(ViewApp *app, ViewWindowLoop *loop);
 
 #endif

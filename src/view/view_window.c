@@ -4,6 +4,7 @@
  * so a video plays at the chosen speed however slow writing PNGs is. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -16,17 +17,19 @@
 #define KEY_SAMPLE_ROWS_CHEAP 20000
 #define NOTICE_S 2.5
 
-typedef struct {
+struct ViewWindowLoop {
     bool running;
     bool vsync;
     bool screenshot;
     double started_s;
+    double last_frame_s;
     double last_key_sample_s;
     uint64_t frames;
     double simulate_s_total, draw_s_total, draw_s_max, present_s_total;
     uint64_t in_flight_max; /* messages in flight in any pane, for --stats */
     uint32_t screenshots;   /* saved with p */
-} Loop;
+};
+typedef ViewWindowLoop Loop;
 
 static double wall_seconds(void)
 {
@@ -314,14 +317,14 @@ static void print_stats(const ViewApp *app, const Loop *loop, double now_s)
             app->session.seed, app->frame.help ? "on" : "off", loop->screenshots);
 }
 
-static bool run_frame(ViewApp *app, Loop *loop, double *last_s)
+static bool run_frame(ViewApp *app, Loop *loop)
 {
     SDL_Event event;
     while (SDL_PollEvent(&event))
         on_event(app, loop, &event);
     double now_s = wall_seconds();
-    double dt = app->options.record_dir != NULL ? 1.0 / RECORD_FPS : now_s - *last_s;
-    *last_s = now_s;
+    double dt = app->options.record_dir != NULL ? 1.0 / RECORD_FPS : now_s - loop->last_frame_s;
+    loop->last_frame_s = now_s;
     advance(app, dt);
     for (uint32_t p = 0; p < app->session.pane_count; p++) {
         uint64_t in_flight = world_messages_in_flight(app->session.panes[p]->world);
@@ -339,30 +342,59 @@ static bool run_frame(ViewApp *app, Loop *loop, double *last_s)
     loop->draw_s_max =
         drawn_s - simulated_s > loop->draw_s_max ? drawn_s - simulated_s : loop->draw_s_max;
     loop->present_s_total += presented_s - drawn_s;
-    double work = presented_s - now_s;
-    if (!loop->vsync && work < TARGET_FRAME_S)
-        SDL_Delay((Uint32)((TARGET_FRAME_S - work) * 1000.0));
     return true;
+}
+
+/* ------------------------------------------------------------------ one frame at a time */
+
+ViewWindowLoop *view_window_open(ViewApp *app)
+{
+    Loop *loop = calloc(1, sizeof *loop);
+    if (loop == NULL) {
+        fprintf(stderr, "idemsim view: out of memory\n");
+        return NULL;
+    }
+    loop->running = true;
+    if (!open_window(app, &loop->vsync) || !open_canvas(app)) {
+        free(loop);
+        return NULL;
+    }
+    loop->started_s = wall_seconds();
+    loop->last_frame_s = loop->started_s;
+    return loop;
+}
+
+ViewWindowStatus view_window_frame(ViewApp *app, ViewWindowLoop *loop)
+{
+    if (!run_frame(app, loop))
+        return VIEW_WINDOW_FAILED;
+    bool expired = app->options.has_quit_after && (wall_seconds() - loop->started_s) * 1000.0 >=
+                                                      (double)app->options.quit_after_ms;
+    return loop->running && !expired ? VIEW_WINDOW_RUNNING : VIEW_WINDOW_CLOSED;
+}
+
+void view_window_close(ViewApp *app, ViewWindowLoop *loop)
+{
+    if (loop != NULL && app->options.stats)
+        print_stats(app, loop, wall_seconds());
+    free(loop);
 }
 
 int view_window_run(ViewApp *app)
 {
-    Loop loop = {.running = true};
-    if (!open_window(app, &loop.vsync) || !open_canvas(app))
+    Loop *loop = view_window_open(app);
+    if (loop == NULL)
         return EXIT_USAGE;
-    loop.started_s = wall_seconds();
-    double last_s = loop.started_s;
-    int code = EXIT_SUCCESS;
-    while (loop.running) {
-        if (!run_frame(app, &loop, &last_s)) {
-            code = EXIT_USAGE;
-            break;
-        }
-        if (app->options.has_quit_after &&
-            (wall_seconds() - loop.started_s) * 1000.0 >= (double)app->options.quit_after_ms)
-            break;
+    ViewWindowStatus status = VIEW_WINDOW_RUNNING;
+    while (status == VIEW_WINDOW_RUNNING) {
+        double frame_started_s = wall_seconds();
+        status = view_window_frame(app, loop);
+        /* Without vsync, the blocking loop paces itself; a host with its own frame clock
+         * (the browser's animation frames) calls view_window_frame and must not sleep. */
+        double work = wall_seconds() - frame_started_s;
+        if (status == VIEW_WINDOW_RUNNING && !loop->vsync && work < TARGET_FRAME_S)
+            SDL_Delay((Uint32)((TARGET_FRAME_S - work) * 1000.0));
     }
-    if (app->options.stats)
-        print_stats(app, &loop, wall_seconds());
-    return code;
+    view_window_close(app, loop);
+    return status == VIEW_WINDOW_FAILED ? EXIT_USAGE : EXIT_SUCCESS;
 }
