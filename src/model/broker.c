@@ -168,17 +168,17 @@ void broker_release_operation(World *world, Operation *op)
 {
     Broker *broker = &world->broker;
     uint32_t queued_index = op->broker_messages;
-    op->broker_messages = 0;
-    while (queued_index != 0) {
-        QueuedMessage *message = &broker->messages[queued_index - 1];
+    op->broker_messages = OPERATION_NO_SLOT;
+    while (queued_index != OPERATION_NO_SLOT) {
+        QueuedMessage *message = &broker->messages[queued_index];
         uint32_t next = message->next_of_operation;
         SIM_ASSERT(message->state == QUEUED_ACKED || message->state == QUEUED_DEAD,
                    "a settled operation has no message in the broker's hands");
         if (message->in_ready)
             message->free_when_popped = true;
         else
-            free_slot(broker, queued_index - 1);
-        queued_index = next == SLOT_NONE ? 0 : next + 1;
+            free_slot(broker, queued_index);
+        queued_index = next;
     }
 }
 
@@ -242,12 +242,11 @@ void broker_on_publish(World *world, const Message *publish)
     uint32_t queued =
         slot_pool_take(&broker->message_slots, &broker->messages, sizeof *broker->messages);
     Operation *op = world_operation(world, publish->operation);
-    broker->messages[queued] = (QueuedMessage){
-        .publish = *publish,
-        .timer = EVENT_ID_NONE,
-        .next_of_operation = op->broker_messages == 0 ? SLOT_NONE : op->broker_messages - 1,
-        .queue = queue};
-    op->broker_messages = queued + 1;
+    broker->messages[queued] = (QueuedMessage){.publish = *publish,
+                                               .timer = EVENT_ID_NONE,
+                                               .next_of_operation = op->broker_messages,
+                                               .queue = queue};
+    op->broker_messages = queued;
     world_operation_ref(world, publish->operation); /* until acknowledged or dead */
     world->metrics.messages++;
     counts->messages++;

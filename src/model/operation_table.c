@@ -1,5 +1,5 @@
-/* Slot pool plus an open-addressing index (linear probing, backward-shift deletion), the
- * same scheme as the key store. */
+/* A slot pool (slot_pool.h) plus an open-addressing index (linear probing, backward-shift
+ * deletion), the same scheme as the key store. */
 #include "operation_table.h"
 
 #include <stdlib.h>
@@ -8,12 +8,10 @@
 #include "rng.h"
 #include "sim_assert.h"
 
-#define NO_SLOT UINT32_MAX
-
 void operation_table_init(OperationTable *table)
 {
     memset(table, 0, sizeof *table);
-    table->free_slot = NO_SLOT;
+    slot_pool_init(&table->slot_pool, 64);
     table->index_capacity = 64;
     table->index_ids = sim_xcalloc(table->index_capacity, sizeof *table->index_ids);
     table->index_slots = sim_xcalloc(table->index_capacity, sizeof *table->index_slots);
@@ -22,6 +20,7 @@ void operation_table_init(OperationTable *table)
 void operation_table_release(OperationTable *table)
 {
     free(table->slots);
+    slot_pool_release(&table->slot_pool);
     free(table->index_ids);
     free(table->index_slots);
     memset(table, 0, sizeof *table);
@@ -60,30 +59,13 @@ static void grow_index(OperationTable *table)
     free(old_slots);
 }
 
-static uint32_t take_slot(OperationTable *table)
-{
-    if (table->free_slot == NO_SLOT) {
-        uint32_t old_capacity = table->slot_capacity;
-        table->slot_capacity = old_capacity ? old_capacity * 2 : 64;
-        table->slots = sim_xrealloc(table->slots, (unsigned long long)table->slot_capacity *
-                                                      sizeof *table->slots);
-        for (uint32_t i = table->slot_capacity; i-- > old_capacity;) {
-            table->slots[i].client = table->free_slot;
-            table->free_slot = i;
-        }
-    }
-    uint32_t slot = table->free_slot;
-    table->free_slot = table->slots[slot].client;
-    return slot;
-}
-
 Operation *operation_table_insert(OperationTable *table, uint64_t id)
 {
     if ((table->count + 1) * 10 > table->index_capacity * 7)
         grow_index(table);
     size_t position = position_of(table, id);
     SIM_ASSERT(table->index_ids[position] == 0, "an operation starts once");
-    uint32_t slot = take_slot(table);
+    uint32_t slot = slot_pool_take(&table->slot_pool, &table->slots, sizeof *table->slots);
     table->index_ids[position] = id + 1;
     table->index_slots[position] = slot;
     table->count++;
@@ -92,6 +74,8 @@ Operation *operation_table_insert(OperationTable *table, uint64_t id)
     Operation *op = &table->slots[slot];
     memset(op, 0, sizeof *op);
     op->id = id;
+    op->broker_messages = OPERATION_NO_SLOT;
+    op->outbox_entries = OPERATION_NO_SLOT;
     table->recent_id = id + 1;
     table->recent_slot = slot;
     return op;
@@ -124,8 +108,7 @@ void operation_table_remove(OperationTable *table, uint64_t id)
     if (table->recent_id == id + 1)
         table->recent_id = 0;
     uint32_t slot = table->index_slots[hole];
-    table->slots[slot].client = table->free_slot;
-    table->free_slot = slot;
+    slot_pool_give(&table->slot_pool, slot);
     size_t mask = table->index_capacity - 1;
     for (size_t i = (hole + 1) & mask; table->index_ids[i] != 0; i = (i + 1) & mask) {
         size_t wanted = home(table, table->index_ids[i] - 1);
@@ -152,6 +135,7 @@ void operation_table_visit(OperationTable *table, void (*visit)(void *context, O
 
 size_t operation_table_memory_bytes(const OperationTable *table)
 {
-    return table->slot_capacity * sizeof *table->slots +
+    return table->slot_pool.capacity * sizeof *table->slots +
+           slot_pool_memory_bytes(&table->slot_pool) +
            table->index_capacity * (sizeof *table->index_ids + sizeof *table->index_slots);
 }

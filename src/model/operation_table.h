@@ -10,6 +10,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "slot_pool.h"
+
+#define OPERATION_NO_SLOT UINT32_MAX
+
 #include "event_queue.h"
 #include "metrics.h"
 #include "sim_time.h"
@@ -34,8 +38,8 @@ typedef struct {
     uint32_t clicks_done;
     uint32_t effects;         /* ground truth: state changes made for this operation */
     uint32_t receipts;        /* receipt emails sent for it */
-    uint32_t broker_messages; /* its first queued broker message + 1; 0: none */
-    uint32_t outbox_entries;  /* its first outbox entry + 1; 0: none */
+    uint32_t broker_messages; /* its first queued broker message, or OPERATION_NO_SLOT */
+    uint32_t outbox_entries;  /* its first outbox entry, or OPERATION_NO_SLOT */
     uint8_t resource_state;   /* the operation's own record (status set, row deleted, ...) */
     bool finished;            /* every click has its answer or gave up */
     bool mismatch;            /* told success with another request's response */
@@ -45,8 +49,7 @@ typedef struct {
 
 typedef struct {
     Operation *slots;
-    uint32_t slot_capacity;
-    uint32_t free_slot;  /* head of the free list, threaded through Operation.client */
+    SlotPool slot_pool;
     uint64_t *index_ids; /* open addressing: id + 1, 0 = empty */
     uint32_t *index_slots;
     size_t index_capacity; /* a power of two */

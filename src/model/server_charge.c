@@ -63,9 +63,9 @@ static uint32_t outbox_add(World *world, uint32_t job_slot)
         .job = job_slot,
         .job_serial = job->serial,
         .written = server->outbox_written++,
-        .next_of_operation = op->outbox_entries == 0 ? SLOT_NONE : op->outbox_entries - 1,
+        .next_of_operation = op->outbox_entries,
     };
-    op->outbox_entries = entry + 1;
+    op->outbox_entries = entry;
     world_operation_ref(world, job->request.operation); /* until acknowledged */
     return entry;
 }
@@ -76,13 +76,13 @@ static uint32_t outbox_add(World *world, uint32_t job_slot)
 void server_charge_release_operation(World *world, Operation *op)
 {
     uint32_t entry = op->outbox_entries;
-    op->outbox_entries = 0;
-    while (entry != 0) {
-        OutboxEntry *outbox = &world->server.outbox[entry - 1];
+    op->outbox_entries = OPERATION_NO_SLOT;
+    while (entry != OPERATION_NO_SLOT) {
+        OutboxEntry *outbox = &world->server.outbox[entry];
         uint32_t next = outbox->next_of_operation;
         SIM_ASSERT(outbox->acknowledged, "a settled operation has no charge left to relay");
-        free_entry(&world->server, entry - 1);
-        entry = next == SLOT_NONE ? 0 : next + 1;
+        free_entry(&world->server, entry);
+        entry = next;
     }
 }
 

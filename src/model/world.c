@@ -590,9 +590,9 @@ static void count_outcome(World *world, const Operation *op)
 static void settle_operation(World *world, Operation *op)
 {
     count_outcome(world, op);
-    if (op->broker_messages != 0)
+    if (op->broker_messages != OPERATION_NO_SLOT)
         broker_release_operation(world, op);
-    if (op->outbox_entries != 0)
+    if (op->outbox_entries != OPERATION_NO_SLOT)
         server_charge_release_operation(world, op);
     operation_table_remove(&world->operations, op->id);
 }
