@@ -50,6 +50,7 @@ static void start_job(World *world, uint32_t job);
 static void finish_job(World *world, uint32_t job)
 {
     Consumers *consumers = &world->consumers;
+    SIM_ASSERT(consumers->busy > 0, "a job finishes on a busy worker");
     world_job_release(world, job);
     consumers->busy--;
     if (consumers->buffer.length > 0) {
@@ -207,6 +208,7 @@ void consumers_on_job_done(World *world, uint32_t job_slot)
         world_job_release(world, job_slot); /* its process died meanwhile */
         return;
     }
+    SIM_ASSERT(!world->consumers.down, "a job of the running consumers is done while they run");
     world->metrics.executions++;
     if (draw_crash(world, job, CRASH_BEFORE_EFFECT)) {
         crash(world, job_slot, CRASH_BEFORE_EFFECT);

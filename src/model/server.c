@@ -39,6 +39,7 @@ static bool start_job(World *world, uint32_t job);
 static void finish_job(World *world, uint32_t job)
 {
     Server *server = &world->server;
+    SIM_ASSERT(server->busy > 0, "a job finishes on a busy worker");
     world_job_release(world, job);
     server->busy--;
     while (server->queue.length > 0) {
@@ -139,6 +140,8 @@ void server_on_request(World *world, const Message *request)
         return;
     }
     uint32_t job = job_alloc(world, request);
+    SIM_ASSERT(server->workers == 0 || server->busy <= server->workers,
+               "never more jobs running than workers");
     if (server->workers != 0 && server->busy >= server->workers) {
         index_queue_push(&server->queue, job);
         return;
@@ -198,6 +201,9 @@ void server_on_restart(World *world)
 void server_complete_job(World *world, uint32_t job_slot, int status)
 {
     Job *job = &world->jobs[job_slot];
+    SIM_ASSERT(job->epoch == world->server.epoch && !world->server.down,
+               "only a job of the running server completes");
+    SIM_ASSERT(!job->awaiting_gateway, "a job completes once the gateway is done with it");
     if (job->store_key != 0)
         key_protocol_record(world, &world->server.keys, job, status);
     if (draw_crash(world, job, CRASH_AFTER_COMPLETION)) {
