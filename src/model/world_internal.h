@@ -465,7 +465,7 @@ void broker_release_operation(World *world, Operation *op);
 /* The server publishes the receipt event of a charge (publish_receipts). */
 void broker_publish_receipt(World *world, const Message *request);
 
-/* consumer.c */
+/* consumers.c */
 void consumers_init(World *world);
 void consumers_release(World *world);
 void consumers_on_delivery(World *world, const Message *delivery);
