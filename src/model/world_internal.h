@@ -142,16 +142,15 @@ typedef struct {
     uint32_t client;
     uint32_t click;
     uint32_t attempt;
+    int status; /* responses */
     uint64_t operation;
     uint64_t lineage;      /* copy path: one bit per hop, 1 = a network duplicate */
     uint64_t key;          /* the idempotency key; for a publish, the message id */
     uint64_t business_key; /* hash of account, amount and order: the same for every click */
     uint64_t fingerprint;
-    int status;           /* responses */
     uint64_t response_of; /* responses: the operation the answer was produced for */
     ReplyTo reply_to;     /* who inside the sender waits for the answer; copied into it */
     bool receipt;         /* an event the server publishes: send the receipt email */
-    uint32_t next_free;
 } Message;
 
 typedef struct {
