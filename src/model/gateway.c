@@ -68,8 +68,8 @@ static void charge_or_answer(World *world, Message charge)
                                   charge_identity(&charge), charge.lineage);
     if (fate < gateway->fail) {
         if (world_tracing(world))
-            world_trace_about(world, world->gateway_node, TRACE_DECLINED, &charge, 502, 0);
-        reply(world, &charge, 502);
+            world_trace_about(world, world->gateway_node, TRACE_DECLINED, &charge, 402, 0);
+        reply(world, &charge, 402); /* a card error: definite, as Stripe's 402 */
         return;
     }
     ledger_apply(world, &charge, world->gateway_node);

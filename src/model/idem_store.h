@@ -12,7 +12,12 @@
 
 #include "sim_time.h"
 
-typedef enum { KEY_STATUS_PROCESSING, KEY_STATUS_COMPLETED, KEY_STATUS_FAILED } KeyStatus;
+typedef enum {
+    KEY_STATUS_PROCESSING,
+    KEY_STATUS_COMPLETED,
+    KEY_STATUS_FAILED,    /* a failure recorded: its answer is replayed */
+    KEY_STATUS_RETRYABLE, /* a failure recorded: the next attempt with the key starts afresh */
+} KeyStatus;
 
 typedef struct {
     uint64_t key;

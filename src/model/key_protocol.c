@@ -93,6 +93,10 @@ KeyVerdict key_protocol_admit(World *world, KeyProtocol *keys, Job *job)
         now - row->created_us >= sim_time_us_from_ms(policy->lock_timeout_ms)) {
         row = NULL; /* a reservation abandoned (by a crash) is taken over after the lock timeout */
         why = RESERVE_REASON_TAKEOVER;
+    } else if (row != NULL && row->status == KEY_STATUS_RETRYABLE &&
+               !(policy->fingerprint && row->fingerprint != job->request.fingerprint)) {
+        row = NULL; /* the failure was recorded as retryable: this attempt starts afresh */
+        why = RESERVE_REASON_AFTER_FAILURE;
     }
     if (row != NULL)
         return verdict_of_row(world, keys, job, row);
@@ -130,22 +134,29 @@ void key_protocol_trace_refusal(World *world, const KeyProtocol *keys, const Job
 
 /* ------------------------------------------------------------------ recording */
 
+/* The policy for what execution produced: nothing for a success; the definite class (4xx,
+ * a decline) or the ambiguous one (5xx, a gateway timeout) for a failure. The stripe
+ * profile stores whatever execution produced, errors included (DESIGN §2). */
+static FailurePolicy policy_for(const IdempotencySpec *policy, int status)
+{
+    if (policy->profile == PROFILE_STRIPE)
+        return ON_FAILURE_STORE;
+    return status >= 500 ? policy->on_failure.ambiguous : policy->on_failure.definite;
+}
+
 void key_protocol_record(World *world, KeyProtocol *keys, const Job *job, int status)
 {
     const IdempotencySpec *policy = keys->policy;
     SIM_ASSERT(job->store_key != 0, "only a keyed job is recorded");
     SimTimeUs now = sim_now(world->sim);
-    bool failed = status >= 500;
-    /* The stripe profile records whatever execution produced, errors included (DESIGN §2);
-     * the other profiles follow on_failure. */
-    FailurePolicy on_failure =
-        policy->profile == PROFILE_STRIPE ? ON_FAILURE_MARK_FAILED : policy->on_failure;
-    if (failed && on_failure == ON_FAILURE_DELETE) {
+    bool failed = status >= 400;
+    FailurePolicy on_failure = failed ? policy_for(policy, status) : ON_FAILURE_STORE;
+    if (on_failure == ON_FAILURE_DELETE) {
         idem_store_remove(keys->store, job->store_key);
         world_note_key_store(world);
         return;
     }
-    if (failed && on_failure == ON_FAILURE_KEEP)
+    if (on_failure == ON_FAILURE_KEEP)
         return; /* the failure is not recorded: the row stays as it was */
     /* The TTL counts from the reservation, so a key that expired while its request ran is
      * recorded already expired, not given a new life. Without a reservation of this job's
@@ -159,9 +170,12 @@ void key_protocol_record(World *world, KeyProtocol *keys, const Job *job, int st
         if (reservation != NULL)
             created_us = reservation->created_us;
     }
+    KeyStatus recorded = !failed                              ? KEY_STATUS_COMPLETED
+                         : on_failure == ON_FAILURE_RETRYABLE ? KEY_STATUS_RETRYABLE
+                                                              : KEY_STATUS_FAILED;
     KeyRow row = {
         .key = job->store_key,
-        .status = failed ? KEY_STATUS_FAILED : KEY_STATUS_COMPLETED,
+        .status = recorded,
         .response_status = status,
         .response_of = job->request.operation,
         .fingerprint = job->request.fingerprint,

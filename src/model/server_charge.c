@@ -141,7 +141,7 @@ static void on_outbox_reply(World *world, const Message *reply)
     /* A decline is a definite answer, not a lost one: the relay stops and the failure is
      * recorded. The relay completes the key itself, in the step that records the answer, so
      * a crash of the request handler can no longer leave the row stuck in processing. */
-    int status = reply->status >= 500 ? 502 : 200;
+    int status = reply->status; /* 200 charged, or 402 declined */
     Job completing = {.request = entry->request, .store_key = entry->store_key};
     key_protocol_record(world, &world->server.keys, &completing, status);
     uint64_t operation = entry->request.operation;
@@ -154,7 +154,7 @@ static void on_outbox_reply(World *world, const Message *reply)
             if (status == 200)
                 server_after_effect(world, entry->job, 200);
             else
-                server_complete_job(world, entry->job, 502);
+                server_complete_job(world, entry->job, status);
         }
     }
     world_operation_unref(world, operation);
@@ -191,8 +191,8 @@ void server_charge_on_reply(World *world, const Message *reply)
     Job *job = &world->jobs[reply->reply_to.slot];
     sim_cancel(world->sim, job->gateway_timer);
     job->awaiting_gateway = false;
-    if (reply->status >= 500)
-        server_complete_job(world, reply->reply_to.slot, 502);
+    if (reply->status >= 400) /* a decline: definite, nothing was charged */
+        server_complete_job(world, reply->reply_to.slot, reply->status);
     else
         server_after_effect(world, reply->reply_to.slot, 200);
 }

@@ -60,6 +60,7 @@ static const char *const reserve_reason_names[RESERVE_REASON_COUNT] = {
     [RESERVE_REASON_EXPIRED] = "expired",
     [RESERVE_REASON_TAKEOVER] = "takeover",
     [RESERVE_REASON_AFTER_RACE_WINDOW] = "after race window",
+    [RESERVE_REASON_AFTER_FAILURE] = "after failure",
 };
 
 const char *trace_event_name(TraceEvent event)

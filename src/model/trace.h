@@ -79,8 +79,8 @@ typedef enum {
     RESERVE_REASON_NEW,               /* never seen, or deleted after a failure */
     RESERVE_REASON_EXPIRED,           /* seen, but past its TTL */
     RESERVE_REASON_TAKEOVER,          /* a processing row past the lock timeout */
-    RESERVE_REASON_AFTER_RACE_WINDOW, /* check-then-insert's insert, race_window_ms after the check
-                                       */
+    RESERVE_REASON_AFTER_RACE_WINDOW, /* check-then-insert: the insert, a window after the check */
+    RESERVE_REASON_AFTER_FAILURE,     /* a failed row its policy made retryable: start afresh */
     RESERVE_REASON_COUNT
 } ReserveReason;
 

@@ -182,7 +182,20 @@ typedef struct {
 /* ------------------------------------------------------------------ server and store */
 
 typedef enum { RESERVE_ATOMIC, RESERVE_CHECK_THEN_INSERT, RESERVE_EXECUTE_THEN_SAVE } ReservePolicy;
-typedef enum { ON_FAILURE_DELETE, ON_FAILURE_MARK_FAILED, ON_FAILURE_KEEP } FailurePolicy;
+/* What an execution that failed leaves in the key store (issue 13's error classes). */
+typedef enum {
+    ON_FAILURE_DELETE,    /* forget the key: a retry executes again */
+    ON_FAILURE_STORE,     /* record the answer and replay it (Stripe); "mark-failed" of old */
+    ON_FAILURE_KEEP,      /* leave the row as it was: the happy-path-only mistake */
+    ON_FAILURE_RETRYABLE, /* a failed row that the next attempt with the key starts afresh */
+} FailurePolicy;
+
+/* A failure's class: definite (4xx, a decline: nothing happened, the same request cannot
+ * succeed) or ambiguous (5xx: the effect may have happened, a gateway timed out). */
+typedef struct {
+    FailurePolicy definite;
+    FailurePolicy ambiguous;
+} FailurePolicies;
 typedef enum { TTL_FROM_RESERVATION, TTL_FROM_COMPLETION } TtlStart;
 typedef enum { PROFILE_IETF, PROFILE_STRIPE, PROFILE_BRANDUR } StoreProfile;
 typedef enum {
@@ -200,7 +213,7 @@ typedef struct {
     double cleanup_interval_ms; /* 0: expired rows are never swept */
     bool fingerprint;
     int on_in_progress; /* 409 or 202 */
-    FailurePolicy on_failure;
+    FailurePolicies on_failure;
     bool durable; /* survives a server crash */
     StoreProfile profile;
     bool required;          /* 400 when a request has no key */

@@ -50,9 +50,9 @@ static const NameEntry reserve_policies[] = {
     {"execute-then-save", RESERVE_EXECUTE_THEN_SAVE},
 };
 static const NameEntry failure_policies[] = {
-    {"delete", ON_FAILURE_DELETE},
-    {"mark-failed", ON_FAILURE_MARK_FAILED},
-    {"keep", ON_FAILURE_KEEP},
+    {"store", ON_FAILURE_STORE},         {"delete", ON_FAILURE_DELETE},
+    {"retryable", ON_FAILURE_RETRYABLE}, {"keep", ON_FAILURE_KEEP},
+    {"mark-failed", ON_FAILURE_STORE}, /* the name before error classes: "store" */
 };
 static const NameEntry ttl_starts[] = {
     {"reservation", TTL_FROM_RESERVATION},

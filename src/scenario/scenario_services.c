@@ -18,7 +18,7 @@ static const IdempotencySpec idempotency_default = {
     .cleanup_interval_ms = 60000,
     .fingerprint = true,
     .on_in_progress = 409,
-    .on_failure = ON_FAILURE_DELETE,
+    .on_failure = {.definite = ON_FAILURE_STORE, .ambiguous = ON_FAILURE_DELETE},
     .durable = true,
     .profile = PROFILE_IETF,
     .required = false,
@@ -110,6 +110,32 @@ static void read_server_key(SchemaReader *reader, const cJSON *item, void *targe
     schema_error(reader, "expected no 'key' for the server (each client group's 'key' sets it)");
 }
 
+/* on_failure: one policy for both classes, or {"definite": P, "ambiguous": P} (a partial
+ * object keeps the default of the class it leaves out). */
+static const SchemaField failure_class_fields[] = {
+    FIELD_CHOICE("definite", FailurePolicies, definite, scenario_names_on_failure),
+    FIELD_CHOICE("ambiguous", FailurePolicies, ambiguous, scenario_names_on_failure),
+};
+static const SchemaObject failure_class_schema = {.name = "<idempotency>.on_failure",
+                                                  SCHEMA_FIELDS(failure_class_fields)};
+
+static void read_on_failure(SchemaReader *reader, const cJSON *item, void *target)
+{
+    FailurePolicies *policies = target;
+    if (cJSON_IsObject(item)) {
+        schema_read_object(reader, item, &failure_class_schema, policies);
+        return;
+    }
+    if (!schema_expect(reader, item, cJSON_String, "string or object")) {
+        return;
+    }
+    int policy = 0;
+    if (schema_read_choice(reader, item, &scenario_names_on_failure, &policy)) {
+        policies->definite = (FailurePolicy)policy;
+        policies->ambiguous = (FailurePolicy)policy;
+    }
+}
+
 /* The consumers answer nobody and their handlers do not fail with 5xx, so the fields that
  * shape an answer or a failure have nothing to act on there: refused, not ignored. */
 static void read_answer_field_for_consumers(SchemaReader *reader, const cJSON *item, void *target)
@@ -152,7 +178,8 @@ static const SchemaField server_idempotency_fields[] = {
     IDEMPOTENCY_SHARED_FIELDS,
     FIELD_CUSTOM("on_in_progress", SCHEMA_MEMBER(IdempotencySpec, on_in_progress, int),
                  read_on_in_progress, NULL, false),
-    FIELD_CHOICE("on_failure", IdempotencySpec, on_failure, scenario_names_on_failure),
+    FIELD_CUSTOM("on_failure", SCHEMA_MEMBER(IdempotencySpec, on_failure, FailurePolicies),
+                 read_on_failure, &failure_class_schema, false),
     FIELD_CHOICE("profile", IdempotencySpec, profile, scenario_names_store_profile),
     FIELD_BOOLEAN("required", IdempotencySpec, required),
     FIELD_CUSTOM("key", SCHEMA_ENUM_MEMBER(IdempotencySpec, key), read_server_key, NULL, false),
@@ -166,7 +193,7 @@ static const SchemaField consumer_idempotency_fields[] = {
                  read_answer_field_for_consumers, NULL, false),
     FIELD_CUSTOM("profile", SCHEMA_ENUM_MEMBER(IdempotencySpec, profile),
                  read_answer_field_for_consumers, NULL, false),
-    FIELD_CUSTOM("on_failure", SCHEMA_ENUM_MEMBER(IdempotencySpec, on_failure),
+    FIELD_CUSTOM("on_failure", SCHEMA_MEMBER(IdempotencySpec, on_failure, FailurePolicies),
                  read_on_failure_for_consumers, NULL, false),
     FIELD_CUSTOM("required", SCHEMA_MEMBER(IdempotencySpec, required, bool),
                  read_required_for_consumers, NULL, false),

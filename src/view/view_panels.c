@@ -304,6 +304,9 @@ static void key_row(const ViewPanels *panels, const KeyRow *row, ViewRect r)
     } else if (row->status == KEY_STATUS_FAILED) {
         status = "FAILED";
         color = VIEW_COLOR_LOST;
+    } else if (row->status == KEY_STATUS_RETRYABLE) {
+        status = "RETRYABLE";
+        color = VIEW_COLOR_WARNING;
     }
     int pill_w = P(panels, 84);
     int status_w = view_canvas_text_width(canvas, VIEW_FONT_TINY, status) + P(panels, 8);
