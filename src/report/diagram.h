@@ -1,0 +1,157 @@
+/* The sequence-diagram model shared by the SVG handout and the SDL view: lanes, message
+ * copies, activation boxes and marks, built from typed trace records as a run goes on, and
+ * the words and tones they are drawn with. It knows no pixels and no SDL; each renderer
+ * places and paints what it holds. The diagram owns its items; a caller decides which records
+ * to feed (the SVG: a few operations; the view: a sample of clients).
+ *
+ * Invariant: an item's lanes exist for as long as the diagram does (lanes are only added),
+ * and a copy's arrow is closed by the one "deliver" that matches it in operation, click,
+ * attempt, copy lineage, message kind and both ends. */
+#ifndef IDEMSIM_DIAGRAM_H
+#define IDEMSIM_DIAGRAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "scenario.h"
+#include "sim_time.h"
+#include "trace.h"
+
+#define DIAGRAM_LANES_MAX 32
+#define DIAGRAM_LANE_NAME_MAX 64
+#define DIAGRAM_NO_LANE (-1)
+#define DIAGRAM_NO_EVENT TRACE_EVENT_COUNT /* an item whose decision is not known (yet) */
+
+typedef struct Diagram Diagram; /* opaque */
+
+/* ------------------------------------------------------------------ lanes */
+
+/* A lifeline: a client of a group, a service node, or the ledger, where the drawing shows
+ * what changed (a drawing concept, not a node of the world). */
+typedef struct {
+    NodeKind kind;
+    bool ledger;
+    uint32_t node;   /* the world node id; TRACE_NO_NODE for the ledger */
+    uint32_t client; /* a client lane: the client's index in its group; else TRACE_NO_CLIENT */
+    uint32_t order;  /* left to right among lanes of the same side (clients, services) */
+    char name[DIAGRAM_LANE_NAME_MAX];      /* "web[3]", a service's node name, "ledger" */
+    char node_name[DIAGRAM_LANE_NAME_MAX]; /* the node's name: a client's group id */
+} DiagramLane;
+
+/* ------------------------------------------------------------------ items */
+
+typedef enum {
+    DIAGRAM_MESSAGE,    /* one copy of a message between two lanes */
+    DIAGRAM_ACTIVATION, /* a service holding a request: from its arrival to its answer */
+    DIAGRAM_MARK        /* an event on one lane (a click, a decision, a timeout, a crash) */
+} DiagramItemKind;
+
+typedef struct {
+    uint64_t serial; /* unique within the diagram, from 1 */
+    uint64_t operation;
+    SimTimeUs start_us;
+    SimTimeUs end_us;   /* delivered, decided or answered; SIM_TIME_NEVER while open */
+    uint32_t start_row; /* the rows (diagram_row) of its records; UINT32_MAX: none */
+    uint32_t end_row;
+    uint32_t click;
+    uint32_t attempt;
+    uint32_t copy;    /* network lineage, as the trace gives it */
+    uint32_t detail;  /* a mark's record detail (TraceRecord.detail) */
+    int64_t value;    /* a message's status; a mark's value */
+    uint32_t effects; /* the operation's effects after the execution this led to */
+    int8_t from;      /* lane; a mark's or an activation's lane */
+    int8_t to;
+    uint8_t kind;      /* DiagramItemKind */
+    uint8_t message;   /* MessageKind */
+    uint8_t event;     /* a mark's TraceEvent; the decision a copy or a box led to */
+    uint8_t end_event; /* TRACE_DELIVER, TRACE_LOST, the decision or crash that ended a box */
+    bool duplicate;    /* a copy the network made */
+    bool superseded;   /* a timeout mark the give-up at the same instant says better */
+} DiagramItem;
+
+/* One kept record, in the order they came: where an item starts or ends. */
+typedef struct {
+    SimTimeUs t_us;
+    uint64_t item; /* serial */
+    uint8_t event; /* the record's TraceEvent */
+    int8_t lane;   /* the record's actor */
+} DiagramRow;
+
+/* ------------------------------------------------------------------ building */
+
+/* items_max: the newest items kept (a ring; older ones are forgotten). keep_rows: remember
+ * every record's row, for a renderer that gives each its own row (the SVG). NULL when out of
+ * memory. */
+Diagram *diagram_create(Mode mode, uint32_t items_max, bool keep_rows);
+void diagram_destroy(Diagram *diagram); /* NULL is a no-op */
+
+/* Adds a lane; returns its index, or DIAGRAM_NO_LANE when full. Lanes are listed clients first,
+ * then services, each by order, the ledger last (diagram_lane_at). */
+int diagram_add_lane(Diagram *diagram, NodeKind kind, uint32_t node, uint32_t client,
+                     const char *node_name, uint32_t order);
+/* The ledger lane, added once. */
+int diagram_add_ledger(Diagram *diagram);
+/* With open lanes, a record's unknown actor or peer gets a lane on first sight, in the order
+ * of appearance, and the ledger appears with the first effect. */
+void diagram_open_lanes(Diagram *diagram, bool open);
+
+/* Feeds one record. effects: the operation's effects so far, this record's included (an
+ * "execute" that is the second effect makes a double). Records of other modes are ignored. */
+void diagram_add(Diagram *diagram, const TraceRecord *record, uint32_t effects);
+
+/* ------------------------------------------------------------------ reading */
+
+Mode diagram_mode(const Diagram *diagram);
+uint32_t diagram_lane_count(const Diagram *diagram);
+const DiagramLane *diagram_lane(const Diagram *diagram, int lane); /* by index */
+/* The lane at position (0: leftmost) in drawing order. */
+int diagram_lane_at(const Diagram *diagram, uint32_t position);
+int diagram_lane_of(const Diagram *diagram, uint32_t node, uint32_t client);
+int diagram_ledger(const Diagram *diagram); /* DIAGRAM_NO_LANE when none */
+
+uint64_t diagram_first_serial(const Diagram *diagram); /* the oldest item still held */
+uint64_t diagram_next_serial(const Diagram *diagram);  /* one past the newest */
+const DiagramItem *diagram_item(const Diagram *diagram, uint64_t serial); /* NULL: gone */
+uint32_t diagram_row_count(const Diagram *diagram);
+const DiagramRow *diagram_row(const Diagram *diagram, uint32_t row);
+
+/* ------------------------------------------------------------------ words and tones */
+
+/* What a word means, each renderer painting it in its palette. */
+typedef enum {
+    DIAGRAM_TONE_PLAIN,
+    DIAGRAM_TONE_DIM,
+    DIAGRAM_TONE_STORE, /* the key store decided */
+    DIAGRAM_TONE_GOOD,
+    DIAGRAM_TONE_WARN,
+    DIAGRAM_TONE_BAD,
+    DIAGRAM_TONE_WORK, /* a handler ran */
+    DIAGRAM_TONE_CRASH,
+    DIAGRAM_TONE_DOUBLE, /* an effect again */
+    DIAGRAM_TONE_LOST
+} DiagramTone;
+
+/* What the scenario says about an operation, for words that depend on it. */
+typedef struct {
+    bool debit; /* a payment (or unknown): "charges", "presses Pay" */
+} DiagramOperationWords;
+
+/* The long label of a mark (the SVG's badge): "key done → replay 200". */
+DiagramTone diagram_mark_badge(const DiagramItem *mark, NodeKind kind,
+                               DiagramOperationWords operation, char *label, size_t size);
+/* The short word beside a service's lifeline (the view's): "replay", "charge x2"; NULL when
+ * the mark says nothing worth a word. */
+const char *diagram_mark_word(const DiagramItem *mark, char *buffer, size_t size,
+                              DiagramTone *tone);
+/* A copy's label in full: "request", "200 OK", "charge (network copy)". */
+void diagram_message_label(const DiagramItem *message, char *label, size_t size);
+/* What sets a copy apart, in a word: "retry #2", "2nd click", "delivery #3", "duplicate";
+ * false when nothing does. */
+bool diagram_message_tag(const DiagramItem *message, NodeKind from_kind, char *label, size_t size);
+/* Which delivery of its message a broker delivery is (1, 2, ...); 0 for other messages. */
+uint32_t diagram_delivery_number(const DiagramItem *message);
+/* A lane's role under its name: "handler + key store", "payment provider". */
+const char *diagram_lane_role(const DiagramLane *lane, Mode mode);
+
+#endif
