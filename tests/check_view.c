@@ -224,13 +224,13 @@ static void expect_diagram_accounts_for_everything(const Scenario *scenario, Mod
     ck_assert_uint_eq(view_pane_first_serial(pane), 1); /* the ring kept everything */
     uint64_t lost = 0, delivered = 0, open = 0, open_jobs = 0;
     int64_t charged_again = 0;
-    for (uint64_t serial = 1; serial < pane->arrow_serial; serial++) {
-        const ViewArrow *arrow = view_pane_arrow(pane, serial);
-        if (arrow->kind == VIEW_ARROW_MESSAGE) {
+    for (uint64_t serial = 1; serial < view_pane_next_serial(pane); serial++) {
+        const DiagramItem *arrow = view_pane_arrow(pane, serial);
+        if (arrow->kind == DIAGRAM_MESSAGE) {
             lost += arrow->end_event == TRACE_LOST;
             delivered += arrow->end_event == TRACE_DELIVER;
             open += arrow->end_us == SIM_TIME_NEVER;
-        } else if (arrow->kind == VIEW_ARROW_ACTIVATION) {
+        } else if (arrow->kind == DIAGRAM_ACTIVATION) {
             open_jobs += arrow->end_us == SIM_TIME_NEVER;
         } else if (arrow->event == TRACE_EXECUTE && arrow->effects >= 2) {
             charged_again += pane->group_amount[0];
@@ -258,7 +258,7 @@ START_TEST(test_view_diagram_of_a_small_world_accounts_for_every_message)
 }
 END_TEST
 
-static void expect_same_arrow(const ViewArrow *a, const ViewArrow *b)
+static void expect_same_arrow(const DiagramItem *a, const DiagramItem *b)
 {
     ck_assert_uint_eq(a->operation, b->operation);
     ck_assert_uint_eq(a->start_us, b->start_us);
@@ -290,8 +290,9 @@ START_TEST(test_view_pane_state_does_not_depend_on_slicing)
     ck_assert_uint_eq(whole->tally.outcomes[OUTCOME_DOUBLE],
                       sliced->tally.outcomes[OUTCOME_DOUBLE]);
     ck_assert_int_eq(whole->tally.actual[0], sliced->tally.actual[0]);
-    ck_assert_uint_eq(whole->arrow_serial, sliced->arrow_serial);
-    for (uint64_t serial = view_pane_first_serial(whole); serial < whole->arrow_serial; serial++)
+    ck_assert_uint_eq(view_pane_next_serial(whole), view_pane_next_serial(sliced));
+    for (uint64_t serial = view_pane_first_serial(whole); serial < view_pane_next_serial(whole);
+         serial++)
         expect_same_arrow(view_pane_arrow(whole, serial), view_pane_arrow(sliced, serial));
     ck_assert_uint_gt(whole->tally.outcomes[OUTCOME_DOUBLE], 0);
     ck_assert_int_eq(whole->narration.event, sliced->narration.event);
