@@ -18,6 +18,7 @@
 
 #include "scenario.h"
 #include "view.h"
+#include "view_narration.h"
 #include "view_pane.h"
 #include "world.h"
 
@@ -253,6 +254,72 @@ START_TEST(test_view_diagram_of_a_small_world_accounts_for_every_message)
     ck_assert(scenario_load_file(scenario_path, overrides, 1, scenario, errors));
     for (int m = 0; m < MODE_COUNT; m++)
         expect_diagram_accounts_for_everything(scenario, (Mode)m);
+    free(errors);
+    free(scenario);
+}
+END_TEST
+
+/* The diagram's lanes are the node table's: the sampled clients, then every service the
+ * scenario uses, named as the table names them and in its lane order, then the ledger; and
+ * every arrow runs between two of them. */
+static void expect_lanes_from_the_node_table(const Scenario *scenario)
+{
+    ViewPane *pane = view_pane_create(scenario, MODE_AT_LEAST_ONCE, scenario->seed);
+    ck_assert_ptr_nonnull(pane);
+    view_pane_run_until(pane, 3000000);
+    const Diagram *diagram = pane->diagram;
+    uint32_t services = 0;
+    for (uint32_t n = 0; n < world_node_count(pane->world); n++) {
+        const WorldNode *node = world_node(pane->world, n);
+        services += node->kind != NODE_CLIENT_GROUP && node->active;
+    }
+    ck_assert_uint_eq(diagram_lane_count(diagram), pane->lane_count + services + 1);
+    uint32_t last_order = 0;
+    for (uint32_t position = 0; position < diagram_lane_count(diagram); position++) {
+        const DiagramLane *lane = diagram_lane(diagram, diagram_lane_at(diagram, position));
+        if (position < pane->lane_count) {
+            ck_assert_int_eq(lane->kind, NODE_CLIENT_GROUP);
+            char name[80];
+            view_narration_client(name, sizeof name, pane, pane->lanes[position].group,
+                                  pane->lanes[position].client_in_group);
+            ck_assert_str_eq(lane->name, name);
+        } else if (position + 1 < diagram_lane_count(diagram)) {
+            const WorldNode *node = world_node(pane->world, lane->node);
+            ck_assert_int_eq(lane->kind, node->kind);
+            ck_assert_str_eq(lane->name, world_node_name(pane->world, lane->node));
+            ck_assert(node->active);
+            ck_assert_uint_gt(node->lane + 1, last_order);
+            last_order = node->lane + 1;
+        } else {
+            ck_assert(lane->ledger);
+        }
+    }
+    uint64_t between_services = 0;
+    for (uint64_t serial = view_pane_first_serial(pane); serial < view_pane_next_serial(pane);
+         serial++) {
+        const DiagramItem *item = view_pane_arrow(pane, serial);
+        ck_assert_ptr_nonnull(diagram_lane(diagram, item->from));
+        ck_assert_ptr_nonnull(diagram_lane(diagram, item->to));
+        between_services += item->kind == DIAGRAM_MESSAGE &&
+                            !view_pane_lane_is_client(pane, item->from) &&
+                            !view_pane_lane_is_client(pane, item->to);
+    }
+    if (services > 1)
+        ck_assert_uint_gt(between_services, 0);
+    view_pane_destroy(pane);
+}
+
+START_TEST(test_view_diagram_lanes_come_from_the_node_table)
+{
+    Scenario *scenario = load_test_scenario();
+    expect_lanes_from_the_node_table(scenario);
+    LoadErrors *errors = calloc(1, sizeof *errors);
+    ck_assert(scenario_load_file(IDEMSIM_SOURCE_DIR "/scenarios/03_broker_slow_consumers.json",
+                                 NULL, 0, scenario, errors));
+    expect_lanes_from_the_node_table(scenario);
+    ck_assert(scenario_load_file(IDEMSIM_SOURCE_DIR "/scenarios/11_outbox.json", NULL, 0, scenario,
+                                 errors));
+    expect_lanes_from_the_node_table(scenario);
     free(errors);
     free(scenario);
 }
@@ -595,6 +662,7 @@ static Suite *view_suite(void)
     tcase_add_test(core, test_view_frame_shows_double_red_at_1080p);
     tcase_add_test(core, test_view_live_doubles_end_equal_to_the_settled_doubles);
     tcase_add_test(core, test_view_diagram_of_a_small_world_accounts_for_every_message);
+    tcase_add_test(core, test_view_diagram_lanes_come_from_the_node_table);
     tcase_add_test(core, test_view_pane_state_does_not_depend_on_slicing);
     tcase_add_test(core,
                    test_view_pane_is_done_once_every_operation_settled_while_timers_are_pending);

@@ -831,7 +831,7 @@ static double draw_legend(Layout *layout, double y)
         const char *color;
         const char *text;
     } arrows[] = {{"#2563eb", "request"}, {"#059669", "answer 2xx"}, {"#d97706", "409 / 202"},
-                  {"#dc2626", "5xx"},     {"#7c3aed", "gateway"},    {"#0891b2", "broker"}};
+                  {"#dc2626", "5xx"},     {"#7c3aed", "charge"},     {"#0891b2", "delivery, ack"}};
     double x = 20.0;
     for (size_t i = 0; i < sizeof arrows / sizeof arrows[0]; i++) {
         arrow(out, x, y, x + 34.0, y, 0.0, arrows[i].color, false, "");
