@@ -75,7 +75,8 @@ static const char *key_words(const ViewPane *pane, uint32_t group, bool long_for
     case KEY_PER_ATTEMPT:
         return long_form ? "new for every attempt (retries never match)" : "a NEW key";
     case KEY_SERVER_GENERATED:
-        return long_form ? "made by the server per request (retries never match)" : "no client key";
+        return long_form ? "made per request by the service (retries never match)"
+                         : "no client key";
     case KEY_BUSINESS_HASH:
         return long_form ? "hash of the order (the same for every attempt and click)"
                          : "the same key";
@@ -403,8 +404,8 @@ static void add_line(ViewDetails *details, const char *format, ...)
 
 static const char *message_words(MessageKind message)
 {
-    static const char *const words[MESSAGE_KIND_COUNT] = {"request",        "answer",   "charge",
-                                                          "gateway answer", "delivery", "ack"};
+    static const char *const words[MESSAGE_KIND_COUNT] = {"request",      "answer",   "charge",
+                                                          "charge reply", "delivery", "ack"};
     return message < MESSAGE_KIND_COUNT ? words[message] : "message";
 }
 

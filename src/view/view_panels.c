@@ -29,7 +29,7 @@ static const char *tagline(Mode mode)
     case MODE_AT_LEAST_ONCE:
         return "retries on timeout, no key";
     case MODE_IDEMPOTENT:
-        return "retries with a key + server key store";
+        return "retries with a key + a key store";
     case MODE_COUNT:
         break;
     }
@@ -396,8 +396,9 @@ static bool explain_keys(const ViewPanels *panels, ViewRect r, int top)
     else if (!view_pane_has_kind(pane, NODE_SERVER)) {
         uint64_t replayed = world_metrics(pane->world)->consumer_replayed;
         snprintf(why, sizeof why,
-                 "The consumers keep one key per message id; %" PRIu64
+                 "The %s keep one key per message id; %" PRIu64
                  " %s found %s key done and %s acknowledged without a charge.",
+                 world_node_name(pane->world, world_node_of_kind(pane->world, NODE_CONSUMERS)),
                  replayed, replayed == 1 ? "copy" : "copies", replayed == 1 ? "its" : "their",
                  replayed == 1 ? "was" : "were");
     } else
