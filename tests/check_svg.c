@@ -464,6 +464,42 @@ START_TEST(test_every_scenario_draws_a_balanced_diagram)
 }
 END_TEST
 
+/* The proxy of C15 is drawn from the node table like any node: its lane between the client
+ * and the server, its own timeout and retry as badges on it, both charges on the ledger. */
+START_TEST(test_svg_draws_the_proxy_lane_between_client_and_server)
+{
+    char path[512];
+    test_cli_in_scratch(path, "proxy.svg");
+    const char *arguments[] = {"run",
+                               "scenarios/15_proxy_retries.json",
+                               "--svg",
+                               path,
+                               "--svg-mode",
+                               "at-least-once",
+                               "--svg-outcome",
+                               "double",
+                               "--svg-ops",
+                               "1",
+                               "-q",
+                               NULL};
+    ck_assert_int_eq(test_cli_run(arguments, NULL, NULL), 0);
+    char *svg = test_cli_read_all(path, NULL);
+    ck_assert_ptr_nonnull(svg);
+    const char *client = strstr(svg, "class=\"head\">app[");
+    const char *proxy = strstr(svg, "class=\"head\">proxy<");
+    const char *server = strstr(svg, "class=\"head\">server<");
+    ck_assert_ptr_nonnull(client);
+    ck_assert_ptr_nonnull(proxy);
+    ck_assert_ptr_nonnull(server);
+    ck_assert(client < proxy);
+    ck_assert(proxy < server);
+    ck_assert_ptr_nonnull(strstr(svg, ">try 1 unanswered: timeout<"));
+    ck_assert_ptr_nonnull(strstr(svg, ">sends it again (try 2)<"));
+    ck_assert_int_eq(occurrences(svg, "AGAIN</text>"), 1);
+    free(svg);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ the diagram model */
 
 /* A small world written by hand: a client group "web" (node 0), the server (node 1), the
@@ -688,10 +724,21 @@ START_TEST(test_diagram_words_come_from_one_table)
     ck_assert(diagram_message_tag(&copy, NODE_CLIENT_GROUP, label, sizeof label));
     ck_assert_str_eq(label, "retry #2");
     ck_assert(!diagram_message_tag(&copy, NODE_PROXY, label, sizeof label));
+    /* a proxy's second try of the client's copy 2, doubled on the wire */
+    copy = (DiagramItem){.kind = DIAGRAM_MESSAGE,
+                         .message = MESSAGE_REQUEST,
+                         .attempt = 1,
+                         .copy = 2 * (2 * 64 + 2)};
+    ck_assert(diagram_message_tag(&copy, NODE_PROXY, label, sizeof label));
+    ck_assert_str_eq(label, "try #2");
+    ck_assert(!diagram_message_tag(&copy, NODE_CLIENT_GROUP, label, sizeof label));
+    mark = (DiagramItem){.kind = DIAGRAM_MARK, .event = TRACE_PROXY_RETRY, .value = 2};
+    diagram_mark_badge(&mark, NODE_PROXY, payment, label, sizeof label);
+    ck_assert_str_eq(label, "sends it again (try 2)");
     /* publish lineage 2, its 33rd delivery, doubled on the wire */
     copy = (DiagramItem){
         .kind = DIAGRAM_MESSAGE, .message = MESSAGE_DELIVERY, .copy = 2 * (2 * 64 + 33)};
-    ck_assert_uint_eq(diagram_delivery_number(&copy), 33);
+    ck_assert_uint_eq(diagram_repeat_number(&copy, NODE_BROKER), 33);
     ck_assert(diagram_message_tag(&copy, NODE_BROKER, label, sizeof label));
     ck_assert_str_eq(label, "delivery #33");
     copy = (DiagramItem){
@@ -712,6 +759,7 @@ static Suite *svg_suite(void)
     tcase_add_test(core, test_idempotent_diagram_shows_reservations_and_replays_not_charges);
     tcase_add_test(core, test_svg_ops_limits_the_operations_drawn);
     tcase_add_test(core, test_drawing_leaves_the_trace_byte_identical);
+    tcase_add_test(core, test_svg_draws_the_proxy_lane_between_client_and_server);
     suite_add_tcase(suite, core);
     TCase *outcome = tcase_create("Outcome");
     tcase_add_checked_fixture(outcome, setup, teardown);

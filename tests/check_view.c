@@ -262,7 +262,7 @@ END_TEST
 /* The diagram's lanes are the node table's: the sampled clients, then every service the
  * scenario uses, named as the table names them and in its lane order, then the ledger; and
  * every arrow runs between two of them. */
-static void expect_lanes_from_the_node_table(const Scenario *scenario)
+static ViewPane *expect_lanes_from_the_node_table(const Scenario *scenario)
 {
     ViewPane *pane = view_pane_create(scenario, MODE_AT_LEAST_ONCE, scenario->seed);
     ck_assert_ptr_nonnull(pane);
@@ -306,20 +306,29 @@ static void expect_lanes_from_the_node_table(const Scenario *scenario)
     }
     if (services > 1)
         ck_assert_uint_gt(between_services, 0);
-    view_pane_destroy(pane);
+    return pane;
 }
 
 START_TEST(test_view_diagram_lanes_come_from_the_node_table)
 {
     Scenario *scenario = load_test_scenario();
-    expect_lanes_from_the_node_table(scenario);
+    view_pane_destroy(expect_lanes_from_the_node_table(scenario));
     LoadErrors *errors = calloc(1, sizeof *errors);
     ck_assert(scenario_load_file(IDEMSIM_SOURCE_DIR "/scenarios/03_broker_slow_consumers.json",
                                  NULL, 0, scenario, errors));
-    expect_lanes_from_the_node_table(scenario);
+    view_pane_destroy(expect_lanes_from_the_node_table(scenario));
     ck_assert(scenario_load_file(IDEMSIM_SOURCE_DIR "/scenarios/11_outbox.json", NULL, 0, scenario,
                                  errors));
-    expect_lanes_from_the_node_table(scenario);
+    view_pane_destroy(expect_lanes_from_the_node_table(scenario));
+    ck_assert(scenario_load_file(IDEMSIM_SOURCE_DIR "/scenarios/15_proxy_retries.json", NULL, 0,
+                                 scenario, errors));
+    ViewPane *pane = expect_lanes_from_the_node_table(scenario);
+    /* the proxy, right after the sampled clients: between them and the server */
+    const DiagramLane *proxy =
+        diagram_lane(pane->diagram, diagram_lane_at(pane->diagram, pane->lane_count));
+    ck_assert_int_eq(proxy->kind, NODE_PROXY);
+    ck_assert_str_eq(proxy->name, world_node_name(pane->world, proxy->node));
+    view_pane_destroy(pane);
     free(errors);
     free(scenario);
 }

@@ -146,11 +146,12 @@ const char *diagram_mark_word(const DiagramItem *mark, char *buffer, size_t size
                               DiagramTone *tone);
 /* A copy's label in full: "request", "200 OK", "charge (network copy)". */
 void diagram_message_label(const DiagramItem *message, char *label, size_t size);
-/* What sets a copy apart, in a word: "retry #2", "2nd click", "delivery #3", "duplicate";
- * false when nothing does. */
+/* What sets a copy apart, in a word: "retry #2", "2nd click", "delivery #3", "try #2" (a
+ * proxy's own retry), "duplicate"; false when nothing does. */
 bool diagram_message_tag(const DiagramItem *message, NodeKind from_kind, char *label, size_t size);
-/* Which delivery of its message a broker delivery is (1, 2, ...); 0 for other messages. */
-uint32_t diagram_delivery_number(const DiagramItem *message);
+/* Which copy of a message a node sent again is: a broker's delivery, a proxy's try (1, 2,
+ * ...); 0 for other messages. */
+uint32_t diagram_repeat_number(const DiagramItem *message, NodeKind from_kind);
 /* A lane's role under its name: "handler + key store", "payment provider". */
 const char *diagram_lane_role(const DiagramLane *lane, Mode mode);
 

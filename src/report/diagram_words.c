@@ -71,6 +71,9 @@ static const EventWords EVENT_WORDS[TRACE_EVENT_COUNT] = {
     [TRACE_LATE_ACK_ACCEPTED] = {"late ack accepted", NULL, DIAGRAM_TONE_PLAIN, "late ack",
                                  DIAGRAM_TONE_DIM},
     [TRACE_SEND_RECEIPT] = {"receipt #{value}", NULL, DIAGRAM_TONE_WORK, NULL, 0},
+    [TRACE_PROXY_TIMEOUT] = {"try {value} unanswered: timeout", NULL, DIAGRAM_TONE_WARN, "timeout",
+                             DIAGRAM_TONE_WARN},
+    [TRACE_PROXY_RETRY] = {"sends it again (try {value})", NULL, DIAGRAM_TONE_WARN, NULL, 0},
     [TRACE_REJECT_MISSING_KEY] = {"no key " ARROW_RIGHT " {value}", NULL, DIAGRAM_TONE_BAD,
                                   "no key", DIAGRAM_TONE_WARN},
 };
@@ -235,9 +238,13 @@ void diagram_message_label(const DiagramItem *message, char *label, size_t size)
     }
 }
 
-uint32_t diagram_delivery_number(const DiagramItem *message)
+/* A node that sends one message again (the broker's deliveries, a proxy's tries) numbers the
+ * copies in the low six bits of their lineage, before the hop doubles it. */
+uint32_t diagram_repeat_number(const DiagramItem *message, NodeKind from_kind)
 {
-    return message->message == MESSAGE_DELIVERY ? (message->copy / 2) % 64 : 0;
+    bool repeated = message->message == MESSAGE_DELIVERY ||
+                    (message->message == MESSAGE_REQUEST && from_kind != NODE_CLIENT_GROUP);
+    return repeated ? (message->copy / 2) % 64 : 0;
 }
 
 bool diagram_message_tag(const DiagramItem *message, NodeKind from_kind, char *label, size_t size)
@@ -248,8 +255,9 @@ bool diagram_message_tag(const DiagramItem *message, NodeKind from_kind, char *l
         snprintf(label, size, "retry #%u", message->attempt);
     else if (client && message->message == MESSAGE_REQUEST && message->click == 1)
         snprintf(label, size, "2nd click");
-    else if (diagram_delivery_number(message) > 1)
-        snprintf(label, size, "delivery #%u", diagram_delivery_number(message));
+    else if (diagram_repeat_number(message, from_kind) > 1)
+        snprintf(label, size, "%s #%u", message->message == MESSAGE_DELIVERY ? "delivery" : "try",
+                 diagram_repeat_number(message, from_kind));
     else if (message->duplicate)
         snprintf(label, size, "duplicate");
     else

@@ -210,6 +210,14 @@ static ViewColor service_sentence(const ViewPane *pane, const ViewNarration *n, 
         snprintf(buffer, size, "%s charged, then the handler failed: 500, the client will retry",
                  op);
         return VIEW_COLOR_WARNING;
+    case TRACE_PROXY_TIMEOUT:
+        snprintf(buffer, size, "the %s got no answer to try #%" PRId64 " of %s in time", where,
+                 n->value, op);
+        return VIEW_COLOR_WARNING;
+    case TRACE_PROXY_RETRY:
+        snprintf(buffer, size, "the %s retries %s on its own (try #%" PRId64 ")", where, op,
+                 n->value);
+        return VIEW_COLOR_WARNING;
     case TRACE_GATEWAY_TIMEOUT:
         snprintf(buffer, size, "no answer from the %s for %s: 504, charged or not?", gateway, op);
         return VIEW_COLOR_WARNING;

@@ -557,8 +557,9 @@ static void draw_density(Strip *strip)
 
 /* ------------------------------------------------------------------ messages */
 
-static SDL_Color message_color(const DiagramItem *arrow)
+static SDL_Color message_color(const Strip *strip, const DiagramItem *arrow)
 {
+    NodeKind from_kind = diagram_lane(strip->diagram, arrow->from)->kind;
     if (arrow->end_event == TRACE_LOST)
         return C(VIEW_COLOR_LOST);
     switch ((MessageKind)arrow->message) {
@@ -567,7 +568,7 @@ static SDL_Color message_color(const DiagramItem *arrow)
     case MESSAGE_CHARGE:
         if (arrow->event == TRACE_EXECUTE && arrow->effects >= 2)
             return C(VIEW_COLOR_DOUBLE);
-        if (arrow->attempt > 1 || diagram_delivery_number(arrow) > 1)
+        if (arrow->attempt > 1 || diagram_repeat_number(arrow, from_kind) > 1)
             return C(VIEW_COLOR_WARNING);
         return C(VIEW_COLOR_MESSAGE);
     case MESSAGE_ACK:
@@ -632,7 +633,7 @@ static void draw_message(Strip *strip, const DiagramItem *arrow)
         xe = x0 + (x1 - x0) * fminf(f, 0.92f);
         ye = y_of(strip, strip->now_us);
     }
-    SDL_Color color = message_color(arrow);
+    SDL_Color color = message_color(strip, arrow);
     float width = arrow->message == MESSAGE_ACK ? strip->stroke * 0.6f
                   : arrow->message == MESSAGE_RESPONSE || arrow->message == MESSAGE_CHARGE_REPLY
                       ? strip->stroke * 0.75f
