@@ -564,7 +564,7 @@ static const DiagramItem *find_message(const Diagram *diagram, uint32_t click, u
 
 START_TEST(test_diagram_pairs_each_copy_with_its_own_delivery)
 {
-    Diagram *diagram = diagram_create(MODE_AT_LEAST_ONCE, 64, true);
+    Diagram *diagram = diagram_create(MODE_AT_LEAST_ONCE, 64, 64);
     diagram_open_lanes(diagram, true);
     /* Two clicks' first attempts share operation, attempt and lineage: only the click tells
      * them apart; the first click's copy arrives first, then the second's. */
@@ -596,7 +596,7 @@ END_TEST
 
 START_TEST(test_diagram_marks_a_network_duplicate_and_boxes_a_job)
 {
-    Diagram *diagram = diagram_create(MODE_AT_LEAST_ONCE, 64, false);
+    Diagram *diagram = diagram_create(MODE_AT_LEAST_ONCE, 64, 0);
     diagram_open_lanes(diagram, true);
     feed_copy(diagram, 1000, TRACE_TRANSMIT, WEB, SERVER, MESSAGE_REQUEST, 0, 2);
     TraceRecord duplicate = record_at(1000, TRACE_DUPLICATE, WEB);
@@ -635,7 +635,7 @@ END_TEST
  * (the gateway here) draws nothing; a proxy's job is boxed like any service's. */
 START_TEST(test_diagram_lanes_from_a_node_table_hold_a_proxy_between_client_and_server)
 {
-    Diagram *diagram = diagram_create(MODE_AT_LEAST_ONCE, 64, false);
+    Diagram *diagram = diagram_create(MODE_AT_LEAST_ONCE, 64, 0);
     int server = diagram_add_lane(diagram, NODE_SERVER, SERVER, TRACE_NO_CLIENT, "server", 2);
     int proxy = diagram_add_lane(diagram, NODE_PROXY, PROXY, TRACE_NO_CLIENT, "proxy", 1);
     int web = diagram_add_lane(diagram, NODE_CLIENT_GROUP, WEB, 0, "web", 0);
@@ -679,7 +679,7 @@ END_TEST
  * in the order the work reaches them, the ledger last. */
 START_TEST(test_diagram_open_lanes_follow_the_work)
 {
-    Diagram *diagram = diagram_create(MODE_AT_LEAST_ONCE, 64, true);
+    Diagram *diagram = diagram_create(MODE_AT_LEAST_ONCE, 64, 64);
     diagram_open_lanes(diagram, true);
     feed_copy(diagram, 1000, TRACE_TRANSMIT, PROXY, SERVER, MESSAGE_REQUEST, 0, 4);
     TraceRecord send = record_at(500, TRACE_SEND, WEB);
@@ -692,6 +692,40 @@ START_TEST(test_diagram_open_lanes_follow_the_work)
     ck_assert_str_eq(diagram_lane(diagram, diagram_lane_at(diagram, 1))->name, "proxy");
     ck_assert_str_eq(diagram_lane(diagram, diagram_lane_at(diagram, 2))->name, "server");
     ck_assert_int_eq(diagram_lane_at(diagram, 3), diagram_ledger(diagram));
+    diagram_destroy(diagram);
+}
+END_TEST
+
+/* A followed operation's outcome counts every record of it, also past the rows a diagram
+ * keeps: the summary of a cut diagram stays true. */
+START_TEST(test_diagram_follows_an_outcome_past_its_last_row)
+{
+    Diagram *diagram = diagram_create(MODE_AT_LEAST_ONCE, 64, 3);
+    diagram_open_lanes(diagram, true);
+    ck_assert(diagram_follow(diagram, 7));
+    TraceRecord send = record_at(100, TRACE_SEND, WEB);
+    diagram_add(diagram, &send, 0);
+    feed_copy(diagram, 200, TRACE_TRANSMIT, WEB, SERVER, MESSAGE_REQUEST, 0, 2);
+    feed_copy(diagram, 300, TRACE_DELIVER, SERVER, WEB, MESSAGE_REQUEST, 0, 2);
+    TraceRecord execute = record_at(400, TRACE_EXECUTE, SERVER);
+    diagram_add(diagram, &execute, 0);
+    TraceRecord retry = record_at(500, TRACE_RETRY, WEB);
+    retry.attempt = 2;
+    diagram_add(diagram, &retry, 0);
+    diagram_add(diagram, &execute, 0);
+    TraceRecord settled = record_at(600, TRACE_SETTLED, WEB);
+    settled.detail = OUTCOME_DOUBLE;
+    diagram_add(diagram, &settled, 0);
+    ck_assert(diagram_truncated(diagram));
+    ck_assert_uint_eq(diagram_row_count(diagram), 3);
+    const DiagramOutcome *outcome = diagram_outcome(diagram, 7);
+    ck_assert_ptr_nonnull(outcome);
+    ck_assert_uint_eq(outcome->clicks, 1);
+    ck_assert_uint_eq(outcome->attempts, 2);
+    ck_assert_uint_eq(outcome->effects, 2);
+    ck_assert(outcome->settled);
+    ck_assert_int_eq(outcome->outcome, OUTCOME_DOUBLE);
+    ck_assert_ptr_null(diagram_outcome(diagram, 8));
     diagram_destroy(diagram);
 }
 END_TEST
@@ -785,6 +819,7 @@ static Suite *svg_suite(void)
     tcase_add_test(model,
                    test_diagram_lanes_from_a_node_table_hold_a_proxy_between_client_and_server);
     tcase_add_test(model, test_diagram_open_lanes_follow_the_work);
+    tcase_add_test(model, test_diagram_follows_an_outcome_past_its_last_row);
     tcase_add_test(model, test_diagram_words_come_from_one_table);
     suite_add_tcase(suite, model);
     return suite;

@@ -26,17 +26,20 @@ struct Diagram {
     DiagramItem *items; /* ring of items_max */
     uint32_t items_max;
     uint64_t next_serial;
-    bool keep_rows;
+    uint32_t rows_max;
+    bool truncated;
     DiagramRow *rows;
     uint32_t row_count;
     uint32_t row_capacity;
     uint64_t duplicate_operation; /* the copy the last "duplicate" record announced */
     uint32_t duplicate_click, duplicate_attempt, duplicate_copy;
+    uint32_t followed_count;
+    DiagramOutcome followed[DIAGRAM_FOLLOWED_MAX];
 };
 
 /* ------------------------------------------------------------------ building */
 
-Diagram *diagram_create(Mode mode, uint32_t items_max, bool keep_rows)
+Diagram *diagram_create(Mode mode, uint32_t items_max, uint32_t rows_max)
 {
     Diagram *diagram = calloc(1, sizeof *diagram);
     if (diagram == NULL)
@@ -45,7 +48,7 @@ Diagram *diagram_create(Mode mode, uint32_t items_max, bool keep_rows)
     diagram->ledger = DIAGRAM_NO_LANE;
     diagram->items_max = items_max > 0 ? items_max : 1;
     diagram->next_serial = 1;
-    diagram->keep_rows = keep_rows;
+    diagram->rows_max = rows_max;
     diagram->items = calloc(diagram->items_max, sizeof *diagram->items);
     if (diagram->items == NULL) {
         free(diagram);
@@ -160,13 +163,15 @@ static DiagramItem *new_item(Diagram *diagram, const TraceRecord *record, Diagra
 /* Remembers the record's row when asked to; returns it (NO_ROW otherwise). */
 static uint32_t add_row(Diagram *diagram, const TraceRecord *record, int lane, uint64_t item)
 {
-    if (!diagram->keep_rows)
+    if (diagram->rows_max == 0)
         return NO_ROW;
     if (diagram->row_count == diagram->row_capacity) {
         uint32_t capacity = diagram->row_capacity ? diagram->row_capacity * 2 : 256;
         DiagramRow *grown = realloc(diagram->rows, capacity * sizeof *grown);
-        if (grown == NULL)
+        if (grown == NULL) {
+            diagram->truncated = true; /* what is drawn stays whole */
             return NO_ROW;
+        }
         diagram->rows = grown;
         diagram->row_capacity = capacity;
     }
@@ -417,13 +422,58 @@ static void add_mark(Diagram *diagram, const TraceRecord *record, int lane, uint
     mark->start_row = add_row(diagram, record, lane, mark->serial);
 }
 
+/* ------------------------------------------------------------------ outcomes */
+
+bool diagram_follow(Diagram *diagram, uint64_t operation)
+{
+    if (diagram->followed_count == DIAGRAM_FOLLOWED_MAX)
+        return false;
+    diagram->followed[diagram->followed_count++] = (DiagramOutcome){.operation = operation};
+    return true;
+}
+
+const DiagramOutcome *diagram_outcome(const Diagram *diagram, uint64_t operation)
+{
+    for (uint32_t i = 0; i < diagram->followed_count; i++) {
+        if (diagram->followed[i].operation == operation)
+            return &diagram->followed[i];
+    }
+    return NULL;
+}
+
+/* A crash and a restart name the job that crashed the process, not a step of its own. */
+static void follow(Diagram *diagram, const TraceRecord *record, uint32_t *effects)
+{
+    TraceEvent event = record->event;
+    DiagramOutcome *outcome = (DiagramOutcome *)diagram_outcome(diagram, record->operation);
+    if (outcome == NULL || event == TRACE_CRASH || event == TRACE_RESTART || event == TRACE_SWEEP)
+        return;
+    outcome->clicks += event == TRACE_SEND;
+    outcome->attempts += event == TRACE_SEND || event == TRACE_RETRY;
+    outcome->effects += event == TRACE_EXECUTE;
+    outcome->told_success |= event == TRACE_SUCCEEDED;
+    outcome->told_failure |= event == TRACE_FAILED;
+    if (event == TRACE_SETTLED && record->detail < OUTCOME_COUNT) {
+        outcome->settled = true;
+        outcome->outcome = (Outcome)record->detail;
+    }
+    *effects = outcome->effects;
+}
+
+/* ------------------------------------------------------------------ feeding */
+
 void diagram_add(Diagram *diagram, const TraceRecord *record, uint32_t effects)
 {
     if (record->mode != diagram->mode)
         return;
+    follow(diagram, record, &effects);
     TraceEvent event = record->event;
     if (event == TRACE_SETTLED || event == TRACE_SWEEP)
         return; /* an outcome and a housekeeping count: no place on a lane */
+    if (diagram->rows_max > 0 && diagram->row_count == diagram->rows_max)
+        diagram->truncated = true;
+    if (diagram->truncated)
+        return;
     if (event == TRACE_DUPLICATE) {
         diagram->duplicate_operation = record->operation;
         diagram->duplicate_click = record->click;
@@ -506,6 +556,11 @@ const DiagramItem *diagram_item(const Diagram *diagram, uint64_t serial)
 uint32_t diagram_row_count(const Diagram *diagram)
 {
     return diagram->row_count;
+}
+
+bool diagram_truncated(const Diagram *diagram)
+{
+    return diagram->truncated;
 }
 
 const DiagramRow *diagram_row(const Diagram *diagram, uint32_t row)

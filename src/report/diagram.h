@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "metrics.h"
 #include "scenario.h"
 #include "sim_time.h"
 #include "trace.h"
@@ -22,6 +23,7 @@
 #define DIAGRAM_LANE_NAME_MAX 64
 #define DIAGRAM_NO_LANE (-1)
 #define DIAGRAM_NO_EVENT TRACE_EVENT_COUNT /* an item whose decision is not known (yet) */
+#define DIAGRAM_FOLLOWED_MAX 32            /* operations whose outcome a diagram follows */
 
 typedef struct Diagram Diagram; /* opaque */
 
@@ -78,12 +80,27 @@ typedef struct {
     int8_t lane;   /* the record's actor */
 } DiagramRow;
 
+/* What the trace says about an operation the diagram follows, fed every record of it: its
+ * clicks, attempts and effects, what its client was told, and the outcome the model gave it
+ * in its "settled" record (the model's verdict, not one recomputed here). */
+typedef struct {
+    uint64_t operation;
+    uint32_t clicks;
+    uint32_t attempts;
+    uint32_t effects;
+    bool told_success;
+    bool told_failure;
+    bool settled;
+    Outcome outcome; /* once settled */
+} DiagramOutcome;
+
 /* ------------------------------------------------------------------ building */
 
-/* items_max: the newest items kept (a ring; older ones are forgotten). keep_rows: remember
- * every record's row, for a renderer that gives each its own row (the SVG). NULL when out of
- * memory. */
-Diagram *diagram_create(Mode mode, uint32_t items_max, bool keep_rows);
+/* items_max: the newest items kept (a ring; older ones are forgotten). rows_max: remember up
+ * to that many records' rows, for a renderer that gives each its own row (the SVG); past it
+ * the diagram is truncated: no more rows nor items, though followed outcomes still count.
+ * 0: no rows. NULL when out of memory. */
+Diagram *diagram_create(Mode mode, uint32_t items_max, uint32_t rows_max);
 void diagram_destroy(Diagram *diagram); /* NULL is a no-op */
 
 /* Adds a lane; returns its index, or DIAGRAM_NO_LANE when full. Lanes are listed clients first,
@@ -96,8 +113,12 @@ int diagram_add_ledger(Diagram *diagram);
  * of appearance, and the ledger appears with the first effect. */
 void diagram_open_lanes(Diagram *diagram, bool open);
 
+/* Follows an operation's outcome from now on; false when DIAGRAM_FOLLOWED_MAX are followed. */
+bool diagram_follow(Diagram *diagram, uint64_t operation);
+
 /* Feeds one record. effects: the operation's effects so far, this record's included (an
- * "execute" that is the second effect makes a double). Records of other modes are ignored. */
+ * "execute" that is the second effect makes a double); for an operation the diagram follows,
+ * its own count. Records of other modes are ignored. */
 void diagram_add(Diagram *diagram, const TraceRecord *record, uint32_t effects);
 
 /* ------------------------------------------------------------------ reading */
@@ -114,6 +135,9 @@ uint64_t diagram_first_serial(const Diagram *diagram); /* the oldest item still 
 uint64_t diagram_next_serial(const Diagram *diagram);  /* one past the newest */
 const DiagramItem *diagram_item(const Diagram *diagram, uint64_t serial); /* NULL: gone */
 uint32_t diagram_row_count(const Diagram *diagram);
+bool diagram_truncated(const Diagram *diagram); /* rows_max was reached */
+/* NULL when the operation is not followed. */
+const DiagramOutcome *diagram_outcome(const Diagram *diagram, uint64_t operation);
 const DiagramRow *diagram_row(const Diagram *diagram, uint32_t row);
 
 /* ------------------------------------------------------------------ words and tones */

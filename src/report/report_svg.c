@@ -29,21 +29,6 @@
 #define BADGE_HEIGHT 17.0
 #define BREAK_MS 3000.0 /* a longer silence is drawn as a break */
 
-/* ------------------------------------------------------------------ outcomes */
-
-/* What the trace says about one operation, fed its records in order: its clicks, attempts
- * and effects for the summary line, what the client was told, and the outcome the model
- * gave it in its "settled" record (the model's verdict, not one recomputed here). */
-typedef struct {
-    uint32_t clicks;
-    uint32_t attempts;
-    uint32_t effects;
-    bool told_success;
-    bool told_failure;
-    bool settled;
-    Outcome outcome; /* once settled */
-} Tally;
-
 /* The outcome a "settled" record names; false for any other record. */
 static bool settled_outcome(const TraceRecord *record, Outcome *outcome)
 {
@@ -51,17 +36,6 @@ static bool settled_outcome(const TraceRecord *record, Outcome *outcome)
         return false;
     *outcome = (Outcome)record->detail;
     return true;
-}
-
-static void tally_add(Tally *tally, const TraceRecord *record)
-{
-    if (record->event == TRACE_SEND)
-        tally->clicks++;
-    tally->attempts += record->event == TRACE_SEND || record->event == TRACE_RETRY;
-    tally->effects += record->event == TRACE_EXECUTE;
-    tally->told_success |= record->event == TRACE_SUCCEEDED;
-    tally->told_failure |= record->event == TRACE_FAILED;
-    tally->settled |= settled_outcome(record, &tally->outcome);
 }
 
 /* ------------------------------------------------------------------ collecting */
@@ -74,10 +48,10 @@ struct SvgDiagram {
     uint32_t operation_count;
     uint64_t operations[REPORT_SVG_OPERATIONS_MAX]; /* in the order they started */
     int32_t open_clicks[REPORT_SVG_OPERATIONS_MAX]; /* clicks sent and not yet settled */
-    Tally tallies[REPORT_SVG_OPERATIONS_MAX];       /* every record of theirs, kept or not */
     bool crash_kept;                                /* its restart is kept too */
-    Diagram *model; /* lanes opened as records name them, one row per record kept */
-    bool truncated; /* RECORDS_MAX reached: the rest was not kept */
+    /* lanes opened as records name them, one row per record kept, up to RECORDS_MAX; it
+     * follows the outcome of each operation drawn */
+    Diagram *model;
 };
 
 SvgDiagram *report_svg_create(Mode mode, uint32_t operations_max, const SvgSelection *selection)
@@ -95,7 +69,7 @@ SvgDiagram *report_svg_create(Mode mode, uint32_t operations_max, const SvgSelec
         diagram->selection = *selection;
     }
     /* Each record makes at most one item, plus a box per job: the ring never wraps. */
-    diagram->model = diagram_create(mode, 2 * RECORDS_MAX, true);
+    diagram->model = diagram_create(mode, 2 * RECORDS_MAX, RECORDS_MAX);
     if (diagram->model == NULL) {
         free(diagram);
         return NULL;
@@ -164,6 +138,7 @@ static bool keeps(SvgDiagram *diagram, const TraceRecord *record)
             return false;
         slot = (int)diagram->operation_count;
         diagram->operations[diagram->operation_count++] = record->operation;
+        diagram_follow(diagram->model, record->operation);
     }
     if (record->event == TRACE_SEND)
         diagram->open_clicks[slot]++;
@@ -176,20 +151,8 @@ static bool keeps(SvgDiagram *diagram, const TraceRecord *record)
 static void collect(void *context, const TraceRecord *record)
 {
     SvgDiagram *diagram = context;
-    if (record->mode != diagram->mode || !keeps(diagram, record))
-        return;
-    int slot = operation_slot(diagram, record->operation);
-    bool about_operation =
-        slot >= 0 && record->event != TRACE_CRASH && record->event != TRACE_RESTART;
-    if (about_operation)
-        tally_add(&diagram->tallies[slot], record);
-    if (record->event == TRACE_SETTLED || diagram->truncated)
-        return; /* the summary's, not a row of the diagram */
-    if (diagram_row_count(diagram->model) == RECORDS_MAX) {
-        diagram->truncated = true;
-        return;
-    }
-    diagram_add(diagram->model, record, about_operation ? diagram->tallies[slot].effects : 0);
+    if (record->mode == diagram->mode && keeps(diagram, record))
+        diagram_add(diagram->model, record, 0);
 }
 
 TraceSink report_svg_sink(SvgDiagram *diagram)
@@ -797,7 +760,10 @@ static double draw_summary(Layout *layout, double y)
 {
     text_at(layout->out, 20.0, y, "start", "head", "What happened");
     for (uint32_t s = 0; s < layout->diagram->operation_count; s++) {
-        const Tally *summary = &layout->diagram->tallies[s];
+        const DiagramOutcome *summary =
+            diagram_outcome(layout->model, layout->diagram->operations[s]);
+        if (summary == NULL)
+            continue; /* never: a diagram follows more operations than --svg-ops allows */
         /* Every operation settles by the end of a run, a stopped one included. */
         const char *outcome = summary->settled ? outcome_name(summary->outcome) : "unsettled";
         char line[256];
@@ -816,7 +782,7 @@ static double draw_summary(Layout *layout, double y)
         badge(layout->out, 56.0, y - 4.0, outcome, good ? STYLE_GOOD : STYLE_BAD);
         text_at(layout->out, 92.0, y, "start", "line", line);
     }
-    if (layout->diagram->truncated) {
+    if (diagram_truncated(layout->model)) {
         y += 20.0;
         text_at(layout->out, 20.0, y, "start", "sub",
                 "(the trace was cut: only the first 4000 records are drawn)");
@@ -914,7 +880,7 @@ bool report_svg_write(FILE *stream, const SvgDiagram *diagram, const Scenario *s
         place_rows(&layout);
         double summary_top = layout.rows_bottom + 76.0;
         double legend_top = summary_top + 20.0 * (diagram->operation_count + 1) + 36.0 +
-                            (diagram->truncated ? 20.0 : 0.0);
+                            (diagram_truncated(diagram->model) ? 20.0 : 0.0);
         layout.width = fmax(880.0, MARGIN_LEFT + LANE_WIDTH * lanes + 24.0);
         layout.width = fmax(layout.width, header_width(scenario));
         layout.height = legend_top + 44.0;

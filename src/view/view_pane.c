@@ -117,7 +117,7 @@ ViewPane *view_pane_create(const Scenario *scenario, Mode mode, uint64_t seed)
     pane->mode = mode;
     pane->seed = seed;
     pane->narration_hold_us = 2500000;
-    pane->diagram = diagram_create(mode, VIEW_ARROWS_MAX, false);
+    pane->diagram = diagram_create(mode, VIEW_ARROWS_MAX, 0);
     /* The sink is live before world_create returns, but the world emits nothing until it
      * runs, so pane->world is set before the first record. */
     pane->world = world_create(scenario, mode, seed, view_trace_sink(pane), (WorldLimits){0});
