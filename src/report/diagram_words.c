@@ -239,11 +239,12 @@ void diagram_message_label(const DiagramItem *message, char *label, size_t size)
 }
 
 /* A node that sends one message again (the broker's deliveries, a proxy's tries) numbers the
- * copies in the low six bits of their lineage, before the hop doubles it. */
+ * copies in the low six bits of their lineage, before the hop doubles it. A server's receipt
+ * is numbered so too, but by the attempt that caused it: it is not a repeat of its own. */
 uint32_t diagram_repeat_number(const DiagramItem *message, NodeKind from_kind)
 {
     bool repeated = message->message == MESSAGE_DELIVERY ||
-                    (message->message == MESSAGE_REQUEST && from_kind != NODE_CLIENT_GROUP);
+                    (message->message == MESSAGE_REQUEST && from_kind == NODE_PROXY);
     return repeated ? (message->copy / 2) % 64 : 0;
 }
 
