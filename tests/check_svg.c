@@ -730,6 +730,30 @@ START_TEST(test_diagram_follows_an_outcome_past_its_last_row)
 }
 END_TEST
 
+/* Within one instant: the server's rows together, its arrival before its decision before what
+ * it sends, although the model reported them otherwise; the client's rows stay after the
+ * server's, which appeared first. */
+START_TEST(test_diagram_reads_an_instant_arrival_decision_send)
+{
+    Diagram *diagram = diagram_create(MODE_AT_LEAST_ONCE, 64, 64);
+    diagram_open_lanes(diagram, true);
+    feed_copy(diagram, 1000, TRACE_TRANSMIT, SERVER, WEB, MESSAGE_RESPONSE, 0, 4); /* row 0 */
+    TraceRecord send = record_at(1000, TRACE_SEND, WEB);                           /* row 1 */
+    diagram_add(diagram, &send, 0);
+    TraceRecord replay = record_at(1000, TRACE_REPLAY, SERVER); /* row 2 */
+    diagram_add(diagram, &replay, 0);
+    feed_copy(diagram, 1000, TRACE_DELIVER, SERVER, WEB, MESSAGE_REQUEST, 0, 2);  /* row 3 */
+    feed_copy(diagram, 2000, TRACE_DELIVER, WEB, SERVER, MESSAGE_RESPONSE, 0, 4); /* row 4 */
+    uint32_t order[5];
+    ck_assert_uint_eq(diagram_row_count(diagram), 5);
+    diagram_row_order(diagram, order);
+    const uint32_t expected[5] = {3, 2, 0, 1, 4};
+    for (int i = 0; i < 5; i++)
+        ck_assert_uint_eq(order[i], expected[i]);
+    diagram_destroy(diagram);
+}
+END_TEST
+
 START_TEST(test_diagram_words_come_from_one_table)
 {
     DiagramItem mark = {.kind = DIAGRAM_MARK, .event = TRACE_REPLAY, .value = 200};
@@ -820,6 +844,7 @@ static Suite *svg_suite(void)
                    test_diagram_lanes_from_a_node_table_hold_a_proxy_between_client_and_server);
     tcase_add_test(model, test_diagram_open_lanes_follow_the_work);
     tcase_add_test(model, test_diagram_follows_an_outcome_past_its_last_row);
+    tcase_add_test(model, test_diagram_reads_an_instant_arrival_decision_send);
     tcase_add_test(model, test_diagram_words_come_from_one_table);
     suite_add_tcase(suite, model);
     return suite;

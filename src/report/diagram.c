@@ -567,3 +567,59 @@ const DiagramRow *diagram_row(const Diagram *diagram, uint32_t row)
 {
     return row < diagram->row_count ? &diagram->rows[row] : NULL;
 }
+
+/* ------------------------------------------------------------------ reading order */
+
+/* Within one instant an arrival comes first, then what the node decides, then what it
+ * sends; a phone going offline is drawn after the request it just sent. */
+static uint32_t instant_rank(const DiagramRow *row)
+{
+    if (row->event == TRACE_DELIVER)
+        return 0;
+    if (row->event == TRACE_TRANSMIT || row->event == TRACE_LOST)
+        return 2;
+    return row->event == TRACE_OFFLINE ? 3 : 1;
+}
+
+/* Orders the rows of one instant: each lane's rows stay together (lanes in the order they
+ * first appear), and within a lane by instant_rank. Across lanes the model's order is kept,
+ * so causality between nodes is never reversed. */
+static void order_instant(const Diagram *diagram, uint32_t *order, uint32_t first, uint32_t end)
+{
+    enum { INSTANT_MAX = 64 };
+    if (end - first > INSTANT_MAX)
+        return; /* a crowded instant keeps the model's order */
+    int lane[INSTANT_MAX];
+    uint32_t key[INSTANT_MAX]; /* by row index - first */
+    for (uint32_t i = first; i < end; i++) {
+        lane[i - first] = diagram->rows[i].lane;
+        uint32_t appearance = i - first;
+        for (uint32_t j = first; j < i && appearance == i - first; j++) {
+            if (lane[j - first] == lane[i - first])
+                appearance = key[j - first] / 4;
+        }
+        key[i - first] = appearance * 4 + instant_rank(&diagram->rows[i]);
+    }
+    /* Insertion sort: stable, and an instant holds a handful of rows. */
+    for (uint32_t i = first + 1; i < end; i++) {
+        uint32_t moving = order[i], j = i;
+        while (j > first && key[order[j - 1] - first] > key[moving - first]) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = moving;
+    }
+}
+
+void diagram_row_order(const Diagram *diagram, uint32_t *order)
+{
+    uint32_t count = diagram->row_count;
+    for (uint32_t i = 0; i < count; i++)
+        order[i] = i;
+    for (uint32_t first = 0, end; first < count; first = end) {
+        SimTimeUs t = diagram->rows[first].t_us;
+        for (end = first + 1; end < count && diagram->rows[end].t_us == t; end++) {
+        }
+        order_instant(diagram, order, first, end);
+    }
+}

@@ -136,6 +136,10 @@ uint64_t diagram_next_serial(const Diagram *diagram);  /* one past the newest */
 const DiagramItem *diagram_item(const Diagram *diagram, uint64_t serial); /* NULL: gone */
 uint32_t diagram_row_count(const Diagram *diagram);
 bool diagram_truncated(const Diagram *diagram); /* rows_max was reached */
+/* The rows in reading order, into order[diagram_row_count()]: by time, and within an instant
+ * each lane's rows together (lanes as they first appear), an arrival before the decision it
+ * leads to before what is sent; causality between lanes is never reversed. */
+void diagram_row_order(const Diagram *diagram, uint32_t *order);
 /* NULL when the operation is not followed. */
 const DiagramOutcome *diagram_outcome(const Diagram *diagram, uint64_t operation);
 const DiagramRow *diagram_row(const Diagram *diagram, uint32_t row);

@@ -219,60 +219,11 @@ static void place_lanes(Layout *layout)
 static bool describe(const Layout *layout, const DiagramRow *row, char *label, size_t size,
                      Style *style);
 
-/* Within one instant an arrival comes first, then what the node decides, then what it
- * sends; a phone going offline is drawn after the request it just sent. */
-static int instant_rank(const DiagramRow *row)
-{
-    if (row->event == TRACE_DELIVER)
-        return 0;
-    if (row->event == TRACE_TRANSMIT || row->event == TRACE_LOST || row->event == TRACE_DUPLICATE)
-        return 2;
-    return row->event == TRACE_OFFLINE ? 3 : 1;
-}
-
-/* Orders the rows of one instant: each node's rows stay together (nodes in the order they
- * first appear), and within a node by instant_rank. Across nodes the model's order is kept,
- * so causality between nodes is never reversed. */
-static void sort_instant(Layout *layout, uint32_t first, uint32_t end)
-{
-    enum { INSTANT_MAX = 64 };
-    uint32_t *order = layout->order;
-    if (end - first > INSTANT_MAX)
-        return; /* a crowded instant keeps the model's order */
-    int lane[INSTANT_MAX];
-    uint32_t key[INSTANT_MAX]; /* by row index - first */
-    for (uint32_t i = first; i < end; i++) {
-        lane[i - first] = diagram_row(layout->model, i)->lane;
-        uint32_t appearance = i - first;
-        for (uint32_t j = first; j < i && appearance == i - first; j++) {
-            if (lane[j - first] == lane[i - first])
-                appearance = key[j - first] / 4;
-        }
-        key[i - first] = appearance * 4 + (uint32_t)instant_rank(diagram_row(layout->model, i));
-    }
-    /* Insertion sort: stable, and an instant holds a handful of rows. */
-    for (uint32_t i = first + 1; i < end; i++) {
-        uint32_t moving = order[i], j = i;
-        while (j > first && key[order[j - 1] - first] > key[moving - first]) {
-            order[j] = order[j - 1];
-            j--;
-        }
-        order[j] = moving;
-    }
-}
-
+/* The rows in the model's reading order (diagram_row_order), and where each one went. */
 static void sort_instants(Layout *layout)
 {
-    uint32_t count = layout->row_count;
-    for (uint32_t i = 0; i < count; i++)
-        layout->order[i] = i;
-    for (uint32_t first = 0, end; first < count; first = end) {
-        SimTimeUs t = diagram_row(layout->model, first)->t_us;
-        for (end = first + 1; end < count && diagram_row(layout->model, end)->t_us == t; end++) {
-        }
-        sort_instant(layout, first, end);
-    }
-    for (uint32_t k = 0; k < count; k++)
+    diagram_row_order(layout->model, layout->order);
+    for (uint32_t k = 0; k < layout->row_count; k++)
         layout->position[layout->order[k]] = k;
 }
 
@@ -299,8 +250,9 @@ static void place_rows(Layout *layout)
         if (k > 0) {
             const DiagramRow *previous = row_at(layout, k - 1);
             double dt_ms = (double)(row->t_us - previous->t_us) / 1000.0;
-            bool leaves_badge = dt_ms == 0 && instant_rank(row) == 2 && !is_message(previous) &&
-                                previous->lane == row->lane;
+            bool sends = row->event == TRACE_TRANSMIT || row->event == TRACE_LOST;
+            bool leaves_badge =
+                dt_ms == 0 && sends && !is_message(previous) && previous->lane == row->lane;
             bool follows_arrow = dt_ms == 0 && is_message(previous) && is_message(row) &&
                                  row->event != TRACE_DELIVER;
             y += leaves_badge ? 0.0 : follows_arrow ? 9.0 : gap_for(dt_ms);
