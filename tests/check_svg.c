@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "diagram.h"
 #include "test_cli.h"
 
 #define LOST_ANSWER "scenarios/01_lost_answer.json"
@@ -463,6 +464,348 @@ START_TEST(test_every_scenario_draws_a_balanced_diagram)
 }
 END_TEST
 
+/* The proxy of C15 is drawn from the node table like any node: its lane between the client
+ * and the server, its own timeout and retry as badges on it, both charges on the ledger. */
+START_TEST(test_svg_draws_the_proxy_lane_between_client_and_server)
+{
+    char path[512];
+    test_cli_in_scratch(path, "proxy.svg");
+    const char *arguments[] = {"run",
+                               "scenarios/15_proxy_retries.json",
+                               "--svg",
+                               path,
+                               "--svg-mode",
+                               "at-least-once",
+                               "--svg-outcome",
+                               "double",
+                               "--svg-ops",
+                               "1",
+                               "-q",
+                               NULL};
+    ck_assert_int_eq(test_cli_run(arguments, NULL, NULL), 0);
+    char *svg = test_cli_read_all(path, NULL);
+    ck_assert_ptr_nonnull(svg);
+    const char *client = strstr(svg, "class=\"head\">app[");
+    const char *proxy = strstr(svg, "class=\"head\">proxy<");
+    const char *server = strstr(svg, "class=\"head\">server<");
+    ck_assert_ptr_nonnull(client);
+    ck_assert_ptr_nonnull(proxy);
+    ck_assert_ptr_nonnull(server);
+    ck_assert(client < proxy);
+    ck_assert(proxy < server);
+    ck_assert_ptr_nonnull(strstr(svg, ">try 1 unanswered: timeout<"));
+    ck_assert_ptr_nonnull(strstr(svg, ">sends it again (try 2)<"));
+    ck_assert_int_eq(occurrences(svg, "AGAIN</text>"), 1);
+    free(svg);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ the diagram model */
+
+/* A small world written by hand: a client group "web" (node 0), the server (node 1), the
+ * gateway (node 2, which no test lane holds) and a proxy (node 5) between them. */
+enum { WEB = 0, SERVER = 1, GATEWAY = 2, PROXY = 5 };
+
+static const char *node_name_of(uint32_t node)
+{
+    return node == WEB ? "web[0]" : node == SERVER ? "server" : node == PROXY ? "proxy" : "gateway";
+}
+
+static NodeKind kind_of(uint32_t node)
+{
+    return node == WEB      ? NODE_CLIENT_GROUP
+           : node == SERVER ? NODE_SERVER
+           : node == PROXY  ? NODE_PROXY
+                            : NODE_GATEWAY;
+}
+
+static TraceRecord record_at(SimTimeUs t_us, TraceEvent event, uint32_t actor)
+{
+    return (TraceRecord){.t_us = t_us,
+                         .mode = MODE_AT_LEAST_ONCE,
+                         .event = event,
+                         .actor = actor,
+                         .actor_client = actor == WEB ? 0 : TRACE_NO_CLIENT,
+                         .peer = TRACE_NO_NODE,
+                         .peer_client = TRACE_NO_CLIENT,
+                         .actor_kind = kind_of(actor),
+                         .actor_name = node_name_of(actor),
+                         .operation = 7,
+                         .attempt = 1};
+}
+
+/* A copy on the wire: transmit (or lost) at the source, deliver at the target. */
+static void feed_copy(Diagram *diagram, SimTimeUs t_us, TraceEvent event, uint32_t actor,
+                      uint32_t peer, MessageKind message, uint32_t click, uint32_t copy)
+{
+    TraceRecord record = record_at(t_us, event, actor);
+    record.peer = peer;
+    record.peer_client = peer == WEB ? 0 : TRACE_NO_CLIENT;
+    record.peer_kind = kind_of(peer);
+    record.peer_name = node_name_of(peer);
+    record.message = message;
+    record.click = click;
+    record.copy = copy;
+    record.value = message == MESSAGE_RESPONSE ? 200 : 0;
+    diagram_add(diagram, &record, 0);
+}
+
+static const DiagramItem *find_message(const Diagram *diagram, uint32_t click, uint32_t copy,
+                                       int from)
+{
+    for (uint64_t s = diagram_first_serial(diagram); s < diagram_next_serial(diagram); s++) {
+        const DiagramItem *item = diagram_item(diagram, s);
+        if (item->kind == DIAGRAM_MESSAGE && item->click == click && item->copy == copy &&
+            item->from == from)
+            return item;
+    }
+    return NULL;
+}
+
+START_TEST(test_diagram_pairs_each_copy_with_its_own_delivery)
+{
+    Diagram *diagram = diagram_create(MODE_AT_LEAST_ONCE, 64, 64);
+    diagram_open_lanes(diagram, true);
+    /* Two clicks' first attempts share operation, attempt and lineage: only the click tells
+     * them apart; the first click's copy arrives first, then the second's. */
+    feed_copy(diagram, 1000, TRACE_TRANSMIT, WEB, SERVER, MESSAGE_REQUEST, 0, 2);
+    feed_copy(diagram, 2000, TRACE_TRANSMIT, WEB, SERVER, MESSAGE_REQUEST, 1, 2);
+    feed_copy(diagram, 5000, TRACE_DELIVER, SERVER, WEB, MESSAGE_REQUEST, 0, 2);
+    feed_copy(diagram, 9000, TRACE_DELIVER, SERVER, WEB, MESSAGE_REQUEST, 1, 2);
+    feed_copy(diagram, 9500, TRACE_LOST, SERVER, WEB, MESSAGE_RESPONSE, 0, 4);
+    int web = diagram_lane_of(diagram, WEB, 0), server = diagram_lane_of(diagram, SERVER, 0);
+    const DiagramItem *first = find_message(diagram, 0, 2, web);
+    const DiagramItem *second = find_message(diagram, 1, 2, web);
+    ck_assert_ptr_nonnull(first);
+    ck_assert_ptr_nonnull(second);
+    ck_assert_uint_eq(first->end_us, 5000);
+    ck_assert_uint_eq(second->end_us, 9000);
+    ck_assert_int_eq(first->end_event, TRACE_DELIVER);
+    ck_assert_int_eq(first->to, server);
+    /* Rows: a copy starts and ends on the rows of its records. */
+    ck_assert_uint_eq(diagram_row_count(diagram), 5);
+    ck_assert_uint_eq(diagram_row(diagram, first->end_row)->t_us, 5000);
+    ck_assert_uint_eq(diagram_row(diagram, second->start_row)->t_us, 2000);
+    /* A lost answer ends where it was sent, and closes the job it answers. */
+    const DiagramItem *answer = find_message(diagram, 0, 4, server);
+    ck_assert_int_eq(answer->end_event, TRACE_LOST);
+    ck_assert_uint_eq(answer->end_us, 9500);
+    diagram_destroy(diagram);
+}
+END_TEST
+
+START_TEST(test_diagram_marks_a_network_duplicate_and_boxes_a_job)
+{
+    Diagram *diagram = diagram_create(MODE_AT_LEAST_ONCE, 64, 0);
+    diagram_open_lanes(diagram, true);
+    feed_copy(diagram, 1000, TRACE_TRANSMIT, WEB, SERVER, MESSAGE_REQUEST, 0, 2);
+    TraceRecord duplicate = record_at(1000, TRACE_DUPLICATE, WEB);
+    duplicate.copy = 3;
+    diagram_add(diagram, &duplicate, 0);
+    feed_copy(diagram, 1000, TRACE_TRANSMIT, WEB, SERVER, MESSAGE_REQUEST, 0, 3);
+    feed_copy(diagram, 3000, TRACE_DELIVER, SERVER, WEB, MESSAGE_REQUEST, 0, 2);
+    TraceRecord execute = record_at(4000, TRACE_EXECUTE, SERVER);
+    execute.copy = 2;
+    execute.value = 200;
+    diagram_add(diagram, &execute, 1);
+    feed_copy(diagram, 4000, TRACE_TRANSMIT, SERVER, WEB, MESSAGE_RESPONSE, 0, 4);
+    int web = diagram_lane_of(diagram, WEB, 0), server = diagram_lane_of(diagram, SERVER, 0);
+    ck_assert(!find_message(diagram, 0, 2, web)->duplicate);
+    ck_assert(find_message(diagram, 0, 3, web)->duplicate);
+    ck_assert_int_eq(find_message(diagram, 0, 2, web)->event, TRACE_EXECUTE);
+    const DiagramItem *box = NULL;
+    for (uint64_t s = diagram_first_serial(diagram); s < diagram_next_serial(diagram); s++) {
+        if (diagram_item(diagram, s)->kind == DIAGRAM_ACTIVATION)
+            box = diagram_item(diagram, s);
+    }
+    ck_assert_ptr_nonnull(box);
+    ck_assert_int_eq(box->from, server);
+    ck_assert_uint_eq(box->start_us, 3000);
+    ck_assert_uint_eq(box->end_us, 4000); /* closed by its answer */
+    ck_assert_int_eq(box->event, TRACE_EXECUTE);
+    /* The first effect opened the ledger, a drawing lane that is no node. */
+    ck_assert_int_ne(diagram_ledger(diagram), DIAGRAM_NO_LANE);
+    ck_assert(diagram_lane(diagram, diagram_ledger(diagram))->ledger);
+    diagram_destroy(diagram);
+}
+END_TEST
+
+/* Lanes added from a node table (as the view does): the proxy's lane order puts it between
+ * the clients and the server, whatever order the lanes were added in; a node with no lane
+ * (the gateway here) draws nothing; a proxy's job is boxed like any service's. */
+START_TEST(test_diagram_lanes_from_a_node_table_hold_a_proxy_between_client_and_server)
+{
+    Diagram *diagram = diagram_create(MODE_AT_LEAST_ONCE, 64, 0);
+    int server = diagram_add_lane(diagram, NODE_SERVER, SERVER, TRACE_NO_CLIENT, "server", 2);
+    int proxy = diagram_add_lane(diagram, NODE_PROXY, PROXY, TRACE_NO_CLIENT, "proxy", 1);
+    int web = diagram_add_lane(diagram, NODE_CLIENT_GROUP, WEB, 0, "web", 0);
+    int ledger = diagram_add_ledger(diagram);
+    ck_assert_uint_eq(diagram_lane_count(diagram), 4);
+    ck_assert_int_eq(diagram_lane_at(diagram, 0), web);
+    ck_assert_int_eq(diagram_lane_at(diagram, 1), proxy);
+    ck_assert_int_eq(diagram_lane_at(diagram, 2), server);
+    ck_assert_int_eq(diagram_lane_at(diagram, 3), ledger);
+    ck_assert_str_eq(diagram_lane(diagram, web)->name, "web[0]");
+    ck_assert_str_eq(diagram_lane(diagram, proxy)->name, "proxy");
+    ck_assert_str_eq(diagram_lane_role(diagram_lane(diagram, proxy), MODE_AT_LEAST_ONCE),
+                     "retries on its own");
+    /* client -> proxy, two tries proxy -> server, answers back. */
+    feed_copy(diagram, 1000, TRACE_TRANSMIT, WEB, PROXY, MESSAGE_REQUEST, 0, 2);
+    feed_copy(diagram, 2000, TRACE_DELIVER, PROXY, WEB, MESSAGE_REQUEST, 0, 2);
+    feed_copy(diagram, 2000, TRACE_TRANSMIT, PROXY, SERVER, MESSAGE_REQUEST, 0, 4);
+    feed_copy(diagram, 2500, TRACE_TRANSMIT, PROXY, SERVER, MESSAGE_REQUEST, 0, 6);
+    feed_copy(diagram, 2600, TRACE_TRANSMIT, SERVER, GATEWAY, MESSAGE_CHARGE, 0, 256);
+    feed_copy(diagram, 3000, TRACE_DELIVER, SERVER, PROXY, MESSAGE_REQUEST, 0, 6);
+    feed_copy(diagram, 4000, TRACE_TRANSMIT, PROXY, WEB, MESSAGE_RESPONSE, 0, 4);
+    ck_assert_ptr_nonnull(find_message(diagram, 0, 4, proxy));
+    ck_assert_uint_eq(find_message(diagram, 0, 4, proxy)->end_us, SIM_TIME_NEVER);
+    ck_assert_uint_eq(find_message(diagram, 0, 6, proxy)->end_us, 3000);
+    ck_assert_int_eq(find_message(diagram, 0, 6, proxy)->to, server);
+    ck_assert_ptr_null(find_message(diagram, 0, 256, server)); /* no lane for the gateway */
+    uint32_t boxes = 0;
+    for (uint64_t s = diagram_first_serial(diagram); s < diagram_next_serial(diagram); s++) {
+        const DiagramItem *item = diagram_item(diagram, s);
+        if (item->kind == DIAGRAM_ACTIVATION && item->from == proxy) {
+            boxes++;
+            ck_assert_uint_eq(item->end_us, 4000); /* the proxy's answer closes it */
+        }
+    }
+    ck_assert_uint_eq(boxes, 1);
+    diagram_destroy(diagram);
+}
+END_TEST
+
+/* Lanes opened as the trace names nodes (as the SVG does): clients first, then the services
+ * in the order the work reaches them, the ledger last. */
+START_TEST(test_diagram_open_lanes_follow_the_work)
+{
+    Diagram *diagram = diagram_create(MODE_AT_LEAST_ONCE, 64, 64);
+    diagram_open_lanes(diagram, true);
+    feed_copy(diagram, 1000, TRACE_TRANSMIT, PROXY, SERVER, MESSAGE_REQUEST, 0, 4);
+    TraceRecord send = record_at(500, TRACE_SEND, WEB);
+    diagram_add(diagram, &send, 0);
+    TraceRecord execute = record_at(2000, TRACE_EXECUTE, SERVER);
+    diagram_add(diagram, &execute, 1);
+    ck_assert_uint_eq(diagram_lane_count(diagram), 4);
+    ck_assert_str_eq(diagram_lane(diagram, diagram_lane_at(diagram, 0))->name, "web[0]");
+    ck_assert_str_eq(diagram_lane(diagram, diagram_lane_at(diagram, 0))->node_name, "web");
+    ck_assert_str_eq(diagram_lane(diagram, diagram_lane_at(diagram, 1))->name, "proxy");
+    ck_assert_str_eq(diagram_lane(diagram, diagram_lane_at(diagram, 2))->name, "server");
+    ck_assert_int_eq(diagram_lane_at(diagram, 3), diagram_ledger(diagram));
+    diagram_destroy(diagram);
+}
+END_TEST
+
+/* A followed operation's outcome counts every record of it, also past the rows a diagram
+ * keeps: the summary of a cut diagram stays true. */
+START_TEST(test_diagram_follows_an_outcome_past_its_last_row)
+{
+    Diagram *diagram = diagram_create(MODE_AT_LEAST_ONCE, 64, 3);
+    diagram_open_lanes(diagram, true);
+    ck_assert(diagram_follow(diagram, 7));
+    TraceRecord send = record_at(100, TRACE_SEND, WEB);
+    diagram_add(diagram, &send, 0);
+    feed_copy(diagram, 200, TRACE_TRANSMIT, WEB, SERVER, MESSAGE_REQUEST, 0, 2);
+    feed_copy(diagram, 300, TRACE_DELIVER, SERVER, WEB, MESSAGE_REQUEST, 0, 2);
+    TraceRecord execute = record_at(400, TRACE_EXECUTE, SERVER);
+    diagram_add(diagram, &execute, 0);
+    TraceRecord retry = record_at(500, TRACE_RETRY, WEB);
+    retry.attempt = 2;
+    diagram_add(diagram, &retry, 0);
+    diagram_add(diagram, &execute, 0);
+    TraceRecord settled = record_at(600, TRACE_SETTLED, WEB);
+    settled.detail = OUTCOME_DOUBLE;
+    diagram_add(diagram, &settled, 0);
+    ck_assert(diagram_truncated(diagram));
+    ck_assert_uint_eq(diagram_row_count(diagram), 3);
+    const DiagramOutcome *outcome = diagram_outcome(diagram, 7);
+    ck_assert_ptr_nonnull(outcome);
+    ck_assert_uint_eq(outcome->clicks, 1);
+    ck_assert_uint_eq(outcome->attempts, 2);
+    ck_assert_uint_eq(outcome->effects, 2);
+    ck_assert(outcome->settled);
+    ck_assert_int_eq(outcome->outcome, OUTCOME_DOUBLE);
+    ck_assert_ptr_null(diagram_outcome(diagram, 8));
+    diagram_destroy(diagram);
+}
+END_TEST
+
+/* Within one instant: the server's rows together, its arrival before its decision before what
+ * it sends, although the model reported them otherwise; the client's rows stay after the
+ * server's, which appeared first. */
+START_TEST(test_diagram_reads_an_instant_arrival_decision_send)
+{
+    Diagram *diagram = diagram_create(MODE_AT_LEAST_ONCE, 64, 64);
+    diagram_open_lanes(diagram, true);
+    feed_copy(diagram, 1000, TRACE_TRANSMIT, SERVER, WEB, MESSAGE_RESPONSE, 0, 4); /* row 0 */
+    TraceRecord send = record_at(1000, TRACE_SEND, WEB);                           /* row 1 */
+    diagram_add(diagram, &send, 0);
+    TraceRecord replay = record_at(1000, TRACE_REPLAY, SERVER); /* row 2 */
+    diagram_add(diagram, &replay, 0);
+    feed_copy(diagram, 1000, TRACE_DELIVER, SERVER, WEB, MESSAGE_REQUEST, 0, 2);  /* row 3 */
+    feed_copy(diagram, 2000, TRACE_DELIVER, WEB, SERVER, MESSAGE_RESPONSE, 0, 4); /* row 4 */
+    uint32_t order[5];
+    ck_assert_uint_eq(diagram_row_count(diagram), 5);
+    diagram_row_order(diagram, order);
+    const uint32_t expected[5] = {3, 2, 0, 1, 4};
+    for (int i = 0; i < 5; i++)
+        ck_assert_uint_eq(order[i], expected[i]);
+    diagram_destroy(diagram);
+}
+END_TEST
+
+START_TEST(test_diagram_words_come_from_one_table)
+{
+    DiagramItem mark = {.kind = DIAGRAM_MARK, .event = TRACE_REPLAY, .value = 200};
+    DiagramOperationWords payment = {.debit = true};
+    char label[96], buffer[32];
+    DiagramTone tone = diagram_mark_badge(&mark, NODE_SERVER, payment, label, sizeof label);
+    ck_assert_str_eq(label, "key done " ARROW " replay 200");
+    ck_assert_int_eq(tone, DIAGRAM_TONE_STORE);
+    ck_assert_str_eq(diagram_mark_word(&mark, buffer, sizeof buffer, &tone), "replay");
+    ck_assert_int_eq(tone, DIAGRAM_TONE_GOOD);
+    mark.value = 0; /* the consumers record no status */
+    diagram_mark_badge(&mark, NODE_CONSUMERS, payment, label, sizeof label);
+    ck_assert_str_eq(label, "key done: not run again");
+    mark = (DiagramItem){.kind = DIAGRAM_MARK, .event = TRACE_EXECUTE, .value = 201, .effects = 2};
+    ck_assert_int_eq(diagram_mark_badge(&mark, NODE_SERVER, payment, label, sizeof label),
+                     DIAGRAM_TONE_WORK);
+    ck_assert_str_eq(label, "charges " ARROW " 201");
+    diagram_mark_badge(&mark, NODE_GATEWAY, payment, label, sizeof label);
+    ck_assert_str_eq(label, "charges the card");
+    ck_assert_str_eq(diagram_mark_word(&mark, buffer, sizeof buffer, &tone), "charge x2");
+    ck_assert_int_eq(tone, DIAGRAM_TONE_DOUBLE);
+    mark = (DiagramItem){.kind = DIAGRAM_MARK, .event = TRACE_TIMEOUT, .click = 1};
+    diagram_mark_badge(&mark, NODE_CLIENT_GROUP, payment, label, sizeof label);
+    ck_assert_str_eq(label, "no answer: timeout (click 2)");
+    DiagramItem copy = {.kind = DIAGRAM_MESSAGE, .message = MESSAGE_REQUEST, .attempt = 2};
+    ck_assert(diagram_message_tag(&copy, NODE_CLIENT_GROUP, label, sizeof label));
+    ck_assert_str_eq(label, "retry #2");
+    ck_assert(!diagram_message_tag(&copy, NODE_PROXY, label, sizeof label));
+    /* a proxy's second try of the client's copy 2, doubled on the wire */
+    copy = (DiagramItem){.kind = DIAGRAM_MESSAGE,
+                         .message = MESSAGE_REQUEST,
+                         .attempt = 1,
+                         .copy = 2 * (2 * 64 + 2)};
+    ck_assert(diagram_message_tag(&copy, NODE_PROXY, label, sizeof label));
+    ck_assert_str_eq(label, "try #2");
+    ck_assert(!diagram_message_tag(&copy, NODE_CLIENT_GROUP, label, sizeof label));
+    mark = (DiagramItem){.kind = DIAGRAM_MARK, .event = TRACE_PROXY_RETRY, .value = 2};
+    diagram_mark_badge(&mark, NODE_PROXY, payment, label, sizeof label);
+    ck_assert_str_eq(label, "sends it again (try 2)");
+    /* publish lineage 2, its 33rd delivery, doubled on the wire */
+    copy = (DiagramItem){
+        .kind = DIAGRAM_MESSAGE, .message = MESSAGE_DELIVERY, .copy = 2 * (2 * 64 + 33)};
+    ck_assert_uint_eq(diagram_repeat_number(&copy, NODE_BROKER), 33);
+    ck_assert(diagram_message_tag(&copy, NODE_BROKER, label, sizeof label));
+    ck_assert_str_eq(label, "delivery #33");
+    copy = (DiagramItem){
+        .kind = DIAGRAM_MESSAGE, .message = MESSAGE_RESPONSE, .value = 409, .copy = 5};
+    diagram_message_label(&copy, label, sizeof label);
+    ck_assert_str_eq(label, "409 conflict (network copy)");
+}
+END_TEST
+
 static Suite *svg_suite(void)
 {
     Suite *suite = suite_create("svg");
@@ -474,6 +817,7 @@ static Suite *svg_suite(void)
     tcase_add_test(core, test_idempotent_diagram_shows_reservations_and_replays_not_charges);
     tcase_add_test(core, test_svg_ops_limits_the_operations_drawn);
     tcase_add_test(core, test_drawing_leaves_the_trace_byte_identical);
+    tcase_add_test(core, test_svg_draws_the_proxy_lane_between_client_and_server);
     suite_add_tcase(suite, core);
     TCase *outcome = tcase_create("Outcome");
     tcase_add_checked_fixture(outcome, setup, teardown);
@@ -493,6 +837,16 @@ static Suite *svg_suite(void)
     tcase_add_test(limits, test_unwritable_svg_path_exits_2_and_leaves_no_file);
     tcase_add_test(limits, test_every_scenario_draws_a_balanced_diagram);
     suite_add_tcase(suite, limits);
+    TCase *model = tcase_create("Model");
+    tcase_add_test(model, test_diagram_pairs_each_copy_with_its_own_delivery);
+    tcase_add_test(model, test_diagram_marks_a_network_duplicate_and_boxes_a_job);
+    tcase_add_test(model,
+                   test_diagram_lanes_from_a_node_table_hold_a_proxy_between_client_and_server);
+    tcase_add_test(model, test_diagram_open_lanes_follow_the_work);
+    tcase_add_test(model, test_diagram_follows_an_outcome_past_its_last_row);
+    tcase_add_test(model, test_diagram_reads_an_instant_arrival_decision_send);
+    tcase_add_test(model, test_diagram_words_come_from_one_table);
+    suite_add_tcase(suite, model);
     return suite;
 }
 

@@ -18,6 +18,7 @@
 
 #include "scenario.h"
 #include "view.h"
+#include "view_narration.h"
 #include "view_pane.h"
 #include "world.h"
 
@@ -224,13 +225,13 @@ static void expect_diagram_accounts_for_everything(const Scenario *scenario, Mod
     ck_assert_uint_eq(view_pane_first_serial(pane), 1); /* the ring kept everything */
     uint64_t lost = 0, delivered = 0, open = 0, open_jobs = 0;
     int64_t charged_again = 0;
-    for (uint64_t serial = 1; serial < pane->arrow_serial; serial++) {
-        const ViewArrow *arrow = view_pane_arrow(pane, serial);
-        if (arrow->kind == VIEW_ARROW_MESSAGE) {
+    for (uint64_t serial = 1; serial < view_pane_next_serial(pane); serial++) {
+        const DiagramItem *arrow = view_pane_arrow(pane, serial);
+        if (arrow->kind == DIAGRAM_MESSAGE) {
             lost += arrow->end_event == TRACE_LOST;
             delivered += arrow->end_event == TRACE_DELIVER;
             open += arrow->end_us == SIM_TIME_NEVER;
-        } else if (arrow->kind == VIEW_ARROW_ACTIVATION) {
+        } else if (arrow->kind == DIAGRAM_ACTIVATION) {
             open_jobs += arrow->end_us == SIM_TIME_NEVER;
         } else if (arrow->event == TRACE_EXECUTE && arrow->effects >= 2) {
             charged_again += pane->group_amount[0];
@@ -258,7 +259,82 @@ START_TEST(test_view_diagram_of_a_small_world_accounts_for_every_message)
 }
 END_TEST
 
-static void expect_same_arrow(const ViewArrow *a, const ViewArrow *b)
+/* The diagram's lanes are the node table's: the sampled clients, then every service the
+ * scenario uses, named as the table names them and in its lane order, then the ledger; and
+ * every arrow runs between two of them. */
+static ViewPane *expect_lanes_from_the_node_table(const Scenario *scenario)
+{
+    ViewPane *pane = view_pane_create(scenario, MODE_AT_LEAST_ONCE, scenario->seed);
+    ck_assert_ptr_nonnull(pane);
+    view_pane_run_until(pane, 3000000);
+    const Diagram *diagram = pane->diagram;
+    uint32_t services = 0;
+    for (uint32_t n = 0; n < world_node_count(pane->world); n++) {
+        const WorldNode *node = world_node(pane->world, n);
+        services += node->kind != NODE_CLIENT_GROUP && node->active;
+    }
+    ck_assert_uint_eq(diagram_lane_count(diagram), pane->lane_count + services + 1);
+    uint32_t last_order = 0;
+    for (uint32_t position = 0; position < diagram_lane_count(diagram); position++) {
+        const DiagramLane *lane = diagram_lane(diagram, diagram_lane_at(diagram, position));
+        if (position < pane->lane_count) {
+            ck_assert_int_eq(lane->kind, NODE_CLIENT_GROUP);
+            char name[80];
+            view_narration_client(name, sizeof name, pane, pane->lanes[position].group,
+                                  pane->lanes[position].client_in_group);
+            ck_assert_str_eq(lane->name, name);
+        } else if (position + 1 < diagram_lane_count(diagram)) {
+            const WorldNode *node = world_node(pane->world, lane->node);
+            ck_assert_int_eq(lane->kind, node->kind);
+            ck_assert_str_eq(lane->name, world_node_name(pane->world, lane->node));
+            ck_assert(node->active);
+            ck_assert_uint_gt(node->lane + 1, last_order);
+            last_order = node->lane + 1;
+        } else {
+            ck_assert(lane->ledger);
+        }
+    }
+    uint64_t between_services = 0;
+    for (uint64_t serial = view_pane_first_serial(pane); serial < view_pane_next_serial(pane);
+         serial++) {
+        const DiagramItem *item = view_pane_arrow(pane, serial);
+        ck_assert_ptr_nonnull(diagram_lane(diagram, item->from));
+        ck_assert_ptr_nonnull(diagram_lane(diagram, item->to));
+        between_services += item->kind == DIAGRAM_MESSAGE &&
+                            !view_pane_lane_is_client(pane, item->from) &&
+                            !view_pane_lane_is_client(pane, item->to);
+    }
+    if (services > 1)
+        ck_assert_uint_gt(between_services, 0);
+    return pane;
+}
+
+START_TEST(test_view_diagram_lanes_come_from_the_node_table)
+{
+    Scenario *scenario = load_test_scenario();
+    view_pane_destroy(expect_lanes_from_the_node_table(scenario));
+    LoadErrors *errors = calloc(1, sizeof *errors);
+    ck_assert(scenario_load_file(IDEMSIM_SOURCE_DIR "/scenarios/03_broker_slow_consumers.json",
+                                 NULL, 0, scenario, errors));
+    view_pane_destroy(expect_lanes_from_the_node_table(scenario));
+    ck_assert(scenario_load_file(IDEMSIM_SOURCE_DIR "/scenarios/11_outbox.json", NULL, 0, scenario,
+                                 errors));
+    view_pane_destroy(expect_lanes_from_the_node_table(scenario));
+    ck_assert(scenario_load_file(IDEMSIM_SOURCE_DIR "/scenarios/15_proxy_retries.json", NULL, 0,
+                                 scenario, errors));
+    ViewPane *pane = expect_lanes_from_the_node_table(scenario);
+    /* the proxy, right after the sampled clients: between them and the server */
+    const DiagramLane *proxy =
+        diagram_lane(pane->diagram, diagram_lane_at(pane->diagram, pane->lane_count));
+    ck_assert_int_eq(proxy->kind, NODE_PROXY);
+    ck_assert_str_eq(proxy->name, world_node_name(pane->world, proxy->node));
+    view_pane_destroy(pane);
+    free(errors);
+    free(scenario);
+}
+END_TEST
+
+static void expect_same_arrow(const DiagramItem *a, const DiagramItem *b)
 {
     ck_assert_uint_eq(a->operation, b->operation);
     ck_assert_uint_eq(a->start_us, b->start_us);
@@ -290,8 +366,9 @@ START_TEST(test_view_pane_state_does_not_depend_on_slicing)
     ck_assert_uint_eq(whole->tally.outcomes[OUTCOME_DOUBLE],
                       sliced->tally.outcomes[OUTCOME_DOUBLE]);
     ck_assert_int_eq(whole->tally.actual[0], sliced->tally.actual[0]);
-    ck_assert_uint_eq(whole->arrow_serial, sliced->arrow_serial);
-    for (uint64_t serial = view_pane_first_serial(whole); serial < whole->arrow_serial; serial++)
+    ck_assert_uint_eq(view_pane_next_serial(whole), view_pane_next_serial(sliced));
+    for (uint64_t serial = view_pane_first_serial(whole); serial < view_pane_next_serial(whole);
+         serial++)
         expect_same_arrow(view_pane_arrow(whole, serial), view_pane_arrow(sliced, serial));
     ck_assert_uint_gt(whole->tally.outcomes[OUTCOME_DOUBLE], 0);
     ck_assert_int_eq(whole->narration.event, sliced->narration.event);
@@ -594,6 +671,7 @@ static Suite *view_suite(void)
     tcase_add_test(core, test_view_frame_shows_double_red_at_1080p);
     tcase_add_test(core, test_view_live_doubles_end_equal_to_the_settled_doubles);
     tcase_add_test(core, test_view_diagram_of_a_small_world_accounts_for_every_message);
+    tcase_add_test(core, test_view_diagram_lanes_come_from_the_node_table);
     tcase_add_test(core, test_view_pane_state_does_not_depend_on_slicing);
     tcase_add_test(core,
                    test_view_pane_is_done_once_every_operation_settled_while_timers_are_pending);

@@ -5,6 +5,7 @@
  * "transmit" (or "lost") record to its "deliver" record: they pair up by operation, click,
  * attempt, copy lineage, kind and both ends, the oldest transmit first. */
 #include "report_svg.h"
+#include "diagram.h"
 #include "xml_text.h"
 
 #include <inttypes.h>
@@ -13,11 +14,7 @@
 #include <string.h>
 
 #define RECORDS_MAX 4000
-#define ACTOR_LEN_MAX 64
-#define WORD_LEN_MAX 32
-#define LANES_MAX 24
 
-#define ARROW_RIGHT "\xe2\x86\x92" /* → */
 #define MINUS_SIGN "\xe2\x88\x92"  /* − */
 #define ELLIPSIS "\xe2\x80\xa6"    /* … */
 #define OPEN_QUOTE "\xe2\x80\x9c"  /* “ */
@@ -32,21 +29,6 @@
 #define BADGE_HEIGHT 17.0
 #define BREAK_MS 3000.0 /* a longer silence is drawn as a break */
 
-/* ------------------------------------------------------------------ outcomes */
-
-/* What the trace says about one operation, fed its records in order: its clicks, attempts
- * and effects for the summary line, what the client was told, and the outcome the model
- * gave it in its "settled" record (the model's verdict, not one recomputed here). */
-typedef struct {
-    uint32_t clicks;
-    uint32_t attempts;
-    uint32_t effects;
-    bool told_success;
-    bool told_failure;
-    bool settled;
-    Outcome outcome; /* once settled */
-} Tally;
-
 /* The outcome a "settled" record names; false for any other record. */
 static bool settled_outcome(const TraceRecord *record, Outcome *outcome)
 {
@@ -56,34 +38,7 @@ static bool settled_outcome(const TraceRecord *record, Outcome *outcome)
     return true;
 }
 
-static void tally_add(Tally *tally, const TraceRecord *record)
-{
-    if (record->event == TRACE_SEND)
-        tally->clicks++;
-    tally->attempts += record->event == TRACE_SEND || record->event == TRACE_RETRY;
-    tally->effects += record->event == TRACE_EXECUTE;
-    tally->told_success |= record->event == TRACE_SUCCEEDED;
-    tally->told_failure |= record->event == TRACE_FAILED;
-    tally->settled |= settled_outcome(record, &tally->outcome);
-}
-
 /* ------------------------------------------------------------------ collecting */
-
-typedef struct {
-    SimTimeUs t_us;
-    uint64_t operation;
-    uint32_t attempt;
-    uint32_t click;
-    uint32_t copy;
-    int64_t value;
-    TraceEvent event;
-    MessageKind message; /* message events */
-    NodeKind actor_kind;
-    NodeKind peer_kind;
-    char actor[ACTOR_LEN_MAX];
-    char peer[ACTOR_LEN_MAX];  /* "" when the record is not a message event */
-    char detail[WORD_LEN_MAX]; /* the record's detail as the trace words it */
-} SvgRecord;
 
 struct SvgDiagram {
     Mode mode;
@@ -93,12 +48,10 @@ struct SvgDiagram {
     uint32_t operation_count;
     uint64_t operations[REPORT_SVG_OPERATIONS_MAX]; /* in the order they started */
     int32_t open_clicks[REPORT_SVG_OPERATIONS_MAX]; /* clicks sent and not yet settled */
-    Tally tallies[REPORT_SVG_OPERATIONS_MAX];       /* every record of theirs, kept or not */
     bool crash_kept;                                /* its restart is kept too */
-    SvgRecord *records;
-    uint32_t record_count;
-    uint32_t record_capacity;
-    bool truncated; /* RECORDS_MAX reached: the rest was not kept */
+    /* lanes opened as records name them, one row per record kept, up to RECORDS_MAX; it
+     * follows the outcome of each operation drawn */
+    Diagram *model;
 };
 
 SvgDiagram *report_svg_create(Mode mode, uint32_t operations_max, const SvgSelection *selection)
@@ -115,6 +68,13 @@ SvgDiagram *report_svg_create(Mode mode, uint32_t operations_max, const SvgSelec
         diagram->selected = true;
         diagram->selection = *selection;
     }
+    /* Each record makes at most one item, plus a box per job: the ring never wraps. */
+    diagram->model = diagram_create(mode, 2 * RECORDS_MAX, RECORDS_MAX);
+    if (diagram->model == NULL) {
+        free(diagram);
+        return NULL;
+    }
+    diagram_open_lanes(diagram->model, true);
     return diagram;
 }
 
@@ -122,7 +82,7 @@ void report_svg_destroy(SvgDiagram *diagram)
 {
     if (diagram == NULL)
         return;
-    free(diagram->records);
+    diagram_destroy(diagram->model);
     free(diagram);
 }
 
@@ -155,11 +115,11 @@ static bool is_selected(const SvgDiagram *diagram, uint64_t operation)
 
 /* Which records the diagram keeps: those of its operations (an operation joins when its
  * first click is sent, if it is selected), and a crash (with its restart) while one of their clicks
- * is still waiting for an answer, since it may kill their requests. The "duplicate" marker is left
- * out: the copy's own records carry an odd lineage. */
+ * is still waiting for an answer, since it may kill their requests. The "duplicate" marker is
+ * kept for the model, which marks the copy that follows it. */
 static bool keeps(SvgDiagram *diagram, const TraceRecord *record)
 {
-    if (record->event == TRACE_DUPLICATE || record->event == TRACE_SWEEP)
+    if (record->event == TRACE_SWEEP)
         return false;
     if (record->event == TRACE_RESTART) {
         bool kept = diagram->crash_kept;
@@ -178,6 +138,7 @@ static bool keeps(SvgDiagram *diagram, const TraceRecord *record)
             return false;
         slot = (int)diagram->operation_count;
         diagram->operations[diagram->operation_count++] = record->operation;
+        diagram_follow(diagram->model, record->operation);
     }
     if (record->event == TRACE_SEND)
         diagram->open_clicks[slot]++;
@@ -187,49 +148,11 @@ static bool keeps(SvgDiagram *diagram, const TraceRecord *record)
     return true;
 }
 
-static void copy_text(char *target, size_t size, const char *source)
-{
-    snprintf(target, size, "%s", source != NULL ? source : "");
-}
-
 static void collect(void *context, const TraceRecord *record)
 {
     SvgDiagram *diagram = context;
-    if (record->mode != diagram->mode || !keeps(diagram, record))
-        return;
-    int slot = operation_slot(diagram, record->operation);
-    if (slot >= 0 && record->event != TRACE_CRASH && record->event != TRACE_RESTART)
-        tally_add(&diagram->tallies[slot], record);
-    if (record->event == TRACE_SETTLED)
-        return; /* the summary's, not a row of the diagram */
-    if (diagram->record_count == RECORDS_MAX) {
-        diagram->truncated = true;
-        return;
-    }
-    if (diagram->record_count == diagram->record_capacity) {
-        uint32_t capacity = diagram->record_capacity ? diagram->record_capacity * 2 : 256;
-        SvgRecord *grown = realloc(diagram->records, capacity * sizeof *grown);
-        if (grown == NULL) {
-            diagram->truncated = true;
-            return;
-        }
-        diagram->records = grown;
-        diagram->record_capacity = capacity;
-    }
-    SvgRecord *kept = &diagram->records[diagram->record_count++];
-    *kept = (SvgRecord){.t_us = record->t_us,
-                        .operation = record->operation,
-                        .attempt = record->attempt,
-                        .click = record->click,
-                        .copy = record->copy,
-                        .value = record->value,
-                        .event = record->event,
-                        .message = record->message,
-                        .actor_kind = record->actor_kind,
-                        .peer_kind = record->peer_kind};
-    copy_text(kept->actor, sizeof kept->actor, record->actor_name);
-    copy_text(kept->peer, sizeof kept->peer, record->peer_name);
-    copy_text(kept->detail, sizeof kept->detail, trace_detail_text(record));
+    if (record->mode == diagram->mode && keeps(diagram, record))
+        diagram_add(diagram->model, record, 0);
 }
 
 TraceSink report_svg_sink(SvgDiagram *diagram)
@@ -257,156 +180,51 @@ static double text_width(const char *text)
 /* ------------------------------------------------------------------ layout */
 
 typedef struct {
-    char name[ACTOR_LEN_MAX];
-    NodeKind kind;
-    bool ledger; /* not a node: where the state changes are drawn */
-    double x;
-} Lane;
-
-typedef struct {
     FILE *out;
     const SvgDiagram *diagram;
+    const Diagram *model;
     const Scenario *scenario;
-    Lane lanes[LANES_MAX];
-    uint32_t lane_count;
-    int ledger;      /* lane index of the ledger, -1 when nothing changed state */
-    uint32_t *order; /* record indexes in drawing order */
-    double *y;       /* row of each record in order */
-    double *start;   /* an arrow leaving a badge starts at its edge: half its width */
-    bool *paired;    /* deliver records already used by an arrow */
+    double lane_x[DIAGRAM_LANES_MAX]; /* by lane index */
+    uint32_t row_count;
+    uint32_t *order;    /* row indexes in drawing order */
+    uint32_t *position; /* each row's place in drawing order */
+    double *y;          /* by place in drawing order */
+    double *start;      /* an arrow leaving a badge starts at its edge: half its width */
     double rows_bottom;
     double width;
     double height;
     int groups[REPORT_SVG_OPERATIONS_MAX]; /* each operation's client group, -1 when unknown */
 } Layout;
 
-static bool is_message(const SvgRecord *record)
+static const DiagramRow *row_at(const Layout *layout, uint32_t k)
 {
-    return record->peer[0] != '\0';
+    return diagram_row(layout->model, layout->order[k]);
 }
 
-static int lane_of(const Layout *layout, const char *name)
+static bool is_message(const DiagramRow *row)
 {
-    for (uint32_t i = 0; i < layout->lane_count; i++) {
-        if (strcmp(layout->lanes[i].name, name) == 0)
-            return (int)i;
-    }
-    return -1;
+    return trace_is_message_event((TraceEvent)row->event);
 }
 
-static void add_lane(Layout *layout, const char *name, NodeKind kind)
-{
-    if (name[0] == '\0' || lane_of(layout, name) >= 0 || layout->lane_count == LANES_MAX)
-        return;
-    Lane *lane = &layout->lanes[layout->lane_count++];
-    copy_text(lane->name, ACTOR_LEN_MAX, name);
-    lane->kind = kind;
-}
-
-/* Clients first (in the order they appear), then the fixed nodes left to right in the
- * direction work flows, then the ledger where the money moves. */
+/* The lanes left to right as the model orders them: clients in the order they appear, then
+ * the services in the order the work reaches them, then the ledger where the state changes. */
 static void place_lanes(Layout *layout)
 {
-    const SvgDiagram *diagram = layout->diagram;
-    for (uint32_t i = 0; i < diagram->record_count; i++) {
-        if (diagram->records[i].actor_kind == NODE_CLIENT_GROUP)
-            add_lane(layout, diagram->records[i].actor, NODE_CLIENT_GROUP);
-    }
-    static const NodeKind flow[] = {NODE_SERVER, NODE_BROKER, NODE_CONSUMERS, NODE_GATEWAY};
-    for (size_t f = 0; f < sizeof flow / sizeof flow[0]; f++) {
-        for (uint32_t i = 0; i < diagram->record_count; i++) {
-            const SvgRecord *record = &diagram->records[i];
-            if (record->actor_kind == flow[f]) {
-                add_lane(layout, record->actor, record->actor_kind);
-                break;
-            }
-            if (record->peer[0] != '\0' && record->peer_kind == flow[f]) {
-                add_lane(layout, record->peer, record->peer_kind);
-                break;
-            }
-        }
-    }
-    layout->ledger = -1;
-    for (uint32_t i = 0; i < diagram->record_count; i++) {
-        const SvgRecord *record = &diagram->records[i];
-        add_lane(layout, record->actor, record->actor_kind); /* any node not foreseen above */
-        if (record->event == TRACE_EXECUTE && layout->ledger < 0 &&
-            layout->lane_count < LANES_MAX) {
-            layout->ledger = (int)layout->lane_count;
-            Lane *lane = &layout->lanes[layout->lane_count++];
-            copy_text(lane->name, ACTOR_LEN_MAX, "ledger");
-            lane->ledger = true;
-        }
-    }
-    if (layout->ledger >= 0 && layout->ledger != (int)layout->lane_count - 1) {
-        Lane ledger = layout->lanes[layout->ledger]; /* keep the ledger rightmost */
-        memmove(&layout->lanes[layout->ledger], &layout->lanes[layout->ledger + 1],
-                (layout->lane_count - (uint32_t)layout->ledger - 1) * sizeof ledger);
-        layout->lanes[layout->lane_count - 1] = ledger;
-        layout->ledger = (int)layout->lane_count - 1;
-    }
-    for (uint32_t i = 0; i < layout->lane_count; i++)
-        layout->lanes[i].x = MARGIN_LEFT + LANE_WIDTH * (i + 0.5);
+    uint32_t count = diagram_lane_count(layout->model);
+    for (uint32_t position = 0; position < count; position++)
+        layout->lane_x[diagram_lane_at(layout->model, position)] =
+            MARGIN_LEFT + LANE_WIDTH * (position + 0.5);
 }
 
-static bool describe(const Layout *layout, const SvgRecord *record, char *label, size_t size,
+static bool describe(const Layout *layout, const DiagramRow *row, char *label, size_t size,
                      Style *style);
 
-/* Within one instant an arrival comes first, then what the node decides, then what it
- * sends; a phone going offline is drawn after the request it just sent. */
-static int instant_rank(const SvgRecord *record)
-{
-    if (record->event == TRACE_DELIVER)
-        return 0;
-    if (record->event == TRACE_TRANSMIT || record->event == TRACE_LOST ||
-        record->event == TRACE_DUPLICATE)
-        return 2;
-    return record->event == TRACE_OFFLINE ? 3 : 1;
-}
-
-/* Orders the records of one instant: each node's records stay together (nodes in the order
- * they first appear), and within a node by instant_rank. Across nodes the model's order is
- * kept, so causality between nodes is never reversed. */
-static void sort_instant(Layout *layout, uint32_t first, uint32_t end)
-{
-    enum { INSTANT_MAX = 64 };
-    const SvgRecord *records = layout->diagram->records;
-    uint32_t *order = layout->order;
-    if (end - first > INSTANT_MAX)
-        return; /* a crowded instant keeps the model's order */
-    int lane[INSTANT_MAX];
-    uint32_t key[INSTANT_MAX]; /* by record index - first */
-    for (uint32_t i = first; i < end; i++) {
-        lane[i - first] = lane_of(layout, records[i].actor);
-        uint32_t appearance = i - first;
-        for (uint32_t j = first; j < i && appearance == i - first; j++) {
-            if (lane[j - first] == lane[i - first])
-                appearance = key[j - first] / 4;
-        }
-        key[i - first] = appearance * 4 + (uint32_t)instant_rank(&records[i]);
-    }
-    /* Insertion sort: stable, and an instant holds a handful of records. */
-    for (uint32_t i = first + 1; i < end; i++) {
-        uint32_t moving = order[i], j = i;
-        while (j > first && key[order[j - 1] - first] > key[moving - first]) {
-            order[j] = order[j - 1];
-            j--;
-        }
-        order[j] = moving;
-    }
-}
-
+/* The rows in the model's reading order (diagram_row_order), and where each one went. */
 static void sort_instants(Layout *layout)
 {
-    const SvgRecord *records = layout->diagram->records;
-    uint32_t count = layout->diagram->record_count;
-    for (uint32_t i = 0; i < count; i++)
-        layout->order[i] = i;
-    for (uint32_t first = 0, end; first < count; first = end) {
-        for (end = first + 1; end < count && records[end].t_us == records[first].t_us; end++) {
-        }
-        sort_instant(layout, first, end);
-    }
+    diagram_row_order(layout->model, layout->order);
+    for (uint32_t k = 0; k < layout->row_count; k++)
+        layout->position[layout->order[k]] = k;
 }
 
 static double gap_for(double dt_ms)
@@ -422,21 +240,21 @@ static double gap_for(double dt_ms)
 /* One row per record; an arrow leaving a badge at the same instant starts on the badge. */
 static void place_rows(Layout *layout)
 {
-    const SvgRecord *records = layout->diagram->records;
-    const SvgRecord *last_badge = NULL;
+    const DiagramRow *last_badge = NULL;
     double y = ROWS_TOP, badge_y = 0, badge_half = 0;
-    for (uint32_t k = 0; k < layout->diagram->record_count; k++) {
-        const SvgRecord *record = &records[layout->order[k]];
+    for (uint32_t k = 0; k < layout->row_count; k++) {
+        const DiagramRow *row = row_at(layout, k);
         char label[128];
         Style style;
-        bool has_badge = describe(layout, record, label, sizeof label, &style);
+        bool has_badge = describe(layout, row, label, sizeof label, &style);
         if (k > 0) {
-            const SvgRecord *previous = &records[layout->order[k - 1]];
-            double dt_ms = (double)(record->t_us - previous->t_us) / 1000.0;
-            bool leaves_badge = dt_ms == 0 && instant_rank(record) == 2 && !is_message(previous) &&
-                                strcmp(previous->actor, record->actor) == 0;
-            bool follows_arrow = dt_ms == 0 && is_message(previous) && is_message(record) &&
-                                 record->event != TRACE_DELIVER;
+            const DiagramRow *previous = row_at(layout, k - 1);
+            double dt_ms = (double)(row->t_us - previous->t_us) / 1000.0;
+            bool sends = row->event == TRACE_TRANSMIT || row->event == TRACE_LOST;
+            bool leaves_badge =
+                dt_ms == 0 && sends && !is_message(previous) && previous->lane == row->lane;
+            bool follows_arrow = dt_ms == 0 && is_message(previous) && is_message(row) &&
+                                 row->event != TRACE_DELIVER;
             y += leaves_badge ? 0.0 : follows_arrow ? 9.0 : gap_for(dt_ms);
             /* Badges a fraction of a millisecond apart must not touch, nor their labels. */
             if (has_badge && last_badge != NULL && y < badge_y + BADGE_HEIGHT + 8.0)
@@ -445,11 +263,11 @@ static void place_rows(Layout *layout)
         layout->y[k] = y;
         layout->start[k] = 0.0;
         if (has_badge) {
-            last_badge = record;
+            last_badge = row;
             badge_y = y;
             badge_half = (text_width(label) + 12.0) / 2;
-        } else if (last_badge != NULL && last_badge->t_us == record->t_us &&
-                   strcmp(last_badge->actor, record->actor) == 0 && y - badge_y < BADGE_HEIGHT) {
+        } else if (last_badge != NULL && last_badge->t_us == row->t_us &&
+                   last_badge->lane == row->lane && y - badge_y < BADGE_HEIGHT) {
             layout->start[k] = badge_half;
         }
     }
@@ -458,12 +276,10 @@ static void place_rows(Layout *layout)
 
 /* ------------------------------------------------------------------ summaries */
 
-static int group_of_actor(const Scenario *scenario, const char *actor)
+static int group_named(const Scenario *scenario, const char *name)
 {
-    size_t length = strcspn(actor, "[");
     for (uint32_t g = 0; g < scenario->client_group_count; g++) {
-        const char *id = scenario->client_groups[g].id;
-        if (strlen(id) == length && strncmp(id, actor, length) == 0)
+        if (strcmp(scenario->client_groups[g].id, name) == 0)
             return (int)g;
     }
     return -1;
@@ -472,14 +288,17 @@ static int group_of_actor(const Scenario *scenario, const char *actor)
 /* Each operation's client group, from the lane of its first send. */
 static void find_groups(Layout *layout)
 {
-    const SvgDiagram *diagram = layout->diagram;
     for (uint32_t s = 0; s < REPORT_SVG_OPERATIONS_MAX; s++)
         layout->groups[s] = -1;
-    for (uint32_t i = 0; i < diagram->record_count; i++) {
-        const SvgRecord *record = &diagram->records[i];
-        int slot = operation_slot(diagram, record->operation);
-        if (slot >= 0 && layout->groups[slot] < 0 && record->event == TRACE_SEND)
-            layout->groups[slot] = group_of_actor(layout->scenario, record->actor);
+    for (uint32_t i = 0; i < layout->row_count; i++) {
+        const DiagramRow *row = diagram_row(layout->model, i);
+        const DiagramItem *mark = diagram_item(layout->model, row->item);
+        if (row->event != TRACE_SEND || mark == NULL)
+            continue;
+        int slot = operation_slot(layout->diagram, mark->operation);
+        if (slot >= 0 && layout->groups[slot] < 0)
+            layout->groups[slot] =
+                group_named(layout->scenario, diagram_lane(layout->model, row->lane)->node_name);
     }
 }
 
@@ -544,59 +363,41 @@ static const char *status_color(int64_t status)
     return "#059669";
 }
 
-static const char *message_color(const SvgRecord *record)
+static const char *message_color(const DiagramItem *message)
 {
-    if (record->message == MESSAGE_REQUEST)
+    if (message->message == MESSAGE_REQUEST)
         return "#2563eb";
-    if (record->message == MESSAGE_RESPONSE)
-        return status_color(record->value);
-    if (record->message == MESSAGE_CHARGE)
+    if (message->message == MESSAGE_RESPONSE)
+        return status_color(message->value);
+    if (message->message == MESSAGE_CHARGE)
         return "#7c3aed";
-    if (record->message == MESSAGE_CHARGE_REPLY)
-        return record->value >= 500 ? "#dc2626" : "#7c3aed";
+    if (message->message == MESSAGE_CHARGE_REPLY)
+        return message->value >= 500 ? "#dc2626" : "#7c3aed";
     return "#0891b2"; /* the broker's deliveries and acks */
 }
 
-static const char *status_words(int64_t status)
+static Style tone_style(DiagramTone tone)
 {
-    switch (status) {
-    case 200:
-        return " OK";
-    case 201:
-        return " created";
-    case 202:
-        return " accepted";
-    case 204:
-        return " no content";
-    case 400:
-        return " bad request";
-    case 404:
-        return " not found";
-    case 409:
-        return " conflict";
-    case 422:
-        return " other body";
-    case 500:
-        return " error";
-    case 502:
-        return " declined";
-    case 504:
-        return " gateway timeout";
-    default:
-        return "";
+    switch (tone) {
+    case DIAGRAM_TONE_STORE:
+        return STYLE_STORE;
+    case DIAGRAM_TONE_GOOD:
+        return STYLE_GOOD;
+    case DIAGRAM_TONE_WARN:
+        return STYLE_WARN;
+    case DIAGRAM_TONE_BAD:
+    case DIAGRAM_TONE_DOUBLE:
+    case DIAGRAM_TONE_LOST:
+        return STYLE_BAD;
+    case DIAGRAM_TONE_WORK:
+        return STYLE_WORK;
+    case DIAGRAM_TONE_CRASH:
+        return STYLE_CRASH;
+    case DIAGRAM_TONE_PLAIN:
+    case DIAGRAM_TONE_DIM:
+        break;
     }
-}
-
-static void message_label(const SvgRecord *record, char *label, size_t size)
-{
-    const char *copy = record->copy & 1u ? " (network copy)" : "";
-    if (record->message == MESSAGE_REQUEST) {
-        snprintf(label, size, "request%s", copy); /* the sender's badge says which attempt */
-    } else if (record->message == MESSAGE_RESPONSE || record->message == MESSAGE_CHARGE_REPLY) {
-        snprintf(label, size, "%" PRId64 "%s%s", record->value, status_words(record->value), copy);
-    } else {
-        snprintf(label, size, "%s%s", trace_message_name(record->message), copy);
-    }
+    return STYLE_PLAIN;
 }
 
 static void arrowhead(FILE *out, double x1, double y1, double x2, double y2, const char *color)
@@ -648,28 +449,19 @@ static void arrow(FILE *out, double x1, double y1, double x2, double y2, double 
     fputs("</text>\n", out);
 }
 
-static bool same_message(const SvgRecord *sent, const SvgRecord *arrived)
-{
-    return arrived->event == TRACE_DELIVER && arrived->operation == sent->operation &&
-           arrived->click == sent->click && arrived->attempt == sent->attempt &&
-           arrived->copy == sent->copy && arrived->message == sent->message &&
-           strcmp(arrived->actor, sent->peer) == 0 && strcmp(arrived->peer, sent->actor) == 0;
-}
-
-/* Draws the message whose transmit (or loss) is the k-th record in drawing order. */
+/* Draws the copy whose transmit (or loss) is the k-th row in drawing order, to the row of
+ * its delivery (the model paired them). */
 static void draw_message(Layout *layout, uint32_t k)
 {
-    const SvgRecord *records = layout->diagram->records;
-    const SvgRecord *sent = &records[layout->order[k]];
-    int from = lane_of(layout, sent->actor), to = lane_of(layout, sent->peer);
-    if (from < 0 || to < 0)
+    const DiagramItem *sent = diagram_item(layout->model, row_at(layout, k)->item);
+    if (sent == NULL)
         return;
-    double x1 = layout->lanes[from].x, x2 = layout->lanes[to].x, y1 = layout->y[k];
+    double x1 = layout->lane_x[sent->from], x2 = layout->lane_x[sent->to], y1 = layout->y[k];
     char label[96];
-    message_label(sent, label, sizeof label);
+    diagram_message_label(sent, label, sizeof label);
     const char *color = message_color(sent);
     double start = layout->start[k];
-    if (sent->event == TRACE_LOST) {
+    if (sent->end_event == TRACE_LOST) {
         char lost[120];
         snprintf(lost, sizeof lost, "%s, lost", label);
         /* Far enough from the sender for the label to fit before the cross. */
@@ -679,12 +471,10 @@ static void draw_message(Layout *layout, uint32_t k)
         cross(layout->out, xe, ye);
         return;
     }
-    for (uint32_t j = k + 1; j < layout->diagram->record_count; j++) {
-        if (!layout->paired[j] && same_message(sent, &records[layout->order[j]])) {
-            layout->paired[j] = true;
-            arrow(layout->out, x1, y1, x2, layout->y[j], start, color, false, label);
-            return;
-        }
+    if (sent->end_row != UINT32_MAX && layout->position[sent->end_row] > k) {
+        arrow(layout->out, x1, y1, x2, layout->y[layout->position[sent->end_row]], start, color,
+              false, label);
+        return;
     }
     /* Still in flight when the trace ended (or its arrival was not kept). */
     arrow(layout->out, x1, y1, x1 + (x2 - x1) * 0.5, y1 + 20.0, start, color, true, label);
@@ -693,9 +483,9 @@ static void draw_message(Layout *layout, uint32_t k)
 static void draw_messages(Layout *layout)
 {
     fputs("<g id=\"messages\">\n", layout->out);
-    for (uint32_t k = 0; k < layout->diagram->record_count; k++) {
-        const SvgRecord *record = &layout->diagram->records[layout->order[k]];
-        if (record->event == TRACE_TRANSMIT || record->event == TRACE_LOST)
+    for (uint32_t k = 0; k < layout->row_count; k++) {
+        const DiagramRow *row = row_at(layout, k);
+        if (row->event == TRACE_TRANSMIT || row->event == TRACE_LOST)
             draw_message(layout, k);
     }
     fputs("</g>\n", layout->out);
@@ -703,148 +493,30 @@ static void draw_messages(Layout *layout)
 
 /* ------------------------------------------------------------------ decisions and charges */
 
-/* How each record that is not a message shows on its node's lane. In a format, {value},
- * {detail}, {attempt} and {seconds} (value as ms) are replaced; when the value is 0 (the
- * consumers record no status), the short form is used. */
-typedef struct {
-    TraceEvent event;
-    const char *format;
-    const char *short_format;
-    const Style *style;
-} EventLook;
-
-static const EventLook EVENT_LOOKS[] = {
-    {TRACE_RETRY, "retry (attempt {attempt})", NULL, &STYLE_PLAIN},
-    {TRACE_TIMEOUT, "no answer: timeout", NULL, &STYLE_WARN},
-    {TRACE_GIVE_UP, "gives up, never told", NULL, &STYLE_BAD},
-    {TRACE_SUCCEEDED, "told: success", NULL, &STYLE_GOOD},
-    {TRACE_FAILED, "told: failed", NULL, &STYLE_BAD},
-    {TRACE_OFFLINE, "offline for {seconds} s", NULL, &STYLE_WARN},
-    {TRACE_RECONNECT, "back online", NULL, &STYLE_PLAIN},
-    {TRACE_LOST_OFFLINE, "no network: {detail} lost", NULL, &STYLE_BAD},
-    {TRACE_RESERVE, "key free " ARROW_RIGHT " reserved", NULL, &STYLE_STORE},
-    {TRACE_REPLAY, "key done " ARROW_RIGHT " replay {value}", "key done: not run again",
-     &STYLE_STORE},
-    {TRACE_IN_PROGRESS, "key in progress " ARROW_RIGHT " {value}", "key in progress: later",
-     &STYLE_STORE},
-    {TRACE_REJECT_OTHER_BODY, "same key, other body " ARROW_RIGHT " {value}",
-     "same key, other body: dropped", &STYLE_BAD},
-    {TRACE_EXECUTE_NO_EFFECT, "runs, nothing changes " ARROW_RIGHT " {value}", NULL, &STYLE_WORK},
-    {TRACE_FAIL_AFTER_EFFECT, "fails after the effect " ARROW_RIGHT " 500", NULL, &STYLE_BAD},
-    {TRACE_CRASH, "CRASH ({detail})", NULL, &STYLE_CRASH},
-    {TRACE_RESTART, "restarted", NULL, &STYLE_PLAIN},
-    {TRACE_REFUSED_DOWN, "down: request refused", NULL, &STYLE_BAD},
-    {TRACE_GATEWAY_TIMEOUT, "gateway silent " ARROW_RIGHT " 504", NULL, &STYLE_BAD},
-    {TRACE_OUTBOX_RELAY, "outbox relay #{value}", NULL, &STYLE_WORK},
-    {TRACE_DECLINED, "declined " ARROW_RIGHT " 502", NULL, &STYLE_BAD},
-    {TRACE_CHARGED_NO_ANSWER, "charged, answer lost", NULL, &STYLE_BAD},
-    {TRACE_ENQUEUE, "queued", NULL, &STYLE_PLAIN},
-    {TRACE_REDELIVER, "redelivery #{value}", NULL, &STYLE_WARN},
-    {TRACE_ACK_TIMEOUT, "ack timeout", NULL, &STYLE_WARN},
-    {TRACE_DEDUPLICATED, "id seen: dropped", NULL, &STYLE_STORE},
-    {TRACE_DEAD_LETTER, "dead-lettered", NULL, &STYLE_BAD},
-    {TRACE_DISCARD, "discarded", NULL, &STYLE_BAD},
-    {TRACE_LATE_ACK_IGNORED, "late ack ignored", NULL, &STYLE_WARN},
-    {TRACE_LATE_ACK_ACCEPTED, "late ack accepted", NULL, &STYLE_PLAIN},
-    {TRACE_SEND_RECEIPT, "receipt #{value}", NULL, &STYLE_WORK},
-};
-
-/* The client's records that name a click worth telling apart (a double click's second). */
-static bool names_click(const SvgRecord *record)
-{
-    switch (record->event) {
-    case TRACE_RETRY:
-    case TRACE_TIMEOUT:
-    case TRACE_RECONNECT:
-    case TRACE_SUCCEEDED:
-    case TRACE_FAILED:
-    case TRACE_GIVE_UP:
-    case TRACE_LOST_OFFLINE:
-        return true;
-    default:
-        return false;
-    }
-}
-
-static void expand(char *label, size_t size, const char *format, const SvgRecord *record)
-{
-    size_t used = 0;
-    label[0] = '\0';
-    for (const char *c = format; *c != '\0' && used + 1 < size;) {
-        char piece[64];
-        const char *closing = *c == '{' ? strchr(c, '}') : NULL;
-        size_t length = closing ? (size_t)(closing - c + 1) : 1;
-        if (closing && strncmp(c, "{value}", length) == 0)
-            snprintf(piece, sizeof piece, "%" PRId64, record->value);
-        else if (closing && strncmp(c, "{detail}", length) == 0)
-            snprintf(piece, sizeof piece, "%s", record->detail);
-        else if (closing && strncmp(c, "{attempt}", length) == 0)
-            snprintf(piece, sizeof piece, "%u", record->attempt);
-        else if (closing && strncmp(c, "{seconds}", length) == 0)
-            snprintf(piece, sizeof piece, "%.0f", (double)record->value / 1000.0);
-        else
-            snprintf(piece, sizeof piece, "%.*s", (int)length, c);
-        used += (size_t)snprintf(label + used, size - used, "%s", piece);
-        c += length;
-    }
-}
-
-/* The label and look of a record on its lane; false for message records. */
-static bool describe(const Layout *layout, const SvgRecord *record, char *label, size_t size,
+/* The label and look of a mark on its lane (diagram_mark_badge); false for message rows. */
+static bool describe(const Layout *layout, const DiagramRow *row, char *label, size_t size,
                      Style *style)
 {
-    if (is_message(record))
+    const DiagramItem *mark = diagram_item(layout->model, row->item);
+    if (is_message(row) || mark == NULL)
         return false;
-    const OperationSpec *spec = operation_spec(layout, record->operation);
-    bool debit = spec == NULL || spec->kind == OPERATION_DEBIT;
-    *style = STYLE_PLAIN;
-    if (record->event == TRACE_SEND) {
-        snprintf(label, size, record->value == 0 ? "presses %s" : "presses %s again",
-                 debit ? "Pay" : "Send");
-        return true;
-    }
-    if (record->event == TRACE_EXECUTE) {
-        *style = STYLE_WORK;
-        if (record->actor_kind == NODE_GATEWAY)
-            snprintf(label, size, "charges the card");
-        else
-            snprintf(label, size, "%s " ARROW_RIGHT " %" PRId64, debit ? "charges" : "runs",
-                     record->value);
-        return true;
-    }
-    if (record->event == TRACE_REPLAY && record->actor_kind == NODE_GATEWAY) {
-        *style = STYLE_GOOD;
-        snprintf(label, size, "key seen: not charged again");
-        return true;
-    }
-    for (size_t i = 0; i < sizeof EVENT_LOOKS / sizeof EVENT_LOOKS[0]; i++) {
-        const EventLook *look = &EVENT_LOOKS[i];
-        if (record->event != look->event)
-            continue;
-        *style = *look->style;
-        expand(label, size,
-               record->value == 0 && look->short_format ? look->short_format : look->format,
-               record);
-        if (names_click(record) && record->click == 1 && strlen(label) + 10 < size)
-            strcat(label, " (click 2)");
-        return true;
-    }
-    snprintf(label, size, "%s", trace_event_name(record->event)); /* not described yet */
-    for (char *c = label; *c != '\0'; c++)
-        *c = *c == '_' ? ' ' : *c;
+    const OperationSpec *spec = operation_spec(layout, mark->operation);
+    DiagramOperationWords words = {.debit = spec == NULL || spec->kind == OPERATION_DEBIT};
+    *style = tone_style(diagram_mark_badge(mark, diagram_lane(layout->model, mark->from)->kind,
+                                           words, label, size));
     return true;
 }
-
 static void format_money(char *buffer, size_t size, int64_t minor)
 {
     snprintf(buffer, size, MINUS_SIGN "%" PRId64 ".%02" PRId64, minor / 100, minor % 100);
 }
 
 /* What one effect did, as the ledger (or the table it changed) records it. */
-static void effect_label(const Layout *layout, const SvgRecord *record, uint32_t nth, char *label,
-                         size_t size)
+
+/* What one effect did, as the ledger (or the table it changed) records it. */
+static void effect_label(const Layout *layout, const DiagramItem *mark, char *label, size_t size)
 {
-    const OperationSpec *spec = operation_spec(layout, record->operation);
+    const OperationSpec *spec = operation_spec(layout, mark->operation);
     static const char *const changes[OPERATION_KIND_COUNT] = {
         "", "status set", "deleted", "row added", "row added", "email sent", "+1"};
     char what[48];
@@ -852,45 +524,43 @@ static void effect_label(const Layout *layout, const SvgRecord *record, uint32_t
         format_money(what, sizeof what, spec ? spec->amount : 0);
     else
         snprintf(what, sizeof what, "%s", changes[spec->kind]);
-    snprintf(label, size, "op %" PRIu64 ": %s%s", record->operation, what,
-             nth >= 2 ? " AGAIN" : "");
+    snprintf(label, size, "op %" PRIu64 ": %s%s", mark->operation, what,
+             mark->effects >= 2 ? " AGAIN" : "");
 }
 
-static void draw_charge(Layout *layout, const SvgRecord *record, double y, uint32_t nth,
-                        double badge_width)
+static void draw_charge(Layout *layout, const DiagramItem *mark, double y, double badge_width)
 {
-    int from = lane_of(layout, record->actor);
-    if (layout->ledger < 0 || from < 0)
+    int ledger = diagram_ledger(layout->model);
+    if (ledger == DIAGRAM_NO_LANE)
         return;
     char label[96];
-    effect_label(layout, record, nth, label, sizeof label);
-    double x1 = layout->lanes[from].x + badge_width / 2;
-    double x2 = layout->lanes[layout->ledger].x - (text_width(label) + 12.0) / 2;
+    effect_label(layout, mark, label, sizeof label);
+    double x1 = layout->lane_x[mark->from] + badge_width / 2;
+    double x2 = layout->lane_x[ledger] - (text_width(label) + 12.0) / 2;
     fprintf(layout->out,
             "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#7c3aed\" "
             "stroke-width=\"1.2\" stroke-dasharray=\"2 3\"/>\n",
             x1, y, x2, y);
-    badge(layout->out, layout->lanes[layout->ledger].x, y, label,
-          nth >= 2 ? STYLE_BAD : STYLE_GOOD);
+    badge(layout->out, layout->lane_x[ledger], y, label,
+          mark->effects >= 2 ? STYLE_BAD : STYLE_GOOD);
 }
 
 static void draw_events(Layout *layout)
 {
-    uint32_t effects[REPORT_SVG_OPERATIONS_MAX] = {0};
     fputs("<g id=\"decisions\">\n", layout->out);
-    for (uint32_t k = 0; k < layout->diagram->record_count; k++) {
-        const SvgRecord *record = &layout->diagram->records[layout->order[k]];
+    for (uint32_t k = 0; k < layout->row_count; k++) {
+        const DiagramRow *row = row_at(layout, k);
         char label[128];
         Style style;
-        int lane = lane_of(layout, record->actor);
-        if (lane < 0 || !describe(layout, record, label, sizeof label, &style))
+        if (!describe(layout, row, label, sizeof label, &style))
             continue;
-        if (record->event == TRACE_LOST_OFFLINE)
-            cross(layout->out, layout->lanes[lane].x - text_width(label) / 2 - 16.0, layout->y[k]);
-        badge(layout->out, layout->lanes[lane].x, layout->y[k], label, style);
-        int slot = operation_slot(layout->diagram, record->operation);
-        if (record->event == TRACE_EXECUTE && slot >= 0)
-            draw_charge(layout, record, layout->y[k], ++effects[slot], text_width(label) + 12.0);
+        const DiagramItem *mark = diagram_item(layout->model, row->item);
+        double x = layout->lane_x[mark->from];
+        if (row->event == TRACE_LOST_OFFLINE)
+            cross(layout->out, x - text_width(label) / 2 - 16.0, layout->y[k]);
+        badge(layout->out, x, layout->y[k], label, style);
+        if (row->event == TRACE_EXECUTE && operation_slot(layout->diagram, mark->operation) >= 0)
+            draw_charge(layout, mark, layout->y[k], text_width(label) + 12.0);
     }
     fputs("</g>\n", layout->out);
 }
@@ -898,18 +568,18 @@ static void draw_events(Layout *layout)
 /* A bracket beside the client's lane from each send to its timeout: the time it waited. */
 static void draw_waits(Layout *layout)
 {
-    const SvgRecord *records = layout->diagram->records;
-    for (uint32_t k = 0; k < layout->diagram->record_count; k++) {
-        const SvgRecord *timeout = &records[layout->order[k]];
-        int lane = lane_of(layout, timeout->actor);
-        if (timeout->event != TRACE_TIMEOUT || lane < 0)
+    for (uint32_t k = 0; k < layout->row_count; k++) {
+        const DiagramRow *row = row_at(layout, k);
+        const DiagramItem *timeout = diagram_item(layout->model, row->item);
+        if (row->event != TRACE_TIMEOUT || timeout == NULL)
             continue;
         for (uint32_t j = k; j-- > 0;) {
-            const SvgRecord *sent = &records[layout->order[j]];
-            if ((sent->event == TRACE_SEND || sent->event == TRACE_RETRY) &&
+            const DiagramRow *earlier = row_at(layout, j);
+            const DiagramItem *sent = diagram_item(layout->model, earlier->item);
+            if ((earlier->event == TRACE_SEND || earlier->event == TRACE_RETRY) && sent != NULL &&
                 sent->operation == timeout->operation && sent->attempt == timeout->attempt &&
-                strcmp(sent->actor, timeout->actor) == 0) {
-                double x = layout->lanes[lane].x - 24.0;
+                earlier->lane == row->lane) {
+                double x = layout->lane_x[row->lane] - 24.0;
                 fprintf(layout->out,
                         "<path d=\"M%.1f %.1fh-5V%.1fh5\" fill=\"none\" stroke=\"#ea580c\" "
                         "stroke-width=\"1.2\" class=\"wait\"/>\n",
@@ -923,53 +593,38 @@ static void draw_waits(Layout *layout)
 
 /* ------------------------------------------------------------------ frame */
 
-static const char *lane_role(const Layout *layout, const Lane *lane)
+static const char *lane_role(const Layout *layout, const DiagramLane *lane)
 {
-    bool keyed = layout->diagram->mode == MODE_IDEMPOTENT;
-    if (lane->ledger)
-        return "what changed";
-    switch (lane->kind) {
-    case NODE_CLIENT_GROUP: {
-        int group = group_of_actor(layout->scenario, lane->name);
+    if (lane->kind == NODE_CLIENT_GROUP && !lane->ledger) {
+        int group = group_named(layout->scenario, lane->node_name);
         return group >= 0 ? key_strategy_name(layout->scenario->client_groups[group].key)
                           : "client";
     }
-    case NODE_SERVER:
-        return keyed ? "handler + key store" : "handler";
-    case NODE_GATEWAY:
-        return "payment provider";
-    case NODE_CONSUMERS:
-        return keyed ? "workers + key store" : "workers";
-    case NODE_BROKER:
-        return "queue";
-    case NODE_PROXY:
-        return "retries on its own";
-    case NODE_KIND_COUNT:
-        break;
-    }
-    return "";
+    return diagram_lane_role(lane, layout->diagram->mode);
 }
 
 static void draw_lanes(Layout *layout)
 {
     FILE *out = layout->out;
     double bottom = layout->rows_bottom + 34.0;
-    for (uint32_t i = 0; i < layout->lane_count; i++) {
-        const Lane *lane = &layout->lanes[i];
-        bool client = strchr(lane->name, '[') != NULL;
+    for (uint32_t position = 0; position < diagram_lane_count(layout->model); position++) {
+        int index = diagram_lane_at(layout->model, position);
+        const DiagramLane *lane = diagram_lane(layout->model, index);
+        double x = layout->lane_x[index];
+        bool client = lane->kind == NODE_CLIENT_GROUP && !lane->ledger;
         fprintf(out,
                 "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#cbd5e1\" "
                 "stroke-width=\"1.5\" stroke-dasharray=\"%s\"/>\n",
-                lane->x, HEAD_Y + 20.0, lane->x, bottom, (int)i == layout->ledger ? "1 4" : "6 4");
+                x, HEAD_Y + 20.0, x, bottom, lane->ledger ? "1 4" : "6 4");
         fprintf(out,
                 "<rect x=\"%.1f\" y=\"%.1f\" width=\"150\" height=\"38\" rx=\"6\" fill=\"%s\" "
                 "stroke=\"#334155\"/>\n",
-                lane->x - 75.0, HEAD_Y - 19.0,
-                client                     ? "#eff6ff"
-                : (int)i == layout->ledger ? "#f0fdf4"
-                                           : "#f8fafc");
-        text_at(out, lane->x, HEAD_Y - 2.0, "middle", "head", lane->name);
-        text_at(out, lane->x, HEAD_Y + 12.0, "middle", "role", lane_role(layout, lane));
+                x - 75.0, HEAD_Y - 19.0,
+                client         ? "#eff6ff"
+                : lane->ledger ? "#f0fdf4"
+                               : "#f8fafc");
+        text_at(out, x, HEAD_Y - 2.0, "middle", "head", lane->name);
+        text_at(out, x, HEAD_Y + 12.0, "middle", "role", lane_role(layout, lane));
     }
 }
 
@@ -981,19 +636,19 @@ static void format_time(char *buffer, size_t size, SimTimeUs t_us)
 /* Times at the left, and a break across the lanes wherever nothing happened for a while. */
 static void draw_time(Layout *layout)
 {
-    const SvgRecord *records = layout->diagram->records;
     double last_y = -100.0;
     SimTimeUs last_t = UINT64_MAX;
-    double right = layout->lanes[layout->lane_count - 1].x + LANE_WIDTH / 2;
+    double right = MARGIN_LEFT + LANE_WIDTH * diagram_lane_count(layout->model);
     text_at(layout->out, MARGIN_LEFT - 12.0, ROWS_TOP - 22.0, "end", "time", "time");
-    for (uint32_t k = 0; k < layout->diagram->record_count; k++) {
-        SimTimeUs t = records[layout->order[k]].t_us;
+    for (uint32_t k = 0; k < layout->row_count; k++) {
+        SimTimeUs t = row_at(layout, k)->t_us;
+        SimTimeUs before = k > 0 ? row_at(layout, k - 1)->t_us : 0;
         double y = layout->y[k];
-        if (k > 0 && (double)(t - records[layout->order[k - 1]].t_us) / 1000.0 > BREAK_MS) {
+        if (k > 0 && (double)(t - before) / 1000.0 > BREAK_MS) {
             double mid = y - 24.0;
             char gap[64];
             snprintf(gap, sizeof gap, ELLIPSIS " %.1f s later " ELLIPSIS,
-                     (double)(t - records[layout->order[k - 1]].t_us) / 1e6);
+                     (double)(t - before) / 1e6);
             fprintf(layout->out,
                     "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"12\" fill=\"#ffffff\"/>\n"
                     "<path d=\"M%.1f %.1fH%.1fM%.1f %.1fH%.1f\" stroke=\"#94a3b8\" "
@@ -1057,7 +712,10 @@ static double draw_summary(Layout *layout, double y)
 {
     text_at(layout->out, 20.0, y, "start", "head", "What happened");
     for (uint32_t s = 0; s < layout->diagram->operation_count; s++) {
-        const Tally *summary = &layout->diagram->tallies[s];
+        const DiagramOutcome *summary =
+            diagram_outcome(layout->model, layout->diagram->operations[s]);
+        if (summary == NULL)
+            continue; /* never: a diagram follows more operations than --svg-ops allows */
         /* Every operation settles by the end of a run, a stopped one included. */
         const char *outcome = summary->settled ? outcome_name(summary->outcome) : "unsettled";
         char line[256];
@@ -1076,7 +734,7 @@ static double draw_summary(Layout *layout, double y)
         badge(layout->out, 56.0, y - 4.0, outcome, good ? STYLE_GOOD : STYLE_BAD);
         text_at(layout->out, 92.0, y, "start", "line", line);
     }
-    if (layout->diagram->truncated) {
+    if (diagram_truncated(layout->model)) {
         y += 20.0;
         text_at(layout->out, 20.0, y, "start", "sub",
                 "(the trace was cut: only the first 4000 records are drawn)");
@@ -1091,7 +749,7 @@ static double draw_legend(Layout *layout, double y)
         const char *color;
         const char *text;
     } arrows[] = {{"#2563eb", "request"}, {"#059669", "answer 2xx"}, {"#d97706", "409 / 202"},
-                  {"#dc2626", "5xx"},     {"#7c3aed", "gateway"},    {"#0891b2", "broker"}};
+                  {"#dc2626", "5xx"},     {"#7c3aed", "charge"},     {"#0891b2", "delivery, ack"}};
     double x = 20.0;
     for (size_t i = 0; i < sizeof arrows / sizeof arrows[0]; i++) {
         arrow(out, x, y, x + 34.0, y, 0.0, arrows[i].color, false, "");
@@ -1152,25 +810,30 @@ static bool write_empty(FILE *out, const SvgDiagram *diagram, const Scenario *sc
 bool report_svg_write(FILE *stream, const SvgDiagram *diagram, const Scenario *scenario,
                       uint64_t seed)
 {
-    if (diagram->record_count == 0)
+    uint32_t count = diagram_row_count(diagram->model);
+    if (count == 0)
         return write_empty(stream, diagram, scenario);
-    Layout layout = {.out = stream, .diagram = diagram, .scenario = scenario};
-    uint32_t count = diagram->record_count;
+    Layout layout = {.out = stream,
+                     .diagram = diagram,
+                     .model = diagram->model,
+                     .scenario = scenario,
+                     .row_count = count};
     layout.order = calloc(count, sizeof *layout.order);
+    layout.position = calloc(count, sizeof *layout.position);
     layout.y = calloc(count, sizeof *layout.y);
-    layout.paired = calloc(count, sizeof *layout.paired);
     layout.start = calloc(count, sizeof *layout.start);
     bool ok =
-        layout.order != NULL && layout.y != NULL && layout.paired != NULL && layout.start != NULL;
+        layout.order != NULL && layout.position != NULL && layout.y != NULL && layout.start != NULL;
     if (ok) {
+        uint32_t lanes = diagram_lane_count(diagram->model);
         place_lanes(&layout);
         find_groups(&layout);
         sort_instants(&layout);
         place_rows(&layout);
         double summary_top = layout.rows_bottom + 76.0;
         double legend_top = summary_top + 20.0 * (diagram->operation_count + 1) + 36.0 +
-                            (diagram->truncated ? 20.0 : 0.0);
-        layout.width = fmax(880.0, MARGIN_LEFT + LANE_WIDTH * layout.lane_count + 24.0);
+                            (diagram_truncated(diagram->model) ? 20.0 : 0.0);
+        layout.width = fmax(880.0, MARGIN_LEFT + LANE_WIDTH * lanes + 24.0);
         layout.width = fmax(layout.width, header_width(scenario));
         layout.height = legend_top + 44.0;
         write_prologue(stream, layout.width, layout.height);
@@ -1186,8 +849,8 @@ bool report_svg_write(FILE *stream, const SvgDiagram *diagram, const Scenario *s
         ok = !ferror(stream);
     }
     free(layout.order);
+    free(layout.position);
     free(layout.y);
-    free(layout.paired);
     free(layout.start);
     return ok;
 }

@@ -172,7 +172,7 @@ static void draw_details(ViewFrame *frame, int pane_index, uint64_t serial, View
 {
     ViewCanvas *canvas = frame->canvas;
     const ViewPane *pane = frame->session->panes[pane_index];
-    const ViewArrow *arrow = view_pane_arrow(pane, serial);
+    const DiagramItem *arrow = view_pane_arrow(pane, serial);
     if (arrow == NULL || !at.valid)
         return;
     SDL_Color white = C(VIEW_COLOR_TEXT);

@@ -75,7 +75,8 @@ static const char *key_words(const ViewPane *pane, uint32_t group, bool long_for
     case KEY_PER_ATTEMPT:
         return long_form ? "new for every attempt (retries never match)" : "a NEW key";
     case KEY_SERVER_GENERATED:
-        return long_form ? "made by the server per request (retries never match)" : "no client key";
+        return long_form ? "made per request by the service (retries never match)"
+                         : "no client key";
     case KEY_BUSINESS_HASH:
         return long_form ? "hash of the order (the same for every attempt and click)"
                          : "the same key";
@@ -96,20 +97,16 @@ static const char *ordinal(uint32_t n)
 
 /* ------------------------------------------------------------------ the line */
 
-static const char *node_words(int node)
+/* A service by its name in the node table. */
+static const char *node_words(const ViewPane *pane, uint32_t node)
 {
-    switch (node) {
-    case VIEW_NODE_GATEWAY:
-        return "gateway";
-    case VIEW_NODE_BROKER:
-        return "broker";
-    case VIEW_NODE_CONSUMERS:
-        return "consumers";
-    case VIEW_NODE_LEDGER:
-        return "ledger";
-    default:
-        return "server";
-    }
+    return node < world_node_count(pane->world) ? world_node_name(pane->world, node) : "service";
+}
+
+/* The service of a kind, by its name in the node table ("the gateway"). */
+static const char *kind_words(const ViewPane *pane, NodeKind kind)
+{
+    return node_words(pane, world_node_of_kind(pane->world, kind));
 }
 
 static ViewColor execution_sentence(const ViewPane *pane, const ViewNarration *n, const char *op,
@@ -118,7 +115,7 @@ static ViewColor execution_sentence(const ViewPane *pane, const ViewNarration *n
     char money[48];
     int64_t amount = pane->group_amount[n->group];
     view_narration_money(money, sizeof money, amount, false);
-    const char *where = node_words(n->node);
+    const char *where = node_words(pane, n->node);
     if (n->event == TRACE_EXECUTE_NO_EFFECT) {
         snprintf(buffer, size, "%s ran again but changed nothing (idempotent by state)", op);
         return VIEW_COLOR_TEXT;
@@ -140,18 +137,19 @@ static ViewColor execution_sentence(const ViewPane *pane, const ViewNarration *n
     return VIEW_COLOR_TEXT;
 }
 
-static ViewColor key_store_sentence(const ViewNarration *n, const char *op, char *buffer,
-                                    size_t size)
+static ViewColor key_store_sentence(const ViewPane *pane, const ViewNarration *n, const char *op,
+                                    char *buffer, size_t size)
 {
-    bool consumers = n->node == VIEW_NODE_CONSUMERS;
+    bool consumers = n->kind == NODE_CONSUMERS;
     switch (n->event) {
     case TRACE_REPLAY:
         if (consumers)
             snprintf(buffer, size,
                      "%s delivered again: its key is done " ARROW " acknowledged without charging",
                      op);
-        else if (n->node == VIEW_NODE_GATEWAY)
-            snprintf(buffer, size, "the gateway knows %s's key " ARROW " no second charge", op);
+        else if (n->kind == NODE_GATEWAY)
+            snprintf(buffer, size, "the %s knows %s's key " ARROW " no second charge",
+                     node_words(pane, n->node), op);
         else if (n->attempt > 1)
             snprintf(buffer, size,
                      "retry #%u of %s with the same key " ARROW
@@ -175,7 +173,8 @@ static ViewColor key_store_sentence(const ViewNarration *n, const char *op, char
                      n->attempt, op, n->value);
         return VIEW_COLOR_OK;
     case TRACE_DEDUPLICATED:
-        snprintf(buffer, size, "the broker's dedup window dropped a re-published %s", op);
+        snprintf(buffer, size, "the %s's dedup window dropped a re-published %s",
+                 node_words(pane, n->node), op);
         return VIEW_COLOR_OK;
     default:
         snprintf(buffer, size, "%s: key reused with a different body " ARROW " rejected", op);
@@ -198,25 +197,35 @@ static const char *crash_words(CrashPoint where)
     return "";
 }
 
-static ViewColor service_sentence(const ViewNarration *n, const char *op, char *buffer, size_t size)
+static ViewColor service_sentence(const ViewPane *pane, const ViewNarration *n, const char *op,
+                                  char *buffer, size_t size)
 {
-    const char *where = node_words(n->node);
+    const char *where = node_words(pane, n->node);
+    const char *gateway = kind_words(pane, NODE_GATEWAY);
     switch (n->event) {
     case TRACE_RESERVE:
-        snprintf(buffer, size, "%s: new key reserved, the server runs it", op);
+        snprintf(buffer, size, "%s: new key reserved, the %s runs it", op, where);
         return VIEW_COLOR_TEXT_DIM;
     case TRACE_FAIL_AFTER_EFFECT:
         snprintf(buffer, size, "%s charged, then the handler failed: 500, the client will retry",
                  op);
         return VIEW_COLOR_WARNING;
+    case TRACE_PROXY_TIMEOUT:
+        snprintf(buffer, size, "the %s got no answer to try #%" PRId64 " of %s in time", where,
+                 n->value, op);
+        return VIEW_COLOR_WARNING;
+    case TRACE_PROXY_RETRY:
+        snprintf(buffer, size, "the %s retries %s on its own (try #%" PRId64 ")", where, op,
+                 n->value);
+        return VIEW_COLOR_WARNING;
     case TRACE_GATEWAY_TIMEOUT:
-        snprintf(buffer, size, "no answer from the gateway for %s: 504, charged or not?", op);
+        snprintf(buffer, size, "no answer from the %s for %s: 504, charged or not?", gateway, op);
         return VIEW_COLOR_WARNING;
     case TRACE_DECLINED:
-        snprintf(buffer, size, "the gateway declined %s: 502, nothing charged", op);
+        snprintf(buffer, size, "the %s declined %s: 502, nothing charged", where, op);
         return VIEW_COLOR_WARNING;
     case TRACE_CHARGED_NO_ANSWER:
-        snprintf(buffer, size, "the gateway charged %s, but its answer never came", op);
+        snprintf(buffer, size, "the %s charged %s, but its answer never came", where, op);
         return VIEW_COLOR_WARNING;
     case TRACE_OUTBOX_RELAY:
         snprintf(buffer, size, "the outbox relays the charge of %s with its key (try #%" PRId64 ")",
@@ -245,16 +254,17 @@ static ViewColor service_sentence(const ViewNarration *n, const char *op, char *
     }
 }
 
-static ViewColor broker_sentence(const ViewNarration *n, const char *op, char *buffer, size_t size)
+static ViewColor broker_sentence(const ViewPane *pane, const ViewNarration *n, const char *op,
+                                 char *buffer, size_t size)
 {
+    const char *where = node_words(pane, n->node);
     switch (n->event) {
     case TRACE_ENQUEUE:
-        snprintf(buffer, size, "the broker queued %s", op);
+        snprintf(buffer, size, "the %s queued %s", where, op);
         return VIEW_COLOR_TEXT_DIM;
     case TRACE_REDELIVER:
-        snprintf(buffer, size,
-                 "the broker hands %s out again (delivery #%" PRId64 "): no ack in time", op,
-                 n->value);
+        snprintf(buffer, size, "the %s hands %s out again (delivery #%" PRId64 "): no ack in time",
+                 where, op, n->value);
         return VIEW_COLOR_WARNING;
     case TRACE_ACK_TIMEOUT:
         snprintf(buffer, size, "no ack for %s within the ack timeout: it will be redelivered", op);
@@ -271,24 +281,27 @@ static ViewColor broker_sentence(const ViewNarration *n, const char *op, char *b
     }
 }
 
-static ViewColor lost_sentence(const ViewNarration *n, const char *op, const char *who,
-                               char *buffer, size_t size)
+static ViewColor lost_sentence(const ViewPane *pane, const ViewNarration *n, const char *op,
+                               const char *who, char *buffer, size_t size)
 {
+    const char *consumers = kind_words(pane, NODE_CONSUMERS);
+    const char *gateway = kind_words(pane, NODE_GATEWAY);
     switch ((MessageKind)n->message) {
     case MESSAGE_REQUEST:
         snprintf(buffer, size, "%s attempt #%u lost in the network: not charged", op, n->attempt);
         return VIEW_COLOR_LOST;
     case MESSAGE_DELIVERY:
-        snprintf(buffer, size, "a delivery of %s was lost on the way to the consumers", op);
+        snprintf(buffer, size, "a delivery of %s was lost on the way to the %s", op, consumers);
         return VIEW_COLOR_LOST;
     case MESSAGE_ACK:
-        snprintf(buffer, size, "the consumers' ack for %s was lost: the broker will redeliver", op);
+        snprintf(buffer, size, "the %s' ack for %s was lost: it will be delivered again", consumers,
+                 op);
         return VIEW_COLOR_WARNING;
     case MESSAGE_CHARGE:
-        snprintf(buffer, size, "the charge for %s was lost on the way to the gateway", op);
+        snprintf(buffer, size, "the charge for %s was lost on the way to the %s", op, gateway);
         return VIEW_COLOR_LOST;
     case MESSAGE_CHARGE_REPLY:
-        snprintf(buffer, size, "the gateway's answer for %s was lost", op);
+        snprintf(buffer, size, "the %s's answer for %s was lost", gateway, op);
         return VIEW_COLOR_WARNING;
     default:
         break;
@@ -364,9 +377,9 @@ ViewColor view_narration_line(const ViewPane *pane, const ViewNarration *n, char
     case TRACE_IN_PROGRESS:
     case TRACE_REJECT_OTHER_BODY:
     case TRACE_DEDUPLICATED:
-        return key_store_sentence(n, op, buffer, size);
+        return key_store_sentence(pane, n, op, buffer, size);
     case TRACE_LOST:
-        return lost_sentence(n, op, who, buffer, size);
+        return lost_sentence(pane, n, op, who, buffer, size);
     case TRACE_ENQUEUE:
     case TRACE_REDELIVER:
     case TRACE_ACK_TIMEOUT:
@@ -374,10 +387,10 @@ ViewColor view_narration_line(const ViewPane *pane, const ViewNarration *n, char
     case TRACE_DISCARD:
     case TRACE_LATE_ACK_ACCEPTED:
     case TRACE_LATE_ACK_IGNORED:
-        return broker_sentence(n, op, buffer, size);
+        return broker_sentence(pane, n, op, buffer, size);
     default:
-        if (n->node >= VIEW_NODE_SERVER)
-            return service_sentence(n, op, buffer, size);
+        if (n->kind != NODE_CLIENT_GROUP)
+            return service_sentence(pane, n, op, buffer, size);
         return client_sentence(pane, n, op, who, buffer, size);
     }
 }
@@ -399,22 +412,20 @@ static void add_line(ViewDetails *details, const char *format, ...)
 
 static const char *message_words(MessageKind message)
 {
-    static const char *const words[MESSAGE_KIND_COUNT] = {"request",        "answer",   "charge",
-                                                          "gateway answer", "delivery", "ack"};
+    static const char *const words[MESSAGE_KIND_COUNT] = {"request",      "answer",   "charge",
+                                                          "charge reply", "delivery", "ack"};
     return message < MESSAGE_KIND_COUNT ? words[message] : "message";
 }
 
+/* A lane by the name the diagram gives it: "web[3]", a service's node name. */
 static void node_label(char *buffer, size_t size, const ViewPane *pane, int node)
 {
-    if (node >= 0 && node < VIEW_NODE_SERVER && (uint32_t)node < pane->lane_count)
-        view_narration_client(buffer, size, pane, pane->lanes[node].group,
-                              pane->lanes[node].client_in_group);
-    else
-        snprintf(buffer, size, "%s", node_words(node));
+    const DiagramLane *lane = diagram_lane(pane->diagram, node);
+    snprintf(buffer, size, "%s", lane != NULL ? lane->name : "?");
 }
 
 /* What the copy led to: the decision of the service it reached. */
-static void led_to(const ViewArrow *arrow, ViewDetails *details)
+static void led_to(const DiagramItem *arrow, ViewDetails *details)
 {
     switch ((TraceEvent)arrow->event) {
     case TRACE_EXECUTE:
@@ -439,7 +450,7 @@ static void led_to(const ViewArrow *arrow, ViewDetails *details)
     }
 }
 
-static void message_details(const ViewPane *pane, const ViewArrow *arrow, ViewDetails *details)
+static void message_details(const ViewPane *pane, const DiagramItem *arrow, ViewDetails *details)
 {
     char from[80], to[80];
     node_label(from, sizeof from, pane, arrow->from);
@@ -447,10 +458,10 @@ static void message_details(const ViewPane *pane, const ViewArrow *arrow, ViewDe
     add_line(details, "%s " ARROW " %s, sent at %.3f s", from, to, (double)arrow->start_us / 1e6);
     add_line(details, "copy: %s",
              arrow->duplicate ? "a duplicate made by the network" : "the original");
-    if (arrow->message == MESSAGE_REQUEST && arrow->from < VIEW_NODE_SERVER)
+    if (arrow->message == MESSAGE_REQUEST && view_pane_lane_is_client(pane, arrow->from))
         add_line(details, "key: %s", key_words(pane, pane->lanes[arrow->from].group, true));
     if (arrow->message == MESSAGE_RESPONSE || arrow->message == MESSAGE_CHARGE_REPLY)
-        add_line(details, "status: %d", arrow->value);
+        add_line(details, "status: %" PRId64, arrow->value);
     if (arrow->end_event == TRACE_LOST) {
         add_line(details, "fate: lost in the network, never arrived");
         details->color = VIEW_COLOR_LOST;
@@ -463,20 +474,20 @@ static void message_details(const ViewPane *pane, const ViewArrow *arrow, ViewDe
     led_to(arrow, details);
 }
 
-void view_narration_details(const ViewPane *pane, const ViewArrow *arrow, ViewDetails *details)
+void view_narration_details(const ViewPane *pane, const DiagramItem *arrow, ViewDetails *details)
 {
     memset(details, 0, sizeof *details);
     details->color = VIEW_COLOR_TEXT;
     char op[48], where[64];
     operation_words(op, sizeof op, pane, arrow->operation);
     node_label(where, sizeof where, pane, arrow->from);
-    if (arrow->kind == VIEW_ARROW_MESSAGE) {
+    if (arrow->kind == DIAGRAM_MESSAGE) {
         snprintf(details->title, sizeof details->title, "%s \xC2\xB7 %s \xC2\xB7 attempt #%u",
                  message_words((MessageKind)arrow->message), op, arrow->attempt);
         message_details(pane, arrow, details);
         return;
     }
-    if (arrow->kind == VIEW_ARROW_ACTIVATION) {
+    if (arrow->kind == DIAGRAM_ACTIVATION) {
         snprintf(details->title, sizeof details->title,
                  "%s at work \xC2\xB7 %s \xC2\xB7 attempt #%u", where, op, arrow->attempt);
         add_line(details, "from %.3f s (arrival) to %s", (double)arrow->start_us / 1e6,
@@ -493,5 +504,5 @@ void view_narration_details(const ViewPane *pane, const ViewArrow *arrow, ViewDe
     if (arrow->event == TRACE_EXECUTE)
         led_to(arrow, details);
     else if (arrow->value != 0)
-        add_line(details, "value: %d", arrow->value);
+        add_line(details, "value: %" PRId64, arrow->value);
 }

@@ -31,6 +31,6 @@ typedef struct {
 } ViewDetails;
 
 /* What an arrow, box or mark is and what became of it: operation, attempt, copy, key, fate. */
-void view_narration_details(const ViewPane *pane, const ViewArrow *arrow, ViewDetails *details);
+void view_narration_details(const ViewPane *pane, const DiagramItem *arrow, ViewDetails *details);
 
 #endif

@@ -1,6 +1,7 @@
 /* A pane: the World of one mode and what the view derives from it. Building it picks the
- * sampled clients, finds which services the scenario uses (a lifeline each) and the typical
- * delay of every link, used to draw a copy that was lost or has not arrived yet. */
+ * sampled clients, gives the diagram a lane for each of them and for every service the node
+ * table says the scenario uses, and finds the typical delay of every link, used to draw a
+ * copy that was lost or has not arrived yet. */
 #include "view_pane.h"
 
 #include <math.h>
@@ -44,16 +45,6 @@ static SimTimeUs link_delay_us(const Scenario *scenario, const char *source, con
     return (SimTimeUs)(ms * 1000.0);
 }
 
-static const char *node_name(const ViewPane *pane, int node)
-{
-    static const char *const services[] = {"server", "gateway", "broker", "consumers", "ledger"};
-    if (node >= VIEW_NODE_SERVER)
-        return services[node - VIEW_NODE_SERVER];
-    return (uint32_t)node < pane->lane_count
-               ? pane->scenario->client_groups[pane->lanes[node].group].id
-               : "";
-}
-
 /* The sample: the first clients of each group in turn, so every group has a lane. */
 static void choose_lanes(ViewPane *pane)
 {
@@ -71,29 +62,51 @@ static void choose_lanes(ViewPane *pane)
     }
 }
 
-/* Which services the scenario uses, so the diagram has a lifeline for each and no other. */
-static void find_services(ViewPane *pane)
+static uint32_t group_node(const ViewPane *pane, uint32_t group)
+{
+    for (uint32_t n = 0; n < world_node_count(pane->world); n++) {
+        const WorldNode *node = world_node(pane->world, n);
+        if (node->kind == NODE_CLIENT_GROUP && node->actor == group)
+            return n;
+    }
+    return TRACE_NO_NODE;
+}
+
+/* The diagram's lanes, from the node table: the sampled clients (lane l is sample l), then
+ * every service the scenario sends work through, then the ledger; and the typical delay of
+ * every link between them, by the names links use. */
+static bool add_lanes(ViewPane *pane)
 {
     const Scenario *scenario = pane->scenario;
-    bool to_server = false, to_broker = false;
     for (uint32_t g = 0; g < scenario->client_group_count; g++) {
-        to_server |= scenario->client_groups[g].target == TARGET_SERVER;
-        to_broker |= scenario->client_groups[g].target == TARGET_BROKER;
         const ClientGroupSpec *group = &scenario->client_groups[g];
         pane->group_amount[g] =
             group->operation.kind == OPERATION_DEBIT ? group->operation.amount : 0;
         pane->clients_total += group->count;
     }
-    pane->node_present[VIEW_NODE_SERVER] = to_server;
-    pane->node_present[VIEW_NODE_GATEWAY] = to_server && scenario->server.use_gateway;
-    to_broker |= to_server && scenario->server.publish_receipts;
-    pane->node_present[VIEW_NODE_BROKER] = to_broker;
-    pane->node_present[VIEW_NODE_CONSUMERS] = to_broker;
-    pane->node_present[VIEW_NODE_LEDGER] = true;
-    for (int a = 0; a < VIEW_NODE_COUNT; a++) {
-        for (int b = 0; b < VIEW_NODE_COUNT; b++)
-            pane->delay_us[a][b] = link_delay_us(scenario, node_name(pane, a), node_name(pane, b));
+    for (uint32_t l = 0; l < pane->lane_count; l++) {
+        uint32_t node = group_node(pane, pane->lanes[l].group);
+        if (diagram_add_lane(pane->diagram, NODE_CLIENT_GROUP, node, pane->lanes[l].client_in_group,
+                             world_node_name(pane->world, node), l) != (int)l)
+            return false;
     }
+    for (uint32_t n = 0; n < world_node_count(pane->world); n++) {
+        const WorldNode *node = world_node(pane->world, n);
+        if (node->kind != NODE_CLIENT_GROUP && node->active &&
+            diagram_add_lane(pane->diagram, node->kind, n, TRACE_NO_CLIENT, node->name,
+                             node->lane) == DIAGRAM_NO_LANE)
+            return false;
+    }
+    if (diagram_add_ledger(pane->diagram) == DIAGRAM_NO_LANE)
+        return false;
+    uint32_t lanes = diagram_lane_count(pane->diagram);
+    for (uint32_t a = 0; a < lanes; a++) {
+        for (uint32_t b = 0; b < lanes; b++)
+            pane->delay_us[a][b] =
+                link_delay_us(scenario, diagram_lane(pane->diagram, (int)a)->node_name,
+                              diagram_lane(pane->diagram, (int)b)->node_name);
+    }
+    return true;
 }
 
 ViewPane *view_pane_create(const Scenario *scenario, Mode mode, uint64_t seed)
@@ -103,20 +116,22 @@ ViewPane *view_pane_create(const Scenario *scenario, Mode mode, uint64_t seed)
         return NULL;
     pane->mode = mode;
     pane->seed = seed;
-    pane->arrow_serial = 1;
     pane->narration_hold_us = 2500000;
+    pane->diagram = diagram_create(mode, VIEW_ARROWS_MAX, 0);
     /* The sink is live before world_create returns, but the world emits nothing until it
      * runs, so pane->world is set before the first record. */
     pane->world = world_create(scenario, mode, seed, view_trace_sink(pane), (WorldLimits){0});
-    pane->scenario = world_scenario(pane->world);
-    pane->arrows = calloc(VIEW_ARROWS_MAX, sizeof *pane->arrows);
     pane->density = calloc(VIEW_DENSITY_BUCKETS, sizeof *pane->density);
-    if (pane->arrows == NULL || pane->density == NULL) {
+    if (pane->world == NULL || pane->diagram == NULL || pane->density == NULL) {
         view_pane_destroy(pane);
         return NULL;
     }
+    pane->scenario = world_scenario(pane->world);
     choose_lanes(pane);
-    find_services(pane);
+    if (!add_lanes(pane)) {
+        view_pane_destroy(pane);
+        return NULL;
+    }
     view_pane_run_until(pane, 0);
     return pane;
 }
@@ -126,37 +141,26 @@ void view_pane_destroy(ViewPane *pane)
     if (pane == NULL)
         return;
     world_destroy(pane->world);
-    free(pane->arrows);
+    diagram_destroy(pane->diagram);
     free(pane->density);
     free(pane);
 }
 
 int view_pane_node_of(const ViewPane *pane, uint32_t node, uint32_t client_in_group)
 {
-    if (node == TRACE_NO_NODE)
-        return -1;
-    const WorldNode *entry = world_node(pane->world, node);
-    switch (entry->kind) {
-    case NODE_SERVER:
-        return VIEW_NODE_SERVER;
-    case NODE_GATEWAY:
-        return VIEW_NODE_GATEWAY;
-    case NODE_BROKER:
-        return VIEW_NODE_BROKER;
-    case NODE_CONSUMERS:
-        return VIEW_NODE_CONSUMERS;
-    case NODE_CLIENT_GROUP:
-        for (uint32_t l = 0; l < pane->lane_count; l++) {
-            if (pane->lanes[l].group == entry->actor &&
-                pane->lanes[l].client_in_group == client_in_group)
-                return (int)l;
-        }
-        return -1;
-    case NODE_PROXY:
-    case NODE_KIND_COUNT:
-        break;
-    }
-    return -1;
+    return diagram_lane_of(pane->diagram, node, client_in_group);
+}
+
+bool view_pane_has_kind(const ViewPane *pane, NodeKind kind)
+{
+    uint32_t node = world_node_of_kind(pane->world, kind);
+    return node != TRACE_NO_NODE && world_node(pane->world, node)->active;
+}
+
+bool view_pane_lane_is_client(const ViewPane *pane, int lane)
+{
+    const DiagramLane *entry = diagram_lane(pane->diagram, lane);
+    return entry != NULL && entry->kind == NODE_CLIENT_GROUP && !entry->ledger;
 }
 
 /* ------------------------------------------------------------------ running */
@@ -269,14 +273,17 @@ void view_pane_sample_keys(ViewPane *pane)
 
 uint64_t view_pane_first_serial(const ViewPane *pane)
 {
-    return pane->arrow_serial > VIEW_ARROWS_MAX ? pane->arrow_serial - VIEW_ARROWS_MAX : 1;
+    return diagram_first_serial(pane->diagram);
 }
 
-const ViewArrow *view_pane_arrow(const ViewPane *pane, uint64_t serial)
+uint64_t view_pane_next_serial(const ViewPane *pane)
 {
-    if (serial < view_pane_first_serial(pane) || serial >= pane->arrow_serial)
-        return NULL;
-    return &pane->arrows[serial % VIEW_ARROWS_MAX];
+    return diagram_next_serial(pane->diagram);
+}
+
+const DiagramItem *view_pane_arrow(const ViewPane *pane, uint64_t serial)
+{
+    return diagram_item(pane->diagram, serial);
 }
 
 ViewDensity view_pane_density(const ViewPane *pane, SimTimeUs from_us, SimTimeUs to_us)

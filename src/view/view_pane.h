@@ -1,15 +1,16 @@
 /* One pane of the view: the World of one mode plus what the view learns from its trace. The
- * pane owns its World and a TraceSink that turns records into arrows and marks of a
- * sequence diagram for a sample of clients (every message copy of their operations, on
- * every hop: clients, server, gateway, broker, consumers), a density of all clients'
- * traffic, and a narration line. Counters and balances are the world's own live metrics.
- * The pane only reads the world. SDL-free, so tests drive it without a display. */
+ * pane owns its World, the diagram model (diagram.h) of a sample of clients (every message
+ * copy of their operations, on every hop between the nodes of the node table), a density of
+ * all clients' traffic, and a narration line, all fed by its TraceSink. Counters and balances are
+ * the world's own live metrics. The pane only reads the world. SDL-free, so tests drive it without
+ * a display. */
 #ifndef IDEMSIM_VIEW_PANE_H
 #define IDEMSIM_VIEW_PANE_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "diagram.h"
 #include "idem_store.h"
 #include "metrics.h"
 #include "scenario.h"
@@ -23,48 +24,11 @@
 #define VIEW_DENSITY_BUCKET_US 10000u
 #define VIEW_KEY_ROWS_SHOWN 12
 
-/* ------------------------------------------------------------------ trace events */
+/* ------------------------------------------------------------------ lanes and items */
 
-/* The view reads the model's TraceEvent; an arrow with no event (yet) says so. */
-#define VIEW_EVENT_NONE TRACE_EVENT_COUNT
-
-/* ------------------------------------------------------------------ nodes and arrows */
-
-/* Lifelines: the sampled clients' lanes 0..VIEW_LANES_MAX-1, then the services. */
-typedef enum {
-    VIEW_NODE_SERVER = VIEW_LANES_MAX,
-    VIEW_NODE_GATEWAY,
-    VIEW_NODE_BROKER,
-    VIEW_NODE_CONSUMERS,
-    VIEW_NODE_LEDGER,
-    VIEW_NODE_COUNT
-} ViewNode;
-
-typedef enum {
-    VIEW_ARROW_MESSAGE,    /* one copy of a message between two lifelines */
-    VIEW_ARROW_ACTIVATION, /* a node holding a request: from its arrival to its answer */
-    VIEW_ARROW_MARK        /* an event on one lifeline (timeout, crash, redelivery...) */
-} ViewArrowKind;
-
-typedef struct {
-    uint64_t serial; /* unique within the pane, for pinning a selection */
-    uint64_t operation;
-    SimTimeUs start_us;
-    SimTimeUs end_us; /* delivered, decided or answered; SIM_TIME_NEVER while open */
-    uint32_t attempt;
-    uint32_t copy;    /* network lineage, as the trace gives it */
-    int32_t value;    /* a status; a client request's click (1: the second); a mark's
-                         count or duration (by event) */
-    uint16_t effects; /* the operation's effects after the execution this led to */
-    int8_t from;      /* ViewNode (or a lane); a mark's or activation's node */
-    int8_t to;
-    uint8_t kind;      /* ViewArrowKind */
-    uint8_t message;   /* MessageKind */
-    uint8_t event;     /* TraceEvent of the mark, or of the decision an arrow led to */
-    uint8_t end_event; /* TRACE_DELIVER, _LOST, a decision, or _OTHER while open */
-    bool duplicate;    /* a copy the network made */
-} ViewArrow;
-
+/* The diagram is the shared model (diagram.h); the pane adds its lanes from the node table:
+ * the sampled clients first (diagram lane l is sampled client l), then every service the
+ * scenario sends work through, then the ledger. */
 typedef struct {
     uint32_t group;
     uint32_t client_in_group;
@@ -105,7 +69,8 @@ typedef struct {
 typedef struct {
     bool present;
     TraceEvent event;
-    int node;        /* ViewNode of the actor, -1 for a client */
+    uint32_t node;   /* the actor's world node */
+    NodeKind kind;   /* and its kind */
     uint8_t message; /* MessageKind of a lost copy */
     int rank;        /* 0 routine .. 3 double charge or key-store save */
     SimTimeUs t_us;
@@ -140,20 +105,15 @@ typedef struct {
     const Scenario *scenario; /* the world's copy */
     uint64_t seed;
 
-    bool node_present[VIEW_NODE_COUNT];      /* services this scenario uses */
     int64_t group_amount[CLIENT_GROUPS_MAX]; /* debit per operation, 0 for other kinds */
-    SimTimeUs delay_us[VIEW_NODE_COUNT][VIEW_NODE_COUNT]; /* typical one-way link delays */
+    /* typical one-way link delays, by diagram lane */
+    SimTimeUs delay_us[DIAGRAM_LANES_MAX][DIAGRAM_LANES_MAX];
     uint64_t clients_total;
 
-    uint32_t lane_count;
+    uint32_t lane_count; /* sampled clients */
     ViewLane lanes[VIEW_LANES_MAX];
-    ViewArrow *arrows;            /* ring of VIEW_ARROWS_MAX */
-    uint64_t arrow_serial;        /* serial of the next arrow; the ring holds the last ones */
-    ViewDensity *density;         /* ring of VIEW_DENSITY_BUCKETS */
-    uint64_t duplicate_operation; /* the copy the last "duplicate" record announced */
-    uint32_t duplicate_attempt, duplicate_copy;
-    uint64_t click_operation; /* the click the last "send"/"retry" record named */
-    uint32_t click;
+    Diagram *diagram;     /* its items are a ring of VIEW_ARROWS_MAX */
+    ViewDensity *density; /* ring of VIEW_DENSITY_BUCKETS */
 
     ViewNarration narration;
     SimTimeUs narration_hold_us; /* a less notable event replaces the line after this */
@@ -176,15 +136,21 @@ void view_pane_run_until(ViewPane *pane, SimTimeUs until_us);
 bool view_pane_step(ViewPane *pane, uint64_t max_events);
 /* Re-reads the key store through world_visit_key_rows. */
 void view_pane_sample_keys(ViewPane *pane);
-/* The lifeline of a trace record's node (a service, or a sampled client's lane), or -1. */
+/* The diagram lane of a trace record's node (a service, or a sampled client), or
+ * DIAGRAM_NO_LANE. */
 int view_pane_node_of(const ViewPane *pane, uint32_t node, uint32_t client_in_group);
+/* Whether the scenario sends work through a node of this kind. */
+bool view_pane_has_kind(const ViewPane *pane, NodeKind kind);
+/* Whether a diagram lane is a client's. */
+bool view_pane_lane_is_client(const ViewPane *pane, int lane);
 
 /* The sink that feeds the pane (view_trace.c); world_create gets it. */
 TraceSink view_trace_sink(ViewPane *pane);
 
-const ViewArrow *view_pane_arrow(const ViewPane *pane, uint64_t serial); /* NULL: gone */
-/* The oldest serial still in the ring. */
+const DiagramItem *view_pane_arrow(const ViewPane *pane, uint64_t serial); /* NULL: gone */
+/* The oldest serial still in the ring, and one past the newest. */
 uint64_t view_pane_first_serial(const ViewPane *pane);
+uint64_t view_pane_next_serial(const ViewPane *pane);
 /* Counts of all clients' traffic in [from_us, to_us). */
 ViewDensity view_pane_density(const ViewPane *pane, SimTimeUs from_us, SimTimeUs to_us);
 

@@ -29,7 +29,7 @@ static const char *tagline(Mode mode)
     case MODE_AT_LEAST_ONCE:
         return "retries on timeout, no key";
     case MODE_IDEMPOTENT:
-        return "retries with a key + server key store";
+        return "retries with a key + a key store";
     case MODE_COUNT:
         break;
     }
@@ -345,7 +345,7 @@ static void keys_heading(const ViewPanels *panels, ViewRect r)
     char counts[128];
     if (pane->mode != MODE_IDEMPOTENT)
         snprintf(counts, sizeof counts, "off");
-    else if (pane->node_present[VIEW_NODE_SERVER])
+    else if (view_pane_has_kind(pane, NODE_SERVER))
         snprintf(counts, sizeof counts, "%" PRIu64 " keys \xC2\xB7 %" PRIu64 " processing",
                  keys->rows, keys->processing);
     else
@@ -390,14 +390,18 @@ static bool explain_keys(const ViewPanels *panels, ViewRect r, int top)
         at_most_once_words(pane->scenario, why, sizeof why);
     else if (pane->mode == MODE_AT_LEAST_ONCE)
         snprintf(why, sizeof why,
-                 "No keys: %s runs every copy that arrives, a retry of a "
+                 "No keys: every copy that reaches the %s runs, a retry of a "
                  "payment that went through included.",
-                 pane->node_present[VIEW_NODE_SERVER] ? "the server" : "the consumer");
-    else if (!pane->node_present[VIEW_NODE_SERVER]) {
+                 world_node_name(pane->world, world_node_of_kind(
+                                                  pane->world, view_pane_has_kind(pane, NODE_SERVER)
+                                                                   ? NODE_SERVER
+                                                                   : NODE_CONSUMERS)));
+    else if (!view_pane_has_kind(pane, NODE_SERVER)) {
         uint64_t replayed = world_metrics(pane->world)->consumer_replayed;
         snprintf(why, sizeof why,
-                 "The consumers keep one key per message id; %" PRIu64
+                 "The %s keep one key per message id; %" PRIu64
                  " %s found %s key done and %s acknowledged without a charge.",
+                 world_node_name(pane->world, world_node_of_kind(pane->world, NODE_CONSUMERS)),
                  replayed, replayed == 1 ? "copy" : "copies", replayed == 1 ? "its" : "their",
                  replayed == 1 ? "was" : "were");
     } else

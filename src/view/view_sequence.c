@@ -1,8 +1,10 @@
-/* The sequence diagram. Time runs down the strip, "now" at the bottom edge, so the newest
- * exchange is where the eye rests and older ones scroll up and out. Lifelines, left to
- * right: the density of all clients, a gutter with the time, the sampled clients, the
- * network, the services the scenario uses (server, gateway, broker, consumers) and the
- * ledger.
+/* The sequence diagram, an SDL renderer of the pane's diagram model (diagram.h): the model
+ * holds the lanes, the paired copies, the boxes, the marks and their words; this file places
+ * them on a time axis and paints them. Time runs down the strip, "now" at the bottom edge, so
+ * the newest exchange is where the eye rests and older ones scroll up and out. Lifelines,
+ * left to right: the density of all clients, a gutter with the time, the sampled clients,
+ * the network, the services the scenario uses (in the node table's order, each named and
+ * drawn by its kind alone) and the ledger.
  *
  * Arrival times are exact: the trace reports every copy at both ends. A copy still on its
  * way moves towards its target at its link's typical speed and waits just short of it
@@ -44,8 +46,9 @@ typedef struct {
     ViewRect body;
     SimTimeUs now_us, window_us, from_us;
     int lanes_shown;
-    int shown[VIEW_LANES_MAX];     /* the lanes drawn, left to right */
-    float node_x[VIEW_NODE_COUNT]; /* < 0: not drawn */
+    int shown[VIEW_LANES_MAX];       /* the client lanes drawn, left to right */
+    float node_x[DIAGRAM_LANES_MAX]; /* by diagram lane; < 0: not drawn */
+    const Diagram *diagram;
     float lane_w;
     float first_service_x;
     float density_x0, density_x1;
@@ -82,24 +85,29 @@ static float y_of(const Strip *strip, SimTimeUs t_us)
 
 static bool drawn(const Strip *strip, int node)
 {
-    return node >= 0 && node < VIEW_NODE_COUNT && strip->node_x[node] >= 0;
+    return node >= 0 && node < DIAGRAM_LANES_MAX && strip->node_x[node] >= 0;
+}
+
+static bool is_client(const Strip *strip, int lane)
+{
+    return view_pane_lane_is_client(strip->pane, lane);
 }
 
 /* ------------------------------------------------------------------ geometry */
 
-/* Services from the right edge leftwards, then the clients in what is left. */
+/* The ledger at the right edge, the services leftwards from it in the node table's order,
+ * then the clients in what is left. */
 static float place_services(Strip *strip)
 {
     float right = (float)(strip->rect.x + strip->rect.w);
-    strip->node_x[VIEW_NODE_LEDGER] = right - px(strip, 24);
-    float x = strip->node_x[VIEW_NODE_LEDGER] - px(strip, 70);
+    float x = right - px(strip, 24);
     float leftmost = x;
-    for (int node = VIEW_NODE_CONSUMERS; node >= VIEW_NODE_SERVER; node--) {
-        if (!strip->pane->node_present[node])
-            continue;
-        strip->node_x[node] = x;
+    uint32_t lanes = diagram_lane_count(strip->diagram);
+    for (uint32_t position = lanes; position-- > strip->pane->lane_count;) {
+        int lane = diagram_lane_at(strip->diagram, position);
+        strip->node_x[lane] = x;
         leftmost = x;
-        x -= px(strip, 78);
+        x -= px(strip, position == lanes - 1 ? 70 : 78);
     }
     return leftmost;
 }
@@ -136,7 +144,7 @@ static int choose_shown(const Strip *strip, int count, int shown[VIEW_LANES_MAX]
 static void place_lanes(Strip *strip)
 {
     const ViewPane *pane = strip->pane;
-    for (int node = 0; node < VIEW_NODE_COUNT; node++)
+    for (int node = 0; node < DIAGRAM_LANES_MAX; node++)
         strip->node_x[node] = -1;
     strip->first_service_x = place_services(strip);
     float x = (float)strip->rect.x + px(strip, 4);
@@ -339,7 +347,7 @@ static float segment_distance(float px0, float py0, const ViewSegment *s)
     return sqrtf(cx * cx + cy * cy);
 }
 
-static void offer(Strip *strip, const ViewArrow *arrow, ViewSegment segment)
+static void offer(Strip *strip, const DiagramItem *arrow, ViewSegment segment)
 {
     ViewSequencePick *pick = strip->pick;
     if (pick == NULL)
@@ -394,10 +402,10 @@ static void draw_lifelines(Strip *strip)
 {
     ViewCanvas *canvas = strip->canvas;
     float top = (float)strip->body.y, bottom = (float)(strip->body.y + strip->body.h);
-    for (int node = 0; node < VIEW_NODE_COUNT; node++) {
+    for (int node = 0; node < DIAGRAM_LANES_MAX; node++) {
         if (!drawn(strip, node))
             continue;
-        bool service = node >= VIEW_NODE_SERVER;
+        bool service = !is_client(strip, node);
         if (service)
             keep_clear(strip, strip->node_x[node], top, strip->node_x[node], bottom);
         view_canvas_line(canvas, strip->node_x[node], top, strip->node_x[node], bottom,
@@ -410,16 +418,22 @@ static void draw_lifelines(Strip *strip)
                      C(VIEW_COLOR_TEXT_DIM));
 }
 
-static const char *const service_names[] = {"server", "gateway", "broker", "consumers", "ledger"};
+/* A service's (or the ledger's) name: the node table's. */
+static const char *lane_name(const Strip *strip, int lane)
+{
+    return diagram_lane(strip->diagram, lane)->name;
+}
 
 /* Where the first service's name starts: a heading to its left must end before it. */
 static float first_service_name_x(const Strip *strip)
 {
-    for (int node = VIEW_NODE_SERVER; node < VIEW_NODE_COUNT; node++) {
-        if (drawn(strip, node))
-            return strip->node_x[node] -
+    uint32_t lanes = diagram_lane_count(strip->diagram);
+    for (uint32_t position = strip->pane->lane_count; position < lanes; position++) {
+        int lane = diagram_lane_at(strip->diagram, position);
+        if (drawn(strip, lane))
+            return strip->node_x[lane] -
                    (float)view_canvas_text_width(strip->canvas, VIEW_FONT_SMALL,
-                                                 service_names[node - VIEW_NODE_SERVER]) /
+                                                 lane_name(strip, lane)) /
                        2 -
                    px(strip, 8);
     }
@@ -482,10 +496,10 @@ static void draw_headings(Strip *strip)
     SDL_Color dim = C(VIEW_COLOR_TEXT_DIM);
     int y = strip->rect.y + (int)px(strip, 2);
     int y2 = y + view_canvas_text_height(canvas, VIEW_FONT_SMALL);
-    for (int node = VIEW_NODE_SERVER; node < VIEW_NODE_COUNT; node++) {
-        if (drawn(strip, node))
+    for (int node = 0; node < DIAGRAM_LANES_MAX; node++) {
+        if (drawn(strip, node) && !is_client(strip, node))
             view_canvas_text(canvas, VIEW_FONT_SMALL, dim, (int)strip->node_x[node], y,
-                             VIEW_ALIGN_CENTER, service_names[node - VIEW_NODE_SERVER]);
+                             VIEW_ALIGN_CENTER, lane_name(strip, node));
     }
     if (strip->lanes_shown > 0) {
         draw_group_headings(strip, y, y2);
@@ -543,15 +557,9 @@ static void draw_density(Strip *strip)
 
 /* ------------------------------------------------------------------ messages */
 
-/* Which delivery of its message a broker delivery is: the broker numbers them in the low
- * six bits of the lineage, before the hop doubles it. 0 for other messages. */
-static uint32_t delivery_number(const ViewArrow *arrow)
+static SDL_Color message_color(const Strip *strip, const DiagramItem *arrow)
 {
-    return arrow->message == MESSAGE_DELIVERY ? (arrow->copy / 2) % 64 : 0;
-}
-
-static SDL_Color message_color(const ViewArrow *arrow)
-{
+    NodeKind from_kind = diagram_lane(strip->diagram, arrow->from)->kind;
     if (arrow->end_event == TRACE_LOST)
         return C(VIEW_COLOR_LOST);
     switch ((MessageKind)arrow->message) {
@@ -560,7 +568,7 @@ static SDL_Color message_color(const ViewArrow *arrow)
     case MESSAGE_CHARGE:
         if (arrow->event == TRACE_EXECUTE && arrow->effects >= 2)
             return C(VIEW_COLOR_DOUBLE);
-        if (arrow->attempt > 1 || delivery_number(arrow) > 1)
+        if (arrow->attempt > 1 || diagram_repeat_number(arrow, from_kind) > 1)
             return C(VIEW_COLOR_WARNING);
         return C(VIEW_COLOR_MESSAGE);
     case MESSAGE_ACK:
@@ -579,20 +587,12 @@ static SDL_Color message_color(const ViewArrow *arrow)
 /* A message's label sits just above where it leaves its lifeline, on the side it heads to,
  * clear of its own line (which only goes down from there). When that point has scrolled
  * out of the top, the label moves down along the arrow to where it enters the strip. */
-static void message_label(Strip *strip, const ViewArrow *arrow, float x0, float y0, float xe,
+static void message_label(Strip *strip, const DiagramItem *arrow, float x0, float y0, float xe,
                           float ye)
 {
     char text[32];
-    bool client = arrow->from < VIEW_NODE_SERVER;
-    if (client && arrow->message == MESSAGE_REQUEST && arrow->attempt > 1 && !arrow->duplicate)
-        snprintf(text, sizeof text, "retry #%u", arrow->attempt);
-    else if (client && arrow->message == MESSAGE_REQUEST && arrow->value == 1)
-        snprintf(text, sizeof text, "2nd click");
-    else if (delivery_number(arrow) > 1)
-        snprintf(text, sizeof text, "delivery #%u", delivery_number(arrow));
-    else if (arrow->duplicate)
-        snprintf(text, sizeof text, "duplicate");
-    else
+    if (!diagram_message_tag(arrow, diagram_lane(strip->diagram, arrow->from)->kind, text,
+                             sizeof text))
         return;
     bool rightwards = strip->node_x[arrow->to] > x0;
     float h = (float)view_canvas_text_height(strip->canvas, VIEW_FONT_TINY);
@@ -609,7 +609,7 @@ static void message_label(Strip *strip, const ViewArrow *arrow, float x0, float 
     label(strip, &spot, 1, VIEW_COLOR_WARNING, text);
 }
 
-static void draw_message(Strip *strip, const ViewArrow *arrow)
+static void draw_message(Strip *strip, const DiagramItem *arrow)
 {
     ViewCanvas *canvas = strip->canvas;
     float x0 = strip->node_x[arrow->from], x1 = strip->node_x[arrow->to];
@@ -633,7 +633,7 @@ static void draw_message(Strip *strip, const ViewArrow *arrow)
         xe = x0 + (x1 - x0) * fminf(f, 0.92f);
         ye = y_of(strip, strip->now_us);
     }
-    SDL_Color color = message_color(arrow);
+    SDL_Color color = message_color(strip, arrow);
     float width = arrow->message == MESSAGE_ACK ? strip->stroke * 0.6f
                   : arrow->message == MESSAGE_RESPONSE || arrow->message == MESSAGE_CHARGE_REPLY
                       ? strip->stroke * 0.75f
@@ -653,7 +653,7 @@ static void draw_message(Strip *strip, const ViewArrow *arrow)
     offer(strip, arrow, (ViewSegment){true, x0, y0, xe, ye});
 }
 
-static void draw_activation(Strip *strip, const ViewArrow *arrow)
+static void draw_activation(Strip *strip, const DiagramItem *arrow)
 {
     float x = strip->node_x[arrow->from];
     SimTimeUs end = arrow->end_us != SIM_TIME_NEVER ? arrow->end_us : strip->now_us;
@@ -669,7 +669,7 @@ static void draw_activation(Strip *strip, const ViewArrow *arrow)
 
 /* ------------------------------------------------------------------ marks */
 
-static void ledger_entry(Strip *strip, const ViewArrow *mark, float y)
+static void ledger_entry(Strip *strip, const DiagramItem *mark, float y)
 {
     const ViewPane *pane = strip->pane;
     OperationView view;
@@ -678,7 +678,7 @@ static void ledger_entry(Strip *strip, const ViewArrow *mark, float y)
                          : 0;
     bool again = mark->effects >= 2;
     ViewColor color = again ? VIEW_COLOR_DOUBLE : VIEW_COLOR_OK;
-    float ledger = strip->node_x[VIEW_NODE_LEDGER];
+    float ledger = strip->node_x[diagram_ledger(strip->diagram)];
     view_canvas_line(strip->canvas, strip->node_x[mark->from], y, ledger, y,
                      px(strip, again ? 2 : 1), view_canvas_color(color, again ? 220 : 70));
     view_canvas_circle(strip->canvas, ledger, y, px(strip, again ? 6 : 3.5f), C(color));
@@ -713,110 +713,66 @@ static void decision_label(Strip *strip, float x, float y, ViewColor color, cons
     label(strip, spots, 3, color, words);
 }
 
-/* The words a service's decision gets beside its lifeline; NULL: none. */
-static const char *decision_words(const ViewArrow *mark, char *buffer, size_t size,
-                                  ViewColor *color)
+/* The view's colour for a word's tone. */
+static ViewColor tone_color(DiagramTone tone)
 {
-    *color = VIEW_COLOR_WARNING;
-    switch ((TraceEvent)mark->event) {
-    case TRACE_RESERVE:
-        *color = VIEW_COLOR_TEXT_DIM;
-        return "new";
-    case TRACE_EXECUTE:
-        if (mark->effects < 2)
-            return NULL;
-        *color = VIEW_COLOR_DOUBLE;
-        snprintf(buffer, size, "charge x%u", mark->effects);
-        return buffer;
-    case TRACE_EXECUTE_NO_EFFECT:
-        *color = VIEW_COLOR_TEXT_DIM;
-        return "no change";
-    case TRACE_REPLAY:
-        *color = VIEW_COLOR_OK;
-        return "replay";
-    case TRACE_DEDUPLICATED:
-        *color = VIEW_COLOR_OK;
-        return "dedup";
-    case TRACE_IN_PROGRESS:
-    case TRACE_REJECT_OTHER_BODY:
-        if (mark->value == 0)
-            return mark->event == TRACE_IN_PROGRESS ? "busy" : "reject";
-        snprintf(buffer, size, "%d", mark->value);
-        return buffer;
-    case TRACE_FAIL_AFTER_EFFECT:
-        return "500 after charge";
-    case TRACE_GATEWAY_TIMEOUT:
-        return "504";
-    case TRACE_DECLINED:
-        return "declined";
-    case TRACE_CHARGED_NO_ANSWER:
-        return "no answer";
-    case TRACE_OUTBOX_RELAY:
-        *color = VIEW_COLOR_TEXT_DIM;
-        return "relay";
-    case TRACE_REFUSED_DOWN:
-        *color = VIEW_COLOR_LOST;
-        return "down";
-    case TRACE_CRASH:
-        return "CRASH";
-    case TRACE_RESTART:
-        *color = VIEW_COLOR_TEXT_DIM;
-        return "restart";
-    case TRACE_REDELIVER:
-        return "redeliver";
-    case TRACE_ACK_TIMEOUT:
-        return "ack timeout";
-    case TRACE_DEAD_LETTER:
-        return "dead letter";
-    case TRACE_DISCARD:
-        return "discarded";
-    case TRACE_LATE_ACK_ACCEPTED:
-    case TRACE_LATE_ACK_IGNORED:
-        *color = VIEW_COLOR_TEXT_DIM;
-        return "late ack";
-    case TRACE_SEND_RECEIPT:
-        *color = mark->value >= 2 ? VIEW_COLOR_DOUBLE : VIEW_COLOR_TEXT_DIM;
-        snprintf(buffer, size, mark->value >= 2 ? "email x%d" : "email", mark->value);
-        return buffer;
-    default:
-        return NULL;
+    switch (tone) {
+    case DIAGRAM_TONE_DIM:
+    case DIAGRAM_TONE_PLAIN:
+    case DIAGRAM_TONE_STORE:
+    case DIAGRAM_TONE_WORK:
+        return VIEW_COLOR_TEXT_DIM;
+    case DIAGRAM_TONE_GOOD:
+        return VIEW_COLOR_OK;
+    case DIAGRAM_TONE_DOUBLE:
+        return VIEW_COLOR_DOUBLE;
+    case DIAGRAM_TONE_LOST:
+        return VIEW_COLOR_LOST;
+    case DIAGRAM_TONE_WARN:
+    case DIAGRAM_TONE_BAD:
+    case DIAGRAM_TONE_CRASH:
+        break;
     }
+    return VIEW_COLOR_WARNING;
 }
 
-static void draw_service_mark(Strip *strip, const ViewArrow *mark)
+static void draw_service_mark(Strip *strip, const DiagramItem *mark)
 {
     float x = strip->node_x[mark->from], y = y_of(strip, mark->start_us);
     if (mark->event == TRACE_CRASH)
         view_canvas_cross(strip->canvas, x, y, px(strip, 7), px(strip, 3), C(VIEW_COLOR_WARNING));
     char buffer[32];
-    ViewColor color;
+    DiagramTone tone;
     if (mark->event == TRACE_EXECUTE)
         ledger_entry(strip, mark, y); /* the money first, when labels crowd */
-    const char *words = decision_words(mark, buffer, sizeof buffer, &color);
+    const char *words = diagram_mark_word(mark, buffer, sizeof buffer, &tone);
     if (words != NULL)
-        decision_label(strip, x, y, color, words);
+        decision_label(strip, x, y, tone_color(tone), words);
     offer(strip, mark, (ViewSegment){true, x, y, x, y});
 }
 
-static void draw_client_mark(Strip *strip, const ViewArrow *mark)
+static void draw_client_mark(Strip *strip, const DiagramItem *mark)
 {
     ViewCanvas *canvas = strip->canvas;
     float x = strip->node_x[mark->from], y = y_of(strip, mark->start_us);
     float r = px(strip, 4.5f);
+    char buffer[32];
+    DiagramTone tone;
+    const char *word = diagram_mark_word(mark, buffer, sizeof buffer, &tone);
     switch ((TraceEvent)mark->event) {
     case TRACE_TIMEOUT:
         view_canvas_fill(
             canvas,
             (ViewRect){(int)(x - r * 1.6f), (int)(y - r / 2), (int)(r * 3.2f), (int)fmaxf(r, 2)},
             C(VIEW_COLOR_WARNING));
-        label_beside(strip, x + r * 2, y, VIEW_ALIGN_LEFT, VIEW_COLOR_WARNING, "timeout");
+        label_beside(strip, x + r * 2, y, VIEW_ALIGN_LEFT, tone_color(tone), word);
         break;
     case TRACE_GIVE_UP:
         view_canvas_circle(canvas, x, y, r * 1.3f, C(VIEW_COLOR_WARNING));
         view_canvas_text(canvas, VIEW_FONT_TINY, C(VIEW_COLOR_BACKGROUND), (int)x,
                          (int)(y - (float)view_canvas_text_height(canvas, VIEW_FONT_TINY) / 2),
                          VIEW_ALIGN_CENTER, "?");
-        label_beside(strip, x + r * 2, y, VIEW_ALIGN_LEFT, VIEW_COLOR_WARNING, "gave up");
+        label_beside(strip, x + r * 2, y, VIEW_ALIGN_LEFT, tone_color(tone), word);
         break;
     case TRACE_SUCCEEDED:
         view_canvas_circle(canvas, x, y, r, C(VIEW_COLOR_OK));
@@ -828,7 +784,7 @@ static void draw_client_mark(Strip *strip, const ViewArrow *mark)
         float end = y_of(strip, mark->start_us + (SimTimeUs)mark->value * 1000);
         view_canvas_fill(canvas, (ViewRect){(int)(x - r / 4), (int)y, (int)(r / 2), (int)(end - y)},
                          view_canvas_color(VIEW_COLOR_LOST, 140));
-        label_beside(strip, x + r, y + px(strip, 6), VIEW_ALIGN_LEFT, VIEW_COLOR_LOST, "offline");
+        label_beside(strip, x + r, y + px(strip, 6), VIEW_ALIGN_LEFT, tone_color(tone), word);
         break;
     }
     case TRACE_LOST_OFFLINE:
@@ -841,12 +797,12 @@ static void draw_client_mark(Strip *strip, const ViewArrow *mark)
     offer(strip, mark, (ViewSegment){true, x, y, x, y});
 }
 
-static bool visible(const Strip *strip, const ViewArrow *arrow)
+static bool visible(const Strip *strip, const DiagramItem *arrow)
 {
     if (!drawn(strip, arrow->from) || !drawn(strip, arrow->to) || arrow->start_us > strip->now_us)
         return false;
     SimTimeUs end = arrow->end_us != SIM_TIME_NEVER ? arrow->end_us : strip->now_us;
-    if (arrow->kind == VIEW_ARROW_MARK)
+    if (arrow->kind == DIAGRAM_MARK)
         end = arrow->event == TRACE_OFFLINE ? arrow->start_us + (SimTimeUs)arrow->value * 1000
                                             : arrow->start_us;
     if (arrow->end_event == TRACE_LOST)
@@ -854,25 +810,32 @@ static bool visible(const Strip *strip, const ViewArrow *arrow)
     return end + 1 >= strip->from_us;
 }
 
+/* A client's click and retry are drawn by the request they send; a timeout the give-up at
+ * the same instant says better is left to it. */
+static bool mark_drawn(const DiagramItem *mark)
+{
+    return mark->event != TRACE_SEND && mark->event != TRACE_RETRY && !mark->superseded;
+}
+
 static void draw_arrows(Strip *strip)
 {
     const ViewPane *pane = strip->pane;
     for (int pass = 0; pass < 3; pass++) { /* boxes, then arrows, then marks on top */
-        for (uint64_t serial = view_pane_first_serial(pane); serial < pane->arrow_serial;
+        for (uint64_t serial = view_pane_first_serial(pane); serial < view_pane_next_serial(pane);
              serial++) {
-            const ViewArrow *arrow = view_pane_arrow(pane, serial);
-            if (arrow->kind != (pass == 0   ? VIEW_ARROW_ACTIVATION
-                                : pass == 1 ? VIEW_ARROW_MESSAGE
-                                            : VIEW_ARROW_MARK) ||
+            const DiagramItem *arrow = view_pane_arrow(pane, serial);
+            if (arrow->kind != (pass == 0   ? DIAGRAM_ACTIVATION
+                                : pass == 1 ? DIAGRAM_MESSAGE
+                                            : DIAGRAM_MARK) ||
                 !visible(strip, arrow))
                 continue;
             if (pass == 0)
                 draw_activation(strip, arrow);
             else if (pass == 1)
                 draw_message(strip, arrow);
-            else if (arrow->from >= VIEW_NODE_SERVER)
+            else if (!is_client(strip, arrow->from))
                 draw_service_mark(strip, arrow);
-            else
+            else if (mark_drawn(arrow))
                 draw_client_mark(strip, arrow);
         }
     }
@@ -889,6 +852,7 @@ void view_sequence_draw(ViewCanvas *canvas, const ViewLayout *layout, ViewRect r
     Strip strip = {.canvas = canvas,
                    .layout = layout,
                    .pane = pane,
+                   .diagram = pane->diagram,
                    .rect = rect,
                    .now_us = now_us,
                    .window_us = window_us > 0 ? window_us : 1,

@@ -1,7 +1,7 @@
-/* The sequence diagram of one pane: lifelines for the sampled clients, the network, the
- * server and the ledger, time flowing down to "now" at the bottom edge, arrows for every
- * message copy of the sampled clients and a density band for all other clients. Drawing
- * also finds the message under the mouse, so hit testing always matches the picture. */
+/* The sequence diagram of one pane, drawn from its diagram model: lifelines for the sampled
+ * clients, the network, the services and the ledger, time flowing down to "now" at the bottom edge,
+ * arrows for every message copy of the sampled clients and a density band for all other clients.
+ * Drawing also finds the message under the mouse, so hit testing always matches the picture. */
 #ifndef IDEMSIM_VIEW_SEQUENCE_H
 #define IDEMSIM_VIEW_SEQUENCE_H
 

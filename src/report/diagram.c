@@ -1,0 +1,625 @@
+/* The diagram model (diagram.h). The network reports every copy of every message as
+ * "transmit" (or "lost") at its source and "deliver" at its target, with both ends named, so
+ * each copy becomes an arrow with its true send and arrival times. A copy arriving at a
+ * service (request, delivery, charge) opens an activation box on that lane, closed by the
+ * answer it sends (whose lineage is the request's times 2, or times 64 for the broker's
+ * deliveries), by a decision that ends the job at once (replay, 409, 422, refused) or by a
+ * crash. Every other record is a mark on its actor's lane. Items live in a ring: a renderer
+ * that shows a sliding window (the view) forgets the oldest; one that draws everything (the
+ * SVG) sizes the ring for what it keeps. */
+#include "diagram.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PAIRING_SCAN_MAX 4096 /* the partner of a record is always recent */
+#define NO_ROW UINT32_MAX
+
+struct Diagram {
+    Mode mode;
+    bool open;
+    DiagramLane lanes[DIAGRAM_LANES_MAX];
+    uint32_t lane_count;
+    uint32_t appearances; /* order of the next lane opened on sight */
+    int ledger;
+    DiagramItem *items; /* ring of items_max */
+    uint32_t items_max;
+    uint64_t next_serial;
+    uint32_t rows_max;
+    bool truncated;
+    DiagramRow *rows;
+    uint32_t row_count;
+    uint32_t row_capacity;
+    uint64_t duplicate_operation; /* the copy the last "duplicate" record announced */
+    uint32_t duplicate_click, duplicate_attempt, duplicate_copy;
+    uint32_t followed_count;
+    DiagramOutcome followed[DIAGRAM_FOLLOWED_MAX];
+};
+
+/* ------------------------------------------------------------------ building */
+
+Diagram *diagram_create(Mode mode, uint32_t items_max, uint32_t rows_max)
+{
+    Diagram *diagram = calloc(1, sizeof *diagram);
+    if (diagram == NULL)
+        return NULL;
+    diagram->mode = mode;
+    diagram->ledger = DIAGRAM_NO_LANE;
+    diagram->items_max = items_max > 0 ? items_max : 1;
+    diagram->next_serial = 1;
+    diagram->rows_max = rows_max;
+    diagram->items = calloc(diagram->items_max, sizeof *diagram->items);
+    if (diagram->items == NULL) {
+        free(diagram);
+        return NULL;
+    }
+    return diagram;
+}
+
+void diagram_destroy(Diagram *diagram)
+{
+    if (diagram == NULL)
+        return;
+    free(diagram->items);
+    free(diagram->rows);
+    free(diagram);
+}
+
+int diagram_add_lane(Diagram *diagram, NodeKind kind, uint32_t node, uint32_t client,
+                     const char *node_name, uint32_t order)
+{
+    if (diagram->lane_count == DIAGRAM_LANES_MAX)
+        return DIAGRAM_NO_LANE;
+    DiagramLane *lane = &diagram->lanes[diagram->lane_count];
+    *lane = (DiagramLane){.kind = kind, .node = node, .client = client, .order = order};
+    char name[DIAGRAM_LANE_NAME_MAX];
+    snprintf(name, sizeof name, "%s", node_name != NULL ? node_name : "");
+    memcpy(lane->node_name, name, sizeof name);
+    if (kind == NODE_CLIENT_GROUP && client != TRACE_NO_CLIENT)
+        snprintf(lane->name, sizeof lane->name, "%.40s[%u]", name, client);
+    else
+        memcpy(lane->name, name, sizeof name);
+    return (int)diagram->lane_count++;
+}
+
+int diagram_add_ledger(Diagram *diagram)
+{
+    if (diagram->ledger != DIAGRAM_NO_LANE)
+        return diagram->ledger;
+    int lane = diagram_add_lane(diagram, NODE_KIND_COUNT, TRACE_NO_NODE, TRACE_NO_CLIENT, "ledger",
+                                UINT32_MAX);
+    if (lane != DIAGRAM_NO_LANE)
+        diagram->lanes[lane].ledger = true;
+    diagram->ledger = lane;
+    return lane;
+}
+
+void diagram_open_lanes(Diagram *diagram, bool open)
+{
+    diagram->open = open;
+}
+
+int diagram_lane_of(const Diagram *diagram, uint32_t node, uint32_t client)
+{
+    if (node == TRACE_NO_NODE)
+        return DIAGRAM_NO_LANE;
+    for (uint32_t i = 0; i < diagram->lane_count; i++) {
+        const DiagramLane *lane = &diagram->lanes[i];
+        if (!lane->ledger && lane->node == node &&
+            (lane->kind != NODE_CLIENT_GROUP || lane->client == client))
+            return (int)i;
+    }
+    return DIAGRAM_NO_LANE;
+}
+
+/* The lane of one end of a record; with open lanes, a new one named as the trace names it. */
+static int lane_for(Diagram *diagram, uint32_t node, uint32_t client, NodeKind kind,
+                    const char *name)
+{
+    int lane = diagram_lane_of(diagram, node, client);
+    if (lane != DIAGRAM_NO_LANE || !diagram->open || node == TRACE_NO_NODE || name == NULL)
+        return lane;
+    char node_name[DIAGRAM_LANE_NAME_MAX];
+    snprintf(node_name, sizeof node_name, "%.*s", (int)strcspn(name, "["), name);
+    return diagram_add_lane(diagram, kind, node,
+                            kind == NODE_CLIENT_GROUP ? client : TRACE_NO_CLIENT, node_name,
+                            diagram->appearances++);
+}
+
+/* ------------------------------------------------------------------ the ring and the rows */
+
+static DiagramItem *item_at(const Diagram *diagram, uint64_t serial)
+{
+    return &diagram->items[serial % diagram->items_max];
+}
+
+static DiagramItem *new_item(Diagram *diagram, const TraceRecord *record, DiagramItemKind kind,
+                             int from, int to)
+{
+    DiagramItem *item = item_at(diagram, diagram->next_serial);
+    *item = (DiagramItem){
+        .serial = diagram->next_serial++,
+        .operation = record->operation,
+        .start_us = record->t_us,
+        .end_us = SIM_TIME_NEVER,
+        .start_row = NO_ROW,
+        .end_row = NO_ROW,
+        .click = record->click,
+        .attempt = record->attempt,
+        .copy = record->copy,
+        .detail = record->detail,
+        .value = record->value,
+        .from = (int8_t)from,
+        .to = (int8_t)to,
+        .kind = (uint8_t)kind,
+        .message = (uint8_t)record->message,
+        .event = DIAGRAM_NO_EVENT,
+        .end_event = DIAGRAM_NO_EVENT,
+    };
+    return item;
+}
+
+/* Remembers the record's row when asked to; returns it (NO_ROW otherwise). */
+static uint32_t add_row(Diagram *diagram, const TraceRecord *record, int lane, uint64_t item)
+{
+    if (diagram->rows_max == 0)
+        return NO_ROW;
+    if (diagram->row_count == diagram->row_capacity) {
+        uint32_t capacity = diagram->row_capacity ? diagram->row_capacity * 2 : 256;
+        DiagramRow *grown = realloc(diagram->rows, capacity * sizeof *grown);
+        if (grown == NULL) {
+            diagram->truncated = true; /* what is drawn stays whole */
+            return NO_ROW;
+        }
+        diagram->rows = grown;
+        diagram->row_capacity = capacity;
+    }
+    diagram->rows[diagram->row_count] = (DiagramRow){
+        .t_us = record->t_us, .item = item, .event = (uint8_t)record->event, .lane = (int8_t)lane};
+    return diagram->row_count++;
+}
+
+typedef struct {
+    DiagramItemKind kind;
+    int from, to; /* DIAGRAM_NO_LANE: any */
+    int message;  /* -1: any */
+    uint64_t operation;
+    uint32_t attempt;
+    uint32_t copy;
+    int click; /* -1: any */
+    bool open_only;
+} Query;
+
+/* The newest item that matches. */
+static DiagramItem *find_item(Diagram *diagram, const Query *query)
+{
+    uint64_t first = diagram_first_serial(diagram);
+    uint64_t scanned = 0;
+    for (uint64_t serial = diagram->next_serial; serial-- > first && scanned < PAIRING_SCAN_MAX;
+         scanned++) {
+        DiagramItem *item = item_at(diagram, serial);
+        if (item->kind != query->kind || item->operation != query->operation ||
+            item->attempt != query->attempt || item->copy != query->copy)
+            continue;
+        if ((query->from != DIAGRAM_NO_LANE && item->from != query->from) ||
+            (query->to != DIAGRAM_NO_LANE && item->to != query->to) ||
+            (query->message >= 0 && item->message != query->message) ||
+            (query->click >= 0 && item->click != (uint32_t)query->click))
+            continue;
+        if (query->open_only && item->end_us != SIM_TIME_NEVER)
+            continue;
+        return item;
+    }
+    return NULL;
+}
+
+static bool starts_a_job(MessageKind message)
+{
+    return message == MESSAGE_REQUEST || message == MESSAGE_DELIVERY || message == MESSAGE_CHARGE;
+}
+
+static bool is_client(const Diagram *diagram, int lane)
+{
+    return lane >= 0 && diagram->lanes[lane].kind == NODE_CLIENT_GROUP;
+}
+
+/* ------------------------------------------------------------------ messages */
+
+static void close_activation(Diagram *diagram, int lane, const TraceRecord *record, uint32_t copy,
+                             TraceEvent why)
+{
+    Query query = {DIAGRAM_ACTIVATION,
+                   lane,
+                   DIAGRAM_NO_LANE,
+                   -1,
+                   record->operation,
+                   record->attempt,
+                   copy,
+                   -1,
+                   true};
+    DiagramItem *activation = find_item(diagram, &query);
+    if (activation != NULL) {
+        activation->end_us = record->t_us;
+        activation->end_event = (uint8_t)why;
+    }
+}
+
+/* A copy leaves its source (or is lost there). An answer leaving a service closes the job
+ * it answers: each hop doubles the lineage (x2, +1 for a duplicate); the broker's deliveries
+ * and the server's charges and receipts start a sub-lineage (x64 + number). The broker holds
+ * a message until it delivers it; its confirm to the publisher does not end that. */
+static void on_transmit(Diagram *diagram, const TraceRecord *record, int from)
+{
+    int to =
+        lane_for(diagram, record->peer, record->peer_client, record->peer_kind, record->peer_name);
+    uint64_t serial = 0;
+    if (from >= 0 && to >= 0) {
+        DiagramItem *copy = new_item(diagram, record, DIAGRAM_MESSAGE, from, to);
+        serial = copy->serial;
+        copy->duplicate = diagram->duplicate_operation == record->operation &&
+                          diagram->duplicate_click == record->click &&
+                          diagram->duplicate_attempt == record->attempt &&
+                          diagram->duplicate_copy == record->copy;
+        if (record->event == TRACE_LOST) {
+            copy->end_us = record->t_us;
+            copy->end_event = TRACE_LOST;
+        }
+    }
+    uint32_t row = add_row(diagram, record, from, serial);
+    if (serial != 0)
+        item_at(diagram, serial)->start_row = row;
+    if (from < 0 || is_client(diagram, from))
+        return;
+    if (record->message == MESSAGE_DELIVERY)
+        close_activation(diagram, from, record, record->copy / 128, TRACE_TRANSMIT);
+    else if (!starts_a_job(record->message) && diagram->lanes[from].kind != NODE_BROKER)
+        close_activation(diagram, from, record, record->copy / 2, TRACE_TRANSMIT);
+}
+
+static void on_deliver(Diagram *diagram, const TraceRecord *record, int to)
+{
+    int from =
+        lane_for(diagram, record->peer, record->peer_client, record->peer_kind, record->peer_name);
+    DiagramItem *copy = NULL;
+    if (from >= 0 && to >= 0) {
+        Query query = {DIAGRAM_MESSAGE,
+                       from,
+                       to,
+                       record->message,
+                       record->operation,
+                       record->attempt,
+                       record->copy,
+                       (int)record->click,
+                       true};
+        copy = find_item(diagram, &query);
+    }
+    uint32_t row = add_row(diagram, record, to, copy != NULL ? copy->serial : 0);
+    if (copy != NULL) {
+        copy->end_us = record->t_us;
+        copy->end_event = TRACE_DELIVER;
+        copy->end_row = row;
+    }
+    if (to >= 0 && !is_client(diagram, to) && starts_a_job(record->message))
+        new_item(diagram, record, DIAGRAM_ACTIVATION, to, to);
+}
+
+/* ------------------------------------------------------------------ decisions */
+
+static bool ends_the_job(const Diagram *diagram, TraceEvent event, int lane)
+{
+    switch (event) {
+    case TRACE_REPLAY:
+    case TRACE_IN_PROGRESS:
+    case TRACE_REJECT_OTHER_BODY:
+    case TRACE_REJECT_MISSING_KEY:
+    case TRACE_REFUSED_DOWN:
+    case TRACE_CHARGED_NO_ANSWER:
+        return true;
+    case TRACE_EXECUTE:
+    case TRACE_EXECUTE_NO_EFFECT:
+    case TRACE_SEND_RECEIPT:
+        /* at-most-once consumers acknowledge on delivery: nothing closes their job */
+        return diagram->lanes[lane].kind == NODE_CONSUMERS && diagram->mode == MODE_AT_MOST_ONCE;
+    default:
+        return false;
+    }
+}
+
+/* The answer a decision produced left just before its record (the model answers, then
+ * traces): tag it with the decision. */
+static void tag_answer(Diagram *diagram, const TraceRecord *record, int lane, TraceEvent event)
+{
+    for (uint32_t copy = record->copy * 2; copy <= record->copy * 2 + 1; copy++) {
+        Query query = {DIAGRAM_MESSAGE,
+                       lane,
+                       DIAGRAM_NO_LANE,
+                       -1,
+                       record->operation,
+                       record->attempt,
+                       copy,
+                       -1,
+                       false};
+        DiagramItem *answer = find_item(diagram, &query);
+        if (answer != NULL)
+            answer->event = (uint8_t)event;
+    }
+}
+
+static void on_decision(Diagram *diagram, const TraceRecord *record, int lane, uint32_t effects)
+{
+    TraceEvent event = record->event;
+    Query query = {DIAGRAM_ACTIVATION,
+                   lane,
+                   DIAGRAM_NO_LANE,
+                   -1,
+                   record->operation,
+                   record->attempt,
+                   record->copy,
+                   -1,
+                   false};
+    DiagramItem *job = find_item(diagram, &query);
+    if (job != NULL && (job->event == DIAGRAM_NO_EVENT || event == TRACE_EXECUTE)) {
+        job->event = (uint8_t)event;
+        job->effects = effects;
+    }
+    if (event == TRACE_EXECUTE) {
+        Query incoming = {DIAGRAM_MESSAGE, DIAGRAM_NO_LANE, lane, -1,   record->operation,
+                          record->attempt, record->copy,    -1,   false};
+        DiagramItem *cause = find_item(diagram, &incoming);
+        if (cause != NULL) {
+            cause->event = (uint8_t)event;
+            cause->effects = effects;
+        }
+    }
+    if (event == TRACE_REPLAY || event == TRACE_IN_PROGRESS || event == TRACE_REJECT_OTHER_BODY)
+        tag_answer(diagram, record, lane, event);
+    if (ends_the_job(diagram, event, lane))
+        close_activation(diagram, lane, record, record->copy, event);
+}
+
+/* A crash ends every job the process held. */
+static void on_crash(Diagram *diagram, const TraceRecord *record, int lane)
+{
+    for (uint64_t serial = diagram->next_serial; serial-- > diagram_first_serial(diagram);) {
+        DiagramItem *item = item_at(diagram, serial);
+        if (item->kind == DIAGRAM_ACTIVATION && item->from == lane &&
+            item->end_us == SIM_TIME_NEVER) {
+            item->end_us = record->t_us;
+            item->end_event = TRACE_CRASH;
+        }
+    }
+}
+
+/* A give-up right at a timeout is one moment on the lane: the timeout mark is superseded. */
+static void supersede_timeout(Diagram *diagram, const TraceRecord *record, int lane)
+{
+    if (diagram->next_serial <= diagram_first_serial(diagram))
+        return;
+    DiagramItem *last = item_at(diagram, diagram->next_serial - 1);
+    if (last->kind == DIAGRAM_MARK && last->event == TRACE_TIMEOUT && last->from == lane &&
+        last->operation == record->operation && last->start_us == record->t_us)
+        last->superseded = true;
+}
+
+static void add_mark(Diagram *diagram, const TraceRecord *record, int lane, uint32_t effects)
+{
+    if (lane < 0) {
+        add_row(diagram, record, lane, 0);
+        return;
+    }
+    if (record->event == TRACE_CRASH)
+        on_crash(diagram, record, lane);
+    else if (record->event == TRACE_GIVE_UP)
+        supersede_timeout(diagram, record, lane);
+    else if (!is_client(diagram, lane))
+        on_decision(diagram, record, lane, effects);
+    if (record->event == TRACE_EXECUTE && diagram->open)
+        diagram_add_ledger(diagram);
+    DiagramItem *mark = new_item(diagram, record, DIAGRAM_MARK, lane, lane);
+    mark->event = (uint8_t)record->event;
+    mark->effects = effects;
+    mark->start_row = add_row(diagram, record, lane, mark->serial);
+}
+
+/* ------------------------------------------------------------------ outcomes */
+
+bool diagram_follow(Diagram *diagram, uint64_t operation)
+{
+    if (diagram->followed_count == DIAGRAM_FOLLOWED_MAX)
+        return false;
+    diagram->followed[diagram->followed_count++] = (DiagramOutcome){.operation = operation};
+    return true;
+}
+
+const DiagramOutcome *diagram_outcome(const Diagram *diagram, uint64_t operation)
+{
+    for (uint32_t i = 0; i < diagram->followed_count; i++) {
+        if (diagram->followed[i].operation == operation)
+            return &diagram->followed[i];
+    }
+    return NULL;
+}
+
+/* A crash and a restart name the job that crashed the process, not a step of its own. */
+static void follow(Diagram *diagram, const TraceRecord *record, uint32_t *effects)
+{
+    TraceEvent event = record->event;
+    DiagramOutcome *outcome = (DiagramOutcome *)diagram_outcome(diagram, record->operation);
+    if (outcome == NULL || event == TRACE_CRASH || event == TRACE_RESTART || event == TRACE_SWEEP)
+        return;
+    outcome->clicks += event == TRACE_SEND;
+    outcome->attempts += event == TRACE_SEND || event == TRACE_RETRY;
+    outcome->effects += event == TRACE_EXECUTE;
+    outcome->told_success |= event == TRACE_SUCCEEDED;
+    outcome->told_failure |= event == TRACE_FAILED;
+    if (event == TRACE_SETTLED && record->detail < OUTCOME_COUNT) {
+        outcome->settled = true;
+        outcome->outcome = (Outcome)record->detail;
+    }
+    *effects = outcome->effects;
+}
+
+/* ------------------------------------------------------------------ feeding */
+
+void diagram_add(Diagram *diagram, const TraceRecord *record, uint32_t effects)
+{
+    if (record->mode != diagram->mode)
+        return;
+    follow(diagram, record, &effects);
+    TraceEvent event = record->event;
+    if (event == TRACE_SETTLED || event == TRACE_SWEEP)
+        return; /* an outcome and a housekeeping count: no place on a lane */
+    if (diagram->rows_max > 0 && diagram->row_count == diagram->rows_max)
+        diagram->truncated = true;
+    if (diagram->truncated)
+        return;
+    if (event == TRACE_DUPLICATE) {
+        diagram->duplicate_operation = record->operation;
+        diagram->duplicate_click = record->click;
+        diagram->duplicate_attempt = record->attempt;
+        diagram->duplicate_copy = record->copy;
+        return; /* the copy's own transmit (or loss) follows */
+    }
+    int actor = lane_for(diagram, record->actor, record->actor_client, record->actor_kind,
+                         record->actor_name);
+    if (event == TRACE_TRANSMIT || event == TRACE_LOST)
+        on_transmit(diagram, record, actor);
+    else if (event == TRACE_DELIVER)
+        on_deliver(diagram, record, actor);
+    else
+        add_mark(diagram, record, actor, effects);
+}
+
+/* ------------------------------------------------------------------ reading */
+
+Mode diagram_mode(const Diagram *diagram)
+{
+    return diagram->mode;
+}
+
+uint32_t diagram_lane_count(const Diagram *diagram)
+{
+    return diagram->lane_count;
+}
+
+const DiagramLane *diagram_lane(const Diagram *diagram, int lane)
+{
+    return lane >= 0 && (uint32_t)lane < diagram->lane_count ? &diagram->lanes[lane] : NULL;
+}
+
+/* Clients, then services, then the ledger; by order, then by when the lane was added. */
+static uint64_t lane_rank(const DiagramLane *lane)
+{
+    uint64_t side = lane->ledger ? 2 : lane->kind == NODE_CLIENT_GROUP ? 0 : 1;
+    return side << 32 | (lane->ledger ? 0 : lane->order);
+}
+
+int diagram_lane_at(const Diagram *diagram, uint32_t position)
+{
+    for (uint32_t i = 0; i < diagram->lane_count; i++) {
+        uint32_t before = 0;
+        uint64_t rank = lane_rank(&diagram->lanes[i]);
+        for (uint32_t j = 0; j < diagram->lane_count; j++) {
+            uint64_t other = lane_rank(&diagram->lanes[j]);
+            before += other < rank || (other == rank && j < i);
+        }
+        if (before == position)
+            return (int)i;
+    }
+    return DIAGRAM_NO_LANE;
+}
+
+int diagram_ledger(const Diagram *diagram)
+{
+    return diagram->ledger;
+}
+
+uint64_t diagram_first_serial(const Diagram *diagram)
+{
+    return diagram->next_serial > diagram->items_max ? diagram->next_serial - diagram->items_max
+                                                     : 1;
+}
+
+uint64_t diagram_next_serial(const Diagram *diagram)
+{
+    return diagram->next_serial;
+}
+
+const DiagramItem *diagram_item(const Diagram *diagram, uint64_t serial)
+{
+    if (serial < diagram_first_serial(diagram) || serial >= diagram->next_serial)
+        return NULL;
+    return item_at(diagram, serial);
+}
+
+uint32_t diagram_row_count(const Diagram *diagram)
+{
+    return diagram->row_count;
+}
+
+bool diagram_truncated(const Diagram *diagram)
+{
+    return diagram->truncated;
+}
+
+const DiagramRow *diagram_row(const Diagram *diagram, uint32_t row)
+{
+    return row < diagram->row_count ? &diagram->rows[row] : NULL;
+}
+
+/* ------------------------------------------------------------------ reading order */
+
+/* Within one instant an arrival comes first, then what the node decides, then what it
+ * sends; a phone going offline is drawn after the request it just sent. */
+static uint32_t instant_rank(const DiagramRow *row)
+{
+    if (row->event == TRACE_DELIVER)
+        return 0;
+    if (row->event == TRACE_TRANSMIT || row->event == TRACE_LOST)
+        return 2;
+    return row->event == TRACE_OFFLINE ? 3 : 1;
+}
+
+/* Orders the rows of one instant: each lane's rows stay together (lanes in the order they
+ * first appear), and within a lane by instant_rank. Across lanes the model's order is kept,
+ * so causality between nodes is never reversed. */
+static void order_instant(const Diagram *diagram, uint32_t *order, uint32_t first, uint32_t end)
+{
+    enum { INSTANT_MAX = 64 };
+    if (end - first > INSTANT_MAX)
+        return; /* a crowded instant keeps the model's order */
+    int lane[INSTANT_MAX];
+    uint32_t key[INSTANT_MAX]; /* by row index - first */
+    for (uint32_t i = first; i < end; i++) {
+        lane[i - first] = diagram->rows[i].lane;
+        uint32_t appearance = i - first;
+        for (uint32_t j = first; j < i && appearance == i - first; j++) {
+            if (lane[j - first] == lane[i - first])
+                appearance = key[j - first] / 4;
+        }
+        key[i - first] = appearance * 4 + instant_rank(&diagram->rows[i]);
+    }
+    /* Insertion sort: stable, and an instant holds a handful of rows. */
+    for (uint32_t i = first + 1; i < end; i++) {
+        uint32_t moving = order[i], j = i;
+        while (j > first && key[order[j - 1] - first] > key[moving - first]) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = moving;
+    }
+}
+
+void diagram_row_order(const Diagram *diagram, uint32_t *order)
+{
+    uint32_t count = diagram->row_count;
+    for (uint32_t i = 0; i < count; i++)
+        order[i] = i;
+    for (uint32_t first = 0, end; first < count; first = end) {
+        SimTimeUs t = diagram->rows[first].t_us;
+        for (end = first + 1; end < count && diagram->rows[end].t_us == t; end++) {
+        }
+        order_instant(diagram, order, first, end);
+    }
+}

@@ -1,0 +1,186 @@
+/* The sequence-diagram model shared by the SVG handout and the SDL view: lanes, message
+ * copies, activation boxes and marks, built from typed trace records as a run goes on, and
+ * the words and tones they are drawn with. It knows no pixels and no SDL; each renderer
+ * places and paints what it holds. The diagram owns its items; a caller decides which records
+ * to feed (the SVG: a few operations; the view: a sample of clients).
+ *
+ * Invariant: an item's lanes exist for as long as the diagram does (lanes are only added),
+ * and a copy's arrow is closed by the one "deliver" that matches it in operation, click,
+ * attempt, copy lineage, message kind and both ends. */
+#ifndef IDEMSIM_DIAGRAM_H
+#define IDEMSIM_DIAGRAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "metrics.h"
+#include "scenario.h"
+#include "sim_time.h"
+#include "trace.h"
+
+#define DIAGRAM_LANES_MAX 32
+#define DIAGRAM_LANE_NAME_MAX 64
+#define DIAGRAM_NO_LANE (-1)
+#define DIAGRAM_NO_EVENT TRACE_EVENT_COUNT /* an item whose decision is not known (yet) */
+#define DIAGRAM_FOLLOWED_MAX 32            /* operations whose outcome a diagram follows */
+
+typedef struct Diagram Diagram; /* opaque */
+
+/* ------------------------------------------------------------------ lanes */
+
+/* A lifeline: a client of a group, a service node, or the ledger, where the drawing shows
+ * what changed (a drawing concept, not a node of the world). */
+typedef struct {
+    NodeKind kind;
+    bool ledger;
+    uint32_t node;   /* the world node id; TRACE_NO_NODE for the ledger */
+    uint32_t client; /* a client lane: the client's index in its group; else TRACE_NO_CLIENT */
+    uint32_t order;  /* left to right among lanes of the same side (clients, services) */
+    char name[DIAGRAM_LANE_NAME_MAX];      /* "web[3]", a service's node name, "ledger" */
+    char node_name[DIAGRAM_LANE_NAME_MAX]; /* the node's name: a client's group id */
+} DiagramLane;
+
+/* ------------------------------------------------------------------ items */
+
+typedef enum {
+    DIAGRAM_MESSAGE,    /* one copy of a message between two lanes */
+    DIAGRAM_ACTIVATION, /* a service holding a request: from its arrival to its answer */
+    DIAGRAM_MARK        /* an event on one lane (a click, a decision, a timeout, a crash) */
+} DiagramItemKind;
+
+typedef struct {
+    uint64_t serial; /* unique within the diagram, from 1 */
+    uint64_t operation;
+    SimTimeUs start_us;
+    SimTimeUs end_us;   /* delivered, decided or answered; SIM_TIME_NEVER while open */
+    uint32_t start_row; /* the rows (diagram_row) of its records; UINT32_MAX: none */
+    uint32_t end_row;
+    uint32_t click;
+    uint32_t attempt;
+    uint32_t copy;    /* network lineage, as the trace gives it */
+    uint32_t detail;  /* a mark's record detail (TraceRecord.detail) */
+    int64_t value;    /* a message's status; a mark's value */
+    uint32_t effects; /* the operation's effects after the execution this led to */
+    int8_t from;      /* lane; a mark's or an activation's lane */
+    int8_t to;
+    uint8_t kind;      /* DiagramItemKind */
+    uint8_t message;   /* MessageKind */
+    uint8_t event;     /* a mark's TraceEvent; the decision a copy or a box led to */
+    uint8_t end_event; /* TRACE_DELIVER, TRACE_LOST, the decision or crash that ended a box */
+    bool duplicate;    /* a copy the network made */
+    bool superseded;   /* a timeout mark the give-up at the same instant says better */
+} DiagramItem;
+
+/* One kept record, in the order they came: where an item starts or ends. */
+typedef struct {
+    SimTimeUs t_us;
+    uint64_t item; /* serial */
+    uint8_t event; /* the record's TraceEvent */
+    int8_t lane;   /* the record's actor */
+} DiagramRow;
+
+/* What the trace says about an operation the diagram follows, fed every record of it: its
+ * clicks, attempts and effects, what its client was told, and the outcome the model gave it
+ * in its "settled" record (the model's verdict, not one recomputed here). */
+typedef struct {
+    uint64_t operation;
+    uint32_t clicks;
+    uint32_t attempts;
+    uint32_t effects;
+    bool told_success;
+    bool told_failure;
+    bool settled;
+    Outcome outcome; /* once settled */
+} DiagramOutcome;
+
+/* ------------------------------------------------------------------ building */
+
+/* items_max: the newest items kept (a ring; older ones are forgotten). rows_max: remember up
+ * to that many records' rows, for a renderer that gives each its own row (the SVG); past it
+ * the diagram is truncated: no more rows nor items, though followed outcomes still count.
+ * 0: no rows. NULL when out of memory. */
+Diagram *diagram_create(Mode mode, uint32_t items_max, uint32_t rows_max);
+void diagram_destroy(Diagram *diagram); /* NULL is a no-op */
+
+/* Adds a lane; returns its index, or DIAGRAM_NO_LANE when full. Lanes are listed clients first,
+ * then services, each by order, the ledger last (diagram_lane_at). */
+int diagram_add_lane(Diagram *diagram, NodeKind kind, uint32_t node, uint32_t client,
+                     const char *node_name, uint32_t order);
+/* The ledger lane, added once. */
+int diagram_add_ledger(Diagram *diagram);
+/* With open lanes, a record's unknown actor or peer gets a lane on first sight, in the order
+ * of appearance, and the ledger appears with the first effect. */
+void diagram_open_lanes(Diagram *diagram, bool open);
+
+/* Follows an operation's outcome from now on; false when DIAGRAM_FOLLOWED_MAX are followed. */
+bool diagram_follow(Diagram *diagram, uint64_t operation);
+
+/* Feeds one record. effects: the operation's effects so far, this record's included (an
+ * "execute" that is the second effect makes a double); for an operation the diagram follows,
+ * its own count. Records of other modes are ignored. */
+void diagram_add(Diagram *diagram, const TraceRecord *record, uint32_t effects);
+
+/* ------------------------------------------------------------------ reading */
+
+Mode diagram_mode(const Diagram *diagram);
+uint32_t diagram_lane_count(const Diagram *diagram);
+const DiagramLane *diagram_lane(const Diagram *diagram, int lane); /* by index */
+/* The lane at position (0: leftmost) in drawing order. */
+int diagram_lane_at(const Diagram *diagram, uint32_t position);
+int diagram_lane_of(const Diagram *diagram, uint32_t node, uint32_t client);
+int diagram_ledger(const Diagram *diagram); /* DIAGRAM_NO_LANE when none */
+
+uint64_t diagram_first_serial(const Diagram *diagram); /* the oldest item still held */
+uint64_t diagram_next_serial(const Diagram *diagram);  /* one past the newest */
+const DiagramItem *diagram_item(const Diagram *diagram, uint64_t serial); /* NULL: gone */
+uint32_t diagram_row_count(const Diagram *diagram);
+bool diagram_truncated(const Diagram *diagram); /* rows_max was reached */
+/* The rows in reading order, into order[diagram_row_count()]: by time, and within an instant
+ * each lane's rows together (lanes as they first appear), an arrival before the decision it
+ * leads to before what is sent; causality between lanes is never reversed. */
+void diagram_row_order(const Diagram *diagram, uint32_t *order);
+/* NULL when the operation is not followed. */
+const DiagramOutcome *diagram_outcome(const Diagram *diagram, uint64_t operation);
+const DiagramRow *diagram_row(const Diagram *diagram, uint32_t row);
+
+/* ------------------------------------------------------------------ words and tones */
+
+/* What a word means, each renderer painting it in its palette. */
+typedef enum {
+    DIAGRAM_TONE_PLAIN,
+    DIAGRAM_TONE_DIM,
+    DIAGRAM_TONE_STORE, /* the key store decided */
+    DIAGRAM_TONE_GOOD,
+    DIAGRAM_TONE_WARN,
+    DIAGRAM_TONE_BAD,
+    DIAGRAM_TONE_WORK, /* a handler ran */
+    DIAGRAM_TONE_CRASH,
+    DIAGRAM_TONE_DOUBLE, /* an effect again */
+    DIAGRAM_TONE_LOST
+} DiagramTone;
+
+/* What the scenario says about an operation, for words that depend on it. */
+typedef struct {
+    bool debit; /* a payment (or unknown): "charges", "presses Pay" */
+} DiagramOperationWords;
+
+/* The long label of a mark (the SVG's badge): "key done → replay 200". */
+DiagramTone diagram_mark_badge(const DiagramItem *mark, NodeKind kind,
+                               DiagramOperationWords operation, char *label, size_t size);
+/* The short word beside a service's lifeline (the view's): "replay", "charge x2"; NULL when
+ * the mark says nothing worth a word. */
+const char *diagram_mark_word(const DiagramItem *mark, char *buffer, size_t size,
+                              DiagramTone *tone);
+/* A copy's label in full: "request", "200 OK", "charge (network copy)". */
+void diagram_message_label(const DiagramItem *message, char *label, size_t size);
+/* What sets a copy apart, in a word: "retry #2", "2nd click", "delivery #3", "try #2" (a
+ * proxy's own retry), "duplicate"; false when nothing does. */
+bool diagram_message_tag(const DiagramItem *message, NodeKind from_kind, char *label, size_t size);
+/* Which copy of a message a node sent again is: a broker's delivery, a proxy's try (1, 2,
+ * ...); 0 for other messages. */
+uint32_t diagram_repeat_number(const DiagramItem *message, NodeKind from_kind);
+/* A lane's role under its name: "handler + key store", "payment provider". */
+const char *diagram_lane_role(const DiagramLane *lane, Mode mode);
+
+#endif

@@ -1,0 +1,293 @@
+/* The words of the diagram (diagram.h), in one table: for each event a mark can be, the
+ * long label of the SVG's badge and the short word the view writes beside a lifeline, each
+ * with its tone. Node names never appear here: a lane is named by the node table. */
+#include "diagram.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#define ARROW_RIGHT "\xe2\x86\x92" /* → */
+
+/* In a badge, {value}, {detail}, {attempt} and {seconds} (value as ms) are replaced; when
+ * the value is 0 (the consumers record no status), the short badge is used. A NULL word:
+ * the view writes nothing (or composes it, below). */
+typedef struct {
+    const char *badge;
+    const char *badge_short;
+    DiagramTone badge_tone;
+    const char *word;
+    DiagramTone word_tone;
+} EventWords;
+
+static const EventWords EVENT_WORDS[TRACE_EVENT_COUNT] = {
+    [TRACE_RETRY] = {"retry (attempt {attempt})", NULL, DIAGRAM_TONE_PLAIN, NULL, 0},
+    [TRACE_TIMEOUT] = {"no answer: timeout", NULL, DIAGRAM_TONE_WARN, "timeout", DIAGRAM_TONE_WARN},
+    [TRACE_GIVE_UP] = {"gives up, never told", NULL, DIAGRAM_TONE_BAD, "gave up",
+                       DIAGRAM_TONE_WARN},
+    [TRACE_SUCCEEDED] = {"told: success", NULL, DIAGRAM_TONE_GOOD, NULL, 0},
+    [TRACE_FAILED] = {"told: failed", NULL, DIAGRAM_TONE_BAD, NULL, 0},
+    [TRACE_OFFLINE] = {"offline for {seconds} s", NULL, DIAGRAM_TONE_WARN, "offline",
+                       DIAGRAM_TONE_LOST},
+    [TRACE_RECONNECT] = {"back online", NULL, DIAGRAM_TONE_PLAIN, NULL, 0},
+    [TRACE_LOST_OFFLINE] = {"no network: {detail} lost", NULL, DIAGRAM_TONE_BAD, NULL, 0},
+    [TRACE_RESERVE] = {"key free " ARROW_RIGHT " reserved", NULL, DIAGRAM_TONE_STORE, "new",
+                       DIAGRAM_TONE_DIM},
+    [TRACE_REPLAY] = {"key done " ARROW_RIGHT " replay {value}", "key done: not run again",
+                      DIAGRAM_TONE_STORE, "replay", DIAGRAM_TONE_GOOD},
+    [TRACE_IN_PROGRESS] = {"key in progress " ARROW_RIGHT " {value}", "key in progress: later",
+                           DIAGRAM_TONE_STORE, "busy", DIAGRAM_TONE_WARN},
+    [TRACE_REJECT_OTHER_BODY] = {"same key, other body " ARROW_RIGHT " {value}",
+                                 "same key, other body: dropped", DIAGRAM_TONE_BAD, "reject",
+                                 DIAGRAM_TONE_WARN},
+    [TRACE_EXECUTE_NO_EFFECT] = {"runs, nothing changes " ARROW_RIGHT " {value}", NULL,
+                                 DIAGRAM_TONE_WORK, "no change", DIAGRAM_TONE_DIM},
+    [TRACE_FAIL_AFTER_EFFECT] = {"fails after the effect " ARROW_RIGHT " 500", NULL,
+                                 DIAGRAM_TONE_BAD, "500 after charge", DIAGRAM_TONE_WARN},
+    [TRACE_CRASH] = {"CRASH ({detail})", NULL, DIAGRAM_TONE_CRASH, "CRASH", DIAGRAM_TONE_WARN},
+    [TRACE_RESTART] = {"restarted", NULL, DIAGRAM_TONE_PLAIN, "restart", DIAGRAM_TONE_DIM},
+    [TRACE_REFUSED_DOWN] = {"down: request refused", NULL, DIAGRAM_TONE_BAD, "down",
+                            DIAGRAM_TONE_LOST},
+    [TRACE_GATEWAY_TIMEOUT] = {"charge unanswered " ARROW_RIGHT " 504", NULL, DIAGRAM_TONE_BAD,
+                               "504", DIAGRAM_TONE_WARN},
+    [TRACE_OUTBOX_RELAY] = {"outbox relay #{value}", NULL, DIAGRAM_TONE_WORK, "relay",
+                            DIAGRAM_TONE_DIM},
+    [TRACE_DECLINED] = {"declined " ARROW_RIGHT " 502", NULL, DIAGRAM_TONE_BAD, "declined",
+                        DIAGRAM_TONE_WARN},
+    [TRACE_CHARGED_NO_ANSWER] = {"charged, answer lost", NULL, DIAGRAM_TONE_BAD, "no answer",
+                                 DIAGRAM_TONE_WARN},
+    [TRACE_ENQUEUE] = {"queued", NULL, DIAGRAM_TONE_PLAIN, NULL, 0},
+    [TRACE_REDELIVER] = {"redelivery #{value}", NULL, DIAGRAM_TONE_WARN, "redeliver",
+                         DIAGRAM_TONE_WARN},
+    [TRACE_ACK_TIMEOUT] = {"ack timeout", NULL, DIAGRAM_TONE_WARN, "ack timeout",
+                           DIAGRAM_TONE_WARN},
+    [TRACE_DEDUPLICATED] = {"id seen: dropped", NULL, DIAGRAM_TONE_STORE, "dedup",
+                            DIAGRAM_TONE_GOOD},
+    [TRACE_DEAD_LETTER] = {"dead-lettered", NULL, DIAGRAM_TONE_BAD, "dead letter",
+                           DIAGRAM_TONE_WARN},
+    [TRACE_DISCARD] = {"discarded", NULL, DIAGRAM_TONE_BAD, "discarded", DIAGRAM_TONE_WARN},
+    [TRACE_LATE_ACK_IGNORED] = {"late ack ignored", NULL, DIAGRAM_TONE_WARN, "late ack",
+                                DIAGRAM_TONE_DIM},
+    [TRACE_LATE_ACK_ACCEPTED] = {"late ack accepted", NULL, DIAGRAM_TONE_PLAIN, "late ack",
+                                 DIAGRAM_TONE_DIM},
+    [TRACE_SEND_RECEIPT] = {"receipt #{value}", NULL, DIAGRAM_TONE_WORK, NULL, 0},
+    [TRACE_PROXY_TIMEOUT] = {"try {value} unanswered: timeout", NULL, DIAGRAM_TONE_WARN, "timeout",
+                             DIAGRAM_TONE_WARN},
+    [TRACE_PROXY_RETRY] = {"sends it again (try {value})", NULL, DIAGRAM_TONE_WARN, NULL, 0},
+    [TRACE_REJECT_MISSING_KEY] = {"no key " ARROW_RIGHT " {value}", NULL, DIAGRAM_TONE_BAD,
+                                  "no key", DIAGRAM_TONE_WARN},
+};
+
+/* The client's marks that name a click worth telling apart (a double click's second). */
+static bool names_click(TraceEvent event)
+{
+    switch (event) {
+    case TRACE_RETRY:
+    case TRACE_TIMEOUT:
+    case TRACE_RECONNECT:
+    case TRACE_SUCCEEDED:
+    case TRACE_FAILED:
+    case TRACE_GIVE_UP:
+    case TRACE_LOST_OFFLINE:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static const char *detail_text(const DiagramItem *mark)
+{
+    TraceRecord record = {.event = (TraceEvent)mark->event, .detail = mark->detail};
+    const char *text = trace_detail_text(&record);
+    return text != NULL ? text : "";
+}
+
+static void expand(char *label, size_t size, const char *format, const DiagramItem *mark)
+{
+    size_t used = 0;
+    label[0] = '\0';
+    for (const char *c = format; *c != '\0' && used + 1 < size;) {
+        char piece[64];
+        const char *closing = *c == '{' ? strchr(c, '}') : NULL;
+        size_t length = closing ? (size_t)(closing - c + 1) : 1;
+        if (closing && strncmp(c, "{value}", length) == 0)
+            snprintf(piece, sizeof piece, "%" PRId64, mark->value);
+        else if (closing && strncmp(c, "{detail}", length) == 0)
+            snprintf(piece, sizeof piece, "%s", detail_text(mark));
+        else if (closing && strncmp(c, "{attempt}", length) == 0)
+            snprintf(piece, sizeof piece, "%u", mark->attempt);
+        else if (closing && strncmp(c, "{seconds}", length) == 0)
+            snprintf(piece, sizeof piece, "%.0f", (double)mark->value / 1000.0);
+        else
+            snprintf(piece, sizeof piece, "%.*s", (int)length, c);
+        used += (size_t)snprintf(label + used, size - used, "%s", piece);
+        c += length;
+    }
+}
+
+DiagramTone diagram_mark_badge(const DiagramItem *mark, NodeKind kind,
+                               DiagramOperationWords operation, char *label, size_t size)
+{
+    TraceEvent event = (TraceEvent)mark->event;
+    if (event == TRACE_SEND) {
+        snprintf(label, size, mark->value == 0 ? "presses %s" : "presses %s again",
+                 operation.debit ? "Pay" : "Send");
+        return DIAGRAM_TONE_PLAIN;
+    }
+    if (event == TRACE_EXECUTE) {
+        if (kind == NODE_GATEWAY)
+            snprintf(label, size, "charges the card");
+        else
+            snprintf(label, size, "%s " ARROW_RIGHT " %" PRId64,
+                     operation.debit ? "charges" : "runs", mark->value);
+        return DIAGRAM_TONE_WORK;
+    }
+    if (event == TRACE_REPLAY && kind == NODE_GATEWAY) {
+        snprintf(label, size, "key seen: not charged again");
+        return DIAGRAM_TONE_GOOD;
+    }
+    const EventWords *words = event < TRACE_EVENT_COUNT ? &EVENT_WORDS[event] : NULL;
+    if (words == NULL || words->badge == NULL) { /* not described yet: the trace's word */
+        snprintf(label, size, "%s", trace_event_name(event));
+        for (char *c = label; *c != '\0'; c++)
+            *c = *c == '_' ? ' ' : *c;
+        return DIAGRAM_TONE_PLAIN;
+    }
+    expand(label, size, mark->value == 0 && words->badge_short ? words->badge_short : words->badge,
+           mark);
+    if (names_click(event) && mark->click == 1 && strlen(label) + 10 < size)
+        strcat(label, " (click 2)");
+    return words->badge_tone;
+}
+
+const char *diagram_mark_word(const DiagramItem *mark, char *buffer, size_t size, DiagramTone *tone)
+{
+    TraceEvent event = (TraceEvent)mark->event;
+    *tone = DIAGRAM_TONE_WARN;
+    switch (event) {
+    case TRACE_EXECUTE:
+        if (mark->effects < 2)
+            return NULL;
+        *tone = DIAGRAM_TONE_DOUBLE;
+        snprintf(buffer, size, "charge x%u", mark->effects);
+        return buffer;
+    case TRACE_IN_PROGRESS:
+    case TRACE_REJECT_OTHER_BODY:
+        if (mark->value == 0)
+            break;
+        snprintf(buffer, size, "%" PRId64, mark->value);
+        return buffer;
+    case TRACE_SEND_RECEIPT:
+        *tone = mark->value >= 2 ? DIAGRAM_TONE_DOUBLE : DIAGRAM_TONE_DIM;
+        if (mark->value >= 2)
+            snprintf(buffer, size, "email x%" PRId64, mark->value);
+        else
+            snprintf(buffer, size, "email");
+        return buffer;
+    default:
+        break;
+    }
+    if (event >= TRACE_EVENT_COUNT || EVENT_WORDS[event].word == NULL)
+        return NULL;
+    *tone = EVENT_WORDS[event].word_tone;
+    return EVENT_WORDS[event].word;
+}
+
+/* ------------------------------------------------------------------ messages */
+
+static const char *status_words(int64_t status)
+{
+    switch (status) {
+    case 200:
+        return " OK";
+    case 201:
+        return " created";
+    case 202:
+        return " accepted";
+    case 204:
+        return " no content";
+    case 400:
+        return " bad request";
+    case 404:
+        return " not found";
+    case 409:
+        return " conflict";
+    case 422:
+        return " other body";
+    case 500:
+        return " error";
+    case 502:
+        return " declined";
+    case 504:
+        return " gateway timeout";
+    default:
+        return "";
+    }
+}
+
+void diagram_message_label(const DiagramItem *message, char *label, size_t size)
+{
+    const char *copy = message->copy & 1u ? " (network copy)" : "";
+    if (message->message == MESSAGE_REQUEST) {
+        snprintf(label, size, "request%s", copy); /* the sender's badge says which attempt */
+    } else if (message->message == MESSAGE_RESPONSE || message->message == MESSAGE_CHARGE_REPLY) {
+        snprintf(label, size, "%" PRId64 "%s%s", message->value, status_words(message->value),
+                 copy);
+    } else {
+        snprintf(label, size, "%s%s", trace_message_name((MessageKind)message->message), copy);
+    }
+}
+
+/* A node that sends one message again (the broker's deliveries, a proxy's tries) numbers the
+ * copies in the low six bits of their lineage, before the hop doubles it. A server's receipt
+ * is numbered so too, but by the attempt that caused it: it is not a repeat of its own. */
+uint32_t diagram_repeat_number(const DiagramItem *message, NodeKind from_kind)
+{
+    bool repeated = message->message == MESSAGE_DELIVERY ||
+                    (message->message == MESSAGE_REQUEST && from_kind == NODE_PROXY);
+    return repeated ? (message->copy / 2) % 64 : 0;
+}
+
+bool diagram_message_tag(const DiagramItem *message, NodeKind from_kind, char *label, size_t size)
+{
+    bool client = from_kind == NODE_CLIENT_GROUP;
+    if (client && message->message == MESSAGE_REQUEST && message->attempt > 1 &&
+        !message->duplicate)
+        snprintf(label, size, "retry #%u", message->attempt);
+    else if (client && message->message == MESSAGE_REQUEST && message->click == 1)
+        snprintf(label, size, "2nd click");
+    else if (diagram_repeat_number(message, from_kind) > 1)
+        snprintf(label, size, "%s #%u", message->message == MESSAGE_DELIVERY ? "delivery" : "try",
+                 diagram_repeat_number(message, from_kind));
+    else if (message->duplicate)
+        snprintf(label, size, "duplicate");
+    else
+        return false;
+    return true;
+}
+
+/* ------------------------------------------------------------------ lanes */
+
+const char *diagram_lane_role(const DiagramLane *lane, Mode mode)
+{
+    bool keyed = mode == MODE_IDEMPOTENT;
+    if (lane->ledger)
+        return "what changed";
+    switch (lane->kind) {
+    case NODE_CLIENT_GROUP:
+        return "client";
+    case NODE_SERVER:
+        return keyed ? "handler + key store" : "handler";
+    case NODE_GATEWAY:
+        return "payment provider";
+    case NODE_CONSUMERS:
+        return keyed ? "workers + key store" : "workers";
+    case NODE_BROKER:
+        return "queue";
+    case NODE_PROXY:
+        return "retries on its own";
+    case NODE_KIND_COUNT:
+        break;
+    }
+    return "";
+}
