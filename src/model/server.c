@@ -186,6 +186,7 @@ static void crash(World *world, CrashPoint where, uint64_t operation)
         world_job_release(world, index_queue_pop(&server->queue));
     server->busy = 0;
     key_protocol_on_crash(world, &server->keys);
+    server_charge_on_crash(world);
     SimTimeUs restart = sim_time_us_from_ms(world->scenario.server.crash.restart_ms);
     sim_schedule_in(world->sim, restart, EVENT_SERVER_RESTART, 0, 0);
 }

@@ -101,6 +101,28 @@ void server_charge_on_outbox_relay(World *world, uint32_t entry_index)
         sim_schedule_in(world->sim, gateway_timeout_us(world), EVENT_OUTBOX_RELAY, 0, entry_index);
 }
 
+/* The outbox lives where the key store does: in memory (durable false) a crash loses the
+ * entries not yet acknowledged, with their relays. */
+void server_charge_on_crash(World *world)
+{
+    Server *server = &world->server;
+    if (world->scenario.server.idempotency.durable)
+        return;
+    for (uint32_t i = 0; i < server->outbox_slots.capacity; i++) {
+        OutboxEntry *entry = &server->outbox[i];
+        if (entry->acknowledged)
+            continue;
+        entry->acknowledged = true;
+        sim_cancel(world->sim, entry->relay_timer);
+        entry->relay_timer = EVENT_ID_NONE;
+        /* the job waiting for this entry died with the server; only the entry could free it */
+        if (entry->job < world->job_slots.capacity &&
+            world->jobs[entry->job].serial == entry->job_serial)
+            world_job_release(world, entry->job);
+        world_operation_unref(world, entry->request.operation);
+    }
+}
+
 /* After a restart, every pending entry is relayed again, in the order they were written
  * (their slots are reused, so slot order says nothing). */
 void server_charge_resume_outbox(World *world)

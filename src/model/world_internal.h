@@ -438,6 +438,8 @@ void server_charge_on_reply(World *world, const Message *reply);
 void server_charge_on_timeout(World *world, uint32_t job);
 void server_charge_on_outbox_relay(World *world, uint32_t entry);
 void server_charge_resume_outbox(World *world);
+/* The server crashed: an outbox that is not durable loses its pending entries. */
+void server_charge_on_crash(World *world);
 /* Frees the slots of an operation's outbox entries once it has settled. */
 void server_charge_release_operation(World *world, Operation *op);
 

@@ -225,6 +225,19 @@ static void read_receipts_queue(SchemaReader *reader, const cJSON *item, void *t
     schema_expect(reader, item, cJSON_String, "string");
 }
 
+/* The outbox relays gateway charges: without the gateway it would relay nothing, a switch
+ * that does nothing. */
+static void check_server(SchemaReader *reader, const cJSON *object, void *base, bool clean)
+{
+    (void)clean;
+    const ServerSpec *server = base;
+    if (server->outbox && !server->use_gateway && schema_member(object, "outbox") != NULL) {
+        schema_error_at(reader, "outbox",
+                        "expected \"use_gateway\": true with an outbox (it relays the "
+                        "gateway's charges; without the gateway it has nothing to relay)");
+    }
+}
+
 static const SchemaField server_fields[] = {
     FIELD_U32("workers", ServerSpec, workers, RANGE_WORKERS),
     FIELD_DIST("service_ms", ServerSpec, service_ms),
@@ -239,8 +252,8 @@ static const SchemaField server_fields[] = {
     FIELD_CUSTOM("receipts_queue", SCHEMA_MEMBER(ServerSpec, receipts_queue, uint32_t),
                  read_receipts_queue, NULL, false),
 };
-const SchemaObject scenario_services_server_schema = {.name = "server",
-                                                      SCHEMA_FIELDS(server_fields)};
+const SchemaObject scenario_services_server_schema = {
+    .name = "server", SCHEMA_FIELDS(server_fields), .check = check_server};
 
 /* ------------------------------------------------------------------ gateway */
 
