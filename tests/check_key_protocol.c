@@ -82,6 +82,27 @@ START_TEST(test_without_keys_every_copy_runs)
 }
 END_TEST
 
+/* A lease shorter than the handler (11_lease_fencing: 3 s handler, 1 s lock timeout, no
+ * crash): retries take the key over while the first run goes on, and without fencing every
+ * holder charges. With fencing each takeover bumps the token and only the last holder's
+ * effect is accepted: one charge per payment, the stale holders answered 409. */
+START_TEST(test_fencing_refuses_a_stale_lease_holder)
+{
+    const char *const fenced[] = {"server.idempotency.fencing=true"};
+    Scenario *plain = test_load_source_file("scenarios/11_lease_fencing.json", NULL, 0);
+    Scenario *fencing = test_load_source_file("scenarios/11_lease_fencing.json", fenced, 1);
+    Metrics without = test_run_mode(plain, MODE_IDEMPOTENT, plain->seed);
+    Metrics with = test_run_mode(fencing, MODE_IDEMPOTENT, fencing->seed);
+    ck_assert_uint_gt(without.outcomes[OUTCOME_DOUBLE], 0);
+    ck_assert_uint_gt(without.effects, without.operations);
+    ck_assert_uint_eq(with.outcomes[OUTCOME_DOUBLE], 0);
+    ck_assert_uint_eq(with.effects, with.operations);
+    ck_assert_uint_gt(with.status_409, 0);
+    free(plain);
+    free(fencing);
+}
+END_TEST
+
 static Suite *key_protocol_suite(void)
 {
     Suite *suite = suite_create("key_protocol");
@@ -89,6 +110,7 @@ static Suite *key_protocol_suite(void)
     tcase_add_loop_test(core, test_the_server_and_the_consumers_decide_alike, 0,
                         (int)(sizeof cases / sizeof cases[0]));
     tcase_add_test(core, test_without_keys_every_copy_runs);
+    tcase_add_test(core, test_fencing_refuses_a_stale_lease_holder);
     suite_add_tcase(suite, core);
     return suite;
 }

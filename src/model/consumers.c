@@ -214,6 +214,10 @@ void consumers_on_job_done(World *world, uint32_t job_slot)
         crash(world, job_slot, CRASH_BEFORE_EFFECT);
         return;
     }
+    if (!key_protocol_holds_lease(world, &world->consumers.keys, job)) {
+        finish_job(world, job_slot); /* fenced: a newer delivery holds the key; no ack */
+        return;
+    }
     int status = job->request.receipt ? send_receipt(world, &job->request)
                                       : ledger_apply(world, &job->request, world->consumers_node);
     if (draw_crash(world, job, CRASH_AFTER_EFFECT)) {

@@ -27,6 +27,7 @@ typedef struct {
     uint64_t fingerprint; /* hash of the request body */
     SimTimeUs created_us;
     SimTimeUs expires_us; /* SIM_TIME_NEVER: no TTL */
+    uint32_t token;       /* the lease's generation: each reservation of the key bumps it */
 } KeyRow;
 
 typedef struct IdemStore IdemStore; /* opaque */

@@ -36,9 +36,12 @@ static SimTimeUs expiry_from(const KeyProtocol *keys, SimTimeUs start_us)
 static void reserve(World *world, KeyProtocol *keys, Job *job, ReserveReason why)
 {
     SimTimeUs now = sim_now(world->sim);
+    const KeyRow *previous = idem_store_find_any(keys->store, job->store_key);
     job->reserved = true;
     job->reserved_us = now;
+    job->token = previous != NULL ? previous->token + 1 : 1;
     KeyRow row = {
+        .token = job->token,
         .key = job->store_key,
         .status = KEY_STATUS_PROCESSING,
         .fingerprint = job->request.fingerprint,
@@ -144,10 +147,24 @@ static FailurePolicy policy_for(const IdempotencySpec *policy, int status)
     return status >= 500 ? policy->on_failure.ambiguous : policy->on_failure.definite;
 }
 
+bool key_protocol_holds_lease(World *world, const KeyProtocol *keys, const Job *job)
+{
+    if (!keys->policy->fencing || job->store_key == 0 || !job->reserved)
+        return true;
+    const KeyRow *row = idem_store_find_any(keys->store, job->store_key);
+    if (row != NULL && row->token == job->token)
+        return true;
+    if (world_tracing(world))
+        world_trace_about(world, keys->node, TRACE_FENCED, &job->request, job->token, 0);
+    return false;
+}
+
 void key_protocol_record(World *world, KeyProtocol *keys, const Job *job, int status)
 {
     const IdempotencySpec *policy = keys->policy;
     SIM_ASSERT(job->store_key != 0, "only a keyed job is recorded");
+    if (!key_protocol_holds_lease(world, keys, job))
+        return; /* a newer holder owns the row: the stale result must not overwrite it */
     SimTimeUs now = sim_now(world->sim);
     bool failed = status >= 400;
     FailurePolicy on_failure = failed ? policy_for(policy, status) : ON_FAILURE_STORE;
@@ -173,7 +190,9 @@ void key_protocol_record(World *world, KeyProtocol *keys, const Job *job, int st
     KeyStatus recorded = !failed                              ? KEY_STATUS_COMPLETED
                          : on_failure == ON_FAILURE_RETRYABLE ? KEY_STATUS_RETRYABLE
                                                               : KEY_STATUS_FAILED;
+    const KeyRow *current = idem_store_find_any(keys->store, job->store_key);
     KeyRow row = {
+        .token = current != NULL ? current->token : job->token,
         .key = job->store_key,
         .status = recorded,
         .response_status = status,

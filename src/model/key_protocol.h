@@ -54,7 +54,11 @@ void key_protocol_reserve_late(World *world, KeyProtocol *keys, Job *job);
 /* Traces a verdict that did not run the handler, after the service acted on it. */
 void key_protocol_trace_refusal(World *world, const KeyProtocol *keys, const Job *job,
                                 KeyVerdict verdict, int64_t value);
-/* Records the status execution produced for job's key, by the failure policy. */
+/* With fencing, false (and traced) when another job took the key's lease over since job
+ * reserved it: its effect must not happen. Always true without fencing. */
+bool key_protocol_holds_lease(World *world, const KeyProtocol *keys, const Job *job);
+/* Records the status execution produced for job's key, by the failure policy; with fencing,
+ * nothing when job no longer holds the lease. */
 void key_protocol_record(World *world, KeyProtocol *keys, const Job *job, int status);
 /* The service crashed: keys kept in memory are gone. */
 void key_protocol_on_crash(World *world, KeyProtocol *keys);

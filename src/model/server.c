@@ -256,6 +256,13 @@ void server_on_job_done(World *world, uint32_t job_slot)
         server_complete_job(world, job_slot, 500);
         return;
     }
+    if (!key_protocol_holds_lease(world, &world->server.keys, job)) {
+        /* another request took the key over while this one ran: with fencing its write is
+         * refused, and its client hears of the conflict */
+        respond(world, &job->request, 409, job->request.operation);
+        finish_job(world, job_slot);
+        return;
+    }
     if (charges_through_gateway(world, job)) {
         server_charge_request(world, job_slot);
         return;

@@ -40,6 +40,7 @@ typedef enum {
     TRACE_GATEWAY_TIMEOUT,
     TRACE_OUTBOX_RELAY,
     TRACE_REFUSED_DOWN,
+    TRACE_FENCED, /* a stale lease holder's effect or completion refused; value: its token */
     TRACE_SEND_RECEIPT,
     /* the gateway */
     TRACE_DECLINED,

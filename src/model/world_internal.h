@@ -176,6 +176,7 @@ typedef struct Job {
     EventId gateway_timer;
     bool awaiting_gateway;
     bool reserved;         /* its key was reserved, at reserved_us */
+    uint32_t token;        /* the lease it holds on its key (KeyRow.token) */
     SimTimeUs reserved_us; /* the TTL counts from here unless ttl_from says completion */
 } Job;
 

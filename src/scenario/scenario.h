@@ -218,7 +218,8 @@ typedef struct {
     StoreProfile profile;
     bool required;          /* 400 when a request has no key */
     double lock_timeout_ms; /* a processing row older than this may be taken over; 0: never */
-    KeyStrategy key;        /* consumers only: message-id or business-hash */
+    bool fencing;    /* a takeover bumps the row's token; a stale holder's effect is refused */
+    KeyStrategy key; /* consumers only: message-id or business-hash */
 } IdempotencySpec;
 
 typedef struct {

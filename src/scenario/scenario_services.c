@@ -171,7 +171,8 @@ static void read_required_for_consumers(SchemaReader *reader, const cJSON *item,
     FIELD_NUMBER("cleanup_interval_ms", IdempotencySpec, cleanup_interval_ms, RANGE_MS),           \
     FIELD_BOOLEAN("fingerprint", IdempotencySpec, fingerprint),                                    \
     FIELD_BOOLEAN("durable", IdempotencySpec, durable),                                            \
-    FIELD_NUMBER("lock_timeout_ms", IdempotencySpec, lock_timeout_ms, RANGE_MS)
+    FIELD_NUMBER("lock_timeout_ms", IdempotencySpec, lock_timeout_ms, RANGE_MS),                   \
+    FIELD_BOOLEAN("fencing", IdempotencySpec, fencing)
 /* clang-format on */
 
 static const SchemaField server_idempotency_fields[] = {
