@@ -14,6 +14,7 @@ START_TEST(test_slots_come_lowest_first_and_items_keep_their_number)
     for (uint32_t i = 0; i < 100; i++) {
         uint32_t slot = slot_pool_take(&pool, &items, sizeof *items);
         ck_assert_uint_eq(slot, i);
+        ck_assert_uint_eq(items[slot], 0); /* a slot never used is zeroed */
         items[slot] = 1000 + i;
     }
     ck_assert_uint_eq(pool.capacity, 128); /* 4, 8, ..., 128 */

@@ -30,6 +30,9 @@ void slot_pool_grow(SlotPool *pool, void *items_address, size_t item_size)
     void *items;
     memcpy(&items, items_address, sizeof items);
     items = sim_xrealloc(items, (unsigned long long)capacity * item_size);
+    /* New slots start zeroed, so a scan over the whole array reads no garbage. */
+    memset((char *)items + (size_t)old_capacity * item_size, 0,
+           (size_t)(capacity - old_capacity) * item_size);
     memcpy(items_address, &items, sizeof items);
     pool->next_free =
         sim_xrealloc(pool->next_free, (unsigned long long)capacity * sizeof *pool->next_free);

@@ -30,7 +30,8 @@ void slot_pool_give_invalid(void);
 
 /* A free slot of *items, an array of item_size-byte items: items_address is the address of
  * the caller's array pointer (a Message ** for a Message array), which moves when the pool
- * grows. The slot's bytes are left as they were: the caller sets them. Inline: every message
+ * grows. A slot never used is zeroed; a slot given back keeps its bytes until the caller
+ * sets them. Inline: every message
  * and job of a run passes here. */
 static inline uint32_t slot_pool_take(SlotPool *pool, void *items_address, size_t item_size)
 {

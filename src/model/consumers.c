@@ -171,6 +171,8 @@ static void crash(World *world, uint32_t job_slot, CrashPoint where)
     if (world_tracing(world))
         world_trace(world, world->consumers_node, TRACE_CRASH,
                     world->jobs[job_slot].request.operation, 0, where);
+    if (world->scenario.broker.consumers.inbox)
+        key_protocol_roll_back_open(world, &consumers->keys, consumers->epoch);
     world_job_release(world, job_slot);
     while (consumers->buffer.length > 0)
         world_job_release(world, index_queue_pop(&consumers->buffer));
@@ -218,12 +220,16 @@ void consumers_on_job_done(World *world, uint32_t job_slot)
         finish_job(world, job_slot); /* fenced: a newer delivery holds the key; no ack */
         return;
     }
+    uint32_t effects_before = world_operation(world, job->request.operation)->effects;
     int status = job->request.receipt ? send_receipt(world, &job->request)
                                       : ledger_apply(world, &job->request, world->consumers_node);
+    job->uncommitted = world->scenario.broker.consumers.inbox &&
+                       world_operation(world, job->request.operation)->effects > effects_before;
     if (draw_crash(world, job, CRASH_AFTER_EFFECT)) {
         crash(world, job_slot, CRASH_AFTER_EFFECT);
         return;
     }
+    job->uncommitted = false; /* the inbox row and the effect commit here, together */
     if (job->store_key != 0)
         key_protocol_record(world, &world->consumers.keys, job, status);
     if (draw_crash(world, job, CRASH_AFTER_COMPLETION)) {

@@ -207,6 +207,26 @@ void key_protocol_record(World *world, KeyProtocol *keys, const Job *job, int st
 
 /* ------------------------------------------------------------------ crashes and sweeps */
 
+void key_protocol_roll_back_open(World *world, KeyProtocol *keys, uint32_t epoch)
+{
+    for (uint32_t slot = 0; slot < world->job_slots.capacity; slot++) {
+        Job *job = &world->jobs[slot];
+        if (job->serial == 0 || job->epoch != epoch || job->request.target != keys->node)
+            continue;
+        if (job->uncommitted) {
+            ledger_undo(world, &job->request, keys->node);
+            job->uncommitted = false;
+        }
+        const KeyRow *row = job->reserved && job->store_key != 0
+                                ? idem_store_find_any(keys->store, job->store_key)
+                                : NULL;
+        if (row != NULL && row->status == KEY_STATUS_PROCESSING && row->token == job->token) {
+            idem_store_remove(keys->store, job->store_key);
+            world_note_key_store(world);
+        }
+    }
+}
+
 void key_protocol_on_crash(World *world, KeyProtocol *keys)
 {
     if (keys->policy->durable)

@@ -60,6 +60,11 @@ bool key_protocol_holds_lease(World *world, const KeyProtocol *keys, const Job *
 /* Records the status execution produced for job's key, by the failure policy; with fencing,
  * nothing when job no longer holds the lease. */
 void key_protocol_record(World *world, KeyProtocol *keys, const Job *job, int status);
+/* The service crashed inside local transactions (server.transaction, consumers' inbox):
+ * every job of its life `epoch` at `node` rolls back, its uncommitted effect undone and its
+ * reservation (written in the same transaction) removed, so a retry runs once. Call before
+ * the crash frees the jobs. */
+void key_protocol_roll_back_open(World *world, KeyProtocol *keys, uint32_t epoch);
 /* The service crashed: keys kept in memory are gone. */
 void key_protocol_on_crash(World *world, KeyProtocol *keys);
 /* The cleanup sweep's timer fired: free the expired rows, trace, and go on. */

@@ -89,6 +89,44 @@ int ledger_apply(World *world, const Message *request, uint32_t actor)
     return status;
 }
 
+/* The inverse of one effect of handle(): a local transaction that did not commit leaves
+ * nothing behind. A receipt already published is not taken back: publishing is not part of
+ * the transaction (that is the outbox's job). */
+void ledger_undo(World *world, const Message *request, uint32_t actor)
+{
+    Operation *op = world_operation(world, request->operation);
+    const ClientGroupSpec *spec = world->groups[world->clients[op->client].group].spec;
+    SIM_ASSERT(op->effects > 0, "only an effect is undone");
+    Ledger *ledger = &world->ledger;
+    int64_t amount = spec->operation.kind == OPERATION_DEBIT ? spec->operation.amount : 0;
+    switch (spec->operation.kind) {
+    case OPERATION_DEBIT:
+        ledger->balances[spec->account] += amount;
+        world->metrics.balances[spec->account].actual = ledger->balances[spec->account];
+        break;
+    case OPERATION_SET_STATUS:
+    case OPERATION_DELETE:
+    case OPERATION_INSERT_UNIQUE:
+        op->resource_state = 0;
+        break;
+    case OPERATION_SEND_EMAIL:
+        world->metrics.emails_sent--;
+        break;
+    case OPERATION_INSERT:
+    case OPERATION_INCREMENT:
+    case OPERATION_KIND_COUNT:
+        break;
+    }
+    if (op->effects >= 2) {
+        world->metrics.doubles_so_far -= op->effects == 2;
+        world->metrics.double_amount_so_far -= amount;
+    }
+    op->effects--;
+    world->metrics.effects--;
+    if (world_tracing(world))
+        world_trace_about(world, actor, TRACE_ROLLBACK, request, 0, 0);
+}
+
 void ledger_count_settled(World *world, uint32_t account, int64_t charged)
 {
     world->ledger.charged[account] += charged;

@@ -180,6 +180,8 @@ static void crash(World *world, CrashPoint where, uint64_t operation)
     world->server.crashes++;
     if (world_tracing(world))
         world_trace(world, world->server_node, TRACE_CRASH, operation, 0, where);
+    if (world->scenario.server.transaction)
+        key_protocol_roll_back_open(world, &server->keys, server->epoch);
     server->down = true;
     server->epoch++;
     while (server->queue.length > 0)
@@ -205,6 +207,7 @@ void server_complete_job(World *world, uint32_t job_slot, int status)
     SIM_ASSERT(job->epoch == world->server.epoch && !world->server.down,
                "only a job of the running server completes");
     SIM_ASSERT(!job->awaiting_gateway, "a job completes once the gateway is done with it");
+    job->uncommitted = false; /* its effect and its key's completion commit here, together */
     if (job->store_key != 0)
         key_protocol_record(world, &world->server.keys, job, status);
     if (draw_crash(world, job, CRASH_AFTER_COMPLETION)) {
@@ -225,6 +228,10 @@ void server_after_effect(World *world, uint32_t job_slot, int status)
         if (world_tracing(world))
             world_trace_about(world, world->server_node, TRACE_FAIL_AFTER_EFFECT, &job->request,
                               500, 0);
+        if (job->uncommitted) { /* the failure aborts the transaction: the effect is undone */
+            ledger_undo(world, &job->request, world->server_node);
+            job->uncommitted = false;
+        }
     }
     if (draw_crash(world, job, CRASH_AFTER_EFFECT)) {
         crash(world, CRASH_AFTER_EFFECT, job->request.operation);
@@ -267,7 +274,11 @@ void server_on_job_done(World *world, uint32_t job_slot)
         server_charge_request(world, job_slot);
         return;
     }
-    server_after_effect(world, job_slot, ledger_apply(world, &job->request, world->server_node));
+    uint32_t effects_before = world_operation(world, job->request.operation)->effects;
+    int status = ledger_apply(world, &job->request, world->server_node);
+    job->uncommitted = world->scenario.server.transaction &&
+                       world_operation(world, job->request.operation)->effects > effects_before;
+    server_after_effect(world, job_slot, status);
 }
 
 /* ------------------------------------------------------------------ life */

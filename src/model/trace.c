@@ -32,6 +32,7 @@ static const char *const event_names[TRACE_EVENT_COUNT] = {
     [TRACE_OUTBOX_RELAY] = "outbox_relay",
     [TRACE_REFUSED_DOWN] = "refused_down",
     [TRACE_FENCED] = "fenced",
+    [TRACE_ROLLBACK] = "rollback",
     [TRACE_SEND_RECEIPT] = "send_receipt",
     [TRACE_DECLINED] = "declined",
     [TRACE_CHARGED_NO_ANSWER] = "charged_no_answer",

@@ -40,7 +40,8 @@ typedef enum {
     TRACE_GATEWAY_TIMEOUT,
     TRACE_OUTBOX_RELAY,
     TRACE_REFUSED_DOWN,
-    TRACE_FENCED, /* a stale lease holder's effect or completion refused; value: its token */
+    TRACE_FENCED,   /* a stale lease holder's effect or completion refused; value: its token */
+    TRACE_ROLLBACK, /* a local transaction did not commit: its effect is undone */
     TRACE_SEND_RECEIPT,
     /* the gateway */
     TRACE_DECLINED,

@@ -177,6 +177,7 @@ typedef struct Job {
     bool awaiting_gateway;
     bool reserved;         /* its key was reserved, at reserved_us */
     uint32_t token;        /* the lease it holds on its key (KeyRow.token) */
+    bool uncommitted;      /* a local effect in a transaction not yet committed */
     SimTimeUs reserved_us; /* the TTL counts from here unless ttl_from says completion */
 } Job;
 
@@ -450,6 +451,8 @@ void ledger_release(World *world);
 /* Runs the operation's handler: the ground-truth side effect, traced at actor (a node).
  * Returns the status the handler answers. */
 int ledger_apply(World *world, const Message *request, uint32_t actor);
+/* Rolls back the one effect ledger_apply made for request (an uncommitted transaction). */
+void ledger_undo(World *world, const Message *request, uint32_t actor);
 /* A settled operation's own count of what it was charged. */
 void ledger_count_settled(World *world, uint32_t account, int64_t charged);
 void ledger_check_conservation(const World *world);

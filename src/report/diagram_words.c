@@ -74,6 +74,10 @@ static const EventWords EVENT_WORDS[TRACE_EVENT_COUNT] = {
     [TRACE_PROXY_TIMEOUT] = {"try {value} unanswered: timeout", NULL, DIAGRAM_TONE_WARN, "timeout",
                              DIAGRAM_TONE_WARN},
     [TRACE_PROXY_RETRY] = {"sends it again (try {value})", NULL, DIAGRAM_TONE_WARN, NULL, 0},
+    [TRACE_FENCED] = {"lease lost: write refused", NULL, DIAGRAM_TONE_STORE, "fenced",
+                      DIAGRAM_TONE_GOOD},
+    [TRACE_ROLLBACK] = {"not committed: undone", NULL, DIAGRAM_TONE_STORE, "rolled back",
+                        DIAGRAM_TONE_GOOD},
     [TRACE_REJECT_MISSING_KEY] = {"no key " ARROW_RIGHT " {value}", NULL, DIAGRAM_TONE_BAD,
                                   "no key", DIAGRAM_TONE_WARN},
 };

@@ -240,6 +240,7 @@ typedef struct {
     bool outbox;
     bool use_gateway;        /* debit charges through the gateway */
     bool publish_receipts;   /* each charge publishes a "send receipt email" event */
+    bool transaction;        /* a local effect and the key's completion commit together */
     uint32_t receipts_queue; /* where they go: index into broker.queues */
 } ServerSpec;
 
@@ -272,6 +273,7 @@ typedef struct {
     double load_per_queued;
     IdempotencySpec idempotency;
     CrashSpec crash;
+    bool inbox; /* the message's key row commits with its effect */
 } ConsumerSpec;
 
 #define QUEUES_MAX 8

@@ -250,6 +250,7 @@ static const SchemaField server_fields[] = {
     FIELD_BOOLEAN("outbox", ServerSpec, outbox),
     FIELD_BOOLEAN("use_gateway", ServerSpec, use_gateway),
     FIELD_BOOLEAN("publish_receipts", ServerSpec, publish_receipts),
+    FIELD_BOOLEAN("transaction", ServerSpec, transaction),
     FIELD_CUSTOM("receipts_queue", SCHEMA_MEMBER(ServerSpec, receipts_queue, uint32_t),
                  read_receipts_queue, NULL, false),
 };
@@ -319,6 +320,7 @@ static const SchemaField consumer_fields[] = {
     FIELD_INLINE_OBJECT("load", load_schema),
     FIELD_OBJECT("idempotency", ConsumerSpec, idempotency, consumer_idempotency_schema),
     FIELD_OBJECT("crash", ConsumerSpec, crash, crash_schema),
+    FIELD_BOOLEAN("inbox", ConsumerSpec, inbox),
 };
 static const SchemaObject consumer_schema = {.name = "broker.consumers",
                                              SCHEMA_FIELDS(consumer_fields)};

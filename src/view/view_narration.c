@@ -227,6 +227,16 @@ static ViewColor service_sentence(const ViewPane *pane, const ViewNarration *n, 
     case TRACE_CHARGED_NO_ANSWER:
         snprintf(buffer, size, "the %s charged %s, but its answer never came", where, op);
         return VIEW_COLOR_WARNING;
+    case TRACE_FENCED:
+        snprintf(buffer, size,
+                 "%s: a newer request holds the key's lease, this one's write is "
+                 "refused (fencing)",
+                 op);
+        return VIEW_COLOR_OK;
+    case TRACE_ROLLBACK:
+        snprintf(buffer, size, "%s: the transaction did not commit, the %s's change is undone", op,
+                 where);
+        return VIEW_COLOR_OK;
     case TRACE_OUTBOX_RELAY:
         snprintf(buffer, size, "the outbox relays the charge of %s with its key (try #%" PRId64 ")",
                  op, n->value);

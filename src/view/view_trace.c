@@ -48,6 +48,8 @@ static int rank_of(TraceEvent event, uint32_t effects, int64_t value, bool lost_
     case TRACE_IN_PROGRESS:
     case TRACE_REJECT_OTHER_BODY:
     case TRACE_DEDUPLICATED:
+    case TRACE_FENCED:
+    case TRACE_ROLLBACK:
         return 3;
     case TRACE_GIVE_UP:
     case TRACE_FAILED:

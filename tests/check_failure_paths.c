@@ -1,8 +1,10 @@
-/* Error classes (issue 13): a gateway decline is a definite 402 that the client is told and
- * does not retry; a 5xx is ambiguous and follows its own policy, where `retryable` keeps the
- * failed row yet lets the next attempt start afresh, `store` replays the stored error and
+/* Failure paths (issue 13). Error classes: a gateway decline is a definite 402 that the client is
+ * told and does not retry; a 5xx is ambiguous and follows its own policy, where `retryable` keeps
+ * the failed row yet lets the next attempt start afresh, `store` replays the stored error and
  * `delete` forgets the key. Each test fails on the model before error classes (a decline was
- * a retried 502, and there was no `retryable`). */
+ * a retried 502, and there was no `retryable`). Local transactions: a crash after a local
+ * effect, before the commit, undoes it, at the server (transaction) and at the consumers
+ * (inbox), where the old model double-charged. */
 #include "test_world.h"
 
 #define OPERATIONS 40
@@ -94,13 +96,69 @@ START_TEST(test_on_failure_reads_a_string_or_an_object)
 }
 END_TEST
 
+/* 11_local_transaction: three crashes after the debit, before the commit. */
+START_TEST(test_a_transaction_rolls_a_crashed_debit_back)
+{
+    const char *const off[] = {"server.transaction=false"};
+    Scenario *with = test_load_source_file("scenarios/11_local_transaction.json", NULL, 0);
+    Scenario *without = test_load_source_file("scenarios/11_local_transaction.json", off, 1);
+    for (Mode mode = MODE_AT_LEAST_ONCE; mode < MODE_COUNT; mode++) {
+        Metrics committed = test_run_mode(with, mode, with->seed);
+        Metrics torn = test_run_mode(without, mode, without->seed);
+        ck_assert_uint_ge(committed.crashes, 1);
+        ck_assert_uint_eq(committed.outcomes[OUTCOME_DOUBLE], 0);
+        ck_assert_uint_eq(committed.effects,
+                          committed.operations - committed.outcomes[OUTCOME_LOST]);
+        ck_assert_uint_gt(torn.outcomes[OUTCOME_DOUBLE], 0);
+        ck_assert_int_eq(metrics_balance_error(&committed), 0);
+    }
+    free(with);
+    free(without);
+}
+END_TEST
+
+static const char *const consumer_crashes =
+    "{\"name\": \"inbox\", \"seed\": 4, \"duration_ms\": 60000,"
+    " \"accounts\": [{\"id\": \"a\", \"balance\": 1000000}],"
+    " \"clients\": [{\"id\": \"app\", \"count\": 10, \"target\": \"broker\","
+    "   \"key\": \"message-id\", \"operation\": {\"kind\": \"debit\", \"amount\": 100},"
+    "   \"workload\": {\"ops\": 5, \"interval_ms\": {\"dist\": \"exp\", \"mean\": 500}}}],"
+    " \"broker\": {\"ack_timeout_ms\": 2000, \"consumers\": {\"workers\": 2,"
+    "   \"service_ms\": {\"dist\": \"const\", \"value\": 20},"
+    "   \"crash\": {\"point\": \"after-effect\", \"prob\": 0.2, \"max_crashes\": 4,"
+    "             \"restart_ms\": 500}}}}";
+
+START_TEST(test_an_inbox_rolls_a_crashed_consumer_back)
+{
+    const char *const inbox[] = {"broker.consumers.inbox=true"};
+    /* without an inbox a crashed consumer's charge stays: at-least-once charges the
+     * redelivery again, the keyed consumers find the key stuck in processing and leave the
+     * message to be redelivered until it is dead-lettered */
+    Metrics plain = test_run_json(consumer_crashes, NULL, 0, MODE_AT_LEAST_ONCE);
+    Metrics keyed = test_run_json(consumer_crashes, NULL, 0, MODE_IDEMPOTENT);
+    ck_assert_uint_ge(plain.crashes, 1);
+    ck_assert_uint_gt(plain.outcomes[OUTCOME_DOUBLE], 0);
+    ck_assert_uint_gt(keyed.dead_lettered, 0);
+    for (Mode mode = MODE_AT_LEAST_ONCE; mode < MODE_COUNT; mode++) {
+        Metrics committed = test_run_json(consumer_crashes, inbox, 1, mode);
+        ck_assert_uint_ge(committed.crashes, 1);
+        ck_assert_uint_eq(committed.outcomes[OUTCOME_DOUBLE], 0);
+        ck_assert_uint_eq(committed.outcomes[OUTCOME_LOST], 0);
+        ck_assert_uint_eq(committed.dead_lettered, 0);
+        ck_assert_int_eq(metrics_balance_error(&committed), 0);
+    }
+}
+END_TEST
+
 static Suite *failure_classes_suite(void)
 {
-    Suite *suite = suite_create("failure_classes");
+    Suite *suite = suite_create("failure_paths");
     TCase *core = tcase_create("Core");
     tcase_add_test(core, test_a_decline_is_definite_told_and_not_retried);
     tcase_add_test(core, test_retryable_starts_afresh_where_store_replays_the_error);
     tcase_add_test(core, test_on_failure_reads_a_string_or_an_object);
+    tcase_add_test(core, test_a_transaction_rolls_a_crashed_debit_back);
+    tcase_add_test(core, test_an_inbox_rolls_a_crashed_consumer_back);
     suite_add_tcase(suite, core);
     return suite;
 }
