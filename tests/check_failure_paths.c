@@ -150,6 +150,52 @@ START_TEST(test_an_inbox_rolls_a_crashed_consumer_back)
 }
 END_TEST
 
+/* 04_lookup_resolves_unknown: lost answers; instead of giving up the app asks for its key's
+ * status. With a key store every unknown outcome is resolved (no phantom); giving up leaves
+ * charged payments the app believes unknown; without keys the server cannot tell (400). */
+START_TEST(test_a_lookup_resolves_an_unknown_outcome)
+{
+    const char *const give_up[] = {"clients[0].on_unknown=\"give-up\""};
+    Scenario *lookup = test_load_source_file("scenarios/04_lookup_resolves_unknown.json", NULL, 0);
+    Scenario *plain =
+        test_load_source_file("scenarios/04_lookup_resolves_unknown.json", give_up, 1);
+    Metrics resolved = test_run_mode(lookup, MODE_IDEMPOTENT, lookup->seed);
+    Metrics unresolved = test_run_mode(plain, MODE_IDEMPOTENT, plain->seed);
+    Metrics keyless = test_run_mode(lookup, MODE_AT_LEAST_ONCE, lookup->seed);
+    ck_assert_uint_gt(unresolved.outcomes[OUTCOME_PHANTOM], 0);
+    ck_assert_uint_eq(unresolved.status_queries, 0);
+    ck_assert_uint_eq(resolved.outcomes[OUTCOME_PHANTOM], 0);
+    ck_assert_uint_eq(resolved.client_unknown, 0);
+    ck_assert_uint_eq(resolved.resolved_by_lookup, unresolved.client_unknown);
+    ck_assert_uint_eq(resolved.effects, unresolved.effects); /* a query never runs anything */
+    ck_assert_uint_gt(keyless.status_queries, 0);
+    ck_assert_uint_eq(keyless.resolved_by_lookup, 0);
+    free(lookup);
+    free(plain);
+}
+END_TEST
+
+/* 202 is not 409: after a 202 the client asks for the status instead of sending the request
+ * again, so it sends no more attempts than at-least-once, where after a 409 it resends. */
+START_TEST(test_after_a_202_the_client_asks_instead_of_resending)
+{
+    Scenario *accepted = test_load_source_file("scenarios/09_in_progress_202.json", NULL, 0);
+    Scenario *conflict = test_load_source_file("scenarios/09_in_progress_409.json", NULL, 0);
+    Metrics polled = test_run_mode(accepted, MODE_IDEMPOTENT, accepted->seed);
+    Metrics resent = test_run_mode(conflict, MODE_IDEMPOTENT, conflict->seed);
+    Metrics baseline = test_run_mode(accepted, MODE_AT_LEAST_ONCE, accepted->seed);
+    ck_assert_uint_gt(polled.status_202, 0);
+    ck_assert_uint_gt(polled.status_queries, 0);
+    ck_assert_uint_eq(polled.attempts, baseline.attempts);
+    ck_assert_uint_gt(resent.attempts, baseline.attempts);
+    ck_assert_uint_eq(resent.status_queries, 0);
+    ck_assert_uint_eq(polled.outcomes[OUTCOME_DOUBLE], 0);
+    ck_assert_uint_eq(polled.outcomes[OUTCOME_OK], polled.operations);
+    free(accepted);
+    free(conflict);
+}
+END_TEST
+
 static Suite *failure_classes_suite(void)
 {
     Suite *suite = suite_create("failure_paths");
@@ -159,6 +205,8 @@ static Suite *failure_classes_suite(void)
     tcase_add_test(core, test_on_failure_reads_a_string_or_an_object);
     tcase_add_test(core, test_a_transaction_rolls_a_crashed_debit_back);
     tcase_add_test(core, test_an_inbox_rolls_a_crashed_consumer_back);
+    tcase_add_test(core, test_a_lookup_resolves_an_unknown_outcome);
+    tcase_add_test(core, test_after_a_202_the_client_asks_instead_of_resending);
     suite_add_tcase(suite, core);
     return suite;
 }

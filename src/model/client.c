@@ -100,6 +100,55 @@ void client_init(World *world)
     }
 }
 
+/* The budget of 409 and 202 answers, and of status queries, a click has: max_conflicts, or
+ * max_attempts when that is 0 (conflicts then count against it, as attempts do). */
+static uint32_t conflict_budget(const RetrySpec *retry)
+{
+    return retry->max_conflicts > 0 ? retry->max_conflicts : retry->max_attempts;
+}
+
+/* Asks the server what became of the click's key (a GET by key): after a 202, and instead of
+ * giving up when on_unknown says lookup. Its answer comes back as a response. */
+static void send_query(World *world, uint64_t operation, uint32_t click, bool instead_of_giving_up)
+{
+    Operation *op = world_operation(world, operation);
+    ClickState *state = &op->clicks[click];
+    Client *client = &world->clients[op->client];
+    const ClientGroup *group = &world->groups[client->group];
+    state->queries++;
+    state->resolving = true;
+    state->unknown_lookup |= instead_of_giving_up;
+    state->awaiting_answer = true;
+    world->metrics.status_queries++;
+    Message query = {
+        .kind = MESSAGE_STATUS_QUERY,
+        .hop = HOP_STATUS_QUERY,
+        .source = group->node,
+        .target = world->server_node, /* straight to the server, past any proxy */
+        .client = op->client,
+        .click = click,
+        .attempt = state->attempts,
+        .operation = operation,
+        .lineage = state->queries, /* each query a message of its own, with its own fate */
+        .key = state->key,
+        .fingerprint = request_fingerprint(world, operation),
+    };
+    if (world_tracing(world))
+        world_trace_client(world, op->client, TRACE_STATUS_QUERY, operation, click, state->attempts,
+                           state->queries, 0);
+    if (sim_now(world->sim) < client->offline_until_us) {
+        world->metrics.network_dropped++;
+        if (world_tracing(world))
+            world_trace_client(world, op->client, TRACE_LOST_OFFLINE, operation, click,
+                               state->attempts, 0, MESSAGE_STATUS_QUERY);
+    } else {
+        network_send(world, &query);
+    }
+    state->timer =
+        sim_schedule_in(world->sim, sim_time_us_from_ms(group->retry.timeout_ms),
+                        EVENT_ATTEMPT_TIMEOUT, op->client, request_reference(operation, click));
+}
+
 static void begin_click(World *world, uint64_t operation, uint32_t click);
 
 void client_on_operation_start(World *world, uint32_t client, uint64_t operation)
@@ -285,6 +334,12 @@ static void retry_or_give_up(World *world, uint64_t operation, uint32_t click, b
     ClickState *state = &op->clicks[click];
     const RetrySpec *retry = &group_of_client(world, op->client)->retry;
     if (!allowed || state->attempts >= retry->max_attempts) {
+        const ClientGroupSpec *spec = group_of_client(world, op->client)->spec;
+        if (if_not == BELIEF_UNKNOWN && spec->on_unknown == ON_UNKNOWN_LOOKUP && state->key != 0 &&
+            state->queries < conflict_budget(retry)) {
+            send_query(world, operation, click, true);
+            return;
+        }
         finish_click(world, operation, click, if_not,
                      if_not == BELIEF_FAILED ? TRACE_FAILED : TRACE_GIVE_UP);
         return;
@@ -297,8 +352,12 @@ void client_on_retry(World *world, uint64_t reference)
 {
     uint64_t operation = reference / CLICKS_MAX;
     uint32_t click = (uint32_t)(reference % CLICKS_MAX);
-    world_operation(world, operation)->clicks[click].timer = EVENT_ID_NONE;
-    send_attempt(world, operation, click);
+    ClickState *state = &world_operation(world, operation)->clicks[click];
+    state->timer = EVENT_ID_NONE;
+    if (state->resolving)
+        send_query(world, operation, click, false); /* polling a key in progress */
+    else
+        send_attempt(world, operation, click);
 }
 
 void client_on_attempt_timeout(World *world, uint64_t reference)
@@ -313,6 +372,15 @@ void client_on_attempt_timeout(World *world, uint64_t reference)
     if (world_tracing(world))
         world_trace_client(world, op->client, TRACE_TIMEOUT, operation, click, state->attempts, 0,
                            0);
+    if (state->resolving) { /* a status query unanswered: ask again, or give up */
+        if (state->queries < conflict_budget(retry))
+            state->timer =
+                sim_schedule_in(world->sim, backoff_us(world, operation, click), EVENT_RETRY,
+                                op->client, request_reference(operation, click));
+        else
+            finish_click(world, operation, click, BELIEF_UNKNOWN, TRACE_GIVE_UP);
+        return;
+    }
     retry_or_give_up(world, operation, click, retry->on_timeout,
                      backoff_us(world, operation, click), BELIEF_UNKNOWN);
 }
@@ -332,6 +400,83 @@ void client_on_reconnect(World *world, uint64_t reference)
 
 /* ------------------------------------------------------------------ answers */
 
+/* 202: accepted, still running. The request is not sent again: the client asks for the
+ * key's status after conflict_delay_ms (Retry-After), until the stored answer comes. */
+static void on_accepted(World *world, uint64_t operation, uint32_t click)
+{
+    Operation *op = world_operation(world, operation);
+    ClickState *state = &op->clicks[click];
+    const RetrySpec *retry = &group_of_client(world, op->client)->retry;
+    state->conflicts++;
+    if (state->conflicts > conflict_budget(retry) || state->key == 0) {
+        finish_click(world, operation, click, BELIEF_UNKNOWN, TRACE_GIVE_UP);
+        return;
+    }
+    state->resolving = true;
+    state->timer = sim_schedule_in(world->sim, sim_time_us_from_ms(retry->conflict_delay_ms),
+                                   EVENT_RETRY, op->client, request_reference(operation, click));
+}
+
+/* 409: another request with the key is running. The request is sent again later; with
+ * max_conflicts the conflicts have a budget of their own instead of using up attempts. */
+static void on_conflict(World *world, uint64_t operation, uint32_t click)
+{
+    Operation *op = world_operation(world, operation);
+    ClickState *state = &op->clicks[click];
+    const RetrySpec *retry = &group_of_client(world, op->client)->retry;
+    SimTimeUs wait = sim_time_us_from_ms(retry->conflict_delay_ms);
+    state->conflicts++;
+    if (retry->max_conflicts == 0) {
+        retry_or_give_up(world, operation, click, retry->on_409, wait, BELIEF_UNKNOWN);
+        return;
+    }
+    if (!retry->on_409 || state->conflicts > retry->max_conflicts) {
+        finish_click(world, operation, click, BELIEF_UNKNOWN, TRACE_GIVE_UP);
+        return;
+    }
+    state->timer = sim_schedule_in(world->sim, wait, EVENT_RETRY, op->client,
+                                   request_reference(operation, click));
+}
+
+/* What the server said of the key: the stored answer (succeeded or failed, resolved), 202
+ * (still running: ask again), 404 (no such key: it never ran, or its failure was forgotten;
+ * send the request again if attempts remain, else it is known not to have happened), or no
+ * answer it can give (400: no key store). */
+static void on_status_answer(World *world, const Message *answer)
+{
+    Operation *op = world_operation(world, answer->operation);
+    ClickState *state = &op->clicks[answer->click];
+    const RetrySpec *retry = &group_of_client(world, op->client)->retry;
+    if (!state->resolving || !state->awaiting_answer || answer->lineage / 4 != state->queries)
+        return; /* an earlier query's answer */
+    state->awaiting_answer = false;
+    sim_cancel(world->sim, state->timer);
+    state->timer = EVENT_ID_NONE;
+    int status = answer->status;
+    bool resolved = true;
+    if (status == 202) {
+        on_accepted(world, answer->operation, answer->click);
+        return;
+    }
+    if (status == 404 && state->attempts < retry->max_attempts) {
+        state->resolving = false; /* it never ran: the request itself is sent again */
+        send_attempt(world, answer->operation, answer->click);
+        return;
+    }
+    if (status >= 200 && status < 300) {
+        if (answer->response_of != answer->operation)
+            op->mismatch = true;
+        finish_click(world, answer->operation, answer->click, BELIEF_SUCCEEDED, TRACE_SUCCEEDED);
+    } else if (status == 404 || (status >= 400 && status < 500 && status != 400)) {
+        finish_click(world, answer->operation, answer->click, BELIEF_FAILED, TRACE_FAILED);
+    } else {
+        resolved = false; /* 400 (nobody keeps keys) or a stored 5xx: still unknown */
+        finish_click(world, answer->operation, answer->click, BELIEF_UNKNOWN, TRACE_GIVE_UP);
+    }
+    if (resolved && state->unknown_lookup)
+        world->metrics.resolved_by_lookup++;
+}
+
 void client_on_response(World *world, const Message *response)
 {
     Operation *op = world_operation(world, response->operation);
@@ -347,6 +492,10 @@ void client_on_response(World *world, const Message *response)
     }
     if (!state->active)
         return; /* the click already has its answer */
+    if (response->hop == HOP_STATUS_ANSWER) {
+        on_status_answer(world, response);
+        return;
+    }
     bool current = response->attempt == state->attempts && state->awaiting_answer;
     if (!current && retry->late_response == LATE_RESPONSE_IGNORE) {
         world->metrics.late_responses_ignored++; /* that attempt's connection is closed */
@@ -361,9 +510,10 @@ void client_on_response(World *world, const Message *response)
             op->mismatch = true;
         finish_click(world, response->operation, response->click, BELIEF_SUCCEEDED,
                      TRACE_SUCCEEDED);
-    } else if (status == 409 || status == 202) {
-        retry_or_give_up(world, response->operation, response->click, retry->on_409,
-                         sim_time_us_from_ms(retry->conflict_delay_ms), BELIEF_UNKNOWN);
+    } else if (status == 202) {
+        on_accepted(world, response->operation, response->click);
+    } else if (status == 409) {
+        on_conflict(world, response->operation, response->click);
     } else if (status >= 500) {
         retry_or_give_up(world, response->operation, response->click, retry->on_5xx,
                          backoff_us(world, response->operation, response->click), BELIEF_UNKNOWN);

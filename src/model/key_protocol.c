@@ -115,6 +115,18 @@ KeyVerdict key_protocol_admit(World *world, KeyProtocol *keys, Job *job)
     return (KeyVerdict){KEY_RUN, 0, 0};
 }
 
+KeyVerdict key_protocol_status(World *world, KeyProtocol *keys, uint64_t key)
+{
+    if (!keys->enabled || key == 0)
+        return (KeyVerdict){KEY_MISSING, 400, 0};
+    const KeyRow *row = idem_store_lookup(keys->store, key, sim_now(world->sim));
+    if (row == NULL || row->status == KEY_STATUS_RETRYABLE)
+        return (KeyVerdict){KEY_RUN, 404, 0};
+    if (row->status == KEY_STATUS_PROCESSING)
+        return (KeyVerdict){KEY_IN_PROGRESS, 202, 0};
+    return (KeyVerdict){KEY_REPLAY, row->response_status, row->response_of};
+}
+
 void key_protocol_reserve_late(World *world, KeyProtocol *keys, Job *job)
 {
     reserve(world, keys, job, RESERVE_REASON_AFTER_RACE_WINDOW);

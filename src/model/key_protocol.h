@@ -51,6 +51,10 @@ void key_protocol_release(KeyProtocol *keys);
 KeyVerdict key_protocol_admit(World *world, KeyProtocol *keys, Job *job);
 /* check-then-insert's insert, a race window after the check, whatever happened meanwhile. */
 void key_protocol_reserve_late(World *world, KeyProtocol *keys, Job *job);
+/* The answer to a status query for key (a GET by key; nothing is reserved): the stored
+ * answer of a completed or failed row, 202 while it is processing, 404 when there is no live
+ * row (never seen, expired, deleted, or a retryable failure), 400 without a key store. */
+KeyVerdict key_protocol_status(World *world, KeyProtocol *keys, uint64_t key);
 /* Traces a verdict that did not run the handler, after the service acted on it. */
 void key_protocol_trace_refusal(World *world, const KeyProtocol *keys, const Job *job,
                                 KeyVerdict verdict, int64_t value);

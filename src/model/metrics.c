@@ -63,6 +63,8 @@ bool metrics_value(const Metrics *metrics, const char *name, double *value)
         {"network_duplicated", metrics->network_duplicated},
         {"proxy_retries", metrics->proxy_retries},
         {"proxy_timeouts", metrics->proxy_timeouts},
+        {"status_queries", metrics->status_queries},
+        {"resolved_by_lookup", metrics->resolved_by_lookup},
         {"key_store_peak", metrics->key_store_peak},
         {"crashes", metrics->crashes},
         {"late_acks", metrics->late_acks},

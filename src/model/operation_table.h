@@ -28,6 +28,10 @@ typedef struct {
     Belief result;     /* BELIEF_NONE while the sequence is running */
     bool active;
     bool awaiting_answer; /* the latest attempt's connection is open (not timed out) */
+    uint32_t conflicts;   /* 409 and 202 answers so far */
+    uint32_t queries;     /* status queries sent so far */
+    bool resolving;       /* waiting for a status query's answer, not an attempt's */
+    bool unknown_lookup;  /* the query was sent instead of giving up (on_unknown lookup) */
 } ClickState;
 
 typedef struct {

@@ -151,6 +151,29 @@ void server_on_request(World *world, const Message *request)
         finish_job(world, job);
 }
 
+/* A status query: answered at once from the key store, without a worker (a cheap read),
+ * and never reserving anything. */
+void server_on_status_query(World *world, const Message *query)
+{
+    if (world->server.down) {
+        world->metrics.network_dropped++;
+        if (world_tracing(world))
+            world_trace_about(world, world->server_node, TRACE_REFUSED_DOWN, query, 0, 0);
+        return;
+    }
+    KeyVerdict verdict = key_protocol_status(world, &world->server.keys, query->key);
+    Message answer = *query;
+    answer.kind = MESSAGE_RESPONSE;
+    answer.hop = HOP_STATUS_ANSWER;
+    answer.source = query->target;
+    answer.target = query->source;
+    answer.status = verdict.status;
+    answer.response_of = verdict.kind == KEY_REPLAY ? verdict.response_of : query->operation;
+    network_send(world, &answer);
+    if (world_tracing(world))
+        world_trace_about(world, world->server_node, TRACE_STATUS_ANSWER, query, verdict.status, 0);
+}
+
 /* check-then-insert: the check found no row; the insert comes a race window later,
  * whatever another request did meanwhile. */
 void server_on_job_reserve(World *world, uint32_t job)

@@ -19,6 +19,7 @@ static const char *const event_names[TRACE_EVENT_COUNT] = {
     [TRACE_OFFLINE] = "offline",
     [TRACE_RECONNECT] = "reconnect",
     [TRACE_LOST_OFFLINE] = "lost_offline",
+    [TRACE_STATUS_QUERY] = "status_query",
     [TRACE_SETTLED] = "settled",
     [TRACE_RESERVE] = "reserve",
     [TRACE_REPLAY] = "replay",
@@ -31,6 +32,7 @@ static const char *const event_names[TRACE_EVENT_COUNT] = {
     [TRACE_GATEWAY_TIMEOUT] = "gateway_timeout",
     [TRACE_OUTBOX_RELAY] = "outbox_relay",
     [TRACE_REFUSED_DOWN] = "refused_down",
+    [TRACE_STATUS_ANSWER] = "status_answer",
     [TRACE_FENCED] = "fenced",
     [TRACE_ROLLBACK] = "rollback",
     [TRACE_SEND_RECEIPT] = "send_receipt",
@@ -52,9 +54,13 @@ static const char *const event_names[TRACE_EVENT_COUNT] = {
 };
 
 static const char *const message_names[MESSAGE_KIND_COUNT] = {
-    [MESSAGE_REQUEST] = "request",   [MESSAGE_RESPONSE] = "response",
-    [MESSAGE_CHARGE] = "charge",     [MESSAGE_CHARGE_REPLY] = "charge_reply",
-    [MESSAGE_DELIVERY] = "delivery", [MESSAGE_ACK] = "ack",
+    [MESSAGE_REQUEST] = "request",
+    [MESSAGE_RESPONSE] = "response",
+    [MESSAGE_CHARGE] = "charge",
+    [MESSAGE_CHARGE_REPLY] = "charge_reply",
+    [MESSAGE_DELIVERY] = "delivery",
+    [MESSAGE_ACK] = "ack",
+    [MESSAGE_STATUS_QUERY] = "status_query",
 };
 
 static const char *const reserve_reason_names[RESERVE_REASON_COUNT] = {

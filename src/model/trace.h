@@ -27,7 +27,8 @@ typedef enum {
     TRACE_OFFLINE,
     TRACE_RECONNECT,
     TRACE_LOST_OFFLINE,
-    TRACE_SETTLED, /* detail: the Outcome */
+    TRACE_STATUS_QUERY, /* the client asks for its key's status; value: the query number */
+    TRACE_SETTLED,      /* detail: the Outcome */
     /* a service deciding about a request or a delivery */
     TRACE_RESERVE, /* detail: the ReserveReason */
     TRACE_REPLAY,
@@ -40,8 +41,9 @@ typedef enum {
     TRACE_GATEWAY_TIMEOUT,
     TRACE_OUTBOX_RELAY,
     TRACE_REFUSED_DOWN,
-    TRACE_FENCED,   /* a stale lease holder's effect or completion refused; value: its token */
-    TRACE_ROLLBACK, /* a local transaction did not commit: its effect is undone */
+    TRACE_STATUS_ANSWER, /* the server answers a status query; value: the status */
+    TRACE_FENCED,        /* a stale lease holder's effect or completion refused; value: its token */
+    TRACE_ROLLBACK,      /* a local transaction did not commit: its effect is undone */
     TRACE_SEND_RECEIPT,
     /* the gateway */
     TRACE_DECLINED,
@@ -73,6 +75,7 @@ typedef enum {
     MESSAGE_CHARGE_REPLY, /* gateway -> server */
     MESSAGE_DELIVERY,     /* broker -> consumers */
     MESSAGE_ACK,          /* consumers -> broker */
+    MESSAGE_STATUS_QUERY, /* client -> server: what became of my key? (its answer: response) */
     MESSAGE_KIND_COUNT
 } MessageKind;
 

@@ -268,6 +268,9 @@ static void on_message_arrive(World *world, uint32_t slot)
         if (!world->server.down)
             server_charge_on_reply(world, &message);
         break;
+    case MESSAGE_STATUS_QUERY:
+        server_on_status_query(world, &message);
+        break;
     case MESSAGE_KIND_COUNT:
         SIM_ASSERT(false, "unknown message kind");
     }

@@ -116,6 +116,8 @@ typedef enum {
     HOP_CHARGE_REPLY,
     HOP_DELIVERY,
     HOP_ACK,
+    HOP_STATUS_QUERY,
+    HOP_STATUS_ANSWER,
 } Hop;
 
 /* Who inside a sender waits for the answer to a message: the answer carries it back, and
@@ -420,6 +422,7 @@ void client_on_response(World *world, const Message *response);
 void server_init(World *world);
 void server_release(World *world);
 void server_on_request(World *world, const Message *request);
+void server_on_status_query(World *world, const Message *query);
 void server_on_job_reserve(World *world, uint32_t job);
 /* A job whose server crashed meanwhile: frees it and says so. */
 bool server_job_died_in_crash(World *world, uint32_t job);

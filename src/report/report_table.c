@@ -20,7 +20,8 @@ typedef enum {
     SHOW_WITH_BROKER,
     SHOW_WITH_RECEIPTS,
     SHOW_WITH_EMAIL,
-    SHOW_WITH_PROXY
+    SHOW_WITH_PROXY,
+    SHOW_WITH_QUERIES
 } RowShown;
 
 typedef struct {
@@ -49,6 +50,8 @@ static const Row rows[] = {
     {"422 key reused, other body", "422", ROW_COUNT, SHOW_ALWAYS},
     {"400 no key / other body", "400", ROW_COUNT, SHOW_ALWAYS},
     {"replayed from the key store", "replayed", ROW_COUNT, SHOW_ALWAYS},
+    {"status queries (GET by key)", "status_queries", ROW_COUNT, SHOW_WITH_QUERIES},
+    {"  unknown resolved by them", "resolved_by_lookup", ROW_COUNT, SHOW_WITH_QUERIES},
     {"broker messages", "messages", ROW_COUNT, SHOW_WITH_BROKER},
     {"deliveries", "deliveries", ROW_COUNT, SHOW_WITH_BROKER},
     {"redeliveries", "redeliveries", ROW_COUNT, SHOW_ALWAYS},
@@ -71,6 +74,15 @@ static const Row rows[] = {
     {"latency p999 (ms)", "latency_p999_ms", ROW_MILLISECONDS, SHOW_ALWAYS},
     {"key-store peak rows", "key_store_peak", ROW_COUNT, SHOW_ALWAYS},
 };
+
+/* Status queries happen after a 202, or where a client looks its unknown outcomes up. */
+static bool asks_status(const Scenario *scenario)
+{
+    bool asks = scenario->server.idempotency.on_in_progress == 202;
+    for (uint32_t g = 0; g < scenario->client_group_count; g++)
+        asks |= scenario->client_groups[g].on_unknown == ON_UNKNOWN_LOOKUP;
+    return asks;
+}
 
 static void write_cell(FILE *stream, double value, RowStyle style, bool color)
 {
@@ -179,6 +191,8 @@ bool report_write_table(FILE *stream, const RunReport *report, bool color)
         if (rows[r].shown == SHOW_WITH_EMAIL && !sends_email(scenario))
             continue;
         if (rows[r].shown == SHOW_WITH_PROXY && !has_proxy)
+            continue;
+        if (rows[r].shown == SHOW_WITH_QUERIES && !asks_status(scenario))
             continue;
         fprintf(stream, "%-*s", LABEL_WIDTH, rows[r].label);
         for (uint32_t m = 0; m < report->mode_count; m++) {

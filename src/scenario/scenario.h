@@ -73,6 +73,9 @@ typedef enum { LATE_RESPONSE_IGNORE, LATE_RESPONSE_ACCEPT } LateResponse;
 typedef enum { LOOP_CLOSED, LOOP_OPEN } WorkloadLoop;
 typedef enum { TARGET_SERVER, TARGET_BROKER } ClientTarget;
 typedef enum { VIA_DIRECT, VIA_PROXY } ClientVia; /* how a group's requests reach the server */
+/* What a client does instead of giving up without an answer: nothing, or ask the server for
+ * its key's status (a GET by key) and learn what happened. */
+typedef enum { ON_UNKNOWN_GIVE_UP, ON_UNKNOWN_LOOKUP } OnUnknown;
 
 /* What a node of the world is: each client group is one, and each service below (named by
  * scenario_names_service, the names links and lanes use). */
@@ -112,7 +115,9 @@ typedef struct {
     bool on_timeout; /* which answers are retried; 4xx other than 409 never */
     bool on_5xx;
     bool on_409;
-    double conflict_delay_ms; /* wait after a 409 before retrying */
+    double conflict_delay_ms; /* wait after a 409 before retrying, or a 202 before asking */
+    uint32_t max_conflicts;   /* 409 and 202 answers a click accepts; 0: they count against
+                                 max_attempts, as attempts do */
 } RetrySpec;
 
 typedef struct {
@@ -131,6 +136,7 @@ typedef struct {
     uint32_t account; /* index into Scenario.accounts */
     ClientTarget target;
     ClientVia via;
+    OnUnknown on_unknown;
     OperationSpec operation;
     WorkloadSpec workload;
     RetrySpec retry;

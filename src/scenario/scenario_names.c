@@ -115,6 +115,9 @@ const NameTable scenario_names_loop = TABLE(loops);
 const NameTable scenario_names_target = TABLE(targets);
 static const NameEntry vias[] = {{"direct", VIA_DIRECT}, {"proxy", VIA_PROXY}};
 const NameTable scenario_names_via = TABLE(vias);
+static const NameEntry on_unknowns[] = {{"give-up", ON_UNKNOWN_GIVE_UP},
+                                        {"lookup", ON_UNKNOWN_LOOKUP}};
+const NameTable scenario_names_on_unknown = TABLE(on_unknowns);
 const NameTable scenario_names_late_ack = TABLE(late_acks);
 const NameTable scenario_names_dist = TABLE(dists);
 const NameTable scenario_names_loss_model = TABLE(loss_models);
@@ -169,6 +172,8 @@ const char *const scenario_metric_names[] = {
     "in_flight_peak",
     "proxy_retries",
     "proxy_timeouts",
+    "status_queries",
+    "resolved_by_lookup",
 };
 const unsigned scenario_metric_count =
     (unsigned)(sizeof scenario_metric_names / sizeof scenario_metric_names[0]);

@@ -13,6 +13,7 @@
 /* clang-format off */
 #define RANGE_OPS {1.0, (double)OPERATIONS_TOTAL_MAX, false, false}
 #define RANGE_ATTEMPTS {1.0, 1000.0, false, false}
+#define RANGE_CONFLICTS {0.0, 1000.0, false, false}
 #define RANGE_BACKOFF_FACTOR {1.0, 1000.0, false, false} /* 1: constant backoff */
 #define RANGE_CLIENT_COUNT {1.0, CLIENTS_TOTAL_MAX, false, false}
 /* clang-format on */
@@ -314,6 +315,7 @@ static const SchemaField retry_fields[] = {
     FIELD_CHOICE("late_response", RetrySpec, late_response, scenario_names_late_response),
     FIELD_CUSTOM("retry_on", 0, read_retry_on, NULL, false),
     FIELD_NUMBER("conflict_delay_ms", RetrySpec, conflict_delay_ms, RANGE_MS),
+    FIELD_U32("max_conflicts", RetrySpec, max_conflicts, RANGE_CONFLICTS),
 };
 static const SchemaObject retry_schema = {.name = "clients[].retry", SCHEMA_FIELDS(retry_fields)};
 
@@ -422,6 +424,7 @@ static const SchemaField client_fields[] = {
                  read_account_reference, NULL, false),
     FIELD_CHOICE("target", ClientGroupSpec, target, scenario_names_target),
     FIELD_CHOICE("via", ClientGroupSpec, via, scenario_names_via),
+    FIELD_CHOICE("on_unknown", ClientGroupSpec, on_unknown, scenario_names_on_unknown),
     FIELD_OBJECT("operation", ClientGroupSpec, operation, operation_schema),
     FIELD_OBJECT("workload", ClientGroupSpec, workload, workload_schema),
     FIELD_OBJECT("retry", ClientGroupSpec, retry, retry_schema),
