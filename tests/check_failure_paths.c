@@ -196,6 +196,29 @@ START_TEST(test_after_a_202_the_client_asks_instead_of_resending)
 }
 END_TEST
 
+/* 11_receipts_outbox: a receipt published as the charge happens (a dual write) goes out for
+ * a charge that a crash then rolls back; written to the outbox with the commit, it does
+ * not, and the keyed consumers drop a relay's copy. */
+START_TEST(test_a_receipt_through_the_outbox_follows_the_commit)
+{
+    const char *const outbox[] = {"server.receipts_via=\"outbox\""};
+    Scenario *direct = test_load_source_file("scenarios/11_receipts_outbox.json", NULL, 0);
+    Scenario *relayed = test_load_source_file("scenarios/11_receipts_outbox.json", outbox, 1);
+    Metrics dual_write = test_run_mode(direct, MODE_AT_MOST_ONCE, direct->seed);
+    ck_assert_uint_gt(dual_write.receipts_orphaned, 0);
+    for (Mode mode = MODE_AT_MOST_ONCE; mode < MODE_COUNT; mode++) {
+        Metrics metrics = test_run_mode(relayed, mode, relayed->seed);
+        ck_assert_uint_eq(metrics.receipts_orphaned, 0);
+        ck_assert_uint_eq(metrics.receipts_missing, 0);
+    }
+    Metrics keyed = test_run_mode(relayed, MODE_IDEMPOTENT, relayed->seed);
+    ck_assert_uint_eq(keyed.receipts_duplicated, 0);
+    ck_assert_uint_eq(keyed.receipts_sent, keyed.effects);
+    free(direct);
+    free(relayed);
+}
+END_TEST
+
 static Suite *failure_classes_suite(void)
 {
     Suite *suite = suite_create("failure_paths");
@@ -207,6 +230,7 @@ static Suite *failure_classes_suite(void)
     tcase_add_test(core, test_an_inbox_rolls_a_crashed_consumer_back);
     tcase_add_test(core, test_a_lookup_resolves_an_unknown_outcome);
     tcase_add_test(core, test_after_a_202_the_client_asks_instead_of_resending);
+    tcase_add_test(core, test_a_receipt_through_the_outbox_follows_the_commit);
     suite_add_tcase(suite, core);
     return suite;
 }

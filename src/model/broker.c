@@ -258,7 +258,9 @@ void broker_on_publish(World *world, const Message *publish)
 
 /* The receipt's message id is derived from the operation, not from the execution: the
  * consumers' key store (or the dedup window) can then recognise a second receipt. */
-void broker_publish_receipt(World *world, const Message *request)
+/* The receipt event of request's charge, with its message id (one per operation, so every
+ * copy of it is recognisable). */
+static Message receipt_event(World *world, const Message *request)
 {
     Message event = *request;
     event.kind = MESSAGE_REQUEST;
@@ -269,6 +271,23 @@ void broker_publish_receipt(World *world, const Message *request)
     event.key = world_draw(world, DRAW_RECEIPT_ID, request->operation, 0, 0) | 1;
     event.business_key = event.key;
     event.lineage = lineage_of_repeat(request->lineage, request->attempt);
+    event.reply_to = (ReplyTo){0};
+    return event;
+}
+
+void broker_publish_receipt(World *world, const Message *request)
+{
+    Message event = receipt_event(world, request);
+    network_send(world, &event);
+}
+
+void broker_publish_receipt_relayed(World *world, const Message *request, ReplyTo reply_to,
+                                    uint32_t relay)
+{
+    Message event = receipt_event(world, request);
+    event.reply_to = reply_to;
+    /* each relay a message of its own; the message id stays */
+    event.lineage = lineage_of_repeat(event.lineage, 32 + relay);
     network_send(world, &event);
 }
 

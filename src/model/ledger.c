@@ -79,8 +79,12 @@ int ledger_apply(World *world, const Message *request, uint32_t actor)
             world->metrics.double_amount_so_far +=
                 spec->operation.kind == OPERATION_DEBIT ? spec->operation.amount : 0;
         }
-        /* A receipt is part of a charge's effect: the event leaves with the change. */
-        if (world->scenario.server.publish_receipts && spec->operation.kind == OPERATION_DEBIT)
+        /* A receipt leaves with the change (a dual write), unless the server writes it to
+         * its outbox with the commit; the consumers' charges always publish directly. */
+        bool through_outbox = world->scenario.server.receipts_via == RECEIPTS_OUTBOX &&
+                              actor != world->consumers_node;
+        if (world->scenario.server.publish_receipts && spec->operation.kind == OPERATION_DEBIT &&
+            !through_outbox)
             broker_publish_receipt(world, request);
     }
     if (world_tracing(world))

@@ -72,6 +72,7 @@ bool metrics_value(const Metrics *metrics, const char *name, double *value)
         {"receipts_sent", metrics->receipts_sent},
         {"receipts_duplicated", metrics->receipts_duplicated},
         {"receipts_missing", metrics->receipts_missing},
+        {"receipts_orphaned", metrics->receipts_orphaned},
     };
     for (size_t i = 0; i < sizeof counters / sizeof counters[0]; i++) {
         if (strcmp(name, counters[i].name) == 0) {

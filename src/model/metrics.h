@@ -58,6 +58,7 @@ typedef struct {
     uint64_t crashes;
     uint64_t emails_sent;
     uint64_t receipts_sent, receipts_duplicated, receipts_missing; /* publish_receipts */
+    uint64_t receipts_orphaned; /* receipts for operations that charged nothing in the end */
     uint64_t key_store_rows, key_store_peak; /* server and consumer stores together */
     uint64_t events;
     uint64_t operations_peak_in_progress; /* most operations held in memory at once */

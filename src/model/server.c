@@ -231,6 +231,9 @@ void server_complete_job(World *world, uint32_t job_slot, int status)
                "only a job of the running server completes");
     SIM_ASSERT(!job->awaiting_gateway, "a job completes once the gateway is done with it");
     job->uncommitted = false; /* its effect and its key's completion commit here, together */
+    if (job->receipt_due && status < 400) /* receipts_via outbox: written with the commit */
+        server_charge_write_receipt(world, &job->request);
+    job->receipt_due = false;
     if (job->store_key != 0)
         key_protocol_record(world, &world->server.keys, job, status);
     if (draw_crash(world, job, CRASH_AFTER_COMPLETION)) {
@@ -262,6 +265,15 @@ void server_after_effect(World *world, uint32_t job_slot, int status)
         return;
     }
     server_complete_job(world, job_slot, status);
+}
+
+/* receipts_via outbox: the job's charge writes its receipt event at the commit. */
+static bool receipt_through_outbox(const World *world, const Job *job)
+{
+    const ClientGroupSpec *spec = world->groups[world->clients[job->request.client].group].spec;
+    return world->scenario.server.publish_receipts &&
+           world->scenario.server.receipts_via == RECEIPTS_OUTBOX &&
+           spec->operation.kind == OPERATION_DEBIT;
 }
 
 static bool charges_through_gateway(const World *world, const Job *job)
@@ -299,8 +311,9 @@ void server_on_job_done(World *world, uint32_t job_slot)
     }
     uint32_t effects_before = world_operation(world, job->request.operation)->effects;
     int status = ledger_apply(world, &job->request, world->server_node);
-    job->uncommitted = world->scenario.server.transaction &&
-                       world_operation(world, job->request.operation)->effects > effects_before;
+    bool effect = world_operation(world, job->request.operation)->effects > effects_before;
+    job->uncommitted = world->scenario.server.transaction && effect;
+    job->receipt_due = effect && receipt_through_outbox(world, job);
     server_after_effect(world, job_slot, status);
 }
 

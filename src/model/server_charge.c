@@ -1,8 +1,11 @@
-/* The server's side of the payment gateway: a charge is a message to the gateway, answered
- * by a message (or by nothing: the server stops waiting after gateway.timeout_ms). With the
- * transactional outbox (server.outbox) the charge intent is written with the key row and
- * relayed with the key until acknowledged, so neither a lost answer nor a crash makes the
- * server charge twice (DESIGN C11). The outbox is durable: it survives a crash. */
+/* The server's side of the payment gateway, and its transactional outbox. A charge is a
+ * message to the gateway, answered by a message (or by nothing: the server stops waiting
+ * after gateway.timeout_ms). With server.outbox the charge intent is written with the key row
+ * and relayed with the key until acknowledged, so neither a lost answer nor a crash makes
+ * the server charge twice (DESIGN C11). With receipts_via outbox, a charge's receipt event is
+ * written with the commit and relayed to the broker until confirmed, with the same message
+ * id every time, so the consumers can drop the copies. The outbox lives where the key store
+ * does (idempotency.durable). */
 #include <stdlib.h>
 
 #include "sim_assert.h"
@@ -47,26 +50,35 @@ static void free_entry(Server *server, uint32_t entry)
     slot_pool_give(&server->outbox_slots, entry);
 }
 
-static uint32_t outbox_add(World *world, uint32_t job_slot)
+static uint32_t outbox_add(World *world, OutboxKind kind, const Message *request)
 {
     Server *server = &world->server;
     uint32_t capacity_before = server->outbox_slots.capacity;
     uint32_t entry = slot_pool_take(&server->outbox_slots, &server->outbox, sizeof *server->outbox);
     for (uint32_t i = capacity_before; i < server->outbox_slots.capacity; i++)
         server->outbox[i].acknowledged = true; /* new slots are free: a restart skips them */
-    const Job *job = &world->jobs[job_slot];
-    Operation *op = world_operation(world, job->request.operation);
+    Operation *op = world_operation(world, request->operation);
     server->outbox[entry] = (OutboxEntry){
+        .kind = kind,
         .relay_timer = EVENT_ID_NONE,
-        .request = job->request,
-        .store_key = job->store_key,
-        .job = job_slot,
-        .job_serial = job->serial,
+        .request = *request,
+        .job = SLOT_NONE,
         .written = server->outbox_written++,
         .next_of_operation = op->outbox_entries,
     };
     op->outbox_entries = entry;
-    world_operation_ref(world, job->request.operation); /* until acknowledged */
+    world_operation_ref(world, request->operation); /* until acknowledged */
+    return entry;
+}
+
+static uint32_t outbox_add_charge(World *world, uint32_t job_slot)
+{
+    const Job *job = &world->jobs[job_slot];
+    uint32_t entry = outbox_add(world, OUTBOX_CHARGE, &job->request);
+    OutboxEntry *outbox = &world->server.outbox[entry];
+    outbox->store_key = job->store_key;
+    outbox->job = job_slot;
+    outbox->job_serial = job->serial;
     return entry;
 }
 
@@ -95,10 +107,35 @@ void server_charge_on_outbox_relay(World *world, uint32_t entry_index)
     if (world_tracing(world))
         world_trace_about(world, world->server_node, TRACE_OUTBOX_RELAY, &entry->request,
                           entry->relays, 0);
-    send_charge(world, &entry->request, entry->store_key,
-                (ReplyTo){.kind = REPLY_TO_OUTBOX, .slot = entry_index}, entry->relays);
-    entry->relay_timer =
-        sim_schedule_in(world->sim, gateway_timeout_us(world), EVENT_OUTBOX_RELAY, 0, entry_index);
+    ReplyTo reply_to = {.kind = REPLY_TO_OUTBOX, .slot = entry_index};
+    SimTimeUs wait;
+    if (entry->kind == OUTBOX_RECEIPT) {
+        broker_publish_receipt_relayed(world, &entry->request, reply_to, entry->relays);
+        wait = sim_time_us_from_ms(world->scenario.server.outbox_relay_ms);
+    } else {
+        send_charge(world, &entry->request, entry->store_key, reply_to, entry->relays);
+        wait = gateway_timeout_us(world);
+    }
+    entry->relay_timer = sim_schedule_in(world->sim, wait, EVENT_OUTBOX_RELAY, 0, entry_index);
+}
+
+void server_charge_write_receipt(World *world, const Message *request)
+{
+    uint32_t entry = outbox_add(world, OUTBOX_RECEIPT, request);
+    server_charge_on_outbox_relay(world, entry);
+}
+
+void server_charge_on_receipt_confirm(World *world, const Message *confirm)
+{
+    SIM_ASSERT(confirm->reply_to.slot < world->server.outbox_slots.capacity,
+               "a receipt relay names its entry");
+    OutboxEntry *entry = &world->server.outbox[confirm->reply_to.slot];
+    if (entry->acknowledged || entry->kind != OUTBOX_RECEIPT || world->server.down)
+        return;
+    entry->acknowledged = true;
+    sim_cancel(world->sim, entry->relay_timer);
+    entry->relay_timer = EVENT_ID_NONE;
+    world_operation_unref(world, entry->request.operation);
 }
 
 /* The outbox lives where the key store does: in memory (durable false) a crash loses the
@@ -116,7 +153,7 @@ void server_charge_on_crash(World *world)
         sim_cancel(world->sim, entry->relay_timer);
         entry->relay_timer = EVENT_ID_NONE;
         /* the job waiting for this entry died with the server; only the entry could free it */
-        if (entry->job < world->job_slots.capacity &&
+        if (entry->kind == OUTBOX_CHARGE && entry->job < world->job_slots.capacity &&
             world->jobs[entry->job].serial == entry->job_serial)
             world_job_release(world, entry->job);
         world_operation_unref(world, entry->request.operation);
@@ -166,6 +203,15 @@ static void on_outbox_reply(World *world, const Message *reply)
     int status = reply->status; /* 200 charged, or 402 declined */
     Job completing = {.request = entry->request, .store_key = entry->store_key};
     key_protocol_record(world, &world->server.keys, &completing, status);
+    bool alive = entry->job < world->job_slots.capacity &&
+                 world->jobs[entry->job].serial == entry->job_serial;
+    if (status == 200 && world->scenario.server.receipts_via == RECEIPTS_OUTBOX) {
+        /* the relay completes the key, and writes the receipt in the same step */
+        server_charge_write_receipt(world, &entry->request);
+        if (alive)
+            world->jobs[entry->job].receipt_due = false;
+        entry = &world->server.outbox[reply->reply_to.slot]; /* the pool may have grown */
+    }
     uint64_t operation = entry->request.operation;
     Job *job = entry->job < world->job_slots.capacity ? &world->jobs[entry->job] : NULL;
     if (job != NULL && job->serial == entry->job_serial) {
@@ -189,7 +235,7 @@ void server_charge_request(World *world, uint32_t job_slot)
     Job *job = &world->jobs[job_slot];
     job->awaiting_gateway = true;
     if (world->scenario.server.outbox && job->store_key != 0) {
-        uint32_t entry = outbox_add(world, job_slot);
+        uint32_t entry = outbox_add_charge(world, job_slot);
         server_charge_on_outbox_relay(world, entry);
         return;
     }
@@ -213,10 +259,13 @@ void server_charge_on_reply(World *world, const Message *reply)
     Job *job = &world->jobs[reply->reply_to.slot];
     sim_cancel(world->sim, job->gateway_timer);
     job->awaiting_gateway = false;
-    if (reply->status >= 400) /* a decline: definite, nothing was charged */
+    if (reply->status >= 400) { /* a decline: definite, nothing was charged */
         server_complete_job(world, reply->reply_to.slot, reply->status);
-    else
-        server_after_effect(world, reply->reply_to.slot, 200);
+        return;
+    }
+    job->receipt_due = world->scenario.server.publish_receipts &&
+                       world->scenario.server.receipts_via == RECEIPTS_OUTBOX;
+    server_after_effect(world, reply->reply_to.slot, 200);
 }
 
 /* The gateway did not answer in time: the charge may or may not have happened. */

@@ -257,9 +257,11 @@ static void on_message_arrive(World *world, uint32_t slot)
     case MESSAGE_RESPONSE:
         if (message.target == world->proxy_node)
             proxy_on_response(world, &message);
-        else if (message.target !=
-                 world->server_node) /* the server ignores its receipts' confirms */
+        else if (message.target != world->server_node)
             client_on_response(world, &message);
+        else if (message.reply_to.kind == REPLY_TO_OUTBOX) /* a relayed receipt's confirm */
+            server_charge_on_receipt_confirm(world, &message);
+        /* else: the confirm of a receipt published directly, which nobody waits for */
         break;
     case MESSAGE_CHARGE:
         gateway_on_charge_arrive(world, &message);
@@ -587,6 +589,7 @@ static void count_outcome(World *world, const Operation *op)
         metrics->receipts_sent += op->receipts;
         metrics->receipts_duplicated += op->receipts > 1;
         metrics->receipts_missing += op->effects > 0 && op->receipts == 0;
+        metrics->receipts_orphaned += op->effects == 0 && op->receipts > 0;
     }
 }
 

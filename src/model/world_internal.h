@@ -179,14 +179,19 @@ typedef struct Job {
     bool awaiting_gateway;
     bool reserved;         /* its key was reserved, at reserved_us */
     uint32_t token;        /* the lease it holds on its key (KeyRow.token) */
+    bool receipt_due;      /* its charge happened: the receipt event goes out with the commit */
     bool uncommitted;      /* a local effect in a transaction not yet committed */
     SimTimeUs reserved_us; /* the TTL counts from here unless ttl_from says completion */
 } Job;
 
 /* The transactional outbox: a charge intent written with the key row, relayed to the
- * gateway with the key until acknowledged. Durable: it survives a crash. */
+ * gateway with the key until acknowledged, or a receipt event written with the commit,
+ * relayed to the broker until confirmed. It lives where the key store does. */
+typedef enum { OUTBOX_CHARGE, OUTBOX_RECEIPT } OutboxKind;
+
 typedef struct {
-    Message request; /* the client request the charge is for */
+    OutboxKind kind;
+    Message request; /* the client request the charge (or the receipt) is for */
     uint64_t store_key;
     uint32_t job; /* the job waiting for the ack, if it is still alive */
     uint64_t job_serial;
@@ -443,6 +448,10 @@ void server_charge_on_reply(World *world, const Message *reply);
 void server_charge_on_timeout(World *world, uint32_t job);
 void server_charge_on_outbox_relay(World *world, uint32_t entry);
 void server_charge_resume_outbox(World *world);
+/* The job's commit writes its receipt event to the outbox (receipts_via outbox). */
+void server_charge_write_receipt(World *world, const Message *request);
+/* The broker confirmed a receipt event the outbox relayed. */
+void server_charge_on_receipt_confirm(World *world, const Message *confirm);
 /* The server crashed: an outbox that is not durable loses its pending entries. */
 void server_charge_on_crash(World *world);
 /* Frees the slots of an operation's outbox entries once it has settled. */
@@ -470,8 +479,11 @@ void broker_on_redeliver(World *world, uint32_t queued);
 /* Frees the slots of an operation's queued messages once it has settled. */
 void broker_release_operation(World *world, Operation *op);
 
-/* The server publishes the receipt event of a charge (publish_receipts). */
+/* The server publishes the receipt event of a charge (publish_receipts): directly, or as
+ * the outbox's relay (whose confirm comes back to reply_to). */
 void broker_publish_receipt(World *world, const Message *request);
+void broker_publish_receipt_relayed(World *world, const Message *request, ReplyTo reply_to,
+                                    uint32_t relay);
 
 /* consumers.c */
 void consumers_init(World *world);

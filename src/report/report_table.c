@@ -64,6 +64,7 @@ static const Row rows[] = {
     {"receipt emails sent", "receipts_sent", ROW_COUNT, SHOW_WITH_RECEIPTS},
     {"  duplicate receipts", "receipts_duplicated", ROW_BAD, SHOW_WITH_RECEIPTS},
     {"  missing receipts", "receipts_missing", ROW_BAD, SHOW_WITH_RECEIPTS},
+    {"  receipts for no charge", "receipts_orphaned", ROW_BAD, SHOW_WITH_RECEIPTS},
     {"proxy retries (tries resent)", "proxy_retries", ROW_COUNT, SHOW_WITH_PROXY},
     {"proxy tries timed out", "proxy_timeouts", ROW_COUNT, SHOW_WITH_PROXY},
     {"messages lost by the network", "network_dropped", ROW_COUNT, SHOW_ALWAYS},

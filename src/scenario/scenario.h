@@ -77,6 +77,10 @@ typedef enum { VIA_DIRECT, VIA_PROXY } ClientVia; /* how a group's requests reac
  * its key's status (a GET by key) and learn what happened. */
 typedef enum { ON_UNKNOWN_GIVE_UP, ON_UNKNOWN_LOOKUP } OnUnknown;
 
+/* How a charge's receipt event reaches the broker: published as the charge happens, outside
+ * any transaction (a dual write), or written to the outbox with the commit and relayed. */
+typedef enum { RECEIPTS_DIRECT, RECEIPTS_OUTBOX } ReceiptPath;
+
 /* What a node of the world is: each client group is one, and each service below (named by
  * scenario_names_service, the names links and lanes use). */
 typedef enum {
@@ -244,10 +248,12 @@ typedef struct {
     double fail_after_effect;  /* chance it fails (500) after its side effect: a partial failure */
     bool delete_always_204;    /* DELETE answers 204 even when nothing was there */
     bool outbox;
-    bool use_gateway;        /* debit charges through the gateway */
-    bool publish_receipts;   /* each charge publishes a "send receipt email" event */
-    bool transaction;        /* a local effect and the key's completion commit together */
-    uint32_t receipts_queue; /* where they go: index into broker.queues */
+    bool use_gateway;         /* debit charges through the gateway */
+    bool publish_receipts;    /* each charge publishes a "send receipt email" event */
+    bool transaction;         /* a local effect and the key's completion commit together */
+    ReceiptPath receipts_via; /* how publish_receipts' events leave */
+    double outbox_relay_ms;   /* an event relay resends after this long without a confirm */
+    uint32_t receipts_queue;  /* where they go: index into broker.queues */
 } ServerSpec;
 
 typedef struct {

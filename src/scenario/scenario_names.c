@@ -118,6 +118,8 @@ const NameTable scenario_names_via = TABLE(vias);
 static const NameEntry on_unknowns[] = {{"give-up", ON_UNKNOWN_GIVE_UP},
                                         {"lookup", ON_UNKNOWN_LOOKUP}};
 const NameTable scenario_names_on_unknown = TABLE(on_unknowns);
+static const NameEntry receipt_paths[] = {{"direct", RECEIPTS_DIRECT}, {"outbox", RECEIPTS_OUTBOX}};
+const NameTable scenario_names_receipts_via = TABLE(receipt_paths);
 const NameTable scenario_names_late_ack = TABLE(late_acks);
 const NameTable scenario_names_dist = TABLE(dists);
 const NameTable scenario_names_loss_model = TABLE(loss_models);
@@ -168,6 +170,7 @@ const char *const scenario_metric_names[] = {
     "receipts_sent",
     "receipts_duplicated",
     "receipts_missing",
+    "receipts_orphaned",
     "queue_depth_peak",
     "in_flight_peak",
     "proxy_retries",

@@ -57,6 +57,7 @@ void scenario_services_defaults(Scenario *scenario)
         .service_ms = {DIST_UNIFORM, 1, 5},
         .idempotency = idempotency_default,
         .crash = crash_default,
+        .outbox_relay_ms = 2000,
     };
     scenario->gateway = (GatewaySpec){
         .latency_ms = {DIST_EXP, 100, 0},
@@ -232,6 +233,12 @@ static void check_server(SchemaReader *reader, const cJSON *object, void *base, 
 {
     (void)clean;
     const ServerSpec *server = base;
+    if (server->receipts_via == RECEIPTS_OUTBOX && !server->publish_receipts &&
+        schema_member(object, "receipts_via") != NULL) {
+        schema_error_at(reader, "receipts_via",
+                        "expected \"publish_receipts\": true with receipts through the outbox "
+                        "(there is no event to relay)");
+    }
     if (server->outbox && !server->use_gateway && schema_member(object, "outbox") != NULL) {
         schema_error_at(reader, "outbox",
                         "expected \"use_gateway\": true with an outbox (it relays the "
@@ -251,6 +258,8 @@ static const SchemaField server_fields[] = {
     FIELD_BOOLEAN("use_gateway", ServerSpec, use_gateway),
     FIELD_BOOLEAN("publish_receipts", ServerSpec, publish_receipts),
     FIELD_BOOLEAN("transaction", ServerSpec, transaction),
+    FIELD_CHOICE("receipts_via", ServerSpec, receipts_via, scenario_names_receipts_via),
+    FIELD_NUMBER("outbox_relay_ms", ServerSpec, outbox_relay_ms, RANGE_MS_POSITIVE),
     FIELD_CUSTOM("receipts_queue", SCHEMA_MEMBER(ServerSpec, receipts_queue, uint32_t),
                  read_receipts_queue, NULL, false),
 };
