@@ -222,7 +222,8 @@ static ViewColor service_sentence(const ViewPane *pane, const ViewNarration *n, 
         snprintf(buffer, size, "no answer from the %s for %s: 504, charged or not?", gateway, op);
         return VIEW_COLOR_WARNING;
     case TRACE_DECLINED:
-        snprintf(buffer, size, "the %s declined %s: 502, nothing charged", where, op);
+        snprintf(buffer, size, "the %s declined %s: 402, nothing charged, and the client is told",
+                 where, op);
         return VIEW_COLOR_WARNING;
     case TRACE_CHARGED_NO_ANSWER:
         snprintf(buffer, size, "the %s charged %s, but its answer never came", where, op);
