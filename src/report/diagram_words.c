@@ -52,7 +52,7 @@ static const EventWords EVENT_WORDS[TRACE_EVENT_COUNT] = {
                                "504", DIAGRAM_TONE_WARN},
     [TRACE_OUTBOX_RELAY] = {"outbox relay #{value}", NULL, DIAGRAM_TONE_WORK, "relay",
                             DIAGRAM_TONE_DIM},
-    [TRACE_DECLINED] = {"declined " ARROW_RIGHT " 502", NULL, DIAGRAM_TONE_BAD, "declined",
+    [TRACE_DECLINED] = {"declined " ARROW_RIGHT " 402", NULL, DIAGRAM_TONE_BAD, "declined",
                         DIAGRAM_TONE_WARN},
     [TRACE_CHARGED_NO_ANSWER] = {"charged, answer lost", NULL, DIAGRAM_TONE_BAD, "no answer",
                                  DIAGRAM_TONE_WARN},
@@ -224,7 +224,7 @@ static const char *status_words(int64_t status)
         return " other body";
     case 500:
         return " error";
-    case 502:
+    case 402:
         return " declined";
     case 504:
         return " gateway timeout";
