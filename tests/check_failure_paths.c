@@ -219,6 +219,32 @@ START_TEST(test_a_receipt_through_the_outbox_follows_the_commit)
 }
 END_TEST
 
+/* 11_gateway_reconcile: a charged payment whose answer never came. Keeping the key and
+ * asking the gateway settles it (no double, no phantom); forgetting the key charges the
+ * retry again; keeping it without asking leaves the client with 409s (phantom). */
+START_TEST(test_reconciliation_settles_a_gateway_timeout)
+{
+    const char *const never[] = {"server.reconcile_ms=0"};
+    const char *const forget[] = {"server.idempotency.on_failure={\"ambiguous\": \"delete\"}"};
+    Scenario *asked = test_load_source_file("scenarios/11_gateway_reconcile.json", NULL, 0);
+    Scenario *stuck = test_load_source_file("scenarios/11_gateway_reconcile.json", never, 1);
+    Scenario *forgot = test_load_source_file("scenarios/11_gateway_reconcile.json", forget, 1);
+    Metrics settled = test_run_mode(asked, MODE_IDEMPOTENT, asked->seed);
+    Metrics unsettled = test_run_mode(stuck, MODE_IDEMPOTENT, stuck->seed);
+    Metrics forgotten = test_run_mode(forgot, MODE_IDEMPOTENT, forgot->seed);
+    ck_assert_uint_gt(settled.reconciled, 0);
+    ck_assert_uint_eq(settled.outcomes[OUTCOME_DOUBLE], 0);
+    ck_assert_uint_eq(settled.outcomes[OUTCOME_PHANTOM], 0);
+    ck_assert_uint_eq(settled.outcomes[OUTCOME_OK], settled.operations);
+    ck_assert_uint_eq(unsettled.reconciled, 0);
+    ck_assert_uint_gt(unsettled.outcomes[OUTCOME_PHANTOM], 0);
+    ck_assert_uint_gt(forgotten.outcomes[OUTCOME_DOUBLE], 0);
+    free(asked);
+    free(stuck);
+    free(forgot);
+}
+END_TEST
+
 static Suite *failure_classes_suite(void)
 {
     Suite *suite = suite_create("failure_paths");
@@ -231,6 +257,7 @@ static Suite *failure_classes_suite(void)
     tcase_add_test(core, test_a_lookup_resolves_an_unknown_outcome);
     tcase_add_test(core, test_after_a_202_the_client_asks_instead_of_resending);
     tcase_add_test(core, test_a_receipt_through_the_outbox_follows_the_commit);
+    tcase_add_test(core, test_reconciliation_settles_a_gateway_timeout);
     suite_add_tcase(suite, core);
     return suite;
 }

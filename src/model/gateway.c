@@ -11,11 +11,14 @@ void gateway_init(World *world)
 {
     if (world->scenario.gateway.honours_key)
         world->gateway.keys = idem_store_create(1024);
+    if (world->scenario.server.reconcile_ms > 0)
+        world->gateway.charged = idem_store_create(1024);
 }
 
 void gateway_release(World *world)
 {
     idem_store_destroy(world->gateway.keys);
+    idem_store_destroy(world->gateway.charged);
 }
 
 static uint64_t charge_identity(const Message *charge)
@@ -73,6 +76,15 @@ static void charge_or_answer(World *world, Message charge)
         return;
     }
     ledger_apply(world, &charge, world->gateway_node);
+    if (world->gateway.charged != NULL && charge.key != 0) { /* a provider keeps records */
+        KeyRow record = {.key = charge.key,
+                         .status = KEY_STATUS_COMPLETED,
+                         .response_status = 200,
+                         .response_of = charge.operation,
+                         .created_us = now,
+                         .expires_us = SIM_TIME_NEVER};
+        idem_store_put(world->gateway.charged, &record);
+    }
     if (keys != NULL && charge.key != 0) {
         KeyRow row = {.key = charge.key,
                       .status = KEY_STATUS_COMPLETED,
@@ -88,4 +100,12 @@ static void charge_or_answer(World *world, Message charge)
         return; /* charged, but the answer never leaves the gateway */
     }
     reply(world, &charge, 200);
+}
+
+/* Reconciliation: did a charge with this key happen? 200 (charged) or 404 (never). */
+void gateway_on_status_query(World *world, const Message *query)
+{
+    bool charged = world->gateway.charged != NULL && query->key != 0 &&
+                   idem_store_find_any(world->gateway.charged, query->key) != NULL;
+    reply(world, query, charged ? 200 : 404);
 }

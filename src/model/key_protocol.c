@@ -239,6 +239,12 @@ void key_protocol_roll_back_open(World *world, KeyProtocol *keys, uint32_t epoch
     }
 }
 
+void key_protocol_forget(World *world, KeyProtocol *keys, uint64_t key)
+{
+    idem_store_remove(keys->store, key);
+    world_note_key_store(world);
+}
+
 void key_protocol_on_crash(World *world, KeyProtocol *keys)
 {
     if (keys->policy->durable)

@@ -69,6 +69,8 @@ void key_protocol_record(World *world, KeyProtocol *keys, const Job *job, int st
  * reservation (written in the same transaction) removed, so a retry runs once. Call before
  * the crash frees the jobs. */
 void key_protocol_roll_back_open(World *world, KeyProtocol *keys, uint32_t epoch);
+/* Forgets key (reconciliation found nothing was charged: a retry may run). */
+void key_protocol_forget(World *world, KeyProtocol *keys, uint64_t key);
 /* The service crashed: keys kept in memory are gone. */
 void key_protocol_on_crash(World *world, KeyProtocol *keys);
 /* The cleanup sweep's timer fired: free the expired rows, trace, and go on. */

@@ -112,6 +112,17 @@ void server_charge_on_outbox_relay(World *world, uint32_t entry_index)
     if (entry->kind == OUTBOX_RECEIPT) {
         broker_publish_receipt_relayed(world, &entry->request, reply_to, entry->relays);
         wait = sim_time_us_from_ms(world->scenario.server.outbox_relay_ms);
+    } else if (entry->kind == OUTBOX_RECONCILE) {
+        Message query = entry->request;
+        query.kind = MESSAGE_STATUS_QUERY;
+        query.hop = HOP_STATUS_QUERY;
+        query.source = world->server_node;
+        query.target = world->gateway_node;
+        query.key = entry->store_key;
+        query.reply_to = reply_to;
+        query.lineage = lineage_of_repeat(entry->request.lineage, 48 + entry->relays);
+        network_send(world, &query);
+        wait = sim_time_us_from_ms(world->scenario.server.reconcile_ms);
     } else {
         send_charge(world, &entry->request, entry->store_key, reply_to, entry->relays);
         wait = gateway_timeout_us(world);
@@ -188,6 +199,25 @@ void server_charge_resume_outbox(World *world)
     free(pending);
 }
 
+/* The gateway answered a reconciliation: the key is completed with the charge's answer, or
+ * forgotten (nothing was charged: a retry may run). */
+static void settle(World *world, uint32_t entry_index, int status)
+{
+    OutboxEntry *entry = &world->server.outbox[entry_index];
+    entry->acknowledged = true;
+    sim_cancel(world->sim, entry->relay_timer);
+    entry->relay_timer = EVENT_ID_NONE;
+    Job settled = {.request = entry->request, .store_key = entry->store_key};
+    if (status == 200)
+        key_protocol_record(world, &world->server.keys, &settled, 200);
+    else
+        key_protocol_forget(world, &world->server.keys, entry->store_key);
+    world->metrics.reconciled++;
+    if (world_tracing(world))
+        world_trace_about(world, world->server_node, TRACE_RECONCILED, &entry->request, status, 0);
+    world_operation_unref(world, entry->request.operation);
+}
+
 static void on_outbox_reply(World *world, const Message *reply)
 {
     SIM_ASSERT(reply->reply_to.slot < world->server.outbox_slots.capacity,
@@ -195,6 +225,10 @@ static void on_outbox_reply(World *world, const Message *reply)
     OutboxEntry *entry = &world->server.outbox[reply->reply_to.slot];
     if (entry->acknowledged || world->server.down)
         return;
+    if (entry->kind == OUTBOX_RECONCILE) {
+        settle(world, reply->reply_to.slot, reply->status);
+        return;
+    }
     entry->acknowledged = true;
     sim_cancel(world->sim, entry->relay_timer);
     /* A decline is a definite answer, not a lost one: the relay stops and the failure is
@@ -278,5 +312,13 @@ void server_charge_on_timeout(World *world, uint32_t job_slot)
     job->gateway_timer = EVENT_ID_NONE;
     if (world_tracing(world))
         world_trace_about(world, world->server_node, TRACE_GATEWAY_TIMEOUT, &job->request, 504, 0);
+    if (world->scenario.server.reconcile_ms > 0 && job->store_key != 0) {
+        /* ask the gateway later what became of this charge (kept until it answers) */
+        uint32_t entry = outbox_add(world, OUTBOX_RECONCILE, &job->request);
+        world->server.outbox[entry].store_key = job->store_key;
+        world->server.outbox[entry].relay_timer =
+            sim_schedule_in(world->sim, sim_time_us_from_ms(world->scenario.server.reconcile_ms),
+                            EVENT_OUTBOX_RELAY, 0, entry);
+    }
     server_complete_job(world, job_slot, 504);
 }

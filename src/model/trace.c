@@ -35,6 +35,7 @@ static const char *const event_names[TRACE_EVENT_COUNT] = {
     [TRACE_STATUS_ANSWER] = "status_answer",
     [TRACE_FENCED] = "fenced",
     [TRACE_ROLLBACK] = "rollback",
+    [TRACE_RECONCILED] = "reconciled",
     [TRACE_SEND_RECEIPT] = "send_receipt",
     [TRACE_DECLINED] = "declined",
     [TRACE_CHARGED_NO_ANSWER] = "charged_no_answer",

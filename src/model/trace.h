@@ -44,6 +44,7 @@ typedef enum {
     TRACE_STATUS_ANSWER, /* the server answers a status query; value: the status */
     TRACE_FENCED,        /* a stale lease holder's effect or completion refused; value: its token */
     TRACE_ROLLBACK,      /* a local transaction did not commit: its effect is undone */
+    TRACE_RECONCILED,    /* the gateway said whether a timed-out charge happened: 200 or 404 */
     TRACE_SEND_RECEIPT,
     /* the gateway */
     TRACE_DECLINED,

@@ -271,7 +271,10 @@ static void on_message_arrive(World *world, uint32_t slot)
             server_charge_on_reply(world, &message);
         break;
     case MESSAGE_STATUS_QUERY:
-        server_on_status_query(world, &message);
+        if (message.target == world->gateway_node)
+            gateway_on_status_query(world, &message);
+        else
+            server_on_status_query(world, &message);
         break;
     case MESSAGE_KIND_COUNT:
         SIM_ASSERT(false, "unknown message kind");
@@ -699,6 +702,7 @@ uint64_t world_memory_bytes(const World *world)
            (uint64_t)world->server.outbox_slots.capacity * sizeof *world->server.outbox +
            slot_pool_memory_bytes(&world->server.outbox_slots) +
            (world->gateway.keys ? idem_store_memory_bytes(world->gateway.keys) : 0) +
+           (world->gateway.charged ? idem_store_memory_bytes(world->gateway.charged) : 0) +
            proxy_memory_bytes(world) +
            ((uint64_t)world->server.queue.capacity + world->consumers.buffer.capacity) *
                sizeof(uint32_t);

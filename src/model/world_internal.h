@@ -187,7 +187,7 @@ typedef struct Job {
 /* The transactional outbox: a charge intent written with the key row, relayed to the
  * gateway with the key until acknowledged, or a receipt event written with the commit,
  * relayed to the broker until confirmed. It lives where the key store does. */
-typedef enum { OUTBOX_CHARGE, OUTBOX_RECEIPT } OutboxKind;
+typedef enum { OUTBOX_CHARGE, OUTBOX_RECEIPT, OUTBOX_RECONCILE } OutboxKind;
 
 typedef struct {
     OutboxKind kind;
@@ -218,7 +218,8 @@ typedef struct {
 
 /* The payment gateway's own state. */
 typedef struct {
-    IdemStore *keys; /* the keys it charged, when it honours keys; else NULL */
+    IdemStore *keys;    /* the keys it charged, when it honours keys; else NULL */
+    IdemStore *charged; /* its record of charges by key, for reconciliation; else NULL */
 } Gateway;
 
 /* Balances per account, and the operations' own count of their charges (kept apart, so
@@ -509,5 +510,7 @@ void gateway_init(World *world);
 void gateway_release(World *world);
 void gateway_on_charge_arrive(World *world, const Message *charge);
 void gateway_on_charge_done(World *world, uint32_t message_slot);
+/* The server asks whether a charge with the query's key happened (reconciliation). */
+void gateway_on_status_query(World *world, const Message *query);
 
 #endif

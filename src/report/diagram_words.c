@@ -78,6 +78,8 @@ static const EventWords EVENT_WORDS[TRACE_EVENT_COUNT] = {
                             "asks", DIAGRAM_TONE_DIM},
     [TRACE_STATUS_ANSWER] = {"key status " ARROW_RIGHT " {value}", NULL, DIAGRAM_TONE_STORE,
                              "status", DIAGRAM_TONE_DIM},
+    [TRACE_RECONCILED] = {"asked the gateway " ARROW_RIGHT " {value}", NULL, DIAGRAM_TONE_STORE,
+                          "reconciled", DIAGRAM_TONE_GOOD},
     [TRACE_FENCED] = {"lease lost: write refused", NULL, DIAGRAM_TONE_STORE, "fenced",
                       DIAGRAM_TONE_GOOD},
     [TRACE_ROLLBACK] = {"not committed: undone", NULL, DIAGRAM_TONE_STORE, "rolled back",

@@ -21,7 +21,8 @@ typedef enum {
     SHOW_WITH_RECEIPTS,
     SHOW_WITH_EMAIL,
     SHOW_WITH_PROXY,
-    SHOW_WITH_QUERIES
+    SHOW_WITH_QUERIES,
+    SHOW_WITH_RECONCILE
 } RowShown;
 
 typedef struct {
@@ -52,6 +53,7 @@ static const Row rows[] = {
     {"replayed from the key store", "replayed", ROW_COUNT, SHOW_ALWAYS},
     {"status queries (GET by key)", "status_queries", ROW_COUNT, SHOW_WITH_QUERIES},
     {"  unknown resolved by them", "resolved_by_lookup", ROW_COUNT, SHOW_WITH_QUERIES},
+    {"gateway timeouts reconciled", "reconciled", ROW_COUNT, SHOW_WITH_RECONCILE},
     {"broker messages", "messages", ROW_COUNT, SHOW_WITH_BROKER},
     {"deliveries", "deliveries", ROW_COUNT, SHOW_WITH_BROKER},
     {"redeliveries", "redeliveries", ROW_COUNT, SHOW_ALWAYS},
@@ -194,6 +196,8 @@ bool report_write_table(FILE *stream, const RunReport *report, bool color)
         if (rows[r].shown == SHOW_WITH_PROXY && !has_proxy)
             continue;
         if (rows[r].shown == SHOW_WITH_QUERIES && !asks_status(scenario))
+            continue;
+        if (rows[r].shown == SHOW_WITH_RECONCILE && scenario->server.reconcile_ms <= 0)
             continue;
         fprintf(stream, "%-*s", LABEL_WIDTH, rows[r].label);
         for (uint32_t m = 0; m < report->mode_count; m++) {

@@ -253,7 +253,8 @@ typedef struct {
     bool transaction;         /* a local effect and the key's completion commit together */
     ReceiptPath receipts_via; /* how publish_receipts' events leave */
     double outbox_relay_ms;   /* an event relay resends after this long without a confirm */
-    uint32_t receipts_queue;  /* where they go: index into broker.queues */
+    double reconcile_ms; /* after a gateway timeout, ask the gateway every this often; 0: never */
+    uint32_t receipts_queue; /* where they go: index into broker.queues */
 } ServerSpec;
 
 typedef struct {

@@ -177,6 +177,7 @@ const char *const scenario_metric_names[] = {
     "proxy_timeouts",
     "status_queries",
     "resolved_by_lookup",
+    "reconciled",
 };
 const unsigned scenario_metric_count =
     (unsigned)(sizeof scenario_metric_names / sizeof scenario_metric_names[0]);

@@ -239,6 +239,12 @@ static void check_server(SchemaReader *reader, const cJSON *object, void *base, 
                         "expected \"publish_receipts\": true with receipts through the outbox "
                         "(there is no event to relay)");
     }
+    if (server->reconcile_ms > 0 && !server->use_gateway &&
+        schema_member(object, "reconcile_ms") != NULL) {
+        schema_error_at(reader, "reconcile_ms",
+                        "expected \"use_gateway\": true with reconciliation (it asks the "
+                        "gateway about the charges it did not answer)");
+    }
     if (server->outbox && !server->use_gateway && schema_member(object, "outbox") != NULL) {
         schema_error_at(reader, "outbox",
                         "expected \"use_gateway\": true with an outbox (it relays the "
@@ -260,6 +266,7 @@ static const SchemaField server_fields[] = {
     FIELD_BOOLEAN("transaction", ServerSpec, transaction),
     FIELD_CHOICE("receipts_via", ServerSpec, receipts_via, scenario_names_receipts_via),
     FIELD_NUMBER("outbox_relay_ms", ServerSpec, outbox_relay_ms, RANGE_MS_POSITIVE),
+    FIELD_NUMBER("reconcile_ms", ServerSpec, reconcile_ms, RANGE_MS),
     FIELD_CUSTOM("receipts_queue", SCHEMA_MEMBER(ServerSpec, receipts_queue, uint32_t),
                  read_receipts_queue, NULL, false),
 };
