@@ -220,11 +220,11 @@ void consumers_on_job_done(World *world, uint32_t job_slot)
         finish_job(world, job_slot); /* fenced: a newer delivery holds the key; no ack */
         return;
     }
-    uint32_t effects_before = world_operation(world, job->request.operation)->effects;
-    int status = job->request.receipt ? send_receipt(world, &job->request)
-                                      : ledger_apply(world, &job->request, world->consumers_node);
-    job->uncommitted = world->scenario.broker.consumers.inbox &&
-                       world_operation(world, job->request.operation)->effects > effects_before;
+    bool effect = false;
+    int status = job->request.receipt
+                     ? send_receipt(world, &job->request)
+                     : ledger_apply(world, &job->request, world->consumers_node, &effect);
+    job->uncommitted = world->scenario.broker.consumers.inbox && effect;
     if (draw_crash(world, job, CRASH_AFTER_EFFECT)) {
         crash(world, job_slot, CRASH_AFTER_EFFECT);
         return;

@@ -75,7 +75,7 @@ static void charge_or_answer(World *world, Message charge)
         reply(world, &charge, 402); /* a card error: definite, as Stripe's 402 */
         return;
     }
-    ledger_apply(world, &charge, world->gateway_node);
+    ledger_apply(world, &charge, world->gateway_node, NULL);
     if (world->gateway.charged != NULL && charge.key != 0) { /* a provider keeps records */
         KeyRow record = {.key = charge.key,
                          .status = KEY_STATUS_COMPLETED,

@@ -33,13 +33,15 @@ static SimTimeUs expiry_from(const KeyProtocol *keys, SimTimeUs start_us)
     return ttl_ms > 0 ? start_us + sim_time_us_from_ms(ttl_ms) : SIM_TIME_NEVER;
 }
 
-static void reserve(World *world, KeyProtocol *keys, Job *job, ReserveReason why)
+/* previous_token: the token of the row the key had, live or not (0: none), so every
+ * reservation of a key has a token of its own. */
+static void reserve(World *world, KeyProtocol *keys, Job *job, ReserveReason why,
+                    uint32_t previous_token)
 {
     SimTimeUs now = sim_now(world->sim);
-    const KeyRow *previous = idem_store_find_any(keys->store, job->store_key);
     job->reserved = true;
     job->reserved_us = now;
-    job->token = previous != NULL ? previous->token + 1 : 1;
+    job->token = previous_token + 1;
     KeyRow row = {
         .token = job->token,
         .key = job->store_key,
@@ -89,9 +91,9 @@ KeyVerdict key_protocol_admit(World *world, KeyProtocol *keys, Job *job)
         return (KeyVerdict){policy->required ? KEY_MISSING : KEY_RUN, 400, 0};
     SimTimeUs now = sim_now(world->sim);
     KeyRow *row = idem_store_lookup(keys->store, job->store_key, now);
-    ReserveReason why = row == NULL && idem_store_find_any(keys->store, job->store_key)
-                            ? RESERVE_REASON_EXPIRED
-                            : RESERVE_REASON_NEW;
+    const KeyRow *expired = row == NULL ? idem_store_find_any(keys->store, job->store_key) : NULL;
+    ReserveReason why = expired != NULL ? RESERVE_REASON_EXPIRED : RESERVE_REASON_NEW;
+    uint32_t previous_token = row != NULL ? row->token : expired != NULL ? expired->token : 0;
     if (row != NULL && row->status == KEY_STATUS_PROCESSING && policy->lock_timeout_ms > 0 &&
         now - row->created_us >= sim_time_us_from_ms(policy->lock_timeout_ms)) {
         row = NULL; /* a reservation abandoned (by a crash) is taken over after the lock timeout */
@@ -105,7 +107,7 @@ KeyVerdict key_protocol_admit(World *world, KeyProtocol *keys, Job *job)
         return verdict_of_row(world, keys, job, row);
     switch (policy->reserve) {
     case RESERVE_ATOMIC:
-        reserve(world, keys, job, why);
+        reserve(world, keys, job, why, previous_token);
         return (KeyVerdict){KEY_RUN, 0, 0};
     case RESERVE_CHECK_THEN_INSERT:
         return (KeyVerdict){KEY_RUN_AFTER_RACE_WINDOW, 0, 0};
@@ -129,7 +131,9 @@ KeyVerdict key_protocol_status(World *world, KeyProtocol *keys, uint64_t key)
 
 void key_protocol_reserve_late(World *world, KeyProtocol *keys, Job *job)
 {
-    reserve(world, keys, job, RESERVE_REASON_AFTER_RACE_WINDOW);
+    const KeyRow *previous = idem_store_find_any(keys->store, job->store_key);
+    reserve(world, keys, job, RESERVE_REASON_AFTER_RACE_WINDOW,
+            previous != NULL ? previous->token : 0);
 }
 
 void key_protocol_trace_refusal(World *world, const KeyProtocol *keys, const Job *job,
@@ -159,9 +163,9 @@ static FailurePolicy policy_for(const IdempotencySpec *policy, int status)
     return status >= 500 ? policy->on_failure.ambiguous : policy->on_failure.definite;
 }
 
-bool key_protocol_holds_lease(World *world, const KeyProtocol *keys, const Job *job)
+bool key_protocol_holds_lease_fenced(World *world, const KeyProtocol *keys, const Job *job)
 {
-    if (!keys->policy->fencing || job->store_key == 0 || !job->reserved)
+    if (job->store_key == 0 || !job->reserved)
         return true;
     const KeyRow *row = idem_store_find_any(keys->store, job->store_key);
     if (row != NULL && row->token == job->token)
@@ -192,19 +196,21 @@ void key_protocol_record(World *world, KeyProtocol *keys, const Job *job, int st
      * own (execute-then-save, or the outbox relay completing one), the row it finds is the
      * reservation, expired or not; without any, the TTL counts from now. */
     SimTimeUs created_us = now;
+    uint32_t token = job->token; /* the lease's token lives on in the completed row */
     if (job->reserved) {
         created_us = job->reserved_us;
     } else {
         const KeyRow *reservation = idem_store_find_any(keys->store, job->store_key);
-        if (reservation != NULL)
+        if (reservation != NULL) {
             created_us = reservation->created_us;
+            token = reservation->token;
+        }
     }
     KeyStatus recorded = !failed                              ? KEY_STATUS_COMPLETED
                          : on_failure == ON_FAILURE_RETRYABLE ? KEY_STATUS_RETRYABLE
                                                               : KEY_STATUS_FAILED;
-    const KeyRow *current = idem_store_find_any(keys->store, job->store_key);
     KeyRow row = {
-        .token = current != NULL ? current->token : job->token,
+        .token = token,
         .key = job->store_key,
         .status = recorded,
         .response_status = status,

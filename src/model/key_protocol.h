@@ -60,7 +60,11 @@ void key_protocol_trace_refusal(World *world, const KeyProtocol *keys, const Job
                                 KeyVerdict verdict, int64_t value);
 /* With fencing, false (and traced) when another job took the key's lease over since job
  * reserved it: its effect must not happen. Always true without fencing. */
-bool key_protocol_holds_lease(World *world, const KeyProtocol *keys, const Job *job);
+bool key_protocol_holds_lease_fenced(World *world, const KeyProtocol *keys, const Job *job);
+static inline bool key_protocol_holds_lease(World *world, const KeyProtocol *keys, const Job *job)
+{
+    return !keys->policy->fencing || key_protocol_holds_lease_fenced(world, keys, job);
+}
 /* Records the status execution produced for job's key, by the failure policy; with fencing,
  * nothing when job no longer holds the lease. */
 void key_protocol_record(World *world, KeyProtocol *keys, const Job *job, int status);

@@ -65,12 +65,14 @@ static bool handle(World *world, Operation *op, const ClientGroupSpec *spec, int
     return false;
 }
 
-int ledger_apply(World *world, const Message *request, uint32_t actor)
+int ledger_apply(World *world, const Message *request, uint32_t actor, bool *changed)
 {
     Operation *op = world_operation(world, request->operation);
     const ClientGroupSpec *spec = world->groups[world->clients[op->client].group].spec;
     int status = 200;
     bool effect = handle(world, op, spec, &status);
+    if (changed != NULL)
+        *changed = effect;
     if (effect) {
         op->effects++;
         world->metrics.effects++;

@@ -309,9 +309,8 @@ void server_on_job_done(World *world, uint32_t job_slot)
         server_charge_request(world, job_slot);
         return;
     }
-    uint32_t effects_before = world_operation(world, job->request.operation)->effects;
-    int status = ledger_apply(world, &job->request, world->server_node);
-    bool effect = world_operation(world, job->request.operation)->effects > effects_before;
+    bool effect = false;
+    int status = ledger_apply(world, &job->request, world->server_node, &effect);
     job->uncommitted = world->scenario.server.transaction && effect;
     job->receipt_due = effect && receipt_through_outbox(world, job);
     server_after_effect(world, job_slot, status);

@@ -463,7 +463,7 @@ void ledger_init(World *world);
 void ledger_release(World *world);
 /* Runs the operation's handler: the ground-truth side effect, traced at actor (a node).
  * Returns the status the handler answers. */
-int ledger_apply(World *world, const Message *request, uint32_t actor);
+int ledger_apply(World *world, const Message *request, uint32_t actor, bool *changed);
 /* Rolls back the one effect ledger_apply made for request (an uncommitted transaction). */
 void ledger_undo(World *world, const Message *request, uint32_t actor);
 /* A settled operation's own count of what it was charged. */
