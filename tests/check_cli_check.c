@@ -62,6 +62,24 @@ START_TEST(test_seeds_run_every_seed_and_report_the_range)
 }
 END_TEST
 
+/* -q keeps the failures and the count, and drops the passes. */
+START_TEST(test_quiet_prints_only_failures_and_the_count)
+{
+    const char *passing[] = {"check", ATOMIC, "-q", NULL};
+    ck_assert_int_eq(test_cli_run(passing, out, err), 0);
+    char *printed = test_cli_read_all(out, NULL);
+    ck_assert_str_eq(printed, "7 passed, 0 failed\n");
+    free(printed);
+    const char *failing[] = {"check", ATOMIC, "-q", "--seeds", "20", "--set", TIGHT_409, NULL};
+    ck_assert_int_eq(test_cli_run(failing, out, err), 1);
+    printed = test_cli_read_all(out, NULL);
+    ck_assert_int_eq(occurrences(printed, "PASS"), 0);
+    ck_assert_int_ge(occurrences(printed, "FAIL  07_atomic_reserve"), 1);
+    ck_assert_ptr_nonnull(strstr(printed, " failed\n"));
+    free(printed);
+}
+END_TEST
+
 START_TEST(test_failing_seed_is_named_and_its_rerun_line_reproduces_it)
 {
     const char *arguments[] = {"check", ATOMIC, "--seeds", "20", "--set", TIGHT_409, NULL};
@@ -225,6 +243,7 @@ static Suite *cli_check_suite(void)
     tcase_set_timeout(core, 120);
     tcase_add_test(core, test_seeds_run_every_seed_and_report_the_range);
     tcase_add_test(core, test_failing_seed_is_named_and_its_rerun_line_reproduces_it);
+    tcase_add_test(core, test_quiet_prints_only_failures_and_the_count);
     tcase_add_test(core, test_junit_report_counts_and_escapes_every_expectation);
     tcase_add_test(core, test_columns_line_up_across_scenarios);
     suite_add_tcase(suite, core);

@@ -79,6 +79,23 @@ static const Row rows[] = {
 };
 
 /* Status queries happen after a 202, or where a client looks its unknown outcomes up. */
+/* 130500 as "1,305.00": two decimals, thousands grouped. */
+static void format_major_units(char *buffer, size_t size, int64_t minor)
+{
+    uint64_t magnitude = minor < 0 ? (uint64_t)0 - (uint64_t)minor : (uint64_t)minor;
+    char digits[32];
+    snprintf(digits, sizeof digits, "%" PRIu64, magnitude / 100);
+    char grouped[48];
+    size_t length = strlen(digits), used = 0;
+    for (size_t i = 0; i < length && used + 2 < sizeof grouped; i++) {
+        if (i > 0 && (length - i) % 3 == 0)
+            grouped[used++] = ',';
+        grouped[used++] = digits[i];
+    }
+    grouped[used] = '\0';
+    snprintf(buffer, size, "%s%s.%02" PRIu64, minor < 0 ? "-" : "", grouped, magnitude % 100);
+}
+
 static bool asks_status(const Scenario *scenario)
 {
     bool asks = scenario->server.idempotency.on_in_progress == 202;
@@ -211,9 +228,15 @@ bool report_write_table(FILE *stream, const RunReport *report, bool color)
     }
     write_balances(stream, report, color);
     /* The view shows 1,305.00; the table keeps the integers the JSON report and the
-     * expectations use, and says so. */
-    fprintf(stream, "%s(money and balances in minor units: 130500 is 1,305.00)%s\n",
-            color ? DIM : "", color ? RESET : "");
+     * expectations use, and says so with a figure of this run. */
+    char minor[32], major[40];
+    int64_t example = report->mode_count > 0 && scenario->account_count > 0
+                          ? report->metrics[0]->balances[0].actual
+                          : 130500;
+    snprintf(minor, sizeof minor, "%" PRId64, example);
+    format_major_units(major, sizeof major, example);
+    fprintf(stream, "%s(money and balances in minor units: %s is %s)%s\n", color ? DIM : "", minor,
+            major, color ? RESET : "");
     for (uint32_t m = 0; m < report->mode_count; m++) {
         if (report->stop_reasons[m] != NULL)
             fprintf(stream, "%s: %s\n", mode_name(report->modes[m]), report->stop_reasons[m]);
