@@ -4,6 +4,7 @@
 #include "view.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,6 +121,17 @@ static int prepare(ViewApp *app)
     return EXIT_SUCCESS;
 }
 
+/* A window needs a display. Without one (and no video driver chosen on purpose), SDL would
+ * fall back to an invisible driver and run for nobody: say so at once instead. */
+static bool display_available(void)
+{
+    const char *display = getenv("DISPLAY");
+    const char *wayland = getenv("WAYLAND_DISPLAY");
+    const char *driver = getenv("SDL_VIDEODRIVER");
+    return (display != NULL && display[0] != '\0') || (wayland != NULL && wayland[0] != '\0') ||
+           (driver != NULL && driver[0] != '\0');
+}
+
 int view_main(int argc, char **argv)
 {
     ViewApp *app = calloc(1, sizeof *app);
@@ -131,6 +143,11 @@ int view_main(int argc, char **argv)
     int code = parsed == VIEW_OPTIONS_HELP ? EXIT_SUCCESS : EXIT_USAGE;
     if (parsed == VIEW_OPTIONS_RUN) {
         code = prepare(app);
+        if (code == EXIT_SUCCESS && !app->options.headless && !display_available()) {
+            fprintf(stderr, "idemsim view: no display (DISPLAY is not set): use --headless --png "
+                            "FILE for a picture, or run it under xvfb-run\n");
+            code = EXIT_USAGE;
+        }
         if (code == EXIT_SUCCESS)
             code = app->options.headless ? view_headless_run(app) : view_window_run(app);
     }
