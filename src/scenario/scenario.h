@@ -400,6 +400,7 @@ extern const unsigned scenario_metric_count;
 /* Bounds every loaded scenario satisfies, so converting a value cannot overflow. */
 #define SCENARIO_MS_MAX 1e12                    /* any time or duration in ms (~31.7 years) */
 #define SCENARIO_INTEGER_MAX 9007199254740992.0 /* 2^53, the integers JSON numbers hold */
+#define SCENARIO_MONEY_MAX (1ull << 62)         /* every debit once, summed: see WORLD_MONEY_MAX */
 
 /* ------------------------------------------------------------------ error lines */
 

@@ -438,6 +438,39 @@ static const SchemaField client_fields[] = {
 static const SchemaObject client_schema = {
     .name = "clients[]", SCHEMA_FIELDS(client_fields), .check = check_client};
 
+/* Every debit executed once must keep the money totals (balances, expected balances, lost
+ * and double amounts) far from int64 overflow; repeated executions are bounded at run time
+ * (WORLD_STOP_MONEY). Counted in unsigned 64 bits, which the bounds on amount (2^53), count
+ * and ops keep from wrapping per group; the sum saturates. */
+static void check_money_total(SchemaReader *reader, const Scenario *scenario)
+{
+    unsigned long long money = 0;
+    bool beyond = false;
+    for (uint32_t i = 0; i < scenario->client_group_count; i++) {
+        const ClientGroupSpec *group = &scenario->client_groups[i];
+        if (group->operation.kind != OPERATION_DEBIT)
+            continue;
+        unsigned long long ops =
+            group->workload.at_count > 0 ? group->workload.at_count : group->workload.ops;
+        unsigned long long group_money = 0;
+        beyond |= __builtin_mul_overflow((unsigned long long)group->count, ops, &group_money) ||
+                  __builtin_mul_overflow(group_money, (unsigned long long)group->operation.amount,
+                                         &group_money) ||
+                  __builtin_add_overflow(money, group_money, &money);
+    }
+    if (beyond || money > (unsigned long long)SCENARIO_MONEY_MAX) {
+        char got[40];
+        if (beyond)
+            snprintf(got, sizeof got, "more than 2^64");
+        else
+            snprintf(got, sizeof got, "%llu", money);
+        schema_error(reader,
+                     "expected amount x count x ops, summed over debit groups, at most %llu "
+                     "(got %s)",
+                     (unsigned long long)SCENARIO_MONEY_MAX, got);
+    }
+}
+
 /* The budgets world_create sizes its pools from (STYLE O2). */
 static void check_client_totals(SchemaReader *reader, const Scenario *scenario)
 {
@@ -456,6 +489,7 @@ static void check_client_totals(SchemaReader *reader, const Scenario *scenario)
         schema_error(reader, "expected at most %llu operations in total (got %llu)",
                      OPERATIONS_TOTAL_MAX, operations);
     }
+    check_money_total(reader, scenario);
 }
 
 static void read_clients(SchemaReader *reader, const cJSON *item, void *target)
