@@ -210,7 +210,8 @@ void world_reschedule_sweep(World *world, StoreSide side, SimTimeUs interval_us)
         world->sweeps_running--;
         return;
     }
-    IdemStore *store = side == STORE_SERVER ? world->server.store : world->consumers.store;
+    IdemStore *store =
+        side == STORE_SERVER ? world->server.keys.store : world->consumers.keys.store;
     SimTimeUs now = sim_now(world->sim);
     SimTimeUs next = idem_store_next_sweep(store, now, interval_us, sim_next_time(world->sim));
     sim_schedule_at(world->sim, next, EVENT_STORE_SWEEP, side, 0);
@@ -506,6 +507,10 @@ World *world_create(const Scenario *scenario, Mode mode, uint64_t seed, TraceSin
         world->limits.max_memory_bytes = WORLD_DEFAULT_MAX_MEMORY_BYTES;
     if (world->limits.max_sim_time_us == 0)
         world->limits.max_sim_time_us = world->duration_us + DEFAULT_EXTRA_SIM_TIME_US;
+    if (world->limits.max_sim_time_us > WORLD_SIM_TIME_MAX_US)
+        world->limits.max_sim_time_us = WORLD_SIM_TIME_MAX_US; /* no overflow past it */
+    if (world->limits.max_events_per_instant == 0)
+        world->limits.max_events_per_instant = WORLD_DEFAULT_MAX_EVENTS_PER_INSTANT;
     slot_pool_init(&world->message_slots, 256);
     slot_pool_init(&world->job_slots, 64);
     histogram_init(&world->metrics.latency_us);
@@ -516,6 +521,14 @@ World *world_create(const Scenario *scenario, Mode mode, uint64_t seed, TraceSin
     world->sim = sim_create(dispatch, world);
     build_clients(world);
     build_nodes(world);
+    if (limits.max_events_per_instant == 0)
+        world->limits.max_events_per_instant += 64ull * world->client_count;
+    for (uint32_t g = 0; g < scenario->client_group_count; g++) {
+        const OperationSpec *operation = &scenario->client_groups[g].operation;
+        if (operation->kind == OPERATION_DEBIT &&
+            (uint64_t)operation->amount > world->max_money_step)
+            world->max_money_step = (uint64_t)operation->amount;
+    }
     network_init(world);
     ledger_init(world);
     server_init(world);
@@ -664,7 +677,7 @@ static void settle(World *world)
     Metrics *metrics = &world->metrics;
     /* Left in the table: stopped by a budget, or still referenced by a message that can no
      * longer arrive. Counted as they stand; the table frees them with the world. */
-    SIM_ASSERT(world->stop_reason[0] != '\0' || world->operations.count == 0,
+    SIM_ASSERT(world->stop.kind != WORLD_STOP_NONE || world->operations.count == 0,
                "a run that ended by itself leaves no operation in progress");
     operation_table_visit(&world->operations, count_abandoned, world);
     SIM_ASSERT(metrics->operations_settled == metrics->operations,
@@ -716,24 +729,73 @@ uint64_t world_memory_bytes(const World *world)
                sizeof(uint32_t);
 }
 
-#define MEMORY_CHECK_INTERVAL 4096 /* events between two looks at the memory budget */
+#define BUDGET_CHECK_INTERVAL 4096 /* events between two looks at memory and money */
+
+static void stop_with(World *world, WorldStopKind kind, uint64_t limit)
+{
+    world->stop = (WorldStop){.kind = kind, .limit = limit, .at_us = sim_now(world->sim)};
+}
+
+/* How many more events may run before the money moved could pass WORLD_MONEY_MAX, if each
+ * moved the largest debit twice over (one execution per event; twice for margin). Balances
+ * only move by debits, so what has moved is what the balances lost. */
+static uint64_t money_events_left(const World *world)
+{
+    if (world->max_money_step == 0)
+        return UINT64_MAX;
+    uint64_t moved = 0;
+    for (uint32_t a = 0; a < world->scenario.account_count; a++) {
+        uint64_t lost =
+            (uint64_t)world->scenario.accounts[a].balance - (uint64_t)world->ledger.balances[a];
+        moved += lost > (uint64_t)WORLD_MONEY_MAX ? (uint64_t)WORLD_MONEY_MAX : lost;
+    }
+    if (moved >= (uint64_t)WORLD_MONEY_MAX)
+        return 0;
+    return ((uint64_t)WORLD_MONEY_MAX - moved) / (2 * world->max_money_step);
+}
+
+/* Memory and money cost more than a comparison: looked at every BUDGET_CHECK_INTERVAL
+ * events, or sooner when money is close to its bound. */
+static bool costly_budget_exhausted(World *world, uint64_t events)
+{
+    if (world_memory_bytes(world) > world->limits.max_memory_bytes) {
+        stop_with(world, WORLD_STOP_MEMORY, world->limits.max_memory_bytes);
+        return true;
+    }
+    uint64_t money_left = money_events_left(world);
+    if (money_left == 0) {
+        stop_with(world, WORLD_STOP_MONEY, (uint64_t)WORLD_MONEY_MAX);
+        return true;
+    }
+    world->next_costly_check =
+        events + (money_left < BUDGET_CHECK_INTERVAL ? money_left : BUDGET_CHECK_INTERVAL);
+    return false;
+}
+
+/* Same instant as at the last look: counts toward the no-progress budget. Looked at per
+ * batch, so a livelock is caught within a batch of the limit. */
+static bool no_progress(World *world, uint64_t events)
+{
+    SimTimeUs now = sim_now(world->sim);
+    if (now != world->instant_us) {
+        world->instant_us = now;
+        world->instant_first_event = events;
+        return false;
+    }
+    return events - world->instant_first_event >= world->limits.max_events_per_instant;
+}
 
 static bool budget_exhausted(World *world)
 {
     uint64_t events = sim_events_processed(world->sim);
-    if (events % MEMORY_CHECK_INTERVAL == 0 &&
-        world_memory_bytes(world) > world->limits.max_memory_bytes) {
-        snprintf(world->stop_reason, sizeof world->stop_reason,
-                 "stopped: memory budget of %llu MiB exceeded at %.3f s simulated (raise it "
-                 "with --max-memory)",
-                 (unsigned long long)(world->limits.max_memory_bytes >> 20),
-                 (double)sim_now(world->sim) / 1e6);
+    if (events >= world->next_costly_check && costly_budget_exhausted(world, events))
+        return true;
+    if (events >= world->limits.max_events) {
+        stop_with(world, WORLD_STOP_EVENTS, world->limits.max_events);
         return true;
     }
-    if (events >= world->limits.max_events) {
-        snprintf(world->stop_reason, sizeof world->stop_reason,
-                 "stopped: event budget of %llu events exhausted (raise it with --max-events)",
-                 (unsigned long long)world->limits.max_events);
+    if (no_progress(world, events)) {
+        stop_with(world, WORLD_STOP_NO_PROGRESS, world->limits.max_events_per_instant);
         return true;
     }
     SimTimeUs next = sim_next_time(world->sim);
@@ -741,10 +803,7 @@ static bool budget_exhausted(World *world)
         /* With every operation settled, what lies past the budget is housekeeping (a key
          * store's next sweep): the run is over, not stopped. */
         if (!world_outcomes_final(world))
-            snprintf(world->stop_reason, sizeof world->stop_reason,
-                     "stopped: simulated time budget of %llu ms reached (raise it with "
-                     "--max-sim-time)",
-                     (unsigned long long)(world->limits.max_sim_time_us / SIM_US_PER_MS));
+            stop_with(world, WORLD_STOP_SIM_TIME, world->limits.max_sim_time_us);
         return true;
     }
     return false;
@@ -770,8 +829,7 @@ uint64_t world_run_events(World *world, uint64_t count)
     for (uint64_t ran = 0; !world->finished && ran < count;
          ran = sim_events_processed(world->sim) - started) {
         uint64_t done = sim_events_processed(world->sim);
-        uint64_t to_check =
-            (MEMORY_CHECK_INTERVAL - done % MEMORY_CHECK_INTERVAL) % MEMORY_CHECK_INTERVAL;
+        uint64_t to_check = world->next_costly_check > done ? world->next_costly_check - done : 0;
         uint64_t to_budget = world->limits.max_events > done ? world->limits.max_events - done : 0;
         uint64_t batch = to_check < to_budget ? to_check : to_budget;
         if (batch > count - ran - 1)
@@ -812,9 +870,9 @@ bool world_outcomes_final(const World *world)
                                world->metrics.operations_settled == world->metrics.operations);
 }
 
-const char *world_stop_reason(const World *world)
+WorldStop world_stop(const World *world)
 {
-    return world->stop_reason[0] != '\0' ? world->stop_reason : NULL;
+    return world->stop;
 }
 
 SimTimeUs world_now(const World *world)

@@ -312,7 +312,11 @@ struct World {
     Sim *sim;
     bool finished;
     bool settled;
-    char stop_reason[160];
+    WorldStop stop;
+    uint64_t max_money_step; /* largest debit amount: what one event may move */
+    SimTimeUs instant_us;    /* the simulated instant the no-progress count is about */
+    uint64_t instant_first_event;
+    uint64_t next_costly_check; /* event count at which memory and money are looked at next */
 
     uint32_t group_count;
     ClientGroup groups[CLIENT_GROUPS_MAX];
