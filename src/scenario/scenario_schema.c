@@ -11,11 +11,11 @@
 /* ------------------------------------------------------------------ defaults and ranges */
 
 /* clang-format off */
-#define RANGE_OPS {1.0, (double)OPERATIONS_TOTAL_MAX, false, false}
-#define RANGE_ATTEMPTS {1.0, 1000.0, false, false}
-#define RANGE_CONFLICTS {0.0, 1000.0, false, false}
-#define RANGE_BACKOFF_FACTOR {1.0, 1000.0, false, false} /* 1: constant backoff */
-#define RANGE_CLIENT_COUNT {1.0, CLIENTS_TOTAL_MAX, false, false}
+#define RANGE_OPS {1.0, (double)OPERATIONS_TOTAL_MAX, false, false, false}
+#define RANGE_ATTEMPTS {1.0, 1000.0, false, false, false}
+#define RANGE_CONFLICTS {0.0, 1000.0, false, false, false}
+#define RANGE_BACKOFF_FACTOR {1.0, 1000.0, false, false, false} /* 1: constant backoff */
+#define RANGE_CLIENT_COUNT {1.0, CLIENTS_TOTAL_MAX, false, false, false}
 /* clang-format on */
 
 static const ClientGroupSpec client_group_default = {

@@ -65,31 +65,31 @@ extern const SchemaObject scenario_expect_schema; /* {"min", "max"} */
 
 #define RANGE_PROBABILITY                                                                          \
     {                                                                                              \
-        0.0, 1.0, false, true                                                                      \
+        0.0, 1.0, false, true, false                                                               \
     }
 #define RANGE_MS                                                                                   \
     {                                                                                              \
-        0.0, SCENARIO_MS_MAX, false, false                                                         \
+        0.0, SCENARIO_MS_MAX, false, false, true                                                   \
     }
 #define RANGE_MS_POSITIVE                                                                          \
     {                                                                                              \
-        0.0, SCENARIO_MS_MAX, true, false                                                          \
+        0.0, SCENARIO_MS_MAX, true, false, true                                                    \
     }
 #define RANGE_INTEGER                                                                              \
     {                                                                                              \
-        0.0, SCENARIO_INTEGER_MAX, false, false                                                    \
+        0.0, SCENARIO_INTEGER_MAX, false, false, false                                             \
     }
 #define RANGE_WORKERS                                                                              \
     {                                                                                              \
-        0.0, 100000.0, false, false                                                                \
+        0.0, 100000.0, false, false, false                                                         \
     }
 #define RANGE_PROXY_RETRIES                                                                        \
     {                                                                                              \
-        0.0, 10.0, false, false                                                                    \
+        0.0, 10.0, false, false, false                                                             \
     }
 #define RANGE_FACTOR                                                                               \
     {                                                                                              \
-        0.0, 1e6, false, false                                                                     \
+        0.0, 1e6, false, false, false                                                              \
     } /* dimensionless multipliers */
 
 /* ------------------------------------------------------------------ field constructors */

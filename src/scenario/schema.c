@@ -166,6 +166,14 @@ bool schema_read_number(SchemaReader *reader, const cJSON *item, const SchemaRan
     if (!check_range(reader, item, range, "number")) {
         return false;
     }
+    /* Below half a microsecond a time rounds to 0 (sim_time_us_from_ms rounds to nearest). */
+    if (range->time_ms && item->valuedouble > 0 && item->valuedouble < SCHEMA_TIME_MS_MIN / 2) {
+        char got[80];
+        schema_describe_number(item, got, sizeof got);
+        schema_error(reader, "expected %sat least %g ms, the resolution of simulated time (got %s)",
+                     range->min_exclusive ? "" : "0 or ", SCHEMA_TIME_MS_MIN, got);
+        return false;
+    }
     *value = item->valuedouble == 0 ? 0.0 : item->valuedouble; /* no -0 downstream */
     return true;
 }

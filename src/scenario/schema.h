@@ -44,7 +44,13 @@ typedef struct {
     double max;
     bool min_exclusive; /* > min rather than >= min */
     bool interval;      /* messages say "in [0, 1]", not only the bound that was crossed */
+    bool time_ms;       /* milliseconds of simulated time: a positive value must not round to
+                           0 us (SCHEMA_TIME_MS_MIN) */
 } SchemaRange;
+
+/* The least positive time in ms: simulated time counts whole microseconds (rounded to
+ * nearest), and a positive time that became 0 would make a timeout fire at once forever. */
+#define SCHEMA_TIME_MS_MIN 0.001
 
 typedef struct {
     const char *key;
