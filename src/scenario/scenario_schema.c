@@ -210,7 +210,7 @@ static void read_at_ms(SchemaReader *reader, const cJSON *item, void *target)
             if (at < previous) {
                 char got[32];
                 char bound[32];
-                schema_describe_number(element, got, sizeof got);
+                schema_describe_number(reader, element, got, sizeof got);
                 schema_format_number(previous, bound, sizeof bound);
                 schema_error(reader, "expected number >= %s (times in order) (got %s)", bound, got);
             }
@@ -646,12 +646,12 @@ static const SchemaField root_fields[] = {
 static const SchemaObject root_schema = {
     .name = "$", SCHEMA_FIELDS(root_fields), .check = check_queue_references};
 
-void scenario_schema_read(const cJSON *root, const char *name, Scenario *scenario,
-                          LoadErrors *errors)
+void scenario_schema_read(const cJSON *root, const JsonNumbers *numbers, const char *name,
+                          Scenario *scenario, LoadErrors *errors)
 {
     scenario_defaults(scenario, name);
     ScenarioReader scenario_reader = {.scenario = scenario, .modes_readable = true};
-    schema_reader_init(&scenario_reader.reader, errors);
+    schema_reader_init(&scenario_reader.reader, errors, numbers);
     schema_read_object(&scenario_reader.reader, root, &root_schema, scenario);
 }
 

@@ -25,9 +25,10 @@ typedef struct {
 } ScenarioReader;
 
 /* Resolves defaults (name: the scenario's name unless the file sets one), then reads the
- * tree into scenario, recording every error. */
-void scenario_schema_read(const cJSON *root, const char *name, Scenario *scenario,
-                          LoadErrors *errors);
+ * tree into scenario, recording every error. numbers: the source texts of the tree's
+ * numbers (json_text_parse), for messages and exact integers. */
+void scenario_schema_read(const cJSON *root, const JsonNumbers *numbers, const char *name,
+                          Scenario *scenario, LoadErrors *errors);
 
 /* Names of clients and accounts: letters, digits, '_' and '-', 1..NAME_LEN_MAX-1 of them.
  * out (NAME_LEN_MAX) receives any string that fits, valid or not, so later references can

@@ -96,7 +96,7 @@ static void read_on_in_progress(SchemaReader *reader, const cJSON *item, void *t
     }
     if (item->valuedouble != 409 && item->valuedouble != 202) {
         char got[80];
-        schema_describe_number(item, got, sizeof got);
+        schema_describe_number(reader, item, got, sizeof got);
         schema_error(reader, "expected 409 or 202 (got %s)", got);
         return;
     }

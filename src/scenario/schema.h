@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "json_path.h"
+#include "json_text.h"
 #include "scenario.h"
 #include "scenario_names.h"
 
@@ -76,6 +77,7 @@ struct SchemaObject {
 
 struct SchemaReader {
     LoadErrors *errors;
+    const JsonNumbers *numbers; /* the source texts of the tree's numbers; may be NULL */
     JsonPath path;
     unsigned long error_total; /* every error found, those past LOAD_ERRORS_MAX included */
 };
@@ -97,7 +99,7 @@ struct SchemaReader {
 
 /* ------------------------------------------------------------------ reading */
 
-void schema_reader_init(SchemaReader *reader, LoadErrors *errors);
+void schema_reader_init(SchemaReader *reader, LoadErrors *errors, const JsonNumbers *numbers);
 
 /* Records an error at the current path, or at the current path plus key. */
 void schema_error(SchemaReader *reader, const char *format, ...)
@@ -133,7 +135,9 @@ bool schema_read_array_size(SchemaReader *reader, const cJSON *item, unsigned mi
 const cJSON *schema_member(const cJSON *object, const char *key);   /* first, case-sensitive */
 const char *schema_type_name(const cJSON *item);                    /* "number", "object" */
 void schema_format_number(double value, char *buffer, size_t size); /* shortest round trip */
-void schema_describe_number(const cJSON *item, char *buffer, size_t size); /* as written */
+/* As written in the text, when the reader's side table knows it. */
+void schema_describe_number(const SchemaReader *reader, const cJSON *item, char *buffer,
+                            size_t size);
 
 /* Every (object, key) reachable from root, depth first; see scenario_known_fields. */
 unsigned schema_known_fields(const SchemaObject *root, ScenarioField *fields, unsigned capacity);
