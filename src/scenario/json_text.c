@@ -8,6 +8,8 @@
  * text it accepts reaches cJSON. The scanner builds nothing: cJSON still builds the tree. */
 #include "json_text.h"
 
+#include "memory_account.h"
+
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -589,6 +591,8 @@ struct JsonNumbers {
     char *arena;
     size_t arena_used;
     size_t arena_capacity;
+    uint64_t trees_charged; /* the estimated size of the trees parsed into it, charged to the
+                               process-wide memory account until the table is destroyed */
 };
 
 JsonNumbers *json_numbers_create(void)
@@ -601,6 +605,7 @@ void json_numbers_destroy(JsonNumbers *numbers)
     if (numbers == NULL) {
         return;
     }
+    memory_account_release(numbers->trees_charged);
     free(numbers->entries);
     free(numbers->arena);
     free(numbers);
@@ -767,6 +772,8 @@ cJSON *json_text_parse(const char *text, size_t length, JsonNumbers *numbers, ch
     if (numbers != NULL) {
         size_t cursor = 0;
         record_number_texts(numbers, root, (const char *)bytes, length, &cursor);
+        memory_account_charge(estimate); /* the tree lives as long as its side table */
+        numbers->trees_charged += estimate;
     }
     return root;
 }

@@ -22,7 +22,8 @@
 
 typedef struct JsonNumbers JsonNumbers; /* opaque: number node -> its source text */
 
-/* NULL when memory runs out. */
+/* NULL when memory runs out. The trees parsed into a table are charged (by estimate) to the
+ * process-wide memory account until the table is destroyed: destroy it with the trees. */
 JsonNumbers *json_numbers_create(void);
 void json_numbers_destroy(JsonNumbers *numbers); /* NULL is a no-op */
 
