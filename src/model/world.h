@@ -20,7 +20,7 @@ typedef struct {
     uint64_t max_events;             /* 0: the default budget */
     SimTimeUs max_sim_time_us;       /* 0: the default budget; larger than WORLD_SIM_TIME_MAX_US
                                         is WORLD_SIM_TIME_MAX_US */
-    uint64_t max_memory_bytes;       /* 0: the default budget */
+    uint64_t max_memory_bytes;       /* 0: the default budget; for the whole process */
     uint64_t max_events_per_instant; /* 0: the default (see WORLD_DEFAULT_MAX_EVENTS_PER_INSTANT) */
 } WorldLimits;
 
@@ -80,7 +80,8 @@ bool world_outcomes_final(const World *world);
 WorldStop world_stop(const World *world);
 SimTimeUs world_now(const World *world);
 /* What the world's storage takes now: events, operations in progress, messages, jobs,
- * key stores, broker queue. */
+ * key stores, broker queue. Charged to the process-wide memory account (memory_account.h)
+ * at each budget check; max_memory_bytes bounds that account, not this world alone. */
 uint64_t world_memory_bytes(const World *world);
 Mode world_mode(const World *world);
 /* Live during the run, final once world_finished(): an operation is counted in outcomes

@@ -317,6 +317,7 @@ struct World {
     SimTimeUs instant_us;    /* the simulated instant the no-progress count is about */
     uint64_t instant_first_event;
     uint64_t next_costly_check; /* event count at which memory and money are looked at next */
+    uint64_t memory_charged;    /* this world's share of the process-wide memory account */
 
     uint32_t group_count;
     ClientGroup groups[CLIENT_GROUPS_MAX];
