@@ -89,9 +89,12 @@ Scenario *cli_load_scenario(const char *path, const Options *options);
 #define CLI_STOP_TEXT_MAX 200
 const char *cli_stop_text(WorldStop stop, char *buffer, size_t size);
 
+/* A finished mode's world is destroyed before the next mode runs (the memory budget is the
+ * process's); what the reports need is kept here. */
 typedef struct {
     World *worlds[MODE_COUNT];
     RunReport report;
+    Metrics metrics[MODE_COUNT];                    /* report.metrics point here */
     char stop_texts[MODE_COUNT][CLI_STOP_TEXT_MAX]; /* report.stop_reasons point here */
 } Run;
 
