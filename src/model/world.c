@@ -185,6 +185,43 @@ Message world_message_take(World *world, uint32_t slot)
     return message;
 }
 
+static IdemStore *store_of(World *world, StoreSide side)
+{
+    return side == STORE_SERVER ? world->server.keys.store : world->consumers.keys.store;
+}
+
+/* The first instant origin + k * interval (k >= 1) at or after target; SIM_TIME_NEVER past
+ * the end of time. */
+static SimTimeUs grid_at_or_after(SimTimeUs origin, SimTimeUs interval, SimTimeUs target)
+{
+    if (target <= origin)
+        return origin + interval;
+    SimTimeUs periods = (target - origin) / interval + ((target - origin) % interval != 0);
+    SimTimeUs offset = 0;
+    if (__builtin_mul_overflow(periods, interval, &offset) ||
+        __builtin_add_overflow(origin, offset, &offset))
+        return SIM_TIME_NEVER;
+    return offset;
+}
+
+/* A parked sweep resumes at the first instant of its grid at which the new row can have
+ * expired: the sweeps skipped before it would have found nothing to free. */
+static void unpark_sweep(World *world, StoreSide side)
+{
+    SimTimeUs expiry = idem_store_next_expiry(store_of(world, side));
+    if (expiry == SIM_TIME_NEVER)
+        return;
+    SimTimeUs now = sim_now(world->sim);
+    SimTimeUs at = grid_at_or_after(world->sweep_origin_us[side], world->sweep_interval_us[side],
+                                    expiry > now ? expiry : now);
+    if (at == SIM_TIME_NEVER)
+        return; /* past the end of time: it would never run */
+    world->sweep_parked[side] = false;
+    world->sweeps_running++;
+    sim_schedule_at(world->sim, at, EVENT_STORE_SWEEP, side, 0);
+}
+
+/* Called after every change to a key store, which is also when a parked sweep may resume. */
 void world_note_key_store(World *world)
 {
     uint64_t rows =
@@ -193,27 +230,40 @@ void world_note_key_store(World *world)
     time_series_record(&world->metrics.key_store_series, sim_now(world->sim), rows);
     if (rows > world->metrics.key_store_peak)
         world->metrics.key_store_peak = rows;
+    for (StoreSide side = STORE_SERVER; side <= STORE_CONSUMERS; side++) {
+        if (world->sweep_parked[side])
+            unpark_sweep(world, side);
+    }
 }
 
 void world_start_sweep(World *world, StoreSide side, SimTimeUs interval_us)
 {
     world->sweeps_running++;
+    world->sweep_interval_us[side] = interval_us;
     sim_schedule_in(world->sim, interval_us, EVENT_STORE_SWEEP, side, 0);
 }
 
-/* The next sweep lands on the same grid (start + k * interval) as before, but the store
- * skips the instants where it would find nothing to free (issue 16: an idle stretch of 10^12
- * intervals no longer costs 10^12 events). Nothing changes a store before the next pending
- * event, which bounds what may be skipped. */
+/* The next sweep lands on the same grid (start + k * interval) as before, but skips the
+ * instants where it would find nothing to free (issue 16: an idle stretch of 10^12
+ * intervals cost 10^12 events). With rows that can expire, it runs at the first grid instant
+ * at or after the earlier of their next expiry and the next pending event (nothing changes
+ * the store before that); with none, it parks until a row arrives (world_note_key_store),
+ * since the other store's sweep would otherwise count as the next event forever. */
 void world_reschedule_sweep(World *world, StoreSide side, SimTimeUs interval_us)
 {
     if (sim_pending(world->sim) < world->sweeps_running) {
         world->sweeps_running--;
         return;
     }
-    IdemStore *store =
-        side == STORE_SERVER ? world->server.keys.store : world->consumers.keys.store;
+    IdemStore *store = store_of(world, side);
     SimTimeUs now = sim_now(world->sim);
+    if (idem_store_next_expiry(store) == SIM_TIME_NEVER) {
+        world->sweep_parked[side] = true;
+        world->sweep_origin_us[side] = now;
+        world->sweep_interval_us[side] = interval_us;
+        world->sweeps_running--;
+        return;
+    }
     SimTimeUs next = idem_store_next_sweep(store, now, interval_us, sim_next_time(world->sim));
     sim_schedule_at(world->sim, next, EVENT_STORE_SWEEP, side, 0);
 }
@@ -671,11 +721,30 @@ static void count_abandoned(void *context, Operation *op)
     count_outcome(context, op);
 }
 
+/* A parked sweep has no events, but a running one would have gone on until nothing else was
+ * pending and recorded the key-store level at that last run: the C12 charts show the level
+ * to the end of the run. That last run is the first grid instant at or after the end. */
+static void record_parked_sweeps_last_run(World *world)
+{
+    if (world->stop.kind != WORLD_STOP_NONE)
+        return;
+    for (StoreSide side = STORE_SERVER; side <= STORE_CONSUMERS; side++) {
+        if (!world->sweep_parked[side])
+            continue;
+        SimTimeUs last_run = grid_at_or_after(world->sweep_origin_us[side],
+                                              world->sweep_interval_us[side], sim_now(world->sim));
+        if (last_run <= world->limits.max_sim_time_us)
+            time_series_record(&world->metrics.key_store_series, last_run,
+                               world->metrics.key_store_rows);
+    }
+}
+
 static void settle(World *world)
 {
     if (world->settled)
         return;
     world->settled = true;
+    record_parked_sweeps_last_run(world);
     Metrics *metrics = &world->metrics;
     /* Left in the table: stopped by a budget, or still referenced by a message that can no
      * longer arrive. Counted as they stand; the table frees them with the world. */

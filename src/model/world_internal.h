@@ -344,6 +344,11 @@ struct World {
     SlotPool job_slots;
     uint64_t next_job_serial;
     uint32_t sweeps_running;
+    /* A sweep whose store holds nothing that can expire waits off the queue (parked) until
+       a row with a TTL arrives, then resumes on its grid: origin + k * interval. */
+    bool sweep_parked[2];         /* by StoreSide */
+    SimTimeUs sweep_origin_us[2]; /* the grid's origin: the parked sweep's last run */
+    SimTimeUs sweep_interval_us[2];
 
     Server server;
     Gateway gateway;
