@@ -807,9 +807,9 @@ static void stop_with(World *world, WorldStopKind kind, uint64_t limit)
     world->stop = (WorldStop){.kind = kind, .limit = limit, .at_us = sim_now(world->sim)};
 }
 
-/* How many more events may run before the money moved could pass WORLD_MONEY_MAX, if each
- * moved the largest debit twice over (one execution per event; twice for margin). Balances
- * only move by debits, so what has moved is what the balances lost. */
+/* How many more events may run before the money moved could pass WORLD_MONEY_MAX: an event
+ * executes at most one operation (server, consumer or gateway), which moves at most the
+ * largest debit. Balances only move by debits, so what has moved is what they lost. */
 static uint64_t money_events_left(const World *world)
 {
     if (world->max_money_step == 0)
@@ -822,7 +822,7 @@ static uint64_t money_events_left(const World *world)
     }
     if (moved >= (uint64_t)WORLD_MONEY_MAX)
         return 0;
-    return ((uint64_t)WORLD_MONEY_MAX - moved) / (2 * world->max_money_step);
+    return ((uint64_t)WORLD_MONEY_MAX - moved) / world->max_money_step;
 }
 
 static uint64_t larger(uint64_t a, uint64_t b)
