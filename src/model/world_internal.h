@@ -410,7 +410,8 @@ typedef enum { STORE_SERVER, STORE_CONSUMERS } StoreSide;
 void world_start_sweep(World *world, StoreSide side, SimTimeUs interval_us);
 void world_reschedule_sweep(World *world, StoreSide side, SimTimeUs interval_us);
 
-/* Records the rows held by the key stores (server and consumers) after a change. */
+/* Records the rows held by the key stores (server and consumers) after a change. Call it
+ * after every put, remove or clear of those stores: a parked sweep resumes there. */
 void world_note_key_store(World *world);
 uint32_t world_job_alloc(World *world, const Message *request, uint32_t epoch);
 void world_job_release(World *world, uint32_t slot);
