@@ -1,5 +1,5 @@
-/* The process-wide memory account: what every live world, parse tree and listing in this
- * process holds, charged by its owner and released when it is freed, so that one budget
+/* The process-wide memory account: what every live world and check listing in this process
+ * holds, charged by its owner and released when it is freed, so that one budget
  * (--max-memory) bounds the process however many modes, sweep threads or files it runs.
  * Charges are atomic; the account only counts, it never allocates or refuses by itself:
  * owners compare memory_account_used() with their budget and stop cleanly. */

@@ -8,8 +8,6 @@
  * text it accepts reaches cJSON. The scanner builds nothing: cJSON still builds the tree. */
 #include "json_text.h"
 
-#include "memory_account.h"
-
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -591,8 +589,6 @@ struct JsonNumbers {
     char *arena;
     size_t arena_used;
     size_t arena_capacity;
-    uint64_t trees_charged; /* the estimated size of the trees parsed into it, charged to the
-                               process-wide memory account until the table is destroyed */
 };
 
 JsonNumbers *json_numbers_create(void)
@@ -605,7 +601,6 @@ void json_numbers_destroy(JsonNumbers *numbers)
     if (numbers == NULL) {
         return;
     }
-    memory_account_release(numbers->trees_charged);
     free(numbers->entries);
     free(numbers->arena);
     free(numbers);
@@ -728,6 +723,15 @@ static size_t tree_bytes_estimate(const Scanner *scanner)
            scanner->number_count * 4 * sizeof(NumberEntry);
 }
 
+/* Set by the command line from its memory budget; the loader and the model sit below the
+ * memory account, so the tree is bounded rather than charged. */
+static size_t tree_bytes_max = JSON_TEXT_TREE_BYTES_MAX;
+
+void json_text_set_tree_bytes_max(size_t bytes)
+{
+    tree_bytes_max = bytes < JSON_TEXT_TREE_BYTES_MAX ? bytes : JSON_TEXT_TREE_BYTES_MAX;
+}
+
 cJSON *json_text_parse(const char *text, size_t length, JsonNumbers *numbers, char *message,
                        size_t message_size)
 {
@@ -746,10 +750,10 @@ cJSON *json_text_parse(const char *text, size_t length, JsonNumbers *numbers, ch
         return NULL;
     }
     size_t estimate = tree_bytes_estimate(&scanner);
-    if (estimate > JSON_TEXT_TREE_BYTES_MAX) {
+    if (estimate > tree_bytes_max) {
         snprintf(message, message_size,
                  "too large: %zu values would take about %zu MiB in memory (at most %zu MiB)",
-                 scanner.values, estimate >> 20, JSON_TEXT_TREE_BYTES_MAX >> 20);
+                 scanner.values, estimate >> 20, tree_bytes_max >> 20);
         return NULL;
     }
     if (numbers != NULL && (!grow_entries(numbers, scanner.number_count) ||
@@ -772,8 +776,6 @@ cJSON *json_text_parse(const char *text, size_t length, JsonNumbers *numbers, ch
     if (numbers != NULL) {
         size_t cursor = 0;
         record_number_texts(numbers, root, (const char *)bytes, length, &cursor);
-        memory_account_charge(estimate); /* the tree lives as long as its side table */
-        numbers->trees_charged += estimate;
     }
     return root;
 }

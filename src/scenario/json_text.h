@@ -22,8 +22,7 @@
 
 typedef struct JsonNumbers JsonNumbers; /* opaque: number node -> its source text */
 
-/* NULL when memory runs out. The trees parsed into a table are charged (by estimate) to the
- * process-wide memory account until the table is destroyed: destroy it with the trees. */
+/* NULL when memory runs out. */
 JsonNumbers *json_numbers_create(void);
 void json_numbers_destroy(JsonNumbers *numbers); /* NULL is a no-op */
 
@@ -33,6 +32,10 @@ void json_numbers_destroy(JsonNumbers *numbers); /* NULL is a no-op */
  * --set value is parsed on its own and grafted into the scenario's tree. */
 cJSON *json_text_parse(const char *text, size_t length, JsonNumbers *numbers, char *message,
                        size_t message_size);
+
+/* Lowers the bound on a tree below JSON_TEXT_TREE_BYTES_MAX (a memory budget smaller than
+ * it); process-wide, so set it before any parse, not during one. */
+void json_text_set_tree_bytes_max(size_t bytes);
 
 /* The source text of a number node parsed into numbers, or NULL (other nodes, numbers NULL,
  * or a node built otherwise). Valid while numbers lives. */

@@ -375,6 +375,11 @@ typedef struct {
     LoadError items[LOAD_ERRORS_MAX];
 } LoadErrors;
 
+/* Bounds what a parse tree may take while a file is read to bytes, when that is below the
+ * loader's own 256 MiB: the command line passes its memory budget (--max-memory), since the
+ * tree exists only during the load, before any world runs. Set it before loading. */
+void scenario_load_limit_memory(uint64_t bytes);
+
 /* Parses, applies the --set overrides ("a.b[0].c=VALUE"; VALUE is JSON, or a bare string),
  * validates and resolves defaults. Returns true and fills *scenario when there was no error;
  * otherwise fills *errors with every error found. The Scenario is large: allocate it. */

@@ -174,6 +174,11 @@ static bool load(const char *text, size_t length, const char *name, const char *
     return errors->count == 0;
 }
 
+void scenario_load_limit_memory(uint64_t bytes)
+{
+    json_text_set_tree_bytes_max(bytes < SIZE_MAX ? (size_t)bytes : SIZE_MAX);
+}
+
 bool scenario_load_file(const char *file_path, const char *const *overrides,
                         uint32_t override_count, Scenario *scenario, LoadErrors *errors)
 {
