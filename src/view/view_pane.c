@@ -305,7 +305,11 @@ ViewDensity view_pane_density(const ViewPane *pane, SimTimeUs from_us, SimTimeUs
 
 const char *view_pane_stop_text(const ViewPane *pane, char *buffer, size_t size)
 {
-    WorldStop stop = world_stop(pane->world);
+    return view_stop_text(world_stop(pane->world), buffer, size);
+}
+
+const char *view_stop_text(WorldStop stop, char *buffer, size_t size)
+{
     double at_s = (double)stop.at_us / 1e6;
     switch (stop.kind) {
     case WORLD_STOP_NONE:
