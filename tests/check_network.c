@@ -71,7 +71,7 @@ static LinkTally *run_link(const char *link_json, const char *outages_json)
     World *world = world_create(scenario, MODE_AT_MOST_ONCE, scenario->seed,
                                 (TraceSink){tally_requests, tally}, (WorldLimits){0});
     world_run(world);
-    ck_assert_ptr_null(world_stop_reason(world));
+    ck_assert_int_eq(world_stop(world).kind, WORLD_STOP_NONE);
     world_destroy(world);
     free(scenario);
     return tally;

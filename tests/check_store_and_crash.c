@@ -59,7 +59,7 @@ static Metrics run_keeping_server_events(const char *json, const char *const *ov
     World *world = world_create(scenario, MODE_IDEMPOTENT, scenario->seed,
                                 (TraceSink){keep_server_event, kept}, (WorldLimits){0});
     world_run(world);
-    ck_assert_msg(world_stop_reason(world) == NULL, "run stopped by a budget");
+    ck_assert_msg(world_stop(world).kind == WORLD_STOP_NONE, "run stopped by a budget");
     Metrics metrics = *world_metrics(world);
     world_destroy(world);
     free(scenario);
@@ -96,7 +96,7 @@ static Metrics run_idempotent_with_rows_while_down(const char *const *overrides,
     ck_assert_uint_eq(world_metrics(world)->crashes, 1);
     *rows_down = world_key_store_rows(world);
     world_run(world);
-    ck_assert_msg(world_stop_reason(world) == NULL, "run stopped by a budget");
+    ck_assert_msg(world_stop(world).kind == WORLD_STOP_NONE, "run stopped by a budget");
     Metrics metrics = *world_metrics(world);
     world_destroy(world);
     free(scenario);
@@ -418,7 +418,7 @@ static RetryWaits *measure_waits(const char *jitter, double max_ms)
     World *world = world_create(scenario, MODE_AT_LEAST_ONCE, 21, (TraceSink){record_wait, waits},
                                 (WorldLimits){0});
     world_run(world);
-    ck_assert_msg(world_stop_reason(world) == NULL, "run stopped by a budget");
+    ck_assert_msg(world_stop(world).kind == WORLD_STOP_NONE, "run stopped by a budget");
     ck_assert_uint_eq(world_metrics(world)->client_unknown, JITTER_OPERATIONS);
     world_destroy(world);
     free(scenario);

@@ -29,7 +29,7 @@ static Metrics run_mode(const Scenario *scenario, Mode mode, uint64_t seed)
 {
     World *world = world_create(scenario, mode, seed, (TraceSink){0}, (WorldLimits){0});
     world_run(world);
-    ck_assert_msg(world_stop_reason(world) == NULL, "run stopped by a budget");
+    ck_assert_msg(world_stop(world).kind == WORLD_STOP_NONE, "run stopped by a budget");
     Metrics metrics = *world_metrics(world);
     world_destroy(world);
     return metrics;
@@ -424,7 +424,8 @@ START_TEST(test_budgets_stop_a_run_exactly_and_say_why)
                                 (WorldLimits){.max_events = 1000});
     world_run(world);
     ck_assert_uint_eq(world_metrics(world)->events, 1000);
-    ck_assert_ptr_nonnull(strstr(world_stop_reason(world), "event budget of 1000 events"));
+    ck_assert_int_eq(world_stop(world).kind, WORLD_STOP_EVENTS);
+    ck_assert_uint_eq(world_stop(world).limit, 1000);
     uint64_t counted = 0;
     for (int o = 0; o < OUTCOME_COUNT; o++)
         counted += world_metrics(world)->outcomes[o];
@@ -433,13 +434,14 @@ START_TEST(test_budgets_stop_a_run_exactly_and_say_why)
     world = world_create(scenario, MODE_AT_LEAST_ONCE, 1, (TraceSink){0},
                          (WorldLimits){.max_sim_time_us = 2000000});
     world_run(world);
-    ck_assert_ptr_nonnull(strstr(world_stop_reason(world), "simulated time budget of 2000 ms"));
+    ck_assert_int_eq(world_stop(world).kind, WORLD_STOP_SIM_TIME);
+    ck_assert_uint_eq(world_stop(world).limit, 2000000);
     ck_assert_uint_le(world_now(world), 2000000);
     world_destroy(world);
     world = world_create(scenario, MODE_AT_LEAST_ONCE, 1, (TraceSink){0},
                          (WorldLimits){.max_memory_bytes = 1});
     world_run(world);
-    ck_assert_ptr_nonnull(strstr(world_stop_reason(world), "memory budget"));
+    ck_assert_int_eq(world_stop(world).kind, WORLD_STOP_MEMORY);
     world_destroy(world);
     free(scenario);
 }
@@ -454,14 +456,14 @@ START_TEST(test_a_sweep_past_the_time_budget_ends_a_finished_run_without_a_stop)
     World *world =
         world_create(scenario, MODE_IDEMPOTENT, scenario->seed, (TraceSink){0}, (WorldLimits){0});
     world_run(world);
-    ck_assert_ptr_null(world_stop_reason(world));
+    ck_assert_int_eq(world_stop(world).kind, WORLD_STOP_NONE);
     ck_assert_uint_eq(world_metrics(world)->operations_settled, 1000);
     world_destroy(world);
     /* The same budget still stops a run whose payments are not all settled. */
     world = world_create(scenario, MODE_IDEMPOTENT, scenario->seed, (TraceSink){0},
                          (WorldLimits){.max_sim_time_us = 2000000});
     world_run(world);
-    ck_assert_ptr_nonnull(world_stop_reason(world));
+    ck_assert_int_eq(world_stop(world).kind, WORLD_STOP_SIM_TIME);
     world_destroy(world);
     free(scenario);
 }

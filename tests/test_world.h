@@ -31,7 +31,7 @@ static inline uint64_t test_memory_after_run(const Scenario *scenario, Mode mode
 {
     World *world = world_create(scenario, mode, seed, (TraceSink){0}, (WorldLimits){0});
     world_run(world);
-    ck_assert_msg(world_stop_reason(world) == NULL, "run stopped by a budget");
+    ck_assert_msg(world_stop(world).kind == WORLD_STOP_NONE, "run stopped by a budget");
     *metrics = *world_metrics(world);
     uint64_t bytes = world_memory_bytes(world);
     world_destroy(world);

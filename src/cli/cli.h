@@ -85,9 +85,17 @@ void cli_shell_quote(char *buffer, size_t size, const char *text);
 /* NULL after printing every error as FILE: $.path: reason. Free the result. */
 Scenario *cli_load_scenario(const char *path, const Options *options);
 
+/* The words for a world's stop, in buffer; NULL when it ended by itself. */
+#define CLI_STOP_TEXT_MAX 200
+const char *cli_stop_text(WorldStop stop, char *buffer, size_t size);
+
+/* A finished mode's world is destroyed before the next mode runs (the memory budget is the
+ * process's); what the reports need is kept here. */
 typedef struct {
     World *worlds[MODE_COUNT];
     RunReport report;
+    Metrics metrics[MODE_COUNT];                    /* report.metrics point here */
+    char stop_texts[MODE_COUNT][CLI_STOP_TEXT_MAX]; /* report.stop_reasons point here */
 } Run;
 
 /* Runs the modes of options (or else of the scenario) to their end with one seed. */

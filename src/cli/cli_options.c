@@ -134,6 +134,7 @@ int cli_parse_options(int argc, char **argv, const char *usage, Options *options
             if (!parse_u64(value, &megabytes) || megabytes == 0 || megabytes > (UINT64_MAX >> 20))
                 return cli_usage_error(usage, "--max-memory expects MiB > 0, got '%s'", value);
             options->limits.max_memory_bytes = megabytes << 20;
+            scenario_load_limit_memory(options->limits.max_memory_bytes); /* parse trees too */
         } else if (strcmp(arg, "--no-color") == 0) {
             options->color = false;
         } else if (strcmp(arg, "-q") == 0 || strcmp(arg, "--quiet") == 0) {

@@ -74,8 +74,12 @@ void cli_run_modes(Run *run, const Scenario *scenario, const Options *options, T
         report->modes[m] = modes[m];
         run->worlds[m] = world_create(scenario, modes[m], report->seed, trace, options->limits);
         run_world(run->worlds[m], scenario, show_progress, NULL, NULL);
-        report->metrics[m] = world_metrics(run->worlds[m]);
-        report->stop_reasons[m] = world_stop_reason(run->worlds[m]);
+        run->metrics[m] = *world_metrics(run->worlds[m]);
+        report->metrics[m] = &run->metrics[m];
+        report->stop_reasons[m] = cli_stop_text(world_stop(run->worlds[m]), run->stop_texts[m],
+                                                sizeof run->stop_texts[m]);
+        world_destroy(run->worlds[m]); /* before the next mode charges the memory budget */
+        run->worlds[m] = NULL;
     }
 }
 

@@ -353,9 +353,11 @@ static void run_one(Pool *pool, uint32_t run)
         for (uint32_t j = 0; j < results->metric_count; j++)
             metrics_value(world_metrics(world), results->metrics[j],
                           &values[m * results->metric_count + j]);
-        if (world_stop_reason(world) != NULL && !stopped) {
+        char stop_text[CLI_STOP_TEXT_MAX];
+        if (world_stop(world).kind != WORLD_STOP_NONE && !stopped) {
             stopped = true;
-            note_stop(pool, run, seed, results->modes[m], world_stop_reason(world));
+            note_stop(pool, run, seed, results->modes[m],
+                      cli_stop_text(world_stop(world), stop_text, sizeof stop_text));
         }
         world_destroy(world);
     }

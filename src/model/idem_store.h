@@ -1,8 +1,9 @@
 /* The idempotency-key store: key -> {status, stored response, fingerprint, expiry}.
  * An open-addressing hash table owned by the store; keys are 64-bit hashes (never 0).
  * A row past its expiry counts as absent at lookup; only the cleanup sweep frees it, so
- * idem_store_rows() is what the table really holds (C12). Iteration order never feeds a
- * decision: the sweep only frees rows. */
+ * idem_store_rows() is what the table really holds (C12). Rows are also ordered by expiry,
+ * so a sweep costs in proportion to the rows it frees, not the rows held. Iteration order
+ * never feeds a decision: the sweep only frees rows. */
 #ifndef IDEMSIM_IDEM_STORE_H
 #define IDEMSIM_IDEM_STORE_H
 
@@ -45,8 +46,18 @@ const KeyRow *idem_store_find_any(const IdemStore *store, uint64_t key);
 /* Inserts or replaces the row for row->key (an expired row is replaced). */
 KeyRow *idem_store_put(IdemStore *store, const KeyRow *row);
 void idem_store_remove(IdemStore *store, uint64_t key);
-/* Frees every row expired at now; returns how many. */
+/* Frees every row expired at now; returns how many. Costs O(log n) per row freed (and per
+ * stale expiry entry dropped), nothing per row kept. */
 size_t idem_store_sweep(IdemStore *store, SimTimeUs now_us);
+/* The earliest expiry of a row held, or SIM_TIME_NEVER (not const: drops stale entries). */
+SimTimeUs idem_store_next_expiry(IdemStore *store);
+/* When a periodic sweep last run at now should run next so that it frees exactly what one
+ * every interval_us would, without the sweeps that would find nothing: the first instant of
+ * now + k * interval_us (k >= 1) at or after the earlier of the next expiry and
+ * next_activity_us (no earlier than anything else may change the store: the next pending
+ * event; SIM_TIME_NEVER when none is). Idle stretches thus cost one sweep, not one per interval. */
+SimTimeUs idem_store_next_sweep(IdemStore *store, SimTimeUs now_us, SimTimeUs interval_us,
+                                SimTimeUs next_activity_us);
 /* Forgets everything (an in-memory store across a crash). */
 void idem_store_clear(IdemStore *store);
 

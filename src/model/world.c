@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "memory_account.h"
 #include "scenario_names.h"
 #include "sim_assert.h"
 #include "world_internal.h"
@@ -184,6 +185,43 @@ Message world_message_take(World *world, uint32_t slot)
     return message;
 }
 
+static IdemStore *store_of(World *world, StoreSide side)
+{
+    return side == STORE_SERVER ? world->server.keys.store : world->consumers.keys.store;
+}
+
+/* The first instant origin + k * interval (k >= 1) at or after target; SIM_TIME_NEVER past
+ * the end of time. */
+static SimTimeUs grid_at_or_after(SimTimeUs origin, SimTimeUs interval, SimTimeUs target)
+{
+    if (target <= origin)
+        return origin + interval;
+    SimTimeUs periods = (target - origin) / interval + ((target - origin) % interval != 0);
+    SimTimeUs offset = 0;
+    if (__builtin_mul_overflow(periods, interval, &offset) ||
+        __builtin_add_overflow(origin, offset, &offset))
+        return SIM_TIME_NEVER;
+    return offset;
+}
+
+/* A parked sweep resumes at the first instant of its grid at which the new row can have
+ * expired: the sweeps skipped before it would have found nothing to free. */
+static void unpark_sweep(World *world, StoreSide side)
+{
+    SimTimeUs expiry = idem_store_next_expiry(store_of(world, side));
+    if (expiry == SIM_TIME_NEVER)
+        return;
+    SimTimeUs now = sim_now(world->sim);
+    SimTimeUs at = grid_at_or_after(world->sweep_origin_us[side], world->sweep_interval_us[side],
+                                    expiry > now ? expiry : now);
+    if (at == SIM_TIME_NEVER)
+        return; /* past the end of time: it would never run */
+    world->sweep_parked[side] = false;
+    world->sweeps_running++;
+    sim_schedule_at(world->sim, at, EVENT_STORE_SWEEP, side, 0);
+}
+
+/* Called after every change to a key store, which is also when a parked sweep may resume. */
 void world_note_key_store(World *world)
 {
     uint64_t rows =
@@ -192,20 +230,42 @@ void world_note_key_store(World *world)
     time_series_record(&world->metrics.key_store_series, sim_now(world->sim), rows);
     if (rows > world->metrics.key_store_peak)
         world->metrics.key_store_peak = rows;
+    for (StoreSide side = STORE_SERVER; side <= STORE_CONSUMERS; side++) {
+        if (world->sweep_parked[side])
+            unpark_sweep(world, side);
+    }
 }
 
 void world_start_sweep(World *world, StoreSide side, SimTimeUs interval_us)
 {
     world->sweeps_running++;
+    world->sweep_interval_us[side] = interval_us;
     sim_schedule_in(world->sim, interval_us, EVENT_STORE_SWEEP, side, 0);
 }
 
+/* The next sweep lands on the same grid (start + k * interval) as before, but skips the
+ * instants where it would find nothing to free (issue 16: an idle stretch of 10^12
+ * intervals cost 10^12 events). With rows that can expire, it runs at the first grid instant
+ * at or after the earlier of their next expiry and the next pending event (nothing changes
+ * the store before that); with none, it parks until a row arrives (world_note_key_store),
+ * since the other store's sweep would otherwise count as the next event forever. */
 void world_reschedule_sweep(World *world, StoreSide side, SimTimeUs interval_us)
 {
-    if (sim_pending(world->sim) >= world->sweeps_running)
-        sim_schedule_in(world->sim, interval_us, EVENT_STORE_SWEEP, side, 0);
-    else
+    if (sim_pending(world->sim) < world->sweeps_running) {
         world->sweeps_running--;
+        return;
+    }
+    IdemStore *store = store_of(world, side);
+    SimTimeUs now = sim_now(world->sim);
+    if (idem_store_next_expiry(store) == SIM_TIME_NEVER) {
+        world->sweep_parked[side] = true;
+        world->sweep_origin_us[side] = now;
+        world->sweep_interval_us[side] = interval_us;
+        world->sweeps_running--;
+        return;
+    }
+    SimTimeUs next = idem_store_next_sweep(store, now, interval_us, sim_next_time(world->sim));
+    sim_schedule_at(world->sim, next, EVENT_STORE_SWEEP, side, 0);
 }
 
 /* ------------------------------------------------------------------ job pool */
@@ -498,6 +558,10 @@ World *world_create(const Scenario *scenario, Mode mode, uint64_t seed, TraceSin
         world->limits.max_memory_bytes = WORLD_DEFAULT_MAX_MEMORY_BYTES;
     if (world->limits.max_sim_time_us == 0)
         world->limits.max_sim_time_us = world->duration_us + DEFAULT_EXTRA_SIM_TIME_US;
+    if (world->limits.max_sim_time_us > WORLD_SIM_TIME_MAX_US)
+        world->limits.max_sim_time_us = WORLD_SIM_TIME_MAX_US; /* no overflow past it */
+    if (world->limits.max_events_per_instant == 0)
+        world->limits.max_events_per_instant = WORLD_DEFAULT_MAX_EVENTS_PER_INSTANT;
     slot_pool_init(&world->message_slots, 256);
     slot_pool_init(&world->job_slots, 64);
     histogram_init(&world->metrics.latency_us);
@@ -508,6 +572,14 @@ World *world_create(const Scenario *scenario, Mode mode, uint64_t seed, TraceSin
     world->sim = sim_create(dispatch, world);
     build_clients(world);
     build_nodes(world);
+    if (limits.max_events_per_instant == 0)
+        world->limits.max_events_per_instant += 64ull * world->client_count;
+    for (uint32_t g = 0; g < scenario->client_group_count; g++) {
+        const OperationSpec *operation = &scenario->client_groups[g].operation;
+        if (operation->kind == OPERATION_DEBIT &&
+            (uint64_t)operation->amount > world->max_money_step)
+            world->max_money_step = (uint64_t)operation->amount;
+    }
     network_init(world);
     ledger_init(world);
     server_init(world);
@@ -523,6 +595,7 @@ void world_destroy(World *world)
 {
     if (world == NULL)
         return;
+    memory_account_release(world->memory_charged);
     server_release(world);
     gateway_release(world);
     proxy_release(world);
@@ -648,15 +721,34 @@ static void count_abandoned(void *context, Operation *op)
     count_outcome(context, op);
 }
 
+/* A parked sweep has no events, but a running one would have gone on until nothing else was
+ * pending and recorded the key-store level at that last run: the C12 charts show the level
+ * to the end of the run. That last run is the first grid instant at or after the end. */
+static void record_parked_sweeps_last_run(World *world)
+{
+    if (world->stop.kind != WORLD_STOP_NONE)
+        return;
+    for (StoreSide side = STORE_SERVER; side <= STORE_CONSUMERS; side++) {
+        if (!world->sweep_parked[side])
+            continue;
+        SimTimeUs last_run = grid_at_or_after(world->sweep_origin_us[side],
+                                              world->sweep_interval_us[side], sim_now(world->sim));
+        if (last_run <= world->limits.max_sim_time_us)
+            time_series_record(&world->metrics.key_store_series, last_run,
+                               world->metrics.key_store_rows);
+    }
+}
+
 static void settle(World *world)
 {
     if (world->settled)
         return;
     world->settled = true;
+    record_parked_sweeps_last_run(world);
     Metrics *metrics = &world->metrics;
     /* Left in the table: stopped by a budget, or still referenced by a message that can no
      * longer arrive. Counted as they stand; the table frees them with the world. */
-    SIM_ASSERT(world->stop_reason[0] != '\0' || world->operations.count == 0,
+    SIM_ASSERT(world->stop.kind != WORLD_STOP_NONE || world->operations.count == 0,
                "a run that ended by itself leaves no operation in progress");
     operation_table_visit(&world->operations, count_abandoned, world);
     SIM_ASSERT(metrics->operations_settled == metrics->operations,
@@ -708,24 +800,100 @@ uint64_t world_memory_bytes(const World *world)
                sizeof(uint32_t);
 }
 
-#define MEMORY_CHECK_INTERVAL 4096 /* events between two looks at the memory budget */
+#define BUDGET_CHECK_INTERVAL 4096 /* events between two looks at memory and money */
+
+static void stop_with(World *world, WorldStopKind kind, uint64_t limit)
+{
+    world->stop = (WorldStop){.kind = kind, .limit = limit, .at_us = sim_now(world->sim)};
+}
+
+/* How many more events may run before the money moved could pass WORLD_MONEY_MAX: an event
+ * executes at most one operation (server, consumer or gateway), which moves at most the
+ * largest debit. Balances only move by debits, so what has moved is what they lost. */
+static uint64_t money_events_left(const World *world)
+{
+    if (world->max_money_step == 0)
+        return UINT64_MAX;
+    uint64_t moved = 0;
+    for (uint32_t a = 0; a < world->scenario.account_count; a++) {
+        uint64_t lost =
+            (uint64_t)world->scenario.accounts[a].balance - (uint64_t)world->ledger.balances[a];
+        moved += lost > (uint64_t)WORLD_MONEY_MAX ? (uint64_t)WORLD_MONEY_MAX : lost;
+    }
+    if (moved >= (uint64_t)WORLD_MONEY_MAX)
+        return 0;
+    return ((uint64_t)WORLD_MONEY_MAX - moved) / world->max_money_step;
+}
+
+static uint64_t larger(uint64_t a, uint64_t b)
+{
+    return a > b ? a : b;
+}
+
+/* The most one growth of a pool can add at once: pools double, so as much as the largest
+ * holds now (a realloc may briefly hold old and new). Stopping when the account plus this
+ * passes the budget keeps the peak within the budget instead of one doubling past it (a
+ * million clients: 980 MiB held, 1.7 GB after the operation table doubled, budget 1 GiB). */
+static uint64_t largest_growth_bytes(const World *world)
+{
+    uint64_t largest =
+        larger(sim_memory_bytes(world->sim), operation_table_memory_bytes(&world->operations));
+    largest = larger(largest, (uint64_t)world->message_slots.capacity * sizeof *world->messages);
+    largest = larger(largest, (uint64_t)world->job_slots.capacity * sizeof *world->jobs);
+    largest = larger(largest, idem_store_memory_bytes(world->server.keys.store));
+    largest = larger(largest, idem_store_memory_bytes(world->consumers.keys.store));
+    largest = larger(largest, (uint64_t)world->broker.message_slots.capacity *
+                                  sizeof *world->broker.messages);
+    return largest;
+}
+
+/* Memory and money cost more than a comparison: looked at every BUDGET_CHECK_INTERVAL
+ * events, or sooner when money is close to its bound. The memory budget is the process's:
+ * this world's storage is charged to the process-wide account, and the run stops when the
+ * account (every world, thread and parse tree of the process) passes the budget. */
+static bool costly_budget_exhausted(World *world, uint64_t events)
+{
+    memory_account_update(&world->memory_charged, world_memory_bytes(world));
+    uint64_t used = memory_account_used();
+    if (used > world->limits.max_memory_bytes ||
+        largest_growth_bytes(world) > world->limits.max_memory_bytes - used) {
+        stop_with(world, WORLD_STOP_MEMORY, world->limits.max_memory_bytes);
+        return true;
+    }
+    uint64_t money_left = money_events_left(world);
+    if (money_left == 0) {
+        stop_with(world, WORLD_STOP_MONEY, (uint64_t)WORLD_MONEY_MAX);
+        return true;
+    }
+    world->next_costly_check =
+        events + (money_left < BUDGET_CHECK_INTERVAL ? money_left : BUDGET_CHECK_INTERVAL);
+    return false;
+}
+
+/* Same instant as at the last look: counts toward the no-progress budget. Looked at per
+ * batch, so a livelock is caught within a batch of the limit. */
+static bool no_progress(World *world, uint64_t events)
+{
+    SimTimeUs now = sim_now(world->sim);
+    if (now != world->instant_us) {
+        world->instant_us = now;
+        world->instant_first_event = events;
+        return false;
+    }
+    return events - world->instant_first_event >= world->limits.max_events_per_instant;
+}
 
 static bool budget_exhausted(World *world)
 {
     uint64_t events = sim_events_processed(world->sim);
-    if (events % MEMORY_CHECK_INTERVAL == 0 &&
-        world_memory_bytes(world) > world->limits.max_memory_bytes) {
-        snprintf(world->stop_reason, sizeof world->stop_reason,
-                 "stopped: memory budget of %llu MiB exceeded at %.3f s simulated (raise it "
-                 "with --max-memory)",
-                 (unsigned long long)(world->limits.max_memory_bytes >> 20),
-                 (double)sim_now(world->sim) / 1e6);
+    if (events >= world->next_costly_check && costly_budget_exhausted(world, events))
+        return true;
+    if (events >= world->limits.max_events) {
+        stop_with(world, WORLD_STOP_EVENTS, world->limits.max_events);
         return true;
     }
-    if (events >= world->limits.max_events) {
-        snprintf(world->stop_reason, sizeof world->stop_reason,
-                 "stopped: event budget of %llu events exhausted (raise it with --max-events)",
-                 (unsigned long long)world->limits.max_events);
+    if (no_progress(world, events)) {
+        stop_with(world, WORLD_STOP_NO_PROGRESS, world->limits.max_events_per_instant);
         return true;
     }
     SimTimeUs next = sim_next_time(world->sim);
@@ -733,10 +901,7 @@ static bool budget_exhausted(World *world)
         /* With every operation settled, what lies past the budget is housekeeping (a key
          * store's next sweep): the run is over, not stopped. */
         if (!world_outcomes_final(world))
-            snprintf(world->stop_reason, sizeof world->stop_reason,
-                     "stopped: simulated time budget of %llu ms reached (raise it with "
-                     "--max-sim-time)",
-                     (unsigned long long)(world->limits.max_sim_time_us / SIM_US_PER_MS));
+            stop_with(world, WORLD_STOP_SIM_TIME, world->limits.max_sim_time_us);
         return true;
     }
     return false;
@@ -762,8 +927,7 @@ uint64_t world_run_events(World *world, uint64_t count)
     for (uint64_t ran = 0; !world->finished && ran < count;
          ran = sim_events_processed(world->sim) - started) {
         uint64_t done = sim_events_processed(world->sim);
-        uint64_t to_check =
-            (MEMORY_CHECK_INTERVAL - done % MEMORY_CHECK_INTERVAL) % MEMORY_CHECK_INTERVAL;
+        uint64_t to_check = world->next_costly_check > done ? world->next_costly_check - done : 0;
         uint64_t to_budget = world->limits.max_events > done ? world->limits.max_events - done : 0;
         uint64_t batch = to_check < to_budget ? to_check : to_budget;
         if (batch > count - ran - 1)
@@ -804,9 +968,9 @@ bool world_outcomes_final(const World *world)
                                world->metrics.operations_settled == world->metrics.operations);
 }
 
-const char *world_stop_reason(const World *world)
+WorldStop world_stop(const World *world)
 {
-    return world->stop_reason[0] != '\0' ? world->stop_reason : NULL;
+    return world->stop;
 }
 
 SimTimeUs world_now(const World *world)

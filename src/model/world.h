@@ -17,13 +17,44 @@
 typedef struct World World; /* opaque */
 
 typedef struct {
-    uint64_t max_events;       /* 0: the default budget */
-    SimTimeUs max_sim_time_us; /* 0: the default budget */
-    uint64_t max_memory_bytes; /* 0: the default budget */
+    uint64_t max_events;             /* 0: the default budget */
+    SimTimeUs max_sim_time_us;       /* 0: the default budget; larger than WORLD_SIM_TIME_MAX_US
+                                        is WORLD_SIM_TIME_MAX_US */
+    uint64_t max_memory_bytes;       /* 0: the default budget; for the whole process */
+    uint64_t max_events_per_instant; /* 0: the default (see WORLD_DEFAULT_MAX_EVENTS_PER_INSTANT) */
 } WorldLimits;
 
 #define WORLD_DEFAULT_MAX_EVENTS 500000000ull
 #define WORLD_DEFAULT_MAX_MEMORY_BYTES (4ull << 30)
+/* Simulated time never passes 2^62 µs (146,000 years), so adding any duration a model
+ * schedules (at most SIM_DURATION_MAX_US) cannot overflow. */
+#define WORLD_SIM_TIME_MAX_US (1ull << 62)
+/* A run that makes this many events at one simulated instant, plus 64 per client (every
+ * client may start at 0 and get its answer at once with zero delays), makes no progress: a
+ * livelock, stopped instead of spinning until a memory or event budget. */
+#define WORLD_DEFAULT_MAX_EVENTS_PER_INSTANT 10000000ull
+/* Money (balances, charged and double amounts) stays within 2^62 minor units: the loader
+ * refuses scenarios whose debits could exceed it once each, and a run whose repeated
+ * executions would pass it stops (WORLD_STOP_MONEY) before any total could overflow. */
+#define WORLD_MONEY_MAX (1ll << 62)
+
+/* Why a run stopped before its end: data, worded by whoever shows it (the model does not know
+ * the command line's flags). limit is in the unit of the budget (events, µs, bytes, minor
+ * units); at_us is the simulated time of the stop. */
+typedef enum {
+    WORLD_STOP_NONE,        /* ended by itself */
+    WORLD_STOP_MEMORY,      /* limit: bytes */
+    WORLD_STOP_EVENTS,      /* limit: events */
+    WORLD_STOP_SIM_TIME,    /* limit: µs */
+    WORLD_STOP_NO_PROGRESS, /* limit: events run at the one instant at_us */
+    WORLD_STOP_MONEY,       /* limit: minor units (WORLD_MONEY_MAX) */
+} WorldStopKind;
+
+typedef struct {
+    WorldStopKind kind;
+    uint64_t limit;
+    SimTimeUs at_us;
+} WorldStop;
 
 /* scenario is borrowed for the call; the world keeps what it needs. */
 World *world_create(const Scenario *scenario, Mode mode, uint64_t seed, TraceSink trace,
@@ -45,11 +76,12 @@ bool world_finished(const World *world);
  * longer change, although timers with no operation behind them (key-store sweeps) may keep
  * the world running; world_finished() implies it. */
 bool world_outcomes_final(const World *world);
-/* Non-NULL when a budget stopped the run: "stopped: event budget of 1000 events exhausted ...". */
-const char *world_stop_reason(const World *world);
+/* Which budget stopped the run, if any (kind WORLD_STOP_NONE when it ended by itself). */
+WorldStop world_stop(const World *world);
 SimTimeUs world_now(const World *world);
 /* What the world's storage takes now: events, operations in progress, messages, jobs,
- * key stores, broker queue. */
+ * key stores, broker queue. Charged to the process-wide memory account (memory_account.h)
+ * at each budget check; max_memory_bytes bounds that account, not this world alone. */
 uint64_t world_memory_bytes(const World *world);
 Mode world_mode(const World *world);
 /* Live during the run, final once world_finished(): an operation is counted in outcomes

@@ -312,7 +312,12 @@ struct World {
     Sim *sim;
     bool finished;
     bool settled;
-    char stop_reason[160];
+    WorldStop stop;
+    uint64_t max_money_step; /* largest debit amount: what one event may move */
+    SimTimeUs instant_us;    /* the simulated instant the no-progress count is about */
+    uint64_t instant_first_event;
+    uint64_t next_costly_check; /* event count at which memory and money are looked at next */
+    uint64_t memory_charged;    /* this world's share of the process-wide memory account */
 
     uint32_t group_count;
     ClientGroup groups[CLIENT_GROUPS_MAX];
@@ -339,6 +344,11 @@ struct World {
     SlotPool job_slots;
     uint64_t next_job_serial;
     uint32_t sweeps_running;
+    /* A sweep whose store holds nothing that can expire waits off the queue (parked) until
+       a row with a TTL arrives, then resumes on its grid: origin + k * interval. */
+    bool sweep_parked[2];         /* by StoreSide */
+    SimTimeUs sweep_origin_us[2]; /* the grid's origin: the parked sweep's last run */
+    SimTimeUs sweep_interval_us[2];
 
     Server server;
     Gateway gateway;
@@ -400,7 +410,8 @@ typedef enum { STORE_SERVER, STORE_CONSUMERS } StoreSide;
 void world_start_sweep(World *world, StoreSide side, SimTimeUs interval_us);
 void world_reschedule_sweep(World *world, StoreSide side, SimTimeUs interval_us);
 
-/* Records the rows held by the key stores (server and consumers) after a change. */
+/* Records the rows held by the key stores (server and consumers) after a change. Call it
+ * after every put, remove or clear of those stores: a parked sweep resumes there. */
 void world_note_key_store(World *world);
 uint32_t world_job_alloc(World *world, const Message *request, uint32_t epoch);
 void world_job_release(World *world, uint32_t slot);

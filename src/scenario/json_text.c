@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------ characters */
@@ -115,6 +116,9 @@ typedef struct {
     size_t open_offset[JSON_TEXT_DEPTH_MAX];
     char *message;
     size_t message_size;
+    size_t values; /* every value and key: one cJSON node each, or a key's string */
+    size_t number_count;
+    size_t number_bytes; /* texts of the number tokens, for the side table */
 } Scanner;
 
 /* Records "invalid JSON at line L, column C: detail" and returns false. */
@@ -341,6 +345,8 @@ static bool scan_number(Scanner *s)
         return scan_error(s, start, "expected number of at most %d characters (got %zu)",
                           JSON_TEXT_NUMBER_LEN_MAX, n);
     }
+    s->number_count++;
+    s->number_bytes += n + 1;
     s->offset = end;
     return true;
 }
@@ -390,6 +396,7 @@ static bool scan_value(Scanner *s, ScanState *state)
 {
     int c = peek(s);
     *state = STATE_AFTER_VALUE;
+    s->values++;
     if (c == '{' || c == '[') {
         return scan_open(s, state);
     }
@@ -564,7 +571,109 @@ bool json_text_is_utf8(const char *text, size_t length)
     return true;
 }
 
-/* ------------------------------------------------------------------ number source texts */
+/* ------------------------------------------------------------------ the number side table */
+
+/* Open addressing by node address (a node lives at one address until deleted; a later node
+ * at a reused address replaces the entry). Texts live in one growing arena, so a table costs
+ * two allocations whatever the number count. Rejected: writing the text into the node's
+ * valuestring, which cJSON_Delete happens to free for numbers in 1.7.15 only. */
+typedef struct {
+    const cJSON *node; /* NULL: empty */
+    size_t text_offset;
+} NumberEntry;
+
+struct JsonNumbers {
+    NumberEntry *entries;
+    size_t capacity; /* a power of two */
+    size_t count;
+    char *arena;
+    size_t arena_used;
+    size_t arena_capacity;
+};
+
+JsonNumbers *json_numbers_create(void)
+{
+    return calloc(1, sizeof(JsonNumbers));
+}
+
+void json_numbers_destroy(JsonNumbers *numbers)
+{
+    if (numbers == NULL) {
+        return;
+    }
+    free(numbers->entries);
+    free(numbers->arena);
+    free(numbers);
+}
+
+static size_t node_slot(const JsonNumbers *numbers, const cJSON *node)
+{
+    uint64_t h = (uint64_t)(uintptr_t)node * 0x9E3779B97F4A7C15ull;
+    return (size_t)(h >> 20) & (numbers->capacity - 1);
+}
+
+static NumberEntry *entry_for(const JsonNumbers *numbers, const cJSON *node)
+{
+    size_t mask = numbers->capacity - 1;
+    for (size_t i = node_slot(numbers, node);; i = (i + 1) & mask) {
+        if (numbers->entries[i].node == node || numbers->entries[i].node == NULL) {
+            return &numbers->entries[i];
+        }
+    }
+}
+
+static bool grow_entries(JsonNumbers *numbers, size_t needed)
+{
+    if ((numbers->count + needed) * 2 <= numbers->capacity) {
+        return true;
+    }
+    size_t capacity = numbers->capacity ? numbers->capacity : 64;
+    while ((numbers->count + needed) * 2 > capacity) {
+        capacity *= 2;
+    }
+    NumberEntry *old = numbers->entries;
+    size_t old_capacity = numbers->capacity;
+    numbers->entries = calloc(capacity, sizeof *numbers->entries);
+    if (numbers->entries == NULL) {
+        numbers->entries = old;
+        return false;
+    }
+    numbers->capacity = capacity;
+    for (size_t i = 0; i < old_capacity; i++) {
+        if (old[i].node != NULL) {
+            *entry_for(numbers, old[i].node) = old[i];
+        }
+    }
+    free(old);
+    return true;
+}
+
+static bool grow_arena(JsonNumbers *numbers, size_t needed)
+{
+    if (numbers->arena_used + needed <= numbers->arena_capacity) {
+        return true;
+    }
+    size_t capacity = numbers->arena_capacity ? numbers->arena_capacity : 256;
+    while (numbers->arena_used + needed > capacity) {
+        capacity *= 2;
+    }
+    char *arena = realloc(numbers->arena, capacity);
+    if (arena == NULL) {
+        return false;
+    }
+    numbers->arena = arena;
+    numbers->arena_capacity = capacity;
+    return true;
+}
+
+const char *json_text_number(const JsonNumbers *numbers, const cJSON *item)
+{
+    if (numbers == NULL || numbers->capacity == 0 || !cJSON_IsNumber(item)) {
+        return NULL;
+    }
+    const NumberEntry *entry = entry_for(numbers, item);
+    return entry->node == item ? numbers->arena + entry->text_offset : NULL;
+}
 
 static size_t skip_string(const char *text, size_t length, size_t at)
 {
@@ -576,8 +685,10 @@ static size_t skip_string(const char *text, size_t length, size_t at)
 }
 
 /* Walks the tree in document order and the text in step with it: the n-th number node is
- * the n-th number token outside strings, since the scanner accepted the text. */
-static void attach_number_texts(cJSON *item, const char *text, size_t length, size_t *cursor)
+ * the n-th number token outside strings, since the scanner accepted the text. Room was made
+ * beforehand, so nothing here allocates. */
+static void record_number_texts(JsonNumbers *numbers, const cJSON *item, const char *text,
+                                size_t length, size_t *cursor)
 {
     for (; item != NULL; item = item->next) {
         if (cJSON_IsNumber(item)) {
@@ -589,28 +700,40 @@ static void attach_number_texts(cJSON *item, const char *text, size_t length, si
             while (end < length && is_number_char((unsigned char)text[end])) {
                 end++;
             }
-            char *copy = cJSON_malloc(end - at + 1);
-            if (copy != NULL && at < length) {
-                memcpy(copy, text + at, end - at);
-                copy[end - at] = '\0';
-                item->valuestring = copy; /* freed by cJSON_Delete with the node */
-            } else {
-                cJSON_free(copy);
-            }
+            NumberEntry *entry = entry_for(numbers, item);
+            numbers->count += entry->node == NULL;
+            *entry = (NumberEntry){.node = item, .text_offset = numbers->arena_used};
+            memcpy(numbers->arena + numbers->arena_used, text + at, end - at);
+            numbers->arena[numbers->arena_used + (end - at)] = '\0';
+            numbers->arena_used += end - at + 1;
             *cursor = end;
         }
-        attach_number_texts(item->child, text, length, cursor);
+        record_number_texts(numbers, item->child, text, length, cursor);
     }
-}
-
-const char *json_text_number(const cJSON *item)
-{
-    return cJSON_IsNumber(item) ? item->valuestring : NULL;
 }
 
 /* ------------------------------------------------------------------ parse */
 
-cJSON *json_text_parse(const char *text, size_t length, char *message, size_t message_size)
+/* What cJSON and the side table will allocate for a scanned text, over-estimated: a node per
+ * value (malloc rounds a 64-byte cJSON up to 80), the strings (no longer than the text), and
+ * per number an entry at half load plus its text. */
+static size_t tree_bytes_estimate(const Scanner *scanner)
+{
+    return scanner->values * 80 + scanner->length + scanner->number_bytes * 2 +
+           scanner->number_count * 4 * sizeof(NumberEntry);
+}
+
+/* Set by the command line from its memory budget; the loader and the model sit below the
+ * memory account, so the tree is bounded rather than charged. */
+static size_t tree_bytes_max = JSON_TEXT_TREE_BYTES_MAX;
+
+void json_text_set_tree_bytes_max(size_t bytes)
+{
+    tree_bytes_max = bytes < JSON_TEXT_TREE_BYTES_MAX ? bytes : JSON_TEXT_TREE_BYTES_MAX;
+}
+
+cJSON *json_text_parse(const char *text, size_t length, JsonNumbers *numbers, char *message,
+                       size_t message_size)
 {
     const unsigned char *bytes = (const unsigned char *)text;
     if (length >= 3 && memcmp(bytes, "\xEF\xBB\xBF", 3) == 0) {
@@ -626,6 +749,18 @@ cJSON *json_text_parse(const char *text, size_t length, char *message, size_t me
     if (!scan_document(&scanner)) {
         return NULL;
     }
+    size_t estimate = tree_bytes_estimate(&scanner);
+    if (estimate > tree_bytes_max) {
+        snprintf(message, message_size,
+                 "too large: %zu values would take about %zu MiB in memory (at most %zu MiB)",
+                 scanner.values, estimate >> 20, tree_bytes_max >> 20);
+        return NULL;
+    }
+    if (numbers != NULL && (!grow_entries(numbers, scanner.number_count) ||
+                            !grow_arena(numbers, scanner.number_bytes))) {
+        snprintf(message, message_size, "out of memory reading %zu values", scanner.values);
+        return NULL;
+    }
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts((const char *)bytes, length, &end, false);
     if (root == NULL) {
@@ -634,10 +769,13 @@ cJSON *json_text_parse(const char *text, size_t length, char *message, size_t me
         unsigned long column = 0;
         size_t offset = end != NULL ? (size_t)(end - (const char *)bytes) : 0;
         json_text_position((const char *)bytes, offset <= length ? offset : 0, &line, &column);
-        snprintf(message, message_size, "invalid JSON at line %lu, column %lu", line, column);
+        snprintf(message, message_size, "invalid JSON at line %lu, column %lu (out of memory?)",
+                 line, column);
         return NULL;
     }
-    size_t cursor = 0;
-    attach_number_texts(root, (const char *)bytes, length, &cursor);
+    if (numbers != NULL) {
+        size_t cursor = 0;
+        record_number_texts(numbers, root, (const char *)bytes, length, &cursor);
+    }
     return root;
 }

@@ -375,6 +375,11 @@ typedef struct {
     LoadError items[LOAD_ERRORS_MAX];
 } LoadErrors;
 
+/* Bounds what a parse tree may take while a file is read to bytes, when that is below the
+ * loader's own 256 MiB: the command line passes its memory budget (--max-memory), since the
+ * tree exists only during the load, before any world runs. Set it before loading. */
+void scenario_load_limit_memory(uint64_t bytes);
+
 /* Parses, applies the --set overrides ("a.b[0].c=VALUE"; VALUE is JSON, or a bare string),
  * validates and resolves defaults. Returns true and fills *scenario when there was no error;
  * otherwise fills *errors with every error found. The Scenario is large: allocate it. */
@@ -400,6 +405,7 @@ extern const unsigned scenario_metric_count;
 /* Bounds every loaded scenario satisfies, so converting a value cannot overflow. */
 #define SCENARIO_MS_MAX 1e12                    /* any time or duration in ms (~31.7 years) */
 #define SCENARIO_INTEGER_MAX 9007199254740992.0 /* 2^53, the integers JSON numbers hold */
+#define SCENARIO_MONEY_MAX (1ull << 62)         /* every debit once, summed: see WORLD_MONEY_MAX */
 
 /* ------------------------------------------------------------------ error lines */
 

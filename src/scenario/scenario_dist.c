@@ -49,8 +49,8 @@ static void check_lognormal(SchemaReader *reader, const cJSON *object, void *bas
         .offset = SCHEMA_MEMBER(Distribution, member_, double), .range = range_, .required = true  \
     }
 /* clang-format off */
-#define RANGE_MS_ANY_SIGN {-SCENARIO_MS_MAX, SCENARIO_MS_MAX, false, false}
-#define RANGE_SHAPE {0.0, 1e6, true, false}
+#define RANGE_MS_ANY_SIGN {-SCENARIO_MS_MAX, SCENARIO_MS_MAX, false, false, false}
+#define RANGE_SHAPE {0.0, 1e6, true, false, false}
 /* clang-format on */
 
 static const SchemaField pareto_fields[] = {

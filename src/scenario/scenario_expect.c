@@ -9,7 +9,7 @@
 #include "scenario_schema.h"
 
 /* clang-format off */
-#define RANGE_ANY {-DBL_MAX, DBL_MAX, false, false}
+#define RANGE_ANY {-DBL_MAX, DBL_MAX, false, false, false}
 /* clang-format on */
 #define METRICS_MAX 64
 

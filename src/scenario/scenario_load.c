@@ -151,23 +151,32 @@ static bool load(const char *text, size_t length, const char *name, const char *
         return false;
     }
     char message[sizeof errors->items[0].message];
-    cJSON *root = json_text_parse(text, length, message, sizeof message);
+    JsonNumbers *numbers = json_numbers_create();
+    cJSON *root =
+        numbers != NULL ? json_text_parse(text, length, numbers, message, sizeof message) : NULL;
     if (root == NULL) {
-        scenario_errors_add(errors, "", "%s", message);
+        scenario_errors_add(errors, "", "%s", numbers != NULL ? message : "out of memory");
+        json_numbers_destroy(numbers);
         return false;
     }
     /* A top level that is not an object is reported by validation; nothing to set on it. */
     for (uint32_t i = 0; overrides != NULL && i < override_count && cJSON_IsObject(root); i++) {
         if (overrides[i] != NULL) {
-            scenario_override_apply(root, overrides[i], errors);
+            scenario_override_apply(root, numbers, overrides[i], errors);
         }
     }
     uint32_t first_validation_error = errors->count;
-    scenario_schema_read(root, name, scenario, errors);
+    scenario_schema_read(root, numbers, name, scenario, errors);
     if (overrides != NULL)
         attribute_to_overrides(errors, first_validation_error, overrides, override_count);
     cJSON_Delete(root);
+    json_numbers_destroy(numbers);
     return errors->count == 0;
+}
+
+void scenario_load_limit_memory(uint64_t bytes)
+{
+    json_text_set_tree_bytes_max(bytes < SIZE_MAX ? (size_t)bytes : SIZE_MAX);
 }
 
 bool scenario_load_file(const char *file_path, const char *const *overrides,

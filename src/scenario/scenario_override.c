@@ -227,10 +227,11 @@ static bool place(const Override *override, cJSON *root, cJSON *value)
 
 /* JSON when it parses; a bare word is a string (--set name=retry-storm). Text that starts
  * like structured JSON but does not parse is a mistake worth reporting, not a string. */
-static cJSON *parse_value(const char *text, const char *error_path, LoadErrors *errors)
+static cJSON *parse_value(const char *text, JsonNumbers *numbers, const char *error_path,
+                          LoadErrors *errors)
 {
     char message[sizeof errors->items[0].message - 24];
-    cJSON *value = json_text_parse(text, strlen(text), message, sizeof message);
+    cJSON *value = json_text_parse(text, strlen(text), numbers, message, sizeof message);
     if (value != NULL) {
         return value;
     }
@@ -245,7 +246,8 @@ static cJSON *parse_value(const char *text, const char *error_path, LoadErrors *
     return value;
 }
 
-void scenario_override_apply(cJSON *root, const char *text, LoadErrors *errors)
+void scenario_override_apply(cJSON *root, JsonNumbers *numbers, const char *text,
+                             LoadErrors *errors)
 {
     char quoted[SCENARIO_QUOTE_LEN_MAX + 8];
     if (!json_text_is_utf8(text, strlen(text))) {
@@ -281,7 +283,7 @@ void scenario_override_apply(cJSON *root, const char *text, LoadErrors *errors)
     snprintf(override.error_path, sizeof override.error_path, "$.%.*s", (int)path_length,
              override.path);
     scenario_errors_trim_utf8(override.error_path);
-    cJSON *value = parse_value(equals + 1, override.error_path, errors);
+    cJSON *value = parse_value(equals + 1, numbers, override.error_path, errors);
     if (value != NULL && !place(&override, root, value)) {
         cJSON_Delete(value);
     }

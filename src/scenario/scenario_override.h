@@ -5,12 +5,14 @@
 
 #include <cjson/cJSON.h>
 
+#include "json_text.h"
 #include "scenario.h"
 
 /* PATH: keys and indexes as in error paths, with or without the leading "$."
  * ("network.links.web->server.loss", "clients[0].retry.timeout_ms"). Missing objects on the
  * way are created; a missing array element is an error. VALUE is JSON, or else a string.
- * root must be an object. */
-void scenario_override_apply(cJSON *root, const char *override, LoadErrors *errors);
+ * root must be an object. The texts of the value's numbers go into numbers (may be NULL). */
+void scenario_override_apply(cJSON *root, JsonNumbers *numbers, const char *override,
+                             LoadErrors *errors);
 
 #endif

@@ -11,11 +11,11 @@
 /* ------------------------------------------------------------------ defaults and ranges */
 
 /* clang-format off */
-#define RANGE_OPS {1.0, (double)OPERATIONS_TOTAL_MAX, false, false}
-#define RANGE_ATTEMPTS {1.0, 1000.0, false, false}
-#define RANGE_CONFLICTS {0.0, 1000.0, false, false}
-#define RANGE_BACKOFF_FACTOR {1.0, 1000.0, false, false} /* 1: constant backoff */
-#define RANGE_CLIENT_COUNT {1.0, CLIENTS_TOTAL_MAX, false, false}
+#define RANGE_OPS {1.0, (double)OPERATIONS_TOTAL_MAX, false, false, false}
+#define RANGE_ATTEMPTS {1.0, 1000.0, false, false, false}
+#define RANGE_CONFLICTS {0.0, 1000.0, false, false, false}
+#define RANGE_BACKOFF_FACTOR {1.0, 1000.0, false, false, false} /* 1: constant backoff */
+#define RANGE_CLIENT_COUNT {1.0, CLIENTS_TOTAL_MAX, false, false, false}
 /* clang-format on */
 
 static const ClientGroupSpec client_group_default = {
@@ -210,7 +210,7 @@ static void read_at_ms(SchemaReader *reader, const cJSON *item, void *target)
             if (at < previous) {
                 char got[32];
                 char bound[32];
-                schema_describe_number(element, got, sizeof got);
+                schema_describe_number(reader, element, got, sizeof got);
                 schema_format_number(previous, bound, sizeof bound);
                 schema_error(reader, "expected number >= %s (times in order) (got %s)", bound, got);
             }
@@ -438,6 +438,39 @@ static const SchemaField client_fields[] = {
 static const SchemaObject client_schema = {
     .name = "clients[]", SCHEMA_FIELDS(client_fields), .check = check_client};
 
+/* Every debit executed once must keep the money totals (balances, expected balances, lost
+ * and double amounts) far from int64 overflow; repeated executions are bounded at run time
+ * (WORLD_STOP_MONEY). Counted in unsigned 64 bits, which the bounds on amount (2^53), count
+ * and ops keep from wrapping per group; the sum saturates. */
+static void check_money_total(SchemaReader *reader, const Scenario *scenario)
+{
+    unsigned long long money = 0;
+    bool beyond = false;
+    for (uint32_t i = 0; i < scenario->client_group_count; i++) {
+        const ClientGroupSpec *group = &scenario->client_groups[i];
+        if (group->operation.kind != OPERATION_DEBIT)
+            continue;
+        unsigned long long ops =
+            group->workload.at_count > 0 ? group->workload.at_count : group->workload.ops;
+        unsigned long long group_money = 0;
+        beyond |= __builtin_mul_overflow((unsigned long long)group->count, ops, &group_money) ||
+                  __builtin_mul_overflow(group_money, (unsigned long long)group->operation.amount,
+                                         &group_money) ||
+                  __builtin_add_overflow(money, group_money, &money);
+    }
+    if (beyond || money > (unsigned long long)SCENARIO_MONEY_MAX) {
+        char got[40];
+        if (beyond)
+            snprintf(got, sizeof got, "more than 2^64");
+        else
+            snprintf(got, sizeof got, "%llu", money);
+        schema_error(reader,
+                     "expected amount x count x ops, summed over debit groups, at most %llu "
+                     "(got %s)",
+                     (unsigned long long)SCENARIO_MONEY_MAX, got);
+    }
+}
+
 /* The budgets world_create sizes its pools from (STYLE O2). */
 static void check_client_totals(SchemaReader *reader, const Scenario *scenario)
 {
@@ -456,6 +489,7 @@ static void check_client_totals(SchemaReader *reader, const Scenario *scenario)
         schema_error(reader, "expected at most %llu operations in total (got %llu)",
                      OPERATIONS_TOTAL_MAX, operations);
     }
+    check_money_total(reader, scenario);
 }
 
 static void read_clients(SchemaReader *reader, const cJSON *item, void *target)
@@ -612,12 +646,12 @@ static const SchemaField root_fields[] = {
 static const SchemaObject root_schema = {
     .name = "$", SCHEMA_FIELDS(root_fields), .check = check_queue_references};
 
-void scenario_schema_read(const cJSON *root, const char *name, Scenario *scenario,
-                          LoadErrors *errors)
+void scenario_schema_read(const cJSON *root, const JsonNumbers *numbers, const char *name,
+                          Scenario *scenario, LoadErrors *errors)
 {
     scenario_defaults(scenario, name);
     ScenarioReader scenario_reader = {.scenario = scenario, .modes_readable = true};
-    schema_reader_init(&scenario_reader.reader, errors);
+    schema_reader_init(&scenario_reader.reader, errors, numbers);
     schema_read_object(&scenario_reader.reader, root, &root_schema, scenario);
 }
 

@@ -25,9 +25,10 @@ typedef struct {
 } ScenarioReader;
 
 /* Resolves defaults (name: the scenario's name unless the file sets one), then reads the
- * tree into scenario, recording every error. */
-void scenario_schema_read(const cJSON *root, const char *name, Scenario *scenario,
-                          LoadErrors *errors);
+ * tree into scenario, recording every error. numbers: the source texts of the tree's
+ * numbers (json_text_parse), for messages and exact integers. */
+void scenario_schema_read(const cJSON *root, const JsonNumbers *numbers, const char *name,
+                          Scenario *scenario, LoadErrors *errors);
 
 /* Names of clients and accounts: letters, digits, '_' and '-', 1..NAME_LEN_MAX-1 of them.
  * out (NAME_LEN_MAX) receives any string that fits, valid or not, so later references can
@@ -65,31 +66,31 @@ extern const SchemaObject scenario_expect_schema; /* {"min", "max"} */
 
 #define RANGE_PROBABILITY                                                                          \
     {                                                                                              \
-        0.0, 1.0, false, true                                                                      \
+        0.0, 1.0, false, true, false                                                               \
     }
 #define RANGE_MS                                                                                   \
     {                                                                                              \
-        0.0, SCENARIO_MS_MAX, false, false                                                         \
+        0.0, SCENARIO_MS_MAX, false, false, true                                                   \
     }
 #define RANGE_MS_POSITIVE                                                                          \
     {                                                                                              \
-        0.0, SCENARIO_MS_MAX, true, false                                                          \
+        0.0, SCENARIO_MS_MAX, true, false, true                                                    \
     }
 #define RANGE_INTEGER                                                                              \
     {                                                                                              \
-        0.0, SCENARIO_INTEGER_MAX, false, false                                                    \
+        0.0, SCENARIO_INTEGER_MAX, false, false, false                                             \
     }
 #define RANGE_WORKERS                                                                              \
     {                                                                                              \
-        0.0, 100000.0, false, false                                                                \
+        0.0, 100000.0, false, false, false                                                         \
     }
 #define RANGE_PROXY_RETRIES                                                                        \
     {                                                                                              \
-        0.0, 10.0, false, false                                                                    \
+        0.0, 10.0, false, false, false                                                             \
     }
 #define RANGE_FACTOR                                                                               \
     {                                                                                              \
-        0.0, 1e6, false, false                                                                     \
+        0.0, 1e6, false, false, false                                                              \
     } /* dimensionless multipliers */
 
 /* ------------------------------------------------------------------ field constructors */

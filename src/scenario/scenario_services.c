@@ -96,7 +96,7 @@ static void read_on_in_progress(SchemaReader *reader, const cJSON *item, void *t
     }
     if (item->valuedouble != 409 && item->valuedouble != 202) {
         char got[80];
-        schema_describe_number(item, got, sizeof got);
+        schema_describe_number(reader, item, got, sizeof got);
         schema_error(reader, "expected 409 or 202 (got %s)", got);
         return;
     }
@@ -342,8 +342,8 @@ static const SchemaObject consumer_schema = {.name = "broker.consumers",
                                              SCHEMA_FIELDS(consumer_fields)};
 
 /* clang-format off */
-#define RANGE_DELIVERIES {0.0, 1000000.0, false, false}
-#define RANGE_PREFETCH {1.0, 100000.0, false, false}
+#define RANGE_DELIVERIES {0.0, 1000000.0, false, false, false}
+#define RANGE_PREFETCH {1.0, 100000.0, false, false, false}
 
 /* A queue's rules, at broker level (every queue's defaults) and in each queue: one list, so
  * both take the same types and ranges. type_ is BrokerSpec or QueueSpec. */

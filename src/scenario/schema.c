@@ -13,9 +13,10 @@
 
 /* ------------------------------------------------------------------ errors */
 
-void schema_reader_init(SchemaReader *reader, LoadErrors *errors)
+void schema_reader_init(SchemaReader *reader, LoadErrors *errors, const JsonNumbers *numbers)
 {
     reader->errors = errors;
+    reader->numbers = numbers;
     json_path_init(&reader->path);
     reader->error_total = 0;
 }
@@ -101,9 +102,10 @@ void schema_format_number(double value, char *buffer, size_t size)
     }
 }
 
-void schema_describe_number(const cJSON *item, char *buffer, size_t size)
+void schema_describe_number(const SchemaReader *reader, const cJSON *item, char *buffer,
+                            size_t size)
 {
-    const char *text = json_text_number(item);
+    const char *text = json_text_number(reader->numbers, item);
     if (text != NULL) {
         snprintf(buffer, size, "%s", text);
     } else {
@@ -136,7 +138,7 @@ static bool check_range(SchemaReader *reader, const cJSON *item, const SchemaRan
     char got[80];
     char low[32];
     char high[32];
-    schema_describe_number(item, got, sizeof got);
+    schema_describe_number(reader, item, got, sizeof got);
     schema_format_number(range->min, low, sizeof low);
     schema_format_number(range->max, high, sizeof high);
     if (range->interval) {
@@ -159,15 +161,68 @@ bool schema_read_number(SchemaReader *reader, const cJSON *item, const SchemaRan
     }
     if (!isfinite(item->valuedouble)) {
         char got[80];
-        schema_describe_number(item, got, sizeof got);
+        schema_describe_number(reader, item, got, sizeof got);
         schema_error(reader, "expected finite number (got %s)", got);
         return false;
     }
     if (!check_range(reader, item, range, "number")) {
         return false;
     }
+    /* Below half a microsecond a time rounds to 0 (sim_time_us_from_ms rounds to nearest). */
+    if (range->time_ms && item->valuedouble > 0 && item->valuedouble < SCHEMA_TIME_MS_MIN / 2) {
+        char got[80];
+        schema_describe_number(reader, item, got, sizeof got);
+        schema_error(reader, "expected %sat least %g ms, the resolution of simulated time (got %s)",
+                     range->min_exclusive ? "" : "0 or ", SCHEMA_TIME_MS_MIN, got);
+        return false;
+    }
     *value = item->valuedouble == 0 ? 0.0 : item->valuedouble; /* no -0 downstream */
     return true;
+}
+
+typedef enum { TEXT_INTEGER_EXACT, TEXT_NOT_INTEGRAL, TEXT_NOT_EXACT } TextInteger;
+
+/* Whether a number's source text is an integer equal to the double cJSON read from it.
+ * cJSON rounds "9007199254740993" to 2^53 and "2.0000000000000000000000001" to 2, so the
+ * double alone cannot tell; the text, as a decimal, can: digits d with exponent e, trailing
+ * zeros moved into e, is integral when e >= 0, and then exact when it fits 2^53 and equals
+ * the double. */
+static TextInteger text_integer(const char *text, double value)
+{
+    char digits[JSON_TEXT_NUMBER_LEN_MAX + 1];
+    size_t count = 0;
+    long exponent = 0;
+    const char *p = text + (*text == '-');
+    for (bool fraction = false; *p != '\0' && *p != 'e' && *p != 'E'; p++) {
+        if (*p == '.') {
+            fraction = true;
+            continue;
+        }
+        exponent -= fraction; /* each fraction digit, leading zeros included, is a tenth */
+        if (count > 0 || *p != '0')
+            digits[count++] = *p;
+    }
+    if (*p == 'e' || *p == 'E') {
+        long written = strtol(p + 1, NULL, 10); /* clamped: no overflow in the sums below */
+        exponent += written > 100000 ? 100000 : written < -100000 ? -100000 : written;
+    }
+    while (count > 0 && digits[count - 1] == '0') {
+        count--;
+        exponent++;
+    }
+    if (count == 0)
+        return TEXT_INTEGER_EXACT; /* zero, however written */
+    if (exponent < 0)
+        return TEXT_NOT_INTEGRAL;
+    if (count + (size_t)exponent > 16)
+        return TEXT_NOT_EXACT; /* 10^16 > 2^53 */
+    uint64_t magnitude = 0;
+    for (size_t i = 0; i < count; i++)
+        magnitude = magnitude * 10 + (uint64_t)(digits[i] - '0');
+    for (long i = 0; i < exponent; i++)
+        magnitude *= 10;
+    return magnitude <= (1ull << 53) && (double)magnitude == fabs(value) ? TEXT_INTEGER_EXACT
+                                                                         : TEXT_NOT_EXACT;
 }
 
 bool schema_read_integer(SchemaReader *reader, const cJSON *item, const SchemaRange *range,
@@ -180,11 +235,24 @@ bool schema_read_integer(SchemaReader *reader, const cJSON *item, const SchemaRa
      * integer <= 9007199254740992 (got 1e400)", which says what to fix. */
     if (floor(item->valuedouble) != item->valuedouble) {
         char got[80];
-        schema_describe_number(item, got, sizeof got);
+        schema_describe_number(reader, item, got, sizeof got);
         schema_error(reader, "expected integer (got %s)", got);
         return false;
     }
     if (!check_range(reader, item, range, "integer")) {
+        return false;
+    }
+    const char *text = json_text_number(reader->numbers, item);
+    TextInteger exact = text != NULL ? text_integer(text, item->valuedouble) : TEXT_INTEGER_EXACT;
+    if (exact != TEXT_INTEGER_EXACT) {
+        char got[80];
+        schema_describe_number(reader, item, got, sizeof got);
+        if (exact == TEXT_NOT_INTEGRAL)
+            schema_error(reader, "expected integer (got %s)", got);
+        else
+            schema_error(
+                reader, "expected integer exactly representable, at most 9007199254740992 (got %s)",
+                got);
         return false;
     }
     *value = item->valuedouble == 0 ? 0.0 : item->valuedouble;

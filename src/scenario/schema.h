@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "json_path.h"
+#include "json_text.h"
 #include "scenario.h"
 #include "scenario_names.h"
 
@@ -44,7 +45,13 @@ typedef struct {
     double max;
     bool min_exclusive; /* > min rather than >= min */
     bool interval;      /* messages say "in [0, 1]", not only the bound that was crossed */
+    bool time_ms;       /* milliseconds of simulated time: a positive value must not round to
+                           0 us (SCHEMA_TIME_MS_MIN) */
 } SchemaRange;
+
+/* The least positive time in ms: simulated time counts whole microseconds (rounded to
+ * nearest), and a positive time that became 0 would make a timeout fire at once forever. */
+#define SCHEMA_TIME_MS_MIN 0.001
 
 typedef struct {
     const char *key;
@@ -70,6 +77,7 @@ struct SchemaObject {
 
 struct SchemaReader {
     LoadErrors *errors;
+    const JsonNumbers *numbers; /* the source texts of the tree's numbers; may be NULL */
     JsonPath path;
     unsigned long error_total; /* every error found, those past LOAD_ERRORS_MAX included */
 };
@@ -91,7 +99,7 @@ struct SchemaReader {
 
 /* ------------------------------------------------------------------ reading */
 
-void schema_reader_init(SchemaReader *reader, LoadErrors *errors);
+void schema_reader_init(SchemaReader *reader, LoadErrors *errors, const JsonNumbers *numbers);
 
 /* Records an error at the current path, or at the current path plus key. */
 void schema_error(SchemaReader *reader, const char *format, ...)
@@ -127,7 +135,9 @@ bool schema_read_array_size(SchemaReader *reader, const cJSON *item, unsigned mi
 const cJSON *schema_member(const cJSON *object, const char *key);   /* first, case-sensitive */
 const char *schema_type_name(const cJSON *item);                    /* "number", "object" */
 void schema_format_number(double value, char *buffer, size_t size); /* shortest round trip */
-void schema_describe_number(const cJSON *item, char *buffer, size_t size); /* as written */
+/* As written in the text, when the reader's side table knows it. */
+void schema_describe_number(const SchemaReader *reader, const cJSON *item, char *buffer,
+                            size_t size);
 
 /* Every (object, key) reachable from root, depth first; see scenario_known_fields. */
 unsigned schema_known_fields(const SchemaObject *root, ScenarioField *fields, unsigned capacity);

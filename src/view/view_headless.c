@@ -2,6 +2,7 @@
  * GPU is involved and the pixels depend only on the scenario, the seed, the time and the
  * fonts. The simulation runs to the requested time with no wall-clock budget. */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "view_app.h"
 
@@ -72,5 +73,17 @@ int view_headless_run(ViewApp *app)
         return EXIT_SUCCESS;
     view_session_advance(&app->session, end_us, 0);
     draw(app);
-    return view_png_save_surface(app->surface, app->options.png_path) ? EXIT_SUCCESS : EXIT_USAGE;
+    if (!view_png_save_surface(app->surface, app->options.png_path))
+        return EXIT_USAGE;
+    /* As run does: a mode stopped by a budget is said, and the exit code is 2. */
+    bool stopped = false;
+    for (uint32_t p = 0; p < app->session.pane_count; p++) {
+        char text[160];
+        const ViewPane *pane = app->session.panes[p];
+        if (view_pane_stop_text(pane, text, sizeof text) != NULL) {
+            fprintf(stderr, "idemsim: %s: %s\n", mode_name(pane->mode), text);
+            stopped = true;
+        }
+    }
+    return stopped ? EXIT_USAGE : EXIT_SUCCESS;
 }

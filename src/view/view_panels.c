@@ -52,7 +52,9 @@ void view_panels_header(const ViewPanels *panels)
                          r.w, name);
     char status[96];
     ViewColor status_color = VIEW_COLOR_TEXT_DIM;
-    if (pane->tally.done) {
+    if (view_pane_stop_text(pane, status, sizeof status) != NULL) {
+        status_color = VIEW_COLOR_WARNING; /* a budget cut it short: every figure is partial */
+    } else if (pane->tally.done) {
         snprintf(status, sizeof status, "\xE2\x9C\x93 finished");
         status_color = VIEW_COLOR_OK;
     } else {

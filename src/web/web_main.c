@@ -328,6 +328,7 @@ EMSCRIPTEN_KEEPALIVE const char *web_run_table(void)
                         .seed = app->session.seed,
                         .mode_count = app->session.pane_count};
     World *worlds[MODE_COUNT] = {NULL};
+    char stop_texts[MODE_COUNT][160];
     bool built = true;
     for (uint32_t m = 0; m < report.mode_count && built; m++) {
         report.modes[m] = app->session.modes[m];
@@ -337,7 +338,8 @@ EMSCRIPTEN_KEEPALIVE const char *web_run_table(void)
         if (built) {
             world_run(worlds[m]);
             report.metrics[m] = world_metrics(worlds[m]);
-            report.stop_reasons[m] = world_stop_reason(worlds[m]);
+            report.stop_reasons[m] =
+                view_stop_text(world_stop(worlds[m]), stop_texts[m], sizeof stop_texts[m]);
         }
     }
     if (built)
