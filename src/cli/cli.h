@@ -126,6 +126,7 @@ extern const char *cli_program;
 int command_run(int argc, char **argv);
 int command_validate(int argc, char **argv);
 int command_check(int argc, char **argv);
+int command_explain(int argc, char **argv);
 
 extern const char *const run_usage;
 extern const char *const check_usage;

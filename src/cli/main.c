@@ -19,6 +19,7 @@ static const char *const main_usage =
     "commands:\n"
     "  run SCENARIO       run every mode of a scenario and compare them side by side\n"
     "  check [FILE|DIR]   run scenarios' expectations (regression suite)\n"
+    "  explain SCENARIO   tell one operation's story, step by step, in every mode\n"
     "  validate FILE...   check scenario files without running them\n"
     "  view SCENARIO      watch the modes side by side in a window (SDL2)\n"
     "  sweep SCENARIO     vary fields over a grid, many seeds, on every core (CSV, SVG)\n"
@@ -48,8 +49,9 @@ typedef struct {
 } Command;
 
 static const Command commands[] = {
-    {"run", command_run},   {"check", command_check}, {"validate", command_validate},
-    {"view", command_view}, {"sweep", command_sweep}, {"merge", command_merge},
+    {"run", command_run},         {"check", command_check}, {"validate", command_validate},
+    {"view", command_view},       {"sweep", command_sweep}, {"merge", command_merge},
+    {"explain", command_explain},
 };
 
 static const Command *find_command(const char *name)

@@ -1,0 +1,167 @@
+/* The diagram model read as text. Rows come in record order, which is the order things
+ * happened (a record is written when its step happens); a message is told once, when it is
+ * sent, with its fate (arrived when, or lost), since the model pairs it with its delivery. */
+#include "explain.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diagram.h"
+
+#define EXPLAIN_ITEMS_MAX 8192
+#define EXPLAIN_ROWS_MAX 4096
+
+struct Explain {
+    Mode mode;
+    uint64_t operation;
+    Diagram *diagram;
+    uint32_t caught[TRACE_EVENT_COUNT]; /* the operation's decisions and effects, by event */
+};
+
+Explain *explain_create(Mode mode, uint64_t operation)
+{
+    Explain *explain = calloc(1, sizeof *explain);
+    if (explain == NULL)
+        return NULL;
+    explain->mode = mode;
+    explain->operation = operation;
+    explain->diagram = diagram_create(mode, EXPLAIN_ITEMS_MAX, EXPLAIN_ROWS_MAX);
+    if (explain->diagram == NULL) {
+        free(explain);
+        return NULL;
+    }
+    diagram_open_lanes(explain->diagram, true);
+    diagram_follow(explain->diagram, operation);
+    return explain;
+}
+
+void explain_destroy(Explain *explain)
+{
+    if (explain == NULL)
+        return;
+    diagram_destroy(explain->diagram);
+    free(explain);
+}
+
+static void collect(void *context, const TraceRecord *record)
+{
+    Explain *explain = context;
+    if (record->mode != explain->mode || record->operation != explain->operation)
+        return;
+    explain->caught[record->event]++;
+    diagram_add(explain->diagram, record, 0);
+}
+
+TraceSink explain_sink(Explain *explain)
+{
+    return (TraceSink){.write = collect, .context = explain};
+}
+
+/* ------------------------------------------------------------------ writing */
+
+static const char *lane_name(const Diagram *diagram, int lane)
+{
+    const DiagramLane *entry = lane >= 0 ? diagram_lane(diagram, lane) : NULL;
+    return entry != NULL ? entry->name : "?";
+}
+
+static NodeKind lane_kind(const Diagram *diagram, int lane)
+{
+    const DiagramLane *entry = lane >= 0 ? diagram_lane(diagram, lane) : NULL;
+    return entry != NULL ? entry->kind : NODE_KIND_COUNT;
+}
+
+static void write_message(FILE *stream, const Diagram *diagram, const DiagramItem *message)
+{
+    char label[96], tag[48];
+    diagram_message_label(message, label, sizeof label);
+    bool tagged = diagram_message_tag(message, lane_kind(diagram, message->from), tag, sizeof tag);
+    fprintf(stream, "%s -> %s: %s%s%s%s", lane_name(diagram, message->from),
+            lane_name(diagram, message->to), label, tagged ? " (" : "", tagged ? tag : "",
+            tagged ? ")" : "");
+    if (message->end_event == TRACE_LOST)
+        fprintf(stream, ", LOST by the network\n");
+    else if (message->end_us != SIM_TIME_NEVER)
+        fprintf(stream, ", arrives at %.3f s\n", (double)message->end_us / 1e6);
+    else
+        fprintf(stream, ", never arrives\n");
+}
+
+static void write_steps(FILE *stream, const Explain *explain, DiagramOperationWords words)
+{
+    const Diagram *diagram = explain->diagram;
+    for (uint32_t r = 0; r < diagram_row_count(diagram); r++) {
+        const DiagramRow *row = diagram_row(diagram, r);
+        const DiagramItem *item = diagram_item(diagram, row->item);
+        if (item == NULL || item->kind == DIAGRAM_ACTIVATION || item->superseded)
+            continue;
+        if (item->kind == DIAGRAM_MESSAGE && item->start_row != r)
+            continue; /* told when sent */
+        fprintf(stream, "  %9.3f s  ", (double)row->t_us / 1e6);
+        if (item->kind == DIAGRAM_MESSAGE) {
+            write_message(stream, diagram, item);
+            continue;
+        }
+        char label[128];
+        diagram_mark_badge(item, lane_kind(diagram, item->from), words, label, sizeof label);
+        fprintf(stream, "%s: %s\n", lane_name(diagram, item->from), label);
+    }
+    if (diagram_truncated(diagram))
+        fprintf(stream, "  ... (more steps than this explanation keeps)\n");
+}
+
+/* Which layer caught the operation's duplicates, by the decisions the trace recorded. */
+static void write_layers(FILE *stream, const Explain *explain, const DiagramOutcome *outcome)
+{
+    const uint32_t *caught = explain->caught;
+    uint32_t at_store = caught[TRACE_REPLAY] + caught[TRACE_IN_PROGRESS] +
+                        caught[TRACE_REJECT_OTHER_BODY] + caught[TRACE_FENCED];
+    fprintf(stream, "  caught: ");
+    bool any = false;
+    if (at_store > 0) {
+        fprintf(stream, "%u by a key store (replay %u, in progress %u, other body %u, fenced %u)",
+                at_store, caught[TRACE_REPLAY], caught[TRACE_IN_PROGRESS],
+                caught[TRACE_REJECT_OTHER_BODY], caught[TRACE_FENCED]);
+        any = true;
+    }
+    if (caught[TRACE_DEDUPLICATED] > 0) {
+        fprintf(stream, "%s%u by the broker's dedup window", any ? "; " : "",
+                caught[TRACE_DEDUPLICATED]);
+        any = true;
+    }
+    if (caught[TRACE_ROLLBACK] > 0) {
+        fprintf(stream, "%s%u rolled back by a transaction", any ? "; " : "",
+                caught[TRACE_ROLLBACK]);
+        any = true;
+    }
+    if (!any)
+        fprintf(stream, "none");
+    if (outcome != NULL && outcome->effects >= 2)
+        fprintf(stream, "; NOT caught: %u extra effect%s", outcome->effects - 1,
+                outcome->effects == 2 ? "" : "s");
+    fputc('\n', stream);
+}
+
+bool explain_write(FILE *stream, const Explain *explain, const Scenario *scenario)
+{
+    const DiagramOutcome *outcome = diagram_outcome(explain->diagram, explain->operation);
+    bool debit = true;
+    fprintf(stream, "%s: operation %" PRIu64 "\n", mode_name(explain->mode), explain->operation);
+    if (outcome == NULL || outcome->attempts == 0) {
+        fprintf(stream, "  (no such operation in this run)\n");
+        return !ferror(stream);
+    }
+    for (uint32_t g = 0; g < scenario->client_group_count; g++)
+        debit &= scenario->client_groups[g].operation.kind == OPERATION_DEBIT;
+    write_steps(stream, explain, (DiagramOperationWords){.debit = debit});
+    fprintf(stream, "  outcome: %s: %u click%s, %u attempt%s, %u effect%s; the client was %s\n",
+            outcome->settled ? outcome_name(outcome->outcome) : "unsettled", outcome->clicks,
+            outcome->clicks == 1 ? "" : "s", outcome->attempts, outcome->attempts == 1 ? "" : "s",
+            outcome->effects, outcome->effects == 1 ? "" : "s",
+            outcome->told_success   ? "told it succeeded"
+            : outcome->told_failure ? "told it failed"
+                                    : "never told");
+    write_layers(stream, explain, outcome);
+    return !ferror(stream);
+}

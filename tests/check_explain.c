@@ -1,0 +1,118 @@
+/* idemsim explain: one operation's story in each mode, told from the diagram model. The
+ * lost-answer lesson must read as it happened: the answer lost, the retry charging again
+ * without keys, the key store replaying with one. */
+#include <check.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_cli.h"
+
+#define LOST_ANSWER "scenarios/01_lost_answer.json"
+
+static char out[512];
+static char err[512];
+
+static void setup(void)
+{
+    test_cli_make_scratch("explain");
+    snprintf(out, sizeof out, "%s/out", test_scratch);
+    snprintf(err, sizeof err, "%s/err", test_scratch);
+}
+
+static void teardown(void)
+{
+    test_cli_remove_scratch();
+}
+
+/* The text of one mode's story in the whole output. */
+static char *story_of(const char *printed, const char *mode)
+{
+    char header[64];
+    snprintf(header, sizeof header, "%s: operation", mode);
+    const char *start = strstr(printed, header);
+    ck_assert_msg(start != NULL, "no story for %s in:\n%s", mode, printed);
+    const char *end = strstr(start, "\n\n");
+    size_t length = end ? (size_t)(end - start) : strlen(start);
+    char *story = malloc(length + 1);
+    memcpy(story, start, length);
+    story[length] = '\0';
+    return story;
+}
+
+START_TEST(test_the_lost_answer_reads_as_it_happened)
+{
+    const char *arguments[] = {"explain", LOST_ANSWER, "--op", "0", NULL};
+    ck_assert_int_eq(test_cli_run(arguments, out, err), 0);
+    char *printed = test_cli_read_all(out, NULL);
+    char *once = story_of(printed, "at-most-once");
+    char *again = story_of(printed, "at-least-once");
+    char *keyed = story_of(printed, "idempotent");
+    ck_assert_ptr_nonnull(strstr(once, "200 OK, LOST by the network"));
+    ck_assert_ptr_nonnull(strstr(once, "outcome: phantom"));
+    ck_assert_ptr_nonnull(strstr(again, "(retry #2)"));
+    ck_assert_ptr_nonnull(strstr(again, "outcome: double"));
+    ck_assert_ptr_nonnull(strstr(again, "NOT caught: 1 extra effect"));
+    ck_assert_ptr_nonnull(strstr(keyed, "replay 200"));
+    ck_assert_ptr_nonnull(strstr(keyed, "outcome: ok"));
+    ck_assert_ptr_nonnull(strstr(keyed, "caught: 1 by a key store"));
+    free(once);
+    free(again);
+    free(keyed);
+    free(printed);
+}
+END_TEST
+
+/* --why picks, in each mode, the first operation the model settled with that outcome. */
+START_TEST(test_why_picks_the_first_operation_with_that_outcome)
+{
+    const char *arguments[] = {"explain", LOST_ANSWER, "--why", "double", NULL};
+    ck_assert_int_eq(test_cli_run(arguments, out, err), 0);
+    char *printed = test_cli_read_all(out, NULL);
+    ck_assert_ptr_nonnull(strstr(printed, "at-most-once: no operation ended double"));
+    char *again = story_of(printed, "at-least-once");
+    ck_assert_ptr_nonnull(strstr(again, "outcome: double"));
+    ck_assert_ptr_nonnull(strstr(printed, "idempotent: no operation ended double"));
+    free(again);
+    free(printed);
+}
+END_TEST
+
+START_TEST(test_usage_errors_exit_2)
+{
+    const char *none[] = {"explain", LOST_ANSWER, NULL};
+    const char *both[] = {"explain", LOST_ANSWER, "--op", "1", "--why", "double", NULL};
+    const char *outcome[] = {"explain", LOST_ANSWER, "--why", "twice", NULL};
+    const char *id[] = {"explain", LOST_ANSWER, "--op", "-3", NULL};
+    ck_assert_int_eq(test_cli_run(none, out, err), 2);
+    ck_assert_int_eq(test_cli_run(both, out, err), 2);
+    ck_assert_int_eq(test_cli_run(outcome, out, err), 2);
+    ck_assert_int_eq(test_cli_run(id, out, err), 2);
+    char *printed = test_cli_read_all(err, NULL);
+    ck_assert_ptr_nonnull(strstr(printed, "--op expects an operation id, got '-3'"));
+    free(printed);
+}
+END_TEST
+
+static Suite *explain_suite(void)
+{
+    Suite *suite = suite_create("explain");
+    TCase *core = tcase_create("Core");
+    tcase_add_checked_fixture(core, setup, teardown);
+    tcase_set_timeout(core, 60);
+    tcase_add_test(core, test_the_lost_answer_reads_as_it_happened);
+    tcase_add_test(core, test_why_picks_the_first_operation_with_that_outcome);
+    tcase_add_test(core, test_usage_errors_exit_2);
+    suite_add_tcase(suite, core);
+    return suite;
+}
+
+int main(void)
+{
+    SRunner *runner = srunner_create(explain_suite());
+    srunner_run_all(runner, CK_NORMAL);
+    int failures = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failures == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
