@@ -131,6 +131,7 @@ extern const SchemaObject scenario_expect_schema; /* {"min", "max"} */
             min_length_,                                                                           \
             0.0,                                                                                   \
             false,                                                                                 \
+            false,                                                                                 \
             false                                                                                  \
         }                                                                                          \
     }

@@ -206,7 +206,7 @@ static const SchemaObject consumer_idempotency_schema = {
 
 #define RANGE_CRASHES                                                                              \
     {                                                                                              \
-        0.0, 1000000.0, false, false                                                               \
+        0.0, 1000000.0, false, false, false                                                        \
     }
 
 static const SchemaField crash_fields[] = {
