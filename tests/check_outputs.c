@@ -168,6 +168,11 @@ static const Case corpus[] = {
     /* Class 8: a FIFO scenario is refused, not read forever. */
     {{"run", "@fifo.json"}, 2, "@/fifo.json: cannot read file: a FIFO, not a regular file", true},
     {{"validate", "@fifo.json"}, 2, "@/fifo.json: cannot read file: a FIFO", true},
+    {{"view", "@fifo.json", "--headless", "--png", "@x.png"},
+     2,
+     "@/fifo.json: cannot read file: not a regular file",
+     true},
+    {{"view", "S", "--headless", "--png", "S"}, 2, "is the same file as the scenario", true},
     {{"check", "@fifo.json"}, 2, "@/fifo.json: cannot read file: a FIFO", false},
     {{"sweep", "@fifo.json", "--vary", VARY}, 2, "@/fifo.json: cannot read file: a FIFO", true},
     {{"run", "/dev/null"}, 2, "/dev/null: cannot read file: a character device", true},

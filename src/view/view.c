@@ -69,8 +69,34 @@ bool view_prepare_record_dir(const char *dir)
     return true;
 }
 
+/* A FIFO, a device or a socket would block the loader forever; a --png output that is the
+ * scenario itself would replace it. Both are refused before anything is read or written. */
+static bool paths_usable(const ViewOptions *options)
+{
+    struct stat input;
+    if (stat(options->scenario_path, &input) == 0 && !S_ISREG(input.st_mode) &&
+        !S_ISDIR(input.st_mode)) {
+        fprintf(stderr, "%s: cannot read file: not a regular file (a FIFO, device or socket)\n",
+                options->scenario_path);
+        return false;
+    }
+    struct stat output;
+    if (options->png_path != NULL && stat(options->png_path, &output) == 0 &&
+        stat(options->scenario_path, &input) == 0 && output.st_dev == input.st_dev &&
+        output.st_ino == input.st_ino) {
+        fprintf(stderr,
+                "idemsim view: --png %s is the same file as the scenario %s, which it "
+                "would replace\n",
+                options->png_path, options->scenario_path);
+        return false;
+    }
+    return true;
+}
+
 static Scenario *load_scenario(const ViewOptions *options)
 {
+    if (!paths_usable(options))
+        return NULL;
     Scenario *scenario = calloc(1, sizeof *scenario);
     LoadErrors *errors = calloc(1, sizeof *errors);
     if (scenario == NULL || errors == NULL) {
