@@ -206,6 +206,34 @@ static void finish_click(World *world, uint64_t operation, uint32_t click, Belie
 
 /* ------------------------------------------------------------------ attempts */
 
+/* The app may restart right after a click's first send (clients[].restart): the answer
+ * finds nobody, and a key held only in memory is gone. It is back after delay_ms and retries
+ * at once, with the key it has: the same one if it persisted it or derives it from the
+ * order (business-hash), else a new one. Reuses the offline machinery: an app that is not
+ * running hears nothing. */
+static bool app_restarts(World *world, uint64_t operation, uint32_t click)
+{
+    Operation *op = world_operation(world, operation);
+    ClickState *state = &op->clicks[click];
+    Client *client = &world->clients[op->client];
+    const ClientGroupSpec *spec = world->groups[client->group].spec;
+    SimTimeUs now = sim_now(world->sim);
+    if (spec->restart.prob <= 0 || state->attempts != 1 || now < client->offline_until_us ||
+        world_draw_unit(world, DRAW_APP_RESTART, operation, click, 0) >= spec->restart.prob)
+        return false;
+    SimTimeUs delay = distribution_sample_ms_as_us(
+        &spec->restart.delay_ms, world_draw(world, DRAW_APP_RESTART_DELAY, operation, click, 0));
+    client->offline_until_us = now + delay;
+    bool kept = spec->key_persisted || spec->key == KEY_BUSINESS_HASH || state->key == 0;
+    state->key_forgotten = !kept;
+    if (world_tracing(world))
+        world_trace_client(world, op->client, TRACE_APP_RESTART, operation, click, state->attempts,
+                           (int64_t)(delay / SIM_US_PER_MS), !kept);
+    state->timer = sim_schedule_at(world->sim, client->offline_until_us, EVENT_RECONNECT,
+                                   op->client, request_reference(operation, click));
+    return true;
+}
+
 static void send_attempt(World *world, uint64_t operation, uint32_t click)
 {
     Operation *op = world_operation(world, operation);
@@ -249,6 +277,8 @@ static void send_attempt(World *world, uint64_t operation, uint32_t click)
     } else {
         network_send(world, &request);
     }
+    if (app_restarts(world, operation, click))
+        return;
     const OfflineSpec *offline = &group->spec->offline;
     /* The app loses the network at most once per click, right after its first send. */
     if (offline->prob > 0 && state->attempts == 1 && now >= client->offline_until_us &&
@@ -395,6 +425,11 @@ void client_on_reconnect(World *world, uint64_t reference)
     if (world_tracing(world))
         world_trace_client(world, op->client, TRACE_RECONNECT, operation, click,
                            op->clicks[click].attempts, 0, 0);
+    ClickState *state = &op->clicks[click];
+    if (state->key_forgotten) { /* a new key, as a fresh app would make one */
+        state->key = world_draw(world, DRAW_KEY, operation, click, 1000 + state->attempts) | 1;
+        state->key_forgotten = false;
+    }
     retry_or_give_up(world, operation, click, true, 0, BELIEF_UNKNOWN);
 }
 

@@ -32,6 +32,7 @@ typedef struct {
     uint32_t queries;     /* status queries sent so far */
     bool resolving;       /* waiting for a status query's answer, not an attempt's */
     bool unknown_lookup;  /* the query was sent instead of giving up (on_unknown lookup) */
+    bool key_forgotten;   /* the app restarted and lost the click's in-memory key */
 } ClickState;
 
 typedef struct {

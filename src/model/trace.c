@@ -17,6 +17,7 @@ static const char *const event_names[TRACE_EVENT_COUNT] = {
     [TRACE_FAILED] = "failed",
     [TRACE_GIVE_UP] = "give_up",
     [TRACE_OFFLINE] = "offline",
+    [TRACE_APP_RESTART] = "app_restart",
     [TRACE_RECONNECT] = "reconnect",
     [TRACE_LOST_OFFLINE] = "lost_offline",
     [TRACE_STATUS_QUERY] = "status_query",

@@ -25,6 +25,8 @@ typedef enum {
     TRACE_FAILED,
     TRACE_GIVE_UP,
     TRACE_OFFLINE,
+    TRACE_APP_RESTART, /* the app restarts after sending; value: ms until it is back;
+                          detail: 1 when it forgot the click's key */
     TRACE_RECONNECT,
     TRACE_LOST_OFFLINE,
     TRACE_STATUS_QUERY, /* the client asks for its key's status; value: the query number */

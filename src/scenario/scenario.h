@@ -134,6 +134,13 @@ typedef struct {
     Distribution duration_ms;
 } OfflineSpec;
 
+/* The app process restarts right after sending (killed by the phone, updated, crashed): the
+ * answer is lost, and a key kept only in memory is forgotten. */
+typedef struct {
+    double prob;
+    Distribution delay_ms; /* until the app is back and retries */
+} AppRestartSpec;
+
 typedef struct {
     char id[NAME_LEN_MAX];
     uint32_t count;
@@ -147,8 +154,10 @@ typedef struct {
     KeyStrategy key;
     DoubleClickSpec double_click;
     OfflineSpec offline;
-    double key_reuse; /* chance an operation reuses the previous one's key (an app bug) */
-    uint32_t queue;   /* target broker: the queue it publishes to, index into broker.queues */
+    AppRestartSpec restart;
+    bool key_persisted; /* the per-click key is stored and survives an app restart */
+    double key_reuse;   /* chance an operation reuses the previous one's key (an app bug) */
+    uint32_t queue;     /* target broker: the queue it publishes to, index into broker.queues */
 } ClientGroupSpec;
 
 /* ------------------------------------------------------------------ network */

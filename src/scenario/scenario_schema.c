@@ -38,6 +38,7 @@ static const ClientGroupSpec client_group_default = {
     .key = KEY_PER_CLICK,
     .double_click = {.prob = 0, .delay_ms = {DIST_UNIFORM, 100, 400}},
     .offline = {.prob = 0, .duration_ms = {DIST_EXP, 60000, 0}},
+    .restart = {.prob = 0, .delay_ms = {DIST_UNIFORM, 2000, 10000}},
 };
 
 static void scenario_defaults(Scenario *scenario, const char *name)
@@ -333,6 +334,13 @@ static const SchemaField offline_fields[] = {
 static const SchemaObject offline_schema = {.name = "clients[].offline",
                                             SCHEMA_FIELDS(offline_fields)};
 
+static const SchemaField restart_fields[] = {
+    FIELD_NUMBER("prob", AppRestartSpec, prob, RANGE_PROBABILITY),
+    FIELD_DIST("delay_ms", AppRestartSpec, delay_ms),
+};
+static const SchemaObject restart_schema = {.name = "clients[].restart",
+                                            SCHEMA_FIELDS(restart_fields)};
+
 /* ------------------------------------------------------------------ client groups */
 
 static void read_client_id(SchemaReader *reader, const cJSON *item, void *target)
@@ -431,6 +439,8 @@ static const SchemaField client_fields[] = {
     FIELD_CHOICE("key", ClientGroupSpec, key, scenario_names_key_strategy),
     FIELD_OBJECT("double_click", ClientGroupSpec, double_click, double_click_schema),
     FIELD_OBJECT("offline", ClientGroupSpec, offline, offline_schema),
+    FIELD_OBJECT("restart", ClientGroupSpec, restart, restart_schema),
+    FIELD_BOOLEAN("key_persisted", ClientGroupSpec, key_persisted),
     FIELD_NUMBER("key_reuse", ClientGroupSpec, key_reuse, RANGE_PROBABILITY),
     FIELD_CUSTOM("queue", SCHEMA_MEMBER(ClientGroupSpec, queue, uint32_t), read_queue_reference,
                  NULL, false),
