@@ -348,8 +348,17 @@ void broker_on_ack_timeout(World *world, uint32_t queued_index, uint32_t deliver
         return;
     leave_flight(world, queued);
     const QueueSpec *spec = world->broker.queues[queued->queue].spec;
-    if (spec->max_deliveries > 0 && queued->deliveries >= spec->max_deliveries) {
-        finish_queued(world, queued, QUEUED_DEAD);
+    if (spec->max_deliveries > 0 &&
+        queued->deliveries - queued->redrive_base >= spec->max_deliveries) {
+        bool redrive = spec->dead_letter && spec->redrive_after_ms > 0 && queued->redrives == 0;
+        if (redrive) { /* parked with the dead letters, still holding its operation */
+            queued->state = QUEUED_WAITING;
+            queued->redriving = true;
+            queued->timer = sim_schedule_in(world->sim, sim_time_us_from_ms(spec->redrive_after_ms),
+                                            EVENT_REDELIVER, 0, queued_index);
+        } else {
+            finish_queued(world, queued, QUEUED_DEAD);
+        }
         if (spec->dead_letter) {
             world->metrics.dead_lettered++;
             world->metrics.queues[queued->queue].dead_lettered++;
@@ -376,6 +385,15 @@ void broker_on_redeliver(World *world, uint32_t queued_index)
 {
     QueuedMessage *queued = &world->broker.messages[queued_index];
     queued->timer = EVENT_ID_NONE;
-    if (queued->state == QUEUED_WAITING)
-        make_ready(world, queued_index);
+    if (queued->state != QUEUED_WAITING)
+        return;
+    if (queued->redriving) { /* an operator moves the dead letters back: a fresh start */
+        queued->redriving = false;
+        queued->redrives++;
+        world->metrics.redriven++;
+        if (world_tracing(world))
+            trace_queue(world, TRACE_REDRIVE, &queued->publish, queued->deliveries, queued->queue);
+        queued->redrive_base = queued->deliveries; /* delivery numbers go on: acks stay apart */
+    }
+    make_ready(world, queued_index);
 }

@@ -66,6 +66,7 @@ bool metrics_value(const Metrics *metrics, const char *name, double *value)
         {"status_queries", metrics->status_queries},
         {"resolved_by_lookup", metrics->resolved_by_lookup},
         {"reconciled", metrics->reconciled},
+        {"redriven", metrics->redriven},
         {"key_store_peak", metrics->key_store_peak},
         {"crashes", metrics->crashes},
         {"late_acks", metrics->late_acks},

@@ -56,6 +56,7 @@ typedef struct {
     uint64_t status_queries;     /* clients asking for their key's status (202, lookup) */
     uint64_t resolved_by_lookup; /* unknown outcomes a status query turned into an answer */
     uint64_t reconciled;         /* gateway timeouts settled by asking the gateway later */
+    uint64_t redriven;           /* dead letters moved back to their queue */
     uint64_t crashes;
     uint64_t emails_sent;
     uint64_t receipts_sent, receipts_duplicated, receipts_missing; /* publish_receipts */

@@ -49,6 +49,7 @@ static const char *const event_names[TRACE_EVENT_COUNT] = {
     [TRACE_LATE_ACK_ACCEPTED] = "late_ack_accepted",
     [TRACE_LATE_ACK_IGNORED] = "late_ack_ignored",
     [TRACE_DEAD_LETTER] = "dead_letter",
+    [TRACE_REDRIVE] = "redrive",
     [TRACE_DISCARD] = "discard",
     [TRACE_CRASH] = "crash",
     [TRACE_RESTART] = "restart",

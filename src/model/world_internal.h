@@ -264,6 +264,9 @@ typedef struct {
     EventId timer;              /* the ack timeout in flight, the redelivery delay waiting */
     bool in_ready;              /* an entry for it is in the ready queue (stale once finished) */
     bool free_when_popped;      /* its operation settled while that stale entry was queued */
+    bool redriving;             /* dead-lettered, waiting to be moved back (redrive_after_ms) */
+    uint32_t redrives;          /* times it was moved back from the dead letters */
+    uint32_t redrive_base;      /* deliveries before the last redrive: max_deliveries anew */
     uint32_t next_of_operation; /* the operation's next queued message, or SLOT_NONE */
     uint32_t queue;             /* index into Broker.queues */
 } QueuedMessage;

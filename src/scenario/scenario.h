@@ -311,6 +311,7 @@ typedef struct {
     LateAck late_ack;
     double dedup_window_ms; /* 0: no publisher dedup */
     double redelivery_delay_ms;
+    double redrive_after_ms; /* dead letters go back to the queue this much later; 0: never */
 } QueueSpec;
 
 typedef struct {
@@ -322,6 +323,7 @@ typedef struct {
     LateAck late_ack;
     double dedup_window_ms; /* 0: no publisher dedup */
     double redelivery_delay_ms;
+    double redrive_after_ms;
     /* Resolved: `queues` as listed, or one queue named "main" with the defaults. */
     uint32_t queue_count;
     QueueSpec queues[QUEUES_MAX];

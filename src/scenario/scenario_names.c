@@ -178,6 +178,7 @@ const char *const scenario_metric_names[] = {
     "status_queries",
     "resolved_by_lookup",
     "reconciled",
+    "redriven",
 };
 const unsigned scenario_metric_count =
     (unsigned)(sizeof scenario_metric_names / sizeof scenario_metric_names[0]);

@@ -39,6 +39,7 @@ static QueueSpec queue_from_broker(const BrokerSpec *broker)
         .late_ack = broker->late_ack,
         .dedup_window_ms = broker->dedup_window_ms,
         .redelivery_delay_ms = broker->redelivery_delay_ms,
+        .redrive_after_ms = broker->redrive_after_ms,
     };
 }
 
@@ -354,7 +355,8 @@ static const SchemaObject consumer_schema = {.name = "broker.consumers",
     FIELD_U32("prefetch", type_, prefetch, RANGE_PREFETCH),                                        \
     FIELD_CHOICE("late_ack", type_, late_ack, scenario_names_late_ack),                            \
     FIELD_NUMBER("dedup_window_ms", type_, dedup_window_ms, RANGE_MS),                             \
-    FIELD_NUMBER("redelivery_delay_ms", type_, redelivery_delay_ms, RANGE_MS)
+    FIELD_NUMBER("redelivery_delay_ms", type_, redelivery_delay_ms, RANGE_MS),                     \
+    FIELD_NUMBER("redrive_after_ms", type_, redrive_after_ms, RANGE_MS)
 /* clang-format on */
 
 static void read_queue_name(SchemaReader *reader, const cJSON *item, void *target)
@@ -412,12 +414,22 @@ static void read_queues(SchemaReader *reader, const cJSON *item, void *target)
 }
 
 /* Without `queues`, the one queue takes the broker-level rules the file just gave. */
+/* A redrive moves dead letters back: a queue that discards them has none to move. */
 static void check_broker(SchemaReader *reader, const cJSON *object, void *base, bool clean)
 {
-    (void)reader;
     (void)clean;
+    BrokerSpec *broker = base;
     if (schema_member(object, "queues") == NULL) {
-        set_main_queue(base);
+        set_main_queue(broker);
+    }
+    for (uint32_t q = 0; q < broker->queue_count; q++) {
+        if (broker->queues[q].redrive_after_ms > 0 && !broker->queues[q].dead_letter) {
+            schema_error(reader,
+                         "expected \"dead_letter\": true where redrive_after_ms is set "
+                         "(queue '%s' discards what it would redrive)",
+                         broker->queues[q].name);
+            break;
+        }
     }
 }
 
