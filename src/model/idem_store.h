@@ -29,6 +29,7 @@ typedef struct {
     SimTimeUs created_us;
     SimTimeUs expires_us; /* SIM_TIME_NEVER: no TTL */
     uint32_t token;       /* the lease's generation: each reservation of the key bumps it */
+    SimTimeUs written_us; /* the last write: what a replica lagging behind has not seen yet */
 } KeyRow;
 
 typedef struct IdemStore IdemStore; /* opaque */

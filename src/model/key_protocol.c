@@ -3,8 +3,19 @@
  * their race windows are real, not a flag. */
 #include "key_protocol.h"
 
+#include <stdlib.h>
+
+#include "distribution.h"
 #include "sim_assert.h"
 #include "world_internal.h"
+
+static void schedule_failover(World *world, KeyProtocol *keys)
+{
+    SimTimeUs wait = distribution_sample_ms_as_us(
+        &keys->policy->failover_every_ms,
+        world_draw(world, DRAW_FAILOVER, keys->side, keys->failovers, 0));
+    sim_schedule_in(world->sim, wait > 0 ? wait : 1, EVENT_STORE_FAILOVER, keys->side, 0);
+}
 
 void key_protocol_init(World *world, KeyProtocol *keys, const IdempotencySpec *policy,
                        uint32_t node, uint32_t side, bool enabled)
@@ -17,12 +28,57 @@ void key_protocol_init(World *world, KeyProtocol *keys, const IdempotencySpec *p
     SimTimeUs interval = sim_time_us_from_ms(policy->cleanup_interval_ms);
     if (enabled && interval > 0)
         world_start_sweep(world, (StoreSide)side, interval);
+    if (enabled && policy->replication_lag_ms > 0) {
+        world->sweeps_running++; /* a background timer: the world ends without waiting for it */
+        schedule_failover(world, keys);
+    }
 }
 
 void key_protocol_release(KeyProtocol *keys)
 {
     idem_store_destroy(keys->store);
     keys->store = NULL;
+}
+
+/* ------------------------------------------------------------------ failovers */
+
+typedef struct {
+    SimTimeUs since_us;
+    uint64_t *keys;
+    size_t count, capacity;
+} RecentRows;
+
+static void collect_recent(void *context, const KeyRow *row)
+{
+    RecentRows *recent = context;
+    if (row->written_us < recent->since_us)
+        return;
+    if (recent->count == recent->capacity) {
+        recent->capacity = recent->capacity ? recent->capacity * 2 : 64;
+        recent->keys = sim_xrealloc(recent->keys, recent->capacity * sizeof *recent->keys);
+    }
+    recent->keys[recent->count++] = row->key;
+}
+
+void key_protocol_on_failover(World *world, KeyProtocol *keys)
+{
+    SimTimeUs now = sim_now(world->sim);
+    SimTimeUs lag = sim_time_us_from_ms(keys->policy->replication_lag_ms);
+    RecentRows recent = {.since_us = now > lag ? now - lag : 0};
+    idem_store_visit(keys->store, collect_recent, &recent); /* the set, not its order, matters */
+    for (size_t i = 0; i < recent.count; i++)
+        idem_store_remove(keys->store, recent.keys[i]);
+    free(recent.keys);
+    keys->failovers++;
+    world->metrics.keys_lost_in_failover += recent.count;
+    world_note_key_store(world);
+    if (world_tracing(world))
+        world_trace(world, keys->node, TRACE_FAILOVER, 0, (int64_t)recent.count, 0);
+    if (sim_pending(world->sim) < world->sweeps_running) {
+        world->sweeps_running--; /* only background timers are left: stop */
+        return;
+    }
+    schedule_failover(world, keys);
 }
 
 /* ------------------------------------------------------------------ deciding */
@@ -43,6 +99,7 @@ static void reserve(World *world, KeyProtocol *keys, Job *job, ReserveReason why
     job->reserved_us = now;
     job->token = previous_token + 1;
     KeyRow row = {
+        .written_us = now,
         .token = job->token,
         .key = job->store_key,
         .status = KEY_STATUS_PROCESSING,
@@ -210,6 +267,7 @@ void key_protocol_record(World *world, KeyProtocol *keys, const Job *job, int st
                          : on_failure == ON_FAILURE_RETRYABLE ? KEY_STATUS_RETRYABLE
                                                               : KEY_STATUS_FAILED;
     KeyRow row = {
+        .written_us = now,
         .token = token,
         .key = job->store_key,
         .status = recorded,

@@ -21,9 +21,10 @@ typedef struct Job Job;
 typedef struct {
     const IdempotencySpec *policy; /* points into World.scenario */
     IdemStore *store;
-    uint32_t node; /* the service that keeps them: its trace records name it */
-    uint32_t side; /* which sweep timer is this store's (StoreSide) */
-    bool enabled;  /* the mode keeps keys (idempotent) */
+    uint32_t node;      /* the service that keeps them: its trace records name it */
+    uint32_t side;      /* which sweep timer is this store's (StoreSide) */
+    bool enabled;       /* the mode keeps keys (idempotent) */
+    uint32_t failovers; /* so far: each draws the wait until the next */
 } KeyProtocol;
 
 typedef enum {
@@ -77,6 +78,9 @@ void key_protocol_roll_back_open(World *world, KeyProtocol *keys, uint32_t epoch
 void key_protocol_forget(World *world, KeyProtocol *keys, uint64_t key);
 /* The service crashed: keys kept in memory are gone. */
 void key_protocol_on_crash(World *world, KeyProtocol *keys);
+/* A failover of the store's primary (replication_lag_ms): the rows written within the lag
+ * were not on the replica and are gone. Then the next failover is drawn. */
+void key_protocol_on_failover(World *world, KeyProtocol *keys);
 /* The cleanup sweep's timer fired: free the expired rows, trace, and go on. */
 void key_protocol_on_sweep(World *world, KeyProtocol *keys);
 

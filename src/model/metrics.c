@@ -67,6 +67,7 @@ bool metrics_value(const Metrics *metrics, const char *name, double *value)
         {"resolved_by_lookup", metrics->resolved_by_lookup},
         {"reconciled", metrics->reconciled},
         {"redriven", metrics->redriven},
+        {"keys_lost_in_failover", metrics->keys_lost_in_failover},
         {"key_store_peak", metrics->key_store_peak},
         {"crashes", metrics->crashes},
         {"late_acks", metrics->late_acks},

@@ -51,12 +51,13 @@ typedef struct {
     uint64_t late_responses_ignored;
     uint64_t messages, deliveries, redeliveries, dead_lettered, deduplicated; /* broker */
     uint64_t network_sent, network_dropped, network_duplicated;
-    uint64_t proxy_retries;      /* tries the proxy sent beyond the first */
-    uint64_t proxy_timeouts;     /* tries it stopped waiting for */
-    uint64_t status_queries;     /* clients asking for their key's status (202, lookup) */
-    uint64_t resolved_by_lookup; /* unknown outcomes a status query turned into an answer */
-    uint64_t reconciled;         /* gateway timeouts settled by asking the gateway later */
-    uint64_t redriven;           /* dead letters moved back to their queue */
+    uint64_t proxy_retries;         /* tries the proxy sent beyond the first */
+    uint64_t proxy_timeouts;        /* tries it stopped waiting for */
+    uint64_t status_queries;        /* clients asking for their key's status (202, lookup) */
+    uint64_t resolved_by_lookup;    /* unknown outcomes a status query turned into an answer */
+    uint64_t reconciled;            /* gateway timeouts settled by asking the gateway later */
+    uint64_t redriven;              /* dead letters moved back to their queue */
+    uint64_t keys_lost_in_failover; /* key rows a failover to a lagging replica lost */
     uint64_t crashes;
     uint64_t emails_sent;
     uint64_t receipts_sent, receipts_duplicated, receipts_missing; /* publish_receipts */

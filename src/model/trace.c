@@ -54,6 +54,7 @@ static const char *const event_names[TRACE_EVENT_COUNT] = {
     [TRACE_CRASH] = "crash",
     [TRACE_RESTART] = "restart",
     [TRACE_SWEEP] = "sweep",
+    [TRACE_FAILOVER] = "failover",
 };
 
 static const char *const message_names[MESSAGE_KIND_COUNT] = {

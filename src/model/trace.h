@@ -68,6 +68,7 @@ typedef enum {
     TRACE_CRASH, /* detail: the CrashPoint; operation: the job that crashed it */
     TRACE_RESTART,
     TRACE_SWEEP,
+    TRACE_FAILOVER, /* a key store failed over to a lagging replica; value: rows lost */
     TRACE_EVENT_COUNT
 } TraceEvent;
 

@@ -236,6 +236,11 @@ void world_note_key_store(World *world)
     }
 }
 
+KeyProtocol *world_keys_of_side(World *world, StoreSide side)
+{
+    return side == STORE_SERVER ? &world->server.keys : &world->consumers.keys;
+}
+
 void world_start_sweep(World *world, StoreSide side, SimTimeUs interval_us)
 {
     world->sweeps_running++;
@@ -386,6 +391,9 @@ static void dispatch(void *context, const Event *event)
         break;
     case EVENT_JOB_DONE:
         server_on_job_done(world, job_of(world, event));
+        break;
+    case EVENT_STORE_FAILOVER:
+        key_protocol_on_failover(world, world_keys_of_side(world, (StoreSide)event->target));
         break;
     case EVENT_STORE_SWEEP:
         if (event->target == STORE_SERVER)

@@ -31,6 +31,7 @@ typedef enum {
     EVENT_JOB_RESERVE,     /* target: the node; arg: job slot; check-then-insert's insert */
     EVENT_JOB_DONE,        /* arg: job slot */
     EVENT_STORE_SWEEP,     /* target: the StoreSide to sweep */
+    EVENT_STORE_FAILOVER,  /* target: the StoreSide whose primary fails over */
     EVENT_GATEWAY_TIMEOUT, /* arg: job slot; the server stops waiting for the gateway */
     EVENT_GATEWAY_CHARGE,  /* arg: message slot; the gateway's processing is over */
     EVENT_OUTBOX_RELAY,    /* arg: outbox entry */
@@ -71,6 +72,7 @@ typedef enum {
     DRAW_PROXY_SERVICE,
     DRAW_APP_RESTART,
     DRAW_APP_RESTART_DELAY,
+    DRAW_FAILOVER,
     DRAW_PURPOSE_COUNT
 } DrawPurpose;
 
@@ -510,6 +512,7 @@ void consumers_on_job_done(World *world, uint32_t job);
 void consumers_on_job_reserve(World *world, uint32_t job);
 void consumers_on_restart(World *world);
 void consumers_on_store_sweep(World *world);
+KeyProtocol *world_keys_of_side(World *world, StoreSide side);
 uint32_t consumers_held(const World *world); /* buffered plus in service */
 
 /* proxy.c */

@@ -22,7 +22,8 @@ typedef enum {
     SHOW_WITH_EMAIL,
     SHOW_WITH_PROXY,
     SHOW_WITH_QUERIES,
-    SHOW_WITH_RECONCILE
+    SHOW_WITH_RECONCILE,
+    SHOW_WITH_FAILOVER
 } RowShown;
 
 typedef struct {
@@ -77,6 +78,7 @@ static const Row rows[] = {
     {"latency p99 (ms)", "latency_p99_ms", ROW_MILLISECONDS, SHOW_ALWAYS},
     {"latency p999 (ms)", "latency_p999_ms", ROW_MILLISECONDS, SHOW_ALWAYS},
     {"key-store peak rows", "key_store_peak", ROW_COUNT, SHOW_ALWAYS},
+    {"keys lost in failovers", "keys_lost_in_failover", ROW_BAD, SHOW_WITH_FAILOVER},
 };
 
 /* Status queries happen after a 202, or where a client looks its unknown outcomes up. */
@@ -216,6 +218,10 @@ bool report_write_table(FILE *stream, const RunReport *report, bool color)
         if (rows[r].shown == SHOW_WITH_QUERIES && !asks_status(scenario))
             continue;
         if (rows[r].shown == SHOW_WITH_RECONCILE && scenario->server.reconcile_ms <= 0)
+            continue;
+        if (rows[r].shown == SHOW_WITH_FAILOVER &&
+            scenario->server.idempotency.replication_lag_ms <= 0 &&
+            scenario->broker.consumers.idempotency.replication_lag_ms <= 0)
             continue;
         fprintf(stream, "%-*s", LABEL_WIDTH, rows[r].label);
         for (uint32_t m = 0; m < report->mode_count; m++) {

@@ -237,8 +237,10 @@ typedef struct {
     StoreProfile profile;
     bool required;          /* 400 when a request has no key */
     double lock_timeout_ms; /* a processing row older than this may be taken over; 0: never */
-    bool fencing;    /* a takeover bumps the row's token; a stale holder's effect is refused */
-    KeyStrategy key; /* consumers only: message-id or business-hash */
+    bool fencing; /* a takeover bumps the row's token; a stale holder's effect is refused */
+    double replication_lag_ms;      /* a failover loses the rows written this recently */
+    Distribution failover_every_ms; /* time between failovers; only with replication_lag_ms */
+    KeyStrategy key;                /* consumers only: message-id or business-hash */
 } IdempotencySpec;
 
 typedef struct {

@@ -179,6 +179,7 @@ const char *const scenario_metric_names[] = {
     "resolved_by_lookup",
     "reconciled",
     "redriven",
+    "keys_lost_in_failover",
 };
 const unsigned scenario_metric_count =
     (unsigned)(sizeof scenario_metric_names / sizeof scenario_metric_names[0]);

@@ -19,6 +19,7 @@ static const IdempotencySpec idempotency_default = {
     .fingerprint = true,
     .on_in_progress = 409,
     .on_failure = {.definite = ON_FAILURE_STORE, .ambiguous = ON_FAILURE_DELETE},
+    .failover_every_ms = {DIST_EXP, 60000, 0},
     .durable = true,
     .profile = PROFILE_IETF,
     .required = false,
@@ -174,7 +175,9 @@ static void read_required_for_consumers(SchemaReader *reader, const cJSON *item,
     FIELD_BOOLEAN("fingerprint", IdempotencySpec, fingerprint),                                    \
     FIELD_BOOLEAN("durable", IdempotencySpec, durable),                                            \
     FIELD_NUMBER("lock_timeout_ms", IdempotencySpec, lock_timeout_ms, RANGE_MS),                   \
-    FIELD_BOOLEAN("fencing", IdempotencySpec, fencing)
+    FIELD_BOOLEAN("fencing", IdempotencySpec, fencing),                                            \
+    FIELD_NUMBER("replication_lag_ms", IdempotencySpec, replication_lag_ms, RANGE_MS),             \
+    FIELD_DIST("failover_every_ms", IdempotencySpec, failover_every_ms)
 /* clang-format on */
 
 static const SchemaField server_idempotency_fields[] = {
