@@ -62,6 +62,8 @@ static uint64_t key_for(const World *world, uint64_t operation, uint32_t click, 
     case KEY_STRATEGY_COUNT:
         break;
     }
+    if (spec->key_bits < 64) /* a small key space: keys of different payments may collide */
+        key &= (1ull << spec->key_bits) - 1;
     return key != 0 ? key : 1;
 }
 

@@ -39,8 +39,13 @@ static uint64_t store_key_of(const World *world, const Message *delivery)
 {
     if (!world->consumers.keys.enabled)
         return 0;
-    return world->consumers.keys.policy->key == KEY_BUSINESS_HASH ? delivery->business_key
-                                                                  : delivery->key;
+    uint64_t key = world->consumers.keys.policy->key == KEY_BUSINESS_HASH ? delivery->business_key
+                                                                          : delivery->key;
+    if (key == 0 || world->consumers.keys.policy->scope != SCOPE_ACCOUNT)
+        return key;
+    uint32_t client = world_client_of_operation(world, delivery->operation);
+    uint32_t account = world->groups[world->clients[client].group].spec->account;
+    return rng_mix64(key ^ rng_mix64(account + 1)) | 1; /* the account's own key space */
 }
 
 /* ------------------------------------------------------------------ workers */

@@ -68,6 +68,7 @@ bool metrics_value(const Metrics *metrics, const char *name, double *value)
         {"reconciled", metrics->reconciled},
         {"redriven", metrics->redriven},
         {"keys_lost_in_failover", metrics->keys_lost_in_failover},
+        {"leaks", metrics->leaks},
         {"key_store_peak", metrics->key_store_peak},
         {"crashes", metrics->crashes},
         {"late_acks", metrics->late_acks},

@@ -92,6 +92,12 @@ static void execute_later(World *world, uint32_t job)
     sim_schedule_in(world->sim, service, EVENT_JOB_DONE, 0, job);
 }
 
+static uint32_t account_of(const World *world, uint64_t operation)
+{
+    uint32_t client = world_client_of_operation(world, operation);
+    return world->groups[world->clients[client].group].spec->account;
+}
+
 static uint64_t store_key_of(World *world, const Message *request)
 {
     if (!world->server.keys.enabled)
@@ -99,6 +105,8 @@ static uint64_t store_key_of(World *world, const Message *request)
     const ClientGroupSpec *spec = world->groups[world->clients[request->client].group].spec;
     if (spec->key == KEY_SERVER_GENERATED)
         return ++world->server.generated_keys; /* fresh per request: never matches a retry */
+    if (request->key != 0 && world->server.keys.policy->scope == SCOPE_ACCOUNT)
+        return rng_mix64(request->key ^ rng_mix64(spec->account + 1)) | 1; /* the account's */
     return request->key;
 }
 
@@ -118,6 +126,8 @@ static bool start_job(World *world, uint32_t job_slot)
                         EVENT_JOB_RESERVE, world->server_node, job_slot);
         return false;
     case KEY_REPLAY:
+        if (account_of(world, verdict.response_of) != account_of(world, job->request.operation))
+            world->metrics.leaks++; /* another user's stored answer: a data leak */
         respond(world, &job->request, verdict.status, verdict.response_of);
         break;
     case KEY_IN_PROGRESS:

@@ -45,6 +45,7 @@ static const Row rows[] = {
     {"  lost money", "lost_amount", ROW_BAD, SHOW_ALWAYS},
     {"phantom (done, told otherwise)", "phantom", ROW_BAD, SHOW_ALWAYS},
     {"mismatch (another's response)", "mismatch", ROW_BAD, SHOW_ALWAYS},
+    {"  of another account (leak)", "leaks", ROW_BAD, SHOW_ALWAYS},
     {"client told failed", "client_failed", ROW_COUNT, SHOW_ALWAYS},
     {"client never told (unknown)", "client_unknown", ROW_COUNT, SHOW_ALWAYS},
     {"409 in progress / conflict", "409", ROW_COUNT, SHOW_ALWAYS},

@@ -77,6 +77,10 @@ typedef enum { VIA_DIRECT, VIA_PROXY } ClientVia; /* how a group's requests reac
  * its key's status (a GET by key) and learn what happened. */
 typedef enum { ON_UNKNOWN_GIVE_UP, ON_UNKNOWN_LOOKUP } OnUnknown;
 
+/* A key store's scope: keys are looked up as sent (global), or within the caller's account,
+ * so two users' equal keys are two rows. */
+typedef enum { SCOPE_GLOBAL, SCOPE_ACCOUNT } KeyScope;
+
 /* How a charge's receipt event reaches the broker: published as the charge happens, outside
  * any transaction (a dual write), or written to the outbox with the commit and relayed. */
 typedef enum { RECEIPTS_DIRECT, RECEIPTS_OUTBOX } ReceiptPath;
@@ -156,6 +160,7 @@ typedef struct {
     OfflineSpec offline;
     AppRestartSpec restart;
     bool key_persisted; /* the per-click key is stored and survives an app restart */
+    uint32_t key_bits;  /* bits of randomness in the client's keys (64: a UUID-like space) */
     double key_reuse;   /* chance an operation reuses the previous one's key (an app bug) */
     uint32_t queue;     /* target broker: the queue it publishes to, index into broker.queues */
 } ClientGroupSpec;
@@ -241,6 +246,7 @@ typedef struct {
     double replication_lag_ms;      /* a failover loses the rows written this recently */
     Distribution failover_every_ms; /* time between failovers; only with replication_lag_ms */
     KeyStrategy key;                /* consumers only: message-id or business-hash */
+    KeyScope scope; /* whose keys may collide: everyone's (global) or one account's */
 } IdempotencySpec;
 
 typedef struct {

@@ -120,6 +120,8 @@ static const NameEntry on_unknowns[] = {{"give-up", ON_UNKNOWN_GIVE_UP},
 const NameTable scenario_names_on_unknown = TABLE(on_unknowns);
 static const NameEntry receipt_paths[] = {{"direct", RECEIPTS_DIRECT}, {"outbox", RECEIPTS_OUTBOX}};
 const NameTable scenario_names_receipts_via = TABLE(receipt_paths);
+static const NameEntry scopes[] = {{"global", SCOPE_GLOBAL}, {"account", SCOPE_ACCOUNT}};
+const NameTable scenario_names_scope = TABLE(scopes);
 const NameTable scenario_names_late_ack = TABLE(late_acks);
 const NameTable scenario_names_dist = TABLE(dists);
 const NameTable scenario_names_loss_model = TABLE(loss_models);
@@ -180,6 +182,7 @@ const char *const scenario_metric_names[] = {
     "reconciled",
     "redriven",
     "keys_lost_in_failover",
+    "leaks",
 };
 const unsigned scenario_metric_count =
     (unsigned)(sizeof scenario_metric_names / sizeof scenario_metric_names[0]);

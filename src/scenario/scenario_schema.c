@@ -14,6 +14,7 @@
 #define RANGE_OPS {1.0, (double)OPERATIONS_TOTAL_MAX, false, false, false}
 #define RANGE_ATTEMPTS {1.0, 1000.0, false, false, false}
 #define RANGE_CONFLICTS {0.0, 1000.0, false, false, false}
+#define RANGE_KEY_BITS {1.0, 64.0, false, false, false}
 #define RANGE_BACKOFF_FACTOR {1.0, 1000.0, false, false, false} /* 1: constant backoff */
 #define RANGE_CLIENT_COUNT {1.0, CLIENTS_TOTAL_MAX, false, false, false}
 /* clang-format on */
@@ -39,6 +40,7 @@ static const ClientGroupSpec client_group_default = {
     .double_click = {.prob = 0, .delay_ms = {DIST_UNIFORM, 100, 400}},
     .offline = {.prob = 0, .duration_ms = {DIST_EXP, 60000, 0}},
     .restart = {.prob = 0, .delay_ms = {DIST_UNIFORM, 2000, 10000}},
+    .key_bits = 64,
 };
 
 static void scenario_defaults(Scenario *scenario, const char *name)
@@ -441,6 +443,7 @@ static const SchemaField client_fields[] = {
     FIELD_OBJECT("offline", ClientGroupSpec, offline, offline_schema),
     FIELD_OBJECT("restart", ClientGroupSpec, restart, restart_schema),
     FIELD_BOOLEAN("key_persisted", ClientGroupSpec, key_persisted),
+    FIELD_U32("key_bits", ClientGroupSpec, key_bits, RANGE_KEY_BITS),
     FIELD_NUMBER("key_reuse", ClientGroupSpec, key_reuse, RANGE_PROBABILITY),
     FIELD_CUSTOM("queue", SCHEMA_MEMBER(ClientGroupSpec, queue, uint32_t), read_queue_reference,
                  NULL, false),

@@ -189,6 +189,7 @@ static const SchemaField server_idempotency_fields[] = {
     FIELD_CHOICE("profile", IdempotencySpec, profile, scenario_names_store_profile),
     FIELD_BOOLEAN("required", IdempotencySpec, required),
     FIELD_CUSTOM("key", SCHEMA_ENUM_MEMBER(IdempotencySpec, key), read_server_key, NULL, false),
+    FIELD_CHOICE("scope", IdempotencySpec, scope, scenario_names_scope),
 };
 static const SchemaObject server_idempotency_schema = {.name = "<idempotency>",
                                                        SCHEMA_FIELDS(server_idempotency_fields)};
@@ -204,6 +205,7 @@ static const SchemaField consumer_idempotency_fields[] = {
     FIELD_CUSTOM("required", SCHEMA_MEMBER(IdempotencySpec, required, bool),
                  read_required_for_consumers, NULL, false),
     FIELD_CHOICE("key", IdempotencySpec, key, scenario_names_consumer_key),
+    FIELD_CHOICE("scope", IdempotencySpec, scope, scenario_names_scope),
 };
 static const SchemaObject consumer_idempotency_schema = {
     .name = "<idempotency>", SCHEMA_FIELDS(consumer_idempotency_fields)};
