@@ -1,46 +1,20 @@
-/* Words a world's stop (data from the model) for the command line: the model knows budgets,
- * only the CLI knows which flag raises each. */
-#include <inttypes.h>
+/* Words a world's stop for the command line: the report's words (report_stop.c), and for a
+ * budget the flag that raises it, which only the command line knows. */
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 
 const char *cli_stop_text(WorldStop stop, char *buffer, size_t size)
 {
-    double at_s = (double)stop.at_us / 1e6;
-    switch (stop.kind) {
-    case WORLD_STOP_NONE:
+    if (report_stop_text(stop, buffer, size) == NULL)
         return NULL;
-    case WORLD_STOP_MEMORY:
-        snprintf(buffer, size,
-                 "stopped: memory budget of %" PRIu64 " MiB exceeded at %.3f s simulated (raise "
-                 "it with --max-memory)",
-                 stop.limit >> 20, at_s);
-        break;
-    case WORLD_STOP_EVENTS:
-        snprintf(buffer, size,
-                 "stopped: event budget of %" PRIu64 " events exhausted (raise it with "
-                 "--max-events)",
-                 stop.limit);
-        break;
-    case WORLD_STOP_SIM_TIME:
-        snprintf(buffer, size,
-                 "stopped: simulated time budget of %" PRIu64 " ms reached (raise it with "
-                 "--max-sim-time)",
-                 stop.limit / 1000);
-        break;
-    case WORLD_STOP_NO_PROGRESS:
-        snprintf(buffer, size,
-                 "stopped: no progress, %" PRIu64 " events at the one simulated instant %.6f s "
-                 "(a loop of zero-length times?)",
-                 stop.limit, at_s);
-        break;
-    case WORLD_STOP_MONEY:
-        snprintf(buffer, size,
-                 "stopped: money moved would pass %" PRIu64 " minor units at %.3f s simulated "
-                 "(lower the amounts or the operations)",
-                 stop.limit, at_s);
-        break;
-    }
+    const char *flag = stop.kind == WORLD_STOP_MEMORY     ? "--max-memory"
+                       : stop.kind == WORLD_STOP_EVENTS   ? "--max-events"
+                       : stop.kind == WORLD_STOP_SIM_TIME ? "--max-sim-time"
+                                                          : NULL;
+    size_t used = strlen(buffer);
+    if (flag != NULL && used < size)
+        snprintf(buffer + used, size - used, " (raise it with %s)", flag);
     return buffer;
 }

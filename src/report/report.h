@@ -10,6 +10,7 @@
 #include "metrics.h"
 #include "scenario.h"
 #include "trace.h"
+#include "world.h"
 
 typedef struct {
     const Scenario *scenario;
@@ -86,5 +87,9 @@ bool output_file_check_distinct(const OutputRole *files, uint32_t count, char *e
 bool output_stdout_install(void);
 /* Flushes standard output; 0 when every write to it succeeded, else the first errno. */
 int output_stdout_error(void);
+
+/* A run a budget stopped, in words ("stopped: no progress, ..."), or NULL when it ended by
+ * itself; the command line adds the flag that raises the budget (cli_stop.c). */
+const char *report_stop_text(WorldStop stop, char *buffer, size_t size);
 
 #endif

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report.h"
+
 /* ------------------------------------------------------------------ building */
 
 /* A typical value of a delay, to draw a message copy that was lost or is still on its way.
@@ -305,34 +307,5 @@ ViewDensity view_pane_density(const ViewPane *pane, SimTimeUs from_us, SimTimeUs
 
 const char *view_pane_stop_text(const ViewPane *pane, char *buffer, size_t size)
 {
-    return view_stop_text(world_stop(pane->world), buffer, size);
-}
-
-const char *view_stop_text(WorldStop stop, char *buffer, size_t size)
-{
-    double at_s = (double)stop.at_us / 1e6;
-    switch (stop.kind) {
-    case WORLD_STOP_NONE:
-        return NULL;
-    case WORLD_STOP_MEMORY:
-        snprintf(buffer, size, "stopped: memory budget of %" PRIu64 " MiB exceeded at %.3f s",
-                 stop.limit >> 20, at_s);
-        break;
-    case WORLD_STOP_EVENTS:
-        snprintf(buffer, size, "stopped: event budget of %" PRIu64 " events exhausted", stop.limit);
-        break;
-    case WORLD_STOP_SIM_TIME:
-        snprintf(buffer, size, "stopped: simulated time budget of %" PRIu64 " ms reached",
-                 stop.limit / 1000);
-        break;
-    case WORLD_STOP_NO_PROGRESS:
-        snprintf(buffer, size, "stopped: no progress, %" PRIu64 " events at %.6f s", stop.limit,
-                 at_s);
-        break;
-    case WORLD_STOP_MONEY:
-        snprintf(buffer, size, "stopped: money moved would pass %" PRIu64 " at %.3f s", stop.limit,
-                 at_s);
-        break;
-    }
-    return buffer;
+    return report_stop_text(world_stop(pane->world), buffer, size);
 }

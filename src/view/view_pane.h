@@ -146,8 +146,6 @@ bool view_pane_lane_is_client(const ViewPane *pane, int lane);
 /* Why the pane's world stopped before its end, in words ("stopped: no progress, ..."), or
  * NULL when it did not; the view has the default budgets and no flags to raise them. */
 const char *view_pane_stop_text(const ViewPane *pane, char *buffer, size_t size);
-/* The same words for any world's stop (the browser edition's run table). */
-const char *view_stop_text(WorldStop stop, char *buffer, size_t size);
 
 /* The sink that feeds the pane (view_trace.c); world_create gets it. */
 TraceSink view_trace_sink(ViewPane *pane);

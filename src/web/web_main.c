@@ -339,7 +339,7 @@ EMSCRIPTEN_KEEPALIVE const char *web_run_table(void)
             world_run(worlds[m]);
             report.metrics[m] = world_metrics(worlds[m]);
             report.stop_reasons[m] =
-                view_stop_text(world_stop(worlds[m]), stop_texts[m], sizeof stop_texts[m]);
+                report_stop_text(world_stop(worlds[m]), stop_texts[m], sizeof stop_texts[m]);
         }
     }
     if (built)
