@@ -122,8 +122,13 @@ static void deliver(World *world, uint32_t queued_index)
     queued->state = QUEUED_IN_FLIGHT;
     queue->in_flight++;
     broker->in_flight_total++;
-    queued->timer = sim_schedule_in(world->sim, sim_time_us_from_ms(queue->spec->ack_timeout_ms),
-                                    EVENT_ACK_TIMEOUT, queued->deliveries, queued_index);
+    /* visibility timeout: the message comes back after ack_timeout_ms; channel: only a
+     * delivery held past consumer_timeout_ms closes the channel */
+    double wait_ms = world->scenario.broker.family == BROKER_CHANNEL
+                         ? world->scenario.broker.consumer_timeout_ms
+                         : queue->spec->ack_timeout_ms;
+    queued->timer = sim_schedule_in(world->sim, sim_time_us_from_ms(wait_ms), EVENT_ACK_TIMEOUT,
+                                    queued->deliveries, queued_index);
     network_send(world, &delivery);
 }
 
@@ -341,11 +346,51 @@ void broker_on_ack(World *world, const Message *ack)
     dispatch_ready(world, queued->queue);
 }
 
+static void requeue_unacked(World *world, uint32_t queued_index, bool timed_out);
+
+/* A channel closes: everything delivered and not acknowledged goes back to its queue, with
+ * its delivery count (RabbitMQ's redelivered flag). */
+static void close_channel(World *world, const Message *cause)
+{
+    Broker *broker = &world->broker;
+    uint64_t requeued = 0;
+    for (uint32_t i = 0; i < broker->message_slots.capacity; i++) {
+        if (broker->messages[i].state == QUEUED_IN_FLIGHT) {
+            requeue_unacked(world, i, false);
+            requeued++;
+        }
+    }
+    world->metrics.channel_closures++;
+    if (world_tracing(world) && cause != NULL)
+        trace_queue(world, TRACE_CHANNEL_CLOSED, cause, (int64_t)requeued, 0);
+}
+
+void broker_on_consumers_crash(World *world)
+{
+    if (world->scenario.broker.family == BROKER_CHANNEL && world->broker.in_flight_total > 0)
+        close_channel(world, NULL);
+}
+
 void broker_on_ack_timeout(World *world, uint32_t queued_index, uint32_t delivery)
 {
     QueuedMessage *queued = &world->broker.messages[queued_index];
     if (queued->state != QUEUED_IN_FLIGHT || queued->deliveries != delivery)
         return;
+    queued->timer = EVENT_ID_NONE; /* it fired */
+    if (world->scenario.broker.family == BROKER_CHANNEL) {
+        Message cause = queued->publish;
+        close_channel(world, &cause);
+        return;
+    }
+    requeue_unacked(world, queued_index, true);
+}
+
+/* An unacknowledged delivery comes back: dead-lettered past max_deliveries, else ready
+ * again (after the redelivery delay). */
+static void requeue_unacked(World *world, uint32_t queued_index, bool timed_out)
+{
+    QueuedMessage *queued = &world->broker.messages[queued_index];
+    sim_cancel(world->sim, queued->timer);
     leave_flight(world, queued);
     const QueueSpec *spec = world->broker.queues[queued->queue].spec;
     if (spec->max_deliveries > 0 &&
@@ -369,7 +414,7 @@ void broker_on_ack_timeout(World *world, uint32_t queued_index, uint32_t deliver
         dispatch_ready(world, queued->queue);
         return;
     }
-    if (world_tracing(world))
+    if (timed_out && world_tracing(world))
         trace_queue(world, TRACE_ACK_TIMEOUT, &queued->publish, queued->deliveries, queued->queue);
     if (spec->redelivery_delay_ms > 0) {
         queued->state = QUEUED_WAITING;

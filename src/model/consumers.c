@@ -185,6 +185,7 @@ static void crash(World *world, uint32_t job_slot, CrashPoint where)
     consumers->down = true;
     consumers->epoch++;
     key_protocol_on_crash(world, &consumers->keys);
+    broker_on_consumers_crash(world);
     sim_schedule_in(world->sim,
                     sim_time_us_from_ms(world->scenario.broker.consumers.crash.restart_ms),
                     EVENT_CONSUMER_RESTART, 0, 0);

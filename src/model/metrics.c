@@ -69,6 +69,7 @@ bool metrics_value(const Metrics *metrics, const char *name, double *value)
         {"redriven", metrics->redriven},
         {"keys_lost_in_failover", metrics->keys_lost_in_failover},
         {"leaks", metrics->leaks},
+        {"channel_closures", metrics->channel_closures},
         {"key_store_peak", metrics->key_store_peak},
         {"crashes", metrics->crashes},
         {"late_acks", metrics->late_acks},

@@ -50,6 +50,7 @@ static const char *const event_names[TRACE_EVENT_COUNT] = {
     [TRACE_LATE_ACK_IGNORED] = "late_ack_ignored",
     [TRACE_DEAD_LETTER] = "dead_letter",
     [TRACE_REDRIVE] = "redrive",
+    [TRACE_CHANNEL_CLOSED] = "channel_closed",
     [TRACE_DISCARD] = "discard",
     [TRACE_CRASH] = "crash",
     [TRACE_RESTART] = "restart",

@@ -62,7 +62,8 @@ typedef enum {
     TRACE_LATE_ACK_ACCEPTED,
     TRACE_LATE_ACK_IGNORED,
     TRACE_DEAD_LETTER,
-    TRACE_REDRIVE, /* a dead letter moved back to its queue; value: its deliveries before */
+    TRACE_REDRIVE,        /* a dead letter moved back to its queue; value: its deliveries before */
+    TRACE_CHANNEL_CLOSED, /* the consumers' channel closed; value: unacked messages requeued */
     TRACE_DISCARD,
     /* a process, about no operation */
     TRACE_CRASH, /* detail: the CrashPoint; operation: the job that crashed it */

@@ -61,6 +61,7 @@ static const Row rows[] = {
     {"redeliveries", "redeliveries", ROW_COUNT, SHOW_ALWAYS},
     {"dead-lettered", "dead_lettered", ROW_COUNT, SHOW_ALWAYS},
     {"  moved back (redrive)", "redriven", ROW_COUNT, SHOW_WITH_BROKER},
+    {"channels closed, all requeued", "channel_closures", ROW_COUNT, SHOW_WITH_BROKER},
     {"late acks (after the timeout)", "late_acks", ROW_COUNT, SHOW_WITH_BROKER},
     {"queue depth, peak", "queue_depth_peak", ROW_COUNT, SHOW_WITH_BROKER},
     {"delivered, not acked, peak", "in_flight_peak", ROW_COUNT, SHOW_WITH_BROKER},

@@ -295,6 +295,11 @@ typedef struct {
 /* ------------------------------------------------------------------ broker */
 
 typedef enum { LATE_ACK_IGNORE, LATE_ACK_ACCEPT } LateAck;
+/* visibility-timeout (SQS, JetStream AckWait): a message unacknowledged within its ack
+ * timeout is handed out again, even while a consumer is still working on it. channel
+ * (RabbitMQ): a delivery stays with its consumer until acked; only a closed channel (the
+ * consumer crashed, or held a delivery past consumer_timeout_ms) requeues what it held. */
+typedef enum { BROKER_VISIBILITY_TIMEOUT, BROKER_CHANNEL } BrokerFamily;
 
 typedef struct {
     uint32_t workers;
@@ -332,6 +337,8 @@ typedef struct {
     double dedup_window_ms; /* 0: no publisher dedup */
     double redelivery_delay_ms;
     double redrive_after_ms;
+    BrokerFamily family;        /* how unacknowledged messages come back */
+    double consumer_timeout_ms; /* channel: an unacked delivery this old closes the channel */
     /* Resolved: `queues` as listed, or one queue named "main" with the defaults. */
     uint32_t queue_count;
     QueueSpec queues[QUEUES_MAX];

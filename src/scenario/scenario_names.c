@@ -122,6 +122,9 @@ static const NameEntry receipt_paths[] = {{"direct", RECEIPTS_DIRECT}, {"outbox"
 const NameTable scenario_names_receipts_via = TABLE(receipt_paths);
 static const NameEntry scopes[] = {{"global", SCOPE_GLOBAL}, {"account", SCOPE_ACCOUNT}};
 const NameTable scenario_names_scope = TABLE(scopes);
+static const NameEntry broker_families[] = {{"visibility-timeout", BROKER_VISIBILITY_TIMEOUT},
+                                            {"channel", BROKER_CHANNEL}};
+const NameTable scenario_names_broker_family = TABLE(broker_families);
 const NameTable scenario_names_late_ack = TABLE(late_acks);
 const NameTable scenario_names_dist = TABLE(dists);
 const NameTable scenario_names_loss_model = TABLE(loss_models);
@@ -183,6 +186,7 @@ const char *const scenario_metric_names[] = {
     "redriven",
     "keys_lost_in_failover",
     "leaks",
+    "channel_closures",
 };
 const unsigned scenario_metric_count =
     (unsigned)(sizeof scenario_metric_names / sizeof scenario_metric_names[0]);

@@ -76,6 +76,7 @@ void scenario_services_defaults(Scenario *scenario)
     scenario->broker = (BrokerSpec){
         .ack_timeout_ms = 30000,
         .max_deliveries = 5,
+        .consumer_timeout_ms = 1800000, /* RabbitMQ's default: 30 minutes */
         .dead_letter = true,
         .prefetch = 1,
         .late_ack = LATE_ACK_IGNORE,
@@ -427,6 +428,24 @@ static void check_broker(SchemaReader *reader, const cJSON *object, void *base, 
     if (schema_member(object, "queues") == NULL) {
         set_main_queue(broker);
     }
+    /* each family has its own clock for an unacknowledged delivery: the other's is refused */
+    bool channel = broker->family == BROKER_CHANNEL;
+    if (channel && schema_member(object, "ack_timeout_ms") != NULL)
+        schema_error_at(reader, "ack_timeout_ms",
+                        "expected no ack timeout with family 'channel' (a channel redelivers "
+                        "only when it closes: consumer_timeout_ms)");
+    if (!channel && schema_member(object, "consumer_timeout_ms") != NULL)
+        schema_error_at(reader, "consumer_timeout_ms",
+                        "expected family 'channel' with consumer_timeout_ms (a "
+                        "visibility-timeout broker uses each queue's ack_timeout_ms)");
+    const cJSON *queues = schema_member(object, "queues");
+    for (const cJSON *queue = queues != NULL && cJSON_IsArray(queues) ? queues->child : NULL;
+         channel && queue != NULL; queue = queue->next) {
+        if (cJSON_IsObject(queue) && schema_member(queue, "ack_timeout_ms") != NULL) {
+            schema_error(reader, "expected no queue with an ack_timeout_ms with family 'channel'");
+            break;
+        }
+    }
     for (uint32_t q = 0; q < broker->queue_count; q++) {
         if (broker->queues[q].redrive_after_ms > 0 && !broker->queues[q].dead_letter) {
             schema_error(reader,
@@ -439,6 +458,8 @@ static void check_broker(SchemaReader *reader, const cJSON *object, void *base, 
 }
 
 static const SchemaField broker_fields[] = {
+    FIELD_CHOICE("family", BrokerSpec, family, scenario_names_broker_family),
+    FIELD_NUMBER("consumer_timeout_ms", BrokerSpec, consumer_timeout_ms, RANGE_MS_POSITIVE),
     QUEUE_RULE_FIELDS(BrokerSpec),
     FIELD_CUSTOM("queues", 0, read_queues, &queue_schema, false),
     FIELD_OBJECT("consumers", BrokerSpec, consumers, consumer_schema),
