@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "memory_account.h"
@@ -32,30 +31,12 @@
 #define CASES_DIR IDEMSIM_SOURCE_DIR "/tests/budget_cases"
 #define CASE_ARGUMENTS_MAX 16
 
-/* Like test_cli_run, with the address space capped in the child: a run that would need more
- * than the cap fails to allocate and dies, so passing proves the budget held. */
+/* A run with the address space capped: one that would need more than the cap fails to
+ * allocate and dies, so passing proves the budget held. */
 static int run_capped(const char *const *arguments, const char *stderr_path)
 {
-    pid_t pid = fork();
-    ck_assert_int_ge(pid, 0);
-    if (pid == 0) {
-        if (ADDRESS_SPACE_CAPPED) {
-            struct rlimit cap = {ADDRESS_SPACE_BYTES, ADDRESS_SPACE_BYTES};
-            setrlimit(RLIMIT_AS, &cap);
-        }
-        redirect(STDOUT_FILENO, NULL);
-        redirect(STDERR_FILENO, stderr_path);
-        const char *argv[CASE_ARGUMENTS_MAX + 2] = {IDEMSIM_BINARY};
-        for (int i = 0; arguments[i] != NULL && i < CASE_ARGUMENTS_MAX; i++)
-            argv[i + 1] = arguments[i];
-        execv(IDEMSIM_BINARY, (char *const *)argv);
-        _exit(127);
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    ck_assert_msg(WIFEXITED(status), "idemsim did not exit normally (signal %d)",
-                  WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-    return WEXITSTATUS(status);
+    return test_cli_run_capped(arguments, NULL, stderr_path,
+                               ADDRESS_SPACE_CAPPED ? ADDRESS_SPACE_BYTES : 0);
 }
 
 /* Lines of a small file, newline removed, in lines[] (pointing into *text; free it). */

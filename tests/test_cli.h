@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -45,13 +46,19 @@ static inline void redirect(int descriptor, const char *path)
 }
 
 /* Runs idemsim with arguments (NULL-terminated), stdout and stderr to the given files (NULL:
- * /dev/null); returns its exit code. A signal fails the test. */
-static inline int test_cli_run(const char *const *arguments, const char *stdout_path,
-                               const char *stderr_path)
+ * /dev/null), its address space capped at address_space_bytes (0: no cap); returns its exit
+ * code. A signal fails the test. */
+static inline int test_cli_run_capped(const char *const *arguments, const char *stdout_path,
+                                      const char *stderr_path,
+                                      unsigned long long address_space_bytes)
 {
     pid_t pid = fork();
     ck_assert_int_ge(pid, 0);
     if (pid == 0) {
+        if (address_space_bytes > 0) {
+            struct rlimit cap = {address_space_bytes, address_space_bytes};
+            setrlimit(RLIMIT_AS, &cap);
+        }
         redirect(STDOUT_FILENO, stdout_path);
         redirect(STDERR_FILENO, stderr_path);
         const char *argv[TEST_CLI_ARGUMENTS_MAX] = {IDEMSIM_BINARY};
@@ -65,6 +72,12 @@ static inline int test_cli_run(const char *const *arguments, const char *stdout_
     ck_assert_msg(WIFEXITED(status), "idemsim did not exit normally (signal %d)",
                   WIFSIGNALED(status) ? WTERMSIG(status) : 0);
     return WEXITSTATUS(status);
+}
+
+static inline int test_cli_run(const char *const *arguments, const char *stdout_path,
+                               const char *stderr_path)
+{
+    return test_cli_run_capped(arguments, stdout_path, stderr_path, 0);
 }
 
 /* The whole file, NUL-terminated, or NULL when it cannot be read. Free it. */

@@ -97,12 +97,11 @@ void world_trace_write(World *world, TraceRecord *record)
     world->trace.write(world->trace.context, record);
 }
 
-void world_trace(World *world, uint32_t node, TraceEvent event, uint64_t operation, int64_t value,
-                 uint32_t detail)
+/* A record of what node did, with no peer and no client; the caller adds the rest. */
+static TraceRecord node_record(const World *world, uint32_t node, TraceEvent event, int64_t value,
+                               uint32_t detail)
 {
-    if (world->trace.write == NULL)
-        return;
-    TraceRecord record = {
+    return (TraceRecord){
         .event = event,
         .actor = node,
         .actor_client = TRACE_NO_CLIENT,
@@ -110,10 +109,18 @@ void world_trace(World *world, uint32_t node, TraceEvent event, uint64_t operati
         .peer_client = TRACE_NO_CLIENT,
         .actor_kind = world->nodes[node].kind,
         .actor_name = world_node_name(world, node),
-        .operation = operation,
         .value = value,
         .detail = detail,
     };
+}
+
+void world_trace(World *world, uint32_t node, TraceEvent event, uint64_t operation, int64_t value,
+                 uint32_t detail)
+{
+    if (world->trace.write == NULL)
+        return;
+    TraceRecord record = node_record(world, node, event, value, detail);
+    record.operation = operation;
     world_trace_write(world, &record);
 }
 
@@ -122,21 +129,11 @@ void world_trace_about(World *world, uint32_t node, TraceEvent event, const Mess
 {
     if (world->trace.write == NULL)
         return;
-    TraceRecord record = {
-        .event = event,
-        .actor = node,
-        .actor_client = TRACE_NO_CLIENT,
-        .peer = TRACE_NO_NODE,
-        .peer_client = TRACE_NO_CLIENT,
-        .actor_kind = world->nodes[node].kind,
-        .actor_name = world_node_name(world, node),
-        .operation = message->operation,
-        .attempt = message->attempt,
-        .click = message->click,
-        .copy = (uint32_t)message->lineage,
-        .value = value,
-        .detail = detail,
-    };
+    TraceRecord record = node_record(world, node, event, value, detail);
+    record.operation = message->operation;
+    record.attempt = message->attempt;
+    record.click = message->click;
+    record.copy = (uint32_t)message->lineage;
     world_trace_write(world, &record);
 }
 

@@ -23,6 +23,8 @@ typedef struct {
 
 bool report_write_table(FILE *stream, const RunReport *report, bool color);
 bool report_write_json(FILE *stream, const RunReport *report);
+/* text as a JSON string, quotes included (text is the author's, so it is escaped). */
+void report_write_json_string(FILE *stream, const char *text);
 
 /* A TraceSink writing one JSON object per line to stream, through a writer thread that
  * overlaps the file's writes with the simulation. NULL when out of memory. */

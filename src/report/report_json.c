@@ -6,7 +6,7 @@
 
 #include "report.h"
 
-static void write_string(FILE *stream, const char *text)
+void report_write_json_string(FILE *stream, const char *text)
 {
     fputc('"', stream);
     for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
@@ -68,7 +68,7 @@ static void write_mode(FILE *stream, const RunReport *report, uint32_t m, Series
     const Metrics *metrics = report->metrics[m];
     const Scenario *scenario = report->scenario;
     fprintf(stream, "    ");
-    write_string(stream, mode_name(report->modes[m]));
+    report_write_json_string(stream, mode_name(report->modes[m]));
     fprintf(stream,
             ": {\n      \"operations\": %" PRIu64 ", \"attempts\": %" PRIu64
             ", \"executions\": %" PRIu64 ", \"effects\": %" PRIu64 ",\n",
@@ -101,7 +101,7 @@ static void write_mode(FILE *stream, const RunReport *report, uint32_t m, Series
     for (uint32_t q = 0; q < metrics->queue_count; q++) {
         const QueueMetrics *queue = &metrics->queues[q];
         fprintf(stream, "%s", q ? ", " : "");
-        write_string(stream, scenario->broker.queues[q].name);
+        report_write_json_string(stream, scenario->broker.queues[q].name);
         fprintf(stream,
                 ": {\"messages\": %" PRIu64 ", \"deliveries\": %" PRIu64
                 ", \"redeliveries\": %" PRIu64 ", \"dead_lettered\": %" PRIu64
@@ -133,13 +133,13 @@ static void write_mode(FILE *stream, const RunReport *report, uint32_t m, Series
     write_series(stream, "in_flight_series", &metrics->in_flight_series, scale.in_flight_us);
     fprintf(stream, "      \"stopped\": ");
     if (report->stop_reasons[m] != NULL)
-        write_string(stream, report->stop_reasons[m]);
+        report_write_json_string(stream, report->stop_reasons[m]);
     else
         fprintf(stream, "null");
     fprintf(stream, ",\n      \"balances\": {");
     for (uint32_t a = 0; a < scenario->account_count; a++) {
         fprintf(stream, "%s", a ? ", " : "");
-        write_string(stream, scenario->accounts[a].id);
+        report_write_json_string(stream, scenario->accounts[a].id);
         fprintf(stream, ": {\"expected\": %" PRId64 ", \"actual\": %" PRId64 "}",
                 metrics->balances[a].expected, metrics->balances[a].actual);
     }
@@ -149,9 +149,10 @@ static void write_mode(FILE *stream, const RunReport *report, uint32_t m, Series
 bool report_write_json(FILE *stream, const RunReport *report)
 {
     fprintf(stream, "{\n  \"scenario\": ");
-    write_string(stream, report->scenario->name);
+    report_write_json_string(stream, report->scenario->name);
     fprintf(stream, ", \"seed\": %" PRIu64 ", \"profile\": ", report->seed);
-    write_string(stream, store_profile_name(report->scenario->server.idempotency.profile));
+    report_write_json_string(stream,
+                             store_profile_name(report->scenario->server.idempotency.profile));
     fprintf(stream, ",\n  \"modes\": {\n");
     SeriesScale scale = common_scale(report);
     for (uint32_t m = 0; m < report->mode_count; m++) {

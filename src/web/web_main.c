@@ -52,21 +52,6 @@ static const char *answer_end(Answer *answer)
     return answer->text != NULL ? answer->text : "";
 }
 
-/* JSON string contents: scenario names and titles are the author's text. */
-static void write_json_string(FILE *stream, const char *text)
-{
-    fputc('"', stream);
-    for (const unsigned char *c = (const unsigned char *)text; *c != '\0'; c++) {
-        if (*c == '"' || *c == '\\')
-            fprintf(stream, "\\%c", *c);
-        else if (*c < 0x20)
-            fprintf(stream, "\\u%04x", *c);
-        else
-            fputc(*c, stream);
-    }
-    fputc('"', stream);
-}
-
 /* ------------------------------------------------------------------ the scenario library */
 
 static int compare_names(const void *a, const void *b)
@@ -105,11 +90,11 @@ EMSCRIPTEN_KEEPALIVE const char *web_library(void)
             fputs(first ? "\n" : ",\n", stream);
             first = false;
             fputs("{\"file\": ", stream);
-            write_json_string(stream, names[i]);
+            report_write_json_string(stream, names[i]);
             fputs(", \"name\": ", stream);
-            write_json_string(stream, scenario->name);
+            report_write_json_string(stream, scenario->name);
             fputs(", \"title\": ", stream);
-            write_json_string(stream, scenario->title);
+            report_write_json_string(stream, scenario->title);
             fputc('}', stream);
         } else if (errors != NULL) {
             scenario_print_errors(stderr, path, errors);
@@ -290,7 +275,7 @@ EMSCRIPTEN_KEEPALIVE const char *web_state(void)
     }
     const ViewSession *session = &app->session;
     fputs("{\"scenario\": ", stream);
-    write_json_string(stream, app->scenario->name);
+    report_write_json_string(stream, app->scenario->name);
     fprintf(stream,
             ", \"now_ms\": %" PRIu64 ", \"paused\": %s, \"speed\": %.17g, \"seed\": \"%" PRIu64
             "\", \"focus\": %d, \"finished\": %s, \"modes\": [",
