@@ -191,6 +191,21 @@ typedef struct {
     bool open_only;
 } Query;
 
+/* Items of the record's operation and attempt, with this copy, that start on lane. */
+static Query from_lane(DiagramItemKind kind, int lane, const TraceRecord *record, uint32_t copy,
+                       bool open_only)
+{
+    return (Query){.kind = kind,
+                   .from = lane,
+                   .to = DIAGRAM_NO_LANE,
+                   .message = -1,
+                   .operation = record->operation,
+                   .attempt = record->attempt,
+                   .copy = copy,
+                   .click = -1,
+                   .open_only = open_only};
+}
+
 /* The newest item that matches. */
 static DiagramItem *find_item(Diagram *diagram, const Query *query)
 {
@@ -229,15 +244,7 @@ static bool is_client(const Diagram *diagram, int lane)
 static void close_activation(Diagram *diagram, int lane, const TraceRecord *record, uint32_t copy,
                              TraceEvent why)
 {
-    Query query = {DIAGRAM_ACTIVATION,
-                   lane,
-                   DIAGRAM_NO_LANE,
-                   -1,
-                   record->operation,
-                   record->attempt,
-                   copy,
-                   -1,
-                   true};
+    Query query = from_lane(DIAGRAM_ACTIVATION, lane, record, copy, true);
     DiagramItem *activation = find_item(diagram, &query);
     if (activation != NULL) {
         activation->end_us = record->t_us;
@@ -331,15 +338,7 @@ static bool ends_the_job(const Diagram *diagram, TraceEvent event, int lane)
 static void tag_answer(Diagram *diagram, const TraceRecord *record, int lane, TraceEvent event)
 {
     for (uint32_t copy = record->copy * 2; copy <= record->copy * 2 + 1; copy++) {
-        Query query = {DIAGRAM_MESSAGE,
-                       lane,
-                       DIAGRAM_NO_LANE,
-                       -1,
-                       record->operation,
-                       record->attempt,
-                       copy,
-                       -1,
-                       false};
+        Query query = from_lane(DIAGRAM_MESSAGE, lane, record, copy, false);
         DiagramItem *answer = find_item(diagram, &query);
         if (answer != NULL)
             answer->event = (uint8_t)event;
@@ -349,15 +348,7 @@ static void tag_answer(Diagram *diagram, const TraceRecord *record, int lane, Tr
 static void on_decision(Diagram *diagram, const TraceRecord *record, int lane, uint32_t effects)
 {
     TraceEvent event = record->event;
-    Query query = {DIAGRAM_ACTIVATION,
-                   lane,
-                   DIAGRAM_NO_LANE,
-                   -1,
-                   record->operation,
-                   record->attempt,
-                   record->copy,
-                   -1,
-                   false};
+    Query query = from_lane(DIAGRAM_ACTIVATION, lane, record, record->copy, false);
     DiagramItem *job = find_item(diagram, &query);
     if (job != NULL && (job->event == DIAGRAM_NO_EVENT || event == TRACE_EXECUTE)) {
         job->event = (uint8_t)event;
