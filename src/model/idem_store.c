@@ -167,9 +167,7 @@ KeyRow *idem_store_lookup(IdemStore *store, uint64_t key, SimTimeUs now_us)
 {
     SIM_ASSERT(key != 0, "key 0 is reserved for empty slots");
     KeyRow *row = find(store, key);
-    if (row == NULL || now_us >= row->expires_us)
-        return NULL;
-    return row;
+    return row != NULL && idem_store_row_live(row, now_us) ? row : NULL;
 }
 
 const KeyRow *idem_store_find_any(const IdemStore *store, uint64_t key)

@@ -42,8 +42,13 @@ void idem_store_destroy(IdemStore *store); /* NULL is a no-op */
 KeyRow *idem_store_lookup(IdemStore *store, uint64_t key, SimTimeUs now_us);
 /* The row for key even past its TTL (not yet swept), or NULL: for telling "expired" from
  * "never seen" in traces, and for the time a key was reserved; never to decide whether a
- * key is known. */
+ * key is known without idem_store_row_live. */
 const KeyRow *idem_store_find_any(const IdemStore *store, uint64_t key);
+/* Whether a row is still live at time now: the test idem_store_lookup applies. */
+static inline bool idem_store_row_live(const KeyRow *row, SimTimeUs now_us)
+{
+    return now_us < row->expires_us;
+}
 /* Inserts or replaces the row for row->key (an expired row is replaced). */
 KeyRow *idem_store_put(IdemStore *store, const KeyRow *row);
 void idem_store_remove(IdemStore *store, uint64_t key);

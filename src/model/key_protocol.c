@@ -147,8 +147,9 @@ KeyVerdict key_protocol_admit(World *world, KeyProtocol *keys, Job *job)
     if (job->store_key == 0)
         return (KeyVerdict){policy->required ? KEY_MISSING : KEY_RUN, 400, 0};
     SimTimeUs now = sim_now(world->sim);
-    KeyRow *row = idem_store_lookup(keys->store, job->store_key, now);
-    const KeyRow *expired = row == NULL ? idem_store_find_any(keys->store, job->store_key) : NULL;
+    const KeyRow *found = idem_store_find_any(keys->store, job->store_key); /* one probe */
+    const KeyRow *row = found != NULL && idem_store_row_live(found, now) ? found : NULL;
+    const KeyRow *expired = row == NULL ? found : NULL;
     ReserveReason why = expired != NULL ? RESERVE_REASON_EXPIRED : RESERVE_REASON_NEW;
     uint32_t previous_token = row != NULL ? row->token : expired != NULL ? expired->token : 0;
     if (row != NULL && row->status == KEY_STATUS_PROCESSING && policy->lock_timeout_ms > 0 &&
