@@ -182,11 +182,6 @@ Message world_message_take(World *world, uint32_t slot)
     return message;
 }
 
-static IdemStore *store_of(World *world, StoreSide side)
-{
-    return side == STORE_SERVER ? world->server.keys.store : world->consumers.keys.store;
-}
-
 /* The first instant origin + k * interval (k >= 1) at or after target; SIM_TIME_NEVER past
  * the end of time. */
 static SimTimeUs grid_at_or_after(SimTimeUs origin, SimTimeUs interval, SimTimeUs target)
@@ -205,7 +200,7 @@ static SimTimeUs grid_at_or_after(SimTimeUs origin, SimTimeUs interval, SimTimeU
  * expired: the sweeps skipped before it would have found nothing to free. */
 static void unpark_sweep(World *world, StoreSide side)
 {
-    SimTimeUs expiry = idem_store_next_expiry(store_of(world, side));
+    SimTimeUs expiry = idem_store_next_expiry(world_keys_of_side(world, side)->store);
     if (expiry == SIM_TIME_NEVER)
         return;
     SimTimeUs now = sim_now(world->sim);
@@ -257,7 +252,7 @@ void world_reschedule_sweep(World *world, StoreSide side, SimTimeUs interval_us)
         world->sweeps_running--;
         return;
     }
-    IdemStore *store = store_of(world, side);
+    IdemStore *store = world_keys_of_side(world, side)->store;
     SimTimeUs now = sim_now(world->sim);
     if (idem_store_next_expiry(store) == SIM_TIME_NEVER) {
         world->sweep_parked[side] = true;
