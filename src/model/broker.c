@@ -213,13 +213,7 @@ static bool seen_recently(World *world, BrokerQueue *queue, uint64_t message_id)
 
 static void confirm(World *world, const Message *publish)
 {
-    Message answer = *publish;
-    answer.kind = MESSAGE_RESPONSE;
-    answer.hop = HOP_RESPONSE;
-    answer.source = publish->target;
-    answer.target = publish->source;
-    answer.status = 200;
-    answer.response_of = publish->operation;
+    Message answer = message_answer(publish, HOP_RESPONSE, 200, publish->operation);
     network_send(world, &answer);
 }
 

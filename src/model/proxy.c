@@ -84,13 +84,8 @@ static void send_try(World *world, uint32_t slot)
 static void answer_client(World *world, uint32_t slot, int status, uint64_t response_of)
 {
     const ProxyCall *call = &world->proxy.calls[slot];
-    Message answer = call->request;
-    answer.kind = MESSAGE_RESPONSE;
-    answer.hop = HOP_RESPONSE;
-    answer.source = world->proxy_node;
-    answer.target = call->request.source;
-    answer.status = status;
-    answer.response_of = response_of;
+    SIM_ASSERT(call->request.target == world->proxy_node, "a call is a request to the proxy");
+    Message answer = message_answer(&call->request, HOP_RESPONSE, status, response_of);
     answer.reply_to = (ReplyTo){0};
     network_send(world, &answer);
     call_release(world, slot);

@@ -56,13 +56,7 @@ static void finish_job(World *world, uint32_t job)
 
 static void respond(World *world, const Message *request, int status, uint64_t response_of)
 {
-    Message response = *request;
-    response.kind = MESSAGE_RESPONSE;
-    response.hop = HOP_RESPONSE;
-    response.source = request->target;
-    response.target = request->source;
-    response.status = status;
-    response.response_of = response_of;
+    Message response = message_answer(request, HOP_RESPONSE, status, response_of);
     switch (status) {
     case 409:
         world->metrics.status_409++;
@@ -172,13 +166,9 @@ void server_on_status_query(World *world, const Message *query)
         return;
     }
     KeyVerdict verdict = key_protocol_status(world, &world->server.keys, query->key);
-    Message answer = *query;
-    answer.kind = MESSAGE_RESPONSE;
-    answer.hop = HOP_STATUS_ANSWER;
-    answer.source = query->target;
-    answer.target = query->source;
-    answer.status = verdict.status;
-    answer.response_of = verdict.kind == KEY_REPLAY ? verdict.response_of : query->operation;
+    Message answer =
+        message_answer(query, HOP_STATUS_ANSWER, verdict.status,
+                       verdict.kind == KEY_REPLAY ? verdict.response_of : query->operation);
     network_send(world, &answer);
     if (world_tracing(world))
         world_trace_about(world, world->server_node, TRACE_STATUS_ANSWER, query, verdict.status, 0);

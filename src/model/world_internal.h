@@ -159,6 +159,21 @@ typedef struct {
     bool receipt;         /* an event the server publishes: send the receipt email */
 } Message;
 
+/* The answer to message, going back the way it came. It keeps the message's identity
+ * (operation, click, attempt, lineage, reply_to): that is how the asker matches it. */
+static inline Message message_answer(const Message *message, Hop hop, int status,
+                                     uint64_t response_of)
+{
+    Message answer = *message;
+    answer.kind = MESSAGE_RESPONSE;
+    answer.hop = hop;
+    answer.source = message->target;
+    answer.target = message->source;
+    answer.status = status;
+    answer.response_of = response_of;
+    return answer;
+}
+
 typedef struct {
     SimTimeUs from_us;
     SimTimeUs to_us;
