@@ -49,16 +49,15 @@ static void draw_title(ViewFrame *frame)
                           "idemsim");
     char speed[32], state[160];
     format_speed(speed, sizeof speed, session->speed);
-    SimTimeUs now = session->now_us;
-    for (uint32_t p = 0; p < session->pane_count; p++) {
-        SimTimeUs t = view_session_pane_time(session, p);
-        now = t > now ? t : now;
-    }
+    SimTimeUs now = view_session_clock(session);
     const char *run = frame->paused                ? "   \xE2\x9D\x9A\xE2\x9D\x9A paused"
                       : view_session_done(session) ? "   \xE2\x9C\x93 finished"
                                                    : "";
+    /* Past the duration the clock says so: no payment starts any more, what was sent is
+     * still arriving, and "t 200 s of 60 s" alone reads like a bug. */
     snprintf(state, sizeof state,
-             "t %.1f s of %.0f s \xC2\xB7 speed %s \xC2\xB7 seed %" PRIu64 "%s", (double)now / 1e6,
+             "t %.1f s %s %.0f s \xC2\xB7 speed %s \xC2\xB7 seed %" PRIu64 "%s", (double)now / 1e6,
+             view_session_draining(session) ? "\xC2\xB7 draining after" : "of",
              session->scenario->duration_ms / 1000.0, speed, session->seed,
              frame->interactive ? run : "");
     int state_w = view_canvas_text(
@@ -144,7 +143,64 @@ static int64_t money_scale(const ViewSession *session)
     return scale + scale / 20; /* headroom, so a full bar still shows its end */
 }
 
-static void draw_pane(ViewFrame *frame, int column, int64_t scale, ViewSequencePick *pick)
+/* ------------------------------------------------------------------ the shared timeline */
+
+#define BUSY_PER_PANE 2048 /* recent moments per pane; a busier pane has no quiet stretch */
+#define BUSY_LOOKBACK 6    /* windows back from the clock where quiet stretches are looked for */
+
+/* The moments something happened in pane up to the clock: its newest diagram items
+ * (sampled clients), however long ago, so a run that went quiet long before the clock still
+ * shows its last exchange; and every client's traffic since `since` (the density ring), so
+ * a stretch is quiet only when no client at all did anything. */
+static size_t pane_busy(const ViewPane *pane, SimTimeUs since_us, SimTimeUs clock_us,
+                        SimTimeUs *busy, size_t room)
+{
+    size_t count = 0;
+    for (uint64_t serial = view_pane_next_serial(pane);
+         serial-- > view_pane_first_serial(pane) && count + 2 <= room / 2;) {
+        const DiagramItem *item = view_pane_arrow(pane, serial);
+        if (item == NULL)
+            break;
+        if (item->start_us <= clock_us)
+            busy[count++] = item->start_us;
+        if (item->end_us != SIM_TIME_NEVER && item->end_us <= clock_us)
+            busy[count++] = item->end_us;
+    }
+    SimTimeUs step = VIEW_DENSITY_BUCKET_US;
+    SimTimeUs span = clock_us - since_us;
+    if (span / step > room / 2)
+        step = span / (room / 2) + 1;
+    for (SimTimeUs t = since_us; t < clock_us && count < room; t += step) {
+        if (view_pane_density(pane, t, t + step).sends > 0)
+            busy[count++] = t;
+    }
+    return count;
+}
+
+static void shared_timeline(const ViewFrame *frame, ViewTimeline *timeline)
+{
+    const ViewSession *session = frame->session;
+    SimTimeUs clock = view_session_clock(session);
+    SimTimeUs window = view_session_window_us(session);
+    SimTimeUs since = frame->fixed_window              ? frame->window_from_us
+                      : clock > window * BUSY_LOOKBACK ? clock - window * BUSY_LOOKBACK
+                                                       : 0;
+    SimTimeUs until =
+        frame->fixed_window && frame->window_to_us < clock ? frame->window_to_us : clock;
+    SimTimeUs busy[BUSY_PER_PANE * MODE_COUNT];
+    size_t count = 0;
+    for (int column = 0; column < frame->layout.pane_count; column++) {
+        const ViewPane *pane = session->panes[view_frame_pane_of_column(frame, column)];
+        count += pane_busy(pane, since, until, busy + count, BUSY_PER_PANE);
+    }
+    if (frame->fixed_window)
+        view_timeline_fixed(timeline, busy, count, frame->window_from_us, frame->window_to_us);
+    else
+        view_timeline_follow(timeline, busy, count, clock, window);
+}
+
+static void draw_pane(ViewFrame *frame, int column, int64_t scale, const ViewTimeline *timeline,
+                      ViewSequencePick *pick)
 {
     int index = view_frame_pane_of_column(frame, column);
     const ViewPane *pane = frame->session->panes[index];
@@ -155,15 +211,15 @@ static void draw_pane(ViewFrame *frame, int column, int64_t scale, ViewSequenceP
                          .layout = &frame->layout,
                          .box = box,
                          .pane = pane,
-                         .money_scale = scale};
+                         .money_scale = scale,
+                         .now_us = view_session_clock(frame->session)};
     view_panels_header(&panels);
     view_panels_counters(&panels);
     view_panels_balances(&panels);
     view_panels_keys(&panels);
     view_panels_narration(&panels);
-    view_sequence_draw(frame->canvas, &frame->layout, box->sequence, pane,
-                       view_session_pane_time(frame->session, (uint32_t)index),
-                       view_session_window_us(frame->session), pick);
+    view_sequence_draw(frame->canvas, &frame->layout, box->sequence, pane, timeline,
+                       view_session_clock(frame->session), pick);
 }
 
 /* ------------------------------------------------------------------ overlays */
@@ -275,6 +331,8 @@ void view_frame_draw(ViewFrame *frame)
     frame->hovered_pane = -1;
     frame->hovered_serial = 0;
     ViewSegment pinned = {0}, hovered = {0};
+    ViewTimeline timeline;
+    shared_timeline(frame, &timeline);
     for (int column = 0; column < frame->layout.pane_count; column++) {
         int index = view_frame_pane_of_column(frame, column);
         ViewSequencePick pick = {.mouse_x = frame->mouse_x,
@@ -283,7 +341,7 @@ void view_frame_draw(ViewFrame *frame)
                                  .reach_px = (float)P(frame, 9),
                                  .pinned_serial =
                                      frame->pinned_pane == index ? frame->pinned_serial : 0};
-        draw_pane(frame, column, scale, &pick);
+        draw_pane(frame, column, scale, &timeline, &pick);
         if (pick.pinned.valid)
             pinned = pick.pinned;
         if (pick.hovered_serial != 0) {

@@ -27,6 +27,8 @@ typedef struct {
     bool mouse_active;
     int pinned_pane; /* -1: nothing pinned */
     uint64_t pinned_serial;
+    bool fixed_window; /* the diagrams show [window_from_us, window_to_us], not the clock */
+    SimTimeUs window_from_us, window_to_us;
     /* out: what the mouse points at (pane -1: nothing) */
     int hovered_pane;
     uint64_t hovered_serial;
@@ -43,6 +45,7 @@ typedef struct {
     const ViewPaneLayout *box;
     const ViewPane *pane;
     int64_t money_scale; /* the largest amount charged in any pane, for shared bars */
+    SimTimeUs now_us;    /* the session clock */
 } ViewPanels;
 
 void view_panels_header(const ViewPanels *panels);

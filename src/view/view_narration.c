@@ -366,6 +366,36 @@ static ViewColor client_sentence(const ViewPane *pane, const ViewNarration *n, c
     }
 }
 
+ViewColor view_narration_finished(const ViewPane *pane, char *buffer, size_t size)
+{
+    const ViewTally *tally = &pane->tally;
+    uint64_t doubles = tally->outcomes[OUTCOME_DOUBLE], lost = tally->outcomes[OUTCOME_LOST];
+    uint64_t unsure = tally->outcomes[OUTCOME_PHANTOM] + tally->outcomes[OUTCOME_MISMATCH];
+    char money[48];
+    if (doubles > 0) {
+        view_narration_money(money, sizeof money, tally->double_amount, true);
+        snprintf(buffer, size, "finished: %" PRIu64 " of %" PRIu64 " charged twice or more (%s)",
+                 doubles, tally->operations, money);
+        return VIEW_COLOR_DOUBLE;
+    }
+    if (lost > 0) {
+        view_narration_money(money, sizeof money, tally->lost_amount, false);
+        snprintf(buffer, size, "finished: %" PRIu64 " of %" PRIu64 " never charged (%s missing)",
+                 lost, tally->operations, money);
+        return VIEW_COLOR_LOST;
+    }
+    if (unsure > 0) {
+        snprintf(buffer, size,
+                 "finished: every payment charged once, %" PRIu64 " of %" PRIu64
+                 " clients not told so",
+                 unsure, tally->operations);
+        return VIEW_COLOR_WARNING;
+    }
+    snprintf(buffer, size, "finished: all %" PRIu64 " charged exactly once, every client told",
+             tally->operations);
+    return VIEW_COLOR_OK;
+}
+
 ViewColor view_narration_line(const ViewPane *pane, const ViewNarration *n, char *buffer,
                               size_t size)
 {

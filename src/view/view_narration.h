@@ -23,6 +23,10 @@ void view_narration_client(char *buffer, size_t size, const ViewPane *pane, uint
 ViewColor view_narration_line(const ViewPane *pane, const ViewNarration *narration, char *buffer,
                               size_t size);
 
+/* The line a pane shows once its run is done (every operation settled): how its operations
+ * ended, the money the doubles and losses come to. */
+ViewColor view_narration_finished(const ViewPane *pane, char *buffer, size_t size);
+
 typedef struct {
     char title[VIEW_DETAIL_LEN_MAX];
     int line_count;

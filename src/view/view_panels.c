@@ -457,7 +457,13 @@ void view_panels_narration(const ViewPanels *panels)
     ViewRect r = panels->box->narration;
     const ViewPane *pane = panels->pane;
     char line[256];
-    ViewColor color = view_narration_line(pane, &pane->narration, line, sizeof line);
+    /* A done pane's last event stays up while it is fresh, then gives way to the verdict:
+     * a stale sentence under a finished run reads as if something were still happening. */
+    bool verdict =
+        pane->tally.done && (!pane->narration.present ||
+                             panels->now_us - pane->narration.t_us >= pane->narration_hold_us);
+    ViewColor color = verdict ? view_narration_finished(pane, line, sizeof line)
+                              : view_narration_line(pane, &pane->narration, line, sizeof line);
     view_canvas_round(canvas, r, (float)P(panels, 6), C(VIEW_COLOR_PANEL_RAISED));
     view_canvas_fill(canvas, (ViewRect){r.x, r.y + P(panels, 6), P(panels, 4), r.h - P(panels, 12)},
                      C(color));
@@ -465,7 +471,7 @@ void view_panels_narration(const ViewPanels *panels)
     snprintf(when, sizeof when, "%.2f s", (double)pane->narration.t_us / 1e6);
     int tiny_h = view_canvas_text_height(canvas, VIEW_FONT_TINY);
     int time_w = P(panels, 52);
-    if (pane->narration.present)
+    if (pane->narration.present && !verdict)
         view_canvas_text(canvas, VIEW_FONT_TINY, C(VIEW_COLOR_TEXT_DIM), r.x + P(panels, 12),
                          r.y + (r.h - tiny_h) / 2, VIEW_ALIGN_LEFT, when);
     int x = r.x + P(panels, 12) + time_w;

@@ -44,7 +44,10 @@ typedef struct {
     const ViewPane *pane;
     ViewRect rect;
     ViewRect body;
-    SimTimeUs now_us, window_us, from_us;
+    const ViewTimeline *timeline; /* shared by every column */
+    SimTimeUs now_us;             /* the clock, or the end of a fixed window before it */
+    SimTimeUs from_us;            /* the earliest moment shown */
+    SimTimeUs window_us;          /* the strip's height in drawn time */
     int lanes_shown;
     int shown[VIEW_LANES_MAX];       /* the client lanes drawn, left to right */
     float node_x[DIAGRAM_LANES_MAX]; /* by diagram lane; < 0: not drawn */
@@ -79,8 +82,8 @@ static float y_of(const Strip *strip, SimTimeUs t_us)
 {
     if (t_us >= strip->now_us)
         return (float)(strip->body.y + strip->body.h);
-    double behind = (double)(strip->now_us - t_us) / (double)strip->window_us;
-    return (float)(strip->body.y + strip->body.h) - (float)(behind * strip->body.h);
+    double position = view_timeline_position(strip->timeline, t_us);
+    return (float)strip->body.y + (float)(position * strip->body.h);
 }
 
 static bool drawn(const Strip *strip, int node)
@@ -387,6 +390,8 @@ static void draw_grid(Strip *strip)
     float x0 = (float)strip->body.x, x1 = (float)(strip->body.x + strip->body.w);
     int h = view_canvas_text_height(canvas, VIEW_FONT_TINY);
     for (SimTimeUs t = first; t <= strip->now_us; t += step) {
+        if (view_timeline_quiet_at(strip->timeline, t) != NULL)
+            continue;
         float y = y_of(strip, t);
         view_canvas_line(canvas, x0, y, x1, y, 1, C(VIEW_COLOR_GRID));
         if (y - (float)h < (float)strip->body.y)
@@ -395,6 +400,33 @@ static void draw_grid(Strip *strip)
         snprintf(when, sizeof when, step % 1000000 == 0 ? "%.0f s" : "%.1f s", (double)t / 1e6);
         view_canvas_text(canvas, VIEW_FONT_TINY, C(VIEW_COLOR_TEXT_DIM), (int)strip->time_x,
                          (int)y - h, VIEW_ALIGN_LEFT, when);
+    }
+}
+
+/* A quiet stretch is drawn as a band with torn edges and says how long it lasted: the axis
+ * is not to scale there, and the room must not read the squeezed gap as "right after". */
+static void draw_quiet(Strip *strip)
+{
+    ViewCanvas *canvas = strip->canvas;
+    const ViewTimeline *timeline = strip->timeline;
+    float x0 = (float)strip->body.x, x1 = (float)(strip->body.x + strip->body.w);
+    for (int q = 0; q < timeline->quiet_count; q++) {
+        const ViewQuiet *quiet = &timeline->quiet[q];
+        if (quiet->from_us >= strip->now_us)
+            continue;
+        float top = y_of(strip, quiet->from_us), bottom = y_of(strip, quiet->to_us);
+        view_canvas_fill(canvas, (ViewRect){(int)x0, (int)top, (int)(x1 - x0), (int)(bottom - top)},
+                         view_canvas_mix(VIEW_COLOR_PANEL, VIEW_COLOR_BACKGROUND, 0.7f));
+        SDL_Color edge = view_canvas_color(VIEW_COLOR_TEXT_DIM, 160);
+        view_canvas_dashed(canvas, x0, top, x1, top, px(strip, 1), px(strip, 5), edge);
+        view_canvas_dashed(canvas, x0, bottom, x1, bottom, px(strip, 1), px(strip, 5), edge);
+        char words[40];
+        double seconds = (double)(quiet->to_us - quiet->from_us) / 1e6;
+        snprintf(words, sizeof words, seconds >= 10 ? "%.0f s quiet" : "%.1f s quiet", seconds);
+        float h = (float)view_canvas_text_height(canvas, VIEW_FONT_TINY);
+        Spot spot = {(strip->first_service_x + strip->time_x) / 2, (top + bottom - h) / 2,
+                     VIEW_ALIGN_CENTER};
+        label(strip, &spot, 1, VIEW_COLOR_TEXT_DIM, words);
     }
 }
 
@@ -530,8 +562,11 @@ static void draw_density(Strip *strip)
     ViewDensity counts[1024];
     uint32_t most = 1;
     for (int b = 0; b < bands; b++) {
-        SimTimeUs to = strip->now_us - strip->window_us * (SimTimeUs)b / (SimTimeUs)bands;
-        SimTimeUs from = strip->now_us - strip->window_us * (SimTimeUs)(b + 1) / (SimTimeUs)bands;
+        double bottom = (double)(strip->body.h - b * band) / strip->body.h;
+        double top = (double)(strip->body.h - (b + 1) * band) / strip->body.h;
+        SimTimeUs to = view_timeline_time_at(strip->timeline, bottom);
+        SimTimeUs from = view_timeline_time_at(strip->timeline, top);
+        to = to < strip->now_us ? to : strip->now_us;
         counts[b] = view_pane_density(strip->pane, from, to);
         most = counts[b].sends > most ? counts[b].sends : most;
     }
@@ -844,7 +879,7 @@ static void draw_arrows(Strip *strip)
 /* ------------------------------------------------------------------ the strip */
 
 void view_sequence_draw(ViewCanvas *canvas, const ViewLayout *layout, ViewRect rect,
-                        const ViewPane *pane, SimTimeUs now_us, SimTimeUs window_us,
+                        const ViewPane *pane, const ViewTimeline *timeline, SimTimeUs clock_us,
                         ViewSequencePick *pick)
 {
     if (rect.w <= 0 || rect.h <= 0)
@@ -854,10 +889,11 @@ void view_sequence_draw(ViewCanvas *canvas, const ViewLayout *layout, ViewRect r
                    .pane = pane,
                    .diagram = pane->diagram,
                    .rect = rect,
-                   .now_us = now_us,
-                   .window_us = window_us > 0 ? window_us : 1,
+                   .timeline = timeline,
+                   .now_us = clock_us < timeline->to_us ? clock_us : timeline->to_us,
+                   .from_us = timeline->from_us,
+                   .window_us = timeline->drawn_us,
                    .pick = pick};
-    strip.from_us = now_us > strip.window_us ? now_us - strip.window_us : 0;
     strip.stroke = px(&strip, 2.2f);
     place_lanes(&strip);
     view_canvas_round(canvas, rect, px(&strip, 6), C(VIEW_COLOR_PANEL));
@@ -866,6 +902,7 @@ void view_sequence_draw(ViewCanvas *canvas, const ViewLayout *layout, ViewRect r
     SDL_Rect clip = {strip.body.x, strip.body.y, strip.body.w, strip.body.h};
     SDL_RenderSetClipRect(canvas->renderer, &clip);
     draw_grid(&strip);
+    draw_quiet(&strip);
     draw_lifelines(&strip);
     draw_density(&strip);
     draw_arrows(&strip);

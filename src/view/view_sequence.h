@@ -12,6 +12,7 @@
 #include "view_canvas.h"
 #include "view_layout.h"
 #include "view_pane.h"
+#include "view_timeline.h"
 
 typedef struct {
     bool valid;
@@ -31,8 +32,9 @@ typedef struct {
     ViewSegment pinned;
 } ViewSequencePick;
 
+/* Draws pane's diagram on the shared timeline as it stands at clock_us. */
 void view_sequence_draw(ViewCanvas *canvas, const ViewLayout *layout, ViewRect rect,
-                        const ViewPane *pane, SimTimeUs now_us, SimTimeUs window_us,
+                        const ViewPane *pane, const ViewTimeline *timeline, SimTimeUs clock_us,
                         ViewSequencePick *pick);
 
 #endif

@@ -156,9 +156,19 @@ void view_session_set_speed(ViewSession *session, double speed)
     }
 }
 
-SimTimeUs view_session_pane_time(const ViewSession *session, uint32_t pane)
+SimTimeUs view_session_clock(const ViewSession *session)
 {
-    return world_now(session->panes[pane]->world);
+    SimTimeUs clock = session->now_us;
+    for (uint32_t p = 0; p < session->pane_count; p++) {
+        SimTimeUs t = world_now(session->panes[p]->world);
+        clock = t > clock ? t : clock;
+    }
+    return clock;
+}
+
+bool view_session_draining(const ViewSession *session)
+{
+    return view_session_clock(session) > (SimTimeUs)session->scenario->duration_ms * 1000;
 }
 
 SimTimeUs view_session_window_us(const ViewSession *session)

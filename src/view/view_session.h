@@ -45,8 +45,13 @@ bool view_session_finished(const ViewSession *session);
 /* Every pane's operations are settled (ViewTally.done), even if timers are still pending. */
 bool view_session_done(const ViewSession *session);
 void view_session_set_speed(ViewSession *session, double speed);
-/* The time a pane shows: the session clock, or the pane's own when stepping moved it on. */
-SimTimeUs view_session_pane_time(const ViewSession *session, uint32_t pane);
+/* The time every pane shows, one clock for all columns: the session clock, or a pane's own
+ * when stepping moved it on. A pane whose world finished earlier shows the same moment,
+ * so the columns stay comparable line for line. */
+SimTimeUs view_session_clock(const ViewSession *session);
+/* The clock is past the scenario's duration: no new operations start; the messages, timers
+ * and sweeps already scheduled are still running out. */
+bool view_session_draining(const ViewSession *session);
 /* The visible span of the sequence diagrams: a few wall seconds' worth of simulated time. */
 SimTimeUs view_session_window_us(const ViewSession *session);
 
