@@ -43,17 +43,19 @@ void view_quit(ViewApp *app)
 bool view_relayout(ViewApp *app)
 {
     int panes = app->frame.focus >= 0 ? 1 : (int)app->session.pane_count;
-    view_layout_compute(&app->frame.layout, app->width, app->height, panes);
+    ViewLayout *layout = &app->frame.layout;
+    view_layout_compute(layout, app->width, app->height, panes, app->options.projector);
     char error[1400];
-    bool ok = app->canvas_ready
-                  ? view_canvas_set_unit(&app->canvas, app->frame.layout.unit, error, sizeof error)
-                  : view_canvas_init(&app->canvas, app->renderer, app->frame.layout.unit, error,
-                                     sizeof error);
+    bool ok = app->canvas_ready ? view_canvas_set_unit(&app->canvas, layout->unit,
+                                                       layout->label_scale, error, sizeof error)
+                                : view_canvas_init(&app->canvas, app->renderer, layout->unit,
+                                                   layout->label_scale, error, sizeof error);
     if (!ok) {
         fprintf(stderr, "idemsim view: %s\n", error);
         return false;
     }
     app->canvas_ready = true;
+    app->canvas.log_texts = app->options.labels_path != NULL;
     return true;
 }
 
@@ -142,6 +144,9 @@ static int prepare(ViewApp *app)
     app->frame = (ViewFrame){.canvas = &app->canvas,
                              .session = &app->session,
                              .focus = options->focus,
+                             .fixed_window = options->has_window,
+                             .window_from_us = options->window_from_ms * SIM_US_PER_MS,
+                             .window_to_us = options->window_to_ms * SIM_US_PER_MS,
                              .pinned_pane = -1,
                              .hovered_pane = -1};
     return EXIT_SUCCESS;
@@ -176,6 +181,9 @@ int view_main(int argc, char **argv)
         }
         if (code == EXIT_SUCCESS)
             code = app->options.headless ? view_headless_run(app) : view_window_run(app);
+        if (code == EXIT_SUCCESS && app->options.labels_path != NULL && app->canvas_ready &&
+            !view_labels_save(app, app->options.labels_path))
+            code = EXIT_USAGE;
     }
     view_quit(app);
     free(app);

@@ -44,6 +44,9 @@ bool view_prepare_record_dir(const char *dir);
 bool view_png_save_renderer(SDL_Renderer *renderer, int width, int height, const char *path);
 bool view_png_save_surface(SDL_Surface *surface, const char *path);
 
+/* --labels-json: the last frame's diagram texts, whole or not at all (view_labels.c). */
+bool view_labels_save(const ViewApp *app, const char *path);
+
 int view_headless_run(ViewApp *app); /* view_headless.c */
 int view_window_run(ViewApp *app);   /* view_window.c: the blocking loop of the pieces below */
 

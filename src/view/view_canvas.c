@@ -85,7 +85,8 @@ static bool open_fonts(ViewCanvas *canvas, char *error, size_t error_size)
     for (int f = 0; f < VIEW_FONT_COUNT; f++) {
         char path[sizeof canvas->font_dir + 64];
         snprintf(path, sizeof path, "%s/%s", canvas->font_dir, font_specs[f].file);
-        int px = (int)lroundf(font_specs[f].size_px * canvas->unit);
+        int px = (int)lroundf(font_specs[f].size_px * canvas->unit *
+                              (f == VIEW_FONT_TINY ? canvas->label_scale : 1.0f));
         canvas->font_px[f] = px < 9 ? 9 : px;
         canvas->fonts[f] = TTF_OpenFont(path, canvas->font_px[f]);
         if (canvas->fonts[f] == NULL) {
@@ -97,12 +98,13 @@ static bool open_fonts(ViewCanvas *canvas, char *error, size_t error_size)
     return true;
 }
 
-bool view_canvas_init(ViewCanvas *canvas, SDL_Renderer *renderer, float unit, char *error,
-                      size_t error_size)
+bool view_canvas_init(ViewCanvas *canvas, SDL_Renderer *renderer, float unit, float label_scale,
+                      char *error, size_t error_size)
 {
     memset(canvas, 0, sizeof *canvas);
     canvas->renderer = renderer;
     canvas->unit = unit;
+    canvas->label_scale = label_scale;
     if (!find_font_dir(canvas->font_dir, sizeof canvas->font_dir)) {
         snprintf(error, error_size,
                  "cannot find the DejaVu fonts (looked in assets/fonts beside the program, "
@@ -130,17 +132,23 @@ void view_canvas_release(ViewCanvas *canvas)
     canvas->batch_count = canvas->batch_capacity = 0;
     free(canvas->texts);
     canvas->texts = NULL;
+    free(canvas->logged);
+    canvas->logged = NULL;
+    canvas->logged_count = canvas->logged_capacity = 0;
     canvas->text_count = canvas->text_capacity = 0;
 }
 
-bool view_canvas_set_unit(ViewCanvas *canvas, float unit, char *error, size_t error_size)
+bool view_canvas_set_unit(ViewCanvas *canvas, float unit, float label_scale, char *error,
+                          size_t error_size)
 {
-    if (fabsf(unit - canvas->unit) < 0.001f && canvas->fonts[0] != NULL)
+    if (fabsf(unit - canvas->unit) < 0.001f && fabsf(label_scale - canvas->label_scale) < 0.001f &&
+        canvas->fonts[0] != NULL)
         return true;
     view_canvas_flush(canvas);
     view_canvas_text_cache_clear(canvas->cache);
     close_fonts(canvas);
     canvas->unit = unit;
+    canvas->label_scale = label_scale;
     return open_fonts(canvas, error, error_size);
 }
 

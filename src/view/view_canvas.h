@@ -31,9 +31,20 @@ typedef enum { VIEW_ALIGN_LEFT, VIEW_ALIGN_CENTER, VIEW_ALIGN_RIGHT } ViewAlign;
 
 typedef struct ViewTextCache ViewTextCache; /* opaque */
 
+#define VIEW_TEXT_LOGGED_LEN 48
+
+/* A string as drawn: where, how large, what (cut to VIEW_TEXT_LOGGED_LEN - 1 bytes). */
+typedef struct {
+    ViewRect box; /* the part that shows */
+    int font_px;
+    bool clipped; /* cut by the clip rectangle: box is smaller than the string */
+    char text[VIEW_TEXT_LOGGED_LEN];
+} ViewTextLogged;
+
 typedef struct {
     SDL_Renderer *renderer;
     float unit;
+    float label_scale; /* the tiny type (the diagram's labels) against the unit */
     TTF_Font *fonts[VIEW_FONT_COUNT];
     int font_px[VIEW_FONT_COUNT];
     char font_dir[1024];
@@ -44,16 +55,21 @@ typedef struct {
     struct ViewCanvasText *texts; /* strings waiting for the end of the layer */
     int text_count;
     int text_capacity;
+    bool log_texts; /* keep every string drawn since view_canvas_log_restart, with its box */
+    ViewTextLogged *logged;
+    int logged_count;
+    int logged_capacity;
     uint64_t frame;
 } ViewCanvas;
 
 /* Finds the fonts (see view_canvas.c for the search order) and opens them for unit. On
  * failure writes the reason to error and returns false. */
-bool view_canvas_init(ViewCanvas *canvas, SDL_Renderer *renderer, float unit, char *error,
-                      size_t error_size);
+bool view_canvas_init(ViewCanvas *canvas, SDL_Renderer *renderer, float unit, float label_scale,
+                      char *error, size_t error_size);
 void view_canvas_release(ViewCanvas *canvas);
 /* Reopens the fonts when the unit changed (window resized). */
-bool view_canvas_set_unit(ViewCanvas *canvas, float unit, char *error, size_t error_size);
+bool view_canvas_set_unit(ViewCanvas *canvas, float unit, float label_scale, char *error,
+                          size_t error_size);
 /* Call once per frame after drawing: flushes the layer and ages the text cache. */
 void view_canvas_end_frame(ViewCanvas *canvas);
 /* Ends a layer: draws its shapes, then its strings on top. Within a layer strings never
@@ -61,6 +77,9 @@ void view_canvas_end_frame(ViewCanvas *canvas);
  * Batching a layer's shapes into one call matters where the "GPU" is a CPU rasteriser
  * (Mesa llvmpipe, Xvfb): every call costs there, and most strings sit on some shape. */
 void view_canvas_flush(ViewCanvas *canvas);
+
+/* Starts a new log of the strings drawn (with log_texts set): a frame calls it first. */
+void view_canvas_log_restart(ViewCanvas *canvas);
 
 /* ------------------------------------------------------------------ colours */
 

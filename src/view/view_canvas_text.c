@@ -197,7 +197,40 @@ void view_canvas_text_flush(ViewCanvas *canvas)
     canvas->text_count = 0;
 }
 
-static int draw_entry(ViewCanvas *canvas, const TextEntry *entry, int x, int y, ViewAlign align)
+void view_canvas_log_restart(ViewCanvas *canvas)
+{
+    canvas->logged_count = 0;
+}
+
+/* What shows of a string: a clip rectangle (the diagram's body) cuts what spills out. */
+static void log_text(ViewCanvas *canvas, ViewFont font, SDL_Rect target, const char *text)
+{
+    bool clipped = false;
+    if (SDL_RenderIsClipEnabled(canvas->renderer)) {
+        SDL_Rect clip, shown;
+        SDL_RenderGetClipRect(canvas->renderer, &clip);
+        if (!SDL_IntersectRect(&target, &clip, &shown))
+            return;
+        clipped = shown.w != target.w || shown.h != target.h;
+        target = shown;
+    }
+    if (canvas->logged_count == canvas->logged_capacity) {
+        int capacity = canvas->logged_capacity ? canvas->logged_capacity * 2 : 256;
+        ViewTextLogged *grown = realloc(canvas->logged, (size_t)capacity * sizeof *grown);
+        if (grown == NULL)
+            return; /* a check of the layout misses a string; the picture is unharmed */
+        canvas->logged = grown;
+        canvas->logged_capacity = capacity;
+    }
+    ViewTextLogged *logged = &canvas->logged[canvas->logged_count++];
+    logged->box = (ViewRect){target.x, target.y, target.w, target.h};
+    logged->font_px = canvas->font_px[font];
+    logged->clipped = clipped;
+    snprintf(logged->text, sizeof logged->text, "%s", text);
+}
+
+static int draw_entry(ViewCanvas *canvas, ViewFont font, const TextEntry *entry, int x, int y,
+                      ViewAlign align)
 {
     if (entry == NULL)
         return 0;
@@ -206,6 +239,8 @@ static int draw_entry(ViewCanvas *canvas, const TextEntry *entry, int x, int y, 
         target.x -= entry->w / 2;
     else if (align == VIEW_ALIGN_RIGHT)
         target.x -= entry->w;
+    if (canvas->log_texts)
+        log_text(canvas, font, target, entry->text);
     if (canvas->text_count == canvas->text_capacity) {
         int capacity = canvas->text_capacity ? canvas->text_capacity * 2 : 256;
         struct ViewCanvasText *grown = realloc(canvas->texts, (size_t)capacity * sizeof *grown);
@@ -224,14 +259,14 @@ static int draw_entry(ViewCanvas *canvas, const TextEntry *entry, int x, int y, 
 int view_canvas_text(ViewCanvas *canvas, ViewFont font, SDL_Color color, int x, int y,
                      ViewAlign align, const char *text)
 {
-    return draw_entry(canvas, lookup(canvas, font, color, 0, text), x, y, align);
+    return draw_entry(canvas, font, lookup(canvas, font, color, 0, text), x, y, align);
 }
 
 int view_canvas_text_wrapped(ViewCanvas *canvas, ViewFont font, SDL_Color color, int x, int y,
                              int wrap_px, const char *text)
 {
     const TextEntry *entry = lookup(canvas, font, color, wrap_px > 0 ? wrap_px : 1, text);
-    draw_entry(canvas, entry, x, y, VIEW_ALIGN_LEFT);
+    draw_entry(canvas, font, entry, x, y, VIEW_ALIGN_LEFT);
     return entry != NULL ? entry->h : 0;
 }
 

@@ -323,6 +323,7 @@ static void draw_notice(ViewFrame *frame)
 void view_frame_draw(ViewFrame *frame)
 {
     ViewCanvas *canvas = frame->canvas;
+    view_canvas_log_restart(canvas);
     SDL_Color background = C(VIEW_COLOR_BACKGROUND);
     SDL_SetRenderDrawColor(canvas->renderer, background.r, background.g, background.b, 255);
     SDL_RenderClear(canvas->renderer);

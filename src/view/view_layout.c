@@ -18,6 +18,10 @@
 #define KEY_ROW_HEIGHT 19.0f
 #define NARRATION_HEIGHT 54.0f
 #define NARROW_KEY_ROWS 4
+#define PROJECTOR_KEY_ROWS 2
+/* On a projector the diagram's words grow by this much: 11 px at 720p becomes 21 px at
+ * 1080p, which the back row of a classroom reads (the issue asked for 18 px and more). */
+#define PROJECTOR_LABEL_SCALE 1.25f
 
 int view_layout_px(const ViewLayout *layout, float length)
 {
@@ -80,9 +84,10 @@ static void narrow_pane(const ViewLayout *layout, ViewPaneLayout *pane)
     pane->header = take_top(layout, &area, HEADER_HEIGHT);
     split_counters(layout, take_top(layout, &area, COUNTER_HEIGHT), 4, pane->counters);
     pane->balances = take_top(layout, &area, BALANCES_HEIGHT);
-    pane->key_rows = NARROW_KEY_ROWS;
+    /* on a projector the diagram gets the height the key store gives up */
+    pane->key_rows = layout->projector ? PROJECTOR_KEY_ROWS : NARROW_KEY_ROWS;
     pane->keys =
-        take_top(layout, &area, KEY_HEADER_HEIGHT + KEY_ROW_HEIGHT * (NARROW_KEY_ROWS + 1));
+        take_top(layout, &area, KEY_HEADER_HEIGHT + KEY_ROW_HEIGHT * (float)(pane->key_rows + 1));
     pane->narration = take_bottom(layout, &area, NARRATION_HEIGHT);
     pane->sequence = area;
 }
@@ -107,11 +112,13 @@ static void wide_pane(const ViewLayout *layout, ViewPaneLayout *pane)
     pane->sequence = main;
 }
 
-void view_layout_compute(ViewLayout *layout, int width, int height, int pane_count)
+void view_layout_compute(ViewLayout *layout, int width, int height, int pane_count, bool projector)
 {
     memset(layout, 0, sizeof *layout);
     layout->width = width;
     layout->height = height;
+    layout->projector = projector;
+    layout->label_scale = projector ? PROJECTOR_LABEL_SCALE : 1.0f;
     float unit_h = (float)height / 720.0f, unit_w = (float)width / 1280.0f;
     layout->unit = unit_h < unit_w ? unit_h : unit_w;
     if (layout->unit < 0.6f)
@@ -139,7 +146,7 @@ bool view_layout_region(int width, int height, int pane_count, int pane, ViewReg
                         ViewRect *rect)
 {
     ViewLayout layout;
-    view_layout_compute(&layout, width, height, pane_count);
+    view_layout_compute(&layout, width, height, pane_count, false);
     if (pane < 0 || pane >= layout.pane_count || region < 0 || region >= VIEW_REGION_COUNT)
         return false;
     const ViewPaneLayout *p = &layout.panes[pane];

@@ -26,13 +26,15 @@ typedef struct {
 typedef struct {
     int width, height;
     float unit;
+    bool projector;    /* the back-row preset: larger diagram type, fewer key-store rows */
+    float label_scale; /* the diagram's type against the rest: 1, or larger on a projector */
     ViewRect title;
     ViewRect status;
     int pane_count;
     ViewPaneLayout panes[MODE_COUNT];
 } ViewLayout;
 
-void view_layout_compute(ViewLayout *layout, int width, int height, int pane_count);
+void view_layout_compute(ViewLayout *layout, int width, int height, int pane_count, bool projector);
 /* Scales a length at 1280x720 to this layout, at least 1 pixel. */
 int view_layout_px(const ViewLayout *layout, float length);
 bool view_layout_contains(ViewRect rect, int x, int y);

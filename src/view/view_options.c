@@ -23,6 +23,13 @@ const char *const view_options_usage =
     "  --focus N           start with only the N-th mode shown (1-based; keys 0-3)\n"
     "  --width W --height H  window or image size (default 1280x720)\n"
     "  --fullscreen        start full screen (key f)\n"
+    "  --projector         for the back row: diagram labels of 18 px and more at 1920x1080\n"
+    "                      (the default size then), a taller diagram, fewer key-store rows\n"
+    "  --window FROM:TO    the diagrams show this stretch of simulated time (ms) instead of\n"
+    "                      following the clock; every column shares one time axis either way,\n"
+    "                      and stretches where nothing happens are squeezed and marked\n"
+    "  --labels-json FILE  on exit, write every text of the last frame's diagrams with its\n"
+    "                      box and size as JSON (to check a layout for overlaps)\n"
     "  --quit-after-ms T   close after T ms of wall time (kiosk demos, CI)\n"
     "  --record DIR        write every frame as DIR/frame_000001.png ..., 30 per second of\n"
     "                      wall time at the chosen speed (docs/view.md: ffmpeg to MP4/GIF)\n"
@@ -70,9 +77,9 @@ static bool parse_size(const char *text, int low, int high, int *value)
     return true;
 }
 
-static const char *const valued[] = {"--mode",   "--seed",  "--set",    "--speed",
-                                     "--focus",  "--width", "--height", "--quit-after-ms",
-                                     "--record", "--png",   "--at-ms"};
+static const char *const valued[] = {
+    "--mode",          "--seed",   "--set", "--speed", "--focus",  "--width",      "--height",
+    "--quit-after-ms", "--record", "--png", "--at-ms", "--window", "--labels-json"};
 
 static bool takes_value(const char *arg)
 {
@@ -81,6 +88,26 @@ static bool takes_value(const char *arg)
             return true;
     }
     return false;
+}
+
+/* FROM:TO in milliseconds, FROM before TO. */
+static ViewOptionsResult parse_window(const char *value, ViewOptions *options)
+{
+    const char *colon = strchr(value, ':');
+    char from[32];
+    size_t length = colon != NULL ? (size_t)(colon - value) : 0;
+    if (colon == NULL || length == 0 || length >= sizeof from)
+        return usage_error("--window expects FROM:TO in milliseconds, got '%s'", value);
+    memcpy(from, value, length);
+    from[length] = '\0';
+    if (!parse_u64(from, &options->window_from_ms) ||
+        !parse_u64(colon + 1, &options->window_to_ms) ||
+        options->window_to_ms > (uint64_t)SCENARIO_MS_MAX)
+        return usage_error("--window expects FROM:TO in milliseconds, got '%s'", value);
+    if (options->window_from_ms >= options->window_to_ms)
+        return usage_error("--window %s: FROM must come before TO", value);
+    options->has_window = true;
+    return VIEW_OPTIONS_RUN;
 }
 
 static ViewOptionsResult parse_number_option(const char *arg, const char *value,
@@ -103,9 +130,13 @@ static ViewOptionsResult parse_number_option(const char *arg, const char *value,
     } else if (strcmp(arg, "--width") == 0) {
         if (!parse_size(value, 320, 7680, &options->width))
             return usage_error("--width expects 320 to 7680 pixels, got '%s'", value);
+        options->size_given = true;
     } else if (strcmp(arg, "--height") == 0) {
         if (!parse_size(value, 240, 4320, &options->height))
             return usage_error("--height expects 240 to 4320 pixels, got '%s'", value);
+        options->size_given = true;
+    } else if (strcmp(arg, "--window") == 0) {
+        return parse_window(value, options);
     } else if (strcmp(arg, "--quit-after-ms") == 0) {
         if (!parse_u64(value, &options->quit_after_ms))
             return usage_error("--quit-after-ms expects milliseconds, got '%s'", value);
@@ -139,6 +170,10 @@ static ViewOptionsResult parse_option(const char *arg, const char *value, ViewOp
         options->record_dir = value;
     } else if (strcmp(arg, "--png") == 0) {
         options->png_path = value;
+    } else if (strcmp(arg, "--labels-json") == 0) {
+        options->labels_path = value;
+    } else if (strcmp(arg, "--projector") == 0) {
+        options->projector = true;
     } else if (strcmp(arg, "--headless") == 0) {
         options->headless = true;
     } else if (strcmp(arg, "--fullscreen") == 0) {
@@ -192,6 +227,10 @@ ViewOptionsResult view_options_parse(int argc, char **argv, ViewOptions *options
         ViewOptionsResult result = parse_option(arg, value, options);
         if (result != VIEW_OPTIONS_RUN)
             return result;
+    }
+    if (options->projector && !options->size_given) {
+        options->width = 1920;
+        options->height = 1080;
     }
     return check_combination(options);
 }

@@ -28,6 +28,11 @@ typedef struct {
     uint64_t quit_after_ms; /* wall time */
     const char *record_dir;
     int width, height;
+    bool size_given; /* --width or --height: the projector preset keeps it */
+    bool projector;  /* labels for the back row: larger type, a taller diagram */
+    bool has_window;
+    uint64_t window_from_ms, window_to_ms; /* --window: the diagrams' fixed time window */
+    const char *labels_path;               /* --labels-json: the diagram texts of the last frame */
     bool fullscreen;
     bool stats;
     int focus; /* -1: every mode side by side */

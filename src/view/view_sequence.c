@@ -18,8 +18,7 @@
 
 #define LABELS_MAX 256
 #define LABEL_SPOTS_MAX 3
-#define LINES_MAX 2048 /* arrows and service lifelines labels keep off, when they can */
-#define HEADER_HEIGHT 30.0f
+#define LINES_MAX 2048     /* arrows and service lifelines labels keep off, when they can */
 #define LANE_SECONDS 10.0  /* lanes x seconds of window per LANE_HEIGHT of strip */
 #define LANE_HEIGHT 240.0f /* a column's diagram at 1280x720: 8 lanes for 1.25 s */
 
@@ -62,10 +61,11 @@ typedef struct {
     LabelRequest requests[LABELS_MAX];
     int line_count;
     ViewSegment lines[LINES_MAX];
-    int label_count; /* placed */
+    int label_count; /* placed, and the reserved boxes of other words (text "") */
     ViewRect labels[LABELS_MAX];
     ViewColor label_colors[LABELS_MAX];
     char label_texts[LABELS_MAX][40];
+    int label_repeats[LABELS_MAX]; /* the same words asked for nearby and left out */
 } Strip;
 
 static float px(const Strip *strip, float length)
@@ -144,6 +144,14 @@ static int choose_shown(const Strip *strip, int count, int shown[VIEW_LANES_MAX]
     return n;
 }
 
+/* The lanes' names and the clients' numbers above the lifelines: two lines of type, as tall
+ * as the type is (it grows on a projector). */
+static int header_height(const Strip *strip)
+{
+    return (int)px(strip, 2) + view_canvas_text_height(strip->canvas, VIEW_FONT_SMALL) +
+           view_canvas_text_height(strip->canvas, VIEW_FONT_TINY) + (int)px(strip, 1);
+}
+
 static void place_lanes(Strip *strip)
 {
     const ViewPane *pane = strip->pane;
@@ -162,17 +170,18 @@ static void place_lanes(Strip *strip)
     /* Fewer lanes as the window widens (faster speeds), so the number of arrows on screen
      * stays readable; the density band still counts every client. */
     double window_s = (double)strip->window_us / 1e6;
-    double height = (double)(strip->rect.h - px(strip, HEADER_HEIGHT)) / px(strip, LANE_HEIGHT);
-    int lanes =
-        (int)(LANE_SECONDS * (height > 1 ? height : 1) / (window_s > 0.01 ? window_s : 0.01));
+    double height = (double)(strip->rect.h - header_height(strip)) / px(strip, LANE_HEIGHT);
+    float label_scale = strip->layout->label_scale; /* larger words: fewer lanes to label */
+    int lanes = (int)(LANE_SECONDS * (height > 1 ? height : 1) /
+                      (window_s > 0.01 ? window_s : 0.01) / (label_scale * label_scale));
     lanes = lanes < 1 ? 1 : lanes > (int)pane->lane_count ? (int)pane->lane_count : lanes;
-    while (lanes > 1 && room / (float)lanes < px(strip, 14))
+    while (lanes > 1 && room / (float)lanes < px(strip, 14 * label_scale))
         lanes--;
     strip->lanes_shown = room > 0 ? choose_shown(strip, lanes, strip->shown) : 0;
     strip->lane_w = strip->lanes_shown > 0 ? fminf(px(strip, 40), room / (float)lanes) : 0;
     for (int i = 0; i < strip->lanes_shown; i++)
         strip->node_x[strip->shown[i]] = x + strip->lane_w * ((float)i + 0.5f);
-    int header = (int)px(strip, HEADER_HEIGHT);
+    int header = header_height(strip);
     strip->body =
         (ViewRect){strip->rect.x, strip->rect.y + header, strip->rect.w, strip->rect.h - header};
 }
@@ -258,6 +267,17 @@ static void keep_clear(Strip *strip, float x1, float y1, float x2, float y2)
         strip->lines[strip->line_count++] = (ViewSegment){true, x1, y1, x2, y2};
 }
 
+/* Keeps labels off a box where other words are drawn (a time on the axis, a glyph). */
+static void reserve(Strip *strip, ViewRect box)
+{
+    if (strip->label_count == LABELS_MAX)
+        return;
+    int i = strip->label_count++;
+    strip->labels[i] = box;
+    strip->label_texts[i][0] = '\0';
+    strip->label_repeats[i] = 1;
+}
+
 /* Asks for a small label at the first of its spots that suits; see place_labels. */
 static void label(Strip *strip, const Spot *spots, int count, ViewColor color, const char *text)
 {
@@ -300,7 +320,53 @@ static bool place_label(Strip *strip, const LabelRequest *request)
     strip->labels[i] = box;
     strip->label_colors[i] = request->color;
     snprintf(strip->label_texts[i], sizeof strip->label_texts[i], "%s", request->text);
+    strip->label_repeats[i] = 1;
     return true;
+}
+
+/* A label left out for want of room is counted on the nearest placed label with the same
+ * words and colour, if one is within a few lines: three "replay" at one service read as
+ * "replay ×3" rather than as one. */
+static void count_on_twin(Strip *strip, const LabelRequest *request)
+{
+    float h = (float)view_canvas_text_height(strip->canvas, VIEW_FONT_TINY);
+    const Spot *spot = &request->spots[0];
+    int twin = -1;
+    float nearest = 4 * h;
+    for (int i = 0; i < strip->label_count; i++) {
+        if (strip->label_colors[i] != request->color ||
+            strcmp(strip->label_texts[i], request->text) != 0)
+            continue;
+        float distance = fabsf((float)strip->labels[i].y - spot->y);
+        if (distance <= nearest) {
+            nearest = distance;
+            twin = i;
+        }
+    }
+    if (twin >= 0)
+        strip->label_repeats[twin]++;
+}
+
+/* Writes the count into a label that stands for several, when the longer words still fit
+ * where it is; else it keeps its words (the others stay left out, as before). */
+static void show_repeats(Strip *strip)
+{
+    for (int i = 0; i < strip->label_count; i++) {
+        if (strip->label_repeats[i] < 2)
+            continue;
+        char words[40];
+        snprintf(words, sizeof words, "%s \xC3\x97%d", strip->label_texts[i],
+                 strip->label_repeats[i]);
+        ViewRect box = strip->labels[i];
+        box.w += view_canvas_text_width(strip->canvas, VIEW_FONT_TINY, words) -
+                 view_canvas_text_width(strip->canvas, VIEW_FONT_TINY, strip->label_texts[i]);
+        ViewRect kept = strip->labels[i];
+        strip->labels[i] = (ViewRect){0, 0, 0, 0}; /* not in its own way */
+        bool fits = label_inside(strip, box) && label_free(strip, box);
+        strip->labels[i] = fits ? box : kept;
+        if (fits)
+            snprintf(strip->label_texts[i], sizeof strip->label_texts[i], "%s", words);
+    }
 }
 
 /* Places the labels asked for, once every arrow is drawn: each at its first spot inside the
@@ -314,10 +380,11 @@ static void place_labels(Strip *strip)
     for (int round = 0; round < 2; round++) {
         for (int i = 0; i < strip->request_count; i++) {
             bool red = strip->requests[i].color == VIEW_COLOR_DOUBLE;
-            if (red == (round == 0))
-                place_label(strip, &strip->requests[i]);
+            if (red == (round == 0) && !place_label(strip, &strip->requests[i]))
+                count_on_twin(strip, &strip->requests[i]);
         }
     }
+    show_repeats(strip);
 }
 
 /* One spot, centred on y: for marks on a lane, whose neighbourhood is their own. */
@@ -334,6 +401,8 @@ static void draw_labels(Strip *strip)
     ViewCanvas *canvas = strip->canvas;
     for (int i = 0; i < strip->label_count; i++) {
         ViewRect box = strip->labels[i];
+        if (strip->label_texts[i][0] == '\0')
+            continue;
         view_canvas_round(canvas, box, px(strip, 3), view_canvas_color(VIEW_COLOR_PANEL, 230));
         view_canvas_text(canvas, VIEW_FONT_TINY, C(strip->label_colors[i]),
                          box.x + (int)px(strip, 2), box.y, VIEW_ALIGN_LEFT, strip->label_texts[i]);
@@ -400,6 +469,8 @@ static void draw_grid(Strip *strip)
         snprintf(when, sizeof when, step % 1000000 == 0 ? "%.0f s" : "%.1f s", (double)t / 1e6);
         view_canvas_text(canvas, VIEW_FONT_TINY, C(VIEW_COLOR_TEXT_DIM), (int)strip->time_x,
                          (int)y - h, VIEW_ALIGN_LEFT, when);
+        reserve(strip, (ViewRect){(int)strip->time_x, (int)y - h,
+                                  view_canvas_text_width(canvas, VIEW_FONT_TINY, when), h});
     }
 }
 
@@ -802,13 +873,16 @@ static void draw_client_mark(Strip *strip, const DiagramItem *mark)
             C(VIEW_COLOR_WARNING));
         label_beside(strip, x + r * 2, y, VIEW_ALIGN_LEFT, tone_color(tone), word);
         break;
-    case TRACE_GIVE_UP:
+    case TRACE_GIVE_UP: {
         view_canvas_circle(canvas, x, y, r * 1.3f, C(VIEW_COLOR_WARNING));
+        int w = view_canvas_text_width(canvas, VIEW_FONT_TINY, "?");
+        int h = view_canvas_text_height(canvas, VIEW_FONT_TINY);
         view_canvas_text(canvas, VIEW_FONT_TINY, C(VIEW_COLOR_BACKGROUND), (int)x,
-                         (int)(y - (float)view_canvas_text_height(canvas, VIEW_FONT_TINY) / 2),
-                         VIEW_ALIGN_CENTER, "?");
+                         (int)(y - (float)h / 2), VIEW_ALIGN_CENTER, "?");
+        reserve(strip, (ViewRect){(int)x - w / 2, (int)(y - (float)h / 2), w, h});
         label_beside(strip, x + r * 2, y, VIEW_ALIGN_LEFT, tone_color(tone), word);
         break;
+    }
     case TRACE_SUCCEEDED:
         view_canvas_circle(canvas, x, y, r, C(VIEW_COLOR_OK));
         break;
