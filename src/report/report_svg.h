@@ -43,10 +43,21 @@ void report_svg_destroy(SvgDiagram *diagram); /* NULL is a no-op */
  * ignored, so one sink may serve every mode of a run. */
 TraceSink report_svg_sink(SvgDiagram *diagram);
 
-/* Writes the diagram; scenario (borrowed) names the lanes' operations and amounts. Returns
- * false on an I/O error. */
+/* How the page is laid out: the portrait handout (time flows down, lanes side by side) or a
+ * landscape slide (time flows right, lanes as rows, padded to 16:9). Same words, colours and
+ * legend in both. */
+typedef enum { REPORT_SVG_PORTRAIT, REPORT_SVG_LANDSCAPE, REPORT_SVG_LAYOUT_COUNT } SvgLayout;
+
+/* "portrait", "landscape"; false for any other name. */
+bool report_svg_layout_from_name(const char *name, SvgLayout *layout);
+
+/* Writes the diagram as the portrait handout; scenario (borrowed) names the lanes' operations
+ * and amounts. Returns false on an I/O error. */
 bool report_svg_write(FILE *stream, const SvgDiagram *diagram, const Scenario *scenario,
                       uint64_t seed);
+/* The same in the layout asked for. */
+bool report_svg_write_layout(FILE *stream, const SvgDiagram *diagram, const Scenario *scenario,
+                             uint64_t seed, SvgLayout layout);
 
 /* ------------------------------------------------------------------ finding operations */
 
