@@ -4,6 +4,7 @@
  * untouched, and refuses bad options before running. With --svg-outcome it draws only the
  * operations that ended so, and agrees with the model's own count of each outcome. */
 #include <check.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -222,6 +223,54 @@ static void summary_outcomes(const char *svg, char *list, size_t size)
     }
 }
 
+/* The operations of the "What happened" list ("op 7: ..."), in order; returns how many. */
+static int summary_operations(const char *svg, uint64_t *operations, int max)
+{
+    int count = 0;
+    const char *at = strstr(svg, ">What happened<");
+    ck_assert_ptr_nonnull(at);
+    for (at = strstr(at, "class=\"line\">op "); at != NULL && count < max;
+         at = strstr(at + 1, "class=\"line\">op "))
+        operations[count++] = strtoull(at + strlen("class=\"line\">op "), NULL, 10);
+    return count;
+}
+
+START_TEST(test_svg_outcome_names_the_payment_whose_key_was_replayed)
+{
+    /* C8 without a fingerprint: the reused key is found completed and the other payment's
+     * answer replayed; the badge says whose key it was. */
+    char *svg = NULL;
+    ck_assert_int_eq(draw_outcome("scenarios/08_key_reuse_no_fingerprint.json", "idempotent",
+                                  "mismatch", "3", "c8.svg", &svg),
+                     0);
+    ck_assert_ptr_nonnull(svg);
+    uint64_t operations[3];
+    ck_assert_int_eq(summary_operations(svg, operations, 3), 3);
+    for (int i = 0; i < 3; i++) {
+        char owned[64];
+        snprintf(owned, sizeof owned, ">key of op %" PRIu64 " " ARROW " replay 200<",
+                 operations[i] - 1);
+        ck_assert_msg(occurrences(svg, owned) == 1, "op %" PRIu64 ": no '%s'", operations[i],
+                      owned);
+    }
+    ck_assert_int_eq(occurrences(svg, "key done " ARROW " replay"), 0);
+    free(svg);
+}
+END_TEST
+
+START_TEST(test_double_click_says_which_click_presses_pay)
+{
+    /* C13: a second click is a second press, with its own key: the badge says it is click 2. */
+    char *svg = draw("scenarios/13_double_click_per_click.json", "idempotent", "c13.svg");
+    int operations = occurrences(svg, "class=\"line\">op ");
+    int double_clicks = occurrences(svg, ": 2 clicks,");
+    ck_assert_int_ge(double_clicks, 1);
+    ck_assert_int_eq(occurrences(svg, ">presses Pay<"), operations);
+    ck_assert_int_eq(occurrences(svg, ">presses Pay again (click 2)<"), double_clicks);
+    free(svg);
+}
+END_TEST
+
 START_TEST(test_svg_outcome_draws_only_operations_that_ended_so)
 {
     /* C1 at-least-once: every payment is charged twice. */
@@ -249,7 +298,18 @@ START_TEST(test_svg_outcome_shows_the_422_of_a_reused_key)
     char list[256];
     summary_outcomes(svg, list, sizeof list);
     ck_assert_str_eq(list, "lost lost lost");
-    ck_assert_int_eq(occurrences(svg, "same key, other body " ARROW " 422"), 3);
+    /* Each reused the key of the customer's previous payment (the app's bug): the key
+     * store's badge names that payment. */
+    uint64_t operations[3];
+    ck_assert_int_eq(summary_operations(svg, operations, 3), 3);
+    for (int i = 0; i < 3; i++) {
+        char owned[96];
+        snprintf(owned, sizeof owned, ">key of op %" PRIu64 ", body differs " ARROW " 422<",
+                 operations[i] - 1);
+        ck_assert_msg(occurrences(svg, owned) == 1, "op %" PRIu64 ": no '%s'", operations[i],
+                      owned);
+    }
+    ck_assert_int_eq(occurrences(svg, "same key, other body"), 0);
     ck_assert_int_eq(occurrences(svg, ">422 other body<"), 3);
     ck_assert_int_eq(occurrences(svg, "told: failed"), 3);
     ck_assert_int_eq(occurrences(svg, "charges " ARROW), 0);
@@ -824,6 +884,8 @@ static Suite *svg_suite(void)
     tcase_set_timeout(outcome, 120);
     tcase_add_test(outcome, test_svg_outcome_draws_only_operations_that_ended_so);
     tcase_add_test(outcome, test_svg_outcome_shows_the_422_of_a_reused_key);
+    tcase_add_test(outcome, test_svg_outcome_names_the_payment_whose_key_was_replayed);
+    tcase_add_test(outcome, test_double_click_says_which_click_presses_pay);
     tcase_add_test(outcome, test_svg_outcome_agrees_with_the_models_outcomes);
     tcase_add_test(outcome, test_svg_outcome_picks_the_first_operations_to_end_so);
     tcase_add_test(outcome, test_svg_outcome_is_byte_identical_for_the_same_run);

@@ -150,6 +150,7 @@ static DiagramItem *new_item(Diagram *diagram, const TraceRecord *record, Diagra
         .copy = record->copy,
         .detail = record->detail,
         .value = record->value,
+        .key_owner = record->key_owner,
         .from = (int8_t)from,
         .to = (int8_t)to,
         .kind = (uint8_t)kind,

@@ -58,11 +58,13 @@ typedef struct {
     uint32_t end_row;
     uint32_t click;
     uint32_t attempt;
-    uint32_t copy;    /* network lineage, as the trace gives it */
-    uint32_t detail;  /* a mark's record detail (TraceRecord.detail) */
-    int64_t value;    /* a message's status; a mark's value */
-    uint32_t effects; /* the operation's effects after the execution this led to */
-    int8_t from;      /* lane; a mark's or an activation's lane */
+    uint32_t copy;      /* network lineage, as the trace gives it */
+    uint32_t detail;    /* a mark's record detail (TraceRecord.detail) */
+    int64_t value;      /* a message's status; a mark's value */
+    uint32_t effects;   /* the operation's effects after the execution this led to */
+    uint64_t key_owner; /* a key store's mark: the operation the key's row belongs to
+                           (TraceRecord.key_owner), 0 when unknown */
+    int8_t from;        /* lane; a mark's or an activation's lane */
     int8_t to;
     uint8_t kind;      /* DiagramItemKind */
     uint8_t message;   /* MessageKind */
