@@ -265,6 +265,7 @@ static int svg_create(const SvgRequest *request, const Scenario *scenario, const
         fprintf(stderr, "idemsim: out of memory\n");
         return EXIT_USAGE;
     }
+    report_svg_show_windows(*diagram, scenario);
     return EXIT_SUCCESS;
 }
 

@@ -294,6 +294,45 @@ bool diagram_message_tag(const DiagramItem *message, NodeKind from_kind, char *l
     return true;
 }
 
+/* ------------------------------------------------------------------ spans */
+
+/* A window's length in the unit a person would say it in: "800 ms", "90 s", "5 min", "24 h". */
+static void format_length(char *buffer, size_t size, int64_t ms)
+{
+    if (ms < 1000)
+        snprintf(buffer, size, "%" PRId64 " ms", ms);
+    else if (ms < 120000)
+        snprintf(buffer, size, "%.3g s", (double)ms / 1000.0);
+    else if (ms < 7200000)
+        snprintf(buffer, size, "%.3g min", (double)ms / 60000.0);
+    else
+        snprintf(buffer, size, "%.3g h", (double)ms / 3600000.0);
+}
+
+void diagram_span_label(const DiagramItem *span, char *label, size_t size)
+{
+    char length[32];
+    format_length(length, sizeof length, span->value);
+    switch ((DiagramSpanKind)span->detail) {
+    case DIAGRAM_SPAN_KEY_RESERVED:
+        snprintf(label, size, "key reserved");
+        return;
+    case DIAGRAM_SPAN_KEY_STORED:
+        if (span->value > 0)
+            snprintf(label, size, "key ttl %s", length);
+        else
+            snprintf(label, size, "key kept, no ttl");
+        return;
+    case DIAGRAM_SPAN_ACK_TIMER:
+        snprintf(label, size, "ack timer %s", length);
+        return;
+    case DIAGRAM_SPAN_DEDUP_WINDOW:
+        snprintf(label, size, "dedup %s", length);
+        return;
+    }
+    snprintf(label, size, "window");
+}
+
 /* ------------------------------------------------------------------ lanes */
 
 const char *diagram_lane_role(const DiagramLane *lane, Mode mode)

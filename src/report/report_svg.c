@@ -30,6 +30,14 @@
 #define BADGE_HEIGHT 17.0
 #define BREAK_MS 3000.0 /* a longer silence is drawn as a break */
 
+/* The landscape slide (see "landscape" below), in px. */
+#define SLIDE_HEAD_X 95.0 /* centre of the lane heads */
+#define SLIDE_ROWS_LEFT 200.0
+#define SLIDE_LANES_TOP 118.0
+#define SLIDE_BAND 140.0 /* height of a lane's row: five tiers of badges and a span */
+#define SLIDE_TIERS 5
+#define SLIDE_BADGE_GAP 6.0
+
 /* The outcome a "settled" record names; false for any other record. */
 static bool settled_outcome(const TraceRecord *record, Outcome *outcome)
 {
@@ -69,8 +77,8 @@ SvgDiagram *report_svg_create(Mode mode, uint32_t operations_max, const SvgSelec
         diagram->selected = true;
         diagram->selection = *selection;
     }
-    /* Each record makes at most one item, plus a box per job: the ring never wraps. */
-    diagram->model = diagram_create(mode, 2 * RECORDS_MAX, RECORDS_MAX);
+    /* Each record makes at most one item plus a box or a span: the ring never wraps. */
+    diagram->model = diagram_create(mode, 3 * RECORDS_MAX, RECORDS_MAX);
     if (diagram->model == NULL) {
         free(diagram);
         return NULL;
@@ -154,6 +162,12 @@ static void collect(void *context, const TraceRecord *record)
     SvgDiagram *diagram = context;
     if (record->mode == diagram->mode && keeps(diagram, record))
         diagram_add(diagram->model, record, 0);
+}
+
+void report_svg_show_windows(SvgDiagram *diagram, const Scenario *scenario)
+{
+    DiagramWindows windows = diagram_windows_of(scenario, diagram->mode);
+    diagram_set_windows(diagram->model, &windows);
 }
 
 TraceSink report_svg_sink(SvgDiagram *diagram)
@@ -599,6 +613,93 @@ static void draw_waits(Layout *layout)
     }
 }
 
+/* ------------------------------------------------------------------ spans */
+
+/* Where instant t falls on the time axis (positions by place in drawing order): between the
+ * rows around it, in proportion to time, so a span's end that no record marks still lands
+ * before or after the right rows; past the last row, a little beyond it. */
+static double time_position(const Layout *layout, const double *positions, SimTimeUs t,
+                            bool *beyond)
+{
+    uint32_t count = layout->row_count;
+    *beyond = t > row_at(layout, count - 1)->t_us;
+    if (*beyond)
+        return positions[count - 1] + 30.0;
+    uint32_t low = 0, high = count - 1; /* the first row at or after t */
+    while (low < high) {
+        uint32_t middle = (low + high) / 2;
+        if (row_at(layout, middle)->t_us < t)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    SimTimeUs after = row_at(layout, low)->t_us;
+    if (low == 0 || after == t)
+        return positions[low];
+    SimTimeUs before = row_at(layout, low - 1)->t_us;
+    double share = (double)(t - before) / (double)(after - before);
+    return positions[low - 1] + (positions[low] - positions[low - 1]) * share;
+}
+
+static const char *span_color(const DiagramItem *span)
+{
+    static const char *const colors[] = {"#ca8a04", "#a16207", "#0891b2", "#7c3aed"};
+    return span->detail < 4 ? colors[span->detail] : "#64748b";
+}
+
+/* Thin bars beside each lane: the key's reservation and stored life, the broker's ack timer
+ * and dedup window, each with its word at its start and a tick where it ends (none when it
+ * ends after the last row drawn: it was still running). */
+static void draw_spans(Layout *layout, bool landscape)
+{
+    FILE *out = layout->out;
+    const double *positions = landscape ? layout->time_x : layout->y;
+    fputs("<g id=\"spans\">\n", out);
+    for (uint64_t serial = diagram_first_serial(layout->model);
+         serial < diagram_next_serial(layout->model); serial++) {
+        const DiagramItem *span = diagram_item(layout->model, serial);
+        if (span == NULL || span->kind != DIAGRAM_SPAN || span->from < 0)
+            continue;
+        bool open = span->end_us == SIM_TIME_NEVER, beyond = false, unused = false;
+        double start = time_position(layout, positions, span->start_us, &unused);
+        double end = open ? positions[layout->row_count - 1] + 30.0
+                          : time_position(layout, positions, span->end_us, &beyond);
+        double slot = span->detail == DIAGRAM_SPAN_DEDUP_WINDOW ? 6.0 : 0.0;
+        const char *color = span_color(span);
+        char label[64];
+        diagram_span_label(span, label, sizeof label);
+        double across; /* the bar's place across the time axis */
+        if (landscape) {
+            across = layout->lane_y[span->from] - SLIDE_BAND / 2 + 12.0 + slot;
+            fprintf(out,
+                    "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"3\" fill=\"%s\" "
+                    "class=\"span\"/>\n",
+                    start, across - 1.5, fmax(end - start, 2.0), color);
+            if (!open && !beyond)
+                fprintf(out, "<path d=\"M%.1f %.1fv10\" stroke=\"%s\" stroke-width=\"1.5\"/>\n",
+                        end, across - 5.0, color);
+            fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" class=\"spanword\" fill=\"%s\">", start,
+                    across - 3.0, color);
+        } else {
+            across = layout->lane_x[span->from] + 84.0 + slot;
+            fprintf(out,
+                    "<rect x=\"%.1f\" y=\"%.1f\" width=\"3\" height=\"%.1f\" fill=\"%s\" "
+                    "class=\"span\"/>\n",
+                    across - 1.5, start, fmax(end - start, 2.0), color);
+            if (!open && !beyond)
+                fprintf(out, "<path d=\"M%.1f %.1fh10\" stroke=\"%s\" stroke-width=\"1.5\"/>\n",
+                        across - 5.0, end, color);
+            fprintf(out,
+                    "<text x=\"%.1f\" y=\"%.1f\" class=\"spanword\" fill=\"%s\" "
+                    "transform=\"rotate(90 %.1f %.1f)\">",
+                    across + 4.0, start + 2.0, color, across + 4.0, start + 2.0);
+        }
+        xml_text_write(out, label);
+        fputs("</text>\n", out);
+    }
+    fputs("</g>\n", out);
+}
+
 /* ------------------------------------------------------------------ frame */
 
 static const char *lane_role(const Layout *layout, const DiagramLane *lane)
@@ -794,6 +895,7 @@ static void write_prologue(FILE *out, double width, double height)
             ".line { font-size: 11.5px; fill: #1e293b; }\n"
             ".time { font-size: 10px; fill: #64748b; }\n"
             ".gap { font-size: 10px; fill: #475569; font-style: italic; }\n"
+            ".spanword { font-size: 9px; font-style: italic; }\n"
             ".msg { font-size: 10.5px; paint-order: stroke; stroke: #ffffff; stroke-width: 3px;"
             " stroke-linejoin: round; }\n"
             "</style>\n"
@@ -807,13 +909,6 @@ static void write_prologue(FILE *out, double width, double height)
  * the portrait page, and a badge takes the first of a few tiers above and below its lane's
  * line where it does not touch the badge before it, so labels never overlap and the time
  * axis stays short; when every tier is taken the row moves right. */
-#define SLIDE_HEAD_X 95.0 /* centre of the lane heads */
-#define SLIDE_ROWS_LEFT 200.0
-#define SLIDE_LANES_TOP 118.0
-#define SLIDE_BAND 124.0 /* height of a lane's row */
-#define SLIDE_TIERS 5
-#define SLIDE_BADGE_GAP 6.0
-
 static const double SLIDE_TIER_OFFSETS[SLIDE_TIERS] = {0.0, -21.0, 21.0, -42.0, 42.0};
 
 static void place_lanes_landscape(Layout *layout)
@@ -1110,6 +1205,7 @@ static void write_landscape(Layout *layout, uint64_t seed)
     draw_lanes_landscape(layout);
     draw_time_landscape(layout);
     draw_waits_landscape(layout);
+    draw_spans(layout, true);
     draw_rows_landscape(layout);
     draw_summary(layout, summary_top);
     draw_legend(layout, legend_top);
@@ -1147,6 +1243,7 @@ static void write_portrait(Layout *layout, uint64_t seed)
     draw_lanes(layout);
     draw_time(layout);
     draw_waits(layout);
+    draw_spans(layout, false);
     draw_messages(layout);
     draw_events(layout);
     draw_summary(layout, summary_top);
