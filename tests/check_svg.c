@@ -4,6 +4,7 @@
  * untouched, and refuses bad options before running. With --svg-outcome it draws only the
  * operations that ended so, and agrees with the model's own count of each outcome. */
 #include <check.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 
 #include "diagram.h"
 #include "test_cli.h"
+#include "test_world.h"
 
 #define LOST_ANSWER "scenarios/01_lost_answer.json"
 #define KEY_REUSE "scenarios/08_key_reuse_fingerprint.json"
@@ -222,6 +224,54 @@ static void summary_outcomes(const char *svg, char *list, size_t size)
     }
 }
 
+/* The operations of the "What happened" list ("op 7: ..."), in order; returns how many. */
+static int summary_operations(const char *svg, uint64_t *operations, int max)
+{
+    int count = 0;
+    const char *at = strstr(svg, ">What happened<");
+    ck_assert_ptr_nonnull(at);
+    for (at = strstr(at, "class=\"line\">op "); at != NULL && count < max;
+         at = strstr(at + 1, "class=\"line\">op "))
+        operations[count++] = strtoull(at + strlen("class=\"line\">op "), NULL, 10);
+    return count;
+}
+
+START_TEST(test_svg_outcome_names_the_payment_whose_key_was_replayed)
+{
+    /* C8 without a fingerprint: the reused key is found completed and the other payment's
+     * answer replayed; the badge says whose key it was. */
+    char *svg = NULL;
+    ck_assert_int_eq(draw_outcome("scenarios/08_key_reuse_no_fingerprint.json", "idempotent",
+                                  "mismatch", "3", "c8.svg", &svg),
+                     0);
+    ck_assert_ptr_nonnull(svg);
+    uint64_t operations[3];
+    ck_assert_int_eq(summary_operations(svg, operations, 3), 3);
+    for (int i = 0; i < 3; i++) {
+        char owned[64];
+        snprintf(owned, sizeof owned, ">key of op %" PRIu64 " " ARROW " replay 200<",
+                 operations[i] - 1);
+        ck_assert_msg(occurrences(svg, owned) == 1, "op %" PRIu64 ": no '%s'", operations[i],
+                      owned);
+    }
+    ck_assert_int_eq(occurrences(svg, "key done " ARROW " replay"), 0);
+    free(svg);
+}
+END_TEST
+
+START_TEST(test_double_click_says_which_click_presses_pay)
+{
+    /* C13: a second click is a second press, with its own key: the badge says it is click 2. */
+    char *svg = draw("scenarios/13_double_click_per_click.json", "idempotent", "c13.svg");
+    int operations = occurrences(svg, "class=\"line\">op ");
+    int double_clicks = occurrences(svg, ": 2 clicks,");
+    ck_assert_int_ge(double_clicks, 1);
+    ck_assert_int_eq(occurrences(svg, ">presses Pay<"), operations);
+    ck_assert_int_eq(occurrences(svg, ">presses Pay again (click 2)<"), double_clicks);
+    free(svg);
+}
+END_TEST
+
 START_TEST(test_svg_outcome_draws_only_operations_that_ended_so)
 {
     /* C1 at-least-once: every payment is charged twice. */
@@ -249,7 +299,18 @@ START_TEST(test_svg_outcome_shows_the_422_of_a_reused_key)
     char list[256];
     summary_outcomes(svg, list, sizeof list);
     ck_assert_str_eq(list, "lost lost lost");
-    ck_assert_int_eq(occurrences(svg, "same key, other body " ARROW " 422"), 3);
+    /* Each reused the key of the customer's previous payment (the app's bug): the key
+     * store's badge names that payment. */
+    uint64_t operations[3];
+    ck_assert_int_eq(summary_operations(svg, operations, 3), 3);
+    for (int i = 0; i < 3; i++) {
+        char owned[96];
+        snprintf(owned, sizeof owned, ">key of op %" PRIu64 ", body differs " ARROW " 422<",
+                 operations[i] - 1);
+        ck_assert_msg(occurrences(svg, owned) == 1, "op %" PRIu64 ": no '%s'", operations[i],
+                      owned);
+    }
+    ck_assert_int_eq(occurrences(svg, "same key, other body"), 0);
     ck_assert_int_eq(occurrences(svg, ">422 other body<"), 3);
     ck_assert_int_eq(occurrences(svg, "told: failed"), 3);
     ck_assert_int_eq(occurrences(svg, "charges " ARROW), 0);
@@ -806,6 +867,122 @@ START_TEST(test_diagram_words_come_from_one_table)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ spans */
+
+/* One phone pays once, goes offline for a second right after sending, and retries with the
+ * same key when back: with a 200 ms TTL counted from the reservation, the key has expired. */
+static const char *const OFFLINE_WORLD =
+    "{\"name\": \"ttl\", \"seed\": 5, \"duration_ms\": 10000, \"modes\": [\"idempotent\"],"
+    " \"accounts\": [{\"id\": \"a\", \"balance\": 100000}],"
+    " \"clients\": [{\"id\": \"phone\", \"count\": 1, \"account\": \"a\","
+    "   \"operation\": {\"kind\": \"debit\", \"amount\": 100},"
+    "   \"workload\": {\"ops\": 1, \"interval_ms\": {\"dist\": \"const\", \"value\": 10}},"
+    "   \"retry\": {\"timeout_ms\": 5000, \"max_attempts\": 3},"
+    "   \"key\": \"per-click\","
+    "   \"offline\": {\"prob\": 1, \"duration_ms\": {\"dist\": \"const\", \"value\": 1000}}}],"
+    " \"network\": {\"default\": {\"loss\": 0, \"delay_ms\": {\"dist\": \"const\", \"value\": "
+    "10}}},"
+    " \"server\": {\"workers\": 1, \"service_ms\": {\"dist\": \"const\", \"value\": 5},"
+    "   \"idempotency\": {\"ttl_ms\": 200}}}";
+
+static void feed_diagram(void *context, const TraceRecord *record)
+{
+    diagram_add(context, record, 0);
+}
+
+static Diagram *run_with_spans(const char *const *overrides, uint32_t override_count)
+{
+    Scenario *scenario = test_load(OFFLINE_WORLD, overrides, override_count);
+    Diagram *diagram = diagram_create(MODE_IDEMPOTENT, 4096, 0);
+    ck_assert_ptr_nonnull(diagram);
+    diagram_open_lanes(diagram, true);
+    DiagramWindows windows = diagram_windows_of(scenario, MODE_IDEMPOTENT);
+    ck_assert(windows.server_key_ttl_ms == 200.0);
+    diagram_set_windows(diagram, &windows);
+    World *world = world_create(scenario, MODE_IDEMPOTENT, scenario->seed,
+                                (TraceSink){feed_diagram, diagram}, (WorldLimits){0});
+    world_run(world);
+    world_destroy(world);
+    free(scenario);
+    return diagram;
+}
+
+/* The spans of one kind, in the order made; returns how many (at most max). */
+static int spans_of(const Diagram *diagram, DiagramSpanKind kind, const DiagramItem **spans,
+                    int max)
+{
+    int count = 0;
+    for (uint64_t s = diagram_first_serial(diagram); s < diagram_next_serial(diagram); s++) {
+        const DiagramItem *item = diagram_item(diagram, s);
+        if (item->kind == DIAGRAM_SPAN && item->detail == (uint32_t)kind && count < max)
+            spans[count++] = item;
+    }
+    return count;
+}
+
+START_TEST(test_key_spans_end_at_the_ttl_and_the_retry_comes_after)
+{
+    Diagram *diagram = run_with_spans(NULL, 0);
+    const DiagramItem *reserved[4], *stored[4];
+    /* The first attempt reserves and completes; the retry, a second later, reserves again. */
+    ck_assert_int_eq(spans_of(diagram, DIAGRAM_SPAN_KEY_RESERVED, reserved, 4), 2);
+    ck_assert_int_eq(spans_of(diagram, DIAGRAM_SPAN_KEY_STORED, stored, 4), 2);
+    ck_assert_uint_eq(stored[0]->start_us, reserved[0]->end_us);
+    /* The TTL counts from the reservation (the default): 200 ms after it. */
+    ck_assert_uint_eq(stored[0]->end_us, reserved[0]->start_us + 200000);
+    ck_assert_int_eq(stored[0]->value, 200);
+    ck_assert_uint_gt(reserved[1]->start_us, stored[0]->end_us); /* the retry came after it */
+    ck_assert_uint_eq(reserved[1]->attempt, 2);
+    char label[64];
+    diagram_span_label(stored[0], label, sizeof label);
+    ck_assert_str_eq(label, "key ttl 200 ms");
+    diagram_destroy(diagram);
+}
+END_TEST
+
+START_TEST(test_key_ttl_from_completion_counts_from_the_answer)
+{
+    const char *overrides[] = {"server.idempotency.ttl_from=completion"};
+    Diagram *diagram = run_with_spans(overrides, 1);
+    const DiagramItem *reserved[4], *stored[4];
+    ck_assert_int_ge(spans_of(diagram, DIAGRAM_SPAN_KEY_RESERVED, reserved, 4), 1);
+    ck_assert_int_ge(spans_of(diagram, DIAGRAM_SPAN_KEY_STORED, stored, 4), 1);
+    ck_assert_uint_gt(reserved[0]->end_us, reserved[0]->start_us); /* 5 ms of service */
+    ck_assert_uint_eq(stored[0]->end_us, stored[0]->start_us + 200000);
+    diagram_destroy(diagram);
+}
+END_TEST
+
+START_TEST(test_a_diagram_without_windows_makes_no_spans)
+{
+    Scenario *scenario = test_load(OFFLINE_WORLD, NULL, 0);
+    Diagram *diagram = diagram_create(MODE_IDEMPOTENT, 4096, 0);
+    diagram_open_lanes(diagram, true);
+    World *world = world_create(scenario, MODE_IDEMPOTENT, scenario->seed,
+                                (TraceSink){feed_diagram, diagram}, (WorldLimits){0});
+    world_run(world);
+    const DiagramItem *spans[4];
+    for (int kind = DIAGRAM_SPAN_KEY_RESERVED; kind <= DIAGRAM_SPAN_DEDUP_WINDOW; kind++)
+        ck_assert_int_eq(spans_of(diagram, (DiagramSpanKind)kind, spans, 4), 0);
+    world_destroy(world);
+    diagram_destroy(diagram);
+    free(scenario);
+}
+END_TEST
+
+START_TEST(test_svg_draws_the_ttl_that_ended_before_the_retry)
+{
+    char *svg = draw("scenarios/02_offline_ttl_too_short.json", "idempotent", "c2.svg");
+    ck_assert_int_ge(occurrences(svg, ">key ttl 90 s<"), 1);
+    ck_assert_int_ge(occurrences(svg, ">key reserved<"), 1);
+    free(svg);
+    svg = draw("scenarios/14_broker_dedup_window.json", "at-least-once", "c14.svg");
+    ck_assert_int_ge(occurrences(svg, ">ack timer "), 1);
+    ck_assert_int_ge(occurrences(svg, ">dedup "), 1);
+    free(svg);
+}
+END_TEST
+
 static Suite *svg_suite(void)
 {
     Suite *suite = suite_create("svg");
@@ -818,12 +995,15 @@ static Suite *svg_suite(void)
     tcase_add_test(core, test_svg_ops_limits_the_operations_drawn);
     tcase_add_test(core, test_drawing_leaves_the_trace_byte_identical);
     tcase_add_test(core, test_svg_draws_the_proxy_lane_between_client_and_server);
+    tcase_add_test(core, test_svg_draws_the_ttl_that_ended_before_the_retry);
     suite_add_tcase(suite, core);
     TCase *outcome = tcase_create("Outcome");
     tcase_add_checked_fixture(outcome, setup, teardown);
     tcase_set_timeout(outcome, 120);
     tcase_add_test(outcome, test_svg_outcome_draws_only_operations_that_ended_so);
     tcase_add_test(outcome, test_svg_outcome_shows_the_422_of_a_reused_key);
+    tcase_add_test(outcome, test_svg_outcome_names_the_payment_whose_key_was_replayed);
+    tcase_add_test(outcome, test_double_click_says_which_click_presses_pay);
     tcase_add_test(outcome, test_svg_outcome_agrees_with_the_models_outcomes);
     tcase_add_test(outcome, test_svg_outcome_picks_the_first_operations_to_end_so);
     tcase_add_test(outcome, test_svg_outcome_is_byte_identical_for_the_same_run);
@@ -846,6 +1026,9 @@ static Suite *svg_suite(void)
     tcase_add_test(model, test_diagram_follows_an_outcome_past_its_last_row);
     tcase_add_test(model, test_diagram_reads_an_instant_arrival_decision_send);
     tcase_add_test(model, test_diagram_words_come_from_one_table);
+    tcase_add_test(model, test_key_spans_end_at_the_ttl_and_the_retry_comes_after);
+    tcase_add_test(model, test_key_ttl_from_completion_counts_from_the_answer);
+    tcase_add_test(model, test_a_diagram_without_windows_makes_no_spans);
     suite_add_tcase(suite, model);
     return suite;
 }

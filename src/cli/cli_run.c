@@ -28,6 +28,8 @@ const char *const run_usage =
     "  --svg-ops N         how many of its first operations to draw, 1 to 20 (default 3)\n"
     "  --svg-outcome O     draw only operations that ended O: ok, double, lost, phantom or\n"
     "                      mismatch (the first N to end so)\n"
+    "  --svg-layout L      portrait (default: the handout, time flows down) or landscape\n"
+    "                      (a 16:9 slide, time flows right)\n"
     "  --max-events N      stop a mode after N events (default 500000000)\n"
     "  --max-sim-time MS   stop a mode at simulated time MS (default: duration + 7 days)\n"
     "  --max-memory MIB    stop a mode whose storage exceeds MIB (default 4096)\n"
@@ -127,7 +129,7 @@ static bool say_written(const Options *options, const char *path, bool written)
 
 /* ------------------------------------------------------------------ the sequence diagram */
 
-enum { SVG_PATH, SVG_MODE, SVG_OPERATIONS, SVG_OUTCOME, SVG_OPTION_COUNT };
+enum { SVG_PATH, SVG_MODE, SVG_OPERATIONS, SVG_OUTCOME, SVG_LAYOUT, SVG_OPTION_COUNT };
 
 /* What --svg and its companions ask for. */
 typedef struct {
@@ -135,6 +137,7 @@ typedef struct {
     uint32_t operations;
     bool by_outcome; /* the first operations that ended outcome, not the first ones */
     Outcome outcome;
+    SvgLayout layout;
 } SvgRequest;
 
 /* Both the JSON-lines writer and the diagram see every record. */
@@ -151,9 +154,10 @@ static void tee_write(void *context, const TraceRecord *record)
     tee->second.write(tee->second.context, record);
 }
 
-/* --svg FILE [--svg-mode M] [--svg-ops N] [--svg-outcome O]: which mode to draw (by default
- * the last one run, usually the keyed one), how many operations, and whether only those that
- * ended O. Checked before anything runs. */
+/* --svg FILE [--svg-mode M] [--svg-ops N] [--svg-outcome O] [--svg-layout L]: which mode to
+ * draw (by default the last one run, usually the keyed one), how many operations, whether
+ * only those that ended O, and on a portrait page or a landscape slide. Checked before
+ * anything runs. */
 static int svg_prepare(const CliExtraOption *svg, const Options *options, const Scenario *scenario,
                        SvgRequest *request)
 {
@@ -197,6 +201,10 @@ static int svg_prepare(const CliExtraOption *svg, const Options *options, const 
                                    "got '%s'",
                                    svg[SVG_OUTCOME].value);
     }
+    if (svg[SVG_LAYOUT].value != NULL &&
+        !report_svg_layout_from_name(svg[SVG_LAYOUT].value, &request->layout))
+        return cli_usage_error(run_usage, "--svg-layout expects portrait or landscape, got '%s'",
+                               svg[SVG_LAYOUT].value);
     return EXIT_SUCCESS;
 }
 
@@ -257,6 +265,7 @@ static int svg_create(const SvgRequest *request, const Scenario *scenario, const
         fprintf(stderr, "idemsim: out of memory\n");
         return EXIT_USAGE;
     }
+    report_svg_show_windows(*diagram, scenario);
     return EXIT_SUCCESS;
 }
 
@@ -299,7 +308,7 @@ static bool open_outputs(const OutputRole *roles, OutputFile *files)
 /* Writes and commits every output opened before the run (the trace is already written),
  * saying where each went; false when one failed. */
 static bool write_outputs(OutputFile *outputs, const OutputRole *roles, const Options *options,
-                          const RunReport *report, const SvgDiagram *diagram)
+                          const RunReport *report, const SvgDiagram *diagram, SvgLayout layout)
 {
     bool written = true;
     if (outputs[OUTPUT_TRACE].stream != NULL)
@@ -310,7 +319,8 @@ static bool write_outputs(OutputFile *outputs, const OutputRole *roles, const Op
     written &= say_written(options, roles[OUTPUT_CSV].path,
                            finish_output(&outputs[OUTPUT_CSV], write_csv, report));
     if (diagram != NULL) {
-        report_svg_write(outputs[OUTPUT_SVG].stream, diagram, report->scenario, report->seed);
+        report_svg_write_layout(outputs[OUTPUT_SVG].stream, diagram, report->scenario, report->seed,
+                                layout);
         written &=
             say_written(options, roles[OUTPUT_SVG].path, cli_commit_output(&outputs[OUTPUT_SVG]));
     }
@@ -336,7 +346,9 @@ int command_run(int argc, char **argv)
 {
     Options options = {.color = isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL};
     CliExtraOption svg[SVG_OPTION_COUNT] = {
-        {"--svg", NULL}, {"--svg-mode", NULL}, {"--svg-ops", NULL}, {"--svg-outcome", NULL}};
+        {"--svg", NULL},         {"--svg-mode", NULL},   {"--svg-ops", NULL},
+        {"--svg-outcome", NULL}, {"--svg-layout", NULL},
+    };
     argc = cli_take_options(argc, argv, svg, SVG_OPTION_COUNT, run_usage);
     if (argc < 0)
         return EXIT_USAGE;
@@ -391,7 +403,8 @@ int command_run(int argc, char **argv)
         fflush(stdout); /* the table before the lines that say where the files went */
     }
     trace_jsonl_close(trace_writer); /* a failed write shows in the commit */
-    bool written = write_outputs(outputs, roles, &options, &run.report, diagram);
+    bool written =
+        write_outputs(outputs, roles, &options, &run.report, diagram, svg_request.layout);
     bool stopped = say_stops(&run.report, options.files[0]);
     report_svg_destroy(diagram);
     cli_run_release(&run);

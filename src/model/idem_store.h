@@ -24,7 +24,9 @@ typedef struct {
     uint64_t key;
     KeyStatus status;
     int response_status;  /* stored HTTP-like status, when completed or failed */
-    uint64_t response_of; /* operation whose execution produced the stored response */
+    uint64_t response_of; /* operation whose request wrote the row: the one that reserved it
+                             and, once recorded, whose execution produced the stored response
+                             (the same job) */
     uint64_t fingerprint; /* hash of the request body */
     SimTimeUs created_us;
     SimTimeUs expires_us; /* SIM_TIME_NEVER: no TTL */

@@ -103,6 +103,7 @@ static void reserve(World *world, KeyProtocol *keys, Job *job, ReserveReason why
         .token = job->token,
         .key = job->store_key,
         .status = KEY_STATUS_PROCESSING,
+        .response_of = job->request.operation, /* whose key it is, for a refusal's trace */
         .fingerprint = job->request.fingerprint,
         .created_us = now,
         .expires_us = expiry_from(keys, now),
@@ -132,9 +133,9 @@ static KeyVerdict verdict_of_row(World *world, const KeyProtocol *keys, const Jo
 {
     const IdempotencySpec *policy = keys->policy;
     if (policy->fingerprint && row->fingerprint != job->request.fingerprint)
-        return (KeyVerdict){KEY_OTHER_BODY, other_body_status(policy->profile), 0};
+        return (KeyVerdict){KEY_OTHER_BODY, other_body_status(policy->profile), row->response_of};
     if (row->status == KEY_STATUS_PROCESSING)
-        return (KeyVerdict){KEY_IN_PROGRESS, policy->on_in_progress, 0};
+        return (KeyVerdict){KEY_IN_PROGRESS, policy->on_in_progress, row->response_of};
     world->metrics.replayed++;
     return (KeyVerdict){KEY_REPLAY, row->response_status, row->response_of};
 }
@@ -206,7 +207,8 @@ void key_protocol_trace_refusal(World *world, const KeyProtocol *keys, const Job
     SIM_ASSERT(verdict.kind >= KEY_REPLAY && verdict.kind <= KEY_MISSING,
                "only a refusal or a replay is traced here");
     if (world_tracing(world))
-        world_trace_about(world, keys->node, events[verdict.kind], &job->request, value, 0);
+        world_trace_decision(world, keys->node, events[verdict.kind], &job->request, value,
+                             verdict.response_of);
 }
 
 /* ------------------------------------------------------------------ recording */

@@ -40,7 +40,8 @@ typedef enum {
 typedef struct {
     KeyVerdictKind kind;
     int status;           /* the answer a refusal or replay gives */
-    uint64_t response_of; /* a replay: the operation the stored answer was produced for */
+    uint64_t response_of; /* a replay: the operation the stored answer was produced for; a
+                             refusal over a live row: the operation the row belongs to */
 } KeyVerdict;
 
 void key_protocol_init(World *world, KeyProtocol *keys, const IdempotencySpec *policy,

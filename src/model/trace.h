@@ -119,6 +119,10 @@ typedef struct {
     uint32_t detail;        /* by event: CrashPoint (crash), ReserveReason (reserve), Outcome
                                (settled), the MessageKind that met no network (lost_offline) */
     const char *queue;      /* broker records, when the broker has several queues; else NULL */
+    uint64_t key_owner;     /* a key store's replay, in_progress or reject_other_body: the
+                               operation whose request wrote the key's row (another one than
+                               operation when a key was reused); 0 otherwise. Not written to
+                               the JSON-lines trace, whose bytes the golden traces pin */
 } TraceRecord;
 
 typedef void (*TraceWrite)(void *context, const TraceRecord *record);

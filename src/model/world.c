@@ -124,16 +124,34 @@ void world_trace(World *world, uint32_t node, TraceEvent event, uint64_t operati
     world_trace_write(world, &record);
 }
 
-void world_trace_about(World *world, uint32_t node, TraceEvent event, const Message *message,
-                       int64_t value, uint32_t detail)
+/* A record of what node did about one message. */
+static TraceRecord about_record(const World *world, uint32_t node, TraceEvent event,
+                                const Message *message, int64_t value, uint32_t detail)
 {
-    if (world->trace.write == NULL)
-        return;
     TraceRecord record = node_record(world, node, event, value, detail);
     record.operation = message->operation;
     record.attempt = message->attempt;
     record.click = message->click;
     record.copy = (uint32_t)message->lineage;
+    return record;
+}
+
+void world_trace_about(World *world, uint32_t node, TraceEvent event, const Message *message,
+                       int64_t value, uint32_t detail)
+{
+    if (world->trace.write == NULL)
+        return;
+    TraceRecord record = about_record(world, node, event, message, value, detail);
+    world_trace_write(world, &record);
+}
+
+void world_trace_decision(World *world, uint32_t node, TraceEvent event, const Message *message,
+                          int64_t value, uint64_t key_owner)
+{
+    if (world->trace.write == NULL)
+        return;
+    TraceRecord record = about_record(world, node, event, message, value, 0);
+    record.key_owner = key_owner;
     world_trace_write(world, &record);
 }
 

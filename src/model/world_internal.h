@@ -404,6 +404,10 @@ void world_actor_name(const World *world, uint32_t node, uint32_t client, char *
 /* A step a service took about one message: operation, click, attempt and copy come from it. */
 void world_trace_about(World *world, uint32_t node, TraceEvent event, const Message *message,
                        int64_t value, uint32_t detail);
+/* A key store's decision about a row it holds: as world_trace_about, naming the operation
+ * the row belongs to (TraceRecord.key_owner; 0 when there is no row). */
+void world_trace_decision(World *world, uint32_t node, TraceEvent event, const Message *message,
+                          int64_t value, uint64_t key_owner);
 /* Fills in the time and mode and hands the record to the sink (tracing must be on). */
 void world_trace_write(World *world, TraceRecord *record);
 /* A step of a service not about one message (crash, restart, sweep). */

@@ -35,6 +35,8 @@ struct Diagram {
     uint32_t duplicate_click, duplicate_attempt, duplicate_copy;
     uint32_t followed_count;
     DiagramOutcome followed[DIAGRAM_FOLLOWED_MAX];
+    bool windowed; /* spans are made, with windows */
+    DiagramWindows windows;
 };
 
 /* ------------------------------------------------------------------ building */
@@ -150,6 +152,7 @@ static DiagramItem *new_item(Diagram *diagram, const TraceRecord *record, Diagra
         .copy = record->copy,
         .detail = record->detail,
         .value = record->value,
+        .key_owner = record->key_owner,
         .from = (int8_t)from,
         .to = (int8_t)to,
         .kind = (uint8_t)kind,
@@ -239,6 +242,126 @@ static bool is_client(const Diagram *diagram, int lane)
     return lane >= 0 && diagram->lanes[lane].kind == NODE_CLIENT_GROUP;
 }
 
+/* ------------------------------------------------------------------ spans */
+
+DiagramWindows diagram_windows_of(const Scenario *scenario, Mode mode)
+{
+    DiagramWindows windows = {0};
+    if (mode == MODE_IDEMPOTENT) {
+        const IdempotencySpec *server = &scenario->server.idempotency;
+        const IdempotencySpec *consumers = &scenario->broker.consumers.idempotency;
+        windows.server_key_ttl_ms = server->ttl_ms;
+        windows.server_ttl_from_completion = server->ttl_from == TTL_FROM_COMPLETION;
+        windows.server_store_durable = server->durable;
+        windows.consumer_key_ttl_ms = consumers->ttl_ms;
+        windows.consumer_ttl_from_completion = consumers->ttl_from == TTL_FROM_COMPLETION;
+        windows.consumer_store_durable = consumers->durable;
+    }
+    const BrokerSpec *broker = &scenario->broker;
+    if (mode != MODE_AT_MOST_ONCE) /* at-most-once acknowledges as it delivers: no timer */
+        windows.ack_timeout_ms =
+            broker->family == BROKER_CHANNEL ? broker->consumer_timeout_ms : broker->ack_timeout_ms;
+    windows.dedup_window_ms = broker->dedup_window_ms;
+    return windows;
+}
+
+void diagram_set_windows(Diagram *diagram, const DiagramWindows *windows)
+{
+    diagram->windowed = true;
+    diagram->windows = *windows;
+}
+
+static SimTimeUs ms_to_us(double ms)
+{
+    return (SimTimeUs)(ms * 1000.0 + 0.5);
+}
+
+/* A span on lane from the record's instant; ends at start + length_ms when that is > 0, else
+ * stays open until something ends it. */
+static DiagramItem *open_span(Diagram *diagram, const TraceRecord *record, int lane,
+                              DiagramSpanKind kind, double length_ms, uint32_t row)
+{
+    DiagramItem *span = new_item(diagram, record, DIAGRAM_SPAN, lane, lane);
+    span->detail = (uint32_t)kind;
+    span->value = (int64_t)(length_ms + 0.5);
+    span->start_row = row;
+    if (kind != DIAGRAM_SPAN_KEY_RESERVED && length_ms > 0)
+        span->end_us = record->t_us + ms_to_us(length_ms);
+    return span;
+}
+
+/* The key store of a lane: the server's, or the consumers'. */
+static void key_windows(const Diagram *diagram, int lane, double *ttl_ms, bool *from_completion,
+                        bool *durable)
+{
+    bool consumers = diagram->lanes[lane].kind == NODE_CONSUMERS;
+    const DiagramWindows *w = &diagram->windows;
+    *ttl_ms = consumers ? w->consumer_key_ttl_ms : w->server_key_ttl_ms;
+    *from_completion = consumers ? w->consumer_ttl_from_completion : w->server_ttl_from_completion;
+    *durable = consumers ? w->consumer_store_durable : w->server_store_durable;
+}
+
+static DiagramItem *open_reservation(Diagram *diagram, int lane, const TraceRecord *record,
+                                     uint32_t copy)
+{
+    uint64_t first = diagram_first_serial(diagram);
+    for (uint64_t serial = diagram->next_serial; serial-- > first;) {
+        DiagramItem *span = item_at(diagram, serial);
+        if (span->kind == DIAGRAM_SPAN && span->detail == DIAGRAM_SPAN_KEY_RESERVED &&
+            span->from == lane && span->end_us == SIM_TIME_NEVER &&
+            span->operation == record->operation && span->attempt == record->attempt &&
+            span->copy == copy)
+            return span;
+    }
+    return NULL;
+}
+
+/* A job's answer ends its key's reservation; a success stores the key, until its TTL counted
+ * from the reservation or from the completion, as the store's option says. A failure's row
+ * (kept, replayed or deleted by the failure policy) is not drawn. */
+static void end_reservation(Diagram *diagram, int lane, const TraceRecord *record, uint32_t copy,
+                            bool succeeded)
+{
+    DiagramItem *reservation = open_reservation(diagram, lane, record, copy);
+    if (reservation == NULL)
+        return;
+    reservation->end_us = record->t_us;
+    reservation->end_event = (uint8_t)record->event;
+    if (!succeeded)
+        return;
+    double ttl_ms;
+    bool from_completion, durable;
+    key_windows(diagram, lane, &ttl_ms, &from_completion, &durable);
+    SimTimeUs reserved_us = reservation->start_us;
+    DiagramItem *stored = open_span(diagram, record, lane, DIAGRAM_SPAN_KEY_STORED, 0, NO_ROW);
+    stored->copy = copy;
+    if (ttl_ms > 0) {
+        SimTimeUs expiry = (from_completion ? record->t_us : reserved_us) + ms_to_us(ttl_ms);
+        stored->end_us = expiry > record->t_us ? expiry : record->t_us;
+        stored->value = (int64_t)(ttl_ms + 0.5);
+    }
+}
+
+/* A crash ends the reservations of an in-memory store; a durable one keeps them, stuck in
+ * processing, until their TTL (counted from the reservation). */
+static void crash_reservations(Diagram *diagram, const TraceRecord *record, int lane)
+{
+    double ttl_ms;
+    bool from_completion, durable;
+    key_windows(diagram, lane, &ttl_ms, &from_completion, &durable);
+    for (uint64_t serial = diagram->next_serial; serial-- > diagram_first_serial(diagram);) {
+        DiagramItem *span = item_at(diagram, serial);
+        if (span->kind != DIAGRAM_SPAN || span->detail != DIAGRAM_SPAN_KEY_RESERVED ||
+            span->from != lane || span->end_us != SIM_TIME_NEVER)
+            continue;
+        if (!durable)
+            span->end_us = record->t_us;
+        else if (ttl_ms > 0)
+            span->end_us = span->start_us + ms_to_us(ttl_ms);
+        span->end_event = TRACE_CRASH;
+    }
+}
+
 /* ------------------------------------------------------------------ messages */
 
 static void close_activation(Diagram *diagram, int lane, const TraceRecord *record, uint32_t copy,
@@ -249,6 +372,11 @@ static void close_activation(Diagram *diagram, int lane, const TraceRecord *reco
     if (activation != NULL) {
         activation->end_us = record->t_us;
         activation->end_event = (uint8_t)why;
+    }
+    if (diagram->windowed && why == TRACE_TRANSMIT) {
+        bool succeeded =
+            record->message == MESSAGE_ACK || (record->value >= 200 && record->value < 300);
+        end_reservation(diagram, lane, record, copy, succeeded);
     }
 }
 
@@ -278,6 +406,10 @@ static void on_transmit(Diagram *diagram, const TraceRecord *record, int from)
         item_at(diagram, serial)->start_row = row;
     if (from < 0 || is_client(diagram, from))
         return;
+    if (diagram->windowed && record->message == MESSAGE_DELIVERY &&
+        diagram->lanes[from].kind == NODE_BROKER && diagram->windows.ack_timeout_ms > 0)
+        open_span(diagram, record, from, DIAGRAM_SPAN_ACK_TIMER, diagram->windows.ack_timeout_ms,
+                  row);
     if (record->message == MESSAGE_DELIVERY)
         close_activation(diagram, from, record, record->copy / 128, TRACE_TRANSMIT);
     else if (!starts_a_job(record->message) && diagram->lanes[from].kind != NODE_BROKER)
@@ -399,9 +531,11 @@ static void add_mark(Diagram *diagram, const TraceRecord *record, int lane, uint
         add_row(diagram, record, lane, 0);
         return;
     }
-    if (record->event == TRACE_CRASH)
+    if (record->event == TRACE_CRASH) {
         on_crash(diagram, record, lane);
-    else if (record->event == TRACE_GIVE_UP)
+        if (diagram->windowed)
+            crash_reservations(diagram, record, lane);
+    } else if (record->event == TRACE_GIVE_UP)
         supersede_timeout(diagram, record, lane);
     else if (!is_client(diagram, lane))
         on_decision(diagram, record, lane, effects);
@@ -411,6 +545,11 @@ static void add_mark(Diagram *diagram, const TraceRecord *record, int lane, uint
     mark->event = (uint8_t)record->event;
     mark->effects = effects;
     mark->start_row = add_row(diagram, record, lane, mark->serial);
+    if (diagram->windowed && record->event == TRACE_RESERVE)
+        open_span(diagram, record, lane, DIAGRAM_SPAN_KEY_RESERVED, 0, mark->start_row);
+    if (diagram->windowed && record->event == TRACE_ENQUEUE && diagram->windows.dedup_window_ms > 0)
+        open_span(diagram, record, lane, DIAGRAM_SPAN_DEDUP_WINDOW,
+                  diagram->windows.dedup_window_ms, mark->start_row);
 }
 
 /* ------------------------------------------------------------------ outcomes */

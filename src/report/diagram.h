@@ -46,8 +46,22 @@ typedef struct {
 typedef enum {
     DIAGRAM_MESSAGE,    /* one copy of a message between two lanes */
     DIAGRAM_ACTIVATION, /* a service holding a request: from its arrival to its answer */
-    DIAGRAM_MARK        /* an event on one lane (a click, a decision, a timeout, a crash) */
+    DIAGRAM_MARK,       /* an event on one lane (a click, a decision, a timeout, a crash) */
+    DIAGRAM_SPAN        /* a window of time on one lane (DiagramSpanKind in detail); only once
+                           diagram_set_windows was called. It has no row of its own: start_row is
+                           the row of the record that opened it, end_us may be a computed instant
+                           no record marks (SIM_TIME_NEVER: open at the end of what was fed). A
+                           renderer that does not draw spans skips items of this kind. */
 } DiagramItemKind;
+
+/* What a span shows (DiagramItem.detail of a DIAGRAM_SPAN). value holds its length in ms
+ * (the TTL, the ack timeout, the dedup window), 0 when it has none. */
+typedef enum {
+    DIAGRAM_SPAN_KEY_RESERVED, /* a key reserved, from its reservation to the job's answer */
+    DIAGRAM_SPAN_KEY_STORED,   /* a completed key, from the answer to its expiry (its TTL) */
+    DIAGRAM_SPAN_ACK_TIMER,    /* a broker delivery, from its send to its ack deadline */
+    DIAGRAM_SPAN_DEDUP_WINDOW  /* a published message id, from its acceptance to its window end */
+} DiagramSpanKind;
 
 typedef struct {
     uint64_t serial; /* unique within the diagram, from 1 */
@@ -58,11 +72,13 @@ typedef struct {
     uint32_t end_row;
     uint32_t click;
     uint32_t attempt;
-    uint32_t copy;    /* network lineage, as the trace gives it */
-    uint32_t detail;  /* a mark's record detail (TraceRecord.detail) */
-    int64_t value;    /* a message's status; a mark's value */
-    uint32_t effects; /* the operation's effects after the execution this led to */
-    int8_t from;      /* lane; a mark's or an activation's lane */
+    uint32_t copy;      /* network lineage, as the trace gives it */
+    uint32_t detail;    /* a mark's record detail (TraceRecord.detail) */
+    int64_t value;      /* a message's status; a mark's value */
+    uint32_t effects;   /* the operation's effects after the execution this led to */
+    uint64_t key_owner; /* a key store's mark: the operation the key's row belongs to
+                           (TraceRecord.key_owner), 0 when unknown */
+    int8_t from;        /* lane; a mark's or an activation's lane */
     int8_t to;
     uint8_t kind;      /* DiagramItemKind */
     uint8_t message;   /* MessageKind */
@@ -112,6 +128,24 @@ int diagram_add_ledger(Diagram *diagram);
 /* With open lanes, a record's unknown actor or peer gets a lane on first sight, in the order
  * of appearance, and the ledger appears with the first effect. */
 void diagram_open_lanes(Diagram *diagram, bool open);
+
+/* The windows spans are drawn with: the scenario's parameters, in ms (0: none). */
+typedef struct {
+    double server_key_ttl_ms; /* 0: keys never expire (the stored span stays open) */
+    bool server_ttl_from_completion;
+    bool server_store_durable; /* a crash leaves a reservation in place (stuck) */
+    double consumer_key_ttl_ms;
+    bool consumer_ttl_from_completion;
+    bool consumer_store_durable;
+    double ack_timeout_ms;  /* 0: no ack timer (at-most-once acks on delivery) */
+    double dedup_window_ms; /* 0: no publisher dedup */
+} DiagramWindows;
+
+/* The windows a scenario sets for a mode: the key TTLs where the mode keys requests, the
+ * ack timer where the broker waits for acks, the first queue's dedup window. */
+DiagramWindows diagram_windows_of(const Scenario *scenario, Mode mode);
+/* Makes spans from now on, with these windows (copied). Without it, a diagram has none. */
+void diagram_set_windows(Diagram *diagram, const DiagramWindows *windows);
 
 /* Follows an operation's outcome from now on; false when DIAGRAM_FOLLOWED_MAX are followed. */
 bool diagram_follow(Diagram *diagram, uint64_t operation);
@@ -180,6 +214,8 @@ bool diagram_message_tag(const DiagramItem *message, NodeKind from_kind, char *l
 /* Which copy of a message a node sent again is: a broker's delivery, a proxy's try (1, 2,
  * ...); 0 for other messages. */
 uint32_t diagram_repeat_number(const DiagramItem *message, NodeKind from_kind);
+/* A span's short word: "key reserved", "key ttl 90 s", "ack timer 30 s", "dedup 5 min". */
+void diagram_span_label(const DiagramItem *span, char *label, size_t size);
 /* A lane's role under its name: "handler + key store", "payment provider". */
 const char *diagram_lane_role(const DiagramLane *lane, Mode mode);
 

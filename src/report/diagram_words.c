@@ -9,15 +9,19 @@
 
 #define ARROW_RIGHT "\xe2\x86\x92" /* → */
 
-/* In a badge, {value}, {detail}, {attempt} and {seconds} (value as ms) are replaced; when
- * the value is 0 (the consumers record no status), the short badge is used. A NULL word:
- * the view writes nothing (or composes it, below). */
+/* In a badge, {value}, {detail}, {attempt}, {seconds} (value as ms) and {owner} are
+ * replaced; when the value is 0 (the consumers record no status), the short badge is used.
+ * A key store's decision about a key that belongs to another operation (a reused key, C8)
+ * says so with the "owned" badges. A NULL word: the view writes nothing (or composes it,
+ * below). */
 typedef struct {
     const char *badge;
     const char *badge_short;
     DiagramTone badge_tone;
     const char *word;
     DiagramTone word_tone;
+    const char *badge_owned;
+    const char *badge_owned_short;
 } EventWords;
 
 static const EventWords EVENT_WORDS[TRACE_EVENT_COUNT] = {
@@ -34,12 +38,18 @@ static const EventWords EVENT_WORDS[TRACE_EVENT_COUNT] = {
     [TRACE_RESERVE] = {"key free " ARROW_RIGHT " reserved", NULL, DIAGRAM_TONE_STORE, "new",
                        DIAGRAM_TONE_DIM},
     [TRACE_REPLAY] = {"key done " ARROW_RIGHT " replay {value}", "key done: not run again",
-                      DIAGRAM_TONE_STORE, "replay", DIAGRAM_TONE_GOOD},
+                      DIAGRAM_TONE_STORE, "replay", DIAGRAM_TONE_GOOD,
+                      "key of op {owner} " ARROW_RIGHT " replay {value}",
+                      "key of op {owner}: not run"},
     [TRACE_IN_PROGRESS] = {"key in progress " ARROW_RIGHT " {value}", "key in progress: later",
-                           DIAGRAM_TONE_STORE, "busy", DIAGRAM_TONE_WARN},
+                           DIAGRAM_TONE_STORE, "busy", DIAGRAM_TONE_WARN,
+                           "key of op {owner} in progress " ARROW_RIGHT " {value}",
+                           "key of op {owner} in progress: later"},
     [TRACE_REJECT_OTHER_BODY] = {"same key, other body " ARROW_RIGHT " {value}",
                                  "same key, other body: dropped", DIAGRAM_TONE_BAD, "reject",
-                                 DIAGRAM_TONE_WARN},
+                                 DIAGRAM_TONE_WARN,
+                                 "key of op {owner}, body differs " ARROW_RIGHT " {value}",
+                                 "key of op {owner}, body differs: dropped"},
     [TRACE_EXECUTE_NO_EFFECT] = {"runs, nothing changes " ARROW_RIGHT " {value}", NULL,
                                  DIAGRAM_TONE_WORK, "no change", DIAGRAM_TONE_DIM},
     [TRACE_FAIL_AFTER_EFFECT] = {"fails after the effect " ARROW_RIGHT " 500", NULL,
@@ -126,6 +136,8 @@ static void expand(char *label, size_t size, const char *format, const DiagramIt
             snprintf(piece, sizeof piece, "%s", detail_text(mark));
         else if (closing && strncmp(c, "{attempt}", length) == 0)
             snprintf(piece, sizeof piece, "%u", mark->attempt);
+        else if (closing && strncmp(c, "{owner}", length) == 0)
+            snprintf(piece, sizeof piece, "%" PRIu64, mark->key_owner);
         else if (closing && strncmp(c, "{seconds}", length) == 0)
             snprintf(piece, sizeof piece, "%.0f", (double)mark->value / 1000.0);
         else
@@ -139,9 +151,12 @@ DiagramTone diagram_mark_badge(const DiagramItem *mark, NodeKind kind,
                                DiagramOperationWords operation, char *label, size_t size)
 {
     TraceEvent event = (TraceEvent)mark->event;
-    if (event == TRACE_SEND) {
-        snprintf(label, size, mark->value == 0 ? "presses %s" : "presses %s again",
-                 operation.debit ? "Pay" : "Send");
+    if (event == TRACE_SEND) { /* a double click's second press says which it is */
+        if (mark->click == 0)
+            snprintf(label, size, "presses %s", operation.debit ? "Pay" : "Send");
+        else
+            snprintf(label, size, "presses %s again (click %u)", operation.debit ? "Pay" : "Send",
+                     mark->click + 1);
         return DIAGRAM_TONE_PLAIN;
     }
     if (event == TRACE_EXECUTE) {
@@ -163,8 +178,11 @@ DiagramTone diagram_mark_badge(const DiagramItem *mark, NodeKind kind,
             *c = *c == '_' ? ' ' : *c;
         return DIAGRAM_TONE_PLAIN;
     }
-    expand(label, size, mark->value == 0 && words->badge_short ? words->badge_short : words->badge,
-           mark);
+    bool owned =
+        words->badge_owned != NULL && mark->key_owner != 0 && mark->key_owner != mark->operation;
+    const char *badge = owned ? words->badge_owned : words->badge;
+    const char *badge_short = owned ? words->badge_owned_short : words->badge_short;
+    expand(label, size, mark->value == 0 && badge_short ? badge_short : badge, mark);
     if (names_click(event) && mark->click == 1 && strlen(label) + 10 < size)
         strcat(label, " (click 2)");
     return words->badge_tone;
@@ -274,6 +292,45 @@ bool diagram_message_tag(const DiagramItem *message, NodeKind from_kind, char *l
     else
         return false;
     return true;
+}
+
+/* ------------------------------------------------------------------ spans */
+
+/* A window's length in the unit a person would say it in: "800 ms", "90 s", "5 min", "24 h". */
+static void format_length(char *buffer, size_t size, int64_t ms)
+{
+    if (ms < 1000)
+        snprintf(buffer, size, "%" PRId64 " ms", ms);
+    else if (ms < 120000)
+        snprintf(buffer, size, "%.3g s", (double)ms / 1000.0);
+    else if (ms < 7200000)
+        snprintf(buffer, size, "%.3g min", (double)ms / 60000.0);
+    else
+        snprintf(buffer, size, "%.3g h", (double)ms / 3600000.0);
+}
+
+void diagram_span_label(const DiagramItem *span, char *label, size_t size)
+{
+    char length[32];
+    format_length(length, sizeof length, span->value);
+    switch ((DiagramSpanKind)span->detail) {
+    case DIAGRAM_SPAN_KEY_RESERVED:
+        snprintf(label, size, "key reserved");
+        return;
+    case DIAGRAM_SPAN_KEY_STORED:
+        if (span->value > 0)
+            snprintf(label, size, "key ttl %s", length);
+        else
+            snprintf(label, size, "key kept, no ttl");
+        return;
+    case DIAGRAM_SPAN_ACK_TIMER:
+        snprintf(label, size, "ack timer %s", length);
+        return;
+    case DIAGRAM_SPAN_DEDUP_WINDOW:
+        snprintf(label, size, "dedup %s", length);
+        return;
+    }
+    snprintf(label, size, "window");
 }
 
 /* ------------------------------------------------------------------ lanes */

@@ -19,6 +19,7 @@
 #define ELLIPSIS "\xe2\x80\xa6"    /* … */
 #define OPEN_QUOTE "\xe2\x80\x9c"  /* “ */
 #define CLOSE_QUOTE "\xe2\x80\x9d" /* ” */
+#define ARROW_RIGHT "\xe2\x86\x92" /* → */
 
 /* Geometry, in px. */
 #define MARGIN_LEFT 92.0
@@ -28,6 +29,14 @@
 #define CHAR_WIDTH 6.4 /* average advance of the 11 px sans-serif used for labels */
 #define BADGE_HEIGHT 17.0
 #define BREAK_MS 3000.0 /* a longer silence is drawn as a break */
+
+/* The landscape slide (see "landscape" below), in px. */
+#define SLIDE_HEAD_X 95.0 /* centre of the lane heads */
+#define SLIDE_ROWS_LEFT 200.0
+#define SLIDE_LANES_TOP 118.0
+#define SLIDE_BAND 140.0 /* height of a lane's row: five tiers of badges and a span */
+#define SLIDE_TIERS 5
+#define SLIDE_BADGE_GAP 6.0
 
 /* The outcome a "settled" record names; false for any other record. */
 static bool settled_outcome(const TraceRecord *record, Outcome *outcome)
@@ -68,8 +77,8 @@ SvgDiagram *report_svg_create(Mode mode, uint32_t operations_max, const SvgSelec
         diagram->selected = true;
         diagram->selection = *selection;
     }
-    /* Each record makes at most one item, plus a box per job: the ring never wraps. */
-    diagram->model = diagram_create(mode, 2 * RECORDS_MAX, RECORDS_MAX);
+    /* Each record makes at most one item plus a box or a span: the ring never wraps. */
+    diagram->model = diagram_create(mode, 3 * RECORDS_MAX, RECORDS_MAX);
     if (diagram->model == NULL) {
         free(diagram);
         return NULL;
@@ -155,6 +164,12 @@ static void collect(void *context, const TraceRecord *record)
         diagram_add(diagram->model, record, 0);
 }
 
+void report_svg_show_windows(SvgDiagram *diagram, const Scenario *scenario)
+{
+    DiagramWindows windows = diagram_windows_of(scenario, diagram->mode);
+    diagram_set_windows(diagram->model, &windows);
+}
+
 TraceSink report_svg_sink(SvgDiagram *diagram)
 {
     return (TraceSink){.write = collect, .context = diagram};
@@ -194,6 +209,13 @@ typedef struct {
     double width;
     double height;
     int groups[REPORT_SVG_OPERATIONS_MAX]; /* each operation's client group, -1 when unknown */
+    /* landscape only: where each row is along the time axis (by place in drawing order), a
+     * badge's distance from its lane's line (its tier), and each lane's line */
+    double *time_x;
+    double *tier_offset;
+    double *ledger_offset;            /* an effect's badge on the ledger's line, by the same rule */
+    double lane_y[DIAGRAM_LANES_MAX]; /* by lane index */
+    double rows_right;
 } Layout;
 
 static const DiagramRow *row_at(const Layout *layout, uint32_t k)
@@ -591,6 +613,93 @@ static void draw_waits(Layout *layout)
     }
 }
 
+/* ------------------------------------------------------------------ spans */
+
+/* Where instant t falls on the time axis (positions by place in drawing order): between the
+ * rows around it, in proportion to time, so a span's end that no record marks still lands
+ * before or after the right rows; past the last row, a little beyond it. */
+static double time_position(const Layout *layout, const double *positions, SimTimeUs t,
+                            bool *beyond)
+{
+    uint32_t count = layout->row_count;
+    *beyond = t > row_at(layout, count - 1)->t_us;
+    if (*beyond)
+        return positions[count - 1] + 30.0;
+    uint32_t low = 0, high = count - 1; /* the first row at or after t */
+    while (low < high) {
+        uint32_t middle = (low + high) / 2;
+        if (row_at(layout, middle)->t_us < t)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    SimTimeUs after = row_at(layout, low)->t_us;
+    if (low == 0 || after == t)
+        return positions[low];
+    SimTimeUs before = row_at(layout, low - 1)->t_us;
+    double share = (double)(t - before) / (double)(after - before);
+    return positions[low - 1] + (positions[low] - positions[low - 1]) * share;
+}
+
+static const char *span_color(const DiagramItem *span)
+{
+    static const char *const colors[] = {"#ca8a04", "#a16207", "#0891b2", "#7c3aed"};
+    return span->detail < 4 ? colors[span->detail] : "#64748b";
+}
+
+/* Thin bars beside each lane: the key's reservation and stored life, the broker's ack timer
+ * and dedup window, each with its word at its start and a tick where it ends (none when it
+ * ends after the last row drawn: it was still running). */
+static void draw_spans(Layout *layout, bool landscape)
+{
+    FILE *out = layout->out;
+    const double *positions = landscape ? layout->time_x : layout->y;
+    fputs("<g id=\"spans\">\n", out);
+    for (uint64_t serial = diagram_first_serial(layout->model);
+         serial < diagram_next_serial(layout->model); serial++) {
+        const DiagramItem *span = diagram_item(layout->model, serial);
+        if (span == NULL || span->kind != DIAGRAM_SPAN || span->from < 0)
+            continue;
+        bool open = span->end_us == SIM_TIME_NEVER, beyond = false, unused = false;
+        double start = time_position(layout, positions, span->start_us, &unused);
+        double end = open ? positions[layout->row_count - 1] + 30.0
+                          : time_position(layout, positions, span->end_us, &beyond);
+        double slot = span->detail == DIAGRAM_SPAN_DEDUP_WINDOW ? 6.0 : 0.0;
+        const char *color = span_color(span);
+        char label[64];
+        diagram_span_label(span, label, sizeof label);
+        double across; /* the bar's place across the time axis */
+        if (landscape) {
+            across = layout->lane_y[span->from] - SLIDE_BAND / 2 + 12.0 + slot;
+            fprintf(out,
+                    "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"3\" fill=\"%s\" "
+                    "class=\"span\"/>\n",
+                    start, across - 1.5, fmax(end - start, 2.0), color);
+            if (!open && !beyond)
+                fprintf(out, "<path d=\"M%.1f %.1fv10\" stroke=\"%s\" stroke-width=\"1.5\"/>\n",
+                        end, across - 5.0, color);
+            fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" class=\"spanword\" fill=\"%s\">", start,
+                    across - 3.0, color);
+        } else {
+            across = layout->lane_x[span->from] + 84.0 + slot;
+            fprintf(out,
+                    "<rect x=\"%.1f\" y=\"%.1f\" width=\"3\" height=\"%.1f\" fill=\"%s\" "
+                    "class=\"span\"/>\n",
+                    across - 1.5, start, fmax(end - start, 2.0), color);
+            if (!open && !beyond)
+                fprintf(out, "<path d=\"M%.1f %.1fh10\" stroke=\"%s\" stroke-width=\"1.5\"/>\n",
+                        across - 5.0, end, color);
+            fprintf(out,
+                    "<text x=\"%.1f\" y=\"%.1f\" class=\"spanword\" fill=\"%s\" "
+                    "transform=\"rotate(90 %.1f %.1f)\">",
+                    across + 4.0, start + 2.0, color, across + 4.0, start + 2.0);
+        }
+        xml_text_write(out, label);
+        fputs("</text>\n", out);
+    }
+    fputs("</g>\n", out);
+}
+
 /* ------------------------------------------------------------------ frame */
 
 static const char *lane_role(const Layout *layout, const DiagramLane *lane)
@@ -694,16 +803,15 @@ static void describe_selection(const SvgDiagram *diagram, char *text, size_t siz
                  count, plural, outcome_name(diagram->selection.outcome));
 }
 
-static void draw_header(Layout *layout, uint64_t seed)
+static void draw_header(Layout *layout, uint64_t seed, const char *reading)
 {
     char line[400], which[96];
     snprintf(line, sizeof line, "%s%s%s", layout->scenario->name,
              layout->scenario->title[0] ? ": " : "", layout->scenario->title);
     text_at(layout->out, 20.0, 28.0, "start", "title", line);
     describe_selection(layout->diagram, which, sizeof which);
-    snprintf(line, sizeof line,
-             "mode %s, seed %" PRIu64 ", %s. Time flows down; quiet stretches are compressed.",
-             mode_name(layout->diagram->mode), seed, which);
+    snprintf(line, sizeof line, "mode %s, seed %" PRIu64 ", %s. %s",
+             mode_name(layout->diagram->mode), seed, which, reading);
     text_at(layout->out, 20.0, 48.0, "start", "sub", line);
 }
 
@@ -787,11 +895,320 @@ static void write_prologue(FILE *out, double width, double height)
             ".line { font-size: 11.5px; fill: #1e293b; }\n"
             ".time { font-size: 10px; fill: #64748b; }\n"
             ".gap { font-size: 10px; fill: #475569; font-style: italic; }\n"
+            ".spanword { font-size: 9px; font-style: italic; }\n"
             ".msg { font-size: 10.5px; paint-order: stroke; stroke: #ffffff; stroke-width: 3px;"
             " stroke-linejoin: round; }\n"
             "</style>\n"
             "<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n",
             width, height, width, height);
+}
+
+/* ------------------------------------------------------------------ landscape */
+
+/* The slide: time flows right, each lane is a row. Rows are placed along x with the gaps of
+ * the portrait page, and a badge takes the first of a few tiers above and below its lane's
+ * line where it does not touch the badge before it, so labels never overlap and the time
+ * axis stays short; when every tier is taken the row moves right. */
+static const double SLIDE_TIER_OFFSETS[SLIDE_TIERS] = {0.0, -21.0, 21.0, -42.0, 42.0};
+
+static void place_lanes_landscape(Layout *layout)
+{
+    uint32_t count = diagram_lane_count(layout->model);
+    for (uint32_t position = 0; position < count; position++)
+        layout->lane_y[diagram_lane_at(layout->model, position)] =
+            SLIDE_LANES_TOP + SLIDE_BAND * (position + 0.5);
+    layout->rows_bottom = SLIDE_LANES_TOP + SLIDE_BAND * count;
+}
+
+/* The first tier of a lane where a badge of half-width half centred at x fits; when none
+ * does, the one that frees first, and *x moves right to where it fits. */
+static uint32_t free_tier(const double tier_right[SLIDE_TIERS], double *x, double half)
+{
+    uint32_t best = 0;
+    for (uint32_t t = 0; t < SLIDE_TIERS; t++) {
+        if (tier_right[t] + SLIDE_BADGE_GAP <= *x - half)
+            return t;
+        if (tier_right[t] < tier_right[best])
+            best = t;
+    }
+    *x = tier_right[best] + SLIDE_BADGE_GAP + half;
+    return best;
+}
+
+/* Takes a tier for row k's badge on its lane and, for an effect, one for its badge on the
+ * ledger's line, drawn at the same x; returns that x (moved right until both fit). */
+static double place_badges(Layout *layout, double tier_right[][SLIDE_TIERS], uint32_t k,
+                           const char *label, double x)
+{
+    const DiagramRow *row = row_at(layout, k);
+    const DiagramItem *mark = diagram_item(layout->model, row->item);
+    int ledger = diagram_ledger(layout->model);
+    bool effect = row->event == TRACE_EXECUTE && ledger != DIAGRAM_NO_LANE &&
+                  operation_slot(layout->diagram, mark->operation) >= 0;
+    char effect_text[96] = "";
+    if (effect)
+        effect_label(layout, mark, effect_text, sizeof effect_text);
+    double half = (text_width(label) + 12.0) / 2,
+           effect_half = (text_width(effect_text) + 12.0) / 2;
+    uint32_t tier, effect_tier = 0;
+    for (;;) {
+        double at = x;
+        tier = free_tier(tier_right[row->lane], &at, half);
+        if (effect)
+            effect_tier = free_tier(tier_right[ledger], &at, effect_half);
+        if (at == x)
+            break;
+        x = at; /* moved for one lane: check the other again there */
+    }
+    tier_right[row->lane][tier] = x + half;
+    layout->tier_offset[k] = SLIDE_TIER_OFFSETS[tier];
+    if (effect) {
+        tier_right[ledger][effect_tier] = x + effect_half;
+        layout->ledger_offset[k] = SLIDE_TIER_OFFSETS[effect_tier];
+    }
+    return x;
+}
+
+static void place_rows_landscape(Layout *layout)
+{
+    double tier_right[DIAGRAM_LANES_MAX][SLIDE_TIERS];
+    for (uint32_t lane = 0; lane < DIAGRAM_LANES_MAX; lane++)
+        for (uint32_t t = 0; t < SLIDE_TIERS; t++)
+            tier_right[lane][t] = -1e9;
+    double x = SLIDE_ROWS_LEFT;
+    for (uint32_t k = 0; k < layout->row_count; k++) {
+        const DiagramRow *row = row_at(layout, k);
+        char label[128];
+        Style style;
+        bool has_badge = describe(layout, row, label, sizeof label, &style);
+        layout->start[k] = 0.0;
+        layout->tier_offset[k] = 0.0;
+        if (k > 0) {
+            const DiagramRow *previous = row_at(layout, k - 1);
+            double dt_ms = (double)(row->t_us - previous->t_us) / 1000.0;
+            bool sends = row->event == TRACE_TRANSMIT || row->event == TRACE_LOST;
+            bool leaves_badge =
+                dt_ms == 0 && sends && !is_message(previous) && previous->lane == row->lane;
+            bool follows_arrow = dt_ms == 0 && is_message(previous) && is_message(row) &&
+                                 row->event != TRACE_DELIVER;
+            x += leaves_badge ? 0.0 : follows_arrow ? 9.0 : gap_for(dt_ms);
+            /* An arrow leaving a badge on the lane's line starts at the badge's edge. */
+            if (leaves_badge && layout->tier_offset[k - 1] == 0.0)
+                layout->start[k] = BADGE_HEIGHT; /* vertical: half the height is what counts */
+        }
+        if (has_badge && row->lane >= 0)
+            x = place_badges(layout, tier_right, k, label, x);
+        layout->time_x[k] = x;
+    }
+    layout->rows_right = x;
+}
+
+/* An arrow across lanes, its label beside it, a third of the way, where the arrows leaving
+ * one lane have not met the next lane's badges yet. */
+static void arrow_across(FILE *out, double x1, double y1, double x2, double y2, double start,
+                         const char *color, bool dashed, const char *label)
+{
+    arrow(out, x1, y1, x2, y2, start, color, dashed, "");
+    if (label[0] == '\0')
+        return;
+    double lx = x1 + (x2 - x1) * 0.33 + 5.0, ly = y1 + (y2 - y1) * 0.33 + 4.0;
+    fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"start\" class=\"msg\" fill=\"%s\">", lx,
+            ly, color);
+    xml_text_write(out, label);
+    fputs("</text>\n", out);
+}
+
+static void draw_message_landscape(Layout *layout, uint32_t k)
+{
+    const DiagramItem *sent = diagram_item(layout->model, row_at(layout, k)->item);
+    if (sent == NULL)
+        return;
+    double y1 = layout->lane_y[sent->from], y2 = layout->lane_y[sent->to], x1 = layout->time_x[k];
+    char label[96];
+    diagram_message_label(sent, label, sizeof label);
+    const char *color = message_color(sent);
+    double start = layout->start[k];
+    if (sent->end_event == TRACE_LOST) {
+        char lost[120];
+        snprintf(lost, sizeof lost, "%s, lost", label);
+        double ye = y1 + (y2 - y1) * 0.6, xe = x1 + 18.0;
+        arrow_across(layout->out, x1, y1, xe, ye, start, "#94a3b8", true, lost);
+        cross(layout->out, xe, ye);
+        return;
+    }
+    if (sent->end_row != UINT32_MAX && layout->position[sent->end_row] > k) {
+        arrow_across(layout->out, x1, y1, layout->time_x[layout->position[sent->end_row]], y2,
+                     start, color, false, label);
+        return;
+    }
+    arrow_across(layout->out, x1, y1, x1 + 20.0, y1 + (y2 - y1) * 0.5, start, color, true, label);
+}
+
+static void draw_charge_landscape(Layout *layout, const DiagramItem *mark, double x, double y,
+                                  double ledger_offset)
+{
+    int ledger = diagram_ledger(layout->model);
+    if (ledger == DIAGRAM_NO_LANE)
+        return;
+    char label[96];
+    effect_label(layout, mark, label, sizeof label);
+    double ledger_y = layout->lane_y[ledger] + ledger_offset;
+    fprintf(layout->out,
+            "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#7c3aed\" "
+            "stroke-width=\"1.2\" stroke-dasharray=\"2 3\"/>\n",
+            x, y + BADGE_HEIGHT / 2, x, ledger_y - BADGE_HEIGHT / 2);
+    badge(layout->out, x, ledger_y, label, mark->effects >= 2 ? STYLE_BAD : STYLE_GOOD);
+}
+
+static void draw_rows_landscape(Layout *layout)
+{
+    fputs("<g id=\"messages\">\n", layout->out);
+    for (uint32_t k = 0; k < layout->row_count; k++) {
+        const DiagramRow *row = row_at(layout, k);
+        if (row->event == TRACE_TRANSMIT || row->event == TRACE_LOST)
+            draw_message_landscape(layout, k);
+    }
+    fputs("</g>\n<g id=\"decisions\">\n", layout->out);
+    for (uint32_t k = 0; k < layout->row_count; k++) {
+        const DiagramRow *row = row_at(layout, k);
+        char label[128];
+        Style style;
+        if (!describe(layout, row, label, sizeof label, &style))
+            continue;
+        const DiagramItem *mark = diagram_item(layout->model, row->item);
+        double x = layout->time_x[k], y = layout->lane_y[mark->from] + layout->tier_offset[k];
+        if (row->event == TRACE_LOST_OFFLINE)
+            cross(layout->out, x - text_width(label) / 2 - 16.0, y);
+        badge(layout->out, x, y, label, style);
+        if (row->event == TRACE_EXECUTE && operation_slot(layout->diagram, mark->operation) >= 0)
+            draw_charge_landscape(layout, mark, x, y, layout->ledger_offset[k]);
+    }
+    fputs("</g>\n", layout->out);
+}
+
+/* A bracket under the client's line from each send to its timeout: the time it waited. */
+static void draw_waits_landscape(Layout *layout)
+{
+    for (uint32_t k = 0; k < layout->row_count; k++) {
+        const DiagramRow *row = row_at(layout, k);
+        const DiagramItem *timeout = diagram_item(layout->model, row->item);
+        if (row->event != TRACE_TIMEOUT || timeout == NULL)
+            continue;
+        for (uint32_t j = k; j-- > 0;) {
+            const DiagramRow *earlier = row_at(layout, j);
+            const DiagramItem *sent = diagram_item(layout->model, earlier->item);
+            if ((earlier->event == TRACE_SEND || earlier->event == TRACE_RETRY) && sent != NULL &&
+                sent->operation == timeout->operation && sent->attempt == timeout->attempt &&
+                earlier->lane == row->lane) {
+                double y = layout->lane_y[row->lane] + SLIDE_BAND / 2 - 12.0;
+                fprintf(layout->out,
+                        "<path d=\"M%.1f %.1fv5H%.1fv-5\" fill=\"none\" stroke=\"#ea580c\" "
+                        "stroke-width=\"1.2\" class=\"wait\"/>\n",
+                        layout->time_x[j], y, layout->time_x[k]);
+                break;
+            }
+        }
+    }
+}
+
+static void draw_lanes_landscape(Layout *layout)
+{
+    FILE *out = layout->out;
+    double right = layout->rows_right + 34.0;
+    for (uint32_t position = 0; position < diagram_lane_count(layout->model); position++) {
+        int index = diagram_lane_at(layout->model, position);
+        const DiagramLane *lane = diagram_lane(layout->model, index);
+        double y = layout->lane_y[index];
+        bool client = lane->kind == NODE_CLIENT_GROUP && !lane->ledger;
+        if (position % 2 == 1)
+            fprintf(out,
+                    "<rect x=\"0\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#f8fafc\"/>\n",
+                    y - SLIDE_BAND / 2, right + 24.0, SLIDE_BAND);
+        fprintf(out,
+                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#cbd5e1\" "
+                "stroke-width=\"1.5\" stroke-dasharray=\"%s\"/>\n",
+                SLIDE_HEAD_X + 75.0, y, right, y, lane->ledger ? "1 4" : "6 4");
+        fprintf(out,
+                "<rect x=\"%.1f\" y=\"%.1f\" width=\"150\" height=\"38\" rx=\"6\" fill=\"%s\" "
+                "stroke=\"#334155\"/>\n",
+                SLIDE_HEAD_X - 75.0, y - 19.0,
+                client         ? "#eff6ff"
+                : lane->ledger ? "#f0fdf4"
+                               : "#f8fafc");
+        text_at(out, SLIDE_HEAD_X, y - 2.0, "middle", "head", lane->name);
+        text_at(out, SLIDE_HEAD_X, y + 12.0, "middle", "role", lane_role(layout, lane));
+    }
+}
+
+/* Times along the top, and a break down the lanes wherever nothing happened for a while. */
+static void draw_time_landscape(Layout *layout)
+{
+    double last_x = -100.0;
+    SimTimeUs last_t = UINT64_MAX;
+    double top = SLIDE_LANES_TOP, bottom = layout->rows_bottom;
+    text_at(layout->out, SLIDE_HEAD_X, top - 10.0, "middle", "time", "time " ARROW_RIGHT);
+    for (uint32_t k = 0; k < layout->row_count; k++) {
+        SimTimeUs t = row_at(layout, k)->t_us;
+        SimTimeUs before = k > 0 ? row_at(layout, k - 1)->t_us : 0;
+        double x = layout->time_x[k];
+        if (k > 0 && (double)(t - before) / 1000.0 > BREAK_MS) {
+            double mid = x - 24.0;
+            char gap[64];
+            snprintf(gap, sizeof gap, ELLIPSIS " %.1f s later " ELLIPSIS,
+                     (double)(t - before) / 1e6);
+            fprintf(layout->out,
+                    "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"%.1f\" fill=\"#ffffff\"/>\n"
+                    "<path d=\"M%.1f %.1fV%.1fM%.1f %.1fV%.1f\" stroke=\"#94a3b8\" "
+                    "stroke-dasharray=\"2 2\"/>\n",
+                    mid - 6.0, top, bottom - top, mid - 6.0, top, bottom, mid + 6.0, top, bottom);
+            fprintf(layout->out,
+                    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" class=\"gap\" "
+                    "transform=\"rotate(-90 %.1f %.1f)\">",
+                    mid + 3.5, (top + bottom) / 2, mid + 3.5, (top + bottom) / 2);
+            xml_text_write(layout->out, gap);
+            fputs("</text>\n", layout->out);
+        }
+        if (t == last_t || x - last_x < 58.0)
+            continue;
+        char label[32];
+        format_time(label, sizeof label, t);
+        text_at(layout->out, x, top - 10.0, "middle", "time", label);
+        fprintf(layout->out,
+                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e2e8f0\"/>\n", x,
+                top - 6.0, x, top - 1.0);
+        last_x = x;
+        last_t = t;
+    }
+}
+
+static void write_landscape(Layout *layout, uint64_t seed)
+{
+    const SvgDiagram *diagram = layout->diagram;
+    place_lanes_landscape(layout);
+    find_groups(layout);
+    sort_instants(layout);
+    place_rows_landscape(layout);
+    double summary_top = layout->rows_bottom + 44.0;
+    double legend_top = summary_top + 20.0 * (diagram->operation_count + 1) + 36.0 +
+                        (diagram_truncated(layout->model) ? 20.0 : 0.0);
+    double width = fmax(fmax(880.0, layout->rows_right + 60.0), header_width(layout->scenario));
+    double height = legend_top + 44.0;
+    /* A slide is 16:9: pad the shorter side, so the picture fills a slide without bars. */
+    if (width * 9.0 < height * 16.0)
+        width = height * 16.0 / 9.0;
+    else
+        height = width * 9.0 / 16.0;
+    layout->width = width;
+    layout->height = height;
+    write_prologue(layout->out, width, height);
+    draw_header(layout, seed, "Time flows right; quiet stretches are compressed.");
+    draw_lanes_landscape(layout);
+    draw_time_landscape(layout);
+    draw_waits_landscape(layout);
+    draw_spans(layout, true);
+    draw_rows_landscape(layout);
+    draw_summary(layout, summary_top);
+    draw_legend(layout, legend_top);
 }
 
 /* ------------------------------------------------------------------ writing */
@@ -807,8 +1224,52 @@ static bool write_empty(FILE *out, const SvgDiagram *diagram, const Scenario *sc
     return !ferror(out);
 }
 
+static void write_portrait(Layout *layout, uint64_t seed)
+{
+    const SvgDiagram *diagram = layout->diagram;
+    uint32_t lanes = diagram_lane_count(diagram->model);
+    place_lanes(layout);
+    find_groups(layout);
+    sort_instants(layout);
+    place_rows(layout);
+    double summary_top = layout->rows_bottom + 76.0;
+    double legend_top = summary_top + 20.0 * (diagram->operation_count + 1) + 36.0 +
+                        (diagram_truncated(diagram->model) ? 20.0 : 0.0);
+    layout->width = fmax(880.0, MARGIN_LEFT + LANE_WIDTH * lanes + 24.0);
+    layout->width = fmax(layout->width, header_width(layout->scenario));
+    layout->height = legend_top + 44.0;
+    write_prologue(layout->out, layout->width, layout->height);
+    draw_header(layout, seed, "Time flows down; quiet stretches are compressed.");
+    draw_lanes(layout);
+    draw_time(layout);
+    draw_waits(layout);
+    draw_spans(layout, false);
+    draw_messages(layout);
+    draw_events(layout);
+    draw_summary(layout, summary_top);
+    draw_legend(layout, legend_top);
+}
+
+bool report_svg_layout_from_name(const char *name, SvgLayout *layout)
+{
+    static const char *const names[REPORT_SVG_LAYOUT_COUNT] = {"portrait", "landscape"};
+    for (uint32_t l = 0; l < REPORT_SVG_LAYOUT_COUNT; l++) {
+        if (strcmp(name, names[l]) == 0) {
+            *layout = (SvgLayout)l;
+            return true;
+        }
+    }
+    return false;
+}
+
 bool report_svg_write(FILE *stream, const SvgDiagram *diagram, const Scenario *scenario,
                       uint64_t seed)
+{
+    return report_svg_write_layout(stream, diagram, scenario, seed, REPORT_SVG_PORTRAIT);
+}
+
+bool report_svg_write_layout(FILE *stream, const SvgDiagram *diagram, const Scenario *scenario,
+                             uint64_t seed, SvgLayout shape)
 {
     uint32_t count = diagram_row_count(diagram->model);
     if (count == 0)
@@ -822,29 +1283,17 @@ bool report_svg_write(FILE *stream, const SvgDiagram *diagram, const Scenario *s
     layout.position = calloc(count, sizeof *layout.position);
     layout.y = calloc(count, sizeof *layout.y);
     layout.start = calloc(count, sizeof *layout.start);
-    bool ok =
-        layout.order != NULL && layout.position != NULL && layout.y != NULL && layout.start != NULL;
+    layout.time_x = calloc(count, sizeof *layout.time_x);
+    layout.tier_offset = calloc(count, sizeof *layout.tier_offset);
+    layout.ledger_offset = calloc(count, sizeof *layout.ledger_offset);
+    bool ok = layout.order != NULL && layout.position != NULL && layout.y != NULL &&
+              layout.start != NULL && layout.time_x != NULL && layout.tier_offset != NULL &&
+              layout.ledger_offset != NULL;
     if (ok) {
-        uint32_t lanes = diagram_lane_count(diagram->model);
-        place_lanes(&layout);
-        find_groups(&layout);
-        sort_instants(&layout);
-        place_rows(&layout);
-        double summary_top = layout.rows_bottom + 76.0;
-        double legend_top = summary_top + 20.0 * (diagram->operation_count + 1) + 36.0 +
-                            (diagram_truncated(diagram->model) ? 20.0 : 0.0);
-        layout.width = fmax(880.0, MARGIN_LEFT + LANE_WIDTH * lanes + 24.0);
-        layout.width = fmax(layout.width, header_width(scenario));
-        layout.height = legend_top + 44.0;
-        write_prologue(stream, layout.width, layout.height);
-        draw_header(&layout, seed);
-        draw_lanes(&layout);
-        draw_time(&layout);
-        draw_waits(&layout);
-        draw_messages(&layout);
-        draw_events(&layout);
-        draw_summary(&layout, summary_top);
-        draw_legend(&layout, legend_top);
+        if (shape == REPORT_SVG_LANDSCAPE)
+            write_landscape(&layout, seed);
+        else
+            write_portrait(&layout, seed);
         fputs("</svg>\n", stream);
         ok = !ferror(stream);
     }
@@ -852,6 +1301,9 @@ bool report_svg_write(FILE *stream, const SvgDiagram *diagram, const Scenario *s
     free(layout.position);
     free(layout.y);
     free(layout.start);
+    free(layout.time_x);
+    free(layout.tier_offset);
+    free(layout.ledger_offset);
     return ok;
 }
 

@@ -39,14 +39,30 @@ typedef struct {
 SvgDiagram *report_svg_create(Mode mode, uint32_t operations_max, const SvgSelection *selection);
 void report_svg_destroy(SvgDiagram *diagram); /* NULL is a no-op */
 
+/* Draws the key store's and the broker's windows as spans (a key's reservation and TTL, the
+ * ack timer, the dedup window), sized from scenario (borrowed: its values are copied). Call
+ * before feeding records. */
+void report_svg_show_windows(SvgDiagram *diagram, const Scenario *scenario);
+
 /* The sink to pass to world_create (or to tee with another); records of other modes are
  * ignored, so one sink may serve every mode of a run. */
 TraceSink report_svg_sink(SvgDiagram *diagram);
 
-/* Writes the diagram; scenario (borrowed) names the lanes' operations and amounts. Returns
- * false on an I/O error. */
+/* How the page is laid out: the portrait handout (time flows down, lanes side by side) or a
+ * landscape slide (time flows right, lanes as rows, padded to 16:9). Same words, colours and
+ * legend in both. */
+typedef enum { REPORT_SVG_PORTRAIT, REPORT_SVG_LANDSCAPE, REPORT_SVG_LAYOUT_COUNT } SvgLayout;
+
+/* "portrait", "landscape"; false for any other name. */
+bool report_svg_layout_from_name(const char *name, SvgLayout *layout);
+
+/* Writes the diagram as the portrait handout; scenario (borrowed) names the lanes' operations
+ * and amounts. Returns false on an I/O error. */
 bool report_svg_write(FILE *stream, const SvgDiagram *diagram, const Scenario *scenario,
                       uint64_t seed);
+/* The same in the layout asked for. */
+bool report_svg_write_layout(FILE *stream, const SvgDiagram *diagram, const Scenario *scenario,
+                             uint64_t seed, SvgLayout layout);
 
 /* ------------------------------------------------------------------ finding operations */
 
