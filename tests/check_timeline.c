@@ -20,8 +20,8 @@ START_TEST(test_a_clock_without_events_is_one_quiet_stretch)
     view_timeline_follow(&timeline, NULL, 0, 5000 * MS, 1200 * MS);
     ck_assert_uint_eq(timeline.from_us, 0);
     ck_assert_int_eq(timeline.quiet_count, 1);
-    ck_assert_uint_eq(timeline.quiet[0].from_us, 150 * MS);
-    ck_assert_uint_eq(timeline.quiet[0].to_us, 4850 * MS);
+    ck_assert_uint_eq(timeline.quiet[0].from_us, 225 * MS);
+    ck_assert_uint_eq(timeline.quiet[0].to_us, 4775 * MS);
     ck_assert_double_eq_tol(view_timeline_position(&timeline, 5000 * MS), 1.0, 1e-9);
 }
 END_TEST
@@ -60,8 +60,8 @@ START_TEST(test_a_request_and_its_retry_share_the_window)
     view_timeline_follow(&timeline, busy, 7, 1400 * MS, 1200 * MS);
     ck_assert_uint_eq(timeline.from_us, 0);
     ck_assert_int_eq(timeline.quiet_count, 1);
-    ck_assert_uint_eq(timeline.quiet[0].from_us, 100 * MS + 150 * MS);
-    ck_assert_uint_eq(timeline.quiet[0].to_us, 1000 * MS - 150 * MS);
+    ck_assert_uint_eq(timeline.quiet[0].from_us, 100 * MS + 225 * MS);
+    ck_assert_uint_eq(timeline.quiet[0].to_us, 1000 * MS - 225 * MS);
     ck_assert_double_ge(view_timeline_position(&timeline, 0), 0.0);
     ck_assert_double_eq_tol(scale_between(&timeline, 1000 * MS, 1200 * MS), 1.0, 1e-9);
     ck_assert_double_eq_tol(scale_between(&timeline, 0, 100 * MS), 1.0, 1e-9);
@@ -100,7 +100,7 @@ END_TEST
  * almost alike: the squeeze grows in as the clock runs on, the picture does not jump. */
 START_TEST(test_the_squeeze_grows_in_without_a_jump)
 {
-    SimTimeUs window = 1200 * MS, threshold = window / 4 + window / 16;
+    SimTimeUs window = 1200 * MS, threshold = window * 3 / 8 + window / 16;
     double positions[2];
     for (int side = 0; side < 2; side++) {
         SimTimeUs now = threshold + 300 * MS; /* the stretch before the event stays short */

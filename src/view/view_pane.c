@@ -121,6 +121,10 @@ ViewPane *view_pane_create(const Scenario *scenario, Mode mode, uint64_t seed)
     pane->seed = seed;
     pane->narration_hold_us = 2500000;
     pane->diagram = diagram_create(mode, VIEW_ARROWS_MAX, 0);
+    if (pane->diagram != NULL) { /* key TTLs, ack timers, dedup windows as spans */
+        DiagramWindows windows = diagram_windows_of(scenario, mode);
+        diagram_set_windows(pane->diagram, &windows);
+    }
     /* The sink is live before world_create returns, but the world emits nothing until it
      * runs, so pane->world is set before the first record. */
     pane->world = world_create(scenario, mode, seed, view_trace_sink(pane), (WorldLimits){0});

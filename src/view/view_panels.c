@@ -471,6 +471,8 @@ void view_panels_narration(const ViewPanels *panels)
     snprintf(when, sizeof when, "%.2f s", (double)pane->narration.t_us / 1e6);
     int tiny_h = view_canvas_text_height(canvas, VIEW_FONT_TINY);
     int time_w = P(panels, 52);
+    int when_w = view_canvas_text_width(canvas, VIEW_FONT_TINY, when) + P(panels, 6);
+    time_w = when_w > time_w ? when_w : time_w; /* "180.00 s" in projector type */
     if (pane->narration.present && !verdict)
         view_canvas_text(canvas, VIEW_FONT_TINY, C(VIEW_COLOR_TEXT_DIM), r.x + P(panels, 12),
                          r.y + (r.h - tiny_h) / 2, VIEW_ALIGN_LEFT, when);

@@ -459,9 +459,14 @@ static void draw_grid(Strip *strip)
     float x0 = (float)strip->body.x, x1 = (float)(strip->body.x + strip->body.w);
     int h = view_canvas_text_height(canvas, VIEW_FONT_TINY);
     for (SimTimeUs t = first; t <= strip->now_us; t += step) {
-        if (view_timeline_quiet_at(strip->timeline, t) != NULL)
-            continue;
         float y = y_of(strip, t);
+        /* its label sits above the line: neither may fall in a squeezed band */
+        double label_top = ((double)y - h - strip->body.y) / strip->body.h;
+        if (view_timeline_quiet_at(strip->timeline, t) != NULL ||
+            (label_top >= 0 &&
+             view_timeline_quiet_at(strip->timeline,
+                                    view_timeline_time_at(strip->timeline, label_top)) != NULL))
+            continue;
         view_canvas_line(canvas, x0, y, x1, y, 1, C(VIEW_COLOR_GRID));
         if (y - (float)h < (float)strip->body.y)
             continue;
@@ -906,8 +911,49 @@ static void draw_client_mark(Strip *strip, const DiagramItem *mark)
     offer(strip, mark, (ViewSegment){true, x, y, x, y});
 }
 
+static ViewColor span_color(const DiagramItem *span)
+{
+    switch ((DiagramSpanKind)span->detail) {
+    case DIAGRAM_SPAN_KEY_RESERVED:
+        return VIEW_COLOR_WARNING;
+    case DIAGRAM_SPAN_KEY_STORED:
+        return VIEW_COLOR_OK;
+    case DIAGRAM_SPAN_ACK_TIMER:
+        return VIEW_COLOR_MESSAGE;
+    case DIAGRAM_SPAN_DEDUP_WINDOW:
+        break;
+    }
+    return VIEW_COLOR_TEXT_DIM;
+}
+
+/* A window of time on a service (a key's reservation or stored life, a delivery's ack timer,
+ * a message id's dedup window): a thin bar right of the lifeline, named where it starts,
+ * capped where it ends, so a retry landing below the cap is seen to come too late. Bars of
+ * one kind share a column beside the lifeline, the kinds side by side. */
+static void draw_span(Strip *strip, const DiagramItem *span)
+{
+    float x = strip->node_x[span->from] + px(strip, 8 + 5 * (float)span->detail);
+    SimTimeUs end = span->end_us != SIM_TIME_NEVER && span->end_us < strip->now_us ? span->end_us
+                                                                                   : strip->now_us;
+    float top = y_of(strip, span->start_us), bottom = y_of(strip, end);
+    SDL_Color color = view_canvas_color(span_color(span), 150);
+    view_canvas_line(strip->canvas, x, top, x, bottom, px(strip, 2.5f), color);
+    if (span->end_us != SIM_TIME_NEVER && span->end_us <= strip->now_us)
+        view_canvas_line(strip->canvas, x - px(strip, 4), bottom, x + px(strip, 4), bottom,
+                         px(strip, 2), color);
+    if (span->start_us >= strip->from_us) {
+        char words[48];
+        diagram_span_label(span, words, sizeof words);
+        label_beside(strip, x + px(strip, 4), top + px(strip, 8), VIEW_ALIGN_LEFT, span_color(span),
+                     words);
+    }
+}
+
 static bool visible(const Strip *strip, const DiagramItem *arrow)
 {
+    if (arrow->kind == DIAGRAM_SPAN)
+        return drawn(strip, arrow->from) && arrow->start_us <= strip->now_us &&
+               (arrow->end_us == SIM_TIME_NEVER || arrow->end_us + 1 >= strip->from_us);
     if (!drawn(strip, arrow->from) || !drawn(strip, arrow->to) || arrow->start_us > strip->now_us)
         return false;
     SimTimeUs end = arrow->end_us != SIM_TIME_NEVER ? arrow->end_us : strip->now_us;
@@ -933,12 +979,14 @@ static void draw_arrows(Strip *strip)
         for (uint64_t serial = view_pane_first_serial(pane); serial < view_pane_next_serial(pane);
              serial++) {
             const DiagramItem *arrow = view_pane_arrow(pane, serial);
-            if (arrow->kind != (pass == 0   ? DIAGRAM_ACTIVATION
-                                : pass == 1 ? DIAGRAM_MESSAGE
-                                            : DIAGRAM_MARK) ||
-                !visible(strip, arrow))
+            bool in_pass = pass == 0
+                               ? arrow->kind == DIAGRAM_ACTIVATION || arrow->kind == DIAGRAM_SPAN
+                               : arrow->kind == (pass == 1 ? DIAGRAM_MESSAGE : DIAGRAM_MARK);
+            if (!in_pass || !visible(strip, arrow))
                 continue;
-            if (pass == 0)
+            if (arrow->kind == DIAGRAM_SPAN)
+                draw_span(strip, arrow);
+            else if (pass == 0)
                 draw_activation(strip, arrow);
             else if (pass == 1)
                 draw_message(strip, arrow);

@@ -1,7 +1,8 @@
 /* The shared time axis. A gap between two moments something happened is squeezed when it is
- * longer than a quarter of the window plus the squeezed height: a quarter stays drawn to
- * scale (an eighth after the earlier moment, an eighth before the later one, so arrows and
- * their labels keep room), the rest shrinks to a sixteenth of the window. A gap just over
+ * longer than three eighths of the window plus the squeezed height: three eighths stay drawn
+ * to scale (half after the earlier moment, half before the later one, so arrows and their
+ * labels keep room, and the pauses of a sparse scenario are not all cut into bands), the
+ * rest shrinks to a sixteenth of the window. A gap just over
  * the threshold loses nothing, so the picture does not jump when the clock runs on through
  * a quiet stretch: the squeeze grows in as the gap grows. */
 #include "view_timeline.h"
@@ -21,7 +22,7 @@ static SimTimeUs squeeze(ViewTimeline *timeline, const SimTimeUs *busy, size_t c
                          SimTimeUs to_us, SimTimeUs floor_us, SimTimeUs window_us,
                          SimTimeUs budget_us)
 {
-    SimTimeUs scale_us = window_us / 4, squeezed_us = window_us / 16;
+    SimTimeUs scale_us = window_us * 3 / 8, squeezed_us = window_us / 16;
     ViewQuiet newest_first[VIEW_TIMELINE_QUIET_MAX];
     int quiet = 0;
     SimTimeUs cursor = to_us, budget = budget_us, from = floor_us;
