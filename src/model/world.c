@@ -975,6 +975,11 @@ void world_run_until(World *world, SimTimeUs until_us)
         sim_run_until(world->sim, until_us);
 }
 
+SimTimeUs world_next_event_us(World *world)
+{
+    return world->finished ? SIM_TIME_NEVER : sim_next_time(world->sim);
+}
+
 bool world_finished(const World *world)
 {
     return world->finished;

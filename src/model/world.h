@@ -79,6 +79,9 @@ bool world_outcomes_final(const World *world);
 /* Which budget stopped the run, if any (kind WORLD_STOP_NONE when it ended by itself). */
 WorldStop world_stop(const World *world);
 SimTimeUs world_now(const World *world);
+/* When the next event is due; SIM_TIME_NEVER once the world has finished or has none. A viewer
+ * uses it to pass over a stretch in which nothing can happen. */
+SimTimeUs world_next_event_us(World *world);
 /* What the world's storage takes now: events, operations in progress, messages, jobs,
  * key stores, broker queue. Charged to the process-wide memory account (memory_account.h)
  * at each budget check; max_memory_bytes bounds that account, not this world alone. */

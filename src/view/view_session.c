@@ -156,6 +156,21 @@ void view_session_set_speed(ViewSession *session, double speed)
     }
 }
 
+SimTimeUs view_session_skip_quiet(ViewSession *session, SimTimeUs min_gap_us, SimTimeUs lead_us)
+{
+    SimTimeUs next = SIM_TIME_NEVER;
+    for (uint32_t p = 0; p < session->pane_count; p++) {
+        SimTimeUs due = world_next_event_us(session->panes[p]->world);
+        next = due < next ? due : next;
+    }
+    SimTimeUs now = view_session_clock(session);
+    if (next == SIM_TIME_NEVER || next <= now || next - now <= min_gap_us || next - now <= lead_us)
+        return 0;
+    SimTimeUs target = next - lead_us;
+    view_session_advance(session, target, 0); /* no event is due before target: cheap */
+    return target - now;
+}
+
 SimTimeUs view_session_clock(const ViewSession *session)
 {
     SimTimeUs clock = session->now_us;

@@ -16,6 +16,10 @@
 #define RECORD_FPS 30
 #define KEY_SAMPLE_ROWS_CHEAP 20000
 #define NOTICE_S 2.5
+/* A stretch with nothing due for longer than this much wall time is skipped, keeping this
+ * much before the next event so the room sees it coming. */
+#define QUIET_SKIP_WALL_S 3.0
+#define QUIET_LEAD_WALL_S 1.0
 
 struct ViewWindowLoop {
     bool running;
@@ -234,6 +238,15 @@ static void advance(ViewApp *app, double dt_s)
         return;
     if (dt_s > 0.1)
         dt_s = 0.1; /* after a stall (window dragged, debugger) do not jump ahead */
+    SimTimeUs skipped =
+        view_session_skip_quiet(session, (SimTimeUs)(session->speed * QUIET_SKIP_WALL_S * 1e6),
+                                (SimTimeUs)(session->speed * QUIET_LEAD_WALL_S * 1e6));
+    if (skipped > 0) {
+        char text[128];
+        snprintf(text, sizeof text, "skipped %.1f s in which nothing happens (a band marks it)",
+                 (double)skipped / 1e6);
+        notify(app, text);
+    }
     SimTimeUs asked = (SimTimeUs)(session->speed * dt_s * 1e6);
     SimTimeUs before = session->now_us;
     double budget = app->options.record_dir != NULL ? 0 : FRAME_BUDGET_S;
