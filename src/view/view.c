@@ -129,6 +129,13 @@ static int prepare(ViewApp *app)
                 options->focus + 1, mode_count);
         return EXIT_USAGE;
     }
+    if (options->predict && app->scenario->question_count == 0) {
+        fprintf(stderr,
+                "%s: --predict: the scenario declares no questions (add \"questions\": "
+                "docs/scenario-format.md)\n",
+                options->scenario_path);
+        return EXIT_USAGE;
+    }
     if (options->record_dir != NULL && !view_prepare_record_dir(options->record_dir))
         return EXIT_USAGE;
     uint64_t seed = options->has_seed ? options->seed : app->scenario->seed;
@@ -143,7 +150,10 @@ static int prepare(ViewApp *app)
                              .session = &app->session,
                              .focus = options->focus,
                              .pinned_pane = -1,
-                             .hovered_pane = -1};
+                             .hovered_pane = -1,
+                             .quiz = &app->quiz};
+    view_quiz_init(&app->quiz, app->scenario->questions,
+                   options->predict ? app->scenario->question_count : 0);
     return EXIT_SUCCESS;
 }
 

@@ -155,7 +155,9 @@ static void draw_pane(ViewFrame *frame, int column, int64_t scale, ViewSequenceP
                          .layout = &frame->layout,
                          .box = box,
                          .pane = pane,
-                         .money_scale = scale};
+                         .money_scale = scale,
+                         .hidden = frame->quiz != NULL ? view_quiz_hidden(frame->quiz) : 0,
+                         .hidden_drawn = &frame->hidden_drawn};
     view_panels_header(&panels);
     view_panels_counters(&panels);
     view_panels_balances(&panels);
@@ -274,6 +276,7 @@ void view_frame_draw(ViewFrame *frame)
     int64_t scale = money_scale(frame->session);
     frame->hovered_pane = -1;
     frame->hovered_serial = 0;
+    frame->hidden_drawn = 0;
     ViewSegment pinned = {0}, hovered = {0};
     for (int column = 0; column < frame->layout.pane_count; column++) {
         int index = view_frame_pane_of_column(frame, column);
@@ -298,6 +301,8 @@ void view_frame_draw(ViewFrame *frame)
         draw_details(frame, frame->hovered_pane, frame->hovered_serial, hovered);
     else if (frame->pinned_pane >= 0)
         draw_details(frame, frame->pinned_pane, frame->pinned_serial, pinned);
+    view_canvas_flush(canvas);
+    view_quiz_draw(frame);
     view_canvas_flush(canvas);
     draw_notice(frame);
     view_canvas_flush(canvas);
