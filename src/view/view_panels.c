@@ -439,8 +439,17 @@ void view_panels_keys(const ViewPanels *panels)
     ViewCanvas *canvas = panels->canvas;
     ViewRect r = panels->box->keys;
     const ViewKeySample *keys = &panels->pane->keys;
-    keys_heading(panels, r);
     int top = r.y + P(panels, 22);
+    if (panels->hidden & VIEW_QUIZ_HIDE_KEY_STORE) { /* --predict: its rows are the answer */
+        view_canvas_text(canvas, VIEW_FONT_LABEL, C(VIEW_COLOR_TEXT_DIM), r.x, r.y, VIEW_ALIGN_LEFT,
+                         "KEY STORE");
+        view_canvas_text(canvas, VIEW_FONT_NUMBER_SMALL, C(VIEW_COLOR_WARNING), r.x, top,
+                         VIEW_ALIGN_LEFT, "?");
+        if (panels->hidden_drawn != NULL)
+            (*panels->hidden_drawn)++;
+        return;
+    }
+    keys_heading(panels, r);
     int row_h = P(panels, 19);
     if (explain_keys(panels, r, top))
         return;

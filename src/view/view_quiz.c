@@ -77,9 +77,9 @@ const Question *view_quiz_shown(const ViewQuiz *quiz)
     return view_quiz_holds_clock(quiz) ? &quiz->questions[quiz->current] : NULL;
 }
 
-/* The counters of the panels and what each metric gives away. A count of doubles or lost
- * payments also shows as money over or short in the balances, so those hide the verdicts
- * too. */
+/* The panels and what each metric gives away. A count of doubles or lost payments also
+ * shows as money over or short in the balances, so those hide the verdicts too; the key
+ * store's rows show its size. Other metrics have no panel of their own. */
 static const struct {
     const char *metric;
     unsigned bits;
@@ -91,6 +91,7 @@ static const struct {
     {"lost_amount", VIEW_QUIZ_HIDE_LOST | VIEW_QUIZ_HIDE_BALANCES},
     {"phantom", VIEW_QUIZ_HIDE_PHANTOM},
     {"balance_error", VIEW_QUIZ_HIDE_BALANCES},
+    {"key_store_peak", VIEW_QUIZ_HIDE_KEY_STORE},
 };
 
 unsigned view_quiz_hide_bits_of_metric(const char *metric)
@@ -114,4 +115,26 @@ unsigned view_quiz_hidden(const ViewQuiz *quiz)
             bits |= view_quiz_hide_bits_of_metric(scenario_metric_names[metric]);
     }
     return bits;
+}
+
+bool view_quiz_metric_value(const ViewPane *pane, const char *metric, double *value)
+{
+    const ViewTally *tally = &pane->tally;
+    static const char *const outcome_names[] = {"ok", "double", "lost", "phantom"};
+    static const Outcome outcomes[] = {OUTCOME_OK, OUTCOME_DOUBLE, OUTCOME_LOST, OUTCOME_PHANTOM};
+    for (size_t i = 0; i < sizeof outcomes / sizeof outcomes[0]; i++) {
+        if (strcmp(metric, outcome_names[i]) == 0) {
+            *value = (double)tally->outcomes[outcomes[i]];
+            return true;
+        }
+    }
+    if (strcmp(metric, "double_amount") == 0) {
+        *value = (double)tally->double_amount;
+        return true;
+    }
+    if (strcmp(metric, "lost_amount") == 0) {
+        *value = (double)tally->lost_amount;
+        return true;
+    }
+    return metrics_value(world_metrics(pane->world), metric, value);
 }

@@ -11,6 +11,7 @@
 
 #include "scenario.h"
 #include "sim_time.h"
+#include "view_pane.h"
 
 /* A zeroed ViewQuiz is OVER, so a host that never calls view_quiz_init (the browser page)
  * runs as without --predict. */
@@ -33,7 +34,8 @@ typedef enum {
 #define VIEW_QUIZ_HIDE_DOUBLE (1u << 1)
 #define VIEW_QUIZ_HIDE_LOST (1u << 2)
 #define VIEW_QUIZ_HIDE_PHANTOM (1u << 3)
-#define VIEW_QUIZ_HIDE_BALANCES (1u << 4) /* the charged-vs-expected verdicts and overshoot */
+#define VIEW_QUIZ_HIDE_BALANCES (1u << 4)  /* the charged-vs-expected verdicts and overshoot */
+#define VIEW_QUIZ_HIDE_KEY_STORE (1u << 5) /* the key-store panel's rows and counts */
 
 typedef struct {
     const Question *questions; /* borrowed */
@@ -76,5 +78,9 @@ unsigned view_quiz_hidden(const ViewQuiz *quiz);
 /* The VIEW_QUIZ_HIDE_* bits that a metric of scenario_metric_names shows on screen; 0 for a
  * metric the view draws no counter for (the question card lists those once revealed). */
 unsigned view_quiz_hide_bits_of_metric(const char *metric);
+/* A metric of scenario_metric_names in a pane now, as the view shows it: the four outcomes
+ * and their money from the pane's live tally (so the card agrees with the counters), the
+ * rest from the world's metrics. False for a name the metrics do not know. */
+bool view_quiz_metric_value(const ViewPane *pane, const char *metric, double *value);
 
 #endif

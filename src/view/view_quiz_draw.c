@@ -39,30 +39,16 @@ static ViewRect card_area(const ViewFrame *frame)
     return (ViewRect){left, top, right - left, layout->status.y - top};
 }
 
-/* One metric's value in a pane as the counters show it: the four outcomes and their money
- * from the pane's live tally (so card and counters agree), the rest from the world. */
+/* Money metrics as money, the rest as numbers; a dash for what the world cannot say. */
 static void metric_text(const ViewPane *pane, const char *metric, char *buffer, size_t size)
 {
-    const ViewTally *tally = &pane->tally;
-    static const char *const outcome_names[] = {"ok", "double", "lost", "phantom"};
-    static const Outcome outcomes[] = {OUTCOME_OK, OUTCOME_DOUBLE, OUTCOME_LOST, OUTCOME_PHANTOM};
-    for (size_t i = 0; i < sizeof outcomes / sizeof outcomes[0]; i++) {
-        if (strcmp(metric, outcome_names[i]) == 0) {
-            snprintf(buffer, size, "%" PRIu64, tally->outcomes[outcomes[i]]);
-            return;
-        }
-    }
-    if (strcmp(metric, "double_amount") == 0 || strcmp(metric, "lost_amount") == 0) {
-        bool doubled = metric[0] == 'd';
-        view_narration_money(buffer, size, doubled ? tally->double_amount : tally->lost_amount,
-                             false);
-        return;
-    }
     double value = 0;
-    if (metrics_value(world_metrics(pane->world), metric, &value))
-        snprintf(buffer, size, "%g", value);
-    else
+    if (!view_quiz_metric_value(pane, metric, &value))
         snprintf(buffer, size, "\xE2\x80\x93");
+    else if (strcmp(metric, "double_amount") == 0 || strcmp(metric, "lost_amount") == 0)
+        view_narration_money(buffer, size, (int64_t)value, false);
+    else
+        snprintf(buffer, size, "%g", value);
 }
 
 /* "double:  at-most-once 0 · at-least-once 1 · idempotent 0" */
