@@ -784,6 +784,40 @@ END_TEST
 
 /* ------------------------------------------------------------------ Limits */
 
+/* The window stops at the question whatever the speed, and the first space reveals it
+ * without moving the clock (a question at 2 s, speed 4: reached after 0.5 s of wall time). */
+START_TEST(test_view_predict_window_stops_at_the_question_and_space_reveals_it)
+{
+    if (!have_xvfb() || !have_xdotool()) {
+        fprintf(stderr, "check_view: xvfb-run or xdotool not installed, predict test skipped\n");
+        return;
+    }
+    char self[1024];
+    ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
+    ck_assert_int_gt(length, 0);
+    self[length] = '\0';
+    char stats[200], script[2048];
+    snprintf(stats, sizeof stats, "%s/stats.txt", work_dir);
+    snprintf(script, sizeof script,
+             "cd '%s' && '%s' --view '%s' --set 'questions=[{\"at_ms\": 2000, \"ask\": \"Who?\", "
+             "\"reveal\": [\"double\"]}]' --predict --speed 4 --quit-after-ms 30000 --stats "
+             "2>'%s' & pid=$!; xdotool search --sync --name idemsim windowfocus --sync sleep 2 "
+             "key space sleep 1 key q; wait $pid",
+             work_dir, self, scenario_path, stats);
+    char *argv[] = {"xvfb-run", "-a", "-s", "-screen 0 1280x720x24", "sh", "-c", script, NULL};
+    ck_assert_int_eq(run_program(argv, false), 0);
+    FILE *file = fopen(stats, "r");
+    ck_assert_ptr_nonnull(file);
+    char text[4096] = "";
+    size_t used = fread(text, 1, sizeof text - 1, file);
+    text[used] = '\0';
+    fclose(file);
+    ck_assert_msg(strstr(text, "simulated 2.00 s at speed 4") != NULL, "clock moved:\n%s", text);
+    ck_assert_msg(strstr(text, "screenshots 0, question 1 of 1 revealed") != NULL,
+                  "unexpected closing state:\n%s", text);
+}
+END_TEST
+
 START_TEST(test_view_layout_regions_stay_inside_the_pane)
 {
     static const int sizes[][2] = {
@@ -850,6 +884,7 @@ static Suite *view_suite(void)
     tcase_add_test(core, test_view_window_records_numbered_frames);
     tcase_add_test(core, test_view_window_opens_under_xvfb);
     tcase_add_test(core, test_view_controls_under_xvfb_do_what_the_help_says);
+    tcase_add_test(core, test_view_predict_window_stops_at_the_question_and_space_reveals_it);
     suite_add_tcase(suite, core);
     TCase *limits = tcase_create("Limits");
     tcase_add_checked_fixture(limits, setup, teardown);

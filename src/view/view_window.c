@@ -319,11 +319,21 @@ static void print_stats(const ViewApp *app, const Loop *loop, double now_s)
             (double)app->session.now_us / 1e6, app->session.speed, app->session.achieved_speed,
             loop->in_flight_max);
     /* Where the controls left the view, so a scripted session can check each key's effect. */
+    char quiz[64] = "";
+    const ViewQuiz *predict = &app->quiz;
+    if (predict->question_count > 0 && predict->phase != VIEW_QUIZ_OVER)
+        snprintf(quiz, sizeof quiz, ", question %u of %u %s", predict->current + 1,
+                 predict->question_count,
+                 predict->phase == VIEW_QUIZ_ASKING     ? "asked"
+                 : predict->phase == VIEW_QUIZ_REVEALED ? "revealed"
+                                                        : "next");
+    else if (predict->question_count > 0)
+        snprintf(quiz, sizeof quiz, ", all %u questions asked", predict->question_count);
     fprintf(stderr,
             "idemsim view: state: paused %s, focus %d, speed %g, seed %" PRIu64
-            ", help %s, screenshots %u\n",
+            ", help %s, screenshots %u%s\n",
             app->frame.paused ? "yes" : "no", app->frame.focus + 1, app->session.speed,
-            app->session.seed, app->frame.help ? "on" : "off", loop->screenshots);
+            app->session.seed, app->frame.help ? "on" : "off", loop->screenshots, quiz);
 }
 
 static bool run_frame(ViewApp *app, Loop *loop)
