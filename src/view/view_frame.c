@@ -211,6 +211,7 @@ static void draw_details(ViewFrame *frame, int pane_index, uint64_t serial, View
 
 static const char *const help_lines[][2] = {
     {"space", "pause / resume"},
+    {"space  enter", "--predict: reveal the question, then run on"},
     {"n  or  \xE2\x86\x92", "step to the next event"},
     {"+  /  \xE2\x88\x92", "faster / slower (simulated time per second)"},
     {"r", "restart with the same seed"},
