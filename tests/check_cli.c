@@ -179,6 +179,66 @@ START_TEST(test_same_scenario_and_seed_give_byte_identical_report_and_trace)
 }
 END_TEST
 
+/* Questions are for the view alone: every curriculum file with its questions, and the same
+ * file with them cut out, give the same table, JSON report, SVG and trace, byte for byte.
+ * Both copies have the same file name (the scenario's name when it sets none). */
+static void expect_run_without_questions_identical(const char *scenario)
+{
+    char source[512], dir[2][512], file[2][512];
+    snprintf(source, sizeof source, "scenarios/%s", scenario);
+    size_t length = 0;
+    char *text = test_cli_read_all(source, &length);
+    ck_assert_ptr_nonnull(text);
+    char *questions = strstr(text, ",\n  \"questions\": [");
+    ck_assert_msg(questions != NULL, "%s has no questions block", scenario);
+    for (int copy = 0; copy < 2; copy++) {
+        char name[128];
+        snprintf(name, sizeof name, "%s-%s", copy == 0 ? "with" : "without", scenario);
+        test_cli_in_scratch(dir[copy], name);
+        ck_assert_int_eq(mkdir(dir[copy], 0755), 0);
+        snprintf(file[copy], sizeof file[copy], "%s/%s", dir[copy], scenario);
+        FILE *out = fopen(file[copy], "w");
+        ck_assert_ptr_nonnull(out);
+        if (copy == 0)
+            fputs(text, out);
+        else
+            fprintf(out, "%.*s\n}\n", (int)(questions - text), text);
+        ck_assert_int_eq(fclose(out), 0);
+    }
+    free(text);
+    const char *outputs[] = {"table", "report.json", "trace.jsonl", "diagram.svg"};
+    char *bytes[2][4];
+    size_t lengths[2][4];
+    for (int copy = 0; copy < 2; copy++) {
+        char paths[4][600];
+        for (int o = 0; o < 4; o++)
+            snprintf(paths[o], sizeof paths[o], "%s/%s", dir[copy], outputs[o]);
+        const char *arguments[] = {"run",    file[copy], "--json", paths[1], "--trace",
+                                   paths[2], "--svg",    paths[3], NULL};
+        ck_assert_int_eq(test_cli_run(arguments, paths[0], NULL), 0);
+        for (int o = 0; o < 4; o++) {
+            bytes[copy][o] = test_cli_read_all(paths[o], &lengths[copy][o]);
+            ck_assert_ptr_nonnull(bytes[copy][o]);
+        }
+    }
+    for (int o = 0; o < 4; o++) {
+        ck_assert_uint_gt(lengths[0][o], 100);
+        ck_assert_msg(lengths[0][o] == lengths[1][o] &&
+                          memcmp(bytes[0][o], bytes[1][o], lengths[0][o]) == 0,
+                      "%s: the %s differs with and without questions", scenario, outputs[o]);
+        free(bytes[0][o]);
+        free(bytes[1][o]);
+    }
+}
+
+START_TEST(test_questions_do_not_change_a_run)
+{
+    expect_run_without_questions_identical("01_lost_answer.json");
+    expect_run_without_questions_identical("11_crash_after_charge.json");
+    expect_run_without_questions_identical("default.json");
+}
+END_TEST
+
 START_TEST(test_unwritable_output_is_an_error_and_leaves_no_file)
 {
     char directory[512], report[600], out[512], err[512];
@@ -255,6 +315,7 @@ static Suite *cli_suite(void)
     tcase_add_test(core, test_a_mistyped_command_gets_a_suggestion_and_exit_2);
     tcase_add_test(core, test_a_run_stopped_by_a_budget_says_so_above_its_table_and_exits_2);
     tcase_add_test(core, test_same_scenario_and_seed_give_byte_identical_report_and_trace);
+    tcase_add_test(core, test_questions_do_not_change_a_run);
     tcase_add_test(core, test_unwritable_output_is_an_error_and_leaves_no_file);
     tcase_add_test(core, test_check_exits_1_when_an_expectation_fails);
     suite_add_tcase(suite, core);

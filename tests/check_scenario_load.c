@@ -432,6 +432,50 @@ START_TEST(test_workload_and_retry_lists)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ questions */
+
+START_TEST(test_questions_keep_their_order_text_and_report_metric_names)
+{
+    Scenario *s = load_good_text(
+        "{\"accounts\":[{\"id\":\"a\"}],\"clients\":[{\"id\":\"web\"}],\"duration_ms\":5000,"
+        "\"questions\":[{\"at_ms\":0,\"ask\":\"Before anything?\",\"reveal\":[\"ok\"]},"
+        "{\"at_ms\":1400.5,\"ask\":\"Who pays twice?\",\"reveal\":[\"double\",\"409\"]},"
+        "{\"at_ms\":5000,\"ask\":\"At the very end?\",\"reveal\":[\"key_store_peak\"]}]}",
+        NULL, 0);
+    ck_assert_uint_eq(s->question_count, 3);
+    ck_assert_double_eq(s->questions[0].at_ms, 0);
+    ck_assert_double_eq(s->questions[1].at_ms, 1400.5);
+    ck_assert_double_eq(s->questions[2].at_ms, 5000); /* the duration itself is allowed */
+    ck_assert_str_eq(s->questions[1].ask, "Who pays twice?");
+    ck_assert_uint_eq(s->questions[1].reveal_count, 2);
+    ck_assert_str_eq(scenario_metric_names[s->questions[1].reveal[0]], "double");
+    ck_assert_str_eq(scenario_metric_names[s->questions[1].reveal[1]], "409");
+    ck_assert_str_eq(scenario_metric_names[s->questions[2].reveal[0]], "key_store_peak");
+    free(s);
+    Scenario *none = load_good_text(MINIMAL, NULL, 0);
+    ck_assert_uint_eq(none->question_count, 0);
+    free(none);
+}
+END_TEST
+
+START_TEST(test_questions_are_checked_against_the_duration_set_on_the_command_line)
+{
+    static const char text[] =
+        "{\"accounts\":[{\"id\":\"a\"}],\"clients\":[{\"id\":\"web\"}],"
+        "\"questions\":[{\"at_ms\":30000,\"ask\":\"Half-way?\",\"reveal\":[\"lost\"]}]}";
+    const char *overrides[] = {"duration_ms=20000"};
+    char *lines = load_bad_text(text, overrides, 1);
+    ck_assert_str_eq(lines,
+                     "text: $.questions[0].at_ms: expected number <= duration_ms (20000) (got "
+                     "30000)\n");
+    free(lines);
+    char *too_many = load_bad_text(
+        "{\"accounts\":[{\"id\":\"a\"}],\"clients\":[{\"id\":\"web\"}],\"questions\":[]}", NULL, 0);
+    ck_assert_str_eq(too_many, "text: $.questions: expected at least 1 question (got 0)\n");
+    free(too_many);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ broker queues */
 
 /* The rules the broker-level fields of tests/good_scenarios/named_queues.json give. */
@@ -973,6 +1017,8 @@ static Suite *scenario_load_suite(void)
     Suite *suite = suite_create("scenario_load");
     TCase *core = tcase_create("Core");
     tcase_add_test(core, test_bad_scenarios_report_the_expected_errors);
+    tcase_add_test(core, test_questions_keep_their_order_text_and_report_metric_names);
+    tcase_add_test(core, test_questions_are_checked_against_the_duration_set_on_the_command_line);
     tcase_add_test(core, test_unreadable_file_is_one_error_without_path);
     tcase_add_test(core, test_design_example_lands_in_every_field);
     tcase_add_test(core, test_design_example_services_and_expectations);

@@ -7,6 +7,7 @@
 #include <SDL.h>
 #include <SDL_image.h>
 #include <check.h>
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@
 #include "view.h"
 #include "view_narration.h"
 #include "view_pane.h"
+#include "view_quiz.h"
 #include "world.h"
 
 /* Small and fixed: 20 shoppers over a network that loses one message in ten, so within 15 s
@@ -531,6 +533,167 @@ START_TEST(test_view_command_line_rejects_a_missing_scenario)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ predict */
+
+/* view_main in a child with its standard output in out_path (the one line headless
+ * --predict prints); returns the exit code. */
+static int run_view_to(const char *const *arguments, const char *out_path)
+{
+    fflush(stdout);
+    pid_t child = fork();
+    ck_assert_int_ne(child, -1);
+    if (child == 0) {
+        if (freopen(out_path, "w", stdout) == NULL)
+            _exit(127);
+        int code = run_view(arguments);
+        fflush(stdout);
+        _exit(code);
+    }
+    int status = 0;
+    ck_assert_int_eq(waitpid(child, &status, 0), child);
+    ck_assert(WIFEXITED(status));
+    return WEXITSTATUS(status);
+}
+
+static const char *const question_at_15s =
+    "questions=[{\"at_ms\": 15000, \"ask\": \"Who charges twice?\", \"reveal\": [\"double\"]}]";
+
+/* Renders the test scenario with a question at 15 s, at 1920x1080; returns what it printed. */
+static char *render_predict(const char *png, const char *presses)
+{
+    char out[200];
+    snprintf(out, sizeof out, "%s.txt", png);
+    const char *arguments[] = {
+        scenario_path, "--set",     question_at_15s, "--predict", "--headless", "--png",
+        png,           "--at-ms",   "20000",         "--width",   "1920",       "--height",
+        "1080",        "--presses", presses,         NULL};
+    ck_assert_int_eq(run_view_to(arguments, out), 0);
+    long size = 0;
+    return read_all(out, &size);
+}
+
+/* At 15 s at-least-once has charged someone twice (the red of test_view_frame_shows_double_
+ * red_...). Asked, its DOUBLE counter is an amber "?" with no red anywhere in it, in every
+ * column; revealed (one press), the red is back, at the same moment; run on (two presses),
+ * the frame is the end's. */
+START_TEST(test_view_predict_hides_the_double_counter_until_the_reveal)
+{
+    char asked[160], revealed[160], after[160];
+    snprintf(asked, sizeof asked, "%s/asked.png", work_dir);
+    snprintf(revealed, sizeof revealed, "%s/revealed.png", work_dir);
+    snprintf(after, sizeof after, "%s/after.png", work_dir);
+    char *asked_text = render_predict(asked, "0");
+    char *revealed_text = render_predict(revealed, "1");
+    char *after_text = render_predict(after, "2");
+    ck_assert_msg(strstr(asked_text, "t 15000 ms: question 1 of 1 asked, 6 counters shown as ?") ==
+                      asked_text,
+                  "got: %s", asked_text);
+    ck_assert_msg(strstr(revealed_text, "t 15000 ms: question 1 of 1 revealed, 0 counters") ==
+                      revealed_text,
+                  "got: %s", revealed_text);
+    ck_assert_msg(strstr(after_text, "t 20000 ms: no question on screen (all 1 asked)") ==
+                      after_text,
+                  "got: %s", after_text);
+    uint32_t red = view_palette_rgb(VIEW_COLOR_DOUBLE);
+    uint32_t amber = view_palette_rgb(VIEW_COLOR_WARNING);
+    for (int pane = 0; pane < 3; pane++) {
+        ViewRect counter;
+        ck_assert(view_layout_region(1920, 1080, 3, pane, VIEW_REGION_COUNTER_DOUBLE, &counter));
+        ck_assert_uint_eq(count_rgb(asked, counter, red), 0);
+        ck_assert_uint_gt(count_rgb(asked, counter, amber), 50);
+    }
+    ViewRect at_least_once;
+    ck_assert(view_layout_region(1920, 1080, 3, 1, VIEW_REGION_COUNTER_DOUBLE, &at_least_once));
+    ck_assert_uint_gt(count_rgb(revealed, at_least_once, red), 100);
+    ck_assert_uint_gt(count_rgb(after, at_least_once, red), 100);
+    free(asked_text);
+    free(revealed_text);
+    free(after_text);
+}
+END_TEST
+
+START_TEST(test_view_predict_usage_errors_exit_2)
+{
+    const char *no_questions[] = {scenario_path, "--predict", "--headless", "--png", "x.png", NULL};
+    const char *presses_without_predict[] = {scenario_path, "--headless", "--png", "x.png",
+                                             "--presses",   "1",          NULL};
+    const char *presses_in_a_window[] = {scenario_path, "--predict", "--presses", "1", NULL};
+    const char *bad_presses[] = {scenario_path, "--predict", "--headless", "--png",
+                                 "x.png",       "--presses", "-1",         NULL};
+    ck_assert_int_eq(run_view(no_questions), 2);
+    ck_assert_int_eq(run_view(presses_without_predict), 2);
+    ck_assert_int_eq(run_view(presses_in_a_window), 2);
+    ck_assert_int_eq(run_view(bad_presses), 2);
+    ck_assert_int_ne(access("x.png", F_OK), 0);
+}
+END_TEST
+
+/* Every curriculum file: the headless predict frame at its first question's time renders,
+ * says that question is asked with counters shown as "?", and the first hidden counter
+ * (of ok, double, lost) holds the amber "?" in every column. */
+static void check_curriculum_predict_frame(const char *name, Scenario *scenario)
+{
+    char path[256], png[256], out[256], at[32];
+    snprintf(path, sizeof path, IDEMSIM_SOURCE_DIR "/scenarios/%s", name);
+    snprintf(png, sizeof png, "%s/%s.png", work_dir, name);
+    snprintf(out, sizeof out, "%s/%s.txt", work_dir, name);
+    LoadErrors errors;
+    ck_assert_msg(scenario_load_file(path, NULL, 0, scenario, &errors), "%s does not load", name);
+    ck_assert_msg(scenario->question_count > 0, "%s has no questions", name);
+    snprintf(at, sizeof at, "%.0f", scenario->questions[0].at_ms);
+    const char *arguments[] = {path, "--predict", "--headless", "--png", png, "--at-ms", at, NULL};
+    ck_assert_int_eq(run_view_to(arguments, out), 0);
+    long size = 0;
+    char *text = read_all(out, &size);
+    char expected[96];
+    snprintf(expected, sizeof expected, "t %s ms: question 1 of %u asked, ", at,
+             scenario->question_count);
+    ck_assert_msg(strncmp(text, expected, strlen(expected)) == 0, "%s: got %s", name, text);
+    int hidden_drawn = atoi(text + strlen(expected));
+    ck_assert_msg(hidden_drawn > 0, "%s: nothing drawn as ?", name);
+    free(text);
+    ViewQuiz quiz;
+    view_quiz_init(&quiz, scenario->questions, scenario->question_count);
+    view_quiz_on_clock(&quiz, view_quiz_at_us(&quiz, 0), false);
+    static const ViewRegion regions[] = {VIEW_REGION_COUNTER_OK, VIEW_REGION_COUNTER_DOUBLE,
+                                         VIEW_REGION_COUNTER_LOST};
+    for (int c = 0; c < 3; c++) {
+        if ((view_quiz_hidden(&quiz) & (1u << c)) == 0)
+            continue;
+        for (uint32_t pane = 0; pane < scenario->mode_count; pane++) {
+            ViewRect counter;
+            ck_assert(view_layout_region(1280, 720, (int)scenario->mode_count, (int)pane,
+                                         regions[c], &counter));
+            ck_assert_msg(count_rgb(png, counter, view_palette_rgb(VIEW_COLOR_WARNING)) > 20,
+                          "%s: no amber ? in column %u", name, pane + 1);
+        }
+        break;
+    }
+    unlink(png);
+}
+
+START_TEST(test_view_predict_frame_of_every_curriculum_scenario)
+{
+    DIR *directory = opendir(IDEMSIM_SOURCE_DIR "/scenarios");
+    ck_assert_ptr_nonnull(directory);
+    Scenario *scenario = malloc(sizeof *scenario);
+    ck_assert_ptr_nonnull(scenario);
+    unsigned checked = 0;
+    struct dirent *entry;
+    while ((entry = readdir(directory)) != NULL) {
+        const char *name = entry->d_name;
+        bool numbered = name[0] >= '0' && name[0] <= '9' && name[2] == '_';
+        if ((numbered || strcmp(name, "default.json") == 0) && strstr(name, ".json") != NULL) {
+            check_curriculum_predict_frame(name, scenario);
+            checked++;
+        }
+    }
+    closedir(directory);
+    free(scenario);
+    ck_assert_uint_ge(checked, 21);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ window */
 
 START_TEST(test_view_window_runs_and_quits_with_the_dummy_driver)
@@ -621,6 +784,40 @@ END_TEST
 
 /* ------------------------------------------------------------------ Limits */
 
+/* The window stops at the question whatever the speed, and the first space reveals it
+ * without moving the clock (a question at 2 s, speed 4: reached after 0.5 s of wall time). */
+START_TEST(test_view_predict_window_stops_at_the_question_and_space_reveals_it)
+{
+    if (!have_xvfb() || !have_xdotool()) {
+        fprintf(stderr, "check_view: xvfb-run or xdotool not installed, predict test skipped\n");
+        return;
+    }
+    char self[1024];
+    ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
+    ck_assert_int_gt(length, 0);
+    self[length] = '\0';
+    char stats[200], script[2048];
+    snprintf(stats, sizeof stats, "%s/stats.txt", work_dir);
+    snprintf(script, sizeof script,
+             "cd '%s' && '%s' --view '%s' --set 'questions=[{\"at_ms\": 2000, \"ask\": \"Who?\", "
+             "\"reveal\": [\"double\"]}]' --predict --speed 4 --quit-after-ms 30000 --stats "
+             "2>'%s' & pid=$!; xdotool search --sync --name idemsim windowfocus --sync sleep 2 "
+             "key space sleep 1 key q; wait $pid",
+             work_dir, self, scenario_path, stats);
+    char *argv[] = {"xvfb-run", "-a", "-s", "-screen 0 1280x720x24", "sh", "-c", script, NULL};
+    ck_assert_int_eq(run_program(argv, false), 0);
+    FILE *file = fopen(stats, "r");
+    ck_assert_ptr_nonnull(file);
+    char text[4096] = "";
+    size_t used = fread(text, 1, sizeof text - 1, file);
+    text[used] = '\0';
+    fclose(file);
+    ck_assert_msg(strstr(text, "simulated 2.00 s at speed 4") != NULL, "clock moved:\n%s", text);
+    ck_assert_msg(strstr(text, "screenshots 0, question 1 of 1 revealed") != NULL,
+                  "unexpected closing state:\n%s", text);
+}
+END_TEST
+
 START_TEST(test_view_layout_regions_stay_inside_the_pane)
 {
     static const int sizes[][2] = {
@@ -680,10 +877,14 @@ static Suite *view_suite(void)
     tcase_add_test(core, test_view_bad_scenario_path_exits_2);
     tcase_add_test(core, test_view_usage_errors_exit_2_and_help_exits_0);
     tcase_add_test(core, test_view_command_line_rejects_a_missing_scenario);
+    tcase_add_test(core, test_view_predict_hides_the_double_counter_until_the_reveal);
+    tcase_add_test(core, test_view_predict_usage_errors_exit_2);
+    tcase_add_test(core, test_view_predict_frame_of_every_curriculum_scenario);
     tcase_add_test(core, test_view_window_runs_and_quits_with_the_dummy_driver);
     tcase_add_test(core, test_view_window_records_numbered_frames);
     tcase_add_test(core, test_view_window_opens_under_xvfb);
     tcase_add_test(core, test_view_controls_under_xvfb_do_what_the_help_says);
+    tcase_add_test(core, test_view_predict_window_stops_at_the_question_and_space_reveals_it);
     suite_add_tcase(suite, core);
     TCase *limits = tcase_create("Limits");
     tcase_add_checked_fixture(limits, setup, teardown);

@@ -20,6 +20,9 @@
 #define OUTAGES_MAX 64
 #define SCRIPTED_AT_MAX 64
 #define EXPECTATIONS_MAX 32
+#define QUESTIONS_MAX 16
+#define QUESTION_ASK_LEN_MAX 280 /* bytes, NUL included: four lines of a projected card */
+#define QUESTION_REVEAL_MAX 8
 #define MODES_MAX 3
 #define CLIENTS_TOTAL_MAX 1000000
 #define OPERATIONS_TOTAL_MAX 200000000ull
@@ -354,6 +357,18 @@ typedef struct {
     double max;
 } Expectation;
 
+/* ------------------------------------------------------------------ questions */
+
+/* A predict-and-vote question for the classroom (`idemsim view --predict`): at at_ms the
+ * view stops, asks, and hides the reveal metrics until a key press. Questions never reach
+ * the model: a run is the same with or without them. */
+typedef struct {
+    double at_ms; /* in [0, duration_ms], strictly increasing from one question to the next */
+    char ask[QUESTION_ASK_LEN_MAX];
+    uint32_t reveal_count;
+    uint16_t reveal[QUESTION_REVEAL_MAX]; /* indices into scenario_metric_names */
+} Question;
+
 /* ------------------------------------------------------------------ the scenario */
 
 typedef struct {
@@ -380,6 +395,8 @@ typedef struct {
     BrokerSpec broker;
     uint32_t expectation_count;
     Expectation expectations[EXPECTATIONS_MAX];
+    uint32_t question_count;
+    Question questions[QUESTIONS_MAX];
 } Scenario;
 
 /* ------------------------------------------------------------------ loading */

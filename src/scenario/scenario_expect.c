@@ -60,7 +60,7 @@ static void read_expectation(SchemaReader *reader, const cJSON *item, Expectatio
 
 /* ------------------------------------------------------------------ one mode */
 
-static int metric_index(const char *name)
+int scenario_expect_metric_index(const char *name)
 {
     for (unsigned i = 0; i < scenario_metric_count && i < METRICS_MAX; i++) {
         if (strcmp(scenario_metric_names[i], name) == 0) {
@@ -70,7 +70,7 @@ static int metric_index(const char *name)
     return -1;
 }
 
-static void unknown_metric(SchemaReader *reader, const char *name)
+void scenario_expect_unknown_metric(SchemaReader *reader, const char *name)
 {
     char quoted[SCENARIO_QUOTE_LEN_MAX + 8];
     scenario_errors_quote(quoted, sizeof quoted, name);
@@ -97,9 +97,9 @@ static void read_mode_block(ScenarioReader *scenario_reader, const cJSON *block,
     for (const cJSON *item = block->child; item != NULL && !schema_full(reader);
          item = item->next) {
         char quoted[SCENARIO_QUOTE_LEN_MAX + 8];
-        int index = metric_index(item->string);
+        int index = scenario_expect_metric_index(item->string);
         if (index < 0) {
-            unknown_metric(reader, item->string);
+            scenario_expect_unknown_metric(reader, item->string);
             continue;
         }
         if (seen[index]) {

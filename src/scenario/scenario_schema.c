@@ -655,6 +655,7 @@ static const SchemaField root_fields[] = {
     FIELD_OBJECT("proxy", Scenario, proxy, scenario_services_proxy_schema),
     FIELD_OBJECT("broker", Scenario, broker, scenario_services_broker_schema),
     FIELD_CUSTOM("expect", 0, scenario_expect_read, &scenario_expect_schema, false),
+    FIELD_CUSTOM("questions", 0, scenario_questions_read, &scenario_questions_schema, false),
 };
 static const SchemaObject root_schema = {
     .name = "$", SCHEMA_FIELDS(root_fields), .check = check_queue_references};

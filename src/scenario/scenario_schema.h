@@ -59,6 +59,14 @@ extern const SchemaObject scenario_dist_schema; /* the first variant; the rest f
 
 void scenario_expect_read(SchemaReader *reader, const cJSON *item, void *target);
 extern const SchemaObject scenario_expect_schema; /* {"min", "max"} */
+/* The index of name in scenario_metric_names, or -1; the one lookup `expect` and
+ * `questions` share, so both accept exactly the report's metric names. */
+int scenario_expect_metric_index(const char *name);
+/* "unknown metric 'x', did you mean 'y'?" at the reader's path. */
+void scenario_expect_unknown_metric(SchemaReader *reader, const char *name);
+
+void scenario_questions_read(SchemaReader *reader, const cJSON *item, void *target);
+extern const SchemaObject scenario_questions_schema; /* one element of "questions" */
 
 /* clang-format off: one macro per line reads better than the formatter's wrapping. */
 

@@ -131,6 +131,13 @@ static int prepare(ViewApp *app)
                 options->focus + 1, mode_count);
         return EXIT_USAGE;
     }
+    if (options->predict && app->scenario->question_count == 0) {
+        fprintf(stderr,
+                "%s: --predict: the scenario declares no questions (add \"questions\": "
+                "docs/scenario-format.md)\n",
+                options->scenario_path);
+        return EXIT_USAGE;
+    }
     if (options->record_dir != NULL && !view_prepare_record_dir(options->record_dir))
         return EXIT_USAGE;
     uint64_t seed = options->has_seed ? options->seed : app->scenario->seed;
@@ -148,7 +155,10 @@ static int prepare(ViewApp *app)
                              .window_from_us = options->window_from_ms * SIM_US_PER_MS,
                              .window_to_us = options->window_to_ms * SIM_US_PER_MS,
                              .pinned_pane = -1,
-                             .hovered_pane = -1};
+                             .hovered_pane = -1,
+                             .quiz = &app->quiz};
+    view_quiz_init(&app->quiz, app->scenario->questions,
+                   options->predict ? app->scenario->question_count : 0);
     return EXIT_SUCCESS;
 }
 

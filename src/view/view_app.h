@@ -12,6 +12,7 @@
 #include "view_canvas.h"
 #include "view_frame.h"
 #include "view_options.h"
+#include "view_quiz.h"
 #include "view_session.h"
 
 typedef struct {
@@ -27,6 +28,7 @@ typedef struct {
     ViewCanvas canvas;
     bool canvas_ready;
     ViewFrame frame;
+    ViewQuiz quiz;         /* --predict; OVER from the start without it */
     int width, height;     /* renderer output, in pixels */
     uint64_t record_index; /* frames written by --record */
     double notice_until;   /* wall time the notice disappears */

@@ -212,7 +212,9 @@ static void draw_pane(ViewFrame *frame, int column, int64_t scale, const ViewTim
                          .box = box,
                          .pane = pane,
                          .money_scale = scale,
-                         .now_us = view_session_clock(frame->session)};
+                         .now_us = view_session_clock(frame->session),
+                         .hidden = frame->quiz != NULL ? view_quiz_hidden(frame->quiz) : 0,
+                         .hidden_drawn = &frame->hidden_drawn};
     view_panels_header(&panels);
     view_panels_counters(&panels);
     view_panels_balances(&panels);
@@ -265,6 +267,7 @@ static void draw_details(ViewFrame *frame, int pane_index, uint64_t serial, View
 
 static const char *const help_lines[][2] = {
     {"space", "pause / resume"},
+    {"space  enter", "--predict: reveal the question, then run on"},
     {"n  or  \xE2\x86\x92", "step to the next event"},
     {"+  /  \xE2\x88\x92", "faster / slower (simulated time per second)"},
     {"r", "restart with the same seed"},
@@ -331,6 +334,7 @@ void view_frame_draw(ViewFrame *frame)
     int64_t scale = money_scale(frame->session);
     frame->hovered_pane = -1;
     frame->hovered_serial = 0;
+    frame->hidden_drawn = 0;
     ViewSegment pinned = {0}, hovered = {0};
     ViewTimeline timeline;
     shared_timeline(frame, &timeline);
@@ -357,6 +361,8 @@ void view_frame_draw(ViewFrame *frame)
         draw_details(frame, frame->hovered_pane, frame->hovered_serial, hovered);
     else if (frame->pinned_pane >= 0)
         draw_details(frame, frame->pinned_pane, frame->pinned_serial, pinned);
+    view_canvas_flush(canvas);
+    view_quiz_draw(frame);
     view_canvas_flush(canvas);
     draw_notice(frame);
     view_canvas_flush(canvas);

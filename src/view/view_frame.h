@@ -11,6 +11,7 @@
 #include "view_canvas.h"
 #include "view_layout.h"
 #include "view_pane.h"
+#include "view_quiz.h"
 #include "view_session.h"
 
 typedef struct {
@@ -29,9 +30,11 @@ typedef struct {
     uint64_t pinned_serial;
     bool fixed_window; /* the diagrams show [window_from_us, window_to_us], not the clock */
     SimTimeUs window_from_us, window_to_us;
+    const ViewQuiz *quiz; /* --predict's questions; NULL: none */
     /* out: what the mouse points at (pane -1: nothing) */
     int hovered_pane;
     uint64_t hovered_serial;
+    int hidden_drawn; /* counters and verdicts drawn as "?" for an open question */
 } ViewFrame;
 
 void view_frame_draw(ViewFrame *frame);
@@ -46,6 +49,8 @@ typedef struct {
     const ViewPane *pane;
     int64_t money_scale; /* the largest amount charged in any pane, for shared bars */
     SimTimeUs now_us;    /* the session clock */
+    unsigned hidden;     /* VIEW_QUIZ_HIDE_* bits: drawn as "?" while a question is open */
+    int *hidden_drawn;   /* counts each "?" drawn; may be NULL */
 } ViewPanels;
 
 void view_panels_header(const ViewPanels *panels);
@@ -53,5 +58,8 @@ void view_panels_counters(const ViewPanels *panels);
 void view_panels_balances(const ViewPanels *panels);
 void view_panels_keys(const ViewPanels *panels);
 void view_panels_narration(const ViewPanels *panels);
+
+/* The open question of --predict as a card over the diagrams (view_quiz_draw.c). */
+void view_quiz_draw(ViewFrame *frame);
 
 #endif

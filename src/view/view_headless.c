@@ -36,6 +36,43 @@ static void draw(ViewApp *app)
     SDL_RenderFlush(app->renderer);
 }
 
+/* The clock as the class would move it: runs towards target_us, stops at a question, and
+ * spends one of *presses (space or enter) on each step of a question on screen, as the
+ * window's keys would. Without --predict the quiz is OVER and this is a plain advance. */
+static void advance_as_the_class(ViewApp *app, SimTimeUs target_us, uint64_t *presses)
+{
+    for (;;) {
+        if (!view_quiz_holds_clock(&app->quiz)) /* a revealed question still holds it */
+            view_session_advance(&app->session, view_quiz_clock_limit(&app->quiz, target_us), 0);
+        view_quiz_on_clock(&app->quiz, app->session.now_us, view_session_finished(&app->session));
+        if (!view_quiz_holds_clock(&app->quiz) || *presses == 0)
+            return;
+        view_quiz_press(&app->quiz);
+        (*presses)--;
+    }
+}
+
+/* One line on stdout saying what the predict frame shows, for scripts and tests: which
+ * question, whether it is asked or revealed, and how many counters were drawn as "?". */
+static void print_quiz_state(const ViewApp *app)
+{
+    const ViewQuiz *quiz = &app->quiz;
+    double t_ms = (double)app->session.now_us / SIM_US_PER_MS;
+    const Question *shown = view_quiz_shown(quiz);
+    if (shown != NULL) {
+        printf("t %.0f ms: question %u of %u %s, %d counters shown as ?: %s\n", t_ms,
+               quiz->current + 1, quiz->question_count,
+               quiz->phase == VIEW_QUIZ_ASKING ? "asked" : "revealed", app->frame.hidden_drawn,
+               shown->ask);
+    } else if (quiz->phase == VIEW_QUIZ_WAITING) {
+        printf("t %.0f ms: no question on screen (next: question %u of %u at %.0f ms)\n", t_ms,
+               quiz->current + 1, quiz->question_count,
+               (double)view_quiz_at_us(quiz, quiz->current) / SIM_US_PER_MS);
+    } else {
+        printf("t %.0f ms: no question on screen (all %u asked)\n", t_ms, quiz->question_count);
+    }
+}
+
 static bool write_record_frame(ViewApp *app)
 {
     char path[4096];
@@ -45,18 +82,20 @@ static bool write_record_frame(ViewApp *app)
 }
 
 /* --record without a window: one frame per 1/30 s at the chosen speed, up to the end time. */
-static bool record_frames(ViewApp *app, SimTimeUs end_us)
+static bool record_frames(ViewApp *app, SimTimeUs end_us, uint64_t *presses)
 {
     double step_us = app->session.speed * 1e6 / RECORD_FPS;
     for (uint64_t frame = 0;; frame++) {
         SimTimeUs target = (SimTimeUs)((double)frame * step_us);
         if (target > end_us)
             target = end_us;
-        view_session_advance(&app->session, target, 0);
+        advance_as_the_class(app, target, presses);
         draw(app);
         if (!write_record_frame(app))
             return false;
-        if (target >= end_us || view_session_finished(&app->session))
+        /* A question with no press left holds the clock: later frames would all be this one. */
+        if (target >= end_us || view_session_finished(&app->session) ||
+            view_quiz_holds_clock(&app->quiz))
             return true;
     }
 }
@@ -67,14 +106,17 @@ int view_headless_run(ViewApp *app)
         return EXIT_USAGE;
     SimTimeUs end_us = app->options.has_at ? app->options.at_ms * SIM_US_PER_MS
                                            : (SimTimeUs)(app->scenario->duration_ms * 1000.0);
-    if (app->options.record_dir != NULL && !record_frames(app, end_us))
+    uint64_t presses = app->options.presses;
+    if (app->options.record_dir != NULL && !record_frames(app, end_us, &presses))
         return EXIT_USAGE;
     if (app->options.png_path == NULL)
         return EXIT_SUCCESS;
-    view_session_advance(&app->session, end_us, 0);
+    advance_as_the_class(app, end_us, &presses);
     draw(app);
     if (!view_png_save_surface(app->surface, app->options.png_path))
         return EXIT_USAGE;
+    if (app->options.predict)
+        print_quiz_state(app);
     /* As run does: a mode stopped by a budget is said, and the exit code is 2. */
     bool stopped = false;
     for (uint32_t p = 0; p < app->session.pane_count; p++) {

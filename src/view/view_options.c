@@ -37,9 +37,14 @@ const char *const view_options_usage =
     "  --png FILE          with --headless: write the frame at --at-ms as a PNG\n"
     "  --at-ms T           simulated time of that frame (default: the scenario's duration)\n"
     "  --stats             print frame rate and frame cost on exit\n"
+    "  --predict           classroom mode: stop at the scenario's questions, hide the\n"
+    "                      counters that answer them; space or enter reveals, again runs on\n"
+    "  --presses N         with --headless --predict: the frame after N such presses\n"
+    "                      (default 0: the first question, asked, if --at-ms reaches it)\n"
     "\n"
     "keys: space pause, n step, +/- speed, r restart, s new seed, 0-3 focus, p screenshot,\n"
-    "      f full screen, h help, q quit; point at a message for details, click to pin\n"
+    "      f full screen, h help, q quit; point at a message for details, click to pin;\n"
+    "      with --predict, space or enter answers the question on screen\n"
     "\n"
     "Headless frames are deterministic: same scenario, seed and --at-ms, same PNG bytes.\n";
 
@@ -78,8 +83,8 @@ static bool parse_size(const char *text, int low, int high, int *value)
 }
 
 static const char *const valued[] = {
-    "--mode",          "--seed",   "--set", "--speed", "--focus",  "--width",      "--height",
-    "--quit-after-ms", "--record", "--png", "--at-ms", "--window", "--labels-json"};
+    "--mode",          "--seed",   "--set", "--speed", "--focus",  "--width",       "--height",
+    "--quit-after-ms", "--record", "--png", "--at-ms", "--window", "--labels-json", "--presses"};
 
 static bool takes_value(const char *arg)
 {
@@ -141,6 +146,10 @@ static ViewOptionsResult parse_number_option(const char *arg, const char *value,
         if (!parse_u64(value, &options->quit_after_ms))
             return usage_error("--quit-after-ms expects milliseconds, got '%s'", value);
         options->has_quit_after = true;
+    } else if (strcmp(arg, "--presses") == 0) {
+        if (!parse_u64(value, &options->presses) || options->presses > 1000)
+            return usage_error("--presses expects 0 to 1000, got '%s'", value);
+        options->has_presses = true;
     } else if (strcmp(arg, "--at-ms") == 0) {
         if (!parse_u64(value, &options->at_ms) || options->at_ms > (uint64_t)SCENARIO_MS_MAX)
             return usage_error("--at-ms expects milliseconds, got '%s'", value);
@@ -180,6 +189,8 @@ static ViewOptionsResult parse_option(const char *arg, const char *value, ViewOp
         options->fullscreen = true;
     } else if (strcmp(arg, "--stats") == 0) {
         options->stats = true;
+    } else if (strcmp(arg, "--predict") == 0) {
+        options->predict = true;
     } else if (takes_value(arg)) {
         return parse_number_option(arg, value, options);
     } else {
@@ -196,6 +207,9 @@ static ViewOptionsResult check_combination(const ViewOptions *options)
         return usage_error("--png needs --headless (in the window, key p saves a PNG)%s", "");
     if (options->headless && options->png_path == NULL && options->record_dir == NULL)
         return usage_error("--headless needs --png FILE or --record DIR%s", "");
+    if (options->has_presses && !(options->predict && options->headless))
+        return usage_error("--presses needs --headless --predict (in the window, press space)%s",
+                           "");
     return VIEW_OPTIONS_RUN;
 }
 

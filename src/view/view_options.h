@@ -35,7 +35,10 @@ typedef struct {
     const char *labels_path;               /* --labels-json: the diagram texts of the last frame */
     bool fullscreen;
     bool stats;
-    int focus; /* -1: every mode side by side */
+    int focus;    /* -1: every mode side by side */
+    bool predict; /* stop at the scenario's questions (view_quiz.h) */
+    bool has_presses;
+    uint64_t presses; /* headless --predict: space presses the class made before the frame */
 } ViewOptions;
 
 typedef enum {

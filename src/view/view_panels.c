@@ -78,12 +78,13 @@ typedef struct {
     const char *sub_long;
     const char *sub_short;
     bool sub_colored;
+    bool hidden; /* --predict: a question about it is open; no number, no signal colour */
 } Counter;
 
 static void draw_counter(const ViewPanels *panels, ViewRect r, const Counter *counter)
 {
     ViewCanvas *canvas = panels->canvas;
-    bool active = counter->count > 0;
+    bool active = counter->count > 0 && !counter->hidden; /* a red frame would answer it */
     float radius = (float)P(panels, 6);
     int border = P(panels, 2);
     if (active) {
@@ -101,6 +102,11 @@ static void draw_counter(const ViewPanels *panels, ViewRect r, const Counter *co
                          VIEW_ALIGN_LEFT, inner_w, counter->label);
     char number[32];
     snprintf(number, sizeof number, "%" PRIu64, counter->count);
+    if (counter->hidden) {
+        snprintf(number, sizeof number, "?");
+        if (panels->hidden_drawn != NULL)
+            (*panels->hidden_drawn)++;
+    }
     ViewFont font = VIEW_FONT_NUMBER;
     if (view_canvas_text_width(canvas, font, number) > inner_w)
         font = VIEW_FONT_NUMBER_SMALL;
@@ -109,11 +115,14 @@ static void draw_counter(const ViewPanels *panels, ViewRect r, const Counter *co
     int number_h = view_canvas_text_height(canvas, font);
     int slot_top = r.y + pad + label_h - P(panels, 4);
     int slot_h = r.y + r.h - pad - small_h - slot_top;
-    view_canvas_text_fit(canvas, font, active ? C(counter->color) : C(VIEW_COLOR_TEXT_DIM),
-                         r.x + pad, slot_top + (slot_h - number_h) / 2, VIEW_ALIGN_LEFT, inner_w,
-                         number);
-    const char *sub = counter->sub_long;
-    if (view_canvas_text_width(canvas, VIEW_FONT_SMALL, sub) > inner_w)
+    /* A hidden number is the same amber "?" in every column: nothing to compare yet. */
+    SDL_Color number_ink = counter->hidden ? C(VIEW_COLOR_WARNING)
+                           : active        ? C(counter->color)
+                                           : C(VIEW_COLOR_TEXT_DIM);
+    view_canvas_text_fit(canvas, font, number_ink, r.x + pad, slot_top + (slot_h - number_h) / 2,
+                         VIEW_ALIGN_LEFT, inner_w, number);
+    const char *sub = counter->hidden ? "vote first" : counter->sub_long;
+    if (!counter->hidden && view_canvas_text_width(canvas, VIEW_FONT_SMALL, sub) > inner_w)
         sub = counter->sub_short;
     SDL_Color sub_ink = active && counter->sub_colored ? C(counter->color) : C(VIEW_COLOR_TEXT_DIM);
     view_canvas_text_fit(canvas, VIEW_FONT_SMALL, sub_ink, r.x + pad,
@@ -134,15 +143,17 @@ void view_panels_counters(const ViewPanels *panels)
         snprintf(lost_long, sizeof lost_long, "none");
     const Counter counters[VIEW_COUNTERS] = {
         {"\xE2\x9C\x93 OK", VIEW_COLOR_OK, tally->outcomes[OUTCOME_OK], "charged once", "once",
-         false},
+         false, panels->hidden & VIEW_QUIZ_HIDE_OK},
         {"\xC3\x97"
          "2 DOUBLE",
          VIEW_COLOR_DOUBLE, tally->outcomes[OUTCOME_DOUBLE], double_long,
-         tally->outcomes[OUTCOME_DOUBLE] ? double_short : "none", true},
+         tally->outcomes[OUTCOME_DOUBLE] ? double_short : "none", true,
+         panels->hidden & VIEW_QUIZ_HIDE_DOUBLE},
         {"\xE2\x9C\x95 LOST", VIEW_COLOR_LOST, tally->outcomes[OUTCOME_LOST], lost_long,
-         tally->outcomes[OUTCOME_LOST] ? lost_short : "none", false},
+         tally->outcomes[OUTCOME_LOST] ? lost_short : "none", false,
+         panels->hidden & VIEW_QUIZ_HIDE_LOST},
         {"? PHANTOM", VIEW_COLOR_WARNING, tally->outcomes[OUTCOME_PHANTOM], "paid, not told",
-         "not told", false},
+         "not told", false, panels->hidden & VIEW_QUIZ_HIDE_PHANTOM},
     };
     for (int i = 0; i < VIEW_COUNTERS; i++)
         draw_counter(panels, panels->box->counters[i], &counters[i]);
@@ -165,6 +176,9 @@ static int bar_x(int x, int w, int64_t amount, int64_t scale)
 static void balance_bar(const ViewPanels *panels, ViewRect bar, int64_t expected_debit,
                         int64_t actual_debit, ViewColor shortfall)
 {
+    if (panels->hidden & VIEW_QUIZ_HIDE_BALANCES) /* --predict: show only what was agreed */
+        actual_debit = expected_debit =
+            actual_debit < expected_debit ? actual_debit : expected_debit;
     ViewCanvas *canvas = panels->canvas;
     int64_t scale = panels->money_scale > 0 ? panels->money_scale : 1;
     view_canvas_fill(canvas, bar, C(VIEW_COLOR_PANEL_RAISED));
@@ -193,6 +207,12 @@ static ViewColor balance_verdict(const ViewPanels *panels, uint32_t account, cha
 {
     const ViewTally *tally = &panels->pane->tally;
     int64_t over, under;
+    if (panels->hidden & VIEW_QUIZ_HIDE_BALANCES) {
+        snprintf(text, size, "?");
+        if (panels->hidden_drawn != NULL)
+            (*panels->hidden_drawn)++;
+        return VIEW_COLOR_TEXT_DIM;
+    }
     if (tally->account_count == 1) {
         over = tally->double_amount;
         under = tally->lost_amount;
@@ -257,7 +277,8 @@ void view_panels_balances(const ViewPanels *panels)
     } else if (shown == 1) {
         char balance[48], line[96];
         view_narration_money(balance, sizeof balance, tally->actual[0], false);
-        snprintf(line, sizeof line, "balance %s", balance);
+        snprintf(line, sizeof line, "balance %s",
+                 panels->hidden & VIEW_QUIZ_HIDE_BALANCES ? "?" : balance);
         if (view_canvas_text_width(canvas, VIEW_FONT_SMALL, line) < r.w - heading_w - P(panels, 8))
             view_canvas_text(canvas, VIEW_FONT_SMALL, C(VIEW_COLOR_TEXT_DIM), r.x + r.w, r.y,
                              VIEW_ALIGN_RIGHT, line);
@@ -418,8 +439,17 @@ void view_panels_keys(const ViewPanels *panels)
     ViewCanvas *canvas = panels->canvas;
     ViewRect r = panels->box->keys;
     const ViewKeySample *keys = &panels->pane->keys;
-    keys_heading(panels, r);
     int top = r.y + P(panels, 22);
+    if (panels->hidden & VIEW_QUIZ_HIDE_KEY_STORE) { /* --predict: its rows are the answer */
+        view_canvas_text(canvas, VIEW_FONT_LABEL, C(VIEW_COLOR_TEXT_DIM), r.x, r.y, VIEW_ALIGN_LEFT,
+                         "KEY STORE");
+        view_canvas_text(canvas, VIEW_FONT_NUMBER_SMALL, C(VIEW_COLOR_WARNING), r.x, top,
+                         VIEW_ALIGN_LEFT, "?");
+        if (panels->hidden_drawn != NULL)
+            (*panels->hidden_drawn)++;
+        return;
+    }
+    keys_heading(panels, r);
     int row_h = P(panels, 19);
     if (explain_keys(panels, r, top))
         return;

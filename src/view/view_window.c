@@ -104,6 +104,7 @@ static void restart(ViewApp *app, uint64_t seed, const char *why)
         return;
     }
     app->frame.pinned_pane = -1;
+    view_quiz_restart(&app->quiz);
     char text[96];
     snprintf(text, sizeof text, "%s (seed %" PRIu64 ")", why, seed);
     notify(app, text);
@@ -137,12 +138,19 @@ static void toggle_fullscreen(ViewApp *app)
 
 static void on_key(ViewApp *app, Loop *loop, SDL_Keycode key)
 {
+    bool answers = key == SDLK_SPACE || key == SDLK_RETURN || key == SDLK_KP_ENTER;
+    if (answers && view_quiz_press(&app->quiz) != VIEW_QUIZ_PRESS_UNUSED) {
+        app->frame.paused = false; /* the class asked to see it run on */
+        return;
+    }
     switch (key) {
     case SDLK_SPACE:
         app->frame.paused = !app->frame.paused;
         break;
     case SDLK_n:
     case SDLK_RIGHT:
+        if (view_quiz_holds_clock(&app->quiz))
+            break; /* a question is open: the answer must not be stepped into view */
         app->frame.paused = true;
         view_session_step(&app->session, app->frame.focus);
         break;
@@ -234,7 +242,7 @@ static void on_event(ViewApp *app, Loop *loop, const SDL_Event *event)
 static void advance(ViewApp *app, double dt_s)
 {
     ViewSession *session = &app->session;
-    if (app->frame.paused || view_session_finished(session))
+    if (app->frame.paused || view_session_finished(session) || view_quiz_holds_clock(&app->quiz))
         return;
     if (dt_s > 0.1)
         dt_s = 0.1; /* after a stall (window dragged, debugger) do not jump ahead */
@@ -250,7 +258,8 @@ static void advance(ViewApp *app, double dt_s)
     SimTimeUs asked = (SimTimeUs)(session->speed * dt_s * 1e6);
     SimTimeUs before = session->now_us;
     double budget = app->options.record_dir != NULL ? 0 : FRAME_BUDGET_S;
-    view_session_advance(session, session->now_us + asked, budget);
+    view_session_advance(session, view_quiz_clock_limit(&app->quiz, session->now_us + asked),
+                         budget);
     double achieved = dt_s > 0 ? (double)(session->now_us - before) / 1e6 / dt_s : 0;
     session->achieved_speed = 0.9 * session->achieved_speed + 0.1 * achieved;
 }
@@ -323,11 +332,21 @@ static void print_stats(const ViewApp *app, const Loop *loop, double now_s)
             (double)app->session.now_us / 1e6, app->session.speed, app->session.achieved_speed,
             loop->in_flight_max);
     /* Where the controls left the view, so a scripted session can check each key's effect. */
+    char quiz[64] = "";
+    const ViewQuiz *predict = &app->quiz;
+    if (predict->question_count > 0 && predict->phase != VIEW_QUIZ_OVER)
+        snprintf(quiz, sizeof quiz, ", question %u of %u %s", predict->current + 1,
+                 predict->question_count,
+                 predict->phase == VIEW_QUIZ_ASKING     ? "asked"
+                 : predict->phase == VIEW_QUIZ_REVEALED ? "revealed"
+                                                        : "next");
+    else if (predict->question_count > 0)
+        snprintf(quiz, sizeof quiz, ", all %u questions asked", predict->question_count);
     fprintf(stderr,
             "idemsim view: state: paused %s, focus %d, speed %g, seed %" PRIu64
-            ", help %s, screenshots %u\n",
+            ", help %s, screenshots %u%s\n",
             app->frame.paused ? "yes" : "no", app->frame.focus + 1, app->session.speed,
-            app->session.seed, app->frame.help ? "on" : "off", loop->screenshots);
+            app->session.seed, app->frame.help ? "on" : "off", loop->screenshots, quiz);
 }
 
 static bool run_frame(ViewApp *app, Loop *loop)
@@ -339,6 +358,7 @@ static bool run_frame(ViewApp *app, Loop *loop)
     double dt = app->options.record_dir != NULL ? 1.0 / RECORD_FPS : now_s - loop->last_frame_s;
     loop->last_frame_s = now_s;
     advance(app, dt);
+    view_quiz_on_clock(&app->quiz, app->session.now_us, view_session_finished(&app->session));
     for (uint32_t p = 0; p < app->session.pane_count; p++) {
         uint64_t in_flight = world_messages_in_flight(app->session.panes[p]->world);
         loop->in_flight_max = in_flight > loop->in_flight_max ? in_flight : loop->in_flight_max;

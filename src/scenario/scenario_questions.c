@@ -1,0 +1,107 @@
+/* Questions: [{"at_ms": T, "ask": "...", "reveal": ["double", ...]}], the predict-and-vote
+ * moments of `idemsim view --predict`. Read after "duration_ms" (the top-level table's
+ * order), so a question past the end of the scenario is reported. The reveal names are the
+ * report's metric names, looked up in the same table as `expect`'s. */
+#include <stdio.h>
+#include <string.h>
+
+#include "scenario_errors.h"
+#include "scenario_schema.h"
+
+/* ------------------------------------------------------------------ one question */
+
+static void read_reveal(SchemaReader *reader, const cJSON *item, void *target)
+{
+    Question *question = target;
+    unsigned count = 0;
+    if (!schema_read_array_size(reader, item, 1, QUESTION_REVEAL_MAX, "metric", "metrics",
+                                &count)) {
+        return;
+    }
+    const cJSON *element = item->child;
+    for (unsigned i = 0; i < count; i++, element = element->next) {
+        json_path_push_index(&reader->path, i);
+        char quoted[SCENARIO_QUOTE_LEN_MAX + 8];
+        int index = -1;
+        if (schema_expect(reader, element, cJSON_String, "string")) {
+            index = scenario_expect_metric_index(element->valuestring);
+            if (index < 0)
+                scenario_expect_unknown_metric(reader, element->valuestring);
+        }
+        for (uint32_t seen = 0; index >= 0 && seen < question->reveal_count; seen++) {
+            if (question->reveal[seen] == index) {
+                schema_error(reader, "duplicate metric %s",
+                             scenario_errors_quote(quoted, sizeof quoted, element->valuestring));
+                index = -1;
+            }
+        }
+        if (index >= 0)
+            question->reveal[question->reveal_count++] = (uint16_t)index;
+        json_path_pop(&reader->path);
+    }
+}
+
+/* clang-format off */
+static const SchemaField question_fields[] = {
+    {.key = "at_ms", .type = SCHEMA_NUMBER, .offset = SCHEMA_MEMBER(Question, at_ms, double),
+     .range = RANGE_MS, .required = true},
+    {.key = "ask", .type = SCHEMA_TEXT, .offset = SCHEMA_MEMBER(Question, ask, char *),
+     .size = sizeof(((Question *)0)->ask), .range = {1.0, 0.0, false, false, false},
+     .required = true},
+    {.key = "reveal", .type = SCHEMA_CUSTOM, .offset = 0, .read = read_reveal,
+     .required = true},
+};
+/* clang-format on */
+const SchemaObject scenario_questions_schema = {.name = "questions[]",
+                                                SCHEMA_FIELDS(question_fields)};
+
+/* ------------------------------------------------------------------ the list */
+
+/* A question must come after the one before it (the view asks them in order, and two at
+ * the same moment would be one card) and within the scenario's duration (when nothing is
+ * left to happen, there is nothing to predict). The reader's path is the question's. */
+static void check_time(SchemaReader *reader, const cJSON *element, double at_ms,
+                       const double *previous_ms, double duration_ms)
+{
+    char got[32];
+    char bound[32];
+    schema_describe_number(reader, schema_member(element, "at_ms"), got, sizeof got);
+    if (previous_ms != NULL && at_ms <= *previous_ms) {
+        schema_format_number(*previous_ms, bound, sizeof bound);
+        schema_error_at(reader, "at_ms",
+                        "expected number > %s, the previous question's at_ms (questions in "
+                        "time order) (got %s)",
+                        bound, got);
+    } else if (at_ms > duration_ms) {
+        schema_format_number(duration_ms, bound, sizeof bound);
+        schema_error_at(reader, "at_ms", "expected number <= duration_ms (%s) (got %s)", bound,
+                        got);
+    }
+}
+
+void scenario_questions_read(SchemaReader *reader, const cJSON *item, void *target)
+{
+    Scenario *scenario = target;
+    unsigned count = 0;
+    if (!schema_read_array_size(reader, item, 1, QUESTIONS_MAX, "question", "questions", &count)) {
+        return;
+    }
+    const cJSON *element = item->child;
+    double previous_ms = 0;
+    bool has_previous = false;
+    for (unsigned i = 0; i < count && !schema_full(reader); i++, element = element->next) {
+        Question *question = &scenario->questions[i];
+        memset(question, 0, sizeof *question);
+        question->at_ms = -1; /* stays negative when at_ms is missing or refused */
+        json_path_push_index(&reader->path, i);
+        schema_read_object(reader, element, &scenario_questions_schema, question);
+        if (question->at_ms >= 0) { /* read and in range: its place can be checked */
+            check_time(reader, element, question->at_ms, has_previous ? &previous_ms : NULL,
+                       scenario->duration_ms);
+            previous_ms = question->at_ms;
+            has_previous = true;
+        }
+        json_path_pop(&reader->path);
+    }
+    scenario->question_count = count;
+}

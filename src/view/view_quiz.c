@@ -1,0 +1,140 @@
+/* The predict-then-reveal state machine. A question goes WAITING -> ASKING (the clock
+ * reached it: hold the clock, hide its metrics) -> REVEALED (first key: the same moment,
+ * numbers shown, so the room reads the state it voted on) -> WAITING for the next one or
+ * OVER (second key: the run goes on and the room watches the answer happen). Revealing by
+ * jumping to the end was rejected: the room would see the result without the run that
+ * produced it, which is the part the simulator exists to show. */
+#include "view_quiz.h"
+
+#include <string.h>
+
+void view_quiz_init(ViewQuiz *quiz, const Question *questions, uint32_t count)
+{
+    quiz->questions = questions;
+    quiz->question_count = questions != NULL ? count : 0;
+    view_quiz_restart(quiz);
+}
+
+void view_quiz_restart(ViewQuiz *quiz)
+{
+    quiz->current = 0;
+    quiz->phase = quiz->question_count > 0 ? VIEW_QUIZ_WAITING : VIEW_QUIZ_OVER;
+}
+
+/* ------------------------------------------------------------------ the clock */
+
+SimTimeUs view_quiz_at_us(const ViewQuiz *quiz, uint32_t index)
+{
+    return (SimTimeUs)(quiz->questions[index].at_ms * 1000.0 + 0.5);
+}
+
+SimTimeUs view_quiz_clock_limit(const ViewQuiz *quiz, SimTimeUs target_us)
+{
+    if (quiz->phase != VIEW_QUIZ_WAITING)
+        return target_us;
+    SimTimeUs at_us = view_quiz_at_us(quiz, quiz->current);
+    return target_us < at_us ? target_us : at_us;
+}
+
+bool view_quiz_holds_clock(const ViewQuiz *quiz)
+{
+    return quiz->phase == VIEW_QUIZ_ASKING || quiz->phase == VIEW_QUIZ_REVEALED;
+}
+
+bool view_quiz_on_clock(ViewQuiz *quiz, SimTimeUs now_us, bool finished)
+{
+    if (quiz->phase != VIEW_QUIZ_WAITING)
+        return false;
+    if (now_us < view_quiz_at_us(quiz, quiz->current) && !finished)
+        return false;
+    quiz->phase = VIEW_QUIZ_ASKING;
+    return true;
+}
+
+/* ------------------------------------------------------------------ keys */
+
+ViewQuizPress view_quiz_press(ViewQuiz *quiz)
+{
+    switch (quiz->phase) {
+    case VIEW_QUIZ_ASKING:
+        quiz->phase = VIEW_QUIZ_REVEALED;
+        return VIEW_QUIZ_PRESS_REVEAL;
+    case VIEW_QUIZ_REVEALED:
+        quiz->current++;
+        quiz->phase = quiz->current < quiz->question_count ? VIEW_QUIZ_WAITING : VIEW_QUIZ_OVER;
+        return VIEW_QUIZ_PRESS_RUN_ON;
+    case VIEW_QUIZ_WAITING:
+    case VIEW_QUIZ_OVER:
+        break;
+    }
+    return VIEW_QUIZ_PRESS_UNUSED;
+}
+
+/* ------------------------------------------------------------------ what to draw */
+
+const Question *view_quiz_shown(const ViewQuiz *quiz)
+{
+    return view_quiz_holds_clock(quiz) ? &quiz->questions[quiz->current] : NULL;
+}
+
+/* The panels and what each metric gives away. A count of doubles or lost payments also
+ * shows as money over or short in the balances, so those hide the verdicts too; the key
+ * store's rows show its size. Other metrics have no panel of their own. */
+static const struct {
+    const char *metric;
+    unsigned bits;
+} hide_table[] = {
+    {"ok", VIEW_QUIZ_HIDE_OK},
+    {"double", VIEW_QUIZ_HIDE_DOUBLE | VIEW_QUIZ_HIDE_BALANCES},
+    {"double_amount", VIEW_QUIZ_HIDE_DOUBLE | VIEW_QUIZ_HIDE_BALANCES},
+    {"lost", VIEW_QUIZ_HIDE_LOST | VIEW_QUIZ_HIDE_BALANCES},
+    {"lost_amount", VIEW_QUIZ_HIDE_LOST | VIEW_QUIZ_HIDE_BALANCES},
+    {"phantom", VIEW_QUIZ_HIDE_PHANTOM},
+    {"balance_error", VIEW_QUIZ_HIDE_BALANCES},
+    {"key_store_peak", VIEW_QUIZ_HIDE_KEY_STORE},
+};
+
+unsigned view_quiz_hide_bits_of_metric(const char *metric)
+{
+    for (size_t i = 0; i < sizeof hide_table / sizeof hide_table[0]; i++) {
+        if (strcmp(hide_table[i].metric, metric) == 0)
+            return hide_table[i].bits;
+    }
+    return 0;
+}
+
+unsigned view_quiz_hidden(const ViewQuiz *quiz)
+{
+    if (quiz->phase != VIEW_QUIZ_ASKING)
+        return 0;
+    const Question *question = &quiz->questions[quiz->current];
+    unsigned bits = 0;
+    for (uint32_t i = 0; i < question->reveal_count; i++) {
+        uint16_t metric = question->reveal[i];
+        if (metric < scenario_metric_count)
+            bits |= view_quiz_hide_bits_of_metric(scenario_metric_names[metric]);
+    }
+    return bits;
+}
+
+bool view_quiz_metric_value(const ViewPane *pane, const char *metric, double *value)
+{
+    const ViewTally *tally = &pane->tally;
+    static const char *const outcome_names[] = {"ok", "double", "lost", "phantom"};
+    static const Outcome outcomes[] = {OUTCOME_OK, OUTCOME_DOUBLE, OUTCOME_LOST, OUTCOME_PHANTOM};
+    for (size_t i = 0; i < sizeof outcomes / sizeof outcomes[0]; i++) {
+        if (strcmp(metric, outcome_names[i]) == 0) {
+            *value = (double)tally->outcomes[outcomes[i]];
+            return true;
+        }
+    }
+    if (strcmp(metric, "double_amount") == 0) {
+        *value = (double)tally->double_amount;
+        return true;
+    }
+    if (strcmp(metric, "lost_amount") == 0) {
+        *value = (double)tally->lost_amount;
+        return true;
+    }
+    return metrics_value(world_metrics(pane->world), metric, value);
+}

@@ -1,0 +1,279 @@
+/* Tests of predict-then-reveal (view_quiz.c): the state machine on hand-made questions, what
+ * each metric hides, and, for every curriculum scenario, that its questions come before
+ * their answers: the view's own session is run to each question's time and then to the end,
+ * and some revealed metric must still change after the question is asked. SDL-free: the
+ * quiz and the session are driven without a display. */
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "scenario.h"
+#include "view_quiz.h"
+#include "view_session.h"
+
+static Question make_question(double at_ms, const char *first_metric, const char *second_metric)
+{
+    Question question = {.at_ms = at_ms};
+    snprintf(question.ask, sizeof question.ask, "What happens at %g ms?", at_ms);
+    const char *metrics[] = {first_metric, second_metric};
+    for (int m = 0; m < 2; m++) {
+        for (unsigned i = 0; metrics[m] != NULL && i < scenario_metric_count; i++) {
+            if (strcmp(scenario_metric_names[i], metrics[m]) == 0)
+                question.reveal[question.reveal_count++] = (uint16_t)i;
+        }
+    }
+    ck_assert_uint_eq(question.reveal_count, (second_metric != NULL) + 1);
+    return question;
+}
+
+/* ------------------------------------------------------------------ the state machine */
+
+START_TEST(test_quiz_without_questions_never_holds_the_clock_or_takes_a_key)
+{
+    ViewQuiz quiz;
+    view_quiz_init(&quiz, NULL, 0);
+    ck_assert_int_eq(quiz.phase, VIEW_QUIZ_OVER);
+    ck_assert_uint_eq(view_quiz_clock_limit(&quiz, 123456), 123456);
+    ck_assert(!view_quiz_on_clock(&quiz, 999999, true));
+    ck_assert(!view_quiz_holds_clock(&quiz));
+    ck_assert_int_eq(view_quiz_press(&quiz), VIEW_QUIZ_PRESS_UNUSED);
+    ck_assert_ptr_null(view_quiz_shown(&quiz));
+    ck_assert_uint_eq(view_quiz_hidden(&quiz), 0);
+    /* A host that never initialises its quiz (the browser page zeroes its app) runs free. */
+    ViewQuiz zeroed;
+    memset(&zeroed, 0, sizeof zeroed);
+    ck_assert_int_eq(zeroed.phase, VIEW_QUIZ_OVER);
+    ck_assert_uint_eq(view_quiz_clock_limit(&zeroed, 42), 42);
+    ck_assert_int_eq(view_quiz_press(&zeroed), VIEW_QUIZ_PRESS_UNUSED);
+}
+END_TEST
+
+START_TEST(test_quiz_asks_reveals_then_runs_on_to_the_next_question)
+{
+    Question questions[] = {make_question(1400, "double", "phantom"),
+                            make_question(5000, "lost", NULL)};
+    ViewQuiz quiz;
+    view_quiz_init(&quiz, questions, 2);
+    ck_assert_int_eq(quiz.phase, VIEW_QUIZ_WAITING);
+    /* The clock runs up to the question and not one microsecond past it. */
+    ck_assert_uint_eq(view_quiz_clock_limit(&quiz, 1000000), 1000000);
+    ck_assert_uint_eq(view_quiz_clock_limit(&quiz, 9000000), 1400000);
+    ck_assert(!view_quiz_on_clock(&quiz, 1399999, false));
+    ck_assert_uint_eq(view_quiz_hidden(&quiz), 0); /* nothing hidden before it is asked */
+    ck_assert(view_quiz_on_clock(&quiz, 1400000, false));
+    ck_assert_int_eq(quiz.phase, VIEW_QUIZ_ASKING);
+    ck_assert(view_quiz_holds_clock(&quiz));
+    ck_assert_ptr_eq(view_quiz_shown(&quiz), &questions[0]);
+    ck_assert_uint_eq(view_quiz_hidden(&quiz),
+                      VIEW_QUIZ_HIDE_DOUBLE | VIEW_QUIZ_HIDE_PHANTOM | VIEW_QUIZ_HIDE_BALANCES);
+    ck_assert(!view_quiz_on_clock(&quiz, 1400000, false)); /* asked once */
+    /* First key: the numbers of this moment, the clock still held. */
+    ck_assert_int_eq(view_quiz_press(&quiz), VIEW_QUIZ_PRESS_REVEAL);
+    ck_assert_int_eq(quiz.phase, VIEW_QUIZ_REVEALED);
+    ck_assert(view_quiz_holds_clock(&quiz));
+    ck_assert_ptr_eq(view_quiz_shown(&quiz), &questions[0]);
+    ck_assert_uint_eq(view_quiz_hidden(&quiz), 0);
+    /* Second key: run on, to the next question. */
+    ck_assert_int_eq(view_quiz_press(&quiz), VIEW_QUIZ_PRESS_RUN_ON);
+    ck_assert_int_eq(quiz.phase, VIEW_QUIZ_WAITING);
+    ck_assert(!view_quiz_holds_clock(&quiz));
+    ck_assert_ptr_null(view_quiz_shown(&quiz));
+    ck_assert_int_eq(view_quiz_press(&quiz), VIEW_QUIZ_PRESS_UNUSED); /* space pauses again */
+    ck_assert_uint_eq(view_quiz_clock_limit(&quiz, 9000000), 5000000);
+    ck_assert(view_quiz_on_clock(&quiz, 5000000, false));
+    ck_assert_uint_eq(view_quiz_hidden(&quiz), VIEW_QUIZ_HIDE_LOST | VIEW_QUIZ_HIDE_BALANCES);
+    ck_assert_int_eq(view_quiz_press(&quiz), VIEW_QUIZ_PRESS_REVEAL);
+    ck_assert_int_eq(view_quiz_press(&quiz), VIEW_QUIZ_PRESS_RUN_ON);
+    /* After the last one the view runs as without --predict. */
+    ck_assert_int_eq(quiz.phase, VIEW_QUIZ_OVER);
+    ck_assert_uint_eq(view_quiz_clock_limit(&quiz, 9000000), 9000000);
+    ck_assert(!view_quiz_on_clock(&quiz, 9000000, true));
+}
+END_TEST
+
+START_TEST(test_quiz_asks_at_once_when_the_run_finished_before_the_question)
+{
+    Question questions[] = {make_question(50000, "double", NULL)};
+    ViewQuiz quiz;
+    view_quiz_init(&quiz, questions, 1);
+    ck_assert(!view_quiz_on_clock(&quiz, 20000000, false));
+    ck_assert(view_quiz_on_clock(&quiz, 20000000, true)); /* nothing left to run: ask now */
+    ck_assert_int_eq(quiz.phase, VIEW_QUIZ_ASKING);
+}
+END_TEST
+
+START_TEST(test_quiz_restart_asks_again_from_the_first_question)
+{
+    Question questions[] = {make_question(0, "ok", NULL), make_question(10, "lost", NULL)};
+    ViewQuiz quiz;
+    view_quiz_init(&quiz, questions, 2);
+    ck_assert(view_quiz_on_clock(&quiz, 0, false)); /* a question at 0 is asked at once */
+    view_quiz_press(&quiz);
+    view_quiz_press(&quiz);
+    ck_assert_uint_eq(quiz.current, 1);
+    view_quiz_restart(&quiz);
+    ck_assert_uint_eq(quiz.current, 0);
+    ck_assert_int_eq(quiz.phase, VIEW_QUIZ_WAITING);
+    ck_assert(view_quiz_on_clock(&quiz, 0, false));
+    ck_assert_ptr_eq(view_quiz_shown(&quiz), &questions[0]);
+}
+END_TEST
+
+START_TEST(test_quiz_times_round_to_the_nearest_microsecond)
+{
+    Question questions[] = {make_question(1.0004, "ok", NULL), make_question(1.0006, "ok", NULL)};
+    ViewQuiz quiz;
+    view_quiz_init(&quiz, questions, 2);
+    ck_assert_uint_eq(view_quiz_at_us(&quiz, 0), 1000);
+    ck_assert_uint_eq(view_quiz_at_us(&quiz, 1), 1001);
+}
+END_TEST
+
+START_TEST(test_quiz_hides_what_each_metric_shows_and_nothing_for_the_others)
+{
+    ck_assert_uint_eq(view_quiz_hide_bits_of_metric("ok"), VIEW_QUIZ_HIDE_OK);
+    ck_assert_uint_eq(view_quiz_hide_bits_of_metric("double"),
+                      VIEW_QUIZ_HIDE_DOUBLE | VIEW_QUIZ_HIDE_BALANCES);
+    ck_assert_uint_eq(view_quiz_hide_bits_of_metric("double_amount"),
+                      VIEW_QUIZ_HIDE_DOUBLE | VIEW_QUIZ_HIDE_BALANCES);
+    ck_assert_uint_eq(view_quiz_hide_bits_of_metric("lost_amount"),
+                      VIEW_QUIZ_HIDE_LOST | VIEW_QUIZ_HIDE_BALANCES);
+    ck_assert_uint_eq(view_quiz_hide_bits_of_metric("phantom"), VIEW_QUIZ_HIDE_PHANTOM);
+    ck_assert_uint_eq(view_quiz_hide_bits_of_metric("balance_error"), VIEW_QUIZ_HIDE_BALANCES);
+    ck_assert_uint_eq(view_quiz_hide_bits_of_metric("key_store_peak"), VIEW_QUIZ_HIDE_KEY_STORE);
+    ck_assert_uint_eq(view_quiz_hide_bits_of_metric("409"), 0);
+    ck_assert_uint_eq(view_quiz_hide_bits_of_metric("replayed"), 0);
+    /* Every name the table knows is a report metric: no second list of names. */
+    const char *hiding[] = {"ok",          "double",  "double_amount", "lost",
+                            "lost_amount", "phantom", "balance_error", "key_store_peak"};
+    for (size_t h = 0; h < sizeof hiding / sizeof hiding[0]; h++) {
+        bool known = false;
+        for (unsigned i = 0; i < scenario_metric_count; i++)
+            known = known || strcmp(scenario_metric_names[i], hiding[h]) == 0;
+        ck_assert_msg(known, "%s is not a report metric", hiding[h]);
+    }
+}
+END_TEST
+
+/* ------------------------------------------------------------------ the curriculum */
+
+#define FILES_MAX 128
+
+static unsigned curriculum_files(char names[FILES_MAX][96])
+{
+    DIR *directory = opendir(IDEMSIM_SOURCE_DIR "/scenarios");
+    ck_assert_ptr_nonnull(directory);
+    unsigned count = 0;
+    struct dirent *entry;
+    while ((entry = readdir(directory)) != NULL && count < FILES_MAX) {
+        const char *name = entry->d_name;
+        size_t length = strlen(name);
+        bool numbered =
+            name[0] >= '0' && name[0] <= '9' && name[1] >= '0' && name[1] <= '9' && name[2] == '_';
+        if ((numbered || strcmp(name, "default.json") == 0) && length > 5 &&
+            strcmp(name + length - 5, ".json") == 0)
+            snprintf(names[count++], 96, "%s", name);
+    }
+    closedir(directory);
+    return count;
+}
+
+static void values_now(const ViewSession *session, const Question *question,
+                       double values[MODE_COUNT][QUESTION_REVEAL_MAX])
+{
+    for (uint32_t p = 0; p < session->pane_count; p++) {
+        for (uint32_t m = 0; m < question->reveal_count; m++) {
+            const char *metric = scenario_metric_names[question->reveal[m]];
+            ck_assert_msg(view_quiz_metric_value(session->panes[p], metric, &values[p][m]),
+                          "no value for metric %s", metric);
+        }
+    }
+}
+
+/* The question is asked where its answer is still to come: the clock is stopped at each
+ * question exactly as the view stops it, the revealed metrics are read as the card shows
+ * them, and the run goes on to the next question; some revealed metric must change in some
+ * column before the next question (or the end). The first question hides something on
+ * screen, so the room has something to predict. */
+static void check_scenario_questions(const char *name, Scenario *scenario)
+{
+    char path[256];
+    snprintf(path, sizeof path, IDEMSIM_SOURCE_DIR "/scenarios/%s", name);
+    LoadErrors errors;
+    ck_assert_msg(scenario_load_file(path, NULL, 0, scenario, &errors), "%s does not load", name);
+    ck_assert_msg(scenario->question_count >= 1 && scenario->question_count <= 2,
+                  "%s: expected 1 or 2 questions, got %u", name, scenario->question_count);
+    ViewSession session;
+    ck_assert(view_session_init(&session, scenario, scenario->modes, scenario->mode_count,
+                                scenario->seed, 1.0));
+    ViewQuiz quiz;
+    view_quiz_init(&quiz, scenario->questions, scenario->question_count);
+    for (uint32_t q = 0; q < scenario->question_count; q++) {
+        view_session_advance(&session, view_quiz_clock_limit(&quiz, SIM_TIME_NEVER - 1), 0);
+        ck_assert_msg(view_quiz_on_clock(&quiz, session.now_us, view_session_finished(&session)),
+                      "%s: question %u is never asked", name, q + 1);
+        ck_assert_msg(!view_session_finished(&session),
+                      "%s: question %u comes after the run's last event", name, q + 1);
+        if (q == 0)
+            ck_assert_msg(view_quiz_hidden(&quiz) != 0, "%s: question 1 hides nothing", name);
+        const Question *question = view_quiz_shown(&quiz);
+        double asked[MODE_COUNT][QUESTION_REVEAL_MAX];
+        values_now(&session, question, asked);
+        view_quiz_press(&quiz);
+        view_quiz_press(&quiz);
+        view_session_advance(&session, view_quiz_clock_limit(&quiz, SIM_TIME_NEVER - 1), 0);
+        double answered[MODE_COUNT][QUESTION_REVEAL_MAX];
+        values_now(&session, question, answered);
+        bool changed = false;
+        for (uint32_t p = 0; p < session.pane_count; p++) {
+            for (uint32_t m = 0; m < question->reveal_count; m++)
+                changed = changed || asked[p][m] != answered[p][m];
+        }
+        ck_assert_msg(changed, "%s: question %u at %g ms: no revealed metric changes after it",
+                      name, q + 1, question->at_ms);
+    }
+    view_session_release(&session);
+}
+
+START_TEST(test_every_curriculum_scenario_asks_before_its_answer_shows)
+{
+    static char names[FILES_MAX][96];
+    unsigned count = curriculum_files(names);
+    ck_assert_uint_ge(count, 21); /* C1..C20 and default */
+    Scenario *scenario = malloc(sizeof *scenario);
+    ck_assert_ptr_nonnull(scenario);
+    for (unsigned i = 0; i < count; i++)
+        check_scenario_questions(names[i], scenario);
+    free(scenario);
+}
+END_TEST
+
+static Suite *view_quiz_suite(void)
+{
+    Suite *suite = suite_create("view_quiz");
+    TCase *core = tcase_create("Core");
+    tcase_add_test(core, test_quiz_without_questions_never_holds_the_clock_or_takes_a_key);
+    tcase_add_test(core, test_quiz_asks_reveals_then_runs_on_to_the_next_question);
+    tcase_add_test(core, test_quiz_asks_at_once_when_the_run_finished_before_the_question);
+    tcase_add_test(core, test_quiz_restart_asks_again_from_the_first_question);
+    tcase_add_test(core, test_quiz_hides_what_each_metric_shows_and_nothing_for_the_others);
+    suite_add_tcase(suite, core);
+    TCase *limits = tcase_create("Limits");
+    tcase_set_timeout(limits, 300);
+    tcase_add_test(limits, test_quiz_times_round_to_the_nearest_microsecond);
+    tcase_add_test(limits, test_every_curriculum_scenario_asks_before_its_answer_shows);
+    suite_add_tcase(suite, limits);
+    return suite;
+}
+
+int main(void)
+{
+    SRunner *runner = srunner_create(view_quiz_suite());
+    srunner_run_all(runner, CK_NORMAL);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
