@@ -30,7 +30,7 @@ START_TEST(test_a_quiet_stretch_is_skipped_to_just_before_the_next_event)
     ViewSession session;
     open_session(&session, scenario);
     view_session_advance(&session, 300 * MS, 0);
-    SimTimeUs skipped = view_session_skip_quiet(&session, 200 * MS, 50 * MS);
+    SimTimeUs skipped = view_session_skip_quiet(&session, 200 * MS, 50 * MS, SIM_TIME_NEVER);
     ck_assert_uint_gt(skipped, 0);
     SimTimeUs next = SIM_TIME_NEVER;
     for (uint32_t p = 0; p < session.pane_count; p++) {
@@ -39,7 +39,21 @@ START_TEST(test_a_quiet_stretch_is_skipped_to_just_before_the_next_event)
     }
     ck_assert_uint_eq(view_session_clock(&session), next - 50 * MS);
     /* a gap shorter than asked for is left alone */
-    ck_assert_uint_eq(view_session_skip_quiet(&session, 200 * MS, 50 * MS), 0);
+    ck_assert_uint_eq(view_session_skip_quiet(&session, 200 * MS, 50 * MS, SIM_TIME_NEVER), 0);
+    view_session_release(&session);
+    free(scenario);
+}
+END_TEST
+
+/* A question due in the quiet stretch stops the skip short of it. */
+START_TEST(test_a_skip_stops_short_of_a_question)
+{
+    Scenario *scenario = load("scenarios/01_lost_answer.json");
+    ViewSession session;
+    open_session(&session, scenario);
+    view_session_advance(&session, 300 * MS, 0);
+    ck_assert_uint_gt(view_session_skip_quiet(&session, 200 * MS, 50 * MS, 700 * MS), 0);
+    ck_assert_uint_eq(view_session_clock(&session), 650 * MS);
     view_session_release(&session);
     free(scenario);
 }
@@ -57,7 +71,7 @@ START_TEST(test_skipping_changes_nothing_the_worlds_do)
     for (SimTimeUs t = 0; t <= 400000 * MS; t += 100 * MS) {
         if (view_session_clock(&skipping) < t)
             view_session_advance(&skipping, t, 0);
-        skips += view_session_skip_quiet(&skipping, 1000 * MS, 100 * MS) > 0;
+        skips += view_session_skip_quiet(&skipping, 1000 * MS, 100 * MS, SIM_TIME_NEVER) > 0;
     }
     view_session_advance(&skipping, 400000 * MS, 0);
     view_session_advance(&plain, 400000 * MS, 0);
@@ -98,6 +112,7 @@ static Suite *session_suite(void)
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_a_quiet_stretch_is_skipped_to_just_before_the_next_event);
+    tcase_add_test(tc, test_a_skip_stops_short_of_a_question);
     tcase_add_test(tc, test_skipping_changes_nothing_the_worlds_do);
     tcase_add_test(tc, test_every_column_shows_one_clock);
     suite_add_tcase(suite, tc);

@@ -50,7 +50,9 @@ static void draw_title(ViewFrame *frame)
     char speed[32], state[160];
     format_speed(speed, sizeof speed, session->speed);
     SimTimeUs now = view_session_clock(session);
-    const char *run = frame->paused                ? "   \xE2\x9D\x9A\xE2\x9D\x9A paused"
+    const char *run = frame->quiz != NULL && view_quiz_holds_clock(frame->quiz)
+                          ? "   \xE2\x9D\x9A\xE2\x9D\x9A question"
+                      : frame->paused              ? "   \xE2\x9D\x9A\xE2\x9D\x9A paused"
                       : view_session_done(session) ? "   \xE2\x9C\x93 finished"
                                                    : "";
     /* Past the duration the clock says so: no payment starts any more, what was sent is

@@ -156,9 +156,10 @@ void view_session_set_speed(ViewSession *session, double speed)
     }
 }
 
-SimTimeUs view_session_skip_quiet(ViewSession *session, SimTimeUs min_gap_us, SimTimeUs lead_us)
+SimTimeUs view_session_skip_quiet(ViewSession *session, SimTimeUs min_gap_us, SimTimeUs lead_us,
+                                  SimTimeUs stop_us)
 {
-    SimTimeUs next = SIM_TIME_NEVER;
+    SimTimeUs next = stop_us;
     for (uint32_t p = 0; p < session->pane_count; p++) {
         SimTimeUs due = world_next_event_us(session->panes[p]->world);
         next = due < next ? due : next;

@@ -47,8 +47,10 @@ bool view_session_done(const ViewSession *session);
 void view_session_set_speed(ViewSession *session, double speed);
 /* When no world has anything due for longer than min_gap_us after the clock, moves the clock
  * on to lead_us before the next event (nothing runs in between, so nothing is missed) and
- * returns how far it moved; else 0. A room need not watch an empty stretch in real time. */
-SimTimeUs view_session_skip_quiet(ViewSession *session, SimTimeUs min_gap_us, SimTimeUs lead_us);
+ * returns how far it moved; else 0. A room need not watch an empty stretch in real time.
+ * stop_us counts as an event too (a question to ask there; SIM_TIME_NEVER: none). */
+SimTimeUs view_session_skip_quiet(ViewSession *session, SimTimeUs min_gap_us, SimTimeUs lead_us,
+                                  SimTimeUs stop_us);
 /* The time every pane shows, one clock for all columns: the session clock, or a pane's own
  * when stepping moved it on. A pane whose world finished earlier shows the same moment,
  * so the columns stay comparable line for line. */

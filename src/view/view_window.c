@@ -248,7 +248,8 @@ static void advance(ViewApp *app, double dt_s)
         dt_s = 0.1; /* after a stall (window dragged, debugger) do not jump ahead */
     SimTimeUs skipped =
         view_session_skip_quiet(session, (SimTimeUs)(session->speed * QUIET_SKIP_WALL_S * 1e6),
-                                (SimTimeUs)(session->speed * QUIET_LEAD_WALL_S * 1e6));
+                                (SimTimeUs)(session->speed * QUIET_LEAD_WALL_S * 1e6),
+                                view_quiz_clock_limit(&app->quiz, SIM_TIME_NEVER));
     if (skipped > 0) {
         char text[128];
         snprintf(text, sizeof text, "skipped %.1f s in which nothing happens (a band marks it)",
