@@ -2,9 +2,11 @@
  * clock, and a quiet stretch is passed over without changing what the worlds do. */
 #include <check.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "view_session.h"
+#include "view_story.h"
 
 #define MS 1000u
 
@@ -106,6 +108,36 @@ START_TEST(test_every_column_shows_one_clock)
 }
 END_TEST
 
+static bool story_says(const ViewStory *story, const char *words)
+{
+    for (int i = 0; i < story->line_count; i++) {
+        if (strstr(story->lines[i], words) != NULL)
+            return true;
+    }
+    return false;
+}
+
+/* A click's story is explain's, told up to the clock: C1's payment 2 in at-least-once has
+ * timed out at 1.1 s but not yet been retried; by 10 s it is a double nothing caught. */
+START_TEST(test_a_story_is_told_up_to_the_clock)
+{
+    Scenario *scenario = load("scenarios/01_lost_answer.json");
+    ViewStory story;
+    ck_assert(view_story_tell(&story, scenario, MODE_AT_LEAST_ONCE, scenario->seed, 2, 1100 * MS));
+    ck_assert(story.valid);
+    ck_assert(story_says(&story, "timeout"));
+    ck_assert(!story_says(&story, "retry"));
+    ck_assert(story_says(&story, "outcome: unsettled"));
+    ck_assert(view_story_tell(&story, scenario, MODE_AT_LEAST_ONCE, scenario->seed, 2, 10000 * MS));
+    ck_assert(story_says(&story, "retry (attempt 2)"));
+    ck_assert(story_says(&story, "outcome: double"));
+    ck_assert(story_says(&story, "NOT caught: 1 extra effect"));
+    ck_assert(view_story_tell(&story, scenario, MODE_IDEMPOTENT, scenario->seed, 2, 10000 * MS));
+    ck_assert(story_says(&story, "outcome: ok"));
+    free(scenario);
+}
+END_TEST
+
 static Suite *session_suite(void)
 {
     Suite *suite = suite_create("view_session");
@@ -115,6 +147,7 @@ static Suite *session_suite(void)
     tcase_add_test(tc, test_a_skip_stops_short_of_a_question);
     tcase_add_test(tc, test_skipping_changes_nothing_the_worlds_do);
     tcase_add_test(tc, test_every_column_shows_one_clock);
+    tcase_add_test(tc, test_a_story_is_told_up_to_the_clock);
     suite_add_tcase(suite, tc);
     return suite;
 }

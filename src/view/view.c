@@ -4,6 +4,7 @@
 #include "view.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +58,28 @@ bool view_relayout(ViewApp *app)
     app->canvas_ready = true;
     app->canvas.log_texts = app->options.labels_path != NULL;
     return true;
+}
+
+void view_story_refresh(ViewApp *app, int pane, uint64_t serial, uint64_t operation)
+{
+    if (pane < 0 || pane >= (int)app->session.pane_count) {
+        app->story.valid = false;
+        return;
+    }
+    const ViewPane *shown = app->session.panes[pane];
+    if (serial != 0) {
+        const DiagramItem *item = view_pane_arrow(shown, serial);
+        if (item == NULL) {
+            app->story.valid = false;
+            return;
+        }
+        operation = item->operation;
+    }
+    if (!view_story_tell(&app->story, shown->scenario, shown->mode, shown->seed, operation,
+                         view_session_clock(&app->session)))
+        fprintf(stderr, "idemsim view: out of memory telling operation %" PRIu64 "'s story\n",
+                operation);
+    app->story.pane = pane;
 }
 
 bool view_prepare_record_dir(const char *dir)
@@ -155,6 +178,7 @@ static int prepare(ViewApp *app)
                              .window_from_us = options->window_from_ms * SIM_US_PER_MS,
                              .window_to_us = options->window_to_ms * SIM_US_PER_MS,
                              .pinned_pane = -1,
+                             .story = &app->story,
                              .hovered_pane = -1,
                              .quiz = &app->quiz};
     view_quiz_init(&app->quiz, app->scenario->questions,

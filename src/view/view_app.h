@@ -29,6 +29,8 @@ typedef struct {
     bool canvas_ready;
     ViewFrame frame;
     ViewQuiz quiz;         /* --predict; OVER from the start without it */
+    ViewStory story;       /* a clicked message's operation, or --story's */
+    double story_told_s;   /* wall time it was last told (it follows the clock) */
     int width, height;     /* renderer output, in pixels */
     uint64_t record_index; /* frames written by --record */
     double notice_until;   /* wall time the notice disappears */
@@ -48,6 +50,10 @@ bool view_png_save_surface(SDL_Surface *surface, const char *path);
 
 /* --labels-json: the last frame's diagram texts, whole or not at all (view_labels.c). */
 bool view_labels_save(const ViewApp *app, const char *path);
+
+/* Tells (again) the story of the operation of `serial` in session pane `pane`, or of
+ * operation `operation` when serial is 0, as of the session clock. */
+void view_story_refresh(ViewApp *app, int pane, uint64_t serial, uint64_t operation);
 
 int view_headless_run(ViewApp *app); /* view_headless.c */
 int view_window_run(ViewApp *app);   /* view_window.c: the blocking loop of the pieces below */

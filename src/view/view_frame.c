@@ -228,6 +228,48 @@ static void draw_pane(ViewFrame *frame, int column, int64_t scale, const ViewTim
 
 /* ------------------------------------------------------------------ overlays */
 
+/* The clicked operation's story, explain's lines, in a panel across the frame: at the bottom
+ * when the click was in the top half, else at the top, so the arrow stays in sight. */
+static void draw_story(ViewFrame *frame, int anchor_y)
+{
+    const ViewStory *story = frame->story;
+    if (story == NULL || !story->valid)
+        return;
+    ViewCanvas *canvas = frame->canvas;
+    int pad = P(frame, 12);
+    int line_h = view_canvas_text_height(canvas, VIEW_FONT_SMALL);
+    int title_h = view_canvas_text_height(canvas, VIEW_FONT_LABEL);
+    int lines = story->line_count + (story->truncated ? 1 : 0);
+    int w = frame->layout.width - 2 * P(frame, 24);
+    int h = title_h + P(frame, 6) + lines * line_h + 2 * pad;
+    int top = frame->layout.title.y + frame->layout.title.h + P(frame, 8);
+    int bottom = frame->layout.status.y - P(frame, 8) - h;
+    ViewRect box = {P(frame, 24), anchor_y < frame->layout.height / 2 ? bottom : top, w, h};
+    view_canvas_round(canvas, box, (float)P(frame, 8), C(VIEW_COLOR_MESSAGE));
+    view_canvas_round(canvas, (ViewRect){box.x + 2, box.y + 2, box.w - 4, box.h - 4},
+                      (float)P(frame, 7), view_canvas_color(VIEW_COLOR_PANEL_RAISED, 245));
+    char title[160];
+    snprintf(title, sizeof title,
+             "THE STORY OF OPERATION %" PRIu64 " IN %s, AS OF %.2f s   (idemsim explain "
+             "--op %" PRIu64 "; click on nothing to close)",
+             story->operation, mode_name(story->mode), (double)story->as_of_us / 1e6,
+             story->operation);
+    int x = box.x + pad, y = box.y + pad;
+    view_canvas_text_fit(canvas, VIEW_FONT_LABEL, C(VIEW_COLOR_MESSAGE), x, y, VIEW_ALIGN_LEFT,
+                         box.w - 2 * pad, title);
+    y += title_h + P(frame, 6);
+    for (int i = 0; i < story->line_count; i++, y += line_h) {
+        const char *line = story->lines[i];
+        bool verdict = strncmp(line, "outcome:", 8) == 0 || strncmp(line, "caught:", 7) == 0;
+        view_canvas_text_fit(canvas, VIEW_FONT_SMALL,
+                             C(verdict ? VIEW_COLOR_TEXT : VIEW_COLOR_TEXT_DIM), x, y,
+                             VIEW_ALIGN_LEFT, box.w - 2 * pad, line);
+    }
+    if (story->truncated)
+        view_canvas_text(canvas, VIEW_FONT_SMALL, C(VIEW_COLOR_TEXT_DIM), x, y, VIEW_ALIGN_LEFT,
+                         "\xE2\x80\xA6 (the rest: idemsim explain)");
+}
+
 static void draw_details(ViewFrame *frame, int pane_index, uint64_t serial, ViewSegment at)
 {
     ViewCanvas *canvas = frame->canvas;
@@ -363,6 +405,8 @@ void view_frame_draw(ViewFrame *frame)
         draw_details(frame, frame->hovered_pane, frame->hovered_serial, hovered);
     else if (frame->pinned_pane >= 0)
         draw_details(frame, frame->pinned_pane, frame->pinned_serial, pinned);
+    view_canvas_flush(canvas);
+    draw_story(frame, pinned.valid ? (int)pinned.y2 : frame->layout.height);
     view_canvas_flush(canvas);
     view_quiz_draw(frame);
     view_canvas_flush(canvas);

@@ -31,6 +31,9 @@ static void draw(ViewApp *app)
 {
     for (uint32_t p = 0; p < app->session.pane_count; p++)
         view_pane_sample_keys(app->session.panes[p]);
+    if (app->options.has_story) /* as a click on one of its messages would show it */
+        view_story_refresh(app, app->frame.focus >= 0 ? app->frame.focus : 0, 0,
+                           app->options.story_operation);
     view_frame_draw(&app->frame);
     view_canvas_end_frame(&app->canvas);
     SDL_RenderFlush(app->renderer);

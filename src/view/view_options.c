@@ -28,6 +28,8 @@ const char *const view_options_usage =
     "  --window FROM:TO    the diagrams show this stretch of simulated time (ms) instead of\n"
     "                      following the clock; every column shares one time axis either way,\n"
     "                      and stretches where nothing happens are squeezed and marked\n"
+    "  --story OP          show operation OP's story (as idemsim explain tells it, up to the\n"
+    "                      clock) in the first column shown, as clicking its message does\n"
     "  --labels-json FILE  on exit, write every text of the last frame's diagrams with its\n"
     "                      box and size as JSON (to check a layout for overlaps)\n"
     "  --quit-after-ms T   close after T ms of wall time (kiosk demos, CI)\n"
@@ -82,9 +84,10 @@ static bool parse_size(const char *text, int low, int high, int *value)
     return true;
 }
 
-static const char *const valued[] = {
-    "--mode",          "--seed",   "--set", "--speed", "--focus",  "--width",       "--height",
-    "--quit-after-ms", "--record", "--png", "--at-ms", "--window", "--labels-json", "--presses"};
+static const char *const valued[] = {"--mode",        "--seed",    "--set",    "--speed",
+                                     "--focus",       "--width",   "--height", "--quit-after-ms",
+                                     "--record",      "--png",     "--at-ms",  "--window",
+                                     "--labels-json", "--presses", "--story"};
 
 static bool takes_value(const char *arg)
 {
@@ -150,6 +153,10 @@ static ViewOptionsResult parse_number_option(const char *arg, const char *value,
         if (!parse_u64(value, &options->presses) || options->presses > 1000)
             return usage_error("--presses expects 0 to 1000, got '%s'", value);
         options->has_presses = true;
+    } else if (strcmp(arg, "--story") == 0) {
+        if (!parse_u64(value, &options->story_operation))
+            return usage_error("--story expects an operation id (a number), got '%s'", value);
+        options->has_story = true;
     } else if (strcmp(arg, "--at-ms") == 0) {
         if (!parse_u64(value, &options->at_ms) || options->at_ms > (uint64_t)SCENARIO_MS_MAX)
             return usage_error("--at-ms expects milliseconds, got '%s'", value);

@@ -33,6 +33,8 @@ typedef struct {
     bool has_window;
     uint64_t window_from_ms, window_to_ms; /* --window: the diagrams' fixed time window */
     const char *labels_path;               /* --labels-json: the diagram texts of the last frame */
+    bool has_story;
+    uint64_t story_operation; /* --story: that operation's story, as a click on it shows */
     bool fullscreen;
     bool stats;
     int focus;    /* -1: every mode side by side */

@@ -326,7 +326,7 @@ static bool place_label(Strip *strip, const LabelRequest *request)
 
 /* A label left out for want of room is counted on the nearest placed label with the same
  * words and colour, if one is within a few lines: three "replay" at one service read as
- * "replay ×3" rather than as one. */
+ * "3× replay" rather than as one. */
 static void count_on_twin(Strip *strip, const LabelRequest *request)
 {
     float h = (float)view_canvas_text_height(strip->canvas, VIEW_FONT_TINY);
@@ -355,8 +355,8 @@ static void show_repeats(Strip *strip)
         if (strip->label_repeats[i] < 2)
             continue;
         char words[40];
-        snprintf(words, sizeof words, "%s \xC3\x97%d", strip->label_texts[i],
-                 strip->label_repeats[i]);
+        snprintf(words, sizeof words, "%d\xC3\x97 %s", strip->label_repeats[i],
+                 strip->label_texts[i]);
         ViewRect box = strip->labels[i];
         box.w += view_canvas_text_width(strip->canvas, VIEW_FONT_TINY, words) -
                  view_canvas_text_width(strip->canvas, VIEW_FONT_TINY, strip->label_texts[i]);

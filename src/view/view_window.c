@@ -104,6 +104,8 @@ static void restart(ViewApp *app, uint64_t seed, const char *why)
         return;
     }
     app->frame.pinned_pane = -1;
+    app->story.valid = false;
+    app->options.has_story = false;
     view_quiz_restart(&app->quiz);
     char text[96];
     snprintf(text, sizeof text, "%s (seed %" PRIu64 ")", why, seed);
@@ -223,6 +225,9 @@ static void on_event(ViewApp *app, Loop *loop, const SDL_Event *event)
             break;
         app->frame.pinned_pane = app->frame.hovered_pane;
         app->frame.pinned_serial = app->frame.hovered_serial;
+        app->options.has_story = false; /* a click replaces --story's */
+        view_story_refresh(app, app->frame.pinned_pane, app->frame.pinned_serial, 0);
+        app->story_told_s = wall_seconds();
         break;
     case SDL_WINDOWEVENT:
         if (event->window.event == SDL_WINDOWEVENT_LEAVE)
@@ -298,9 +303,25 @@ static void save_screenshot(ViewApp *app, Loop *loop)
     notify(app, text);
 }
 
+/* An open story follows the clock, retold twice a second (it reruns a world). */
+static void follow_story(ViewApp *app, double now_s)
+{
+    bool open = app->story.valid || app->options.has_story;
+    if (!open || now_s - app->story_told_s < 0.5 ||
+        (app->story.valid && app->story.as_of_us == view_session_clock(&app->session)))
+        return;
+    app->story_told_s = now_s;
+    if (app->options.has_story)
+        view_story_refresh(app, app->frame.focus >= 0 ? app->frame.focus : 0, 0,
+                           app->options.story_operation);
+    else
+        view_story_refresh(app, app->story.pane, 0, app->story.operation);
+}
+
 static bool render(ViewApp *app, Loop *loop, double now_s)
 {
     sample_keys(app, loop, now_s);
+    follow_story(app, now_s);
     if (now_s > app->notice_until)
         app->frame.notice[0] = '\0';
     view_frame_draw(&app->frame);
