@@ -20,9 +20,22 @@ typedef struct {
     DiagramTone badge_tone;
     const char *word;
     DiagramTone word_tone;
-    const char *badge_owned;
-    const char *badge_owned_short;
 } EventWords;
+
+/* The badges of a key store's decision about another operation's key (C8). */
+typedef struct {
+    const char *badge;
+    const char *badge_short;
+} OwnedWords;
+
+static const OwnedWords OWNED_WORDS[TRACE_EVENT_COUNT] = {
+    [TRACE_REPLAY] = {"key of op {owner} " ARROW_RIGHT " replay {value}",
+                      "key of op {owner}: not run"},
+    [TRACE_IN_PROGRESS] = {"key of op {owner} in progress " ARROW_RIGHT " {value}",
+                           "key of op {owner} in progress: later"},
+    [TRACE_REJECT_OTHER_BODY] = {"key of op {owner}, body differs " ARROW_RIGHT " {value}",
+                                 "key of op {owner}, body differs: dropped"},
+};
 
 static const EventWords EVENT_WORDS[TRACE_EVENT_COUNT] = {
     [TRACE_RETRY] = {"retry (attempt {attempt})", NULL, DIAGRAM_TONE_PLAIN, NULL, 0},
@@ -38,18 +51,12 @@ static const EventWords EVENT_WORDS[TRACE_EVENT_COUNT] = {
     [TRACE_RESERVE] = {"key free " ARROW_RIGHT " reserved", NULL, DIAGRAM_TONE_STORE, "new",
                        DIAGRAM_TONE_DIM},
     [TRACE_REPLAY] = {"key done " ARROW_RIGHT " replay {value}", "key done: not run again",
-                      DIAGRAM_TONE_STORE, "replay", DIAGRAM_TONE_GOOD,
-                      "key of op {owner} " ARROW_RIGHT " replay {value}",
-                      "key of op {owner}: not run"},
+                      DIAGRAM_TONE_STORE, "replay", DIAGRAM_TONE_GOOD},
     [TRACE_IN_PROGRESS] = {"key in progress " ARROW_RIGHT " {value}", "key in progress: later",
-                           DIAGRAM_TONE_STORE, "busy", DIAGRAM_TONE_WARN,
-                           "key of op {owner} in progress " ARROW_RIGHT " {value}",
-                           "key of op {owner} in progress: later"},
+                           DIAGRAM_TONE_STORE, "busy", DIAGRAM_TONE_WARN},
     [TRACE_REJECT_OTHER_BODY] = {"same key, other body " ARROW_RIGHT " {value}",
                                  "same key, other body: dropped", DIAGRAM_TONE_BAD, "reject",
-                                 DIAGRAM_TONE_WARN,
-                                 "key of op {owner}, body differs " ARROW_RIGHT " {value}",
-                                 "key of op {owner}, body differs: dropped"},
+                                 DIAGRAM_TONE_WARN},
     [TRACE_EXECUTE_NO_EFFECT] = {"runs, nothing changes " ARROW_RIGHT " {value}", NULL,
                                  DIAGRAM_TONE_WORK, "no change", DIAGRAM_TONE_DIM},
     [TRACE_FAIL_AFTER_EFFECT] = {"fails after the effect " ARROW_RIGHT " 500", NULL,
@@ -178,10 +185,10 @@ DiagramTone diagram_mark_badge(const DiagramItem *mark, NodeKind kind,
             *c = *c == '_' ? ' ' : *c;
         return DIAGRAM_TONE_PLAIN;
     }
-    bool owned =
-        words->badge_owned != NULL && mark->key_owner != 0 && mark->key_owner != mark->operation;
-    const char *badge = owned ? words->badge_owned : words->badge;
-    const char *badge_short = owned ? words->badge_owned_short : words->badge_short;
+    bool owned = OWNED_WORDS[event].badge != NULL && mark->key_owner != 0 &&
+                 mark->key_owner != mark->operation;
+    const char *badge = owned ? OWNED_WORDS[event].badge : words->badge;
+    const char *badge_short = owned ? OWNED_WORDS[event].badge_short : words->badge_short;
     expand(label, size, mark->value == 0 && badge_short ? badge_short : badge, mark);
     if (names_click(event) && mark->click == 1 && strlen(label) + 10 < size)
         strcat(label, " (click 2)");
