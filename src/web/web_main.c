@@ -347,6 +347,8 @@ EMSCRIPTEN_KEEPALIVE const char *web_svg(void)
     int pane = app->frame.focus >= 0 ? app->frame.focus : (int)app->session.pane_count - 1;
     Mode mode = app->session.modes[pane];
     SvgDiagram *diagram = report_svg_create(mode, SVG_OPERATIONS, NULL);
+    if (diagram != NULL) /* the spans `run --svg` draws */
+        report_svg_show_windows(diagram, app->scenario);
     World *world = diagram == NULL ? NULL
                                    : world_create(app->scenario, mode, app->session.seed,
                                                   report_svg_sink(diagram), (WorldLimits){0});
