@@ -602,7 +602,8 @@ static void check_shared_records(SchemaReader *reader, const Scenario *scenario)
         return;
     for (uint32_t i = 0; i < scenario->client_group_count; i++) {
         const ClientGroupSpec *group = &scenario->client_groups[i];
-        if (group->operation.resource != RESOURCE_PER_CLIENT)
+        if (group->operation.resource != RESOURCE_PER_CLIENT ||
+            group->operation.kind != OPERATION_SET_STATUS) /* already refused by its kind */
             continue;
         const char *undoing =
             group->target == TARGET_BROKER
