@@ -21,20 +21,80 @@ void ledger_init(World *world)
         world->metrics.balances[a].expected = scenario->accounts[a].balance;
         world->metrics.balances[a].actual = scenario->accounts[a].balance;
     }
+    for (uint32_t g = 0; g < scenario->client_group_count; g++) {
+        if (scenario->client_groups[g].operation.resource == RESOURCE_PER_CLIENT &&
+            ledger->status == NULL) {
+            ledger->status = sim_xcalloc(world->client_count, sizeof *ledger->status);
+            ledger->newest_status = sim_xcalloc(world->client_count, sizeof *ledger->newest_status);
+        }
+    }
 }
 
 void ledger_release(World *world)
 {
     free(world->ledger.balances);
     free(world->ledger.charged);
+    free(world->ledger.status);
+    free(world->ledger.newest_status);
 }
 
-/* Runs the handler of request's operation kind; true when it changed state. */
-static bool handle(World *world, Operation *op, const ClientGroupSpec *spec, int *status)
+/* ------------------------------------------------------------------ status records (C23) */
+
+/* The status an operation sets on its client's record: its place in the client's sequence,
+ * from 1 (operation ids count up per client, the same in every mode). */
+static uint32_t status_of(const World *world, const Operation *op)
+{
+    return (uint32_t)(op->id - world->clients[op->client].first_operation + 1);
+}
+
+/* Writes status to op's client record. Unconditional, it always lands: a write older than
+ * the status held is a stale overwrite, counted and traced. Conditional (a version check:
+ * the write carries the version it follows, the record refuses it once a newer one is
+ * there), an older write is refused with 412 and changes nothing. The same status again
+ * changes nothing either way (idempotent by state, as C5). */
+static bool write_status(World *world, Operation *op, bool conditional, int *status,
+                         uint32_t *replaced)
+{
+    Ledger *ledger = &world->ledger;
+    uint32_t wanted = status_of(world, op);
+    uint32_t held = ledger->status[op->client];
+    *replaced = 0;
+    if (held == wanted)
+        return false;
+    if (held > wanted && conditional) {
+        *status = 412;
+        world->metrics.status_412++;
+        return false;
+    }
+    if (held > wanted) {
+        *replaced = held;
+        world->metrics.stale_overwrites++;
+    }
+    ledger->status[op->client] = wanted;
+    if (wanted > ledger->newest_status[op->client])
+        ledger->newest_status[op->client] = wanted;
+    return true;
+}
+
+uint64_t ledger_count_stale_records(const World *world)
+{
+    uint64_t stale = 0;
+    for (uint32_t c = 0; world->ledger.status != NULL && c < world->client_count; c++)
+        stale += world->ledger.status[c] < world->ledger.newest_status[c];
+    return stale;
+}
+
+/* Runs the handler of request's operation kind; true when it changed state. *replaced: the
+ * newer status a stale status write overwrote, else 0. */
+static bool handle(World *world, Operation *op, const ClientGroupSpec *spec, int *status,
+                   uint32_t *replaced)
 {
     Ledger *ledger = &world->ledger;
     bool first = op->resource_state == 0;
     *status = 200;
+    *replaced = 0;
+    if (spec->operation.resource == RESOURCE_PER_CLIENT)
+        return write_status(world, op, spec->operation.conditional, status, replaced);
     switch (spec->operation.kind) {
     case OPERATION_DEBIT:
         ledger->balances[spec->account] -= spec->operation.amount;
@@ -70,7 +130,8 @@ int ledger_apply(World *world, const Message *request, uint32_t actor, bool *cha
     Operation *op = world_operation(world, request->operation);
     const ClientGroupSpec *spec = world->groups[world->clients[op->client].group].spec;
     int status = 200;
-    bool effect = handle(world, op, spec, &status);
+    uint32_t replaced = 0;
+    bool effect = handle(world, op, spec, &status, &replaced);
     if (changed != NULL)
         *changed = effect;
     if (effect) {
@@ -89,9 +150,13 @@ int ledger_apply(World *world, const Message *request, uint32_t actor, bool *cha
             !through_outbox)
             broker_publish_receipt(world, request);
     }
-    if (world_tracing(world))
-        world_trace_about(world, actor, effect ? TRACE_EXECUTE : TRACE_EXECUTE_NO_EFFECT, request,
+    if (world_tracing(world)) {
+        TraceEvent event = effect ? TRACE_EXECUTE : TRACE_EXECUTE_NO_EFFECT;
+        world_trace_about(world, actor, status == 412 ? TRACE_PRECONDITION_FAILED : event, request,
                           status, 0);
+        if (replaced != 0)
+            world_trace_about(world, actor, TRACE_STALE_OVERWRITE, request, replaced, 0);
+    }
     return status;
 }
 
@@ -111,6 +176,10 @@ void ledger_undo(World *world, const Message *request, uint32_t actor)
         world->metrics.balances[spec->account].actual = ledger->balances[spec->account];
         break;
     case OPERATION_SET_STATUS:
+        SIM_ASSERT(spec->operation.resource == RESOURCE_PER_OPERATION,
+                   "the loader refuses undoing a shared record");
+        op->resource_state = 0;
+        break;
     case OPERATION_DELETE:
     case OPERATION_INSERT_UNIQUE:
         op->resource_state = 0;

@@ -60,6 +60,10 @@ typedef struct {
     uint64_t keys_lost_in_failover; /* key rows a failover to a lagging replica lost */
     uint64_t leaks;            /* replays of a response that belongs to another account's payment */
     uint64_t channel_closures; /* channel family: closures that requeued what was unacked */
+    /* per-client status records (C23) */
+    uint64_t stale_overwrites; /* writes applied over a newer status of the same record */
+    uint64_t stale_final;      /* records left at an older status than one applied to them */
+    uint64_t status_412;       /* conditional writes refused: the record had moved on */
     uint64_t crashes;
     uint64_t emails_sent;
     uint64_t receipts_sent, receipts_duplicated, receipts_missing; /* publish_receipts */

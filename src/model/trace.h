@@ -48,6 +48,10 @@ typedef enum {
     TRACE_ROLLBACK,      /* a local transaction did not commit: its effect is undone */
     TRACE_RECONCILED,    /* the gateway said whether a timed-out charge happened: 200 or 404 */
     TRACE_SEND_RECEIPT,
+    TRACE_STALE_OVERWRITE,     /* a status write just applied replaced a newer status of its
+                                  record (C23); value: that newer status */
+    TRACE_PRECONDITION_FAILED, /* a conditional status write refused, nothing changed;
+                                  value: 412 */
     /* the gateway */
     TRACE_DECLINED,
     TRACE_CHARGED_NO_ANSWER,

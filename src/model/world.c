@@ -775,6 +775,7 @@ static void settle(World *world)
                    metrics->double_amount_so_far == metrics->double_amount,
                "the live double count ends equal to the settled one");
     ledger_check_conservation(world);
+    metrics->stale_final = ledger_count_stale_records(world);
     SIM_ASSERT(metrics->key_store_rows == idem_store_rows(world->server.keys.store) +
                                               idem_store_rows(world->consumers.keys.store),
                "key-store size equals its live rows");
@@ -1052,5 +1053,20 @@ bool world_operation_view(const World *world, uint64_t operation, OperationView 
         .in_progress = op != NULL,
         .finished = op != NULL && op->finished,
     };
+    return true;
+}
+
+bool world_status_record(const World *world, uint32_t group, uint32_t client_in_group,
+                         uint32_t *status, uint32_t *newest)
+{
+    if (group >= world->group_count || world->ledger.status == NULL)
+        return false;
+    const ClientGroup *client_group = &world->groups[group];
+    if (client_group->spec->operation.resource != RESOURCE_PER_CLIENT ||
+        client_in_group >= client_group->spec->count)
+        return false;
+    uint32_t client = client_group->first_client + client_in_group;
+    *status = world->ledger.status[client];
+    *newest = world->ledger.newest_status[client];
     return true;
 }

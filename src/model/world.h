@@ -132,5 +132,10 @@ typedef struct {
     bool finished;    /* the client has its answers; messages may still be in flight */
 } OperationView;
 bool world_operation_view(const World *world, uint64_t operation, OperationView *view);
+/* The status record of a client whose group writes one (operation.resource per-client, C23):
+ * the status it holds now (operation n sets n; 0 before any write) and the newest status
+ * ever applied to it. False for a client of another group. */
+bool world_status_record(const World *world, uint32_t group, uint32_t client_in_group,
+                         uint32_t *status, uint32_t *newest);
 
 #endif

@@ -246,6 +246,10 @@ typedef struct {
 typedef struct {
     int64_t *balances;
     int64_t *charged; /* effects x amount of the settled operations */
+    /* By client, when a group's set-status writes one record per client (else NULL): the
+     * status the record holds (operation n sets n; 0 before any) and the newest applied. */
+    uint32_t *status;
+    uint32_t *newest_status;
 } Ledger;
 
 /* ------------------------------------------------------------------ proxy */
@@ -506,6 +510,8 @@ void ledger_undo(World *world, const Message *request, uint32_t actor);
 /* A settled operation's own count of what it was charged. */
 void ledger_count_settled(World *world, uint32_t account, int64_t charged);
 void ledger_check_conservation(const World *world);
+/* Per-client status records left at an older status than one applied to them (C23). */
+uint64_t ledger_count_stale_records(const World *world);
 
 /* broker.c */
 void broker_init(World *world);

@@ -457,6 +457,7 @@ static bool ends_the_job(const Diagram *diagram, TraceEvent event, int lane)
         return true;
     case TRACE_EXECUTE:
     case TRACE_EXECUTE_NO_EFFECT:
+    case TRACE_PRECONDITION_FAILED:
     case TRACE_SEND_RECEIPT:
         /* at-most-once consumers acknowledge on delivery: nothing closes their job */
         return diagram->lanes[lane].kind == NODE_CONSUMERS && diagram->mode == MODE_AT_MOST_ONCE;

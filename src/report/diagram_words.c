@@ -101,6 +101,10 @@ static const EventWords EVENT_WORDS[TRACE_EVENT_COUNT] = {
                       DIAGRAM_TONE_GOOD},
     [TRACE_ROLLBACK] = {"not committed: undone", NULL, DIAGRAM_TONE_STORE, "rolled back",
                         DIAGRAM_TONE_GOOD},
+    [TRACE_STALE_OVERWRITE] = {"stale overwrite: status {value} replaced", NULL, DIAGRAM_TONE_BAD,
+                               "stale overwrite", DIAGRAM_TONE_WARN},
+    [TRACE_PRECONDITION_FAILED] = {"version moved on " ARROW_RIGHT " {value}", NULL,
+                                   DIAGRAM_TONE_STORE, "412", DIAGRAM_TONE_GOOD},
     [TRACE_REJECT_MISSING_KEY] = {"no key " ARROW_RIGHT " {value}", NULL, DIAGRAM_TONE_BAD,
                                   "no key", DIAGRAM_TONE_WARN},
 };
@@ -249,6 +253,8 @@ static const char *status_words(int64_t status)
         return " conflict";
     case 422:
         return " other body";
+    case 412:
+        return " precondition failed";
     case 500:
         return " error";
     case 402:

@@ -114,6 +114,11 @@ static void write_mode(FILE *stream, const RunReport *report, uint32_t m, Series
             "      \"receipts\": {\"sent\": %" PRIu64 ", \"duplicated\": %" PRIu64
             ", \"missing\": %" PRIu64 "},\n",
             metrics->receipts_sent, metrics->receipts_duplicated, metrics->receipts_missing);
+    if (scenario_uses_status_records(scenario))
+        fprintf(stream,
+                "      \"ordering\": {\"stale_overwrites\": %" PRIu64 ", \"stale_final\": %" PRIu64
+                ", \"412\": %" PRIu64 "},\n",
+                metrics->stale_overwrites, metrics->stale_final, metrics->status_412);
     if (scenario_uses_proxy(scenario))
         fprintf(stream, "      \"proxy\": {\"retries\": %" PRIu64 ", \"timeouts\": %" PRIu64 "},\n",
                 metrics->proxy_retries, metrics->proxy_timeouts);

@@ -23,7 +23,8 @@ typedef enum {
     SHOW_WITH_PROXY,
     SHOW_WITH_QUERIES,
     SHOW_WITH_RECONCILE,
-    SHOW_WITH_FAILOVER
+    SHOW_WITH_FAILOVER,
+    SHOW_WITH_STATUS_RECORDS
 } RowShown;
 
 typedef struct {
@@ -53,6 +54,9 @@ static const Row rows[] = {
     {"422 key reused, other body", "422", ROW_COUNT, SHOW_ALWAYS},
     {"400 no key / other body", "400", ROW_COUNT, SHOW_ALWAYS},
     {"replayed from the key store", "replayed", ROW_COUNT, SHOW_ALWAYS},
+    {"stale overwrites (old on new)", "stale_overwrites", ROW_BAD, SHOW_WITH_STATUS_RECORDS},
+    {"  records left at old status", "stale_final", ROW_BAD, SHOW_WITH_STATUS_RECORDS},
+    {"412 version moved on, refused", "412", ROW_COUNT, SHOW_WITH_STATUS_RECORDS},
     {"status queries (GET by key)", "status_queries", ROW_COUNT, SHOW_WITH_QUERIES},
     {"  unknown resolved by them", "resolved_by_lookup", ROW_COUNT, SHOW_WITH_QUERIES},
     {"gateway timeouts reconciled", "reconciled", ROW_COUNT, SHOW_WITH_RECONCILE},
@@ -224,6 +228,8 @@ bool report_write_table(FILE *stream, const RunReport *report, bool color)
         if (rows[r].shown == SHOW_WITH_FAILOVER &&
             scenario->server.idempotency.replication_lag_ms <= 0 &&
             scenario->broker.consumers.idempotency.replication_lag_ms <= 0)
+            continue;
+        if (rows[r].shown == SHOW_WITH_STATUS_RECORDS && !scenario_uses_status_records(scenario))
             continue;
         fprintf(stream, "%-*s", LABEL_WIDTH, rows[r].label);
         for (uint32_t m = 0; m < report->mode_count; m++) {

@@ -100,10 +100,18 @@ typedef enum {
     NODE_KIND_COUNT
 } NodeKind;
 
+/* What a set-status operation writes to: its own record (C5), or one record per client that
+ * each of the client's operations moves on, operation n setting status n (C23: paid, shipped,
+ * delivered, ...), where a late write can overwrite a newer one. */
+typedef enum { RESOURCE_PER_OPERATION, RESOURCE_PER_CLIENT } OperationResource;
+
 typedef struct {
     OperationKind kind;
-    int64_t amount;     /* minor units; debit only */
-    int64_t order_base; /* business id of the first operation; ops count up from it */
+    int64_t amount;             /* minor units; debit only */
+    int64_t order_base;         /* business id of the first operation; ops count up from it */
+    OperationResource resource; /* set-status only */
+    bool conditional;           /* per-client set-status: a write older than the record's version is
+                                   refused with 412 (a version check, If-Match style) */
 } OperationSpec;
 
 typedef struct {
@@ -434,6 +442,8 @@ bool scenario_load_text(const char *text, size_t length, const char *const *over
 /* Names used in files, reports and the command line. */
 /* True when a client group goes "via": "proxy": the world then holds a proxy node. */
 bool scenario_uses_proxy(const Scenario *scenario);
+/* True when a client group's set-status writes one record per client (C23). */
+bool scenario_uses_status_records(const Scenario *scenario);
 
 const char *mode_name(Mode mode);
 bool mode_from_name(const char *name, Mode *mode);

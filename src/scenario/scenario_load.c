@@ -217,3 +217,12 @@ bool scenario_uses_proxy(const Scenario *scenario)
     }
     return false;
 }
+
+bool scenario_uses_status_records(const Scenario *scenario)
+{
+    for (uint32_t g = 0; g < scenario->client_group_count; g++) {
+        if (scenario->client_groups[g].operation.resource == RESOURCE_PER_CLIENT)
+            return true;
+    }
+    return false;
+}

@@ -27,6 +27,10 @@ static const NameEntry operation_kinds[] = {
     {"send-email", OPERATION_SEND_EMAIL},
     {"increment", OPERATION_INCREMENT},
 };
+static const NameEntry operation_resources[] = {
+    {"per-operation", RESOURCE_PER_OPERATION},
+    {"per-client", RESOURCE_PER_CLIENT},
+};
 static const NameEntry key_strategies[] = {
     {"none", KEY_NONE},
     {"per-attempt", KEY_PER_ATTEMPT},
@@ -102,6 +106,7 @@ static const NameEntry retry_ons[] = {
 
 const NameTable scenario_names_mode = TABLE(modes);
 const NameTable scenario_names_operation_kind = TABLE(operation_kinds);
+const NameTable scenario_names_operation_resource = TABLE(operation_resources);
 const NameTable scenario_names_key_strategy = TABLE(key_strategies);
 const NameTable scenario_names_consumer_key = TABLE(consumer_keys);
 const NameTable scenario_names_store_profile = TABLE(store_profiles);
@@ -187,6 +192,9 @@ const char *const scenario_metric_names[] = {
     "keys_lost_in_failover",
     "leaks",
     "channel_closures",
+    "stale_overwrites",
+    "stale_final",
+    "412",
 };
 const unsigned scenario_metric_count =
     (unsigned)(sizeof scenario_metric_names / sizeof scenario_metric_names[0]);

@@ -185,12 +185,29 @@ static void check_operation(SchemaReader *reader, const cJSON *object, void *bas
     if (clean && operation->kind == OPERATION_DEBIT && operation->amount == 0) {
         schema_error_at(reader, "amount", "expected integer >= 1 for kind 'debit' (got 0)");
     }
+    /* A shared record and a version check mean something for a status only: refused
+     * elsewhere rather than ignored. */
+    if (clean && operation->resource == RESOURCE_PER_CLIENT &&
+        operation->kind != OPERATION_SET_STATUS) {
+        schema_error_at(reader, "resource",
+                        "expected 'per-operation' for kind '%s' ('per-client' is a status "
+                        "record that set-status operations move on)",
+                        scenario_names_of(&scenario_names_operation_kind, (int)operation->kind));
+    }
+    if (clean && operation->conditional &&
+        (operation->kind != OPERATION_SET_STATUS || operation->resource != RESOURCE_PER_CLIENT)) {
+        schema_error_at(reader, "conditional",
+                        "expected kind 'set-status' with resource 'per-client' (a version check "
+                        "needs a record that several operations write)");
+    }
 }
 
 static const SchemaField operation_fields[] = {
     FIELD_CHOICE("kind", OperationSpec, kind, scenario_names_operation_kind),
     FIELD_I64("amount", OperationSpec, amount, RANGE_INTEGER),
     FIELD_I64("first_order", OperationSpec, order_base, RANGE_INTEGER),
+    FIELD_CHOICE("resource", OperationSpec, resource, scenario_names_operation_resource),
+    FIELD_BOOLEAN("conditional", OperationSpec, conditional),
 };
 static const SchemaObject operation_schema = {
     .name = "clients[].operation", SCHEMA_FIELDS(operation_fields), .check = check_operation};
@@ -576,12 +593,44 @@ static void check_proxy_used(SchemaReader *reader, const cJSON *root, const Scen
                     "through this proxy)");
 }
 
+/* A local transaction undoes a rolled-back effect (ledger_undo); on a record several
+ * operations write, the state to go back to is another operation's, which is not modelled:
+ * refused rather than undone wrongly. */
+static void check_shared_records(SchemaReader *reader, const Scenario *scenario)
+{
+    if (!((const ScenarioReader *)reader)->clients_readable)
+        return;
+    for (uint32_t i = 0; i < scenario->client_group_count; i++) {
+        const ClientGroupSpec *group = &scenario->client_groups[i];
+        if (group->operation.resource != RESOURCE_PER_CLIENT ||
+            group->operation.kind != OPERATION_SET_STATUS) /* already refused by its kind */
+            continue;
+        const char *undoing =
+            group->target == TARGET_BROKER
+                ? (scenario->broker.consumers.inbox ? "broker.consumers.inbox" : NULL)
+                : (scenario->server.transaction ? "server.transaction" : NULL);
+        if (undoing == NULL)
+            continue;
+        json_path_push_key(&reader->path, "clients");
+        json_path_push_index(&reader->path, i);
+        json_path_push_key(&reader->path, "operation");
+        schema_error_at(reader, "resource",
+                        "expected 'per-operation' with %s (undoing a status change of a record "
+                        "that other operations write is not modelled)",
+                        undoing);
+        json_path_pop(&reader->path);
+        json_path_pop(&reader->path);
+        json_path_pop(&reader->path);
+    }
+}
+
 static void check_queue_references(SchemaReader *reader, const cJSON *root, void *base, bool clean)
 {
     (void)clean;
     Scenario *scenario = base;
     const BrokerSpec *broker = &scenario->broker;
     check_proxy_used(reader, root, scenario);
+    check_shared_records(reader, scenario);
     if (broker->queue_count == 0) {
         return;
     }
