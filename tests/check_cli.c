@@ -184,7 +184,7 @@ END_TEST
  * Both copies have the same file name (the scenario's name when it sets none). */
 static void expect_run_without_questions_identical(const char *scenario)
 {
-    char source[512], dir[2][512], file[2][512];
+    char source[512], dir[2][512], file[2][768];
     snprintf(source, sizeof source, "scenarios/%s", scenario);
     size_t length = 0;
     char *text = test_cli_read_all(source, &length);

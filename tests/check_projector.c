@@ -96,7 +96,7 @@ static int library(char names[][256], int room)
     while ((entry = readdir(dir)) != NULL && count < room) {
         size_t length = strlen(entry->d_name);
         if (length > 5 && strcmp(entry->d_name + length - 5, ".json") == 0)
-            snprintf(names[count++], 256, "scenarios/%s", entry->d_name);
+            snprintf(names[count++], 256, "scenarios/%.200s", entry->d_name);
     }
     closedir(dir);
     qsort(names, (size_t)count, sizeof names[0], (int (*)(const void *, const void *))strcmp);
@@ -236,6 +236,9 @@ START_TEST(test_the_window_under_xvfb_reads_from_the_back_row)
     pid_t pid = fork();
     ck_assert_int_ge(pid, 0);
     if (pid == 0) {
+        /* Under AddressSanitizer, libX11 and Mesa leak a few blocks of their own; the headless
+         * tests above keep leak checking on for the view's code. */
+        setenv("ASAN_OPTIONS", "detect_leaks=0", 1);
         execlp("xvfb-run", "xvfb-run", "-a", "-s", "-screen 0 1920x1080x24", IDEMSIM_BINARY, "view",
                "scenarios/01_lost_answer.json", "--projector", "--speed", "1", "--quit-after-ms",
                "2000", "--labels-json", labels_path, (char *)NULL);

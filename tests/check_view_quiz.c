@@ -175,7 +175,7 @@ static unsigned curriculum_files(char names[FILES_MAX][96])
             name[0] >= '0' && name[0] <= '9' && name[1] >= '0' && name[1] <= '9' && name[2] == '_';
         if ((numbered || strcmp(name, "default.json") == 0) && length > 5 &&
             strcmp(name + length - 5, ".json") == 0)
-            snprintf(names[count++], 96, "%s", name);
+            snprintf(names[count++], 96, "%.90s", name);
     }
     closedir(directory);
     return count;

@@ -64,7 +64,7 @@ typedef struct {
     int label_count; /* placed, and the reserved boxes of other words (text "") */
     ViewRect labels[LABELS_MAX];
     ViewColor label_colors[LABELS_MAX];
-    char label_texts[LABELS_MAX][40];
+    char label_texts[LABELS_MAX][64];
     int label_repeats[LABELS_MAX]; /* the same words asked for nearby and left out */
 } Strip;
 
@@ -354,8 +354,8 @@ static void show_repeats(Strip *strip)
     for (int i = 0; i < strip->label_count; i++) {
         if (strip->label_repeats[i] < 2)
             continue;
-        char words[40];
-        snprintf(words, sizeof words, "%d\xC3\x97 %s", strip->label_repeats[i],
+        char words[64];
+        snprintf(words, sizeof words, "%d\xC3\x97 %.40s", strip->label_repeats[i],
                  strip->label_texts[i]);
         ViewRect box = strip->labels[i];
         box.w += view_canvas_text_width(strip->canvas, VIEW_FONT_TINY, words) -

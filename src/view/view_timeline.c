@@ -79,7 +79,8 @@ void view_timeline_follow(ViewTimeline *timeline, SimTimeUs *busy, size_t count,
 {
     memset(timeline, 0, sizeof *timeline);
     window_us = window_us > 0 ? window_us : 1;
-    qsort(busy, count, sizeof *busy, compare_times);
+    if (count > 0) /* qsort wants a real array even for none */
+        qsort(busy, count, sizeof *busy, compare_times);
     timeline->to_us = now_us;
     timeline->drawn_us = window_us;
     timeline->from_us = squeeze(timeline, busy, count, now_us, 0, window_us, window_us);
@@ -90,7 +91,8 @@ void view_timeline_fixed(ViewTimeline *timeline, SimTimeUs *busy, size_t count, 
 {
     memset(timeline, 0, sizeof *timeline);
     to_us = to_us > from_us ? to_us : from_us + 1;
-    qsort(busy, count, sizeof *busy, compare_times);
+    if (count > 0) /* qsort wants a real array even for none */
+        qsort(busy, count, sizeof *busy, compare_times);
     timeline->to_us = to_us;
     SimTimeUs window_us = to_us - from_us;
     timeline->from_us = squeeze(timeline, busy, count, to_us, from_us, window_us, window_us);
