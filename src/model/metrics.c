@@ -70,6 +70,8 @@ bool metrics_value(const Metrics *metrics, const char *name, double *value)
         {"keys_lost_in_failover", metrics->keys_lost_in_failover},
         {"leaks", metrics->leaks},
         {"channel_closures", metrics->channel_closures},
+        {"rebalances", metrics->rebalances},
+        {"offset_commits", metrics->offset_commits},
         {"key_store_peak", metrics->key_store_peak},
         {"crashes", metrics->crashes},
         {"late_acks", metrics->late_acks},

@@ -60,6 +60,8 @@ typedef struct {
     uint64_t keys_lost_in_failover; /* key rows a failover to a lagging replica lost */
     uint64_t leaks;            /* replays of a response that belongs to another account's payment */
     uint64_t channel_closures; /* channel family: closures that requeued what was unacked */
+    uint64_t rebalances;       /* log family: resumes from the committed offsets (crashes too) */
+    uint64_t offset_commits;   /* log family: commits that moved a partition's offset */
     uint64_t crashes;
     uint64_t emails_sent;
     uint64_t receipts_sent, receipts_duplicated, receipts_missing; /* publish_receipts */

@@ -114,6 +114,10 @@ static void write_mode(FILE *stream, const RunReport *report, uint32_t m, Series
             "      \"receipts\": {\"sent\": %" PRIu64 ", \"duplicated\": %" PRIu64
             ", \"missing\": %" PRIu64 "},\n",
             metrics->receipts_sent, metrics->receipts_duplicated, metrics->receipts_missing);
+    if (scenario->broker.family == BROKER_LOG) /* only then: other reports stay as they were */
+        fprintf(stream,
+                "      \"log\": {\"rebalances\": %" PRIu64 ", \"offset_commits\": %" PRIu64 "},\n",
+                metrics->rebalances, metrics->offset_commits);
     if (scenario_uses_proxy(scenario))
         fprintf(stream, "      \"proxy\": {\"retries\": %" PRIu64 ", \"timeouts\": %" PRIu64 "},\n",
                 metrics->proxy_retries, metrics->proxy_timeouts);
