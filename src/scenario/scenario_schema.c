@@ -600,10 +600,9 @@ static void check_log_link(SchemaReader *reader, const NetworkSpec *network, con
         if (overridden)
             json_path_push_key(&reader->path, link);
         schema_error(reader,
-                     "expected no loss and no duplicate on %s with broker family 'log' (its "
-                     "fetches and commits are TCP requests the client retries: set "
-                     "network.links.%s.loss and duplicate to 0)",
-                     link, link);
+                     "expected loss 0 and duplicate 0 on %s with broker family 'log' (its "
+                     "fetches and commits are requests the client retries)",
+                     link);
         if (overridden)
             json_path_pop(&reader->path);
         json_path_pop(&reader->path);
@@ -618,7 +617,7 @@ static void check_log_link(SchemaReader *reader, const NetworkSpec *network, con
             json_path_push_index(&reader->path, i);
             schema_error(reader,
                          "expected no outage on %s->%s with broker family 'log' (a lost fetch "
-                         "would stall its partition: name the links the outage cuts)",
+                         "would stall its partition)",
                          source, target);
             json_path_pop(&reader->path);
             json_path_pop(&reader->path);

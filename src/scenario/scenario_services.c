@@ -461,9 +461,9 @@ static void check_log_fields(SchemaReader *reader, const cJSON *object, const Br
         consumers->idempotency.lock_timeout_ms == 0) {
         json_path_push_key(&reader->path, "consumers");
         schema_error(reader,
-                     "expected idempotency.lock_timeout_ms > 0 (or an inbox) with family 'log' "
-                     "and consumer crashes (a record whose key a crash left in processing "
-                     "holds its partition until the lease lets it be taken over)");
+                     "expected idempotency.lock_timeout_ms > 0 (or inbox) with family 'log' "
+                     "and crashes (a key a crash left processing holds its partition until "
+                     "the lease ends)");
         json_path_pop(&reader->path);
     }
 }
