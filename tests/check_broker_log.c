@@ -167,6 +167,39 @@ START_TEST(test_a_slow_record_is_not_redelivered)
 }
 END_TEST
 
+/* The idempotent producer deduplicates per producer session, not within a window: the
+ * client's re-publishes after lost confirms (the library's retries of one send) are dropped,
+ * but after an app restart the producer is a new one and its re-publish is a new record. */
+START_TEST(test_the_idempotent_producer_deduplicates_within_a_session_only)
+{
+    const char *const confirms_lost[] = {
+        "clients[0].workload.at_ms=[0, 50, 100]", "clients[0].retry.timeout_ms=20",
+        "network.outages=[{\"from_ms\": 0, \"to_ms\": 150, \"link\": \"broker->shop\"}]"};
+    Metrics session = test_run_json(timed_log, confirms_lost, 3, MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(session.messages, 3); /* every re-publish was dropped */
+    ck_assert_uint_eq(session.deduplicated, session.attempts - 3);
+    ck_assert_uint_gt(session.deduplicated, 0);
+    ck_assert_uint_eq(session.outcomes[OUTCOME_DOUBLE], 0);
+    const char *const no_producer[] = {confirms_lost[0], confirms_lost[1], confirms_lost[2],
+                                       "broker.idempotent_producer=false"};
+    Metrics plain = test_run_json(timed_log, no_producer, 4, MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(plain.deduplicated, 0);
+    ck_assert_uint_eq(plain.messages, plain.attempts);
+    ck_assert_uint_eq(plain.outcomes[OUTCOME_DOUBLE], 3);
+    /* the app restarts right after each first send and re-publishes with its persisted key */
+    const char *const restarts[] = {"clients[0].workload.at_ms=[0, 50, 100]",
+                                    "clients[0].restart={\"prob\": 1, \"delay_ms\": 10}",
+                                    "clients[0].key_persisted=true"};
+    Metrics restarted = test_run_json(timed_log, restarts, 3, MODE_AT_LEAST_ONCE);
+    Metrics keyed = test_run_json(timed_log, restarts, 3, MODE_IDEMPOTENT);
+    ck_assert_uint_eq(restarted.deduplicated, 0);
+    ck_assert_uint_eq(restarted.messages, 6);
+    ck_assert_uint_eq(restarted.outcomes[OUTCOME_DOUBLE], 3);
+    ck_assert_uint_eq(keyed.outcomes[OUTCOME_DOUBLE], 0);
+    ck_assert_uint_eq(keyed.consumer_replayed, 3);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ refused at load */
 
 static void assert_refused(const char *const *overrides, uint32_t count, const char *path)
@@ -215,7 +248,8 @@ END_TEST
 START_TEST(test_the_other_families_refuse_the_logs_fields)
 {
     static const char *const fields[] = {"partitions=2", "commit=\"before\"",
-                                         "commit_interval_ms=100", "rebalance_every_ms=100"};
+                                         "commit_interval_ms=100", "rebalance_every_ms=100",
+                                         "idempotent_producer=false"};
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
         char setting[64], path[64];
         snprintf(setting, sizeof setting, "broker.%s", fields[i]);
@@ -236,6 +270,7 @@ static Suite *broker_log_suite(void)
     tcase_add_test(core, test_commit_before_replays_nothing_after_a_rebalance);
     tcase_add_test(core, test_commit_before_loses_exactly_the_records_a_crash_interrupts);
     tcase_add_test(core, test_a_slow_record_is_not_redelivered);
+    tcase_add_test(core, test_the_idempotent_producer_deduplicates_within_a_session_only);
     suite_add_tcase(suite, core);
     TCase *limits = tcase_create("Limits");
     tcase_add_test(limits, test_the_log_refuses_the_other_families_rules);

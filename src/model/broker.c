@@ -246,7 +246,8 @@ void broker_on_publish(World *world, const Message *publish)
     Broker *broker = &world->broker;
     uint32_t queue = queue_of(world, publish);
     QueueMetrics *counts = &world->metrics.queues[queue];
-    if (seen_recently(world, &broker->queues[queue], publish->key)) {
+    if (seen_recently(world, &broker->queues[queue], publish->key) ||
+        (broker->partition_count > 0 && broker_log_producer_repeat(world, publish))) {
         world->metrics.deduplicated++;
         counts->deduplicated++;
         if (world_tracing(world))

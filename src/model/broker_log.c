@@ -32,6 +32,8 @@ void broker_log_init(World *world)
     for (uint32_t p = 0; p < spec->partitions; p++)
         snprintf(broker->partitions[p].name, sizeof broker->partitions[p].name, "p%u", p % 100u);
     broker->commit_before = world->mode == MODE_AT_MOST_ONCE || spec->commit == COMMIT_BEFORE;
+    if (spec->idempotent_producer)
+        broker->producer_ids = idem_store_create(1024);
     SimTimeUs every_us = sim_time_us_from_ms(spec->rebalance_every_ms);
     if (every_us > 0 && every_us <= world->duration_us)
         sim_schedule_in(world->sim, every_us, EVENT_LOG_REBALANCE, 0, 0);
@@ -44,6 +46,8 @@ void broker_log_release(World *world)
         free(broker->partitions[p].records);
     free(broker->partitions);
     broker->partitions = NULL;
+    idem_store_destroy(broker->producer_ids);
+    broker->producer_ids = NULL;
     broker->partition_count = 0;
 }
 
@@ -136,6 +140,30 @@ void broker_log_on_commit_tick(World *world)
     broker->commit_tick_pending = false;
     for (uint32_t p = 0; p < broker->partition_count; p++)
         commit(world, p, broker->partitions[p].processed);
+}
+
+/* ------------------------------------------------------------------ the producer */
+
+/* Kafka's idempotent producer numbers the sends of one producer id, and the broker drops a
+ * send it has already appended: the client's re-publishes of one message are taken as the
+ * producer library's retries of one send (same producer id, same sequence number). A
+ * restarted app is a new producer, with a new id: what it sends again is a new record.
+ * Kafka bounds the retries by delivery.timeout.ms; this model does not. Receipts (the
+ * server's publishes) come from one producer that never restarts. */
+bool broker_log_producer_repeat(World *world, const Message *publish)
+{
+    IdemStore *seen = world->broker.producer_ids;
+    if (seen == NULL)
+        return false;
+    uint64_t producer = publish->receipt ? 0 : (uint64_t)publish->client + 1;
+    uint64_t id = rng_mix64(publish->key ^ rng_mix64((producer << 32) ^ publish->session)) | 1;
+    SimTimeUs now = sim_now(world->sim);
+    if (idem_store_lookup(seen, id, now) != NULL)
+        return true;
+    KeyRow row = {
+        .key = id, .status = KEY_STATUS_COMPLETED, .created_us = now, .expires_us = SIM_TIME_NEVER};
+    idem_store_put(seen, &row);
+    return false;
 }
 
 /* ------------------------------------------------------------------ handing out */

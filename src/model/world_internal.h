@@ -103,6 +103,7 @@ typedef struct {
     uint32_t operations_started;
     uint64_t first_operation; /* operation ids are stable: the same in every mode */
     SimTimeUs offline_until_us;
+    uint32_t app_restarts; /* its producer session: a restarted app is a new Kafka producer */
 } Client;
 
 typedef struct {
@@ -160,6 +161,7 @@ typedef struct {
     uint64_t response_of; /* responses: the operation the answer was produced for */
     ReplyTo reply_to;     /* who inside the sender waits for the answer; copied into it */
     bool receipt;         /* an event the server publishes: send the receipt email */
+    uint32_t session;     /* a publish: the app's life it was sent in (Client.app_restarts) */
 } Message;
 
 /* The answer to message, going back the way it came. It keeps the message's identity
@@ -333,6 +335,7 @@ typedef struct {
     LogPartition *partitions;
     bool commit_before;       /* at-most-once, or commit: before */
     bool commit_tick_pending; /* an auto-commit is scheduled */
+    IdemStore *producer_ids;  /* idempotent producer: (client, session, message id) appended */
 } Broker;
 
 typedef struct {
@@ -550,6 +553,9 @@ void broker_release_operation(World *world, Operation *op);
 void broker_log_init(World *world);
 void broker_log_release(World *world);
 void broker_log_append(World *world, uint32_t queued);
+/* The idempotent producer: true when this publish repeats one of its producer session (the
+ * client's life since its app last restarted), which the log then drops. */
+bool broker_log_producer_repeat(World *world, const Message *publish);
 void broker_log_on_processed(World *world, const Message *report);
 void broker_log_on_commit_tick(World *world);
 void broker_log_on_rebalance(World *world);

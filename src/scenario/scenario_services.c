@@ -79,6 +79,7 @@ void scenario_services_defaults(Scenario *scenario)
         .consumer_timeout_ms = 1800000, /* RabbitMQ's default: 30 minutes */
         .partitions = 1,
         .commit = COMMIT_AFTER,
+        .idempotent_producer = true, /* Kafka's default since 3.0 (enable.idempotence) */
         .dead_letter = true,
         .prefetch = 1,
         .late_ack = LATE_ACK_IGNORE,
@@ -432,7 +433,7 @@ static void check_log_fields(SchemaReader *reader, const cJSON *object, const Br
         "ack_timeout_ms",      "max_deliveries",   "dead_letter",     "prefetch", "late_ack",
         "redelivery_delay_ms", "redrive_after_ms", "dedup_window_ms", "queues"};
     static const char *const log_fields[] = {"partitions", "commit", "commit_interval_ms",
-                                             "rebalance_every_ms"};
+                                             "rebalance_every_ms", "idempotent_producer"};
     bool log = broker->family == BROKER_LOG;
     for (size_t i = 0; log && i < sizeof queue_rules / sizeof queue_rules[0]; i++) {
         if (schema_member(object, queue_rules[i]) == NULL)
@@ -514,6 +515,7 @@ static const SchemaField broker_fields[] = {
     FIELD_CHOICE("commit", BrokerSpec, commit, scenario_names_commit),
     FIELD_NUMBER("commit_interval_ms", BrokerSpec, commit_interval_ms, RANGE_MS),
     FIELD_NUMBER("rebalance_every_ms", BrokerSpec, rebalance_every_ms, RANGE_MS),
+    FIELD_BOOLEAN("idempotent_producer", BrokerSpec, idempotent_producer),
     QUEUE_RULE_FIELDS(BrokerSpec),
     FIELD_CUSTOM("queues", 0, read_queues, &queue_schema, false),
     FIELD_OBJECT("consumers", BrokerSpec, consumers, consumer_schema),
