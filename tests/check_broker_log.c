@@ -242,6 +242,8 @@ START_TEST(test_the_log_refuses_the_other_families_rules)
     assert_refused(interval_before, 2, "$.broker.commit_interval_ms");
     const char *const stuck[] = {"broker.consumers.crash.prob=0.1"};
     assert_refused(stuck, 1, "$.broker.consumers");
+    const char *const storm[] = {"broker.rebalance_every_ms=0.0001"}; /* 2 x 10^6 in 200 ms */
+    assert_refused(storm, 1, "$.broker.rebalance_every_ms");
 }
 END_TEST
 

@@ -291,6 +291,7 @@ static Message receipt_event(World *world, const Message *request)
     event.business_key = event.key;
     event.lineage = lineage_of_repeat(request->lineage, request->attempt);
     event.reply_to = (ReplyTo){0};
+    event.session = 0; /* the server's producer never restarts */
     return event;
 }
 

@@ -309,6 +309,7 @@ typedef enum { BROKER_VISIBILITY_TIMEOUT, BROKER_CHANNEL, BROKER_LOG } BrokerFam
 typedef enum { COMMIT_AFTER, COMMIT_BEFORE } CommitPolicy;
 
 #define PARTITIONS_MAX 64
+#define REBALANCES_MAX 1000000 /* rebalance_every_ms: at most this many in duration_ms */
 
 typedef struct {
     uint32_t workers;

@@ -633,6 +633,15 @@ static void check_queue_references(SchemaReader *reader, const cJSON *root, void
     const BrokerSpec *broker = &scenario->broker;
     check_proxy_used(reader, root, scenario);
     if (broker->family == BROKER_LOG) {
+        /* a rebalance is an event: a budget on them, as on every timer the file sets */
+        if (broker->rebalance_every_ms > 0 &&
+            scenario->duration_ms / broker->rebalance_every_ms > REBALANCES_MAX) {
+            json_path_push_key(&reader->path, "broker");
+            schema_error_at(reader, "rebalance_every_ms",
+                            "expected at most %d rebalances in duration_ms (got %.0f)",
+                            REBALANCES_MAX, scenario->duration_ms / broker->rebalance_every_ms);
+            json_path_pop(&reader->path);
+        }
         check_log_link(reader, &scenario->network, "broker", "consumers");
         check_log_link(reader, &scenario->network, "consumers", "broker");
     }
