@@ -8,7 +8,9 @@
  * then dead-lettered. A publisher dedup window drops a re-published message id (after
  * confirming it, as the publisher must still be told). Deliveries stop at the consumers'
  * capacity, workers x prefetch, so a slow consumer group holds messages past their
- * timeout although nothing failed: the incident of C3. */
+ * timeout although nothing failed: the incident of C3. The channel family (RabbitMQ) waits
+ * for a closed channel instead of a timeout; the log family (Kafka) keeps committed offsets
+ * instead of acknowledgements, in broker_log.c, and shares the publishing here. */
 #include <stdlib.h>
 
 #include "sim_assert.h"
