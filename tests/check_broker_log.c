@@ -3,6 +3,7 @@
  * the last commit (and the record being processed), commit before loses exactly the records
  * a crash interrupts, a slow record is never handed out again, and the other families' rules
  * are refused at load. The worlds are small and deterministic: no loss, constant delays. */
+#include "diagram.h"
 #include "test_world.h"
 
 /* One client publishes a payment every 10 ms (at 0, 10, ..., 190 ms); every link takes 1 ms
@@ -152,6 +153,10 @@ START_TEST(test_a_slow_record_is_not_redelivered)
     ck_assert_uint_eq(log.deliveries, 1);
     ck_assert_uint_eq(log.redeliveries, 0);
     ck_assert_uint_eq(log.outcomes[OUTCOME_OK], 1);
+    /* and the diagrams draw no ack timer for it */
+    Scenario *scenario = test_load(timed_log, NULL, 0);
+    ck_assert_double_eq(diagram_windows_of(scenario, MODE_AT_LEAST_ONCE).ack_timeout_ms, 0);
+    free(scenario);
     static const char *const sqs =
         "{\"name\": \"sqs\", \"seed\": 1, \"duration_ms\": 1,"
         " \"accounts\": [{\"id\": \"a\", \"balance\": 1000000}],"
