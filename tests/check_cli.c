@@ -184,7 +184,7 @@ END_TEST
  * Both copies have the same file name (the scenario's name when it sets none). */
 static void expect_run_without_questions_identical(const char *scenario)
 {
-    char source[512], dir[2][512], file[2][768];
+    char source[512], dir[2][512], file[2][1300];
     snprintf(source, sizeof source, "scenarios/%s", scenario);
     size_t length = 0;
     char *text = test_cli_read_all(source, &length);
@@ -196,7 +196,7 @@ static void expect_run_without_questions_identical(const char *scenario)
         snprintf(name, sizeof name, "%s-%s", copy == 0 ? "with" : "without", scenario);
         test_cli_in_scratch(dir[copy], name);
         ck_assert_int_eq(mkdir(dir[copy], 0755), 0);
-        snprintf(file[copy], sizeof file[copy], "%s/%s", dir[copy], scenario);
+        snprintf(file[copy], sizeof file[copy], "%s/%.200s", dir[copy], scenario);
         FILE *out = fopen(file[copy], "w");
         ck_assert_ptr_nonnull(out);
         if (copy == 0)

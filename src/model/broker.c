@@ -8,7 +8,9 @@
  * then dead-lettered. A publisher dedup window drops a re-published message id (after
  * confirming it, as the publisher must still be told). Deliveries stop at the consumers'
  * capacity, workers x prefetch, so a slow consumer group holds messages past their
- * timeout although nothing failed: the incident of C3. */
+ * timeout although nothing failed: the incident of C3. The channel family (RabbitMQ) waits
+ * for a closed channel instead of a timeout; the log family (Kafka) keeps committed offsets
+ * instead of acknowledgements, in broker_log.c, and shares the publishing here. */
 #include <stdlib.h>
 
 #include "sim_assert.h"
@@ -24,7 +26,7 @@ static uint64_t delivery_capacity(const World *world, const BrokerQueue *queue)
     return (uint64_t)workers * queue->spec->prefetch;
 }
 
-static void note_levels(World *world)
+void broker_note_levels(World *world)
 {
     SimTimeUs now = sim_now(world->sim);
     time_series_record(&world->metrics.queue_depth_series, now, world->broker.ready_total);
@@ -44,10 +46,13 @@ void broker_init(World *world)
         if (spec->queues[q].dedup_window_ms > 0)
             broker->queues[q].recent_ids = idem_store_create(1024);
     }
+    if (spec->family == BROKER_LOG)
+        broker_log_init(world);
 }
 
 void broker_release(World *world)
 {
+    broker_log_release(world);
     free(world->broker.messages);
     slot_pool_release(&world->broker.message_slots);
     for (uint32_t q = 0; q < world->broker.queue_count; q++) {
@@ -90,11 +95,15 @@ static void finish_queued(World *world, QueuedMessage *queued, QueuedState state
     world_operation_unref(world, queued->publish.operation);
 }
 
-static void deliver(World *world, uint32_t queued_index)
+void broker_finish_queued(World *world, uint32_t queued_index)
+{
+    finish_queued(world, &world->broker.messages[queued_index], QUEUED_ACKED);
+}
+
+Message broker_next_delivery(World *world, uint32_t queued_index)
 {
     Broker *broker = &world->broker;
     QueuedMessage *queued = &broker->messages[queued_index];
-    BrokerQueue *queue = &broker->queues[queued->queue];
     QueueMetrics *counts = &world->metrics.queues[queued->queue];
     queued->deliveries++;
     world->metrics.deliveries++;
@@ -114,6 +123,15 @@ static void deliver(World *world, uint32_t queued_index)
     delivery.lineage = lineage_of_repeat(queued->publish.lineage, queued->deliveries);
     if (world_tracing(world) && queued->deliveries > 1)
         trace_queue(world, TRACE_REDELIVER, &delivery, queued->deliveries, queued->queue);
+    return delivery;
+}
+
+static void deliver(World *world, uint32_t queued_index)
+{
+    Broker *broker = &world->broker;
+    QueuedMessage *queued = &broker->messages[queued_index];
+    BrokerQueue *queue = &broker->queues[queued->queue];
+    Message delivery = broker_next_delivery(world, queued_index);
     if (!broker->manual_ack) {
         network_send(world, &delivery);
         finish_queued(world, queued, QUEUED_ACKED); /* acknowledged as it leaves */
@@ -151,7 +169,7 @@ static void dispatch_ready(World *world, uint32_t queue_index)
         else if (message->free_when_popped)
             free_slot(broker, queued);
     }
-    note_levels(world);
+    broker_note_levels(world);
 }
 
 static void make_ready(World *world, uint32_t queued_index)
@@ -230,7 +248,8 @@ void broker_on_publish(World *world, const Message *publish)
     Broker *broker = &world->broker;
     uint32_t queue = queue_of(world, publish);
     QueueMetrics *counts = &world->metrics.queues[queue];
-    if (seen_recently(world, &broker->queues[queue], publish->key)) {
+    if (seen_recently(world, &broker->queues[queue], publish->key) ||
+        (broker->partition_count > 0 && broker_log_producer_repeat(world, publish))) {
         world->metrics.deduplicated++;
         counts->deduplicated++;
         if (world_tracing(world))
@@ -252,7 +271,10 @@ void broker_on_publish(World *world, const Message *publish)
     if (world_tracing(world))
         trace_queue(world, TRACE_ENQUEUE, publish, broker->queues[queue].ready.length + 1, queue);
     confirm(world, publish);
-    make_ready(world, queued);
+    if (broker->partition_count > 0)
+        broker_log_append(world, queued);
+    else
+        make_ready(world, queued);
 }
 
 /* The receipt's message id is derived from the operation, not from the execution: the
@@ -271,6 +293,7 @@ static Message receipt_event(World *world, const Message *request)
     event.business_key = event.key;
     event.lineage = lineage_of_repeat(request->lineage, request->attempt);
     event.reply_to = (ReplyTo){0};
+    event.session = 0; /* the server's producer never restarts */
     return event;
 }
 
@@ -310,6 +333,10 @@ void broker_on_ack(World *world, const Message *ack)
     SIM_ASSERT(ack->reply_to.kind == REPLY_TO_DELIVERY &&
                    ack->reply_to.slot < world->broker.message_slots.capacity,
                "an ack names a delivery of a queued message");
+    if (world->broker.partition_count > 0) {
+        broker_log_on_processed(world, ack); /* no per-message ack: a consumer's progress */
+        return;
+    }
     QueuedMessage *queued = &world->broker.messages[ack->reply_to.slot];
     uint64_t delivery = ack->reply_to.serial;
     bool current = queued->state == QUEUED_IN_FLIGHT && queued->deliveries == delivery;
@@ -361,6 +388,8 @@ static void close_channel(World *world, const Message *cause)
 
 void broker_on_consumers_crash(World *world)
 {
+    if (world->broker.partition_count > 0)
+        broker_log_on_consumers_crash(world);
     if (world->scenario.broker.family == BROKER_CHANNEL && world->broker.in_flight_total > 0)
         close_channel(world, NULL);
 }

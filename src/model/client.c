@@ -226,6 +226,7 @@ static bool app_restarts(World *world, uint64_t operation, uint32_t click)
     SimTimeUs delay = distribution_sample_ms_as_us(
         &spec->restart.delay_ms, world_draw(world, DRAW_APP_RESTART_DELAY, operation, click, 0));
     client->offline_until_us = now + delay;
+    client->app_restarts++; /* a new producer session */
     bool kept = spec->key_persisted || spec->key == KEY_BUSINESS_HASH || state->key == 0;
     state->key_forgotten = !kept;
     if (world_tracing(world))
@@ -263,6 +264,7 @@ static void send_attempt(World *world, uint64_t operation, uint32_t click)
         .key = state->key,
         .business_key = business_key_of(world, operation),
         .fingerprint = request_fingerprint(world, operation),
+        .session = client->app_restarts,
     };
     /* A publish always carries a message id; without a key strategy it is new per send. */
     if (publishes && request.key == 0)

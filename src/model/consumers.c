@@ -64,9 +64,11 @@ static void finish_job(World *world, uint32_t job)
     }
 }
 
+/* The ack, or with a log broker the consumer's report that it is done with the record (the
+ * log needs it in every mode: the partition's next record waits for it). */
 static void acknowledge(World *world, const Message *delivery)
 {
-    if (!world->broker.manual_ack)
+    if (!world->broker.manual_ack && world->broker.partition_count == 0)
         return;
     Message ack = *delivery;
     ack.kind = MESSAGE_ACK;
@@ -113,7 +115,17 @@ static bool admit(World *world, uint32_t job_slot)
         acknowledge(world, delivery);
         break;
     case KEY_IN_PROGRESS: /* left unacknowledged: the broker redelivers it */
-    case KEY_MISSING:     /* refused at load: every delivery has a message id */
+        if (world->broker.partition_count > 0) {
+            /* a log never redelivers: the partition's consumer tries the record again once
+             * the lease may be taken over (lock_timeout_ms > 0, checked at load) */
+            key_protocol_trace_refusal(world, &world->consumers.keys, job, verdict, 0);
+            sim_schedule_in(world->sim,
+                            sim_time_us_from_ms(world->consumers.keys.policy->lock_timeout_ms),
+                            EVENT_CONSUMER_RETRY, 0, job_slot);
+            return true;
+        }
+        break;
+    case KEY_MISSING: /* refused at load: every delivery has a message id */
         break;
     }
     key_protocol_trace_refusal(world, &world->consumers.keys, job, verdict, 0);
@@ -122,8 +134,23 @@ static bool admit(World *world, uint32_t job_slot)
 
 static void start_job(World *world, uint32_t job_slot)
 {
+    const Message *delivery = &world->jobs[job_slot].request;
+    if (world->broker.partition_count > 0 && !broker_log_delivery_current(world, delivery)) {
+        acknowledge(world, delivery); /* fetched before a rebalance: revoked, not processed */
+        finish_job(world, job_slot);
+        return;
+    }
     if (!admit(world, job_slot))
         finish_job(world, job_slot);
+}
+
+void consumers_on_retry(World *world, uint32_t job_slot)
+{
+    if (world->jobs[job_slot].epoch != world->consumers.epoch) {
+        world_job_release(world, job_slot); /* its process died meanwhile */
+        return;
+    }
+    start_job(world, job_slot);
 }
 
 /* check-then-insert: the check found no row; the insert comes a race window later. */
@@ -196,6 +223,7 @@ void consumers_on_restart(World *world)
     world->consumers.down = false;
     if (world_tracing(world))
         world_trace(world, world->consumers_node, TRACE_RESTART, 0, 0, 0);
+    broker_log_on_consumers_restart(world);
 }
 
 /* ------------------------------------------------------------------ running a message */

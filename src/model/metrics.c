@@ -73,6 +73,8 @@ bool metrics_value(const Metrics *metrics, const char *name, double *value)
         {"stale_overwrites", metrics->stale_overwrites},
         {"stale_final", metrics->stale_final},
         {"412", metrics->status_412},
+        {"rebalances", metrics->rebalances},
+        {"offset_commits", metrics->offset_commits},
         {"key_store_peak", metrics->key_store_peak},
         {"crashes", metrics->crashes},
         {"late_acks", metrics->late_acks},

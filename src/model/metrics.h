@@ -64,6 +64,8 @@ typedef struct {
     uint64_t stale_overwrites; /* writes applied over a newer status of the same record */
     uint64_t stale_final;      /* records left at an older status than one applied to them */
     uint64_t status_412;       /* conditional writes refused: the record had moved on */
+    uint64_t rebalances;       /* log family: resumes from the committed offsets (crashes too) */
+    uint64_t offset_commits;   /* log family: commits that moved a partition's offset */
     uint64_t crashes;
     uint64_t emails_sent;
     uint64_t receipts_sent, receipts_duplicated, receipts_missing; /* publish_receipts */

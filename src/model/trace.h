@@ -68,6 +68,9 @@ typedef enum {
     TRACE_DEAD_LETTER,
     TRACE_REDRIVE,        /* a dead letter moved back to its queue; value: its deliveries before */
     TRACE_CHANNEL_CLOSED, /* the consumers' channel closed; value: unacked messages requeued */
+    TRACE_REBALANCE,      /* log: partitions resume from their committed offsets; value: replays */
+    TRACE_OFFSET_COMMIT,  /* log: a partition's committed offset moved; value: the new offset */
+    TRACE_COMMIT_REFUSED, /* log: a commit from an owner the rebalance replaced; value: offset */
     TRACE_DISCARD,
     /* a process, about no operation */
     TRACE_CRASH, /* detail: the CrashPoint; operation: the job that crashed it */

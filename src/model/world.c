@@ -441,6 +441,15 @@ static void dispatch(void *context, const Event *event)
     case EVENT_PROXY_TRY_TIMEOUT:
         proxy_on_try_timeout(world, slot_of(event, &world->proxy.call_slots), event->target);
         break;
+    case EVENT_LOG_COMMIT:
+        broker_log_on_commit_tick(world);
+        break;
+    case EVENT_LOG_REBALANCE:
+        broker_log_on_rebalance(world);
+        break;
+    case EVENT_CONSUMER_RETRY:
+        consumers_on_retry(world, job_of(world, event));
+        break;
     case EVENT_KIND_COUNT:
         SIM_ASSERT(false, "unknown event kind");
     }

@@ -42,6 +42,9 @@ typedef enum {
     EVENT_CONSUMER_RESTART,
     EVENT_PROXY_FORWARD,     /* arg: proxy call; the proxy's processing is over */
     EVENT_PROXY_TRY_TIMEOUT, /* target: try number; arg: proxy call */
+    EVENT_LOG_COMMIT,        /* the log's auto-commit (commit_interval_ms) */
+    EVENT_LOG_REBALANCE,     /* the log's consumer group rebalances */
+    EVENT_CONSUMER_RETRY,    /* arg: job slot; a log record whose key is in progress, again */
     EVENT_KIND_COUNT
 } EventKind;
 
@@ -100,6 +103,7 @@ typedef struct {
     uint32_t operations_started;
     uint64_t first_operation; /* operation ids are stable: the same in every mode */
     SimTimeUs offline_until_us;
+    uint32_t app_restarts; /* its producer session: a restarted app is a new Kafka producer */
 } Client;
 
 typedef struct {
@@ -157,6 +161,7 @@ typedef struct {
     uint64_t response_of; /* responses: the operation the answer was produced for */
     ReplyTo reply_to;     /* who inside the sender waits for the answer; copied into it */
     bool receipt;         /* an event the server publishes: send the receipt email */
+    uint32_t session;     /* a publish: the app's life it was sent in (Client.app_restarts) */
 } Message;
 
 /* The answer to message, going back the way it came. It keeps the message's identity
@@ -290,7 +295,27 @@ typedef struct {
     uint32_t redrive_base;      /* deliveries before the last redrive: max_deliveries anew */
     uint32_t next_of_operation; /* the operation's next queued message, or SLOT_NONE */
     uint32_t queue;             /* index into Broker.queues */
+    uint32_t partition;         /* log: its partition, and its offset there */
+    uint64_t offset;
 } QueuedMessage;
+
+/* A partition of the log (family log): the queued slots of the records from `base` on, in
+ * order; the group resumes from `committed` after a rebalance or a crash. Offsets below
+ * `committed` are settled and their entries dropped. committed <= processed <= position
+ * with commit after; position is the next record to hand out. One record of a partition is
+ * out at a time (handed out and not yet processed), so a partition is processed in order. */
+typedef struct {
+    uint32_t *records; /* queued slots of offsets base .. base + length - 1 */
+    uint64_t base;
+    uint32_t length, capacity;
+    uint64_t committed;
+    uint64_t processed;      /* past the last record the current owner reported processed */
+    uint64_t position;       /* the next offset to hand out */
+    uint32_t generation;     /* bumped by each rebalance and crash: older reports are stale */
+    uint32_t out_generation; /* the generation of the record out, while busy */
+    bool busy;               /* a record is out; a stale one still holds the partition */
+    char name[8];            /* "p3", the detail of its trace records (PARTITIONS_MAX < 100) */
+} LogPartition;
 
 /* One named queue: its messages waiting to be handed out, how many are out, its rules. */
 typedef struct {
@@ -309,6 +334,12 @@ typedef struct {
     BrokerQueue queues[QUEUES_MAX];
     uint64_t ready_total; /* messages waiting in every queue, for load and the levels */
     uint64_t in_flight_total;
+    /* family log */
+    uint32_t partition_count; /* 0: not a log */
+    LogPartition *partitions;
+    bool commit_before;       /* at-most-once, or commit: before */
+    bool commit_tick_pending; /* an auto-commit is scheduled */
+    IdemStore *producer_ids;  /* idempotent producer: (client, session, message id) appended */
 } Broker;
 
 typedef struct {
@@ -524,6 +555,26 @@ void broker_on_redeliver(World *world, uint32_t queued);
 void broker_on_consumers_crash(World *world);
 /* Frees the slots of an operation's queued messages once it has settled. */
 void broker_release_operation(World *world, Operation *op);
+/* The log family (broker_log.c). */
+void broker_log_init(World *world);
+void broker_log_release(World *world);
+void broker_log_append(World *world, uint32_t queued);
+/* The idempotent producer: true when this publish repeats one of its producer session (the
+ * client's life since its app last restarted), which the log then drops. */
+bool broker_log_producer_repeat(World *world, const Message *publish);
+void broker_log_on_processed(World *world, const Message *report);
+void broker_log_on_commit_tick(World *world);
+void broker_log_on_rebalance(World *world);
+void broker_log_on_consumers_crash(World *world);
+void broker_log_on_consumers_restart(World *world);
+/* Whether a delivery is of its partition's current assignment: a record fetched before a
+ * rebalance and not yet started is dropped by the consumer (reported, not processed). */
+bool broker_log_delivery_current(const World *world, const Message *delivery);
+/* broker.c's, shared with the log: the next delivery of a queued message (counted, and
+ * traced when it is a redelivery); a message let go of; the queue levels recorded. */
+Message broker_next_delivery(World *world, uint32_t queued);
+void broker_finish_queued(World *world, uint32_t queued);
+void broker_note_levels(World *world);
 
 /* The server publishes the receipt event of a charge (publish_receipts): directly, or as
  * the outbox's relay (whose confirm comes back to reply_to). */
@@ -538,6 +589,7 @@ void consumers_on_delivery(World *world, const Message *delivery);
 void consumers_on_job_done(World *world, uint32_t job);
 void consumers_on_job_reserve(World *world, uint32_t job);
 void consumers_on_restart(World *world);
+void consumers_on_retry(World *world, uint32_t job);
 void consumers_on_store_sweep(World *world);
 KeyProtocol *world_keys_of_side(World *world, StoreSide side);
 uint32_t consumers_held(const World *world); /* buffered plus in service */

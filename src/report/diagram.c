@@ -258,7 +258,8 @@ DiagramWindows diagram_windows_of(const Scenario *scenario, Mode mode)
         windows.consumer_store_durable = consumers->durable;
     }
     const BrokerSpec *broker = &scenario->broker;
-    if (mode != MODE_AT_MOST_ONCE) /* at-most-once acknowledges as it delivers: no timer */
+    /* at-most-once acknowledges as it delivers, and a log has no per-message ack: no timer */
+    if (mode != MODE_AT_MOST_ONCE && broker->family != BROKER_LOG)
         windows.ack_timeout_ms =
             broker->family == BROKER_CHANNEL ? broker->consumer_timeout_ms : broker->ack_timeout_ms;
     windows.dedup_window_ms = broker->dedup_window_ms;

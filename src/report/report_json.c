@@ -119,6 +119,10 @@ static void write_mode(FILE *stream, const RunReport *report, uint32_t m, Series
                 "      \"ordering\": {\"stale_overwrites\": %" PRIu64 ", \"stale_final\": %" PRIu64
                 ", \"412\": %" PRIu64 "},\n",
                 metrics->stale_overwrites, metrics->stale_final, metrics->status_412);
+    if (scenario->broker.family == BROKER_LOG) /* only then: other reports stay as they were */
+        fprintf(stream,
+                "      \"log\": {\"rebalances\": %" PRIu64 ", \"offset_commits\": %" PRIu64 "},\n",
+                metrics->rebalances, metrics->offset_commits);
     if (scenario_uses_proxy(scenario))
         fprintf(stream, "      \"proxy\": {\"retries\": %" PRIu64 ", \"timeouts\": %" PRIu64 "},\n",
                 metrics->proxy_retries, metrics->proxy_timeouts);

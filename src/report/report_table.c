@@ -24,7 +24,8 @@ typedef enum {
     SHOW_WITH_QUERIES,
     SHOW_WITH_RECONCILE,
     SHOW_WITH_FAILOVER,
-    SHOW_WITH_STATUS_RECORDS
+    SHOW_WITH_STATUS_RECORDS,
+    SHOW_WITH_LOG /* a log broker (Kafka) only: the other families' tables stay as they were */
 } RowShown;
 
 typedef struct {
@@ -66,6 +67,8 @@ static const Row rows[] = {
     {"dead-lettered", "dead_lettered", ROW_COUNT, SHOW_ALWAYS},
     {"  moved back (redrive)", "redriven", ROW_COUNT, SHOW_WITH_BROKER},
     {"channels closed, all requeued", "channel_closures", ROW_COUNT, SHOW_WITH_BROKER},
+    {"rebalances, replay from commit", "rebalances", ROW_COUNT, SHOW_WITH_LOG},
+    {"offsets committed", "offset_commits", ROW_COUNT, SHOW_WITH_LOG},
     {"late acks (after the timeout)", "late_acks", ROW_COUNT, SHOW_WITH_BROKER},
     {"queue depth, peak", "queue_depth_peak", ROW_COUNT, SHOW_WITH_BROKER},
     {"delivered, not acked, peak", "in_flight_peak", ROW_COUNT, SHOW_WITH_BROKER},
@@ -220,6 +223,9 @@ bool report_write_table(FILE *stream, const RunReport *report, bool color)
         if (rows[r].shown == SHOW_WITH_EMAIL && !sends_email(scenario))
             continue;
         if (rows[r].shown == SHOW_WITH_PROXY && !has_proxy)
+            continue;
+        if (rows[r].shown == SHOW_WITH_LOG &&
+            !(has_broker && scenario->broker.family == BROKER_LOG))
             continue;
         if (rows[r].shown == SHOW_WITH_QUERIES && !asks_status(scenario))
             continue;

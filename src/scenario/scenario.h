@@ -310,7 +310,14 @@ typedef enum { LATE_ACK_IGNORE, LATE_ACK_ACCEPT } LateAck;
  * timeout is handed out again, even while a consumer is still working on it. channel
  * (RabbitMQ): a delivery stays with its consumer until acked; only a closed channel (the
  * consumer crashed, or held a delivery past consumer_timeout_ms) requeues what it held. */
-typedef enum { BROKER_VISIBILITY_TIMEOUT, BROKER_CHANNEL } BrokerFamily;
+/* log (Kafka): records stay in order in partitions; the group commits an offset per
+ * partition, and a rebalance or a crash resumes from the last committed offset. */
+typedef enum { BROKER_VISIBILITY_TIMEOUT, BROKER_CHANNEL, BROKER_LOG } BrokerFamily;
+/* log: whether the consumer commits a record's offset before processing it or after. */
+typedef enum { COMMIT_AFTER, COMMIT_BEFORE } CommitPolicy;
+
+#define PARTITIONS_MAX 64
+#define REBALANCES_MAX 1000000 /* rebalance_every_ms: at most this many in duration_ms */
 
 typedef struct {
     uint32_t workers;
@@ -350,6 +357,11 @@ typedef struct {
     double redrive_after_ms;
     BrokerFamily family;        /* how unacknowledged messages come back */
     double consumer_timeout_ms; /* channel: an unacked delivery this old closes the channel */
+    uint32_t partitions;        /* log: a client's records go to partition client % partitions */
+    CommitPolicy commit;        /* log, retrying modes; at-most-once always commits before */
+    double commit_interval_ms;  /* log: 0 commits at each record, else every interval */
+    double rebalance_every_ms;  /* log: 0 never, else at every multiple up to duration_ms */
+    bool idempotent_producer;   /* log: a re-publish within one producer session is dropped */
     /* Resolved: `queues` as listed, or one queue named "main" with the defaults. */
     uint32_t queue_count;
     QueueSpec queues[QUEUES_MAX];

@@ -128,8 +128,11 @@ const NameTable scenario_names_receipts_via = TABLE(receipt_paths);
 static const NameEntry scopes[] = {{"global", SCOPE_GLOBAL}, {"account", SCOPE_ACCOUNT}};
 const NameTable scenario_names_scope = TABLE(scopes);
 static const NameEntry broker_families[] = {{"visibility-timeout", BROKER_VISIBILITY_TIMEOUT},
-                                            {"channel", BROKER_CHANNEL}};
+                                            {"channel", BROKER_CHANNEL},
+                                            {"log", BROKER_LOG}};
 const NameTable scenario_names_broker_family = TABLE(broker_families);
+static const NameEntry commit_policies[] = {{"after", COMMIT_AFTER}, {"before", COMMIT_BEFORE}};
+const NameTable scenario_names_commit = TABLE(commit_policies);
 const NameTable scenario_names_late_ack = TABLE(late_acks);
 const NameTable scenario_names_dist = TABLE(dists);
 const NameTable scenario_names_loss_model = TABLE(loss_models);
@@ -195,6 +198,8 @@ const char *const scenario_metric_names[] = {
     "stale_overwrites",
     "stale_final",
     "412",
+    "rebalances",
+    "offset_commits",
 };
 const unsigned scenario_metric_count =
     (unsigned)(sizeof scenario_metric_names / sizeof scenario_metric_names[0]);

@@ -36,6 +36,7 @@ extern const NameTable scenario_names_on_unknown;
 extern const NameTable scenario_names_receipts_via;
 extern const NameTable scenario_names_scope;
 extern const NameTable scenario_names_broker_family;
+extern const NameTable scenario_names_commit;
 extern const NameTable scenario_names_late_ack;
 extern const NameTable scenario_names_dist;
 extern const NameTable scenario_names_loss_model;

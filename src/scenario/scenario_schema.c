@@ -624,6 +624,56 @@ static void check_shared_records(SchemaReader *reader, const Scenario *scenario)
     }
 }
 
+/* A log broker's fetches and commits are requests over TCP that the Kafka client retries:
+ * the links between the broker and its consumers delay them, never lose or copy them (a
+ * lost fetch would stall its partition for good, there being no redelivery timer). */
+static void check_log_link(SchemaReader *reader, const NetworkSpec *network, const char *source,
+                           const char *target)
+{
+    const LinkSpec *spec = &network->default_link;
+    bool overridden = false;
+    for (uint32_t i = 0; i < network->link_count; i++) {
+        if (strcmp(network->links[i].source, source) == 0 &&
+            strcmp(network->links[i].target, target) == 0) {
+            spec = &network->links[i].spec;
+            overridden = true;
+        }
+    }
+    bool lossy = spec->loss.model != LOSS_BERNOULLI || spec->loss.probability > 0;
+    if (lossy || spec->duplicate > 0) {
+        char link[2 * NAME_LEN_MAX + 4];
+        snprintf(link, sizeof link, "%s->%s", source, target);
+        json_path_push_key(&reader->path, "network");
+        json_path_push_key(&reader->path, overridden ? "links" : "default");
+        if (overridden)
+            json_path_push_key(&reader->path, link);
+        schema_error(reader,
+                     "expected loss 0 and duplicate 0 on %s with broker family 'log' (its "
+                     "fetches and commits are requests the client retries)",
+                     link);
+        if (overridden)
+            json_path_pop(&reader->path);
+        json_path_pop(&reader->path);
+        json_path_pop(&reader->path);
+    }
+    for (uint32_t i = 0; i < network->outage_count; i++) {
+        const OutageSpec *outage = &network->outages[i];
+        if (outage->source[0] == '\0' ||
+            (strcmp(outage->source, source) == 0 && strcmp(outage->target, target) == 0)) {
+            json_path_push_key(&reader->path, "network");
+            json_path_push_key(&reader->path, "outages");
+            json_path_push_index(&reader->path, i);
+            schema_error(reader,
+                         "expected no outage on %s->%s with broker family 'log' (a lost fetch "
+                         "would stall its partition)",
+                         source, target);
+            json_path_pop(&reader->path);
+            json_path_pop(&reader->path);
+            json_path_pop(&reader->path);
+        }
+    }
+}
+
 static void check_queue_references(SchemaReader *reader, const cJSON *root, void *base, bool clean)
 {
     (void)clean;
@@ -631,6 +681,19 @@ static void check_queue_references(SchemaReader *reader, const cJSON *root, void
     const BrokerSpec *broker = &scenario->broker;
     check_proxy_used(reader, root, scenario);
     check_shared_records(reader, scenario);
+    if (broker->family == BROKER_LOG) {
+        /* a rebalance is an event: a budget on them, as on every timer the file sets */
+        if (broker->rebalance_every_ms > 0 &&
+            scenario->duration_ms / broker->rebalance_every_ms > REBALANCES_MAX) {
+            json_path_push_key(&reader->path, "broker");
+            schema_error_at(reader, "rebalance_every_ms",
+                            "expected at most %d rebalances in duration_ms (got %.0f)",
+                            REBALANCES_MAX, scenario->duration_ms / broker->rebalance_every_ms);
+            json_path_pop(&reader->path);
+        }
+        check_log_link(reader, &scenario->network, "broker", "consumers");
+        check_log_link(reader, &scenario->network, "consumers", "broker");
+    }
     if (broker->queue_count == 0) {
         return;
     }

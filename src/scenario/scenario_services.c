@@ -77,6 +77,9 @@ void scenario_services_defaults(Scenario *scenario)
         .ack_timeout_ms = 30000,
         .max_deliveries = 5,
         .consumer_timeout_ms = 1800000, /* RabbitMQ's default: 30 minutes */
+        .partitions = 1,
+        .commit = COMMIT_AFTER,
+        .idempotent_producer = true, /* Kafka's default since 3.0 (enable.idempotence) */
         .dead_letter = true,
         .prefetch = 1,
         .late_ack = LATE_ACK_IGNORE,
@@ -351,6 +354,7 @@ static const SchemaObject consumer_schema = {.name = "broker.consumers",
 /* clang-format off */
 #define RANGE_DELIVERIES {0.0, 1000000.0, false, false, false}
 #define RANGE_PREFETCH {1.0, 100000.0, false, false, false}
+#define RANGE_PARTITIONS {1.0, (double)PARTITIONS_MAX, false, false, false}
 
 /* A queue's rules, at broker level (every queue's defaults) and in each queue: one list, so
  * both take the same types and ranges. type_ is BrokerSpec or QueueSpec. */
@@ -419,6 +423,52 @@ static void read_queues(SchemaReader *reader, const cJSON *item, void *target)
     check_unique_queue_names(reader, broker);
 }
 
+/* The log family (Kafka) has no per-message acknowledgement, so nothing of a queue's
+ * delivery rules applies to it (a slow record is never handed out again, nothing is
+ * dead-lettered, the idempotent producer is per session, not a window): each is refused,
+ * as the log's own fields are with the other families. */
+static void check_log_fields(SchemaReader *reader, const cJSON *object, const BrokerSpec *broker)
+{
+    static const char *const queue_rules[] = {
+        "ack_timeout_ms",      "max_deliveries",   "dead_letter",     "prefetch", "late_ack",
+        "redelivery_delay_ms", "redrive_after_ms", "dedup_window_ms", "queues"};
+    static const char *const log_fields[] = {"partitions", "commit", "commit_interval_ms",
+                                             "rebalance_every_ms", "idempotent_producer"};
+    bool log = broker->family == BROKER_LOG;
+    for (size_t i = 0; log && i < sizeof queue_rules / sizeof queue_rules[0]; i++) {
+        if (schema_member(object, queue_rules[i]) == NULL)
+            continue;
+        if (strcmp(queue_rules[i], "dedup_window_ms") == 0)
+            schema_error_at(reader, queue_rules[i],
+                            "expected no dedup_window_ms with family 'log' (Kafka's idempotent "
+                            "producer deduplicates per producer session, not within a window; "
+                            "not modelled)");
+        else
+            schema_error_at(reader, queue_rules[i],
+                            "expected no %s with family 'log' (a log has no per-message ack: "
+                            "a rebalance or a crash resumes from the last committed offset)",
+                            queue_rules[i]);
+    }
+    for (size_t i = 0; !log && i < sizeof log_fields / sizeof log_fields[0]; i++) {
+        if (schema_member(object, log_fields[i]) != NULL)
+            schema_error_at(reader, log_fields[i], "expected family 'log' with %s", log_fields[i]);
+    }
+    if (log && broker->commit == COMMIT_BEFORE && broker->commit_interval_ms > 0)
+        schema_error_at(reader, "commit_interval_ms",
+                        "expected commit 'after' with commit_interval_ms (commit 'before' "
+                        "commits each record as it is handed out, before processing it)");
+    const ConsumerSpec *consumers = &broker->consumers;
+    if (log && consumers->crash.prob > 0 && consumers->idempotency.durable && !consumers->inbox &&
+        consumers->idempotency.lock_timeout_ms == 0) {
+        json_path_push_key(&reader->path, "consumers");
+        schema_error(reader,
+                     "expected idempotency.lock_timeout_ms > 0 (or inbox) with family 'log' "
+                     "and crashes (a key a crash left processing holds its partition until "
+                     "the lease ends)");
+        json_path_pop(&reader->path);
+    }
+}
+
 /* Without `queues`, the one queue takes the broker-level rules the file just gave. */
 /* A redrive moves dead letters back: a queue that discards them has none to move. */
 static void check_broker(SchemaReader *reader, const cJSON *object, void *base, bool clean)
@@ -438,6 +488,7 @@ static void check_broker(SchemaReader *reader, const cJSON *object, void *base, 
         schema_error_at(reader, "consumer_timeout_ms",
                         "expected family 'channel' with consumer_timeout_ms (a "
                         "visibility-timeout broker uses each queue's ack_timeout_ms)");
+    check_log_fields(reader, object, broker);
     const cJSON *queues = schema_member(object, "queues");
     for (const cJSON *queue = queues != NULL && cJSON_IsArray(queues) ? queues->child : NULL;
          channel && queue != NULL; queue = queue->next) {
@@ -460,6 +511,11 @@ static void check_broker(SchemaReader *reader, const cJSON *object, void *base, 
 static const SchemaField broker_fields[] = {
     FIELD_CHOICE("family", BrokerSpec, family, scenario_names_broker_family),
     FIELD_NUMBER("consumer_timeout_ms", BrokerSpec, consumer_timeout_ms, RANGE_MS_POSITIVE),
+    FIELD_U32("partitions", BrokerSpec, partitions, RANGE_PARTITIONS),
+    FIELD_CHOICE("commit", BrokerSpec, commit, scenario_names_commit),
+    FIELD_NUMBER("commit_interval_ms", BrokerSpec, commit_interval_ms, RANGE_MS),
+    FIELD_NUMBER("rebalance_every_ms", BrokerSpec, rebalance_every_ms, RANGE_MS),
+    FIELD_BOOLEAN("idempotent_producer", BrokerSpec, idempotent_producer),
     QUEUE_RULE_FIELDS(BrokerSpec),
     FIELD_CUSTOM("queues", 0, read_queues, &queue_schema, false),
     FIELD_OBJECT("consumers", BrokerSpec, consumers, consumer_schema),

@@ -274,8 +274,17 @@ static ViewColor broker_sentence(const ViewPane *pane, const ViewNarration *n, c
         snprintf(buffer, size, "the %s queued %s", where, op);
         return VIEW_COLOR_TEXT_DIM;
     case TRACE_REDELIVER:
-        snprintf(buffer, size, "the %s hands %s out again (delivery #%" PRId64 "): no ack in time",
-                 where, op, n->value);
+        snprintf(buffer, size, "the %s hands %s out again (delivery #%" PRId64 "): %s", where, op,
+                 n->value,
+                 pane->scenario->broker.family == BROKER_LOG       ? "replayed from the last commit"
+                 : pane->scenario->broker.family == BROKER_CHANNEL ? "its channel closed"
+                                                                   : "no ack in time");
+        return VIEW_COLOR_WARNING;
+    case TRACE_COMMIT_REFUSED:
+        snprintf(buffer, size,
+                 "%s: its consumer lost the partition in a rebalance, its commit is "
+                 "refused",
+                 op);
         return VIEW_COLOR_WARNING;
     case TRACE_ACK_TIMEOUT:
         snprintf(buffer, size, "no ack for %s within the ack timeout: it will be redelivered", op);
@@ -407,6 +416,13 @@ ViewColor view_narration_line(const ViewPane *pane, const ViewNarration *n, char
         snprintf(buffer, size, "key-store cleanup freed %" PRId64 " expired keys", n->value);
         return VIEW_COLOR_TEXT_DIM;
     }
+    if (n->event == TRACE_REBALANCE) {
+        snprintf(buffer, size,
+                 "the consumer group rebalances: back to the last commit, %" PRId64
+                 " records to process again",
+                 n->value);
+        return n->value > 0 ? VIEW_COLOR_WARNING : VIEW_COLOR_TEXT_DIM;
+    }
     char op[64], who[80];
     operation_words(op, sizeof op, pane, n->operation);
     view_narration_client(who, sizeof who, pane, n->group, n->client_in_group);
@@ -428,6 +444,7 @@ ViewColor view_narration_line(const ViewPane *pane, const ViewNarration *n, char
     case TRACE_DISCARD:
     case TRACE_LATE_ACK_ACCEPTED:
     case TRACE_LATE_ACK_IGNORED:
+    case TRACE_COMMIT_REFUSED:
         return broker_sentence(pane, n, op, buffer, size);
     default:
         if (n->kind != NODE_CLIENT_GROUP)

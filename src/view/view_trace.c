@@ -72,6 +72,7 @@ static int rank_of(TraceEvent event, uint32_t effects, int64_t value, bool lost_
     case TRACE_DELIVER:
     case TRACE_DUPLICATE:
     case TRACE_SETTLED:
+    case TRACE_OFFSET_COMMIT:
     case TRACE_EVENT_COUNT:
         return -1; /* never narrated: too frequent, or said by another record */
     default:
@@ -127,6 +128,12 @@ static void on_record(void *context, const TraceRecord *record)
     pane->records_by_event[event]++;
     if (pane->world == NULL || event == TRACE_SETTLED)
         return; /* the counters read the outcomes from the world's metrics */
+    if (event == TRACE_OFFSET_COMMIT)
+        return; /* of no operation, and one per record: the table counts them */
+    if (event == TRACE_REBALANCE) {
+        narrate(pane, record, event, NULL, 0); /* of no operation, and no job ends */
+        return;
+    }
     if (event == TRACE_SWEEP || event == TRACE_RESTART || event == TRACE_CRASH) {
         /* of no operation: a crash ends every job its service held, sampled or not */
         if (event != TRACE_SWEEP)

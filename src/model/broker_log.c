@@ -1,0 +1,295 @@
+/* The log family of brokers (Kafka): each client's records are appended to one partition
+ * (client % partitions), and the consumer group reads every partition in order, one record
+ * at a time. There is no per-message acknowledgement and no redelivery timer: a slow record
+ * is never handed out again. What the group keeps is one committed offset per partition,
+ * committed as each record goes out, before it is processed (commit before, and always in
+ * the at-most-once mode), or after it is processed, at once or every commit_interval_ms. A
+ * rebalance (rebalance_every_ms) or a consumer crash moves every partition back to its committed
+ * offset: what was processed after the last commit is processed again (commit after: a replay, the
+ * duplicates), what was committed and never processed is skipped for good (commit before, on a
+ * crash: the losses).
+ *
+ * The rebalance is the one where the owners lose their partitions without committing (a
+ * consumer killed by a deploy, or expelled after session.timeout.ms): a record being
+ * processed finishes, its report is refused (CommitFailedException), and the new owner
+ * starts from the committed offset only then, so one partition is never processed twice at
+ * once. A record fetched and not yet started is dropped. Fetches and commits ride requests
+ * that the Kafka client retries, so the loader refuses loss on the broker<->consumers links. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_assert.h"
+#include "world_internal.h"
+
+void broker_log_init(World *world)
+{
+    Broker *broker = &world->broker;
+    const BrokerSpec *spec = &world->scenario.broker;
+    broker->partition_count = spec->partitions;
+    broker->partitions = calloc(spec->partitions, sizeof *broker->partitions);
+    SIM_ASSERT(broker->partitions != NULL, "out of memory for the log's partitions");
+    for (uint32_t p = 0; p < spec->partitions; p++)
+        snprintf(broker->partitions[p].name, sizeof broker->partitions[p].name, "p%u", p % 100u);
+    broker->commit_before = world->mode == MODE_AT_MOST_ONCE || spec->commit == COMMIT_BEFORE;
+    if (spec->idempotent_producer)
+        broker->producer_ids = idem_store_create(1024);
+    SimTimeUs every_us = sim_time_us_from_ms(spec->rebalance_every_ms);
+    if (every_us > 0 && every_us <= world->duration_us)
+        sim_schedule_in(world->sim, every_us, EVENT_LOG_REBALANCE, 0, 0);
+}
+
+void broker_log_release(World *world)
+{
+    Broker *broker = &world->broker;
+    for (uint32_t p = 0; p < broker->partition_count; p++)
+        free(broker->partitions[p].records);
+    free(broker->partitions);
+    broker->partitions = NULL;
+    idem_store_destroy(broker->producer_ids);
+    broker->producer_ids = NULL;
+    broker->partition_count = 0;
+}
+
+/* A step of the log about one partition (detail: its name), or about one record. */
+static void trace_log(World *world, TraceEvent event, const Message *message, int64_t value,
+                      const char *partition)
+{
+    if (!world_tracing(world))
+        return;
+    TraceRecord record = {
+        .event = event,
+        .actor = world->broker_node,
+        .actor_client = TRACE_NO_CLIENT,
+        .actor_kind = NODE_BROKER,
+        .peer = TRACE_NO_NODE,
+        .peer_client = TRACE_NO_CLIENT,
+        .actor_name = world_node_name(world, world->broker_node),
+        .value = value,
+        .queue = partition,
+    };
+    if (message != NULL) {
+        record.operation = message->operation;
+        record.attempt = message->attempt;
+        record.click = message->click;
+        record.copy = (uint32_t)message->lineage;
+    }
+    world_trace_write(world, &record);
+}
+
+static void note_levels(World *world)
+{
+    Broker *broker = &world->broker;
+    uint64_t ready = 0, out = 0;
+    for (uint32_t p = 0; p < broker->partition_count; p++) {
+        const LogPartition *part = &broker->partitions[p];
+        ready += part->base + part->length - part->position;
+        out += part->busy;
+    }
+    broker->ready_total = ready;
+    broker->in_flight_total = out;
+    broker_note_levels(world);
+}
+
+/* ------------------------------------------------------------------ committing */
+
+/* Records below the new committed offset are settled: the broker lets go of them (and of
+ * their operations), whether they were processed or not. */
+static void commit(World *world, uint32_t p, uint64_t offset)
+{
+    LogPartition *part = &world->broker.partitions[p];
+    if (offset <= part->committed)
+        return;
+    SIM_ASSERT(offset <= part->base + part->length, "a commit stays within the log");
+    for (uint64_t o = part->committed; o < offset; o++)
+        broker_finish_queued(world, part->records[o - part->base]);
+    part->committed = offset;
+    world->metrics.offset_commits++;
+    trace_log(world, TRACE_OFFSET_COMMIT, NULL, (int64_t)offset, part->name);
+    /* drop the settled entries once they are half the array: constant cost per record */
+    uint64_t settled = part->committed - part->base;
+    if (settled > 0 && settled * 2 >= part->length) {
+        part->length -= (uint32_t)settled;
+        memmove(part->records, part->records + settled, part->length * sizeof *part->records);
+        part->base = part->committed;
+    }
+}
+
+/* Commit after: what the owner reported processed is committed at once, or, with
+ * commit_interval_ms (auto-commit), on a grid (k x interval), and only while a commit would
+ * move something: a finished world has no tick left. */
+static void want_commit(World *world, uint32_t p)
+{
+    Broker *broker = &world->broker;
+    double interval_ms = world->scenario.broker.commit_interval_ms;
+    if (interval_ms <= 0) {
+        commit(world, p, broker->partitions[p].processed);
+        return;
+    }
+    if (broker->commit_tick_pending)
+        return;
+    SimTimeUs interval_us = sim_time_us_from_ms(interval_ms);
+    SimTimeUs now = sim_now(world->sim);
+    broker->commit_tick_pending = true;
+    sim_schedule_at(world->sim, (now / interval_us + 1) * interval_us, EVENT_LOG_COMMIT, 0, 0);
+}
+
+void broker_log_on_commit_tick(World *world)
+{
+    Broker *broker = &world->broker;
+    broker->commit_tick_pending = false;
+    for (uint32_t p = 0; p < broker->partition_count; p++)
+        commit(world, p, broker->partitions[p].processed);
+}
+
+/* ------------------------------------------------------------------ the producer */
+
+/* Kafka's idempotent producer numbers the sends of one producer id, and the broker drops a
+ * send it has already appended: the client's re-publishes of one message are taken as the
+ * producer library's retries of one send (same producer id, same sequence number). A
+ * restarted app is a new producer, with a new id: what it sends again is a new record.
+ * Kafka bounds the retries by delivery.timeout.ms; this model does not. Receipts (the
+ * server's publishes) come from one producer that never restarts. */
+bool broker_log_producer_repeat(World *world, const Message *publish)
+{
+    IdemStore *seen = world->broker.producer_ids;
+    if (seen == NULL)
+        return false;
+    uint64_t producer = publish->receipt ? 0 : (uint64_t)publish->client + 1;
+    uint64_t id = rng_mix64(publish->key ^ rng_mix64((producer << 32) ^ publish->session)) | 1;
+    SimTimeUs now = sim_now(world->sim);
+    if (idem_store_lookup(seen, id, now) != NULL)
+        return true;
+    KeyRow row = {
+        .key = id, .status = KEY_STATUS_COMPLETED, .created_us = now, .expires_us = SIM_TIME_NEVER};
+    idem_store_put(seen, &row);
+    return false;
+}
+
+/* ------------------------------------------------------------------ handing out */
+
+static void dispatch(World *world, uint32_t p)
+{
+    LogPartition *part = &world->broker.partitions[p];
+    if (part->busy || world->consumers.down || part->position >= part->base + part->length)
+        return;
+    uint32_t queued_index = part->records[part->position - part->base];
+    Message delivery = broker_next_delivery(world, queued_index);
+    /* the report names the generation it was handed out in, and which delivery it was */
+    delivery.reply_to.serial = ((uint64_t)part->generation << 32) | delivery.reply_to.serial;
+    part->busy = true;
+    part->out_generation = part->generation;
+    part->position++;
+    network_send(world, &delivery);  /* holds its operation before a commit lets go of it */
+    if (world->broker.commit_before) /* commit, then process: each record as it goes out */
+        commit(world, p, part->position);
+}
+
+static void dispatch_all(World *world)
+{
+    for (uint32_t p = 0; p < world->broker.partition_count; p++)
+        dispatch(world, p);
+    note_levels(world);
+}
+
+void broker_log_append(World *world, uint32_t queued_index)
+{
+    Broker *broker = &world->broker;
+    QueuedMessage *queued = &broker->messages[queued_index];
+    uint32_t client = world_client_of_operation(world, queued->publish.operation);
+    uint32_t p = client % broker->partition_count; /* the record key is the client */
+    LogPartition *part = &broker->partitions[p];
+    if (part->length == part->capacity) {
+        uint32_t capacity = part->capacity ? 2 * part->capacity : 64;
+        uint32_t *records = realloc(part->records, capacity * sizeof *records);
+        SIM_ASSERT(records != NULL, "out of memory for a partition");
+        part->records = records;
+        part->capacity = capacity;
+    }
+    queued->partition = p;
+    queued->offset = part->base + part->length;
+    queued->state = QUEUED_READY;
+    part->records[part->length++] = queued_index;
+    dispatch(world, p);
+    note_levels(world);
+}
+
+/* ------------------------------------------------------------------ reports and rebalances */
+
+static LogPartition *partition_of(const World *world, const Message *message)
+{
+    SIM_ASSERT(message->reply_to.kind == REPLY_TO_DELIVERY &&
+                   message->reply_to.slot < world->broker.message_slots.capacity,
+               "a log report names a record");
+    const QueuedMessage *queued = &world->broker.messages[message->reply_to.slot];
+    return &world->broker.partitions[queued->partition];
+}
+
+bool broker_log_delivery_current(const World *world, const Message *delivery)
+{
+    return (uint32_t)(delivery->reply_to.serial >> 32) == partition_of(world, delivery)->generation;
+}
+
+/* The consumer is done with a record (processed it, or dropped it as revoked): the next
+ * one can go; the position it reached counts only if no rebalance came in between. */
+void broker_log_on_processed(World *world, const Message *report)
+{
+    LogPartition *part = partition_of(world, report);
+    uint32_t p = (uint32_t)(part - world->broker.partitions);
+    uint32_t generation = (uint32_t)(report->reply_to.serial >> 32);
+    uint64_t offset = world->broker.messages[report->reply_to.slot].offset;
+    if (part->busy && generation == part->out_generation)
+        part->busy = false;
+    if (generation == part->generation) {
+        if (offset + 1 > part->processed)
+            part->processed = offset + 1;
+        if (!world->broker.commit_before)
+            want_commit(world, p);
+    } else {
+        trace_log(world, TRACE_COMMIT_REFUSED, report, (int64_t)offset + 1, part->name);
+    }
+    dispatch(world, p);
+    note_levels(world);
+}
+
+/* Every partition goes back to its committed offset; returns the records that will be
+ * handed out again. */
+static uint64_t rewind_partitions(World *world, bool crashed)
+{
+    Broker *broker = &world->broker;
+    uint64_t replays = 0;
+    for (uint32_t p = 0; p < broker->partition_count; p++) {
+        LogPartition *part = &broker->partitions[p];
+        replays += part->position - part->committed;
+        part->generation++;
+        part->position = part->committed;
+        part->processed = part->committed;
+        if (crashed)
+            part->busy = false; /* the record out died with its consumer */
+    }
+    world->metrics.rebalances++;
+    return replays;
+}
+
+void broker_log_on_rebalance(World *world)
+{
+    uint64_t replays = rewind_partitions(world, false);
+    trace_log(world, TRACE_REBALANCE, NULL, (int64_t)replays, NULL);
+    dispatch_all(world);
+    SimTimeUs every_us = sim_time_us_from_ms(world->scenario.broker.rebalance_every_ms);
+    if (sim_now(world->sim) + every_us <= world->duration_us)
+        sim_schedule_in(world->sim, every_us, EVENT_LOG_REBALANCE, 0, 0);
+}
+
+void broker_log_on_consumers_crash(World *world)
+{
+    uint64_t replays = rewind_partitions(world, true);
+    trace_log(world, TRACE_REBALANCE, NULL, (int64_t)replays, NULL);
+    note_levels(world); /* nothing is handed out until the consumers are back */
+}
+
+void broker_log_on_consumers_restart(World *world)
+{
+    if (world->broker.partition_count > 0)
+        dispatch_all(world);
+}

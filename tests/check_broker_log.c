@@ -1,0 +1,296 @@
+/* The log broker family (Kafka; issue 14, item 1): a rebalance or a crash resumes every
+ * partition from its committed offset. Commit after replays exactly what was processed since
+ * the last commit (and the record being processed), commit before loses exactly the records
+ * a crash interrupts, a slow record is never handed out again, and the other families' rules
+ * are refused at load. The worlds are small and deterministic: no loss, constant delays. */
+#include "diagram.h"
+#include "test_world.h"
+
+/* One client publishes a payment every 10 ms (at 0, 10, ..., 190 ms); every link takes 1 ms
+ * and a record takes 4 ms to process. So record k reaches the broker at 10k + 1 and is handed
+ * out at once, is processed from 10k + 2 to 10k + 6, and its report reaches the broker at
+ * 10k + 7: the partition is busy with it over [10k + 1, 10k + 7). */
+static const char *const timed_log =
+    "{\"name\": \"timed_log\", \"seed\": 1, \"duration_ms\": 200,"
+    " \"accounts\": [{\"id\": \"a\", \"balance\": 1000000}],"
+    " \"clients\": [{\"id\": \"shop\", \"count\": 1, \"target\": \"broker\","
+    "   \"key\": \"message-id\", \"operation\": {\"kind\": \"debit\", \"amount\": 100},"
+    "   \"workload\": {\"at_ms\": [0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120, 130,"
+    "                          140, 150, 160, 170, 180, 190]}}],"
+    " \"network\": {\"default\": {\"delay_ms\": {\"dist\": \"const\", \"value\": 1}}},"
+    " \"broker\": {\"family\": \"log\", \"partitions\": 1, \"commit\": \"after\","
+    "   \"consumers\": {\"workers\": 1, \"service_ms\": {\"dist\": \"const\", \"value\": 4}}}}";
+
+#define TIMED_RECORDS 20
+#define TIMED_PERIOD_MS 10
+
+/* Records whose report reached the broker by t (inclusive). */
+static uint64_t processed_by(uint64_t t_ms)
+{
+    uint64_t count = 0;
+    for (uint64_t k = 0; k < TIMED_RECORDS; k++)
+        count += TIMED_PERIOD_MS * k + 7 <= t_ms;
+    return count;
+}
+
+static bool busy_at(uint64_t t_ms)
+{
+    for (uint64_t k = 0; k < TIMED_RECORDS; k++) {
+        if (TIMED_PERIOD_MS * k + 1 <= t_ms && t_ms < TIMED_PERIOD_MS * k + 7)
+            return true;
+    }
+    return false;
+}
+
+/* The closed form: after a rebalance at R, commit after every I ms (0: at each report)
+ * replays the records reported since the last commit, plus the one being processed (it
+ * finishes, its commit is refused, and it comes again). Each replay of a processed record is
+ * a second charge at-least-once, and a replay from the key store in the idempotent mode. */
+static uint64_t expected_replays(uint64_t interval_ms, uint64_t rebalance_ms)
+{
+    uint64_t last_commit =
+        interval_ms == 0 ? rebalance_ms : rebalance_ms / interval_ms * interval_ms;
+    return processed_by(rebalance_ms) - processed_by(last_commit) + (busy_at(rebalance_ms) ? 1 : 0);
+}
+
+START_TEST(test_commit_after_replays_exactly_what_was_processed_since_the_last_commit)
+{
+    static const uint64_t intervals[] = {0, 20, 50, 70};
+    static const uint64_t rebalances[] = {105, 125, 130, 143, 175}; /* one in the run */
+    for (size_t i = 0; i < sizeof intervals / sizeof intervals[0]; i++) {
+        for (size_t r = 0; r < sizeof rebalances / sizeof rebalances[0]; r++) {
+            char interval[64], rebalance[64];
+            snprintf(interval, sizeof interval, "broker.commit_interval_ms=%llu",
+                     (unsigned long long)intervals[i]);
+            snprintf(rebalance, sizeof rebalance, "broker.rebalance_every_ms=%llu",
+                     (unsigned long long)rebalances[r]);
+            const char *const overrides[] = {interval, rebalance};
+            uint64_t replays = expected_replays(intervals[i], rebalances[r]);
+            Metrics plain = test_run_json(timed_log, overrides, 2, MODE_AT_LEAST_ONCE);
+            Metrics keyed = test_run_json(timed_log, overrides, 2, MODE_IDEMPOTENT);
+            ck_assert_msg(plain.redeliveries == replays,
+                          "interval %llu, rebalance at %llu: %llu replays, expected %llu",
+                          (unsigned long long)intervals[i], (unsigned long long)rebalances[r],
+                          (unsigned long long)plain.redeliveries, (unsigned long long)replays);
+            ck_assert_uint_eq(plain.rebalances, 1);
+            ck_assert_uint_eq(plain.outcomes[OUTCOME_DOUBLE], replays);
+            ck_assert_uint_eq(plain.outcomes[OUTCOME_LOST], 0);
+            ck_assert_uint_eq(keyed.redeliveries, replays);
+            ck_assert_uint_eq(keyed.outcomes[OUTCOME_DOUBLE], 0);
+            ck_assert_uint_eq(keyed.consumer_replayed, replays);
+            ck_assert_uint_eq(keyed.outcomes[OUTCOME_OK], TIMED_RECORDS);
+        }
+    }
+    /* the worked case of the docs: ticks at 50 and 100 ms; by the rebalance at 125, records
+     * 10 and 11 were processed after the tick at 100 and 12 is being processed: 3 replays */
+    ck_assert_uint_eq(expected_replays(50, 125), 3);
+}
+END_TEST
+
+/* Commit before never replays: a rebalance lets the record being processed finish and its
+ * offset was committed before it started. The at-most-once mode always commits before. */
+START_TEST(test_commit_before_replays_nothing_after_a_rebalance)
+{
+    const char *const overrides[] = {"broker.commit=\"before\"", "broker.rebalance_every_ms=125"};
+    Metrics before = test_run_json(timed_log, overrides, 2, MODE_AT_LEAST_ONCE);
+    Metrics at_most_once = test_run_json(timed_log, overrides + 1, 1, MODE_AT_MOST_ONCE);
+    ck_assert_uint_eq(before.rebalances, 1);
+    ck_assert_uint_eq(before.redeliveries, 0);
+    ck_assert_uint_eq(before.outcomes[OUTCOME_OK], TIMED_RECORDS);
+    ck_assert_uint_eq(at_most_once.redeliveries, 0);
+    ck_assert_uint_eq(at_most_once.outcomes[OUTCOME_OK], TIMED_RECORDS);
+    ck_assert_uint_eq(before.offset_commits, TIMED_RECORDS); /* one per record, as it goes out */
+}
+END_TEST
+
+/* Four clients publish at the same instants, each to its own partition (or two to each of
+ * two); the first record to finish processing crashes the consumers, before its effect, and
+ * every record then in processing dies with them: one per partition. */
+static const char *const crashing_log =
+    "{\"name\": \"crashing_log\", \"seed\": 1, \"duration_ms\": 100,"
+    " \"accounts\": [{\"id\": \"a\", \"balance\": 1000000}],"
+    " \"clients\": [{\"id\": \"shop\", \"count\": 4, \"target\": \"broker\","
+    "   \"key\": \"message-id\", \"operation\": {\"kind\": \"debit\", \"amount\": 100},"
+    "   \"workload\": {\"at_ms\": [0, 30, 60]}}],"
+    " \"network\": {\"default\": {\"delay_ms\": {\"dist\": \"const\", \"value\": 1}}},"
+    " \"broker\": {\"family\": \"log\", \"partitions\": 4,"
+    "   \"consumers\": {\"workers\": 0, \"service_ms\": {\"dist\": \"const\", \"value\": 4},"
+    "     \"idempotency\": {\"lock_timeout_ms\": 5},"
+    "     \"crash\": {\"point\": \"before-effect\", \"prob\": 1, \"max_crashes\": 1,"
+    "                \"restart_ms\": 5}}}}";
+
+START_TEST(test_commit_before_loses_exactly_the_records_a_crash_interrupts)
+{
+    for (uint32_t partitions = 1; partitions <= 4; partitions++) {
+        char setting[64];
+        snprintf(setting, sizeof setting, "broker.partitions=%u", partitions);
+        const char *const overrides[] = {setting};
+        Metrics lossy = test_run_json(crashing_log, overrides, 1, MODE_AT_MOST_ONCE);
+        Metrics replayed = test_run_json(crashing_log, overrides, 1, MODE_AT_LEAST_ONCE);
+        ck_assert_uint_eq(lossy.crashes, 1);
+        /* at the crash each partition has one record in processing, committed before */
+        ck_assert_uint_eq(lossy.outcomes[OUTCOME_LOST], partitions);
+        ck_assert_uint_eq(lossy.outcomes[OUTCOME_DOUBLE], 0);
+        ck_assert_uint_eq(lossy.redeliveries, 0);
+        /* commit after: the same records are handed out again, and charged once */
+        ck_assert_uint_eq(replayed.crashes, 1);
+        ck_assert_uint_eq(replayed.redeliveries, partitions);
+        ck_assert_uint_eq(replayed.outcomes[OUTCOME_LOST], 0);
+        ck_assert_uint_eq(replayed.outcomes[OUTCOME_DOUBLE], 0);
+        ck_assert_uint_eq(replayed.outcomes[OUTCOME_OK], 12);
+    }
+}
+END_TEST
+
+/* A record processed for ten minutes is not handed out again: no ack timeout. The same
+ * consumer behind a visibility-timeout broker (30 s, the default) is redelivered to. */
+START_TEST(test_a_slow_record_is_not_redelivered)
+{
+    const char *const slow[] = {"broker.consumers.service_ms=600000",
+                                "clients[0].workload.at_ms=[0]"};
+    Metrics log = test_run_json(timed_log, slow, 2, MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(log.messages, 1);
+    ck_assert_uint_eq(log.deliveries, 1);
+    ck_assert_uint_eq(log.redeliveries, 0);
+    ck_assert_uint_eq(log.outcomes[OUTCOME_OK], 1);
+    /* and the diagrams draw no ack timer for it */
+    Scenario *scenario = test_load(timed_log, NULL, 0);
+    ck_assert_double_eq(diagram_windows_of(scenario, MODE_AT_LEAST_ONCE).ack_timeout_ms, 0);
+    free(scenario);
+    static const char *const sqs =
+        "{\"name\": \"sqs\", \"seed\": 1, \"duration_ms\": 1,"
+        " \"accounts\": [{\"id\": \"a\", \"balance\": 1000000}],"
+        " \"clients\": [{\"id\": \"shop\", \"count\": 1, \"target\": \"broker\","
+        "   \"key\": \"message-id\", \"operation\": {\"kind\": \"debit\", \"amount\": 100},"
+        "   \"workload\": {\"at_ms\": [0]}}],"
+        " \"network\": {\"default\": {\"delay_ms\": {\"dist\": \"const\", \"value\": 1}}},"
+        " \"broker\": {\"consumers\": {\"workers\": 0,"
+        "   \"service_ms\": {\"dist\": \"const\", \"value\": 600000}}}}";
+    Metrics timed_out = test_run_json(sqs, NULL, 0, MODE_AT_LEAST_ONCE);
+    ck_assert_uint_gt(timed_out.redeliveries, 0);
+    ck_assert_uint_gt(timed_out.outcomes[OUTCOME_DOUBLE], 0);
+}
+END_TEST
+
+/* The idempotent producer deduplicates per producer session, not within a window: the
+ * client's re-publishes after lost confirms (the library's retries of one send) are dropped,
+ * but after an app restart the producer is a new one and its re-publish is a new record. */
+START_TEST(test_the_idempotent_producer_deduplicates_within_a_session_only)
+{
+    const char *const confirms_lost[] = {
+        "clients[0].workload.at_ms=[0, 50, 100]", "clients[0].retry.timeout_ms=20",
+        "network.outages=[{\"from_ms\": 0, \"to_ms\": 150, \"link\": \"broker->shop\"}]"};
+    Metrics session = test_run_json(timed_log, confirms_lost, 3, MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(session.messages, 3); /* every re-publish was dropped */
+    ck_assert_uint_eq(session.deduplicated, session.attempts - 3);
+    ck_assert_uint_gt(session.deduplicated, 0);
+    ck_assert_uint_eq(session.outcomes[OUTCOME_DOUBLE], 0);
+    const char *const no_producer[] = {confirms_lost[0], confirms_lost[1], confirms_lost[2],
+                                       "broker.idempotent_producer=false"};
+    Metrics plain = test_run_json(timed_log, no_producer, 4, MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(plain.deduplicated, 0);
+    ck_assert_uint_eq(plain.messages, plain.attempts);
+    ck_assert_uint_eq(plain.outcomes[OUTCOME_DOUBLE], 3);
+    /* the app restarts right after each first send and re-publishes with its persisted key */
+    const char *const restarts[] = {"clients[0].workload.at_ms=[0, 50, 100]",
+                                    "clients[0].restart={\"prob\": 1, \"delay_ms\": 10}",
+                                    "clients[0].key_persisted=true"};
+    Metrics restarted = test_run_json(timed_log, restarts, 3, MODE_AT_LEAST_ONCE);
+    Metrics keyed = test_run_json(timed_log, restarts, 3, MODE_IDEMPOTENT);
+    ck_assert_uint_eq(restarted.deduplicated, 0);
+    ck_assert_uint_eq(restarted.messages, 6);
+    ck_assert_uint_eq(restarted.outcomes[OUTCOME_DOUBLE], 3);
+    ck_assert_uint_eq(keyed.outcomes[OUTCOME_DOUBLE], 0);
+    ck_assert_uint_eq(keyed.consumer_replayed, 3);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ refused at load */
+
+static void assert_refused(const char *const *overrides, uint32_t count, const char *path)
+{
+    Scenario *scenario = calloc(1, sizeof *scenario);
+    LoadErrors errors = {0};
+    ck_assert(
+        !scenario_load_text(timed_log, strlen(timed_log), overrides, count, scenario, &errors));
+    bool found = false;
+    for (uint32_t i = 0; i < errors.count; i++)
+        found = found || strcmp(errors.items[i].path, path) == 0;
+    ck_assert_msg(found, "no error at %s (first: %s: %s)", path, errors.items[0].path,
+                  errors.items[0].message);
+    free(scenario);
+}
+
+START_TEST(test_the_log_refuses_the_other_families_rules)
+{
+    static const char *const rules[] = {
+        "ack_timeout_ms=1000",  "max_deliveries=3",      "dead_letter=false",
+        "prefetch=10",          "late_ack=\"accept\"",   "redelivery_delay_ms=5",
+        "redrive_after_ms=100", "dedup_window_ms=60000", "consumer_timeout_ms=1000"};
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
+        char setting[64], path[64];
+        snprintf(setting, sizeof setting, "broker.%s", rules[i]);
+        snprintf(path, sizeof path, "$.broker.%.*s", (int)strcspn(rules[i], "="), rules[i]);
+        const char *const overrides[] = {setting};
+        assert_refused(overrides, 1, path);
+    }
+    const char *const queues[] = {"broker.queues=[{\"name\": \"q\"}]"};
+    assert_refused(queues, 1, "$.broker.queues");
+    const char *const lossy[] = {"network.links.broker->consumers.loss=0.01"};
+    assert_refused(lossy, 1, "$.network.links.broker->consumers");
+    const char *const lossy_default[] = {"network.default.loss=0.01"};
+    assert_refused(lossy_default, 1, "$.network.default");
+    const char *const outage[] = {"network.outages=[{\"from_ms\": 1, \"to_ms\": 2}]"};
+    assert_refused(outage, 1, "$.network.outages[0]");
+    const char *const interval_before[] = {"broker.commit=\"before\"",
+                                           "broker.commit_interval_ms=100"};
+    assert_refused(interval_before, 2, "$.broker.commit_interval_ms");
+    const char *const stuck[] = {"broker.consumers.crash.prob=0.1"};
+    assert_refused(stuck, 1, "$.broker.consumers");
+    const char *const storm[] = {"broker.rebalance_every_ms=0.0001"}; /* 2 x 10^6 in 200 ms */
+    assert_refused(storm, 1, "$.broker.rebalance_every_ms");
+}
+END_TEST
+
+START_TEST(test_the_other_families_refuse_the_logs_fields)
+{
+    static const char *const fields[] = {"partitions=2", "commit=\"before\"",
+                                         "commit_interval_ms=100", "rebalance_every_ms=100",
+                                         "idempotent_producer=false"};
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        char setting[64], path[64];
+        snprintf(setting, sizeof setting, "broker.%s", fields[i]);
+        snprintf(path, sizeof path, "$.broker.%.*s", (int)strcspn(fields[i], "="), fields[i]);
+        const char *const overrides[] = {"broker.family=\"channel\"", setting};
+        assert_refused(overrides, 2, path);
+    }
+}
+END_TEST
+
+static Suite *broker_log_suite(void)
+{
+    Suite *suite = suite_create("broker_log");
+    TCase *core = tcase_create("Core");
+    tcase_set_timeout(core, 60);
+    tcase_add_test(core,
+                   test_commit_after_replays_exactly_what_was_processed_since_the_last_commit);
+    tcase_add_test(core, test_commit_before_replays_nothing_after_a_rebalance);
+    tcase_add_test(core, test_commit_before_loses_exactly_the_records_a_crash_interrupts);
+    tcase_add_test(core, test_a_slow_record_is_not_redelivered);
+    tcase_add_test(core, test_the_idempotent_producer_deduplicates_within_a_session_only);
+    suite_add_tcase(suite, core);
+    TCase *limits = tcase_create("Limits");
+    tcase_add_test(limits, test_the_log_refuses_the_other_families_rules);
+    tcase_add_test(limits, test_the_other_families_refuse_the_logs_fields);
+    suite_add_tcase(suite, limits);
+    return suite;
+}
+
+int main(void)
+{
+    SRunner *runner = srunner_create(broker_log_suite());
+    srunner_run_all(runner, CK_NORMAL);
+    int failures = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failures == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
