@@ -374,17 +374,28 @@ static SimTimeUs backoff_us(World *world, uint64_t operation, uint32_t click)
 
 /* ------------------------------------------------------------------ retry budget */
 
+/* Tokens are counted in millionths (integers), so ten deposits of 0.1 make exactly one
+ * token: a float sum of ten 0.1 is just under 1, and the tenth request would not earn its
+ * retry. */
+#define BUDGET_TOKEN 1000000
+
+static int64_t budget_units(double tokens)
+{
+    return (int64_t)(tokens * BUDGET_TOKEN + 0.5);
+}
+
 /* The group's bucket earns min_per_s tokens per second of simulated time, up to max_tokens
  * (Finagle's RetryBudget reserve; gRPC's bucket has only the ratio). */
 static void budget_refill(World *world, ClientGroup *group)
 {
     const RetryBudgetSpec *budget = &group->retry.budget;
     SimTimeUs now = sim_now(world->sim);
-    double earned = budget->min_per_s * (double)(now - group->budget_refilled_us) / 1e6;
+    /* min_per_s tokens per second is min_per_s millionths per microsecond */
+    group->budget_tokens +=
+        (int64_t)(budget->min_per_s * (double)(now - group->budget_refilled_us));
     group->budget_refilled_us = now;
-    group->budget_tokens += earned;
-    if (group->budget_tokens > budget->max_tokens)
-        group->budget_tokens = budget->max_tokens;
+    if (group->budget_tokens > budget_units(budget->max_tokens))
+        group->budget_tokens = budget_units(budget->max_tokens);
 }
 
 /* A first attempt (a new request) pays `ratio` into its group's bucket. */
@@ -393,9 +404,9 @@ static void budget_deposit(World *world, ClientGroup *group)
     if (!group->retry.budget.enabled)
         return;
     budget_refill(world, group);
-    group->budget_tokens += group->retry.budget.ratio;
-    if (group->budget_tokens > group->retry.budget.max_tokens)
-        group->budget_tokens = group->retry.budget.max_tokens;
+    group->budget_tokens += budget_units(group->retry.budget.ratio);
+    if (group->budget_tokens > budget_units(group->retry.budget.max_tokens))
+        group->budget_tokens = budget_units(group->retry.budget.max_tokens);
 }
 
 /* A retry takes a whole token, or is not sent. */
@@ -404,11 +415,11 @@ static bool budget_withdraw(World *world, ClientGroup *group)
     if (!group->retry.budget.enabled)
         return true;
     budget_refill(world, group);
-    if (group->budget_tokens < 1.0) {
+    if (group->budget_tokens < BUDGET_TOKEN) {
         world->metrics.retries_throttled++;
         return false;
     }
-    group->budget_tokens -= 1.0;
+    group->budget_tokens -= BUDGET_TOKEN;
     return true;
 }
 
