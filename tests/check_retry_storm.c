@@ -317,6 +317,14 @@ START_TEST(test_contradictory_storm_options_are_refused)
                    "expected");
     assert_refused(WORLD_WITH("", "\"budget\": {\"max_tokens\": 0.5}"),
                    "$.clients[0].retry.budget.max_tokens", "expected");
+    assert_refused("{\"name\": \"x\", \"accounts\": [{\"id\": \"a\", \"balance\": 1}],"
+                   " \"clients\": [{\"id\": \"web\", \"target\": \"broker\","
+                   " \"retry\": {\"honour_retry_after\": true}}]}",
+                   "$.clients[0].retry.honour_retry_after", "the broker never");
+    assert_refused("{\"name\": \"x\", \"accounts\": [{\"id\": \"a\", \"balance\": 1}],"
+                   " \"clients\": [{\"id\": \"web\", \"via\": \"proxy\","
+                   " \"retry\": {\"honour_retry_after\": true}}]}",
+                   "$.clients[0].retry.honour_retry_after", "the proxy never");
     assert_refused(WORLD_WITH("", "\"honour_retry_after\": 1"),
                    "$.clients[0].retry.honour_retry_after", "expected");
 }

@@ -451,6 +451,17 @@ static void check_client(SchemaReader *reader, const cJSON *object, void *base, 
                         "expected 'direct' with target 'broker' (the proxy stands in front of "
                         "the server; a broker's publishers reach it directly)");
     }
+    /* Retry-After comes only with the server's shed answers, and the proxy does not pass
+     * the header on: a switch that could never act is refused, not ignored. */
+    if (group->retry.honour_retry_after &&
+        (group->target == TARGET_BROKER || group->via == VIA_PROXY)) {
+        json_path_push_key(&reader->path, "retry");
+        schema_error_at(reader, "honour_retry_after",
+                        "expected a group that calls the server directly (%s never passes a "
+                        "Retry-After on)",
+                        group->target == TARGET_BROKER ? "the broker" : "the proxy");
+        json_path_pop(&reader->path);
+    }
     if (schema_member(object, "queue") != NULL && target_known(object) &&
         group->target != TARGET_BROKER) {
         schema_error_at(reader, "queue",
