@@ -141,3 +141,46 @@ void time_series_record(TimeSeries *series, uint64_t t_us, uint64_t value)
         series->max[index] = value;
     series->last = value;
 }
+
+/* ------------------------------------------------------------------ count series */
+
+void count_series_init(CountSeries *series, uint64_t bucket_us)
+{
+    memset(series, 0, sizeof *series);
+    series->bucket_us = bucket_us > 0 ? bucket_us : 1;
+}
+
+static void count_series_halve(CountSeries *series)
+{
+    for (uint32_t i = 0; i < COUNT_SERIES_BUCKETS / 2; i++)
+        series->count[i] = series->count[2 * i] + series->count[2 * i + 1];
+    memset(&series->count[COUNT_SERIES_BUCKETS / 2], 0,
+           sizeof series->count[0] * (COUNT_SERIES_BUCKETS / 2));
+    series->used = (series->used + 1) / 2;
+    series->bucket_us *= 2;
+}
+
+void count_series_coarsen(CountSeries *series, uint64_t bucket_us)
+{
+    while (series->bucket_us < bucket_us)
+        count_series_halve(series);
+}
+
+void count_series_add(CountSeries *series, uint64_t t_us, uint64_t n)
+{
+    while (t_us / series->bucket_us >= COUNT_SERIES_BUCKETS)
+        count_series_halve(series);
+    uint32_t index = (uint32_t)(t_us / series->bucket_us);
+    if (series->used <= index)
+        series->used = index + 1; /* buckets in between stay at 0 */
+    series->count[index] += n;
+}
+
+uint64_t count_series_peak(const CountSeries *series)
+{
+    uint64_t peak = 0;
+    for (uint32_t i = 0; i < series->used; i++)
+        if (series->count[i] > peak)
+            peak = series->count[i];
+    return peak;
+}

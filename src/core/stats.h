@@ -44,4 +44,20 @@ void time_series_record(TimeSeries *series, uint64_t t_us, uint64_t value);
  * to different widths (runs of different lengths) on one time scale. */
 void time_series_coarsen(TimeSeries *series, uint64_t bucket_us);
 
+/* A count over simulated time (attempts, successes) in fixed storage: the sum per bucket.
+ * Past the last bucket, neighbours add up and the bucket width doubles, as a TimeSeries. */
+#define COUNT_SERIES_BUCKETS 1024
+
+typedef struct {
+    uint64_t bucket_us;
+    uint32_t used; /* buckets [0, used) hold data */
+    uint64_t count[COUNT_SERIES_BUCKETS];
+} CountSeries;
+
+void count_series_init(CountSeries *series, uint64_t bucket_us);
+void count_series_add(CountSeries *series, uint64_t t_us, uint64_t n);
+void count_series_coarsen(CountSeries *series, uint64_t bucket_us);
+/* The largest bucket's count. */
+uint64_t count_series_peak(const CountSeries *series);
+
 #endif

@@ -182,6 +182,12 @@ static void finish_operation(World *world, uint64_t operation)
 {
     Operation *op = world_operation(world, operation);
     histogram_record(&world->metrics.latency_us, sim_now(world->sim) - op->started_us);
+    for (uint32_t c = 0; c < op->click_count; c++) {
+        if (op->clicks[c].result == BELIEF_SUCCEEDED) { /* goodput, as the client sees it */
+            count_series_add(&world->metrics.succeeded_series, sim_now(world->sim), 1);
+            break;
+        }
+    }
     uint32_t client = op->client;
     const ClientGroup *group = group_of_client(world, client);
     world_operation_finished(world, op); /* may settle it: op is not used after this */
@@ -237,6 +243,8 @@ static bool app_restarts(World *world, uint64_t operation, uint32_t click)
     return true;
 }
 
+static void budget_deposit(World *world, ClientGroup *group);
+
 static void send_attempt(World *world, uint64_t operation, uint32_t click)
 {
     Operation *op = world_operation(world, operation);
@@ -246,6 +254,11 @@ static void send_attempt(World *world, uint64_t operation, uint32_t click)
     state->attempts++;
     state->awaiting_answer = true;
     world->metrics.attempts++;
+    count_series_add(&world->metrics.attempts_series, sim_now(world->sim), 1);
+    if (state->attempts == 1)
+        budget_deposit(world, &world->groups[client->group]);
+    else
+        world->metrics.retries++;
     if (group->spec->key == KEY_PER_ATTEMPT)
         state->key = key_for(world, operation, click, state->attempts);
     bool publishes = group->spec->target == TARGET_BROKER;
@@ -361,12 +374,66 @@ static SimTimeUs backoff_us(World *world, uint64_t operation, uint32_t click)
     return state->previous_backoff_us;
 }
 
+/* ------------------------------------------------------------------ retry budget */
+
+/* Tokens are counted in millionths (integers), so ten deposits of 0.1 make exactly one
+ * token: a float sum of ten 0.1 is just under 1, and the tenth request would not earn its
+ * retry. */
+#define BUDGET_TOKEN 1000000
+
+static int64_t budget_units(double tokens)
+{
+    return (int64_t)(tokens * BUDGET_TOKEN + 0.5);
+}
+
+/* The group's bucket earns min_per_s tokens per second of simulated time, up to max_tokens
+ * (Finagle's RetryBudget reserve; gRPC's bucket has only the ratio). */
+static void budget_refill(World *world, ClientGroup *group)
+{
+    const RetryBudgetSpec *budget = &group->retry.budget;
+    SimTimeUs now = sim_now(world->sim);
+    /* min_per_s tokens per second is min_per_s millionths per microsecond */
+    group->budget_tokens +=
+        (int64_t)(budget->min_per_s * (double)(now - group->budget_refilled_us));
+    group->budget_refilled_us = now;
+    if (group->budget_tokens > budget_units(budget->max_tokens))
+        group->budget_tokens = budget_units(budget->max_tokens);
+}
+
+/* A first attempt (a new request) pays `ratio` into its group's bucket. */
+static void budget_deposit(World *world, ClientGroup *group)
+{
+    if (!group->retry.budget.enabled)
+        return;
+    budget_refill(world, group);
+    group->budget_tokens += budget_units(group->retry.budget.ratio);
+    if (group->budget_tokens > budget_units(group->retry.budget.max_tokens))
+        group->budget_tokens = budget_units(group->retry.budget.max_tokens);
+}
+
+/* A retry takes a whole token, or is not sent. */
+static bool budget_withdraw(World *world, ClientGroup *group)
+{
+    if (!group->retry.budget.enabled)
+        return true;
+    budget_refill(world, group);
+    if (group->budget_tokens < BUDGET_TOKEN) {
+        world->metrics.retries_throttled++;
+        return false;
+    }
+    group->budget_tokens -= BUDGET_TOKEN;
+    return true;
+}
+
 static void retry_or_give_up(World *world, uint64_t operation, uint32_t click, bool allowed,
                              SimTimeUs wait_us, Belief if_not)
 {
     Operation *op = world_operation(world, operation);
     ClickState *state = &op->clicks[click];
-    const RetrySpec *retry = &group_of_client(world, op->client)->retry;
+    ClientGroup *group = &world->groups[world->clients[op->client].group];
+    const RetrySpec *retry = &group->retry;
+    if (allowed && state->attempts < retry->max_attempts && !budget_withdraw(world, group))
+        allowed = false; /* the budget is spent: the click ends with what it has */
     if (!allowed || state->attempts >= retry->max_attempts) {
         const ClientGroupSpec *spec = group_of_client(world, op->client)->spec;
         if (if_not == BELIEF_UNKNOWN && spec->on_unknown == ON_UNKNOWN_LOOKUP && state->key != 0 &&
@@ -553,9 +620,15 @@ void client_on_response(World *world, const Message *response)
         on_accepted(world, response->operation, response->click);
     } else if (status == 409) {
         on_conflict(world, response->operation, response->click);
-    } else if (status >= 500) {
-        retry_or_give_up(world, response->operation, response->click, retry->on_5xx,
+    } else if (status == SERVER_STATUS_RESET) { /* a connection error: as a timeout */
+        retry_or_give_up(world, response->operation, response->click, retry->on_timeout,
                          backoff_us(world, response->operation, response->click), BELIEF_UNKNOWN);
+    } else if (status >= 500 || status == 429) {
+        SimTimeUs wait = backoff_us(world, response->operation, response->click);
+        if (retry->honour_retry_after && response->retry_after_us > wait)
+            wait = response->retry_after_us; /* never before the server said */
+        retry_or_give_up(world, response->operation, response->click, retry->on_5xx, wait,
+                         BELIEF_UNKNOWN);
     } else {
         finish_click(world, response->operation, response->click, BELIEF_FAILED, TRACE_FAILED);
     }

@@ -83,6 +83,10 @@ bool metrics_value(const Metrics *metrics, const char *name, double *value)
         {"receipts_duplicated", metrics->receipts_duplicated},
         {"receipts_missing", metrics->receipts_missing},
         {"receipts_orphaned", metrics->receipts_orphaned},
+        {"shed", metrics->shed},
+        {"resets", metrics->resets},
+        {"retries", metrics->retries},
+        {"retries_throttled", metrics->retries_throttled},
     };
     for (size_t i = 0; i < sizeof counters / sizeof counters[0]; i++) {
         if (strcmp(name, counters[i].name) == 0) {
@@ -106,6 +110,16 @@ bool metrics_value(const Metrics *metrics, const char *name, double *value)
         *value = (double)series_peak(&metrics->queue_depth_series);
     else if (strcmp(name, "in_flight_peak") == 0)
         *value = (double)series_peak(&metrics->in_flight_series);
+    else if (strcmp(name, "amplification") == 0)
+        *value =
+            metrics->operations > 0 ? (double)metrics->attempts / (double)metrics->operations : 0.0;
+    else if (strcmp(name, "goodput_per_s") == 0)
+        *value = metrics->duration_us > 0
+                     ? (double)metrics->outcomes[OUTCOME_OK] * 1e6 / (double)metrics->duration_us
+                     : 0.0;
+    else if (strcmp(name, "attempts_peak_per_s") == 0)
+        *value = (double)count_series_peak(&metrics->attempts_series) * 1e6 /
+                 (double)metrics->attempts_series.bucket_us;
     else
         return false;
     return true;

@@ -67,6 +67,13 @@ typedef struct {
     uint64_t rebalances;       /* log family: resumes from the committed offsets (crashes too) */
     uint64_t offset_commits;   /* log family: commits that moved a partition's offset */
     uint64_t crashes;
+    uint64_t shed;   /* requests the server refused unrun: its queue was full (429/503) */
+    uint64_t resets; /* requests reset by a server in its scripted outage */
+    uint64_t retries_throttled;   /* retries a client's retry budget did not allow */
+    uint64_t retries;             /* attempts after a click's first (any cause) */
+    uint64_t duration_us;         /* the scenario's duration: goodput's denominator */
+    CountSeries attempts_series;  /* client attempts sent, per bucket */
+    CountSeries succeeded_series; /* operations the client learned succeeded, per bucket */
     uint64_t emails_sent;
     uint64_t receipts_sent, receipts_duplicated, receipts_missing; /* publish_receipts */
     uint64_t receipts_orphaned; /* receipts for operations that charged nothing in the end */

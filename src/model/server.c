@@ -134,22 +134,50 @@ static bool start_job(World *world, uint32_t job_slot)
     return true;
 }
 
+/* A connection reset (status SERVER_STATUS_RESET): the server's port is closed during its
+ * scripted outage. The request did not run, or was killed running; its client cannot tell. */
+static void reset(World *world, const Message *request)
+{
+    world->metrics.resets++;
+    Message answer = message_answer(request, HOP_RESPONSE, SERVER_STATUS_RESET, request->operation);
+    network_send(world, &answer);
+}
+
+/* The queue is full: the request is refused before anything looks at it (no key lookup,
+ * no reservation, no effect), with 429 or 503 and the Retry-After of server.shed. */
+static void shed(World *world, const Message *request)
+{
+    const ShedSpec *spec = &world->scenario.server.shed;
+    world->metrics.shed++;
+    Message answer = message_answer(request, HOP_RESPONSE, spec->status, request->operation);
+    answer.retry_after_us = sim_time_us_from_ms(spec->retry_after_ms);
+    network_send(world, &answer);
+}
+
 void server_on_request(World *world, const Message *request)
 {
     Server *server = &world->server;
     if (server->down) {
+        if (server->in_outage) {
+            reset(world, request);
+            return;
+        }
         world->metrics.network_dropped++; /* connection refused: the server is not there */
         if (world_tracing(world))
             world_trace_about(world, world->server_node, TRACE_REFUSED_DOWN, request, 0, 0);
         return;
     }
-    uint32_t job = job_alloc(world, request);
     SIM_ASSERT(server->workers == 0 || server->busy <= server->workers,
                "never more jobs running than workers");
     if (server->workers != 0 && server->busy >= server->workers) {
-        index_queue_push(&server->queue, job);
+        if (server->queue.length >= world->scenario.server.queue) {
+            shed(world, request);
+            return;
+        }
+        index_queue_push(&server->queue, job_alloc(world, request));
         return;
     }
+    uint32_t job = job_alloc(world, request);
     server->busy++;
     if (start_job(world, job))
         finish_job(world, job);
@@ -195,14 +223,10 @@ static bool draw_crash(World *world, const Job *job, CrashPoint point)
            world_chance_about(world, DRAW_CRASH, &job->request, crash->prob);
 }
 
-/* Everything in flight dies with the process; what is durable stays. */
-static void crash(World *world, CrashPoint where, uint64_t operation)
+/* The process is gone: everything in flight dies with it; what is durable stays. */
+static void go_down(World *world, SimTimeUs restart_in_us)
 {
     Server *server = &world->server;
-    world->metrics.crashes++;
-    world->server.crashes++;
-    if (world_tracing(world))
-        world_trace(world, world->server_node, TRACE_CRASH, operation, 0, where);
     if (world->scenario.server.transaction)
         key_protocol_roll_back_open(world, &server->keys, server->epoch);
     server->down = true;
@@ -212,13 +236,44 @@ static void crash(World *world, CrashPoint where, uint64_t operation)
     server->busy = 0;
     key_protocol_on_crash(world, &server->keys);
     server_charge_on_crash(world);
-    SimTimeUs restart = sim_time_us_from_ms(world->scenario.server.crash.restart_ms);
-    sim_schedule_in(world->sim, restart, EVENT_SERVER_RESTART, 0, 0);
+    sim_schedule_in(world->sim, restart_in_us, EVENT_SERVER_RESTART, 0, 0);
+}
+
+static void crash(World *world, CrashPoint where, uint64_t operation)
+{
+    world->metrics.crashes++;
+    world->server.crashes++;
+    if (world_tracing(world))
+        world_trace(world, world->server_node, TRACE_CRASH, operation, 0, where);
+    go_down(world, sim_time_us_from_ms(world->scenario.server.crash.restart_ms));
+}
+
+/* server.outage: the server goes down at from_ms and is back at to_ms. Its port is closed:
+ * every request it holds, running or queued, is reset at once (a closed socket sends RST to
+ * every connected client at the same instant), and so is every request arriving meanwhile.
+ * That shared instant is what synchronises the clients' retries. */
+void server_on_outage(World *world)
+{
+    Server *server = &world->server;
+    const ServerOutageSpec *outage = &world->scenario.server.outage;
+    if (world_tracing(world))
+        world_trace(world, world->server_node, TRACE_CRASH, 0, 0, CRASH_NONE);
+    for (uint32_t slot = 0; slot < world->job_slots.capacity; slot++) {
+        const Job *job = &world->jobs[slot];
+        if (job->serial != 0 && job->epoch == server->epoch &&
+            job->request.target == world->server_node)
+            reset(world, &job->request);
+    }
+    server->in_outage = true;
+    SimTimeUs now = sim_now(world->sim);
+    SimTimeUs back = sim_time_us_from_ms(outage->to_ms);
+    go_down(world, back > now ? back - now : 0);
 }
 
 void server_on_restart(World *world)
 {
     world->server.down = false;
+    world->server.in_outage = false;
     if (world_tracing(world))
         world_trace(world, world->server_node, TRACE_RESTART, 0, 0, 0);
     server_charge_resume_outbox(world);

@@ -423,6 +423,9 @@ static void dispatch(void *context, const Event *event)
     case EVENT_SERVER_RESTART:
         server_on_restart(world);
         break;
+    case EVENT_SERVER_OUTAGE:
+        server_on_outage(world);
+        break;
     case EVENT_ACK_TIMEOUT:
         broker_on_ack_timeout(world, slot_of(event, &world->broker.message_slots), event->target);
         break;
@@ -474,6 +477,8 @@ static void build_clients(World *world)
         ClientGroup *group = &world->groups[g];
         group->spec = spec;
         group->retry = retry_for_mode(&spec->retry, world->mode);
+        /* the bucket starts full, as gRPC's; in millionths of a token (client.c) */
+        group->budget_tokens = (int64_t)(spec->retry.budget.max_tokens * 1000000 + 0.5);
         group->first_client = world->client_count;
         group->node = g;
         group->first_operation = world->operation_count;
@@ -596,6 +601,9 @@ World *world_create(const Scenario *scenario, Mode mode, uint64_t seed, TraceSin
     time_series_init(&world->metrics.key_store_series, bucket_us);
     time_series_init(&world->metrics.queue_depth_series, bucket_us);
     time_series_init(&world->metrics.in_flight_series, bucket_us);
+    count_series_init(&world->metrics.attempts_series, SIM_US_PER_MS * 100);
+    count_series_init(&world->metrics.succeeded_series, SIM_US_PER_MS * 100);
+    world->metrics.duration_us = world->duration_us;
     world->sim = sim_create(dispatch, world);
     build_clients(world);
     build_nodes(world);
@@ -610,6 +618,9 @@ World *world_create(const Scenario *scenario, Mode mode, uint64_t seed, TraceSin
     network_init(world);
     ledger_init(world);
     server_init(world);
+    if (scenario->server.outage.enabled)
+        sim_schedule_at(world->sim, sim_time_us_from_ms(scenario->server.outage.from_ms),
+                        EVENT_SERVER_OUTAGE, 0, 0);
     gateway_init(world);
     proxy_init(world);
     broker_init(world);

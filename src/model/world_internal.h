@@ -45,6 +45,7 @@ typedef enum {
     EVENT_LOG_COMMIT,        /* the log's auto-commit (commit_interval_ms) */
     EVENT_LOG_REBALANCE,     /* the log's consumer group rebalances */
     EVENT_CONSUMER_RETRY,    /* arg: job slot; a log record whose key is in progress, again */
+    EVENT_SERVER_OUTAGE,     /* the scripted outage starts (server.outage) */
     EVENT_KIND_COUNT
 } EventKind;
 
@@ -107,8 +108,10 @@ typedef struct {
 } Client;
 
 typedef struct {
-    const ClientGroupSpec *spec; /* points into World.scenario */
-    RetrySpec retry;             /* after the mode preset */
+    const ClientGroupSpec *spec;  /* points into World.scenario */
+    RetrySpec retry;              /* after the mode preset */
+    double budget_tokens;         /* retry.budget: the group's bucket */
+    SimTimeUs budget_refilled_us; /* when min_per_s last paid into it */
     uint32_t first_client;
     uint32_t node;
     uint64_t first_operation;
@@ -158,10 +161,11 @@ typedef struct {
     uint64_t key;          /* the idempotency key; for a publish, the message id */
     uint64_t business_key; /* hash of account, amount and order: the same for every click */
     uint64_t fingerprint;
-    uint64_t response_of; /* responses: the operation the answer was produced for */
-    ReplyTo reply_to;     /* who inside the sender waits for the answer; copied into it */
-    bool receipt;         /* an event the server publishes: send the receipt email */
-    uint32_t session;     /* a publish: the app's life it was sent in (Client.app_restarts) */
+    uint64_t response_of;     /* responses: the operation the answer was produced for */
+    ReplyTo reply_to;         /* who inside the sender waits for the answer; copied into it */
+    SimTimeUs retry_after_us; /* a shed answer's Retry-After; 0: none */
+    bool receipt;             /* an event the server publishes: send the receipt email */
+    uint32_t session;         /* a publish: the app's life it was sent in (Client.app_restarts) */
 } Message;
 
 /* The answer to message, going back the way it came. It keeps the message's identity
@@ -233,6 +237,7 @@ typedef struct {
     KeyProtocol keys;
     uint64_t generated_keys; /* server-generated keys: a fresh one per request */
     bool down;               /* crashed, not yet restarted */
+    bool in_outage;          /* down for server.outage: requests are reset, not dropped */
     uint32_t epoch;
     uint32_t crashes;
     OutboxEntry *outbox; /* slots reused once their operation has settled */
@@ -421,6 +426,9 @@ struct World {
 
 #define SLOT_NONE UINT32_MAX
 
+/* The status of a connection reset: no HTTP answer at all (server.outage). */
+#define SERVER_STATUS_RESET 0
+
 /* ------------------------------------------------------------------ shared helpers */
 
 uint64_t world_draw(const World *world, DrawPurpose purpose, uint64_t a, uint64_t b, uint64_t c);
@@ -507,6 +515,7 @@ bool server_job_died_in_crash(World *world, uint32_t job);
 void server_on_job_done(World *world, uint32_t job);
 void server_on_store_sweep(World *world);
 void server_on_restart(World *world);
+void server_on_outage(World *world);
 /* Where a job whose side effect happened goes next (handler or gateway answered). */
 void server_after_effect(World *world, uint32_t job, int status);
 void server_complete_job(World *world, uint32_t job, int status);

@@ -261,6 +261,10 @@ static const char *status_words(int64_t status)
         return " declined";
     case 504:
         return " gateway timeout";
+    case 429:
+        return " too many requests";
+    case 503:
+        return " unavailable";
     default:
         return "";
     }
@@ -271,6 +275,8 @@ void diagram_message_label(const DiagramItem *message, char *label, size_t size)
     const char *copy = message->copy & 1u ? " (network copy)" : "";
     if (message->message == MESSAGE_REQUEST) {
         snprintf(label, size, "request%s", copy); /* the sender's badge says which attempt */
+    } else if (message->message == MESSAGE_RESPONSE && message->value == 0) {
+        snprintf(label, size, "reset%s", copy); /* no HTTP answer: the port was closed */
     } else if (message->message == MESSAGE_RESPONSE || message->message == MESSAGE_CHARGE_REPLY) {
         snprintf(label, size, "%" PRId64 "%s%s", message->value, status_words(message->value),
                  copy);

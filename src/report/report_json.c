@@ -63,6 +63,38 @@ static double value_of(const Metrics *metrics, const char *name)
     return value;
 }
 
+static void write_counts(FILE *stream, const char *name, const CountSeries *series, bool last)
+{
+    fprintf(stream, "        \"%s\": {\"bucket_ms\": %.3f, \"count\": [", name,
+            (double)series->bucket_us / 1000.0);
+    for (uint32_t i = 0; i < series->used; i++)
+        fprintf(stream, "%s%" PRIu64, i ? ", " : "", series->count[i]);
+    fprintf(stream, "]}%s\n", last ? "" : ",");
+}
+
+/* Retry storms (C22): shed and reset answers, the budget's refusals, retry amplification
+ * and goodput, and attempts and successes over time, when the scenario has any of it. */
+static void write_storm(FILE *stream, const Metrics *metrics)
+{
+    fprintf(stream,
+            "      \"storm\": {\"shed\": %" PRIu64 ", \"resets\": %" PRIu64
+            ", \"retries\": %" PRIu64 ", \"retries_throttled\": %" PRIu64
+            ", \"amplification\": %.4f, \"goodput_per_s\": %.4f,"
+            " \"attempts_peak_per_s\": %.0f,\n",
+            metrics->shed, metrics->resets, metrics->retries, metrics->retries_throttled,
+            value_of(metrics, "amplification"), value_of(metrics, "goodput_per_s"),
+            value_of(metrics, "attempts_peak_per_s"));
+    CountSeries attempts = metrics->attempts_series;
+    CountSeries succeeded = metrics->succeeded_series;
+    uint64_t bucket_us =
+        attempts.bucket_us > succeeded.bucket_us ? attempts.bucket_us : succeeded.bucket_us;
+    count_series_coarsen(&attempts, bucket_us);
+    count_series_coarsen(&succeeded, bucket_us);
+    write_counts(stream, "attempts_series", &attempts, false);
+    write_counts(stream, "succeeded_series", &succeeded, true);
+    fprintf(stream, "      },\n");
+}
+
 static void write_mode(FILE *stream, const RunReport *report, uint32_t m, SeriesScale scale)
 {
     const Metrics *metrics = report->metrics[m];
@@ -123,6 +155,8 @@ static void write_mode(FILE *stream, const RunReport *report, uint32_t m, Series
         fprintf(stream,
                 "      \"log\": {\"rebalances\": %" PRIu64 ", \"offset_commits\": %" PRIu64 "},\n",
                 metrics->rebalances, metrics->offset_commits);
+    if (scenario_uses_storm(scenario))
+        write_storm(stream, metrics);
     if (scenario_uses_proxy(scenario))
         fprintf(stream, "      \"proxy\": {\"retries\": %" PRIu64 ", \"timeouts\": %" PRIu64 "},\n",
                 metrics->proxy_retries, metrics->proxy_timeouts);

@@ -13,7 +13,7 @@
 #define DIM "\x1b[2m"
 #define RESET "\x1b[0m"
 
-typedef enum { ROW_COUNT, ROW_BAD, ROW_MILLISECONDS } RowStyle;
+typedef enum { ROW_COUNT, ROW_BAD, ROW_MILLISECONDS, ROW_RATIO } RowStyle;
 
 typedef enum {
     SHOW_ALWAYS,
@@ -25,7 +25,8 @@ typedef enum {
     SHOW_WITH_RECONCILE,
     SHOW_WITH_FAILOVER,
     SHOW_WITH_STATUS_RECORDS,
-    SHOW_WITH_LOG /* a log broker (Kafka) only: the other families' tables stay as they were */
+    SHOW_WITH_LOG, /* a log broker (Kafka) only: the other families' tables stay as they were */
+    SHOW_WITH_STORM
 } RowShown;
 
 typedef struct {
@@ -83,6 +84,13 @@ static const Row rows[] = {
     {"messages lost by the network", "network_dropped", ROW_COUNT, SHOW_ALWAYS},
     {"duplicated by the network", "network_duplicated", ROW_COUNT, SHOW_ALWAYS},
     {"crashes (server, consumers)", "crashes", ROW_COUNT, SHOW_ALWAYS},
+    {"shed unrun (429/503, full)", "shed", ROW_COUNT, SHOW_WITH_STORM},
+    {"reset (server in outage)", "resets", ROW_COUNT, SHOW_WITH_STORM},
+    {"retries sent", "retries", ROW_COUNT, SHOW_WITH_STORM},
+    {"retries refused by budget", "retries_throttled", ROW_COUNT, SHOW_WITH_STORM},
+    {"attempts per operation", "amplification", ROW_RATIO, SHOW_WITH_STORM},
+    {"attempts per second, peak", "attempts_peak_per_s", ROW_COUNT, SHOW_WITH_STORM},
+    {"goodput (ok per second)", "goodput_per_s", ROW_RATIO, SHOW_WITH_STORM},
     {"latency p50 (ms)", "latency_p50_ms", ROW_MILLISECONDS, SHOW_ALWAYS},
     {"latency p99 (ms)", "latency_p99_ms", ROW_MILLISECONDS, SHOW_ALWAYS},
     {"latency p999 (ms)", "latency_p999_ms", ROW_MILLISECONDS, SHOW_ALWAYS},
@@ -121,6 +129,8 @@ static void write_cell(FILE *stream, double value, RowStyle style, bool color)
     char text[32];
     if (style == ROW_MILLISECONDS)
         snprintf(text, sizeof text, "%.1f", value);
+    else if (style == ROW_RATIO)
+        snprintf(text, sizeof text, "%.2f", value);
     else
         snprintf(text, sizeof text, "%.0f", value);
     const char *paint = NULL;
@@ -230,6 +240,8 @@ bool report_write_table(FILE *stream, const RunReport *report, bool color)
         if (rows[r].shown == SHOW_WITH_QUERIES && !asks_status(scenario))
             continue;
         if (rows[r].shown == SHOW_WITH_RECONCILE && scenario->server.reconcile_ms <= 0)
+            continue;
+        if (rows[r].shown == SHOW_WITH_STORM && !scenario_uses_storm(scenario))
             continue;
         if (rows[r].shown == SHOW_WITH_FAILOVER &&
             scenario->server.idempotency.replication_lag_ms <= 0 &&

@@ -123,6 +123,16 @@ typedef struct {
     double at_ms[SCRIPTED_AT_MAX];
 } WorkloadSpec;
 
+/* A retry budget (Finagle's RetryBudget, gRPC's retry throttling): a token bucket per client
+ * group, earning `ratio` per first attempt and `min_per_s` per second, holding at most
+ * `max_tokens`; a retry spends one, and a retry without a token is not sent. */
+typedef struct {
+    bool enabled; /* the file has a budget */
+    double ratio;
+    double min_per_s;
+    double max_tokens;
+} RetryBudgetSpec;
+
 typedef struct {
     double timeout_ms;
     uint32_t max_attempts; /* 1 = never retry */
@@ -137,6 +147,8 @@ typedef struct {
     double conflict_delay_ms; /* wait after a 409 before retrying, or a 202 before asking */
     uint32_t max_conflicts;   /* 409 and 202 answers a click accepts; 0: they count against
                                  max_attempts, as attempts do */
+    bool honour_retry_after;  /* wait at least a 429/503's Retry-After before the retry */
+    RetryBudgetSpec budget;
 } RetrySpec;
 
 typedef struct {
@@ -267,8 +279,27 @@ typedef struct {
     uint32_t max_crashes; /* 0: no limit */
 } CrashSpec;
 
+/* Load shedding: the answer to a request that finds the queue full (never run, no key). */
+typedef struct {
+    int status;            /* 429 or 503 */
+    double retry_after_ms; /* the Retry-After it carries; 0: none */
+} ShedSpec;
+
+/* A scripted outage: the server is down from from_ms to to_ms; its port is closed, so every
+ * request it held and every request arriving meanwhile is reset at once. */
+typedef struct {
+    bool enabled;
+    double from_ms;
+    double to_ms;
+} ServerOutageSpec;
+
+#define SERVER_QUEUE_UNBOUNDED UINT32_MAX
+
 typedef struct {
     uint32_t workers; /* 0: unbounded concurrency */
+    uint32_t queue;   /* requests waiting for a worker at most; SERVER_QUEUE_UNBOUNDED */
+    ShedSpec shed;
+    ServerOutageSpec outage;
     Distribution service_ms;
     IdempotencySpec idempotency;
     CrashSpec crash;
@@ -456,6 +487,9 @@ bool scenario_load_text(const char *text, size_t length, const char *const *over
 bool scenario_uses_proxy(const Scenario *scenario);
 /* True when a client group's set-status writes one record per client (C23). */
 bool scenario_uses_status_records(const Scenario *scenario);
+/* True when the scenario bounds the server's queue, scripts a server outage, or gives a
+ * group a retry budget or Retry-After: the reports then show the retry-storm numbers. */
+bool scenario_uses_storm(const Scenario *scenario);
 
 const char *mode_name(Mode mode);
 bool mode_from_name(const char *name, Mode *mode);

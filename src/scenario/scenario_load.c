@@ -226,3 +226,15 @@ bool scenario_uses_status_records(const Scenario *scenario)
     }
     return false;
 }
+
+bool scenario_uses_storm(const Scenario *scenario)
+{
+    if (scenario->server.queue != SERVER_QUEUE_UNBOUNDED || scenario->server.outage.enabled)
+        return true;
+    for (uint32_t g = 0; g < scenario->client_group_count; g++) {
+        const RetrySpec *retry = &scenario->client_groups[g].retry;
+        if (retry->budget.enabled || retry->honour_retry_after)
+            return true;
+    }
+    return false;
+}

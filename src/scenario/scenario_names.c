@@ -200,6 +200,13 @@ const char *const scenario_metric_names[] = {
     "412",
     "rebalances",
     "offset_commits",
+    "shed",
+    "resets",
+    "retries",
+    "retries_throttled",
+    "amplification",
+    "goodput_per_s",
+    "attempts_peak_per_s",
 };
 const unsigned scenario_metric_count =
     (unsigned)(sizeof scenario_metric_names / sizeof scenario_metric_names[0]);

@@ -35,7 +35,8 @@ static const ClientGroupSpec client_group_default = {
               .on_timeout = true,
               .on_5xx = true,
               .on_409 = true,
-              .conflict_delay_ms = 500},
+              .conflict_delay_ms = 500,
+              .budget = {.enabled = false, .ratio = 0.1, .min_per_s = 10, .max_tokens = 10}},
     .key = KEY_PER_CLICK,
     .double_click = {.prob = 0, .delay_ms = {DIST_UNIFORM, 100, 400}},
     .offline = {.prob = 0, .duration_ms = {DIST_EXP, 60000, 0}},
@@ -328,6 +329,36 @@ static void read_retry_on(SchemaReader *reader, const cJSON *item, void *target)
     }
 }
 
+#define RANGE_BUDGET_RATIO                                                                         \
+    {                                                                                              \
+        0.0, 10.0, false, false, false                                                             \
+    }
+#define RANGE_BUDGET_RATE                                                                          \
+    {                                                                                              \
+        0.0, 1e6, false, false, false                                                              \
+    }
+#define RANGE_BUDGET_TOKENS                                                                        \
+    {                                                                                              \
+        1.0, 1e6, false, false, false                                                              \
+    }
+
+static void check_budget(SchemaReader *reader, const cJSON *object, void *base, bool clean)
+{
+    (void)reader;
+    (void)object;
+    (void)clean;
+    RetryBudgetSpec *budget = base;
+    budget->enabled = true; /* read only when the file has one */
+}
+
+static const SchemaField budget_fields[] = {
+    FIELD_NUMBER("ratio", RetryBudgetSpec, ratio, RANGE_BUDGET_RATIO),
+    FIELD_NUMBER("min_per_s", RetryBudgetSpec, min_per_s, RANGE_BUDGET_RATE),
+    FIELD_NUMBER("max_tokens", RetryBudgetSpec, max_tokens, RANGE_BUDGET_TOKENS),
+};
+static const SchemaObject budget_schema = {
+    .name = "clients[].retry.budget", SCHEMA_FIELDS(budget_fields), .check = check_budget};
+
 static const SchemaField retry_fields[] = {
     FIELD_NUMBER("timeout_ms", RetrySpec, timeout_ms, RANGE_MS_POSITIVE),
     FIELD_U32("max_attempts", RetrySpec, max_attempts, RANGE_ATTEMPTS),
@@ -336,6 +367,8 @@ static const SchemaField retry_fields[] = {
     FIELD_CUSTOM("retry_on", 0, read_retry_on, NULL, false),
     FIELD_NUMBER("conflict_delay_ms", RetrySpec, conflict_delay_ms, RANGE_MS),
     FIELD_U32("max_conflicts", RetrySpec, max_conflicts, RANGE_CONFLICTS),
+    FIELD_BOOLEAN("honour_retry_after", RetrySpec, honour_retry_after),
+    FIELD_OBJECT("budget", RetrySpec, budget, budget_schema),
 };
 static const SchemaObject retry_schema = {.name = "clients[].retry", SCHEMA_FIELDS(retry_fields)};
 
@@ -434,6 +467,17 @@ static void check_client(SchemaReader *reader, const cJSON *object, void *base, 
         schema_error_at(reader, "via",
                         "expected 'direct' with target 'broker' (the proxy stands in front of "
                         "the server; a broker's publishers reach it directly)");
+    }
+    /* Retry-After comes only with the server's shed answers, and the proxy does not pass
+     * the header on: a switch that could never act is refused, not ignored. */
+    if (group->retry.honour_retry_after &&
+        (group->target == TARGET_BROKER || group->via == VIA_PROXY)) {
+        json_path_push_key(&reader->path, "retry");
+        schema_error_at(reader, "honour_retry_after",
+                        "expected a group that calls the server directly (%s never passes a "
+                        "Retry-After on)",
+                        group->target == TARGET_BROKER ? "the broker" : "the proxy");
+        json_path_pop(&reader->path);
     }
     if (schema_member(object, "queue") != NULL && target_known(object) &&
         group->target != TARGET_BROKER) {

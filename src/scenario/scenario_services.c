@@ -56,6 +56,8 @@ void scenario_services_defaults(Scenario *scenario)
 {
     scenario->server = (ServerSpec){
         .workers = 4,
+        .queue = SERVER_QUEUE_UNBOUNDED,
+        .shed = {.status = 503, .retry_after_ms = 0},
         .service_ms = {DIST_UNIFORM, 1, 5},
         .idempotency = idempotency_default,
         .crash = crash_default,
@@ -229,6 +231,61 @@ static const SchemaObject crash_schema = {.name = "<crash>", SCHEMA_FIELDS(crash
 
 /* ------------------------------------------------------------------ server */
 
+#define RANGE_SERVER_QUEUE                                                                         \
+    {                                                                                              \
+        0.0, 1000000.0, false, false, false                                                        \
+    }
+
+static void read_shed_status(SchemaReader *reader, const cJSON *item, void *target)
+{
+    int *status = target;
+    if (!schema_expect(reader, item, cJSON_Number, "integer")) {
+        return;
+    }
+    if (item->valuedouble != 429 && item->valuedouble != 503) {
+        char got[80];
+        schema_describe_number(reader, item, got, sizeof got);
+        schema_error(reader, "expected 429 or 503 (got %s)", got);
+        return;
+    }
+    *status = (int)item->valuedouble;
+}
+
+static const SchemaField shed_fields[] = {
+    FIELD_CUSTOM("status", SCHEMA_MEMBER(ShedSpec, status, int), read_shed_status, NULL, false),
+    FIELD_NUMBER("retry_after_ms", ShedSpec, retry_after_ms, RANGE_MS),
+};
+static const SchemaObject shed_schema = {.name = "server.shed", SCHEMA_FIELDS(shed_fields)};
+
+static void check_server_outage(SchemaReader *reader, const cJSON *object, void *base, bool clean)
+{
+    (void)object;
+    ServerOutageSpec *outage = base;
+    outage->enabled = true;
+    if (clean && !(outage->to_ms > outage->from_ms)) {
+        char from[32];
+        char to[32];
+        schema_format_number(outage->from_ms, from, sizeof from);
+        schema_format_number(outage->to_ms, to, sizeof to);
+        schema_error_at(reader, "to_ms", "expected number > from_ms (%s) (got %s)", from, to);
+    }
+}
+
+static const SchemaField server_outage_fields[] = {
+    {.key = "from_ms",
+     .type = SCHEMA_NUMBER,
+     .offset = SCHEMA_MEMBER(ServerOutageSpec, from_ms, double),
+     .range = RANGE_MS,
+     .required = true},
+    {.key = "to_ms",
+     .type = SCHEMA_NUMBER,
+     .offset = SCHEMA_MEMBER(ServerOutageSpec, to_ms, double),
+     .range = RANGE_MS,
+     .required = true},
+};
+static const SchemaObject server_outage_schema = {
+    .name = "server.outage", SCHEMA_FIELDS(server_outage_fields), .check = check_server_outage};
+
 /* Only the type here: the broker, whose queues the name must match, is read after the
  * server; scenario_schema.c resolves the name then. */
 static void read_receipts_queue(SchemaReader *reader, const cJSON *item, void *target)
@@ -255,6 +312,21 @@ static void check_server(SchemaReader *reader, const cJSON *object, void *base, 
                         "expected \"use_gateway\": true with reconciliation (it asks the "
                         "gateway about the charges it did not answer)");
     }
+    if (schema_member(object, "shed") != NULL && server->queue == SERVER_QUEUE_UNBOUNDED) {
+        schema_error_at(reader, "shed",
+                        "expected \"queue\" with a shed answer (an unbounded queue is never "
+                        "full, so nothing would be shed)");
+    }
+    if (server->queue != SERVER_QUEUE_UNBOUNDED && server->workers == 0) {
+        schema_error_at(reader, "queue",
+                        "expected \"workers\" > 0 with a bounded queue (unbounded workers "
+                        "never queue anything)");
+    }
+    if (server->outage.enabled && server->crash.point != CRASH_NONE) {
+        schema_error_at(reader, "outage",
+                        "expected no \"crash\" with a scripted outage (a crash inside the "
+                        "outage window is not modelled)");
+    }
     if (server->outbox && !server->use_gateway && schema_member(object, "outbox") != NULL) {
         schema_error_at(reader, "outbox",
                         "expected \"use_gateway\": true with an outbox (it relays the "
@@ -264,6 +336,9 @@ static void check_server(SchemaReader *reader, const cJSON *object, void *base, 
 
 static const SchemaField server_fields[] = {
     FIELD_U32("workers", ServerSpec, workers, RANGE_WORKERS),
+    FIELD_U32("queue", ServerSpec, queue, RANGE_SERVER_QUEUE),
+    FIELD_OBJECT("shed", ServerSpec, shed, shed_schema),
+    FIELD_OBJECT("outage", ServerSpec, outage, server_outage_schema),
     FIELD_DIST("service_ms", ServerSpec, service_ms),
     FIELD_OBJECT("idempotency", ServerSpec, idempotency, server_idempotency_schema),
     FIELD_OBJECT("crash", ServerSpec, crash, crash_schema),
