@@ -217,6 +217,33 @@ START_TEST(test_a_fixed_window_is_refused_backwards_and_drawn_forwards)
 }
 END_TEST
 
+/* A clock far past the run (the browser edition opens a link at the end of time so): the last
+ * exchange stays on screen above one squeezed band of many hours, drawn as fast as any frame
+ * (a band's grid and traffic are not walked tick by tick). */
+START_TEST(test_a_clock_far_past_the_run_keeps_its_last_exchange)
+{
+    test_cli_make_scratch("projector-far");
+    char labels_path[512];
+    test_cli_in_scratch(labels_path, "labels.json");
+    render("scenarios/default.json", "1000000000000", labels_path);
+    cJSON *labels = read_labels(labels_path);
+    check_words(labels, "default at the end of time");
+    const cJSON *pane;
+    cJSON_ArrayForEach(pane, cJSON_GetObjectItem(labels, "panes"))
+    {
+        bool band = false;
+        const cJSON *text;
+        cJSON_ArrayForEach(text, cJSON_GetObjectItem(pane, "texts"))
+        {
+            band = band || strstr(cJSON_GetObjectItem(text, "text")->valuestring, " days quiet");
+        }
+        ck_assert(band);
+    }
+    cJSON_Delete(labels);
+    test_cli_remove_scratch();
+}
+END_TEST
+
 static bool have_xvfb(void)
 {
     return system("command -v xvfb-run >/dev/null 2>&1") == 0;
@@ -263,6 +290,7 @@ static Suite *projector_suite(void)
     tcase_add_test(tc, test_every_scenario_reads_from_the_back_row);
     tcase_add_test(tc, test_the_lost_answer_shares_one_time_axis);
     tcase_add_test(tc, test_a_fixed_window_is_refused_backwards_and_drawn_forwards);
+    tcase_add_test(tc, test_a_clock_far_past_the_run_keeps_its_last_exchange);
     tcase_add_test(tc, test_the_window_under_xvfb_reads_from_the_back_row);
     suite_add_tcase(suite, tc);
     return suite;

@@ -297,9 +297,15 @@ ViewDensity view_pane_density(const ViewPane *pane, SimTimeUs from_us, SimTimeUs
 {
     ViewDensity total = {0};
     SimTimeUs first = from_us / VIEW_DENSITY_BUCKET_US, last = to_us / VIEW_DENSITY_BUCKET_US;
-    for (SimTimeUs bucket = first; bucket < last; bucket++) {
-        const ViewDensity *slot = &pane->density[bucket % VIEW_DENSITY_BUCKETS];
-        if (slot->bucket != bucket + 1)
+    /* A span longer than the ring (a squeezed band of hours) reads each slot once. */
+    bool whole_ring = last > first && last - first >= VIEW_DENSITY_BUCKETS;
+    SimTimeUs count = whole_ring ? VIEW_DENSITY_BUCKETS : last > first ? last - first : 0;
+    for (SimTimeUs i = 0; i < count; i++) {
+        SimTimeUs bucket = first + i;
+        const ViewDensity *slot = &pane->density[(whole_ring ? i : bucket) % VIEW_DENSITY_BUCKETS];
+        bool held =
+            whole_ring ? slot->bucket > first && slot->bucket <= last : slot->bucket == bucket + 1;
+        if (!held)
             continue;
         total.sends += slot->sends;
         total.retries += slot->retries;

@@ -459,11 +459,16 @@ static void draw_grid(Strip *strip)
     float x0 = (float)strip->body.x, x1 = (float)(strip->body.x + strip->body.w);
     int h = view_canvas_text_height(canvas, VIEW_FONT_TINY);
     for (SimTimeUs t = first; t <= strip->now_us; t += step) {
+        /* a squeezed band may hide hours (a run drained to a far clock): skip it whole */
+        const ViewQuiet *quiet = view_timeline_quiet_at(strip->timeline, t);
+        if (quiet != NULL) {
+            t = (quiet->to_us / step) * step; /* the loop's step lands past the band */
+            continue;
+        }
         float y = y_of(strip, t);
-        /* its label sits above the line: neither may fall in a squeezed band */
+        /* its label sits above the line: it may not fall in a squeezed band either */
         double label_top = ((double)y - h - strip->body.y) / strip->body.h;
-        if (view_timeline_quiet_at(strip->timeline, t) != NULL ||
-            (label_top >= 0 &&
+        if ((label_top >= 0 &&
              view_timeline_quiet_at(strip->timeline,
                                     view_timeline_time_at(strip->timeline, label_top)) != NULL))
             continue;
@@ -498,7 +503,12 @@ static void draw_quiet(Strip *strip)
         view_canvas_dashed(canvas, x0, bottom, x1, bottom, px(strip, 1), px(strip, 5), edge);
         char words[40];
         double seconds = (double)(quiet->to_us - quiet->from_us) / 1e6;
-        snprintf(words, sizeof words, seconds >= 10 ? "%.0f s quiet" : "%.1f s quiet", seconds);
+        if (seconds >= 2 * 86400)
+            snprintf(words, sizeof words, "%.0f days quiet", seconds / 86400);
+        else if (seconds >= 2 * 3600)
+            snprintf(words, sizeof words, "%.0f h quiet", seconds / 3600);
+        else
+            snprintf(words, sizeof words, seconds >= 10 ? "%.0f s quiet" : "%.1f s quiet", seconds);
         float h = (float)view_canvas_text_height(canvas, VIEW_FONT_TINY);
         Spot spot = {(strip->first_service_x + strip->time_x) / 2, (top + bottom - h) / 2,
                      VIEW_ALIGN_CENTER};
