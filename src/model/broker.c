@@ -66,24 +66,9 @@ void broker_release(World *world)
 static void trace_queue(World *world, TraceEvent event, const Message *message, int64_t value,
                         uint32_t queue)
 {
-    if (!world_tracing(world))
-        return;
-    TraceRecord record = {
-        .event = event,
-        .actor = world->broker_node,
-        .actor_client = TRACE_NO_CLIENT,
-        .actor_kind = NODE_BROKER,
-        .peer = TRACE_NO_NODE,
-        .peer_client = TRACE_NO_CLIENT,
-        .actor_name = world_node_name(world, world->broker_node),
-        .operation = message->operation,
-        .attempt = message->attempt,
-        .click = message->click,
-        .copy = (uint32_t)message->lineage,
-        .value = value,
-        .queue = world->broker.queue_count > 1 ? world->broker.queues[queue].spec->name : NULL,
-    };
-    world_trace_write(world, &record);
+    world_trace_queue(world, event, message, value,
+                      world->broker.queue_count > 1 ? world->broker.queues[queue].spec->name
+                                                    : NULL);
 }
 
 /* ------------------------------------------------------------------ delivering */

@@ -51,32 +51,6 @@ void broker_log_release(World *world)
     broker->partition_count = 0;
 }
 
-/* A step of the log about one partition (detail: its name), or about one record. */
-static void trace_log(World *world, TraceEvent event, const Message *message, int64_t value,
-                      const char *partition)
-{
-    if (!world_tracing(world))
-        return;
-    TraceRecord record = {
-        .event = event,
-        .actor = world->broker_node,
-        .actor_client = TRACE_NO_CLIENT,
-        .actor_kind = NODE_BROKER,
-        .peer = TRACE_NO_NODE,
-        .peer_client = TRACE_NO_CLIENT,
-        .actor_name = world_node_name(world, world->broker_node),
-        .value = value,
-        .queue = partition,
-    };
-    if (message != NULL) {
-        record.operation = message->operation;
-        record.attempt = message->attempt;
-        record.click = message->click;
-        record.copy = (uint32_t)message->lineage;
-    }
-    world_trace_write(world, &record);
-}
-
 static void note_levels(World *world)
 {
     Broker *broker = &world->broker;
@@ -105,7 +79,7 @@ static void commit(World *world, uint32_t p, uint64_t offset)
         broker_finish_queued(world, part->records[o - part->base]);
     part->committed = offset;
     world->metrics.offset_commits++;
-    trace_log(world, TRACE_OFFSET_COMMIT, NULL, (int64_t)offset, part->name);
+    world_trace_queue(world, TRACE_OFFSET_COMMIT, NULL, (int64_t)offset, part->name);
     /* drop the settled entries once they are half the array: constant cost per record */
     uint64_t settled = part->committed - part->base;
     if (settled > 0 && settled * 2 >= part->length) {
@@ -246,7 +220,7 @@ void broker_log_on_processed(World *world, const Message *report)
         if (!world->broker.commit_before)
             want_commit(world, p);
     } else {
-        trace_log(world, TRACE_COMMIT_REFUSED, report, (int64_t)offset + 1, part->name);
+        world_trace_queue(world, TRACE_COMMIT_REFUSED, report, (int64_t)offset + 1, part->name);
     }
     dispatch(world, p);
     note_levels(world);
@@ -274,7 +248,7 @@ static uint64_t rewind_partitions(World *world, bool crashed)
 void broker_log_on_rebalance(World *world)
 {
     uint64_t replays = rewind_partitions(world, false);
-    trace_log(world, TRACE_REBALANCE, NULL, (int64_t)replays, NULL);
+    world_trace_queue(world, TRACE_REBALANCE, NULL, (int64_t)replays, NULL);
     dispatch_all(world);
     SimTimeUs every_us = sim_time_us_from_ms(world->scenario.broker.rebalance_every_ms);
     if (sim_now(world->sim) + every_us <= world->duration_us)
@@ -284,7 +258,7 @@ void broker_log_on_rebalance(World *world)
 void broker_log_on_consumers_crash(World *world)
 {
     uint64_t replays = rewind_partitions(world, true);
-    trace_log(world, TRACE_REBALANCE, NULL, (int64_t)replays, NULL);
+    world_trace_queue(world, TRACE_REBALANCE, NULL, (int64_t)replays, NULL);
     note_levels(world); /* nothing is handed out until the consumers are back */
 }
 

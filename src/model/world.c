@@ -155,6 +155,18 @@ void world_trace_decision(World *world, uint32_t node, TraceEvent event, const M
     world_trace_write(world, &record);
 }
 
+void world_trace_queue(World *world, TraceEvent event, const Message *message, int64_t value,
+                       const char *queue)
+{
+    if (world->trace.write == NULL)
+        return;
+    TraceRecord record = message != NULL
+                             ? about_record(world, world->broker_node, event, message, value, 0)
+                             : node_record(world, world->broker_node, event, value, 0);
+    record.queue = queue;
+    world_trace_write(world, &record);
+}
+
 void world_trace_client(World *world, uint32_t client, TraceEvent event, uint64_t operation,
                         uint32_t click, uint32_t attempt, int64_t value, uint32_t detail)
 {

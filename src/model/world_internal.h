@@ -451,6 +451,10 @@ void world_trace_about(World *world, uint32_t node, TraceEvent event, const Mess
  * the row belongs to (TraceRecord.key_owner; 0 when there is no row). */
 void world_trace_decision(World *world, uint32_t node, TraceEvent event, const Message *message,
                           int64_t value, uint64_t key_owner);
+/* A broker's step about one message (NULL: about none) on a named queue or partition (NULL:
+ * the only queue, which traces unnamed). */
+void world_trace_queue(World *world, TraceEvent event, const Message *message, int64_t value,
+                       const char *queue);
 /* Fills in the time and mode and hands the record to the sink (tracing must be on). */
 void world_trace_write(World *world, TraceRecord *record);
 /* A step of a service not about one message (crash, restart, sweep). */

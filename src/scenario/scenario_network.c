@@ -229,13 +229,8 @@ static void check_outage(SchemaReader *reader, const cJSON *object, void *base, 
 {
     (void)object;
     const OutageSpec *outage = base;
-    if (clean && !(outage->to_ms > outage->from_ms)) {
-        char from[32];
-        char to[32];
-        schema_format_number(outage->from_ms, from, sizeof from);
-        schema_format_number(outage->to_ms, to, sizeof to);
-        schema_error_at(reader, "to_ms", "expected number > from_ms (%s) (got %s)", from, to);
-    }
+    if (clean)
+        schema_check_from_before_to(reader, outage->from_ms, outage->to_ms);
 }
 
 static const SchemaField outage_fields[] = {

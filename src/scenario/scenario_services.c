@@ -262,13 +262,8 @@ static void check_server_outage(SchemaReader *reader, const cJSON *object, void 
     (void)object;
     ServerOutageSpec *outage = base;
     outage->enabled = true;
-    if (clean && !(outage->to_ms > outage->from_ms)) {
-        char from[32];
-        char to[32];
-        schema_format_number(outage->from_ms, from, sizeof from);
-        schema_format_number(outage->to_ms, to, sizeof to);
-        schema_error_at(reader, "to_ms", "expected number > from_ms (%s) (got %s)", from, to);
-    }
+    if (clean)
+        schema_check_from_before_to(reader, outage->from_ms, outage->to_ms);
 }
 
 static const SchemaField server_outage_fields[] = {

@@ -102,6 +102,17 @@ void schema_format_number(double value, char *buffer, size_t size)
     }
 }
 
+void schema_check_from_before_to(SchemaReader *reader, double from_ms, double to_ms)
+{
+    if (to_ms > from_ms)
+        return;
+    char from[32];
+    char to[32];
+    schema_format_number(from_ms, from, sizeof from);
+    schema_format_number(to_ms, to, sizeof to);
+    schema_error_at(reader, "to_ms", "expected number > from_ms (%s) (got %s)", from, to);
+}
+
 void schema_describe_number(const SchemaReader *reader, const cJSON *item, char *buffer,
                             size_t size)
 {

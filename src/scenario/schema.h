@@ -135,6 +135,8 @@ bool schema_read_array_size(SchemaReader *reader, const cJSON *item, unsigned mi
 const cJSON *schema_member(const cJSON *object, const char *key);   /* first, case-sensitive */
 const char *schema_type_name(const cJSON *item);                    /* "number", "object" */
 void schema_format_number(double value, char *buffer, size_t size); /* shortest round trip */
+/* A window's end after its start, else an error at "to_ms" (an outage's, a question's...). */
+void schema_check_from_before_to(SchemaReader *reader, double from_ms, double to_ms);
 /* As written in the text, when the reader's side table knows it. */
 void schema_describe_number(const SchemaReader *reader, const cJSON *item, char *buffer,
                             size_t size);
