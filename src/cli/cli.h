@@ -127,9 +127,11 @@ int command_run(int argc, char **argv);
 int command_validate(int argc, char **argv);
 int command_check(int argc, char **argv);
 int command_explain(int argc, char **argv);
+int command_show(int argc, char **argv);
 
 extern const char *const run_usage;
 extern const char *const check_usage;
 extern const char *const validate_usage;
+extern const char *const show_usage;
 
 #endif

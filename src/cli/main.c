@@ -21,6 +21,7 @@ static const char *const main_usage =
     "  check [FILE|DIR]   run scenarios' expectations (regression suite)\n"
     "  explain SCENARIO   tell one operation's story, step by step, in every mode\n"
     "  validate FILE...   check scenario files without running them\n"
+    "  show SCENARIO      print the effective scenario as services, every default filled in\n"
     "  view SCENARIO      watch the modes side by side in a window (SDL2)\n"
     "  sweep SCENARIO     vary fields over a grid, many seeds, on every core (CSV, SVG)\n"
     "  merge SHARD...     combine the shard CSVs of sweep --shard into one result\n"
@@ -51,7 +52,7 @@ typedef struct {
 static const Command commands[] = {
     {"run", command_run},         {"check", command_check}, {"validate", command_validate},
     {"view", command_view},       {"sweep", command_sweep}, {"merge", command_merge},
-    {"explain", command_explain},
+    {"explain", command_explain}, {"show", command_show},
 };
 
 static const Command *find_command(const char *name)

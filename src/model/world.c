@@ -572,7 +572,7 @@ static void build_nodes(World *world)
             continue; /* node ids, and so link draws, stay as they were without one */
         world->nodes[world->node_count++] = (WorldNode){
             .kind = kind,
-            .name = scenario_names_service.entries[i].name,
+            .name = scenario_service_id(scenario, kind),
             .lane = world->group_count + service_lane(kind),
             .active = service_active(scenario, kind),
         };

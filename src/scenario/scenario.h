@@ -269,7 +269,8 @@ typedef struct {
     double replication_lag_ms;      /* a failover loses the rows written this recently */
     Distribution failover_every_ms; /* time between failovers; only with replication_lag_ms */
     KeyStrategy key;                /* consumers only: message-id or business-hash */
-    KeyScope scope; /* whose keys may collide: everyone's (global) or one account's */
+    KeyScope scope;              /* whose keys may collide: everyone's (global) or one account's */
+    char store_id[NAME_LEN_MAX]; /* the key_store service's id; "" in the older form */
 } IdempotencySpec;
 
 typedef struct {
@@ -444,6 +445,10 @@ typedef struct {
     GatewaySpec gateway;
     ProxySpec proxy; /* used when a client group goes "via": "proxy" */
     BrokerSpec broker;
+    /* Each service node's name, by NodeKind (the client-group slot is unused): a `services`
+     * entry's id, else the kind's own name ("server", "gateway", ...). Links, traces and
+     * lanes name the node so. */
+    char service_ids[NODE_KIND_COUNT][NAME_LEN_MAX];
     uint32_t expectation_count;
     Expectation expectations[EXPECTATIONS_MAX];
     uint32_t question_count;
@@ -490,6 +495,14 @@ bool scenario_uses_status_records(const Scenario *scenario);
 /* True when the scenario bounds the server's queue, scripts a server outage, or gives a
  * group a retry budget or Retry-After: the reports then show the retry-storm numbers. */
 bool scenario_uses_storm(const Scenario *scenario);
+
+/* The name of the service node of kind (not NODE_CLIENT_GROUP). */
+const char *scenario_service_id(const Scenario *scenario, NodeKind kind);
+
+/* The effective scenario in the services form, every default written out, as JSON text
+ * (malloc'd, ending in a newline; NULL when memory runs out). Loading that text gives a
+ * scenario whose runs are byte-identical to this one's. */
+char *scenario_show(const Scenario *scenario);
 
 const char *mode_name(Mode mode);
 bool mode_from_name(const char *name, Mode *mode);

@@ -155,3 +155,15 @@ void scenario_dist_read(SchemaReader *reader, const cJSON *item, void *target)
         *dist = result;
     }
 }
+
+/* Always the object form, even for a constant: {"dist": "const", "value": 5} reads back the
+ * same as 5, and every distribution then looks alike in show's output. */
+void scenario_dist_write(SchemaWriter *writer, const void *target, cJSON *object, const char *key)
+{
+    const Distribution *dist = target;
+    cJSON *written = schema_write_item(writer, object, key, cJSON_CreateObject());
+    if (written == NULL)
+        return;
+    schema_write_choice(writer, written, "dist", &scenario_names_dist, (int)dist->kind);
+    schema_write_object(writer, variants[dist->kind], dist, written);
+}

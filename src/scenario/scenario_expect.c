@@ -206,3 +206,32 @@ void scenario_expect_read(SchemaReader *reader, const cJSON *item, void *target)
         json_path_pop(&reader->path);
     }
 }
+
+/* ------------------------------------------------------------------ writing */
+
+/* One block per mode, in the order the expectations were read (grouped by mode already). */
+void scenario_expect_write(SchemaWriter *writer, const void *target, cJSON *object, const char *key)
+{
+    const Scenario *scenario = target;
+    if (scenario->expectation_count == 0)
+        return; /* no "expect" at all: an empty one would be the same, but say nothing */
+    cJSON *expect = schema_write_item(writer, object, key, cJSON_CreateObject());
+    for (uint32_t i = 0; expect != NULL && i < scenario->expectation_count; i++) {
+        const Expectation *expectation = &scenario->expectations[i];
+        const char *mode = mode_name(expectation->mode);
+        cJSON *block = cJSON_GetObjectItemCaseSensitive(expect, mode);
+        if (block == NULL)
+            block = schema_write_item(writer, expect, mode, cJSON_CreateObject());
+        if (block == NULL)
+            return;
+        if (expectation->min == expectation->max) {
+            schema_write_number(writer, block, expectation->metric, expectation->min);
+            continue;
+        }
+        cJSON *bounds = schema_write_item(writer, block, expectation->metric, cJSON_CreateObject());
+        if (bounds != NULL && isfinite(expectation->min))
+            schema_write_number(writer, bounds, "min", expectation->min);
+        if (bounds != NULL && isfinite(expectation->max))
+            schema_write_number(writer, bounds, "max", expectation->max);
+    }
+}

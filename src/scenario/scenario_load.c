@@ -227,6 +227,11 @@ bool scenario_uses_status_records(const Scenario *scenario)
     return false;
 }
 
+const char *scenario_service_id(const Scenario *scenario, NodeKind kind)
+{
+    return scenario->service_ids[kind];
+}
+
 bool scenario_uses_storm(const Scenario *scenario)
 {
     if (scenario->server.queue != SERVER_QUEUE_UNBOUNDED || scenario->server.outage.enabled)

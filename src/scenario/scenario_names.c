@@ -144,6 +144,12 @@ static const NameEntry services[] = {
 };
 const NameTable scenario_names_service = TABLE(services);
 
+static const NameEntry service_kinds[] = {
+    {"server", NODE_SERVER}, {"proxy", NODE_PROXY},         {"gateway", NODE_GATEWAY},
+    {"broker", NODE_BROKER}, {"consumers", NODE_CONSUMERS}, {"key_store", SERVICE_KIND_KEY_STORE},
+};
+const NameTable scenario_names_service_kind = TABLE(service_kinds);
+
 /* The report's metric names (DESIGN §5), outcome names included: what `expect` may name. */
 const char *const scenario_metric_names[] = {
     "operations",

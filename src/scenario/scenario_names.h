@@ -48,6 +48,10 @@ extern const NameTable scenario_names_retry_on; /* value: a bit, see RETRY_ON_* 
 
 /* The services' node names (value: NodeKind), in the order messages list them. */
 extern const NameTable scenario_names_service;
+/* The kinds a `services` entry may have: each node kind's name, and key_store (a store is a
+ * service of the file, not yet a node of the world). */
+#define SERVICE_KIND_KEY_STORE NODE_KIND_COUNT
+extern const NameTable scenario_names_service_kind;
 
 bool scenario_names_find(const NameTable *table, const char *name, int *value);
 const char *scenario_names_of(const NameTable *table, int value); /* NULL: not in the table */

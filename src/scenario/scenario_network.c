@@ -93,11 +93,27 @@ static void read_loss(SchemaReader *reader, const cJSON *item, void *target)
     }
 }
 
+/* A Bernoulli loss as its probability, the short form files use; a Gilbert–Elliott one as
+ * the object with its model named, so it reads back the same from any starting point. */
+static void write_loss(SchemaWriter *writer, const void *target, cJSON *object, const char *key)
+{
+    const LossSpec *loss = target;
+    if (loss->model == LOSS_BERNOULLI) {
+        schema_write_number(writer, object, key, loss->probability);
+        return;
+    }
+    cJSON *written = schema_write_item(writer, object, key, cJSON_CreateObject());
+    if (written == NULL)
+        return;
+    schema_write_choice(writer, written, "model", &scenario_names_loss_model, (int)loss->model);
+    schema_write_object(writer, &gilbert_elliott_schema, loss, written);
+}
+
 /* ------------------------------------------------------------------ links */
 
 static const SchemaField link_fields[] = {
-    FIELD_CUSTOM("loss", SCHEMA_MEMBER(LinkSpec, loss, LossSpec), read_loss, &bernoulli_schema,
-                 false),
+    FIELD_CUSTOM_WRITTEN("loss", SCHEMA_MEMBER(LinkSpec, loss, LossSpec), read_loss, write_loss,
+                         &bernoulli_schema, false),
     FIELD_DIST("delay_ms", LinkSpec, delay_ms),
     FIELD_NUMBER("duplicate", LinkSpec, duplicate, RANGE_PROBABILITY),
 };
@@ -119,8 +135,9 @@ static bool check_node(const ScenarioReader *scenario_reader, const char *node, 
     }
     bool proxied = scenario_uses_proxy(scenario);
     for (unsigned i = 0; i < scenario_names_service.count; i++) {
-        if (scenario_names_service.entries[i].value != NODE_PROXY || proxied) {
-            known[known_count++] = scenario_names_service.entries[i].name;
+        NodeKind kind = (NodeKind)scenario_names_service.entries[i].value;
+        if (kind != NODE_PROXY || proxied) {
+            known[known_count++] = scenario_service_id(scenario, kind);
         }
     }
     for (unsigned i = 0; i < known_count; i++) {
@@ -215,7 +232,33 @@ static void read_links(SchemaReader *reader, const cJSON *item, void *target)
     network->link_count = count;
 }
 
+/* Each link whole (the default's fields included), so the default may change freely. */
+static void write_links(SchemaWriter *writer, const void *target, cJSON *object, const char *key)
+{
+    const NetworkSpec *network = target;
+    cJSON *links = schema_write_item(writer, object, key, cJSON_CreateObject());
+    for (uint32_t i = 0; links != NULL && i < network->link_count; i++) {
+        const LinkOverride *link = &network->links[i];
+        char name[2 * NAME_LEN_MAX + 2];
+        snprintf(name, sizeof name, "%s->%s", link->source, link->target);
+        cJSON *written = schema_write_item(writer, links, name, cJSON_CreateObject());
+        if (written != NULL)
+            schema_write_object(writer, &link_schema, &link->spec, written);
+    }
+}
+
 /* ------------------------------------------------------------------ outages */
+
+static void write_outage_link(SchemaWriter *writer, const void *target, cJSON *object,
+                              const char *key)
+{
+    const OutageSpec *outage = target;
+    if (outage->source[0] == '\0')
+        return; /* every link */
+    char name[2 * NAME_LEN_MAX + 2];
+    snprintf(name, sizeof name, "%s->%s", outage->source, outage->target);
+    schema_write_string(writer, object, key, name);
+}
 
 static void read_outage_link(SchemaReader *reader, const cJSON *item, void *target)
 {
@@ -244,7 +287,7 @@ static const SchemaField outage_fields[] = {
      .offset = SCHEMA_MEMBER(OutageSpec, to_ms, double),
      .range = RANGE_MS,
      .required = true},
-    FIELD_CUSTOM("link", 0, read_outage_link, NULL, false),
+    FIELD_CUSTOM_WRITTEN("link", 0, read_outage_link, write_outage_link, NULL, false),
 };
 static const SchemaObject outage_schema = {
     .name = "network.outages[]", SCHEMA_FIELDS(outage_fields), .check = check_outage};
@@ -266,11 +309,22 @@ static void read_outages(SchemaReader *reader, const cJSON *item, void *target)
     network->outage_count = count;
 }
 
+static void write_outages(SchemaWriter *writer, const void *target, cJSON *object, const char *key)
+{
+    const NetworkSpec *network = target;
+    cJSON *outages = schema_write_item(writer, object, key, cJSON_CreateArray());
+    for (uint32_t i = 0; outages != NULL && i < network->outage_count; i++) {
+        cJSON *written = schema_write_item(writer, outages, NULL, cJSON_CreateObject());
+        if (written != NULL)
+            schema_write_object(writer, &outage_schema, &network->outages[i], written);
+    }
+}
+
 /* ------------------------------------------------------------------ the network */
 
 static const SchemaField network_fields[] = {
     FIELD_OBJECT("default", NetworkSpec, default_link, link_schema),
-    FIELD_CUSTOM("links", 0, read_links, &link_schema, false),
-    FIELD_CUSTOM("outages", 0, read_outages, &outage_schema, false),
+    FIELD_CUSTOM_WRITTEN("links", 0, read_links, write_links, &link_schema, false),
+    FIELD_CUSTOM_WRITTEN("outages", 0, read_outages, write_outages, &outage_schema, false),
 };
 const SchemaObject scenario_network_schema = {.name = "network", SCHEMA_FIELDS(network_fields)};

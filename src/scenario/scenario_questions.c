@@ -41,6 +41,14 @@ static void read_reveal(SchemaReader *reader, const cJSON *item, void *target)
     }
 }
 
+static void write_reveal(SchemaWriter *writer, const void *target, cJSON *object, const char *key)
+{
+    const Question *question = target;
+    cJSON *metrics = schema_write_item(writer, object, key, cJSON_CreateArray());
+    for (uint32_t i = 0; metrics != NULL && i < question->reveal_count; i++)
+        schema_write_string(writer, metrics, NULL, scenario_metric_names[question->reveal[i]]);
+}
+
 /* clang-format off */
 static const SchemaField question_fields[] = {
     {.key = "at_ms", .type = SCHEMA_NUMBER, .offset = SCHEMA_MEMBER(Question, at_ms, double),
@@ -49,7 +57,7 @@ static const SchemaField question_fields[] = {
      .size = sizeof(((Question *)0)->ask), .range = {1.0, 0.0, false, false, false},
      .required = true},
     {.key = "reveal", .type = SCHEMA_CUSTOM, .offset = 0, .read = read_reveal,
-     .required = true},
+     .write = write_reveal, .required = true},
 };
 /* clang-format on */
 const SchemaObject scenario_questions_schema = {.name = "questions[]",
@@ -104,4 +112,19 @@ void scenario_questions_read(SchemaReader *reader, const cJSON *item, void *targ
         json_path_pop(&reader->path);
     }
     scenario->question_count = count;
+}
+
+void scenario_questions_write(SchemaWriter *writer, const void *target, cJSON *object,
+                              const char *key)
+{
+    const Scenario *scenario = target;
+    if (scenario->question_count == 0)
+        return; /* an empty list is refused: a scenario without questions has no key */
+    cJSON *questions = schema_write_item(writer, object, key, cJSON_CreateArray());
+    for (uint32_t i = 0; questions != NULL && i < scenario->question_count; i++) {
+        cJSON *written = schema_write_item(writer, questions, NULL, cJSON_CreateObject());
+        if (written != NULL)
+            schema_write_object(writer, &scenario_questions_schema, &scenario->questions[i],
+                                written);
+    }
 }

@@ -149,8 +149,14 @@ static void read_account_id(SchemaReader *reader, const cJSON *item, void *targe
     scenario_schema_read_name(reader, item, target);
 }
 
+static void write_text(SchemaWriter *writer, const void *target, cJSON *object, const char *key)
+{
+    schema_write_string(writer, object, key, target);
+}
+
 static const SchemaField account_fields[] = {
-    FIELD_CUSTOM("id", SCHEMA_MEMBER(AccountSpec, id, char *), read_account_id, NULL, true),
+    FIELD_CUSTOM_WRITTEN("id", SCHEMA_MEMBER(AccountSpec, id, char *), read_account_id, write_text,
+                         NULL, true),
     FIELD_I64("balance", AccountSpec, balance, RANGE_INTEGER),
 };
 static const SchemaObject account_schema = {.name = "accounts[]", SCHEMA_FIELDS(account_fields)};
@@ -175,6 +181,17 @@ static void read_accounts(SchemaReader *reader, const cJSON *item, void *target)
     scenario->account_count = count;
     scenario_reader->accounts_readable = true;
     check_unique_ids(reader, "accounts", ids, count);
+}
+
+static void write_accounts(SchemaWriter *writer, const void *target, cJSON *object, const char *key)
+{
+    const Scenario *scenario = target;
+    cJSON *accounts = schema_write_item(writer, object, key, cJSON_CreateArray());
+    for (uint32_t i = 0; accounts != NULL && i < scenario->account_count; i++) {
+        cJSON *written = schema_write_item(writer, accounts, NULL, cJSON_CreateObject());
+        if (written != NULL)
+            schema_write_object(writer, &account_schema, &scenario->accounts[i], written);
+    }
 }
 
 /* ------------------------------------------------------------------ a client group's parts */
@@ -246,6 +263,26 @@ static void read_at_ms(SchemaReader *reader, const cJSON *item, void *target)
     }
 }
 
+static void write_at_ms(SchemaWriter *writer, const void *target, cJSON *object, const char *key)
+{
+    const WorkloadSpec *workload = target;
+    cJSON *times = schema_write_item(writer, object, key, cJSON_CreateArray());
+    for (uint32_t i = 0; times != NULL && i < workload->at_count; i++)
+        schema_write_number(writer, times, NULL, workload->at_ms[i]);
+}
+
+/* Scripted times or a count: a file may not give both. */
+static bool workload_shown(const SchemaWriter *writer, const void *base, const char *key)
+{
+    (void)writer;
+    const WorkloadSpec *workload = base;
+    if (strcmp(key, "at_ms") == 0)
+        return workload->at_count > 0;
+    if (strcmp(key, "ops") == 0)
+        return workload->at_count == 0;
+    return true;
+}
+
 static void check_workload(SchemaReader *reader, const cJSON *object, void *base, bool clean)
 {
     (void)base;
@@ -260,10 +297,12 @@ static const SchemaField workload_fields[] = {
     FIELD_DIST("interval_ms", WorkloadSpec, interval_ms),
     FIELD_CHOICE("loop", WorkloadSpec, loop, scenario_names_loop),
     FIELD_NUMBER("start_ms", WorkloadSpec, start_ms, RANGE_MS),
-    FIELD_CUSTOM("at_ms", 0, read_at_ms, NULL, false),
+    FIELD_CUSTOM_WRITTEN("at_ms", 0, read_at_ms, write_at_ms, NULL, false),
 };
-static const SchemaObject workload_schema = {
-    .name = "clients[].workload", SCHEMA_FIELDS(workload_fields), .check = check_workload};
+static const SchemaObject workload_schema = {.name = "clients[].workload",
+                                             SCHEMA_FIELDS(workload_fields),
+                                             .check = check_workload,
+                                             .shown = workload_shown};
 
 static void check_backoff(SchemaReader *reader, const cJSON *object, void *base, bool clean)
 {
@@ -318,6 +357,25 @@ bool scenario_schema_read_retry_on(SchemaReader *reader, const cJSON *item, int 
     return ok;
 }
 
+void scenario_schema_write_retry_on(SchemaWriter *writer, cJSON *object, const char *key, int flags)
+{
+    cJSON *answers = schema_write_item(writer, object, key, cJSON_CreateArray());
+    for (unsigned i = 0; answers != NULL && i < scenario_names_retry_on.count; i++) {
+        const NameEntry *entry = &scenario_names_retry_on.entries[i];
+        if (flags & entry->value)
+            schema_write_string(writer, answers, NULL, entry->name);
+    }
+}
+
+static void write_retry_on(SchemaWriter *writer, const void *target, cJSON *object, const char *key)
+{
+    const RetrySpec *retry = target;
+    scenario_schema_write_retry_on(writer, object, key,
+                                   (retry->on_timeout ? RETRY_ON_TIMEOUT : 0) |
+                                       (retry->on_5xx ? RETRY_ON_5XX : 0) |
+                                       (retry->on_409 ? RETRY_ON_409 : 0));
+}
+
 static void read_retry_on(SchemaReader *reader, const cJSON *item, void *target)
 {
     RetrySpec *retry = target;
@@ -364,13 +422,22 @@ static const SchemaField retry_fields[] = {
     FIELD_U32("max_attempts", RetrySpec, max_attempts, RANGE_ATTEMPTS),
     FIELD_INLINE_OBJECT("backoff", backoff_schema),
     FIELD_CHOICE("late_response", RetrySpec, late_response, scenario_names_late_response),
-    FIELD_CUSTOM("retry_on", 0, read_retry_on, NULL, false),
+    FIELD_CUSTOM_WRITTEN("retry_on", 0, read_retry_on, write_retry_on, NULL, false),
     FIELD_NUMBER("conflict_delay_ms", RetrySpec, conflict_delay_ms, RANGE_MS),
     FIELD_U32("max_conflicts", RetrySpec, max_conflicts, RANGE_CONFLICTS),
     FIELD_BOOLEAN("honour_retry_after", RetrySpec, honour_retry_after),
     FIELD_OBJECT("budget", RetrySpec, budget, budget_schema),
 };
-static const SchemaObject retry_schema = {.name = "clients[].retry", SCHEMA_FIELDS(retry_fields)};
+/* A budget object turns the budget on. */
+static bool retry_shown(const SchemaWriter *writer, const void *base, const char *key)
+{
+    (void)writer;
+    const RetrySpec *retry = base;
+    return strcmp(key, "budget") != 0 || retry->budget.enabled;
+}
+
+static const SchemaObject retry_schema = {
+    .name = "clients[].retry", SCHEMA_FIELDS(retry_fields), .shown = retry_shown};
 
 static const SchemaField double_click_fields[] = {
     FIELD_NUMBER("prob", DoubleClickSpec, prob, RANGE_PROBABILITY),
@@ -401,11 +468,15 @@ static void read_client_id(SchemaReader *reader, const cJSON *item, void *target
     if (!scenario_schema_read_name(reader, item, id)) {
         return;
     }
-    int service;
-    if (scenario_names_find(&scenario_names_service, id, &service)) {
-        char names[128];
-        scenario_names_list(&scenario_names_service, names, sizeof names);
-        schema_error(reader, "expected id other than the node names %s (got '%s')", names, id);
+    const Scenario *scenario = ((const ScenarioReader *)reader)->scenario;
+    for (unsigned i = 0; i < scenario_names_service.count; i++) {
+        if (strcmp(id, scenario_service_id(scenario, scenario_names_service.entries[i].value)) ==
+            0) {
+            char names[160];
+            scenario_service_id_list(scenario, names, sizeof names);
+            schema_error(reader, "expected id other than the node names %s (got '%s')", names, id);
+            return;
+        }
     }
 }
 
@@ -431,6 +502,34 @@ static void read_account_reference(SchemaReader *reader, const cJSON *item, void
                                  scenario->account_count);
 }
 
+static void write_account_reference(SchemaWriter *writer, const void *target, cJSON *object,
+                                    const char *key)
+{
+    const Scenario *scenario = writer->context;
+    schema_write_string(writer, object, key, scenario->accounts[*(const uint32_t *)target].id);
+}
+
+static void write_queue_reference(SchemaWriter *writer, const void *target, cJSON *object,
+                                  const char *key)
+{
+    const Scenario *scenario = writer->context;
+    schema_write_string(writer, object, key,
+                        scenario->broker.queues[*(const uint32_t *)target].name);
+}
+
+/* Show writes the services form: calls or publishes rather than target and via, and a queue
+ * only where the group publishes. */
+static bool client_shown(const SchemaWriter *writer, const void *base, const char *key)
+{
+    (void)writer;
+    const ClientGroupSpec *group = base;
+    if (strcmp(key, "target") == 0 || strcmp(key, "via") == 0)
+        return false;
+    if (strcmp(key, "queue") == 0)
+        return group->target == TARGET_BROKER;
+    return true;
+}
+
 /* Only the type here: the broker, whose queues the name must match, is read after the
  * clients; check_queue_references resolves the name then. */
 static void read_queue_reference(SchemaReader *reader, const cJSON *item, void *target)
@@ -450,6 +549,33 @@ static bool target_known(const cJSON *object)
             scenario_names_find(&scenario_names_target, item->valuestring, &unused));
 }
 
+/* A group names where its operations go once: by a service's id (calls, publishes: either
+ * form), or by the older form's target and via. */
+static void check_client_graph(SchemaReader *reader, const cJSON *object)
+{
+    const ScenarioReader *scenario_reader = (const ScenarioReader *)reader;
+    bool calls = schema_member(object, "calls") != NULL;
+    bool publishes = schema_member(object, "publishes") != NULL;
+    const char *older = schema_member(object, "target") != NULL ? "target"
+                        : schema_member(object, "via") != NULL  ? "via"
+                                                                : NULL;
+    if (calls && publishes)
+        schema_error_at(reader, "publishes", "expected either 'calls' or 'publishes' (got both)");
+    else if ((calls || publishes) && older != NULL)
+        schema_error_at(reader, older,
+                        "expected no '%s' with '%s' (the service's id says where the group's "
+                        "operations go)",
+                        older, calls ? "calls" : "publishes");
+    else if (scenario_reader->services_form && older != NULL)
+        schema_error_at(reader, older,
+                        "expected 'calls' or 'publishes' in the services form ('%s' names the "
+                        "older form's fixed services)",
+                        older);
+    else if (scenario_reader->services_form && !calls && !publishes)
+        schema_error(reader, "missing required key 'calls' (a server or proxy's id) or "
+                             "'publishes' (a broker's id)");
+}
+
 /* "account" may be left out when there is nothing to choose from. A queue is the broker's:
  * naming one for a group that sends to the server is a mistake, not a no-op. */
 static void check_client(SchemaReader *reader, const cJSON *object, void *base, bool clean)
@@ -463,6 +589,7 @@ static void check_client(SchemaReader *reader, const cJSON *object, void *base, 
         schema_error(reader, "missing required key 'account' (the scenario has %u accounts)",
                      account_count);
     }
+    check_client_graph(reader, object);
     if (group->via == VIA_PROXY && group->target == TARGET_BROKER && target_known(object)) {
         schema_error_at(reader, "via",
                         "expected 'direct' with target 'broker' (the proxy stands in front of "
@@ -489,12 +616,17 @@ static void check_client(SchemaReader *reader, const cJSON *object, void *base, 
 }
 
 static const SchemaField client_fields[] = {
-    FIELD_CUSTOM("id", SCHEMA_MEMBER(ClientGroupSpec, id, char *), read_client_id, NULL, true),
+    FIELD_CUSTOM_WRITTEN("id", SCHEMA_MEMBER(ClientGroupSpec, id, char *), read_client_id,
+                         write_text, NULL, true),
     FIELD_U32("count", ClientGroupSpec, count, RANGE_CLIENT_COUNT),
-    FIELD_CUSTOM("account", SCHEMA_MEMBER(ClientGroupSpec, account, uint32_t),
-                 read_account_reference, NULL, false),
+    FIELD_CUSTOM_WRITTEN("account", SCHEMA_MEMBER(ClientGroupSpec, account, uint32_t),
+                         read_account_reference, write_account_reference, NULL, false),
     FIELD_CHOICE("target", ClientGroupSpec, target, scenario_names_target),
     FIELD_CHOICE("via", ClientGroupSpec, via, scenario_names_via),
+    FIELD_CUSTOM_WRITTEN("calls", 0, scenario_graph_read_calls, scenario_graph_write_calls, NULL,
+                         false),
+    FIELD_CUSTOM_WRITTEN("publishes", 0, scenario_graph_read_publishes,
+                         scenario_graph_write_publishes, NULL, false),
     FIELD_CHOICE("on_unknown", ClientGroupSpec, on_unknown, scenario_names_on_unknown),
     FIELD_OBJECT("operation", ClientGroupSpec, operation, operation_schema),
     FIELD_OBJECT("workload", ClientGroupSpec, workload, workload_schema),
@@ -506,11 +638,24 @@ static const SchemaField client_fields[] = {
     FIELD_BOOLEAN("key_persisted", ClientGroupSpec, key_persisted),
     FIELD_U32("key_bits", ClientGroupSpec, key_bits, RANGE_KEY_BITS),
     FIELD_NUMBER("key_reuse", ClientGroupSpec, key_reuse, RANGE_PROBABILITY),
-    FIELD_CUSTOM("queue", SCHEMA_MEMBER(ClientGroupSpec, queue, uint32_t), read_queue_reference,
-                 NULL, false),
+    FIELD_CUSTOM_WRITTEN("queue", SCHEMA_MEMBER(ClientGroupSpec, queue, uint32_t),
+                         read_queue_reference, write_queue_reference, NULL, false),
 };
-static const SchemaObject client_schema = {
-    .name = "clients[]", SCHEMA_FIELDS(client_fields), .check = check_client};
+static const SchemaObject client_schema = {.name = "clients[]",
+                                           SCHEMA_FIELDS(client_fields),
+                                           .check = check_client,
+                                           .shown = client_shown};
+
+static void write_clients(SchemaWriter *writer, const void *target, cJSON *object, const char *key)
+{
+    const Scenario *scenario = target;
+    cJSON *clients = schema_write_item(writer, object, key, cJSON_CreateArray());
+    for (uint32_t i = 0; clients != NULL && i < scenario->client_group_count; i++) {
+        cJSON *written = schema_write_item(writer, clients, NULL, cJSON_CreateObject());
+        if (written != NULL)
+            schema_write_object(writer, &client_schema, &scenario->client_groups[i], written);
+    }
+}
 
 /* Every debit executed once must keep the money totals (balances, expected balances, lost
  * and double amounts) far from int64 overflow; repeated executions are bounded at run time
@@ -637,6 +782,21 @@ static void check_proxy_used(SchemaReader *reader, const cJSON *root, const Scen
                     "through this proxy)");
 }
 
+/* One file, one form: the older objects beside `services` would describe a second server. */
+static void check_older_objects(SchemaReader *reader, const cJSON *root)
+{
+    static const char *const older[] = {"server", "gateway", "proxy", "broker"};
+    if (!((const ScenarioReader *)reader)->services_form)
+        return;
+    for (size_t i = 0; i < sizeof older / sizeof older[0]; i++) {
+        if (schema_member(root, older[i]) != NULL)
+            schema_error_at(reader, older[i],
+                            "expected no top-level '%s' beside 'services' (declare it as a "
+                            "service: {\"id\": \"%s\", \"kind\": \"%s\", ...})",
+                            older[i], older[i], older[i]);
+    }
+}
+
 /* A local transaction undoes a rolled-back effect (ledger_undo); on a record several
  * operations write, the state to go back to is another operation's, which is not modelled:
  * refused rather than undone wrongly. */
@@ -724,6 +884,8 @@ static void check_queue_references(SchemaReader *reader, const cJSON *root, void
     Scenario *scenario = base;
     const BrokerSpec *broker = &scenario->broker;
     check_proxy_used(reader, root, scenario);
+    scenario_graph_check_used(reader, root, scenario);
+    check_older_objects(reader, root);
     check_shared_records(reader, scenario);
     if (broker->family == BROKER_LOG) {
         /* a rebalance is an event: a budget on them, as on every timer the file sets */
@@ -735,8 +897,10 @@ static void check_queue_references(SchemaReader *reader, const cJSON *root, void
                             REBALANCES_MAX, scenario->duration_ms / broker->rebalance_every_ms);
             json_path_pop(&reader->path);
         }
-        check_log_link(reader, &scenario->network, "broker", "consumers");
-        check_log_link(reader, &scenario->network, "consumers", "broker");
+        const char *broker_id = scenario_service_id(scenario, NODE_BROKER);
+        const char *consumers_id = scenario_service_id(scenario, NODE_CONSUMERS);
+        check_log_link(reader, &scenario->network, broker_id, consumers_id);
+        check_log_link(reader, &scenario->network, consumers_id, broker_id);
     }
     if (broker->queue_count == 0) {
         return;
@@ -754,11 +918,10 @@ static void check_queue_references(SchemaReader *reader, const cJSON *root, void
         }
     }
     json_path_pop(&reader->path);
-    const cJSON *server = schema_member(root, "server");
-    if (server != NULL && cJSON_IsObject(server)) {
-        json_path_push_key(&reader->path, "server");
+    const cJSON *server = scenario_graph_push_server(reader, root);
+    if (server != NULL) {
         resolve_queue(reader, broker, server, "receipts_queue", &scenario->server.receipts_queue);
-        json_path_pop(&reader->path);
+        scenario_graph_pop_server(reader, root);
     }
 }
 
@@ -796,33 +959,66 @@ static void read_modes(SchemaReader *reader, const cJSON *item, void *target)
     }
 }
 
+static void write_modes(SchemaWriter *writer, const void *target, cJSON *object, const char *key)
+{
+    const Scenario *scenario = target;
+    cJSON *modes = schema_write_item(writer, object, key, cJSON_CreateArray());
+    for (uint32_t i = 0; modes != NULL && i < scenario->mode_count; i++)
+        schema_write_choice(writer, modes, NULL, &scenario_names_mode, (int)scenario->modes[i]);
+}
+
 static const SchemaField root_fields[] = {
     FIELD_TEXT("name", Scenario, name, 1),
     FIELD_TEXT("title", Scenario, title, 0),
     FIELD_TEXT("description", Scenario, description, 0),
     FIELD_U64("seed", Scenario, seed, RANGE_INTEGER),
     FIELD_NUMBER("duration_ms", Scenario, duration_ms, RANGE_MS_POSITIVE),
-    FIELD_CUSTOM("modes", 0, read_modes, NULL, false),
-    FIELD_CUSTOM("accounts", 0, read_accounts, &account_schema, true),
-    FIELD_CUSTOM("clients", 0, read_clients, &client_schema, true),
+    FIELD_CUSTOM_WRITTEN("modes", 0, read_modes, write_modes, NULL, false),
+    FIELD_CUSTOM_WRITTEN("accounts", 0, read_accounts, write_accounts, &account_schema, true),
+    FIELD_CUSTOM_WRITTEN("services", 0, scenario_graph_read, scenario_graph_write,
+                         &scenario_graph_entry_schema, false),
+    FIELD_CUSTOM_WRITTEN("clients", 0, read_clients, write_clients, &client_schema, true),
     FIELD_OBJECT("network", Scenario, network, scenario_network_schema),
     FIELD_OBJECT("server", Scenario, server, scenario_services_server_schema),
     FIELD_OBJECT("gateway", Scenario, gateway, scenario_services_gateway_schema),
     FIELD_OBJECT("proxy", Scenario, proxy, scenario_services_proxy_schema),
     FIELD_OBJECT("broker", Scenario, broker, scenario_services_broker_schema),
-    FIELD_CUSTOM("expect", 0, scenario_expect_read, &scenario_expect_schema, false),
-    FIELD_CUSTOM("questions", 0, scenario_questions_read, &scenario_questions_schema, false),
+    FIELD_CUSTOM_WRITTEN("expect", 0, scenario_expect_read, scenario_expect_write,
+                         &scenario_expect_schema, false),
+    FIELD_CUSTOM_WRITTEN("questions", 0, scenario_questions_read, scenario_questions_write,
+                         &scenario_questions_schema, false),
 };
+/* Show writes the services form: the older objects are in `services`. */
+static bool root_shown(const SchemaWriter *writer, const void *base, const char *key)
+{
+    (void)writer;
+    (void)base;
+    return strcmp(key, "server") != 0 && strcmp(key, "gateway") != 0 && strcmp(key, "proxy") != 0 &&
+           strcmp(key, "broker") != 0;
+}
+
 static const SchemaObject root_schema = {
-    .name = "$", SCHEMA_FIELDS(root_fields), .check = check_queue_references};
+    .name = "$", SCHEMA_FIELDS(root_fields), .check = check_queue_references, .shown = root_shown};
 
 void scenario_schema_read(const cJSON *root, const JsonNumbers *numbers, const char *name,
                           Scenario *scenario, LoadErrors *errors)
 {
     scenario_defaults(scenario, name);
     ScenarioReader scenario_reader = {.scenario = scenario, .modes_readable = true};
+    for (int kind = 0; kind < NODE_KIND_COUNT; kind++)
+        scenario_reader.service_declared[kind] = true; /* the older form: all, with defaults */
     schema_reader_init(&scenario_reader.reader, errors, numbers);
     schema_read_object(&scenario_reader.reader, root, &root_schema, scenario);
+}
+
+cJSON *scenario_schema_write(const Scenario *scenario, bool *out_of_memory)
+{
+    SchemaWriter writer = {.context = scenario};
+    cJSON *root = cJSON_CreateObject();
+    if (root != NULL)
+        schema_write_object(&writer, &root_schema, scenario, root);
+    *out_of_memory = root == NULL || writer.out_of_memory;
+    return root;
 }
 
 unsigned scenario_known_fields(ScenarioField *fields, unsigned capacity)

@@ -22,6 +22,10 @@ typedef struct {
     bool accounts_readable; /* account ids are known: references to them can be checked */
     bool clients_readable;  /* client ids are known: link node names can be checked */
     bool modes_readable;    /* the modes are known: expect's modes can be checked */
+    bool services_form;     /* the file has `services` (scenario_graph.c) */
+    /* Which service nodes a reference may name: every kind in the older form (its objects
+     * all exist, with defaults), only the declared ones in the services form. */
+    bool service_declared[NODE_KIND_COUNT];
 } ScenarioReader;
 
 /* Resolves defaults (name: the scenario's name unless the file sets one), then reads the
@@ -29,6 +33,10 @@ typedef struct {
  * numbers (json_text_parse), for messages and exact integers. */
 void scenario_schema_read(const cJSON *root, const JsonNumbers *numbers, const char *name,
                           Scenario *scenario, LoadErrors *errors);
+
+/* The scenario as the tree scenario_schema_read reads back to it, in the services form
+ * (scenario_show.c prints it). *out_of_memory: some member could not be added. */
+cJSON *scenario_schema_write(const Scenario *scenario, bool *out_of_memory);
 
 /* Names of clients and accounts: letters, digits, '_' and '-', 1..NAME_LEN_MAX-1 of them.
  * out (NAME_LEN_MAX) receives any string that fits, valid or not, so later references can
@@ -43,6 +51,27 @@ void scenario_schema_unknown_name(SchemaReader *reader, const char *what, const 
 
 /* ------------------------------------------------------------------ the parts */
 
+/* The graph of services (scenario_graph.c): the `services` array, and the references to
+ * services from client groups and from other services. */
+void scenario_graph_read(SchemaReader *reader, const cJSON *item, void *target);
+void scenario_graph_write(SchemaWriter *writer, const void *target, cJSON *object, const char *key);
+extern const SchemaObject scenario_graph_entry_schema; /* the keys every entry shares */
+/* clients[].calls and .publishes: the group's target (and via) from a service id. */
+void scenario_graph_read_calls(SchemaReader *reader, const cJSON *item, void *target);
+void scenario_graph_read_publishes(SchemaReader *reader, const cJSON *item, void *target);
+void scenario_graph_write_calls(SchemaWriter *writer, const void *target, cJSON *object,
+                                const char *key);
+void scenario_graph_write_publishes(SchemaWriter *writer, const void *target, cJSON *object,
+                                    const char *key);
+/* After the whole file: a declared proxy some group calls. */
+void scenario_graph_check_used(SchemaReader *reader, const cJSON *root, const Scenario *scenario);
+/* The object that holds the server's fields, with the path to it pushed on the reader (pop
+ * it with scenario_graph_pop_server); NULL, nothing pushed, when the file has none. */
+const cJSON *scenario_graph_push_server(SchemaReader *reader, const cJSON *root);
+void scenario_graph_pop_server(SchemaReader *reader, const cJSON *root);
+/* "'web', 'server', ..." : the service nodes' names, into buffer. */
+void scenario_service_id_list(const Scenario *scenario, char *buffer, size_t size);
+
 void scenario_network_defaults(NetworkSpec *network);
 extern const SchemaObject scenario_network_schema;
 
@@ -53,11 +82,24 @@ extern const SchemaObject scenario_services_proxy_schema;
 /* A "retry_on" array of scenario_names_retry_on into RETRY_ON_* flags; false on an error. */
 bool scenario_schema_read_retry_on(SchemaReader *reader, const cJSON *item, int *flags);
 extern const SchemaObject scenario_services_broker_schema;
+/* The services form's entries by kind (scenario_graph.c picks one by an entry's kind). */
+extern const SchemaObject scenario_services_server_service_schema;
+extern const SchemaObject scenario_services_gateway_service_schema;
+extern const SchemaObject scenario_services_proxy_service_schema;
+extern const SchemaObject scenario_services_broker_service_schema;
+extern const SchemaObject scenario_services_consumers_service_schema;
+extern const SchemaObject scenario_services_server_store_schema;
+extern const SchemaObject scenario_services_consumers_store_schema;
+void scenario_schema_write_retry_on(SchemaWriter *writer, cJSON *object, const char *key,
+                                    int flags);
 
 void scenario_dist_read(SchemaReader *reader, const cJSON *item, void *target);
+void scenario_dist_write(SchemaWriter *writer, const void *target, cJSON *object, const char *key);
 extern const SchemaObject scenario_dist_schema; /* the first variant; the rest follow */
 
 void scenario_expect_read(SchemaReader *reader, const cJSON *item, void *target);
+void scenario_expect_write(SchemaWriter *writer, const void *target, cJSON *object,
+                           const char *key);
 extern const SchemaObject scenario_expect_schema; /* {"min", "max"} */
 /* The index of name in scenario_metric_names, or -1; the one lookup `expect` and
  * `questions` share, so both accept exactly the report's metric names. */
@@ -66,6 +108,8 @@ int scenario_expect_metric_index(const char *name);
 void scenario_expect_unknown_metric(SchemaReader *reader, const char *name);
 
 void scenario_questions_read(SchemaReader *reader, const cJSON *item, void *target);
+void scenario_questions_write(SchemaWriter *writer, const void *target, cJSON *object,
+                              const char *key);
 extern const SchemaObject scenario_questions_schema; /* one element of "questions" */
 
 /* clang-format off: one macro per line reads better than the formatter's wrapping. */
@@ -155,12 +199,19 @@ extern const SchemaObject scenario_questions_schema; /* one element of "question
 #define FIELD_DIST(key_, type_, member_)                                                           \
     {                                                                                              \
         .key = key_, .type = SCHEMA_CUSTOM, .offset = SCHEMA_MEMBER(type_, member_, Distribution), \
-        .read = scenario_dist_read, .object = &scenario_dist_schema                                \
+        .read = scenario_dist_read, .write = scenario_dist_write, .object = &scenario_dist_schema  \
     }
 #define FIELD_CUSTOM(key_, offset_, read_, schema_, required_)                                     \
     {                                                                                              \
         .key = key_, .type = SCHEMA_CUSTOM, .offset = offset_, .read = read_, .object = schema_,   \
         .required = required_                                                                      \
+    }
+
+/* A custom field that show writes back with write_. */
+#define FIELD_CUSTOM_WRITTEN(key_, offset_, read_, write_, schema_, required_)                     \
+    {                                                                                              \
+        .key = key_, .type = SCHEMA_CUSTOM, .offset = offset_, .read = read_, .write = write_,     \
+        .object = schema_, .required = required_                                                   \
     }
 
 /* clang-format on */

@@ -54,6 +54,10 @@ static void set_main_queue(BrokerSpec *broker)
 
 void scenario_services_defaults(Scenario *scenario)
 {
+    for (unsigned i = 0; i < scenario_names_service.count; i++) {
+        const NameEntry *entry = &scenario_names_service.entries[i];
+        snprintf(scenario->service_ids[entry->value], NAME_LEN_MAX, "%s", entry->name);
+    }
     scenario->server = (ServerSpec){
         .workers = 4,
         .queue = SERVER_QUEUE_UNBOUNDED,
@@ -111,6 +115,11 @@ static void read_on_in_progress(SchemaReader *reader, const cJSON *item, void *t
     *status = (int)item->valuedouble;
 }
 
+static void write_status(SchemaWriter *writer, const void *target, cJSON *object, const char *key)
+{
+    schema_write_number(writer, object, key, *(const int *)target);
+}
+
 /* A server's store is keyed by what each client sends; only consumers choose. */
 static void read_server_key(SchemaReader *reader, const cJSON *item, void *target)
 {
@@ -127,6 +136,14 @@ static const SchemaField failure_class_fields[] = {
 };
 static const SchemaObject failure_class_schema = {.name = "<idempotency>.on_failure",
                                                   SCHEMA_FIELDS(failure_class_fields)};
+
+static void write_on_failure(SchemaWriter *writer, const void *target, cJSON *object,
+                             const char *key)
+{
+    cJSON *written = schema_write_item(writer, object, key, cJSON_CreateObject());
+    if (written != NULL)
+        schema_write_object(writer, &failure_class_schema, target, written);
+}
 
 static void read_on_failure(SchemaReader *reader, const cJSON *item, void *target)
 {
@@ -186,33 +203,36 @@ static void read_required_for_consumers(SchemaReader *reader, const cJSON *item,
     FIELD_DIST("failover_every_ms", IdempotencySpec, failover_every_ms)
 /* clang-format on */
 
-static const SchemaField server_idempotency_fields[] = {
-    IDEMPOTENCY_SHARED_FIELDS,
-    FIELD_CUSTOM("on_in_progress", SCHEMA_MEMBER(IdempotencySpec, on_in_progress, int),
-                 read_on_in_progress, NULL, false),
-    FIELD_CUSTOM("on_failure", SCHEMA_MEMBER(IdempotencySpec, on_failure, FailurePolicies),
-                 read_on_failure, &failure_class_schema, false),
-    FIELD_CHOICE("profile", IdempotencySpec, profile, scenario_names_store_profile),
-    FIELD_BOOLEAN("required", IdempotencySpec, required),
-    FIELD_CUSTOM("key", SCHEMA_ENUM_MEMBER(IdempotencySpec, key), read_server_key, NULL, false),
-    FIELD_CHOICE("scope", IdempotencySpec, scope, scenario_names_scope),
-};
+/* clang-format off */
+#define SERVER_IDEMPOTENCY_FIELDS                                                                  \
+    IDEMPOTENCY_SHARED_FIELDS,                                                                     \
+    FIELD_CUSTOM_WRITTEN("on_in_progress", SCHEMA_MEMBER(IdempotencySpec, on_in_progress, int),    \
+                         read_on_in_progress, write_status, NULL, false),                          \
+    FIELD_CUSTOM_WRITTEN("on_failure", SCHEMA_MEMBER(IdempotencySpec, on_failure, FailurePolicies),\
+                         read_on_failure, write_on_failure, &failure_class_schema, false),         \
+    FIELD_CHOICE("profile", IdempotencySpec, profile, scenario_names_store_profile),               \
+    FIELD_BOOLEAN("required", IdempotencySpec, required),                                          \
+    FIELD_CUSTOM("key", SCHEMA_ENUM_MEMBER(IdempotencySpec, key), read_server_key, NULL, false),   \
+    FIELD_CHOICE("scope", IdempotencySpec, scope, scenario_names_scope)
+#define CONSUMER_IDEMPOTENCY_FIELDS                                                                \
+    IDEMPOTENCY_SHARED_FIELDS,                                                                     \
+    FIELD_CUSTOM("on_in_progress", SCHEMA_MEMBER(IdempotencySpec, on_in_progress, int),            \
+                 read_answer_field_for_consumers, NULL, false),                                    \
+    FIELD_CUSTOM("profile", SCHEMA_ENUM_MEMBER(IdempotencySpec, profile),                          \
+                 read_answer_field_for_consumers, NULL, false),                                    \
+    FIELD_CUSTOM("on_failure", SCHEMA_MEMBER(IdempotencySpec, on_failure, FailurePolicies),        \
+                 read_on_failure_for_consumers, NULL, false),                                      \
+    FIELD_CUSTOM("required", SCHEMA_MEMBER(IdempotencySpec, required, bool),                       \
+                 read_required_for_consumers, NULL, false),                                        \
+    FIELD_CHOICE("key", IdempotencySpec, key, scenario_names_consumer_key),                        \
+    FIELD_CHOICE("scope", IdempotencySpec, scope, scenario_names_scope)
+/* clang-format on */
+
+static const SchemaField server_idempotency_fields[] = {SERVER_IDEMPOTENCY_FIELDS};
 static const SchemaObject server_idempotency_schema = {.name = "<idempotency>",
                                                        SCHEMA_FIELDS(server_idempotency_fields)};
 
-static const SchemaField consumer_idempotency_fields[] = {
-    IDEMPOTENCY_SHARED_FIELDS,
-    FIELD_CUSTOM("on_in_progress", SCHEMA_MEMBER(IdempotencySpec, on_in_progress, int),
-                 read_answer_field_for_consumers, NULL, false),
-    FIELD_CUSTOM("profile", SCHEMA_ENUM_MEMBER(IdempotencySpec, profile),
-                 read_answer_field_for_consumers, NULL, false),
-    FIELD_CUSTOM("on_failure", SCHEMA_MEMBER(IdempotencySpec, on_failure, FailurePolicies),
-                 read_on_failure_for_consumers, NULL, false),
-    FIELD_CUSTOM("required", SCHEMA_MEMBER(IdempotencySpec, required, bool),
-                 read_required_for_consumers, NULL, false),
-    FIELD_CHOICE("key", IdempotencySpec, key, scenario_names_consumer_key),
-    FIELD_CHOICE("scope", IdempotencySpec, scope, scenario_names_scope),
-};
+static const SchemaField consumer_idempotency_fields[] = {CONSUMER_IDEMPOTENCY_FIELDS};
 static const SchemaObject consumer_idempotency_schema = {
     .name = "<idempotency>", SCHEMA_FIELDS(consumer_idempotency_fields)};
 
@@ -252,7 +272,8 @@ static void read_shed_status(SchemaReader *reader, const cJSON *item, void *targ
 }
 
 static const SchemaField shed_fields[] = {
-    FIELD_CUSTOM("status", SCHEMA_MEMBER(ShedSpec, status, int), read_shed_status, NULL, false),
+    FIELD_CUSTOM_WRITTEN("status", SCHEMA_MEMBER(ShedSpec, status, int), read_shed_status,
+                         write_status, NULL, false),
     FIELD_NUMBER("retry_after_ms", ShedSpec, retry_after_ms, RANGE_MS),
 };
 static const SchemaObject shed_schema = {.name = "server.shed", SCHEMA_FIELDS(shed_fields)};
@@ -287,6 +308,30 @@ static void read_receipts_queue(SchemaReader *reader, const cJSON *item, void *t
 {
     (void)target;
     schema_expect(reader, item, cJSON_String, "string");
+}
+
+static void write_receipts_queue(SchemaWriter *writer, const void *target, cJSON *object,
+                                 const char *key)
+{
+    const Scenario *scenario = writer->context;
+    schema_write_string(writer, object, key,
+                        scenario->broker.queues[*(const uint32_t *)target].name);
+}
+
+/* A bounded queue, an outage and receipts are written only when the server has them: a shed
+ * answer without a bound is refused, an outage object turns the outage on, and receipts
+ * name a queue of a broker that may not be part of the world. */
+static bool server_shown(const SchemaWriter *writer, const void *base, const char *key)
+{
+    (void)writer;
+    const ServerSpec *server = base;
+    if (strcmp(key, "queue") == 0 || strcmp(key, "shed") == 0)
+        return server->queue != SERVER_QUEUE_UNBOUNDED;
+    if (strcmp(key, "outage") == 0)
+        return server->outage.enabled;
+    if (strcmp(key, "receipts_queue") == 0)
+        return server->publish_receipts;
+    return true;
 }
 
 /* The outbox relays gateway charges: without the gateway it would relay nothing, a switch
@@ -329,29 +374,36 @@ static void check_server(SchemaReader *reader, const cJSON *object, void *base, 
     }
 }
 
+/* clang-format off */
+#define SERVER_FIELDS_HEAD                                                                         \
+    FIELD_U32("workers", ServerSpec, workers, RANGE_WORKERS),                                      \
+    FIELD_U32("queue", ServerSpec, queue, RANGE_SERVER_QUEUE),                                     \
+    FIELD_OBJECT("shed", ServerSpec, shed, shed_schema),                                           \
+    FIELD_OBJECT("outage", ServerSpec, outage, server_outage_schema),                              \
+    FIELD_DIST("service_ms", ServerSpec, service_ms)
+#define SERVER_FIELDS_TAIL                                                                         \
+    FIELD_OBJECT("crash", ServerSpec, crash, crash_schema),                                        \
+    FIELD_NUMBER("fail_before_effect", ServerSpec, fail_before_effect, RANGE_PROBABILITY),         \
+    FIELD_NUMBER("fail_after_effect", ServerSpec, fail_after_effect, RANGE_PROBABILITY),           \
+    FIELD_BOOLEAN("delete_always_204", ServerSpec, delete_always_204),                             \
+    FIELD_BOOLEAN("outbox", ServerSpec, outbox),                                                   \
+    FIELD_BOOLEAN("use_gateway", ServerSpec, use_gateway),                                         \
+    FIELD_BOOLEAN("publish_receipts", ServerSpec, publish_receipts),                               \
+    FIELD_BOOLEAN("transaction", ServerSpec, transaction),                                         \
+    FIELD_CHOICE("receipts_via", ServerSpec, receipts_via, scenario_names_receipts_via),           \
+    FIELD_NUMBER("outbox_relay_ms", ServerSpec, outbox_relay_ms, RANGE_MS_POSITIVE),               \
+    FIELD_NUMBER("reconcile_ms", ServerSpec, reconcile_ms, RANGE_MS),                              \
+    FIELD_CUSTOM_WRITTEN("receipts_queue", SCHEMA_MEMBER(ServerSpec, receipts_queue, uint32_t),    \
+                         read_receipts_queue, write_receipts_queue, NULL, false)
+/* clang-format on */
+
 static const SchemaField server_fields[] = {
-    FIELD_U32("workers", ServerSpec, workers, RANGE_WORKERS),
-    FIELD_U32("queue", ServerSpec, queue, RANGE_SERVER_QUEUE),
-    FIELD_OBJECT("shed", ServerSpec, shed, shed_schema),
-    FIELD_OBJECT("outage", ServerSpec, outage, server_outage_schema),
-    FIELD_DIST("service_ms", ServerSpec, service_ms),
+    SERVER_FIELDS_HEAD,
     FIELD_OBJECT("idempotency", ServerSpec, idempotency, server_idempotency_schema),
-    FIELD_OBJECT("crash", ServerSpec, crash, crash_schema),
-    FIELD_NUMBER("fail_before_effect", ServerSpec, fail_before_effect, RANGE_PROBABILITY),
-    FIELD_NUMBER("fail_after_effect", ServerSpec, fail_after_effect, RANGE_PROBABILITY),
-    FIELD_BOOLEAN("delete_always_204", ServerSpec, delete_always_204),
-    FIELD_BOOLEAN("outbox", ServerSpec, outbox),
-    FIELD_BOOLEAN("use_gateway", ServerSpec, use_gateway),
-    FIELD_BOOLEAN("publish_receipts", ServerSpec, publish_receipts),
-    FIELD_BOOLEAN("transaction", ServerSpec, transaction),
-    FIELD_CHOICE("receipts_via", ServerSpec, receipts_via, scenario_names_receipts_via),
-    FIELD_NUMBER("outbox_relay_ms", ServerSpec, outbox_relay_ms, RANGE_MS_POSITIVE),
-    FIELD_NUMBER("reconcile_ms", ServerSpec, reconcile_ms, RANGE_MS),
-    FIELD_CUSTOM("receipts_queue", SCHEMA_MEMBER(ServerSpec, receipts_queue, uint32_t),
-                 read_receipts_queue, NULL, false),
+    SERVER_FIELDS_TAIL,
 };
 const SchemaObject scenario_services_server_schema = {
-    .name = "server", SCHEMA_FIELDS(server_fields), .check = check_server};
+    .name = "server", SCHEMA_FIELDS(server_fields), .check = check_server, .shown = server_shown};
 
 /* ------------------------------------------------------------------ gateway */
 
@@ -369,13 +421,16 @@ static void check_gateway(SchemaReader *reader, const cJSON *object, void *base,
     }
 }
 
-static const SchemaField gateway_fields[] = {
-    FIELD_DIST("latency_ms", GatewaySpec, latency_ms),
-    FIELD_NUMBER("fail", GatewaySpec, fail, RANGE_PROBABILITY),
-    FIELD_NUMBER("timeout", GatewaySpec, timeout, RANGE_PROBABILITY),
-    FIELD_NUMBER("timeout_ms", GatewaySpec, timeout_ms, RANGE_MS_POSITIVE),
-    FIELD_BOOLEAN("honours_key", GatewaySpec, honours_key),
-};
+/* clang-format off */
+#define GATEWAY_FIELDS                                                                             \
+    FIELD_DIST("latency_ms", GatewaySpec, latency_ms),                                             \
+    FIELD_NUMBER("fail", GatewaySpec, fail, RANGE_PROBABILITY),                                    \
+    FIELD_NUMBER("timeout", GatewaySpec, timeout, RANGE_PROBABILITY),                              \
+    FIELD_NUMBER("timeout_ms", GatewaySpec, timeout_ms, RANGE_MS_POSITIVE),                        \
+    FIELD_BOOLEAN("honours_key", GatewaySpec, honours_key)
+/* clang-format on */
+
+static const SchemaField gateway_fields[] = {GATEWAY_FIELDS};
 const SchemaObject scenario_services_gateway_schema = {
     .name = "gateway", SCHEMA_FIELDS(gateway_fields), .check = check_gateway};
 
@@ -392,13 +447,26 @@ static void read_proxy_retry_on(SchemaReader *reader, const cJSON *item, void *t
     }
 }
 
-static const SchemaField proxy_fields[] = {
-    FIELD_U32("retries", ProxySpec, retries, RANGE_PROXY_RETRIES),
-    FIELD_NUMBER("per_try_timeout_ms", ProxySpec, per_try_timeout_ms, RANGE_MS_POSITIVE),
-    FIELD_CUSTOM("retry_on", 0, read_proxy_retry_on, NULL, false),
-    FIELD_BOOLEAN("forwards_key", ProxySpec, forwards_key),
-    FIELD_DIST("service_ms", ProxySpec, service_ms),
-};
+static void write_proxy_retry_on(SchemaWriter *writer, const void *target, cJSON *object,
+                                 const char *key)
+{
+    const ProxySpec *proxy = target;
+    scenario_schema_write_retry_on(writer, object, key,
+                                   (proxy->on_timeout ? RETRY_ON_TIMEOUT : 0) |
+                                       (proxy->on_5xx ? RETRY_ON_5XX : 0) |
+                                       (proxy->on_409 ? RETRY_ON_409 : 0));
+}
+
+/* clang-format off */
+#define PROXY_FIELDS                                                                               \
+    FIELD_U32("retries", ProxySpec, retries, RANGE_PROXY_RETRIES),                                 \
+    FIELD_NUMBER("per_try_timeout_ms", ProxySpec, per_try_timeout_ms, RANGE_MS_POSITIVE),          \
+    FIELD_CUSTOM_WRITTEN("retry_on", 0, read_proxy_retry_on, write_proxy_retry_on, NULL, false),   \
+    FIELD_BOOLEAN("forwards_key", ProxySpec, forwards_key),                                        \
+    FIELD_DIST("service_ms", ProxySpec, service_ms)
+/* clang-format on */
+
+static const SchemaField proxy_fields[] = {PROXY_FIELDS};
 const SchemaObject scenario_services_proxy_schema = {.name = "proxy", SCHEMA_FIELDS(proxy_fields)};
 
 /* ------------------------------------------------------------------ broker */
@@ -418,6 +486,7 @@ static const SchemaField consumer_fields[] = {
     FIELD_OBJECT("crash", ConsumerSpec, crash, crash_schema),
     FIELD_BOOLEAN("inbox", ConsumerSpec, inbox),
 };
+
 static const SchemaObject consumer_schema = {.name = "broker.consumers",
                                              SCHEMA_FIELDS(consumer_fields)};
 
@@ -444,11 +513,33 @@ static void read_queue_name(SchemaReader *reader, const cJSON *item, void *targe
     scenario_schema_read_name(reader, item, target);
 }
 
+static void write_name(SchemaWriter *writer, const void *target, cJSON *object, const char *key)
+{
+    schema_write_string(writer, object, key, target);
+}
+
+/* A channel has no ack timeout, and the log none of a queue's rules: refused there. */
+static bool queue_rule_shown(const BrokerSpec *broker, const char *key)
+{
+    if (broker->family == BROKER_CHANNEL)
+        return strcmp(key, "ack_timeout_ms") != 0;
+    return broker->family != BROKER_LOG;
+}
+
+static bool queue_shown(const SchemaWriter *writer, const void *base, const char *key)
+{
+    (void)base;
+    const Scenario *scenario = writer->context;
+    return queue_rule_shown(&scenario->broker, key);
+}
+
 static const SchemaField queue_fields[] = {
-    FIELD_CUSTOM("name", SCHEMA_MEMBER(QueueSpec, name, char *), read_queue_name, NULL, true),
+    FIELD_CUSTOM_WRITTEN("name", SCHEMA_MEMBER(QueueSpec, name, char *), read_queue_name,
+                         write_name, NULL, true),
     QUEUE_RULE_FIELDS(QueueSpec),
 };
-static const SchemaObject queue_schema = {.name = "broker.queues[]", SCHEMA_FIELDS(queue_fields)};
+static const SchemaObject queue_schema = {
+    .name = "broker.queues[]", SCHEMA_FIELDS(queue_fields), .shown = queue_shown};
 
 /* "duplicate name 'orders' (also at $.broker.queues[0])", at the later one's name. The
  * reader's path is the array's. */
@@ -491,6 +582,35 @@ static void read_queues(SchemaReader *reader, const cJSON *item, void *target)
     }
     broker->queue_count = count;
     check_unique_queue_names(reader, broker);
+}
+
+static void write_queues(SchemaWriter *writer, const void *target, cJSON *object, const char *key)
+{
+    const BrokerSpec *broker = target;
+    cJSON *queues = schema_write_item(writer, object, key, cJSON_CreateArray());
+    for (uint32_t q = 0; queues != NULL && q < broker->queue_count; q++) {
+        cJSON *written = schema_write_item(writer, queues, NULL, cJSON_CreateObject());
+        if (written != NULL)
+            schema_write_object(writer, &queue_schema, &broker->queues[q], written);
+    }
+}
+
+/* Each family's own fields, and the queue rules the family takes. */
+static bool broker_shown(const SchemaWriter *writer, const void *base, const char *key)
+{
+    (void)writer;
+    const BrokerSpec *broker = base;
+    static const char *const log_fields[] = {"partitions", "commit", "commit_interval_ms",
+                                             "rebalance_every_ms", "idempotent_producer"};
+    for (size_t i = 0; i < sizeof log_fields / sizeof log_fields[0]; i++) {
+        if (strcmp(key, log_fields[i]) == 0)
+            return broker->family == BROKER_LOG;
+    }
+    if (strcmp(key, "consumer_timeout_ms") == 0)
+        return broker->family == BROKER_CHANNEL;
+    if (strcmp(key, "family") == 0 || strcmp(key, "consumers") == 0)
+        return true;
+    return queue_rule_shown(broker, key);
 }
 
 /* The log family (Kafka) has no per-message acknowledgement, so nothing of a queue's
@@ -578,17 +698,98 @@ static void check_broker(SchemaReader *reader, const cJSON *object, void *base, 
     }
 }
 
+/* clang-format off */
+#define BROKER_FIELDS                                                                              \
+    FIELD_CHOICE("family", BrokerSpec, family, scenario_names_broker_family),                      \
+    FIELD_NUMBER("consumer_timeout_ms", BrokerSpec, consumer_timeout_ms, RANGE_MS_POSITIVE),       \
+    FIELD_U32("partitions", BrokerSpec, partitions, RANGE_PARTITIONS),                             \
+    FIELD_CHOICE("commit", BrokerSpec, commit, scenario_names_commit),                             \
+    FIELD_NUMBER("commit_interval_ms", BrokerSpec, commit_interval_ms, RANGE_MS),                  \
+    FIELD_NUMBER("rebalance_every_ms", BrokerSpec, rebalance_every_ms, RANGE_MS),                  \
+    FIELD_BOOLEAN("idempotent_producer", BrokerSpec, idempotent_producer),                         \
+    QUEUE_RULE_FIELDS(BrokerSpec),                                                                 \
+    FIELD_CUSTOM_WRITTEN("queues", 0, read_queues, write_queues, &queue_schema, false)
+/* clang-format on */
+
 static const SchemaField broker_fields[] = {
-    FIELD_CHOICE("family", BrokerSpec, family, scenario_names_broker_family),
-    FIELD_NUMBER("consumer_timeout_ms", BrokerSpec, consumer_timeout_ms, RANGE_MS_POSITIVE),
-    FIELD_U32("partitions", BrokerSpec, partitions, RANGE_PARTITIONS),
-    FIELD_CHOICE("commit", BrokerSpec, commit, scenario_names_commit),
-    FIELD_NUMBER("commit_interval_ms", BrokerSpec, commit_interval_ms, RANGE_MS),
-    FIELD_NUMBER("rebalance_every_ms", BrokerSpec, rebalance_every_ms, RANGE_MS),
-    FIELD_BOOLEAN("idempotent_producer", BrokerSpec, idempotent_producer),
-    QUEUE_RULE_FIELDS(BrokerSpec),
-    FIELD_CUSTOM("queues", 0, read_queues, &queue_schema, false),
+    BROKER_FIELDS,
     FIELD_OBJECT("consumers", BrokerSpec, consumers, consumer_schema),
 };
 const SchemaObject scenario_services_broker_schema = {
-    .name = "broker", SCHEMA_FIELDS(broker_fields), .check = check_broker};
+    .name = "broker", SCHEMA_FIELDS(broker_fields), .check = check_broker, .shown = broker_shown};
+
+/* ------------------------------------------------------------------ the services form */
+
+/* In the services form each service is an entry of "services", with its id and kind beside
+ * the older object's own fields; a store is a service of its own that "key_store" names,
+ * and the consumers one that "consumes" its broker. scenario_graph.c reads ids, kinds and
+ * references; these tables list them so that they are known keys, and read the rest. */
+static void read_by_graph(SchemaReader *reader, const cJSON *item, void *target)
+{
+    (void)reader;
+    (void)item;
+    (void)target;
+}
+
+/* clang-format off */
+#define SERVICE_HEAD_FIELDS                                                                        \
+    FIELD_CUSTOM("id", 0, read_by_graph, NULL, false),                                             \
+    FIELD_CUSTOM("kind", 0, read_by_graph, NULL, false)
+#define REFERENCE_FIELD(key_) FIELD_CUSTOM(key_, 0, read_by_graph, NULL, false)
+/* clang-format on */
+
+static const SchemaField server_service_fields[] = {
+    SERVICE_HEAD_FIELDS,
+    SERVER_FIELDS_HEAD,
+    REFERENCE_FIELD("key_store"),
+    SERVER_FIELDS_TAIL,
+};
+const SchemaObject scenario_services_server_service_schema = {
+    .name = "services[] (server)",
+    SCHEMA_FIELDS(server_service_fields),
+    .check = check_server,
+    .shown = server_shown,
+    .hint = "a server's key store is a service of kind 'key_store' that 'key_store' names"};
+
+static const SchemaField gateway_service_fields[] = {SERVICE_HEAD_FIELDS, GATEWAY_FIELDS};
+const SchemaObject scenario_services_gateway_service_schema = {
+    .name = "services[] (gateway)", SCHEMA_FIELDS(gateway_service_fields), .check = check_gateway};
+
+static const SchemaField proxy_service_fields[] = {SERVICE_HEAD_FIELDS, REFERENCE_FIELD("calls"),
+                                                   PROXY_FIELDS};
+const SchemaObject scenario_services_proxy_service_schema = {.name = "services[] (proxy)",
+                                                             SCHEMA_FIELDS(proxy_service_fields)};
+
+static const SchemaField broker_service_fields[] = {SERVICE_HEAD_FIELDS, BROKER_FIELDS};
+const SchemaObject scenario_services_broker_service_schema = {
+    .name = "services[] (broker)",
+    SCHEMA_FIELDS(broker_service_fields),
+    .check = check_broker,
+    .shown = broker_shown,
+    .hint = "the consumers are a service of kind 'consumers' that 'consumes' the broker"};
+
+static const SchemaField consumers_service_fields[] = {
+    SERVICE_HEAD_FIELDS,
+    REFERENCE_FIELD("consumes"),
+    FIELD_U32("workers", ConsumerSpec, workers, RANGE_WORKERS),
+    FIELD_DIST("service_ms", ConsumerSpec, service_ms),
+    FIELD_INLINE_OBJECT("load", load_schema),
+    REFERENCE_FIELD("key_store"),
+    FIELD_OBJECT("crash", ConsumerSpec, crash, crash_schema),
+    FIELD_BOOLEAN("inbox", ConsumerSpec, inbox),
+};
+const SchemaObject scenario_services_consumers_service_schema = {
+    .name = "services[] (consumers)",
+    SCHEMA_FIELDS(consumers_service_fields),
+    .hint = "the consumers' key store is a service of kind 'key_store' that 'key_store' names"};
+
+/* One kind, two tables: a store takes the fields of the service that uses it (consumers
+ * answer nobody, so the fields that shape an answer are refused there). */
+static const SchemaField server_store_fields[] = {SERVICE_HEAD_FIELDS, SERVER_IDEMPOTENCY_FIELDS};
+const SchemaObject scenario_services_server_store_schema = {.name = "services[] (key_store)",
+                                                            SCHEMA_FIELDS(server_store_fields)};
+
+static const SchemaField consumers_store_fields[] = {SERVICE_HEAD_FIELDS,
+                                                     CONSUMER_IDEMPOTENCY_FIELDS};
+const SchemaObject scenario_services_consumers_store_schema = {
+    .name = "services[] (key_store)", SCHEMA_FIELDS(consumers_store_fields)};

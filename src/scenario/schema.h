@@ -22,6 +22,20 @@
 typedef struct SchemaReader SchemaReader;
 typedef struct SchemaObject SchemaObject;
 
+/* Writing goes the other way (idemsim show): a struct back to the JSON the same table reads,
+ * every member written, so reading the output fills the struct as it was. context is what
+ * a custom writer needs to turn an index into a name (the Scenario). */
+typedef struct {
+    const void *context;
+    bool out_of_memory; /* some member could not be added: the tree is incomplete */
+} SchemaWriter;
+/* Adds key with the value of target (the member at the field's offset) to object. */
+typedef void SchemaWriteFunction(SchemaWriter *writer, const void *target, cJSON *object,
+                                 const char *key);
+/* Whether the member of key is written: false for a key whose mere presence means something
+ * (an outage object turns the outage on) or that the struct's other members refuse. */
+typedef bool SchemaShownFunction(const SchemaWriter *writer, const void *base, const char *key);
+
 /* Reads item into target (the member at the field's offset); errors go to the reader. */
 typedef void SchemaReadFunction(SchemaReader *reader, const cJSON *item, void *target);
 /* Rules across fields, run after them; clean: no error was found inside the object, so every
@@ -63,6 +77,8 @@ typedef struct {
     const SchemaObject *object; /* SCHEMA_OBJECT; for a custom field, the schema it reads its
                                    elements with, so the format reference lists those keys */
     SchemaReadFunction *read;   /* SCHEMA_CUSTOM */
+    SchemaWriteFunction *write; /* SCHEMA_CUSTOM; NULL: never written (a field that is always
+                                   refused, or one its caller writes) */
     bool required;
 } SchemaField;
 
@@ -73,6 +89,7 @@ struct SchemaObject {
     SchemaCheckFunction *check;       /* may be NULL */
     const char *hint;                 /* added to "unknown key" when there is no suggestion */
     const SchemaObject *variant_next; /* the next variant of a tagged union, same name */
+    SchemaShownFunction *shown;       /* may be NULL: every field is written */
 };
 
 struct SchemaReader {
@@ -143,5 +160,19 @@ void schema_describe_number(const SchemaReader *reader, const cJSON *item, char 
 
 /* Every (object, key) reachable from root, depth first; see scenario_known_fields. */
 unsigned schema_known_fields(const SchemaObject *root, ScenarioField *fields, unsigned capacity);
+
+/* ------------------------------------------------------------------ writing */
+
+/* Adds every field of schema that base holds to object, in the table's order. */
+void schema_write_object(SchemaWriter *writer, const SchemaObject *schema, const void *base,
+                         cJSON *object);
+/* Adds item to object under key (an array when key is NULL) and returns it; NULL (with
+ * writer->out_of_memory set, item deleted) when memory runs out. */
+cJSON *schema_write_item(SchemaWriter *writer, cJSON *object, const char *key, cJSON *item);
+void schema_write_number(SchemaWriter *writer, cJSON *object, const char *key, double number);
+void schema_write_string(SchemaWriter *writer, cJSON *object, const char *key, const char *text);
+/* The name of value in table; a value outside it is a bug of the caller. */
+void schema_write_choice(SchemaWriter *writer, cJSON *object, const char *key,
+                         const NameTable *table, int value);
 
 #endif

@@ -1,0 +1,574 @@
+/* The world as a graph of named services (issue 21, first step): the `services` array, each
+ * entry an id and a kind with the older object's fields, and the references that wire it:
+ * clients[].calls / .publishes, a proxy's calls, the consumers' consumes, key_store. The
+ * older top-level server/gateway/proxy/broker form is the same graph with fixed ids; both
+ * fill the same Scenario, so the model cannot tell them apart and `show` can print either as
+ * services. The model still has one service of each kind: a second one is refused here, with
+ * its path, until instances exist. */
+#include <stdio.h>
+#include <string.h>
+
+#include "scenario_errors.h"
+#include "scenario_schema.h"
+
+#define SERVICES_MAX 8
+#define KIND_UNKNOWN (-1)
+
+typedef struct {
+    const cJSON *object;
+    char id[NAME_LEN_MAX];
+    int kind; /* NodeKind, SERVICE_KIND_KEY_STORE, or KIND_UNKNOWN */
+} Entry;
+
+typedef struct {
+    unsigned count;
+    Entry entries[SERVICES_MAX];
+} Graph;
+
+/* ------------------------------------------------------------------ names */
+
+static bool is_node_kind(int kind)
+{
+    return kind >= 0 && kind < NODE_KIND_COUNT && kind != NODE_CLIENT_GROUP;
+}
+
+static const char *kind_name(int kind)
+{
+    const char *name = scenario_names_of(&scenario_names_service_kind, kind);
+    return name != NULL ? name : "?";
+}
+
+void scenario_service_id_list(const Scenario *scenario, char *buffer, size_t size)
+{
+    size_t used = 0;
+    buffer[0] = '\0';
+    for (unsigned i = 0; i < scenario_names_service.count && used < size; i++) {
+        int written = snprintf(buffer + used, size - used, "%s'%s'", i == 0 ? "" : ", ",
+                               scenario->service_ids[scenario_names_service.entries[i].value]);
+        used += written > 0 ? (size_t)written : 0;
+    }
+}
+
+/* ------------------------------------------------------------------ entries */
+
+/* Reads id and kind of every entry; an entry whose kind cannot be read keeps KIND_UNKNOWN,
+ * so nothing more is said about its other keys. */
+static void read_heads(SchemaReader *reader, const cJSON *array, unsigned count, Graph *graph)
+{
+    const cJSON *element = array->child;
+    for (unsigned i = 0; i < count; i++, element = element->next) {
+        Entry *entry = &graph->entries[i];
+        *entry = (Entry){.object = element, .kind = KIND_UNKNOWN};
+        json_path_push_index(&reader->path, i);
+        if (schema_expect(reader, element, cJSON_Object, "object")) {
+            const cJSON *id = schema_member(element, "id");
+            const cJSON *kind = schema_member(element, "kind");
+            if (id == NULL)
+                schema_error(reader, "missing required key 'id'");
+            if (kind == NULL) {
+                char names[120];
+                scenario_names_list(&scenario_names_service_kind, names, sizeof names);
+                schema_error(reader, "missing required key 'kind' (one of %s)", names);
+            }
+            if (id != NULL) {
+                json_path_push_key(&reader->path, "id");
+                scenario_schema_read_name(reader, id, entry->id);
+                json_path_pop(&reader->path);
+            }
+            if (kind != NULL) {
+                json_path_push_key(&reader->path, "kind");
+                int value = 0;
+                if (schema_read_choice(reader, kind, &scenario_names_service_kind, &value))
+                    entry->kind = value;
+                json_path_pop(&reader->path);
+            }
+        }
+        json_path_pop(&reader->path);
+    }
+    graph->count = count;
+}
+
+/* Unique ids; one service per node kind (the model has no instances yet). */
+static void check_heads(SchemaReader *reader, const Graph *graph)
+{
+    for (unsigned i = 0; i < graph->count; i++) {
+        const Entry *entry = &graph->entries[i];
+        for (unsigned j = 0; j < i; j++) {
+            const Entry *earlier = &graph->entries[j];
+            json_path_push_index(&reader->path, i);
+            if (entry->id[0] != '\0' && strcmp(entry->id, earlier->id) == 0) {
+                schema_error_at(reader, "id", "duplicate id '%s' (also at $.services[%u])",
+                                entry->id, j);
+            } else if (is_node_kind(entry->kind) && entry->kind == earlier->kind) {
+                schema_error_at(reader, "kind",
+                                "expected at most one service of kind '%s' (also at "
+                                "$.services[%u]; several instances are not modelled yet)",
+                                kind_name(entry->kind), j);
+            }
+            json_path_pop(&reader->path);
+        }
+    }
+}
+
+/* A declared id takes its node's name; it must not be the name another node keeps. */
+static void name_nodes(ScenarioReader *scenario_reader, const Graph *graph)
+{
+    SchemaReader *reader = &scenario_reader->reader;
+    Scenario *scenario = scenario_reader->scenario;
+    for (unsigned i = 0; i < graph->count; i++) {
+        const Entry *entry = &graph->entries[i];
+        if (!is_node_kind(entry->kind) || entry->id[0] == '\0' ||
+            scenario_reader->service_declared[entry->kind])
+            continue; /* a second one of a kind was refused: the first keeps the name */
+        snprintf(scenario->service_ids[entry->kind], NAME_LEN_MAX, "%s", entry->id);
+        scenario_reader->service_declared[entry->kind] = true;
+    }
+    for (unsigned i = 0; i < graph->count; i++) {
+        const Entry *entry = &graph->entries[i];
+        for (int kind = 0; kind < NODE_KIND_COUNT && entry->id[0] != '\0'; kind++) {
+            if (!is_node_kind(kind) || kind == entry->kind ||
+                scenario_reader->service_declared[kind])
+                continue;
+            if (strcmp(scenario->service_ids[kind], entry->id) == 0) {
+                json_path_push_index(&reader->path, i);
+                schema_error_at(reader, "id",
+                                "expected an id other than '%s': the world's %s node keeps "
+                                "that name when no service of kind '%s' is declared",
+                                entry->id, kind_name(kind), kind_name(kind));
+                json_path_pop(&reader->path);
+            }
+        }
+    }
+}
+
+static const SchemaObject *entry_schema(int kind)
+{
+    switch (kind) {
+    case NODE_SERVER:
+        return &scenario_services_server_service_schema;
+    case NODE_GATEWAY:
+        return &scenario_services_gateway_service_schema;
+    case NODE_PROXY:
+        return &scenario_services_proxy_service_schema;
+    case NODE_BROKER:
+        return &scenario_services_broker_service_schema;
+    case NODE_CONSUMERS:
+        return &scenario_services_consumers_service_schema;
+    default:
+        return NULL; /* a key store is read with the fields of the service that uses it */
+    }
+}
+
+static void *entry_target(Scenario *scenario, int kind)
+{
+    switch (kind) {
+    case NODE_SERVER:
+        return &scenario->server;
+    case NODE_GATEWAY:
+        return &scenario->gateway;
+    case NODE_PROXY:
+        return &scenario->proxy;
+    case NODE_BROKER:
+        return &scenario->broker;
+    case NODE_CONSUMERS:
+        return &scenario->broker.consumers;
+    default:
+        return NULL;
+    }
+}
+
+/* ------------------------------------------------------------------ references */
+
+/* The index of the entry with id, or -1. */
+static int find_entry(const Graph *graph, const char *id)
+{
+    for (unsigned i = 0; i < graph->count; i++) {
+        if (strcmp(graph->entries[i].id, id) == 0)
+            return (int)i;
+    }
+    return -1;
+}
+
+/* Entry i's key names an entry of kind wanted: its index, or -1 after an error at the key
+ * ("missing", "unknown service", or "is a gateway, expected a broker"). */
+static int resolve(SchemaReader *reader, const Graph *graph, unsigned i, const char *key,
+                   int wanted)
+{
+    const cJSON *item = schema_member(graph->entries[i].object, key);
+    json_path_push_index(&reader->path, i);
+    int found = -1;
+    if (item == NULL) {
+        schema_error(reader, "missing required key '%s' (the id of a service of kind '%s')", key,
+                     kind_name(wanted));
+    } else {
+        json_path_push_key(&reader->path, key);
+        if (schema_expect(reader, item, cJSON_String, "string")) {
+            found = find_entry(graph, item->valuestring);
+            const char *known[SERVICES_MAX];
+            unsigned known_count = 0;
+            for (unsigned k = 0; k < graph->count; k++) {
+                if (graph->entries[k].kind == wanted)
+                    known[known_count++] = graph->entries[k].id;
+            }
+            if (found < 0) {
+                char context[64];
+                snprintf(context, sizeof context, " (a service of kind '%s')", kind_name(wanted));
+                scenario_schema_unknown_name(reader, "service", item->valuestring, context, known,
+                                             known_count);
+            } else if (graph->entries[found].kind != wanted) {
+                schema_error(reader, "expected a service of kind '%s' ('%s' is a %s)",
+                             kind_name(wanted), item->valuestring,
+                             kind_name(graph->entries[found].kind));
+                found = -1;
+            }
+        }
+        json_path_pop(&reader->path);
+    }
+    json_path_pop(&reader->path);
+    return found;
+}
+
+/* A key store belongs to the one service that names it: a crash of one service must never
+ * wipe another's store, and a store shared by two services is not modelled yet. */
+static void read_key_store(ScenarioReader *scenario_reader, const Graph *graph, unsigned user,
+                           int used_by[SERVICES_MAX])
+{
+    SchemaReader *reader = &scenario_reader->reader;
+    Scenario *scenario = scenario_reader->scenario;
+    int store = resolve(reader, graph, user, "key_store", SERVICE_KIND_KEY_STORE);
+    if (store < 0)
+        return;
+    if (used_by[store] >= 0) {
+        json_path_push_index(&reader->path, user);
+        schema_error_at(reader, "key_store",
+                        "expected a key store of its own ('%s' is already the store of "
+                        "'%s'; a store shared by several services is not modelled yet)",
+                        graph->entries[store].id, graph->entries[used_by[store]].id);
+        json_path_pop(&reader->path);
+        return;
+    }
+    used_by[store] = (int)user;
+    bool server = graph->entries[user].kind == NODE_SERVER;
+    IdempotencySpec *spec =
+        server ? &scenario->server.idempotency : &scenario->broker.consumers.idempotency;
+    json_path_push_index(&reader->path, (unsigned)store);
+    schema_read_object(reader, graph->entries[store].object,
+                       server ? &scenario_services_server_store_schema
+                              : &scenario_services_consumers_store_schema,
+                       spec);
+    json_path_pop(&reader->path);
+    snprintf(spec->store_id, sizeof spec->store_id, "%s", graph->entries[store].id);
+}
+
+static void check_references(ScenarioReader *scenario_reader, const Graph *graph)
+{
+    SchemaReader *reader = &scenario_reader->reader;
+    int used_by[SERVICES_MAX];
+    int consumed_by[SERVICES_MAX];
+    for (unsigned i = 0; i < SERVICES_MAX; i++) {
+        used_by[i] = -1;
+        consumed_by[i] = -1;
+    }
+    for (unsigned i = 0; i < graph->count; i++) {
+        switch (graph->entries[i].kind) {
+        case NODE_PROXY:
+            resolve(reader, graph, i, "calls", NODE_SERVER);
+            break;
+        case NODE_CONSUMERS: {
+            int broker = resolve(reader, graph, i, "consumes", NODE_BROKER);
+            if (broker >= 0)
+                consumed_by[broker] = (int)i;
+            read_key_store(scenario_reader, graph, i, used_by);
+            break;
+        }
+        case NODE_SERVER:
+            read_key_store(scenario_reader, graph, i, used_by);
+            break;
+        default:
+            break;
+        }
+    }
+    for (unsigned i = 0; i < graph->count; i++) {
+        const Entry *entry = &graph->entries[i];
+        json_path_push_index(&reader->path, i);
+        if (entry->kind == SERVICE_KIND_KEY_STORE && used_by[i] < 0)
+            schema_error(reader,
+                         "expected a server or consumers service to name key store "
+                         "'%s' in its key_store (no service uses it)",
+                         entry->id);
+        if (entry->kind == NODE_BROKER && consumed_by[i] < 0)
+            schema_error(reader,
+                         "expected a service of kind 'consumers' with \"consumes\": \"%s\" "
+                         "(nothing would take the broker's messages)",
+                         entry->id);
+        json_path_pop(&reader->path);
+    }
+}
+
+/* ------------------------------------------------------------------ $.services */
+
+void scenario_graph_read(SchemaReader *reader, const cJSON *item, void *target)
+{
+    ScenarioReader *scenario_reader = (ScenarioReader *)reader;
+    Scenario *scenario = target;
+    scenario_reader->services_form = true;
+    for (int kind = 0; kind < NODE_KIND_COUNT; kind++)
+        scenario_reader->service_declared[kind] = false;
+    unsigned count = 0;
+    if (!schema_read_array_size(reader, item, 1, SERVICES_MAX, "service", "services", &count))
+        return;
+    Graph graph;
+    read_heads(reader, item, count, &graph);
+    check_heads(reader, &graph);
+    name_nodes(scenario_reader, &graph);
+    for (unsigned i = 0; i < graph.count; i++) {
+        const SchemaObject *schema = entry_schema(graph.entries[i].kind);
+        if (schema == NULL)
+            continue;
+        json_path_push_index(&reader->path, i);
+        schema_read_object(reader, graph.entries[i].object, schema,
+                           entry_target(scenario, graph.entries[i].kind));
+        json_path_pop(&reader->path);
+    }
+    check_references(scenario_reader, &graph);
+}
+
+/* Only the keys every entry shares, for the format reference: the rest are the older
+ * objects' fields, documented there. */
+static const SchemaField entry_fields[] = {
+    FIELD_CUSTOM("id", 0, scenario_schema_read_tag, NULL, true),
+    FIELD_CUSTOM("kind", 0, scenario_schema_read_tag, NULL, true),
+    FIELD_CUSTOM("calls", 0, scenario_schema_read_tag, NULL, false),
+    FIELD_CUSTOM("consumes", 0, scenario_schema_read_tag, NULL, false),
+    FIELD_CUSTOM("key_store", 0, scenario_schema_read_tag, NULL, false),
+};
+const SchemaObject scenario_graph_entry_schema = {.name = "services[]",
+                                                  SCHEMA_FIELDS(entry_fields)};
+
+/* ------------------------------------------------------------------ clients' references */
+
+/* The declared service with id among kinds (a bit set of 1 << NodeKind), or -1 after an
+ * error naming what was expected. */
+static int find_service(SchemaReader *reader, const cJSON *item, unsigned kinds,
+                        const char *expected)
+{
+    const ScenarioReader *scenario_reader = (const ScenarioReader *)reader;
+    const Scenario *scenario = scenario_reader->scenario;
+    if (!schema_expect(reader, item, cJSON_String, "string"))
+        return -1;
+    const char *known[NODE_KIND_COUNT];
+    unsigned known_count = 0;
+    for (unsigned i = 0; i < scenario_names_service.count; i++) {
+        int kind = scenario_names_service.entries[i].value;
+        if (!scenario_reader->service_declared[kind])
+            continue;
+        bool wanted = (kinds & (1u << kind)) != 0;
+        if (strcmp(scenario->service_ids[kind], item->valuestring) == 0) {
+            if (wanted)
+                return kind;
+            schema_error(reader, "expected %s ('%s' is the %s)", expected, item->valuestring,
+                         kind_name(kind));
+            return -1;
+        }
+        if (wanted)
+            known[known_count++] = scenario->service_ids[kind];
+    }
+    scenario_schema_unknown_name(reader, "service", item->valuestring, "", known, known_count);
+    return -1;
+}
+
+void scenario_graph_read_calls(SchemaReader *reader, const cJSON *item, void *target)
+{
+    ClientGroupSpec *group = target;
+    int kind = find_service(reader, item, 1u << NODE_SERVER | 1u << NODE_PROXY,
+                            "a server or proxy (a broker is named by 'publishes')");
+    if (kind < 0)
+        return;
+    group->target = TARGET_SERVER;
+    group->via = kind == NODE_PROXY ? VIA_PROXY : VIA_DIRECT;
+}
+
+void scenario_graph_read_publishes(SchemaReader *reader, const cJSON *item, void *target)
+{
+    ClientGroupSpec *group = target;
+    if (find_service(reader, item, 1u << NODE_BROKER,
+                     "a broker (a server or proxy is named by 'calls')") >= 0)
+        group->target = TARGET_BROKER;
+}
+
+void scenario_graph_write_calls(SchemaWriter *writer, const void *target, cJSON *object,
+                                const char *key)
+{
+    const ClientGroupSpec *group = target;
+    const Scenario *scenario = writer->context;
+    if (group->target == TARGET_SERVER)
+        schema_write_string(
+            writer, object, key,
+            scenario->service_ids[group->via == VIA_PROXY ? NODE_PROXY : NODE_SERVER]);
+}
+
+void scenario_graph_write_publishes(SchemaWriter *writer, const void *target, cJSON *object,
+                                    const char *key)
+{
+    const ClientGroupSpec *group = target;
+    const Scenario *scenario = writer->context;
+    if (group->target == TARGET_BROKER)
+        schema_write_string(writer, object, key, scenario->service_ids[NODE_BROKER]);
+}
+
+/* ------------------------------------------------------------------ after the file */
+
+static int entry_index_of_kind(const cJSON *services, int kind)
+{
+    int index = 0;
+    for (const cJSON *entry = services != NULL ? services->child : NULL; entry != NULL;
+         entry = entry->next, index++) {
+        const cJSON *item = schema_member(entry, "kind");
+        int value = 0;
+        if (item != NULL && cJSON_IsString(item) &&
+            scenario_names_find(&scenario_names_service_kind, item->valuestring, &value) &&
+            value == kind)
+            return index;
+    }
+    return -1;
+}
+
+void scenario_graph_check_used(SchemaReader *reader, const cJSON *root, const Scenario *scenario)
+{
+    const ScenarioReader *scenario_reader = (const ScenarioReader *)reader;
+    if (!scenario_reader->services_form || !scenario_reader->clients_readable ||
+        scenario_uses_proxy(scenario))
+        return;
+    const cJSON *services = schema_member(root, "services");
+    int proxy = entry_index_of_kind(services, NODE_PROXY);
+    if (proxy < 0)
+        return;
+    json_path_push_key(&reader->path, "services");
+    json_path_push_index(&reader->path, (unsigned)proxy);
+    schema_error(reader,
+                 "expected a client group that calls proxy '%s' (no group goes through "
+                 "it)",
+                 scenario->service_ids[NODE_PROXY]);
+    json_path_pop(&reader->path);
+    json_path_pop(&reader->path);
+}
+
+const cJSON *scenario_graph_push_server(SchemaReader *reader, const cJSON *root)
+{
+    const cJSON *services = schema_member(root, "services");
+    if (services == NULL) {
+        const cJSON *server = schema_member(root, "server");
+        if (server == NULL || !cJSON_IsObject(server))
+            return NULL;
+        json_path_push_key(&reader->path, "server");
+        return server;
+    }
+    int index = entry_index_of_kind(services, NODE_SERVER);
+    const cJSON *server = index >= 0 ? cJSON_GetArrayItem(services, index) : NULL;
+    if (server == NULL || !cJSON_IsObject(server))
+        return NULL;
+    json_path_push_key(&reader->path, "services");
+    json_path_push_index(&reader->path, (unsigned)index);
+    return server;
+}
+
+void scenario_graph_pop_server(SchemaReader *reader, const cJSON *root)
+{
+    json_path_pop(&reader->path);
+    if (schema_member(root, "services") != NULL)
+        json_path_pop(&reader->path);
+}
+
+/* ------------------------------------------------------------------ writing */
+
+/* Whether the world has a service of kind: show writes only those, so a printed file never
+ * carries a service nothing uses. The server always (the report names its store's profile). */
+static bool service_used(const Scenario *scenario, NodeKind kind)
+{
+    bool broker = scenario->server.publish_receipts;
+    for (uint32_t g = 0; g < scenario->client_group_count; g++)
+        broker |= scenario->client_groups[g].target == TARGET_BROKER;
+    switch (kind) {
+    case NODE_PROXY:
+        return scenario_uses_proxy(scenario);
+    case NODE_GATEWAY:
+        return scenario->server.use_gateway;
+    case NODE_BROKER:
+    case NODE_CONSUMERS:
+        return broker;
+    default:
+        return true;
+    }
+}
+
+static cJSON *write_head(SchemaWriter *writer, cJSON *services, const char *id, int kind)
+{
+    cJSON *entry = schema_write_item(writer, services, NULL, cJSON_CreateObject());
+    if (entry != NULL) {
+        schema_write_string(writer, entry, "id", id);
+        schema_write_choice(writer, entry, "kind", &scenario_names_service_kind, kind);
+    }
+    return entry;
+}
+
+/* The store's own id, or in the older form "<owner>-keys". */
+static void store_id(const Scenario *scenario, const IdempotencySpec *spec, NodeKind owner,
+                     char id[NAME_LEN_MAX])
+{
+    if (spec->store_id[0] != '\0')
+        snprintf(id, NAME_LEN_MAX, "%s", spec->store_id);
+    else
+        snprintf(id, NAME_LEN_MAX, "%.*s-keys", NAME_LEN_MAX - 6, scenario->service_ids[owner]);
+}
+
+static void write_store(SchemaWriter *writer, cJSON *services, const char *id,
+                        const IdempotencySpec *spec, const SchemaObject *schema)
+{
+    cJSON *entry = write_head(writer, services, id, SERVICE_KIND_KEY_STORE);
+    if (entry != NULL)
+        schema_write_object(writer, schema, spec, entry);
+}
+
+void scenario_graph_write(SchemaWriter *writer, const void *target, cJSON *object, const char *key)
+{
+    const Scenario *scenario = target;
+    cJSON *services = schema_write_item(writer, object, key, cJSON_CreateArray());
+    if (services == NULL)
+        return;
+    cJSON *entry = NULL;
+    char server_store[NAME_LEN_MAX];
+    char consumers_store[NAME_LEN_MAX];
+    store_id(scenario, &scenario->server.idempotency, NODE_SERVER, server_store);
+    store_id(scenario, &scenario->broker.consumers.idempotency, NODE_CONSUMERS, consumers_store);
+    if (service_used(scenario, NODE_PROXY) &&
+        (entry = write_head(writer, services, scenario->service_ids[NODE_PROXY], NODE_PROXY))) {
+        schema_write_string(writer, entry, "calls", scenario->service_ids[NODE_SERVER]);
+        schema_write_object(writer, &scenario_services_proxy_service_schema, &scenario->proxy,
+                            entry);
+    }
+    if ((entry = write_head(writer, services, scenario->service_ids[NODE_SERVER], NODE_SERVER))) {
+        schema_write_string(writer, entry, "key_store", server_store);
+        schema_write_object(writer, &scenario_services_server_service_schema, &scenario->server,
+                            entry);
+    }
+    write_store(writer, services, server_store, &scenario->server.idempotency,
+                &scenario_services_server_store_schema);
+    if (service_used(scenario, NODE_GATEWAY) &&
+        (entry = write_head(writer, services, scenario->service_ids[NODE_GATEWAY], NODE_GATEWAY)))
+        schema_write_object(writer, &scenario_services_gateway_service_schema, &scenario->gateway,
+                            entry);
+    if (!service_used(scenario, NODE_BROKER))
+        return;
+    if ((entry = write_head(writer, services, scenario->service_ids[NODE_BROKER], NODE_BROKER)))
+        schema_write_object(writer, &scenario_services_broker_service_schema, &scenario->broker,
+                            entry);
+    if ((entry =
+             write_head(writer, services, scenario->service_ids[NODE_CONSUMERS], NODE_CONSUMERS))) {
+        schema_write_string(writer, entry, "consumes", scenario->service_ids[NODE_BROKER]);
+        schema_write_string(writer, entry, "key_store", consumers_store);
+        schema_write_object(writer, &scenario_services_consumers_service_schema,
+                            &scenario->broker.consumers, entry);
+    }
+    write_store(writer, services, consumers_store, &scenario->broker.consumers.idempotency,
+                &scenario_services_consumers_store_schema);
+}
