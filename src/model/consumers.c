@@ -51,6 +51,9 @@ static uint64_t store_key_of(const World *world, const Message *delivery)
 /* ------------------------------------------------------------------ workers */
 
 static void start_job(World *world, uint32_t job);
+static void after_effect(World *world, uint32_t job_slot, int status);
+static bool charges_through_gateway(const World *world, const Message *delivery);
+static void request_charge(World *world, uint32_t job_slot);
 
 static void finish_job(World *world, uint32_t job)
 {
@@ -254,11 +257,23 @@ void consumers_on_job_done(World *world, uint32_t job_slot)
         finish_job(world, job_slot); /* fenced: a newer delivery holds the key; no ack */
         return;
     }
+    if (charges_through_gateway(world, &job->request)) {
+        request_charge(world, job_slot);
+        return;
+    }
     bool effect = false;
     int status = job->request.receipt
                      ? send_receipt(world, &job->request)
                      : ledger_apply(world, &job->request, world->consumers_node, &effect);
     job->uncommitted = world->scenario.broker.consumers.inbox && effect;
+    after_effect(world, job_slot, status);
+}
+
+/* The handler's effect happened (or the gateway gave a definite answer): the inbox row and
+ * the effect commit, then the ack. */
+static void after_effect(World *world, uint32_t job_slot, int status)
+{
+    Job *job = &world->jobs[job_slot];
     if (draw_crash(world, job, CRASH_AFTER_EFFECT)) {
         crash(world, job_slot, CRASH_AFTER_EFFECT);
         return;
@@ -271,5 +286,70 @@ void consumers_on_job_done(World *world, uint32_t job_slot)
         return;
     }
     acknowledge(world, &job->request);
+    finish_job(world, job_slot);
+}
+
+/* ------------------------------------------------------------------ charging a card */
+
+/* A debit of a consumer group with use_gateway is a charge at the provider: an external
+ * effect, so an inbox can roll back the key row but never the charge. */
+static bool charges_through_gateway(const World *world, const Message *delivery)
+{
+    const ClientGroupSpec *spec = world->groups[world->clients[delivery->client].group].spec;
+    return world->scenario.broker.consumers.use_gateway && !delivery->receipt &&
+           spec->operation.kind == OPERATION_DEBIT;
+}
+
+/* The charge carries the message's key (its message id, or business hash) as the provider's
+ * idempotency key, when the consumer keeps keys; the worker waits for the answer. */
+static void request_charge(World *world, uint32_t job_slot)
+{
+    Job *job = &world->jobs[job_slot];
+    Message charge = job->request;
+    charge.kind = MESSAGE_CHARGE;
+    charge.hop = HOP_CHARGE;
+    charge.source = world->consumers_node;
+    charge.target = world->gateway_node;
+    charge.key = job->store_key;
+    charge.reply_to = (ReplyTo){.kind = REPLY_TO_JOB, .slot = job_slot, .serial = job->serial};
+    charge.lineage = lineage_of_repeat(job->request.lineage, 0);
+    network_send(world, &charge);
+    job->awaiting_gateway = true;
+    job->gateway_timer =
+        sim_schedule_in(world->sim, sim_time_us_from_ms(world->scenario.gateway.timeout_ms),
+                        EVENT_GATEWAY_TIMEOUT, world->consumers_node, job_slot);
+}
+
+void consumers_on_charge_reply(World *world, const Message *reply)
+{
+    uint32_t slot = reply->reply_to.slot;
+    if (world->consumers.down || slot >= world->job_slots.capacity ||
+        world->jobs[slot].serial != reply->reply_to.serial ||
+        world->jobs[slot].epoch != world->consumers.epoch || !world->jobs[slot].awaiting_gateway)
+        return; /* it gave up on this charge, or died since: its pending timer frees the job */
+    Job *job = &world->jobs[slot];
+    sim_cancel(world->sim, job->gateway_timer);
+    job->gateway_timer = EVENT_ID_NONE;
+    job->awaiting_gateway = false;
+    after_effect(world, slot, reply->status); /* 200 charged, 402 declined: both definite */
+}
+
+/* No answer in time: the charge may have happened. The handler fails: its key row goes as
+ * an ambiguous failure's does (forgotten, the default; an inbox rolls it back alike), and the
+ * message stays unacknowledged, for the broker to hand out again after its ack timeout. */
+void consumers_on_charge_timeout(World *world, uint32_t job_slot)
+{
+    Job *job = &world->jobs[job_slot];
+    if (job->epoch != world->consumers.epoch) {
+        world_job_release(world, job_slot); /* its process died meanwhile */
+        return;
+    }
+    job->awaiting_gateway = false;
+    job->gateway_timer = EVENT_ID_NONE;
+    if (world_tracing(world))
+        world_trace_about(world, world->consumers_node, TRACE_GATEWAY_TIMEOUT, &job->request, 504,
+                          0);
+    if (job->store_key != 0)
+        key_protocol_record(world, &world->consumers.keys, job, 504);
     finish_job(world, job_slot);
 }

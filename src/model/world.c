@@ -354,7 +354,9 @@ static void on_message_arrive(World *world, uint32_t slot)
         gateway_on_charge_arrive(world, &message);
         break;
     case MESSAGE_CHARGE_REPLY:
-        if (!world->server.down)
+        if (message.target == world->consumers_node)
+            consumers_on_charge_reply(world, &message);
+        else if (!world->server.down)
             server_charge_on_reply(world, &message);
         break;
     case MESSAGE_STATUS_QUERY:
@@ -424,7 +426,10 @@ static void dispatch(void *context, const Event *event)
             consumers_on_store_sweep(world);
         break;
     case EVENT_GATEWAY_TIMEOUT:
-        server_charge_on_timeout(world, job_of(world, event));
+        if (event->target == world->consumers_node)
+            consumers_on_charge_timeout(world, job_of(world, event));
+        else
+            server_charge_on_timeout(world, job_of(world, event));
         break;
     case EVENT_GATEWAY_CHARGE:
         gateway_on_charge_done(world, slot_of(event, &world->message_slots));
@@ -527,7 +532,8 @@ static bool service_active(const Scenario *scenario, NodeKind kind)
     case NODE_SERVER:
         return to_server;
     case NODE_GATEWAY:
-        return to_server && scenario->server.use_gateway;
+        return (to_server && scenario->server.use_gateway) ||
+               (to_broker && scenario->broker.consumers.use_gateway);
     case NODE_BROKER:
     case NODE_CONSUMERS:
         return to_broker;
@@ -540,12 +546,18 @@ static bool service_active(const Scenario *scenario, NodeKind kind)
     return false;
 }
 
-/* The order a request meets the services, left to right after the clients. */
-static uint32_t service_lane(NodeKind kind)
+/* The order a request meets the services, left to right after the clients: the gateway
+ * after whoever charges through it (the server, or else the consumers). */
+static uint32_t service_lane(const Scenario *scenario, NodeKind kind)
 {
-    static const NodeKind flow[] = {NODE_PROXY, NODE_SERVER, NODE_GATEWAY, NODE_BROKER,
-                                    NODE_CONSUMERS};
-    for (uint32_t i = 0; i < sizeof flow / sizeof flow[0]; i++) {
+    static const NodeKind server_charges[] = {NODE_PROXY, NODE_SERVER, NODE_GATEWAY, NODE_BROKER,
+                                              NODE_CONSUMERS};
+    static const NodeKind consumers_charge[] = {NODE_PROXY, NODE_SERVER, NODE_BROKER,
+                                                NODE_CONSUMERS, NODE_GATEWAY};
+    const NodeKind *flow = scenario->broker.consumers.use_gateway && !scenario->server.use_gateway
+                               ? consumers_charge
+                               : server_charges;
+    for (uint32_t i = 0; i < sizeof server_charges / sizeof server_charges[0]; i++) {
         if (flow[i] == kind)
             return i;
     }
@@ -573,7 +585,7 @@ static void build_nodes(World *world)
         world->nodes[world->node_count++] = (WorldNode){
             .kind = kind,
             .name = scenario_service_id(scenario, kind),
-            .lane = world->group_count + service_lane(kind),
+            .lane = world->group_count + service_lane(scenario, kind),
             .active = service_active(scenario, kind),
         };
     }

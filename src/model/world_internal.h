@@ -604,6 +604,9 @@ void consumers_on_job_reserve(World *world, uint32_t job);
 void consumers_on_restart(World *world);
 void consumers_on_retry(World *world, uint32_t job);
 void consumers_on_store_sweep(World *world);
+/* use_gateway: the provider's answer to a consumer's charge, or none in time. */
+void consumers_on_charge_reply(World *world, const Message *reply);
+void consumers_on_charge_timeout(World *world, uint32_t job);
 KeyProtocol *world_keys_of_side(World *world, StoreSide side);
 uint32_t consumers_held(const World *world); /* buffered plus in service */
 

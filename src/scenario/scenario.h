@@ -358,7 +358,9 @@ typedef struct {
     double load_per_queued;
     IdempotencySpec idempotency;
     CrashSpec crash;
-    bool inbox; /* the message's key row commits with its effect */
+    bool inbox;       /* the message's key row commits with its effect */
+    bool use_gateway; /* debits charge through the gateway: an external effect, which an inbox
+                         cannot roll back */
 } ConsumerSpec;
 
 #define QUEUES_MAX 8

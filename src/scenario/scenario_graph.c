@@ -453,29 +453,51 @@ void scenario_graph_check_used(SchemaReader *reader, const cJSON *root, const Sc
     json_path_pop(&reader->path);
 }
 
-const cJSON *scenario_graph_push_server(SchemaReader *reader, const cJSON *root)
+/* The older form's object of each kind, as a path from the root. */
+static unsigned older_path(NodeKind kind, const char *keys[2])
 {
-    const cJSON *services = schema_member(root, "services");
-    if (services == NULL) {
-        const cJSON *server = schema_member(root, "server");
-        if (server == NULL || !cJSON_IsObject(server))
-            return NULL;
-        json_path_push_key(&reader->path, "server");
-        return server;
+    switch (kind) {
+    case NODE_CONSUMERS:
+        keys[0] = "broker";
+        keys[1] = "consumers";
+        return 2;
+    default:
+        keys[0] = scenario_names_of(&scenario_names_service, (int)kind);
+        return 1;
     }
-    int index = entry_index_of_kind(services, NODE_SERVER);
-    const cJSON *server = index >= 0 ? cJSON_GetArrayItem(services, index) : NULL;
-    if (server == NULL || !cJSON_IsObject(server))
-        return NULL;
-    json_path_push_key(&reader->path, "services");
-    json_path_push_index(&reader->path, (unsigned)index);
-    return server;
 }
 
-void scenario_graph_pop_server(SchemaReader *reader, const cJSON *root)
+const cJSON *scenario_graph_push_service(SchemaReader *reader, const cJSON *root, NodeKind kind,
+                                         unsigned *pushed)
 {
-    json_path_pop(&reader->path);
-    if (schema_member(root, "services") != NULL)
+    *pushed = 0;
+    const cJSON *services = schema_member(root, "services");
+    if (services != NULL) {
+        int index = entry_index_of_kind(services, (int)kind);
+        const cJSON *entry = index >= 0 ? cJSON_GetArrayItem(services, index) : NULL;
+        if (entry == NULL || !cJSON_IsObject(entry))
+            return NULL;
+        json_path_push_key(&reader->path, "services");
+        json_path_push_index(&reader->path, (unsigned)index);
+        *pushed = 2;
+        return entry;
+    }
+    const char *keys[2];
+    unsigned depth = older_path(kind, keys);
+    const cJSON *object = root;
+    for (unsigned i = 0; i < depth && object != NULL; i++)
+        object = schema_member(object, keys[i]);
+    if (object == NULL || !cJSON_IsObject(object))
+        return NULL;
+    for (unsigned i = 0; i < depth; i++)
+        json_path_push_key(&reader->path, keys[i]);
+    *pushed = depth;
+    return object;
+}
+
+void scenario_graph_pop(SchemaReader *reader, unsigned pushed)
+{
+    while (pushed-- > 0)
         json_path_pop(&reader->path);
 }
 
@@ -492,7 +514,7 @@ static bool service_used(const Scenario *scenario, NodeKind kind)
     case NODE_PROXY:
         return scenario_uses_proxy(scenario);
     case NODE_GATEWAY:
-        return scenario->server.use_gateway;
+        return scenario->server.use_gateway || (broker && scenario->broker.consumers.use_gateway);
     case NODE_BROKER:
     case NODE_CONSUMERS:
         return broker;

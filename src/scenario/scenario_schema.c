@@ -797,6 +797,24 @@ static void check_older_objects(SchemaReader *reader, const cJSON *root)
     }
 }
 
+/* A consumer's failed charge is left unacknowledged for the broker to hand out again: only a
+ * visibility-timeout broker does that for one message (a channel requeues on closing, a log
+ * resumes from a commit), and the other ways back are not modelled yet. */
+static void check_charging_consumers(SchemaReader *reader, const cJSON *root,
+                                     const Scenario *scenario)
+{
+    const BrokerSpec *broker = &scenario->broker;
+    if (!broker->consumers.use_gateway || broker->family == BROKER_VISIBILITY_TIMEOUT)
+        return;
+    unsigned pushed = 0;
+    if (scenario_graph_push_service(reader, root, NODE_CONSUMERS, &pushed) != NULL)
+        schema_error_at(reader, "use_gateway",
+                        "expected broker family 'visibility-timeout' (a failed charge waits "
+                        "for a redelivery; with family '%s' that is not modelled yet)",
+                        scenario_names_of(&scenario_names_broker_family, (int)broker->family));
+    scenario_graph_pop(reader, pushed);
+}
+
 /* A local transaction undoes a rolled-back effect (ledger_undo); on a record several
  * operations write, the state to go back to is another operation's, which is not modelled:
  * refused rather than undone wrongly. */
@@ -886,6 +904,7 @@ static void check_queue_references(SchemaReader *reader, const cJSON *root, void
     check_proxy_used(reader, root, scenario);
     scenario_graph_check_used(reader, root, scenario);
     check_older_objects(reader, root);
+    check_charging_consumers(reader, root, scenario);
     check_shared_records(reader, scenario);
     if (broker->family == BROKER_LOG) {
         /* a rebalance is an event: a budget on them, as on every timer the file sets */
@@ -918,11 +937,11 @@ static void check_queue_references(SchemaReader *reader, const cJSON *root, void
         }
     }
     json_path_pop(&reader->path);
-    const cJSON *server = scenario_graph_push_server(reader, root);
-    if (server != NULL) {
+    unsigned pushed = 0;
+    const cJSON *server = scenario_graph_push_service(reader, root, NODE_SERVER, &pushed);
+    if (server != NULL)
         resolve_queue(reader, broker, server, "receipts_queue", &scenario->server.receipts_queue);
-        scenario_graph_pop_server(reader, root);
-    }
+    scenario_graph_pop(reader, pushed);
 }
 
 /* ------------------------------------------------------------------ the top level */

@@ -65,10 +65,12 @@ void scenario_graph_write_publishes(SchemaWriter *writer, const void *target, cJ
                                     const char *key);
 /* After the whole file: a declared proxy some group calls. */
 void scenario_graph_check_used(SchemaReader *reader, const cJSON *root, const Scenario *scenario);
-/* The object that holds the server's fields, with the path to it pushed on the reader (pop
- * it with scenario_graph_pop_server); NULL, nothing pushed, when the file has none. */
-const cJSON *scenario_graph_push_server(SchemaReader *reader, const cJSON *root);
-void scenario_graph_pop_server(SchemaReader *reader, const cJSON *root);
+/* The object that holds the fields of the service of kind (`services[k]`, or the older form's
+ * `server`, `broker.consumers`, ...), with the path to it pushed on the reader (*pushed
+ * levels; pop them with scenario_graph_pop); NULL when the file has none. */
+const cJSON *scenario_graph_push_service(SchemaReader *reader, const cJSON *root, NodeKind kind,
+                                         unsigned *pushed);
+void scenario_graph_pop(SchemaReader *reader, unsigned pushed);
 /* "'web', 'server', ..." : the service nodes' names, into buffer. */
 void scenario_service_id_list(const Scenario *scenario, char *buffer, size_t size);
 

@@ -176,8 +176,8 @@ static void read_on_failure_for_consumers(SchemaReader *reader, const cJSON *ite
 {
     (void)item;
     (void)target;
-    schema_error(reader, "expected no 'on_failure' for the consumers: their handlers do not "
-                         "fail with 5xx, so there is no failure to record");
+    schema_error(reader, "expected no 'on_failure' for the consumers: their handlers answer no "
+                         "one (a charge unanswered forgets its key; a decline is stored)");
 }
 
 static void read_required_for_consumers(SchemaReader *reader, const cJSON *item, void *target)
@@ -485,6 +485,7 @@ static const SchemaField consumer_fields[] = {
     FIELD_OBJECT("idempotency", ConsumerSpec, idempotency, consumer_idempotency_schema),
     FIELD_OBJECT("crash", ConsumerSpec, crash, crash_schema),
     FIELD_BOOLEAN("inbox", ConsumerSpec, inbox),
+    FIELD_BOOLEAN("use_gateway", ConsumerSpec, use_gateway),
 };
 
 static const SchemaObject consumer_schema = {.name = "broker.consumers",
@@ -777,6 +778,7 @@ static const SchemaField consumers_service_fields[] = {
     REFERENCE_FIELD("key_store"),
     FIELD_OBJECT("crash", ConsumerSpec, crash, crash_schema),
     FIELD_BOOLEAN("inbox", ConsumerSpec, inbox),
+    FIELD_BOOLEAN("use_gateway", ConsumerSpec, use_gateway),
 };
 const SchemaObject scenario_services_consumers_service_schema = {
     .name = "services[] (consumers)",

@@ -421,11 +421,17 @@ static bool explain_keys(const ViewPanels *panels, ViewRect r, int top)
                                                                    : NODE_CONSUMERS)));
     else if (!view_pane_has_kind(pane, NODE_SERVER)) {
         uint64_t replayed = world_metrics(pane->world)->consumer_replayed;
+        const char *group =
+            world_node_name(pane->world, world_node_of_kind(pane->world, NODE_CONSUMERS));
+        char who[NAME_LEN_MAX + 32];
+        if (strcmp(group, "consumers") == 0) /* the older form's name: a plural */
+            snprintf(who, sizeof who, "The consumers keep");
+        else
+            snprintf(who, sizeof who, "The consumer group %s keeps", group);
         snprintf(why, sizeof why,
-                 "The %s keep one key per message id; %" PRIu64
+                 "%s one key per message id; %" PRIu64
                  " %s found %s key done and %s acknowledged without a charge.",
-                 world_node_name(pane->world, world_node_of_kind(pane->world, NODE_CONSUMERS)),
-                 replayed, replayed == 1 ? "copy" : "copies", replayed == 1 ? "its" : "their",
+                 who, replayed, replayed == 1 ? "copy" : "copies", replayed == 1 ? "its" : "their",
                  replayed == 1 ? "was" : "were");
     } else
         return false;
