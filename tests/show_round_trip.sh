@@ -35,7 +35,8 @@ round_trip() {
     done
 }
 
-for scenario in "$source_dir"/scenarios/*.json "$source_dir"/tests/good_scenarios/*.json; do
+for scenario in "$source_dir"/scenarios/*.json "$source_dir"/scenarios/architectures/*.json \
+    "$source_dir"/tests/good_scenarios/*.json; do
     round_trip "$(basename "$scenario" .json)" "$scenario"
 done
 round_trip "default with overrides" "$source_dir/scenarios/default.json" \

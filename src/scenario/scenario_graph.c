@@ -260,6 +260,32 @@ static void read_key_store(ScenarioReader *scenario_reader, const Graph *graph, 
     snprintf(spec->store_id, sizeof spec->store_id, "%s", graph->entries[store].id);
 }
 
+/* A charge goes to a declared gateway, and a declared gateway takes some charges: the older
+ * form's implicit gateway, with defaults, has no place in a graph that names its services. */
+static void check_gateway_used(ScenarioReader *scenario_reader, const Graph *graph)
+{
+    SchemaReader *reader = &scenario_reader->reader;
+    const Scenario *scenario = scenario_reader->scenario;
+    bool declared = scenario_reader->service_declared[NODE_GATEWAY];
+    for (unsigned i = 0; i < graph->count; i++) {
+        int kind = graph->entries[i].kind;
+        bool charges = (kind == NODE_SERVER && scenario->server.use_gateway) ||
+                       (kind == NODE_CONSUMERS && scenario->broker.consumers.use_gateway);
+        json_path_push_index(&reader->path, i);
+        if (charges && !declared)
+            schema_error_at(reader, "use_gateway",
+                            "expected a service of kind 'gateway' to charge through (none is "
+                            "declared)");
+        if (kind == NODE_GATEWAY && !scenario->server.use_gateway &&
+            !scenario->broker.consumers.use_gateway)
+            schema_error(reader,
+                         "expected a server or consumers with \"use_gateway\": true (nothing "
+                         "charges through gateway '%s')",
+                         graph->entries[i].id);
+        json_path_pop(&reader->path);
+    }
+}
+
 static void check_references(ScenarioReader *scenario_reader, const Graph *graph)
 {
     SchemaReader *reader = &scenario_reader->reader;
@@ -288,6 +314,7 @@ static void check_references(ScenarioReader *scenario_reader, const Graph *graph
             break;
         }
     }
+    check_gateway_used(scenario_reader, graph);
     for (unsigned i = 0; i < graph->count; i++) {
         const Entry *entry = &graph->entries[i];
         json_path_push_index(&reader->path, i);
@@ -372,6 +399,14 @@ static int find_service(SchemaReader *reader, const cJSON *item, unsigned kinds,
         }
         if (wanted)
             known[known_count++] = scenario->service_ids[kind];
+    }
+    const char *stores[] = {scenario->server.idempotency.store_id,
+                            scenario->broker.consumers.idempotency.store_id};
+    for (size_t i = 0; i < 2; i++) {
+        if (stores[i][0] != '\0' && strcmp(stores[i], item->valuestring) == 0) {
+            schema_error(reader, "expected %s ('%s' is a key store)", expected, item->valuestring);
+            return -1;
+        }
     }
     scenario_schema_unknown_name(reader, "service", item->valuestring, "", known, known_count);
     return -1;
@@ -521,6 +556,20 @@ static bool service_used(const Scenario *scenario, NodeKind kind)
     default:
         return true;
     }
+}
+
+bool scenario_graph_node_shown(const Scenario *scenario, const char *name)
+{
+    for (uint32_t g = 0; g < scenario->client_group_count; g++) {
+        if (strcmp(scenario->client_groups[g].id, name) == 0)
+            return true;
+    }
+    for (unsigned i = 0; i < scenario_names_service.count; i++) {
+        NodeKind kind = (NodeKind)scenario_names_service.entries[i].value;
+        if (strcmp(scenario->service_ids[kind], name) == 0)
+            return service_used(scenario, kind);
+    }
+    return false;
 }
 
 static cJSON *write_head(SchemaWriter *writer, cJSON *services, const char *id, int kind)

@@ -133,10 +133,14 @@ static bool check_node(const ScenarioReader *scenario_reader, const char *node, 
     for (uint32_t i = 0; i < scenario->client_group_count; i++) {
         known[known_count++] = scenario->client_groups[i].id;
     }
+    /* The older form's services all exist (the proxy once a group goes through it); the
+     * services form's are the ones it declares. */
     bool proxied = scenario_uses_proxy(scenario);
     for (unsigned i = 0; i < scenario_names_service.count; i++) {
         NodeKind kind = (NodeKind)scenario_names_service.entries[i].value;
-        if (kind != NODE_PROXY || proxied) {
+        bool exists = scenario_reader->services_form ? scenario_reader->service_declared[kind]
+                                                     : kind != NODE_PROXY || proxied;
+        if (exists) {
             known[known_count++] = scenario_service_id(scenario, kind);
         }
     }
@@ -239,6 +243,9 @@ static void write_links(SchemaWriter *writer, const void *target, cJSON *object,
     cJSON *links = schema_write_item(writer, object, key, cJSON_CreateObject());
     for (uint32_t i = 0; links != NULL && i < network->link_count; i++) {
         const LinkOverride *link = &network->links[i];
+        if (!scenario_graph_node_shown(writer->context, link->source) ||
+            !scenario_graph_node_shown(writer->context, link->target))
+            continue; /* a service nothing uses is not written: nothing crosses its links */
         char name[2 * NAME_LEN_MAX + 2];
         snprintf(name, sizeof name, "%s->%s", link->source, link->target);
         cJSON *written = schema_write_item(writer, links, name, cJSON_CreateObject());
@@ -314,6 +321,11 @@ static void write_outages(SchemaWriter *writer, const void *target, cJSON *objec
     const NetworkSpec *network = target;
     cJSON *outages = schema_write_item(writer, object, key, cJSON_CreateArray());
     for (uint32_t i = 0; outages != NULL && i < network->outage_count; i++) {
+        const OutageSpec *outage = &network->outages[i];
+        if (outage->source[0] != '\0' &&
+            (!scenario_graph_node_shown(writer->context, outage->source) ||
+             !scenario_graph_node_shown(writer->context, outage->target)))
+            continue;
         cJSON *written = schema_write_item(writer, outages, NULL, cJSON_CreateObject());
         if (written != NULL)
             schema_write_object(writer, &outage_schema, &network->outages[i], written);

@@ -71,6 +71,8 @@ void scenario_graph_check_used(SchemaReader *reader, const cJSON *root, const Sc
 const cJSON *scenario_graph_push_service(SchemaReader *reader, const cJSON *root, NodeKind kind,
                                          unsigned *pushed);
 void scenario_graph_pop(SchemaReader *reader, unsigned pushed);
+/* Whether show writes the node named name: a client group, or a service the world uses. */
+bool scenario_graph_node_shown(const Scenario *scenario, const char *name);
 /* "'web', 'server', ..." : the service nodes' names, into buffer. */
 void scenario_service_id_list(const Scenario *scenario, char *buffer, size_t size);
 
