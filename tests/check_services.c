@@ -170,6 +170,48 @@ START_TEST(test_publishes_and_consumes_by_id)
 }
 END_TEST
 
+/* --set names a service by its id, and the older objects' paths reach the service of their
+ * kind, so a lesson's hints work on what show prints. */
+START_TEST(test_set_names_services_by_id_and_by_the_older_paths)
+{
+    const char *const by_id[] = {"services.server.workers=7", "services.keys.ttl_ms=900",
+                                 "clients.app.count=3", "services.proxy.retries=1"};
+    Scenario *scenario = test_load(services_form, by_id, 4);
+    ck_assert_uint_eq(scenario->server.workers, 7);
+    ck_assert_double_eq(scenario->server.idempotency.ttl_ms, 900);
+    ck_assert_uint_eq(scenario->client_groups[0].count, 3);
+    ck_assert_uint_eq(scenario->proxy.retries, 1);
+    free(scenario);
+    const char *const older[] = {"server.workers=7", "server.idempotency.ttl_ms=900",
+                                 "proxy.retries=1", "gateway.honours_key=false"};
+    scenario = test_load(services_form, older, 4);
+    ck_assert_uint_eq(scenario->server.workers, 7);
+    ck_assert_double_eq(scenario->server.idempotency.ttl_ms, 900);
+    ck_assert_uint_eq(scenario->proxy.retries, 1);
+    ck_assert(!scenario->gateway.honours_key);
+    free(scenario);
+}
+END_TEST
+
+START_TEST(test_a_set_by_id_is_blamed_for_its_errors)
+{
+    Scenario *scenario = calloc(1, sizeof *scenario);
+    LoadErrors errors = {0};
+    const char *const bad[] = {"server.idempotency.ttl_ms=-1"};
+    ck_assert(!scenario_load_text(services_form, strlen(services_form), bad, 1, scenario, &errors));
+    ck_assert_uint_eq(errors.count, 1);
+    ck_assert_str_eq(errors.items[0].path, "$.services[2].ttl_ms");
+    ck_assert_str_eq(errors.items[0].from_set, "'server.idempotency.ttl_ms=-1'");
+    LoadErrors unknown = {0};
+    const char *const missing[] = {"services.stripe.timeout=0.5"};
+    ck_assert(
+        !scenario_load_text(services_form, strlen(services_form), missing, 1, scenario, &unknown));
+    ck_assert_ptr_nonnull(strstr(unknown.items[0].message, "no element with id 'stripe'"));
+    ck_assert_ptr_nonnull(strstr(unknown.items[0].message, "'gateway'"));
+    free(scenario);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("services");
@@ -179,6 +221,8 @@ int main(void)
     tcase_add_test(core, test_ids_name_the_nodes_and_change_nothing_else);
     tcase_add_test(core, test_show_loads_back_to_the_same_scenario);
     tcase_add_test(core, test_publishes_and_consumes_by_id);
+    tcase_add_test(core, test_set_names_services_by_id_and_by_the_older_paths);
+    tcase_add_test(core, test_a_set_by_id_is_blamed_for_its_errors);
     suite_add_tcase(suite, core);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);

@@ -120,7 +120,9 @@ static bool error_is_about_set(const LoadError *error, const char *error_path, c
 
 /* Names the --set behind a validation error, so a mistyped override is not blamed on the
  * file. Errors from first to the end were found by validation. */
+/* resolved[i]: override i's path as validation names it (scenario_override_apply). */
 static void attribute_to_overrides(LoadErrors *errors, uint32_t first, const char *const *overrides,
+                                   const char (*resolved)[SCENARIO_OVERRIDE_PATH_LEN_MAX],
                                    uint32_t override_count)
 {
     for (uint32_t e = first; e < errors->count && e < LOAD_ERRORS_MAX; e++) {
@@ -129,14 +131,10 @@ static void attribute_to_overrides(LoadErrors *errors, uint32_t first, const cha
             continue;
         const char *error_path = error->path[1] == '.' ? error->path + 2 : error->path + 1;
         for (uint32_t i = 0; i < override_count; i++) {
-            const char *text = overrides[i];
-            const char *equals = text != NULL ? strchr(text, '=') : NULL;
-            if (equals == NULL)
-                continue;
-            const char *path = strncmp(text, "$.", 2) == 0 ? text + 2 : text;
-            if (path < equals &&
-                error_is_about_set(error, error_path, path, (size_t)(equals - path))) {
-                scenario_errors_quote(error->from_set, sizeof error->from_set, text);
+            const char *path = resolved[i];
+            if (overrides[i] != NULL && path[0] != '\0' &&
+                error_is_about_set(error, error_path, path, strlen(path))) {
+                scenario_errors_quote(error->from_set, sizeof error->from_set, overrides[i]);
                 break;
             }
         }
@@ -159,16 +157,27 @@ static bool load(const char *text, size_t length, const char *name, const char *
         json_numbers_destroy(numbers);
         return false;
     }
+    char(*resolved)[SCENARIO_OVERRIDE_PATH_LEN_MAX] =
+        override_count > 0 ? calloc(override_count, sizeof *resolved) : NULL;
+    if (override_count > 0 && resolved == NULL) {
+        scenario_errors_add(errors, "", "out of memory");
+        cJSON_Delete(root);
+        json_numbers_destroy(numbers);
+        return false;
+    }
     /* A top level that is not an object is reported by validation; nothing to set on it. */
     for (uint32_t i = 0; overrides != NULL && i < override_count && cJSON_IsObject(root); i++) {
         if (overrides[i] != NULL) {
-            scenario_override_apply(root, numbers, overrides[i], errors);
+            scenario_override_apply(root, numbers, overrides[i], errors, resolved[i]);
         }
     }
     uint32_t first_validation_error = errors->count;
     scenario_schema_read(root, numbers, name, scenario, errors);
     if (overrides != NULL)
-        attribute_to_overrides(errors, first_validation_error, overrides, override_count);
+        attribute_to_overrides(errors, first_validation_error, overrides,
+                               (const char(*)[SCENARIO_OVERRIDE_PATH_LEN_MAX])resolved,
+                               override_count);
+    free(resolved);
     cJSON_Delete(root);
     json_numbers_destroy(numbers);
     return errors->count == 0;

@@ -119,8 +119,8 @@ static cJSON *member(cJSON *object, const char *key)
 }
 
 typedef struct {
-    const char *path; /* as given, without "$." */
-    const Segment *segments;
+    const char *path;  /* as given, without "$.", or its services-form translation */
+    Segment *segments; /* an element named by id becomes its index as it is found */
     unsigned count;
     char error_path[JSON_PATH_LEN_MAX];
     LoadErrors *errors;
@@ -152,6 +152,48 @@ static bool check_index(const Override *override, unsigned i, const cJSON *conta
     return true;
 }
 
+/* The index of the element of array whose "id" (or "name") is key, or -1. */
+static int element_named(const cJSON *array, const char *key)
+{
+    int index = 0;
+    for (const cJSON *element = array->child; element != NULL; element = element->next, index++) {
+        const cJSON *id = cJSON_IsObject(element) ? member((cJSON *)element, "id") : NULL;
+        if (id == NULL && cJSON_IsObject(element))
+            id = member((cJSON *)element, "name");
+        if (cJSON_IsString(id) && strcmp(id->valuestring, key) == 0)
+            return index;
+    }
+    return -1;
+}
+
+/* A key on an array names an element by its id: the segment becomes that index. */
+static bool resolve_named_element(const Override *override, unsigned i, const cJSON *container)
+{
+    Segment *segment = &override->segments[i];
+    int index = element_named(container, segment->key);
+    if (index < 0) {
+        char ids[96] = "";
+        size_t used = 0;
+        for (const cJSON *element = container->child; element != NULL && used < sizeof ids;
+             element = element->next) {
+            const cJSON *id = cJSON_IsObject(element) ? member((cJSON *)element, "id") : NULL;
+            if (cJSON_IsString(id)) {
+                int written = snprintf(ids + used, sizeof ids - used, "%s'%s'",
+                                       used == 0 ? "" : ", ", id->valuestring);
+                used += written > 0 ? (size_t)written : 0;
+            }
+        }
+        scenario_errors_add(override->errors, override->error_path,
+                            "cannot apply --set: '%.*s' has no element with id '%s' (ids: %s)",
+                            prefix_length(override, i - 1), override->path, segment->key,
+                            used > 0 ? ids : "none");
+        return false;
+    }
+    segment->is_index = true;
+    segment->index = (size_t)index;
+    return true;
+}
+
 static bool step_into_array(const Override *override, unsigned i, cJSON **container)
 {
     if (!check_index(override, i, *container)) {
@@ -166,6 +208,9 @@ static bool step_into_array(const Override *override, unsigned i, cJSON **contai
 static bool step_into_object(const Override *override, unsigned i, cJSON **container)
 {
     const Segment *segment = &override->segments[i];
+    if (cJSON_IsArray(*container) && i > 0)
+        return resolve_named_element(override, i, *container) &&
+               step_into_array(override, i, container);
     if (!cJSON_IsObject(*container)) {
         scenario_errors_add(override->errors, override->error_path,
                             "cannot apply --set: '%.*s' is %s, not an object",
@@ -205,6 +250,9 @@ static bool place(const Override *override, cJSON *root, cJSON *value)
         }
     }
     const Segment *segment = &override->segments[last];
+    if (!segment->is_index && cJSON_IsArray(container) &&
+        !resolve_named_element(override, last, container))
+        return false;
     if (segment->is_index) {
         return check_index(override, last, container) &&
                cJSON_ReplaceItemInArray(container, (int)segment->index, value);
@@ -221,6 +269,81 @@ static bool place(const Override *override, cJSON *root, cJSON *value)
         return cJSON_ReplaceItemInObjectCaseSensitive(container, segment->key, value);
     }
     return cJSON_AddItemToObject(container, segment->key, value);
+}
+
+/* ------------------------------------------------------------------ the services form */
+
+/* The entry of services whose member key is the string value, or -1. */
+static int entry_with(const cJSON *services, const char *key, const char *value)
+{
+    int index = 0;
+    for (const cJSON *entry = services->child; entry != NULL; entry = entry->next, index++) {
+        const cJSON *item = cJSON_IsObject(entry) ? member((cJSON *)entry, key) : NULL;
+        if (cJSON_IsString(item) && strcmp(item->valuestring, value) == 0)
+            return index;
+    }
+    return -1;
+}
+
+/* In a file of the services form, a path into one of the older objects (server, gateway,
+ * proxy, broker, broker.consumers, and the stores server.idempotency and
+ * broker.consumers.idempotency) is rewritten into "services[k]...": the service of that
+ * kind, or the store its key_store names. False when there is nothing to rewrite. */
+static bool translate_older_path(const cJSON *root, const Segment *segments, unsigned count,
+                                 const char *path, size_t path_length, char *translated,
+                                 size_t size)
+{
+    static const char *const older[] = {"server", "gateway", "proxy", "broker"};
+    const cJSON *services = member((cJSON *)root, "services");
+    if (services == NULL || !cJSON_IsArray(services) || segments[0].is_index ||
+        member((cJSON *)root, segments[0].key) != NULL)
+        return false;
+    bool known = false;
+    for (size_t i = 0; i < sizeof older / sizeof older[0]; i++)
+        known |= strcmp(segments[0].key, older[i]) == 0;
+    if (!known)
+        return false;
+    const char *kind = segments[0].key;
+    unsigned used = 1;
+    bool consumers = strcmp(kind, "broker") == 0 && count > 1 && !segments[1].is_index &&
+                     strcmp(segments[1].key, "consumers") == 0;
+    if (consumers) {
+        kind = "consumers";
+        used = 2;
+    }
+    int index = entry_with(services, "kind", kind);
+    bool store = index >= 0 && count > used && !segments[used].is_index &&
+                 strcmp(segments[used].key, "idempotency") == 0 &&
+                 (strcmp(kind, "server") == 0 || consumers);
+    if (store) {
+        const cJSON *reference = member(cJSON_GetArrayItem(services, index), "key_store");
+        index = cJSON_IsString(reference) ? entry_with(services, "id", reference->valuestring) : -1;
+        used++;
+    }
+    if (index < 0)
+        return false;
+    size_t rest = segments[used - 1].end;
+    int written = snprintf(translated, size, "services[%d]%.*s", index, (int)(path_length - rest),
+                           path + rest);
+    return written > 0 && (size_t)written < size;
+}
+
+/* The path as validation names it: keys, and indexes where ids were written. */
+static void write_resolved(const Override *override, char *resolved)
+{
+    size_t used = 0;
+    resolved[0] = '\0';
+    for (unsigned i = 0; i < override->count && used < SCENARIO_OVERRIDE_PATH_LEN_MAX; i++) {
+        const Segment *segment = &override->segments[i];
+        int written = segment->is_index
+                          ? snprintf(resolved + used, SCENARIO_OVERRIDE_PATH_LEN_MAX - used,
+                                     "[%zu]", segment->index)
+                          : snprintf(resolved + used, SCENARIO_OVERRIDE_PATH_LEN_MAX - used, "%s%s",
+                                     i == 0 ? "" : ".", segment->key);
+        used += written > 0 ? (size_t)written : 0;
+    }
+    if (used >= SCENARIO_OVERRIDE_PATH_LEN_MAX)
+        resolved[0] = '\0'; /* too long to name: errors go unattributed, not misattributed */
 }
 
 /* ------------------------------------------------------------------ the value */
@@ -247,9 +370,10 @@ static cJSON *parse_value(const char *text, JsonNumbers *numbers, const char *er
 }
 
 void scenario_override_apply(cJSON *root, JsonNumbers *numbers, const char *text,
-                             LoadErrors *errors)
+                             LoadErrors *errors, char *resolved)
 {
     char quoted[SCENARIO_QUOTE_LEN_MAX + 8];
+    resolved[0] = '\0';
     if (!json_text_is_utf8(text, strlen(text))) {
         /* Command-line bytes skip the file's checks; keep every name and message UTF-8. */
         scenario_errors_add(errors, "--set", "expected PATH=VALUE in UTF-8 (got invalid bytes)");
@@ -280,11 +404,21 @@ void scenario_override_apply(cJSON *root, JsonNumbers *numbers, const char *text
                             scenario_errors_quote(quoted, sizeof quoted, path));
         return;
     }
+    char translated[SCENARIO_OVERRIDE_PATH_LEN_MAX];
+    if (translate_older_path(root, segments, override.count, override.path, path_length, translated,
+                             sizeof translated) &&
+        parse_path(translated, strlen(translated), segments, &override.count)) {
+        override.path = translated;
+        path_length = strlen(translated);
+    }
     snprintf(override.error_path, sizeof override.error_path, "$.%.*s", (int)path_length,
              override.path);
     scenario_errors_trim_utf8(override.error_path);
     cJSON *value = parse_value(equals + 1, numbers, override.error_path, errors);
     if (value != NULL && !place(&override, root, value)) {
         cJSON_Delete(value);
+        return;
     }
+    if (value != NULL)
+        write_resolved(&override, resolved);
 }
