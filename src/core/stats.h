@@ -32,8 +32,10 @@ double histogram_mean(const Histogram *histogram);
 
 typedef struct {
     uint64_t bucket_us;
-    uint32_t used; /* buckets [0, used) hold data */
-    uint64_t last; /* the level after the latest sample */
+    uint32_t used;          /* buckets [0, used) hold data */
+    uint64_t last;          /* the level after the latest sample */
+    uint64_t hint_start_us; /* the bucket of the latest sample starts here ... */
+    uint32_t hint_index;    /* ... and has this index: samples mostly land in it, no division */
     uint64_t max[TIME_SERIES_BUCKETS];
 } TimeSeries;
 
@@ -50,7 +52,9 @@ void time_series_coarsen(TimeSeries *series, uint64_t bucket_us);
 
 typedef struct {
     uint64_t bucket_us;
-    uint32_t used; /* buckets [0, used) hold data */
+    uint32_t used;          /* buckets [0, used) hold data */
+    uint64_t hint_start_us; /* as in TimeSeries */
+    uint32_t hint_index;
     uint64_t count[COUNT_SERIES_BUCKETS];
 } CountSeries;
 
