@@ -144,7 +144,7 @@ void time_series_coarsen(TimeSeries *series, uint64_t bucket_us)
         time_series_halve(series);
 }
 
-void time_series_record(TimeSeries *series, uint64_t t_us, uint64_t value)
+void time_series_record_slow(TimeSeries *series, uint64_t t_us, uint64_t value)
 {
     uint64_t index;
     while ((index = bucket_of(&series->hint_start_us, &series->hint_index, series->bucket_us,
@@ -185,7 +185,7 @@ void count_series_coarsen(CountSeries *series, uint64_t bucket_us)
         count_series_halve(series);
 }
 
-void count_series_add(CountSeries *series, uint64_t t_us, uint64_t n)
+void count_series_add_slow(CountSeries *series, uint64_t t_us, uint64_t n)
 {
     uint64_t index;
     while ((index = bucket_of(&series->hint_start_us, &series->hint_index, series->bucket_us,
