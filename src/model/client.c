@@ -275,7 +275,10 @@ static void send_attempt(World *world, uint64_t operation, uint32_t click)
         .operation = operation,
         .lineage = 1,
         .key = state->key,
-        .business_key = business_key_of(world, op->client, operation),
+        /* Read only by consumers that key on it: a draw per attempt saved elsewhere. */
+        .business_key = world->scenario.broker.consumers.idempotency.key == KEY_BUSINESS_HASH
+                            ? business_key_of(world, op->client, operation)
+                            : 0,
         .fingerprint = request_fingerprint(world, op->client, operation),
         .session = client->app_restarts,
     };
