@@ -55,7 +55,8 @@ struct IdemStore {
     size_t ring_capacity; /* a power of two, or 0 */
     size_t ring_head;
     size_t ring_count;
-    ExpiryEntry *heap; /* min-heap by expires_us: entries that came out of order */
+    bool no_expiry_order; /* never swept: no ring, no heap */
+    ExpiryEntry *heap;    /* min-heap by expires_us: entries that came out of order */
     size_t heap_count;
     size_t heap_capacity;
 };
@@ -167,7 +168,7 @@ static void expiry_rebuild(IdemStore *store)
 
 static void expiry_push(IdemStore *store, SimTimeUs expires_us, uint32_t row)
 {
-    if (expires_us == SIM_TIME_NEVER)
+    if (expires_us == SIM_TIME_NEVER || store->no_expiry_order)
         return;
     if (store->ring_count + store->heap_count >= 2 * store->rows_in_use + 1024) {
         expiry_rebuild(store); /* the caller's row is in the table already: now it has its entry */
@@ -373,8 +374,15 @@ void idem_store_remove(IdemStore *store, uint64_t key)
         remove_position(store, position);
 }
 
+void idem_store_keep_no_expiry_order(IdemStore *store)
+{
+    SIM_ASSERT(store->rows_in_use == 0, "the expiry order is dropped before the first put");
+    store->no_expiry_order = true;
+}
+
 size_t idem_store_sweep(IdemStore *store, SimTimeUs now_us)
 {
+    SIM_ASSERT(!store->no_expiry_order, "a store without expiry order is never swept");
     size_t freed = 0;
     bool from_ring;
     const ExpiryEntry *entry;
@@ -395,6 +403,7 @@ size_t idem_store_sweep(IdemStore *store, SimTimeUs now_us)
 
 SimTimeUs idem_store_next_expiry(IdemStore *store)
 {
+    SIM_ASSERT(!store->no_expiry_order, "a store without expiry order has no next expiry");
     bool from_ring;
     const ExpiryEntry *entry;
     while ((entry = earliest(store, &from_ring)) != NULL) {
