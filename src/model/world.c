@@ -729,13 +729,6 @@ static void settle_operation(World *world, Operation *op)
     operation_table_remove(&world->operations, op->id);
 }
 
-Operation *world_operation(World *world, uint64_t id)
-{
-    Operation *op = operation_table_get(&world->operations, id);
-    SIM_ASSERT(op != NULL, "an operation in use is in the table");
-    return op;
-}
-
 uint32_t world_client_of_operation(const World *world, uint64_t id)
 {
     uint32_t g = world->group_count - 1;
