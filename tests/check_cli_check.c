@@ -212,11 +212,13 @@ START_TEST(test_usage_errors_exit_2)
     const char *zero_seeds[] = {"check", LOST_ANSWER, "--seeds", "0", NULL};
     const char *word_seeds[] = {"check", LOST_ANSWER, "--seeds", "many", NULL};
     const char *no_junit_file[] = {"check", LOST_ANSWER, "--junit", NULL};
+    const char *zero_threads[] = {"check", LOST_ANSWER, "--threads", "0", NULL};
     const char *with_mode[] = {"check", LOST_ANSWER, "--mode", "idempotent", NULL};
     ck_assert_int_eq(test_cli_run(no_scenarios, out, err), 2);
     ck_assert_int_eq(test_cli_run(zero_seeds, out, err), 2);
     ck_assert_int_eq(test_cli_run(word_seeds, out, err), 2);
     ck_assert_int_eq(test_cli_run(no_junit_file, out, err), 2);
+    ck_assert_int_eq(test_cli_run(zero_threads, out, err), 2);
     ck_assert_int_eq(test_cli_run(with_mode, out, err), 2);
 }
 END_TEST
@@ -235,6 +237,28 @@ START_TEST(test_unwritable_junit_path_exits_2_and_leaves_no_file)
 }
 END_TEST
 
+/* The runs go to worker threads and finish in any order; the verdicts, the failing seed of
+ * each expectation and the rerun lines are the same with one thread or many. */
+START_TEST(test_verdicts_do_not_depend_on_the_number_of_threads)
+{
+    char *printed[3];
+    const char *threads[] = {"1", "2", "7"};
+    for (int t = 0; t < 3; t++) {
+        const char *arguments[] = {"check", LOST_ANSWER, ATOMIC,      "--seeds",  "20",
+                                   "--set", TIGHT_409,   "--threads", threads[t], NULL};
+        ck_assert_int_eq(test_cli_run(arguments, out, err), 1);
+        printed[t] = test_cli_read_all(out, NULL);
+        ck_assert_ptr_nonnull(strstr(printed[t], "rerun: "));
+        ck_assert_str_eq(printed[t], printed[0]);
+    }
+    for (int t = 0; t < 3; t++)
+        free(printed[t]);
+    char *wall = test_cli_read_all(err, NULL);
+    ck_assert_msg(strstr(wall, "idemsim: checked 2 scenarios (40 runs) in ") != NULL, "%s", wall);
+    free(wall);
+}
+END_TEST
+
 static Suite *cli_check_suite(void)
 {
     Suite *suite = suite_create("cli_check");
@@ -246,6 +270,7 @@ static Suite *cli_check_suite(void)
     tcase_add_test(core, test_quiet_prints_only_failures_and_the_count);
     tcase_add_test(core, test_junit_report_counts_and_escapes_every_expectation);
     tcase_add_test(core, test_columns_line_up_across_scenarios);
+    tcase_add_test(core, test_verdicts_do_not_depend_on_the_number_of_threads);
     suite_add_tcase(suite, core);
     TCase *limits = tcase_create("Limits");
     tcase_add_checked_fixture(limits, setup, teardown);

@@ -1,16 +1,24 @@
 /* idemsim check: run scenarios' expectations, the regression suite. Every file is loaded
  * before anything runs, so bad input is refused up front (exit 2). With --seeds K each
  * scenario runs with K consecutive seeds and an expectation passes only if it holds for all
- * of them: the lesson is not luck. --junit writes the same results as JUnit XML for CI. */
+ * of them: the lesson is not luck. --junit writes the same results as JUnit XML for CI.
+ *
+ * The runs, one per (file, seed), go to worker threads on every core (issue 25); this
+ * thread prints each file's verdicts in file order once all its seeds are in. What a run
+ * adds to its file's result does not depend on the order the runs finish in (least and
+ * greatest values, the first failing seed by seed number), so the output is the same with
+ * any number of threads; only the wall time, on standard error, differs. */
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -29,6 +37,8 @@ const char *const check_usage =
     "options:\n"
     "  --seeds K          run each scenario with K seeds (its seed, seed+1, ...); an\n"
     "                     expectation passes only if it holds for every one of them\n"
+    "  --threads N        worker threads (default: every online core); the verdicts do\n"
+    "                     not depend on it\n"
     "  --junit FILE       also write the results as JUnit XML\n"
     "  -q, --quiet        print only the failures and the last line\n"
     "  --seed N           start from seed N instead of each scenario's own\n"
@@ -37,6 +47,7 @@ const char *const check_usage =
     "                     budgets per run, as for run; a run they stop fails its scenario\n";
 
 #define SEEDS_MAX 100000
+#define THREADS_MAX 256
 #define STOP_TEXT_MAX 200
 #define SCENARIO_OVERRIDE_QUOTED_MAX 4096
 
@@ -54,12 +65,14 @@ typedef struct {
     double high;
     bool failed;
     uint64_t failing_seed; /* the first seed it failed with */
+    uint32_t failing_k;    /* its place among the seeds: runs end in any order */
     double failing_value;
 } Measure;
 
 typedef struct {
     Options options;
     uint32_t seeds;
+    uint32_t threads;
     const char *junit_path;
     CheckFile *files;
     uint32_t file_count;
@@ -417,10 +430,11 @@ typedef struct {
     Measure measures[EXPECTATIONS_MAX]; /* by expectation */
     bool stopped[MODE_COUNT];           /* by Mode: a budget stopped that mode */
     uint64_t stop_seed[MODE_COUNT];
+    uint32_t stop_k[MODE_COUNT];
     char stop_reason[MODE_COUNT][STOP_TEXT_MAX];
 } ScenarioResult;
 
-static void measure_run(const Scenario *scenario, const Run *run, uint64_t seed,
+static void measure_run(const Scenario *scenario, const Run *run, uint64_t seed, uint32_t k,
                         ScenarioResult *result)
 {
     for (uint32_t e = 0; e < scenario->expectation_count; e++) {
@@ -433,42 +447,111 @@ static void measure_run(const Scenario *scenario, const Run *run, uint64_t seed,
             Measure *measure = &result->measures[e];
             measure->low = fmin(measure->low, value);
             measure->high = fmax(measure->high, value);
-            if (!measure->failed && (value < expectation->min || value > expectation->max)) {
+            if ((!measure->failed || k < measure->failing_k) &&
+                (value < expectation->min || value > expectation->max)) {
                 measure->failed = true;
                 measure->failing_seed = seed;
+                measure->failing_k = k;
                 measure->failing_value = value;
             }
         }
     }
     for (uint32_t m = 0; m < run->report.mode_count; m++) {
         Mode mode = run->report.modes[m]; /* results are kept by mode, not by column */
-        if (run->report.stop_reasons[m] == NULL || result->stopped[mode])
+        if (run->report.stop_reasons[m] == NULL ||
+            (result->stopped[mode] && result->stop_k[mode] <= k))
             continue;
         result->stopped[mode] = true;
         result->stop_seed[mode] = seed;
+        result->stop_k[mode] = k;
         snprintf(result->stop_reason[mode], STOP_TEXT_MAX, "%s", run->report.stop_reasons[m]);
     }
 }
 
-static void run_seeds(Check *check, const Scenario *scenario, uint32_t file_index,
-                      ScenarioResult *result)
+/* ------------------------------------------------------------------ the worker pool */
+
+/* One file's runs: the result they add up to, and how many have finished. */
+typedef struct {
+    ScenarioResult result;
+    uint32_t done;
+    double run_seconds; /* summed over its runs, for the JUnit report */
+} FileRuns;
+
+typedef struct {
+    Check *check;
+    FileRuns *files;
+    uint64_t next_item; /* (file, seed) in file order: file = item / seeds */
+    uint64_t item_count;
+    bool stop; /* no new run starts: interrupted, or nobody reads the verdicts */
+    pthread_mutex_t lock;
+    pthread_cond_t finished; /* a run finished */
+} CheckPool;
+
+static void *work(void *context)
 {
-    for (uint32_t e = 0; e < EXPECTATIONS_MAX; e++)
-        result->measures[e] = (Measure){.low = INFINITY, .high = -INFINITY};
-    uint64_t first = check->options.has_seed ? check->options.seed : scenario->seed;
-    for (uint32_t k = 0; k < check->seeds && !cli_interrupted; k++) {
-        show_progress(check, scenario->name, file_index, k);
+    CheckPool *pool = context;
+    const Check *check = pool->check;
+    for (;;) {
+        pthread_mutex_lock(&pool->lock);
+        if (pool->stop || cli_interrupted || pool->next_item >= pool->item_count) {
+            pthread_mutex_unlock(&pool->lock);
+            return NULL;
+        }
+        uint64_t item = pool->next_item++;
+        pthread_mutex_unlock(&pool->lock);
+        uint32_t file_index = (uint32_t)(item / check->seeds);
+        uint32_t k = (uint32_t)(item % check->seeds);
+        const Scenario *scenario = check->files[file_index].scenario;
         Options options = check->options;
         options.mode_count = 0; /* every mode the scenario lists: its expectations name them */
         options.has_seed = true;
-        options.seed = first + k;
+        options.seed = (check->options.has_seed ? check->options.seed : scenario->seed) + k;
         options.quiet = true; /* the check shows its own progress */
-        Run run;
-        cli_run_modes(&run, scenario, &options, (TraceSink){0});
-        measure_run(scenario, &run, options.seed, result);
-        cli_run_release(&run);
+        double started = cli_wall_seconds();
+        Run *run = malloc(sizeof *run); /* a Run holds every mode's metrics: not the stack */
+        if (run == NULL) {
+            fprintf(stderr, "idemsim: out of memory\n");
+            exit(EXIT_USAGE);
+        }
+        cli_run_modes(run, scenario, &options, (TraceSink){0});
+        pthread_mutex_lock(&pool->lock);
+        FileRuns *file = &pool->files[file_index];
+        measure_run(scenario, run, options.seed, k, &file->result);
+        file->done++;
+        file->run_seconds += cli_wall_seconds() - started;
+        pthread_cond_broadcast(&pool->finished);
+        pthread_mutex_unlock(&pool->lock);
+        cli_run_release(run);
+        free(run);
     }
+}
+
+/* Waits until every seed of file_index has run; false when the check was interrupted
+ * first. Wakes every 50 ms to notice a Ctrl-C, which a condition wait does not. */
+static bool wait_for_file(CheckPool *pool, uint32_t file_index)
+{
+    Check *check = pool->check;
+    pthread_mutex_lock(&pool->lock);
+    while (pool->files[file_index].done < check->seeds && !cli_interrupted) {
+        uint32_t done = pool->files[file_index].done;
+        pthread_mutex_unlock(&pool->lock);
+        show_progress(check, check->files[file_index].scenario->name, file_index, done);
+        pthread_mutex_lock(&pool->lock);
+        if (pool->files[file_index].done >= check->seeds)
+            break;
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += 50 * 1000 * 1000;
+        if (until.tv_nsec >= 1000 * 1000 * 1000) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000 * 1000 * 1000;
+        }
+        pthread_cond_timedwait(&pool->finished, &pool->lock, &until);
+    }
+    bool complete = pool->files[file_index].done >= check->seeds;
+    pthread_mutex_unlock(&pool->lock);
     clear_progress(check);
+    return complete;
 }
 
 static void print_expectation(Check *check, const CheckFile *file, const Expectation *expectation,
@@ -532,15 +615,14 @@ static void print_unjudged(Check *check, const CheckFile *file, const Expectatio
 }
 
 /* False when interrupted before the scenario's verdicts were printed. */
-static bool check_one(Check *check, uint32_t file_index)
+static bool check_one(CheckPool *pool, uint32_t file_index)
 {
+    Check *check = pool->check;
     const CheckFile *file = &check->files[file_index];
     const Scenario *scenario = file->scenario;
-    double started = cli_wall_seconds();
-    ScenarioResult result = {0};
-    run_seeds(check, scenario, file_index, &result);
-    if (cli_interrupted)
+    if (!wait_for_file(pool, file_index))
         return false; /* a partial scenario has no verdict */
+    const ScenarioResult result = pool->files[file_index].result; /* its runs are all in */
     uint32_t failures = 0, stops = 0, unjudged = 0;
     for (uint32_t e = 0; e < scenario->expectation_count; e++) {
         if (result.stopped[scenario->expectations[e].mode])
@@ -552,7 +634,7 @@ static bool check_one(Check *check, uint32_t file_index)
         stops += result.stopped[m];
     if (check->junit != NULL)
         junit_open_suite(check, scenario->name, file->path, scenario->expectation_count + stops,
-                         failures, stops, unjudged, cli_wall_seconds() - started);
+                         failures, stops, unjudged, pool->files[file_index].run_seconds);
     for (uint32_t e = 0; e < scenario->expectation_count; e++) {
         const Expectation *expectation = &scenario->expectations[e];
         if (result.stopped[expectation->mode]) {
@@ -576,8 +658,8 @@ static bool check_one(Check *check, uint32_t file_index)
 
 static int parse_check_options(Check *check, int argc, char **argv)
 {
-    CliExtraOption extra[] = {{"--seeds", NULL}, {"--junit", NULL}};
-    argc = cli_take_options(argc, argv, extra, 2, check_usage);
+    CliExtraOption extra[] = {{"--seeds", NULL}, {"--junit", NULL}, {"--threads", NULL}};
+    argc = cli_take_options(argc, argv, extra, 3, check_usage);
     if (argc < 0)
         return EXIT_USAGE;
     int status = cli_parse_options(argc, argv, check_usage, &check->options);
@@ -596,6 +678,19 @@ static int parse_check_options(Check *check, int argc, char **argv)
         check->seeds = (uint32_t)seeds;
     }
     check->junit_path = extra[1].value;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    check->threads = cores < 1 ? 1 : cores > THREADS_MAX ? THREADS_MAX : (uint32_t)cores;
+    if (extra[2].value != NULL) {
+        char *end = NULL;
+        errno = 0;
+        long threads = strtol(extra[2].value, &end, 10);
+        if (errno != 0 || *end != '\0' || end == extra[2].value || threads < 1 ||
+            threads > THREADS_MAX)
+            return cli_usage_error(check_usage,
+                                   "--threads expects an integer from 1 to 256, got '%s'",
+                                   extra[2].value);
+        check->threads = (uint32_t)threads;
+    }
     if (check->options.mode_count > 0)
         return cli_usage_error(check_usage,
                                "check runs the modes each scenario lists%s; "
@@ -646,14 +741,39 @@ static int run_all(Check *check)
 {
     measure_columns(check);
     cli_catch_interrupt();
+    CheckPool pool = {.check = check, .item_count = (uint64_t)check->file_count * check->seeds};
+    pool.files = calloc(check->file_count, sizeof *pool.files);
+    if (pool.files == NULL) {
+        fprintf(stderr, "idemsim: out of memory\n");
+        return EXIT_USAGE;
+    }
+    for (uint32_t i = 0; i < check->file_count; i++)
+        for (uint32_t e = 0; e < EXPECTATIONS_MAX; e++)
+            pool.files[i].result.measures[e] = (Measure){.low = INFINITY, .high = -INFINITY};
+    pthread_mutex_init(&pool.lock, NULL);
+    pthread_cond_init(&pool.finished, NULL);
+    pthread_t threads[THREADS_MAX];
+    uint32_t started = 0;
+    for (uint32_t t = 0; t < check->threads; t++)
+        started += pthread_create(&threads[started], NULL, work, &pool) == 0;
+    if (started == 0)
+        work(&pool); /* no thread could start: every run on this one, then the verdicts */
     uint32_t finished = 0;
     /* Counted by what check_one printed, not by the flag afterwards: a Ctrl-C just after a
      * scenario's verdicts must not leave it out of the count. */
     bool stdout_failed = false;
     for (uint32_t i = 0; i < check->file_count && !cli_interrupted && !stdout_failed; i++) {
-        finished += check_one(check, i);
+        finished += check_one(&pool, i);
         stdout_failed = output_stdout_error() != 0; /* nobody reads the rest: stop */
     }
+    pthread_mutex_lock(&pool.lock);
+    pool.stop = true; /* the runs under way finish; no other starts */
+    pthread_mutex_unlock(&pool.lock);
+    for (uint32_t t = 0; t < started; t++)
+        pthread_join(threads[t], NULL);
+    pthread_cond_destroy(&pool.finished);
+    pthread_mutex_destroy(&pool.lock);
+    free(pool.files);
     if (stdout_failed && !cli_interrupted) {
         if (finished < check->file_count)
             fprintf(stderr, "idemsim: check stopped after %u of %u scenarios\n", finished,
@@ -671,6 +791,11 @@ static int run_all(Check *check)
         return 128 + SIGINT;
     }
     printf("%u passed, %u failed\n", check->passed, check->failed);
+    /* The wall time on standard error, so the verdicts stay byte-identical run to run. */
+    fprintf(stderr, "idemsim: checked %u scenario%s (%" PRIu64 " runs) in %.2f s on %u thread%s\n",
+            check->file_count, check->file_count == 1 ? "" : "s", pool.item_count,
+            cli_wall_seconds() - check->started_s, started > 0 ? started : 1,
+            started == 1 ? "" : "s");
     if (!junit_write(check))
         return EXIT_USAGE;
     return check->failed > 0 ? EXIT_EXPECTATION_FAILED : EXIT_SUCCESS;

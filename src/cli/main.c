@@ -1,15 +1,14 @@
 /* idemsim: the command line (DESIGN §5). Dispatches to the subcommands. Exit codes:
  * 0 success, 1 an expectation failed, 2 bad input or usage. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cli_sweep.h"
 #include "scenario_names.h"
-#ifdef IDEMSIM_HAVE_VIEW
-#include "view.h"
-#endif
 
 static const char *const main_usage =
     "idemsim: why a retried request charges money twice, and how idempotency keys stop it\n"
@@ -32,10 +31,45 @@ static const char *const main_usage =
 
 const char *cli_program = "idemsim";
 
+#ifdef IDEMSIM_HAVE_VIEW
+/* The view is the program idemsim-view beside this one (src/cli/view_program.c), so no
+ * other command maps SDL. Found through /proc/self/exe, whatever directory the user ran
+ * idemsim from, then on PATH. */
+static void exec_view_program(char **argv)
+{
+    char path[4096];
+    ssize_t length = readlink("/proc/self/exe", path, sizeof path - 1);
+    if (length > 0) {
+        path[length] = '\0';
+        char *slash = strrchr(path, '/');
+        const char *name = "idemsim-view";
+        if (slash != NULL && (size_t)(slash + 1 - path) + strlen(name) < sizeof path) {
+            strcpy(slash + 1, name);
+            execv(path, argv);
+        }
+    }
+    execvp("idemsim-view", argv);
+}
+#endif
+
 static int command_view(int argc, char **argv)
 {
 #ifdef IDEMSIM_HAVE_VIEW
-    return view_main(argc, argv);
+    /* idemsim-view reads the program's whole argv: the same name in messages, then "view". */
+    char **view_argv = malloc(((size_t)argc + 3) * sizeof *view_argv);
+    if (view_argv == NULL)
+        return EXIT_USAGE;
+    view_argv[0] = (char *)cli_program;
+    view_argv[1] = "view";
+    for (int i = 0; i < argc; i++)
+        view_argv[i + 2] = argv[i];
+    view_argv[argc + 2] = NULL;
+    fflush(NULL);
+    exec_view_program(view_argv);
+    fprintf(stderr, "%s: cannot start the view program idemsim-view: %s\n", cli_program,
+            strerror(errno));
+    free(view_argv);
+    return EXIT_USAGE;
 #else
     (void)argc;
     (void)argv;

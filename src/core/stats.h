@@ -32,14 +32,28 @@ double histogram_mean(const Histogram *histogram);
 
 typedef struct {
     uint64_t bucket_us;
-    uint32_t used; /* buckets [0, used) hold data */
-    uint64_t last; /* the level after the latest sample */
+    uint32_t used;          /* buckets [0, used) hold data */
+    uint64_t last;          /* the level after the latest sample */
+    uint64_t hint_start_us; /* the bucket of the latest sample starts here ... */
+    uint32_t hint_index;    /* ... and has this index: samples mostly land in it, no division */
     uint64_t max[TIME_SERIES_BUCKETS];
 } TimeSeries;
 
 void time_series_init(TimeSeries *series, uint64_t bucket_us);
 /* t_us never decreases between calls. */
-void time_series_record(TimeSeries *series, uint64_t t_us, uint64_t value);
+void time_series_record_slow(TimeSeries *series, uint64_t t_us, uint64_t value);
+/* Inline for a sample in the bucket of the previous one, which most are (issue 25). */
+static inline void time_series_record(TimeSeries *series, uint64_t t_us, uint64_t value)
+{
+    if (t_us - series->hint_start_us < series->bucket_us && t_us >= series->hint_start_us &&
+        series->hint_index < series->used) {
+        if (value > series->max[series->hint_index])
+            series->max[series->hint_index] = value;
+        series->last = value;
+        return;
+    }
+    time_series_record_slow(series, t_us, value);
+}
 /* Merges neighbours until the bucket width is at least bucket_us: to put series that grew
  * to different widths (runs of different lengths) on one time scale. */
 void time_series_coarsen(TimeSeries *series, uint64_t bucket_us);
@@ -50,12 +64,23 @@ void time_series_coarsen(TimeSeries *series, uint64_t bucket_us);
 
 typedef struct {
     uint64_t bucket_us;
-    uint32_t used; /* buckets [0, used) hold data */
+    uint32_t used;          /* buckets [0, used) hold data */
+    uint64_t hint_start_us; /* as in TimeSeries */
+    uint32_t hint_index;
     uint64_t count[COUNT_SERIES_BUCKETS];
 } CountSeries;
 
 void count_series_init(CountSeries *series, uint64_t bucket_us);
-void count_series_add(CountSeries *series, uint64_t t_us, uint64_t n);
+void count_series_add_slow(CountSeries *series, uint64_t t_us, uint64_t n);
+static inline void count_series_add(CountSeries *series, uint64_t t_us, uint64_t n)
+{
+    if (t_us - series->hint_start_us < series->bucket_us && t_us >= series->hint_start_us &&
+        series->hint_index < series->used) {
+        series->count[series->hint_index] += n;
+        return;
+    }
+    count_series_add_slow(series, t_us, n);
+}
 void count_series_coarsen(CountSeries *series, uint64_t bucket_us);
 /* The largest bucket's count. */
 uint64_t count_series_peak(const CountSeries *series);

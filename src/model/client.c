@@ -13,38 +13,38 @@ static const ClientGroup *group_of_client(const World *world, uint32_t client)
     return &world->groups[world->clients[client].group];
 }
 
-/* The order number a business-hash key and the fingerprint are made of. */
-static uint64_t order_of(const World *world, uint64_t operation)
+/* The order number a business-hash key and the fingerprint are made of. The helpers take
+ * the operation's client, which every caller has at hand, instead of dividing the
+ * operation id again (several times per attempt on the hot path, issue 25). */
+static uint64_t order_of(const World *world, uint32_t client, uint64_t operation)
 {
-    const ClientGroup *group = group_of_client(world, world_client_of_operation(world, operation));
+    const ClientGroup *group = group_of_client(world, client);
     return (uint64_t)group->spec->operation.order_base + (operation - group->first_operation);
 }
 
-static uint64_t request_fingerprint(const World *world, uint64_t operation)
+static uint64_t request_fingerprint(const World *world, uint32_t client, uint64_t operation)
 {
-    uint32_t client = world_client_of_operation(world, operation);
     const ClientGroupSpec *spec = group_of_client(world, client)->spec;
     uint64_t group = world->clients[client].group;
     return world_draw(world, DRAW_FINGERPRINT,
                       ((uint64_t)spec->operation.kind << 48) | (group << 32) | spec->account,
-                      (uint64_t)spec->operation.amount, order_of(world, operation));
+                      (uint64_t)spec->operation.amount, order_of(world, client, operation));
 }
 
-static uint64_t business_key_of(const World *world, uint64_t operation)
+static uint64_t business_key_of(const World *world, uint32_t client, uint64_t operation)
 {
-    const ClientGroupSpec *spec =
-        group_of_client(world, world_client_of_operation(world, operation))->spec;
+    const ClientGroupSpec *spec = group_of_client(world, client)->spec;
     /* Order numbers count per client group: two groups' orders never coincide. */
-    uint32_t group = world->clients[world_client_of_operation(world, operation)].group;
+    uint32_t group = world->clients[client].group;
     uint64_t key = world_draw(world, DRAW_KEY, ((uint64_t)group << 32) | spec->account,
-                              (uint64_t)spec->operation.amount, order_of(world, operation));
+                              (uint64_t)spec->operation.amount, order_of(world, client, operation));
     return key != 0 ? key : 1;
 }
 
 static uint64_t key_for(const World *world, uint64_t operation, uint32_t click, uint32_t attempt)
 {
-    const ClientGroupSpec *spec =
-        group_of_client(world, world_client_of_operation(world, operation))->spec;
+    uint32_t client = world_client_of_operation(world, operation);
+    const ClientGroupSpec *spec = group_of_client(world, client)->spec;
     uint64_t key = 0;
     switch (spec->key) {
     case KEY_NONE:
@@ -58,7 +58,7 @@ static uint64_t key_for(const World *world, uint64_t operation, uint32_t click, 
         key = world_draw(world, DRAW_KEY, operation, click, 0);
         break;
     case KEY_BUSINESS_HASH:
-        return business_key_of(world, operation);
+        return business_key_of(world, client, operation);
     case KEY_STRATEGY_COUNT:
         break;
     }
@@ -133,7 +133,7 @@ static void send_query(World *world, uint64_t operation, uint32_t click, bool in
         .operation = operation,
         .lineage = state->queries, /* each query a message of its own, with its own fate */
         .key = state->key,
-        .fingerprint = request_fingerprint(world, operation),
+        .fingerprint = request_fingerprint(world, op->client, operation),
     };
     if (world_tracing(world))
         world_trace_client(world, op->client, TRACE_STATUS_QUERY, operation, click, state->attempts,
@@ -275,8 +275,11 @@ static void send_attempt(World *world, uint64_t operation, uint32_t click)
         .operation = operation,
         .lineage = 1,
         .key = state->key,
-        .business_key = business_key_of(world, operation),
-        .fingerprint = request_fingerprint(world, operation),
+        /* Read only by consumers that key on it: a draw per attempt saved elsewhere. */
+        .business_key = world->scenario.broker.consumers.idempotency.key == KEY_BUSINESS_HASH
+                            ? business_key_of(world, op->client, operation)
+                            : 0,
+        .fingerprint = request_fingerprint(world, op->client, operation),
         .session = client->app_restarts,
     };
     /* A publish always carries a message id; without a key strategy it is new per send. */

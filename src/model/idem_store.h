@@ -66,6 +66,10 @@ SimTimeUs idem_store_next_expiry(IdemStore *store);
  * event; SIM_TIME_NEVER when none is). Idle stretches thus cost one sweep, not one per interval. */
 SimTimeUs idem_store_next_sweep(IdemStore *store, SimTimeUs now_us, SimTimeUs interval_us,
                                 SimTimeUs next_activity_us);
+/* For a store that is never swept (no cleanup interval): keeps no expiry order, which saves
+ * its 16 bytes a row and their writes (issue 25: a million rows kept until read). Call before
+ * the first put; idem_store_sweep and idem_store_next_expiry must not be called after it. */
+void idem_store_keep_no_expiry_order(IdemStore *store);
 /* Forgets everything (an in-memory store across a crash). */
 void idem_store_clear(IdemStore *store);
 

@@ -28,6 +28,8 @@ void key_protocol_init(World *world, KeyProtocol *keys, const IdempotencySpec *p
     SimTimeUs interval = sim_time_us_from_ms(policy->cleanup_interval_ms);
     if (enabled && interval > 0)
         world_start_sweep(world, (StoreSide)side, interval);
+    else
+        idem_store_keep_no_expiry_order(keys->store); /* nothing will ever sweep it */
     if (enabled && policy->replication_lag_ms > 0) {
         world->sweeps_running++; /* a background timer: the world ends without waiting for it */
         schedule_failover(world, keys);

@@ -89,10 +89,8 @@ Operation *operation_table_find(const OperationTable *table, uint64_t id)
     return &table->slots[table->index_slots[position]];
 }
 
-Operation *operation_table_get(OperationTable *table, uint64_t id)
+Operation *operation_table_get_slow(OperationTable *table, uint64_t id)
 {
-    if (table->recent_id == id + 1)
-        return &table->slots[table->recent_slot];
     size_t position = position_of(table, id);
     if (table->index_ids[position] == 0)
         return NULL;

@@ -70,8 +70,15 @@ void operation_table_release(OperationTable *table);
 Operation *operation_table_insert(OperationTable *table, uint64_t id);
 Operation *operation_table_find(const OperationTable *table, uint64_t id);
 /* The same, remembering the answer: the handlers of one event look up one operation
- * several times, and the slot does not move until the next insert. */
-Operation *operation_table_get(OperationTable *table, uint64_t id);
+ * several times, and the slot does not move until the next insert. Inline for the
+ * remembered case, which most look-ups are (issue 25). */
+Operation *operation_table_get_slow(OperationTable *table, uint64_t id);
+static inline Operation *operation_table_get(OperationTable *table, uint64_t id)
+{
+    if (table->recent_id == id + 1)
+        return &table->slots[table->recent_slot];
+    return operation_table_get_slow(table, id);
+}
 void operation_table_remove(OperationTable *table, uint64_t id);
 /* Visits every record; the order carries no meaning. */
 void operation_table_visit(OperationTable *table, void (*visit)(void *context, Operation *op),

@@ -16,6 +16,7 @@
 #include "rng.h"
 #include "scenario.h"
 #include "sim.h"
+#include "sim_assert.h"
 #include "slot_pool.h"
 #include "world.h"
 
@@ -468,7 +469,12 @@ static inline bool world_tracing(const World *world)
 }
 
 /* Operations in progress. world_operation asserts the operation is there. */
-Operation *world_operation(World *world, uint64_t id);
+static inline Operation *world_operation(World *world, uint64_t id)
+{
+    Operation *op = operation_table_get(&world->operations, id);
+    SIM_ASSERT(op != NULL, "an operation in use is in the table");
+    return op;
+}
 uint32_t world_client_of_operation(const World *world, uint64_t id);
 /* Something in flight starts or stops referring to an operation; the last reference of a
  * finished operation settles it into its outcome and frees it. */
