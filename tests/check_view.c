@@ -9,6 +9,7 @@
 #include <check.h>
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 
 #include "scenario.h"
 #include "view.h"
+#include "view_layout.h"
 #include "view_narration.h"
 #include "view_pane.h"
 #include "view_quiz.h"
@@ -857,6 +859,57 @@ START_TEST(test_view_headless_frame_of_thousands_of_clients)
 }
 END_TEST
 
+/* Issue 24: a window far past the run put moments billions of pixels above the strip, and
+ * their int conversion overflowed (a segfault in Release, UBSan in view_canvas.c); a busy
+ * window of the whole run filled the label boxes past their array. Broker, dedup window and
+ * log-broker scenarios, with and without the projector preset. */
+START_TEST(test_view_window_far_past_the_run_renders)
+{
+    setenv("SDL_VIDEODRIVER", "dummy", 1);
+    const char *scenarios[] = {"scenarios/03_broker_slow_consumers.json",
+                               "scenarios/14_broker_dedup_window.json",
+                               "scenarios/21_kafka_rebalance_replay.json"};
+    const char *windows[] = {"999999999:1000000000", "0:1000000000"};
+    for (int s = 0; s < 3; s++) {
+        for (int w = 0; w < 2; w++) {
+            char scenario[512], png[200];
+            snprintf(scenario, sizeof scenario, "%s/%s", IDEMSIM_SOURCE_DIR, scenarios[s]);
+            snprintf(png, sizeof png, "%s/far-%d-%d.png", work_dir, s, w);
+            char *argv[] = {(char *)IDEMSIM_BINARY,
+                            "view",
+                            scenario,
+                            "--headless",
+                            "--png",
+                            png,
+                            "--window",
+                            (char *)windows[w],
+                            "--at-ms",
+                            "1000000000",
+                            "--projector",
+                            NULL};
+            if ((s + w) % 2 == 0)
+                argv[10] = NULL; /* without the projector preset */
+            ck_assert_msg(run_program(argv, true) == 0, "%s --window %s", scenarios[s], windows[w]);
+            struct stat written;
+            ck_assert_int_eq(stat(png, &written), 0);
+            ck_assert_int_gt(written.st_size, 0);
+        }
+    }
+}
+END_TEST
+
+START_TEST(test_view_coordinates_are_clamped_before_they_become_ints)
+{
+    const float limit = 16777216.0f;
+    ck_assert_float_eq(view_layout_coordinate(12.5), 12.5f);
+    ck_assert_float_eq(view_layout_coordinate(-1e300), -limit);
+    ck_assert_float_eq(view_layout_coordinate(1e300), limit);
+    ck_assert_float_eq(view_layout_coordinate(NAN), -limit);
+    /* what the canvas adds to a clamped coordinate still fits an int */
+    ck_assert_int_gt((int)view_layout_coordinate(1e18) + (int)view_layout_coordinate(1e18), 0);
+}
+END_TEST
+
 static Suite *view_suite(void)
 {
     Suite *suite = suite_create("view");
@@ -891,6 +944,8 @@ static Suite *view_suite(void)
     tcase_set_timeout(limits, 120);
     tcase_add_test(limits, test_view_layout_regions_stay_inside_the_pane);
     tcase_add_test(limits, test_view_headless_frame_of_thousands_of_clients);
+    tcase_add_test(limits, test_view_window_far_past_the_run_renders);
+    tcase_add_test(limits, test_view_coordinates_are_clamped_before_they_become_ints);
     suite_add_tcase(suite, limits);
     return suite;
 }

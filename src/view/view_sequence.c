@@ -83,7 +83,8 @@ static float y_of(const Strip *strip, SimTimeUs t_us)
     if (t_us >= strip->now_us)
         return (float)(strip->body.y + strip->body.h);
     double position = view_timeline_position(strip->timeline, t_us);
-    return (float)strip->body.y + (float)(position * strip->body.h);
+    /* a moment long before the window lies billions of pixels above it */
+    return view_layout_coordinate((double)strip->body.y + position * strip->body.h);
 }
 
 static bool drawn(const Strip *strip, int node)
@@ -292,6 +293,9 @@ static void label(Strip *strip, const Spot *spots, int count, ViewColor color, c
 
 static bool place_label(Strip *strip, const LabelRequest *request)
 {
+    /* reserved boxes share the array: a busy window fills it before every request is met */
+    if (strip->label_count == LABELS_MAX)
+        return false;
     ViewCanvas *canvas = strip->canvas;
     int w = view_canvas_text_width(canvas, VIEW_FONT_TINY, request->text);
     int h = view_canvas_text_height(canvas, VIEW_FONT_TINY);
