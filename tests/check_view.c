@@ -574,6 +574,35 @@ static char *render_predict(const char *png, const char *presses)
     return read_all(out, &size);
 }
 
+/* Issue 24: a question's words are the scenario author's, and reach a terminal with
+ * headless --predict; an escape (ESC, or the C1 CSI) is shown escaped, as titles are. */
+START_TEST(test_view_predict_escapes_control_characters_of_the_question)
+{
+    char png[160], out[200];
+    snprintf(png, sizeof png, "%s/escape.png", work_dir);
+    snprintf(out, sizeof out, "%s/escape.txt", work_dir);
+    const char *arguments[] = {
+        scenario_path,
+        "--set",
+        "questions=[{\"at_ms\": 15000, \"ask\": \"Clear \\u001b[2J now \\u009b?\", "
+        "\"reveal\": [\"double\"]}]",
+        "--predict",
+        "--headless",
+        "--png",
+        png,
+        "--at-ms",
+        "20000",
+        NULL};
+    ck_assert_int_eq(run_view_to(arguments, out), 0);
+    long size = 0;
+    char *printed = read_all(out, &size);
+    ck_assert_msg(strstr(printed, "Clear \\x1b[2J now \\u009b?") != NULL, "%s", printed);
+    ck_assert_ptr_null(memchr(printed, 0x1b, (size_t)size));
+    ck_assert_ptr_null(strstr(printed, "\xc2\x9b"));
+    free(printed);
+}
+END_TEST
+
 /* At 15 s at-least-once has charged someone twice (the red of test_view_frame_shows_double_
  * red_...). Asked, its DOUBLE counter is an amber "?" with no red anywhere in it, in every
  * column; revealed (one press), the red is back, at the same moment; run on (two presses),
@@ -932,6 +961,7 @@ static Suite *view_suite(void)
     tcase_add_test(core, test_view_command_line_rejects_a_missing_scenario);
     tcase_add_test(core, test_view_predict_hides_the_double_counter_until_the_reveal);
     tcase_add_test(core, test_view_predict_usage_errors_exit_2);
+    tcase_add_test(core, test_view_predict_escapes_control_characters_of_the_question);
     tcase_add_test(core, test_view_predict_frame_of_every_curriculum_scenario);
     tcase_add_test(core, test_view_window_runs_and_quits_with_the_dummy_driver);
     tcase_add_test(core, test_view_window_records_numbered_frames);

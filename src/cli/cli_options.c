@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "scenario_library.h"
 
 double cli_wall_seconds(void)
 {
@@ -54,6 +55,21 @@ bool cli_option_takes_value(const char *arg)
     return false;
 }
 
+/* A scenario named by its library name ("idemsim run default") is the library's file, from
+ * ./scenarios or the installed data directory, when no file of that name is here. A few
+ * names per command: more stay as typed (and fail to load, naming what was typed). */
+static const char *library_name(const char *arg)
+{
+    static char paths[8][SCENARIO_LIBRARY_PATH_MAX];
+    static int used;
+    if (used == 8)
+        return arg;
+    const char *resolved = scenario_library_resolve(arg, paths[used], sizeof paths[used]);
+    if (resolved != arg)
+        used++;
+    return resolved;
+}
+
 /* ------------------------------------------------------------------ subcommand options */
 
 int cli_take_options(int argc, char **argv, CliExtraOption *extra, uint32_t extra_count,
@@ -76,9 +92,33 @@ int cli_take_options(int argc, char **argv, CliExtraOption *extra, uint32_t extr
             cli_usage_error(usage, "option %s needs a value", option->name);
             return -1;
         }
+        if (option->value != NULL) {
+            cli_usage_error(usage, "option %s given twice (it takes one value)", option->name);
+            return -1;
+        }
         option->value = argv[++i];
     }
     return kept;
+}
+
+/* An option given twice is refused unless it is documented to repeat (--mode, --set): the
+ * second --json or --seed used to win silently, hiding a typo in a long command. -q and
+ * --quiet are one option. */
+static bool given_twice(Options *options, const char *arg)
+{
+    static const char *const once[] = {
+        "--seed",         "--json",       "--csv",      "--trace", "--max-events",
+        "--max-sim-time", "--max-memory", "--no-color", "--quiet", "--max-trace-bytes"};
+    if (strcmp(arg, "-q") == 0)
+        arg = "--quiet";
+    for (uint32_t k = 0; k < sizeof once / sizeof once[0]; k++) {
+        if (strcmp(arg, once[k]) != 0)
+            continue;
+        bool seen = (options->given >> k) & 1u;
+        options->given |= 1u << k;
+        return seen;
+    }
+    return false;
 }
 
 int cli_parse_options(int argc, char **argv, const char *usage, Options *options)
@@ -89,6 +129,8 @@ int cli_parse_options(int argc, char **argv, const char *usage, Options *options
         bool takes_value = cli_option_takes_value(arg);
         if (takes_value && value == NULL)
             return cli_usage_error(usage, "option %s needs a value", arg);
+        if (given_twice(options, arg))
+            return cli_usage_error(usage, "option %s given twice (it takes one value)", arg);
         if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
             fputs(usage, stdout);
             exit(cli_exit_status(EXIT_SUCCESS));
@@ -144,7 +186,7 @@ int cli_parse_options(int argc, char **argv, const char *usage, Options *options
         } else {
             if (options->file_count == sizeof options->files / sizeof options->files[0])
                 return cli_usage_error(usage, "too many files (at most 256)%s", "");
-            options->files[options->file_count++] = arg;
+            options->files[options->file_count++] = library_name(arg);
         }
         if (takes_value)
             i++;

@@ -358,9 +358,9 @@ int command_run(int argc, char **argv)
     if (options.file_count != 1)
         return cli_usage_error(run_usage, "run expects exactly one SCENARIO file%s", "");
     const OutputRole roles[] = {
-        {"--json", options.json_path, true},   {"--csv", options.csv_path, true},
-        {"--trace", options.trace_path, true}, {"--svg", svg[SVG_PATH].value, true},
-        {"scenario", options.files[0], false},
+        {"--json", options.json_path, true, false},   {"--csv", options.csv_path, true, false},
+        {"--trace", options.trace_path, true, false}, {"--svg", svg[SVG_PATH].value, true, false},
+        {"scenario", options.files[0], false, false},
     };
     if (!cli_check_outputs(roles, sizeof roles / sizeof roles[0]) ||
         (!options.quiet && !cli_stdout_usable("the table")))

@@ -69,17 +69,20 @@ void output_file_abandon(OutputFile *file);
 void output_file_remove_temporaries(void);
 
 /* A file a command reads or writes, as the user named it: role is the option ("--json") or
- * what an input is ("scenario"). A NULL path is skipped. */
+ * what an input is ("scenario"). A NULL path is skipped. A command lists every file it
+ * reads and writes in one array of these, checked before anything runs. */
 typedef struct {
     const char *role;
     const char *path;
     bool output;
+    bool directory; /* an output directory the command fills (view --record's frames) */
 } OutputRole;
 
 /* False, with a message naming both, when an output is the same file as another output or
  * as any input: the same device and inode for files that exist (a hard link, a symlink, or
  * "./x" and "x" all count), the same resolved directory and name for files not created
- * yet. Character devices (/dev/null) may take several outputs. */
+ * yet; or when any other file lies inside an output directory, whose files it could
+ * replace or be replaced by. Character devices (/dev/null) may take several outputs. */
 bool output_file_check_distinct(const OutputRole *files, uint32_t count, char *error,
                                 size_t error_size);
 

@@ -17,6 +17,9 @@
 #include <string.h>
 
 #define LABELS_MAX 256
+/* A label's words, as long as the longest buffer a caller builds them in (a span's 48), so
+ * asking for a label never cuts its words (gcc -O3 warned that it could) */
+#define LABEL_TEXT_MAX 64
 #define LABEL_SPOTS_MAX 3
 #define LINES_MAX 2048     /* arrows and service lifelines labels keep off, when they can */
 #define LANE_SECONDS 10.0  /* lanes x seconds of window per LANE_HEIGHT of strip */
@@ -34,7 +37,7 @@ typedef struct {
     Spot spots[LABEL_SPOTS_MAX]; /* in order of preference */
     int spot_count;
     ViewColor color;
-    char text[40];
+    char text[LABEL_TEXT_MAX];
 } LabelRequest;
 
 typedef struct {
@@ -64,7 +67,7 @@ typedef struct {
     int label_count; /* placed, and the reserved boxes of other words (text "") */
     ViewRect labels[LABELS_MAX];
     ViewColor label_colors[LABELS_MAX];
-    char label_texts[LABELS_MAX][64];
+    char label_texts[LABELS_MAX][LABEL_TEXT_MAX];
     int label_repeats[LABELS_MAX]; /* the same words asked for nearby and left out */
 } Strip;
 
