@@ -30,7 +30,8 @@ typedef struct {
     WorldLimits limits;
     bool color;
     bool quiet;
-    uint32_t given; /* the options seen so far that may not repeat (cli_options.c) */
+    uint32_t given;           /* the options seen so far that may not repeat (cli_options.c) */
+    uint64_t max_trace_bytes; /* --max-trace-bytes; 0 until parsed: the default */
 } Options;
 
 /* Parses the options common to the subcommands. Returns EXIT_SUCCESS, or EXIT_USAGE after

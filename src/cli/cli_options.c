@@ -45,9 +45,9 @@ static bool parse_u64(const char *text, uint64_t *value)
  * never mistaken for an option. */
 bool cli_option_takes_value(const char *arg)
 {
-    static const char *const names[] = {"--mode",       "--seed",         "--set",
-                                        "--json",       "--csv",          "--trace",
-                                        "--max-events", "--max-sim-time", "--max-memory"};
+    static const char *const names[] = {
+        "--mode",  "--seed",       "--set",          "--json",       "--csv",
+        "--trace", "--max-events", "--max-sim-time", "--max-memory", "--max-trace-bytes"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         if (strcmp(arg, names[i]) == 0)
             return true;
@@ -123,6 +123,7 @@ static bool given_twice(Options *options, const char *arg)
 
 int cli_parse_options(int argc, char **argv, const char *usage, Options *options)
 {
+    options->max_trace_bytes = TRACE_JSONL_DEFAULT_MAX_BYTES;
     for (int i = 0; i < argc; i++) {
         const char *arg = argv[i];
         const char *value = i + 1 < argc ? argv[i + 1] : NULL;
@@ -177,6 +178,10 @@ int cli_parse_options(int argc, char **argv, const char *usage, Options *options
                 return cli_usage_error(usage, "--max-memory expects MiB > 0, got '%s'", value);
             options->limits.max_memory_bytes = megabytes << 20;
             scenario_load_limit_memory(options->limits.max_memory_bytes); /* parse trees too */
+        } else if (strcmp(arg, "--max-trace-bytes") == 0) {
+            if (!parse_u64(value, &options->max_trace_bytes) || options->max_trace_bytes == 0)
+                return cli_usage_error(usage, "--max-trace-bytes expects bytes > 0, got '%s'",
+                                       value);
         } else if (strcmp(arg, "--no-color") == 0) {
             options->color = false;
         } else if (strcmp(arg, "-q") == 0 || strcmp(arg, "--quiet") == 0) {

@@ -938,6 +938,13 @@ static bool no_progress(World *world, uint64_t events)
 
 static bool budget_exhausted(World *world)
 {
+    if (world->limits.trace_full != NULL) { /* a trace cut short is not a result: say so */
+        uint64_t trace_limit = world->limits.trace_full(world->trace.context);
+        if (trace_limit != 0) {
+            stop_with(world, WORLD_STOP_TRACE, trace_limit);
+            return true;
+        }
+    }
     uint64_t events = sim_events_processed(world->sim);
     if (events >= world->next_costly_check && costly_budget_exhausted(world, events))
         return true;

@@ -31,6 +31,12 @@ void report_write_json_string(FILE *stream, const char *text);
 typedef struct TraceJsonl TraceJsonl;
 TraceJsonl *trace_jsonl_open(FILE *stream);
 TraceSink trace_jsonl_sink(TraceJsonl *writer);
+/* At most max_bytes (0: no budget) of whole lines are written; the line that would pass it
+ * makes the sink full, which stops the run writing to it (WORLD_STOP_TRACE). */
+#define TRACE_JSONL_DEFAULT_MAX_BYTES (1ull << 30)
+void trace_jsonl_limit(TraceJsonl *writer, uint64_t max_bytes);
+/* A TraceFull (WorldLimits.trace_full) for a writer's sink. */
+uint64_t trace_jsonl_full(void *writer);
 /* Writes what is left and stops the thread (the stream stays open); false when a write
  * failed. NULL is a no-op. */
 bool trace_jsonl_close(TraceJsonl *writer);
