@@ -591,6 +591,38 @@ START_TEST(test_outbox_memory_follows_the_charges_in_progress)
 }
 END_TEST
 
+/* Issue 24: a relay answered with a charge writes the receipt to the outbox, which grows the
+ * outbox the relay's own entry lives in; the receipt was built from the entry after the move
+ * (a use-after-free that crashed most seeds, and changed results between builds). 200 clients
+ * make the outbox pass its first 64 slots; debug builds move the array on every growth, so a
+ * stale read aborts there (the sanitizer build names it). */
+static Metrics receipts_outbox_run(Mode mode)
+{
+    const char *overrides[] = {"server.use_gateway=true", "server.outbox=true",
+                               "server.receipts_via=\"outbox\"", "clients[0].count=200"};
+    Scenario *scenario = test_load_source_file("scenarios/11_receipts_outbox.json", overrides, 4);
+    Metrics metrics = test_run_mode(scenario, mode, scenario->seed);
+    free(scenario);
+    return metrics;
+}
+
+START_TEST(test_receipts_through_a_growing_outbox_are_written_once_per_charge)
+{
+    Metrics keyed = receipts_outbox_run(MODE_IDEMPOTENT);
+    ck_assert_uint_eq(keyed.operations, 1000);
+    ck_assert_uint_eq(keyed.receipts_sent, 1000);
+    ck_assert_uint_eq(keyed.receipts_duplicated, 0);
+    ck_assert_uint_eq(keyed.receipts_missing, 0);
+    ck_assert_uint_eq(keyed.receipts_orphaned, 0);
+    Metrics again = receipts_outbox_run(MODE_IDEMPOTENT);
+    ck_assert_uint_eq(again.receipts_sent, keyed.receipts_sent);
+    ck_assert_uint_eq(again.executions, keyed.executions);
+    Metrics retried = receipts_outbox_run(MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(retried.receipts_orphaned, 0); /* written with the commit only */
+    ck_assert_uint_gt(retried.receipts_sent, 0);
+}
+END_TEST
+
 static Suite *store_and_crash_suite(void)
 {
     Suite *suite = suite_create("store_and_crash");
@@ -618,6 +650,7 @@ static Suite *store_and_crash_suite(void)
     suite_add_tcase(suite, jitter);
     TCase *memory = tcase_create("Memory");
     tcase_add_test(memory, test_outbox_memory_follows_the_charges_in_progress);
+    tcase_add_test(memory, test_receipts_through_a_growing_outbox_are_written_once_per_charge);
     suite_add_tcase(suite, memory);
     return suite;
 }

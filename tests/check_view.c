@@ -9,6 +9,7 @@
 #include <check.h>
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 
 #include "scenario.h"
 #include "view.h"
+#include "view_layout.h"
 #include "view_narration.h"
 #include "view_pane.h"
 #include "view_quiz.h"
@@ -572,6 +574,35 @@ static char *render_predict(const char *png, const char *presses)
     return read_all(out, &size);
 }
 
+/* Issue 24: a question's words are the scenario author's, and reach a terminal with
+ * headless --predict; an escape (ESC, or the C1 CSI) is shown escaped, as titles are. */
+START_TEST(test_view_predict_escapes_control_characters_of_the_question)
+{
+    char png[160], out[200];
+    snprintf(png, sizeof png, "%s/escape.png", work_dir);
+    snprintf(out, sizeof out, "%s/escape.txt", work_dir);
+    const char *arguments[] = {
+        scenario_path,
+        "--set",
+        "questions=[{\"at_ms\": 15000, \"ask\": \"Clear \\u001b[2J now \\u009b?\", "
+        "\"reveal\": [\"double\"]}]",
+        "--predict",
+        "--headless",
+        "--png",
+        png,
+        "--at-ms",
+        "20000",
+        NULL};
+    ck_assert_int_eq(run_view_to(arguments, out), 0);
+    long size = 0;
+    char *printed = read_all(out, &size);
+    ck_assert_msg(strstr(printed, "Clear \\x1b[2J now \\u009b?") != NULL, "%s", printed);
+    ck_assert_ptr_null(memchr(printed, 0x1b, (size_t)size));
+    ck_assert_ptr_null(strstr(printed, "\xc2\x9b"));
+    free(printed);
+}
+END_TEST
+
 /* At 15 s at-least-once has charged someone twice (the red of test_view_frame_shows_double_
  * red_...). Asked, its DOUBLE counter is an amber "?" with no red anywhere in it, in every
  * column; revealed (one press), the red is back, at the same moment; run on (two presses),
@@ -857,6 +888,57 @@ START_TEST(test_view_headless_frame_of_thousands_of_clients)
 }
 END_TEST
 
+/* Issue 24: a window far past the run put moments billions of pixels above the strip, and
+ * their int conversion overflowed (a segfault in Release, UBSan in view_canvas.c); a busy
+ * window of the whole run filled the label boxes past their array. Broker, dedup window and
+ * log-broker scenarios, with and without the projector preset. */
+START_TEST(test_view_window_far_past_the_run_renders)
+{
+    setenv("SDL_VIDEODRIVER", "dummy", 1);
+    const char *scenarios[] = {"scenarios/03_broker_slow_consumers.json",
+                               "scenarios/14_broker_dedup_window.json",
+                               "scenarios/21_kafka_rebalance_replay.json"};
+    const char *windows[] = {"999999999:1000000000", "0:1000000000"};
+    for (int s = 0; s < 3; s++) {
+        for (int w = 0; w < 2; w++) {
+            char scenario[512], png[200];
+            snprintf(scenario, sizeof scenario, "%s/%s", IDEMSIM_SOURCE_DIR, scenarios[s]);
+            snprintf(png, sizeof png, "%s/far-%d-%d.png", work_dir, s, w);
+            char *argv[] = {(char *)IDEMSIM_BINARY,
+                            "view",
+                            scenario,
+                            "--headless",
+                            "--png",
+                            png,
+                            "--window",
+                            (char *)windows[w],
+                            "--at-ms",
+                            "1000000000",
+                            "--projector",
+                            NULL};
+            if ((s + w) % 2 == 0)
+                argv[10] = NULL; /* without the projector preset */
+            ck_assert_msg(run_program(argv, true) == 0, "%s --window %s", scenarios[s], windows[w]);
+            struct stat written;
+            ck_assert_int_eq(stat(png, &written), 0);
+            ck_assert_int_gt(written.st_size, 0);
+        }
+    }
+}
+END_TEST
+
+START_TEST(test_view_coordinates_are_clamped_before_they_become_ints)
+{
+    const float limit = 16777216.0f;
+    ck_assert_float_eq(view_layout_coordinate(12.5), 12.5f);
+    ck_assert_float_eq(view_layout_coordinate(-1e300), -limit);
+    ck_assert_float_eq(view_layout_coordinate(1e300), limit);
+    ck_assert_float_eq(view_layout_coordinate(NAN), -limit);
+    /* what the canvas adds to a clamped coordinate still fits an int */
+    ck_assert_int_gt((int)view_layout_coordinate(1e18) + (int)view_layout_coordinate(1e18), 0);
+}
+END_TEST
+
 static Suite *view_suite(void)
 {
     Suite *suite = suite_create("view");
@@ -879,6 +961,7 @@ static Suite *view_suite(void)
     tcase_add_test(core, test_view_command_line_rejects_a_missing_scenario);
     tcase_add_test(core, test_view_predict_hides_the_double_counter_until_the_reveal);
     tcase_add_test(core, test_view_predict_usage_errors_exit_2);
+    tcase_add_test(core, test_view_predict_escapes_control_characters_of_the_question);
     tcase_add_test(core, test_view_predict_frame_of_every_curriculum_scenario);
     tcase_add_test(core, test_view_window_runs_and_quits_with_the_dummy_driver);
     tcase_add_test(core, test_view_window_records_numbered_frames);
@@ -891,6 +974,8 @@ static Suite *view_suite(void)
     tcase_set_timeout(limits, 120);
     tcase_add_test(limits, test_view_layout_regions_stay_inside_the_pane);
     tcase_add_test(limits, test_view_headless_frame_of_thousands_of_clients);
+    tcase_add_test(limits, test_view_window_far_past_the_run_renders);
+    tcase_add_test(limits, test_view_coordinates_are_clamped_before_they_become_ints);
     suite_add_tcase(suite, limits);
     return suite;
 }

@@ -30,6 +30,8 @@ typedef struct {
     WorldLimits limits;
     bool color;
     bool quiet;
+    uint32_t given;           /* the options seen so far that may not repeat (cli_options.c) */
+    uint64_t max_trace_bytes; /* --max-trace-bytes; 0 until parsed: the default */
 } Options;
 
 /* Parses the options common to the subcommands. Returns EXIT_SUCCESS, or EXIT_USAGE after
@@ -105,7 +107,7 @@ void cli_run_release(Run *run);
 /* ------------------------------------------------------------------ subcommand options */
 
 /* An option only one subcommand knows (check's --seeds, run's --svg), taken out of argv
- * before the common parser sees it. Each takes one value; the last occurrence wins. */
+ * before the common parser sees it. Each takes one value and may be given once. */
 typedef struct {
     const char *name;
     const char *value; /* NULL when absent */

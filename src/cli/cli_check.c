@@ -710,9 +710,9 @@ static bool open_junit(Check *check)
         fprintf(stderr, "idemsim: out of memory\n");
         return false;
     }
-    roles[0] = (OutputRole){"--junit", check->junit_path, true};
+    roles[0] = (OutputRole){"--junit", check->junit_path, true, false};
     for (uint32_t i = 0; i < check->file_count; i++)
-        roles[i + 1] = (OutputRole){"scenario", check->files[i].path, false};
+        roles[i + 1] = (OutputRole){"scenario", check->files[i].path, false, false};
     bool ok = cli_check_outputs(roles, check->file_count + 1) &&
               cli_open_output(&check->junit_file, check->junit_path);
     free(roles);

@@ -27,8 +27,9 @@ const char *const explain_usage =
 /* The first operation of mode that ended with outcome, or false: a first run watches the
  * model's "settled" records (a run is deterministic, so the second run is the same one). */
 static bool find_first(const Scenario *scenario, const Options *options, Mode mode, Outcome outcome,
-                       uint64_t seed, uint64_t *operation)
+                       uint64_t seed, uint64_t *operation, char *stop_text, const char **stopped)
 {
+    *stopped = NULL;
     SvgSearch *search = report_svg_search_create(mode, outcome, 1);
     if (search == NULL)
         return false;
@@ -40,13 +41,15 @@ static bool find_first(const Scenario *scenario, const Options *options, Mode mo
     bool any = found->count > 0;
     if (any)
         *operation = found->operations[0];
+    else /* none yet when a budget stopped the search is not "none" */
+        *stopped = cli_stop_text(world_stop(world), stop_text, CLI_STOP_TEXT_MAX);
     world_destroy(world);
     report_svg_search_destroy(search);
     return any;
 }
 
-static int explain_mode(const Scenario *scenario, const Options *options, Mode mode,
-                        uint64_t operation, uint64_t seed)
+static int explain_mode(const char *path, const Scenario *scenario, const Options *options,
+                        Mode mode, uint64_t operation, uint64_t seed)
 {
     Explain *explain = explain_create(mode, operation);
     if (explain == NULL) {
@@ -55,14 +58,19 @@ static int explain_mode(const Scenario *scenario, const Options *options, Mode m
     }
     World *world = world_create(scenario, mode, seed, explain_sink(explain), options->limits);
     world_run(world);
-    bool stopped = world_stop(world).kind != WORLD_STOP_NONE;
+    char stop_text[CLI_STOP_TEXT_MAX];
+    const char *stopped = cli_stop_text(world_stop(world), stop_text, sizeof stop_text);
     world_destroy(world);
     explain_write(stdout, explain, scenario);
-    if (stopped)
+    if (stopped != NULL)
         printf("  (the run was stopped by a budget: the story may be partial)\n");
     putchar('\n');
     explain_destroy(explain);
-    return EXIT_SUCCESS;
+    if (stopped == NULL)
+        return EXIT_SUCCESS;
+    /* as every other command: a run a budget stopped is not a result (issue 24) */
+    fprintf(stderr, "idemsim: %s: %s: %s\n", path, mode_name(mode), stopped);
+    return EXIT_USAGE;
 }
 
 static bool parse_outcome(const char *text, Outcome *outcome)
@@ -118,12 +126,20 @@ int command_explain(int argc, char **argv)
     uint32_t mode_count = options.mode_count > 0 ? options.mode_count : scenario->mode_count;
     for (uint32_t m = 0; m < mode_count && status == EXIT_SUCCESS; m++) {
         uint64_t chosen = operation;
-        if (extra[WHY].value != NULL &&
-            !find_first(scenario, &options, modes[m], outcome, seed, &chosen)) {
+        char stop_text[CLI_STOP_TEXT_MAX];
+        const char *stopped = NULL;
+        if (extra[WHY].value != NULL && !find_first(scenario, &options, modes[m], outcome, seed,
+                                                    &chosen, stop_text, &stopped)) {
+            if (stopped != NULL) {
+                fprintf(stderr, "idemsim: %s: %s: %s\n", options.files[0], mode_name(modes[m]),
+                        stopped);
+                status = EXIT_USAGE;
+                break;
+            }
             printf("%s: no operation ended %s\n\n", mode_name(modes[m]), outcome_name(outcome));
             continue;
         }
-        status = explain_mode(scenario, &options, modes[m], chosen, seed);
+        status = explain_mode(options.files[0], scenario, &options, modes[m], chosen, seed);
     }
     free(scenario);
     return status;

@@ -90,7 +90,11 @@ int command_merge(int argc, char **argv)
         } else if (takes_value && i + 1 >= argc) {
             return cli_usage_error(merge_usage, "option %s needs a value", argv[i]);
         } else if (takes_value) {
-            *(strcmp(argv[i], "--csv") == 0 ? &csv_path : &svg_path) = argv[i + 1];
+            const char **path = strcmp(argv[i], "--csv") == 0 ? &csv_path : &svg_path;
+            if (*path != NULL)
+                return cli_usage_error(merge_usage, "option %s given twice (it takes one value)",
+                                       argv[i]);
+            *path = argv[i + 1];
             i++;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
             return cli_usage_error(merge_usage, "unknown option '%s'", argv[i]);
@@ -106,7 +110,7 @@ int command_merge(int argc, char **argv)
     SweepOutputs *outputs = calloc(1, sizeof *outputs);
     OutputRole shards[sizeof files / sizeof files[0]];
     for (uint32_t f = 0; f < file_count; f++)
-        shards[f] = (OutputRole){"shard", files[f], false};
+        shards[f] = (OutputRole){"shard", files[f], false, false};
     bool ok = results != NULL && outputs != NULL &&
               cli_sweep_open_outputs(outputs, csv_path, svg_path, shards, file_count);
     for (uint32_t f = 0; f < file_count && ok; f++)

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "scenario_library.h"
 
 double cli_wall_seconds(void)
 {
@@ -44,14 +45,29 @@ static bool parse_u64(const char *text, uint64_t *value)
  * never mistaken for an option. */
 bool cli_option_takes_value(const char *arg)
 {
-    static const char *const names[] = {"--mode",       "--seed",         "--set",
-                                        "--json",       "--csv",          "--trace",
-                                        "--max-events", "--max-sim-time", "--max-memory"};
+    static const char *const names[] = {
+        "--mode",  "--seed",       "--set",          "--json",       "--csv",
+        "--trace", "--max-events", "--max-sim-time", "--max-memory", "--max-trace-bytes"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         if (strcmp(arg, names[i]) == 0)
             return true;
     }
     return false;
+}
+
+/* A scenario named by its library name ("idemsim run default") is the library's file, from
+ * ./scenarios or the installed data directory, when no file of that name is here. A few
+ * names per command: more stay as typed (and fail to load, naming what was typed). */
+static const char *library_name(const char *arg)
+{
+    static char paths[8][SCENARIO_LIBRARY_PATH_MAX];
+    static int used;
+    if (used == 8)
+        return arg;
+    const char *resolved = scenario_library_resolve(arg, paths[used], sizeof paths[used]);
+    if (resolved != arg)
+        used++;
+    return resolved;
 }
 
 /* ------------------------------------------------------------------ subcommand options */
@@ -76,19 +92,46 @@ int cli_take_options(int argc, char **argv, CliExtraOption *extra, uint32_t extr
             cli_usage_error(usage, "option %s needs a value", option->name);
             return -1;
         }
+        if (option->value != NULL) {
+            cli_usage_error(usage, "option %s given twice (it takes one value)", option->name);
+            return -1;
+        }
         option->value = argv[++i];
     }
     return kept;
 }
 
+/* An option given twice is refused unless it is documented to repeat (--mode, --set): the
+ * second --json or --seed used to win silently, hiding a typo in a long command. -q and
+ * --quiet are one option. */
+static bool given_twice(Options *options, const char *arg)
+{
+    static const char *const once[] = {
+        "--seed",         "--json",       "--csv",      "--trace", "--max-events",
+        "--max-sim-time", "--max-memory", "--no-color", "--quiet", "--max-trace-bytes"};
+    if (strcmp(arg, "-q") == 0)
+        arg = "--quiet";
+    for (uint32_t k = 0; k < sizeof once / sizeof once[0]; k++) {
+        if (strcmp(arg, once[k]) != 0)
+            continue;
+        bool seen = (options->given >> k) & 1u;
+        options->given |= 1u << k;
+        return seen;
+    }
+    return false;
+}
+
 int cli_parse_options(int argc, char **argv, const char *usage, Options *options)
 {
+    options->max_trace_bytes = TRACE_JSONL_DEFAULT_MAX_BYTES;
     for (int i = 0; i < argc; i++) {
         const char *arg = argv[i];
         const char *value = i + 1 < argc ? argv[i + 1] : NULL;
         bool takes_value = cli_option_takes_value(arg);
         if (takes_value && value == NULL)
             return cli_usage_error(usage, "option %s needs a value", arg);
+        if (given_twice(options, arg))
+            return cli_usage_error(usage, "option %s given twice (it takes one value)", arg);
         if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
             fputs(usage, stdout);
             exit(cli_exit_status(EXIT_SUCCESS));
@@ -135,6 +178,10 @@ int cli_parse_options(int argc, char **argv, const char *usage, Options *options
                 return cli_usage_error(usage, "--max-memory expects MiB > 0, got '%s'", value);
             options->limits.max_memory_bytes = megabytes << 20;
             scenario_load_limit_memory(options->limits.max_memory_bytes); /* parse trees too */
+        } else if (strcmp(arg, "--max-trace-bytes") == 0) {
+            if (!parse_u64(value, &options->max_trace_bytes) || options->max_trace_bytes == 0)
+                return cli_usage_error(usage, "--max-trace-bytes expects bytes > 0, got '%s'",
+                                       value);
         } else if (strcmp(arg, "--no-color") == 0) {
             options->color = false;
         } else if (strcmp(arg, "-q") == 0 || strcmp(arg, "--quiet") == 0) {
@@ -144,7 +191,7 @@ int cli_parse_options(int argc, char **argv, const char *usage, Options *options
         } else {
             if (options->file_count == sizeof options->files / sizeof options->files[0])
                 return cli_usage_error(usage, "too many files (at most 256)%s", "");
-            options->files[options->file_count++] = arg;
+            options->files[options->file_count++] = library_name(arg);
         }
         if (takes_value)
             i++;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "terminal_text.h"
 
 /* ------------------------------------------------------------------ output files */
 
@@ -102,7 +103,12 @@ bool cli_scenario_is_regular(const char *path)
 
 /* ------------------------------------------------------------------ text */
 
-/* Appends piece whole or not at all, so a cut text never ends in half an escape. */
+void cli_terminal_text(char *buffer, size_t size, const char *text)
+{
+    terminal_text_escape(buffer, size, text); /* one copy, which the view uses too */
+}
+
+/* Appends piece whole or not at all, so a cut text never ends in half a quote. */
 static bool append(char *buffer, size_t size, size_t *used, const char *piece, size_t length)
 {
     if (*used + length >= size)
@@ -111,29 +117,6 @@ static bool append(char *buffer, size_t size, size_t *used, const char *piece, s
     *used += length;
     buffer[*used] = '\0';
     return true;
-}
-
-void cli_terminal_text(char *buffer, size_t size, const char *text)
-{
-    size_t used = 0;
-    buffer[0] = '\0';
-    for (const unsigned char *c = (const unsigned char *)text; *c != '\0'; c++) {
-        char escaped[8];
-        bool fits;
-        if (*c < 0x20 || *c == 0x7f) {
-            snprintf(escaped, sizeof escaped, "\\x%02x", *c);
-            fits = append(buffer, size, &used, escaped, strlen(escaped));
-        } else if (c[0] == 0xc2 && c[1] >= 0x80 && c[1] <= 0x9f) {
-            /* C1 controls in UTF-8: some terminals take U+009B as an escape sequence. */
-            snprintf(escaped, sizeof escaped, "\\u%04x", c[1]);
-            fits = append(buffer, size, &used, escaped, strlen(escaped));
-            c++;
-        } else {
-            fits = append(buffer, size, &used, (const char *)c, 1);
-        }
-        if (!fits)
-            return;
-    }
 }
 
 /* Letters, digits and these need no quotes in any POSIX shell. */

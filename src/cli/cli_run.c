@@ -33,6 +33,7 @@ const char *const run_usage =
     "  --max-events N      stop a mode after N events (default 500000000)\n"
     "  --max-sim-time MS   stop a mode at simulated time MS (default: duration + 7 days)\n"
     "  --max-memory MIB    stop a mode whose storage exceeds MIB (default 4096)\n"
+    "  --max-trace-bytes N stop when the --trace file would pass N bytes (default 1 GiB)\n"
     "  --no-color          plain table even on a terminal\n"
     "  -q, --quiet         print nothing but errors\n";
 
@@ -152,6 +153,13 @@ static void tee_write(void *context, const TraceRecord *record)
     if (tee->first.write != NULL)
         tee->first.write(tee->first.context, record);
     tee->second.write(tee->second.context, record);
+}
+
+/* The trace file is the sink with a budget (the diagram keeps few records). */
+static uint64_t tee_full(void *context)
+{
+    const TraceTee *tee = context;
+    return tee->first.write != NULL ? trace_jsonl_full(tee->first.context) : 0;
 }
 
 /* --svg FILE [--svg-mode M] [--svg-ops N] [--svg-outcome O] [--svg-layout L]: which mode to
@@ -358,9 +366,9 @@ int command_run(int argc, char **argv)
     if (options.file_count != 1)
         return cli_usage_error(run_usage, "run expects exactly one SCENARIO file%s", "");
     const OutputRole roles[] = {
-        {"--json", options.json_path, true},   {"--csv", options.csv_path, true},
-        {"--trace", options.trace_path, true}, {"--svg", svg[SVG_PATH].value, true},
-        {"scenario", options.files[0], false},
+        {"--json", options.json_path, true, false},   {"--csv", options.csv_path, true, false},
+        {"--trace", options.trace_path, true, false}, {"--svg", svg[SVG_PATH].value, true, false},
+        {"scenario", options.files[0], false, false},
     };
     if (!cli_check_outputs(roles, sizeof roles / sizeof roles[0]) ||
         (!options.quiet && !cli_stdout_usable("the table")))
@@ -381,6 +389,7 @@ int command_run(int argc, char **argv)
             fprintf(stderr, "idemsim: out of memory\n");
             status = EXIT_USAGE;
         } else {
+            trace_jsonl_limit(trace_writer, options.max_trace_bytes);
             sink = trace_jsonl_sink(trace_writer);
         }
     }
@@ -396,6 +405,8 @@ int command_run(int argc, char **argv)
         return status;
     }
     TraceTee tee = {.first = sink, .second = diagram ? report_svg_sink(diagram) : sink};
+    if (trace_writer != NULL) /* --max-trace-bytes: the trace's budget stops the run */
+        options.limits.trace_full = diagram ? tee_full : trace_jsonl_full;
     Run run;
     cli_run_modes(&run, scenario, &options, diagram ? (TraceSink){tee_write, &tee} : sink);
     if (!options.quiet) {

@@ -12,6 +12,7 @@ const char *cli_stop_text(WorldStop stop, char *buffer, size_t size)
     const char *flag = stop.kind == WORLD_STOP_MEMORY     ? "--max-memory"
                        : stop.kind == WORLD_STOP_EVENTS   ? "--max-events"
                        : stop.kind == WORLD_STOP_SIM_TIME ? "--max-sim-time"
+                       : stop.kind == WORLD_STOP_TRACE    ? "--max-trace-bytes"
                                                           : NULL;
     size_t used = strlen(buffer);
     if (flag != NULL && used < size)

@@ -83,6 +83,15 @@ static int take_sweep_options(int argc, char **argv, SweepOptions *sweep)
             return -1;
         }
         const char *value = argv[++i];
+        const char **once = strcmp(arg, "--seeds") == 0     ? &sweep->seeds
+                            : strcmp(arg, "--threads") == 0 ? &sweep->threads
+                            : strcmp(arg, "--shard") == 0   ? &sweep->shard
+                            : strcmp(arg, "--svg") == 0     ? &sweep->svg_path
+                                                            : NULL;
+        if (once != NULL && *once != NULL) {
+            cli_usage_error(sweep_usage, "option %s given twice (it takes one value)", arg);
+            return -1;
+        }
         if (strcmp(arg, "--vary") == 0) {
             if (sweep->vary_count == SWEEP_AXES_MAX) {
                 cli_usage_error(sweep_usage, "at most two --vary options%s", "");
@@ -93,6 +102,12 @@ static int take_sweep_options(int argc, char **argv, SweepOptions *sweep)
             if (sweep->metric_count == SWEEP_METRICS_MAX) {
                 cli_usage_error(sweep_usage, "at most 16 --metric options%s", "");
                 return -1;
+            }
+            for (uint32_t m = 0; m < sweep->metric_count; m++) {
+                if (strcmp(sweep->metrics[m], value) == 0) { /* its rows would come twice */
+                    cli_usage_error(sweep_usage, "--metric %s given twice", value);
+                    return -1;
+                }
             }
             sweep->metrics[sweep->metric_count++] = value;
         } else if (strcmp(arg, "--seeds") == 0) {
@@ -106,6 +121,12 @@ static int take_sweep_options(int argc, char **argv, SweepOptions *sweep)
         }
     }
     return kept;
+}
+
+/* A field path as --set and --vary take it, without the optional leading "$.". */
+static const char *bare_path(const char *path)
+{
+    return strncmp(path, "$.", 2) == 0 ? path + 2 : path;
 }
 
 /* A whole decimal number in [low, high]. */
@@ -165,8 +186,21 @@ static int describe_sweep(const SweepOptions *sweep, const Options *options, Swe
             return cli_usage_error(sweep_usage, "%s", error);
     }
     results->axis_count = sweep->vary_count;
-    if (results->axis_count == 2 && strcmp(results->axes[0].path, results->axes[1].path) == 0)
+    if (results->axis_count == 2 &&
+        strcmp(bare_path(results->axes[0].path), bare_path(results->axes[1].path)) == 0)
         return cli_usage_error(sweep_usage, "--vary %s is given twice", results->axes[0].path);
+    for (uint32_t a = 0; a < results->axis_count; a++) {
+        for (uint32_t o = 0; o < options->override_count; o++) {
+            const char *set = bare_path(options->overrides[o]);
+            size_t length = strcspn(set, "=");
+            const char *axis = bare_path(results->axes[a].path);
+            if (set[length] == '=' && strlen(axis) == length && strncmp(set, axis, length) == 0)
+                /* the sweep would set it at every point, and the --set would be dropped */
+                return cli_usage_error(sweep_usage,
+                                       "--set and --vary both give %s; drop one of them",
+                                       results->axes[a].path);
+        }
+    }
     if (sweep_report_point_count(results) > SWEEP_POINTS_MAX)
         return cli_usage_error(sweep_usage, "the grid has more than 4096 points%s", "");
     results->seed_count = DEFAULT_SEEDS;
@@ -458,8 +492,8 @@ bool cli_sweep_open_outputs(SweepOutputs *outputs, const char *csv_path, const c
         fprintf(stderr, "idemsim: out of memory\n");
         return false;
     }
-    roles[0] = (OutputRole){"--csv", csv_path, true};
-    roles[1] = (OutputRole){"--svg", svg_path, true};
+    roles[0] = (OutputRole){"--csv", csv_path, true, false};
+    roles[1] = (OutputRole){"--svg", svg_path, true, false};
     memcpy(roles + 2, inputs, input_count * sizeof *roles);
     bool ok = cli_check_outputs(roles, input_count + 2);
     free(roles);
@@ -588,7 +622,7 @@ int command_sweep(int argc, char **argv)
         scenarios = load_points(options.files[0], &options, results);
         status = scenarios == NULL ? EXIT_USAGE : EXIT_SUCCESS;
     }
-    OutputRole scenario_role = {"scenario", options.files[0], false};
+    OutputRole scenario_role = {"scenario", options.files[0], false, false};
     if (status == EXIT_SUCCESS &&
         !cli_sweep_open_outputs(outputs, options.csv_path, sweep.svg_path, &scenario_role, 1))
         status = EXIT_USAGE;

@@ -29,7 +29,21 @@ void slot_pool_grow(SlotPool *pool, void *items_address, size_t item_size)
     uint32_t capacity = old_capacity ? old_capacity * 2 : pool->first_capacity;
     void *items;
     memcpy(&items, items_address, sizeof items);
+#ifdef NDEBUG
     items = sim_xrealloc(items, (unsigned long long)capacity * item_size);
+#else
+    /* Debug builds always move the array and scribble over the old one before freeing it,
+     * so a pointer into the pool kept across a call that grew it (the receipts outbox's
+     * use-after-free, issue 24) reads garbage at once, and AddressSanitizer names it, on
+     * every growth rather than on the seeds where realloc happened to move. */
+    void *moved = sim_xrealloc(NULL, (unsigned long long)capacity * item_size);
+    if (old_capacity > 0) {
+        memcpy(moved, items, (size_t)old_capacity * item_size);
+        memset(items, 0xa5, (size_t)old_capacity * item_size);
+    }
+    free(items);
+    items = moved;
+#endif
     /* New slots start zeroed, so a scan over the whole array reads no garbage. */
     memset((char *)items + (size_t)old_capacity * item_size, 0,
            (size_t)(capacity - old_capacity) * item_size);

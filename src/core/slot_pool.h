@@ -3,7 +3,11 @@
  * chained in the pool's own side array, so the items need no link field of theirs. After a
  * growth the new slots are handed out lowest first; a slot given back is the next one taken.
  * A slot number is what events and messages carry, so take never moves an item to another
- * number: growth copies the array as it is. */
+ * number: growth copies the array as it is.
+ * The array moves when it grows, so no pointer into it may survive a call that can take a
+ * slot: callers keep slot numbers, and a function that takes a slot copies its pointer
+ * arguments first (one of them may point into the very array it grows). Debug builds move
+ * the array on every growth and scribble over the old one, so a stale pointer shows. */
 #ifndef IDEMSIM_SLOT_POOL_H
 #define IDEMSIM_SLOT_POOL_H
 

@@ -242,6 +242,8 @@ void broker_on_publish(World *world, const Message *publish)
         confirm(world, publish);
         return;
     }
+    Message copy = *publish; /* publish may be a queued message's, in the pool the take grows */
+    publish = &copy;
     uint32_t queued =
         slot_pool_take(&broker->message_slots, &broker->messages, sizeof *broker->messages);
     Operation *op = world_operation(world, publish->operation);

@@ -33,13 +33,14 @@ static ProxyCall *call_named(World *world, ReplyTo reply_to)
 static uint32_t call_alloc(World *world, const Message *request)
 {
     Proxy *proxy = &world->proxy;
+    Message copy = *request; /* request may be a call's, in the pool the take grows */
     uint32_t slot = slot_pool_take(&proxy->call_slots, &proxy->calls, sizeof *proxy->calls);
     proxy->calls[slot] = (ProxyCall){
-        .request = *request,
+        .request = copy,
         .serial = ++proxy->next_serial,
         .timer = EVENT_ID_NONE,
     };
-    world_operation_ref(world, request->operation);
+    world_operation_ref(world, copy.operation);
     return slot;
 }
 

@@ -50,9 +50,13 @@ static void free_entry(Server *server, uint32_t entry)
     slot_pool_give(&server->outbox_slots, entry);
 }
 
+/* request is copied before the take: it is often an entry's own (a relay writing a receipt),
+ * in the array the take may move. */
 static uint32_t outbox_add(World *world, OutboxKind kind, const Message *request)
 {
     Server *server = &world->server;
+    Message copy = *request;
+    request = &copy;
     uint32_t capacity_before = server->outbox_slots.capacity;
     uint32_t entry = slot_pool_take(&server->outbox_slots, &server->outbox, sizeof *server->outbox);
     for (uint32_t i = capacity_before; i < server->outbox_slots.capacity; i++)
@@ -127,7 +131,10 @@ void server_charge_on_outbox_relay(World *world, uint32_t entry_index)
         send_charge(world, &entry->request, entry->store_key, reply_to, entry->relays);
         wait = gateway_timeout_us(world);
     }
-    entry->relay_timer = sim_schedule_in(world->sim, wait, EVENT_OUTBOX_RELAY, 0, entry_index);
+    /* by index: the sends above take message slots, and an entry pointer kept across a
+     * call is how the receipts outbox read freed memory (issue 24) */
+    world->server.outbox[entry_index].relay_timer =
+        sim_schedule_in(world->sim, wait, EVENT_OUTBOX_RELAY, 0, entry_index);
 }
 
 void server_charge_write_receipt(World *world, const Message *request)
@@ -207,59 +214,63 @@ static void settle(World *world, uint32_t entry_index, int status)
     entry->acknowledged = true;
     sim_cancel(world->sim, entry->relay_timer);
     entry->relay_timer = EVENT_ID_NONE;
+    /* a copy: the entry's slot is not read again after the key protocol has run */
     Job settled = {.request = entry->request, .store_key = entry->store_key};
     if (status == 200)
         key_protocol_record(world, &world->server.keys, &settled, 200);
     else
-        key_protocol_forget(world, &world->server.keys, entry->store_key);
+        key_protocol_forget(world, &world->server.keys, settled.store_key);
     world->metrics.reconciled++;
     if (world_tracing(world))
-        world_trace_about(world, world->server_node, TRACE_RECONCILED, &entry->request, status, 0);
-    world_operation_unref(world, entry->request.operation);
+        world_trace_about(world, world->server_node, TRACE_RECONCILED, &settled.request, status, 0);
+    world_operation_unref(world, settled.request.operation);
 }
 
 static void on_outbox_reply(World *world, const Message *reply)
 {
-    SIM_ASSERT(reply->reply_to.slot < world->server.outbox_slots.capacity,
-               "a relay names its entry");
-    OutboxEntry *entry = &world->server.outbox[reply->reply_to.slot];
+    uint32_t entry_index = reply->reply_to.slot;
+    SIM_ASSERT(entry_index < world->server.outbox_slots.capacity, "a relay names its entry");
+    OutboxEntry *entry = &world->server.outbox[entry_index];
     if (entry->acknowledged || world->server.down)
         return;
     if (entry->kind == OUTBOX_RECONCILE) {
-        settle(world, reply->reply_to.slot, reply->status);
+        settle(world, entry_index, reply->status);
         return;
     }
     entry->acknowledged = true;
     sim_cancel(world->sim, entry->relay_timer);
+    /* What the rest needs of the entry, copied now: writing the receipt below adds an entry
+     * and may move the outbox, so no pointer into it is used past this point (issue 24: the
+     * receipt was built from the moved entry's request, a use-after-free). */
+    Job completing = {.request = entry->request, .store_key = entry->store_key};
+    uint32_t job_slot = entry->job;
+    uint64_t job_serial = entry->job_serial;
+    entry = NULL;
     /* A decline is a definite answer, not a lost one: the relay stops and the failure is
      * recorded. The relay completes the key itself, in the step that records the answer, so
      * a crash of the request handler can no longer leave the row stuck in processing. */
     int status = reply->status; /* 200 charged, or 402 declined */
-    Job completing = {.request = entry->request, .store_key = entry->store_key};
     key_protocol_record(world, &world->server.keys, &completing, status);
-    bool alive = entry->job < world->job_slots.capacity &&
-                 world->jobs[entry->job].serial == entry->job_serial;
+    bool alive = job_slot < world->job_slots.capacity && world->jobs[job_slot].serial == job_serial;
     if (status == 200 && world->scenario.server.receipts_via == RECEIPTS_OUTBOX) {
         /* the relay completes the key, and writes the receipt in the same step */
-        server_charge_write_receipt(world, &entry->request);
+        server_charge_write_receipt(world, &completing.request);
         if (alive)
-            world->jobs[entry->job].receipt_due = false;
-        entry = &world->server.outbox[reply->reply_to.slot]; /* the pool may have grown */
+            world->jobs[job_slot].receipt_due = false;
     }
-    uint64_t operation = entry->request.operation;
-    Job *job = entry->job < world->job_slots.capacity ? &world->jobs[entry->job] : NULL;
-    if (job != NULL && job->serial == entry->job_serial) {
+    Job *job = job_slot < world->job_slots.capacity ? &world->jobs[job_slot] : NULL;
+    if (job != NULL && job->serial == job_serial) {
         if (job->epoch != world->server.epoch) {
-            world_job_release(world, entry->job); /* its server died; nothing else frees it */
+            world_job_release(world, job_slot); /* its server died; nothing else frees it */
         } else {
             job->awaiting_gateway = false;
             if (status == 200)
-                server_after_effect(world, entry->job, 200);
+                server_after_effect(world, job_slot, 200);
             else
-                server_complete_job(world, entry->job, status);
+                server_complete_job(world, job_slot, status);
         }
     }
-    world_operation_unref(world, operation);
+    world_operation_unref(world, completing.request.operation);
 }
 
 /* ------------------------------------------------------------------ server side */

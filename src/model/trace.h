@@ -139,6 +139,10 @@ typedef struct {
     void *context;
 } TraceSink;
 
+/* Asked with a sink's context: 0 while it has room for more records; else the byte budget
+ * it has reached. */
+typedef uint64_t (*TraceFull)(void *context);
+
 /* ------------------------------------------------------------------ names */
 
 const char *trace_event_name(TraceEvent event);

@@ -196,11 +196,12 @@ void world_trace_client(World *world, uint32_t client, TraceEvent event, uint64_
 
 uint32_t world_message_store(World *world, const Message *message)
 {
+    Message copy = *message; /* message may point into the pool the take grows */
     uint32_t slot =
         slot_pool_take(&world->message_slots, &world->messages, sizeof *world->messages);
     world->messages_in_flight++;
-    world->messages[slot] = *message;
-    world_operation_ref(world, message->operation);
+    world->messages[slot] = copy;
+    world_operation_ref(world, copy.operation);
     return slot;
 }
 
@@ -299,10 +300,11 @@ void world_reschedule_sweep(World *world, StoreSide side, SimTimeUs interval_us)
 
 uint32_t world_job_alloc(World *world, const Message *request, uint32_t epoch)
 {
+    Message copy = *request; /* request may be a job's, in the pool the take grows */
     uint32_t slot = slot_pool_take(&world->job_slots, &world->jobs, sizeof *world->jobs);
-    world_operation_ref(world, request->operation);
+    world_operation_ref(world, copy.operation);
     world->jobs[slot] = (Job){
-        .request = *request,
+        .request = copy,
         .serial = ++world->next_job_serial,
         .epoch = epoch,
         .gateway_timer = EVENT_ID_NONE,
@@ -945,6 +947,13 @@ static bool no_progress(World *world, uint64_t events)
 
 static bool budget_exhausted(World *world)
 {
+    if (world->limits.trace_full != NULL) { /* a trace cut short is not a result: say so */
+        uint64_t trace_limit = world->limits.trace_full(world->trace.context);
+        if (trace_limit != 0) {
+            stop_with(world, WORLD_STOP_TRACE, trace_limit);
+            return true;
+        }
+    }
     uint64_t events = sim_events_processed(world->sim);
     if (events >= world->next_costly_check && costly_budget_exhausted(world, events))
         return true;

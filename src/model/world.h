@@ -22,6 +22,9 @@ typedef struct {
                                         is WORLD_SIM_TIME_MAX_US */
     uint64_t max_memory_bytes;       /* 0: the default budget; for the whole process */
     uint64_t max_events_per_instant; /* 0: the default (see WORLD_DEFAULT_MAX_EVENTS_PER_INSTANT) */
+    TraceFull trace_full; /* NULL: none; else asked with the trace sink's context, and a full
+                             sink stops the run (WORLD_STOP_TRACE): a trace cut short is not
+                             a result */
 } WorldLimits;
 
 #define WORLD_DEFAULT_MAX_EVENTS 500000000ull
@@ -48,6 +51,7 @@ typedef enum {
     WORLD_STOP_SIM_TIME,    /* limit: µs */
     WORLD_STOP_NO_PROGRESS, /* limit: events run at the one instant at_us */
     WORLD_STOP_MONEY,       /* limit: minor units (WORLD_MONEY_MAX) */
+    WORLD_STOP_TRACE,       /* limit: bytes of the trace its sink may write */
 } WorldStopKind;
 
 typedef struct {

@@ -377,9 +377,115 @@ static bool same_file(const FileIdentity *a, const FileIdentity *b)
     return a->name != NULL && b->name != NULL && strcmp(a->name, b->name) == 0;
 }
 
+/* base (a real path) followed by rest, a part that does not exist, so holds no symlink:
+ * "." and empty components dropped, ".." taking back the component before it. */
+static char *append_lexically(const char *base, const char *rest)
+{
+    size_t size = strlen(base) + strlen(rest) + 2;
+    char *name = malloc(size);
+    if (name == NULL)
+        return NULL;
+    snprintf(name, size, "%s", strcmp(base, "/") == 0 ? "" : base);
+    size_t length = strlen(name);
+    while (*rest != '\0') {
+        size_t part = strcspn(rest, "/");
+        if (part == 2 && rest[0] == '.' && rest[1] == '.') {
+            while (length > 0 && name[length - 1] != '/')
+                length--;
+            if (length > 0)
+                length--; /* the slash before it */
+        } else if (part > 0 && !(part == 1 && rest[0] == '.')) {
+            name[length++] = '/';
+            memcpy(name + length, rest, part);
+            length += part;
+        }
+        name[length] = '\0';
+        rest += part;
+        while (*rest == '/')
+            rest++;
+    }
+    if (length == 0)
+        snprintf(name, size, "/");
+    return name;
+}
+
+/* path resolved as far as it exists: the real path of its longest existing prefix, then
+ * the rest as written ("frames/x.png" before frames/ is made is still inside frames). */
+static char *resolved_name(const char *path)
+{
+    size_t length = strlen(path);
+    if (length == 0 || length >= OUTPUT_PATH_MAX)
+        return NULL;
+    char prefix[OUTPUT_PATH_MAX];
+    memcpy(prefix, path, length + 1);
+    size_t cut = length; /* prefix is path[0, cut) */
+    for (;;) {
+        char *resolved = realpath(cut > 0 ? prefix : ".", NULL);
+        if (resolved != NULL) {
+            char *name = append_lexically(resolved, path + cut);
+            free(resolved);
+            return name;
+        }
+        if (cut == 0)
+            return NULL;
+        while (cut > 0 && prefix[cut - 1] == '/') /* "a//b": the separator, then "a" */
+            cut--;
+        while (cut > 0 && prefix[cut - 1] != '/')
+            cut--;
+        if (cut == 1 && prefix[0] == '/') {
+            prefix[1] = '\0'; /* the root always resolves */
+        } else {
+            while (cut > 1 && prefix[cut - 1] == '/')
+                cut--;
+            prefix[cut] = '\0';
+        }
+    }
+}
+
+/* True when inner lies under the directory outer (both resolved). */
+static bool inside(const char *outer, const char *inner)
+{
+    size_t length = strlen(outer);
+    if (length == 1 && outer[0] == '/')
+        return inner[0] == '/' && inner[1] != '\0';
+    return strncmp(outer, inner, length) == 0 && inner[length] == '/';
+}
+
+/* Every file of the list against every output directory of it, by resolved path (so a
+ * symlink to the directory, or "d/../d", is the directory too). */
+static bool outside_directories(const OutputRole *files, uint32_t count, char *error,
+                                size_t error_size)
+{
+    for (uint32_t d = 0; d < count; d++) {
+        if (files[d].path == NULL || !files[d].directory)
+            continue;
+        char *directory = resolved_name(files[d].path);
+        bool clear = true;
+        for (uint32_t i = 0; i < count && clear && directory != NULL; i++) {
+            if (i == d || files[i].path == NULL)
+                continue;
+            char *name = resolved_name(files[i].path);
+            if (name != NULL && inside(directory, name)) {
+                clear = false;
+                snprintf(error, error_size,
+                         "%s %s is inside the %s directory %s, whose files it could replace or "
+                         "be replaced by; put it elsewhere",
+                         files[i].role, files[i].path, files[d].role, files[d].path);
+            }
+            free(name);
+        }
+        free(directory);
+        if (!clear)
+            return false;
+    }
+    return true;
+}
+
 bool output_file_check_distinct(const OutputRole *files, uint32_t count, char *error,
                                 size_t error_size)
 {
+    if (!outside_directories(files, count, error, error_size))
+        return false;
     FileIdentity *identities = calloc(count ? count : 1, sizeof *identities);
     if (identities == NULL) {
         snprintf(error, error_size, "out of memory");

@@ -31,6 +31,12 @@ void report_write_json_string(FILE *stream, const char *text);
 typedef struct TraceJsonl TraceJsonl;
 TraceJsonl *trace_jsonl_open(FILE *stream);
 TraceSink trace_jsonl_sink(TraceJsonl *writer);
+/* At most max_bytes (0: no budget) of whole lines are written; the line that would pass it
+ * makes the sink full, which stops the run writing to it (WORLD_STOP_TRACE). */
+#define TRACE_JSONL_DEFAULT_MAX_BYTES (1ull << 30)
+void trace_jsonl_limit(TraceJsonl *writer, uint64_t max_bytes);
+/* A TraceFull (WorldLimits.trace_full) for a writer's sink. */
+uint64_t trace_jsonl_full(void *writer);
 /* Writes what is left and stops the thread (the stream stays open); false when a write
  * failed. NULL is a no-op. */
 bool trace_jsonl_close(TraceJsonl *writer);
@@ -69,17 +75,20 @@ void output_file_abandon(OutputFile *file);
 void output_file_remove_temporaries(void);
 
 /* A file a command reads or writes, as the user named it: role is the option ("--json") or
- * what an input is ("scenario"). A NULL path is skipped. */
+ * what an input is ("scenario"). A NULL path is skipped. A command lists every file it
+ * reads and writes in one array of these, checked before anything runs. */
 typedef struct {
     const char *role;
     const char *path;
     bool output;
+    bool directory; /* an output directory the command fills (view --record's frames) */
 } OutputRole;
 
 /* False, with a message naming both, when an output is the same file as another output or
  * as any input: the same device and inode for files that exist (a hard link, a symlink, or
  * "./x" and "x" all count), the same resolved directory and name for files not created
- * yet. Character devices (/dev/null) may take several outputs. */
+ * yet; or when any other file lies inside an output directory, whose files it could
+ * replace or be replaced by. Character devices (/dev/null) may take several outputs. */
 bool output_file_check_distinct(const OutputRole *files, uint32_t count, char *error,
                                 size_t error_size);
 

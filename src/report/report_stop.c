@@ -36,6 +36,11 @@ const char *report_stop_text(WorldStop stop, char *buffer, size_t size)
                  "(lower the amounts or the operations)",
                  stop.limit, at_s);
         break;
+    case WORLD_STOP_TRACE:
+        /* no time: the run is looked at every few thousand events, past the record that
+         * did not fit, which is where the trace ends */
+        snprintf(buffer, size, "stopped: trace budget of %" PRIu64 " bytes reached", stop.limit);
+        break;
     }
     return buffer;
 }

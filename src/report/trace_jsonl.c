@@ -28,6 +28,9 @@ struct TraceJsonl {
     const char *handed; /* a chunk for the writer thread, NULL when it has none */
     size_t handed_length;
     bool closing;
+    uint64_t written;   /* bytes of the lines accepted so far */
+    uint64_t max_bytes; /* 0: no budget */
+    bool full;          /* a line was refused: the file holds whole lines within the budget */
 };
 
 /* ------------------------------------------------------------------ the writer thread */
@@ -194,6 +197,8 @@ static char *put_i64(char *out, const char *end, int64_t value)
 static void write_trace_record(void *context, const TraceRecord *record)
 {
     TraceJsonl *writer = context;
+    if (writer->full)
+        return;
     if (CHUNK_BYTES - writer->used < LINE_BYTES_MAX)
         hand_over(writer);
     char *const line = writer->chunks[writer->filling] + writer->used;
@@ -226,7 +231,24 @@ static void write_trace_record(void *context, const TraceRecord *record)
         out = put_string(out, end, detail);
     }
     out = put_literal(out, end, "}\n");
-    writer->used += (size_t)(out - line);
+    size_t length = (size_t)(out - line);
+    if (writer->max_bytes != 0 && writer->written + length > writer->max_bytes) {
+        writer->full = true; /* the line is dropped: the file ends at a whole line */
+        return;
+    }
+    writer->used += length;
+    writer->written += length;
+}
+
+uint64_t trace_jsonl_full(void *context)
+{
+    const TraceJsonl *writer = context;
+    return writer->full ? writer->max_bytes : 0;
+}
+
+void trace_jsonl_limit(TraceJsonl *writer, uint64_t max_bytes)
+{
+    writer->max_bytes = max_bytes;
 }
 
 TraceSink trace_jsonl_sink(TraceJsonl *writer)

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "report.h"
 #include "view_app.h"
 
 #define EXIT_USAGE 2
@@ -105,14 +106,17 @@ static bool paths_usable(const ViewOptions *options)
                 options->scenario_path);
         return false;
     }
-    struct stat output;
-    if (options->png_path != NULL && stat(options->png_path, &output) == 0 &&
-        stat(options->scenario_path, &input) == 0 && output.st_dev == input.st_dev &&
-        output.st_ino == input.st_ino) {
-        fprintf(stderr,
-                "idemsim view: --png %s is the same file as the scenario %s, which it "
-                "would replace\n",
-                options->png_path, options->scenario_path);
+    /* Every file view reads or writes, checked together as run's are (issue 24: --labels-json
+     * could replace the scenario or the PNG, and --record DIR took --png DIR/frame_000001.png). */
+    const OutputRole files[] = {
+        {"--png", options->png_path, true, false},
+        {"--labels-json", options->labels_path, true, false},
+        {"--record", options->record_dir, true, true},
+        {"scenario", options->scenario_path, false, false},
+    };
+    char error[OUTPUT_PATH_MAX * 2 + 200];
+    if (!output_file_check_distinct(files, sizeof files / sizeof files[0], error, sizeof error)) {
+        fprintf(stderr, "idemsim view: %s\n", error);
         return false;
     }
     return true;

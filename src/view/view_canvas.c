@@ -4,6 +4,8 @@
  * square; a projector needs thicker strokes and the batch keeps thousands of them cheap. */
 #include "view_canvas.h"
 
+#include "scenario_library.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,7 +49,8 @@ static bool has_fonts(const char *dir)
  * directory, then in the system's DejaVu package. */
 static bool find_font_dir(char *dir, size_t size)
 {
-    char candidates[6][1100] = {{0}};
+    enum { DATA = 5, SYSTEM = DATA + SCENARIO_LIBRARY_DIRS_MAX, CANDIDATES };
+    char candidates[CANDIDATES][1100] = {{0}};
     char *base = SDL_GetBasePath();
     if (base != NULL) {
         snprintf(candidates[0], sizeof candidates[0], "%s../assets/fonts", base);
@@ -60,8 +63,17 @@ static bool find_font_dir(char *dir, size_t size)
         snprintf(candidates[3], sizeof candidates[3], "%s", assets);
     }
     snprintf(candidates[4], sizeof candidates[4], "assets/fonts");
-    snprintf(candidates[5], sizeof candidates[5], "/usr/share/fonts/truetype/dejavu");
-    for (int i = 0; i < 6; i++) {
+    /* installed: PREFIX/share/idemsim/fonts beside the program, or the build's prefix */
+    char data[SCENARIO_LIBRARY_DIRS_MAX][SCENARIO_LIBRARY_PATH_MAX];
+    int data_count = scenario_library_data_dirs(data, SCENARIO_LIBRARY_DIRS_MAX);
+    for (int d = 0; d < SCENARIO_LIBRARY_DIRS_MAX && d < data_count; d++) {
+        char *candidate = candidates[DATA + d];
+        int written = snprintf(candidate, sizeof candidates[0], "%s/fonts", data[d]);
+        if (written < 0 || (size_t)written >= sizeof candidates[0])
+            candidate[0] = '\0'; /* cut short, it would name another directory */
+    }
+    snprintf(candidates[SYSTEM], sizeof candidates[SYSTEM], "/usr/share/fonts/truetype/dejavu");
+    for (int i = 0; i < CANDIDATES; i++) {
         size_t length = strlen(candidates[i]);
         if (length > 0 && length < size && has_fonts(candidates[i])) {
             memcpy(dir, candidates[i], length + 1);
@@ -108,6 +120,7 @@ bool view_canvas_init(ViewCanvas *canvas, SDL_Renderer *renderer, float unit, fl
     if (!find_font_dir(canvas->font_dir, sizeof canvas->font_dir)) {
         snprintf(error, error_size,
                  "cannot find the DejaVu fonts (looked in assets/fonts beside the program, "
+                 "share/idemsim/fonts of the installation, "
                  "$IDEMSIM_ASSETS_DIR, ./assets/fonts and /usr/share/fonts/truetype/dejavu)");
         return false;
     }

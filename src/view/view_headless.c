@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "terminal_text.h"
 #include "view_app.h"
 
 #define EXIT_USAGE 2
@@ -63,10 +64,12 @@ static void print_quiz_state(const ViewApp *app)
     double t_ms = (double)app->session.now_us / SIM_US_PER_MS;
     const Question *shown = view_quiz_shown(quiz);
     if (shown != NULL) {
+        char ask[QUESTION_ASK_LEN_MAX * 6]; /* every byte may become a six-byte escape */
+        terminal_text_escape(ask, sizeof ask, shown->ask); /* the scenario's words, on a tty */
         printf("t %.0f ms: question %u of %u %s, %d counters shown as ?: %s\n", t_ms,
                quiz->current + 1, quiz->question_count,
                quiz->phase == VIEW_QUIZ_ASKING ? "asked" : "revealed", app->frame.hidden_drawn,
-               shown->ask);
+               ask);
     } else if (quiz->phase == VIEW_QUIZ_WAITING) {
         printf("t %.0f ms: no question on screen (next: question %u of %u at %.0f ms)\n", t_ms,
                quiz->current + 1, quiz->question_count,

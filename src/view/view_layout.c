@@ -186,3 +186,11 @@ bool view_layout_region(int width, int height, int pane_count, int pane, ViewReg
     }
     return true;
 }
+
+float view_layout_coordinate(double pixels)
+{
+    const double limit = 16777216.0; /* 2^24 */
+    if (!(pixels > -limit))          /* NaN too: the top of the world, not undefined behaviour */
+        return (float)-limit;
+    return pixels < limit ? (float)pixels : (float)limit;
+}

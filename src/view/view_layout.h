@@ -38,5 +38,10 @@ void view_layout_compute(ViewLayout *layout, int width, int height, int pane_cou
 /* Scales a length at 1280x720 to this layout, at least 1 pixel. */
 int view_layout_px(const ViewLayout *layout, float length);
 bool view_layout_contains(ViewRect rect, int x, int y);
+/* The one place a coordinate computed from data (a moment far outside the window, a count)
+ * is bounded, before anything turns it into an int: within +-2^24 pixels, where a float is
+ * still exact and sums of two coordinates still fit an int. A line to a clamped end leaves
+ * the screen less than a tenth of a pixel away from where the true one does. */
+float view_layout_coordinate(double pixels);
 
 #endif

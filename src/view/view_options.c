@@ -1,6 +1,7 @@
 /* Options of `idemsim view`, in the CLI's style: every mistake is a usage error (exit 2)
  * with one line saying what was wrong, then the usage. */
 #include "view_options.h"
+#include "scenario_library.h"
 
 #include <errno.h>
 #include <math.h>
@@ -214,6 +215,10 @@ static ViewOptionsResult check_combination(const ViewOptions *options)
         return usage_error("--png needs --headless (in the window, key p saves a PNG)%s", "");
     if (options->headless && options->png_path == NULL && options->record_dir == NULL)
         return usage_error("--headless needs --png FILE or --record DIR%s", "");
+    if (options->headless && options->has_quit_after)
+        return usage_error("--quit-after-ms is for the window; --headless renders one frame "
+                           "and ends%s",
+                           "");
     if (options->has_presses && !(options->predict && options->headless))
         return usage_error("--presses needs --headless --predict (in the window, press space)%s",
                            "");
@@ -227,6 +232,8 @@ ViewOptionsResult view_options_parse(int argc, char **argv, ViewOptions *options
     options->width = 1280;
     options->height = 720;
     options->focus = -1;
+    const char *seen[64]; /* the options given so far (there are fewer kinds than this) */
+    int seen_count = 0;
     for (int i = 0; i < argc; i++) {
         const char *arg = argv[i];
         if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
@@ -236,8 +243,20 @@ ViewOptionsResult view_options_parse(int argc, char **argv, ViewOptions *options
         if (arg[0] != '-' || arg[1] == '\0') {
             if (options->scenario_path != NULL)
                 return usage_error("view expects one SCENARIO file, got another: '%s'", arg);
-            options->scenario_path = arg;
+            static char library_path[SCENARIO_LIBRARY_PATH_MAX]; /* "view default" */
+            options->scenario_path =
+                scenario_library_resolve(arg, library_path, sizeof library_path);
             continue;
+        }
+        /* As for the other commands: only --mode and --set repeat; a second --png or
+         * --at-ms used to win silently. */
+        if (strcmp(arg, "--mode") != 0 && strcmp(arg, "--set") != 0) {
+            for (int k = 0; k < seen_count; k++) {
+                if (strcmp(seen[k], arg) == 0)
+                    return usage_error("option %s given twice", arg);
+            }
+            if (seen_count < (int)(sizeof seen / sizeof seen[0]))
+                seen[seen_count++] = arg;
         }
         const char *value = NULL;
         if (takes_value(arg)) {

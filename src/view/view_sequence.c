@@ -17,6 +17,9 @@
 #include <string.h>
 
 #define LABELS_MAX 256
+/* A label's words, as long as the longest buffer a caller builds them in (a span's 48), so
+ * asking for a label never cuts its words (gcc -O3 warned that it could) */
+#define LABEL_TEXT_MAX 64
 #define LABEL_SPOTS_MAX 3
 #define LINES_MAX 2048     /* arrows and service lifelines labels keep off, when they can */
 #define LANE_SECONDS 10.0  /* lanes x seconds of window per LANE_HEIGHT of strip */
@@ -34,7 +37,7 @@ typedef struct {
     Spot spots[LABEL_SPOTS_MAX]; /* in order of preference */
     int spot_count;
     ViewColor color;
-    char text[40];
+    char text[LABEL_TEXT_MAX];
 } LabelRequest;
 
 typedef struct {
@@ -64,7 +67,7 @@ typedef struct {
     int label_count; /* placed, and the reserved boxes of other words (text "") */
     ViewRect labels[LABELS_MAX];
     ViewColor label_colors[LABELS_MAX];
-    char label_texts[LABELS_MAX][64];
+    char label_texts[LABELS_MAX][LABEL_TEXT_MAX];
     int label_repeats[LABELS_MAX]; /* the same words asked for nearby and left out */
 } Strip;
 
@@ -83,7 +86,8 @@ static float y_of(const Strip *strip, SimTimeUs t_us)
     if (t_us >= strip->now_us)
         return (float)(strip->body.y + strip->body.h);
     double position = view_timeline_position(strip->timeline, t_us);
-    return (float)strip->body.y + (float)(position * strip->body.h);
+    /* a moment long before the window lies billions of pixels above it */
+    return view_layout_coordinate((double)strip->body.y + position * strip->body.h);
 }
 
 static bool drawn(const Strip *strip, int node)
@@ -292,6 +296,9 @@ static void label(Strip *strip, const Spot *spots, int count, ViewColor color, c
 
 static bool place_label(Strip *strip, const LabelRequest *request)
 {
+    /* reserved boxes share the array: a busy window fills it before every request is met */
+    if (strip->label_count == LABELS_MAX)
+        return false;
     ViewCanvas *canvas = strip->canvas;
     int w = view_canvas_text_width(canvas, VIEW_FONT_TINY, request->text);
     int h = view_canvas_text_height(canvas, VIEW_FONT_TINY);
