@@ -344,7 +344,7 @@ typedef struct {
     LogPartition *partitions;
     bool commit_before;       /* at-most-once, or commit: before */
     bool commit_tick_pending; /* an auto-commit is scheduled */
-    IdemStore *producer_ids;  /* idempotent producer: (client, session, message id) appended */
+    IdemStore *producer_ids;  /* idempotent producer: the sends appended, by their identity */
 } Broker;
 
 typedef struct {
@@ -572,8 +572,9 @@ void broker_release_operation(World *world, Operation *op);
 void broker_log_init(World *world);
 void broker_log_release(World *world);
 void broker_log_append(World *world, uint32_t queued);
-/* The idempotent producer: true when this publish repeats one of its producer session (the
- * client's life since its app last restarted), which the log then drops. */
+/* The idempotent producer: true when this publish is a second copy of one send (same
+ * producer session, message id, attempt and copy parent), which the log then drops; an
+ * application's re-publish is a send of its own, appended again. */
 bool broker_log_producer_repeat(World *world, const Message *publish);
 void broker_log_on_processed(World *world, const Message *report);
 void broker_log_on_commit_tick(World *world);
