@@ -14,6 +14,13 @@ rendered page), on the line before the table:
                                    column headed by a mode name holds cells `N label`
                                    ("16 double"), the run's row `label` in that mode
 
+and for a sentence that quotes ranges over 20 seeds, on the line before its paragraph:
+
+  <!-- seeds: ARGS; MODE METRIC LO..HI; ... -->
+                                   `idemsim check ARGS --seeds 20` must report each range
+                                   (an expectation of that metric), and the paragraph must
+                                   quote it as "LO to HI"
+
 ARGS are what follows `idemsim run` (a scenario path from the source tree, --mode, --set,
 --seed). A row label matches the run's row of the same text, or the run's row that goes on
 with " (" ("executions" is "executions (handler runs)"). Every fenced block whose header
@@ -30,7 +37,8 @@ import sys
 
 MODES = ("at-most-once", "at-least-once", "idempotent")
 NUMBER = re.compile(r"^[+-]?\d+(\.\d+)?$")
-MARKER = re.compile(r"<!--\s*(run|run-rows):\s*(.*?)\s*-->", re.S)
+MARKER = re.compile(r"<!--\s*(run|run-rows|seeds):\s*(.*?)\s*-->", re.S)
+RANGE = re.compile(r"^PASS\s+\S+\s+(\S+)\s+(\S+)\s+expected .* got (\d+)\.\.(\d+) \(20 seeds\)$")
 CELL = re.compile(r"^([+-]?\d+(?:\.\d+)?)\s+(\S.*)$")
 
 
@@ -71,6 +79,7 @@ class Checker:
         self.binary = binary
         self.source_dir = source_dir
         self.runs = {}
+        self.checks = {}
         self.errors = []
         self.checked = 0
 
@@ -78,6 +87,32 @@ class Checker:
         if args not in self.runs:
             self.runs[args] = Run(self.binary, self.source_dir, args)
         return self.runs[args]
+
+    def seeds(self, where, spec, paragraph):
+        """A paragraph's ranges over 20 seeds against `check --seeds 20`."""
+        args, *claims = [part.strip() for part in spec.split(";")]
+        if args not in self.checks:
+            command = [self.binary, "check"] + shlex.split(args) + ["--seeds", "20"]
+            done = subprocess.run(command, cwd=self.source_dir, capture_output=True, text=True)
+            ranges = {}
+            for line in done.stdout.splitlines():
+                match = RANGE.match(line.strip())
+                if match:
+                    ranges[(match.group(1), match.group(2))] = (match.group(3), match.group(4))
+            self.checks[args] = ranges
+        text = " ".join(paragraph)
+        for claim in claims:
+            mode, metric, quoted = claim.split()
+            low, high = quoted.split("..")
+            actual = self.checks[args].get((mode, metric))
+            self.checked += 2
+            if actual != (low, high):
+                self.errors.append("%s: %s %s quotes %s, `check %s --seeds 20` gives %s"
+                                   % (where, mode, metric, quoted, args,
+                                      "..".join(actual) if actual else "no range"))
+            if "%s to %s" % (low, high) not in text:
+                self.errors.append("%s: the paragraph does not say '%s to %s'"
+                                   % (where, low, high))
 
     def compare(self, where, label, quoted, args, mode):
         try:
@@ -145,6 +180,13 @@ class Checker:
                     text += " " + lines[i]
             i += 1
             match = MARKER.search(text)
+            if match and match.group(1) == "seeds":  # several may precede one paragraph
+                first = next((j for j in range(i, len(lines)) if not MARKER.search(lines[j])),
+                             len(lines))
+                end = next((j for j in range(first, len(lines)) if not lines[j].strip()),
+                           len(lines))
+                self.seeds("%s:%d" % (path.name, start + 1), match.group(2), lines[first:end])
+                continue
             if match:
                 args_list = [a.strip() for a in match.group(2).split("|")]
                 pending.append(("%s:%d" % (path.name, start + 1), match.group(1), args_list))
