@@ -79,6 +79,7 @@ static const char *const reserve_reason_names[RESERVE_REASON_COUNT] = {
     [RESERVE_REASON_TAKEOVER] = "takeover",
     [RESERVE_REASON_AFTER_RACE_WINDOW] = "after race window",
     [RESERVE_REASON_AFTER_FAILURE] = "after failure",
+    [RESERVE_REASON_RESUME] = "resume after effect",
 };
 
 const char *trace_event_name(TraceEvent event)

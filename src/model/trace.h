@@ -99,6 +99,7 @@ typedef enum {
     RESERVE_REASON_TAKEOVER,          /* a processing row past the lock timeout */
     RESERVE_REASON_AFTER_RACE_WINDOW, /* check-then-insert: the insert, a window after the check */
     RESERVE_REASON_AFTER_FAILURE,     /* a failed row its policy made retryable: start afresh */
+    RESERVE_REASON_RESUME,            /* a failed row with a recovery point: resume after it */
     RESERVE_REASON_COUNT
 } ReserveReason;
 

@@ -209,6 +209,7 @@ typedef struct Job {
     uint32_t token;        /* the lease it holds on its key (KeyRow.token) */
     bool receipt_due;      /* its charge happened: the receipt event goes out with the commit */
     bool uncommitted;      /* a local effect in a transaction not yet committed */
+    int resume_status;     /* resumes after the effect phase, which answered this (0: no) */
     SimTimeUs reserved_us; /* the TTL counts from here unless ttl_from says completion */
 } Job;
 

@@ -235,6 +235,7 @@ typedef enum {
     ON_FAILURE_STORE,     /* record the answer and replay it (Stripe); "mark-failed" of old */
     ON_FAILURE_KEEP,      /* leave the row as it was: the happy-path-only mistake */
     ON_FAILURE_RETRYABLE, /* a failed row that the next attempt with the key starts afresh */
+    ON_FAILURE_RESUME,    /* recovery points: a retry resumes after the last committed phase */
 } FailurePolicy;
 
 /* A failure's class: definite (4xx, a decline: nothing happened, the same request cannot

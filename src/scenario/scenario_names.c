@@ -54,8 +54,11 @@ static const NameEntry reserve_policies[] = {
     {"execute-then-save", RESERVE_EXECUTE_THEN_SAVE},
 };
 static const NameEntry failure_policies[] = {
-    {"store", ON_FAILURE_STORE},         {"delete", ON_FAILURE_DELETE},
-    {"retryable", ON_FAILURE_RETRYABLE}, {"keep", ON_FAILURE_KEEP},
+    {"store", ON_FAILURE_STORE},
+    {"delete", ON_FAILURE_DELETE},
+    {"retryable", ON_FAILURE_RETRYABLE},
+    {"keep", ON_FAILURE_KEEP},
+    {"resume", ON_FAILURE_RESUME},
     {"mark-failed", ON_FAILURE_STORE}, /* the name before error classes: "store" */
 };
 static const NameEntry ttl_starts[] = {

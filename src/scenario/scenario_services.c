@@ -322,6 +322,15 @@ static void check_server(SchemaReader *reader, const cJSON *object, void *base, 
                         "expected no \"crash\" with a scripted outage (a crash inside the "
                         "outage window is not modelled)");
     }
+    const FailurePolicies *on_failure = &server->idempotency.on_failure;
+    if (server->use_gateway &&
+        (on_failure->definite == ON_FAILURE_RESUME || on_failure->ambiguous == ON_FAILURE_RESUME)) {
+        /* a recovery point commits with a local effect; a gateway's charge is not one (its
+         * own key is the tool there: gateway.honours_key) */
+        schema_error_at(reader, "idempotency",
+                        "expected no on_failure \"resume\" with \"use_gateway\": true (recovery "
+                        "points are modelled for a local effect only)");
+    }
     if (server->outbox && !server->use_gateway && schema_member(object, "outbox") != NULL) {
         schema_error_at(reader, "outbox",
                         "expected \"use_gateway\": true with an outbox (it relays the "
