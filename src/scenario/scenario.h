@@ -123,11 +123,16 @@ typedef struct {
     double at_ms[SCRIPTED_AT_MAX];
 } WorkloadSpec;
 
-/* A retry budget (Finagle's RetryBudget, gRPC's retry throttling): a token bucket per client
- * group, earning `ratio` per first attempt and `min_per_s` per second, holding at most
- * `max_tokens`; a retry spends one, and a retry without a token is not sent. */
+/* A retry budget per client group, of one of two kinds. Finagle's RetryBudget: a token
+ * bucket earning `ratio` per first attempt and `min_per_s` per second, holding at most
+ * `max_tokens`; a retry spends one, and a retry without a token is not sent. gRPC's retry
+ * throttling: a count starting at `max_tokens`, minus one per failed attempt, plus `ratio`
+ * per successful one; no retry while it is at or below half of `max_tokens`. */
+typedef enum { BUDGET_KIND_FINAGLE, BUDGET_KIND_GRPC } BudgetKind;
+
 typedef struct {
     bool enabled; /* the file has a budget */
+    BudgetKind kind;
     double ratio;
     double min_per_s;
     double max_tokens;

@@ -123,6 +123,9 @@ const NameTable scenario_names_loop = TABLE(loops);
 const NameTable scenario_names_target = TABLE(targets);
 static const NameEntry vias[] = {{"direct", VIA_DIRECT}, {"proxy", VIA_PROXY}};
 const NameTable scenario_names_via = TABLE(vias);
+static const NameEntry budget_kinds[] = {{"finagle", BUDGET_KIND_FINAGLE},
+                                         {"grpc", BUDGET_KIND_GRPC}};
+const NameTable scenario_names_budget_kind = TABLE(budget_kinds);
 static const NameEntry on_unknowns[] = {{"give-up", ON_UNKNOWN_GIVE_UP},
                                         {"lookup", ON_UNKNOWN_LOOKUP}};
 const NameTable scenario_names_on_unknown = TABLE(on_unknowns);
