@@ -21,6 +21,13 @@ and for a sentence that quotes ranges over 20 seeds, on the line before its para
                                    (an expectation of that metric), and the paragraph must
                                    quote it as "LO to HI"
 
+and for a sentence that quotes single values of a run, on the line before its paragraph
+(or list item):
+
+  <!-- says: ARGS; MODE label=VALUE; ... -->
+                                   `idemsim run ARGS` must show VALUE in row `label` of
+                                   column MODE, and the paragraph must contain VALUE as a word
+
 ARGS are what follows `idemsim run` (a scenario path from the source tree, --mode, --set,
 --seed). A row label matches the run's row of the same text, or the run's row that goes on
 with " (" ("executions" is "executions (handler runs)"). Every fenced block whose header
@@ -37,7 +44,7 @@ import sys
 
 MODES = ("at-most-once", "at-least-once", "idempotent")
 NUMBER = re.compile(r"^[+-]?\d+(\.\d+)?$")
-MARKER = re.compile(r"<!--\s*(run|run-rows|seeds):\s*(.*?)\s*-->", re.S)
+MARKER = re.compile(r"<!--\s*(run|run-rows|seeds|says):\s*(.*?)\s*-->", re.S)
 RANGE = re.compile(r"^PASS\s+\S+\s+(\S+)\s+(\S+)\s+expected .* got (\d+)\.\.(\d+) \(20 seeds\)$")
 CELL = re.compile(r"^([+-]?\d+(?:\.\d+)?)\s+(\S.*)$")
 
@@ -114,6 +121,18 @@ class Checker:
                 self.errors.append("%s: the paragraph does not say '%s to %s'"
                                    % (where, low, high))
 
+    def says(self, where, spec, paragraph):
+        """A paragraph's single values against one run."""
+        args, *claims = [part.strip() for part in spec.split(";")]
+        text = " ".join(paragraph)
+        for claim in claims:
+            mode, rest = claim.split(None, 1)
+            label, quoted = (part.strip() for part in rest.rsplit("=", 1))
+            self.compare(where, label, quoted, args, mode)
+            if not re.search(r"(?<![\w.])%s(?![\w]|\.\d)" % re.escape(quoted), text):
+                self.errors.append("%s: the paragraph does not say %s (%s, %s)"
+                                   % (where, quoted, mode, label))
+
     def compare(self, where, label, quoted, args, mode):
         try:
             actual = self.run(args).value(label, mode)
@@ -180,12 +199,14 @@ class Checker:
                     text += " " + lines[i]
             i += 1
             match = MARKER.search(text)
-            if match and match.group(1) == "seeds":  # several may precede one paragraph
+            if match and match.group(1) in ("seeds", "says"):  # several may precede one paragraph
                 first = next((j for j in range(i, len(lines)) if not MARKER.search(lines[j])),
                              len(lines))
-                end = next((j for j in range(first, len(lines)) if not lines[j].strip()),
+                end = next((j for j in range(first, len(lines))
+                            if not lines[j].strip() or (j > first and lines[j].startswith("- "))),
                            len(lines))
-                self.seeds("%s:%d" % (path.name, start + 1), match.group(2), lines[first:end])
+                check = self.seeds if match.group(1) == "seeds" else self.says
+                check("%s:%d" % (path.name, start + 1), match.group(2), lines[first:end])
                 continue
             if match:
                 args_list = [a.strip() for a in match.group(2).split("|")]
