@@ -398,7 +398,7 @@ typedef struct {
     CommitPolicy commit;        /* log, retrying modes; at-most-once always commits before */
     double commit_interval_ms;  /* log: 0 commits at each record, else every interval */
     double rebalance_every_ms;  /* log: 0 never, else at every multiple up to duration_ms */
-    bool idempotent_producer;   /* log: a re-publish within one producer session is dropped */
+    bool idempotent_producer;   /* log: a second copy of one send is dropped (not a re-publish) */
     /* Resolved: `queues` as listed, or one queue named "main" with the defaults. */
     uint32_t queue_count;
     QueueSpec queues[QUEUES_MAX];

@@ -504,8 +504,8 @@ static void read_queues(SchemaReader *reader, const cJSON *item, void *target)
 
 /* The log family (Kafka) has no per-message acknowledgement, so nothing of a queue's
  * delivery rules applies to it (a slow record is never handed out again, nothing is
- * dead-lettered, the idempotent producer is per session, not a window): each is refused,
- * as the log's own fields are with the other families. */
+ * dead-lettered, the idempotent producer drops only its own resends, not a window): each is
+ * refused, as the log's own fields are with the other families. */
 static void check_log_fields(SchemaReader *reader, const cJSON *object, const BrokerSpec *broker)
 {
     static const char *const queue_rules[] = {
@@ -520,8 +520,8 @@ static void check_log_fields(SchemaReader *reader, const cJSON *object, const Br
         if (strcmp(queue_rules[i], "dedup_window_ms") == 0)
             schema_error_at(reader, queue_rules[i],
                             "expected no dedup_window_ms with family 'log' (Kafka's idempotent "
-                            "producer deduplicates per producer session, not within a window; "
-                            "not modelled)");
+                            "producer drops only its own resends of one send, not a window's "
+                            "repeats; not modelled)");
         else
             schema_error_at(reader, queue_rules[i],
                             "expected no %s with family 'log' (a log has no per-message ack: "
