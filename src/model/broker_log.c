@@ -119,7 +119,7 @@ void broker_log_on_commit_tick(World *world)
 /* ------------------------------------------------------------------ the producer */
 
 /* Kafka's idempotent producer gives each record a sequence number per producer id, and the
- * broker drops a batch it has already appended (KIP-98, "Idempotent Producer"): that
+ * broker drops a batch it has already appended (KIP-98, "Idempotent Producer Guarantees"): that
  * catches the producer library's own retries of one send() whose acknowledgement was lost,
  * and nothing else. An application that calls send() again, after its own timeout or a
  * failed future, makes a new record with a new sequence number, whatever its message id
