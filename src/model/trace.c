@@ -71,6 +71,7 @@ static const char *const message_names[MESSAGE_KIND_COUNT] = {
     [MESSAGE_DELIVERY] = "delivery",
     [MESSAGE_ACK] = "ack",
     [MESSAGE_STATUS_QUERY] = "status_query",
+    [MESSAGE_PROGRESS] = "progress",
 };
 
 static const char *const reserve_reason_names[RESERVE_REASON_COUNT] = {

@@ -89,6 +89,7 @@ typedef enum {
     MESSAGE_DELIVERY,     /* broker -> consumers */
     MESSAGE_ACK,          /* consumers -> broker */
     MESSAGE_STATUS_QUERY, /* client -> server: what became of my key? (its answer: response) */
+    MESSAGE_PROGRESS,     /* consumers -> broker: still working, extend the ack timeout */
     MESSAGE_KIND_COUNT
 } MessageKind;
 

@@ -40,12 +40,13 @@ typedef enum {
     EVENT_REDELIVER,     /* arg: queued message */
     EVENT_CONSUMER_DONE, /* arg: job slot */
     EVENT_CONSUMER_RESTART,
-    EVENT_PROXY_FORWARD,     /* arg: proxy call; the proxy's processing is over */
-    EVENT_PROXY_TRY_TIMEOUT, /* target: try number; arg: proxy call */
-    EVENT_LOG_COMMIT,        /* the log's auto-commit (commit_interval_ms) */
-    EVENT_LOG_REBALANCE,     /* the log's consumer group rebalances */
-    EVENT_CONSUMER_RETRY,    /* arg: job slot; a log record whose key is in progress, again */
-    EVENT_SERVER_OUTAGE,     /* the scripted outage starts (server.outage) */
+    EVENT_PROXY_FORWARD,      /* arg: proxy call; the proxy's processing is over */
+    EVENT_PROXY_TRY_TIMEOUT,  /* target: try number; arg: proxy call */
+    EVENT_LOG_COMMIT,         /* the log's auto-commit (commit_interval_ms) */
+    EVENT_LOG_REBALANCE,      /* the log's consumer group rebalances */
+    EVENT_CONSUMER_RETRY,     /* arg: job slot; a log record whose key is in progress, again */
+    EVENT_SERVER_OUTAGE,      /* the scripted outage starts (server.outage) */
+    EVENT_CONSUMER_HEARTBEAT, /* target: the job's serial (low bits); arg: job slot */
     EVENT_KIND_COUNT
 } EventKind;
 
@@ -209,6 +210,7 @@ typedef struct Job {
     uint32_t token;        /* the lease it holds on its key (KeyRow.token) */
     bool receipt_due;      /* its charge happened: the receipt event goes out with the commit */
     bool uncommitted;      /* a local effect in a transaction not yet committed */
+    uint32_t heartbeats;   /* consumers: progress messages sent for this delivery so far */
     int resume_status;     /* resumes after the effect phase, which answered this (0: no) */
     SimTimeUs reserved_us; /* the TTL counts from here unless ttl_from says completion */
 } Job;
@@ -563,6 +565,9 @@ void broker_init(World *world);
 void broker_release(World *world);
 void broker_on_publish(World *world, const Message *publish);
 void broker_on_ack(World *world, const Message *ack);
+/* A running consumer's heartbeat (SQS ChangeMessageVisibility, JetStream AckProgress): the
+ * delivery it names, if still the message's current one, gets a fresh ack timeout. */
+void broker_on_progress(World *world, const Message *progress);
 void broker_on_ack_timeout(World *world, uint32_t queued, uint32_t delivery);
 void broker_on_redeliver(World *world, uint32_t queued);
 /* The consumers crashed: a channel broker requeues everything they held unacknowledged. */
@@ -605,6 +610,8 @@ void consumers_on_job_done(World *world, uint32_t job);
 void consumers_on_job_reserve(World *world, uint32_t job);
 void consumers_on_restart(World *world);
 void consumers_on_retry(World *world, uint32_t job);
+/* A heartbeat tick for the job in slot, if it is still the job of that serial and runs. */
+void consumers_on_heartbeat(World *world, uint32_t job_slot, uint32_t serial);
 void consumers_on_store_sweep(World *world);
 KeyProtocol *world_keys_of_side(World *world, StoreSide side);
 uint32_t consumers_held(const World *world); /* buffered plus in service */

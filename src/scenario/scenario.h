@@ -363,7 +363,9 @@ typedef struct {
     double load_per_queued;
     IdempotencySpec idempotency;
     CrashSpec crash;
-    bool inbox; /* the message's key row commits with its effect */
+    bool inbox;          /* the message's key row commits with its effect */
+    double heartbeat_ms; /* visibility-timeout family: a running handler extends its
+                            delivery's ack timeout this often (0: never) */
 } ConsumerSpec;
 
 #define QUEUES_MAX 8

@@ -185,6 +185,7 @@ const char *const scenario_metric_names[] = {
     "crashes",
     "balance_error",
     "late_acks",
+    "heartbeats",
     "emails_sent",
     "receipts_sent",
     "receipts_duplicated",

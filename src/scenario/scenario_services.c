@@ -426,6 +426,7 @@ static const SchemaField consumer_fields[] = {
     FIELD_OBJECT("idempotency", ConsumerSpec, idempotency, consumer_idempotency_schema),
     FIELD_OBJECT("crash", ConsumerSpec, crash, crash_schema),
     FIELD_BOOLEAN("inbox", ConsumerSpec, inbox),
+    FIELD_NUMBER("heartbeat_ms", ConsumerSpec, heartbeat_ms, RANGE_MS),
 };
 static const SchemaObject consumer_schema = {.name = "broker.consumers",
                                              SCHEMA_FIELDS(consumer_fields)};
@@ -568,6 +569,17 @@ static void check_broker(SchemaReader *reader, const cJSON *object, void *base, 
                         "expected family 'channel' with consumer_timeout_ms (a "
                         "visibility-timeout broker uses each queue's ack_timeout_ms)");
     check_log_fields(reader, object, broker);
+    /* a heartbeat extends a per-delivery timer: only the visibility-timeout family has one
+     * (a channel's consumer_timeout_ms is per channel, a log has none) */
+    const cJSON *consumers = schema_member(object, "consumers");
+    if (broker->family != BROKER_VISIBILITY_TIMEOUT && consumers != NULL &&
+        cJSON_IsObject(consumers) && schema_member(consumers, "heartbeat_ms") != NULL) {
+        json_path_push_key(&reader->path, "consumers");
+        schema_error_at(reader, "heartbeat_ms",
+                        "expected family 'visibility-timeout' with heartbeat_ms (it extends a "
+                        "delivery's ack timeout, which only that family has)");
+        json_path_pop(&reader->path);
+    }
     const cJSON *queues = schema_member(object, "queues");
     for (const cJSON *queue = queues != NULL && cJSON_IsArray(queues) ? queues->child : NULL;
          channel && queue != NULL; queue = queue->next) {
