@@ -89,7 +89,7 @@ static void schedule_heartbeat(World *world, uint32_t job_slot)
     if (every_ms <= 0 || !world->broker.manual_ack || world->broker.partition_count > 0 ||
         world->scenario.broker.family != BROKER_VISIBILITY_TIMEOUT)
         return;
-    sim_schedule_in(world->sim, sim_time_us_from_ms(every_ms), EVENT_CONSUMER_HEARTBEAT,
+    sim_schedule_in(world->sim, sim_time_us_from_ms(every_ms), EVENT_HEARTBEAT,
                     (uint32_t)world->jobs[job_slot].serial, job_slot);
 }
 

@@ -40,13 +40,13 @@ typedef enum {
     EVENT_REDELIVER,     /* arg: queued message */
     EVENT_CONSUMER_DONE, /* arg: job slot */
     EVENT_CONSUMER_RESTART,
-    EVENT_PROXY_FORWARD,      /* arg: proxy call; the proxy's processing is over */
-    EVENT_PROXY_TRY_TIMEOUT,  /* target: try number; arg: proxy call */
-    EVENT_LOG_COMMIT,         /* the log's auto-commit (commit_interval_ms) */
-    EVENT_LOG_REBALANCE,      /* the log's consumer group rebalances */
-    EVENT_CONSUMER_RETRY,     /* arg: job slot; a log record whose key is in progress, again */
-    EVENT_SERVER_OUTAGE,      /* the scripted outage starts (server.outage) */
-    EVENT_CONSUMER_HEARTBEAT, /* target: the job's serial (low bits); arg: job slot */
+    EVENT_PROXY_FORWARD,     /* arg: proxy call; the proxy's processing is over */
+    EVENT_PROXY_TRY_TIMEOUT, /* target: try number; arg: proxy call */
+    EVENT_LOG_COMMIT,        /* the log's auto-commit (commit_interval_ms) */
+    EVENT_LOG_REBALANCE,     /* the log's consumer group rebalances */
+    EVENT_CONSUMER_RETRY,    /* arg: job slot; a log record whose key is in progress, again */
+    EVENT_SERVER_OUTAGE,     /* the scripted outage starts (server.outage) */
+    EVENT_HEARTBEAT,         /* target: the job's serial (low bits); arg: job slot */
     EVENT_KIND_COUNT
 } EventKind;
 
