@@ -46,6 +46,70 @@ START_TEST(test_a_consumer_crash_closes_the_channel)
 }
 END_TEST
 
+/* Heartbeats (SQS ChangeMessageVisibility, JetStream AckProgress): one message, a handler
+ * of S = 25 s behind an ack timeout of T = 10 s, a beat every h = 3 s over a 1 ms link.
+ * Each beat restarts the timeout, so the message is never handed out again, and the beats
+ * are those at h, 2h, ... before the handler ends: ceil(S / h) - 1 = 8. Without beats, or
+ * with beats slower than the timeout, it comes back; and a message that waits in the
+ * buffer behind it (prefetch 2, one worker) has no handler beating for it and comes back. */
+static const char *const slow_handler =
+    "{\"name\": \"beats\", \"seed\": 1, \"duration_ms\": 1,"
+    " \"accounts\": [{\"id\": \"a\", \"balance\": 1000000}],"
+    " \"clients\": [{\"id\": \"shop\", \"count\": 1, \"target\": \"broker\","
+    "   \"key\": \"message-id\", \"operation\": {\"kind\": \"debit\", \"amount\": 100},"
+    "   \"workload\": {\"at_ms\": [0]}}],"
+    " \"network\": {\"default\": {\"delay_ms\": {\"dist\": \"const\", \"value\": 1}}},"
+    " \"broker\": {\"ack_timeout_ms\": 10000, \"max_deliveries\": 3,"
+    "   \"consumers\": {\"workers\": 1, \"heartbeat_ms\": 3000,"
+    "     \"service_ms\": {\"dist\": \"const\", \"value\": 25000}}}}";
+
+START_TEST(test_a_heartbeat_keeps_a_slow_message_from_being_redelivered)
+{
+    Metrics beating = test_run_json(slow_handler, NULL, 0, MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(beating.heartbeats, 8);
+    ck_assert_uint_eq(beating.redeliveries, 0);
+    ck_assert_uint_eq(beating.late_acks, 0);
+    ck_assert_uint_eq(beating.outcomes[OUTCOME_OK], 1);
+    const char *const silent[] = {"broker.consumers.heartbeat_ms=0"};
+    Metrics redelivered = test_run_json(slow_handler, silent, 1, MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(redelivered.heartbeats, 0);
+    ck_assert_uint_gt(redelivered.redeliveries, 0);
+    ck_assert_uint_eq(redelivered.outcomes[OUTCOME_DOUBLE], 1);
+    const char *const too_slow[] = {"broker.consumers.heartbeat_ms=12000"};
+    Metrics late = test_run_json(slow_handler, too_slow, 1, MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(late.heartbeats, 0); /* each beat finds its delivery timed out */
+    ck_assert_uint_gt(late.redeliveries, 0);
+    /* at-most-once acks on delivery: nothing to extend, nothing sent */
+    Metrics acked = test_run_json(slow_handler, NULL, 0, MODE_AT_MOST_ONCE);
+    ck_assert_uint_eq(acked.heartbeats, 0);
+    ck_assert_uint_eq(acked.redeliveries, 0);
+}
+END_TEST
+
+START_TEST(test_a_buffered_message_has_no_heartbeat)
+{
+    const char *const queued[] = {"clients[0].workload.at_ms=[0, 1]", "broker.prefetch=2"};
+    Metrics metrics = test_run_json(slow_handler, queued, 2, MODE_AT_LEAST_ONCE);
+    ck_assert_uint_gt(metrics.heartbeats, 0);
+    ck_assert_uint_gt(metrics.redeliveries, 0); /* the second waited 25 s, past its 10 s */
+}
+END_TEST
+
+START_TEST(test_heartbeats_are_refused_without_a_per_delivery_timeout)
+{
+    static const char *const json =
+        "{\"name\": \"x\", \"accounts\": [{\"id\": \"a\", \"balance\": 1}],"
+        " \"clients\": [{\"id\": \"web\", \"count\": 1, \"target\": \"broker\"}],"
+        " \"broker\": {\"family\": \"channel\", \"consumers\": {\"heartbeat_ms\": 1000}}}";
+    Scenario *scenario = calloc(1, sizeof *scenario);
+    LoadErrors errors = {0};
+    ck_assert(!scenario_load_text(json, strlen(json), NULL, 0, scenario, &errors));
+    ck_assert_int_eq(errors.count, 1);
+    ck_assert_str_eq(errors.items[0].path, "$.broker.consumers.heartbeat_ms");
+    free(scenario);
+}
+END_TEST
+
 START_TEST(test_each_family_refuses_the_other_clock)
 {
     static const char *const json =
@@ -68,6 +132,9 @@ static Suite *broker_family_suite(void)
     tcase_add_test(core, test_a_channel_never_redelivers_a_slow_message_until_it_closes);
     tcase_add_test(core, test_a_consumer_crash_closes_the_channel);
     tcase_add_test(core, test_each_family_refuses_the_other_clock);
+    tcase_add_test(core, test_a_heartbeat_keeps_a_slow_message_from_being_redelivered);
+    tcase_add_test(core, test_a_buffered_message_has_no_heartbeat);
+    tcase_add_test(core, test_heartbeats_are_refused_without_a_per_delivery_timeout);
     suite_add_tcase(suite, core);
     return suite;
 }

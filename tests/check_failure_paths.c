@@ -96,6 +96,94 @@ START_TEST(test_on_failure_reads_a_string_or_an_object)
 }
 END_TEST
 
+/* Recovery points (on_failure resume, Brandur Leach's atomic phases): the debit commits as
+ * its own phase with a recovery point in the key's row, and the rest fails after it with
+ * probability p. On a perfect network with R attempts, every payment is charged exactly
+ * once, and a payment is told success unless all R attempts fail after the effect:
+ * P(phantom) = p^R. `retryable` starts afresh instead, so the second attempt charges again
+ * whenever the first failed: P(double) = p. Both are pinned to 5 standard deviations. */
+static const char *const phases =
+    "{\"name\": \"phases\", \"seed\": 12, \"duration_ms\": 60000,"
+    " \"accounts\": [{\"id\": \"a\", \"balance\": 100000000}],"
+    " \"clients\": [{\"id\": \"web\", \"count\": 100, \"key\": \"per-click\","
+    "   \"operation\": {\"kind\": \"debit\", \"amount\": 100},"
+    "   \"workload\": {\"ops\": 20, \"interval_ms\": {\"dist\": \"const\", \"value\": 100}},"
+    "   \"retry\": {\"timeout_ms\": 3000, \"max_attempts\": 3, \"retry_on\": [\"5xx\"],"
+    "     \"backoff\": {\"base_ms\": 10, \"max_ms\": 10, \"jitter\": \"none\"}}}],"
+    " \"network\": {\"default\": {\"delay_ms\": {\"dist\": \"const\", \"value\": 5}}},"
+    " \"server\": {\"workers\": 0, \"service_ms\": {\"dist\": \"const\", \"value\": 5},"
+    "   \"fail_after_effect\": 0.5, \"idempotency\": {\"on_failure\": \"%s\"}}}";
+
+static Metrics run_phases(const char *policy)
+{
+    char json[2048];
+    snprintf(json, sizeof json, phases, policy);
+    return test_run_json(json, NULL, 0, MODE_IDEMPOTENT);
+}
+
+START_TEST(test_a_recovery_point_resumes_after_the_committed_effect)
+{
+    const double p = 0.5, n = 2000.0, attempts = 3.0;
+    Metrics resumed = run_phases("resume");
+    ck_assert_uint_eq(resumed.operations, (uint64_t)n);
+    ck_assert_uint_eq(resumed.effects, resumed.operations); /* each payment charged once */
+    ck_assert_uint_eq(resumed.outcomes[OUTCOME_DOUBLE], 0);
+    double phantom = pow(p, attempts);
+    ck_assert_double_eq_tol(resumed.outcomes[OUTCOME_PHANTOM] / n, phantom,
+                            test_binomial_tolerance(phantom, n));
+    ck_assert_uint_eq(resumed.outcomes[OUTCOME_OK] + resumed.outcomes[OUTCOME_PHANTOM],
+                      resumed.operations);
+    Metrics afresh = run_phases("retryable");
+    ck_assert_double_eq_tol(afresh.outcomes[OUTCOME_DOUBLE] / n, p, test_binomial_tolerance(p, n));
+}
+END_TEST
+
+/* A crash after the effect leaves the row processing, with its recovery point: the takeover
+ * after the lock timeout resumes instead of charging again. Without recovery points
+ * (retryable) the same takeover charges again. */
+START_TEST(test_a_takeover_resumes_after_a_crash_past_the_recovery_point)
+{
+    static const char *const crashes =
+        "{\"name\": \"crashes\", \"seed\": 5, \"duration_ms\": 60000,"
+        " \"accounts\": [{\"id\": \"a\", \"balance\": 100000000}],"
+        " \"clients\": [{\"id\": \"web\", \"count\": 10, \"key\": \"per-click\","
+        "   \"operation\": {\"kind\": \"debit\", \"amount\": 100},"
+        "   \"workload\": {\"ops\": 10, \"interval_ms\": {\"dist\": \"const\", \"value\": 200}},"
+        "   \"retry\": {\"timeout_ms\": 300, \"max_attempts\": 10, \"conflict_delay_ms\": 200,"
+        "     \"backoff\": {\"base_ms\": 50, \"max_ms\": 50, \"jitter\": \"none\"}}}],"
+        " \"network\": {\"default\": {\"delay_ms\": {\"dist\": \"const\", \"value\": 5}}},"
+        " \"server\": {\"workers\": 0, \"service_ms\": {\"dist\": \"const\", \"value\": 5},"
+        "   \"crash\": {\"point\": \"after-effect\", \"prob\": 0.2, \"max_crashes\": 3,"
+        "             \"restart_ms\": 100},"
+        "   \"idempotency\": {\"durable\": true, \"lock_timeout_ms\": 500,"
+        "                     \"on_failure\": \"resume\"}}}";
+    const char *const afresh[] = {"server.idempotency.on_failure=retryable"};
+    Metrics resumed = test_run_json(crashes, NULL, 0, MODE_IDEMPOTENT);
+    Metrics restarted = test_run_json(crashes, afresh, 1, MODE_IDEMPOTENT);
+    ck_assert_uint_eq(resumed.crashes, 3);
+    ck_assert_uint_eq(resumed.outcomes[OUTCOME_DOUBLE], 0);
+    ck_assert_uint_eq(resumed.effects, resumed.operations);
+    ck_assert_uint_eq(restarted.crashes, 3);
+    ck_assert_uint_gt(restarted.outcomes[OUTCOME_DOUBLE], 0);
+}
+END_TEST
+
+/* A recovery point commits with a local effect: with the gateway it is refused at load. */
+START_TEST(test_resume_is_refused_with_the_gateway)
+{
+    const char *const gateway[] = {"server.use_gateway=true"};
+    char json[2048];
+    snprintf(json, sizeof json, phases, "resume");
+    Scenario *scenario = calloc(1, sizeof *scenario);
+    LoadErrors errors = {0};
+    ck_assert(!scenario_load_text(json, strlen(json), gateway, 1, scenario, &errors));
+    ck_assert_int_eq(errors.count, 1);
+    ck_assert_str_eq(errors.items[0].path, "$.server.idempotency");
+    ck_assert_ptr_nonnull(strstr(errors.items[0].message, "resume"));
+    free(scenario);
+}
+END_TEST
+
 /* 11_local_transaction: three crashes after the debit, before the commit. */
 START_TEST(test_a_transaction_rolls_a_crashed_debit_back)
 {
@@ -252,6 +340,9 @@ static Suite *failure_classes_suite(void)
     tcase_add_test(core, test_a_decline_is_definite_told_and_not_retried);
     tcase_add_test(core, test_retryable_starts_afresh_where_store_replays_the_error);
     tcase_add_test(core, test_on_failure_reads_a_string_or_an_object);
+    tcase_add_test(core, test_a_recovery_point_resumes_after_the_committed_effect);
+    tcase_add_test(core, test_a_takeover_resumes_after_a_crash_past_the_recovery_point);
+    tcase_add_test(core, test_resume_is_refused_with_the_gateway);
     tcase_add_test(core, test_a_transaction_rolls_a_crashed_debit_back);
     tcase_add_test(core, test_an_inbox_rolls_a_crashed_consumer_back);
     tcase_add_test(core, test_a_lookup_resolves_an_unknown_outcome);

@@ -196,6 +196,58 @@ START_TEST(test_without_a_budget_every_retry_goes_out)
 }
 END_TEST
 
+/* gRPC's retry throttling (A6): the count starts at B, each failed attempt takes one, and
+ * no retry goes out once it is at or below B / 2. With every attempt failing and no success
+ * to earn any back, the f-th failure is retried iff B - f > B / 2: retries = ceil(B / 2) - 1,
+ * for any number of requests and clients (the count only falls). Finagle's bucket in the
+ * same world keeps earning retries per request (above). */
+START_TEST(test_grpc_throttling_stops_retrying_at_half_the_tokens)
+{
+    static const struct {
+        const char *count;
+        const char *budget;
+        uint64_t retries;
+    } cases[] = {
+        {"clients[0].count=1", "clients[0].retry.budget={\"kind\": \"grpc\", \"max_tokens\": 10}",
+         4},
+        {"clients[0].count=20", "clients[0].retry.budget={\"kind\": \"grpc\", \"max_tokens\": 10}",
+         4},
+        {"clients[0].count=20", "clients[0].retry.budget={\"kind\": \"grpc\", \"max_tokens\": 7}",
+         3},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *const overrides[] = {cases[i].count, cases[i].budget};
+        Metrics metrics = test_run_json(failing, overrides, 2, MODE_AT_LEAST_ONCE);
+        ck_assert_uint_gt(metrics.operations, 100);
+        ck_assert_uint_eq(metrics.retries, cases[i].retries);
+        ck_assert_uint_eq(metrics.retries_throttled, metrics.operations);
+        ck_assert_uint_eq(metrics.attempts, metrics.operations + metrics.retries);
+    }
+}
+END_TEST
+
+/* Successes earn the count back: a server that fails one attempt in twenty, with a ratio
+ * of 0.5 (each success adds more than a failure's share), never lets the count reach half
+ * of 10 in this run, so no retry is refused; one that fails every other attempt, with a
+ * ratio of 0.1, sinks it and refuses most. */
+START_TEST(test_grpc_throttling_follows_the_failure_rate)
+{
+    const char *const healthy[] = {
+        "server.fail_before_effect=0.05",
+        "clients[0].retry.budget={\"kind\": \"grpc\", \"max_tokens\": 10, \"ratio\": 0.5}"};
+    Metrics calm = test_run_json(failing, healthy, 2, MODE_AT_LEAST_ONCE);
+    ck_assert_uint_gt(calm.retries, 100);
+    ck_assert_uint_eq(calm.retries_throttled, 0);
+    const char *const sick[] = {
+        "server.fail_before_effect=0.5",
+        "clients[0].retry.budget={\"kind\": \"grpc\", \"max_tokens\": 10, \"ratio\": 0.1}"};
+    Metrics throttled = test_run_json(failing, sick, 2, MODE_AT_LEAST_ONCE);
+    /* expected drift per attempt: 0.5 x 0.1 - 0.5 < 0: the count sits at half, and a retry
+     * goes out only after a success lifts it above */
+    ck_assert_uint_gt(throttled.retries_throttled, throttled.retries);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ waves after an outage */
 
 /* N payments sent at 0 to a server that takes 5 s: at 1000 ms the server goes down until
@@ -317,6 +369,12 @@ START_TEST(test_contradictory_storm_options_are_refused)
                    "expected");
     assert_refused(WORLD_WITH("", "\"budget\": {\"max_tokens\": 0.5}"),
                    "$.clients[0].retry.budget.max_tokens", "expected");
+    assert_refused(WORLD_WITH("", "\"budget\": {\"kind\": \"grpc\", \"min_per_s\": 5}"),
+                   "$.clients[0].retry.budget.min_per_s", "only from successful");
+    assert_refused(WORLD_WITH("", "\"budget\": {\"kind\": \"grpc\", \"max_tokens\": 2000}"),
+                   "$.clients[0].retry.budget.max_tokens", "<= 1000");
+    assert_refused(WORLD_WITH("", "\"budget\": {\"kind\": \"envoy\"}"),
+                   "$.clients[0].retry.budget.kind", "expected");
     assert_refused("{\"name\": \"x\", \"accounts\": [{\"id\": \"a\", \"balance\": 1}],"
                    " \"clients\": [{\"id\": \"web\", \"target\": \"broker\","
                    " \"retry\": {\"honour_retry_after\": true}}]}",
@@ -354,6 +412,8 @@ static Suite *retry_storm_suite(void)
     tcase_add_test(core, test_one_client_earns_one_retry_per_ten_requests);
     tcase_add_test(core, test_a_budget_floor_allows_min_per_second);
     tcase_add_test(core, test_without_a_budget_every_retry_goes_out);
+    tcase_add_test(core, test_grpc_throttling_stops_retrying_at_half_the_tokens);
+    tcase_add_test(core, test_grpc_throttling_follows_the_failure_rate);
     tcase_add_test(core, test_without_jitter_retries_after_an_outage_land_in_one_instant);
     tcase_add_test(core, test_with_full_jitter_retries_after_an_outage_spread_uniformly);
     suite_add_tcase(suite, core);

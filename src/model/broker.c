@@ -356,6 +356,23 @@ void broker_on_ack(World *world, const Message *ack)
 
 static void requeue_unacked(World *world, uint32_t queued_index, bool timed_out);
 
+void broker_on_progress(World *world, const Message *progress)
+{
+    SIM_ASSERT(progress->reply_to.kind == REPLY_TO_DELIVERY &&
+                   progress->reply_to.slot < world->broker.message_slots.capacity,
+               "a heartbeat names a delivery of a queued message");
+    QueuedMessage *queued = &world->broker.messages[progress->reply_to.slot];
+    if (queued->state != QUEUED_IN_FLIGHT || queued->deliveries != progress->reply_to.serial)
+        return; /* too late: that delivery timed out (or was settled) before it came */
+    /* the timeout starts again from now, as SQS's ChangeMessageVisibility sets a new
+     * visibility timeout and JetStream's AckProgress restarts AckWait */
+    sim_cancel(world->sim, queued->timer);
+    double wait_ms = world->broker.queues[queued->queue].spec->ack_timeout_ms;
+    queued->timer = sim_schedule_in(world->sim, sim_time_us_from_ms(wait_ms), EVENT_ACK_TIMEOUT,
+                                    queued->deliveries, progress->reply_to.slot);
+    world->metrics.heartbeats++;
+}
+
 /* A channel closes: everything delivered and not acknowledged goes back to its queue, with
  * its delivery count (RabbitMQ's redelivered flag). */
 static void close_channel(World *world, const Message *cause)

@@ -118,19 +118,28 @@ void broker_log_on_commit_tick(World *world)
 
 /* ------------------------------------------------------------------ the producer */
 
-/* Kafka's idempotent producer numbers the sends of one producer id, and the broker drops a
- * send it has already appended: the client's re-publishes of one message are taken as the
- * producer library's retries of one send (same producer id, same sequence number). A
- * restarted app is a new producer, with a new id: what it sends again is a new record.
- * Kafka bounds the retries by delivery.timeout.ms; this model does not. Receipts (the
- * server's publishes) come from one producer that never restarts. */
+/* Kafka's idempotent producer gives each record a sequence number per producer id, and the
+ * broker drops a batch it has already appended (KIP-98, "Idempotent Producer Guarantees"): that
+ * catches the producer library's own retries of one send() whose acknowledgement was lost,
+ * and nothing else. An application that calls send() again, after its own timeout or a
+ * failed future, makes a new record with a new sequence number, whatever its message id
+ * says. So the identity of a send here is (producer, session, message id, click, attempt,
+ * the copy's parent): a network duplicate of one publish (lineage 2n+1 beside 2n, the
+ * stand-in for the library's internal resend) is dropped; the client's next attempt, and
+ * an outbox relay's next relay (its own lineage), are appended. A restarted app is a new
+ * producer. Receipts (the server's publishes) come from one producer that never restarts.
+ * Rejected: keying by message id alone, which made every application re-publish vanish
+ * and taught that Kafka deduplicates what it does not (issue 23). */
 bool broker_log_producer_repeat(World *world, const Message *publish)
 {
     IdemStore *seen = world->broker.producer_ids;
     if (seen == NULL)
         return false;
     uint64_t producer = publish->receipt ? 0 : (uint64_t)publish->client + 1;
-    uint64_t id = rng_mix64(publish->key ^ rng_mix64((producer << 32) ^ publish->session)) | 1;
+    uint64_t send = ((uint64_t)publish->click << 32) ^ publish->attempt;
+    uint64_t id = rng_mix64(publish->key ^ rng_mix64((producer << 32) ^ publish->session) ^
+                            rng_mix64(send ^ rng_mix64(publish->lineage >> 1))) |
+                  1;
     SimTimeUs now = sim_now(world->sim);
     if (idem_store_lookup(seen, id, now) != NULL)
         return true;

@@ -403,10 +403,10 @@ static void budget_refill(World *world, ClientGroup *group)
         group->budget_tokens = budget_units(budget->max_tokens);
 }
 
-/* A first attempt (a new request) pays `ratio` into its group's bucket. */
+/* Finagle: a first attempt (a new request) pays `ratio` into its group's bucket. */
 static void budget_deposit(World *world, ClientGroup *group)
 {
-    if (!group->retry.budget.enabled)
+    if (!group->retry.budget.enabled || group->retry.budget.kind == BUDGET_KIND_GRPC)
         return;
     budget_refill(world, group);
     group->budget_tokens += budget_units(group->retry.budget.ratio);
@@ -414,11 +414,38 @@ static void budget_deposit(World *world, ClientGroup *group)
         group->budget_tokens = budget_units(group->retry.budget.max_tokens);
 }
 
-/* A retry takes a whole token, or is not sent. */
+/* gRPC's retry throttling (A6): each attempt's outcome moves the count, a success up by
+ * `ratio` (to max_tokens at most), a failure (a timeout, a 5xx, 429 or 503, a reset, a
+ * lost connection) down by one (to zero at least). 409, 202 and other 4xx move nothing:
+ * they are not the server failing. Finagle's bucket ignores outcomes. */
+static void budget_record(ClientGroup *group, bool succeeded)
+{
+    const RetryBudgetSpec *budget = &group->retry.budget;
+    if (!budget->enabled || budget->kind != BUDGET_KIND_GRPC)
+        return;
+    if (succeeded) {
+        group->budget_tokens += budget_units(budget->ratio);
+        if (group->budget_tokens > budget_units(budget->max_tokens))
+            group->budget_tokens = budget_units(budget->max_tokens);
+    } else {
+        group->budget_tokens -= BUDGET_TOKEN;
+        if (group->budget_tokens < 0)
+            group->budget_tokens = 0;
+    }
+}
+
+/* Finagle: a retry takes a whole token, or is not sent. gRPC: a retry is sent only while
+ * the count is above half of max_tokens, and costs nothing (the failure before it did). */
 static bool budget_withdraw(World *world, ClientGroup *group)
 {
     if (!group->retry.budget.enabled)
         return true;
+    if (group->retry.budget.kind == BUDGET_KIND_GRPC) {
+        if (2 * group->budget_tokens > budget_units(group->retry.budget.max_tokens))
+            return true;
+        world->metrics.retries_throttled++;
+        return false;
+    }
     budget_refill(world, group);
     if (group->budget_tokens < BUDGET_TOKEN) {
         world->metrics.retries_throttled++;
@@ -485,6 +512,7 @@ void client_on_attempt_timeout(World *world, uint64_t reference)
             finish_click(world, operation, click, BELIEF_UNKNOWN, TRACE_GIVE_UP);
         return;
     }
+    budget_record(&world->groups[world->clients[op->client].group], false);
     retry_or_give_up(world, operation, click, retry->on_timeout,
                      backoff_us(world, operation, click), BELIEF_UNKNOWN);
 }
@@ -504,6 +532,7 @@ void client_on_reconnect(World *world, uint64_t reference)
         state->key = world_draw(world, DRAW_KEY, operation, click, 1000 + state->attempts) | 1;
         state->key_forgotten = false;
     }
+    budget_record(&world->groups[world->clients[op->client].group], false); /* no answer */
     retry_or_give_up(world, operation, click, true, 0, BELIEF_UNKNOWN);
 }
 
@@ -614,7 +643,9 @@ void client_on_response(World *world, const Message *response)
     sim_cancel(world->sim, state->timer);
     state->timer = EVENT_ID_NONE;
     int status = response->status;
+    ClientGroup *group = &world->groups[client->group];
     if (status >= 200 && status < 300 && status != 202) {
+        budget_record(group, true);
         if (response->response_of != response->operation)
             op->mismatch = true;
         finish_click(world, response->operation, response->click, BELIEF_SUCCEEDED,
@@ -624,9 +655,11 @@ void client_on_response(World *world, const Message *response)
     } else if (status == 409) {
         on_conflict(world, response->operation, response->click);
     } else if (status == SERVER_STATUS_RESET) { /* a connection error: as a timeout */
+        budget_record(group, false);
         retry_or_give_up(world, response->operation, response->click, retry->on_timeout,
                          backoff_us(world, response->operation, response->click), BELIEF_UNKNOWN);
     } else if (status >= 500 || status == 429) {
+        budget_record(group, false);
         SimTimeUs wait = backoff_us(world, response->operation, response->click);
         if (retry->honour_retry_after && response->retry_after_us > wait)
             wait = response->retry_after_us; /* never before the server said */

@@ -81,6 +81,37 @@ static void acknowledge(World *world, const Message *delivery)
     network_send(world, &ack);
 }
 
+/* broker.consumers.heartbeat_ms: while a worker runs a delivery, it tells the broker so
+ * every heartbeat_ms, and the broker starts the delivery's ack timeout again (SQS
+ * ChangeMessageVisibility, JetStream AckProgress). Only a running handler beats: a message
+ * waiting in the buffer has no code running for it, so it can still time out. Only
+ * brokers with a per-delivery timeout and a manual ack have anything to extend. */
+static void schedule_heartbeat(World *world, uint32_t job_slot)
+{
+    double every_ms = world->scenario.broker.consumers.heartbeat_ms;
+    if (every_ms <= 0 || !world->broker.manual_ack || world->broker.partition_count > 0 ||
+        world->scenario.broker.family != BROKER_VISIBILITY_TIMEOUT)
+        return;
+    sim_schedule_in(world->sim, sim_time_us_from_ms(every_ms), EVENT_HEARTBEAT,
+                    (uint32_t)world->jobs[job_slot].serial, job_slot);
+}
+
+void consumers_on_heartbeat(World *world, uint32_t job_slot, uint32_t serial)
+{
+    Job *job = &world->jobs[job_slot];
+    if (job->serial == 0 || (uint32_t)job->serial != serial || job->epoch != world->consumers.epoch)
+        return; /* done, or died with its process: no more beats */
+    Message progress = job->request;
+    progress.kind = MESSAGE_PROGRESS;
+    progress.hop = HOP_ACK;
+    progress.source = world->consumers_node;
+    progress.target = world->broker_node;
+    /* each beat a packet with a fate of its own, none the ack's */
+    progress.lineage = lineage_of_repeat(job->request.lineage, 64 + job->heartbeats++);
+    network_send(world, &progress);
+    schedule_heartbeat(world, job_slot);
+}
+
 static void schedule_service(World *world, uint32_t job_slot)
 {
     const ConsumerSpec *spec = &world->scenario.broker.consumers;
@@ -91,6 +122,7 @@ static void schedule_service(World *world, uint32_t job_slot)
         &spec->service_ms, world_draw_about(world, DRAW_CONSUMER_SERVICE, delivery));
     sim_schedule_in(world->sim, sim_time_us_clamped((double)base * load + 0.5), EVENT_CONSUMER_DONE,
                     0, job_slot);
+    schedule_heartbeat(world, job_slot);
 }
 
 /* Decides with the key protocol when the worker picks the message up; true: it runs. */

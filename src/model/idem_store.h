@@ -32,6 +32,8 @@ typedef struct {
     SimTimeUs expires_us; /* SIM_TIME_NEVER: no TTL */
     uint32_t token;       /* the lease's generation: each reservation of the key bumps it */
     SimTimeUs written_us; /* the last write: what a replica lagging behind has not seen yet */
+    int recovery_status;  /* on_failure resume: the answer of the committed effect phase, 0:
+                             no phase committed (a retry starts from the beginning) */
 } KeyRow;
 
 typedef struct IdemStore IdemStore; /* opaque */

@@ -92,14 +92,16 @@ static SimTimeUs expiry_from(const KeyProtocol *keys, SimTimeUs start_us)
 }
 
 /* previous_token: the token of the row the key had, live or not (0: none), so every
- * reservation of a key has a token of its own. */
+ * reservation of a key has a token of its own. recovery_status: the answer of an effect
+ * phase that row had committed (0: none), which the new holder resumes after and keeps. */
 static void reserve(World *world, KeyProtocol *keys, Job *job, ReserveReason why,
-                    uint32_t previous_token)
+                    uint32_t previous_token, int recovery_status)
 {
     SimTimeUs now = sim_now(world->sim);
     job->reserved = true;
     job->reserved_us = now;
     job->token = previous_token + 1;
+    job->resume_status = recovery_status;
     KeyRow row = {
         .written_us = now,
         .token = job->token,
@@ -109,6 +111,7 @@ static void reserve(World *world, KeyProtocol *keys, Job *job, ReserveReason why
         .fingerprint = job->request.fingerprint,
         .created_us = now,
         .expires_us = expiry_from(keys, now),
+        .recovery_status = recovery_status,
     };
     idem_store_put(keys->store, &row);
     world_note_key_store(world);
@@ -155,20 +158,24 @@ KeyVerdict key_protocol_admit(World *world, KeyProtocol *keys, Job *job)
     const KeyRow *expired = row == NULL ? found : NULL;
     ReserveReason why = expired != NULL ? RESERVE_REASON_EXPIRED : RESERVE_REASON_NEW;
     uint32_t previous_token = row != NULL ? row->token : expired != NULL ? expired->token : 0;
+    int recovery_status = 0; /* a live row's committed phase, carried to the new holder */
     if (row != NULL && row->status == KEY_STATUS_PROCESSING && policy->lock_timeout_ms > 0 &&
         now - row->created_us >= sim_time_us_from_ms(policy->lock_timeout_ms)) {
+        recovery_status = row->recovery_status;
         row = NULL; /* a reservation abandoned (by a crash) is taken over after the lock timeout */
         why = RESERVE_REASON_TAKEOVER;
     } else if (row != NULL && row->status == KEY_STATUS_RETRYABLE &&
                !(policy->fingerprint && row->fingerprint != job->request.fingerprint)) {
-        row = NULL; /* the failure was recorded as retryable: this attempt starts afresh */
-        why = RESERVE_REASON_AFTER_FAILURE;
+        recovery_status = row->recovery_status;
+        row = NULL; /* the failure was recorded as retryable: this attempt starts afresh, or
+                       resumes after the phase it committed (on_failure resume) */
+        why = recovery_status != 0 ? RESERVE_REASON_RESUME : RESERVE_REASON_AFTER_FAILURE;
     }
     if (row != NULL)
         return verdict_of_row(world, keys, job, row);
     switch (policy->reserve) {
     case RESERVE_ATOMIC:
-        reserve(world, keys, job, why, previous_token);
+        reserve(world, keys, job, why, previous_token, recovery_status);
         return (KeyVerdict){KEY_RUN, 0, 0};
     case RESERVE_CHECK_THEN_INSERT:
         return (KeyVerdict){KEY_RUN_AFTER_RACE_WINDOW, 0, 0};
@@ -193,8 +200,10 @@ KeyVerdict key_protocol_status(World *world, KeyProtocol *keys, uint64_t key)
 void key_protocol_reserve_late(World *world, KeyProtocol *keys, Job *job)
 {
     const KeyRow *previous = idem_store_find_any(keys->store, job->store_key);
+    /* the late insert overwrites whatever is there, a recovery point included: that is the
+     * race this policy loses */
     reserve(world, keys, job, RESERVE_REASON_AFTER_RACE_WINDOW,
-            previous != NULL ? previous->token : 0);
+            previous != NULL ? previous->token : 0, 0);
 }
 
 void key_protocol_trace_refusal(World *world, const KeyProtocol *keys, const Job *job,
@@ -259,18 +268,21 @@ void key_protocol_record(World *world, KeyProtocol *keys, const Job *job, int st
      * reservation, expired or not; without any, the TTL counts from now. */
     SimTimeUs created_us = now;
     uint32_t token = job->token; /* the lease's token lives on in the completed row */
+    bool restart = on_failure == ON_FAILURE_RETRYABLE || on_failure == ON_FAILURE_RESUME;
+    /* the row as it stands: only needed without a reservation of the job's own, or to carry
+     * a recovery point past a failure (one probe saved on the common path) */
+    const KeyRow *reservation = !job->reserved || (failed && restart)
+                                    ? idem_store_find_any(keys->store, job->store_key)
+                                    : NULL;
     if (job->reserved) {
         created_us = job->reserved_us;
-    } else {
-        const KeyRow *reservation = idem_store_find_any(keys->store, job->store_key);
-        if (reservation != NULL) {
-            created_us = reservation->created_us;
-            token = reservation->token;
-        }
+    } else if (reservation != NULL) {
+        created_us = reservation->created_us;
+        token = reservation->token;
     }
-    KeyStatus recorded = !failed                              ? KEY_STATUS_COMPLETED
-                         : on_failure == ON_FAILURE_RETRYABLE ? KEY_STATUS_RETRYABLE
-                                                              : KEY_STATUS_FAILED;
+    KeyStatus recorded = !failed   ? KEY_STATUS_COMPLETED
+                         : restart ? KEY_STATUS_RETRYABLE
+                                   : KEY_STATUS_FAILED;
     KeyRow row = {
         .written_us = now,
         .token = token,
@@ -281,9 +293,32 @@ void key_protocol_record(World *world, KeyProtocol *keys, const Job *job, int st
         .fingerprint = job->request.fingerprint,
         .created_us = created_us,
         .expires_us = expiry_from(keys, policy->ttl_from == TTL_FROM_COMPLETION ? now : created_us),
+        /* a committed phase outlives the failure after it: the next attempt resumes there */
+        .recovery_status =
+            failed && restart && reservation != NULL ? reservation->recovery_status : 0,
     };
     idem_store_put(keys->store, &row);
     world_note_key_store(world);
+}
+
+/* Brandur Leach's atomic phases, in two: the effect, then the rest. Under on_failure resume
+ * the effect phase commits with its recovery point in the key's row, so a failure or a
+ * crash after it leaves a row that says the effect is done; the next holder of the key
+ * skips it (Job.resume_status). Only a local effect commits so (the loader refuses resume
+ * with the gateway), and only outside a transaction, which commits everything at the end. */
+void key_protocol_commit_effect_phase(World *world, KeyProtocol *keys, const Job *job, int status)
+{
+    const FailurePolicies *on_failure = &keys->policy->on_failure;
+    if (on_failure->definite != ON_FAILURE_RESUME && on_failure->ambiguous != ON_FAILURE_RESUME)
+        return;
+    if (!keys->enabled || job->store_key == 0 || !job->reserved)
+        return;
+    SimTimeUs now = sim_now(world->sim);
+    KeyRow *row = idem_store_lookup(keys->store, job->store_key, now);
+    if (row == NULL || row->status != KEY_STATUS_PROCESSING || row->token != job->token)
+        return; /* not this job's reservation any more: nothing of its to record */
+    row->recovery_status = status;
+    row->written_us = now;
 }
 
 /* ------------------------------------------------------------------ crashes and sweeps */

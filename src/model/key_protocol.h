@@ -62,6 +62,9 @@ void key_protocol_trace_refusal(World *world, const KeyProtocol *keys, const Job
                                 KeyVerdict verdict, int64_t value);
 /* With fencing, false (and traced) when another job took the key's lease over since job
  * reserved it: its effect must not happen. Always true without fencing. */
+/* on_failure resume: records in the job's key row that its effect committed, answering
+ * status, so that a retry (or a takeover after a crash) resumes after it. */
+void key_protocol_commit_effect_phase(World *world, KeyProtocol *keys, const Job *job, int status);
 bool key_protocol_holds_lease_fenced(World *world, const KeyProtocol *keys, const Job *job);
 static inline bool key_protocol_holds_lease(World *world, const KeyProtocol *keys, const Job *job)
 {

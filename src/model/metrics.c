@@ -78,6 +78,7 @@ bool metrics_value(const Metrics *metrics, const char *name, double *value)
         {"key_store_peak", metrics->key_store_peak},
         {"crashes", metrics->crashes},
         {"late_acks", metrics->late_acks},
+        {"heartbeats", metrics->heartbeats},
         {"emails_sent", metrics->emails_sent},
         {"receipts_sent", metrics->receipts_sent},
         {"receipts_duplicated", metrics->receipts_duplicated},

@@ -86,6 +86,7 @@ typedef struct {
     TimeSeries in_flight_series;   /* broker: delivered, unacknowledged messages over time */
     uint64_t consumer_replayed;    /* keyed consumers: duplicates acknowledged without a run */
     uint64_t late_acks;
+    uint64_t heartbeats; /* consumers' progress messages that extended an ack timeout */
     uint32_t queue_count;
     QueueMetrics queues[QUEUES_MAX]; /* by the scenario's broker queues */
     uint32_t account_count;

@@ -348,7 +348,8 @@ void server_on_job_done(World *world, uint32_t job_slot)
         world_job_release(world, job_slot);
         return;
     }
-    if (world_chance_about(world, DRAW_FAIL_BEFORE_EFFECT, &job->request,
+    if (job->resume_status == 0 && /* a resumed run's effect phase committed already */
+        world_chance_about(world, DRAW_FAIL_BEFORE_EFFECT, &job->request,
                            world->scenario.server.fail_before_effect)) {
         server_complete_job(world, job_slot, 500);
         return;
@@ -360,6 +361,10 @@ void server_on_job_done(World *world, uint32_t job_slot)
         finish_job(world, job_slot);
         return;
     }
+    if (job->resume_status != 0) { /* the key's recovery point: the effect is done */
+        server_after_effect(world, job_slot, job->resume_status);
+        return;
+    }
     if (charges_through_gateway(world, job)) {
         server_charge_request(world, job_slot);
         return;
@@ -368,6 +373,8 @@ void server_on_job_done(World *world, uint32_t job_slot)
     int status = ledger_apply(world, &job->request, world->server_node, &effect);
     job->uncommitted = world->scenario.server.transaction && effect;
     job->receipt_due = effect && receipt_through_outbox(world, job);
+    if (effect && !job->uncommitted)
+        key_protocol_commit_effect_phase(world, &world->server.keys, job, status);
     server_after_effect(world, job_slot, status);
 }
 

@@ -71,6 +71,7 @@ static const char *const message_names[MESSAGE_KIND_COUNT] = {
     [MESSAGE_DELIVERY] = "delivery",
     [MESSAGE_ACK] = "ack",
     [MESSAGE_STATUS_QUERY] = "status_query",
+    [MESSAGE_PROGRESS] = "progress",
 };
 
 static const char *const reserve_reason_names[RESERVE_REASON_COUNT] = {
@@ -79,6 +80,7 @@ static const char *const reserve_reason_names[RESERVE_REASON_COUNT] = {
     [RESERVE_REASON_TAKEOVER] = "takeover",
     [RESERVE_REASON_AFTER_RACE_WINDOW] = "after race window",
     [RESERVE_REASON_AFTER_FAILURE] = "after failure",
+    [RESERVE_REASON_RESUME] = "resume after effect",
 };
 
 const char *trace_event_name(TraceEvent event)

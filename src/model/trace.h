@@ -89,6 +89,7 @@ typedef enum {
     MESSAGE_DELIVERY,     /* broker -> consumers */
     MESSAGE_ACK,          /* consumers -> broker */
     MESSAGE_STATUS_QUERY, /* client -> server: what became of my key? (its answer: response) */
+    MESSAGE_PROGRESS,     /* consumers -> broker: still working, extend the ack timeout */
     MESSAGE_KIND_COUNT
 } MessageKind;
 
@@ -99,6 +100,7 @@ typedef enum {
     RESERVE_REASON_TAKEOVER,          /* a processing row past the lock timeout */
     RESERVE_REASON_AFTER_RACE_WINDOW, /* check-then-insert: the insert, a window after the check */
     RESERVE_REASON_AFTER_FAILURE,     /* a failed row its policy made retryable: start afresh */
+    RESERVE_REASON_RESUME,            /* a failed row with a recovery point: resume after it */
     RESERVE_REASON_COUNT
 } ReserveReason;
 

@@ -343,6 +343,9 @@ static void on_message_arrive(World *world, uint32_t slot)
     case MESSAGE_ACK:
         broker_on_ack(world, &message);
         break;
+    case MESSAGE_PROGRESS:
+        broker_on_progress(world, &message);
+        break;
     case MESSAGE_RESPONSE:
         if (message.target == world->proxy_node)
             proxy_on_response(world, &message);
@@ -471,6 +474,9 @@ static void dispatch(void *context, const Event *event)
         break;
     case EVENT_CONSUMER_RETRY:
         consumers_on_retry(world, job_of(world, event));
+        break;
+    case EVENT_HEARTBEAT: /* its job may be over: the consumers check the serial */
+        consumers_on_heartbeat(world, slot_of(event, &world->job_slots), event->target);
         break;
     case EVENT_KIND_COUNT:
         SIM_ASSERT(false, "unknown event kind");

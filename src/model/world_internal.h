@@ -47,6 +47,7 @@ typedef enum {
     EVENT_LOG_REBALANCE,     /* the log's consumer group rebalances */
     EVENT_CONSUMER_RETRY,    /* arg: job slot; a log record whose key is in progress, again */
     EVENT_SERVER_OUTAGE,     /* the scripted outage starts (server.outage) */
+    EVENT_HEARTBEAT,         /* target: the job's serial (low bits); arg: job slot */
     EVENT_KIND_COUNT
 } EventKind;
 
@@ -210,6 +211,8 @@ typedef struct Job {
     uint32_t token;        /* the lease it holds on its key (KeyRow.token) */
     bool receipt_due;      /* its charge happened: the receipt event goes out with the commit */
     bool uncommitted;      /* a local effect in a transaction not yet committed */
+    uint32_t heartbeats;   /* consumers: progress messages sent for this delivery so far */
+    int resume_status;     /* resumes after the effect phase, which answered this (0: no) */
     SimTimeUs reserved_us; /* the TTL counts from here unless ttl_from says completion */
 } Job;
 
@@ -345,7 +348,7 @@ typedef struct {
     LogPartition *partitions;
     bool commit_before;       /* at-most-once, or commit: before */
     bool commit_tick_pending; /* an auto-commit is scheduled */
-    IdemStore *producer_ids;  /* idempotent producer: (client, session, message id) appended */
+    IdemStore *producer_ids;  /* idempotent producer: the sends appended, by their identity */
 } Broker;
 
 typedef struct {
@@ -568,6 +571,9 @@ void broker_init(World *world);
 void broker_release(World *world);
 void broker_on_publish(World *world, const Message *publish);
 void broker_on_ack(World *world, const Message *ack);
+/* A running consumer's heartbeat (SQS ChangeMessageVisibility, JetStream AckProgress): the
+ * delivery it names, if still the message's current one, gets a fresh ack timeout. */
+void broker_on_progress(World *world, const Message *progress);
 void broker_on_ack_timeout(World *world, uint32_t queued, uint32_t delivery);
 void broker_on_redeliver(World *world, uint32_t queued);
 /* The consumers crashed: a channel broker requeues everything they held unacknowledged. */
@@ -578,8 +584,9 @@ void broker_release_operation(World *world, Operation *op);
 void broker_log_init(World *world);
 void broker_log_release(World *world);
 void broker_log_append(World *world, uint32_t queued);
-/* The idempotent producer: true when this publish repeats one of its producer session (the
- * client's life since its app last restarted), which the log then drops. */
+/* The idempotent producer: true when this publish is a second copy of one send (same
+ * producer session, message id, attempt and copy parent), which the log then drops; an
+ * application's re-publish is a send of its own, appended again. */
 bool broker_log_producer_repeat(World *world, const Message *publish);
 void broker_log_on_processed(World *world, const Message *report);
 void broker_log_on_commit_tick(World *world);
@@ -609,6 +616,8 @@ void consumers_on_job_done(World *world, uint32_t job);
 void consumers_on_job_reserve(World *world, uint32_t job);
 void consumers_on_restart(World *world);
 void consumers_on_retry(World *world, uint32_t job);
+/* A heartbeat tick for the job in slot, if it is still the job of that serial and runs. */
+void consumers_on_heartbeat(World *world, uint32_t job_slot, uint32_t serial);
 void consumers_on_store_sweep(World *world);
 /* use_gateway: the provider's answer to a consumer's charge, or none in time. */
 void consumers_on_charge_reply(World *world, const Message *reply);

@@ -26,7 +26,8 @@ typedef enum {
     SHOW_WITH_FAILOVER,
     SHOW_WITH_STATUS_RECORDS,
     SHOW_WITH_LOG, /* a log broker (Kafka) only: the other families' tables stay as they were */
-    SHOW_WITH_STORM
+    SHOW_WITH_STORM,
+    SHOW_WITH_HEARTBEAT, /* consumers that send heartbeats only */
 } RowShown;
 
 typedef struct {
@@ -71,6 +72,7 @@ static const Row rows[] = {
     {"rebalances, replay from commit", "rebalances", ROW_COUNT, SHOW_WITH_LOG},
     {"offsets committed", "offset_commits", ROW_COUNT, SHOW_WITH_LOG},
     {"late acks (after the timeout)", "late_acks", ROW_COUNT, SHOW_WITH_BROKER},
+    {"heartbeats (timeout extended)", "heartbeats", ROW_COUNT, SHOW_WITH_HEARTBEAT},
     {"queue depth, peak", "queue_depth_peak", ROW_COUNT, SHOW_WITH_BROKER},
     {"delivered, not acked, peak", "in_flight_peak", ROW_COUNT, SHOW_WITH_BROKER},
     {"publishes deduplicated", "deduplicated", ROW_COUNT, SHOW_WITH_BROKER},
@@ -242,6 +244,9 @@ bool report_write_table(FILE *stream, const RunReport *report, bool color)
         if (rows[r].shown == SHOW_WITH_RECONCILE && scenario->server.reconcile_ms <= 0)
             continue;
         if (rows[r].shown == SHOW_WITH_STORM && !scenario_uses_storm(scenario))
+            continue;
+        if (rows[r].shown == SHOW_WITH_HEARTBEAT &&
+            !(has_broker && scenario->broker.consumers.heartbeat_ms > 0))
             continue;
         if (rows[r].shown == SHOW_WITH_FAILOVER &&
             scenario->server.idempotency.replication_lag_ms <= 0 &&

@@ -123,11 +123,16 @@ typedef struct {
     double at_ms[SCRIPTED_AT_MAX];
 } WorkloadSpec;
 
-/* A retry budget (Finagle's RetryBudget, gRPC's retry throttling): a token bucket per client
- * group, earning `ratio` per first attempt and `min_per_s` per second, holding at most
- * `max_tokens`; a retry spends one, and a retry without a token is not sent. */
+/* A retry budget per client group, of one of two kinds. Finagle's RetryBudget: a token
+ * bucket earning `ratio` per first attempt and `min_per_s` per second, holding at most
+ * `max_tokens`; a retry spends one, and a retry without a token is not sent. gRPC's retry
+ * throttling: a count starting at `max_tokens`, minus one per failed attempt, plus `ratio`
+ * per successful one; no retry while it is at or below half of `max_tokens`. */
+typedef enum { BUDGET_KIND_FINAGLE, BUDGET_KIND_GRPC } BudgetKind;
+
 typedef struct {
     bool enabled; /* the file has a budget */
+    BudgetKind kind;
     double ratio;
     double min_per_s;
     double max_tokens;
@@ -235,6 +240,7 @@ typedef enum {
     ON_FAILURE_STORE,     /* record the answer and replay it (Stripe); "mark-failed" of old */
     ON_FAILURE_KEEP,      /* leave the row as it was: the happy-path-only mistake */
     ON_FAILURE_RETRYABLE, /* a failed row that the next attempt with the key starts afresh */
+    ON_FAILURE_RESUME,    /* recovery points: a retry resumes after the last committed phase */
 } FailurePolicy;
 
 /* A failure's class: definite (4xx, a decline: nothing happened, the same request cannot
@@ -358,9 +364,11 @@ typedef struct {
     double load_per_queued;
     IdempotencySpec idempotency;
     CrashSpec crash;
-    bool inbox;       /* the message's key row commits with its effect */
-    bool use_gateway; /* debits charge through the gateway: an external effect, which an inbox
-                         cannot roll back */
+    bool inbox;          /* the message's key row commits with its effect */
+    double heartbeat_ms; /* visibility-timeout family: a running handler extends its
+                            delivery's ack timeout this often (0: never) */
+    bool use_gateway;    /* debits charge through the gateway: an external effect, which an
+                            inbox cannot roll back */
 } ConsumerSpec;
 
 #define QUEUES_MAX 8
@@ -395,7 +403,7 @@ typedef struct {
     CommitPolicy commit;        /* log, retrying modes; at-most-once always commits before */
     double commit_interval_ms;  /* log: 0 commits at each record, else every interval */
     double rebalance_every_ms;  /* log: 0 never, else at every multiple up to duration_ms */
-    bool idempotent_producer;   /* log: a re-publish within one producer session is dropped */
+    bool idempotent_producer;   /* log: a second copy of one send is dropped (not a re-publish) */
     /* Resolved: `queues` as listed, or one queue named "main" with the defaults. */
     uint32_t queue_count;
     QueueSpec queues[QUEUES_MAX];

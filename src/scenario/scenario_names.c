@@ -54,8 +54,11 @@ static const NameEntry reserve_policies[] = {
     {"execute-then-save", RESERVE_EXECUTE_THEN_SAVE},
 };
 static const NameEntry failure_policies[] = {
-    {"store", ON_FAILURE_STORE},         {"delete", ON_FAILURE_DELETE},
-    {"retryable", ON_FAILURE_RETRYABLE}, {"keep", ON_FAILURE_KEEP},
+    {"store", ON_FAILURE_STORE},
+    {"delete", ON_FAILURE_DELETE},
+    {"retryable", ON_FAILURE_RETRYABLE},
+    {"keep", ON_FAILURE_KEEP},
+    {"resume", ON_FAILURE_RESUME},
     {"mark-failed", ON_FAILURE_STORE}, /* the name before error classes: "store" */
 };
 static const NameEntry ttl_starts[] = {
@@ -120,6 +123,9 @@ const NameTable scenario_names_loop = TABLE(loops);
 const NameTable scenario_names_target = TABLE(targets);
 static const NameEntry vias[] = {{"direct", VIA_DIRECT}, {"proxy", VIA_PROXY}};
 const NameTable scenario_names_via = TABLE(vias);
+static const NameEntry budget_kinds[] = {{"finagle", BUDGET_KIND_FINAGLE},
+                                         {"grpc", BUDGET_KIND_GRPC}};
+const NameTable scenario_names_budget_kind = TABLE(budget_kinds);
 static const NameEntry on_unknowns[] = {{"give-up", ON_UNKNOWN_GIVE_UP},
                                         {"lookup", ON_UNKNOWN_LOOKUP}};
 const NameTable scenario_names_on_unknown = TABLE(on_unknowns);
@@ -185,6 +191,7 @@ const char *const scenario_metric_names[] = {
     "crashes",
     "balance_error",
     "late_acks",
+    "heartbeats",
     "emails_sent",
     "receipts_sent",
     "receipts_duplicated",

@@ -32,6 +32,7 @@ extern const NameTable scenario_names_late_response;
 extern const NameTable scenario_names_loop;
 extern const NameTable scenario_names_target;
 extern const NameTable scenario_names_via;
+extern const NameTable scenario_names_budget_kind; /* finagle, grpc */
 extern const NameTable scenario_names_on_unknown;
 extern const NameTable scenario_names_receipts_via;
 extern const NameTable scenario_names_scope;

@@ -402,20 +402,41 @@ static void read_retry_on(SchemaReader *reader, const cJSON *item, void *target)
 
 static void check_budget(SchemaReader *reader, const cJSON *object, void *base, bool clean)
 {
-    (void)reader;
-    (void)object;
     (void)clean;
     RetryBudgetSpec *budget = base;
     budget->enabled = true; /* read only when the file has one */
+    if (budget->kind != BUDGET_KIND_GRPC)
+        return;
+    /* gRPC's throttle earns only from successes: a reserve per second would be ignored */
+    if (schema_member(object, "min_per_s") != NULL)
+        schema_error_at(reader, "min_per_s",
+                        "expected no 'min_per_s' with kind \"grpc\" (gRPC's retry throttling "
+                        "earns tokens only from successful attempts)");
+    budget->min_per_s = 0;
+    if (budget->max_tokens > 1000) /* gRPC A6: maxTokens in (0, 1000] */
+        schema_error_at(reader, "max_tokens",
+                        "expected max_tokens <= 1000 with kind \"grpc\", got %g",
+                        budget->max_tokens);
 }
 
 static const SchemaField budget_fields[] = {
+    FIELD_CHOICE("kind", RetryBudgetSpec, kind, scenario_names_budget_kind),
     FIELD_NUMBER("ratio", RetryBudgetSpec, ratio, RANGE_BUDGET_RATIO),
     FIELD_NUMBER("min_per_s", RetryBudgetSpec, min_per_s, RANGE_BUDGET_RATE),
     FIELD_NUMBER("max_tokens", RetryBudgetSpec, max_tokens, RANGE_BUDGET_TOKENS),
 };
-static const SchemaObject budget_schema = {
-    .name = "clients[].retry.budget", SCHEMA_FIELDS(budget_fields), .check = check_budget};
+/* gRPC's throttle has no reserve per second: the file may not name one. */
+static bool budget_shown(const SchemaWriter *writer, const void *base, const char *key)
+{
+    (void)writer;
+    const RetryBudgetSpec *budget = base;
+    return budget->kind != BUDGET_KIND_GRPC || strcmp(key, "min_per_s") != 0;
+}
+
+static const SchemaObject budget_schema = {.name = "clients[].retry.budget",
+                                           SCHEMA_FIELDS(budget_fields),
+                                           .check = check_budget,
+                                           .shown = budget_shown};
 
 static const SchemaField retry_fields[] = {
     FIELD_NUMBER("timeout_ms", RetrySpec, timeout_ms, RANGE_MS_POSITIVE),

@@ -367,6 +367,15 @@ static void check_server(SchemaReader *reader, const cJSON *object, void *base, 
                         "expected no \"crash\" with a scripted outage (a crash inside the "
                         "outage window is not modelled)");
     }
+    const FailurePolicies *on_failure = &server->idempotency.on_failure;
+    if (server->use_gateway &&
+        (on_failure->definite == ON_FAILURE_RESUME || on_failure->ambiguous == ON_FAILURE_RESUME)) {
+        /* a recovery point commits with a local effect; a gateway's charge is not one (its
+         * own key is the tool there: gateway.honours_key) */
+        schema_error_at(reader, "idempotency",
+                        "expected no on_failure \"resume\" with \"use_gateway\": true (recovery "
+                        "points are modelled for a local effect only)");
+    }
     if (server->outbox && !server->use_gateway && schema_member(object, "outbox") != NULL) {
         schema_error_at(reader, "outbox",
                         "expected \"use_gateway\": true with an outbox (it relays the "
@@ -485,6 +494,7 @@ static const SchemaField consumer_fields[] = {
     FIELD_OBJECT("idempotency", ConsumerSpec, idempotency, consumer_idempotency_schema),
     FIELD_OBJECT("crash", ConsumerSpec, crash, crash_schema),
     FIELD_BOOLEAN("inbox", ConsumerSpec, inbox),
+    FIELD_NUMBER("heartbeat_ms", ConsumerSpec, heartbeat_ms, RANGE_MS),
     FIELD_BOOLEAN("use_gateway", ConsumerSpec, use_gateway),
 };
 
@@ -616,8 +626,8 @@ static bool broker_shown(const SchemaWriter *writer, const void *base, const cha
 
 /* The log family (Kafka) has no per-message acknowledgement, so nothing of a queue's
  * delivery rules applies to it (a slow record is never handed out again, nothing is
- * dead-lettered, the idempotent producer is per session, not a window): each is refused,
- * as the log's own fields are with the other families. */
+ * dead-lettered, the idempotent producer drops only its own resends, not a window): each is
+ * refused, as the log's own fields are with the other families. */
 static void check_log_fields(SchemaReader *reader, const cJSON *object, const BrokerSpec *broker)
 {
     static const char *const queue_rules[] = {
@@ -632,8 +642,8 @@ static void check_log_fields(SchemaReader *reader, const cJSON *object, const Br
         if (strcmp(queue_rules[i], "dedup_window_ms") == 0)
             schema_error_at(reader, queue_rules[i],
                             "expected no dedup_window_ms with family 'log' (Kafka's idempotent "
-                            "producer deduplicates per producer session, not within a window; "
-                            "not modelled)");
+                            "producer drops only its own resends of one send, not a window's "
+                            "repeats; not modelled)");
         else
             schema_error_at(reader, queue_rules[i],
                             "expected no %s with family 'log' (a log has no per-message ack: "
@@ -680,6 +690,17 @@ static void check_broker(SchemaReader *reader, const cJSON *object, void *base, 
                         "expected family 'channel' with consumer_timeout_ms (a "
                         "visibility-timeout broker uses each queue's ack_timeout_ms)");
     check_log_fields(reader, object, broker);
+    /* a heartbeat extends a per-delivery timer: only the visibility-timeout family has one
+     * (a channel's consumer_timeout_ms is per channel, a log has none) */
+    const cJSON *consumers = schema_member(object, "consumers");
+    if (broker->family != BROKER_VISIBILITY_TIMEOUT && consumers != NULL &&
+        cJSON_IsObject(consumers) && schema_member(consumers, "heartbeat_ms") != NULL) {
+        json_path_push_key(&reader->path, "consumers");
+        schema_error_at(reader, "heartbeat_ms",
+                        "expected family 'visibility-timeout' with heartbeat_ms (it extends a "
+                        "delivery's ack timeout, which only that family has)");
+        json_path_pop(&reader->path);
+    }
     const cJSON *queues = schema_member(object, "queues");
     for (const cJSON *queue = queues != NULL && cJSON_IsArray(queues) ? queues->child : NULL;
          channel && queue != NULL; queue = queue->next) {
@@ -778,6 +799,7 @@ static const SchemaField consumers_service_fields[] = {
     REFERENCE_FIELD("key_store"),
     FIELD_OBJECT("crash", ConsumerSpec, crash, crash_schema),
     FIELD_BOOLEAN("inbox", ConsumerSpec, inbox),
+    FIELD_NUMBER("heartbeat_ms", ConsumerSpec, heartbeat_ms, RANGE_MS),
     FIELD_BOOLEAN("use_gateway", ConsumerSpec, use_gateway),
 };
 const SchemaObject scenario_services_consumers_service_schema = {

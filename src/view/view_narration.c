@@ -471,7 +471,8 @@ static void add_line(ViewDetails *details, const char *format, ...)
 static const char *message_words(MessageKind message)
 {
     static const char *const words[MESSAGE_KIND_COUNT] = {"request",      "answer",   "charge",
-                                                          "charge reply", "delivery", "ack"};
+                                                          "charge reply", "delivery", "ack",
+                                                          "status query", "heartbeat"};
     return message < MESSAGE_KIND_COUNT ? words[message] : "message";
 }
 
