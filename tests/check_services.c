@@ -31,7 +31,7 @@ static const char services_form[] =
     "   {\"id\": \"proxy\", \"kind\": \"proxy\", \"calls\": \"server\", \"retries\": 2,"
     "    \"per_try_timeout_ms\": 300},"
     "   {\"id\": \"server\", \"kind\": \"server\", \"key_store\": \"keys\", \"workers\": 3,"
-    "    \"use_gateway\": true},"
+    "    \"steps\": [{\"call\": \"gateway\"}]},"
     "   {\"id\": \"keys\", \"kind\": \"key_store\", \"ttl_ms\": 5000, \"on_failure\": \"delete\"},"
     "   {\"id\": \"gateway\", \"kind\": \"gateway\", \"honours_key\": true, \"timeout\": 0.1}],"
     " \"clients\": [{\"id\": \"app\", \"count\": 12, \"calls\": \"proxy\","
@@ -89,6 +89,7 @@ START_TEST(test_ids_name_the_nodes_and_change_nothing_else)
         {"\"server\", \"kind\"", "\"checkout\", \"kind\""},
         {"\"calls\": \"server\"", "\"calls\": \"checkout\""},
         {"\"gateway\", \"kind\"", "\"stripe\", \"kind\""},
+        {"\"call\": \"gateway\"", "\"call\": \"stripe\""},
         {"server->gateway", "checkout->stripe"},
     };
     char renamed[sizeof services_form + 256];
@@ -212,6 +213,46 @@ START_TEST(test_a_set_by_id_is_blamed_for_its_errors)
 }
 END_TEST
 
+/* Steps set what the older switches set: a call through the outbox with reconciliation,
+ * then receipts published through the outbox to a named queue. */
+START_TEST(test_steps_set_the_handler_of_the_older_switches)
+{
+    static const char json[] =
+        "{\"accounts\": [{\"id\": \"a\", \"balance\": 100000}],"
+        " \"services\": ["
+        "   {\"id\": \"api\", \"kind\": \"server\", \"key_store\": \"keys\", \"steps\": ["
+        "     {\"call\": \"psp\", \"via\": \"outbox\", \"reconcile_ms\": 250},"
+        "     {\"publish\": \"events\", \"via\": \"outbox\", \"queue\": \"receipts\"}]},"
+        "   {\"id\": \"keys\", \"kind\": \"key_store\"},"
+        "   {\"id\": \"psp\", \"kind\": \"gateway\"},"
+        "   {\"id\": \"events\", \"kind\": \"broker\","
+        "    \"queues\": [{\"name\": \"orders\"}, {\"name\": \"receipts\"}]},"
+        "   {\"id\": \"mailer\", \"kind\": \"consumers\", \"consumes\": \"events\","
+        "    \"key_store\": \"sent\"},"
+        "   {\"id\": \"sent\", \"kind\": \"key_store\"}],"
+        " \"clients\": [{\"id\": \"shop\", \"calls\": \"api\"}]}";
+    Scenario *scenario = test_load(json, NULL, 0);
+    const ServerSpec *server = &scenario->server;
+    ck_assert(server->use_gateway && server->outbox);
+    ck_assert_double_eq(server->reconcile_ms, 250);
+    ck_assert(server->publish_receipts && server->receipts_via == RECEIPTS_OUTBOX);
+    ck_assert_uint_eq(server->receipts_queue, 1);
+    ck_assert(!scenario->broker.consumers.use_gateway);
+    char *text = scenario_show(scenario);
+    ck_assert_ptr_nonnull(
+        strstr(text, "{\"call\": \"psp\", \"via\": \"outbox\", \"reconcile_ms\": 250}"));
+    ck_assert_ptr_nonnull(strstr(text, "{\"publish\": \"events\", \"via\": \"outbox\", "
+                                       "\"queue\": \"receipts\"}"));
+    ck_assert_ptr_null(strstr(text, "use_gateway"));
+    Scenario *shown = test_load(text, NULL, 0);
+    assert_same_text(scenario, shown);
+    assert_same_metrics(scenario, shown);
+    free(text);
+    free(shown);
+    free(scenario);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("services");
@@ -223,6 +264,7 @@ int main(void)
     tcase_add_test(core, test_publishes_and_consumes_by_id);
     tcase_add_test(core, test_set_names_services_by_id_and_by_the_older_paths);
     tcase_add_test(core, test_a_set_by_id_is_blamed_for_its_errors);
+    tcase_add_test(core, test_steps_set_the_handler_of_the_older_switches);
     suite_add_tcase(suite, core);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);

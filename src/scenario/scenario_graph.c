@@ -260,27 +260,255 @@ static void read_key_store(ScenarioReader *scenario_reader, const Graph *graph, 
     snprintf(spec->store_id, sizeof spec->store_id, "%s", graph->entries[store].id);
 }
 
-/* A charge goes to a declared gateway, and a declared gateway takes some charges: the older
- * form's implicit gateway, with defaults, has no place in a graph that names its services. */
+/* ------------------------------------------------------------------ steps */
+
+/* A handler's work as steps, in the shapes the model runs today: the operation's effect on
+ * the service's own ledger, or a charge at a gateway; then, for a server, an event published
+ * to a broker (a receipt). They set what the older form's switches set (use_gateway, outbox,
+ * reconcile_ms, publish_receipts, receipts_via, receipts_queue). Other shapes, undo, and a
+ * call's own retry and key policy are the graph's later steps: refused with their path. */
+typedef enum { STEP_EFFECT, STEP_CALL, STEP_PUBLISH, STEP_KIND_COUNT } StepKind;
+
+static const char *const step_names[STEP_KIND_COUNT] = {"effect", "call", "publish"};
+
+/* The keys a step of kind may carry beside its own, by who runs it. */
+static bool step_key_allowed(StepKind kind, bool server, const char *key)
+{
+    if (strcmp(key, step_names[kind]) == 0)
+        return true;
+    switch (kind) {
+    case STEP_CALL:
+        return server && (strcmp(key, "via") == 0 || strcmp(key, "reconcile_ms") == 0);
+    case STEP_PUBLISH:
+        return strcmp(key, "via") == 0 || strcmp(key, "queue") == 0;
+    default:
+        return false;
+    }
+}
+
+static bool later_step_key(const char *key)
+{
+    static const char *const later[] = {"undo", "retry", "key", "timeout_ms"};
+    for (size_t i = 0; i < sizeof later / sizeof later[0]; i++) {
+        if (strcmp(key, later[i]) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Which of effect, call, publish the step is: exactly one of them. */
+static int step_kind_of(SchemaReader *reader, const cJSON *step)
+{
+    int kind = -1;
+    for (int k = 0; k < STEP_KIND_COUNT; k++) {
+        if (schema_member(step, step_names[k]) == NULL)
+            continue;
+        if (kind >= 0) {
+            schema_error(reader,
+                         "expected one of 'effect', 'call', 'publish' in a step (got "
+                         "'%s' and '%s')",
+                         step_names[kind], step_names[k]);
+            return -1;
+        }
+        kind = k;
+    }
+    if (kind < 0)
+        schema_error(reader, "missing required key 'effect', 'call' or 'publish'");
+    return kind;
+}
+
+static void check_step_keys(SchemaReader *reader, const cJSON *step, StepKind kind, bool server)
+{
+    for (const cJSON *child = step->child; child != NULL; child = child->next) {
+        const char *key = child->string != NULL ? child->string : "";
+        if (step_key_allowed(kind, server, key))
+            continue;
+        char quoted[SCENARIO_QUOTE_LEN_MAX + 8];
+        scenario_errors_quote(quoted, sizeof quoted, key);
+        if (later_step_key(key))
+            schema_error(reader,
+                         "unknown key %s (a step's undo, retry, key and timeout are not "
+                         "modelled yet)",
+                         quoted);
+        else
+            schema_error(reader, "unknown key %s for a '%s' step of a %s", quoted, step_names[kind],
+                         server ? "server" : "consumer group");
+    }
+}
+
+/* The string member key names an entry of kind wanted: its index, or -1 after an error. */
+static int step_target(SchemaReader *reader, const Graph *graph, const cJSON *step, const char *key,
+                       int wanted)
+{
+    const cJSON *item = schema_member(step, key);
+    json_path_push_key(&reader->path, key);
+    int found = -1;
+    if (schema_expect(reader, item, cJSON_String, "string")) {
+        found = find_entry(graph, item->valuestring);
+        if (found >= 0 && graph->entries[found].kind != wanted) {
+            schema_error(reader, "expected a service of kind '%s' ('%s' is a %s)",
+                         kind_name(wanted), item->valuestring,
+                         kind_name(graph->entries[found].kind));
+            found = -1;
+        } else if (found < 0) {
+            const char *known[SERVICES_MAX];
+            unsigned known_count = 0;
+            for (unsigned k = 0; k < graph->count; k++) {
+                if (graph->entries[k].kind == wanted)
+                    known[known_count++] = graph->entries[k].id;
+            }
+            scenario_schema_unknown_name(reader, "service", item->valuestring, "", known,
+                                         known_count);
+        }
+    }
+    json_path_pop(&reader->path);
+    return found;
+}
+
+/* A choice among names, at key of step; *value kept when the key is absent. */
+static void step_choice(SchemaReader *reader, const cJSON *step, const char *key,
+                        const NameTable *table, int *value)
+{
+    const cJSON *item = schema_member(step, key);
+    if (item == NULL)
+        return;
+    json_path_push_key(&reader->path, key);
+    schema_read_choice(reader, item, table, value);
+    json_path_pop(&reader->path);
+}
+
+static void read_effect_step(SchemaReader *reader, const cJSON *step)
+{
+    const cJSON *item = schema_member(step, "effect");
+    json_path_push_key(&reader->path, "effect");
+    if (!cJSON_IsString(item) || strcmp(item->valuestring, "local") != 0)
+        schema_error(reader, "expected 'local' (the operation's effect on this service's own "
+                             "ledger)");
+    json_path_pop(&reader->path);
+}
+
+static void read_call_step(ScenarioReader *scenario_reader, const Graph *graph, const cJSON *step,
+                           bool server)
+{
+    SchemaReader *reader = &scenario_reader->reader;
+    Scenario *scenario = scenario_reader->scenario;
+    if (step_target(reader, graph, step, "call", NODE_GATEWAY) < 0)
+        return;
+    if (!server) {
+        scenario->broker.consumers.use_gateway = true;
+        return;
+    }
+    scenario->server.use_gateway = true;
+    int via = scenario->server.outbox ? RECEIPTS_OUTBOX : RECEIPTS_DIRECT;
+    step_choice(reader, step, "via", &scenario_names_receipts_via, &via);
+    scenario->server.outbox = via == RECEIPTS_OUTBOX;
+    const cJSON *reconcile = schema_member(step, "reconcile_ms");
+    if (reconcile != NULL) {
+        json_path_push_key(&reader->path, "reconcile_ms");
+        schema_read_number(reader, reconcile, &(SchemaRange)RANGE_MS,
+                           &scenario->server.reconcile_ms);
+        json_path_pop(&reader->path);
+    }
+}
+
+static void read_publish_step(ScenarioReader *scenario_reader, const Graph *graph,
+                              const cJSON *step)
+{
+    SchemaReader *reader = &scenario_reader->reader;
+    ServerSpec *server = &scenario_reader->scenario->server;
+    if (step_target(reader, graph, step, "publish", NODE_BROKER) < 0)
+        return;
+    server->publish_receipts = true;
+    int via = (int)server->receipts_via;
+    step_choice(reader, step, "via", &scenario_names_receipts_via, &via);
+    server->receipts_via = (ReceiptPath)via;
+    const cJSON *queue = schema_member(step, "queue");
+    if (queue == NULL)
+        return;
+    json_path_push_key(&reader->path, "queue");
+    const BrokerSpec *broker = &scenario_reader->scenario->broker;
+    bool found = false;
+    if (schema_expect(reader, queue, cJSON_String, "string")) {
+        const char *known[QUEUES_MAX];
+        for (uint32_t q = 0; q < broker->queue_count && !found; q++) {
+            known[q] = broker->queues[q].name;
+            if (strcmp(broker->queues[q].name, queue->valuestring) == 0) {
+                server->receipts_queue = q;
+                found = true;
+            }
+        }
+        if (!found && broker->queue_count > 0)
+            scenario_schema_unknown_name(reader, "queue", queue->valuestring, "", known,
+                                         broker->queue_count);
+    }
+    json_path_pop(&reader->path);
+}
+
+static void read_steps(ScenarioReader *scenario_reader, const Graph *graph, unsigned i)
+{
+    SchemaReader *reader = &scenario_reader->reader;
+    bool server = graph->entries[i].kind == NODE_SERVER;
+    const cJSON *steps = schema_member(graph->entries[i].object, "steps");
+    if (steps == NULL)
+        return; /* the operation's effect on its own ledger */
+    json_path_push_index(&reader->path, i);
+    json_path_push_key(&reader->path, "steps");
+    unsigned count = 0;
+    if (schema_read_array_size(reader, steps, 1, server ? 2 : 1, "step", "steps", &count)) {
+        const cJSON *step = steps->child;
+        for (unsigned k = 0; k < count; k++, step = step->next) {
+            json_path_push_index(&reader->path, k);
+            int kind = schema_expect(reader, step, cJSON_Object, "object")
+                           ? step_kind_of(reader, step)
+                           : -1;
+            if (kind >= 0) {
+                check_step_keys(reader, step, (StepKind)kind, server);
+                bool first = kind == STEP_EFFECT || kind == STEP_CALL;
+                if (first != (k == 0))
+                    schema_error(reader,
+                                 "expected %s (steps are an effect or a call, then "
+                                 "an optional publish; other orders are not modelled "
+                                 "yet)",
+                                 k == 0 ? "an effect or a call first" : "a publish");
+                else if (kind == STEP_EFFECT)
+                    read_effect_step(reader, step);
+                else if (kind == STEP_CALL)
+                    read_call_step(scenario_reader, graph, step, server);
+                else
+                    read_publish_step(scenario_reader, graph, step);
+            }
+            json_path_pop(&reader->path);
+        }
+    }
+    json_path_pop(&reader->path);
+    json_path_pop(&reader->path);
+}
+
+/* For the format reference: the keys a step may have. */
+static const SchemaField step_fields[] = {
+    FIELD_CUSTOM("effect", 0, scenario_schema_read_tag, NULL, false),
+    FIELD_CUSTOM("call", 0, scenario_schema_read_tag, NULL, false),
+    FIELD_CUSTOM("publish", 0, scenario_schema_read_tag, NULL, false),
+    FIELD_CUSTOM("via", 0, scenario_schema_read_tag, NULL, false),
+    FIELD_CUSTOM("reconcile_ms", 0, scenario_schema_read_tag, NULL, false),
+    FIELD_CUSTOM("queue", 0, scenario_schema_read_tag, NULL, false),
+};
+static const SchemaObject step_schema = {.name = "services[].steps[]", SCHEMA_FIELDS(step_fields)};
+
+/* A declared gateway takes some charges (a call step names it): a gateway nothing calls
+ * would be a service that does nothing. */
 static void check_gateway_used(ScenarioReader *scenario_reader, const Graph *graph)
 {
     SchemaReader *reader = &scenario_reader->reader;
     const Scenario *scenario = scenario_reader->scenario;
-    bool declared = scenario_reader->service_declared[NODE_GATEWAY];
     for (unsigned i = 0; i < graph->count; i++) {
         int kind = graph->entries[i].kind;
-        bool charges = (kind == NODE_SERVER && scenario->server.use_gateway) ||
-                       (kind == NODE_CONSUMERS && scenario->broker.consumers.use_gateway);
         json_path_push_index(&reader->path, i);
-        if (charges && !declared)
-            schema_error_at(reader, "use_gateway",
-                            "expected a service of kind 'gateway' to charge through (none is "
-                            "declared)");
         if (kind == NODE_GATEWAY && !scenario->server.use_gateway &&
             !scenario->broker.consumers.use_gateway)
             schema_error(reader,
-                         "expected a server or consumers with \"use_gateway\": true (nothing "
-                         "charges through gateway '%s')",
+                         "expected a step that calls gateway '%s' (nothing charges "
+                         "through it)",
                          graph->entries[i].id);
         json_path_pop(&reader->path);
     }
@@ -305,10 +533,12 @@ static void check_references(ScenarioReader *scenario_reader, const Graph *graph
             if (broker >= 0)
                 consumed_by[broker] = (int)i;
             read_key_store(scenario_reader, graph, i, used_by);
+            read_steps(scenario_reader, graph, i);
             break;
         }
         case NODE_SERVER:
             read_key_store(scenario_reader, graph, i, used_by);
+            read_steps(scenario_reader, graph, i);
             break;
         default:
             break;
@@ -368,6 +598,7 @@ static const SchemaField entry_fields[] = {
     FIELD_CUSTOM("calls", 0, scenario_schema_read_tag, NULL, false),
     FIELD_CUSTOM("consumes", 0, scenario_schema_read_tag, NULL, false),
     FIELD_CUSTOM("key_store", 0, scenario_schema_read_tag, NULL, false),
+    FIELD_CUSTOM("steps", 0, scenario_schema_read_tag, &step_schema, false),
 };
 const SchemaObject scenario_graph_entry_schema = {.name = "services[]",
                                                   SCHEMA_FIELDS(entry_fields)};
@@ -592,6 +823,42 @@ static void store_id(const Scenario *scenario, const IdempotencySpec *spec, Node
         snprintf(id, NAME_LEN_MAX, "%.*s-keys", NAME_LEN_MAX - 6, scenario->service_ids[owner]);
 }
 
+static cJSON *write_step(SchemaWriter *writer, cJSON *steps, StepKind kind, const char *value)
+{
+    cJSON *step = schema_write_item(writer, steps, NULL, cJSON_CreateObject());
+    if (step != NULL)
+        schema_write_string(writer, step, step_names[kind], value);
+    return step;
+}
+
+/* The steps of the server (servers true) or of the consumers, as read_steps reads them. */
+static void write_steps(SchemaWriter *writer, cJSON *entry, const Scenario *scenario, bool server)
+{
+    cJSON *steps = schema_write_item(writer, entry, "steps", cJSON_CreateArray());
+    if (steps == NULL)
+        return;
+    bool charges = server ? scenario->server.use_gateway : scenario->broker.consumers.use_gateway;
+    if (!charges) {
+        write_step(writer, steps, STEP_EFFECT, "local");
+    } else {
+        cJSON *call = write_step(writer, steps, STEP_CALL, scenario->service_ids[NODE_GATEWAY]);
+        if (call != NULL && server) {
+            schema_write_choice(writer, call, "via", &scenario_names_receipts_via,
+                                scenario->server.outbox ? RECEIPTS_OUTBOX : RECEIPTS_DIRECT);
+            schema_write_number(writer, call, "reconcile_ms", scenario->server.reconcile_ms);
+        }
+    }
+    if (!server || !scenario->server.publish_receipts)
+        return;
+    cJSON *publish = write_step(writer, steps, STEP_PUBLISH, scenario->service_ids[NODE_BROKER]);
+    if (publish != NULL) {
+        schema_write_choice(writer, publish, "via", &scenario_names_receipts_via,
+                            (int)scenario->server.receipts_via);
+        schema_write_string(writer, publish, "queue",
+                            scenario->broker.queues[scenario->server.receipts_queue].name);
+    }
+}
+
 static void write_store(SchemaWriter *writer, cJSON *services, const char *id,
                         const IdempotencySpec *spec, const SchemaObject *schema)
 {
@@ -621,6 +888,7 @@ void scenario_graph_write(SchemaWriter *writer, const void *target, cJSON *objec
         schema_write_string(writer, entry, "key_store", server_store);
         schema_write_object(writer, &scenario_services_server_service_schema, &scenario->server,
                             entry);
+        write_steps(writer, entry, scenario, true);
     }
     write_store(writer, services, server_store, &scenario->server.idempotency,
                 &scenario_services_server_store_schema);
@@ -639,6 +907,7 @@ void scenario_graph_write(SchemaWriter *writer, const void *target, cJSON *objec
         schema_write_string(writer, entry, "key_store", consumers_store);
         schema_write_object(writer, &scenario_services_consumers_service_schema,
                             &scenario->broker.consumers, entry);
+        write_steps(writer, entry, scenario, false);
     }
     write_store(writer, services, consumers_store, &scenario->broker.consumers.idempotency,
                 &scenario_services_consumers_store_schema);

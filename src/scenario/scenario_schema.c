@@ -828,8 +828,9 @@ static void check_charging_consumers(SchemaReader *reader, const cJSON *root,
     if (!broker->consumers.use_gateway || broker->family == BROKER_VISIBILITY_TIMEOUT)
         return;
     unsigned pushed = 0;
+    bool services_form = ((const ScenarioReader *)reader)->services_form;
     if (scenario_graph_push_service(reader, root, NODE_CONSUMERS, &pushed) != NULL)
-        schema_error_at(reader, "use_gateway",
+        schema_error_at(reader, services_form ? "steps" : "use_gateway",
                         "expected broker family 'visibility-timeout' (a failed charge waits "
                         "for a redelivery; with family '%s' that is not modelled yet)",
                         scenario_names_of(&scenario_names_broker_family, (int)broker->family));

@@ -390,17 +390,23 @@ static void check_server(SchemaReader *reader, const cJSON *object, void *base, 
     FIELD_OBJECT("shed", ServerSpec, shed, shed_schema),                                           \
     FIELD_OBJECT("outage", ServerSpec, outage, server_outage_schema),                              \
     FIELD_DIST("service_ms", ServerSpec, service_ms)
-#define SERVER_FIELDS_TAIL                                                                         \
+#define SERVER_FIELDS_FAILURES                                                                     \
     FIELD_OBJECT("crash", ServerSpec, crash, crash_schema),                                        \
     FIELD_NUMBER("fail_before_effect", ServerSpec, fail_before_effect, RANGE_PROBABILITY),         \
     FIELD_NUMBER("fail_after_effect", ServerSpec, fail_after_effect, RANGE_PROBABILITY),           \
-    FIELD_BOOLEAN("delete_always_204", ServerSpec, delete_always_204),                             \
+    FIELD_BOOLEAN("delete_always_204", ServerSpec, delete_always_204)
+#define SERVER_FIELD_TRANSACTION FIELD_BOOLEAN("transaction", ServerSpec, transaction)
+#define SERVER_FIELD_RELAY                                                                         \
+    FIELD_NUMBER("outbox_relay_ms", ServerSpec, outbox_relay_ms, RANGE_MS_POSITIVE)
+/* The older form's handler switches; the services form says the same with `steps`. */
+#define SERVER_FIELDS_TAIL                                                                         \
+    SERVER_FIELDS_FAILURES,                                                                        \
     FIELD_BOOLEAN("outbox", ServerSpec, outbox),                                                   \
     FIELD_BOOLEAN("use_gateway", ServerSpec, use_gateway),                                         \
     FIELD_BOOLEAN("publish_receipts", ServerSpec, publish_receipts),                               \
-    FIELD_BOOLEAN("transaction", ServerSpec, transaction),                                         \
+    SERVER_FIELD_TRANSACTION,                                                                      \
     FIELD_CHOICE("receipts_via", ServerSpec, receipts_via, scenario_names_receipts_via),           \
-    FIELD_NUMBER("outbox_relay_ms", ServerSpec, outbox_relay_ms, RANGE_MS_POSITIVE),               \
+    SERVER_FIELD_RELAY,                                                                            \
     FIELD_NUMBER("reconcile_ms", ServerSpec, reconcile_ms, RANGE_MS),                              \
     FIELD_CUSTOM_WRITTEN("receipts_queue", SCHEMA_MEMBER(ServerSpec, receipts_queue, uint32_t),    \
                          read_receipts_queue, write_receipts_queue, NULL, false)
@@ -753,25 +759,60 @@ static void read_by_graph(SchemaReader *reader, const cJSON *item, void *target)
     (void)target;
 }
 
+/* The older form's ways of saying what the services form says otherwise: refused with where
+ * it goes now, so a file half converted says what to change. */
+static void read_handler_switch(SchemaReader *reader, const cJSON *item, void *target)
+{
+    (void)item;
+    (void)target;
+    schema_error(reader, "expected 'steps' in the services form instead (a call step names the "
+                         "gateway: \"steps\": [{\"call\": ID}], a publish step the broker)");
+}
+
+static void read_inline_store(SchemaReader *reader, const cJSON *item, void *target)
+{
+    (void)item;
+    (void)target;
+    schema_error(reader, "expected 'key_store' in the services form instead (the id of a "
+                         "service of kind 'key_store' with these fields)");
+}
+
+static void read_inline_consumers(SchemaReader *reader, const cJSON *item, void *target)
+{
+    (void)item;
+    (void)target;
+    schema_error(reader, "expected a service of kind 'consumers' in the services form instead "
+                         "(with \"consumes\": the broker's id)");
+}
+
 /* clang-format off */
 #define SERVICE_HEAD_FIELDS                                                                        \
     FIELD_CUSTOM("id", 0, read_by_graph, NULL, false),                                             \
     FIELD_CUSTOM("kind", 0, read_by_graph, NULL, false)
 #define REFERENCE_FIELD(key_) FIELD_CUSTOM(key_, 0, read_by_graph, NULL, false)
+#define REFUSED_FIELD(key_, read_) FIELD_CUSTOM(key_, 0, read_, NULL, false)
 /* clang-format on */
 
 static const SchemaField server_service_fields[] = {
     SERVICE_HEAD_FIELDS,
     SERVER_FIELDS_HEAD,
     REFERENCE_FIELD("key_store"),
-    SERVER_FIELDS_TAIL,
+    SERVER_FIELDS_FAILURES,
+    SERVER_FIELD_TRANSACTION,
+    SERVER_FIELD_RELAY,
+    REFERENCE_FIELD("steps"),
+    REFUSED_FIELD("idempotency", read_inline_store),
+    REFUSED_FIELD("use_gateway", read_handler_switch),
+    REFUSED_FIELD("outbox", read_handler_switch),
+    REFUSED_FIELD("reconcile_ms", read_handler_switch),
+    REFUSED_FIELD("publish_receipts", read_handler_switch),
+    REFUSED_FIELD("receipts_via", read_handler_switch),
+    REFUSED_FIELD("receipts_queue", read_handler_switch),
 };
-const SchemaObject scenario_services_server_service_schema = {
-    .name = "services[] (server)",
-    SCHEMA_FIELDS(server_service_fields),
-    .check = check_server,
-    .shown = server_shown,
-    .hint = "a server's key store is a service of kind 'key_store' that 'key_store' names"};
+const SchemaObject scenario_services_server_service_schema = {.name = "services[] (server)",
+                                                              SCHEMA_FIELDS(server_service_fields),
+                                                              .check = check_server,
+                                                              .shown = server_shown};
 
 static const SchemaField gateway_service_fields[] = {SERVICE_HEAD_FIELDS, GATEWAY_FIELDS};
 const SchemaObject scenario_services_gateway_service_schema = {
@@ -782,13 +823,12 @@ static const SchemaField proxy_service_fields[] = {SERVICE_HEAD_FIELDS, REFERENC
 const SchemaObject scenario_services_proxy_service_schema = {.name = "services[] (proxy)",
                                                              SCHEMA_FIELDS(proxy_service_fields)};
 
-static const SchemaField broker_service_fields[] = {SERVICE_HEAD_FIELDS, BROKER_FIELDS};
-const SchemaObject scenario_services_broker_service_schema = {
-    .name = "services[] (broker)",
-    SCHEMA_FIELDS(broker_service_fields),
-    .check = check_broker,
-    .shown = broker_shown,
-    .hint = "the consumers are a service of kind 'consumers' that 'consumes' the broker"};
+static const SchemaField broker_service_fields[] = {
+    SERVICE_HEAD_FIELDS, BROKER_FIELDS, REFUSED_FIELD("consumers", read_inline_consumers)};
+const SchemaObject scenario_services_broker_service_schema = {.name = "services[] (broker)",
+                                                              SCHEMA_FIELDS(broker_service_fields),
+                                                              .check = check_broker,
+                                                              .shown = broker_shown};
 
 static const SchemaField consumers_service_fields[] = {
     SERVICE_HEAD_FIELDS,
@@ -800,12 +840,12 @@ static const SchemaField consumers_service_fields[] = {
     FIELD_OBJECT("crash", ConsumerSpec, crash, crash_schema),
     FIELD_BOOLEAN("inbox", ConsumerSpec, inbox),
     FIELD_NUMBER("heartbeat_ms", ConsumerSpec, heartbeat_ms, RANGE_MS),
-    FIELD_BOOLEAN("use_gateway", ConsumerSpec, use_gateway),
+    REFERENCE_FIELD("steps"),
+    REFUSED_FIELD("idempotency", read_inline_store),
+    REFUSED_FIELD("use_gateway", read_handler_switch),
 };
 const SchemaObject scenario_services_consumers_service_schema = {
-    .name = "services[] (consumers)",
-    SCHEMA_FIELDS(consumers_service_fields),
-    .hint = "the consumers' key store is a service of kind 'key_store' that 'key_store' names"};
+    .name = "services[] (consumers)", SCHEMA_FIELDS(consumers_service_fields)};
 
 /* One kind, two tables: a store takes the fields of the service that uses it (consumers
  * answer nobody, so the fields that shape an answer are refused there). */
