@@ -337,14 +337,9 @@ static bool charges_through_gateway(const World *world, const Message *delivery)
 static void request_charge(World *world, uint32_t job_slot)
 {
     Job *job = &world->jobs[job_slot];
-    Message charge = job->request;
-    charge.kind = MESSAGE_CHARGE;
-    charge.hop = HOP_CHARGE;
-    charge.source = world->consumers_node;
-    charge.target = world->gateway_node;
-    charge.key = job->store_key;
-    charge.reply_to = (ReplyTo){.kind = REPLY_TO_JOB, .slot = job_slot, .serial = job->serial};
-    charge.lineage = lineage_of_repeat(job->request.lineage, 0);
+    ReplyTo reply_to = {.kind = REPLY_TO_JOB, .slot = job_slot, .serial = job->serial};
+    Message charge = message_charge(&job->request, world->consumers_node, world->gateway_node,
+                                    job->store_key, reply_to, 0);
     network_send(world, &charge);
     job->awaiting_gateway = true;
     job->gateway_timer =

@@ -30,15 +30,8 @@ static SimTimeUs gateway_timeout_us(const World *world)
 static void send_charge(World *world, const Message *request, uint64_t key, ReplyTo reply_to,
                         uint32_t relay)
 {
-    Message charge = *request;
-    charge.kind = MESSAGE_CHARGE;
-    charge.hop = HOP_CHARGE;
-    charge.source = world->server_node;
-    charge.target = world->gateway_node;
-    charge.key = key;
-    charge.reply_to = reply_to;
-    /* A relay's resend is a new message: give it its own fate. */
-    charge.lineage = lineage_of_repeat(request->lineage, relay);
+    Message charge =
+        message_charge(request, world->server_node, world->gateway_node, key, reply_to, relay);
     network_send(world, &charge);
 }
 

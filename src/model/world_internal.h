@@ -185,6 +185,23 @@ static inline Message message_answer(const Message *message, Hop hop, int status
     return answer;
 }
 
+/* A charge at the gateway for request, from source: key is the provider's idempotency key
+ * (0: none), reply_to who waits for the answer; the relay-th resend of one charge is a new
+ * message with a fate of its own. */
+static inline Message message_charge(const Message *request, uint32_t source, uint32_t target,
+                                     uint64_t key, ReplyTo reply_to, uint32_t relay)
+{
+    Message charge = *request;
+    charge.kind = MESSAGE_CHARGE;
+    charge.hop = HOP_CHARGE;
+    charge.source = source;
+    charge.target = target;
+    charge.key = key;
+    charge.reply_to = reply_to;
+    charge.lineage = lineage_of_repeat(request->lineage, relay);
+    return charge;
+}
+
 typedef struct {
     SimTimeUs from_us;
     SimTimeUs to_us;
