@@ -1,10 +1,11 @@
-/* The world as a graph of named services (issue 21, first step): the `services` array, each
- * entry an id and a kind with the older object's fields, and the references that wire it:
- * clients[].calls / .publishes, a proxy's calls, the consumers' consumes, key_store. The
- * older top-level server/gateway/proxy/broker form is the same graph with fixed ids; both
- * fill the same Scenario, so the model cannot tell them apart and `show` can print either as
- * services. The model still has one service of each kind: a second one is refused here, with
- * its path, until instances exist. */
+/* The world as a graph of named services (issue 21, first steps): the `services` array, each
+ * entry an id and a kind with the older object's fields, the references that wire it
+ * (clients[].calls / .publishes, a proxy's calls, the consumers' consumes, key_store) and a
+ * handler's `steps`. The older top-level server/gateway/proxy/broker form is the same graph
+ * with fixed ids; both fill the same Scenario, so the model cannot tell them apart and `show`
+ * prints either as services (the writing half is at the end of this file). The model still
+ * has one service of each kind: a second one is refused here, with its path, until
+ * instances exist. */
 #include <stdio.h>
 #include <string.h>
 
