@@ -323,6 +323,15 @@ static bool settle_front(EventQueue *queue)
     }
 }
 
+/* settle_front's common case inline: the front's head is a live key already. */
+HOT_INLINE bool front_ready(EventQueue *queue)
+{
+    if (queue->front_head < queue->front_length &&
+        queue->slots[queue->front[queue->front_head].slot].seq != 0)
+        return true;
+    return settle_front(queue);
+}
+
 /* Drops every cancelled key, so they never outnumber the live ones by much. */
 static void compact(EventQueue *queue)
 {
@@ -448,7 +457,7 @@ bool event_queue_pop(EventQueue *queue, Event *out)
 
 bool event_queue_pop_until(EventQueue *queue, SimTimeUs until_us, Event *out)
 {
-    if (!settle_front(queue) || queue->front[queue->front_head].at_us > until_us)
+    if (!front_ready(queue) || queue->front[queue->front_head].at_us > until_us)
         return false;
     FrontKey key = queue->front[queue->front_head++];
     uint32_t index = key.slot;

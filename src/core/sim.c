@@ -10,8 +10,7 @@
 #define SIM_QUEUE_CAPACITY_HINT 1024 /* grows geometrically beyond this */
 
 struct Sim {
-    EventQueue *queue;
-    SimTimeUs now;
+    SimClock clock; /* first: sim.h's inline functions read it through the Sim pointer */
     uint64_t events_processed;
     SimDispatch dispatch;
     void *context;
@@ -21,7 +20,7 @@ Sim *sim_create(SimDispatch dispatch, void *context)
 {
     SIM_ASSERT(dispatch != NULL, "a simulation needs a dispatch callback");
     Sim *sim = sim_xcalloc(1, sizeof(Sim));
-    sim->queue = event_queue_create(SIM_QUEUE_CAPACITY_HINT);
+    sim->clock.queue = event_queue_create(SIM_QUEUE_CAPACITY_HINT);
     sim->dispatch = dispatch;
     sim->context = context;
     return sim;
@@ -31,13 +30,8 @@ void sim_destroy(Sim *sim)
 {
     if (sim == NULL)
         return;
-    event_queue_destroy(sim->queue);
+    event_queue_destroy(sim->clock.queue);
     free(sim);
-}
-
-SimTimeUs sim_now(const Sim *sim)
-{
-    return sim->now;
 }
 
 uint64_t sim_events_processed(const Sim *sim)
@@ -47,34 +41,17 @@ uint64_t sim_events_processed(const Sim *sim)
 
 size_t sim_pending(const Sim *sim)
 {
-    return event_queue_size(sim->queue);
+    return event_queue_size(sim->clock.queue);
 }
 
 size_t sim_peak_pending(const Sim *sim)
 {
-    return event_queue_peak_size(sim->queue);
-}
-
-EventId sim_schedule_at(Sim *sim, SimTimeUs at_us, uint32_t kind, uint32_t target, uint64_t arg)
-{
-    SIM_ASSERT(at_us >= sim->now, "event scheduled in the past");
-    return event_queue_push(sim->queue, at_us, kind, target, arg);
-}
-
-EventId sim_schedule_in(Sim *sim, SimTimeUs delay_us, uint32_t kind, uint32_t target, uint64_t arg)
-{
-    SIM_ASSERT(delay_us <= SIM_TIME_NEVER - sim->now, "event time overflows");
-    return sim_schedule_at(sim, sim->now + delay_us, kind, target, arg);
-}
-
-bool sim_cancel(Sim *sim, EventId id)
-{
-    return event_queue_cancel(sim->queue, id);
+    return event_queue_peak_size(sim->clock.queue);
 }
 
 static void run_event(Sim *sim, const Event *event)
 {
-    sim->now = event->at_us;
+    sim->clock.now = event->at_us;
     sim->events_processed++;
     sim->dispatch(sim->context, event);
 }
@@ -82,7 +59,7 @@ static void run_event(Sim *sim, const Event *event)
 bool sim_step(Sim *sim)
 {
     Event event;
-    if (!event_queue_pop(sim->queue, &event))
+    if (!event_queue_pop(sim->clock.queue, &event))
         return false;
     run_event(sim, &event);
     return true;
@@ -92,12 +69,12 @@ uint64_t sim_run_until(Sim *sim, SimTimeUs until_us)
 {
     uint64_t ran = 0;
     Event event;
-    while (event_queue_pop_until(sim->queue, until_us, &event)) {
+    while (event_queue_pop_until(sim->clock.queue, until_us, &event)) {
         run_event(sim, &event);
         ran++;
     }
-    if (until_us > sim->now)
-        sim->now = until_us;
+    if (until_us > sim->clock.now)
+        sim->clock.now = until_us;
     return ran;
 }
 
@@ -112,19 +89,19 @@ uint64_t sim_run(Sim *sim, uint64_t max_events)
 SimTimeUs sim_next_time(Sim *sim)
 {
     SimTimeUs next_us;
-    return event_queue_peek_time(sim->queue, &next_us) ? next_us : SIM_TIME_NEVER;
+    return event_queue_peek_time(sim->clock.queue, &next_us) ? next_us : SIM_TIME_NEVER;
 }
 
 size_t sim_memory_bytes(const Sim *sim)
 {
-    return sizeof *sim + event_queue_memory_bytes(sim->queue);
+    return sizeof *sim + event_queue_memory_bytes(sim->clock.queue);
 }
 
 uint64_t sim_run_bounded(Sim *sim, SimTimeUs until_us, uint64_t max_events)
 {
     uint64_t ran = 0;
     Event event;
-    while (ran < max_events && event_queue_pop_until(sim->queue, until_us, &event)) {
+    while (ran < max_events && event_queue_pop_until(sim->clock.queue, until_us, &event)) {
         run_event(sim, &event);
         ran++;
     }

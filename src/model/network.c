@@ -97,11 +97,11 @@ static uint64_t identity_word(const Message *message)
            (uint64_t)message->hop;
 }
 
-static bool survives_loss(World *world, Link *link, const Message *message)
+static bool survives_loss(World *world, Link *link, const Message *message, uint64_t lineage)
 {
     const LossSpec *loss = &link->spec.loss;
-    double u = world_draw_unit(world, DRAW_LOSS, message->operation, identity_word(message),
-                               message->lineage);
+    double u =
+        world_draw_unit(world, DRAW_LOSS, message->operation, identity_word(message), lineage);
     if (loss->model == LOSS_BERNOULLI)
         return u >= loss->probability;
     size_t link_index = (size_t)(link - world->links);
@@ -156,20 +156,31 @@ void network_trace_delivery(World *world, const Message *message)
         trace_message(world, TRACE_DELIVER, message, true);
 }
 
-static void send_copy(World *world, Link *link, const Message *message)
+/* One copy of message on the wire, lineage its copy path: passed apart, so the message is
+ * copied once, into its slot, not first into a copy of its own (issue 25). */
+static void trace_copy(World *world, TraceEvent event, const Message *message, uint64_t lineage)
 {
-    if (in_outage(world, link, sim_now(world->sim)) || !survives_loss(world, link, message)) {
+    Message copy = *message;
+    copy.lineage = lineage;
+    trace_message(world, event, &copy, false);
+}
+
+static void send_copy(World *world, Link *link, const Message *message, uint64_t lineage)
+{
+    if (in_outage(world, link, sim_now(world->sim)) ||
+        !survives_loss(world, link, message, lineage)) {
         world->metrics.network_dropped++;
         if (world_tracing(world))
-            trace_message(world, TRACE_LOST, message, false);
+            trace_copy(world, TRACE_LOST, message, lineage);
         return;
     }
     if (world_tracing(world))
-        trace_message(world, TRACE_TRANSMIT, message, false);
+        trace_copy(world, TRACE_TRANSMIT, message, lineage);
     SimTimeUs delay = distribution_sample_ms_as_us(
-        &link->spec.delay_ms, world_draw(world, DRAW_DELAY, message->operation,
-                                         identity_word(message), message->lineage));
+        &link->spec.delay_ms,
+        world_draw(world, DRAW_DELAY, message->operation, identity_word(message), lineage));
     uint32_t slot = world_message_store(world, message);
+    world->messages[slot].lineage = lineage;
     sim_schedule_in(world->sim, delay, EVENT_MESSAGE_ARRIVE, message->target, slot);
 }
 
@@ -181,14 +192,12 @@ void network_send(World *world, const Message *message)
         link->spec.duplicate > 0 &&
         world_draw_unit(world, DRAW_DUPLICATE, message->operation, identity_word(message),
                         message->lineage) < link->spec.duplicate;
-    Message copy = *message;
-    copy.lineage = message->lineage * 2;
-    send_copy(world, link, &copy);
+    send_copy(world, link, message, message->lineage * 2);
     if (duplicated) {
         world->metrics.network_duplicated++;
-        copy.lineage = message->lineage * 2 + 1;
+        uint64_t lineage = message->lineage * 2 + 1;
         if (world_tracing(world))
-            trace_message(world, TRACE_DUPLICATE, &copy, false);
-        send_copy(world, link, &copy);
+            trace_copy(world, TRACE_DUPLICATE, message, lineage);
+        send_copy(world, link, message, lineage);
     }
 }
