@@ -755,10 +755,6 @@ static bool have_xvfb(void)
 
 START_TEST(test_view_window_opens_under_xvfb)
 {
-    if (!have_xvfb()) {
-        fprintf(stderr, "check_view: xvfb-run not installed, real-window test skipped\n");
-        return;
-    }
     char self[1024];
     ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
     ck_assert_int_gt(length, 0);
@@ -781,10 +777,6 @@ static bool have_xdotool(void)
  * closing state line must show each effect. */
 START_TEST(test_view_controls_under_xvfb_do_what_the_help_says)
 {
-    if (!have_xvfb() || !have_xdotool()) {
-        fprintf(stderr, "check_view: xvfb-run or xdotool not installed, controls test skipped\n");
-        return;
-    }
     char self[1024];
     ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
     ck_assert_int_gt(length, 0);
@@ -819,10 +811,6 @@ END_TEST
  * without moving the clock (a question at 2 s, speed 4: reached after 0.5 s of wall time). */
 START_TEST(test_view_predict_window_stops_at_the_question_and_space_reveals_it)
 {
-    if (!have_xvfb() || !have_xdotool()) {
-        fprintf(stderr, "check_view: xvfb-run or xdotool not installed, predict test skipped\n");
-        return;
-    }
     char self[1024];
     ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
     ck_assert_int_gt(length, 0);
@@ -965,9 +953,6 @@ static Suite *view_suite(void)
     tcase_add_test(core, test_view_predict_frame_of_every_curriculum_scenario);
     tcase_add_test(core, test_view_window_runs_and_quits_with_the_dummy_driver);
     tcase_add_test(core, test_view_window_records_numbered_frames);
-    tcase_add_test(core, test_view_window_opens_under_xvfb);
-    tcase_add_test(core, test_view_controls_under_xvfb_do_what_the_help_says);
-    tcase_add_test(core, test_view_predict_window_stops_at_the_question_and_space_reveals_it);
     suite_add_tcase(suite, core);
     TCase *limits = tcase_create("Limits");
     tcase_add_checked_fixture(limits, setup, teardown);
@@ -980,11 +965,33 @@ static Suite *view_suite(void)
     return suite;
 }
 
+/* The real-window tests are CTest's check_view_real_window (tests/CMakeLists.txt). */
+static Suite *real_window_suite(void)
+{
+    Suite *suite = suite_create("view_real_window");
+    TCase *core = tcase_create("Core");
+    tcase_add_checked_fixture(core, setup, teardown);
+    tcase_set_timeout(core, 120);
+    tcase_add_test(core, test_view_window_opens_under_xvfb);
+    tcase_add_test(core, test_view_controls_under_xvfb_do_what_the_help_says);
+    tcase_add_test(core, test_view_predict_window_stops_at_the_question_and_space_reveals_it);
+    suite_add_tcase(suite, core);
+    return suite;
+}
+
+#define EXIT_SKIPPED 77 /* CTest's SKIP_RETURN_CODE for the real-window test */
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "--view") == 0)
         return view_main(argc - 2, argv + 2);
-    SRunner *runner = srunner_create(view_suite());
+    bool real_window = argc > 1 && strcmp(argv[1], "--real-window") == 0;
+    if (real_window && (!have_xvfb() || !have_xdotool())) {
+        printf("check_view: %s is not installed: the real-window tests are skipped\n",
+               have_xvfb() ? "xdotool" : "xvfb-run");
+        return EXIT_SKIPPED;
+    }
+    SRunner *runner = srunner_create(real_window ? real_window_suite() : view_suite());
     srunner_run_all(runner, CK_NORMAL);
     int failures = srunner_ntests_failed(runner);
     srunner_free(runner);
