@@ -31,6 +31,8 @@ const char *const check_usage =
     "                     expectation passes only if it holds for every one of them\n"
     "  --junit FILE       also write the results as JUnit XML\n"
     "  -q, --quiet        print only the failures and the last line\n"
+    "  --strict           a field that can have no effect where it is (a warning\n"
+    "                     otherwise) fails its scenario; the library is checked so\n"
     "  --seed N           start from seed N instead of each scenario's own\n"
     "  --set PATH=VALUE   override a field of every scenario\n"
     "  --max-events N, --max-sim-time MS, --max-memory MIB\n"
@@ -159,6 +161,7 @@ static uint32_t load_files(Check *check)
     uint32_t bad = 0;
     for (uint32_t i = 0; i < check->file_count; i++) {
         CheckFile *file = &check->files[i];
+        bool loaded = false;
         if (!memory_account_try_charge(LOADED_FILE_BYTES, budget)) {
             fprintf(stderr,
                     "idemsim: %s: the %u scenarios listed would take more than the memory "
@@ -176,9 +179,10 @@ static uint32_t load_files(Check *check)
             file->errors->count = 1; /* for the JUnit report; the message is printed */
             snprintf(file->errors->items[0].message, sizeof file->errors->items[0].message,
                      "cannot read file: not a regular file");
-        } else if (scenario_load_file(file->path, check->options.overrides,
-                                      check->options.override_count, file->scenario,
-                                      file->errors)) {
+        } else if ((loaded = scenario_load_file(file->path, check->options.overrides,
+                                                check->options.override_count, file->scenario,
+                                                file->errors)) &&
+                   cli_say_inert(file->path, file->scenario, check->options.strict, file->errors)) {
             free(file->errors);
             file->errors = NULL;
             memory_account_release(sizeof(LoadErrors));
@@ -187,7 +191,7 @@ static uint32_t load_files(Check *check)
             cli_terminal_text(shown, sizeof shown, file->scenario->name);
             memcpy(file->scenario->name, shown, sizeof shown);
             continue;
-        } else {
+        } else if (!loaded) { /* else refused by --strict, and cli_say_inert has said why */
             scenario_print_errors(stderr, file->path, file->errors);
         }
         free(file->scenario);

@@ -58,6 +58,71 @@ static void check_outages(const Scenario *scenario, LoadErrors *errors)
                             scenario->duration_ms, outage->from_ms);
 }
 
+/* ------------------------------------------------------------------ warnings */
+
+#define RACE_WINDOW_DEFAULT_MS 10.0 /* scenario_services.c's default */
+#define KEY_BITS_DEFAULT 64
+
+static void warn_client_groups(const Scenario *scenario, LoadErrors *warnings)
+{
+    for (uint32_t g = 0; g < scenario->client_group_count; g++) {
+        const ClientGroupSpec *group = &scenario->client_groups[g];
+        char path[JSON_PATH_LEN_MAX];
+        if (group->retry.budget.enabled && group->retry.max_attempts == 1) {
+            snprintf(path, sizeof path, "$.clients[%u].retry.budget", g);
+            scenario_errors_add(warnings, path,
+                                "has no effect with max_attempts 1: there is no retry to spend "
+                                "a token on");
+        }
+        /* only a shed answer carries a Retry-After (server.c, shed) */
+        if (group->retry.honour_retry_after && (scenario->server.queue == SERVER_QUEUE_UNBOUNDED ||
+                                                scenario->server.shed.retry_after_ms == 0)) {
+            snprintf(path, sizeof path, "$.clients[%u].retry.honour_retry_after", g);
+            scenario_errors_add(warnings, path,
+                                "has no effect: no answer carries a Retry-After (%s)",
+                                scenario->server.queue == SERVER_QUEUE_UNBOUNDED
+                                    ? "server.queue is unbounded, so the server never sheds"
+                                    : "server.shed.retry_after_ms is 0");
+        }
+        /* random bits are drawn only for per-attempt, per-click and message-id keys */
+        if (group->key_bits != KEY_BITS_DEFAULT &&
+            (group->key == KEY_BUSINESS_HASH || group->key == KEY_NONE ||
+             group->key == KEY_SERVER_GENERATED)) {
+            snprintf(path, sizeof path, "$.clients[%u].key_bits", g);
+            scenario_errors_add(warnings, path,
+                                "has no effect with key '%s': the client draws no random key",
+                                key_strategy_name(group->key));
+        }
+    }
+}
+
+static void warn_store(const IdempotencySpec *store, const char *at, LoadErrors *warnings)
+{
+    char path[JSON_PATH_LEN_MAX];
+    if (store->race_window_ms != RACE_WINDOW_DEFAULT_MS &&
+        store->reserve != RESERVE_CHECK_THEN_INSERT) {
+        snprintf(path, sizeof path, "%s.race_window_ms", at);
+        scenario_errors_add(warnings, path,
+                            "has no effect unless reserve is 'check-then-insert' (the window "
+                            "lies between its check and its insert)");
+    }
+    /* a holder goes stale only when its row is taken over (lock timeout), expires (TTL) or
+     * is lost in a failover, and another request reserves the key */
+    if (store->fencing && store->lock_timeout_ms == 0 && store->ttl_ms == 0 &&
+        store->replication_lag_ms == 0) {
+        snprintf(path, sizeof path, "%s.fencing", at);
+        scenario_errors_add(warnings, path,
+                            "has no effect: without lock_timeout_ms, ttl_ms or a failover no "
+                            "row is ever taken over, so no holder is ever stale");
+    }
+}
+
+void scenario_inert_warnings(const Scenario *scenario, LoadErrors *warnings)
+{
+    warn_client_groups(scenario, warnings);
+    warn_store(&scenario->server.idempotency, "$.server.idempotency", warnings);
+}
+
 void scenario_inert_check(const Scenario *scenario, LoadErrors *errors)
 {
     check_workloads(scenario, errors);

@@ -10,4 +10,11 @@
 
 void scenario_inert_check(const Scenario *scenario, LoadErrors *errors);
 
+/* Fields that cannot have any effect in the configuration they sit in (a retry budget with
+ * one attempt, fencing without a lock timeout, ...), as warnings naming their $.path and
+ * why: a sweep over one field keeps working, and --strict makes them errors. Judged on
+ * resolved values, so a field set to its default is not caught; every rule here is one the
+ * model honours exactly (the field's only reader is the code it names). */
+void scenario_inert_warnings(const Scenario *scenario, LoadErrors *warnings);
+
 #endif
