@@ -915,6 +915,51 @@ START_TEST(test_view_window_far_past_the_run_renders)
 }
 END_TEST
 
+/* The view's numeric options at their extremes, combined by a fixed generator (so a failure
+ * names its case and reruns): a headless frame either renders (exit 0) or is refused as bad
+ * usage (exit 2), never a crash; under the sanitizer build, never undefined behaviour. */
+START_TEST(test_view_options_at_their_extremes_render_or_are_refused)
+{
+    static const char *const times[] = {"0",        "1",          "999",          "60000",
+                                        "86400000", "1000000000", "999999999999", "1000000000000"};
+    static const char *const widths[] = {"320", "1280", "7680"};
+    static const char *const heights[] = {"240", "720", "4320"};
+    uint64_t state = 24; /* a fixed LCG: the cases are the same on every run */
+    int rendered = 0;
+    for (int c = 0; c < 10; c++) {
+        uint32_t pick[6];
+        for (int k = 0; k < 6; k++) {
+            state = state * 6364136223846793005ull + 1442695040888963407ull;
+            pick[k] = (uint32_t)(state >> 33);
+        }
+        char window[64], png[160];
+        const char *from = times[pick[0] % 8], *to = times[pick[1] % 8];
+        snprintf(window, sizeof window, "%s:%s", from, to);
+        snprintf(png, sizeof png, "%s/extreme-%d.png", work_dir, c);
+        const char *arguments[] = {scenario_path,
+                                   "--headless",
+                                   "--png",
+                                   png,
+                                   "--at-ms",
+                                   times[pick[2] % 8],
+                                   "--width",
+                                   widths[pick[3] % 3],
+                                   "--height",
+                                   heights[pick[4] % 3],
+                                   pick[5] % 2 ? "--window" : NULL,
+                                   window,
+                                   NULL};
+        int code = run_view(arguments);
+        rendered += code == 0;
+        ck_assert_msg(code == 0 || code == 2, "case %d (--window %s --at-ms %s %sx%s): exit %d", c,
+                      window, times[pick[2] % 8], widths[pick[3] % 3], heights[pick[4] % 3], code);
+        if (code == 0)
+            ck_assert_int_eq(access(png, R_OK), 0);
+    }
+    ck_assert_int_ge(rendered, 5); /* the cases reach the drawing, not only the refusals */
+}
+END_TEST
+
 START_TEST(test_view_coordinates_are_clamped_before_they_become_ints)
 {
     const float limit = 16777216.0f;
@@ -961,6 +1006,7 @@ static Suite *view_suite(void)
     tcase_add_test(limits, test_view_headless_frame_of_thousands_of_clients);
     tcase_add_test(limits, test_view_window_far_past_the_run_renders);
     tcase_add_test(limits, test_view_coordinates_are_clamped_before_they_become_ints);
+    tcase_add_test(limits, test_view_options_at_their_extremes_render_or_are_refused);
     suite_add_tcase(suite, limits);
     return suite;
 }

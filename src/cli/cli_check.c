@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "memory_account.h"
+#include "scenario_library.h"
 #include "xml_text.h"
 
 const char *const check_usage =
@@ -23,7 +24,8 @@ const char *const check_usage =
     "Runs each scenario (a directory means every *.json in it, sorted) and compares its\n"
     "metrics with the scenario's \"expect\" block. Prints PASS/FAIL per expectation with the\n"
     "expected range and the measured value, and a last line \"N passed, N failed\".\n"
-    "Exit 1 when any expectation failed, 2 on bad input. Default: scenarios/\n"
+    "Exit 1 when any expectation failed, 2 on bad input. Default: scenarios/, or else the\n"
+    "installed library.\n"
     "Ctrl-C stops between two runs and prints what finished (exit 130).\n"
     "\n"
     "options:\n"
@@ -631,8 +633,20 @@ static bool open_junit(Check *check)
 /* Files and directories from the command line; false when one cannot be read. */
 static bool collect_files(Check *check)
 {
-    if (check->options.file_count == 0)
-        check->options.files[check->options.file_count++] = "scenarios";
+    if (check->options.file_count == 0) {
+        /* ./scenarios, or else the installed library (an installed `idemsim check`) */
+        static char library[SCENARIO_LIBRARY_PATH_MAX + 16];
+        char dirs[SCENARIO_LIBRARY_DIRS_MAX][SCENARIO_LIBRARY_PATH_MAX];
+        struct stat here;
+        const char *chosen = "scenarios";
+        if (stat(chosen, &here) != 0 &&
+            scenario_library_data_dirs(dirs, SCENARIO_LIBRARY_DIRS_MAX) > 0) {
+            int written = snprintf(library, sizeof library, "%s/scenarios", dirs[0]);
+            if (written > 0 && (size_t)written < sizeof library)
+                chosen = library;
+        }
+        check->options.files[check->options.file_count++] = chosen;
+    }
     bool readable = true;
     for (uint32_t i = 0; i < check->options.file_count; i++) {
         struct stat info;
