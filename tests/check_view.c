@@ -103,6 +103,7 @@ static char *read_all(const char *path, long *size)
     ck_assert_ptr_nonnull(bytes);
     ck_assert_int_eq((long)fread(bytes, 1, (size_t)*size, file), *size);
     fclose(file);
+    bytes[*size] = '\0'; /* callers search it as a string */
     return bytes;
 }
 
