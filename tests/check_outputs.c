@@ -249,6 +249,16 @@ static const Case corpus[] = {
      "$.clients[0].retry.honour_retry_after: has no effect: no answer carries a Retry-After "
      "(server.queue is unbounded, so the server never sheds) (an error with --strict)",
      true},
+    {{"validate", "S", "--set", "server.use_gateway=false", "--set", "gateway.fail=0.1",
+      "--strict"},
+     2,
+     "@/d.json: $.gateway: has no effect: nothing charges through the gateway "
+     "(server.use_gateway is false) (an error with --strict)",
+     true},
+    {{"validate", "S", "--set", "broker.ack_timeout_ms=100", "--strict"},
+     2,
+     "@/d.json: $.broker: has no effect: nothing publishes to the broker",
+     true},
     {{"run", "S", "--strict", "--strict"}, 2, "option --strict given twice", true},
     /* Issue 24: explain, like every command, exits 2 when a budget stopped its run. */
     {{"explain", "S", "--op", "1", "--max-events", "50"},

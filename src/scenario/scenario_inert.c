@@ -10,6 +10,8 @@
 #include "scenario_inert.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "scenario_errors.h"
 
@@ -117,10 +119,44 @@ static void warn_store(const IdempotencySpec *store, const char *at, LoadErrors 
     }
 }
 
+/* The smallest scenario: what the loader resolves every object to when the file leaves it
+ * out, so "differs from it" is "was set" (a field set to its default is not caught). */
+static const char minimal_scenario[] =
+    "{\"accounts\": [{\"id\": \"a\", \"balance\": 0}], \"clients\": [{\"id\": \"c\"}]}";
+
+/* A gateway or a broker object that no part of the world calls: the world holds the node
+ * only when work can reach it (world.c, service_active), so none of its fields is read. */
+static void warn_unused_services(const Scenario *scenario, LoadErrors *warnings)
+{
+    Scenario *plain = calloc(1, sizeof *plain);
+    LoadErrors *errors = calloc(1, sizeof *errors);
+    if (plain != NULL && errors != NULL &&
+        scenario_load_text(minimal_scenario, sizeof minimal_scenario - 1, NULL, 0, plain, errors)) {
+        bool to_server = false, to_broker = false;
+        for (uint32_t g = 0; g < scenario->client_group_count; g++) {
+            to_server |= scenario->client_groups[g].target == TARGET_SERVER;
+            to_broker |= scenario->client_groups[g].target == TARGET_BROKER;
+        }
+        to_broker |= to_server && scenario->server.publish_receipts;
+        if (!(to_server && scenario->server.use_gateway) &&
+            memcmp(&scenario->gateway, &plain->gateway, sizeof plain->gateway) != 0)
+            scenario_errors_add(
+                warnings, "$.gateway", "has no effect: nothing charges through the gateway (%s)",
+                to_server ? "server.use_gateway is false" : "no client group calls the server");
+        if (!to_broker && memcmp(&scenario->broker, &plain->broker, sizeof plain->broker) != 0)
+            scenario_errors_add(warnings, "$.broker",
+                                "has no effect: nothing publishes to the broker (no client group "
+                                "has target 'broker', and the server publishes no receipts)");
+    }
+    free(plain);
+    free(errors);
+}
+
 void scenario_inert_warnings(const Scenario *scenario, LoadErrors *warnings)
 {
     warn_client_groups(scenario, warnings);
     warn_store(&scenario->server.idempotency, "$.server.idempotency", warnings);
+    warn_unused_services(scenario, warnings);
 }
 
 void scenario_inert_check(const Scenario *scenario, LoadErrors *errors)
