@@ -219,6 +219,47 @@ static const Case corpus[] = {
      "--metric double given twice",
      true},
     {{"merge", "@crafted.csv", "--csv", "@x", "--csv", "@y"}, 2, "option --csv given twice", true},
+    /* Issue 24: a field that can have no effect is a warning with its path, or with --strict
+     * an error before anything runs. */
+    {{"validate", "S", "--set", "server.idempotency.race_window_ms=50"},
+     0,
+     "@/d.json: $.server.idempotency.race_window_ms: warning: has no effect unless reserve is "
+     "'check-then-insert'",
+     false},
+    {{"validate", "S", "--set", "clients[0].retry.budget={\"ratio\": 0.1}", "--set",
+      "clients[0].retry.max_attempts=1", "--strict"},
+     2,
+     "@/d.json: $.clients[0].retry.budget: has no effect with max_attempts 1: there is no retry "
+     "to spend a token on (an error with --strict)",
+     true},
+    {{"run", "S", "--set", "clients[0].key_bits=16", "--set", "clients[0].key=\"business-hash\"",
+      "--strict", "-q"},
+     2,
+     "$.clients[0].key_bits: has no effect with key 'business-hash': the client draws no random "
+     "key",
+     true},
+    {{"check", "S", "--set", "server.idempotency.fencing=true", "--set",
+      "server.idempotency.ttl_ms=0", "--strict", "-q"},
+     2,
+     "$.server.idempotency.fencing: has no effect: without lock_timeout_ms, ttl_ms or a failover",
+     false},
+    {{"sweep", "S", "--vary", VARY, "--seeds", "1", "--set",
+      "clients[0].retry.honour_retry_after=true", "--strict"},
+     2,
+     "$.clients[0].retry.honour_retry_after: has no effect: no answer carries a Retry-After "
+     "(server.queue is unbounded, so the server never sheds) (an error with --strict)",
+     true},
+    {{"validate", "S", "--set", "server.use_gateway=false", "--set", "gateway.fail=0.1",
+      "--strict"},
+     2,
+     "@/d.json: $.gateway: has no effect: nothing charges through the gateway "
+     "(server.use_gateway is false) (an error with --strict)",
+     true},
+    {{"validate", "S", "--set", "broker.ack_timeout_ms=100", "--strict"},
+     2,
+     "@/d.json: $.broker: has no effect: nothing publishes to the broker",
+     true},
+    {{"run", "S", "--strict", "--strict"}, 2, "option --strict given twice", true},
     /* Issue 24: explain, like every command, exits 2 when a budget stopped its run. */
     {{"explain", "S", "--op", "1", "--max-events", "50"},
      2,

@@ -13,7 +13,8 @@ unset IDEMSIM_ASSETS_DIR
 program="$prefix/bin/idemsim"
 "$program" run default -q --json "$prefix/default.json"
 grep -q '"scenario": "default"' "$prefix/default.json"
-"$program" check "$prefix/share/idemsim/scenarios" -q >/dev/null
+"$program" check "$prefix/share/idemsim/scenarios" -q --strict >/dev/null
+"$program" check -q | grep -q ' passed, 0 failed'  # the installed library, by default
 "$program" validate 01_lost_answer >/dev/null
 test -f "$prefix/share/idemsim/fonts/DejaVuSans.ttf"
 test -f "$prefix/share/bash-completion/completions/idemsim"

@@ -32,6 +32,7 @@ typedef struct {
     bool quiet;
     uint32_t given;           /* the options seen so far that may not repeat (cli_options.c) */
     uint64_t max_trace_bytes; /* --max-trace-bytes; 0 until parsed: the default */
+    bool strict;              /* --strict: inert configuration is an error */
 } Options;
 
 /* Parses the options common to the subcommands. Returns EXIT_SUCCESS, or EXIT_USAGE after
@@ -84,8 +85,13 @@ void cli_terminal_text(char *buffer, size_t size, const char *text);
 /* text as one word for a POSIX shell: as it is when plain, else in single quotes. */
 void cli_shell_quote(char *buffer, size_t size, const char *text);
 
-/* NULL after printing every error as FILE: $.path: reason. Free the result. */
+/* NULL after printing every error as FILE: $.path: reason. Free the result. Inert
+ * configuration is said as cli_say_inert does. */
 Scenario *cli_load_scenario(const char *path, const Options *options);
+/* Says, once, each field of scenario that can have no effect (scenario_inert_warnings):
+ * "FILE: $.path: warning: reason" on standard error, or with strict as errors; the
+ * warnings go into into (may be NULL). Returns false when strict and there was one. */
+bool cli_say_inert(const char *path, const Scenario *scenario, bool strict, LoadErrors *into);
 
 /* The words for a world's stop, in buffer; NULL when it ended by itself. */
 #define CLI_STOP_TEXT_MAX 200

@@ -23,6 +23,7 @@
 
 #include "cli.h"
 #include "memory_account.h"
+#include "scenario_library.h"
 #include "xml_text.h"
 
 const char *const check_usage =
@@ -31,7 +32,8 @@ const char *const check_usage =
     "Runs each scenario (a directory means every *.json in it, sorted) and compares its\n"
     "metrics with the scenario's \"expect\" block. Prints PASS/FAIL per expectation with the\n"
     "expected range and the measured value, and a last line \"N passed, N failed\".\n"
-    "Exit 1 when any expectation failed, 2 on bad input. Default: scenarios/\n"
+    "Exit 1 when any expectation failed, 2 on bad input. Default: scenarios/, or else the\n"
+    "installed library.\n"
     "Ctrl-C stops between two runs and prints what finished (exit 130).\n"
     "\n"
     "options:\n"
@@ -41,6 +43,8 @@ const char *const check_usage =
     "                     not depend on it\n"
     "  --junit FILE       also write the results as JUnit XML\n"
     "  -q, --quiet        print only the failures and the last line\n"
+    "  --strict           a field that can have no effect where it is (a warning\n"
+    "                     otherwise) fails its scenario; the library is checked so\n"
     "  --seed N           start from seed N instead of each scenario's own\n"
     "  --set PATH=VALUE   override a field of every scenario\n"
     "  --max-events N, --max-sim-time MS, --max-memory MIB\n"
@@ -172,6 +176,7 @@ static uint32_t load_files(Check *check)
     uint32_t bad = 0;
     for (uint32_t i = 0; i < check->file_count; i++) {
         CheckFile *file = &check->files[i];
+        bool loaded = false;
         if (!memory_account_try_charge(LOADED_FILE_BYTES, budget)) {
             fprintf(stderr,
                     "idemsim: %s: the %u scenarios listed would take more than the memory "
@@ -189,9 +194,10 @@ static uint32_t load_files(Check *check)
             file->errors->count = 1; /* for the JUnit report; the message is printed */
             snprintf(file->errors->items[0].message, sizeof file->errors->items[0].message,
                      "cannot read file: not a regular file");
-        } else if (scenario_load_file(file->path, check->options.overrides,
-                                      check->options.override_count, file->scenario,
-                                      file->errors)) {
+        } else if ((loaded = scenario_load_file(file->path, check->options.overrides,
+                                                check->options.override_count, file->scenario,
+                                                file->errors)) &&
+                   cli_say_inert(file->path, file->scenario, check->options.strict, file->errors)) {
             free(file->errors);
             file->errors = NULL;
             memory_account_release(sizeof(LoadErrors));
@@ -200,7 +206,7 @@ static uint32_t load_files(Check *check)
             cli_terminal_text(shown, sizeof shown, file->scenario->name);
             memcpy(file->scenario->name, shown, sizeof shown);
             continue;
-        } else {
+        } else if (!loaded) { /* else refused by --strict, and cli_say_inert has said why */
             scenario_print_errors(stderr, file->path, file->errors);
         }
         free(file->scenario);
@@ -722,8 +728,20 @@ static bool open_junit(Check *check)
 /* Files and directories from the command line; false when one cannot be read. */
 static bool collect_files(Check *check)
 {
-    if (check->options.file_count == 0)
-        check->options.files[check->options.file_count++] = "scenarios";
+    if (check->options.file_count == 0) {
+        /* ./scenarios, or else the installed library (an installed `idemsim check`) */
+        static char library[SCENARIO_LIBRARY_PATH_MAX + 16];
+        char dirs[SCENARIO_LIBRARY_DIRS_MAX][SCENARIO_LIBRARY_PATH_MAX];
+        struct stat here;
+        const char *chosen = "scenarios";
+        if (stat(chosen, &here) != 0 &&
+            scenario_library_data_dirs(dirs, SCENARIO_LIBRARY_DIRS_MAX) > 0) {
+            int written = snprintf(library, sizeof library, "%s/scenarios", dirs[0]);
+            if (written > 0 && (size_t)written < sizeof library)
+                chosen = library;
+        }
+        check->options.files[check->options.file_count++] = chosen;
+    }
     bool readable = true;
     for (uint32_t i = 0; i < check->options.file_count; i++) {
         struct stat info;

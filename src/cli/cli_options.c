@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "scenario_inert.h"
 #include "scenario_library.h"
 
 double cli_wall_seconds(void)
@@ -108,7 +109,8 @@ static bool given_twice(Options *options, const char *arg)
 {
     static const char *const once[] = {
         "--seed",         "--json",       "--csv",      "--trace", "--max-events",
-        "--max-sim-time", "--max-memory", "--no-color", "--quiet", "--max-trace-bytes"};
+        "--max-sim-time", "--max-memory", "--no-color", "--quiet", "--max-trace-bytes",
+        "--strict"};
     if (strcmp(arg, "-q") == 0)
         arg = "--quiet";
     for (uint32_t k = 0; k < sizeof once / sizeof once[0]; k++) {
@@ -182,6 +184,8 @@ int cli_parse_options(int argc, char **argv, const char *usage, Options *options
             if (!parse_u64(value, &options->max_trace_bytes) || options->max_trace_bytes == 0)
                 return cli_usage_error(usage, "--max-trace-bytes expects bytes > 0, got '%s'",
                                        value);
+        } else if (strcmp(arg, "--strict") == 0) {
+            options->strict = true;
         } else if (strcmp(arg, "--no-color") == 0) {
             options->color = false;
         } else if (strcmp(arg, "-q") == 0 || strcmp(arg, "--quiet") == 0) {
@@ -201,6 +205,25 @@ int cli_parse_options(int argc, char **argv, const char *usage, Options *options
 
 /* ------------------------------------------------------------------ loading */
 
+bool cli_say_inert(const char *path, const Scenario *scenario, bool strict, LoadErrors *into)
+{
+    LoadErrors *warnings = into != NULL ? into : calloc(1, sizeof *warnings);
+    if (warnings == NULL) {
+        fprintf(stderr, "idemsim: out of memory\n");
+        exit(EXIT_USAGE);
+    }
+    uint32_t first = warnings->count;
+    scenario_inert_warnings(scenario, warnings);
+    for (uint32_t i = first; i < warnings->count; i++)
+        fprintf(stderr, "%s: %s: %s%s%s\n", path, warnings->items[i].path,
+                strict ? "" : "warning: ", warnings->items[i].message,
+                strict ? " (an error with --strict)" : "");
+    bool refused = strict && warnings->count > first;
+    if (into == NULL)
+        free(warnings);
+    return !refused;
+}
+
 Scenario *cli_load_scenario(const char *path, const Options *options)
 {
     if (!cli_scenario_is_regular(path))
@@ -213,8 +236,11 @@ Scenario *cli_load_scenario(const char *path, const Options *options)
     }
     bool ok =
         scenario_load_file(path, options->overrides, options->override_count, scenario, errors);
-    if (!ok) {
+    if (ok && !cli_say_inert(path, scenario, options->strict, NULL))
+        ok = false; /* said as errors */
+    else if (!ok)
         scenario_print_errors(stderr, path, errors);
+    if (!ok) {
         free(scenario);
         scenario = NULL;
     }

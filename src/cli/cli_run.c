@@ -35,7 +35,9 @@ const char *const run_usage =
     "  --max-memory MIB    stop a mode whose storage exceeds MIB (default 4096)\n"
     "  --max-trace-bytes N stop when the --trace file would pass N bytes (default 1 GiB)\n"
     "  --no-color          plain table even on a terminal\n"
-    "  -q, --quiet         print nothing but errors\n";
+    "  -q, --quiet         print nothing but errors\n"
+    "  --strict            a field that can have no effect where it is (said as a warning\n"
+    "                      otherwise) is an error\n";
 
 /* Called after each batch of events; returns true to stop the run there. */
 typedef bool (*BatchDone)(void *context, World *world);

@@ -45,6 +45,8 @@ const char *const sweep_usage =
     "                      budgets per run, as for idemsim run; a run stopped by a budget\n"
     "                      fails the sweep (exit 2, nothing written)\n"
     "  -q, --quiet         no progress line\n"
+    "  --strict            a field that can have no effect (a warning otherwise, said once\n"
+    "                      for the first point) is an error\n"
     "\n"
     "Example: idemsim sweep scenarios/default.json --vary network.default.loss=0:0.3:0.05 \\\n"
     "           --seeds 20 --csv loss.csv --svg loss.svg\n";
@@ -322,6 +324,10 @@ static Scenario **load_points(const char *path, const Options *options, SweepRes
         scenarios[p] = load_point(path, options, results, p);
         if (scenarios[p] == NULL) {
             release_points(scenarios, points);
+            return NULL;
+        }
+        if (p == 0 && !cli_say_inert(path, scenarios[0], options->strict, NULL)) {
+            release_points(scenarios, points); /* said once, for the first point */
             return NULL;
         }
         if (p == 0)

@@ -5,10 +5,12 @@
 #include "cli.h"
 
 const char *const validate_usage =
-    "usage: idemsim validate FILE... [--set PATH=VALUE]...\n"
+    "usage: idemsim validate FILE... [--set PATH=VALUE]... [--strict]\n"
     "\n"
     "Loads and validates scenario files without running them; prints every error as\n"
-    "FILE: $.json.path: reason. Exit 2 when a file is invalid.\n";
+    "FILE: $.json.path: reason. Exit 2 when a file is invalid. A field that can have no\n"
+    "effect where it is (a retry budget with one attempt, fencing that nothing can\n"
+    "trigger) is listed as FILE: $.json.path: warning: reason; --strict makes it an error.\n";
 
 int command_validate(int argc, char **argv)
 {

@@ -107,7 +107,9 @@ static void format_major_units(char *buffer, size_t size, int64_t minor)
     uint64_t magnitude = minor < 0 ? (uint64_t)0 - (uint64_t)minor : (uint64_t)minor;
     char digits[32];
     snprintf(digits, sizeof digits, "%" PRIu64, magnitude / 100);
-    char grouped[48];
+    /* at most 18 digits (2^64 / 100) and 5 commas: sized to that, so gcc -Os can see
+     * that the whole amount always fits the callers' cells */
+    char grouped[24];
     size_t length = strlen(digits), used = 0;
     for (size_t i = 0; i < length && used + 2 < sizeof grouped; i++) {
         if (i > 0 && (length - i) % 3 == 0)

@@ -9,6 +9,7 @@
 #include "json_text.h"
 #include "scenario.h"
 #include "scenario_errors.h"
+#include "scenario_inert.h"
 #include "scenario_override.h"
 #include "scenario_schema.h"
 
@@ -173,6 +174,8 @@ static bool load(const char *text, size_t length, const char *name, const char *
     }
     uint32_t first_validation_error = errors->count;
     scenario_schema_read(root, numbers, name, scenario, errors);
+    if (errors->count == first_validation_error) /* on a scenario read whole */
+        scenario_inert_check(scenario, errors);
     if (overrides != NULL)
         attribute_to_overrides(errors, first_validation_error, overrides,
                                (const char(*)[SCENARIO_OVERRIDE_PATH_LEN_MAX])resolved,
