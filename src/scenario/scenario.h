@@ -209,7 +209,8 @@ typedef struct {
     double duplicate;
 } LinkSpec;
 
-/* Node names: each client group's id, "server", "gateway", "broker", "consumers", "proxy". */
+/* Node names: each client group's id and each service's (Scenario.service_ids: "server",
+ * "gateway", "broker", "consumers", "proxy" in the older form). */
 typedef struct {
     char source[NAME_LEN_MAX];
     char target[NAME_LEN_MAX];
