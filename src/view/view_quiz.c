@@ -79,23 +79,43 @@ ViewQuizPress view_quiz_press(ViewQuiz *quiz)
 
 /* ------------------------------------------------------------------ answers */
 
+/* A metric as the counters show it: a double counts from its second charge (the world's
+ * live count), the rest are the world's metrics; at the end the two agree. */
+static bool answer_value(const Metrics *metrics, const char *metric, double *value)
+{
+    if (strcmp(metric, "double") == 0) {
+        *value = (double)metrics->doubles_so_far;
+        return true;
+    }
+    if (strcmp(metric, "double_amount") == 0) {
+        *value = (double)metrics->double_amount_so_far;
+        return true;
+    }
+    return metrics_value(metrics, metric, value);
+}
+
 /* Revealing the numbers at the question's moment was the first design: the room voted on
- * "how many will be charged twice?" and read 0, because the doubles happen after it. */
+ * "how many will be charged twice?" and read 0, because the doubles happen after it. The
+ * answer is the run's final figure; for a question with another after it, the figure when
+ * the next one is asked, so that question's answer is not given away before its vote. */
 static void learn_pane(ViewQuiz *quiz, uint32_t p, const ViewPane *pane)
 {
     World *world =
         world_create(pane->scenario, pane->mode, pane->seed, (TraceSink){0}, (WorldLimits){0});
     if (world == NULL)
         return;
-    world_run(world);
     for (uint32_t q = 0; q < quiz->question_count; q++) {
+        if (q + 1 < quiz->question_count)
+            world_run_until(world, view_quiz_at_us(quiz, q + 1));
+        else
+            world_run(world);
         const Question *question = &quiz->questions[q];
         for (uint32_t r = 0; r < question->reveal_count; r++) {
             uint16_t metric = question->reveal[r];
             quiz->answered[p][q][r] =
                 metric < scenario_metric_count &&
-                metrics_value(world_metrics(world), scenario_metric_names[metric],
-                              &quiz->answers[p][q][r]);
+                answer_value(world_metrics(world), scenario_metric_names[metric],
+                             &quiz->answers[p][q][r]);
         }
     }
     world_destroy(world);

@@ -43,8 +43,9 @@ typedef struct {
     uint32_t question_count;
     uint32_t current; /* the question on screen, or the next one to ask */
     ViewQuizPhase phase;
-    /* The answers: every question's revealed metrics at the end of each pane's run, by
-     * session pane; learnt at the first reveal. */
+    /* The answers: every question's revealed metrics at the end of each pane's run (when
+     * the next question is asked, for all but the last), by session pane; learnt at the
+     * first reveal. */
     bool answers_known;
     bool answered[MODE_COUNT][QUESTIONS_MAX][QUESTION_REVEAL_MAX];
     double answers[MODE_COUNT][QUESTIONS_MAX][QUESTION_REVEAL_MAX];
@@ -73,8 +74,9 @@ bool view_quiz_on_clock(ViewQuiz *quiz, SimTimeUs now_us, bool finished);
 /* ------------------------------------------------------------------ keys */
 
 /* Learns the answers of every question for these panes (once; view_quiz_restart forgets
- * them): each pane's scenario, mode and seed run to the end in a world of their own, since
- * the pane's own world cannot run ahead and come back.
+ * them): each pane's scenario, mode and seed run in a world of their own to the end, or
+ * to the next question's time for all but the last question, since the pane's own world
+ * cannot run ahead and come back.
  * The figures are then those `idemsim run` prints. */
 void view_quiz_learn_answers(ViewQuiz *quiz, ViewPane *const *panes, uint32_t pane_count);
 /* The answer of the shown question's revealed metric reveal_index in session pane `pane`;

@@ -5,8 +5,9 @@
  * sight below, unless the card needs more room than the panels give. Type sizes are
  * the layout's (unit 1.5 at 1920x1080): the question at 36 px, everything else at 24 px or
  * more, readable from the back row. Once revealed, the card lists every revealed metric's
- * final value per mode (what `idemsim run` prints), in the report's words: the answer to
- * "how many will be charged twice" is known at the end of the run, not at the question. */
+ * final value per mode (what `idemsim run` prints; at the next question's time, for all but
+ * the last), in the report's words: the answer to "how many will be charged twice" is
+ * known at the end of the run, not at the question. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -94,8 +95,8 @@ static void hint_text(const ViewFrame *frame, char *hint, size_t size)
         snprintf(hint, size, "Vote now. Hidden: %s.   space / enter: reveal", metrics);
     } else if (quiz->current + 1 < quiz->question_count) {
         snprintf(hint, size,
-                 "At the end of the run.   space / enter: run on and watch it happen, to "
-                 "question %u (at %.1f s)",
+                 "When question %u is asked, at %.1f s.   space / enter: run on and watch it "
+                 "happen",
                  quiz->current + 2, (double)view_quiz_at_us(quiz, quiz->current + 1) / 1e6);
     } else {
         snprintf(hint, size, "At the end of the run.   space / enter: run on and watch it happen");
