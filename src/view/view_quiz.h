@@ -20,7 +20,7 @@ typedef enum {
     VIEW_QUIZ_OVER,    /* every question asked (or none): the view runs as without --predict */
     VIEW_QUIZ_WAITING, /* the clock runs towards the next question */
     VIEW_QUIZ_ASKING,  /* clock held, question shown, its metrics hidden: the room votes */
-    VIEW_QUIZ_REVEALED /* clock held, question shown, the numbers at this moment shown */
+    VIEW_QUIZ_REVEALED /* clock held, question shown, the counters and the answer shown */
 } ViewQuizPhase;
 
 /* What a press of space or enter did. */
