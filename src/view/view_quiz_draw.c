@@ -50,6 +50,8 @@ static void metric_text(const ViewQuiz *quiz, uint32_t pane, uint32_t reveal_ind
         snprintf(buffer, size, "\xE2\x80\x93");
     else if (strcmp(metric, "double_amount") == 0 || strcmp(metric, "lost_amount") == 0)
         view_narration_money(buffer, size, (int64_t)value, false);
+    else if (strcmp(metric, "balance_error") == 0) /* signed: +165.00 is money not charged */
+        view_narration_money(buffer, size, (int64_t)value, true);
     else
         snprintf(buffer, size, "%g", value);
 }
