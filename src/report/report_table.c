@@ -100,7 +100,19 @@ static const Row rows[] = {
     {"keys lost in failovers", "keys_lost_in_failover", ROW_BAD, SHOW_WITH_FAILOVER},
 };
 
-/* Status queries happen after a 202, or where a client looks its unknown outcomes up. */
+const char *report_metric_label(const char *metric)
+{
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+        if (strcmp(rows[r].metric, metric) == 0) {
+            const char *label = rows[r].label;
+            while (*label == ' ') /* a sub-row's indent means nothing out of the table */
+                label++;
+            return label;
+        }
+    }
+    return NULL;
+}
+
 /* 130500 as "1,305.00": two decimals, thousands grouped. */
 static void format_major_units(char *buffer, size_t size, int64_t minor)
 {
@@ -120,6 +132,7 @@ static void format_major_units(char *buffer, size_t size, int64_t minor)
     snprintf(buffer, size, "%s%s.%02" PRIu64, minor < 0 ? "-" : "", grouped, magnitude % 100);
 }
 
+/* Status queries happen after a 202, or where a client looks its unknown outcomes up. */
 static bool asks_status(const Scenario *scenario)
 {
     bool asks = scenario->server.idempotency.on_in_progress == 202;

@@ -31,9 +31,10 @@ typedef enum { VIEW_ALIGN_LEFT, VIEW_ALIGN_CENTER, VIEW_ALIGN_RIGHT } ViewAlign;
 
 typedef struct ViewTextCache ViewTextCache; /* opaque */
 
-#define VIEW_TEXT_LOGGED_LEN 48
+#define VIEW_TEXT_LOGGED_LEN 256
 
-/* A string as drawn: where, how large, what (cut to VIEW_TEXT_LOGGED_LEN - 1 bytes). */
+/* A string as drawn: where, how large, what (cut to VIEW_TEXT_LOGGED_LEN - 1 bytes, at a
+ * character boundary: the card's and narration's lines are checked word for word). */
 typedef struct {
     ViewRect box; /* the part that shows */
     int font_px;

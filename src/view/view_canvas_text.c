@@ -226,7 +226,14 @@ static void log_text(ViewCanvas *canvas, ViewFont font, SDL_Rect target, const c
     logged->box = (ViewRect){target.x, target.y, target.w, target.h};
     logged->font_px = canvas->font_px[font];
     logged->clipped = clipped;
-    snprintf(logged->text, sizeof logged->text, "%s", text);
+    size_t length = strlen(text);
+    if (length >= sizeof logged->text) { /* never half a UTF-8 character: the log is JSON */
+        length = sizeof logged->text - 1;
+        while (length > 0 && ((unsigned char)text[length] & 0xC0) == 0x80)
+            length--;
+    }
+    memcpy(logged->text, text, length);
+    logged->text[length] = '\0';
 }
 
 static int draw_entry(ViewCanvas *canvas, ViewFont font, const TextEntry *entry, int x, int y,

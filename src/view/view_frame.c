@@ -379,6 +379,7 @@ void view_frame_draw(ViewFrame *frame)
     frame->hovered_pane = -1;
     frame->hovered_serial = 0;
     frame->hidden_drawn = 0;
+    frame->card_logged_from = -1;
     ViewSegment pinned = {0}, hovered = {0};
     ViewTimeline timeline;
     shared_timeline(frame, &timeline);

@@ -36,7 +36,8 @@ typedef struct {
     /* out: what the mouse points at (pane -1: nothing) */
     int hovered_pane;
     uint64_t hovered_serial;
-    int hidden_drawn; /* counters and verdicts drawn as "?" for an open question */
+    int hidden_drawn;     /* counters and verdicts drawn as "?" for an open question */
+    int card_logged_from; /* the question card's first string in the canvas log; -1: none */
 } ViewFrame;
 
 void view_frame_draw(ViewFrame *frame);

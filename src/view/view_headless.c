@@ -51,7 +51,8 @@ static void advance_as_the_class(ViewApp *app, SimTimeUs target_us, uint64_t *pr
         view_quiz_on_clock(&app->quiz, app->session.now_us, view_session_finished(&app->session));
         if (!view_quiz_holds_clock(&app->quiz) || *presses == 0)
             return;
-        view_quiz_press(&app->quiz);
+        if (view_quiz_press(&app->quiz) == VIEW_QUIZ_PRESS_REVEAL)
+            view_quiz_learn_answers(&app->quiz, app->session.panes, app->session.pane_count);
         (*presses)--;
     }
 }

@@ -375,29 +375,64 @@ static ViewColor client_sentence(const ViewPane *pane, const ViewNarration *n, c
     }
 }
 
+#define VERDICT_PREFIX "finished: "
+
+/* Appends "; clause" (or the first clause) to a verdict being built. */
+static void verdict_add(char *buffer, size_t size, const char *clause)
+{
+    size_t used = strlen(buffer);
+    if (used + 1 < size)
+        snprintf(buffer + used, size - used, "%s%s", used > strlen(VERDICT_PREFIX) ? "; " : "",
+                 clause);
+}
+
+/* The verdict names every bad outcome the run reports that has no counter of its own
+ * (mismatches, stale status writes) whatever else went wrong, so the screen never claims
+ * "charged once" where `run` counts a client given another payment's answer (C8). */
 ViewColor view_narration_finished(const ViewPane *pane, char *buffer, size_t size)
 {
     const ViewTally *tally = &pane->tally;
+    const Metrics *metrics = world_metrics(pane->world);
     uint64_t doubles = tally->outcomes[OUTCOME_DOUBLE], lost = tally->outcomes[OUTCOME_LOST];
-    uint64_t unsure = tally->outcomes[OUTCOME_PHANTOM] + tally->outcomes[OUTCOME_MISMATCH];
-    char money[48];
+    uint64_t phantom = tally->outcomes[OUTCOME_PHANTOM];
+    uint64_t mismatch = tally->outcomes[OUTCOME_MISMATCH];
+    uint64_t stale = metrics->stale_overwrites;
+    char money[48], clause[160];
+    ViewColor color = VIEW_COLOR_OK;
+    snprintf(buffer, size, VERDICT_PREFIX);
     if (doubles > 0) {
         view_narration_money(money, sizeof money, tally->double_amount, true);
-        snprintf(buffer, size, "finished: %" PRIu64 " of %" PRIu64 " charged twice or more (%s)",
+        snprintf(clause, sizeof clause, "%" PRIu64 " of %" PRIu64 " charged twice or more (%s)",
                  doubles, tally->operations, money);
-        return VIEW_COLOR_DOUBLE;
-    }
-    if (lost > 0) {
+        verdict_add(buffer, size, clause);
+        color = VIEW_COLOR_DOUBLE;
+    } else if (lost > 0) {
         view_narration_money(money, sizeof money, tally->lost_amount, false);
-        snprintf(buffer, size, "finished: %" PRIu64 " of %" PRIu64 " never charged (%s missing)",
+        snprintf(clause, sizeof clause, "%" PRIu64 " of %" PRIu64 " never charged (%s missing)",
                  lost, tally->operations, money);
-        return VIEW_COLOR_LOST;
+        verdict_add(buffer, size, clause);
+        color = VIEW_COLOR_LOST;
     }
-    if (unsure > 0) {
-        snprintf(buffer, size,
-                 "finished: every payment charged once, %" PRIu64 " of %" PRIu64
-                 " clients not told so",
-                 unsure, tally->operations);
+    if (mismatch > 0) {
+        snprintf(clause, sizeof clause,
+                 "%" PRIu64 " of %" PRIu64 " clients given another payment's answer (mismatch)",
+                 mismatch, tally->operations);
+        verdict_add(buffer, size, clause);
+        color = color == VIEW_COLOR_OK ? VIEW_COLOR_DOUBLE : color;
+    }
+    if (stale > 0) {
+        snprintf(clause, sizeof clause, "%" PRIu64 " stale overwrites (an old status over a newer)",
+                 stale);
+        verdict_add(buffer, size, clause);
+        color = color == VIEW_COLOR_OK ? VIEW_COLOR_DOUBLE : color;
+    }
+    if (color != VIEW_COLOR_OK)
+        return color;
+    if (phantom > 0) {
+        snprintf(clause, sizeof clause,
+                 "%" PRIu64 " of %" PRIu64 " clients not told their payment went through", phantom,
+                 tally->operations);
+        verdict_add(buffer, size, clause);
         return VIEW_COLOR_WARNING;
     }
     snprintf(buffer, size, "finished: all %" PRIu64 " charged exactly once, every client told",

@@ -216,6 +216,13 @@ static ViewColor balance_verdict(const ViewPanels *panels, uint32_t account, cha
     if (tally->account_count == 1) {
         over = tally->double_amount;
         under = tally->lost_amount;
+        /* Settled, the balance itself is final: what the outcomes miss (a client given
+         * another payment's answer was never charged) shows as money short. */
+        int64_t difference = tally->expected[0] - tally->actual[0];
+        if (tally->done && over == 0 && under == 0 && difference != 0) {
+            over = difference > 0 ? difference : 0;
+            under = difference < 0 ? -difference : 0;
+        }
     } else {
         int64_t difference = tally->expected[account] - tally->actual[account];
         over = difference > 0 ? difference : 0;
@@ -230,6 +237,16 @@ static ViewColor balance_verdict(const ViewPanels *panels, uint32_t account, cha
     if (under > 0) {
         view_narration_money(money, sizeof money, under, false);
         snprintf(text, size, "%s short", money);
+        return VIEW_COLOR_WARNING;
+    }
+    /* The money adds up, but "exact" under a run with told-wrong clients, a row inserted
+     * twice or a stale status write would read as "nothing went wrong". */
+    const Metrics *metrics = world_metrics(panels->pane->world);
+    uint64_t bad = metrics->stale_overwrites;
+    for (Outcome outcome = OUTCOME_DOUBLE; outcome < OUTCOME_COUNT; outcome++)
+        bad += tally->outcomes[outcome]; /* a double write of a row costs no money */
+    if (bad > 0) {
+        snprintf(text, size, "money right");
         return VIEW_COLOR_WARNING;
     }
     snprintf(text, size, "\xE2\x9C\x93 exact");

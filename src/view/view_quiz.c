@@ -1,12 +1,18 @@
 /* The predict-then-reveal state machine. A question goes WAITING -> ASKING (the clock
  * reached it: hold the clock, hide its metrics) -> REVEALED (first key: the same moment,
- * numbers shown, so the room reads the state it voted on) -> WAITING for the next one or
- * OVER (second key: the run goes on and the room watches the answer happen). Revealing by
- * jumping to the end was rejected: the room would see the result without the run that
- * produced it, which is the part the simulator exists to show. */
+ * the counters shown again and the card gives the answer) -> WAITING for the next one or
+ * OVER (second key: the run goes on and the room watches the answer happen). The card
+ * reveals the run's final figures, learnt from worlds of their own run to the end, while
+ * the panes stay at the question's moment: jumping the panes to the end was rejected, as
+ * the room would see the result without the run that produced it, which is the part the
+ * simulator exists to show. */
 #include "view_quiz.h"
 
+#include <stdio.h>
 #include <string.h>
+
+#include "report.h"
+#include "world.h"
 
 void view_quiz_init(ViewQuiz *quiz, const Question *questions, uint32_t count)
 {
@@ -17,6 +23,7 @@ void view_quiz_init(ViewQuiz *quiz, const Question *questions, uint32_t count)
 
 void view_quiz_restart(ViewQuiz *quiz)
 {
+    quiz->answers_known = false; /* a new seed ('s') is a new run, with other answers */
     quiz->current = 0;
     quiz->phase = quiz->question_count > 0 ? VIEW_QUIZ_WAITING : VIEW_QUIZ_OVER;
 }
@@ -68,6 +75,80 @@ ViewQuizPress view_quiz_press(ViewQuiz *quiz)
         break;
     }
     return VIEW_QUIZ_PRESS_UNUSED;
+}
+
+/* ------------------------------------------------------------------ answers */
+
+/* A metric as the counters show it: a double counts from its second charge (the world's
+ * live count), the rest are the world's metrics; at the end the two agree. */
+static bool answer_value(const Metrics *metrics, const char *metric, double *value)
+{
+    if (strcmp(metric, "double") == 0) {
+        *value = (double)metrics->doubles_so_far;
+        return true;
+    }
+    if (strcmp(metric, "double_amount") == 0) {
+        *value = (double)metrics->double_amount_so_far;
+        return true;
+    }
+    return metrics_value(metrics, metric, value);
+}
+
+/* Revealing the numbers at the question's moment was the first design: the room voted on
+ * "how many will be charged twice?" and read 0, because the doubles happen after it. The
+ * answer is the run's final figure; for a question with another after it, the figure when
+ * the next one is asked, so that question's answer is not given away before its vote. */
+static void learn_pane(ViewQuiz *quiz, uint32_t p, const ViewPane *pane)
+{
+    World *world =
+        world_create(pane->scenario, pane->mode, pane->seed, (TraceSink){0}, (WorldLimits){0});
+    if (world == NULL)
+        return;
+    for (uint32_t q = 0; q < quiz->question_count; q++) {
+        if (q + 1 < quiz->question_count)
+            world_run_until(world, view_quiz_at_us(quiz, q + 1));
+        else
+            world_run(world);
+        const Question *question = &quiz->questions[q];
+        for (uint32_t r = 0; r < question->reveal_count; r++) {
+            uint16_t metric = question->reveal[r];
+            quiz->answered[p][q][r] =
+                metric < scenario_metric_count &&
+                answer_value(world_metrics(world), scenario_metric_names[metric],
+                             &quiz->answers[p][q][r]);
+        }
+    }
+    world_destroy(world);
+}
+
+void view_quiz_learn_answers(ViewQuiz *quiz, ViewPane *const *panes, uint32_t pane_count)
+{
+    if (quiz->answers_known)
+        return;
+    memset(quiz->answered, 0, sizeof quiz->answered);
+    for (uint32_t p = 0; p < pane_count && p < MODE_COUNT; p++)
+        learn_pane(quiz, p, panes[p]);
+    quiz->answers_known = true;
+}
+
+bool view_quiz_answer(const ViewQuiz *quiz, uint32_t pane, uint32_t reveal_index, double *value)
+{
+    if (!quiz->answers_known || pane >= MODE_COUNT || reveal_index >= QUESTION_REVEAL_MAX ||
+        !view_quiz_holds_clock(quiz) || !quiz->answered[pane][quiz->current][reveal_index])
+        return false;
+    *value = quiz->answers[pane][quiz->current][reveal_index];
+    return true;
+}
+
+const char *view_quiz_metric_words(const char *metric, char *buffer, size_t size)
+{
+    const char *label = report_metric_label(metric);
+    snprintf(buffer, size, "%s", label != NULL ? label : metric);
+    if (label == NULL) {
+        for (char *c = buffer; *c != '\0'; c++)
+            *c = *c == '_' ? ' ' : *c;
+    }
+    return buffer;
 }
 
 /* ------------------------------------------------------------------ what to draw */

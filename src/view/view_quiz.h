@@ -7,6 +7,7 @@
 #define IDEMSIM_VIEW_QUIZ_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "scenario.h"
@@ -19,7 +20,7 @@ typedef enum {
     VIEW_QUIZ_OVER,    /* every question asked (or none): the view runs as without --predict */
     VIEW_QUIZ_WAITING, /* the clock runs towards the next question */
     VIEW_QUIZ_ASKING,  /* clock held, question shown, its metrics hidden: the room votes */
-    VIEW_QUIZ_REVEALED /* clock held, question shown, the numbers at this moment shown */
+    VIEW_QUIZ_REVEALED /* clock held, question shown, the counters and the answer shown */
 } ViewQuizPhase;
 
 /* What a press of space or enter did. */
@@ -42,6 +43,12 @@ typedef struct {
     uint32_t question_count;
     uint32_t current; /* the question on screen, or the next one to ask */
     ViewQuizPhase phase;
+    /* The answers: every question's revealed metrics at the end of each pane's run (when
+     * the next question is asked, for all but the last), by session pane; learnt at the
+     * first reveal. */
+    bool answers_known;
+    bool answered[MODE_COUNT][QUESTIONS_MAX][QUESTION_REVEAL_MAX];
+    double answers[MODE_COUNT][QUESTIONS_MAX][QUESTION_REVEAL_MAX];
 } ViewQuiz;
 
 /* count 0 (no --predict, or no questions) gives a quiz that is OVER from the start. */
@@ -65,6 +72,19 @@ bool view_quiz_holds_clock(const ViewQuiz *quiz);
 bool view_quiz_on_clock(ViewQuiz *quiz, SimTimeUs now_us, bool finished);
 
 /* ------------------------------------------------------------------ keys */
+
+/* Learns the answers of every question for these panes (once; view_quiz_restart forgets
+ * them): each pane's scenario, mode and seed run in a world of their own to the end, or
+ * to the next question's time for all but the last question, since the pane's own world
+ * cannot run ahead and come back.
+ * The figures are then those `idemsim run` prints. */
+void view_quiz_learn_answers(ViewQuiz *quiz, ViewPane *const *panes, uint32_t pane_count);
+/* The answer of the shown question's revealed metric reveal_index in session pane `pane`;
+ * false when unknown (not learnt, or a metric the world cannot say). */
+bool view_quiz_answer(const ViewQuiz *quiz, uint32_t pane, uint32_t reveal_index, double *value);
+/* The words for a metric of scenario_metric_names: the report table's row label, else the
+ * name with its underscores as spaces, written to buffer. */
+const char *view_quiz_metric_words(const char *metric, char *buffer, size_t size);
 
 ViewQuizPress view_quiz_press(ViewQuiz *quiz);
 

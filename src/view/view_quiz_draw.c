@@ -5,7 +5,9 @@
  * sight below, unless the card needs more room than the panels give. Type sizes are
  * the layout's (unit 1.5 at 1920x1080): the question at 36 px, everything else at 24 px or
  * more, readable from the back row. Once revealed, the card lists every revealed metric's
- * value per mode, since most metrics have no counter of their own on screen. */
+ * final value per mode (what `idemsim run` prints; at the next question's time, for all but
+ * the last), in the report's words: the answer to "how many will be charged twice" is
+ * known at the end of the run, not at the question. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -40,25 +42,32 @@ static ViewRect card_area(const ViewFrame *frame)
 }
 
 /* Money metrics as money, the rest as numbers; a dash for what the world cannot say. */
-static void metric_text(const ViewPane *pane, const char *metric, char *buffer, size_t size)
+static void metric_text(const ViewQuiz *quiz, uint32_t pane, uint32_t reveal_index,
+                        const char *metric, char *buffer, size_t size)
 {
     double value = 0;
-    if (!view_quiz_metric_value(pane, metric, &value))
+    if (!view_quiz_answer(quiz, pane, reveal_index, &value))
         snprintf(buffer, size, "\xE2\x80\x93");
     else if (strcmp(metric, "double_amount") == 0 || strcmp(metric, "lost_amount") == 0)
         view_narration_money(buffer, size, (int64_t)value, false);
+    else if (strcmp(metric, "balance_error") == 0) /* signed: +165.00 is money not charged */
+        view_narration_money(buffer, size, (int64_t)value, true);
     else
         snprintf(buffer, size, "%g", value);
 }
 
-/* "double:  at-most-once 0 · at-least-once 1 · idempotent 0" */
-static void metric_line(const ViewFrame *frame, const char *metric, char *line, size_t size)
+/* "double:  at-most-once 0 · at-least-once 3 · idempotent 0", the run's final figures, in
+ * the report's words rather than the metric's id. */
+static void metric_line(const ViewFrame *frame, uint32_t reveal_index, char *line, size_t size)
 {
-    size_t used = (size_t)snprintf(line, size, "%s:  ", metric);
+    const char *metric = scenario_metric_names[view_quiz_shown(frame->quiz)->reveal[reveal_index]];
+    char words[96];
+    size_t used =
+        (size_t)snprintf(line, size, "%s:  ", view_quiz_metric_words(metric, words, sizeof words));
     const ViewSession *session = frame->session;
     for (uint32_t p = 0; p < session->pane_count && used < size; p++) {
         char value[48];
-        metric_text(session->panes[p], metric, value, sizeof value);
+        metric_text(frame->quiz, p, reveal_index, metric, value, sizeof value);
         int n = snprintf(line + used, size - used, "%s%s %s", p > 0 ? "  \xC2\xB7  " : "",
                          mode_name(session->panes[p]->mode), value);
         used += n > 0 ? (size_t)n : 0;
@@ -70,8 +79,10 @@ static void reveal_list(const Question *question, char *text, size_t size)
     size_t used = 0;
     text[0] = '\0';
     for (uint32_t i = 0; i < question->reveal_count && used < size; i++) {
+        char words[96];
         int n = snprintf(text + used, size - used, "%s%s", i > 0 ? ", " : "",
-                         scenario_metric_names[question->reveal[i]]);
+                         view_quiz_metric_words(scenario_metric_names[question->reveal[i]], words,
+                                                sizeof words));
         used += n > 0 ? (size_t)n : 0;
     }
 }
@@ -80,18 +91,17 @@ static void hint_text(const ViewFrame *frame, char *hint, size_t size)
 {
     const ViewQuiz *quiz = frame->quiz;
     const Question *question = view_quiz_shown(quiz);
-    char metrics[160];
+    char metrics[256];
     reveal_list(question, metrics, sizeof metrics);
     if (quiz->phase == VIEW_QUIZ_ASKING) {
         snprintf(hint, size, "Vote now. Hidden: %s.   space / enter: reveal", metrics);
     } else if (quiz->current + 1 < quiz->question_count) {
         snprintf(hint, size,
-                 "The numbers at this moment.   space / enter: run on and watch them, to "
-                 "question %u (at %.1f s)",
+                 "When question %u is asked, at %.1f s.   space / enter: run on and watch it "
+                 "happen",
                  quiz->current + 2, (double)view_quiz_at_us(quiz, quiz->current + 1) / 1e6);
     } else {
-        snprintf(hint, size,
-                 "The numbers at this moment.   space / enter: run on and watch them, to the end");
+        snprintf(hint, size, "At the end of the run.   space / enter: run on and watch it happen");
     }
 }
 
@@ -120,6 +130,7 @@ void view_quiz_draw(ViewFrame *frame)
     if (card.y + card.h > bottom) /* a small window: keep the card whole, over the counters */
         card.y = bottom - card.h > frame->layout.title.h ? bottom - card.h : frame->layout.title.h;
 
+    frame->card_logged_from = canvas->logged_count;
     ViewColor accent = revealed ? VIEW_COLOR_OK : VIEW_COLOR_WARNING;
     view_canvas_round(canvas, card, (float)P(frame, 10), C(accent));
     int border = P(frame, 3);
@@ -139,7 +150,7 @@ void view_quiz_draw(ViewFrame *frame)
     y += ask_lines * ask_h + P(frame, 10);
     for (int i = 0; i < metric_rows; i++, y += body_h + P(frame, 4)) {
         char line[METRIC_LINE_LEN_MAX];
-        metric_line(frame, scenario_metric_names[question->reveal[i]], line, sizeof line);
+        metric_line(frame, (uint32_t)i, line, sizeof line);
         view_canvas_text_fit(canvas, VIEW_FONT_BODY, C(VIEW_COLOR_TEXT), x, y, VIEW_ALIGN_LEFT,
                              text_w, line);
     }

@@ -141,7 +141,10 @@ static void toggle_fullscreen(ViewApp *app)
 static void on_key(ViewApp *app, Loop *loop, SDL_Keycode key)
 {
     bool answers = key == SDLK_SPACE || key == SDLK_RETURN || key == SDLK_KP_ENTER;
-    if (answers && view_quiz_press(&app->quiz) != VIEW_QUIZ_PRESS_UNUSED) {
+    ViewQuizPress press = answers ? view_quiz_press(&app->quiz) : VIEW_QUIZ_PRESS_UNUSED;
+    if (press == VIEW_QUIZ_PRESS_REVEAL)
+        view_quiz_learn_answers(&app->quiz, app->session.panes, app->session.pane_count);
+    if (press != VIEW_QUIZ_PRESS_UNUSED) {
         app->frame.paused = false; /* the class asked to see it run on */
         return;
     }

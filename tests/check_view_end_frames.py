@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""The screen agrees with `run` (issue 22, item 1).
+
+For every scenario of scenarios/ (the architectures too), renders the frame at the end of the
+run headless with --labels-json, and holds what each column drew against `idemsim run --json`:
+
+- the four counters (OK, DOUBLE, LOST, PHANTOM) show the run's outcomes, number for number;
+- every bad outcome without a counter (mismatch; stale overwrites where status records are
+  written) is named, with its count, in the column's verdict line;
+- no verdict (the narration's "finished: ..." or a balance's) says "exact" or "charged once"
+  when the run reports a double, a lost payment, a phantom, a mismatch or a stale overwrite.
+
+All modes are drawn side by side in one frame, so one render covers every mode; C8 is also
+drawn one mode at a time (--focus), the wide layout. And every question, revealed
+(--predict), draws a card that gives each revealed metric in the report's words, with a
+figure for every mode (tests/check_view_quiz.c checks the figures themselves). Usage:
+    check_view_end_frames.py IDEMSIM SOURCE_DIR [SCENARIO...]
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+COUNTERS = ["ok", "double", "lost", "phantom"]
+# Far past every scenario's end: the headless clock stops once every world has finished.
+END_MS = "1000000000"
+
+
+def run_report(idemsim, scenario, directory):
+    path = os.path.join(directory, "run.json")
+    subprocess.run([idemsim, "run", scenario, "--json", path], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with open(path, encoding="utf-8") as stream:
+        return json.load(stream)["modes"]
+
+
+def render(idemsim, scenario, directory, extra):
+    png = os.path.join(directory, "end.png")
+    labels = os.path.join(directory, "labels.json")
+    environment = dict(os.environ, SDL_VIDEODRIVER="dummy")
+    subprocess.run([idemsim, "view", scenario, "--headless", "--png", png, "--labels-json",
+                    labels, "--at-ms", END_MS] + extra, check=True, env=environment,
+                   stdout=subprocess.DEVNULL)
+    with open(labels, encoding="utf-8") as stream:
+        return json.load(stream)["panes"]
+
+
+def words(texts):
+    return " ".join(text["text"] for text in texts)
+
+
+def check_pane(name, pane, report):
+    """Returns the complaints about one column."""
+    complaints = []
+    where = "%s %s" % (name, pane["mode"])
+    if not pane["done"]:
+        return ["%s: not finished in the end frame" % where]
+    outcomes = report["outcomes"]
+    for counter, texts in zip(COUNTERS, pane["counters"]):
+        drawn = [text["text"] for text in texts]
+        if len(drawn) < 2 or drawn[1] != str(outcomes[counter]):
+            complaints.append("%s: counter %s drew %s, run says %d" %
+                              (where, counter, drawn, outcomes[counter]))
+    verdict = words(pane["narration"])
+    if not verdict.startswith("finished:"):
+        complaints.append("%s: no verdict in the end frame, got %r" % (where, verdict))
+    stale = report.get("ordering", {}).get("stale_overwrites", 0)
+    unnamed = {"mismatch": (outcomes["mismatch"], "(mismatch)"),
+               "stale overwrites": (stale, "stale overwrites")}
+    for what, (count, phrase) in unnamed.items():
+        if count > 0 and ("%d " % count not in verdict or phrase not in verdict):
+            complaints.append("%s: run has %d %s, the verdict says %r" %
+                              (where, count, what, verdict))
+    bad = sum(outcomes[o] for o in ("double", "lost", "phantom", "mismatch")) + stale
+    balances = [text["text"] for text in pane["balances"]]
+    claims = [verdict] + balances
+    if bad > 0:
+        for claim in claims:
+            if "exact" in claim or "charged once" in claim:
+                complaints.append("%s: %d bad outcomes in run, yet the screen says %r" %
+                                  (where, bad, claim))
+    return complaints
+
+
+def check_scenario(idemsim, scenario, focus):
+    name = os.path.basename(scenario)
+    with tempfile.TemporaryDirectory() as directory:
+        report = run_report(idemsim, scenario, directory)
+        renders = [[]]
+        if focus:
+            renders += [["--focus", str(m + 1)] for m in range(len(report))]
+        complaints = []
+        for extra in renders:
+            for pane in render(idemsim, scenario, directory, extra):
+                complaints += check_pane(name + (" " + " ".join(extra) if extra else ""), pane,
+                                         report[pane["mode"]])
+        return complaints
+
+
+def check_cards(idemsim, scenario):
+    """Every question of the scenario, revealed: the card speaks words, not metric ids, and
+    gives every mode a figure. Returns the complaints."""
+    name = os.path.basename(scenario)
+    with open(scenario, encoding="utf-8") as stream:
+        questions = json.load(stream).get("questions", [])
+    complaints = []
+    with tempfile.TemporaryDirectory() as directory:
+        labels = os.path.join(directory, "labels.json")
+        environment = dict(os.environ, SDL_VIDEODRIVER="dummy")
+        for q, question in enumerate(questions):
+            subprocess.run([idemsim, "view", scenario, "--headless", "--predict", "--presses",
+                            str(2 * q + 1), "--png", os.path.join(directory, "q.png"),
+                            "--labels-json", labels, "--at-ms", END_MS], check=True,
+                           env=environment, stdout=subprocess.DEVNULL)
+            with open(labels, encoding="utf-8") as stream:
+                card = json.load(stream)["card"]
+            if card is None:
+                complaints.append("%s: question %d revealed draws no card" % (name, q + 1))
+                continue
+            lines = [text["text"] for text in card]
+            for metric in question["reveal"]:
+                if "_" in metric and any(metric in line for line in lines):
+                    complaints.append("%s: question %d's card prints the id %s" %
+                                      (name, q + 1, metric))
+            figures = [line for line in lines if ":  " in line]
+            if len(figures) != len(question["reveal"]):
+                complaints.append("%s: question %d reveals %d metrics, the card lists %r" %
+                                  (name, q + 1, len(question["reveal"]), figures))
+            # money reads as money: C8's balance error is the 165.00 never charged
+            if "08_key_reuse_no_fingerprint" in name and not any(
+                    line.startswith("balance error:") and line.endswith("idempotent +165.00")
+                    for line in figures):
+                complaints.append("%s: the card does not say +165.00: %r" % (name, figures))
+            for line in figures:
+                if "\u2013" in line:
+                    complaints.append("%s: question %d: a figure is missing: %r" %
+                                      (name, q + 1, line))
+    return complaints
+
+
+def main():
+    idemsim, source = sys.argv[1], sys.argv[2]
+    scenarios = sys.argv[3:]
+    if not scenarios:
+        root = os.path.join(source, "scenarios")
+        for folder in (root, os.path.join(root, "architectures")):
+            scenarios += sorted(os.path.join(folder, f) for f in os.listdir(folder)
+                                if f.endswith(".json"))
+    complaints = []
+    for scenario in scenarios:
+        found = check_scenario(idemsim, scenario, "08_key_reuse" in scenario)
+        found += check_cards(idemsim, scenario)
+        print("%-45s %s" % (os.path.basename(scenario), "ok" if not found else "MISMATCH"))
+        complaints += found
+    for complaint in complaints:
+        print(complaint)
+    print("%d scenarios, %d mismatches" % (len(scenarios), len(complaints)))
+    return 1 if complaints else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
