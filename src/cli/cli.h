@@ -39,6 +39,9 @@ typedef struct {
  * printing the error and usage; --help prints usage and exits 0. */
 int cli_parse_options(int argc, char **argv, const char *usage, Options *options);
 int cli_usage_error(const char *usage, const char *format, const char *argument);
+/* The first option given that only a run uses (--json, --csv, --trace, --mode, --seed, the
+ * budgets), or NULL: a command that runs nothing refuses it rather than ignore it. */
+const char *cli_run_only_option(const Options *options);
 
 /* Seconds on a monotonic clock, for progress lines and reports of wall time. */
 double cli_wall_seconds(void);

@@ -247,3 +247,15 @@ Scenario *cli_load_scenario(const char *path, const Options *options)
     free(errors);
     return scenario;
 }
+
+const char *cli_run_only_option(const Options *options)
+{
+    const WorldLimits *limits = &options->limits;
+    return options->json_path                                                          ? "--json"
+           : options->csv_path                                                         ? "--csv"
+           : options->trace_path                                                       ? "--trace"
+           : options->mode_count                                                       ? "--mode"
+           : options->has_seed                                                         ? "--seed"
+           : limits->max_events || limits->max_sim_time_us || limits->max_memory_bytes ? "--max-*"
+                                                                                       : NULL;
+}

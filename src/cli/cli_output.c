@@ -108,17 +108,6 @@ void cli_terminal_text(char *buffer, size_t size, const char *text)
     terminal_text_escape(buffer, size, text); /* one copy, which the view uses too */
 }
 
-/* Appends piece whole or not at all, so a cut text never ends in half a quote. */
-static bool append(char *buffer, size_t size, size_t *used, const char *piece, size_t length)
-{
-    if (*used + length >= size)
-        return false;
-    memcpy(buffer + *used, piece, length);
-    *used += length;
-    buffer[*used] = '\0';
-    return true;
-}
-
 /* Letters, digits and these need no quotes in any POSIX shell. */
 static bool shell_plain(const char *text)
 {
@@ -137,14 +126,14 @@ void cli_shell_quote(char *buffer, size_t size, const char *text)
     size_t used = 0;
     buffer[0] = '\0';
     if (shell_plain(text)) {
-        append(buffer, size, &used, text, strlen(text));
+        terminal_text_append(buffer, size, &used, text, strlen(text));
         return;
     }
     /* 'it'\''s': a single quote ends the quoting, is escaped, and quoting starts again. */
-    bool fits = append(buffer, size, &used, "'", 1);
+    bool fits = terminal_text_append(buffer, size, &used, "'", 1);
     for (const char *c = text; *c != '\0' && fits; c++)
-        fits = *c == '\'' ? append(buffer, size, &used, "'\\''", 4)
-                          : append(buffer, size, &used, c, 1);
+        fits = *c == '\'' ? terminal_text_append(buffer, size, &used, "'\\''", 4)
+                          : terminal_text_append(buffer, size, &used, c, 1);
     if (fits)
-        append(buffer, size, &used, "'", 1);
+        terminal_text_append(buffer, size, &used, "'", 1);
 }

@@ -2,6 +2,7 @@
  * Running what it prints gives byte-identical reports and traces to running the original. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 
@@ -23,15 +24,9 @@ int command_show(int argc, char **argv)
     if (options.file_count != 1)
         return cli_usage_error(show_usage, "show expects one SCENARIO%s",
                                options.file_count == 0 ? "" : " (got several)");
-    const char *unused = options.json_path    ? "--json"
-                         : options.csv_path   ? "--csv"
-                         : options.trace_path ? "--trace"
-                         : options.mode_count ? "--mode"
-                         : options.has_seed   ? "--seed (use --set seed=N)"
-                         : options.limits.max_events || options.limits.max_sim_time_us ||
-                                 options.limits.max_memory_bytes
-                             ? "--max-*"
-                             : NULL;
+    const char *unused = cli_run_only_option(&options);
+    if (unused != NULL && strcmp(unused, "--seed") == 0)
+        unused = "--seed (use --set seed=N)";
     if (unused != NULL)
         return cli_usage_error(show_usage, "show runs nothing: %s does not apply", unused);
     if (!cli_stdout_usable("the scenario"))

@@ -21,15 +21,7 @@ int command_validate(int argc, char **argv)
     if (options.file_count == 0)
         return cli_usage_error(validate_usage, "validate expects at least one FILE%s", "");
     /* Options validate would silently ignore are refused: nothing is run or written. */
-    const char *unused = options.json_path    ? "--json"
-                         : options.csv_path   ? "--csv"
-                         : options.trace_path ? "--trace"
-                         : options.mode_count ? "--mode"
-                         : options.has_seed   ? "--seed"
-                         : options.limits.max_events || options.limits.max_sim_time_us ||
-                                 options.limits.max_memory_bytes
-                             ? "--max-*"
-                             : NULL;
+    const char *unused = cli_run_only_option(&options);
     if (unused != NULL)
         return cli_usage_error(validate_usage, "validate runs nothing: %s does not apply", unused);
     int exit_code = EXIT_SUCCESS;

@@ -6,8 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Appends piece whole or not at all, so a cut text never ends in half an escape. */
-static bool append(char *buffer, size_t size, size_t *used, const char *piece, size_t length)
+bool terminal_text_append(char *buffer, size_t size, size_t *used, const char *piece, size_t length)
 {
     if (*used + length >= size)
         return false;
@@ -26,14 +25,14 @@ void terminal_text_escape(char *buffer, size_t size, const char *text)
         bool fits;
         if (*c < 0x20 || *c == 0x7f) {
             snprintf(escaped, sizeof escaped, "\\x%02x", *c);
-            fits = append(buffer, size, &used, escaped, strlen(escaped));
+            fits = terminal_text_append(buffer, size, &used, escaped, strlen(escaped));
         } else if (c[0] == 0xc2 && c[1] >= 0x80 && c[1] <= 0x9f) {
             /* C1 controls in UTF-8: some terminals take U+009B as an escape sequence. */
             snprintf(escaped, sizeof escaped, "\\u%04x", c[1]);
-            fits = append(buffer, size, &used, escaped, strlen(escaped));
+            fits = terminal_text_append(buffer, size, &used, escaped, strlen(escaped));
             c++;
         } else {
-            fits = append(buffer, size, &used, (const char *)c, 1);
+            fits = terminal_text_append(buffer, size, &used, (const char *)c, 1);
         }
         if (!fits)
             return;
