@@ -273,7 +273,7 @@ static Message receipt_event(World *world, const Message *request)
     Message event = *request;
     event.kind = MESSAGE_REQUEST;
     event.hop = HOP_REQUEST;
-    event.source = world->server_node;
+    event.source = request->target; /* the instance that charged */
     event.target = world->broker_node;
     event.receipt = true;
     event.key = world_draw(world, DRAW_RECEIPT_ID, request->operation, 0, 0) | 1;

@@ -153,7 +153,7 @@ static bool admit(World *world, uint32_t job_slot)
         if (world->broker.partition_count > 0) {
             /* a log never redelivers: the partition's consumer tries the record again once
              * the lease may be taken over (lock_timeout_ms > 0, checked at load) */
-            key_protocol_trace_refusal(world, &world->consumers.keys, job, verdict, 0);
+            key_protocol_trace_refusal(world, job, verdict, 0);
             sim_schedule_in(world->sim,
                             sim_time_us_from_ms(world->consumers.keys.policy->lock_timeout_ms),
                             EVENT_CONSUMER_RETRY, 0, job_slot);
@@ -163,7 +163,7 @@ static bool admit(World *world, uint32_t job_slot)
     case KEY_MISSING: /* refused at load: every delivery has a message id */
         break;
     }
-    key_protocol_trace_refusal(world, &world->consumers.keys, job, verdict, 0);
+    key_protocol_trace_refusal(world, job, verdict, 0);
     return false;
 }
 
@@ -239,7 +239,8 @@ static void crash(World *world, uint32_t job_slot, CrashPoint where)
         world_trace(world, world->consumers_node, TRACE_CRASH,
                     world->jobs[job_slot].request.operation, 0, where);
     if (world->scenario.broker.consumers.inbox)
-        key_protocol_roll_back_open(world, &consumers->keys, consumers->epoch);
+        key_protocol_roll_back_open(world, &consumers->keys, world->consumers_node,
+                                    consumers->epoch);
     world_job_release(world, job_slot);
     while (consumers->buffer.length > 0)
         world_job_release(world, index_queue_pop(&consumers->buffer));

@@ -27,7 +27,7 @@ void key_protocol_init(World *world, KeyProtocol *keys, const IdempotencySpec *p
                           .enabled = enabled};
     SimTimeUs interval = sim_time_us_from_ms(policy->cleanup_interval_ms);
     if (enabled && interval > 0)
-        world_start_sweep(world, (StoreSide)side, interval);
+        world_start_sweep(world, side, interval);
     else
         idem_store_keep_no_expiry_order(keys->store); /* nothing will ever sweep it */
     if (enabled && policy->replication_lag_ms > 0) {
@@ -116,7 +116,7 @@ static void reserve(World *world, KeyProtocol *keys, Job *job, ReserveReason why
     idem_store_put(keys->store, &row);
     world_note_key_store(world);
     if (world_tracing(world))
-        world_trace_about(world, keys->node, TRACE_RESERVE, &job->request, 0, why);
+        world_trace_about(world, job->request.target, TRACE_RESERVE, &job->request, 0, why);
 }
 
 static int other_body_status(StoreProfile profile)
@@ -145,6 +145,23 @@ static KeyVerdict verdict_of_row(World *world, const KeyProtocol *keys, const Jo
     return (KeyVerdict){KEY_REPLAY, row->response_status, row->response_of};
 }
 
+/* reads: replica. The replica applies the primary's writes replication_lag_ms late: a row
+ * created within the lag is not there yet, and a row written within it still shows its
+ * previous write, which for a recorded row was its reservation (processing). */
+static const KeyRow *as_replica_sees(const KeyProtocol *keys, const KeyRow *row, SimTimeUs now,
+                                     KeyRow *previous)
+{
+    SimTimeUs lag = sim_time_us_from_ms(keys->policy->replication_lag_ms);
+    SimTimeUs horizon = now > lag ? now - lag : 0;
+    if (row == NULL || row->written_us <= horizon)
+        return row;
+    if (row->created_us > horizon)
+        return NULL;
+    *previous = *row;
+    previous->status = KEY_STATUS_PROCESSING;
+    return previous;
+}
+
 KeyVerdict key_protocol_admit(World *world, KeyProtocol *keys, Job *job)
 {
     const IdempotencySpec *policy = keys->policy;
@@ -155,7 +172,11 @@ KeyVerdict key_protocol_admit(World *world, KeyProtocol *keys, Job *job)
     SimTimeUs now = sim_now(world->sim);
     const KeyRow *found = idem_store_find_any(keys->store, job->store_key); /* one probe */
     const KeyRow *row = found != NULL && idem_store_row_live(found, now) ? found : NULL;
-    const KeyRow *expired = row == NULL ? found : NULL;
+    KeyRow replica_row;
+    if (policy->reads == READS_REPLICA)
+        row = as_replica_sees(keys, row, now, &replica_row);
+    const KeyRow *expired =
+        row == NULL && found != NULL && !idem_store_row_live(found, now) ? found : NULL;
     ReserveReason why = expired != NULL ? RESERVE_REASON_EXPIRED : RESERVE_REASON_NEW;
     uint32_t previous_token = row != NULL ? row->token : expired != NULL ? expired->token : 0;
     int recovery_status = 0; /* a live row's committed phase, carried to the new holder */
@@ -206,8 +227,7 @@ void key_protocol_reserve_late(World *world, KeyProtocol *keys, Job *job)
             previous != NULL ? previous->token : 0, 0);
 }
 
-void key_protocol_trace_refusal(World *world, const KeyProtocol *keys, const Job *job,
-                                KeyVerdict verdict, int64_t value)
+void key_protocol_trace_refusal(World *world, const Job *job, KeyVerdict verdict, int64_t value)
 {
     static const TraceEvent events[] = {
         [KEY_REPLAY] = TRACE_REPLAY,
@@ -218,7 +238,7 @@ void key_protocol_trace_refusal(World *world, const KeyProtocol *keys, const Job
     SIM_ASSERT(verdict.kind >= KEY_REPLAY && verdict.kind <= KEY_MISSING,
                "only a refusal or a replay is traced here");
     if (world_tracing(world))
-        world_trace_decision(world, keys->node, events[verdict.kind], &job->request, value,
+        world_trace_decision(world, job->request.target, events[verdict.kind], &job->request, value,
                              verdict.response_of);
 }
 
@@ -242,7 +262,7 @@ bool key_protocol_holds_lease_fenced(World *world, const KeyProtocol *keys, cons
     if (row != NULL && row->token == job->token)
         return true;
     if (world_tracing(world))
-        world_trace_about(world, keys->node, TRACE_FENCED, &job->request, job->token, 0);
+        world_trace_about(world, job->request.target, TRACE_FENCED, &job->request, job->token, 0);
     return false;
 }
 
@@ -323,14 +343,14 @@ void key_protocol_commit_effect_phase(World *world, KeyProtocol *keys, const Job
 
 /* ------------------------------------------------------------------ crashes and sweeps */
 
-void key_protocol_roll_back_open(World *world, KeyProtocol *keys, uint32_t epoch)
+void key_protocol_roll_back_open(World *world, KeyProtocol *keys, uint32_t node, uint32_t epoch)
 {
     for (uint32_t slot = 0; slot < world->job_slots.capacity; slot++) {
         Job *job = &world->jobs[slot];
-        if (job->serial == 0 || job->epoch != epoch || job->request.target != keys->node)
+        if (job->serial == 0 || job->epoch != epoch || job->request.target != node)
             continue;
         if (job->uncommitted) {
-            ledger_undo(world, &job->request, keys->node);
+            ledger_undo(world, &job->request, node);
             job->uncommitted = false;
         }
         const KeyRow *row = job->reserved && job->store_key != 0
@@ -363,6 +383,6 @@ void key_protocol_on_sweep(World *world, KeyProtocol *keys)
     world_note_key_store(world);
     if (freed > 0 && world_tracing(world))
         world_trace(world, keys->node, TRACE_SWEEP, 0, (int64_t)freed, 0);
-    world_reschedule_sweep(world, (StoreSide)keys->side,
+    world_reschedule_sweep(world, keys->side,
                            sim_time_us_from_ms(keys->policy->cleanup_interval_ms));
 }

@@ -58,8 +58,7 @@ void key_protocol_reserve_late(World *world, KeyProtocol *keys, Job *job);
  * row (never seen, expired, deleted, or a retryable failure), 400 without a key store. */
 KeyVerdict key_protocol_status(World *world, KeyProtocol *keys, uint64_t key);
 /* Traces a verdict that did not run the handler, after the service acted on it. */
-void key_protocol_trace_refusal(World *world, const KeyProtocol *keys, const Job *job,
-                                KeyVerdict verdict, int64_t value);
+void key_protocol_trace_refusal(World *world, const Job *job, KeyVerdict verdict, int64_t value);
 /* With fencing, false (and traced) when another job took the key's lease over since job
  * reserved it: its effect must not happen. Always true without fencing. */
 /* on_failure resume: records in the job's key row that its effect committed, answering
@@ -77,7 +76,7 @@ void key_protocol_record(World *world, KeyProtocol *keys, const Job *job, int st
  * every job of its life `epoch` at `node` rolls back, its uncommitted effect undone and its
  * reservation (written in the same transaction) removed, so a retry runs once. Call before
  * the crash frees the jobs. */
-void key_protocol_roll_back_open(World *world, KeyProtocol *keys, uint32_t epoch);
+void key_protocol_roll_back_open(World *world, KeyProtocol *keys, uint32_t node, uint32_t epoch);
 /* Forgets key (reconciliation found nothing was charged: a retry may run). */
 void key_protocol_forget(World *world, KeyProtocol *keys, uint64_t key);
 /* The service crashed: keys kept in memory are gone. */

@@ -9,13 +9,21 @@
 #include "sim_assert.h"
 #include "world_internal.h"
 
+/* The node a scenario names (a service's id names its first instance). */
 static uint32_t node_by_name(const World *world, const char *name)
 {
     for (uint32_t node = 0; node < world->node_count; node++) {
-        if (strcmp(world_node_name(world, node), name) == 0)
+        if (strcmp(world->nodes[node].service, name) == 0)
             return node;
     }
     return SLOT_NONE;
+}
+
+/* A link or an outage named by a service applies to each of its instances. */
+static bool same_service(const World *world, uint32_t node, uint32_t named)
+{
+    return node == named || (world->nodes[node].kind == world->nodes[named].kind &&
+                             world->nodes[node].service == world->nodes[named].service);
 }
 
 static Link *link_between(World *world, uint32_t source, uint32_t target)
@@ -28,8 +36,8 @@ static bool outage_covers(const OutageSpec *outage, const World *world, uint32_t
 {
     if (outage->source[0] == '\0')
         return true;
-    return node_by_name(world, outage->source) == source &&
-           node_by_name(world, outage->target) == target;
+    return same_service(world, source, node_by_name(world, outage->source)) &&
+           same_service(world, target, node_by_name(world, outage->target));
 }
 
 /* Outage windows are grouped per link, so a send scans only its own link's windows. */
@@ -75,7 +83,12 @@ void network_init(World *world)
         uint32_t source = node_by_name(world, override->source);
         uint32_t target = node_by_name(world, override->target);
         SIM_ASSERT(source != SLOT_NONE && target != SLOT_NONE, "the loader resolves link names");
-        link_between(world, source, target)->spec = override->spec;
+        for (uint32_t s = 0; s < world->node_count; s++) {
+            for (uint32_t t = 0; t < world->node_count; t++) {
+                if (same_service(world, s, source) && same_service(world, t, target))
+                    link_between(world, s, t)->spec = override->spec;
+            }
+        }
     }
     attach_outages(world);
 }
@@ -184,8 +197,22 @@ static void send_copy(World *world, Link *link, const Message *message, uint64_t
     sim_schedule_in(world->sim, delay, EVENT_MESSAGE_ARRIVE, message->target, slot);
 }
 
+/* A request to a server with several instances goes to the one its balancer picks (the
+ * balancer is part of the service: its pick costs no hop). */
+static bool to_balanced_service(const World *world, const Message *message)
+{
+    return world->server_count > 1 && message->target == world->server_node &&
+           (message->kind == MESSAGE_REQUEST || message->kind == MESSAGE_STATUS_QUERY);
+}
+
 void network_send(World *world, const Message *message)
 {
+    Message routed;
+    if (to_balanced_service(world, message)) {
+        routed = *message;
+        routed.target = server_route(world, message);
+        message = &routed;
+    }
     Link *link = link_between(world, message->source, message->target);
     world->metrics.network_sent++;
     bool duplicated =

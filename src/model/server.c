@@ -9,43 +9,79 @@
 #include "sim_assert.h"
 #include "world_internal.h"
 
-/* ------------------------------------------------------------------ jobs and workers */
+/* ------------------------------------------------------------------ instances */
 
-static uint32_t job_alloc(World *world, const Message *request)
+Server *server_at(World *world, uint32_t node)
 {
-    return world_job_alloc(world, request, world->server.epoch);
+    SIM_ASSERT(node < world->node_count && world->nodes[node].kind == NODE_SERVER,
+               "a server's work names one of its instances");
+    return &world->servers[world->nodes[node].actor];
 }
+
+KeyProtocol *server_keys(World *world, const Server *server)
+{
+    return world_keys_of_side(world, server->store);
+}
+
+/* The balancer in front of the instances. Round-robin turns over every request the service
+ * receives; random draws from the request copy's identity, so it picks the same instance in
+ * every mode; key-hash sends every retry with one key to one instance (a request without a
+ * key, in the modes that send none, goes in turn). */
+uint32_t server_route(World *world, const Message *request)
+{
+    uint32_t count = world->server_count;
+    uint32_t pick = 0;
+    BalancerPolicy policy = world->scenario.server.balancer;
+    if (policy == BALANCER_KEY_HASH && request->key == 0)
+        policy = BALANCER_ROUND_ROBIN; /* no key to hash */
+    switch (policy) {
+    case BALANCER_KEY_HASH:
+        pick = (uint32_t)(rng_mix64(request->key) % count);
+        break;
+    case BALANCER_ROUND_ROBIN:
+        pick = world->balancer_turn;
+        world->balancer_turn = (world->balancer_turn + 1) % count;
+        break;
+    case BALANCER_RANDOM:
+        pick = (uint32_t)(world_draw_about(world, DRAW_BALANCER, request) % count);
+        break;
+    }
+    return world->servers[pick].node;
+}
+
+/* ------------------------------------------------------------------ jobs and workers */
 
 bool server_job_alive(const World *world, uint32_t job, uint64_t serial)
 {
-    return job < world->job_slots.capacity && world->jobs[job].serial == serial &&
-           world->jobs[job].epoch == world->server.epoch;
+    if (job >= world->job_slots.capacity || world->jobs[job].serial != serial)
+        return false;
+    const WorldNode *node = &world->nodes[world->jobs[job].request.target];
+    return world->jobs[job].epoch == world->servers[node->actor].epoch;
 }
 
 /* A job whose server crashed meanwhile: its pending event only frees it. */
 bool server_job_died_in_crash(World *world, uint32_t job)
 {
-    if (world->jobs[job].epoch == world->server.epoch)
+    if (world->jobs[job].epoch == server_of_job(world, job)->epoch)
         return false;
     world_job_release(world, job);
     return true;
 }
 
-static bool start_job(World *world, uint32_t job);
+static bool start_job(World *world, Server *server, uint32_t job);
 
 /* A worker is done with its job: give it the next waiting ones. A loop, not a recursion:
  * a queue of requests answered straight from the key store would otherwise nest one call
  * per request. */
-static void finish_job(World *world, uint32_t job)
+static void finish_job(World *world, Server *server, uint32_t job)
 {
-    Server *server = &world->server;
     SIM_ASSERT(server->busy > 0, "a job finishes on a busy worker");
     world_job_release(world, job);
     server->busy--;
     while (server->queue.length > 0) {
         uint32_t next = index_queue_pop(&server->queue);
         server->busy++;
-        if (!start_job(world, next))
+        if (!start_job(world, server, next))
             return; /* it is running now */
         world_job_release(world, next);
         server->busy--;
@@ -92,32 +128,33 @@ static uint32_t account_of(const World *world, uint64_t operation)
     return world->groups[world->clients[client].group].spec->account;
 }
 
-static uint64_t store_key_of(World *world, const Message *request)
+static uint64_t store_key_of(World *world, const KeyProtocol *keys, const Message *request)
 {
-    if (!world->server.keys.enabled)
+    if (!keys->enabled)
         return 0;
     const ClientGroupSpec *spec = world->groups[world->clients[request->client].group].spec;
     if (spec->key == KEY_SERVER_GENERATED)
-        return ++world->server.generated_keys; /* fresh per request: never matches a retry */
-    if (request->key != 0 && world->server.keys.policy->scope == SCOPE_ACCOUNT)
+        return ++world->generated_keys; /* fresh per request: never matches a retry */
+    if (request->key != 0 && keys->policy->scope == SCOPE_ACCOUNT)
         return rng_mix64(request->key ^ rng_mix64(spec->account + 1)) | 1; /* the account's */
     return request->key;
 }
 
 /* Starts a job a worker took. True when it was answered at once (from the key store): the
  * caller then frees the worker. */
-static bool start_job(World *world, uint32_t job_slot)
+static bool start_job(World *world, Server *server, uint32_t job_slot)
 {
     Job *job = &world->jobs[job_slot];
-    job->store_key = store_key_of(world, &job->request);
-    KeyVerdict verdict = key_protocol_admit(world, &world->server.keys, job);
+    KeyProtocol *keys = server_keys(world, server);
+    job->store_key = store_key_of(world, keys, &job->request);
+    KeyVerdict verdict = key_protocol_admit(world, keys, job);
     switch (verdict.kind) {
     case KEY_RUN:
         execute_later(world, job_slot);
         return false;
     case KEY_RUN_AFTER_RACE_WINDOW:
-        sim_schedule_in(world->sim, sim_time_us_from_ms(world->server.keys.policy->race_window_ms),
-                        EVENT_JOB_RESERVE, world->server_node, job_slot);
+        sim_schedule_in(world->sim, sim_time_us_from_ms(keys->policy->race_window_ms),
+                        EVENT_JOB_RESERVE, server->node, job_slot);
         return false;
     case KEY_REPLAY:
         if (account_of(world, verdict.response_of) != account_of(world, job->request.operation))
@@ -130,7 +167,7 @@ static bool start_job(World *world, uint32_t job_slot)
         respond(world, &job->request, verdict.status, job->request.operation);
         break;
     }
-    key_protocol_trace_refusal(world, &world->server.keys, job, verdict, verdict.status);
+    key_protocol_trace_refusal(world, job, verdict, verdict.status);
     return true;
 }
 
@@ -154,9 +191,8 @@ static void shed(World *world, const Message *request)
     network_send(world, &answer);
 }
 
-void server_on_request(World *world, const Message *request)
+void server_on_request(World *world, Server *server, const Message *request)
 {
-    Server *server = &world->server;
     if (server->down) {
         if (server->in_outage) {
             reset(world, request);
@@ -164,7 +200,7 @@ void server_on_request(World *world, const Message *request)
         }
         world->metrics.network_dropped++; /* connection refused: the server is not there */
         if (world_tracing(world))
-            world_trace_about(world, world->server_node, TRACE_REFUSED_DOWN, request, 0, 0);
+            world_trace_about(world, server->node, TRACE_REFUSED_DOWN, request, 0, 0);
         return;
     }
     SIM_ASSERT(server->workers == 0 || server->busy <= server->workers,
@@ -174,32 +210,32 @@ void server_on_request(World *world, const Message *request)
             shed(world, request);
             return;
         }
-        index_queue_push(&server->queue, job_alloc(world, request));
+        index_queue_push(&server->queue, world_job_alloc(world, request, server->epoch));
         return;
     }
-    uint32_t job = job_alloc(world, request);
+    uint32_t job = world_job_alloc(world, request, server->epoch);
     server->busy++;
-    if (start_job(world, job))
-        finish_job(world, job);
+    if (start_job(world, server, job))
+        finish_job(world, server, job);
 }
 
 /* A status query: answered at once from the key store, without a worker (a cheap read),
  * and never reserving anything. */
-void server_on_status_query(World *world, const Message *query)
+void server_on_status_query(World *world, Server *server, const Message *query)
 {
-    if (world->server.down) {
+    if (server->down) {
         world->metrics.network_dropped++;
         if (world_tracing(world))
-            world_trace_about(world, world->server_node, TRACE_REFUSED_DOWN, query, 0, 0);
+            world_trace_about(world, server->node, TRACE_REFUSED_DOWN, query, 0, 0);
         return;
     }
-    KeyVerdict verdict = key_protocol_status(world, &world->server.keys, query->key);
+    KeyVerdict verdict = key_protocol_status(world, server_keys(world, server), query->key);
     Message answer =
         message_answer(query, HOP_STATUS_ANSWER, verdict.status,
                        verdict.kind == KEY_REPLAY ? verdict.response_of : query->operation);
     network_send(world, &answer);
     if (world_tracing(world))
-        world_trace_about(world, world->server_node, TRACE_STATUS_ANSWER, query, verdict.status, 0);
+        world_trace_about(world, server->node, TRACE_STATUS_ANSWER, query, verdict.status, 0);
 }
 
 /* check-then-insert: the check found no row; the insert comes a race window later,
@@ -208,81 +244,89 @@ void server_on_job_reserve(World *world, uint32_t job)
 {
     if (server_job_died_in_crash(world, job))
         return;
-    key_protocol_reserve_late(world, &world->server.keys, &world->jobs[job]);
+    key_protocol_reserve_late(world, server_keys(world, server_of_job(world, job)),
+                              &world->jobs[job]);
     execute_later(world, job);
 }
 
 /* ------------------------------------------------------------------ execution and crashes */
 
-static bool draw_crash(World *world, const Job *job, CrashPoint point)
+static bool draw_crash(World *world, const Server *server, const Job *job, CrashPoint point)
 {
     const CrashSpec *crash = &world->scenario.server.crash;
-    if (crash->max_crashes > 0 && world->server.crashes >= crash->max_crashes)
+    if (crash->max_crashes > 0 && server->crashes >= crash->max_crashes)
         return false;
     return crash->point == point &&
            world_chance_about(world, DRAW_CRASH, &job->request, crash->prob);
 }
 
-/* The process is gone: everything in flight dies with it; what is durable stays. */
-static void go_down(World *world, SimTimeUs restart_in_us)
+/* A store the instance does not own (one every instance shares) outlives its crash. */
+static bool owns_store(const World *world)
 {
-    Server *server = &world->server;
+    return world->server_count == 1 ||
+           world->scenario.server.idempotency.placement == PLACEMENT_PER_INSTANCE;
+}
+
+/* The process is gone: everything in flight dies with it; what is durable stays. */
+static void go_down(World *world, Server *server, SimTimeUs restart_in_us)
+{
+    KeyProtocol *keys = server_keys(world, server);
     if (world->scenario.server.transaction)
-        key_protocol_roll_back_open(world, &server->keys, server->epoch);
+        key_protocol_roll_back_open(world, keys, server->node, server->epoch);
     server->down = true;
     server->epoch++;
     while (server->queue.length > 0)
         world_job_release(world, index_queue_pop(&server->queue));
     server->busy = 0;
-    key_protocol_on_crash(world, &server->keys);
-    server_charge_on_crash(world);
-    sim_schedule_in(world->sim, restart_in_us, EVENT_SERVER_RESTART, 0, 0);
+    if (owns_store(world))
+        key_protocol_on_crash(world, keys);
+    server_charge_on_crash(world, server);
+    sim_schedule_in(world->sim, restart_in_us, EVENT_SERVER_RESTART, server->node, 0);
 }
 
-static void crash(World *world, CrashPoint where, uint64_t operation)
+static void crash(World *world, Server *server, CrashPoint where, uint64_t operation)
 {
     world->metrics.crashes++;
-    world->server.crashes++;
+    server->crashes++;
     if (world_tracing(world))
-        world_trace(world, world->server_node, TRACE_CRASH, operation, 0, where);
-    go_down(world, sim_time_us_from_ms(world->scenario.server.crash.restart_ms));
+        world_trace(world, server->node, TRACE_CRASH, operation, 0, where);
+    go_down(world, server, sim_time_us_from_ms(world->scenario.server.crash.restart_ms));
 }
 
 /* server.outage: the server goes down at from_ms and is back at to_ms. Its port is closed:
  * every request it holds, running or queued, is reset at once (a closed socket sends RST to
  * every connected client at the same instant), and so is every request arriving meanwhile.
  * That shared instant is what synchronises the clients' retries. */
-void server_on_outage(World *world)
+void server_on_outage(World *world, Server *server)
 {
-    Server *server = &world->server;
     const ServerOutageSpec *outage = &world->scenario.server.outage;
     if (world_tracing(world))
-        world_trace(world, world->server_node, TRACE_CRASH, 0, 0, CRASH_NONE);
+        world_trace(world, server->node, TRACE_CRASH, 0, 0, CRASH_NONE);
     for (uint32_t slot = 0; slot < world->job_slots.capacity; slot++) {
         const Job *job = &world->jobs[slot];
-        if (job->serial != 0 && job->epoch == server->epoch &&
-            job->request.target == world->server_node)
+        if (job->serial != 0 && job->epoch == server->epoch && job->request.target == server->node)
             reset(world, &job->request);
     }
     server->in_outage = true;
     SimTimeUs now = sim_now(world->sim);
     SimTimeUs back = sim_time_us_from_ms(outage->to_ms);
-    go_down(world, back > now ? back - now : 0);
+    go_down(world, server, back > now ? back - now : 0);
 }
 
-void server_on_restart(World *world)
+void server_on_restart(World *world, Server *server)
 {
-    world->server.down = false;
-    world->server.in_outage = false;
+    server->down = false;
+    server->in_outage = false;
     if (world_tracing(world))
-        world_trace(world, world->server_node, TRACE_RESTART, 0, 0, 0);
-    server_charge_resume_outbox(world);
+        world_trace(world, server->node, TRACE_RESTART, 0, 0, 0);
+    server_charge_resume_outbox(world, server);
 }
 
 void server_complete_job(World *world, uint32_t job_slot, int status)
 {
     Job *job = &world->jobs[job_slot];
-    SIM_ASSERT(job->epoch == world->server.epoch && !world->server.down,
+    Server *server = server_of_job(world, job_slot);
+    SIM_ASSERT(job->epoch == server->epoch && !server->down,
                "only a job of the running server completes");
     SIM_ASSERT(!job->awaiting_gateway, "a job completes once the gateway is done with it");
     job->uncommitted = false; /* its effect and its key's completion commit here, together */
@@ -290,32 +334,32 @@ void server_complete_job(World *world, uint32_t job_slot, int status)
         server_charge_write_receipt(world, &job->request);
     job->receipt_due = false;
     if (job->store_key != 0)
-        key_protocol_record(world, &world->server.keys, job, status);
-    if (draw_crash(world, job, CRASH_AFTER_COMPLETION)) {
-        crash(world, CRASH_AFTER_COMPLETION, job->request.operation);
+        key_protocol_record(world, server_keys(world, server), job, status);
+    if (draw_crash(world, server, job, CRASH_AFTER_COMPLETION)) {
+        crash(world, server, CRASH_AFTER_COMPLETION, job->request.operation);
         world_job_release(world, job_slot);
         return;
     }
     respond(world, &job->request, status, job->request.operation);
-    finish_job(world, job_slot);
+    finish_job(world, server, job_slot);
 }
 
 void server_after_effect(World *world, uint32_t job_slot, int status)
 {
     Job *job = &world->jobs[job_slot];
+    Server *server = server_of_job(world, job_slot);
     if (status < 500 && world_chance_about(world, DRAW_FAIL_AFTER_EFFECT, &job->request,
                                            world->scenario.server.fail_after_effect)) {
         status = 500; /* the side effect happened, then the handler failed */
         if (world_tracing(world))
-            world_trace_about(world, world->server_node, TRACE_FAIL_AFTER_EFFECT, &job->request,
-                              500, 0);
+            world_trace_about(world, server->node, TRACE_FAIL_AFTER_EFFECT, &job->request, 500, 0);
         if (job->uncommitted) { /* the failure aborts the transaction: the effect is undone */
-            ledger_undo(world, &job->request, world->server_node);
+            ledger_undo(world, &job->request, server->node);
             job->uncommitted = false;
         }
     }
-    if (draw_crash(world, job, CRASH_AFTER_EFFECT)) {
-        crash(world, CRASH_AFTER_EFFECT, job->request.operation);
+    if (draw_crash(world, server, job, CRASH_AFTER_EFFECT)) {
+        crash(world, server, CRASH_AFTER_EFFECT, job->request.operation);
         world_job_release(world, job_slot);
         return;
     }
@@ -342,9 +386,11 @@ void server_on_job_done(World *world, uint32_t job_slot)
     if (server_job_died_in_crash(world, job_slot))
         return;
     Job *job = &world->jobs[job_slot];
+    Server *server = server_of_job(world, job_slot);
+    KeyProtocol *keys = server_keys(world, server);
     world->metrics.executions++;
-    if (draw_crash(world, job, CRASH_BEFORE_EFFECT)) {
-        crash(world, CRASH_BEFORE_EFFECT, job->request.operation);
+    if (draw_crash(world, server, job, CRASH_BEFORE_EFFECT)) {
+        crash(world, server, CRASH_BEFORE_EFFECT, job->request.operation);
         world_job_release(world, job_slot);
         return;
     }
@@ -354,11 +400,11 @@ void server_on_job_done(World *world, uint32_t job_slot)
         server_complete_job(world, job_slot, 500);
         return;
     }
-    if (!key_protocol_holds_lease(world, &world->server.keys, job)) {
+    if (!key_protocol_holds_lease(world, keys, job)) {
         /* another request took the key over while this one ran: with fencing its write is
          * refused, and its client hears of the conflict */
         respond(world, &job->request, 409, job->request.operation);
-        finish_job(world, job_slot);
+        finish_job(world, server, job_slot);
         return;
     }
     if (job->resume_status != 0) { /* the key's recovery point: the effect is done */
@@ -370,33 +416,48 @@ void server_on_job_done(World *world, uint32_t job_slot)
         return;
     }
     bool effect = false;
-    int status = ledger_apply(world, &job->request, world->server_node, &effect);
+    int status = ledger_apply(world, &job->request, server->node, &effect);
     job->uncommitted = world->scenario.server.transaction && effect;
     job->receipt_due = effect && receipt_through_outbox(world, job);
     if (effect && !job->uncommitted)
-        key_protocol_commit_effect_phase(world, &world->server.keys, job, status);
+        key_protocol_commit_effect_phase(world, keys, job, status);
     server_after_effect(world, job_slot, status);
 }
 
 /* ------------------------------------------------------------------ life */
 
-void server_on_store_sweep(World *world)
+void server_on_store_sweep(World *world, uint32_t side)
 {
-    key_protocol_on_sweep(world, &world->server.keys);
+    key_protocol_on_sweep(world, world_keys_of_side(world, side));
 }
 
+/* The instances' nodes were made by build_nodes; each gets its store: the shared one (side
+ * STORE_SERVER), or its own (instance i > 0 on side STORE_INSTANCE_FIRST + i - 1). */
 void server_init(World *world)
 {
-    Server *server = &world->server;
-    server->workers = world->scenario.server.workers;
-    key_protocol_init(world, &server->keys, &world->scenario.server.idempotency, world->server_node,
-                      STORE_SERVER, world->mode == MODE_IDEMPOTENT);
+    const ServerSpec *spec = &world->scenario.server;
+    bool per_instance = spec->idempotency.placement == PLACEMENT_PER_INSTANCE;
+    world->store_count =
+        per_instance ? STORE_INSTANCE_FIRST + world->server_count - 1 : STORE_INSTANCE_FIRST;
+    for (uint32_t i = 0; i < world->server_count; i++) {
+        Server *server = &world->servers[i];
+        server->instance = i;
+        server->workers = spec->workers;
+        server->store = i > 0 && per_instance ? STORE_INSTANCE_FIRST + i - 1 : STORE_SERVER;
+        if (i == 0 || per_instance)
+            key_protocol_init(world, server_keys(world, server), &spec->idempotency, server->node,
+                              server->store, world->mode == MODE_IDEMPOTENT);
+    }
     server_charge_init(world);
 }
 
 void server_release(World *world)
 {
     server_charge_release(world);
-    key_protocol_release(&world->server.keys);
-    index_queue_release(&world->server.queue);
+    for (uint32_t i = 0; i < world->server_count; i++) {
+        Server *server = &world->servers[i];
+        if (i == 0 || server->store != STORE_SERVER)
+            key_protocol_release(server_keys(world, server));
+        index_queue_release(&server->queue);
+    }
 }

@@ -11,15 +11,22 @@
 #include "sim_assert.h"
 #include "world_internal.h"
 
+/* The instance whose table holds the outbox: the loader refuses an outbox with several
+ * instances, so it is the only one. */
+static Server *outbox_server(World *world)
+{
+    return &world->servers[0];
+}
+
 void server_charge_init(World *world)
 {
-    slot_pool_init(&world->server.outbox_slots, 64);
+    slot_pool_init(&outbox_server(world)->outbox_slots, 64);
 }
 
 void server_charge_release(World *world)
 {
-    free(world->server.outbox);
-    slot_pool_release(&world->server.outbox_slots);
+    free(outbox_server(world)->outbox);
+    slot_pool_release(&outbox_server(world)->outbox_slots);
 }
 
 static SimTimeUs gateway_timeout_us(const World *world)
@@ -30,8 +37,9 @@ static SimTimeUs gateway_timeout_us(const World *world)
 static void send_charge(World *world, const Message *request, uint64_t key, ReplyTo reply_to,
                         uint32_t relay)
 {
+    /* from the instance the request reached */
     Message charge =
-        message_charge(request, world->server_node, world->gateway_node, key, reply_to, relay);
+        message_charge(request, request->target, world->gateway_node, key, reply_to, relay);
     network_send(world, &charge);
 }
 
@@ -47,7 +55,7 @@ static void free_entry(Server *server, uint32_t entry)
  * in the array the take may move. */
 static uint32_t outbox_add(World *world, OutboxKind kind, const Message *request)
 {
-    Server *server = &world->server;
+    Server *server = outbox_server(world);
     Message copy = *request;
     request = &copy;
     uint32_t capacity_before = server->outbox_slots.capacity;
@@ -72,7 +80,7 @@ static uint32_t outbox_add_charge(World *world, uint32_t job_slot)
 {
     const Job *job = &world->jobs[job_slot];
     uint32_t entry = outbox_add(world, OUTBOX_CHARGE, &job->request);
-    OutboxEntry *outbox = &world->server.outbox[entry];
+    OutboxEntry *outbox = &outbox_server(world)->outbox[entry];
     outbox->store_key = job->store_key;
     outbox->job = job_slot;
     outbox->job_serial = job->serial;
@@ -87,23 +95,24 @@ void server_charge_release_operation(World *world, Operation *op)
     uint32_t entry = op->outbox_entries;
     op->outbox_entries = OPERATION_NO_SLOT;
     while (entry != OPERATION_NO_SLOT) {
-        OutboxEntry *outbox = &world->server.outbox[entry];
+        OutboxEntry *outbox = &outbox_server(world)->outbox[entry];
         uint32_t next = outbox->next_of_operation;
         SIM_ASSERT(outbox->acknowledged, "a settled operation has no charge left to relay");
-        free_entry(&world->server, entry);
+        free_entry(outbox_server(world), entry);
         entry = next;
     }
 }
 
 void server_charge_on_outbox_relay(World *world, uint32_t entry_index)
 {
-    OutboxEntry *entry = &world->server.outbox[entry_index];
-    if (entry->acknowledged || world->server.down)
+    OutboxEntry *entry = &outbox_server(world)->outbox[entry_index];
+    Server *server = outbox_server(world);
+    if (entry->acknowledged || server->down)
         return; /* a restart resumes every pending entry */
     entry->relays++;
     if (world_tracing(world))
-        world_trace_about(world, world->server_node, TRACE_OUTBOX_RELAY, &entry->request,
-                          entry->relays, 0);
+        world_trace_about(world, server->node, TRACE_OUTBOX_RELAY, &entry->request, entry->relays,
+                          0);
     ReplyTo reply_to = {.kind = REPLY_TO_OUTBOX, .slot = entry_index};
     SimTimeUs wait;
     if (entry->kind == OUTBOX_RECEIPT) {
@@ -113,7 +122,7 @@ void server_charge_on_outbox_relay(World *world, uint32_t entry_index)
         Message query = entry->request;
         query.kind = MESSAGE_STATUS_QUERY;
         query.hop = HOP_STATUS_QUERY;
-        query.source = world->server_node;
+        query.source = server->node;
         query.target = world->gateway_node;
         query.key = entry->store_key;
         query.reply_to = reply_to;
@@ -126,7 +135,7 @@ void server_charge_on_outbox_relay(World *world, uint32_t entry_index)
     }
     /* by index: the sends above take message slots, and an entry pointer kept across a
      * call is how the receipts outbox read freed memory (issue 24) */
-    world->server.outbox[entry_index].relay_timer =
+    outbox_server(world)->outbox[entry_index].relay_timer =
         sim_schedule_in(world->sim, wait, EVENT_OUTBOX_RELAY, 0, entry_index);
 }
 
@@ -138,10 +147,10 @@ void server_charge_write_receipt(World *world, const Message *request)
 
 void server_charge_on_receipt_confirm(World *world, const Message *confirm)
 {
-    SIM_ASSERT(confirm->reply_to.slot < world->server.outbox_slots.capacity,
+    SIM_ASSERT(confirm->reply_to.slot < outbox_server(world)->outbox_slots.capacity,
                "a receipt relay names its entry");
-    OutboxEntry *entry = &world->server.outbox[confirm->reply_to.slot];
-    if (entry->acknowledged || entry->kind != OUTBOX_RECEIPT || world->server.down)
+    OutboxEntry *entry = &outbox_server(world)->outbox[confirm->reply_to.slot];
+    if (entry->acknowledged || entry->kind != OUTBOX_RECEIPT || outbox_server(world)->down)
         return;
     entry->acknowledged = true;
     sim_cancel(world->sim, entry->relay_timer);
@@ -151,9 +160,8 @@ void server_charge_on_receipt_confirm(World *world, const Message *confirm)
 
 /* The outbox lives where the key store does: in memory (durable false) a crash loses the
  * entries not yet acknowledged, with their relays. */
-void server_charge_on_crash(World *world)
+void server_charge_on_crash(World *world, Server *server)
 {
-    Server *server = &world->server;
     if (world->scenario.server.idempotency.durable)
         return;
     for (uint32_t i = 0; i < server->outbox_slots.capacity; i++) {
@@ -173,9 +181,8 @@ void server_charge_on_crash(World *world)
 
 /* After a restart, every pending entry is relayed again, in the order they were written
  * (their slots are reused, so slot order says nothing). */
-void server_charge_resume_outbox(World *world)
+void server_charge_resume_outbox(World *world, Server *server)
 {
-    Server *server = &world->server;
     uint32_t capacity = server->outbox_slots.capacity;
     uint32_t *pending = sim_xrealloc(NULL, (capacity + 1ull) * sizeof *pending);
     uint32_t count = 0;
@@ -203,28 +210,31 @@ void server_charge_resume_outbox(World *world)
  * forgotten (nothing was charged: a retry may run). */
 static void settle(World *world, uint32_t entry_index, int status)
 {
-    OutboxEntry *entry = &world->server.outbox[entry_index];
+    OutboxEntry *entry = &outbox_server(world)->outbox[entry_index];
     entry->acknowledged = true;
     sim_cancel(world->sim, entry->relay_timer);
     entry->relay_timer = EVENT_ID_NONE;
     /* a copy: the entry's slot is not read again after the key protocol has run */
     Job settled = {.request = entry->request, .store_key = entry->store_key};
+    Server *server = outbox_server(world);
     if (status == 200)
-        key_protocol_record(world, &world->server.keys, &settled, 200);
+        key_protocol_record(world, server_keys(world, server), &settled, 200);
     else
-        key_protocol_forget(world, &world->server.keys, settled.store_key);
+        key_protocol_forget(world, server_keys(world, server), settled.store_key);
     world->metrics.reconciled++;
     if (world_tracing(world))
-        world_trace_about(world, world->server_node, TRACE_RECONCILED, &settled.request, status, 0);
+        world_trace_about(world, server->node, TRACE_RECONCILED, &settled.request, status, 0);
     world_operation_unref(world, settled.request.operation);
 }
 
 static void on_outbox_reply(World *world, const Message *reply)
 {
     uint32_t entry_index = reply->reply_to.slot;
-    SIM_ASSERT(entry_index < world->server.outbox_slots.capacity, "a relay names its entry");
-    OutboxEntry *entry = &world->server.outbox[entry_index];
-    if (entry->acknowledged || world->server.down)
+    SIM_ASSERT(entry_index < outbox_server(world)->outbox_slots.capacity,
+               "a relay names its entry");
+    OutboxEntry *entry = &outbox_server(world)->outbox[entry_index];
+    Server *server = outbox_server(world);
+    if (entry->acknowledged || server->down)
         return;
     if (entry->kind == OUTBOX_RECONCILE) {
         settle(world, entry_index, reply->status);
@@ -243,7 +253,7 @@ static void on_outbox_reply(World *world, const Message *reply)
      * recorded. The relay completes the key itself, in the step that records the answer, so
      * a crash of the request handler can no longer leave the row stuck in processing. */
     int status = reply->status; /* 200 charged, or 402 declined */
-    key_protocol_record(world, &world->server.keys, &completing, status);
+    key_protocol_record(world, server_keys(world, server), &completing, status);
     bool alive = job_slot < world->job_slots.capacity && world->jobs[job_slot].serial == job_serial;
     if (status == 200 && world->scenario.server.receipts_via == RECEIPTS_OUTBOX) {
         /* the relay completes the key, and writes the receipt in the same step */
@@ -253,7 +263,7 @@ static void on_outbox_reply(World *world, const Message *reply)
     }
     Job *job = job_slot < world->job_slots.capacity ? &world->jobs[job_slot] : NULL;
     if (job != NULL && job->serial == job_serial) {
-        if (job->epoch != world->server.epoch) {
+        if (job->epoch != server->epoch) {
             world_job_release(world, job_slot); /* its server died; nothing else frees it */
         } else {
             job->awaiting_gateway = false;
@@ -315,12 +325,12 @@ void server_charge_on_timeout(World *world, uint32_t job_slot)
     job->awaiting_gateway = false;
     job->gateway_timer = EVENT_ID_NONE;
     if (world_tracing(world))
-        world_trace_about(world, world->server_node, TRACE_GATEWAY_TIMEOUT, &job->request, 504, 0);
+        world_trace_about(world, job->request.target, TRACE_GATEWAY_TIMEOUT, &job->request, 504, 0);
     if (world->scenario.server.reconcile_ms > 0 && job->store_key != 0) {
         /* ask the gateway later what became of this charge (kept until it answers) */
         uint32_t entry = outbox_add(world, OUTBOX_RECONCILE, &job->request);
-        world->server.outbox[entry].store_key = job->store_key;
-        world->server.outbox[entry].relay_timer =
+        outbox_server(world)->outbox[entry].store_key = job->store_key;
+        outbox_server(world)->outbox[entry].relay_timer =
             sim_schedule_in(world->sim, sim_time_us_from_ms(world->scenario.server.reconcile_ms),
                             EVENT_OUTBOX_RELAY, 0, entry);
     }

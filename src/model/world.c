@@ -227,9 +227,41 @@ static SimTimeUs grid_at_or_after(SimTimeUs origin, SimTimeUs interval, SimTimeU
     return offset;
 }
 
+/* The store on a side: the server's first (shared, or instance 0's), the consumers', then
+ * the other instances' own. */
+static const KeyProtocol *store_of_side(const World *world, uint32_t side)
+{
+    SIM_ASSERT(side < world->store_count, "a store side names a store");
+    if (side == STORE_CONSUMERS)
+        return &world->consumers.keys;
+    return &world->server_stores[side == STORE_SERVER ? 0 : side - 1];
+}
+
+KeyProtocol *world_keys_of_side(World *world, uint32_t side)
+{
+    return (KeyProtocol *)store_of_side(world, side);
+}
+
+/* Rows held by every key store (a store not in use holds none). */
+static uint64_t stores_rows(const World *world)
+{
+    uint64_t rows = 0;
+    for (uint32_t side = 0; side < world->store_count; side++)
+        rows += idem_store_rows(store_of_side(world, side)->store);
+    return rows;
+}
+
+static uint64_t stores_memory_bytes(const World *world)
+{
+    uint64_t bytes = 0;
+    for (uint32_t side = 0; side < world->store_count; side++)
+        bytes += idem_store_memory_bytes(store_of_side(world, side)->store);
+    return bytes;
+}
+
 /* A parked sweep resumes at the first instant of its grid at which the new row can have
  * expired: the sweeps skipped before it would have found nothing to free. */
-static void unpark_sweep(World *world, StoreSide side)
+static void unpark_sweep(World *world, uint32_t side)
 {
     SimTimeUs expiry = idem_store_next_expiry(world_keys_of_side(world, side)->store);
     if (expiry == SIM_TIME_NEVER)
@@ -247,24 +279,18 @@ static void unpark_sweep(World *world, StoreSide side)
 /* Called after every change to a key store, which is also when a parked sweep may resume. */
 void world_note_key_store(World *world)
 {
-    uint64_t rows =
-        idem_store_rows(world->server.keys.store) + idem_store_rows(world->consumers.keys.store);
+    uint64_t rows = stores_rows(world);
     world->metrics.key_store_rows = rows;
     time_series_record(&world->metrics.key_store_series, sim_now(world->sim), rows);
     if (rows > world->metrics.key_store_peak)
         world->metrics.key_store_peak = rows;
-    for (StoreSide side = STORE_SERVER; side <= STORE_CONSUMERS; side++) {
+    for (uint32_t side = 0; side < world->store_count; side++) {
         if (world->sweep_parked[side])
             unpark_sweep(world, side);
     }
 }
 
-KeyProtocol *world_keys_of_side(World *world, StoreSide side)
-{
-    return side == STORE_SERVER ? &world->server.keys : &world->consumers.keys;
-}
-
-void world_start_sweep(World *world, StoreSide side, SimTimeUs interval_us)
+void world_start_sweep(World *world, uint32_t side, SimTimeUs interval_us)
 {
     world->sweeps_running++;
     world->sweep_interval_us[side] = interval_us;
@@ -277,7 +303,7 @@ void world_start_sweep(World *world, StoreSide side, SimTimeUs interval_us)
  * at or after the earlier of their next expiry and the next pending event (nothing changes
  * the store before that); with none, it parks until a row arrives (world_note_key_store),
  * since the other store's sweep would otherwise count as the next event forever. */
-void world_reschedule_sweep(World *world, StoreSide side, SimTimeUs interval_us)
+void world_reschedule_sweep(World *world, uint32_t side, SimTimeUs interval_us)
 {
     if (sim_pending(world->sim) < world->sweeps_running) {
         world->sweeps_running--;
@@ -335,7 +361,7 @@ static void on_message_arrive(World *world, uint32_t slot)
         else if (message.target == world->proxy_node)
             proxy_on_request(world, &message);
         else
-            server_on_request(world, &message);
+            server_on_request(world, server_at(world, message.target), &message);
         break;
     case MESSAGE_DELIVERY:
         consumers_on_delivery(world, &message);
@@ -349,7 +375,7 @@ static void on_message_arrive(World *world, uint32_t slot)
     case MESSAGE_RESPONSE:
         if (message.target == world->proxy_node)
             proxy_on_response(world, &message);
-        else if (message.target != world->server_node)
+        else if (!world_is_server(world, message.target))
             client_on_response(world, &message);
         else if (message.reply_to.kind == REPLY_TO_OUTBOX) /* a relayed receipt's confirm */
             server_charge_on_receipt_confirm(world, &message);
@@ -361,14 +387,14 @@ static void on_message_arrive(World *world, uint32_t slot)
     case MESSAGE_CHARGE_REPLY:
         if (message.target == world->consumers_node)
             consumers_on_charge_reply(world, &message);
-        else if (!world->server.down)
+        else if (!server_at(world, message.target)->down)
             server_charge_on_reply(world, &message);
         break;
     case MESSAGE_STATUS_QUERY:
         if (message.target == world->gateway_node)
             gateway_on_status_query(world, &message);
         else
-            server_on_status_query(world, &message);
+            server_on_status_query(world, server_at(world, message.target), &message);
         break;
     case MESSAGE_KIND_COUNT:
         SIM_ASSERT(false, "unknown message kind");
@@ -422,13 +448,13 @@ static void dispatch(void *context, const Event *event)
         server_on_job_done(world, job_of(world, event));
         break;
     case EVENT_STORE_FAILOVER:
-        key_protocol_on_failover(world, world_keys_of_side(world, (StoreSide)event->target));
+        key_protocol_on_failover(world, world_keys_of_side(world, (uint32_t)event->target));
         break;
     case EVENT_STORE_SWEEP:
-        if (event->target == STORE_SERVER)
-            server_on_store_sweep(world);
-        else
+        if (event->target == STORE_CONSUMERS)
             consumers_on_store_sweep(world);
+        else
+            server_on_store_sweep(world, (uint32_t)event->target);
         break;
     case EVENT_GATEWAY_TIMEOUT:
         if (event->target == world->consumers_node)
@@ -440,13 +466,13 @@ static void dispatch(void *context, const Event *event)
         gateway_on_charge_done(world, slot_of(event, &world->message_slots));
         break;
     case EVENT_OUTBOX_RELAY:
-        server_charge_on_outbox_relay(world, slot_of(event, &world->server.outbox_slots));
+        server_charge_on_outbox_relay(world, slot_of(event, &world->servers[0].outbox_slots));
         break;
     case EVENT_SERVER_RESTART:
-        server_on_restart(world);
+        server_on_restart(world, server_at(world, event->target));
         break;
     case EVENT_SERVER_OUTAGE:
-        server_on_outage(world);
+        server_on_outage(world, server_at(world, event->target));
         break;
     case EVENT_ACK_TIMEOUT:
         broker_on_ack_timeout(world, slot_of(event, &world->broker.message_slots), event->target);
@@ -573,6 +599,29 @@ static uint32_t service_lane(const Scenario *scenario, NodeKind kind)
     return 0;
 }
 
+/* The server's instances: instance 0 is the service's node, the others are appended after
+ * every node (ids, and so link draws, stay as they were with one instance). With several,
+ * each is named "<id>#<n>" and keeps the service's name in WorldNode.service. */
+static void build_instances(World *world)
+{
+    uint32_t count = world->scenario.server.instances > 0 ? world->scenario.server.instances : 1;
+    world->server_count = count;
+    WorldNode *first = &world->nodes[world->server_node];
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t node = i == 0 ? world->server_node : world->node_count++;
+        if (i > 0)
+            world->nodes[node] = *first;
+        world->nodes[node].actor = i;
+        world->nodes[node].instance_count = count;
+        world->servers[i].node = node;
+        if (count > 1) {
+            snprintf(world->instance_names[i], sizeof world->instance_names[i], "%s#%u",
+                     first->service, i + 1);
+            world->nodes[node].name = world->instance_names[i];
+        }
+    }
+}
+
 static void build_nodes(World *world)
 {
     const Scenario *scenario = &world->scenario;
@@ -580,6 +629,8 @@ static void build_nodes(World *world)
         world->nodes[world->node_count++] = (WorldNode){
             .kind = NODE_CLIENT_GROUP,
             .name = scenario->client_groups[g].id,
+            .service = scenario->client_groups[g].id,
+            .instance_count = 1,
             .actor = g,
             .lane = g,
             .active = scenario->client_groups[g].count > 0,
@@ -593,11 +644,14 @@ static void build_nodes(World *world)
         world->nodes[world->node_count++] = (WorldNode){
             .kind = kind,
             .name = scenario_service_id(scenario, kind),
+            .service = scenario_service_id(scenario, kind),
+            .instance_count = 1,
             .lane = world->group_count + service_lane(scenario, kind),
             .active = service_active(scenario, kind),
         };
     }
     world->server_node = world_node_of_kind(world, NODE_SERVER);
+    build_instances(world);
     world->gateway_node = world_node_of_kind(world, NODE_GATEWAY);
     world->broker_node = world_node_of_kind(world, NODE_BROKER);
     world->consumers_node = world_node_of_kind(world, NODE_CONSUMERS);
@@ -650,9 +704,9 @@ World *world_create(const Scenario *scenario, Mode mode, uint64_t seed, TraceSin
     network_init(world);
     ledger_init(world);
     server_init(world);
-    if (scenario->server.outage.enabled)
+    for (uint32_t i = 0; i < world->server_count && scenario->server.outage.enabled; i++)
         sim_schedule_at(world->sim, sim_time_us_from_ms(scenario->server.outage.from_ms),
-                        EVENT_SERVER_OUTAGE, 0, 0);
+                        EVENT_SERVER_OUTAGE, world->servers[i].node, 0);
     gateway_init(world);
     proxy_init(world);
     broker_init(world);
@@ -795,7 +849,7 @@ static void record_parked_sweeps_last_run(World *world)
 {
     if (world->stop.kind != WORLD_STOP_NONE)
         return;
-    for (StoreSide side = STORE_SERVER; side <= STORE_CONSUMERS; side++) {
+    for (uint32_t side = 0; side < world->store_count; side++) {
         if (!world->sweep_parked[side])
             continue;
         SimTimeUs last_run = grid_at_or_after(world->sweep_origin_us[side],
@@ -825,8 +879,7 @@ static void settle(World *world)
                "the live double count ends equal to the settled one");
     ledger_check_conservation(world);
     metrics->stale_final = ledger_count_stale_records(world);
-    SIM_ASSERT(metrics->key_store_rows == idem_store_rows(world->server.keys.store) +
-                                              idem_store_rows(world->consumers.keys.store),
+    SIM_ASSERT(metrics->key_store_rows == stores_rows(world),
                "key-store size equals its live rows");
     metrics->events = sim_events_processed(world->sim);
     metrics->operations_peak_in_progress = world->operations.peak;
@@ -845,6 +898,14 @@ static uint64_t broker_queues_memory_bytes(const Broker *broker)
     return bytes;
 }
 
+static uint64_t servers_queue_capacity(const World *world)
+{
+    uint64_t capacity = 0;
+    for (uint32_t i = 0; i < world->server_count; i++)
+        capacity += world->servers[i].queue.capacity;
+    return capacity;
+}
+
 uint64_t world_memory_bytes(const World *world)
 {
     return sizeof *world + sim_memory_bytes(world->sim) +
@@ -853,18 +914,16 @@ uint64_t world_memory_bytes(const World *world)
            (uint64_t)world->message_slots.capacity * sizeof *world->messages +
            slot_pool_memory_bytes(&world->message_slots) +
            (uint64_t)world->job_slots.capacity * sizeof *world->jobs +
-           slot_pool_memory_bytes(&world->job_slots) +
-           idem_store_memory_bytes(world->server.keys.store) +
-           idem_store_memory_bytes(world->consumers.keys.store) +
+           slot_pool_memory_bytes(&world->job_slots) + stores_memory_bytes(world) +
            (uint64_t)world->broker.message_slots.capacity * sizeof *world->broker.messages +
            slot_pool_memory_bytes(&world->broker.message_slots) +
            broker_queues_memory_bytes(&world->broker) +
-           (uint64_t)world->server.outbox_slots.capacity * sizeof *world->server.outbox +
-           slot_pool_memory_bytes(&world->server.outbox_slots) +
+           (uint64_t)world->servers[0].outbox_slots.capacity * sizeof *world->servers[0].outbox +
+           slot_pool_memory_bytes(&world->servers[0].outbox_slots) +
            (world->gateway.keys ? idem_store_memory_bytes(world->gateway.keys) : 0) +
            (world->gateway.charged ? idem_store_memory_bytes(world->gateway.charged) : 0) +
            proxy_memory_bytes(world) +
-           ((uint64_t)world->server.queue.capacity + world->consumers.buffer.capacity) *
+           ((uint64_t)servers_queue_capacity(world) + world->consumers.buffer.capacity) *
                sizeof(uint32_t);
 }
 
@@ -908,8 +967,8 @@ static uint64_t largest_growth_bytes(const World *world)
         larger(sim_memory_bytes(world->sim), operation_table_memory_bytes(&world->operations));
     largest = larger(largest, (uint64_t)world->message_slots.capacity * sizeof *world->messages);
     largest = larger(largest, (uint64_t)world->job_slots.capacity * sizeof *world->jobs);
-    largest = larger(largest, idem_store_memory_bytes(world->server.keys.store));
-    largest = larger(largest, idem_store_memory_bytes(world->consumers.keys.store));
+    for (uint32_t side = 0; side < world->store_count; side++)
+        largest = larger(largest, idem_store_memory_bytes(store_of_side(world, side)->store));
     largest = larger(largest, (uint64_t)world->broker.message_slots.capacity *
                                   sizeof *world->broker.messages);
     return largest;
@@ -1071,15 +1130,21 @@ const Scenario *world_scenario(const World *world)
     return &world->scenario;
 }
 
+/* The server's stores: the shared one, or every instance's own. */
 uint64_t world_key_store_rows(const World *world)
 {
-    return idem_store_rows(world->server.keys.store);
+    uint64_t rows = idem_store_rows(world->server_stores[0].store);
+    for (uint32_t side = STORE_INSTANCE_FIRST; side < world->store_count; side++)
+        rows += idem_store_rows(store_of_side(world, side)->store);
+    return rows;
 }
 
 void world_visit_key_rows(const World *world, void (*visit)(void *context, const KeyRow *row),
                           void *context)
 {
-    idem_store_visit(world->server.keys.store, visit, context);
+    idem_store_visit(world->server_stores[0].store, visit, context);
+    for (uint32_t side = STORE_INSTANCE_FIRST; side < world->store_count; side++)
+        idem_store_visit(store_of_side(world, side)->store, visit, context);
 }
 
 uint64_t world_messages_in_flight(const World *world)
@@ -1088,11 +1153,17 @@ uint64_t world_messages_in_flight(const World *world)
 }
 uint32_t world_server_busy(const World *world)
 {
-    return world->server.busy;
+    uint32_t busy = 0;
+    for (uint32_t i = 0; i < world->server_count; i++)
+        busy += world->servers[i].busy;
+    return busy;
 }
 uint32_t world_server_queue_length(const World *world)
 {
-    return world->server.queue.length;
+    uint32_t length = 0;
+    for (uint32_t i = 0; i < world->server_count; i++)
+        length += world->servers[i].queue.length;
+    return length;
 }
 
 bool world_operation_view(const World *world, uint64_t operation, OperationView *view)

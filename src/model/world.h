@@ -104,11 +104,14 @@ const Scenario *world_scenario(const World *world);
  * records carry in actor and peer). Readers draw and name nodes from this table alone. */
 typedef struct {
     NodeKind kind;
-    const char *name; /* the group's id or the service's name, as links and traces say it */
-    uint32_t actor;   /* which actor of its kind: a client group's index, else 0 */
-    uint32_t lane;    /* drawing order, left to right (sort by it; not contiguous): the
-                         clients, then the services in the order a request meets them */
-    bool active;      /* the scenario sends work through it */
+    const char *name;        /* the group's id or the service's name, as links and traces say it;
+                                an instance of several: "<service>#<n>" */
+    const char *service;     /* the group's or service's id (the same for its instances) */
+    uint32_t actor;          /* which actor of its kind: a client group's or instance's index */
+    uint32_t instance_count; /* the instances of its service (1 for all but a server) */
+    uint32_t lane;           /* drawing order, left to right (sort by it; not contiguous): the
+                                clients, then the services in the order a request meets them */
+    bool active;             /* the scenario sends work through it */
 } WorldNode;
 
 uint32_t world_node_count(const World *world);

@@ -31,22 +31,22 @@ typedef enum {
     EVENT_MESSAGE_ARRIVE,  /* arg: message slot */
     EVENT_JOB_RESERVE,     /* target: the node; arg: job slot; check-then-insert's insert */
     EVENT_JOB_DONE,        /* arg: job slot */
-    EVENT_STORE_SWEEP,     /* target: the StoreSide to sweep */
-    EVENT_STORE_FAILOVER,  /* target: the StoreSide whose primary fails over */
+    EVENT_STORE_SWEEP,     /* target: the store to sweep (its side) */
+    EVENT_STORE_FAILOVER,  /* target: the store whose primary fails over (its side) */
     EVENT_GATEWAY_TIMEOUT, /* arg: job slot; the server stops waiting for the gateway */
     EVENT_GATEWAY_CHARGE,  /* arg: message slot; the gateway's processing is over */
     EVENT_OUTBOX_RELAY,    /* arg: outbox entry */
-    EVENT_SERVER_RESTART,
-    EVENT_ACK_TIMEOUT,   /* target: delivery number; arg: queued message */
-    EVENT_REDELIVER,     /* arg: queued message */
-    EVENT_CONSUMER_DONE, /* arg: job slot */
+    EVENT_SERVER_RESTART,  /* target: the instance's node */
+    EVENT_ACK_TIMEOUT,     /* target: delivery number; arg: queued message */
+    EVENT_REDELIVER,       /* arg: queued message */
+    EVENT_CONSUMER_DONE,   /* arg: job slot */
     EVENT_CONSUMER_RESTART,
     EVENT_PROXY_FORWARD,     /* arg: proxy call; the proxy's processing is over */
     EVENT_PROXY_TRY_TIMEOUT, /* target: try number; arg: proxy call */
     EVENT_LOG_COMMIT,        /* the log's auto-commit (commit_interval_ms) */
     EVENT_LOG_REBALANCE,     /* the log's consumer group rebalances */
     EVENT_CONSUMER_RETRY,    /* arg: job slot; a log record whose key is in progress, again */
-    EVENT_SERVER_OUTAGE,     /* the scripted outage starts (server.outage) */
+    EVENT_SERVER_OUTAGE,     /* target: an instance's node; its scripted outage starts */
     EVENT_HEARTBEAT,         /* target: the job's serial (low bits); arg: job slot */
     EVENT_KIND_COUNT
 } EventKind;
@@ -79,6 +79,7 @@ typedef enum {
     DRAW_APP_RESTART,
     DRAW_APP_RESTART_DELAY,
     DRAW_FAILOVER,
+    DRAW_BALANCER,
     DRAW_PURPOSE_COUNT
 } DrawPurpose;
 
@@ -251,17 +252,21 @@ typedef struct {
     uint32_t next_of_operation; /* the operation's next entry, or SLOT_NONE */
 } OutboxEntry;
 
+/* One instance of the server: a process with its own workers, queue, crashes and restarts.
+ * Its keys are World.stores[store]: the one store every instance shares, or its own. */
 typedef struct {
-    uint32_t workers; /* 0: unbounded */
+    uint32_t node;     /* its node: the service's for instance 0, appended ones after */
+    uint32_t instance; /* its index in World.servers */
+    uint32_t store;    /* its key store's side (index of World.stores) */
+    uint32_t workers;  /* 0: unbounded */
     uint32_t busy;
     IndexQueue queue; /* waiting job slots */
-    KeyProtocol keys;
-    uint64_t generated_keys; /* server-generated keys: a fresh one per request */
-    bool down;               /* crashed, not yet restarted */
-    bool in_outage;          /* down for server.outage: requests are reset, not dropped */
+    bool down;        /* crashed, not yet restarted */
+    bool in_outage;   /* down for server.outage: requests are reset, not dropped */
     uint32_t epoch;
     uint32_t crashes;
-    OutboxEntry *outbox; /* slots reused once their operation has settled */
+    OutboxEntry *outbox; /* slots reused once their operation has settled (instance 0 only:
+                            the loader refuses an outbox with several instances) */
     SlotPool outbox_slots;
     uint64_t outbox_written; /* entries written so far */
 } Server;
@@ -383,7 +388,10 @@ typedef struct {
 /* Node ids: the client groups in scenario order, then the services in the order of
  * scenario_names_service. Ids name links and draws (a Gilbert–Elliott link's draws), so a
  * new kind of service is appended, never inserted. */
-#define NODES_MAX (CLIENT_GROUPS_MAX + NODE_KIND_COUNT)
+#define NODES_MAX (CLIENT_GROUPS_MAX + NODE_KIND_COUNT + SERVER_INSTANCES_MAX - 1)
+/* Key stores by side: the server's (shared, or instance 0's), the consumers', then the
+ * other instances' own when the server's store is per instance. */
+#define STORES_MAX (SERVER_INSTANCES_MAX + 1)
 
 struct World {
     Scenario scenario; /* a private copy */
@@ -429,11 +437,17 @@ struct World {
     uint32_t sweeps_running;
     /* A sweep whose store holds nothing that can expire waits off the queue (parked) until
        a row with a TTL arrives, then resumes on its grid: origin + k * interval. */
-    bool sweep_parked[2];         /* by StoreSide */
-    SimTimeUs sweep_origin_us[2]; /* the grid's origin: the parked sweep's last run */
-    SimTimeUs sweep_interval_us[2];
+    bool sweep_parked[STORES_MAX];         /* by store side */
+    SimTimeUs sweep_origin_us[STORES_MAX]; /* the grid's origin: the parked sweep's last run */
+    SimTimeUs sweep_interval_us[STORES_MAX];
+    uint32_t store_count;
+    KeyProtocol server_stores[SERVER_INSTANCES_MAX]; /* [0]: side STORE_SERVER; [i]: side i + 1 */
 
-    Server server;
+    uint32_t server_count; /* instances */
+    Server servers[SERVER_INSTANCES_MAX];
+    uint32_t balancer_turn;  /* round-robin: the next instance */
+    uint64_t generated_keys; /* server-generated keys: a fresh one per request */
+    char instance_names[SERVER_INSTANCES_MAX][NAME_LEN_MAX + 8]; /* "checkout#2" */
     Gateway gateway;
     Proxy proxy;
     uint32_t proxy_node; /* TRACE_NO_NODE when no group goes through a proxy */
@@ -505,9 +519,9 @@ void world_operation_finished(World *world, Operation *op);
 
 /* The cleanup sweeps of the key stores: each runs every interval while something other than
  * the sweeps themselves can still happen, so a finished world stops. */
-typedef enum { STORE_SERVER, STORE_CONSUMERS } StoreSide;
-void world_start_sweep(World *world, StoreSide side, SimTimeUs interval_us);
-void world_reschedule_sweep(World *world, StoreSide side, SimTimeUs interval_us);
+typedef enum { STORE_SERVER, STORE_CONSUMERS, STORE_INSTANCE_FIRST } StoreSide;
+void world_start_sweep(World *world, uint32_t side, SimTimeUs interval_us);
+void world_reschedule_sweep(World *world, uint32_t side, SimTimeUs interval_us);
 
 /* Records the rows held by the key stores (server and consumers) after a change. Call it
  * after every put, remove or clear of those stores: a parked sweep resumes there. */
@@ -537,15 +551,29 @@ void client_on_response(World *world, const Message *response);
 /* server.c */
 void server_init(World *world);
 void server_release(World *world);
-void server_on_request(World *world, const Message *request);
-void server_on_status_query(World *world, const Message *query);
+/* The instance a node is (asserted: a server instance's node). */
+Server *server_at(World *world, uint32_t node);
+static inline bool world_is_server(const World *world, uint32_t node)
+{
+    return world->nodes[node].kind == NODE_SERVER;
+}
+/* The instance that runs a job, and its keys. */
+static inline Server *server_of_job(World *world, uint32_t job)
+{
+    return server_at(world, world->jobs[job].request.target);
+}
+KeyProtocol *server_keys(World *world, const Server *server);
+/* The instance a request to the service goes to: the balancer's pick. */
+uint32_t server_route(World *world, const Message *request);
+void server_on_request(World *world, Server *server, const Message *request);
+void server_on_status_query(World *world, Server *server, const Message *query);
 void server_on_job_reserve(World *world, uint32_t job);
 /* A job whose server crashed meanwhile: frees it and says so. */
 bool server_job_died_in_crash(World *world, uint32_t job);
 void server_on_job_done(World *world, uint32_t job);
-void server_on_store_sweep(World *world);
-void server_on_restart(World *world);
-void server_on_outage(World *world);
+void server_on_store_sweep(World *world, uint32_t side);
+void server_on_restart(World *world, Server *server);
+void server_on_outage(World *world, Server *server);
 /* Where a job whose side effect happened goes next (handler or gateway answered). */
 void server_after_effect(World *world, uint32_t job, int status);
 void server_complete_job(World *world, uint32_t job, int status);
@@ -559,13 +587,13 @@ void server_charge_request(World *world, uint32_t job);
 void server_charge_on_reply(World *world, const Message *reply);
 void server_charge_on_timeout(World *world, uint32_t job);
 void server_charge_on_outbox_relay(World *world, uint32_t entry);
-void server_charge_resume_outbox(World *world);
+void server_charge_resume_outbox(World *world, Server *server);
 /* The job's commit writes its receipt event to the outbox (receipts_via outbox). */
 void server_charge_write_receipt(World *world, const Message *request);
 /* The broker confirmed a receipt event the outbox relayed. */
 void server_charge_on_receipt_confirm(World *world, const Message *confirm);
 /* The server crashed: an outbox that is not durable loses its pending entries. */
-void server_charge_on_crash(World *world);
+void server_charge_on_crash(World *world, Server *server);
 /* Frees the slots of an operation's outbox entries once it has settled. */
 void server_charge_release_operation(World *world, Operation *op);
 
@@ -639,7 +667,7 @@ void consumers_on_store_sweep(World *world);
 /* use_gateway: the provider's answer to a consumer's charge, or none in time. */
 void consumers_on_charge_reply(World *world, const Message *reply);
 void consumers_on_charge_timeout(World *world, uint32_t job);
-KeyProtocol *world_keys_of_side(World *world, StoreSide side);
+KeyProtocol *world_keys_of_side(World *world, uint32_t side);
 uint32_t consumers_held(const World *world); /* buffered plus in service */
 
 /* proxy.c */

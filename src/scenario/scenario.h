@@ -251,6 +251,11 @@ typedef struct {
     FailurePolicy ambiguous;
 } FailurePolicies;
 typedef enum { TTL_FROM_RESERVATION, TTL_FROM_COMPLETION } TtlStart;
+/* Where a server's key store lives when the server runs several instances: one store they
+ * all consult (a database, a cache cluster), or a copy in each instance's memory. */
+typedef enum { PLACEMENT_SHARED, PLACEMENT_PER_INSTANCE } StorePlacement;
+/* Where the key lookup reads: the primary, or a replica replication_lag_ms behind it. */
+typedef enum { READS_PRIMARY, READS_REPLICA } StoreReads;
 typedef enum { PROFILE_IETF, PROFILE_STRIPE, PROFILE_BRANDUR } StoreProfile;
 typedef enum {
     CRASH_NONE,
@@ -278,6 +283,8 @@ typedef struct {
     KeyStrategy key;                /* consumers only: message-id or business-hash */
     KeyScope scope;              /* whose keys may collide: everyone's (global) or one account's */
     char store_id[NAME_LEN_MAX]; /* the key_store service's id; "" in the older form */
+    StorePlacement placement;    /* servers with instances: shared, or one per instance */
+    StoreReads reads;            /* the lookup before a reservation: primary or replica */
 } IdempotencySpec;
 
 typedef struct {
@@ -302,9 +309,16 @@ typedef struct {
 } ServerOutageSpec;
 
 #define SERVER_QUEUE_UNBOUNDED UINT32_MAX
+#define SERVER_INSTANCES_MAX 8
+
+/* How a request to a server with several instances picks one: in turn, at random, or by a
+ * hash of its idempotency key (a request without a key goes in turn). */
+typedef enum { BALANCER_ROUND_ROBIN, BALANCER_RANDOM, BALANCER_KEY_HASH } BalancerPolicy;
 
 typedef struct {
-    uint32_t workers; /* 0: unbounded concurrency */
+    uint32_t instances; /* processes behind one balancer, each with its own workers and queue */
+    BalancerPolicy balancer;
+    uint32_t workers; /* per instance; 0: unbounded concurrency */
     uint32_t queue;   /* requests waiting for a worker at most; SERVER_QUEUE_UNBOUNDED */
     ShedSpec shed;
     ServerOutageSpec outage;

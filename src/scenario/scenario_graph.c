@@ -496,6 +496,21 @@ static const SchemaField step_fields[] = {
 };
 static const SchemaObject step_schema = {.name = "services[].steps[]", SCHEMA_FIELDS(step_fields)};
 
+/* An outbox relays from one process's table: per instance is not modelled yet. */
+static void check_instances(ScenarioReader *scenario_reader, unsigned user)
+{
+    SchemaReader *reader = &scenario_reader->reader;
+    const ServerSpec *server = &scenario_reader->scenario->server;
+    json_path_push_index(&reader->path, user);
+    if (server->instances > 1 &&
+        (server->outbox || server->reconcile_ms > 0 ||
+         (server->publish_receipts && server->receipts_via == RECEIPTS_OUTBOX)))
+        schema_error_at(reader, "instances",
+                        "expected 1 instance with an outbox or reconciliation (an outbox per "
+                        "instance is not modelled yet)");
+    json_path_pop(&reader->path);
+}
+
 /* A declared gateway takes some charges (a call step names it): a gateway nothing calls
  * would be a service that does nothing. */
 static void check_gateway_used(ScenarioReader *scenario_reader, const Graph *graph)
@@ -540,6 +555,7 @@ static void check_references(ScenarioReader *scenario_reader, const Graph *graph
         case NODE_SERVER:
             read_key_store(scenario_reader, graph, i, used_by);
             read_steps(scenario_reader, graph, i);
+            check_instances(scenario_reader, i);
             break;
         default:
             break;

@@ -133,6 +133,15 @@ static const NameEntry receipt_paths[] = {{"direct", RECEIPTS_DIRECT}, {"outbox"
 const NameTable scenario_names_receipts_via = TABLE(receipt_paths);
 static const NameEntry scopes[] = {{"global", SCOPE_GLOBAL}, {"account", SCOPE_ACCOUNT}};
 const NameTable scenario_names_scope = TABLE(scopes);
+static const NameEntry balancers[] = {{"round-robin", BALANCER_ROUND_ROBIN},
+                                      {"random", BALANCER_RANDOM},
+                                      {"key-hash", BALANCER_KEY_HASH}};
+const NameTable scenario_names_balancer = TABLE(balancers);
+static const NameEntry placements[] = {{"shared", PLACEMENT_SHARED},
+                                       {"per-instance", PLACEMENT_PER_INSTANCE}};
+const NameTable scenario_names_placement = TABLE(placements);
+static const NameEntry store_reads[] = {{"primary", READS_PRIMARY}, {"replica", READS_REPLICA}};
+const NameTable scenario_names_reads = TABLE(store_reads);
 static const NameEntry broker_families[] = {{"visibility-timeout", BROKER_VISIBILITY_TIMEOUT},
                                             {"channel", BROKER_CHANNEL},
                                             {"log", BROKER_LOG}};

@@ -35,6 +35,9 @@ extern const NameTable scenario_names_via;
 extern const NameTable scenario_names_budget_kind; /* finagle, grpc */
 extern const NameTable scenario_names_on_unknown;
 extern const NameTable scenario_names_receipts_via;
+extern const NameTable scenario_names_balancer;
+extern const NameTable scenario_names_placement;
+extern const NameTable scenario_names_reads;
 extern const NameTable scenario_names_scope;
 extern const NameTable scenario_names_broker_family;
 extern const NameTable scenario_names_commit;

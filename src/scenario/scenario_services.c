@@ -59,6 +59,7 @@ void scenario_services_defaults(Scenario *scenario)
         snprintf(scenario->service_ids[entry->value], NAME_LEN_MAX, "%s", entry->name);
     }
     scenario->server = (ServerSpec){
+        .instances = 1,
         .workers = 4,
         .queue = SERVER_QUEUE_UNBOUNDED,
         .shed = {.status = 503, .retry_after_ms = 0},
@@ -213,7 +214,9 @@ static void read_required_for_consumers(SchemaReader *reader, const cJSON *item,
     FIELD_CHOICE("profile", IdempotencySpec, profile, scenario_names_store_profile),               \
     FIELD_BOOLEAN("required", IdempotencySpec, required),                                          \
     FIELD_CUSTOM("key", SCHEMA_ENUM_MEMBER(IdempotencySpec, key), read_server_key, NULL, false),   \
-    FIELD_CHOICE("scope", IdempotencySpec, scope, scenario_names_scope)
+    FIELD_CHOICE("scope", IdempotencySpec, scope, scenario_names_scope),                           \
+    FIELD_CHOICE("placement", IdempotencySpec, placement, scenario_names_placement),               \
+    FIELD_CHOICE("reads", IdempotencySpec, reads, scenario_names_reads)
 #define CONSUMER_IDEMPOTENCY_FIELDS                                                                \
     IDEMPOTENCY_SHARED_FIELDS,                                                                     \
     FIELD_CUSTOM("on_in_progress", SCHEMA_MEMBER(IdempotencySpec, on_in_progress, int),            \
@@ -228,9 +231,32 @@ static void read_required_for_consumers(SchemaReader *reader, const cJSON *item,
     FIELD_CHOICE("scope", IdempotencySpec, scope, scenario_names_scope)
 /* clang-format on */
 
+/* A store kept in an instance's memory has no replica to fail over to or read from; a
+ * replica read matters only where the lookup decides (check-then-insert, execute-then-save:
+ * an atomic reservation is a write the primary decides). */
+static void check_server_store(SchemaReader *reader, const cJSON *object, void *base, bool clean)
+{
+    (void)object;
+    (void)clean;
+    const IdempotencySpec *store = base;
+    if (store->placement == PLACEMENT_PER_INSTANCE && store->replication_lag_ms > 0)
+        schema_error_at(reader, "replication_lag_ms",
+                        "expected 0 with \"placement\": \"per-instance\" (a store in an "
+                        "instance's memory has no replica)");
+    else if (store->reads == READS_REPLICA && store->replication_lag_ms <= 0)
+        schema_error_at(reader, "reads",
+                        "expected \"primary\" without replication_lag_ms (a replica that is "
+                        "never behind reads as the primary)");
+    else if (store->reads == READS_REPLICA && store->reserve == RESERVE_ATOMIC)
+        schema_error_at(reader, "reads",
+                        "expected \"primary\" with \"reserve\": \"atomic\" (the atomic "
+                        "reservation is a write the primary decides; a replica read changes "
+                        "nothing)");
+}
+
 static const SchemaField server_idempotency_fields[] = {SERVER_IDEMPOTENCY_FIELDS};
-static const SchemaObject server_idempotency_schema = {.name = "<idempotency>",
-                                                       SCHEMA_FIELDS(server_idempotency_fields)};
+static const SchemaObject server_idempotency_schema = {
+    .name = "<idempotency>", SCHEMA_FIELDS(server_idempotency_fields), .check = check_server_store};
 
 static const SchemaField consumer_idempotency_fields[] = {CONSUMER_IDEMPOTENCY_FIELDS};
 static const SchemaObject consumer_idempotency_schema = {
@@ -412,7 +438,18 @@ static void check_server(SchemaReader *reader, const cJSON *object, void *base, 
                          read_receipts_queue, write_receipts_queue, NULL, false)
 /* clang-format on */
 
+/* Instances are the services form's: the older form names no service to balance. */
+static void read_instances_in_older_form(SchemaReader *reader, const cJSON *item, void *target)
+{
+    (void)item;
+    (void)target;
+    schema_error(reader, "expected the services form for several instances (a service of kind "
+                         "'server' with \"instances\" and \"balancer\")");
+}
+
 static const SchemaField server_fields[] = {
+    FIELD_CUSTOM("instances", 0, read_instances_in_older_form, NULL, false),
+    FIELD_CUSTOM("balancer", 0, read_instances_in_older_form, NULL, false),
     SERVER_FIELDS_HEAD,
     FIELD_OBJECT("idempotency", ServerSpec, idempotency, server_idempotency_schema),
     SERVER_FIELDS_TAIL,
@@ -793,8 +830,15 @@ static void read_inline_consumers(SchemaReader *reader, const cJSON *item, void 
 #define REFUSED_FIELD(key_, read_) FIELD_CUSTOM(key_, 0, read_, NULL, false)
 /* clang-format on */
 
+#define RANGE_INSTANCES                                                                            \
+    {                                                                                              \
+        1.0, SERVER_INSTANCES_MAX, false, false, false                                             \
+    }
+
 static const SchemaField server_service_fields[] = {
     SERVICE_HEAD_FIELDS,
+    FIELD_U32("instances", ServerSpec, instances, RANGE_INSTANCES),
+    FIELD_CHOICE("balancer", ServerSpec, balancer, scenario_names_balancer),
     SERVER_FIELDS_HEAD,
     REFERENCE_FIELD("key_store"),
     SERVER_FIELDS_FAILURES,
@@ -851,7 +895,8 @@ const SchemaObject scenario_services_consumers_service_schema = {
  * answer nobody, so the fields that shape an answer are refused there). */
 static const SchemaField server_store_fields[] = {SERVICE_HEAD_FIELDS, SERVER_IDEMPOTENCY_FIELDS};
 const SchemaObject scenario_services_server_store_schema = {.name = "services[] (key_store)",
-                                                            SCHEMA_FIELDS(server_store_fields)};
+                                                            SCHEMA_FIELDS(server_store_fields),
+                                                            .check = check_server_store};
 
 static const SchemaField consumers_store_fields[] = {SERVICE_HEAD_FIELDS,
                                                      CONSUMER_IDEMPOTENCY_FIELDS};

@@ -432,10 +432,11 @@ static bool explain_keys(const ViewPanels *panels, ViewRect r, int top)
         snprintf(why, sizeof why,
                  "No keys: every copy that reaches the %s runs, a retry of a "
                  "payment that went through included.",
-                 world_node_name(pane->world, world_node_of_kind(
-                                                  pane->world, view_pane_has_kind(pane, NODE_SERVER)
-                                                                   ? NODE_SERVER
-                                                                   : NODE_CONSUMERS)));
+                 world_node(pane->world,
+                            world_node_of_kind(pane->world, view_pane_has_kind(pane, NODE_SERVER)
+                                                                ? NODE_SERVER
+                                                                : NODE_CONSUMERS))
+                     ->service);
     else if (!view_pane_has_kind(pane, NODE_SERVER)) {
         uint64_t replayed = world_metrics(pane->world)->consumer_replayed;
         const char *group =

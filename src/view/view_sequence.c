@@ -614,6 +614,48 @@ static void draw_group_headings(Strip *strip, int y, int y2)
     }
 }
 
+/* Each service's name over its lane; a service of several instances ("checkout#1",
+ * "checkout#2", side by side) has its name once over them all and each instance's marker
+ * ("#2") under its own lane. */
+static void draw_service_headings(Strip *strip, int y, int y2)
+{
+    ViewCanvas *canvas = strip->canvas;
+    SDL_Color dim = C(VIEW_COLOR_TEXT_DIM);
+    uint32_t lanes = diagram_lane_count(strip->diagram);
+    for (uint32_t position = strip->pane->lane_count; position < lanes; position++) {
+        int lane = diagram_lane_at(strip->diagram, position);
+        if (!drawn(strip, lane) || is_client(strip, lane))
+            continue;
+        const char *name = lane_name(strip, lane);
+        const char *marker = strchr(name, '#');
+        if (marker == NULL) {
+            view_canvas_text(canvas, VIEW_FONT_SMALL, dim, (int)strip->node_x[lane], y,
+                             VIEW_ALIGN_CENTER, name);
+            continue;
+        }
+        int length = (int)(marker - name);
+        view_canvas_text(canvas, VIEW_FONT_TINY, dim, (int)strip->node_x[lane], y2,
+                         VIEW_ALIGN_CENTER, marker);
+        int previous = position > strip->pane->lane_count
+                           ? diagram_lane_at(strip->diagram, position - 1)
+                           : DIAGRAM_NO_LANE;
+        if (previous != DIAGRAM_NO_LANE &&
+            strncmp(lane_name(strip, previous), name, (size_t)length + 1) == 0)
+            continue; /* named over the first instance's run */
+        float last_x = strip->node_x[lane];
+        for (uint32_t next = position + 1; next < lanes; next++) {
+            int other = diagram_lane_at(strip->diagram, next);
+            if (!drawn(strip, other) || strncmp(lane_name(strip, other), name, (size_t)length + 1))
+                break;
+            last_x = strip->node_x[other];
+        }
+        char service[DIAGRAM_LANE_NAME_MAX];
+        snprintf(service, sizeof service, "%.*s", length, name);
+        view_canvas_text(canvas, VIEW_FONT_SMALL, dim, (int)((strip->node_x[lane] + last_x) / 2), y,
+                         VIEW_ALIGN_CENTER, service);
+    }
+}
+
 static void draw_headings(Strip *strip)
 {
     ViewCanvas *canvas = strip->canvas;
@@ -621,11 +663,7 @@ static void draw_headings(Strip *strip)
     SDL_Color dim = C(VIEW_COLOR_TEXT_DIM);
     int y = strip->rect.y + (int)px(strip, 2);
     int y2 = y + view_canvas_text_height(canvas, VIEW_FONT_SMALL);
-    for (int node = 0; node < DIAGRAM_LANES_MAX; node++) {
-        if (drawn(strip, node) && !is_client(strip, node))
-            view_canvas_text(canvas, VIEW_FONT_SMALL, dim, (int)strip->node_x[node], y,
-                             VIEW_ALIGN_CENTER, lane_name(strip, node));
-    }
+    draw_service_headings(strip, y, y2);
     if (strip->lanes_shown > 0) {
         draw_group_headings(strip, y, y2);
         float last = strip->node_x[strip->shown[strip->lanes_shown - 1]];
