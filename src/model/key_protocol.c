@@ -153,7 +153,7 @@ static const KeyRow *as_replica_sees(const KeyProtocol *keys, const KeyRow *row,
 {
     SimTimeUs lag = sim_time_us_from_ms(keys->policy->replication_lag_ms);
     SimTimeUs horizon = now > lag ? now - lag : 0;
-    if (row == NULL || row->written_us <= horizon)
+    if (row->written_us <= horizon)
         return row;
     if (row->created_us > horizon)
         return NULL;
@@ -172,11 +172,10 @@ KeyVerdict key_protocol_admit(World *world, KeyProtocol *keys, Job *job)
     SimTimeUs now = sim_now(world->sim);
     const KeyRow *found = idem_store_find_any(keys->store, job->store_key); /* one probe */
     const KeyRow *row = found != NULL && idem_store_row_live(found, now) ? found : NULL;
+    const KeyRow *expired = row == NULL ? found : NULL;
     KeyRow replica_row;
-    if (policy->reads == READS_REPLICA)
+    if (row != NULL && policy->reads == READS_REPLICA) /* a live row the replica may not show */
         row = as_replica_sees(keys, row, now, &replica_row);
-    const KeyRow *expired =
-        row == NULL && found != NULL && !idem_store_row_live(found, now) ? found : NULL;
     ReserveReason why = expired != NULL ? RESERVE_REASON_EXPIRED : RESERVE_REASON_NEW;
     uint32_t previous_token = row != NULL ? row->token : expired != NULL ? expired->token : 0;
     int recovery_status = 0; /* a live row's committed phase, carried to the new holder */

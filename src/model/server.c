@@ -11,18 +11,6 @@
 
 /* ------------------------------------------------------------------ instances */
 
-Server *server_at(World *world, uint32_t node)
-{
-    SIM_ASSERT(node < world->node_count && world->nodes[node].kind == NODE_SERVER,
-               "a server's work names one of its instances");
-    return &world->servers[world->nodes[node].actor];
-}
-
-KeyProtocol *server_keys(World *world, const Server *server)
-{
-    return world_keys_of_side(world, server->store);
-}
-
 /* The balancer in front of the instances. Round-robin turns over every request the service
  * receives; random draws from the request copy's identity, so it picks the same instance in
  * every mode; key-hash sends every retry with one key to one instance (a request without a
@@ -60,9 +48,9 @@ bool server_job_alive(const World *world, uint32_t job, uint64_t serial)
 }
 
 /* A job whose server crashed meanwhile: its pending event only frees it. */
-bool server_job_died_in_crash(World *world, uint32_t job)
+bool server_job_died_in_crash(World *world, const Server *server, uint32_t job)
 {
-    if (world->jobs[job].epoch == server_of_job(world, job)->epoch)
+    if (world->jobs[job].epoch == server->epoch)
         return false;
     world_job_release(world, job);
     return true;
@@ -145,7 +133,7 @@ static uint64_t store_key_of(World *world, const KeyProtocol *keys, const Messag
 static bool start_job(World *world, Server *server, uint32_t job_slot)
 {
     Job *job = &world->jobs[job_slot];
-    KeyProtocol *keys = server_keys(world, server);
+    KeyProtocol *keys = server->keys;
     job->store_key = store_key_of(world, keys, &job->request);
     KeyVerdict verdict = key_protocol_admit(world, keys, job);
     switch (verdict.kind) {
@@ -229,7 +217,7 @@ void server_on_status_query(World *world, Server *server, const Message *query)
             world_trace_about(world, server->node, TRACE_REFUSED_DOWN, query, 0, 0);
         return;
     }
-    KeyVerdict verdict = key_protocol_status(world, server_keys(world, server), query->key);
+    KeyVerdict verdict = key_protocol_status(world, server->keys, query->key);
     Message answer =
         message_answer(query, HOP_STATUS_ANSWER, verdict.status,
                        verdict.kind == KEY_REPLAY ? verdict.response_of : query->operation);
@@ -242,10 +230,10 @@ void server_on_status_query(World *world, Server *server, const Message *query)
  * whatever another request did meanwhile. */
 void server_on_job_reserve(World *world, uint32_t job)
 {
-    if (server_job_died_in_crash(world, job))
+    Server *server = server_of_job(world, job);
+    if (server_job_died_in_crash(world, server, job))
         return;
-    key_protocol_reserve_late(world, server_keys(world, server_of_job(world, job)),
-                              &world->jobs[job]);
+    key_protocol_reserve_late(world, server->keys, &world->jobs[job]);
     execute_later(world, job);
 }
 
@@ -270,7 +258,7 @@ static bool owns_store(const World *world)
 /* The process is gone: everything in flight dies with it; what is durable stays. */
 static void go_down(World *world, Server *server, SimTimeUs restart_in_us)
 {
-    KeyProtocol *keys = server_keys(world, server);
+    KeyProtocol *keys = server->keys;
     if (world->scenario.server.transaction)
         key_protocol_roll_back_open(world, keys, server->node, server->epoch);
     server->down = true;
@@ -322,10 +310,9 @@ void server_on_restart(World *world, Server *server)
     server_charge_resume_outbox(world, server);
 }
 
-void server_complete_job(World *world, uint32_t job_slot, int status)
+void server_complete_job(World *world, Server *server, uint32_t job_slot, int status)
 {
     Job *job = &world->jobs[job_slot];
-    Server *server = server_of_job(world, job_slot);
     SIM_ASSERT(job->epoch == server->epoch && !server->down,
                "only a job of the running server completes");
     SIM_ASSERT(!job->awaiting_gateway, "a job completes once the gateway is done with it");
@@ -334,7 +321,7 @@ void server_complete_job(World *world, uint32_t job_slot, int status)
         server_charge_write_receipt(world, &job->request);
     job->receipt_due = false;
     if (job->store_key != 0)
-        key_protocol_record(world, server_keys(world, server), job, status);
+        key_protocol_record(world, server->keys, job, status);
     if (draw_crash(world, server, job, CRASH_AFTER_COMPLETION)) {
         crash(world, server, CRASH_AFTER_COMPLETION, job->request.operation);
         world_job_release(world, job_slot);
@@ -344,10 +331,9 @@ void server_complete_job(World *world, uint32_t job_slot, int status)
     finish_job(world, server, job_slot);
 }
 
-void server_after_effect(World *world, uint32_t job_slot, int status)
+void server_after_effect(World *world, Server *server, uint32_t job_slot, int status)
 {
     Job *job = &world->jobs[job_slot];
-    Server *server = server_of_job(world, job_slot);
     if (status < 500 && world_chance_about(world, DRAW_FAIL_AFTER_EFFECT, &job->request,
                                            world->scenario.server.fail_after_effect)) {
         status = 500; /* the side effect happened, then the handler failed */
@@ -363,7 +349,7 @@ void server_after_effect(World *world, uint32_t job_slot, int status)
         world_job_release(world, job_slot);
         return;
     }
-    server_complete_job(world, job_slot, status);
+    server_complete_job(world, server, job_slot, status);
 }
 
 /* receipts_via outbox: the job's charge writes its receipt event at the commit. */
@@ -383,11 +369,11 @@ static bool charges_through_gateway(const World *world, const Job *job)
 
 void server_on_job_done(World *world, uint32_t job_slot)
 {
-    if (server_job_died_in_crash(world, job_slot))
+    Server *server = server_of_job(world, job_slot);
+    if (server_job_died_in_crash(world, server, job_slot))
         return;
     Job *job = &world->jobs[job_slot];
-    Server *server = server_of_job(world, job_slot);
-    KeyProtocol *keys = server_keys(world, server);
+    KeyProtocol *keys = server->keys;
     world->metrics.executions++;
     if (draw_crash(world, server, job, CRASH_BEFORE_EFFECT)) {
         crash(world, server, CRASH_BEFORE_EFFECT, job->request.operation);
@@ -397,7 +383,7 @@ void server_on_job_done(World *world, uint32_t job_slot)
     if (job->resume_status == 0 && /* a resumed run's effect phase committed already */
         world_chance_about(world, DRAW_FAIL_BEFORE_EFFECT, &job->request,
                            world->scenario.server.fail_before_effect)) {
-        server_complete_job(world, job_slot, 500);
+        server_complete_job(world, server, job_slot, 500);
         return;
     }
     if (!key_protocol_holds_lease(world, keys, job)) {
@@ -408,7 +394,7 @@ void server_on_job_done(World *world, uint32_t job_slot)
         return;
     }
     if (job->resume_status != 0) { /* the key's recovery point: the effect is done */
-        server_after_effect(world, job_slot, job->resume_status);
+        server_after_effect(world, server, job_slot, job->resume_status);
         return;
     }
     if (charges_through_gateway(world, job)) {
@@ -421,7 +407,7 @@ void server_on_job_done(World *world, uint32_t job_slot)
     job->receipt_due = effect && receipt_through_outbox(world, job);
     if (effect && !job->uncommitted)
         key_protocol_commit_effect_phase(world, keys, job, status);
-    server_after_effect(world, job_slot, status);
+    server_after_effect(world, server, job_slot, status);
 }
 
 /* ------------------------------------------------------------------ life */
@@ -432,21 +418,27 @@ void server_on_store_sweep(World *world, uint32_t side)
 }
 
 /* The instances' nodes were made by build_nodes; each gets its store: the shared one (side
- * STORE_SERVER), or its own (instance i > 0 on side STORE_INSTANCE_FIRST + i - 1). */
+ * STORE_SERVER), or its own (instance i > 0 on side STORE_INSTANCE_FIRST + i - 1). The side
+ * table holds every store the world has: the server's, the consumers', the instances'. */
 void server_init(World *world)
 {
     const ServerSpec *spec = &world->scenario.server;
     bool per_instance = spec->idempotency.placement == PLACEMENT_PER_INSTANCE;
     world->store_count =
         per_instance ? STORE_INSTANCE_FIRST + world->server_count - 1 : STORE_INSTANCE_FIRST;
+    world->stores[STORE_SERVER] = &world->server_stores[0];
+    world->stores[STORE_CONSUMERS] = &world->consumers.keys;
+    for (uint32_t side = STORE_INSTANCE_FIRST; side < world->store_count; side++)
+        world->stores[side] = &world->server_stores[side - 1];
     for (uint32_t i = 0; i < world->server_count; i++) {
         Server *server = &world->servers[i];
         server->instance = i;
         server->workers = spec->workers;
         server->store = i > 0 && per_instance ? STORE_INSTANCE_FIRST + i - 1 : STORE_SERVER;
+        server->keys = world->stores[server->store];
         if (i == 0 || per_instance)
-            key_protocol_init(world, server_keys(world, server), &spec->idempotency, server->node,
-                              server->store, world->mode == MODE_IDEMPOTENT);
+            key_protocol_init(world, server->keys, &spec->idempotency, server->node, server->store,
+                              world->mode == MODE_IDEMPOTENT);
     }
     server_charge_init(world);
 }
@@ -457,7 +449,7 @@ void server_release(World *world)
     for (uint32_t i = 0; i < world->server_count; i++) {
         Server *server = &world->servers[i];
         if (i == 0 || server->store != STORE_SERVER)
-            key_protocol_release(server_keys(world, server));
+            key_protocol_release(server->keys);
         index_queue_release(&server->queue);
     }
 }

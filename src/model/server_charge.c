@@ -218,9 +218,9 @@ static void settle(World *world, uint32_t entry_index, int status)
     Job settled = {.request = entry->request, .store_key = entry->store_key};
     Server *server = outbox_server(world);
     if (status == 200)
-        key_protocol_record(world, server_keys(world, server), &settled, 200);
+        key_protocol_record(world, server->keys, &settled, 200);
     else
-        key_protocol_forget(world, server_keys(world, server), settled.store_key);
+        key_protocol_forget(world, server->keys, settled.store_key);
     world->metrics.reconciled++;
     if (world_tracing(world))
         world_trace_about(world, server->node, TRACE_RECONCILED, &settled.request, status, 0);
@@ -253,7 +253,7 @@ static void on_outbox_reply(World *world, const Message *reply)
      * recorded. The relay completes the key itself, in the step that records the answer, so
      * a crash of the request handler can no longer leave the row stuck in processing. */
     int status = reply->status; /* 200 charged, or 402 declined */
-    key_protocol_record(world, server_keys(world, server), &completing, status);
+    key_protocol_record(world, server->keys, &completing, status);
     bool alive = job_slot < world->job_slots.capacity && world->jobs[job_slot].serial == job_serial;
     if (status == 200 && world->scenario.server.receipts_via == RECEIPTS_OUTBOX) {
         /* the relay completes the key, and writes the receipt in the same step */
@@ -268,9 +268,9 @@ static void on_outbox_reply(World *world, const Message *reply)
         } else {
             job->awaiting_gateway = false;
             if (status == 200)
-                server_after_effect(world, job_slot, 200);
+                server_after_effect(world, server, job_slot, 200);
             else
-                server_complete_job(world, job_slot, status);
+                server_complete_job(world, server, job_slot, status);
         }
     }
     world_operation_unref(world, completing.request.operation);
@@ -308,18 +308,21 @@ void server_charge_on_reply(World *world, const Message *reply)
     sim_cancel(world->sim, job->gateway_timer);
     job->awaiting_gateway = false;
     if (reply->status >= 400) { /* a decline: definite, nothing was charged */
-        server_complete_job(world, reply->reply_to.slot, reply->status);
+        server_complete_job(world, server_of_job(world, reply->reply_to.slot), reply->reply_to.slot,
+                            reply->status);
         return;
     }
     job->receipt_due = world->scenario.server.publish_receipts &&
                        world->scenario.server.receipts_via == RECEIPTS_OUTBOX;
-    server_after_effect(world, reply->reply_to.slot, 200);
+    server_after_effect(world, server_of_job(world, reply->reply_to.slot), reply->reply_to.slot,
+                        200);
 }
 
 /* The gateway did not answer in time: the charge may or may not have happened. */
 void server_charge_on_timeout(World *world, uint32_t job_slot)
 {
-    if (server_job_died_in_crash(world, job_slot))
+    Server *server = server_of_job(world, job_slot);
+    if (server_job_died_in_crash(world, server, job_slot))
         return;
     Job *job = &world->jobs[job_slot];
     job->awaiting_gateway = false;
@@ -334,5 +337,5 @@ void server_charge_on_timeout(World *world, uint32_t job_slot)
             sim_schedule_in(world->sim, sim_time_us_from_ms(world->scenario.server.reconcile_ms),
                             EVENT_OUTBOX_RELAY, 0, entry);
     }
-    server_complete_job(world, job_slot, 504);
+    server_complete_job(world, server, job_slot, 504);
 }

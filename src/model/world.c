@@ -227,26 +227,19 @@ static SimTimeUs grid_at_or_after(SimTimeUs origin, SimTimeUs interval, SimTimeU
     return offset;
 }
 
-/* The store on a side: the server's first (shared, or instance 0's), the consumers', then
- * the other instances' own. */
+/* The store on a side (for the const readers of this file). */
 static const KeyProtocol *store_of_side(const World *world, uint32_t side)
 {
-    SIM_ASSERT(side < world->store_count, "a store side names a store");
-    if (side == STORE_CONSUMERS)
-        return &world->consumers.keys;
-    return &world->server_stores[side == STORE_SERVER ? 0 : side - 1];
-}
-
-KeyProtocol *world_keys_of_side(World *world, uint32_t side)
-{
-    return (KeyProtocol *)store_of_side(world, side);
+    return world->stores[side];
 }
 
 /* Rows held by every key store (a store not in use holds none). */
-static uint64_t stores_rows(const World *world)
+static inline uint64_t stores_rows(const World *world)
 {
-    uint64_t rows = 0;
-    for (uint32_t side = 0; side < world->store_count; side++)
+    /* the two every world has, then the instances' own (on the path of every key write) */
+    uint64_t rows = idem_store_rows(world->stores[STORE_SERVER]->store) +
+                    idem_store_rows(world->stores[STORE_CONSUMERS]->store);
+    for (uint32_t side = STORE_INSTANCE_FIRST; side < world->store_count; side++)
         rows += idem_store_rows(store_of_side(world, side)->store);
     return rows;
 }

@@ -258,6 +258,7 @@ typedef struct {
     uint32_t node;     /* its node: the service's for instance 0, appended ones after */
     uint32_t instance; /* its index in World.servers */
     uint32_t store;    /* its key store's side (index of World.stores) */
+    KeyProtocol *keys; /* World.stores[store], at hand on the hot path */
     uint32_t workers;  /* 0: unbounded */
     uint32_t busy;
     IndexQueue queue; /* waiting job slots */
@@ -441,6 +442,7 @@ struct World {
     SimTimeUs sweep_origin_us[STORES_MAX]; /* the grid's origin: the parked sweep's last run */
     SimTimeUs sweep_interval_us[STORES_MAX];
     uint32_t store_count;
+    KeyProtocol *stores[STORES_MAX]; /* by side: into server_stores, or the consumers' */
     KeyProtocol server_stores[SERVER_INSTANCES_MAX]; /* [0]: side STORE_SERVER; [i]: side i + 1 */
 
     uint32_t server_count; /* instances */
@@ -551,32 +553,40 @@ void client_on_response(World *world, const Message *response);
 /* server.c */
 void server_init(World *world);
 void server_release(World *world);
-/* The instance a node is (asserted: a server instance's node). */
-Server *server_at(World *world, uint32_t node);
 static inline bool world_is_server(const World *world, uint32_t node)
 {
     return world->nodes[node].kind == NODE_SERVER;
 }
-/* The instance that runs a job, and its keys. */
+/* The instance a node is (asserted: a server instance's node). */
+static inline Server *server_at(World *world, uint32_t node)
+{
+    if (world->server_count == 1) { /* the common world: no table to look in */
+        SIM_ASSERT(node == world->server_node, "a server's work names its instance");
+        return &world->servers[0];
+    }
+    SIM_ASSERT(node < world->node_count && world_is_server(world, node),
+               "a server's work names one of its instances");
+    return &world->servers[world->nodes[node].actor];
+}
+/* The instance that runs a job. */
 static inline Server *server_of_job(World *world, uint32_t job)
 {
     return server_at(world, world->jobs[job].request.target);
 }
-KeyProtocol *server_keys(World *world, const Server *server);
 /* The instance a request to the service goes to: the balancer's pick. */
 uint32_t server_route(World *world, const Message *request);
 void server_on_request(World *world, Server *server, const Message *request);
 void server_on_status_query(World *world, Server *server, const Message *query);
 void server_on_job_reserve(World *world, uint32_t job);
 /* A job whose server crashed meanwhile: frees it and says so. */
-bool server_job_died_in_crash(World *world, uint32_t job);
+bool server_job_died_in_crash(World *world, const Server *server, uint32_t job);
 void server_on_job_done(World *world, uint32_t job);
 void server_on_store_sweep(World *world, uint32_t side);
 void server_on_restart(World *world, Server *server);
 void server_on_outage(World *world, Server *server);
 /* Where a job whose side effect happened goes next (handler or gateway answered). */
-void server_after_effect(World *world, uint32_t job, int status);
-void server_complete_job(World *world, uint32_t job, int status);
+void server_after_effect(World *world, Server *server, uint32_t job, int status);
+void server_complete_job(World *world, Server *server, uint32_t job, int status);
 bool server_job_alive(const World *world, uint32_t job, uint64_t serial);
 
 /* server_charge.c: the server's side of the gateway, and its outbox */
@@ -667,7 +677,11 @@ void consumers_on_store_sweep(World *world);
 /* use_gateway: the provider's answer to a consumer's charge, or none in time. */
 void consumers_on_charge_reply(World *world, const Message *reply);
 void consumers_on_charge_timeout(World *world, uint32_t job);
-KeyProtocol *world_keys_of_side(World *world, uint32_t side);
+static inline KeyProtocol *world_keys_of_side(World *world, uint32_t side)
+{
+    SIM_ASSERT(side < world->store_count, "a store side names a store");
+    return world->stores[side];
+}
 uint32_t consumers_held(const World *world); /* buffered plus in service */
 
 /* proxy.c */
