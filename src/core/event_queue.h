@@ -32,6 +32,12 @@ typedef struct {
 
 #define EVENT_ID_NONE ((EventId){.seq = 0, .slot = UINT32_MAX})
 
+/* Whether id is EVENT_ID_NONE (no event was scheduled under it; a real event's seq is > 0). */
+static inline bool event_id_is_none(EventId id)
+{
+    return id.seq == 0;
+}
+
 EventQueue *event_queue_create(size_t capacity_hint);
 void event_queue_destroy(EventQueue *queue); /* NULL is a no-op */
 

@@ -28,6 +28,7 @@ static uint64_t charge_identity(const Message *charge)
 
 void gateway_on_charge_arrive(World *world, const Message *charge)
 {
+    world->metrics.provider_charges++;
     uint32_t slot = world_message_store(world, charge);
     SimTimeUs latency =
         distribution_sample_ms_as_us(&world->scenario.gateway.latency_ms,

@@ -66,6 +66,8 @@ bool metrics_value(const Metrics *metrics, const char *name, double *value)
         {"status_queries", metrics->status_queries},
         {"resolved_by_lookup", metrics->resolved_by_lookup},
         {"reconciled", metrics->reconciled},
+        {"provider_charges", metrics->provider_charges},
+        {"call_retries", metrics->call_retries},
         {"redriven", metrics->redriven},
         {"keys_lost_in_failover", metrics->keys_lost_in_failover},
         {"leaks", metrics->leaks},

@@ -56,6 +56,8 @@ typedef struct {
     uint64_t status_queries;        /* clients asking for their key's status (202, lookup) */
     uint64_t resolved_by_lookup;    /* unknown outcomes a status query turned into an answer */
     uint64_t reconciled;            /* gateway timeouts settled by asking the gateway later */
+    uint64_t provider_charges;      /* charge requests that reached the gateway, copies included */
+    uint64_t call_retries;          /* charges a server sent again on its own (its call's retry) */
     uint64_t redriven;              /* dead letters moved back to their queue */
     uint64_t keys_lost_in_failover; /* key rows a failover to a lagging replica lost */
     uint64_t leaks;            /* replays of a response that belongs to another account's payment */

@@ -278,6 +278,44 @@ static void on_outbox_reply(World *world, const Message *reply)
 
 /* ------------------------------------------------------------------ server side */
 
+/* A try of a job's charge is named in its reply_to by the job's serial with the try number
+ * in the top bits: an answer to an earlier try, whose wait is over, finds no one (its
+ * connection was given up, as an HTTP client's would be). */
+#define CHARGE_TRY_SHIFT 56
+#define JOB_SERIAL_MASK ((1ull << CHARGE_TRY_SHIFT) - 1)
+
+/* The key the call carries (the call step's `key`): the server's own, one derived from it
+ * (the same for every try), or none. No key of its own, none to pass on. */
+static uint64_t call_key_of(const World *world, uint64_t store_key)
+{
+    if (store_key == 0)
+        return 0;
+    switch (world->scenario.server.call_key) {
+    case CALL_KEY_FORWARD:
+        return store_key;
+    case CALL_KEY_DERIVE:
+        return rng_mix64(store_key ^ 0x63616c6c2d6b6579ull) | 1; /* "call-key" */
+    case CALL_KEY_NONE:
+        break;
+    }
+    return 0;
+}
+
+static void send_charge_try(World *world, uint32_t job_slot)
+{
+    Job *job = &world->jobs[job_slot];
+    job->charge_tries++;
+    SIM_ASSERT(job->serial <= JOB_SERIAL_MASK, "a job's serial leaves room for its try");
+    ReplyTo reply_to = {.kind = REPLY_TO_JOB,
+                        .slot = job_slot,
+                        .serial = job->serial | (uint64_t)job->charge_tries << CHARGE_TRY_SHIFT};
+    /* the first try keeps the lineage a charge always had; each retry is a copy of its own */
+    send_charge(world, &job->request, call_key_of(world, job->store_key), reply_to,
+                job->charge_tries - 1);
+    world->jobs[job_slot].gateway_timer =
+        sim_schedule_in(world->sim, gateway_timeout_us(world), EVENT_GATEWAY_TIMEOUT, 0, job_slot);
+}
+
 void server_charge_request(World *world, uint32_t job_slot)
 {
     Job *job = &world->jobs[job_slot];
@@ -287,10 +325,16 @@ void server_charge_request(World *world, uint32_t job_slot)
         server_charge_on_outbox_relay(world, entry);
         return;
     }
-    send_charge(world, &job->request, job->store_key,
-                (ReplyTo){.kind = REPLY_TO_JOB, .slot = job_slot, .serial = job->serial}, 0);
-    job->gateway_timer =
-        sim_schedule_in(world->sim, gateway_timeout_us(world), EVENT_GATEWAY_TIMEOUT, 0, job_slot);
+    job->charge_tries = 0;
+    send_charge_try(world, job_slot);
+}
+
+/* The backoff after an unanswered try is over: the next try, if the job is still waiting. */
+void server_charge_on_retry(World *world, uint32_t job_slot)
+{
+    if (server_job_died_in_crash(world, server_of_job(world, job_slot), job_slot))
+        return;
+    send_charge_try(world, job_slot);
 }
 
 /* ------------------------------------------------------------------ answers */
@@ -301,9 +345,14 @@ void server_charge_on_reply(World *world, const Message *reply)
         on_outbox_reply(world, reply);
         return;
     }
-    if (!server_job_alive(world, reply->reply_to.slot, reply->reply_to.serial) ||
-        !world->jobs[reply->reply_to.slot].awaiting_gateway)
-        return; /* the server gave up on this charge, or crashed since */
+    uint64_t serial = reply->reply_to.serial & JOB_SERIAL_MASK;
+    uint32_t try_number = (uint32_t)(reply->reply_to.serial >> CHARGE_TRY_SHIFT);
+    if (!server_job_alive(world, reply->reply_to.slot, serial) ||
+        !world->jobs[reply->reply_to.slot].awaiting_gateway ||
+        world->jobs[reply->reply_to.slot].charge_tries != try_number ||
+        event_id_is_none(world->jobs[reply->reply_to.slot].gateway_timer))
+        return; /* the server gave up on this try (it may be waiting to send the next) or on
+                   this charge, or crashed since */
     Job *job = &world->jobs[reply->reply_to.slot];
     sim_cancel(world->sim, job->gateway_timer);
     job->awaiting_gateway = false;
@@ -325,8 +374,21 @@ void server_charge_on_timeout(World *world, uint32_t job_slot)
     if (server_job_died_in_crash(world, server, job_slot))
         return;
     Job *job = &world->jobs[job_slot];
-    job->awaiting_gateway = false;
     job->gateway_timer = EVENT_ID_NONE;
+    const CallRetrySpec *retry = &world->scenario.server.call_retry;
+    if (job->charge_tries < retry->max_attempts) { /* the call's own retry, in every mode */
+        world->metrics.call_retries++;
+        if (world_tracing(world))
+            world_trace_about(world, job->request.target, TRACE_CHARGE_RETRY, &job->request,
+                              job->charge_tries + 1, 0);
+        SimTimeUs backoff = sim_time_us_from_ms(retry->backoff_ms);
+        if (backoff > 0)
+            sim_schedule_in(world->sim, backoff, EVENT_CHARGE_RETRY, 0, job_slot);
+        else
+            send_charge_try(world, job_slot);
+        return;
+    }
+    job->awaiting_gateway = false;
     if (world_tracing(world))
         world_trace_about(world, job->request.target, TRACE_GATEWAY_TIMEOUT, &job->request, 504, 0);
     if (world->scenario.server.reconcile_ms > 0 && job->store_key != 0) {

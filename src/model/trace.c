@@ -44,6 +44,7 @@ static const char *const event_names[TRACE_EVENT_COUNT] = {
     [TRACE_CHARGED_NO_ANSWER] = "charged_no_answer",
     [TRACE_PROXY_TIMEOUT] = "proxy_timeout",
     [TRACE_PROXY_RETRY] = "proxy_retry",
+    [TRACE_CHARGE_RETRY] = "charge_retry",
     [TRACE_ENQUEUE] = "enqueue",
     [TRACE_DEDUPLICATED] = "deduplicated",
     [TRACE_REDELIVER] = "redeliver",

@@ -76,7 +76,8 @@ typedef enum {
     TRACE_CRASH, /* detail: the CrashPoint; operation: the job that crashed it */
     TRACE_RESTART,
     TRACE_SWEEP,
-    TRACE_FAILOVER, /* a key store failed over to a lagging replica; value: rows lost */
+    TRACE_FAILOVER,     /* a key store failed over to a lagging replica; value: rows lost */
+    TRACE_CHARGE_RETRY, /* a server sends its unanswered charge again; value: the try now sent */
     TRACE_EVENT_COUNT
 } TraceEvent;
 

@@ -494,6 +494,9 @@ static void dispatch(void *context, const Event *event)
     case EVENT_CONSUMER_RETRY:
         consumers_on_retry(world, job_of(world, event));
         break;
+    case EVENT_CHARGE_RETRY:
+        server_charge_on_retry(world, job_of(world, event));
+        break;
     case EVENT_HEARTBEAT: /* its job may be over: the consumers check the serial */
         consumers_on_heartbeat(world, slot_of(event, &world->job_slots), event->target);
         break;

@@ -48,6 +48,7 @@ typedef enum {
     EVENT_CONSUMER_RETRY,    /* arg: job slot; a log record whose key is in progress, again */
     EVENT_SERVER_OUTAGE,     /* target: an instance's node; its scripted outage starts */
     EVENT_HEARTBEAT,         /* target: the job's serial (low bits); arg: job slot */
+    EVENT_CHARGE_RETRY,      /* arg: job slot; a server's charge, again after its backoff */
     EVENT_KIND_COUNT
 } EventKind;
 
@@ -230,6 +231,7 @@ typedef struct Job {
     bool receipt_due;      /* its charge happened: the receipt event goes out with the commit */
     bool uncommitted;      /* a local effect in a transaction not yet committed */
     uint32_t heartbeats;   /* consumers: progress messages sent for this delivery so far */
+    uint32_t charge_tries; /* a server's charge: tries sent to the gateway so far */
     int resume_status;     /* resumes after the effect phase, which answered this (0: no) */
     SimTimeUs reserved_us; /* the TTL counts from here unless ttl_from says completion */
 } Job;
@@ -596,6 +598,7 @@ void server_charge_release(World *world);
 void server_charge_request(World *world, uint32_t job);
 void server_charge_on_reply(World *world, const Message *reply);
 void server_charge_on_timeout(World *world, uint32_t job);
+void server_charge_on_retry(World *world, uint32_t job);
 void server_charge_on_outbox_relay(World *world, uint32_t entry);
 void server_charge_resume_outbox(World *world, Server *server);
 /* The job's commit writes its receipt event to the outbox (receipts_via outbox). */

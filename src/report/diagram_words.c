@@ -91,6 +91,8 @@ static const EventWords EVENT_WORDS[TRACE_EVENT_COUNT] = {
     [TRACE_PROXY_TIMEOUT] = {"try {value} unanswered: timeout", NULL, DIAGRAM_TONE_WARN, "timeout",
                              DIAGRAM_TONE_WARN},
     [TRACE_PROXY_RETRY] = {"sends it again (try {value})", NULL, DIAGRAM_TONE_WARN, NULL, 0},
+    [TRACE_CHARGE_RETRY] = {"charge unanswered: sends it again (try {value})", NULL,
+                            DIAGRAM_TONE_WARN, "retry", DIAGRAM_TONE_WARN},
     [TRACE_STATUS_QUERY] = {"asks for its key's status (#{value})", NULL, DIAGRAM_TONE_PLAIN,
                             "asks", DIAGRAM_TONE_DIM},
     [TRACE_STATUS_ANSWER] = {"key status " ARROW_RIGHT " {value}", NULL, DIAGRAM_TONE_STORE,

@@ -160,6 +160,10 @@ static void write_mode(FILE *stream, const RunReport *report, uint32_t m, Series
     if (scenario_uses_proxy(scenario))
         fprintf(stream, "      \"proxy\": {\"retries\": %" PRIu64 ", \"timeouts\": %" PRIu64 "},\n",
                 metrics->proxy_retries, metrics->proxy_timeouts);
+    if (scenario->server.call_retry.max_attempts > 1) /* only then: other reports as they were */
+        fprintf(stream,
+                "      \"call\": {\"retries\": %" PRIu64 ", \"provider_charges\": %" PRIu64 "},\n",
+                metrics->call_retries, metrics->provider_charges);
     fprintf(stream,
             "      \"network\": {\"sent\": %" PRIu64 ", \"dropped\": %" PRIu64
             ", \"duplicated\": %" PRIu64 "},\n",

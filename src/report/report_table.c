@@ -27,7 +27,8 @@ typedef enum {
     SHOW_WITH_STATUS_RECORDS,
     SHOW_WITH_LOG, /* a log broker (Kafka) only: the other families' tables stay as they were */
     SHOW_WITH_STORM,
-    SHOW_WITH_HEARTBEAT, /* consumers that send heartbeats only */
+    SHOW_WITH_HEARTBEAT,  /* consumers that send heartbeats only */
+    SHOW_WITH_CALL_RETRY, /* a server whose gateway call retries on its own */
 } RowShown;
 
 typedef struct {
@@ -83,6 +84,8 @@ static const Row rows[] = {
     {"  receipts for no charge", "receipts_orphaned", ROW_BAD, SHOW_WITH_RECEIPTS},
     {"proxy retries (tries resent)", "proxy_retries", ROW_COUNT, SHOW_WITH_PROXY},
     {"proxy tries timed out", "proxy_timeouts", ROW_COUNT, SHOW_WITH_PROXY},
+    {"server charge retries", "call_retries", ROW_COUNT, SHOW_WITH_CALL_RETRY},
+    {"charges the provider received", "provider_charges", ROW_COUNT, SHOW_WITH_CALL_RETRY},
     {"messages lost by the network", "network_dropped", ROW_COUNT, SHOW_ALWAYS},
     {"duplicated by the network", "network_duplicated", ROW_COUNT, SHOW_ALWAYS},
     {"crashes (server, consumers)", "crashes", ROW_COUNT, SHOW_ALWAYS},
@@ -257,6 +260,8 @@ bool report_write_table(FILE *stream, const RunReport *report, bool color)
         if (rows[r].shown == SHOW_WITH_QUERIES && !asks_status(scenario))
             continue;
         if (rows[r].shown == SHOW_WITH_RECONCILE && scenario->server.reconcile_ms <= 0)
+            continue;
+        if (rows[r].shown == SHOW_WITH_CALL_RETRY && scenario->server.call_retry.max_attempts <= 1)
             continue;
         if (rows[r].shown == SHOW_WITH_STORM && !scenario_uses_storm(scenario))
             continue;

@@ -315,6 +315,18 @@ typedef struct {
  * hash of its idempotency key (a request without a key goes in turn). */
 typedef enum { BALANCER_ROUND_ROBIN, BALANCER_RANDOM, BALANCER_KEY_HASH } BalancerPolicy;
 
+/* The key a service's call carries to the next hop: its own key as it is, a key derived from
+ * it (the same for every retry of the call), or none. */
+typedef enum { CALL_KEY_FORWARD, CALL_KEY_DERIVE, CALL_KEY_NONE } CallKey;
+
+/* A server's own retries of its call to the gateway (a call step's `retry`): a try that gets
+ * no answer within the gateway's timeout_ms is sent again after backoff_ms, up to
+ * max_attempts tries in all. */
+typedef struct {
+    uint32_t max_attempts;
+    double backoff_ms;
+} CallRetrySpec;
+
 typedef struct {
     uint32_t instances; /* processes behind one balancer, each with its own workers and queue */
     BalancerPolicy balancer;
@@ -335,7 +347,9 @@ typedef struct {
     ReceiptPath receipts_via; /* how publish_receipts' events leave */
     double outbox_relay_ms;   /* an event relay resends after this long without a confirm */
     double reconcile_ms; /* after a gateway timeout, ask the gateway every this often; 0: never */
-    uint32_t receipts_queue; /* where they go: index into broker.queues */
+    CallRetrySpec call_retry; /* the gateway call's own retries (services form) */
+    CallKey call_key;         /* the key the gateway call carries (services form) */
+    uint32_t receipts_queue;  /* where they go: index into broker.queues */
 } ServerSpec;
 
 typedef struct {

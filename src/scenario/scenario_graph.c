@@ -89,7 +89,7 @@ static void read_heads(SchemaReader *reader, const cJSON *array, unsigned count,
     graph->count = count;
 }
 
-/* Unique ids; one service per node kind (the model has no instances yet). */
+/* Unique ids; one service per node kind (a server's copies are its "instances"). */
 static void check_heads(SchemaReader *reader, const Graph *graph)
 {
     for (unsigned i = 0; i < graph->count; i++) {
@@ -101,10 +101,11 @@ static void check_heads(SchemaReader *reader, const Graph *graph)
                 schema_error_at(reader, "id", "duplicate id '%s' (also at $.services[%u])",
                                 entry->id, j);
             } else if (is_node_kind(entry->kind) && entry->kind == earlier->kind) {
-                schema_error_at(reader, "kind",
-                                "expected at most one service of kind '%s' (also at "
-                                "$.services[%u]; several instances are not modelled yet)",
-                                kind_name(entry->kind), j);
+                schema_error_at(
+                    reader, "kind",
+                    "expected at most one service of kind '%s' (also at "
+                    "$.services[%u]; one service runs several copies with \"instances\")",
+                    kind_name(entry->kind), j);
             }
             json_path_pop(&reader->path);
         }
@@ -279,7 +280,8 @@ static bool step_key_allowed(StepKind kind, bool server, const char *key)
         return true;
     switch (kind) {
     case STEP_CALL:
-        return server && (strcmp(key, "via") == 0 || strcmp(key, "reconcile_ms") == 0);
+        return server && (strcmp(key, "via") == 0 || strcmp(key, "reconcile_ms") == 0 ||
+                          strcmp(key, "retry") == 0 || strcmp(key, "key") == 0);
     case STEP_PUBLISH:
         return strcmp(key, "via") == 0 || strcmp(key, "queue") == 0;
     default:
@@ -290,6 +292,7 @@ static bool step_key_allowed(StepKind kind, bool server, const char *key)
 static bool later_step_key(const char *key)
 {
     static const char *const later[] = {"undo", "retry", "key", "timeout_ms"};
+    /* a server's call has its retry and key; a consumer group's call not yet */
     for (size_t i = 0; i < sizeof later / sizeof later[0]; i++) {
         if (strcmp(key, later[i]) == 0)
             return true;
@@ -328,8 +331,8 @@ static void check_step_keys(SchemaReader *reader, const cJSON *step, StepKind ki
         scenario_errors_quote(quoted, sizeof quoted, key);
         if (later_step_key(key))
             schema_error(reader,
-                         "unknown key %s (a step's undo, retry, key and timeout are not "
-                         "modelled yet)",
+                         "unknown key %s (a step's undo and timeout, and a consumer group's "
+                         "retry and key, are not modelled yet)",
                          quoted);
         else
             schema_error(reader, "unknown key %s for a '%s' step of a %s", quoted, step_names[kind],
@@ -388,6 +391,18 @@ static void read_effect_step(SchemaReader *reader, const cJSON *step)
     json_path_pop(&reader->path);
 }
 
+#define RANGE_CALL_ATTEMPTS                                                                        \
+    {                                                                                              \
+        1.0, 100.0, false, false, false                                                            \
+    }
+
+static const SchemaField call_retry_fields[] = {
+    FIELD_U32("max_attempts", CallRetrySpec, max_attempts, RANGE_CALL_ATTEMPTS),
+    FIELD_NUMBER("backoff_ms", CallRetrySpec, backoff_ms, RANGE_MS),
+};
+static const SchemaObject call_retry_schema = {.name = "steps[].retry",
+                                               SCHEMA_FIELDS(call_retry_fields)};
+
 static void read_call_step(ScenarioReader *scenario_reader, const Graph *graph, const cJSON *step,
                            bool server)
 {
@@ -410,6 +425,19 @@ static void read_call_step(ScenarioReader *scenario_reader, const Graph *graph, 
                            &scenario->server.reconcile_ms);
         json_path_pop(&reader->path);
     }
+    const cJSON *retry = schema_member(step, "retry");
+    if (retry != NULL) {
+        json_path_push_key(&reader->path, "retry");
+        if (schema_expect(reader, retry, cJSON_Object, "object"))
+            schema_read_object(reader, retry, &call_retry_schema, &scenario->server.call_retry);
+        if (scenario->server.outbox && scenario->server.call_retry.max_attempts > 1)
+            schema_error(reader, "expected no retry with \"via\": \"outbox\" (the outbox relays "
+                                 "the charge until it is acknowledged)");
+        json_path_pop(&reader->path);
+    }
+    int key = (int)scenario->server.call_key;
+    step_choice(reader, step, "key", &scenario_names_call_key, &key);
+    scenario->server.call_key = (CallKey)key;
 }
 
 static void read_publish_step(ScenarioReader *scenario_reader, const Graph *graph,
@@ -492,6 +520,8 @@ static const SchemaField step_fields[] = {
     FIELD_CUSTOM("publish", 0, scenario_schema_read_tag, NULL, false),
     FIELD_CUSTOM("via", 0, scenario_schema_read_tag, NULL, false),
     FIELD_CUSTOM("reconcile_ms", 0, scenario_schema_read_tag, NULL, false),
+    FIELD_CUSTOM("retry", 0, scenario_schema_read_tag, &call_retry_schema, false),
+    FIELD_CUSTOM("key", 0, scenario_schema_read_tag, NULL, false),
     FIELD_CUSTOM("queue", 0, scenario_schema_read_tag, NULL, false),
 };
 static const SchemaObject step_schema = {.name = "services[].steps[]", SCHEMA_FIELDS(step_fields)};
@@ -863,6 +893,12 @@ static void write_steps(SchemaWriter *writer, cJSON *entry, const Scenario *scen
             schema_write_choice(writer, call, "via", &scenario_names_receipts_via,
                                 scenario->server.outbox ? RECEIPTS_OUTBOX : RECEIPTS_DIRECT);
             schema_write_number(writer, call, "reconcile_ms", scenario->server.reconcile_ms);
+            cJSON *retry = schema_write_item(writer, call, "retry", cJSON_CreateObject());
+            if (retry != NULL)
+                schema_write_object(writer, &call_retry_schema, &scenario->server.call_retry,
+                                    retry);
+            schema_write_choice(writer, call, "key", &scenario_names_call_key,
+                                (int)scenario->server.call_key);
         }
     }
     if (!server || !scenario->server.publish_receipts)

@@ -142,6 +142,9 @@ static const NameEntry placements[] = {{"shared", PLACEMENT_SHARED},
 const NameTable scenario_names_placement = TABLE(placements);
 static const NameEntry store_reads[] = {{"primary", READS_PRIMARY}, {"replica", READS_REPLICA}};
 const NameTable scenario_names_reads = TABLE(store_reads);
+static const NameEntry call_keys[] = {
+    {"forward", CALL_KEY_FORWARD}, {"derive", CALL_KEY_DERIVE}, {"none", CALL_KEY_NONE}};
+const NameTable scenario_names_call_key = TABLE(call_keys);
 static const NameEntry broker_families[] = {{"visibility-timeout", BROKER_VISIBILITY_TIMEOUT},
                                             {"channel", BROKER_CHANNEL},
                                             {"log", BROKER_LOG}};
@@ -213,6 +216,8 @@ const char *const scenario_metric_names[] = {
     "status_queries",
     "resolved_by_lookup",
     "reconciled",
+    "provider_charges",
+    "call_retries",
     "redriven",
     "keys_lost_in_failover",
     "leaks",

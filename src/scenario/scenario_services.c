@@ -67,6 +67,7 @@ void scenario_services_defaults(Scenario *scenario)
         .idempotency = idempotency_default,
         .crash = crash_default,
         .outbox_relay_ms = 2000,
+        .call_retry = {.max_attempts = 1, .backoff_ms = 0},
     };
     scenario->gateway = (GatewaySpec){
         .latency_ms = {DIST_EXP, 100, 0},

@@ -221,6 +221,10 @@ static ViewColor service_sentence(const ViewPane *pane, const ViewNarration *n, 
     case TRACE_GATEWAY_TIMEOUT:
         snprintf(buffer, size, "no answer from the %s for %s: 504, charged or not?", gateway, op);
         return VIEW_COLOR_WARNING;
+    case TRACE_CHARGE_RETRY:
+        snprintf(buffer, size, "no answer from the %s: the %s charges %s again (try #%" PRId64 ")",
+                 gateway, where, op, n->value);
+        return VIEW_COLOR_WARNING;
     case TRACE_DECLINED:
         snprintf(buffer, size, "the %s declined %s: 402, nothing charged, and the client is told",
                  where, op);

@@ -58,6 +58,7 @@ static int rank_of(TraceEvent event, uint32_t effects, int64_t value, bool lost_
     case TRACE_CHARGED_NO_ANSWER:
     case TRACE_GATEWAY_TIMEOUT:
     case TRACE_PROXY_RETRY:
+    case TRACE_CHARGE_RETRY:
     case TRACE_FAIL_AFTER_EFFECT:
     case TRACE_REDELIVER:
         return 2;
