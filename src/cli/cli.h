@@ -139,6 +139,7 @@ int command_validate(int argc, char **argv);
 int command_check(int argc, char **argv);
 int command_explain(int argc, char **argv);
 int command_show(int argc, char **argv);
+int command_explore(int argc, char **argv);
 
 extern const char *const run_usage;
 extern const char *const check_usage;
