@@ -78,7 +78,8 @@ static int parse_arguments(const CliExtraOption *extra, ExploreArguments *argume
     arguments->threads = cores < 1 ? 1 : cores > 64 ? 64 : (uint32_t)cores;
     if (extra[FAULTS].value != NULL) {
         if (!parse_unsigned(extra[FAULTS].value, EXPLORE_FAULTS_MAX, &value))
-            return cli_usage_error(explore_usage, "--faults expects an integer from 0 to 6, got '%s'",
+            return cli_usage_error(explore_usage,
+                                   "--faults expects an integer from 0 to 6, got '%s'",
                                    extra[FAULTS].value);
         arguments->max_faults = (uint32_t)value;
     }
@@ -103,7 +104,8 @@ static int parse_arguments(const CliExtraOption *extra, ExploreArguments *argume
     }
     if (extra[THREADS].value != NULL) {
         if (!parse_unsigned(extra[THREADS].value, 64, &value) || value == 0)
-            return cli_usage_error(explore_usage, "--threads expects an integer from 1 to 64, got '%s'",
+            return cli_usage_error(explore_usage,
+                                   "--threads expects an integer from 1 to 64, got '%s'",
                                    extra[THREADS].value);
         arguments->threads = (uint32_t)value;
     }
@@ -129,8 +131,8 @@ static void describe_fault(FILE *stream, const FaultSpec *fault)
     case FAULT_DELAY:
     case FAULT_GATEWAY_DECLINE:
     case FAULT_GATEWAY_SILENT:
-        fprintf(stream, "the %s of operation %" PRIu64 " (click %u, attempt %u, copy %" PRIu64
-                        ") %s",
+        fprintf(stream,
+                "the %s of operation %" PRIu64 " (click %u, attempt %u, copy %" PRIu64 ") %s",
                 fault_hop_name(fault->hop), fault->operation, fault->click, fault->attempt,
                 fault->copy, what[fault->kind]);
         if (fault->kind == FAULT_DELAY)
@@ -381,9 +383,12 @@ static int explore_scenario(const char *path, const Scenario *scenario, const Op
 
 int command_explore(int argc, char **argv)
 {
-    CliExtraOption extra[] = {{"--faults", NULL},     {"--property", NULL},
-                              {"--max-states", NULL}, {"--sample", NULL},
-                              {"--write-counterexample", NULL}, {"--threads", NULL}};
+    CliExtraOption extra[] = {{"--faults", NULL},
+                              {"--property", NULL},
+                              {"--max-states", NULL},
+                              {"--sample", NULL},
+                              {"--write-counterexample", NULL},
+                              {"--threads", NULL}};
     argc = cli_take_options(argc, argv, extra, 6, explore_usage);
     if (argc < 0)
         return EXIT_USAGE;
@@ -395,8 +400,7 @@ int command_explore(int argc, char **argv)
         return cli_usage_error(explore_usage, "explore expects one SCENARIO%s", "");
     if (options.json_path || options.csv_path || options.trace_path)
         return cli_usage_error(explore_usage,
-                               "explore writes no report file (--write-counterexample does)%s",
-                               "");
+                               "explore writes no report file (--write-counterexample does)%s", "");
     ExploreArguments arguments = {0};
     status = parse_arguments(extra, &arguments);
     if (status != EXIT_SUCCESS)

@@ -87,7 +87,7 @@ typedef struct {
 static const Command commands[] = {
     {"run", command_run},         {"check", command_check}, {"validate", command_validate},
     {"view", command_view},       {"sweep", command_sweep}, {"merge", command_merge},
-    {"explain", command_explain}, {"show", command_show},     {"explore", command_explore},
+    {"explain", command_explain}, {"show", command_show},   {"explore", command_explore},
 };
 
 static const Command *find_command(const char *name)

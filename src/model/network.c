@@ -101,8 +101,8 @@ static bool survives_loss(World *world, Link *link, const Message *message, uint
 {
     const LossSpec *loss = &link->spec.loss;
     if (loss->model == LOSS_BERNOULLI)
-        return !world_fault(world, FAULT_LOSS, DRAW_LOSS, message->operation, identity_word(message),
-                            lineage, loss->probability);
+        return !world_fault(world, FAULT_LOSS, DRAW_LOSS, message->operation,
+                            identity_word(message), lineage, loss->probability);
     double u =
         world_draw_unit(world, DRAW_LOSS, message->operation, identity_word(message), lineage);
     size_t link_index = (size_t)(link - world->links);

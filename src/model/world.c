@@ -53,8 +53,7 @@ bool world_chance_about(const World *world, DrawPurpose purpose, const Message *
                         double probability)
 {
     if (world->fault_plan != NULL)
-        return fault_plan_decide(world->fault_plan, fault_of_purpose(purpose),
-                                 request->operation,
+        return fault_plan_decide(world->fault_plan, fault_of_purpose(purpose), request->operation,
                                  ((uint64_t)request->attempt << 8) | request->click,
                                  request->lineage, probability);
     return probability > 0 &&

@@ -464,8 +464,8 @@ bool world_chance_about(const World *world, DrawPurpose purpose, const Message *
                         double probability);
 /* A fault decision (scenario.h FaultKind) drawn with purpose: true when the fault happens.
  * Without a fault plan, one predictable branch and the draw; with one, the plan decides. */
-static inline bool world_fault(const World *world, FaultKind fault, DrawPurpose purpose,
-                               uint64_t a, uint64_t b, uint64_t c, double probability)
+static inline bool world_fault(const World *world, FaultKind fault, DrawPurpose purpose, uint64_t a,
+                               uint64_t b, uint64_t c, double probability)
 {
     if (world->fault_plan == NULL)
         return probability > 0 && world_draw_unit(world, purpose, a, b, c) < probability;

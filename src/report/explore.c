@@ -176,11 +176,10 @@ static void *level_worker(void *argument)
     return NULL;
 }
 
-static void run_level(const Explorer *explorer, Schedule *schedules, uint64_t count,
-                      bool keep_next)
+static void run_level(const Explorer *explorer, Schedule *schedules, uint64_t count, bool keep_next)
 {
-    Level level = {.explorer = explorer, .schedules = schedules, .count = count,
-                   .keep_next = keep_next};
+    Level level = {
+        .explorer = explorer, .schedules = schedules, .count = count, .keep_next = keep_next};
     atomic_init(&level.next_index, 0);
     uint32_t threads = explorer->options->threads == 0 ? 1 : explorer->options->threads;
     if (threads > 64)

@@ -30,7 +30,7 @@ typedef enum {
 #define EXPLORE_FAULTS_MAX 6u
 
 typedef struct {
-    uint32_t max_faults;    /* K: schedules with at most this many faults */
+    uint32_t max_faults; /* K: schedules with at most this many faults */
     ExploreProperty property;
     uint64_t max_schedules; /* 0: no bound; else stop (truncated) past this many runs */
     uint64_t sample;        /* 0: enumerate; else this many random schedules, then shrink */
@@ -48,17 +48,17 @@ typedef enum {
 typedef struct {
     ExploreStatus status;
     WorldStop stop;
-    uint64_t operations;            /* in the world */
-    uint32_t base_points;           /* decision points met by the fault-free run */
+    uint64_t operations;  /* in the world */
+    uint32_t base_points; /* decision points met by the fault-free run */
     uint32_t points_by_kind[FAULT_KIND_COUNT];
-    uint64_t schedules;             /* runs, the fault-free one included */
-    uint64_t violations;            /* schedules that broke the property */
-    uint64_t by_size[EXPLORE_FAULTS_MAX + 1];    /* schedules run, by number of faults */
-    uint64_t reachable[OUTCOME_COUNT];           /* schedules where that outcome occurred */
-    bool truncated;                 /* max_schedules was reached before the end */
-    uint32_t complete_size;         /* every schedule of at most this many faults was run */
+    uint64_t schedules;                       /* runs, the fault-free one included */
+    uint64_t violations;                      /* schedules that broke the property */
+    uint64_t by_size[EXPLORE_FAULTS_MAX + 1]; /* schedules run, by number of faults */
+    uint64_t reachable[OUTCOME_COUNT];        /* schedules where that outcome occurred */
+    bool truncated;                           /* max_schedules was reached before the end */
+    uint32_t complete_size; /* every schedule of at most this many faults was run */
     bool found;
-    uint32_t counterexample_count;  /* the smallest, earliest violating schedule */
+    uint32_t counterexample_count; /* the smallest, earliest violating schedule */
     FaultSpec counterexample[FAULTS_MAX];
     uint64_t counterexample_outcomes[OUTCOME_COUNT];
 } ExploreResult;

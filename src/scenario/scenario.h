@@ -439,18 +439,18 @@ typedef struct {
  * with a `faults` list (even an empty one) runs without random faults: each decision takes
  * its no-fault outcome unless the list forces it. `idemsim explore` writes such lists. */
 typedef enum {
-    FAULT_LOSS,              /* a copy of a message is lost on its link */
-    FAULT_DUPLICATE,         /* the network sends a second copy */
-    FAULT_DELAY,             /* a copy arrives by_ms later than drawn */
-    FAULT_DOUBLE_CLICK,      /* the user clicks a second time */
-    FAULT_OFFLINE,           /* the app loses the network right after sending */
-    FAULT_APP_RESTART,       /* the app restarts (and forgets what it did not persist) */
-    FAULT_CRASH,             /* the server crashes at its crash point */
-    FAULT_FAIL_BEFORE_EFFECT,/* the handler fails before its side effect */
-    FAULT_FAIL_AFTER_EFFECT, /* the handler fails after its side effect */
-    FAULT_CONSUMER_CRASH,    /* a consumer crashes while it handles a delivery */
-    FAULT_GATEWAY_DECLINE,   /* the gateway declines the charge (402) */
-    FAULT_GATEWAY_SILENT,    /* the gateway charges and never answers */
+    FAULT_LOSS,               /* a copy of a message is lost on its link */
+    FAULT_DUPLICATE,          /* the network sends a second copy */
+    FAULT_DELAY,              /* a copy arrives by_ms later than drawn */
+    FAULT_DOUBLE_CLICK,       /* the user clicks a second time */
+    FAULT_OFFLINE,            /* the app loses the network right after sending */
+    FAULT_APP_RESTART,        /* the app restarts (and forgets what it did not persist) */
+    FAULT_CRASH,              /* the server crashes at its crash point */
+    FAULT_FAIL_BEFORE_EFFECT, /* the handler fails before its side effect */
+    FAULT_FAIL_AFTER_EFFECT,  /* the handler fails after its side effect */
+    FAULT_CONSUMER_CRASH,     /* a consumer crashes while it handles a delivery */
+    FAULT_GATEWAY_DECLINE,    /* the gateway declines the charge (402) */
+    FAULT_GATEWAY_SILENT,     /* the gateway charges and never answers */
     FAULT_KIND_COUNT
 } FaultKind;
 

@@ -40,8 +40,10 @@ static void check_fault(SchemaReader *reader, const cJSON *element, const FaultS
         schema_error_at(reader, "by_ms", "applies to delay faults only (this one is '%s')",
                         fault_kind_name(fault->kind));
     if (!network_fault(fault->kind) && schema_member(element, "hop") != NULL)
-        schema_error_at(reader, "hop", "applies to network and gateway faults only (this one is "
-                        "'%s')", fault_kind_name(fault->kind));
+        schema_error_at(reader, "hop",
+                        "applies to network and gateway faults only (this one is "
+                        "'%s')",
+                        fault_kind_name(fault->kind));
     bool about_operation = fault->kind == FAULT_DOUBLE_CLICK;
     bool about_click = fault->kind == FAULT_APP_RESTART;
     if ((about_operation || about_click) && schema_member(element, "attempt") != NULL)
@@ -112,8 +114,7 @@ static bool shown(const SchemaWriter *writer, const void *base, const char *key)
 static const SchemaObject fault_written_schema = {
     .name = "faults[]", SCHEMA_FIELDS(fault_fields), .shown = shown};
 
-void scenario_faults_write(SchemaWriter *writer, const void *target, cJSON *object,
-                           const char *key)
+void scenario_faults_write(SchemaWriter *writer, const void *target, cJSON *object, const char *key)
 {
     const Scenario *scenario = target;
     if (!scenario->faults_forced)

@@ -159,10 +159,14 @@ static const NameEntry fault_kinds[] = {
 };
 const NameTable scenario_names_fault_kind = TABLE(fault_kinds);
 static const NameEntry fault_hops[] = {
-    {"request", FAULT_HOP_REQUEST},           {"response", FAULT_HOP_RESPONSE},
-    {"charge", FAULT_HOP_CHARGE},             {"charge-reply", FAULT_HOP_CHARGE_REPLY},
-    {"delivery", FAULT_HOP_DELIVERY},         {"ack", FAULT_HOP_ACK},
-    {"status-query", FAULT_HOP_STATUS_QUERY}, {"status-answer", FAULT_HOP_STATUS_ANSWER},
+    {"request", FAULT_HOP_REQUEST},
+    {"response", FAULT_HOP_RESPONSE},
+    {"charge", FAULT_HOP_CHARGE},
+    {"charge-reply", FAULT_HOP_CHARGE_REPLY},
+    {"delivery", FAULT_HOP_DELIVERY},
+    {"ack", FAULT_HOP_ACK},
+    {"status-query", FAULT_HOP_STATUS_QUERY},
+    {"status-answer", FAULT_HOP_STATUS_ANSWER},
 };
 const NameTable scenario_names_fault_hop = TABLE(fault_hops);
 
