@@ -163,6 +163,55 @@ START_TEST(test_c15_a_retrying_proxy_doubles_without_keys_only)
 }
 END_TEST
 
+/* A 1.5 s TTL from the reservation: one lost answer is caught (the retry comes at about
+ * 1.2 s), but lose the retry too and the third attempt finds the key expired. With the
+ * default day-long TTL, no schedule of three faults (delays past the 1 s timeout included)
+ * doubles. */
+START_TEST(test_c1_with_a_short_ttl_doubles_with_a_lost_answer_and_a_lost_retry)
+{
+    const char *overrides[] = {"server.idempotency.ttl_ms=1500",
+                               "network.default.delay_ms={\"dist\": \"exp\", \"mean\": 30}"};
+    Scenario *scenario = load("c1_lost_answer", overrides, 2);
+    ExploreOptions options = {.max_faults = 3, .threads = 2, .seed = scenario->seed};
+    ExploreResult result;
+    explore_mode(scenario, MODE_IDEMPOTENT, &options, &result);
+    ck_assert(result.found);
+    ck_assert_uint_eq(result.counterexample_count, 2);
+    ck_assert_int_eq(result.counterexample[0].kind, FAULT_LOSS);
+    ck_assert_int_eq(result.counterexample[0].hop, FAULT_HOP_RESPONSE);
+    ck_assert_uint_gt(result.points_by_kind[FAULT_DELAY], 0); /* exp delays: delays explored */
+    free(scenario);
+    scenario = load("c1_lost_answer", overrides + 1, 1);
+    explore_mode(scenario, MODE_IDEMPOTENT, &options, &result);
+    ck_assert(!result.found);
+    ck_assert_uint_eq(result.complete_size, 3);
+    free(scenario);
+}
+END_TEST
+
+/* The services form: an architecture of the library, one client. */
+START_TEST(test_an_architecture_in_the_services_form_is_explored)
+{
+    const char *overrides[] = {"clients[0].count=1"};
+    Scenario *scenario = malloc(sizeof *scenario);
+    LoadErrors *errors = malloc(sizeof *errors);
+    ck_assert(scenario_load_file("scenarios/architectures/mobile_mesh_checkout.json", overrides, 1,
+                                 scenario, errors));
+    ExploreOptions options = {.max_faults = 3, .threads = 2, .seed = scenario->seed};
+    ExploreResult result;
+    explore_mode(scenario, MODE_IDEMPOTENT, &options, &result);
+    ck_assert_int_eq(result.status, EXPLORE_DONE);
+    ck_assert(!result.found);
+    ck_assert_uint_eq(result.complete_size, 3);
+    ck_assert_uint_gt(result.points_by_kind[FAULT_GATEWAY_SILENT], 0);
+    explore_mode(scenario, MODE_AT_LEAST_ONCE, &options, &result);
+    ck_assert(result.found);
+    ck_assert_uint_eq(result.counterexample_count, 1);
+    free(errors);
+    free(scenario);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ the enumerator */
 
 START_TEST(test_results_do_not_depend_on_the_thread_count)
@@ -391,6 +440,8 @@ static Suite *explore_suite(void)
     tcase_add_test(core, test_c11_one_fault_after_the_charge_doubles_even_with_keys);
     tcase_add_test(core, test_c13_a_double_click_doubles_per_click_keys_not_business_hash);
     tcase_add_test(core, test_c15_a_retrying_proxy_doubles_without_keys_only);
+    tcase_add_test(core, test_c1_with_a_short_ttl_doubles_with_a_lost_answer_and_a_lost_retry);
+    tcase_add_test(core, test_an_architecture_in_the_services_form_is_explored);
     tcase_add_test(core, test_results_do_not_depend_on_the_thread_count);
     tcase_add_test(core, test_each_set_of_faults_is_run_once);
     tcase_add_test(core, test_sampling_finds_and_shrinks_the_single_fault);

@@ -319,8 +319,6 @@ static int explore_scenario(const char *path, const Scenario *scenario, const Op
         fprintf(stderr, "idemsim explore: out of memory\n");
         return EXIT_USAGE;
     }
-    printf("explore %s (seed %" PRIu64 "): schedules of at most %u faults, property %s\n\n",
-           scenario->name, seed, arguments->max_faults, explore_property_name(arguments->property));
     int status = EXIT_SUCCESS;
     bool have_written = false;
     Mode written_mode = MODE_AT_MOST_ONCE;
@@ -328,12 +326,11 @@ static int explore_scenario(const char *path, const Scenario *scenario, const Op
         explore_mode(scenario, modes[m], &explore, result);
         if (result->status == EXPLORE_TOO_LARGE) {
             fprintf(stderr,
-                    "idemsim explore: %s: %s: %" PRIu64 " operations; explore takes worlds of at "
+                    "idemsim explore: %s: %" PRIu64 " operations; explore takes worlds of at "
                     "most %u operations (and %u decision points per run): reduce "
                     "clients[].count or workload.ops (--set clients[0].count=1), or use "
                     "idemsim run for the statistics\n",
-                    path, mode_name(modes[m]), result->operations, EXPLORE_OPERATIONS_MAX,
-                    FAULT_PLAN_POINTS_MAX);
+                    path, result->operations, EXPLORE_OPERATIONS_MAX, FAULT_PLAN_POINTS_MAX);
             status = EXIT_USAGE;
             break;
         }
@@ -346,6 +343,9 @@ static int explore_scenario(const char *path, const Scenario *scenario, const Op
             break;
         }
         if (m == 0) {
+            printf("explore %s (seed %" PRIu64 "): schedules of at most %u faults, property %s\n\n",
+                   scenario->name, seed, arguments->max_faults,
+                   explore_property_name(arguments->property));
             printf("decision points met without faults: %u (", result->base_points);
             const char *separator = "";
             for (int k = 0; k < FAULT_KIND_COUNT; k++) {

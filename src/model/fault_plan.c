@@ -75,16 +75,25 @@ static uint64_t hash_of(const FaultSpec *spec)
 
 /* ------------------------------------------------------------------ the plan */
 
+/* The longest timeout of the services the scenario uses (an unused broker's default ack
+ * timeout would make every delay fault half a minute long). */
 static double longest_timeout_ms(const Scenario *scenario)
 {
-    double longest = scenario->gateway.timeout_ms;
+    double longest = 0;
+    bool broker = false;
     for (uint32_t g = 0; g < scenario->client_group_count; g++) {
-        if (scenario->client_groups[g].retry.timeout_ms > longest)
-            longest = scenario->client_groups[g].retry.timeout_ms;
+        const ClientGroupSpec *group = &scenario->client_groups[g];
+        if (group->retry.timeout_ms > longest)
+            longest = group->retry.timeout_ms;
+        broker = broker || group->target == TARGET_BROKER;
     }
-    if (scenario->proxy.per_try_timeout_ms > longest)
+    if (scenario->server.use_gateway || (broker && scenario->broker.consumers.use_gateway)) {
+        if (scenario->gateway.timeout_ms > longest)
+            longest = scenario->gateway.timeout_ms;
+    }
+    if (scenario_uses_proxy(scenario) && scenario->proxy.per_try_timeout_ms > longest)
         longest = scenario->proxy.per_try_timeout_ms;
-    for (uint32_t q = 0; q < scenario->broker.queue_count; q++) {
+    for (uint32_t q = 0; broker && q < scenario->broker.queue_count; q++) {
         if (scenario->broker.queues[q].ack_timeout_ms > longest)
             longest = scenario->broker.queues[q].ack_timeout_ms;
     }

@@ -382,12 +382,30 @@ static void sample(const Explorer *explorer, ExploreResult *result, const Schedu
 
 /* ------------------------------------------------------------------ the mode */
 
+/* What the client groups plan, as world.c counts it: refused before anything runs. */
+static uint64_t operations_planned(const Scenario *scenario)
+{
+    uint64_t total = 0;
+    for (uint32_t g = 0; g < scenario->client_group_count; g++) {
+        const ClientGroupSpec *group = &scenario->client_groups[g];
+        uint64_t each =
+            group->workload.at_count > 0 ? group->workload.at_count : group->workload.ops;
+        total += (uint64_t)group->count * each;
+    }
+    return total;
+}
+
 void explore_mode(const Scenario *scenario, Mode mode, const ExploreOptions *options,
                   ExploreResult *result)
 {
     SIM_ASSERT(options->max_faults <= EXPLORE_FAULTS_MAX, "too many faults to explore");
     memset(result, 0, sizeof *result);
     Explorer explorer = {.scenario = scenario, .mode = mode, .options = options};
+    result->operations = operations_planned(scenario);
+    if (result->operations > EXPLORE_OPERATIONS_MAX) {
+        result->status = EXPLORE_TOO_LARGE;
+        return;
+    }
     Scenario *work = sim_xcalloc(1, sizeof *work);
     memcpy(work, scenario, sizeof *work);
     Schedule base = {0};
