@@ -396,7 +396,7 @@ START_TEST(test_malformed_faults_are_refused_with_their_path)
         {"faults=[{\"fault\": \"lose\", \"operation\": 0}]"},
         {"faults=[{\"fault\": \"double-click\", \"operation\": 0, \"copy\": 2}]"},
     };
-    const char *paths[] = {"$.faults[0].by_ms", "$.faults[0].by_ms", "$.faults[0].fault",
+    const char *paths[] = {"$.faults[0].by_ms", "$.faults[0]", "$.faults[0].fault",
                            "$.faults[0].copy"};
     for (unsigned i = 0; i < 4; i++) {
         Scenario *scenario = malloc(sizeof *scenario);

@@ -34,8 +34,11 @@ static bool network_fault(FaultKind kind)
 /* A field the fault's kind does not use would be silently ignored: refused instead. */
 static void check_fault(SchemaReader *reader, const cJSON *element, const FaultSpec *fault)
 {
-    if (fault->kind == FAULT_DELAY && !(fault->by_ms > 0))
-        schema_error_at(reader, "by_ms", "expected number > 0 for a delay fault");
+    if (fault->kind == FAULT_DELAY && schema_member(element, "by_ms") == NULL)
+        schema_error(reader, "missing required key 'by_ms' (how much later a delay fault "
+                             "makes the copy)");
+    else if (fault->kind == FAULT_DELAY && !(fault->by_ms > 0))
+        schema_error_at(reader, "by_ms", "expected number > 0 for a delay fault, got 0");
     if (fault->kind != FAULT_DELAY && schema_member(element, "by_ms") != NULL)
         schema_error_at(reader, "by_ms", "applies to delay faults only (this one is '%s')",
                         fault_kind_name(fault->kind));
