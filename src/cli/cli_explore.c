@@ -232,21 +232,31 @@ static void replay_of(Scenario *replay, const Scenario *scenario, uint64_t seed,
 
 /* ------------------------------------------------------------------ one mode */
 
+static const char *faults_word(uint32_t count)
+{
+    return count == 1 ? "fault" : "faults";
+}
+
 static void report_mode(const Scenario *scenario, Mode mode, const ExploreArguments *arguments,
                         uint64_t seed, const ExploreResult *result, const WorldLimits *limits,
                         Scenario *replay)
 {
     const char *property = explore_property_name(arguments->property);
-    printf("%s: %s: %" PRIu64 " of %" PRIu64 " schedules break %s", mode_name(mode),
-           result->found ? "VIOLATED" : "holds", result->violations, result->schedules, property);
+    bool complete = arguments->sample == 0 && !result->truncated &&
+                    result->complete_size >= arguments->max_faults;
+    /* "holds" only for a complete search: a partial one found nothing, which is less */
+    const char *verdict = result->found ? "VIOLATED" : complete ? "holds" : "no violation found";
+    printf("%s: %s: %" PRIu64 " of %" PRIu64 " schedules break %s", mode_name(mode), verdict,
+           result->violations, result->schedules, property);
     if (arguments->sample > 0)
-        printf(" (%" PRIu64 " random samples of 1 to %u faults)\n", arguments->sample,
-               arguments->max_faults);
-    else if (result->truncated || result->complete_size < arguments->max_faults)
-        printf(" (every schedule of up to %u faults; --max-states stopped the next size)\n",
-               result->complete_size);
+        printf(" (%" PRIu64 " random samples of 1 to %u %s, shrinking included)\n",
+               arguments->sample, arguments->max_faults, faults_word(arguments->max_faults));
+    else if (!complete)
+        printf(" (every schedule of up to %u %s; --max-states stopped the next size)\n",
+               result->complete_size, faults_word(result->complete_size));
     else
-        printf(" (every schedule of up to %u faults)\n", arguments->max_faults);
+        printf(" (every schedule of up to %u %s)\n", arguments->max_faults,
+               faults_word(arguments->max_faults));
     printf("  by number of faults:");
     for (uint32_t k = 0; k <= arguments->max_faults; k++)
         printf(" %u: %" PRIu64 "%s", k, result->by_size[k], k < arguments->max_faults ? "," : "");
