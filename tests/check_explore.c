@@ -373,6 +373,19 @@ START_TEST(test_a_large_world_is_refused_with_advice)
 }
 END_TEST
 
+START_TEST(test_a_gilbert_elliott_link_is_refused)
+{
+    const char *args[] = {"explore", SCENARIOS "c1_lost_answer.json", "--set",
+                          "network.default.loss={\"model\": \"gilbert-elliott\", \"p\": 0.1, "
+                          "\"r\": 0.5, \"h\": 0.5, \"k\": 1}",
+                          NULL};
+    ck_assert_int_eq(test_cli_run(args, out, err), 2);
+    char *printed = test_cli_read_all(err, NULL);
+    ck_assert_ptr_nonnull(strstr(printed, "$.network: a Gilbert-Elliott link's losses"));
+    free(printed);
+}
+END_TEST
+
 START_TEST(test_usage_errors_exit_2)
 {
     const char *faults[] = {"explore", SCENARIOS "c1_lost_answer.json", "--faults", "9", NULL};
@@ -454,6 +467,7 @@ static Suite *explore_suite(void)
     tcase_add_checked_fixture(limits, setup, teardown);
     tcase_set_timeout(limits, 120);
     tcase_add_test(limits, test_a_large_world_is_refused_with_advice);
+    tcase_add_test(limits, test_a_gilbert_elliott_link_is_refused);
     tcase_add_test(limits, test_usage_errors_exit_2);
     tcase_add_test(limits, test_malformed_faults_are_refused_with_their_path);
     tcase_add_test(limits, test_an_empty_list_runs_without_random_faults);

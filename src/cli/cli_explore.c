@@ -344,6 +344,16 @@ static int explore_scenario(const char *path, const Scenario *scenario, const Op
             status = EXIT_USAGE;
             break;
         }
+        if (result->status == EXPLORE_GILBERT_ELLIOTT) {
+            fprintf(stderr,
+                    "idemsim explore: %s: $.network: a Gilbert-Elliott link's losses depend on "
+                    "the packets before it, so they are not single decisions; explore takes "
+                    "Bernoulli losses (--set network.default.loss=0.05, and the same for each "
+                    "link in network.links)\n",
+                    path);
+            status = EXIT_USAGE;
+            break;
+        }
         if (result->status == EXPLORE_STOPPED) {
             char stop_text[CLI_STOP_TEXT_MAX];
             const char *stopped = cli_stop_text(result->stop, stop_text, sizeof stop_text);

@@ -382,6 +382,14 @@ static void sample(const Explorer *explorer, ExploreResult *result, const Schedu
 
 /* ------------------------------------------------------------------ the mode */
 
+static bool any_gilbert_elliott(const NetworkSpec *network)
+{
+    bool any = network->default_link.loss.model == LOSS_GILBERT_ELLIOTT;
+    for (uint32_t i = 0; i < network->link_count; i++)
+        any = any || network->links[i].spec.loss.model == LOSS_GILBERT_ELLIOTT;
+    return any;
+}
+
 /* What the client groups plan, as world.c counts it: refused before anything runs. */
 static uint64_t operations_planned(const Scenario *scenario)
 {
@@ -404,6 +412,10 @@ void explore_mode(const Scenario *scenario, Mode mode, const ExploreOptions *opt
     result->operations = operations_planned(scenario);
     if (result->operations > EXPLORE_OPERATIONS_MAX) {
         result->status = EXPLORE_TOO_LARGE;
+        return;
+    }
+    if (any_gilbert_elliott(&scenario->network)) {
+        result->status = EXPLORE_GILBERT_ELLIOTT;
         return;
     }
     Scenario *work = sim_xcalloc(1, sizeof *work);

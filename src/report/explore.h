@@ -41,8 +41,9 @@ typedef struct {
 
 typedef enum {
     EXPLORE_DONE,
-    EXPLORE_TOO_LARGE, /* more than EXPLORE_OPERATIONS_MAX operations, or too many points */
-    EXPLORE_STOPPED,   /* a run was stopped by a budget: stop holds which */
+    EXPLORE_TOO_LARGE,       /* more than EXPLORE_OPERATIONS_MAX operations, or too many points */
+    EXPLORE_STOPPED,         /* a run was stopped by a budget: stop holds which */
+    EXPLORE_GILBERT_ELLIOTT, /* a link's losses depend on the packets before: no decisions */
 } ExploreStatus;
 
 typedef struct {
