@@ -423,6 +423,24 @@ START_TEST(test_malformed_faults_are_refused_with_their_path)
 }
 END_TEST
 
+START_TEST(test_run_says_which_listed_fault_happened_nowhere)
+{
+    const char *args[] = {"run",
+                          SCENARIOS "c1_lost_answer.json",
+                          "--quiet",
+                          "--set",
+                          "faults=[{\"fault\": \"loss\", \"operation\": 0, \"attempt\": 1, "
+                          "\"hop\": \"response\", \"copy\": 4}, {\"fault\": \"loss\", "
+                          "\"operation\": 9, \"attempt\": 1}]",
+                          NULL};
+    ck_assert_int_eq(test_cli_run(args, out, err), 0);
+    char *printed = test_cli_read_all(err, NULL);
+    ck_assert_ptr_null(strstr(printed, "$.faults[0]"));
+    ck_assert_ptr_nonnull(strstr(printed, "$.faults[1]: warning: met in no mode"));
+    free(printed);
+}
+END_TEST
+
 START_TEST(test_an_empty_list_runs_without_random_faults)
 {
     const char *overrides[] = {"faults=[]", "network.default.loss=0.9"};
@@ -471,6 +489,7 @@ static Suite *explore_suite(void)
     tcase_add_test(limits, test_usage_errors_exit_2);
     tcase_add_test(limits, test_malformed_faults_are_refused_with_their_path);
     tcase_add_test(limits, test_an_empty_list_runs_without_random_faults);
+    tcase_add_test(limits, test_run_says_which_listed_fault_happened_nowhere);
     suite_add_tcase(suite, limits);
     return suite;
 }

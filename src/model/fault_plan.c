@@ -229,6 +229,6 @@ uint32_t fault_plan_forced_met(const FaultPlan *plan)
 {
     uint32_t met = 0;
     for (uint32_t i = 0; i < plan->forced_count; i++)
-        met += plan->met[i];
+        met |= (uint32_t)plan->met[i] << i;
     return met;
 }

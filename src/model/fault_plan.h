@@ -43,7 +43,7 @@ SimTimeUs fault_plan_late_us(const FaultPlan *plan);
 /* The decision points met so far, in the order met, each once. */
 const FaultSpec *fault_plan_points(const FaultPlan *plan, uint32_t *count);
 uint32_t fault_plan_overflow(const FaultPlan *plan); /* points not recorded */
-/* How many of the forced faults the run met so far. */
+/* Which of the forced faults the run met so far: bit i for Scenario.faults[i]. */
 uint32_t fault_plan_forced_met(const FaultPlan *plan);
 
 #endif

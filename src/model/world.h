@@ -104,7 +104,8 @@ const Scenario *world_scenario(const World *world);
  * the run met so far, each once, in the order met (overflow: how many more were not kept,
  * past FAULT_PLAN_POINTS_MAX); NULL and 0 otherwise. Valid until the next run call. */
 const FaultSpec *world_fault_points(const World *world, uint32_t *count, uint32_t *overflow);
-/* How many of the scenario's forced faults the run has met so far. */
+/* Which of the scenario's forced faults the run has met so far: bit i for faults[i]
+ * (FAULTS_MAX fits); 0 without a list. */
 uint32_t world_faults_met(const World *world);
 
 /* ------------------------------------------------------------------ the node table */
