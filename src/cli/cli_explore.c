@@ -285,6 +285,15 @@ static void report_mode(const Scenario *scenario, Mode mode, const ExploreArgume
 static bool write_counterexample(const char *path, Scenario *replay, Mode mode,
                                  const ExploreArguments *arguments)
 {
+    for (uint32_t f = 0; f < replay->fault_count; f++) {
+        if ((double)replay->faults[f].copy > SCENARIO_INTEGER_MAX) { /* a hashed lineage */
+            fprintf(stderr,
+                    "idemsim explore: %s: not written: fault %u's copy path (%" PRIu64
+                    ") is beyond the integers a JSON number holds exactly (2^53)\n",
+                    path, f + 1, replay->faults[f].copy);
+            return false;
+        }
+    }
     size_t used = strlen(replay->description);
     snprintf(replay->description + used, sizeof replay->description - used,
              "%sCounterexample found by idemsim explore (%s, %s): the faults list forces "
