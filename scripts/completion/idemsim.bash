@@ -10,7 +10,7 @@ _idemsim()
         cword=$COMP_CWORD
         words=("${COMP_WORDS[@]}")
     }
-    local commands="run check explain validate show view sweep merge help --version"
+    local commands="run check explain explore validate show view sweep merge help --version"
     if [ "$cword" -eq 1 ]; then
         COMPREPLY=($(compgen -W "$commands" -- "$cur"))
         return
@@ -25,11 +25,15 @@ _idemsim()
         COMPREPLY=($(compgen -W "ok double lost phantom mismatch" -- "$cur"))
         return
         ;;
+    --property)
+        COMPREPLY=($(compgen -W "no-double no-lost no-phantom no-mismatch told-matches-ledger expect" -- "$cur"))
+        return
+        ;;
     --svg-layout)
         COMPREPLY=($(compgen -W "portrait landscape" -- "$cur"))
         return
         ;;
-    --json | --csv | --trace | --svg | --junit | --png | --labels-json)
+    --json | --csv | --trace | --svg | --junit | --png | --labels-json | --write-counterexample)
         COMPREPLY=($(compgen -f -- "$cur"))
         return
         ;;

@@ -107,6 +107,7 @@ typedef struct {
     RunReport report;
     Metrics metrics[MODE_COUNT];                    /* report.metrics point here */
     char stop_texts[MODE_COUNT][CLI_STOP_TEXT_MAX]; /* report.stop_reasons point here */
+    uint32_t faults_met; /* bit i: the scenario's faults[i] happened in some mode */
 } Run;
 
 /* Runs the modes of options (or else of the scenario) to their end with one seed. */
@@ -139,6 +140,7 @@ int command_validate(int argc, char **argv);
 int command_check(int argc, char **argv);
 int command_explain(int argc, char **argv);
 int command_show(int argc, char **argv);
+int command_explore(int argc, char **argv);
 
 extern const char *const run_usage;
 extern const char *const check_usage;

@@ -80,6 +80,7 @@ void cli_run_modes(Run *run, const Scenario *scenario, const Options *options, T
         run->worlds[m] = world_create(scenario, modes[m], report->seed, trace, options->limits);
         run_world(run->worlds[m], scenario, show_progress, NULL, NULL);
         run->metrics[m] = *world_metrics(run->worlds[m]);
+        run->faults_met |= world_faults_met(run->worlds[m]);
         report->metrics[m] = &run->metrics[m];
         report->stop_reasons[m] = cli_stop_text(world_stop(run->worlds[m]), run->stop_texts[m],
                                                 sizeof run->stop_texts[m]);
@@ -95,6 +96,19 @@ void cli_run_release(Run *run)
 }
 
 /* ------------------------------------------------------------------ run */
+
+/* A listed fault that names no decision of this scenario (a typo, or an attempt that never
+ * happens) changes nothing: said, so the list is not silently ignored. */
+static void say_faults_never_met(const char *path, const Scenario *scenario, uint32_t met)
+{
+    for (uint32_t i = 0; i < scenario->fault_count; i++) {
+        if ((met >> i & 1u) == 0)
+            fprintf(stderr,
+                    "%s: $.faults[%u]: warning: met in no mode (no such message, click or "
+                    "handler run in this scenario): it changed nothing\n",
+                    path, i);
+    }
+}
 
 static bool write_csv(FILE *stream, const RunReport *report)
 {
@@ -419,6 +433,7 @@ int command_run(int argc, char **argv)
     bool written =
         write_outputs(outputs, roles, &options, &run.report, diagram, svg_request.layout);
     bool stopped = say_stops(&run.report, options.files[0]);
+    say_faults_never_met(options.files[0], scenario, run.faults_met);
     report_svg_destroy(diagram);
     cli_run_release(&run);
     free(scenario);

@@ -19,6 +19,7 @@ static const char *const main_usage =
     "  run SCENARIO       run every mode of a scenario and compare them side by side\n"
     "  check [FILE|DIR]   run scenarios' expectations (regression suite)\n"
     "  explain SCENARIO   tell one operation's story, step by step, in every mode\n"
+    "  explore SCENARIO   every fault schedule of a small world, and the smallest that breaks it\n"
     "  validate FILE...   check scenario files without running them\n"
     "  show SCENARIO      print the effective scenario as services, every default filled in\n"
     "  view SCENARIO      watch the modes side by side in a window (SDL2)\n"
@@ -86,7 +87,7 @@ typedef struct {
 static const Command commands[] = {
     {"run", command_run},         {"check", command_check}, {"validate", command_validate},
     {"view", command_view},       {"sweep", command_sweep}, {"merge", command_merge},
-    {"explain", command_explain}, {"show", command_show},
+    {"explain", command_explain}, {"show", command_show},   {"explore", command_explore},
 };
 
 static const Command *find_command(const char *name)

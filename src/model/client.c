@@ -166,8 +166,8 @@ void client_on_operation_start(World *world, uint32_t client, uint64_t operation
     if (group->spec->operation.kind == OPERATION_DEBIT)
         world->metrics.balances[group->spec->account].expected -= group->spec->operation.amount;
     const DoubleClickSpec *double_click = &group->spec->double_click;
-    if (double_click->prob > 0 &&
-        world_draw_unit(world, DRAW_DOUBLE_CLICK, operation, 0, 0) < double_click->prob) {
+    if (world_fault(world, FAULT_DOUBLE_CLICK, DRAW_DOUBLE_CLICK, operation, 0, 0,
+                    double_click->prob)) {
         op->click_count = 2;
         SimTimeUs delay = distribution_sample_ms_as_us(
             &double_click->delay_ms, world_draw(world, DRAW_DOUBLE_CLICK_DELAY, operation, 0, 0));
@@ -226,8 +226,9 @@ static bool app_restarts(World *world, uint64_t operation, uint32_t click)
     Client *client = &world->clients[op->client];
     const ClientGroupSpec *spec = world->groups[client->group].spec;
     SimTimeUs now = sim_now(world->sim);
-    if (spec->restart.prob <= 0 || state->attempts != 1 || now < client->offline_until_us ||
-        world_draw_unit(world, DRAW_APP_RESTART, operation, click, 0) >= spec->restart.prob)
+    if (state->attempts != 1 || now < client->offline_until_us ||
+        !world_fault(world, FAULT_APP_RESTART, DRAW_APP_RESTART, operation, click, 0,
+                     spec->restart.prob))
         return false;
     SimTimeUs delay = distribution_sample_ms_as_us(
         &spec->restart.delay_ms, world_draw(world, DRAW_APP_RESTART_DELAY, operation, click, 0));
@@ -301,8 +302,9 @@ static void send_attempt(World *world, uint64_t operation, uint32_t click)
         return;
     const OfflineSpec *offline = &group->spec->offline;
     /* The app loses the network at most once per click, right after its first send. */
-    if (offline->prob > 0 && state->attempts == 1 && now >= client->offline_until_us &&
-        world_draw_unit(world, DRAW_OFFLINE, operation, click, state->attempts) < offline->prob) {
+    if (state->attempts == 1 && now >= client->offline_until_us &&
+        world_fault(world, FAULT_OFFLINE, DRAW_OFFLINE, operation, click, state->attempts,
+                    offline->prob)) {
         SimTimeUs duration = distribution_sample_ms_as_us(
             &offline->duration_ms,
             world_draw(world, DRAW_OFFLINE_DURATION, operation, click, state->attempts));

@@ -70,6 +70,10 @@ static void charge_or_answer(World *world, Message charge)
     }
     double fate = world_draw_unit(world, DRAW_GATEWAY_FATE, charge.operation,
                                   charge_identity(&charge), charge.lineage);
+    if (world->fault_plan != NULL)
+        fate =
+            fault_plan_gateway_fate(world->fault_plan, charge.operation, charge_identity(&charge),
+                                    charge.lineage, gateway->fail, gateway->timeout);
     if (fate < gateway->fail) {
         if (world_tracing(world))
             world_trace_about(world, world->gateway_node, TRACE_DECLINED, &charge, 402, 0);

@@ -113,10 +113,11 @@ static uint64_t identity_word(const Message *message)
 static bool survives_loss(World *world, Link *link, const Message *message, uint64_t lineage)
 {
     const LossSpec *loss = &link->spec.loss;
+    if (loss->model == LOSS_BERNOULLI)
+        return !world_fault(world, FAULT_LOSS, DRAW_LOSS, message->operation,
+                            identity_word(message), lineage, loss->probability);
     double u =
         world_draw_unit(world, DRAW_LOSS, message->operation, identity_word(message), lineage);
-    if (loss->model == LOSS_BERNOULLI)
-        return u >= loss->probability;
     size_t link_index = (size_t)(link - world->links);
     double transition = world_draw_unit(world, DRAW_GILBERT_ELLIOTT, link_index, link->packets, 0);
     link->packets++;
@@ -192,6 +193,9 @@ static void send_copy(World *world, Link *link, const Message *message, uint64_t
     SimTimeUs delay = distribution_sample_ms_as_us(
         &link->spec.delay_ms,
         world_draw(world, DRAW_DELAY, message->operation, identity_word(message), lineage));
+    if (world->fault_plan != NULL)
+        delay += fault_plan_delay_us(world->fault_plan, message->operation, identity_word(message),
+                                     lineage, &link->spec.delay_ms);
     uint32_t slot = world_message_store(world, message);
     world->messages[slot].lineage = lineage;
     sim_schedule_in(world->sim, delay, EVENT_MESSAGE_ARRIVE, message->target, slot);
@@ -215,10 +219,8 @@ void network_send(World *world, const Message *message)
     }
     Link *link = link_between(world, message->source, message->target);
     world->metrics.network_sent++;
-    bool duplicated =
-        link->spec.duplicate > 0 &&
-        world_draw_unit(world, DRAW_DUPLICATE, message->operation, identity_word(message),
-                        message->lineage) < link->spec.duplicate;
+    bool duplicated = world_fault(world, FAULT_DUPLICATE, DRAW_DUPLICATE, message->operation,
+                                  identity_word(message), message->lineage, link->spec.duplicate);
     send_copy(world, link, message, message->lineage * 2);
     if (duplicated) {
         world->metrics.network_duplicated++;

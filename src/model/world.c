@@ -32,11 +32,47 @@ uint64_t world_draw_about(const World *world, DrawPurpose purpose, const Message
                       ((uint64_t)request->attempt << 8) | request->click, request->lineage);
 }
 
+static FaultKind fault_of_purpose(DrawPurpose purpose)
+{
+    switch (purpose) {
+    case DRAW_CRASH:
+        return FAULT_CRASH;
+    case DRAW_FAIL_BEFORE_EFFECT:
+        return FAULT_FAIL_BEFORE_EFFECT;
+    case DRAW_FAIL_AFTER_EFFECT:
+        return FAULT_FAIL_AFTER_EFFECT;
+    case DRAW_CONSUMER_CRASH:
+        return FAULT_CONSUMER_CRASH;
+    default:
+        SIM_ASSERT(false, "a chance about a request that is not a fault");
+        return FAULT_KIND_COUNT;
+    }
+}
+
 bool world_chance_about(const World *world, DrawPurpose purpose, const Message *request,
                         double probability)
 {
+    if (world->fault_plan != NULL)
+        return fault_plan_decide(world->fault_plan, fault_of_purpose(purpose), request->operation,
+                                 ((uint64_t)request->attempt << 8) | request->click,
+                                 request->lineage, probability);
     return probability > 0 &&
            rng_unit_from_bits(world_draw_about(world, purpose, request)) < probability;
+}
+
+const FaultSpec *world_fault_points(const World *world, uint32_t *count, uint32_t *overflow)
+{
+    *count = 0;
+    *overflow = 0;
+    if (world->fault_plan == NULL)
+        return NULL;
+    *overflow = fault_plan_overflow(world->fault_plan);
+    return fault_plan_points(world->fault_plan, count);
+}
+
+uint32_t world_faults_met(const World *world)
+{
+    return world->fault_plan == NULL ? 0 : fault_plan_forced_met(world->fault_plan);
 }
 
 const char *world_node_name(const World *world, uint32_t node)
@@ -665,6 +701,8 @@ World *world_create(const Scenario *scenario, Mode mode, uint64_t seed, TraceSin
         world->draw_prefix[purpose] = rng_hash_prefix(seed, (uint64_t)purpose);
     world->trace = trace;
     world->limits = limits;
+    if (scenario->faults_forced)
+        world->fault_plan = fault_plan_create(scenario);
     world->duration_us = sim_time_us_from_ms(scenario->duration_ms);
     if (world->limits.max_events == 0)
         world->limits.max_events = WORLD_DEFAULT_MAX_EVENTS;
@@ -731,6 +769,7 @@ void world_destroy(World *world)
     slot_pool_release(&world->message_slots);
     slot_pool_release(&world->job_slots);
     ledger_release(world);
+    fault_plan_destroy(world->fault_plan);
     free(world);
 }
 

@@ -98,6 +98,16 @@ Mode world_mode(const World *world);
 const Metrics *world_metrics(const World *world);
 const Scenario *world_scenario(const World *world);
 
+/* ------------------------------------------------------------------ forced faults */
+
+/* When the scenario forces its faults (Scenario.faults_forced): the fault decision points
+ * the run met so far, each once, in the order met (overflow: how many more were not kept,
+ * past FAULT_PLAN_POINTS_MAX); NULL and 0 otherwise. Valid until the next run call. */
+const FaultSpec *world_fault_points(const World *world, uint32_t *count, uint32_t *overflow);
+/* Which of the scenario's forced faults the run has met so far: bit i for faults[i]
+ * (FAULTS_MAX fits); 0 without a list. */
+uint32_t world_faults_met(const World *world);
+
 /* ------------------------------------------------------------------ the node table */
 
 /* The nodes of a run: every client group and every service, in id order (the ids trace

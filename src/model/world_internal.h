@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "fault_plan.h"
 #include "idem_store.h"
 #include "index_queue.h"
 #include "key_protocol.h"
@@ -403,6 +404,7 @@ struct World {
     uint64_t draw_prefix[DRAW_PURPOSE_COUNT]; /* rng_hash_prefix(seed, purpose), once */
     TraceSink trace;
     WorldLimits limits;
+    FaultPlan *fault_plan; /* NULL: faults are drawn (the usual case); else Scenario.faults */
     Sim *sim;
     bool finished;
     bool settled;
@@ -478,6 +480,15 @@ uint64_t world_draw_about(const World *world, DrawPurpose purpose, const Message
 /* True with the given probability, drawn as world_draw_about; never when it is 0. */
 bool world_chance_about(const World *world, DrawPurpose purpose, const Message *request,
                         double probability);
+/* A fault decision (scenario.h FaultKind) drawn with purpose: true when the fault happens.
+ * Without a fault plan, one predictable branch and the draw; with one, the plan decides. */
+static inline bool world_fault(const World *world, FaultKind fault, DrawPurpose purpose, uint64_t a,
+                               uint64_t b, uint64_t c, double probability)
+{
+    if (world->fault_plan == NULL)
+        return probability > 0 && world_draw_unit(world, purpose, a, b, c) < probability;
+    return fault_plan_decide(world->fault_plan, fault, a, b, c, probability);
+}
 /* "web[3]" for a client group's node (with the client's index), else the node name. */
 void world_actor_name(const World *world, uint32_t node, uint32_t client, char *buffer,
                       size_t size);

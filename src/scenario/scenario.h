@@ -21,6 +21,7 @@
 #define SCRIPTED_AT_MAX 64
 #define EXPECTATIONS_MAX 32
 #define QUESTIONS_MAX 16
+#define FAULTS_MAX 16
 #define QUESTION_ASK_LEN_MAX 280 /* bytes, NUL included: four lines of a projected card */
 #define QUESTION_REVEAL_MAX 8
 #define MODES_MAX 3
@@ -460,6 +461,51 @@ typedef struct {
     uint16_t reveal[QUESTION_REVEAL_MAX]; /* indices into scenario_metric_names */
 } Question;
 
+/* ------------------------------------------------------------------ forced faults */
+
+/* A fault is one decision a run would otherwise draw at random (docs/explore.md). A scenario
+ * with a `faults` list (even an empty one) runs without random faults: each decision takes
+ * its no-fault outcome unless the list forces it. `idemsim explore` writes such lists. */
+typedef enum {
+    FAULT_LOSS,               /* a copy of a message is lost on its link */
+    FAULT_DUPLICATE,          /* the network sends a second copy */
+    FAULT_DELAY,              /* a copy arrives by_ms later than drawn */
+    FAULT_DOUBLE_CLICK,       /* the user clicks a second time */
+    FAULT_OFFLINE,            /* the app loses the network right after sending */
+    FAULT_APP_RESTART,        /* the app restarts (and forgets what it did not persist) */
+    FAULT_CRASH,              /* the server crashes at its crash point */
+    FAULT_FAIL_BEFORE_EFFECT, /* the handler fails before its side effect */
+    FAULT_FAIL_AFTER_EFFECT,  /* the handler fails after its side effect */
+    FAULT_CONSUMER_CRASH,     /* a consumer crashes while it handles a delivery */
+    FAULT_GATEWAY_DECLINE,    /* the gateway declines the charge (402) */
+    FAULT_GATEWAY_SILENT,     /* the gateway charges and never answers */
+    FAULT_KIND_COUNT
+} FaultKind;
+
+/* The hop a message travels, as traces say it (the model's Hop, in the same order). */
+typedef enum {
+    FAULT_HOP_REQUEST,
+    FAULT_HOP_RESPONSE,
+    FAULT_HOP_CHARGE,
+    FAULT_HOP_CHARGE_REPLY,
+    FAULT_HOP_DELIVERY,
+    FAULT_HOP_ACK,
+    FAULT_HOP_STATUS_QUERY,
+    FAULT_HOP_STATUS_ANSWER,
+    FAULT_HOP_COUNT
+} FaultHop;
+
+/* Which decision: the identity its draw is named by. Fields a kind does not use are 0. */
+typedef struct {
+    FaultKind kind;
+    uint64_t operation;
+    uint32_t click;
+    uint32_t attempt;
+    FaultHop hop;  /* network and gateway faults */
+    uint64_t copy; /* the copy path (lineage) of the message */
+    double by_ms;  /* delay: how much later than drawn */
+} FaultSpec;
+
 /* ------------------------------------------------------------------ the scenario */
 
 typedef struct {
@@ -492,6 +538,9 @@ typedef struct {
     Expectation expectations[EXPECTATIONS_MAX];
     uint32_t question_count;
     Question questions[QUESTIONS_MAX];
+    bool faults_forced; /* a `faults` list was given: no random faults */
+    uint32_t fault_count;
+    FaultSpec faults[FAULTS_MAX];
 } Scenario;
 
 /* ------------------------------------------------------------------ loading */
@@ -548,6 +597,8 @@ bool mode_from_name(const char *name, Mode *mode);
 const char *operation_kind_name(OperationKind kind);
 const char *key_strategy_name(KeyStrategy key);
 const char *store_profile_name(StoreProfile profile);
+const char *fault_kind_name(FaultKind kind);
+const char *fault_hop_name(FaultHop hop);
 
 /* The report metric names an `expect` block may use (DESIGN §5), outcome names included. */
 extern const char *const scenario_metric_names[];

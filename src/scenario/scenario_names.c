@@ -155,6 +155,32 @@ const NameTable scenario_names_late_ack = TABLE(late_acks);
 const NameTable scenario_names_dist = TABLE(dists);
 const NameTable scenario_names_loss_model = TABLE(loss_models);
 const NameTable scenario_names_retry_on = TABLE(retry_ons);
+static const NameEntry fault_kinds[] = {
+    {"loss", FAULT_LOSS},
+    {"duplicate", FAULT_DUPLICATE},
+    {"delay", FAULT_DELAY},
+    {"double-click", FAULT_DOUBLE_CLICK},
+    {"offline", FAULT_OFFLINE},
+    {"app-restart", FAULT_APP_RESTART},
+    {"crash", FAULT_CRASH},
+    {"fail-before-effect", FAULT_FAIL_BEFORE_EFFECT},
+    {"fail-after-effect", FAULT_FAIL_AFTER_EFFECT},
+    {"consumer-crash", FAULT_CONSUMER_CRASH},
+    {"gateway-decline", FAULT_GATEWAY_DECLINE},
+    {"gateway-silent", FAULT_GATEWAY_SILENT},
+};
+const NameTable scenario_names_fault_kind = TABLE(fault_kinds);
+static const NameEntry fault_hops[] = {
+    {"request", FAULT_HOP_REQUEST},
+    {"response", FAULT_HOP_RESPONSE},
+    {"charge", FAULT_HOP_CHARGE},
+    {"charge-reply", FAULT_HOP_CHARGE_REPLY},
+    {"delivery", FAULT_HOP_DELIVERY},
+    {"ack", FAULT_HOP_ACK},
+    {"status-query", FAULT_HOP_STATUS_QUERY},
+    {"status-answer", FAULT_HOP_STATUS_ANSWER},
+};
+const NameTable scenario_names_fault_hop = TABLE(fault_hops);
 
 static const NameEntry services[] = {
     {"server", NODE_SERVER},       {"gateway", NODE_GATEWAY}, {"broker", NODE_BROKER},
@@ -308,6 +334,16 @@ const char *key_strategy_name(KeyStrategy key)
 const char *store_profile_name(StoreProfile profile)
 {
     return name_or_unknown(&scenario_names_store_profile, (int)profile);
+}
+
+const char *fault_kind_name(FaultKind kind)
+{
+    return name_or_unknown(&scenario_names_fault_kind, (int)kind);
+}
+
+const char *fault_hop_name(FaultHop hop)
+{
+    return name_or_unknown(&scenario_names_fault_hop, (int)hop);
 }
 
 /* ------------------------------------------------------------------ suggestions */

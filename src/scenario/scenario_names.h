@@ -46,6 +46,8 @@ extern const NameTable scenario_names_late_ack;
 extern const NameTable scenario_names_dist;
 extern const NameTable scenario_names_loss_model;
 extern const NameTable scenario_names_retry_on; /* value: a bit, see RETRY_ON_* */
+extern const NameTable scenario_names_fault_kind;
+extern const NameTable scenario_names_fault_hop;
 
 #define RETRY_ON_TIMEOUT 1
 #define RETRY_ON_5XX 2

@@ -1028,6 +1028,8 @@ static const SchemaField root_fields[] = {
                          &scenario_expect_schema, false),
     FIELD_CUSTOM_WRITTEN("questions", 0, scenario_questions_read, scenario_questions_write,
                          &scenario_questions_schema, false),
+    FIELD_CUSTOM_WRITTEN("faults", 0, scenario_faults_read, scenario_faults_write,
+                         &scenario_faults_schema, false),
 };
 /* Show writes the services form: the older objects are in `services`. */
 static bool root_shown(const SchemaWriter *writer, const void *base, const char *key)

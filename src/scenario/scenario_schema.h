@@ -116,6 +116,11 @@ void scenario_questions_write(SchemaWriter *writer, const void *target, cJSON *o
                               const char *key);
 extern const SchemaObject scenario_questions_schema; /* one element of "questions" */
 
+void scenario_faults_read(SchemaReader *reader, const cJSON *item, void *target);
+void scenario_faults_write(SchemaWriter *writer, const void *target, cJSON *object,
+                           const char *key);
+extern const SchemaObject scenario_faults_schema; /* one element of "faults" */
+
 /* clang-format off: one macro per line reads better than the formatter's wrapping. */
 
 /* ------------------------------------------------------------------ ranges */

@@ -1,0 +1,234 @@
+/* Fault plans. A decision point is named by its draw's words (a, b, c): the same identity
+ * the counter-based draw uses, so a forced fault meets exactly the message, click or
+ * handler run whose fate it replaces. The words are turned into readable fields (operation,
+ * click, attempt, hop, copy) here and back, in the layouts of the call sites: network.c's
+ * identity_word and gateway.c's charge_identity (attempt << 16 | click << 8 | hop),
+ * world_draw_about (attempt << 8 | click), client.c's (operation, click, attempt). */
+#include "fault_plan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "rng.h"
+#include "sim_assert.h"
+
+struct FaultPlan {
+    FaultSpec forced[FAULTS_MAX];
+    bool met[FAULTS_MAX];
+    uint32_t forced_count;
+    SimTimeUs late_us;
+    FaultSpec *points;
+    uint32_t point_count;
+    uint32_t point_capacity;
+    uint32_t *index; /* open addressing: point number + 1, 0 empty; twice the capacity */
+    uint32_t overflow;
+};
+
+/* ------------------------------------------------------------------ identities */
+
+static bool network_layout(FaultKind kind)
+{
+    return kind == FAULT_LOSS || kind == FAULT_DUPLICATE || kind == FAULT_DELAY ||
+           kind == FAULT_GATEWAY_DECLINE || kind == FAULT_GATEWAY_SILENT;
+}
+
+static bool request_layout(FaultKind kind)
+{
+    return kind == FAULT_CRASH || kind == FAULT_FAIL_BEFORE_EFFECT ||
+           kind == FAULT_FAIL_AFTER_EFFECT || kind == FAULT_CONSUMER_CRASH;
+}
+
+static FaultSpec spec_of_words(FaultKind kind, uint64_t a, uint64_t b, uint64_t c)
+{
+    FaultSpec spec = {.kind = kind, .operation = a};
+    if (network_layout(kind)) {
+        spec.attempt = (uint32_t)(b >> 16);
+        spec.click = (uint32_t)((b >> 8) & 0xff);
+        spec.hop = (FaultHop)(b & 0xff);
+        spec.copy = c;
+    } else if (request_layout(kind)) {
+        spec.attempt = (uint32_t)(b >> 8);
+        spec.click = (uint32_t)(b & 0xff);
+        spec.copy = c;
+    } else if (kind == FAULT_OFFLINE) {
+        spec.click = (uint32_t)b;
+        spec.attempt = (uint32_t)c;
+    } else if (kind == FAULT_APP_RESTART) {
+        spec.click = (uint32_t)b;
+    }
+    return spec;
+}
+
+/* by_ms is not part of the identity: a delay fault is the same decision however late. */
+static bool same_decision(const FaultSpec *x, const FaultSpec *y)
+{
+    return x->kind == y->kind && x->operation == y->operation && x->click == y->click &&
+           x->attempt == y->attempt && x->hop == y->hop && x->copy == y->copy;
+}
+
+static uint64_t hash_of(const FaultSpec *spec)
+{
+    uint64_t h = rng_mix64(spec->operation ^ ((uint64_t)spec->kind << 56));
+    h = rng_mix64(h ^ (((uint64_t)spec->attempt << 16) | ((uint64_t)spec->click << 8) | spec->hop));
+    return rng_mix64(h ^ spec->copy);
+}
+
+/* ------------------------------------------------------------------ the plan */
+
+/* The longest timeout of the services the scenario uses (an unused broker's default ack
+ * timeout would make every delay fault half a minute long). */
+static double longest_timeout_ms(const Scenario *scenario)
+{
+    double longest = 0;
+    bool broker = false;
+    for (uint32_t g = 0; g < scenario->client_group_count; g++) {
+        const ClientGroupSpec *group = &scenario->client_groups[g];
+        if (group->retry.timeout_ms > longest)
+            longest = group->retry.timeout_ms;
+        broker = broker || group->target == TARGET_BROKER;
+    }
+    if (scenario->server.use_gateway || (broker && scenario->broker.consumers.use_gateway)) {
+        if (scenario->gateway.timeout_ms > longest)
+            longest = scenario->gateway.timeout_ms;
+    }
+    if (scenario_uses_proxy(scenario) && scenario->proxy.per_try_timeout_ms > longest)
+        longest = scenario->proxy.per_try_timeout_ms;
+    for (uint32_t q = 0; broker && q < scenario->broker.queue_count; q++) {
+        if (scenario->broker.queues[q].ack_timeout_ms > longest)
+            longest = scenario->broker.queues[q].ack_timeout_ms;
+    }
+    return longest;
+}
+
+FaultPlan *fault_plan_create(const Scenario *scenario)
+{
+    FaultPlan *plan = sim_xcalloc(1, sizeof *plan);
+    plan->forced_count = scenario->fault_count;
+    memcpy(plan->forced, scenario->faults, sizeof plan->forced[0] * scenario->fault_count);
+    plan->late_us = sim_time_us_from_ms(longest_timeout_ms(scenario) + 1.0);
+    return plan;
+}
+
+void fault_plan_destroy(FaultPlan *plan)
+{
+    if (plan == NULL)
+        return;
+    free(plan->points);
+    free(plan->index);
+    free(plan);
+}
+
+static void grow(FaultPlan *plan)
+{
+    uint32_t capacity = plan->point_capacity == 0 ? 64 : plan->point_capacity * 2;
+    plan->points = sim_xrealloc(plan->points, (unsigned long long)capacity * sizeof *plan->points);
+    free(plan->index);
+    plan->index = sim_xcalloc((unsigned long long)capacity * 2, sizeof *plan->index);
+    plan->point_capacity = capacity;
+    for (uint32_t i = 0; i < plan->point_count; i++) {
+        uint64_t slot = hash_of(&plan->points[i]) & (capacity * 2 - 1);
+        while (plan->index[slot] != 0)
+            slot = (slot + 1) & (capacity * 2 - 1);
+        plan->index[slot] = i + 1;
+    }
+}
+
+static void record(FaultPlan *plan, const FaultSpec *point)
+{
+    if (plan->point_count == plan->point_capacity) {
+        if (plan->point_capacity >= FAULT_PLAN_POINTS_MAX) {
+            plan->overflow++;
+            return;
+        }
+        grow(plan);
+    }
+    uint32_t mask = plan->point_capacity * 2 - 1;
+    uint64_t slot = hash_of(point) & mask;
+    while (plan->index[slot] != 0) {
+        if (same_decision(&plan->points[plan->index[slot] - 1], point))
+            return; /* met before: the same draw, the same fate */
+        slot = (slot + 1) & mask;
+    }
+    plan->points[plan->point_count] = *point;
+    plan->index[slot] = ++plan->point_count;
+}
+
+static const FaultSpec *forced(FaultPlan *plan, const FaultSpec *point)
+{
+    for (uint32_t i = 0; i < plan->forced_count; i++) {
+        if (same_decision(&plan->forced[i], point)) {
+            plan->met[i] = true;
+            return &plan->forced[i];
+        }
+    }
+    return NULL;
+}
+
+bool fault_plan_decide(FaultPlan *plan, FaultKind kind, uint64_t a, uint64_t b, uint64_t c,
+                       double probability)
+{
+    if (probability >= 1)
+        return true;
+    FaultSpec point = spec_of_words(kind, a, b, c);
+    if (probability > 0)
+        record(plan, &point);
+    return forced(plan, &point) != NULL; /* forced, even where the scenario never draws it */
+}
+
+/* A draw of delay_ms can pass late_ms: the tail of an unbounded distribution can. */
+static bool can_be_late(const Distribution *delay_ms, double late_ms)
+{
+    switch (delay_ms->kind) {
+    case DIST_CONST:
+        return delay_ms->a > late_ms;
+    case DIST_UNIFORM:
+        return delay_ms->b > late_ms;
+    default:
+        return true;
+    }
+}
+
+SimTimeUs fault_plan_delay_us(FaultPlan *plan, uint64_t a, uint64_t b, uint64_t c,
+                              const Distribution *delay_ms)
+{
+    FaultSpec point = spec_of_words(FAULT_DELAY, a, b, c);
+    point.by_ms = (double)plan->late_us / SIM_US_PER_MS;
+    if (can_be_late(delay_ms, point.by_ms))
+        record(plan, &point);
+    const FaultSpec *delay = forced(plan, &point);
+    return delay == NULL ? 0 : sim_time_us_from_ms(delay->by_ms);
+}
+
+double fault_plan_gateway_fate(FaultPlan *plan, uint64_t a, uint64_t b, uint64_t c, double fail,
+                               double timeout)
+{
+    if (fault_plan_decide(plan, FAULT_GATEWAY_DECLINE, a, b, c, fail))
+        return -1.0;
+    if (timeout > 0 && fault_plan_decide(plan, FAULT_GATEWAY_SILENT, a, b, c, timeout))
+        return fail + timeout / 2;
+    return fail + timeout >= 1.0 ? fail + timeout / 2 : 1.0;
+}
+
+SimTimeUs fault_plan_late_us(const FaultPlan *plan)
+{
+    return plan->late_us;
+}
+
+const FaultSpec *fault_plan_points(const FaultPlan *plan, uint32_t *count)
+{
+    *count = plan->point_count;
+    return plan->points;
+}
+
+uint32_t fault_plan_overflow(const FaultPlan *plan)
+{
+    return plan->overflow;
+}
+
+uint32_t fault_plan_forced_met(const FaultPlan *plan)
+{
+    uint32_t met = 0;
+    for (uint32_t i = 0; i < plan->forced_count; i++)
+        met |= (uint32_t)plan->met[i] << i;
+    return met;
+}
