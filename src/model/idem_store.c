@@ -146,7 +146,7 @@ static void heap_push(IdemStore *store, ExpiryEntry entry)
     sift_up(store->heap, store->heap_count - 1);
 }
 
-static void ring_grow(IdemStore *store)
+__attribute__((noinline)) static void ring_grow(IdemStore *store)
 {
     size_t capacity = store->ring_capacity ? store->ring_capacity * 2 : 64;
     ExpiryEntry *ring = sim_xcalloc(capacity, sizeof *ring);
@@ -158,7 +158,7 @@ static void ring_grow(IdemStore *store)
     store->ring_head = 0;
 }
 
-static void ring_append(IdemStore *store, ExpiryEntry entry)
+static inline void ring_append(IdemStore *store, ExpiryEntry entry)
 {
     if (store->ring_count == store->ring_capacity)
         ring_grow(store);
