@@ -20,20 +20,21 @@ typedef enum {
     KEY_STATUS_RETRYABLE, /* a failure recorded: the next attempt with the key starts afresh */
 } KeyStatus;
 
+/* 64 bytes, one cache line: the 8-byte fields first, then the 4-byte ones (no padding). */
 typedef struct {
     uint64_t key;
-    KeyStatus status;
-    int response_status;  /* stored HTTP-like status, when completed or failed */
     uint64_t response_of; /* operation whose request wrote the row: the one that reserved it
                              and, once recorded, whose execution produced the stored response
                              (the same job) */
     uint64_t fingerprint; /* hash of the request body */
     SimTimeUs created_us;
     SimTimeUs expires_us; /* SIM_TIME_NEVER: no TTL */
-    uint32_t token;       /* the lease's generation: each reservation of the key bumps it */
     SimTimeUs written_us; /* the last write: what a replica lagging behind has not seen yet */
-    int recovery_status;  /* on_failure resume: the answer of the committed effect phase, 0:
-                             no phase committed (a retry starts from the beginning) */
+    KeyStatus status;
+    int response_status; /* stored HTTP-like status, when completed or failed */
+    uint32_t token;      /* the lease's generation: each reservation of the key bumps it */
+    int recovery_status; /* on_failure resume: the answer of the committed effect phase, 0:
+                            no phase committed (a retry starts from the beginning) */
 } KeyRow;
 
 typedef struct IdemStore IdemStore; /* opaque */

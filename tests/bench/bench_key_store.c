@@ -15,11 +15,12 @@
 
 #define LOOKUPS 2000000
 #define RECENT 10000
+#define REPEATS 5 /* the fastest of these: other load on the machine only ever adds time */
 
 static double seconds_now(void)
 {
     struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now); /* time on the CPU: a shared machine */
     return (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
 }
 
@@ -52,15 +53,20 @@ int main(void)
     static const size_t sizes[] = {1000, 1000000};
     double ns[2][4];
     uint64_t found = 0;
-    printf("bench_key_store: ns per lookup (%d lookups each)\n", LOOKUPS);
+    printf("bench_key_store: ns per lookup (%d lookups each, fastest of %d)\n", LOOKUPS, REPEATS);
     for (int s = 0; s < 2; s++) {
         IdemStore *store = idem_store_create(16);
         for (size_t i = 0; i < sizes[s]; i++) {
             KeyRow row = {.key = key_of(i), .expires_us = SIM_TIME_NEVER};
             idem_store_put(store, &row);
         }
-        for (int p = 0; p < 4; p++)
+        for (int p = 0; p < 4; p++) {
             ns[s][p] = time_lookups(store, sizes[s], p, &found);
+            for (int r = 1; r < REPEATS; r++) {
+                double again = time_lookups(store, sizes[s], p, &found);
+                ns[s][p] = again < ns[s][p] ? again : ns[s][p];
+            }
+        }
         printf("  %8zu live rows: %6.1f bytes per row;", sizes[s],
                (double)idem_store_memory_bytes(store) / (double)idem_store_rows(store));
         for (int p = 0; p < 4; p++)
