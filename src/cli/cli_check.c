@@ -449,7 +449,7 @@ static void measure_run(const Scenario *scenario, const Run *run, uint64_t seed,
             if (run->report.modes[m] != expectation->mode)
                 continue;
             double value = 0;
-            metrics_value(run->report.metrics[m], expectation->metric, &value);
+            metrics_expectation_value(run->report.metrics[m], expectation, &value);
             Measure *measure = &result->measures[e];
             measure->low = fmin(measure->low, value);
             measure->high = fmax(measure->high, value);

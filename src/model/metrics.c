@@ -1,6 +1,7 @@
 /* Metric names of scenario files and reports, mapped to the counters of a run. */
 #include "metrics.h"
 
+#include <stdio.h>
 #include <string.h>
 
 const char *outcome_name(Outcome outcome)
@@ -28,6 +29,35 @@ static uint64_t series_peak(const TimeSeries *series)
 static double latency_ms(const Metrics *metrics, double q)
 {
     return (double)histogram_quantile(&metrics->latency_us, q) / 1000.0;
+}
+
+bool metrics_group_value(const Metrics *metrics, uint32_t group, const char *name, double *value)
+{
+    if (group >= metrics->group_count)
+        return false;
+    const GroupOutcomes *share = &metrics->groups[group];
+    for (int o = 0; o < OUTCOME_COUNT; o++) {
+        if (strcmp(name, outcome_name((Outcome)o)) == 0) {
+            *value = (double)share->outcomes[o];
+            return true;
+        }
+    }
+    if (strcmp(name, "double_amount") == 0 || strcmp(name, "lost_amount") == 0) {
+        *value = (double)(name[0] == 'd' ? share->double_amount : share->lost_amount);
+        return true;
+    }
+    return false;
+}
+
+bool metrics_expectation_value(const Metrics *metrics, const Expectation *expectation,
+                               double *value)
+{
+    if (!expectation->per_group)
+        return metrics_value(metrics, expectation->metric, value);
+    char name[NAME_LEN_MAX]; /* the metric before "@GROUP" */
+    snprintf(name, sizeof name, "%.*s", (int)strcspn(expectation->metric, "@"),
+             expectation->metric);
+    return metrics_group_value(metrics, expectation->group, name, value);
 }
 
 bool metrics_value(const Metrics *metrics, const char *name, double *value)

@@ -21,6 +21,13 @@ typedef enum {
 
 typedef enum { BELIEF_NONE, BELIEF_SUCCEEDED, BELIEF_FAILED, BELIEF_UNKNOWN } Belief;
 
+/* One client group's share of the outcomes and their money. */
+typedef struct {
+    uint64_t outcomes[OUTCOME_COUNT];
+    int64_t double_amount;
+    int64_t lost_amount;
+} GroupOutcomes;
+
 typedef struct {
     int64_t initial;
     int64_t expected; /* initial minus every intended debit, once each */
@@ -93,11 +100,19 @@ typedef struct {
     QueueMetrics queues[QUEUES_MAX]; /* by the scenario's broker queues */
     uint32_t account_count;
     BalanceMetrics balances[ACCOUNTS_MAX];
+    uint32_t group_count;
+    GroupOutcomes groups[CLIENT_GROUPS_MAX]; /* by the scenario's client groups */
 } Metrics;
 
 const char *outcome_name(Outcome outcome);
 /* False when name is not a metric. */
 bool metrics_value(const Metrics *metrics, const char *name, double *value);
+/* A metric of one client group ("METRIC@GROUP" in scenario files): an outcome's count,
+ * double_amount or lost_amount. False when name is not one of those. */
+bool metrics_group_value(const Metrics *metrics, uint32_t group, const char *name, double *value);
+/* An expectation's value: the group's share when it names a group, else the whole mode's. */
+bool metrics_expectation_value(const Metrics *metrics, const Expectation *expectation,
+                               double *value);
 int64_t metrics_balance_error(const Metrics *metrics);
 
 #endif

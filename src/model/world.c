@@ -724,6 +724,7 @@ World *world_create(const Scenario *scenario, Mode mode, uint64_t seed, TraceSin
     count_series_init(&world->metrics.attempts_series, SIM_US_PER_MS * 100);
     count_series_init(&world->metrics.succeeded_series, SIM_US_PER_MS * 100);
     world->metrics.duration_us = world->duration_us;
+    world->metrics.group_count = scenario->client_group_count;
     world->sim = sim_create(dispatch, world);
     build_clients(world);
     build_nodes(world);
@@ -813,10 +814,16 @@ static void count_outcome(World *world, const Operation *op)
     if (world_tracing(world)) /* the ground truth, for whoever reads the trace */
         world_trace_client(world, op->client, TRACE_SETTLED, op->id, 0, 0, op->effects, outcome);
     int64_t amount = spec->operation.kind == OPERATION_DEBIT ? spec->operation.amount : 0;
-    if (outcome == OUTCOME_DOUBLE)
+    GroupOutcomes *share = &metrics->groups[world->clients[op->client].group];
+    share->outcomes[outcome]++;
+    if (outcome == OUTCOME_DOUBLE) {
         metrics->double_amount += amount * (op->effects - 1);
-    if (outcome == OUTCOME_LOST)
+        share->double_amount += amount * (op->effects - 1);
+    }
+    if (outcome == OUTCOME_LOST) {
         metrics->lost_amount += amount;
+        share->lost_amount += amount;
+    }
     /* The operations' own count of their charges, kept apart from the ledger's balances so
      * that the conservation check compares two independent records. */
     ledger_count_settled(world, spec->account, amount * op->effects);

@@ -46,7 +46,7 @@ static bool expectations_fail(const Scenario *scenario, Mode mode, const Metrics
     for (uint32_t e = 0; e < scenario->expectation_count; e++) {
         const Expectation *expectation = &scenario->expectations[e];
         double value = 0;
-        if (expectation->mode == mode && metrics_value(metrics, expectation->metric, &value) &&
+        if (expectation->mode == mode && metrics_expectation_value(metrics, expectation, &value) &&
             (value < expectation->min || value > expectation->max))
             return true;
     }

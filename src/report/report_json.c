@@ -95,6 +95,23 @@ static void write_storm(FILE *stream, const Metrics *metrics)
     fprintf(stream, "      },\n");
 }
 
+/* Each client group's outcomes and money, by its id. */
+static void write_groups(FILE *stream, const Scenario *scenario, const Metrics *metrics)
+{
+    fprintf(stream, "      \"groups\": {");
+    for (uint32_t g = 0; g < scenario->client_group_count; g++) {
+        const GroupOutcomes *share = &metrics->groups[g];
+        fprintf(stream, "%s", g ? ", " : "");
+        report_write_json_string(stream, scenario->client_groups[g].id);
+        fprintf(stream, ": {");
+        for (int o = 0; o < OUTCOME_COUNT; o++)
+            fprintf(stream, "\"%s\": %" PRIu64 ", ", outcome_name((Outcome)o), share->outcomes[o]);
+        fprintf(stream, "\"double_amount\": %" PRId64 ", \"lost_amount\": %" PRId64 "}",
+                share->double_amount, share->lost_amount);
+    }
+    fprintf(stream, "},\n");
+}
+
 static void write_mode(FILE *stream, const RunReport *report, uint32_t m, SeriesScale scale)
 {
     const Metrics *metrics = report->metrics[m];
@@ -115,6 +132,8 @@ static void write_mode(FILE *stream, const RunReport *report, uint32_t m, Series
                 metrics->outcomes[o]);
     fprintf(stream, "},\n      \"double_amount\": %" PRId64 ", \"lost_amount\": %" PRId64 ",\n",
             metrics->double_amount, metrics->lost_amount);
+    if (scenario->client_group_count > 1) /* only then: other reports stay as they were */
+        write_groups(stream, scenario, metrics);
     fprintf(stream,
             "      \"responses\": {\"replayed\": %" PRIu64 ", \"409\": %" PRIu64
             ", \"422\": %" PRIu64 ", \"400\": %" PRIu64 ", \"202\": %" PRIu64

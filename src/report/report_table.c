@@ -211,6 +211,27 @@ static void write_queues(FILE *stream, const RunReport *report)
     }
 }
 
+/* With several client groups, each one's outcomes under the whole mode's. */
+static void write_groups(FILE *stream, const RunReport *report)
+{
+    const Scenario *scenario = report->scenario;
+    if (scenario->client_group_count < 2)
+        return;
+    static const Outcome shown[] = {OUTCOME_OK, OUTCOME_DOUBLE, OUTCOME_LOST, OUTCOME_PHANTOM};
+    for (uint32_t g = 0; g < scenario->client_group_count; g++) {
+        for (size_t o = 0; o < sizeof shown / sizeof shown[0]; o++) {
+            char label[96];
+            snprintf(label, sizeof label, "  %.20s: %s", scenario->client_groups[g].id,
+                     outcome_name(shown[o]));
+            fprintf(stream, "%-*.*s", LABEL_WIDTH, LABEL_WIDTH - 1, label);
+            for (uint32_t m = 0; m < report->mode_count; m++)
+                fprintf(stream, "%*" PRIu64, COLUMN_WIDTH,
+                        report->metrics[m]->groups[g].outcomes[shown[o]]);
+            fputc('\n', stream);
+        }
+    }
+}
+
 static bool sends_email(const Scenario *scenario)
 {
     for (uint32_t g = 0; g < scenario->client_group_count; g++) {
@@ -283,6 +304,8 @@ bool report_write_table(FILE *stream, const RunReport *report, bool color)
         fputc('\n', stream);
         if (strcmp(rows[r].metric, "dead_lettered") == 0)
             write_queues(stream, report);
+        if (strcmp(rows[r].metric, "leaks") == 0)
+            write_groups(stream, report);
     }
     write_balances(stream, report, color);
     /* The view shows 1,305.00; the table keeps the integers the JSON report and the

@@ -445,6 +445,8 @@ typedef struct {
 typedef struct {
     Mode mode;
     char metric[NAME_LEN_MAX]; /* a report metric name, outcome names included */
+    bool per_group;            /* "METRIC@GROUP": the metric of one client group */
+    uint32_t group;            /* its index, with per_group */
     double min;
     double max;
 } Expectation;

@@ -86,6 +86,69 @@ void scenario_expect_unknown_metric(SchemaReader *reader, const char *name)
     }
 }
 
+/* The metrics a client group has of its own: its operations' outcomes and their money. */
+static bool is_group_metric(const char *name, size_t length)
+{
+    static const char *const names[] = {"ok",       "double",        "lost",       "phantom",
+                                        "mismatch", "double_amount", "lost_amount"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (strlen(names[i]) == length && strncmp(names[i], name, length) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* "METRIC@GROUP": one client group's share of an outcome (or of its money). */
+static void read_group_expectation(ScenarioReader *scenario_reader, const cJSON *item,
+                                   const cJSON *block, Mode mode)
+{
+    SchemaReader *reader = &scenario_reader->reader;
+    Scenario *scenario = scenario_reader->scenario;
+    const char *name = item->string;
+    size_t length = strcspn(name, "@");
+    const char *group = name + length + 1;
+    char quoted[SCENARIO_QUOTE_LEN_MAX + 8];
+    scenario_errors_quote(quoted, sizeof quoted, name);
+    if (!is_group_metric(name, length)) {
+        schema_error(reader,
+                     "unknown metric %s (a client group's metric, METRIC@GROUP, is one of ok, "
+                     "double, lost, phantom, mismatch, double_amount, lost_amount)",
+                     quoted);
+        return;
+    }
+    Expectation expectation = {.mode = mode, .per_group = true};
+    bool found = false;
+    for (uint32_t g = 0; g < scenario->client_group_count && !found; g++) {
+        if (strcmp(scenario->client_groups[g].id, group) == 0) {
+            expectation.group = g;
+            found = true;
+        }
+    }
+    if (!found) {
+        char known[CLIENT_GROUPS_MAX * (NAME_LEN_MAX + 4)] = "";
+        size_t used = 0;
+        for (uint32_t g = 0; g < scenario->client_group_count && used < sizeof known; g++) {
+            int written = snprintf(known + used, sizeof known - used, "%s'%s'", g ? ", " : "",
+                                   scenario->client_groups[g].id);
+            used += written > 0 ? (size_t)written : 0;
+        }
+        schema_error(reader, "unknown client group in metric %s (the groups: %s)", quoted, known);
+        return;
+    }
+    for (const cJSON *other = block->child; other != item; other = other->next) {
+        if (strcmp(other->string, name) == 0) {
+            schema_error(reader, "duplicate key %s", quoted);
+            return;
+        }
+    }
+    snprintf(expectation.metric, sizeof expectation.metric, "%s", name);
+    json_path_push_key(&reader->path, name);
+    read_expectation(reader, item, &expectation);
+    json_path_pop(&reader->path);
+    if (scenario->expectation_count < EXPECTATIONS_MAX)
+        scenario->expectations[scenario->expectation_count++] = expectation;
+}
+
 static void read_mode_block(ScenarioReader *scenario_reader, const cJSON *block, Mode mode)
 {
     SchemaReader *reader = &scenario_reader->reader;
@@ -97,6 +160,10 @@ static void read_mode_block(ScenarioReader *scenario_reader, const cJSON *block,
     for (const cJSON *item = block->child; item != NULL && !schema_full(reader);
          item = item->next) {
         char quoted[SCENARIO_QUOTE_LEN_MAX + 8];
+        if (strchr(item->string, '@') != NULL) {
+            read_group_expectation(scenario_reader, item, block, mode);
+            continue;
+        }
         int index = scenario_expect_metric_index(item->string);
         if (index < 0) {
             scenario_expect_unknown_metric(reader, item->string);
