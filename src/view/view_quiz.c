@@ -173,6 +173,9 @@ static const struct {
     {"phantom", VIEW_QUIZ_HIDE_PHANTOM},
     {"balance_error", VIEW_QUIZ_HIDE_BALANCES},
     {"key_store_peak", VIEW_QUIZ_HIDE_KEY_STORE},
+    {"mismatch", VIEW_QUIZ_HIDE_MISMATCH},
+    {"stale_overwrites", VIEW_QUIZ_HIDE_STALE},
+    {"stale_final", VIEW_QUIZ_HIDE_STALE},
 };
 
 unsigned view_quiz_hide_bits_of_metric(const char *metric)
@@ -201,8 +204,9 @@ unsigned view_quiz_hidden(const ViewQuiz *quiz)
 bool view_quiz_metric_value(const ViewPane *pane, const char *metric, double *value)
 {
     const ViewTally *tally = &pane->tally;
-    static const char *const outcome_names[] = {"ok", "double", "lost", "phantom"};
-    static const Outcome outcomes[] = {OUTCOME_OK, OUTCOME_DOUBLE, OUTCOME_LOST, OUTCOME_PHANTOM};
+    static const char *const outcome_names[] = {"ok", "double", "lost", "phantom", "mismatch"};
+    static const Outcome outcomes[] = {OUTCOME_OK, OUTCOME_DOUBLE, OUTCOME_LOST, OUTCOME_PHANTOM,
+                                       OUTCOME_MISMATCH};
     for (size_t i = 0; i < sizeof outcomes / sizeof outcomes[0]; i++) {
         if (strcmp(metric, outcome_names[i]) == 0) {
             *value = (double)tally->outcomes[outcomes[i]];

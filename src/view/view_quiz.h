@@ -37,6 +37,8 @@ typedef enum {
 #define VIEW_QUIZ_HIDE_PHANTOM (1u << 3)
 #define VIEW_QUIZ_HIDE_BALANCES (1u << 4)  /* the charged-vs-expected verdicts and overshoot */
 #define VIEW_QUIZ_HIDE_KEY_STORE (1u << 5) /* the key-store panel's rows and counts */
+#define VIEW_QUIZ_HIDE_MISMATCH (1u << 6)  /* the fifth counter, when it counts mismatches */
+#define VIEW_QUIZ_HIDE_STALE (1u << 7)     /* the fifth counter, when it counts stale writes */
 
 typedef struct {
     const Question *questions; /* borrowed */
