@@ -48,8 +48,10 @@ static void write_panels(FILE *stream, const ViewApp *app, int column, int panel
     const ViewPaneLayout *box = &app->frame.layout.panes[column];
     const ViewCanvas *canvas = &app->canvas;
     const ViewPane *pane = app->session.panes[view_frame_pane_of_column(&app->frame, column)];
-    fprintf(stream, ", \"mode\": \"%s\", \"done\": %s, \"counters\": [", mode_name(pane->mode),
+    fprintf(stream, ", \"mode\": \"%s\", \"done\": %s, \"header\": ", mode_name(pane->mode),
             pane->tally.done ? "true" : "false");
+    write_texts(stream, canvas, box->header, 0, panels_end);
+    fprintf(stream, ", \"counters\": [");
     for (int c = 0; c < box->counter_count; c++) {
         fprintf(stream, "%s\n  ", c ? "," : "");
         write_texts(stream, canvas, box->counters[c], 0, panels_end);

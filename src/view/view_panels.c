@@ -21,19 +21,34 @@ static SDL_Color C(ViewColor color)
 
 /* ------------------------------------------------------------------ header */
 
-static const char *tagline(Mode mode)
+/* What a column's mode does on this scenario's path: "retries on timeout, no key" was
+ * written under broker, log and webhook columns alike, where nobody retries on a timeout
+ * but the broker redelivers, the log replays, the provider sends again. */
+static const char *tagline(const Scenario *scenario, Mode mode, char *buffer, size_t size)
 {
-    switch (mode) {
-    case MODE_AT_MOST_ONCE:
-        return "sends once, never retries";
-    case MODE_AT_LEAST_ONCE:
-        return "retries on timeout, no key";
-    case MODE_IDEMPOTENT:
-        return "retries with a key + a key store";
-    case MODE_COUNT:
-        break;
+    bool broker = false, proxy = false;
+    for (uint32_t g = 0; g < scenario->client_group_count; g++) {
+        broker |= scenario->client_groups[g].target == TARGET_BROKER;
+        proxy |= scenario->client_groups[g].via == VIA_PROXY;
     }
-    return "";
+    static const char *const words[][MODE_COUNT] = {
+        {"sends once, never retries", "retries on timeout, no key",
+         "retries with a key + a key store"},
+        {"acks on delivery: never redelivered", "redelivers unacked, no key",
+         "redelivers; consumers keep a key"},
+        {"commits before processing", "replays from the last commit, no key",
+         "replays from the commit; keyed consumers"},
+        {"no retry at any hop", "the proxy retries too, no key", "every hop retries with the key"},
+    };
+    int path = !broker ? (proxy ? 3 : 0) : scenario->broker.family == BROKER_LOG ? 2 : 1;
+    if (mode >= MODE_COUNT)
+        return "";
+    /* who sends: C24's webhook provider is a client like the shop's web app */
+    if (path == 0 && scenario->client_group_count == 1)
+        snprintf(buffer, size, "%s: %s", scenario->client_groups[0].id, words[path][mode]);
+    else
+        snprintf(buffer, size, "%s", words[path][mode]);
+    return buffer;
 }
 
 void view_panels_header(const ViewPanels *panels)
@@ -50,7 +65,7 @@ void view_panels_header(const ViewPanels *panels)
     int top = r.y + (r.h - header_h - small_h) / 2;
     view_canvas_text_fit(canvas, VIEW_FONT_HEADER, C(VIEW_COLOR_TEXT), r.x, top, VIEW_ALIGN_LEFT,
                          r.w, name);
-    char status[96];
+    char status[96], words[NAME_LEN_MAX + 64];
     ViewColor status_color = VIEW_COLOR_TEXT_DIM;
     if (view_pane_stop_text(pane, status, sizeof status) != NULL) {
         status_color = VIEW_COLOR_WARNING; /* a budget cut it short: every figure is partial */
@@ -65,7 +80,8 @@ void view_panels_header(const ViewPanels *panels)
     int status_w = view_canvas_text(canvas, VIEW_FONT_SMALL, C(status_color), r.x + r.w, line_y,
                                     VIEW_ALIGN_RIGHT, status);
     view_canvas_text_fit(canvas, VIEW_FONT_SMALL, C(VIEW_COLOR_TEXT_DIM), r.x, line_y,
-                         VIEW_ALIGN_LEFT, r.w - status_w - P(panels, 10), tagline(pane->mode));
+                         VIEW_ALIGN_LEFT, r.w - status_w - P(panels, 10),
+                         tagline(pane->scenario, pane->mode, words, sizeof words));
     view_canvas_fill(canvas, (ViewRect){r.x, r.y + r.h - 1, r.w, P(panels, 1)}, C(VIEW_COLOR_GRID));
 }
 
