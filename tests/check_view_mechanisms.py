@@ -84,6 +84,45 @@ def check(idemsim, source, name, event, words, subtitle):
     return complaints
 
 
+def check_moments(idemsim, source):
+    """--moment double and crash on C21, against the trace: the first execution of an
+    operation that had already executed in that mode, and the first crash."""
+    scenario = os.path.join(source, "scenarios", "21_kafka_rebalance_replay.json")
+    complaints = []
+    with tempfile.TemporaryDirectory() as directory:
+        trace = os.path.join(directory, "trace.jsonl")
+        subprocess.run([idemsim, "run", scenario, "--trace", trace, "-q"], check=True,
+                       stdout=subprocess.DEVNULL)
+        executed, expected = {}, {}
+        with open(trace, encoding="utf-8") as stream:
+            for line in stream:
+                record = json.loads(line)
+                event, t_us = record["event"], record["t_us"]
+                if event == "execute":
+                    key = (record["mode"], record["op"])
+                    executed[key] = executed.get(key, 0) + 1
+                    if executed[key] == 2:
+                        expected["double"] = min(expected.get("double", t_us), t_us)
+                if event == "crash":
+                    expected["crash"] = min(expected.get("crash", t_us), t_us)
+        environment = dict(os.environ, SDL_VIDEODRIVER="dummy")
+        for moment, t_us in sorted(expected.items()):
+            said = subprocess.run([idemsim, "view", scenario, "--headless", "--moment", moment,
+                                   "--png", os.path.join(directory, "m.png")], check=True,
+                                  env=environment, capture_output=True, text=True).stdout
+            if "t %.3f s" % (t_us / 1e6) not in said:
+                complaints.append("--moment %s: says %r, the trace has it at %d us" %
+                                  (moment, said, t_us))
+        absent = subprocess.run([idemsim, "view", scenario, "--headless", "--moment",
+                                 "stale-overwrite", "--png", os.path.join(directory, "n.png")],
+                                env=environment, capture_output=True, text=True)
+        if absent.returncode != 2 or os.path.exists(os.path.join(directory, "n.png")):
+            complaints.append("--moment stale-overwrite on C21 (none happens) exited %d" %
+                              absent.returncode)
+    print("%-32s %s" % ("--moment", "ok" if not complaints else "WRONG"))
+    return complaints
+
+
 def main():
     idemsim, source = sys.argv[1], sys.argv[2]
     complaints = []
@@ -91,6 +130,7 @@ def main():
         found = check(idemsim, source, name, event, words, subtitle)
         print("%-32s %s" % (name, "ok" if not found else "MISSING"))
         complaints += found
+    complaints += check_moments(idemsim, source)
     for complaint in complaints:
         print(complaint)
     return 1 if complaints else 0

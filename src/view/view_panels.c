@@ -37,7 +37,7 @@ static const char *tagline(const Scenario *scenario, Mode mode, char *buffer, si
         {"acks on delivery: never redelivered", "redelivers unacked, no key",
          "redelivers; consumers keep a key"},
         {"commits before processing", "replays from the last commit, no key",
-         "replays from the commit; keyed consumers"},
+         "replays from the commit + a key"},
         {"no retry at any hop", "the proxy retries too, no key", "every hop retries with the key"},
     };
     int path = !broker ? (proxy ? 3 : 0) : scenario->broker.family == BROKER_LOG ? 2 : 1;
