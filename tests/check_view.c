@@ -692,10 +692,16 @@ static void check_curriculum_predict_frame(const char *name, Scenario *scenario)
     for (int c = 0; c < 3; c++) {
         if ((view_quiz_hidden(&quiz) & (1u << c)) == 0)
             continue;
+        /* a question on mismatches or stale writes shows the fifth counter too */
+        ViewLayout layout;
+        view_layout_compute(&layout, 1280, 720, (int)scenario->mode_count, false);
+        bool fifth = (view_quiz_hidden(&quiz) & (VIEW_QUIZ_HIDE_MISMATCH | VIEW_QUIZ_HIDE_STALE));
+        view_layout_set_counters(&layout, fifth ? VIEW_COUNTERS_MAX : VIEW_COUNTERS);
         for (uint32_t pane = 0; pane < scenario->mode_count; pane++) {
-            ViewRect counter;
+            ViewRect counter = layout.panes[pane].counters[c], region;
             ck_assert(view_layout_region(1280, 720, (int)scenario->mode_count, (int)pane,
-                                         regions[c], &counter));
+                                         regions[c], &region));
+            ck_assert(fifth || memcmp(&region, &counter, sizeof region) == 0);
             ck_assert_msg(count_rgb(png, counter, view_palette_rgb(VIEW_COLOR_WARNING)) > 20,
                           "%s: no amber ? in column %u", name, pane + 1);
         }

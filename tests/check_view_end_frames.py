@@ -5,8 +5,8 @@ For every scenario of scenarios/ (the architectures too), renders the frame at t
 run headless with --labels-json, and holds what each column drew against `idemsim run --json`:
 
 - the four counters (OK, DOUBLE, LOST, PHANTOM) show the run's outcomes, number for number;
-- every bad outcome without a counter (mismatch; stale overwrites where status records are
-  written) is named, with its count, in the column's verdict line;
+- a run with a mismatch (or a stale overwrite) has a fifth counter in every column, showing
+  that column's count, and names it, with its count, in the column's verdict line too;
 - no verdict (the narration's "finished: ..." or a balance's) says "exact" or "charged once"
   when the run reports a double, a lost payment, a phantom, a mismatch or a stale overwrite.
 
@@ -62,10 +62,22 @@ def check_pane(name, pane, report):
         if len(drawn) < 2 or drawn[1] != str(outcomes[counter]):
             complaints.append("%s: counter %s drew %s, run says %d" %
                               (where, counter, drawn, outcomes[counter]))
+    stale = report.get("ordering", {}).get("stale_overwrites", 0)
+    fifth = pane.get("fifth_counter")
+    for metric, count in (("mismatch", outcomes["mismatch"]), ("stale_overwrites", stale)):
+        if count > 0 and fifth != metric:
+            complaints.append("%s: run has %d %s, the fifth counter is %r" %
+                              (where, count, metric, fifth))
+    if fifth is not None:
+        count = outcomes["mismatch"] if fifth == "mismatch" else stale
+        drawn = [text["text"] for text in pane["counters"][4]] \
+            if len(pane["counters"]) == 5 else []
+        if len(drawn) < 2 or drawn[1] != str(count):
+            complaints.append("%s: fifth counter (%s) drew %s, run says %d" %
+                              (where, fifth, drawn, count))
     verdict = words(pane["narration"])
     if not verdict.startswith("finished:"):
         complaints.append("%s: no verdict in the end frame, got %r" % (where, verdict))
-    stale = report.get("ordering", {}).get("stale_overwrites", 0)
     unnamed = {"mismatch": (outcomes["mismatch"], "(mismatch)"),
                "stale overwrites": (stale, "stale overwrites")}
     for what, (count, phrase) in unnamed.items():

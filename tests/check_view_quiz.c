@@ -354,6 +354,45 @@ START_TEST(test_c1_reveals_three_doubles_and_three_phantoms)
 }
 END_TEST
 
+/* C1's question at 0.95 s: revealed at the end, at-least-once has charged 3 twice; with
+ * answer_at_ms at the question's own moment, nothing yet (the first design's 0). The card's
+ * figure is the run's at the time the question names. */
+static double c1_double_revealed(bool answer_at_question, double answer_at_ms)
+{
+    Scenario *scenario = malloc(sizeof *scenario);
+    ck_assert_ptr_nonnull(scenario);
+    LoadErrors errors;
+    ck_assert(scenario_load_file(IDEMSIM_SOURCE_DIR "/scenarios/01_lost_answer.json", NULL, 0,
+                                 scenario, &errors));
+    scenario->questions[0].has_answer_at = answer_at_question;
+    scenario->questions[0].answer_at_ms = answer_at_ms;
+    ViewSession session;
+    ck_assert(view_session_init(&session, scenario, scenario->modes, scenario->mode_count,
+                                scenario->seed, 1.0));
+    ViewQuiz *quiz = malloc(sizeof *quiz);
+    ck_assert_ptr_nonnull(quiz);
+    view_quiz_init(quiz, scenario->questions, scenario->question_count);
+    view_session_advance(&session, view_quiz_clock_limit(quiz, SIM_TIME_NEVER - 1), 0);
+    ck_assert(view_quiz_on_clock(quiz, session.now_us, false));
+    view_quiz_press(quiz);
+    view_quiz_learn_answers(quiz, session.panes, session.pane_count);
+    ck_assert_int_eq(session.panes[1]->mode, MODE_AT_LEAST_ONCE);
+    double value = -1;
+    ck_assert(view_quiz_answer(quiz, 1, 0, &value)); /* reveal[0] is "double" */
+    free(quiz);
+    view_session_release(&session);
+    free(scenario);
+    return value;
+}
+
+START_TEST(test_answer_at_ms_sets_the_moment_the_reveal_reads)
+{
+    ck_assert(c1_double_revealed(false, 0) == 3);
+    ck_assert(c1_double_revealed(true, 950) == 0);
+    ck_assert(c1_double_revealed(true, 10000) == 3);
+}
+END_TEST
+
 START_TEST(test_quiz_speaks_the_report_words_not_metric_ids)
 {
     char words[96];
@@ -384,6 +423,7 @@ static Suite *view_quiz_suite(void)
     tcase_add_test(core, test_quiz_hides_what_each_metric_shows_and_nothing_for_the_others);
     tcase_add_test(core, test_quiz_speaks_the_report_words_not_metric_ids);
     tcase_add_test(core, test_c1_reveals_three_doubles_and_three_phantoms);
+    tcase_add_test(core, test_answer_at_ms_sets_the_moment_the_reveal_reads);
     tcase_add_test(core, test_every_curriculum_question_reveals_its_answer_not_its_moment);
     suite_add_tcase(suite, core);
     TCase *limits = tcase_create("Limits");

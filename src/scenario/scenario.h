@@ -457,7 +457,10 @@ typedef struct {
  * view stops, asks, and hides the reveal metrics until a key press. Questions never reach
  * the model: a run is the same with or without them. */
 typedef struct {
-    double at_ms; /* in [0, duration_ms], strictly increasing from one question to the next */
+    double at_ms;       /* in [0, duration_ms], strictly increasing from one question to the next */
+    bool has_answer_at; /* answer_at_ms given; else the next question's at_ms, or the end */
+    double answer_at_ms; /* when the answer is known: the reveal's figures are the run's then,
+                            in [at_ms, duration_ms] */
     char ask[QUESTION_ASK_LEN_MAX];
     uint32_t reveal_count;
     uint16_t reveal[QUESTION_REVEAL_MAX]; /* indices into scenario_metric_names */

@@ -1,4 +1,5 @@
-/* Questions: [{"at_ms": T, "ask": "...", "reveal": ["double", ...]}], the predict-and-vote
+/* Questions: [{"at_ms": T, "ask": "...", "reveal": ["double", ...], "answer_at_ms": A}], the
+ * predict-and-vote
  * moments of `idemsim view --predict`. Read after "duration_ms" (the top-level table's
  * order), so a question past the end of the scenario is reported. The reveal names are the
  * report's metric names, looked up in the same table as `expect`'s. */
@@ -49,6 +50,22 @@ static void write_reveal(SchemaWriter *writer, const void *target, cJSON *object
         schema_write_string(writer, metrics, NULL, scenario_metric_names[question->reveal[i]]);
 }
 
+/* Written back only when the file gave it: its absence means "the next question, or the end". */
+static void read_answer_at(SchemaReader *reader, const cJSON *item, void *target)
+{
+    Question *question = target;
+    const SchemaRange range = RANGE_MS;
+    question->has_answer_at = schema_read_number(reader, item, &range, &question->answer_at_ms);
+}
+
+static void write_answer_at(SchemaWriter *writer, const void *target, cJSON *object,
+                            const char *key)
+{
+    const Question *question = target;
+    if (question->has_answer_at)
+        schema_write_number(writer, object, key, question->answer_at_ms);
+}
+
 /* clang-format off */
 static const SchemaField question_fields[] = {
     {.key = "at_ms", .type = SCHEMA_NUMBER, .offset = SCHEMA_MEMBER(Question, at_ms, double),
@@ -58,6 +75,8 @@ static const SchemaField question_fields[] = {
      .required = true},
     {.key = "reveal", .type = SCHEMA_CUSTOM, .offset = 0, .read = read_reveal,
      .write = write_reveal, .required = true},
+    {.key = "answer_at_ms", .type = SCHEMA_CUSTOM, .offset = 0, .read = read_answer_at,
+     .write = write_answer_at},
 };
 /* clang-format on */
 const SchemaObject scenario_questions_schema = {.name = "questions[]",
@@ -87,6 +106,26 @@ static void check_time(SchemaReader *reader, const cJSON *element, double at_ms,
     }
 }
 
+/* An answer is known at or after its question (else the reveal would show the room less
+ * than it already saw) and within the run. */
+static void check_answer_time(SchemaReader *reader, const cJSON *element, const Question *question,
+                              double duration_ms)
+{
+    if (!question->has_answer_at)
+        return;
+    char got[32], bound[32];
+    schema_describe_number(reader, schema_member(element, "answer_at_ms"), got, sizeof got);
+    if (question->answer_at_ms < question->at_ms) {
+        schema_format_number(question->at_ms, bound, sizeof bound);
+        schema_error_at(reader, "answer_at_ms",
+                        "expected number >= %s, the question's at_ms (got %s)", bound, got);
+    } else if (question->answer_at_ms > duration_ms) {
+        schema_format_number(duration_ms, bound, sizeof bound);
+        schema_error_at(reader, "answer_at_ms", "expected number <= duration_ms (%s) (got %s)",
+                        bound, got);
+    }
+}
+
 void scenario_questions_read(SchemaReader *reader, const cJSON *item, void *target)
 {
     Scenario *scenario = target;
@@ -108,6 +147,7 @@ void scenario_questions_read(SchemaReader *reader, const cJSON *item, void *targ
                        scenario->duration_ms);
             previous_ms = question->at_ms;
             has_previous = true;
+            check_answer_time(reader, element, question, scenario->duration_ms);
         }
         json_path_pop(&reader->path);
     }

@@ -117,10 +117,12 @@ static void draw_status(ViewFrame *frame)
     x = legend_item(frame, x, r.y, r.h, VIEW_COLOR_OK, "replayed", LEGEND_LEFTWARDS);
     x = legend_item(frame, x, r.y, r.h, VIEW_COLOR_DOUBLE, "charged again", LEGEND_RIGHTWARDS);
     x = legend_item(frame, x, r.y, r.h, VIEW_COLOR_DOUBLE, "lost", LEGEND_CROSS);
-    const char *hints = frame->interactive
+    const char *hints = !frame->interactive ? "dashed: a network duplicate"
+                        : frame->in_browser
                             ? "space pause \xC2\xB7 n step \xC2\xB7 +/\xE2\x88\x92 speed \xC2\xB7 "
-                              "1-3 focus \xC2\xB7 h help \xC2\xB7 q quit"
-                            : "dashed: a network duplicate";
+                              "1-3 focus \xC2\xB7 h help"
+                            : "space pause \xC2\xB7 n step \xC2\xB7 +/\xE2\x88\x92 speed \xC2\xB7 "
+                              "1-3 focus \xC2\xB7 h help \xC2\xB7 q quit";
     int small_h = view_canvas_text_height(canvas, VIEW_FONT_SMALL);
     int right = r.x + r.w - P(frame, 12);
     if (view_canvas_text_width(canvas, VIEW_FONT_SMALL, hints) < right - x)
@@ -216,7 +218,8 @@ static void draw_pane(ViewFrame *frame, int column, int64_t scale, const ViewTim
                          .money_scale = scale,
                          .now_us = view_session_clock(frame->session),
                          .hidden = frame->quiz != NULL ? view_quiz_hidden(frame->quiz) : 0,
-                         .hidden_drawn = &frame->hidden_drawn};
+                         .hidden_drawn = &frame->hidden_drawn,
+                         .extra = frame->extra_counter};
     view_panels_header(&panels);
     view_panels_counters(&panels);
     view_panels_balances(&panels);
@@ -309,27 +312,53 @@ static void draw_details(ViewFrame *frame, int pane_index, uint64_t serial, View
                          details.lines[i]);
 }
 
-static const char *const help_lines[][2] = {
-    {"space", "pause / resume"},
-    {"space  enter", "--predict: reveal the question, then run on"},
-    {"n  or  \xE2\x86\x92", "step to the next event"},
-    {"+  /  \xE2\x88\x92", "faster / slower (simulated time per second)"},
-    {"r", "restart with the same seed"},
-    {"s", "new seed (the same faults hit every mode)"},
-    {"1  2  3", "focus one mode;  0  all modes"},
-    {"mouse", "point at a message for its details, click to pin"},
-    {"p", "save a PNG screenshot"},
-    {"f", "full screen"},
-    {"h", "this help"},
-    {"q  or  Esc", "quit"},
+/* What each key does where: a page cannot quit or take options, a scenario without
+ * questions has nothing to reveal; the help lists only what works here (the browser page
+ * once advertised q and the predict keys, which did nothing there). */
+typedef enum { HELP_EVERYWHERE, HELP_DESKTOP, HELP_BROWSER, HELP_PREDICT } HelpWhere;
+
+static const struct {
+    HelpWhere where;
+    const char *keys, *desktop, *browser; /* browser NULL: the desktop's words */
+} help_lines[] = {
+    {HELP_EVERYWHERE, "space", "pause / resume", NULL},
+    {HELP_PREDICT, "space  enter", "reveal the question, then run on", NULL},
+    {HELP_EVERYWHERE, "n  or  \xE2\x86\x92", "step to the next event", NULL},
+    {HELP_EVERYWHERE, "+  /  \xE2\x88\x92", "faster / slower (simulated time per second)", NULL},
+    {HELP_EVERYWHERE, "r", "restart with the same seed", NULL},
+    {HELP_EVERYWHERE, "s", "new seed (the same faults hit every mode)", NULL},
+    {HELP_EVERYWHERE, "1  2  3", "focus one mode;  0  all modes", NULL},
+    {HELP_EVERYWHERE, "mouse", "point at a message for its details, click for its story", NULL},
+    {HELP_EVERYWHERE, "p", "save a PNG screenshot", "download a PNG screenshot"},
+    {HELP_EVERYWHERE, "f", "full screen", NULL},
+    {HELP_EVERYWHERE, "h", "this help", NULL},
+    {HELP_DESKTOP, "q  or  Esc", "quit", NULL},
+    {HELP_BROWSER, "Esc", "close this help", NULL},
 };
+
+static bool help_line_applies(const ViewFrame *frame, HelpWhere where)
+{
+    switch (where) {
+    case HELP_DESKTOP:
+        return !frame->in_browser;
+    case HELP_BROWSER:
+        return frame->in_browser;
+    case HELP_PREDICT:
+        return frame->quiz != NULL && frame->quiz->question_count > 0;
+    case HELP_EVERYWHERE:
+        break;
+    }
+    return true;
+}
 
 static void draw_help(ViewFrame *frame)
 {
     ViewCanvas *canvas = frame->canvas;
     view_canvas_fill(canvas, (ViewRect){0, 0, frame->layout.width, frame->layout.height},
                      view_canvas_color(VIEW_COLOR_BACKGROUND, 215));
-    int count = (int)(sizeof help_lines / sizeof help_lines[0]);
+    int count = 0;
+    for (size_t i = 0; i < sizeof help_lines / sizeof help_lines[0]; i++)
+        count += help_line_applies(frame, help_lines[i].where);
     int line_h = view_canvas_text_height(canvas, VIEW_FONT_BODY) + P(frame, 6);
     int w = P(frame, 620), h = P(frame, 70) + count * line_h + P(frame, 70);
     ViewRect box = {(frame->layout.width - w) / 2, (frame->layout.height - h) / 2, w, h};
@@ -338,11 +367,17 @@ static void draw_help(ViewFrame *frame)
     view_canvas_text(canvas, VIEW_FONT_HEADER, C(VIEW_COLOR_TEXT), x, y, VIEW_ALIGN_LEFT,
                      "Controls");
     y += P(frame, 44);
-    for (int i = 0; i < count; i++, y += line_h) {
+    for (size_t i = 0; i < sizeof help_lines / sizeof help_lines[0]; i++) {
+        if (!help_line_applies(frame, help_lines[i].where))
+            continue;
+        const char *words = frame->in_browser && help_lines[i].browser != NULL
+                                ? help_lines[i].browser
+                                : help_lines[i].desktop;
         view_canvas_text(canvas, VIEW_FONT_BODY, C(VIEW_COLOR_MESSAGE), x, y, VIEW_ALIGN_LEFT,
-                         help_lines[i][0]);
+                         help_lines[i].keys);
         view_canvas_text(canvas, VIEW_FONT_BODY, C(VIEW_COLOR_TEXT), x + P(frame, 150), y,
-                         VIEW_ALIGN_LEFT, help_lines[i][1]);
+                         VIEW_ALIGN_LEFT, words);
+        y += line_h;
     }
     view_canvas_text_wrapped(canvas, VIEW_FONT_SMALL, C(VIEW_COLOR_TEXT_DIM), x, y + P(frame, 8),
                              w - P(frame, 56),
@@ -367,6 +402,34 @@ static void draw_notice(ViewFrame *frame)
 
 /* ------------------------------------------------------------------ the frame */
 
+/* C8's keyed column once said "exact" with 11 clients told another payment's answer: an
+ * outcome without a counter is an outcome the room does not see. Every column gets the
+ * fifth counter when any has the outcome, so rows still compare; a question about it shows
+ * it as "?" before any happened, so its appearing cannot give the answer away. */
+static void choose_extra_counter(ViewFrame *frame)
+{
+    const ViewSession *session = frame->session;
+    SimTimeUs clock = view_session_clock(session);
+    if (clock < frame->extra_since_us)
+        frame->extra_counter = VIEW_EXTRA_NONE; /* restarted */
+    frame->extra_since_us = clock;
+    unsigned hidden = frame->quiz != NULL ? view_quiz_hidden(frame->quiz) : 0;
+    if ((hidden & VIEW_QUIZ_HIDE_MISMATCH) != 0)
+        frame->extra_counter = VIEW_EXTRA_MISMATCH;
+    else if ((hidden & VIEW_QUIZ_HIDE_STALE) != 0)
+        frame->extra_counter = VIEW_EXTRA_STALE;
+    for (uint32_t p = 0; p < session->pane_count && frame->extra_counter == VIEW_EXTRA_NONE; p++) {
+        const ViewPane *pane = session->panes[p];
+        if (pane->tally.outcomes[OUTCOME_MISMATCH] > 0)
+            frame->extra_counter = VIEW_EXTRA_MISMATCH;
+        else if (world_metrics(pane->world)->stale_overwrites > 0)
+            frame->extra_counter = VIEW_EXTRA_STALE;
+    }
+    view_layout_set_counters(&frame->layout, frame->extra_counter != VIEW_EXTRA_NONE
+                                                 ? VIEW_COUNTERS_MAX
+                                                 : VIEW_COUNTERS);
+}
+
 void view_frame_draw(ViewFrame *frame)
 {
     ViewCanvas *canvas = frame->canvas;
@@ -375,6 +438,7 @@ void view_frame_draw(ViewFrame *frame)
     SDL_SetRenderDrawColor(canvas->renderer, background.r, background.g, background.b, 255);
     SDL_RenderClear(canvas->renderer);
     draw_title(frame);
+    choose_extra_counter(frame);
     int64_t scale = money_scale(frame->session);
     frame->hovered_pane = -1;
     frame->hovered_serial = 0;

@@ -15,6 +15,14 @@
 #include "view_session.h"
 #include "view_story.h"
 
+/* The fifth counter: an outcome the four do not show, drawn once a run has one (or a
+ * question hides it), and kept until the clock goes back. */
+typedef enum {
+    VIEW_EXTRA_NONE,
+    VIEW_EXTRA_MISMATCH, /* a client given the answer of another request */
+    VIEW_EXTRA_STALE     /* a status write applied over a newer one */
+} ViewExtraCounter;
+
 typedef struct {
     /* in */
     ViewCanvas *canvas;
@@ -24,6 +32,7 @@ typedef struct {
     bool paused;
     bool help;
     bool interactive; /* a window: show the hints that need a keyboard */
+    bool in_browser;  /* a page's canvas: no quit key, p downloads, links instead of options */
     char notice[512]; /* shown above the status bar when not empty */
     int mouse_x, mouse_y;
     bool mouse_active;
@@ -38,6 +47,8 @@ typedef struct {
     uint64_t hovered_serial;
     int hidden_drawn;     /* counters and verdicts drawn as "?" for an open question */
     int card_logged_from; /* the question card's first string in the canvas log; -1: none */
+    ViewExtraCounter extra_counter; /* kept from frame to frame while the clock goes forward */
+    SimTimeUs extra_since_us;
 } ViewFrame;
 
 void view_frame_draw(ViewFrame *frame);
@@ -53,7 +64,8 @@ typedef struct {
     int64_t money_scale; /* the largest amount charged in any pane, for shared bars */
     SimTimeUs now_us;    /* the session clock */
     unsigned hidden;     /* VIEW_QUIZ_HIDE_* bits: drawn as "?" while a question is open */
-    int *hidden_drawn;   /* counts each "?" drawn; may be NULL */
+    ViewExtraCounter extra;
+    int *hidden_drawn; /* counts each "?" drawn; may be NULL */
 } ViewPanels;
 
 void view_panels_header(const ViewPanels *panels);

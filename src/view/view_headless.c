@@ -6,6 +6,7 @@
 
 #include "terminal_text.h"
 #include "view_app.h"
+#include "view_moment.h"
 
 #define EXIT_USAGE 2
 #define RECORD_FPS 30
@@ -113,6 +114,21 @@ int view_headless_run(ViewApp *app)
         return EXIT_USAGE;
     SimTimeUs end_us = app->options.has_at ? app->options.at_ms * SIM_US_PER_MS
                                            : (SimTimeUs)(app->scenario->duration_ms * 1000.0);
+    if (app->options.moment != NULL) {
+        /* The moment a quarter of the diagram down from its newest edge: what led to it
+         * above, the first of what follows below. */
+        SimTimeUs at_us;
+        Mode mode;
+        if (!view_moment_find(app->options.moment, app->scenario, app->session.modes,
+                              app->session.pane_count, app->session.seed, &at_us, &mode)) {
+            fprintf(stderr, "idemsim view: --moment %s: no mode of this run has one\n",
+                    app->options.moment);
+            return EXIT_USAGE;
+        }
+        end_us = at_us + view_session_window_us(&app->session) / 4;
+        printf("moment %s: t %.3f s in %s; frame at %.3f s\n", app->options.moment,
+               (double)at_us / 1e6, mode_name(mode), (double)end_us / 1e6);
+    }
     uint64_t presses = app->options.presses;
     if (app->options.record_dir != NULL && !record_frames(app, end_us, &presses))
         return EXIT_USAGE;

@@ -48,13 +48,17 @@ static void write_panels(FILE *stream, const ViewApp *app, int column, int panel
     const ViewPaneLayout *box = &app->frame.layout.panes[column];
     const ViewCanvas *canvas = &app->canvas;
     const ViewPane *pane = app->session.panes[view_frame_pane_of_column(&app->frame, column)];
-    fprintf(stream, ", \"mode\": \"%s\", \"done\": %s, \"counters\": [", mode_name(pane->mode),
+    fprintf(stream, ", \"mode\": \"%s\", \"done\": %s, \"header\": ", mode_name(pane->mode),
             pane->tally.done ? "true" : "false");
-    for (int c = 0; c < VIEW_COUNTERS; c++) {
+    write_texts(stream, canvas, box->header, 0, panels_end);
+    fprintf(stream, ", \"counters\": [");
+    for (int c = 0; c < box->counter_count; c++) {
         fprintf(stream, "%s\n  ", c ? "," : "");
         write_texts(stream, canvas, box->counters[c], 0, panels_end);
     }
-    fprintf(stream, "], \"balances\": ");
+    static const char *const extra_names[] = {"null", "\"mismatch\"", "\"stale_overwrites\""};
+    fprintf(stream,
+            "], \"fifth_counter\": %s, \"balances\": ", extra_names[app->frame.extra_counter]);
     write_texts(stream, canvas, box->balances, 0, panels_end);
     fprintf(stream, ", \"narration\": ");
     write_texts(stream, canvas, box->narration, 0, panels_end);

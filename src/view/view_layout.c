@@ -63,16 +63,29 @@ static ViewRect take_bottom(const ViewLayout *layout, ViewRect *area, float heig
     return strip;
 }
 
-static void split_counters(const ViewLayout *layout, ViewRect area, int columns,
-                           ViewRect counters[VIEW_COUNTERS])
+/* A strip of counters: one row in a column, two rows in the wide layout's sidebar. */
+static void split_counters(const ViewLayout *layout, ViewPaneLayout *pane, int count)
 {
+    ViewRect area = pane->counter_area;
+    int columns = pane->wide ? (count + 1) / 2 : count;
     int gap = view_layout_px(layout, GAP);
-    int rows = VIEW_COUNTERS / columns;
+    int rows = (count + columns - 1) / columns;
     int w = (area.w - gap * (columns - 1)) / columns;
     int h = (area.h - gap * (rows - 1)) / rows;
-    for (int i = 0; i < VIEW_COUNTERS; i++) {
+    memset(pane->counters, 0, sizeof pane->counters);
+    pane->counter_count = count;
+    for (int i = 0; i < count; i++) {
         int column = i % columns, row = i / columns;
-        counters[i] = rect_make(area.x + column * (w + gap), area.y + row * (h + gap), w, h);
+        pane->counters[i] = rect_make(area.x + column * (w + gap), area.y + row * (h + gap), w, h);
+    }
+}
+
+void view_layout_set_counters(ViewLayout *layout, int count)
+{
+    count = count > VIEW_COUNTERS ? VIEW_COUNTERS_MAX : VIEW_COUNTERS;
+    for (int p = 0; p < layout->pane_count; p++) {
+        if (layout->panes[p].counter_count != count)
+            split_counters(layout, &layout->panes[p], count);
     }
 }
 
@@ -82,7 +95,8 @@ static void narrow_pane(const ViewLayout *layout, ViewPaneLayout *pane)
     ViewRect area = rect_make(pane->pane.x + padding, pane->pane.y + padding,
                               pane->pane.w - 2 * padding, pane->pane.h - 2 * padding);
     pane->header = take_top(layout, &area, HEADER_HEIGHT);
-    split_counters(layout, take_top(layout, &area, COUNTER_HEIGHT), 4, pane->counters);
+    pane->counter_area = take_top(layout, &area, COUNTER_HEIGHT);
+    split_counters(layout, pane, VIEW_COUNTERS);
     pane->balances = take_top(layout, &area, BALANCES_HEIGHT);
     /* on a projector the diagram gets the height the key store gives up */
     pane->key_rows = layout->projector ? PROJECTOR_KEY_ROWS : NARROW_KEY_ROWS;
@@ -103,7 +117,8 @@ static void wide_pane(const ViewLayout *layout, ViewPaneLayout *pane)
     ViewRect main = rect_make(side.x + side_w + gap, side.y, inner_w - side_w - gap, side.h);
     pane->wide = true;
     pane->header = take_top(layout, &side, HEADER_HEIGHT);
-    split_counters(layout, take_top(layout, &side, COUNTER_HEIGHT * 2), 2, pane->counters);
+    pane->counter_area = take_top(layout, &side, COUNTER_HEIGHT * 2);
+    split_counters(layout, pane, VIEW_COUNTERS);
     pane->balances = take_top(layout, &side, BALANCES_HEIGHT);
     pane->keys = side;
     int rows = (int)((side.h / layout->unit - KEY_HEADER_HEIGHT) / KEY_ROW_HEIGHT) - 1;

@@ -9,12 +9,15 @@
 #include "scenario.h"
 #include "view.h"
 
-#define VIEW_COUNTERS 4 /* ok, double, lost, phantom */
+#define VIEW_COUNTERS 4     /* ok, double, lost, phantom */
+#define VIEW_COUNTERS_MAX 5 /* and, where the run has them, mismatches or stale overwrites */
 
 typedef struct {
     ViewRect pane;
     ViewRect header;
-    ViewRect counters[VIEW_COUNTERS];
+    ViewRect counter_area;
+    int counter_count; /* VIEW_COUNTERS, or VIEW_COUNTERS_MAX (view_layout_set_counters) */
+    ViewRect counters[VIEW_COUNTERS_MAX];
     ViewRect balances;
     ViewRect keys;
     ViewRect sequence;
@@ -35,6 +38,9 @@ typedef struct {
 } ViewLayout;
 
 void view_layout_compute(ViewLayout *layout, int width, int height, int pane_count, bool projector);
+/* Splits every pane's counter strip into count counters (VIEW_COUNTERS or VIEW_COUNTERS_MAX):
+ * a fifth appears when a run has an outcome the four do not show. */
+void view_layout_set_counters(ViewLayout *layout, int count);
 /* Scales a length at 1280x720 to this layout, at least 1 pixel. */
 int view_layout_px(const ViewLayout *layout, float length);
 bool view_layout_contains(ViewRect rect, int x, int y);

@@ -1,7 +1,9 @@
 /* Options of `idemsim view`, in the CLI's style: every mistake is a usage error (exit 2)
  * with one line saying what was wrong, then the usage. */
 #include "view_options.h"
+
 #include "scenario_library.h"
+#include "view_moment.h"
 
 #include <errno.h>
 #include <math.h>
@@ -39,6 +41,8 @@ const char *const view_options_usage =
     "  --headless          no window: render with a software renderer\n"
     "  --png FILE          with --headless: write the frame at --at-ms as a PNG\n"
     "  --at-ms T           simulated time of that frame (default: the scenario's duration)\n"
+    "  --moment NAME       instead of --at-ms: the frame just after the run's first double,\n"
+    "                      crash, replay, rebalance, failover, dead-letter or stale-overwrite\n"
     "  --stats             print frame rate and frame cost on exit\n"
     "  --predict           classroom mode: stop at the scenario's questions, hide the\n"
     "                      counters that answer them; space or enter reveals, again runs on\n"
@@ -88,7 +92,7 @@ static bool parse_size(const char *text, int low, int high, int *value)
 static const char *const valued[] = {"--mode",        "--seed",    "--set",    "--speed",
                                      "--focus",       "--width",   "--height", "--quit-after-ms",
                                      "--record",      "--png",     "--at-ms",  "--window",
-                                     "--labels-json", "--presses", "--story"};
+                                     "--labels-json", "--presses", "--story",  "--moment"};
 
 static bool takes_value(const char *arg)
 {
@@ -189,6 +193,12 @@ static ViewOptionsResult parse_option(const char *arg, const char *value, ViewOp
         options->png_path = value;
     } else if (strcmp(arg, "--labels-json") == 0) {
         options->labels_path = value;
+    } else if (strcmp(arg, "--moment") == 0) {
+        if (!view_moment_known(value))
+            return usage_error("--moment expects double, crash, replay, rebalance, failover, "
+                               "dead-letter or stale-overwrite, got '%s'",
+                               value);
+        options->moment = value;
     } else if (strcmp(arg, "--projector") == 0) {
         options->projector = true;
     } else if (strcmp(arg, "--headless") == 0) {
@@ -219,6 +229,8 @@ static ViewOptionsResult check_combination(const ViewOptions *options)
         return usage_error("--quit-after-ms is for the window; --headless renders one frame "
                            "and ends%s",
                            "");
+    if (options->moment != NULL && (!options->headless || options->has_at))
+        return usage_error("--moment needs --headless, and names the time --at-ms would%s", "");
     if (options->has_presses && !(options->predict && options->headless))
         return usage_error("--presses needs --headless --predict (in the window, press space)%s",
                            "");

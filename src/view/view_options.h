@@ -37,8 +37,9 @@ typedef struct {
     uint64_t story_operation; /* --story: that operation's story, as a click on it shows */
     bool fullscreen;
     bool stats;
-    int focus;    /* -1: every mode side by side */
-    bool predict; /* stop at the scenario's questions (view_quiz.h) */
+    int focus;          /* -1: every mode side by side */
+    bool predict;       /* stop at the scenario's questions (view_quiz.h) */
+    const char *moment; /* --moment: the frame just after a named first (view_headless.c) */
     bool has_presses;
     uint64_t presses; /* headless --predict: space presses the class made before the frame */
 } ViewOptions;

@@ -97,6 +97,25 @@ typedef struct {
     KeyRow settled_rows[VIEW_KEY_ROWS_SHOWN];    /* completed, failed, or expired */
 } ViewKeySample;
 
+/* ------------------------------------------------------------------ mechanisms */
+
+/* A moment the system itself did something a lesson turns on, whoever's operation it
+ * concerned (a crash, a failover, a rebalance, an offset commit, a request shed with 429 or
+ * 503, a stale overwrite, a dead letter, a redrive): the diagram draws it across every
+ * lane, since the sampled clients' arrows alone missed C21's rebalance and C22's crash.
+ * Repeats close together (commits, sheds) are one moment with a count. */
+#define VIEW_MECHANISMS_MAX 256
+#define VIEW_MECHANISM_MERGE_US 250000 /* a repeat within this of the last is counted in it */
+#define VIEW_COMMIT_MERGE_US 1000000   /* commits come one per record: merged over longer */
+
+typedef struct {
+    SimTimeUs t_us;
+    TraceEvent event;
+    NodeKind kind; /* of the actor */
+    int64_t value; /* the record's value: rows lost, replays, offset, status */
+    uint32_t repeats;
+} ViewMechanism;
+
 /* ------------------------------------------------------------------ the pane */
 
 typedef struct {
@@ -116,6 +135,8 @@ typedef struct {
     ViewDensity *density; /* ring of VIEW_DENSITY_BUCKETS */
 
     ViewNarration narration;
+    ViewMechanism mechanisms[VIEW_MECHANISMS_MAX]; /* a ring, oldest overwritten */
+    uint64_t mechanism_count;                      /* ever recorded */
     SimTimeUs narration_hold_us; /* a less notable event replaces the line after this */
     uint64_t records;
     uint64_t records_by_event[TRACE_EVENT_COUNT];

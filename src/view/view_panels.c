@@ -21,19 +21,34 @@ static SDL_Color C(ViewColor color)
 
 /* ------------------------------------------------------------------ header */
 
-static const char *tagline(Mode mode)
+/* What a column's mode does on this scenario's path: "retries on timeout, no key" was
+ * written under broker, log and webhook columns alike, where nobody retries on a timeout
+ * but the broker redelivers, the log replays, the provider sends again. */
+static const char *tagline(const Scenario *scenario, Mode mode, char *buffer, size_t size)
 {
-    switch (mode) {
-    case MODE_AT_MOST_ONCE:
-        return "sends once, never retries";
-    case MODE_AT_LEAST_ONCE:
-        return "retries on timeout, no key";
-    case MODE_IDEMPOTENT:
-        return "retries with a key + a key store";
-    case MODE_COUNT:
-        break;
+    bool broker = false, proxy = false;
+    for (uint32_t g = 0; g < scenario->client_group_count; g++) {
+        broker |= scenario->client_groups[g].target == TARGET_BROKER;
+        proxy |= scenario->client_groups[g].via == VIA_PROXY;
     }
-    return "";
+    static const char *const words[][MODE_COUNT] = {
+        {"sends once, never retries", "retries on timeout, no key",
+         "retries with a key + a key store"},
+        {"acks on delivery: never redelivered", "redelivers unacked, no key",
+         "redelivers; consumers keep a key"},
+        {"commits before processing", "replays from the last commit, no key",
+         "replays from the commit + a key"},
+        {"no retry at any hop", "the proxy retries too, no key", "every hop retries with the key"},
+    };
+    int path = !broker ? (proxy ? 3 : 0) : scenario->broker.family == BROKER_LOG ? 2 : 1;
+    if (mode >= MODE_COUNT)
+        return "";
+    /* who sends: C24's webhook provider is a client like the shop's web app */
+    if (path == 0 && scenario->client_group_count == 1)
+        snprintf(buffer, size, "%s: %s", scenario->client_groups[0].id, words[path][mode]);
+    else
+        snprintf(buffer, size, "%s", words[path][mode]);
+    return buffer;
 }
 
 void view_panels_header(const ViewPanels *panels)
@@ -50,7 +65,7 @@ void view_panels_header(const ViewPanels *panels)
     int top = r.y + (r.h - header_h - small_h) / 2;
     view_canvas_text_fit(canvas, VIEW_FONT_HEADER, C(VIEW_COLOR_TEXT), r.x, top, VIEW_ALIGN_LEFT,
                          r.w, name);
-    char status[96];
+    char status[96], words[NAME_LEN_MAX + 64];
     ViewColor status_color = VIEW_COLOR_TEXT_DIM;
     if (view_pane_stop_text(pane, status, sizeof status) != NULL) {
         status_color = VIEW_COLOR_WARNING; /* a budget cut it short: every figure is partial */
@@ -65,7 +80,8 @@ void view_panels_header(const ViewPanels *panels)
     int status_w = view_canvas_text(canvas, VIEW_FONT_SMALL, C(status_color), r.x + r.w, line_y,
                                     VIEW_ALIGN_RIGHT, status);
     view_canvas_text_fit(canvas, VIEW_FONT_SMALL, C(VIEW_COLOR_TEXT_DIM), r.x, line_y,
-                         VIEW_ALIGN_LEFT, r.w - status_w - P(panels, 10), tagline(pane->mode));
+                         VIEW_ALIGN_LEFT, r.w - status_w - P(panels, 10),
+                         tagline(pane->scenario, pane->mode, words, sizeof words));
     view_canvas_fill(canvas, (ViewRect){r.x, r.y + r.h - 1, r.w, P(panels, 1)}, C(VIEW_COLOR_GRID));
 }
 
@@ -73,6 +89,7 @@ void view_panels_header(const ViewPanels *panels)
 
 typedef struct {
     const char *label;
+    const char *label_short; /* when five counters share a column */
     ViewColor color;
     uint64_t count;
     const char *sub_long;
@@ -98,8 +115,16 @@ static void draw_counter(const ViewPanels *panels, ViewRect r, const Counter *co
     SDL_Color ink = active ? C(counter->color) : C(VIEW_COLOR_TEXT_DIM);
     int pad = P(panels, 7);
     int inner_w = r.w - 2 * pad;
-    view_canvas_text_fit(canvas, VIEW_FONT_LABEL, ink, r.x + pad, r.y + pad - P(panels, 2),
-                         VIEW_ALIGN_LEFT, inner_w, counter->label);
+    /* Five counters in a column of a 1080p projector frame are about 110 px wide: a label
+     * that does not fit drops its sign, then comes closer to the edge, and is cut last. */
+    const char *label = counter->label;
+    int label_pad = pad;
+    if (view_canvas_text_width(canvas, VIEW_FONT_LABEL, label) > inner_w) {
+        label = counter->label_short;
+        label_pad = P(panels, 3);
+    }
+    view_canvas_text_fit(canvas, VIEW_FONT_LABEL, ink, r.x + label_pad, r.y + pad - P(panels, 2),
+                         VIEW_ALIGN_LEFT, r.w - 2 * label_pad, label);
     char number[32];
     snprintf(number, sizeof number, "%" PRIu64, counter->count);
     if (counter->hidden) {
@@ -107,9 +132,15 @@ static void draw_counter(const ViewPanels *panels, ViewRect r, const Counter *co
         if (panels->hidden_drawn != NULL)
             (*panels->hidden_drawn)++;
     }
+    /* A number is never cut: smaller type, then closer to the edge, then smaller again. */
     ViewFont font = VIEW_FONT_NUMBER;
+    int number_pad = pad;
     if (view_canvas_text_width(canvas, font, number) > inner_w)
         font = VIEW_FONT_NUMBER_SMALL;
+    if (view_canvas_text_width(canvas, font, number) > inner_w)
+        number_pad = P(panels, 3);
+    if (view_canvas_text_width(canvas, font, number) > r.w - 2 * number_pad)
+        font = VIEW_FONT_HEADER;
     int label_h = view_canvas_text_height(canvas, VIEW_FONT_LABEL);
     int small_h = view_canvas_text_height(canvas, VIEW_FONT_SMALL);
     int number_h = view_canvas_text_height(canvas, font);
@@ -119,14 +150,19 @@ static void draw_counter(const ViewPanels *panels, ViewRect r, const Counter *co
     SDL_Color number_ink = counter->hidden ? C(VIEW_COLOR_WARNING)
                            : active        ? C(counter->color)
                                            : C(VIEW_COLOR_TEXT_DIM);
-    view_canvas_text_fit(canvas, font, number_ink, r.x + pad, slot_top + (slot_h - number_h) / 2,
-                         VIEW_ALIGN_LEFT, inner_w, number);
+    view_canvas_text_fit(canvas, font, number_ink, r.x + number_pad,
+                         slot_top + (slot_h - number_h) / 2, VIEW_ALIGN_LEFT, r.w - 2 * number_pad,
+                         number);
     const char *sub = counter->hidden ? "vote first" : counter->sub_long;
+    int sub_pad = pad;
     if (!counter->hidden && view_canvas_text_width(canvas, VIEW_FONT_SMALL, sub) > inner_w)
         sub = counter->sub_short;
+    if (view_canvas_text_width(canvas, VIEW_FONT_SMALL, sub) > inner_w)
+        sub_pad = P(panels, 3);
     SDL_Color sub_ink = active && counter->sub_colored ? C(counter->color) : C(VIEW_COLOR_TEXT_DIM);
-    view_canvas_text_fit(canvas, VIEW_FONT_SMALL, sub_ink, r.x + pad,
-                         r.y + r.h - pad - small_h + P(panels, 1), VIEW_ALIGN_LEFT, inner_w, sub);
+    view_canvas_text_fit(canvas, VIEW_FONT_SMALL, sub_ink, r.x + sub_pad,
+                         r.y + r.h - pad - small_h + P(panels, 1), VIEW_ALIGN_LEFT,
+                         r.w - 2 * sub_pad, sub);
 }
 
 void view_panels_counters(const ViewPanels *panels)
@@ -142,21 +178,43 @@ void view_panels_counters(const ViewPanels *panels)
     if (tally->outcomes[OUTCOME_LOST] == 0)
         snprintf(lost_long, sizeof lost_long, "none");
     const Counter counters[VIEW_COUNTERS] = {
-        {"\xE2\x9C\x93 OK", VIEW_COLOR_OK, tally->outcomes[OUTCOME_OK], "charged once", "once",
-         false, panels->hidden & VIEW_QUIZ_HIDE_OK},
+        {"\xE2\x9C\x93 OK", "OK", VIEW_COLOR_OK, tally->outcomes[OUTCOME_OK], "charged once",
+         "once", false, panels->hidden & VIEW_QUIZ_HIDE_OK},
         {"\xC3\x97"
          "2 DOUBLE",
-         VIEW_COLOR_DOUBLE, tally->outcomes[OUTCOME_DOUBLE], double_long,
+         "DOUBLE", VIEW_COLOR_DOUBLE, tally->outcomes[OUTCOME_DOUBLE], double_long,
          tally->outcomes[OUTCOME_DOUBLE] ? double_short : "none", true,
          panels->hidden & VIEW_QUIZ_HIDE_DOUBLE},
-        {"\xE2\x9C\x95 LOST", VIEW_COLOR_LOST, tally->outcomes[OUTCOME_LOST], lost_long,
+        {"\xE2\x9C\x95 LOST", "LOST", VIEW_COLOR_LOST, tally->outcomes[OUTCOME_LOST], lost_long,
          tally->outcomes[OUTCOME_LOST] ? lost_short : "none", false,
          panels->hidden & VIEW_QUIZ_HIDE_LOST},
-        {"? PHANTOM", VIEW_COLOR_WARNING, tally->outcomes[OUTCOME_PHANTOM], "paid, not told",
-         "not told", false, panels->hidden & VIEW_QUIZ_HIDE_PHANTOM},
+        {"? PHANTOM", "PHANTOM", VIEW_COLOR_WARNING, tally->outcomes[OUTCOME_PHANTOM],
+         "paid, not told", "not told", false, panels->hidden & VIEW_QUIZ_HIDE_PHANTOM},
     };
     for (int i = 0; i < VIEW_COUNTERS; i++)
         draw_counter(panels, panels->box->counters[i], &counters[i]);
+    if (panels->extra == VIEW_EXTRA_NONE || panels->box->counter_count <= VIEW_COUNTERS)
+        return;
+    /* Red like a double: a customer told "paid" for a payment never made, a status that went
+     * backwards; neither is visible in the money of the column that has it. */
+    const Counter mismatch = {"\xE2\x89\xA0 MISMATCH",
+                              "\xE2\x89\xA0 WRONG",
+                              VIEW_COLOR_DOUBLE,
+                              tally->outcomes[OUTCOME_MISMATCH],
+                              "told another's answer",
+                              "mismatch",
+                              false,
+                              panels->hidden & VIEW_QUIZ_HIDE_MISMATCH};
+    const Counter stale = {"\xE2\x86\xBA STALE",
+                           "STALE",
+                           VIEW_COLOR_DOUBLE,
+                           world_metrics(panels->pane->world)->stale_overwrites,
+                           "older status won",
+                           "reverted",
+                           false,
+                           panels->hidden & VIEW_QUIZ_HIDE_STALE};
+    draw_counter(panels, panels->box->counters[VIEW_COUNTERS],
+                 panels->extra == VIEW_EXTRA_MISMATCH ? &mismatch : &stale);
 }
 
 /* ------------------------------------------------------------------ balances */

@@ -35,6 +35,14 @@ SimTimeUs view_quiz_at_us(const ViewQuiz *quiz, uint32_t index)
     return (SimTimeUs)(quiz->questions[index].at_ms * 1000.0 + 0.5);
 }
 
+SimTimeUs view_quiz_answer_at_us(const ViewQuiz *quiz, uint32_t index)
+{
+    const Question *question = &quiz->questions[index];
+    if (question->has_answer_at)
+        return (SimTimeUs)(question->answer_at_ms * 1000.0 + 0.5);
+    return index + 1 < quiz->question_count ? view_quiz_at_us(quiz, index + 1) : SIM_TIME_NEVER;
+}
+
 SimTimeUs view_quiz_clock_limit(const ViewQuiz *quiz, SimTimeUs target_us)
 {
     if (quiz->phase != VIEW_QUIZ_WAITING)
@@ -100,15 +108,24 @@ static bool answer_value(const Metrics *metrics, const char *metric, double *val
  * the next one is asked, so that question's answer is not given away before its vote. */
 static void learn_pane(ViewQuiz *quiz, uint32_t p, const ViewPane *pane)
 {
-    World *world =
-        world_create(pane->scenario, pane->mode, pane->seed, (TraceSink){0}, (WorldLimits){0});
-    if (world == NULL)
-        return;
+    World *world = NULL;
     for (uint32_t q = 0; q < quiz->question_count; q++) {
-        if (q + 1 < quiz->question_count)
-            world_run_until(world, view_quiz_at_us(quiz, q + 1));
-        else
+        /* A question's answer_at_ms may lie past the next question's: a world cannot run
+         * back, so a question answered earlier than the world's clock gets a fresh one. */
+        SimTimeUs answer_at = view_quiz_answer_at_us(quiz, q);
+        if (world != NULL && world_now(world) > answer_at) {
+            world_destroy(world);
+            world = NULL;
+        }
+        if (world == NULL)
+            world = world_create(pane->scenario, pane->mode, pane->seed, (TraceSink){0},
+                                 (WorldLimits){0});
+        if (world == NULL)
+            return;
+        if (answer_at == SIM_TIME_NEVER)
             world_run(world);
+        else
+            world_run_until(world, answer_at);
         const Question *question = &quiz->questions[q];
         for (uint32_t r = 0; r < question->reveal_count; r++) {
             uint16_t metric = question->reveal[r];
@@ -173,6 +190,9 @@ static const struct {
     {"phantom", VIEW_QUIZ_HIDE_PHANTOM},
     {"balance_error", VIEW_QUIZ_HIDE_BALANCES},
     {"key_store_peak", VIEW_QUIZ_HIDE_KEY_STORE},
+    {"mismatch", VIEW_QUIZ_HIDE_MISMATCH},
+    {"stale_overwrites", VIEW_QUIZ_HIDE_STALE},
+    {"stale_final", VIEW_QUIZ_HIDE_STALE},
 };
 
 unsigned view_quiz_hide_bits_of_metric(const char *metric)
@@ -201,8 +221,9 @@ unsigned view_quiz_hidden(const ViewQuiz *quiz)
 bool view_quiz_metric_value(const ViewPane *pane, const char *metric, double *value)
 {
     const ViewTally *tally = &pane->tally;
-    static const char *const outcome_names[] = {"ok", "double", "lost", "phantom"};
-    static const Outcome outcomes[] = {OUTCOME_OK, OUTCOME_DOUBLE, OUTCOME_LOST, OUTCOME_PHANTOM};
+    static const char *const outcome_names[] = {"ok", "double", "lost", "phantom", "mismatch"};
+    static const Outcome outcomes[] = {OUTCOME_OK, OUTCOME_DOUBLE, OUTCOME_LOST, OUTCOME_PHANTOM,
+                                       OUTCOME_MISMATCH};
     for (size_t i = 0; i < sizeof outcomes / sizeof outcomes[0]; i++) {
         if (strcmp(metric, outcome_names[i]) == 0) {
             *value = (double)tally->outcomes[outcomes[i]];

@@ -37,6 +37,8 @@ typedef enum {
 #define VIEW_QUIZ_HIDE_PHANTOM (1u << 3)
 #define VIEW_QUIZ_HIDE_BALANCES (1u << 4)  /* the charged-vs-expected verdicts and overshoot */
 #define VIEW_QUIZ_HIDE_KEY_STORE (1u << 5) /* the key-store panel's rows and counts */
+#define VIEW_QUIZ_HIDE_MISMATCH (1u << 6)  /* the fifth counter, when it counts mismatches */
+#define VIEW_QUIZ_HIDE_STALE (1u << 7)     /* the fifth counter, when it counts stale writes */
 
 typedef struct {
     const Question *questions; /* borrowed */
@@ -60,6 +62,9 @@ void view_quiz_restart(ViewQuiz *quiz);
 
 /* When the question index is asked, in simulated microseconds (at_ms rounded). */
 SimTimeUs view_quiz_at_us(const ViewQuiz *quiz, uint32_t index);
+/* When its answer is known: answer_at_ms, else the next question's time, else SIM_TIME_NEVER
+ * (the end of the run). */
+SimTimeUs view_quiz_answer_at_us(const ViewQuiz *quiz, uint32_t index);
 /* The time the clock may run to when it wants target_us: no further than the next unasked
  * question; unchanged while WAITING for none or OVER. Callers hold the clock themselves
  * while view_quiz_holds_clock. */

@@ -95,6 +95,11 @@ static void hint_text(const ViewFrame *frame, char *hint, size_t size)
     reveal_list(question, metrics, sizeof metrics);
     if (quiz->phase == VIEW_QUIZ_ASKING) {
         snprintf(hint, size, "Vote now. Hidden: %s.   space / enter: reveal", metrics);
+    } else if (question->has_answer_at) {
+        snprintf(hint, size,
+                 "At %.1f s, when the answer is known.   space / enter: run on and "
+                 "watch it happen",
+                 (double)view_quiz_answer_at_us(quiz, quiz->current) / 1e6);
     } else if (quiz->current + 1 < quiz->question_count) {
         snprintf(hint, size,
                  "When question %u is asked, at %.1f s.   space / enter: run on and watch it "

@@ -523,6 +523,133 @@ static void draw_quiet(Strip *strip)
     }
 }
 
+/* ------------------------------------------------------------------ mechanisms */
+
+static const char *kind_word(NodeKind kind)
+{
+    static const char *const words[NODE_KIND_COUNT] = {"clients", "server",    "gateway",
+                                                       "broker",  "consumers", "proxy"};
+    return kind < NODE_KIND_COUNT ? words[kind] : "service";
+}
+
+/* The words of a mechanism moment, and its colour: red where money or order is harmed,
+ * amber where work comes back, dim for housekeeping. */
+static ViewColor mechanism_words(const ViewMechanism *moment, char *text, size_t size)
+{
+    long long value = (long long)moment->value;
+    unsigned repeats = moment->repeats;
+    switch (moment->event) {
+    case TRACE_CRASH:
+        snprintf(text, size, "CRASH: %s down", kind_word(moment->kind));
+        return VIEW_COLOR_DOUBLE;
+    case TRACE_RESTART:
+        snprintf(text, size, "%s restarted", kind_word(moment->kind));
+        return VIEW_COLOR_TEXT_DIM;
+    case TRACE_FAILOVER:
+        snprintf(text, size, "key store failover: %lld rows lost", value);
+        return VIEW_COLOR_DOUBLE;
+    case TRACE_REBALANCE:
+        snprintf(text, size, "rebalance: %lld replayed from the commit", value);
+        return VIEW_COLOR_WARNING;
+    case TRACE_OFFSET_COMMIT:
+        if (repeats > 1)
+            snprintf(text, size, "%u offset commits, to %lld", repeats, value);
+        else
+            snprintf(text, size, "offset commit: %lld", value);
+        return VIEW_COLOR_TEXT_DIM;
+    case TRACE_COMMIT_REFUSED:
+        snprintf(text, size, "commit refused: old owner");
+        return VIEW_COLOR_WARNING;
+    case TRACE_CHANNEL_CLOSED:
+        snprintf(text, size, "channel closed: %lld requeued", value);
+        return VIEW_COLOR_WARNING;
+    case TRACE_STALE_OVERWRITE:
+        snprintf(text, size, repeats > 1 ? "%u stale overwrites" : "stale overwrite", repeats);
+        return VIEW_COLOR_DOUBLE;
+    case TRACE_DEAD_LETTER:
+        snprintf(text, size, repeats > 1 ? "%u to the DLQ" : "to the DLQ", repeats);
+        return VIEW_COLOR_DOUBLE;
+    case TRACE_REDRIVE:
+        snprintf(text, size, repeats > 1 ? "%u redriven from the DLQ" : "redriven from the DLQ",
+                 repeats);
+        return VIEW_COLOR_WARNING;
+    default: /* a shed request (view_trace.c) */
+        if (repeats > 1)
+            snprintf(text, size, "%u shed: %lld", repeats, value);
+        else
+            snprintf(text, size, "shed: %lld", value);
+        return VIEW_COLOR_WARNING;
+    }
+}
+
+/* A line across every lane at the moment, its words at the right end (left when taken). */
+static void draw_mechanism_line(Strip *strip, float y, ViewColor color, const char *text)
+{
+    float x0 = strip->time_x, x1 = (float)(strip->body.x + strip->body.w);
+    view_canvas_dashed(strip->canvas, x0, y, x1, y, px(strip, 1.5f), px(strip, 4),
+                       view_canvas_color(color, 200));
+    float h = (float)view_canvas_text_height(strip->canvas, VIEW_FONT_TINY);
+    Spot spots[] = {{x1 - px(strip, 4), y - h - px(strip, 1), VIEW_ALIGN_RIGHT},
+                    {x1 - px(strip, 4), y + px(strip, 1), VIEW_ALIGN_RIGHT},
+                    {x0 + px(strip, 4), y - h - px(strip, 1), VIEW_ALIGN_LEFT}};
+    label(strip, spots, 3, color, text);
+}
+
+/* Outages are the scenario's own windows: a band over the time they cover. */
+static void draw_outages(Strip *strip)
+{
+    const Scenario *scenario = strip->pane->scenario;
+    float x0 = strip->time_x, x1 = (float)(strip->body.x + strip->body.w);
+    for (uint32_t o = 0; o <= scenario->network.outage_count; o++) {
+        char words[LABEL_TEXT_MAX];
+        double from_ms, to_ms;
+        if (o < scenario->network.outage_count) {
+            const OutageSpec *outage = &scenario->network.outages[o];
+            from_ms = outage->from_ms;
+            to_ms = outage->to_ms;
+            if (outage->source[0] != '\0')
+                snprintf(words, sizeof words, "outage %s\xE2\x86\x92%s", outage->source,
+                         outage->target);
+            else
+                snprintf(words, sizeof words, "network outage");
+        } else if (scenario->server.outage.enabled) {
+            from_ms = scenario->server.outage.from_ms;
+            to_ms = scenario->server.outage.to_ms;
+            snprintf(words, sizeof words, "server outage");
+        } else {
+            break;
+        }
+        SimTimeUs from_us = (SimTimeUs)(from_ms * 1000.0), to_us = (SimTimeUs)(to_ms * 1000.0);
+        if (from_us >= strip->now_us || to_us <= strip->from_us)
+            continue;
+        float top = y_of(strip, from_us > strip->from_us ? from_us : strip->from_us);
+        float bottom = y_of(strip, to_us);
+        view_canvas_fill(strip->canvas,
+                         (ViewRect){(int)x0, (int)top, (int)(x1 - x0),
+                                    (int)(bottom - top) > 1 ? (int)(bottom - top) : 1},
+                         view_canvas_color(VIEW_COLOR_WARNING, 28));
+        draw_mechanism_line(strip, top, VIEW_COLOR_WARNING, words);
+    }
+}
+
+static void draw_mechanisms(Strip *strip)
+{
+    draw_outages(strip);
+    const ViewPane *pane = strip->pane;
+    uint64_t count = pane->mechanism_count;
+    uint64_t first = count > VIEW_MECHANISMS_MAX ? count - VIEW_MECHANISMS_MAX : 0;
+    for (uint64_t i = count; i-- > first;) { /* newest first: its words win a crowded spot */
+        const ViewMechanism *moment = &pane->mechanisms[i % VIEW_MECHANISMS_MAX];
+        if (moment->t_us > strip->now_us)
+            continue;
+        if (moment->t_us < strip->from_us)
+            break;
+        char text[LABEL_TEXT_MAX];
+        ViewColor color = mechanism_words(moment, text, sizeof text);
+        draw_mechanism_line(strip, y_of(strip, moment->t_us), color, text);
+    }
+}
+
 static void draw_lifelines(Strip *strip)
 {
     ViewCanvas *canvas = strip->canvas;
@@ -1080,6 +1207,7 @@ void view_sequence_draw(ViewCanvas *canvas, const ViewLayout *layout, ViewRect r
     SDL_RenderSetClipRect(canvas->renderer, &clip);
     draw_grid(&strip);
     draw_quiet(&strip);
+    draw_mechanisms(&strip);
     draw_lifelines(&strip);
     draw_density(&strip);
     draw_arrows(&strip);

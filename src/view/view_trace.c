@@ -109,6 +109,67 @@ static void narrate(ViewPane *pane, const TraceRecord *record, TraceEvent event,
     };
 }
 
+/* ------------------------------------------------------------------ mechanisms */
+
+/* A refused request, seen as its answer leaving the server: the model traces no event of its
+ * own for it (adding one would change every golden trace), and its status says it all. */
+static bool is_shed(const TraceRecord *record)
+{
+    return record->event == TRACE_TRANSMIT && record->message == MESSAGE_RESPONSE &&
+           record->actor_kind == NODE_SERVER && (record->value == 429 || record->value == 503);
+}
+
+static bool is_mechanism(const TraceRecord *record)
+{
+    switch (record->event) {
+    case TRACE_CRASH:
+    case TRACE_RESTART:
+    case TRACE_FAILOVER:
+    case TRACE_REBALANCE:
+    case TRACE_OFFSET_COMMIT:
+    case TRACE_COMMIT_REFUSED:
+    case TRACE_CHANNEL_CLOSED:
+    case TRACE_STALE_OVERWRITE:
+    case TRACE_DEAD_LETTER:
+    case TRACE_REDRIVE:
+        return true;
+    default:
+        return is_shed(record);
+    }
+}
+
+static void ingest_mechanism(ViewPane *pane, const TraceRecord *record)
+{
+    if (!is_mechanism(record))
+        return;
+    if (pane->mechanism_count > 0) {
+        ViewMechanism *last = &pane->mechanisms[(pane->mechanism_count - 1) % VIEW_MECHANISMS_MAX];
+        if (last->event == record->event && last->kind == record->actor_kind &&
+            record->t_us - last->t_us < (record->event == TRACE_OFFSET_COMMIT
+                                             ? VIEW_COMMIT_MERGE_US
+                                             : VIEW_MECHANISM_MERGE_US)) {
+            last->repeats++;
+            last->value = record->value; /* a commit's newest offset */
+            return;
+        }
+    }
+    pane->mechanisms[pane->mechanism_count++ % VIEW_MECHANISMS_MAX] = (ViewMechanism){
+        .t_us = record->t_us,
+        .event = record->event,
+        .kind = record->actor_kind,
+        .value = record->value,
+        .repeats = 1,
+    };
+}
+
+/* A log broker has no per-message ack (its consumers commit offsets): an ack arrow there
+ * drew a mechanism C21's own question says does not exist. */
+static bool log_ack(const ViewPane *pane, const TraceRecord *record)
+{
+    return trace_is_message_event(record->event) && record->message == MESSAGE_ACK &&
+           pane->scenario->broker.family == BROKER_LOG;
+}
+
 /* ------------------------------------------------------------------ the sink */
 
 static bool sampled(const ViewPane *pane, const OperationView *view)
@@ -129,6 +190,7 @@ static void on_record(void *context, const TraceRecord *record)
     pane->records_by_event[event]++;
     if (pane->world == NULL || event == TRACE_SETTLED)
         return; /* the counters read the outcomes from the world's metrics */
+    ingest_mechanism(pane, record);
     if (event == TRACE_OFFSET_COMMIT)
         return; /* of no operation, and one per record: the table counts them */
     if (event == TRACE_REBALANCE) {
@@ -146,7 +208,7 @@ static void on_record(void *context, const TraceRecord *record)
     if (!world_operation_view(pane->world, record->operation, &view))
         return;
     uint32_t effects = view.effects; /* in progress while it is being traced */
-    if (sampled(pane, &view))
+    if (sampled(pane, &view) && !log_ack(pane, record))
         diagram_add(pane->diagram, record, effects);
     ingest_density(pane, record, event, effects);
     narrate(pane, record, event, &view, effects);

@@ -6,7 +6,12 @@
 // The fragment holds the page's state, so a link opens the same run:
 //   #scenario=01_lost_answer&seed=42&speed=0.5&focus=2&t=8000
 //   #json=<the edited scenario, deflated, base64url>&seed=...   (an edited scenario)
+//   #scenario=08_key_reuse_no_fingerprint&predict=1&projector=1    (the workshop)
 // t (simulated ms) is added by "Link to this moment": the page runs to t and pauses there.
+// predict=1 stops at the scenario's questions as `idemsim view --predict` does (counters,
+// the footer's too, hidden until the reveal); projector=1 is --projector's back-row type.
+// A link the page cannot follow (an unknown scenario, a time that is not one) says so in a
+// banner rather than opening something else without a word.
 "use strict";
 
 (function () {
@@ -23,6 +28,9 @@
   let shownFragment = "";
   let atMoment = false;       // the link names the paused moment (t) until the view runs on
   let tableOf = "";           // what the run table shows (tableKey)
+  let predict = false;        // the link asked for predict=1
+  let projector = false;
+  const LINK_KEYS = ["scenario", "json", "seed", "speed", "focus", "t", "predict", "projector"];
 
   const Module = (window.Module = {
     canvas: $("canvas"),
@@ -72,6 +80,8 @@
     parts.push("seed=" + state.seed, "speed=" + state.speed);
     if (state.focus >= 0) parts.push("focus=" + (state.focus + 1));
     if (withTime) parts.push("t=" + state.now_ms);
+    if (predict) parts.push("predict=1");
+    if (projector) parts.push("projector=1");
     return "#" + parts.join("&");
   }
 
@@ -84,8 +94,9 @@
   // Shows text (named source in error lines); false, with the loader's errors shown, when it
   // does not load (the view keeps the previous scenario then).
   function load(source, text, seed, speed, focus) {
-    const status = call("web_load", "number", ["string", "string", "string", "number", "number"],
-                        [source, text, seed, speed, focus]);
+    const status = call("web_load", "number",
+                        ["string", "string", "string", "number", "number", "number", "number"],
+                        [source, text, seed, speed, focus, predict ? 1 : 0, projector ? 1 : 0]);
     const errors = $("errors");
     if (status !== 0) {
       errors.textContent = status === 2 ? call("web_errors", "string", [])
@@ -132,32 +143,87 @@
       $("speed").add(new Option(label, String(speed)));
     }
     const wanted = new URLSearchParams(location.hash.slice(1));
-    const seed = wanted.get("seed") || "";
-    const speed = Number(wanted.get("speed")) || 0;
-    const focus = wanted.has("focus") ? Number(wanted.get("focus")) - 1 : -1;
+    const problems = linkProblems(wanted);
+    predict = flag(wanted, "predict");
+    projector = flag(wanted, "projector");
+    const seed = /^\d+$/.test(wanted.get("seed") || "") ? wanted.get("seed") : "";
+    const speed = Number(wanted.get("speed")) > 0 ? Number(wanted.get("speed")) : 0;
+    const focus = /^[1-3]$/.test(wanted.get("focus") || "") ? Number(wanted.get("focus")) - 1 : -1;
     let loaded = false;
     if (wanted.has("json")) {
       try {
         loaded = await loadEdited(await decodeText(wanted.get("json")), seed, speed, focus);
       } catch (error) {
-        console.warn("the link's scenario cannot be read:", error);
+        problems.push("the link's edited scenario (json=) cannot be read: " + error.message);
       }
+      if (!loaded && problems.length === 0)
+        problems.push("the link's edited scenario (json=) does not load: its errors are in " +
+                      "the editor");
     }
     if (!loaded) {
       const asked = (wanted.get("scenario") || "default") + ".json";
       const known = library.some((entry) => entry.file === asked);
-      loaded = loadFile(known ? asked : library[0].file, seed, speed, focus);
+      const fallback = library.some((entry) => entry.file === "default.json")
+        ? "default.json" : library[0].file;
+      if (!known)
+        problems.push(`no scenario "${wanted.get("scenario")}" in the library: showing ` +
+                      `${fallback.replace(/\.json$/, "")} instead (the Scenario list has ` +
+                      "every name)");
+      loaded = loadFile(known ? asked : fallback, seed, speed, focus);
     }
-    if (wanted.has("t")) {
-      call("web_run_to", null, ["number"], [Number(wanted.get("t"))]);
+    if (focus >= (state.modes || []).length) problems.push(`focus=${focus + 1}: this scenario ` +
+                                                           `has ${state.modes.length} modes`);
+    if (predict && !state.predict)
+      problems.push("predict=1: this scenario asks no questions, so it runs as without it " +
+                    "(the scenarios with questions are C1 to C24)");
+    if (wanted.has("t") && timeOf(wanted.get("t")) !== null) {
+      call("web_run_to", null, ["number"], [timeOf(wanted.get("t"))]);
       atMoment = true;
     }
+    showBanner(problems);
     $("loading").hidden = true;
     $("canvas").focus();
     poll();
     setInterval(poll, POLL_MS);
     document.body.dataset.readyMs = Math.round(performance.now());
     document.body.dataset.ready = "true";
+  }
+
+  // ------------------------------------------------------------------ the link's words
+
+  const flag = (wanted, key) => wanted.has(key) && wanted.get(key) !== "0";
+  // A time in simulated ms: digits, optionally with a fraction; null when it is not one.
+  const timeOf = (text) => (/^\d+(\.\d+)?$/.test(text) ? Number(text) : null);
+
+  // What in the link cannot be followed: each a sentence naming the part and why.
+  function linkProblems(wanted) {
+    const problems = [];
+    for (const key of wanted.keys()) {
+      if (!LINK_KEYS.includes(key))
+        problems.push(`"${key}" is not something a link can set (it can set ` +
+                      LINK_KEYS.join(", ") + ")");
+    }
+    const check = (key, valid, words) => {
+      if (wanted.has(key) && !valid(wanted.get(key)))
+        problems.push(`${key}=${wanted.get(key)}: ${words}`);
+    };
+    check("t", (v) => timeOf(v) !== null,
+          "not a time (simulated milliseconds, e.g. t=8000): the run starts at 0");
+    check("seed", (v) => /^\d+$/.test(v), "not a seed (a whole number): the scenario's own is used");
+    check("speed", (v) => Number(v) > 0, "not a speed (e.g. 0.5, 4): the default is used");
+    check("focus", (v) => /^[0-3]$/.test(v), "not a mode (1, 2 or 3; 0 for all): all are shown");
+    for (const key of ["predict", "projector"])
+      check(key, (v) => v === "0" || v === "1", "1 or 0");
+    return problems;
+  }
+
+  function showBanner(problems) {
+    const banner = $("banner");
+    banner.hidden = problems.length === 0;
+    $("banner-text").textContent = problems.length
+      ? "This link cannot be followed as written: " + problems.join("; ") + "." : "";
+    document.body.dataset.linkProblems = String(problems.length);
+    window.dispatchEvent(new Event("resize"));
   }
 
   // ------------------------------------------------------------------ keeping in step
@@ -168,9 +234,26 @@
     (state.modes || []).forEach((mode, index) => focus.add(new Option(mode.mode, String(index))));
   }
 
+  // The footer says what the canvas says: what a question hides is "?" here too, since
+  // the footer once printed the answer while the room was voting.
   function describe(mode) {
-    return `${mode.mode}: ok ${mode.ok} · double ${mode.doubles_so_far} · lost ${mode.lost}` +
-      ` · phantom ${mode.phantom}` + (mode.mismatch ? ` · mismatch ${mode.mismatch}` : "");
+    const hidden = state.question ? state.question.hidden : [];
+    const shown = (name, value) => (hidden.includes(name) ? "?" : value);
+    const mismatch = mode.mismatch || hidden.includes("mismatch");
+    return `${mode.mode}: ok ${shown("ok", mode.ok)} · double ` +
+      `${shown("double", mode.doubles_so_far)} · lost ${shown("lost", mode.lost)}` +
+      ` · phantom ${shown("phantom", mode.phantom)}` +
+      (mismatch ? ` · mismatch ${shown("mismatch", mode.mismatch)}` : "");
+  }
+
+  function describeQuestion() {
+    if (!state.predict) return "";
+    const question = state.question;
+    if (question.phase === "over") return `all ${state.questions} questions asked · `;
+    const number = `question ${question.index + 1} of ${state.questions}`;
+    return question.phase === "asking" ? `${number}: vote, then Reveal (space) · `
+      : question.phase === "revealed" ? `${number} revealed: Run on (space) · `
+      : `${number} coming · `;
   }
 
   function poll() {
@@ -181,8 +264,15 @@
     counters.dataset.state = text;
     counters.dataset.nowMs = state.now_ms;
     counters.dataset.finished = state.finished;
-    counters.textContent = `t ${(state.now_ms / 1000).toFixed(1)} s` +
+    counters.dataset.hidden = state.question.hidden.join(" ");
+    counters.textContent = describeQuestion() + `t ${(state.now_ms / 1000).toFixed(1)} s` +
       (state.finished ? " (finished)" : "") + " — " + state.modes.map(describe).join("  |  ");
+    const press = $("quiz-press");
+    press.hidden = !state.predict || state.question.phase === "over" ||
+      state.question.phase === "waiting";
+    press.textContent = state.question.phase === "asking" ? "Reveal" : "Run on";
+    $("projector").setAttribute("aria-pressed", String(state.projector));
+    $("help").setAttribute("aria-pressed", String(state.help));
     const seed = $("seed");
     if (document.activeElement !== seed) seed.value = state.seed;
     $("speed").value = String(state.speed);
@@ -256,6 +346,21 @@
   $("pause").addEventListener("click", () =>
     call("web_set_paused", null, ["number"], [state.paused ? 0 : 1]));
   $("restart").addEventListener("click", () => call("web_restart", "number", ["string"], [""]));
+  $("quiz-press").addEventListener("click", () => {
+    call("web_quiz_press", "number", []);
+    poll();
+  });
+  $("projector").addEventListener("click", () => {
+    projector = !state.projector;
+    call("web_set_projector", null, ["number"], [projector ? 1 : 0]);
+    poll();
+  });
+  $("help").addEventListener("click", () => {
+    call("web_set_help", null, ["number"], [state.help ? 0 : 1]);
+    poll();
+    $("canvas").focus();
+  });
+  $("banner-close").addEventListener("click", () => showBanner([]));
   $("toggle-json").addEventListener("click", () =>
     openPanel("json-panel", $("json-panel").hidden));
   $("toggle-run").addEventListener("click", () => openPanel("run-panel", $("run-panel").hidden));

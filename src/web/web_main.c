@@ -157,12 +157,14 @@ static void set_title(void)
 }
 
 /* Loads JSON text (named source_name in error messages), then shows it from time 0 with seed
- * (empty: the scenario's own), speed (<= 0: the default) and focus (-1: every mode). On bad
- * input the running scenario stays and web_errors() lists every error with its $.path.
- * Returns 0, or 2 for bad input, or 1 when memory, the window or the fonts failed (the
- * reason is on the console). */
+ * (empty: the scenario's own), speed (<= 0: the default) and focus (-1: every mode); predict
+ * stops at the scenario's questions as `idemsim view --predict` does (a scenario without
+ * questions runs as without it: web_state says it has none), projector is --projector's
+ * back-row type. On bad input the running scenario stays and web_errors() lists every error
+ * with its $.path. Returns 0, or 2 for bad input, or 1 when memory, the window or the fonts
+ * failed (the reason is on the console). */
 EMSCRIPTEN_KEEPALIVE int web_load(const char *source_name, const char *text, const char *seed,
-                                  double speed, int focus)
+                                  double speed, int focus, int predict, int projector)
 {
     if (app == NULL && !create_app())
         return 1;
@@ -201,6 +203,14 @@ EMSCRIPTEN_KEEPALIVE int web_load(const char *source_name, const char *text, con
     app->frame.help = false;
     app->frame.pinned_pane = -1;
     app->frame.hovered_pane = -1;
+    app->frame.in_browser = true;
+    app->options.projector = projector != 0;
+    app->options.predict = predict != 0 && scenario->question_count > 0;
+    view_quiz_init(&app->quiz, scenario->questions,
+                   app->options.predict ? scenario->question_count : 0);
+    app->frame.quiz = &app->quiz;
+    app->story.valid = false;
+    app->frame.story = &app->story;
     if (window_loop == NULL)
         return open_window() ? 0 : 1;
     set_title();
@@ -238,6 +248,35 @@ EMSCRIPTEN_KEEPALIVE void web_set_paused(int paused)
         app->frame.paused = paused != 0;
 }
 
+/* --projector's preset on the page's canvas: the back row's type and a taller diagram. */
+EMSCRIPTEN_KEEPALIVE void web_set_projector(int projector)
+{
+    if (app == NULL || !app->session_ready)
+        return;
+    app->options.projector = projector != 0;
+    view_relayout(app);
+}
+
+EMSCRIPTEN_KEEPALIVE void web_set_help(int shown)
+{
+    if (app != NULL)
+        app->frame.help = shown != 0;
+}
+
+/* What space does while a question is on screen (reveal, then run on), for the page's
+ * button; returns 0 when no question was on screen. */
+EMSCRIPTEN_KEEPALIVE int web_quiz_press(void)
+{
+    if (app == NULL || !app->session_ready)
+        return 0;
+    ViewQuizPress press = view_quiz_press(&app->quiz);
+    if (press == VIEW_QUIZ_PRESS_REVEAL)
+        view_quiz_learn_answers(&app->quiz, app->session.panes, app->session.pane_count);
+    if (press != VIEW_QUIZ_PRESS_UNUSED)
+        app->frame.paused = false;
+    return press != VIEW_QUIZ_PRESS_UNUSED;
+}
+
 /* Starts over at time 0 with seed (a decimal string; empty: the current one). */
 EMSCRIPTEN_KEEPALIVE int web_restart(const char *seed)
 {
@@ -245,19 +284,70 @@ EMSCRIPTEN_KEEPALIVE int web_restart(const char *seed)
         return 1;
     uint64_t chosen = seed[0] != '\0' ? strtoull(seed, NULL, 10) : app->session.seed;
     app->frame.pinned_pane = -1;
+    app->story.valid = false;
+    view_quiz_restart(&app->quiz);
     return view_session_restart(&app->session, chosen) ? 0 : 1;
 }
 
 /* Runs every mode to simulated time at_ms at once (no wall-clock budget, as the headless
- * renderer does) and pauses there: a link to a moment opens on that moment. */
+ * renderer does) and pauses there: a link to a moment opens on that moment. With predict,
+ * no further than the first question not yet asked, which is then asked: a link cannot
+ * skip a vote. */
 EMSCRIPTEN_KEEPALIVE void web_run_to(double at_ms)
 {
     if (app == NULL || !app->session_ready || at_ms < 0)
         return;
-    SimTimeUs target_us = (SimTimeUs)(at_ms * (double)SIM_US_PER_MS);
-    if (target_us > app->session.now_us)
+    SimTimeUs target_us = view_quiz_clock_limit(&app->quiz, (SimTimeUs)(at_ms * SIM_US_PER_MS));
+    if (target_us > app->session.now_us && !view_quiz_holds_clock(&app->quiz))
         view_session_advance(&app->session, target_us, 0);
+    view_quiz_on_clock(&app->quiz, app->session.now_us, view_session_finished(&app->session));
     app->frame.paused = true;
+}
+
+static const char *quiz_phase_name(ViewQuizPhase phase)
+{
+    switch (phase) {
+    case VIEW_QUIZ_WAITING:
+        return "waiting";
+    case VIEW_QUIZ_ASKING:
+        return "asking";
+    case VIEW_QUIZ_REVEALED:
+        return "revealed";
+    case VIEW_QUIZ_OVER:
+        break;
+    }
+    return "over";
+}
+
+/* "predict": the questions and what the canvas hides now, so the page hides the same in
+ * its own counters (the footer once printed the answer before the vote). */
+static void write_quiz_state(FILE *stream)
+{
+    const ViewQuiz *quiz = &app->quiz;
+    unsigned hidden = view_quiz_hidden(quiz);
+    static const struct {
+        unsigned bit;
+        const char *name;
+    } hidden_names[] = {{VIEW_QUIZ_HIDE_OK, "ok"},
+                        {VIEW_QUIZ_HIDE_DOUBLE, "double"},
+                        {VIEW_QUIZ_HIDE_LOST, "lost"},
+                        {VIEW_QUIZ_HIDE_PHANTOM, "phantom"},
+                        {VIEW_QUIZ_HIDE_MISMATCH, "mismatch"},
+                        {VIEW_QUIZ_HIDE_BALANCES, "amounts"},
+                        {VIEW_QUIZ_HIDE_KEY_STORE, "key_store"}};
+    fprintf(stream,
+            ", \"predict\": %s, \"projector\": %s, \"questions\": %" PRIu32
+            ", \"question\": {\"index\": %" PRIu32 ", \"phase\": \"%s\", \"hidden\": [",
+            app->options.predict ? "true" : "false", app->options.projector ? "true" : "false",
+            app->scenario->question_count, quiz->current, quiz_phase_name(quiz->phase));
+    bool first = true;
+    for (size_t i = 0; i < sizeof hidden_names / sizeof hidden_names[0]; i++) {
+        if ((hidden & hidden_names[i].bit) != 0) {
+            fprintf(stream, "%s\"%s\"", first ? "" : ", ", hidden_names[i].name);
+            first = false;
+        }
+    }
+    fprintf(stream, "]}, \"help\": %s", app->frame.help ? "true" : "false");
 }
 
 /* ------------------------------------------------------------------ state */
@@ -278,9 +368,11 @@ EMSCRIPTEN_KEEPALIVE const char *web_state(void)
     report_write_json_string(stream, app->scenario->name);
     fprintf(stream,
             ", \"now_ms\": %" PRIu64 ", \"paused\": %s, \"speed\": %.17g, \"seed\": \"%" PRIu64
-            "\", \"focus\": %d, \"finished\": %s, \"modes\": [",
+            "\", \"focus\": %d, \"finished\": %s",
             session->now_us / SIM_US_PER_MS, app->frame.paused ? "true" : "false", session->speed,
             session->seed, app->frame.focus, view_session_finished(session) ? "true" : "false");
+    write_quiz_state(stream);
+    fputs(", \"modes\": [", stream);
     for (uint32_t p = 0; p < session->pane_count; p++) {
         const World *world = session->panes[p]->world;
         const Metrics *metrics = world_metrics(world);

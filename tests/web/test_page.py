@@ -16,7 +16,13 @@ Serves build-web/ from 127.0.0.1 and checks that:
     edited text and ends with the counters `idemsim run` gives for that text;
   - the SVG the page offers is the one `idemsim run --svg` writes, byte for byte;
   - the desktop keys, typed on the canvas, drive the view (focus, pause, speed, seed), and
-    p hands the page a screenshot of the picture to download.
+    p hands the page a screenshot of the picture to download;
+  - #predict=1 stops at the question with the counters hidden in the footer too, Reveal
+    shows them, Run on goes on; #projector=1 sets the preset and stays in the link;
+  - a link the page cannot follow (an unknown scenario, a time that is not one, a key it
+    does not know) opens with a banner saying what and why, never silently;
+  - h shows the help; at 1366x768 with the editor open the picture keeps the page's width
+    and the toolbar one line.
 Every wait polls a DOM condition against a deadline. Exit status 0 when every check passed.
 """
 import argparse
@@ -407,6 +413,122 @@ def check_keys(driver):
           f"; p offers {png['name']} ({png['width']}x{png['height']})")
 
 
+def open_link(driver, base, fragment):
+    driver.open("about:blank")
+    driver.open(base + fragment)
+    driver.wait("document.body.dataset.ready === 'true'", 60, f"{fragment} to load")
+    return page_state(driver)
+
+
+def check_predict(driver, base, idemsim):
+    """C1 at its question: clock held there, the question's counters hidden in the footer as
+    on the canvas; Reveal shows them; Run on runs to the end with the run's counters."""
+    scenario = "01_lost_answer"
+    with open(os.path.join(ROOT, "scenarios", scenario + ".json")) as source:
+        question = json.load(source)["questions"][0]
+    state = open_link(driver, base, f"#scenario={scenario}&predict=1&speed=64")
+    assert state["predict"] and state["questions"] == 1, state
+    state = poll(lambda: (lambda s: s if s["question"]["phase"] == "asking" else None)(
+        page_state(driver)), 60, "the question to be asked")
+    assert state["now_ms"] == round(question["at_ms"]), state["now_ms"]
+    hidden = state["question"]["hidden"]
+    assert hidden, "the question hides nothing"
+    footer = driver.run("return document.getElementById('counters').textContent;")
+    for mode in state["modes"]:
+        for name in hidden:
+            if name in OUTCOMES:
+                shown = "double" if name == "double" else name
+                assert f"{shown} ?" in footer, f"the footer shows {name}: {footer}"
+    assert "question 1 of 1" in footer, footer
+    press = driver.run("const b = document.getElementById('quiz-press');"
+                       "return b.hidden ? '' : b.textContent;")
+    assert press == "Reveal", f"the Reveal button reads {press!r}"
+    held = page_state(driver)["now_ms"]
+    for _ in range(10):  # several of the page's animation frames: the clock stays held
+        assert page_state(driver)["now_ms"] == held, "the clock moved during the vote"
+    driver.run("document.getElementById('quiz-press').click();")
+    state = poll(lambda: (lambda s: s if s["question"]["phase"] == "revealed" else None)(
+        page_state(driver)), 10, "the reveal")
+    footer = driver.run("return document.getElementById('counters').textContent;")
+    assert state["question"]["hidden"] == [] and " ?" not in footer.split("—", 1)[1], footer
+    assert state["now_ms"] == held, "the reveal moved the clock"
+    driver.run("document.getElementById('quiz-press').click();")
+    driver.wait("document.getElementById('counters').dataset.finished === 'true'", 120,
+                "the run to go on to its end after the reveal")
+    state = page_state(driver)
+    assert state["question"]["phase"] == "over", state["question"]
+    expected = native_outcomes(idemsim, f"scenarios/{scenario}.json", int(state["seed"]))
+    assert page_outcomes(state) == expected, f"page {page_outcomes(state)} != run {expected}"
+    assert "predict=1" in driver.run("return location.hash;")
+    print(f"predict: {scenario} held at {held} ms, footer hid {hidden}, Reveal showed them, "
+          "Run on reached the run's counters")
+
+
+def check_projector_and_help(driver, base):
+    state = open_link(driver, base, "#scenario=01_lost_answer&projector=1")
+    assert state["projector"], state
+    assert driver.run("return document.getElementById('projector')"
+                      ".getAttribute('aria-pressed');") == "true"
+    poll(lambda: "projector=1" in driver.run("return location.hash;"), 5,
+         "the link to keep projector=1")
+    driver.run("document.getElementById('projector').click();")
+    poll(lambda: not page_state(driver)["projector"], 5, "the Projector button to switch off")
+    driver.run("document.getElementById('canvas').focus();")
+    driver.press("h")
+    poll(lambda: page_state(driver)["help"], 10, "h to show the help")
+    driver.press("\ue00c")  # Esc closes the help and nothing else
+    poll(lambda: not page_state(driver)["help"], 10, "Esc to close the help")
+    assert driver.run("return document.body.dataset.ready;") == "true"
+    print("projector=1: the preset on, kept in the link, its button switches it; "
+          "h shows the help, Esc closes it")
+
+
+def check_bad_links(driver, base):
+    cases = [("#scenario=nope", ["no scenario \"nope\"", "showing default"], "default"),
+             ("#scenario=01_lost_answer&t=soon", ["t=soon", "not a time"], "01_lost_answer"),
+             ("#scenario=01_lost_answer&sed=4", ["\"sed\" is not something a link can set"],
+              "01_lost_answer"),
+             ("#scenario=01_lost_answer&focus=7", ["focus=7"], "01_lost_answer")]
+    for fragment, words, shown in cases:
+        state = open_link(driver, base, fragment)
+        banner = driver.run("const b = document.getElementById('banner');"
+                            "return b.hidden ? '' : b.textContent;")
+        for word in words:
+            assert word in banner, f"{fragment}: the banner says {banner!r}"
+        assert state["scenario"] == shown, f"{fragment}: shows {state['scenario']}"
+    state = open_link(driver, base, "#scenario=01_lost_answer&t=2000")
+    assert driver.run("return document.getElementById('banner').hidden;"), \
+        "a good link shows a banner"
+    assert state["now_ms"] == 2000 and state["paused"], state
+    print(f"bad links: {len(cases)} each named in a banner; a good one opens without it")
+
+
+def check_small_screen(driver, base):
+    """A 1366x768 laptop with the editor open: the picture keeps the page's width (the panel
+    lies over it) and the toolbar stays one line."""
+    driver.command("POST", "/window/rect", {"width": 1366, "height": 768})
+    open_link(driver, base, "#scenario=01_lost_answer&predict=1")
+    driver.run("document.getElementById('toggle-json').click();")
+    poll(lambda: not driver.run("return document.getElementById('json-panel').hidden;"), 5,
+         "the editor to open")
+    driver.wait("JSON.parse(document.getElementById('counters').dataset.state)"
+                ".question.phase === 'asking'", 60, "the question (Reveal shown)")
+    sizes = driver.run(
+        "const box = (id) => document.getElementById(id).getBoundingClientRect();"
+        "return {page: document.documentElement.clientWidth, canvas: box('canvas').width,"
+        " canvasHeight: box('canvas').height, toolbar: box('toolbar').height,"
+        " editor: box('json').width, pageHeight: document.documentElement.clientHeight,"
+        " footer: document.querySelector('footer').getBoundingClientRect().height};")
+    assert sizes["canvas"] >= sizes["page"] - 2, f"the editor squeezes the picture: {sizes}"
+    assert sizes["toolbar"] <= 44, f"the toolbar wraps: {sizes}"
+    assert sizes["editor"] >= 400, f"the editor is too narrow: {sizes}"
+    assert sizes["footer"] <= 32, f"the footer wraps: {sizes}"
+    assert sizes["canvasHeight"] >= sizes["pageHeight"] - 80, f"the picture lost height: {sizes}"
+    print(f"1366x768 with the editor open: picture {sizes['canvas']:.0f}x"
+          f"{sizes['canvasHeight']:.0f}, toolbar {sizes['toolbar']:.0f} px, editor "
+          f"{sizes['editor']:.0f} px wide")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--site", default=os.path.join(ROOT, "build-web"))
@@ -436,6 +558,10 @@ def main():
         check_svg(driver, idemsim, options.scenario)
         check_keys(driver)
         check_edited_link(driver, base, idemsim)
+        check_predict(driver, base, idemsim)
+        check_projector_and_help(driver, base)
+        check_bad_links(driver, base)
+        check_small_screen(driver, base)
         check_every_scenario(driver, base, idemsim)
     finally:
         driver.close()
