@@ -71,7 +71,7 @@ END_TEST
 static Suite *group_outcomes_suite(void)
 {
     Suite *suite = suite_create("group_outcomes");
-    TCase *core = tcase_create("core");
+    TCase *core = tcase_create("Core");
     tcase_set_timeout(core, 60);
     tcase_add_test(core, test_group_shares_add_up_to_the_mode);
     tcase_add_test(core, test_an_expectation_names_its_group);

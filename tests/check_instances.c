@@ -223,7 +223,7 @@ END_TEST
 static Suite *instances_suite(void)
 {
     Suite *suite = suite_create("instances");
-    TCase *core = tcase_create("core");
+    TCase *core = tcase_create("Core");
     tcase_set_timeout(core, 60);
     tcase_add_test(core, test_instances_are_nodes_of_one_service);
     tcase_add_test(core, test_one_instance_written_out_is_the_same_world);

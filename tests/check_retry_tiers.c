@@ -148,15 +148,59 @@ START_TEST(test_one_try_is_the_call_without_retry)
 }
 END_TEST
 
+/* The key a call carries is the one its other sends carry too: reconciliation asks by it,
+ * the outbox relays with it. A provider that honours keys and times out one answer in
+ * three: with reconciliation, a derived key finds its charge as the forwarded key does (no
+ * double), and an outbox that relays without a key charges again. */
+#define KEYED_CALL_WORLD(step)                                                                     \
+    "{\"seed\": 8, \"duration_ms\": 30000,"                                                        \
+    " \"accounts\": [{\"id\": \"a\", \"balance\": 100000000}],"                                    \
+    " \"services\": ["                                                                             \
+    "   {\"id\": \"checkout\", \"kind\": \"server\", \"key_store\": \"keys\", \"steps\": [" step   \
+    "]},"                                                                                          \
+    "   {\"id\": \"keys\", \"kind\": \"key_store\","                                               \
+    "    \"on_failure\": {\"definite\": \"store\", \"ambiguous\": \"keep\"}},"                     \
+    "   {\"id\": \"psp\", \"kind\": \"gateway\", \"honours_key\": true, \"timeout\": 0.3,"         \
+    "    \"timeout_ms\": 500}],"                                                                   \
+    " \"clients\": [{\"id\": \"app\", \"count\": 20, \"calls\": \"checkout\","                     \
+    "   \"workload\": {\"ops\": 10, \"interval_ms\": 500},"                                        \
+    "   \"retry\": {\"timeout_ms\": 2000, \"max_attempts\": 5}, \"key\": \"per-click\"}],"         \
+    " \"network\": {\"default\": {\"loss\": 0}}}"
+
+START_TEST(test_reconciliation_and_the_outbox_carry_the_calls_key)
+{
+    Metrics forward = run_text(
+        KEYED_CALL_WORLD("{\"call\": \"psp\", \"reconcile_ms\": 300, \"key\": \"forward\"}"),
+        MODE_IDEMPOTENT);
+    Metrics derived = run_text(
+        KEYED_CALL_WORLD("{\"call\": \"psp\", \"reconcile_ms\": 300, \"key\": \"derive\"}"),
+        MODE_IDEMPOTENT);
+    ck_assert_uint_gt(forward.reconciled, 10);
+    ck_assert_uint_eq(forward.outcomes[OUTCOME_DOUBLE], 0);
+    ck_assert_uint_eq(derived.outcomes[OUTCOME_DOUBLE], 0);
+    ck_assert_uint_eq(derived.reconciled, forward.reconciled);
+
+    Metrics relayed =
+        run_text(KEYED_CALL_WORLD("{\"call\": \"psp\", \"via\": \"outbox\", \"key\": \"forward\"}"),
+                 MODE_IDEMPOTENT);
+    Metrics relayed_bare =
+        run_text(KEYED_CALL_WORLD("{\"call\": \"psp\", \"via\": \"outbox\", \"key\": \"none\"}"),
+                 MODE_IDEMPOTENT);
+    ck_assert_uint_eq(relayed.outcomes[OUTCOME_DOUBLE], 0);
+    ck_assert_uint_gt(relayed_bare.outcomes[OUTCOME_DOUBLE], 10);
+}
+END_TEST
+
 static Suite *retry_tiers_suite(void)
 {
     Suite *suite = suite_create("retry_tiers");
-    TCase *core = tcase_create("core");
+    TCase *core = tcase_create("Core");
     tcase_set_timeout(core, 60);
     tcase_add_test(core, test_the_provider_receives_the_product_of_the_tiers_tries);
     tcase_add_test(core, test_a_key_carried_to_the_provider_makes_the_storm_harmless);
     tcase_add_test(core, test_an_answer_to_a_try_given_up_is_ignored);
     tcase_add_test(core, test_one_try_is_the_call_without_retry);
+    tcase_add_test(core, test_reconciliation_and_the_outbox_carry_the_calls_key);
     suite_add_tcase(suite, core);
     return suite;
 }

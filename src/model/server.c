@@ -432,7 +432,6 @@ void server_init(World *world)
         world->stores[side] = &world->server_stores[side - 1];
     for (uint32_t i = 0; i < world->server_count; i++) {
         Server *server = &world->servers[i];
-        server->instance = i;
         server->workers = spec->workers;
         server->store = i > 0 && per_instance ? STORE_INSTANCE_FIRST + i - 1 : STORE_SERVER;
         server->keys = world->stores[server->store];

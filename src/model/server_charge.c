@@ -43,6 +43,23 @@ static void send_charge(World *world, const Message *request, uint64_t key, Repl
     network_send(world, &charge);
 }
 
+/* The key the call carries (the call step's `key`): the server's own, one derived from it
+ * (the same for every try), or none. No key of its own, none to pass on. */
+static uint64_t call_key_of(const World *world, uint64_t store_key)
+{
+    if (store_key == 0)
+        return 0;
+    switch (world->scenario.server.call_key) {
+    case CALL_KEY_FORWARD:
+        return store_key;
+    case CALL_KEY_DERIVE:
+        return rng_mix64(store_key ^ 0x63616c6c2d6b6579ull) | 1; /* "call-key" */
+    case CALL_KEY_NONE:
+        break;
+    }
+    return 0;
+}
+
 /* ------------------------------------------------------------------ outbox */
 
 static void free_entry(Server *server, uint32_t entry)
@@ -124,13 +141,14 @@ void server_charge_on_outbox_relay(World *world, uint32_t entry_index)
         query.hop = HOP_STATUS_QUERY;
         query.source = server->node;
         query.target = world->gateway_node;
-        query.key = entry->store_key;
+        query.key = call_key_of(world, entry->store_key); /* the key the charge carried */
         query.reply_to = reply_to;
         query.lineage = lineage_of_repeat(entry->request.lineage, 48 + entry->relays);
         network_send(world, &query);
         wait = sim_time_us_from_ms(world->scenario.server.reconcile_ms);
     } else {
-        send_charge(world, &entry->request, entry->store_key, reply_to, entry->relays);
+        send_charge(world, &entry->request, call_key_of(world, entry->store_key), reply_to,
+                    entry->relays);
         wait = gateway_timeout_us(world);
     }
     /* by index: the sends above take message slots, and an entry pointer kept across a
@@ -284,27 +302,16 @@ static void on_outbox_reply(World *world, const Message *reply)
 #define CHARGE_TRY_SHIFT 56
 #define JOB_SERIAL_MASK ((1ull << CHARGE_TRY_SHIFT) - 1)
 
-/* The key the call carries (the call step's `key`): the server's own, one derived from it
- * (the same for every try), or none. No key of its own, none to pass on. */
-static uint64_t call_key_of(const World *world, uint64_t store_key)
-{
-    if (store_key == 0)
-        return 0;
-    switch (world->scenario.server.call_key) {
-    case CALL_KEY_FORWARD:
-        return store_key;
-    case CALL_KEY_DERIVE:
-        return rng_mix64(store_key ^ 0x63616c6c2d6b6579ull) | 1; /* "call-key" */
-    case CALL_KEY_NONE:
-        break;
-    }
-    return 0;
-}
-
 static void send_charge_try(World *world, uint32_t job_slot)
 {
     Job *job = &world->jobs[job_slot];
     job->charge_tries++;
+    if (job->charge_tries > 1) { /* counted as sent: a crash in the backoff sends nothing */
+        world->metrics.call_retries++;
+        if (world_tracing(world))
+            world_trace_about(world, job->request.target, TRACE_CHARGE_RETRY, &job->request,
+                              job->charge_tries, 0);
+    }
     SIM_ASSERT(job->serial <= JOB_SERIAL_MASK, "a job's serial leaves room for its try");
     ReplyTo reply_to = {.kind = REPLY_TO_JOB,
                         .slot = job_slot,
@@ -377,10 +384,6 @@ void server_charge_on_timeout(World *world, uint32_t job_slot)
     job->gateway_timer = EVENT_ID_NONE;
     const CallRetrySpec *retry = &world->scenario.server.call_retry;
     if (job->charge_tries < retry->max_attempts) { /* the call's own retry, in every mode */
-        world->metrics.call_retries++;
-        if (world_tracing(world))
-            world_trace_about(world, job->request.target, TRACE_CHARGE_RETRY, &job->request,
-                              job->charge_tries + 1, 0);
         SimTimeUs backoff = sim_time_us_from_ms(retry->backoff_ms);
         if (backoff > 0)
             sim_schedule_in(world->sim, backoff, EVENT_CHARGE_RETRY, 0, job_slot);

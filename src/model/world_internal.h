@@ -259,7 +259,6 @@ typedef struct {
  * Its keys are World.stores[store]: the one store every instance shares, or its own. */
 typedef struct {
     uint32_t node;     /* its node: the service's for instance 0, appended ones after */
-    uint32_t instance; /* its index in World.servers */
     uint32_t store;    /* its key store's side (index of World.stores) */
     KeyProtocol *keys; /* World.stores[store], at hand on the hot path */
     uint32_t workers;  /* 0: unbounded */

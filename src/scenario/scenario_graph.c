@@ -438,6 +438,12 @@ static void read_call_step(ScenarioReader *scenario_reader, const Graph *graph, 
     int key = (int)scenario->server.call_key;
     step_choice(reader, step, "key", &scenario_names_call_key, &key);
     scenario->server.call_key = (CallKey)key;
+    if (scenario->server.call_key == CALL_KEY_NONE && scenario->server.reconcile_ms > 0) {
+        json_path_push_key(&reader->path, "key");
+        schema_error(reader, "expected a key with reconcile_ms (reconciliation asks the "
+                             "provider about a charge by the key it carried)");
+        json_path_pop(&reader->path);
+    }
 }
 
 static void read_publish_step(ScenarioReader *scenario_reader, const Graph *graph,

@@ -38,9 +38,19 @@ static const char *tagline(const Scenario *scenario, Mode mode, char *buffer, si
          "redelivers; consumers keep a key"},
         {"commits before processing", "replays from the last commit, no key",
          "replays from the commit + a key"},
-        {"no retry at any hop", "the proxy retries too, no key", "every hop retries with the key"},
+        {"the client sends once; hops below retry", "every hop retries, no key",
+         "every hop retries with the key"},
+        {"the client sends once; hops below retry", "every hop retries, no key",
+         "every hop retries; the proxy drops the key"},
     };
-    int path = !broker ? (proxy ? 3 : 0) : scenario->broker.family == BROKER_LOG ? 2 : 1;
+    /* a proxy's retries and a server's call retries are the hops' own, in every mode (C15,
+     * C27): at-most-once is the app's promise, not theirs */
+    bool hops_retry =
+        (proxy && scenario->proxy.retries > 0) || scenario->server.call_retry.max_attempts > 1;
+    int path = broker        ? (scenario->broker.family == BROKER_LOG ? 2 : 1)
+               : !hops_retry ? 0
+               : proxy && !scenario->proxy.forwards_key ? 4
+                                                        : 3;
     if (mode >= MODE_COUNT)
         return "";
     /* who sends: C24's webhook provider is a client like the shop's web app */
@@ -454,10 +464,18 @@ static void keys_heading(const ViewPanels *panels, ViewRect r)
 }
 
 /* No retries is not no doubles: a second click and a copy the network duplicated are
- * requests the server runs like any other, so the text names them when the scenario has
- * them (the DOUBLE counter next to it would contradict a flat "nothing runs twice"). */
+ * requests the server runs like any other, and a proxy or a server's call retries on its
+ * own, so the text names them when the scenario has them (the DOUBLE counter next to it
+ * would contradict a flat "nothing runs twice"). */
 static void at_most_once_words(const Scenario *scenario, char *why, size_t size)
 {
+    if ((scenario_uses_proxy(scenario) && scenario->proxy.retries > 0) ||
+        scenario->server.call_retry.max_attempts > 1) {
+        snprintf(why, size,
+                 "No keys: the client sends once, but the hops below it retry on their own, and "
+                 "each retry that reaches the effect charges again.");
+        return;
+    }
     bool clicks = false, duplicates = scenario->network.default_link.duplicate > 0;
     for (uint32_t g = 0; g < scenario->client_group_count; g++)
         clicks = clicks || scenario->client_groups[g].double_click.prob > 0;
