@@ -916,13 +916,14 @@ static uint64_t largest_growth_bytes(const World *world)
 }
 
 /* Memory and money cost more than a comparison: looked at every BUDGET_CHECK_INTERVAL
- * events, or sooner when money is close to its bound. The memory budget is the process's:
- * this world's storage is charged to the process-wide account, and the run stops when the
- * account (every world, thread and parse tree of the process) passes the budget. */
+ * events, or sooner when money is close to its bound. The memory budget is this world's own
+ * (the command line divides the process's between the worlds it runs at once), so whether
+ * it stops never depends on siblings' timing; its storage is still charged to the
+ * process-wide account, which counts what the whole process holds. */
 static bool costly_budget_exhausted(World *world, uint64_t events)
 {
-    memory_account_update(&world->memory_charged, world_memory_bytes(world));
-    uint64_t used = memory_account_used();
+    uint64_t used = world_memory_bytes(world);
+    memory_account_update(&world->memory_charged, used);
     if (used > world->limits.max_memory_bytes ||
         largest_growth_bytes(world) > world->limits.max_memory_bytes - used) {
         stop_with(world, WORLD_STOP_MEMORY, world->limits.max_memory_bytes);
