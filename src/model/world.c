@@ -111,6 +111,7 @@ static TraceRecord node_record(const World *world, uint32_t node, TraceEvent eve
         .actor_name = world_node_name(world, node),
         .value = value,
         .detail = detail,
+        .no_operation = true, /* until an operation is named */
     };
 }
 
@@ -120,7 +121,10 @@ void world_trace(World *world, uint32_t node, TraceEvent event, uint64_t operati
     if (world->trace.write == NULL)
         return;
     TraceRecord record = node_record(world, node, event, value, detail);
-    record.operation = operation;
+    if (operation != TRACE_NO_OPERATION) {
+        record.operation = operation;
+        record.no_operation = false;
+    }
     world_trace_write(world, &record);
 }
 
@@ -130,6 +134,7 @@ static TraceRecord about_record(const World *world, uint32_t node, TraceEvent ev
 {
     TraceRecord record = node_record(world, node, event, value, detail);
     record.operation = message->operation;
+    record.no_operation = false;
     record.attempt = message->attempt;
     record.click = message->click;
     record.copy = (uint32_t)message->lineage;
