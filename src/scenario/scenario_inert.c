@@ -479,7 +479,7 @@ static void warn_network(const Scenario *scenario, const Reach *reach, LoadError
                                                                           : NULL;
         if (idle == NULL)
             continue;
-        char path[JSON_PATH_LEN_MAX];
+        char path[2 * NAME_LEN_MAX + 24]; /* cut to JSON_PATH_LEN_MAX when added */
         snprintf(path, sizeof path, "$.network.links.%s->%s", link->source, link->target);
         scenario_errors_add(warnings, path,
                             "has no effect: no work reaches '%s', so nothing "
