@@ -65,6 +65,29 @@ START_TEST(test_the_lost_answer_reads_as_it_happened)
 }
 END_TEST
 
+/* Issue 24: operation 0 is a real operation, not "none": the server's restarts, which the
+ * trace marks as of no operation ("op": null), are not part of its story. */
+START_TEST(test_operation_zero_is_not_told_the_restarts_of_no_operation)
+{
+    char trace[512];
+    snprintf(trace, sizeof trace, "%s/trace.jsonl", test_scratch);
+    const char *run[] = {"run", "scenarios/11_crash_after_charge.json", "--trace", trace, "-q",
+                         NULL};
+    ck_assert_int_eq(test_cli_run(run, out, err), 0);
+    char *lines = test_cli_read_all(trace, NULL);
+    ck_assert_ptr_nonnull(strstr(lines, "\"event\": \"restart\", \"op\": null"));
+    ck_assert_ptr_null(strstr(lines, "\"event\": \"restart\", \"op\": 0"));
+    ck_assert_ptr_nonnull(strstr(lines, "\"op\": 0, ")); /* operation 0 is traced */
+    free(lines);
+    const char *explain[] = {"explain", "scenarios/11_crash_after_charge.json", "--op", "0", NULL};
+    ck_assert_int_eq(test_cli_run(explain, out, err), 0);
+    char *printed = test_cli_read_all(out, NULL);
+    ck_assert_ptr_nonnull(strstr(printed, "at-most-once: operation"));
+    ck_assert_ptr_null(strstr(printed, "restarted"));
+    free(printed);
+}
+END_TEST
+
 /* --why picks, in each mode, the first operation the model settled with that outcome. */
 START_TEST(test_why_picks_the_first_operation_with_that_outcome)
 {
@@ -146,6 +169,7 @@ static Suite *explain_suite(void)
     tcase_add_checked_fixture(core, setup, teardown);
     tcase_set_timeout(core, 60);
     tcase_add_test(core, test_the_lost_answer_reads_as_it_happened);
+    tcase_add_test(core, test_operation_zero_is_not_told_the_restarts_of_no_operation);
     tcase_add_test(core, test_why_picks_the_first_operation_with_that_outcome);
     /* every scenario twice: a minute on a quiet machine under ASan, more on a busy one; the
      * timeout guards against a hang, not a speed */

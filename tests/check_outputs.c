@@ -736,7 +736,7 @@ START_TEST(test_a_sweep_stops_at_its_first_run_stopped_by_a_budget)
                                "--threads", "1",      "--csv",  csv,  "--max-events", "100",
                                NULL};
     ck_assert_int_eq(test_cli_run(arguments, NULL, err), 2);
-    assert_printed(err, "so the sweep stopped after 1 of 12 runs and wrote nothing");
+    assert_printed(err, "so the sweep stopped at run 1 of 12 and wrote nothing");
     assert_printed(err, "the first: point 0, seed 42, at-most-once: ");
     ck_assert_int_ne(access(csv, F_OK), 0);
     assert_no_temporary();

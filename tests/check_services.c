@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "scenario.h"
+#include "scenario_inert.h"
 #include "test_world.h"
 #include "world.h"
 
@@ -256,12 +257,38 @@ START_TEST(test_steps_set_the_handler_of_the_older_switches)
 }
 END_TEST
 
+/* A warning names the field where the file wrote it: in the services form, the entry. */
+START_TEST(test_warnings_name_the_entry_in_the_services_form)
+{
+    const char *json = "{\"accounts\": [{\"id\": \"a\", \"balance\": 100}],"
+                       " \"services\": ["
+                       "   {\"id\": \"checkout\", \"kind\": \"server\", \"key_store\": \"keys\"},"
+                       "   {\"id\": \"keys\", \"kind\": \"key_store\", \"race_window_ms\": 5}],"
+                       " \"clients\": [{\"id\": \"app\", \"calls\": \"checkout\"}]}";
+    const char *older = "{\"accounts\": [{\"id\": \"a\", \"balance\": 100}],"
+                        " \"server\": {\"idempotency\": {\"race_window_ms\": 5}},"
+                        " \"clients\": [{\"id\": \"app\"}]}";
+    const char *const expected[] = {"$.services[1].race_window_ms",
+                                    "$.server.idempotency.race_window_ms"};
+    const char *const texts[] = {json, older};
+    for (int i = 0; i < 2; i++) {
+        Scenario *scenario = test_load(texts[i], NULL, 0);
+        LoadErrors warnings = {0};
+        scenario_inert_warnings(scenario, &warnings);
+        ck_assert_uint_eq(warnings.count, 1);
+        ck_assert_str_eq(warnings.items[0].path, expected[i]);
+        free(scenario);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("services");
     TCase *core = tcase_create("Core");
     tcase_set_timeout(core, 60);
     tcase_add_test(core, test_both_forms_load_the_same_world);
+    tcase_add_test(core, test_warnings_name_the_entry_in_the_services_form);
     tcase_add_test(core, test_ids_name_the_nodes_and_change_nothing_else);
     tcase_add_test(core, test_show_loads_back_to_the_same_scenario);
     tcase_add_test(core, test_publishes_and_consumes_by_id);

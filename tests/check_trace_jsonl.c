@@ -54,6 +54,26 @@ START_TEST(test_a_line_has_every_field_in_order)
 }
 END_TEST
 
+/* Issue 24: operation ids start at 0, so a record of no operation (a restart) says null,
+ * and operation 0's own records say 0. */
+START_TEST(test_a_record_of_no_operation_is_told_from_operation_zero)
+{
+    TraceRecord records[] = {
+        {.t_us = 5, .event = TRACE_RESTART, .actor_name = "server", .no_operation = true},
+        {.t_us = 6, .event = TRACE_CRASH, .actor_name = "server", .operation = 0},
+    };
+    size_t length = 0;
+    char *text = written(records, 2, &length);
+    ck_assert_str_eq(text, "{\"t_us\": 5, \"mode\": \"at-most-once\", \"actor\": \"server\", "
+                           "\"event\": \"restart\", \"op\": null, \"click\": 0, \"attempt\": 0, "
+                           "\"copy\": 0, \"value\": 0}\n"
+                           "{\"t_us\": 6, \"mode\": \"at-most-once\", \"actor\": \"server\", "
+                           "\"event\": \"crash\", \"op\": 0, \"click\": 0, \"attempt\": 0, "
+                           "\"copy\": 0, \"value\": 0, \"detail\": \"none\"}\n");
+    free(text);
+}
+END_TEST
+
 START_TEST(test_strings_are_escaped_and_numbers_are_whole)
 {
     TraceRecord record = {.t_us = UINT64_MAX,
@@ -173,6 +193,7 @@ static Suite *trace_jsonl_suite(void)
     Suite *suite = suite_create("trace_jsonl");
     TCase *core = tcase_create("Core");
     tcase_add_test(core, test_a_line_has_every_field_in_order);
+    tcase_add_test(core, test_a_record_of_no_operation_is_told_from_operation_zero);
     tcase_add_test(core, test_strings_are_escaped_and_numbers_are_whole);
     tcase_add_test(core, test_the_detail_is_worded_from_the_typed_fields);
     tcase_add_test(core, test_a_string_longer_than_a_line_is_cut_inside_it);

@@ -96,6 +96,12 @@ Scenario *cli_load_scenario(const char *path, const Options *options);
  * warnings go into into (may be NULL). Returns false when strict and there was one. */
 bool cli_say_inert(const char *path, const Scenario *scenario, bool strict, LoadErrors *into);
 
+/* The limits each of `concurrent` worlds run at once gets: the process's memory budget
+ * (--max-memory, else the default) less held_bytes the command keeps for the whole run,
+ * divided between them, fixed before any runs, so that whether a world stops never depends
+ * on its siblings' timing (issue 24). The other limits are each world's already. */
+WorldLimits cli_world_limits(const WorldLimits *limits, uint64_t held_bytes, uint32_t concurrent);
+
 /* The words for a world's stop, in buffer; NULL when it ended by itself. */
 #define CLI_STOP_TEXT_MAX 200
 const char *cli_stop_text(WorldStop stop, char *buffer, size_t size);

@@ -488,7 +488,8 @@ typedef struct {
     FileRuns *files;
     uint64_t next_item; /* (file, seed) in file order: file = item / seeds */
     uint64_t item_count;
-    bool stop; /* no new run starts: interrupted, or nobody reads the verdicts */
+    bool stop;          /* no new run starts: interrupted, or nobody reads the verdicts */
+    WorldLimits limits; /* each world's: its share of the process's memory budget */
     pthread_mutex_t lock;
     pthread_cond_t finished; /* a run finished */
 } CheckPool;
@@ -513,6 +514,7 @@ static void *work(void *context)
         options.has_seed = true;
         options.seed = (check->options.has_seed ? check->options.seed : scenario->seed) + k;
         options.quiet = true; /* the check shows its own progress */
+        options.limits = pool->limits;
         double started = cli_wall_seconds();
         Run *run = malloc(sizeof *run); /* a Run holds every mode's metrics: not the stack */
         if (run == NULL) {
@@ -768,6 +770,12 @@ static int run_all(Check *check)
     for (uint32_t i = 0; i < check->file_count; i++)
         for (uint32_t e = 0; e < EXPECTATIONS_MAX; e++)
             pool.files[i].result.measures[e] = (Measure){.low = INFINITY, .high = -INFINITY};
+    /* one world per thread at a time (a run's modes go one after another); the listed
+     * scenarios are held throughout */
+    uint64_t concurrent = check->threads < pool.item_count ? check->threads : pool.item_count;
+    pool.limits =
+        cli_world_limits(&check->options.limits, (uint64_t)check->file_count * sizeof(Scenario),
+                         (uint32_t)concurrent);
     pthread_mutex_init(&pool.lock, NULL);
     pthread_cond_init(&pool.finished, NULL);
     pthread_t threads[THREADS_MAX];

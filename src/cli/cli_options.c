@@ -248,6 +248,18 @@ Scenario *cli_load_scenario(const char *path, const Options *options)
     return scenario;
 }
 
+WorldLimits cli_world_limits(const WorldLimits *limits, uint64_t held_bytes, uint32_t concurrent)
+{
+    WorldLimits shared = *limits;
+    uint64_t budget =
+        limits->max_memory_bytes > 0 ? limits->max_memory_bytes : WORLD_DEFAULT_MAX_MEMORY_BYTES;
+    uint64_t left = budget > held_bytes ? budget - held_bytes : 0;
+    shared.max_memory_bytes = left / (concurrent > 0 ? concurrent : 1);
+    if (shared.max_memory_bytes == 0)
+        shared.max_memory_bytes = 1; /* 0 would be the default: nothing is left, stop at once */
+    return shared;
+}
+
 const char *cli_run_only_option(const Options *options)
 {
     const WorldLimits *limits = &options->limits;

@@ -355,6 +355,7 @@ typedef struct {
     SweepResults *results;
     Scenario *const *scenarios;
     const Options *options;
+    WorldLimits limits; /* each world's: its share of the process's memory budget */
     uint32_t threads;
     bool progress;
     double started_s;
@@ -388,7 +389,7 @@ static void run_one(Pool *pool, uint32_t run)
     bool stopped = false;
     for (uint32_t m = 0; m < results->mode_count; m++) {
         World *world =
-            world_create(scenario, results->modes[m], seed, (TraceSink){0}, pool->options->limits);
+            world_create(scenario, results->modes[m], seed, (TraceSink){0}, pool->limits);
         world_run(world);
         for (uint32_t j = 0; j < results->metric_count; j++)
             metrics_value(world_metrics(world), results->metrics[j],
@@ -598,11 +599,17 @@ static int run_sweep(Pool *pool)
     }
     if (pool->stopped > 0) {
         /* A run cut short measured part of a run: averaged with whole runs it would be a
-         * wrong result, so nothing is written (as for run, an input problem). */
+         * wrong result, so nothing is written (as for run, an input problem). Named by its
+         * place in the run order, not by how many runs the threads had finished by then:
+         * every earlier run was taken first and ran whole, so the words do not depend on
+         * the threads' timing. */
+        uint32_t place = 0;
+        while (place < pool->run_count && pool->runs[place] != pool->stop_run)
+            place++;
         fprintf(stderr,
-                "idemsim: a run stopped at a budget, so the sweep stopped after %u of %u runs "
-                "and wrote nothing (raise the budget or shrink the scenario); the first: %s\n",
-                pool->done, pool->run_count, pool->stop_reason);
+                "idemsim: a run stopped at a budget, so the sweep stopped at run %u of %u and "
+                "wrote nothing (raise the budget or shrink the scenario); the first: %s\n",
+                place + 1, pool->run_count, pool->stop_reason);
         return EXIT_USAGE;
     }
     return EXIT_SUCCESS;
@@ -646,6 +653,10 @@ int command_sweep(int argc, char **argv)
         pool.scenarios = scenarios;
         pool.options = &options;
         pool.threads = pool.threads < pool.run_count ? pool.threads : pool.run_count;
+        /* one world per thread at a time; the points' scenarios are held throughout */
+        pool.limits = cli_world_limits(
+            &options.limits, (uint64_t)sweep_report_point_count(results) * sizeof(Scenario),
+            pool.threads);
         pool.progress = !options.quiet && isatty(STDERR_FILENO);
         status = run_sweep(&pool);
     }

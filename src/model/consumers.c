@@ -258,7 +258,7 @@ void consumers_on_restart(World *world)
 {
     world->consumers.down = false;
     if (world_tracing(world))
-        world_trace(world, world->consumers_node, TRACE_RESTART, 0, 0, 0);
+        world_trace(world, world->consumers_node, TRACE_RESTART, TRACE_NO_OPERATION, 0, 0);
     broker_log_on_consumers_restart(world);
 }
 

@@ -75,7 +75,8 @@ void key_protocol_on_failover(World *world, KeyProtocol *keys)
     world->metrics.keys_lost_in_failover += recent.count;
     world_note_key_store(world);
     if (world_tracing(world))
-        world_trace(world, keys->node, TRACE_FAILOVER, 0, (int64_t)recent.count, 0);
+        world_trace(world, keys->node, TRACE_FAILOVER, TRACE_NO_OPERATION, (int64_t)recent.count,
+                    0);
     if (sim_pending(world->sim) < world->sweeps_running) {
         world->sweeps_running--; /* only background timers are left: stop */
         return;
@@ -381,7 +382,7 @@ void key_protocol_on_sweep(World *world, KeyProtocol *keys)
     size_t freed = idem_store_sweep(keys->store, sim_now(world->sim));
     world_note_key_store(world);
     if (freed > 0 && world_tracing(world))
-        world_trace(world, keys->node, TRACE_SWEEP, 0, (int64_t)freed, 0);
+        world_trace(world, keys->node, TRACE_SWEEP, TRACE_NO_OPERATION, (int64_t)freed, 0);
     world_reschedule_sweep(world, keys->side,
                            sim_time_us_from_ms(keys->policy->cleanup_interval_ms));
 }

@@ -289,7 +289,7 @@ void server_on_outage(World *world, Server *server)
 {
     const ServerOutageSpec *outage = &world->scenario.server.outage;
     if (world_tracing(world))
-        world_trace(world, server->node, TRACE_CRASH, 0, 0, CRASH_NONE);
+        world_trace(world, server->node, TRACE_CRASH, TRACE_NO_OPERATION, 0, CRASH_NONE);
     for (uint32_t slot = 0; slot < world->job_slots.capacity; slot++) {
         const Job *job = &world->jobs[slot];
         if (job->serial != 0 && job->epoch == server->epoch && job->request.target == server->node)
@@ -306,7 +306,7 @@ void server_on_restart(World *world, Server *server)
     server->down = false;
     server->in_outage = false;
     if (world_tracing(world))
-        world_trace(world, server->node, TRACE_RESTART, 0, 0, 0);
+        world_trace(world, server->node, TRACE_RESTART, TRACE_NO_OPERATION, 0, 0);
     server_charge_resume_outbox(world, server);
 }
 

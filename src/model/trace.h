@@ -6,6 +6,7 @@
 #ifndef IDEMSIM_TRACE_H
 #define IDEMSIM_TRACE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "scenario.h"
@@ -107,6 +108,9 @@ typedef enum {
 
 #define TRACE_NO_NODE UINT32_MAX
 #define TRACE_NO_CLIENT UINT32_MAX
+/* The operation of a record that belongs to none: operation ids start at 0, so 0 is a real
+ * one and cannot double as "none" (issue 24). Given to world_trace, never stored. */
+#define TRACE_NO_OPERATION UINT64_MAX
 
 typedef struct {
     SimTimeUs t_us;
@@ -120,7 +124,9 @@ typedef struct {
     NodeKind peer_kind;
     const char *actor_name; /* "web[3]", "server" */
     const char *peer_name;  /* NULL unless a message event */
-    uint64_t operation;     /* ground-truth operation id, 0 when none */
+    uint64_t operation;     /* ground-truth operation id; 0 when no_operation */
+    bool no_operation;      /* of no operation: a restart, a sweep, a failover, an outage, a
+                               rebalance, an offset commit */
     uint32_t attempt;       /* 1-based, 0 when none */
     uint32_t click;         /* 0 for the first click, 1 for a double click's second */
     uint32_t copy;          /* network copy lineage, 0 for the original */

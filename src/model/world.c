@@ -147,6 +147,7 @@ static TraceRecord node_record(const World *world, uint32_t node, TraceEvent eve
         .actor_name = world_node_name(world, node),
         .value = value,
         .detail = detail,
+        .no_operation = true, /* until an operation is named */
     };
 }
 
@@ -156,7 +157,10 @@ void world_trace(World *world, uint32_t node, TraceEvent event, uint64_t operati
     if (world->trace.write == NULL)
         return;
     TraceRecord record = node_record(world, node, event, value, detail);
-    record.operation = operation;
+    if (operation != TRACE_NO_OPERATION) {
+        record.operation = operation;
+        record.no_operation = false;
+    }
     world_trace_write(world, &record);
 }
 
@@ -166,6 +170,7 @@ static TraceRecord about_record(const World *world, uint32_t node, TraceEvent ev
 {
     TraceRecord record = node_record(world, node, event, value, detail);
     record.operation = message->operation;
+    record.no_operation = false;
     record.attempt = message->attempt;
     record.click = message->click;
     record.copy = (uint32_t)message->lineage;
@@ -1017,13 +1022,14 @@ static uint64_t largest_growth_bytes(const World *world)
 }
 
 /* Memory and money cost more than a comparison: looked at every BUDGET_CHECK_INTERVAL
- * events, or sooner when money is close to its bound. The memory budget is the process's:
- * this world's storage is charged to the process-wide account, and the run stops when the
- * account (every world, thread and parse tree of the process) passes the budget. */
+ * events, or sooner when money is close to its bound. The memory budget is this world's own
+ * (the command line divides the process's between the worlds it runs at once), so whether
+ * it stops never depends on siblings' timing; its storage is still charged to the
+ * process-wide account, which counts what the whole process holds. */
 static bool costly_budget_exhausted(World *world, uint64_t events)
 {
-    memory_account_update(&world->memory_charged, world_memory_bytes(world));
-    uint64_t used = memory_account_used();
+    uint64_t used = world_memory_bytes(world);
+    memory_account_update(&world->memory_charged, used);
     if (used > world->limits.max_memory_bytes ||
         largest_growth_bytes(world) > world->limits.max_memory_bytes - used) {
         stop_with(world, WORLD_STOP_MEMORY, world->limits.max_memory_bytes);

@@ -20,7 +20,7 @@ typedef struct {
     uint64_t max_events;             /* 0: the default budget */
     SimTimeUs max_sim_time_us;       /* 0: the default budget; larger than WORLD_SIM_TIME_MAX_US
                                         is WORLD_SIM_TIME_MAX_US */
-    uint64_t max_memory_bytes;       /* 0: the default budget; for the whole process */
+    uint64_t max_memory_bytes;       /* 0: the default budget; this world's own storage */
     uint64_t max_events_per_instant; /* 0: the default (see WORLD_DEFAULT_MAX_EVENTS_PER_INSTANT) */
     TraceFull trace_full; /* NULL: none; else asked with the trace sink's context, and a full
                              sink stops the run (WORLD_STOP_TRACE): a trace cut short is not
@@ -88,7 +88,8 @@ SimTimeUs world_now(const World *world);
 SimTimeUs world_next_event_us(World *world);
 /* What the world's storage takes now: events, operations in progress, messages, jobs,
  * key stores, broker queue. Charged to the process-wide memory account (memory_account.h)
- * at each budget check; max_memory_bytes bounds that account, not this world alone. */
+ * at each budget check; max_memory_bytes bounds this world alone, so a caller running
+ * several worlds at once gives each its share of the process's budget (cli_world_limits). */
 uint64_t world_memory_bytes(const World *world);
 Mode world_mode(const World *world);
 /* Live during the run, final once world_finished(): an operation is counted in outcomes

@@ -506,7 +506,8 @@ void world_trace_queue(World *world, TraceEvent event, const Message *message, i
                        const char *queue);
 /* Fills in the time and mode and hands the record to the sink (tracing must be on). */
 void world_trace_write(World *world, TraceRecord *record);
-/* A step of a service not about one message (crash, restart, sweep). */
+/* A step of a service not about one message (crash, restart, sweep); operation is
+ * TRACE_NO_OPERATION when it belongs to none. */
 void world_trace(World *world, uint32_t node, TraceEvent event, uint64_t operation, int64_t value,
                  uint32_t detail);
 void world_trace_client(World *world, uint32_t client, TraceEvent event, uint64_t operation,

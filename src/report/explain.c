@@ -47,7 +47,8 @@ void explain_destroy(Explain *explain)
 static void collect(void *context, const TraceRecord *record)
 {
     Explain *explain = context;
-    if (record->mode != explain->mode || record->operation != explain->operation)
+    if (record->mode != explain->mode || record->no_operation ||
+        record->operation != explain->operation)
         return;
     explain->caught[record->event]++;
     diagram_add(explain->diagram, record, 0);

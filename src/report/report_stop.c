@@ -13,9 +13,11 @@ const char *report_stop_text(WorldStop stop, char *buffer, size_t size)
     case WORLD_STOP_NONE:
         return NULL;
     case WORLD_STOP_MEMORY:
+        /* a world's share of a small budget may be under a MiB (cli_world_limits) */
         snprintf(buffer, size,
-                 "stopped: memory budget of %" PRIu64 " MiB exceeded at %.3f s simulated",
-                 stop.limit >> 20, at_s);
+                 "stopped: memory budget of %" PRIu64 " %s exceeded at %.3f s simulated",
+                 stop.limit >= (1u << 20) ? stop.limit >> 20 : stop.limit >> 10,
+                 stop.limit >= (1u << 20) ? "MiB" : "KiB", at_s);
         break;
     case WORLD_STOP_EVENTS:
         snprintf(buffer, size, "stopped: event budget of %" PRIu64 " events exhausted", stop.limit);

@@ -216,7 +216,10 @@ static void write_trace_record(void *context, const TraceRecord *record)
         out = put_string(out, end, record->peer_name);
     }
     out = put_literal(out, end, ", \"op\": ");
-    out = put_u64(out, end, record->operation);
+    if (record->no_operation)
+        out = put_literal(out, end, "null"); /* 0 is a real operation's id */
+    else
+        out = put_u64(out, end, record->operation);
     out = put_literal(out, end, ", \"click\": ");
     out = put_u64(out, end, record->click);
     out = put_literal(out, end, ", \"attempt\": ");

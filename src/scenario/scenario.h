@@ -539,6 +539,11 @@ typedef struct {
      * entry's id, else the kind's own name ("server", "gateway", ...). Links, traces and
      * lanes name the node so. */
     char service_ids[NODE_KIND_COUNT][NAME_LEN_MAX];
+    /* The services form: each kind's entry in `services`, and the entries of the server's
+     * and the consumers' key stores, plus one (0: none; all 0 in the older form). Paths
+     * into the older objects are said as the file wrote them (scenario_services_path). */
+    uint8_t service_entry[NODE_KIND_COUNT];
+    uint8_t store_entry[2];
     uint32_t expectation_count;
     Expectation expectations[EXPECTATIONS_MAX];
     uint32_t question_count;
@@ -591,6 +596,9 @@ bool scenario_uses_storm(const Scenario *scenario);
 
 /* The name of the service node of kind (not NODE_CLIENT_GROUP). */
 const char *scenario_service_id(const Scenario *scenario, NodeKind kind);
+/* A path into an older object ("$.server.idempotency.durable") as a file of the services
+ * form names it ("$.services[1].durable"), rewritten in place; unchanged in the older form. */
+void scenario_services_path(const Scenario *scenario, char *path, size_t size);
 
 /* The effective scenario in the services form, every default written out, as JSON text
  * (malloc'd, ending in a newline; NULL when memory runs out). Loading that text gives a

@@ -641,6 +641,47 @@ void scenario_graph_read(SchemaReader *reader, const cJSON *item, void *target)
         json_path_pop(&reader->path);
     }
     check_references(scenario_reader, &graph);
+    for (unsigned i = 0; i < graph.count; i++) {
+        int kind = graph.entries[i].kind;
+        if (is_node_kind(kind))
+            scenario->service_entry[kind] = (uint8_t)(i + 1);
+        for (int side = 0; side < 2 && kind == SERVICE_KIND_KEY_STORE; side++) {
+            const char *store = side == 0 ? scenario->server.idempotency.store_id
+                                          : scenario->broker.consumers.idempotency.store_id;
+            if (strcmp(store, graph.entries[i].id) == 0)
+                scenario->store_entry[side] = (uint8_t)(i + 1);
+        }
+    }
+}
+
+void scenario_services_path(const Scenario *scenario, char *path, size_t size)
+{
+    static const struct {
+        const char *prefix;
+        int kind; /* the entry's NodeKind, or -1 - side for a store */
+    } older[] = {
+        {"$.server.idempotency", -1},
+        {"$.broker.consumers.idempotency", -2},
+        {"$.broker.consumers", NODE_CONSUMERS},
+        {"$.server", NODE_SERVER},
+        {"$.gateway", NODE_GATEWAY},
+        {"$.proxy", NODE_PROXY},
+        {"$.broker", NODE_BROKER},
+    };
+    for (size_t i = 0; i < sizeof older / sizeof older[0]; i++) {
+        size_t length = strlen(older[i].prefix);
+        if (strncmp(path, older[i].prefix, length) != 0 ||
+            (path[length] != '\0' && path[length] != '.' && path[length] != '['))
+            continue;
+        int entry = older[i].kind < 0 ? scenario->store_entry[-1 - older[i].kind]
+                                      : scenario->service_entry[older[i].kind];
+        if (entry == 0)
+            return; /* the older form, or a service the file does not declare */
+        char rest[JSON_PATH_LEN_MAX];
+        snprintf(rest, sizeof rest, "%s", path + length);
+        snprintf(path, size, "$.services[%d]%s", entry - 1, rest);
+        return;
+    }
 }
 
 /* Only the keys every entry shares, for the format reference: the rest are the older

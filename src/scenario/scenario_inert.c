@@ -60,63 +60,463 @@ static void check_outages(const Scenario *scenario, LoadErrors *errors)
                             scenario->duration_ms, outage->from_ms);
 }
 
+/* broker_log.c schedules a rebalance only at a multiple of the interval within the run. */
+static void check_rebalances(const Scenario *scenario, LoadErrors *errors)
+{
+    const BrokerSpec *broker = &scenario->broker;
+    if (broker->family == BROKER_LOG && broker->rebalance_every_ms > scenario->duration_ms)
+        scenario_errors_add(errors, "$.broker.rebalance_every_ms",
+                            "expected at most duration_ms (%g): the first rebalance would come "
+                            "after the run (got %g)",
+                            scenario->duration_ms, broker->rebalance_every_ms);
+}
+
 /* ------------------------------------------------------------------ warnings */
 
-#define RACE_WINDOW_DEFAULT_MS 10.0 /* scenario_services.c's default */
+/* Each rule below names a field and the configuration in which the model never reads it
+ * (the code named in its comment is the field's only reader), so "no effect" is exact, not
+ * a guess. A field is judged against what the loader resolves an absent one to (`plain`,
+ * the smallest scenario's resolved values), so a field set to its default is not caught and
+ * a sweep starting from the default stays quiet. Rejected: fields whose only trace is a
+ * diagnostic (cleanup_interval_ms with ttl_ms 0 still schedules sweeps, which the JSON
+ * report's `events` counts) or the report's wording (on_in_progress and profile are shown
+ * in the table even where no key is ever refused). */
+
 #define KEY_BITS_DEFAULT 64
 
-static void warn_client_groups(const Scenario *scenario, LoadErrors *warnings)
+static void say(LoadErrors *warnings, const char *format_path, uint32_t index, const char *why)
+{
+    char path[JSON_PATH_LEN_MAX];
+    snprintf(path, sizeof path, format_path, index);
+    scenario_errors_add(warnings, path, "%s", why);
+}
+
+static bool distribution_equal(const Distribution *a, const Distribution *b)
+{
+    return a->kind == b->kind && a->a == b->a && a->b == b->b;
+}
+
+/* Where work goes, as world.c's service_active decides which nodes a world holds. */
+typedef struct {
+    bool to_server, to_broker, charged;
+} Reach;
+
+static Reach reach_of(const Scenario *scenario)
+{
+    Reach reach = {false, false, false};
+    for (uint32_t g = 0; g < scenario->client_group_count; g++) {
+        reach.to_server |= scenario->client_groups[g].target == TARGET_SERVER;
+        reach.to_broker |= scenario->client_groups[g].target == TARGET_BROKER;
+    }
+    reach.to_broker |= reach.to_server && scenario->server.publish_receipts;
+    reach.charged = (reach.to_server && scenario->server.use_gateway) ||
+                    (reach.to_broker && scenario->broker.consumers.use_gateway);
+    return reach;
+}
+
+/* A node of the world that work reaches: a client group, or a service in use. */
+static bool node_reached(const Scenario *scenario, const Reach *reach, const char *name)
 {
     for (uint32_t g = 0; g < scenario->client_group_count; g++) {
+        if (strcmp(scenario->client_groups[g].id, name) == 0)
+            return true;
+    }
+    const bool reached[NODE_KIND_COUNT] = {
+        [NODE_SERVER] = reach->to_server,
+        [NODE_GATEWAY] = reach->charged,
+        [NODE_BROKER] = reach->to_broker,
+        [NODE_CONSUMERS] = reach->to_broker,
+        [NODE_PROXY] = scenario_uses_proxy(scenario),
+    };
+    for (int kind = NODE_SERVER; kind < NODE_KIND_COUNT; kind++) {
+        if (strcmp(scenario_service_id(scenario, (NodeKind)kind), name) == 0)
+            return reached[kind];
+    }
+    return true; /* unknown names were refused at load */
+}
+
+/* ------------------------------------------------------------------ client groups */
+
+/* A click that sends one request and asks nothing after it (client.c): no retry
+ * (max_attempts 1), a 409 ends it (max_conflicts 0 spends an attempt), no 202 to poll (the
+ * server answers 409 while a key is in progress), no lookup on giving up. */
+static bool sends_once(const Scenario *scenario, const ClientGroupSpec *group)
+{
+    return group->retry.max_attempts == 1 && group->retry.max_conflicts == 0 &&
+           group->on_unknown == ON_UNKNOWN_GIVE_UP &&
+           scenario->server.idempotency.on_in_progress != 202;
+}
+
+static void warn_retry(const Scenario *scenario, const ClientGroupSpec *group,
+                       const ClientGroupSpec *plain, uint32_t g, LoadErrors *warnings)
+{
+    const RetrySpec *retry = &group->retry, *base = &plain->retry;
+    if (retry->budget.enabled && retry->max_attempts == 1)
+        say(warnings, "$.clients[%u].retry.budget", g,
+            "has no effect with max_attempts 1: there is no retry to spend a token on");
+    /* only a shed answer carries a Retry-After (server.c, shed) */
+    if (retry->honour_retry_after && (scenario->server.queue == SERVER_QUEUE_UNBOUNDED ||
+                                      scenario->server.shed.retry_after_ms == 0))
+        say(warnings, "$.clients[%u].retry.honour_retry_after", g,
+            scenario->server.queue == SERVER_QUEUE_UNBOUNDED
+                ? "has no effect: no answer carries a Retry-After (server.queue is unbounded, "
+                  "so the server never sheds)"
+                : "has no effect: no answer carries a Retry-After (server.shed.retry_after_ms "
+                  "is 0)");
+    if (!sends_once(scenario, group))
+        return;
+    static const char once[] = "has no effect: the group never sends a second request "
+                               "(max_attempts 1, max_conflicts 0, on_unknown 'give-up', and "
+                               "the server answers 409 in progress)";
+    if (retry->base_ms != base->base_ms || retry->factor != base->factor ||
+        retry->max_ms != base->max_ms || retry->jitter != base->jitter)
+        say(warnings, "$.clients[%u].retry.backoff", g, once);
+    if (retry->on_timeout != base->on_timeout || retry->on_5xx != base->on_5xx ||
+        retry->on_409 != base->on_409)
+        say(warnings, "$.clients[%u].retry.retry_on", g, once);
+    if (retry->late_response != base->late_response)
+        say(warnings, "$.clients[%u].retry.late_response", g, once);
+    if (retry->conflict_delay_ms != base->conflict_delay_ms)
+        say(warnings, "$.clients[%u].retry.conflict_delay_ms", g, once);
+}
+
+static void warn_workload(const WorkloadSpec *workload, const WorkloadSpec *base, uint32_t g,
+                          LoadErrors *warnings)
+{
+    /* scripted times replace the clock (client.c, schedule_next_operation) */
+    static const char scripted[] = "has no effect with at_ms: the scripted times say when each "
+                                   "operation starts";
+    if (workload->at_count > 0 && !distribution_equal(&workload->interval_ms, &base->interval_ms))
+        say(warnings, "$.clients[%u].workload.interval_ms", g, scripted);
+    if (workload->at_count > 0 && workload->start_ms != base->start_ms)
+        say(warnings, "$.clients[%u].workload.start_ms", g, scripted);
+    if (workload->loop != base->loop && (workload->at_count > 0 || workload->ops == 1))
+        say(warnings, "$.clients[%u].workload.loop", g,
+            workload->at_count > 0 ? scripted
+                                   : "has no effect with ops 1: each client has no next "
+                                     "operation to start");
+}
+
+/* Keys the client draws itself and keeps for a click (client.c, key_for). */
+static bool key_drawn_per_click(KeyStrategy key)
+{
+    return key == KEY_PER_CLICK || key == KEY_MESSAGE_ID;
+}
+
+static void warn_chances(const ClientGroupSpec *group, const ClientGroupSpec *plain, uint32_t g,
+                         LoadErrors *warnings)
+{
+    if (group->double_click.prob == 0 &&
+        !distribution_equal(&group->double_click.delay_ms, &plain->double_click.delay_ms))
+        say(warnings, "$.clients[%u].double_click.delay_ms", g,
+            "has no effect with prob 0: there is no second click to delay");
+    if (group->offline.prob == 0 &&
+        !distribution_equal(&group->offline.duration_ms, &plain->offline.duration_ms))
+        say(warnings, "$.clients[%u].offline.duration_ms", g,
+            "has no effect with prob 0: the client never goes offline");
+    if (group->restart.prob == 0 &&
+        !distribution_equal(&group->restart.delay_ms, &plain->restart.delay_ms))
+        say(warnings, "$.clients[%u].restart.delay_ms", g,
+            "has no effect with prob 0: the app never restarts");
+    /* read only when the app restarts (client.c, app_restarts); a business-hash key is
+     * derived again, no key is nothing to forget (a per-attempt key's loss is traced) */
+    if (group->key_persisted && group->restart.prob == 0)
+        say(warnings, "$.clients[%u].key_persisted", g,
+            "has no effect with restart.prob 0: the app never restarts, so the key is never "
+            "forgotten");
+    else if (group->key_persisted &&
+             (group->key == KEY_NONE || group->key == KEY_SERVER_GENERATED ||
+              group->key == KEY_BUSINESS_HASH))
+        say(warnings, "$.clients[%u].key_persisted", g,
+            "has no effect: the app keeps no key of its own that a restart could lose (key "
+            "'none', 'server-generated' or 'business-hash')");
+    /* client.c, begin_click: the previous operation's key, for keys kept per click */
+    if (group->key_reuse > 0 && group->workload.ops == 1)
+        say(warnings, "$.clients[%u].key_reuse", g,
+            "has no effect with ops 1: each client has no previous operation's key to reuse");
+    else if (group->key_reuse > 0 && !key_drawn_per_click(group->key) &&
+             group->key != KEY_BUSINESS_HASH)
+        say(warnings, "$.clients[%u].key_reuse", g,
+            "has no effect: the key strategy keeps no key from one operation to the next");
+}
+
+static void warn_client_groups(const Scenario *scenario, const Scenario *plain,
+                               LoadErrors *warnings)
+{
+    const ClientGroupSpec *base = &plain->client_groups[0];
+    for (uint32_t g = 0; g < scenario->client_group_count; g++) {
         const ClientGroupSpec *group = &scenario->client_groups[g];
-        char path[JSON_PATH_LEN_MAX];
-        if (group->retry.budget.enabled && group->retry.max_attempts == 1) {
-            snprintf(path, sizeof path, "$.clients[%u].retry.budget", g);
-            scenario_errors_add(warnings, path,
-                                "has no effect with max_attempts 1: there is no retry to spend "
-                                "a token on");
-        }
-        /* only a shed answer carries a Retry-After (server.c, shed) */
-        if (group->retry.honour_retry_after && (scenario->server.queue == SERVER_QUEUE_UNBOUNDED ||
-                                                scenario->server.shed.retry_after_ms == 0)) {
-            snprintf(path, sizeof path, "$.clients[%u].retry.honour_retry_after", g);
-            scenario_errors_add(warnings, path,
-                                "has no effect: no answer carries a Retry-After (%s)",
-                                scenario->server.queue == SERVER_QUEUE_UNBOUNDED
-                                    ? "server.queue is unbounded, so the server never sheds"
-                                    : "server.shed.retry_after_ms is 0");
-        }
+        warn_retry(scenario, group, base, g, warnings);
+        warn_workload(&group->workload, &base->workload, g, warnings);
+        warn_chances(group, base, g, warnings);
         /* random bits are drawn only for per-attempt, per-click and message-id keys */
         if (group->key_bits != KEY_BITS_DEFAULT &&
             (group->key == KEY_BUSINESS_HASH || group->key == KEY_NONE ||
              group->key == KEY_SERVER_GENERATED)) {
-            snprintf(path, sizeof path, "$.clients[%u].key_bits", g);
-            scenario_errors_add(warnings, path,
-                                "has no effect with key '%s': the client draws no random key",
-                                key_strategy_name(group->key));
+            char why[120];
+            snprintf(why, sizeof why, "has no effect with key '%s': the client draws no random key",
+                     key_strategy_name(group->key));
+            say(warnings, "$.clients[%u].key_bits", g, why);
         }
+        /* client.c, retry_or_give_up: a lookup needs the key the client sent */
+        if (group->on_unknown == ON_UNKNOWN_LOOKUP &&
+            (group->key == KEY_NONE || group->key == KEY_SERVER_GENERATED))
+            say(warnings, "$.clients[%u].on_unknown", g,
+                "has no effect: the client holds no key to look up (key 'none' or "
+                "'server-generated')");
     }
 }
 
-static void warn_store(const IdempotencySpec *store, const char *at, LoadErrors *warnings)
+/* ------------------------------------------------------------------ key stores and crashes */
+
+static bool runs_mode(const Scenario *scenario, Mode mode)
+{
+    for (uint32_t m = 0; m < scenario->mode_count; m++) {
+        if (scenario->modes[m] == mode)
+            return true;
+    }
+    return false;
+}
+
+/* Every field the model reads, the profile aside: reports name it in every mode. */
+static bool store_equal(const IdempotencySpec *a, const IdempotencySpec *b)
+{
+    return a->reserve == b->reserve && a->race_window_ms == b->race_window_ms &&
+           a->ttl_ms == b->ttl_ms && a->ttl_from == b->ttl_from &&
+           a->cleanup_interval_ms == b->cleanup_interval_ms && a->fingerprint == b->fingerprint &&
+           a->on_in_progress == b->on_in_progress &&
+           a->on_failure.definite == b->on_failure.definite &&
+           a->on_failure.ambiguous == b->on_failure.ambiguous && a->durable == b->durable &&
+           a->required == b->required && a->lock_timeout_ms == b->lock_timeout_ms &&
+           a->fencing == b->fencing && a->replication_lag_ms == b->replication_lag_ms &&
+           distribution_equal(&a->failover_every_ms, &b->failover_every_ms) && a->key == b->key &&
+           a->scope == b->scope;
+}
+
+static void say_at(LoadErrors *warnings, const char *at, const char *field, const char *why)
 {
     char path[JSON_PATH_LEN_MAX];
-    if (store->race_window_ms != RACE_WINDOW_DEFAULT_MS &&
-        store->reserve != RESERVE_CHECK_THEN_INSERT) {
-        snprintf(path, sizeof path, "%s.race_window_ms", at);
-        scenario_errors_add(warnings, path,
-                            "has no effect unless reserve is 'check-then-insert' (the window "
-                            "lies between its check and its insert)");
+    snprintf(path, sizeof path, "%s.%s", at, field);
+    scenario_errors_add(warnings, path, "%s", why);
+}
+
+/* One key store, the server's or the consumers' (key_protocol.c reads every field);
+ * crashes: whether anything on its side can ever crash. */
+static void warn_store(const Scenario *scenario, const IdempotencySpec *store,
+                       const IdempotencySpec *plain, const char *at, bool crashes,
+                       LoadErrors *warnings)
+{
+    if (!runs_mode(scenario, MODE_IDEMPOTENT)) { /* key_protocol_init: enabled in it only */
+        if (!store_equal(store, plain))
+            scenario_errors_add(warnings, at,
+                                "has no effect: key stores are used in the idempotent mode "
+                                "only, which the scenario does not run");
+        return;
     }
+    if (store->race_window_ms != plain->race_window_ms &&
+        store->reserve != RESERVE_CHECK_THEN_INSERT)
+        say_at(warnings, at, "race_window_ms",
+               "has no effect unless reserve is 'check-then-insert' (the window lies between "
+               "its check and its insert)");
     /* a holder goes stale only when its row is taken over (lock timeout), expires (TTL) or
      * is lost in a failover, and another request reserves the key */
     if (store->fencing && store->lock_timeout_ms == 0 && store->ttl_ms == 0 &&
-        store->replication_lag_ms == 0) {
-        snprintf(path, sizeof path, "%s.fencing", at);
-        scenario_errors_add(warnings, path,
-                            "has no effect: without lock_timeout_ms, ttl_ms or a failover no "
-                            "row is ever taken over, so no holder is ever stale");
+        store->replication_lag_ms == 0)
+        say_at(warnings, at, "fencing",
+               "has no effect: without lock_timeout_ms, ttl_ms or a failover no row is ever "
+               "taken over, so no holder is ever stale");
+    if (store->ttl_ms == 0 && store->ttl_from != plain->ttl_from) /* expiry_from */
+        say_at(warnings, at, "ttl_from", "has no effect with ttl_ms 0: keys never expire");
+    if (store->replication_lag_ms == 0 &&
+        !distribution_equal(&store->failover_every_ms, &plain->failover_every_ms))
+        say_at(warnings, at, "failover_every_ms",
+               "has no effect with replication_lag_ms 0: the store never fails over");
+    if (store->durable != plain->durable && !crashes) /* key_protocol_on_crash */
+        say_at(warnings, at, "durable",
+               "has no effect: nothing on this side ever crashes (no crash with a point and a "
+               "prob, no outage), so the store never has to survive one");
+    bool resumes = store->on_failure.definite == ON_FAILURE_RESUME ||
+                   store->on_failure.ambiguous == ON_FAILURE_RESUME;
+    if (store->profile == PROFILE_STRIPE && !resumes && /* policy_for */
+        (store->on_failure.definite != plain->on_failure.definite ||
+         store->on_failure.ambiguous != plain->on_failure.ambiguous))
+        say_at(warnings, at, "on_failure",
+               "has no effect with profile 'stripe': it stores every answer, errors included");
+}
+
+static bool crash_never(const CrashSpec *crash)
+{
+    return crash->point == CRASH_NONE || crash->prob == 0;
+}
+
+static bool crash_equal(const CrashSpec *a, const CrashSpec *b)
+{
+    return a->point == b->point && a->prob == b->prob && a->restart_ms == b->restart_ms &&
+           a->max_crashes == b->max_crashes;
+}
+
+static void warn_crash(const CrashSpec *crash, const CrashSpec *plain, const char *at,
+                       LoadErrors *warnings)
+{
+    if (crash_never(crash) && !crash_equal(crash, plain)) /* draw_crash */
+        scenario_errors_add(warnings, at,
+                            "has no effect: with point 'none' or prob 0 nothing ever crashes");
+}
+
+/* ------------------------------------------------------------------ the server and the proxy */
+
+static void warn_server(const Scenario *scenario, const Scenario *plain, const Reach *reach,
+                        LoadErrors *warnings)
+{
+    const ServerSpec *server = &scenario->server;
+    bool deletes = false; /* ledger.c: every handler's delete, the consumers' included */
+    for (uint32_t g = 0; g < scenario->client_group_count; g++)
+        deletes |= scenario->client_groups[g].operation.kind == OPERATION_DELETE;
+    if (server->delete_always_204 && !deletes)
+        scenario_errors_add(warnings, "$.server.delete_always_204",
+                            "has no effect: no client group's operation is a delete");
+    bool relays_receipts = reach->to_server && server->publish_receipts &&
+                           server->receipts_via == RECEIPTS_OUTBOX; /* server_charge.c */
+    if (server->outbox_relay_ms != plain->server.outbox_relay_ms && !relays_receipts)
+        scenario_errors_add(warnings, "$.server.outbox_relay_ms",
+                            "has no effect: only receipts through the outbox are relayed on "
+                            "this timer (publish_receipts with receipts_via 'outbox')");
+    if (!reach->to_server)
+        return;
+    warn_crash(&server->crash, &plain->server.crash, "$.server.crash", warnings);
+    warn_store(scenario, &server->idempotency, &plain->server.idempotency, "$.server.idempotency",
+               !crash_never(&server->crash) || server->outage.enabled, warnings);
+}
+
+static void warn_proxy(const Scenario *scenario, const Scenario *plain, LoadErrors *warnings)
+{
+    if (!scenario_uses_proxy(scenario))
+        return; /* a proxy nobody goes through is refused at load */
+    const ProxySpec *proxy = &scenario->proxy, *base = &plain->proxy;
+    if (proxy->retries == 0 && (proxy->on_timeout != base->on_timeout ||
+                                proxy->on_5xx != base->on_5xx || proxy->on_409 != base->on_409))
+        scenario_errors_add(warnings, "$.proxy.retry_on",
+                            "has no effect with retries 0: the proxy never tries again");
+    bool keyed = false; /* proxy.c: the key it would drop */
+    for (uint32_t g = 0; g < scenario->client_group_count; g++) {
+        const ClientGroupSpec *group = &scenario->client_groups[g];
+        keyed |=
+            group->via == VIA_PROXY && group->key != KEY_NONE && group->key != KEY_SERVER_GENERATED;
     }
+    if (proxy->forwards_key != base->forwards_key && !keyed)
+        scenario_errors_add(warnings, "$.proxy.forwards_key",
+                            "has no effect: no group that goes through the proxy sends a key "
+                            "(key 'none' or 'server-generated')");
+}
+
+/* ------------------------------------------------------------------ the broker */
+
+static void say_queue(LoadErrors *warnings, const BrokerSpec *broker, uint32_t q, const char *field,
+                      const char *why)
+{
+    char path[JSON_PATH_LEN_MAX];
+    bool implicit = broker->queue_count == 1 && strcmp(broker->queues[0].name, "main") == 0;
+    if (implicit)
+        snprintf(path, sizeof path, "$.broker%s%s", field[0] ? "." : "", field);
+    else
+        snprintf(path, sizeof path, "$.broker.queues[%u]%s%s", q, field[0] ? "." : "", field);
+    scenario_errors_add(warnings, path, "%s", why);
+}
+
+static bool queue_fed(const Scenario *scenario, const Reach *reach, uint32_t q)
+{
+    for (uint32_t g = 0; g < scenario->client_group_count; g++) {
+        const ClientGroupSpec *group = &scenario->client_groups[g];
+        if (group->target == TARGET_BROKER && group->queue == q)
+            return true;
+    }
+    return reach->to_server && scenario->server.publish_receipts &&
+           scenario->server.receipts_queue == q;
+}
+
+static void warn_broker(const Scenario *scenario, const Scenario *plain, const Reach *reach,
+                        LoadErrors *warnings)
+{
+    const BrokerSpec *broker = &scenario->broker;
+    if (!reach->to_broker)
+        return; /* the whole object is said at once (warn_unused_services) */
+    const QueueSpec *base = &plain->broker.queues[0];
+    for (uint32_t q = 0; q < broker->queue_count && broker->family != BROKER_LOG; q++) {
+        const QueueSpec *queue = &broker->queues[q];
+        if (broker->queue_count > 1 && !queue_fed(scenario, reach, q)) {
+            char why[120];
+            snprintf(why, sizeof why, "has no effect: nothing publishes to queue '%s'",
+                     queue->name);
+            say_queue(warnings, broker, q, "", why);
+            continue;
+        }
+        /* broker.c, requeue_unacked: the only reader of the three */
+        static const char unlimited[] = "has no effect with max_deliveries 0: a message is never "
+                                        "dead-lettered or discarded";
+        if (queue->max_deliveries == 0 && queue->dead_letter != base->dead_letter)
+            say_queue(warnings, broker, q, "dead_letter", unlimited);
+        if (queue->max_deliveries == 0 && queue->redrive_after_ms > 0)
+            say_queue(warnings, broker, q, "redrive_after_ms", unlimited);
+        if (queue->max_deliveries == 1 && queue->redelivery_delay_ms != base->redelivery_delay_ms)
+            say_queue(warnings, broker, q, "redelivery_delay_ms",
+                      "has no effect with max_deliveries 1: a message is never delivered again");
+    }
+    warn_crash(&broker->consumers.crash, &plain->broker.consumers.crash, "$.broker.consumers.crash",
+               warnings);
+    warn_store(scenario, &broker->consumers.idempotency, &plain->broker.consumers.idempotency,
+               "$.broker.consumers.idempotency", !crash_never(&broker->consumers.crash), warnings);
+}
+
+/* ------------------------------------------------------------------ links and unused services */
+
+static void warn_network(const Scenario *scenario, const Reach *reach, LoadErrors *warnings)
+{
+    const NetworkSpec *network = &scenario->network;
+    for (uint32_t i = 0; i < network->link_count; i++) {
+        const LinkOverride *link = &network->links[i];
+        const char *idle = !node_reached(scenario, reach, link->source)   ? link->source
+                           : !node_reached(scenario, reach, link->target) ? link->target
+                                                                          : NULL;
+        if (idle == NULL)
+            continue;
+        char path[2 * NAME_LEN_MAX + 24]; /* cut to JSON_PATH_LEN_MAX when added */
+        snprintf(path, sizeof path, "$.network.links.%s->%s", link->source, link->target);
+        scenario_errors_add(warnings, path,
+                            "has no effect: no work reaches '%s', so nothing "
+                            "crosses this link",
+                            idle);
+    }
+    for (uint32_t o = 0; o < network->outage_count; o++) {
+        const OutageSpec *outage = &network->outages[o];
+        if (outage->source[0] == '\0') /* every link */
+            continue;
+        const char *idle = !node_reached(scenario, reach, outage->source)   ? outage->source
+                           : !node_reached(scenario, reach, outage->target) ? outage->target
+                                                                            : NULL;
+        if (idle == NULL)
+            continue;
+        char path[JSON_PATH_LEN_MAX];
+        snprintf(path, sizeof path, "$.network.outages[%u].link", o);
+        scenario_errors_add(warnings, path,
+                            "has no effect: no work reaches '%s', so nothing "
+                            "crosses this link",
+                            idle);
+    }
+}
+
+/* A gateway or a broker object that no part of the world calls: the world holds the node
+ * only when work can reach it (world.c, service_active), so none of its fields is read. */
+static void warn_unused_services(const Scenario *scenario, const Scenario *plain,
+                                 const Reach *reach, LoadErrors *warnings)
+{
+    if (!reach->charged && memcmp(&scenario->gateway, &plain->gateway, sizeof plain->gateway) != 0)
+        scenario_errors_add(
+            warnings, "$.gateway", "has no effect: nothing charges through the gateway (%s)",
+            reach->to_server ? "server.use_gateway is false" : "no client group calls the server");
+    if (!reach->to_broker && memcmp(&scenario->broker, &plain->broker, sizeof plain->broker) != 0)
+        scenario_errors_add(warnings, "$.broker",
+                            "has no effect: nothing publishes to the broker (no client group "
+                            "has target 'broker', and the server publishes no receipts)");
 }
 
 /* The smallest scenario: what the loader resolves every object to when the file leaves it
@@ -124,44 +524,30 @@ static void warn_store(const IdempotencySpec *store, const char *at, LoadErrors 
 static const char minimal_scenario[] =
     "{\"accounts\": [{\"id\": \"a\", \"balance\": 0}], \"clients\": [{\"id\": \"c\"}]}";
 
-/* A gateway or a broker object that no part of the world calls: the world holds the node
- * only when work can reach it (world.c, service_active), so none of its fields is read. */
-static void warn_unused_services(const Scenario *scenario, LoadErrors *warnings)
+void scenario_inert_warnings(const Scenario *scenario, LoadErrors *warnings)
 {
     Scenario *plain = calloc(1, sizeof *plain);
     LoadErrors *errors = calloc(1, sizeof *errors);
     if (plain != NULL && errors != NULL &&
         scenario_load_text(minimal_scenario, sizeof minimal_scenario - 1, NULL, 0, plain, errors)) {
-        bool to_server = false, to_broker = false;
-        for (uint32_t g = 0; g < scenario->client_group_count; g++) {
-            to_server |= scenario->client_groups[g].target == TARGET_SERVER;
-            to_broker |= scenario->client_groups[g].target == TARGET_BROKER;
-        }
-        to_broker |= to_server && scenario->server.publish_receipts;
-        bool charged = (to_server && scenario->server.use_gateway) ||
-                       (to_broker && scenario->broker.consumers.use_gateway);
-        if (!charged && memcmp(&scenario->gateway, &plain->gateway, sizeof plain->gateway) != 0)
-            scenario_errors_add(
-                warnings, "$.gateway", "has no effect: nothing charges through the gateway (%s)",
-                to_server ? "server.use_gateway is false" : "no client group calls the server");
-        if (!to_broker && memcmp(&scenario->broker, &plain->broker, sizeof plain->broker) != 0)
-            scenario_errors_add(warnings, "$.broker",
-                                "has no effect: nothing publishes to the broker (no client group "
-                                "has target 'broker', and the server publishes no receipts)");
+        Reach reach = reach_of(scenario);
+        warn_client_groups(scenario, plain, warnings);
+        warn_server(scenario, plain, &reach, warnings);
+        warn_proxy(scenario, plain, warnings);
+        warn_broker(scenario, plain, &reach, warnings);
+        warn_network(scenario, &reach, warnings);
+        warn_unused_services(scenario, plain, &reach, warnings);
+        for (uint32_t i = 0; i < warnings->count; i++)
+            scenario_services_path(scenario, warnings->items[i].path,
+                                   sizeof warnings->items[i].path);
     }
     free(plain);
     free(errors);
-}
-
-void scenario_inert_warnings(const Scenario *scenario, LoadErrors *warnings)
-{
-    warn_client_groups(scenario, warnings);
-    warn_store(&scenario->server.idempotency, "$.server.idempotency", warnings);
-    warn_unused_services(scenario, warnings);
 }
 
 void scenario_inert_check(const Scenario *scenario, LoadErrors *errors)
 {
     check_workloads(scenario, errors);
     check_outages(scenario, errors);
+    check_rebalances(scenario, errors);
 }

@@ -174,8 +174,13 @@ static bool load(const char *text, size_t length, const char *name, const char *
     }
     uint32_t first_validation_error = errors->count;
     scenario_schema_read(root, numbers, name, scenario, errors);
-    if (errors->count == first_validation_error) /* on a scenario read whole */
+    if (errors->count == first_validation_error) { /* on a scenario read whole */
         scenario_inert_check(scenario, errors);
+        /* the checks name the older objects; a file of the services form has entries */
+        for (uint32_t i = first_validation_error; i < errors->count; i++)
+            scenario_override_services_path(root, errors->items[i].path,
+                                            sizeof errors->items[i].path);
+    }
     if (overrides != NULL)
         attribute_to_overrides(errors, first_validation_error, overrides,
                                (const char(*)[SCENARIO_OVERRIDE_PATH_LEN_MAX])resolved,

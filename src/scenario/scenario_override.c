@@ -328,6 +328,21 @@ static bool translate_older_path(const cJSON *root, const Segment *segments, uns
     return written > 0 && (size_t)written < size;
 }
 
+void scenario_override_services_path(const cJSON *root, char *path, size_t size)
+{
+    if (strncmp(path, "$.", 2) != 0)
+        return;
+    const char *inner = path + 2;
+    Segment segments[SEGMENTS_MAX];
+    unsigned count = 0;
+    char translated[SCENARIO_OVERRIDE_PATH_LEN_MAX];
+    if (parse_path(inner, strlen(inner), segments, &count) &&
+        translate_older_path(root, segments, count, inner, strlen(inner), translated,
+                             sizeof translated) &&
+        strlen(translated) + 2 < size)
+        snprintf(path, size, "$.%s", translated);
+}
+
 /* The path as validation names it: keys, and indexes where ids were written. */
 static void write_resolved(const Override *override, char *resolved)
 {

@@ -21,5 +21,9 @@
 #define SCENARIO_OVERRIDE_PATH_LEN_MAX 256
 void scenario_override_apply(cJSON *root, JsonNumbers *numbers, const char *override,
                              LoadErrors *errors, char *resolved);
+/* A warning's path into an older object ("$.server.idempotency.durable") as a file of the
+ * services form names it ("$.services[1].durable"), in place; unchanged when root is of
+ * the older form or the path names no older object. */
+void scenario_override_services_path(const cJSON *root, char *path, size_t size);
 
 #endif

@@ -204,6 +204,8 @@ static void on_record(void *context, const TraceRecord *record)
         narrate(pane, record, event, NULL, 0);
         return;
     }
+    if (record->no_operation)
+        return; /* a failover: not drawn, and operation 0 is a real one (issue 24) */
     OperationView view;
     if (!world_operation_view(pane->world, record->operation, &view))
         return;

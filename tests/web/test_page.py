@@ -31,6 +31,8 @@ import functools
 import http.server
 import json
 import os
+import shutil
+import signal
 import socket
 import struct
 import subprocess
@@ -52,21 +54,66 @@ OUTCOMES = ("ok", "double", "lost", "phantom", "mismatch")
 
 
 class WebDriver:
+    """Chromium, started here, driven by chromedriver attached to it at 127.0.0.1.
+
+    Letting chromedriver start Chromium fails on a minimal Debian root (a debootstrap
+    chroot, issue 24): chromedriver reaches the browser's DevTools at "localhost", which
+    such a root cannot resolve (it has no /etc/hosts), and session creation answers HTTP 500
+    "unable to connect to renderer". D-Bus and systemd are not the cause (Chromium only logs
+    that the bus is missing). Attaching to a browser whose DevTools listen on 127.0.0.1
+    (goog:chromeOptions.debuggerAddress) needs no name at all. Both processes are ours:
+    close() ends chromedriver and Chromium's whole process group, and removes its profile,
+    also when the session could not be created."""
+
     def __init__(self, chromedriver, chromium, width, height):
-        self.port = free_port()
-        self.process = subprocess.Popen(
-            [chromedriver, f"--port={self.port}"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        poll(lambda: self.ready(), 20, "chromedriver to start")
-        args = ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
-                f"--window-size={width},{height}",
-                # WebGL without a GPU: SwiftShader, as a laptop without drivers would.
-                "--use-angle=swiftshader", "--enable-unsafe-swiftshader"]
-        capabilities = {"capabilities": {"alwaysMatch": {
-            "browserName": "chrome",
-            "goog:chromeOptions": {"binary": chromium, "args": args},
-            "goog:loggingPrefs": {"browser": "ALL"}}}}
-        self.session = self.request("POST", "/session", capabilities)["sessionId"]
+        self.process = self.browser = self.log = None
+        self.profile = tempfile.mkdtemp(prefix="idemsim-chromium-")
+        try:
+            self.log = open(os.path.join(self.profile, "chromium.log"), "wb")
+            self.browser = subprocess.Popen(
+                [chromium, "--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
+                 f"--window-size={width},{height}",
+                 # WebGL without a GPU: SwiftShader, as a laptop without drivers would.
+                 "--use-angle=swiftshader", "--enable-unsafe-swiftshader",
+                 "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
+                 f"--user-data-dir={self.profile}", "--no-first-run", "about:blank"],
+                stdout=subprocess.DEVNULL,
+                stderr=self.log,
+                start_new_session=True)  # its own process group: close() ends every helper
+            debugger = poll(self.devtools_address, 30, "Chromium's DevTools to listen")
+            self.port = free_port()
+            self.process = subprocess.Popen(
+                [chromedriver, f"--port={self.port}"],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            poll(lambda: self.ready(), 20, "chromedriver to start")
+            capabilities = {"capabilities": {"alwaysMatch": {
+                "browserName": "chrome",
+                "goog:chromeOptions": {"debuggerAddress": debugger},
+                "goog:loggingPrefs": {"browser": "ALL"}}}}
+            self.session = self.request("POST", "/session", capabilities)["sessionId"]
+        except BaseException:
+            self.print_browser_log()
+            self.end_processes()
+            raise
+
+    def devtools_address(self):
+        """127.0.0.1:PORT once Chromium has written the port it listens on; fails if it died."""
+        if self.browser.poll() is not None:
+            raise AssertionError(f"Chromium exited with status {self.browser.returncode}")
+        try:
+            with open(os.path.join(self.profile, "DevToolsActivePort")) as active:
+                port = active.readline().strip()
+        except OSError:
+            return None
+        return f"127.0.0.1:{port}" if port.isdigit() else None
+
+    def print_browser_log(self):
+        try:
+            with open(os.path.join(self.profile, "chromium.log"), errors="replace") as log:
+                tail = log.read()[-4000:]
+        except OSError:
+            return
+        print("test_page: Chromium's standard error, last lines:\n" + tail, file=sys.stderr)
 
     def ready(self):
         try:
@@ -108,9 +155,35 @@ class WebDriver:
     def close(self):
         try:
             self.command("DELETE", "")
+        except OSError:
+            pass  # the processes end below all the same
         finally:
+            self.end_processes()
+
+    def end_processes(self):
+        """Ends chromedriver, then Chromium with every helper it started (its process
+        group), waiting for each, and removes the profile."""
+        if self.process is not None:
             self.process.terminate()
-            self.process.wait(timeout=10)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        if self.browser is not None:
+            try:
+                os.killpg(self.browser.pid, signal.SIGTERM)
+                self.browser.wait(timeout=10)
+            except (ProcessLookupError, subprocess.TimeoutExpired):
+                pass
+            try:
+                os.killpg(self.browser.pid, signal.SIGKILL)  # any helper still there
+            except ProcessLookupError:
+                pass
+            self.browser.wait()
+        if self.log is not None:
+            self.log.close()
+        shutil.rmtree(self.profile, ignore_errors=True)
 
 
 def free_port():

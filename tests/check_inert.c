@@ -1,0 +1,285 @@
+/* Inert configuration (issue 24, item 3): each rule of scenario_inert.c as a pair, a field
+ * set where the model never reads it (a warning naming its $.path) and its twin, the same
+ * field set where it is live (no warning at that path). A rule that warned always, or never,
+ * fails one side of its pair. Times after duration_ms that can never come are errors. */
+#include <check.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scenario.h"
+#include "scenario_inert.h"
+
+/* A small scenario calling the server, every mode, a short run. */
+static const char base_scenario[] =
+    "{\"duration_ms\": 10000, \"accounts\": [{\"id\": \"a\", \"balance\": 1000000}],"
+    " \"clients\": [{\"id\": \"web\", \"count\": 2}]}";
+
+#define SETS_MAX 6
+
+typedef struct {
+    const char *path;           /* the warning's $.path */
+    const char *sets[SETS_MAX]; /* --set overrides: the field where it is inert */
+    const char *twin[SETS_MAX]; /* the same field where it is live */
+} InertCase;
+
+/* clang-format off */
+static const InertCase cases[] = {
+    /* client groups: retries */
+    {"$.clients[0].retry.budget",
+     {"clients[0].retry.max_attempts=1", "clients[0].retry.budget={\"ratio\": 0.2}"},
+     {"clients[0].retry.max_attempts=2", "clients[0].retry.budget={\"ratio\": 0.2}"}},
+    {"$.clients[0].retry.honour_retry_after",
+     {"clients[0].retry.honour_retry_after=true"},
+     {"clients[0].retry.honour_retry_after=true", "server.queue=4",
+      "server.shed={\"status\": 429, \"retry_after_ms\": 500}"}},
+    {"$.clients[0].retry.backoff",
+     {"clients[0].retry.max_attempts=1", "clients[0].retry.backoff.base_ms=50"},
+     {"clients[0].retry.max_attempts=1", "clients[0].retry.backoff.base_ms=50",
+      "clients[0].retry.max_conflicts=2"}},
+    {"$.clients[0].retry.retry_on",
+     {"clients[0].retry.max_attempts=1", "clients[0].retry.retry_on=[\"timeout\"]"},
+     {"clients[0].retry.max_attempts=1", "clients[0].retry.retry_on=[\"timeout\"]",
+      "server.idempotency.on_in_progress=202"}},
+    {"$.clients[0].retry.late_response",
+     {"clients[0].retry.max_attempts=1", "clients[0].retry.late_response=\"accept\""},
+     {"clients[0].retry.max_attempts=2", "clients[0].retry.late_response=\"accept\""}},
+    {"$.clients[0].retry.conflict_delay_ms",
+     {"clients[0].retry.max_attempts=1", "clients[0].retry.conflict_delay_ms=100"},
+     {"clients[0].retry.max_attempts=1", "clients[0].retry.conflict_delay_ms=100",
+      "clients[0].on_unknown=\"lookup\""}},
+    /* client groups: workload */
+    {"$.clients[0].workload.interval_ms",
+     {"clients[0].workload={\"at_ms\": [5, 10], \"interval_ms\": {\"dist\": \"const\", \"value\": 9}}"},
+     {"clients[0].workload={\"ops\": 2, \"interval_ms\": {\"dist\": \"const\", \"value\": 9}}"}},
+    {"$.clients[0].workload.start_ms",
+     {"clients[0].workload={\"at_ms\": [5, 10], \"start_ms\": 3}"},
+     {"clients[0].workload={\"ops\": 2, \"start_ms\": 3}"}},
+    {"$.clients[0].workload.loop",
+     {"clients[0].workload={\"ops\": 1, \"loop\": \"open\"}"},
+     {"clients[0].workload={\"ops\": 2, \"loop\": \"open\"}"}},
+    /* client groups: chances and keys */
+    {"$.clients[0].double_click.delay_ms",
+     {"clients[0].double_click={\"prob\": 0, \"delay_ms\": {\"dist\": \"const\", \"value\": 5}}"},
+     {"clients[0].double_click={\"prob\": 0.5, \"delay_ms\": {\"dist\": \"const\", \"value\": 5}}"}},
+    {"$.clients[0].offline.duration_ms",
+     {"clients[0].offline={\"prob\": 0, \"duration_ms\": {\"dist\": \"const\", \"value\": 5}}"},
+     {"clients[0].offline={\"prob\": 0.5, \"duration_ms\": {\"dist\": \"const\", \"value\": 5}}"}},
+    {"$.clients[0].restart.delay_ms",
+     {"clients[0].restart={\"prob\": 0, \"delay_ms\": {\"dist\": \"const\", \"value\": 5}}"},
+     {"clients[0].restart={\"prob\": 0.5, \"delay_ms\": {\"dist\": \"const\", \"value\": 5}}"}},
+    {"$.clients[0].key_persisted",
+     {"clients[0].key_persisted=true"},
+     {"clients[0].key_persisted=true", "clients[0].restart.prob=0.5"}},
+    {"$.clients[0].key_persisted",
+     {"clients[0].key_persisted=true", "clients[0].restart.prob=0.5",
+      "clients[0].key=\"business-hash\""},
+     {"clients[0].key_persisted=true", "clients[0].restart.prob=0.5",
+      "clients[0].key=\"message-id\""}},
+    {"$.clients[0].key_reuse",
+     {"clients[0].key_reuse=0.5"},
+     {"clients[0].key_reuse=0.5", "clients[0].workload.ops=2"}},
+    {"$.clients[0].key_reuse",
+     {"clients[0].key_reuse=0.5", "clients[0].workload.ops=2", "clients[0].key=\"none\""},
+     {"clients[0].key_reuse=0.5", "clients[0].workload.ops=2", "clients[0].key=\"business-hash\""}},
+    {"$.clients[0].key_bits",
+     {"clients[0].key_bits=16", "clients[0].key=\"business-hash\""},
+     {"clients[0].key_bits=16", "clients[0].key=\"per-click\""}},
+    {"$.clients[0].on_unknown",
+     {"clients[0].on_unknown=\"lookup\"", "clients[0].key=\"server-generated\""},
+     {"clients[0].on_unknown=\"lookup\"", "clients[0].key=\"per-click\""}},
+    /* key stores */
+    {"$.server.idempotency",
+     {"modes=[\"at-most-once\", \"at-least-once\"]", "server.idempotency.ttl_ms=5000"},
+     {"modes=[\"at-least-once\", \"idempotent\"]", "server.idempotency.ttl_ms=5000"}},
+    {"$.server.idempotency.race_window_ms",
+     {"server.idempotency.race_window_ms=50"},
+     {"server.idempotency.race_window_ms=50", "server.idempotency.reserve=\"check-then-insert\""}},
+    {"$.server.idempotency.fencing",
+     {"server.idempotency.fencing=true", "server.idempotency.ttl_ms=0"},
+     {"server.idempotency.fencing=true", "server.idempotency.ttl_ms=0",
+      "server.idempotency.lock_timeout_ms=100"}},
+    {"$.server.idempotency.ttl_from",
+     {"server.idempotency.ttl_ms=0", "server.idempotency.ttl_from=\"completion\""},
+     {"server.idempotency.ttl_ms=1000", "server.idempotency.ttl_from=\"completion\""}},
+    {"$.server.idempotency.failover_every_ms",
+     {"server.idempotency.failover_every_ms={\"dist\": \"const\", \"value\": 500}"},
+     {"server.idempotency.failover_every_ms={\"dist\": \"const\", \"value\": 500}",
+      "server.idempotency.replication_lag_ms=50"}},
+    {"$.server.idempotency.durable",
+     {"server.idempotency.durable=false"},
+     {"server.idempotency.durable=false",
+      "server.crash={\"point\": \"after-effect\", \"prob\": 0.1}"}},
+    {"$.server.idempotency.durable",
+     {"server.idempotency.durable=false", "server.crash.point=\"after-effect\""},
+     {"server.idempotency.durable=false", "server.outage={\"from_ms\": 100, \"to_ms\": 200}"}},
+    {"$.server.idempotency.on_failure",
+     {"server.idempotency.profile=\"stripe\"",
+      "server.idempotency.on_failure={\"definite\": \"delete\"}"},
+     {"server.idempotency.profile=\"ietf\"",
+      "server.idempotency.on_failure={\"definite\": \"delete\"}"}},
+    {"$.broker.consumers.idempotency.race_window_ms",
+     {"clients[0].target=\"broker\"", "broker.consumers.idempotency.race_window_ms=50"},
+     {"clients[0].target=\"broker\"", "broker.consumers.idempotency.race_window_ms=50",
+      "broker.consumers.idempotency.reserve=\"check-then-insert\""}},
+    /* crashes */
+    {"$.server.crash",
+     {"server.crash.restart_ms=5"},
+     {"server.crash={\"point\": \"before-effect\", \"prob\": 0.1, \"restart_ms\": 5}"}},
+    {"$.broker.consumers.crash",
+     {"clients[0].target=\"broker\"", "broker.consumers.crash={\"point\": \"after-effect\"}"},
+     {"clients[0].target=\"broker\"",
+      "broker.consumers.crash={\"point\": \"after-effect\", \"prob\": 0.2}"}},
+    /* the server */
+    {"$.server.delete_always_204",
+     {"server.delete_always_204=true"},
+     {"server.delete_always_204=true", "clients[0].operation={\"kind\": \"delete\"}"}},
+    {"$.server.outbox_relay_ms",
+     {"server.outbox_relay_ms=300"},
+     {"server.outbox_relay_ms=300", "server.publish_receipts=true",
+      "server.receipts_via=\"outbox\""}},
+    /* the proxy */
+    {"$.proxy.retry_on",
+     {"clients[0].via=\"proxy\"", "proxy={\"retries\": 0, \"retry_on\": [\"5xx\"]}"},
+     {"clients[0].via=\"proxy\"", "proxy={\"retries\": 1, \"retry_on\": [\"5xx\"]}"}},
+    {"$.proxy.forwards_key",
+     {"clients[0].via=\"proxy\"", "clients[0].key=\"none\"", "proxy={\"forwards_key\": false}"},
+     {"clients[0].via=\"proxy\"", "clients[0].key=\"per-click\"",
+      "proxy={\"forwards_key\": false}"}},
+    /* the broker */
+    {"$.broker.dead_letter",
+     {"clients[0].target=\"broker\"", "broker.max_deliveries=0", "broker.dead_letter=false"},
+     {"clients[0].target=\"broker\"", "broker.max_deliveries=3", "broker.dead_letter=false"}},
+    {"$.broker.redrive_after_ms",
+     {"clients[0].target=\"broker\"", "broker.max_deliveries=0", "broker.redrive_after_ms=500"},
+     {"clients[0].target=\"broker\"", "broker.max_deliveries=3", "broker.redrive_after_ms=500"}},
+    {"$.broker.redelivery_delay_ms",
+     {"clients[0].target=\"broker\"", "broker.max_deliveries=1", "broker.redelivery_delay_ms=500"},
+     {"clients[0].target=\"broker\"", "broker.max_deliveries=2", "broker.redelivery_delay_ms=500"}},
+    {"$.broker.queues[1]",
+     {"clients[0].target=\"broker\"", "broker.queues=[{\"name\": \"a\"}, {\"name\": \"b\"}]",
+      "clients[0].queue=\"a\""},
+     {"clients[0].target=\"broker\"", "broker.queues=[{\"name\": \"a\"}, {\"name\": \"b\"}]",
+      "clients[0].queue=\"b\""}},
+    /* links and services nothing reaches */
+    {"$.network.links.server->gateway",
+     {"network.links={\"server->gateway\": {\"loss\": 0.1}}"},
+     {"network.links={\"server->gateway\": {\"loss\": 0.1}}", "server.use_gateway=true"}},
+    {"$.network.outages[0].link",
+     {"network.outages=[{\"from_ms\": 0, \"to_ms\": 10, \"link\": \"server->broker\"}]"},
+     {"network.outages=[{\"from_ms\": 0, \"to_ms\": 10, \"link\": \"server->broker\"}]",
+      "server.publish_receipts=true"}},
+    {"$.gateway",
+     {"gateway.fail=0.1"},
+     {"gateway.fail=0.1", "server.use_gateway=true"}},
+    {"$.broker",
+     {"broker.ack_timeout_ms=100"},
+     {"broker.ack_timeout_ms=100", "clients[0].target=\"broker\""}},
+};
+/* clang-format on */
+
+static uint32_t count_sets(const char *const *sets)
+{
+    uint32_t n = 0;
+    while (n < SETS_MAX && sets[n] != NULL)
+        n++;
+    return n;
+}
+
+/* Loads the base with sets and returns whether a warning names path (exactly). */
+static bool warns(const char *const *sets, const char *path)
+{
+    Scenario *scenario = calloc(1, sizeof *scenario);
+    LoadErrors *errors = calloc(1, sizeof *errors);
+    LoadErrors *warnings = calloc(1, sizeof *warnings);
+    ck_assert_ptr_nonnull(scenario);
+    ck_assert_ptr_nonnull(errors);
+    ck_assert_ptr_nonnull(warnings);
+    bool loaded = scenario_load_text(base_scenario, sizeof base_scenario - 1, sets,
+                                     count_sets(sets), scenario, errors);
+    ck_assert_msg(loaded, "%s: %s", errors->count > 0 ? errors->items[0].path : "",
+                  errors->count > 0 ? errors->items[0].message : "not loaded");
+    scenario_inert_warnings(scenario, warnings);
+    bool found = false;
+    for (uint32_t i = 0; i < warnings->count; i++) {
+        if (strcmp(warnings->items[i].path, path) == 0) {
+            ck_assert_ptr_nonnull(strstr(warnings->items[i].message, "has no effect"));
+            found = true;
+        }
+    }
+    free(scenario);
+    free(errors);
+    free(warnings);
+    return found;
+}
+
+START_TEST(test_inert_field_is_warned_and_its_live_twin_is_not)
+{
+    const InertCase *c = &cases[_i];
+    ck_assert_msg(warns(c->sets, c->path), "case %d: no warning at %s", _i, c->path);
+    ck_assert_msg(!warns(c->twin, c->path), "case %d: live twin warned at %s", _i, c->path);
+}
+END_TEST
+
+START_TEST(test_base_scenario_has_no_warning)
+{
+    const char *none[SETS_MAX] = {NULL};
+    Scenario *scenario = calloc(1, sizeof *scenario);
+    LoadErrors *errors = calloc(1, sizeof *errors);
+    LoadErrors *warnings = calloc(1, sizeof *warnings);
+    ck_assert(
+        scenario_load_text(base_scenario, sizeof base_scenario - 1, none, 0, scenario, errors));
+    scenario_inert_warnings(scenario, warnings);
+    ck_assert_uint_eq(warnings->count, 0);
+    free(scenario);
+    free(errors);
+    free(warnings);
+}
+END_TEST
+
+/* A log broker rebalances at multiples of rebalance_every_ms within the run: an interval
+ * longer than the run never fires, an error naming the field; one within it loads. */
+static bool loads_with(const char *rebalance, LoadErrors *errors)
+{
+    const char *sets[] = {"clients[0].target=\"broker\"", "broker.family=\"log\"", rebalance};
+    Scenario *scenario = calloc(1, sizeof *scenario);
+    ck_assert_ptr_nonnull(scenario);
+    bool loaded =
+        scenario_load_text(base_scenario, sizeof base_scenario - 1, sets, 3, scenario, errors);
+    free(scenario);
+    return loaded;
+}
+
+START_TEST(test_rebalance_after_the_run_is_an_error)
+{
+    LoadErrors *errors = calloc(1, sizeof *errors);
+    ck_assert(!loads_with("broker.rebalance_every_ms=20000", errors));
+    ck_assert_uint_eq(errors->count, 1);
+    ck_assert_str_eq(errors->items[0].path, "$.broker.rebalance_every_ms");
+    ck_assert_ptr_nonnull(strstr(errors->items[0].message, "expected at most duration_ms"));
+    memset(errors, 0, sizeof *errors);
+    ck_assert(loads_with("broker.rebalance_every_ms=5000", errors));
+    free(errors);
+}
+END_TEST
+
+static Suite *inert_suite(void)
+{
+    Suite *suite = suite_create("inert");
+    TCase *core = tcase_create("Core");
+    tcase_add_loop_test(core, test_inert_field_is_warned_and_its_live_twin_is_not, 0,
+                        (int)(sizeof cases / sizeof cases[0]));
+    tcase_add_test(core, test_base_scenario_has_no_warning);
+    tcase_add_test(core, test_rebalance_after_the_run_is_an_error);
+    suite_add_tcase(suite, core);
+    return suite;
+}
+
+int main(void)
+{
+    SRunner *runner = srunner_create(inert_suite());
+    srunner_run_all(runner, CK_NORMAL);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
