@@ -191,6 +191,34 @@ START_TEST(test_reconciliation_and_the_outbox_carry_the_calls_key)
 }
 END_TEST
 
+/* The call's own timeout_ms, not the gateway's, decides when a try is given up: with the
+ * provider at 0.3 s, a call waiting 0.1 s gives up every try (both charged, no answer
+ * taken), one waiting the gateway's 5 s takes the first answer. */
+START_TEST(test_the_calls_timeout_is_its_own)
+{
+#define TIMED_CALL_WORLD(step_extra)                                                               \
+    "{\"seed\": 3, \"duration_ms\": 20000,"                                                        \
+    " \"accounts\": [{\"id\": \"a\", \"balance\": 100000000}],"                                    \
+    " \"services\": ["                                                                             \
+    "   {\"id\": \"checkout\", \"kind\": \"server\", \"key_store\": \"keys\","                     \
+    "    \"steps\": [{\"call\": \"psp\", \"retry\": {\"max_attempts\": 2}" step_extra "}]},"       \
+    "   {\"id\": \"keys\", \"kind\": \"key_store\"},"                                              \
+    "   {\"id\": \"psp\", \"kind\": \"gateway\", \"timeout_ms\": 5000,"                            \
+    "    \"latency_ms\": {\"dist\": \"const\", \"value\": 300}}],"                                 \
+    " \"clients\": [{\"id\": \"app\", \"count\": 5, \"calls\": \"checkout\","                      \
+    "   \"workload\": {\"ops\": 4, \"interval_ms\": 2000}, \"retry\": {\"timeout_ms\": 15000}}],"  \
+    " \"network\": {\"default\": {\"loss\": 0, \"delay_ms\": 1}}}"
+    Metrics impatient = run_text(TIMED_CALL_WORLD(", \"timeout_ms\": 100"), MODE_AT_LEAST_ONCE);
+    Metrics patient = run_text(TIMED_CALL_WORLD(""), MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(impatient.operations, 20);
+    ck_assert_uint_eq(impatient.provider_charges, 2 * impatient.attempts); /* two tries each */
+    ck_assert_uint_eq(impatient.client_succeeded, 0);
+    ck_assert_uint_eq(patient.provider_charges, patient.operations);
+    ck_assert_uint_eq(patient.client_succeeded, patient.operations);
+#undef TIMED_CALL_WORLD
+}
+END_TEST
+
 static Suite *retry_tiers_suite(void)
 {
     Suite *suite = suite_create("retry_tiers");
@@ -201,6 +229,7 @@ static Suite *retry_tiers_suite(void)
     tcase_add_test(core, test_an_answer_to_a_try_given_up_is_ignored);
     tcase_add_test(core, test_one_try_is_the_call_without_retry);
     tcase_add_test(core, test_reconciliation_and_the_outbox_carry_the_calls_key);
+    tcase_add_test(core, test_the_calls_timeout_is_its_own);
     suite_add_tcase(suite, core);
     return suite;
 }

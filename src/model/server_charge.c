@@ -29,9 +29,12 @@ void server_charge_release(World *world)
     slot_pool_release(&outbox_server(world)->outbox_slots);
 }
 
+/* How long the server waits for an answer to a try (and an outbox relay for its ack): its
+ * call step's timeout_ms, else the gateway's. */
 static SimTimeUs gateway_timeout_us(const World *world)
 {
-    return sim_time_us_from_ms(world->scenario.gateway.timeout_ms);
+    double own = world->scenario.server.call_timeout_ms;
+    return sim_time_us_from_ms(own > 0 ? own : world->scenario.gateway.timeout_ms);
 }
 
 static void send_charge(World *world, const Message *request, uint64_t key, ReplyTo reply_to,

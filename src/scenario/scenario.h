@@ -349,6 +349,7 @@ typedef struct {
     double outbox_relay_ms;   /* an event relay resends after this long without a confirm */
     double reconcile_ms; /* after a gateway timeout, ask the gateway every this often; 0: never */
     CallRetrySpec call_retry; /* the gateway call's own retries (services form) */
+    double call_timeout_ms;   /* how long the call waits per try; 0: the gateway's timeout_ms */
     CallKey call_key;         /* the key the gateway call carries (services form) */
     uint32_t receipts_queue;  /* where they go: index into broker.queues */
 } ServerSpec;

@@ -281,7 +281,8 @@ static bool step_key_allowed(StepKind kind, bool server, const char *key)
     switch (kind) {
     case STEP_CALL:
         return server && (strcmp(key, "via") == 0 || strcmp(key, "reconcile_ms") == 0 ||
-                          strcmp(key, "retry") == 0 || strcmp(key, "key") == 0);
+                          strcmp(key, "retry") == 0 || strcmp(key, "key") == 0 ||
+                          strcmp(key, "timeout_ms") == 0);
     case STEP_PUBLISH:
         return strcmp(key, "via") == 0 || strcmp(key, "queue") == 0;
     default:
@@ -292,7 +293,7 @@ static bool step_key_allowed(StepKind kind, bool server, const char *key)
 static bool later_step_key(const char *key)
 {
     static const char *const later[] = {"undo", "retry", "key", "timeout_ms"};
-    /* a server's call has its retry and key; a consumer group's call not yet */
+    /* a server's call has its retry, key and timeout; a consumer group's call not yet */
     for (size_t i = 0; i < sizeof later / sizeof later[0]; i++) {
         if (strcmp(key, later[i]) == 0)
             return true;
@@ -331,8 +332,8 @@ static void check_step_keys(SchemaReader *reader, const cJSON *step, StepKind ki
         scenario_errors_quote(quoted, sizeof quoted, key);
         if (later_step_key(key))
             schema_error(reader,
-                         "unknown key %s (a step's undo and timeout, and a consumer group's "
-                         "retry and key, are not modelled yet)",
+                         "unknown key %s (a step's undo, and a consumer group's retry, key and "
+                         "timeout, are not modelled yet)",
                          quoted);
         else
             schema_error(reader, "unknown key %s for a '%s' step of a %s", quoted, step_names[kind],
@@ -423,6 +424,13 @@ static void read_call_step(ScenarioReader *scenario_reader, const Graph *graph, 
         json_path_push_key(&reader->path, "reconcile_ms");
         schema_read_number(reader, reconcile, &(SchemaRange)RANGE_MS,
                            &scenario->server.reconcile_ms);
+        json_path_pop(&reader->path);
+    }
+    const cJSON *timeout = schema_member(step, "timeout_ms");
+    if (timeout != NULL) {
+        json_path_push_key(&reader->path, "timeout_ms");
+        schema_read_number(reader, timeout, &(SchemaRange)RANGE_MS_POSITIVE,
+                           &scenario->server.call_timeout_ms);
         json_path_pop(&reader->path);
     }
     const cJSON *retry = schema_member(step, "retry");
@@ -528,6 +536,7 @@ static const SchemaField step_fields[] = {
     FIELD_CUSTOM("reconcile_ms", 0, scenario_schema_read_tag, NULL, false),
     FIELD_CUSTOM("retry", 0, scenario_schema_read_tag, &call_retry_schema, false),
     FIELD_CUSTOM("key", 0, scenario_schema_read_tag, NULL, false),
+    FIELD_CUSTOM("timeout_ms", 0, scenario_schema_read_tag, NULL, false),
     FIELD_CUSTOM("queue", 0, scenario_schema_read_tag, NULL, false),
 };
 static const SchemaObject step_schema = {.name = "services[].steps[]", SCHEMA_FIELDS(step_fields)};
@@ -946,6 +955,8 @@ static void write_steps(SchemaWriter *writer, cJSON *entry, const Scenario *scen
                                     retry);
             schema_write_choice(writer, call, "key", &scenario_names_call_key,
                                 (int)scenario->server.call_key);
+            if (scenario->server.call_timeout_ms > 0) /* else the gateway's, as written there */
+                schema_write_number(writer, call, "timeout_ms", scenario->server.call_timeout_ms);
         }
     }
     if (!server || !scenario->server.publish_receipts)
