@@ -219,6 +219,35 @@ START_TEST(test_the_calls_timeout_is_its_own)
 }
 END_TEST
 
+/* A consumer group's call retries as a server's does: with the provider never answering in
+ * time and no redelivery, each message reaches the provider exactly max_attempts times; an
+ * answer to a given-up try is never taken, so no message is acknowledged as charged. */
+START_TEST(test_a_consumer_groups_call_retries_on_its_own)
+{
+    const char *json =
+        "{\"seed\": 5, \"duration_ms\": 60000,"
+        " \"accounts\": [{\"id\": \"a\", \"balance\": 100000000}],"
+        " \"services\": ["
+        "   {\"id\": \"orders\", \"kind\": \"broker\", \"max_deliveries\": 1},"
+        "   {\"id\": \"charger\", \"kind\": \"consumers\", \"consumes\": \"orders\","
+        "    \"key_store\": \"inbox\", \"workers\": 0,"
+        "    \"steps\": [{\"call\": \"psp\", \"retry\": {\"max_attempts\": 3, \"backoff_ms\": 10},"
+        "      \"timeout_ms\": 200}]},"
+        "   {\"id\": \"inbox\", \"kind\": \"key_store\"},"
+        "   {\"id\": \"psp\", \"kind\": \"gateway\", \"timeout_ms\": 9000,"
+        "    \"latency_ms\": {\"dist\": \"const\", \"value\": 1000}}],"
+        " \"clients\": [{\"id\": \"shop\", \"count\": 5, \"publishes\": \"orders\","
+        "   \"operation\": {\"kind\": \"debit\", \"amount\": 100},"
+        "   \"workload\": {\"ops\": 4, \"interval_ms\": 3000}, \"retry\": {\"max_attempts\": 1}}],"
+        " \"network\": {\"default\": {\"loss\": 0, \"delay_ms\": 1}}}";
+    Metrics metrics = run_text(json, MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(metrics.operations, 20);
+    ck_assert_uint_eq(metrics.provider_charges, 3 * metrics.operations);
+    ck_assert_uint_eq(metrics.call_retries, 2 * metrics.operations);
+    ck_assert_uint_eq(metrics.effects, metrics.provider_charges); /* no key: each try charged */
+}
+END_TEST
+
 static Suite *retry_tiers_suite(void)
 {
     Suite *suite = suite_create("retry_tiers");
@@ -230,6 +259,7 @@ static Suite *retry_tiers_suite(void)
     tcase_add_test(core, test_one_try_is_the_call_without_retry);
     tcase_add_test(core, test_reconciliation_and_the_outbox_carry_the_calls_key);
     tcase_add_test(core, test_the_calls_timeout_is_its_own);
+    tcase_add_test(core, test_a_consumer_groups_call_retries_on_its_own);
     suite_add_tcase(suite, core);
     return suite;
 }

@@ -333,28 +333,60 @@ static bool charges_through_gateway(const World *world, const Message *delivery)
            spec->operation.kind == OPERATION_DEBIT;
 }
 
-/* The charge carries the message's key (its message id, or business hash) as the provider's
- * idempotency key, when the consumer keeps keys; the worker waits for the answer. */
-static void request_charge(World *world, uint32_t job_slot)
+/* A try of the charge carries the message's key (its message id, or business hash), as the
+ * call step's key says, to the provider, when the consumer keeps keys; the worker waits for
+ * the answer, its call's timeout. */
+static void send_charge_try(World *world, uint32_t job_slot)
 {
     Job *job = &world->jobs[job_slot];
-    ReplyTo reply_to = {.kind = REPLY_TO_JOB, .slot = job_slot, .serial = job->serial};
-    Message charge = message_charge(&job->request, world->consumers_node, world->gateway_node,
-                                    job->store_key, reply_to, 0);
+    const CallSpec *call = &world->scenario.broker.consumers.call;
+    job->charge_tries++;
+    if (job->charge_tries > 1) {
+        world->metrics.call_retries++;
+        if (world_tracing(world))
+            world_trace_about(world, world->consumers_node, TRACE_CHARGE_RETRY, &job->request,
+                              job->charge_tries, 0);
+    }
+    ReplyTo reply_to = {.kind = REPLY_TO_JOB,
+                        .slot = job_slot,
+                        .serial = job->serial | (uint64_t)job->charge_tries << CHARGE_TRY_SHIFT};
+    Message charge =
+        message_charge(&job->request, world->consumers_node, world->gateway_node,
+                       call_key_of(call->key, job->store_key), reply_to, job->charge_tries - 1);
     network_send(world, &charge);
-    job->awaiting_gateway = true;
-    job->gateway_timer =
-        sim_schedule_in(world->sim, sim_time_us_from_ms(world->scenario.gateway.timeout_ms),
-                        EVENT_GATEWAY_TIMEOUT, world->consumers_node, job_slot);
+    world->jobs[job_slot].gateway_timer =
+        sim_schedule_in(world->sim, call_timeout_us(world, call), EVENT_GATEWAY_TIMEOUT,
+                        world->consumers_node, job_slot);
+}
+
+static void request_charge(World *world, uint32_t job_slot)
+{
+    world->jobs[job_slot].awaiting_gateway = true;
+    world->jobs[job_slot].charge_tries = 0;
+    send_charge_try(world, job_slot);
+}
+
+/* The backoff after an unanswered try is over: the next try, if the worker still lives. */
+void consumers_on_charge_retry(World *world, uint32_t job_slot)
+{
+    if (world->jobs[job_slot].epoch != world->consumers.epoch) {
+        world_job_release(world, job_slot); /* its process died meanwhile */
+        return;
+    }
+    send_charge_try(world, job_slot);
 }
 
 void consumers_on_charge_reply(World *world, const Message *reply)
 {
     uint32_t slot = reply->reply_to.slot;
+    uint32_t try_number = (uint32_t)(reply->reply_to.serial >> CHARGE_TRY_SHIFT);
     if (world->consumers.down || slot >= world->job_slots.capacity ||
-        world->jobs[slot].serial != reply->reply_to.serial ||
-        world->jobs[slot].epoch != world->consumers.epoch || !world->jobs[slot].awaiting_gateway)
-        return; /* it gave up on this charge, or died since: its pending timer frees the job */
+        world->jobs[slot].serial != (reply->reply_to.serial & JOB_SERIAL_MASK) ||
+        world->jobs[slot].epoch != world->consumers.epoch || !world->jobs[slot].awaiting_gateway ||
+        world->jobs[slot].charge_tries != try_number ||
+        event_id_is_none(world->jobs[slot].gateway_timer))
+        return; /* it gave up on this try or this charge, or died since: its pending timer
+                   frees the job */
     Job *job = &world->jobs[slot];
     sim_cancel(world->sim, job->gateway_timer);
     job->gateway_timer = EVENT_ID_NONE;
@@ -372,8 +404,18 @@ void consumers_on_charge_timeout(World *world, uint32_t job_slot)
         world_job_release(world, job_slot); /* its process died meanwhile */
         return;
     }
-    job->awaiting_gateway = false;
     job->gateway_timer = EVENT_ID_NONE;
+    const CallRetrySpec *retry = &world->scenario.broker.consumers.call.retry;
+    if (job->charge_tries < retry->max_attempts) { /* the call's own retry, in every mode */
+        SimTimeUs backoff = sim_time_us_from_ms(retry->backoff_ms);
+        if (backoff > 0)
+            sim_schedule_in(world->sim, backoff, EVENT_CHARGE_RETRY, world->consumers_node,
+                            job_slot);
+        else
+            send_charge_try(world, job_slot);
+        return;
+    }
+    job->awaiting_gateway = false;
     if (world_tracing(world))
         world_trace_about(world, world->consumers_node, TRACE_GATEWAY_TIMEOUT, &job->request, 504,
                           0);

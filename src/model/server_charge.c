@@ -29,12 +29,10 @@ void server_charge_release(World *world)
     slot_pool_release(&outbox_server(world)->outbox_slots);
 }
 
-/* How long the server waits for an answer to a try (and an outbox relay for its ack): its
- * call step's timeout_ms, else the gateway's. */
+/* How long the server waits for an answer to a try (and an outbox relay for its ack). */
 static SimTimeUs gateway_timeout_us(const World *world)
 {
-    double own = world->scenario.server.call_timeout_ms;
-    return sim_time_us_from_ms(own > 0 ? own : world->scenario.gateway.timeout_ms);
+    return call_timeout_us(world, &world->scenario.server.call);
 }
 
 static void send_charge(World *world, const Message *request, uint64_t key, ReplyTo reply_to,
@@ -44,23 +42,6 @@ static void send_charge(World *world, const Message *request, uint64_t key, Repl
     Message charge =
         message_charge(request, request->target, world->gateway_node, key, reply_to, relay);
     network_send(world, &charge);
-}
-
-/* The key the call carries (the call step's `key`): the server's own, one derived from it
- * (the same for every try), or none. No key of its own, none to pass on. */
-static uint64_t call_key_of(const World *world, uint64_t store_key)
-{
-    if (store_key == 0)
-        return 0;
-    switch (world->scenario.server.call_key) {
-    case CALL_KEY_FORWARD:
-        return store_key;
-    case CALL_KEY_DERIVE:
-        return rng_mix64(store_key ^ 0x63616c6c2d6b6579ull) | 1; /* "call-key" */
-    case CALL_KEY_NONE:
-        break;
-    }
-    return 0;
 }
 
 /* ------------------------------------------------------------------ outbox */
@@ -144,13 +125,15 @@ void server_charge_on_outbox_relay(World *world, uint32_t entry_index)
         query.hop = HOP_STATUS_QUERY;
         query.source = server->node;
         query.target = world->gateway_node;
-        query.key = call_key_of(world, entry->store_key); /* the key the charge carried */
+        query.key = call_key_of(world->scenario.server.call.key,
+                                entry->store_key); /* the key the charge carried */
         query.reply_to = reply_to;
         query.lineage = lineage_of_repeat(entry->request.lineage, 48 + entry->relays);
         network_send(world, &query);
         wait = sim_time_us_from_ms(world->scenario.server.reconcile_ms);
     } else {
-        send_charge(world, &entry->request, call_key_of(world, entry->store_key), reply_to,
+        send_charge(world, &entry->request,
+                    call_key_of(world->scenario.server.call.key, entry->store_key), reply_to,
                     entry->relays);
         wait = gateway_timeout_us(world);
     }
@@ -299,12 +282,6 @@ static void on_outbox_reply(World *world, const Message *reply)
 
 /* ------------------------------------------------------------------ server side */
 
-/* A try of a job's charge is named in its reply_to by the job's serial with the try number
- * in the top bits: an answer to an earlier try, whose wait is over, finds no one (its
- * connection was given up, as an HTTP client's would be). */
-#define CHARGE_TRY_SHIFT 56
-#define JOB_SERIAL_MASK ((1ull << CHARGE_TRY_SHIFT) - 1)
-
 static void send_charge_try(World *world, uint32_t job_slot)
 {
     Job *job = &world->jobs[job_slot];
@@ -320,8 +297,8 @@ static void send_charge_try(World *world, uint32_t job_slot)
                         .slot = job_slot,
                         .serial = job->serial | (uint64_t)job->charge_tries << CHARGE_TRY_SHIFT};
     /* the first try keeps the lineage a charge always had; each retry is a copy of its own */
-    send_charge(world, &job->request, call_key_of(world, job->store_key), reply_to,
-                job->charge_tries - 1);
+    send_charge(world, &job->request, call_key_of(world->scenario.server.call.key, job->store_key),
+                reply_to, job->charge_tries - 1);
     world->jobs[job_slot].gateway_timer =
         sim_schedule_in(world->sim, gateway_timeout_us(world), EVENT_GATEWAY_TIMEOUT, 0, job_slot);
 }
@@ -385,7 +362,7 @@ void server_charge_on_timeout(World *world, uint32_t job_slot)
         return;
     Job *job = &world->jobs[job_slot];
     job->gateway_timer = EVENT_ID_NONE;
-    const CallRetrySpec *retry = &world->scenario.server.call_retry;
+    const CallRetrySpec *retry = &world->scenario.server.call.retry;
     if (job->charge_tries < retry->max_attempts) { /* the call's own retry, in every mode */
         SimTimeUs backoff = sim_time_us_from_ms(retry->backoff_ms);
         if (backoff > 0)

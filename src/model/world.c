@@ -536,7 +536,10 @@ static void dispatch(void *context, const Event *event)
         consumers_on_retry(world, job_of(world, event));
         break;
     case EVENT_CHARGE_RETRY:
-        server_charge_on_retry(world, job_of(world, event));
+        if (event->target == world->consumers_node)
+            consumers_on_charge_retry(world, job_of(world, event));
+        else
+            server_charge_on_retry(world, job_of(world, event));
         break;
     case EVENT_HEARTBEAT: /* its job may be over: the consumers check the serial */
         consumers_on_heartbeat(world, slot_of(event, &world->job_slots), event->target);

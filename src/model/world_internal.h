@@ -49,7 +49,8 @@ typedef enum {
     EVENT_CONSUMER_RETRY,    /* arg: job slot; a log record whose key is in progress, again */
     EVENT_SERVER_OUTAGE,     /* target: an instance's node; its scripted outage starts */
     EVENT_HEARTBEAT,         /* target: the job's serial (low bits); arg: job slot */
-    EVENT_CHARGE_RETRY,      /* arg: job slot; a server's charge, again after its backoff */
+    EVENT_CHARGE_RETRY,      /* target: the consumers' node, or 0 for a server's; arg: job slot;
+                                a charge, again after its backoff */
     EVENT_KIND_COUNT
 } EventKind;
 
@@ -610,6 +611,27 @@ void server_charge_request(World *world, uint32_t job);
 void server_charge_on_reply(World *world, const Message *reply);
 void server_charge_on_timeout(World *world, uint32_t job);
 void server_charge_on_retry(World *world, uint32_t job);
+/* The key a call carries (its step's `key`): the service's own, one derived from it (the
+ * same for every try), or none. No key of its own, none to pass on. */
+static inline uint64_t call_key_of(CallKey policy, uint64_t store_key)
+{
+    if (store_key == 0 || policy == CALL_KEY_NONE)
+        return 0;
+    return policy == CALL_KEY_DERIVE
+               ? rng_mix64(store_key ^ 0x63616c6c2d6b6579ull) | 1 /* "call-key" */
+               : store_key;
+}
+/* A call's try is named in its reply_to by the job's serial with the try number in the top
+ * bits: an answer to an earlier try, whose wait is over, finds no one (its connection was
+ * given up, as an HTTP client's would be). */
+#define CHARGE_TRY_SHIFT 56
+#define JOB_SERIAL_MASK ((1ull << CHARGE_TRY_SHIFT) - 1)
+/* The wait for an answer to a try of a call: its step's timeout_ms, else the gateway's. */
+static inline SimTimeUs call_timeout_us(const World *world, const CallSpec *call)
+{
+    return sim_time_us_from_ms(call->timeout_ms > 0 ? call->timeout_ms
+                                                    : world->scenario.gateway.timeout_ms);
+}
 void server_charge_on_outbox_relay(World *world, uint32_t entry);
 void server_charge_resume_outbox(World *world, Server *server);
 /* The job's commit writes its receipt event to the outbox (receipts_via outbox). */
@@ -691,6 +713,7 @@ void consumers_on_store_sweep(World *world);
 /* use_gateway: the provider's answer to a consumer's charge, or none in time. */
 void consumers_on_charge_reply(World *world, const Message *reply);
 void consumers_on_charge_timeout(World *world, uint32_t job);
+void consumers_on_charge_retry(World *world, uint32_t job);
 static inline KeyProtocol *world_keys_of_side(World *world, uint32_t side)
 {
     SIM_ASSERT(side < world->store_count, "a store side names a store");

@@ -179,7 +179,7 @@ static void write_mode(FILE *stream, const RunReport *report, uint32_t m, Series
     if (scenario_uses_proxy(scenario))
         fprintf(stream, "      \"proxy\": {\"retries\": %" PRIu64 ", \"timeouts\": %" PRIu64 "},\n",
                 metrics->proxy_retries, metrics->proxy_timeouts);
-    if (scenario->server.call_retry.max_attempts > 1) /* only then: other reports as they were */
+    if (scenario_call_retries(scenario)) /* only then: other reports stay as they were */
         fprintf(stream,
                 "      \"call\": {\"retries\": %" PRIu64 ", \"provider_charges\": %" PRIu64 "},\n",
                 metrics->call_retries, metrics->provider_charges);

@@ -282,7 +282,7 @@ bool report_write_table(FILE *stream, const RunReport *report, bool color)
             continue;
         if (rows[r].shown == SHOW_WITH_RECONCILE && scenario->server.reconcile_ms <= 0)
             continue;
-        if (rows[r].shown == SHOW_WITH_CALL_RETRY && scenario->server.call_retry.max_attempts <= 1)
+        if (rows[r].shown == SHOW_WITH_CALL_RETRY && !scenario_call_retries(scenario))
             continue;
         if (rows[r].shown == SHOW_WITH_STORM && !scenario_uses_storm(scenario))
             continue;

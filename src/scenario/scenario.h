@@ -328,6 +328,13 @@ typedef struct {
     double backoff_ms;
 } CallRetrySpec;
 
+/* A service's call to the gateway, as its call step says (the services form). */
+typedef struct {
+    CallRetrySpec retry; /* its own retries, in every mode */
+    CallKey key;         /* the key it carries */
+    double timeout_ms;   /* how long it waits per try; 0: the gateway's timeout_ms */
+} CallSpec;
+
 typedef struct {
     uint32_t instances; /* processes behind one balancer, each with its own workers and queue */
     BalancerPolicy balancer;
@@ -348,10 +355,8 @@ typedef struct {
     ReceiptPath receipts_via; /* how publish_receipts' events leave */
     double outbox_relay_ms;   /* an event relay resends after this long without a confirm */
     double reconcile_ms; /* after a gateway timeout, ask the gateway every this often; 0: never */
-    CallRetrySpec call_retry; /* the gateway call's own retries (services form) */
-    double call_timeout_ms;   /* how long the call waits per try; 0: the gateway's timeout_ms */
-    CallKey call_key;         /* the key the gateway call carries (services form) */
-    uint32_t receipts_queue;  /* where they go: index into broker.queues */
+    CallSpec call;       /* the gateway call's retry, key and timeout (services form) */
+    uint32_t receipts_queue; /* where they go: index into broker.queues */
 } ServerSpec;
 
 typedef struct {
@@ -400,6 +405,7 @@ typedef struct {
                             delivery's ack timeout this often (0: never) */
     bool use_gateway;    /* debits charge through the gateway: an external effect, which an
                             inbox cannot roll back */
+    CallSpec call;       /* that charge's retry, key and timeout (services form) */
 } ConsumerSpec;
 
 #define QUEUES_MAX 8
@@ -589,6 +595,8 @@ bool scenario_load_text(const char *text, size_t length, const char *const *over
 /* Names used in files, reports and the command line. */
 /* True when a client group goes "via": "proxy": the world then holds a proxy node. */
 bool scenario_uses_proxy(const Scenario *scenario);
+/* Whether a call to the gateway (the server's or the consumers') retries on its own. */
+bool scenario_call_retries(const Scenario *scenario);
 /* True when a client group's set-status writes one record per client (C23). */
 bool scenario_uses_status_records(const Scenario *scenario);
 /* True when the scenario bounds the server's queue, scripts a server outage, or gives a

@@ -280,9 +280,9 @@ static bool step_key_allowed(StepKind kind, bool server, const char *key)
         return true;
     switch (kind) {
     case STEP_CALL:
-        return server && (strcmp(key, "via") == 0 || strcmp(key, "reconcile_ms") == 0 ||
-                          strcmp(key, "retry") == 0 || strcmp(key, "key") == 0 ||
-                          strcmp(key, "timeout_ms") == 0);
+        return strcmp(key, "retry") == 0 || strcmp(key, "key") == 0 ||
+               strcmp(key, "timeout_ms") == 0 ||
+               (server && (strcmp(key, "via") == 0 || strcmp(key, "reconcile_ms") == 0));
     case STEP_PUBLISH:
         return strcmp(key, "via") == 0 || strcmp(key, "queue") == 0;
     default:
@@ -292,8 +292,8 @@ static bool step_key_allowed(StepKind kind, bool server, const char *key)
 
 static bool later_step_key(const char *key)
 {
-    static const char *const later[] = {"undo", "retry", "key", "timeout_ms"};
-    /* a server's call has its retry, key and timeout; a consumer group's call not yet */
+    static const char *const later[] = {"undo"};
+    /* a step's undo is a later step of the graph */
     for (size_t i = 0; i < sizeof later / sizeof later[0]; i++) {
         if (strcmp(key, later[i]) == 0)
             return true;
@@ -331,10 +331,7 @@ static void check_step_keys(SchemaReader *reader, const cJSON *step, StepKind ki
         char quoted[SCENARIO_QUOTE_LEN_MAX + 8];
         scenario_errors_quote(quoted, sizeof quoted, key);
         if (later_step_key(key))
-            schema_error(reader,
-                         "unknown key %s (a step's undo, and a consumer group's retry, key and "
-                         "timeout, are not modelled yet)",
-                         quoted);
+            schema_error(reader, "unknown key %s (a step's undo is not modelled yet)", quoted);
         else
             schema_error(reader, "unknown key %s for a '%s' step of a %s", quoted, step_names[kind],
                          server ? "server" : "consumer group");
@@ -404,6 +401,27 @@ static const SchemaField call_retry_fields[] = {
 static const SchemaObject call_retry_schema = {.name = "steps[].retry",
                                                SCHEMA_FIELDS(call_retry_fields)};
 
+/* A call's own retry, key and timeout: the same fields for a server and a consumer group. */
+static void read_call_spec(SchemaReader *reader, const cJSON *step, CallSpec *call)
+{
+    const cJSON *timeout = schema_member(step, "timeout_ms");
+    if (timeout != NULL) {
+        json_path_push_key(&reader->path, "timeout_ms");
+        schema_read_number(reader, timeout, &(SchemaRange)RANGE_MS_POSITIVE, &call->timeout_ms);
+        json_path_pop(&reader->path);
+    }
+    const cJSON *retry = schema_member(step, "retry");
+    if (retry != NULL) {
+        json_path_push_key(&reader->path, "retry");
+        if (schema_expect(reader, retry, cJSON_Object, "object"))
+            schema_read_object(reader, retry, &call_retry_schema, &call->retry);
+        json_path_pop(&reader->path);
+    }
+    int key = (int)call->key;
+    step_choice(reader, step, "key", &scenario_names_call_key, &key);
+    call->key = (CallKey)key;
+}
+
 static void read_call_step(ScenarioReader *scenario_reader, const Graph *graph, const cJSON *step,
                            bool server)
 {
@@ -413,6 +431,7 @@ static void read_call_step(ScenarioReader *scenario_reader, const Graph *graph, 
         return;
     if (!server) {
         scenario->broker.consumers.use_gateway = true;
+        read_call_spec(reader, step, &scenario->broker.consumers.call);
         return;
     }
     scenario->server.use_gateway = true;
@@ -426,32 +445,15 @@ static void read_call_step(ScenarioReader *scenario_reader, const Graph *graph, 
                            &scenario->server.reconcile_ms);
         json_path_pop(&reader->path);
     }
-    const cJSON *timeout = schema_member(step, "timeout_ms");
-    if (timeout != NULL) {
-        json_path_push_key(&reader->path, "timeout_ms");
-        schema_read_number(reader, timeout, &(SchemaRange)RANGE_MS_POSITIVE,
-                           &scenario->server.call_timeout_ms);
-        json_path_pop(&reader->path);
-    }
-    const cJSON *retry = schema_member(step, "retry");
-    if (retry != NULL) {
-        json_path_push_key(&reader->path, "retry");
-        if (schema_expect(reader, retry, cJSON_Object, "object"))
-            schema_read_object(reader, retry, &call_retry_schema, &scenario->server.call_retry);
-        if (scenario->server.outbox && scenario->server.call_retry.max_attempts > 1)
-            schema_error(reader, "expected no retry with \"via\": \"outbox\" (the outbox relays "
-                                 "the charge until it is acknowledged)");
-        json_path_pop(&reader->path);
-    }
-    int key = (int)scenario->server.call_key;
-    step_choice(reader, step, "key", &scenario_names_call_key, &key);
-    scenario->server.call_key = (CallKey)key;
-    if (scenario->server.call_key == CALL_KEY_NONE && scenario->server.reconcile_ms > 0) {
-        json_path_push_key(&reader->path, "key");
-        schema_error(reader, "expected a key with reconcile_ms (reconciliation asks the "
-                             "provider about a charge by the key it carried)");
-        json_path_pop(&reader->path);
-    }
+    read_call_spec(reader, step, &scenario->server.call);
+    if (scenario->server.outbox && scenario->server.call.retry.max_attempts > 1)
+        schema_error_at(reader, "retry",
+                        "expected no retry with \"via\": \"outbox\" (the outbox relays the "
+                        "charge until it is acknowledged)");
+    if (scenario->server.call.key == CALL_KEY_NONE && scenario->server.reconcile_ms > 0)
+        schema_error_at(reader, "key",
+                        "expected a key with reconcile_ms (reconciliation asks the provider "
+                        "about a charge by the key it carried)");
 }
 
 static void read_publish_step(ScenarioReader *scenario_reader, const Graph *graph,
@@ -926,6 +928,16 @@ static void store_id(const Scenario *scenario, const IdempotencySpec *spec, Node
         snprintf(id, NAME_LEN_MAX, "%.*s-keys", NAME_LEN_MAX - 6, scenario->service_ids[owner]);
 }
 
+static void write_call_spec(SchemaWriter *writer, cJSON *call, const CallSpec *spec)
+{
+    cJSON *retry = schema_write_item(writer, call, "retry", cJSON_CreateObject());
+    if (retry != NULL)
+        schema_write_object(writer, &call_retry_schema, &spec->retry, retry);
+    schema_write_choice(writer, call, "key", &scenario_names_call_key, (int)spec->key);
+    if (spec->timeout_ms > 0) /* else the gateway's, as written there */
+        schema_write_number(writer, call, "timeout_ms", spec->timeout_ms);
+}
+
 static cJSON *write_step(SchemaWriter *writer, cJSON *steps, StepKind kind, const char *value)
 {
     cJSON *step = schema_write_item(writer, steps, NULL, cJSON_CreateObject());
@@ -949,15 +961,10 @@ static void write_steps(SchemaWriter *writer, cJSON *entry, const Scenario *scen
             schema_write_choice(writer, call, "via", &scenario_names_receipts_via,
                                 scenario->server.outbox ? RECEIPTS_OUTBOX : RECEIPTS_DIRECT);
             schema_write_number(writer, call, "reconcile_ms", scenario->server.reconcile_ms);
-            cJSON *retry = schema_write_item(writer, call, "retry", cJSON_CreateObject());
-            if (retry != NULL)
-                schema_write_object(writer, &call_retry_schema, &scenario->server.call_retry,
-                                    retry);
-            schema_write_choice(writer, call, "key", &scenario_names_call_key,
-                                (int)scenario->server.call_key);
-            if (scenario->server.call_timeout_ms > 0) /* else the gateway's, as written there */
-                schema_write_number(writer, call, "timeout_ms", scenario->server.call_timeout_ms);
         }
+        if (call != NULL)
+            write_call_spec(writer, call,
+                            server ? &scenario->server.call : &scenario->broker.consumers.call);
     }
     if (!server || !scenario->server.publish_receipts)
         return;

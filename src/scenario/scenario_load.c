@@ -235,6 +235,13 @@ bool scenario_uses_proxy(const Scenario *scenario)
     return false;
 }
 
+bool scenario_call_retries(const Scenario *scenario)
+{
+    return (scenario->server.use_gateway && scenario->server.call.retry.max_attempts > 1) ||
+           (scenario->broker.consumers.use_gateway &&
+            scenario->broker.consumers.call.retry.max_attempts > 1);
+}
+
 bool scenario_uses_status_records(const Scenario *scenario)
 {
     for (uint32_t g = 0; g < scenario->client_group_count; g++) {

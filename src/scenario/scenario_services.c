@@ -67,7 +67,7 @@ void scenario_services_defaults(Scenario *scenario)
         .idempotency = idempotency_default,
         .crash = crash_default,
         .outbox_relay_ms = 2000,
-        .call_retry = {.max_attempts = 1, .backoff_ms = 0},
+        .call = {.retry = {.max_attempts = 1, .backoff_ms = 0}},
     };
     scenario->gateway = (GatewaySpec){
         .latency_ms = {DIST_EXP, 100, 0},
@@ -94,7 +94,8 @@ void scenario_services_defaults(Scenario *scenario)
         .consumers = {.workers = 1,
                       .service_ms = {DIST_EXP, 100, 0},
                       .idempotency = idempotency_default,
-                      .crash = crash_default},
+                      .crash = crash_default,
+                      .call = {.retry = {.max_attempts = 1, .backoff_ms = 0}}},
     };
     scenario->broker.consumers.idempotency.key = KEY_MESSAGE_ID;
     set_main_queue(&scenario->broker);

@@ -46,7 +46,7 @@ static const char *tagline(const Scenario *scenario, Mode mode, char *buffer, si
     /* a proxy's retries and a server's call retries are the hops' own, in every mode (C15,
      * C27): at-most-once is the app's promise, not theirs */
     bool hops_retry =
-        (proxy && scenario->proxy.retries > 0) || scenario->server.call_retry.max_attempts > 1;
+        (proxy && scenario->proxy.retries > 0) || scenario->server.call.retry.max_attempts > 1;
     int path = broker        ? (scenario->broker.family == BROKER_LOG ? 2 : 1)
                : !hops_retry ? 0
                : proxy && !scenario->proxy.forwards_key ? 4
@@ -470,7 +470,7 @@ static void keys_heading(const ViewPanels *panels, ViewRect r)
 static void at_most_once_words(const Scenario *scenario, char *why, size_t size)
 {
     if ((scenario_uses_proxy(scenario) && scenario->proxy.retries > 0) ||
-        scenario->server.call_retry.max_attempts > 1) {
+        scenario->server.call.retry.max_attempts > 1) {
         snprintf(why, size,
                  "No keys: the client sends once, but the hops below it retry on their own, and "
                  "each retry that reaches the effect charges again.");
