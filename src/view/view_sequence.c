@@ -608,8 +608,8 @@ static void draw_outages(Strip *strip)
             from_ms = outage->from_ms;
             to_ms = outage->to_ms;
             if (outage->source[0] != '\0')
-                snprintf(words, sizeof words, "outage %s\xE2\x86\x92%s", outage->source,
-                         outage->target);
+                snprintf(words, sizeof words, "outage %.24s\xE2\x86\x92%.24s", outage->source,
+                         outage->target); /* ids are short; the label must fit its lane */
             else
                 snprintf(words, sizeof words, "network outage");
         } else if (scenario->server.outage.enabled) {
