@@ -49,15 +49,12 @@ static FaultKind fault_of_purpose(DrawPurpose purpose)
     }
 }
 
-bool world_chance_about(const World *world, DrawPurpose purpose, const Message *request,
-                        double probability)
+bool world_chance_planned(const World *world, DrawPurpose purpose, const Message *request,
+                          double probability)
 {
-    if (world->fault_plan != NULL)
-        return fault_plan_decide(world->fault_plan, fault_of_purpose(purpose), request->operation,
-                                 ((uint64_t)request->attempt << 8) | request->click,
-                                 request->lineage, probability);
-    return probability > 0 &&
-           rng_unit_from_bits(world_draw_about(world, purpose, request)) < probability;
+    return fault_plan_decide(world->fault_plan, fault_of_purpose(purpose), request->operation,
+                             ((uint64_t)request->attempt << 8) | request->click, request->lineage,
+                             probability);
 }
 
 const FaultSpec *world_fault_points(const World *world, uint32_t *count, uint32_t *overflow)

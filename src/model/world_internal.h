@@ -477,9 +477,19 @@ double world_draw_unit(const World *world, DrawPurpose purpose, uint64_t a, uint
 /* A draw tied to one copy of one request (operation, click, attempt, lineage): a service
  * time, a failure, a crash meet the same verdict in every mode that runs that copy. */
 uint64_t world_draw_about(const World *world, DrawPurpose purpose, const Message *request);
-/* True with the given probability, drawn as world_draw_about; never when it is 0. */
-bool world_chance_about(const World *world, DrawPurpose purpose, const Message *request,
-                        double probability);
+/* With a fault plan (explore, a scenario's faults): the plan decides. */
+bool world_chance_planned(const World *world, DrawPurpose purpose, const Message *request,
+                          double probability);
+/* True with the given probability, drawn as world_draw_about; never when it is 0. Inline:
+ * most of these chances are 0 on the hot path, and then nothing is drawn or called. */
+static inline bool world_chance_about(const World *world, DrawPurpose purpose,
+                                      const Message *request, double probability)
+{
+    if (world->fault_plan != NULL)
+        return world_chance_planned(world, purpose, request, probability);
+    return probability > 0 &&
+           rng_unit_from_bits(world_draw_about(world, purpose, request)) < probability;
+}
 /* A fault decision (scenario.h FaultKind) drawn with purpose: true when the fault happens.
  * Without a fault plan, one predictable branch and the draw; with one, the plan decides. */
 static inline bool world_fault(const World *world, FaultKind fault, DrawPurpose purpose, uint64_t a,
