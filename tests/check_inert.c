@@ -186,8 +186,36 @@ static uint32_t count_sets(const char *const *sets)
     return n;
 }
 
-/* Loads the base with sets and returns whether a warning names path (exactly). */
-static bool warns(const char *const *sets, const char *path)
+/* The same in the services form: a server of one instance calling a gateway. Its rules are
+ * the instances' and the call step's, which only that form can write. */
+static const char services_scenario[] =
+    "{\"duration_ms\": 10000, \"accounts\": [{\"id\": \"a\", \"balance\": 1000000}],"
+    " \"services\": ["
+    "   {\"id\": \"checkout\", \"kind\": \"server\", \"key_store\": \"keys\","
+    "    \"steps\": [{\"call\": \"psp\"}]},"
+    "   {\"id\": \"keys\", \"kind\": \"key_store\"},"
+    "   {\"id\": \"psp\", \"kind\": \"gateway\"}],"
+    " \"clients\": [{\"id\": \"web\", \"count\": 2, \"calls\": \"checkout\"}]}";
+
+/* clang-format off */
+static const InertCase services_cases[] = {
+    {"$.services[0].balancer",
+     {"services.checkout.balancer=\"key-hash\""},
+     {"services.checkout.balancer=\"key-hash\"", "services.checkout.instances=2"}},
+    {"$.services[1].placement",
+     {"services.keys.placement=\"per-instance\""},
+     {"services.keys.placement=\"per-instance\"", "services.checkout.instances=2"}},
+    {"$.services[0].steps[0].retry.backoff_ms",
+     {"services.checkout.steps[0].retry={\"backoff_ms\": 50}"},
+     {"services.checkout.steps[0].retry={\"max_attempts\": 2, \"backoff_ms\": 50}"}},
+    {"$.services[0].steps[0].key",
+     {"services.checkout.steps[0].key=\"derive\""},
+     {"services.checkout.steps[0].key=\"derive\"", "services.psp.honours_key=true"}},
+};
+/* clang-format on */
+
+/* Loads a base text with sets and returns whether a warning names path (exactly). */
+static bool warns_in(const char *base, size_t length, const char *const *sets, const char *path)
 {
     Scenario *scenario = calloc(1, sizeof *scenario);
     LoadErrors *errors = calloc(1, sizeof *errors);
@@ -195,8 +223,7 @@ static bool warns(const char *const *sets, const char *path)
     ck_assert_ptr_nonnull(scenario);
     ck_assert_ptr_nonnull(errors);
     ck_assert_ptr_nonnull(warnings);
-    bool loaded = scenario_load_text(base_scenario, sizeof base_scenario - 1, sets,
-                                     count_sets(sets), scenario, errors);
+    bool loaded = scenario_load_text(base, length, sets, count_sets(sets), scenario, errors);
     ck_assert_msg(loaded, "%s: %s", errors->count > 0 ? errors->items[0].path : "",
                   errors->count > 0 ? errors->items[0].message : "not loaded");
     scenario_inert_warnings(scenario, warnings);
@@ -212,6 +239,22 @@ static bool warns(const char *const *sets, const char *path)
     free(warnings);
     return found;
 }
+
+static bool warns(const char *const *sets, const char *path)
+{
+    return warns_in(base_scenario, sizeof base_scenario - 1, sets, path);
+}
+
+START_TEST(test_services_form_field_is_warned_at_its_entry_and_its_live_twin_is_not)
+{
+    const InertCase *c = &services_cases[_i];
+    size_t length = sizeof services_scenario - 1;
+    ck_assert_msg(warns_in(services_scenario, length, c->sets, c->path),
+                  "case %d: no warning at %s", _i, c->path);
+    ck_assert_msg(!warns_in(services_scenario, length, c->twin, c->path),
+                  "case %d: live twin warned at %s", _i, c->path);
+}
+END_TEST
 
 START_TEST(test_inert_field_is_warned_and_its_live_twin_is_not)
 {
@@ -269,6 +312,9 @@ static Suite *inert_suite(void)
     TCase *core = tcase_create("Core");
     tcase_add_loop_test(core, test_inert_field_is_warned_and_its_live_twin_is_not, 0,
                         (int)(sizeof cases / sizeof cases[0]));
+    tcase_add_loop_test(core,
+                        test_services_form_field_is_warned_at_its_entry_and_its_live_twin_is_not, 0,
+                        (int)(sizeof services_cases / sizeof services_cases[0]));
     tcase_add_test(core, test_base_scenario_has_no_warning);
     tcase_add_test(core, test_rebalance_after_the_run_is_an_error);
     suite_add_tcase(suite, core);

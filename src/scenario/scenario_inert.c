@@ -365,6 +365,24 @@ static void warn_crash(const CrashSpec *crash, const CrashSpec *plain, const cha
 
 /* ------------------------------------------------------------------ the server and the proxy */
 
+/* A call step's fields (server_charge.c, consumers.c): the backoff waits between tries, and
+ * the key reaches only a gateway that uses keys (it honours them, or the server asks it by
+ * key when reconciling). They exist only in the services form: said at the step. */
+static void warn_call(const Scenario *scenario, const CallSpec *call, const CallSpec *base,
+                      NodeKind who, LoadErrors *warnings)
+{
+    char at[32]; /* "$.services[7].steps[0]" */
+    snprintf(at, sizeof at, "$.services[%d].steps[0]", (int)scenario->service_entry[who] - 1);
+    if (call->retry.max_attempts <= 1 && call->retry.backoff_ms != base->retry.backoff_ms)
+        say_at(warnings, at, "retry.backoff_ms",
+               "has no effect with max_attempts 1: there is no next try to wait for");
+    bool asks_by_key = who == NODE_SERVER && scenario->server.reconcile_ms > 0;
+    if (call->key != base->key && !scenario->gateway.honours_key && !asks_by_key)
+        say_at(warnings, at, "key",
+               "has no effect: the gateway neither honours keys nor is asked by one (set "
+               "honours_key on it)");
+}
+
 static void warn_server(const Scenario *scenario, const Scenario *plain, const Reach *reach,
                         LoadErrors *warnings)
 {
@@ -381,6 +399,20 @@ static void warn_server(const Scenario *scenario, const Scenario *plain, const R
         scenario_errors_add(warnings, "$.server.outbox_relay_ms",
                             "has no effect: only receipts through the outbox are relayed on "
                             "this timer (publish_receipts with receipts_via 'outbox')");
+    /* server.c: the balancer and the placement choose among instances */
+    if (server->instances <= 1 && server->balancer != plain->server.balancer)
+        scenario_errors_add(warnings, "$.server.balancer",
+                            "has no effect with 1 instance: there is no other to pick");
+    if (server->instances <= 1 &&
+        server->idempotency.placement != plain->server.idempotency.placement)
+        scenario_errors_add(warnings, "$.server.idempotency.placement",
+                            "has no effect with 1 instance: its store is that instance's either "
+                            "way");
+    if (server->use_gateway)
+        warn_call(scenario, &server->call, &plain->server.call, NODE_SERVER, warnings);
+    if (scenario->broker.consumers.use_gateway)
+        warn_call(scenario, &scenario->broker.consumers.call, &plain->broker.consumers.call,
+                  NODE_CONSUMERS, warnings);
     if (!reach->to_server)
         return;
     warn_crash(&server->crash, &plain->server.crash, "$.server.crash", warnings);
