@@ -29,14 +29,6 @@
     " \"network\": {\"default\": {\"loss\": 0, \"delay_ms\": 5},"                                  \
     "   \"links\": {\"checkout->app\": {\"loss\": 0.25}}}}"
 
-static Metrics run_text(const char *json, Mode mode)
-{
-    Scenario *scenario = test_load(json, NULL, 0);
-    Metrics metrics = test_run_mode(scenario, mode, scenario->seed);
-    free(scenario);
-    return metrics;
-}
-
 /* Counts, by node, the executions the trace shows (a handler run at that instance). */
 typedef struct {
     uint32_t executions[16];
@@ -88,11 +80,11 @@ END_TEST
 START_TEST(test_one_instance_written_out_is_the_same_world)
 {
     for (Mode mode = 0; mode < MODE_COUNT; mode++) {
-        Metrics plain = run_text(ONE_CLIENT_WORLD("", ""), mode);
-        Metrics explicit =
-            run_text(ONE_CLIENT_WORLD(", \"instances\": 1, \"balancer\": \"random\"",
-                                      ", \"placement\": \"per-instance\", \"reads\": \"primary\""),
-                     mode);
+        Metrics plain = test_run_text(ONE_CLIENT_WORLD("", ""), mode);
+        Metrics explicit = test_run_text(
+            ONE_CLIENT_WORLD(", \"instances\": 1, \"balancer\": \"random\"",
+                             ", \"placement\": \"per-instance\", \"reads\": \"primary\""),
+            mode);
         ck_assert_msg(memcmp(&plain, &explicit, sizeof plain) == 0, "metrics differ in %s",
                       mode_name(mode));
     }
@@ -137,18 +129,19 @@ START_TEST(test_keys_per_instance_miss_every_retry_round_robin_sends_elsewhere)
 {
     const char *per_instance = ONE_CLIENT_WORLD(", \"instances\": 2, \"balancer\": \"round-robin\"",
                                                 ", \"placement\": \"per-instance\"");
-    Metrics keyed = run_text(per_instance, MODE_IDEMPOTENT);
-    Metrics unkeyed = run_text(per_instance, MODE_AT_LEAST_ONCE);
+    Metrics keyed = test_run_text(per_instance, MODE_IDEMPOTENT);
+    Metrics unkeyed = test_run_text(per_instance, MODE_AT_LEAST_ONCE);
     ck_assert_uint_gt(unkeyed.outcomes[OUTCOME_DOUBLE], 3);
     ck_assert_uint_eq(keyed.outcomes[OUTCOME_DOUBLE], unkeyed.outcomes[OUTCOME_DOUBLE]);
 
-    Metrics hashed = run_text(ONE_CLIENT_WORLD(", \"instances\": 2, \"balancer\": \"key-hash\"",
-                                               ", \"placement\": \"per-instance\""),
-                              MODE_IDEMPOTENT);
+    Metrics hashed =
+        test_run_text(ONE_CLIENT_WORLD(", \"instances\": 2, \"balancer\": \"key-hash\"",
+                                       ", \"placement\": \"per-instance\""),
+                      MODE_IDEMPOTENT);
     ck_assert_uint_eq(hashed.outcomes[OUTCOME_DOUBLE], 0);
     ck_assert_uint_gt(hashed.replayed, 3);
 
-    Metrics shared = run_text(ONE_CLIENT_WORLD(", \"instances\": 2", ""), MODE_IDEMPOTENT);
+    Metrics shared = test_run_text(ONE_CLIENT_WORLD(", \"instances\": 2", ""), MODE_IDEMPOTENT);
     ck_assert_uint_eq(shared.outcomes[OUTCOME_DOUBLE], 0);
     ck_assert_uint_eq(shared.replayed, hashed.replayed);
 }
@@ -164,22 +157,22 @@ START_TEST(test_a_crash_wipes_only_a_store_the_instance_owns)
     ", \"instances\": 2, \"crash\": {\"point\": \"after-completion\", \"prob\": 1,"                \
     " \"restart_ms\": 50}"
     Metrics shared =
-        run_text(ONE_CLIENT_WORLD(CRASH_EVERY_FIRST, ", \"durable\": false"), MODE_IDEMPOTENT);
+        test_run_text(ONE_CLIENT_WORLD(CRASH_EVERY_FIRST, ", \"durable\": false"), MODE_IDEMPOTENT);
     ck_assert_uint_gt(shared.crashes, 10);
     ck_assert_uint_eq(shared.outcomes[OUTCOME_DOUBLE], 0);
     ck_assert_uint_ge(shared.replayed, shared.crashes);
 
     Metrics own =
-        run_text(ONE_CLIENT_WORLD(CRASH_EVERY_FIRST,
-                                  ", \"placement\": \"per-instance\", \"durable\": false"),
-                 MODE_IDEMPOTENT);
+        test_run_text(ONE_CLIENT_WORLD(CRASH_EVERY_FIRST,
+                                       ", \"placement\": \"per-instance\", \"durable\": false"),
+                      MODE_IDEMPOTENT);
     ck_assert_uint_gt(own.outcomes[OUTCOME_DOUBLE], 10);
 
     Metrics single =
-        run_text(ONE_CLIENT_WORLD(", \"crash\": {\"point\": \"after-completion\", \"prob\": 1,"
-                                  " \"restart_ms\": 50}",
-                                  ", \"durable\": false"),
-                 MODE_IDEMPOTENT);
+        test_run_text(ONE_CLIENT_WORLD(", \"crash\": {\"point\": \"after-completion\", \"prob\": 1,"
+                                       " \"restart_ms\": 50}",
+                                       ", \"durable\": false"),
+                      MODE_IDEMPOTENT);
     ck_assert_uint_gt(single.outcomes[OUTCOME_DOUBLE], 10); /* its own memory store: wiped */
 #undef CRASH_EVERY_FIRST
 }
@@ -195,13 +188,13 @@ START_TEST(test_replica_reads_miss_what_the_lag_hides)
     ", \"reserve\": \"check-then-insert\", \"race_window_ms\": 1, \"reads\": \"replica\","         \
     " \"failover_every_ms\": {\"dist\": \"const\", \"value\": 1e9}, \"replication_lag_ms\": " lag
     const char *behind = ONE_CLIENT_WORLD(", \"instances\": 2", REPLICA("1500"));
-    Metrics keyed = run_text(behind, MODE_IDEMPOTENT);
-    Metrics unkeyed = run_text(behind, MODE_AT_LEAST_ONCE);
+    Metrics keyed = test_run_text(behind, MODE_IDEMPOTENT);
+    Metrics unkeyed = test_run_text(behind, MODE_AT_LEAST_ONCE);
     ck_assert_uint_gt(unkeyed.outcomes[OUTCOME_DOUBLE], 3);
     ck_assert_uint_eq(keyed.outcomes[OUTCOME_DOUBLE], unkeyed.outcomes[OUTCOME_DOUBLE]);
 
     Metrics close =
-        run_text(ONE_CLIENT_WORLD(", \"instances\": 2", REPLICA("200")), MODE_IDEMPOTENT);
+        test_run_text(ONE_CLIENT_WORLD(", \"instances\": 2", REPLICA("200")), MODE_IDEMPOTENT);
     ck_assert_uint_eq(close.outcomes[OUTCOME_DOUBLE], 0);
     ck_assert_uint_gt(close.replayed, 3);
 #undef REPLICA
@@ -213,8 +206,8 @@ START_TEST(test_random_balancer_is_deterministic)
 {
     const char *json = ONE_CLIENT_WORLD(", \"instances\": 3, \"balancer\": \"random\"",
                                         ", \"placement\": \"per-instance\"");
-    Metrics first = run_text(json, MODE_IDEMPOTENT);
-    Metrics second = run_text(json, MODE_IDEMPOTENT);
+    Metrics first = test_run_text(json, MODE_IDEMPOTENT);
+    Metrics second = test_run_text(json, MODE_IDEMPOTENT);
     ck_assert_msg(memcmp(&first, &second, sizeof first) == 0, "two runs differ");
     ck_assert_uint_gt(first.outcomes[OUTCOME_DOUBLE], 0); /* some retries land elsewhere */
 }

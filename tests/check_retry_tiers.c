@@ -39,19 +39,11 @@
     "   \"key\": \"per-click\"}],"                                                                 \
     " \"network\": {\"default\": {\"loss\": 0, \"delay_ms\": 5}}}"
 
-static Metrics run_text(const char *json, Mode mode)
-{
-    Scenario *scenario = test_load(json, NULL, 0);
-    Metrics metrics = test_run_mode(scenario, mode, scenario->seed);
-    free(scenario);
-    return metrics;
-}
-
 START_TEST(test_the_provider_receives_the_product_of_the_tiers_tries)
 {
     const char *json = TIERS_WORLD("", "");
-    Metrics once = run_text(json, MODE_AT_MOST_ONCE);
-    Metrics least = run_text(json, MODE_AT_LEAST_ONCE);
+    Metrics once = test_run_text(json, MODE_AT_MOST_ONCE);
+    Metrics least = test_run_text(json, MODE_AT_LEAST_ONCE);
     ck_assert_uint_eq(once.operations, PAYMENTS);
     ck_assert_uint_eq(least.attempts, PAYMENTS * APP_ATTEMPTS);
     ck_assert_uint_eq(once.provider_charges, PAYMENTS * MESH_TRIES * SERVICE_TRIES);
@@ -70,18 +62,18 @@ END_TEST
  * every try. */
 START_TEST(test_a_key_carried_to_the_provider_makes_the_storm_harmless)
 {
-    Metrics forward = run_text(TIERS_WORLD("", ", \"honours_key\": true"), MODE_IDEMPOTENT);
+    Metrics forward = test_run_text(TIERS_WORLD("", ", \"honours_key\": true"), MODE_IDEMPOTENT);
     ck_assert_uint_eq(forward.provider_charges,
                       PAYMENTS * APP_ATTEMPTS * MESH_TRIES * SERVICE_TRIES);
     ck_assert_uint_eq(forward.effects, PAYMENTS);
     ck_assert_uint_eq(forward.outcomes[OUTCOME_DOUBLE], 0);
 
-    Metrics derived =
-        run_text(TIERS_WORLD(", \"key\": \"derive\"", ", \"honours_key\": true"), MODE_IDEMPOTENT);
+    Metrics derived = test_run_text(TIERS_WORLD(", \"key\": \"derive\"", ", \"honours_key\": true"),
+                                    MODE_IDEMPOTENT);
     ck_assert_uint_eq(derived.effects, PAYMENTS);
 
-    Metrics none =
-        run_text(TIERS_WORLD(", \"key\": \"none\"", ", \"honours_key\": true"), MODE_IDEMPOTENT);
+    Metrics none = test_run_text(TIERS_WORLD(", \"key\": \"none\"", ", \"honours_key\": true"),
+                                 MODE_IDEMPOTENT);
     ck_assert_uint_eq(none.effects, none.provider_charges);
     ck_assert_uint_eq(none.outcomes[OUTCOME_DOUBLE], PAYMENTS);
 }
@@ -105,7 +97,7 @@ START_TEST(test_an_answer_to_a_try_given_up_is_ignored)
                        "   \"workload\": {\"ops\": 2, \"interval_ms\": 2000},"
                        "   \"retry\": {\"timeout_ms\": 5000}}],"
                        " \"network\": {\"default\": {\"loss\": 0, \"delay_ms\": 1}}}";
-    Metrics metrics = run_text(json, MODE_AT_MOST_ONCE);
+    Metrics metrics = test_run_text(json, MODE_AT_MOST_ONCE);
     ck_assert_uint_eq(metrics.provider_charges, 2 * metrics.operations);
     ck_assert_uint_eq(metrics.call_retries, metrics.operations);
     ck_assert_uint_eq(metrics.client_succeeded, 0);
@@ -140,8 +132,8 @@ START_TEST(test_one_try_is_the_call_without_retry)
         "   \"workload\": {\"ops\": 10, \"interval_ms\": 300}}],"
         " \"network\": {\"default\": {\"loss\": 0.05}}}";
     for (Mode mode = 0; mode < MODE_COUNT; mode++) {
-        Metrics a = run_text(plain, mode);
-        Metrics b = run_text(explicit, mode);
+        Metrics a = test_run_text(plain, mode);
+        Metrics b = test_run_text(explicit, mode);
         ck_assert_msg(memcmp(&a, &b, sizeof a) == 0, "metrics differ in %s", mode_name(mode));
         ck_assert_uint_eq(a.call_retries, 0);
     }
@@ -169,10 +161,10 @@ END_TEST
 
 START_TEST(test_reconciliation_and_the_outbox_carry_the_calls_key)
 {
-    Metrics forward = run_text(
+    Metrics forward = test_run_text(
         KEYED_CALL_WORLD("{\"call\": \"psp\", \"reconcile_ms\": 300, \"key\": \"forward\"}"),
         MODE_IDEMPOTENT);
-    Metrics derived = run_text(
+    Metrics derived = test_run_text(
         KEYED_CALL_WORLD("{\"call\": \"psp\", \"reconcile_ms\": 300, \"key\": \"derive\"}"),
         MODE_IDEMPOTENT);
     ck_assert_uint_gt(forward.reconciled, 10);
@@ -180,12 +172,12 @@ START_TEST(test_reconciliation_and_the_outbox_carry_the_calls_key)
     ck_assert_uint_eq(derived.outcomes[OUTCOME_DOUBLE], 0);
     ck_assert_uint_eq(derived.reconciled, forward.reconciled);
 
-    Metrics relayed =
-        run_text(KEYED_CALL_WORLD("{\"call\": \"psp\", \"via\": \"outbox\", \"key\": \"forward\"}"),
-                 MODE_IDEMPOTENT);
-    Metrics relayed_bare =
-        run_text(KEYED_CALL_WORLD("{\"call\": \"psp\", \"via\": \"outbox\", \"key\": \"none\"}"),
-                 MODE_IDEMPOTENT);
+    Metrics relayed = test_run_text(
+        KEYED_CALL_WORLD("{\"call\": \"psp\", \"via\": \"outbox\", \"key\": \"forward\"}"),
+        MODE_IDEMPOTENT);
+    Metrics relayed_bare = test_run_text(
+        KEYED_CALL_WORLD("{\"call\": \"psp\", \"via\": \"outbox\", \"key\": \"none\"}"),
+        MODE_IDEMPOTENT);
     ck_assert_uint_eq(relayed.outcomes[OUTCOME_DOUBLE], 0);
     ck_assert_uint_gt(relayed_bare.outcomes[OUTCOME_DOUBLE], 10);
 }
@@ -208,8 +200,9 @@ START_TEST(test_the_calls_timeout_is_its_own)
     " \"clients\": [{\"id\": \"app\", \"count\": 5, \"calls\": \"checkout\","                      \
     "   \"workload\": {\"ops\": 4, \"interval_ms\": 2000}, \"retry\": {\"timeout_ms\": 15000}}],"  \
     " \"network\": {\"default\": {\"loss\": 0, \"delay_ms\": 1}}}"
-    Metrics impatient = run_text(TIMED_CALL_WORLD(", \"timeout_ms\": 100"), MODE_AT_LEAST_ONCE);
-    Metrics patient = run_text(TIMED_CALL_WORLD(""), MODE_AT_LEAST_ONCE);
+    Metrics impatient =
+        test_run_text(TIMED_CALL_WORLD(", \"timeout_ms\": 100"), MODE_AT_LEAST_ONCE);
+    Metrics patient = test_run_text(TIMED_CALL_WORLD(""), MODE_AT_LEAST_ONCE);
     ck_assert_uint_eq(impatient.operations, 20);
     ck_assert_uint_eq(impatient.provider_charges, 2 * impatient.attempts); /* two tries each */
     ck_assert_uint_eq(impatient.client_succeeded, 0);
@@ -240,7 +233,7 @@ START_TEST(test_a_consumer_groups_call_retries_on_its_own)
         "   \"operation\": {\"kind\": \"debit\", \"amount\": 100},"
         "   \"workload\": {\"ops\": 4, \"interval_ms\": 3000}, \"retry\": {\"max_attempts\": 1}}],"
         " \"network\": {\"default\": {\"loss\": 0, \"delay_ms\": 1}}}";
-    Metrics metrics = run_text(json, MODE_AT_LEAST_ONCE);
+    Metrics metrics = test_run_text(json, MODE_AT_LEAST_ONCE);
     ck_assert_uint_eq(metrics.operations, 20);
     ck_assert_uint_eq(metrics.provider_charges, 3 * metrics.operations);
     ck_assert_uint_eq(metrics.call_retries, 2 * metrics.operations);

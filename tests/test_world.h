@@ -45,6 +45,15 @@ static inline Metrics test_run_mode(const Scenario *scenario, Mode mode, uint64_
     return metrics;
 }
 
+/* Loads json, runs one mode at the scenario's seed, and returns its metrics. */
+static inline Metrics test_run_text(const char *json, Mode mode)
+{
+    Scenario *scenario = test_load(json, NULL, 0);
+    Metrics metrics = test_run_mode(scenario, mode, scenario->seed);
+    free(scenario);
+    return metrics;
+}
+
 /* A file of the source tree (path relative to it, as "scenarios/default.json"), with
  * overrides, wherever the test runs. Free it. */
 static inline Scenario *test_load_source_file(const char *path, const char *const *overrides,

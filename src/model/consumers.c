@@ -35,6 +35,14 @@ uint32_t consumers_held(const World *world)
     return world->consumers.busy + world->consumers.buffer.length;
 }
 
+/* A job whose process crashed meanwhile: its pending event only frees it. */
+static bool died_in_crash(World *world, uint32_t job_slot)
+{
+    if (world->jobs[job_slot].epoch == world->consumers.epoch)
+        return false;
+    world_job_release(world, job_slot);
+    return true;
+}
 static uint64_t store_key_of(const World *world, const Message *delivery)
 {
     if (!world->consumers.keys.enabled)
@@ -181,20 +189,16 @@ static void start_job(World *world, uint32_t job_slot)
 
 void consumers_on_retry(World *world, uint32_t job_slot)
 {
-    if (world->jobs[job_slot].epoch != world->consumers.epoch) {
-        world_job_release(world, job_slot); /* its process died meanwhile */
+    if (died_in_crash(world, job_slot))
         return;
-    }
     start_job(world, job_slot);
 }
 
 /* check-then-insert: the check found no row; the insert comes a race window later. */
 void consumers_on_job_reserve(World *world, uint32_t job_slot)
 {
-    if (world->jobs[job_slot].epoch != world->consumers.epoch) {
-        world_job_release(world, job_slot); /* its process died meanwhile */
+    if (died_in_crash(world, job_slot))
         return;
-    }
     key_protocol_reserve_late(world, &world->consumers.keys, &world->jobs[job_slot]);
     schedule_service(world, job_slot);
 }
@@ -275,11 +279,9 @@ static int send_receipt(World *world, const Message *event)
 
 void consumers_on_job_done(World *world, uint32_t job_slot)
 {
-    Job *job = &world->jobs[job_slot];
-    if (job->epoch != world->consumers.epoch) {
-        world_job_release(world, job_slot); /* its process died meanwhile */
+    if (died_in_crash(world, job_slot))
         return;
-    }
+    Job *job = &world->jobs[job_slot];
     SIM_ASSERT(!world->consumers.down, "a job of the running consumers is done while they run");
     world->metrics.executions++;
     if (draw_crash(world, job, CRASH_BEFORE_EFFECT)) {
@@ -369,10 +371,8 @@ static void request_charge(World *world, uint32_t job_slot)
 /* The backoff after an unanswered try is over: the next try, if the worker still lives. */
 void consumers_on_charge_retry(World *world, uint32_t job_slot)
 {
-    if (world->jobs[job_slot].epoch != world->consumers.epoch) {
-        world_job_release(world, job_slot); /* its process died meanwhile */
+    if (died_in_crash(world, job_slot))
         return;
-    }
     send_charge_try(world, job_slot);
 }
 
@@ -399,11 +399,9 @@ void consumers_on_charge_reply(World *world, const Message *reply)
  * message stays unacknowledged, for the broker to hand out again after its ack timeout. */
 void consumers_on_charge_timeout(World *world, uint32_t job_slot)
 {
-    Job *job = &world->jobs[job_slot];
-    if (job->epoch != world->consumers.epoch) {
-        world_job_release(world, job_slot); /* its process died meanwhile */
+    if (died_in_crash(world, job_slot))
         return;
-    }
+    Job *job = &world->jobs[job_slot];
     job->gateway_timer = EVENT_ID_NONE;
     const CallRetrySpec *retry = &world->scenario.broker.consumers.call.retry;
     if (job->charge_tries < retry->max_attempts) { /* the call's own retry, in every mode */
