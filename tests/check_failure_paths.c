@@ -28,7 +28,10 @@ START_TEST(test_a_decline_is_definite_told_and_not_retried)
         ck_assert_uint_eq(metrics.attempts, OPERATIONS); /* nobody retries a 402 */
         ck_assert_uint_eq(metrics.client_failed, OPERATIONS);
         ck_assert_uint_eq(metrics.effects, 0);
-        ck_assert_uint_eq(metrics.outcomes[OUTCOME_LOST], OPERATIONS);
+        /* declined, not lost: the card was refused, nothing went missing */
+        ck_assert_uint_eq(metrics.outcomes[OUTCOME_DECLINED], OPERATIONS);
+        ck_assert_uint_eq(metrics.outcomes[OUTCOME_LOST], 0);
+        ck_assert_int_eq(metrics.lost_amount, 0);
     }
 }
 END_TEST

@@ -184,7 +184,7 @@ static Outcome story_outcome(ExploreProperty property, const uint64_t *outcomes)
         return OUTCOME_MISMATCH;
     default:
         for (int o = OUTCOME_DOUBLE; o < OUTCOME_COUNT; o++) {
-            if (outcomes[o] > 0)
+            if (outcomes[o] > 0 && outcome_is_harm((Outcome)o))
                 return (Outcome)o;
         }
         return OUTCOME_OK;

@@ -2,7 +2,8 @@
  * only: a charge arrives, is processed for the gateway's latency, and is declined (nothing
  * charged), charged and answered, or charged with the answer never leaving (the server
  * cannot tell). With honours_key it remembers the keys it charged and answers a repeated
- * key from memory instead of charging again. */
+ * key from memory instead of charging again. A refund (a saga's undo) is never declined:
+ * it gives the charge back, answered or not, and is remembered by its key alike. */
 #include "distribution.h"
 #include "sim_assert.h"
 #include "world_internal.h"
@@ -28,7 +29,7 @@ static uint64_t charge_identity(const Message *charge)
 
 void gateway_on_charge_arrive(World *world, const Message *charge)
 {
-    world->metrics.provider_charges++;
+    world->metrics.provider_charges += charge->kind == MESSAGE_CHARGE;
     uint32_t slot = world_message_store(world, charge);
     SimTimeUs latency =
         distribution_sample_ms_as_us(&world->scenario.gateway.latency_ms,
@@ -49,12 +50,27 @@ static void reply(World *world, const Message *charge, int status)
 }
 
 static void charge_or_answer(World *world, Message charge);
+static void refund_or_answer(World *world, Message refund);
 
 void gateway_on_charge_done(World *world, uint32_t message_slot)
 {
     Message charge = world_message_take(world, message_slot);
-    charge_or_answer(world, charge);
+    if (charge.kind == MESSAGE_REFUND)
+        refund_or_answer(world, charge);
+    else
+        charge_or_answer(world, charge);
     world_operation_unref(world, charge.operation);
+}
+
+static void remember_key(IdemStore *keys, const Message *call, SimTimeUs now)
+{
+    KeyRow row = {.key = call->key,
+                  .status = KEY_STATUS_COMPLETED,
+                  .response_status = 200,
+                  .response_of = call->operation,
+                  .created_us = now,
+                  .expires_us = SIM_TIME_NEVER};
+    idem_store_put(keys, &row);
 }
 
 static void charge_or_answer(World *world, Message charge)
@@ -75,36 +91,52 @@ static void charge_or_answer(World *world, Message charge)
             fault_plan_gateway_fate(world->fault_plan, charge.operation, charge_identity(&charge),
                                     charge.lineage, gateway->fail, gateway->timeout);
     if (fate < gateway->fail) {
+        world_operation(world, charge.operation)->declined = true;
         if (world_tracing(world))
             world_trace_about(world, world->gateway_node, TRACE_DECLINED, &charge, 402, 0);
         reply(world, &charge, 402); /* a card error: definite, as Stripe's 402 */
         return;
     }
     ledger_apply(world, &charge, world->gateway_node, NULL);
-    if (world->gateway.charged != NULL && charge.key != 0) { /* a provider keeps records */
-        KeyRow record = {.key = charge.key,
-                         .status = KEY_STATUS_COMPLETED,
-                         .response_status = 200,
-                         .response_of = charge.operation,
-                         .created_us = now,
-                         .expires_us = SIM_TIME_NEVER};
-        idem_store_put(world->gateway.charged, &record);
-    }
-    if (keys != NULL && charge.key != 0) {
-        KeyRow row = {.key = charge.key,
-                      .status = KEY_STATUS_COMPLETED,
-                      .response_status = 200,
-                      .response_of = charge.operation,
-                      .created_us = now,
-                      .expires_us = SIM_TIME_NEVER};
-        idem_store_put(keys, &row);
-    }
+    if (world->gateway.charged != NULL && charge.key != 0) /* a provider keeps records */
+        remember_key(world->gateway.charged, &charge, now);
+    if (keys != NULL && charge.key != 0)
+        remember_key(keys, &charge, now);
     if (fate < gateway->fail + gateway->timeout) {
         if (world_tracing(world))
             world_trace_about(world, world->gateway_node, TRACE_CHARGED_NO_ANSWER, &charge, 0, 0);
         return; /* charged, but the answer never leaves the gateway */
     }
     reply(world, &charge, 200);
+}
+
+/* A refund's key is its own (derived, or new per try), never a charge's: a key seen before
+ * is this refund sent again, answered from memory. The answer may never leave, as a
+ * charge's (the gateway's timeout chance): the server cannot tell it was refunded. */
+static void refund_or_answer(World *world, Message refund)
+{
+    IdemStore *keys = world->gateway.keys;
+    SimTimeUs now = sim_now(world->sim);
+    if (keys != NULL && refund.key != 0 && idem_store_lookup(keys, refund.key, now) != NULL) {
+        if (world_tracing(world))
+            world_trace_about(world, world->gateway_node, TRACE_REPLAY, &refund, 200, 0);
+        reply(world, &refund, 200);
+        return;
+    }
+    double silent = world->scenario.gateway.timeout;
+    double fate = world_draw_unit(world, DRAW_GATEWAY_FATE, refund.operation,
+                                  charge_identity(&refund), refund.lineage);
+    if (world->fault_plan != NULL)
+        fate = fault_plan_gateway_fate(world->fault_plan, refund.operation,
+                                       charge_identity(&refund), refund.lineage, 0, silent);
+    bool answered = fate >= silent;
+    ledger_refund(world, &refund);
+    if (keys != NULL && refund.key != 0)
+        remember_key(keys, &refund, now);
+    if (world_tracing(world))
+        world_trace_about(world, world->gateway_node, TRACE_REFUNDED, &refund, !answered, 0);
+    if (answered)
+        reply(world, &refund, 200);
 }
 
 /* Reconciliation: did a charge with this key happen? 200 (charged) or 404 (never). */

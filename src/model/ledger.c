@@ -125,6 +125,12 @@ static bool handle(World *world, Operation *op, const ClientGroupSpec *spec, int
     return false;
 }
 
+/* Effects net of refunds: what the live double count follows (a refunded charge is none). */
+static uint32_t net_effects(const Operation *op)
+{
+    return op->effects > op->refunds ? op->effects - op->refunds : 0;
+}
+
 int ledger_apply(World *world, const Message *request, uint32_t actor, bool *changed)
 {
     Operation *op = world_operation(world, request->operation);
@@ -137,8 +143,8 @@ int ledger_apply(World *world, const Message *request, uint32_t actor, bool *cha
     if (effect) {
         op->effects++;
         world->metrics.effects++;
-        if (op->effects >= 2) {
-            world->metrics.doubles_so_far += op->effects == 2;
+        if (net_effects(op) >= 2) {
+            world->metrics.doubles_so_far += net_effects(op) == 2;
             world->metrics.double_amount_so_far +=
                 spec->operation.kind == OPERATION_DEBIT ? spec->operation.amount : 0;
         }
@@ -192,14 +198,29 @@ void ledger_undo(World *world, const Message *request, uint32_t actor)
     case OPERATION_KIND_COUNT:
         break;
     }
-    if (op->effects >= 2) {
-        world->metrics.doubles_so_far -= op->effects == 2;
+    if (net_effects(op) >= 2) {
+        world->metrics.doubles_so_far -= net_effects(op) == 2;
         world->metrics.double_amount_so_far -= amount;
     }
     op->effects--;
     world->metrics.effects--;
     if (world_tracing(world))
         world_trace_about(world, actor, TRACE_ROLLBACK, request, 0, 0);
+}
+
+void ledger_refund(World *world, const Message *refund)
+{
+    Operation *op = world_operation(world, refund->operation);
+    const ClientGroupSpec *spec = world->groups[world->clients[op->client].group].spec;
+    SIM_ASSERT(spec->operation.kind == OPERATION_DEBIT, "only a charge is refunded");
+    world->ledger.balances[spec->account] += spec->operation.amount;
+    world->metrics.balances[spec->account].actual = world->ledger.balances[spec->account];
+    if (net_effects(op) >= 2) { /* a double charge given back is a double no longer */
+        world->metrics.doubles_so_far -= net_effects(op) == 2;
+        world->metrics.double_amount_so_far -= spec->operation.amount;
+    }
+    op->refunds++;
+    world->metrics.refunds++;
 }
 
 void ledger_count_settled(World *world, uint32_t account, int64_t charged)

@@ -6,8 +6,15 @@
 
 const char *outcome_name(Outcome outcome)
 {
-    static const char *const names[OUTCOME_COUNT] = {"ok", "double", "lost", "phantom", "mismatch"};
+    static const char *const names[OUTCOME_COUNT] = {"ok",       "double",   "lost",    "phantom",
+                                                     "mismatch", "declined", "refunded"};
     return outcome < OUTCOME_COUNT ? names[outcome] : "?";
+}
+
+bool outcome_is_harm(Outcome outcome)
+{
+    return outcome == OUTCOME_DOUBLE || outcome == OUTCOME_LOST || outcome == OUTCOME_PHANTOM ||
+           outcome == OUTCOME_MISMATCH;
 }
 
 int64_t metrics_balance_error(const Metrics *metrics)
@@ -98,6 +105,10 @@ bool metrics_value(const Metrics *metrics, const char *name, double *value)
         {"reconciled", metrics->reconciled},
         {"provider_charges", metrics->provider_charges},
         {"call_retries", metrics->call_retries},
+        {"fulfil_failures", metrics->fulfil_failures},
+        {"refunds", metrics->refunds},
+        {"refund_retries", metrics->refund_retries},
+        {"double_refunds", metrics->double_refunds},
         {"redriven", metrics->redriven},
         {"keys_lost_in_failover", metrics->keys_lost_in_failover},
         {"leaks", metrics->leaks},
@@ -131,6 +142,8 @@ bool metrics_value(const Metrics *metrics, const char *name, double *value)
         *value = (double)metrics->double_amount;
     else if (strcmp(name, "lost_amount") == 0)
         *value = (double)metrics->lost_amount;
+    else if (strcmp(name, "double_refund_amount") == 0)
+        *value = (double)metrics->double_refund_amount;
     else if (strcmp(name, "balance_error") == 0)
         *value = (double)metrics_balance_error(metrics);
     else if (strcmp(name, "latency_p50_ms") == 0)

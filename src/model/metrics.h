@@ -16,6 +16,8 @@ typedef enum {
     OUTCOME_LOST,     /* effect zero times */
     OUTCOME_PHANTOM,  /* effect once, client told failure or never told */
     OUTCOME_MISMATCH, /* client got a response that belongs to another request */
+    OUTCOME_DECLINED, /* effect zero times: the gateway declined it (a definite refusal) */
+    OUTCOME_REFUNDED, /* charged, then given back as often or more (a saga's undo) */
     OUTCOME_COUNT
 } Outcome;
 
@@ -30,7 +32,8 @@ typedef struct {
 
 typedef struct {
     int64_t initial;
-    int64_t expected; /* initial minus every intended debit, once each */
+    int64_t expected; /* initial minus every intended debit, once each; a declined or
+                         refunded one is given back when it settles */
     int64_t actual;
 } BalanceMetrics;
 
@@ -65,6 +68,11 @@ typedef struct {
     uint64_t reconciled;            /* gateway timeouts settled by asking the gateway later */
     uint64_t provider_charges;      /* charge requests that reached the gateway, copies included */
     uint64_t call_retries;          /* charges a server sent again on its own (its call's retry) */
+    uint64_t fulfil_failures;       /* fulfil steps that failed after their charge (sagas) */
+    uint64_t refunds;               /* charges the gateway gave back (a call's undo) */
+    uint64_t refund_retries;        /* refunds a server sent again on its own */
+    uint64_t double_refunds;        /* operations refunded more often than charged */
+    int64_t double_refund_amount;   /* money given back beyond what was charged */
     uint64_t redriven;              /* dead letters moved back to their queue */
     uint64_t keys_lost_in_failover; /* key rows a failover to a lagging replica lost */
     uint64_t leaks;            /* replays of a response that belongs to another account's payment */
@@ -105,6 +113,9 @@ typedef struct {
 } Metrics;
 
 const char *outcome_name(Outcome outcome);
+/* An outcome the system got wrong (double, lost, phantom, mismatch), as against ok and the
+ * definite ends a customer was told of (declined, refunded). */
+bool outcome_is_harm(Outcome outcome);
 /* False when name is not a metric. */
 bool metrics_value(const Metrics *metrics, const char *name, double *value);
 /* A metric of one client group ("METRIC@GROUP" in scenario files): an outcome's count,

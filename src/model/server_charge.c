@@ -303,6 +303,71 @@ static void send_charge_try(World *world, uint32_t job_slot)
         sim_schedule_in(world->sim, gateway_timeout_us(world), EVENT_GATEWAY_TIMEOUT, 0, job_slot);
 }
 
+/* ------------------------------------------------------------------ a saga's undo */
+
+/* A try of the refund: as a charge's try, named by its number in reply_to, with the undo's
+ * own key and timeout. */
+static void send_refund_try(World *world, uint32_t job_slot)
+{
+    Job *job = &world->jobs[job_slot];
+    const CallSpec *undo = &world->scenario.server.undo.call;
+    job->charge_tries++;
+    if (job->charge_tries > 1) {
+        world->metrics.refund_retries++;
+        if (world_tracing(world))
+            world_trace_about(world, job->request.target, TRACE_REFUND_RETRY, &job->request,
+                              job->charge_tries, 0);
+    }
+    ReplyTo reply_to = {.kind = REPLY_TO_JOB,
+                        .slot = job_slot,
+                        .serial = job->serial | (uint64_t)job->charge_tries << CHARGE_TRY_SHIFT};
+    Message refund = message_charge(&job->request, job->request.target, world->gateway_node,
+                                    refund_key_of(undo->key, job->store_key, job->charge_tries),
+                                    reply_to, REFUND_LINEAGE_FIRST + job->charge_tries - 1);
+    refund.kind = MESSAGE_REFUND;
+    network_send(world, &refund);
+    world->jobs[job_slot].gateway_timer = sim_schedule_in(world->sim, call_timeout_us(world, undo),
+                                                          EVENT_GATEWAY_TIMEOUT, 0, job_slot);
+}
+
+/* The charge went through: the order's own work (fulfil) runs next. When it fails
+ * definitively, the order is off: the call's undo refunds the charge, or, without one, the
+ * customer stays charged for an order that failed. False when it did not fail. */
+static bool fulfil_failed(World *world, uint32_t job_slot)
+{
+    const ServerSpec *server = &world->scenario.server;
+    Job *job = &world->jobs[job_slot];
+    if (!server->fulfil.enabled ||
+        !world_chance_about(world, DRAW_FULFIL, &job->request, server->fulfil.fail))
+        return false;
+    world->metrics.fulfil_failures++;
+    if (world_tracing(world))
+        world_trace_about(world, job->request.target, TRACE_FULFIL_FAILED, &job->request,
+                          SERVER_STATUS_ORDER_FAILED, 0);
+    if (!server->undo.enabled) {
+        server_complete_job(world, server_of_job(world, job_slot), job_slot,
+                            SERVER_STATUS_ORDER_FAILED);
+        return true;
+    }
+    job->refunding = true;
+    job->awaiting_gateway = true;
+    job->charge_tries = 0;
+    send_refund_try(world, job_slot);
+    return true;
+}
+
+/* The refund answered, or no try of it did: either way the order failed. */
+static void refund_over(World *world, uint32_t job_slot)
+{
+    Job *job = &world->jobs[job_slot];
+    job->awaiting_gateway = false;
+    job->refunding = false;
+    server_complete_job(world, server_of_job(world, job_slot), job_slot,
+                        SERVER_STATUS_ORDER_FAILED);
+}
+
+/* ------------------------------------------------------------------ the charge */
+
 void server_charge_request(World *world, uint32_t job_slot)
 {
     Job *job = &world->jobs[job_slot];
@@ -321,7 +386,10 @@ void server_charge_on_retry(World *world, uint32_t job_slot)
 {
     if (server_job_died_in_crash(world, server_of_job(world, job_slot), job_slot))
         return;
-    send_charge_try(world, job_slot);
+    if (world->jobs[job_slot].refunding)
+        send_refund_try(world, job_slot);
+    else
+        send_charge_try(world, job_slot);
 }
 
 /* ------------------------------------------------------------------ answers */
@@ -342,12 +410,19 @@ void server_charge_on_reply(World *world, const Message *reply)
                    this charge, or crashed since */
     Job *job = &world->jobs[reply->reply_to.slot];
     sim_cancel(world->sim, job->gateway_timer);
+    job->gateway_timer = EVENT_ID_NONE;
+    if (job->refunding) {
+        refund_over(world, reply->reply_to.slot);
+        return;
+    }
     job->awaiting_gateway = false;
     if (reply->status >= 400) { /* a decline: definite, nothing was charged */
         server_complete_job(world, server_of_job(world, reply->reply_to.slot), reply->reply_to.slot,
                             reply->status);
         return;
     }
+    if (fulfil_failed(world, reply->reply_to.slot))
+        return;
     job->receipt_due = world->scenario.server.publish_receipts &&
                        world->scenario.server.receipts_via == RECEIPTS_OUTBOX;
     server_after_effect(world, server_of_job(world, reply->reply_to.slot), reply->reply_to.slot,
@@ -362,13 +437,23 @@ void server_charge_on_timeout(World *world, uint32_t job_slot)
         return;
     Job *job = &world->jobs[job_slot];
     job->gateway_timer = EVENT_ID_NONE;
-    const CallRetrySpec *retry = &world->scenario.server.call.retry;
+    const CallRetrySpec *retry = job->refunding ? &world->scenario.server.undo.call.retry
+                                                : &world->scenario.server.call.retry;
     if (job->charge_tries < retry->max_attempts) { /* the call's own retry, in every mode */
         SimTimeUs backoff = sim_time_us_from_ms(retry->backoff_ms);
         if (backoff > 0)
             sim_schedule_in(world->sim, backoff, EVENT_CHARGE_RETRY, 0, job_slot);
+        else if (job->refunding)
+            send_refund_try(world, job_slot);
         else
             send_charge_try(world, job_slot);
+        return;
+    }
+    if (job->refunding) {
+        if (world_tracing(world))
+            world_trace_about(world, job->request.target, TRACE_REFUND_GAVE_UP, &job->request,
+                              job->charge_tries, 0);
+        refund_over(world, job_slot);
         return;
     }
     job->awaiting_gateway = false;

@@ -62,6 +62,10 @@ static const char *const event_names[TRACE_EVENT_COUNT] = {
     [TRACE_RESTART] = "restart",
     [TRACE_SWEEP] = "sweep",
     [TRACE_FAILOVER] = "failover",
+    [TRACE_FULFIL_FAILED] = "fulfil_failed",
+    [TRACE_REFUND_RETRY] = "refund_retry",
+    [TRACE_REFUND_GAVE_UP] = "refund_gave_up",
+    [TRACE_REFUNDED] = "refunded",
 };
 
 static const char *const message_names[MESSAGE_KIND_COUNT] = {
@@ -73,6 +77,7 @@ static const char *const message_names[MESSAGE_KIND_COUNT] = {
     [MESSAGE_ACK] = "ack",
     [MESSAGE_STATUS_QUERY] = "status_query",
     [MESSAGE_PROGRESS] = "progress",
+    [MESSAGE_REFUND] = "refund",
 };
 
 static const char *const reserve_reason_names[RESERVE_REASON_COUNT] = {

@@ -79,6 +79,12 @@ typedef enum {
     TRACE_SWEEP,
     TRACE_FAILOVER,     /* a key store failed over to a lagging replica; value: rows lost */
     TRACE_CHARGE_RETRY, /* a server sends its unanswered charge again; value: the try now sent */
+    /* a saga (a call's undo) */
+    TRACE_FULFIL_FAILED,  /* the order's fulfil step failed definitively (out of stock) */
+    TRACE_REFUND_RETRY,   /* the server sends its unanswered refund again; value: the try */
+    TRACE_REFUND_GAVE_UP, /* no try of the refund was answered: the charge may stand */
+    TRACE_REFUNDED,       /* the gateway refunded a charge; value: 1 when its answer never
+                             leaves the gateway */
     TRACE_EVENT_COUNT
 } TraceEvent;
 
@@ -92,6 +98,7 @@ typedef enum {
     MESSAGE_ACK,          /* consumers -> broker */
     MESSAGE_STATUS_QUERY, /* client -> server: what became of my key? (its answer: response) */
     MESSAGE_PROGRESS,     /* consumers -> broker: still working, extend the ack timeout */
+    MESSAGE_REFUND,       /* server -> gateway: give a charge back (its answer: charge_reply) */
     MESSAGE_KIND_COUNT
 } MessageKind;
 

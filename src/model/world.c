@@ -43,6 +43,8 @@ static FaultKind fault_of_purpose(DrawPurpose purpose)
         return FAULT_FAIL_AFTER_EFFECT;
     case DRAW_CONSUMER_CRASH:
         return FAULT_CONSUMER_CRASH;
+    case DRAW_FULFIL:
+        return FAULT_FULFIL_FAIL;
     default:
         SIM_ASSERT(false, "a chance about a request that is not a fault");
         return FAULT_KIND_COUNT;
@@ -413,6 +415,7 @@ static void on_message_arrive(World *world, uint32_t slot)
         /* else: the confirm of a receipt published directly, which nobody waits for */
         break;
     case MESSAGE_CHARGE:
+    case MESSAGE_REFUND:
         gateway_on_charge_arrive(world, &message);
         break;
     case MESSAGE_CHARGE_REPLY:
@@ -781,14 +784,19 @@ void world_destroy(World *world)
 
 /* ------------------------------------------------------------------ settling outcomes */
 
+/* Charges net of refunds decide: a refunded charge is no charge, and a charge refunded
+ * twice is a refund the merchant paid out of pocket (counted apart, double_refunds). */
 static Outcome classify(const Operation *op, Belief belief)
 {
-    if (op->effects >= 2)
+    if (op->refunds > 0 && op->refunds >= op->effects)
+        return OUTCOME_REFUNDED;
+    uint32_t charged = op->effects - op->refunds;
+    if (charged >= 2)
         return OUTCOME_DOUBLE;
     if (op->mismatch)
         return OUTCOME_MISMATCH;
-    if (op->effects == 0)
-        return OUTCOME_LOST;
+    if (charged == 0)
+        return op->declined ? OUTCOME_DECLINED : OUTCOME_LOST;
     return belief == BELIEF_SUCCEEDED ? OUTCOME_OK : OUTCOME_PHANTOM;
 }
 
@@ -822,8 +830,17 @@ static void count_outcome(World *world, const Operation *op)
     GroupOutcomes *share = &metrics->groups[world->clients[op->client].group];
     share->outcomes[outcome]++;
     if (outcome == OUTCOME_DOUBLE) {
-        metrics->double_amount += amount * (op->effects - 1);
-        share->double_amount += amount * (op->effects - 1);
+        int64_t beyond_first = amount * (op->effects - op->refunds - 1);
+        metrics->double_amount += beyond_first;
+        share->double_amount += beyond_first;
+    }
+    /* A declined or refunded payment was meant to end with nothing charged: the balance the
+     * account should hold gets its amount back, so actual - expected shows only harm. */
+    if (outcome == OUTCOME_DECLINED || outcome == OUTCOME_REFUNDED)
+        metrics->balances[spec->account].expected += amount;
+    if (op->refunds > op->effects) {
+        metrics->double_refunds++;
+        metrics->double_refund_amount += amount * (op->refunds - op->effects);
     }
     if (outcome == OUTCOME_LOST) {
         metrics->lost_amount += amount;
@@ -831,7 +848,7 @@ static void count_outcome(World *world, const Operation *op)
     }
     /* The operations' own count of their charges, kept apart from the ledger's balances so
      * that the conservation check compares two independent records. */
-    ledger_count_settled(world, spec->account, amount * op->effects);
+    ledger_count_settled(world, spec->account, amount * ((int64_t)op->effects - op->refunds));
     if (world->scenario.server.publish_receipts && amount > 0) {
         metrics->receipts_sent += op->receipts;
         metrics->receipts_duplicated += op->receipts > 1;

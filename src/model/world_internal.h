@@ -83,6 +83,7 @@ typedef enum {
     DRAW_APP_RESTART_DELAY,
     DRAW_FAILOVER,
     DRAW_BALANCER,
+    DRAW_FULFIL,
     DRAW_PURPOSE_COUNT
 } DrawPurpose;
 
@@ -233,7 +234,8 @@ typedef struct Job {
     bool receipt_due;      /* its charge happened: the receipt event goes out with the commit */
     bool uncommitted;      /* a local effect in a transaction not yet committed */
     uint32_t heartbeats;   /* consumers: progress messages sent for this delivery so far */
-    uint32_t charge_tries; /* a server's charge: tries sent to the gateway so far */
+    uint32_t charge_tries; /* a server's charge (or its refund): tries sent so far */
+    bool refunding;        /* its fulfil step failed: the call's undo is refunding the charge */
     int resume_status;     /* resumes after the effect phase, which answered this (0: no) */
     SimTimeUs reserved_us; /* the TTL counts from here unless ttl_from says completion */
 } Job;
@@ -631,6 +633,23 @@ static inline uint64_t call_key_of(CallKey policy, uint64_t store_key)
                ? rng_mix64(store_key ^ 0x63616c6c2d6b6579ull) | 1 /* "call-key" */
                : store_key;
 }
+/* The key a refund carries (an undo's key policy): derived from the key the request came
+ * with, the same for every try; a new one for every try; or none. */
+static inline uint64_t refund_key_of(CallKey policy, uint64_t store_key, uint32_t try_number)
+{
+    if (store_key == 0 || policy == CALL_KEY_NONE)
+        return 0;
+    uint64_t refund_key = rng_mix64(store_key ^ 0x726566756e642d6bull); /* "refund-k" */
+    if (policy == CALL_KEY_PER_TRY)
+        refund_key = rng_mix64(refund_key + try_number);
+    return refund_key | 1;
+}
+/* A refund's try n travels as the n-th resend of its request past every charge try (a call
+ * makes at most 100), so its fate is its own. */
+#define REFUND_LINEAGE_FIRST 100
+/* What a server answers when a later step of the order failed definitively (HTTP 424
+ * Failed Dependency): the order is off, its charge refunded if the call has an undo. */
+#define SERVER_STATUS_ORDER_FAILED 424
 /* A call's try is named in its reply_to by the job's serial with the try number in the top
  * bits: an answer to an earlier try, whose wait is over, finds no one (its connection was
  * given up, as an HTTP client's would be). */
@@ -661,6 +680,9 @@ void ledger_release(World *world);
 int ledger_apply(World *world, const Message *request, uint32_t actor, bool *changed);
 /* Rolls back the one effect ledger_apply made for request (an uncommitted transaction). */
 void ledger_undo(World *world, const Message *request, uint32_t actor);
+/* A refund of the charge of refund's operation: the amount goes back to the account (a credit),
+ * a compensation, not a rollback: the charge happened and stays in the operation's count. */
+void ledger_refund(World *world, const Message *refund);
 /* A settled operation's own count of what it was charged. */
 void ledger_count_settled(World *world, uint32_t account, int64_t charged);
 void ledger_check_conservation(const World *world);

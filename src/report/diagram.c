@@ -234,7 +234,8 @@ static DiagramItem *find_item(Diagram *diagram, const Query *query)
 
 static bool starts_a_job(MessageKind message)
 {
-    return message == MESSAGE_REQUEST || message == MESSAGE_DELIVERY || message == MESSAGE_CHARGE;
+    return message == MESSAGE_REQUEST || message == MESSAGE_DELIVERY || message == MESSAGE_CHARGE ||
+           message == MESSAGE_REFUND;
 }
 
 static bool is_client(const Diagram *diagram, int lane)
@@ -584,6 +585,7 @@ static void follow(Diagram *diagram, const TraceRecord *record, uint32_t *effect
     outcome->attempts += event == TRACE_SEND || event == TRACE_RETRY;
     outcome->effects += event == TRACE_EXECUTE;
     outcome->effects -= event == TRACE_ROLLBACK && outcome->effects > 0; /* not committed */
+    outcome->effects -= event == TRACE_REFUNDED && outcome->effects > 0; /* given back */
     outcome->told_success |= event == TRACE_SUCCEEDED;
     outcome->told_failure |= event == TRACE_FAILED;
     if (event == TRACE_SETTLED && record->detail < OUTCOME_COUNT) {

@@ -183,6 +183,13 @@ static void write_mode(FILE *stream, const RunReport *report, uint32_t m, Series
         fprintf(stream,
                 "      \"call\": {\"retries\": %" PRIu64 ", \"provider_charges\": %" PRIu64 "},\n",
                 metrics->call_retries, metrics->provider_charges);
+    if (scenario_uses_saga(scenario))
+        fprintf(stream,
+                "      \"saga\": {\"fulfil_failures\": %" PRIu64 ", \"refunds\": %" PRIu64
+                ", \"refund_retries\": %" PRIu64 ", \"double_refunds\": %" PRIu64
+                ", \"double_refund_amount\": %" PRId64 "},\n",
+                metrics->fulfil_failures, metrics->refunds, metrics->refund_retries,
+                metrics->double_refunds, metrics->double_refund_amount);
     fprintf(stream,
             "      \"network\": {\"sent\": %" PRIu64 ", \"dropped\": %" PRIu64
             ", \"duplicated\": %" PRIu64 "},\n",

@@ -391,7 +391,7 @@ static const char *message_color(const DiagramItem *message)
         return "#2563eb";
     if (message->message == MESSAGE_RESPONSE)
         return status_color(message->value);
-    if (message->message == MESSAGE_CHARGE)
+    if (message->message == MESSAGE_CHARGE || message->message == MESSAGE_REFUND)
         return "#7c3aed";
     if (message->message == MESSAGE_CHARGE_REPLY)
         return message->value >= 500 ? "#dc2626" : "#7c3aed";

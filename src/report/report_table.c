@@ -29,6 +29,8 @@ typedef enum {
     SHOW_WITH_STORM,
     SHOW_WITH_HEARTBEAT,  /* consumers that send heartbeats only */
     SHOW_WITH_CALL_RETRY, /* a server whose gateway call retries on its own */
+    SHOW_WITH_DECLINES,   /* a gateway that may decline, or a mode where one did */
+    SHOW_WITH_SAGA,       /* a server whose order has a fulfil step after its charge */
 } RowShown;
 
 typedef struct {
@@ -49,6 +51,8 @@ static const Row rows[] = {
     {"lost", "lost", ROW_BAD, SHOW_ALWAYS},
     {"  lost money", "lost_amount", ROW_BAD, SHOW_ALWAYS},
     {"phantom (done, told otherwise)", "phantom", ROW_BAD, SHOW_ALWAYS},
+    {"declined by the provider", "declined", ROW_COUNT, SHOW_WITH_DECLINES},
+    {"refunded (charged, given back)", "refunded", ROW_COUNT, SHOW_WITH_SAGA},
     {"mismatch (another's response)", "mismatch", ROW_BAD, SHOW_ALWAYS},
     {"  of another account (leak)", "leaks", ROW_BAD, SHOW_ALWAYS},
     {"client told failed", "client_failed", ROW_COUNT, SHOW_ALWAYS},
@@ -86,6 +90,11 @@ static const Row rows[] = {
     {"proxy tries timed out", "proxy_timeouts", ROW_COUNT, SHOW_WITH_PROXY},
     {"server charge retries", "call_retries", ROW_COUNT, SHOW_WITH_CALL_RETRY},
     {"charges the provider received", "provider_charges", ROW_COUNT, SHOW_WITH_CALL_RETRY},
+    {"orders failed after the charge", "fulfil_failures", ROW_COUNT, SHOW_WITH_SAGA},
+    {"refunds the provider made", "refunds", ROW_COUNT, SHOW_WITH_SAGA},
+    {"  refund retries", "refund_retries", ROW_COUNT, SHOW_WITH_SAGA},
+    {"  refunded twice or more", "double_refunds", ROW_BAD, SHOW_WITH_SAGA},
+    {"  money refunded twice", "double_refund_amount", ROW_BAD, SHOW_WITH_SAGA},
     {"messages lost by the network", "network_dropped", ROW_COUNT, SHOW_ALWAYS},
     {"duplicated by the network", "network_duplicated", ROW_COUNT, SHOW_ALWAYS},
     {"crashes (server, consumers)", "crashes", ROW_COUNT, SHOW_ALWAYS},
@@ -241,6 +250,16 @@ static bool sends_email(const Scenario *scenario)
     return false;
 }
 
+static bool any_mode_counts(const RunReport *report, const char *metric)
+{
+    for (uint32_t m = 0; m < report->mode_count; m++) {
+        double value = 0;
+        if (metrics_value(report->metrics[m], metric, &value) && value != 0)
+            return true;
+    }
+    return false;
+}
+
 bool report_write_table(FILE *stream, const RunReport *report, bool color)
 {
     const Scenario *scenario = report->scenario;
@@ -294,6 +313,11 @@ bool report_write_table(FILE *stream, const RunReport *report, bool color)
             scenario->broker.consumers.idempotency.replication_lag_ms <= 0)
             continue;
         if (rows[r].shown == SHOW_WITH_STATUS_RECORDS && !scenario_uses_status_records(scenario))
+            continue;
+        if (rows[r].shown == SHOW_WITH_DECLINES && !scenario_can_decline(scenario) &&
+            !any_mode_counts(report, "declined"))
+            continue;
+        if (rows[r].shown == SHOW_WITH_SAGA && !scenario_uses_saga(scenario))
             continue;
         fprintf(stream, "%-*s", LABEL_WIDTH, rows[r].label);
         for (uint32_t m = 0; m < report->mode_count; m++) {

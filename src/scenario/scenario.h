@@ -318,7 +318,10 @@ typedef enum { BALANCER_ROUND_ROBIN, BALANCER_RANDOM, BALANCER_KEY_HASH } Balanc
 
 /* The key a service's call carries to the next hop: its own key as it is, a key derived from
  * it (the same for every retry of the call), or none. */
-typedef enum { CALL_KEY_FORWARD, CALL_KEY_DERIVE, CALL_KEY_NONE } CallKey;
+typedef enum { CALL_KEY_FORWARD, CALL_KEY_DERIVE, CALL_KEY_NONE, CALL_KEY_PER_TRY } CallKey;
+/* per-try (an undo's refund only): a new key for every try, as an orchestrator that makes
+ * its key when it sends rather than deriving it from the order: the provider cannot tell a
+ * retry from a second refund. */
 
 /* A server's own retries of its call to the gateway (a call step's `retry`): a try that gets
  * no answer within the gateway's timeout_ms is sent again after backoff_ms, up to
@@ -334,6 +337,22 @@ typedef struct {
     CallKey key;         /* the key it carries */
     double timeout_ms;   /* how long it waits per try; 0: the gateway's timeout_ms */
 } CallSpec;
+
+/* A saga's later step (services form, `{"fulfil": "local"}` after the charge): the order's
+ * own work once it is paid (reserve the stock, book the shipment), in the service's own
+ * database. It fails definitively with chance fail (out of stock): the service then runs the
+ * charge's undo, if it has one, and answers 424 (a later step of the order failed). */
+typedef struct {
+    bool enabled;
+    double fail;
+} FulfilSpec;
+
+/* A call step's compensation (`undo`): a refund at the gateway the call charged, run when a
+ * later step fails definitively, with its own retry, key and timeout. */
+typedef struct {
+    bool enabled;
+    CallSpec call;
+} UndoSpec;
 
 typedef struct {
     uint32_t instances; /* processes behind one balancer, each with its own workers and queue */
@@ -356,6 +375,8 @@ typedef struct {
     double outbox_relay_ms;   /* an event relay resends after this long without a confirm */
     double reconcile_ms; /* after a gateway timeout, ask the gateway every this often; 0: never */
     CallSpec call;       /* the gateway call's retry, key and timeout (services form) */
+    UndoSpec undo;       /* the call's refund when the fulfil step fails (services form) */
+    FulfilSpec fulfil;   /* the order's own work after the charge (services form) */
     uint32_t receipts_queue; /* where they go: index into broker.queues */
 } ServerSpec;
 
@@ -491,6 +512,7 @@ typedef enum {
     FAULT_CONSUMER_CRASH,     /* a consumer crashes while it handles a delivery */
     FAULT_GATEWAY_DECLINE,    /* the gateway declines the charge (402) */
     FAULT_GATEWAY_SILENT,     /* the gateway charges and never answers */
+    FAULT_FULFIL_FAIL,        /* the order's fulfil step fails (out of stock) */
     FAULT_KIND_COUNT
 } FaultKind;
 
@@ -596,6 +618,10 @@ bool scenario_load_text(const char *text, size_t length, const char *const *over
 /* True when a client group goes "via": "proxy": the world then holds a proxy node. */
 bool scenario_uses_proxy(const Scenario *scenario);
 /* Whether a call to the gateway (the server's or the consumers') retries on its own. */
+/* A gateway that charges for someone may decline (fail > 0): the declined outcome exists. */
+bool scenario_can_decline(const Scenario *scenario);
+/* A server's steps fulfil the order after its charge (a saga): refunds and their outcome. */
+bool scenario_uses_saga(const Scenario *scenario);
 bool scenario_call_retries(const Scenario *scenario);
 /* True when a client group's set-status writes one record per client (C23). */
 bool scenario_uses_status_records(const Scenario *scenario);

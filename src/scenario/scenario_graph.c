@@ -265,13 +265,14 @@ static void read_key_store(ScenarioReader *scenario_reader, const Graph *graph, 
 /* ------------------------------------------------------------------ steps */
 
 /* A handler's work as steps, in the shapes the model runs today: the operation's effect on
- * the service's own ledger, or a charge at a gateway; then, for a server, an event published
+ * the service's own ledger, or a charge at a gateway (which may carry an undo: its refund);
+ * for a server then the order's own work after the charge (fulfil), or an event published
  * to a broker (a receipt). They set what the older form's switches set (use_gateway, outbox,
- * reconcile_ms, publish_receipts, receipts_via, receipts_queue). Other shapes, undo, and a
- * call's own retry and key policy are the graph's later steps: refused with their path. */
-typedef enum { STEP_EFFECT, STEP_CALL, STEP_PUBLISH, STEP_KIND_COUNT } StepKind;
+ * reconcile_ms, publish_receipts, receipts_via, receipts_queue). Other shapes are the
+ * graph's later steps: refused with their path. */
+typedef enum { STEP_EFFECT, STEP_CALL, STEP_FULFIL, STEP_PUBLISH, STEP_KIND_COUNT } StepKind;
 
-static const char *const step_names[STEP_KIND_COUNT] = {"effect", "call", "publish"};
+static const char *const step_names[STEP_KIND_COUNT] = {"effect", "call", "fulfil", "publish"};
 
 /* The keys a step of kind may carry beside its own, by who runs it. */
 static bool step_key_allowed(StepKind kind, bool server, const char *key)
@@ -282,7 +283,10 @@ static bool step_key_allowed(StepKind kind, bool server, const char *key)
     case STEP_CALL:
         return strcmp(key, "retry") == 0 || strcmp(key, "key") == 0 ||
                strcmp(key, "timeout_ms") == 0 ||
-               (server && (strcmp(key, "via") == 0 || strcmp(key, "reconcile_ms") == 0));
+               (server && (strcmp(key, "via") == 0 || strcmp(key, "reconcile_ms") == 0 ||
+                           strcmp(key, "undo") == 0));
+    case STEP_FULFIL:
+        return strcmp(key, "fail") == 0;
     case STEP_PUBLISH:
         return strcmp(key, "via") == 0 || strcmp(key, "queue") == 0;
     default:
@@ -290,18 +294,7 @@ static bool step_key_allowed(StepKind kind, bool server, const char *key)
     }
 }
 
-static bool later_step_key(const char *key)
-{
-    static const char *const later[] = {"undo"};
-    /* a step's undo is a later step of the graph */
-    for (size_t i = 0; i < sizeof later / sizeof later[0]; i++) {
-        if (strcmp(key, later[i]) == 0)
-            return true;
-    }
-    return false;
-}
-
-/* Which of effect, call, publish the step is: exactly one of them. */
+/* Which of effect, call, fulfil, publish the step is: exactly one of them. */
 static int step_kind_of(SchemaReader *reader, const cJSON *step)
 {
     int kind = -1;
@@ -310,7 +303,7 @@ static int step_kind_of(SchemaReader *reader, const cJSON *step)
             continue;
         if (kind >= 0) {
             schema_error(reader,
-                         "expected one of 'effect', 'call', 'publish' in a step (got "
+                         "expected one of 'effect', 'call', 'fulfil', 'publish' in a step (got "
                          "'%s' and '%s')",
                          step_names[kind], step_names[k]);
             return -1;
@@ -318,7 +311,7 @@ static int step_kind_of(SchemaReader *reader, const cJSON *step)
         kind = k;
     }
     if (kind < 0)
-        schema_error(reader, "missing required key 'effect', 'call' or 'publish'");
+        schema_error(reader, "missing required key 'effect', 'call', 'fulfil' or 'publish'");
     return kind;
 }
 
@@ -330,12 +323,38 @@ static void check_step_keys(SchemaReader *reader, const cJSON *step, StepKind ki
             continue;
         char quoted[SCENARIO_QUOTE_LEN_MAX + 8];
         scenario_errors_quote(quoted, sizeof quoted, key);
-        if (later_step_key(key))
-            schema_error(reader, "unknown key %s (a step's undo is not modelled yet)", quoted);
+        if (strcmp(key, "undo") == 0 && kind == STEP_CALL)
+            schema_error(reader, "unknown key %s (a consumer group's undo is not modelled yet)",
+                         quoted);
+        else if (strcmp(key, "undo") == 0)
+            schema_error(reader, "unknown key %s (only a call step has an undo: its refund)",
+                         quoted);
         else
             schema_error(reader, "unknown key %s for a '%s' step of a %s", quoted, step_names[kind],
                          server ? "server" : "consumer group");
     }
+}
+
+/* Why kind may not follow previous (-1: none) at step k, or NULL when it may. */
+static const char *step_order_error(int previous, StepKind kind, unsigned k)
+{
+    bool first = kind == STEP_EFFECT || kind == STEP_CALL;
+    if (k == 0)
+        return first ? NULL
+                     : "expected an effect or a call first (steps are an effect or a call, "
+                       "then an optional fulfil or publish)";
+    if (first)
+        return "expected a fulfil or a publish (steps are an effect or a call, then an optional "
+               "fulfil or publish; other orders are not modelled yet)";
+    if (kind == STEP_FULFIL && previous != STEP_CALL)
+        return "expected a fulfil step after a call (the charge it may have to undo; a local "
+               "effect is undone by a transaction instead)";
+    if (kind == STEP_PUBLISH && previous == STEP_FULFIL)
+        return "expected no publish after a fulfil step (receipts of a saga are not modelled "
+               "yet)";
+    if (kind == STEP_FULFIL && k != 1)
+        return "expected the fulfil step second, after the call";
+    return NULL;
 }
 
 /* The string member key names an entry of kind wanted: its index, or -1 after an error. */
@@ -402,7 +421,8 @@ static const SchemaObject call_retry_schema = {.name = "steps[].retry",
                                                SCHEMA_FIELDS(call_retry_fields)};
 
 /* A call's own retry, key and timeout: the same fields for a server and a consumer group. */
-static void read_call_spec(SchemaReader *reader, const cJSON *step, CallSpec *call)
+static void read_call_spec(SchemaReader *reader, const cJSON *step, const NameTable *keys,
+                           CallSpec *call)
 {
     const cJSON *timeout = schema_member(step, "timeout_ms");
     if (timeout != NULL) {
@@ -418,8 +438,45 @@ static void read_call_spec(SchemaReader *reader, const cJSON *step, CallSpec *ca
         json_path_pop(&reader->path);
     }
     int key = (int)call->key;
-    step_choice(reader, step, "key", &scenario_names_call_key, &key);
+    step_choice(reader, step, "key", keys, &key);
     call->key = (CallKey)key;
+}
+
+/* A call's undo: its refund at the gateway it charged, with the refund's own retry, key and
+ * timeout (a derived key by default: the same for every try and after any restart). */
+static void read_undo(SchemaReader *reader, const Graph *graph, const cJSON *step,
+                      ServerSpec *server)
+{
+    const cJSON *undo = schema_member(step, "undo");
+    json_path_push_key(&reader->path, "undo");
+    if (schema_expect(reader, undo, cJSON_Object, "object")) {
+        for (const cJSON *child = undo->child; child != NULL; child = child->next) {
+            const char *key = child->string != NULL ? child->string : "";
+            if (strcmp(key, "refund") != 0 && strcmp(key, "retry") != 0 &&
+                strcmp(key, "key") != 0 && strcmp(key, "timeout_ms") != 0) {
+                char quoted[SCENARIO_QUOTE_LEN_MAX + 8];
+                scenario_errors_quote(quoted, sizeof quoted, key);
+                schema_error(reader, "unknown key %s for an undo (refund, retry, key, timeout_ms)",
+                             quoted);
+            }
+        }
+        int charged = find_entry(graph, cJSON_GetStringValue(schema_member(step, "call")));
+        int refunded = schema_member(undo, "refund") != NULL
+                           ? step_target(reader, graph, undo, "refund", NODE_GATEWAY)
+                           : -1;
+        if (schema_member(undo, "refund") == NULL)
+            schema_error(reader, "missing required key 'refund' (the gateway that refunds the "
+                                 "charge)");
+        else if (refunded >= 0 && refunded != charged)
+            schema_error_at(reader, "refund", "expected '%s' (the gateway the call charged)",
+                            graph->entries[charged].id);
+        server->undo.enabled = true;
+        read_call_spec(reader, undo, &scenario_names_undo_key, &server->undo.call);
+        if (server->outbox || server->reconcile_ms > 0)
+            schema_error(reader, "expected no undo with an outbox or reconcile_ms (a refund of "
+                                 "those charges is not modelled yet)");
+    }
+    json_path_pop(&reader->path);
 }
 
 static void read_call_step(ScenarioReader *scenario_reader, const Graph *graph, const cJSON *step,
@@ -431,7 +488,7 @@ static void read_call_step(ScenarioReader *scenario_reader, const Graph *graph, 
         return;
     if (!server) {
         scenario->broker.consumers.use_gateway = true;
-        read_call_spec(reader, step, &scenario->broker.consumers.call);
+        read_call_spec(reader, step, &scenario_names_call_key, &scenario->broker.consumers.call);
         return;
     }
     scenario->server.use_gateway = true;
@@ -445,7 +502,7 @@ static void read_call_step(ScenarioReader *scenario_reader, const Graph *graph, 
                            &scenario->server.reconcile_ms);
         json_path_pop(&reader->path);
     }
-    read_call_spec(reader, step, &scenario->server.call);
+    read_call_spec(reader, step, &scenario_names_call_key, &scenario->server.call);
     if (scenario->server.outbox && scenario->server.call.retry.max_attempts > 1)
         schema_error_at(reader, "retry",
                         "expected no retry with \"via\": \"outbox\" (the outbox relays the "
@@ -454,6 +511,25 @@ static void read_call_step(ScenarioReader *scenario_reader, const Graph *graph, 
         schema_error_at(reader, "key",
                         "expected a key with reconcile_ms (reconciliation asks the provider "
                         "about a charge by the key it carried)");
+    if (schema_member(step, "undo") != NULL)
+        read_undo(reader, graph, step, &scenario->server);
+}
+
+static void read_fulfil_step(SchemaReader *reader, const cJSON *step, FulfilSpec *fulfil)
+{
+    const cJSON *item = schema_member(step, "fulfil");
+    json_path_push_key(&reader->path, "fulfil");
+    if (!cJSON_IsString(item) || strcmp(item->valuestring, "local") != 0)
+        schema_error(reader, "expected 'local' (the order's own work in this service's "
+                             "database: stock, shipment)");
+    json_path_pop(&reader->path);
+    fulfil->enabled = true;
+    const cJSON *fail = schema_member(step, "fail");
+    if (fail != NULL) {
+        json_path_push_key(&reader->path, "fail");
+        schema_read_number(reader, fail, &(SchemaRange)RANGE_PROBABILITY, &fulfil->fail);
+        json_path_pop(&reader->path);
+    }
 }
 
 static void read_publish_step(ScenarioReader *scenario_reader, const Graph *graph,
@@ -501,6 +577,7 @@ static void read_steps(ScenarioReader *scenario_reader, const Graph *graph, unsi
     unsigned count = 0;
     if (schema_read_array_size(reader, steps, 1, server ? 2 : 1, "step", "steps", &count)) {
         const cJSON *step = steps->child;
+        int previous = -1;
         for (unsigned k = 0; k < count; k++, step = step->next) {
             json_path_push_index(&reader->path, k);
             int kind = schema_expect(reader, step, cJSON_Object, "object")
@@ -508,20 +585,19 @@ static void read_steps(ScenarioReader *scenario_reader, const Graph *graph, unsi
                            : -1;
             if (kind >= 0) {
                 check_step_keys(reader, step, (StepKind)kind, server);
-                bool first = kind == STEP_EFFECT || kind == STEP_CALL;
-                if (first != (k == 0))
-                    schema_error(reader,
-                                 "expected %s (steps are an effect or a call, then "
-                                 "an optional publish; other orders are not modelled "
-                                 "yet)",
-                                 k == 0 ? "an effect or a call first" : "a publish");
+                const char *order = step_order_error(previous, (StepKind)kind, k);
+                if (order != NULL)
+                    schema_error(reader, "%s", order);
                 else if (kind == STEP_EFFECT)
                     read_effect_step(reader, step);
                 else if (kind == STEP_CALL)
                     read_call_step(scenario_reader, graph, step, server);
+                else if (kind == STEP_FULFIL)
+                    read_fulfil_step(reader, step, &scenario_reader->scenario->server.fulfil);
                 else
                     read_publish_step(scenario_reader, graph, step);
             }
+            previous = kind;
             json_path_pop(&reader->path);
         }
     }
@@ -529,10 +605,22 @@ static void read_steps(ScenarioReader *scenario_reader, const Graph *graph, unsi
     json_path_pop(&reader->path);
 }
 
+/* For the format reference: the keys of a call's undo. */
+static const SchemaField undo_fields[] = {
+    FIELD_CUSTOM("refund", 0, scenario_schema_read_tag, NULL, false),
+    FIELD_CUSTOM("retry", 0, scenario_schema_read_tag, &call_retry_schema, false),
+    FIELD_CUSTOM("key", 0, scenario_schema_read_tag, NULL, false),
+    FIELD_CUSTOM("timeout_ms", 0, scenario_schema_read_tag, NULL, false),
+};
+static const SchemaObject undo_schema = {.name = "steps[].undo", SCHEMA_FIELDS(undo_fields)};
+
 /* For the format reference: the keys a step may have. */
 static const SchemaField step_fields[] = {
     FIELD_CUSTOM("effect", 0, scenario_schema_read_tag, NULL, false),
     FIELD_CUSTOM("call", 0, scenario_schema_read_tag, NULL, false),
+    FIELD_CUSTOM("fulfil", 0, scenario_schema_read_tag, NULL, false),
+    FIELD_CUSTOM("fail", 0, scenario_schema_read_tag, NULL, false),
+    FIELD_CUSTOM("undo", 0, scenario_schema_read_tag, &undo_schema, false),
     FIELD_CUSTOM("publish", 0, scenario_schema_read_tag, NULL, false),
     FIELD_CUSTOM("via", 0, scenario_schema_read_tag, NULL, false),
     FIELD_CUSTOM("reconcile_ms", 0, scenario_schema_read_tag, NULL, false),
@@ -928,12 +1016,13 @@ static void store_id(const Scenario *scenario, const IdempotencySpec *spec, Node
         snprintf(id, NAME_LEN_MAX, "%.*s-keys", NAME_LEN_MAX - 6, scenario->service_ids[owner]);
 }
 
-static void write_call_spec(SchemaWriter *writer, cJSON *call, const CallSpec *spec)
+static void write_call_spec(SchemaWriter *writer, cJSON *call, const NameTable *keys,
+                            const CallSpec *spec)
 {
     cJSON *retry = schema_write_item(writer, call, "retry", cJSON_CreateObject());
     if (retry != NULL)
         schema_write_object(writer, &call_retry_schema, &spec->retry, retry);
-    schema_write_choice(writer, call, "key", &scenario_names_call_key, (int)spec->key);
+    schema_write_choice(writer, call, "key", keys, (int)spec->key);
     if (spec->timeout_ms > 0) /* else the gateway's, as written there */
         schema_write_number(writer, call, "timeout_ms", spec->timeout_ms);
 }
@@ -963,8 +1052,21 @@ static void write_steps(SchemaWriter *writer, cJSON *entry, const Scenario *scen
             schema_write_number(writer, call, "reconcile_ms", scenario->server.reconcile_ms);
         }
         if (call != NULL)
-            write_call_spec(writer, call,
+            write_call_spec(writer, call, &scenario_names_call_key,
                             server ? &scenario->server.call : &scenario->broker.consumers.call);
+        if (call != NULL && server && scenario->server.undo.enabled) {
+            cJSON *undo = schema_write_item(writer, call, "undo", cJSON_CreateObject());
+            if (undo != NULL) {
+                schema_write_string(writer, undo, "refund", scenario->service_ids[NODE_GATEWAY]);
+                write_call_spec(writer, undo, &scenario_names_undo_key,
+                                &scenario->server.undo.call);
+            }
+        }
+    }
+    if (server && scenario->server.fulfil.enabled) {
+        cJSON *fulfil = write_step(writer, steps, STEP_FULFIL, "local");
+        if (fulfil != NULL)
+            schema_write_number(writer, fulfil, "fail", scenario->server.fulfil.fail);
     }
     if (!server || !scenario->server.publish_receipts)
         return;

@@ -235,6 +235,17 @@ bool scenario_uses_proxy(const Scenario *scenario)
     return false;
 }
 
+bool scenario_can_decline(const Scenario *scenario)
+{
+    return (scenario->server.use_gateway || scenario->broker.consumers.use_gateway) &&
+           scenario->gateway.fail > 0;
+}
+
+bool scenario_uses_saga(const Scenario *scenario)
+{
+    return scenario->server.fulfil.enabled;
+}
+
 bool scenario_call_retries(const Scenario *scenario)
 {
     return (scenario->server.use_gateway && scenario->server.call.retry.max_attempts > 1) ||

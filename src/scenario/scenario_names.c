@@ -145,6 +145,9 @@ const NameTable scenario_names_reads = TABLE(store_reads);
 static const NameEntry call_keys[] = {
     {"forward", CALL_KEY_FORWARD}, {"derive", CALL_KEY_DERIVE}, {"none", CALL_KEY_NONE}};
 const NameTable scenario_names_call_key = TABLE(call_keys);
+static const NameEntry undo_keys[] = {
+    {"derive", CALL_KEY_DERIVE}, {"per-try", CALL_KEY_PER_TRY}, {"none", CALL_KEY_NONE}};
+const NameTable scenario_names_undo_key = TABLE(undo_keys);
 static const NameEntry broker_families[] = {{"visibility-timeout", BROKER_VISIBILITY_TIMEOUT},
                                             {"channel", BROKER_CHANNEL},
                                             {"log", BROKER_LOG}};
@@ -168,6 +171,7 @@ static const NameEntry fault_kinds[] = {
     {"consumer-crash", FAULT_CONSUMER_CRASH},
     {"gateway-decline", FAULT_GATEWAY_DECLINE},
     {"gateway-silent", FAULT_GATEWAY_SILENT},
+    {"fulfil-fail", FAULT_FULFIL_FAIL},
 };
 const NameTable scenario_names_fault_kind = TABLE(fault_kinds);
 static const NameEntry fault_hops[] = {
@@ -260,6 +264,13 @@ const char *const scenario_metric_names[] = {
     "amplification",
     "goodput_per_s",
     "attempts_peak_per_s",
+    "declined",
+    "refunded",
+    "fulfil_failures",
+    "refunds",
+    "refund_retries",
+    "double_refunds",
+    "double_refund_amount",
 };
 const unsigned scenario_metric_count =
     (unsigned)(sizeof scenario_metric_names / sizeof scenario_metric_names[0]);

@@ -39,6 +39,7 @@ extern const NameTable scenario_names_balancer;
 extern const NameTable scenario_names_placement;
 extern const NameTable scenario_names_reads;
 extern const NameTable scenario_names_call_key;
+extern const NameTable scenario_names_undo_key;
 extern const NameTable scenario_names_scope;
 extern const NameTable scenario_names_broker_family;
 extern const NameTable scenario_names_commit;

@@ -68,6 +68,7 @@ void scenario_services_defaults(Scenario *scenario)
         .crash = crash_default,
         .outbox_relay_ms = 2000,
         .call = {.retry = {.max_attempts = 1, .backoff_ms = 0}},
+        .undo = {.call = {.retry = {.max_attempts = 1, .backoff_ms = 0}, .key = CALL_KEY_DERIVE}},
     };
     scenario->gateway = (GatewaySpec){
         .latency_ms = {DIST_EXP, 100, 0},

@@ -232,6 +232,20 @@ static ViewColor service_sentence(const ViewPane *pane, const ViewNarration *n, 
     case TRACE_CHARGED_NO_ANSWER:
         snprintf(buffer, size, "the %s charged %s, but its answer never came", where, op);
         return VIEW_COLOR_WARNING;
+    case TRACE_FULFIL_FAILED:
+        snprintf(buffer, size, "%s was charged, then its order failed (out of stock): 424", op);
+        return VIEW_COLOR_WARNING;
+    case TRACE_REFUND_RETRY:
+        snprintf(buffer, size, "no answer from the %s: the %s refunds %s again (try #%" PRId64 ")",
+                 gateway, where, op, n->value);
+        return VIEW_COLOR_WARNING;
+    case TRACE_REFUND_GAVE_UP:
+        snprintf(buffer, size, "no refund of %s was answered: the %s gives up", op, where);
+        return VIEW_COLOR_WARNING;
+    case TRACE_REFUNDED:
+        snprintf(buffer, size, "the %s refunded %s%s", where, op,
+                 n->value ? ", but its answer never leaves" : "");
+        return VIEW_COLOR_OK;
     case TRACE_FENCED:
         snprintf(buffer, size,
                  "%s: a newer request holds the key's lease, this one's write is "
@@ -326,6 +340,9 @@ static ViewColor lost_sentence(const ViewPane *pane, const ViewNarration *n, con
         return VIEW_COLOR_LOST;
     case MESSAGE_CHARGE_REPLY:
         snprintf(buffer, size, "the %s's answer for %s was lost", gateway, op);
+        return VIEW_COLOR_WARNING;
+    case MESSAGE_REFUND:
+        snprintf(buffer, size, "the refund for %s was lost on the way to the %s", op, gateway);
         return VIEW_COLOR_WARNING;
     default:
         break;

@@ -312,7 +312,8 @@ static ViewColor balance_verdict(const ViewPanels *panels, uint32_t account, cha
     const Metrics *metrics = world_metrics(panels->pane->world);
     uint64_t bad = metrics->stale_overwrites;
     for (Outcome outcome = OUTCOME_DOUBLE; outcome < OUTCOME_COUNT; outcome++)
-        bad += tally->outcomes[outcome]; /* a double write of a row costs no money */
+        bad += outcome_is_harm(outcome) ? tally->outcomes[outcome] : 0; /* a double write of a
+                                                                            row costs no money */
     if (bad > 0) {
         snprintf(text, size, "money right");
         return VIEW_COLOR_WARNING;

@@ -859,6 +859,7 @@ static SDL_Color message_color(const Strip *strip, const DiagramItem *arrow)
     case MESSAGE_REQUEST:
     case MESSAGE_DELIVERY:
     case MESSAGE_CHARGE:
+    case MESSAGE_REFUND:
         if (arrow->event == TRACE_EXECUTE && arrow->effects >= 2)
             return C(VIEW_COLOR_DOUBLE);
         if (arrow->attempt > 1 || diagram_repeat_number(arrow, from_kind) > 1)

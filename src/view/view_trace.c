@@ -11,7 +11,8 @@
 
 static bool starts_a_job(MessageKind message)
 {
-    return message == MESSAGE_REQUEST || message == MESSAGE_DELIVERY || message == MESSAGE_CHARGE;
+    return message == MESSAGE_REQUEST || message == MESSAGE_DELIVERY || message == MESSAGE_CHARGE ||
+           message == MESSAGE_REFUND;
 }
 
 /* ------------------------------------------------------------------ everyone's density */
@@ -59,6 +60,9 @@ static int rank_of(TraceEvent event, uint32_t effects, int64_t value, bool lost_
     case TRACE_GATEWAY_TIMEOUT:
     case TRACE_PROXY_RETRY:
     case TRACE_CHARGE_RETRY:
+    case TRACE_REFUND_RETRY:
+    case TRACE_REFUND_GAVE_UP:
+    case TRACE_FULFIL_FAILED:
     case TRACE_FAIL_AFTER_EFFECT:
     case TRACE_REDELIVER:
         return 2;
