@@ -211,6 +211,25 @@ static const InertCase services_cases[] = {
     {"$.services[0].steps[0].key",
      {"services.checkout.steps[0].key=\"derive\""},
      {"services.checkout.steps[0].key=\"derive\"", "services.psp.honours_key=true"}},
+    /* a saga (server_charge.c): the undo runs only when the fulfil step can fail, which it
+     * does only after a debit's charge */
+    {"$.services[0].steps[0].undo",
+     {"services.checkout.steps=[{\"call\": \"psp\", \"undo\": {\"refund\": \"psp\"}}]"},
+     {"services.checkout.steps=[{\"call\": \"psp\", \"undo\": {\"refund\": \"psp\"}},"
+      " {\"fulfil\": \"local\", \"fail\": 0.1}]"}},
+    {"$.services[0].steps[1]",
+     {"services.checkout.steps=[{\"call\": \"psp\"}, {\"fulfil\": \"local\"}]"},
+     {"services.checkout.steps=[{\"call\": \"psp\"}, {\"fulfil\": \"local\", \"fail\": 0.1}]"}},
+    {"$.services[0].steps[1]",
+     {"services.checkout.steps=[{\"call\": \"psp\"}, {\"fulfil\": \"local\", \"fail\": 0.1}]",
+      "clients.web.operation={\"kind\": \"insert\"}"},
+     {"services.checkout.steps=[{\"call\": \"psp\"}, {\"fulfil\": \"local\", \"fail\": 0.1}]"}},
+    {"$.services[0].steps[0].undo.retry.backoff_ms",
+     {"services.checkout.steps=[{\"call\": \"psp\", \"undo\": {\"refund\": \"psp\","
+      " \"retry\": {\"backoff_ms\": 50}}}, {\"fulfil\": \"local\", \"fail\": 0.1}]"},
+     {"services.checkout.steps=[{\"call\": \"psp\", \"undo\": {\"refund\": \"psp\","
+      " \"retry\": {\"max_attempts\": 2, \"backoff_ms\": 50}}},"
+      " {\"fulfil\": \"local\", \"fail\": 0.1}]"}},
 };
 /* clang-format on */
 

@@ -585,7 +585,7 @@ static void follow(Diagram *diagram, const TraceRecord *record, uint32_t *effect
     outcome->attempts += event == TRACE_SEND || event == TRACE_RETRY;
     outcome->effects += event == TRACE_EXECUTE;
     outcome->effects -= event == TRACE_ROLLBACK && outcome->effects > 0; /* not committed */
-    outcome->effects -= event == TRACE_REFUNDED && outcome->effects > 0; /* given back */
+    outcome->refunds += event == TRACE_REFUNDED;
     outcome->told_success |= event == TRACE_SUCCEEDED;
     outcome->told_failure |= event == TRACE_FAILED;
     if (event == TRACE_SETTLED && record->detail < OUTCOME_COUNT) {

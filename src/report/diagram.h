@@ -104,6 +104,7 @@ typedef struct {
     uint32_t clicks;
     uint32_t attempts;
     uint32_t effects;
+    uint32_t refunds; /* charges given back (a saga's undo); not taken off effects */
     bool told_success;
     bool told_failure;
     bool settled;

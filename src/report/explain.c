@@ -156,10 +156,14 @@ bool explain_write(FILE *stream, const Explain *explain, const Scenario *scenari
     for (uint32_t g = 0; g < scenario->client_group_count; g++)
         debit &= scenario->client_groups[g].operation.kind == OPERATION_DEBIT;
     write_steps(stream, explain, (DiagramOperationWords){.debit = debit});
-    fprintf(stream, "  outcome: %s: %u click%s, %u attempt%s, %u effect%s; the client was %s\n",
+    char refunds[32] = "";
+    if (outcome->refunds > 0)
+        snprintf(refunds, sizeof refunds, ", %u refund%s", outcome->refunds,
+                 outcome->refunds == 1 ? "" : "s");
+    fprintf(stream, "  outcome: %s: %u click%s, %u attempt%s, %u effect%s%s; the client was %s\n",
             outcome->settled ? outcome_name(outcome->outcome) : "unsettled", outcome->clicks,
             outcome->clicks == 1 ? "" : "s", outcome->attempts, outcome->attempts == 1 ? "" : "s",
-            outcome->effects, outcome->effects == 1 ? "" : "s",
+            outcome->effects, outcome->effects == 1 ? "" : "s", refunds,
             outcome->told_success   ? "told it succeeded"
             : outcome->told_failure ? "told it failed"
                                     : "never told");
