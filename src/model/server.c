@@ -105,6 +105,7 @@ static void respond(World *world, const Message *request, int status, uint64_t r
 static void execute_later(World *world, uint32_t job)
 {
     const Message *request = &world->jobs[job].request;
+    balance_update_read(world, &world->jobs[job]);
     SimTimeUs service = distribution_sample_ms_as_us(
         &world->scenario.server.service_ms, world_draw_about(world, DRAW_SERVICE, request));
     sim_schedule_in(world->sim, service, EVENT_JOB_DONE, 0, job);
@@ -401,8 +402,12 @@ void server_on_job_done(World *world, uint32_t job_slot)
         server_charge_request(world, job_slot);
         return;
     }
+    if (balance_update_conflict(world, job, server->node)) {
+        execute_later(world, job_slot); /* compare-and-set lost: read again, run again */
+        return;
+    }
     bool effect = false;
-    int status = ledger_apply(world, &job->request, server->node, &effect);
+    int status = ledger_apply_read(world, &job->request, &job->balance_read, server->node, &effect);
     job->uncommitted = world->scenario.server.transaction && effect;
     job->receipt_due = effect && receipt_through_outbox(world, job);
     if (effect && !job->uncommitted)

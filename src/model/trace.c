@@ -62,6 +62,8 @@ static const char *const event_names[TRACE_EVENT_COUNT] = {
     [TRACE_RESTART] = "restart",
     [TRACE_SWEEP] = "sweep",
     [TRACE_FAILOVER] = "failover",
+    [TRACE_LOST_UPDATE] = "lost_update",
+    [TRACE_UPDATE_CONFLICT] = "update_conflict",
 };
 
 static const char *const message_names[MESSAGE_KIND_COUNT] = {

@@ -77,8 +77,12 @@ typedef enum {
     TRACE_CRASH, /* detail: the CrashPoint; operation: the job that crashed it */
     TRACE_RESTART,
     TRACE_SWEEP,
-    TRACE_FAILOVER,     /* a key store failed over to a lagging replica; value: rows lost */
-    TRACE_CHARGE_RETRY, /* a server sends its unanswered charge again; value: the try now sent */
+    TRACE_FAILOVER,        /* a key store failed over to a lagging replica; value: rows lost */
+    TRACE_CHARGE_RETRY,    /* a server sends its unanswered charge again; value: the try now sent */
+    TRACE_LOST_UPDATE,     /* a read-modify-write debit wrote over the balance another changed since
+                              its read (C29); value: the amount overwritten */
+    TRACE_UPDATE_CONFLICT, /* a compare-and-set debit found the balance moved: it reads again and
+                              runs again; value: how far it moved */
     TRACE_EVENT_COUNT
 } TraceEvent;
 

@@ -221,6 +221,13 @@ typedef struct {
 
 /* ------------------------------------------------------------------ server */
 
+/* The balance a debit's handler read when its run began (operation.update other than
+ * atomic; balance_update.c). */
+typedef struct {
+    int64_t balance;
+    bool taken;
+} BalanceRead;
+
 typedef struct Job {
     Message request;
     uint64_t store_key; /* 0: handled without the store */
@@ -236,6 +243,7 @@ typedef struct Job {
     uint32_t charge_tries; /* a server's charge: tries sent to the gateway so far */
     int resume_status;     /* resumes after the effect phase, which answered this (0: no) */
     SimTimeUs reserved_us; /* the TTL counts from here unless ttl_from says completion */
+    BalanceRead balance_read;
 } Job;
 
 /* The transactional outbox: a charge intent written with the key row, relayed to the
@@ -285,7 +293,8 @@ typedef struct {
  * conservation compares two records). */
 typedef struct {
     int64_t *balances;
-    int64_t *charged; /* effects x amount of the settled operations */
+    int64_t *charged;     /* effects x amount of the settled operations */
+    int64_t *overwritten; /* debits that read-modify-writes wrote over (C29) */
     /* By client, when a group's set-status writes one record per client (else NULL): the
      * status the record holds (operation n sets n; 0 before any) and the newest applied. */
     uint32_t *status;
@@ -659,6 +668,9 @@ void ledger_release(World *world);
 /* Runs the operation's handler: the ground-truth side effect, traced at actor (a node).
  * Returns the status the handler answers. */
 int ledger_apply(World *world, const Message *request, uint32_t actor, bool *changed);
+/* As ledger_apply, for a handler that read its balance when it began (a job's). */
+int ledger_apply_read(World *world, const Message *request, const BalanceRead *read, uint32_t actor,
+                      bool *changed);
 /* Rolls back the one effect ledger_apply made for request (an uncommitted transaction). */
 void ledger_undo(World *world, const Message *request, uint32_t actor);
 /* A settled operation's own count of what it was charged. */
@@ -666,6 +678,15 @@ void ledger_count_settled(World *world, uint32_t account, int64_t charged);
 void ledger_check_conservation(const World *world);
 /* Per-client status records left at an older status than one applied to them (C23). */
 uint64_t ledger_count_stale_records(const World *world);
+
+/* balance_update.c (operation.update, C29) */
+/* The handler's run begins: a debit that is not atomic reads its balance now. */
+void balance_update_read(World *world, Job *job);
+/* compare-and-set: the balance moved since the read. The conflict is counted and traced, the
+ * balance read again; true: the caller runs the handler again instead of applying it. */
+bool balance_update_conflict(World *world, Job *job, uint32_t actor);
+/* Applies a debit as its update says; returns the amount a read-modify-write wrote over. */
+int64_t balance_update_debit(World *world, const Message *request, const BalanceRead *read);
 
 /* broker.c */
 void broker_init(World *world);

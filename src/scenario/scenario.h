@@ -106,6 +106,16 @@ typedef enum {
  * delivered, ...), where a late write can overwrite a newer one. */
 typedef enum { RESOURCE_PER_OPERATION, RESOURCE_PER_CLIENT } OperationResource;
 
+/* How a debit's handler writes the balance (C29): one atomic statement (balance = balance -
+ * amount), a read then a write of the value it computed (a concurrent write in between is
+ * lost), or that write made conditional on the balance still being the one read (on a
+ * conflict the handler reads again and runs again). */
+typedef enum {
+    BALANCE_UPDATE_ATOMIC,
+    BALANCE_UPDATE_READ_MODIFY_WRITE,
+    BALANCE_UPDATE_COMPARE_AND_SET
+} BalanceUpdate;
+
 typedef struct {
     OperationKind kind;
     int64_t amount;             /* minor units; debit only */
@@ -113,6 +123,7 @@ typedef struct {
     OperationResource resource; /* set-status only */
     bool conditional;           /* per-client set-status: a write older than the record's version is
                                    refused with 412 (a version check, If-Match style) */
+    BalanceUpdate update;       /* debit only */
 } OperationSpec;
 
 typedef struct {
@@ -599,6 +610,8 @@ bool scenario_uses_proxy(const Scenario *scenario);
 bool scenario_call_retries(const Scenario *scenario);
 /* True when a client group's set-status writes one record per client (C23). */
 bool scenario_uses_status_records(const Scenario *scenario);
+/* A debit writes its balance other than atomically (operation.update): C29's rows. */
+bool scenario_uses_balance_updates(const Scenario *scenario);
 /* True when the scenario bounds the server's queue, scripts a server outage, or gives a
  * group a retry budget or Retry-After: the reports then show the retry-storm numbers. */
 bool scenario_uses_storm(const Scenario *scenario);

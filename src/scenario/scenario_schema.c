@@ -218,6 +218,12 @@ static void check_operation(SchemaReader *reader, const cJSON *object, void *bas
                         "expected kind 'set-status' with resource 'per-client' (a version check "
                         "needs a record that several operations write)");
     }
+    if (clean && operation->update != BALANCE_UPDATE_ATOMIC && operation->kind != OPERATION_DEBIT) {
+        schema_error_at(reader, "update",
+                        "expected 'atomic' for kind '%s' (a read-modify-write of a balance "
+                        "needs a debit)",
+                        scenario_names_of(&scenario_names_operation_kind, (int)operation->kind));
+    }
 }
 
 static const SchemaField operation_fields[] = {
@@ -226,6 +232,7 @@ static const SchemaField operation_fields[] = {
     FIELD_I64("first_order", OperationSpec, order_base, RANGE_INTEGER),
     FIELD_CHOICE("resource", OperationSpec, resource, scenario_names_operation_resource),
     FIELD_BOOLEAN("conditional", OperationSpec, conditional),
+    FIELD_CHOICE("update", OperationSpec, update, scenario_names_balance_update),
 };
 static const SchemaObject operation_schema = {
     .name = "clients[].operation", SCHEMA_FIELDS(operation_fields), .check = check_operation};
@@ -868,6 +875,40 @@ static void check_shared_records(SchemaReader *reader, const Scenario *scenario)
     }
 }
 
+/* operation.update shapes a local write of the balance (ledger_balance.c). A charge at the
+ * gateway is the provider's own ledger, and a rolled-back write would restore the value it
+ * overwrote, which ledger_undo does not model: both refused rather than run wrongly. */
+static void check_balance_updates(SchemaReader *reader, const Scenario *scenario)
+{
+    if (!((const ScenarioReader *)reader)->clients_readable)
+        return;
+    for (uint32_t i = 0; i < scenario->client_group_count; i++) {
+        const ClientGroupSpec *group = &scenario->client_groups[i];
+        if (group->operation.update == BALANCE_UPDATE_ATOMIC ||
+            group->operation.kind != OPERATION_DEBIT) /* already refused by its kind */
+            continue;
+        bool by_broker = group->target == TARGET_BROKER;
+        const char *conflict = NULL;
+        if (by_broker ? scenario->broker.consumers.use_gateway : scenario->server.use_gateway)
+            conflict = "a charge through the gateway (the provider's ledger is not modelled "
+                       "field by field)";
+        else if (by_broker ? scenario->broker.consumers.inbox : scenario->server.transaction)
+            conflict = by_broker ? "broker.consumers.inbox (a rolled-back write restoring the "
+                                   "value it overwrote is not modelled)"
+                                 : "server.transaction (a rolled-back write restoring the value "
+                                   "it overwrote is not modelled)";
+        if (conflict == NULL)
+            continue;
+        json_path_push_key(&reader->path, "clients");
+        json_path_push_index(&reader->path, i);
+        json_path_push_key(&reader->path, "operation");
+        schema_error_at(reader, "update", "expected 'atomic' with %s", conflict);
+        json_path_pop(&reader->path);
+        json_path_pop(&reader->path);
+        json_path_pop(&reader->path);
+    }
+}
+
 /* A log broker's fetches and commits are requests over TCP that the Kafka client retries:
  * the links between the broker and its consumers delay them, never lose or copy them (a
  * lost fetch would stall its partition for good, there being no redelivery timer). */
@@ -928,6 +969,7 @@ static void check_queue_references(SchemaReader *reader, const cJSON *root, void
     check_older_objects(reader, root);
     check_charging_consumers(reader, root, scenario);
     check_shared_records(reader, scenario);
+    check_balance_updates(reader, scenario);
     if (broker->family == BROKER_LOG) {
         /* a rebalance is an event: a budget on them, as on every timer the file sets */
         if (broker->rebalance_every_ms > 0 &&
