@@ -48,6 +48,15 @@ static const InertCase cases[] = {
      {"clients[0].retry.max_attempts=1", "clients[0].retry.conflict_delay_ms=100"},
      {"clients[0].retry.max_attempts=1", "clients[0].retry.conflict_delay_ms=100",
       "clients[0].on_unknown=\"lookup\""}},
+    /* client groups: a debit's balance write (C29) */
+    {"$.clients[0].operation.update",
+     {"clients[0].operation.update=\"read-modify-write\"", "server.workers=1"},
+     {"clients[0].operation.update=\"read-modify-write\"", "server.workers=2"}},
+    {"$.clients[0].operation.update",
+     {"clients[0].target=\"broker\"", "broker.consumers.workers=1",
+      "clients[0].operation.update=\"compare-and-set\""},
+     {"clients[0].target=\"broker\"", "broker.consumers.workers=0",
+      "clients[0].operation.update=\"compare-and-set\""}},
     /* client groups: workload */
     {"$.clients[0].workload.interval_ms",
      {"clients[0].workload={\"at_ms\": [5, 10], \"interval_ms\": {\"dist\": \"const\", \"value\": 9}}"},

@@ -744,7 +744,8 @@ START_TEST(test_names_round_trip)
     ck_assert_str_eq(operation_kind_name(OPERATION_INSERT_UNIQUE), "insert-unique");
     ck_assert_str_eq(key_strategy_name(KEY_SERVER_GENERATED), "server-generated");
     ck_assert_str_eq(store_profile_name(PROFILE_BRANDUR), "brandur");
-    ck_assert_uint_eq(scenario_metric_count, 64); /* provider_charges, call_retries (issue 21) */
+    ck_assert_uint_eq(scenario_metric_count,
+                      67); /* lost_updates, lost_update_amount, update_conflicts (C29) */
     ck_assert_str_eq(scenario_metric_names[0], "operations");
 }
 END_TEST

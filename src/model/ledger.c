@@ -15,6 +15,7 @@ void ledger_init(World *world)
     ledger->balances = sim_xcalloc(scenario->account_count, sizeof *ledger->balances);
     ledger->charged = sim_xcalloc(scenario->account_count, sizeof *ledger->charged);
     ledger->overwritten = sim_xcalloc(scenario->account_count, sizeof *ledger->overwritten);
+    ledger->versions = sim_xcalloc(scenario->account_count, sizeof *ledger->versions);
     world->metrics.account_count = scenario->account_count;
     for (uint32_t a = 0; a < scenario->account_count; a++) {
         ledger->balances[a] = scenario->accounts[a].balance;
@@ -36,6 +37,7 @@ void ledger_release(World *world)
     free(world->ledger.balances);
     free(world->ledger.charged);
     free(world->ledger.overwritten);
+    free(world->ledger.versions);
     free(world->ledger.status);
     free(world->ledger.newest_status);
 }
@@ -87,11 +89,11 @@ uint64_t ledger_count_stale_records(const World *world)
 }
 
 /* Runs the handler of request's operation kind; true when it changed state. *replaced: the
- * newer status a stale status write overwrote, else 0; *overwritten: the amount a
- * read-modify-write debit wrote over (balance_update.c), else 0. */
+ * newer status a stale status write overwrote, else 0; *write: what a debit's write did to
+ * its balance (balance_update.c). */
 static bool handle(World *world, const Message *request, const BalanceRead *read, Operation *op,
                    const ClientGroupSpec *spec, int *status, uint32_t *replaced,
-                   int64_t *overwritten)
+                   BalanceWrite *write)
 {
     bool first = op->resource_state == 0;
     *status = 200;
@@ -100,7 +102,7 @@ static bool handle(World *world, const Message *request, const BalanceRead *read
         return write_status(world, op, spec->operation.conditional, status, replaced);
     switch (spec->operation.kind) {
     case OPERATION_DEBIT:
-        *overwritten = balance_update_debit(world, request, read);
+        *write = balance_update_debit(world, request, read);
         return true;
     case OPERATION_SET_STATUS: /* idempotent by state: the second run changes nothing */
         op->resource_state = 1;
@@ -139,8 +141,8 @@ int ledger_apply_read(World *world, const Message *request, const BalanceRead *r
     const ClientGroupSpec *spec = world->groups[world->clients[op->client].group].spec;
     int status = 200;
     uint32_t replaced = 0;
-    int64_t overwritten = 0;
-    bool effect = handle(world, request, read, op, spec, &status, &replaced, &overwritten);
+    BalanceWrite write = {false, 0};
+    bool effect = handle(world, request, read, op, spec, &status, &replaced, &write);
     if (changed != NULL)
         *changed = effect;
     if (effect) {
@@ -165,8 +167,8 @@ int ledger_apply_read(World *world, const Message *request, const BalanceRead *r
                           status, 0);
         if (replaced != 0)
             world_trace_about(world, actor, TRACE_STALE_OVERWRITE, request, replaced, 0);
-        if (overwritten != 0)
-            world_trace_about(world, actor, TRACE_LOST_UPDATE, request, overwritten, 0);
+        if (write.lost)
+            world_trace_about(world, actor, TRACE_LOST_UPDATE, request, write.overwritten, 0);
     }
     return status;
 }
@@ -184,6 +186,7 @@ void ledger_undo(World *world, const Message *request, uint32_t actor)
     switch (spec->operation.kind) {
     case OPERATION_DEBIT:
         ledger->balances[spec->account] += amount;
+        ledger->versions[spec->account]++;
         world->metrics.balances[spec->account].actual = ledger->balances[spec->account];
         break;
     case OPERATION_SET_STATUS:

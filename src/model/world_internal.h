@@ -225,8 +225,16 @@ typedef struct {
  * atomic; balance_update.c). */
 typedef struct {
     int64_t balance;
+    uint64_t version; /* Ledger.versions[account] when read */
     bool taken;
 } BalanceRead;
+
+/* What a debit's write did to its balance: whether it landed on a balance that moved since
+ * its read (a lost update), and the amount it wrote over (0 when what moved came back). */
+typedef struct {
+    bool lost;
+    int64_t overwritten;
+} BalanceWrite;
 
 typedef struct Job {
     Message request;
@@ -295,6 +303,7 @@ typedef struct {
     int64_t *balances;
     int64_t *charged;     /* effects x amount of the settled operations */
     int64_t *overwritten; /* debits that read-modify-writes wrote over (C29) */
+    uint64_t *versions;   /* writes to each balance so far (C29: what moved since a read) */
     /* By client, when a group's set-status writes one record per client (else NULL): the
      * status the record holds (operation n sets n; 0 before any) and the newest applied. */
     uint32_t *status;
@@ -685,8 +694,8 @@ void balance_update_read(World *world, Job *job);
 /* compare-and-set: the balance moved since the read. The conflict is counted and traced, the
  * balance read again; true: the caller runs the handler again instead of applying it. */
 bool balance_update_conflict(World *world, Job *job, uint32_t actor);
-/* Applies a debit as its update says; returns the amount a read-modify-write wrote over. */
-int64_t balance_update_debit(World *world, const Message *request, const BalanceRead *read);
+/* Applies a debit as its update says (read: what its handler read, or NULL). */
+BalanceWrite balance_update_debit(World *world, const Message *request, const BalanceRead *read);
 
 /* broker.c */
 void broker_init(World *world);

@@ -240,6 +240,40 @@ static void warn_chances(const ClientGroupSpec *group, const ClientGroupSpec *pl
             "has no effect: the key strategy keeps no key from one operation to the next");
 }
 
+/* How many handlers of a group's target run at once; 0: unbounded. */
+static uint32_t handlers_at_once(const Scenario *scenario, ClientTarget target)
+{
+    if (target == TARGET_BROKER)
+        return scenario->broker.consumers.workers;
+    return scenario->server.workers == 0 ? 0
+                                         : scenario->server.workers * scenario->server.instances;
+}
+
+/* balance_update.c: a read-modify-write loses, and a compare-and-set refuses, only a write
+ * that lands between a handler's read and its write. When every debit of the account is run
+ * by one actor whose handlers run one at a time, none can. */
+static void warn_update(const Scenario *scenario, const ClientGroupSpec *group, uint32_t g,
+                        LoadErrors *warnings)
+{
+    if (group->operation.update == BALANCE_UPDATE_ATOMIC ||
+        group->operation.kind != OPERATION_DEBIT)
+        return;
+    for (uint32_t other = 0; other < scenario->client_group_count; other++) {
+        const ClientGroupSpec *writer = &scenario->client_groups[other];
+        if (writer->account == group->account && writer->operation.kind == OPERATION_DEBIT &&
+            writer->target != group->target)
+            return; /* two actors debit the account */
+    }
+    if (handlers_at_once(scenario, group->target) != 1)
+        return;
+    say(warnings, "$.clients[%u].operation.update", g,
+        group->target == TARGET_BROKER
+            ? "has no effect with broker.consumers.workers 1: the account's debits run one at "
+              "a time, so no write falls between a handler's read and its write"
+            : "has no effect with one server worker: the account's debits run one at a time, so "
+              "no write falls between a handler's read and its write");
+}
+
 static void warn_client_groups(const Scenario *scenario, const Scenario *plain,
                                LoadErrors *warnings)
 {
@@ -249,6 +283,7 @@ static void warn_client_groups(const Scenario *scenario, const Scenario *plain,
         warn_retry(scenario, group, base, g, warnings);
         warn_workload(&group->workload, &base->workload, g, warnings);
         warn_chances(group, base, g, warnings);
+        warn_update(scenario, group, g, warnings);
         /* random bits are drawn only for per-attempt, per-click and message-id keys */
         if (group->key_bits != KEY_BITS_DEFAULT &&
             (group->key == KEY_BUSINESS_HASH || group->key == KEY_NONE ||

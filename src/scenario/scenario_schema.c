@@ -890,8 +890,8 @@ static void check_balance_updates(SchemaReader *reader, const Scenario *scenario
         bool by_broker = group->target == TARGET_BROKER;
         const char *conflict = NULL;
         if (by_broker ? scenario->broker.consumers.use_gateway : scenario->server.use_gateway)
-            conflict = "a charge through the gateway (the provider's ledger is not modelled "
-                       "field by field)";
+            conflict = "a charge through the gateway (the debit is then the provider's write, "
+                       "not this handler's)";
         else if (by_broker ? scenario->broker.consumers.inbox : scenario->server.transaction)
             conflict = by_broker ? "broker.consumers.inbox (a rolled-back write restoring the "
                                    "value it overwrote is not modelled)"
