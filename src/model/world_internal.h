@@ -83,6 +83,7 @@ typedef enum {
     DRAW_APP_RESTART_DELAY,
     DRAW_FAILOVER,
     DRAW_BALANCER,
+    DRAW_KEY_SPELLING,
     DRAW_PURPOSE_COUNT
 } DrawPurpose;
 
@@ -172,6 +173,7 @@ typedef struct {
     SimTimeUs retry_after_us; /* a shed answer's Retry-After; 0: none */
     bool receipt;             /* an event the server publishes: send the receipt email */
     uint32_t session;         /* a publish: the app's life it was sent in (Client.app_restarts) */
+    bool key_respelled;       /* the key spelled otherwise than the click's first attempt (C30) */
 } Message;
 
 /* The answer to message, going back the way it came. It keeps the message's identity
@@ -696,6 +698,17 @@ void balance_update_read(World *world, Job *job);
 bool balance_update_conflict(World *world, Job *job, uint32_t actor);
 /* Applies a debit as its update says (read: what its handler read, or NULL). */
 BalanceWrite balance_update_debit(World *world, const Message *request, const BalanceRead *read);
+
+/* key_spelling.c (C30) */
+/* The key the server's store compares for request's key: as its compare and the client's
+ * alphabet make it (0: no key). */
+uint64_t key_spelling_stored(const World *world, const IdempotencySpec *store,
+                             const Message *request);
+/* Whether attempt (1: the first) of a click carries its key spelled otherwise. */
+bool key_spelling_respelled(const World *world, const ClientGroupSpec *spec, uint64_t operation,
+                            uint32_t click, uint32_t attempt);
+/* The bits a base62 key of key_bits keeps once its case is folded. */
+uint32_t key_spelling_folded_bits(uint32_t key_bits);
 
 /* broker.c */
 void broker_init(World *world);

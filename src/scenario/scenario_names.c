@@ -36,6 +36,14 @@ static const NameEntry balance_updates[] = {
     {"read-modify-write", BALANCE_UPDATE_READ_MODIFY_WRITE},
     {"compare-and-set", BALANCE_UPDATE_COMPARE_AND_SET},
 };
+static const NameEntry key_compares[] = {
+    {"bytes", KEY_COMPARE_BYTES},
+    {"normalised", KEY_COMPARE_NORMALISED},
+};
+static const NameEntry key_alphabets[] = {
+    {"hex", KEY_ALPHABET_HEX},
+    {"base62", KEY_ALPHABET_BASE62},
+};
 static const NameEntry key_strategies[] = {
     {"none", KEY_NONE},
     {"per-attempt", KEY_PER_ATTEMPT},
@@ -116,6 +124,8 @@ const NameTable scenario_names_mode = TABLE(modes);
 const NameTable scenario_names_operation_kind = TABLE(operation_kinds);
 const NameTable scenario_names_operation_resource = TABLE(operation_resources);
 const NameTable scenario_names_balance_update = TABLE(balance_updates);
+const NameTable scenario_names_key_compare = TABLE(key_compares);
+const NameTable scenario_names_key_alphabet = TABLE(key_alphabets);
 const NameTable scenario_names_key_strategy = TABLE(key_strategies);
 const NameTable scenario_names_consumer_key = TABLE(consumer_keys);
 const NameTable scenario_names_store_profile = TABLE(store_profiles);

@@ -634,6 +634,12 @@ static void check_client(SchemaReader *reader, const cJSON *object, void *base, 
                         group->target == TARGET_BROKER ? "the broker" : "the proxy");
         json_path_pop(&reader->path);
     }
+    /* key_spelling.c spells the keys the server's store reads; the broker's message ids
+     * are compared as they are sent */
+    if (group->key_respelled > 0 && group->target == TARGET_BROKER && target_known(object))
+        schema_error_at(reader, "key_respelled",
+                        "expected 0 for a group that publishes (a message id spelled otherwise "
+                        "is not modelled: the broker and the consumers compare ids as sent)");
     if (schema_member(object, "queue") != NULL && target_known(object) &&
         group->target != TARGET_BROKER) {
         schema_error_at(reader, "queue",
@@ -666,6 +672,8 @@ static const SchemaField client_fields[] = {
     FIELD_BOOLEAN("key_persisted", ClientGroupSpec, key_persisted),
     FIELD_U32("key_bits", ClientGroupSpec, key_bits, RANGE_KEY_BITS),
     FIELD_NUMBER("key_reuse", ClientGroupSpec, key_reuse, RANGE_PROBABILITY),
+    FIELD_NUMBER("key_respelled", ClientGroupSpec, key_respelled, RANGE_PROBABILITY),
+    FIELD_CHOICE("key_alphabet", ClientGroupSpec, key_alphabet, scenario_names_key_alphabet),
     FIELD_CUSTOM_WRITTEN("queue", SCHEMA_MEMBER(ClientGroupSpec, queue, uint32_t),
                          read_queue_reference, write_queue_reference, NULL, false),
 };

@@ -218,7 +218,8 @@ static void read_required_for_consumers(SchemaReader *reader, const cJSON *item,
     FIELD_CUSTOM("key", SCHEMA_ENUM_MEMBER(IdempotencySpec, key), read_server_key, NULL, false),   \
     FIELD_CHOICE("scope", IdempotencySpec, scope, scenario_names_scope),                           \
     FIELD_CHOICE("placement", IdempotencySpec, placement, scenario_names_placement),               \
-    FIELD_CHOICE("reads", IdempotencySpec, reads, scenario_names_reads)
+    FIELD_CHOICE("reads", IdempotencySpec, reads, scenario_names_reads),                           \
+    FIELD_CHOICE("compare", IdempotencySpec, compare, scenario_names_key_compare)
 #define CONSUMER_IDEMPOTENCY_FIELDS                                                                \
     IDEMPOTENCY_SHARED_FIELDS,                                                                     \
     FIELD_CUSTOM("on_in_progress", SCHEMA_MEMBER(IdempotencySpec, on_in_progress, int),            \
