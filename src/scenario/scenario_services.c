@@ -191,6 +191,14 @@ static void read_required_for_consumers(SchemaReader *reader, const cJSON *item,
                          "(its message id or its business hash)");
 }
 
+static void read_compare_for_consumers(SchemaReader *reader, const cJSON *item, void *target)
+{
+    (void)item;
+    (void)target;
+    schema_error(reader, "expected no 'compare' for the consumers: they compare message ids "
+                         "and business hashes as sent (only the server's store may normalise)");
+}
+
 /* clang-format off */
 #define IDEMPOTENCY_SHARED_FIELDS                                                                  \
     FIELD_CHOICE("reserve", IdempotencySpec, reserve, scenario_names_reserve),                     \
@@ -231,7 +239,9 @@ static void read_required_for_consumers(SchemaReader *reader, const cJSON *item,
     FIELD_CUSTOM("required", SCHEMA_MEMBER(IdempotencySpec, required, bool),                       \
                  read_required_for_consumers, NULL, false),                                        \
     FIELD_CHOICE("key", IdempotencySpec, key, scenario_names_consumer_key),                        \
-    FIELD_CHOICE("scope", IdempotencySpec, scope, scenario_names_scope)
+    FIELD_CHOICE("scope", IdempotencySpec, scope, scenario_names_scope),                           \
+    FIELD_CUSTOM("compare", SCHEMA_ENUM_MEMBER(IdempotencySpec, compare),                          \
+                 read_compare_for_consumers, NULL, false)
 /* clang-format on */
 
 /* A store kept in an instance's memory has no replica to fail over to or read from; a
