@@ -282,6 +282,8 @@ static void send_attempt(World *world, uint64_t operation, uint32_t click)
                             : 0,
         .fingerprint = request_fingerprint(world, op->client, operation),
         .session = client->app_restarts,
+        .key_respelled =
+            key_spelling_respelled(world, group->spec, operation, click, state->attempts),
     };
     /* A publish always carries a message id; without a key strategy it is new per send. */
     if (publishes && request.key == 0)

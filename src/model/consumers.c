@@ -120,16 +120,23 @@ void consumers_on_heartbeat(World *world, uint32_t job_slot, uint32_t serial)
     schedule_heartbeat(world, job_slot);
 }
 
-static void schedule_service(World *world, uint32_t job_slot)
+/* The handler's run: its end is scheduled, and a debit that is not atomic reads its balance. */
+static void schedule_run(World *world, uint32_t job_slot)
 {
     const ConsumerSpec *spec = &world->scenario.broker.consumers;
     const Message *delivery = &world->jobs[job_slot].request;
+    balance_update_read(world, &world->jobs[job_slot]);
     double load = 1.0 + spec->load_per_inflight * consumers_held(world) +
                   spec->load_per_queued * (double)world->broker.ready_total;
     SimTimeUs base = distribution_sample_ms_as_us(
         &spec->service_ms, world_draw_about(world, DRAW_CONSUMER_SERVICE, delivery));
     sim_schedule_in(world->sim, sim_time_us_clamped((double)base * load + 0.5), EVENT_CONSUMER_DONE,
                     0, job_slot);
+}
+
+static void schedule_service(World *world, uint32_t job_slot)
+{
+    schedule_run(world, job_slot);
     schedule_heartbeat(world, job_slot);
 }
 
@@ -296,10 +303,15 @@ void consumers_on_job_done(World *world, uint32_t job_slot)
         request_charge(world, job_slot);
         return;
     }
+    if (balance_update_conflict(world, job, world->consumers_node)) {
+        schedule_run(world, job_slot); /* compare-and-set lost: read again, run again; the
+                                          heartbeats already running keep going */
+        return;
+    }
     bool effect = false;
-    int status = job->request.receipt
-                     ? send_receipt(world, &job->request)
-                     : ledger_apply(world, &job->request, world->consumers_node, &effect);
+    int status = job->request.receipt ? send_receipt(world, &job->request)
+                                      : ledger_apply_read(world, &job->request, &job->balance_read,
+                                                          world->consumers_node, &effect);
     job->uncommitted = world->scenario.broker.consumers.inbox && effect;
     after_effect(world, job_slot, status);
 }

@@ -14,6 +14,8 @@ void ledger_init(World *world)
     Ledger *ledger = &world->ledger;
     ledger->balances = sim_xcalloc(scenario->account_count, sizeof *ledger->balances);
     ledger->charged = sim_xcalloc(scenario->account_count, sizeof *ledger->charged);
+    ledger->overwritten = sim_xcalloc(scenario->account_count, sizeof *ledger->overwritten);
+    ledger->versions = sim_xcalloc(scenario->account_count, sizeof *ledger->versions);
     world->metrics.account_count = scenario->account_count;
     for (uint32_t a = 0; a < scenario->account_count; a++) {
         ledger->balances[a] = scenario->accounts[a].balance;
@@ -34,6 +36,8 @@ void ledger_release(World *world)
 {
     free(world->ledger.balances);
     free(world->ledger.charged);
+    free(world->ledger.overwritten);
+    free(world->ledger.versions);
     free(world->ledger.status);
     free(world->ledger.newest_status);
 }
@@ -85,11 +89,12 @@ uint64_t ledger_count_stale_records(const World *world)
 }
 
 /* Runs the handler of request's operation kind; true when it changed state. *replaced: the
- * newer status a stale status write overwrote, else 0. */
-static bool handle(World *world, Operation *op, const ClientGroupSpec *spec, int *status,
-                   uint32_t *replaced)
+ * newer status a stale status write overwrote, else 0; *write: what a debit's write did to
+ * its balance (balance_update.c). */
+static bool handle(World *world, const Message *request, const BalanceRead *read, Operation *op,
+                   const ClientGroupSpec *spec, int *status, uint32_t *replaced,
+                   BalanceWrite *write)
 {
-    Ledger *ledger = &world->ledger;
     bool first = op->resource_state == 0;
     *status = 200;
     *replaced = 0;
@@ -97,8 +102,7 @@ static bool handle(World *world, Operation *op, const ClientGroupSpec *spec, int
         return write_status(world, op, spec->operation.conditional, status, replaced);
     switch (spec->operation.kind) {
     case OPERATION_DEBIT:
-        ledger->balances[spec->account] -= spec->operation.amount;
-        world->metrics.balances[spec->account].actual = ledger->balances[spec->account];
+        *write = balance_update_debit(world, request, read);
         return true;
     case OPERATION_SET_STATUS: /* idempotent by state: the second run changes nothing */
         op->resource_state = 1;
@@ -133,11 +137,18 @@ static uint32_t net_effects(const Operation *op)
 
 int ledger_apply(World *world, const Message *request, uint32_t actor, bool *changed)
 {
+    return ledger_apply_read(world, request, NULL, actor, changed);
+}
+
+int ledger_apply_read(World *world, const Message *request, const BalanceRead *read, uint32_t actor,
+                      bool *changed)
+{
     Operation *op = world_operation(world, request->operation);
     const ClientGroupSpec *spec = world->groups[world->clients[op->client].group].spec;
     int status = 200;
     uint32_t replaced = 0;
-    bool effect = handle(world, op, spec, &status, &replaced);
+    BalanceWrite write = {false, 0};
+    bool effect = handle(world, request, read, op, spec, &status, &replaced, &write);
     if (changed != NULL)
         *changed = effect;
     if (effect) {
@@ -162,6 +173,8 @@ int ledger_apply(World *world, const Message *request, uint32_t actor, bool *cha
                           status, 0);
         if (replaced != 0)
             world_trace_about(world, actor, TRACE_STALE_OVERWRITE, request, replaced, 0);
+        if (write.lost)
+            world_trace_about(world, actor, TRACE_LOST_UPDATE, request, write.overwritten, 0);
     }
     return status;
 }
@@ -179,6 +192,7 @@ void ledger_undo(World *world, const Message *request, uint32_t actor)
     switch (spec->operation.kind) {
     case OPERATION_DEBIT:
         ledger->balances[spec->account] += amount;
+        ledger->versions[spec->account]++;
         world->metrics.balances[spec->account].actual = ledger->balances[spec->account];
         break;
     case OPERATION_SET_STATUS:
@@ -231,8 +245,9 @@ void ledger_count_settled(World *world, uint32_t account, int64_t charged)
 void ledger_check_conservation(const World *world)
 {
     for (uint32_t a = 0; a < world->scenario.account_count; a++) {
-        SIM_ASSERT(world->ledger.balances[a] ==
-                       world->scenario.accounts[a].balance - world->ledger.charged[a],
+        SIM_ASSERT(world->ledger.balances[a] == world->scenario.accounts[a].balance -
+                                                    world->ledger.charged[a] +
+                                                    world->ledger.overwritten[a],
                    "money conservation violated");
     }
 }

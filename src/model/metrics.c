@@ -116,6 +116,8 @@ bool metrics_value(const Metrics *metrics, const char *name, double *value)
         {"stale_overwrites", metrics->stale_overwrites},
         {"stale_final", metrics->stale_final},
         {"412", metrics->status_412},
+        {"lost_updates", metrics->lost_updates},
+        {"update_conflicts", metrics->update_conflicts},
         {"rebalances", metrics->rebalances},
         {"offset_commits", metrics->offset_commits},
         {"key_store_peak", metrics->key_store_peak},
@@ -144,6 +146,8 @@ bool metrics_value(const Metrics *metrics, const char *name, double *value)
         *value = (double)metrics->lost_amount;
     else if (strcmp(name, "double_refund_amount") == 0)
         *value = (double)metrics->double_refund_amount;
+    else if (strcmp(name, "lost_update_amount") == 0)
+        *value = (double)metrics->lost_update_amount;
     else if (strcmp(name, "balance_error") == 0)
         *value = (double)metrics_balance_error(metrics);
     else if (strcmp(name, "latency_p50_ms") == 0)

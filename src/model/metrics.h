@@ -81,8 +81,12 @@ typedef struct {
     uint64_t stale_overwrites; /* writes applied over a newer status of the same record */
     uint64_t stale_final;      /* records left at an older status than one applied to them */
     uint64_t status_412;       /* conditional writes refused: the record had moved on */
-    uint64_t rebalances;       /* log family: resumes from the committed offsets (crashes too) */
-    uint64_t offset_commits;   /* log family: commits that moved a partition's offset */
+    /* balances written other than atomically (operation.update, C29) */
+    uint64_t lost_updates;      /* debits written over a balance that moved since their read */
+    int64_t lost_update_amount; /* what those writes undid: actual balance minus applied debits */
+    uint64_t update_conflicts;  /* compare-and-set writes refused: the handler ran again */
+    uint64_t rebalances;        /* log family: resumes from the committed offsets (crashes too) */
+    uint64_t offset_commits;    /* log family: commits that moved a partition's offset */
     uint64_t crashes;
     uint64_t shed;   /* requests the server refused unrun: its queue was full (429/503) */
     uint64_t resets; /* requests reset by a server in its scripted outage */

@@ -105,6 +105,7 @@ static void respond(World *world, const Message *request, int status, uint64_t r
 static void execute_later(World *world, uint32_t job)
 {
     const Message *request = &world->jobs[job].request;
+    balance_update_read(world, &world->jobs[job]);
     SimTimeUs service = distribution_sample_ms_as_us(
         &world->scenario.server.service_ms, world_draw_about(world, DRAW_SERVICE, request));
     sim_schedule_in(world->sim, service, EVENT_JOB_DONE, 0, job);
@@ -123,9 +124,10 @@ static uint64_t store_key_of(World *world, const KeyProtocol *keys, const Messag
     const ClientGroupSpec *spec = world->groups[world->clients[request->client].group].spec;
     if (spec->key == KEY_SERVER_GENERATED)
         return ++world->generated_keys; /* fresh per request: never matches a retry */
-    if (request->key != 0 && keys->policy->scope == SCOPE_ACCOUNT)
-        return rng_mix64(request->key ^ rng_mix64(spec->account + 1)) | 1; /* the account's */
-    return request->key;
+    uint64_t key = key_spelling_stored(world, keys->policy, request); /* bytes or normalised */
+    if (key != 0 && keys->policy->scope == SCOPE_ACCOUNT)
+        return rng_mix64(key ^ rng_mix64(spec->account + 1)) | 1; /* the account's */
+    return key;
 }
 
 /* Starts a job a worker took. True when it was answered at once (from the key store): the
@@ -217,7 +219,8 @@ void server_on_status_query(World *world, Server *server, const Message *query)
             world_trace_about(world, server->node, TRACE_REFUSED_DOWN, query, 0, 0);
         return;
     }
-    KeyVerdict verdict = key_protocol_status(world, server->keys, query->key);
+    KeyVerdict verdict = key_protocol_status(
+        world, server->keys, key_spelling_stored(world, server->keys->policy, query));
     Message answer =
         message_answer(query, HOP_STATUS_ANSWER, verdict.status,
                        verdict.kind == KEY_REPLAY ? verdict.response_of : query->operation);
@@ -401,8 +404,12 @@ void server_on_job_done(World *world, uint32_t job_slot)
         server_charge_request(world, job_slot);
         return;
     }
+    if (balance_update_conflict(world, job, server->node)) {
+        execute_later(world, job_slot); /* compare-and-set lost: read again, run again */
+        return;
+    }
     bool effect = false;
-    int status = ledger_apply(world, &job->request, server->node, &effect);
+    int status = ledger_apply_read(world, &job->request, &job->balance_read, server->node, &effect);
     job->uncommitted = world->scenario.server.transaction && effect;
     job->receipt_due = effect && receipt_through_outbox(world, job);
     if (effect && !job->uncommitted)

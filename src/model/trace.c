@@ -66,6 +66,8 @@ static const char *const event_names[TRACE_EVENT_COUNT] = {
     [TRACE_REFUND_RETRY] = "refund_retry",
     [TRACE_REFUND_GAVE_UP] = "refund_gave_up",
     [TRACE_REFUNDED] = "refunded",
+    [TRACE_LOST_UPDATE] = "lost_update",
+    [TRACE_UPDATE_CONFLICT] = "update_conflict",
 };
 
 static const char *const message_names[MESSAGE_KIND_COUNT] = {

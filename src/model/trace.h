@@ -80,11 +80,15 @@ typedef enum {
     TRACE_FAILOVER,     /* a key store failed over to a lagging replica; value: rows lost */
     TRACE_CHARGE_RETRY, /* a server sends its unanswered charge again; value: the try now sent */
     /* a saga (a call's undo) */
-    TRACE_FULFIL_FAILED,  /* the order's fulfil step failed definitively (out of stock) */
-    TRACE_REFUND_RETRY,   /* the server sends its unanswered refund again; value: the try */
-    TRACE_REFUND_GAVE_UP, /* no try of the refund was answered: the charge may stand */
-    TRACE_REFUNDED,       /* the gateway refunded a charge; value: 1 when its answer never
-                             leaves the gateway */
+    TRACE_FULFIL_FAILED,   /* the order's fulfil step failed definitively (out of stock) */
+    TRACE_REFUND_RETRY,    /* the server sends its unanswered refund again; value: the try */
+    TRACE_REFUND_GAVE_UP,  /* no try of the refund was answered: the charge may stand */
+    TRACE_REFUNDED,        /* the gateway refunded a charge; value: 1 when its answer never
+                              leaves the gateway */
+    TRACE_LOST_UPDATE,     /* a read-modify-write debit wrote over the balance another changed since
+                              its read (C29); value: the amount overwritten */
+    TRACE_UPDATE_CONFLICT, /* a compare-and-set debit found the balance moved: it reads again and
+                              runs again; value: how far it moved */
     TRACE_EVENT_COUNT
 } TraceEvent;
 

@@ -83,6 +83,7 @@ typedef enum {
     DRAW_APP_RESTART_DELAY,
     DRAW_FAILOVER,
     DRAW_BALANCER,
+    DRAW_KEY_SPELLING,
     DRAW_FULFIL,
     DRAW_PURPOSE_COUNT
 } DrawPurpose;
@@ -173,6 +174,7 @@ typedef struct {
     SimTimeUs retry_after_us; /* a shed answer's Retry-After; 0: none */
     bool receipt;             /* an event the server publishes: send the receipt email */
     uint32_t session;         /* a publish: the app's life it was sent in (Client.app_restarts) */
+    bool key_respelled;       /* the key spelled otherwise than the click's first attempt (C30) */
 } Message;
 
 /* The answer to message, going back the way it came. It keeps the message's identity
@@ -222,6 +224,21 @@ typedef struct {
 
 /* ------------------------------------------------------------------ server */
 
+/* The balance a debit's handler read when its run began (operation.update other than
+ * atomic; balance_update.c). */
+typedef struct {
+    int64_t balance;
+    uint64_t version; /* Ledger.versions[account] when read */
+    bool taken;
+} BalanceRead;
+
+/* What a debit's write did to its balance: whether it landed on a balance that moved since
+ * its read (a lost update), and the amount it wrote over (0 when what moved came back). */
+typedef struct {
+    bool lost;
+    int64_t overwritten;
+} BalanceWrite;
+
 typedef struct Job {
     Message request;
     uint64_t store_key; /* 0: handled without the store */
@@ -238,6 +255,7 @@ typedef struct Job {
     bool refunding;        /* its fulfil step failed: the call's undo is refunding the charge */
     int resume_status;     /* resumes after the effect phase, which answered this (0: no) */
     SimTimeUs reserved_us; /* the TTL counts from here unless ttl_from says completion */
+    BalanceRead balance_read;
 } Job;
 
 /* The transactional outbox: a charge intent written with the key row, relayed to the
@@ -287,7 +305,9 @@ typedef struct {
  * conservation compares two records). */
 typedef struct {
     int64_t *balances;
-    int64_t *charged; /* effects x amount of the settled operations */
+    int64_t *charged;     /* effects x amount of the settled operations */
+    int64_t *overwritten; /* debits that read-modify-writes wrote over (C29) */
+    uint64_t *versions;   /* writes to each balance so far (C29: what moved since a read) */
     /* By client, when a group's set-status writes one record per client (else NULL): the
      * status the record holds (operation n sets n; 0 before any) and the newest applied. */
     uint32_t *status;
@@ -678,6 +698,9 @@ void ledger_release(World *world);
 /* Runs the operation's handler: the ground-truth side effect, traced at actor (a node).
  * Returns the status the handler answers. */
 int ledger_apply(World *world, const Message *request, uint32_t actor, bool *changed);
+/* As ledger_apply, for a handler that read its balance when it began (a job's). */
+int ledger_apply_read(World *world, const Message *request, const BalanceRead *read, uint32_t actor,
+                      bool *changed);
 /* Rolls back the one effect ledger_apply made for request (an uncommitted transaction). */
 void ledger_undo(World *world, const Message *request, uint32_t actor);
 /* A refund of the charge of refund's operation: the amount goes back to the account (a credit),
@@ -688,6 +711,26 @@ void ledger_count_settled(World *world, uint32_t account, int64_t charged);
 void ledger_check_conservation(const World *world);
 /* Per-client status records left at an older status than one applied to them (C23). */
 uint64_t ledger_count_stale_records(const World *world);
+
+/* balance_update.c (operation.update, C29) */
+/* The handler's run begins: a debit that is not atomic reads its balance now. */
+void balance_update_read(World *world, Job *job);
+/* compare-and-set: the balance moved since the read. The conflict is counted and traced, the
+ * balance read again; true: the caller runs the handler again instead of applying it. */
+bool balance_update_conflict(World *world, Job *job, uint32_t actor);
+/* Applies a debit as its update says (read: what its handler read, or NULL). */
+BalanceWrite balance_update_debit(World *world, const Message *request, const BalanceRead *read);
+
+/* key_spelling.c (C30) */
+/* The key the server's store compares for request's key: as its compare and the client's
+ * alphabet make it (0: no key). */
+uint64_t key_spelling_stored(const World *world, const IdempotencySpec *store,
+                             const Message *request);
+/* Whether attempt (1: the first) of a click carries its key spelled otherwise. */
+bool key_spelling_respelled(const World *world, const ClientGroupSpec *spec, uint64_t operation,
+                            uint32_t click, uint32_t attempt);
+/* The bits a base62 key of key_bits keeps once its case is folded. */
+uint32_t key_spelling_folded_bits(uint32_t key_bits);
 
 /* broker.c */
 void broker_init(World *world);

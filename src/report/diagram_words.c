@@ -117,6 +117,10 @@ static const EventWords EVENT_WORDS[TRACE_EVENT_COUNT] = {
                                    DIAGRAM_TONE_STORE, "412", DIAGRAM_TONE_GOOD},
     [TRACE_REJECT_MISSING_KEY] = {"no key " ARROW_RIGHT " {value}", NULL, DIAGRAM_TONE_BAD,
                                   "no key", DIAGRAM_TONE_WARN},
+    [TRACE_LOST_UPDATE] = {"lost update: wrote over {value}", NULL, DIAGRAM_TONE_BAD, "lost update",
+                           DIAGRAM_TONE_WARN},
+    [TRACE_UPDATE_CONFLICT] = {"balance moved: reads again, runs again", NULL, DIAGRAM_TONE_STORE,
+                               "conflict", DIAGRAM_TONE_GOOD},
 };
 
 /* The client's marks that name a click worth telling apart (a double click's second). */

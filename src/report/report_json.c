@@ -170,6 +170,11 @@ static void write_mode(FILE *stream, const RunReport *report, uint32_t m, Series
                 "      \"ordering\": {\"stale_overwrites\": %" PRIu64 ", \"stale_final\": %" PRIu64
                 ", \"412\": %" PRIu64 "},\n",
                 metrics->stale_overwrites, metrics->stale_final, metrics->status_412);
+    if (scenario_uses_balance_updates(scenario)) /* only then: other reports stay as they were */
+        fprintf(stream,
+                "      \"balance_updates\": {\"lost_updates\": %" PRIu64
+                ", \"lost_update_amount\": %" PRId64 ", \"update_conflicts\": %" PRIu64 "},\n",
+                metrics->lost_updates, metrics->lost_update_amount, metrics->update_conflicts);
     if (scenario->broker.family == BROKER_LOG) /* only then: other reports stay as they were */
         fprintf(stream,
                 "      \"log\": {\"rebalances\": %" PRIu64 ", \"offset_commits\": %" PRIu64 "},\n",

@@ -27,10 +27,11 @@ typedef enum {
     SHOW_WITH_STATUS_RECORDS,
     SHOW_WITH_LOG, /* a log broker (Kafka) only: the other families' tables stay as they were */
     SHOW_WITH_STORM,
-    SHOW_WITH_HEARTBEAT,  /* consumers that send heartbeats only */
-    SHOW_WITH_CALL_RETRY, /* a server whose gateway call retries on its own */
-    SHOW_WITH_DECLINES,   /* a gateway that may decline, or a mode where one did */
-    SHOW_WITH_SAGA,       /* a server whose order has a fulfil step after its charge */
+    SHOW_WITH_HEARTBEAT,       /* consumers that send heartbeats only */
+    SHOW_WITH_CALL_RETRY,      /* a server whose gateway call retries on its own */
+    SHOW_WITH_DECLINES,        /* a gateway that may decline, or a mode where one did */
+    SHOW_WITH_SAGA,            /* a server whose order has a fulfil step after its charge */
+    SHOW_WITH_BALANCE_UPDATES, /* a debit written other than atomically (C29) */
 } RowShown;
 
 typedef struct {
@@ -65,6 +66,9 @@ static const Row rows[] = {
     {"stale overwrites (old on new)", "stale_overwrites", ROW_BAD, SHOW_WITH_STATUS_RECORDS},
     {"  records left at old status", "stale_final", ROW_BAD, SHOW_WITH_STATUS_RECORDS},
     {"412 version moved on, refused", "412", ROW_COUNT, SHOW_WITH_STATUS_RECORDS},
+    {"lost updates (wrote over)", "lost_updates", ROW_BAD, SHOW_WITH_BALANCE_UPDATES},
+    {"  money written over", "lost_update_amount", ROW_BAD, SHOW_WITH_BALANCE_UPDATES},
+    {"update conflicts, run again", "update_conflicts", ROW_COUNT, SHOW_WITH_BALANCE_UPDATES},
     {"status queries (GET by key)", "status_queries", ROW_COUNT, SHOW_WITH_QUERIES},
     {"  unknown resolved by them", "resolved_by_lookup", ROW_COUNT, SHOW_WITH_QUERIES},
     {"gateway timeouts reconciled", "reconciled", ROW_COUNT, SHOW_WITH_RECONCILE},
@@ -318,6 +322,8 @@ bool report_write_table(FILE *stream, const RunReport *report, bool color)
             !any_mode_counts(report, "declined"))
             continue;
         if (rows[r].shown == SHOW_WITH_SAGA && !scenario_uses_saga(scenario))
+            continue;
+        if (rows[r].shown == SHOW_WITH_BALANCE_UPDATES && !scenario_uses_balance_updates(scenario))
             continue;
         fprintf(stream, "%-*s", LABEL_WIDTH, rows[r].label);
         for (uint32_t m = 0; m < report->mode_count; m++) {

@@ -85,6 +85,15 @@ typedef enum { ON_UNKNOWN_GIVE_UP, ON_UNKNOWN_LOOKUP } OnUnknown;
  * so two users' equal keys are two rows. */
 typedef enum { SCOPE_GLOBAL, SCOPE_ACCOUNT } KeyScope;
 
+/* How a key store compares keys (C30): byte for byte, or normalised first (case folded,
+ * whitespace trimmed), as a case-insensitive collation on the key column does. */
+typedef enum { KEY_COMPARE_BYTES, KEY_COMPARE_NORMALISED } KeyCompare;
+
+/* What a client's keys are written in: hex (a UUID: its letters' case means nothing), or
+ * base62 (letters of both cases: the case is part of the key, so normalising folds two
+ * different keys together). */
+typedef enum { KEY_ALPHABET_HEX, KEY_ALPHABET_BASE62 } KeyAlphabet;
+
 /* How a charge's receipt event reaches the broker: published as the charge happens, outside
  * any transaction (a dual write), or written to the outbox with the commit and relayed. */
 typedef enum { RECEIPTS_DIRECT, RECEIPTS_OUTBOX } ReceiptPath;
@@ -106,6 +115,16 @@ typedef enum {
  * delivered, ...), where a late write can overwrite a newer one. */
 typedef enum { RESOURCE_PER_OPERATION, RESOURCE_PER_CLIENT } OperationResource;
 
+/* How a debit's handler writes the balance (C29): one atomic statement (balance = balance -
+ * amount), a read then a write of the value it computed (a concurrent write in between is
+ * lost), or that write made conditional on the balance still being the one read (on a
+ * conflict the handler reads again and runs again). */
+typedef enum {
+    BALANCE_UPDATE_ATOMIC,
+    BALANCE_UPDATE_READ_MODIFY_WRITE,
+    BALANCE_UPDATE_COMPARE_AND_SET
+} BalanceUpdate;
+
 typedef struct {
     OperationKind kind;
     int64_t amount;             /* minor units; debit only */
@@ -113,6 +132,7 @@ typedef struct {
     OperationResource resource; /* set-status only */
     bool conditional;           /* per-client set-status: a write older than the record's version is
                                    refused with 412 (a version check, If-Match style) */
+    BalanceUpdate update;       /* debit only */
 } OperationSpec;
 
 typedef struct {
@@ -188,10 +208,12 @@ typedef struct {
     DoubleClickSpec double_click;
     OfflineSpec offline;
     AppRestartSpec restart;
-    bool key_persisted; /* the per-click key is stored and survives an app restart */
-    uint32_t key_bits;  /* bits of randomness in the client's keys (64: a UUID-like space) */
-    double key_reuse;   /* chance an operation reuses the previous one's key (an app bug) */
-    uint32_t queue;     /* target broker: the queue it publishes to, index into broker.queues */
+    bool key_persisted;       /* the per-click key is stored and survives an app restart */
+    uint32_t key_bits;        /* bits of randomness in the client's keys (64: a UUID-like space) */
+    double key_reuse;         /* chance an operation reuses the previous one's key (an app bug) */
+    double key_respelled;     /* chance a retry sends its key spelled otherwise (C30) */
+    KeyAlphabet key_alphabet; /* what the keys are written in (C30) */
+    uint32_t queue; /* target broker: the queue it publishes to, index into broker.queues */
 } ClientGroupSpec;
 
 /* ------------------------------------------------------------------ network */
@@ -286,6 +308,7 @@ typedef struct {
     char store_id[NAME_LEN_MAX]; /* the key_store service's id; "" in the older form */
     StorePlacement placement;    /* servers with instances: shared, or one per instance */
     StoreReads reads;            /* the lookup before a reservation: primary or replica */
+    KeyCompare compare;          /* server only: keys compared as bytes or normalised (C30) */
 } IdempotencySpec;
 
 typedef struct {
@@ -625,6 +648,8 @@ bool scenario_uses_saga(const Scenario *scenario);
 bool scenario_call_retries(const Scenario *scenario);
 /* True when a client group's set-status writes one record per client (C23). */
 bool scenario_uses_status_records(const Scenario *scenario);
+/* A debit writes its balance other than atomically (operation.update): C29's rows. */
+bool scenario_uses_balance_updates(const Scenario *scenario);
 /* True when the scenario bounds the server's queue, scripts a server outage, or gives a
  * group a retry budget or Retry-After: the reports then show the retry-storm numbers. */
 bool scenario_uses_storm(const Scenario *scenario);

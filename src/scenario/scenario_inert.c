@@ -240,6 +240,69 @@ static void warn_chances(const ClientGroupSpec *group, const ClientGroupSpec *pl
             "has no effect: the key strategy keeps no key from one operation to the next");
 }
 
+/* How many handlers of a group's target run at once; 0: unbounded. */
+static uint32_t handlers_at_once(const Scenario *scenario, ClientTarget target)
+{
+    if (target == TARGET_BROKER)
+        return scenario->broker.consumers.workers;
+    return scenario->server.workers == 0 ? 0
+                                         : scenario->server.workers * scenario->server.instances;
+}
+
+/* balance_update.c: a read-modify-write loses, and a compare-and-set refuses, only a write
+ * that lands between a handler's read and its write. When every debit of the account is run
+ * by one actor whose handlers run one at a time, none can. */
+static void warn_update(const Scenario *scenario, const ClientGroupSpec *group, uint32_t g,
+                        LoadErrors *warnings)
+{
+    if (group->operation.update == BALANCE_UPDATE_ATOMIC ||
+        group->operation.kind != OPERATION_DEBIT)
+        return;
+    for (uint32_t other = 0; other < scenario->client_group_count; other++) {
+        const ClientGroupSpec *writer = &scenario->client_groups[other];
+        if (writer->account == group->account && writer->operation.kind == OPERATION_DEBIT &&
+            writer->target != group->target)
+            return; /* two actors debit the account */
+    }
+    if (handlers_at_once(scenario, group->target) != 1)
+        return;
+    say(warnings, "$.clients[%u].operation.update", g,
+        group->target == TARGET_BROKER
+            ? "has no effect with broker.consumers.workers 1: the account's debits run one at "
+              "a time, so no write falls between a handler's read and its write"
+            : "has no effect with one server worker: the account's debits run one at a time, so "
+              "no write falls between a handler's read and its write");
+}
+
+static bool runs_mode(const Scenario *scenario, Mode mode);
+
+/* key_spelling.c: a retry respells the key the client keeps for its click; only the server's
+ * store compares it otherwise than as sent, and only in the idempotent mode. */
+static void warn_key_spelling(const Scenario *scenario, const ClientGroupSpec *group, uint32_t g,
+                              LoadErrors *warnings)
+{
+    if (group->key_respelled > 0) {
+        if (group->key == KEY_NONE || group->key == KEY_SERVER_GENERATED ||
+            group->key == KEY_PER_ATTEMPT)
+            say(warnings, "$.clients[%u].key_respelled", g,
+                "has no effect: the client keeps no key from one attempt to the next (key "
+                "'none', 'server-generated' or 'per-attempt')");
+        else if (sends_once(scenario, group))
+            say(warnings, "$.clients[%u].key_respelled", g,
+                "has no effect: the client never retries, and only a retry respells its key");
+        else if (!runs_mode(scenario, MODE_IDEMPOTENT))
+            say(warnings, "$.clients[%u].key_respelled", g,
+                "has no effect: keys are compared in the idempotent mode only, which the "
+                "scenario does not run");
+    }
+    if (group->key_alphabet == KEY_ALPHABET_BASE62 &&
+        (group->target == TARGET_BROKER ||
+         scenario->server.idempotency.compare == KEY_COMPARE_BYTES))
+        say(warnings, "$.clients[%u].key_alphabet", g,
+            "has no effect: its keys are compared as bytes (server.idempotency.compare "
+            "'bytes', or the broker's ids), where a key's case is part of it");
+}
+
 static void warn_client_groups(const Scenario *scenario, const Scenario *plain,
                                LoadErrors *warnings)
 {
@@ -249,6 +312,8 @@ static void warn_client_groups(const Scenario *scenario, const Scenario *plain,
         warn_retry(scenario, group, base, g, warnings);
         warn_workload(&group->workload, &base->workload, g, warnings);
         warn_chances(group, base, g, warnings);
+        warn_update(scenario, group, g, warnings);
+        warn_key_spelling(scenario, group, g, warnings);
         /* random bits are drawn only for per-attempt, per-click and message-id keys */
         if (group->key_bits != KEY_BITS_DEFAULT &&
             (group->key == KEY_BUSINESS_HASH || group->key == KEY_NONE ||
@@ -290,7 +355,7 @@ static bool store_equal(const IdempotencySpec *a, const IdempotencySpec *b)
            a->required == b->required && a->lock_timeout_ms == b->lock_timeout_ms &&
            a->fencing == b->fencing && a->replication_lag_ms == b->replication_lag_ms &&
            distribution_equal(&a->failover_every_ms, &b->failover_every_ms) && a->key == b->key &&
-           a->scope == b->scope;
+           a->scope == b->scope && a->compare == b->compare;
 }
 
 static void say_at(LoadErrors *warnings, const char *at, const char *field, const char *why)
@@ -337,6 +402,18 @@ static void warn_store(const Scenario *scenario, const IdempotencySpec *store,
                "prob, no outage), so the store never has to survive one");
     bool resumes = store->on_failure.definite == ON_FAILURE_RESUME ||
                    store->on_failure.ambiguous == ON_FAILURE_RESUME;
+    /* key_spelling_stored: normalising changes a comparison only for a key sent in two
+     * spellings or written in base62, by a group that calls the server */
+    bool spelled_apart = false;
+    for (uint32_t g = 0; g < scenario->client_group_count; g++) {
+        const ClientGroupSpec *group = &scenario->client_groups[g];
+        spelled_apart |= group->target == TARGET_SERVER &&
+                         (group->key_respelled > 0 || group->key_alphabet == KEY_ALPHABET_BASE62);
+    }
+    if (store->compare == KEY_COMPARE_NORMALISED && !spelled_apart)
+        say_at(warnings, at, "compare",
+               "has no effect: no key reaches the store in two spellings (key_respelled 0) "
+               "nor with a case that means something (key_alphabet 'hex')");
     if (store->profile == PROFILE_STRIPE && !resumes && /* policy_for */
         (store->on_failure.definite != plain->on_failure.definite ||
          store->on_failure.ambiguous != plain->on_failure.ambiguous))

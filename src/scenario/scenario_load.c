@@ -262,6 +262,15 @@ bool scenario_uses_status_records(const Scenario *scenario)
     return false;
 }
 
+bool scenario_uses_balance_updates(const Scenario *scenario)
+{
+    for (uint32_t g = 0; g < scenario->client_group_count; g++) {
+        if (scenario->client_groups[g].operation.update != BALANCE_UPDATE_ATOMIC)
+            return true;
+    }
+    return false;
+}
+
 const char *scenario_service_id(const Scenario *scenario, NodeKind kind)
 {
     return scenario->service_ids[kind];

@@ -31,6 +31,19 @@ static const NameEntry operation_resources[] = {
     {"per-operation", RESOURCE_PER_OPERATION},
     {"per-client", RESOURCE_PER_CLIENT},
 };
+static const NameEntry balance_updates[] = {
+    {"atomic", BALANCE_UPDATE_ATOMIC},
+    {"read-modify-write", BALANCE_UPDATE_READ_MODIFY_WRITE},
+    {"compare-and-set", BALANCE_UPDATE_COMPARE_AND_SET},
+};
+static const NameEntry key_compares[] = {
+    {"bytes", KEY_COMPARE_BYTES},
+    {"normalised", KEY_COMPARE_NORMALISED},
+};
+static const NameEntry key_alphabets[] = {
+    {"hex", KEY_ALPHABET_HEX},
+    {"base62", KEY_ALPHABET_BASE62},
+};
 static const NameEntry key_strategies[] = {
     {"none", KEY_NONE},
     {"per-attempt", KEY_PER_ATTEMPT},
@@ -110,6 +123,9 @@ static const NameEntry retry_ons[] = {
 const NameTable scenario_names_mode = TABLE(modes);
 const NameTable scenario_names_operation_kind = TABLE(operation_kinds);
 const NameTable scenario_names_operation_resource = TABLE(operation_resources);
+const NameTable scenario_names_balance_update = TABLE(balance_updates);
+const NameTable scenario_names_key_compare = TABLE(key_compares);
+const NameTable scenario_names_key_alphabet = TABLE(key_alphabets);
 const NameTable scenario_names_key_strategy = TABLE(key_strategies);
 const NameTable scenario_names_consumer_key = TABLE(consumer_keys);
 const NameTable scenario_names_store_profile = TABLE(store_profiles);
@@ -255,6 +271,9 @@ const char *const scenario_metric_names[] = {
     "stale_overwrites",
     "stale_final",
     "412",
+    "lost_updates",
+    "lost_update_amount",
+    "update_conflicts",
     "rebalances",
     "offset_commits",
     "shed",

@@ -218,6 +218,12 @@ static void check_operation(SchemaReader *reader, const cJSON *object, void *bas
                         "expected kind 'set-status' with resource 'per-client' (a version check "
                         "needs a record that several operations write)");
     }
+    if (clean && operation->update != BALANCE_UPDATE_ATOMIC && operation->kind != OPERATION_DEBIT) {
+        schema_error_at(reader, "update",
+                        "expected 'atomic' for kind '%s' (a read-modify-write of a balance "
+                        "needs a debit)",
+                        scenario_names_of(&scenario_names_operation_kind, (int)operation->kind));
+    }
 }
 
 static const SchemaField operation_fields[] = {
@@ -226,6 +232,7 @@ static const SchemaField operation_fields[] = {
     FIELD_I64("first_order", OperationSpec, order_base, RANGE_INTEGER),
     FIELD_CHOICE("resource", OperationSpec, resource, scenario_names_operation_resource),
     FIELD_BOOLEAN("conditional", OperationSpec, conditional),
+    FIELD_CHOICE("update", OperationSpec, update, scenario_names_balance_update),
 };
 static const SchemaObject operation_schema = {
     .name = "clients[].operation", SCHEMA_FIELDS(operation_fields), .check = check_operation};
@@ -627,6 +634,12 @@ static void check_client(SchemaReader *reader, const cJSON *object, void *base, 
                         group->target == TARGET_BROKER ? "the broker" : "the proxy");
         json_path_pop(&reader->path);
     }
+    /* key_spelling.c spells the keys the server's store reads; the broker's message ids
+     * are compared as they are sent */
+    if (group->key_respelled > 0 && group->target == TARGET_BROKER && target_known(object))
+        schema_error_at(reader, "key_respelled",
+                        "expected 0 for a group that publishes (a message id spelled otherwise "
+                        "is not modelled: the broker and the consumers compare ids as sent)");
     if (schema_member(object, "queue") != NULL && target_known(object) &&
         group->target != TARGET_BROKER) {
         schema_error_at(reader, "queue",
@@ -659,6 +672,8 @@ static const SchemaField client_fields[] = {
     FIELD_BOOLEAN("key_persisted", ClientGroupSpec, key_persisted),
     FIELD_U32("key_bits", ClientGroupSpec, key_bits, RANGE_KEY_BITS),
     FIELD_NUMBER("key_reuse", ClientGroupSpec, key_reuse, RANGE_PROBABILITY),
+    FIELD_NUMBER("key_respelled", ClientGroupSpec, key_respelled, RANGE_PROBABILITY),
+    FIELD_CHOICE("key_alphabet", ClientGroupSpec, key_alphabet, scenario_names_key_alphabet),
     FIELD_CUSTOM_WRITTEN("queue", SCHEMA_MEMBER(ClientGroupSpec, queue, uint32_t),
                          read_queue_reference, write_queue_reference, NULL, false),
 };
@@ -868,6 +883,40 @@ static void check_shared_records(SchemaReader *reader, const Scenario *scenario)
     }
 }
 
+/* operation.update shapes a local write of the balance (ledger_balance.c). A charge at the
+ * gateway is the provider's own ledger, and a rolled-back write would restore the value it
+ * overwrote, which ledger_undo does not model: both refused rather than run wrongly. */
+static void check_balance_updates(SchemaReader *reader, const Scenario *scenario)
+{
+    if (!((const ScenarioReader *)reader)->clients_readable)
+        return;
+    for (uint32_t i = 0; i < scenario->client_group_count; i++) {
+        const ClientGroupSpec *group = &scenario->client_groups[i];
+        if (group->operation.update == BALANCE_UPDATE_ATOMIC ||
+            group->operation.kind != OPERATION_DEBIT) /* already refused by its kind */
+            continue;
+        bool by_broker = group->target == TARGET_BROKER;
+        const char *conflict = NULL;
+        if (by_broker ? scenario->broker.consumers.use_gateway : scenario->server.use_gateway)
+            conflict = "a charge through the gateway (the debit is then the provider's write, "
+                       "not this handler's)";
+        else if (by_broker ? scenario->broker.consumers.inbox : scenario->server.transaction)
+            conflict = by_broker ? "broker.consumers.inbox (a rolled-back write restoring the "
+                                   "value it overwrote is not modelled)"
+                                 : "server.transaction (a rolled-back write restoring the value "
+                                   "it overwrote is not modelled)";
+        if (conflict == NULL)
+            continue;
+        json_path_push_key(&reader->path, "clients");
+        json_path_push_index(&reader->path, i);
+        json_path_push_key(&reader->path, "operation");
+        schema_error_at(reader, "update", "expected 'atomic' with %s", conflict);
+        json_path_pop(&reader->path);
+        json_path_pop(&reader->path);
+        json_path_pop(&reader->path);
+    }
+}
+
 /* A log broker's fetches and commits are requests over TCP that the Kafka client retries:
  * the links between the broker and its consumers delay them, never lose or copy them (a
  * lost fetch would stall its partition for good, there being no redelivery timer). */
@@ -928,6 +977,7 @@ static void check_queue_references(SchemaReader *reader, const cJSON *root, void
     check_older_objects(reader, root);
     check_charging_consumers(reader, root, scenario);
     check_shared_records(reader, scenario);
+    check_balance_updates(reader, scenario);
     if (broker->family == BROKER_LOG) {
         /* a rebalance is an event: a budget on them, as on every timer the file sets */
         if (broker->rebalance_every_ms > 0 &&

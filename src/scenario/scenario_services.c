@@ -192,6 +192,14 @@ static void read_required_for_consumers(SchemaReader *reader, const cJSON *item,
                          "(its message id or its business hash)");
 }
 
+static void read_compare_for_consumers(SchemaReader *reader, const cJSON *item, void *target)
+{
+    (void)item;
+    (void)target;
+    schema_error(reader, "expected no 'compare' for the consumers: they compare message ids "
+                         "and business hashes as sent (only the server's store may normalise)");
+}
+
 /* clang-format off */
 #define IDEMPOTENCY_SHARED_FIELDS                                                                  \
     FIELD_CHOICE("reserve", IdempotencySpec, reserve, scenario_names_reserve),                     \
@@ -219,7 +227,8 @@ static void read_required_for_consumers(SchemaReader *reader, const cJSON *item,
     FIELD_CUSTOM("key", SCHEMA_ENUM_MEMBER(IdempotencySpec, key), read_server_key, NULL, false),   \
     FIELD_CHOICE("scope", IdempotencySpec, scope, scenario_names_scope),                           \
     FIELD_CHOICE("placement", IdempotencySpec, placement, scenario_names_placement),               \
-    FIELD_CHOICE("reads", IdempotencySpec, reads, scenario_names_reads)
+    FIELD_CHOICE("reads", IdempotencySpec, reads, scenario_names_reads),                           \
+    FIELD_CHOICE("compare", IdempotencySpec, compare, scenario_names_key_compare)
 #define CONSUMER_IDEMPOTENCY_FIELDS                                                                \
     IDEMPOTENCY_SHARED_FIELDS,                                                                     \
     FIELD_CUSTOM("on_in_progress", SCHEMA_MEMBER(IdempotencySpec, on_in_progress, int),            \
@@ -231,7 +240,9 @@ static void read_required_for_consumers(SchemaReader *reader, const cJSON *item,
     FIELD_CUSTOM("required", SCHEMA_MEMBER(IdempotencySpec, required, bool),                       \
                  read_required_for_consumers, NULL, false),                                        \
     FIELD_CHOICE("key", IdempotencySpec, key, scenario_names_consumer_key),                        \
-    FIELD_CHOICE("scope", IdempotencySpec, scope, scenario_names_scope)
+    FIELD_CHOICE("scope", IdempotencySpec, scope, scenario_names_scope),                           \
+    FIELD_CUSTOM("compare", SCHEMA_ENUM_MEMBER(IdempotencySpec, compare),                          \
+                 read_compare_for_consumers, NULL, false)
 /* clang-format on */
 
 /* A store kept in an instance's memory has no replica to fail over to or read from; a

@@ -193,6 +193,10 @@ static const struct {
     {"mismatch", VIEW_QUIZ_HIDE_MISMATCH},
     {"stale_overwrites", VIEW_QUIZ_HIDE_STALE},
     {"stale_final", VIEW_QUIZ_HIDE_STALE},
+    {"lost_updates", VIEW_QUIZ_HIDE_BALANCES}, /* C29: the wallet tells what was written over */
+    {"lost_update_amount", VIEW_QUIZ_HIDE_BALANCES},
+    {"double_refunds", VIEW_QUIZ_HIDE_BALANCES}, /* C28: money given away, over in the balance */
+    {"double_refund_amount", VIEW_QUIZ_HIDE_BALANCES},
 };
 
 unsigned view_quiz_hide_bits_of_metric(const char *metric)
