@@ -147,6 +147,33 @@ START_TEST(test_c11_one_fault_after_the_charge_doubles_even_with_keys)
 }
 END_TEST
 
+/* C28: an order that fails after its charge and a refund whose answer never comes, retried
+ * under a new key, refund twice: two faults, even with keys. A refund key derived from the
+ * order's never refunds twice with up to 3 faults. */
+START_TEST(test_c28_a_refund_retried_under_a_new_key_refunds_twice_with_two_faults)
+{
+    Scenario *fresh = load("c28_saga_refund_new_key", NULL, 0);
+    Scenario *derived = load("c28_saga_refund_order_key", NULL, 0);
+    ExploreOptions options = {.max_faults = 3,
+                              .property = EXPLORE_NO_DOUBLE_REFUND,
+                              .threads = 2,
+                              .seed = fresh->seed};
+    ExploreResult *result = malloc(sizeof *result);
+    explore_mode(fresh, MODE_IDEMPOTENT, &options, result);
+    ck_assert(result->found);
+    ck_assert_uint_eq(result->counterexample_count, 2);
+    ck_assert_str_eq(fault_kind_name(result->counterexample[0].kind), "fulfil-fail");
+    ck_assert_str_eq(fault_kind_name(result->counterexample[1].kind), "gateway-silent");
+    ck_assert_str_eq(fault_hop_name(result->counterexample[1].hop), "refund");
+    explore_mode(derived, MODE_IDEMPOTENT, &options, result);
+    ck_assert(!result->found);
+    ck_assert_uint_eq(result->complete_size, 3);
+    free(result);
+    free(fresh);
+    free(derived);
+}
+END_TEST
+
 START_TEST(test_c13_a_double_click_doubles_per_click_keys_not_business_hash)
 {
     assert_one_fault_doubles("c13_double_click_per_click", MODE_IDEMPOTENT, FAULT_DOUBLE_CLICK);
@@ -473,6 +500,7 @@ static Suite *explore_suite(void)
     tcase_add_test(core, test_c15_a_retrying_proxy_doubles_without_keys_only);
     tcase_add_test(core, test_c1_with_a_short_ttl_doubles_with_a_lost_answer_and_a_lost_retry);
     tcase_add_test(core, test_an_architecture_in_the_services_form_is_explored);
+    tcase_add_test(core, test_c28_a_refund_retried_under_a_new_key_refunds_twice_with_two_faults);
     tcase_add_test(core, test_results_do_not_depend_on_the_thread_count);
     tcase_add_test(core, test_each_set_of_faults_is_run_once);
     tcase_add_test(core, test_sampling_finds_and_shrinks_the_single_fault);

@@ -35,7 +35,8 @@ const char *const explore_usage =
     "options:\n"
     "  --faults K          at most K faults per schedule, 0 to 6 (default 2)\n"
     "  --property P        no-double (default), no-lost, no-phantom, no-mismatch,\n"
-    "                      told-matches-ledger, or expect (the scenario's expect lines)\n"
+    "                      no-double-refund, told-matches-ledger, or expect (the\n"
+    "                      scenario's expect lines)\n"
     "  --max-states N      run at most N schedules per mode (default 200000); the\n"
     "                      report then says up to which size the search is complete\n"
     "  --sample N          N random schedules of 1 to K faults instead of all, each\n"
@@ -87,7 +88,7 @@ static int parse_arguments(const CliExtraOption *extra, ExploreArguments *argume
         !explore_property_from_name(extra[PROPERTY].value, &arguments->property))
         return cli_usage_error(explore_usage,
                                "--property expects no-double, no-lost, no-phantom, no-mismatch, "
-                               "told-matches-ledger or expect, got '%s'",
+                               "no-double-refund, told-matches-ledger or expect, got '%s'",
                                extra[PROPERTY].value);
     if (extra[MAX_STATES].value != NULL) {
         if (!parse_unsigned(extra[MAX_STATES].value, UINT64_MAX, &value) || value == 0)
@@ -125,6 +126,13 @@ static void describe_fault(FILE *stream, const FaultSpec *fault)
         [FAULT_GATEWAY_DECLINE] = "is declined by the gateway",
         [FAULT_GATEWAY_SILENT] = "is charged by the gateway, which never answers",
     };
+    if (fault->kind == FAULT_GATEWAY_SILENT && fault->hop == FAULT_HOP_REFUND) {
+        fprintf(stream,
+                "the refund of operation %" PRIu64 " (click %u, attempt %u, copy %" PRIu64
+                ") is made by the gateway, which never answers",
+                fault->operation, fault->click, fault->attempt, fault->copy);
+        return;
+    }
     switch (fault->kind) {
     case FAULT_LOSS:
     case FAULT_DUPLICATE:
@@ -140,6 +148,10 @@ static void describe_fault(FILE *stream, const FaultSpec *fault)
         break;
     case FAULT_DOUBLE_CLICK:
         fprintf(stream, "the user clicks operation %" PRIu64 " a second time", fault->operation);
+        break;
+    case FAULT_FULFIL_FAIL:
+        fprintf(stream, "the order of operation %" PRIu64 " (click %u, attempt %u) fails after "
+                "its charge (out of stock)", fault->operation, fault->click, fault->attempt);
         break;
     case FAULT_OFFLINE:
     case FAULT_APP_RESTART:
@@ -182,6 +194,8 @@ static Outcome story_outcome(ExploreProperty property, const uint64_t *outcomes)
         return OUTCOME_PHANTOM;
     case EXPLORE_NO_MISMATCH:
         return OUTCOME_MISMATCH;
+    case EXPLORE_NO_DOUBLE_REFUND:
+        return OUTCOME_REFUNDED;
     default:
         for (int o = OUTCOME_DOUBLE; o < OUTCOME_COUNT; o++) {
             if (outcomes[o] > 0 && outcome_is_harm((Outcome)o))

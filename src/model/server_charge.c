@@ -306,7 +306,8 @@ static void send_charge_try(World *world, uint32_t job_slot)
 /* ------------------------------------------------------------------ a saga's undo */
 
 /* A try of the refund: as a charge's try, named by its number in reply_to, with the undo's
- * own key and timeout. */
+ * own key and timeout. Its hop (HOP_REFUND) gives it fates of its own, apart from the
+ * charge's tries of the same copy path. */
 static void send_refund_try(World *world, uint32_t job_slot)
 {
     Job *job = &world->jobs[job_slot];
@@ -323,8 +324,9 @@ static void send_refund_try(World *world, uint32_t job_slot)
                         .serial = job->serial | (uint64_t)job->charge_tries << CHARGE_TRY_SHIFT};
     Message refund = message_charge(&job->request, job->request.target, world->gateway_node,
                                     refund_key_of(undo->key, job->store_key, job->charge_tries),
-                                    reply_to, REFUND_LINEAGE_FIRST + job->charge_tries - 1);
+                                    reply_to, job->charge_tries - 1);
     refund.kind = MESSAGE_REFUND;
+    refund.hop = HOP_REFUND;
     network_send(world, &refund);
     world->jobs[job_slot].gateway_timer = sim_schedule_in(world->sim, call_timeout_us(world, undo),
                                                           EVENT_GATEWAY_TIMEOUT, 0, job_slot);

@@ -137,6 +137,7 @@ typedef enum {
     HOP_ACK,
     HOP_STATUS_QUERY,
     HOP_STATUS_ANSWER,
+    HOP_REFUND, /* a saga's undo: server -> gateway, answered on HOP_CHARGE_REPLY */
 } Hop;
 
 /* Who inside a sender waits for the answer to a message: the answer carries it back, and
@@ -664,9 +665,6 @@ static inline uint64_t refund_key_of(CallKey policy, uint64_t store_key, uint32_
         refund_key = rng_mix64(refund_key + try_number);
     return refund_key | 1;
 }
-/* A refund's try n travels as the n-th resend of its request past every charge try (a call
- * makes at most 100), so its fate is its own. */
-#define REFUND_LINEAGE_FIRST 100
 /* What a server answers when a later step of the order failed definitively (HTTP 424
  * Failed Dependency): the order is off, its charge refunded if the call has an undo. */
 #define SERVER_STATUS_ORDER_FAILED 424

@@ -21,6 +21,7 @@ static const char *const property_names[EXPLORE_PROPERTY_COUNT] = {
     [EXPLORE_NO_LOST] = "no-lost",
     [EXPLORE_NO_PHANTOM] = "no-phantom",
     [EXPLORE_NO_MISMATCH] = "no-mismatch",
+    [EXPLORE_NO_DOUBLE_REFUND] = "no-double-refund",
     [EXPLORE_TOLD_MATCHES_LEDGER] = "told-matches-ledger",
     [EXPLORE_EXPECT] = "expect",
 };
@@ -66,6 +67,8 @@ bool explore_violates(const Scenario *scenario, Mode mode, const Metrics *metric
         return outcomes[OUTCOME_PHANTOM] > 0;
     case EXPLORE_NO_MISMATCH:
         return outcomes[OUTCOME_MISMATCH] > 0;
+    case EXPLORE_NO_DOUBLE_REFUND:
+        return metrics->double_refunds > 0;
     case EXPLORE_TOLD_MATCHES_LEDGER:
         /* Without doubles and mismatches, the operations told success are the ok ones and
          * the lost ones told success: so told success == ok says none was lost. */

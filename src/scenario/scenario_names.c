@@ -199,6 +199,7 @@ static const NameEntry fault_hops[] = {
     {"ack", FAULT_HOP_ACK},
     {"status-query", FAULT_HOP_STATUS_QUERY},
     {"status-answer", FAULT_HOP_STATUS_ANSWER},
+    {"refund", FAULT_HOP_REFUND},
 };
 const NameTable scenario_names_fault_hop = TABLE(fault_hops);
 
