@@ -42,7 +42,7 @@ static void reply(World *world, const Message *charge, int status)
 {
     Message answer = *charge;
     answer.kind = MESSAGE_CHARGE_REPLY;
-    answer.hop = HOP_CHARGE_REPLY;
+    answer.hop = charge->hop == HOP_REFUND ? HOP_REFUND_REPLY : HOP_CHARGE_REPLY;
     answer.source = charge->target;
     answer.target = charge->source;
     answer.status = status;

@@ -137,7 +137,8 @@ typedef enum {
     HOP_ACK,
     HOP_STATUS_QUERY,
     HOP_STATUS_ANSWER,
-    HOP_REFUND, /* a saga's undo: server -> gateway, answered on HOP_CHARGE_REPLY */
+    HOP_REFUND,       /* a saga's undo: server -> gateway */
+    HOP_REFUND_REPLY, /* its answer (a charge_reply message): a fate apart from the charge's */
 } Hop;
 
 /* Who inside a sender waits for the answer to a message: the answer carries it back, and

@@ -200,6 +200,7 @@ static const NameEntry fault_hops[] = {
     {"status-query", FAULT_HOP_STATUS_QUERY},
     {"status-answer", FAULT_HOP_STATUS_ANSWER},
     {"refund", FAULT_HOP_REFUND},
+    {"refund-reply", FAULT_HOP_REFUND_REPLY},
 };
 const NameTable scenario_names_fault_hop = TABLE(fault_hops);
 
