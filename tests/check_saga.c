@@ -97,6 +97,21 @@ START_TEST(test_a_new_key_per_try_refunds_once_per_try)
 }
 END_TEST
 
+/* Every answer of the provider comes twice: the second copy of the charge's answer arrives
+ * while the refund waits, and must not pass for the refund's answer (both are a first try). */
+START_TEST(test_a_late_copy_of_the_charges_answer_is_not_the_refunds)
+{
+    const char *const duplicated[] = {"network.links={\"psp->shop\": {\"duplicate\": 1}}"};
+    Scenario *scenario = test_load(SAGA_WORLD(UNDO("derive"), "1"), duplicated, 1);
+    Metrics twice = test_run_mode(scenario, MODE_IDEMPOTENT, scenario->seed);
+    free(scenario);
+    Metrics once = test_run_text(SAGA_WORLD(UNDO("derive"), "1"), MODE_IDEMPOTENT);
+    ck_assert_uint_gt(twice.network_duplicated, 0);
+    ck_assert_uint_eq(twice.refund_retries, once.refund_retries);
+    ck_assert_uint_eq(twice.outcomes[OUTCOME_REFUNDED], once.outcomes[OUTCOME_REFUNDED]);
+}
+END_TEST
+
 /* The mode decides whether there is a key to derive from: without one, a derived refund key
  * is no key, and the retries refund twice just as new keys do. */
 START_TEST(test_without_a_request_key_there_is_nothing_to_derive_from)
@@ -163,6 +178,7 @@ static Suite *saga_suite(void)
     TCase *core = tcase_create("Core");
     tcase_add_test(core, test_a_refund_keyed_by_the_order_is_made_once);
     tcase_add_test(core, test_a_new_key_per_try_refunds_once_per_try);
+    tcase_add_test(core, test_a_late_copy_of_the_charges_answer_is_not_the_refunds);
     tcase_add_test(core, test_without_a_request_key_there_is_nothing_to_derive_from);
     tcase_add_test(core, test_without_an_undo_the_failed_order_stays_charged);
     tcase_add_test(core, test_the_fulfil_step_fails_with_its_chance);
