@@ -231,6 +231,40 @@ START_TEST(test_one_seed_leaves_sd_and_confidence_interval_empty)
 }
 END_TEST
 
+/* METRIC@GROUP: each client group's share, whose sum is the whole mode's. */
+START_TEST(test_a_groups_metric_is_its_share_of_the_modes)
+{
+    char out[512], err[512];
+    test_cli_in_scratch(out, "out");
+    test_cli_in_scratch(err, "err");
+    const char *grouped[] = {"sweep",    "scenarios/checkout-day.json",
+                             "--vary",   "network.default.loss=0.05:0.05:1",
+                             "--seeds",  "1",
+                             "--mode",   "at-least-once",
+                             "--metric", "double",
+                             "--metric", "double@web",
+                             "--metric", "double@mobile",
+                             "-q",       NULL};
+    ck_assert_int_eq(test_cli_run(grouped, out, err), 0);
+    char *csv = test_cli_read_all(out, NULL);
+    double whole = 0, web = 0, mobile = 0;
+    const char *row = strstr(csv, ",double,1,");
+    ck_assert_ptr_nonnull(row);
+    whole = strtod(row + strlen(",double,1,"), NULL);
+    row = strstr(csv, ",double@web,1,");
+    ck_assert_ptr_nonnull(row);
+    web = strtod(row + strlen(",double@web,1,"), NULL);
+    row = strstr(csv, ",double@mobile,1,");
+    ck_assert_ptr_nonnull(row);
+    mobile = strtod(row + strlen(",double@mobile,1,"), NULL);
+    ck_assert_double_gt(whole, 0);
+    ck_assert_double_gt(web, 0);
+    ck_assert_double_gt(mobile, 0);
+    ck_assert_double_eq(web + mobile, whole);
+    free(csv);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ bad input */
 
 START_TEST(test_bad_vary_exits_2_with_a_clear_error_and_writes_nothing)
@@ -247,6 +281,22 @@ START_TEST(test_bad_vary_exits_2_with_a_clear_error_and_writes_nothing)
         {"network.default.loss=0:2:0.5", "$.network.default.loss: expected number in [0, 1] "
                                          "(got 1.5)"},
     };
+    /* a group the scenario does not have is refused before anything runs */
+    {
+        char out2[512], err2[512], csv2[512];
+        test_cli_in_scratch(out2, "out2");
+        test_cli_in_scratch(err2, "err2");
+        test_cli_in_scratch(csv2, "never2.csv");
+        const char *arguments[] = {
+            "sweep",    "scenarios/default.json", "--vary", "network.default.loss=0:0.1:0.1",
+            "--metric", "double@nobody",          "--csv",  csv2,
+            NULL};
+        ck_assert_int_eq(test_cli_run(arguments, out2, err2), 2);
+        char *printed = test_cli_read_all(err2, NULL);
+        ck_assert_ptr_nonnull(strstr(printed, "--metric double@nobody: no client group 'nobody'"));
+        free(printed);
+        ck_assert_int_ne(access(csv2, F_OK), 0);
+    }
     char out[512], err[512], csv[512];
     test_cli_in_scratch(out, "out");
     test_cli_in_scratch(err, "err");
@@ -475,6 +525,7 @@ static Suite *sweep_suite(void)
     tcase_add_checked_fixture(core, setup, teardown);
     tcase_set_timeout(core, 120);
     tcase_add_test(core, test_sweep_gives_the_same_csv_and_svg_on_one_and_two_threads);
+    tcase_add_test(core, test_a_groups_metric_is_its_share_of_the_modes);
     tcase_add_test(core, test_threaded_sweep_at_a_tight_memory_budget_is_the_same_twice);
     tcase_add_test(core, test_four_merged_shards_give_the_unsharded_csv_and_svg_byte_for_byte);
     tcase_add_test(core, test_csv_row_statistics_match_the_per_run_values_of_the_shard);

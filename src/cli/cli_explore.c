@@ -150,8 +150,10 @@ static void describe_fault(FILE *stream, const FaultSpec *fault)
         fprintf(stream, "the user clicks operation %" PRIu64 " a second time", fault->operation);
         break;
     case FAULT_FULFIL_FAIL:
-        fprintf(stream, "the order of operation %" PRIu64 " (click %u, attempt %u) fails after "
-                "its charge (out of stock)", fault->operation, fault->click, fault->attempt);
+        fprintf(stream,
+                "the order of operation %" PRIu64 " (click %u, attempt %u) fails after "
+                "its charge (out of stock)",
+                fault->operation, fault->click, fault->attempt);
         break;
     case FAULT_OFFLINE:
     case FAULT_APP_RESTART:

@@ -157,15 +157,6 @@ static bool parse_shard(const char *text, uint32_t *index, uint32_t *count)
            parse_count(index_text, 1, *count, index);
 }
 
-static bool known_metric(const char *name)
-{
-    for (unsigned i = 0; i < scenario_metric_count; i++) {
-        if (strcmp(name, scenario_metric_names[i]) == 0)
-            return true;
-    }
-    return false;
-}
-
 /* Control characters become spaces: each text is one line of the shard header. */
 static void one_line(char *text)
 {
@@ -226,11 +217,11 @@ static int describe_sweep(const SweepOptions *sweep, const Options *options, Swe
     uint32_t count = sweep->metric_count ? sweep->metric_count : 4;
     for (uint32_t j = 0; j < count; j++) {
         const char *name = sweep->metric_count ? sweep->metrics[j] : default_metrics[j];
-        if (!known_metric(name)) {
+        if (!scenario_metric_known(name)) {
             fprintf(stderr, "idemsim: unknown metric '%s'; the metrics are:", name);
             for (unsigned i = 0; i < scenario_metric_count; i++)
                 fprintf(stderr, " %s", scenario_metric_names[i]);
-            fputc('\n', stderr);
+            fprintf(stderr, ", and METRIC@GROUP for a client group's outcomes and money\n");
             return EXIT_USAGE;
         }
         snprintf(results->metrics[results->metric_count++], NAME_LEN_MAX, "%s", name);
@@ -309,6 +300,23 @@ static void take_scenario_facts(SweepResults *results, const Scenario *scenario,
     memcpy(results->modes, modes, results->mode_count * sizeof *modes);
 }
 
+/* Every METRIC@GROUP names a client group of the scenario (the --vary paths cannot add one). */
+static bool groups_exist(const char *path, const Scenario *scenario, const SweepResults *results)
+{
+    for (uint32_t j = 0; j < results->metric_count; j++) {
+        const char *name = results->metrics[j];
+        if (strchr(name, '@') == NULL || scenario_metric_group(scenario, name) >= 0)
+            continue;
+        fprintf(stderr, "idemsim: %s: --metric %s: no client group '%s' (the groups:", path, name,
+                strchr(name, '@') + 1);
+        for (uint32_t g = 0; g < scenario->client_group_count; g++)
+            fprintf(stderr, " %s", scenario->client_groups[g].id);
+        fprintf(stderr, ")\n");
+        return false;
+    }
+    return true;
+}
+
 /* Every point is loaded (so validated) before anything runs: a bad value at the last point
  * fails the sweep at once, not after an hour. Points with no run in this shard are
  * validated and then dropped. */
@@ -328,6 +336,10 @@ static Scenario **load_points(const char *path, const Options *options, SweepRes
         }
         if (p == 0 && !cli_say_inert(path, scenarios[0], options->strict, NULL)) {
             release_points(scenarios, points); /* said once, for the first point */
+            return NULL;
+        }
+        if (p == 0 && !groups_exist(path, scenarios[0], results)) {
+            release_points(scenarios, points);
             return NULL;
         }
         if (p == 0)
@@ -378,6 +390,20 @@ static void note_stop(Pool *pool, uint32_t run, uint64_t seed, Mode mode, const 
     pthread_mutex_unlock(&pool->lock);
 }
 
+/* A metric of the whole mode, or one client group's share (METRIC@GROUP). */
+static void metric_of_run(const Scenario *scenario, const Metrics *metrics, const char *name,
+                          double *value)
+{
+    int group = scenario_metric_group(scenario, name);
+    if (group < 0) {
+        metrics_value(metrics, name, value);
+        return;
+    }
+    char base[NAME_LEN_MAX];
+    snprintf(base, sizeof base, "%.*s", (int)strcspn(name, "@"), name);
+    metrics_group_value(metrics, (uint32_t)group, base, value);
+}
+
 /* Every mode of one (point, seed); the values go to the run's own slot, no lock needed. */
 static void run_one(Pool *pool, uint32_t run)
 {
@@ -392,7 +418,7 @@ static void run_one(Pool *pool, uint32_t run)
             world_create(scenario, results->modes[m], seed, (TraceSink){0}, pool->limits);
         world_run(world);
         for (uint32_t j = 0; j < results->metric_count; j++)
-            metrics_value(world_metrics(world), results->metrics[j],
+            metric_of_run(scenario, world_metrics(world), results->metrics[j],
                           &values[m * results->metric_count + j]);
         char stop_text[CLI_STOP_TEXT_MAX];
         if (world_stop(world).kind != WORLD_STOP_NONE && !stopped) {

@@ -20,7 +20,7 @@ typedef enum {
     EXPLORE_NO_LOST,
     EXPLORE_NO_PHANTOM,
     EXPLORE_NO_MISMATCH,
-    EXPLORE_NO_DOUBLE_REFUND, /* no operation refunded more often than charged (a saga) */
+    EXPLORE_NO_DOUBLE_REFUND,    /* no operation refunded more often than charged (a saga) */
     EXPLORE_TOLD_MATCHES_LEDGER, /* told success exactly for the operations charged once */
     EXPLORE_EXPECT,              /* the scenario's expect lines for the mode */
     EXPLORE_PROPERTY_COUNT

@@ -70,15 +70,6 @@ static int split_fields(char *line, char **fields, int max)
     }
 }
 
-static bool known_metric(const char *name)
-{
-    for (unsigned i = 0; i < scenario_metric_count; i++) {
-        if (strcmp(name, scenario_metric_names[i]) == 0)
-            return true;
-    }
-    return false;
-}
-
 static bool parse_names(char *list, SweepResults *shard, bool modes, Reader *reader)
 {
     char *state = NULL;
@@ -91,7 +82,7 @@ static bool parse_names(char *list, SweepResults *shard, bool modes, Reader *rea
         } else {
             /* Only names a sweep can write: a crafted one ("a,b") would shift the columns
              * of the merged CSV. */
-            if (shard->metric_count == SWEEP_METRICS_MAX || !known_metric(name))
+            if (shard->metric_count == SWEEP_METRICS_MAX || !scenario_metric_known(name))
                 return reader_error(reader, "unknown metric '%.60s'", name);
             snprintf(shard->metrics[shard->metric_count++], NAME_LEN_MAX, "%s", name);
         }

@@ -643,6 +643,14 @@ bool scenario_load_text(const char *text, size_t length, const char *const *over
 /* True when a client group goes "via": "proxy": the world then holds a proxy node. */
 bool scenario_uses_proxy(const Scenario *scenario);
 /* Whether a call to the gateway (the server's or the consumers') retries on its own. */
+/* A metric of a client group, METRIC@GROUP: METRIC (its first length characters) is one of
+ * the outcomes or their money. */
+bool scenario_is_group_metric(const char *name, size_t length);
+/* A metric name an expect block, `check` or a sweep may use: a name of scenario_metric_names,
+ * or METRIC@GROUP (the group's existence is the scenario's: scenario_metric_group). */
+bool scenario_metric_known(const char *name);
+/* The client group a METRIC@GROUP name names in scenario, or -1 (none, or no "@"). */
+int scenario_metric_group(const Scenario *scenario, const char *name);
 /* A gateway that charges for someone may decline (fail > 0): the declined outcome exists. */
 bool scenario_can_decline(const Scenario *scenario);
 /* A server's steps fulfil the order after its charge (a saga): refunds and their outcome. */

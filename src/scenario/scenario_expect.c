@@ -89,15 +89,36 @@ void scenario_expect_unknown_metric(SchemaReader *reader, const char *name)
 }
 
 /* The metrics a client group has of its own: its operations' outcomes and their money. */
-static bool is_group_metric(const char *name, size_t length)
+bool scenario_is_group_metric(const char *name, size_t length)
 {
-    static const char *const names[] = {"ok",       "double",        "lost",       "phantom",
-                                        "mismatch", "double_amount", "lost_amount"};
+    static const char *const names[] = {"ok",       "double",        "lost",
+                                        "phantom",  "mismatch",      "declined",
+                                        "refunded", "double_amount", "lost_amount"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         if (strlen(names[i]) == length && strncmp(names[i], name, length) == 0)
             return true;
     }
     return false;
+}
+
+bool scenario_metric_known(const char *name)
+{
+    const char *at = strchr(name, '@');
+    if (at == NULL)
+        return scenario_expect_metric_index(name) >= 0;
+    /* a group's id is a name: nothing that would break a CSV header or a shard's list */
+    return scenario_is_group_metric(name, (size_t)(at - name)) && at[1] != '\0' &&
+           strpbrk(at + 1, " ,@\"\n") == NULL;
+}
+
+int scenario_metric_group(const Scenario *scenario, const char *name)
+{
+    const char *at = strchr(name, '@');
+    for (uint32_t g = 0; at != NULL && g < scenario->client_group_count; g++) {
+        if (strcmp(scenario->client_groups[g].id, at + 1) == 0)
+            return (int)g;
+    }
+    return -1;
 }
 
 /* "METRIC@GROUP": one client group's share of an outcome (or of its money). */
@@ -111,10 +132,11 @@ static void read_group_expectation(ScenarioReader *scenario_reader, const cJSON 
     const char *group = name + length + 1;
     char quoted[SCENARIO_QUOTE_LEN_MAX + 8];
     scenario_errors_quote(quoted, sizeof quoted, name);
-    if (!is_group_metric(name, length)) {
+    if (!scenario_is_group_metric(name, length)) {
         schema_error(reader,
                      "unknown metric %s (a client group's metric, METRIC@GROUP, is one of ok, "
-                     "double, lost, phantom, mismatch, double_amount, lost_amount)",
+                     "double, lost, phantom, mismatch, declined, refunded, double_amount, "
+                     "lost_amount)",
                      quoted);
         return;
     }
