@@ -154,10 +154,8 @@ START_TEST(test_c28_a_refund_retried_under_a_new_key_refunds_twice_with_two_faul
 {
     Scenario *fresh = load("c28_saga_refund_new_key", NULL, 0);
     Scenario *derived = load("c28_saga_refund_order_key", NULL, 0);
-    ExploreOptions options = {.max_faults = 3,
-                              .property = EXPLORE_NO_DOUBLE_REFUND,
-                              .threads = 2,
-                              .seed = fresh->seed};
+    ExploreOptions options = {
+        .max_faults = 3, .property = EXPLORE_NO_DOUBLE_REFUND, .threads = 2, .seed = fresh->seed};
     ExploreResult *result = malloc(sizeof *result);
     explore_mode(fresh, MODE_IDEMPOTENT, &options, result);
     ck_assert(result->found);

@@ -178,6 +178,65 @@ START_TEST(test_a_crash_wipes_only_a_store_the_instance_owns)
 }
 END_TEST
 
+/* Each instance crashes before the effect of one run in five and stays down 2 s: the
+ * balancer keeps picking a down instance. Told that the connection is refused, it sends the
+ * request to the other instance instead; the refusals left are the requests already on
+ * their way when an instance went down. */
+typedef struct {
+    uint32_t refused;             /* requests that met a down instance */
+    uint32_t refused_with_one_up; /* of them, while an instance was up */
+    bool down[16];                /* by node, from the crash and restart records */
+} Refusals;
+
+static void count_refusals(void *context, const TraceRecord *record)
+{
+    Refusals *refusals = context;
+    if (record->actor >= 16)
+        return;
+    if (record->event == TRACE_CRASH || record->event == TRACE_RESTART)
+        refusals->down[record->actor] = record->event == TRACE_CRASH;
+    if (record->event != TRACE_REFUSED_DOWN)
+        return;
+    refusals->refused++;
+    uint32_t down = 0;
+    for (uint32_t n = 0; n < 16; n++)
+        down += refusals->down[n];
+    refusals->refused_with_one_up += down < 2;
+}
+
+static Refusals refusals(const char *json, Metrics *metrics)
+{
+    Scenario *scenario = test_load(json, NULL, 0);
+    Refusals counts = {0};
+    World *world = world_create(scenario, MODE_AT_LEAST_ONCE, scenario->seed,
+                                (TraceSink){count_refusals, &counts}, (WorldLimits){0});
+    world_run(world);
+    *metrics = *world_metrics(world);
+    world_destroy(world);
+    free(scenario);
+    return counts;
+}
+
+START_TEST(test_a_balancer_sends_past_a_down_instance)
+{
+#define DOWN_OFTEN                                                                                 \
+    ", \"instances\": 2, \"crash\": {\"point\": \"before-effect\", \"prob\": 0.2,"                 \
+    " \"restart_ms\": 2000}"
+    Metrics stays, moves;
+    Refusals stays_refused = refusals(ONE_CLIENT_WORLD(DOWN_OFTEN, ""), &stays);
+    Refusals moves_refused = refusals(
+        ONE_CLIENT_WORLD(DOWN_OFTEN ", \"balancer_retry\": \"connect-failure\"", ""), &moves);
+    ck_assert_uint_eq(stays.balancer_retries, 0);
+    ck_assert_uint_gt(stays_refused.refused_with_one_up, 5);
+    ck_assert_uint_gt(moves.balancer_retries, 5);
+    /* one client, one request at a time: none is on its way when an instance goes down, so
+     * a refusal is left only when both are down */
+    ck_assert_uint_eq(moves_refused.refused_with_one_up, 0);
+    ck_assert_uint_lt(moves_refused.refused, stays_refused.refused);
+#undef DOWN_OFTEN
+}
+END_TEST
+
 /* A replica replication_lag_ms behind (and a primary that never fails over within the run):
  * a retry 0.4 s after its first attempt finds nothing when the lag is 1.5 s (every lost
  * answer charged again, as without keys), and finds the completed row when the lag is
@@ -223,6 +282,7 @@ static Suite *instances_suite(void)
     tcase_add_test(core, test_round_robin_deals_requests_in_turn);
     tcase_add_test(core, test_keys_per_instance_miss_every_retry_round_robin_sends_elsewhere);
     tcase_add_test(core, test_a_crash_wipes_only_a_store_the_instance_owns);
+    tcase_add_test(core, test_a_balancer_sends_past_a_down_instance);
     tcase_add_test(core, test_replica_reads_miss_what_the_lag_hides);
     tcase_add_test(core, test_random_balancer_is_deterministic);
     suite_add_tcase(suite, core);

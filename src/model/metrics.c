@@ -105,6 +105,7 @@ bool metrics_value(const Metrics *metrics, const char *name, double *value)
         {"reconciled", metrics->reconciled},
         {"provider_charges", metrics->provider_charges},
         {"call_retries", metrics->call_retries},
+        {"balancer_retries", metrics->balancer_retries},
         {"fulfil_failures", metrics->fulfil_failures},
         {"refunds", metrics->refunds},
         {"refund_retries", metrics->refund_retries},

@@ -68,6 +68,7 @@ typedef struct {
     uint64_t reconciled;            /* gateway timeouts settled by asking the gateway later */
     uint64_t provider_charges;      /* charge requests that reached the gateway, copies included */
     uint64_t call_retries;          /* charges a server sent again on its own (its call's retry) */
+    uint64_t balancer_retries;      /* requests the balancer sent on past a down instance */
     uint64_t fulfil_failures;       /* fulfil steps that failed after their charge (sagas) */
     uint64_t refunds;               /* charges the gateway gave back (a call's undo) */
     uint64_t refund_retries;        /* refunds a server sent again on its own */

@@ -34,6 +34,17 @@ uint32_t server_route(World *world, const Message *request)
         pick = (uint32_t)(world_draw_about(world, DRAW_BALANCER, request) % count);
         break;
     }
+    if (world->scenario.server.balancer_retry == BALANCER_RETRY_CONNECT_FAILURE &&
+        world->servers[pick].down) {
+        /* the connection is refused: the next instance that is up, in the instances' order */
+        for (uint32_t k = 1; k < count; k++) {
+            uint32_t next = (pick + k) % count;
+            if (!world->servers[next].down) {
+                world->metrics.balancer_retries++;
+                return world->servers[next].node;
+            }
+        }
+    }
     return world->servers[pick].node;
 }
 

@@ -188,6 +188,9 @@ static void write_mode(FILE *stream, const RunReport *report, uint32_t m, Series
         fprintf(stream,
                 "      \"call\": {\"retries\": %" PRIu64 ", \"provider_charges\": %" PRIu64 "},\n",
                 metrics->call_retries, metrics->provider_charges);
+    if (scenario->server.balancer_retry != BALANCER_RETRY_NONE)
+        fprintf(stream, "      \"balancer\": {\"retries\": %" PRIu64 "},\n",
+                metrics->balancer_retries);
     if (scenario_uses_saga(scenario))
         fprintf(stream,
                 "      \"saga\": {\"fulfil_failures\": %" PRIu64 ", \"refunds\": %" PRIu64

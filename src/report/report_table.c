@@ -32,6 +32,7 @@ typedef enum {
     SHOW_WITH_DECLINES,        /* a gateway that may decline, or a mode where one did */
     SHOW_WITH_SAGA,            /* a server whose order has a fulfil step after its charge */
     SHOW_WITH_BALANCE_UPDATES, /* a debit written other than atomically (C29) */
+    SHOW_WITH_BALANCER_RETRY,  /* a balancer that sends on past a down instance */
 } RowShown;
 
 typedef struct {
@@ -92,6 +93,7 @@ static const Row rows[] = {
     {"  receipts for no charge", "receipts_orphaned", ROW_BAD, SHOW_WITH_RECEIPTS},
     {"proxy retries (tries resent)", "proxy_retries", ROW_COUNT, SHOW_WITH_PROXY},
     {"proxy tries timed out", "proxy_timeouts", ROW_COUNT, SHOW_WITH_PROXY},
+    {"balancer: past a down instance", "balancer_retries", ROW_COUNT, SHOW_WITH_BALANCER_RETRY},
     {"server charge retries", "call_retries", ROW_COUNT, SHOW_WITH_CALL_RETRY},
     {"charges the provider received", "provider_charges", ROW_COUNT, SHOW_WITH_CALL_RETRY},
     {"orders failed after the charge", "fulfil_failures", ROW_COUNT, SHOW_WITH_SAGA},
@@ -322,6 +324,9 @@ bool report_write_table(FILE *stream, const RunReport *report, bool color)
             !any_mode_counts(report, "declined"))
             continue;
         if (rows[r].shown == SHOW_WITH_SAGA && !scenario_uses_saga(scenario))
+            continue;
+        if (rows[r].shown == SHOW_WITH_BALANCER_RETRY &&
+            scenario->server.balancer_retry == BALANCER_RETRY_NONE)
             continue;
         if (rows[r].shown == SHOW_WITH_BALANCE_UPDATES && !scenario_uses_balance_updates(scenario))
             continue;

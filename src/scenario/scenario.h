@@ -338,6 +338,11 @@ typedef struct {
 /* How a request to a server with several instances picks one: in turn, at random, or by a
  * hash of its idempotency key (a request without a key goes in turn). */
 typedef enum { BALANCER_ROUND_ROBIN, BALANCER_RANDOM, BALANCER_KEY_HASH } BalancerPolicy;
+/* What the balancer does when the instance it picked refuses the connection (crashed, or in
+ * its outage): nothing (the request meets the down instance), or send it to the next instance
+ * that is up (Envoy's retry_on connect-failure, NGINX's proxy_next_upstream error). Nothing was
+ * sent to the down instance, so this retry cannot run a request twice. */
+typedef enum { BALANCER_RETRY_NONE, BALANCER_RETRY_CONNECT_FAILURE } BalancerRetry;
 
 /* The key a service's call carries to the next hop: its own key as it is, a key derived from
  * it (the same for every retry of the call), or none. */
@@ -380,6 +385,7 @@ typedef struct {
 typedef struct {
     uint32_t instances; /* processes behind one balancer, each with its own workers and queue */
     BalancerPolicy balancer;
+    BalancerRetry balancer_retry;
     uint32_t workers; /* per instance; 0: unbounded concurrency */
     uint32_t queue;   /* requests waiting for a worker at most; SERVER_QUEUE_UNBOUNDED */
     ShedSpec shed;

@@ -153,6 +153,9 @@ static const NameEntry balancers[] = {{"round-robin", BALANCER_ROUND_ROBIN},
                                       {"random", BALANCER_RANDOM},
                                       {"key-hash", BALANCER_KEY_HASH}};
 const NameTable scenario_names_balancer = TABLE(balancers);
+static const NameEntry balancer_retries[] = {{"none", BALANCER_RETRY_NONE},
+                                             {"connect-failure", BALANCER_RETRY_CONNECT_FAILURE}};
+const NameTable scenario_names_balancer_retry = TABLE(balancer_retries);
 static const NameEntry placements[] = {{"shared", PLACEMENT_SHARED},
                                        {"per-instance", PLACEMENT_PER_INSTANCE}};
 const NameTable scenario_names_placement = TABLE(placements);
@@ -292,6 +295,7 @@ const char *const scenario_metric_names[] = {
     "refund_retries",
     "double_refunds",
     "double_refund_amount",
+    "balancer_retries",
 };
 const unsigned scenario_metric_count =
     (unsigned)(sizeof scenario_metric_names / sizeof scenario_metric_names[0]);

@@ -39,6 +39,7 @@ extern const NameTable scenario_names_budget_kind; /* finagle, grpc */
 extern const NameTable scenario_names_on_unknown;
 extern const NameTable scenario_names_receipts_via;
 extern const NameTable scenario_names_balancer;
+extern const NameTable scenario_names_balancer_retry;
 extern const NameTable scenario_names_placement;
 extern const NameTable scenario_names_reads;
 extern const NameTable scenario_names_call_key;

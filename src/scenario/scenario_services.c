@@ -464,6 +464,7 @@ static void read_instances_in_older_form(SchemaReader *reader, const cJSON *item
 static const SchemaField server_fields[] = {
     FIELD_CUSTOM("instances", 0, read_instances_in_older_form, NULL, false),
     FIELD_CUSTOM("balancer", 0, read_instances_in_older_form, NULL, false),
+    FIELD_CUSTOM("balancer_retry", 0, read_instances_in_older_form, NULL, false),
     SERVER_FIELDS_HEAD,
     FIELD_OBJECT("idempotency", ServerSpec, idempotency, server_idempotency_schema),
     SERVER_FIELDS_TAIL,
@@ -853,6 +854,7 @@ static const SchemaField server_service_fields[] = {
     SERVICE_HEAD_FIELDS,
     FIELD_U32("instances", ServerSpec, instances, RANGE_INSTANCES),
     FIELD_CHOICE("balancer", ServerSpec, balancer, scenario_names_balancer),
+    FIELD_CHOICE("balancer_retry", ServerSpec, balancer_retry, scenario_names_balancer_retry),
     SERVER_FIELDS_HEAD,
     REFERENCE_FIELD("key_store"),
     SERVER_FIELDS_FAILURES,
