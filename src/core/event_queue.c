@@ -475,6 +475,33 @@ bool event_queue_pop_until(EventQueue *queue, SimTimeUs until_us, Event *out)
     return true;
 }
 
+uint64_t event_queue_run(EventQueue *queue, SimTimeUs until_us, uint64_t max_events,
+                         SimTimeUs *now_us, uint64_t *counter,
+                         void (*handle)(void *context, const Event *event), void *context)
+{
+    uint64_t ran = 0;
+    while (ran < max_events && front_ready(queue)) {
+        uint32_t index = queue->front[queue->front_head].slot;
+        const Slot *slot = &queue->slots[index];
+        if (slot->at_us > until_us)
+            break;
+        queue->front_head++;
+        queue->floor = slot->at_us;
+        Event event = {.at_us = slot->at_us,
+                       .seq = slot->seq,
+                       .kind = slot->kind,
+                       .target = slot->target,
+                       .arg = slot->arg};
+        release_slot(queue, index);
+        queue->live--;
+        *now_us = event.at_us;
+        (*counter)++;
+        handle(context, &event);
+        ran++;
+    }
+    return ran;
+}
+
 bool event_queue_peek_time(EventQueue *queue, SimTimeUs *at_us)
 {
     if (!settle_front(queue))
