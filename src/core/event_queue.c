@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "big_array.h"
 #include "sim_assert.h"
 
 #define WINDOW_BITS 8 /* the front: keys that differ from last in these low bits only */
@@ -62,7 +63,7 @@ typedef struct {
     uint32_t slot;
 } FrontKey;
 
-/* 32 bytes: a slot never straddles a cache line (the array is aligned to 64). */
+/* 32 bytes: a slot never straddles a cache line (big_array aligns to 64). */
 typedef struct {
     SimTimeUs at_us;
     uint64_t seq; /* of the pending event in this slot; 0 when free or cancelled */
@@ -104,13 +105,10 @@ static size_t grown(size_t capacity)
 static void grow_slots(EventQueue *queue, size_t capacity)
 {
     size_t old_capacity = queue->slot_capacity;
-    Slot *slots = aligned_alloc(64, (capacity * sizeof(Slot) + 63) & ~(size_t)63);
-    SIM_ASSERT(slots != NULL, "out of memory for event slots");
-    if (old_capacity > 0)
-        memcpy(slots, queue->slots, old_capacity * sizeof(Slot));
-    free(queue->slots);
-    queue->slots = slots;
-    queue->next = sim_xrealloc(queue->next, capacity * sizeof(uint32_t));
+    queue->slots =
+        big_array_grow(queue->slots, old_capacity * sizeof(Slot), capacity * sizeof(Slot));
+    queue->next =
+        big_array_grow(queue->next, old_capacity * sizeof(uint32_t), capacity * sizeof(uint32_t));
     for (size_t i = old_capacity; i < capacity; i++) {
         queue->slots[i].seq = 0;
         queue->next[i] = i + 1 < capacity ? (uint32_t)(i + 1) : queue->free_slot;
@@ -403,8 +401,8 @@ void event_queue_destroy(EventQueue *queue)
     if (queue == NULL)
         return;
     free(queue->front);
-    free(queue->slots);
-    free(queue->next);
+    big_array_free(queue->slots, queue->slot_capacity * sizeof(Slot));
+    big_array_free(queue->next, queue->slot_capacity * sizeof(uint32_t));
     free(queue);
 }
 

@@ -18,18 +18,13 @@
  * freed only if it too has expired. Stale entries are dropped when popped, and everything is
  * rebuilt from the rows when they outnumber the rows, so the order stays within a constant
  * factor of the table. A timer wheel was rejected: TTLs span microseconds to decades. */
-#if defined(__linux__) && !defined(_GNU_SOURCE)
-#define _GNU_SOURCE /* madvise, MADV_POPULATE_WRITE, mremap */
-#endif
 #include "idem_store.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 
+#include "big_array.h"
 #include "rng.h"
 #include "sim_assert.h"
 
@@ -84,106 +79,6 @@ struct IdemStore {
     size_t heap_count;
     size_t heap_capacity;
 };
-
-/* ------------------------------------------------------------------ big arrays */
-
-/* A big array (1 MiB or more: a store past some 16,000 rows) is mapped on its own, aligned
- * to 2 MiB, asks for transparent huge pages and is faulted in at once; a smaller one comes
- * from calloc. On the VM this was measured on, the first touch of each fresh 4 KiB page cost
- * about 15 us even after MADV_POPULATE_WRITE alone had mapped it (64 MiB: 150-250 ms on the
- * first pass over it, 3 ms on the second), which was most of what the no-sweep PAY-1 paid
- * for its million rows: the rows' first writes and the grown indexes' first probes. With
- * huge pages the same 64 MiB is ready in 4-8 ms (issue 25). Each is a hint: a kernel that
- * refuses it leaves ordinary pages, faulted in on first touch. Growth maps a new array and
- * copies (a big array never grows in place). */
-#define BIG_ARRAY_BYTES ((size_t)1 << 20)
-#define HUGE_PAGE_BYTES ((size_t)2 << 20)
-
-#if defined(__linux__) && defined(MAP_ANONYMOUS)
-#define BIG_ARRAYS_MAPPED 1
-#else
-#define BIG_ARRAYS_MAPPED 0
-#endif
-
-static bool array_is_big(size_t bytes)
-{
-    return BIG_ARRAYS_MAPPED && bytes >= BIG_ARRAY_BYTES;
-}
-
-static size_t mapped_length(size_t bytes)
-{
-    return (bytes + HUGE_PAGE_BYTES - 1) & ~(HUGE_PAGE_BYTES - 1);
-}
-
-#if BIG_ARRAYS_MAPPED
-static void fault_in(char *start, size_t length)
-{
-#if defined(MADV_HUGEPAGE)
-    (void)madvise(start, length, MADV_HUGEPAGE);
-#endif
-#if defined(MADV_POPULATE_WRITE)
-    (void)madvise(start, length, MADV_POPULATE_WRITE);
-#endif
-}
-#endif
-
-/* Zeroed, like calloc. */
-static void *array_alloc(size_t bytes)
-{
-#if BIG_ARRAYS_MAPPED
-    if (array_is_big(bytes)) {
-        size_t length = mapped_length(bytes);
-        char *mapped = mmap(NULL, length + HUGE_PAGE_BYTES, PROT_READ | PROT_WRITE,
-                            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        SIM_ASSERT(mapped != MAP_FAILED, "out of memory for a key store");
-        char *start = (char *)(((uintptr_t)mapped + HUGE_PAGE_BYTES - 1) & ~(HUGE_PAGE_BYTES - 1));
-        if (start > mapped)
-            munmap(mapped, (size_t)(start - mapped));
-        size_t tail = (size_t)(mapped + length + HUGE_PAGE_BYTES - (start + length));
-        if (tail > 0)
-            munmap(start + length, tail);
-        fault_in(start, length);
-        return start;
-    }
-#endif
-    return sim_xcalloc(1, bytes);
-}
-
-/* bytes: what array_alloc was asked for. NULL is a no-op. */
-static void array_free(void *array, size_t bytes)
-{
-    if (array == NULL)
-        return;
-#if BIG_ARRAYS_MAPPED
-    if (array_is_big(bytes)) {
-        munmap(array, mapped_length(bytes));
-        return;
-    }
-#endif
-    free(array);
-}
-
-/* The array grown from old_bytes to bytes, its contents kept (the rest is not zeroed). A big
- * one moves its pages to a longer mapping instead of copying them, so a growth does not hold
- * the old array and the new one at once. */
-static void *array_grow(void *array, size_t old_bytes, size_t bytes)
-{
-    if (!array_is_big(bytes))
-        return sim_xrealloc(array, bytes);
-#if BIG_ARRAYS_MAPPED && defined(MREMAP_MAYMOVE)
-    if (array_is_big(old_bytes)) {
-        size_t old_length = mapped_length(old_bytes), length = mapped_length(bytes);
-        char *moved = mremap(array, old_length, length, MREMAP_MAYMOVE);
-        SIM_ASSERT(moved != MAP_FAILED, "out of memory for a key store");
-        fault_in(moved + old_length, length - old_length);
-        return moved;
-    }
-#endif
-    void *grown = array_alloc(bytes);
-    memcpy(grown, array, old_bytes);
-    array_free(array, old_bytes);
-    return grown;
-}
 
 /* ------------------------------------------------------------------ the expiry order */
 
@@ -343,14 +238,14 @@ static void index_alloc(KeyIndex *index, size_t capacity)
     index->shift = 32;
     while ((1ull << (32 - index->shift)) < capacity)
         index->shift--;
-    index->fingerprints = array_alloc(capacity);
-    index->entries = array_alloc(capacity * sizeof *index->entries);
+    index->fingerprints = big_array_alloc(capacity);
+    index->entries = big_array_alloc(capacity * sizeof *index->entries);
 }
 
 static void index_release(KeyIndex *index)
 {
-    array_free(index->entries, index->capacity * sizeof *index->entries);
-    array_free(index->fingerprints, index->capacity);
+    big_array_free(index->entries, index->capacity * sizeof *index->entries);
+    big_array_free(index->fingerprints, index->capacity);
 }
 
 static bool position_used(const KeyIndex *index, size_t position)
@@ -539,8 +434,8 @@ static uint32_t row_take(IdemStore *store)
         /* x1.5, not x2: the rows are most of a big table's bytes (issue 25: <= 110 a row) */
         SIM_ASSERT(store->row_capacity < UINT32_MAX / 2, "a store's rows fit 32-bit numbers");
         uint32_t capacity = store->row_capacity + store->row_capacity / 2;
-        store->rows = array_grow(store->rows, (size_t)store->row_capacity * sizeof *store->rows,
-                                 (size_t)capacity * sizeof *store->rows);
+        store->rows = big_array_grow(store->rows, (size_t)store->row_capacity * sizeof *store->rows,
+                                     (size_t)capacity * sizeof *store->rows);
         store->row_capacity = capacity;
     }
     /* A fresh row's line is written at once; fetch the next one's now, while the event loop
@@ -549,8 +444,7 @@ static uint32_t row_take(IdemStore *store)
     uint32_t row = store->row_count++;
     if (store->row_count + ROWS_AHEAD < store->row_capacity) {
         const char *next = (const char *)&store->rows[store->row_count + ROWS_AHEAD];
-        __builtin_prefetch(next, 1); /* both its lines: malloc does not align rows to 64 */
-        __builtin_prefetch(next + sizeof *store->rows - 1, 1);
+        __builtin_prefetch(next, 1); /* one line: big_array aligns rows to 64 */
     }
     return row;
 }
@@ -583,7 +477,7 @@ IdemStore *idem_store_create(size_t capacity_hint)
     store->row_capacity = 32;
     while (store->row_capacity < capacity_hint)
         store->row_capacity += store->row_capacity / 2;
-    store->rows = array_alloc((size_t)store->row_capacity * sizeof *store->rows);
+    store->rows = big_array_alloc((size_t)store->row_capacity * sizeof *store->rows);
     store->free_row = NO_ROW;
     return store;
 }
@@ -592,7 +486,7 @@ void idem_store_destroy(IdemStore *store)
 {
     if (store == NULL)
         return;
-    array_free(store->rows, (size_t)store->row_capacity * sizeof *store->rows);
+    big_array_free(store->rows, (size_t)store->row_capacity * sizeof *store->rows);
     index_release(&store->old);
     index_release(&store->young);
     free(store->moving);
