@@ -18,18 +18,13 @@
  * freed only if it too has expired. Stale entries are dropped when popped, and everything is
  * rebuilt from the rows when they outnumber the rows, so the order stays within a constant
  * factor of the table. A timer wheel was rejected: TTLs span microseconds to decades. */
-#if defined(__linux__) && !defined(_DEFAULT_SOURCE)
-#define _DEFAULT_SOURCE /* madvise, MADV_POPULATE_WRITE */
-#endif
 #include "idem_store.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 
+#include "big_array.h"
 #include "rng.h"
 #include "sim_assert.h"
 
@@ -84,27 +79,6 @@ struct IdemStore {
     size_t heap_count;
     size_t heap_capacity;
 };
-
-/* ------------------------------------------------------------------ big arrays */
-
-/* Faults in the pages of a big array's new part at once (Linux 5.14 and later): a table of
- * a million rows was a page fault per 4 KiB written, one by one (issue 25: the no-sweep PAY-1
- * spent a sixth of its time in the kernel). A hint: an older kernel refuses it, harmlessly. */
-static void populate(void *address, size_t bytes)
-{
-#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
-    const uintptr_t page = 4096;
-    if (bytes < (1u << 20))
-        return;
-    uintptr_t start = ((uintptr_t)address + page - 1) & ~(page - 1);
-    uintptr_t end = ((uintptr_t)address + bytes) & ~(page - 1);
-    if (end > start)
-        (void)madvise((void *)start, end - start, MADV_POPULATE_WRITE);
-#else
-    (void)address;
-    (void)bytes;
-#endif
-}
 
 /* ------------------------------------------------------------------ the expiry order */
 
@@ -264,16 +238,14 @@ static void index_alloc(KeyIndex *index, size_t capacity)
     index->shift = 32;
     while ((1ull << (32 - index->shift)) < capacity)
         index->shift--;
-    index->fingerprints = sim_xcalloc(capacity, 1);
-    index->entries = sim_xcalloc(capacity, sizeof *index->entries);
-    populate(index->fingerprints, capacity); /* probes touch every page */
-    populate(index->entries, capacity * sizeof *index->entries);
+    index->fingerprints = big_array_alloc(capacity);
+    index->entries = big_array_alloc(capacity * sizeof *index->entries);
 }
 
 static void index_release(KeyIndex *index)
 {
-    free(index->entries);
-    free(index->fingerprints);
+    big_array_free(index->entries, index->capacity * sizeof *index->entries);
+    big_array_free(index->fingerprints, index->capacity);
 }
 
 static bool position_used(const KeyIndex *index, size_t position)
@@ -462,9 +434,8 @@ static uint32_t row_take(IdemStore *store)
         /* x1.5, not x2: the rows are most of a big table's bytes (issue 25: <= 110 a row) */
         SIM_ASSERT(store->row_capacity < UINT32_MAX / 2, "a store's rows fit 32-bit numbers");
         uint32_t capacity = store->row_capacity + store->row_capacity / 2;
-        store->rows = sim_xrealloc(store->rows, (unsigned long long)capacity * sizeof *store->rows);
-        populate(store->rows + store->row_capacity,
-                 (size_t)(capacity - store->row_capacity) * sizeof *store->rows);
+        store->rows = big_array_grow(store->rows, (size_t)store->row_capacity * sizeof *store->rows,
+                                     (size_t)capacity * sizeof *store->rows);
         store->row_capacity = capacity;
     }
     /* A fresh row's line is written at once; fetch the next one's now, while the event loop
@@ -473,8 +444,7 @@ static uint32_t row_take(IdemStore *store)
     uint32_t row = store->row_count++;
     if (store->row_count + ROWS_AHEAD < store->row_capacity) {
         const char *next = (const char *)&store->rows[store->row_count + ROWS_AHEAD];
-        __builtin_prefetch(next, 1); /* both its lines: malloc does not align rows to 64 */
-        __builtin_prefetch(next + sizeof *store->rows - 1, 1);
+        __builtin_prefetch(next, 1); /* one line: big_array aligns rows to 64 */
     }
     return row;
 }
@@ -507,7 +477,7 @@ IdemStore *idem_store_create(size_t capacity_hint)
     store->row_capacity = 32;
     while (store->row_capacity < capacity_hint)
         store->row_capacity += store->row_capacity / 2;
-    store->rows = sim_xcalloc(store->row_capacity, sizeof *store->rows);
+    store->rows = big_array_alloc((size_t)store->row_capacity * sizeof *store->rows);
     store->free_row = NO_ROW;
     return store;
 }
@@ -516,7 +486,7 @@ void idem_store_destroy(IdemStore *store)
 {
     if (store == NULL)
         return;
-    free(store->rows);
+    big_array_free(store->rows, (size_t)store->row_capacity * sizeof *store->rows);
     index_release(&store->old);
     index_release(&store->young);
     free(store->moving);
