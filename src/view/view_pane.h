@@ -112,6 +112,7 @@ typedef struct {
     SimTimeUs t_us;
     TraceEvent event;
     NodeKind kind; /* of the actor */
+    uint32_t node; /* the actor's world node: a crash names the instance that went down */
     int64_t value; /* the record's value: rows lost, replays, offset, status */
     uint32_t repeats;
 } ViewMechanism;
