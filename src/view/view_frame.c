@@ -203,6 +203,133 @@ static void shared_timeline(const ViewFrame *frame, ViewTimeline *timeline)
         view_timeline_follow(timeline, busy, count, clock, window);
 }
 
+/* The colour of a telling story's headline: as the counter of its outcome. */
+static ViewColor headline_color(const char *headline)
+{
+    if (strstr(headline, "twice") != NULL || strstr(headline, "stale") != NULL)
+        return VIEW_COLOR_DOUBLE;
+    if (strstr(headline, "never") != NULL)
+        return VIEW_COLOR_LOST;
+    if (strstr(headline, "caught") != NULL)
+        return VIEW_COLOR_OK;
+    return VIEW_COLOR_WARNING;
+}
+
+/* The colour of explain's "outcome: double: ..." line: its outcome's counter's. */
+static ViewColor outcome_color(const char *line)
+{
+    if (strncmp(line, "outcome: ok", 11) == 0)
+        return VIEW_COLOR_OK;
+    if (strncmp(line, "outcome: double", 15) == 0)
+        return VIEW_COLOR_DOUBLE;
+    if (strncmp(line, "outcome: lost", 13) == 0)
+        return VIEW_COLOR_LOST;
+    return VIEW_COLOR_WARNING;
+}
+
+/* A finished column's most telling operation, told as explain tells it, where its diagram
+ * was: at the end the diagram holds only the last quiet exchange, and the cause (the lost
+ * answer, the second charge) has long scrolled off. Its steps in order, wrapped to the
+ * column; when they do not all fit, the first two, a line saying how many are left out and
+ * the last ones, and always the outcome and what caught each duplicate. */
+static void draw_end_story(ViewFrame *frame, ViewRect rect, const ViewStory *story)
+{
+    ViewCanvas *canvas = frame->canvas;
+    view_canvas_round(canvas, rect, (float)P(frame, 6), C(VIEW_COLOR_PANEL));
+    int pad = P(frame, 8);
+    int x = rect.x + pad, wrap = rect.w - 2 * pad, y = rect.y + pad;
+    int bottom = rect.y + rect.h - pad;
+    int title_h = view_canvas_text_height(canvas, VIEW_FONT_LABEL);
+    int line_h = view_canvas_text_height(canvas, VIEW_FONT_SMALL);
+    char title[96];
+    snprintf(title, sizeof title, "THE STORY OF OPERATION %" PRIu64, story->operation);
+    view_canvas_text_fit(canvas, VIEW_FONT_LABEL, C(VIEW_COLOR_TEXT), x, y, VIEW_ALIGN_LEFT, wrap,
+                         title);
+    y += title_h;
+    ViewColor tone = headline_color(story->headline);
+    y += line_h *
+         view_canvas_text_lines(canvas, VIEW_FONT_SMALL, C(tone), x, y, wrap, 2, story->headline);
+    y += P(frame, 4);
+    int verdict_rows = 0, first_verdict = story->line_count;
+    for (int i = story->line_count; i-- > 0;) {
+        const char *line = story->lines[i];
+        if (strncmp(line, "outcome:", 8) != 0 && strncmp(line, "caught:", 7) != 0)
+            break;
+        first_verdict = i;
+        verdict_rows += view_canvas_text_line_count(canvas, VIEW_FONT_SMALL, wrap, line);
+    }
+    int rows = (bottom - y) / line_h - verdict_rows;
+    int first = 0;
+    size_t mode_length = strlen(mode_name(story->mode));
+    if (first_verdict > 0 && strncmp(story->lines[0], mode_name(story->mode), mode_length) == 0 &&
+        story->lines[0][mode_length] == ':')
+        first = 1; /* "at-least-once: operation 680", which the title and the column say */
+    int need[VIEW_STORY_LINES_MAX], total = 0;
+    for (int i = first; i < first_verdict; i++) {
+        need[i] = view_canvas_text_line_count(canvas, VIEW_FONT_SMALL, wrap, story->lines[i]);
+        total += need[i];
+    }
+    /* All the steps, or the first two (the click, the first send) and as many as fit up to
+     * the step that made the story telling (its anchor: the stale write) or the last, each
+     * run of steps left out said in a line. */
+    int anchor_end = first_verdict;
+    for (int i = first; story->anchor[0] != '\0' && i < first_verdict; i++) {
+        if (strstr(story->lines[i], story->anchor) != NULL) {
+            anchor_end = i + 2 < first_verdict ? i + 2 : first_verdict;
+            break;
+        }
+    }
+    bool shown[VIEW_STORY_LINES_MAX] = {false};
+    if (total <= rows && !story->truncated) {
+        for (int i = first; i < first_verdict; i++)
+            shown[i] = true;
+    } else {
+        rows -= anchor_end < first_verdict || story->truncated ? 2 : 1; /* the "more" lines */
+        int head_end = first;
+        while (head_end < first_verdict && head_end < first + 2 && need[head_end] <= rows) {
+            shown[head_end] = true;
+            rows -= need[head_end++];
+        }
+        for (int i = anchor_end; i-- > head_end && need[i] <= rows;) {
+            shown[i] = true;
+            rows -= need[i];
+        }
+    }
+    for (int i = first; i <= first_verdict; i++) {
+        if (i < first_verdict && shown[i]) {
+            y += line_h * view_canvas_text_lines(canvas, VIEW_FONT_SMALL, C(VIEW_COLOR_TEXT_DIM), x,
+                                                 y, wrap, need[i], story->lines[i]);
+            continue;
+        }
+        int run = 0;
+        while (i + run < first_verdict && !shown[i + run])
+            run++;
+        bool rest = i + run == first_verdict && story->truncated;
+        if (run == 0 && !rest)
+            continue;
+        char count[16] = "";
+        if (run > 0)
+            snprintf(count, sizeof count, "%d%s ", run, rest ? "+" : "");
+        char more[96];
+        snprintf(more, sizeof more, "\xE2\x80\xA6 %smore steps: idemsim explain --op %" PRIu64,
+                 count, story->operation);
+        view_canvas_text_fit(canvas, VIEW_FONT_SMALL, C(VIEW_COLOR_TEXT_DIM), x, y, VIEW_ALIGN_LEFT,
+                             wrap, more);
+        y += line_h;
+        i += run > 0 ? run - 1 : 0;
+        if (rest)
+            break;
+    }
+    for (int v = first_verdict; v < story->line_count && y + line_h <= bottom; v++) {
+        int need = view_canvas_text_line_count(canvas, VIEW_FONT_SMALL, wrap, story->lines[v]);
+        int fit = (bottom - y) / line_h;
+        y += line_h * view_canvas_text_lines(
+                          canvas, VIEW_FONT_SMALL,
+                          C(v == first_verdict ? outcome_color(story->lines[v]) : VIEW_COLOR_TEXT),
+                          x, y, wrap, need < fit ? need : fit, story->lines[v]);
+    }
+}
+
 static void draw_pane(ViewFrame *frame, int column, int64_t scale, const ViewTimeline *timeline,
                       ViewSequencePick *pick)
 {
@@ -225,8 +352,15 @@ static void draw_pane(ViewFrame *frame, int column, int64_t scale, const ViewTim
     view_panels_balances(&panels);
     view_panels_keys(&panels);
     view_panels_narration(&panels);
-    view_sequence_draw(frame->canvas, &frame->layout, box->sequence, pane, timeline,
-                       view_session_clock(frame->session), pick);
+    const ViewStory *story =
+        frame->end_stories != NULL && index < MODE_COUNT ? &frame->end_stories[index] : NULL;
+    /* a fixed window asks for that stretch of time: the diagram, finished or not */
+    if (story != NULL && story->valid && !frame->fixed_window &&
+        view_pane_finished_at(pane, view_session_clock(frame->session)))
+        draw_end_story(frame, box->sequence, story);
+    else
+        view_sequence_draw(frame->canvas, &frame->layout, box->sequence, pane, timeline,
+                           view_session_clock(frame->session), pick);
 }
 
 /* ------------------------------------------------------------------ overlays */

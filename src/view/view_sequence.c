@@ -1186,6 +1186,16 @@ static void draw_service_mark(Strip *strip, const DiagramItem *mark)
     if (mark->event == TRACE_EXECUTE)
         ledger_entry(strip, mark, y); /* the money first, when labels crowd */
     const char *words = diagram_mark_word(mark, buffer, sizeof buffer, &tone);
+    OperationView view;
+    if (mark->event == TRACE_EXECUTE && words != NULL &&
+        world_operation_view(strip->pane->world, mark->operation, &view) &&
+        strip->pane->scenario->client_groups[view.group].operation.kind != OPERATION_DEBIT) {
+        /* only a payment is a charge: a status written again, an insert run again */
+        bool status =
+            strip->pane->scenario->client_groups[view.group].operation.kind == OPERATION_SET_STATUS;
+        snprintf(buffer, sizeof buffer, "%s x%u", status ? "write" : "run", mark->effects);
+        words = buffer;
+    }
     if (words != NULL)
         decision_label(strip, x, y, tone_color(tone), words);
     offer(strip, mark, (ViewSegment){true, x, y, x, y});
