@@ -354,8 +354,10 @@ static void draw_pane(ViewFrame *frame, int column, int64_t scale, const ViewTim
     view_panels_narration(&panels);
     const ViewStory *story =
         frame->end_stories != NULL && index < MODE_COUNT ? &frame->end_stories[index] : NULL;
-    /* a fixed window asks for that stretch of time: the diagram, finished or not */
-    if (story != NULL && story->valid && !frame->fixed_window &&
+    /* a fixed window asks for that stretch of time: the diagram, finished or not; and a
+     * question on screen is voted on before any story tells how it ended */
+    bool question = frame->quiz != NULL && view_quiz_shown(frame->quiz) != NULL;
+    if (story != NULL && story->valid && !frame->fixed_window && !question &&
         view_pane_finished_at(pane, view_session_clock(frame->session)))
         draw_end_story(frame, box->sequence, story);
     else
