@@ -227,11 +227,72 @@ static ViewColor outcome_color(const char *line)
     return VIEW_COLOR_WARNING;
 }
 
+/* The rows the chosen steps take, each run of steps left out (and the lines a long story
+ * lost) said in a row of its own. */
+static int rows_taken(const ViewStory *story, const int *need, int first, int end,
+                      const bool *shown)
+{
+    int rows = 0;
+    for (int i = first; i < end; i++) {
+        if (shown[i])
+            rows += need[i];
+        else if (i == first || shown[i - 1])
+            rows++;
+    }
+    if (story->truncated && (end == first || shown[end - 1]))
+        rows++;
+    return rows;
+}
+
+/* Which steps of [first, end) a story shows in `rows`: all when they fit; else, in this
+ * order while they fit, the first two (the click, the first send), the steps that are the
+ * lesson (a crash, a copy lost, the stale write, an effect), then the steps before the
+ * telling one (its anchor) or the last, from there backwards. */
+static void choose_steps(const ViewStory *story, const int *need, int first, int end, int rows,
+                         bool *shown)
+{
+    for (int i = first; i < end; i++)
+        shown[i] = true;
+    if (rows_taken(story, need, first, end, shown) <= rows)
+        return;
+    int anchor_end = end;
+    for (int i = first; story->anchor[0] != '\0' && i < end; i++) {
+        if (strstr(story->lines[i], story->anchor) != NULL) {
+            anchor_end = i + 2 < end ? i + 2 : end;
+            break;
+        }
+    }
+    static const char *const lessons[] = {"CRASH", "LOST", "stale overwrite", ": charges",
+                                          ": runs"};
+    int order[VIEW_STORY_LINES_MAX], count = 0;
+    for (int i = first; i < end && i < first + 2; i++)
+        order[count++] = i;
+    for (int i = first + 2; i < end; i++) {
+        for (size_t w = 0; w < sizeof lessons / sizeof lessons[0]; w++) {
+            if (strstr(story->lines[i], lessons[w]) != NULL) {
+                order[count++] = i;
+                break;
+            }
+        }
+    }
+    for (int i = anchor_end; i-- > first + 2;)
+        order[count++] = i;
+    for (int i = first; i < end; i++)
+        shown[i] = false;
+    for (int c = 0; c < count; c++) {
+        if (shown[order[c]])
+            continue;
+        shown[order[c]] = true;
+        if (rows_taken(story, need, first, end, shown) > rows)
+            shown[order[c]] = false;
+    }
+}
+
 /* A finished column's most telling operation, told as explain tells it, where its diagram
  * was: at the end the diagram holds only the last quiet exchange, and the cause (the lost
  * answer, the second charge) has long scrolled off. Its steps in order, wrapped to the
- * column; when they do not all fit, the first two, a line saying how many are left out and
- * the last ones, and always the outcome and what caught each duplicate. */
+ * column (choose_steps when they do not all fit, with a line for each run left out), and
+ * always the outcome and what caught each duplicate. */
 static void draw_end_story(ViewFrame *frame, ViewRect rect, const ViewStory *story)
 {
     ViewCanvas *canvas = frame->canvas;
@@ -264,37 +325,11 @@ static void draw_end_story(ViewFrame *frame, ViewRect rect, const ViewStory *sto
     if (first_verdict > 0 && strncmp(story->lines[0], mode_name(story->mode), mode_length) == 0 &&
         story->lines[0][mode_length] == ':')
         first = 1; /* "at-least-once: operation 680", which the title and the column say */
-    int need[VIEW_STORY_LINES_MAX], total = 0;
-    for (int i = first; i < first_verdict; i++) {
+    int need[VIEW_STORY_LINES_MAX];
+    for (int i = first; i < first_verdict; i++)
         need[i] = view_canvas_text_line_count(canvas, VIEW_FONT_SMALL, wrap, story->lines[i]);
-        total += need[i];
-    }
-    /* All the steps, or the first two (the click, the first send) and as many as fit up to
-     * the step that made the story telling (its anchor: the stale write) or the last, each
-     * run of steps left out said in a line. */
-    int anchor_end = first_verdict;
-    for (int i = first; story->anchor[0] != '\0' && i < first_verdict; i++) {
-        if (strstr(story->lines[i], story->anchor) != NULL) {
-            anchor_end = i + 2 < first_verdict ? i + 2 : first_verdict;
-            break;
-        }
-    }
     bool shown[VIEW_STORY_LINES_MAX] = {false};
-    if (total <= rows && !story->truncated) {
-        for (int i = first; i < first_verdict; i++)
-            shown[i] = true;
-    } else {
-        rows -= anchor_end < first_verdict || story->truncated ? 2 : 1; /* the "more" lines */
-        int head_end = first;
-        while (head_end < first_verdict && head_end < first + 2 && need[head_end] <= rows) {
-            shown[head_end] = true;
-            rows -= need[head_end++];
-        }
-        for (int i = anchor_end; i-- > head_end && need[i] <= rows;) {
-            shown[i] = true;
-            rows -= need[i];
-        }
-    }
+    choose_steps(story, need, first, first_verdict, rows, shown);
     for (int i = first; i <= first_verdict; i++) {
         if (i < first_verdict && shown[i]) {
             y += line_h * view_canvas_text_lines(canvas, VIEW_FONT_SMALL, C(VIEW_COLOR_TEXT_DIM), x,
