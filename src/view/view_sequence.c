@@ -146,7 +146,11 @@ static float service_gap(const Strip *strip, float left, float client_room)
     float gap = room / gaps;
     if (gap < SERVICE_GAP_MIN) /* the network gives up some of its width first */
         gap = (room + NETWORK_GAP - NETWORK_GAP_MIN) / gaps;
-    return gap > SERVICE_GAP ? SERVICE_GAP : gap < SERVICE_GAP_MIN ? SERVICE_GAP_MIN : gap;
+    /* below the minimum only when even that would leave the column (eight instances): the
+     * names are then shortened, the lanes stay apart */
+    float floor =
+        room + NETWORK_GAP - NETWORK_GAP_MIN >= SERVICE_GAP_MIN * gaps ? SERVICE_GAP_MIN : 8.0f;
+    return gap > SERVICE_GAP ? SERVICE_GAP : gap < floor ? floor : gap;
 }
 
 /* Which sampled clients get a lane when not all fit: the first of each group in turn, then
@@ -839,7 +843,7 @@ static void heading_taken(Headings *headings, ViewRect box)
 }
 
 /* Words centred on x on the first free row from `row`; shortened to max_w on that row when
- * neither is free. */
+ * neither is free, and left out when even that would cover another word. */
 static void heading_text(Strip *strip, Headings *headings, ViewFont font, float x, int row,
                          int max_w, const char *text)
 {
@@ -863,8 +867,11 @@ static void heading_text(Strip *strip, Headings *headings, ViewFont font, float 
         }
     }
     int fit = w < max_w ? w : max_w;
+    ViewRect box = {(int)x - fit / 2 - gap, headings->y[row], fit + 2 * gap, h};
+    if (fit <= 0 || !heading_free(headings, box))
+        return; /* left out rather than drawn over another (eight instances in a column) */
     view_canvas_text_fit(canvas, font, dim, (int)x, headings->y[row], VIEW_ALIGN_CENTER, fit, text);
-    heading_taken(headings, (ViewRect){(int)x - fit / 2 - gap, headings->y[row], fit + 2 * gap, h});
+    heading_taken(headings, box);
 }
 
 /* Where the lane at a position is drawn, or -1 when it is not (or there is none). */
