@@ -170,6 +170,69 @@ START_TEST(test_landscape_is_16_9_pages_readable_at_1080p_and_byte_identical)
 }
 END_TEST
 
+/* A word's box on the slides' strip: a badge's rectangle, or an arrow's label (its width
+ * as the drawing reckons it: 6.4 units a character at 11 px, the label's type is 10.5 px). */
+typedef struct {
+    double x, y, w, h;
+} WordBox;
+
+static int strip_words(const char *svg, WordBox *boxes, int room)
+{
+    const char *rows = strstr(svg, "<g id=\"slide-rows\">");
+    const char *end = strstr(svg, "</defs>");
+    ck_assert_ptr_nonnull(rows);
+    ck_assert_ptr_nonnull(end);
+    int count = 0;
+    for (const char *at = strstr(rows, "<rect x=\""); at != NULL && at < end && count < room;
+         at = strstr(at + 1, "<rect x=\"")) {
+        WordBox box;
+        int matched = 0; /* sscanf counts conversions, not the words after the last one */
+        if (sscanf(at, "<rect x=\"%lf\" y=\"%lf\" width=\"%lf\" height=\"17.0\" rx=\"4\"%n", &box.x,
+                   &box.y, &box.w, &matched) == 3 &&
+            matched > 0) {
+            box.h = 17.0;
+            boxes[count++] = box;
+        }
+    }
+    for (const char *at = strstr(rows, "class=\"msg\""); at != NULL && at < end && count < room;
+         at = strstr(at + 1, "class=\"msg\"")) {
+        const char *tag = at;
+        while (strncmp(tag, "<text x=\"", 9) != 0)
+            tag--;
+        WordBox box;
+        ck_assert_int_eq(sscanf(tag, "<text x=\"%lf\" y=\"%lf\"", &box.x, &box.y), 2);
+        int characters = 0;
+        for (const char *c = strchr(at, '>') + 1; *c != '<'; c++)
+            characters += ((unsigned char)*c & 0xC0) != 0x80;
+        box = (WordBox){box.x - 1.0, box.y - 10.0, characters * 6.4 * 10.5 / 11.0 + 2.0, 13.0};
+        boxes[count++] = box;
+    }
+    return count;
+}
+
+/* Words never overlap on a slide (the view's rule): an arrow's label takes the first place
+ * along its arrow that covers no badge and no other label. */
+START_TEST(test_landscape_words_never_overlap)
+{
+    static WordBox boxes[4096];
+    for (size_t s = 0; s < sizeof SCENARIOS / sizeof SCENARIOS[0]; s++) {
+        char *svg = draw_landscape(SCENARIOS[s], "words.svg");
+        int count = strip_words(svg, boxes, 4096);
+        ck_assert_int_ge(count, 10);
+        for (int i = 0; i < count; i++) {
+            for (int j = i + 1; j < count; j++) {
+                const WordBox *a = &boxes[i], *b = &boxes[j];
+                bool overlap = a->x < b->x + b->w && b->x < a->x + a->w && a->y < b->y + b->h &&
+                               b->y < a->y + a->h;
+                ck_assert_msg(!overlap, "%s: words at (%.1f, %.1f) and (%.1f, %.1f) overlap",
+                              SCENARIOS[s], a->x, a->y, b->x, b->y);
+            }
+        }
+        free(svg);
+    }
+}
+END_TEST
+
 START_TEST(test_portrait_is_the_default_and_stays_taller_than_wide)
 {
     const char *portrait[] = {"--svg-layout", "portrait", NULL};
@@ -304,6 +367,7 @@ static Suite *svg_layout_suite(void)
     tcase_add_checked_fixture(core, setup, teardown);
     tcase_set_timeout(core, 120);
     tcase_add_test(core, test_landscape_is_16_9_pages_readable_at_1080p_and_byte_identical);
+    tcase_add_test(core, test_landscape_words_never_overlap);
     tcase_add_test(core, test_portrait_is_the_default_and_stays_taller_than_wide);
     tcase_add_test(core, test_landscape_says_every_word_the_portrait_says);
     tcase_add_test(core, test_landscape_time_increases_left_to_right);

@@ -226,8 +226,10 @@ typedef struct {
     double *ledger_offset;            /* an effect's badge on the ledger's line, by the same rule */
     double lane_y[DIAGRAM_LANES_MAX]; /* by lane index */
     double rows_right;
-    double band;    /* a lane's row across the slide */
-    uint32_t tiers; /* the tiers of badges a row holds (SLIDE_TIER_OFFSETS' first ones) */
+    double band;        /* a lane's row across the slide */
+    uint32_t tiers;     /* the tiers of badges a row holds (SLIDE_TIER_OFFSETS' first ones) */
+    double (*taken)[4]; /* boxes (x, y, w, h) of the words on the slide's strip so far */
+    uint32_t taken_count, taken_max;
 } Layout;
 
 static const DiagramRow *row_at(const Layout *layout, uint32_t k)
@@ -1020,15 +1022,49 @@ static void place_rows_landscape(Layout *layout)
     layout->rows_right = x;
 }
 
-/* An arrow across lanes, its label beside it, a third of the way, where the arrows leaving
- * one lane have not met the next lane's badges yet. */
-static void arrow_across(FILE *out, double x1, double y1, double x2, double y2, double start,
+static bool box_free(const Layout *layout, const double box[4])
+{
+    for (uint32_t i = 0; i < layout->taken_count; i++) {
+        const double *other = layout->taken[i];
+        if (box[0] < other[0] + other[2] && other[0] < box[0] + box[2] &&
+            box[1] < other[1] + other[3] && other[1] < box[1] + box[3])
+            return false;
+    }
+    return true;
+}
+
+static void take_box(Layout *layout, double x, double y, double w, double h)
+{
+    if (layout->taken_count < layout->taken_max) {
+        double *box = layout->taken[layout->taken_count++];
+        box[0] = x, box[1] = y, box[2] = w, box[3] = h;
+    }
+}
+
+/* An arrow across lanes, its label beside it: a third of the way, where the arrows leaving
+ * one lane have not met the next lane's badges yet, or else the first place along the arrow
+ * where it covers no badge and no other arrow's label (the view's rule: words never overlap;
+ * where none is free, a third of the way). */
+static void arrow_across(Layout *layout, double x1, double y1, double x2, double y2, double start,
                          const char *color, bool dashed, const char *label)
 {
+    FILE *out = layout->out;
     arrow(out, x1, y1, x2, y2, start, color, dashed, "");
     if (label[0] == '\0')
         return;
-    double lx = x1 + (x2 - x1) * 0.33 + 5.0, ly = y1 + (y2 - y1) * 0.33 + 4.0;
+    static const double along[] = {0.33, 0.5, 0.2, 0.66, 0.8, 0.1};
+    double w = text_width(label) * 10.5 / 11.0 + 2.0, h = 13.0;
+    double lx = 0, ly = 0;
+    for (size_t i = 0; i < sizeof along / sizeof along[0]; i++) {
+        lx = x1 + (x2 - x1) * along[i] + 5.0;
+        ly = y1 + (y2 - y1) * along[i] + 4.0;
+        double box[4] = {lx - 1.0, ly - 10.0, w, h};
+        if (box_free(layout, box))
+            break;
+        lx = x1 + (x2 - x1) * along[0] + 5.0;
+        ly = y1 + (y2 - y1) * along[0] + 4.0;
+    }
+    take_box(layout, lx - 1.0, ly - 10.0, w, h);
     fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"start\" class=\"msg\" fill=\"%s\">", lx,
             ly, color);
     xml_text_write(out, label);
@@ -1049,16 +1085,16 @@ static void draw_message_landscape(Layout *layout, uint32_t k)
         char lost[120];
         snprintf(lost, sizeof lost, "%s, lost", label);
         double ye = y1 + (y2 - y1) * 0.6, xe = x1 + 18.0;
-        arrow_across(layout->out, x1, y1, xe, ye, start, "#94a3b8", true, lost);
+        arrow_across(layout, x1, y1, xe, ye, start, "#94a3b8", true, lost);
         cross(layout->out, xe, ye);
         return;
     }
     if (sent->end_row != UINT32_MAX && layout->position[sent->end_row] > k) {
-        arrow_across(layout->out, x1, y1, layout->time_x[layout->position[sent->end_row]], y2,
-                     start, color, false, label);
+        arrow_across(layout, x1, y1, layout->time_x[layout->position[sent->end_row]], y2, start,
+                     color, false, label);
         return;
     }
-    arrow_across(layout->out, x1, y1, x1 + 20.0, y1 + (y2 - y1) * 0.5, start, color, true, label);
+    arrow_across(layout, x1, y1, x1 + 20.0, y1 + (y2 - y1) * 0.5, start, color, true, label);
 }
 
 static void draw_charge_landscape(Layout *layout, const DiagramItem *mark, double x, double y,
@@ -1077,8 +1113,39 @@ static void draw_charge_landscape(Layout *layout, const DiagramItem *mark, doubl
     badge(layout->out, x, ledger_y, label, mark->effects >= 2 ? STYLE_BAD : STYLE_GOOD);
 }
 
+/* The badges' boxes, taken before any arrow's label looks for a place. */
+static void take_badges_landscape(Layout *layout)
+{
+    int ledger = diagram_ledger(layout->model);
+    for (uint32_t k = 0; k < layout->row_count; k++) {
+        const DiagramRow *row = row_at(layout, k);
+        char label[128];
+        Style style;
+        if (!describe(layout, row, label, sizeof label, &style))
+            continue;
+        const DiagramItem *mark = diagram_item(layout->model, row->item);
+        double x = layout->time_x[k], y = layout->lane_y[mark->from] + layout->tier_offset[k];
+        double width = text_width(label) + 12.0;
+        take_box(layout, x - width / 2, y - BADGE_HEIGHT / 2, width, BADGE_HEIGHT);
+        if (row->event == TRACE_EXECUTE && ledger != DIAGRAM_NO_LANE &&
+            operation_slot(layout->diagram, mark->operation) >= 0) {
+            char effect[96];
+            effect_label(layout, mark, effect, sizeof effect);
+            width = text_width(effect) + 12.0;
+            take_box(layout, x - width / 2,
+                     layout->lane_y[ledger] + layout->ledger_offset[k] - BADGE_HEIGHT / 2, width,
+                     BADGE_HEIGHT);
+        }
+    }
+}
+
 static void draw_rows_landscape(Layout *layout)
 {
+    layout->taken_max = 2 * layout->row_count + 8;
+    layout->taken = calloc(layout->taken_max, sizeof *layout->taken);
+    if (layout->taken == NULL)
+        layout->taken_max = 0; /* labels then go a third of the way, as they always did */
+    take_badges_landscape(layout);
     fputs("<g id=\"messages\">\n", layout->out);
     for (uint32_t k = 0; k < layout->row_count; k++) {
         const DiagramRow *row = row_at(layout, k);
@@ -1101,6 +1168,9 @@ static void draw_rows_landscape(Layout *layout)
             draw_charge_landscape(layout, mark, x, y, layout->ledger_offset[k]);
     }
     fputs("</g>\n", layout->out);
+    free(layout->taken);
+    layout->taken = NULL;
+    layout->taken_count = layout->taken_max = 0;
 }
 
 /* A bracket under the client's line from each send to its timeout: the time it waited. */
