@@ -217,10 +217,13 @@ START_TEST(test_a_fixed_window_is_refused_backwards_and_drawn_forwards)
 }
 END_TEST
 
-/* A clock far past the run (the browser edition opens a link at the end of time so): the last
- * exchange stays on screen above one squeezed band of many hours, drawn as fast as any frame
- * (a band's grid and traffic are not walked tick by tick). */
-START_TEST(test_a_clock_far_past_the_run_keeps_its_last_exchange)
+/* A clock far past the run (the browser edition opens a link at the end of time so): drawn
+ * as fast as any frame (a squeezed band's grid and traffic are not walked tick by tick), each
+ * finished column tells its most telling operation's story where its diagram was, since the
+ * diagram then holds only the last quiet exchange: the first payment never charged in
+ * at-most-once, the first charged twice in at-least-once, the first retry a key store
+ * answered in the idempotent column, each with its outcome. */
+START_TEST(test_a_clock_far_past_the_run_tells_each_column_story)
 {
     test_cli_make_scratch("projector-far");
     char labels_path[512];
@@ -228,16 +231,115 @@ START_TEST(test_a_clock_far_past_the_run_keeps_its_last_exchange)
     render("scenarios/default.json", "1000000000000", labels_path);
     cJSON *labels = read_labels(labels_path);
     check_words(labels, "default at the end of time");
+    const char *headlines[] = {"the first operation never applied",
+                               "the first operation applied twice",
+                               "the first duplicate caught before it ran again"};
+    const char *outcomes[] = {"outcome: lost", "outcome: double", "outcome: ok"};
+    int p = 0;
     const cJSON *pane;
     cJSON_ArrayForEach(pane, cJSON_GetObjectItem(labels, "panes"))
     {
-        bool band = false;
+        bool title = false, headline = false, outcome = false;
         const cJSON *text;
         cJSON_ArrayForEach(text, cJSON_GetObjectItem(pane, "texts"))
         {
-            band = band || strstr(cJSON_GetObjectItem(text, "text")->valuestring, " days quiet");
+            const char *words = cJSON_GetObjectItem(text, "text")->valuestring;
+            title = title || strncmp(words, "THE STORY OF OPERATION ", 23) == 0;
+            headline = headline || strcmp(words, headlines[p]) == 0;
+            outcome = outcome || strncmp(words, outcomes[p], strlen(outcomes[p])) == 0;
         }
-        ck_assert(band);
+        ck_assert_msg(title && headline && outcome, "column %d tells no story of '%s'", p,
+                      headlines[p]);
+        p++;
+    }
+    ck_assert_int_eq(p, 3);
+    cJSON_Delete(labels);
+    test_cli_remove_scratch();
+}
+END_TEST
+
+/* The words of a column's lane headings: the texts above its diagram's body (two rows). */
+static bool heading_has(const cJSON *pane, const char *words, int *x)
+{
+    const cJSON *sequence = cJSON_GetObjectItem(pane, "sequence");
+    int top = cJSON_GetObjectItem(sequence, "y")->valueint;
+    const cJSON *text;
+    cJSON_ArrayForEach(text, cJSON_GetObjectItem(pane, "texts"))
+    {
+        int y = cJSON_GetObjectItem(text, "y")->valueint;
+        if (y < top + 2 * 30 &&
+            strcmp(cJSON_GetObjectItem(text, "text")->valuestring, words) == 0) {
+            *x = cJSON_GetObjectItem(text, "x")->valueint;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Every node of a long graph has its lane, named in full, in its own column and in the node
+ * table's order (the order a request meets them), beside at least one client's lane: a
+ * proxy, a server's two instances (one name, a marker each), a gateway, a broker and its
+ * consumers, at 1920x1080 with three columns. */
+static void check_lanes(const char *scenario, const char *at_ms, const char *const *names,
+                        int name_count)
+{
+    char labels_path[512];
+    test_cli_in_scratch(labels_path, "labels.json");
+    render(scenario, at_ms, labels_path);
+    cJSON *labels = read_labels(labels_path);
+    check_words(labels, scenario);
+    const cJSON *pane;
+    int panes = 0;
+    cJSON_ArrayForEach(pane, cJSON_GetObjectItem(labels, "panes"))
+    {
+        const cJSON *sequence = cJSON_GetObjectItem(pane, "sequence");
+        int left = cJSON_GetObjectItem(sequence, "x")->valueint;
+        int right = left + cJSON_GetObjectItem(sequence, "w")->valueint;
+        int previous = left, x = 0;
+        ck_assert_msg(heading_has(pane, "0", &x), "%s: no client lane", scenario);
+        for (int n = 0; n < name_count; n++) {
+            ck_assert_msg(heading_has(pane, names[n], &x), "%s: no lane '%s'", scenario, names[n]);
+            ck_assert_msg(x >= left && x < right, "%s: '%s' outside its column", scenario,
+                          names[n]);
+            if (names[n][0] != '#') /* a marker sits under its service's name */
+                ck_assert_msg(x > previous, "%s: '%s' out of order", scenario, names[n]);
+            previous = names[n][0] != '#' ? x : previous;
+        }
+        panes++;
+    }
+    ck_assert_int_eq(panes, 3);
+    cJSON_Delete(labels);
+}
+
+START_TEST(test_every_node_of_a_long_graph_has_its_lane)
+{
+    test_cli_make_scratch("projector-lanes");
+    const char *chain[] = {"mesh",     "checkout", "#1",     "#2",
+                           "provider", "receipts", "mailer", "ledger"};
+    check_lanes("tests/view/five_service_chain.json", "1708", chain, 8);
+    const char *mesh[] = {"mesh", "checkout", "#1", "#2", "provider", "ledger"};
+    check_lanes("scenarios/architectures/mesh_two_instances_checkout.json", "20000", mesh, 6);
+    test_cli_remove_scratch();
+}
+END_TEST
+
+/* C13 at its first double: five of its ten clients have a lane of their own, the other
+ * sampled ones share one ("+3"), so the second charge has the request that made it. */
+START_TEST(test_sampled_clients_without_a_lane_share_one)
+{
+    test_cli_make_scratch("projector-grouped");
+    char labels_path[512];
+    test_cli_in_scratch(labels_path, "labels.json");
+    render("scenarios/13_double_click_per_click.json", "800", labels_path);
+    cJSON *labels = read_labels(labels_path);
+    check_words(labels, "C13 at 800 ms");
+    const cJSON *pane;
+    cJSON_ArrayForEach(pane, cJSON_GetObjectItem(labels, "panes"))
+    {
+        int x = 0;
+        ck_assert(heading_has(pane, "+3", &x));
+        ck_assert(heading_has(pane, "4", &x));
+        ck_assert(heading_has(pane, "server", &x));
     }
     cJSON_Delete(labels);
     test_cli_remove_scratch();
@@ -286,7 +388,9 @@ static Suite *projector_suite(void)
     tcase_add_test(tc, test_every_scenario_reads_from_the_back_row);
     tcase_add_test(tc, test_the_lost_answer_shares_one_time_axis);
     tcase_add_test(tc, test_a_fixed_window_is_refused_backwards_and_drawn_forwards);
-    tcase_add_test(tc, test_a_clock_far_past_the_run_keeps_its_last_exchange);
+    tcase_add_test(tc, test_a_clock_far_past_the_run_tells_each_column_story);
+    tcase_add_test(tc, test_every_node_of_a_long_graph_has_its_lane);
+    tcase_add_test(tc, test_sampled_clients_without_a_lane_share_one);
     suite_add_tcase(suite, tc);
     return suite;
 }

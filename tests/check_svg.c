@@ -561,6 +561,35 @@ START_TEST(test_svg_draws_the_proxy_lane_between_client_and_server)
 }
 END_TEST
 
+/* A chain of five services, one of them a server of two instances: every node has its lane,
+ * in the order a request meets them, the second instance beside the first although the
+ * first records name it after the provider and the broker (it opens on sight). */
+START_TEST(test_svg_lanes_of_a_long_graph_follow_the_request)
+{
+    char path[512];
+    test_cli_in_scratch(path, "chain.svg");
+    const char *arguments[] = {"run",        "tests/view/five_service_chain.json",
+                               "--svg",      path,
+                               "--svg-mode", "at-least-once",
+                               "-q",         NULL};
+    ck_assert_int_eq(test_cli_run(arguments, NULL, NULL), 0);
+    char *svg = test_cli_read_all(path, NULL);
+    ck_assert_ptr_nonnull(svg);
+    const char *order[] = {"app[",      "mesh<",     "checkout#1<", "checkout#2<",
+                           "provider<", "receipts<", "mailer<",     "ledger<"};
+    const char *previous = svg;
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+        char head[64];
+        snprintf(head, sizeof head, "class=\"head\">%s", order[i]);
+        const char *at = strstr(svg, head);
+        ck_assert_msg(at != NULL, "no lane %s", order[i]);
+        ck_assert_msg(at > previous, "lane %s out of order", order[i]);
+        previous = at;
+    }
+    free(svg);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ the diagram model */
 
 /* A small world written by hand: a client group "web" (node 0), the server (node 1), the
@@ -995,6 +1024,7 @@ static Suite *svg_suite(void)
     tcase_add_test(core, test_svg_ops_limits_the_operations_drawn);
     tcase_add_test(core, test_drawing_leaves_the_trace_byte_identical);
     tcase_add_test(core, test_svg_draws_the_proxy_lane_between_client_and_server);
+    tcase_add_test(core, test_svg_lanes_of_a_long_graph_follow_the_request);
     tcase_add_test(core, test_svg_draws_the_ttl_that_ended_before_the_retry);
     suite_add_tcase(suite, core);
     TCase *outcome = tcase_create("Outcome");

@@ -124,7 +124,23 @@ static void picture_size(const char *svg, double *width, double *height)
 
 /* ------------------------------------------------------------------ Core */
 
-START_TEST(test_landscape_is_well_formed_wider_than_tall_and_byte_identical)
+/* The smallest type the file sets, in its own units. */
+static double smallest_type(const char *svg)
+{
+    double smallest = 1e9;
+    for (const char *at = strstr(svg, "font-size: "); at != NULL;
+         at = strstr(at + 1, "font-size: ")) {
+        double size = 0;
+        if (sscanf(at, "font-size: %lfpx", &size) == 1 && size < smallest)
+            smallest = size;
+    }
+    return smallest;
+}
+
+/* Slides: 16:9 pages stacked in one file, each a view of its own (#page-N), the last one
+ * what happened and the legend; the smallest type is 18 px or more on a 1920 x 1080
+ * projector showing one page; a long story (C11's) takes several pages. */
+START_TEST(test_landscape_is_16_9_pages_readable_at_1080p_and_byte_identical)
 {
     for (size_t s = 0; s < sizeof SCENARIOS / sizeof SCENARIOS[0]; s++) {
         char *first = draw_landscape(SCENARIOS[s], "first.svg");
@@ -133,13 +149,86 @@ START_TEST(test_landscape_is_well_formed_wider_than_tall_and_byte_identical)
         ck_assert_msg(balanced(first), "%s: unbalanced", SCENARIOS[s]);
         double width = 0, height = 0;
         picture_size(first, &width, &height);
-        ck_assert_msg(width > height, "%s: %.0f x %.0f", SCENARIOS[s], width, height);
-        /* A 16:9 slide, to the pixel the size is rounded to. */
-        ck_assert_msg(width * 9.0 - height * 16.0 < 16.0 && height * 16.0 - width * 9.0 < 16.0,
-                      "%s: %.0f x %.0f is not 16:9", SCENARIOS[s], width, height);
+        int pages = (int)(height * 16.0 / (width * 9.0) + 0.5);
+        ck_assert_msg(pages >= 2 && height * 16.0 == width * 9.0 * pages,
+                      "%s: %.0f x %.0f is not a stack of 16:9 pages", SCENARIOS[s], width, height);
+        for (int p = 1; p <= pages; p++) {
+            char view[64];
+            snprintf(view, sizeof view, "<view id=\"page-%d\" viewBox=\"0 %.0f %.0f %.0f\"/>", p,
+                     height / pages * (p - 1), width, height / pages);
+            ck_assert_msg(strstr(first, view) != NULL, "%s: no %s", SCENARIOS[s], view);
+        }
+        ck_assert_msg(smallest_type(first) * 1920.0 / width >= 18.0,
+                      "%s: %.1f px type on a %.0f wide page is under 18 px at 1920", SCENARIOS[s],
+                      smallest_type(first), width);
+        if (strstr(SCENARIOS[s], "11_crash") != NULL)
+            ck_assert_msg(pages >= 3, "C11's story on %d pages", pages);
         ck_assert_ptr_nonnull(strstr(first, "Time flows right"));
         free(first);
         free(second);
+    }
+}
+END_TEST
+
+/* A word's box on the slides' strip: a badge's rectangle, or an arrow's label (its width
+ * as the drawing reckons it: 6.4 units a character at 11 px, the label's type is 10.5 px). */
+typedef struct {
+    double x, y, w, h;
+} WordBox;
+
+static int strip_words(const char *svg, WordBox *boxes, int room)
+{
+    const char *rows = strstr(svg, "<g id=\"slide-rows\">");
+    const char *end = strstr(svg, "</defs>");
+    ck_assert_ptr_nonnull(rows);
+    ck_assert_ptr_nonnull(end);
+    int count = 0;
+    for (const char *at = strstr(rows, "<rect x=\""); at != NULL && at < end && count < room;
+         at = strstr(at + 1, "<rect x=\"")) {
+        WordBox box;
+        int matched = 0; /* sscanf counts conversions, not the words after the last one */
+        if (sscanf(at, "<rect x=\"%lf\" y=\"%lf\" width=\"%lf\" height=\"17.0\" rx=\"4\"%n", &box.x,
+                   &box.y, &box.w, &matched) == 3 &&
+            matched > 0) {
+            box.h = 17.0;
+            boxes[count++] = box;
+        }
+    }
+    for (const char *at = strstr(rows, "class=\"msg\""); at != NULL && at < end && count < room;
+         at = strstr(at + 1, "class=\"msg\"")) {
+        const char *tag = at;
+        while (strncmp(tag, "<text x=\"", 9) != 0)
+            tag--;
+        WordBox box;
+        ck_assert_int_eq(sscanf(tag, "<text x=\"%lf\" y=\"%lf\"", &box.x, &box.y), 2);
+        int characters = 0;
+        for (const char *c = strchr(at, '>') + 1; *c != '<'; c++)
+            characters += ((unsigned char)*c & 0xC0) != 0x80;
+        box = (WordBox){box.x - 1.0, box.y - 10.0, characters * 6.4 * 10.5 / 11.0 + 2.0, 13.0};
+        boxes[count++] = box;
+    }
+    return count;
+}
+
+/* Words never overlap on a slide (the view's rule): an arrow's label takes the first place
+ * along its arrow that covers no badge and no other label. */
+START_TEST(test_landscape_words_never_overlap)
+{
+    static WordBox boxes[4096];
+    for (size_t s = 0; s < sizeof SCENARIOS / sizeof SCENARIOS[0]; s++) {
+        char *svg = draw_landscape(SCENARIOS[s], "words.svg");
+        int count = strip_words(svg, boxes, 4096);
+        ck_assert_int_ge(count, 10);
+        for (int i = 0; i < count; i++) {
+            for (int j = i + 1; j < count; j++) {
+                const WordBox *a = &boxes[i], *b = &boxes[j];
+                bool overlap = a->x < b->x + b->w && b->x < a->x + a->w && a->y < b->y + b->h &&
+                               b->y < a->y + a->h;
+                ck_assert_msg(!overlap, "%s: words at (%.1f, %.1f) and (%.1f, %.1f) overlap",
+                              SCENARIOS[s], a->x, a->y, b->x, b->y);
+            }
+        }
+        free(svg);
     }
 }
 END_TEST
@@ -277,7 +366,8 @@ static Suite *svg_layout_suite(void)
     TCase *core = tcase_create("Core");
     tcase_add_checked_fixture(core, setup, teardown);
     tcase_set_timeout(core, 120);
-    tcase_add_test(core, test_landscape_is_well_formed_wider_than_tall_and_byte_identical);
+    tcase_add_test(core, test_landscape_is_16_9_pages_readable_at_1080p_and_byte_identical);
+    tcase_add_test(core, test_landscape_words_never_overlap);
     tcase_add_test(core, test_portrait_is_the_default_and_stays_taller_than_wide);
     tcase_add_test(core, test_landscape_says_every_word_the_portrait_says);
     tcase_add_test(core, test_landscape_time_increases_left_to_right);

@@ -8,7 +8,9 @@ run headless with --labels-json, and holds what each column drew against `idemsi
 - a run with a mismatch (or a stale overwrite) has a fifth counter in every column, showing
   that column's count, and names it, with its count, in the column's verdict line too;
 - no verdict (the narration's "finished: ..." or a balance's) says "exact" or "charged once"
-  when the run reports a double, a lost payment, a phantom, a mismatch or a stale overwrite.
+  when the run reports a double, a lost payment, a phantom, a mismatch or a stale overwrite;
+- a column with such an outcome tells, where its diagram was, the story of its first
+  operation of the worst kind (a stale overwrite, a double, a lost one, a phantom, a mismatch).
 
 All modes are drawn side by side in one frame, so one render covers every mode; C8 is also
 drawn one mode at a time (--focus), the wide layout. And every question, revealed
@@ -92,7 +94,29 @@ def check_pane(name, pane, report):
             if "exact" in claim or "charged once" in claim:
                 complaints.append("%s: %d bad outcomes in run, yet the screen says %r" %
                                   (where, bad, claim))
+    complaints += check_story(where, pane, report, stale)
     return complaints
+
+
+# The end frame's story (issue 22, item 4): the most telling operation, in this order.
+STORY_HEADLINES = [("stale", "overwritten by a stale one"), ("double", "applied twice"),
+                   ("lost", "never applied"), ("phantom", "its client was not told"),
+                   ("mismatch", "another request's answer")]
+
+
+def check_story(where, pane, report, stale):
+    """A column whose run has a bad outcome tells, in place of its diagram, the story of the
+    first operation of its worst kind; the story names the outcome explain gives it."""
+    counts = dict(report["outcomes"], stale=stale)
+    expected = next((headline for outcome, headline in STORY_HEADLINES if counts[outcome]), None)
+    if expected is None:
+        return []
+    texts = words(pane["texts"])
+    if "THE STORY OF OPERATION" not in texts or expected not in texts:
+        return ["%s: the end frame tells no story of %r: %s" % (where, expected, texts[:200])]
+    if "outcome: " not in texts:
+        return ["%s: the end frame's story has no outcome line: %s" % (where, texts[:200])]
+    return []
 
 
 def check_scenario(idemsim, scenario, focus):

@@ -115,6 +115,22 @@ int diagram_lane_of(const Diagram *diagram, uint32_t node, uint32_t client)
     return DIAGRAM_NO_LANE;
 }
 
+/* The order of a lane opened on sight: its appearance, or, for an instance of a service of
+ * several ("checkout#2"), its first sibling's, so the instances stand side by side (the node
+ * table's order) although the second is met after the services below the first. */
+static uint32_t instance_order(Diagram *diagram, NodeKind kind, const char *name)
+{
+    const char *marker = strchr(name, '#');
+    for (uint32_t i = 0; marker != NULL && kind != NODE_CLIENT_GROUP && i < diagram->lane_count;
+         i++) {
+        const DiagramLane *lane = &diagram->lanes[i];
+        if (!lane->ledger && lane->kind == kind &&
+            strncmp(lane->node_name, name, (size_t)(marker - name) + 1) == 0)
+            return lane->order;
+    }
+    return diagram->appearances++;
+}
+
 /* The lane of one end of a record; with open lanes, a new one named as the trace names it. */
 static int lane_for(Diagram *diagram, uint32_t node, uint32_t client, NodeKind kind,
                     const char *name)
@@ -126,7 +142,7 @@ static int lane_for(Diagram *diagram, uint32_t node, uint32_t client, NodeKind k
     snprintf(node_name, sizeof node_name, "%.*s", (int)strcspn(name, "["), name);
     return diagram_add_lane(diagram, kind, node,
                             kind == NODE_CLIENT_GROUP ? client : TRACE_NO_CLIENT, node_name,
-                            diagram->appearances++);
+                            instance_order(diagram, kind, node_name));
 }
 
 /* ------------------------------------------------------------------ the ring and the rows */

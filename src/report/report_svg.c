@@ -33,10 +33,20 @@
 /* The landscape slide (see "landscape" below), in px. */
 #define SLIDE_HEAD_X 95.0 /* centre of the lane heads */
 #define SLIDE_ROWS_LEFT 200.0
-#define SLIDE_LANES_TOP 118.0
 #define SLIDE_BAND 140.0 /* height of a lane's row: five tiers of badges and a span */
 #define SLIDE_TIERS 5
 #define SLIDE_BADGE_GAP 6.0
+/* A page of the slides: 960 x 540 units, so the smallest type (9 px) is 18 px on a 1920 x
+ * 1080 projector; the rows' strip is cut into pages, each showing PAGE_WINDOW of it and the
+ * next starting PAGE_STEP on (a badge cut at one page's edge is whole on the next). */
+#define PAGE_W 960.0
+#define PAGE_H 540.0
+#define PAGE_LANES_TOP 88.0
+#define PAGE_BOTTOM 12.0
+#define PAGE_ROWS_X 180.0 /* where a page shows the strip, right of the lanes' heads */
+#define PAGE_STRIP_LEFT (SLIDE_ROWS_LEFT - 70.0) /* the strip's left edge: a badge's half */
+#define PAGE_WINDOW (PAGE_W - PAGE_ROWS_X)
+#define PAGE_STEP (PAGE_WINDOW - 50.0)
 
 /* The outcome a "settled" record names; false for any other record. */
 static bool settled_outcome(const TraceRecord *record, Outcome *outcome)
@@ -216,6 +226,10 @@ typedef struct {
     double *ledger_offset;            /* an effect's badge on the ledger's line, by the same rule */
     double lane_y[DIAGRAM_LANES_MAX]; /* by lane index */
     double rows_right;
+    double band;        /* a lane's row across the slide */
+    uint32_t tiers;     /* the tiers of badges a row holds (SLIDE_TIER_OFFSETS' first ones) */
+    double (*taken)[4]; /* boxes (x, y, w, h) of the words on the slide's strip so far */
+    uint32_t taken_count, taken_max;
 } Layout;
 
 static const DiagramRow *row_at(const Layout *layout, uint32_t k)
@@ -670,7 +684,7 @@ static void draw_spans(Layout *layout, bool landscape)
         diagram_span_label(span, label, sizeof label);
         double across; /* the bar's place across the time axis */
         if (landscape) {
-            across = layout->lane_y[span->from] - SLIDE_BAND / 2 + 12.0 + slot;
+            across = layout->lane_y[span->from] - layout->band / 2 + 12.0 + slot;
             fprintf(out,
                     "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"3\" fill=\"%s\" "
                     "class=\"span\"/>\n",
@@ -911,21 +925,26 @@ static void write_prologue(FILE *out, double width, double height)
  * axis stays short; when every tier is taken the row moves right. */
 static const double SLIDE_TIER_OFFSETS[SLIDE_TIERS] = {0.0, -21.0, 21.0, -42.0, 42.0};
 
+/* The lanes fill a page's height: as tall a row as fits (at most SLIDE_BAND), and as many
+ * tiers of badges as the row holds with its spans above them. */
 static void place_lanes_landscape(Layout *layout)
 {
     uint32_t count = diagram_lane_count(layout->model);
+    layout->band = fmin(SLIDE_BAND, (PAGE_H - PAGE_LANES_TOP - PAGE_BOTTOM) / count);
+    layout->tiers = layout->band >= 120.0 ? 5 : layout->band >= 76.0 ? 3 : 1;
     for (uint32_t position = 0; position < count; position++)
         layout->lane_y[diagram_lane_at(layout->model, position)] =
-            SLIDE_LANES_TOP + SLIDE_BAND * (position + 0.5);
-    layout->rows_bottom = SLIDE_LANES_TOP + SLIDE_BAND * count;
+            PAGE_LANES_TOP + layout->band * (position + 0.5);
+    layout->rows_bottom = PAGE_LANES_TOP + layout->band * count;
 }
 
 /* The first tier of a lane where a badge of half-width half centred at x fits; when none
  * does, the one that frees first, and *x moves right to where it fits. */
-static uint32_t free_tier(const double tier_right[SLIDE_TIERS], double *x, double half)
+static uint32_t free_tier(const double tier_right[SLIDE_TIERS], uint32_t tiers, double *x,
+                          double half)
 {
     uint32_t best = 0;
-    for (uint32_t t = 0; t < SLIDE_TIERS; t++) {
+    for (uint32_t t = 0; t < tiers; t++) {
         if (tier_right[t] + SLIDE_BADGE_GAP <= *x - half)
             return t;
         if (tier_right[t] < tier_right[best])
@@ -953,9 +972,9 @@ static double place_badges(Layout *layout, double tier_right[][SLIDE_TIERS], uin
     uint32_t tier, effect_tier = 0;
     for (;;) {
         double at = x;
-        tier = free_tier(tier_right[row->lane], &at, half);
+        tier = free_tier(tier_right[row->lane], layout->tiers, &at, half);
         if (effect)
-            effect_tier = free_tier(tier_right[ledger], &at, effect_half);
+            effect_tier = free_tier(tier_right[ledger], layout->tiers, &at, effect_half);
         if (at == x)
             break;
         x = at; /* moved for one lane: check the other again there */
@@ -1003,15 +1022,49 @@ static void place_rows_landscape(Layout *layout)
     layout->rows_right = x;
 }
 
-/* An arrow across lanes, its label beside it, a third of the way, where the arrows leaving
- * one lane have not met the next lane's badges yet. */
-static void arrow_across(FILE *out, double x1, double y1, double x2, double y2, double start,
+static bool box_free(const Layout *layout, const double box[4])
+{
+    for (uint32_t i = 0; i < layout->taken_count; i++) {
+        const double *other = layout->taken[i];
+        if (box[0] < other[0] + other[2] && other[0] < box[0] + box[2] &&
+            box[1] < other[1] + other[3] && other[1] < box[1] + box[3])
+            return false;
+    }
+    return true;
+}
+
+static void take_box(Layout *layout, double x, double y, double w, double h)
+{
+    if (layout->taken_count < layout->taken_max) {
+        double *box = layout->taken[layout->taken_count++];
+        box[0] = x, box[1] = y, box[2] = w, box[3] = h;
+    }
+}
+
+/* An arrow across lanes, its label beside it: a third of the way, where the arrows leaving
+ * one lane have not met the next lane's badges yet, or else the first place along the arrow
+ * where it covers no badge and no other arrow's label (the view's rule: words never overlap;
+ * where none is free, a third of the way). */
+static void arrow_across(Layout *layout, double x1, double y1, double x2, double y2, double start,
                          const char *color, bool dashed, const char *label)
 {
+    FILE *out = layout->out;
     arrow(out, x1, y1, x2, y2, start, color, dashed, "");
     if (label[0] == '\0')
         return;
-    double lx = x1 + (x2 - x1) * 0.33 + 5.0, ly = y1 + (y2 - y1) * 0.33 + 4.0;
+    static const double along[] = {0.33, 0.5, 0.2, 0.66, 0.8, 0.1};
+    double w = text_width(label) * 10.5 / 11.0 + 2.0, h = 13.0;
+    double lx = 0, ly = 0;
+    for (size_t i = 0; i < sizeof along / sizeof along[0]; i++) {
+        lx = x1 + (x2 - x1) * along[i] + 5.0;
+        ly = y1 + (y2 - y1) * along[i] + 4.0;
+        double box[4] = {lx - 1.0, ly - 10.0, w, h};
+        if (box_free(layout, box))
+            break;
+        lx = x1 + (x2 - x1) * along[0] + 5.0;
+        ly = y1 + (y2 - y1) * along[0] + 4.0;
+    }
+    take_box(layout, lx - 1.0, ly - 10.0, w, h);
     fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"start\" class=\"msg\" fill=\"%s\">", lx,
             ly, color);
     xml_text_write(out, label);
@@ -1032,16 +1085,16 @@ static void draw_message_landscape(Layout *layout, uint32_t k)
         char lost[120];
         snprintf(lost, sizeof lost, "%s, lost", label);
         double ye = y1 + (y2 - y1) * 0.6, xe = x1 + 18.0;
-        arrow_across(layout->out, x1, y1, xe, ye, start, "#94a3b8", true, lost);
+        arrow_across(layout, x1, y1, xe, ye, start, "#94a3b8", true, lost);
         cross(layout->out, xe, ye);
         return;
     }
     if (sent->end_row != UINT32_MAX && layout->position[sent->end_row] > k) {
-        arrow_across(layout->out, x1, y1, layout->time_x[layout->position[sent->end_row]], y2,
-                     start, color, false, label);
+        arrow_across(layout, x1, y1, layout->time_x[layout->position[sent->end_row]], y2, start,
+                     color, false, label);
         return;
     }
-    arrow_across(layout->out, x1, y1, x1 + 20.0, y1 + (y2 - y1) * 0.5, start, color, true, label);
+    arrow_across(layout, x1, y1, x1 + 20.0, y1 + (y2 - y1) * 0.5, start, color, true, label);
 }
 
 static void draw_charge_landscape(Layout *layout, const DiagramItem *mark, double x, double y,
@@ -1060,8 +1113,39 @@ static void draw_charge_landscape(Layout *layout, const DiagramItem *mark, doubl
     badge(layout->out, x, ledger_y, label, mark->effects >= 2 ? STYLE_BAD : STYLE_GOOD);
 }
 
+/* The badges' boxes, taken before any arrow's label looks for a place. */
+static void take_badges_landscape(Layout *layout)
+{
+    int ledger = diagram_ledger(layout->model);
+    for (uint32_t k = 0; k < layout->row_count; k++) {
+        const DiagramRow *row = row_at(layout, k);
+        char label[128];
+        Style style;
+        if (!describe(layout, row, label, sizeof label, &style))
+            continue;
+        const DiagramItem *mark = diagram_item(layout->model, row->item);
+        double x = layout->time_x[k], y = layout->lane_y[mark->from] + layout->tier_offset[k];
+        double width = text_width(label) + 12.0;
+        take_box(layout, x - width / 2, y - BADGE_HEIGHT / 2, width, BADGE_HEIGHT);
+        if (row->event == TRACE_EXECUTE && ledger != DIAGRAM_NO_LANE &&
+            operation_slot(layout->diagram, mark->operation) >= 0) {
+            char effect[96];
+            effect_label(layout, mark, effect, sizeof effect);
+            width = text_width(effect) + 12.0;
+            take_box(layout, x - width / 2,
+                     layout->lane_y[ledger] + layout->ledger_offset[k] - BADGE_HEIGHT / 2, width,
+                     BADGE_HEIGHT);
+        }
+    }
+}
+
 static void draw_rows_landscape(Layout *layout)
 {
+    layout->taken_max = 2 * layout->row_count + 8;
+    layout->taken = calloc(layout->taken_max, sizeof *layout->taken);
+    if (layout->taken == NULL)
+        layout->taken_max = 0; /* labels then go a third of the way, as they always did */
+    take_badges_landscape(layout);
     fputs("<g id=\"messages\">\n", layout->out);
     for (uint32_t k = 0; k < layout->row_count; k++) {
         const DiagramRow *row = row_at(layout, k);
@@ -1084,6 +1168,9 @@ static void draw_rows_landscape(Layout *layout)
             draw_charge_landscape(layout, mark, x, y, layout->ledger_offset[k]);
     }
     fputs("</g>\n", layout->out);
+    free(layout->taken);
+    layout->taken = NULL;
+    layout->taken_count = layout->taken_max = 0;
 }
 
 /* A bracket under the client's line from each send to its timeout: the time it waited. */
@@ -1100,7 +1187,7 @@ static void draw_waits_landscape(Layout *layout)
             if ((earlier->event == TRACE_SEND || earlier->event == TRACE_RETRY) && sent != NULL &&
                 sent->operation == timeout->operation && sent->attempt == timeout->attempt &&
                 earlier->lane == row->lane) {
-                double y = layout->lane_y[row->lane] + SLIDE_BAND / 2 - 12.0;
+                double y = layout->lane_y[row->lane] + layout->band / 2 - 12.0;
                 fprintf(layout->out,
                         "<path d=\"M%.1f %.1fv5H%.1fv-5\" fill=\"none\" stroke=\"#ea580c\" "
                         "stroke-width=\"1.2\" class=\"wait\"/>\n",
@@ -1111,7 +1198,8 @@ static void draw_waits_landscape(Layout *layout)
     }
 }
 
-static void draw_lanes_landscape(Layout *layout)
+/* Each lane's line and, every other lane, its shaded row: in the strip of rows. */
+static void draw_lane_lines_landscape(Layout *layout)
 {
     FILE *out = layout->out;
     double right = layout->rows_right + 34.0;
@@ -1119,15 +1207,30 @@ static void draw_lanes_landscape(Layout *layout)
         int index = diagram_lane_at(layout->model, position);
         const DiagramLane *lane = diagram_lane(layout->model, index);
         double y = layout->lane_y[index];
-        bool client = lane->kind == NODE_CLIENT_GROUP && !lane->ledger;
         if (position % 2 == 1)
             fprintf(out,
-                    "<rect x=\"0\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#f8fafc\"/>\n",
-                    y - SLIDE_BAND / 2, right + 24.0, SLIDE_BAND);
+                    "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+                    "fill=\"#f8fafc\"/>\n",
+                    PAGE_STRIP_LEFT, y - layout->band / 2, right + 24.0, layout->band);
         fprintf(out,
                 "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#cbd5e1\" "
                 "stroke-width=\"1.5\" stroke-dasharray=\"%s\"/>\n",
-                SLIDE_HEAD_X + 75.0, y, right, y, lane->ledger ? "1 4" : "6 4");
+                PAGE_STRIP_LEFT, y, right, y, lane->ledger ? "1 4" : "6 4");
+    }
+}
+
+/* The lanes' names and roles down the left of every page, with the axis' name. */
+static void draw_lane_heads_landscape(Layout *layout)
+{
+    FILE *out = layout->out;
+    for (uint32_t position = 0; position < diagram_lane_count(layout->model); position++) {
+        int index = diagram_lane_at(layout->model, position);
+        const DiagramLane *lane = diagram_lane(layout->model, index);
+        double y = layout->lane_y[index];
+        bool client = lane->kind == NODE_CLIENT_GROUP && !lane->ledger;
+        fprintf(out, "<rect x=\"0\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>\n",
+                y - layout->band / 2, PAGE_ROWS_X, layout->band,
+                position % 2 == 1 ? "#f8fafc" : "#ffffff");
         fprintf(out,
                 "<rect x=\"%.1f\" y=\"%.1f\" width=\"150\" height=\"38\" rx=\"6\" fill=\"%s\" "
                 "stroke=\"#334155\"/>\n",
@@ -1138,6 +1241,7 @@ static void draw_lanes_landscape(Layout *layout)
         text_at(out, SLIDE_HEAD_X, y - 2.0, "middle", "head", lane->name);
         text_at(out, SLIDE_HEAD_X, y + 12.0, "middle", "role", lane_role(layout, lane));
     }
+    text_at(out, SLIDE_HEAD_X, PAGE_LANES_TOP - 10.0, "middle", "time", "time " ARROW_RIGHT);
 }
 
 /* Times along the top, and a break down the lanes wherever nothing happened for a while. */
@@ -1145,8 +1249,7 @@ static void draw_time_landscape(Layout *layout)
 {
     double last_x = -100.0;
     SimTimeUs last_t = UINT64_MAX;
-    double top = SLIDE_LANES_TOP, bottom = layout->rows_bottom;
-    text_at(layout->out, SLIDE_HEAD_X, top - 10.0, "middle", "time", "time " ARROW_RIGHT);
+    double top = PAGE_LANES_TOP, bottom = layout->rows_bottom;
     for (uint32_t k = 0; k < layout->row_count; k++) {
         SimTimeUs t = row_at(layout, k)->t_us;
         SimTimeUs before = k > 0 ? row_at(layout, k - 1)->t_us : 0;
@@ -1181,34 +1284,61 @@ static void draw_time_landscape(Layout *layout)
     }
 }
 
+/* The slides: a 16:9 page per stretch of the story (the rows' strip seen through each
+ * page's window, the lanes' heads and the title on every page), then a page with what
+ * happened to each operation and the legend, stacked top to bottom in one file; each page
+ * is also a view of its own (FILE.svg#page-2). Every word is written once (pages show it
+ * through <use>), so the file says what the portrait page says. */
 static void write_landscape(Layout *layout, uint64_t seed)
 {
-    const SvgDiagram *diagram = layout->diagram;
+    FILE *out = layout->out;
     place_lanes_landscape(layout);
     find_groups(layout);
     sort_instants(layout);
     place_rows_landscape(layout);
-    double summary_top = layout->rows_bottom + 44.0;
-    double legend_top = summary_top + 20.0 * (diagram->operation_count + 1) + 36.0 +
-                        (diagram_truncated(layout->model) ? 20.0 : 0.0);
-    double width = fmax(fmax(880.0, layout->rows_right + 60.0), header_width(layout->scenario));
-    double height = legend_top + 44.0;
-    /* A slide is 16:9: pad the shorter side, so the picture fills a slide without bars. */
-    if (width * 9.0 < height * 16.0)
-        width = height * 16.0 / 9.0;
-    else
-        height = width * 9.0 / 16.0;
-    layout->width = width;
-    layout->height = height;
-    write_prologue(layout->out, width, height);
+    double strip = layout->rows_right + 60.0 - PAGE_STRIP_LEFT;
+    uint32_t pages =
+        strip <= PAGE_WINDOW ? 1 : 1 + (uint32_t)ceil((strip - PAGE_WINDOW) / PAGE_STEP);
+    layout->width = PAGE_W;
+    layout->height = PAGE_H * (pages + 1);
+    write_prologue(out, layout->width, layout->height);
+    fputs("<style>\n.page { font-size: 10px; fill: #94a3b8; }\n</style>\n", out);
+    fputs("<defs>\n<g id=\"slide-title\">\n", out);
     draw_header(layout, seed, "Time flows right; quiet stretches are compressed.");
-    draw_lanes_landscape(layout);
+    fputs("</g>\n<g id=\"slide-heads\">\n", out);
+    draw_lane_heads_landscape(layout);
+    fputs("</g>\n<g id=\"slide-rows\">\n", out);
+    draw_lane_lines_landscape(layout);
     draw_time_landscape(layout);
     draw_waits_landscape(layout);
     draw_spans(layout, true);
     draw_rows_landscape(layout);
-    draw_summary(layout, summary_top);
-    draw_legend(layout, legend_top);
+    fputs("</g>\n</defs>\n", out);
+    for (uint32_t p = 0; p <= pages; p++) {
+        double top = PAGE_H * p;
+        fprintf(out,
+                "<view id=\"page-%u\" viewBox=\"0 %.0f %.0f %.0f\"/>\n"
+                "<svg x=\"0\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" "
+                "viewBox=\"0 0 %.0f %.0f\">\n"
+                "<rect width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\" stroke=\"#e2e8f0\"/>\n",
+                p + 1, top, PAGE_W, PAGE_H, top, PAGE_W, PAGE_H, PAGE_W, PAGE_H, PAGE_W, PAGE_H);
+        if (p < pages) {
+            fputs("<use href=\"#slide-title\"/>\n", out);
+            fprintf(out,
+                    "<svg x=\"%.0f\" y=\"0\" width=\"%.0f\" height=\"%.0f\" "
+                    "viewBox=\"%.0f 0 %.0f %.0f\">\n<use href=\"#slide-rows\"/>\n</svg>\n",
+                    PAGE_ROWS_X, PAGE_W - PAGE_ROWS_X, PAGE_H, PAGE_STRIP_LEFT + PAGE_STEP * p,
+                    PAGE_W - PAGE_ROWS_X, PAGE_H);
+            fputs("<use href=\"#slide-heads\"/>\n", out);
+        } else {
+            double legend_top = draw_summary(layout, 48.0) + 56.0;
+            draw_legend(layout, legend_top);
+        }
+        char number[48];
+        snprintf(number, sizeof number, "%u / %u", p + 1, pages + 1);
+        text_at(out, PAGE_W - 20.0, PAGE_H - 6.0, "end", "page", number);
+        fputs("</svg>\n", out);
+    }
 }
 
 /* ------------------------------------------------------------------ writing */

@@ -83,6 +83,23 @@ void view_story_refresh(ViewApp *app, int pane, uint64_t serial, uint64_t operat
     app->story.pane = pane;
 }
 
+void view_end_stories_refresh(ViewApp *app)
+{
+    SimTimeUs clock = view_session_clock(&app->session);
+    app->frame.end_stories = app->end_stories;
+    for (uint32_t p = 0; p < app->session.pane_count && p < MODE_COUNT; p++) {
+        const ViewPane *pane = app->session.panes[p];
+        if (!view_pane_finished_at(pane, clock)) {
+            app->end_stories[p].valid = false;
+            app->end_story_told[p] = false;
+        } else if (!app->end_story_told[p]) {
+            app->end_story_told[p] = true;
+            view_story_tell_telling(&app->end_stories[p], pane->scenario, pane->mode, pane->seed,
+                                    clock);
+        }
+    }
+}
+
 bool view_prepare_record_dir(const char *dir)
 {
     struct stat info;

@@ -28,12 +28,14 @@ typedef struct {
     ViewCanvas canvas;
     bool canvas_ready;
     ViewFrame frame;
-    ViewQuiz quiz;         /* --predict; OVER from the start without it */
-    ViewStory story;       /* a clicked message's operation, or --story's */
-    double story_told_s;   /* wall time it was last told (it follows the clock) */
-    int width, height;     /* renderer output, in pixels */
-    uint64_t record_index; /* frames written by --record */
-    double notice_until;   /* wall time the notice disappears */
+    ViewQuiz quiz;                     /* --predict; OVER from the start without it */
+    ViewStory story;                   /* a clicked message's operation, or --story's */
+    double story_told_s;               /* wall time it was last told (it follows the clock) */
+    ViewStory end_stories[MODE_COUNT]; /* by session pane: its finished run's telling story */
+    bool end_story_told[MODE_COUNT];   /* looked for since the pane finished (found or not) */
+    int width, height;                 /* renderer output, in pixels */
+    uint64_t record_index;             /* frames written by --record */
+    double notice_until;               /* wall time the notice disappears */
 } ViewApp;
 
 /* Frees every SDL resource and everything else the app holds; safe on a partial app. */
@@ -54,6 +56,11 @@ bool view_labels_save(const ViewApp *app, const char *path);
 /* Tells (again) the story of the operation of `serial` in session pane `pane`, or of
  * operation `operation` when serial is 0, as of the session clock. */
 void view_story_refresh(ViewApp *app, int pane, uint64_t serial, uint64_t operation);
+
+/* Tells the story of each finished column's most telling operation once it has finished
+ * (view_story_tell_telling), forgets it when the column is no longer finished (a restart);
+ * the frame draws it in place of the diagram. Call before each frame is drawn. */
+void view_end_stories_refresh(ViewApp *app);
 
 int view_headless_run(ViewApp *app); /* view_headless.c */
 int view_window_run(ViewApp *app);   /* view_window.c: the blocking loop of the pieces below */

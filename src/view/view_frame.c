@@ -203,6 +203,168 @@ static void shared_timeline(const ViewFrame *frame, ViewTimeline *timeline)
         view_timeline_follow(timeline, busy, count, clock, window);
 }
 
+/* The colour of a telling story's headline: as the counter of its outcome. */
+static ViewColor headline_color(const char *headline)
+{
+    if (strstr(headline, "twice") != NULL || strstr(headline, "stale") != NULL)
+        return VIEW_COLOR_DOUBLE;
+    if (strstr(headline, "never") != NULL)
+        return VIEW_COLOR_LOST;
+    if (strstr(headline, "caught") != NULL)
+        return VIEW_COLOR_OK;
+    return VIEW_COLOR_WARNING;
+}
+
+/* The colour of explain's "outcome: double: ..." line: its outcome's counter's. */
+static ViewColor outcome_color(const char *line)
+{
+    if (strncmp(line, "outcome: ok", 11) == 0)
+        return VIEW_COLOR_OK;
+    if (strncmp(line, "outcome: double", 15) == 0)
+        return VIEW_COLOR_DOUBLE;
+    if (strncmp(line, "outcome: lost", 13) == 0)
+        return VIEW_COLOR_LOST;
+    return VIEW_COLOR_WARNING;
+}
+
+/* The rows the chosen steps take, each run of steps left out (and the lines a long story
+ * lost) said in a row of its own. */
+static int rows_taken(const ViewStory *story, const int *need, int first, int end,
+                      const bool *shown)
+{
+    int rows = 0;
+    for (int i = first; i < end; i++) {
+        if (shown[i])
+            rows += need[i];
+        else if (i == first || shown[i - 1])
+            rows++;
+    }
+    if (story->truncated && (end == first || shown[end - 1]))
+        rows++;
+    return rows;
+}
+
+/* Which steps of [first, end) a story shows in `rows`: all when they fit; else, in this
+ * order while they fit, the first two (the click, the first send), the steps that are the
+ * lesson (a crash, a copy lost, the stale write, an effect), then the steps before the
+ * telling one (its anchor) or the last, from there backwards. */
+static void choose_steps(const ViewStory *story, const int *need, int first, int end, int rows,
+                         bool *shown)
+{
+    for (int i = first; i < end; i++)
+        shown[i] = true;
+    if (rows_taken(story, need, first, end, shown) <= rows)
+        return;
+    int anchor_end = end;
+    for (int i = first; story->anchor[0] != '\0' && i < end; i++) {
+        if (strstr(story->lines[i], story->anchor) != NULL) {
+            anchor_end = i + 2 < end ? i + 2 : end;
+            break;
+        }
+    }
+    static const char *const lessons[] = {"CRASH", "LOST", "stale overwrite", ": charges",
+                                          ": runs"};
+    int order[VIEW_STORY_LINES_MAX], count = 0;
+    for (int i = first; i < end && i < first + 2; i++)
+        order[count++] = i;
+    for (int i = first + 2; i < end; i++) {
+        for (size_t w = 0; w < sizeof lessons / sizeof lessons[0]; w++) {
+            if (strstr(story->lines[i], lessons[w]) != NULL) {
+                order[count++] = i;
+                break;
+            }
+        }
+    }
+    for (int i = anchor_end; i-- > first + 2;)
+        order[count++] = i;
+    for (int i = first; i < end; i++)
+        shown[i] = false;
+    for (int c = 0; c < count; c++) {
+        if (shown[order[c]])
+            continue;
+        shown[order[c]] = true;
+        if (rows_taken(story, need, first, end, shown) > rows)
+            shown[order[c]] = false;
+    }
+}
+
+/* A finished column's most telling operation, told as explain tells it, where its diagram
+ * was: at the end the diagram holds only the last quiet exchange, and the cause (the lost
+ * answer, the second charge) has long scrolled off. Its steps in order, wrapped to the
+ * column (choose_steps when they do not all fit, with a line for each run left out), and
+ * always the outcome and what caught each duplicate. */
+static void draw_end_story(ViewFrame *frame, ViewRect rect, const ViewStory *story)
+{
+    ViewCanvas *canvas = frame->canvas;
+    view_canvas_round(canvas, rect, (float)P(frame, 6), C(VIEW_COLOR_PANEL));
+    int pad = P(frame, 8);
+    int x = rect.x + pad, wrap = rect.w - 2 * pad, y = rect.y + pad;
+    int bottom = rect.y + rect.h - pad;
+    int title_h = view_canvas_text_height(canvas, VIEW_FONT_LABEL);
+    int line_h = view_canvas_text_height(canvas, VIEW_FONT_SMALL);
+    char title[96];
+    snprintf(title, sizeof title, "THE STORY OF OPERATION %" PRIu64, story->operation);
+    view_canvas_text_fit(canvas, VIEW_FONT_LABEL, C(VIEW_COLOR_TEXT), x, y, VIEW_ALIGN_LEFT, wrap,
+                         title);
+    y += title_h;
+    ViewColor tone = headline_color(story->headline);
+    y += line_h *
+         view_canvas_text_lines(canvas, VIEW_FONT_SMALL, C(tone), x, y, wrap, 2, story->headline);
+    y += P(frame, 4);
+    int verdict_rows = 0, first_verdict = story->line_count;
+    for (int i = story->line_count; i-- > 0;) {
+        const char *line = story->lines[i];
+        if (strncmp(line, "outcome:", 8) != 0 && strncmp(line, "caught:", 7) != 0)
+            break;
+        first_verdict = i;
+        verdict_rows += view_canvas_text_line_count(canvas, VIEW_FONT_SMALL, wrap, line);
+    }
+    int rows = (bottom - y) / line_h - verdict_rows;
+    int first = 0;
+    size_t mode_length = strlen(mode_name(story->mode));
+    if (first_verdict > 0 && strncmp(story->lines[0], mode_name(story->mode), mode_length) == 0 &&
+        story->lines[0][mode_length] == ':')
+        first = 1; /* "at-least-once: operation 680", which the title and the column say */
+    int need[VIEW_STORY_LINES_MAX];
+    for (int i = first; i < first_verdict; i++)
+        need[i] = view_canvas_text_line_count(canvas, VIEW_FONT_SMALL, wrap, story->lines[i]);
+    bool shown[VIEW_STORY_LINES_MAX] = {false};
+    choose_steps(story, need, first, first_verdict, rows, shown);
+    for (int i = first; i <= first_verdict; i++) {
+        if (i < first_verdict && shown[i]) {
+            y += line_h * view_canvas_text_lines(canvas, VIEW_FONT_SMALL, C(VIEW_COLOR_TEXT_DIM), x,
+                                                 y, wrap, need[i], story->lines[i]);
+            continue;
+        }
+        int run = 0;
+        while (i + run < first_verdict && !shown[i + run])
+            run++;
+        bool rest = i + run == first_verdict && story->truncated;
+        if (run == 0 && !rest)
+            continue;
+        char count[16] = "";
+        if (run > 0)
+            snprintf(count, sizeof count, "%d%s ", run, rest ? "+" : "");
+        char more[96];
+        snprintf(more, sizeof more, "\xE2\x80\xA6 %smore steps: idemsim explain --op %" PRIu64,
+                 count, story->operation);
+        view_canvas_text_fit(canvas, VIEW_FONT_SMALL, C(VIEW_COLOR_TEXT_DIM), x, y, VIEW_ALIGN_LEFT,
+                             wrap, more);
+        y += line_h;
+        i += run > 0 ? run - 1 : 0;
+        if (rest)
+            break;
+    }
+    for (int v = first_verdict; v < story->line_count && y + line_h <= bottom; v++) {
+        int need = view_canvas_text_line_count(canvas, VIEW_FONT_SMALL, wrap, story->lines[v]);
+        int fit = (bottom - y) / line_h;
+        y += line_h * view_canvas_text_lines(
+                          canvas, VIEW_FONT_SMALL,
+                          C(v == first_verdict ? outcome_color(story->lines[v]) : VIEW_COLOR_TEXT),
+                          x, y, wrap, need < fit ? need : fit, story->lines[v]);
+    }
+}
+
 static void draw_pane(ViewFrame *frame, int column, int64_t scale, const ViewTimeline *timeline,
                       ViewSequencePick *pick)
 {
@@ -225,8 +387,17 @@ static void draw_pane(ViewFrame *frame, int column, int64_t scale, const ViewTim
     view_panels_balances(&panels);
     view_panels_keys(&panels);
     view_panels_narration(&panels);
-    view_sequence_draw(frame->canvas, &frame->layout, box->sequence, pane, timeline,
-                       view_session_clock(frame->session), pick);
+    const ViewStory *story =
+        frame->end_stories != NULL && index < MODE_COUNT ? &frame->end_stories[index] : NULL;
+    /* a fixed window asks for that stretch of time: the diagram, finished or not; and a
+     * question on screen is voted on before any story tells how it ended */
+    bool question = frame->quiz != NULL && view_quiz_shown(frame->quiz) != NULL;
+    if (story != NULL && story->valid && !frame->fixed_window && !question &&
+        view_pane_finished_at(pane, view_session_clock(frame->session)))
+        draw_end_story(frame, box->sequence, story);
+    else
+        view_sequence_draw(frame->canvas, &frame->layout, box->sequence, pane, timeline,
+                           view_session_clock(frame->session), pick);
 }
 
 /* ------------------------------------------------------------------ overlays */

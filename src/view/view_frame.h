@@ -40,8 +40,10 @@ typedef struct {
     uint64_t pinned_serial;
     bool fixed_window; /* the diagrams show [window_from_us, window_to_us], not the clock */
     SimTimeUs window_from_us, window_to_us;
-    const ViewQuiz *quiz;   /* --predict's questions; NULL: none */
-    const ViewStory *story; /* the story of the clicked operation; NULL or invalid: none */
+    const ViewQuiz *quiz;         /* --predict's questions; NULL: none */
+    const ViewStory *story;       /* the story of the clicked operation; NULL or invalid: none */
+    const ViewStory *end_stories; /* by session pane: a finished column's telling operation,
+                                     drawn in place of its diagram; NULL or invalid: none */
     /* out: what the mouse points at (pane -1: nothing) */
     int hovered_pane;
     uint64_t hovered_serial;

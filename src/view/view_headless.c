@@ -36,6 +36,7 @@ static void draw(ViewApp *app)
     if (app->options.has_story) /* as a click on one of its messages would show it */
         view_story_refresh(app, app->frame.focus >= 0 ? app->frame.focus : 0, 0,
                            app->options.story_operation);
+    view_end_stories_refresh(app);
     view_frame_draw(&app->frame);
     view_canvas_end_frame(&app->canvas);
     SDL_RenderFlush(app->renderer);

@@ -396,6 +396,23 @@ static ViewColor client_sentence(const ViewPane *pane, const ViewNarration *n, c
     }
 }
 
+ViewEffectWords view_narration_effects(const ViewPane *pane)
+{
+    const Scenario *scenario = pane->scenario;
+    bool all_debit = scenario->client_group_count > 0, all_status = all_debit, money = false;
+    for (uint32_t g = 0; g < scenario->client_group_count; g++) {
+        OperationKind kind = scenario->client_groups[g].operation.kind;
+        all_debit = all_debit && kind == OPERATION_DEBIT;
+        all_status = all_status && kind == OPERATION_SET_STATUS;
+        money = money || pane->group_amount[g] > 0;
+    }
+    if (all_debit)
+        return (ViewEffectWords){"charged", "payment", money};
+    if (all_status)
+        return (ViewEffectWords){"written", "status update", money};
+    return (ViewEffectWords){"applied", "request", money};
+}
+
 #define VERDICT_PREFIX "finished: "
 
 /* Appends "; clause" (or the first clause) to a verdict being built. */
@@ -421,23 +438,26 @@ ViewColor view_narration_finished(const ViewPane *pane, char *buffer, size_t siz
     char money[48], clause[160];
     ViewColor color = VIEW_COLOR_OK;
     snprintf(buffer, size, VERDICT_PREFIX);
+    ViewEffectWords effects = view_narration_effects(pane);
     if (doubles > 0) {
         view_narration_money(money, sizeof money, tally->double_amount, true);
-        snprintf(clause, sizeof clause, "%" PRIu64 " of %" PRIu64 " charged twice or more (%s)",
-                 doubles, tally->operations, money);
+        snprintf(clause, sizeof clause, "%" PRIu64 " of %" PRIu64 " %s twice or more%s%s%s",
+                 doubles, tally->operations, effects.verb, effects.money ? " (" : "",
+                 effects.money ? money : "", effects.money ? ")" : "");
         verdict_add(buffer, size, clause);
         color = VIEW_COLOR_DOUBLE;
     } else if (lost > 0) {
         view_narration_money(money, sizeof money, tally->lost_amount, false);
-        snprintf(clause, sizeof clause, "%" PRIu64 " of %" PRIu64 " never charged (%s missing)",
-                 lost, tally->operations, money);
+        snprintf(clause, sizeof clause, "%" PRIu64 " of %" PRIu64 " never %s%s%s%s", lost,
+                 tally->operations, effects.verb, effects.money ? " (" : "",
+                 effects.money ? money : "", effects.money ? " missing)" : "");
         verdict_add(buffer, size, clause);
         color = VIEW_COLOR_LOST;
     }
     if (mismatch > 0) {
         snprintf(clause, sizeof clause,
-                 "%" PRIu64 " of %" PRIu64 " clients given another payment's answer (mismatch)",
-                 mismatch, tally->operations);
+                 "%" PRIu64 " of %" PRIu64 " clients given another %s's answer (mismatch)",
+                 mismatch, tally->operations, effects.noun);
         verdict_add(buffer, size, clause);
         color = color == VIEW_COLOR_OK ? VIEW_COLOR_DOUBLE : color;
     }
@@ -451,13 +471,13 @@ ViewColor view_narration_finished(const ViewPane *pane, char *buffer, size_t siz
         return color;
     if (phantom > 0) {
         snprintf(clause, sizeof clause,
-                 "%" PRIu64 " of %" PRIu64 " clients not told their payment went through", phantom,
-                 tally->operations);
+                 "%" PRIu64 " of %" PRIu64 " clients not told their %s went through", phantom,
+                 tally->operations, effects.noun);
         verdict_add(buffer, size, clause);
         return VIEW_COLOR_WARNING;
     }
-    snprintf(buffer, size, "finished: all %" PRIu64 " charged exactly once, every client told",
-             tally->operations);
+    snprintf(buffer, size, "finished: all %" PRIu64 " %s exactly once, every client told",
+             tally->operations, effects.verb);
     return VIEW_COLOR_OK;
 }
 

@@ -23,6 +23,18 @@ void view_narration_client(char *buffer, size_t size, const ViewPane *pane, uint
 ViewColor view_narration_line(const ViewPane *pane, const ViewNarration *narration, char *buffer,
                               size_t size);
 
+/* What the scenario's operations do, in the words of the counters and the verdicts: only
+ * payments are "charged"; a status update is "written", anything else (or a mix) "applied",
+ * and money is named only where operations carry an amount. C23's status writes once read
+ * "charged twice (0.00)". */
+typedef struct {
+    const char *verb; /* "charged", "written", "applied" */
+    const char *noun; /* "payment", "status update", "request" */
+    bool money;       /* some operation carries an amount */
+} ViewEffectWords;
+
+ViewEffectWords view_narration_effects(const ViewPane *pane);
+
 /* The line a pane shows once its run is done (every operation settled): how its operations
  * ended, the money the doubles and losses come to. */
 ViewColor view_narration_finished(const ViewPane *pane, char *buffer, size_t size);

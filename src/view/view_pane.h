@@ -112,6 +112,7 @@ typedef struct {
     SimTimeUs t_us;
     TraceEvent event;
     NodeKind kind; /* of the actor */
+    uint32_t node; /* the actor's world node: a crash names the instance that went down */
     int64_t value; /* the record's value: rows lost, replays, offset, status */
     uint32_t repeats;
 } ViewMechanism;
@@ -162,6 +163,9 @@ void view_pane_sample_keys(ViewPane *pane);
 int view_pane_node_of(const ViewPane *pane, uint32_t node, uint32_t client_in_group);
 /* Whether the scenario sends work through a node of this kind. */
 bool view_pane_has_kind(const ViewPane *pane, NodeKind kind);
+/* Whether the pane is finished and its last event has been on screen a while at now_us: its
+ * narration gives way to its verdict (and its diagram to its telling story). */
+bool view_pane_finished_at(const ViewPane *pane, SimTimeUs now_us);
 /* Whether a diagram lane is a client's. */
 bool view_pane_lane_is_client(const ViewPane *pane, int lane);
 /* Why the pane's world stopped before its end, in words ("stopped: no progress, ..."), or

@@ -183,13 +183,23 @@ void view_panels_counters(const ViewPanels *panels)
     snprintf(double_long, sizeof double_long, "%s extra", double_short);
     view_narration_money(lost_short, sizeof lost_short, tally->lost_amount, false);
     snprintf(lost_long, sizeof lost_long, "%s unpaid", lost_short);
+    /* no money to count where the operations carry none (C23's status writes) */
+    ViewEffectWords effects = view_narration_effects(panels->pane);
+    if (!effects.money) {
+        snprintf(double_long, sizeof double_long, "%s twice", effects.verb);
+        snprintf(double_short, sizeof double_short, "twice");
+        snprintf(lost_long, sizeof lost_long, "never %s", effects.verb);
+        snprintf(lost_short, sizeof lost_short, "not done");
+    }
     if (tally->outcomes[OUTCOME_DOUBLE] == 0)
         snprintf(double_long, sizeof double_long, "none");
     if (tally->outcomes[OUTCOME_LOST] == 0)
         snprintf(lost_long, sizeof lost_long, "none");
+    char ok_long[48];
+    snprintf(ok_long, sizeof ok_long, "%s once", effects.verb);
     const Counter counters[VIEW_COUNTERS] = {
-        {"\xE2\x9C\x93 OK", "OK", VIEW_COLOR_OK, tally->outcomes[OUTCOME_OK], "charged once",
-         "once", false, panels->hidden & VIEW_QUIZ_HIDE_OK},
+        {"\xE2\x9C\x93 OK", "OK", VIEW_COLOR_OK, tally->outcomes[OUTCOME_OK], ok_long, "once",
+         false, panels->hidden & VIEW_QUIZ_HIDE_OK},
         {"\xC3\x97"
          "2 DOUBLE",
          "DOUBLE", VIEW_COLOR_DOUBLE, tally->outcomes[OUTCOME_DOUBLE], double_long,
@@ -199,7 +209,8 @@ void view_panels_counters(const ViewPanels *panels)
          tally->outcomes[OUTCOME_LOST] ? lost_short : "none", false,
          panels->hidden & VIEW_QUIZ_HIDE_LOST},
         {"? PHANTOM", "PHANTOM", VIEW_COLOR_WARNING, tally->outcomes[OUTCOME_PHANTOM],
-         "paid, not told", "not told", false, panels->hidden & VIEW_QUIZ_HIDE_PHANTOM},
+         effects.money ? "paid, not told" : "done, not told", "not told", false,
+         panels->hidden & VIEW_QUIZ_HIDE_PHANTOM},
     };
     for (int i = 0; i < VIEW_COUNTERS; i++)
         draw_counter(panels, panels->box->counters[i], &counters[i]);
@@ -590,9 +601,7 @@ void view_panels_narration(const ViewPanels *panels)
     char line[256];
     /* A done pane's last event stays up while it is fresh, then gives way to the verdict:
      * a stale sentence under a finished run reads as if something were still happening. */
-    bool verdict =
-        pane->tally.done && (!pane->narration.present ||
-                             panels->now_us - pane->narration.t_us >= pane->narration_hold_us);
+    bool verdict = view_pane_finished_at(pane, panels->now_us);
     ViewColor color = verdict ? view_narration_finished(pane, line, sizeof line)
                               : view_narration_line(pane, &pane->narration, line, sizeof line);
     view_canvas_round(canvas, r, (float)P(panels, 6), C(VIEW_COLOR_PANEL_RAISED));

@@ -51,7 +51,10 @@ typedef struct {
     SimTimeUs from_us;            /* the earliest moment shown */
     SimTimeUs window_us;          /* the strip's height in drawn time */
     int lanes_shown;
-    int shown[VIEW_LANES_MAX];       /* the client lanes drawn, left to right */
+    int shown[VIEW_LANES_MAX]; /* the client lanes drawn, left to right */
+    bool grouped;              /* the other sampled clients share one lane, right of them */
+    float grouped_x;
+    int grouped_count;
     float node_x[DIAGRAM_LANES_MAX]; /* by diagram lane; < 0: not drawn */
     const Diagram *diagram;
     float lane_w;
@@ -102,9 +105,20 @@ static bool is_client(const Strip *strip, int lane)
 
 /* ------------------------------------------------------------------ geometry */
 
+/* The gaps between service lanes, in units: wide enough for a name each, narrower when the
+ * graph is long (a proxy, two instances, a gateway, a broker and its consumers: C27's
+ * architectures) so the services never push the clients out of the column, nor past its
+ * left edge into the next one. */
+#define SERVICE_GAP 78.0f
+#define SERVICE_GAP_LAST 70.0f /* the last service to the ledger */
+#define SERVICE_GAP_MIN 34.0f
+#define NETWORK_GAP 76.0f /* the last client lane to the first service */
+#define NETWORK_GAP_MIN 40.0f
+#define CLIENT_LANE_MIN 14.0f /* times the label scale */
+
 /* The ledger at the right edge, the services leftwards from it in the node table's order,
- * then the clients in what is left. */
-static float place_services(Strip *strip)
+ * `gap` apart (the last gap a little shorter), then the clients in what is left. */
+static float place_services(Strip *strip, float gap)
 {
     float right = (float)(strip->rect.x + strip->rect.w);
     float x = right - px(strip, 24);
@@ -114,9 +128,29 @@ static float place_services(Strip *strip)
         int lane = diagram_lane_at(strip->diagram, position);
         strip->node_x[lane] = x;
         leftmost = x;
-        x -= px(strip, position == lanes - 1 ? 70 : 78);
+        x -= px(strip, position == lanes - 1 ? gap * SERVICE_GAP_LAST / SERVICE_GAP : gap);
     }
     return leftmost;
+}
+
+/* The gap that leaves the clients the room of `client_room` units right of `left` (and the
+ * network its minimum), down to SERVICE_GAP_MIN; the preferred gap when all fits. */
+static float service_gap(const Strip *strip, float left, float client_room)
+{
+    uint32_t services = diagram_lane_count(strip->diagram) - strip->pane->lane_count;
+    if (services < 2)
+        return SERVICE_GAP;
+    float gaps = (float)(services - 2) + SERVICE_GAP_LAST / SERVICE_GAP;
+    float right = (float)(strip->rect.x + strip->rect.w) - px(strip, 24);
+    float room = (right - left) / strip->layout->unit - client_room - NETWORK_GAP;
+    float gap = room / gaps;
+    if (gap < SERVICE_GAP_MIN) /* the network gives up some of its width first */
+        gap = (room + NETWORK_GAP - NETWORK_GAP_MIN) / gaps;
+    /* below the minimum only when even that would leave the column (eight instances): the
+     * names are then shortened, the lanes stay apart */
+    float floor =
+        room + NETWORK_GAP - NETWORK_GAP_MIN >= SERVICE_GAP_MIN * gaps ? SERVICE_GAP_MIN : 8.0f;
+    return gap > SERVICE_GAP ? SERVICE_GAP : gap < floor ? floor : gap;
 }
 
 /* Which sampled clients get a lane when not all fit: the first of each group in turn, then
@@ -156,12 +190,19 @@ static int header_height(const Strip *strip)
            view_canvas_text_height(strip->canvas, VIEW_FONT_TINY) + (int)px(strip, 1);
 }
 
+/* The room the clients keep however long the graph, in units: a few lanes (a grouped one
+ * included) wide enough for their numbers. */
+static float client_room(const Strip *strip)
+{
+    uint32_t lanes = strip->pane->lane_count < 3 ? strip->pane->lane_count : 3;
+    return (float)lanes * 18.0f * strip->layout->label_scale;
+}
+
 static void place_lanes(Strip *strip)
 {
     const ViewPane *pane = strip->pane;
     for (int node = 0; node < DIAGRAM_LANES_MAX; node++)
         strip->node_x[node] = -1;
-    strip->first_service_x = place_services(strip);
     float x = (float)strip->rect.x + px(strip, 4);
     strip->density_x0 = strip->density_x1 = x;
     if (pane->clients_total > pane->lane_count) {
@@ -169,8 +210,14 @@ static void place_lanes(Strip *strip)
         x = strip->density_x1;
     }
     strip->time_x = x + px(strip, 3);
-    x += px(strip, 34);                                      /* the time labels' gutter */
-    float room = strip->first_service_x - px(strip, 76) - x; /* keep the network wide */
+    x += px(strip, 34); /* the time labels' gutter */
+    strip->first_service_x = place_services(strip, service_gap(strip, x, client_room(strip)));
+    /* keep the network wide, narrower only when the services need the room */
+    float network = (strip->first_service_x - x) / strip->layout->unit - client_room(strip);
+    network = network > NETWORK_GAP       ? NETWORK_GAP
+              : network < NETWORK_GAP_MIN ? NETWORK_GAP_MIN
+                                          : network;
+    float room = strip->first_service_x - px(strip, network) - x;
     /* Fewer lanes as the window widens (faster speeds), so the number of arrows on screen
      * stays readable; the density band still counts every client. */
     double window_s = (double)strip->window_us / 1e6;
@@ -179,12 +226,28 @@ static void place_lanes(Strip *strip)
     int lanes = (int)(LANE_SECONDS * (height > 1 ? height : 1) /
                       (window_s > 0.01 ? window_s : 0.01) / (label_scale * label_scale));
     lanes = lanes < 1 ? 1 : lanes > (int)pane->lane_count ? (int)pane->lane_count : lanes;
-    while (lanes > 1 && room / (float)lanes < px(strip, 14 * label_scale))
+    /* The sampled clients without a lane of their own share one, so a service's mark for
+     * one of them (C13's "charge x2") still has the request that led to it. */
+    int grouped = lanes < (int)pane->lane_count ? 1 : 0;
+    while (lanes > 1 &&
+           room / (float)(lanes + grouped) < px(strip, CLIENT_LANE_MIN * label_scale)) {
         lanes--;
+        grouped = 1;
+    }
     strip->lanes_shown = room > 0 ? choose_shown(strip, lanes, strip->shown) : 0;
-    strip->lane_w = strip->lanes_shown > 0 ? fminf(px(strip, 40), room / (float)lanes) : 0;
+    strip->grouped = room > 0 && strip->lanes_shown < (int)pane->lane_count;
+    int slots = strip->lanes_shown + (strip->grouped ? 1 : 0);
+    strip->lane_w = slots > 0 ? fminf(px(strip, 40), room / (float)slots) : 0;
     for (int i = 0; i < strip->lanes_shown; i++)
         strip->node_x[strip->shown[i]] = x + strip->lane_w * ((float)i + 0.5f);
+    strip->grouped_x = x + strip->lane_w * ((float)strip->lanes_shown + 0.5f);
+    strip->grouped_count = 0;
+    for (uint32_t l = 0; strip->grouped && l < pane->lane_count; l++) {
+        if (strip->node_x[l] < 0) {
+            strip->node_x[l] = strip->grouped_x;
+            strip->grouped_count++;
+        }
+    }
     int header = header_height(strip);
     strip->body =
         (ViewRect){strip->rect.x, strip->rect.y + header, strip->rect.w, strip->rect.h - header};
@@ -525,25 +588,30 @@ static void draw_quiet(Strip *strip)
 
 /* ------------------------------------------------------------------ mechanisms */
 
-static const char *kind_word(NodeKind kind)
+/* Who did it: the node table's name ("checkout#2", "orders"), its kind's word when the node
+ * has none. */
+static const char *actor_name(const Strip *strip, const ViewMechanism *moment)
 {
-    static const char *const words[NODE_KIND_COUNT] = {"clients", "server",    "gateway",
-                                                       "broker",  "consumers", "proxy"};
-    return kind < NODE_KIND_COUNT ? words[kind] : "service";
+    const char *name =
+        moment->node != TRACE_NO_NODE && moment->node < world_node_count(strip->pane->world)
+            ? world_node_name(strip->pane->world, moment->node)
+            : NULL;
+    return name != NULL && name[0] != '\0' ? name : "service";
 }
 
 /* The words of a mechanism moment, and its colour: red where money or order is harmed,
  * amber where work comes back, dim for housekeeping. */
-static ViewColor mechanism_words(const ViewMechanism *moment, char *text, size_t size)
+static ViewColor mechanism_words(const Strip *strip, const ViewMechanism *moment, char *text,
+                                 size_t size)
 {
     long long value = (long long)moment->value;
     unsigned repeats = moment->repeats;
     switch (moment->event) {
     case TRACE_CRASH:
-        snprintf(text, size, "CRASH: %s down", kind_word(moment->kind));
+        snprintf(text, size, "CRASH: %.40s down", actor_name(strip, moment));
         return VIEW_COLOR_DOUBLE;
     case TRACE_RESTART:
-        snprintf(text, size, "%s restarted", kind_word(moment->kind));
+        snprintf(text, size, "%.40s restarted", actor_name(strip, moment));
         return VIEW_COLOR_TEXT_DIM;
     case TRACE_FAILOVER:
         snprintf(text, size, "key store failover: %lld rows lost", value);
@@ -645,7 +713,7 @@ static void draw_mechanisms(Strip *strip)
         if (moment->t_us < strip->from_us)
             break;
         char text[LABEL_TEXT_MAX];
-        ViewColor color = mechanism_words(moment, text, sizeof text);
+        ViewColor color = mechanism_words(strip, moment, text, sizeof text);
         draw_mechanism_line(strip, y_of(strip, moment->t_us), color, text);
     }
 }
@@ -739,47 +807,123 @@ static void draw_group_headings(Strip *strip, int y, int y2)
                       alone ? "clients" : pane->scenario->client_groups[pane->lanes[lane].group].id,
                       left, right, y);
     }
+    if (strip->grouped) { /* how many sampled clients share the last lane */
+        char others[16];
+        snprintf(others, sizeof others, "+%d", strip->grouped_count);
+        view_canvas_text(canvas, VIEW_FONT_TINY, dim, (int)strip->grouped_x, y2, VIEW_ALIGN_CENTER,
+                         others);
+    }
+}
+
+/* The headings over the lanes: two rows of type. A name goes on the first row where it
+ * covers no other word, centred over its lane or a little to one side, so the names of a
+ * long graph with narrow gaps take turns between the rows; where neither is free it is
+ * shortened to its gap. */
+#define HEADINGS_MAX (2 * DIAGRAM_LANES_MAX + 4)
+
+typedef struct {
+    int y[2];
+    int count;
+    ViewRect boxes[HEADINGS_MAX];
+} Headings;
+
+static bool heading_free(const Headings *headings, ViewRect box)
+{
+    for (int i = 0; i < headings->count; i++) {
+        if (overlaps(box, headings->boxes[i]))
+            return false;
+    }
+    return true;
+}
+
+static void heading_taken(Headings *headings, ViewRect box)
+{
+    if (headings->count < HEADINGS_MAX)
+        headings->boxes[headings->count++] = box;
+}
+
+/* Words centred on x on the first free row from `row`; shortened to max_w on that row when
+ * neither is free, and left out when even that would cover another word. */
+static void heading_text(Strip *strip, Headings *headings, ViewFont font, float x, int row,
+                         int max_w, const char *text)
+{
+    ViewCanvas *canvas = strip->canvas;
+    SDL_Color dim = C(VIEW_COLOR_TEXT_DIM);
+    int w = view_canvas_text_width(canvas, font, text);
+    int h = view_canvas_text_height(canvas, font);
+    int gap = (int)px(strip, 3);
+    /* off centre by a quarter of its width at most: its lane stays under it */
+    int shifts[] = {0, w / 4, -w / 4};
+    for (int r = row; r < 2; r++) {
+        for (int i = 0; i < 3; i++) {
+            int centre = (int)x + shifts[i];
+            ViewRect box = {centre - w / 2 - gap, headings->y[r], w + 2 * gap, h};
+            if (heading_free(headings, box)) {
+                view_canvas_text(canvas, font, dim, centre, headings->y[r], VIEW_ALIGN_CENTER,
+                                 text);
+                heading_taken(headings, box);
+                return;
+            }
+        }
+    }
+    int fit = w < max_w ? w : max_w;
+    ViewRect box = {(int)x - fit / 2 - gap, headings->y[row], fit + 2 * gap, h};
+    if (fit <= 0 || !heading_free(headings, box))
+        return; /* left out rather than drawn over another (eight instances in a column) */
+    view_canvas_text_fit(canvas, font, dim, (int)x, headings->y[row], VIEW_ALIGN_CENTER, fit, text);
+    heading_taken(headings, box);
+}
+
+/* Where the lane at a position is drawn, or -1 when it is not (or there is none). */
+static float lane_x_at(const Strip *strip, uint32_t position)
+{
+    if (position >= diagram_lane_count(strip->diagram))
+        return -1;
+    int lane = diagram_lane_at(strip->diagram, position);
+    return drawn(strip, lane) ? strip->node_x[lane] : -1;
 }
 
 /* Each service's name over its lane; a service of several instances ("checkout#1",
  * "checkout#2", side by side) has its name once over them all and each instance's marker
- * ("#2") under its own lane. */
-static void draw_service_headings(Strip *strip, int y, int y2)
+ * ("#2") under its own lane. The markers go first: they have no other place. */
+static void draw_service_headings(Strip *strip, Headings *headings)
 {
-    ViewCanvas *canvas = strip->canvas;
-    SDL_Color dim = C(VIEW_COLOR_TEXT_DIM);
     uint32_t lanes = diagram_lane_count(strip->diagram);
-    for (uint32_t position = strip->pane->lane_count; position < lanes; position++) {
+    uint32_t first = strip->pane->lane_count;
+    for (uint32_t position = first; position < lanes; position++) {
+        int lane = diagram_lane_at(strip->diagram, position);
+        const char *marker = strchr(lane_name(strip, lane), '#');
+        if (drawn(strip, lane) && marker != NULL)
+            heading_text(strip, headings, VIEW_FONT_TINY, strip->node_x[lane], 1,
+                         (int)px(strip, 40), marker);
+    }
+    for (uint32_t position = first; position < lanes; position++) {
         int lane = diagram_lane_at(strip->diagram, position);
         if (!drawn(strip, lane) || is_client(strip, lane))
             continue;
         const char *name = lane_name(strip, lane);
         const char *marker = strchr(name, '#');
-        if (marker == NULL) {
-            view_canvas_text(canvas, VIEW_FONT_SMALL, dim, (int)strip->node_x[lane], y,
-                             VIEW_ALIGN_CENTER, name);
-            continue;
-        }
-        int length = (int)(marker - name);
-        view_canvas_text(canvas, VIEW_FONT_TINY, dim, (int)strip->node_x[lane], y2,
-                         VIEW_ALIGN_CENTER, marker);
-        int previous = position > strip->pane->lane_count
-                           ? diagram_lane_at(strip->diagram, position - 1)
-                           : DIAGRAM_NO_LANE;
-        if (previous != DIAGRAM_NO_LANE &&
+        int length = marker != NULL ? (int)(marker - name) : (int)strlen(name);
+        int previous =
+            position > first ? diagram_lane_at(strip->diagram, position - 1) : DIAGRAM_NO_LANE;
+        if (marker != NULL && previous != DIAGRAM_NO_LANE &&
             strncmp(lane_name(strip, previous), name, (size_t)length + 1) == 0)
             continue; /* named over the first instance's run */
-        float last_x = strip->node_x[lane];
-        for (uint32_t next = position + 1; next < lanes; next++) {
-            int other = diagram_lane_at(strip->diagram, next);
-            if (!drawn(strip, other) || strncmp(lane_name(strip, other), name, (size_t)length + 1))
-                break;
-            last_x = strip->node_x[other];
-        }
+        uint32_t last = position;
+        while (marker != NULL && last + 1 < lanes && lane_x_at(strip, last + 1) >= 0 &&
+               strncmp(lane_name(strip, diagram_lane_at(strip->diagram, last + 1)), name,
+                       (size_t)length + 1) == 0)
+            last++;
+        float x = (strip->node_x[lane] + lane_x_at(strip, last)) / 2;
+        float left = lane_x_at(strip, position - 1 >= first ? position - 1 : lanes);
+        float right = lane_x_at(strip, last + 1);
+        float span = lane_x_at(strip, last) - strip->node_x[lane];
+        float room = fminf(left >= 0 ? strip->node_x[lane] - left : span + px(strip, 78),
+                           right >= 0 ? right - lane_x_at(strip, last) : span + px(strip, 78));
         char service[DIAGRAM_LANE_NAME_MAX];
         snprintf(service, sizeof service, "%.*s", length, name);
-        view_canvas_text(canvas, VIEW_FONT_SMALL, dim, (int)((strip->node_x[lane] + last_x) / 2), y,
-                         VIEW_ALIGN_CENTER, service);
+        heading_text(strip, headings, VIEW_FONT_SMALL, x, 0, (int)(span + room - px(strip, 6)),
+                     service);
     }
 }
 
@@ -790,13 +934,23 @@ static void draw_headings(Strip *strip)
     SDL_Color dim = C(VIEW_COLOR_TEXT_DIM);
     int y = strip->rect.y + (int)px(strip, 2);
     int y2 = y + view_canvas_text_height(canvas, VIEW_FONT_SMALL);
-    draw_service_headings(strip, y, y2);
+    Headings headings = {.y = {y, y2}};
     if (strip->lanes_shown > 0) {
-        draw_group_headings(strip, y, y2);
-        float last = strip->node_x[strip->shown[strip->lanes_shown - 1]];
-        view_canvas_text(canvas, VIEW_FONT_TINY, dim, (int)((last + strip->first_service_x) / 2),
-                         y2, VIEW_ALIGN_CENTER, "network");
+        float last =
+            strip->grouped ? strip->grouped_x : strip->node_x[strip->shown[strip->lanes_shown - 1]];
+        const char *network = "network";
+        int w = view_canvas_text_width(canvas, VIEW_FONT_TINY, network);
+        /* between the clients' numbers and the first service, said only where it fits */
+        float left = fmaxf((last + strip->first_service_x - (float)w) / 2, last + px(strip, 16));
+        ViewRect box = {(int)left, y2, w, view_canvas_text_height(canvas, VIEW_FONT_TINY)};
+        if (left + (float)w < strip->first_service_x - px(strip, 4)) {
+            view_canvas_text(canvas, VIEW_FONT_TINY, dim, box.x, y2, VIEW_ALIGN_LEFT, network);
+            heading_taken(&headings, box);
+        }
     }
+    draw_service_headings(strip, &headings);
+    if (strip->lanes_shown > 0)
+        draw_group_headings(strip, y, y2);
     if (strip->density_x1 > strip->density_x0) {
         char count[32];
         snprintf(count, sizeof count, "%llu", (unsigned long long)pane->clients_total);
@@ -1040,6 +1194,16 @@ static void draw_service_mark(Strip *strip, const DiagramItem *mark)
     if (mark->event == TRACE_EXECUTE)
         ledger_entry(strip, mark, y); /* the money first, when labels crowd */
     const char *words = diagram_mark_word(mark, buffer, sizeof buffer, &tone);
+    OperationView view;
+    if (mark->event == TRACE_EXECUTE && words != NULL &&
+        world_operation_view(strip->pane->world, mark->operation, &view) &&
+        strip->pane->scenario->client_groups[view.group].operation.kind != OPERATION_DEBIT) {
+        /* only a payment is a charge: a status written again, an insert run again */
+        bool status =
+            strip->pane->scenario->client_groups[view.group].operation.kind == OPERATION_SET_STATUS;
+        snprintf(buffer, sizeof buffer, "%s x%u", status ? "write" : "run", mark->effects);
+        words = buffer;
+    }
     if (words != NULL)
         decision_label(strip, x, y, tone_color(tone), words);
     offer(strip, mark, (ViewSegment){true, x, y, x, y});
@@ -1065,9 +1229,12 @@ static void draw_client_mark(Strip *strip, const DiagramItem *mark)
         view_canvas_circle(canvas, x, y, r * 1.3f, C(VIEW_COLOR_WARNING));
         int w = view_canvas_text_width(canvas, VIEW_FONT_TINY, "?");
         int h = view_canvas_text_height(canvas, VIEW_FONT_TINY);
-        view_canvas_text(canvas, VIEW_FONT_TINY, C(VIEW_COLOR_BACKGROUND), (int)x,
-                         (int)(y - (float)h / 2), VIEW_ALIGN_CENTER, "?");
-        reserve(strip, (ViewRect){(int)x - w / 2, (int)(y - (float)h / 2), w, h});
+        ViewRect glyph = {(int)x - w / 2, (int)(y - (float)h / 2), w, h};
+        if (label_free(strip, glyph)) { /* clients sharing the grouped lane give up at once */
+            view_canvas_text(canvas, VIEW_FONT_TINY, C(VIEW_COLOR_BACKGROUND), (int)x, glyph.y,
+                             VIEW_ALIGN_CENTER, "?");
+            reserve(strip, glyph);
+        }
         label_beside(strip, x + r * 2, y, VIEW_ALIGN_LEFT, tone_color(tone), word);
         break;
     }

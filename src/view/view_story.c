@@ -18,11 +18,12 @@ static void keep_lines(ViewStory *story, const char *text)
         while (*words == ' ' && words < line + length)
             words++;
         size_t kept = length - (size_t)(words - line);
-        if (kept > 0) {
-            if (story->line_count == VIEW_STORY_LINES_MAX) {
-                story->truncated = true;
-                return;
-            }
+        /* the last two slots are kept for the verdict (outcome, caught), whatever the steps */
+        bool verdict = strncmp(words, "outcome:", 8) == 0 || strncmp(words, "caught:", 7) == 0;
+        int room = verdict ? VIEW_STORY_LINES_MAX : VIEW_STORY_LINES_MAX - 2;
+        if (kept > 0 && story->line_count >= room) {
+            story->truncated = true;
+        } else if (kept > 0) {
             if (kept >= VIEW_STORY_LINE_MAX)
                 kept = VIEW_STORY_LINE_MAX - 1;
             memcpy(story->lines[story->line_count], words, kept);
@@ -59,4 +60,78 @@ bool view_story_tell(ViewStory *story, const Scenario *scenario, Mode mode, uint
     story->operation = operation;
     story->as_of_us = until_us;
     return true;
+}
+
+/* ------------------------------------------------------------------ the telling one */
+
+/* What a run showed first, from its trace: each outcome's first operation (the model's
+ * verdict in its "settled" record), the first stale overwrite, the first duplicate caught. */
+typedef struct {
+    bool settled[OUTCOME_COUNT];
+    uint64_t first[OUTCOME_COUNT];
+    bool stale, caught;
+    uint64_t first_stale, first_caught;
+} Firsts;
+
+static void watch_firsts(void *context, const TraceRecord *record)
+{
+    Firsts *firsts = context;
+    if (record->no_operation)
+        return;
+    TraceEvent event = record->event;
+    if (event == TRACE_SETTLED && record->detail < OUTCOME_COUNT &&
+        !firsts->settled[record->detail]) {
+        firsts->settled[record->detail] = true;
+        firsts->first[record->detail] = record->operation;
+    } else if (event == TRACE_STALE_OVERWRITE && !firsts->stale) {
+        firsts->stale = true;
+        firsts->first_stale = record->operation;
+    } else if ((event == TRACE_REPLAY || event == TRACE_IN_PROGRESS ||
+                event == TRACE_REJECT_OTHER_BODY || event == TRACE_DEDUPLICATED) &&
+               !firsts->caught) {
+        firsts->caught = true;
+        firsts->first_caught = record->operation;
+    }
+}
+
+bool view_story_tell_telling(ViewStory *story, const Scenario *scenario, Mode mode, uint64_t seed,
+                             SimTimeUs until_us)
+{
+    memset(story, 0, sizeof *story);
+    Firsts firsts = {0};
+    World *world =
+        world_create(scenario, mode, seed, (TraceSink){.write = watch_firsts, .context = &firsts},
+                     (WorldLimits){0});
+    if (world == NULL)
+        return false;
+    world_run_until(world, until_us);
+    world_destroy(world);
+    static const struct {
+        int outcome; /* an Outcome; -1: a stale overwrite, -2: a duplicate caught */
+        const char *headline;
+    } order[] = {
+        {-1, "the first status write overwritten by a stale one"}, /* C23's lesson */
+        {OUTCOME_DOUBLE, "the first operation applied twice"},
+        {OUTCOME_LOST, "the first operation never applied"},
+        {OUTCOME_PHANTOM, "the first applied while its client was not told"},
+        {OUTCOME_MISMATCH, "the first given another request's answer"},
+        {-2, "the first duplicate caught before it ran again"},
+    };
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+        int outcome = order[i].outcome;
+        bool seen = outcome == -1   ? firsts.stale
+                    : outcome == -2 ? firsts.caught
+                                    : firsts.settled[outcome];
+        if (!seen)
+            continue;
+        uint64_t operation = outcome == -1   ? firsts.first_stale
+                             : outcome == -2 ? firsts.first_caught
+                                             : firsts.first[outcome];
+        if (!view_story_tell(story, scenario, mode, seed, operation, until_us))
+            return false;
+        snprintf(story->headline, sizeof story->headline, "%s", order[i].headline);
+        snprintf(story->anchor, sizeof story->anchor, "%s", outcome == -1 ? "stale overwrite" : "");
+        return true;
+    }
+    return false;
 }

@@ -20,6 +20,9 @@ typedef struct {
     Mode mode;
     uint64_t operation;
     SimTimeUs as_of_us;
+    char headline[VIEW_STORY_LINE_MAX]; /* why this operation ("the first double"); "" when
+                                           clicked */
+    char anchor[32]; /* words of the step that made it telling ("stale overwrite"); "" */
     int line_count;
     bool truncated; /* more lines than VIEW_STORY_LINES_MAX: the last ones are left out */
     char lines[VIEW_STORY_LINES_MAX][VIEW_STORY_LINE_MAX]; /* explain's lines, unindented */
@@ -28,5 +31,14 @@ typedef struct {
 /* Tells operation's story in mode up to until_us; false (story invalid) when out of memory. */
 bool view_story_tell(ViewStory *story, const Scenario *scenario, Mode mode, uint64_t seed,
                      uint64_t operation, SimTimeUs until_us);
+
+/* The story of the run's most telling operation in mode, to until_us (an end frame's, where
+ * the diagram has scrolled past the cause): the first status write a stale one overwrote
+ * (C23's lesson), else the first operation applied twice, else the first never applied, else the
+ * first applied while its client was not told, else the first given another's answer, else the
+ * first whose duplicate a key store or the broker caught. False (story invalid) when the
+ * run has none of these or memory ran out. */
+bool view_story_tell_telling(ViewStory *story, const Scenario *scenario, Mode mode, uint64_t seed,
+                             SimTimeUs until_us);
 
 #endif

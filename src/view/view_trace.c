@@ -148,7 +148,7 @@ static void ingest_mechanism(ViewPane *pane, const TraceRecord *record)
         return;
     if (pane->mechanism_count > 0) {
         ViewMechanism *last = &pane->mechanisms[(pane->mechanism_count - 1) % VIEW_MECHANISMS_MAX];
-        if (last->event == record->event && last->kind == record->actor_kind &&
+        if (last->event == record->event && last->node == record->actor &&
             record->t_us - last->t_us < (record->event == TRACE_OFFSET_COMMIT
                                              ? VIEW_COMMIT_MERGE_US
                                              : VIEW_MECHANISM_MERGE_US)) {
@@ -161,6 +161,7 @@ static void ingest_mechanism(ViewPane *pane, const TraceRecord *record)
         .t_us = record->t_us,
         .event = record->event,
         .kind = record->actor_kind,
+        .node = record->actor,
         .value = record->value,
         .repeats = 1,
     };

@@ -325,6 +325,7 @@ static bool render(ViewApp *app, Loop *loop, double now_s)
 {
     sample_keys(app, loop, now_s);
     follow_story(app, now_s);
+    view_end_stories_refresh(app);
     if (now_s > app->notice_until)
         app->frame.notice[0] = '\0';
     view_frame_draw(&app->frame);
