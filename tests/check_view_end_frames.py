@@ -5,7 +5,8 @@ For every scenario of scenarios/ (the architectures too), renders the frame at t
 run headless with --labels-json, and holds what each column drew against `idemsim run --json`:
 
 - the four counters (OK, DOUBLE, LOST, PHANTOM) show the run's outcomes, number for number;
-- a run with a mismatch (or a stale overwrite) has a fifth counter in every column, showing
+- a run with a mismatch (or a stale overwrite, a refunded or a declined payment: the first
+  of these in that order) has a fifth counter in every column, showing
   that column's count, and names it, with its count, in the column's verdict line too;
 - no verdict (the narration's "finished: ..." or a balance's) says "exact" or "charged once"
   when the run reports a double, a lost payment, a phantom, a mismatch or a stale overwrite;
@@ -66,12 +67,16 @@ def check_pane(name, pane, report):
                               (where, counter, drawn, outcomes[counter]))
     stale = report.get("ordering", {}).get("stale_overwrites", 0)
     fifth = pane.get("fifth_counter")
-    for metric, count in (("mismatch", outcomes["mismatch"]), ("stale_overwrites", stale)):
-        if count > 0 and fifth != metric:
+    # One fifth counter, for the first of these a column has (harm before told ends).
+    extras = (("mismatch", outcomes["mismatch"]), ("stale_overwrites", stale),
+              ("refunded", outcomes.get("refunded", 0)), ("declined", outcomes.get("declined", 0)))
+    names = [metric for metric, _ in extras]
+    for rank, (metric, count) in enumerate(extras):
+        if count > 0 and fifth not in names[:rank + 1]:
             complaints.append("%s: run has %d %s, the fifth counter is %r" %
                               (where, count, metric, fifth))
     if fifth is not None:
-        count = outcomes["mismatch"] if fifth == "mismatch" else stale
+        count = dict(extras)[fifth]
         drawn = [text["text"] for text in pane["counters"][4]] \
             if len(pane["counters"]) == 5 else []
         if len(drawn) < 2 or drawn[1] != str(count):

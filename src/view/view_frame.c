@@ -589,13 +589,27 @@ static void choose_extra_counter(ViewFrame *frame)
         frame->extra_counter = VIEW_EXTRA_MISMATCH;
     else if ((hidden & VIEW_QUIZ_HIDE_STALE) != 0)
         frame->extra_counter = VIEW_EXTRA_STALE;
-    for (uint32_t p = 0; p < session->pane_count && frame->extra_counter == VIEW_EXTRA_NONE; p++) {
+    else if ((hidden & VIEW_QUIZ_HIDE_REFUNDED) != 0)
+        frame->extra_counter = VIEW_EXTRA_REFUNDED;
+    /* in that order: a wrong answer or a status gone backwards is harm; a refund or a
+     * decline is an end the customer was told of, shown so that the four counters' sum
+     * is not short by them */
+    ViewExtraCounter wanted = frame->extra_counter;
+    for (uint32_t p = 0; p < session->pane_count && wanted != VIEW_EXTRA_MISMATCH; p++) {
         const ViewPane *pane = session->panes[p];
+        ViewExtraCounter here = VIEW_EXTRA_NONE;
         if (pane->tally.outcomes[OUTCOME_MISMATCH] > 0)
-            frame->extra_counter = VIEW_EXTRA_MISMATCH;
+            here = VIEW_EXTRA_MISMATCH;
         else if (world_metrics(pane->world)->stale_overwrites > 0)
-            frame->extra_counter = VIEW_EXTRA_STALE;
+            here = VIEW_EXTRA_STALE;
+        else if (pane->tally.outcomes[OUTCOME_REFUNDED] > 0)
+            here = VIEW_EXTRA_REFUNDED;
+        else if (pane->tally.outcomes[OUTCOME_DECLINED] > 0)
+            here = VIEW_EXTRA_DECLINED;
+        if (here != VIEW_EXTRA_NONE && (wanted == VIEW_EXTRA_NONE || here < wanted))
+            wanted = here;
     }
+    frame->extra_counter = wanted;
     view_layout_set_counters(&frame->layout, frame->extra_counter != VIEW_EXTRA_NONE
                                                  ? VIEW_COUNTERS_MAX
                                                  : VIEW_COUNTERS);

@@ -56,7 +56,8 @@ static void write_panels(FILE *stream, const ViewApp *app, int column, int panel
         fprintf(stream, "%s\n  ", c ? "," : "");
         write_texts(stream, canvas, box->counters[c], 0, panels_end);
     }
-    static const char *const extra_names[] = {"null", "\"mismatch\"", "\"stale_overwrites\""};
+    static const char *const extra_names[] = {"null", "\"mismatch\"", "\"stale_overwrites\"",
+                                              "\"refunded\"", "\"declined\""};
     fprintf(stream,
             "], \"fifth_counter\": %s, \"balances\": ", extra_names[app->frame.extra_counter]);
     write_texts(stream, canvas, box->balances, 0, panels_end);

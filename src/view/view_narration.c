@@ -467,6 +467,13 @@ ViewColor view_narration_finished(const ViewPane *pane, char *buffer, size_t siz
         verdict_add(buffer, size, clause);
         color = color == VIEW_COLOR_OK ? VIEW_COLOR_DOUBLE : color;
     }
+    if (metrics->double_refunds > 0) { /* C28: money given back beyond what was charged */
+        view_narration_money(money, sizeof money, metrics->double_refund_amount, false);
+        snprintf(clause, sizeof clause, "%" PRIu64 " refunded twice or more (%s given away)",
+                 metrics->double_refunds, money);
+        verdict_add(buffer, size, clause);
+        color = color == VIEW_COLOR_OK ? VIEW_COLOR_DOUBLE : color;
+    }
     if (color != VIEW_COLOR_OK)
         return color;
     if (phantom > 0) {
@@ -475,6 +482,16 @@ ViewColor view_narration_finished(const ViewPane *pane, char *buffer, size_t siz
                  tally->operations, effects.noun);
         verdict_add(buffer, size, clause);
         return VIEW_COLOR_WARNING;
+    }
+    /* declined and refunded payments ended with nothing charged, and the client knows */
+    uint64_t declined = tally->outcomes[OUTCOME_DECLINED];
+    uint64_t refunded = tally->outcomes[OUTCOME_REFUNDED];
+    if (declined + refunded > 0) {
+        snprintf(buffer, size,
+                 "finished: every client told; %" PRIu64 " %s once, %" PRIu64 " refunded, %" PRIu64
+                 " declined",
+                 tally->outcomes[OUTCOME_OK], effects.verb, refunded, declined);
+        return VIEW_COLOR_OK;
     }
     snprintf(buffer, size, "finished: all %" PRIu64 " %s exactly once, every client told",
              tally->operations, effects.verb);

@@ -234,8 +234,33 @@ void view_panels_counters(const ViewPanels *panels)
                            "reverted",
                            false,
                            panels->hidden & VIEW_QUIZ_HIDE_STALE};
-    draw_counter(panels, panels->box->counters[VIEW_COUNTERS],
-                 panels->extra == VIEW_EXTRA_MISMATCH ? &mismatch : &stale);
+    /* A refund that paid more than was charged is money given away: said in red below it. */
+    uint64_t refunded_twice = world_metrics(panels->pane->world)->double_refunds;
+    char refunded_long[48], refunded_short[32];
+    snprintf(refunded_long, sizeof refunded_long, "%" PRIu64 " refunded twice", refunded_twice);
+    snprintf(refunded_short, sizeof refunded_short, "%" PRIu64 " twice", refunded_twice);
+    const Counter refunded = {"\xE2\x86\xA9 REFUNDED",
+                              "REFUND",
+                              VIEW_COLOR_WARNING,
+                              tally->outcomes[OUTCOME_REFUNDED],
+                              refunded_twice ? refunded_long : "order failed, paid back",
+                              refunded_twice ? refunded_short : "paid back",
+                              refunded_twice > 0,
+                              panels->hidden & VIEW_QUIZ_HIDE_REFUNDED};
+    const Counter declined = {"\xE2\x8A\x98 DECLINED",
+                              "DECLINED",
+                              VIEW_COLOR_TEXT_DIM,
+                              tally->outcomes[OUTCOME_DECLINED],
+                              "card refused, told",
+                              "refused",
+                              false,
+                              false};
+    const Counter *extra = panels->extra == VIEW_EXTRA_MISMATCH ? &mismatch
+                           : panels->extra == VIEW_EXTRA_STALE  ? &stale
+                           : panels->extra == VIEW_EXTRA_REFUNDED
+                               ? &refunded
+                               : &declined;
+    draw_counter(panels, panels->box->counters[VIEW_COUNTERS], extra);
 }
 
 /* ------------------------------------------------------------------ balances */

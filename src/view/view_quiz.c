@@ -195,8 +195,10 @@ static const struct {
     {"stale_final", VIEW_QUIZ_HIDE_STALE},
     {"lost_updates", VIEW_QUIZ_HIDE_BALANCES}, /* C29: the wallet tells what was written over */
     {"lost_update_amount", VIEW_QUIZ_HIDE_BALANCES},
-    {"double_refunds", VIEW_QUIZ_HIDE_BALANCES}, /* C28: money given away, over in the balance */
-    {"double_refund_amount", VIEW_QUIZ_HIDE_BALANCES},
+    /* C28: money given away shows over in the balance, and under the refunded counter */
+    {"refunded", VIEW_QUIZ_HIDE_REFUNDED},
+    {"double_refunds", VIEW_QUIZ_HIDE_BALANCES | VIEW_QUIZ_HIDE_REFUNDED},
+    {"double_refund_amount", VIEW_QUIZ_HIDE_BALANCES | VIEW_QUIZ_HIDE_REFUNDED},
 };
 
 unsigned view_quiz_hide_bits_of_metric(const char *metric)

@@ -39,6 +39,7 @@ typedef enum {
 #define VIEW_QUIZ_HIDE_KEY_STORE (1u << 5) /* the key-store panel's rows and counts */
 #define VIEW_QUIZ_HIDE_MISMATCH (1u << 6)  /* the fifth counter, when it counts mismatches */
 #define VIEW_QUIZ_HIDE_STALE (1u << 7)     /* the fifth counter, when it counts stale writes */
+#define VIEW_QUIZ_HIDE_REFUNDED (1u << 8)  /* the fifth counter, when it counts refunds */
 
 typedef struct {
     const Question *questions; /* borrowed */
