@@ -288,6 +288,8 @@ static void send_attempt(World *world, uint64_t operation, uint32_t click)
     /* A publish always carries a message id; without a key strategy it is new per send. */
     if (publishes && request.key == 0)
         request.key = world_draw(world, DRAW_KEY, operation, click, state->attempts) | 1;
+    if (!publishes) /* server.deadline: the attempt's timeout travels with it (C31) */
+        deadline_stamp(world, &request, sim_time_us_from_ms(group->retry.timeout_ms));
     SimTimeUs now = sim_now(world->sim);
     if (world_tracing(world))
         world_trace_client(world, op->client, state->attempts == 1 ? TRACE_SEND : TRACE_RETRY,

@@ -118,6 +118,8 @@ bool metrics_value(const Metrics *metrics, const char *name, double *value)
         {"412", metrics->status_412},
         {"lost_updates", metrics->lost_updates},
         {"update_conflicts", metrics->update_conflicts},
+        {"work_after_deadline", metrics->work_after_deadline},
+        {"deadline_drops", metrics->deadline_drops},
         {"rebalances", metrics->rebalances},
         {"offset_commits", metrics->offset_commits},
         {"key_store_peak", metrics->key_store_peak},

@@ -85,8 +85,11 @@ typedef struct {
     uint64_t lost_updates;      /* debits written over a balance that moved since their read */
     int64_t lost_update_amount; /* what those writes undid: actual balance minus applied debits */
     uint64_t update_conflicts;  /* compare-and-set writes refused: the handler ran again */
-    uint64_t rebalances;        /* log family: resumes from the committed offsets (crashes too) */
-    uint64_t offset_commits;    /* log family: commits that moved a partition's offset */
+    /* deadlines carried to the server (server.deadline, C31) */
+    uint64_t work_after_deadline; /* effects a handler ran after its caller had given up */
+    uint64_t deadline_drops;      /* requests dropped unrun: their deadline had passed */
+    uint64_t rebalances;          /* log family: resumes from the committed offsets (crashes too) */
+    uint64_t offset_commits;      /* log family: commits that moved a partition's offset */
     uint64_t crashes;
     uint64_t shed;   /* requests the server refused unrun: its queue was full (429/503) */
     uint64_t resets; /* requests reset by a server in its scripted outage */

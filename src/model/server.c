@@ -136,6 +136,8 @@ static bool start_job(World *world, Server *server, uint32_t job_slot)
 {
     Job *job = &world->jobs[job_slot];
     KeyProtocol *keys = server->keys;
+    if (deadline_passed(world, job, server->node, DEADLINE_AT_START))
+        return true; /* its caller gave up: not run, not answered */
     job->store_key = store_key_of(world, keys, &job->request);
     KeyVerdict verdict = key_protocol_admit(world, keys, job);
     switch (verdict.kind) {
@@ -200,10 +202,13 @@ void server_on_request(World *world, Server *server, const Message *request)
             shed(world, request);
             return;
         }
-        index_queue_push(&server->queue, world_job_alloc(world, request, server->epoch));
+        uint32_t waiting = world_job_alloc(world, request, server->epoch);
+        deadline_arrive(world, &world->jobs[waiting]);
+        index_queue_push(&server->queue, waiting);
         return;
     }
     uint32_t job = world_job_alloc(world, request, server->epoch);
+    deadline_arrive(world, &world->jobs[job]);
     server->busy++;
     if (start_job(world, server, job))
         finish_job(world, server, job);
@@ -400,7 +405,12 @@ void server_on_job_done(World *world, uint32_t job_slot)
         server_after_effect(world, server, job_slot, job->resume_status);
         return;
     }
+    if (deadline_passed(world, job, server->node, DEADLINE_AT_EFFECT)) {
+        server_complete_job(world, server, job_slot, 504); /* as a failure before its effect */
+        return;
+    }
     if (charges_through_gateway(world, job)) {
+        deadline_note_effect(world, job, server->node);
         server_charge_request(world, job_slot);
         return;
     }
@@ -408,6 +418,7 @@ void server_on_job_done(World *world, uint32_t job_slot)
         execute_later(world, job_slot); /* compare-and-set lost: read again, run again */
         return;
     }
+    deadline_note_effect(world, job, server->node);
     bool effect = false;
     int status = ledger_apply_read(world, &job->request, &job->balance_read, server->node, &effect);
     job->uncommitted = world->scenario.server.transaction && effect;

@@ -89,6 +89,10 @@ typedef enum {
                               its read (C29); value: the amount overwritten */
     TRACE_UPDATE_CONFLICT, /* a compare-and-set debit found the balance moved: it reads again and
                               runs again; value: how far it moved */
+    TRACE_DEADLINE_DROP,   /* the server dropped a request whose deadline had passed (C31);
+                              value: 0 before a worker started it, 1 before its effect */
+    TRACE_AFTER_DEADLINE,  /* a handler ran its effect after its caller gave up (C31); value:
+                              how late, in ms */
     TRACE_EVENT_COUNT
 } TraceEvent;
 

@@ -175,6 +175,8 @@ typedef struct {
     bool receipt;             /* an event the server publishes: send the receipt email */
     uint32_t session;         /* a publish: the app's life it was sent in (Client.app_restarts) */
     bool key_respelled;       /* the key spelled otherwise than the click's first attempt (C30) */
+    SimTimeUs deadline_us;    /* when its client gives up on this attempt (C31; 0: none) */
+    SimTimeUs timeout_us;     /* what its deadline header says: the time left when sent */
 } Message;
 
 /* The answer to message, going back the way it came. It keeps the message's identity
@@ -256,6 +258,7 @@ typedef struct Job {
     int resume_status;     /* resumes after the effect phase, which answered this (0: no) */
     SimTimeUs reserved_us; /* the TTL counts from here unless ttl_from says completion */
     BalanceRead balance_read;
+    SimTimeUs deadline_us; /* the server's deadline for it: arrival + the header's time left */
 } Job;
 
 /* The transactional outbox: a charge intent written with the key row, relayed to the
@@ -731,6 +734,18 @@ bool key_spelling_respelled(const World *world, const ClientGroupSpec *spec, uin
                             uint32_t click, uint32_t attempt);
 /* The bits a base62 key of key_bits keeps once its case is folded. */
 uint32_t key_spelling_folded_bits(uint32_t key_bits);
+
+/* deadline.c (server.deadline, C31) */
+/* The deadline header of an attempt sent now that its client waits timeout_us for. */
+void deadline_stamp(const World *world, Message *request, SimTimeUs timeout_us);
+/* A request arrived: the server's deadline for its job counts from now. */
+void deadline_arrive(const World *world, Job *job);
+/* server.deadline 'drop': the job's deadline has passed before a worker starts it, or before
+ * its effect (at = DEADLINE_AT_*): counted and traced; true: the caller drops it. */
+bool deadline_passed(World *world, const Job *job, uint32_t actor, int at);
+/* The job's effect is about to run: counted and traced when its caller gave up before. */
+void deadline_note_effect(World *world, const Job *job, uint32_t actor);
+enum { DEADLINE_AT_START, DEADLINE_AT_EFFECT };
 
 /* broker.c */
 void broker_init(World *world);

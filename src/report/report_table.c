@@ -32,6 +32,7 @@ typedef enum {
     SHOW_WITH_DECLINES,        /* a gateway that may decline, or a mode where one did */
     SHOW_WITH_SAGA,            /* a server whose order has a fulfil step after its charge */
     SHOW_WITH_BALANCE_UPDATES, /* a debit written other than atomically (C29) */
+    SHOW_WITH_DEADLINES,       /* requests that carry a deadline (C31) */
 } RowShown;
 
 typedef struct {
@@ -69,6 +70,8 @@ static const Row rows[] = {
     {"lost updates (wrote over)", "lost_updates", ROW_BAD, SHOW_WITH_BALANCE_UPDATES},
     {"  money written over", "lost_update_amount", ROW_BAD, SHOW_WITH_BALANCE_UPDATES},
     {"update conflicts, run again", "update_conflicts", ROW_COUNT, SHOW_WITH_BALANCE_UPDATES},
+    {"work after caller gave up", "work_after_deadline", ROW_BAD, SHOW_WITH_DEADLINES},
+    {"dropped: deadline passed", "deadline_drops", ROW_COUNT, SHOW_WITH_DEADLINES},
     {"status queries (GET by key)", "status_queries", ROW_COUNT, SHOW_WITH_QUERIES},
     {"  unknown resolved by them", "resolved_by_lookup", ROW_COUNT, SHOW_WITH_QUERIES},
     {"gateway timeouts reconciled", "reconciled", ROW_COUNT, SHOW_WITH_RECONCILE},
@@ -324,6 +327,8 @@ bool report_write_table(FILE *stream, const RunReport *report, bool color)
         if (rows[r].shown == SHOW_WITH_SAGA && !scenario_uses_saga(scenario))
             continue;
         if (rows[r].shown == SHOW_WITH_BALANCE_UPDATES && !scenario_uses_balance_updates(scenario))
+            continue;
+        if (rows[r].shown == SHOW_WITH_DEADLINES && !scenario_uses_deadlines(scenario))
             continue;
         fprintf(stream, "%-*s", LABEL_WIDTH, rows[r].label);
         for (uint32_t m = 0; m < report->mode_count; m++) {

@@ -377,6 +377,14 @@ typedef struct {
     CallSpec call;
 } UndoSpec;
 
+/* What a server does with the deadline a request carries (C31): none is carried (HTTP/1.1
+ * without a deadline header), it is carried and the handler ignores it (it works on after its
+ * caller gave up), or it is carried and work whose deadline has passed is dropped before a
+ * worker starts it and before its effect (gRPC's grpc-timeout with a handler that checks its
+ * context). The deadline is the caller's attempt timeout, counted from the request's arrival
+ * as grpc-timeout is, so the server's lies one network delay after the client's. */
+typedef enum { DEADLINE_NONE, DEADLINE_IGNORED, DEADLINE_DROP } DeadlineHandling;
+
 typedef struct {
     uint32_t instances; /* processes behind one balancer, each with its own workers and queue */
     BalancerPolicy balancer;
@@ -385,6 +393,7 @@ typedef struct {
     ShedSpec shed;
     ServerOutageSpec outage;
     Distribution service_ms;
+    DeadlineHandling deadline; /* C31 */
     IdempotencySpec idempotency;
     CrashSpec crash;
     double fail_before_effect; /* chance a handler run fails (500) before its side effect */
@@ -650,6 +659,8 @@ bool scenario_call_retries(const Scenario *scenario);
 bool scenario_uses_status_records(const Scenario *scenario);
 /* A debit writes its balance other than atomically (operation.update): C29's rows. */
 bool scenario_uses_balance_updates(const Scenario *scenario);
+/* The requests carry a deadline (server.deadline other than 'none'): C31's rows. */
+bool scenario_uses_deadlines(const Scenario *scenario);
 /* True when the scenario bounds the server's queue, scripts a server outage, or gives a
  * group a retry budget or Retry-After: the reports then show the retry-storm numbers. */
 bool scenario_uses_storm(const Scenario *scenario);

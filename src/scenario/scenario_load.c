@@ -271,6 +271,11 @@ bool scenario_uses_balance_updates(const Scenario *scenario)
     return false;
 }
 
+bool scenario_uses_deadlines(const Scenario *scenario)
+{
+    return scenario->server.deadline != DEADLINE_NONE;
+}
+
 const char *scenario_service_id(const Scenario *scenario, NodeKind kind)
 {
     return scenario->service_ids[kind];

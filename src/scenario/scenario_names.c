@@ -44,6 +44,11 @@ static const NameEntry key_alphabets[] = {
     {"hex", KEY_ALPHABET_HEX},
     {"base62", KEY_ALPHABET_BASE62},
 };
+static const NameEntry deadlines[] = {
+    {"none", DEADLINE_NONE},
+    {"ignored", DEADLINE_IGNORED},
+    {"drop", DEADLINE_DROP},
+};
 static const NameEntry key_strategies[] = {
     {"none", KEY_NONE},
     {"per-attempt", KEY_PER_ATTEMPT},
@@ -126,6 +131,7 @@ const NameTable scenario_names_operation_resource = TABLE(operation_resources);
 const NameTable scenario_names_balance_update = TABLE(balance_updates);
 const NameTable scenario_names_key_compare = TABLE(key_compares);
 const NameTable scenario_names_key_alphabet = TABLE(key_alphabets);
+const NameTable scenario_names_deadline = TABLE(deadlines);
 const NameTable scenario_names_key_strategy = TABLE(key_strategies);
 const NameTable scenario_names_consumer_key = TABLE(consumer_keys);
 const NameTable scenario_names_store_profile = TABLE(store_profiles);
@@ -290,6 +296,8 @@ const char *const scenario_metric_names[] = {
     "refund_retries",
     "double_refunds",
     "double_refund_amount",
+    "work_after_deadline",
+    "deadline_drops",
 };
 const unsigned scenario_metric_count =
     (unsigned)(sizeof scenario_metric_names / sizeof scenario_metric_names[0]);

@@ -917,6 +917,36 @@ static void check_balance_updates(SchemaReader *reader, const Scenario *scenario
     }
 }
 
+/* server.deadline (C31) is the client's attempt timeout carried to the server. A proxy
+ * between them would carry a deadline of its own (Envoy sets x-envoy-expected-rq-timeout-ms
+ * per try), and a client that accepts a late answer has not given up at its timeout: neither
+ * is modelled, so both are refused rather than run with a deadline that means something
+ * else. */
+static void check_deadlines(SchemaReader *reader, const Scenario *scenario)
+{
+    if (!((const ScenarioReader *)reader)->clients_readable ||
+        scenario->server.deadline == DEADLINE_NONE)
+        return;
+    for (uint32_t i = 0; i < scenario->client_group_count; i++) {
+        const ClientGroupSpec *group = &scenario->client_groups[i];
+        if (group->target != TARGET_SERVER)
+            continue;
+        const char *why = group->via == VIA_PROXY
+                              ? "goes via the proxy (a proxy's own deadline per try is not "
+                                "modelled)"
+                          : group->retry.late_response == LATE_RESPONSE_ACCEPT
+                              ? "accepts late answers (it has not given up at its timeout, so "
+                                "its timeout is no deadline)"
+                              : NULL;
+        if (why == NULL)
+            continue;
+        json_path_push_key(&reader->path, "server");
+        schema_error_at(reader, "deadline", "expected 'none' while client group '%s' %s", group->id,
+                        why);
+        json_path_pop(&reader->path);
+    }
+}
+
 /* A log broker's fetches and commits are requests over TCP that the Kafka client retries:
  * the links between the broker and its consumers delay them, never lose or copy them (a
  * lost fetch would stall its partition for good, there being no redelivery timer). */
@@ -978,6 +1008,7 @@ static void check_queue_references(SchemaReader *reader, const cJSON *root, void
     check_charging_consumers(reader, root, scenario);
     check_shared_records(reader, scenario);
     check_balance_updates(reader, scenario);
+    check_deadlines(reader, scenario);
     if (broker->family == BROKER_LOG) {
         /* a rebalance is an event: a budget on them, as on every timer the file sets */
         if (broker->rebalance_every_ms > 0 &&
