@@ -160,6 +160,9 @@ static const InertCase cases[] = {
      {"server.outbox_relay_ms=300"},
      {"server.outbox_relay_ms=300", "server.publish_receipts=true",
       "server.receipts_via=\"outbox\""}},
+    {"$.server.deadline",
+     {"clients[0].target=\"broker\"", "server.deadline=\"drop\""},
+     {"server.deadline=\"drop\""}},
     /* the proxy */
     {"$.proxy.retry_on",
      {"clients[0].via=\"proxy\"", "proxy={\"retries\": 0, \"retry_on\": [\"5xx\"]}"},

@@ -529,6 +529,11 @@ static void warn_server(const Scenario *scenario, const Scenario *plain, const R
     if (scenario->broker.consumers.use_gateway)
         warn_call(scenario, &scenario->broker.consumers.call, &plain->broker.consumers.call,
                   NODE_CONSUMERS, warnings);
+    /* client.c stamps a deadline only on a request to the server (deadline.c) */
+    if (!reach->to_server && server->deadline != plain->server.deadline)
+        scenario_errors_add(warnings, "$.server.deadline",
+                            "has no effect: no client group calls the server, so no request "
+                            "carries a deadline to it");
     if (!reach->to_server)
         return;
     warn_crash(&server->crash, &plain->server.crash, "$.server.crash", warnings);
