@@ -12,12 +12,12 @@
  * client here times out per attempt, and that attempt's timeout is what it waits for. */
 #include "world_internal.h"
 
-void deadline_stamp(const World *world, Message *request, SimTimeUs timeout_us)
+void deadline_stamp(const World *world, Message *request, SimTimeUs sent_us, SimTimeUs timeout_us)
 {
     if (world->scenario.server.deadline == DEADLINE_NONE)
         return;
-    request->timeout_us = timeout_us;
-    request->deadline_us = sim_now(world->sim) + timeout_us;
+    request->timeout_us = timeout_us; /* a library's replay sends the same header again */
+    request->deadline_us = sent_us + timeout_us;
 }
 
 void deadline_arrive(const World *world, Job *job)

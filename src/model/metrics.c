@@ -120,6 +120,8 @@ bool metrics_value(const Metrics *metrics, const char *name, double *value)
         {"update_conflicts", metrics->update_conflicts},
         {"work_after_deadline", metrics->work_after_deadline},
         {"deadline_drops", metrics->deadline_drops},
+        {"connection_closes", metrics->connection_closes},
+        {"library_retries", metrics->library_retries},
         {"rebalances", metrics->rebalances},
         {"offset_commits", metrics->offset_commits},
         {"key_store_peak", metrics->key_store_peak},

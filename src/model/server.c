@@ -81,6 +81,7 @@ static void finish_job(World *world, Server *server, uint32_t job)
 static void respond(World *world, const Message *request, int status, uint64_t response_of)
 {
     Message response = message_answer(request, HOP_RESPONSE, status, response_of);
+    connection_close_before_answer(world, request->target, &response); /* C32 */
     switch (status) {
     case 409:
         world->metrics.status_409++;
@@ -195,6 +196,8 @@ void server_on_request(World *world, Server *server, const Message *request)
             world_trace_about(world, server->node, TRACE_REFUSED_DOWN, request, 0, 0);
         return;
     }
+    if (connection_stale_on_arrival(world, server->node, request))
+        return; /* C32: its kept-alive connection was closed: never read */
     SIM_ASSERT(server->workers == 0 || server->busy <= server->workers,
                "never more jobs running than workers");
     if (server->workers != 0 && server->busy >= server->workers) {

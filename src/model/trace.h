@@ -93,6 +93,10 @@ typedef enum {
                               value: 0 before a worker started it, 1 before its effect */
     TRACE_AFTER_DEADLINE,  /* a handler ran its effect after its caller gave up (C31); value:
                               how late, in ms */
+    TRACE_CONNECTION_CLOSED, /* a request's connection closed before any byte of its answer
+                                (C32); value: 0 unread (stale), 1 after its handler ran */
+    TRACE_LIBRARY_RETRY,     /* the client's HTTP library sent the attempt again on its own
+                                (C32); value: the library's send number */
     TRACE_EVENT_COUNT
 } TraceEvent;
 

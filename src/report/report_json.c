@@ -180,6 +180,11 @@ static void write_mode(FILE *stream, const RunReport *report, uint32_t m, Series
                 "      \"deadlines\": {\"work_after_deadline\": %" PRIu64
                 ", \"deadline_drops\": %" PRIu64 "},\n",
                 metrics->work_after_deadline, metrics->deadline_drops);
+    if (scenario_uses_connection_closes(scenario)) /* only then: other reports stay as they were */
+        fprintf(stream,
+                "      \"connections\": {\"connection_closes\": %" PRIu64
+                ", \"library_retries\": %" PRIu64 "},\n",
+                metrics->connection_closes, metrics->library_retries);
     if (scenario->broker.family == BROKER_LOG) /* only then: other reports stay as they were */
         fprintf(stream,
                 "      \"log\": {\"rebalances\": %" PRIu64 ", \"offset_commits\": %" PRIu64 "},\n",
