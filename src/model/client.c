@@ -280,18 +280,19 @@ static Message attempt_request(World *world, uint64_t operation, uint32_t click,
     if (publishes && request.key == 0)
         request.key = world_draw(world, DRAW_KEY, operation, click, state->attempts) | 1;
     if (!publishes) /* server.deadline: the attempt's timeout travels with it (C31) */
-        deadline_stamp(world, &request, state->attempt_sent_us,
-                       sim_time_us_from_ms(group->retry.timeout_ms));
+        deadline_stamp(world, &request, sim_time_us_from_ms(group->retry.timeout_ms));
     return request;
 }
 
 /* clients[].library_retries (C32): the library sends the attempt again on a new connection;
- * the app's attempt, its timer and its count are unchanged. */
-static void resend_attempt(World *world, uint64_t operation, uint32_t click)
+ * the app's attempt, its timer and its count are unchanged, and so are its headers (the
+ * deadline header: the closed answer still holds the request's). */
+static void resend_attempt(World *world, const Message *closed)
 {
-    ClickState *state = &world_operation(world, operation)->clicks[click];
-    Message request =
-        attempt_request(world, operation, click, lineage_of_repeat(1, state->library_tries));
+    ClickState *state = &world_operation(world, closed->operation)->clicks[closed->click];
+    Message request = attempt_request(world, closed->operation, closed->click,
+                                      lineage_of_repeat(1, state->library_tries));
+    request.timeout_us = closed->timeout_us;
     network_send(world, &request);
 }
 
@@ -304,7 +305,6 @@ static void send_attempt(World *world, uint64_t operation, uint32_t click)
     state->attempts++;
     state->awaiting_answer = true;
     state->library_tries = 0;
-    state->attempt_sent_us = sim_now(world->sim);
     world->metrics.attempts++;
     count_series_add(&world->metrics.attempts_series, sim_now(world->sim), 1);
     if (state->attempts == 1)
@@ -671,7 +671,7 @@ void client_on_response(World *world, const Message *response)
     }
     if (current && connection_library_replays(world, group_of_client(world, op->client)->spec,
                                               state, response)) {
-        resend_attempt(world, response->operation, response->click);
+        resend_attempt(world, response);
         return; /* the app hears nothing of it */
     }
     state->awaiting_answer = false;

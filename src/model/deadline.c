@@ -12,18 +12,18 @@
  * client here times out per attempt, and that attempt's timeout is what it waits for. */
 #include "world_internal.h"
 
-void deadline_stamp(const World *world, Message *request, SimTimeUs sent_us, SimTimeUs timeout_us)
+void deadline_stamp(const World *world, Message *request, SimTimeUs timeout_us)
 {
     if (world->scenario.server.deadline == DEADLINE_NONE)
         return;
-    request->timeout_us = timeout_us; /* a library's replay sends the same header again */
-    request->deadline_us = sent_us + timeout_us;
+    SIM_ASSERT(timeout_us <= UINT32_MAX, "the loader bounds a timeout sent as a deadline");
+    request->timeout_us = (uint32_t)timeout_us;
 }
 
 void deadline_arrive(const World *world, Job *job)
 {
     job->deadline_us =
-        job->request.deadline_us == 0 ? 0 : sim_now(world->sim) + job->request.timeout_us;
+        job->request.timeout_us == 0 ? 0 : sim_now(world->sim) + job->request.timeout_us;
 }
 
 bool deadline_passed(World *world, const Job *job, uint32_t actor, int at)
@@ -37,13 +37,23 @@ bool deadline_passed(World *world, const Job *job, uint32_t actor, int at)
     return true;
 }
 
+/* The client hung up on this attempt: its timeout passed (it has no answer to wait for, or
+ * it has sent a later attempt), or the click is over. The world knows; the server does not. */
+static bool caller_gave_up(World *world, const Message *request)
+{
+    const ClickState *state = &world_operation(world, request->operation)->clicks[request->click];
+    return !state->active || state->attempts != request->attempt || !state->awaiting_answer;
+}
+
 void deadline_note_effect(World *world, const Job *job, uint32_t actor)
 {
-    SimTimeUs now = sim_now(world->sim);
-    if (job->request.deadline_us == 0 || now < job->request.deadline_us)
+    if (job->request.timeout_us == 0 || !caller_gave_up(world, &job->request))
         return;
     world->metrics.work_after_deadline++;
-    if (world_tracing(world))
+    if (world_tracing(world)) {
+        const Operation *op = world_operation(world, job->request.operation);
+        const ClickState *state = &op->clicks[job->request.click];
         world_trace_about(world, actor, TRACE_AFTER_DEADLINE, &job->request,
-                          (int64_t)((now - job->request.deadline_us) / SIM_US_PER_MS), 0);
+                          state->active ? state->attempts : 0, 0);
+    }
 }

@@ -92,7 +92,7 @@ typedef enum {
     TRACE_DEADLINE_DROP,   /* the server dropped a request whose deadline had passed (C31);
                               value: 0 before a worker started it, 1 before its effect */
     TRACE_AFTER_DEADLINE,  /* a handler ran its effect after its caller gave up (C31); value:
-                              how late, in ms */
+                              the attempt its client is on now (0: the click is over) */
     TRACE_CONNECTION_CLOSED, /* a request's connection closed before any byte of its answer
                                 (C32); value: 0 unread (stale), 1 after its handler ran */
     TRACE_LIBRARY_RETRY,     /* the client's HTTP library sent the attempt again on its own

@@ -177,8 +177,7 @@ typedef struct {
     bool receipt;             /* an event the server publishes: send the receipt email */
     uint32_t session;         /* a publish: the app's life it was sent in (Client.app_restarts) */
     bool key_respelled;       /* the key spelled otherwise than the click's first attempt (C30) */
-    SimTimeUs deadline_us;    /* when its client gives up on this attempt (C31; 0: none) */
-    SimTimeUs timeout_us;     /* what its deadline header says: the time left when sent */
+    uint32_t timeout_us;      /* its deadline header: the time left when sent (C31; 0: none) */
 } Message;
 
 /* The answer to message, going back the way it came. It keeps the message's identity
@@ -738,8 +737,8 @@ bool key_spelling_respelled(const World *world, const ClientGroupSpec *spec, uin
 uint32_t key_spelling_folded_bits(uint32_t key_bits);
 
 /* deadline.c (server.deadline, C31) */
-/* The deadline header of an attempt sent at sent_us that its client waits timeout_us for. */
-void deadline_stamp(const World *world, Message *request, SimTimeUs sent_us, SimTimeUs timeout_us);
+/* The deadline header of an attempt its client waits timeout_us for. */
+void deadline_stamp(const World *world, Message *request, SimTimeUs timeout_us);
 /* A request arrived: the server's deadline for its job counts from now. */
 void deadline_arrive(const World *world, Job *job);
 /* server.deadline 'drop': the job's deadline has passed before a worker starts it, or before

@@ -392,6 +392,7 @@ typedef struct {
  * context). The deadline is the caller's attempt timeout, counted from the request's arrival
  * as grpc-timeout is, so the server's lies one network delay after the client's. */
 typedef enum { DEADLINE_NONE, DEADLINE_IGNORED, DEADLINE_DROP } DeadlineHandling;
+#define DEADLINE_TIMEOUT_MS_MAX 4294967.0 /* a timeout sent as a deadline: 2^32 - 1 us at most */
 
 typedef struct {
     uint32_t instances; /* processes behind one balancer, each with its own workers and queue */

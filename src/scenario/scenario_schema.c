@@ -947,6 +947,9 @@ static void check_deadlines(SchemaReader *reader, const Scenario *scenario)
                           : group->retry.late_response == LATE_RESPONSE_ACCEPT
                               ? "accepts late answers (it has not given up at its timeout, so "
                                 "its timeout is no deadline)"
+                          : group->retry.timeout_ms > DEADLINE_TIMEOUT_MS_MAX
+                              ? "waits longer than 4294967 ms (a deadline header of more than "
+                                "71 minutes is not modelled)"
                               : NULL;
         if (why == NULL)
             continue;
