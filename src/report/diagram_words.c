@@ -127,8 +127,8 @@ static const EventWords EVENT_WORDS[TRACE_EVENT_COUNT] = {
                                  "closed", DIAGRAM_TONE_WARN},
     [TRACE_LIBRARY_RETRY] = {"library sends it again, unseen", NULL, DIAGRAM_TONE_BAD,
                              "replayed by library", DIAGRAM_TONE_WARN},
-    [TRACE_AFTER_DEADLINE] = {"works on {value} ms after its caller gave up", NULL,
-                              DIAGRAM_TONE_BAD, "nobody waits", DIAGRAM_TONE_WARN},
+    [TRACE_AFTER_DEADLINE] = {"works on after its caller gave up", NULL, DIAGRAM_TONE_BAD,
+                              "nobody waits", DIAGRAM_TONE_WARN},
 };
 
 /* The client's marks that name a click worth telling apart (a double click's second). */
