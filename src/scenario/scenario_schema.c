@@ -927,6 +927,26 @@ static void check_balance_updates(SchemaReader *reader, const Scenario *scenario
     }
 }
 
+/* The server's object as the file wrote it: `server`, or its entry in `services`. Returns
+ * how many path steps it pushed, for pop_server_object. */
+static int push_server_object(SchemaReader *reader, const Scenario *scenario)
+{
+    int entry = scenario->service_entry[NODE_SERVER];
+    if (entry == 0) {
+        json_path_push_key(&reader->path, "server");
+        return 1;
+    }
+    json_path_push_key(&reader->path, "services");
+    json_path_push_index(&reader->path, (uint32_t)(entry - 1));
+    return 2;
+}
+
+static void pop_server_object(SchemaReader *reader, int pushed)
+{
+    while (pushed-- > 0)
+        json_path_pop(&reader->path);
+}
+
 /* server.deadline (C31) is the client's attempt timeout carried to the server. A proxy
  * between them would carry a deadline of its own (Envoy sets x-envoy-expected-rq-timeout-ms
  * per try), and a client that accepts a late answer has not given up at its timeout: neither
@@ -953,10 +973,10 @@ static void check_deadlines(SchemaReader *reader, const Scenario *scenario)
                               : NULL;
         if (why == NULL)
             continue;
-        json_path_push_key(&reader->path, "server");
+        int pushed = push_server_object(reader, scenario);
         schema_error_at(reader, "deadline", "expected 'none' while client group '%s' %s", group->id,
                         why);
-        json_path_pop(&reader->path);
+        pop_server_object(reader, pushed);
     }
 }
 
@@ -987,14 +1007,14 @@ static void check_library_retries(SchemaReader *reader, const Scenario *scenario
             json_path_pop(&reader->path);
         }
         if (closes && group->via == VIA_PROXY && group->target == TARGET_SERVER) {
-            json_path_push_key(&reader->path, "server");
+            int pushed = push_server_object(reader, scenario);
             schema_error_at(reader,
                             scenario->server.stale_connections > 0 ? "stale_connections"
                                                                    : "closes_before_answer",
                             "expected 0 while client group '%s' goes via the proxy (the "
                             "proxy's connection to the server is not modelled)",
                             group->id);
-            json_path_pop(&reader->path);
+            pop_server_object(reader, pushed);
         }
     }
 }
