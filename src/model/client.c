@@ -246,22 +246,13 @@ static bool app_restarts(World *world, uint64_t operation, uint32_t click)
 
 static void budget_deposit(World *world, ClientGroup *group);
 
-static void send_attempt(World *world, uint64_t operation, uint32_t click)
+/* The click's latest attempt as a message; lineage tells one send of it from another. */
+static Message attempt_request(World *world, uint64_t operation, uint32_t click, uint64_t lineage)
 {
     Operation *op = world_operation(world, operation);
     ClickState *state = &op->clicks[click];
     Client *client = &world->clients[op->client];
     const ClientGroup *group = &world->groups[client->group];
-    state->attempts++;
-    state->awaiting_answer = true;
-    world->metrics.attempts++;
-    count_series_add(&world->metrics.attempts_series, sim_now(world->sim), 1);
-    if (state->attempts == 1)
-        budget_deposit(world, &world->groups[client->group]);
-    else
-        world->metrics.retries++;
-    if (group->spec->key == KEY_PER_ATTEMPT)
-        state->key = key_for(world, operation, click, state->attempts);
     bool publishes = group->spec->target == TARGET_BROKER;
     Message request = {
         .kind = MESSAGE_REQUEST,
@@ -274,7 +265,7 @@ static void send_attempt(World *world, uint64_t operation, uint32_t click)
         .click = click,
         .attempt = state->attempts,
         .operation = operation,
-        .lineage = 1,
+        .lineage = lineage,
         .key = state->key,
         /* Read only by consumers that key on it: a draw per attempt saved elsewhere. */
         .business_key = world->scenario.broker.consumers.idempotency.key == KEY_BUSINESS_HASH
@@ -288,6 +279,41 @@ static void send_attempt(World *world, uint64_t operation, uint32_t click)
     /* A publish always carries a message id; without a key strategy it is new per send. */
     if (publishes && request.key == 0)
         request.key = world_draw(world, DRAW_KEY, operation, click, state->attempts) | 1;
+    if (!publishes) /* server.deadline: the attempt's timeout travels with it (C31) */
+        deadline_stamp(world, &request, sim_time_us_from_ms(group->retry.timeout_ms));
+    return request;
+}
+
+/* clients[].library_retries (C32): the library sends the attempt again on a new connection;
+ * the app's attempt, its timer and its count are unchanged, and so are its headers (the
+ * deadline header: the closed answer still holds the request's). */
+static void resend_attempt(World *world, const Message *closed)
+{
+    ClickState *state = &world_operation(world, closed->operation)->clicks[closed->click];
+    Message request = attempt_request(world, closed->operation, closed->click,
+                                      lineage_of_repeat(1, state->library_tries));
+    request.timeout_us = closed->timeout_us;
+    network_send(world, &request);
+}
+
+static void send_attempt(World *world, uint64_t operation, uint32_t click)
+{
+    Operation *op = world_operation(world, operation);
+    ClickState *state = &op->clicks[click];
+    Client *client = &world->clients[op->client];
+    const ClientGroup *group = &world->groups[client->group];
+    state->attempts++;
+    state->awaiting_answer = true;
+    state->library_tries = 0;
+    world->metrics.attempts++;
+    count_series_add(&world->metrics.attempts_series, sim_now(world->sim), 1);
+    if (state->attempts == 1)
+        budget_deposit(world, &world->groups[client->group]);
+    else
+        world->metrics.retries++;
+    if (group->spec->key == KEY_PER_ATTEMPT)
+        state->key = key_for(world, operation, click, state->attempts);
+    Message request = attempt_request(world, operation, click, 1);
     SimTimeUs now = sim_now(world->sim);
     if (world_tracing(world))
         world_trace_client(world, op->client, state->attempts == 1 ? TRACE_SEND : TRACE_RETRY,
@@ -642,6 +668,11 @@ void client_on_response(World *world, const Message *response)
     if (!current && retry->late_response == LATE_RESPONSE_IGNORE) {
         world->metrics.late_responses_ignored++; /* that attempt's connection is closed */
         return;
+    }
+    if (current && connection_library_replays(world, group_of_client(world, op->client)->spec,
+                                              state, response)) {
+        resend_attempt(world, response);
+        return; /* the app hears nothing of it */
     }
     state->awaiting_answer = false;
     sim_cancel(world->sim, state->timer);

@@ -86,6 +86,12 @@ typedef struct {
     uint64_t lost_updates;      /* debits written over a balance that moved since their read */
     int64_t lost_update_amount; /* what those writes undid: actual balance minus applied debits */
     uint64_t update_conflicts;  /* compare-and-set writes refused: the handler ran again */
+    /* deadlines carried to the server (server.deadline, C31) */
+    uint64_t work_after_deadline; /* effects a handler ran after its caller had given up */
+    uint64_t deadline_drops;      /* requests dropped unrun: their deadline had passed */
+    /* connections closed before an answer, and client libraries that replay (C32) */
+    uint64_t connection_closes; /* requests whose connection closed before any answer byte */
+    uint64_t library_retries;   /* sends a client's HTTP library added unseen by the app */
     uint64_t rebalances;        /* log family: resumes from the committed offsets (crashes too) */
     uint64_t offset_commits;    /* log family: commits that moved a partition's offset */
     uint64_t crashes;

@@ -27,12 +27,13 @@ typedef struct {
     uint32_t attempts; /* sent so far */
     Belief result;     /* BELIEF_NONE while the sequence is running */
     bool active;
-    bool awaiting_answer; /* the latest attempt's connection is open (not timed out) */
-    uint32_t conflicts;   /* 409 and 202 answers so far */
-    uint32_t queries;     /* status queries sent so far */
-    bool resolving;       /* waiting for a status query's answer, not an attempt's */
-    bool unknown_lookup;  /* the query was sent instead of giving up (on_unknown lookup) */
-    bool key_forgotten;   /* the app restarted and lost the click's in-memory key */
+    bool awaiting_answer;  /* the latest attempt's connection is open (not timed out) */
+    uint32_t conflicts;    /* 409 and 202 answers so far */
+    uint32_t queries;      /* status queries sent so far */
+    bool resolving;        /* waiting for a status query's answer, not an attempt's */
+    bool unknown_lookup;   /* the query was sent instead of giving up (on_unknown lookup) */
+    bool key_forgotten;    /* the app restarted and lost the click's in-memory key */
+    uint8_t library_tries; /* sends of the latest attempt its HTTP library added (C32) */
 } ClickState;
 
 typedef struct {

@@ -92,6 +92,7 @@ static void finish_job(World *world, Server *server, uint32_t job)
 static void respond(World *world, const Message *request, int status, uint64_t response_of)
 {
     Message response = message_answer(request, HOP_RESPONSE, status, response_of);
+    connection_close_before_answer(world, request->target, &response); /* C32 */
     switch (status) {
     case 409:
         world->metrics.status_409++;
@@ -147,6 +148,8 @@ static bool start_job(World *world, Server *server, uint32_t job_slot)
 {
     Job *job = &world->jobs[job_slot];
     KeyProtocol *keys = server->keys;
+    if (deadline_passed(world, job, server->node, DEADLINE_AT_START))
+        return true; /* its caller gave up: not run, not answered */
     job->store_key = store_key_of(world, keys, &job->request);
     KeyVerdict verdict = key_protocol_admit(world, keys, job);
     switch (verdict.kind) {
@@ -204,6 +207,8 @@ void server_on_request(World *world, Server *server, const Message *request)
             world_trace_about(world, server->node, TRACE_REFUSED_DOWN, request, 0, 0);
         return;
     }
+    if (connection_stale_on_arrival(world, server->node, request))
+        return; /* C32: its kept-alive connection was closed: never read */
     SIM_ASSERT(server->workers == 0 || server->busy <= server->workers,
                "never more jobs running than workers");
     if (server->workers != 0 && server->busy >= server->workers) {
@@ -211,10 +216,13 @@ void server_on_request(World *world, Server *server, const Message *request)
             shed(world, request);
             return;
         }
-        index_queue_push(&server->queue, world_job_alloc(world, request, server->epoch));
+        uint32_t waiting = world_job_alloc(world, request, server->epoch);
+        deadline_arrive(world, &world->jobs[waiting]);
+        index_queue_push(&server->queue, waiting);
         return;
     }
     uint32_t job = world_job_alloc(world, request, server->epoch);
+    deadline_arrive(world, &world->jobs[job]);
     server->busy++;
     if (start_job(world, server, job))
         finish_job(world, server, job);
@@ -411,7 +419,12 @@ void server_on_job_done(World *world, uint32_t job_slot)
         server_after_effect(world, server, job_slot, job->resume_status);
         return;
     }
+    if (deadline_passed(world, job, server->node, DEADLINE_AT_EFFECT)) {
+        server_complete_job(world, server, job_slot, 504); /* as a failure before its effect */
+        return;
+    }
     if (charges_through_gateway(world, job)) {
+        deadline_note_effect(world, job, server->node);
         server_charge_request(world, job_slot);
         return;
     }
@@ -419,6 +432,7 @@ void server_on_job_done(World *world, uint32_t job_slot)
         execute_later(world, job_slot); /* compare-and-set lost: read again, run again */
         return;
     }
+    deadline_note_effect(world, job, server->node);
     bool effect = false;
     int status = ledger_apply_read(world, &job->request, &job->balance_read, server->node, &effect);
     job->uncommitted = world->scenario.server.transaction && effect;

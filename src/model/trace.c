@@ -68,6 +68,10 @@ static const char *const event_names[TRACE_EVENT_COUNT] = {
     [TRACE_REFUNDED] = "refunded",
     [TRACE_LOST_UPDATE] = "lost_update",
     [TRACE_UPDATE_CONFLICT] = "update_conflict",
+    [TRACE_DEADLINE_DROP] = "deadline_drop",
+    [TRACE_AFTER_DEADLINE] = "after_deadline",
+    [TRACE_CONNECTION_CLOSED] = "connection_closed",
+    [TRACE_LIBRARY_RETRY] = "library_retry",
 };
 
 static const char *const message_names[MESSAGE_KIND_COUNT] = {

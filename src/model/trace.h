@@ -89,6 +89,14 @@ typedef enum {
                               its read (C29); value: the amount overwritten */
     TRACE_UPDATE_CONFLICT, /* a compare-and-set debit found the balance moved: it reads again and
                               runs again; value: how far it moved */
+    TRACE_DEADLINE_DROP,   /* the server dropped a request whose deadline had passed (C31);
+                              value: 0 before a worker started it, 1 before its effect */
+    TRACE_AFTER_DEADLINE,  /* a handler ran its effect after its caller gave up (C31); value:
+                              the attempt its client is on now (0: the click is over) */
+    TRACE_CONNECTION_CLOSED, /* a request's connection closed before any byte of its answer
+                                (C32); value: 0 unread (stale), 1 after its handler ran */
+    TRACE_LIBRARY_RETRY,     /* the client's HTTP library sent the attempt again on its own
+                                (C32); value: the library's send number */
     TRACE_EVENT_COUNT
 } TraceEvent;
 

@@ -45,6 +45,10 @@ static FaultKind fault_of_purpose(DrawPurpose purpose)
         return FAULT_CONSUMER_CRASH;
     case DRAW_FULFIL:
         return FAULT_FULFIL_FAIL;
+    case DRAW_STALE_CONNECTION:
+        return FAULT_STALE_CONNECTION;
+    case DRAW_CLOSE_BEFORE_ANSWER:
+        return FAULT_CLOSE_BEFORE_ANSWER;
     default:
         SIM_ASSERT(false, "a chance about a request that is not a fault");
         return FAULT_KIND_COUNT;

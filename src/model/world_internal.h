@@ -85,6 +85,8 @@ typedef enum {
     DRAW_BALANCER,
     DRAW_KEY_SPELLING,
     DRAW_FULFIL,
+    DRAW_STALE_CONNECTION,
+    DRAW_CLOSE_BEFORE_ANSWER,
     DRAW_PURPOSE_COUNT
 } DrawPurpose;
 
@@ -177,6 +179,7 @@ typedef struct {
     bool receipt;             /* an event the server publishes: send the receipt email */
     uint32_t session;         /* a publish: the app's life it was sent in (Client.app_restarts) */
     bool key_respelled;       /* the key spelled otherwise than the click's first attempt (C30) */
+    uint32_t timeout_us;      /* its deadline header: the time left when sent (C31; 0: none) */
 } Message;
 
 /* The answer to message, going back the way it came. It keeps the message's identity
@@ -258,6 +261,7 @@ typedef struct Job {
     int resume_status;     /* resumes after the effect phase, which answered this (0: no) */
     SimTimeUs reserved_us; /* the TTL counts from here unless ttl_from says completion */
     BalanceRead balance_read;
+    SimTimeUs deadline_us; /* the server's deadline for it: arrival + the header's time left */
 } Job;
 
 /* The transactional outbox: a charge intent written with the key row, relayed to the
@@ -730,6 +734,31 @@ bool key_spelling_respelled(const World *world, const ClientGroupSpec *spec, uin
                             uint32_t click, uint32_t attempt);
 /* The bits a base62 key of key_bits keeps once its case is folded. */
 uint32_t key_spelling_folded_bits(uint32_t key_bits);
+
+/* deadline.c (server.deadline, C31) */
+/* The deadline header of an attempt its client waits timeout_us for. */
+void deadline_stamp(const World *world, Message *request, SimTimeUs timeout_us);
+/* A request arrived: the server's deadline for its job counts from now. */
+void deadline_arrive(const World *world, Job *job);
+/* server.deadline 'drop': the job's deadline has passed before a worker starts it, or before
+ * its effect (at = DEADLINE_AT_*): counted and traced; true: the caller drops it. */
+bool deadline_passed(World *world, const Job *job, uint32_t actor, int at);
+/* The job's effect is about to run: counted and traced when its caller gave up before. */
+void deadline_note_effect(World *world, const Job *job, uint32_t actor);
+enum { DEADLINE_AT_START, DEADLINE_AT_EFFECT };
+
+/* connection.c (C32: connections closed before an answer, and the library that replays) */
+/* server.stale_connections: the request found its kept-alive connection closed, unread. The
+ * close is counted, traced and answered (SERVER_STATUS_RESET); true: nothing else happens. */
+bool connection_stale_on_arrival(World *world, uint32_t node, const Message *request);
+/* server.closes_before_answer: the connection closes before the answer's first byte; the
+ * answer becomes SERVER_STATUS_RESET (counted, traced). */
+void connection_close_before_answer(World *world, uint32_t node, Message *answer);
+/* The client's library sends the attempt again on a new connection, unseen by the app: true
+ * when the group's library_retries and library_replays allow it for this answer (counted and
+ * traced; the caller resends). */
+bool connection_library_replays(World *world, const ClientGroupSpec *spec, ClickState *state,
+                                const Message *answer);
 
 /* broker.c */
 void broker_init(World *world);

@@ -121,6 +121,14 @@ static const EventWords EVENT_WORDS[TRACE_EVENT_COUNT] = {
                            DIAGRAM_TONE_WARN},
     [TRACE_UPDATE_CONFLICT] = {"balance moved: reads again, runs again", NULL, DIAGRAM_TONE_STORE,
                                "conflict", DIAGRAM_TONE_GOOD},
+    [TRACE_DEADLINE_DROP] = {"deadline passed: dropped unrun", NULL, DIAGRAM_TONE_STORE, "dropped",
+                             DIAGRAM_TONE_GOOD},
+    [TRACE_CONNECTION_CLOSED] = {"connection closed before any answer", NULL, DIAGRAM_TONE_BAD,
+                                 "closed", DIAGRAM_TONE_WARN},
+    [TRACE_LIBRARY_RETRY] = {"library sends it again, unseen", NULL, DIAGRAM_TONE_BAD,
+                             "replayed by library", DIAGRAM_TONE_WARN},
+    [TRACE_AFTER_DEADLINE] = {"works on after its caller gave up", NULL, DIAGRAM_TONE_BAD,
+                              "nobody waits", DIAGRAM_TONE_WARN},
 };
 
 /* The client's marks that name a click worth telling apart (a double click's second). */

@@ -175,6 +175,16 @@ static void write_mode(FILE *stream, const RunReport *report, uint32_t m, Series
                 "      \"balance_updates\": {\"lost_updates\": %" PRIu64
                 ", \"lost_update_amount\": %" PRId64 ", \"update_conflicts\": %" PRIu64 "},\n",
                 metrics->lost_updates, metrics->lost_update_amount, metrics->update_conflicts);
+    if (scenario_uses_deadlines(scenario)) /* only then: other reports stay as they were */
+        fprintf(stream,
+                "      \"deadlines\": {\"work_after_deadline\": %" PRIu64
+                ", \"deadline_drops\": %" PRIu64 "},\n",
+                metrics->work_after_deadline, metrics->deadline_drops);
+    if (scenario_uses_connection_closes(scenario)) /* only then: other reports stay as they were */
+        fprintf(stream,
+                "      \"connections\": {\"connection_closes\": %" PRIu64
+                ", \"library_retries\": %" PRIu64 "},\n",
+                metrics->connection_closes, metrics->library_retries);
     if (scenario->broker.family == BROKER_LOG) /* only then: other reports stay as they were */
         fprintf(stream,
                 "      \"log\": {\"rebalances\": %" PRIu64 ", \"offset_commits\": %" PRIu64 "},\n",

@@ -27,12 +27,14 @@ typedef enum {
     SHOW_WITH_STATUS_RECORDS,
     SHOW_WITH_LOG, /* a log broker (Kafka) only: the other families' tables stay as they were */
     SHOW_WITH_STORM,
-    SHOW_WITH_HEARTBEAT,       /* consumers that send heartbeats only */
-    SHOW_WITH_CALL_RETRY,      /* a server whose gateway call retries on its own */
-    SHOW_WITH_DECLINES,        /* a gateway that may decline, or a mode where one did */
-    SHOW_WITH_SAGA,            /* a server whose order has a fulfil step after its charge */
-    SHOW_WITH_BALANCE_UPDATES, /* a debit written other than atomically (C29) */
-    SHOW_WITH_BALANCER_RETRY,  /* a balancer that sends on past a down instance */
+    SHOW_WITH_HEARTBEAT,         /* consumers that send heartbeats only */
+    SHOW_WITH_CALL_RETRY,        /* a server whose gateway call retries on its own */
+    SHOW_WITH_DECLINES,          /* a gateway that may decline, or a mode where one did */
+    SHOW_WITH_SAGA,              /* a server whose order has a fulfil step after its charge */
+    SHOW_WITH_BALANCE_UPDATES,   /* a debit written other than atomically (C29) */
+    SHOW_WITH_DEADLINES,         /* requests that carry a deadline (C31) */
+    SHOW_WITH_CONNECTION_CLOSES, /* connections closed before an answer, library retries (C32) */
+    SHOW_WITH_BALANCER_RETRY,    /* a balancer that sends on past a down instance */
 } RowShown;
 
 typedef struct {
@@ -70,6 +72,10 @@ static const Row rows[] = {
     {"lost updates (wrote over)", "lost_updates", ROW_BAD, SHOW_WITH_BALANCE_UPDATES},
     {"  money written over", "lost_update_amount", ROW_BAD, SHOW_WITH_BALANCE_UPDATES},
     {"update conflicts, run again", "update_conflicts", ROW_COUNT, SHOW_WITH_BALANCE_UPDATES},
+    {"work after caller gave up", "work_after_deadline", ROW_BAD, SHOW_WITH_DEADLINES},
+    {"dropped: deadline passed", "deadline_drops", ROW_COUNT, SHOW_WITH_DEADLINES},
+    {"closed before any answer", "connection_closes", ROW_COUNT, SHOW_WITH_CONNECTION_CLOSES},
+    {"  sent again by the library", "library_retries", ROW_COUNT, SHOW_WITH_CONNECTION_CLOSES},
     {"status queries (GET by key)", "status_queries", ROW_COUNT, SHOW_WITH_QUERIES},
     {"  unknown resolved by them", "resolved_by_lookup", ROW_COUNT, SHOW_WITH_QUERIES},
     {"gateway timeouts reconciled", "reconciled", ROW_COUNT, SHOW_WITH_RECONCILE},
@@ -329,6 +335,11 @@ bool report_write_table(FILE *stream, const RunReport *report, bool color)
             scenario->server.balancer_retry == BALANCER_RETRY_NONE)
             continue;
         if (rows[r].shown == SHOW_WITH_BALANCE_UPDATES && !scenario_uses_balance_updates(scenario))
+            continue;
+        if (rows[r].shown == SHOW_WITH_DEADLINES && !scenario_uses_deadlines(scenario))
+            continue;
+        if (rows[r].shown == SHOW_WITH_CONNECTION_CLOSES &&
+            !scenario_uses_connection_closes(scenario))
             continue;
         fprintf(stream, "%-*s", LABEL_WIDTH, rows[r].label);
         for (uint32_t m = 0; m < report->mode_count; m++) {

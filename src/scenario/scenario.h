@@ -94,6 +94,12 @@ typedef enum { KEY_COMPARE_BYTES, KEY_COMPARE_NORMALISED } KeyCompare;
  * different keys together). */
 typedef enum { KEY_ALPHABET_HEX, KEY_ALPHABET_BASE62 } KeyAlphabet;
 
+/* Which requests a client's HTTP library sends again, on its own, when their pooled
+ * connection closes before any byte of the answer (C32): those that carry an idempotency key
+ * header (Go's net/http: a POST with Idempotency-Key or X-Idempotency-Key is "replayable"),
+ * or every one (a library told to retry any method). */
+typedef enum { LIBRARY_REPLAYS_KEYED, LIBRARY_REPLAYS_ANY } LibraryReplays;
+
 /* How a charge's receipt event reaches the broker: published as the charge happens, outside
  * any transaction (a dual write), or written to the outbox with the commit and relayed. */
 typedef enum { RECEIPTS_DIRECT, RECEIPTS_OUTBOX } ReceiptPath;
@@ -213,6 +219,8 @@ typedef struct {
     double key_reuse;         /* chance an operation reuses the previous one's key (an app bug) */
     double key_respelled;     /* chance a retry sends its key spelled otherwise (C30) */
     KeyAlphabet key_alphabet; /* what the keys are written in (C30) */
+    uint32_t library_retries; /* sends of one attempt the HTTP library may add (C32) */
+    LibraryReplays library_replays; /* which requests it sends again */
     uint32_t queue; /* target broker: the queue it publishes to, index into broker.queues */
 } ClientGroupSpec;
 
@@ -382,6 +390,15 @@ typedef struct {
     CallSpec call;
 } UndoSpec;
 
+/* What a server does with the deadline a request carries (C31): none is carried (HTTP/1.1
+ * without a deadline header), it is carried and the handler ignores it (it works on after its
+ * caller gave up), or it is carried and work whose deadline has passed is dropped before a
+ * worker starts it and before its effect (gRPC's grpc-timeout with a handler that checks its
+ * context). The deadline is the caller's attempt timeout, counted from the request's arrival
+ * as grpc-timeout is, so the server's lies one network delay after the client's. */
+typedef enum { DEADLINE_NONE, DEADLINE_IGNORED, DEADLINE_DROP } DeadlineHandling;
+#define DEADLINE_TIMEOUT_MS_MAX 4294967.0 /* a timeout sent as a deadline: 2^32 - 1 us at most */
+
 typedef struct {
     uint32_t instances; /* processes behind one balancer, each with its own workers and queue */
     BalancerPolicy balancer;
@@ -391,6 +408,11 @@ typedef struct {
     ShedSpec shed;
     ServerOutageSpec outage;
     Distribution service_ms;
+    DeadlineHandling deadline;   /* C31 */
+    double stale_connections;    /* chance a request's kept-alive connection is closed as it
+                                    arrives, unread (C32) */
+    double closes_before_answer; /* chance its connection closes after the handler ran, before
+                                   the answer's first byte (C32) */
     IdempotencySpec idempotency;
     CrashSpec crash;
     double fail_before_effect; /* chance a handler run fails (500) before its side effect */
@@ -529,19 +551,21 @@ typedef struct {
  * with a `faults` list (even an empty one) runs without random faults: each decision takes
  * its no-fault outcome unless the list forces it. `idemsim explore` writes such lists. */
 typedef enum {
-    FAULT_LOSS,               /* a copy of a message is lost on its link */
-    FAULT_DUPLICATE,          /* the network sends a second copy */
-    FAULT_DELAY,              /* a copy arrives by_ms later than drawn */
-    FAULT_DOUBLE_CLICK,       /* the user clicks a second time */
-    FAULT_OFFLINE,            /* the app loses the network right after sending */
-    FAULT_APP_RESTART,        /* the app restarts (and forgets what it did not persist) */
-    FAULT_CRASH,              /* the server crashes at its crash point */
-    FAULT_FAIL_BEFORE_EFFECT, /* the handler fails before its side effect */
-    FAULT_FAIL_AFTER_EFFECT,  /* the handler fails after its side effect */
-    FAULT_CONSUMER_CRASH,     /* a consumer crashes while it handles a delivery */
-    FAULT_GATEWAY_DECLINE,    /* the gateway declines the charge (402) */
-    FAULT_GATEWAY_SILENT,     /* the gateway charges and never answers */
-    FAULT_FULFIL_FAIL,        /* the order's fulfil step fails (out of stock) */
+    FAULT_LOSS,                /* a copy of a message is lost on its link */
+    FAULT_DUPLICATE,           /* the network sends a second copy */
+    FAULT_DELAY,               /* a copy arrives by_ms later than drawn */
+    FAULT_DOUBLE_CLICK,        /* the user clicks a second time */
+    FAULT_OFFLINE,             /* the app loses the network right after sending */
+    FAULT_APP_RESTART,         /* the app restarts (and forgets what it did not persist) */
+    FAULT_CRASH,               /* the server crashes at its crash point */
+    FAULT_FAIL_BEFORE_EFFECT,  /* the handler fails before its side effect */
+    FAULT_FAIL_AFTER_EFFECT,   /* the handler fails after its side effect */
+    FAULT_CONSUMER_CRASH,      /* a consumer crashes while it handles a delivery */
+    FAULT_GATEWAY_DECLINE,     /* the gateway declines the charge (402) */
+    FAULT_GATEWAY_SILENT,      /* the gateway charges and never answers */
+    FAULT_FULFIL_FAIL,         /* the order's fulfil step fails (out of stock) */
+    FAULT_STALE_CONNECTION,    /* a request's kept-alive connection was closed as it arrived */
+    FAULT_CLOSE_BEFORE_ANSWER, /* its connection closes after the handler, before the answer */
     FAULT_KIND_COUNT
 } FaultKind;
 
@@ -666,6 +690,10 @@ bool scenario_call_retries(const Scenario *scenario);
 bool scenario_uses_status_records(const Scenario *scenario);
 /* A debit writes its balance other than atomically (operation.update): C29's rows. */
 bool scenario_uses_balance_updates(const Scenario *scenario);
+/* Connections close before an answer, or a group's library retries (C32): its rows. */
+bool scenario_uses_connection_closes(const Scenario *scenario);
+/* The requests carry a deadline (server.deadline other than 'none'): C31's rows. */
+bool scenario_uses_deadlines(const Scenario *scenario);
 /* True when the scenario bounds the server's queue, scripts a server outage, or gives a
  * group a retry budget or Retry-After: the reports then show the retry-storm numbers. */
 bool scenario_uses_storm(const Scenario *scenario);

@@ -303,6 +303,31 @@ static void warn_key_spelling(const Scenario *scenario, const ClientGroupSpec *g
             "'bytes', or the broker's ids), where a key's case is part of it");
 }
 
+/* connection.c: the library sends again only an answer that is a closed connection (a
+ * close the server draws, or a reset of its outage), and with 'keyed' only a request that
+ * carries a key header. */
+static void warn_library_retries(const Scenario *scenario, const ClientGroupSpec *group,
+                                 const ClientGroupSpec *plain, uint32_t g, LoadErrors *warnings)
+{
+    if (group->library_retries == 0) {
+        if (group->library_replays != plain->library_replays)
+            say(warnings, "$.clients[%u].library_replays", g,
+                "has no effect with library_retries 0: the library sends nothing again");
+        return;
+    }
+    const ServerSpec *server = &scenario->server;
+    if (server->stale_connections == 0 && server->closes_before_answer == 0 &&
+        !server->outage.enabled)
+        say(warnings, "$.clients[%u].library_retries", g,
+            "has no effect: no connection closes before an answer (server.stale_connections, "
+            "closes_before_answer and outage are off)");
+    else if (group->library_replays == LIBRARY_REPLAYS_KEYED &&
+             (group->key == KEY_NONE || group->key == KEY_SERVER_GENERATED))
+        say(warnings, "$.clients[%u].library_retries", g,
+            "has no effect: the requests carry no key header, and library_replays 'keyed' "
+            "sends only those again");
+}
+
 static void warn_client_groups(const Scenario *scenario, const Scenario *plain,
                                LoadErrors *warnings)
 {
@@ -314,6 +339,7 @@ static void warn_client_groups(const Scenario *scenario, const Scenario *plain,
         warn_chances(group, base, g, warnings);
         warn_update(scenario, group, g, warnings);
         warn_key_spelling(scenario, group, g, warnings);
+        warn_library_retries(scenario, group, base, g, warnings);
         /* random bits are drawn only for per-attempt, per-click and message-id keys */
         if (group->key_bits != KEY_BITS_DEFAULT &&
             (group->key == KEY_BUSINESS_HASH || group->key == KEY_NONE ||
@@ -536,6 +562,17 @@ static void warn_server(const Scenario *scenario, const Scenario *plain, const R
     if (scenario->broker.consumers.use_gateway)
         warn_call(scenario, &scenario->broker.consumers.call, &plain->broker.consumers.call,
                   NODE_CONSUMERS, warnings);
+    /* client.c stamps a deadline only on a request to the server (deadline.c) */
+    if (!reach->to_server && server->deadline != plain->server.deadline)
+        scenario_errors_add(warnings, "$.server.deadline",
+                            "has no effect: no client group calls the server, so no request "
+                            "carries a deadline to it");
+    /* connection.c: only requests to the server ride the connections it closes */
+    static const char no_requests[] = "has no effect: no client group calls the server";
+    if (!reach->to_server && server->stale_connections > 0)
+        scenario_errors_add(warnings, "$.server.stale_connections", "%s", no_requests);
+    if (!reach->to_server && server->closes_before_answer > 0)
+        scenario_errors_add(warnings, "$.server.closes_before_answer", "%s", no_requests);
     if (!reach->to_server)
         return;
     warn_crash(&server->crash, &plain->server.crash, "$.server.crash", warnings);

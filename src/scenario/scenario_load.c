@@ -271,6 +271,22 @@ bool scenario_uses_balance_updates(const Scenario *scenario)
     return false;
 }
 
+bool scenario_uses_connection_closes(const Scenario *scenario)
+{
+    if (scenario->server.stale_connections > 0 || scenario->server.closes_before_answer > 0)
+        return true;
+    for (uint32_t g = 0; g < scenario->client_group_count; g++) {
+        if (scenario->client_groups[g].library_retries > 0)
+            return true;
+    }
+    return false;
+}
+
+bool scenario_uses_deadlines(const Scenario *scenario)
+{
+    return scenario->server.deadline != DEADLINE_NONE;
+}
+
 const char *scenario_service_id(const Scenario *scenario, NodeKind kind)
 {
     return scenario->service_ids[kind];

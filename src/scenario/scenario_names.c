@@ -44,6 +44,15 @@ static const NameEntry key_alphabets[] = {
     {"hex", KEY_ALPHABET_HEX},
     {"base62", KEY_ALPHABET_BASE62},
 };
+static const NameEntry library_replays[] = {
+    {"keyed", LIBRARY_REPLAYS_KEYED},
+    {"any", LIBRARY_REPLAYS_ANY},
+};
+static const NameEntry deadlines[] = {
+    {"none", DEADLINE_NONE},
+    {"ignored", DEADLINE_IGNORED},
+    {"drop", DEADLINE_DROP},
+};
 static const NameEntry key_strategies[] = {
     {"none", KEY_NONE},
     {"per-attempt", KEY_PER_ATTEMPT},
@@ -126,6 +135,8 @@ const NameTable scenario_names_operation_resource = TABLE(operation_resources);
 const NameTable scenario_names_balance_update = TABLE(balance_updates);
 const NameTable scenario_names_key_compare = TABLE(key_compares);
 const NameTable scenario_names_key_alphabet = TABLE(key_alphabets);
+const NameTable scenario_names_deadline = TABLE(deadlines);
+const NameTable scenario_names_library_replays = TABLE(library_replays);
 const NameTable scenario_names_key_strategy = TABLE(key_strategies);
 const NameTable scenario_names_consumer_key = TABLE(consumer_keys);
 const NameTable scenario_names_store_profile = TABLE(store_profiles);
@@ -191,6 +202,8 @@ static const NameEntry fault_kinds[] = {
     {"gateway-decline", FAULT_GATEWAY_DECLINE},
     {"gateway-silent", FAULT_GATEWAY_SILENT},
     {"fulfil-fail", FAULT_FULFIL_FAIL},
+    {"stale-connection", FAULT_STALE_CONNECTION},
+    {"close-before-answer", FAULT_CLOSE_BEFORE_ANSWER},
 };
 const NameTable scenario_names_fault_kind = TABLE(fault_kinds);
 static const NameEntry fault_hops[] = {
@@ -296,6 +309,10 @@ const char *const scenario_metric_names[] = {
     "double_refunds",
     "double_refund_amount",
     "balancer_retries",
+    "work_after_deadline",
+    "deadline_drops",
+    "connection_closes",
+    "library_retries",
 };
 const unsigned scenario_metric_count =
     (unsigned)(sizeof scenario_metric_names / sizeof scenario_metric_names[0]);

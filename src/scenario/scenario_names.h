@@ -22,6 +22,8 @@ extern const NameTable scenario_names_operation_kind;
 extern const NameTable scenario_names_operation_resource; /* per-operation, per-client */
 extern const NameTable scenario_names_balance_update;     /* atomic, read-modify-write, ... */
 extern const NameTable scenario_names_key_compare;        /* bytes, normalised */
+extern const NameTable scenario_names_library_replays;    /* keyed, any */
+extern const NameTable scenario_names_deadline;           /* none, ignored, drop */
 extern const NameTable scenario_names_key_alphabet;       /* hex, base62 */
 extern const NameTable scenario_names_key_strategy;
 extern const NameTable scenario_names_consumer_key; /* message-id, business-hash */

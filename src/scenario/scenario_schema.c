@@ -555,6 +555,8 @@ static bool client_shown(const SchemaWriter *writer, const void *base, const cha
         return false;
     if (strcmp(key, "queue") == 0)
         return group->target == TARGET_BROKER;
+    if (strcmp(key, "library_retries") == 0 || strcmp(key, "library_replays") == 0)
+        return group->library_retries > 0; /* C32: other scenarios show as they were */
     return true;
 }
 
@@ -649,6 +651,11 @@ static void check_client(SchemaReader *reader, const cJSON *object, void *base, 
     }
 }
 
+#define RANGE_LIBRARY_RETRIES                                                                      \
+    {                                                                                              \
+        0.0, 10.0, false, false, false                                                             \
+    }
+
 static const SchemaField client_fields[] = {
     FIELD_CUSTOM_WRITTEN("id", SCHEMA_MEMBER(ClientGroupSpec, id, char *), read_client_id,
                          write_text, NULL, true),
@@ -674,6 +681,9 @@ static const SchemaField client_fields[] = {
     FIELD_NUMBER("key_reuse", ClientGroupSpec, key_reuse, RANGE_PROBABILITY),
     FIELD_NUMBER("key_respelled", ClientGroupSpec, key_respelled, RANGE_PROBABILITY),
     FIELD_CHOICE("key_alphabet", ClientGroupSpec, key_alphabet, scenario_names_key_alphabet),
+    FIELD_U32("library_retries", ClientGroupSpec, library_retries, RANGE_LIBRARY_RETRIES),
+    FIELD_CHOICE("library_replays", ClientGroupSpec, library_replays,
+                 scenario_names_library_replays),
     FIELD_CUSTOM_WRITTEN("queue", SCHEMA_MEMBER(ClientGroupSpec, queue, uint32_t),
                          read_queue_reference, write_queue_reference, NULL, false),
 };
@@ -917,6 +927,98 @@ static void check_balance_updates(SchemaReader *reader, const Scenario *scenario
     }
 }
 
+/* The server's object as the file wrote it: `server`, or its entry in `services`. Returns
+ * how many path steps it pushed, for pop_server_object. */
+static int push_server_object(SchemaReader *reader, const Scenario *scenario)
+{
+    int entry = scenario->service_entry[NODE_SERVER];
+    if (entry == 0) {
+        json_path_push_key(&reader->path, "server");
+        return 1;
+    }
+    json_path_push_key(&reader->path, "services");
+    json_path_push_index(&reader->path, (uint32_t)(entry - 1));
+    return 2;
+}
+
+static void pop_server_object(SchemaReader *reader, int pushed)
+{
+    while (pushed-- > 0)
+        json_path_pop(&reader->path);
+}
+
+/* server.deadline (C31) is the client's attempt timeout carried to the server. A proxy
+ * between them would carry a deadline of its own (Envoy sets x-envoy-expected-rq-timeout-ms
+ * per try), and a client that accepts a late answer has not given up at its timeout: neither
+ * is modelled, so both are refused rather than run with a deadline that means something
+ * else. */
+static void check_deadlines(SchemaReader *reader, const Scenario *scenario)
+{
+    if (!((const ScenarioReader *)reader)->clients_readable ||
+        scenario->server.deadline == DEADLINE_NONE)
+        return;
+    for (uint32_t i = 0; i < scenario->client_group_count; i++) {
+        const ClientGroupSpec *group = &scenario->client_groups[i];
+        if (group->target != TARGET_SERVER)
+            continue;
+        const char *why = group->via == VIA_PROXY
+                              ? "goes via the proxy (a proxy's own deadline per try is not "
+                                "modelled)"
+                          : group->retry.late_response == LATE_RESPONSE_ACCEPT
+                              ? "accepts late answers (it has not given up at its timeout, so "
+                                "its timeout is no deadline)"
+                          : group->retry.timeout_ms > DEADLINE_TIMEOUT_MS_MAX
+                              ? "waits longer than 4294967 ms (a deadline header of more than "
+                                "71 minutes is not modelled)"
+                              : NULL;
+        if (why == NULL)
+            continue;
+        int pushed = push_server_object(reader, scenario);
+        schema_error_at(reader, "deadline", "expected 'none' while client group '%s' %s", group->id,
+                        why);
+        pop_server_object(reader, pushed);
+    }
+}
+
+/* C32: a library's replay is a request to the server over the group's own connection. A
+ * publish (target broker) and a request through the proxy travel otherwise: the proxy's
+ * connection to the server is not the client's, and its retries are its own (C15). */
+static void check_library_retries(SchemaReader *reader, const Scenario *scenario)
+{
+    if (!((const ScenarioReader *)reader)->clients_readable)
+        return;
+    bool closes =
+        scenario->server.stale_connections > 0 || scenario->server.closes_before_answer > 0;
+    for (uint32_t i = 0; i < scenario->client_group_count; i++) {
+        const ClientGroupSpec *group = &scenario->client_groups[i];
+        const char *how = group->target == TARGET_BROKER ? "publishes to the broker"
+                          : group->via == VIA_PROXY      ? "goes via the proxy"
+                                                         : NULL;
+        if (how == NULL)
+            continue;
+        if (group->library_retries > 0) {
+            json_path_push_key(&reader->path, "clients");
+            json_path_push_index(&reader->path, i);
+            schema_error_at(reader, "library_retries",
+                            "expected 0 for a group that %s (only a request on the group's "
+                            "own connection to the server is modelled)",
+                            how);
+            json_path_pop(&reader->path);
+            json_path_pop(&reader->path);
+        }
+        if (closes && group->via == VIA_PROXY && group->target == TARGET_SERVER) {
+            int pushed = push_server_object(reader, scenario);
+            schema_error_at(reader,
+                            scenario->server.stale_connections > 0 ? "stale_connections"
+                                                                   : "closes_before_answer",
+                            "expected 0 while client group '%s' goes via the proxy (the "
+                            "proxy's connection to the server is not modelled)",
+                            group->id);
+            pop_server_object(reader, pushed);
+        }
+    }
+}
+
 /* A log broker's fetches and commits are requests over TCP that the Kafka client retries:
  * the links between the broker and its consumers delay them, never lose or copy them (a
  * lost fetch would stall its partition for good, there being no redelivery timer). */
@@ -978,6 +1080,8 @@ static void check_queue_references(SchemaReader *reader, const cJSON *root, void
     check_charging_consumers(reader, root, scenario);
     check_shared_records(reader, scenario);
     check_balance_updates(reader, scenario);
+    check_deadlines(reader, scenario);
+    check_library_retries(reader, scenario);
     if (broker->family == BROKER_LOG) {
         /* a rebalance is an event: a budget on them, as on every timer the file sets */
         if (broker->rebalance_every_ms > 0 &&

@@ -371,6 +371,12 @@ static bool server_shown(const SchemaWriter *writer, const void *base, const cha
         return server->outage.enabled;
     if (strcmp(key, "receipts_queue") == 0)
         return server->publish_receipts;
+    if (strcmp(key, "deadline") == 0) /* C31: other scenarios show as they were */
+        return server->deadline != DEADLINE_NONE;
+    if (strcmp(key, "stale_connections") == 0) /* C32 */
+        return server->stale_connections > 0;
+    if (strcmp(key, "closes_before_answer") == 0)
+        return server->closes_before_answer > 0;
     return true;
 }
 
@@ -429,7 +435,10 @@ static void check_server(SchemaReader *reader, const cJSON *object, void *base, 
     FIELD_U32("queue", ServerSpec, queue, RANGE_SERVER_QUEUE),                                     \
     FIELD_OBJECT("shed", ServerSpec, shed, shed_schema),                                           \
     FIELD_OBJECT("outage", ServerSpec, outage, server_outage_schema),                              \
-    FIELD_DIST("service_ms", ServerSpec, service_ms)
+    FIELD_DIST("service_ms", ServerSpec, service_ms),                                              \
+    FIELD_CHOICE("deadline", ServerSpec, deadline, scenario_names_deadline),                       \
+    FIELD_NUMBER("stale_connections", ServerSpec, stale_connections, RANGE_PROBABILITY),           \
+    FIELD_NUMBER("closes_before_answer", ServerSpec, closes_before_answer, RANGE_PROBABILITY)
 #define SERVER_FIELDS_FAILURES                                                                     \
     FIELD_OBJECT("crash", ServerSpec, crash, crash_schema),                                        \
     FIELD_NUMBER("fail_before_effect", ServerSpec, fail_before_effect, RANGE_PROBABILITY),         \

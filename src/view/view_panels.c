@@ -255,11 +255,10 @@ void view_panels_counters(const ViewPanels *panels)
                               "refused",
                               false,
                               false};
-    const Counter *extra = panels->extra == VIEW_EXTRA_MISMATCH ? &mismatch
-                           : panels->extra == VIEW_EXTRA_STALE  ? &stale
-                           : panels->extra == VIEW_EXTRA_REFUNDED
-                               ? &refunded
-                               : &declined;
+    const Counter *extra = panels->extra == VIEW_EXTRA_MISMATCH   ? &mismatch
+                           : panels->extra == VIEW_EXTRA_STALE    ? &stale
+                           : panels->extra == VIEW_EXTRA_REFUNDED ? &refunded
+                                                                  : &declined;
     draw_counter(panels, panels->box->counters[VIEW_COUNTERS], extra);
 }
 
