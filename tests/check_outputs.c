@@ -109,6 +109,15 @@ typedef struct {
 } Case;
 
 static const Case corpus[] = {
+    /* "-" is not standard output: refused rather than written as a file named "-" */
+    {{"run", "S", "--json", "-"},
+     2,
+     "--json -: outputs are written to named files, not to standard output",
+     true},
+    {{"sweep", "S", "--vary", VARY, "--seeds", "1", "--csv", "-"},
+     2,
+     "--csv -: outputs are written to named files",
+     true},
     /* Class 3: two outputs, or an output and an input, that are one file. */
     {{"run", "S", "--json", "@x", "--trace", "@x", "-q"},
      2,

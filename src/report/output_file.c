@@ -484,6 +484,16 @@ static bool outside_directories(const OutputRole *files, uint32_t count, char *e
 bool output_file_check_distinct(const OutputRole *files, uint32_t count, char *error,
                                 size_t error_size)
 {
+    for (uint32_t i = 0; i < count; i++) {
+        /* "-" reads as standard output to most users; here it would be a file named "-" */
+        if (files[i].output && files[i].path != NULL && strcmp(files[i].path, "-") == 0) {
+            snprintf(error, error_size,
+                     "%s -: outputs are written to named files, not to standard output (write "
+                     "./- for a file named '-')",
+                     files[i].role);
+            return false;
+        }
+    }
     if (!outside_directories(files, count, error, error_size))
         return false;
     FileIdentity *identities = calloc(count ? count : 1, sizeof *identities);
