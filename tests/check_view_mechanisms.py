@@ -8,7 +8,7 @@ found in `idemsim run --trace` (never assumed), the view renders the stretch aro
 headless (--window, --labels-json), and the diagram must write the mechanism's words; the
 columns' subtitles must name the scenario's path (a broker's redelivery, a log's replay, the
 webhook provider), not "retries on timeout" everywhere; and a log broker's column draws no
-per-message ack. Usage: check_view_mechanisms.py IDEMSIM SOURCE_DIR
+per-message ack; a storm scenario's columns draw attempts and goodput per second. Usage: check_view_mechanisms.py IDEMSIM SOURCE_DIR
 """
 import json
 import os
@@ -17,14 +17,17 @@ import sys
 import tempfile
 
 # scenario: (trace event whose first moment is looked at, words the diagram must write,
-#            words every column's subtitle must hold)
+#            words every column's subtitle must hold); a word given as (mode, word) is
+#            looked for in that mode's column only (C24: the unkeyed receiver charges the
+#            redelivery again, the keyed one replays it)
 CASES = {
     "03_broker_slow_consumers": ("dead_letter", ["to the DLQ"], None),
     "21_kafka_rebalance_replay": ("rebalance", ["rebalance:", "CRASH: consumers down",
                                                 "offset commit"], "commit"),
     "22_retry_storm": ("crash", ["server outage"], None),
     "23_ordering_stale_overwrite": ("stale_overwrite", ["stale overwrite"], None),
-    "24_webhooks": (None, [], "provider"),
+    "24_webhooks": ("retry", ["timeout", "retry #2", ("at-least-once", "charge x2"),
+                              ("idempotent", "replay")], "provider"),
 }
 SUBTITLE_OF_BROKER = {"03_broker_slow_consumers": "redeliver"}
 
@@ -72,6 +75,10 @@ def check(idemsim, source, name, event, words, subtitle):
             for word in words:
                 if pane["mode"] not in firsts and event not in ("crash",):
                     continue  # that mode never has it (at-most-once keeps no stale write)
+                if isinstance(word, tuple):
+                    if word[0] != pane["mode"]:
+                        continue
+                    word = word[1]
                 if word not in texts:
                     complaints.append("%s: no %r in the diagram around %s ms: %s" %
                                       (where, word, window, texts[:300]))
@@ -123,9 +130,72 @@ def check_moments(idemsim, source):
     return complaints
 
 
+def rate_figures(pane):
+    """The rate strip's figures in a column, as (attempts/s, goodput/s), or None."""
+    for text in pane.get("keys", []):
+        words = text["text"].replace("/s", "").split()
+        if len(words) == 5 and words[0] == "attempts" and words[3] == "goodput":
+            return float(words[1]), float(words[4])
+    return None
+
+
+def check_rate_strips(idemsim, source):
+    """A storm scenario's columns draw attempts and goodput per second where the key store
+    goes: while the scripted outage (read from the scenario) lasts, nothing succeeds, so
+    every column's goodput reads 0/s while at-least-once keeps sending; after it, both
+    flow again. A scenario with no storm keeps its key store."""
+    complaints = []
+    with tempfile.TemporaryDirectory() as directory:
+        for name in ("22_retry_storm", "22_retry_storm_grpc_throttle",
+                     "22_retry_storm_jitter_budget"):
+            scenario = os.path.join(source, "scenarios", name + ".json")
+            with open(scenario, encoding="utf-8") as stream:
+                outage = json.load(stream)["server"]["outage"]
+            during = (outage["from_ms"] + outage["to_ms"]) // 2
+            after = outage["to_ms"] + 15000
+            for at_ms, moment in ((during, "during"), (after, "after")):
+                for pane in render(idemsim, scenario, directory, (0, at_ms)):
+                    where = "%s %s at %d ms" % (name, pane["mode"], at_ms)
+                    figures = rate_figures(pane)
+                    words = [text["text"] for text in pane.get("keys", [])]
+                    if figures is None or "server outage" not in words:
+                        complaints.append("%s: no rate strip: %s" % (where, words))
+                        continue
+                    attempts, goodput = figures
+                    if moment == "during" and goodput != 0:
+                        complaints.append("%s: goodput %g/s while the server is down" %
+                                          (where, goodput))
+                    if moment == "during" and pane["mode"] == "at-least-once" and attempts == 0:
+                        complaints.append("%s: no attempts while its clients retry" % where)
+                    if moment == "after" and (attempts == 0 or goodput == 0):
+                        complaints.append("%s: %g attempts/s, %g goodput/s after the outage" %
+                                          (where, attempts, goodput))
+            # at the end, on the projector's columns (a bar per 100 ms bucket), the strip's
+            # scale is the run's peak
+            report = os.path.join(directory, "run.json")
+            subprocess.run([idemsim, "run", scenario, "--json", report, "-q"], check=True,
+                           stdout=subprocess.DEVNULL)
+            with open(report, encoding="utf-8") as stream:
+                modes = json.load(stream)["modes"]
+            for pane in render(idemsim, scenario, directory, None):
+                peak = modes[pane["mode"]]["storm"]["attempts_peak_per_s"]
+                words = [text["text"] for text in pane.get("keys", [])]
+                if "top %.0f/s" % peak not in words:
+                    complaints.append("%s %s: the strip's scale %s, run's peak %.0f/s" %
+                                      (name, pane["mode"], words[-1:], peak))
+        scenario = os.path.join(source, "scenarios", "01_lost_answer.json")
+        for pane in render(idemsim, scenario, directory, None):
+            words = [text["text"] for text in pane.get("keys", [])]
+            if "KEY STORE" not in words or rate_figures(pane) is not None:
+                complaints.append("01_lost_answer %s: the key store's box says %s" %
+                                  (pane["mode"], words))
+    print("%-32s %s" % ("rate strips", "ok" if not complaints else "MISSING"))
+    return complaints
+
+
 def main():
     idemsim, source = sys.argv[1], sys.argv[2]
-    complaints = []
+    complaints = check_rate_strips(idemsim, source)
     for name, (event, words, subtitle) in CASES.items():
         found = check(idemsim, source, name, event, words, subtitle)
         print("%-32s %s" % (name, "ok" if not found else "MISSING"))

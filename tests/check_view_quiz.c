@@ -5,6 +5,7 @@
  * quiz and the session are driven without a display. */
 #include <check.h>
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -354,6 +355,232 @@ START_TEST(test_c1_reveals_three_doubles_and_three_phantoms)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ the workshop's votes */
+
+/* docs/workshop.md runs twelve votes, each a question some scenario declares, and quotes
+ * the figures its reveal will show. Each row ties one quoted figure to the words that quote
+ * it: the words must be in the workshop text (line breaks read as spaces), must hold the
+ * figure, and the card must reveal it, so the text, the question and the build agree. */
+typedef struct {
+    const char *scenario;
+    uint32_t question; /* 1-based, as the card says "question 1 of 2" */
+    const char *pause; /* the workshop's words for when the view stops, holding at_ms in s */
+    double pause_s;
+    const char *metric;
+    Mode mode;
+    double figure;
+    const char *quote; /* holds the figure, or "no one"/"nothing" for 0 */
+} WorkshopFigure;
+
+static const WorkshopFigure workshop_figures[] = {
+    {"default", 1, "pauses at 0.6 s", 0.6, "double", MODE_AT_LEAST_ONCE, 79,
+     "loses nothing and double-charges 79"},
+    {"default", 1, "pauses at 0.6 s", 0.6, "double", MODE_AT_MOST_ONCE, 0,
+     "at-most-once double-charges no one here"},
+    {"default", 1, "pauses at 0.6 s", 0.6, "double", MODE_IDEMPOTENT, 0,
+     "idempotent: 1000 ok, 0 double, 0 lost"},
+    {"default", 1, "pauses at 0.6 s", 0.6, "lost", MODE_AT_MOST_ONCE, 55, "loses 55 payments"},
+    {"default", 1, "pauses at 0.6 s", 0.6, "lost", MODE_AT_LEAST_ONCE, 0,
+     "at-least-once loses nothing"},
+    {"default", 1, "pauses at 0.6 s", 0.6, "lost", MODE_IDEMPOTENT, 0, "0 double, 0 lost"},
+    {"default", 1, "pauses at 0.6 s", 0.6, "phantom", MODE_AT_MOST_ONCE, 76,
+     "leaves 76 people charged without an answer"},
+    {"01_lost_answer", 1, "pauses at 0.95 s", 0.95, "double", MODE_AT_LEAST_ONCE, 3,
+     "3 *double* (126.00 too much)"},
+    {"01_lost_answer", 1, "pauses at 0.95 s", 0.95, "phantom", MODE_AT_MOST_ONCE, 3,
+     "at-most-once 3 *phantom*"},
+    {"05_increment", 1, "at 0.8 s", 0.8, "double", MODE_AT_LEAST_ONCE, 19,
+     "`05_increment`: 19 double"},
+    {"05_increment", 1, "at 0.8 s", 0.8, "double", MODE_AT_MOST_ONCE, 0,
+     "at-most-once 0 double and 19"},
+    {"13_double_click_per_click", 1, "pauses at 0.45 s", 0.45, "double", MODE_AT_MOST_ONCE, 14,
+     "At-most-once 14"},
+    {"13_double_click_per_click", 1, "pauses at 0.45 s", 0.45, "double", MODE_AT_LEAST_ONCE, 18,
+     "at-least-once 18"},
+    {"13_double_click_per_click", 1, "pauses at 0.45 s", 0.45, "double", MODE_IDEMPOTENT, 17,
+     "idempotent 17"},
+    {"13_double_click_per_click", 1, "pauses at 0.45 s", 0.45, "replayed", MODE_IDEMPOTENT, 2,
+     "its 2 *replayed*"},
+    {"06_per_attempt_key", 1, "pauses at 0.9 s", 0.9, "double", MODE_IDEMPOTENT, 13,
+     "80 executions, 13 *double*"},
+    {"06_per_attempt_key", 1, "pauses at 0.9 s", 0.9, "replayed", MODE_IDEMPOTENT, 0,
+     "*replayed* 0"},
+    {"06_per_attempt_key", 1, "pauses at 0.9 s", 0.9, "double", MODE_AT_MOST_ONCE, 0,
+     "At-most-once: 0 double, 13 *phantom*"},
+    {"08_key_reuse_no_fingerprint", 1, "pauses at 0.75 s", 0.75, "mismatch", MODE_IDEMPOTENT, 11,
+     "11 *mismatch*"},
+    {"08_key_reuse_no_fingerprint", 1, "pauses at 0.75 s", 0.75, "mismatch", MODE_AT_LEAST_ONCE, 0,
+     "at-least-once 0 mismatch"},
+    {"08_key_reuse_no_fingerprint", 1, "pauses at 0.75 s", 0.75, "replayed", MODE_IDEMPOTENT, 11,
+     "11 *replayed* with the other payment's answer"},
+    {"07_check_then_insert", 1, "pauses at 0.14 s", 0.14, "double", MODE_IDEMPOTENT, 13,
+     "**Reveal:** 13 (at-most-once"},
+    {"07_check_then_insert", 1, "pauses at 0.14 s", 0.14, "double", MODE_AT_MOST_ONCE, 16,
+     "at-most-once and at-least-once: 16 each"},
+    {"07_check_then_insert", 1, "pauses at 0.14 s", 0.14, "double", MODE_AT_LEAST_ONCE, 16,
+     "at-most-once and at-least-once: 16 each"},
+    {"07_check_then_insert", 1, "pauses at 0.14 s", 0.14, "409", MODE_IDEMPOTENT, 3,
+     "only 3 × 409"},
+    {"09_in_progress_409", 1, "pauses at 0.4 s", 0.4, "409", MODE_IDEMPOTENT, 28, "28 × 409"},
+    {"09_in_progress_409", 1, "pauses at 0.4 s", 0.4, "double", MODE_IDEMPOTENT, 0,
+     "idempotent 0 *double*"},
+    {"09_in_progress_409", 1, "pauses at 0.4 s", 0.4, "double", MODE_AT_MOST_ONCE, 15,
+     "charge all 15 second presses"},
+    {"09_in_progress_409", 1, "pauses at 0.4 s", 0.4, "double", MODE_AT_LEAST_ONCE, 15,
+     "charge all 15 second presses"},
+    {"10_happy_path_only", 1, "pauses at 0.07 s", 0.07, "double", MODE_IDEMPOTENT, 9,
+     "identical to at-least-once, 9 *double*, 0 *replayed*"},
+    {"10_happy_path_only", 1, "pauses at 0.07 s", 0.07, "double", MODE_AT_LEAST_ONCE, 9,
+     "identical to at-least-once, 9 *double*"},
+    {"10_happy_path_only", 1, "pauses at 0.07 s", 0.07, "replayed", MODE_IDEMPOTENT, 0,
+     "9 *double*, 0 *replayed*"},
+    {"10_happy_path_only", 1, "pauses at 0.07 s", 0.07, "double", MODE_AT_MOST_ONCE, 0,
+     "At-most-once: 0 double, 9 *phantom*"},
+    {"11_crash_after_charge", 1, "pauses at 1 s", 1.0, "409", MODE_IDEMPOTENT, 3,
+     "idempotent 3 × 409"},
+    {"11_crash_after_charge", 1, "pauses at 1 s", 1.0, "double", MODE_AT_LEAST_ONCE, 3,
+     "at-least-once has charged 3 twice"},
+    {"11_crash_after_charge", 1, "pauses at 1 s", 1.0, "double", MODE_IDEMPOTENT, 0,
+     "and 0 *double*"},
+    {"11_crash_after_charge", 2, "pauses at 4 s", 4.0, "double", MODE_IDEMPOTENT, 7,
+     "idempotent 7 *double*"},
+    {"11_crash_after_charge", 2, "pauses at 4 s", 4.0, "double", MODE_AT_LEAST_ONCE, 8,
+     "(at-least-once 8)"},
+    {"11_crash_after_charge", 2, "pauses at 4 s", 4.0, "replayed", MODE_IDEMPOTENT, 0,
+     "charge again: 0 *replayed*"},
+    {"11_crash_after_charge", 2, "pauses at 4 s", 4.0, "double", MODE_AT_MOST_ONCE, 0,
+     "At-most-once: 0 double, but 16 *lost*"},
+    {"02_offline_ttl_too_short", 1, "pauses at 60 s", 60.0, "double", MODE_IDEMPOTENT, 24,
+     "no: 24 *double*"},
+    {"02_offline_ttl_too_short", 1, "pauses at 60 s", 60.0, "double", MODE_AT_LEAST_ONCE, 35,
+     "(at-least-once 35)"},
+    {"02_offline_ttl_too_short", 1, "pauses at 60 s", 60.0, "replayed", MODE_IDEMPOTENT, 11,
+     "11 came back in time and were replayed"},
+    {"02_offline_ttl_too_short", 1, "pauses at 60 s", 60.0, "double", MODE_AT_MOST_ONCE, 0,
+     "At-most-once: 0 double, 35 *phantom*"},
+};
+
+/* The workshop text with every run of white space read as one space. */
+static char *workshop_text(void)
+{
+    FILE *file = fopen(IDEMSIM_SOURCE_DIR "/docs/workshop.md", "r");
+    ck_assert_ptr_nonnull(file);
+    size_t capacity = 1 << 20, length = 0;
+    char *text = malloc(capacity);
+    ck_assert_ptr_nonnull(text);
+    int c;
+    bool space = false;
+    while ((c = fgetc(file)) != EOF && length + 1 < capacity) {
+        bool white = c == ' ' || c == '\n' || c == '\t' || c == '\r';
+        if (white && space)
+            continue;
+        text[length++] = white ? ' ' : (char)c;
+        space = white;
+    }
+    text[length] = '\0';
+    fclose(file);
+    return text;
+}
+
+/* The figure is written in its quote as a number of its own (not part of 126.00 or 1000). */
+static bool quote_holds_figure(const char *quote, double figure)
+{
+    if (figure == 0 && (strstr(quote, "no one") != NULL || strstr(quote, "nothing") != NULL))
+        return true;
+    char number[32];
+    snprintf(number, sizeof number, "%g", figure);
+    size_t length = strlen(number);
+    for (const char *at = strstr(quote, number); at != NULL; at = strstr(at + 1, number)) {
+        bool starts = at == quote || !(at[-1] >= '0' && at[-1] <= '9') || at[-1] == '.';
+        char after = at[length];
+        if (starts && !(after >= '0' && after <= '9') && after != '.')
+            return true;
+    }
+    return false;
+}
+
+/* What the card reveals for question `number` (1-based) of a scenario, by mode: the quiz run
+ * as the room runs it, each earlier question revealed and run on. */
+static void workshop_reveal(const char *name, uint32_t number, const char *metric,
+                            double at_ms_out[1], double revealed[MODE_COUNT])
+{
+    char path[256];
+    snprintf(path, sizeof path, IDEMSIM_SOURCE_DIR "/scenarios/%s.json", name);
+    Scenario *scenario = malloc(sizeof *scenario);
+    ck_assert_ptr_nonnull(scenario);
+    LoadErrors errors;
+    ck_assert_msg(scenario_load_file(path, NULL, 0, scenario, &errors), "%s does not load", name);
+    ck_assert_msg(number >= 1 && number <= scenario->question_count,
+                  "%s has no question %u: the workshop votes on it", name, number);
+    ViewSession session;
+    ck_assert(view_session_init(&session, scenario, scenario->modes, scenario->mode_count,
+                                scenario->seed, 1.0));
+    ViewQuiz *quiz = malloc(sizeof *quiz);
+    ck_assert_ptr_nonnull(quiz);
+    view_quiz_init(quiz, scenario->questions, scenario->question_count);
+    for (uint32_t q = 1; q <= number; q++) {
+        view_session_advance(&session, view_quiz_clock_limit(quiz, SIM_TIME_NEVER - 1), 0);
+        ck_assert(view_quiz_on_clock(quiz, session.now_us, view_session_finished(&session)));
+        ck_assert_int_eq(view_quiz_press(quiz), VIEW_QUIZ_PRESS_REVEAL);
+        view_quiz_learn_answers(quiz, session.panes, session.pane_count);
+        if (q < number)
+            ck_assert_int_eq(view_quiz_press(quiz), VIEW_QUIZ_PRESS_RUN_ON);
+    }
+    const Question *question = view_quiz_shown(quiz);
+    at_ms_out[0] = question->at_ms;
+    int reveal_index = -1;
+    for (uint32_t m = 0; m < question->reveal_count; m++) {
+        if (strcmp(scenario_metric_names[question->reveal[m]], metric) == 0)
+            reveal_index = (int)m;
+    }
+    ck_assert_msg(reveal_index >= 0, "%s question %u does not reveal %s, the workshop quotes it",
+                  name, number, metric);
+    for (uint32_t m = 0; m < MODE_COUNT; m++)
+        revealed[m] = -1;
+    for (uint32_t p = 0; p < session.pane_count; p++)
+        ck_assert(
+            view_quiz_answer(quiz, p, (uint32_t)reveal_index, &revealed[session.panes[p]->mode]));
+    free(quiz);
+    view_session_release(&session);
+    free(scenario);
+}
+
+START_TEST(test_each_workshop_vote_reveals_the_figures_the_workshop_quotes)
+{
+    char *text = workshop_text();
+    size_t rows = sizeof workshop_figures / sizeof workshop_figures[0];
+    unsigned votes = 0;
+    for (size_t i = 0; i < rows; i++) {
+        const WorkshopFigure *row = &workshop_figures[i];
+        bool new_vote = i == 0 || strcmp(row->scenario, workshop_figures[i - 1].scenario) != 0 ||
+                        row->question != workshop_figures[i - 1].question;
+        votes += new_vote;
+        ck_assert_msg(strstr(text, row->quote) != NULL, "docs/workshop.md no longer says '%s'",
+                      row->quote);
+        ck_assert_msg(strstr(text, row->pause) != NULL, "docs/workshop.md no longer says '%s'",
+                      row->pause);
+        ck_assert_msg(quote_holds_figure(row->quote, row->figure), "'%s' does not say %g",
+                      row->quote, row->figure);
+        char command[160];
+        snprintf(command, sizeof command, "view scenarios/%s.json --predict", row->scenario);
+        ck_assert_msg(strstr(text, command) != NULL, "docs/workshop.md does not project '%s'",
+                      command);
+        double at_ms = 0, revealed[MODE_COUNT];
+        workshop_reveal(row->scenario, row->question, row->metric, &at_ms, revealed);
+        ck_assert_msg(fabs(at_ms - row->pause_s * 1000) < 1e-6,
+                      "%s question %u is asked at %g ms, not at '%s'", row->scenario, row->question,
+                      at_ms, row->pause);
+        ck_assert_msg(revealed[row->mode] == row->figure,
+                      "%s question %u: the card reveals %s %g in %s; docs/workshop.md says '%s'",
+                      row->scenario, row->question, row->metric, revealed[row->mode],
+                      mode_name(row->mode), row->quote);
+    }
+    ck_assert_uint_eq(votes, 12);
+    ck_assert_ptr_nonnull(strstr(text, "**12 votes**"));
+    free(text);
+}
+END_TEST
+
 /* C1's question at 0.95 s: revealed at the end, at-least-once has charged 3 twice; with
  * answer_at_ms at the question's own moment, nothing yet (the first design's 0). The card's
  * figure is the run's at the time the question names. */
@@ -430,6 +657,7 @@ static Suite *view_quiz_suite(void)
     tcase_set_timeout(limits, 300);
     tcase_add_test(limits, test_quiz_times_round_to_the_nearest_microsecond);
     tcase_add_test(limits, test_every_curriculum_scenario_asks_before_its_answer_shows);
+    tcase_add_test(limits, test_each_workshop_vote_reveals_the_figures_the_workshop_quotes);
     suite_add_tcase(suite, limits);
     return suite;
 }

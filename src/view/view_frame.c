@@ -385,7 +385,10 @@ static void draw_pane(ViewFrame *frame, int column, int64_t scale, const ViewTim
     view_panels_header(&panels);
     view_panels_counters(&panels);
     view_panels_balances(&panels);
-    view_panels_keys(&panels);
+    if (view_rates_shown(pane) && !(panels.hidden & VIEW_QUIZ_HIDE_KEY_STORE))
+        view_panels_rates(&panels); /* a storm is a rate: it takes the key store's place */
+    else
+        view_panels_keys(&panels);
     view_panels_narration(&panels);
     const ViewStory *story =
         frame->end_stories != NULL && index < MODE_COUNT ? &frame->end_stories[index] : NULL;

@@ -76,6 +76,10 @@ void view_panels_header(const ViewPanels *panels);
 void view_panels_counters(const ViewPanels *panels);
 void view_panels_balances(const ViewPanels *panels);
 void view_panels_keys(const ViewPanels *panels);
+/* view_rates.c: a storm scenario's attempts and goodput per second over the run, in the key
+ * store's box (view_rates_shown says when). */
+bool view_rates_shown(const ViewPane *pane);
+void view_panels_rates(const ViewPanels *panels);
 void view_panels_narration(const ViewPanels *panels);
 
 /* The open question of --predict as a card over the diagrams (view_quiz_draw.c). */

@@ -40,9 +40,9 @@ static void write_texts(FILE *stream, const ViewCanvas *canvas, ViewRect area, i
 }
 
 /* A pane's panels as drawn: the words of each counter (label, number, subline), of the
- * balances (their verdicts) and of the narration line (the verdict once finished), so a
- * test can hold them against `idemsim run --json`. The question card is drawn over the
- * panels, so their lists stop where it starts. */
+ * balances (their verdicts), of the key store's box (or a storm's rates) and of the narration line
+ * (the verdict once finished), so a test can hold them against `idemsim run --json`. The question
+ * card is drawn over the panels, so their lists stop where it starts. */
 static void write_panels(FILE *stream, const ViewApp *app, int column, int panels_end)
 {
     const ViewPaneLayout *box = &app->frame.layout.panes[column];
@@ -61,6 +61,8 @@ static void write_panels(FILE *stream, const ViewApp *app, int column, int panel
     fprintf(stream,
             "], \"fifth_counter\": %s, \"balances\": ", extra_names[app->frame.extra_counter]);
     write_texts(stream, canvas, box->balances, 0, panels_end);
+    fprintf(stream, ", \"keys\": "); /* the key store, or a storm's rate strip */
+    write_texts(stream, canvas, box->keys, 0, panels_end);
     fprintf(stream, ", \"narration\": ");
     write_texts(stream, canvas, box->narration, 0, panels_end);
 }
