@@ -828,7 +828,8 @@ static void count_order_effects(World *world, const Operation *op)
     const ClientGroup *orders = &world->groups[group->orders_group];
     uint64_t order = orders->first_operation + (op->id - group->first_operation);
     uint32_t before = world->order_effects[order];
-    uint32_t after = before + (op->effects - op->refunds);
+    /* net of refunds; a refund given twice leaves nothing shipped, never less */
+    uint32_t after = before + (op->effects > op->refunds ? op->effects - op->refunds : 0);
     world->order_effects[order] = after;
     world->metrics.orders_fulfilled_twice += before < 2 && after >= 2;
 }
