@@ -90,11 +90,12 @@ typedef struct {
     uint64_t work_after_deadline; /* effects a handler ran after its caller had given up */
     uint64_t deadline_drops;      /* requests dropped unrun: their deadline had passed */
     /* connections closed before an answer, and client libraries that replay (C32) */
-    uint64_t connection_closes;      /* requests whose connection closed before any answer byte */
-    uint64_t library_retries;        /* sends a client's HTTP library added unseen by the app */
-    uint64_t orders_fulfilled_twice; /* C33: orders two paths' requests fulfilled twice or more */
-    uint64_t rebalances;     /* log family: resumes from the committed offsets (crashes too) */
-    uint64_t offset_commits; /* log family: commits that moved a partition's offset */
+    uint64_t connection_closes; /* requests whose connection closed before any answer byte */
+    uint64_t library_retries;   /* sends a client's HTTP library added unseen by the app */
+    uint64_t rebalances;        /* log family: resumes from the committed offsets (crashes too) */
+    uint64_t offset_commits;    /* log family: commits that moved a partition's offset */
+    /* orders two paths fulfil (clients[].same_orders_as, C33) */
+    uint64_t orders_fulfilled_twice; /* orders their requests fulfilled twice or more */
     uint64_t crashes;
     uint64_t shed;   /* requests the server refused unrun: its queue was full (429/503) */
     uint64_t resets; /* requests reset by a server in its scripted outage */
