@@ -13,6 +13,13 @@ static const ClientGroup *group_of_client(const World *world, uint32_t client)
     return &world->groups[world->clients[client].group];
 }
 
+/* The group whose orders the client's operations are: its own, or the one it names with
+ * same_orders_as (C33), so that two paths to one order share its business key. */
+static uint32_t orders_group_of_client(const World *world, uint32_t client)
+{
+    return world->groups[world->clients[client].group].orders_group;
+}
+
 /* The order number a business-hash key and the fingerprint are made of. The helpers take
  * the operation's client, which every caller has at hand, instead of dividing the
  * operation id again (several times per attempt on the hot path, issue 25). */
@@ -25,7 +32,7 @@ static uint64_t order_of(const World *world, uint32_t client, uint64_t operation
 static uint64_t request_fingerprint(const World *world, uint32_t client, uint64_t operation)
 {
     const ClientGroupSpec *spec = group_of_client(world, client)->spec;
-    uint64_t group = world->clients[client].group;
+    uint64_t group = orders_group_of_client(world, client);
     return world_draw(world, DRAW_FINGERPRINT,
                       ((uint64_t)spec->operation.kind << 48) | (group << 32) | spec->account,
                       (uint64_t)spec->operation.amount, order_of(world, client, operation));
@@ -34,11 +41,28 @@ static uint64_t request_fingerprint(const World *world, uint32_t client, uint64_
 static uint64_t business_key_of(const World *world, uint32_t client, uint64_t operation)
 {
     const ClientGroupSpec *spec = group_of_client(world, client)->spec;
-    /* Order numbers count per client group: two groups' orders never coincide. */
-    uint32_t group = world->clients[client].group;
+    /* Order numbers count per client group: two groups' orders never coincide, unless one
+     * says its orders are the other's (same_orders_as). */
+    uint32_t group = orders_group_of_client(world, client);
     uint64_t key = world_draw(world, DRAW_KEY, ((uint64_t)group << 32) | spec->account,
                               (uint64_t)spec->operation.amount, order_of(world, client, operation));
     return key != 0 ? key : 1;
+}
+
+/* Whether a response made for operation `of` answers operation `to`: the same operation, or
+ * the same order reached by another path (C33), whose answer is the right one. */
+static bool answers_operation(const World *world, uint64_t of, uint64_t to)
+{
+    if (of == to)
+        return true;
+    if (world->order_effects == NULL)
+        return false;
+    const ClientGroup *of_group =
+        &world->groups[world->clients[world_client_of_operation(world, of)].group];
+    const ClientGroup *to_group =
+        &world->groups[world->clients[world_client_of_operation(world, to)].group];
+    return of_group->orders_group == to_group->orders_group &&
+           of - of_group->first_operation == to - to_group->first_operation;
 }
 
 static uint64_t key_for(const World *world, uint64_t operation, uint32_t click, uint32_t attempt)
@@ -632,7 +656,7 @@ static void on_status_answer(World *world, const Message *answer)
         return;
     }
     if (status >= 200 && status < 300) {
-        if (answer->response_of != answer->operation)
+        if (!answers_operation(world, answer->response_of, answer->operation))
             op->mismatch = true;
         finish_click(world, answer->operation, answer->click, BELIEF_SUCCEEDED, TRACE_SUCCEEDED);
     } else if (status == 404 || (status >= 400 && status < 500 && status != 400)) {
@@ -681,7 +705,7 @@ void client_on_response(World *world, const Message *response)
     ClientGroup *group = &world->groups[client->group];
     if (status >= 200 && status < 300 && status != 202) {
         budget_record(group, true);
-        if (response->response_of != response->operation)
+        if (!answers_operation(world, response->response_of, response->operation))
             op->mismatch = true;
         finish_click(world, response->operation, response->click, BELIEF_SUCCEEDED,
                      TRACE_SUCCEEDED);

@@ -123,6 +123,7 @@ bool metrics_value(const Metrics *metrics, const char *name, double *value)
         {"deadline_drops", metrics->deadline_drops},
         {"connection_closes", metrics->connection_closes},
         {"library_retries", metrics->library_retries},
+        {"orders_fulfilled_twice", metrics->orders_fulfilled_twice},
         {"rebalances", metrics->rebalances},
         {"offset_commits", metrics->offset_commits},
         {"key_store_peak", metrics->key_store_peak},

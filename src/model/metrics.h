@@ -94,6 +94,8 @@ typedef struct {
     uint64_t library_retries;   /* sends a client's HTTP library added unseen by the app */
     uint64_t rebalances;        /* log family: resumes from the committed offsets (crashes too) */
     uint64_t offset_commits;    /* log family: commits that moved a partition's offset */
+    /* orders two paths fulfil (clients[].same_orders_as, C33) */
+    uint64_t orders_fulfilled_twice; /* orders their requests fulfilled twice or more */
     uint64_t crashes;
     uint64_t shed;   /* requests the server refused unrun: its queue was full (429/503) */
     uint64_t resets; /* requests reset by a server in its scripted outage */

@@ -579,9 +579,12 @@ static void build_clients(World *world)
         group->first_operation = world->operation_count;
         group->operations_per_client =
             spec->workload.at_count > 0 ? spec->workload.at_count : spec->workload.ops;
+        group->orders_group = scenario_orders_group(scenario, g);
         world->client_count += spec->count;
         world->operation_count += (uint64_t)spec->count * group->operations_per_client;
     }
+    if (scenario_uses_same_orders(scenario))
+        world->order_effects = sim_xcalloc(world->operation_count, sizeof *world->order_effects);
     world->clients = sim_xcalloc(world->client_count, sizeof *world->clients);
     operation_table_init(&world->operations);
     for (uint32_t g = 0; g < world->group_count; g++) {
@@ -782,6 +785,7 @@ void world_destroy(World *world)
     slot_pool_release(&world->message_slots);
     slot_pool_release(&world->job_slots);
     ledger_release(world);
+    free(world->order_effects);
     fault_plan_destroy(world->fault_plan);
     free(world);
 }
@@ -816,6 +820,20 @@ static Belief belief_of(const Operation *op)
     return belief;
 }
 
+/* C33: an order two paths fulfil took effect once per path that ran it; each path's request
+ * is its own operation with its own outcome, and the harm is counted per order here. */
+static void count_order_effects(World *world, const Operation *op)
+{
+    const ClientGroup *group = &world->groups[world->clients[op->client].group];
+    const ClientGroup *orders = &world->groups[group->orders_group];
+    uint64_t order = orders->first_operation + (op->id - group->first_operation);
+    uint32_t before = world->order_effects[order];
+    /* net of refunds; a refund given twice leaves nothing shipped, never less */
+    uint32_t after = before + (op->effects > op->refunds ? op->effects - op->refunds : 0);
+    world->order_effects[order] = after;
+    world->metrics.orders_fulfilled_twice += before < 2 && after >= 2;
+}
+
 /* Adds a finished (or, at a budget stop, abandoned) operation to the outcome counts. */
 static void count_outcome(World *world, const Operation *op)
 {
@@ -826,6 +844,14 @@ static void count_outcome(World *world, const Operation *op)
     metrics->client_failed += belief == BELIEF_FAILED;
     metrics->client_unknown += belief == BELIEF_UNKNOWN;
     Outcome outcome = classify(op, belief);
+    if (world->order_effects != NULL) {
+        /* C33: a path told success with nothing run for its own request was answered from
+         * the other path's record of the same order (client.c answers_operation): the order
+         * took effect, and this path was told so. */
+        if (outcome == OUTCOME_LOST && belief == BELIEF_SUCCEEDED)
+            outcome = OUTCOME_OK;
+        count_order_effects(world, op);
+    }
     metrics->outcomes[outcome]++;
     world->metrics.operations_settled++;
     if (world_tracing(world)) /* the ground truth, for whoever reads the trace */

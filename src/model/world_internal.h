@@ -126,6 +126,7 @@ typedef struct {
     uint32_t node;
     uint64_t first_operation;
     uint32_t operations_per_client;
+    uint32_t orders_group; /* whose orders its operations are: itself, or same_orders_as (C33) */
 } ClientGroup;
 
 /* ------------------------------------------------------------------ network */
@@ -490,6 +491,9 @@ struct World {
     uint32_t broker_node;
     uint32_t consumers_node;
     Ledger ledger;
+    /* C33: effects per order of groups that share orders, indexed by the operation id of the
+     * order in its own group (NULL when no group says same_orders_as) */
+    uint32_t *order_effects;
     Metrics metrics;
 };
 

@@ -185,6 +185,9 @@ static void write_mode(FILE *stream, const RunReport *report, uint32_t m, Series
                 "      \"connections\": {\"connection_closes\": %" PRIu64
                 ", \"library_retries\": %" PRIu64 "},\n",
                 metrics->connection_closes, metrics->library_retries);
+    if (scenario_uses_same_orders(scenario)) /* only then: other reports stay as they were */
+        fprintf(stream, "      \"orders\": {\"fulfilled_twice\": %" PRIu64 "},\n",
+                metrics->orders_fulfilled_twice);
     if (scenario->broker.family == BROKER_LOG) /* only then: other reports stay as they were */
         fprintf(stream,
                 "      \"log\": {\"rebalances\": %" PRIu64 ", \"offset_commits\": %" PRIu64 "},\n",

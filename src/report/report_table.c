@@ -35,6 +35,7 @@ typedef enum {
     SHOW_WITH_DEADLINES,         /* requests that carry a deadline (C31) */
     SHOW_WITH_CONNECTION_CLOSES, /* connections closed before an answer, library retries (C32) */
     SHOW_WITH_BALANCER_RETRY,    /* a balancer that sends on past a down instance */
+    SHOW_WITH_SAME_ORDERS,       /* groups that fulfil the same orders (C33) */
 } RowShown;
 
 typedef struct {
@@ -107,6 +108,7 @@ static const Row rows[] = {
     {"  refund retries", "refund_retries", ROW_COUNT, SHOW_WITH_SAGA},
     {"  refunded twice or more", "double_refunds", ROW_BAD, SHOW_WITH_SAGA},
     {"  money refunded twice", "double_refund_amount", ROW_BAD, SHOW_WITH_SAGA},
+    {"orders fulfilled twice or more", "orders_fulfilled_twice", ROW_BAD, SHOW_WITH_SAME_ORDERS},
     {"messages lost by the network", "network_dropped", ROW_COUNT, SHOW_ALWAYS},
     {"duplicated by the network", "network_duplicated", ROW_COUNT, SHOW_ALWAYS},
     {"crashes (server, consumers)", "crashes", ROW_COUNT, SHOW_ALWAYS},
@@ -337,6 +339,8 @@ bool report_write_table(FILE *stream, const RunReport *report, bool color)
         if (rows[r].shown == SHOW_WITH_BALANCE_UPDATES && !scenario_uses_balance_updates(scenario))
             continue;
         if (rows[r].shown == SHOW_WITH_DEADLINES && !scenario_uses_deadlines(scenario))
+            continue;
+        if (rows[r].shown == SHOW_WITH_SAME_ORDERS && !scenario_uses_same_orders(scenario))
             continue;
         if (rows[r].shown == SHOW_WITH_CONNECTION_CLOSES &&
             !scenario_uses_connection_closes(scenario))

@@ -222,6 +222,9 @@ typedef struct {
     uint32_t library_retries; /* sends of one attempt the HTTP library may add (C32) */
     LibraryReplays library_replays; /* which requests it sends again */
     uint32_t queue; /* target broker: the queue it publishes to, index into broker.queues */
+    /* C33: another group's id whose orders these are (op k of client i is its op k of client
+     * i: a second path that fulfils the same orders); empty: its own orders */
+    char same_orders_as[NAME_LEN_MAX];
 } ClientGroupSpec;
 
 /* ------------------------------------------------------------------ network */
@@ -692,6 +695,10 @@ bool scenario_uses_status_records(const Scenario *scenario);
 bool scenario_uses_balance_updates(const Scenario *scenario);
 /* Connections close before an answer, or a group's library retries (C32): its rows. */
 bool scenario_uses_connection_closes(const Scenario *scenario);
+/* A group fulfils another's orders (clients[].same_orders_as, C33). */
+bool scenario_uses_same_orders(const Scenario *scenario);
+/* The index of the group whose orders group's are: its own unless it says same_orders_as. */
+uint32_t scenario_orders_group(const Scenario *scenario, uint32_t group);
 /* The requests carry a deadline (server.deadline other than 'none'): C31's rows. */
 bool scenario_uses_deadlines(const Scenario *scenario);
 /* True when the scenario bounds the server's queue, scripts a server outage, or gives a

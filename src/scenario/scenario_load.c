@@ -282,6 +282,25 @@ bool scenario_uses_connection_closes(const Scenario *scenario)
     return false;
 }
 
+bool scenario_uses_same_orders(const Scenario *scenario)
+{
+    for (uint32_t g = 0; g < scenario->client_group_count; g++) {
+        if (scenario->client_groups[g].same_orders_as[0] != '\0')
+            return true;
+    }
+    return false;
+}
+
+uint32_t scenario_orders_group(const Scenario *scenario, uint32_t group)
+{
+    const char *origin = scenario->client_groups[group].same_orders_as;
+    for (uint32_t g = 0; origin[0] != '\0' && g < scenario->client_group_count; g++) {
+        if (strcmp(scenario->client_groups[g].id, origin) == 0)
+            return g;
+    }
+    return group;
+}
+
 bool scenario_uses_deadlines(const Scenario *scenario)
 {
     return scenario->server.deadline != DEADLINE_NONE;

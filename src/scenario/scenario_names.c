@@ -313,6 +313,7 @@ const char *const scenario_metric_names[] = {
     "deadline_drops",
     "connection_closes",
     "library_retries",
+    "orders_fulfilled_twice",
 };
 const unsigned scenario_metric_count =
     (unsigned)(sizeof scenario_metric_names / sizeof scenario_metric_names[0]);

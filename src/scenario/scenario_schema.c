@@ -557,6 +557,8 @@ static bool client_shown(const SchemaWriter *writer, const void *base, const cha
         return group->target == TARGET_BROKER;
     if (strcmp(key, "library_retries") == 0 || strcmp(key, "library_replays") == 0)
         return group->library_retries > 0; /* C32: other scenarios show as they were */
+    if (strcmp(key, "same_orders_as") == 0)
+        return group->same_orders_as[0] != '\0'; /* C33: likewise */
     return true;
 }
 
@@ -686,6 +688,7 @@ static const SchemaField client_fields[] = {
                  scenario_names_library_replays),
     FIELD_CUSTOM_WRITTEN("queue", SCHEMA_MEMBER(ClientGroupSpec, queue, uint32_t),
                          read_queue_reference, write_queue_reference, NULL, false),
+    FIELD_TEXT("same_orders_as", ClientGroupSpec, same_orders_as, 1),
 };
 static const SchemaObject client_schema = {.name = "clients[]",
                                            SCHEMA_FIELDS(client_fields),
@@ -1069,6 +1072,54 @@ static void check_log_link(SchemaReader *reader, const NetworkSpec *network, con
     }
 }
 
+/* Why a group cannot fulfil origin's orders, or NULL: the orders must be the same ones,
+ * order for order (C33). */
+static const char *same_orders_mismatch(const ClientGroupSpec *group, const ClientGroupSpec *origin)
+{
+    if (origin->same_orders_as[0] != '\0')
+        return "a group that names no same_orders_as itself (no chains)";
+    if (group->count != origin->count)
+        return "a group of the same count";
+    if (group->workload.ops != origin->workload.ops ||
+        group->workload.at_count != origin->workload.at_count)
+        return "a group with the same workload.ops";
+    if (group->account != origin->account)
+        return "a group with the same account";
+    if (group->operation.kind != origin->operation.kind)
+        return "a group with the same operation.kind";
+    if (group->operation.amount != origin->operation.amount)
+        return "a group with the same operation.amount";
+    if (group->operation.order_base != origin->operation.order_base)
+        return "a group with the same operation.first_order";
+    return NULL;
+}
+
+/* clients[].same_orders_as names another group whose orders are these, the same count of the
+ * same orders: a second path to the same fulfilment (C33). */
+static void check_same_orders(SchemaReader *reader, const Scenario *scenario)
+{
+    json_path_push_key(&reader->path, "clients");
+    for (uint32_t g = 0; g < scenario->client_group_count; g++) {
+        const ClientGroupSpec *group = &scenario->client_groups[g];
+        if (group->same_orders_as[0] == '\0')
+            continue;
+        json_path_push_index(&reader->path, g);
+        uint32_t origin = scenario_orders_group(scenario, g);
+        const char *why = NULL;
+        if (strcmp(group->same_orders_as, group->id) == 0)
+            why = "another group's id";
+        else if (origin == g)
+            why = "a client group's id";
+        else
+            why = same_orders_mismatch(group, &scenario->client_groups[origin]);
+        if (why != NULL)
+            schema_error_at(reader, "same_orders_as", "expected %s (got '%s')", why,
+                            group->same_orders_as);
+        json_path_pop(&reader->path);
+    }
+    json_path_pop(&reader->path);
+}
+
 static void check_queue_references(SchemaReader *reader, const cJSON *root, void *base, bool clean)
 {
     (void)clean;
@@ -1082,6 +1133,7 @@ static void check_queue_references(SchemaReader *reader, const cJSON *root, void
     check_balance_updates(reader, scenario);
     check_deadlines(reader, scenario);
     check_library_retries(reader, scenario);
+    check_same_orders(reader, scenario);
     if (broker->family == BROKER_LOG) {
         /* a rebalance is an event: a budget on them, as on every timer the file sets */
         if (broker->rebalance_every_ms > 0 &&
