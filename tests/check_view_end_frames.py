@@ -5,8 +5,8 @@ For every scenario of scenarios/ (the architectures too), renders the frame at t
 run headless with --labels-json, and holds what each column drew against `idemsim run --json`:
 
 - the four counters (OK, DOUBLE, LOST, PHANTOM) show the run's outcomes, number for number;
-- a run with a mismatch (or a stale overwrite, a refunded or a declined payment: the first
-  of these in that order) has a fifth counter in every column, showing
+- a run with a mismatch (or a stale overwrite, an order fulfilled twice, a refunded or a
+  declined payment: the first of these in that order) has a fifth counter in every column, showing
   that column's count, and names it, with its count, in the column's verdict line too;
 - no verdict (the narration's "finished: ..." or a balance's) says "exact" or "charged once"
   when the run reports a double, a lost payment, a phantom, a mismatch or a stale overwrite;
@@ -68,7 +68,9 @@ def check_pane(name, pane, report):
     stale = report.get("ordering", {}).get("stale_overwrites", 0)
     fifth = pane.get("fifth_counter")
     # One fifth counter, for the first of these a column has (harm before told ends).
+    twice = report.get("orders", {}).get("fulfilled_twice", 0)
     extras = (("mismatch", outcomes["mismatch"]), ("stale_overwrites", stale),
+              ("orders_fulfilled_twice", twice),
               ("refunded", outcomes.get("refunded", 0)), ("declined", outcomes.get("declined", 0)))
     names = [metric for metric, _ in extras]
     for rank, (metric, count) in enumerate(extras):

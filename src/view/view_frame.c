@@ -592,6 +592,8 @@ static void choose_extra_counter(ViewFrame *frame)
         frame->extra_counter = VIEW_EXTRA_MISMATCH;
     else if ((hidden & VIEW_QUIZ_HIDE_STALE) != 0)
         frame->extra_counter = VIEW_EXTRA_STALE;
+    else if ((hidden & VIEW_QUIZ_HIDE_TWICE) != 0)
+        frame->extra_counter = VIEW_EXTRA_TWICE;
     else if ((hidden & VIEW_QUIZ_HIDE_REFUNDED) != 0)
         frame->extra_counter = VIEW_EXTRA_REFUNDED;
     /* in that order: a wrong answer or a status gone backwards is harm; a refund or a
@@ -605,6 +607,8 @@ static void choose_extra_counter(ViewFrame *frame)
             here = VIEW_EXTRA_MISMATCH;
         else if (world_metrics(pane->world)->stale_overwrites > 0)
             here = VIEW_EXTRA_STALE;
+        else if (world_metrics(pane->world)->orders_fulfilled_twice > 0)
+            here = VIEW_EXTRA_TWICE;
         else if (pane->tally.outcomes[OUTCOME_REFUNDED] > 0)
             here = VIEW_EXTRA_REFUNDED;
         else if (pane->tally.outcomes[OUTCOME_DECLINED] > 0)

@@ -21,6 +21,7 @@ typedef enum {
     VIEW_EXTRA_NONE,
     VIEW_EXTRA_MISMATCH, /* a client given the answer of another request */
     VIEW_EXTRA_STALE,    /* a status write applied over a newer one */
+    VIEW_EXTRA_TWICE,    /* an order two paths fulfilled twice (C33) */
     VIEW_EXTRA_REFUNDED, /* a saga's order charged, then given back (C28) */
     VIEW_EXTRA_DECLINED  /* a payment the gateway declined: not lost */
 } ViewExtraCounter;

@@ -467,6 +467,12 @@ ViewColor view_narration_finished(const ViewPane *pane, char *buffer, size_t siz
         verdict_add(buffer, size, clause);
         color = color == VIEW_COLOR_OK ? VIEW_COLOR_DOUBLE : color;
     }
+    if (metrics->orders_fulfilled_twice > 0) { /* C33: each path once, the order twice */
+        snprintf(clause, sizeof clause, "%" PRIu64 " orders fulfilled twice (two paths)",
+                 metrics->orders_fulfilled_twice);
+        verdict_add(buffer, size, clause);
+        color = color == VIEW_COLOR_OK ? VIEW_COLOR_DOUBLE : color;
+    }
     if (metrics->double_refunds > 0) { /* C28: money given back beyond what was charged */
         view_narration_money(money, sizeof money, metrics->double_refund_amount, false);
         snprintf(clause, sizeof clause, "%" PRIu64 " refunded twice or more (%s given away)",

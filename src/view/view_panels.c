@@ -255,8 +255,19 @@ void view_panels_counters(const ViewPanels *panels)
                               "refused",
                               false,
                               false};
+    /* C33: each path's request is its own operation; the harm is the order's */
+    const Counter twice = {"\xC3\x97"
+                           "2 ORDERS",
+                           "ORDERS",
+                           VIEW_COLOR_DOUBLE,
+                           world_metrics(panels->pane->world)->orders_fulfilled_twice,
+                           "fulfilled twice",
+                           "twice",
+                           false,
+                           panels->hidden & VIEW_QUIZ_HIDE_TWICE};
     const Counter *extra = panels->extra == VIEW_EXTRA_MISMATCH   ? &mismatch
                            : panels->extra == VIEW_EXTRA_STALE    ? &stale
+                           : panels->extra == VIEW_EXTRA_TWICE    ? &twice
                            : panels->extra == VIEW_EXTRA_REFUNDED ? &refunded
                                                                   : &declined;
     draw_counter(panels, panels->box->counters[VIEW_COUNTERS], extra);

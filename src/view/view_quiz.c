@@ -197,6 +197,7 @@ static const struct {
     {"lost_update_amount", VIEW_QUIZ_HIDE_BALANCES},
     /* C28: money given away shows over in the balance, and under the refunded counter */
     {"refunded", VIEW_QUIZ_HIDE_REFUNDED},
+    {"orders_fulfilled_twice", VIEW_QUIZ_HIDE_TWICE}, /* C33: the orders' own counter */
     {"double_refunds", VIEW_QUIZ_HIDE_BALANCES | VIEW_QUIZ_HIDE_REFUNDED},
     {"double_refund_amount", VIEW_QUIZ_HIDE_BALANCES | VIEW_QUIZ_HIDE_REFUNDED},
 };

@@ -40,6 +40,7 @@ typedef enum {
 #define VIEW_QUIZ_HIDE_MISMATCH (1u << 6)  /* the fifth counter, when it counts mismatches */
 #define VIEW_QUIZ_HIDE_STALE (1u << 7)     /* the fifth counter, when it counts stale writes */
 #define VIEW_QUIZ_HIDE_REFUNDED (1u << 8)  /* the fifth counter, when it counts refunds */
+#define VIEW_QUIZ_HIDE_TWICE (1u << 9)     /* the fifth counter, when it counts orders twice */
 
 typedef struct {
     const Question *questions; /* borrowed */
