@@ -264,7 +264,9 @@ static void choose_steps(const ViewStory *story, const int *need, int first, int
     }
     static const char *const lessons[] = {"CRASH", "LOST", "stale overwrite", ": charges",
                                           ": runs"};
-    int order[VIEW_STORY_LINES_MAX], count = 0;
+    /* the first two, then each lesson line, then the lines before the anchor: a line may
+     * come twice (the loop below skips what is shown), so room for every list in full */
+    int order[2 * VIEW_STORY_LINES_MAX + 2], count = 0;
     for (int i = first; i < end && i < first + 2; i++)
         order[count++] = i;
     for (int i = first + 2; i < end; i++) {
