@@ -137,8 +137,8 @@ START_TEST(test_read_modify_write_loses_one_minus_exp_minus_lambda_s)
 {
     const double n = 20000, mean_gap_ms = 100, service_ms = 50;
     const char *const poisson[] = {"clients[0].count=1",
-                                   "clients[0].workload={\"ops\": 20000, \"loop\": \"open\","
-                                   " \"interval_ms\": {\"dist\": \"exp\", \"mean\": 100}}",
+                                   ("clients[0].workload={\"ops\": 20000, \"loop\": \"open\","
+                                    " \"interval_ms\": {\"dist\": \"exp\", \"mean\": 100}}"),
                                    "duration_ms=4000000", "server.service_ms=50",
                                    "clients[0].operation.update=\"read-modify-write\""};
     Scenario *scenario = test_load(five_at_once, poisson, 5);
