@@ -99,29 +99,14 @@ END_TEST
 
 /* ------------------------------------------------------------------ refused at load */
 
-static void assert_refused(const char *const *overrides, uint32_t count, const char *path,
-                           const char *words)
-{
-    Scenario *scenario = calloc(1, sizeof *scenario);
-    LoadErrors errors = {0};
-    ck_assert(!scenario_load_text(lost_answers, strlen(lost_answers), overrides, count, scenario,
-                                  &errors));
-    bool found = false;
-    for (uint32_t e = 0; e < errors.count; e++)
-        found |= strcmp(errors.items[e].path, path) == 0 &&
-                 strstr(errors.items[e].message, words) != NULL;
-    ck_assert_msg(found, "no error at %s saying '%s' (first: %s: %s)", path, words,
-                  errors.items[0].path, errors.items[0].message);
-    free(scenario);
-}
-
 START_TEST(test_unsupported_combinations_are_refused_with_their_path)
 {
     const char *const publishes[] = {"clients[0].target=\"broker\""};
-    assert_refused(publishes, 1, "$.clients[0].key_respelled", "publishes");
+    test_assert_refused(lost_answers, publishes, 1, "$.clients[0].key_respelled", "publishes");
     const char *const consumers[] = {"clients[0].target=\"broker\"", "clients[0].key_respelled=0",
                                      "broker.consumers.idempotency.compare=\"normalised\""};
-    assert_refused(consumers, 3, "$.broker.consumers.idempotency.compare", "message ids");
+    test_assert_refused(lost_answers, consumers, 3, "$.broker.consumers.idempotency.compare",
+                        "message ids");
 }
 END_TEST
 

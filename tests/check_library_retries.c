@@ -98,31 +98,16 @@ END_TEST
 
 /* ------------------------------------------------------------------ refused at load */
 
-static void assert_refused(const char *const *overrides, uint32_t count, const char *path,
-                           const char *words)
-{
-    Scenario *scenario = calloc(1, sizeof *scenario);
-    LoadErrors errors = {0};
-    ck_assert(!scenario_load_text(library_world, strlen(library_world), overrides, count, scenario,
-                                  &errors));
-    bool found = false;
-    for (uint32_t e = 0; e < errors.count; e++)
-        found |= strcmp(errors.items[e].path, path) == 0 &&
-                 strstr(errors.items[e].message, words) != NULL;
-    ck_assert_msg(found, "no error at %s saying '%s' (first: %s: %s)", path, words,
-                  errors.items[0].path, errors.items[0].message);
-    free(scenario);
-}
-
 START_TEST(test_a_publish_or_a_proxy_between_is_refused_with_its_path)
 {
     const char *const broker[] = {"clients[0].target=\"broker\""};
-    assert_refused(broker, 1, "$.clients[0].library_retries", "publishes to the broker");
+    test_assert_refused(library_world, broker, 1, "$.clients[0].library_retries",
+                        "publishes to the broker");
     const char *const proxy[] = {"clients[0].via=\"proxy\""};
-    assert_refused(proxy, 1, "$.clients[0].library_retries", "via the proxy");
+    test_assert_refused(library_world, proxy, 1, "$.clients[0].library_retries", "via the proxy");
     const char *const closes[] = {"clients[0].library_retries=0", "clients[0].via=\"proxy\"",
                                   "server.closes_before_answer=0.1"};
-    assert_refused(closes, 3, "$.server.closes_before_answer", "via the proxy");
+    test_assert_refused(library_world, closes, 3, "$.server.closes_before_answer", "via the proxy");
 }
 END_TEST
 

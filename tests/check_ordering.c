@@ -164,35 +164,20 @@ END_TEST
 
 /* ------------------------------------------------------------------ refused at load */
 
-static void assert_refused(const char *json, const char *const *overrides, uint32_t count,
-                           const char *path, const char *words)
-{
-    Scenario *scenario = calloc(1, sizeof *scenario);
-    LoadErrors errors = {0};
-    ck_assert(!scenario_load_text(json, strlen(json), overrides, count, scenario, &errors));
-    bool found = false;
-    for (uint32_t e = 0; e < errors.count; e++)
-        found |= strcmp(errors.items[e].path, path) == 0 &&
-                 strstr(errors.items[e].message, words) != NULL;
-    ck_assert_msg(found, "no error at %s saying '%s' (first: %s: %s)", path, words,
-                  errors.items[0].path, errors.items[0].message);
-    free(scenario);
-}
-
 START_TEST(test_unsupported_combinations_are_refused_with_their_path)
 {
     const char *const debit[] = {"clients[0].operation.kind=\"debit\""};
-    assert_refused(request_lost, debit, 1, "$.clients[0].operation.resource", "'per-client'");
+    test_assert_refused(request_lost, debit, 1, "$.clients[0].operation.resource", "'per-client'");
     const char *const own_record[] = {"clients[0].operation.resource=\"per-operation\"",
                                       "clients[0].operation.conditional=true"};
-    assert_refused(request_lost, own_record, 2, "$.clients[0].operation.conditional",
-                   "resource 'per-client'");
+    test_assert_refused(request_lost, own_record, 2, "$.clients[0].operation.conditional",
+                        "resource 'per-client'");
     const char *const transaction[] = {"server.transaction=true"};
-    assert_refused(request_lost, transaction, 1, "$.clients[0].operation.resource",
-                   "server.transaction");
+    test_assert_refused(request_lost, transaction, 1, "$.clients[0].operation.resource",
+                        "server.transaction");
     const char *const inbox[] = {"clients[0].target=\"broker\"", "broker.consumers.inbox=true"};
-    assert_refused(request_lost, inbox, 2, "$.clients[0].operation.resource",
-                   "broker.consumers.inbox");
+    test_assert_refused(request_lost, inbox, 2, "$.clients[0].operation.resource",
+                        "broker.consumers.inbox");
 }
 END_TEST
 

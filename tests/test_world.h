@@ -86,4 +86,20 @@ static inline double test_binomial_tolerance(double probability, double n)
     return 5.0 * sqrt(probability * (1.0 - probability) / n);
 }
 
+/* Loading json with overrides fails, with an error at path whose message says words. */
+static inline void test_assert_refused(const char *json, const char *const *overrides,
+                                       uint32_t count, const char *path, const char *words)
+{
+    Scenario *scenario = calloc(1, sizeof *scenario);
+    LoadErrors errors = {0};
+    ck_assert(!scenario_load_text(json, strlen(json), overrides, count, scenario, &errors));
+    bool found = false;
+    for (uint32_t e = 0; e < errors.count; e++)
+        found |= strcmp(errors.items[e].path, path) == 0 &&
+                 strstr(errors.items[e].message, words) != NULL;
+    ck_assert_msg(found, "no error at %s saying '%s' (first: %s: %s)", path, words,
+                  errors.items[0].path, errors.items[0].message);
+    free(scenario);
+}
+
 #endif
