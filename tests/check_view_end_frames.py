@@ -5,13 +5,14 @@ For every scenario of scenarios/ (the architectures too), renders the frame at t
 run headless with --labels-json, and holds what each column drew against `idemsim run --json`:
 
 - the four counters (OK, DOUBLE, LOST, PHANTOM) show the run's outcomes, number for number;
-- a run with a mismatch (or a stale overwrite, an order fulfilled twice, a refunded or a
-  declined payment: the first of these in that order) has a fifth counter in every column, showing
+- a run with a mismatch (or a stale overwrite, an order fulfilled twice, a debit written
+  over, a refunded or a declined payment: the first of these in that order) has a fifth counter in every column, showing
   that column's count, and names it, with its count, in the column's verdict line too;
 - no verdict (the narration's "finished: ..." or a balance's) says "exact" or "charged once"
   when the run reports a double, a lost payment, a phantom, a mismatch or a stale overwrite;
 - a column with such an outcome tells, where its diagram was, the story of its first
-  operation of the worst kind (a stale overwrite, a double, a lost one, a phantom, a mismatch).
+  operation of the worst kind (a stale overwrite, a double, a lost one, a phantom, a mismatch);
+- the same holds in the frame drawn without --at-ms, when every column has finished there.
 
 All modes are drawn side by side in one frame, so one render covers every mode; C8 is also
 drawn one mode at a time (--focus), the wide layout. And every question, revealed
@@ -38,12 +39,14 @@ def run_report(idemsim, scenario, directory):
         return json.load(stream)["modes"]
 
 
-def render(idemsim, scenario, directory, extra):
+def render(idemsim, scenario, directory, extra, at_ms=END_MS):
+    """at_ms None: the frame a user gets without --at-ms, at the scenario's own end."""
     png = os.path.join(directory, "end.png")
     labels = os.path.join(directory, "labels.json")
     environment = dict(os.environ, SDL_VIDEODRIVER="dummy")
+    when = ["--at-ms", at_ms] if at_ms is not None else []
     subprocess.run([idemsim, "view", scenario, "--headless", "--png", png, "--labels-json",
-                    labels, "--at-ms", END_MS] + extra, check=True, env=environment,
+                    labels] + when + extra, check=True, env=environment,
                    stdout=subprocess.DEVNULL)
     with open(labels, encoding="utf-8") as stream:
         return json.load(stream)["panes"]
@@ -69,8 +72,9 @@ def check_pane(name, pane, report):
     fifth = pane.get("fifth_counter")
     # One fifth counter, for the first of these a column has (harm before told ends).
     twice = report.get("orders", {}).get("fulfilled_twice", 0)
+    written_over = report.get("balance_updates", {}).get("lost_updates", 0)
     extras = (("mismatch", outcomes["mismatch"]), ("stale_overwrites", stale),
-              ("orders_fulfilled_twice", twice),
+              ("orders_fulfilled_twice", twice), ("lost_updates", written_over),
               ("refunded", outcomes.get("refunded", 0)), ("declined", outcomes.get("declined", 0)))
     names = [metric for metric, _ in extras]
     for rank, (metric, count) in enumerate(extras):
@@ -88,12 +92,14 @@ def check_pane(name, pane, report):
     if not verdict.startswith("finished:"):
         complaints.append("%s: no verdict in the end frame, got %r" % (where, verdict))
     unnamed = {"mismatch": (outcomes["mismatch"], "(mismatch)"),
-               "stale overwrites": (stale, "stale overwrites")}
+               "stale overwrites": (stale, "stale overwrites"),
+               "lost updates": (written_over, "lost updates")}
     for what, (count, phrase) in unnamed.items():
         if count > 0 and ("%d " % count not in verdict or phrase not in verdict):
             complaints.append("%s: run has %d %s, the verdict says %r" %
                               (where, count, what, verdict))
-    bad = sum(outcomes[o] for o in ("double", "lost", "phantom", "mismatch")) + stale
+    bad = sum(outcomes[o] for o in ("double", "lost", "phantom", "mismatch")) + stale + \
+        written_over
     balances = [text["text"] for text in pane["balances"]]
     claims = [verdict] + balances
     if bad > 0:
@@ -106,7 +112,9 @@ def check_pane(name, pane, report):
 
 
 # The end frame's story (issue 22, item 4): the most telling operation, in this order.
-STORY_HEADLINES = [("stale", "overwritten by a stale one"), ("double", "applied twice"),
+STORY_HEADLINES = [("stale", "overwritten by a stale one"),
+                   ("written_over", "written over another (a lost update)"),
+                   ("double", "applied twice"),
                    ("lost", "never applied"), ("phantom", "its client was not told"),
                    ("mismatch", "another request's answer")]
 
@@ -114,7 +122,8 @@ STORY_HEADLINES = [("stale", "overwritten by a stale one"), ("double", "applied 
 def check_story(where, pane, report, stale):
     """A column whose run has a bad outcome tells, in place of its diagram, the story of the
     first operation of its worst kind; the story names the outcome explain gives it."""
-    counts = dict(report["outcomes"], stale=stale)
+    counts = dict(report["outcomes"], stale=stale,
+                  written_over=report.get("balance_updates", {}).get("lost_updates", 0))
     expected = next((headline for outcome, headline in STORY_HEADLINES if counts[outcome]), None)
     if expected is None:
         return []
@@ -138,6 +147,13 @@ def check_scenario(idemsim, scenario, focus):
             for pane in render(idemsim, scenario, directory, extra):
                 complaints += check_pane(name + (" " + " ".join(extra) if extra else ""), pane,
                                          report[pane["mode"]])
+        # Once every column has finished, the clock stops with the last world: each gives
+        # its verdict and story at once, however fresh its last event (else a run ending
+        # just after an event kept the event's line, and its diagram, for ever).
+        panes = render(idemsim, scenario, directory, [], at_ms=None)
+        if all(pane["done"] for pane in panes):
+            for pane in panes:
+                complaints += check_pane(name + " (its own end)", pane, report[pane["mode"]])
         return complaints
 
 

@@ -86,10 +86,11 @@ void view_story_refresh(ViewApp *app, int pane, uint64_t serial, uint64_t operat
 void view_end_stories_refresh(ViewApp *app)
 {
     SimTimeUs clock = view_session_clock(&app->session);
+    bool clock_stopped = view_session_finished(&app->session);
     app->frame.end_stories = app->end_stories;
     for (uint32_t p = 0; p < app->session.pane_count && p < MODE_COUNT; p++) {
         const ViewPane *pane = app->session.panes[p];
-        if (!view_pane_finished_at(pane, clock)) {
+        if (!view_pane_finished_at(pane, clock, clock_stopped)) {
             app->end_stories[p].valid = false;
             app->end_story_told[p] = false;
         } else if (!app->end_story_told[p]) {

@@ -381,6 +381,7 @@ static void draw_pane(ViewFrame *frame, int column, int64_t scale, const ViewTim
                          .pane = pane,
                          .money_scale = scale,
                          .now_us = view_session_clock(frame->session),
+                         .clock_stopped = view_session_finished(frame->session),
                          .hidden = frame->quiz != NULL ? view_quiz_hidden(frame->quiz) : 0,
                          .hidden_drawn = &frame->hidden_drawn,
                          .extra = frame->extra_counter};
@@ -398,7 +399,8 @@ static void draw_pane(ViewFrame *frame, int column, int64_t scale, const ViewTim
      * question on screen is voted on before any story tells how it ended */
     bool question = frame->quiz != NULL && view_quiz_shown(frame->quiz) != NULL;
     if (story != NULL && story->valid && !frame->fixed_window && !question &&
-        view_pane_finished_at(pane, view_session_clock(frame->session)))
+        view_pane_finished_at(pane, view_session_clock(frame->session),
+                              view_session_finished(frame->session)))
         draw_end_story(frame, box->sequence, story);
     else
         view_sequence_draw(frame->canvas, &frame->layout, box->sequence, pane, timeline,
@@ -596,9 +598,12 @@ static void choose_extra_counter(ViewFrame *frame)
         frame->extra_counter = VIEW_EXTRA_STALE;
     else if ((hidden & VIEW_QUIZ_HIDE_TWICE) != 0)
         frame->extra_counter = VIEW_EXTRA_TWICE;
+    else if ((hidden & VIEW_QUIZ_HIDE_LOST_UPDATES) != 0)
+        frame->extra_counter = VIEW_EXTRA_LOST_UPDATES;
     else if ((hidden & VIEW_QUIZ_HIDE_REFUNDED) != 0)
         frame->extra_counter = VIEW_EXTRA_REFUNDED;
-    /* in that order: a wrong answer or a status gone backwards is harm; a refund or a
+    /* in that order: a wrong answer, a status gone backwards, an order shipped twice or a
+     * debit written over is harm; a refund or a
      * decline is an end the customer was told of, shown so that the four counters' sum
      * is not short by them */
     ViewExtraCounter wanted = frame->extra_counter;
@@ -611,6 +616,8 @@ static void choose_extra_counter(ViewFrame *frame)
             here = VIEW_EXTRA_STALE;
         else if (world_metrics(pane->world)->orders_fulfilled_twice > 0)
             here = VIEW_EXTRA_TWICE;
+        else if (world_metrics(pane->world)->lost_updates > 0)
+            here = VIEW_EXTRA_LOST_UPDATES;
         else if (pane->tally.outcomes[OUTCOME_REFUNDED] > 0)
             here = VIEW_EXTRA_REFUNDED;
         else if (pane->tally.outcomes[OUTCOME_DECLINED] > 0)

@@ -19,11 +19,12 @@
  * question hides it), and kept until the clock goes back. */
 typedef enum {
     VIEW_EXTRA_NONE,
-    VIEW_EXTRA_MISMATCH, /* a client given the answer of another request */
-    VIEW_EXTRA_STALE,    /* a status write applied over a newer one */
-    VIEW_EXTRA_TWICE,    /* an order two paths fulfilled twice (C33) */
-    VIEW_EXTRA_REFUNDED, /* a saga's order charged, then given back (C28) */
-    VIEW_EXTRA_DECLINED  /* a payment the gateway declined: not lost */
+    VIEW_EXTRA_MISMATCH,     /* a client given the answer of another request */
+    VIEW_EXTRA_STALE,        /* a status write applied over a newer one */
+    VIEW_EXTRA_TWICE,        /* an order two paths fulfilled twice (C33) */
+    VIEW_EXTRA_LOST_UPDATES, /* a debit written over by a handler's stale write (C29) */
+    VIEW_EXTRA_REFUNDED,     /* a saga's order charged, then given back (C28) */
+    VIEW_EXTRA_DECLINED      /* a payment the gateway declined: not lost */
 } ViewExtraCounter;
 
 typedef struct {
@@ -68,6 +69,7 @@ typedef struct {
     const ViewPane *pane;
     int64_t money_scale; /* the largest amount charged in any pane, for shared bars */
     SimTimeUs now_us;    /* the session clock */
+    bool clock_stopped;  /* every world has finished: the clock will not move again */
     unsigned hidden;     /* VIEW_QUIZ_HIDE_* bits: drawn as "?" while a question is open */
     ViewExtraCounter extra;
     int *hidden_drawn; /* counts each "?" drawn; may be NULL */

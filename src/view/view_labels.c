@@ -56,9 +56,13 @@ static void write_panels(FILE *stream, const ViewApp *app, int column, int panel
         fprintf(stream, "%s\n  ", c ? "," : "");
         write_texts(stream, canvas, box->counters[c], 0, panels_end);
     }
-    static const char *const extra_names[] = {
-        "null",         "\"mismatch\"", "\"stale_overwrites\"", "\"orders_fulfilled_twice\"",
-        "\"refunded\"", "\"declined\""};
+    static const char *const extra_names[] = {"null",
+                                              "\"mismatch\"",
+                                              "\"stale_overwrites\"",
+                                              "\"orders_fulfilled_twice\"",
+                                              "\"lost_updates\"",
+                                              "\"refunded\"",
+                                              "\"declined\""};
     fprintf(stream,
             "], \"fifth_counter\": %s, \"balances\": ", extra_names[app->frame.extra_counter]);
     write_texts(stream, canvas, box->balances, 0, panels_end);

@@ -473,6 +473,14 @@ ViewColor view_narration_finished(const ViewPane *pane, char *buffer, size_t siz
         verdict_add(buffer, size, clause);
         color = color == VIEW_COLOR_OK ? VIEW_COLOR_DOUBLE : color;
     }
+    if (metrics->lost_updates > 0) { /* C29: told "paid", charged once, written over */
+        view_narration_money(money, sizeof money, metrics->lost_update_amount, false);
+        snprintf(clause, sizeof clause,
+                 "%" PRIu64 " debits written over by a stale write (%s never taken: lost updates)",
+                 metrics->lost_updates, money);
+        verdict_add(buffer, size, clause);
+        color = color == VIEW_COLOR_OK ? VIEW_COLOR_DOUBLE : color;
+    }
     if (metrics->double_refunds > 0) { /* C28: money given back beyond what was charged */
         view_narration_money(money, sizeof money, metrics->double_refund_amount, false);
         snprintf(clause, sizeof clause, "%" PRIu64 " refunded twice or more (%s given away)",

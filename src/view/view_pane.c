@@ -164,10 +164,10 @@ bool view_pane_has_kind(const ViewPane *pane, NodeKind kind)
     return node != TRACE_NO_NODE && world_node(pane->world, node)->active;
 }
 
-bool view_pane_finished_at(const ViewPane *pane, SimTimeUs now_us)
+bool view_pane_finished_at(const ViewPane *pane, SimTimeUs now_us, bool clock_stopped)
 {
-    return pane->tally.done &&
-           (!pane->narration.present || now_us - pane->narration.t_us >= pane->narration_hold_us);
+    return pane->tally.done && (clock_stopped || !pane->narration.present ||
+                                now_us - pane->narration.t_us >= pane->narration_hold_us);
 }
 
 bool view_pane_lane_is_client(const ViewPane *pane, int lane)

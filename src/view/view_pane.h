@@ -164,8 +164,9 @@ int view_pane_node_of(const ViewPane *pane, uint32_t node, uint32_t client_in_gr
 /* Whether the scenario sends work through a node of this kind. */
 bool view_pane_has_kind(const ViewPane *pane, NodeKind kind);
 /* Whether the pane is finished and its last event has been on screen a while at now_us: its
- * narration gives way to its verdict (and its diagram to its telling story). */
-bool view_pane_finished_at(const ViewPane *pane, SimTimeUs now_us);
+ * narration gives way to its verdict (and its diagram to its telling story). clock_stopped:
+ * every world has finished, so the clock will not move again and no hold can end by it. */
+bool view_pane_finished_at(const ViewPane *pane, SimTimeUs now_us, bool clock_stopped);
 /* Whether a diagram lane is a client's. */
 bool view_pane_lane_is_client(const ViewPane *pane, int lane);
 /* Why the pane's world stopped before its end, in words ("stopped: no progress, ..."), or

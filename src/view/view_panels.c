@@ -265,11 +265,21 @@ void view_panels_counters(const ViewPanels *panels)
                            "twice",
                            false,
                            panels->hidden & VIEW_QUIZ_HIDE_TWICE};
-    const Counter *extra = panels->extra == VIEW_EXTRA_MISMATCH   ? &mismatch
-                           : panels->extra == VIEW_EXTRA_STALE    ? &stale
-                           : panels->extra == VIEW_EXTRA_TWICE    ? &twice
-                           : panels->extra == VIEW_EXTRA_REFUNDED ? &refunded
-                                                                  : &declined;
+    /* C29: every client was told "paid" and charged once, yet the balance misses debits */
+    const Counter written_over = {"\xE2\x9C\x8E LOST UPDATES",
+                                  "UPDATES",
+                                  VIEW_COLOR_DOUBLE,
+                                  world_metrics(panels->pane->world)->lost_updates,
+                                  "debits written over",
+                                  "lost",
+                                  false,
+                                  panels->hidden & VIEW_QUIZ_HIDE_LOST_UPDATES};
+    const Counter *extra = panels->extra == VIEW_EXTRA_MISMATCH       ? &mismatch
+                           : panels->extra == VIEW_EXTRA_STALE        ? &stale
+                           : panels->extra == VIEW_EXTRA_TWICE        ? &twice
+                           : panels->extra == VIEW_EXTRA_LOST_UPDATES ? &written_over
+                           : panels->extra == VIEW_EXTRA_REFUNDED     ? &refunded
+                                                                      : &declined;
     draw_counter(panels, panels->box->counters[VIEW_COUNTERS], extra);
 }
 
@@ -636,7 +646,7 @@ void view_panels_narration(const ViewPanels *panels)
     char line[256];
     /* A done pane's last event stays up while it is fresh, then gives way to the verdict:
      * a stale sentence under a finished run reads as if something were still happening. */
-    bool verdict = view_pane_finished_at(pane, panels->now_us);
+    bool verdict = view_pane_finished_at(pane, panels->now_us, panels->clock_stopped);
     ViewColor color = verdict ? view_narration_finished(pane, line, sizeof line)
                               : view_narration_line(pane, &pane->narration, line, sizeof line);
     view_canvas_round(canvas, r, (float)P(panels, 6), C(VIEW_COLOR_PANEL_RAISED));

@@ -193,8 +193,9 @@ static const struct {
     {"mismatch", VIEW_QUIZ_HIDE_MISMATCH},
     {"stale_overwrites", VIEW_QUIZ_HIDE_STALE},
     {"stale_final", VIEW_QUIZ_HIDE_STALE},
-    {"lost_updates", VIEW_QUIZ_HIDE_BALANCES}, /* C29: the wallet tells what was written over */
-    {"lost_update_amount", VIEW_QUIZ_HIDE_BALANCES},
+    /* C29: the wallet and the fifth counter tell what was written over */
+    {"lost_updates", VIEW_QUIZ_HIDE_BALANCES | VIEW_QUIZ_HIDE_LOST_UPDATES},
+    {"lost_update_amount", VIEW_QUIZ_HIDE_BALANCES | VIEW_QUIZ_HIDE_LOST_UPDATES},
     /* C28: money given away shows over in the balance, and under the refunded counter */
     {"refunded", VIEW_QUIZ_HIDE_REFUNDED},
     {"orders_fulfilled_twice", VIEW_QUIZ_HIDE_TWICE}, /* C33: the orders' own counter */

@@ -35,12 +35,13 @@ typedef enum {
 #define VIEW_QUIZ_HIDE_DOUBLE (1u << 1)
 #define VIEW_QUIZ_HIDE_LOST (1u << 2)
 #define VIEW_QUIZ_HIDE_PHANTOM (1u << 3)
-#define VIEW_QUIZ_HIDE_BALANCES (1u << 4)  /* the charged-vs-expected verdicts and overshoot */
-#define VIEW_QUIZ_HIDE_KEY_STORE (1u << 5) /* the key-store panel's rows and counts */
-#define VIEW_QUIZ_HIDE_MISMATCH (1u << 6)  /* the fifth counter, when it counts mismatches */
-#define VIEW_QUIZ_HIDE_STALE (1u << 7)     /* the fifth counter, when it counts stale writes */
-#define VIEW_QUIZ_HIDE_REFUNDED (1u << 8)  /* the fifth counter, when it counts refunds */
-#define VIEW_QUIZ_HIDE_TWICE (1u << 9)     /* the fifth counter, when it counts orders twice */
+#define VIEW_QUIZ_HIDE_BALANCES (1u << 4)      /* the charged-vs-expected verdicts and overshoot */
+#define VIEW_QUIZ_HIDE_KEY_STORE (1u << 5)     /* the key-store panel's rows and counts */
+#define VIEW_QUIZ_HIDE_MISMATCH (1u << 6)      /* the fifth counter, when it counts mismatches */
+#define VIEW_QUIZ_HIDE_STALE (1u << 7)         /* the fifth counter, when it counts stale writes */
+#define VIEW_QUIZ_HIDE_REFUNDED (1u << 8)      /* the fifth counter, when it counts refunds */
+#define VIEW_QUIZ_HIDE_TWICE (1u << 9)         /* the fifth counter, when it counts orders twice */
+#define VIEW_QUIZ_HIDE_LOST_UPDATES (1u << 10) /* the fifth counter, for debits written over */
 
 typedef struct {
     const Question *questions; /* borrowed */

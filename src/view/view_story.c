@@ -69,8 +69,8 @@ bool view_story_tell(ViewStory *story, const Scenario *scenario, Mode mode, uint
 typedef struct {
     bool settled[OUTCOME_COUNT];
     uint64_t first[OUTCOME_COUNT];
-    bool stale, caught;
-    uint64_t first_stale, first_caught;
+    bool stale, written_over, caught;
+    uint64_t first_stale, first_written_over, first_caught;
 } Firsts;
 
 static void watch_firsts(void *context, const TraceRecord *record)
@@ -86,6 +86,9 @@ static void watch_firsts(void *context, const TraceRecord *record)
     } else if (event == TRACE_STALE_OVERWRITE && !firsts->stale) {
         firsts->stale = true;
         firsts->first_stale = record->operation;
+    } else if (event == TRACE_LOST_UPDATE && !firsts->written_over) {
+        firsts->written_over = true;
+        firsts->first_written_over = record->operation;
     } else if ((event == TRACE_REPLAY || event == TRACE_IN_PROGRESS ||
                 event == TRACE_REJECT_OTHER_BODY || event == TRACE_DEDUPLICATED) &&
                !firsts->caught) {
@@ -107,10 +110,12 @@ bool view_story_tell_telling(ViewStory *story, const Scenario *scenario, Mode mo
     world_run_until(world, until_us);
     world_destroy(world);
     static const struct {
-        int outcome; /* an Outcome; -1: a stale overwrite, -2: a duplicate caught */
+        int outcome; /* an Outcome; -1: a stale overwrite, -2: a duplicate caught, -3: a
+                        debit's write over another (C29's lesson) */
         const char *headline;
     } order[] = {
         {-1, "the first status write overwritten by a stale one"}, /* C23's lesson */
+        {-3, "the first debit written over another (a lost update)"},
         {OUTCOME_DOUBLE, "the first operation applied twice"},
         {OUTCOME_LOST, "the first operation never applied"},
         {OUTCOME_PHANTOM, "the first applied while its client was not told"},
@@ -121,16 +126,21 @@ bool view_story_tell_telling(ViewStory *story, const Scenario *scenario, Mode mo
         int outcome = order[i].outcome;
         bool seen = outcome == -1   ? firsts.stale
                     : outcome == -2 ? firsts.caught
+                    : outcome == -3 ? firsts.written_over
                                     : firsts.settled[outcome];
         if (!seen)
             continue;
         uint64_t operation = outcome == -1   ? firsts.first_stale
                              : outcome == -2 ? firsts.first_caught
+                             : outcome == -3 ? firsts.first_written_over
                                              : firsts.first[outcome];
         if (!view_story_tell(story, scenario, mode, seed, operation, until_us))
             return false;
         snprintf(story->headline, sizeof story->headline, "%s", order[i].headline);
-        snprintf(story->anchor, sizeof story->anchor, "%s", outcome == -1 ? "stale overwrite" : "");
+        snprintf(story->anchor, sizeof story->anchor, "%s",
+                 outcome == -1   ? "stale overwrite"
+                 : outcome == -3 ? "lost update"
+                                 : "");
         return true;
     }
     return false;
