@@ -1260,6 +1260,15 @@ const Scenario *world_scenario(const World *world)
 }
 
 /* The server's stores: the shared one, or every instance's own. */
+bool world_key_store_down(const World *world)
+{
+    for (uint32_t side = 0; side < world->store_count; side++) {
+        if (world->stores[side]->down)
+            return true;
+    }
+    return false;
+}
+
 uint64_t world_key_store_rows(const World *world)
 {
     uint64_t rows = idem_store_rows(world->server_stores[0].store);
