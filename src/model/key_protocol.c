@@ -36,6 +36,7 @@ void key_protocol_init(World *world, KeyProtocol *keys, const IdempotencySpec *p
                       .node = node,
                       .side = side,
                       .enabled = enabled,
+                      .bypass = !enabled,
                       .down_node = policy->crash.enabled ? world->key_store_node : TRACE_NO_NODE};
     SimTimeUs interval = sim_time_us_from_ms(policy->cleanup_interval_ms);
     if (enabled && interval > 0)
@@ -109,6 +110,7 @@ void key_protocol_on_store_crash(World *world, KeyProtocol *keys)
         return;
     }
     keys->down = true;
+    keys->bypass = true;
     keys->crashes++;
     world->metrics.store_crashes++;
     uint64_t lost = 0;
@@ -128,6 +130,7 @@ void key_protocol_on_store_crash(World *world, KeyProtocol *keys)
 void key_protocol_on_store_restart(World *world, KeyProtocol *keys)
 {
     keys->down = false;
+    keys->bypass = !keys->enabled;
     if (world_tracing(world))
         world_trace(world, keys->down_node, TRACE_RESTART, TRACE_NO_OPERATION, 0, 0);
     uint32_t most = keys->policy->crash.max_crashes;
@@ -232,15 +235,23 @@ static const KeyRow *as_replica_sees(const KeyProtocol *keys, const KeyRow *row,
     return previous;
 }
 
-KeyVerdict key_protocol_admit(World *world, KeyProtocol *keys, Job *job)
+/* The store is not consulted: the mode keeps no keys, or the store is down. */
+static KeyVerdict admit_bypassing(World *world, KeyProtocol *keys, Job *job)
 {
-    const IdempotencySpec *policy = keys->policy;
     if (!keys->enabled)
         return (KeyVerdict){KEY_RUN, 0, 0};
     if (job->store_key == 0)
+        return (KeyVerdict){keys->policy->required ? KEY_MISSING : KEY_RUN, 400, 0};
+    return verdict_while_down(world, keys, job);
+}
+
+KeyVerdict key_protocol_admit(World *world, KeyProtocol *keys, Job *job)
+{
+    const IdempotencySpec *policy = keys->policy;
+    if (keys->bypass) /* one test for both, so a store that never crashes pays nothing more */
+        return admit_bypassing(world, keys, job);
+    if (job->store_key == 0)
         return (KeyVerdict){policy->required ? KEY_MISSING : KEY_RUN, 400, 0};
-    if (keys->down)
-        return verdict_while_down(world, keys, job);
     SimTimeUs now = sim_now(world->sim);
     const KeyRow *found = idem_store_find_any(keys->store, job->store_key); /* one probe */
     const KeyRow *row = found != NULL && idem_store_row_live(found, now) ? found : NULL;

@@ -24,6 +24,7 @@ typedef struct {
     uint32_t node;      /* the service that keeps them: its trace records name it */
     uint32_t side;      /* which sweep timer is this store's (StoreSide) */
     bool enabled;       /* the mode keeps keys (idempotent) */
+    bool bypass;        /* admission skips the store: !enabled, or down (C38) */
     uint32_t failovers; /* so far: each draws the wait until the next */
     /* C38: a store that crashes on its own; down: keys can be neither read nor written */
     bool down;
