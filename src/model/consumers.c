@@ -175,7 +175,8 @@ static bool admit(World *world, uint32_t job_slot)
             return true;
         }
         break;
-    case KEY_MISSING: /* refused at load: every delivery has a message id */
+    case KEY_MISSING:    /* refused at load: every delivery has a message id */
+    case KEY_STORE_DOWN: /* refused at load: the consumers' store never crashes on its own */
         break;
     }
     key_protocol_trace_refusal(world, job, verdict, 0);

@@ -17,14 +17,27 @@ static void schedule_failover(World *world, KeyProtocol *keys)
     sim_schedule_in(world->sim, wait > 0 ? wait : 1, EVENT_STORE_FAILOVER, keys->side, 0);
 }
 
+/* C38: the store's own crashes come one after another, each drawn from the store and its
+ * crash number, the same in every mode; like a failover, a background timer. */
+static void schedule_store_crash(World *world, KeyProtocol *keys)
+{
+    SimTimeUs wait = distribution_sample_ms_as_us(
+        &keys->policy->crash.every_ms,
+        world_draw(world, DRAW_STORE_CRASH, keys->side, keys->crashes, 0));
+    sim_schedule_in(world->sim, wait > 0 ? wait : 1, EVENT_STORE_CRASH, keys->side, 0);
+}
+
 void key_protocol_init(World *world, KeyProtocol *keys, const IdempotencySpec *policy,
                        uint32_t node, uint32_t side, bool enabled)
 {
-    *keys = (KeyProtocol){.policy = policy,
-                          .store = idem_store_create(1024),
-                          .node = node,
-                          .side = side,
-                          .enabled = enabled};
+    *keys =
+        (KeyProtocol){.policy = policy,
+                      .store = idem_store_create(1024),
+                      .node = node,
+                      .side = side,
+                      .enabled = enabled,
+                      .bypass = !enabled,
+                      .down_node = policy->crash.enabled ? world->key_store_node : TRACE_NO_NODE};
     SimTimeUs interval = sim_time_us_from_ms(policy->cleanup_interval_ms);
     if (enabled && interval > 0)
         world_start_sweep(world, side, interval);
@@ -33,6 +46,10 @@ void key_protocol_init(World *world, KeyProtocol *keys, const IdempotencySpec *p
     if (enabled && policy->replication_lag_ms > 0) {
         world->sweeps_running++; /* a background timer: the world ends without waiting for it */
         schedule_failover(world, keys);
+    }
+    if (enabled && policy->crash.enabled) {
+        world->sweeps_running++; /* the same: crashes and restarts, one timer in turn */
+        schedule_store_crash(world, keys);
     }
 }
 
@@ -82,6 +99,61 @@ void key_protocol_on_failover(World *world, KeyProtocol *keys)
         return;
     }
     schedule_failover(world, keys);
+}
+
+/* ------------------------------------------------------------------ the store's own crashes */
+
+void key_protocol_on_store_crash(World *world, KeyProtocol *keys)
+{
+    if (sim_pending(world->sim) < world->sweeps_running) {
+        world->sweeps_running--; /* only background timers are left: stop */
+        return;
+    }
+    keys->down = true;
+    keys->bypass = true;
+    keys->crashes++;
+    world->metrics.store_crashes++;
+    uint64_t lost = 0;
+    if (!keys->policy->durable) { /* no persistence: it restarts empty */
+        lost = idem_store_rows(keys->store);
+        idem_store_clear(keys->store);
+        world->metrics.keys_lost_in_store_crash += lost;
+        world_note_key_store(world);
+    }
+    if (world_tracing(world))
+        world_trace(world, keys->down_node, TRACE_CRASH, TRACE_NO_OPERATION, (int64_t)lost,
+                    CRASH_NONE);
+    sim_schedule_in(world->sim, sim_time_us_from_ms(keys->policy->crash.restart_ms),
+                    EVENT_STORE_RESTART, keys->side, 0);
+}
+
+void key_protocol_on_store_restart(World *world, KeyProtocol *keys)
+{
+    keys->down = false;
+    keys->bypass = !keys->enabled;
+    if (world_tracing(world))
+        world_trace(world, keys->down_node, TRACE_RESTART, TRACE_NO_OPERATION, 0, 0);
+    uint32_t most = keys->policy->crash.max_crashes;
+    if (sim_pending(world->sim) < world->sweeps_running || (most > 0 && keys->crashes >= most)) {
+        world->sweeps_running--; /* nothing left to crash for, or no crash left */
+        return;
+    }
+    schedule_store_crash(world, keys);
+}
+
+/* While the store is down a keyed request is refused (fail closed), or runs as if it had no
+ * key (fail open): nothing is reserved, nothing will be recorded, nothing protects it. */
+static KeyVerdict verdict_while_down(World *world, KeyProtocol *keys, Job *job)
+{
+    if (keys->policy->when_down == WHEN_DOWN_REFUSE) {
+        world->metrics.refused_store_down++;
+        return (KeyVerdict){KEY_STORE_DOWN, 503, 0};
+    }
+    world->metrics.unchecked_runs++;
+    if (world_tracing(world))
+        world_trace_about(world, job->request.target, TRACE_UNCHECKED, &job->request, 0, 0);
+    job->store_key = 0;
+    return (KeyVerdict){KEY_RUN, 0, 0};
 }
 
 /* ------------------------------------------------------------------ deciding */
@@ -163,11 +235,21 @@ static const KeyRow *as_replica_sees(const KeyProtocol *keys, const KeyRow *row,
     return previous;
 }
 
+/* The store is not consulted: the mode keeps no keys, or the store is down. */
+static KeyVerdict admit_bypassing(World *world, KeyProtocol *keys, Job *job)
+{
+    if (!keys->enabled)
+        return (KeyVerdict){KEY_RUN, 0, 0};
+    if (job->store_key == 0)
+        return (KeyVerdict){keys->policy->required ? KEY_MISSING : KEY_RUN, 400, 0};
+    return verdict_while_down(world, keys, job);
+}
+
 KeyVerdict key_protocol_admit(World *world, KeyProtocol *keys, Job *job)
 {
     const IdempotencySpec *policy = keys->policy;
-    if (!keys->enabled)
-        return (KeyVerdict){KEY_RUN, 0, 0};
+    if (keys->bypass) /* one test for both, so a store that never crashes pays nothing more */
+        return admit_bypassing(world, keys, job);
     if (job->store_key == 0)
         return (KeyVerdict){policy->required ? KEY_MISSING : KEY_RUN, 400, 0};
     SimTimeUs now = sim_now(world->sim);
@@ -210,6 +292,8 @@ KeyVerdict key_protocol_status(World *world, KeyProtocol *keys, uint64_t key)
 {
     if (!keys->enabled || key == 0)
         return (KeyVerdict){KEY_MISSING, 400, 0};
+    if (keys->down)
+        return (KeyVerdict){KEY_STORE_DOWN, 503, 0};
     const KeyRow *row = idem_store_lookup(keys->store, key, sim_now(world->sim));
     if (row == NULL || row->status == KEY_STATUS_RETRYABLE)
         return (KeyVerdict){KEY_RUN, 404, 0};
@@ -220,6 +304,10 @@ KeyVerdict key_protocol_status(World *world, KeyProtocol *keys, uint64_t key)
 
 void key_protocol_reserve_late(World *world, KeyProtocol *keys, Job *job)
 {
+    if (keys->down) { /* the insert fails: the handler runs on, as fail-open or not */
+        job->store_key = 0;
+        return;
+    }
     const KeyRow *previous = idem_store_find_any(keys->store, job->store_key);
     /* the late insert overwrites whatever is there, a recovery point included: that is the
      * race this policy loses */
@@ -234,8 +322,9 @@ void key_protocol_trace_refusal(World *world, const Job *job, KeyVerdict verdict
         [KEY_IN_PROGRESS] = TRACE_IN_PROGRESS,
         [KEY_OTHER_BODY] = TRACE_REJECT_OTHER_BODY,
         [KEY_MISSING] = TRACE_REJECT_MISSING_KEY,
+        [KEY_STORE_DOWN] = TRACE_STORE_DOWN,
     };
-    SIM_ASSERT(verdict.kind >= KEY_REPLAY && verdict.kind <= KEY_MISSING,
+    SIM_ASSERT(verdict.kind >= KEY_REPLAY && verdict.kind <= KEY_STORE_DOWN,
                "only a refusal or a replay is traced here");
     if (world_tracing(world))
         world_trace_decision(world, job->request.target, events[verdict.kind], &job->request, value,
@@ -270,6 +359,8 @@ void key_protocol_record(World *world, KeyProtocol *keys, const Job *job, int st
 {
     const IdempotencySpec *policy = keys->policy;
     SIM_ASSERT(job->store_key != 0, "only a keyed job is recorded");
+    if (keys->down)
+        return; /* C38: the write fails; the row stays as the store kept it */
     if (!key_protocol_holds_lease(world, keys, job))
         return; /* a newer holder owns the row: the stale result must not overwrite it */
     SimTimeUs now = sim_now(world->sim);
@@ -331,7 +422,7 @@ void key_protocol_commit_effect_phase(World *world, KeyProtocol *keys, const Job
     const FailurePolicies *on_failure = &keys->policy->on_failure;
     if (on_failure->definite != ON_FAILURE_RESUME && on_failure->ambiguous != ON_FAILURE_RESUME)
         return;
-    if (!keys->enabled || job->store_key == 0 || !job->reserved)
+    if (!keys->enabled || job->store_key == 0 || !job->reserved || keys->down)
         return;
     SimTimeUs now = sim_now(world->sim);
     KeyRow *row = idem_store_lookup(keys->store, job->store_key, now);

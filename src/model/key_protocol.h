@@ -24,7 +24,12 @@ typedef struct {
     uint32_t node;      /* the service that keeps them: its trace records name it */
     uint32_t side;      /* which sweep timer is this store's (StoreSide) */
     bool enabled;       /* the mode keeps keys (idempotent) */
+    bool bypass;        /* admission skips the store: !enabled, or down (C38) */
     uint32_t failovers; /* so far: each draws the wait until the next */
+    /* C38: a store that crashes on its own; down: keys can be neither read nor written */
+    bool down;
+    uint32_t crashes;   /* so far: each draws the wait until the next */
+    uint32_t down_node; /* the store's own node, which its crashes and restarts name */
 } KeyProtocol;
 
 typedef enum {
@@ -35,6 +40,7 @@ typedef enum {
     KEY_IN_PROGRESS,           /* still processing */
     KEY_OTHER_BODY,            /* the same key with another fingerprint */
     KEY_MISSING,               /* no key where the policy requires one */
+    KEY_STORE_DOWN,            /* the store is down and the rule is to refuse (503) */
 } KeyVerdictKind;
 
 typedef struct {
@@ -84,6 +90,11 @@ void key_protocol_on_crash(World *world, KeyProtocol *keys);
 /* A failover of the store's primary (replication_lag_ms): the rows written within the lag
  * were not on the replica and are gone. Then the next failover is drawn. */
 void key_protocol_on_failover(World *world, KeyProtocol *keys);
+/* The store's own crash (C38): down until its restart; a store without persistence
+ * (durable false) loses every row. Then the restart is scheduled. */
+void key_protocol_on_store_crash(World *world, KeyProtocol *keys);
+/* The store is back: the next crash is drawn, unless max_crashes were had. */
+void key_protocol_on_store_restart(World *world, KeyProtocol *keys);
 /* The cleanup sweep's timer fired: free the expired rows, trace, and go on. */
 void key_protocol_on_sweep(World *world, KeyProtocol *keys);
 

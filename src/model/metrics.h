@@ -96,6 +96,11 @@ typedef struct {
     uint64_t offset_commits;    /* log family: commits that moved a partition's offset */
     /* orders two paths fulfil (clients[].same_orders_as, C33) */
     uint64_t orders_fulfilled_twice; /* orders their requests fulfilled twice or more */
+    /* a key store that crashes on its own (server.idempotency.crash, C38) */
+    uint64_t store_crashes;            /* times the store went down */
+    uint64_t keys_lost_in_store_crash; /* rows a store without persistence lost in them */
+    uint64_t refused_store_down;       /* keyed requests answered 503: the store was down */
+    uint64_t unchecked_runs;           /* keyed requests run with no key check: it was down */
     uint64_t crashes;
     uint64_t shed;   /* requests the server refused unrun: its queue was full (429/503) */
     uint64_t resets; /* requests reset by a server in its scripted outage */

@@ -168,6 +168,7 @@ static bool start_job(World *world, Server *server, uint32_t job_slot)
     case KEY_IN_PROGRESS:
     case KEY_OTHER_BODY:
     case KEY_MISSING:
+    case KEY_STORE_DOWN: /* C38: fail closed, 503: the client may retry later */
         respond(world, &job->request, verdict.status, job->request.operation);
         break;
     }
@@ -270,11 +271,15 @@ static bool draw_crash(World *world, const Server *server, const Job *job, Crash
            world_chance_about(world, DRAW_CRASH, &job->request, crash->prob);
 }
 
-/* A store the instance does not own (one every instance shares) outlives its crash. */
+/* A store the instance does not own outlives its crash: one every instance shares, or one
+ * that is a process of its own, which crashes on its own (C38). Otherwise the store lives in
+ * the instance's process, and only `durable` keeps it. */
 static bool owns_store(const World *world)
 {
-    return world->server_count == 1 ||
-           world->scenario.server.idempotency.placement == PLACEMENT_PER_INSTANCE;
+    const IdempotencySpec *store = &world->scenario.server.idempotency;
+    if (store->crash.enabled)
+        return false;
+    return world->server_count == 1 || store->placement == PLACEMENT_PER_INSTANCE;
 }
 
 /* The process is gone: everything in flight dies with it; what is durable stays. */

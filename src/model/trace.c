@@ -72,6 +72,8 @@ static const char *const event_names[TRACE_EVENT_COUNT] = {
     [TRACE_AFTER_DEADLINE] = "after_deadline",
     [TRACE_CONNECTION_CLOSED] = "connection_closed",
     [TRACE_LIBRARY_RETRY] = "library_retry",
+    [TRACE_STORE_DOWN] = "store_down",
+    [TRACE_UNCHECKED] = "unchecked",
 };
 
 static const char *const message_names[MESSAGE_KIND_COUNT] = {

@@ -97,6 +97,10 @@ typedef enum {
                                 (C32); value: 0 unread (stale), 1 after its handler ran */
     TRACE_LIBRARY_RETRY,     /* the client's HTTP library sent the attempt again on its own
                                 (C32); value: the library's send number */
+    TRACE_STORE_DOWN,        /* the server refused a keyed request: its key store is down (C38);
+                                value: the status (503) */
+    TRACE_UNCHECKED,         /* the server ran a keyed request with no key check: its key store
+                                is down and its rule is to proceed (C38) */
     TRACE_EVENT_COUNT
 } TraceEvent;
 

@@ -488,6 +488,12 @@ static void dispatch(void *context, const Event *event)
     case EVENT_STORE_FAILOVER:
         key_protocol_on_failover(world, world_keys_of_side(world, (uint32_t)event->target));
         break;
+    case EVENT_STORE_CRASH:
+        key_protocol_on_store_crash(world, world_keys_of_side(world, (uint32_t)event->target));
+        break;
+    case EVENT_STORE_RESTART:
+        key_protocol_on_store_restart(world, world_keys_of_side(world, (uint32_t)event->target));
+        break;
     case EVENT_STORE_SWEEP:
         if (event->target == STORE_CONSUMERS)
             consumers_on_store_sweep(world);
@@ -619,7 +625,8 @@ static bool service_active(const Scenario *scenario, NodeKind kind)
     case NODE_CONSUMERS:
         return to_broker;
     case NODE_PROXY:
-        return true; /* a world holds a proxy only when a client group goes through it */
+        return true;     /* a world holds a proxy only when a client group goes through it */
+    case NODE_KEY_STORE: /* built apart (build_key_store_node) */
     case NODE_CLIENT_GROUP:
     case NODE_KIND_COUNT:
         break;
@@ -669,6 +676,32 @@ static void build_instances(World *world)
     }
 }
 
+/* C38: a store that crashes on its own is a node of its own, appended after every other
+ * (ids, and so link draws, stay as they were without one); it is never a link's end. It is
+ * drawn after the services, and only where the keys are used. */
+static void build_key_store_node(World *world)
+{
+    world->key_store_node = TRACE_NO_NODE;
+    const Scenario *scenario = &world->scenario;
+    if (!scenario->server.idempotency.crash.enabled)
+        return;
+    const char *id = scenario->server.idempotency.store_id;
+    if (id[0] == '\0') { /* the older form: the id `show` gives it */
+        snprintf(world->key_store_name, sizeof world->key_store_name, "%s-keys",
+                 scenario_service_id(scenario, NODE_SERVER));
+        id = world->key_store_name;
+    }
+    world->key_store_node = world->node_count++;
+    world->nodes[world->key_store_node] = (WorldNode){
+        .kind = NODE_KEY_STORE,
+        .name = id,
+        .service = id,
+        .instance_count = 1,
+        .lane = world->group_count + NODE_KIND_COUNT,
+        .active = world->mode == MODE_IDEMPOTENT && service_active(scenario, NODE_SERVER),
+    };
+}
+
 static void build_nodes(World *world)
 {
     const Scenario *scenario = &world->scenario;
@@ -699,6 +732,7 @@ static void build_nodes(World *world)
     }
     world->server_node = world_node_of_kind(world, NODE_SERVER);
     build_instances(world);
+    build_key_store_node(world);
     world->gateway_node = world_node_of_kind(world, NODE_GATEWAY);
     world->broker_node = world_node_of_kind(world, NODE_BROKER);
     world->consumers_node = world_node_of_kind(world, NODE_CONSUMERS);
@@ -1226,6 +1260,15 @@ const Scenario *world_scenario(const World *world)
 }
 
 /* The server's stores: the shared one, or every instance's own. */
+bool world_key_store_down(const World *world)
+{
+    for (uint32_t side = 0; side < world->store_count; side++) {
+        if (world->stores[side]->down)
+            return true;
+    }
+    return false;
+}
+
 uint64_t world_key_store_rows(const World *world)
 {
     uint64_t rows = idem_store_rows(world->server_stores[0].store);

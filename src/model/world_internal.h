@@ -51,6 +51,8 @@ typedef enum {
     EVENT_HEARTBEAT,         /* target: the job's serial (low bits); arg: job slot */
     EVENT_CHARGE_RETRY,      /* target: the consumers' node, or 0 for a server's; arg: job slot;
                                 a charge, again after its backoff */
+    EVENT_STORE_CRASH,       /* target: the store that crashes on its own (its side; C38) */
+    EVENT_STORE_RESTART,     /* target: the store that is back (its side) */
     EVENT_KIND_COUNT
 } EventKind;
 
@@ -87,6 +89,7 @@ typedef enum {
     DRAW_FULFIL,
     DRAW_STALE_CONNECTION,
     DRAW_CLOSE_BEFORE_ANSWER,
+    DRAW_STORE_CRASH,
     DRAW_PURPOSE_COUNT
 } DrawPurpose;
 
@@ -485,7 +488,10 @@ struct World {
     char instance_names[SERVER_INSTANCES_MAX][NAME_LEN_MAX + 16]; /* "checkout#2" */
     Gateway gateway;
     Proxy proxy;
-    uint32_t proxy_node; /* TRACE_NO_NODE when no group goes through a proxy */
+    uint32_t proxy_node;     /* TRACE_NO_NODE when no group goes through a proxy */
+    uint32_t key_store_node; /* the server's store as a node of its own: TRACE_NO_NODE unless
+                                it crashes on its own (C38) */
+    char key_store_name[NAME_LEN_MAX + 8]; /* its name in the older form: "<server>-keys" */
     Broker broker;
     Consumers consumers;
     uint32_t broker_node;

@@ -129,6 +129,10 @@ static const EventWords EVENT_WORDS[TRACE_EVENT_COUNT] = {
                              "replayed by library", DIAGRAM_TONE_WARN},
     [TRACE_AFTER_DEADLINE] = {"works on after its caller gave up", NULL, DIAGRAM_TONE_BAD,
                               "nobody waits", DIAGRAM_TONE_WARN},
+    [TRACE_STORE_DOWN] = {"key store down " ARROW_RIGHT " {value}", NULL, DIAGRAM_TONE_STORE,
+                          "store down", DIAGRAM_TONE_WARN},
+    [TRACE_UNCHECKED] = {"key store down: runs with no key check", NULL, DIAGRAM_TONE_BAD,
+                         "unchecked", DIAGRAM_TONE_WARN},
 };
 
 /* The client's marks that name a click worth telling apart (a double click's second). */
@@ -199,6 +203,13 @@ DiagramTone diagram_mark_badge(const DiagramItem *mark, NodeKind kind,
             snprintf(label, size, "%s " ARROW_RIGHT " %" PRId64,
                      operation.debit ? "charges" : "runs", mark->value);
         return DIAGRAM_TONE_WORK;
+    }
+    if (event == TRACE_CRASH && kind == NODE_KEY_STORE) { /* C38: what its restart will keep */
+        if (mark->value > 0)
+            snprintf(label, size, "CRASH: %" PRId64 " keys lost", mark->value);
+        else
+            snprintf(label, size, "CRASH (keys kept)");
+        return DIAGRAM_TONE_CRASH;
     }
     if (event == TRACE_REPLAY && kind == NODE_GATEWAY) {
         snprintf(label, size, "key seen: not charged again");
@@ -394,6 +405,8 @@ const char *diagram_lane_role(const DiagramLane *lane, Mode mode)
         return "queue";
     case NODE_PROXY:
         return "retries on its own";
+    case NODE_KEY_STORE:
+        return "key store";
     case NODE_KIND_COUNT:
         break;
     }

@@ -11,12 +11,18 @@
 
 #define EXPLAIN_ITEMS_MAX 8192
 #define EXPLAIN_ROWS_MAX 4096
+#define EXPLAIN_STORE_EVENTS_MAX 16
 
 struct Explain {
     Mode mode;
     uint64_t operation;
     Diagram *diagram;
     uint32_t caught[TRACE_EVENT_COUNT]; /* the operation's decisions and effects, by event */
+    bool started;                       /* a record of the operation was seen */
+    /* C38: a key store's own crashes and restarts belong to no operation; those that happen
+     * between two of the operation's records are told in its story, in their place */
+    uint32_t store_event_count;
+    TraceRecord store_events[EXPLAIN_STORE_EVENTS_MAX];
 };
 
 Explain *explain_create(Mode mode, uint64_t operation)
@@ -44,12 +50,28 @@ void explain_destroy(Explain *explain)
     free(explain);
 }
 
+static bool about_key_store(const TraceRecord *record)
+{
+    return record->actor_kind == NODE_KEY_STORE &&
+           (record->event == TRACE_CRASH || record->event == TRACE_RESTART);
+}
+
 static void collect(void *context, const TraceRecord *record)
 {
     Explain *explain = context;
-    if (record->mode != explain->mode || record->no_operation ||
-        record->operation != explain->operation)
+    if (record->mode != explain->mode)
         return;
+    if (explain->started && record->no_operation && about_key_store(record)) {
+        if (explain->store_event_count < EXPLAIN_STORE_EVENTS_MAX)
+            explain->store_events[explain->store_event_count++] = *record;
+        return;
+    }
+    if (record->no_operation || record->operation != explain->operation)
+        return;
+    for (uint32_t i = 0; i < explain->store_event_count; i++)
+        diagram_add(explain->diagram, &explain->store_events[i], 0);
+    explain->store_event_count = 0; /* those after its last record are not its story */
+    explain->started = true;
     explain->caught[record->event]++;
     diagram_add(explain->diagram, record, 0);
 }

@@ -188,6 +188,12 @@ static void write_mode(FILE *stream, const RunReport *report, uint32_t m, Series
     if (scenario_uses_same_orders(scenario)) /* only then: other reports stay as they were */
         fprintf(stream, "      \"orders\": {\"fulfilled_twice\": %" PRIu64 "},\n",
                 metrics->orders_fulfilled_twice);
+    if (scenario_uses_store_crash(scenario)) /* only then: other reports stay as they were */
+        fprintf(stream,
+                "      \"key_store\": {\"crashes\": %" PRIu64 ", \"keys_lost\": %" PRIu64
+                ", \"refused_down\": %" PRIu64 ", \"unchecked_runs\": %" PRIu64 "},\n",
+                metrics->store_crashes, metrics->keys_lost_in_store_crash,
+                metrics->refused_store_down, metrics->unchecked_runs);
     if (scenario->broker.family == BROKER_LOG) /* only then: other reports stay as they were */
         fprintf(stream,
                 "      \"log\": {\"rebalances\": %" PRIu64 ", \"offset_commits\": %" PRIu64 "},\n",

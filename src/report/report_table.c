@@ -36,6 +36,7 @@ typedef enum {
     SHOW_WITH_CONNECTION_CLOSES, /* connections closed before an answer, library retries (C32) */
     SHOW_WITH_BALANCER_RETRY,    /* a balancer that sends on past a down instance */
     SHOW_WITH_SAME_ORDERS,       /* groups that fulfil the same orders (C33) */
+    SHOW_WITH_STORE_CRASH,       /* a key store that crashes on its own (C38) */
 } RowShown;
 
 typedef struct {
@@ -124,6 +125,10 @@ static const Row rows[] = {
     {"latency p999 (ms)", "latency_p999_ms", ROW_MILLISECONDS, SHOW_ALWAYS},
     {"key-store peak rows", "key_store_peak", ROW_COUNT, SHOW_ALWAYS},
     {"keys lost in failovers", "keys_lost_in_failover", ROW_BAD, SHOW_WITH_FAILOVER},
+    {"key store crashes", "store_crashes", ROW_COUNT, SHOW_WITH_STORE_CRASH},
+    {"  keys lost in its crashes", "keys_lost_in_store_crash", ROW_BAD, SHOW_WITH_STORE_CRASH},
+    {"  503: key store down", "refused_store_down", ROW_COUNT, SHOW_WITH_STORE_CRASH},
+    {"  run with no key check", "unchecked_runs", ROW_BAD, SHOW_WITH_STORE_CRASH},
 };
 
 const char *report_metric_label(const char *metric)
@@ -332,6 +337,8 @@ bool report_write_table(FILE *stream, const RunReport *report, bool color)
             !any_mode_counts(report, "declined"))
             continue;
         if (rows[r].shown == SHOW_WITH_SAGA && !scenario_uses_saga(scenario))
+            continue;
+        if (rows[r].shown == SHOW_WITH_STORE_CRASH && !scenario_uses_store_crash(scenario))
             continue;
         if (rows[r].shown == SHOW_WITH_BALANCER_RETRY &&
             scenario->server.balancer_retry == BALANCER_RETRY_NONE)

@@ -112,7 +112,9 @@ typedef enum {
     NODE_GATEWAY,
     NODE_BROKER,
     NODE_CONSUMERS,
-    NODE_PROXY, /* between clients and the server, retrying on its own (a scenario's "proxy") */
+    NODE_PROXY,     /* between clients and the server, retrying on its own (a scenario's "proxy") */
+    NODE_KEY_STORE, /* a server's key store that crashes on its own (C38): a node of the world
+                       only then, and never a link's end (requests to it are not messages) */
     NODE_KIND_COUNT
 } NodeKind;
 
@@ -290,6 +292,19 @@ typedef enum { TTL_FROM_RESERVATION, TTL_FROM_COMPLETION } TtlStart;
 typedef enum { PLACEMENT_SHARED, PLACEMENT_PER_INSTANCE } StorePlacement;
 /* Where the key lookup reads: the primary, or a replica replication_lag_ms behind it. */
 typedef enum { READS_PRIMARY, READS_REPLICA } StoreReads;
+/* What a server does with a keyed request while its key store is down (the store's own
+ * crash, C38): refuse it with 503 (fail closed: the client retries later), or run it without
+ * a key check (fail open: available, unprotected). */
+typedef enum { WHEN_DOWN_REFUSE, WHEN_DOWN_PROCEED } StoreWhenDown;
+/* A key store that is a process of its own (Redis, a database) and crashes on its own: the
+ * time from its start or restart to its next crash, and how long it stays down. Such a store
+ * is never wiped by a server's crash; `durable` then says what its own restart keeps. */
+typedef struct {
+    bool enabled; /* the object was given */
+    Distribution every_ms;
+    double restart_ms;
+    uint32_t max_crashes; /* 0: no limit */
+} StoreCrashSpec;
 typedef enum { PROFILE_IETF, PROFILE_STRIPE, PROFILE_BRANDUR } StoreProfile;
 typedef enum {
     CRASH_NONE,
@@ -320,6 +335,8 @@ typedef struct {
     StorePlacement placement;    /* servers with instances: shared, or one per instance */
     StoreReads reads;            /* the lookup before a reservation: primary or replica */
     KeyCompare compare;          /* server only: keys compared as bytes or normalised (C30) */
+    StoreCrashSpec crash;        /* server only: the store's own crashes (C38) */
+    StoreWhenDown when_down;     /* server only: what a request meets while the store is down */
 } IdempotencySpec;
 
 typedef struct {
@@ -697,6 +714,8 @@ bool scenario_uses_balance_updates(const Scenario *scenario);
 bool scenario_uses_connection_closes(const Scenario *scenario);
 /* A group fulfils another's orders (clients[].same_orders_as, C33). */
 bool scenario_uses_same_orders(const Scenario *scenario);
+/* The server's key store crashes on its own (server.idempotency.crash, C38): its rows. */
+bool scenario_uses_store_crash(const Scenario *scenario);
 /* The index of the group whose orders group's are: its own unless it says same_orders_as. */
 uint32_t scenario_orders_group(const Scenario *scenario, uint32_t group);
 /* The requests carry a deadline (server.deadline other than 'none'): C31's rows. */

@@ -30,7 +30,8 @@ typedef struct {
 
 static bool is_node_kind(int kind)
 {
-    return kind >= 0 && kind < NODE_KIND_COUNT && kind != NODE_CLIENT_GROUP;
+    return kind >= 0 && kind < NODE_KIND_COUNT && kind != NODE_CLIENT_GROUP &&
+           kind != SERVICE_KIND_KEY_STORE; /* several stores may exist: one per user */
 }
 
 static const char *kind_name(int kind)

@@ -381,7 +381,11 @@ static bool store_equal(const IdempotencySpec *a, const IdempotencySpec *b)
            a->required == b->required && a->lock_timeout_ms == b->lock_timeout_ms &&
            a->fencing == b->fencing && a->replication_lag_ms == b->replication_lag_ms &&
            distribution_equal(&a->failover_every_ms, &b->failover_every_ms) && a->key == b->key &&
-           a->scope == b->scope && a->compare == b->compare;
+           a->scope == b->scope && a->compare == b->compare &&
+           a->crash.enabled == b->crash.enabled &&
+           distribution_equal(&a->crash.every_ms, &b->crash.every_ms) &&
+           a->crash.restart_ms == b->crash.restart_ms &&
+           a->crash.max_crashes == b->crash.max_crashes && a->when_down == b->when_down;
 }
 
 static void say_at(LoadErrors *warnings, const char *at, const char *field, const char *why)
@@ -422,7 +426,10 @@ static void warn_store(const Scenario *scenario, const IdempotencySpec *store,
         !distribution_equal(&store->failover_every_ms, &plain->failover_every_ms))
         say_at(warnings, at, "failover_every_ms",
                "has no effect with replication_lag_ms 0: the store never fails over");
-    if (store->durable != plain->durable && !crashes) /* key_protocol_on_crash */
+    if (store->when_down != plain->when_down && !store->crash.enabled) /* key_protocol_admit */
+        say_at(warnings, at, "when_down",
+               "has no effect without a crash of the store's own: the store is never down");
+    if (store->durable != plain->durable && !crashes && !store->crash.enabled)
         say_at(warnings, at, "durable",
                "has no effect: nothing on this side ever crashes (no crash with a point and a "
                "prob, no outage), so the store never has to survive one");
@@ -737,8 +744,20 @@ void scenario_inert_warnings(const Scenario *scenario, LoadErrors *warnings)
     free(errors);
 }
 
+/* The outbox's entries live in the server's key store (server_charge.c); a store that
+ * crashes on its own would have to take them down with it, which is not modelled. */
+static void check_store_crash(const Scenario *scenario, LoadErrors *errors)
+{
+    if (scenario->server.idempotency.crash.enabled && scenario->server.outbox)
+        scenario_errors_add(errors, "$.server.idempotency.crash",
+                            "expected no crash of the store's own with the outbox (the outbox "
+                            "lives in the key store; its crash with pending entries is not "
+                            "modelled)");
+}
+
 void scenario_inert_check(const Scenario *scenario, LoadErrors *errors)
 {
+    check_store_crash(scenario, errors);
     check_workloads(scenario, errors);
     check_outages(scenario, errors);
     check_rebalances(scenario, errors);

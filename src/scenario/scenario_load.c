@@ -291,6 +291,11 @@ bool scenario_uses_same_orders(const Scenario *scenario)
     return false;
 }
 
+bool scenario_uses_store_crash(const Scenario *scenario)
+{
+    return scenario->server.idempotency.crash.enabled;
+}
+
 uint32_t scenario_orders_group(const Scenario *scenario, uint32_t group)
 {
     const char *origin = scenario->client_groups[group].same_orders_as;

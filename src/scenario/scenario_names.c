@@ -172,6 +172,8 @@ static const NameEntry placements[] = {{"shared", PLACEMENT_SHARED},
 const NameTable scenario_names_placement = TABLE(placements);
 static const NameEntry store_reads[] = {{"primary", READS_PRIMARY}, {"replica", READS_REPLICA}};
 const NameTable scenario_names_reads = TABLE(store_reads);
+static const NameEntry when_down[] = {{"refuse", WHEN_DOWN_REFUSE}, {"proceed", WHEN_DOWN_PROCEED}};
+const NameTable scenario_names_when_down = TABLE(when_down);
 static const NameEntry call_keys[] = {
     {"forward", CALL_KEY_FORWARD}, {"derive", CALL_KEY_DERIVE}, {"none", CALL_KEY_NONE}};
 const NameTable scenario_names_call_key = TABLE(call_keys);
@@ -314,6 +316,10 @@ const char *const scenario_metric_names[] = {
     "connection_closes",
     "library_retries",
     "orders_fulfilled_twice",
+    "store_crashes",
+    "keys_lost_in_store_crash",
+    "refused_store_down",
+    "unchecked_runs",
 };
 const unsigned scenario_metric_count =
     (unsigned)(sizeof scenario_metric_names / sizeof scenario_metric_names[0]);

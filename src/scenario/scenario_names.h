@@ -44,6 +44,7 @@ extern const NameTable scenario_names_balancer;
 extern const NameTable scenario_names_balancer_retry;
 extern const NameTable scenario_names_placement;
 extern const NameTable scenario_names_reads;
+extern const NameTable scenario_names_when_down;
 extern const NameTable scenario_names_call_key;
 extern const NameTable scenario_names_undo_key;
 extern const NameTable scenario_names_scope;
@@ -63,8 +64,8 @@ extern const NameTable scenario_names_fault_hop;
 /* The services' node names (value: NodeKind), in the order messages list them. */
 extern const NameTable scenario_names_service;
 /* The kinds a `services` entry may have: each node kind's name, and key_store (a store is a
- * service of the file, not yet a node of the world). */
-#define SERVICE_KIND_KEY_STORE NODE_KIND_COUNT
+ * service of the file; a node of the world only when it crashes on its own, C38). */
+#define SERVICE_KIND_KEY_STORE NODE_KEY_STORE
 extern const NameTable scenario_names_service_kind;
 
 bool scenario_names_find(const NameTable *table, const char *name, int *value);

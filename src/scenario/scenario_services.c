@@ -25,6 +25,8 @@ static const IdempotencySpec idempotency_default = {
     .required = false,
     .lock_timeout_ms = 0,
     .key = KEY_NONE, /* the server's key comes from each client group's "key" */
+    .crash = {.enabled = false, .every_ms = {DIST_EXP, 60000, 0}, .restart_ms = 1000},
+    .when_down = WHEN_DOWN_REFUSE,
 };
 
 static const CrashSpec crash_default = {.point = CRASH_NONE, .prob = 0, .restart_ms = 1000};
@@ -192,6 +194,37 @@ static void read_required_for_consumers(SchemaReader *reader, const cJSON *item,
                          "(its message id or its business hash)");
 }
 
+static void read_crash_for_consumers(SchemaReader *reader, const cJSON *item, void *target)
+{
+    (void)item;
+    (void)target;
+    schema_error(reader, "expected no 'crash' or 'when_down' for the consumers' store: only a "
+                         "server's key store crashes on its own (the consumers' store lives and "
+                         "dies with them)");
+}
+
+/* The store's own crash (C38): an object given turns it on. */
+static void check_store_crash(SchemaReader *reader, const cJSON *object, void *base, bool clean)
+{
+    (void)reader;
+    (void)object;
+    (void)clean;
+    ((StoreCrashSpec *)base)->enabled = true;
+}
+
+#define RANGE_STORE_CRASHES                                                                        \
+    {                                                                                              \
+        0.0, 1000000.0, false, false, false                                                        \
+    }
+
+static const SchemaField store_crash_fields[] = {
+    FIELD_DIST("every_ms", StoreCrashSpec, every_ms),
+    FIELD_NUMBER("restart_ms", StoreCrashSpec, restart_ms, RANGE_MS),
+    FIELD_U32("max_crashes", StoreCrashSpec, max_crashes, RANGE_STORE_CRASHES),
+};
+static const SchemaObject store_crash_schema = {
+    .name = "<store crash>", SCHEMA_FIELDS(store_crash_fields), .check = check_store_crash};
+
 static void read_compare_for_consumers(SchemaReader *reader, const cJSON *item, void *target)
 {
     (void)item;
@@ -228,7 +261,9 @@ static void read_compare_for_consumers(SchemaReader *reader, const cJSON *item, 
     FIELD_CHOICE("scope", IdempotencySpec, scope, scenario_names_scope),                           \
     FIELD_CHOICE("placement", IdempotencySpec, placement, scenario_names_placement),               \
     FIELD_CHOICE("reads", IdempotencySpec, reads, scenario_names_reads),                           \
-    FIELD_CHOICE("compare", IdempotencySpec, compare, scenario_names_key_compare)
+    FIELD_CHOICE("compare", IdempotencySpec, compare, scenario_names_key_compare),                 \
+    FIELD_OBJECT("crash", IdempotencySpec, crash, store_crash_schema),                             \
+    FIELD_CHOICE("when_down", IdempotencySpec, when_down, scenario_names_when_down)
 #define CONSUMER_IDEMPOTENCY_FIELDS                                                                \
     IDEMPOTENCY_SHARED_FIELDS,                                                                     \
     FIELD_CUSTOM("on_in_progress", SCHEMA_MEMBER(IdempotencySpec, on_in_progress, int),            \
@@ -242,7 +277,11 @@ static void read_compare_for_consumers(SchemaReader *reader, const cJSON *item, 
     FIELD_CHOICE("key", IdempotencySpec, key, scenario_names_consumer_key),                        \
     FIELD_CHOICE("scope", IdempotencySpec, scope, scenario_names_scope),                           \
     FIELD_CUSTOM("compare", SCHEMA_ENUM_MEMBER(IdempotencySpec, compare),                          \
-                 read_compare_for_consumers, NULL, false)
+                 read_compare_for_consumers, NULL, false),                                         \
+    FIELD_CUSTOM("crash", SCHEMA_MEMBER(IdempotencySpec, crash, StoreCrashSpec),                   \
+                 read_crash_for_consumers, NULL, false),                                           \
+    FIELD_CUSTOM("when_down", SCHEMA_ENUM_MEMBER(IdempotencySpec, when_down),                      \
+                 read_crash_for_consumers, NULL, false)
 /* clang-format on */
 
 /* A store kept in an instance's memory has no replica to fail over to or read from; a
@@ -266,11 +305,33 @@ static void check_server_store(SchemaReader *reader, const cJSON *object, void *
                         "expected \"primary\" with \"reserve\": \"atomic\" (the atomic "
                         "reservation is a write the primary decides; a replica read changes "
                         "nothing)");
+    if (store->crash.enabled && store->placement == PLACEMENT_PER_INSTANCE)
+        schema_error_at(reader, "crash",
+                        "expected no crash of its own with \"placement\": \"per-instance\" (a "
+                        "store in an instance's memory crashes with its instance)");
+    else if (store->crash.enabled && store->replication_lag_ms > 0)
+        schema_error_at(reader, "crash",
+                        "expected no crash of its own with replication_lag_ms (a store with a "
+                        "replica fails over instead of going down; both together are not "
+                        "modelled)");
+}
+
+/* The store's own crash and what a request meets meanwhile are written only when it has one:
+ * other scenarios show as they were. */
+static bool server_store_shown(const SchemaWriter *writer, const void *base, const char *key)
+{
+    (void)writer;
+    const IdempotencySpec *store = base;
+    if (strcmp(key, "crash") == 0 || strcmp(key, "when_down") == 0)
+        return store->crash.enabled;
+    return true;
 }
 
 static const SchemaField server_idempotency_fields[] = {SERVER_IDEMPOTENCY_FIELDS};
-static const SchemaObject server_idempotency_schema = {
-    .name = "<idempotency>", SCHEMA_FIELDS(server_idempotency_fields), .check = check_server_store};
+static const SchemaObject server_idempotency_schema = {.name = "<idempotency>",
+                                                       SCHEMA_FIELDS(server_idempotency_fields),
+                                                       .check = check_server_store,
+                                                       .shown = server_store_shown};
 
 static const SchemaField consumer_idempotency_fields[] = {CONSUMER_IDEMPOTENCY_FIELDS};
 static const SchemaObject consumer_idempotency_schema = {
@@ -921,7 +982,8 @@ const SchemaObject scenario_services_consumers_service_schema = {
 static const SchemaField server_store_fields[] = {SERVICE_HEAD_FIELDS, SERVER_IDEMPOTENCY_FIELDS};
 const SchemaObject scenario_services_server_store_schema = {.name = "services[] (key_store)",
                                                             SCHEMA_FIELDS(server_store_fields),
-                                                            .check = check_server_store};
+                                                            .check = check_server_store,
+                                                            .shown = server_store_shown};
 
 static const SchemaField consumers_store_fields[] = {SERVICE_HEAD_FIELDS,
                                                      CONSUMER_IDEMPOTENCY_FIELDS};

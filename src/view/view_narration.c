@@ -264,7 +264,22 @@ static ViewColor service_sentence(const ViewPane *pane, const ViewNarration *n, 
         snprintf(buffer, size, "the %s is down: %s refused", where, op);
         return VIEW_COLOR_WARNING;
     case TRACE_CRASH:
+        if (n->kind == NODE_KEY_STORE) { /* C38: what its restart will have */
+            if (n->value > 0)
+                snprintf(buffer, size, "the key store %s crashed: %" PRId64 " keys lost", where,
+                         n->value);
+            else
+                snprintf(buffer, size, "the key store %s crashed: its keys are on disk", where);
+            return VIEW_COLOR_WARNING;
+        }
         snprintf(buffer, size, "the %s crashed %s", where, crash_words((CrashPoint)n->detail));
+        return VIEW_COLOR_WARNING;
+    case TRACE_STORE_DOWN:
+        snprintf(buffer, size, "the key store is down: the %s refuses %s (503)", where, op);
+        return VIEW_COLOR_WARNING;
+    case TRACE_UNCHECKED:
+        snprintf(buffer, size, "the key store is down: the %s runs %s with no key check", where,
+                 op);
         return VIEW_COLOR_WARNING;
     case TRACE_RESTART:
         snprintf(buffer, size, "the %s restarted", where);

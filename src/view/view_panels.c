@@ -511,8 +511,9 @@ static void keys_heading(const ViewPanels *panels, ViewRect r)
     if (pane->mode != MODE_IDEMPOTENT)
         snprintf(counts, sizeof counts, "off");
     else if (view_pane_has_kind(pane, NODE_SERVER))
-        snprintf(counts, sizeof counts, "%" PRIu64 " keys \xC2\xB7 %" PRIu64 " processing",
-                 keys->rows, keys->processing);
+        snprintf(counts, sizeof counts, "%s%" PRIu64 " keys \xC2\xB7 %" PRIu64 " processing",
+                 world_key_store_down(pane->world) ? "DOWN \xC2\xB7 " : "", keys->rows,
+                 keys->processing);
     else
         snprintf(counts, sizeof counts, "%" PRIu64 " keys",
                  world_metrics(pane->world)->key_store_rows);

@@ -641,6 +641,10 @@ static ViewColor mechanism_words(const Strip *strip, const ViewMechanism *moment
         snprintf(text, size, repeats > 1 ? "%u redriven from the DLQ" : "redriven from the DLQ",
                  repeats);
         return VIEW_COLOR_WARNING;
+    case TRACE_STORE_DOWN: /* C38 */
+        snprintf(text, size, repeats > 1 ? "%u refused: key store down" : "refused: key store down",
+                 repeats);
+        return VIEW_COLOR_WARNING;
     default: /* a shed request (view_trace.c) */
         if (repeats > 1)
             snprintf(text, size, "%u shed: %lld", repeats, value);

@@ -117,13 +117,14 @@ static void narrate(ViewPane *pane, const TraceRecord *record, TraceEvent event,
 
 /* A refused request, seen as its answer leaving the server: the model traces no event of its
  * own for it (adding one would change every golden trace), and its status says it all. */
-static bool is_shed(const TraceRecord *record)
+static bool is_shed(const ViewPane *pane, const TraceRecord *record)
 {
     return record->event == TRACE_TRANSMIT && record->message == MESSAGE_RESPONSE &&
-           record->actor_kind == NODE_SERVER && (record->value == 429 || record->value == 503);
+           record->actor_kind == NODE_SERVER && (record->value == 429 || record->value == 503) &&
+           pane->scenario->server.queue != SERVER_QUEUE_UNBOUNDED; /* else a store down's 503 */
 }
 
-static bool is_mechanism(const TraceRecord *record)
+static bool is_mechanism(const ViewPane *pane, const TraceRecord *record)
 {
     switch (record->event) {
     case TRACE_CRASH:
@@ -136,15 +137,16 @@ static bool is_mechanism(const TraceRecord *record)
     case TRACE_STALE_OVERWRITE:
     case TRACE_DEAD_LETTER:
     case TRACE_REDRIVE:
+    case TRACE_STORE_DOWN: /* C38: the refusal itself, traced after its 503 */
         return true;
     default:
-        return is_shed(record);
+        return is_shed(pane, record);
     }
 }
 
 static void ingest_mechanism(ViewPane *pane, const TraceRecord *record)
 {
-    if (!is_mechanism(record))
+    if (!is_mechanism(pane, record))
         return;
     if (pane->mechanism_count > 0) {
         ViewMechanism *last = &pane->mechanisms[(pane->mechanism_count - 1) % VIEW_MECHANISMS_MAX];
