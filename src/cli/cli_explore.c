@@ -149,6 +149,10 @@ static void describe_fault(FILE *stream, const FaultSpec *fault)
     case FAULT_DOUBLE_CLICK:
         fprintf(stream, "the user clicks operation %" PRIu64 " a second time", fault->operation);
         break;
+    case FAULT_SECOND_FIRING:
+        fprintf(stream, "the scheduler's second instance fires operation %" PRIu64 " too",
+                fault->operation);
+        break;
     case FAULT_FULFIL_FAIL:
         fprintf(stream,
                 "the order of operation %" PRIu64 " (click %u, attempt %u) fails after "

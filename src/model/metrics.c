@@ -124,6 +124,7 @@ bool metrics_value(const Metrics *metrics, const char *name, double *value)
         {"connection_closes", metrics->connection_closes},
         {"library_retries", metrics->library_retries},
         {"orders_fulfilled_twice", metrics->orders_fulfilled_twice},
+        {"second_firings", metrics->second_firings},
         {"rebalances", metrics->rebalances},
         {"offset_commits", metrics->offset_commits},
         {"key_store_peak", metrics->key_store_peak},

@@ -96,6 +96,8 @@ typedef struct {
     uint64_t offset_commits;    /* log family: commits that moved a partition's offset */
     /* orders two paths fulfil (clients[].same_orders_as, C33) */
     uint64_t orders_fulfilled_twice; /* orders their requests fulfilled twice or more */
+    /* a scheduler's two instances (clients[].schedule, C34) */
+    uint64_t second_firings; /* periods the second instance fired too: a second run */
     uint64_t crashes;
     uint64_t shed;   /* requests the server refused unrun: its queue was full (429/503) */
     uint64_t resets; /* requests reset by a server in its scripted outage */

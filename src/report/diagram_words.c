@@ -184,6 +184,13 @@ DiagramTone diagram_mark_badge(const DiagramItem *mark, NodeKind kind,
                                DiagramOperationWords operation, char *label, size_t size)
 {
     TraceEvent event = (TraceEvent)mark->event;
+    if (event == TRACE_SEND && operation.scheduled) { /* C34: which instance's run it is */
+        if (mark->click == 0)
+            snprintf(label, size, "scheduler fires the period's job");
+        else
+            snprintf(label, size, "2nd instance fires it too (run 2)");
+        return DIAGRAM_TONE_PLAIN;
+    }
     if (event == TRACE_SEND) { /* a double click's second press says which it is */
         if (mark->click == 0)
             snprintf(label, size, "presses %s", operation.debit ? "Pay" : "Send");
@@ -317,14 +324,15 @@ uint32_t diagram_repeat_number(const DiagramItem *message, NodeKind from_kind)
     return repeated ? (message->copy / 2) % 64 : 0;
 }
 
-bool diagram_message_tag(const DiagramItem *message, NodeKind from_kind, char *label, size_t size)
+bool diagram_message_tag(const DiagramItem *message, NodeKind from_kind,
+                         DiagramOperationWords operation, char *label, size_t size)
 {
     bool client = from_kind == NODE_CLIENT_GROUP;
     if (client && message->message == MESSAGE_REQUEST && message->attempt > 1 &&
         !message->duplicate)
         snprintf(label, size, "retry #%u", message->attempt);
     else if (client && message->message == MESSAGE_REQUEST && message->click == 1)
-        snprintf(label, size, "2nd click");
+        snprintf(label, size, operation.scheduled ? "2nd instance" : "2nd click");
     else if (diagram_repeat_number(message, from_kind) > 1)
         snprintf(label, size, "%s #%u", message->message == MESSAGE_DELIVERY ? "delivery" : "try",
                  diagram_repeat_number(message, from_kind));

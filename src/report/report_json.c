@@ -188,6 +188,9 @@ static void write_mode(FILE *stream, const RunReport *report, uint32_t m, Series
     if (scenario_uses_same_orders(scenario)) /* only then: other reports stay as they were */
         fprintf(stream, "      \"orders\": {\"fulfilled_twice\": %" PRIu64 "},\n",
                 metrics->orders_fulfilled_twice);
+    if (scenario_uses_schedule(scenario)) /* only then: other reports stay as they were */
+        fprintf(stream, "      \"schedule\": {\"second_firings\": %" PRIu64 "},\n",
+                metrics->second_firings);
     if (scenario->broker.family == BROKER_LOG) /* only then: other reports stay as they were */
         fprintf(stream,
                 "      \"log\": {\"rebalances\": %" PRIu64 ", \"offset_commits\": %" PRIu64 "},\n",

@@ -210,6 +210,18 @@ static void warn_chances(const ClientGroupSpec *group, const ClientGroupSpec *pl
         !distribution_equal(&group->double_click.delay_ms, &plain->double_click.delay_ms))
         say(warnings, "$.clients[%u].double_click.delay_ms", g,
             "has no effect with prob 0: there is no second click to delay");
+    /* client.c, client_on_operation_start: read only for a second instance */
+    if (group->schedule.instances == 1 && group->schedule.both_fire != plain->schedule.both_fire)
+        say(warnings, "$.clients[%u].schedule.both_fire", g,
+            "has no effect with instances 1: no second instance fires");
+    if (group->schedule.instances == 1 &&
+        !distribution_equal(&group->schedule.skew_ms, &plain->schedule.skew_ms))
+        say(warnings, "$.clients[%u].schedule.skew_ms", g,
+            "has no effect with instances 1: no second instance fires");
+    else if (group->schedule.both_fire == 0 &&
+             !distribution_equal(&group->schedule.skew_ms, &plain->schedule.skew_ms))
+        say(warnings, "$.clients[%u].schedule.skew_ms", g,
+            "has no effect with both_fire 0: the second instance never fires");
     if (group->offline.prob == 0 &&
         !distribution_equal(&group->offline.duration_ms, &plain->offline.duration_ms))
         say(warnings, "$.clients[%u].offline.duration_ms", g,

@@ -204,6 +204,7 @@ static const NameEntry fault_kinds[] = {
     {"fulfil-fail", FAULT_FULFIL_FAIL},
     {"stale-connection", FAULT_STALE_CONNECTION},
     {"close-before-answer", FAULT_CLOSE_BEFORE_ANSWER},
+    {"second-firing", FAULT_SECOND_FIRING},
 };
 const NameTable scenario_names_fault_kind = TABLE(fault_kinds);
 static const NameEntry fault_hops[] = {
@@ -314,6 +315,7 @@ const char *const scenario_metric_names[] = {
     "connection_closes",
     "library_retries",
     "orders_fulfilled_twice",
+    "second_firings",
 };
 const unsigned scenario_metric_count =
     (unsigned)(sizeof scenario_metric_names / sizeof scenario_metric_names[0]);
