@@ -224,7 +224,7 @@ DiagramTone diagram_mark_badge(const DiagramItem *mark, NodeKind kind,
     const char *badge_short = owned ? OWNED_WORDS[event].badge_short : words->badge_short;
     expand(label, size, mark->value == 0 && badge_short ? badge_short : badge, mark);
     if (names_click(event) && mark->click == 1 && strlen(label) + 10 < size)
-        strcat(label, " (click 2)");
+        strcat(label, operation.scheduled ? " (run 2)" : " (click 2)");
     return words->badge_tone;
 }
 

@@ -164,10 +164,12 @@ bool explain_write(FILE *stream, const Explain *explain, const Scenario *scenari
     if (outcome->refunds > 0)
         snprintf(refunds, sizeof refunds, ", %u refund%s", outcome->refunds,
                  outcome->refunds == 1 ? "" : "s");
-    fprintf(stream, "  outcome: %s: %u click%s, %u attempt%s, %u effect%s%s; the client was %s\n",
+    bool scheduled = scenario_uses_schedule(scenario); /* C34: a run, not a click */
+    fprintf(stream, "  outcome: %s: %u %s%s, %u attempt%s, %u effect%s%s; the client was %s\n",
             outcome->settled ? outcome_name(outcome->outcome) : "unsettled", outcome->clicks,
-            outcome->clicks == 1 ? "" : "s", outcome->attempts, outcome->attempts == 1 ? "" : "s",
-            outcome->effects, outcome->effects == 1 ? "" : "s", refunds,
+            scheduled ? "run" : "click", outcome->clicks == 1 ? "" : "s", outcome->attempts,
+            outcome->attempts == 1 ? "" : "s", outcome->effects, outcome->effects == 1 ? "" : "s",
+            refunds,
             outcome->told_success   ? "told it succeeded"
             : outcome->told_failure ? "told it failed"
                                     : "never told");
