@@ -425,6 +425,8 @@ void server_charge_on_reply(World *world, const Message *reply)
                             reply->status);
         return;
     }
+    if (world->card_holds != NULL) /* C35: the approved authorisation is captured */
+        gateway_capture(world, reply);
     if (fulfil_failed(world, reply->reply_to.slot))
         return;
     job->receipt_due = world->scenario.server.publish_receipts &&

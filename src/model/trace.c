@@ -72,6 +72,8 @@ static const char *const event_names[TRACE_EVENT_COUNT] = {
     [TRACE_AFTER_DEADLINE] = "after_deadline",
     [TRACE_CONNECTION_CLOSED] = "connection_closed",
     [TRACE_LIBRARY_RETRY] = "library_retry",
+    [TRACE_AUTHORISED] = "authorised",
+    [TRACE_CAPTURE_REFUSED] = "capture_refused",
 };
 
 static const char *const message_names[MESSAGE_KIND_COUNT] = {

@@ -97,6 +97,10 @@ typedef enum {
                                 (C32); value: 0 unread (stale), 1 after its handler ran */
     TRACE_LIBRARY_RETRY,     /* the client's HTTP library sent the attempt again on its own
                                 (C32); value: the library's send number */
+    TRACE_AUTHORISED,        /* the gateway approved an authorisation: a hold on the card
+                                (C35); value: the payment's holds so far */
+    TRACE_CAPTURE_REFUSED,   /* a capture of an authorisation captured before moved nothing
+                                (C35) */
     TRACE_EVENT_COUNT
 } TraceEvent;
 

@@ -304,6 +304,15 @@ typedef struct {
     uint64_t outbox_written; /* entries written so far */
 } Server;
 
+/* C35: one payment's authorisations at a gateway that captures manually: the holds placed
+ * on the card, the ones the server captured, and the key of the captured one (an
+ * authorisation is captured once). */
+typedef struct {
+    uint64_t captured_key; /* 0: none captured under a key */
+    uint16_t holds;
+    uint16_t captures;
+} CardHolds;
+
 /* The payment gateway's own state. */
 typedef struct {
     IdemStore *keys;    /* the keys it charged, when it honours keys; else NULL */
@@ -496,6 +505,9 @@ struct World {
     /* C33: effects per order of groups that share orders, indexed by the operation id of the
      * order in its own group (NULL when no group says same_orders_as) */
     uint32_t *order_effects;
+    /* C35: each payment's holds, indexed by operation id (NULL unless gateway.capture is
+     * manual) */
+    CardHolds *card_holds;
     Metrics metrics;
 };
 
@@ -846,5 +858,8 @@ void gateway_on_charge_arrive(World *world, const Message *charge);
 void gateway_on_charge_done(World *world, uint32_t message_slot);
 /* The server asks whether a charge with the query's key happened (reconciliation). */
 void gateway_on_status_query(World *world, const Message *query);
+/* C35: the server captures the authorisation whose approval it heard (gateway.capture
+ * manual). */
+void gateway_capture(World *world, const Message *approval);
 
 #endif

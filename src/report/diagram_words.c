@@ -129,6 +129,10 @@ static const EventWords EVENT_WORDS[TRACE_EVENT_COUNT] = {
                              "replayed by library", DIAGRAM_TONE_WARN},
     [TRACE_AFTER_DEADLINE] = {"works on after its caller gave up", NULL, DIAGRAM_TONE_BAD,
                               "nobody waits", DIAGRAM_TONE_WARN},
+    [TRACE_AUTHORISED] = {"authorised: hold #{value} on the card", NULL, DIAGRAM_TONE_WORK, "hold",
+                          DIAGRAM_TONE_WARN},
+    [TRACE_CAPTURE_REFUSED] = {"captured before: no money moves", NULL, DIAGRAM_TONE_GOOD,
+                               "captured", DIAGRAM_TONE_GOOD},
 };
 
 /* The client's marks that name a click worth telling apart (a double click's second). */

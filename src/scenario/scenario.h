@@ -445,12 +445,17 @@ typedef struct {
     uint32_t receipts_queue; /* where they go: index into broker.queues */
 } ServerSpec;
 
+typedef enum { CAPTURE_IMMEDIATE, CAPTURE_MANUAL } GatewayCapture;
+
 typedef struct {
     Distribution latency_ms;
     double fail;
     double timeout;    /* the charge may have happened; the server is not told */
     double timeout_ms; /* how long the server waits before giving up on the gateway */
     bool honours_key;
+    /* C35: immediate (a charge moves the money) or manual: a charge is an authorisation
+     * that places a hold, and the server captures the one whose approval it hears */
+    GatewayCapture capture;
 } GatewaySpec;
 
 /* A proxy between clients and the server (an API gateway, a service-mesh sidecar) that
@@ -711,6 +716,8 @@ bool scenario_uses_connection_closes(const Scenario *scenario);
 bool scenario_uses_same_orders(const Scenario *scenario);
 /* The index of the group whose orders group's are: its own unless it says same_orders_as. */
 uint32_t scenario_orders_group(const Scenario *scenario, uint32_t group);
+/* The gateway authorises, and the server captures (gateway.capture manual, C35). */
+bool scenario_uses_manual_capture(const Scenario *scenario);
 /* A group is a scheduler with two instances (clients[].schedule.instances 2, C34). */
 bool scenario_uses_schedule(const Scenario *scenario);
 /* The requests carry a deadline (server.deadline other than 'none'): C31's rows. */

@@ -137,6 +137,8 @@ const NameTable scenario_names_key_compare = TABLE(key_compares);
 const NameTable scenario_names_key_alphabet = TABLE(key_alphabets);
 const NameTable scenario_names_deadline = TABLE(deadlines);
 const NameTable scenario_names_library_replays = TABLE(library_replays);
+static const NameEntry captures[] = {{"immediate", CAPTURE_IMMEDIATE}, {"manual", CAPTURE_MANUAL}};
+const NameTable scenario_names_capture = TABLE(captures);
 const NameTable scenario_names_key_strategy = TABLE(key_strategies);
 const NameTable scenario_names_consumer_key = TABLE(consumer_keys);
 const NameTable scenario_names_store_profile = TABLE(store_profiles);
@@ -316,6 +318,9 @@ const char *const scenario_metric_names[] = {
     "library_retries",
     "orders_fulfilled_twice",
     "second_firings",
+    "holds",
+    "orphan_holds",
+    "double_holds",
 };
 const unsigned scenario_metric_count =
     (unsigned)(sizeof scenario_metric_names / sizeof scenario_metric_names[0]);

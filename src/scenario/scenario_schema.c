@@ -976,6 +976,41 @@ static void pop_server_object(SchemaReader *reader, int pushed)
         json_path_pop(&reader->path);
 }
 
+/* gateway.capture manual (C35) is modelled for the server's own call to the gateway only:
+ * the consumers' charges, the outbox's relayed charges, reconciliation by key and a saga's
+ * refund would each need an authorisation's life of their own (a hold to look up, to
+ * capture later, to reverse), which is not modelled: refused, not run as something else. */
+static void check_manual_capture(SchemaReader *reader, const Scenario *scenario)
+{
+    if (scenario->gateway.capture != CAPTURE_MANUAL)
+        return;
+    const ServerSpec *server = &scenario->server;
+    const char *why = scenario->broker.consumers.use_gateway
+                          ? "the consumers charge through the gateway (only the server's call "
+                            "authorises and captures)"
+                      : server->outbox ? "server.outbox relays the charges (a relayed "
+                                         "authorisation's capture is not modelled)"
+                      : server->reconcile_ms > 0
+                          ? "server.reconcile_ms asks the gateway later (looking up and voiding "
+                            "an authorisation is not modelled)"
+                      : server->undo.enabled ? "a step's undo refunds the charge (reversing an "
+                                               "authorisation is not modelled)"
+                                             : NULL;
+    if (why == NULL)
+        return;
+    int entry = scenario->service_entry[NODE_GATEWAY];
+    if (entry == 0) {
+        json_path_push_key(&reader->path, "gateway");
+    } else {
+        json_path_push_key(&reader->path, "services");
+        json_path_push_index(&reader->path, (uint32_t)(entry - 1));
+    }
+    schema_error_at(reader, "capture", "expected 'immediate' while %s", why);
+    json_path_pop(&reader->path);
+    if (entry != 0)
+        json_path_pop(&reader->path);
+}
+
 /* server.deadline (C31) is the client's attempt timeout carried to the server. A proxy
  * between them would carry a deadline of its own (Envoy sets x-envoy-expected-rq-timeout-ms
  * per try), and a client that accepts a late answer has not given up at its timeout: neither
@@ -1158,6 +1193,7 @@ static void check_queue_references(SchemaReader *reader, const cJSON *root, void
     check_shared_records(reader, scenario);
     check_balance_updates(reader, scenario);
     check_deadlines(reader, scenario);
+    check_manual_capture(reader, scenario);
     check_library_retries(reader, scenario);
     check_same_orders(reader, scenario);
     if (broker->family == BROKER_LOG) {
