@@ -85,6 +85,36 @@ START_TEST(test_an_authorisation_is_captured_once)
 }
 END_TEST
 
+/* Every approval comes after the caller's 1 s (latency 1200 ms, none silent): each try's
+ * authorisation is heard late. With void_late the caller voids each one (2 per payment:
+ * nothing captured, nothing left on the card); without, both holds stay, orphans. */
+START_TEST(test_late_approvals_are_voided_and_leave_no_orphan)
+{
+    const char *const late[] = {"gateway.timeout=0",
+                                "gateway.latency_ms={\"dist\": \"const\", \"value\": 1200}"};
+    Metrics kept = test_run_json(auth_capture_world, late, 2, MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(kept.holds, 2 * PAYMENTS);
+    ck_assert_uint_eq(kept.orphan_holds, 2 * PAYMENTS);
+    ck_assert_uint_eq(kept.voids, 0);
+    ck_assert_uint_eq(kept.effects, 0);
+    const char *const voided[] = {"gateway.timeout=0",
+                                  "gateway.latency_ms={\"dist\": \"const\", \"value\": 1200}",
+                                  "gateway.void_late=true"};
+    Metrics run = test_run_json(auth_capture_world, voided, 3, MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(run.holds, 2 * PAYMENTS);
+    ck_assert_uint_eq(run.voids, 2 * PAYMENTS);
+    ck_assert_uint_eq(run.orphan_holds, 0);
+    ck_assert_uint_eq(run.effects, 0);
+    /* under a key the gateway honours, the later try replays the authorisation: not voided */
+    const char *const keyed[] = {"gateway.timeout=0",
+                                 "gateway.latency_ms={\"dist\": \"const\", \"value\": 1200}",
+                                 "gateway.void_late=true", "gateway.honours_key=true"};
+    Metrics replayed = test_run_json(auth_capture_world, keyed, 4, MODE_IDEMPOTENT);
+    ck_assert_uint_eq(replayed.holds, PAYMENTS);
+    ck_assert_uint_eq(replayed.voids, 0);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ refused at load */
 
 /* The older form, where the server's later calls to the gateway can be switched on. */
@@ -117,6 +147,7 @@ static Suite *auth_capture_suite(void)
     tcase_add_test(core, test_the_key_honoured_replays_the_authorisation_one_hold_captured);
     tcase_add_test(core, test_immediate_capture_places_no_holds);
     tcase_add_test(core, test_an_authorisation_is_captured_once);
+    tcase_add_test(core, test_late_approvals_are_voided_and_leave_no_orphan);
     suite_add_tcase(suite, core);
     TCase *limits = tcase_create("Limits");
     tcase_add_test(limits, test_manual_capture_beside_an_authorisation_s_later_life_is_refused);

@@ -170,6 +170,23 @@ void gateway_capture(World *world, const Message *approval)
     ledger_apply(world, approval, world->gateway_node, NULL);
 }
 
+/* C35: an approval that came after the caller gave that try up: the caller knows of this
+ * authorisation and will not capture it, so it voids it and the hold is released. Not under
+ * a key the gateway honours: a later try replays that authorisation, which the caller then
+ * captures. Not a network copy of an approval (lineage bit 0): the original was the one
+ * heard, captured or voided already. Simplified as the capture: no message, never fails. */
+void gateway_void_late(World *world, const Message *approval)
+{
+    bool keyed = world->gateway.keys != NULL && approval->key != 0;
+    if (keyed || (approval->lineage & 1) != 0)
+        return;
+    CardHolds *card = &world->card_holds[approval->operation];
+    card->voids++;
+    world->metrics.voids++;
+    if (world_tracing(world))
+        world_trace_about(world, world->gateway_node, TRACE_VOIDED, approval, card->voids, 0);
+}
+
 /* Reconciliation: did a charge with this key happen? 200 (charged) or 404 (never). */
 void gateway_on_status_query(World *world, const Message *query)
 {

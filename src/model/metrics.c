@@ -128,6 +128,7 @@ bool metrics_value(const Metrics *metrics, const char *name, double *value)
         {"holds", metrics->holds},
         {"orphan_holds", metrics->orphan_holds},
         {"double_holds", metrics->double_holds},
+        {"voids", metrics->voids},
         {"rebalances", metrics->rebalances},
         {"offset_commits", metrics->offset_commits},
         {"key_store_peak", metrics->key_store_peak},

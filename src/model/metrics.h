@@ -102,6 +102,7 @@ typedef struct {
     uint64_t holds;        /* authorisations approved: holds placed on cards */
     uint64_t orphan_holds; /* holds never captured: pending until voided or expired */
     uint64_t double_holds; /* payments with two holds or more on the card */
+    uint64_t voids;        /* late approvals the caller voided: their holds released */
     uint64_t crashes;
     uint64_t shed;   /* requests the server refused unrun: its queue was full (429/503) */
     uint64_t resets; /* requests reset by a server in its scripted outage */

@@ -74,6 +74,7 @@ static const char *const event_names[TRACE_EVENT_COUNT] = {
     [TRACE_LIBRARY_RETRY] = "library_retry",
     [TRACE_AUTHORISED] = "authorised",
     [TRACE_CAPTURE_REFUSED] = "capture_refused",
+    [TRACE_VOIDED] = "voided",
 };
 
 static const char *const message_names[MESSAGE_KIND_COUNT] = {

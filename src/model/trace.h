@@ -101,6 +101,8 @@ typedef enum {
                                 (C35); value: the payment's holds so far */
     TRACE_CAPTURE_REFUSED,   /* a capture of an authorisation captured before moved nothing
                                 (C35) */
+    TRACE_VOIDED,            /* the caller voided a late approval: its hold released (C35);
+                                value: the payment's voids so far */
     TRACE_EVENT_COUNT
 } TraceEvent;
 

@@ -849,7 +849,8 @@ static void count_outcome(World *world, const Operation *op)
     Outcome outcome = classify(op, belief);
     if (world->card_holds != NULL) { /* C35: what the customer's card shows */
         const CardHolds *card = &world->card_holds[op->id];
-        metrics->orphan_holds += card->holds > card->captures ? card->holds - card->captures : 0;
+        uint32_t released = card->captures + card->voids;
+        metrics->orphan_holds += card->holds > released ? card->holds - released : 0;
         metrics->double_holds += card->holds >= 2;
     }
     if (world->order_effects != NULL) {

@@ -311,6 +311,7 @@ typedef struct {
     uint64_t captured_key; /* 0: none captured under a key */
     uint16_t holds;
     uint16_t captures;
+    uint16_t voids; /* holds released by the caller's void */
 } CardHolds;
 
 /* The payment gateway's own state. */
@@ -861,5 +862,7 @@ void gateway_on_status_query(World *world, const Message *query);
 /* C35: the server captures the authorisation whose approval it heard (gateway.capture
  * manual). */
 void gateway_capture(World *world, const Message *approval);
+/* C35: the caller voids an approval that came after it gave up that try (void_late). */
+void gateway_void_late(World *world, const Message *approval);
 
 #endif

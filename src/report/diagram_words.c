@@ -133,6 +133,8 @@ static const EventWords EVENT_WORDS[TRACE_EVENT_COUNT] = {
                           DIAGRAM_TONE_WARN},
     [TRACE_CAPTURE_REFUSED] = {"captured before: no money moves", NULL, DIAGRAM_TONE_GOOD,
                                "captured", DIAGRAM_TONE_GOOD},
+    [TRACE_VOIDED] = {"late approval voided: hold released", NULL, DIAGRAM_TONE_GOOD, "void",
+                      DIAGRAM_TONE_GOOD},
 };
 
 /* The client's marks that name a click worth telling apart (a double click's second). */

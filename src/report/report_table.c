@@ -115,6 +115,7 @@ static const Row rows[] = {
     {"card holds placed", "holds", ROW_COUNT, SHOW_WITH_MANUAL_CAPTURE},
     {"  holds never captured (orphans)", "orphan_holds", ROW_BAD, SHOW_WITH_MANUAL_CAPTURE},
     {"  payments with two holds or more", "double_holds", ROW_BAD, SHOW_WITH_MANUAL_CAPTURE},
+    {"  late approvals voided", "voids", ROW_COUNT, SHOW_WITH_MANUAL_CAPTURE},
     {"messages lost by the network", "network_dropped", ROW_COUNT, SHOW_ALWAYS},
     {"duplicated by the network", "network_duplicated", ROW_COUNT, SHOW_ALWAYS},
     {"crashes (server, consumers)", "crashes", ROW_COUNT, SHOW_ALWAYS},

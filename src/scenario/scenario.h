@@ -456,6 +456,7 @@ typedef struct {
     /* C35: immediate (a charge moves the money) or manual: a charge is an authorisation
      * that places a hold, and the server captures the one whose approval it hears */
     GatewayCapture capture;
+    bool void_late; /* C35: the caller voids an approval that comes after it gave up the try */
 } GatewaySpec;
 
 /* A proxy between clients and the server (an API gateway, a service-mesh sidecar) that

@@ -717,6 +717,12 @@ static void warn_unused_services(const Scenario *scenario, const Scenario *plain
         scenario_errors_add(
             warnings, "$.gateway", "has no effect: nothing charges through the gateway (%s)",
             reach->to_server ? "server.use_gateway is false" : "no client group calls the server");
+    /* gateway.c, gateway_void_late: only a hold is voided (C35) */
+    if (reach->charged && scenario->gateway.void_late &&
+        scenario->gateway.capture == CAPTURE_IMMEDIATE)
+        scenario_errors_add(warnings, "$.gateway.void_late",
+                            "has no effect with capture 'immediate': a charge places no hold "
+                            "to void");
     if (!reach->to_broker && memcmp(&scenario->broker, &plain->broker, sizeof plain->broker) != 0)
         scenario_errors_add(warnings, "$.broker",
                             "has no effect: nothing publishes to the broker (no client group "

@@ -321,6 +321,7 @@ const char *const scenario_metric_names[] = {
     "holds",
     "orphan_holds",
     "double_holds",
+    "voids",
 };
 const unsigned scenario_metric_count =
     (unsigned)(sizeof scenario_metric_names / sizeof scenario_metric_names[0]);

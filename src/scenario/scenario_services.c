@@ -504,7 +504,8 @@ static void check_gateway(SchemaReader *reader, const cJSON *object, void *base,
     FIELD_NUMBER("timeout", GatewaySpec, timeout, RANGE_PROBABILITY),                              \
     FIELD_NUMBER("timeout_ms", GatewaySpec, timeout_ms, RANGE_MS_POSITIVE),                        \
     FIELD_BOOLEAN("honours_key", GatewaySpec, honours_key),                                        \
-    FIELD_CHOICE("capture", GatewaySpec, capture, scenario_names_capture)
+    FIELD_CHOICE("capture", GatewaySpec, capture, scenario_names_capture),                         \
+    FIELD_BOOLEAN("void_late", GatewaySpec, void_late)
 /* clang-format on */
 
 /* C35: other scenarios show as they were */
@@ -512,6 +513,8 @@ static bool gateway_shown(const SchemaWriter *writer, const void *base, const ch
 {
     (void)writer;
     const GatewaySpec *gateway = base;
+    if (strcmp(key, "void_late") == 0)
+        return gateway->void_late;
     return strcmp(key, "capture") != 0 || gateway->capture != CAPTURE_IMMEDIATE;
 }
 
