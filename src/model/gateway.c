@@ -1,11 +1,11 @@
 /* The external payment gateway, an actor of its own that talks to the server by message
  * only: a charge arrives, is processed for the gateway's latency, and is declined (nothing
  * charged), charged and answered, or charged with the answer never leaving (the server
- * cannot tell). With capture manual (C35) a charge is an authorisation: a hold on the card,
- * and the money moves when the server captures it. With honours_key it remembers the keys it
- * charged and answers a repeated key from memory instead of charging again. A refund (a saga's
- * undo) is never declined: it gives the charge back, answered or not, and is remembered by its key
- * alike. */
+ * cannot tell). With capture manual (C35) a charge is an authorisation, a hold on the card,
+ * and the money moves when the server captures it. With honours_key it remembers the keys
+ * it charged and answers a repeated key from memory instead of charging again. A refund (a
+ * saga's undo) is never declined: it gives the charge back, answered or not, and is
+ * remembered by its key alike. */
 #include "distribution.h"
 #include "sim_assert.h"
 #include "world_internal.h"
