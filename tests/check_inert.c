@@ -173,6 +173,9 @@ static const InertCase cases[] = {
       "clients[0].schedule.skew_ms={\"dist\": \"const\", \"value\": 5}"},
      {"clients[0].schedule.instances=2", "clients[0].schedule.both_fire=0.1",
       "clients[0].schedule.skew_ms={\"dist\": \"const\", \"value\": 5}"}},
+    {"$.clients[0].schedule.instances",
+     {"clients[0].schedule.instances=2", "clients[0].schedule.both_fire=0"},
+     {"clients[0].schedule.instances=2", "clients[0].schedule.both_fire=0.1"}},
     /* C35 (gateway.c, a late approval's void) */
     {"$.gateway.void_late",
      {"server.use_gateway=true", "gateway.void_late=true"},

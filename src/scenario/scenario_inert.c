@@ -222,6 +222,9 @@ static void warn_chances(const ClientGroupSpec *group, const ClientGroupSpec *pl
              !distribution_equal(&group->schedule.skew_ms, &plain->schedule.skew_ms))
         say(warnings, "$.clients[%u].schedule.skew_ms", g,
             "has no effect with both_fire 0: the second instance never fires");
+    if (group->schedule.instances > 1 && group->schedule.both_fire == 0)
+        say(warnings, "$.clients[%u].schedule.instances", g,
+            "has no effect with both_fire 0: the second instance never fires");
     if (group->offline.prob == 0 &&
         !distribution_equal(&group->offline.duration_ms, &plain->offline.duration_ms))
         say(warnings, "$.clients[%u].offline.duration_ms", g,
