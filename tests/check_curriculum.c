@@ -304,12 +304,18 @@ START_TEST(test_every_library_scenario_runs_the_three_modes)
 }
 END_TEST
 
-/* Where a duplicate can come from without a retry of the client: a second click, a network
- * copy, or a proxy that retries on its own (C15). */
+/* Where a duplicate can come from without a retry of the client: a second click, a
+ * scheduler's second instance (C34), a network copy, or a proxy that retries on its own
+ * (C15). */
 static bool has_duplicates_nobody_retried(const Scenario *scenario)
 {
     for (uint32_t g = 0; g < scenario->client_group_count; g++)
         if (scenario->client_groups[g].double_click.prob > 0)
+            return true;
+    /* a scheduler's second instance firing the same period (C34) */
+    for (uint32_t g = 0; g < scenario->client_group_count; g++)
+        if (scenario->client_groups[g].schedule.instances > 1 &&
+            scenario->client_groups[g].schedule.both_fire > 0)
             return true;
     /* a client library's sends after a close that came after the handler (C32) */
     for (uint32_t g = 0; g < scenario->client_group_count; g++)

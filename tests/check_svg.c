@@ -869,17 +869,28 @@ START_TEST(test_diagram_words_come_from_one_table)
     diagram_mark_badge(&mark, NODE_CLIENT_GROUP, payment, label, sizeof label);
     ck_assert_str_eq(label, "no answer: timeout (click 2)");
     DiagramItem copy = {.kind = DIAGRAM_MESSAGE, .message = MESSAGE_REQUEST, .attempt = 2};
-    ck_assert(diagram_message_tag(&copy, NODE_CLIENT_GROUP, label, sizeof label));
+    ck_assert(diagram_message_tag(&copy, NODE_CLIENT_GROUP, payment, label, sizeof label));
     ck_assert_str_eq(label, "retry #2");
-    ck_assert(!diagram_message_tag(&copy, NODE_PROXY, label, sizeof label));
+    ck_assert(!diagram_message_tag(&copy, NODE_PROXY, payment, label, sizeof label));
+    /* C34: a scheduler's second run is its second instance's, not a second click */
+    DiagramOperationWords scheduled = {.debit = true, .scheduled = true};
+    copy = (DiagramItem){
+        .kind = DIAGRAM_MESSAGE, .message = MESSAGE_REQUEST, .attempt = 1, .click = 1};
+    ck_assert(diagram_message_tag(&copy, NODE_CLIENT_GROUP, payment, label, sizeof label));
+    ck_assert_str_eq(label, "2nd click");
+    ck_assert(diagram_message_tag(&copy, NODE_CLIENT_GROUP, scheduled, label, sizeof label));
+    ck_assert_str_eq(label, "2nd instance");
+    mark = (DiagramItem){.kind = DIAGRAM_MARK, .event = TRACE_SEND, .click = 1};
+    diagram_mark_badge(&mark, NODE_CLIENT_GROUP, scheduled, label, sizeof label);
+    ck_assert_str_eq(label, "2nd instance fires it too (run 2)");
     /* a proxy's second try of the client's copy 2, doubled on the wire */
     copy = (DiagramItem){.kind = DIAGRAM_MESSAGE,
                          .message = MESSAGE_REQUEST,
                          .attempt = 1,
                          .copy = 2 * (2 * 64 + 2)};
-    ck_assert(diagram_message_tag(&copy, NODE_PROXY, label, sizeof label));
+    ck_assert(diagram_message_tag(&copy, NODE_PROXY, payment, label, sizeof label));
     ck_assert_str_eq(label, "try #2");
-    ck_assert(!diagram_message_tag(&copy, NODE_CLIENT_GROUP, label, sizeof label));
+    ck_assert(!diagram_message_tag(&copy, NODE_CLIENT_GROUP, payment, label, sizeof label));
     mark = (DiagramItem){.kind = DIAGRAM_MARK, .event = TRACE_PROXY_RETRY, .value = 2};
     diagram_mark_badge(&mark, NODE_PROXY, payment, label, sizeof label);
     ck_assert_str_eq(label, "sends it again (try 2)");
@@ -887,7 +898,7 @@ START_TEST(test_diagram_words_come_from_one_table)
     copy = (DiagramItem){
         .kind = DIAGRAM_MESSAGE, .message = MESSAGE_DELIVERY, .copy = 2 * (2 * 64 + 33)};
     ck_assert_uint_eq(diagram_repeat_number(&copy, NODE_BROKER), 33);
-    ck_assert(diagram_message_tag(&copy, NODE_BROKER, label, sizeof label));
+    ck_assert(diagram_message_tag(&copy, NODE_BROKER, payment, label, sizeof label));
     ck_assert_str_eq(label, "delivery #33");
     copy = (DiagramItem){
         .kind = DIAGRAM_MESSAGE, .message = MESSAGE_RESPONSE, .value = 409, .copy = 5};

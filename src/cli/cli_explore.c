@@ -116,8 +116,9 @@ static int parse_arguments(const CliExtraOption *extra, ExploreArguments *argume
 
 /* ------------------------------------------------------------------ words */
 
-/* "the response to operation 0 (click 0, attempt 1, copy 2) is lost" */
-static void describe_fault(FILE *stream, const FaultSpec *fault)
+/* "the response to operation 0 (click 0, attempt 1, copy 2) is lost"; with manual capture
+ * (C35) a charge the gateway takes is an authorisation, a hold. */
+static void describe_fault(FILE *stream, const FaultSpec *fault, bool manual_capture)
 {
     static const char *const what[FAULT_KIND_COUNT] = {
         [FAULT_LOSS] = "is lost",
@@ -139,15 +140,21 @@ static void describe_fault(FILE *stream, const FaultSpec *fault)
     case FAULT_DELAY:
     case FAULT_GATEWAY_DECLINE:
     case FAULT_GATEWAY_SILENT:
-        fprintf(stream,
-                "the %s of operation %" PRIu64 " (click %u, attempt %u, copy %" PRIu64 ") %s",
-                fault_hop_name(fault->hop), fault->operation, fault->click, fault->attempt,
-                fault->copy, what[fault->kind]);
+        fprintf(
+            stream, "the %s of operation %" PRIu64 " (click %u, attempt %u, copy %" PRIu64 ") %s",
+            fault_hop_name(fault->hop), fault->operation, fault->click, fault->attempt, fault->copy,
+            manual_capture && fault->kind == FAULT_GATEWAY_SILENT
+                ? "is authorised by the gateway (a hold), which never answers"
+                : what[fault->kind]);
         if (fault->kind == FAULT_DELAY)
             fprintf(stream, " by %g ms", fault->by_ms);
         break;
     case FAULT_DOUBLE_CLICK:
         fprintf(stream, "the user clicks operation %" PRIu64 " a second time", fault->operation);
+        break;
+    case FAULT_SECOND_FIRING:
+        fprintf(stream, "the scheduler's second instance fires operation %" PRIu64 " too",
+                fault->operation);
         break;
     case FAULT_FULFIL_FAIL:
         fprintf(stream,
@@ -284,7 +291,7 @@ static void report_mode(const Scenario *scenario, Mode mode, const ExploreArgume
            result->counterexample_count == 1 ? "" : "s");
     for (uint32_t f = 0; f < result->counterexample_count; f++) {
         printf("    %u. ", f + 1);
-        describe_fault(stdout, &result->counterexample[f]);
+        describe_fault(stdout, &result->counterexample[f], scenario_uses_manual_capture(scenario));
         printf("\n");
     }
     print_outcomes("  outcomes under it:", result->counterexample_outcomes);

@@ -1,5 +1,6 @@
 /* Clients: each runs its operations one after another (closed loop) or on a clock (open
- * loop). An operation is one or two clicks (a double click is a second user action); each
+ * loop). An operation is one or two clicks (a double click is a second user action, a
+ * scheduler's second instance a second run of the period's job, C34); each
  * click is a request sequence with its own attempts, timeout, backoff and key. The client
  * records what it was told; the truth (effects) is kept by the server side. */
 #include "distribution.h"
@@ -190,12 +191,24 @@ void client_on_operation_start(World *world, uint32_t client, uint64_t operation
     if (group->spec->operation.kind == OPERATION_DEBIT)
         world->metrics.balances[group->spec->account].expected -= group->spec->operation.amount;
     const DoubleClickSpec *double_click = &group->spec->double_click;
+    const ScheduleSpec *schedule = &group->spec->schedule;
     if (world_fault(world, FAULT_DOUBLE_CLICK, DRAW_DOUBLE_CLICK, operation, 0, 0,
                     double_click->prob)) {
         op->click_count = 2;
         SimTimeUs delay = distribution_sample_ms_as_us(
             &double_click->delay_ms, world_draw(world, DRAW_DOUBLE_CLICK_DELAY, operation, 0, 0));
         sim_schedule_in(world->sim, delay, EVENT_CLICK, client, request_reference(operation, 1));
+    } else if (schedule->instances > 1 &&
+               world_fault(world, FAULT_SECOND_FIRING, DRAW_SECOND_FIRING, operation, 0, 0,
+                           schedule->both_fire)) {
+        /* C34: the second instance fires the same period: a run of its own, whose key is
+         * its own unless it is derived from the period (business-hash). The loader refuses
+         * a double click beside it, so the second request sequence is free. */
+        op->click_count = 2;
+        world->metrics.second_firings++;
+        SimTimeUs skew = distribution_sample_ms_as_us(
+            &schedule->skew_ms, world_draw(world, DRAW_SECOND_FIRING_SKEW, operation, 0, 0));
+        sim_schedule_in(world->sim, skew, EVENT_CLICK, client, request_reference(operation, 1));
     }
     begin_click(world, operation, 0);
     if (group->spec->workload.loop == LOOP_OPEN || group->spec->workload.at_count > 0)

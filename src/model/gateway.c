@@ -1,9 +1,11 @@
 /* The external payment gateway, an actor of its own that talks to the server by message
  * only: a charge arrives, is processed for the gateway's latency, and is declined (nothing
  * charged), charged and answered, or charged with the answer never leaving (the server
- * cannot tell). With honours_key it remembers the keys it charged and answers a repeated
- * key from memory instead of charging again. A refund (a saga's undo) is never declined:
- * it gives the charge back, answered or not, and is remembered by its key alike. */
+ * cannot tell). With capture manual (C35) a charge is an authorisation, a hold on the card,
+ * and the money moves when the server captures it. With honours_key it remembers the keys
+ * it charged and answers a repeated key from memory instead of charging again. A refund (a
+ * saga's undo) is never declined: it gives the charge back, answered or not, and is
+ * remembered by its key alike. */
 #include "distribution.h"
 #include "sim_assert.h"
 #include "world_internal.h"
@@ -97,7 +99,16 @@ static void charge_or_answer(World *world, Message charge)
         reply(world, &charge, 402); /* a card error: definite, as Stripe's 402 */
         return;
     }
-    ledger_apply(world, &charge, world->gateway_node, NULL);
+    if (world->card_holds != NULL) { /* C35: an authorisation: a hold, no money moves yet */
+        CardHolds *card = &world->card_holds[charge.operation];
+        card->holds++;
+        world->metrics.holds++;
+        if (world_tracing(world))
+            world_trace_about(world, world->gateway_node, TRACE_AUTHORISED, &charge, card->holds,
+                              0);
+    } else {
+        ledger_apply(world, &charge, world->gateway_node, NULL);
+    }
     if (world->gateway.charged != NULL && charge.key != 0) /* a provider keeps records */
         remember_key(world->gateway.charged, &charge, now);
     if (keys != NULL && charge.key != 0)
@@ -137,6 +148,43 @@ static void refund_or_answer(World *world, Message refund)
         world_trace_about(world, world->gateway_node, TRACE_REFUNDED, &refund, !answered, 0);
     if (answered)
         reply(world, &refund, 200);
+}
+
+/* C35: the capture of the authorisation the server heard approved. Simplified: it is no
+ * message of its own; it reaches the gateway at once and never fails. An authorisation is
+ * captured once: with honours_key, approvals under one key are one authorisation (the key
+ * replays it), and capturing it again moves no money, as a provider refuses a second
+ * capture. Without keys each approval is an authorisation of its own. */
+void gateway_capture(World *world, const Message *approval)
+{
+    CardHolds *card = &world->card_holds[approval->operation];
+    bool keyed = world->gateway.keys != NULL && approval->key != 0;
+    if (keyed && card->captured_key == approval->key) {
+        if (world_tracing(world))
+            world_trace_about(world, world->gateway_node, TRACE_CAPTURE_REFUSED, approval, 0, 0);
+        return;
+    }
+    if (keyed)
+        card->captured_key = approval->key;
+    card->captures++;
+    ledger_apply(world, approval, world->gateway_node, NULL);
+}
+
+/* C35: an approval that came after the caller gave that try up: the caller knows of this
+ * authorisation and will not capture it, so it voids it and the hold is released. Not under
+ * a key the gateway honours: a later try replays that authorisation, which the caller then
+ * captures. Not a network copy of an approval (lineage bit 0): the original was the one
+ * heard, captured or voided already. Simplified as the capture: no message, never fails. */
+void gateway_void_late(World *world, const Message *approval)
+{
+    bool keyed = world->gateway.keys != NULL && approval->key != 0;
+    if (keyed || (approval->lineage & 1) != 0)
+        return;
+    CardHolds *card = &world->card_holds[approval->operation];
+    card->voids++;
+    world->metrics.voids++;
+    if (world_tracing(world))
+        world_trace_about(world, world->gateway_node, TRACE_VOIDED, approval, card->voids, 0);
 }
 
 /* Reconciliation: did a charge with this key happen? 200 (charged) or 404 (never). */

@@ -101,6 +101,13 @@ typedef struct {
     uint64_t keys_lost_in_store_crash; /* rows a store without persistence lost in them */
     uint64_t refused_store_down;       /* keyed requests answered 503: the store was down */
     uint64_t unchecked_runs;           /* keyed requests run with no key check: it was down */
+    /* a scheduler's two instances (clients[].schedule, C34) */
+    uint64_t second_firings; /* periods the second instance fired too: a second run */
+    /* authorise, then capture (gateway.capture manual, C35) */
+    uint64_t holds;        /* authorisations approved: holds placed on cards */
+    uint64_t orphan_holds; /* holds never captured: pending until voided or expired */
+    uint64_t double_holds; /* payments with two holds or more on the card */
+    uint64_t voids;        /* late approvals the caller voided: their holds released */
     uint64_t crashes;
     uint64_t shed;   /* requests the server refused unrun: its queue was full (429/503) */
     uint64_t resets; /* requests reset by a server in its scripted outage */

@@ -408,10 +408,16 @@ void server_charge_on_reply(World *world, const Message *reply)
         !world->jobs[reply->reply_to.slot].awaiting_gateway ||
         world->jobs[reply->reply_to.slot].charge_tries != try_number ||
         event_id_is_none(world->jobs[reply->reply_to.slot].gateway_timer) ||
-        world->jobs[reply->reply_to.slot].refunding != (reply->hop == HOP_REFUND_REPLY))
-        return; /* the server gave up on this try (it may be waiting to send the next) or on
-                   this charge, or crashed since; or a late copy of the charge's answer
-                   reached a job refunding by now (its try numbers start again at 1) */
+        world->jobs[reply->reply_to.slot].refunding != (reply->hop == HOP_REFUND_REPLY)) {
+        /* the server gave up on this try (it may be waiting to send the next) or on this
+           charge, or crashed since; or a late copy of the charge's answer reached a job
+           refunding by now (its try numbers start again at 1). C35: a late approval of an
+           authorisation is voided, when the caller does so. */
+        if (world->card_holds != NULL && world->scenario.gateway.void_late &&
+            reply->hop == HOP_CHARGE_REPLY && reply->status == 200)
+            gateway_void_late(world, reply);
+        return;
+    }
     Job *job = &world->jobs[reply->reply_to.slot];
     sim_cancel(world->sim, job->gateway_timer);
     job->gateway_timer = EVENT_ID_NONE;
@@ -425,6 +431,8 @@ void server_charge_on_reply(World *world, const Message *reply)
                             reply->status);
         return;
     }
+    if (world->card_holds != NULL) /* C35: the approved authorisation is captured */
+        gateway_capture(world, reply);
     if (fulfil_failed(world, reply->reply_to.slot))
         return;
     job->receipt_due = world->scenario.server.publish_receipts &&

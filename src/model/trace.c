@@ -74,6 +74,9 @@ static const char *const event_names[TRACE_EVENT_COUNT] = {
     [TRACE_LIBRARY_RETRY] = "library_retry",
     [TRACE_STORE_DOWN] = "store_down",
     [TRACE_UNCHECKED] = "unchecked",
+    [TRACE_AUTHORISED] = "authorised",
+    [TRACE_CAPTURE_REFUSED] = "capture_refused",
+    [TRACE_VOIDED] = "voided",
 };
 
 static const char *const message_names[MESSAGE_KIND_COUNT] = {

@@ -101,6 +101,12 @@ typedef enum {
                                 value: the status (503) */
     TRACE_UNCHECKED,         /* the server ran a keyed request with no key check: its key store
                                 is down and its rule is to proceed (C38) */
+    TRACE_AUTHORISED,        /* the gateway approved an authorisation: a hold on the card
+                                (C35); value: the payment's holds so far */
+    TRACE_CAPTURE_REFUSED,   /* a capture of an authorisation captured before moved nothing
+                                (C35) */
+    TRACE_VOIDED,            /* the caller voided a late approval: its hold released (C35);
+                                value: the payment's voids so far */
     TRACE_EVENT_COUNT
 } TraceEvent;
 

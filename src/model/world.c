@@ -591,6 +591,8 @@ static void build_clients(World *world)
     }
     if (scenario_uses_same_orders(scenario))
         world->order_effects = sim_xcalloc(world->operation_count, sizeof *world->order_effects);
+    if (scenario_uses_manual_capture(scenario))
+        world->card_holds = sim_xcalloc(world->operation_count, sizeof *world->card_holds);
     world->clients = sim_xcalloc(world->client_count, sizeof *world->clients);
     operation_table_init(&world->operations);
     for (uint32_t g = 0; g < world->group_count; g++) {
@@ -820,6 +822,7 @@ void world_destroy(World *world)
     slot_pool_release(&world->job_slots);
     ledger_release(world);
     free(world->order_effects);
+    free(world->card_holds);
     fault_plan_destroy(world->fault_plan);
     free(world);
 }
@@ -878,6 +881,12 @@ static void count_outcome(World *world, const Operation *op)
     metrics->client_failed += belief == BELIEF_FAILED;
     metrics->client_unknown += belief == BELIEF_UNKNOWN;
     Outcome outcome = classify(op, belief);
+    if (world->card_holds != NULL) { /* C35: what the customer's card shows */
+        const CardHolds *card = &world->card_holds[op->id];
+        uint32_t released = card->captures + card->voids;
+        metrics->orphan_holds += card->holds > released ? card->holds - released : 0;
+        metrics->double_holds += card->holds >= 2;
+    }
     if (world->order_effects != NULL) {
         /* C33: a path told success with nothing run for its own request was answered from
          * the other path's record of the same order (client.c answers_operation): the order

@@ -90,6 +90,8 @@ typedef enum {
     DRAW_STALE_CONNECTION,
     DRAW_CLOSE_BEFORE_ANSWER,
     DRAW_STORE_CRASH,
+    DRAW_SECOND_FIRING,
+    DRAW_SECOND_FIRING_SKEW,
     DRAW_PURPOSE_COUNT
 } DrawPurpose;
 
@@ -305,6 +307,16 @@ typedef struct {
     uint64_t outbox_written; /* entries written so far */
 } Server;
 
+/* C35: one payment's authorisations at a gateway that captures manually: the holds placed
+ * on the card, the ones the server captured, and the key of the captured one (an
+ * authorisation is captured once). */
+typedef struct {
+    uint64_t captured_key; /* 0: none captured under a key */
+    uint16_t holds;
+    uint16_t captures;
+    uint16_t voids; /* holds released by the caller's void */
+} CardHolds;
+
 /* The payment gateway's own state. */
 typedef struct {
     IdemStore *keys;    /* the keys it charged, when it honours keys; else NULL */
@@ -500,6 +512,9 @@ struct World {
     /* C33: effects per order of groups that share orders, indexed by the operation id of the
      * order in its own group (NULL when no group says same_orders_as) */
     uint32_t *order_effects;
+    /* C35: each payment's holds, indexed by operation id (NULL unless gateway.capture is
+     * manual) */
+    CardHolds *card_holds;
     Metrics metrics;
 };
 
@@ -850,5 +865,10 @@ void gateway_on_charge_arrive(World *world, const Message *charge);
 void gateway_on_charge_done(World *world, uint32_t message_slot);
 /* The server asks whether a charge with the query's key happened (reconciliation). */
 void gateway_on_status_query(World *world, const Message *query);
+/* C35: the server captures the authorisation whose approval it heard (gateway.capture
+ * manual). */
+void gateway_capture(World *world, const Message *approval);
+/* C35: the caller voids an approval that came after it gave up that try (void_late). */
+void gateway_void_late(World *world, const Message *approval);
 
 #endif

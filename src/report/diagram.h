@@ -197,7 +197,8 @@ typedef enum {
 
 /* What the scenario says about an operation, for words that depend on it. */
 typedef struct {
-    bool debit; /* a payment (or unknown): "charges", "presses Pay" */
+    bool debit;     /* a payment (or unknown): "charges", "presses Pay" */
+    bool scheduled; /* a scheduler's job (C34): "fires", "2nd instance" */
 } DiagramOperationWords;
 
 /* The long label of a mark (the SVG's badge): "key done → replay 200". */
@@ -209,9 +210,11 @@ const char *diagram_mark_word(const DiagramItem *mark, char *buffer, size_t size
                               DiagramTone *tone);
 /* A copy's label in full: "request", "200 OK", "charge (network copy)". */
 void diagram_message_label(const DiagramItem *message, char *label, size_t size);
-/* What sets a copy apart, in a word: "retry #2", "2nd click", "delivery #3", "try #2" (a
- * proxy's own retry), "duplicate"; false when nothing does. */
-bool diagram_message_tag(const DiagramItem *message, NodeKind from_kind, char *label, size_t size);
+/* What sets a copy apart, in a word: "retry #2", "2nd click" ("2nd instance" for a
+ * scheduler's), "delivery #3", "try #2" (a proxy's own retry), "duplicate"; false when
+ * nothing does. */
+bool diagram_message_tag(const DiagramItem *message, NodeKind from_kind,
+                         DiagramOperationWords operation, char *label, size_t size);
 /* Which copy of a message a node sent again is: a broker's delivery, a proxy's try (1, 2,
  * ...); 0 for other messages. */
 uint32_t diagram_repeat_number(const DiagramItem *message, NodeKind from_kind);

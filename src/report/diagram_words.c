@@ -133,6 +133,12 @@ static const EventWords EVENT_WORDS[TRACE_EVENT_COUNT] = {
                           "store down", DIAGRAM_TONE_WARN},
     [TRACE_UNCHECKED] = {"key store down: runs with no key check", NULL, DIAGRAM_TONE_BAD,
                          "unchecked", DIAGRAM_TONE_WARN},
+    [TRACE_AUTHORISED] = {"authorised: hold #{value} on the card", NULL, DIAGRAM_TONE_WORK, "hold",
+                          DIAGRAM_TONE_WARN},
+    [TRACE_CAPTURE_REFUSED] = {"captured before: no money moves", NULL, DIAGRAM_TONE_GOOD,
+                               "captured", DIAGRAM_TONE_GOOD},
+    [TRACE_VOIDED] = {"late approval voided: hold released", NULL, DIAGRAM_TONE_GOOD, "void",
+                      DIAGRAM_TONE_GOOD},
 };
 
 /* The client's marks that name a click worth telling apart (a double click's second). */
@@ -188,6 +194,13 @@ DiagramTone diagram_mark_badge(const DiagramItem *mark, NodeKind kind,
                                DiagramOperationWords operation, char *label, size_t size)
 {
     TraceEvent event = (TraceEvent)mark->event;
+    if (event == TRACE_SEND && operation.scheduled) { /* C34: which instance's run it is */
+        if (mark->click == 0)
+            snprintf(label, size, "scheduler fires the period's job");
+        else
+            snprintf(label, size, "2nd instance fires it too (run 2)");
+        return DIAGRAM_TONE_PLAIN;
+    }
     if (event == TRACE_SEND) { /* a double click's second press says which it is */
         if (mark->click == 0)
             snprintf(label, size, "presses %s", operation.debit ? "Pay" : "Send");
@@ -228,7 +241,7 @@ DiagramTone diagram_mark_badge(const DiagramItem *mark, NodeKind kind,
     const char *badge_short = owned ? OWNED_WORDS[event].badge_short : words->badge_short;
     expand(label, size, mark->value == 0 && badge_short ? badge_short : badge, mark);
     if (names_click(event) && mark->click == 1 && strlen(label) + 10 < size)
-        strcat(label, " (click 2)");
+        strcat(label, operation.scheduled ? " (run 2)" : " (click 2)");
     return words->badge_tone;
 }
 
@@ -328,14 +341,15 @@ uint32_t diagram_repeat_number(const DiagramItem *message, NodeKind from_kind)
     return repeated ? (message->copy / 2) % 64 : 0;
 }
 
-bool diagram_message_tag(const DiagramItem *message, NodeKind from_kind, char *label, size_t size)
+bool diagram_message_tag(const DiagramItem *message, NodeKind from_kind,
+                         DiagramOperationWords operation, char *label, size_t size)
 {
     bool client = from_kind == NODE_CLIENT_GROUP;
     if (client && message->message == MESSAGE_REQUEST && message->attempt > 1 &&
         !message->duplicate)
         snprintf(label, size, "retry #%u", message->attempt);
     else if (client && message->message == MESSAGE_REQUEST && message->click == 1)
-        snprintf(label, size, "2nd click");
+        snprintf(label, size, operation.scheduled ? "2nd instance" : "2nd click");
     else if (diagram_repeat_number(message, from_kind) > 1)
         snprintf(label, size, "%s #%u", message->message == MESSAGE_DELIVERY ? "delivery" : "try",
                  diagram_repeat_number(message, from_kind));

@@ -95,11 +95,13 @@ static NodeKind lane_kind(const Diagram *diagram, int lane)
     return entry != NULL ? entry->kind : NODE_KIND_COUNT;
 }
 
-static void write_message(FILE *stream, const Diagram *diagram, const DiagramItem *message)
+static void write_message(FILE *stream, const Diagram *diagram, const DiagramItem *message,
+                          DiagramOperationWords words)
 {
     char label[96], tag[48];
     diagram_message_label(message, label, sizeof label);
-    bool tagged = diagram_message_tag(message, lane_kind(diagram, message->from), tag, sizeof tag);
+    bool tagged =
+        diagram_message_tag(message, lane_kind(diagram, message->from), words, tag, sizeof tag);
     fprintf(stream, "%s -> %s: %s%s%s%s", lane_name(diagram, message->from),
             lane_name(diagram, message->to), label, tagged ? " (" : "", tagged ? tag : "",
             tagged ? ")" : "");
@@ -123,7 +125,7 @@ static void write_steps(FILE *stream, const Explain *explain, DiagramOperationWo
             continue; /* told when sent */
         fprintf(stream, "  %9.3f s  ", (double)row->t_us / 1e6);
         if (item->kind == DIAGRAM_MESSAGE) {
-            write_message(stream, diagram, item);
+            write_message(stream, diagram, item, words);
             continue;
         }
         char label[128];
@@ -177,15 +179,19 @@ bool explain_write(FILE *stream, const Explain *explain, const Scenario *scenari
     }
     for (uint32_t g = 0; g < scenario->client_group_count; g++)
         debit &= scenario->client_groups[g].operation.kind == OPERATION_DEBIT;
-    write_steps(stream, explain, (DiagramOperationWords){.debit = debit});
+    write_steps(
+        stream, explain,
+        (DiagramOperationWords){.debit = debit, .scheduled = scenario_uses_schedule(scenario)});
     char refunds[32] = "";
     if (outcome->refunds > 0)
         snprintf(refunds, sizeof refunds, ", %u refund%s", outcome->refunds,
                  outcome->refunds == 1 ? "" : "s");
-    fprintf(stream, "  outcome: %s: %u click%s, %u attempt%s, %u effect%s%s; the client was %s\n",
+    bool scheduled = scenario_uses_schedule(scenario); /* C34: a run, not a click */
+    fprintf(stream, "  outcome: %s: %u %s%s, %u attempt%s, %u effect%s%s; the client was %s\n",
             outcome->settled ? outcome_name(outcome->outcome) : "unsettled", outcome->clicks,
-            outcome->clicks == 1 ? "" : "s", outcome->attempts, outcome->attempts == 1 ? "" : "s",
-            outcome->effects, outcome->effects == 1 ? "" : "s", refunds,
+            scheduled ? "run" : "click", outcome->clicks == 1 ? "" : "s", outcome->attempts,
+            outcome->attempts == 1 ? "" : "s", outcome->effects, outcome->effects == 1 ? "" : "s",
+            refunds,
             outcome->told_success   ? "told it succeeded"
             : outcome->told_failure ? "told it failed"
                                     : "never told");

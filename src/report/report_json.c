@@ -194,6 +194,14 @@ static void write_mode(FILE *stream, const RunReport *report, uint32_t m, Series
                 ", \"refused_down\": %" PRIu64 ", \"unchecked_runs\": %" PRIu64 "},\n",
                 metrics->store_crashes, metrics->keys_lost_in_store_crash,
                 metrics->refused_store_down, metrics->unchecked_runs);
+    if (scenario_uses_manual_capture(scenario)) /* only then: other reports stay as they were */
+        fprintf(stream,
+                "      \"card\": {\"holds\": %" PRIu64 ", \"orphan_holds\": %" PRIu64
+                ", \"double_holds\": %" PRIu64 ", \"voids\": %" PRIu64 "},\n",
+                metrics->holds, metrics->orphan_holds, metrics->double_holds, metrics->voids);
+    if (scenario_uses_schedule(scenario)) /* only then: other reports stay as they were */
+        fprintf(stream, "      \"schedule\": {\"second_firings\": %" PRIu64 "},\n",
+                metrics->second_firings);
     if (scenario->broker.family == BROKER_LOG) /* only then: other reports stay as they were */
         fprintf(stream,
                 "      \"log\": {\"rebalances\": %" PRIu64 ", \"offset_commits\": %" PRIu64 "},\n",

@@ -537,7 +537,8 @@ static bool describe(const Layout *layout, const DiagramRow *row, char *label, s
     if (is_message(row) || mark == NULL)
         return false;
     const OperationSpec *spec = operation_spec(layout, mark->operation);
-    DiagramOperationWords words = {.debit = spec == NULL || spec->kind == OPERATION_DEBIT};
+    DiagramOperationWords words = {.debit = spec == NULL || spec->kind == OPERATION_DEBIT,
+                                   .scheduled = scenario_uses_schedule(layout->scenario)};
     *style = tone_style(diagram_mark_badge(mark, diagram_lane(layout->model, mark->from)->kind,
                                            words, label, size));
     return true;

@@ -37,6 +37,8 @@ typedef enum {
     SHOW_WITH_BALANCER_RETRY,    /* a balancer that sends on past a down instance */
     SHOW_WITH_SAME_ORDERS,       /* groups that fulfil the same orders (C33) */
     SHOW_WITH_STORE_CRASH,       /* a key store that crashes on its own (C38) */
+    SHOW_WITH_SCHEDULE,          /* a scheduler with two instances (C34) */
+    SHOW_WITH_MANUAL_CAPTURE,    /* a gateway that authorises, then captures (C35) */
 } RowShown;
 
 typedef struct {
@@ -110,6 +112,11 @@ static const Row rows[] = {
     {"  refunded twice or more", "double_refunds", ROW_BAD, SHOW_WITH_SAGA},
     {"  money refunded twice", "double_refund_amount", ROW_BAD, SHOW_WITH_SAGA},
     {"orders fulfilled twice or more", "orders_fulfilled_twice", ROW_BAD, SHOW_WITH_SAME_ORDERS},
+    {"periods fired by both instances", "second_firings", ROW_COUNT, SHOW_WITH_SCHEDULE},
+    {"card holds placed", "holds", ROW_COUNT, SHOW_WITH_MANUAL_CAPTURE},
+    {"  holds never captured (orphans)", "orphan_holds", ROW_BAD, SHOW_WITH_MANUAL_CAPTURE},
+    {"  payments with two holds or more", "double_holds", ROW_BAD, SHOW_WITH_MANUAL_CAPTURE},
+    {"  late approvals voided", "voids", ROW_COUNT, SHOW_WITH_MANUAL_CAPTURE},
     {"messages lost by the network", "network_dropped", ROW_COUNT, SHOW_ALWAYS},
     {"duplicated by the network", "network_duplicated", ROW_COUNT, SHOW_ALWAYS},
     {"crashes (server, consumers)", "crashes", ROW_COUNT, SHOW_ALWAYS},
@@ -348,6 +355,10 @@ bool report_write_table(FILE *stream, const RunReport *report, bool color)
         if (rows[r].shown == SHOW_WITH_DEADLINES && !scenario_uses_deadlines(scenario))
             continue;
         if (rows[r].shown == SHOW_WITH_SAME_ORDERS && !scenario_uses_same_orders(scenario))
+            continue;
+        if (rows[r].shown == SHOW_WITH_SCHEDULE && !scenario_uses_schedule(scenario))
+            continue;
+        if (rows[r].shown == SHOW_WITH_MANUAL_CAPTURE && !scenario_uses_manual_capture(scenario))
             continue;
         if (rows[r].shown == SHOW_WITH_CONNECTION_CLOSES &&
             !scenario_uses_connection_closes(scenario))

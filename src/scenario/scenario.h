@@ -195,6 +195,16 @@ typedef struct {
     Distribution duration_ms;
 } OfflineSpec;
 
+/* C34: the group is a scheduler, each operation one period's job for one customer (a
+ * client), fired by the first instance at its time; a second instance (a cron on two hosts,
+ * a leader whose lease lapsed) fires it too, with chance both_fire, skew_ms later. Each
+ * firing is a run of its own: a click, with its own per-click key. */
+typedef struct {
+    uint32_t instances;   /* 1 (no second firing) or 2 */
+    double both_fire;     /* chance a period is fired by both instances */
+    Distribution skew_ms; /* how much later the second instance fires */
+} ScheduleSpec;
+
 /* The app process restarts right after sending (killed by the phone, updated, crashed): the
  * answer is lost, and a key kept only in memory is forgotten. */
 typedef struct {
@@ -227,6 +237,7 @@ typedef struct {
     /* C33: another group's id whose orders these are (op k of client i is its op k of client
      * i: a second path that fulfils the same orders); empty: its own orders */
     char same_orders_as[NAME_LEN_MAX];
+    ScheduleSpec schedule; /* C34: a scheduler's instances */
 } ClientGroupSpec;
 
 /* ------------------------------------------------------------------ network */
@@ -451,12 +462,18 @@ typedef struct {
     uint32_t receipts_queue; /* where they go: index into broker.queues */
 } ServerSpec;
 
+typedef enum { CAPTURE_IMMEDIATE, CAPTURE_MANUAL } GatewayCapture;
+
 typedef struct {
     Distribution latency_ms;
     double fail;
     double timeout;    /* the charge may have happened; the server is not told */
     double timeout_ms; /* how long the server waits before giving up on the gateway */
     bool honours_key;
+    /* C35: immediate (a charge moves the money) or manual: a charge is an authorisation
+     * that places a hold, and the server captures the one whose approval it hears */
+    GatewayCapture capture;
+    bool void_late; /* C35: the caller voids an approval that comes after it gave up the try */
 } GatewaySpec;
 
 /* A proxy between clients and the server (an API gateway, a service-mesh sidecar) that
@@ -586,6 +603,7 @@ typedef enum {
     FAULT_FULFIL_FAIL,         /* the order's fulfil step fails (out of stock) */
     FAULT_STALE_CONNECTION,    /* a request's kept-alive connection was closed as it arrived */
     FAULT_CLOSE_BEFORE_ANSWER, /* its connection closes after the handler, before the answer */
+    FAULT_SECOND_FIRING,       /* a scheduler's second instance fires the period too (C34) */
     FAULT_KIND_COUNT
 } FaultKind;
 
@@ -718,6 +736,10 @@ bool scenario_uses_same_orders(const Scenario *scenario);
 bool scenario_uses_store_crash(const Scenario *scenario);
 /* The index of the group whose orders group's are: its own unless it says same_orders_as. */
 uint32_t scenario_orders_group(const Scenario *scenario, uint32_t group);
+/* The gateway authorises, and the server captures (gateway.capture manual, C35). */
+bool scenario_uses_manual_capture(const Scenario *scenario);
+/* A group is a scheduler with two instances (clients[].schedule.instances 2, C34). */
+bool scenario_uses_schedule(const Scenario *scenario);
 /* The requests carry a deadline (server.deadline other than 'none'): C31's rows. */
 bool scenario_uses_deadlines(const Scenario *scenario);
 /* True when the scenario bounds the server's queue, scripts a server outage, or gives a

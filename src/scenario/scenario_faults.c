@@ -48,7 +48,7 @@ static void check_fault(SchemaReader *reader, const cJSON *element, const FaultS
                         "applies to network and gateway faults only (this one is "
                         "'%s')",
                         fault_kind_name(fault->kind));
-    bool about_operation = fault->kind == FAULT_DOUBLE_CLICK;
+    bool about_operation = fault->kind == FAULT_DOUBLE_CLICK || fault->kind == FAULT_SECOND_FIRING;
     bool about_click = fault->kind == FAULT_APP_RESTART;
     if ((about_operation || about_click) && schema_member(element, "attempt") != NULL)
         schema_error_at(reader, "attempt", "does not apply to a '%s' fault",
@@ -105,13 +105,13 @@ static bool shown(const SchemaWriter *writer, const void *base, const char *key)
         return fault->kind == FAULT_DELAY;
     if (strcmp(key, "hop") == 0)
         return network_fault(fault->kind);
+    bool about_operation = fault->kind == FAULT_DOUBLE_CLICK || fault->kind == FAULT_SECOND_FIRING;
     if (strcmp(key, "attempt") == 0)
-        return fault->kind != FAULT_DOUBLE_CLICK && fault->kind != FAULT_APP_RESTART;
+        return !about_operation && fault->kind != FAULT_APP_RESTART;
     if (strcmp(key, "click") == 0)
-        return fault->kind != FAULT_DOUBLE_CLICK;
+        return !about_operation;
     if (strcmp(key, "copy") == 0)
-        return fault->kind != FAULT_DOUBLE_CLICK && fault->kind != FAULT_APP_RESTART &&
-               fault->kind != FAULT_OFFLINE;
+        return !about_operation && fault->kind != FAULT_APP_RESTART && fault->kind != FAULT_OFFLINE;
     return true;
 }
 

@@ -210,6 +210,21 @@ static void warn_chances(const ClientGroupSpec *group, const ClientGroupSpec *pl
         !distribution_equal(&group->double_click.delay_ms, &plain->double_click.delay_ms))
         say(warnings, "$.clients[%u].double_click.delay_ms", g,
             "has no effect with prob 0: there is no second click to delay");
+    /* client.c, client_on_operation_start: read only for a second instance */
+    if (group->schedule.instances == 1 && group->schedule.both_fire != plain->schedule.both_fire)
+        say(warnings, "$.clients[%u].schedule.both_fire", g,
+            "has no effect with instances 1: no second instance fires");
+    if (group->schedule.instances == 1 &&
+        !distribution_equal(&group->schedule.skew_ms, &plain->schedule.skew_ms))
+        say(warnings, "$.clients[%u].schedule.skew_ms", g,
+            "has no effect with instances 1: no second instance fires");
+    else if (group->schedule.both_fire == 0 &&
+             !distribution_equal(&group->schedule.skew_ms, &plain->schedule.skew_ms))
+        say(warnings, "$.clients[%u].schedule.skew_ms", g,
+            "has no effect with both_fire 0: the second instance never fires");
+    if (group->schedule.instances > 1 && group->schedule.both_fire == 0)
+        say(warnings, "$.clients[%u].schedule.instances", g,
+            "has no effect with both_fire 0: the second instance never fires");
     if (group->offline.prob == 0 &&
         !distribution_equal(&group->offline.duration_ms, &plain->offline.duration_ms))
         say(warnings, "$.clients[%u].offline.duration_ms", g,
@@ -712,6 +727,12 @@ static void warn_unused_services(const Scenario *scenario, const Scenario *plain
         scenario_errors_add(
             warnings, "$.gateway", "has no effect: nothing charges through the gateway (%s)",
             reach->to_server ? "server.use_gateway is false" : "no client group calls the server");
+    /* gateway.c, gateway_void_late: only a hold is voided (C35) */
+    if (reach->charged && scenario->gateway.void_late &&
+        scenario->gateway.capture == CAPTURE_IMMEDIATE)
+        scenario_errors_add(warnings, "$.gateway.void_late",
+                            "has no effect with capture 'immediate': a charge places no hold "
+                            "to void");
     if (!reach->to_broker && memcmp(&scenario->broker, &plain->broker, sizeof plain->broker) != 0)
         scenario_errors_add(warnings, "$.broker",
                             "has no effect: nothing publishes to the broker (no client group "

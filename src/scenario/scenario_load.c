@@ -306,6 +306,20 @@ uint32_t scenario_orders_group(const Scenario *scenario, uint32_t group)
     return group;
 }
 
+bool scenario_uses_manual_capture(const Scenario *scenario)
+{
+    return scenario->gateway.capture == CAPTURE_MANUAL;
+}
+
+bool scenario_uses_schedule(const Scenario *scenario)
+{
+    for (uint32_t g = 0; g < scenario->client_group_count; g++) {
+        if (scenario->client_groups[g].schedule.instances > 1)
+            return true;
+    }
+    return false;
+}
+
 bool scenario_uses_deadlines(const Scenario *scenario)
 {
     return scenario->server.deadline != DEADLINE_NONE;

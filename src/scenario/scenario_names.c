@@ -137,6 +137,8 @@ const NameTable scenario_names_key_compare = TABLE(key_compares);
 const NameTable scenario_names_key_alphabet = TABLE(key_alphabets);
 const NameTable scenario_names_deadline = TABLE(deadlines);
 const NameTable scenario_names_library_replays = TABLE(library_replays);
+static const NameEntry captures[] = {{"immediate", CAPTURE_IMMEDIATE}, {"manual", CAPTURE_MANUAL}};
+const NameTable scenario_names_capture = TABLE(captures);
 const NameTable scenario_names_key_strategy = TABLE(key_strategies);
 const NameTable scenario_names_consumer_key = TABLE(consumer_keys);
 const NameTable scenario_names_store_profile = TABLE(store_profiles);
@@ -206,6 +208,7 @@ static const NameEntry fault_kinds[] = {
     {"fulfil-fail", FAULT_FULFIL_FAIL},
     {"stale-connection", FAULT_STALE_CONNECTION},
     {"close-before-answer", FAULT_CLOSE_BEFORE_ANSWER},
+    {"second-firing", FAULT_SECOND_FIRING},
 };
 const NameTable scenario_names_fault_kind = TABLE(fault_kinds);
 static const NameEntry fault_hops[] = {
@@ -320,6 +323,11 @@ const char *const scenario_metric_names[] = {
     "keys_lost_in_store_crash",
     "refused_store_down",
     "unchecked_runs",
+    "second_firings",
+    "holds",
+    "orphan_holds",
+    "double_holds",
+    "voids",
 };
 const unsigned scenario_metric_count =
     (unsigned)(sizeof scenario_metric_names / sizeof scenario_metric_names[0]);

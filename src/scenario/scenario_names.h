@@ -23,6 +23,7 @@ extern const NameTable scenario_names_operation_resource; /* per-operation, per-
 extern const NameTable scenario_names_balance_update;     /* atomic, read-modify-write, ... */
 extern const NameTable scenario_names_key_compare;        /* bytes, normalised */
 extern const NameTable scenario_names_library_replays;    /* keyed, any */
+extern const NameTable scenario_names_capture;            /* immediate, manual (C35) */
 extern const NameTable scenario_names_deadline;           /* none, ignored, drop */
 extern const NameTable scenario_names_key_alphabet;       /* hex, base62 */
 extern const NameTable scenario_names_key_strategy;

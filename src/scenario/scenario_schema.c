@@ -42,6 +42,7 @@ static const ClientGroupSpec client_group_default = {
     .offline = {.prob = 0, .duration_ms = {DIST_EXP, 60000, 0}},
     .restart = {.prob = 0, .delay_ms = {DIST_UNIFORM, 2000, 10000}},
     .key_bits = 64,
+    .schedule = {.instances = 1, .both_fire = 1.0, .skew_ms = {DIST_UNIFORM, 0, 1000}},
 };
 
 static void scenario_defaults(Scenario *scenario, const char *name)
@@ -474,6 +475,19 @@ static const SchemaField double_click_fields[] = {
 static const SchemaObject double_click_schema = {.name = "clients[].double_click",
                                                  SCHEMA_FIELDS(double_click_fields)};
 
+#define RANGE_SCHEDULE_INSTANCES                                                                   \
+    {                                                                                              \
+        1.0, 2.0, false, false, false                                                              \
+    }
+
+static const SchemaField schedule_fields[] = {
+    FIELD_U32("instances", ScheduleSpec, instances, RANGE_SCHEDULE_INSTANCES),
+    FIELD_NUMBER("both_fire", ScheduleSpec, both_fire, RANGE_PROBABILITY),
+    FIELD_DIST("skew_ms", ScheduleSpec, skew_ms),
+};
+static const SchemaObject schedule_schema = {.name = "clients[].schedule",
+                                             SCHEMA_FIELDS(schedule_fields)};
+
 static const SchemaField offline_fields[] = {
     FIELD_NUMBER("prob", OfflineSpec, prob, RANGE_PROBABILITY),
     FIELD_DIST("duration_ms", OfflineSpec, duration_ms),
@@ -559,6 +573,8 @@ static bool client_shown(const SchemaWriter *writer, const void *base, const cha
         return group->library_retries > 0; /* C32: other scenarios show as they were */
     if (strcmp(key, "same_orders_as") == 0)
         return group->same_orders_as[0] != '\0'; /* C33: likewise */
+    if (strcmp(key, "schedule") == 0)
+        return group->schedule.instances > 1; /* C34: likewise */
     return true;
 }
 
@@ -644,6 +660,15 @@ static void check_client(SchemaReader *reader, const cJSON *object, void *base, 
         schema_error_at(reader, "key_respelled",
                         "expected 0 for a group that publishes (a message id spelled otherwise "
                         "is not modelled: the broker and the consumers compare ids as sent)");
+    /* An operation has two request sequences at most (CLICKS_MAX): a scheduler's second
+     * instance takes the second, which a double click would also want. */
+    if (group->schedule.instances > 1 && group->double_click.prob > 0) {
+        json_path_push_key(&reader->path, "double_click");
+        schema_error_at(reader, "prob",
+                        "expected 0 for a scheduler with two instances (its second firing is "
+                        "the period's second run; nobody clicks a scheduler)");
+        json_path_pop(&reader->path);
+    }
     if (schema_member(object, "queue") != NULL && target_known(object) &&
         group->target != TARGET_BROKER) {
         schema_error_at(reader, "queue",
@@ -689,6 +714,7 @@ static const SchemaField client_fields[] = {
     FIELD_CUSTOM_WRITTEN("queue", SCHEMA_MEMBER(ClientGroupSpec, queue, uint32_t),
                          read_queue_reference, write_queue_reference, NULL, false),
     FIELD_TEXT("same_orders_as", ClientGroupSpec, same_orders_as, 1),
+    FIELD_OBJECT("schedule", ClientGroupSpec, schedule, schedule_schema),
 };
 static const SchemaObject client_schema = {.name = "clients[]",
                                            SCHEMA_FIELDS(client_fields),
@@ -950,6 +976,41 @@ static void pop_server_object(SchemaReader *reader, int pushed)
         json_path_pop(&reader->path);
 }
 
+/* gateway.capture manual (C35) is modelled for the server's own call to the gateway only:
+ * the consumers' charges, the outbox's relayed charges, reconciliation by key and a saga's
+ * refund would each need an authorisation's life of their own (a hold to look up, to
+ * capture later, to reverse), which is not modelled: refused, not run as something else. */
+static void check_manual_capture(SchemaReader *reader, const Scenario *scenario)
+{
+    if (scenario->gateway.capture != CAPTURE_MANUAL)
+        return;
+    const ServerSpec *server = &scenario->server;
+    const char *why = scenario->broker.consumers.use_gateway
+                          ? "the consumers charge through the gateway (only the server's call "
+                            "authorises and captures)"
+                      : server->outbox ? "server.outbox relays the charges (a relayed "
+                                         "authorisation's capture is not modelled)"
+                      : server->reconcile_ms > 0
+                          ? "server.reconcile_ms asks the gateway later (looking up and voiding "
+                            "an authorisation is not modelled)"
+                      : server->undo.enabled ? "a step's undo refunds the charge (reversing an "
+                                               "authorisation is not modelled)"
+                                             : NULL;
+    if (why == NULL)
+        return;
+    int entry = scenario->service_entry[NODE_GATEWAY];
+    if (entry == 0) {
+        json_path_push_key(&reader->path, "gateway");
+    } else {
+        json_path_push_key(&reader->path, "services");
+        json_path_push_index(&reader->path, (uint32_t)(entry - 1));
+    }
+    schema_error_at(reader, "capture", "expected 'immediate' while %s", why);
+    json_path_pop(&reader->path);
+    if (entry != 0)
+        json_path_pop(&reader->path);
+}
+
 /* server.deadline (C31) is the client's attempt timeout carried to the server. A proxy
  * between them would carry a deadline of its own (Envoy sets x-envoy-expected-rq-timeout-ms
  * per try), and a client that accepts a late answer has not given up at its timeout: neither
@@ -1132,6 +1193,7 @@ static void check_queue_references(SchemaReader *reader, const cJSON *root, void
     check_shared_records(reader, scenario);
     check_balance_updates(reader, scenario);
     check_deadlines(reader, scenario);
+    check_manual_capture(reader, scenario);
     check_library_retries(reader, scenario);
     check_same_orders(reader, scenario);
     if (broker->family == BROKER_LOG) {

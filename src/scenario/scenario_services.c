@@ -564,12 +564,26 @@ static void check_gateway(SchemaReader *reader, const cJSON *object, void *base,
     FIELD_NUMBER("fail", GatewaySpec, fail, RANGE_PROBABILITY),                                    \
     FIELD_NUMBER("timeout", GatewaySpec, timeout, RANGE_PROBABILITY),                              \
     FIELD_NUMBER("timeout_ms", GatewaySpec, timeout_ms, RANGE_MS_POSITIVE),                        \
-    FIELD_BOOLEAN("honours_key", GatewaySpec, honours_key)
+    FIELD_BOOLEAN("honours_key", GatewaySpec, honours_key),                                        \
+    FIELD_CHOICE("capture", GatewaySpec, capture, scenario_names_capture),                         \
+    FIELD_BOOLEAN("void_late", GatewaySpec, void_late)
 /* clang-format on */
 
+/* C35: other scenarios show as they were */
+static bool gateway_shown(const SchemaWriter *writer, const void *base, const char *key)
+{
+    (void)writer;
+    const GatewaySpec *gateway = base;
+    if (strcmp(key, "void_late") == 0)
+        return gateway->void_late;
+    return strcmp(key, "capture") != 0 || gateway->capture != CAPTURE_IMMEDIATE;
+}
+
 static const SchemaField gateway_fields[] = {GATEWAY_FIELDS};
-const SchemaObject scenario_services_gateway_schema = {
-    .name = "gateway", SCHEMA_FIELDS(gateway_fields), .check = check_gateway};
+const SchemaObject scenario_services_gateway_schema = {.name = "gateway",
+                                                       SCHEMA_FIELDS(gateway_fields),
+                                                       .check = check_gateway,
+                                                       .shown = gateway_shown};
 
 /* ------------------------------------------------------------------ proxy */
 
@@ -946,7 +960,10 @@ const SchemaObject scenario_services_server_service_schema = {.name = "services[
 
 static const SchemaField gateway_service_fields[] = {SERVICE_HEAD_FIELDS, GATEWAY_FIELDS};
 const SchemaObject scenario_services_gateway_service_schema = {
-    .name = "services[] (gateway)", SCHEMA_FIELDS(gateway_service_fields), .check = check_gateway};
+    .name = "services[] (gateway)",
+    SCHEMA_FIELDS(gateway_service_fields),
+    .check = check_gateway,
+    .shown = gateway_shown};
 
 static const SchemaField proxy_service_fields[] = {SERVICE_HEAD_FIELDS, REFERENCE_FIELD("calls"),
                                                    PROXY_FIELDS};

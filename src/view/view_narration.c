@@ -222,8 +222,10 @@ static ViewColor service_sentence(const ViewPane *pane, const ViewNarration *n, 
         snprintf(buffer, size, "no answer from the %s for %s: 504, charged or not?", gateway, op);
         return VIEW_COLOR_WARNING;
     case TRACE_CHARGE_RETRY:
-        snprintf(buffer, size, "no answer from the %s: the %s charges %s again (try #%" PRId64 ")",
-                 gateway, where, op, n->value);
+        snprintf(buffer, size, "no answer from the %s: the %s %s %s again (try #%" PRId64 ")",
+                 gateway, where,
+                 scenario_uses_manual_capture(pane->scenario) ? "authorises" : "charges", op,
+                 n->value); /* C35: a try is an authorisation, a hold on the card */
         return VIEW_COLOR_WARNING;
     case TRACE_DECLINED:
         snprintf(buffer, size, "the %s declined %s: 402, nothing charged, and the client is told",

@@ -1043,7 +1043,8 @@ static void message_label(Strip *strip, const DiagramItem *arrow, float x0, floa
                           float ye)
 {
     char text[32];
-    if (!diagram_message_tag(arrow, diagram_lane(strip->diagram, arrow->from)->kind, text,
+    DiagramOperationWords words = {.scheduled = scenario_uses_schedule(strip->pane->scenario)};
+    if (!diagram_message_tag(arrow, diagram_lane(strip->diagram, arrow->from)->kind, words, text,
                              sizeof text))
         return;
     bool rightwards = strip->node_x[arrow->to] > x0;

@@ -1,0 +1,165 @@
+/* C35: authorise, then capture. The gateway captures manually (gateway.capture): a charge is
+ * an authorisation that places a hold, and the server captures the one whose approval it
+ * hears. No loss, constant delays; the gateway approves every authorisation and, with chance
+ * p, its answer never leaves (gateway.timeout); the server's call waits 1 s and tries twice.
+ * Without a key the gateway honours, try k of payment i is its own authorisation: with X1,
+ * X2 the two tries' silences, a payment has 1 + X1 holds, is captured unless both were
+ * silent, and leaves X1 + X1 X2 holds uncaptured; so double_holds / N -> p and
+ * orphan_holds / N -> p + p^2, and no payment is charged twice. With the key honoured, the
+ * second try replays the first authorisation (always answered): one hold, captured once. */
+#include "test_world.h"
+
+#define PAYMENTS 2000u
+#define SILENT 0.2
+
+static const char auth_capture_world[] =
+    "{\"name\": \"auth-capture\", \"seed\": 35, \"duration_ms\": 20000,"
+    " \"accounts\": [{\"id\": \"shoppers\", \"balance\": 1000000000}],"
+    " \"services\": ["
+    "  {\"id\": \"checkout\", \"kind\": \"server\", \"key_store\": \"keys\", \"workers\": 0,"
+    "   \"service_ms\": 1,"
+    "   \"steps\": [{\"call\": \"acquirer\", \"retry\": {\"max_attempts\": 2}, \"key\": "
+    "\"forward\"}]},"
+    "  {\"id\": \"keys\", \"kind\": \"key_store\"},"
+    "  {\"id\": \"acquirer\", \"kind\": \"gateway\", \"capture\": \"manual\", \"timeout\": 0.2,"
+    "   \"timeout_ms\": 1000, \"latency_ms\": {\"dist\": \"const\", \"value\": 50}}],"
+    " \"clients\": [{\"id\": \"shop\", \"count\": 2000, \"calls\": \"checkout\","
+    "   \"workload\": {\"at_ms\": [0]}, \"operation\": {\"kind\": \"debit\", \"amount\": 100},"
+    "   \"retry\": {\"timeout_ms\": 5000, \"max_attempts\": 1}}],"
+    " \"network\": {\"default\": {\"loss\": 0, \"delay_ms\": 5}}}";
+
+static const char *const key_honoured[] = {"gateway.honours_key=true"};
+
+START_TEST(test_a_retried_authorisation_without_a_key_leaves_a_second_hold)
+{
+    for (Mode mode = MODE_AT_MOST_ONCE; mode < MODE_COUNT; mode++) {
+        Metrics run = test_run_json(auth_capture_world, NULL, 0, mode);
+        double tolerance = test_binomial_tolerance(SILENT, PAYMENTS);
+        ck_assert_double_eq_tol((double)run.double_holds / PAYMENTS, SILENT, tolerance);
+        /* one payment's holds beyond its capture: X1 + X1 X2, whose variance is below
+         * 4 p (1 - p): twice the binomial tolerance covers it */
+        ck_assert_double_eq_tol((double)run.orphan_holds / PAYMENTS, SILENT + SILENT * SILENT,
+                                2 * tolerance);
+        ck_assert_uint_eq(run.holds, PAYMENTS + run.double_holds);
+        /* only the heard approval is captured: never twice */
+        ck_assert_uint_eq(run.outcomes[OUTCOME_DOUBLE], 0);
+        ck_assert_uint_eq(run.effects + run.orphan_holds, run.holds);
+    }
+}
+END_TEST
+
+START_TEST(test_the_key_honoured_replays_the_authorisation_one_hold_captured)
+{
+    Metrics run = test_run_json(auth_capture_world, key_honoured, 1, MODE_IDEMPOTENT);
+    ck_assert_uint_eq(run.holds, PAYMENTS);
+    ck_assert_uint_eq(run.double_holds, 0);
+    ck_assert_uint_eq(run.orphan_holds, 0);
+    ck_assert_uint_eq(run.effects, PAYMENTS);
+    ck_assert_uint_eq(run.outcomes[OUTCOME_OK], PAYMENTS);
+}
+END_TEST
+
+START_TEST(test_immediate_capture_places_no_holds)
+{
+    const char *const immediate[] = {"gateway.capture=\"immediate\""};
+    Metrics run = test_run_json(auth_capture_world, immediate, 1, MODE_IDEMPOTENT);
+    ck_assert_uint_eq(run.holds, 0);
+    /* the same silences now charge: a silent first try and an answered second charge twice */
+    ck_assert_uint_gt(run.outcomes[OUTCOME_DOUBLE], 0);
+}
+END_TEST
+
+/* Two runs of one payment under one key (execute-then-save lets a double click's second
+ * request through while the first runs): both hear the same authorisation approved, and the
+ * second capture moves no money, as with immediate capture the key stops a second charge. */
+START_TEST(test_an_authorisation_is_captured_once)
+{
+    const char *const two_runs[] = {
+        "gateway.honours_key=true", "clients[0].key=\"business-hash\"",
+        "clients[0].double_click={\"prob\": 1, \"delay_ms\": {\"dist\": \"const\", \"value\": 0}}",
+        "server.idempotency.reserve=\"execute-then-save\"", "gateway.timeout=0"};
+    Metrics run = test_run_json(auth_capture_world, two_runs, 5, MODE_IDEMPOTENT);
+    ck_assert_uint_eq(run.holds, PAYMENTS);
+    ck_assert_uint_eq(run.effects, PAYMENTS);
+    ck_assert_uint_eq(run.outcomes[OUTCOME_DOUBLE], 0);
+}
+END_TEST
+
+/* Every approval comes after the caller's 1 s (latency 1200 ms, none silent): each try's
+ * authorisation is heard late. With void_late the caller voids each one (2 per payment:
+ * nothing captured, nothing left on the card); without, both holds stay, orphans. */
+START_TEST(test_late_approvals_are_voided_and_leave_no_orphan)
+{
+    const char *const late[] = {"gateway.timeout=0",
+                                "gateway.latency_ms={\"dist\": \"const\", \"value\": 1200}"};
+    Metrics kept = test_run_json(auth_capture_world, late, 2, MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(kept.holds, 2 * PAYMENTS);
+    ck_assert_uint_eq(kept.orphan_holds, 2 * PAYMENTS);
+    ck_assert_uint_eq(kept.voids, 0);
+    ck_assert_uint_eq(kept.effects, 0);
+    const char *const voided[] = {"gateway.timeout=0",
+                                  "gateway.latency_ms={\"dist\": \"const\", \"value\": 1200}",
+                                  "gateway.void_late=true"};
+    Metrics run = test_run_json(auth_capture_world, voided, 3, MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(run.holds, 2 * PAYMENTS);
+    ck_assert_uint_eq(run.voids, 2 * PAYMENTS);
+    ck_assert_uint_eq(run.orphan_holds, 0);
+    ck_assert_uint_eq(run.effects, 0);
+    /* under a key the gateway honours, the later try replays the authorisation: not voided */
+    const char *const keyed[] = {"gateway.timeout=0",
+                                 "gateway.latency_ms={\"dist\": \"const\", \"value\": 1200}",
+                                 "gateway.void_late=true", "gateway.honours_key=true"};
+    Metrics replayed = test_run_json(auth_capture_world, keyed, 4, MODE_IDEMPOTENT);
+    ck_assert_uint_eq(replayed.holds, PAYMENTS);
+    ck_assert_uint_eq(replayed.voids, 0);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ refused at load */
+
+/* The older form, where the server's later calls to the gateway can be switched on. */
+static const char older_form_world[] =
+    "{\"accounts\": [{\"id\": \"shoppers\"}], \"clients\": [{\"id\": \"shop\"}],"
+    " \"server\": {\"use_gateway\": true}, \"gateway\": {\"capture\": \"manual\"}}";
+
+START_TEST(test_manual_capture_beside_an_authorisation_s_later_life_is_refused)
+{
+    const char *const reconciled[] = {"server.reconcile_ms=1000"};
+    test_assert_refused(older_form_world, reconciled, 1, "$.gateway.capture",
+                        "server.reconcile_ms");
+    const char *const outbox[] = {"server.outbox=true"};
+    test_assert_refused(older_form_world, outbox, 1, "$.gateway.capture", "server.outbox");
+    const char *const unknown[] = {"gateway.capture=\"later\""};
+    test_assert_refused(older_form_world, unknown, 1, "$.gateway.capture", "later");
+    /* the services form names the gateway's entry */
+    const char *const undo[] = {"services[0].steps=[{\"call\": \"acquirer\", \"undo\": {}}, "
+                                "{\"effect\": \"fulfil\"}]"};
+    test_assert_refused(auth_capture_world, undo, 1, "$.services[2].capture", "undo");
+}
+END_TEST
+
+static Suite *auth_capture_suite(void)
+{
+    Suite *suite = suite_create("auth_capture");
+    TCase *core = tcase_create("Core");
+    tcase_set_timeout(core, 30);
+    tcase_add_test(core, test_a_retried_authorisation_without_a_key_leaves_a_second_hold);
+    tcase_add_test(core, test_the_key_honoured_replays_the_authorisation_one_hold_captured);
+    tcase_add_test(core, test_immediate_capture_places_no_holds);
+    tcase_add_test(core, test_an_authorisation_is_captured_once);
+    tcase_add_test(core, test_late_approvals_are_voided_and_leave_no_orphan);
+    suite_add_tcase(suite, core);
+    TCase *limits = tcase_create("Limits");
+    tcase_add_test(limits, test_manual_capture_beside_an_authorisation_s_later_life_is_refused);
+    suite_add_tcase(suite, limits);
+    return suite;
+}
+
+int main(void)
+{
+    SRunner *runner = srunner_create(auth_capture_suite());
+    srunner_run_all(runner, CK_NORMAL);
+    int failures = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failures == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
