@@ -96,6 +96,10 @@ typedef struct {
     uint64_t offset_commits;    /* log family: commits that moved a partition's offset */
     /* orders two paths fulfil (clients[].same_orders_as, C33) */
     uint64_t orders_fulfilled_twice; /* orders their requests fulfilled twice or more */
+    /* consumers' handlers that fail, and the dead-letter consumer (C36) */
+    uint64_t handler_failures;      /* consumer handler runs that failed (before or after) */
+    uint64_t dead_letters_reviewed; /* dead letters the dead-letter consumer put up for review */
+    uint64_t dead_letters_charged;  /* of those, the ones whose operation had taken effect */
     uint64_t crashes;
     uint64_t shed;   /* requests the server refused unrun: its queue was full (429/503) */
     uint64_t resets; /* requests reset by a server in its scripted outage */

@@ -72,6 +72,9 @@ static const char *const event_names[TRACE_EVENT_COUNT] = {
     [TRACE_AFTER_DEADLINE] = "after_deadline",
     [TRACE_CONNECTION_CLOSED] = "connection_closed",
     [TRACE_LIBRARY_RETRY] = "library_retry",
+    [TRACE_HANDLER_FAILED] = "handler_failed",
+    [TRACE_NACKED] = "nacked",
+    [TRACE_DEAD_LETTER_REVIEWED] = "dead_letter_reviewed",
 };
 
 static const char *const message_names[MESSAGE_KIND_COUNT] = {
@@ -84,6 +87,7 @@ static const char *const message_names[MESSAGE_KIND_COUNT] = {
     [MESSAGE_STATUS_QUERY] = "status_query",
     [MESSAGE_PROGRESS] = "progress",
     [MESSAGE_REFUND] = "refund",
+    [MESSAGE_NACK] = "nack",
 };
 
 static const char *const reserve_reason_names[RESERVE_REASON_COUNT] = {
@@ -121,6 +125,8 @@ const char *trace_detail_text(const TraceRecord *record)
         return outcome_name((Outcome)record->detail);
     case TRACE_CRASH:
         return scenario_names_of(&scenario_names_crash_point, (int)record->detail);
+    case TRACE_HANDLER_FAILED:
+        return record->detail ? "after effect" : "before effect";
     default:
         return record->queue;
     }

@@ -97,6 +97,13 @@ typedef enum {
                                 (C32); value: 0 unread (stale), 1 after its handler ran */
     TRACE_LIBRARY_RETRY,     /* the client's HTTP library sent the attempt again on its own
                                 (C32); value: the library's send number */
+    /* a consumer's handler failed (C36); value: 500; detail: 0 before its effect, 1 after */
+    TRACE_HANDLER_FAILED,
+    /* the broker requeued a delivery its consumer nacked; value: the delivery count */
+    TRACE_NACKED,
+    /* the dead-letter consumer put a dead letter up for manual review; value: how often its
+     * operation had taken effect */
+    TRACE_DEAD_LETTER_REVIEWED,
     TRACE_EVENT_COUNT
 } TraceEvent;
 
@@ -111,6 +118,7 @@ typedef enum {
     MESSAGE_STATUS_QUERY, /* client -> server: what became of my key? (its answer: response) */
     MESSAGE_PROGRESS,     /* consumers -> broker: still working, extend the ack timeout */
     MESSAGE_REFUND,       /* server -> gateway: give a charge back (its answer: charge_reply) */
+    MESSAGE_NACK,         /* consumers -> broker: the handler failed, requeue the delivery */
     MESSAGE_KIND_COUNT
 } MessageKind;
 

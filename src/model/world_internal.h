@@ -772,6 +772,7 @@ void broker_on_ack(World *world, const Message *ack);
 /* A running consumer's heartbeat (SQS ChangeMessageVisibility, JetStream AckProgress): the
  * delivery it names, if still the message's current one, gets a fresh ack timeout. */
 void broker_on_progress(World *world, const Message *progress);
+void broker_on_nack(World *world, const Message *nack);
 void broker_on_ack_timeout(World *world, uint32_t queued, uint32_t delivery);
 void broker_on_redeliver(World *world, uint32_t queued);
 /* The consumers crashed: a channel broker requeues everything they held unacknowledged. */

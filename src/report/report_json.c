@@ -188,6 +188,13 @@ static void write_mode(FILE *stream, const RunReport *report, uint32_t m, Series
     if (scenario_uses_same_orders(scenario)) /* only then: other reports stay as they were */
         fprintf(stream, "      \"orders\": {\"fulfilled_twice\": %" PRIu64 "},\n",
                 metrics->orders_fulfilled_twice);
+    if (scenario_uses_failing_consumers(scenario)) /* only then: other reports stay as they were */
+        fprintf(stream,
+                "      \"consumer_failures\": {\"handler_failures\": %" PRIu64
+                ", \"dead_letters_reviewed\": %" PRIu64 ", \"dead_letters_charged\": %" PRIu64
+                "},\n",
+                metrics->handler_failures, metrics->dead_letters_reviewed,
+                metrics->dead_letters_charged);
     if (scenario->broker.family == BROKER_LOG) /* only then: other reports stay as they were */
         fprintf(stream,
                 "      \"log\": {\"rebalances\": %" PRIu64 ", \"offset_commits\": %" PRIu64 "},\n",

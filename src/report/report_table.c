@@ -36,6 +36,7 @@ typedef enum {
     SHOW_WITH_CONNECTION_CLOSES, /* connections closed before an answer, library retries (C32) */
     SHOW_WITH_BALANCER_RETRY,    /* a balancer that sends on past a down instance */
     SHOW_WITH_SAME_ORDERS,       /* groups that fulfil the same orders (C33) */
+    SHOW_WITH_FAILING_CONSUMERS, /* consumers' handlers that fail, dead letters reviewed (C36) */
 } RowShown;
 
 typedef struct {
@@ -86,6 +87,10 @@ static const Row rows[] = {
     {"dead-lettered", "dead_lettered", ROW_COUNT, SHOW_ALWAYS},
     {"  moved back (redrive)", "redriven", ROW_COUNT, SHOW_WITH_BROKER},
     {"channels closed, all requeued", "channel_closures", ROW_COUNT, SHOW_WITH_BROKER},
+    {"handler runs that failed", "handler_failures", ROW_COUNT, SHOW_WITH_FAILING_CONSUMERS},
+    {"dead letters put up for review", "dead_letters_reviewed", ROW_COUNT,
+     SHOW_WITH_FAILING_CONSUMERS},
+    {"  of them already charged", "dead_letters_charged", ROW_BAD, SHOW_WITH_FAILING_CONSUMERS},
     {"rebalances, replay from commit", "rebalances", ROW_COUNT, SHOW_WITH_LOG},
     {"offsets committed", "offset_commits", ROW_COUNT, SHOW_WITH_LOG},
     {"late acks (after the timeout)", "late_acks", ROW_COUNT, SHOW_WITH_BROKER},
@@ -341,6 +346,9 @@ bool report_write_table(FILE *stream, const RunReport *report, bool color)
         if (rows[r].shown == SHOW_WITH_DEADLINES && !scenario_uses_deadlines(scenario))
             continue;
         if (rows[r].shown == SHOW_WITH_SAME_ORDERS && !scenario_uses_same_orders(scenario))
+            continue;
+        if (rows[r].shown == SHOW_WITH_FAILING_CONSUMERS &&
+            !scenario_uses_failing_consumers(scenario))
             continue;
         if (rows[r].shown == SHOW_WITH_CONNECTION_CLOSES &&
             !scenario_uses_connection_closes(scenario))

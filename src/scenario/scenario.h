@@ -468,6 +468,10 @@ typedef enum { COMMIT_AFTER, COMMIT_BEFORE } CommitPolicy;
 #define PARTITIONS_MAX 64
 #define REBALANCES_MAX 1000000 /* rebalance_every_ms: at most this many in duration_ms */
 
+/* The dead-letter queue's consumer (C36): none (dead letters wait there), or one that puts
+ * each on a manual-review list, noting whether its effect already happened. */
+typedef enum { DEAD_LETTERS_KEEP, DEAD_LETTERS_REVIEW } DeadLetterHandling;
+
 typedef struct {
     uint32_t workers;
     Distribution service_ms;
@@ -481,6 +485,12 @@ typedef struct {
     bool use_gateway;    /* debits charge through the gateway: an external effect, which an
                             inbox cannot roll back */
     CallSpec call;       /* that charge's retry, key and timeout (services form) */
+    /* C36: the chance a handler run fails before its effect, and after it (the effect is
+     * applied, then writing its result fails); the framework nacks the delivery */
+    double fail_before_effect;
+    double fail_after_effect;
+    /* what the dead-letter queue's consumer does with each dead letter (C36) */
+    DeadLetterHandling dead_letters;
 } ConsumerSpec;
 
 #define QUEUES_MAX 8
@@ -697,6 +707,8 @@ bool scenario_uses_balance_updates(const Scenario *scenario);
 bool scenario_uses_connection_closes(const Scenario *scenario);
 /* A group fulfils another's orders (clients[].same_orders_as, C33). */
 bool scenario_uses_same_orders(const Scenario *scenario);
+/* Consumers' handlers may fail, or a dead-letter consumer reviews (C36): their rows. */
+bool scenario_uses_failing_consumers(const Scenario *scenario);
 /* The index of the group whose orders group's are: its own unless it says same_orders_as. */
 uint32_t scenario_orders_group(const Scenario *scenario, uint32_t group);
 /* The requests carry a deadline (server.deadline other than 'none'): C31's rows. */

@@ -115,6 +115,10 @@ static const NameEntry late_acks[] = {
     {"ignore", LATE_ACK_IGNORE},
     {"accept", LATE_ACK_ACCEPT},
 };
+static const NameEntry dead_letter_handlings[] = {
+    {"keep", DEAD_LETTERS_KEEP},
+    {"review", DEAD_LETTERS_REVIEW},
+};
 static const NameEntry dists[] = {
     {"const", DIST_CONST},   {"uniform", DIST_UNIFORM},     {"exp", DIST_EXP},
     {"normal", DIST_NORMAL}, {"lognormal", DIST_LOGNORMAL}, {"pareto", DIST_PARETO},
@@ -185,6 +189,7 @@ const NameTable scenario_names_broker_family = TABLE(broker_families);
 static const NameEntry commit_policies[] = {{"after", COMMIT_AFTER}, {"before", COMMIT_BEFORE}};
 const NameTable scenario_names_commit = TABLE(commit_policies);
 const NameTable scenario_names_late_ack = TABLE(late_acks);
+const NameTable scenario_names_dead_letters = TABLE(dead_letter_handlings);
 const NameTable scenario_names_dist = TABLE(dists);
 const NameTable scenario_names_loss_model = TABLE(loss_models);
 const NameTable scenario_names_retry_on = TABLE(retry_ons);
@@ -314,6 +319,9 @@ const char *const scenario_metric_names[] = {
     "connection_closes",
     "library_retries",
     "orders_fulfilled_twice",
+    "handler_failures",
+    "dead_letters_reviewed",
+    "dead_letters_charged",
 };
 const unsigned scenario_metric_count =
     (unsigned)(sizeof scenario_metric_names / sizeof scenario_metric_names[0]);

@@ -166,22 +166,15 @@ static void read_on_failure(SchemaReader *reader, const cJSON *item, void *targe
     }
 }
 
-/* The consumers answer nobody and their handlers do not fail with 5xx, so the fields that
- * shape an answer or a failure have nothing to act on there: refused, not ignored. */
+/* The consumers answer nobody, so the fields that shape an answer have nothing to act on
+ * there: refused, not ignored. (A failed handler's key row follows on_failure, as the
+ * server's does: C36.) */
 static void read_answer_field_for_consumers(SchemaReader *reader, const cJSON *item, void *target)
 {
     (void)item;
     (void)target;
     schema_error(reader, "expected no such field for the consumers: they answer no client "
                          "(a key in progress leaves the delivery unacknowledged)");
-}
-
-static void read_on_failure_for_consumers(SchemaReader *reader, const cJSON *item, void *target)
-{
-    (void)item;
-    (void)target;
-    schema_error(reader, "expected no 'on_failure' for the consumers: their handlers answer no "
-                         "one (a charge unanswered forgets its key; a decline is stored)");
 }
 
 static void read_required_for_consumers(SchemaReader *reader, const cJSON *item, void *target)
@@ -235,8 +228,8 @@ static void read_compare_for_consumers(SchemaReader *reader, const cJSON *item, 
                  read_answer_field_for_consumers, NULL, false),                                    \
     FIELD_CUSTOM("profile", SCHEMA_ENUM_MEMBER(IdempotencySpec, profile),                          \
                  read_answer_field_for_consumers, NULL, false),                                    \
-    FIELD_CUSTOM("on_failure", SCHEMA_MEMBER(IdempotencySpec, on_failure, FailurePolicies),        \
-                 read_on_failure_for_consumers, NULL, false),                                      \
+    FIELD_CUSTOM_WRITTEN("on_failure", SCHEMA_MEMBER(IdempotencySpec, on_failure, FailurePolicies),\
+                         read_on_failure, write_on_failure, &failure_class_schema, false),         \
     FIELD_CUSTOM("required", SCHEMA_MEMBER(IdempotencySpec, required, bool),                       \
                  read_required_for_consumers, NULL, false),                                        \
     FIELD_CHOICE("key", IdempotencySpec, key, scenario_names_consumer_key),                        \
@@ -554,6 +547,13 @@ static const SchemaField load_fields[] = {
 static const SchemaObject load_schema = {.name = "broker.consumers.load",
                                          SCHEMA_FIELDS(load_fields)};
 
+/* clang-format off */
+#define CONSUMER_FAILURE_FIELDS                                                                    \
+    FIELD_NUMBER("fail_before_effect", ConsumerSpec, fail_before_effect, RANGE_PROBABILITY),       \
+    FIELD_NUMBER("fail_after_effect", ConsumerSpec, fail_after_effect, RANGE_PROBABILITY),         \
+    FIELD_CHOICE("dead_letters", ConsumerSpec, dead_letters, scenario_names_dead_letters)
+/* clang-format on */
+
 static const SchemaField consumer_fields[] = {
     FIELD_U32("workers", ConsumerSpec, workers, RANGE_WORKERS),
     FIELD_DIST("service_ms", ConsumerSpec, service_ms),
@@ -563,6 +563,7 @@ static const SchemaField consumer_fields[] = {
     FIELD_BOOLEAN("inbox", ConsumerSpec, inbox),
     FIELD_NUMBER("heartbeat_ms", ConsumerSpec, heartbeat_ms, RANGE_MS),
     FIELD_BOOLEAN("use_gateway", ConsumerSpec, use_gateway),
+    CONSUMER_FAILURE_FIELDS,
 };
 
 static const SchemaObject consumer_schema = {.name = "broker.consumers",
@@ -909,6 +910,7 @@ static const SchemaField consumers_service_fields[] = {
     FIELD_OBJECT("crash", ConsumerSpec, crash, crash_schema),
     FIELD_BOOLEAN("inbox", ConsumerSpec, inbox),
     FIELD_NUMBER("heartbeat_ms", ConsumerSpec, heartbeat_ms, RANGE_MS),
+    CONSUMER_FAILURE_FIELDS,
     REFERENCE_FIELD("steps"),
     REFUSED_FIELD("idempotency", read_inline_store),
     REFUSED_FIELD("use_gateway", read_handler_switch),
