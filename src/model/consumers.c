@@ -326,6 +326,8 @@ void consumers_on_job_done(World *world, uint32_t job_slot)
                                       : ledger_apply_read(world, &job->request, &job->balance_read,
                                                           world->consumers_node, &effect);
     job->uncommitted = world->scenario.broker.consumers.inbox && effect;
+    if (effect && world->broker.partition_count > 0)
+        broker_log_on_output(world, &job->request);
     if (effect && !job->uncommitted)
         key_protocol_commit_effect_phase(world, &world->consumers.keys, job, status);
     after_effect(world, job_slot, status);
@@ -386,6 +388,14 @@ static void fail_handler(World *world, uint32_t job_slot, bool after_effect)
         network_send(world, &nack);
     }
     finish_job(world, job_slot);
+}
+
+void consumers_abort_output(World *world, const Message *record)
+{
+    ledger_undo(world, record, world->consumers_node);
+    uint64_t key = store_key_of(world, record);
+    if (key != 0)
+        key_protocol_forget(world, &world->consumers.keys, key);
 }
 
 /* ------------------------------------------------------------------ charging a card */

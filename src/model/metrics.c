@@ -127,6 +127,8 @@ bool metrics_value(const Metrics *metrics, const char *name, double *value)
         {"handler_failures", metrics->handler_failures},
         {"dead_letters_reviewed", metrics->dead_letters_reviewed},
         {"dead_letters_charged", metrics->dead_letters_charged},
+        {"transactions_aborted", metrics->transactions_aborted},
+        {"zombies_fenced", metrics->zombies_fenced},
         {"rebalances", metrics->rebalances},
         {"offset_commits", metrics->offset_commits},
         {"key_store_peak", metrics->key_store_peak},

@@ -100,6 +100,9 @@ typedef struct {
     uint64_t handler_failures;      /* consumer handler runs that failed (before or after) */
     uint64_t dead_letters_reviewed; /* dead letters the dead-letter consumer put up for review */
     uint64_t dead_letters_charged;  /* of those, the ones whose operation had taken effect */
+    /* Kafka transactions (C37) */
+    uint64_t transactions_aborted; /* records whose output an aborted transaction held */
+    uint64_t zombies_fenced;       /* of those, outputs of an owner a rebalance had replaced */
     uint64_t crashes;
     uint64_t shed;   /* requests the server refused unrun: its queue was full (429/503) */
     uint64_t resets; /* requests reset by a server in its scripted outage */

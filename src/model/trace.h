@@ -104,6 +104,9 @@ typedef enum {
     /* the dead-letter consumer put a dead letter up for manual review; value: how often its
      * operation had taken effect */
     TRACE_DEAD_LETTER_REVIEWED,
+    /* log, transactional (C37): a transaction holding a record's output aborted; value: 1
+     * when its readers (read_committed) never see the output, 0 when they do */
+    TRACE_TXN_ABORTED,
     TRACE_EVENT_COUNT
 } TraceEvent;
 

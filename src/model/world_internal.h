@@ -361,6 +361,8 @@ typedef struct {
     uint32_t queue;             /* index into Broker.queues */
     uint32_t partition;         /* log: its partition, and its offset there */
     uint64_t offset;
+    /* log, transactional (C37): its output was written in a transaction not yet committed */
+    bool output_open;
 } QueuedMessage;
 
 /* A partition of the log (family log): the queued slots of the records from `base` on, in
@@ -795,6 +797,9 @@ void broker_log_on_consumers_restart(World *world);
 /* Whether a delivery is of its partition's current assignment: a record fetched before a
  * rebalance and not yet started is dropped by the consumer (reported, not processed). */
 bool broker_log_delivery_current(const World *world, const Message *delivery);
+/* C37: the consumers wrote delivery's output (its effect); with transactions it waits for
+ * its offset's commit, and an abort undoes it (consumers_abort_output). */
+void broker_log_on_output(World *world, const Message *delivery);
 /* broker.c's, shared with the log: the next delivery of a queued message (counted, and
  * traced when it is a redelivery); a message let go of; the queue levels recorded. */
 Message broker_next_delivery(World *world, uint32_t queued);
@@ -822,6 +827,9 @@ void consumers_on_store_sweep(World *world);
 void consumers_on_charge_reply(World *world, const Message *reply);
 void consumers_on_charge_timeout(World *world, uint32_t job);
 void consumers_on_charge_retry(World *world, uint32_t job);
+/* A transaction that held record's output aborted (C37): under read_committed nobody
+ * reads the output, so its effect is undone, and the key row written with it goes too. */
+void consumers_abort_output(World *world, const Message *record);
 static inline KeyProtocol *world_keys_of_side(World *world, uint32_t side)
 {
     SIM_ASSERT(side < world->store_count, "a store side names a store");

@@ -199,6 +199,11 @@ static void write_mode(FILE *stream, const RunReport *report, uint32_t m, Series
         fprintf(stream,
                 "      \"log\": {\"rebalances\": %" PRIu64 ", \"offset_commits\": %" PRIu64 "},\n",
                 metrics->rebalances, metrics->offset_commits);
+    if (scenario->broker.family == BROKER_LOG && scenario->broker.transactional)
+        fprintf(stream,
+                "      \"transactions\": {\"aborted\": %" PRIu64 ", \"zombies_fenced\": %" PRIu64
+                "},\n",
+                metrics->transactions_aborted, metrics->zombies_fenced);
     if (scenario_uses_storm(scenario))
         write_storm(stream, metrics);
     if (scenario_uses_proxy(scenario))

@@ -37,6 +37,7 @@ typedef enum {
     SHOW_WITH_BALANCER_RETRY,    /* a balancer that sends on past a down instance */
     SHOW_WITH_SAME_ORDERS,       /* groups that fulfil the same orders (C33) */
     SHOW_WITH_FAILING_CONSUMERS, /* consumers' handlers that fail, dead letters reviewed (C36) */
+    SHOW_WITH_TRANSACTIONS,      /* a log broker whose consumers write in transactions (C37) */
 } RowShown;
 
 typedef struct {
@@ -93,6 +94,8 @@ static const Row rows[] = {
     {"  of them already charged", "dead_letters_charged", ROW_BAD, SHOW_WITH_FAILING_CONSUMERS},
     {"rebalances, replay from commit", "rebalances", ROW_COUNT, SHOW_WITH_LOG},
     {"offsets committed", "offset_commits", ROW_COUNT, SHOW_WITH_LOG},
+    {"outputs in aborted transactions", "transactions_aborted", ROW_COUNT, SHOW_WITH_TRANSACTIONS},
+    {"  of them a fenced zombie's", "zombies_fenced", ROW_COUNT, SHOW_WITH_TRANSACTIONS},
     {"late acks (after the timeout)", "late_acks", ROW_COUNT, SHOW_WITH_BROKER},
     {"heartbeats (timeout extended)", "heartbeats", ROW_COUNT, SHOW_WITH_HEARTBEAT},
     {"queue depth, peak", "queue_depth_peak", ROW_COUNT, SHOW_WITH_BROKER},
@@ -346,6 +349,10 @@ bool report_write_table(FILE *stream, const RunReport *report, bool color)
         if (rows[r].shown == SHOW_WITH_DEADLINES && !scenario_uses_deadlines(scenario))
             continue;
         if (rows[r].shown == SHOW_WITH_SAME_ORDERS && !scenario_uses_same_orders(scenario))
+            continue;
+        if (rows[r].shown == SHOW_WITH_TRANSACTIONS &&
+            !(has_broker && scenario->broker.family == BROKER_LOG &&
+              scenario->broker.transactional))
             continue;
         if (rows[r].shown == SHOW_WITH_FAILING_CONSUMERS &&
             !scenario_uses_failing_consumers(scenario))

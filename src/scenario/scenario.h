@@ -462,6 +462,9 @@ typedef enum { LATE_ACK_IGNORE, LATE_ACK_ACCEPT } LateAck;
 /* log (Kafka): records stay in order in partitions; the group commits an offset per
  * partition, and a rebalance or a crash resumes from the last committed offset. */
 typedef enum { BROKER_VISIBILITY_TIMEOUT, BROKER_CHANNEL, BROKER_LOG } BrokerFamily;
+/* log (C37): whether the readers of the consumers' output see the records of an aborted
+ * transaction (read_uncommitted, Kafka's default) or only committed ones. */
+typedef enum { ISOLATION_READ_UNCOMMITTED, ISOLATION_READ_COMMITTED } IsolationLevel;
 /* log: whether the consumer commits a record's offset before processing it or after. */
 typedef enum { COMMIT_AFTER, COMMIT_BEFORE } CommitPolicy;
 
@@ -526,6 +529,10 @@ typedef struct {
     double commit_interval_ms;  /* log: 0 commits at each record, else every interval */
     double rebalance_every_ms;  /* log: 0 never, else at every multiple up to duration_ms */
     bool idempotent_producer;   /* log: a second copy of one send is dropped (not a re-publish) */
+    /* log, C37: the consumers' output and their offsets commit in one producer transaction
+     * (Kafka's exactly-once); isolation is how the output's readers treat an aborted one */
+    bool transactional;
+    IsolationLevel isolation;
     /* Resolved: `queues` as listed, or one queue named "main" with the defaults. */
     uint32_t queue_count;
     QueueSpec queues[QUEUES_MAX];

@@ -684,6 +684,10 @@ static void warn_broker(const Scenario *scenario, const Scenario *plain, const R
     warn_store(scenario, &broker->consumers.idempotency, &plain->broker.consumers.idempotency,
                "$.broker.consumers.idempotency", !crash_never(&broker->consumers.crash), warnings);
     warn_consumer_failures(scenario, plain, warnings);
+    if (broker->family == BROKER_LOG && !broker->transactional &&
+        broker->isolation != plain->broker.isolation) /* broker_log.c, abort_output */
+        say_at(warnings, "$.broker", "isolation",
+               "has no effect without transactional: no transaction ever aborts");
 }
 
 /* ------------------------------------------------------------------ links and unused services */

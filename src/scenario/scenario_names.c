@@ -187,6 +187,9 @@ static const NameEntry broker_families[] = {{"visibility-timeout", BROKER_VISIBI
                                             {"log", BROKER_LOG}};
 const NameTable scenario_names_broker_family = TABLE(broker_families);
 static const NameEntry commit_policies[] = {{"after", COMMIT_AFTER}, {"before", COMMIT_BEFORE}};
+static const NameEntry isolation_levels[] = {{"read_uncommitted", ISOLATION_READ_UNCOMMITTED},
+                                             {"read_committed", ISOLATION_READ_COMMITTED}};
+const NameTable scenario_names_isolation = TABLE(isolation_levels);
 const NameTable scenario_names_commit = TABLE(commit_policies);
 const NameTable scenario_names_late_ack = TABLE(late_acks);
 const NameTable scenario_names_dead_letters = TABLE(dead_letter_handlings);
@@ -322,6 +325,8 @@ const char *const scenario_metric_names[] = {
     "handler_failures",
     "dead_letters_reviewed",
     "dead_letters_charged",
+    "transactions_aborted",
+    "zombies_fenced",
 };
 const unsigned scenario_metric_count =
     (unsigned)(sizeof scenario_metric_names / sizeof scenario_metric_names[0]);

@@ -922,10 +922,11 @@ static void check_shared_records(SchemaReader *reader, const Scenario *scenario)
         if (group->operation.resource != RESOURCE_PER_CLIENT ||
             group->operation.kind != OPERATION_SET_STATUS) /* already refused by its kind */
             continue;
-        const char *undoing =
-            group->target == TARGET_BROKER
-                ? (scenario->broker.consumers.inbox ? "broker.consumers.inbox" : NULL)
-                : (scenario->server.transaction ? "server.transaction" : NULL);
+        const char *undoing = group->target == TARGET_BROKER
+                                  ? (scenario->broker.consumers.inbox ? "broker.consumers.inbox"
+                                     : scenario->broker.transactional ? "broker.transactional"
+                                                                      : NULL)
+                                  : (scenario->server.transaction ? "server.transaction" : NULL);
         if (undoing == NULL)
             continue;
         json_path_push_key(&reader->path, "clients");
@@ -963,6 +964,9 @@ static void check_balance_updates(SchemaReader *reader, const Scenario *scenario
                                    "value it overwrote is not modelled)"
                                  : "server.transaction (a rolled-back write restoring the value "
                                    "it overwrote is not modelled)";
+        else if (by_broker && scenario->broker.transactional)
+            conflict = "broker.transactional (an aborted write restoring the value it "
+                       "overwrote is not modelled)";
         if (conflict == NULL)
             continue;
         json_path_push_key(&reader->path, "clients");

@@ -679,8 +679,9 @@ static bool broker_shown(const SchemaWriter *writer, const void *base, const cha
 {
     (void)writer;
     const BrokerSpec *broker = base;
-    static const char *const log_fields[] = {"partitions", "commit", "commit_interval_ms",
-                                             "rebalance_every_ms", "idempotent_producer"};
+    static const char *const log_fields[] = {
+        "partitions",          "commit",        "commit_interval_ms", "rebalance_every_ms",
+        "idempotent_producer", "transactional", "isolation"};
     for (size_t i = 0; i < sizeof log_fields / sizeof log_fields[0]; i++) {
         if (strcmp(key, log_fields[i]) == 0)
             return broker->family == BROKER_LOG;
@@ -701,8 +702,9 @@ static void check_log_fields(SchemaReader *reader, const cJSON *object, const Br
     static const char *const queue_rules[] = {
         "ack_timeout_ms",      "max_deliveries",   "dead_letter",     "prefetch", "late_ack",
         "redelivery_delay_ms", "redrive_after_ms", "dedup_window_ms", "queues"};
-    static const char *const log_fields[] = {"partitions", "commit", "commit_interval_ms",
-                                             "rebalance_every_ms", "idempotent_producer"};
+    static const char *const log_fields[] = {
+        "partitions",          "commit",        "commit_interval_ms", "rebalance_every_ms",
+        "idempotent_producer", "transactional", "isolation"};
     bool log = broker->family == BROKER_LOG;
     for (size_t i = 0; log && i < sizeof queue_rules / sizeof queue_rules[0]; i++) {
         if (schema_member(object, queue_rules[i]) == NULL)
@@ -727,6 +729,19 @@ static void check_log_fields(SchemaReader *reader, const cJSON *object, const Br
                         "expected commit 'after' with commit_interval_ms (commit 'before' "
                         "commits each record as it is handed out, before processing it)");
     const ConsumerSpec *consumers = &broker->consumers;
+    /* C37: the transaction holds the offsets committed after processing; the inbox is the
+     * other way to tie an effect to its record, and is not combined with it */
+    if (log && broker->transactional && broker->commit == COMMIT_BEFORE)
+        schema_error_at(reader, "transactional",
+                        "expected commit 'after' with transactional (commit 'before' commits "
+                        "each offset as the record goes out, outside any transaction)");
+    if (log && broker->transactional && consumers->inbox) {
+        json_path_push_key(&reader->path, "consumers");
+        schema_error_at(reader, "inbox",
+                        "expected no inbox with a transactional broker (the transaction "
+                        "already commits the output with its offset)");
+        json_path_pop(&reader->path);
+    }
     if (log && consumers->crash.prob > 0 && consumers->idempotency.durable && !consumers->inbox &&
         consumers->idempotency.lock_timeout_ms == 0) {
         json_path_push_key(&reader->path, "consumers");
@@ -797,6 +812,8 @@ static void check_broker(SchemaReader *reader, const cJSON *object, void *base, 
     FIELD_NUMBER("commit_interval_ms", BrokerSpec, commit_interval_ms, RANGE_MS),                  \
     FIELD_NUMBER("rebalance_every_ms", BrokerSpec, rebalance_every_ms, RANGE_MS),                  \
     FIELD_BOOLEAN("idempotent_producer", BrokerSpec, idempotent_producer),                         \
+    FIELD_BOOLEAN("transactional", BrokerSpec, transactional),                                     \
+    FIELD_CHOICE("isolation", BrokerSpec, isolation, scenario_names_isolation),                    \
     QUEUE_RULE_FIELDS(BrokerSpec),                                                                 \
     FIELD_CUSTOM_WRITTEN("queues", 0, read_queues, write_queues, &queue_schema, false)
 /* clang-format on */
