@@ -355,14 +355,13 @@ typedef struct {
     bool in_ready;              /* an entry for it is in the ready queue (stale once finished) */
     bool free_when_popped;      /* its operation settled while that stale entry was queued */
     bool redriving;             /* dead-lettered, waiting to be moved back (redrive_after_ms) */
+    bool output_open;           /* log, transactional (C37): its output is in an open transaction */
     uint32_t redrives;          /* times it was moved back from the dead letters */
     uint32_t redrive_base;      /* deliveries before the last redrive: max_deliveries anew */
     uint32_t next_of_operation; /* the operation's next queued message, or SLOT_NONE */
     uint32_t queue;             /* index into Broker.queues */
     uint32_t partition;         /* log: its partition, and its offset there */
     uint64_t offset;
-    /* log, transactional (C37): its output was written in a transaction not yet committed */
-    bool output_open;
 } QueuedMessage;
 
 /* A partition of the log (family log): the queued slots of the records from `base` on, in
