@@ -129,6 +129,14 @@ static const EventWords EVENT_WORDS[TRACE_EVENT_COUNT] = {
                              "replayed by library", DIAGRAM_TONE_WARN},
     [TRACE_AFTER_DEADLINE] = {"works on after its caller gave up", NULL, DIAGRAM_TONE_BAD,
                               "nobody waits", DIAGRAM_TONE_WARN},
+    [TRACE_HANDLER_FAILED] = {"handler fails ({detail}) " ARROW_RIGHT " nack", NULL,
+                              DIAGRAM_TONE_BAD, "failed", DIAGRAM_TONE_WARN},
+    [TRACE_NACKED] = {"nacked: back in the queue", NULL, DIAGRAM_TONE_WARN, "requeued",
+                      DIAGRAM_TONE_WARN},
+    [TRACE_DEAD_LETTER_REVIEWED] = {"up for review: charged {value} times", NULL,
+                                    DIAGRAM_TONE_STORE, "review", DIAGRAM_TONE_DIM},
+    [TRACE_TXN_ABORTED] = {"transaction aborted", NULL, DIAGRAM_TONE_STORE, "aborted",
+                           DIAGRAM_TONE_GOOD},
 };
 
 /* The client's marks that name a click worth telling apart (a double click's second). */
