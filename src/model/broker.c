@@ -356,6 +356,23 @@ void broker_on_ack(World *world, const Message *ack)
 
 static void requeue_unacked(World *world, uint32_t queued_index, bool timed_out);
 
+/* The consumer's handler failed and it said so (C36): RabbitMQ's basic.nack with requeue,
+ * JetStream's Nak, SQS's visibility set to 0. The delivery goes back now, counted against
+ * max_deliveries, with the queue's redelivery delay; a nack for a delivery that timed out
+ * (or was settled) meanwhile changes nothing. */
+void broker_on_nack(World *world, const Message *nack)
+{
+    SIM_ASSERT(nack->reply_to.kind == REPLY_TO_DELIVERY &&
+                   nack->reply_to.slot < world->broker.message_slots.capacity,
+               "a nack names a delivery of a queued message");
+    QueuedMessage *queued = &world->broker.messages[nack->reply_to.slot];
+    if (queued->state != QUEUED_IN_FLIGHT || queued->deliveries != nack->reply_to.serial)
+        return;
+    if (world_tracing(world))
+        trace_queue(world, TRACE_NACKED, &queued->publish, queued->deliveries, queued->queue);
+    requeue_unacked(world, nack->reply_to.slot, false);
+}
+
 void broker_on_progress(World *world, const Message *progress)
 {
     SIM_ASSERT(progress->reply_to.kind == REPLY_TO_DELIVERY &&
@@ -412,6 +429,20 @@ void broker_on_ack_timeout(World *world, uint32_t queued_index, uint32_t deliver
     requeue_unacked(world, queued_index, true);
 }
 
+/* The dead-letter queue's consumer (C36) puts the message up for manual review: someone
+ * looks the payment up and refunds or completes it by hand. Whether it took effect is what
+ * that person finds in the ledger; the simulator counts it from the ground truth. The
+ * review happens as the message is dead-lettered, with no queue or delay of its own. */
+static void review_dead_letter(World *world, const QueuedMessage *queued)
+{
+    const Operation *op = world_operation(world, queued->publish.operation);
+    uint32_t effects = op->effects > op->refunds ? op->effects - op->refunds : 0;
+    world->metrics.dead_letters_reviewed++;
+    world->metrics.dead_letters_charged += effects > 0;
+    if (world_tracing(world))
+        trace_queue(world, TRACE_DEAD_LETTER_REVIEWED, &queued->publish, effects, queued->queue);
+}
+
 /* An unacknowledged delivery comes back: dead-lettered past max_deliveries, else ready
  * again (after the redelivery delay). */
 static void requeue_unacked(World *world, uint32_t queued_index, bool timed_out)
@@ -428,8 +459,6 @@ static void requeue_unacked(World *world, uint32_t queued_index, bool timed_out)
             queued->redriving = true;
             queued->timer = sim_schedule_in(world->sim, sim_time_us_from_ms(spec->redrive_after_ms),
                                             EVENT_REDELIVER, 0, queued_index);
-        } else {
-            finish_queued(world, queued, QUEUED_DEAD);
         }
         if (spec->dead_letter) {
             world->metrics.dead_lettered++;
@@ -438,6 +467,12 @@ static void requeue_unacked(World *world, uint32_t queued_index, bool timed_out)
         if (world_tracing(world))
             trace_queue(world, spec->dead_letter ? TRACE_DEAD_LETTER : TRACE_DISCARD,
                         &queued->publish, queued->deliveries, queued->queue);
+        if (!redrive) {
+            if (spec->dead_letter &&
+                world->scenario.broker.consumers.dead_letters == DEAD_LETTERS_REVIEW)
+                review_dead_letter(world, queued); /* before the broker lets go of it */
+            finish_queued(world, queued, QUEUED_DEAD);
+        }
         dispatch_ready(world, queued->queue);
         return;
     }

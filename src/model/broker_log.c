@@ -14,7 +14,15 @@
  * processed finishes, its report is refused (CommitFailedException), and the new owner
  * starts from the committed offset only then, so one partition is never processed twice at
  * once. A record fetched and not yet started is dropped. Fetches and commits ride requests
- * that the Kafka client retries, so the loader refuses loss on the broker<->consumers links. */
+ * that the Kafka client retries, so the loader refuses loss on the broker<->consumers links.
+ *
+ * transactional (C37, Kafka's exactly-once): a record's output (the consumers' effect) and
+ * the partition's offset past it commit in one producer transaction. A commit commits the
+ * outputs below the offset; a rebalance or a crash aborts the outputs written since the
+ * last commit (a new owner's initTransactions bumps the transactional id's epoch and the
+ * coordinator aborts the old one's open transaction), and so does the report of an owner a
+ * rebalance replaced (a zombie: its transaction can no longer commit). Under read_committed
+ * an aborted output is never read: its effect is undone. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,8 +83,10 @@ static void commit(World *world, uint32_t p, uint64_t offset)
     if (offset <= part->committed)
         return;
     SIM_ASSERT(offset <= part->base + part->length, "a commit stays within the log");
-    for (uint64_t o = part->committed; o < offset; o++)
+    for (uint64_t o = part->committed; o < offset; o++) {
+        world->broker.messages[part->records[o - part->base]].output_open = false; /* committed */
         broker_finish_queued(world, part->records[o - part->base]);
+    }
     part->committed = offset;
     world->metrics.offset_commits++;
     world_trace_queue(world, TRACE_OFFSET_COMMIT, NULL, (int64_t)offset, part->name);
@@ -147,6 +157,41 @@ bool broker_log_producer_repeat(World *world, const Message *publish)
         .key = id, .status = KEY_STATUS_COMPLETED, .created_us = now, .expires_us = SIM_TIME_NEVER};
     idem_store_put(seen, &row);
     return false;
+}
+
+/* ------------------------------------------------------------------ transactions (C37) */
+
+/* The output an abort can take back: one written to the log in the transaction (a debit
+ * record, a status, a row). An email the handler sends leaves the building at once: no
+ * abort unsends it, which is where exactly-once ends. At-most-once commits before
+ * processing, outside any transaction. */
+static bool output_in_transaction(const World *world, const Message *delivery)
+{
+    if (!world->scenario.broker.transactional || world->broker.commit_before)
+        return false;
+    const ClientGroupSpec *spec = world->groups[world->clients[delivery->client].group].spec;
+    return spec->operation.kind != OPERATION_SEND_EMAIL;
+}
+
+void broker_log_on_output(World *world, const Message *delivery)
+{
+    if (output_in_transaction(world, delivery))
+        world->broker.messages[delivery->reply_to.slot].output_open = true;
+}
+
+static void abort_output(World *world, uint32_t queued_index, bool zombie)
+{
+    QueuedMessage *queued = &world->broker.messages[queued_index];
+    if (!queued->output_open)
+        return;
+    queued->output_open = false;
+    bool unread = world->scenario.broker.isolation == ISOLATION_READ_COMMITTED;
+    world->metrics.transactions_aborted++;
+    world->metrics.zombies_fenced += zombie;
+    world_trace_queue(world, TRACE_TXN_ABORTED, &queued->publish, unread,
+                      world->broker.partitions[queued->partition].name);
+    if (unread)
+        consumers_abort_output(world, &queued->publish);
 }
 
 /* ------------------------------------------------------------------ handing out */
@@ -230,6 +275,7 @@ void broker_log_on_processed(World *world, const Message *report)
             want_commit(world, p);
     } else {
         world_trace_queue(world, TRACE_COMMIT_REFUSED, report, (int64_t)offset + 1, part->name);
+        abort_output(world, report->reply_to.slot, true); /* a zombie's transaction */
     }
     dispatch(world, p);
     note_levels(world);
@@ -244,6 +290,8 @@ static uint64_t rewind_partitions(World *world, bool crashed)
     for (uint32_t p = 0; p < broker->partition_count; p++) {
         LogPartition *part = &broker->partitions[p];
         replays += part->position - part->committed;
+        for (uint64_t o = part->committed; o < part->position; o++)
+            abort_output(world, part->records[o - part->base], false);
         part->generation++;
         part->position = part->committed;
         part->processed = part->committed;

@@ -6,7 +6,9 @@
  * keyed by message id or a business key, decided when a worker picks the message up: a
  * message whose key is still processing is left unacknowledged (the broker will redeliver
  * it), a completed key is acknowledged without running the handler again, a key reused with
- * another body is acknowledged and dropped (a poison message). */
+ * another body is acknowledged and dropped (a poison message). A handler may fail before or
+ * after its effect (C36): its key row goes by on_failure, and the framework nacks the
+ * delivery for the broker to requeue (or, at-most-once, the message is gone). */
 #include "distribution.h"
 #include "sim_assert.h"
 #include "world_internal.h"
@@ -61,6 +63,7 @@ static uint64_t store_key_of(const World *world, const Message *delivery)
 static void start_job(World *world, uint32_t job);
 static void after_effect(World *world, uint32_t job_slot, int status);
 static bool charges_through_gateway(const World *world, const Message *delivery);
+static void fail_handler(World *world, uint32_t job_slot, bool after_effect);
 static void request_charge(World *world, uint32_t job_slot);
 
 static void finish_job(World *world, uint32_t job)
@@ -296,8 +299,18 @@ void consumers_on_job_done(World *world, uint32_t job_slot)
         crash(world, job_slot, CRASH_BEFORE_EFFECT);
         return;
     }
+    if (job->resume_status == 0 && /* a resumed run's effect phase committed already */
+        world_chance_about(world, DRAW_FAIL_BEFORE_EFFECT, &job->request,
+                           world->scenario.broker.consumers.fail_before_effect)) {
+        fail_handler(world, job_slot, false);
+        return;
+    }
     if (!key_protocol_holds_lease(world, &world->consumers.keys, job)) {
         finish_job(world, job_slot); /* fenced: a newer delivery holds the key; no ack */
+        return;
+    }
+    if (job->resume_status != 0) { /* the key's recovery point: the effect is done */
+        after_effect(world, job_slot, job->resume_status);
         return;
     }
     if (charges_through_gateway(world, &job->request)) {
@@ -314,6 +327,10 @@ void consumers_on_job_done(World *world, uint32_t job_slot)
                                       : ledger_apply_read(world, &job->request, &job->balance_read,
                                                           world->consumers_node, &effect);
     job->uncommitted = world->scenario.broker.consumers.inbox && effect;
+    if (effect && world->broker.partition_count > 0)
+        broker_log_on_output(world, &job->request);
+    if (effect && !job->uncommitted)
+        key_protocol_commit_effect_phase(world, &world->consumers.keys, job, status);
     after_effect(world, job_slot, status);
 }
 
@@ -322,6 +339,11 @@ void consumers_on_job_done(World *world, uint32_t job_slot)
 static void after_effect(World *world, uint32_t job_slot, int status)
 {
     Job *job = &world->jobs[job_slot];
+    if (status < 500 && world_chance_about(world, DRAW_FAIL_AFTER_EFFECT, &job->request,
+                                           world->scenario.broker.consumers.fail_after_effect)) {
+        fail_handler(world, job_slot, true);
+        return;
+    }
     if (draw_crash(world, job, CRASH_AFTER_EFFECT)) {
         crash(world, job_slot, CRASH_AFTER_EFFECT);
         return;
@@ -335,6 +357,46 @@ static void after_effect(World *world, uint32_t job_slot, int status)
     }
     acknowledge(world, &job->request);
     finish_job(world, job_slot);
+}
+
+/* The handler threw (C36): before its effect, or after it (the effect is applied, then
+ * writing its result fails). An inbox's transaction aborts with it, so its effect is undone;
+ * a recovery point committed at the effect stays. The key row goes by on_failure's
+ * ambiguous class, the failure being a 500, and the framework tells the broker at once (a
+ * nack over the consumers->broker link, which may be lost: then the ack timeout, or a
+ * channel's closing, brings the delivery back). At-most-once acknowledged it on delivery:
+ * nothing brings it back. */
+static void fail_handler(World *world, uint32_t job_slot, bool after_effect)
+{
+    Job *job = &world->jobs[job_slot];
+    world->metrics.handler_failures++;
+    if (world_tracing(world))
+        world_trace_about(world, world->consumers_node, TRACE_HANDLER_FAILED, &job->request, 500,
+                          after_effect);
+    if (job->uncommitted) {
+        ledger_undo(world, &job->request, world->consumers_node);
+        job->uncommitted = false;
+    }
+    if (job->store_key != 0)
+        key_protocol_record(world, &world->consumers.keys, job, 500);
+    if (world->broker.manual_ack && world->broker.partition_count == 0) {
+        Message nack = job->request;
+        nack.kind = MESSAGE_NACK;
+        nack.hop = HOP_ACK;
+        nack.source = world->consumers_node;
+        nack.target = world->broker_node;
+        nack.lineage = lineage_of_repeat(job->request.lineage, 63); /* a fate not the ack's */
+        network_send(world, &nack);
+    }
+    finish_job(world, job_slot);
+}
+
+void consumers_abort_output(World *world, const Message *record)
+{
+    ledger_undo(world, record, world->consumers_node);
+    uint64_t key = store_key_of(world, record);
+    if (key != 0)
+        key_protocol_forget(world, &world->consumers.keys, key);
 }
 
 /* ------------------------------------------------------------------ charging a card */

@@ -108,6 +108,13 @@ typedef struct {
     uint64_t orphan_holds; /* holds never captured: pending until voided or expired */
     uint64_t double_holds; /* payments with two holds or more on the card */
     uint64_t voids;        /* late approvals the caller voided: their holds released */
+    /* consumers' handlers that fail, and the dead-letter consumer (C36) */
+    uint64_t handler_failures;      /* consumer handler runs that failed (before or after) */
+    uint64_t dead_letters_reviewed; /* dead letters the dead-letter consumer put up for review */
+    uint64_t dead_letters_charged;  /* of those, the ones whose operation had taken effect */
+    /* Kafka transactions (C37) */
+    uint64_t transactions_aborted; /* records whose output an aborted transaction held */
+    uint64_t zombies_fenced;       /* of those, outputs of an owner a rebalance had replaced */
     uint64_t crashes;
     uint64_t shed;   /* requests the server refused unrun: its queue was full (429/503) */
     uint64_t resets; /* requests reset by a server in its scripted outage */

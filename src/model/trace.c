@@ -77,6 +77,10 @@ static const char *const event_names[TRACE_EVENT_COUNT] = {
     [TRACE_AUTHORISED] = "authorised",
     [TRACE_CAPTURE_REFUSED] = "capture_refused",
     [TRACE_VOIDED] = "voided",
+    [TRACE_HANDLER_FAILED] = "handler_failed",
+    [TRACE_NACKED] = "nacked",
+    [TRACE_DEAD_LETTER_REVIEWED] = "dead_letter_reviewed",
+    [TRACE_TXN_ABORTED] = "txn_aborted",
 };
 
 static const char *const message_names[MESSAGE_KIND_COUNT] = {
@@ -89,6 +93,7 @@ static const char *const message_names[MESSAGE_KIND_COUNT] = {
     [MESSAGE_STATUS_QUERY] = "status_query",
     [MESSAGE_PROGRESS] = "progress",
     [MESSAGE_REFUND] = "refund",
+    [MESSAGE_NACK] = "nack",
 };
 
 static const char *const reserve_reason_names[RESERVE_REASON_COUNT] = {
@@ -126,6 +131,8 @@ const char *trace_detail_text(const TraceRecord *record)
         return outcome_name((Outcome)record->detail);
     case TRACE_CRASH:
         return scenario_names_of(&scenario_names_crash_point, (int)record->detail);
+    case TRACE_HANDLER_FAILED:
+        return record->detail ? "after effect" : "before effect";
     default:
         return record->queue;
     }

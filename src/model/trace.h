@@ -107,6 +107,16 @@ typedef enum {
                                 (C35) */
     TRACE_VOIDED,            /* the caller voided a late approval: its hold released (C35);
                                 value: the payment's voids so far */
+    /* a consumer's handler failed (C36); value: 500; detail: 0 before its effect, 1 after */
+    TRACE_HANDLER_FAILED,
+    /* the broker requeued a delivery its consumer nacked; value: the delivery count */
+    TRACE_NACKED,
+    /* the dead-letter consumer put a dead letter up for manual review; value: how often its
+     * operation had taken effect */
+    TRACE_DEAD_LETTER_REVIEWED,
+    /* log, transactional (C37): a transaction holding a record's output aborted; value: 1
+     * when its readers (read_committed) never see the output, 0 when they do */
+    TRACE_TXN_ABORTED,
     TRACE_EVENT_COUNT
 } TraceEvent;
 
@@ -121,6 +131,7 @@ typedef enum {
     MESSAGE_STATUS_QUERY, /* client -> server: what became of my key? (its answer: response) */
     MESSAGE_PROGRESS,     /* consumers -> broker: still working, extend the ack timeout */
     MESSAGE_REFUND,       /* server -> gateway: give a charge back (its answer: charge_reply) */
+    MESSAGE_NACK,         /* consumers -> broker: the handler failed, requeue the delivery */
     MESSAGE_KIND_COUNT
 } MessageKind;
 

@@ -409,6 +409,9 @@ static void on_message_arrive(World *world, uint32_t slot)
     case MESSAGE_PROGRESS:
         broker_on_progress(world, &message);
         break;
+    case MESSAGE_NACK:
+        broker_on_nack(world, &message);
+        break;
     case MESSAGE_RESPONSE:
         if (message.target == world->proxy_node)
             proxy_on_response(world, &message);

@@ -370,6 +370,7 @@ typedef struct {
     bool in_ready;              /* an entry for it is in the ready queue (stale once finished) */
     bool free_when_popped;      /* its operation settled while that stale entry was queued */
     bool redriving;             /* dead-lettered, waiting to be moved back (redrive_after_ms) */
+    bool output_open;           /* log, transactional (C37): its output is in an open transaction */
     uint32_t redrives;          /* times it was moved back from the dead letters */
     uint32_t redrive_base;      /* deliveries before the last redrive: max_deliveries anew */
     uint32_t next_of_operation; /* the operation's next queued message, or SLOT_NONE */
@@ -793,6 +794,7 @@ void broker_on_ack(World *world, const Message *ack);
 /* A running consumer's heartbeat (SQS ChangeMessageVisibility, JetStream AckProgress): the
  * delivery it names, if still the message's current one, gets a fresh ack timeout. */
 void broker_on_progress(World *world, const Message *progress);
+void broker_on_nack(World *world, const Message *nack);
 void broker_on_ack_timeout(World *world, uint32_t queued, uint32_t delivery);
 void broker_on_redeliver(World *world, uint32_t queued);
 /* The consumers crashed: a channel broker requeues everything they held unacknowledged. */
@@ -815,6 +817,9 @@ void broker_log_on_consumers_restart(World *world);
 /* Whether a delivery is of its partition's current assignment: a record fetched before a
  * rebalance and not yet started is dropped by the consumer (reported, not processed). */
 bool broker_log_delivery_current(const World *world, const Message *delivery);
+/* C37: the consumers wrote delivery's output (its effect); with transactions it waits for
+ * its offset's commit, and an abort undoes it (consumers_abort_output). */
+void broker_log_on_output(World *world, const Message *delivery);
 /* broker.c's, shared with the log: the next delivery of a queued message (counted, and
  * traced when it is a redelivery); a message let go of; the queue levels recorded. */
 Message broker_next_delivery(World *world, uint32_t queued);
@@ -842,6 +847,9 @@ void consumers_on_store_sweep(World *world);
 void consumers_on_charge_reply(World *world, const Message *reply);
 void consumers_on_charge_timeout(World *world, uint32_t job);
 void consumers_on_charge_retry(World *world, uint32_t job);
+/* A transaction that held record's output aborted (C37): under read_committed nobody
+ * reads the output, so its effect is undone, and the key row written with it goes too. */
+void consumers_abort_output(World *world, const Message *record);
 static inline KeyProtocol *world_keys_of_side(World *world, uint32_t side)
 {
     SIM_ASSERT(side < world->store_count, "a store side names a store");

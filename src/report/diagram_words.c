@@ -139,6 +139,14 @@ static const EventWords EVENT_WORDS[TRACE_EVENT_COUNT] = {
                                "captured", DIAGRAM_TONE_GOOD},
     [TRACE_VOIDED] = {"late approval voided: hold released", NULL, DIAGRAM_TONE_GOOD, "void",
                       DIAGRAM_TONE_GOOD},
+    [TRACE_HANDLER_FAILED] = {"handler fails ({detail})", NULL, DIAGRAM_TONE_BAD, "failed",
+                              DIAGRAM_TONE_WARN},
+    [TRACE_NACKED] = {"nacked: back in the queue", NULL, DIAGRAM_TONE_WARN, "requeued",
+                      DIAGRAM_TONE_WARN},
+    [TRACE_DEAD_LETTER_REVIEWED] = {"up for review: charged {value} times", NULL,
+                                    DIAGRAM_TONE_STORE, "review", DIAGRAM_TONE_DIM},
+    [TRACE_TXN_ABORTED] = {"transaction aborted", NULL, DIAGRAM_TONE_STORE, "aborted",
+                           DIAGRAM_TONE_GOOD},
 };
 
 /* The client's marks that name a click worth telling apart (a double click's second). */

@@ -202,10 +202,22 @@ static void write_mode(FILE *stream, const RunReport *report, uint32_t m, Series
     if (scenario_uses_schedule(scenario)) /* only then: other reports stay as they were */
         fprintf(stream, "      \"schedule\": {\"second_firings\": %" PRIu64 "},\n",
                 metrics->second_firings);
+    if (scenario_uses_failing_consumers(scenario)) /* only then: other reports stay as they were */
+        fprintf(stream,
+                "      \"consumer_failures\": {\"handler_failures\": %" PRIu64
+                ", \"dead_letters_reviewed\": %" PRIu64 ", \"dead_letters_charged\": %" PRIu64
+                "},\n",
+                metrics->handler_failures, metrics->dead_letters_reviewed,
+                metrics->dead_letters_charged);
     if (scenario->broker.family == BROKER_LOG) /* only then: other reports stay as they were */
         fprintf(stream,
                 "      \"log\": {\"rebalances\": %" PRIu64 ", \"offset_commits\": %" PRIu64 "},\n",
                 metrics->rebalances, metrics->offset_commits);
+    if (scenario->broker.family == BROKER_LOG && scenario->broker.transactional)
+        fprintf(stream,
+                "      \"transactions\": {\"aborted\": %" PRIu64 ", \"zombies_fenced\": %" PRIu64
+                "},\n",
+                metrics->transactions_aborted, metrics->zombies_fenced);
     if (scenario_uses_storm(scenario))
         write_storm(stream, metrics);
     if (scenario_uses_proxy(scenario))

@@ -39,6 +39,8 @@ typedef enum {
     SHOW_WITH_STORE_CRASH,       /* a key store that crashes on its own (C38) */
     SHOW_WITH_SCHEDULE,          /* a scheduler with two instances (C34) */
     SHOW_WITH_MANUAL_CAPTURE,    /* a gateway that authorises, then captures (C35) */
+    SHOW_WITH_FAILING_CONSUMERS, /* consumers' handlers that fail, dead letters reviewed (C36) */
+    SHOW_WITH_TRANSACTIONS,      /* a log broker whose consumers write in transactions (C37) */
 } RowShown;
 
 typedef struct {
@@ -89,8 +91,14 @@ static const Row rows[] = {
     {"dead-lettered", "dead_lettered", ROW_COUNT, SHOW_ALWAYS},
     {"  moved back (redrive)", "redriven", ROW_COUNT, SHOW_WITH_BROKER},
     {"channels closed, all requeued", "channel_closures", ROW_COUNT, SHOW_WITH_BROKER},
+    {"handler runs that failed", "handler_failures", ROW_COUNT, SHOW_WITH_FAILING_CONSUMERS},
+    {"dead letters put up for review", "dead_letters_reviewed", ROW_COUNT,
+     SHOW_WITH_FAILING_CONSUMERS},
+    {"  of them already charged", "dead_letters_charged", ROW_BAD, SHOW_WITH_FAILING_CONSUMERS},
     {"rebalances, replay from commit", "rebalances", ROW_COUNT, SHOW_WITH_LOG},
     {"offsets committed", "offset_commits", ROW_COUNT, SHOW_WITH_LOG},
+    {"outputs in aborted transactions", "transactions_aborted", ROW_COUNT, SHOW_WITH_TRANSACTIONS},
+    {"  of them a fenced zombie's", "zombies_fenced", ROW_COUNT, SHOW_WITH_TRANSACTIONS},
     {"late acks (after the timeout)", "late_acks", ROW_COUNT, SHOW_WITH_BROKER},
     {"heartbeats (timeout extended)", "heartbeats", ROW_COUNT, SHOW_WITH_HEARTBEAT},
     {"queue depth, peak", "queue_depth_peak", ROW_COUNT, SHOW_WITH_BROKER},
@@ -359,6 +367,13 @@ bool report_write_table(FILE *stream, const RunReport *report, bool color)
         if (rows[r].shown == SHOW_WITH_SCHEDULE && !scenario_uses_schedule(scenario))
             continue;
         if (rows[r].shown == SHOW_WITH_MANUAL_CAPTURE && !scenario_uses_manual_capture(scenario))
+            continue;
+        if (rows[r].shown == SHOW_WITH_TRANSACTIONS &&
+            !(has_broker && scenario->broker.family == BROKER_LOG &&
+              scenario->broker.transactional))
+            continue;
+        if (rows[r].shown == SHOW_WITH_FAILING_CONSUMERS &&
+            !scenario_uses_failing_consumers(scenario))
             continue;
         if (rows[r].shown == SHOW_WITH_CONNECTION_CLOSES &&
             !scenario_uses_connection_closes(scenario))

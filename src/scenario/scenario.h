@@ -496,11 +496,18 @@ typedef enum { LATE_ACK_IGNORE, LATE_ACK_ACCEPT } LateAck;
 /* log (Kafka): records stay in order in partitions; the group commits an offset per
  * partition, and a rebalance or a crash resumes from the last committed offset. */
 typedef enum { BROKER_VISIBILITY_TIMEOUT, BROKER_CHANNEL, BROKER_LOG } BrokerFamily;
+/* log (C37): whether the readers of the consumers' output see the records of an aborted
+ * transaction (read_uncommitted, Kafka's default) or only committed ones. */
+typedef enum { ISOLATION_READ_UNCOMMITTED, ISOLATION_READ_COMMITTED } IsolationLevel;
 /* log: whether the consumer commits a record's offset before processing it or after. */
 typedef enum { COMMIT_AFTER, COMMIT_BEFORE } CommitPolicy;
 
 #define PARTITIONS_MAX 64
 #define REBALANCES_MAX 1000000 /* rebalance_every_ms: at most this many in duration_ms */
+
+/* The dead-letter queue's consumer (C36): none (dead letters wait there), or one that puts
+ * each on a manual-review list, noting whether its effect already happened. */
+typedef enum { DEAD_LETTERS_KEEP, DEAD_LETTERS_REVIEW } DeadLetterHandling;
 
 typedef struct {
     uint32_t workers;
@@ -515,6 +522,12 @@ typedef struct {
     bool use_gateway;    /* debits charge through the gateway: an external effect, which an
                             inbox cannot roll back */
     CallSpec call;       /* that charge's retry, key and timeout (services form) */
+    /* C36: the chance a handler run fails before its effect, and after it (the effect is
+     * applied, then writing its result fails); the framework nacks the delivery */
+    double fail_before_effect;
+    double fail_after_effect;
+    /* what the dead-letter queue's consumer does with each dead letter (C36) */
+    DeadLetterHandling dead_letters;
 } ConsumerSpec;
 
 #define QUEUES_MAX 8
@@ -550,6 +563,10 @@ typedef struct {
     double commit_interval_ms;  /* log: 0 commits at each record, else every interval */
     double rebalance_every_ms;  /* log: 0 never, else at every multiple up to duration_ms */
     bool idempotent_producer;   /* log: a second copy of one send is dropped (not a re-publish) */
+    /* log, C37: the consumers' output and their offsets commit in one producer transaction
+     * (Kafka's exactly-once); isolation is how the output's readers treat an aborted one */
+    bool transactional;
+    IsolationLevel isolation;
     /* Resolved: `queues` as listed, or one queue named "main" with the defaults. */
     uint32_t queue_count;
     QueueSpec queues[QUEUES_MAX];
@@ -734,6 +751,8 @@ bool scenario_uses_connection_closes(const Scenario *scenario);
 bool scenario_uses_same_orders(const Scenario *scenario);
 /* The server's key store crashes on its own (server.idempotency.crash, C38): its rows. */
 bool scenario_uses_store_crash(const Scenario *scenario);
+/* Consumers' handlers may fail, or a dead-letter consumer reviews (C36): their rows. */
+bool scenario_uses_failing_consumers(const Scenario *scenario);
 /* The index of the group whose orders group's are: its own unless it says same_orders_as. */
 uint32_t scenario_orders_group(const Scenario *scenario, uint32_t group);
 /* The gateway authorises, and the server captures (gateway.capture manual, C35). */

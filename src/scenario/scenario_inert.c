@@ -648,6 +648,32 @@ static bool queue_fed(const Scenario *scenario, const Reach *reach, uint32_t q)
            scenario->server.receipts_queue == q;
 }
 
+/* C36: consumers.c records a failed run's key row by on_failure only when a handler fails
+ * (fail_before_effect, fail_after_effect) or a charge at the gateway does; the dead-letter
+ * consumer reviews only what a queue dead-letters. */
+static void warn_consumer_failures(const Scenario *scenario, const Scenario *plain,
+                                   LoadErrors *warnings)
+{
+    const ConsumerSpec *consumers = &scenario->broker.consumers;
+    const FailurePolicies *policy = &consumers->idempotency.on_failure;
+    const FailurePolicies *usual = &plain->broker.consumers.idempotency.on_failure;
+    bool can_fail = consumers->fail_before_effect > 0 || consumers->fail_after_effect > 0 ||
+                    consumers->use_gateway;
+    if (!can_fail && runs_mode(scenario, MODE_IDEMPOTENT) &&
+        (policy->definite != usual->definite || policy->ambiguous != usual->ambiguous))
+        say_at(warnings, "$.broker.consumers.idempotency", "on_failure",
+               "has no effect: no consumer handler ever fails (fail_before_effect and "
+               "fail_after_effect 0, no charge through the gateway)");
+    bool dead_letters = false;
+    for (uint32_t q = 0; q < scenario->broker.queue_count; q++)
+        dead_letters |=
+            scenario->broker.queues[q].dead_letter && scenario->broker.queues[q].max_deliveries > 0;
+    if (consumers->dead_letters == DEAD_LETTERS_REVIEW && !dead_letters &&
+        scenario->broker.family != BROKER_LOG) /* the log: refused at load */
+        say_at(warnings, "$.broker.consumers", "dead_letters",
+               "has no effect with max_deliveries 0: a message is never dead-lettered");
+}
+
 static void warn_broker(const Scenario *scenario, const Scenario *plain, const Reach *reach,
                         LoadErrors *warnings)
 {
@@ -679,6 +705,11 @@ static void warn_broker(const Scenario *scenario, const Scenario *plain, const R
                warnings);
     warn_store(scenario, &broker->consumers.idempotency, &plain->broker.consumers.idempotency,
                "$.broker.consumers.idempotency", !crash_never(&broker->consumers.crash), warnings);
+    warn_consumer_failures(scenario, plain, warnings);
+    if (broker->family == BROKER_LOG && !broker->transactional &&
+        broker->isolation != plain->broker.isolation) /* broker_log.c, abort_output */
+        say_at(warnings, "$.broker", "isolation",
+               "has no effect without transactional: no transaction ever aborts");
 }
 
 /* ------------------------------------------------------------------ links and unused services */

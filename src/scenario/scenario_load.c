@@ -296,6 +296,13 @@ bool scenario_uses_store_crash(const Scenario *scenario)
     return scenario->server.idempotency.crash.enabled;
 }
 
+bool scenario_uses_failing_consumers(const Scenario *scenario)
+{
+    const ConsumerSpec *consumers = &scenario->broker.consumers;
+    return consumers->fail_before_effect > 0 || consumers->fail_after_effect > 0 ||
+           consumers->dead_letters == DEAD_LETTERS_REVIEW;
+}
+
 uint32_t scenario_orders_group(const Scenario *scenario, uint32_t group)
 {
     const char *origin = scenario->client_groups[group].same_orders_as;

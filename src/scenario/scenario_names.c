@@ -115,6 +115,10 @@ static const NameEntry late_acks[] = {
     {"ignore", LATE_ACK_IGNORE},
     {"accept", LATE_ACK_ACCEPT},
 };
+static const NameEntry dead_letter_handlings[] = {
+    {"keep", DEAD_LETTERS_KEEP},
+    {"review", DEAD_LETTERS_REVIEW},
+};
 static const NameEntry dists[] = {
     {"const", DIST_CONST},   {"uniform", DIST_UNIFORM},     {"exp", DIST_EXP},
     {"normal", DIST_NORMAL}, {"lognormal", DIST_LOGNORMAL}, {"pareto", DIST_PARETO},
@@ -187,8 +191,12 @@ static const NameEntry broker_families[] = {{"visibility-timeout", BROKER_VISIBI
                                             {"log", BROKER_LOG}};
 const NameTable scenario_names_broker_family = TABLE(broker_families);
 static const NameEntry commit_policies[] = {{"after", COMMIT_AFTER}, {"before", COMMIT_BEFORE}};
+static const NameEntry isolation_levels[] = {{"read_uncommitted", ISOLATION_READ_UNCOMMITTED},
+                                             {"read_committed", ISOLATION_READ_COMMITTED}};
+const NameTable scenario_names_isolation = TABLE(isolation_levels);
 const NameTable scenario_names_commit = TABLE(commit_policies);
 const NameTable scenario_names_late_ack = TABLE(late_acks);
+const NameTable scenario_names_dead_letters = TABLE(dead_letter_handlings);
 const NameTable scenario_names_dist = TABLE(dists);
 const NameTable scenario_names_loss_model = TABLE(loss_models);
 const NameTable scenario_names_retry_on = TABLE(retry_ons);
@@ -328,6 +336,11 @@ const char *const scenario_metric_names[] = {
     "orphan_holds",
     "double_holds",
     "voids",
+    "handler_failures",
+    "dead_letters_reviewed",
+    "dead_letters_charged",
+    "transactions_aborted",
+    "zombies_fenced",
 };
 const unsigned scenario_metric_count =
     (unsigned)(sizeof scenario_metric_names / sizeof scenario_metric_names[0]);

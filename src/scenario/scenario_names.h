@@ -52,6 +52,8 @@ extern const NameTable scenario_names_scope;
 extern const NameTable scenario_names_broker_family;
 extern const NameTable scenario_names_commit;
 extern const NameTable scenario_names_late_ack;
+extern const NameTable scenario_names_dead_letters;
+extern const NameTable scenario_names_isolation;
 extern const NameTable scenario_names_dist;
 extern const NameTable scenario_names_loss_model;
 extern const NameTable scenario_names_retry_on; /* value: a bit, see RETRY_ON_* */

@@ -891,6 +891,51 @@ static void check_charging_consumers(SchemaReader *reader, const cJSON *root,
     scenario_graph_pop(reader, pushed);
 }
 
+/* C36: a failed handler is nacked, for its queue to requeue; a log has no per-message nack
+ * (Spring Kafka's seek back and retry topics are not modelled), so failures there are
+ * refused. A dead-letter consumer needs a queue that dead-letters. A recovery point commits
+ * with a local effect only, as the server's does. */
+static void check_failing_consumers(SchemaReader *reader, const cJSON *root,
+                                    const Scenario *scenario)
+{
+    const BrokerSpec *broker = &scenario->broker;
+    const ConsumerSpec *consumers = &broker->consumers;
+    bool log = broker->family == BROKER_LOG;
+    bool dead_letters = false;
+    for (uint32_t q = 0; q < broker->queue_count; q++)
+        dead_letters = dead_letters || broker->queues[q].dead_letter;
+    const FailurePolicies *on_failure = &consumers->idempotency.on_failure;
+    bool resumes =
+        on_failure->definite == ON_FAILURE_RESUME || on_failure->ambiguous == ON_FAILURE_RESUME;
+    bool fails_in_log =
+        log && (consumers->fail_before_effect > 0 || consumers->fail_after_effect > 0);
+    bool reviews_nothing = consumers->dead_letters == DEAD_LETTERS_REVIEW && (log || !dead_letters);
+    bool resumes_charge = resumes && consumers->use_gateway;
+    if (!fails_in_log && !reviews_nothing && !resumes_charge)
+        return;
+    unsigned pushed = 0;
+    bool services_form = ((const ScenarioReader *)reader)->services_form;
+    if (scenario_graph_push_service(reader, root, NODE_CONSUMERS, &pushed) != NULL) {
+        const char *failing =
+            consumers->fail_before_effect > 0 ? "fail_before_effect" : "fail_after_effect";
+        if (fails_in_log)
+            schema_error_at(reader, failing,
+                            "expected family 'visibility-timeout' or 'channel' with %s (a "
+                            "failed handler nacks its delivery; a log has no per-message nack)",
+                            failing);
+        if (reviews_nothing)
+            schema_error_at(reader, "dead_letters",
+                            "expected a queue with \"dead_letter\": true with \"review\" (%s)",
+                            log ? "a log dead-letters nothing" : "no queue keeps dead letters");
+        if (resumes_charge)
+            schema_error_at(reader, services_form ? "steps" : "use_gateway",
+                            "expected no on_failure \"resume\" for the consumers with a charge "
+                            "through the gateway (recovery points are modelled for a local "
+                            "effect only)");
+    }
+    scenario_graph_pop(reader, pushed);
+}
+
 /* A local transaction undoes a rolled-back effect (ledger_undo); on a record several
  * operations write, the state to go back to is another operation's, which is not modelled:
  * refused rather than undone wrongly. */
@@ -903,10 +948,11 @@ static void check_shared_records(SchemaReader *reader, const Scenario *scenario)
         if (group->operation.resource != RESOURCE_PER_CLIENT ||
             group->operation.kind != OPERATION_SET_STATUS) /* already refused by its kind */
             continue;
-        const char *undoing =
-            group->target == TARGET_BROKER
-                ? (scenario->broker.consumers.inbox ? "broker.consumers.inbox" : NULL)
-                : (scenario->server.transaction ? "server.transaction" : NULL);
+        const char *undoing = group->target == TARGET_BROKER
+                                  ? (scenario->broker.consumers.inbox ? "broker.consumers.inbox"
+                                     : scenario->broker.transactional ? "broker.transactional"
+                                                                      : NULL)
+                                  : (scenario->server.transaction ? "server.transaction" : NULL);
         if (undoing == NULL)
             continue;
         json_path_push_key(&reader->path, "clients");
@@ -944,6 +990,9 @@ static void check_balance_updates(SchemaReader *reader, const Scenario *scenario
                                    "value it overwrote is not modelled)"
                                  : "server.transaction (a rolled-back write restoring the value "
                                    "it overwrote is not modelled)";
+        else if (by_broker && scenario->broker.transactional)
+            conflict = "broker.transactional (an aborted write restoring the value it "
+                       "overwrote is not modelled)";
         if (conflict == NULL)
             continue;
         json_path_push_key(&reader->path, "clients");
@@ -1190,6 +1239,7 @@ static void check_queue_references(SchemaReader *reader, const cJSON *root, void
     scenario_graph_check_used(reader, root, scenario);
     check_older_objects(reader, root);
     check_charging_consumers(reader, root, scenario);
+    check_failing_consumers(reader, root, scenario);
     check_shared_records(reader, scenario);
     check_balance_updates(reader, scenario);
     check_deadlines(reader, scenario);

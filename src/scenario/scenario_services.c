@@ -168,22 +168,15 @@ static void read_on_failure(SchemaReader *reader, const cJSON *item, void *targe
     }
 }
 
-/* The consumers answer nobody and their handlers do not fail with 5xx, so the fields that
- * shape an answer or a failure have nothing to act on there: refused, not ignored. */
+/* The consumers answer nobody, so the fields that shape an answer have nothing to act on
+ * there: refused, not ignored. (A failed handler's key row follows on_failure, as the
+ * server's does: C36.) */
 static void read_answer_field_for_consumers(SchemaReader *reader, const cJSON *item, void *target)
 {
     (void)item;
     (void)target;
     schema_error(reader, "expected no such field for the consumers: they answer no client "
                          "(a key in progress leaves the delivery unacknowledged)");
-}
-
-static void read_on_failure_for_consumers(SchemaReader *reader, const cJSON *item, void *target)
-{
-    (void)item;
-    (void)target;
-    schema_error(reader, "expected no 'on_failure' for the consumers: their handlers answer no "
-                         "one (a charge unanswered forgets its key; a decline is stored)");
 }
 
 static void read_required_for_consumers(SchemaReader *reader, const cJSON *item, void *target)
@@ -270,8 +263,8 @@ static void read_compare_for_consumers(SchemaReader *reader, const cJSON *item, 
                  read_answer_field_for_consumers, NULL, false),                                    \
     FIELD_CUSTOM("profile", SCHEMA_ENUM_MEMBER(IdempotencySpec, profile),                          \
                  read_answer_field_for_consumers, NULL, false),                                    \
-    FIELD_CUSTOM("on_failure", SCHEMA_MEMBER(IdempotencySpec, on_failure, FailurePolicies),        \
-                 read_on_failure_for_consumers, NULL, false),                                      \
+    FIELD_CUSTOM_WRITTEN("on_failure", SCHEMA_MEMBER(IdempotencySpec, on_failure, FailurePolicies),\
+                         read_on_failure, write_on_failure, &failure_class_schema, false),         \
     FIELD_CUSTOM("required", SCHEMA_MEMBER(IdempotencySpec, required, bool),                       \
                  read_required_for_consumers, NULL, false),                                        \
     FIELD_CHOICE("key", IdempotencySpec, key, scenario_names_consumer_key),                        \
@@ -629,6 +622,13 @@ static const SchemaField load_fields[] = {
 static const SchemaObject load_schema = {.name = "broker.consumers.load",
                                          SCHEMA_FIELDS(load_fields)};
 
+/* clang-format off */
+#define CONSUMER_FAILURE_FIELDS                                                                    \
+    FIELD_NUMBER("fail_before_effect", ConsumerSpec, fail_before_effect, RANGE_PROBABILITY),       \
+    FIELD_NUMBER("fail_after_effect", ConsumerSpec, fail_after_effect, RANGE_PROBABILITY),         \
+    FIELD_CHOICE("dead_letters", ConsumerSpec, dead_letters, scenario_names_dead_letters)
+/* clang-format on */
+
 static const SchemaField consumer_fields[] = {
     FIELD_U32("workers", ConsumerSpec, workers, RANGE_WORKERS),
     FIELD_DIST("service_ms", ConsumerSpec, service_ms),
@@ -638,6 +638,7 @@ static const SchemaField consumer_fields[] = {
     FIELD_BOOLEAN("inbox", ConsumerSpec, inbox),
     FIELD_NUMBER("heartbeat_ms", ConsumerSpec, heartbeat_ms, RANGE_MS),
     FIELD_BOOLEAN("use_gateway", ConsumerSpec, use_gateway),
+    CONSUMER_FAILURE_FIELDS,
 };
 
 static const SchemaObject consumer_schema = {.name = "broker.consumers",
@@ -753,8 +754,9 @@ static bool broker_shown(const SchemaWriter *writer, const void *base, const cha
 {
     (void)writer;
     const BrokerSpec *broker = base;
-    static const char *const log_fields[] = {"partitions", "commit", "commit_interval_ms",
-                                             "rebalance_every_ms", "idempotent_producer"};
+    static const char *const log_fields[] = {
+        "partitions",          "commit",        "commit_interval_ms", "rebalance_every_ms",
+        "idempotent_producer", "transactional", "isolation"};
     for (size_t i = 0; i < sizeof log_fields / sizeof log_fields[0]; i++) {
         if (strcmp(key, log_fields[i]) == 0)
             return broker->family == BROKER_LOG;
@@ -775,8 +777,9 @@ static void check_log_fields(SchemaReader *reader, const cJSON *object, const Br
     static const char *const queue_rules[] = {
         "ack_timeout_ms",      "max_deliveries",   "dead_letter",     "prefetch", "late_ack",
         "redelivery_delay_ms", "redrive_after_ms", "dedup_window_ms", "queues"};
-    static const char *const log_fields[] = {"partitions", "commit", "commit_interval_ms",
-                                             "rebalance_every_ms", "idempotent_producer"};
+    static const char *const log_fields[] = {
+        "partitions",          "commit",        "commit_interval_ms", "rebalance_every_ms",
+        "idempotent_producer", "transactional", "isolation"};
     bool log = broker->family == BROKER_LOG;
     for (size_t i = 0; log && i < sizeof queue_rules / sizeof queue_rules[0]; i++) {
         if (schema_member(object, queue_rules[i]) == NULL)
@@ -801,6 +804,19 @@ static void check_log_fields(SchemaReader *reader, const cJSON *object, const Br
                         "expected commit 'after' with commit_interval_ms (commit 'before' "
                         "commits each record as it is handed out, before processing it)");
     const ConsumerSpec *consumers = &broker->consumers;
+    /* C37: the transaction holds the offsets committed after processing; the inbox is the
+     * other way to tie an effect to its record, and is not combined with it */
+    if (log && broker->transactional && broker->commit == COMMIT_BEFORE)
+        schema_error_at(reader, "transactional",
+                        "expected commit 'after' with transactional (commit 'before' commits "
+                        "each offset as the record goes out, outside any transaction)");
+    if (log && broker->transactional && consumers->inbox) {
+        json_path_push_key(&reader->path, "consumers");
+        schema_error_at(reader, "inbox",
+                        "expected no inbox with a transactional broker (the transaction "
+                        "already commits the output with its offset)");
+        json_path_pop(&reader->path);
+    }
     if (log && consumers->crash.prob > 0 && consumers->idempotency.durable && !consumers->inbox &&
         consumers->idempotency.lock_timeout_ms == 0) {
         json_path_push_key(&reader->path, "consumers");
@@ -871,6 +887,8 @@ static void check_broker(SchemaReader *reader, const cJSON *object, void *base, 
     FIELD_NUMBER("commit_interval_ms", BrokerSpec, commit_interval_ms, RANGE_MS),                  \
     FIELD_NUMBER("rebalance_every_ms", BrokerSpec, rebalance_every_ms, RANGE_MS),                  \
     FIELD_BOOLEAN("idempotent_producer", BrokerSpec, idempotent_producer),                         \
+    FIELD_BOOLEAN("transactional", BrokerSpec, transactional),                                     \
+    FIELD_CHOICE("isolation", BrokerSpec, isolation, scenario_names_isolation),                    \
     QUEUE_RULE_FIELDS(BrokerSpec),                                                                 \
     FIELD_CUSTOM_WRITTEN("queues", 0, read_queues, write_queues, &queue_schema, false)
 /* clang-format on */
@@ -987,6 +1005,7 @@ static const SchemaField consumers_service_fields[] = {
     FIELD_OBJECT("crash", ConsumerSpec, crash, crash_schema),
     FIELD_BOOLEAN("inbox", ConsumerSpec, inbox),
     FIELD_NUMBER("heartbeat_ms", ConsumerSpec, heartbeat_ms, RANGE_MS),
+    CONSUMER_FAILURE_FIELDS,
     REFERENCE_FIELD("steps"),
     REFUSED_FIELD("idempotency", read_inline_store),
     REFUSED_FIELD("use_gateway", read_handler_switch),
