@@ -430,7 +430,7 @@ static void draw_story(ViewFrame *frame, int anchor_y)
     char title[160];
     snprintf(title, sizeof title,
              "THE STORY OF OPERATION %" PRIu64 " IN %s, AS OF %.2f s   (idemsim explain "
-             "--op %" PRIu64 "; click on nothing to close)",
+             "--op %" PRIu64 "; Esc or a click on nothing closes it)",
              story->operation, mode_name(story->mode), (double)story->as_of_us / 1e6,
              story->operation);
     int x = box.x + pad, y = box.y + pad;
@@ -491,7 +491,7 @@ static void draw_details(ViewFrame *frame, int pane_index, uint64_t serial, View
 /* What each key does where: a page cannot quit or take options, a scenario without
  * questions has nothing to reveal; the help lists only what works here (the browser page
  * once advertised q and the predict keys, which did nothing there). */
-typedef enum { HELP_EVERYWHERE, HELP_DESKTOP, HELP_BROWSER, HELP_PREDICT } HelpWhere;
+typedef enum { HELP_EVERYWHERE, HELP_DESKTOP, HELP_PREDICT } HelpWhere;
 
 static const struct {
     HelpWhere where;
@@ -508,8 +508,9 @@ static const struct {
     {HELP_EVERYWHERE, "p", "save a PNG screenshot", "download a PNG screenshot"},
     {HELP_EVERYWHERE, "f", "full screen", NULL},
     {HELP_EVERYWHERE, "h", "this help", NULL},
-    {HELP_DESKTOP, "q  or  Esc", "quit", NULL},
-    {HELP_BROWSER, "Esc", "close this help", NULL},
+    {HELP_EVERYWHERE, "Esc", "close this help or the story, else quit",
+     "close this help or the story"},
+    {HELP_DESKTOP, "q", "quit", NULL},
 };
 
 static bool help_line_applies(const ViewFrame *frame, HelpWhere where)
@@ -517,8 +518,6 @@ static bool help_line_applies(const ViewFrame *frame, HelpWhere where)
     switch (where) {
     case HELP_DESKTOP:
         return !frame->in_browser;
-    case HELP_BROWSER:
-        return frame->in_browser;
     case HELP_PREDICT:
         return frame->quiz != NULL && frame->quiz->question_count > 0;
     case HELP_EVERYWHERE:
@@ -636,6 +635,8 @@ void view_frame_draw(ViewFrame *frame)
     int64_t scale = money_scale(frame->session);
     frame->hovered_pane = -1;
     frame->hovered_serial = 0;
+    if (frame->drawn != NULL)
+        frame->drawn->count = 0;
     frame->hidden_drawn = 0;
     frame->card_logged_from = -1;
     ViewSegment pinned = {0}, hovered = {0};
@@ -648,7 +649,9 @@ void view_frame_draw(ViewFrame *frame)
                                  .mouse_active = frame->mouse_active,
                                  .reach_px = (float)P(frame, 9),
                                  .pinned_serial =
-                                     frame->pinned_pane == index ? frame->pinned_serial : 0};
+                                     frame->pinned_pane == index ? frame->pinned_serial : 0,
+                                 .drawn = frame->drawn,
+                                 .pane = index};
         draw_pane(frame, column, scale, &timeline, &pick);
         if (pick.pinned.valid)
             pinned = pick.pinned;

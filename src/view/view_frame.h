@@ -12,6 +12,7 @@
 #include "view_layout.h"
 #include "view_pane.h"
 #include "view_quiz.h"
+#include "view_sequence.h"
 #include "view_session.h"
 #include "view_story.h"
 
@@ -47,6 +48,7 @@ typedef struct {
     const ViewStory *story;       /* the story of the clicked operation; NULL or invalid: none */
     const ViewStory *end_stories; /* by session pane: a finished column's telling operation,
                                      drawn in place of its diagram; NULL or invalid: none */
+    ViewDrawnItems *drawn;        /* NULL, or kept: what the frame drew that a click picks */
     /* out: what the mouse points at (pane -1: nothing) */
     int hovered_pane;
     uint64_t hovered_serial;
