@@ -419,7 +419,7 @@ static void draw_story(ViewFrame *frame, int anchor_y)
     int line_h = view_canvas_text_height(canvas, VIEW_FONT_SMALL);
     int title_h = view_canvas_text_height(canvas, VIEW_FONT_LABEL);
     int lines = story->line_count + (story->truncated ? 1 : 0);
-    int w = frame->layout.width - 2 * P(frame, 24);
+    int w = view_frame_visible_width(frame) - 2 * P(frame, 24);
     int h = title_h + P(frame, 6) + lines * line_h + 2 * pad;
     int top = frame->layout.title.y + frame->layout.title.h + P(frame, 8);
     int bottom = frame->layout.status.y - P(frame, 8) - h;
@@ -535,8 +535,10 @@ static void draw_help(ViewFrame *frame)
     for (size_t i = 0; i < sizeof help_lines / sizeof help_lines[0]; i++)
         count += help_line_applies(frame, help_lines[i].where);
     int line_h = view_canvas_text_height(canvas, VIEW_FONT_BODY) + P(frame, 6);
+    int visible = view_frame_visible_width(frame);
     int w = P(frame, 620), h = P(frame, 70) + count * line_h + P(frame, 70);
-    ViewRect box = {(frame->layout.width - w) / 2, (frame->layout.height - h) / 2, w, h};
+    w = w < visible - 2 * P(frame, 16) ? w : visible - 2 * P(frame, 16);
+    ViewRect box = {(visible - w) / 2, (frame->layout.height - h) / 2, w, h};
     view_canvas_round(canvas, box, (float)P(frame, 10), C(VIEW_COLOR_PANEL_RAISED));
     int x = box.x + P(frame, 28), y = box.y + P(frame, 22);
     view_canvas_text(canvas, VIEW_FONT_HEADER, C(VIEW_COLOR_TEXT), x, y, VIEW_ALIGN_LEFT,
@@ -621,6 +623,13 @@ static void choose_extra_counter(ViewFrame *frame)
     view_layout_set_counters(&frame->layout, frame->extra_counter != VIEW_EXTRA_NONE
                                                  ? VIEW_COUNTERS_MAX
                                                  : VIEW_COUNTERS);
+}
+
+int view_frame_visible_width(const ViewFrame *frame)
+{
+    int width = frame->layout.width;
+    int covered = frame->covered_right < width / 2 ? frame->covered_right : width / 2;
+    return width - (covered > 0 ? covered : 0);
 }
 
 void view_frame_draw(ViewFrame *frame)

@@ -49,6 +49,9 @@ typedef struct {
     const ViewStory *end_stories; /* by session pane: a finished column's telling operation,
                                      drawn in place of its diagram; NULL or invalid: none */
     ViewDrawnItems *drawn;        /* NULL, or kept: what the frame drew that a click picks */
+    int covered_right; /* pixels at the right edge a host's panel lies over (the page's editor
+                          on a laptop): the help, the story and the question card keep left
+                          of it */
     /* out: what the mouse points at (pane -1: nothing) */
     int hovered_pane;
     uint64_t hovered_serial;
@@ -59,6 +62,9 @@ typedef struct {
 } ViewFrame;
 
 void view_frame_draw(ViewFrame *frame);
+/* The width of the frame left of what covers its right edge (covered_right), where the
+ * overlays go; never less than half the frame. */
+int view_frame_visible_width(const ViewFrame *frame);
 /* The session pane shown in layout column `column`. */
 int view_frame_pane_of_column(const ViewFrame *frame, int column);
 

@@ -260,6 +260,15 @@ EMSCRIPTEN_KEEPALIVE void web_set_projector(int projector)
     view_relayout(app);
 }
 
+/* How many of the canvas's pixels at its right edge the page's panel lies over (on a
+ * laptop the editor opens over the picture): the help, the story and the question card are
+ * drawn left of it, whole. */
+EMSCRIPTEN_KEEPALIVE void web_set_covered_right(int pixels)
+{
+    if (app != NULL)
+        app->frame.covered_right = pixels;
+}
+
 EMSCRIPTEN_KEEPALIVE void web_set_help(int shown)
 {
     if (app != NULL)

@@ -483,8 +483,15 @@ def check_keys(driver):
     size = driver.run("const c = document.getElementById('canvas'); return [c.width, c.height];")
     assert [png["width"], png["height"]] == size and png["drawn"], png
     assert png["name"].startswith("idemsim-") and png["name"].endswith(".png"), png["name"]
+    # f at once, not at the next key or click (the view's own request came too late for it)
+    driver.press("f")
+    driver.wait("document.fullscreenElement && document.fullscreenElement.id === 'stage'", 5,
+                "f to show the picture full screen")
+    driver.press("f")
+    driver.wait("!document.fullscreenElement", 5, "f again to leave full screen")
     print("keys on the canvas: " + ", ".join(what for _, _, what in pressed) +
-          f"; p offers {png['name']} ({png['width']}x{png['height']})")
+          f"; p offers {png['name']} ({png['width']}x{png['height']}); f enters and leaves "
+          "full screen")
 
 
 def open_link(driver, base, fragment):
@@ -706,7 +713,16 @@ def check_bad_links(driver, base):
 
 def check_small_screen(driver, base):
     """A 1366x768 laptop with the editor open: the picture keeps the page's width (the panel
-    lies over it) and the toolbar stays one line."""
+    lies over it) and the toolbar stays one line; so does it at 1536 and 1440 wide, where the
+    full toolbar once took two lines."""
+    for width in (1536, 1440):
+        driver.command("POST", "/window/rect", {"width": width, "height": 864})
+        open_link(driver, base, "#scenario=01_lost_answer&predict=1")
+        lines = driver.run(
+            "const box = (element) => element.getBoundingClientRect();"
+            "return {toolbar: box(document.getElementById('toolbar')).height,"
+            " footer: box(document.querySelector('footer')).height};")
+        assert lines["toolbar"] <= 44 and lines["footer"] <= 32, f"{width} px wide: {lines}"
     driver.command("POST", "/window/rect", {"width": 1366, "height": 768})
     open_link(driver, base, "#scenario=01_lost_answer&predict=1")
     driver.run("document.getElementById('toggle-json').click();")
@@ -725,9 +741,27 @@ def check_small_screen(driver, base):
     assert sizes["editor"] >= 400, f"the editor is too narrow: {sizes}"
     assert sizes["footer"] <= 32, f"the footer wraps: {sizes}"
     assert sizes["canvasHeight"] >= sizes["pageHeight"] - 80, f"the picture lost height: {sizes}"
+    # The question card, and the help over it, are drawn left of the editor, whole.
+    panel_left = driver.run(
+        "const c = document.getElementById('canvas'), r = c.getBoundingClientRect();"
+        "return (document.getElementById('json-panel').getBoundingClientRect().left - r.left)"
+        " * c.width / r.width;")
+    def overlay_texts(first):
+        texts = drawn(driver)["texts"]
+        starts = [i for i, text in enumerate(texts) if text["text"].startswith(first)]
+        return texts[starts[-1]:] if starts else None
+    card = poll(lambda: (lambda t: t if t and all(w["x"] + w["w"] <= panel_left for w in t)
+                         else None)(overlay_texts("PREDICT: QUESTION")), 5,
+                f"the question card left of the editor (x < {panel_left:.0f})")
+    driver.run("document.getElementById('canvas').focus();")
+    driver.press("h")
+    poll(lambda: (lambda t: t and all(w["x"] + w["w"] <= panel_left for w in t))(
+        overlay_texts("Controls")), 5, f"the help left of the editor (x < {panel_left:.0f})")
+    driver.press("\ue00c")
     print(f"1366x768 with the editor open: picture {sizes['canvas']:.0f}x"
           f"{sizes['canvasHeight']:.0f}, toolbar {sizes['toolbar']:.0f} px, editor "
-          f"{sizes['editor']:.0f} px wide")
+          f"{sizes['editor']:.0f} px wide; the question card ({len(card)} strings) and the help "
+          f"drawn left of it; at 1536 and 1440 wide the toolbar and the footer one line each")
 
 
 def main():
