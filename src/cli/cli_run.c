@@ -29,7 +29,7 @@ const char *const run_usage =
     "  --svg-outcome O     draw only operations that ended O: ok, double, lost, phantom or\n"
     "                      mismatch (the first N to end so)\n"
     "  --svg-layout L      portrait (default: the handout, time flows down) or landscape\n"
-    "                      (a 16:9 slide, time flows right)\n"
+    "                      (16:9 slides, time flows right; a long story takes pages)\n"
     "  --max-events N      stop a mode after N events (default 500000000)\n"
     "  --max-sim-time MS   stop a mode at simulated time MS (default: duration + 7 days)\n"
     "  --max-memory MIB    stop a mode whose storage exceeds MIB (default 4096)\n"

@@ -56,8 +56,9 @@ bool view_relayout(ViewApp *app)
         fprintf(stderr, "idemsim view: %s\n", error);
         return false;
     }
+    if (!app->canvas_ready) /* a host may keep the log on (the page, for its test) */
+        app->canvas.log_texts = app->options.labels_path != NULL;
     app->canvas_ready = true;
-    app->canvas.log_texts = app->options.labels_path != NULL;
     return true;
 }
 

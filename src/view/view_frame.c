@@ -421,7 +421,7 @@ static void draw_story(ViewFrame *frame, int anchor_y)
     int line_h = view_canvas_text_height(canvas, VIEW_FONT_SMALL);
     int title_h = view_canvas_text_height(canvas, VIEW_FONT_LABEL);
     int lines = story->line_count + (story->truncated ? 1 : 0);
-    int w = frame->layout.width - 2 * P(frame, 24);
+    int w = view_frame_visible_width(frame) - 2 * P(frame, 24);
     int h = title_h + P(frame, 6) + lines * line_h + 2 * pad;
     int top = frame->layout.title.y + frame->layout.title.h + P(frame, 8);
     int bottom = frame->layout.status.y - P(frame, 8) - h;
@@ -432,7 +432,7 @@ static void draw_story(ViewFrame *frame, int anchor_y)
     char title[160];
     snprintf(title, sizeof title,
              "THE STORY OF OPERATION %" PRIu64 " IN %s, AS OF %.2f s   (idemsim explain "
-             "--op %" PRIu64 "; click on nothing to close)",
+             "--op %" PRIu64 "; Esc or a click on nothing closes it)",
              story->operation, mode_name(story->mode), (double)story->as_of_us / 1e6,
              story->operation);
     int x = box.x + pad, y = box.y + pad;
@@ -493,7 +493,7 @@ static void draw_details(ViewFrame *frame, int pane_index, uint64_t serial, View
 /* What each key does where: a page cannot quit or take options, a scenario without
  * questions has nothing to reveal; the help lists only what works here (the browser page
  * once advertised q and the predict keys, which did nothing there). */
-typedef enum { HELP_EVERYWHERE, HELP_DESKTOP, HELP_BROWSER, HELP_PREDICT } HelpWhere;
+typedef enum { HELP_EVERYWHERE, HELP_DESKTOP, HELP_PREDICT } HelpWhere;
 
 static const struct {
     HelpWhere where;
@@ -510,8 +510,9 @@ static const struct {
     {HELP_EVERYWHERE, "p", "save a PNG screenshot", "download a PNG screenshot"},
     {HELP_EVERYWHERE, "f", "full screen", NULL},
     {HELP_EVERYWHERE, "h", "this help", NULL},
-    {HELP_DESKTOP, "q  or  Esc", "quit", NULL},
-    {HELP_BROWSER, "Esc", "close this help", NULL},
+    {HELP_EVERYWHERE, "Esc", "close this help or the story, else quit",
+     "close this help or the story"},
+    {HELP_DESKTOP, "q", "quit", NULL},
 };
 
 static bool help_line_applies(const ViewFrame *frame, HelpWhere where)
@@ -519,8 +520,6 @@ static bool help_line_applies(const ViewFrame *frame, HelpWhere where)
     switch (where) {
     case HELP_DESKTOP:
         return !frame->in_browser;
-    case HELP_BROWSER:
-        return frame->in_browser;
     case HELP_PREDICT:
         return frame->quiz != NULL && frame->quiz->question_count > 0;
     case HELP_EVERYWHERE:
@@ -538,8 +537,10 @@ static void draw_help(ViewFrame *frame)
     for (size_t i = 0; i < sizeof help_lines / sizeof help_lines[0]; i++)
         count += help_line_applies(frame, help_lines[i].where);
     int line_h = view_canvas_text_height(canvas, VIEW_FONT_BODY) + P(frame, 6);
+    int visible = view_frame_visible_width(frame);
     int w = P(frame, 620), h = P(frame, 70) + count * line_h + P(frame, 70);
-    ViewRect box = {(frame->layout.width - w) / 2, (frame->layout.height - h) / 2, w, h};
+    w = w < visible - 2 * P(frame, 16) ? w : visible - 2 * P(frame, 16);
+    ViewRect box = {(visible - w) / 2, (frame->layout.height - h) / 2, w, h};
     view_canvas_round(canvas, box, (float)P(frame, 10), C(VIEW_COLOR_PANEL_RAISED));
     int x = box.x + P(frame, 28), y = box.y + P(frame, 22);
     view_canvas_text(canvas, VIEW_FONT_HEADER, C(VIEW_COLOR_TEXT), x, y, VIEW_ALIGN_LEFT,
@@ -631,6 +632,13 @@ static void choose_extra_counter(ViewFrame *frame)
                                                  : VIEW_COUNTERS);
 }
 
+int view_frame_visible_width(const ViewFrame *frame)
+{
+    int width = frame->layout.width;
+    int covered = frame->covered_right < width / 2 ? frame->covered_right : width / 2;
+    return width - (covered > 0 ? covered : 0);
+}
+
 void view_frame_draw(ViewFrame *frame)
 {
     ViewCanvas *canvas = frame->canvas;
@@ -643,6 +651,8 @@ void view_frame_draw(ViewFrame *frame)
     int64_t scale = money_scale(frame->session);
     frame->hovered_pane = -1;
     frame->hovered_serial = 0;
+    if (frame->drawn != NULL)
+        frame->drawn->count = 0;
     frame->hidden_drawn = 0;
     frame->card_logged_from = -1;
     ViewSegment pinned = {0}, hovered = {0};
@@ -655,7 +665,9 @@ void view_frame_draw(ViewFrame *frame)
                                  .mouse_active = frame->mouse_active,
                                  .reach_px = (float)P(frame, 9),
                                  .pinned_serial =
-                                     frame->pinned_pane == index ? frame->pinned_serial : 0};
+                                     frame->pinned_pane == index ? frame->pinned_serial : 0,
+                                 .drawn = frame->drawn,
+                                 .pane = index};
         draw_pane(frame, column, scale, &timeline, &pick);
         if (pick.pinned.valid)
             pinned = pick.pinned;

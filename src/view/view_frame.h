@@ -12,6 +12,7 @@
 #include "view_layout.h"
 #include "view_pane.h"
 #include "view_quiz.h"
+#include "view_sequence.h"
 #include "view_session.h"
 #include "view_story.h"
 
@@ -48,6 +49,10 @@ typedef struct {
     const ViewStory *story;       /* the story of the clicked operation; NULL or invalid: none */
     const ViewStory *end_stories; /* by session pane: a finished column's telling operation,
                                      drawn in place of its diagram; NULL or invalid: none */
+    ViewDrawnItems *drawn;        /* NULL, or kept: what the frame drew that a click picks */
+    int covered_right; /* pixels at the right edge a host's panel lies over (the page's editor
+                          on a laptop): the help, the story and the question card keep left
+                          of it */
     /* out: what the mouse points at (pane -1: nothing) */
     int hovered_pane;
     uint64_t hovered_serial;
@@ -58,6 +63,9 @@ typedef struct {
 } ViewFrame;
 
 void view_frame_draw(ViewFrame *frame);
+/* The width of the frame left of what covers its right edge (covered_right), where the
+ * overlays go; never less than half the frame. */
+int view_frame_visible_width(const ViewFrame *frame);
 /* The session pane shown in layout column `column`. */
 int view_frame_pane_of_column(const ViewFrame *frame, int column);
 

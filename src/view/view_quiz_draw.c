@@ -38,6 +38,9 @@ static ViewRect card_area(const ViewFrame *frame)
     int top = first->wide ? first->sequence.y : first->balances.y;
     int left = first->wide ? first->sequence.x : first->pane.x;
     int right = last->pane.x + last->pane.w;
+    int visible = view_frame_visible_width(frame) - P(frame, 8); /* left of a host's panel */
+    if (frame->covered_right > 0 && right > visible)
+        right = visible;
     return (ViewRect){left, top, right - left, layout->status.y - top};
 }
 

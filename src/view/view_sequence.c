@@ -497,6 +497,12 @@ static void offer(Strip *strip, const DiagramItem *arrow, ViewSegment segment)
     segment.valid = true;
     if (arrow->serial == pick->pinned_serial)
         pick->pinned = segment;
+    ViewDrawnItems *drawn = pick->drawn;
+    if (drawn != NULL && drawn->count < VIEW_DRAWN_ITEMS_MAX &&
+        view_layout_contains(strip->body, (int)((segment.x1 + segment.x2) / 2),
+                             (int)((segment.y1 + segment.y2) / 2)))
+        drawn->items[drawn->count++] =
+            (ViewDrawnItem){pick->pane, arrow->serial, arrow->operation, segment};
     if (!pick->mouse_active || !view_layout_contains(strip->body, pick->mouse_x, pick->mouse_y))
         return;
     float distance = segment_distance((float)pick->mouse_x, (float)pick->mouse_y, &segment);

@@ -19,6 +19,23 @@ typedef struct {
     float x1, y1, x2, y2;
 } ViewSegment;
 
+/* What a frame drew that a click picks (messages, activations, marks), with the pane and
+ * operation, for a host that points at them from outside (the page's test clicks one); only
+ * items whose middle lies inside the diagram, at most VIEW_DRAWN_ITEMS_MAX per frame. */
+#define VIEW_DRAWN_ITEMS_MAX 256
+
+typedef struct {
+    int pane; /* the session pane */
+    uint64_t serial;
+    uint64_t operation;
+    ViewSegment at; /* in the canvas's pixels; a mark's two ends are one point */
+} ViewDrawnItem;
+
+typedef struct {
+    int count;
+    ViewDrawnItem items[VIEW_DRAWN_ITEMS_MAX];
+} ViewDrawnItems;
+
 /* In: the mouse and the pinned serial. Out: the nearest message to the mouse (if within
  * reach) and where the pinned one was drawn. */
 typedef struct {
@@ -30,6 +47,8 @@ typedef struct {
     ViewSegment hovered;
     uint64_t pinned_serial; /* 0: none */
     ViewSegment pinned;
+    ViewDrawnItems *drawn; /* NULL: not kept */
+    int pane;              /* the session pane drawn, for drawn */
 } ViewSequencePick;
 
 /* Draws pane's diagram on the shared timeline as it stands at clock_us. */

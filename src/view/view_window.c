@@ -33,6 +33,7 @@ struct ViewWindowLoop {
     uint64_t in_flight_max; /* messages in flight in any pane, for --stats */
     uint32_t screenshots;   /* saved with p */
     int titled_question;    /* the question the window's title names: -1 none; +1000 revealed */
+    bool click_pending;     /* picked once the next frame has found what lies under it */
 };
 typedef ViewWindowLoop Loop;
 
@@ -124,15 +125,20 @@ static bool open_canvas(ViewApp *app)
 
 /* ------------------------------------------------------------------ input */
 
+static void close_story(ViewApp *app)
+{
+    app->frame.pinned_pane = -1;
+    app->story.valid = false;
+    app->options.has_story = false;
+}
+
 static void restart(ViewApp *app, uint64_t seed, const char *why)
 {
     if (!view_session_restart(&app->session, seed)) {
         fprintf(stderr, "idemsim view: out of memory restarting\n");
         return;
     }
-    app->frame.pinned_pane = -1;
-    app->story.valid = false;
-    app->options.has_story = false;
+    close_story(app);
     view_quiz_restart(&app->quiz);
     char text[96];
     snprintf(text, sizeof text, "%s (seed %" PRIu64 ")", why, seed);
@@ -163,6 +169,17 @@ static void toggle_fullscreen(ViewApp *app)
 {
     bool full = (SDL_GetWindowFlags(app->window) & SDL_WINDOW_FULLSCREEN_DESKTOP) != 0;
     SDL_SetWindowFullscreen(app->window, full ? 0 : SDL_WINDOW_FULLSCREEN_DESKTOP);
+}
+
+/* The click on the message (or mark) the frame just drew under it: its operation's story,
+ * or on nothing, no story. */
+static void pick_clicked(ViewApp *app)
+{
+    app->frame.pinned_pane = app->frame.hovered_pane;
+    app->frame.pinned_serial = app->frame.hovered_serial;
+    app->options.has_story = false; /* a click replaces --story's */
+    view_story_refresh(app, app->frame.pinned_pane, app->frame.pinned_serial, 0);
+    app->story_told_s = wall_seconds();
 }
 
 static void on_key(ViewApp *app, Loop *loop, SDL_Keycode key)
@@ -222,9 +239,11 @@ static void on_key(ViewApp *app, Loop *loop, SDL_Keycode key)
     case SDLK_f:
         toggle_fullscreen(app);
         break;
-    case SDLK_ESCAPE:
+    case SDLK_ESCAPE: /* closes what is open over the picture first, then the window */
         if (app->frame.help)
             app->frame.help = false;
+        else if (app->story.valid || app->options.has_story)
+            close_story(app);
         else
             loop->running = false;
         break;
@@ -253,11 +272,13 @@ static void on_event(ViewApp *app, Loop *loop, const SDL_Event *event)
     case SDL_MOUSEBUTTONDOWN:
         if (event->button.button != SDL_BUTTON_LEFT)
             break;
-        app->frame.pinned_pane = app->frame.hovered_pane;
-        app->frame.pinned_serial = app->frame.hovered_serial;
-        app->options.has_story = false; /* a click replaces --story's */
-        view_story_refresh(app, app->frame.pinned_pane, app->frame.pinned_serial, 0);
-        app->story_told_s = wall_seconds();
+        /* What lies under the click is known once a frame has been drawn with the mouse
+         * there: a tap on a touch screen (or a click the same frame as the move) comes
+         * before any frame has hovered that point. */
+        app->frame.mouse_x = event->button.x;
+        app->frame.mouse_y = event->button.y;
+        app->frame.mouse_active = true;
+        loop->click_pending = true;
         break;
     case SDL_WINDOWEVENT:
         if (event->window.event == SDL_WINDOWEVENT_LEAVE)
@@ -429,6 +450,10 @@ static bool run_frame(ViewApp *app, Loop *loop)
     loop->draw_s_max =
         drawn_s - simulated_s > loop->draw_s_max ? drawn_s - simulated_s : loop->draw_s_max;
     loop->present_s_total += presented_s - drawn_s;
+    if (loop->click_pending) { /* the frame just drawn found what lies under the click */
+        loop->click_pending = false;
+        pick_clicked(app);
+    }
     return true;
 }
 

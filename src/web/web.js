@@ -256,7 +256,21 @@
       : `${number} coming · `;
   }
 
+  // On a laptop a panel opens over the picture's right side (web.css): the view draws its
+  // help, story and question card left of it rather than half under it.
+  function coverPicture() {
+    const canvas = $("canvas").getBoundingClientRect();
+    let covered = 0;
+    for (const id of ["json-panel", "run-panel"]) {
+      if (!$(id).hidden)
+        covered = Math.max(covered, canvas.right - $(id).getBoundingClientRect().left);
+    }
+    const scale = canvas.width > 0 ? $("canvas").width / canvas.width : 1;
+    call("web_set_covered_right", null, ["number"], [Math.max(0, Math.round(covered * scale))]);
+  }
+
   function poll() {
+    coverPicture();
     const text = call("web_state", "string");
     state = JSON.parse(text);
     if (state.modes === undefined) return;
@@ -296,6 +310,7 @@
     button.setAttribute("aria-expanded", String(open));
     // SDL follows the canvas's CSS size on the window's resize event.
     window.dispatchEvent(new Event("resize"));
+    coverPicture();
     if (id === "run-panel" && open) refreshRunTable();
   }
 
@@ -390,4 +405,19 @@
   });
   // Keys typed in the page's fields stay there; a click on the picture gives it the keys.
   $("canvas").addEventListener("mousedown", () => $("canvas").focus());
+  // f: full screen. The view asks for it while it draws its next frame, after the key's own
+  // event has ended, and a browser grants it only inside an event of the user: the picture
+  // went full screen at the next key or click, not at f. So the page asks here, in the key's
+  // handler (capturing, before the view's), for the picture's stage, and the view never
+  // sees this f.
+  $("canvas").addEventListener("keydown", (event) => {
+    if (event.key !== "f" || event.ctrlKey || event.metaKey || event.altKey)
+      return;
+    event.stopImmediatePropagation();
+    event.preventDefault();
+    if (document.fullscreenElement)
+      document.exitFullscreen().catch(() => {});
+    else
+      $("stage").requestFullscreen().catch(() => {});
+  }, true);
 })();

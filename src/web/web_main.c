@@ -22,6 +22,7 @@
 
 static ViewApp *app;
 static ViewWindowLoop *window_loop;
+static ViewDrawnItems drawn_items; /* what the last frame drew that a click picks */
 
 /* ------------------------------------------------------------------ returned text */
 
@@ -144,6 +145,7 @@ static bool open_window(void)
     window_loop = view_window_open(app);
     if (window_loop == NULL)
         return false;
+    app->canvas.log_texts = true; /* for web_drawn */
     emscripten_set_main_loop(on_animation_frame, 0, 0);
     return true;
 }
@@ -211,6 +213,7 @@ EMSCRIPTEN_KEEPALIVE int web_load(const char *source_name, const char *text, con
     app->frame.quiz = &app->quiz;
     app->story.valid = false;
     app->frame.story = &app->story;
+    app->frame.drawn = &drawn_items;
     if (window_loop == NULL)
         return open_window() ? 0 : 1;
     set_title();
@@ -255,6 +258,15 @@ EMSCRIPTEN_KEEPALIVE void web_set_projector(int projector)
         return;
     app->options.projector = projector != 0;
     view_relayout(app);
+}
+
+/* How many of the canvas's pixels at its right edge the page's panel lies over (on a
+ * laptop the editor opens over the picture): the help, the story and the question card are
+ * drawn left of it, whole. */
+EMSCRIPTEN_KEEPALIVE void web_set_covered_right(int pixels)
+{
+    if (app != NULL)
+        app->frame.covered_right = pixels;
 }
 
 EMSCRIPTEN_KEEPALIVE void web_set_help(int shown)
@@ -386,6 +398,40 @@ EMSCRIPTEN_KEEPALIVE const char *web_state(void)
             fprintf(stream, ", \"%s\": %" PRIu64, outcome_name((Outcome)o), metrics->outcomes[o]);
         fprintf(stream, ", \"double_amount\": %" PRId64 ", \"lost_amount\": %" PRId64 "}",
                 metrics->double_amount, metrics->lost_amount);
+    }
+    fputs("]}", stream);
+    return answer_end(&answer);
+}
+
+/* What the last frame drew, in the canvas's pixels, for the page's test to point and read
+ * as a person would: "items", the messages and marks a click picks (each with its session
+ * pane, serial and operation, its segment from x1,y1 to x2,y2), and "texts", every string
+ * with its box (the story panel's and the help's words among them). */
+EMSCRIPTEN_KEEPALIVE const char *web_drawn(void)
+{
+    static Answer answer;
+    FILE *stream = answer_begin(&answer);
+    if (app == NULL || !app->session_ready) {
+        fputs("{}", stream);
+        return answer_end(&answer);
+    }
+    fputs("{\"items\": [", stream);
+    for (int i = 0; i < drawn_items.count; i++) {
+        const ViewDrawnItem *item = &drawn_items.items[i];
+        fprintf(stream,
+                "%s{\"pane\": %d, \"serial\": %" PRIu64 ", \"operation\": %" PRIu64
+                ", \"x1\": %.1f, \"y1\": %.1f, \"x2\": %.1f, \"y2\": %.1f}",
+                i ? ",\n" : "", item->pane, item->serial, item->operation, item->at.x1, item->at.y1,
+                item->at.x2, item->at.y2);
+    }
+    fputs("], \"texts\": [", stream);
+    const ViewCanvas *canvas = &app->canvas;
+    for (int i = 0; i < canvas->logged_count; i++) {
+        const ViewTextLogged *text = &canvas->logged[i];
+        fprintf(stream, "%s{\"x\": %d, \"y\": %d, \"w\": %d, \"h\": %d, \"text\": ", i ? ",\n" : "",
+                text->box.x, text->box.y, text->box.w, text->box.h);
+        report_write_json_string(stream, text->text);
+        fputc('}', stream);
     }
     fputs("]}", stream);
     return answer_end(&answer);

@@ -31,6 +31,7 @@ import functools
 import http.server
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -485,8 +486,15 @@ def check_keys(driver):
     size = driver.run("const c = document.getElementById('canvas'); return [c.width, c.height];")
     assert [png["width"], png["height"]] == size and png["drawn"], png
     assert png["name"].startswith("idemsim-") and png["name"].endswith(".png"), png["name"]
+    # f at once, not at the next key or click (the view's own request came too late for it)
+    driver.press("f")
+    driver.wait("document.fullscreenElement && document.fullscreenElement.id === 'stage'", 5,
+                "f to show the picture full screen")
+    driver.press("f")
+    driver.wait("!document.fullscreenElement", 5, "f again to leave full screen")
     print("keys on the canvas: " + ", ".join(what for _, _, what in pressed) +
-          f"; p offers {png['name']} ({png['width']}x{png['height']})")
+          f"; p offers {png['name']} ({png['width']}x{png['height']}); f enters and leaves "
+          "full screen")
 
 
 def open_link(driver, base, fragment):
@@ -559,6 +567,133 @@ def check_projector_and_help(driver, base):
           "h shows the help, Esc closes it")
 
 
+def drawn(driver):
+    """What the last frame drew (web_drawn): the items a click picks and every string."""
+    return json.loads(driver.run("return Module.ccall('web_drawn', 'string', [], []);"))
+
+
+def click_canvas(driver, x, y):
+    """Moves the mouse to (x, y) of the canvas's own pixels and clicks there at once, as a
+    tap would: no frame is drawn with the mouse there before the press."""
+    left, top, scale_x, scale_y = driver.run(
+        "const c = document.getElementById('canvas'), r = c.getBoundingClientRect();"
+        "return [r.left, r.top, r.width / c.width, r.height / c.height];")
+    mouse = [{"type": "pointerMove", "origin": "viewport", "x": round(left + x * scale_x),
+              "y": round(top + y * scale_y)},
+             {"type": "pointerDown", "button": 0}, {"type": "pointerUp", "button": 0}]
+    driver.command("POST", "/actions", {"actions": [
+        {"type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"},
+         "actions": mouse}]})
+
+
+def tap_canvas(driver, x, y):
+    """A tap at (x, y) of the canvas's pixels: the browser's move, press and release of a
+    touch, dispatched in one task, so the view sees them in the same frame."""
+    driver.run(
+        "const c = document.getElementById('canvas'), r = c.getBoundingClientRect();"
+        "const at = {bubbles: true, cancelable: true, view: window, button: 0,"
+        " clientX: r.left + arguments[0] * r.width / c.width,"
+        " clientY: r.top + arguments[1] * r.height / c.height};"
+        "for (const kind of ['mousemove', 'mousedown', 'mouseup'])"
+        "  c.dispatchEvent(new MouseEvent(kind, {...at, buttons: kind === 'mousedown' ? 1 : 0}));",
+        x, y)
+
+
+def segment_distance(x, y, item):
+    dx, dy = item["x2"] - item["x1"], item["y2"] - item["y1"]
+    length2 = dx * dx + dy * dy
+    t = ((x - item["x1"]) * dx + (y - item["y1"]) * dy) / length2 if length2 else 0
+    t = min(max(t, 0), 1)
+    return ((item["x1"] + t * dx - x) ** 2 + (item["y1"] + t * dy - y) ** 2) ** 0.5
+
+
+def story_lines(texts):
+    """The clicked story's panel, its title and its lines in drawing order; None when none is
+    drawn (a finished column's own story, drawn in place of its diagram, has no "AS OF")."""
+    for index, text in enumerate(texts):
+        if re.match(r"THE STORY OF OPERATION \d+ IN .*, AS OF ", text["text"]):
+            lines = []
+            for line in texts[index + 1:]:  # explain's heading, steps, outcome, what caught it
+                words = line["text"]
+                if not (words[:1].isdigit() or words.startswith(("outcome:", "caught:")) or
+                        re.fullmatch(r"[a-z-]+: operation \d+", words)):
+                    break
+                lines.append(words)
+            return text["text"], lines
+    return None
+
+
+def explained_steps(idemsim, scenario, mode, seed, operation, until_s):
+    """`idemsim explain --op`'s timestamped steps of operation in mode up to until_s."""
+    told = subprocess.run([idemsim, "explain", f"scenarios/{scenario}.json", "--op",
+                           str(operation), "--mode", mode, "--seed", str(seed)],
+                          check=True, cwd=ROOT, capture_output=True, text=True).stdout
+    steps = [line.strip() for line in told.splitlines() if line.startswith("    ")]
+    return [step for step in steps if float(step.split(" s ", 1)[0]) <= until_s]
+
+
+def check_story(driver, base, idemsim):
+    """A click on a message opens its operation's story over the picture, as `idemsim
+    explain --op N` tells it up to the clock; a click on nothing closes it, and so does Esc
+    (after the help, which lists only the page's keys)."""
+    scenario, at_ms = "01_lost_answer", 1250  # the retries in flight, no column finished
+    state = open_link(driver, base, f"#scenario={scenario}&t={at_ms}")
+    driver.run("document.getElementById('canvas').focus();")
+    items = poll(lambda: drawn(driver)["items"], 10, "the diagram's messages to be drawn")
+    # A spot on a message as far as can be from every other operation's messages and marks:
+    # the view picks the nearest within reach, so that message is the one clicked.
+    def clearance(item, t):
+        x = item["x1"] + t * (item["x2"] - item["x1"])
+        y = item["y1"] + t * (item["y2"] - item["y1"])
+        return min((segment_distance(x, y, other) for other in items
+                    if other["operation"] != item["operation"]), default=1e9), x, y
+    spots = [(clearance(item, t / 50), item) for item in items
+             if (item["x1"], item["y1"]) != (item["x2"], item["y2"]) for t in range(1, 50)]
+    # the at-least-once column's when it has a clear one: its story has a retry
+    (room, x, y), item = max(spots, key=lambda spot: (spot[0][0] >= 8 and spot[1]["pane"] == 1,
+                                                      spot[0][0]))
+    assert room >= 8, f"no message drawn 8 px clear of the others to click: {items}"
+    mode = state["modes"][item["pane"]]["mode"]
+    assert not story_lines(drawn(driver)["texts"]), "a story is open before any click"
+    click_canvas(driver, x, y)
+    title, lines = poll(lambda: story_lines(drawn(driver)["texts"]), 10,
+                        f"the story of operation {item['operation']} after a click on "
+                        f"({x:.0f}, {y:.0f})")
+    heading = f"THE STORY OF OPERATION {item['operation']} IN {mode}, AS OF {at_ms / 1000:.2f} s"
+    assert title.startswith(heading), f"the panel reads {title!r}, not {heading!r}"
+    expected = explained_steps(idemsim, scenario, mode, state["seed"], item["operation"],
+                               at_ms / 1000)
+    assert lines and lines[0] == f"{mode}: operation {item['operation']}", lines
+    shown = [line for line in lines if line[:1].isdigit()]
+    assert expected and len(shown) == len(expected), \
+        f"the panel shows steps {shown}, explain {expected}"
+    for shown_step, step in zip(shown, expected):  # a line too wide ends in an ellipsis
+        assert shown_step == step or (shown_step.endswith("\u2026") and
+                                      step.startswith(shown_step[:-1])), (shown_step, step)
+    assert any(line.startswith("outcome:") for line in lines), f"no outcome line: {lines}"
+    width = driver.run("return document.getElementById('canvas').width;")
+    click_canvas(driver, width / 2, 4)  # the title bar: no message there
+    poll(lambda: not story_lines(drawn(driver)["texts"]), 10, "a click on nothing to close it")
+    tap_canvas(driver, x, y)  # a touch screen's tap: no frame hovers the spot before it
+    poll(lambda: story_lines(drawn(driver)["texts"]), 10, "a tap to open the story again")
+    driver.press("h")
+    help_texts = poll(lambda: (lambda t: t if any(w["text"] == "Controls" for w in t) else None)(
+        drawn(driver)["texts"]), 10, "h to show the help")
+    words = [text["text"] for text in help_texts]
+    assert "close this help or the story" in words, words
+    assert "quit" not in words and "q" not in words, f"the help offers to quit: {words}"
+    driver.press("\ue00c")  # Esc: the help first
+    poll(lambda: not page_state(driver)["help"], 10, "Esc to close the help")
+    assert story_lines(drawn(driver)["texts"]), "Esc closed the story with the help"
+    driver.press("\ue00c")  # then the story
+    poll(lambda: not story_lines(drawn(driver)["texts"]), 10, "Esc to close the story")
+    assert driver.run("return document.body.dataset.ready;") == "true"
+    print(f"story: a click on operation {item['operation']}'s message in {mode} opened its "
+          f"story ({len(shown)} steps, explain's up to {at_ms / 1000:g} s); a click on nothing "
+          "closed it, a tap opened it again; the help lists Esc and no quit; Esc closed the help, "
+          "then the story")
+
+
 def check_bad_links(driver, base):
     cases = [("#scenario=nope", ["no scenario \"nope\"", "showing default"], "default"),
              ("#scenario=01_lost_answer&t=soon", ["t=soon", "not a time"], "01_lost_answer"),
@@ -581,7 +716,16 @@ def check_bad_links(driver, base):
 
 def check_small_screen(driver, base):
     """A 1366x768 laptop with the editor open: the picture keeps the page's width (the panel
-    lies over it) and the toolbar stays one line."""
+    lies over it) and the toolbar stays one line; so does it at 1536 and 1440 wide, where the
+    full toolbar once took two lines."""
+    for width in (1536, 1440):
+        driver.command("POST", "/window/rect", {"width": width, "height": 864})
+        open_link(driver, base, "#scenario=01_lost_answer&predict=1")
+        lines = driver.run(
+            "const box = (element) => element.getBoundingClientRect();"
+            "return {toolbar: box(document.getElementById('toolbar')).height,"
+            " footer: box(document.querySelector('footer')).height};")
+        assert lines["toolbar"] <= 44 and lines["footer"] <= 32, f"{width} px wide: {lines}"
     driver.command("POST", "/window/rect", {"width": 1366, "height": 768})
     open_link(driver, base, "#scenario=01_lost_answer&predict=1")
     driver.run("document.getElementById('toggle-json').click();")
@@ -600,9 +744,27 @@ def check_small_screen(driver, base):
     assert sizes["editor"] >= 400, f"the editor is too narrow: {sizes}"
     assert sizes["footer"] <= 32, f"the footer wraps: {sizes}"
     assert sizes["canvasHeight"] >= sizes["pageHeight"] - 80, f"the picture lost height: {sizes}"
+    # The question card, and the help over it, are drawn left of the editor, whole.
+    panel_left = driver.run(
+        "const c = document.getElementById('canvas'), r = c.getBoundingClientRect();"
+        "return (document.getElementById('json-panel').getBoundingClientRect().left - r.left)"
+        " * c.width / r.width;")
+    def overlay_texts(first):
+        texts = drawn(driver)["texts"]
+        starts = [i for i, text in enumerate(texts) if text["text"].startswith(first)]
+        return texts[starts[-1]:] if starts else None
+    card = poll(lambda: (lambda t: t if t and all(w["x"] + w["w"] <= panel_left for w in t)
+                         else None)(overlay_texts("PREDICT: QUESTION")), 5,
+                f"the question card left of the editor (x < {panel_left:.0f})")
+    driver.run("document.getElementById('canvas').focus();")
+    driver.press("h")
+    poll(lambda: (lambda t: t and all(w["x"] + w["w"] <= panel_left for w in t))(
+        overlay_texts("Controls")), 5, f"the help left of the editor (x < {panel_left:.0f})")
+    driver.press("\ue00c")
     print(f"1366x768 with the editor open: picture {sizes['canvas']:.0f}x"
           f"{sizes['canvasHeight']:.0f}, toolbar {sizes['toolbar']:.0f} px, editor "
-          f"{sizes['editor']:.0f} px wide")
+          f"{sizes['editor']:.0f} px wide; the question card ({len(card)} strings) and the help "
+          f"drawn left of it; at 1536 and 1440 wide the toolbar and the footer one line each")
 
 
 def main():
@@ -637,6 +799,7 @@ def main():
         check_edited_link(driver, base, idemsim)
         check_predict(driver, base, idemsim)
         check_projector_and_help(driver, base)
+        check_story(driver, base, idemsim)
         check_bad_links(driver, base)
         check_small_screen(driver, base)
         check_every_scenario(driver, base, idemsim)
