@@ -78,8 +78,12 @@ static void write_labels(FILE *stream, const ViewApp *app)
     const ViewCanvas *canvas = &app->canvas;
     int card_from = app->frame.card_logged_from;
     int panels_end = card_from >= 0 ? card_from : canvas->logged_count;
-    fprintf(stream, "{\"width\": %d, \"height\": %d, \"projector\": %s, \"panes\": [",
-            layout->width, layout->height, layout->projector ? "true" : "false");
+    /* clock_stopped: every world has finished, so the frame is the run's last */
+    fprintf(stream,
+            "{\"width\": %d, \"height\": %d, \"projector\": %s, \"clock_stopped\": %s, "
+            "\"panes\": [",
+            layout->width, layout->height, layout->projector ? "true" : "false",
+            view_session_finished(&app->session) ? "true" : "false");
     for (int column = 0; column < layout->pane_count; column++) {
         ViewRect sequence = layout->panes[column].sequence;
         fprintf(stream, "%s\n {\"sequence\": ", column ? "," : "");
