@@ -115,6 +115,79 @@ START_TEST(test_late_approvals_are_voided_and_leave_no_orphan)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ settlement */
+
+/* Every approval is answered (timeout 0), so each payment has one authorisation, captured;
+ * with chance q the capture's answer is lost: the money moved, the checkout answers 504 and
+ * the customer (one attempt) is never told: a phantom. captures_lost / N -> q. The settlement
+ * file finds each of those and refunds it: every one becomes refunded, none is left a
+ * phantom, and the balance is whole again. */
+#define CAPTURE_LOST 0.2
+
+START_TEST(test_a_lost_capture_is_a_phantom_the_settlement_file_refunds)
+{
+    const char *const lost[] = {"gateway.timeout=0", "gateway.capture_lost=0.2"};
+    Metrics unsettled = test_run_json(auth_capture_world, lost, 2, MODE_AT_LEAST_ONCE);
+    ck_assert_double_eq_tol((double)unsettled.captures_lost / PAYMENTS, CAPTURE_LOST,
+                            test_binomial_tolerance(CAPTURE_LOST, PAYMENTS));
+    ck_assert_uint_eq(unsettled.outcomes[OUTCOME_PHANTOM], unsettled.captures_lost);
+    ck_assert_uint_eq(unsettled.settlement_corrections, 0);
+    ck_assert_uint_eq(unsettled.effects, PAYMENTS);
+    const char *const settled[] = {"gateway.timeout=0", "gateway.capture_lost=0.2",
+                                   "gateway.settlement_every_ms=5000"};
+    Metrics run = test_run_json(auth_capture_world, settled, 3, MODE_AT_LEAST_ONCE);
+    /* the same draws: the same captures are lost */
+    ck_assert_uint_eq(run.captures_lost, unsettled.captures_lost);
+    ck_assert_uint_eq(run.settlement_corrections, run.captures_lost);
+    ck_assert_uint_eq(run.outcomes[OUTCOME_REFUNDED], run.captures_lost);
+    ck_assert_uint_eq(run.outcomes[OUTCOME_PHANTOM], 0);
+    ck_assert_uint_eq(run.outcomes[OUTCOME_OK], PAYMENTS - run.captures_lost);
+}
+END_TEST
+
+/* The customer retries after the 504 (two attempts) and the checkout runs again: without a
+ * key the acquirer honours, the retry is a second authorisation, captured, so a payment whose
+ * first capture was lost is charged twice, which the settlement file turns back into one
+ * (each capture the checkout believed failed refunded). Under the key the retry's capture of the
+ * same authorisation is refused as captured before (money moves once) and the checkout tells the
+ * customer it succeeded: its records already match the file, nothing is corrected. */
+START_TEST(test_a_retried_capture_of_one_authorisation_moves_money_once)
+{
+    const char *const retried[] = {"gateway.timeout=0", "gateway.capture_lost=0.2",
+                                   "clients[0].retry.max_attempts=2",
+                                   "gateway.settlement_every_ms=5000"};
+    Metrics doubled = test_run_json(auth_capture_world, retried, 4, MODE_AT_LEAST_ONCE);
+    ck_assert_uint_gt(doubled.captures_lost, 0);
+    ck_assert_uint_eq(doubled.settlement_corrections, doubled.captures_lost);
+    ck_assert_uint_eq(doubled.outcomes[OUTCOME_DOUBLE], 0);
+    /* the same run without the file (its override is the last) */
+    Metrics unsettled = test_run_json(auth_capture_world, retried, 3, MODE_AT_LEAST_ONCE);
+    /* a payment whose first capture was lost is charged twice (the retry's capture moves the
+     * money too, lost or not): doubles / N -> q; lost captures / N -> q + q^2 */
+    ck_assert_double_eq_tol((double)unsettled.outcomes[OUTCOME_DOUBLE] / PAYMENTS, CAPTURE_LOST,
+                            test_binomial_tolerance(CAPTURE_LOST, PAYMENTS));
+    ck_assert_uint_eq(unsettled.captures_lost, doubled.captures_lost);
+    const char *const keyed[] = {"gateway.timeout=0", "gateway.capture_lost=0.2",
+                                 "clients[0].retry.max_attempts=2",
+                                 "gateway.settlement_every_ms=5000", "gateway.honours_key=true"};
+    Metrics run = test_run_json(auth_capture_world, keyed, 5, MODE_IDEMPOTENT);
+    ck_assert_uint_gt(run.captures_lost, 0);
+    ck_assert_uint_eq(run.settlement_corrections, 0);
+    ck_assert_uint_eq(run.effects, PAYMENTS);
+    ck_assert_uint_eq(run.outcomes[OUTCOME_OK], PAYMENTS);
+}
+END_TEST
+
+/* A capture that cannot be lost draws nothing and keeps nothing for a file. */
+START_TEST(test_no_capture_is_lost_without_capture_lost)
+{
+    const char *const never[] = {"gateway.timeout=0"};
+    Metrics run = test_run_json(auth_capture_world, never, 1, MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(run.captures_lost, 0);
+    ck_assert_uint_eq(run.outcomes[OUTCOME_OK], PAYMENTS);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ refused at load */
 
 /* The older form, where the server's later calls to the gateway can be switched on. */
@@ -135,6 +208,11 @@ START_TEST(test_manual_capture_beside_an_authorisation_s_later_life_is_refused)
     const char *const undo[] = {"services[0].steps=[{\"call\": \"acquirer\", \"undo\": {}}, "
                                 "{\"effect\": \"fulfil\"}]"};
     test_assert_refused(auth_capture_world, undo, 1, "$.services[2].capture", "undo");
+    /* a settlement correction refunds a charge: only a debit is one */
+    const char *const not_a_debit[] = {"gateway.settlement_every_ms=1000",
+                                       "clients[0].operation.kind=\"set-status\""};
+    test_assert_refused(auth_capture_world, not_a_debit, 2, "$.services[2].settlement_every_ms",
+                        "no debit");
 }
 END_TEST
 
@@ -148,6 +226,9 @@ static Suite *auth_capture_suite(void)
     tcase_add_test(core, test_immediate_capture_places_no_holds);
     tcase_add_test(core, test_an_authorisation_is_captured_once);
     tcase_add_test(core, test_late_approvals_are_voided_and_leave_no_orphan);
+    tcase_add_test(core, test_a_lost_capture_is_a_phantom_the_settlement_file_refunds);
+    tcase_add_test(core, test_a_retried_capture_of_one_authorisation_moves_money_once);
+    tcase_add_test(core, test_no_capture_is_lost_without_capture_lost);
     suite_add_tcase(suite, core);
     TCase *limits = tcase_create("Limits");
     tcase_add_test(limits, test_manual_capture_beside_an_authorisation_s_later_life_is_refused);

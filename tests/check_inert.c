@@ -189,6 +189,14 @@ static const InertCase cases[] = {
     {"$.gateway.void_late",
      {"server.use_gateway=true", "gateway.void_late=true"},
      {"server.use_gateway=true", "gateway.void_late=true", "gateway.capture=\"manual\""}},
+    /* C35 (gateway.c, a capture whose answer is lost, and the settlement file) */
+    {"$.gateway.capture_lost",
+     {"server.use_gateway=true", "gateway.capture_lost=0.1"},
+     {"server.use_gateway=true", "gateway.capture_lost=0.1", "gateway.capture=\"manual\""}},
+    {"$.gateway.settlement_every_ms",
+     {"server.use_gateway=true", "gateway.capture=\"manual\"", "gateway.settlement_every_ms=1000"},
+     {"server.use_gateway=true", "gateway.capture=\"manual\"", "gateway.settlement_every_ms=1000",
+      "gateway.capture_lost=0.1"}},
     /* C32 (connection.c) */
     {"$.clients[0].library_replays",
      {"clients[0].library_replays=\"any\""},

@@ -156,6 +156,12 @@ static void describe_fault(FILE *stream, const FaultSpec *fault, bool manual_cap
         fprintf(stream, "the scheduler's second instance fires operation %" PRIu64 " too",
                 fault->operation);
         break;
+    case FAULT_CAPTURE_LOST:
+        fprintf(stream,
+                "the capture of operation %" PRIu64 " (click %u, attempt %u) moves the money "
+                "and its answer is lost",
+                fault->operation, fault->click, fault->attempt);
+        break;
     case FAULT_FULFIL_FAIL:
         fprintf(stream,
                 "the order of operation %" PRIu64 " (click %u, attempt %u) fails after "

@@ -6,6 +6,8 @@
  * it charged and answers a repeated key from memory instead of charging again. A refund (a
  * saga's undo) is never declined: it gives the charge back, answered or not, and is
  * remembered by its key alike. */
+#include <stdlib.h>
+
 #include "distribution.h"
 #include "sim_assert.h"
 #include "world_internal.h"
@@ -22,6 +24,7 @@ void gateway_release(World *world)
 {
     idem_store_destroy(world->gateway.keys);
     idem_store_destroy(world->gateway.charged);
+    free(world->gateway.unsettled);
 }
 
 static uint64_t charge_identity(const Message *charge)
@@ -155,19 +158,87 @@ static void refund_or_answer(World *world, Message refund)
  * captured once: with honours_key, approvals under one key are one authorisation (the key
  * replays it), and capturing it again moves no money, as a provider refuses a second
  * capture. Without keys each approval is an authorisation of its own. */
-void gateway_capture(World *world, const Message *approval)
+bool gateway_capture(World *world, const Message *approval)
 {
     CardHolds *card = &world->card_holds[approval->operation];
     bool keyed = world->gateway.keys != NULL && approval->key != 0;
     if (keyed && card->captured_key == approval->key) {
         if (world_tracing(world))
             world_trace_about(world, world->gateway_node, TRACE_CAPTURE_REFUSED, approval, 0, 0);
-        return;
+        card->capture_confirmed = true;
+        return false;
     }
     if (keyed)
         card->captured_key = approval->key;
     card->captures++;
     ledger_apply(world, approval, world->gateway_node, NULL);
+    return true;
+}
+
+/* The next settlement file is on the grid k * settlement_every_ms after the start, as a
+ * daily file is cut at the same hour whatever was captured when. */
+static void schedule_settlement(World *world)
+{
+    if (world->gateway.settlement_due)
+        return;
+    SimTimeUs every = sim_time_us_from_ms(world->scenario.gateway.settlement_every_ms);
+    SimTimeUs now = sim_now(world->sim);
+    sim_schedule_at(world->sim, (now / every + 1) * every, EVENT_SETTLEMENT, 0, 0);
+    world->gateway.settlement_due = true;
+}
+
+/* C35: the capture moved the money and its answer never reached the caller (lost or timed
+ * out), drawn per approval heard. Without a settlement file nobody finds out; with one the
+ * capture is kept, holding its operation, until the next file lists it. */
+bool gateway_capture_answer_lost(World *world, const Message *approval)
+{
+    if (!world_chance_about(world, DRAW_CAPTURE_LOST, approval,
+                            world->scenario.gateway.capture_lost))
+        return false;
+    world->metrics.captures_lost++;
+    if (world_tracing(world))
+        world_trace_about(world, world->gateway_node, TRACE_CAPTURE_LOST, approval, 504, 0);
+    if (world->scenario.gateway.settlement_every_ms > 0) {
+        Gateway *gateway = &world->gateway;
+        if (gateway->unsettled_count == gateway->unsettled_capacity) {
+            gateway->unsettled_capacity = gateway->unsettled_capacity * 2 + 16;
+            gateway->unsettled = sim_xrealloc(gateway->unsettled, gateway->unsettled_capacity *
+                                                                      sizeof *gateway->unsettled);
+        }
+        gateway->unsettled[gateway->unsettled_count++] = *approval;
+        world_operation_ref(world, approval->operation);
+        schedule_settlement(world);
+    }
+    return true;
+}
+
+/* C35: the acquirer's settlement file lists every capture; the caller's records say which
+ * it believed failed. Each of those is found and corrected: the customer was told the
+ * payment failed, so the money goes back (a refund; simplified: no message, never fails). A
+ * customer who paid again keeps that payment. Not a capture the caller has learnt of since
+ * (under a key the gateway honours, a retry's capture of the same authorisation was refused
+ * as captured before, and the caller told its customer the payment succeeded): its records
+ * match the file. Nothing to find, no file is read: the run ends when its work does. */
+void gateway_on_settlement(World *world)
+{
+    Gateway *gateway = &world->gateway;
+    gateway->settlement_due = false;
+    uint32_t count = gateway->unsettled_count;
+    gateway->unsettled_count = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        const Message *capture = &gateway->unsettled[i];
+        const CardHolds *card = &world->card_holds[capture->operation];
+        if (card->capture_confirmed && card->captured_key == capture->key && capture->key != 0) {
+            world_operation_unref(world, capture->operation);
+            continue;
+        }
+        ledger_refund(world, capture);
+        world->metrics.settlement_corrections++;
+        if (world_tracing(world))
+            world_trace_about(world, world->gateway_node, TRACE_SETTLEMENT_CORRECTED, capture, 200,
+                              0);
+        world_operation_unref(world, capture->operation);
+    }
 }
 
 /* C35: an approval that came after the caller gave that try up: the caller knows of this

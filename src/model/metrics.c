@@ -138,6 +138,8 @@ bool metrics_value(const Metrics *metrics, const char *name, double *value)
         {"dead_letters_charged", metrics->dead_letters_charged},
         {"transactions_aborted", metrics->transactions_aborted},
         {"zombies_fenced", metrics->zombies_fenced},
+        {"captures_lost", metrics->captures_lost},
+        {"settlement_corrections", metrics->settlement_corrections},
         {"rebalances", metrics->rebalances},
         {"offset_commits", metrics->offset_commits},
         {"key_store_peak", metrics->key_store_peak},

@@ -115,6 +115,9 @@ typedef struct {
     /* Kafka transactions (C37) */
     uint64_t transactions_aborted; /* records whose output an aborted transaction held */
     uint64_t zombies_fenced;       /* of those, outputs of an owner a rebalance had replaced */
+    /* captures whose answer is lost, and the settlement file (C35) */
+    uint64_t captures_lost;          /* captured, the caller told nothing: it believes not */
+    uint64_t settlement_corrections; /* of those, found in a settlement file and refunded */
     uint64_t crashes;
     uint64_t shed;   /* requests the server refused unrun: its queue was full (429/503) */
     uint64_t resets; /* requests reset by a server in its scripted outage */

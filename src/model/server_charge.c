@@ -431,8 +431,14 @@ void server_charge_on_reply(World *world, const Message *reply)
                             reply->status);
         return;
     }
-    if (world->card_holds != NULL) /* C35: the approved authorisation is captured */
-        gateway_capture(world, reply);
+    /* C35: the approved authorisation is captured; when that capture's answer is lost the
+     * caller believes it failed and answers as for an authorisation that timed out */
+    if (world->card_holds != NULL && gateway_capture(world, reply) &&
+        gateway_capture_answer_lost(world, reply)) {
+        server_complete_job(world, server_of_job(world, reply->reply_to.slot), reply->reply_to.slot,
+                            504);
+        return;
+    }
     if (fulfil_failed(world, reply->reply_to.slot))
         return;
     job->receipt_due = world->scenario.server.publish_receipts &&

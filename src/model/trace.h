@@ -117,6 +117,10 @@ typedef enum {
     /* log, transactional (C37): a transaction holding a record's output aborted; value: 1
      * when its readers (read_committed) never see the output, 0 when they do */
     TRACE_TXN_ABORTED,
+    TRACE_CAPTURE_LOST,         /* a capture moved the money and its answer was lost: the caller
+                                   believes it failed (C35) */
+    TRACE_SETTLEMENT_CORRECTED, /* a settlement file listed a capture the caller believed
+                                   failed: refunded (C35) */
     TRACE_EVENT_COUNT
 } TraceEvent;
 

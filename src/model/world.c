@@ -49,6 +49,8 @@ static FaultKind fault_of_purpose(DrawPurpose purpose)
         return FAULT_STALE_CONNECTION;
     case DRAW_CLOSE_BEFORE_ANSWER:
         return FAULT_CLOSE_BEFORE_ANSWER;
+    case DRAW_CAPTURE_LOST:
+        return FAULT_CAPTURE_LOST;
     default:
         SIM_ASSERT(false, "a chance about a request that is not a fault");
         return FAULT_KIND_COUNT;
@@ -496,6 +498,9 @@ static void dispatch(void *context, const Event *event)
         break;
     case EVENT_STORE_RESTART:
         key_protocol_on_store_restart(world, world_keys_of_side(world, (uint32_t)event->target));
+        break;
+    case EVENT_SETTLEMENT:
+        gateway_on_settlement(world);
         break;
     case EVENT_STORE_SWEEP:
         if (event->target == STORE_CONSUMERS)

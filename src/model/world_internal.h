@@ -53,6 +53,7 @@ typedef enum {
                                 a charge, again after its backoff */
     EVENT_STORE_CRASH,       /* target: the store that crashes on its own (its side; C38) */
     EVENT_STORE_RESTART,     /* target: the store that is back (its side) */
+    EVENT_SETTLEMENT,        /* the acquirer's settlement file arrives (C35) */
     EVENT_KIND_COUNT
 } EventKind;
 
@@ -92,6 +93,7 @@ typedef enum {
     DRAW_STORE_CRASH,
     DRAW_SECOND_FIRING,
     DRAW_SECOND_FIRING_SKEW,
+    DRAW_CAPTURE_LOST,
     DRAW_PURPOSE_COUNT
 } DrawPurpose;
 
@@ -315,12 +317,20 @@ typedef struct {
     uint16_t holds;
     uint16_t captures;
     uint16_t voids; /* holds released by the caller's void */
+    /* the caller heard its authorisation under captured_key was captured before (a retry's
+     * capture refused): its records show the payment taken */
+    bool capture_confirmed;
 } CardHolds;
 
 /* The payment gateway's own state. */
 typedef struct {
     IdemStore *keys;    /* the keys it charged, when it honours keys; else NULL */
     IdemStore *charged; /* its record of charges by key, for reconciliation; else NULL */
+    /* C35: captures whose answer was lost, not yet in a settlement file (each holds its
+     * operation until then); the next file is due when settlement_due */
+    Message *unsettled;
+    uint32_t unsettled_count, unsettled_capacity;
+    bool settlement_due;
 } Gateway;
 
 /* Balances per account, and the operations' own count of their charges (kept apart, so
@@ -875,7 +885,12 @@ void gateway_on_charge_done(World *world, uint32_t message_slot);
 void gateway_on_status_query(World *world, const Message *query);
 /* C35: the server captures the authorisation whose approval it heard (gateway.capture
  * manual). */
-void gateway_capture(World *world, const Message *approval);
+bool gateway_capture(World *world, const Message *approval); /* true: the money moved */
+/* C35: whether a capture's answer is lost (gateway.capture_lost): the money moved, the
+ * caller believes it did not; the capture waits for the next settlement file. */
+bool gateway_capture_answer_lost(World *world, const Message *approval);
+/* C35: the settlement file: each capture the caller believed failed is found and refunded. */
+void gateway_on_settlement(World *world);
 /* C35: the caller voids an approval that came after it gave up that try (void_late). */
 void gateway_void_late(World *world, const Message *approval);
 

@@ -199,6 +199,11 @@ static void write_mode(FILE *stream, const RunReport *report, uint32_t m, Series
                 "      \"card\": {\"holds\": %" PRIu64 ", \"orphan_holds\": %" PRIu64
                 ", \"double_holds\": %" PRIu64 ", \"voids\": %" PRIu64 "},\n",
                 metrics->holds, metrics->orphan_holds, metrics->double_holds, metrics->voids);
+    if (scenario_uses_manual_capture(scenario) && scenario->gateway.capture_lost > 0)
+        fprintf(stream,
+                "      \"settlement\": {\"captures_lost\": %" PRIu64 ", \"corrections\": %" PRIu64
+                "},\n",
+                metrics->captures_lost, metrics->settlement_corrections);
     if (scenario_uses_schedule(scenario)) /* only then: other reports stay as they were */
         fprintf(stream, "      \"schedule\": {\"second_firings\": %" PRIu64 "},\n",
                 metrics->second_firings);

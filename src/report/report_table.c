@@ -41,6 +41,8 @@ typedef enum {
     SHOW_WITH_MANUAL_CAPTURE,    /* a gateway that authorises, then captures (C35) */
     SHOW_WITH_FAILING_CONSUMERS, /* consumers' handlers that fail, dead letters reviewed (C36) */
     SHOW_WITH_TRANSACTIONS,      /* a log broker whose consumers write in transactions (C37) */
+    SHOW_WITH_LOST_CAPTURES,     /* captures whose answer may be lost, settlement (C35) */
+    SHOW_WITH_REFUNDS,           /* a saga's refunds, or settlement corrections (C35) */
 } RowShown;
 
 typedef struct {
@@ -62,7 +64,7 @@ static const Row rows[] = {
     {"  lost money", "lost_amount", ROW_BAD, SHOW_ALWAYS},
     {"phantom (done, told otherwise)", "phantom", ROW_BAD, SHOW_ALWAYS},
     {"declined by the provider", "declined", ROW_COUNT, SHOW_WITH_DECLINES},
-    {"refunded (charged, given back)", "refunded", ROW_COUNT, SHOW_WITH_SAGA},
+    {"refunded (charged, given back)", "refunded", ROW_COUNT, SHOW_WITH_REFUNDS},
     {"mismatch (another's response)", "mismatch", ROW_BAD, SHOW_ALWAYS},
     {"  of another account (leak)", "leaks", ROW_BAD, SHOW_ALWAYS},
     {"client told failed", "client_failed", ROW_COUNT, SHOW_ALWAYS},
@@ -125,6 +127,8 @@ static const Row rows[] = {
     {"  holds never captured (orphans)", "orphan_holds", ROW_BAD, SHOW_WITH_MANUAL_CAPTURE},
     {"  payments with two holds or more", "double_holds", ROW_BAD, SHOW_WITH_MANUAL_CAPTURE},
     {"  late approvals voided", "voids", ROW_COUNT, SHOW_WITH_MANUAL_CAPTURE},
+    {"captures believed failed (lost)", "captures_lost", ROW_BAD, SHOW_WITH_LOST_CAPTURES},
+    {"  settlement file: refunded", "settlement_corrections", ROW_COUNT, SHOW_WITH_LOST_CAPTURES},
     {"messages lost by the network", "network_dropped", ROW_COUNT, SHOW_ALWAYS},
     {"duplicated by the network", "network_duplicated", ROW_COUNT, SHOW_ALWAYS},
     {"crashes (server, consumers)", "crashes", ROW_COUNT, SHOW_ALWAYS},
@@ -367,6 +371,12 @@ bool report_write_table(FILE *stream, const RunReport *report, bool color)
         if (rows[r].shown == SHOW_WITH_SCHEDULE && !scenario_uses_schedule(scenario))
             continue;
         if (rows[r].shown == SHOW_WITH_MANUAL_CAPTURE && !scenario_uses_manual_capture(scenario))
+            continue;
+        bool lost_captures =
+            scenario_uses_manual_capture(scenario) && scenario->gateway.capture_lost > 0;
+        if (rows[r].shown == SHOW_WITH_LOST_CAPTURES && !lost_captures)
+            continue;
+        if (rows[r].shown == SHOW_WITH_REFUNDS && !scenario_uses_saga(scenario) && !lost_captures)
             continue;
         if (rows[r].shown == SHOW_WITH_TRANSACTIONS &&
             !(has_broker && scenario->broker.family == BROKER_LOG &&

@@ -474,6 +474,11 @@ typedef struct {
      * that places a hold, and the server captures the one whose approval it hears */
     GatewayCapture capture;
     bool void_late; /* C35: the caller voids an approval that comes after it gave up the try */
+    /* C35 settlement: chance that a capture's answer is lost (the money moved, the caller
+     * believes it did not), and how often the caller reconciles against the acquirer's
+     * settlement file (0: never) */
+    double capture_lost;
+    double settlement_every_ms;
 } GatewaySpec;
 
 /* A proxy between clients and the server (an API gateway, a service-mesh sidecar) that
@@ -621,6 +626,7 @@ typedef enum {
     FAULT_STALE_CONNECTION,    /* a request's kept-alive connection was closed as it arrived */
     FAULT_CLOSE_BEFORE_ANSWER, /* its connection closes after the handler, before the answer */
     FAULT_SECOND_FIRING,       /* a scheduler's second instance fires the period too (C34) */
+    FAULT_CAPTURE_LOST,        /* a capture's answer is lost: captured, the caller not told */
     FAULT_KIND_COUNT
 } FaultKind;
 

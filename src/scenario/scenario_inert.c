@@ -764,6 +764,18 @@ static void warn_unused_services(const Scenario *scenario, const Scenario *plain
         scenario_errors_add(warnings, "$.gateway.void_late",
                             "has no effect with capture 'immediate': a charge places no hold "
                             "to void");
+    /* gateway.c, gateway_capture_answer_lost: only a capture's answer is lost (C35) */
+    if (reach->charged && scenario->gateway.capture_lost > 0 &&
+        scenario->gateway.capture == CAPTURE_IMMEDIATE)
+        scenario_errors_add(warnings, "$.gateway.capture_lost",
+                            "has no effect with capture 'immediate': there is no capture "
+                            "whose answer could be lost");
+    /* gateway.c, gateway_on_settlement: the file corrects only captures believed failed */
+    if (reach->charged && scenario->gateway.settlement_every_ms > 0 &&
+        (scenario->gateway.capture == CAPTURE_IMMEDIATE || scenario->gateway.capture_lost <= 0))
+        scenario_errors_add(warnings, "$.gateway.settlement_every_ms",
+                            "has no effect without a lost capture (capture 'manual' and "
+                            "capture_lost > 0): the caller believes nothing wrongly to correct");
     if (!reach->to_broker && memcmp(&scenario->broker, &plain->broker, sizeof plain->broker) != 0)
         scenario_errors_add(warnings, "$.broker",
                             "has no effect: nothing publishes to the broker (no client group "

@@ -217,6 +217,7 @@ static const NameEntry fault_kinds[] = {
     {"stale-connection", FAULT_STALE_CONNECTION},
     {"close-before-answer", FAULT_CLOSE_BEFORE_ANSWER},
     {"second-firing", FAULT_SECOND_FIRING},
+    {"capture-lost", FAULT_CAPTURE_LOST},
 };
 const NameTable scenario_names_fault_kind = TABLE(fault_kinds);
 static const NameEntry fault_hops[] = {
@@ -341,6 +342,8 @@ const char *const scenario_metric_names[] = {
     "dead_letters_charged",
     "transactions_aborted",
     "zombies_fenced",
+    "captures_lost",
+    "settlement_corrections",
 };
 const unsigned scenario_metric_count =
     (unsigned)(sizeof scenario_metric_names / sizeof scenario_metric_names[0]);

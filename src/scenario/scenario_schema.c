@@ -1025,6 +1025,34 @@ static void pop_server_object(SchemaReader *reader, int pushed)
         json_path_pop(&reader->path);
 }
 
+/* C35: a settlement correction refunds a capture the caller believed failed; only a debit
+ * is refunded, so a file over another kind of operation would correct nothing it says. */
+static void check_settlement(SchemaReader *reader, const Scenario *scenario)
+{
+    if (!(scenario->gateway.settlement_every_ms > 0) ||
+        !((const ScenarioReader *)reader)->clients_readable)
+        return;
+    for (uint32_t i = 0; i < scenario->client_group_count; i++) {
+        if (scenario->client_groups[i].operation.kind == OPERATION_DEBIT)
+            continue;
+        int entry = scenario->service_entry[NODE_GATEWAY];
+        if (entry == 0) {
+            json_path_push_key(&reader->path, "gateway");
+        } else {
+            json_path_push_key(&reader->path, "services");
+            json_path_push_index(&reader->path, (uint32_t)(entry - 1));
+        }
+        schema_error_at(reader, "settlement_every_ms",
+                        "expected 0 while clients[%u] is no debit (a settlement correction "
+                        "refunds a charge)",
+                        i);
+        json_path_pop(&reader->path);
+        if (entry != 0)
+            json_path_pop(&reader->path);
+        return;
+    }
+}
+
 /* gateway.capture manual (C35) is modelled for the server's own call to the gateway only:
  * the consumers' charges, the outbox's relayed charges, reconciliation by key and a saga's
  * refund would each need an authorisation's life of their own (a hold to look up, to
@@ -1244,6 +1272,7 @@ static void check_queue_references(SchemaReader *reader, const cJSON *root, void
     check_balance_updates(reader, scenario);
     check_deadlines(reader, scenario);
     check_manual_capture(reader, scenario);
+    check_settlement(reader, scenario);
     check_library_retries(reader, scenario);
     check_same_orders(reader, scenario);
     if (broker->family == BROKER_LOG) {

@@ -559,7 +559,9 @@ static void check_gateway(SchemaReader *reader, const cJSON *object, void *base,
     FIELD_NUMBER("timeout_ms", GatewaySpec, timeout_ms, RANGE_MS_POSITIVE),                        \
     FIELD_BOOLEAN("honours_key", GatewaySpec, honours_key),                                        \
     FIELD_CHOICE("capture", GatewaySpec, capture, scenario_names_capture),                         \
-    FIELD_BOOLEAN("void_late", GatewaySpec, void_late)
+    FIELD_BOOLEAN("void_late", GatewaySpec, void_late),                                            \
+    FIELD_NUMBER("capture_lost", GatewaySpec, capture_lost, RANGE_PROBABILITY),                    \
+    FIELD_NUMBER("settlement_every_ms", GatewaySpec, settlement_every_ms, RANGE_MS)
 /* clang-format on */
 
 /* C35: other scenarios show as they were */
@@ -569,6 +571,10 @@ static bool gateway_shown(const SchemaWriter *writer, const void *base, const ch
     const GatewaySpec *gateway = base;
     if (strcmp(key, "void_late") == 0)
         return gateway->void_late;
+    if (strcmp(key, "capture_lost") == 0)
+        return gateway->capture_lost > 0;
+    if (strcmp(key, "settlement_every_ms") == 0)
+        return gateway->settlement_every_ms > 0;
     return strcmp(key, "capture") != 0 || gateway->capture != CAPTURE_IMMEDIATE;
 }
 

@@ -232,8 +232,19 @@ static ViewColor service_sentence(const ViewPane *pane, const ViewNarration *n, 
                  where, op);
         return VIEW_COLOR_WARNING;
     case TRACE_CHARGED_NO_ANSWER:
-        snprintf(buffer, size, "the %s charged %s, but its answer never came", where, op);
+        snprintf(buffer, size, "the %s %s %s, but its answer never came", where,
+                 scenario_uses_manual_capture(pane->scenario) ? "authorised" : "charged", op);
         return VIEW_COLOR_WARNING;
+    case TRACE_CAPTURE_LOST: /* C35 */
+        snprintf(buffer, size,
+                 "%s was captured, the money taken, but the answer was lost: the checkout "
+                 "says 504",
+                 op);
+        return VIEW_COLOR_WARNING;
+    case TRACE_SETTLEMENT_CORRECTED: /* C35 */
+        snprintf(buffer, size,
+                 "the settlement file lists %s, which the checkout believed failed: refunded", op);
+        return VIEW_COLOR_OK;
     case TRACE_FULFIL_FAILED:
         snprintf(buffer, size, "%s was charged, then its order failed (out of stock): 424", op);
         return VIEW_COLOR_WARNING;
