@@ -418,11 +418,9 @@ void key_protocol_record(World *world, KeyProtocol *keys, const Job *job, int st
  * crash after it leaves a row that says the effect is done; the next holder of the key
  * skips it (Job.resume_status). Only a local effect commits so (the loader refuses resume
  * with the gateway), and only outside a transaction, which commits everything at the end. */
-void key_protocol_commit_effect_phase(World *world, KeyProtocol *keys, const Job *job, int status)
+void key_protocol_commit_resumable_phase(World *world, KeyProtocol *keys, const Job *job,
+                                         int status)
 {
-    const FailurePolicies *on_failure = &keys->policy->on_failure;
-    if (on_failure->definite != ON_FAILURE_RESUME && on_failure->ambiguous != ON_FAILURE_RESUME)
-        return;
     if (!keys->enabled || job->store_key == 0 || !job->reserved || keys->down)
         return;
     SimTimeUs now = sim_now(world->sim);
