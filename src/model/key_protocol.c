@@ -235,11 +235,9 @@ static const KeyRow *as_replica_sees(const KeyProtocol *keys, const KeyRow *row,
     return previous;
 }
 
-/* The store is not consulted: the mode keeps no keys, or the store is down. */
-static KeyVerdict admit_bypassing(World *world, KeyProtocol *keys, Job *job)
+/* The store is down, so it is not consulted. */
+static KeyVerdict admit_while_down(World *world, KeyProtocol *keys, Job *job)
 {
-    if (!keys->enabled)
-        return (KeyVerdict){KEY_RUN, 0, 0};
     if (job->store_key == 0)
         return (KeyVerdict){keys->policy->required ? KEY_MISSING : KEY_RUN, 400, 0};
     return verdict_while_down(world, keys, job);
@@ -248,8 +246,11 @@ static KeyVerdict admit_bypassing(World *world, KeyProtocol *keys, Job *job)
 KeyVerdict key_protocol_admit(World *world, KeyProtocol *keys, Job *job)
 {
     const IdempotencySpec *policy = keys->policy;
-    if (keys->bypass) /* one test for both, so a store that never crashes pays nothing more */
-        return admit_bypassing(world, keys, job);
+    if (keys->bypass) {     /* one test for both, so a store that never crashes pays nothing more */
+        if (!keys->enabled) /* answered here, before the keyed path's registers are saved */
+            return (KeyVerdict){KEY_RUN, 0, 0};
+        return admit_while_down(world, keys, job);
+    }
     if (job->store_key == 0)
         return (KeyVerdict){policy->required ? KEY_MISSING : KEY_RUN, 400, 0};
     SimTimeUs now = sim_now(world->sim);
@@ -417,11 +418,9 @@ void key_protocol_record(World *world, KeyProtocol *keys, const Job *job, int st
  * crash after it leaves a row that says the effect is done; the next holder of the key
  * skips it (Job.resume_status). Only a local effect commits so (the loader refuses resume
  * with the gateway), and only outside a transaction, which commits everything at the end. */
-void key_protocol_commit_effect_phase(World *world, KeyProtocol *keys, const Job *job, int status)
+void key_protocol_commit_resumable_phase(World *world, KeyProtocol *keys, const Job *job,
+                                         int status)
 {
-    const FailurePolicies *on_failure = &keys->policy->on_failure;
-    if (on_failure->definite != ON_FAILURE_RESUME && on_failure->ambiguous != ON_FAILURE_RESUME)
-        return;
     if (!keys->enabled || job->store_key == 0 || !job->reserved || keys->down)
         return;
     SimTimeUs now = sim_now(world->sim);

@@ -65,11 +65,20 @@ void key_protocol_reserve_late(World *world, KeyProtocol *keys, Job *job);
 KeyVerdict key_protocol_status(World *world, KeyProtocol *keys, uint64_t key);
 /* Traces a verdict that did not run the handler, after the service acted on it. */
 void key_protocol_trace_refusal(World *world, const Job *job, KeyVerdict verdict, int64_t value);
+/* on_failure resume: records in the job's key row that its effect committed, answering
+ * status, so that a retry (or a takeover after a crash) resumes after it. Every effect of
+ * the server and the consumers asks, so the policy is tested here, without a call. */
+void key_protocol_commit_resumable_phase(World *world, KeyProtocol *keys, const Job *job,
+                                         int status);
+static inline void key_protocol_commit_effect_phase(World *world, KeyProtocol *keys, const Job *job,
+                                                    int status)
+{
+    const FailurePolicies *on_failure = &keys->policy->on_failure;
+    if (on_failure->definite == ON_FAILURE_RESUME || on_failure->ambiguous == ON_FAILURE_RESUME)
+        key_protocol_commit_resumable_phase(world, keys, job, status);
+}
 /* With fencing, false (and traced) when another job took the key's lease over since job
  * reserved it: its effect must not happen. Always true without fencing. */
-/* on_failure resume: records in the job's key row that its effect committed, answering
- * status, so that a retry (or a takeover after a crash) resumes after it. */
-void key_protocol_commit_effect_phase(World *world, KeyProtocol *keys, const Job *job, int status);
 bool key_protocol_holds_lease_fenced(World *world, const KeyProtocol *keys, const Job *job);
 static inline bool key_protocol_holds_lease(World *world, const KeyProtocol *keys, const Job *job)
 {
