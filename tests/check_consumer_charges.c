@@ -114,7 +114,9 @@ END_TEST
 #define FAMILY_DELIVERIES 3
 #define FAMILY_TRIES 3
 
-/* The broker's fields (the family's own), the inbox's and the call step's are the family's. */
+/* The broker's fields (the family's own), the inbox's and the call step's are the family's;
+ * the provider's chance of charging without an answer and the clients (10 orders each) are
+ * the test's. */
 static const char every_family[] =
     "{\"seed\": 5, \"duration_ms\": 120000,"
     " \"accounts\": [{\"id\": \"a\", \"balance\": 100000000}],"
@@ -124,9 +126,9 @@ static const char every_family[] =
     "    \"key_store\": \"inbox\", \"workers\": 0, \"service_ms\": 1,"
     "    \"steps\": [{\"call\": \"psp\", \"retry\": {\"max_attempts\": %d}}]},"
     "   {\"id\": \"inbox\", \"kind\": \"key_store\"%s},"
-    "   {\"id\": \"psp\", \"kind\": \"gateway\", \"latency_ms\": 10, \"timeout\": 1,"
+    "   {\"id\": \"psp\", \"kind\": \"gateway\", \"latency_ms\": 10, \"timeout\": %s,"
     "    \"timeout_ms\": 100}],"
-    " \"clients\": [{\"id\": \"shop\", \"count\": 4, \"publishes\": \"orders\","
+    " \"clients\": [{\"id\": \"shop\", \"count\": %d, \"publishes\": \"orders\","
     "   \"workload\": {\"ops\": 10, \"interval_ms\": 1000}, \"key\": \"message-id\"}],"
     " \"network\": {\"default\": {\"loss\": 0, \"delay_ms\": 1}}}";
 
@@ -137,12 +139,18 @@ typedef struct {
     Metrics once;     /* at-most-once */
 } FamilyRuns;
 
-static FamilyRuns run_family(const char *broker, int tries)
+static void family_text(char *json, size_t size, const char *broker, int tries,
+                        const char *unanswered, int clients)
 {
     bool log = strstr(broker, "\"log\"") != NULL;
+    snprintf(json, size, every_family, broker, tries, log ? ", \"lock_timeout_ms\": 1000" : "",
+             unanswered, clients);
+}
+
+static FamilyRuns run_family(const char *broker, int tries)
+{
     char json[sizeof every_family + 256];
-    snprintf(json, sizeof json, every_family, broker, tries,
-             log ? ", \"lock_timeout_ms\": 1000" : "");
+    family_text(json, sizeof json, broker, tries, "1", FAMILY_ORDERS / 10);
     FamilyRuns runs;
     Scenario *scenario = test_load(json, NULL, 0);
     runs.unkeyed = test_run_mode(scenario, MODE_AT_LEAST_ONCE, scenario->seed);
@@ -239,6 +247,53 @@ START_TEST(test_a_log_with_one_try_skips_a_failed_charge_and_charges_it_once)
 }
 END_TEST
 
+/* The provider charges without answering with chance t on each try, on its own; n orders,
+ * nothing else fails. Channel, unlimited deliveries: charges per order geometric, as with a
+ * visibility timeout (P(double) = t, mean 1 / (1 - t)). Log, a tries in place and then the
+ * skip: charges per order K = min(geometric, a), P(double) = t, E[K] = 1 + t + ... + t^(a-1). */
+#define SOME_CLIENTS 200
+#define SOME_UNANSWERED 0.2
+
+static void assert_charges_per_order(const Metrics *metrics, double n, int cap, const char *what)
+{
+    double t = SOME_UNANSWERED, mean = 0, square = 0, p = 1.0;
+    for (int k = 1; k <= cap; k++) { /* P(K = k) = t^(k-1) (1 - t), the last takes the rest */
+        double pk = k == cap ? p : p * (1.0 - t);
+        mean += k * pk;
+        square += (double)k * k * pk;
+        p *= t;
+    }
+    double sd = sqrt((square - mean * mean) / n);
+    double effects = (double)metrics->effects / n;
+    ck_assert_msg(fabs(effects - mean) <= 4 * sd, "%s: %.4f charges per order, expected %.4f", what,
+                  effects, mean);
+    double doubles = (double)metrics->outcomes[OUTCOME_DOUBLE] / n;
+    ck_assert_msg(fabs(doubles - t) <= tolerance(t, n), "%s: doubles %.4f, expected %.2f", what,
+                  doubles, t);
+    ck_assert_uint_eq(metrics->outcomes[OUTCOME_LOST], 0);
+}
+
+START_TEST(test_some_charges_unanswered_charge_again_at_the_rate_of_each_family)
+{
+    double n = SOME_CLIENTS * 10;
+    char json[sizeof every_family + 256];
+    family_text(json, sizeof json, "\"family\": \"channel\", \"max_deliveries\": 0", 1, "0.2",
+                SOME_CLIENTS);
+    Scenario *scenario = test_load(json, NULL, 0);
+    Metrics channel = test_run_mode(scenario, MODE_AT_LEAST_ONCE, scenario->seed);
+    assert_charges_per_order(&channel, n, 1000, "channel");
+    ck_assert_uint_eq(channel.channel_closures, 0);
+    free(scenario);
+    family_text(json, sizeof json, "\"family\": \"log\", \"partitions\": 8", FAMILY_TRIES, "0.2",
+                SOME_CLIENTS);
+    scenario = test_load(json, NULL, 0);
+    Metrics log = test_run_mode(scenario, MODE_AT_LEAST_ONCE, scenario->seed);
+    assert_charges_per_order(&log, n, FAMILY_TRIES, "log");
+    ck_assert_uint_eq(log.redeliveries, 0);
+    free(scenario);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("consumer_charges");
@@ -253,6 +308,7 @@ int main(void)
     tcase_add_test(core, test_a_channel_nacks_a_failed_charge_and_charges_it_again_at_once);
     tcase_add_test(core, test_a_log_retries_a_failed_charge_in_place_then_skips_the_record);
     tcase_add_test(core, test_a_log_with_one_try_skips_a_failed_charge_and_charges_it_once);
+    tcase_add_test(core, test_some_charges_unanswered_charge_again_at_the_rate_of_each_family);
     suite_add_tcase(suite, core);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);
