@@ -9,7 +9,8 @@
  * confirming it, as the publisher must still be told). Deliveries stop at the consumers'
  * capacity, workers x prefetch, so a slow consumer group holds messages past their
  * timeout although nothing failed: the incident of C3. The channel family (RabbitMQ) waits
- * for a closed channel instead of a timeout; the log family (Kafka) keeps committed offsets
+ * for a nack or a closed channel instead of a timeout, and hands nothing out while the
+ * consumers are down; the log family (Kafka) keeps committed offsets
  * instead of acknowledgements, in broker_log.c, and shares the publishing here. */
 #include <stdlib.h>
 
