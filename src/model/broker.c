@@ -10,8 +10,8 @@
  * capacity, workers x prefetch, so a slow consumer group holds messages past their
  * timeout although nothing failed: the incident of C3. The channel family (RabbitMQ) waits
  * for a nack or a closed channel instead of a timeout, and hands nothing out while the
- * consumers are down; the log family (Kafka) keeps committed offsets
- * instead of acknowledgements, in broker_log.c, and shares the publishing here. */
+ * consumers are down; the log family (Kafka) keeps committed offsets instead of
+ * acknowledgements, in broker_log.c, and shares the publishing here. */
 #include <stdlib.h>
 
 #include "sim_assert.h"
