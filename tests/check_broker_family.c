@@ -46,6 +46,31 @@ START_TEST(test_a_consumer_crash_closes_the_channel)
 }
 END_TEST
 
+/* While the crashed consumers are down they have no channel: the broker keeps what is ready
+ * (the requeued deliveries too) until they restart, as RabbitMQ keeps messages with no
+ * consumer subscribed, instead of delivering to nobody and waiting consumer_timeout_ms for
+ * that delivery. Every closure is a crash's, and nothing is lost. */
+START_TEST(test_a_channel_delivers_nothing_while_its_consumers_are_down)
+{
+    static const char *const down =
+        "{\"name\": \"down\", \"seed\": 3, \"duration_ms\": 20000,"
+        " \"accounts\": [{\"id\": \"a\", \"balance\": 100000000}],"
+        " \"clients\": [{\"id\": \"shop\", \"count\": 4, \"target\": \"broker\","
+        "   \"key\": \"message-id\", \"operation\": {\"kind\": \"debit\", \"amount\": 100},"
+        "   \"workload\": {\"ops\": 50, \"interval_ms\": 200}}],"
+        " \"network\": {\"default\": {\"loss\": 0, \"delay_ms\": 1}},"
+        " \"broker\": {\"family\": \"channel\", \"consumer_timeout_ms\": 10000000,"
+        "   \"max_deliveries\": 0, \"consumers\": {\"workers\": 2, \"service_ms\": 50,"
+        "   \"crash\": {\"point\": \"after-effect\", \"prob\": 0.05, \"max_crashes\": 3,"
+        "   \"restart_ms\": 2000}}}}";
+    Metrics metrics = test_run_text(down, MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(metrics.crashes, 3);
+    ck_assert_uint_eq(metrics.channel_closures, 3);
+    ck_assert_uint_eq(metrics.outcomes[OUTCOME_LOST], 0);
+    ck_assert_uint_gt(metrics.redeliveries, 0);
+}
+END_TEST
+
 /* Heartbeats (SQS ChangeMessageVisibility, JetStream AckProgress): one message, a handler
  * of S = 25 s behind an ack timeout of T = 10 s, a beat every h = 3 s over a 1 ms link.
  * Each beat restarts the timeout, so the message is never handed out again, and the beats
@@ -131,6 +156,7 @@ static Suite *broker_family_suite(void)
     tcase_set_timeout(core, 60);
     tcase_add_test(core, test_a_channel_never_redelivers_a_slow_message_until_it_closes);
     tcase_add_test(core, test_a_consumer_crash_closes_the_channel);
+    tcase_add_test(core, test_a_channel_delivers_nothing_while_its_consumers_are_down);
     tcase_add_test(core, test_each_family_refuses_the_other_clock);
     tcase_add_test(core, test_a_heartbeat_keeps_a_slow_message_from_being_redelivered);
     tcase_add_test(core, test_a_buffered_message_has_no_heartbeat);

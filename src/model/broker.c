@@ -9,8 +9,9 @@
  * confirming it, as the publisher must still be told). Deliveries stop at the consumers'
  * capacity, workers x prefetch, so a slow consumer group holds messages past their
  * timeout although nothing failed: the incident of C3. The channel family (RabbitMQ) waits
- * for a closed channel instead of a timeout; the log family (Kafka) keeps committed offsets
- * instead of acknowledgements, in broker_log.c, and shares the publishing here. */
+ * for a nack or a closed channel instead of a timeout, and hands nothing out while the
+ * consumers are down; the log family (Kafka) keeps committed offsets instead of
+ * acknowledgements, in broker_log.c, and shares the publishing here. */
 #include <stdlib.h>
 
 #include "sim_assert.h"
@@ -140,11 +141,22 @@ static void free_slot(Broker *broker, uint32_t queued_index)
     slot_pool_give(&broker->message_slots, queued_index);
 }
 
+/* A channel broker pushes to the consumers' open channels: while they are down there is no
+ * channel (their crash closed it), so what is ready waits in the queue for their restart, as
+ * RabbitMQ keeps messages with no consumer subscribed. The other queue families hand out
+ * regardless, and a delivery to a down consumer is refused and comes back after its ack
+ * timeout. */
+static bool no_channel_open(const World *world)
+{
+    return world->scenario.broker.family == BROKER_CHANNEL && world->consumers.down;
+}
+
 static void dispatch_ready(World *world, uint32_t queue_index)
 {
     Broker *broker = &world->broker;
     BrokerQueue *queue = &broker->queues[queue_index];
-    while (queue->ready.length > 0 && queue->in_flight < delivery_capacity(world, queue)) {
+    while (queue->ready.length > 0 && queue->in_flight < delivery_capacity(world, queue) &&
+           !no_channel_open(world)) {
         uint32_t queued = index_queue_pop(&queue->ready);
         broker->ready_total--;
         QueuedMessage *message = &broker->messages[queued];
@@ -413,6 +425,18 @@ void broker_on_consumers_crash(World *world)
         broker_log_on_consumers_crash(world);
     if (world->scenario.broker.family == BROKER_CHANNEL && world->broker.in_flight_total > 0)
         close_channel(world, NULL);
+}
+
+void broker_on_consumers_restart(World *world)
+{
+    if (world->broker.partition_count > 0) {
+        broker_log_on_consumers_restart(world);
+        return;
+    }
+    if (world->scenario.broker.family != BROKER_CHANNEL)
+        return;
+    for (uint32_t q = 0; q < world->broker.queue_count; q++)
+        dispatch_ready(world, q);
 }
 
 void broker_on_ack_timeout(World *world, uint32_t queued_index, uint32_t delivery)

@@ -8,7 +8,8 @@
  * it), a completed key is acknowledged without running the handler again, a key reused with
  * another body is acknowledged and dropped (a poison message). A handler may fail before or
  * after its effect (C36): its key row goes by on_failure, and the framework nacks the
- * delivery for the broker to requeue (or, at-most-once, the message is gone). */
+ * delivery for the broker to requeue (or, at-most-once, the message is gone). A charge at the
+ * gateway that stays unanswered comes back by its broker family's way (give_up_charge). */
 #include "distribution.h"
 #include "sim_assert.h"
 #include "world_internal.h"
@@ -274,7 +275,7 @@ void consumers_on_restart(World *world)
     world->consumers.down = false;
     if (world_tracing(world))
         world_trace(world, world->consumers_node, TRACE_RESTART, TRACE_NO_OPERATION, 0, 0);
-    broker_log_on_consumers_restart(world);
+    broker_on_consumers_restart(world);
 }
 
 /* ------------------------------------------------------------------ running a message */
@@ -359,6 +360,22 @@ static void after_effect(World *world, uint32_t job_slot, int status)
     finish_job(world, job_slot);
 }
 
+/* The framework tells the broker the handler failed, for it to requeue the delivery now;
+ * only a queue that waits for a manual ack has anything to requeue (a log has no
+ * per-message nack, and at-most-once acknowledged on delivery). */
+static void send_nack(World *world, const Message *delivery)
+{
+    if (!world->broker.manual_ack || world->broker.partition_count > 0)
+        return;
+    Message nack = *delivery;
+    nack.kind = MESSAGE_NACK;
+    nack.hop = HOP_ACK;
+    nack.source = world->consumers_node;
+    nack.target = world->broker_node;
+    nack.lineage = lineage_of_repeat(delivery->lineage, 63); /* a fate not the ack's */
+    network_send(world, &nack);
+}
+
 /* The handler threw (C36): before its effect, or after it (the effect is applied, then
  * writing its result fails). An inbox's transaction aborts with it, so its effect is undone;
  * a recovery point committed at the effect stays. The key row goes by on_failure's
@@ -379,15 +396,7 @@ static void fail_handler(World *world, uint32_t job_slot, bool after_effect)
     }
     if (job->store_key != 0)
         key_protocol_record(world, &world->consumers.keys, job, 500);
-    if (world->broker.manual_ack && world->broker.partition_count == 0) {
-        Message nack = job->request;
-        nack.kind = MESSAGE_NACK;
-        nack.hop = HOP_ACK;
-        nack.source = world->consumers_node;
-        nack.target = world->broker_node;
-        nack.lineage = lineage_of_repeat(job->request.lineage, 63); /* a fate not the ack's */
-        network_send(world, &nack);
-    }
+    send_nack(world, &job->request);
     finish_job(world, job_slot);
 }
 
@@ -470,8 +479,28 @@ void consumers_on_charge_reply(World *world, const Message *reply)
 }
 
 /* No answer in time: the charge may have happened. The handler fails: its key row goes as
- * an ambiguous failure's does (forgotten, the default; an inbox rolls it back alike), and the
- * message stays unacknowledged, for the broker to hand out again after its ack timeout. */
+ * an ambiguous failure's does (forgotten, the default; an inbox rolls it back alike), and
+ * the message comes back as each broker family brings a failed delivery back:
+ * - visibility-timeout (SQS): left unacknowledged, it is received again after its ack
+ *   timeout (the message is not deleted; C25 as it always was);
+ * - channel (RabbitMQ): the listener's exception rejects it with requeue (Spring AMQP's
+ *   default, basic.nack requeue=true; the C36 nack), so it is redelivered at once;
+ * - log (Kafka): there is no per-message nack. The call's own retry was the error
+ *   handler's back-off, in place, the partition waiting behind the record (Spring Kafka's
+ *   DefaultErrorHandler seeks back to it and tries again); once it is spent, the recoverer
+ *   logs the record and skips it: the consumer reports it done and its offset commits.
+ *   Stopping the partition instead (a container stopped on error) would hold every later
+ *   record for good: not modelled. */
+static void give_up_charge(World *world, uint32_t job_slot)
+{
+    const Message *delivery = &world->jobs[job_slot].request;
+    if (world->broker.partition_count > 0)
+        acknowledge(world, delivery);
+    else if (world->scenario.broker.family == BROKER_CHANNEL)
+        send_nack(world, delivery);
+    finish_job(world, job_slot);
+}
+
 void consumers_on_charge_timeout(World *world, uint32_t job_slot)
 {
     if (died_in_crash(world, job_slot))
@@ -494,5 +523,5 @@ void consumers_on_charge_timeout(World *world, uint32_t job_slot)
                           0);
     if (job->store_key != 0)
         key_protocol_record(world, &world->consumers.keys, job, 504);
-    finish_job(world, job_slot);
+    give_up_charge(world, job_slot);
 }

@@ -809,6 +809,8 @@ void broker_on_ack_timeout(World *world, uint32_t queued, uint32_t delivery);
 void broker_on_redeliver(World *world, uint32_t queued);
 /* The consumers crashed: a channel broker requeues everything they held unacknowledged. */
 void broker_on_consumers_crash(World *world);
+/* They are back: a channel broker (or a log) hands out what waited for a consumer. */
+void broker_on_consumers_restart(World *world);
 /* Frees the slots of an operation's queued messages once it has settled. */
 void broker_release_operation(World *world, Operation *op);
 /* The log family (broker_log.c). */

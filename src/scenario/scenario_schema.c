@@ -872,25 +872,6 @@ static void check_older_objects(SchemaReader *reader, const cJSON *root)
     }
 }
 
-/* A consumer's failed charge is left unacknowledged for the broker to hand out again: only a
- * visibility-timeout broker does that for one message (a channel requeues on closing, a log
- * resumes from a commit), and the other ways back are not modelled yet. */
-static void check_charging_consumers(SchemaReader *reader, const cJSON *root,
-                                     const Scenario *scenario)
-{
-    const BrokerSpec *broker = &scenario->broker;
-    if (!broker->consumers.use_gateway || broker->family == BROKER_VISIBILITY_TIMEOUT)
-        return;
-    unsigned pushed = 0;
-    bool services_form = ((const ScenarioReader *)reader)->services_form;
-    if (scenario_graph_push_service(reader, root, NODE_CONSUMERS, &pushed) != NULL)
-        schema_error_at(reader, services_form ? "steps" : "use_gateway",
-                        "expected broker family 'visibility-timeout' (a failed charge waits "
-                        "for a redelivery; with family '%s' that is not modelled yet)",
-                        scenario_names_of(&scenario_names_broker_family, (int)broker->family));
-    scenario_graph_pop(reader, pushed);
-}
-
 /* C36: a failed handler is nacked, for its queue to requeue; a log has no per-message nack
  * (Spring Kafka's seek back and retry topics are not modelled), so failures there are
  * refused. A dead-letter consumer needs a queue that dead-letters. A recovery point commits
@@ -1266,7 +1247,6 @@ static void check_queue_references(SchemaReader *reader, const cJSON *root, void
     check_proxy_used(reader, root, scenario);
     scenario_graph_check_used(reader, root, scenario);
     check_older_objects(reader, root);
-    check_charging_consumers(reader, root, scenario);
     check_failing_consumers(reader, root, scenario);
     check_shared_records(reader, scenario);
     check_balance_updates(reader, scenario);
