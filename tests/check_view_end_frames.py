@@ -6,10 +6,13 @@ run headless with --labels-json, and holds what each column drew against `idemsi
 
 - the four counters (OK, DOUBLE, LOST, PHANTOM) show the run's outcomes, number for number;
 - a run with a mismatch (or a stale overwrite, an order fulfilled twice, a debit written
-  over, a refunded or a declined payment: the first of these in that order) has a fifth counter in every column, showing
+  over, a payment with two holds on the card, a refunded or a declined payment: the first of
+  these in that order) has a fifth counter in every column, showing
   that column's count, and names it, with its count, in the column's verdict line too;
 - no verdict (the narration's "finished: ..." or a balance's) says "exact" or "charged once"
   when the run reports a double, a lost payment, a phantom, a mismatch or a stale overwrite;
+  nor does the narration's when a card shows two holds (C35: the balance is right, the
+  customer still sees the second hold);
 - a column with such an outcome tells, where its diagram was, the story of its first
   operation of the worst kind (a stale overwrite, a double, a lost one, a phantom, a mismatch);
 - the same holds in the frame drawn without --at-ms, when every column has finished there.
@@ -73,8 +76,10 @@ def check_pane(name, pane, report):
     # One fifth counter, for the first of these a column has (harm before told ends).
     twice = report.get("orders", {}).get("fulfilled_twice", 0)
     written_over = report.get("balance_updates", {}).get("lost_updates", 0)
+    two_holds = report.get("card", {}).get("double_holds", 0)
     extras = (("mismatch", outcomes["mismatch"]), ("stale_overwrites", stale),
               ("orders_fulfilled_twice", twice), ("lost_updates", written_over),
+              ("double_holds", two_holds),
               ("refunded", outcomes.get("refunded", 0)), ("declined", outcomes.get("declined", 0)))
     names = [metric for metric, _ in extras]
     for rank, (metric, count) in enumerate(extras):
@@ -93,7 +98,8 @@ def check_pane(name, pane, report):
         complaints.append("%s: no verdict in the end frame, got %r" % (where, verdict))
     unnamed = {"mismatch": (outcomes["mismatch"], "(mismatch)"),
                "stale overwrites": (stale, "stale overwrites"),
-               "lost updates": (written_over, "lost updates")}
+               "lost updates": (written_over, "lost updates"),
+               "payments with two holds": (two_holds, "left two holds on the card")}
     for what, (count, phrase) in unnamed.items():
         if count > 0 and ("%d " % count not in verdict or phrase not in verdict):
             complaints.append("%s: run has %d %s, the verdict says %r" %
@@ -102,6 +108,9 @@ def check_pane(name, pane, report):
         written_over
     balances = [text["text"] for text in pane["balances"]]
     claims = [verdict] + balances
+    if two_holds > 0 and "exact" in verdict:
+        complaints.append("%s: %d payments with two holds in run, yet the verdict says %r" %
+                          (where, two_holds, verdict))
     if bad > 0:
         for claim in claims:
             if "exact" in claim or "charged once" in claim:

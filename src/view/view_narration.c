@@ -498,6 +498,14 @@ ViewColor view_narration_finished(const ViewPane *pane, char *buffer, size_t siz
         verdict_add(buffer, size, clause);
         color = color == VIEW_COLOR_OK ? VIEW_COLOR_DOUBLE : color;
     }
+    if (metrics->double_holds > 0) { /* C35: one charge, but two holds the customer sees */
+        snprintf(clause, sizeof clause,
+                 "%" PRIu64 " payments left two holds on the card (%" PRIu64
+                 " holds never captured)",
+                 metrics->double_holds, metrics->orphan_holds);
+        verdict_add(buffer, size, clause);
+        color = color == VIEW_COLOR_OK ? VIEW_COLOR_DOUBLE : color;
+    }
     if (metrics->double_refunds > 0) { /* C28: money given back beyond what was charged */
         view_narration_money(money, sizeof money, metrics->double_refund_amount, false);
         snprintf(clause, sizeof clause, "%" PRIu64 " refunded twice or more (%s given away)",
