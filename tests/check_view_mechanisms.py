@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """Mechanisms on the timeline (issue 22, item 3).
 
-The lessons of C3, C21, C22, C23 and C24 turn on something the system does, not on one
+The lessons of C3, C21, C22, C23, C24 and C38 turn on something the system does, not on one
 client's arrows: a dead letter, a rebalance and its offset commits, a crash and the outage
-it opens, a stale overwrite, a webhook provider that sends again. For each, the moment is
-found in `idemsim run --trace` (never assumed), the view renders the stretch around it
-headless (--window, --labels-json), and the diagram must write the mechanism's words; the
-columns' subtitles must name the scenario's path (a broker's redelivery, a log's replay, the
-webhook provider), not "retries on timeout" everywhere; and a log broker's column draws no
-per-message ack; a storm scenario's columns draw attempts and goodput per second. Usage: check_view_mechanisms.py IDEMSIM SOURCE_DIR
+it opens, a stale overwrite, a webhook provider that sends again, a key store that crashes.
+For each, the moment is found in `idemsim run --trace` (never assumed), the view renders the
+stretch around it headless (--window, --labels-json), and the diagram must write the
+mechanism's words; the columns' subtitles must name the scenario's path (a broker's
+redelivery, a log's replay, the webhook provider), not "retries on timeout" everywhere; and a
+log broker's column draws no per-message ack; a storm scenario's columns draw attempts and goodput per second. Usage: check_view_mechanisms.py IDEMSIM SOURCE_DIR
 """
 import json
 import os
@@ -28,6 +28,15 @@ CASES = {
     "23_ordering_stale_overwrite": ("stale_overwrite", ["stale overwrite"], None),
     "24_webhooks": ("retry", ["timeout", "retry #2", ("at-least-once", "charge x2"),
                               ("idempotent", "replay")], "provider"),
+    # C38: only the keyed column has a key store to lose; its crash and restart are marks,
+    # and what the server does meanwhile (refuses, or runs unchecked) is written too
+    "38_key_store_down_fail_closed": ("crash", [("idempotent", "CRASH: redis down"),
+                                                ("idempotent", "redis restarted"),
+                                                ("idempotent", "refused: key store down")],
+                                      None),
+    "38_key_store_down_fail_open": ("crash", [("idempotent", "CRASH: redis down"),
+                                              ("idempotent", "redis restarted"),
+                                              ("idempotent", "unchecked")], None),
 }
 SUBTITLE_OF_BROKER = {"03_broker_slow_consumers": "redeliver"}
 
