@@ -14,7 +14,8 @@ run headless with --labels-json, and holds what each column drew against `idemsi
   nor does the narration's when a card shows two holds (C35: the balance is right, the
   customer still sees the second hold);
 - a column with such an outcome tells, where its diagram was, the story of its first
-  operation of the worst kind (a stale overwrite, a double, a lost one, a phantom, a mismatch);
+  operation of the worst kind (a stale overwrite, a double, a lost one, a phantom, a mismatch,
+  a payment that left two holds on the card);
 - the same holds in the frame drawn without --at-ms, when every column has finished there.
 
 All modes are drawn side by side in one frame, so one render covers every mode; C8 is also
@@ -125,14 +126,16 @@ STORY_HEADLINES = [("stale", "overwritten by a stale one"),
                    ("written_over", "written over another (a lost update)"),
                    ("double", "applied twice"),
                    ("lost", "never applied"), ("phantom", "its client was not told"),
-                   ("mismatch", "another request's answer")]
+                   ("mismatch", "another request's answer"),
+                   ("two_holds", "left two holds on the card")]
 
 
 def check_story(where, pane, report, stale):
     """A column whose run has a bad outcome tells, in place of its diagram, the story of the
     first operation of its worst kind; the story names the outcome explain gives it."""
     counts = dict(report["outcomes"], stale=stale,
-                  written_over=report.get("balance_updates", {}).get("lost_updates", 0))
+                  written_over=report.get("balance_updates", {}).get("lost_updates", 0),
+                  two_holds=report.get("card", {}).get("double_holds", 0))
     expected = next((headline for outcome, headline in STORY_HEADLINES if counts[outcome]), None)
     if expected is None:
         return []
