@@ -202,6 +202,34 @@ def check_rate_strips(idemsim, source):
     return complaints
 
 
+def check_keyless_crash(idemsim, source):
+    """A crash after the charge, told in each column the moment it happens: a column without
+    keys has no key "stuck in processing" (C37's at-most-once consumers once said so), the
+    keyed one has."""
+    name = "37_kafka_no_transactions"
+    scenario = os.path.join(source, "scenarios", name + ".json")
+    complaints = []
+    with tempfile.TemporaryDirectory() as directory:
+        trace = os.path.join(directory, "trace.jsonl")
+        subprocess.run([idemsim, "run", scenario, "--trace", trace, "-q"], check=True,
+                       stdout=subprocess.DEVNULL)
+        with open(trace, encoding="utf-8") as stream:
+            crashes = [json.loads(line) for line in stream if '"crash"' in line]
+        after = [r["t_us"] for r in crashes if r["event"] == "crash" and
+                 r.get("detail") == "after-effect"]
+        if not after:
+            return ["%s: the run has no crash after the charge" % name]
+        at_ms = min(after) // 1000 + 1
+        for pane in render(idemsim, scenario, directory, (0, at_ms)):
+            line = " ".join(text["text"] for text in pane["narration"])
+            keyed = pane["mode"] == "idempotent"
+            if "crashed after charging" not in line or ("key" in line) != keyed:
+                complaints.append("%s %s at %d ms: the crash reads %r" %
+                                  (name, pane["mode"], at_ms, line))
+    print("%-32s %s" % ("crash in a keyless column", "ok" if not complaints else "WRONG"))
+    return complaints
+
+
 def main():
     idemsim, source = sys.argv[1], sys.argv[2]
     complaints = check_rate_strips(idemsim, source)
@@ -210,6 +238,7 @@ def main():
         print("%-32s %s" % (name, "ok" if not found else "MISSING"))
         complaints += found
     complaints += check_moments(idemsim, source)
+    complaints += check_keyless_crash(idemsim, source)
     for complaint in complaints:
         print(complaint)
     return 1 if complaints else 0

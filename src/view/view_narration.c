@@ -182,11 +182,14 @@ static ViewColor key_store_sentence(const ViewPane *pane, const ViewNarration *n
     }
 }
 
-static const char *crash_words(CrashPoint where)
+/* keyed: the column keeps keys; without, no key is left in processing (C37's at-most-once
+ * consumers once read "the key is stuck in processing" with no key store at all). */
+static const char *crash_words(CrashPoint where, bool keyed)
 {
     switch (where) {
     case CRASH_AFTER_EFFECT:
-        return "after charging, before recording it: the key is stuck in processing";
+        return keyed ? "after charging, before recording it: the key is stuck in processing"
+                     : "after charging, before recording it";
     case CRASH_BEFORE_EFFECT:
         return "before charging";
     case CRASH_AFTER_COMPLETION:
@@ -255,8 +258,8 @@ static ViewColor service_sentence(const ViewPane *pane, const ViewNarration *n, 
                  op);
         return VIEW_COLOR_OK;
     case TRACE_ROLLBACK:
-        snprintf(buffer, size, "%s: the transaction did not commit, the %s's change is undone", op,
-                 where);
+        snprintf(buffer, size, "%s: the transaction of the %s did not commit: the change is undone",
+                 op, where);
         return VIEW_COLOR_OK;
     case TRACE_OUTBOX_RELAY:
         snprintf(buffer, size, "the outbox relays the charge of %s with its key (try #%" PRId64 ")",
@@ -274,7 +277,8 @@ static ViewColor service_sentence(const ViewPane *pane, const ViewNarration *n, 
                 snprintf(buffer, size, "the key store %s crashed: its keys are on disk", where);
             return VIEW_COLOR_WARNING;
         }
-        snprintf(buffer, size, "the %s crashed %s", where, crash_words((CrashPoint)n->detail));
+        snprintf(buffer, size, "the %s crashed %s", where,
+                 crash_words((CrashPoint)n->detail, pane->mode == MODE_IDEMPOTENT));
         return VIEW_COLOR_WARNING;
     case TRACE_STORE_DOWN:
         snprintf(buffer, size, "the key store is down: the %s refuses %s (503)", where, op);
