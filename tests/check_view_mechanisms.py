@@ -230,6 +230,44 @@ def check_keyless_crash(idemsim, source):
     return complaints
 
 
+# C35-C37's events: at the moment of each one's first occurrence, no column's line may print
+# the trace's id for it ("the consumers: handler_failed for payment 161").
+LESSON_EVENTS = {
+    "35_auth_capture_void": ["authorised", "voided"],
+    "36_consumer_fails_after_effect": ["handler_failed", "nacked"],
+    "36_consumer_fails_recovery_point": ["dead_letter_reviewed"],
+    "37_kafka_transactions_read_uncommitted": ["txn_aborted"],
+}
+
+
+def check_lesson_words(idemsim, source):
+    complaints = []
+    with tempfile.TemporaryDirectory() as directory:
+        for name, events in LESSON_EVENTS.items():
+            scenario = os.path.join(source, "scenarios", name + ".json")
+            trace = os.path.join(directory, "trace.jsonl")
+            subprocess.run([idemsim, "run", scenario, "--trace", trace, "-q"], check=True,
+                           stdout=subprocess.DEVNULL)
+            firsts = {}
+            with open(trace, encoding="utf-8") as stream:
+                for line in stream:
+                    record = json.loads(line)
+                    if record["event"] in events:
+                        firsts.setdefault(record["event"], record["t_us"])
+            for event in events:
+                if event not in firsts:
+                    complaints.append("%s: the run has no %s" % (name, event))
+                    continue
+                at_ms = firsts[event] // 1000 + 1
+                for pane in render(idemsim, scenario, directory, (0, at_ms)):
+                    line = " ".join(text["text"] for text in pane["narration"])
+                    if any(": %s for " % e in line for e in events):
+                        complaints.append("%s %s at %d ms: the line prints an id: %r" %
+                                          (name, pane["mode"], at_ms, line))
+    print("%-32s %s" % ("C35-C37 events in words", "ok" if not complaints else "WRONG"))
+    return complaints
+
+
 def main():
     idemsim, source = sys.argv[1], sys.argv[2]
     complaints = check_rate_strips(idemsim, source)
@@ -239,6 +277,7 @@ def main():
         complaints += found
     complaints += check_moments(idemsim, source)
     complaints += check_keyless_crash(idemsim, source)
+    complaints += check_lesson_words(idemsim, source)
     for complaint in complaints:
         print(complaint)
     return 1 if complaints else 0
