@@ -6,13 +6,17 @@ run headless with --labels-json, and holds what each column drew against `idemsi
 
 - the four counters (OK, DOUBLE, LOST, PHANTOM) show the run's outcomes, number for number;
 - a run with a mismatch (or a stale overwrite, an order fulfilled twice, a debit written
-  over, a refunded or a declined payment: the first of these in that order) has a fifth counter in every column, showing
+  over, a payment with two holds on the card, a refunded or a declined payment: the first of
+  these in that order) has a fifth counter in every column, showing
   that column's count, and names it, with its count, in the column's verdict line too;
 - no verdict (the narration's "finished: ..." or a balance's) says "exact" or "charged once"
   when the run reports a double, a lost payment, a phantom, a mismatch or a stale overwrite;
+  nor does the narration's when a card shows two holds (C35: the balance is right, the
+  customer still sees the second hold);
 - a column with such an outcome tells, where its diagram was, the story of its first
-  operation of the worst kind (a stale overwrite, a double, a lost one, a phantom, a mismatch);
-- the same holds in the frame drawn without --at-ms, when every world has finished there.
+  operation of the worst kind (a stale overwrite, a double, a lost one, a phantom, a mismatch,
+  a payment that left two holds on the card);
+- the same holds in the frame drawn without --at-ms, when every column has finished there.
 
 All modes are drawn side by side in one frame, so one render covers every mode; C8 is also
 drawn one mode at a time (--focus), the wide layout. And every question, revealed
@@ -74,8 +78,10 @@ def check_pane(name, pane, report):
     # One fifth counter, for the first of these a column has (harm before told ends).
     twice = report.get("orders", {}).get("fulfilled_twice", 0)
     written_over = report.get("balance_updates", {}).get("lost_updates", 0)
+    two_holds = report.get("card", {}).get("double_holds", 0)
     extras = (("mismatch", outcomes["mismatch"]), ("stale_overwrites", stale),
               ("orders_fulfilled_twice", twice), ("lost_updates", written_over),
+              ("double_holds", two_holds),
               ("refunded", outcomes.get("refunded", 0)), ("declined", outcomes.get("declined", 0)))
     names = [metric for metric, _ in extras]
     for rank, (metric, count) in enumerate(extras):
@@ -94,7 +100,8 @@ def check_pane(name, pane, report):
         complaints.append("%s: no verdict in the end frame, got %r" % (where, verdict))
     unnamed = {"mismatch": (outcomes["mismatch"], "(mismatch)"),
                "stale overwrites": (stale, "stale overwrites"),
-               "lost updates": (written_over, "lost updates")}
+               "lost updates": (written_over, "lost updates"),
+               "payments with two holds": (two_holds, "left two holds on the card")}
     for what, (count, phrase) in unnamed.items():
         if count > 0 and ("%d " % count not in verdict or phrase not in verdict):
             complaints.append("%s: run has %d %s, the verdict says %r" %
@@ -103,6 +110,9 @@ def check_pane(name, pane, report):
         written_over
     balances = [text["text"] for text in pane["balances"]]
     claims = [verdict] + balances
+    if two_holds > 0 and "exact" in verdict:
+        complaints.append("%s: %d payments with two holds in run, yet the verdict says %r" %
+                          (where, two_holds, verdict))
     if bad > 0:
         for claim in claims:
             if "exact" in claim or "charged once" in claim:
@@ -117,14 +127,16 @@ STORY_HEADLINES = [("stale", "overwritten by a stale one"),
                    ("written_over", "written over another (a lost update)"),
                    ("double", "applied twice"),
                    ("lost", "never applied"), ("phantom", "its client was not told"),
-                   ("mismatch", "another request's answer")]
+                   ("mismatch", "another request's answer"),
+                   ("two_holds", "left two holds on the card")]
 
 
 def check_story(where, pane, report, stale):
     """A column whose run has a bad outcome tells, in place of its diagram, the story of the
     first operation of its worst kind; the story names the outcome explain gives it."""
     counts = dict(report["outcomes"], stale=stale,
-                  written_over=report.get("balance_updates", {}).get("lost_updates", 0))
+                  written_over=report.get("balance_updates", {}).get("lost_updates", 0),
+                  two_holds=report.get("card", {}).get("double_holds", 0))
     expected = next((headline for outcome, headline in STORY_HEADLINES if counts[outcome]), None)
     if expected is None:
         return []
@@ -150,10 +162,11 @@ def check_scenario(idemsim, scenario, focus):
                                          report[pane["mode"]])
         # Once every world has finished, the clock stops with the last: each column gives
         # its verdict and story at once, however fresh its last event (else a run ending
-        # just after an event kept the event's line, and its diagram, for ever). A world
-        # with timers still due (a log broker's commits) moves the clock on: not yet.
+        # just after an event kept the event's line, and its diagram, for ever). Once every
+        # operation has settled while a world still has timers due (a log broker's
+        # commits), the headless end frame runs its clock past the last line: the same.
         panes, clock_stopped = render(idemsim, scenario, directory, [], at_ms=None)
-        if clock_stopped:
+        if clock_stopped or all(pane["done"] for pane in panes):
             for pane in panes:
                 complaints += check_pane(name + " (its own end)", pane, report[pane["mode"]])
         return complaints

@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """Mechanisms on the timeline (issue 22, item 3).
 
-The lessons of C3, C21, C22, C23 and C24 turn on something the system does, not on one
+The lessons of C3, C21, C22, C23, C24 and C38 turn on something the system does, not on one
 client's arrows: a dead letter, a rebalance and its offset commits, a crash and the outage
-it opens, a stale overwrite, a webhook provider that sends again. For each, the moment is
-found in `idemsim run --trace` (never assumed), the view renders the stretch around it
-headless (--window, --labels-json), and the diagram must write the mechanism's words; the
-columns' subtitles must name the scenario's path (a broker's redelivery, a log's replay, the
-webhook provider), not "retries on timeout" everywhere; and a log broker's column draws no
-per-message ack; a storm scenario's columns draw attempts and goodput per second. Usage: check_view_mechanisms.py IDEMSIM SOURCE_DIR
+it opens, a stale overwrite, a webhook provider that sends again, a key store that crashes.
+For each, the moment is found in `idemsim run --trace` (never assumed), the view renders the
+stretch around it headless (--window, --labels-json), and the diagram must write the
+mechanism's words; the columns' subtitles must name the scenario's path (a broker's
+redelivery, a log's replay, the webhook provider), not "retries on timeout" everywhere; and a
+log broker's column draws no per-message ack; a storm scenario's columns draw attempts and goodput per second. Usage: check_view_mechanisms.py IDEMSIM SOURCE_DIR
 """
 import json
 import os
@@ -28,6 +28,15 @@ CASES = {
     "23_ordering_stale_overwrite": ("stale_overwrite", ["stale overwrite"], None),
     "24_webhooks": ("retry", ["timeout", "retry #2", ("at-least-once", "charge x2"),
                               ("idempotent", "replay")], "provider"),
+    # C38: only the keyed column has a key store to lose; its crash and restart are marks,
+    # and what the server does meanwhile (refuses, or runs unchecked) is written too
+    "38_key_store_down_fail_closed": ("crash", [("idempotent", "CRASH: redis down"),
+                                                ("idempotent", "redis restarted"),
+                                                ("idempotent", "refused: key store down")],
+                                      None),
+    "38_key_store_down_fail_open": ("crash", [("idempotent", "CRASH: redis down"),
+                                              ("idempotent", "redis restarted"),
+                                              ("idempotent", "unchecked")], None),
 }
 SUBTITLE_OF_BROKER = {"03_broker_slow_consumers": "redeliver"}
 
@@ -193,6 +202,72 @@ def check_rate_strips(idemsim, source):
     return complaints
 
 
+def check_keyless_crash(idemsim, source):
+    """A crash after the charge, told in each column the moment it happens: a column without
+    keys has no key "stuck in processing" (C37's at-most-once consumers once said so), the
+    keyed one has."""
+    name = "37_kafka_no_transactions"
+    scenario = os.path.join(source, "scenarios", name + ".json")
+    complaints = []
+    with tempfile.TemporaryDirectory() as directory:
+        trace = os.path.join(directory, "trace.jsonl")
+        subprocess.run([idemsim, "run", scenario, "--trace", trace, "-q"], check=True,
+                       stdout=subprocess.DEVNULL)
+        with open(trace, encoding="utf-8") as stream:
+            crashes = [json.loads(line) for line in stream if '"crash"' in line]
+        after = [r["t_us"] for r in crashes if r["event"] == "crash" and
+                 r.get("detail") == "after-effect"]
+        if not after:
+            return ["%s: the run has no crash after the charge" % name]
+        at_ms = min(after) // 1000 + 1
+        for pane in render(idemsim, scenario, directory, (0, at_ms)):
+            line = " ".join(text["text"] for text in pane["narration"])
+            keyed = pane["mode"] == "idempotent"
+            if "crashed after charging" not in line or ("key" in line) != keyed:
+                complaints.append("%s %s at %d ms: the crash reads %r" %
+                                  (name, pane["mode"], at_ms, line))
+    print("%-32s %s" % ("crash in a keyless column", "ok" if not complaints else "WRONG"))
+    return complaints
+
+
+# C35-C37's events: at the moment of each one's first occurrence, no column's line may print
+# the trace's id for it ("the consumers: handler_failed for payment 161").
+LESSON_EVENTS = {
+    "35_auth_capture_void": ["authorised", "voided"],
+    "36_consumer_fails_after_effect": ["handler_failed", "nacked"],
+    "36_consumer_fails_recovery_point": ["dead_letter_reviewed"],
+    "37_kafka_transactions_read_uncommitted": ["txn_aborted"],
+}
+
+
+def check_lesson_words(idemsim, source):
+    complaints = []
+    with tempfile.TemporaryDirectory() as directory:
+        for name, events in LESSON_EVENTS.items():
+            scenario = os.path.join(source, "scenarios", name + ".json")
+            trace = os.path.join(directory, "trace.jsonl")
+            subprocess.run([idemsim, "run", scenario, "--trace", trace, "-q"], check=True,
+                           stdout=subprocess.DEVNULL)
+            firsts = {}
+            with open(trace, encoding="utf-8") as stream:
+                for line in stream:
+                    record = json.loads(line)
+                    if record["event"] in events:
+                        firsts.setdefault(record["event"], record["t_us"])
+            for event in events:
+                if event not in firsts:
+                    complaints.append("%s: the run has no %s" % (name, event))
+                    continue
+                at_ms = firsts[event] // 1000 + 1
+                for pane in render(idemsim, scenario, directory, (0, at_ms)):
+                    line = " ".join(text["text"] for text in pane["narration"])
+                    if any(": %s for " % e in line for e in events):
+                        complaints.append("%s %s at %d ms: the line prints an id: %r" %
+                                          (name, pane["mode"], at_ms, line))
+    print("%-32s %s" % ("C35-C37 events in words", "ok" if not complaints else "WRONG"))
+    return complaints
+
+
 def main():
     idemsim, source = sys.argv[1], sys.argv[2]
     complaints = check_rate_strips(idemsim, source)
@@ -201,6 +276,8 @@ def main():
         print("%-32s %s" % (name, "ok" if not found else "MISSING"))
         complaints += found
     complaints += check_moments(idemsim, source)
+    complaints += check_keyless_crash(idemsim, source)
+    complaints += check_lesson_words(idemsim, source)
     for complaint in complaints:
         print(complaint)
     return 1 if complaints else 0

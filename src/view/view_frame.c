@@ -601,10 +601,13 @@ static void choose_extra_counter(ViewFrame *frame)
         frame->extra_counter = VIEW_EXTRA_TWICE;
     else if ((hidden & VIEW_QUIZ_HIDE_LOST_UPDATES) != 0)
         frame->extra_counter = VIEW_EXTRA_LOST_UPDATES;
+    else if ((hidden & VIEW_QUIZ_HIDE_DOUBLE_HOLDS) != 0)
+        frame->extra_counter = VIEW_EXTRA_DOUBLE_HOLDS;
     else if ((hidden & VIEW_QUIZ_HIDE_REFUNDED) != 0)
         frame->extra_counter = VIEW_EXTRA_REFUNDED;
-    /* in that order: a wrong answer, a status gone backwards, an order shipped twice or a
-     * debit written over is harm; a refund or a
+    /* in that order: a wrong answer, a status gone backwards, an order shipped twice, a
+     * debit written over or a second hold on a card (C35: the customer sees it, whatever
+     * was captured) is harm; a refund or a
      * decline is an end the customer was told of, shown so that the four counters' sum
      * is not short by them */
     ViewExtraCounter wanted = frame->extra_counter;
@@ -619,6 +622,8 @@ static void choose_extra_counter(ViewFrame *frame)
             here = VIEW_EXTRA_TWICE;
         else if (world_metrics(pane->world)->lost_updates > 0)
             here = VIEW_EXTRA_LOST_UPDATES;
+        else if (world_metrics(pane->world)->double_holds > 0)
+            here = VIEW_EXTRA_DOUBLE_HOLDS;
         else if (pane->tally.outcomes[OUTCOME_REFUNDED] > 0)
             here = VIEW_EXTRA_REFUNDED;
         else if (pane->tally.outcomes[OUTCOME_DECLINED] > 0)

@@ -24,6 +24,7 @@ typedef enum {
     VIEW_EXTRA_STALE,        /* a status write applied over a newer one */
     VIEW_EXTRA_TWICE,        /* an order two paths fulfilled twice (C33) */
     VIEW_EXTRA_LOST_UPDATES, /* a debit written over by a handler's stale write (C29) */
+    VIEW_EXTRA_DOUBLE_HOLDS, /* a payment that left two holds on the card (C35) */
     VIEW_EXTRA_REFUNDED,     /* a saga's order charged, then given back (C28) */
     VIEW_EXTRA_DECLINED      /* a payment the gateway declined: not lost */
 } ViewExtraCounter;

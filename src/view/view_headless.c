@@ -59,6 +59,29 @@ static void advance_as_the_class(ViewApp *app, SimTimeUs target_us, uint64_t *pr
     }
 }
 
+/* The frame of a run's own end: once every operation has settled, the room is owed the
+ * verdict, not the last request's line. C37's clients send until 59.17 s of its 60 s, and
+ * its log keeps committing offsets past the end, so no world has finished at 60 s and the
+ * narration kept "shop[17] sends payment 894" under settled columns. The clock runs on
+ * until the freshest line's hold is over (the window shows the same a moment later);
+ * a run with operations still open keeps its own end. */
+static void advance_past_last_words(ViewApp *app, uint64_t *presses)
+{
+    ViewSession *session = &app->session;
+    if (!view_session_done(session) || view_session_finished(session) ||
+        view_quiz_holds_clock(&app->quiz))
+        return;
+    SimTimeUs until_us = session->now_us;
+    for (uint32_t p = 0; p < session->pane_count; p++) {
+        const ViewPane *pane = session->panes[p];
+        SimTimeUs over_us = pane->narration.t_us + pane->narration_hold_us;
+        if (pane->narration.present && over_us > until_us)
+            until_us = over_us;
+    }
+    if (until_us > session->now_us)
+        advance_as_the_class(app, until_us, presses);
+}
+
 /* One line on stdout saying what the predict frame shows, for scripts and tests: which
  * question, whether it is asked or revealed, and how many counters were drawn as "?". */
 static void print_quiz_state(const ViewApp *app)
@@ -136,6 +159,8 @@ int view_headless_run(ViewApp *app)
     if (app->options.png_path == NULL)
         return EXIT_SUCCESS;
     advance_as_the_class(app, end_us, &presses);
+    if (!app->options.has_at && app->options.moment == NULL)
+        advance_past_last_words(app, &presses);
     draw(app);
     if (!view_png_save_surface(app->surface, app->options.png_path))
         return EXIT_USAGE;

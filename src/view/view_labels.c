@@ -61,6 +61,7 @@ static void write_panels(FILE *stream, const ViewApp *app, int column, int panel
                                               "\"stale_overwrites\"",
                                               "\"orders_fulfilled_twice\"",
                                               "\"lost_updates\"",
+                                              "\"double_holds\"",
                                               "\"refunded\"",
                                               "\"declined\""};
     fprintf(stream,

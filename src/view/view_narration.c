@@ -182,11 +182,14 @@ static ViewColor key_store_sentence(const ViewPane *pane, const ViewNarration *n
     }
 }
 
-static const char *crash_words(CrashPoint where)
+/* keyed: the column keeps keys; without, no key is left in processing (C37's at-most-once
+ * consumers once read "the key is stuck in processing" with no key store at all). */
+static const char *crash_words(CrashPoint where, bool keyed)
 {
     switch (where) {
     case CRASH_AFTER_EFFECT:
-        return "after charging, before recording it: the key is stuck in processing";
+        return keyed ? "after charging, before recording it: the key is stuck in processing"
+                     : "after charging, before recording it";
     case CRASH_BEFORE_EFFECT:
         return "before charging";
     case CRASH_AFTER_COMPLETION:
@@ -195,6 +198,52 @@ static const char *crash_words(CrashPoint where)
         break;
     }
     return "";
+}
+
+/* C35-C37's events in words: the line once read "the consumers: handler_failed for payment
+ * 161", an id where the room expects a sentence. */
+static ViewColor lesson_sentence(const ViewPane *pane, const ViewNarration *n, const char *op,
+                                 char *buffer, size_t size)
+{
+    const char *where = node_words(pane, n->node);
+    switch (n->event) {
+    case TRACE_HANDLER_FAILED: /* detail: 0 before its effect, 1 after */
+        snprintf(buffer, size, "the handler of the %s failed on %s %s (500)", where, op,
+                 n->detail ? "after charging it" : "before charging it");
+        return VIEW_COLOR_WARNING;
+    case TRACE_NACKED:
+        snprintf(buffer, size, "the %s nacked %s: back in the queue, to be delivered again", where,
+                 op);
+        return VIEW_COLOR_WARNING;
+    case TRACE_DEAD_LETTER_REVIEWED:
+        if (n->value > 0)
+            snprintf(buffer, size, "a reviewer finds %s in the dead letters: already charged", op);
+        else
+            snprintf(buffer, size, "a reviewer finds %s in the dead letters: never charged", op);
+        return n->value > 0 ? VIEW_COLOR_WARNING : VIEW_COLOR_TEXT_DIM;
+    case TRACE_TXN_ABORTED: /* value 1: read_committed readers never see the output */
+        snprintf(buffer, size, "%s: its transaction aborted, %s", op,
+                 n->value ? "its output is never read"
+                          : "but its output was read already (read_uncommitted)");
+        return n->value ? VIEW_COLOR_OK : VIEW_COLOR_DOUBLE;
+    case TRACE_AUTHORISED: /* value: the payment's holds so far */
+        if (n->value >= 2) {
+            snprintf(buffer, size, "the %s puts hold #%" PRId64 " on the card for %s", where,
+                     n->value, op);
+            return VIEW_COLOR_DOUBLE;
+        }
+        snprintf(buffer, size, "the %s puts a hold on the card for %s", where, op);
+        return VIEW_COLOR_TEXT_DIM;
+    case TRACE_VOIDED:
+        snprintf(buffer, size, "a late approval of %s voided: that hold is released", op);
+        return VIEW_COLOR_OK;
+    case TRACE_CAPTURE_REFUSED:
+        snprintf(buffer, size, "a second capture of %s moved nothing", op);
+        return VIEW_COLOR_OK;
+    default:
+        snprintf(buffer, size, "the %s: %s for %s", where, trace_event_name(n->event), op);
+        return VIEW_COLOR_TEXT_DIM;
+    }
 }
 
 static ViewColor service_sentence(const ViewPane *pane, const ViewNarration *n, const char *op,
@@ -231,7 +280,7 @@ static ViewColor service_sentence(const ViewPane *pane, const ViewNarration *n, 
         snprintf(buffer, size, "the %s declined %s: 402, nothing charged, and the client is told",
                  where, op);
         return VIEW_COLOR_WARNING;
-    case TRACE_CHARGED_NO_ANSWER:
+    case TRACE_CHARGED_NO_ANSWER: /* C35: with manual capture, a hold, not a charge */
         snprintf(buffer, size, "the %s %s %s, but its answer never came", where,
                  scenario_uses_manual_capture(pane->scenario) ? "authorised" : "charged", op);
         return VIEW_COLOR_WARNING;
@@ -266,8 +315,8 @@ static ViewColor service_sentence(const ViewPane *pane, const ViewNarration *n, 
                  op);
         return VIEW_COLOR_OK;
     case TRACE_ROLLBACK:
-        snprintf(buffer, size, "%s: the transaction did not commit, the %s's change is undone", op,
-                 where);
+        snprintf(buffer, size, "%s: the transaction of the %s did not commit: the change is undone",
+                 op, where);
         return VIEW_COLOR_OK;
     case TRACE_OUTBOX_RELAY:
         snprintf(buffer, size, "the outbox relays the charge of %s with its key (try #%" PRId64 ")",
@@ -285,7 +334,8 @@ static ViewColor service_sentence(const ViewPane *pane, const ViewNarration *n, 
                 snprintf(buffer, size, "the key store %s crashed: its keys are on disk", where);
             return VIEW_COLOR_WARNING;
         }
-        snprintf(buffer, size, "the %s crashed %s", where, crash_words((CrashPoint)n->detail));
+        snprintf(buffer, size, "the %s crashed %s", where,
+                 crash_words((CrashPoint)n->detail, pane->mode == MODE_IDEMPOTENT));
         return VIEW_COLOR_WARNING;
     case TRACE_STORE_DOWN:
         snprintf(buffer, size, "the key store is down: the %s refuses %s (503)", where, op);
@@ -306,8 +356,7 @@ static ViewColor service_sentence(const ViewPane *pane, const ViewNarration *n, 
         snprintf(buffer, size, "the receipt email for %s went out", op);
         return VIEW_COLOR_TEXT;
     default:
-        snprintf(buffer, size, "the %s: %s for %s", where, trace_event_name(n->event), op);
-        return VIEW_COLOR_TEXT_DIM;
+        return lesson_sentence(pane, n, op, buffer, size);
     }
 }
 
@@ -506,6 +555,14 @@ ViewColor view_narration_finished(const ViewPane *pane, char *buffer, size_t siz
         snprintf(clause, sizeof clause,
                  "%" PRIu64 " debits written over by a stale write (%s never taken: lost updates)",
                  metrics->lost_updates, money);
+        verdict_add(buffer, size, clause);
+        color = color == VIEW_COLOR_OK ? VIEW_COLOR_DOUBLE : color;
+    }
+    if (metrics->double_holds > 0) { /* C35: one charge, but two holds the customer sees */
+        snprintf(clause, sizeof clause,
+                 "%" PRIu64 " payments left two holds on the card (%" PRIu64
+                 " holds never captured)",
+                 metrics->double_holds, metrics->orphan_holds);
         verdict_add(buffer, size, clause);
         color = color == VIEW_COLOR_OK ? VIEW_COLOR_DOUBLE : color;
     }

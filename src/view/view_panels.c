@@ -274,10 +274,21 @@ void view_panels_counters(const ViewPanels *panels)
                                   "lost",
                                   false,
                                   panels->hidden & VIEW_QUIZ_HIDE_LOST_UPDATES};
+    /* C35: nothing charged twice, yet the customer's card shows two holds */
+    const Counter holds = {"\xC3\x97"
+                           "2 HOLDS",
+                           "HOLDS",
+                           VIEW_COLOR_DOUBLE,
+                           world_metrics(panels->pane->world)->double_holds,
+                           "two holds on a card",
+                           "on a card",
+                           false,
+                           panels->hidden & VIEW_QUIZ_HIDE_DOUBLE_HOLDS};
     const Counter *extra = panels->extra == VIEW_EXTRA_MISMATCH       ? &mismatch
                            : panels->extra == VIEW_EXTRA_STALE        ? &stale
                            : panels->extra == VIEW_EXTRA_TWICE        ? &twice
                            : panels->extra == VIEW_EXTRA_LOST_UPDATES ? &written_over
+                           : panels->extra == VIEW_EXTRA_DOUBLE_HOLDS ? &holds
                            : panels->extra == VIEW_EXTRA_REFUNDED     ? &refunded
                                                                       : &declined;
     draw_counter(panels, panels->box->counters[VIEW_COUNTERS], extra);

@@ -199,6 +199,8 @@ static const struct {
     /* C28: money given away shows over in the balance, and under the refunded counter */
     {"refunded", VIEW_QUIZ_HIDE_REFUNDED},
     {"orders_fulfilled_twice", VIEW_QUIZ_HIDE_TWICE}, /* C33: the orders' own counter */
+    /* C35: a second hold shows on the card though nothing is charged twice */
+    {"double_holds", VIEW_QUIZ_HIDE_DOUBLE_HOLDS},
     {"double_refunds", VIEW_QUIZ_HIDE_BALANCES | VIEW_QUIZ_HIDE_REFUNDED},
     {"double_refund_amount", VIEW_QUIZ_HIDE_BALANCES | VIEW_QUIZ_HIDE_REFUNDED},
 };

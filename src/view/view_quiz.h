@@ -42,6 +42,7 @@ typedef enum {
 #define VIEW_QUIZ_HIDE_REFUNDED (1u << 8)      /* the fifth counter, when it counts refunds */
 #define VIEW_QUIZ_HIDE_TWICE (1u << 9)         /* the fifth counter, when it counts orders twice */
 #define VIEW_QUIZ_HIDE_LOST_UPDATES (1u << 10) /* the fifth counter, for debits written over */
+#define VIEW_QUIZ_HIDE_DOUBLE_HOLDS (1u << 11) /* the fifth counter, for two holds on a card */
 
 typedef struct {
     const Question *questions; /* borrowed */

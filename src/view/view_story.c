@@ -65,12 +65,13 @@ bool view_story_tell(ViewStory *story, const Scenario *scenario, Mode mode, uint
 /* ------------------------------------------------------------------ the telling one */
 
 /* What a run showed first, from its trace: each outcome's first operation (the model's
- * verdict in its "settled" record), the first stale overwrite, the first duplicate caught. */
+ * verdict in its "settled" record), the first stale overwrite, the first second hold on a
+ * card, the first duplicate caught. */
 typedef struct {
     bool settled[OUTCOME_COUNT];
     uint64_t first[OUTCOME_COUNT];
-    bool stale, written_over, caught;
-    uint64_t first_stale, first_written_over, first_caught;
+    bool stale, written_over, caught, two_holds;
+    uint64_t first_stale, first_written_over, first_caught, first_two_holds;
 } Firsts;
 
 static void watch_firsts(void *context, const TraceRecord *record)
@@ -89,6 +90,9 @@ static void watch_firsts(void *context, const TraceRecord *record)
     } else if (event == TRACE_LOST_UPDATE && !firsts->written_over) {
         firsts->written_over = true;
         firsts->first_written_over = record->operation;
+    } else if (event == TRACE_AUTHORISED && record->value >= 2 && !firsts->two_holds) {
+        firsts->two_holds = true; /* value: the payment's holds so far */
+        firsts->first_two_holds = record->operation;
     } else if ((event == TRACE_REPLAY || event == TRACE_IN_PROGRESS ||
                 event == TRACE_REJECT_OTHER_BODY || event == TRACE_DEDUPLICATED) &&
                !firsts->caught) {
@@ -111,7 +115,9 @@ bool view_story_tell_telling(ViewStory *story, const Scenario *scenario, Mode mo
     world_destroy(world);
     static const struct {
         int outcome; /* an Outcome; -1: a stale overwrite, -2: a duplicate caught, -3: a
-                        debit's write over another (C29's lesson) */
+                        debit's write over another (C29's lesson), -4: a second hold on a
+                        card (C35's: told after the outcomes, which charge or lose money, and
+                        before a caught duplicate, which the second hold went past) */
         const char *headline;
     } order[] = {
         {-1, "the first status write overwritten by a stale one"}, /* C23's lesson */
@@ -120,6 +126,7 @@ bool view_story_tell_telling(ViewStory *story, const Scenario *scenario, Mode mo
         {OUTCOME_LOST, "the first operation never applied"},
         {OUTCOME_PHANTOM, "the first applied while its client was not told"},
         {OUTCOME_MISMATCH, "the first given another request's answer"},
+        {-4, "the first payment that left two holds on the card"},
         {-2, "the first duplicate caught before it ran again"},
     };
     for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
@@ -127,12 +134,14 @@ bool view_story_tell_telling(ViewStory *story, const Scenario *scenario, Mode mo
         bool seen = outcome == -1   ? firsts.stale
                     : outcome == -2 ? firsts.caught
                     : outcome == -3 ? firsts.written_over
+                    : outcome == -4 ? firsts.two_holds
                                     : firsts.settled[outcome];
         if (!seen)
             continue;
         uint64_t operation = outcome == -1   ? firsts.first_stale
                              : outcome == -2 ? firsts.first_caught
                              : outcome == -3 ? firsts.first_written_over
+                             : outcome == -4 ? firsts.first_two_holds
                                              : firsts.first[outcome];
         if (!view_story_tell(story, scenario, mode, seed, operation, until_us))
             return false;
@@ -140,6 +149,7 @@ bool view_story_tell_telling(ViewStory *story, const Scenario *scenario, Mode mo
         snprintf(story->anchor, sizeof story->anchor, "%s",
                  outcome == -1   ? "stale overwrite"
                  : outcome == -3 ? "lost update"
+                 : outcome == -4 ? "hold #2"
                                  : "");
         return true;
     }
