@@ -84,13 +84,13 @@ START_TEST(test_a_server_crash_never_wipes_a_store_it_does_not_own)
 {
     const char *const in_process[] = {
         "network.links={}",
-        "server.crash={\"point\": \"after-completion\", \"prob\": 1, \"restart_ms\": 20,"
-        " \"max_crashes\": 1}",
+        ("server.crash={\"point\": \"after-completion\", \"prob\": 1, \"restart_ms\": 20,"
+         " \"max_crashes\": 1}"),
         "clients.web.retry.max_attempts=2"};
     const char *const own_process[] = {
         in_process[0], in_process[1], in_process[2],
-        "server.idempotency.crash={\"every_ms\": {\"dist\": \"const\", \"value\": 1000000},"
-        " \"restart_ms\": 10}"};
+        ("server.idempotency.crash={\"every_ms\": {\"dist\": \"const\", \"value\": 1000000},"
+         " \"restart_ms\": 10}")};
     Metrics owned = test_run_json(scripted, in_process, 3, MODE_IDEMPOTENT);
     ck_assert_uint_eq(owned.crashes, 1);
     ck_assert_uint_eq(owned.executions, 2);
