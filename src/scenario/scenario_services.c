@@ -30,27 +30,32 @@ static const IdempotencySpec idempotency_default = {
 };
 
 static const CrashSpec crash_default = {.point = CRASH_NONE, .prob = 0, .restart_ms = 1000};
+/* Objects of static storage have zero padding, so copying one keeps a section's bytes equal
+ * to its defaults' (the inert check compares them so). */
+static const Distribution exp_100_ms = {DIST_EXP, 100, 0};
 
-/* A queue with every rule the broker's: where a queue in the file starts from. */
-static QueueSpec queue_from_broker(const BrokerSpec *broker)
+/* A queue with every rule the broker's: where a queue in the file starts from. Written
+ * member by member over zeroes, as every default here: the inert check compares a section
+ * with its defaults byte for byte, and a compound literal leaves its padding unspecified
+ * (clang -O2 left other bytes there than in the defaults, so every broker looked set). */
+static void queue_from_broker(QueueSpec *queue, const BrokerSpec *broker)
 {
-    return (QueueSpec){
-        .ack_timeout_ms = broker->ack_timeout_ms,
-        .max_deliveries = broker->max_deliveries,
-        .dead_letter = broker->dead_letter,
-        .prefetch = broker->prefetch,
-        .late_ack = broker->late_ack,
-        .dedup_window_ms = broker->dedup_window_ms,
-        .redelivery_delay_ms = broker->redelivery_delay_ms,
-        .redrive_after_ms = broker->redrive_after_ms,
-    };
+    memset(queue, 0, sizeof *queue);
+    queue->ack_timeout_ms = broker->ack_timeout_ms;
+    queue->max_deliveries = broker->max_deliveries;
+    queue->dead_letter = broker->dead_letter;
+    queue->prefetch = broker->prefetch;
+    queue->late_ack = broker->late_ack;
+    queue->dedup_window_ms = broker->dedup_window_ms;
+    queue->redelivery_delay_ms = broker->redelivery_delay_ms;
+    queue->redrive_after_ms = broker->redrive_after_ms;
 }
 
 /* Without `queues`, the broker has one queue, "main", with the broker-level rules. */
 static void set_main_queue(BrokerSpec *broker)
 {
     broker->queue_count = 1;
-    broker->queues[0] = queue_from_broker(broker);
+    queue_from_broker(&broker->queues[0], broker);
     snprintf(broker->queues[0].name, sizeof broker->queues[0].name, "main");
 }
 
@@ -72,10 +77,9 @@ void scenario_services_defaults(Scenario *scenario)
         .call = {.retry = {.max_attempts = 1, .backoff_ms = 0}},
         .undo = {.call = {.retry = {.max_attempts = 1, .backoff_ms = 0}, .key = CALL_KEY_DERIVE}},
     };
-    scenario->gateway = (GatewaySpec){
-        .latency_ms = {DIST_EXP, 100, 0},
-        .timeout_ms = 2000,
-    };
+    GatewaySpec *gateway = &scenario->gateway; /* zeroed by scenario_defaults */
+    gateway->latency_ms = exp_100_ms;
+    gateway->timeout_ms = 2000;
     scenario->proxy = (ProxySpec){
         .retries = 2,
         .per_try_timeout_ms = 1000,
@@ -84,23 +88,22 @@ void scenario_services_defaults(Scenario *scenario)
         .forwards_key = true,
         .service_ms = {DIST_CONST, 1, 0},
     };
-    scenario->broker = (BrokerSpec){
-        .ack_timeout_ms = 30000,
-        .max_deliveries = 5,
-        .consumer_timeout_ms = 1800000, /* RabbitMQ's default: 30 minutes */
-        .partitions = 1,
-        .commit = COMMIT_AFTER,
-        .idempotent_producer = true, /* Kafka's default since 3.0 (enable.idempotence) */
-        .dead_letter = true,
-        .prefetch = 1,
-        .late_ack = LATE_ACK_IGNORE,
-        .consumers = {.workers = 1,
-                      .service_ms = {DIST_EXP, 100, 0},
-                      .idempotency = idempotency_default,
-                      .crash = crash_default,
-                      .call = {.retry = {.max_attempts = 1, .backoff_ms = 0}}},
-    };
-    scenario->broker.consumers.idempotency.key = KEY_MESSAGE_ID;
+    BrokerSpec *broker = &scenario->broker; /* zeroed by scenario_defaults */
+    broker->ack_timeout_ms = 30000;
+    broker->max_deliveries = 5;
+    broker->consumer_timeout_ms = 1800000; /* RabbitMQ's default: 30 minutes */
+    broker->partitions = 1;
+    broker->commit = COMMIT_AFTER;
+    broker->idempotent_producer = true; /* Kafka's default since 3.0 (enable.idempotence) */
+    broker->dead_letter = true;
+    broker->prefetch = 1;
+    broker->late_ack = LATE_ACK_IGNORE;
+    broker->consumers.workers = 1;
+    broker->consumers.service_ms = exp_100_ms;
+    broker->consumers.idempotency = idempotency_default;
+    broker->consumers.crash = crash_default;
+    broker->consumers.call.retry.max_attempts = 1;
+    broker->consumers.idempotency.key = KEY_MESSAGE_ID;
     set_main_queue(&scenario->broker);
 }
 
@@ -735,7 +738,7 @@ static void read_queues(SchemaReader *reader, const cJSON *item, void *target)
     }
     const cJSON *element = item->child;
     for (unsigned i = 0; i < count; i++, element = element->next) {
-        broker->queues[i] = queue_from_broker(broker);
+        queue_from_broker(&broker->queues[i], broker);
         json_path_push_index(&reader->path, i);
         schema_read_object(reader, element, &queue_schema, &broker->queues[i]);
         json_path_pop(&reader->path);
