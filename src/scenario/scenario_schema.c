@@ -986,13 +986,14 @@ static void check_balance_updates(SchemaReader *reader, const Scenario *scenario
     }
 }
 
-/* The server's object as the file wrote it: `server`, or its entry in `services`. Returns
- * how many path steps it pushed, for pop_server_object. */
-static int push_server_object(SchemaReader *reader, const Scenario *scenario)
+/* A service's object as the file wrote it: its older key (`server`, `gateway`), or its
+ * entry in `services`. Returns how many path steps it pushed, for pop_service_object. */
+static int push_service_object(SchemaReader *reader, const Scenario *scenario, NodeKind kind,
+                               const char *older_key)
 {
-    int entry = scenario->service_entry[NODE_SERVER];
+    int entry = scenario->service_entry[kind];
     if (entry == 0) {
-        json_path_push_key(&reader->path, "server");
+        json_path_push_key(&reader->path, older_key);
         return 1;
     }
     json_path_push_key(&reader->path, "services");
@@ -1000,7 +1001,7 @@ static int push_server_object(SchemaReader *reader, const Scenario *scenario)
     return 2;
 }
 
-static void pop_server_object(SchemaReader *reader, int pushed)
+static void pop_service_object(SchemaReader *reader, int pushed)
 {
     while (pushed-- > 0)
         json_path_pop(&reader->path);
@@ -1016,20 +1017,12 @@ static void check_settlement(SchemaReader *reader, const Scenario *scenario)
     for (uint32_t i = 0; i < scenario->client_group_count; i++) {
         if (scenario->client_groups[i].operation.kind == OPERATION_DEBIT)
             continue;
-        int entry = scenario->service_entry[NODE_GATEWAY];
-        if (entry == 0) {
-            json_path_push_key(&reader->path, "gateway");
-        } else {
-            json_path_push_key(&reader->path, "services");
-            json_path_push_index(&reader->path, (uint32_t)(entry - 1));
-        }
+        int pushed = push_service_object(reader, scenario, NODE_GATEWAY, "gateway");
         schema_error_at(reader, "settlement_every_ms",
                         "expected 0 while clients[%u] is no debit (a settlement correction "
                         "refunds a charge)",
                         i);
-        json_path_pop(&reader->path);
-        if (entry != 0)
-            json_path_pop(&reader->path);
+        pop_service_object(reader, pushed);
         return;
     }
 }
@@ -1056,17 +1049,9 @@ static void check_manual_capture(SchemaReader *reader, const Scenario *scenario)
                                              : NULL;
     if (why == NULL)
         return;
-    int entry = scenario->service_entry[NODE_GATEWAY];
-    if (entry == 0) {
-        json_path_push_key(&reader->path, "gateway");
-    } else {
-        json_path_push_key(&reader->path, "services");
-        json_path_push_index(&reader->path, (uint32_t)(entry - 1));
-    }
+    int pushed = push_service_object(reader, scenario, NODE_GATEWAY, "gateway");
     schema_error_at(reader, "capture", "expected 'immediate' while %s", why);
-    json_path_pop(&reader->path);
-    if (entry != 0)
-        json_path_pop(&reader->path);
+    pop_service_object(reader, pushed);
 }
 
 /* server.deadline (C31) is the client's attempt timeout carried to the server. A proxy
@@ -1095,10 +1080,10 @@ static void check_deadlines(SchemaReader *reader, const Scenario *scenario)
                               : NULL;
         if (why == NULL)
             continue;
-        int pushed = push_server_object(reader, scenario);
+        int pushed = push_service_object(reader, scenario, NODE_SERVER, "server");
         schema_error_at(reader, "deadline", "expected 'none' while client group '%s' %s", group->id,
                         why);
-        pop_server_object(reader, pushed);
+        pop_service_object(reader, pushed);
     }
 }
 
@@ -1129,14 +1114,14 @@ static void check_library_retries(SchemaReader *reader, const Scenario *scenario
             json_path_pop(&reader->path);
         }
         if (closes && group->via == VIA_PROXY && group->target == TARGET_SERVER) {
-            int pushed = push_server_object(reader, scenario);
+            int pushed = push_service_object(reader, scenario, NODE_SERVER, "server");
             schema_error_at(reader,
                             scenario->server.stale_connections > 0 ? "stale_connections"
                                                                    : "closes_before_answer",
                             "expected 0 while client group '%s' goes via the proxy (the "
                             "proxy's connection to the server is not modelled)",
                             group->id);
-            pop_server_object(reader, pushed);
+            pop_service_object(reader, pushed);
         }
     }
 }
