@@ -33,7 +33,8 @@ ARGS are what follows `idemsim run` (a scenario path from the source tree, --mod
 with " (" ("executions" is "executions (handler runs)"). Every fenced block whose header
 names the three modes must carry a marker, so a new table cannot escape the test.
 
-Usage: check_doc_numbers.py IDEMSIM SOURCE_DIR [PAGE.md ...]   (default: docs/concepts/*.md)
+Usage: check_doc_numbers.py IDEMSIM SOURCE_DIR [PAGE.md ...]   (default: docs/concepts/c*.md
+and docs/modelling.md)
 Exit 0 when every quoted number matches, 1 with one line per mismatch otherwise.
 """
 import pathlib
@@ -251,7 +252,7 @@ def main():
         return 2
     binary, source_dir = sys.argv[1], pathlib.Path(sys.argv[2])
     pages = [pathlib.Path(p) for p in sys.argv[3:]] or sorted(
-        (source_dir / "docs" / "concepts").glob("c*.md"))
+        (source_dir / "docs" / "concepts").glob("c*.md")) + [source_dir / "docs" / "modelling.md"]
     checker = Checker(binary, source_dir)
     for page in pages:
         checker.page(page)

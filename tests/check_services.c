@@ -40,11 +40,22 @@ static const char services_form[] =
     " \"network\": {\"default\": {\"loss\": 0.05},"
     "   \"links\": {\"server->gateway\": {\"loss\": 0.1}}}}";
 
+/* Ids name the services' counters and nothing else: the counters themselves compare. */
+static void forget_service_names(Metrics *metrics)
+{
+    for (uint32_t i = 0; i < metrics->service_count; i++) {
+        memset(metrics->services[i].name, 0, sizeof metrics->services[i].name);
+        memset(metrics->services[i].service, 0, sizeof metrics->services[i].service);
+    }
+}
+
 static void assert_same_metrics(const Scenario *a, const Scenario *b)
 {
     for (Mode mode = 0; mode < MODE_COUNT; mode++) {
         Metrics first = test_run_mode(a, mode, a->seed);
         Metrics second = test_run_mode(b, mode, b->seed);
+        forget_service_names(&first);
+        forget_service_names(&second);
         ck_assert_uint_eq(first.events, second.events);
         ck_assert_msg(memcmp(&first, &second, sizeof first) == 0, "metrics differ in mode %s",
                       mode_name(mode));

@@ -293,7 +293,8 @@ START_TEST(test_bad_vary_exits_2_with_a_clear_error_and_writes_nothing)
             NULL};
         ck_assert_int_eq(test_cli_run(arguments, out2, err2), 2);
         char *printed = test_cli_read_all(err2, NULL);
-        ck_assert_ptr_nonnull(strstr(printed, "--metric double@nobody: no client group 'nobody'"));
+        ck_assert_ptr_nonnull(
+            strstr(printed, "--metric double@nobody: no client group or service 'nobody'"));
         free(printed);
         ck_assert_int_ne(access(csv2, F_OK), 0);
     }

@@ -110,16 +110,44 @@ static void say_faults_never_met(const char *path, const Scenario *scenario, uin
     }
 }
 
+static void write_csv_row(FILE *stream, const RunReport *report, uint32_t m, const char *metric,
+                          const char *of, double value)
+{
+    fprintf(stream, "%s,%" PRIu64 ",%s,%s%s%s,%.17g\n", report->scenario->name, report->seed,
+            mode_name(report->modes[m]), metric, of[0] ? "@" : "", of, value);
+}
+
+/* The mode's metrics, then each client group's (with several) and each service's share,
+ * named as an expect block names them (METRIC@GROUP, METRIC@SERVICE). */
 static bool write_csv(FILE *stream, const RunReport *report)
 {
+    const Scenario *scenario = report->scenario;
     fprintf(stream, "scenario,seed,mode,metric,value\n");
     for (uint32_t m = 0; m < report->mode_count; m++) {
+        const Metrics *metrics = report->metrics[m];
         for (uint32_t i = 0; i < scenario_metric_count; i++) {
             double value = 0;
-            if (!metrics_value(report->metrics[m], scenario_metric_names[i], &value))
-                continue;
-            fprintf(stream, "%s,%" PRIu64 ",%s,%s,%.17g\n", report->scenario->name, report->seed,
-                    mode_name(report->modes[m]), scenario_metric_names[i], value);
+            if (metrics_value(metrics, scenario_metric_names[i], &value))
+                write_csv_row(stream, report, m, scenario_metric_names[i], "", value);
+        }
+        for (uint32_t g = 0; g < scenario->client_group_count && scenario->client_group_count > 1;
+             g++) {
+            for (unsigned k = 0; k < scenario_group_metric_count; k++) {
+                double value = 0;
+                if (metrics_group_value(metrics, g, scenario_group_metric_names[k], &value))
+                    write_csv_row(stream, report, m, scenario_group_metric_names[k],
+                                  scenario->client_groups[g].id, value);
+            }
+        }
+        uint32_t order[SERVICE_METRICS_MAX];
+        uint32_t count = metrics_services_in_lane_order(metrics, order);
+        for (uint32_t i = 0; i < count; i++) {
+            const char *name = metrics->services[order[i]].name;
+            for (unsigned k = 0; k < scenario_service_metric_count; k++) {
+                double value = 0;
+                metrics_service_value(metrics, name, scenario_service_metric_names[k], &value);
+                write_csv_row(stream, report, m, scenario_service_metric_names[k], name, value);
+            }
         }
     }
     return !ferror(stream);

@@ -37,7 +37,8 @@ const char *const sweep_usage =
     "  --svg FILE          write a line chart: one line per mode, error bars, one panel per\n"
     "                      metric (and per value of the second --vary)\n"
     "  --metric NAME       a metric to report (repeatable; default: double, lost, phantom,\n"
-    "                      double_amount); any metric name of an expect block\n"
+    "                      double_amount); any metric name of an expect block, one\n"
+    "                      group's (double@GROUP) or one service's (effects@SERVICE)\n"
     "  --set PATH=VALUE    override a scenario field at every point\n"
     "  --mode M            run only mode M (repeatable)\n"
     "  --seed N            first seed instead of the scenario's\n"
@@ -300,17 +301,47 @@ static void take_scenario_facts(SweepResults *results, const Scenario *scenario,
     memcpy(results->modes, modes, results->mode_count * sizeof *modes);
 }
 
-/* Every METRIC@GROUP names a client group of the scenario (the --vary paths cannot add one). */
-static bool groups_exist(const char *path, const Scenario *scenario, const SweepResults *results)
+/* Every METRIC@GROUP names a client group of the scenario and every METRIC@SERVICE one of its
+ * services, each with a metric it has (the --vary paths cannot add one). */
+static bool metric_targets_exist(const char *path, const Scenario *scenario,
+                                 const SweepResults *results)
 {
     for (uint32_t j = 0; j < results->metric_count; j++) {
         const char *name = results->metrics[j];
-        if (strchr(name, '@') == NULL || scenario_metric_group(scenario, name) >= 0)
+        const char *at = strchr(name, '@');
+        if (at == NULL)
             continue;
-        fprintf(stderr, "idemsim: %s: --metric %s: no client group '%s' (the groups:", path, name,
-                strchr(name, '@') + 1);
+        size_t length = (size_t)(at - name);
+        if (scenario_metric_group(scenario, name) >= 0) {
+            if (scenario_is_group_metric(name, length))
+                continue;
+            fprintf(stderr,
+                    "idemsim: %s: --metric %s: '%s' is a client group, which has only the "
+                    "outcomes and their money\n",
+                    path, name, at + 1);
+            return false;
+        }
+        if (scenario_service_name_known(scenario, at + 1)) {
+            if (scenario_is_service_metric(name, length))
+                continue;
+            fprintf(stderr, "idemsim: %s: --metric %s: '%s' is a service; a service's metrics are",
+                    path, name, at + 1);
+            for (unsigned i = 0; i < scenario_service_metric_count; i++)
+                fprintf(stderr, " %s", scenario_service_metric_names[i]);
+            fprintf(stderr, "\n");
+            return false;
+        }
+        fprintf(stderr,
+                "idemsim: %s: --metric %s: no client group or service '%s' (the groups:", path,
+                name, at + 1);
         for (uint32_t g = 0; g < scenario->client_group_count; g++)
             fprintf(stderr, " %s", scenario->client_groups[g].id);
+        char names[NODE_KIND_COUNT + SERVER_INSTANCES_MAX][NODE_NAME_LEN_MAX];
+        unsigned count =
+            scenario_service_node_names(scenario, names, NODE_KIND_COUNT + SERVER_INSTANCES_MAX);
+        fprintf(stderr, "; the services:");
+        for (unsigned i = 0; i < count; i++)
+            fprintf(stderr, " %s", names[i]);
         fprintf(stderr, ")\n");
         return false;
     }
@@ -338,7 +369,7 @@ static Scenario **load_points(const char *path, const Options *options, SweepRes
             release_points(scenarios, points); /* said once, for the first point */
             return NULL;
         }
-        if (p == 0 && !groups_exist(path, scenarios[0], results)) {
+        if (p == 0 && !metric_targets_exist(path, scenarios[0], results)) {
             release_points(scenarios, points);
             return NULL;
         }
@@ -390,20 +421,6 @@ static void note_stop(Pool *pool, uint32_t run, uint64_t seed, Mode mode, const 
     pthread_mutex_unlock(&pool->lock);
 }
 
-/* A metric of the whole mode, or one client group's share (METRIC@GROUP). */
-static void metric_of_run(const Scenario *scenario, const Metrics *metrics, const char *name,
-                          double *value)
-{
-    int group = scenario_metric_group(scenario, name);
-    if (group < 0) {
-        metrics_value(metrics, name, value);
-        return;
-    }
-    char base[NAME_LEN_MAX];
-    snprintf(base, sizeof base, "%.*s", (int)strcspn(name, "@"), name);
-    metrics_group_value(metrics, (uint32_t)group, base, value);
-}
-
 /* Every mode of one (point, seed); the values go to the run's own slot, no lock needed. */
 static void run_one(Pool *pool, uint32_t run)
 {
@@ -418,8 +435,8 @@ static void run_one(Pool *pool, uint32_t run)
             world_create(scenario, results->modes[m], seed, (TraceSink){0}, pool->limits);
         world_run(world);
         for (uint32_t j = 0; j < results->metric_count; j++)
-            metric_of_run(scenario, world_metrics(world), results->metrics[j],
-                          &values[m * results->metric_count + j]);
+            metrics_named_value(world_metrics(world), scenario, results->metrics[j],
+                                &values[m * results->metric_count + j]);
         char stop_text[CLI_STOP_TEXT_MAX];
         if (world_stop(world).kind != WORLD_STOP_NONE && !stopped) {
             stopped = true;

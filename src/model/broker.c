@@ -96,6 +96,7 @@ Message broker_next_delivery(World *world, uint32_t queued_index)
     counts->deliveries++;
     if (queued->deliveries > 1) {
         world->metrics.redeliveries++;
+        world_service_metrics(world, world->broker_node)->retries++;
         counts->redeliveries++;
     }
     Message delivery = queued->publish;
@@ -267,6 +268,7 @@ void broker_on_publish(World *world, const Message *publish)
     world_operation_ref(world, publish->operation); /* until acknowledged or dead */
     world->metrics.messages++;
     counts->messages++;
+    world_service_metrics(world, world->broker_node)->received++;
     if (world_tracing(world))
         trace_queue(world, TRACE_ENQUEUE, publish, broker->queues[queue].ready.length + 1, queue);
     confirm(world, publish);

@@ -162,10 +162,12 @@ static bool admit(World *world, uint32_t job_slot)
         return true;
     case KEY_OTHER_BODY:
         world->metrics.status_422++;
+        world_service_metrics(world, world->consumers_node)->refused++;
         acknowledge(world, delivery); /* a poison message: never run it */
         break;
     case KEY_REPLAY:
         world->metrics.consumer_replayed++;
+        world_service_metrics(world, world->consumers_node)->replayed++;
         acknowledge(world, delivery);
         break;
     case KEY_IN_PROGRESS: /* left unacknowledged: the broker redelivers it */
@@ -224,6 +226,7 @@ void consumers_on_delivery(World *world, const Message *delivery)
             world_trace_about(world, world->consumers_node, TRACE_REFUSED_DOWN, delivery, 0, 0);
         return;
     }
+    world_service_metrics(world, world->consumers_node)->received++;
     uint32_t job = world_job_alloc(world, delivery, consumers->epoch);
     if (consumers->workers != 0 && consumers->busy >= consumers->workers) {
         index_queue_push(&consumers->buffer, job);
@@ -251,6 +254,7 @@ static void crash(World *world, uint32_t job_slot, CrashPoint where)
     Consumers *consumers = &world->consumers;
     world->metrics.crashes++;
     world->consumers.crashes++;
+    world_service_metrics(world, world->consumers_node)->crashes++;
     if (world_tracing(world))
         world_trace(world, world->consumers_node, TRACE_CRASH,
                     world->jobs[job_slot].request.operation, 0, where);
@@ -296,6 +300,7 @@ void consumers_on_job_done(World *world, uint32_t job_slot)
     Job *job = &world->jobs[job_slot];
     SIM_ASSERT(!world->consumers.down, "a job of the running consumers is done while they run");
     world->metrics.executions++;
+    world_service_metrics(world, world->consumers_node)->runs++;
     if (draw_crash(world, job, CRASH_BEFORE_EFFECT)) {
         crash(world, job_slot, CRASH_BEFORE_EFFECT);
         return;
@@ -429,6 +434,7 @@ static void send_charge_try(World *world, uint32_t job_slot)
     job->charge_tries++;
     if (job->charge_tries > 1) {
         world->metrics.call_retries++;
+        world_service_metrics(world, world->consumers_node)->retries++;
         if (world_tracing(world))
             world_trace_about(world, world->consumers_node, TRACE_CHARGE_RETRY, &job->request,
                               job->charge_tries, 0);

@@ -35,6 +35,7 @@ static uint64_t charge_identity(const Message *charge)
 void gateway_on_charge_arrive(World *world, const Message *charge)
 {
     world->metrics.provider_charges += charge->kind == MESSAGE_CHARGE;
+    world_service_metrics(world, world->gateway_node)->received++;
     uint32_t slot = world_message_store(world, charge);
     SimTimeUs latency =
         distribution_sample_ms_as_us(&world->scenario.gateway.latency_ms,
@@ -83,12 +84,15 @@ static void charge_or_answer(World *world, Message charge)
     const GatewaySpec *gateway = &world->scenario.gateway;
     IdemStore *keys = world->gateway.keys;
     SimTimeUs now = sim_now(world->sim);
+    ServiceMetrics *counts = world_service_metrics(world, world->gateway_node);
     if (keys != NULL && charge.key != 0 && idem_store_lookup(keys, charge.key, now) != NULL) {
+        counts->replayed++;
         if (world_tracing(world))
             world_trace_about(world, world->gateway_node, TRACE_REPLAY, &charge, 200, 0);
         reply(world, &charge, 200); /* charged before under this key: not again */
         return;
     }
+    counts->runs++;
     double fate = world_draw_unit(world, DRAW_GATEWAY_FATE, charge.operation,
                                   charge_identity(&charge), charge.lineage);
     if (world->fault_plan != NULL)
@@ -131,12 +135,15 @@ static void refund_or_answer(World *world, Message refund)
 {
     IdemStore *keys = world->gateway.keys;
     SimTimeUs now = sim_now(world->sim);
+    ServiceMetrics *counts = world_service_metrics(world, world->gateway_node);
     if (keys != NULL && refund.key != 0 && idem_store_lookup(keys, refund.key, now) != NULL) {
+        counts->replayed++;
         if (world_tracing(world))
             world_trace_about(world, world->gateway_node, TRACE_REPLAY, &refund, 200, 0);
         reply(world, &refund, 200);
         return;
     }
+    counts->runs++;
     double silent = world->scenario.gateway.timeout;
     double fate = world_draw_unit(world, DRAW_GATEWAY_FATE, refund.operation,
                                   charge_identity(&refund), refund.lineage);
@@ -144,7 +151,7 @@ static void refund_or_answer(World *world, Message refund)
         fate = fault_plan_gateway_fate(world->fault_plan, refund.operation,
                                        charge_identity(&refund), refund.lineage, 0, silent);
     bool answered = fate >= silent;
-    ledger_refund(world, &refund);
+    ledger_refund(world, &refund, world->gateway_node);
     if (keys != NULL && refund.key != 0)
         remember_key(keys, &refund, now);
     if (world_tracing(world))
@@ -232,7 +239,7 @@ void gateway_on_settlement(World *world)
             world_operation_unref(world, capture->operation);
             continue;
         }
-        ledger_refund(world, capture);
+        ledger_refund(world, capture, world->gateway_node);
         world->metrics.settlement_corrections++;
         if (world_tracing(world))
             world_trace_about(world, world->gateway_node, TRACE_SETTLEMENT_CORRECTED, capture, 200,

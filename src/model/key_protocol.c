@@ -113,6 +113,7 @@ void key_protocol_on_store_crash(World *world, KeyProtocol *keys)
     keys->bypass = true;
     keys->crashes++;
     world->metrics.store_crashes++;
+    world_service_metrics(world, keys->down_node)->crashes++;
     uint64_t lost = 0;
     if (!keys->policy->durable) { /* no persistence: it restarts empty */
         lost = idem_store_rows(keys->store);

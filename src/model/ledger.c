@@ -152,12 +152,17 @@ int ledger_apply_read(World *world, const Message *request, const BalanceRead *r
     if (changed != NULL)
         *changed = effect;
     if (effect) {
+        int64_t amount = spec->operation.kind == OPERATION_DEBIT ? spec->operation.amount : 0;
+        ServiceMetrics *service = world_service_metrics(world, actor);
         op->effects++;
         world->metrics.effects++;
+        service->effects++;
+        service->charged_amount += amount;
         if (net_effects(op) >= 2) {
             world->metrics.doubles_so_far += net_effects(op) == 2;
-            world->metrics.double_amount_so_far +=
-                spec->operation.kind == OPERATION_DEBIT ? spec->operation.amount : 0;
+            world->metrics.double_amount_so_far += amount;
+            service->doubles++;
+            service->double_amount += amount;
         }
         /* A receipt leaves with the change (a dual write), unless the server writes it to
          * its outbox with the commit; the consumers' charges always publish directly. */
@@ -212,17 +217,22 @@ void ledger_undo(World *world, const Message *request, uint32_t actor)
     case OPERATION_KIND_COUNT:
         break;
     }
+    ServiceMetrics *service = world_service_metrics(world, actor);
     if (net_effects(op) >= 2) {
         world->metrics.doubles_so_far -= net_effects(op) == 2;
         world->metrics.double_amount_so_far -= amount;
+        service->doubles--;
+        service->double_amount -= amount;
     }
     op->effects--;
     world->metrics.effects--;
+    service->effects--;
+    service->charged_amount -= amount;
     if (world_tracing(world))
         world_trace_about(world, actor, TRACE_ROLLBACK, request, 0, 0);
 }
 
-void ledger_refund(World *world, const Message *refund)
+void ledger_refund(World *world, const Message *refund, uint32_t actor)
 {
     Operation *op = world_operation(world, refund->operation);
     const ClientGroupSpec *spec = world->groups[world->clients[op->client].group].spec;
@@ -235,6 +245,7 @@ void ledger_refund(World *world, const Message *refund)
     }
     op->refunds++;
     world->metrics.refunds++;
+    world_service_metrics(world, actor)->refunds++;
 }
 
 void ledger_count_settled(World *world, uint32_t account, int64_t charged)

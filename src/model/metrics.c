@@ -56,14 +56,94 @@ bool metrics_group_value(const Metrics *metrics, uint32_t group, const char *nam
     return false;
 }
 
+/* One counter of a service by its metric name (scenario_service_metric_names); false when
+ * the name is not one. */
+static bool service_counter(const ServiceMetrics *service, const char *metric, double *value)
+{
+    const struct {
+        const char *name;
+        double value;
+    } counters[] = {
+        {"received", (double)service->received},
+        {"runs", (double)service->runs},
+        {"effects", (double)service->effects},
+        {"doubles", (double)service->doubles},
+        {"charged_amount", (double)service->charged_amount},
+        {"double_amount", (double)service->double_amount},
+        {"refunds", (double)service->refunds},
+        {"replayed", (double)service->replayed},
+        {"refused", (double)service->refused},
+        {"retries", (double)service->retries},
+        {"crashes", (double)service->crashes},
+    };
+    for (size_t i = 0; i < sizeof counters / sizeof counters[0]; i++) {
+        if (strcmp(metric, counters[i].name) == 0) {
+            *value = counters[i].value;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool metrics_service_value(const Metrics *metrics, const char *service, const char *metric,
+                           double *value)
+{
+    double sum = 0;
+    bool found = false;
+    for (uint32_t i = 0; i < metrics->service_count; i++) {
+        const ServiceMetrics *node = &metrics->services[i];
+        double one = 0;
+        if ((strcmp(node->name, service) == 0 || strcmp(node->service, service) == 0) &&
+            service_counter(node, metric, &one)) {
+            sum += one;
+            found = true;
+        }
+    }
+    if (found)
+        *value = sum;
+    return found;
+}
+
+uint32_t metrics_services_in_lane_order(const Metrics *metrics, uint32_t order[SERVICE_METRICS_MAX])
+{
+    uint32_t count = 0;
+    for (uint32_t i = 0; i < metrics->service_count; i++) {
+        if (!metrics->services[i].active)
+            continue;
+        uint32_t at = count++; /* insertion sort: a handful of services, stable */
+        while (at > 0 && metrics->services[order[at - 1]].lane > metrics->services[i].lane) {
+            order[at] = order[at - 1];
+            at--;
+        }
+        order[at] = i;
+    }
+    return count;
+}
+
+bool metrics_named_value(const Metrics *metrics, const Scenario *scenario, const char *name,
+                         double *value)
+{
+    const char *at = strchr(name, '@');
+    if (at == NULL)
+        return metrics_value(metrics, name, value);
+    char base[NAME_LEN_MAX];
+    snprintf(base, sizeof base, "%.*s", (int)(at - name), name);
+    int group = scenario_metric_group(scenario, name);
+    if (group >= 0)
+        return metrics_group_value(metrics, (uint32_t)group, base, value);
+    return metrics_service_value(metrics, at + 1, base, value);
+}
+
 bool metrics_expectation_value(const Metrics *metrics, const Expectation *expectation,
                                double *value)
 {
-    if (!expectation->per_group)
+    if (!expectation->per_group && expectation->service[0] == '\0')
         return metrics_value(metrics, expectation->metric, value);
-    char name[NAME_LEN_MAX]; /* the metric before "@GROUP" */
+    char name[NAME_LEN_MAX]; /* the metric before "@GROUP" or "@SERVICE" */
     snprintf(name, sizeof name, "%.*s", (int)strcspn(expectation->metric, "@"),
              expectation->metric);
+    if (expectation->service[0] != '\0')
+        return metrics_service_value(metrics, expectation->service, name, value);
     return metrics_group_value(metrics, expectation->group, name, value);
 }
 

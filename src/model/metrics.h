@@ -30,6 +30,33 @@ typedef struct {
     int64_t lost_amount;
 } GroupOutcomes;
 
+/* One service node's share of the work (issue 21, per-service results): an instance of
+ * several has its own, named "<service>#<n>". Each counter is counted where that service does
+ * the thing, so the mode-wide counters are these summed with the clients' share. */
+typedef struct {
+    char name[NODE_NAME_LEN_MAX];    /* the node's: "checkout", or "checkout#2" */
+    char service[NODE_NAME_LEN_MAX]; /* the service's id (the same for its instances) */
+    NodeKind kind;
+    uint32_t lane; /* WorldNode.lane: the order a request meets the services (sort by it) */
+    uint32_t instance_count; /* of its service */
+    bool active;             /* the scenario sends work through it (WorldNode.active) */
+    uint64_t received;       /* requests, charges, publishes or deliveries it took in while up */
+    uint64_t runs;           /* handler runs (server, consumers) or charges decided (gateway) */
+    uint64_t effects;        /* effects it applied, net of the ones rolled back uncommitted */
+    uint64_t doubles;        /* of those, effects on top of an earlier one of the same operation */
+    int64_t charged_amount;  /* money its effects took */
+    int64_t double_amount;   /* money its doubles took */
+    uint64_t refunds;        /* charges it gave back (a gateway) */
+    uint64_t replayed;       /* answers from its key store; duplicates acknowledged unrun */
+    uint64_t refused;        /* requests answered unrun: 400, 409, 422, 429/503, resets */
+    uint64_t retries;        /* sends it repeated on its own: tries, calls, redeliveries */
+    uint64_t crashes;
+} ServiceMetrics;
+
+/* The nodes a world can have beyond its client groups: each service kind once, a server's
+ * further instances and a key store of its own (world_internal.h's NODES_MAX less the groups). */
+#define SERVICE_METRICS_MAX (NODE_KIND_COUNT + SERVER_INSTANCES_MAX - 1)
+
 typedef struct {
     int64_t initial;
     int64_t expected; /* initial minus every intended debit, once each; a declined or
@@ -145,6 +172,8 @@ typedef struct {
     BalanceMetrics balances[ACCOUNTS_MAX];
     uint32_t group_count;
     GroupOutcomes groups[CLIENT_GROUPS_MAX]; /* by the scenario's client groups */
+    uint32_t service_count;
+    ServiceMetrics services[SERVICE_METRICS_MAX]; /* by node, the client groups' left out */
 } Metrics;
 
 const char *outcome_name(Outcome outcome);
@@ -156,7 +185,21 @@ bool metrics_value(const Metrics *metrics, const char *name, double *value);
 /* A metric of one client group ("METRIC@GROUP" in scenario files): an outcome's count,
  * double_amount or lost_amount. False when name is not one of those. */
 bool metrics_group_value(const Metrics *metrics, uint32_t group, const char *name, double *value);
-/* An expectation's value: the group's share when it names a group, else the whole mode's. */
+/* A metric of one service (scenario_service_metric_names, "METRIC@SERVICE"): name is the
+ * node's ("checkout#2") or the service's ("checkout": its instances summed). False when
+ * metric is not a service metric or no service has that name. */
+bool metrics_service_value(const Metrics *metrics, const char *service, const char *metric,
+                           double *value);
+/* The active services in the order a request meets them (lane, then node): fills order with
+ * indices into metrics->services and returns how many. */
+uint32_t metrics_services_in_lane_order(const Metrics *metrics,
+                                        uint32_t order[SERVICE_METRICS_MAX]);
+/* A metric as an expect block, `check` or a sweep names it: METRIC, METRIC@GROUP or
+ * METRIC@SERVICE (scenario_metric_known); false when it names nothing of this run. */
+bool metrics_named_value(const Metrics *metrics, const Scenario *scenario, const char *name,
+                         double *value);
+/* An expectation's value: the group's or service's share when it names one, else the whole
+ * mode's. */
 bool metrics_expectation_value(const Metrics *metrics, const Expectation *expectation,
                                double *value);
 int64_t metrics_balance_error(const Metrics *metrics);

@@ -64,6 +64,7 @@ static void send_try(World *world, uint32_t slot)
     call->tries++;
     if (call->tries > 1) {
         world->metrics.proxy_retries++;
+        world_service_metrics(world, world->proxy_node)->retries++;
         if (world_tracing(world))
             world_trace_about(world, world->proxy_node, TRACE_PROXY_RETRY, &call->request,
                               call->tries, 0);
@@ -99,6 +100,7 @@ static bool tries_left(const World *world, const ProxyCall *call)
 
 void proxy_on_request(World *world, const Message *request)
 {
+    world_service_metrics(world, world->proxy_node)->received++;
     uint32_t slot = call_alloc(world, request);
     SimTimeUs service = distribution_sample_ms_as_us(
         &world->scenario.proxy.service_ms, world_draw_about(world, DRAW_PROXY_SERVICE, request));

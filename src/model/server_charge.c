@@ -288,6 +288,7 @@ static void send_charge_try(World *world, uint32_t job_slot)
     job->charge_tries++;
     if (job->charge_tries > 1) { /* counted as sent: a crash in the backoff sends nothing */
         world->metrics.call_retries++;
+        world_service_metrics(world, job->request.target)->retries++;
         if (world_tracing(world))
             world_trace_about(world, job->request.target, TRACE_CHARGE_RETRY, &job->request,
                               job->charge_tries, 0);
@@ -315,6 +316,7 @@ static void send_refund_try(World *world, uint32_t job_slot)
     job->charge_tries++;
     if (job->charge_tries > 1) {
         world->metrics.refund_retries++;
+        world_service_metrics(world, job->request.target)->retries++;
         if (world_tracing(world))
             world_trace_about(world, job->request.target, TRACE_REFUND_RETRY, &job->request,
                               job->charge_tries, 0);

@@ -695,12 +695,9 @@ static void build_key_store_node(World *world)
     const Scenario *scenario = &world->scenario;
     if (!scenario->server.idempotency.crash.enabled)
         return;
-    const char *id = scenario->server.idempotency.store_id;
-    if (id[0] == '\0') { /* the older form: the id `show` gives it */
-        snprintf(world->key_store_name, sizeof world->key_store_name, "%s-keys",
-                 scenario_service_id(scenario, NODE_SERVER));
-        id = world->key_store_name;
-    }
+    scenario_key_store_id(scenario, &scenario->server.idempotency, NODE_SERVER,
+                          world->key_store_name); /* in the older form, the id `show` gives it */
+    const char *id = world->key_store_name;
     world->key_store_node = world->node_count++;
     world->nodes[world->key_store_node] = (WorldNode){
         .kind = NODE_KEY_STORE,
@@ -710,6 +707,23 @@ static void build_key_store_node(World *world)
         .lane = world->group_count + NODE_KIND_COUNT,
         .active = world->mode == MODE_IDEMPOTENT && service_active(scenario, NODE_SERVER),
     };
+}
+
+/* Each service node's counters carry its names, so a report needs no world to say whose. */
+static void name_service_metrics(World *world)
+{
+    Metrics *metrics = &world->metrics;
+    metrics->service_count = world->node_count - world->group_count;
+    for (uint32_t i = 0; i < metrics->service_count; i++) {
+        const WorldNode *node = &world->nodes[world->group_count + i];
+        ServiceMetrics *service = &metrics->services[i];
+        snprintf(service->name, sizeof service->name, "%s", node->name);
+        snprintf(service->service, sizeof service->service, "%s", node->service);
+        service->kind = node->kind;
+        service->lane = node->lane;
+        service->instance_count = node->instance_count;
+        service->active = node->active;
+    }
 }
 
 static void build_nodes(World *world)
@@ -743,6 +757,7 @@ static void build_nodes(World *world)
     world->server_node = world_node_of_kind(world, NODE_SERVER);
     build_instances(world);
     build_key_store_node(world);
+    name_service_metrics(world);
     world->gateway_node = world_node_of_kind(world, NODE_GATEWAY);
     world->broker_node = world_node_of_kind(world, NODE_BROKER);
     world->consumers_node = world_node_of_kind(world, NODE_CONSUMERS);

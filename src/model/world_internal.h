@@ -447,7 +447,7 @@ typedef struct {
 /* Node ids: the client groups in scenario order, then the services in the order of
  * scenario_names_service. Ids name links and draws (a Gilbert–Elliott link's draws), so a
  * new kind of service is appended, never inserted. */
-#define NODES_MAX (CLIENT_GROUPS_MAX + NODE_KIND_COUNT + SERVER_INSTANCES_MAX - 1)
+#define NODES_MAX (CLIENT_GROUPS_MAX + SERVICE_METRICS_MAX)
 /* Key stores by side: the server's (shared, or instance 0's), the consumers', then the
  * other instances' own when the server's store is per instance. */
 #define STORES_MAX (SERVER_INSTANCES_MAX + 1)
@@ -514,7 +514,7 @@ struct World {
     uint32_t proxy_node;     /* TRACE_NO_NODE when no group goes through a proxy */
     uint32_t key_store_node; /* the server's store as a node of its own: TRACE_NO_NODE unless
                                 it crashes on its own (C38) */
-    char key_store_name[NAME_LEN_MAX + 8]; /* its name in the older form: "<server>-keys" */
+    char key_store_name[NAME_LEN_MAX]; /* its id (in the older form "<server>-keys") */
     Broker broker;
     Consumers consumers;
     uint32_t broker_node;
@@ -638,6 +638,14 @@ void client_on_attempt_timeout(World *world, uint64_t reference);
 void client_on_reconnect(World *world, uint64_t reference);
 void client_on_response(World *world, const Message *response);
 
+/* The counters of a service node (metrics.h): by node, the client groups left out. */
+static inline ServiceMetrics *world_service_metrics(World *world, uint32_t node)
+{
+    SIM_ASSERT(node >= world->group_count && node < world->node_count,
+               "a service's counters name a service node");
+    return &world->metrics.services[node - world->group_count];
+}
+
 /* server.c */
 void server_init(World *world);
 void server_release(World *world);
@@ -744,7 +752,7 @@ int ledger_apply_read(World *world, const Message *request, const BalanceRead *r
 void ledger_undo(World *world, const Message *request, uint32_t actor);
 /* A refund of the charge of refund's operation: the amount goes back to the account (a credit),
  * a compensation, not a rollback: the charge happened and stays in the operation's count. */
-void ledger_refund(World *world, const Message *refund);
+void ledger_refund(World *world, const Message *refund, uint32_t actor);
 /* A settled operation's own count of what it was charged. */
 void ledger_count_settled(World *world, uint32_t account, int64_t charged);
 void ledger_check_conservation(const World *world);

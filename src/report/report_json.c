@@ -112,6 +112,31 @@ static void write_groups(FILE *stream, const Scenario *scenario, const Metrics *
     fprintf(stream, "},\n");
 }
 
+/* Each service node the scenario sends work through, by its name: its counters under the
+ * names METRIC@SERVICE uses. */
+static void write_services(FILE *stream, const Metrics *metrics)
+{
+    fprintf(stream, "      \"services\": {");
+    uint32_t order[SERVICE_METRICS_MAX];
+    uint32_t count = metrics_services_in_lane_order(metrics, order);
+    for (uint32_t i = 0; i < count; i++) {
+        const ServiceMetrics *service = &metrics->services[order[i]];
+        fprintf(stream, "%s\n        ", i == 0 ? "" : ",");
+        report_write_json_string(stream, service->name);
+        fprintf(stream, ": {\"kind\": ");
+        report_write_json_string(stream, service_kind_name(service->kind));
+        fprintf(stream, ", \"service\": ");
+        report_write_json_string(stream, service->service);
+        for (unsigned k = 0; k < scenario_service_metric_count; k++) {
+            double value = 0;
+            metrics_service_value(metrics, service->name, scenario_service_metric_names[k], &value);
+            fprintf(stream, ", \"%s\": %.0f", scenario_service_metric_names[k], value);
+        }
+        fprintf(stream, "}");
+    }
+    fprintf(stream, "},\n");
+}
+
 static void write_mode(FILE *stream, const RunReport *report, uint32_t m, SeriesScale scale)
 {
     const Metrics *metrics = report->metrics[m];
@@ -134,6 +159,7 @@ static void write_mode(FILE *stream, const RunReport *report, uint32_t m, Series
             metrics->double_amount, metrics->lost_amount);
     if (scenario->client_group_count > 1) /* only then: other reports stay as they were */
         write_groups(stream, scenario, metrics);
+    write_services(stream, metrics);
     fprintf(stream,
             "      \"responses\": {\"replayed\": %" PRIu64 ", \"409\": %" PRIu64
             ", \"422\": %" PRIu64 ", \"400\": %" PRIu64 ", \"202\": %" PRIu64

@@ -279,6 +279,52 @@ static void write_groups(FILE *stream, const RunReport *report)
     }
 }
 
+/* Whether the table lists each service's counters: when the scenario sends work through
+ * three services or more, or through one with several instances; a single server, or a
+ * server and its provider, say all in the rows above. */
+static bool shows_services(const RunReport *report)
+{
+    if (report->mode_count == 0)
+        return false;
+    uint32_t order[SERVICE_METRICS_MAX];
+    uint32_t count = metrics_services_in_lane_order(report->metrics[0], order);
+    bool instances = false;
+    for (uint32_t i = 0; i < count; i++)
+        instances |= report->metrics[0]->services[order[i]].instance_count > 1;
+    return count >= 3 || instances;
+}
+
+/* Each service's counters, under the names METRIC@SERVICE gives them, in the order a request
+ * meets the services; a counter that is 0 in every mode is left out. */
+static void write_services(FILE *stream, const RunReport *report)
+{
+    if (!shows_services(report))
+        return;
+    fprintf(stream, "per service (METRIC@SERVICE)\n");
+    uint32_t order[SERVICE_METRICS_MAX];
+    uint32_t count = metrics_services_in_lane_order(report->metrics[0], order);
+    for (uint32_t i = 0; i < count; i++) {
+        const char *name = report->metrics[0]->services[order[i]].name;
+        for (unsigned k = 0; k < scenario_service_metric_count; k++) {
+            const char *metric = scenario_service_metric_names[k];
+            double values[MODE_COUNT] = {0};
+            bool any = false;
+            for (uint32_t m = 0; m < report->mode_count; m++) {
+                metrics_service_value(report->metrics[m], name, metric, &values[m]);
+                any |= values[m] != 0;
+            }
+            if (!any)
+                continue;
+            char label[96];
+            snprintf(label, sizeof label, "  %.20s: %s", name, metric);
+            fprintf(stream, "%-*.*s", LABEL_WIDTH, LABEL_WIDTH - 1, label);
+            for (uint32_t m = 0; m < report->mode_count; m++)
+                fprintf(stream, "%*.0f", COLUMN_WIDTH, values[m]);
+            fputc('\n', stream);
+        }
+    }
+}
+
 static bool sends_email(const Scenario *scenario)
 {
     for (uint32_t g = 0; g < scenario->client_group_count; g++) {
@@ -400,6 +446,7 @@ bool report_write_table(FILE *stream, const RunReport *report, bool color)
         if (strcmp(rows[r].metric, "leaks") == 0)
             write_groups(stream, report);
     }
+    write_services(stream, report);
     write_balances(stream, report, color);
     /* The view shows 1,305.00; the table keeps the integers the JSON report and the
      * expectations use, and says so with a figure of this run. */

@@ -585,6 +585,9 @@ typedef struct {
     char metric[NAME_LEN_MAX]; /* a report metric name, outcome names included */
     bool per_group;            /* "METRIC@GROUP": the metric of one client group */
     uint32_t group;            /* its index, with per_group */
+    /* "METRIC@SERVICE": a service's id, or one instance's name ("checkout#2"); "" when the
+     * expectation is not about one service */
+    char service[NAME_LEN_MAX + 16];
     double min;
     double max;
 } Expectation;
@@ -738,8 +741,16 @@ bool scenario_uses_proxy(const Scenario *scenario);
  * the outcomes or their money. */
 bool scenario_is_group_metric(const char *name, size_t length);
 /* A metric name an expect block, `check` or a sweep may use: a name of scenario_metric_names,
- * or METRIC@GROUP (the group's existence is the scenario's: scenario_metric_group). */
+ * METRIC@GROUP or METRIC@SERVICE (whether the group or service exists is the scenario's:
+ * scenario_metric_group, scenario_service_name_known). */
 bool scenario_metric_known(const char *name);
+/* The metrics a client group has of its own, METRIC@GROUP: its outcomes and their money. */
+extern const char *const scenario_group_metric_names[];
+extern const unsigned scenario_group_metric_count;
+/* The metrics a service has of its own, METRIC@SERVICE (metrics.h, ServiceMetrics). */
+extern const char *const scenario_service_metric_names[];
+extern const unsigned scenario_service_metric_count;
+bool scenario_is_service_metric(const char *name, size_t length);
 /* The client group a METRIC@GROUP name names in scenario, or -1 (none, or no "@"). */
 int scenario_metric_group(const Scenario *scenario, const char *name);
 /* A gateway that charges for someone may decline (fail > 0): the declined outcome exists. */
@@ -773,6 +784,21 @@ bool scenario_uses_storm(const Scenario *scenario);
 
 /* The name of the service node of kind (not NODE_CLIENT_GROUP). */
 const char *scenario_service_id(const Scenario *scenario, NodeKind kind);
+/* A key store's id: its own (`services` form), or in the older form "<owner>-keys". */
+void scenario_key_store_id(const Scenario *scenario, const IdempotencySpec *store, NodeKind owner,
+                           char id[NAME_LEN_MAX]);
+
+/* The names of the service nodes a run of scenario has, in node order after the client
+ * groups (the world's node table, world.h): server, gateway, broker, consumers, the proxy
+ * when a group goes through it, a server's instances 2..n, and a key store that crashes on
+ * its own (C38). With several instances the server's node is instance 1: "<id>#1". Returns
+ * how many; names past capacity are not written. */
+#define NODE_NAME_LEN_MAX (NAME_LEN_MAX + 16)
+unsigned scenario_service_node_names(const Scenario *scenario, char names[][NODE_NAME_LEN_MAX],
+                                     unsigned capacity);
+/* A name METRIC@SERVICE may give: a service node's name, or a service's id (its instances'
+ * sum). */
+bool scenario_service_name_known(const Scenario *scenario, const char *name);
 /* A path into an older object ("$.server.idempotency.durable") as a file of the services
  * form names it ("$.services[1].durable"), rewritten in place; unchanged in the older form. */
 void scenario_services_path(const Scenario *scenario, char *path, size_t size);
@@ -789,6 +815,8 @@ const char *key_strategy_name(KeyStrategy key);
 const char *store_profile_name(StoreProfile profile);
 const char *fault_kind_name(FaultKind kind);
 const char *fault_hop_name(FaultHop hop);
+/* A service node's kind as `services` names it ("server", "key_store"). */
+const char *service_kind_name(NodeKind kind);
 
 /* The report metric names an `expect` block may use (DESIGN §5), outcome names included. */
 extern const char *const scenario_metric_names[];

@@ -89,16 +89,38 @@ void scenario_expect_unknown_metric(SchemaReader *reader, const char *name)
 }
 
 /* The metrics a client group has of its own: its operations' outcomes and their money. */
-bool scenario_is_group_metric(const char *name, size_t length)
+const char *const scenario_group_metric_names[] = {
+    "ok",       "double",   "lost",          "phantom",     "mismatch",
+    "declined", "refunded", "double_amount", "lost_amount",
+};
+const unsigned scenario_group_metric_count =
+    sizeof scenario_group_metric_names / sizeof scenario_group_metric_names[0];
+
+static bool among(const char *const *names, unsigned count, const char *name, size_t length)
 {
-    static const char *const names[] = {"ok",       "double",        "lost",
-                                        "phantom",  "mismatch",      "declined",
-                                        "refunded", "double_amount", "lost_amount"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    for (unsigned i = 0; i < count; i++) {
         if (strlen(names[i]) == length && strncmp(names[i], name, length) == 0)
             return true;
     }
     return false;
+}
+
+bool scenario_is_group_metric(const char *name, size_t length)
+{
+    return among(scenario_group_metric_names, scenario_group_metric_count, name, length);
+}
+
+/* The metrics a service has of its own (ServiceMetrics, metrics.h), in the reports' order. */
+const char *const scenario_service_metric_names[] = {
+    "received", "runs",     "effects", "doubles", "charged_amount", "double_amount",
+    "refunds",  "replayed", "refused", "retries", "crashes",
+};
+const unsigned scenario_service_metric_count =
+    sizeof scenario_service_metric_names / sizeof scenario_service_metric_names[0];
+
+bool scenario_is_service_metric(const char *name, size_t length)
+{
+    return among(scenario_service_metric_names, scenario_service_metric_count, name, length);
 }
 
 bool scenario_metric_known(const char *name)
@@ -106,9 +128,11 @@ bool scenario_metric_known(const char *name)
     const char *at = strchr(name, '@');
     if (at == NULL)
         return scenario_expect_metric_index(name) >= 0;
-    /* a group's id is a name: nothing that would break a CSV header or a shard's list */
-    return scenario_is_group_metric(name, (size_t)(at - name)) && at[1] != '\0' &&
-           strpbrk(at + 1, " ,@\"\n") == NULL;
+    size_t length = (size_t)(at - name);
+    /* an id is a name ("#n" for an instance): nothing that would break a CSV header or a
+     * shard's list */
+    return (scenario_is_group_metric(name, length) || scenario_is_service_metric(name, length)) &&
+           at[1] != '\0' && strpbrk(at + 1, " ,@\"\n") == NULL;
 }
 
 int scenario_metric_group(const Scenario *scenario, const char *name)
@@ -121,43 +145,85 @@ int scenario_metric_group(const Scenario *scenario, const char *name)
     return -1;
 }
 
-/* "METRIC@GROUP": one client group's share of an outcome (or of its money). */
-static void read_group_expectation(ScenarioReader *scenario_reader, const cJSON *item,
+static void list_names(const char *const *names, unsigned count, char *list, size_t size)
+{
+    size_t used = 0;
+    list[0] = '\0';
+    for (unsigned i = 0; i < count && used < size; i++) {
+        int written = snprintf(list + used, size - used, "%s%s", i ? ", " : "", names[i]);
+        used += written > 0 ? (size_t)written : 0;
+    }
+}
+
+/* The names a METRIC@NAME may give, for an error: the groups, then the service nodes. */
+static void list_targets(const Scenario *scenario, char *known, size_t size)
+{
+    size_t used = 0;
+    known[0] = '\0';
+    for (uint32_t g = 0; g < scenario->client_group_count && used < size; g++) {
+        int written = snprintf(known + used, size - used, "%s'%s'", g ? ", " : "",
+                               scenario->client_groups[g].id);
+        used += written > 0 ? (size_t)written : 0;
+    }
+    char names[NODE_KIND_COUNT + SERVER_INSTANCES_MAX][NODE_NAME_LEN_MAX];
+    unsigned count =
+        scenario_service_node_names(scenario, names, NODE_KIND_COUNT + SERVER_INSTANCES_MAX);
+    for (unsigned i = 0; i < count && used < size; i++) {
+        int written = snprintf(known + used, size - used, ", '%s'", names[i]);
+        used += written > 0 ? (size_t)written : 0;
+    }
+}
+
+/* "METRIC@GROUP": one client group's share of an outcome (or of its money); "METRIC@SERVICE":
+ * one service's (or one instance's) counter. */
+static void read_share_expectation(ScenarioReader *scenario_reader, const cJSON *item,
                                    const cJSON *block, Mode mode)
 {
     SchemaReader *reader = &scenario_reader->reader;
     Scenario *scenario = scenario_reader->scenario;
     const char *name = item->string;
     size_t length = strcspn(name, "@");
-    const char *group = name + length + 1;
+    const char *target = name + length + 1;
     char quoted[SCENARIO_QUOTE_LEN_MAX + 8];
     scenario_errors_quote(quoted, sizeof quoted, name);
-    if (!scenario_is_group_metric(name, length)) {
+    Expectation expectation = {.mode = mode};
+    int group = -1;
+    for (uint32_t g = 0; g < scenario->client_group_count && group < 0; g++) {
+        if (strcmp(scenario->client_groups[g].id, target) == 0)
+            group = (int)g;
+    }
+    char metrics[256];
+    if (group >= 0 && !scenario_is_group_metric(name, length)) {
+        list_names(scenario_group_metric_names, scenario_group_metric_count, metrics,
+                   sizeof metrics);
         schema_error(reader,
-                     "unknown metric %s (a client group's metric, METRIC@GROUP, is one of ok, "
-                     "double, lost, phantom, mismatch, declined, refunded, double_amount, "
-                     "lost_amount)",
-                     quoted);
+                     "unknown metric %s (a client group's metric, METRIC@GROUP, is one of %s)",
+                     quoted, metrics);
         return;
     }
-    Expectation expectation = {.mode = mode, .per_group = true};
-    bool found = false;
-    for (uint32_t g = 0; g < scenario->client_group_count && !found; g++) {
-        if (strcmp(scenario->client_groups[g].id, group) == 0) {
-            expectation.group = g;
-            found = true;
-        }
-    }
-    if (!found) {
-        char known[CLIENT_GROUPS_MAX * (NAME_LEN_MAX + 4)] = "";
-        size_t used = 0;
-        for (uint32_t g = 0; g < scenario->client_group_count && used < sizeof known; g++) {
-            int written = snprintf(known + used, sizeof known - used, "%s'%s'", g ? ", " : "",
-                                   scenario->client_groups[g].id);
-            used += written > 0 ? (size_t)written : 0;
-        }
-        schema_error(reader, "unknown client group in metric %s (the groups: %s)", quoted, known);
+    bool service = group < 0 && scenario_service_name_known(scenario, target);
+    if (service && !scenario_is_service_metric(name, length)) {
+        list_names(scenario_service_metric_names, scenario_service_metric_count, metrics,
+                   sizeof metrics);
+        schema_error(reader, "unknown metric %s (a service's metric, METRIC@SERVICE, is one of %s)",
+                     quoted, metrics);
         return;
+    }
+    if (group < 0 && !service) {
+        char known[(CLIENT_GROUPS_MAX + NODE_KIND_COUNT + SERVER_INSTANCES_MAX) *
+                   (NODE_NAME_LEN_MAX + 4)];
+        list_targets(scenario, known, sizeof known);
+        schema_error(reader,
+                     "unknown client group or service in metric %s (the groups and services: "
+                     "%s)",
+                     quoted, known);
+        return;
+    }
+    if (group >= 0) {
+        expectation.per_group = true;
+        expectation.group = (uint32_t)group;
+    } else {
+        snprintf(expectation.service, sizeof expectation.service, "%s", target);
     }
     for (const cJSON *other = block->child; other != item; other = other->next) {
         if (strcmp(other->string, name) == 0) {
@@ -185,7 +251,7 @@ static void read_mode_block(ScenarioReader *scenario_reader, const cJSON *block,
          item = item->next) {
         char quoted[SCENARIO_QUOTE_LEN_MAX + 8];
         if (strchr(item->string, '@') != NULL) {
-            read_group_expectation(scenario_reader, item, block, mode);
+            read_share_expectation(scenario_reader, item, block, mode);
             continue;
         }
         int index = scenario_expect_metric_index(item->string);

@@ -51,6 +51,52 @@ void scenario_service_id_list(const Scenario *scenario, char *buffer, size_t siz
     }
 }
 
+static void add_node_name(char names[][NODE_NAME_LEN_MAX], unsigned capacity, unsigned *count,
+                          const char *name, unsigned instance)
+{
+    if (*count < capacity) {
+        if (instance > 0)
+            snprintf(names[*count], NODE_NAME_LEN_MAX, "%s#%u", name, instance);
+        else
+            snprintf(names[*count], NODE_NAME_LEN_MAX, "%s", name);
+    }
+    (*count)++;
+}
+
+unsigned scenario_service_node_names(const Scenario *scenario, char names[][NODE_NAME_LEN_MAX],
+                                     unsigned capacity)
+{
+    unsigned count = 0;
+    uint32_t instances = scenario->server.instances > 1 ? scenario->server.instances : 1;
+    for (unsigned i = 0; i < scenario_names_service.count; i++) {
+        NodeKind kind = (NodeKind)scenario_names_service.entries[i].value;
+        if (kind == NODE_PROXY && !scenario_uses_proxy(scenario))
+            continue;
+        add_node_name(names, capacity, &count, scenario->service_ids[kind],
+                      kind == NODE_SERVER && instances > 1 ? 1 : 0);
+    }
+    for (uint32_t i = 2; i <= instances; i++)
+        add_node_name(names, capacity, &count, scenario->service_ids[NODE_SERVER], i);
+    if (scenario->server.idempotency.crash.enabled) {
+        char store[NAME_LEN_MAX];
+        scenario_key_store_id(scenario, &scenario->server.idempotency, NODE_SERVER, store);
+        add_node_name(names, capacity, &count, store, 0);
+    }
+    return count;
+}
+
+bool scenario_service_name_known(const Scenario *scenario, const char *name)
+{
+    char names[NODE_KIND_COUNT + SERVER_INSTANCES_MAX][NODE_NAME_LEN_MAX];
+    unsigned count =
+        scenario_service_node_names(scenario, names, NODE_KIND_COUNT + SERVER_INSTANCES_MAX);
+    for (unsigned i = 0; i < count; i++) {
+        if (strcmp(names[i], name) == 0)
+            return true;
+    }
+    return strcmp(scenario->service_ids[NODE_SERVER], name) == 0; /* its instances' sum */
+}
+
 /* ------------------------------------------------------------------ entries */
 
 /* Reads id and kind of every entry; an entry whose kind cannot be read keeps KIND_UNKNOWN,
@@ -1007,9 +1053,8 @@ static cJSON *write_head(SchemaWriter *writer, cJSON *services, const char *id, 
     return entry;
 }
 
-/* The store's own id, or in the older form "<owner>-keys". */
-static void store_id(const Scenario *scenario, const IdempotencySpec *spec, NodeKind owner,
-                     char id[NAME_LEN_MAX])
+void scenario_key_store_id(const Scenario *scenario, const IdempotencySpec *spec, NodeKind owner,
+                           char id[NAME_LEN_MAX])
 {
     if (spec->store_id[0] != '\0')
         snprintf(id, NAME_LEN_MAX, "%s", spec->store_id);
@@ -1097,8 +1142,9 @@ void scenario_graph_write(SchemaWriter *writer, const void *target, cJSON *objec
     cJSON *entry = NULL;
     char server_store[NAME_LEN_MAX];
     char consumers_store[NAME_LEN_MAX];
-    store_id(scenario, &scenario->server.idempotency, NODE_SERVER, server_store);
-    store_id(scenario, &scenario->broker.consumers.idempotency, NODE_CONSUMERS, consumers_store);
+    scenario_key_store_id(scenario, &scenario->server.idempotency, NODE_SERVER, server_store);
+    scenario_key_store_id(scenario, &scenario->broker.consumers.idempotency, NODE_CONSUMERS,
+                          consumers_store);
     if (service_used(scenario, NODE_PROXY) &&
         (entry = write_head(writer, services, scenario->service_ids[NODE_PROXY], NODE_PROXY))) {
         schema_write_string(writer, entry, "calls", scenario->service_ids[NODE_SERVER]);

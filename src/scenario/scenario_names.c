@@ -420,6 +420,11 @@ const char *store_profile_name(StoreProfile profile)
     return name_or_unknown(&scenario_names_store_profile, (int)profile);
 }
 
+const char *service_kind_name(NodeKind kind)
+{
+    return name_or_unknown(&scenario_names_service_kind, (int)kind);
+}
+
 const char *fault_kind_name(FaultKind kind)
 {
     return name_or_unknown(&scenario_names_fault_kind, (int)kind);
