@@ -1,7 +1,8 @@
 /* Broker families (issue 14, item 1, in part): the visibility-timeout broker hands a slow
  * message out again while it is being processed; the channel broker never does, until its
  * channel closes (a delivery held past consumer_timeout_ms, or a consumer crash), and then
- * requeues every unacknowledged message at once. */
+ * requeues every unacknowledged message at once. Neither hands anything out while its
+ * consumers are down. */
 #include "test_world.h"
 
 START_TEST(test_a_channel_never_redelivers_a_slow_message_until_it_closes)
@@ -68,6 +69,42 @@ START_TEST(test_a_channel_delivers_nothing_while_its_consumers_are_down)
     ck_assert_uint_eq(metrics.channel_closures, 3);
     ck_assert_uint_eq(metrics.outcomes[OUTCOME_LOST], 0);
     ck_assert_uint_gt(metrics.redeliveries, 0);
+}
+END_TEST
+
+/* A visibility-timeout queue hands a message out only to a consumer that asks for it (SQS
+ * ReceiveMessage), and its timeout starts then: while the crashed consumers are down nothing
+ * is handed out. One worker, every hop 1 ms, handlers of 500 ms, ack timeout 1 s. The first
+ * message's handler crashes at 503 ms and the consumers are down until 2503 ms; the second
+ * message is published at 1000 ms, while they are down. It waits in the queue and is handed
+ * out after the restart as its first delivery: nothing goes to the down consumers (no
+ * delivery refused), the only redelivery is the crashed one's, and at-most-once loses only
+ * the message the crash held. (Handed out regardless, the second would be refused, time out
+ * and come back as a redelivery; at-most-once would lose it.) */
+START_TEST(test_a_queue_hands_nothing_out_while_its_consumers_are_down)
+{
+    static const char *const down =
+        "{\"accounts\": [{\"id\": \"a\", \"balance\": 0}],"
+        " \"clients\": [{\"id\": \"shop\", \"target\": \"broker\", \"key\": \"message-id\","
+        "   \"workload\": {\"at_ms\": [0, 1000]}}],"
+        " \"network\": {\"default\": {\"delay_ms\": {\"dist\": \"const\", \"value\": 1}}},"
+        " \"broker\": {\"family\": \"visibility-timeout\", \"ack_timeout_ms\": 1000,"
+        "   \"max_deliveries\": 0, \"consumers\": {\"workers\": 1,"
+        "   \"service_ms\": {\"dist\": \"const\", \"value\": 500},"
+        "   \"crash\": {\"point\": \"before-effect\", \"prob\": 1.0, \"max_crashes\": 1,"
+        "   \"restart_ms\": 2000}}}}";
+    Metrics at_least_once = test_run_text(down, MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(at_least_once.crashes, 1);
+    ck_assert_uint_eq(at_least_once.network_dropped, 0);
+    ck_assert_uint_eq(at_least_once.deliveries, 3);
+    ck_assert_uint_eq(at_least_once.redeliveries, 1);
+    ck_assert_uint_eq(at_least_once.outcomes[OUTCOME_OK], 2);
+    Metrics at_most_once = test_run_text(down, MODE_AT_MOST_ONCE);
+    ck_assert_uint_eq(at_most_once.crashes, 1);
+    ck_assert_uint_eq(at_most_once.network_dropped, 0);
+    ck_assert_uint_eq(at_most_once.deliveries, 2);
+    ck_assert_uint_eq(at_most_once.outcomes[OUTCOME_LOST], 1);
+    ck_assert_uint_eq(at_most_once.outcomes[OUTCOME_OK], 1);
 }
 END_TEST
 
@@ -157,6 +194,7 @@ static Suite *broker_family_suite(void)
     tcase_add_test(core, test_a_channel_never_redelivers_a_slow_message_until_it_closes);
     tcase_add_test(core, test_a_consumer_crash_closes_the_channel);
     tcase_add_test(core, test_a_channel_delivers_nothing_while_its_consumers_are_down);
+    tcase_add_test(core, test_a_queue_hands_nothing_out_while_its_consumers_are_down);
     tcase_add_test(core, test_each_family_refuses_the_other_clock);
     tcase_add_test(core, test_a_heartbeat_keeps_a_slow_message_from_being_redelivered);
     tcase_add_test(core, test_a_buffered_message_has_no_heartbeat);

@@ -130,6 +130,54 @@ START_TEST(test_a_zombie_cannot_commit_its_output)
 }
 END_TEST
 
+static void count_commit_refused(void *context, const TraceRecord *record)
+{
+    *(uint64_t *)context += record->event == TRACE_COMMIT_REFUSED;
+}
+
+/* The zombie's run of test_a_zombie_cannot_commit_its_output, traced: its metrics, and how
+ * many commit_refused records the trace told. */
+static Metrics run_counting_refusals(Mode mode, uint64_t *refused)
+{
+    const char *const zombie[] = {"broker.transactional=true",
+                                  "broker.isolation=read_committed",
+                                  "broker.consumers.crash.prob=0",
+                                  "faults=[]",
+                                  "broker.rebalance_every_ms=2500",
+                                  "broker.commit_interval_ms=0",
+                                  "broker.consumers.service_ms.value=1000"};
+    Scenario *scenario = test_load(one_partition, zombie, 7);
+    *refused = 0;
+    World *world = world_create(scenario, mode, scenario->seed,
+                                (TraceSink){.write = count_commit_refused, .context = refused},
+                                (WorldLimits){0});
+    world_run(world);
+    Metrics metrics = *world_metrics(world);
+    world_destroy(world);
+    free(scenario);
+    return metrics;
+}
+
+/* The trace's words and the counter agree. Commit after: every refused commit is a zombie's,
+ * its transaction fenced (one partition, one record out at a time, always in processing at
+ * a rebalance). At-most-once commits each offset before processing, outside any
+ * transaction: the records that finish after a rebalance had their offsets committed as
+ * they went out, so no commit is refused and no zombie fenced, though the same rebalances
+ * come while a record is in processing. */
+START_TEST(test_only_a_commit_after_processing_is_refused_to_an_old_owner)
+{
+    uint64_t refused_after = 0, refused_before = 0;
+    Metrics after = run_counting_refusals(MODE_AT_LEAST_ONCE, &refused_after);
+    Metrics before = run_counting_refusals(MODE_AT_MOST_ONCE, &refused_before);
+    ck_assert_uint_gt(after.zombies_fenced, 0);
+    ck_assert_uint_eq(refused_after, after.zombies_fenced);
+    ck_assert_uint_eq(before.rebalances, after.rebalances);
+    ck_assert_uint_eq(before.zombies_fenced, 0);
+    ck_assert_uint_eq(refused_before, 0);
+    ck_assert_uint_eq(before.outcomes[OUTCOME_OK], RECORDS);
+}
+END_TEST
+
 START_TEST(test_transactions_need_the_log_and_commit_after)
 {
     static const char *const json =
@@ -155,6 +203,7 @@ static Suite *kafka_transactions_suite(void)
     tcase_add_test(core, test_an_email_is_not_taken_back_by_an_abort);
     tcase_add_test(core, test_at_most_once_commits_outside_the_transaction);
     tcase_add_test(core, test_a_zombie_cannot_commit_its_output);
+    tcase_add_test(core, test_only_a_commit_after_processing_is_refused_to_an_old_owner);
     tcase_add_test(core, test_transactions_need_the_log_and_commit_after);
     suite_add_tcase(suite, core);
     return suite;

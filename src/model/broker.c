@@ -8,9 +8,9 @@
  * then dead-lettered. A publisher dedup window drops a re-published message id (after
  * confirming it, as the publisher must still be told). Deliveries stop at the consumers'
  * capacity, workers x prefetch, so a slow consumer group holds messages past their
- * timeout although nothing failed: the incident of C3. The channel family (RabbitMQ) waits
- * for a nack or a closed channel instead of a timeout, and hands nothing out while the
- * consumers are down; the log family (Kafka) keeps committed offsets instead of
+ * timeout although nothing failed: the incident of C3. Nothing is handed out while the
+ * consumers are down. The channel family (RabbitMQ) waits for a nack or a closed channel
+ * instead of a timeout; the log family (Kafka) keeps committed offsets instead of
  * acknowledgements, in broker_log.c, and shares the publishing here. */
 #include <stdlib.h>
 
@@ -142,14 +142,16 @@ static void free_slot(Broker *broker, uint32_t queued_index)
     slot_pool_give(&broker->message_slots, queued_index);
 }
 
-/* A channel broker pushes to the consumers' open channels: while they are down there is no
- * channel (their crash closed it), so what is ready waits in the queue for their restart, as
- * RabbitMQ keeps messages with no consumer subscribed. The other queue families hand out
- * regardless, and a delivery to a down consumer is refused and comes back after its ack
- * timeout. */
-static bool no_channel_open(const World *world)
+/* Nothing is handed out while the consumer group is down, in either queue family. A channel
+ * broker pushes to the consumers' open channels, and their crash closed them: what is ready
+ * waits in the queue for their restart, as RabbitMQ keeps messages with no consumer
+ * subscribed. A visibility-timeout queue hands a message out only to a consumer that polls
+ * for it (SQS ReceiveMessage, a JetStream pull), and a down consumer polls for nothing: the
+ * message stays visible in the queue, its visibility timeout not started. (The log family
+ * holds its records back the same way, in broker_log.c.) */
+static bool consumers_down(const World *world)
 {
-    return world->scenario.broker.family == BROKER_CHANNEL && world->consumers.down;
+    return world->consumers.down;
 }
 
 static void dispatch_ready(World *world, uint32_t queue_index)
@@ -157,7 +159,7 @@ static void dispatch_ready(World *world, uint32_t queue_index)
     Broker *broker = &world->broker;
     BrokerQueue *queue = &broker->queues[queue_index];
     while (queue->ready.length > 0 && queue->in_flight < delivery_capacity(world, queue) &&
-           !no_channel_open(world)) {
+           !consumers_down(world)) {
         uint32_t queued = index_queue_pop(&queue->ready);
         broker->ready_total--;
         QueuedMessage *message = &broker->messages[queued];
@@ -435,8 +437,6 @@ void broker_on_consumers_restart(World *world)
         broker_log_on_consumers_restart(world);
         return;
     }
-    if (world->scenario.broker.family != BROKER_CHANNEL)
-        return;
     for (uint32_t q = 0; q < world->broker.queue_count; q++)
         dispatch_ready(world, q);
 }

@@ -259,7 +259,11 @@ bool broker_log_delivery_current(const World *world, const Message *delivery)
 }
 
 /* The consumer is done with a record (processed it, or dropped it as revoked): the next
- * one can go; the position it reached counts only if no rebalance came in between. */
+ * one can go; the position it reached counts only if no rebalance came in between. With
+ * commit after, an owner a rebalance replaced has its commit refused, and its transaction
+ * with it (a zombie fenced). With commit before (at-most-once) the record's offset was
+ * committed as it went out, outside any transaction: the old owner's report carries no
+ * commit to refuse and no transaction to fence, so nothing is told. */
 void broker_log_on_processed(World *world, const Message *report)
 {
     LogPartition *part = partition_of(world, report);
@@ -273,7 +277,7 @@ void broker_log_on_processed(World *world, const Message *report)
             part->processed = offset + 1;
         if (!world->broker.commit_before)
             want_commit(world, p);
-    } else {
+    } else if (!world->broker.commit_before) {
         world_trace_queue(world, TRACE_COMMIT_REFUSED, report, (int64_t)offset + 1, part->name);
         abort_output(world, report->reply_to.slot, true); /* a zombie's transaction */
     }

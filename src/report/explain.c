@@ -168,6 +168,20 @@ static void write_layers(FILE *stream, const Explain *explain, const DiagramOutc
     fputc('\n', stream);
 }
 
+/* C35: a second hold on the card is what the customer sees although one charge was made
+ * (the run's double_holds): the outcome says so, and how many the caller voided. One hold is
+ * every authorised payment's, not worth a word. */
+static void write_holds(char *text, size_t size, const Explain *explain)
+{
+    uint32_t holds = explain->caught[TRACE_AUTHORISED];
+    uint32_t voids = explain->caught[TRACE_VOIDED];
+    if (holds < 2)
+        return;
+    int written = snprintf(text, size, ", %u holds on the card", holds);
+    if (voids > 0 && written > 0 && (size_t)written < size)
+        snprintf(text + written, size - (size_t)written, " (%u voided)", voids);
+}
+
 bool explain_write(FILE *stream, const Explain *explain, const Scenario *scenario)
 {
     const DiagramOutcome *outcome = diagram_outcome(explain->diagram, explain->operation);
@@ -186,12 +200,14 @@ bool explain_write(FILE *stream, const Explain *explain, const Scenario *scenari
     if (outcome->refunds > 0)
         snprintf(refunds, sizeof refunds, ", %u refund%s", outcome->refunds,
                  outcome->refunds == 1 ? "" : "s");
+    char holds[64] = "";
+    write_holds(holds, sizeof holds, explain);
     bool scheduled = scenario_uses_schedule(scenario); /* C34: a run, not a click */
-    fprintf(stream, "  outcome: %s: %u %s%s, %u attempt%s, %u effect%s%s; the client was %s\n",
+    fprintf(stream, "  outcome: %s: %u %s%s, %u attempt%s, %u effect%s%s%s; the client was %s\n",
             outcome->settled ? outcome_name(outcome->outcome) : "unsettled", outcome->clicks,
             scheduled ? "run" : "click", outcome->clicks == 1 ? "" : "s", outcome->attempts,
             outcome->attempts == 1 ? "" : "s", outcome->effects, outcome->effects == 1 ? "" : "s",
-            refunds,
+            refunds, holds,
             outcome->told_success   ? "told it succeeded"
             : outcome->told_failure ? "told it failed"
                                     : "never told");
