@@ -34,23 +34,24 @@ typedef struct {
  * several has its own, named "<service>#<n>". Each counter is counted where that service does
  * the thing, so the mode-wide counters are these summed with the clients' share. */
 typedef struct {
-    char name[NODE_NAME_LEN_MAX];    /* the node's: "checkout", or "checkout#2" */
-    char service[NODE_NAME_LEN_MAX]; /* the service's id (the same for its instances) */
+    /* the counters first, one line's worth: they are written on the hot path */
+    uint64_t received;      /* requests, charges, publishes or deliveries it took in while up */
+    uint64_t runs;          /* handler runs (server, consumers) or charges decided (gateway) */
+    uint64_t effects;       /* effects it applied, net of the ones rolled back uncommitted */
+    uint64_t doubles;       /* of those, effects on top of an earlier one of the same operation */
+    int64_t charged_amount; /* money its effects took */
+    int64_t double_amount;  /* money its doubles took */
+    uint64_t refunds;       /* charges it gave back (a gateway) */
+    uint64_t replayed;      /* answers from its key store; duplicates acknowledged unrun */
+    uint64_t refused;       /* requests answered unrun: 400, 409, 422, 429/503, resets */
+    uint64_t retries;       /* sends it repeated on its own: tries, calls, redeliveries */
+    uint64_t crashes;
     NodeKind kind;
     uint32_t lane; /* WorldNode.lane: the order a request meets the services (sort by it) */
-    uint32_t instance_count; /* of its service */
-    bool active;             /* the scenario sends work through it (WorldNode.active) */
-    uint64_t received;       /* requests, charges, publishes or deliveries it took in while up */
-    uint64_t runs;           /* handler runs (server, consumers) or charges decided (gateway) */
-    uint64_t effects;        /* effects it applied, net of the ones rolled back uncommitted */
-    uint64_t doubles;        /* of those, effects on top of an earlier one of the same operation */
-    int64_t charged_amount;  /* money its effects took */
-    int64_t double_amount;   /* money its doubles took */
-    uint64_t refunds;        /* charges it gave back (a gateway) */
-    uint64_t replayed;       /* answers from its key store; duplicates acknowledged unrun */
-    uint64_t refused;        /* requests answered unrun: 400, 409, 422, 429/503, resets */
-    uint64_t retries;        /* sends it repeated on its own: tries, calls, redeliveries */
-    uint64_t crashes;
+    uint32_t instance_count;         /* of its service */
+    bool active;                     /* the scenario sends work through it (WorldNode.active) */
+    char name[NODE_NAME_LEN_MAX];    /* the node's: "checkout", or "checkout#2" */
+    char service[NODE_NAME_LEN_MAX]; /* the service's id (the same for its instances) */
 } ServiceMetrics;
 
 /* The nodes a world can have beyond its client groups: each service kind once, a server's

@@ -161,7 +161,7 @@ static bool start_job(World *world, Server *server, uint32_t job_slot)
                         EVENT_JOB_RESERVE, server->node, job_slot);
         return false;
     case KEY_REPLAY:
-        world_service_metrics(world, server->node)->replayed++;
+        server->counts->replayed++;
         if (account_of(world, verdict.response_of) != account_of(world, job->request.operation))
             world->metrics.leaks++; /* another user's stored answer: a data leak */
         respond(world, &job->request, verdict.status, verdict.response_of);
@@ -170,7 +170,7 @@ static bool start_job(World *world, Server *server, uint32_t job_slot)
     case KEY_OTHER_BODY:
     case KEY_MISSING:
     case KEY_STORE_DOWN: /* C38: fail closed, 503: the client may retry later */
-        world_service_metrics(world, server->node)->refused++;
+        server->counts->refused++;
         respond(world, &job->request, verdict.status, job->request.operation);
         break;
     }
@@ -214,7 +214,7 @@ void server_on_request(World *world, Server *server, const Message *request)
     }
     if (connection_stale_on_arrival(world, server->node, request))
         return; /* C32: its kept-alive connection was closed: never read */
-    world_service_metrics(world, server->node)->received++;
+    server->counts->received++;
     SIM_ASSERT(server->workers == 0 || server->busy <= server->workers,
                "never more jobs running than workers");
     if (server->workers != 0 && server->busy >= server->workers) {
@@ -308,7 +308,7 @@ static void crash(World *world, Server *server, CrashPoint where, uint64_t opera
 {
     world->metrics.crashes++;
     server->crashes++;
-    world_service_metrics(world, server->node)->crashes++;
+    server->counts->crashes++;
     if (world_tracing(world))
         world_trace(world, server->node, TRACE_CRASH, operation, 0, where);
     go_down(world, server, sim_time_us_from_ms(world->scenario.server.crash.restart_ms));
@@ -408,7 +408,7 @@ void server_on_job_done(World *world, uint32_t job_slot)
     Job *job = &world->jobs[job_slot];
     KeyProtocol *keys = server->keys;
     world->metrics.executions++;
-    world_service_metrics(world, server->node)->runs++;
+    server->counts->runs++;
     if (draw_crash(world, server, job, CRASH_BEFORE_EFFECT)) {
         crash(world, server, CRASH_BEFORE_EFFECT, job->request.operation);
         world_job_release(world, job_slot);

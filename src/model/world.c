@@ -758,6 +758,8 @@ static void build_nodes(World *world)
     build_instances(world);
     build_key_store_node(world);
     name_service_metrics(world);
+    for (uint32_t i = 0; i < world->server_count; i++)
+        world->servers[i].counts = world_service_metrics(world, world->servers[i].node);
     world->gateway_node = world_node_of_kind(world, NODE_GATEWAY);
     world->broker_node = world_node_of_kind(world, NODE_BROKER);
     world->consumers_node = world_node_of_kind(world, NODE_CONSUMERS);

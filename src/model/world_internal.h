@@ -293,10 +293,11 @@ typedef struct {
 /* One instance of the server: a process with its own workers, queue, crashes and restarts.
  * Its keys are World.stores[store]: the one store every instance shares, or its own. */
 typedef struct {
-    uint32_t node;     /* its node: the service's for instance 0, appended ones after */
-    uint32_t store;    /* its key store's side (index of World.stores) */
-    KeyProtocol *keys; /* World.stores[store], at hand on the hot path */
-    uint32_t workers;  /* 0: unbounded */
+    uint32_t node;          /* its node: the service's for instance 0, appended ones after */
+    ServiceMetrics *counts; /* its node's counters (world_service_metrics), at hand */
+    uint32_t store;         /* its key store's side (index of World.stores) */
+    KeyProtocol *keys;      /* World.stores[store], at hand on the hot path */
+    uint32_t workers;       /* 0: unbounded */
     uint32_t busy;
     IndexQueue queue; /* waiting job slots */
     bool down;        /* crashed, not yet restarted */
@@ -641,9 +642,9 @@ void client_on_response(World *world, const Message *response);
 /* The counters of a service node (metrics.h): by node, the client groups left out. */
 static inline ServiceMetrics *world_service_metrics(World *world, uint32_t node)
 {
-    SIM_ASSERT(node >= world->group_count && node < world->node_count,
-               "a service's counters name a service node");
-    return &world->metrics.services[node - world->group_count];
+    uint32_t index = node - world->group_count; /* wraps past the services below the groups */
+    SIM_ASSERT(index < world->metrics.service_count, "a service's counters name a service node");
+    return &world->metrics.services[index];
 }
 
 /* server.c */
