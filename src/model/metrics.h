@@ -34,7 +34,7 @@ typedef struct {
  * several has its own, named "<service>#<n>". Each counter is counted where that service does
  * the thing, so the mode-wide counters are these summed with the clients' share. */
 typedef struct {
-    /* the counters first, one line's worth: they are written on the hot path */
+    /* the counters first: they are written on the hot path, the rest once */
     uint64_t received;      /* requests, charges, publishes or deliveries it took in while up */
     uint64_t runs;          /* handler runs (server, consumers) or charges decided (gateway) */
     uint64_t effects;       /* effects it applied, net of the ones rolled back uncommitted */
