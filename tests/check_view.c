@@ -6,6 +6,7 @@
  * program that way, so it needs nothing but this test binary. */
 #include <SDL.h>
 #include <SDL_image.h>
+#include <SDL_ttf.h>
 #include <check.h>
 #include <dirent.h>
 #include <errno.h>
@@ -20,6 +21,7 @@
 
 #include "scenario.h"
 #include "view.h"
+#include "view_canvas.h"
 #include "view_layout.h"
 #include "view_narration.h"
 #include "view_pane.h"
@@ -1004,6 +1006,38 @@ START_TEST(test_view_coordinates_are_clamped_before_they_become_ints)
 }
 END_TEST
 
+/* A wrapped line never leaves a number's unit alone below it ("arrives at 20.024" over "s"):
+ * the number and its unit go to the next line together, and what is no unit still wraps. */
+START_TEST(test_view_wrap_keeps_a_number_with_its_unit)
+{
+    ck_assert_int_eq(TTF_Init(), 0);
+    SDL_Surface *surface = SDL_CreateRGBSurfaceWithFormat(0, 64, 64, 32, SDL_PIXELFORMAT_ARGB8888);
+    ck_assert_ptr_nonnull(surface);
+    SDL_Renderer *renderer = SDL_CreateSoftwareRenderer(surface);
+    ck_assert_ptr_nonnull(renderer);
+    ViewCanvas canvas;
+    char error[512];
+    ck_assert_msg(view_canvas_init(&canvas, renderer, 1.0f, 1.0f, error, sizeof error), "%s",
+                  error);
+    int number_w = view_canvas_text_width(&canvas, VIEW_FONT_SMALL, "20.024") + 1;
+    ck_assert_int_eq(view_canvas_text_line_count(&canvas, VIEW_FONT_SMALL, number_w, "20.024 s"),
+                     1);
+    ck_assert_int_eq(view_canvas_text_line_count(&canvas, VIEW_FONT_SMALL, number_w, "20.024 ms,"),
+                     1);
+    ck_assert_int_eq(view_canvas_text_line_count(&canvas, VIEW_FONT_SMALL, number_w, "20.024 sx"),
+                     2);
+    ck_assert_int_eq(view_canvas_text_line_count(&canvas, VIEW_FONT_SMALL, number_w, "twenty s"),
+                     2);
+    int line_w = view_canvas_text_width(&canvas, VIEW_FONT_SMALL, "arrives at 20.024") + 1;
+    ck_assert_int_eq(
+        view_canvas_text_line_count(&canvas, VIEW_FONT_SMALL, line_w, "arrives at 20.024 s"), 2);
+    view_canvas_release(&canvas);
+    SDL_DestroyRenderer(renderer);
+    SDL_FreeSurface(surface);
+    TTF_Quit();
+}
+END_TEST
+
 static Suite *view_suite(void)
 {
     Suite *suite = suite_create("view");
@@ -1011,6 +1045,7 @@ static Suite *view_suite(void)
     tcase_add_checked_fixture(core, setup, teardown);
     tcase_set_timeout(core, 120);
     tcase_add_test(core, test_view_headless_frame_is_deterministic);
+    tcase_add_test(core, test_view_wrap_keeps_a_number_with_its_unit);
     tcase_add_test(core, test_view_frame_shows_double_red_at_least_once_only);
     tcase_add_test(core, test_view_frame_shows_double_red_at_1080p);
     tcase_add_test(core, test_view_live_doubles_end_equal_to_the_settled_doubles);

@@ -2,6 +2,7 @@
  * texture, and most strings (labels, lane names, counters that did not change) repeat from
  * frame to frame, so textures are cached by (font, colour, wrap width, text) in an
  * open-addressing table and dropped once they go unused for a while. */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -316,8 +317,24 @@ int view_canvas_text_fit(ViewCanvas *canvas, ViewFont font, SDL_Color color, int
 
 /* ------------------------------------------------------------------ wrapped lines */
 
+/* The length of a unit that follows a number at text ("s", "ms"), which a line must not
+ * leave on its own ("arrives at 20.024" above "s"); 0 when text starts with none. */
+static size_t unit_after_number(const char *text)
+{
+    static const char *const units[] = {"s", "ms", "µs", "h"};
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        size_t length = strlen(units[i]);
+        char after = text[length];
+        if (strncmp(text, units[i], length) == 0 &&
+            (after == '\0' || after == ' ' || after == ',' || after == '.' || after == ')' ||
+             after == ';' || after == ':'))
+            return length;
+    }
+    return 0;
+}
+
 /* The end of the longest run of whole words from text that fits wrap_px (at least one
- * word, even when that word alone is too wide). */
+ * word, even when that word alone is too wide). A number and its unit are one word. */
 static size_t line_end(ViewCanvas *canvas, ViewFont font, int wrap_px, const char *text)
 {
     char line[TEXT_LEN_MAX + 1];
@@ -328,6 +345,13 @@ static size_t line_end(ViewCanvas *canvas, ViewFont font, int wrap_px, const cha
             next++;
         while (text[next] != '\0' && text[next] != ' ')
             next++;
+        size_t unit = next > 0 && text[next] == ' ' && isdigit((unsigned char)text[next - 1])
+                          ? unit_after_number(text + next + 1)
+                          : 0;
+        if (unit > 0)
+            next += 1 + unit;
+        while (unit > 0 && text[next] != '\0' && text[next] != ' ')
+            next++; /* the punctuation after it */
         if (next == fit)
             return fit;
         if (next > TEXT_LEN_MAX)

@@ -400,9 +400,12 @@ static void balance_row(const ViewPanels *panels, uint32_t account, ViewRect row
     int small_h = view_canvas_text_height(canvas, VIEW_FONT_SMALL);
     int text_y = row.y + (row.h - small_h) / 2;
     const char *name = panels->pane->scenario->accounts[account].id;
-    int diff_w = P(panels, 112);
     int name_w = view_canvas_text_width(canvas, VIEW_FONT_SMALL, name) + P(panels, 10);
     name_w = name_w < P(panels, 58) ? P(panels, 58) : name_w > row.w / 4 ? row.w / 4 : name_w;
+    /* the verdict whole ("+11,774.11 over"), the bar shorter for it, up to half the row */
+    int diff_w = view_canvas_text_width(canvas, VIEW_FONT_SMALL, text) + P(panels, 12);
+    int diff_max = (row.w - name_w) / 2;
+    diff_w = diff_w < P(panels, 112) ? P(panels, 112) : diff_w > diff_max ? diff_max : diff_w;
     view_canvas_text_fit(canvas, VIEW_FONT_SMALL, C(VIEW_COLOR_TEXT), row.x, text_y,
                          VIEW_ALIGN_LEFT, name_w - P(panels, 6), name);
     view_canvas_text_fit(canvas, VIEW_FONT_SMALL, C(color), row.x + row.w, text_y, VIEW_ALIGN_RIGHT,
