@@ -676,7 +676,8 @@ void view_panels_narration(const ViewPanels *panels)
     if (pane->narration.present && !verdict)
         view_canvas_text(canvas, VIEW_FONT_TINY, C(VIEW_COLOR_TEXT_DIM), r.x + P(panels, 12),
                          r.y + (r.h - tiny_h) / 2, VIEW_ALIGN_LEFT, when);
-    int x = r.x + P(panels, 12) + time_w;
+    bool stamped = pane->narration.present && !verdict; /* a verdict has no time of its own */
+    int x = r.x + P(panels, 12) + (stamped ? time_w : 0);
     int wrap = r.x + r.w - P(panels, 8) - x;
     if (wrap <= 0)
         return;
