@@ -114,7 +114,7 @@ static const Row rows[] = {
     {"proxy retries (tries resent)", "proxy_retries", ROW_COUNT, SHOW_WITH_PROXY},
     {"proxy tries timed out", "proxy_timeouts", ROW_COUNT, SHOW_WITH_PROXY},
     {"balancer: past a down instance", "balancer_retries", ROW_COUNT, SHOW_WITH_BALANCER_RETRY},
-    {"server charge retries", "call_retries", ROW_COUNT, SHOW_WITH_CALL_RETRY},
+    {"charges sent again by caller", "call_retries", ROW_COUNT, SHOW_WITH_CALL_RETRY},
     {"charges the provider received", "provider_charges", ROW_COUNT, SHOW_WITH_CALL_RETRY},
     {"orders failed after the charge", "fulfil_failures", ROW_COUNT, SHOW_WITH_SAGA},
     {"refunds the provider made", "refunds", ROW_COUNT, SHOW_WITH_SAGA},
