@@ -306,66 +306,116 @@ static void send_charge_try(World *world, uint32_t job_slot)
 
 /* ------------------------------------------------------------------ a saga's undo */
 
+/* A saga's steps after the charge, shared by a server's job and a consumer's
+ * (consumers.c): one implementation of the fulfil step, the refund's tries, their key and
+ * their timeout, whoever charged. */
+
 /* A try of the refund: as a charge's try, named by its number in reply_to, with the undo's
  * own key and timeout. Its hop (HOP_REFUND) gives it fates of its own, apart from the
  * charge's tries of the same copy path. */
-static void send_refund_try(World *world, uint32_t job_slot)
+void saga_send_refund_try(World *world, uint32_t job_slot, const SagaCaller *caller)
 {
     Job *job = &world->jobs[job_slot];
-    const CallSpec *undo = &world->scenario.server.undo.call;
+    const CallSpec *undo = &caller->undo->call;
     job->charge_tries++;
     if (job->charge_tries > 1) {
         world->metrics.refund_retries++;
-        world_service_metrics(world, job->request.target)->retries++;
+        world_service_metrics(world, caller->node)->retries++;
         if (world_tracing(world))
-            world_trace_about(world, job->request.target, TRACE_REFUND_RETRY, &job->request,
+            world_trace_about(world, caller->node, TRACE_REFUND_RETRY, &job->request,
                               job->charge_tries, 0);
     }
     ReplyTo reply_to = {.kind = REPLY_TO_JOB,
                         .slot = job_slot,
                         .serial = job->serial | (uint64_t)job->charge_tries << CHARGE_TRY_SHIFT};
-    Message refund = message_charge(&job->request, job->request.target, world->gateway_node,
+    Message refund = message_charge(&job->request, caller->node, world->gateway_node,
                                     refund_key_of(undo->key, job->store_key, job->charge_tries),
                                     reply_to, job->charge_tries - 1);
     refund.kind = MESSAGE_REFUND;
     refund.hop = HOP_REFUND;
     network_send(world, &refund);
-    world->jobs[job_slot].gateway_timer = sim_schedule_in(world->sim, call_timeout_us(world, undo),
-                                                          EVENT_GATEWAY_TIMEOUT, 0, job_slot);
+    world->jobs[job_slot].gateway_timer =
+        sim_schedule_in(world->sim, call_timeout_us(world, undo), EVENT_GATEWAY_TIMEOUT,
+                        caller->event_target, job_slot);
 }
 
 /* The charge went through: the order's own work (fulfil) runs next. When it fails
  * definitively, the order is off: the call's undo refunds the charge, or, without one, the
- * customer stays charged for an order that failed. False when it did not fail. */
-static bool fulfil_failed(World *world, uint32_t job_slot)
+ * customer stays charged for an order that failed. */
+SagaStep saga_after_charge(World *world, uint32_t job_slot, const SagaCaller *caller)
 {
-    const ServerSpec *server = &world->scenario.server;
     Job *job = &world->jobs[job_slot];
-    if (!server->fulfil.enabled ||
-        !world_chance_about(world, DRAW_FULFIL, &job->request, server->fulfil.fail))
-        return false;
+    if (!caller->fulfil->enabled ||
+        !world_chance_about(world, DRAW_FULFIL, &job->request, caller->fulfil->fail))
+        return SAGA_FULFILLED;
     world->metrics.fulfil_failures++;
     if (world_tracing(world))
-        world_trace_about(world, job->request.target, TRACE_FULFIL_FAILED, &job->request,
+        world_trace_about(world, caller->node, TRACE_FULFIL_FAILED, &job->request,
                           SERVER_STATUS_ORDER_FAILED, 0);
-    if (!server->undo.enabled) {
-        server_complete_job(world, server_of_job(world, job_slot), job_slot,
-                            SERVER_STATUS_ORDER_FAILED);
-        return true;
-    }
+    if (!caller->undo->enabled)
+        return SAGA_ORDER_FAILED;
     job->refunding = true;
     job->awaiting_gateway = true;
     job->charge_tries = 0;
-    send_refund_try(world, job_slot);
-    return true;
+    saga_send_refund_try(world, job_slot, caller);
+    return SAGA_REFUNDING;
 }
 
-/* The refund answered, or no try of it did: either way the order failed. */
-static void refund_over(World *world, uint32_t job_slot)
+/* The refund answered, or no try of it did (gave_up): either way the order failed. */
+void saga_refund_over(World *world, uint32_t job_slot, const SagaCaller *caller, bool gave_up)
 {
     Job *job = &world->jobs[job_slot];
+    if (gave_up && world_tracing(world))
+        world_trace_about(world, caller->node, TRACE_REFUND_GAVE_UP, &job->request,
+                          job->charge_tries, 0);
     job->awaiting_gateway = false;
     job->refunding = false;
+}
+
+/* A try of a call (or of its refund) went unanswered: the next one is due now, after the
+ * retry's backoff (an EVENT_CHARGE_RETRY to event_target), or the tries are spent. */
+CallNextTry call_next_try(World *world, uint32_t job_slot, const CallRetrySpec *retry,
+                          uint32_t event_target)
+{
+    if (world->jobs[job_slot].charge_tries >= retry->max_attempts)
+        return CALL_TRIES_SPENT; /* the call's own retry, in every mode */
+    SimTimeUs backoff = sim_time_us_from_ms(retry->backoff_ms);
+    if (backoff == 0)
+        return CALL_TRY_NOW;
+    sim_schedule_in(world->sim, backoff, EVENT_CHARGE_RETRY, event_target, job_slot);
+    return CALL_TRY_LATER;
+}
+
+/* The server's saga: the instance the request reached charged, and refunds. */
+static SagaCaller server_saga(const World *world, uint32_t job_slot)
+{
+    return (SagaCaller){.node = world->jobs[job_slot].request.target,
+                        .event_target = 0,
+                        .undo = &world->scenario.server.undo,
+                        .fulfil = &world->scenario.server.fulfil};
+}
+
+static void send_refund_try(World *world, uint32_t job_slot)
+{
+    SagaCaller caller = server_saga(world, job_slot);
+    saga_send_refund_try(world, job_slot, &caller);
+}
+
+/* The fulfil step after the charge; false when it did not fail. */
+static bool fulfil_failed(World *world, uint32_t job_slot)
+{
+    SagaCaller caller = server_saga(world, job_slot);
+    SagaStep step = saga_after_charge(world, job_slot, &caller);
+    if (step == SAGA_ORDER_FAILED)
+        server_complete_job(world, server_of_job(world, job_slot), job_slot,
+                            SERVER_STATUS_ORDER_FAILED);
+    return step != SAGA_FULFILLED;
+}
+
+static void refund_over(World *world, uint32_t job_slot, bool gave_up)
+{
+    SagaCaller caller = server_saga(world, job_slot);
+    saga_refund_over(world, job_slot, &caller, gave_up);
     server_complete_job(world, server_of_job(world, job_slot), job_slot,
                         SERVER_STATUS_ORDER_FAILED);
 }
@@ -424,7 +474,7 @@ void server_charge_on_reply(World *world, const Message *reply)
     sim_cancel(world->sim, job->gateway_timer);
     job->gateway_timer = EVENT_ID_NONE;
     if (job->refunding) {
-        refund_over(world, reply->reply_to.slot);
+        refund_over(world, reply->reply_to.slot, false);
         return;
     }
     job->awaiting_gateway = false;
@@ -459,21 +509,15 @@ void server_charge_on_timeout(World *world, uint32_t job_slot)
     job->gateway_timer = EVENT_ID_NONE;
     const CallRetrySpec *retry = job->refunding ? &world->scenario.server.undo.call.retry
                                                 : &world->scenario.server.call.retry;
-    if (job->charge_tries < retry->max_attempts) { /* the call's own retry, in every mode */
-        SimTimeUs backoff = sim_time_us_from_ms(retry->backoff_ms);
-        if (backoff > 0)
-            sim_schedule_in(world->sim, backoff, EVENT_CHARGE_RETRY, 0, job_slot);
-        else if (job->refunding)
-            send_refund_try(world, job_slot);
-        else
-            send_charge_try(world, job_slot);
+    CallNextTry next = call_next_try(world, job_slot, retry, 0);
+    if (next == CALL_TRY_NOW && job->refunding)
+        send_refund_try(world, job_slot);
+    else if (next == CALL_TRY_NOW)
+        send_charge_try(world, job_slot);
+    if (next != CALL_TRIES_SPENT)
         return;
-    }
     if (job->refunding) {
-        if (world_tracing(world))
-            world_trace_about(world, job->request.target, TRACE_REFUND_GAVE_UP, &job->request,
-                              job->charge_tries, 0);
-        refund_over(world, job_slot);
+        refund_over(world, job_slot, true);
         return;
     }
     job->awaiting_gateway = false;

@@ -693,6 +693,27 @@ void server_charge_release(World *world);
 void server_charge_request(World *world, uint32_t job);
 void server_charge_on_reply(World *world, const Message *reply);
 void server_charge_on_timeout(World *world, uint32_t job);
+/* A saga's steps after a charge (server_charge.c), for whoever charged: a server's job or a
+ * consumer's. node charged and refunds (its traces, its per-service retries); event_target is
+ * what its timers carry, for world.c to hand them back to it. */
+typedef struct {
+    uint32_t node;
+    uint32_t event_target;
+    const UndoSpec *undo;
+    const FulfilSpec *fulfil;
+} SagaCaller;
+typedef enum { SAGA_FULFILLED, SAGA_ORDER_FAILED, SAGA_REFUNDING } SagaStep;
+/* The fulfil step after a charge went through: fulfilled, failed without an undo (the
+ * customer stays charged), or failed and refunding (the job awaits the refund's answer). */
+SagaStep saga_after_charge(World *world, uint32_t job, const SagaCaller *caller);
+void saga_send_refund_try(World *world, uint32_t job, const SagaCaller *caller);
+/* The refund answered, or its tries are spent (gave_up): the job waits no more. */
+void saga_refund_over(World *world, uint32_t job, const SagaCaller *caller, bool gave_up);
+typedef enum { CALL_TRY_NOW, CALL_TRY_LATER, CALL_TRIES_SPENT } CallNextTry;
+/* After an unanswered try of a call or a refund, by its retry: the next try now, after the
+ * backoff (EVENT_CHARGE_RETRY to event_target, scheduled here), or none. */
+CallNextTry call_next_try(World *world, uint32_t job, const CallRetrySpec *retry,
+                          uint32_t event_target);
 void server_charge_on_retry(World *world, uint32_t job);
 /* The key a call carries (its step's `key`): the service's own, one derived from it (the
  * same for every try), or none. No key of its own, none to pass on. */
