@@ -360,6 +360,40 @@ START_TEST(test_services_form_field_is_warned_at_its_entry_and_its_live_twin_is_
 }
 END_TEST
 
+/* A consumer group's saga (consumers.c, by server_charge.c's code) is warned as a server's,
+ * at the consumers' own entry. */
+static const char consumers_saga_scenario[] =
+    "{\"duration_ms\": 10000, \"accounts\": [{\"id\": \"a\", \"balance\": 1000000}],"
+    " \"services\": ["
+    "   {\"id\": \"orders\", \"kind\": \"broker\"},"
+    "   {\"id\": \"shipper\", \"kind\": \"consumers\", \"consumes\": \"orders\","
+    "    \"key_store\": \"keys\", \"steps\": [{\"call\": \"psp\"}]},"
+    "   {\"id\": \"keys\", \"kind\": \"key_store\"},"
+    "   {\"id\": \"psp\", \"kind\": \"gateway\"}],"
+    " \"clients\": [{\"id\": \"web\", \"count\": 2, \"publishes\": \"orders\","
+    "   \"operation\": {\"kind\": \"debit\", \"amount\": 10}}]}";
+
+START_TEST(test_a_consumer_groups_idle_undo_is_warned_at_its_step)
+{
+    size_t length = sizeof consumers_saga_scenario - 1;
+    const char *const idle[SETS_MAX] = {
+        "services.shipper.steps=[{\"call\": \"psp\", \"undo\": {\"refund\": \"psp\"}},"
+        " {\"fulfil\": \"local\"}]"};
+    const char *const live[SETS_MAX] = {
+        "services.shipper.steps=[{\"call\": \"psp\", \"undo\": {\"refund\": \"psp\"}},"
+        " {\"fulfil\": \"local\", \"fail\": 0.1}]"};
+    ck_assert(warns_in(consumers_saga_scenario, length, idle, "$.services[1].steps[0].undo"));
+    ck_assert(!warns_in(consumers_saga_scenario, length, live, "$.services[1].steps[0].undo"));
+    const char *const no_fail[SETS_MAX] = {
+        "services.shipper.steps=[{\"call\": \"psp\"}, {\"fulfil\": \"local\"}]"};
+    ck_assert(warns_in(consumers_saga_scenario, length, no_fail, "$.services[1].steps[1]"));
+    ck_assert(!warns_in(consumers_saga_scenario, length, live, "$.services[1].steps[1]"));
+    const char *const no_debit[SETS_MAX] = {live[0],
+                                            "clients.web.operation={\"kind\": \"insert\"}"};
+    ck_assert(warns_in(consumers_saga_scenario, length, no_debit, "$.services[1].steps[1]"));
+}
+END_TEST
+
 START_TEST(test_inert_field_is_warned_and_its_live_twin_is_not)
 {
     const InertCase *c = &cases[_i];
@@ -420,6 +454,7 @@ static Suite *inert_suite(void)
                         test_services_form_field_is_warned_at_its_entry_and_its_live_twin_is_not, 0,
                         (int)(sizeof services_cases / sizeof services_cases[0]));
     tcase_add_test(core, test_base_scenario_has_no_warning);
+    tcase_add_test(core, test_a_consumer_groups_idle_undo_is_warned_at_its_step);
     tcase_add_test(core, test_rebalance_after_the_run_is_an_error);
     suite_add_tcase(suite, core);
     return suite;

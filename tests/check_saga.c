@@ -172,6 +172,144 @@ START_TEST(test_a_declined_charge_is_neither_refunded_nor_lost)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ a consumer group's saga */
+
+/* The same saga run by a consumer group (a saga by choreography): orders published to a
+ * queue; each worker charges, its fulfil step fails, its undo refunds, and the message is
+ * acknowledged. An unanswered charge is a failed handler: the message comes back after its
+ * ack timeout and charges again with the same key (answered from the provider's record in
+ * the idempotent mode). Nothing is lost on the network; every order settles in the run. */
+#define CONSUMER_SAGA_WORLD(undo, fail)                                                            \
+    "{\"seed\": 25, \"duration_ms\": 100000,"                                                      \
+    " \"accounts\": [{\"id\": \"a\", \"balance\": 100000000}],"                                    \
+    " \"services\": ["                                                                             \
+    "   {\"id\": \"orders\", \"kind\": \"broker\", \"ack_timeout_ms\": 8000},"                     \
+    "   {\"id\": \"shipper\", \"kind\": \"consumers\", \"consumes\": \"orders\","                  \
+    "    \"key_store\": \"keys\", \"workers\": 0,"                                                 \
+    "    \"service_ms\": {\"dist\": \"const\", \"value\": 1},"                                     \
+    "    \"steps\": [{\"call\": \"psp\"" undo "}, {\"fulfil\": \"local\", \"fail\": " fail "}]},"  \
+    "   {\"id\": \"keys\", \"kind\": \"key_store\", \"key\": \"message-id\"},"                     \
+    "   {\"id\": \"psp\", \"kind\": \"gateway\", \"honours_key\": true, \"timeout\": 0.3,"         \
+    "    \"timeout_ms\": 1000, \"latency_ms\": {\"dist\": \"const\", \"value\": 50}}],"            \
+    " \"clients\": [{\"id\": \"app\", \"count\": 20, \"publishes\": \"orders\","                   \
+    "   \"operation\": {\"kind\": \"debit\", \"amount\": 100},"                                    \
+    "   \"workload\": {\"ops\": 100, \"interval_ms\": 900, \"loop\": \"open\"},"                   \
+    "   \"retry\": {\"timeout_ms\": 60000, \"max_attempts\": 1}, \"key\": \"message-id\"}],"       \
+    " \"network\": {\"default\": {\"loss\": 0, \"delay_ms\": 5}}}"
+
+/* The node of the service named id in a run's per-service counters. */
+static const ServiceMetrics *service_named(const Metrics *metrics, const char *id)
+{
+    for (uint32_t i = 0; i < SERVICE_METRICS_MAX; i++) {
+        if (strcmp(metrics->services[i].name, id) == 0)
+            return &metrics->services[i];
+    }
+    ck_abort_msg("no service %s", id);
+    return NULL;
+}
+
+START_TEST(test_a_consumer_groups_steps_load_with_undo_and_fulfil)
+{
+    Scenario *scenario = test_load(CONSUMER_SAGA_WORLD(UNDO("per-try"), "0.25"), NULL, 0);
+    const ConsumerSpec *consumers = &scenario->broker.consumers;
+    ck_assert(consumers->use_gateway);
+    ck_assert(consumers->undo.enabled);
+    ck_assert_int_eq(consumers->undo.call.key, CALL_KEY_PER_TRY);
+    ck_assert_uint_eq(consumers->undo.call.retry.max_attempts, 4);
+    ck_assert(consumers->undo.call.timeout_ms == 1000);
+    ck_assert(consumers->fulfil.enabled);
+    ck_assert(consumers->fulfil.fail == 0.25);
+    ck_assert(!scenario->server.undo.enabled && !scenario->server.fulfil.enabled);
+    ck_assert(scenario_uses_saga(scenario));
+    free(scenario);
+    /* the undo's key is derived by default, as the server's */
+    scenario = test_load(CONSUMER_SAGA_WORLD(", \"undo\": {\"refund\": \"psp\"}", "1"), NULL, 0);
+    ck_assert_int_eq(scenario->broker.consumers.undo.call.key, CALL_KEY_DERIVE);
+    ck_assert_uint_eq(scenario->broker.consumers.undo.call.retry.max_attempts, 1);
+    free(scenario);
+}
+END_TEST
+
+/* Every order is charged, fails to ship and is refunded once, at the provider: the refund is
+ * the gateway's to count, not the consumers'. */
+START_TEST(test_a_consumer_saga_refunds_every_failed_order_once)
+{
+    Metrics derived = test_run_text(CONSUMER_SAGA_WORLD(UNDO("derive"), "1"), MODE_IDEMPOTENT);
+    ck_assert_uint_eq(derived.operations, ORDERS);
+    ck_assert_uint_eq(derived.outcomes[OUTCOME_REFUNDED], ORDERS);
+    ck_assert_uint_eq(derived.refunds, ORDERS);
+    ck_assert_uint_eq(derived.double_refunds, 0);
+    ck_assert_uint_gt(derived.redeliveries, 0);         /* charges left unanswered came back */
+    ck_assert_uint_eq(derived.fulfil_failures, ORDERS); /* one answered charge per order */
+    assert_binomial(derived.refund_retries, ORDERS, SILENT);
+    const ServiceMetrics *psp = service_named(&derived, "psp");
+    const ServiceMetrics *shipper = service_named(&derived, "shipper");
+    ck_assert_uint_eq(psp->refunds, ORDERS);
+    ck_assert_uint_eq(shipper->refunds, 0);
+    ck_assert_uint_eq(psp->effects, ORDERS); /* each charged once: the key stops the rest */
+    ck_assert_uint_eq(shipper->retries, derived.refund_retries); /* the charge has no retry */
+    ck_assert_int_eq(metrics_balance_error(&derived), 0);
+}
+END_TEST
+
+/* A new refund key per try: every retry is a second refund, exactly for the orders the
+ * derived key's run retried (the first try's fate does not depend on its key). */
+START_TEST(test_a_consumers_new_refund_key_per_try_refunds_twice)
+{
+    Metrics derived = test_run_text(CONSUMER_SAGA_WORLD(UNDO("derive"), "1"), MODE_IDEMPOTENT);
+    Metrics fresh = test_run_text(CONSUMER_SAGA_WORLD(UNDO("per-try"), "1"), MODE_IDEMPOTENT);
+    ck_assert_uint_eq(fresh.outcomes[OUTCOME_REFUNDED], ORDERS);
+    ck_assert_uint_gt(fresh.double_refunds, 0);
+    ck_assert_uint_eq(fresh.double_refunds, derived.refund_retries);
+    ck_assert_uint_eq(fresh.refunds, ORDERS + fresh.refund_retries);
+    ck_assert_uint_eq(service_named(&fresh, "psp")->refunds, fresh.refunds);
+    ck_assert_int_eq(fresh.double_refund_amount, (int64_t)(fresh.refunds - ORDERS) * AMOUNT);
+    ck_assert_int_eq(metrics_balance_error(&fresh), fresh.double_refund_amount);
+}
+END_TEST
+
+/* At-least-once: no key to derive from, and a redelivered order is charged again: the
+ * consumer must be idempotent on the charge as well as on the refund. */
+START_TEST(test_a_consumer_without_keys_refunds_and_charges_twice)
+{
+    Metrics derived = test_run_text(CONSUMER_SAGA_WORLD(UNDO("derive"), "1"), MODE_AT_LEAST_ONCE);
+    Metrics fresh = test_run_text(CONSUMER_SAGA_WORLD(UNDO("per-try"), "1"), MODE_AT_LEAST_ONCE);
+    ck_assert_uint_gt(derived.double_refunds, 0);
+    ck_assert_uint_eq(derived.double_refunds, fresh.double_refunds);
+    ck_assert_uint_eq(derived.refunds, fresh.refunds);
+    ck_assert_uint_gt(service_named(&derived, "psp")->doubles, 0);
+}
+END_TEST
+
+/* No undo: the order failed after its charge and the customer stays charged. */
+START_TEST(test_a_consumer_without_an_undo_leaves_the_failed_order_charged)
+{
+    Metrics kept = test_run_text(CONSUMER_SAGA_WORLD("", "1"), MODE_IDEMPOTENT);
+    ck_assert_uint_eq(kept.refunds, 0);
+    ck_assert_uint_eq(kept.outcomes[OUTCOME_REFUNDED], 0);
+    ck_assert_uint_gt(kept.fulfil_failures, 0);
+    ck_assert_uint_eq(service_named(&kept, "psp")->effects, ORDERS);
+}
+END_TEST
+
+/* The same scenario and seed give the same run, refunds and all. */
+START_TEST(test_a_consumer_saga_is_deterministic)
+{
+    Metrics first = test_run_text(CONSUMER_SAGA_WORLD(UNDO("per-try"), "0.5"), MODE_IDEMPOTENT);
+    Metrics again = test_run_text(CONSUMER_SAGA_WORLD(UNDO("per-try"), "0.5"), MODE_IDEMPOTENT);
+    ck_assert_uint_gt(first.refunds, 0);
+    ck_assert_uint_gt(first.outcomes[OUTCOME_OK], 0);
+    ck_assert_uint_eq(first.refunds, again.refunds);
+    ck_assert_uint_eq(first.refund_retries, again.refund_retries);
+    ck_assert_uint_eq(first.double_refunds, again.double_refunds);
+    ck_assert_uint_eq(first.redeliveries, again.redeliveries);
+    ck_assert_uint_eq(first.fulfil_failures, again.fulfil_failures);
+    for (int o = 0; o < OUTCOME_COUNT; o++)
+        ck_assert_uint_eq(first.outcomes[o], again.outcomes[o]);
+    ck_assert_uint_eq(service_named(&first, "psp")->refunds, service_named(&again, "psp")->refunds);
+}
+END_TEST
+
 static Suite *saga_suite(void)
 {
     Suite *suite = suite_create("saga");
@@ -183,6 +321,12 @@ static Suite *saga_suite(void)
     tcase_add_test(core, test_without_an_undo_the_failed_order_stays_charged);
     tcase_add_test(core, test_the_fulfil_step_fails_with_its_chance);
     tcase_add_test(core, test_a_declined_charge_is_neither_refunded_nor_lost);
+    tcase_add_test(core, test_a_consumer_groups_steps_load_with_undo_and_fulfil);
+    tcase_add_test(core, test_a_consumer_saga_refunds_every_failed_order_once);
+    tcase_add_test(core, test_a_consumers_new_refund_key_per_try_refunds_twice);
+    tcase_add_test(core, test_a_consumer_without_keys_refunds_and_charges_twice);
+    tcase_add_test(core, test_a_consumer_without_an_undo_leaves_the_failed_order_charged);
+    tcase_add_test(core, test_a_consumer_saga_is_deterministic);
     suite_add_tcase(suite, core);
     return suite;
 }

@@ -458,12 +458,43 @@ static void request_charge(World *world, uint32_t job_slot)
     send_charge_try(world, job_slot);
 }
 
+/* ------------------------------------------------------------------ a saga's undo */
+
+/* The group's saga (issue 21): a charge, then the order's own work (shipping), which may
+ * fail definitively; the call's undo then refunds the charge, with its own retry, key and
+ * timeout, by the server's code (server_charge.c), and the message is acknowledged once the
+ * refund answered or its tries are spent: the order is over, refunded. No durable saga log
+ * is kept (as the server's): a crash while refunding loses the refund in flight, and the
+ * message, unacknowledged, comes back and runs again from its charge, which only the
+ * group's key row (a completed key is acknowledged without running) or the provider's key
+ * on the charge stops from charging twice; a refund's key derived from the message's key
+ * then makes the refund of that charge one refund at the provider, a new one per try not. */
+static void order_failed(World *world, uint32_t job_slot);
+
+static SagaCaller consumers_saga(const World *world)
+{
+    return (SagaCaller){.node = world->consumers_node,
+                        .event_target = world->consumers_node,
+                        .undo = &world->scenario.broker.consumers.undo,
+                        .fulfil = &world->scenario.broker.consumers.fulfil,
+                        .send_charge_try = send_charge_try,
+                        .order_failed = order_failed};
+}
+
+/* The order failed after its charge: the key row and the ack say it is over (424, a
+ * definite answer), refunded or, without an undo, still charged. */
+static void order_failed(World *world, uint32_t job_slot)
+{
+    after_effect(world, job_slot, SERVER_STATUS_ORDER_FAILED);
+}
+
 /* The backoff after an unanswered try is over: the next try, if the worker still lives. */
 void consumers_on_charge_retry(World *world, uint32_t job_slot)
 {
     if (died_in_crash(world, job_slot))
         return;
-    send_charge_try(world, job_slot);
+    SagaCaller caller = consumers_saga(world);
+    saga_send_next_try(world, job_slot, &caller);
 }
 
 void consumers_on_charge_reply(World *world, const Message *reply)
@@ -474,13 +505,22 @@ void consumers_on_charge_reply(World *world, const Message *reply)
         world->jobs[slot].serial != (reply->reply_to.serial & JOB_SERIAL_MASK) ||
         world->jobs[slot].epoch != world->consumers.epoch || !world->jobs[slot].awaiting_gateway ||
         world->jobs[slot].charge_tries != try_number ||
-        event_id_is_none(world->jobs[slot].gateway_timer))
+        event_id_is_none(world->jobs[slot].gateway_timer) ||
+        world->jobs[slot].refunding != (reply->hop == HOP_REFUND_REPLY))
         return; /* it gave up on this try or this charge, or died since: its pending timer
-                   frees the job */
+                   frees the job; or a late answer to a charge reached a job refunding by now
+                   (its try numbers start again at 1) */
     Job *job = &world->jobs[slot];
     sim_cancel(world->sim, job->gateway_timer);
     job->gateway_timer = EVENT_ID_NONE;
+    SagaCaller caller = consumers_saga(world);
+    if (job->refunding) {
+        saga_refund_over(world, slot, &caller, false);
+        return;
+    }
     job->awaiting_gateway = false;
+    if (reply->status == 200 && saga_after_charge(world, slot, &caller))
+        return;
     after_effect(world, slot, reply->status); /* 200 charged, 402 declined: both definite */
 }
 
@@ -511,18 +551,11 @@ void consumers_on_charge_timeout(World *world, uint32_t job_slot)
 {
     if (died_in_crash(world, job_slot))
         return;
-    Job *job = &world->jobs[job_slot];
-    job->gateway_timer = EVENT_ID_NONE;
-    const CallRetrySpec *retry = &world->scenario.broker.consumers.call.retry;
-    if (job->charge_tries < retry->max_attempts) { /* the call's own retry, in every mode */
-        SimTimeUs backoff = sim_time_us_from_ms(retry->backoff_ms);
-        if (backoff > 0)
-            sim_schedule_in(world->sim, backoff, EVENT_CHARGE_RETRY, world->consumers_node,
-                            job_slot);
-        else
-            send_charge_try(world, job_slot);
+    SagaCaller caller = consumers_saga(world);
+    if (!saga_on_try_timeout(world, job_slot, &caller,
+                             &world->scenario.broker.consumers.call.retry))
         return;
-    }
+    Job *job = &world->jobs[job_slot];
     job->awaiting_gateway = false;
     if (world_tracing(world))
         world_trace_about(world, world->consumers_node, TRACE_GATEWAY_TIMEOUT, &job->request, 504,

@@ -306,68 +306,124 @@ static void send_charge_try(World *world, uint32_t job_slot)
 
 /* ------------------------------------------------------------------ a saga's undo */
 
+/* A saga's steps after the charge, shared by a server's job and a consumer's
+ * (consumers.c): one implementation of the fulfil step, the refund's tries, their key and
+ * their timeout, whoever charged. */
+
 /* A try of the refund: as a charge's try, named by its number in reply_to, with the undo's
  * own key and timeout. Its hop (HOP_REFUND) gives it fates of its own, apart from the
  * charge's tries of the same copy path. */
-static void send_refund_try(World *world, uint32_t job_slot)
+static void saga_send_refund_try(World *world, uint32_t job_slot, const SagaCaller *caller)
 {
     Job *job = &world->jobs[job_slot];
-    const CallSpec *undo = &world->scenario.server.undo.call;
+    const CallSpec *undo = &caller->undo->call;
     job->charge_tries++;
     if (job->charge_tries > 1) {
         world->metrics.refund_retries++;
-        world_service_metrics(world, job->request.target)->retries++;
+        world_service_metrics(world, caller->node)->retries++;
         if (world_tracing(world))
-            world_trace_about(world, job->request.target, TRACE_REFUND_RETRY, &job->request,
+            world_trace_about(world, caller->node, TRACE_REFUND_RETRY, &job->request,
                               job->charge_tries, 0);
     }
     ReplyTo reply_to = {.kind = REPLY_TO_JOB,
                         .slot = job_slot,
                         .serial = job->serial | (uint64_t)job->charge_tries << CHARGE_TRY_SHIFT};
-    Message refund = message_charge(&job->request, job->request.target, world->gateway_node,
+    Message refund = message_charge(&job->request, caller->node, world->gateway_node,
                                     refund_key_of(undo->key, job->store_key, job->charge_tries),
                                     reply_to, job->charge_tries - 1);
     refund.kind = MESSAGE_REFUND;
     refund.hop = HOP_REFUND;
     network_send(world, &refund);
-    world->jobs[job_slot].gateway_timer = sim_schedule_in(world->sim, call_timeout_us(world, undo),
-                                                          EVENT_GATEWAY_TIMEOUT, 0, job_slot);
+    world->jobs[job_slot].gateway_timer =
+        sim_schedule_in(world->sim, call_timeout_us(world, undo), EVENT_GATEWAY_TIMEOUT,
+                        caller->event_target, job_slot);
 }
 
 /* The charge went through: the order's own work (fulfil) runs next. When it fails
  * definitively, the order is off: the call's undo refunds the charge, or, without one, the
- * customer stays charged for an order that failed. False when it did not fail. */
-static bool fulfil_failed(World *world, uint32_t job_slot)
+ * customer stays charged for an order that failed (the caller's order_failed runs now). */
+bool saga_after_charge(World *world, uint32_t job_slot, const SagaCaller *caller)
 {
-    const ServerSpec *server = &world->scenario.server;
     Job *job = &world->jobs[job_slot];
-    if (!server->fulfil.enabled ||
-        !world_chance_about(world, DRAW_FULFIL, &job->request, server->fulfil.fail))
+    if (!caller->fulfil->enabled ||
+        !world_chance_about(world, DRAW_FULFIL, &job->request, caller->fulfil->fail))
         return false;
     world->metrics.fulfil_failures++;
     if (world_tracing(world))
-        world_trace_about(world, job->request.target, TRACE_FULFIL_FAILED, &job->request,
+        world_trace_about(world, caller->node, TRACE_FULFIL_FAILED, &job->request,
                           SERVER_STATUS_ORDER_FAILED, 0);
-    if (!server->undo.enabled) {
-        server_complete_job(world, server_of_job(world, job_slot), job_slot,
-                            SERVER_STATUS_ORDER_FAILED);
+    if (!caller->undo->enabled) {
+        caller->order_failed(world, job_slot);
         return true;
     }
     job->refunding = true;
     job->awaiting_gateway = true;
     job->charge_tries = 0;
-    send_refund_try(world, job_slot);
+    saga_send_refund_try(world, job_slot, caller);
     return true;
 }
 
-/* The refund answered, or no try of it did: either way the order failed. */
-static void refund_over(World *world, uint32_t job_slot)
+/* The refund answered, or no try of it did (gave_up): either way the order failed. */
+void saga_refund_over(World *world, uint32_t job_slot, const SagaCaller *caller, bool gave_up)
 {
     Job *job = &world->jobs[job_slot];
+    if (gave_up && world_tracing(world))
+        world_trace_about(world, caller->node, TRACE_REFUND_GAVE_UP, &job->request,
+                          job->charge_tries, 0);
     job->awaiting_gateway = false;
     job->refunding = false;
+    caller->order_failed(world, job_slot);
+}
+
+/* The backoff after an unanswered try is over: the next try of the charge or its refund. */
+void saga_send_next_try(World *world, uint32_t job_slot, const SagaCaller *caller)
+{
+    if (world->jobs[job_slot].refunding)
+        saga_send_refund_try(world, job_slot, caller);
+    else
+        caller->send_charge_try(world, job_slot);
+}
+
+/* A try of the charge (by charge_retry) or of its refund (by the undo's retry) went
+ * unanswered: the next one now, or after the backoff (an EVENT_CHARGE_RETRY to the caller's
+ * event_target), or, the refund's tries spent, the order's end. True only when the charge's
+ * own tries are spent: the caller gives up its charge as it does. */
+bool saga_on_try_timeout(World *world, uint32_t job_slot, const SagaCaller *caller,
+                         const CallRetrySpec *charge_retry)
+{
+    Job *job = &world->jobs[job_slot];
+    job->gateway_timer = EVENT_ID_NONE;
+    const CallRetrySpec *retry = job->refunding ? &caller->undo->call.retry : charge_retry;
+    if (job->charge_tries < retry->max_attempts) { /* the call's own retry, in every mode */
+        SimTimeUs backoff = sim_time_us_from_ms(retry->backoff_ms);
+        if (backoff > 0)
+            sim_schedule_in(world->sim, backoff, EVENT_CHARGE_RETRY, caller->event_target,
+                            job_slot);
+        else
+            saga_send_next_try(world, job_slot, caller);
+        return false;
+    }
+    if (!job->refunding)
+        return true;
+    saga_refund_over(world, job_slot, caller, true);
+    return false;
+}
+
+static void server_order_failed(World *world, uint32_t job_slot)
+{
     server_complete_job(world, server_of_job(world, job_slot), job_slot,
                         SERVER_STATUS_ORDER_FAILED);
+}
+
+/* The server's saga: the instance the request reached charged, and refunds. */
+static SagaCaller server_saga(const World *world, uint32_t job_slot)
+{
+    return (SagaCaller){.node = world->jobs[job_slot].request.target,
+                        .event_target = 0,
+                        .undo = &world->scenario.server.undo,
+                        .fulfil = &world->scenario.server.fulfil,
+                        .send_charge_try = send_charge_try,
+                        .order_failed = server_order_failed};
 }
 
 /* ------------------------------------------------------------------ the charge */
@@ -390,10 +446,8 @@ void server_charge_on_retry(World *world, uint32_t job_slot)
 {
     if (server_job_died_in_crash(world, server_of_job(world, job_slot), job_slot))
         return;
-    if (world->jobs[job_slot].refunding)
-        send_refund_try(world, job_slot);
-    else
-        send_charge_try(world, job_slot);
+    SagaCaller caller = server_saga(world, job_slot);
+    saga_send_next_try(world, job_slot, &caller);
 }
 
 /* ------------------------------------------------------------------ answers */
@@ -423,8 +477,9 @@ void server_charge_on_reply(World *world, const Message *reply)
     Job *job = &world->jobs[reply->reply_to.slot];
     sim_cancel(world->sim, job->gateway_timer);
     job->gateway_timer = EVENT_ID_NONE;
+    SagaCaller caller = server_saga(world, reply->reply_to.slot);
     if (job->refunding) {
-        refund_over(world, reply->reply_to.slot);
+        saga_refund_over(world, reply->reply_to.slot, &caller, false);
         return;
     }
     job->awaiting_gateway = false;
@@ -441,7 +496,7 @@ void server_charge_on_reply(World *world, const Message *reply)
                             504);
         return;
     }
-    if (fulfil_failed(world, reply->reply_to.slot))
+    if (saga_after_charge(world, reply->reply_to.slot, &caller))
         return;
     job->receipt_due = world->scenario.server.publish_receipts &&
                        world->scenario.server.receipts_via == RECEIPTS_OUTBOX;
@@ -455,27 +510,10 @@ void server_charge_on_timeout(World *world, uint32_t job_slot)
     Server *server = server_of_job(world, job_slot);
     if (server_job_died_in_crash(world, server, job_slot))
         return;
+    SagaCaller caller = server_saga(world, job_slot);
+    if (!saga_on_try_timeout(world, job_slot, &caller, &world->scenario.server.call.retry))
+        return;
     Job *job = &world->jobs[job_slot];
-    job->gateway_timer = EVENT_ID_NONE;
-    const CallRetrySpec *retry = job->refunding ? &world->scenario.server.undo.call.retry
-                                                : &world->scenario.server.call.retry;
-    if (job->charge_tries < retry->max_attempts) { /* the call's own retry, in every mode */
-        SimTimeUs backoff = sim_time_us_from_ms(retry->backoff_ms);
-        if (backoff > 0)
-            sim_schedule_in(world->sim, backoff, EVENT_CHARGE_RETRY, 0, job_slot);
-        else if (job->refunding)
-            send_refund_try(world, job_slot);
-        else
-            send_charge_try(world, job_slot);
-        return;
-    }
-    if (job->refunding) {
-        if (world_tracing(world))
-            world_trace_about(world, job->request.target, TRACE_REFUND_GAVE_UP, &job->request,
-                              job->charge_tries, 0);
-        refund_over(world, job_slot);
-        return;
-    }
     job->awaiting_gateway = false;
     if (world_tracing(world))
         world_trace_about(world, job->request.target, TRACE_GATEWAY_TIMEOUT, &job->request, 504, 0);

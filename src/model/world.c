@@ -1098,16 +1098,20 @@ static void stop_with(World *world, WorldStopKind kind, uint64_t limit)
 
 /* How many more events may run before the money moved could pass WORLD_MONEY_MAX: an event
  * executes at most one operation (server, consumer or gateway), which moves at most the
- * largest debit. Balances only move by debits, so what has moved is what they lost. */
+ * largest debit. Balances move by debits and by refunds (a refund given twice lifts an
+ * account above where it began), so what has moved is how far each is from its start. */
 static uint64_t money_events_left(const World *world)
 {
     if (world->max_money_step == 0)
         return UINT64_MAX;
     uint64_t moved = 0;
     for (uint32_t a = 0; a < world->scenario.account_count; a++) {
-        uint64_t lost =
-            (uint64_t)world->scenario.accounts[a].balance - (uint64_t)world->ledger.balances[a];
-        moved += lost > (uint64_t)WORLD_MONEY_MAX ? (uint64_t)WORLD_MONEY_MAX : lost;
+        uint64_t initial = (uint64_t)world->scenario.accounts[a].balance;
+        uint64_t now = (uint64_t)world->ledger.balances[a];
+        uint64_t away = world->ledger.balances[a] <= world->scenario.accounts[a].balance
+                            ? initial - now
+                            : now - initial;
+        moved += away > (uint64_t)WORLD_MONEY_MAX ? (uint64_t)WORLD_MONEY_MAX : away;
     }
     if (moved >= (uint64_t)WORLD_MONEY_MAX)
         return 0;

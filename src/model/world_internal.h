@@ -693,6 +693,30 @@ void server_charge_release(World *world);
 void server_charge_request(World *world, uint32_t job);
 void server_charge_on_reply(World *world, const Message *reply);
 void server_charge_on_timeout(World *world, uint32_t job);
+/* A saga's steps after a charge (server_charge.c), for whoever charged: a server's job or a
+ * consumer's. node charged and refunds (its traces, its per-service retries); event_target is
+ * what its timers carry, for world.c to hand them back to it; send_charge_try sends the
+ * charge's next try, and order_failed ends the job of an order that failed after its charge
+ * (refunded or not). */
+typedef struct {
+    uint32_t node;
+    uint32_t event_target;
+    const UndoSpec *undo;
+    const FulfilSpec *fulfil;
+    void (*send_charge_try)(World *world, uint32_t job);
+    void (*order_failed)(World *world, uint32_t job);
+} SagaCaller;
+/* The fulfil step after a charge went through; true when it failed (the order failed, or
+ * the job now awaits its refund's answer). */
+bool saga_after_charge(World *world, uint32_t job, const SagaCaller *caller);
+/* The refund answered, or its tries are spent (gave_up): the order failed. */
+void saga_refund_over(World *world, uint32_t job, const SagaCaller *caller, bool gave_up);
+/* A backoff is over: the next try of the job's charge or of its refund. */
+void saga_send_next_try(World *world, uint32_t job, const SagaCaller *caller);
+/* An unanswered try of the charge or its refund; true only when the charge's tries (by
+ * charge_retry) are spent, for the caller to give up its charge. */
+bool saga_on_try_timeout(World *world, uint32_t job, const SagaCaller *caller,
+                         const CallRetrySpec *charge_retry);
 void server_charge_on_retry(World *world, uint32_t job);
 /* The key a call carries (its step's `key`): the service's own, one derived from it (the
  * same for every try), or none. No key of its own, none to pass on. */

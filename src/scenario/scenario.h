@@ -527,6 +527,8 @@ typedef struct {
     bool use_gateway;    /* debits charge through the gateway: an external effect, which an
                             inbox cannot roll back */
     CallSpec call;       /* that charge's retry, key and timeout (services form) */
+    UndoSpec undo;       /* the charge's refund when the fulfil step fails (services form) */
+    FulfilSpec fulfil;   /* the order's own work after the charge: shipping (services form) */
     /* C36: the chance a handler run fails before its effect, and after it (the effect is
      * applied, then writing its result fails); the framework nacks the delivery */
     double fail_before_effect;

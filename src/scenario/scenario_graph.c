@@ -313,10 +313,10 @@ static void read_key_store(ScenarioReader *scenario_reader, const Graph *graph, 
 
 /* A handler's work as steps, in the shapes the model runs today: the operation's effect on
  * the service's own ledger, or a charge at a gateway (which may carry an undo: its refund);
- * for a server then the order's own work after the charge (fulfil), or an event published
- * to a broker (a receipt). They set what the older form's switches set (use_gateway, outbox,
- * reconcile_ms, publish_receipts, receipts_via, receipts_queue). Other shapes are the
- * graph's later steps: refused with their path. */
+ * then the order's own work after the charge (fulfil, a server's or a consumer group's), or
+ * for a server an event published to a broker (a receipt). They set what the older form's switches
+ * set (use_gateway, outbox, reconcile_ms, publish_receipts, receipts_via, receipts_queue). Other
+ * shapes are the graph's later steps: refused with their path. */
 typedef enum { STEP_EFFECT, STEP_CALL, STEP_FULFIL, STEP_PUBLISH, STEP_KIND_COUNT } StepKind;
 
 static const char *const step_names[STEP_KIND_COUNT] = {"effect", "call", "fulfil", "publish"};
@@ -329,9 +329,8 @@ static bool step_key_allowed(StepKind kind, bool server, const char *key)
     switch (kind) {
     case STEP_CALL:
         return strcmp(key, "retry") == 0 || strcmp(key, "key") == 0 ||
-               strcmp(key, "timeout_ms") == 0 ||
-               (server && (strcmp(key, "via") == 0 || strcmp(key, "reconcile_ms") == 0 ||
-                           strcmp(key, "undo") == 0));
+               strcmp(key, "timeout_ms") == 0 || strcmp(key, "undo") == 0 ||
+               (server && (strcmp(key, "via") == 0 || strcmp(key, "reconcile_ms") == 0));
     case STEP_FULFIL:
         return strcmp(key, "fail") == 0;
     case STEP_PUBLISH:
@@ -370,10 +369,7 @@ static void check_step_keys(SchemaReader *reader, const cJSON *step, StepKind ki
             continue;
         char quoted[SCENARIO_QUOTE_LEN_MAX + 8];
         scenario_errors_quote(quoted, sizeof quoted, key);
-        if (strcmp(key, "undo") == 0 && kind == STEP_CALL)
-            schema_error(reader, "unknown key %s (a consumer group's undo is not modelled yet)",
-                         quoted);
-        else if (strcmp(key, "undo") == 0)
+        if (strcmp(key, "undo") == 0)
             schema_error(reader, "unknown key %s (only a call step has an undo: its refund)",
                          quoted);
         else
@@ -382,10 +378,14 @@ static void check_step_keys(SchemaReader *reader, const cJSON *step, StepKind ki
     }
 }
 
-/* Why kind may not follow previous (-1: none) at step k, or NULL when it may. */
-static const char *step_order_error(int previous, StepKind kind, unsigned k)
+/* Why kind may not follow previous (-1: none) at step k of a server's steps (server true) or
+ * a consumer group's, or NULL when it may. */
+static const char *step_order_error(int previous, StepKind kind, unsigned k, bool server)
 {
     bool first = kind == STEP_EFFECT || kind == STEP_CALL;
+    if (!server && kind == STEP_PUBLISH)
+        return "expected no publish step in a consumer group's steps (its events are not "
+               "modelled yet)";
     if (k == 0)
         return first ? NULL
                      : "expected an effect or a call first (steps are an effect or a call, "
@@ -492,7 +492,7 @@ static void read_call_spec(SchemaReader *reader, const cJSON *step, const NameTa
 /* A call's undo: its refund at the gateway it charged, with the refund's own retry, key and
  * timeout (a derived key by default: the same for every try and after any restart). */
 static void read_undo(SchemaReader *reader, const Graph *graph, const cJSON *step,
-                      ServerSpec *server)
+                      UndoSpec *undo_spec)
 {
     const cJSON *undo = schema_member(step, "undo");
     json_path_push_key(&reader->path, "undo");
@@ -517,11 +517,8 @@ static void read_undo(SchemaReader *reader, const Graph *graph, const cJSON *ste
         else if (refunded >= 0 && refunded != charged)
             schema_error_at(reader, "refund", "expected '%s' (the gateway the call charged)",
                             graph->entries[charged].id);
-        server->undo.enabled = true;
-        read_call_spec(reader, undo, &scenario_names_undo_key, &server->undo.call);
-        if (server->outbox || server->reconcile_ms > 0)
-            schema_error(reader, "expected no undo with an outbox or reconcile_ms (a refund of "
-                                 "those charges is not modelled yet)");
+        undo_spec->enabled = true;
+        read_call_spec(reader, undo, &scenario_names_undo_key, &undo_spec->call);
     }
     json_path_pop(&reader->path);
 }
@@ -536,6 +533,8 @@ static void read_call_step(ScenarioReader *scenario_reader, const Graph *graph, 
     if (!server) {
         scenario->broker.consumers.use_gateway = true;
         read_call_spec(reader, step, &scenario_names_call_key, &scenario->broker.consumers.call);
+        if (schema_member(step, "undo") != NULL)
+            read_undo(reader, graph, step, &scenario->broker.consumers.undo);
         return;
     }
     scenario->server.use_gateway = true;
@@ -558,8 +557,15 @@ static void read_call_step(ScenarioReader *scenario_reader, const Graph *graph, 
         schema_error_at(reader, "key",
                         "expected a key with reconcile_ms (reconciliation asks the provider "
                         "about a charge by the key it carried)");
-    if (schema_member(step, "undo") != NULL)
-        read_undo(reader, graph, step, &scenario->server);
+    if (schema_member(step, "undo") == NULL)
+        return;
+    read_undo(reader, graph, step, &scenario->server.undo);
+    if (scenario->server.outbox || scenario->server.reconcile_ms > 0) {
+        json_path_push_key(&reader->path, "undo");
+        schema_error(reader, "expected no undo with an outbox or reconcile_ms (a refund of "
+                             "those charges is not modelled yet)");
+        json_path_pop(&reader->path);
+    }
 }
 
 static void read_fulfil_step(SchemaReader *reader, const cJSON *step, FulfilSpec *fulfil)
@@ -622,7 +628,7 @@ static void read_steps(ScenarioReader *scenario_reader, const Graph *graph, unsi
     json_path_push_index(&reader->path, i);
     json_path_push_key(&reader->path, "steps");
     unsigned count = 0;
-    if (schema_read_array_size(reader, steps, 1, server ? 2 : 1, "step", "steps", &count)) {
+    if (schema_read_array_size(reader, steps, 1, 2, "step", "steps", &count)) {
         const cJSON *step = steps->child;
         int previous = -1;
         for (unsigned k = 0; k < count; k++, step = step->next) {
@@ -632,7 +638,7 @@ static void read_steps(ScenarioReader *scenario_reader, const Graph *graph, unsi
                            : -1;
             if (kind >= 0) {
                 check_step_keys(reader, step, (StepKind)kind, server);
-                const char *order = step_order_error(previous, (StepKind)kind, k);
+                const char *order = step_order_error(previous, (StepKind)kind, k, server);
                 if (order != NULL)
                     schema_error(reader, "%s", order);
                 else if (kind == STEP_EFFECT)
@@ -640,7 +646,9 @@ static void read_steps(ScenarioReader *scenario_reader, const Graph *graph, unsi
                 else if (kind == STEP_CALL)
                     read_call_step(scenario_reader, graph, step, server);
                 else if (kind == STEP_FULFIL)
-                    read_fulfil_step(reader, step, &scenario_reader->scenario->server.fulfil);
+                    read_fulfil_step(reader, step,
+                                     server ? &scenario_reader->scenario->server.fulfil
+                                            : &scenario_reader->scenario->broker.consumers.fulfil);
                 else
                     read_publish_step(scenario_reader, graph, step);
             }
@@ -1088,6 +1096,9 @@ static void write_steps(SchemaWriter *writer, cJSON *entry, const Scenario *scen
     if (steps == NULL)
         return;
     bool charges = server ? scenario->server.use_gateway : scenario->broker.consumers.use_gateway;
+    const UndoSpec *undo_spec = server ? &scenario->server.undo : &scenario->broker.consumers.undo;
+    const FulfilSpec *fulfil_spec =
+        server ? &scenario->server.fulfil : &scenario->broker.consumers.fulfil;
     if (!charges) {
         write_step(writer, steps, STEP_EFFECT, "local");
     } else {
@@ -1100,19 +1111,18 @@ static void write_steps(SchemaWriter *writer, cJSON *entry, const Scenario *scen
         if (call != NULL)
             write_call_spec(writer, call, &scenario_names_call_key,
                             server ? &scenario->server.call : &scenario->broker.consumers.call);
-        if (call != NULL && server && scenario->server.undo.enabled) {
+        if (call != NULL && undo_spec->enabled) {
             cJSON *undo = schema_write_item(writer, call, "undo", cJSON_CreateObject());
             if (undo != NULL) {
                 schema_write_string(writer, undo, "refund", scenario->service_ids[NODE_GATEWAY]);
-                write_call_spec(writer, undo, &scenario_names_undo_key,
-                                &scenario->server.undo.call);
+                write_call_spec(writer, undo, &scenario_names_undo_key, &undo_spec->call);
             }
         }
     }
-    if (server && scenario->server.fulfil.enabled) {
+    if (fulfil_spec->enabled) {
         cJSON *fulfil = write_step(writer, steps, STEP_FULFIL, "local");
         if (fulfil != NULL)
-            schema_write_number(writer, fulfil, "fail", scenario->server.fulfil.fail);
+            schema_write_number(writer, fulfil, "fail", fulfil_spec->fail);
     }
     if (!server || !scenario->server.publish_receipts)
         return;

@@ -508,18 +508,19 @@ static void warn_call(const Scenario *scenario, const CallSpec *call, const Call
                "honours_key on it)");
 }
 
-/* A saga's steps (server_charge.c): the fulfil step runs only after a charge at the gateway,
- * which only a debit makes; the undo runs only when the fulfil step can fail. */
-static void warn_saga(const Scenario *scenario, LoadErrors *warnings)
+/* A saga's steps (server_charge.c), a server's or a consumer group's (who): the fulfil step
+ * runs only after a charge at the gateway, which only a debit makes; the undo runs only when
+ * the fulfil step can fail. */
+static void warn_saga(const Scenario *scenario, const UndoSpec *undo, const FulfilSpec *fulfil,
+                      NodeKind who, LoadErrors *warnings)
 {
-    const ServerSpec *server = &scenario->server;
-    if (!server->fulfil.enabled && !server->undo.enabled)
+    if (!fulfil->enabled && !undo->enabled)
         return;
     bool debits = false;
     for (uint32_t g = 0; g < scenario->client_group_count; g++)
         debits |= scenario->client_groups[g].operation.kind == OPERATION_DEBIT;
     char at[32]; /* "$.services[7].steps[1]" */
-    int entry = (int)scenario->service_entry[NODE_SERVER] - 1;
+    int entry = (int)scenario->service_entry[who] - 1;
     if (!debits) {
         snprintf(at, sizeof at, "$.services[%d].steps[1]", entry);
         scenario_errors_add(warnings, at,
@@ -527,19 +528,18 @@ static void warn_saga(const Scenario *scenario, LoadErrors *warnings)
                             "is charged before it");
         return;
     }
-    if (server->fulfil.enabled && server->fulfil.fail <= 0 && !server->undo.enabled) {
+    if (fulfil->enabled && fulfil->fail <= 0 && !undo->enabled) {
         snprintf(at, sizeof at, "$.services[%d].steps[1]", entry);
         scenario_errors_add(warnings, at,
                             "has no effect with fail 0: the order never fails after its charge");
     }
-    if (server->undo.enabled && !(server->fulfil.enabled && server->fulfil.fail > 0)) {
+    if (undo->enabled && !(fulfil->enabled && fulfil->fail > 0)) {
         snprintf(at, sizeof at, "$.services[%d].steps[0]", entry);
         say_at(warnings, at, "undo",
                "has no effect: no later step can fail (a fulfil step with fail > 0), so the "
                "charge is never refunded");
     }
-    if (server->undo.enabled && server->undo.call.retry.max_attempts <= 1 &&
-        server->undo.call.retry.backoff_ms > 0) {
+    if (undo->enabled && undo->call.retry.max_attempts <= 1 && undo->call.retry.backoff_ms > 0) {
         snprintf(at, sizeof at, "$.services[%d].steps[0].undo", entry);
         say_at(warnings, at, "retry.backoff_ms",
                "has no effect with max_attempts 1: there is no next try to wait for");
@@ -580,7 +580,9 @@ static void warn_server(const Scenario *scenario, const Scenario *plain, const R
                             "way");
     if (server->use_gateway)
         warn_call(scenario, &server->call, &plain->server.call, NODE_SERVER, warnings);
-    warn_saga(scenario, warnings);
+    warn_saga(scenario, &server->undo, &server->fulfil, NODE_SERVER, warnings);
+    warn_saga(scenario, &scenario->broker.consumers.undo, &scenario->broker.consumers.fulfil,
+              NODE_CONSUMERS, warnings);
     if (scenario->broker.consumers.use_gateway)
         warn_call(scenario, &scenario->broker.consumers.call, &plain->broker.consumers.call,
                   NODE_CONSUMERS, warnings);

@@ -243,7 +243,7 @@ bool scenario_can_decline(const Scenario *scenario)
 
 bool scenario_uses_saga(const Scenario *scenario)
 {
-    return scenario->server.fulfil.enabled;
+    return scenario->server.fulfil.enabled || scenario->broker.consumers.fulfil.enabled;
 }
 
 bool scenario_call_retries(const Scenario *scenario)

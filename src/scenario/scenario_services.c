@@ -103,6 +103,8 @@ void scenario_services_defaults(Scenario *scenario)
     broker->consumers.idempotency = idempotency_default;
     broker->consumers.crash = crash_default;
     broker->consumers.call.retry.max_attempts = 1;
+    broker->consumers.undo.call.retry.max_attempts = 1;
+    broker->consumers.undo.call.key = CALL_KEY_DERIVE;
     broker->consumers.idempotency.key = KEY_MESSAGE_ID;
     set_main_queue(&scenario->broker);
 }
