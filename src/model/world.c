@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "memory_account.h"
+#include "node_kind.h"
 #include "scenario_names.h"
 #include "sim_assert.h"
 #include "world_internal.h"
@@ -644,23 +645,26 @@ static bool service_active(const Scenario *scenario, NodeKind kind)
     return false;
 }
 
-/* The order a request meets the services, left to right after the clients: the gateway
- * after whoever charges through it (the server, or else the consumers). */
+/* The order a request meets the services, left to right after the clients (each kind's
+ * lane_order, node_kind.c); a kind that sits after its caller (the gateway) follows whoever
+ * charges through it: the server, or else the consumers. */
+static unsigned lane_key(const Scenario *scenario, NodeKind kind)
+{
+    const NodeKindInfo *info = node_kind_info(kind);
+    if (!info->lane_after_caller)
+        return 2 * info->lane_order;
+    bool consumers_charge = scenario->broker.consumers.use_gateway && !scenario->server.use_gateway;
+    return 2 * node_kind_info(consumers_charge ? NODE_CONSUMERS : NODE_SERVER)->lane_order + 1;
+}
+
 static uint32_t service_lane(const Scenario *scenario, NodeKind kind)
 {
-    static const NodeKind server_charges[] = {NODE_PROXY, NODE_SERVER, NODE_GATEWAY, NODE_BROKER,
-                                              NODE_CONSUMERS};
-    static const NodeKind consumers_charge[] = {NODE_PROXY, NODE_SERVER, NODE_BROKER,
-                                                NODE_CONSUMERS, NODE_GATEWAY};
-    const NodeKind *flow = scenario->broker.consumers.use_gateway && !scenario->server.use_gateway
-                               ? consumers_charge
-                               : server_charges;
-    for (uint32_t i = 0; i < sizeof server_charges / sizeof server_charges[0]; i++) {
-        if (flow[i] == kind)
-            return i;
+    uint32_t lane = 0;
+    for (unsigned i = 0; i < scenario_names_service.count; i++) {
+        NodeKind other = (NodeKind)scenario_names_service.entries[i].value;
+        lane += lane_key(scenario, other) < lane_key(scenario, kind);
     }
-    SIM_ASSERT(false, "every service has a lane");
-    return 0;
+    return lane;
 }
 
 /* The server's instances: instance 0 is the service's node, the others are appended after
