@@ -656,34 +656,6 @@ static void build_clients(World *world)
     }
 }
 
-/* Whether the scenario sends work through a service: what a diagram draws a lane for. */
-static bool service_active(const Scenario *scenario, NodeKind kind)
-{
-    bool to_server = false, to_broker = false;
-    for (uint32_t g = 0; g < scenario->client_group_count; g++) {
-        to_server |= scenario->client_groups[g].target == TARGET_SERVER;
-        to_broker |= scenario->client_groups[g].target == TARGET_BROKER;
-    }
-    to_broker |= to_server && scenario->server.publish_receipts;
-    switch (kind) {
-    case NODE_SERVER:
-        return to_server;
-    case NODE_GATEWAY:
-        return (to_server && scenario->server.use_gateway) ||
-               (to_broker && scenario->broker.consumers.use_gateway);
-    case NODE_BROKER:
-    case NODE_CONSUMERS:
-        return to_broker;
-    case NODE_PROXY:
-        return true;     /* a world holds a proxy only when a client group goes through it */
-    case NODE_KEY_STORE: /* built apart (build_key_store_node) */
-    case NODE_CLIENT_GROUP:
-    case NODE_KIND_COUNT:
-        break;
-    }
-    return false;
-}
-
 /* The order a request meets the services, left to right after the clients (each kind's
  * lane_order, node_kind.c); a kind that sits after its caller (the gateway) follows whoever
  * charges through it: the server, or else the consumers. */
@@ -748,7 +720,7 @@ static void build_key_store_node(World *world)
         .service = id,
         .instance_count = 1,
         .lane = world->group_count + NODE_KIND_COUNT,
-        .active = world->mode == MODE_IDEMPOTENT && service_active(scenario, NODE_SERVER),
+        .active = world->mode == MODE_IDEMPOTENT && node_kind_reached(scenario, NODE_SERVER),
     };
 }
 
@@ -794,7 +766,7 @@ static void build_nodes(World *world)
             .service = scenario_service_id(scenario, kind),
             .instance_count = 1,
             .lane = world->group_count + service_lane(scenario, kind),
-            .active = service_active(scenario, kind),
+            .active = node_kind_reached(scenario, kind),
         };
     }
     world->server_node = world_node_of_kind(world, NODE_SERVER);

@@ -4,6 +4,7 @@
 #include "node_kind.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "scenario_names.h"
 #include "scenario_schema.h"
@@ -26,6 +27,7 @@ static const NodeKindInfo infos[NODE_KIND_COUNT] = {
         {
             .name = server,
             .older_path = {server},
+            .reached_when = NODE_REACHED_BY_CALLS,
             .service_schema = &scenario_services_server_service_schema,
             .settings_offset = offsetof(Scenario, server),
             .lane_role = "handler",
@@ -36,6 +38,7 @@ static const NodeKindInfo infos[NODE_KIND_COUNT] = {
         {
             .name = gateway,
             .older_path = {gateway},
+            .reached_when = NODE_REACHED_BY_CHARGES,
             .service_schema = &scenario_services_gateway_service_schema,
             .settings_offset = offsetof(Scenario, gateway),
             .lane_role = "payment provider",
@@ -48,6 +51,7 @@ static const NodeKindInfo infos[NODE_KIND_COUNT] = {
         {
             .name = broker,
             .older_path = {broker},
+            .reached_when = NODE_REACHED_BY_PUBLISH,
             .service_schema = &scenario_services_broker_service_schema,
             .settings_offset = offsetof(Scenario, broker),
             .lane_role = "queue",
@@ -58,6 +62,7 @@ static const NodeKindInfo infos[NODE_KIND_COUNT] = {
         {
             .name = consumers,
             .older_path = {broker, consumers},
+            .reached_when = NODE_REACHED_BY_PUBLISH,
             .service_schema = &scenario_services_consumers_service_schema,
             .settings_offset = offsetof(Scenario, broker.consumers),
             .lane_role = "workers",
@@ -68,6 +73,7 @@ static const NodeKindInfo infos[NODE_KIND_COUNT] = {
         {
             .name = proxy,
             .older_path = {proxy},
+            .reached_when = NODE_REACHED_BY_PROXIED,
             .service_schema = &scenario_services_proxy_service_schema,
             .settings_offset = offsetof(Scenario, proxy),
             .lane_role = "retries on its own",
@@ -92,6 +98,37 @@ const NodeKindInfo *node_kind_info(NodeKind kind)
 bool node_kind_is_service(int kind)
 {
     return kind > NODE_CLIENT_GROUP && kind < NODE_KIND_COUNT && !infos[kind].several;
+}
+
+NodeReach node_reach_of(const Scenario *scenario)
+{
+    NodeReach reach = {false, false, false, scenario_uses_proxy(scenario)};
+    for (uint32_t g = 0; g < scenario->client_group_count; g++) {
+        reach.to_server |= scenario->client_groups[g].target == TARGET_SERVER;
+        reach.to_broker |= scenario->client_groups[g].target == TARGET_BROKER;
+    }
+    reach.to_broker |= reach.to_server && scenario->server.publish_receipts;
+    reach.charged = (reach.to_server && scenario->server.use_gateway) ||
+                    (reach.to_broker && scenario->broker.consumers.use_gateway);
+    return reach;
+}
+
+bool node_kind_reached(const Scenario *scenario, NodeKind kind)
+{
+    NodeReach reach = node_reach_of(scenario);
+    switch (node_kind_info(kind)->reached_when) {
+    case NODE_REACHED_APART:
+        return false;
+    case NODE_REACHED_BY_CALLS:
+        return reach.to_server;
+    case NODE_REACHED_BY_PUBLISH:
+        return reach.to_broker;
+    case NODE_REACHED_BY_CHARGES:
+        return reach.charged;
+    case NODE_REACHED_BY_PROXIED:
+        return reach.proxied;
+    }
+    return false;
 }
 
 void *node_kind_settings(Scenario *scenario, NodeKind kind)

@@ -13,6 +13,20 @@
 
 typedef struct SchemaObject SchemaObject;
 
+/* Which work makes a world hold (and a diagram draw) a service of a kind. */
+typedef enum {
+    NODE_REACHED_APART,      /* not by work: client groups, and key stores (their user's) */
+    NODE_REACHED_BY_CALLS,   /* a client group calls the server */
+    NODE_REACHED_BY_PUBLISH, /* something publishes to the broker */
+    NODE_REACHED_BY_CHARGES, /* something that is reached charges through it */
+    NODE_REACHED_BY_PROXIED, /* a client group goes through it */
+} NodeReachRule;
+
+/* Where a scenario's work goes. */
+typedef struct {
+    bool to_server, to_broker, charged, proxied;
+} NodeReach;
+
 typedef struct {
     const char *name; /* its `kind` in a services entry, and its node's default id (NULL: none) */
     const char *older_path[2]; /* its object in the older form, from the root; [1] may be NULL */
@@ -21,7 +35,8 @@ typedef struct {
     size_t settings_offset; /* where in Scenario its fields land (0: nowhere of its own) */
     bool several;           /* a file may hold several (a key store: one per user), so it has no
                                one id of the world's */
-    const char *lane_role;  /* what a diagram lane says it does */
+    NodeReachRule reached_when;
+    const char *lane_role;       /* what a diagram lane says it does */
     const char *lane_role_keyed; /* the same when keys are checked (idempotent) */
     /* Its place left to right after the clients: lanes follow lane_order, except that a kind
      * whose lane_after_caller is set sits right after the service that calls it. */
@@ -36,6 +51,10 @@ const NodeKindInfo *node_kind_info(NodeKind kind);
 /* A kind the world holds one node of, named by Scenario.service_ids: not a client group, not a
  * key store (several may exist, one per user). */
 bool node_kind_is_service(int kind);
+
+NodeReach node_reach_of(const Scenario *scenario);
+/* Whether work reaches the service of kind (false for kinds reached apart). */
+bool node_kind_reached(const Scenario *scenario, NodeKind kind);
 
 /* The fields of kind inside scenario (NULL: none of its own). */
 void *node_kind_settings(Scenario *scenario, NodeKind kind);
