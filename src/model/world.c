@@ -430,9 +430,14 @@ static void receipt_confirm_as_answer(World *world, const Message *confirm)
  * without a handler for a message never receives one (asserted). What a kind is (its name,
  * words, lane) is its descriptor's, node_kind.c. */
 typedef void (*NodeMessageHandler)(World *world, const Message *message);
+typedef void (*NodeJobHandler)(World *world, uint32_t job);
 
+/* The job events go to the kind of the node that runs the job (its request's target). */
 typedef struct {
     NodeMessageHandler on_message[MESSAGE_KIND_COUNT];
+    NodeJobHandler on_job_reserve;    /* check-then-insert's insert, after its race window */
+    NodeJobHandler on_charge_timeout; /* the gateway did not answer the job's charge in time */
+    NodeJobHandler on_charge_retry;   /* the job's charge is sent again */
 } NodeOps;
 
 static const NodeOps node_ops[NODE_KIND_COUNT] = {
@@ -443,7 +448,10 @@ static const NodeOps node_ops[NODE_KIND_COUNT] = {
                              [MESSAGE_RESPONSE] = server_takes_response,
                              [MESSAGE_CHARGE_REPLY] = server_takes_charge_reply,
                              [MESSAGE_STATUS_QUERY] = server_takes_status_query,
-                         }},
+                         },
+                     .on_job_reserve = server_on_job_reserve,
+                     .on_charge_timeout = server_charge_on_timeout,
+                     .on_charge_retry = server_charge_on_retry},
     [NODE_GATEWAY] = {.on_message =
                           {
                               [MESSAGE_CHARGE] = gateway_on_charge_arrive,
@@ -463,7 +471,10 @@ static const NodeOps node_ops[NODE_KIND_COUNT] = {
                                 [MESSAGE_DELIVERY] = consumers_on_delivery,
                                 [MESSAGE_CHARGE_REPLY] = consumers_on_charge_reply,
                                 [MESSAGE_RESPONSE] = receipt_confirm_as_answer,
-                            }},
+                            },
+                        .on_job_reserve = consumers_on_job_reserve,
+                        .on_charge_timeout = consumers_on_charge_timeout,
+                        .on_charge_retry = consumers_on_charge_retry},
     [NODE_PROXY] = {.on_message =
                         {
                             [MESSAGE_REQUEST] = proxy_on_request,
@@ -499,6 +510,12 @@ static uint32_t slot_of(const Event *event, const SlotPool *pool)
     return (uint32_t)event->arg;
 }
 
+/* The ops of the kind that runs a job. */
+static const NodeOps *job_ops(const World *world, uint32_t job)
+{
+    return &node_ops[world->nodes[world->jobs[job].request.target].kind];
+}
+
 static void dispatch(void *context, const Event *event)
 {
     World *world = context;
@@ -521,12 +538,11 @@ static void dispatch(void *context, const Event *event)
     case EVENT_MESSAGE_ARRIVE:
         on_message_arrive(world, slot_of(event, &world->message_slots));
         break;
-    case EVENT_JOB_RESERVE:
-        if (event->target == world->consumers_node)
-            consumers_on_job_reserve(world, job_of(world, event));
-        else
-            server_on_job_reserve(world, job_of(world, event));
+    case EVENT_JOB_RESERVE: {
+        uint32_t job = job_of(world, event);
+        job_ops(world, job)->on_job_reserve(world, job);
         break;
+    }
     case EVENT_JOB_DONE:
         server_on_job_done(world, job_of(world, event));
         break;
@@ -548,12 +564,11 @@ static void dispatch(void *context, const Event *event)
         else
             server_on_store_sweep(world, (uint32_t)event->target);
         break;
-    case EVENT_GATEWAY_TIMEOUT:
-        if (event->target == world->consumers_node)
-            consumers_on_charge_timeout(world, job_of(world, event));
-        else
-            server_charge_on_timeout(world, job_of(world, event));
+    case EVENT_GATEWAY_TIMEOUT: {
+        uint32_t job = job_of(world, event);
+        job_ops(world, job)->on_charge_timeout(world, job);
         break;
+    }
     case EVENT_GATEWAY_CHARGE:
         gateway_on_charge_done(world, slot_of(event, &world->message_slots));
         break;
@@ -593,12 +608,11 @@ static void dispatch(void *context, const Event *event)
     case EVENT_CONSUMER_RETRY:
         consumers_on_retry(world, job_of(world, event));
         break;
-    case EVENT_CHARGE_RETRY:
-        if (event->target == world->consumers_node)
-            consumers_on_charge_retry(world, job_of(world, event));
-        else
-            server_charge_on_retry(world, job_of(world, event));
+    case EVENT_CHARGE_RETRY: {
+        uint32_t job = job_of(world, event);
+        job_ops(world, job)->on_charge_retry(world, job);
         break;
+    }
     case EVENT_HEARTBEAT: /* its job may be over: the consumers check the serial */
         consumers_on_heartbeat(world, slot_of(event, &world->job_slots), event->target);
         break;
