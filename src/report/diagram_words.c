@@ -231,11 +231,12 @@ DiagramTone diagram_mark_badge(const DiagramItem *mark, NodeKind kind,
                      operation.debit ? "charges" : "runs", mark->value);
         return DIAGRAM_TONE_WORK;
     }
-    if (event == TRACE_CRASH && kind == NODE_KEY_STORE) { /* C38: what its restart will keep */
+    const char *loses = node_kind_info(kind)->crash_loses;
+    if (event == TRACE_CRASH && loses != NULL) { /* C38: what its restart will keep */
         if (mark->value > 0)
-            snprintf(label, size, "CRASH: %" PRId64 " keys lost", mark->value);
+            snprintf(label, size, "CRASH: %" PRId64 " %s lost", mark->value, loses);
         else
-            snprintf(label, size, "CRASH (keys kept)");
+            snprintf(label, size, "CRASH (%s kept)", loses);
         return DIAGRAM_TONE_CRASH;
     }
     if (event == TRACE_REPLAY && node_kind_info(kind)->replay_badge != NULL) {

@@ -86,6 +86,8 @@ static const NodeKindInfo infos[NODE_KIND_COUNT] = {
             .several = true, /* read with the fields of the service that uses it */
             .lane_role = "key store",
             .lane_role_keyed = "key store",
+            .crash_noun = "key store",
+            .crash_loses = "keys",
         },
 };
 

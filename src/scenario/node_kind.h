@@ -44,6 +44,11 @@ typedef struct {
     bool lane_after_caller;
     const char *execute_badge; /* a mark of its execution, when not "charges/runs → N" */
     const char *replay_badge;  /* a mark of its replay, when not the key store's words */
+    /* A node that crashes on its own, outside any operation (C38's key store): what it calls
+     * itself and what its crash loses; explain tells its crash and restart in the stories
+     * they fall within. NULL: its crashes are a service's, told with their crash point. */
+    const char *crash_noun;
+    const char *crash_loses;
 } NodeKindInfo;
 
 const NodeKindInfo *node_kind_info(NodeKind kind);
