@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "node_kind.h"
+
 #define ARROW_RIGHT "\xe2\x86\x92" /* → */
 
 /* In a badge, {value}, {detail}, {attempt}, {seconds} (value as ms) and {owner} are
@@ -222,22 +224,23 @@ DiagramTone diagram_mark_badge(const DiagramItem *mark, NodeKind kind,
         return DIAGRAM_TONE_PLAIN;
     }
     if (event == TRACE_EXECUTE) {
-        if (kind == NODE_GATEWAY)
-            snprintf(label, size, "charges the card");
+        if (node_kind_info(kind)->execute_badge != NULL)
+            snprintf(label, size, "%s", node_kind_info(kind)->execute_badge);
         else
             snprintf(label, size, "%s " ARROW_RIGHT " %" PRId64,
                      operation.debit ? "charges" : "runs", mark->value);
         return DIAGRAM_TONE_WORK;
     }
-    if (event == TRACE_CRASH && kind == NODE_KEY_STORE) { /* C38: what its restart will keep */
+    const char *loses = node_kind_info(kind)->crash_loses;
+    if (event == TRACE_CRASH && loses != NULL) { /* C38: what its restart will keep */
         if (mark->value > 0)
-            snprintf(label, size, "CRASH: %" PRId64 " keys lost", mark->value);
+            snprintf(label, size, "CRASH: %" PRId64 " %s lost", mark->value, loses);
         else
-            snprintf(label, size, "CRASH (keys kept)");
+            snprintf(label, size, "CRASH (%s kept)", loses);
         return DIAGRAM_TONE_CRASH;
     }
-    if (event == TRACE_REPLAY && kind == NODE_GATEWAY) {
-        snprintf(label, size, "key seen: not charged again");
+    if (event == TRACE_REPLAY && node_kind_info(kind)->replay_badge != NULL) {
+        snprintf(label, size, "%s", node_kind_info(kind)->replay_badge);
         return DIAGRAM_TONE_GOOD;
     }
     const EventWords *words = event < TRACE_EVENT_COUNT ? &EVENT_WORDS[event] : NULL;
@@ -415,26 +418,8 @@ void diagram_span_label(const DiagramItem *span, char *label, size_t size)
 
 const char *diagram_lane_role(const DiagramLane *lane, Mode mode)
 {
-    bool keyed = mode == MODE_IDEMPOTENT;
     if (lane->ledger)
         return "what changed";
-    switch (lane->kind) {
-    case NODE_CLIENT_GROUP:
-        return "client";
-    case NODE_SERVER:
-        return keyed ? "handler + key store" : "handler";
-    case NODE_GATEWAY:
-        return "payment provider";
-    case NODE_CONSUMERS:
-        return keyed ? "workers + key store" : "workers";
-    case NODE_BROKER:
-        return "queue";
-    case NODE_PROXY:
-        return "retries on its own";
-    case NODE_KEY_STORE:
-        return "key store";
-    case NODE_KIND_COUNT:
-        break;
-    }
-    return "";
+    const NodeKindInfo *info = node_kind_info(lane->kind);
+    return mode == MODE_IDEMPOTENT ? info->lane_role_keyed : info->lane_role;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "diagram.h"
+#include "node_kind.h"
 
 #define EXPLAIN_ITEMS_MAX 8192
 #define EXPLAIN_ROWS_MAX 4096
@@ -50,9 +51,10 @@ void explain_destroy(Explain *explain)
     free(explain);
 }
 
-static bool about_key_store(const TraceRecord *record)
+/* A crash or restart of a node that crashes on its own (a key store, C38). */
+static bool crashes_alone(const TraceRecord *record)
 {
-    return record->actor_kind == NODE_KEY_STORE &&
+    return node_kind_info((NodeKind)record->actor_kind)->crash_loses != NULL &&
            (record->event == TRACE_CRASH || record->event == TRACE_RESTART);
 }
 
@@ -61,7 +63,7 @@ static void collect(void *context, const TraceRecord *record)
     Explain *explain = context;
     if (record->mode != explain->mode)
         return;
-    if (explain->started && record->no_operation && about_key_store(record)) {
+    if (explain->started && record->no_operation && crashes_alone(record)) {
         if (explain->store_event_count < EXPLAIN_STORE_EVENTS_MAX)
             explain->store_events[explain->store_event_count++] = *record;
         return;

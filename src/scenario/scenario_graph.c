@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "node_kind.h"
 #include "scenario_errors.h"
 #include "scenario_schema.h"
 
@@ -30,8 +31,7 @@ typedef struct {
 
 static bool is_node_kind(int kind)
 {
-    return kind >= 0 && kind < NODE_KIND_COUNT && kind != NODE_CLIENT_GROUP &&
-           kind != SERVICE_KIND_KEY_STORE; /* several stores may exist: one per user */
+    return node_kind_is_service(kind); /* several stores may exist: one per user */
 }
 
 static const char *kind_name(int kind)
@@ -190,40 +190,15 @@ static void name_nodes(ScenarioReader *scenario_reader, const Graph *graph)
     }
 }
 
+/* A key store has no schema of its own: it is read with the fields of the service using it. */
 static const SchemaObject *entry_schema(int kind)
 {
-    switch (kind) {
-    case NODE_SERVER:
-        return &scenario_services_server_service_schema;
-    case NODE_GATEWAY:
-        return &scenario_services_gateway_service_schema;
-    case NODE_PROXY:
-        return &scenario_services_proxy_service_schema;
-    case NODE_BROKER:
-        return &scenario_services_broker_service_schema;
-    case NODE_CONSUMERS:
-        return &scenario_services_consumers_service_schema;
-    default:
-        return NULL; /* a key store is read with the fields of the service that uses it */
-    }
+    return node_kind_info((NodeKind)kind)->service_schema;
 }
 
 static void *entry_target(Scenario *scenario, int kind)
 {
-    switch (kind) {
-    case NODE_SERVER:
-        return &scenario->server;
-    case NODE_GATEWAY:
-        return &scenario->gateway;
-    case NODE_PROXY:
-        return &scenario->proxy;
-    case NODE_BROKER:
-        return &scenario->broker;
-    case NODE_CONSUMERS:
-        return &scenario->broker.consumers;
-    default:
-        return NULL;
-    }
+    return node_kind_settings(scenario, (NodeKind)kind);
 }
 
 /* ------------------------------------------------------------------ references */
@@ -967,20 +942,6 @@ void scenario_graph_check_used(SchemaReader *reader, const cJSON *root, const Sc
     json_path_pop(&reader->path);
 }
 
-/* The older form's object of each kind, as a path from the root. */
-static unsigned older_path(NodeKind kind, const char *keys[2])
-{
-    switch (kind) {
-    case NODE_CONSUMERS:
-        keys[0] = "broker";
-        keys[1] = "consumers";
-        return 2;
-    default:
-        keys[0] = scenario_names_of(&scenario_names_service, (int)kind);
-        return 1;
-    }
-}
-
 const cJSON *scenario_graph_push_service(SchemaReader *reader, const cJSON *root, NodeKind kind,
                                          unsigned *pushed)
 {
@@ -996,8 +957,8 @@ const cJSON *scenario_graph_push_service(SchemaReader *reader, const cJSON *root
         *pushed = 2;
         return entry;
     }
-    const char *keys[2];
-    unsigned depth = older_path(kind, keys);
+    const char *const *keys = node_kind_info(kind)->older_path; /* from the root */
+    unsigned depth = keys[1] != NULL ? 2 : 1;
     const cJSON *object = root;
     for (unsigned i = 0; i < depth && object != NULL; i++)
         object = schema_member(object, keys[i]);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "node_kind.h"
 #include "scenario_errors.h"
 
 static void check_workloads(const Scenario *scenario, LoadErrors *errors)
@@ -96,41 +97,16 @@ static bool distribution_equal(const Distribution *a, const Distribution *b)
     return a->kind == b->kind && a->a == b->a && a->b == b->b;
 }
 
-/* Where work goes, as world.c's service_active decides which nodes a world holds. */
-typedef struct {
-    bool to_server, to_broker, charged;
-} Reach;
-
-static Reach reach_of(const Scenario *scenario)
-{
-    Reach reach = {false, false, false};
-    for (uint32_t g = 0; g < scenario->client_group_count; g++) {
-        reach.to_server |= scenario->client_groups[g].target == TARGET_SERVER;
-        reach.to_broker |= scenario->client_groups[g].target == TARGET_BROKER;
-    }
-    reach.to_broker |= reach.to_server && scenario->server.publish_receipts;
-    reach.charged = (reach.to_server && scenario->server.use_gateway) ||
-                    (reach.to_broker && scenario->broker.consumers.use_gateway);
-    return reach;
-}
-
 /* A node of the world that work reaches: a client group, or a service in use. */
-static bool node_reached(const Scenario *scenario, const Reach *reach, const char *name)
+static bool node_reached(const Scenario *scenario, const char *name)
 {
     for (uint32_t g = 0; g < scenario->client_group_count; g++) {
         if (strcmp(scenario->client_groups[g].id, name) == 0)
             return true;
     }
-    const bool reached[NODE_KIND_COUNT] = {
-        [NODE_SERVER] = reach->to_server,
-        [NODE_GATEWAY] = reach->charged,
-        [NODE_BROKER] = reach->to_broker,
-        [NODE_CONSUMERS] = reach->to_broker,
-        [NODE_PROXY] = scenario_uses_proxy(scenario),
-    };
     for (int kind = NODE_SERVER; kind < NODE_KIND_COUNT; kind++) {
         if (strcmp(scenario_service_id(scenario, (NodeKind)kind), name) == 0)
-            return reached[kind];
+            return node_kind_reached(scenario, (NodeKind)kind);
     }
     return true; /* unknown names were refused at load */
 }
@@ -546,7 +522,7 @@ static void warn_saga(const Scenario *scenario, const UndoSpec *undo, const Fulf
     }
 }
 
-static void warn_server(const Scenario *scenario, const Scenario *plain, const Reach *reach,
+static void warn_server(const Scenario *scenario, const Scenario *plain, const NodeReach *reach,
                         LoadErrors *warnings)
 {
     const ServerSpec *server = &scenario->server;
@@ -639,7 +615,7 @@ static void say_queue(LoadErrors *warnings, const BrokerSpec *broker, uint32_t q
     scenario_errors_add(warnings, path, "%s", why);
 }
 
-static bool queue_fed(const Scenario *scenario, const Reach *reach, uint32_t q)
+static bool queue_fed(const Scenario *scenario, const NodeReach *reach, uint32_t q)
 {
     for (uint32_t g = 0; g < scenario->client_group_count; g++) {
         const ClientGroupSpec *group = &scenario->client_groups[g];
@@ -676,7 +652,7 @@ static void warn_consumer_failures(const Scenario *scenario, const Scenario *pla
                "has no effect with max_deliveries 0: a message is never dead-lettered");
 }
 
-static void warn_broker(const Scenario *scenario, const Scenario *plain, const Reach *reach,
+static void warn_broker(const Scenario *scenario, const Scenario *plain, const NodeReach *reach,
                         LoadErrors *warnings)
 {
     const BrokerSpec *broker = &scenario->broker;
@@ -716,14 +692,14 @@ static void warn_broker(const Scenario *scenario, const Scenario *plain, const R
 
 /* ------------------------------------------------------------------ links and unused services */
 
-static void warn_network(const Scenario *scenario, const Reach *reach, LoadErrors *warnings)
+static void warn_network(const Scenario *scenario, LoadErrors *warnings)
 {
     const NetworkSpec *network = &scenario->network;
     for (uint32_t i = 0; i < network->link_count; i++) {
         const LinkOverride *link = &network->links[i];
-        const char *idle = !node_reached(scenario, reach, link->source)   ? link->source
-                           : !node_reached(scenario, reach, link->target) ? link->target
-                                                                          : NULL;
+        const char *idle = !node_reached(scenario, link->source)   ? link->source
+                           : !node_reached(scenario, link->target) ? link->target
+                                                                   : NULL;
         if (idle == NULL)
             continue;
         char path[2 * NAME_LEN_MAX + 24]; /* cut to JSON_PATH_LEN_MAX when added */
@@ -737,9 +713,9 @@ static void warn_network(const Scenario *scenario, const Reach *reach, LoadError
         const OutageSpec *outage = &network->outages[o];
         if (outage->source[0] == '\0') /* every link */
             continue;
-        const char *idle = !node_reached(scenario, reach, outage->source)   ? outage->source
-                           : !node_reached(scenario, reach, outage->target) ? outage->target
-                                                                            : NULL;
+        const char *idle = !node_reached(scenario, outage->source)   ? outage->source
+                           : !node_reached(scenario, outage->target) ? outage->target
+                                                                     : NULL;
         if (idle == NULL)
             continue;
         char path[JSON_PATH_LEN_MAX];
@@ -754,7 +730,7 @@ static void warn_network(const Scenario *scenario, const Reach *reach, LoadError
 /* A gateway or a broker object that no part of the world calls: the world holds the node
  * only when work can reach it (world.c, service_active), so none of its fields is read. */
 static void warn_unused_services(const Scenario *scenario, const Scenario *plain,
-                                 const Reach *reach, LoadErrors *warnings)
+                                 const NodeReach *reach, LoadErrors *warnings)
 {
     if (!reach->charged && memcmp(&scenario->gateway, &plain->gateway, sizeof plain->gateway) != 0)
         scenario_errors_add(
@@ -795,12 +771,12 @@ void scenario_inert_warnings(const Scenario *scenario, LoadErrors *warnings)
     LoadErrors *errors = calloc(1, sizeof *errors);
     if (plain != NULL && errors != NULL &&
         scenario_load_text(minimal_scenario, sizeof minimal_scenario - 1, NULL, 0, plain, errors)) {
-        Reach reach = reach_of(scenario);
+        NodeReach reach = node_reach_of(scenario);
         warn_client_groups(scenario, plain, warnings);
         warn_server(scenario, plain, &reach, warnings);
         warn_proxy(scenario, plain, warnings);
         warn_broker(scenario, plain, &reach, warnings);
-        warn_network(scenario, &reach, warnings);
+        warn_network(scenario, warnings);
         warn_unused_services(scenario, plain, &reach, warnings);
         for (uint32_t i = 0; i < warnings->count; i++)
             scenario_services_path(scenario, warnings->items[i].path,

@@ -234,17 +234,7 @@ static const NameEntry fault_hops[] = {
 };
 const NameTable scenario_names_fault_hop = TABLE(fault_hops);
 
-static const NameEntry services[] = {
-    {"server", NODE_SERVER},       {"gateway", NODE_GATEWAY}, {"broker", NODE_BROKER},
-    {"consumers", NODE_CONSUMERS}, {"proxy", NODE_PROXY},
-};
-const NameTable scenario_names_service = TABLE(services);
-
-static const NameEntry service_kinds[] = {
-    {"server", NODE_SERVER}, {"proxy", NODE_PROXY},         {"gateway", NODE_GATEWAY},
-    {"broker", NODE_BROKER}, {"consumers", NODE_CONSUMERS}, {"key_store", SERVICE_KIND_KEY_STORE},
-};
-const NameTable scenario_names_service_kind = TABLE(service_kinds);
+/* The services' tables live with the node kinds' descriptors (node_kind.c). */
 
 /* The report's metric names (DESIGN §5), outcome names included: what `expect` may name. */
 const char *const scenario_metric_names[] = {

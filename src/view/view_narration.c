@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "node_kind.h"
+
 #define MINUS "\xE2\x88\x92" /* U+2212 */
 #define ARROW "\xE2\x86\x92" /* U+2192 */
 
@@ -326,12 +328,14 @@ static ViewColor service_sentence(const ViewPane *pane, const ViewNarration *n, 
         snprintf(buffer, size, "the %s is down: %s refused", where, op);
         return VIEW_COLOR_WARNING;
     case TRACE_CRASH:
-        if (n->kind == NODE_KEY_STORE) { /* C38: what its restart will have */
+        if (node_kind_info(n->kind)->crash_loses != NULL) { /* C38: what its restart will have */
+            const NodeKindInfo *info = node_kind_info(n->kind);
             if (n->value > 0)
-                snprintf(buffer, size, "the key store %s crashed: %" PRId64 " keys lost", where,
-                         n->value);
+                snprintf(buffer, size, "the %s %s crashed: %" PRId64 " %s lost", info->crash_noun,
+                         where, n->value, info->crash_loses);
             else
-                snprintf(buffer, size, "the key store %s crashed: its keys are on disk", where);
+                snprintf(buffer, size, "the %s %s crashed: its %s are on disk", info->crash_noun,
+                         where, info->crash_loses);
             return VIEW_COLOR_WARNING;
         }
         snprintf(buffer, size, "the %s crashed %s", where,

@@ -1,0 +1,164 @@
+/* The node kinds' descriptors: each kind says here, once, what it is (node_kind.h). A new kind
+ * adds its entry here, its name to the two name tables below, and its handlers to the model's
+ * node ops. */
+#include "node_kind.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "scenario_names.h"
+#include "scenario_schema.h"
+
+/* Each kind's name, spelt once: the descriptors and the name tables share these. */
+static const char server[] = "server";
+static const char gateway[] = "gateway";
+static const char broker[] = "broker";
+static const char consumers[] = "consumers";
+static const char proxy[] = "proxy";
+static const char key_store[] = "key_store";
+
+static const NodeKindInfo infos[NODE_KIND_COUNT] = {
+    [NODE_CLIENT_GROUP] =
+        {
+            .lane_role = "client",
+            .lane_role_keyed = "client",
+        },
+    [NODE_SERVER] =
+        {
+            .name = server,
+            .older_path = {server},
+            .reached_when = NODE_REACHED_BY_CALLS,
+            .service_schema = &scenario_services_server_service_schema,
+            .settings_offset = offsetof(Scenario, server),
+            .lane_role = "handler",
+            .lane_role_keyed = "handler + key store",
+            .lane_order = 1,
+        },
+    [NODE_GATEWAY] =
+        {
+            .name = gateway,
+            .older_path = {gateway},
+            .reached_when = NODE_REACHED_BY_CHARGES,
+            .service_schema = &scenario_services_gateway_service_schema,
+            .settings_offset = offsetof(Scenario, gateway),
+            .lane_role = "payment provider",
+            .lane_role_keyed = "payment provider",
+            .lane_after_caller = true, /* after whoever charges through it */
+            .execute_badge = "charges the card",
+            .replay_badge = "key seen: not charged again",
+        },
+    [NODE_BROKER] =
+        {
+            .name = broker,
+            .older_path = {broker},
+            .reached_when = NODE_REACHED_BY_PUBLISH,
+            .service_schema = &scenario_services_broker_service_schema,
+            .settings_offset = offsetof(Scenario, broker),
+            .lane_role = "queue",
+            .lane_role_keyed = "queue",
+            .lane_order = 2,
+        },
+    [NODE_CONSUMERS] =
+        {
+            .name = consumers,
+            .older_path = {broker, consumers},
+            .reached_when = NODE_REACHED_BY_PUBLISH,
+            .service_schema = &scenario_services_consumers_service_schema,
+            .settings_offset = offsetof(Scenario, broker.consumers),
+            .lane_role = "workers",
+            .lane_role_keyed = "workers + key store",
+            .lane_order = 3,
+        },
+    [NODE_PROXY] =
+        {
+            .name = proxy,
+            .older_path = {proxy},
+            .reached_when = NODE_REACHED_BY_PROXIED,
+            .service_schema = &scenario_services_proxy_service_schema,
+            .settings_offset = offsetof(Scenario, proxy),
+            .lane_role = "retries on its own",
+            .lane_role_keyed = "retries on its own",
+            .lane_order = 0,
+        },
+    [NODE_KEY_STORE] =
+        {
+            .name = key_store,
+            .several = true, /* read with the fields of the service that uses it */
+            .lane_role = "key store",
+            .lane_role_keyed = "key store",
+            .crash_noun = "key store",
+            .crash_loses = "keys",
+        },
+};
+
+const NodeKindInfo *node_kind_info(NodeKind kind)
+{
+    static const NodeKindInfo none = {.lane_role = "", .lane_role_keyed = ""};
+    return (unsigned)kind < NODE_KIND_COUNT ? &infos[kind] : &none;
+}
+
+bool node_kind_is_service(int kind)
+{
+    return kind > NODE_CLIENT_GROUP && kind < NODE_KIND_COUNT && !infos[kind].several;
+}
+
+NodeReach node_reach_of(const Scenario *scenario)
+{
+    NodeReach reach = {false, false, false, scenario_uses_proxy(scenario)};
+    for (uint32_t g = 0; g < scenario->client_group_count; g++) {
+        reach.to_server |= scenario->client_groups[g].target == TARGET_SERVER;
+        reach.to_broker |= scenario->client_groups[g].target == TARGET_BROKER;
+    }
+    reach.to_broker |= reach.to_server && scenario->server.publish_receipts;
+    reach.charged = (reach.to_server && scenario->server.use_gateway) ||
+                    (reach.to_broker && scenario->broker.consumers.use_gateway);
+    return reach;
+}
+
+bool node_kind_reached(const Scenario *scenario, NodeKind kind)
+{
+    NodeReach reach = node_reach_of(scenario);
+    switch (node_kind_info(kind)->reached_when) {
+    case NODE_REACHED_APART:
+        return false;
+    case NODE_REACHED_BY_CALLS:
+        return reach.to_server;
+    case NODE_REACHED_BY_PUBLISH:
+        return reach.to_broker;
+    case NODE_REACHED_BY_CHARGES:
+        return reach.charged;
+    case NODE_REACHED_BY_PROXIED:
+        return reach.proxied;
+    }
+    return false;
+}
+
+void *node_kind_settings(Scenario *scenario, NodeKind kind)
+{
+    size_t offset = node_kind_info(kind)->settings_offset;
+    return offset > 0 ? (char *)scenario + offset : NULL;
+}
+
+/* The services' node names, in node-id order (the order messages list them). */
+#define TABLE(entries)                                                                             \
+    {                                                                                              \
+        entries, (unsigned)(sizeof entries / sizeof entries[0])                                    \
+    }
+static const NameEntry services[] = {
+    {server, NODE_SERVER},       {gateway, NODE_GATEWAY}, {broker, NODE_BROKER},
+    {consumers, NODE_CONSUMERS}, {proxy, NODE_PROXY},
+};
+const NameTable scenario_names_service = TABLE(services);
+
+/* The kinds a `services` entry may have, in the order show writes them. */
+static const NameEntry service_kinds[] = {
+    {server, NODE_SERVER}, {proxy, NODE_PROXY},         {gateway, NODE_GATEWAY},
+    {broker, NODE_BROKER}, {consumers, NODE_CONSUMERS}, {key_store, NODE_KEY_STORE},
+};
+const NameTable scenario_names_service_kind = TABLE(service_kinds);
+
+/* 0 in settings_offset means "no fields of its own": none of the kinds' fields may start the
+ * Scenario. */
+_Static_assert(offsetof(Scenario, server) > 0 && offsetof(Scenario, gateway) > 0 &&
+                   offsetof(Scenario, broker) > 0 && offsetof(Scenario, proxy) > 0,
+               "a kind's fields never start the Scenario");

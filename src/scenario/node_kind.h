@@ -1,0 +1,67 @@
+/* One descriptor per node kind (issue 21, step 8): a kind's name in a `services` entry, where
+ * its older-form object lives, the fields its entry reads, the words a diagram lane says for it
+ * and its place in a lane order, registered once in node_kind.c instead of switches across the
+ * loader, the writer, the world's build and the reports. What a kind does with a message or an
+ * event is the model's (world.c's node ops); this header says what a kind is. */
+#ifndef IDEMSIM_NODE_KIND_H
+#define IDEMSIM_NODE_KIND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "scenario.h"
+
+typedef struct SchemaObject SchemaObject;
+
+/* Which work makes a world hold (and a diagram draw) a service of a kind. */
+typedef enum {
+    NODE_REACHED_APART,      /* not by work: client groups, and key stores (their user's) */
+    NODE_REACHED_BY_CALLS,   /* a client group calls the server */
+    NODE_REACHED_BY_PUBLISH, /* something publishes to the broker */
+    NODE_REACHED_BY_CHARGES, /* something that is reached charges through it */
+    NODE_REACHED_BY_PROXIED, /* a client group goes through it */
+} NodeReachRule;
+
+/* Where a scenario's work goes. */
+typedef struct {
+    bool to_server, to_broker, charged, proxied;
+} NodeReach;
+
+typedef struct {
+    const char *name; /* its `kind` in a services entry, and its node's default id (NULL: none) */
+    const char *older_path[2]; /* its object in the older form, from the root; [1] may be NULL */
+    const SchemaObject
+        *service_schema;    /* its services entry's fields (NULL: read with its user's) */
+    size_t settings_offset; /* where in Scenario its fields land (0: nowhere of its own) */
+    bool several;           /* a file may hold several (a key store: one per user), so it has no
+                               one id of the world's */
+    NodeReachRule reached_when;
+    const char *lane_role;       /* what a diagram lane says it does */
+    const char *lane_role_keyed; /* the same when keys are checked (idempotent) */
+    /* Its place left to right after the clients: lanes follow lane_order, except that a kind
+     * whose lane_after_caller is set sits right after the service that calls it. */
+    unsigned lane_order;
+    bool lane_after_caller;
+    const char *execute_badge; /* a mark of its execution, when not "charges/runs → N" */
+    const char *replay_badge;  /* a mark of its replay, when not the key store's words */
+    /* A node that crashes on its own, outside any operation (C38's key store): what it calls
+     * itself and what its crash loses; explain tells its crash and restart in the stories
+     * they fall within. NULL: its crashes are a service's, told with their crash point. */
+    const char *crash_noun;
+    const char *crash_loses;
+} NodeKindInfo;
+
+const NodeKindInfo *node_kind_info(NodeKind kind);
+
+/* A kind the world holds one node of, named by Scenario.service_ids: not a client group, not a
+ * key store (several may exist, one per user). */
+bool node_kind_is_service(int kind);
+
+NodeReach node_reach_of(const Scenario *scenario);
+/* Whether work reaches the service of kind (false for kinds reached apart). */
+bool node_kind_reached(const Scenario *scenario, NodeKind kind);
+
+/* The fields of kind inside scenario (NULL: none of its own). */
+void *node_kind_settings(Scenario *scenario, NodeKind kind);
+
+#endif
