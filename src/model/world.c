@@ -416,13 +416,14 @@ static void server_takes_status_query(World *world, const Message *query)
 
 /* A broker's confirm of a receipt the gateway or the consumers published directly: the
  * receipt leaves with the change (ledger_apply) named after the node that applied it, so its
- * confirm comes back to that node, and has always gone where a client's answer goes (the
- * click's state decides what it does there). Kept so for byte-identical reports; whether it
- * should rather be dropped, like the server's own direct confirm, is a fidelity question of its
- * own. */
-static void receipt_confirm_as_answer(World *world, const Message *confirm)
+ * confirm comes back to that node, and nobody there waits for it, as nobody waits for the
+ * server's own direct confirm. (It used to go where a client's answer goes, and a client
+ * still waiting for its payment's answer took the broker's 200 for it: told success before
+ * the server had answered, or when its answer was lost.) */
+static void receipt_confirm_unwaited(World *world, const Message *confirm)
 {
-    client_on_response(world, confirm);
+    (void)world;
+    (void)confirm;
 }
 
 /* What each node kind does with the messages it receives (issue 21, step 8), by message kind:
@@ -457,7 +458,7 @@ static const NodeOps node_ops[NODE_KIND_COUNT] = {
                               [MESSAGE_CHARGE] = gateway_on_charge_arrive,
                               [MESSAGE_REFUND] = gateway_on_charge_arrive,
                               [MESSAGE_STATUS_QUERY] = gateway_on_status_query,
-                              [MESSAGE_RESPONSE] = receipt_confirm_as_answer,
+                              [MESSAGE_RESPONSE] = receipt_confirm_unwaited,
                           }},
     [NODE_BROKER] = {.on_message =
                          {
@@ -470,7 +471,7 @@ static const NodeOps node_ops[NODE_KIND_COUNT] = {
                             {
                                 [MESSAGE_DELIVERY] = consumers_on_delivery,
                                 [MESSAGE_CHARGE_REPLY] = consumers_on_charge_reply,
-                                [MESSAGE_RESPONSE] = receipt_confirm_as_answer,
+                                [MESSAGE_RESPONSE] = receipt_confirm_unwaited,
                             },
                         .on_job_reserve = consumers_on_job_reserve,
                         .on_charge_timeout = consumers_on_charge_timeout,
