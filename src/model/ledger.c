@@ -165,11 +165,13 @@ int ledger_apply_read(World *world, const Message *request, const BalanceRead *r
             service->double_amount += amount;
         }
         /* A receipt leaves with the change (a dual write), unless the server writes it to
-         * its outbox with the commit; the consumers' charges always publish directly. */
+         * its outbox with the commit; the consumers' charges always publish directly. A
+         * charge at the gateway is not the server's change: the server publishes once it
+         * hears of it (server_charge.c), and only if it does. */
         bool through_outbox = world->scenario.server.receipts_via == RECEIPTS_OUTBOX &&
                               actor != world->consumers_node;
         if (world->scenario.server.publish_receipts && spec->operation.kind == OPERATION_DEBIT &&
-            !through_outbox)
+            !through_outbox && actor != world->gateway_node)
             broker_publish_receipt(world, request);
     }
     if (world_tracing(world)) {

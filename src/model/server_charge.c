@@ -498,6 +498,11 @@ void server_charge_on_reply(World *world, const Message *reply)
     }
     if (saga_after_charge(world, reply->reply_to.slot, &caller))
         return;
+    /* the publish step after the call: directly now (a dual write: a crash before the
+     * commit cannot take it back), or written to the outbox with the commit */
+    if (world->scenario.server.publish_receipts &&
+        world->scenario.server.receipts_via == RECEIPTS_DIRECT)
+        broker_publish_receipt(world, &job->request);
     job->receipt_due = world->scenario.server.publish_receipts &&
                        world->scenario.server.receipts_via == RECEIPTS_OUTBOX;
     server_after_effect(world, server_of_job(world, reply->reply_to.slot), reply->reply_to.slot,

@@ -414,12 +414,11 @@ static void server_takes_status_query(World *world, const Message *query)
     server_on_status_query(world, server_at(world, query->target), query);
 }
 
-/* A broker's confirm of a receipt the gateway or the consumers published directly: the
- * receipt leaves with the change (ledger_apply) named after the node that applied it, so its
- * confirm comes back to that node, and nobody there waits for it, as nobody waits for the
- * server's own direct confirm. (It used to go where a client's answer goes, and a client
- * still waiting for its payment's answer took the broker's 200 for it: told success before
- * the server had answered, or when its answer was lost.) */
+/* A broker's confirm of a receipt the consumers published directly: the receipt leaves with
+ * the change (ledger_apply) named after the node that applied it, so its confirm comes back
+ * there, and nobody waits for it, as nobody waits for the server's own direct confirm. (Such
+ * confirms used to go where a client's answer goes, and a client still waiting for its
+ * payment's answer took the broker's 200 for it.) */
 static void receipt_confirm_unwaited(World *world, const Message *confirm)
 {
     (void)world;
@@ -458,7 +457,6 @@ static const NodeOps node_ops[NODE_KIND_COUNT] = {
                               [MESSAGE_CHARGE] = gateway_on_charge_arrive,
                               [MESSAGE_REFUND] = gateway_on_charge_arrive,
                               [MESSAGE_STATUS_QUERY] = gateway_on_status_query,
-                              [MESSAGE_RESPONSE] = receipt_confirm_unwaited,
                           }},
     [NODE_BROKER] = {.on_message =
                          {
