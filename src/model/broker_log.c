@@ -42,6 +42,8 @@
 #include "sim_assert.h"
 #include "world_internal.h"
 
+_Static_assert(PARTITIONS_MAX <= UINT16_MAX, "a record's partition fits QueuedMessage.partition");
+
 void broker_log_init(World *world)
 {
     Broker *broker = &world->broker;
@@ -246,7 +248,7 @@ void broker_log_append(World *world, uint32_t queued_index)
         part->records = records;
         part->capacity = capacity;
     }
-    queued->partition = p;
+    queued->partition = (uint16_t)p; /* p < PARTITIONS_MAX */
     queued->offset = part->base + part->length;
     queued->state = QUEUED_READY;
     part->records[part->length++] = queued_index;

@@ -382,13 +382,13 @@ typedef struct {
     bool free_when_popped;      /* its operation settled while that stale entry was queued */
     bool redriving;             /* dead-lettered, waiting to be moved back (redrive_after_ms) */
     bool output_open;           /* log, transactional (C37): its output is in an open transaction */
-    uint8_t retry_topic;        /* log: 0, a main partition's record; n, a failed record's copy
-                                   in the n-th retry topic (retryable_topic) */
     uint32_t redrives;          /* times it was moved back from the dead letters */
     uint32_t redrive_base;      /* deliveries before the last redrive: max_deliveries anew */
     uint32_t next_of_operation; /* the operation's next queued message, or SLOT_NONE */
     uint32_t queue;             /* index into Broker.queues */
-    uint32_t partition;         /* log: its partition, and its offset there */
+    uint16_t partition;         /* log: its partition (< PARTITIONS_MAX), and its offset there */
+    uint8_t retry_topic;        /* log: 0, a main partition's record; n, a failed record's copy
+                                   in the n-th retry topic (retryable_topic) */
     uint64_t offset;
 } QueuedMessage;
 
