@@ -218,6 +218,120 @@ START_TEST(test_the_idempotent_producer_drops_its_own_resends_not_the_applicatio
 }
 END_TEST
 
+/* ------------------------------------------------------------------ retry topics */
+
+/* Every run of timed_log's records fails before its effect, and the group forwards a failed
+ * record to a retry topic (Spring Kafka's non-blocking retries): 3 runs in all, 1 s apart. */
+static const char *const failing_with_retry_topics[] = {
+    "broker.consumers.fail_before_effect=1",
+    "broker.consumers.retryable_topic={\"attempts\": 3, \"delay_ms\": 1000}"};
+
+typedef struct {
+    uint32_t failures;
+    SimTimeUs failed_at[3 * TIMED_RECORDS];
+} FailureTimes;
+
+static void note_failure(void *context, const TraceRecord *record)
+{
+    FailureTimes *times = context;
+    if (record->event == TRACE_HANDLER_FAILED && times->failures < 3 * TIMED_RECORDS)
+        times->failed_at[times->failures++] = record->t_us;
+}
+
+/* The partition goes on: every record's first run fails within the 200 ms of publishing
+ * (each 6 ms after it was published), long before the first retry comes back at about 1 s; a
+ * blocking retry in place would have held record 2 behind record 1's three runs. The second
+ * runs come back 1 s after the first ones, the third 1 s after the second. */
+START_TEST(test_retry_topics_let_the_partition_go_on_while_a_record_waits)
+{
+    Scenario *scenario = test_load(timed_log, failing_with_retry_topics, 2);
+    FailureTimes times = {0};
+    World *world =
+        world_create(scenario, MODE_AT_LEAST_ONCE, scenario->seed,
+                     (TraceSink){.write = note_failure, .context = &times}, (WorldLimits){0});
+    world_run(world);
+    ck_assert_uint_eq(times.failures, 3 * TIMED_RECORDS);
+    for (uint32_t k = 0; k < TIMED_RECORDS; k++) {
+        SimTimeUs published_us = (SimTimeUs)k * TIMED_PERIOD_MS * 1000;
+        ck_assert_uint_eq(times.failed_at[k], published_us + 6000);
+    }
+    for (uint32_t i = TIMED_RECORDS; i < 3 * TIMED_RECORDS; i++) {
+        uint32_t round = i / TIMED_RECORDS; /* 1: the first retry topic, 2: the second */
+        ck_assert_uint_ge(times.failed_at[i], round * 1000000u);
+        ck_assert_uint_lt(times.failed_at[i], round * 1000000u + 300000u);
+    }
+    Metrics metrics = *world_metrics(world);
+    ck_assert_uint_eq(metrics.offset_commits, TIMED_RECORDS); /* each at its first failure */
+    world_destroy(world);
+    free(scenario);
+}
+END_TEST
+
+/* After `attempts` runs a record goes to the dead-letter topic: 3 runs each, 2 of them
+ * redeliveries from a retry topic, then a dead letter; nothing ever charged (every run failed
+ * before the debit), so each is lost, and the reviewer finds none charged. */
+START_TEST(test_a_record_goes_to_the_dead_letter_topic_after_its_attempts)
+{
+    static const uint32_t attempts[] = {1, 2, 3, 5};
+    for (size_t a = 0; a < sizeof attempts / sizeof attempts[0]; a++) {
+        char topic[96];
+        snprintf(topic, sizeof topic,
+                 "broker.consumers.retryable_topic={\"attempts\": %u, \"delay_ms\": 50}",
+                 attempts[a]);
+        const char *const overrides[] = {failing_with_retry_topics[0], topic,
+                                         "broker.consumers.dead_letters=\"review\""};
+        Metrics metrics = test_run_json(timed_log, overrides, 3, MODE_AT_LEAST_ONCE);
+        ck_assert_uint_eq(metrics.executions, attempts[a] * TIMED_RECORDS);
+        ck_assert_uint_eq(metrics.handler_failures, attempts[a] * TIMED_RECORDS);
+        ck_assert_uint_eq(metrics.redeliveries, (attempts[a] - 1) * TIMED_RECORDS);
+        ck_assert_uint_eq(metrics.dead_lettered, TIMED_RECORDS);
+        ck_assert_uint_eq(metrics.dead_letters_reviewed, TIMED_RECORDS);
+        ck_assert_uint_eq(metrics.dead_letters_charged, 0);
+        ck_assert_uint_eq(metrics.outcomes[OUTCOME_LOST], TIMED_RECORDS);
+    }
+    /* at-most-once retries nothing: each record's one failed run is skipped */
+    Metrics once = test_run_json(timed_log, failing_with_retry_topics, 2, MODE_AT_MOST_ONCE);
+    ck_assert_uint_eq(once.executions, TIMED_RECORDS);
+    ck_assert_uint_eq(once.redeliveries, 0);
+    ck_assert_uint_eq(once.dead_lettered, 0);
+}
+END_TEST
+
+/* A run that fails after its debit charges again on each retry without keys; a recovery point
+ * in the key row (on_failure resume) makes the retry finish the run instead. */
+START_TEST(test_a_retry_after_the_effect_charges_again_unless_keyed)
+{
+    const char *const overrides[] = {
+        "broker.consumers.fail_after_effect=1",
+        "broker.consumers.retryable_topic={\"attempts\": 3, \"delay_ms\": 50}",
+        "broker.consumers.idempotency.on_failure=\"resume\""};
+    Metrics plain = test_run_json(timed_log, overrides, 3, MODE_AT_LEAST_ONCE);
+    Metrics keyed = test_run_json(timed_log, overrides, 3, MODE_IDEMPOTENT);
+    ck_assert_uint_eq(plain.outcomes[OUTCOME_DOUBLE], TIMED_RECORDS);
+    ck_assert_uint_eq(plain.effects, 3 * TIMED_RECORDS);
+    ck_assert_uint_eq(keyed.outcomes[OUTCOME_DOUBLE], 0);
+    ck_assert_uint_eq(keyed.effects, TIMED_RECORDS);
+}
+END_TEST
+
+/* Same scenario and seed, same bytes: the retry topics draw nothing of their own. */
+START_TEST(test_retry_topics_are_deterministic)
+{
+    Scenario *scenario =
+        test_load_source_file("scenarios/architectures/kafka_retry_topics.json", NULL, 0);
+    for (Mode mode = 0; mode < MODE_COUNT; mode++) {
+        Metrics first = test_run_mode(scenario, mode, scenario->seed);
+        Metrics second = test_run_mode(scenario, mode, scenario->seed);
+        ck_assert_uint_eq(first.redeliveries, second.redeliveries);
+        ck_assert_uint_eq(first.stale_overwrites, second.stale_overwrites);
+        ck_assert_uint_eq(first.outcomes[OUTCOME_DOUBLE], second.outcomes[OUTCOME_DOUBLE]);
+        ck_assert_uint_eq(first.dead_lettered, second.dead_lettered);
+        ck_assert_uint_eq(first.events, second.events);
+    }
+    free(scenario);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ refused at load */
 
 static void assert_refused(const char *const *overrides, uint32_t count, const char *path)
@@ -262,6 +376,14 @@ START_TEST(test_the_log_refuses_the_other_families_rules)
     assert_refused(stuck, 1, "$.broker.consumers");
     const char *const storm[] = {"broker.rebalance_every_ms=0.0001"}; /* 2 x 10^6 in 200 ms */
     assert_refused(storm, 1, "$.broker.rebalance_every_ms");
+    /* a handler's failure needs retry topics on a log; they do not mix with transactions */
+    const char *const failing[] = {"broker.consumers.fail_after_effect=0.1"};
+    assert_refused(failing, 1, "$.broker.consumers.fail_after_effect");
+    const char *const in_transaction[] = {"broker.transactional=true",
+                                          failing_with_retry_topics[1]};
+    assert_refused(in_transaction, 2, "$.broker.consumers.retryable_topic");
+    const char *const bad_attempts[] = {"broker.consumers.retryable_topic={\"attempts\": 0}"};
+    assert_refused(bad_attempts, 1, "$.broker.consumers.retryable_topic.attempts");
 }
 END_TEST
 
@@ -277,6 +399,12 @@ START_TEST(test_the_other_families_refuse_the_logs_fields)
         const char *const overrides[] = {"broker.family=\"channel\"", setting};
         assert_refused(overrides, 2, path);
     }
+    static const char *const families[] = {"broker.family=\"channel\"",
+                                           "broker.family=\"visibility-timeout\""};
+    for (size_t f = 0; f < sizeof families / sizeof families[0]; f++) {
+        const char *const overrides[] = {families[f], failing_with_retry_topics[1]};
+        assert_refused(overrides, 2, "$.broker.consumers.retryable_topic");
+    }
 }
 END_TEST
 
@@ -291,6 +419,10 @@ static Suite *broker_log_suite(void)
     tcase_add_test(core, test_commit_before_loses_exactly_the_records_a_crash_interrupts);
     tcase_add_test(core, test_a_slow_record_is_not_redelivered);
     tcase_add_test(core, test_the_idempotent_producer_drops_its_own_resends_not_the_applications);
+    tcase_add_test(core, test_retry_topics_let_the_partition_go_on_while_a_record_waits);
+    tcase_add_test(core, test_a_record_goes_to_the_dead_letter_topic_after_its_attempts);
+    tcase_add_test(core, test_a_retry_after_the_effect_charges_again_unless_keyed);
+    tcase_add_test(core, test_retry_topics_are_deterministic);
     suite_add_tcase(suite, core);
     TCase *limits = tcase_create("Limits");
     tcase_add_test(limits, test_the_log_refuses_the_other_families_rules);

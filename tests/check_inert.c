@@ -153,6 +153,12 @@ static const InertCase cases[] = {
      {"clients[0].target=\"broker\"", "broker.consumers.idempotency.race_window_ms=50"},
      {"clients[0].target=\"broker\"", "broker.consumers.idempotency.race_window_ms=50",
       "broker.consumers.idempotency.reserve=\"check-then-insert\""}},
+    /* retry topics (broker_log.c) forward only a failed run */
+    {"$.broker.consumers.retryable_topic",
+     {"clients[0].target=\"broker\"", "broker.family=\"log\"",
+      "broker.consumers.retryable_topic={}"},
+     {"clients[0].target=\"broker\"", "broker.family=\"log\"",
+      "broker.consumers.retryable_topic={}", "broker.consumers.fail_after_effect=0.1"}},
     /* crashes */
     {"$.server.crash",
      {"server.crash.restart_ms=5"},

@@ -459,7 +459,7 @@ void broker_on_ack_timeout(World *world, uint32_t queued_index, uint32_t deliver
  * looks the payment up and refunds or completes it by hand. Whether it took effect is what
  * that person finds in the ledger; the simulator counts it from the ground truth. The
  * review happens as the message is dead-lettered, with no queue or delay of its own. */
-static void review_dead_letter(World *world, const QueuedMessage *queued)
+void broker_review_dead_letter(World *world, const QueuedMessage *queued)
 {
     const Operation *op = world_operation(world, queued->publish.operation);
     uint32_t effects = op->effects > op->refunds ? op->effects - op->refunds : 0;
@@ -496,7 +496,7 @@ static void requeue_unacked(World *world, uint32_t queued_index, bool timed_out)
         if (!redrive) {
             if (spec->dead_letter &&
                 world->scenario.broker.consumers.dead_letters == DEAD_LETTERS_REVIEW)
-                review_dead_letter(world, queued); /* before the broker lets go of it */
+                broker_review_dead_letter(world, queued); /* before the broker lets go of it */
             finish_queued(world, queued, QUEUED_DEAD);
         }
         dispatch_ready(world, queued->queue);
@@ -520,6 +520,10 @@ void broker_on_redeliver(World *world, uint32_t queued_index)
     queued->timer = EVENT_ID_NONE;
     if (queued->state != QUEUED_WAITING)
         return;
+    if (queued->retry_topic > 0) {
+        broker_log_on_retry_due(world, queued_index);
+        return;
+    }
     if (queued->redriving) { /* an operator moves the dead letters back: a fresh start */
         queued->redriving = false;
         queued->redrives++;

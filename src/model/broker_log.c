@@ -22,13 +22,27 @@
  * last commit (a new owner's initTransactions bumps the transactional id's epoch and the
  * coordinator aborts the old one's open transaction), and so does the report of an owner a
  * rebalance replaced (a zombie: its transaction can no longer commit). Under read_committed
- * an aborted output is never read: its effect is undone. */
+ * an aborted output is never read: its effect is undone.
+ *
+ * retryable_topic (Spring Kafka's non-blocking retries, @RetryableTopic): a record whose run
+ * failed is forwarded to a retry topic and reported done, so its offset commits on the main
+ * partition and the partition goes on; after the retry topic's back-off the record comes back
+ * to the same group, and a failure there forwards it to the next retry topic, until its
+ * `attempts` runs are spent and it goes to the dead-letter topic. A retry topic is a delay
+ * here, not a log of its own: its copy of the record waits for its back-off and is then
+ * handed to the group at once, whatever else is due (no partitions, offsets or order of its
+ * own); the forward reaches it at once, as a commit does. A copy out when the consumers crash
+ * is handed out again after their restart (its commit was not made); a rebalance leaves the
+ * copies alone. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sim_assert.h"
 #include "world_internal.h"
+
+_Static_assert(PARTITIONS_MAX <= UINT16_MAX, "a record's partition fits QueuedMessage.partition");
 
 void broker_log_init(World *world)
 {
@@ -234,7 +248,7 @@ void broker_log_append(World *world, uint32_t queued_index)
         part->records = records;
         part->capacity = capacity;
     }
-    queued->partition = p;
+    queued->partition = (uint16_t)p; /* p < PARTITIONS_MAX */
     queued->offset = part->base + part->length;
     queued->state = QUEUED_READY;
     part->records[part->length++] = queued_index;
@@ -253,8 +267,18 @@ static LogPartition *partition_of(const World *world, const Message *message)
     return &world->broker.partitions[queued->partition];
 }
 
+/* A copy in a retry topic, named by a delivery or a report. */
+static const QueuedMessage *retry_copy_of(const World *world, const Message *message)
+{
+    const QueuedMessage *queued = &world->broker.messages[message->reply_to.slot];
+    return queued->retry_topic > 0 ? queued : NULL;
+}
+
 bool broker_log_delivery_current(const World *world, const Message *delivery)
 {
+    const QueuedMessage *copy = retry_copy_of(world, delivery);
+    if (copy != NULL)
+        return copy->state == QUEUED_IN_FLIGHT && copy->deliveries == delivery->reply_to.serial;
     return (uint32_t)(delivery->reply_to.serial >> 32) == partition_of(world, delivery)->generation;
 }
 
@@ -266,6 +290,12 @@ bool broker_log_delivery_current(const World *world, const Message *delivery)
  * commit to refuse and no transaction to fence, so nothing is told. */
 void broker_log_on_processed(World *world, const Message *report)
 {
+    const QueuedMessage *copy = retry_copy_of(world, report);
+    if (copy != NULL) { /* a retry topic's record: done with, whatever its run did */
+        if (copy->state == QUEUED_IN_FLIGHT && copy->deliveries == report->reply_to.serial)
+            broker_finish_queued(world, report->reply_to.slot);
+        return;
+    }
     LogPartition *part = partition_of(world, report);
     uint32_t p = (uint32_t)(part - world->broker.partitions);
     uint32_t generation = (uint32_t)(report->reply_to.serial >> 32);
@@ -316,8 +346,14 @@ void broker_log_on_rebalance(World *world)
         sim_schedule_in(world->sim, every_us, EVENT_LOG_REBALANCE, 0, 0);
 }
 
+/* Every retry topic's record in the given state is handed to the group (or, crashed, made
+ * ready again for after the restart). */
+static void retry_copies(World *world, QueuedState from, bool hand_out);
+
 void broker_log_on_consumers_crash(World *world)
 {
+    if (world->scenario.broker.consumers.retryable_topic.enabled)
+        retry_copies(world, QUEUED_IN_FLIGHT, false);
     uint64_t replays = rewind_partitions(world, true);
     world_trace_queue(world, TRACE_REBALANCE, NULL, (int64_t)replays, NULL);
     note_levels(world); /* nothing is handed out until the consumers are back */
@@ -325,6 +361,85 @@ void broker_log_on_consumers_crash(World *world)
 
 void broker_log_on_consumers_restart(World *world)
 {
-    if (world->broker.partition_count > 0)
-        dispatch_all(world);
+    if (world->broker.partition_count == 0)
+        return;
+    if (world->scenario.broker.consumers.retryable_topic.enabled)
+        retry_copies(world, QUEUED_READY, true);
+    dispatch_all(world);
+}
+
+/* ------------------------------------------------------------------ retry topics */
+
+static void hand_out_retry(World *world, uint32_t queued_index)
+{
+    QueuedMessage *copy = &world->broker.messages[queued_index];
+    copy->state = QUEUED_IN_FLIGHT;
+    Message delivery = broker_next_delivery(world, queued_index); /* a redelivery: counted */
+    network_send(world, &delivery);
+}
+
+static void retry_copies(World *world, QueuedState from, bool hand_out)
+{
+    Broker *broker = &world->broker;
+    for (uint32_t i = 0; i < broker->message_slots.capacity; i++) {
+        QueuedMessage *queued = &broker->messages[i];
+        if (queued->retry_topic == 0 || queued->state != from)
+            continue;
+        if (hand_out)
+            hand_out_retry(world, i);
+        else
+            queued->state = QUEUED_READY;
+    }
+}
+
+/* The dead-letter topic: counted with the dead letters, and reviewed when the group has a
+ * dead-letter consumer that reviews (C36). */
+static void dead_letter_topic(World *world, const QueuedMessage *failed, uint32_t runs)
+{
+    world->metrics.dead_lettered++;
+    world->metrics.queues[failed->queue].dead_lettered++;
+    world_trace_queue(world, TRACE_DEAD_LETTER, &failed->publish, runs, NULL);
+    if (world->scenario.broker.consumers.dead_letters == DEAD_LETTERS_REVIEW)
+        broker_review_dead_letter(world, failed);
+}
+
+void broker_log_forward_failed(World *world, const Message *delivery)
+{
+    Broker *broker = &world->broker;
+    const RetryableTopicSpec *spec = &world->scenario.broker.consumers.retryable_topic;
+    SIM_ASSERT(delivery->reply_to.kind == REPLY_TO_DELIVERY &&
+                   delivery->reply_to.slot < broker->message_slots.capacity,
+               "a failed run names a record");
+    QueuedMessage failed = broker->messages[delivery->reply_to.slot]; /* the pool may grow */
+    uint32_t runs = (uint32_t)failed.retry_topic + 1;                 /* the failed run's number */
+    if (runs >= spec->attempts) { /* attempts <= 100 (the loader): retry_topic fits a byte */
+        dead_letter_topic(world, &failed, runs);
+        return;
+    }
+    uint32_t queued =
+        slot_pool_take(&broker->message_slots, &broker->messages, sizeof *broker->messages);
+    Operation *op = world_operation(world, failed.publish.operation);
+    /* its deliveries go on from the failed run's number: the next one is a redelivery */
+    broker->messages[queued] = (QueuedMessage){.publish = failed.publish,
+                                               .deliveries = runs,
+                                               .state = QUEUED_WAITING,
+                                               .retry_topic = (uint8_t)runs,
+                                               .next_of_operation = op->broker_messages,
+                                               .queue = failed.queue,
+                                               .partition = failed.partition,
+                                               .offset = failed.offset};
+    op->broker_messages = queued;
+    world_operation_ref(world, failed.publish.operation); /* until its last run is done */
+    double delay_ms = spec->delay_ms * pow(spec->multiplier, (double)(runs - 1));
+    broker->messages[queued].timer =
+        sim_schedule_in(world->sim, sim_time_us_from_ms(delay_ms), EVENT_REDELIVER, 0, queued);
+}
+
+void broker_log_on_retry_due(World *world, uint32_t queued_index)
+{
+    if (world->consumers.down) { /* held for the restart, as the partitions are */
+        world->broker.messages[queued_index].state = QUEUED_READY;
+        return;
+    }
+    hand_out_retry(world, queued_index);
 }

@@ -365,6 +365,19 @@ static void after_effect(World *world, uint32_t job_slot, int status)
     finish_job(world, job_slot);
 }
 
+/* A log's record whose run failed: with retry topics (retryable_topic, Spring Kafka's
+ * non-blocking retries) the framework forwards it to the next retry topic or the dead-letter
+ * topic, then reports it done, so its offset commits and its partition goes on at once. At
+ * most once retries nothing: the record is skipped. Without retry topics only an unanswered
+ * charge gets here (the handler's own failures are refused at load on a log): the call's
+ * retry was the blocking one in place, and the recoverer skips the record. */
+static void report_failed_record(World *world, const Message *delivery)
+{
+    if (world->scenario.broker.consumers.retryable_topic.enabled && world->broker.manual_ack)
+        broker_log_forward_failed(world, delivery);
+    acknowledge(world, delivery);
+}
+
 /* The framework tells the broker the handler failed, for it to requeue the delivery now;
  * only a queue that waits for a manual ack has anything to requeue (a log has no
  * per-message nack, and at-most-once acknowledged on delivery). */
@@ -401,7 +414,10 @@ static void fail_handler(World *world, uint32_t job_slot, bool after_effect)
     }
     if (job->store_key != 0)
         key_protocol_record(world, &world->consumers.keys, job, 500);
-    send_nack(world, &job->request);
+    if (world->broker.partition_count > 0)
+        report_failed_record(world, &job->request);
+    else
+        send_nack(world, &job->request);
     finish_job(world, job_slot);
 }
 
@@ -535,13 +551,14 @@ void consumers_on_charge_reply(World *world, const Message *reply)
  *   handler's back-off, in place, the partition waiting behind the record (Spring Kafka's
  *   DefaultErrorHandler seeks back to it and tries again); once it is spent, the recoverer
  *   logs the record and skips it: the consumer reports it done and its offset commits.
+ *   With retryable_topic the record goes to a retry topic instead (report_failed_record).
  *   Stopping the partition instead (a container stopped on error) would hold every later
  *   record for good: not modelled. */
 static void give_up_charge(World *world, uint32_t job_slot)
 {
     const Message *delivery = &world->jobs[job_slot].request;
     if (world->broker.partition_count > 0)
-        acknowledge(world, delivery);
+        report_failed_record(world, delivery);
     else if (world->scenario.broker.family == BROKER_CHANNEL)
         send_nack(world, delivery);
     finish_job(world, job_slot);

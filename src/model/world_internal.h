@@ -386,7 +386,9 @@ typedef struct {
     uint32_t redrive_base;      /* deliveries before the last redrive: max_deliveries anew */
     uint32_t next_of_operation; /* the operation's next queued message, or SLOT_NONE */
     uint32_t queue;             /* index into Broker.queues */
-    uint32_t partition;         /* log: its partition, and its offset there */
+    uint16_t partition;         /* log: its partition (< PARTITIONS_MAX), and its offset there */
+    uint8_t retry_topic;        /* log: 0, a main partition's record; n, a failed record's copy
+                                   in the n-th retry topic (retryable_topic) */
     uint64_t offset;
 } QueuedMessage;
 
@@ -859,6 +861,13 @@ void broker_log_on_commit_tick(World *world);
 void broker_log_on_rebalance(World *world);
 void broker_log_on_consumers_crash(World *world);
 void broker_log_on_consumers_restart(World *world);
+/* retryable_topic: a run of delivery failed; its record goes to the next retry topic, or past
+ * the last one to the dead-letter topic (the consumer then reports it done as usual). */
+void broker_log_forward_failed(World *world, const Message *delivery);
+/* A retry topic's back-off is over (EVENT_REDELIVER): the record goes to the group again. */
+void broker_log_on_retry_due(World *world, uint32_t queued);
+/* The dead-letter consumer's review (C36), of a queue's dead letter or the dead-letter topic's. */
+void broker_review_dead_letter(World *world, const QueuedMessage *queued);
 /* Whether a delivery is of its partition's current assignment: a record fetched before a
  * rebalance and not yet started is dropped by the consumer (reported, not processed). */
 bool broker_log_delivery_current(const World *world, const Message *delivery);

@@ -514,6 +514,18 @@ typedef enum { COMMIT_AFTER, COMMIT_BEFORE } CommitPolicy;
  * each on a manual-review list, noting whether its effect already happened. */
 typedef enum { DEAD_LETTERS_KEEP, DEAD_LETTERS_REVIEW } DeadLetterHandling;
 
+/* A consumer framework's non-blocking retries on a log (Spring Kafka's @RetryableTopic):
+ * a failed record is forwarded to a retry topic, its offset on the main partition committed,
+ * and comes back to the group after the retry topic's back-off (delay_ms x multiplier^(n-1)
+ * before the n-th retry); after `attempts` runs in all it goes to the dead-letter topic.
+ * Off unless the object is given: a failure is then retried in place, then skipped. */
+typedef struct {
+    bool enabled;
+    uint32_t attempts; /* runs in all, the first one on the main topic included */
+    double delay_ms;
+    double multiplier;
+} RetryableTopicSpec;
+
 typedef struct {
     uint32_t workers;
     Distribution service_ms;
@@ -535,6 +547,7 @@ typedef struct {
     double fail_after_effect;
     /* what the dead-letter queue's consumer does with each dead letter (C36) */
     DeadLetterHandling dead_letters;
+    RetryableTopicSpec retryable_topic; /* log only */
 } ConsumerSpec;
 
 #define QUEUES_MAX 8

@@ -650,6 +650,11 @@ static void warn_consumer_failures(const Scenario *scenario, const Scenario *pla
         scenario->broker.family != BROKER_LOG) /* the log: refused at load */
         say_at(warnings, "$.broker.consumers", "dead_letters",
                "has no effect with max_deliveries 0: a message is never dead-lettered");
+    if (consumers->retryable_topic.enabled && !can_fail &&
+        scenario->broker.family == BROKER_LOG) /* other families: refused at load */
+        say_at(warnings, "$.broker.consumers", "retryable_topic",
+               "has no effect: no consumer handler ever fails (fail_before_effect and "
+               "fail_after_effect 0, no charge through the gateway)");
 }
 
 static void warn_broker(const Scenario *scenario, const Scenario *plain, const NodeReach *reach,

@@ -872,10 +872,13 @@ static void check_older_objects(SchemaReader *reader, const cJSON *root)
     }
 }
 
-/* C36: a failed handler is nacked, for its queue to requeue; a log has no per-message nack
- * (Spring Kafka's seek back and retry topics are not modelled), so failures there are
- * refused. A dead-letter consumer needs a queue that dead-letters. A recovery point commits
- * with a local effect only, as the server's does. */
+/* C36: a failed handler is nacked, for its queue to requeue; a log has no per-message nack,
+ * so failures there are refused unless the group forwards them to retry topics
+ * (retryable_topic: Spring Kafka's non-blocking retries; its seek back and retry in place is
+ * not modelled for a handler's failure). Retry topics are the log's alone, and Spring Kafka
+ * does not combine them with container transactions. A dead-letter consumer needs a queue
+ * that dead-letters, or retry topics that end in a dead-letter topic. A recovery point
+ * commits with a local effect only, as the server's does. */
 static void check_failing_consumers(SchemaReader *reader, const cJSON *root,
                                     const Scenario *scenario)
 {
@@ -888,11 +891,16 @@ static void check_failing_consumers(SchemaReader *reader, const cJSON *root,
     const FailurePolicies *on_failure = &consumers->idempotency.on_failure;
     bool resumes =
         on_failure->definite == ON_FAILURE_RESUME || on_failure->ambiguous == ON_FAILURE_RESUME;
-    bool fails_in_log =
-        log && (consumers->fail_before_effect > 0 || consumers->fail_after_effect > 0);
-    bool reviews_nothing = consumers->dead_letters == DEAD_LETTERS_REVIEW && (log || !dead_letters);
+    bool retry_topics = consumers->retryable_topic.enabled;
+    bool fails_in_log = log && !retry_topics &&
+                        (consumers->fail_before_effect > 0 || consumers->fail_after_effect > 0);
+    bool reviews_nothing =
+        consumers->dead_letters == DEAD_LETTERS_REVIEW && (log ? !retry_topics : !dead_letters);
     bool resumes_charge = resumes && consumers->use_gateway;
-    if (!fails_in_log && !reviews_nothing && !resumes_charge)
+    bool retry_topics_off_log = retry_topics && !log;
+    bool retry_topics_in_transaction = retry_topics && log && broker->transactional;
+    if (!fails_in_log && !reviews_nothing && !resumes_charge && !retry_topics_off_log &&
+        !retry_topics_in_transaction)
         return;
     unsigned pushed = 0;
     bool services_form = ((const ScenarioReader *)reader)->services_form;
@@ -901,13 +909,24 @@ static void check_failing_consumers(SchemaReader *reader, const cJSON *root,
             consumers->fail_before_effect > 0 ? "fail_before_effect" : "fail_after_effect";
         if (fails_in_log)
             schema_error_at(reader, failing,
-                            "expected family 'visibility-timeout' or 'channel' with %s (a "
-                            "failed handler nacks its delivery; a log has no per-message nack)",
+                            "expected family 'visibility-timeout' or 'channel', or a "
+                            "retryable_topic, with %s (a log has no per-message nack)",
                             failing);
         if (reviews_nothing)
             schema_error_at(reader, "dead_letters",
                             "expected a queue with \"dead_letter\": true with \"review\" (%s)",
-                            log ? "a log dead-letters nothing" : "no queue keeps dead letters");
+                            log ? "a log dead-letters nothing without retryable_topic"
+                                : "no queue keeps dead letters");
+        if (retry_topics_off_log)
+            schema_error_at(reader, "retryable_topic",
+                            "expected a broker of family 'log' with retryable_topic (retry "
+                            "topics are a Kafka consumer's; a queue redelivers a failed message "
+                            "itself)");
+        if (retry_topics_in_transaction)
+            schema_error_at(reader, "retryable_topic",
+                            "expected no retryable_topic with a transactional broker (Spring "
+                            "Kafka's non-blocking retries cannot combine with container "
+                            "transactions)");
         if (resumes_charge)
             schema_error_at(reader, services_form ? "steps" : "use_gateway",
                             "expected no on_failure \"resume\" for the consumers with a charge "

@@ -106,6 +106,10 @@ void scenario_services_defaults(Scenario *scenario)
     broker->consumers.undo.call.retry.max_attempts = 1;
     broker->consumers.undo.call.key = CALL_KEY_DERIVE;
     broker->consumers.idempotency.key = KEY_MESSAGE_ID;
+    /* Spring Kafka's defaults: a fixed back-off of 1000 ms, 3 attempts in all */
+    broker->consumers.retryable_topic.attempts = 3;
+    broker->consumers.retryable_topic.delay_ms = 1000;
+    broker->consumers.retryable_topic.multiplier = 1;
     set_main_queue(&scenario->broker);
 }
 
@@ -633,11 +637,49 @@ static const SchemaField load_fields[] = {
 static const SchemaObject load_schema = {.name = "broker.consumers.load",
                                          SCHEMA_FIELDS(load_fields)};
 
+/* Spring Kafka's non-blocking retries (@RetryableTopic): an object given turns them on. */
+static void check_retryable_topic(SchemaReader *reader, const cJSON *object, void *base, bool clean)
+{
+    (void)reader;
+    (void)object;
+    (void)clean;
+    ((RetryableTopicSpec *)base)->enabled = true;
+}
+
+#define RANGE_ATTEMPTS                                                                             \
+    {                                                                                              \
+        1.0, 100.0, false, false, false                                                            \
+    } /* a record's retry_topic is a byte */
+#define RANGE_MULTIPLIER                                                                           \
+    {                                                                                              \
+        1.0, 100.0, false, false, false                                                            \
+    }
+
+static const SchemaField retryable_topic_fields[] = {
+    FIELD_U32("attempts", RetryableTopicSpec, attempts, RANGE_ATTEMPTS),
+    FIELD_NUMBER("delay_ms", RetryableTopicSpec, delay_ms, RANGE_MS),
+    FIELD_NUMBER("multiplier", RetryableTopicSpec, multiplier, RANGE_MULTIPLIER),
+};
+static const SchemaObject retryable_topic_schema = {.name = "broker.consumers.retryable_topic",
+                                                    SCHEMA_FIELDS(retryable_topic_fields),
+                                                    .check = check_retryable_topic};
+
+/* The retry topics are written only when they are on: other scenarios show as they were. */
+static bool consumers_shown(const SchemaWriter *writer, const void *base, const char *key)
+{
+    (void)writer;
+    const ConsumerSpec *consumers = base;
+    if (strcmp(key, "retryable_topic") == 0)
+        return consumers->retryable_topic.enabled;
+    return true;
+}
+
 /* clang-format off */
 #define CONSUMER_FAILURE_FIELDS                                                                    \
     FIELD_NUMBER("fail_before_effect", ConsumerSpec, fail_before_effect, RANGE_PROBABILITY),       \
     FIELD_NUMBER("fail_after_effect", ConsumerSpec, fail_after_effect, RANGE_PROBABILITY),         \
-    FIELD_CHOICE("dead_letters", ConsumerSpec, dead_letters, scenario_names_dead_letters)
+    FIELD_CHOICE("dead_letters", ConsumerSpec, dead_letters, scenario_names_dead_letters),         \
+    FIELD_OBJECT("retryable_topic", ConsumerSpec, retryable_topic, retryable_topic_schema)
 /* clang-format on */
 
 static const SchemaField consumer_fields[] = {
@@ -652,8 +694,8 @@ static const SchemaField consumer_fields[] = {
     CONSUMER_FAILURE_FIELDS,
 };
 
-static const SchemaObject consumer_schema = {.name = "broker.consumers",
-                                             SCHEMA_FIELDS(consumer_fields)};
+static const SchemaObject consumer_schema = {
+    .name = "broker.consumers", SCHEMA_FIELDS(consumer_fields), .shown = consumers_shown};
 
 /* clang-format off */
 #define RANGE_DELIVERIES {0.0, 1000000.0, false, false, false}
@@ -1022,7 +1064,9 @@ static const SchemaField consumers_service_fields[] = {
     REFUSED_FIELD("use_gateway", read_handler_switch),
 };
 const SchemaObject scenario_services_consumers_service_schema = {
-    .name = "services[] (consumers)", SCHEMA_FIELDS(consumers_service_fields)};
+    .name = "services[] (consumers)",
+    SCHEMA_FIELDS(consumers_service_fields),
+    .shown = consumers_shown};
 
 /* One kind, two tables: a store takes the fields of the service that uses it (consumers
  * answer nobody, so the fields that shape an answer are refused there). */
