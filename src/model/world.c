@@ -768,10 +768,9 @@ static void build_nodes(World *world)
             .active = scenario->client_groups[g].count > 0,
         };
     }
-    bool proxied = scenario_uses_proxy(scenario);
     for (unsigned i = 0; i < scenario_names_service.count; i++) {
         NodeKind kind = (NodeKind)scenario_names_service.entries[i].value;
-        if (kind == NODE_PROXY && !proxied)
+        if (node_kind_info(kind)->node_when_reached && !node_kind_reached(scenario, kind))
             continue; /* node ids, and so link draws, stay as they were without one */
         world->nodes[world->node_count++] = (WorldNode){
             .kind = kind,

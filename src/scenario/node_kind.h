@@ -22,6 +22,16 @@ typedef enum {
     NODE_REACHED_BY_PROXIED, /* a client group goes through it */
 } NodeReachRule;
 
+/* A reference a kind's services entry makes to another service, by id: the key it is
+ * written under and the kind it must name. When needed_for is set, a service of the named
+ * kind needs an entry of this kind that names it, and needed_for says why (a broker nothing
+ * consumes would keep its messages). */
+typedef struct {
+    const char *key; /* NULL: its entry names no other service */
+    NodeKind names;
+    const char *needed_for;
+} NodeReference;
+
 /* Where a scenario's work goes. */
 typedef struct {
     bool to_server, to_broker, charged, proxied;
@@ -36,6 +46,15 @@ typedef struct {
     bool several;           /* a file may hold several (a key store: one per user), so it has no
                                one id of the world's */
     NodeReachRule reached_when;
+    bool node_when_reached;  /* the world holds its node only when work reaches it (node ids, and
+                                so link draws, stay as they were without one) */
+    NodeReference reference; /* the service its entry names (a proxy's calls) */
+    /* Its key store: where in Scenario the store's fields land (0: its entry names no
+     * key_store) and the fields a key_store entry of its has. */
+    size_t store_offset;
+    const SchemaObject *store_schema;
+    bool runs_steps;     /* its entry's work is `steps` (scenario_graph.c reads and writes them) */
+    unsigned show_order; /* its place in the services `show` writes (ties: kind order) */
     const char *lane_role;       /* what a diagram lane says it does */
     const char *lane_role_keyed; /* the same when keys are checked (idempotent) */
     /* Its place left to right after the clients: lanes follow lane_order, except that a kind
@@ -61,7 +80,17 @@ NodeReach node_reach_of(const Scenario *scenario);
 /* Whether work reaches the service of kind (false for kinds reached apart). */
 bool node_kind_reached(const Scenario *scenario, NodeKind kind);
 
+/* Whether reach, as node_reach_of says it or as `show` counts it, reaches kind. */
+bool node_kind_reached_by(const NodeReach *reach, NodeKind kind);
+
 /* The fields of kind inside scenario (NULL: none of its own). */
 void *node_kind_settings(Scenario *scenario, NodeKind kind);
+const void *node_kind_settings_of(const Scenario *scenario, NodeKind kind);
+/* The fields of kind's key store inside scenario (NULL: it names none). */
+IdempotencySpec *node_kind_store(Scenario *scenario, NodeKind kind);
+const IdempotencySpec *node_kind_store_of(const Scenario *scenario, NodeKind kind);
+
+/* The service kinds in the order `show` writes them; returns how many. */
+unsigned node_kinds_in_show_order(NodeKind kinds[NODE_KIND_COUNT]);
 
 #endif
