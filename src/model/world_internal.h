@@ -624,6 +624,23 @@ uint32_t world_message_store(World *world, const Message *message);
 /* Frees the slot and returns the message; the caller unrefs its operation when done. */
 Message world_message_take(World *world, uint32_t slot);
 
+/* What a node kind does (node_models.c): its init and release (either may be NULL), its
+ * handler per message kind (NULL: it never receives one, asserted), and for the kinds that run
+ * jobs, the job events that go to the kind of the node running the job (its request's
+ * target). One row per kind, registered in node_models; world.c builds, tears down and
+ * dispatches through it without naming a kind. */
+typedef void (*NodeMessageHandler)(World *world, const Message *message);
+typedef void (*NodeJobHandler)(World *world, uint32_t job);
+typedef struct {
+    void (*init)(World *world);
+    void (*release)(World *world);
+    NodeMessageHandler on_message[MESSAGE_KIND_COUNT];
+    NodeJobHandler on_job_reserve;    /* check-then-insert's insert, after its race window */
+    NodeJobHandler on_charge_timeout; /* the gateway did not answer the job's charge in time */
+    NodeJobHandler on_charge_retry;   /* the job's charge is sent again */
+} NodeKindModel;
+extern const NodeKindModel *const node_models[NODE_KIND_COUNT];
+
 /* network.c */
 void network_init(World *world);
 /* Sends a copy of *message over its link; drops, delays and duplicates it there. */
