@@ -117,7 +117,7 @@ bool node_kind_is_service(int kind)
 
 NodeReach node_reach_of(const Scenario *scenario)
 {
-    NodeReach reach = {false, false, false, scenario_uses_proxy(scenario)};
+    NodeReach reach = {false, false, false, scenario_uses_proxy(scenario), 0};
     for (uint32_t g = 0; g < scenario->client_group_count; g++) {
         reach.to_server |= scenario->client_groups[g].target == TARGET_SERVER;
         reach.to_broker |= scenario->client_groups[g].target == TARGET_BROKER;
@@ -125,7 +125,16 @@ NodeReach node_reach_of(const Scenario *scenario)
     reach.to_broker |= reach.to_server && scenario->server.publish_receipts;
     reach.charged = (reach.to_server && scenario->server.use_gateway) ||
                     (reach.to_broker && scenario->broker.consumers.use_gateway);
+    reach.declared = node_kinds_declared(scenario);
     return reach;
+}
+
+unsigned node_kinds_declared(const Scenario *scenario)
+{
+    unsigned declared = 0;
+    for (int kind = 0; kind < NODE_KIND_COUNT; kind++)
+        declared |= scenario->service_entry[kind] != 0 ? 1u << kind : 0;
+    return declared;
 }
 
 bool node_kind_reached_by(const NodeReach *reach, NodeKind kind)
@@ -141,6 +150,8 @@ bool node_kind_reached_by(const NodeReach *reach, NodeKind kind)
         return reach->charged;
     case NODE_REACHED_BY_PROXIED:
         return reach->proxied;
+    case NODE_REACHED_IF_DECLARED:
+        return (reach->declared & 1u << kind) != 0;
     }
     return false;
 }

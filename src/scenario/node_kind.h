@@ -15,11 +15,12 @@ typedef struct SchemaObject SchemaObject;
 
 /* Which work makes a world hold (and a diagram draw) a service of a kind. */
 typedef enum {
-    NODE_REACHED_APART,      /* not by work: client groups, and key stores (their user's) */
-    NODE_REACHED_BY_CALLS,   /* a client group calls the server */
-    NODE_REACHED_BY_PUBLISH, /* something publishes to the broker */
-    NODE_REACHED_BY_CHARGES, /* something that is reached charges through it */
-    NODE_REACHED_BY_PROXIED, /* a client group goes through it */
+    NODE_REACHED_APART,       /* not by work: client groups, and key stores (their user's) */
+    NODE_REACHED_BY_CALLS,    /* a client group calls the server */
+    NODE_REACHED_BY_PUBLISH,  /* something publishes to the broker */
+    NODE_REACHED_BY_CHARGES,  /* something that is reached charges through it */
+    NODE_REACHED_BY_PROXIED,  /* a client group goes through it */
+    NODE_REACHED_IF_DECLARED, /* a `services` entry declares it (a kind with no older form) */
 } NodeReachRule;
 
 /* A reference a kind's services entry makes to another service, by id: the key it is
@@ -35,6 +36,7 @@ typedef struct {
 /* Where a scenario's work goes. */
 typedef struct {
     bool to_server, to_broker, charged, proxied;
+    unsigned declared; /* the kinds a `services` entry declares, 1 << NodeKind each */
 } NodeReach;
 
 typedef struct {
@@ -77,6 +79,8 @@ const NodeKindInfo *node_kind_info(NodeKind kind);
 bool node_kind_is_service(int kind);
 
 NodeReach node_reach_of(const Scenario *scenario);
+/* The kinds a `services` entry declares (none in the older form), 1 << NodeKind each. */
+unsigned node_kinds_declared(const Scenario *scenario);
 /* Whether work reaches the service of kind (false for kinds reached apart). */
 bool node_kind_reached(const Scenario *scenario, NodeKind kind);
 

@@ -997,7 +997,9 @@ void scenario_graph_pop(SchemaReader *reader, unsigned pushed)
  * group calls the server, and a gateway as charged by a server with a call step. */
 static bool service_used(const Scenario *scenario, NodeKind kind)
 {
-    NodeReach reach = {.to_server = true, .proxied = scenario_uses_proxy(scenario)};
+    NodeReach reach = {.to_server = true,
+                       .proxied = scenario_uses_proxy(scenario),
+                       .declared = node_kinds_declared(scenario)};
     reach.to_broker = scenario->server.publish_receipts;
     for (uint32_t g = 0; g < scenario->client_group_count; g++)
         reach.to_broker |= scenario->client_groups[g].target == TARGET_BROKER;
