@@ -1,6 +1,7 @@
 /* The node kinds' descriptors: each kind says here, once, what it is (node_kind.h). A new kind
- * adds its entry here, its name to the two name tables below, and its handlers to the model's
- * node ops. */
+ * adds its entry here and its name to the two name tables below; besides, its NodeKind and
+ * fields (scenario.h), its schema entry (scenario_services.c) and its model (its own file and
+ * its row in src/model/node_models.c). */
 #include "node_kind.h"
 
 #include <stddef.h>

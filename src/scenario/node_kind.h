@@ -1,8 +1,9 @@
 /* One descriptor per node kind (issue 21, step 8): a kind's name in a `services` entry, where
- * its older-form object lives, the fields its entry reads, the words a diagram lane says for it
- * and its place in a lane order, registered once in node_kind.c instead of switches across the
- * loader, the writer, the world's build and the reports. What a kind does with a message or an
- * event is the model's (world.c's node ops); this header says what a kind is. */
+ * its older-form object lives, the fields its entry reads, the services and key store it
+ * names, the words a diagram lane says for it and its place in a lane order, registered once
+ * in node_kind.c instead of switches across the loader, the writer, the world's build and the
+ * reports. What a kind does with a message or an event is the model's (its NodeKindModel in
+ * src/model/node_models.c); this header says what a kind is. */
 #ifndef IDEMSIM_NODE_KIND_H
 #define IDEMSIM_NODE_KIND_H
 
