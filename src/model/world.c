@@ -752,6 +752,7 @@ World *world_create(const Scenario *scenario, Mode mode, uint64_t seed, TraceSin
     /* Each kind's model (node_models.c), the services in kind order, then the client groups:
      * their first operations are scheduled after every service's own timers. */
     for (int kind = 0; kind < NODE_KIND_COUNT; kind++) {
+        SIM_ASSERT(node_models[kind] != NULL, "every node kind registers its model");
         if (kind != NODE_CLIENT_GROUP && node_models[kind]->init != NULL)
             node_models[kind]->init(world);
     }
