@@ -1,6 +1,7 @@
 /* The model's registry of node kinds (issue 21, step 8): what each kind does, its init and
- * release and its handler per message kind and for its jobs' events, registered once here, so
- * the world's build, teardown and dispatch (world.c) never name a kind. What a kind is (its
+ * release, its handler per message kind, for its jobs' events and for its own timers
+ * (EVENT_NODE_TIMER), registered once here, so the world's build, teardown and dispatch
+ * (world.c) never name a kind. What a kind is (its
  * name, fields, words, lane) is its descriptor's, src/scenario/node_kind.c.
  *
  * A new kind defines its model beside its handlers, in its own file
@@ -68,6 +69,14 @@ static const NodeKindModel server_model = {
     .on_charge_retry = server_charge_on_retry,
 };
 
+/* The gateway's one timer: the acquirer's settlement file arrives (C35). */
+static void gateway_on_timer(World *world, uint32_t node, uint64_t arg)
+{
+    (void)node;
+    (void)arg;
+    gateway_on_settlement(world);
+}
+
 static const NodeKindModel gateway_model = {
     .init = gateway_init,
     .release = gateway_release,
@@ -77,6 +86,7 @@ static const NodeKindModel gateway_model = {
             [MESSAGE_REFUND] = gateway_on_charge_arrive,
             [MESSAGE_STATUS_QUERY] = gateway_on_status_query,
         },
+    .on_timer = gateway_on_timer,
 };
 
 static const NodeKindModel broker_model = {

@@ -462,9 +462,14 @@ static void dispatch(void *context, const Event *event)
     case EVENT_STORE_RESTART:
         key_protocol_on_store_restart(world, world_keys_of_side(world, (uint32_t)event->target));
         break;
-    case EVENT_SETTLEMENT:
-        gateway_on_settlement(world);
+    case EVENT_NODE_TIMER: {
+        SIM_ASSERT(event->target < world->node_count, "a node's timer names a node");
+        void (*on_timer)(World *, uint32_t, uint64_t) =
+            node_models[world->nodes[event->target].kind]->on_timer;
+        SIM_ASSERT(on_timer != NULL, "a node takes the timers it sets");
+        on_timer(world, event->target, event->arg);
         break;
+    }
     case EVENT_STORE_SWEEP:
         if (event->target == STORE_CONSUMERS)
             consumers_on_store_sweep(world);

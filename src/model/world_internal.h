@@ -53,7 +53,7 @@ typedef enum {
                                 a charge, again after its backoff */
     EVENT_STORE_CRASH,       /* target: the store that crashes on its own (its side; C38) */
     EVENT_STORE_RESTART,     /* target: the store that is back (its side) */
-    EVENT_SETTLEMENT,        /* the acquirer's settlement file arrives (C35) */
+    EVENT_NODE_TIMER,        /* target: the node; arg: its kind's own (NodeKindModel.on_timer) */
     EVENT_KIND_COUNT
 } EventKind;
 
@@ -638,6 +638,9 @@ typedef struct {
     NodeJobHandler on_job_reserve;    /* check-then-insert's insert, after its race window */
     NodeJobHandler on_charge_timeout; /* the gateway did not answer the job's charge in time */
     NodeJobHandler on_charge_retry;   /* the job's charge is sent again */
+    /* A timer of the kind's own (EVENT_NODE_TIMER), at the node that set it; arg says which,
+     * as the kind likes: a new kind's timers need no event kind of their own. */
+    void (*on_timer)(World *world, uint32_t node, uint64_t arg);
 } NodeKindModel;
 extern const NodeKindModel *const node_models[NODE_KIND_COUNT];
 
