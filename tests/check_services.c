@@ -157,6 +157,44 @@ START_TEST(test_show_loads_back_to_the_same_scenario)
 }
 END_TEST
 
+/* show writes each service in its kind's place (proxy, server, gateway, broker, consumers),
+ * each with what it names and its key store right after it, whatever order the file used. */
+START_TEST(test_show_writes_services_in_their_kinds_order)
+{
+    static const char json[] =
+        "{\"accounts\": [{\"id\": \"a\", \"balance\": 100000}],"
+        " \"services\": ["
+        "   {\"id\": \"charger\", \"kind\": \"consumers\", \"consumes\": \"orders\","
+        "    \"key_store\": \"inbox\"},"
+        "   {\"id\": \"inbox\", \"kind\": \"key_store\"},"
+        "   {\"id\": \"psp\", \"kind\": \"gateway\"},"
+        "   {\"id\": \"orders\", \"kind\": \"broker\"},"
+        "   {\"id\": \"api\", \"kind\": \"server\", \"key_store\": \"api-keys\","
+        "    \"steps\": [{\"call\": \"psp\"}, {\"publish\": \"orders\"}]},"
+        "   {\"id\": \"api-keys\", \"kind\": \"key_store\"},"
+        "   {\"id\": \"mesh\", \"kind\": \"proxy\", \"calls\": \"api\"}],"
+        " \"clients\": [{\"id\": \"shop\", \"calls\": \"mesh\"}]}";
+    Scenario *scenario = test_load(json, NULL, 0);
+    char *text = scenario_show(scenario);
+    ck_assert_ptr_nonnull(text);
+    const char *const in_order[] = {
+        "\"id\": \"mesh\",",           "\"calls\": \"api\"",    "\"id\": \"api\",",
+        "\"key_store\": \"api-keys\"", "\"id\": \"api-keys\",", "\"id\": \"psp\",",
+        "\"id\": \"orders\",",         "\"id\": \"charger\",",  "\"consumes\": \"orders\"",
+        "\"key_store\": \"inbox\"",    "\"id\": \"inbox\",",
+    };
+    const char *at = text;
+    for (size_t i = 0; i < sizeof in_order / sizeof in_order[0]; i++) {
+        const char *found = strstr(at, in_order[i]);
+        ck_assert_msg(found != NULL, "%s missing, or before %s", in_order[i],
+                      i > 0 ? in_order[i - 1] : "the services");
+        at = found;
+    }
+    free(text);
+    free(scenario);
+}
+END_TEST
+
 /* A publisher to a renamed broker, consumed by renamed consumers with their own store. */
 START_TEST(test_publishes_and_consumes_by_id)
 {
@@ -302,6 +340,7 @@ int main(void)
     tcase_add_test(core, test_warnings_name_the_entry_in_the_services_form);
     tcase_add_test(core, test_ids_name_the_nodes_and_change_nothing_else);
     tcase_add_test(core, test_show_loads_back_to_the_same_scenario);
+    tcase_add_test(core, test_show_writes_services_in_their_kinds_order);
     tcase_add_test(core, test_publishes_and_consumes_by_id);
     tcase_add_test(core, test_set_names_services_by_id_and_by_the_older_paths);
     tcase_add_test(core, test_a_set_by_id_is_blamed_for_its_errors);

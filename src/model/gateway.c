@@ -190,7 +190,8 @@ static void schedule_settlement(World *world)
         return;
     SimTimeUs every = sim_time_us_from_ms(world->scenario.gateway.settlement_every_ms);
     SimTimeUs now = sim_now(world->sim);
-    sim_schedule_at(world->sim, (now / every + 1) * every, EVENT_SETTLEMENT, 0, 0);
+    sim_schedule_at(world->sim, (now / every + 1) * every, EVENT_NODE_TIMER, world->gateway_node,
+                    0);
     world->gateway.settlement_due = true;
 }
 

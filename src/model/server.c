@@ -463,7 +463,8 @@ void server_on_store_sweep(World *world, uint32_t side)
 
 /* The instances' nodes were made by build_nodes; each gets its store: the shared one (side
  * STORE_SERVER), or its own (instance i > 0 on side STORE_INSTANCE_FIRST + i - 1). The side
- * table holds every store the world has: the server's, the consumers', the instances'. */
+ * table holds every store the world has: the server's, the consumers', the instances'. Last,
+ * each instance's outage is scheduled, after the instances' own timers. */
 void server_init(World *world)
 {
     const ServerSpec *spec = &world->scenario.server;
@@ -484,6 +485,9 @@ void server_init(World *world)
                               world->mode == MODE_IDEMPOTENT);
     }
     server_charge_init(world);
+    for (uint32_t i = 0; i < world->server_count && spec->outage.enabled; i++)
+        sim_schedule_at(world->sim, sim_time_us_from_ms(spec->outage.from_ms), EVENT_SERVER_OUTAGE,
+                        world->servers[i].node, 0);
 }
 
 void server_release(World *world)

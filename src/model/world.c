@@ -390,98 +390,6 @@ void world_job_release(World *world, uint32_t slot)
 
 /* ------------------------------------------------------------------ dispatch */
 
-/* A server instance's side of the messages it takes: the instance is the message's target. */
-static void server_takes_request(World *world, const Message *request)
-{
-    server_on_request(world, server_at(world, request->target), request);
-}
-
-static void server_takes_response(World *world, const Message *confirm)
-{
-    if (confirm->reply_to.kind == REPLY_TO_OUTBOX) /* a relayed receipt's confirm */
-        server_charge_on_receipt_confirm(world, confirm);
-    /* else: the confirm of a receipt published directly, which nobody waits for */
-}
-
-static void server_takes_charge_reply(World *world, const Message *reply)
-{
-    if (!server_at(world, reply->target)->down)
-        server_charge_on_reply(world, reply);
-}
-
-static void server_takes_status_query(World *world, const Message *query)
-{
-    server_on_status_query(world, server_at(world, query->target), query);
-}
-
-/* A broker's confirm of a receipt the consumers published directly: the receipt leaves with
- * the change (ledger_apply) named after the node that applied it, so its confirm comes back
- * there, and nobody waits for it, as nobody waits for the server's own direct confirm. (Such
- * confirms used to go where a client's answer goes, and a client still waiting for its
- * payment's answer took the broker's 200 for it.) */
-static void receipt_confirm_unwaited(World *world, const Message *confirm)
-{
-    (void)world;
-    (void)confirm;
-}
-
-/* What each node kind does with the messages it receives (issue 21, step 8), by message kind:
- * registered once here instead of a switch that asks which node a message reached. A kind
- * without a handler for a message never receives one (asserted). What a kind is (its name,
- * words, lane) is its descriptor's, node_kind.c. */
-typedef void (*NodeMessageHandler)(World *world, const Message *message);
-typedef void (*NodeJobHandler)(World *world, uint32_t job);
-
-/* The job events go to the kind of the node that runs the job (its request's target). */
-typedef struct {
-    NodeMessageHandler on_message[MESSAGE_KIND_COUNT];
-    NodeJobHandler on_job_reserve;    /* check-then-insert's insert, after its race window */
-    NodeJobHandler on_charge_timeout; /* the gateway did not answer the job's charge in time */
-    NodeJobHandler on_charge_retry;   /* the job's charge is sent again */
-} NodeOps;
-
-static const NodeOps node_ops[NODE_KIND_COUNT] = {
-    [NODE_CLIENT_GROUP] = {.on_message = {[MESSAGE_RESPONSE] = client_on_response}},
-    [NODE_SERVER] = {.on_message =
-                         {
-                             [MESSAGE_REQUEST] = server_takes_request,
-                             [MESSAGE_RESPONSE] = server_takes_response,
-                             [MESSAGE_CHARGE_REPLY] = server_takes_charge_reply,
-                             [MESSAGE_STATUS_QUERY] = server_takes_status_query,
-                         },
-                     .on_job_reserve = server_on_job_reserve,
-                     .on_charge_timeout = server_charge_on_timeout,
-                     .on_charge_retry = server_charge_on_retry},
-    [NODE_GATEWAY] = {.on_message =
-                          {
-                              [MESSAGE_CHARGE] = gateway_on_charge_arrive,
-                              [MESSAGE_REFUND] = gateway_on_charge_arrive,
-                              [MESSAGE_STATUS_QUERY] = gateway_on_status_query,
-                          }},
-    [NODE_BROKER] = {.on_message =
-                         {
-                             [MESSAGE_REQUEST] = broker_on_publish,
-                             [MESSAGE_ACK] = broker_on_ack,
-                             [MESSAGE_PROGRESS] = broker_on_progress,
-                             [MESSAGE_NACK] = broker_on_nack,
-                         }},
-    [NODE_CONSUMERS] = {.on_message =
-                            {
-                                [MESSAGE_DELIVERY] = consumers_on_delivery,
-                                [MESSAGE_CHARGE_REPLY] = consumers_on_charge_reply,
-                                [MESSAGE_RESPONSE] = receipt_confirm_unwaited,
-                            },
-                        .on_job_reserve = consumers_on_job_reserve,
-                        .on_charge_timeout = consumers_on_charge_timeout,
-                        .on_charge_retry = consumers_on_charge_retry},
-    [NODE_PROXY] = {.on_message =
-                        {
-                            [MESSAGE_REQUEST] = proxy_on_request,
-                            [MESSAGE_RESPONSE] = proxy_on_response,
-                        }},
-    /* NODE_KEY_STORE: never a link's end (requests to it are not messages) */
-};
-
 static void on_message_arrive(World *world, uint32_t slot)
 {
     Message message = world_message_take(world, slot);
@@ -489,7 +397,7 @@ static void on_message_arrive(World *world, uint32_t slot)
     SIM_ASSERT(message.target < world->node_count && message.kind < MESSAGE_KIND_COUNT,
                "a message names a node and a kind");
     NodeMessageHandler handler =
-        node_ops[world->nodes[message.target].kind].on_message[message.kind];
+        node_models[world->nodes[message.target].kind]->on_message[message.kind];
     SIM_ASSERT(handler != NULL, "a node takes the messages sent to it");
     handler(world, &message);
     world_operation_unref(world, message.operation); /* after handling: it may settle */
@@ -509,10 +417,10 @@ static uint32_t slot_of(const Event *event, const SlotPool *pool)
     return (uint32_t)event->arg;
 }
 
-/* The ops of the kind that runs a job. */
-static const NodeOps *job_ops(const World *world, uint32_t job)
+/* The model of the kind that runs a job. */
+static const NodeKindModel *job_ops(const World *world, uint32_t job)
 {
-    return &node_ops[world->nodes[world->jobs[job].request.target].kind];
+    return node_models[world->nodes[world->jobs[job].request.target].kind];
 }
 
 static void dispatch(void *context, const Event *event)
@@ -554,9 +462,14 @@ static void dispatch(void *context, const Event *event)
     case EVENT_STORE_RESTART:
         key_protocol_on_store_restart(world, world_keys_of_side(world, (uint32_t)event->target));
         break;
-    case EVENT_SETTLEMENT:
-        gateway_on_settlement(world);
+    case EVENT_NODE_TIMER: {
+        SIM_ASSERT(event->target < world->node_count, "a node's timer names a node");
+        void (*on_timer)(World *, uint32_t, uint64_t) =
+            node_models[world->nodes[event->target].kind]->on_timer;
+        SIM_ASSERT(on_timer != NULL, "a node takes the timers it sets");
+        on_timer(world, event->target, event->arg);
         break;
+    }
     case EVENT_STORE_SWEEP:
         if (event->target == STORE_CONSUMERS)
             consumers_on_store_sweep(world);
@@ -768,10 +681,9 @@ static void build_nodes(World *world)
             .active = scenario->client_groups[g].count > 0,
         };
     }
-    bool proxied = scenario_uses_proxy(scenario);
     for (unsigned i = 0; i < scenario_names_service.count; i++) {
         NodeKind kind = (NodeKind)scenario_names_service.entries[i].value;
-        if (kind == NODE_PROXY && !proxied)
+        if (node_kind_info(kind)->node_when_reached && !node_kind_reached(scenario, kind))
             continue; /* node ids, and so link draws, stay as they were without one */
         world->nodes[world->node_count++] = (WorldNode){
             .kind = kind,
@@ -842,15 +754,14 @@ World *world_create(const Scenario *scenario, Mode mode, uint64_t seed, TraceSin
     }
     network_init(world);
     ledger_init(world);
-    server_init(world);
-    for (uint32_t i = 0; i < world->server_count && scenario->server.outage.enabled; i++)
-        sim_schedule_at(world->sim, sim_time_us_from_ms(scenario->server.outage.from_ms),
-                        EVENT_SERVER_OUTAGE, world->servers[i].node, 0);
-    gateway_init(world);
-    proxy_init(world);
-    broker_init(world);
-    consumers_init(world);
-    client_init(world);
+    /* Each kind's model (node_models.c), the services in kind order, then the client groups:
+     * their first operations are scheduled after every service's own timers. */
+    for (int kind = 0; kind < NODE_KIND_COUNT; kind++) {
+        SIM_ASSERT(node_models[kind] != NULL, "every node kind registers its model");
+        if (kind != NODE_CLIENT_GROUP && node_models[kind]->init != NULL)
+            node_models[kind]->init(world);
+    }
+    node_models[NODE_CLIENT_GROUP]->init(world);
     return world;
 }
 
@@ -859,11 +770,10 @@ void world_destroy(World *world)
     if (world == NULL)
         return;
     memory_account_release(world->memory_charged);
-    server_release(world);
-    gateway_release(world);
-    proxy_release(world);
-    broker_release(world);
-    consumers_release(world);
+    for (int kind = 0; kind < NODE_KIND_COUNT; kind++) {
+        if (node_models[kind]->release != NULL)
+            node_models[kind]->release(world);
+    }
     sim_destroy(world->sim);
     free(world->clients);
     operation_table_release(&world->operations);

@@ -53,7 +53,7 @@ typedef enum {
                                 a charge, again after its backoff */
     EVENT_STORE_CRASH,       /* target: the store that crashes on its own (its side; C38) */
     EVENT_STORE_RESTART,     /* target: the store that is back (its side) */
-    EVENT_SETTLEMENT,        /* the acquirer's settlement file arrives (C35) */
+    EVENT_NODE_TIMER,        /* target: the node; arg: its kind's own (NodeKindModel.on_timer) */
     EVENT_KIND_COUNT
 } EventKind;
 
@@ -625,6 +625,26 @@ void world_job_release(World *world, uint32_t slot);
 uint32_t world_message_store(World *world, const Message *message);
 /* Frees the slot and returns the message; the caller unrefs its operation when done. */
 Message world_message_take(World *world, uint32_t slot);
+
+/* What a node kind does (node_models.c): its init and release (either may be NULL), its
+ * handler per message kind (NULL: it never receives one, asserted), and for the kinds that run
+ * jobs, the job events that go to the kind of the node running the job (its request's
+ * target). One row per kind, registered in node_models; world.c builds, tears down and
+ * dispatches through it without naming a kind. */
+typedef void (*NodeMessageHandler)(World *world, const Message *message);
+typedef void (*NodeJobHandler)(World *world, uint32_t job);
+typedef struct {
+    void (*init)(World *world);
+    void (*release)(World *world);
+    NodeMessageHandler on_message[MESSAGE_KIND_COUNT];
+    NodeJobHandler on_job_reserve;    /* check-then-insert's insert, after its race window */
+    NodeJobHandler on_charge_timeout; /* the gateway did not answer the job's charge in time */
+    NodeJobHandler on_charge_retry;   /* the job's charge is sent again */
+    /* A timer of the kind's own (EVENT_NODE_TIMER), at the node that set it; arg says which,
+     * as the kind likes: a new kind's timers need no event kind of their own. */
+    void (*on_timer)(World *world, uint32_t node, uint64_t arg);
+} NodeKindModel;
+extern const NodeKindModel *const node_models[NODE_KIND_COUNT];
 
 /* network.c */
 void network_init(World *world);

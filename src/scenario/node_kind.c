@@ -1,6 +1,7 @@
 /* The node kinds' descriptors: each kind says here, once, what it is (node_kind.h). A new kind
- * adds its entry here, its name to the two name tables below, and its handlers to the model's
- * node ops. */
+ * adds its entry here and its name to the two name tables below; besides, its NodeKind and
+ * fields (scenario.h), its schema entry (scenario_services.c) and its model (its own file and
+ * its row in src/model/node_models.c). */
 #include "node_kind.h"
 
 #include <stddef.h>
@@ -30,6 +31,10 @@ static const NodeKindInfo infos[NODE_KIND_COUNT] = {
             .reached_when = NODE_REACHED_BY_CALLS,
             .service_schema = &scenario_services_server_service_schema,
             .settings_offset = offsetof(Scenario, server),
+            .store_offset = offsetof(Scenario, server.idempotency),
+            .store_schema = &scenario_services_server_store_schema,
+            .runs_steps = true,
+            .show_order = 1,
             .lane_role = "handler",
             .lane_role_keyed = "handler + key store",
             .lane_order = 1,
@@ -41,6 +46,7 @@ static const NodeKindInfo infos[NODE_KIND_COUNT] = {
             .reached_when = NODE_REACHED_BY_CHARGES,
             .service_schema = &scenario_services_gateway_service_schema,
             .settings_offset = offsetof(Scenario, gateway),
+            .show_order = 2, /* after the server, whoever charges through it */
             .lane_role = "payment provider",
             .lane_role_keyed = "payment provider",
             .lane_after_caller = true, /* after whoever charges through it */
@@ -54,6 +60,7 @@ static const NodeKindInfo infos[NODE_KIND_COUNT] = {
             .reached_when = NODE_REACHED_BY_PUBLISH,
             .service_schema = &scenario_services_broker_service_schema,
             .settings_offset = offsetof(Scenario, broker),
+            .show_order = 3,
             .lane_role = "queue",
             .lane_role_keyed = "queue",
             .lane_order = 2,
@@ -65,6 +72,11 @@ static const NodeKindInfo infos[NODE_KIND_COUNT] = {
             .reached_when = NODE_REACHED_BY_PUBLISH,
             .service_schema = &scenario_services_consumers_service_schema,
             .settings_offset = offsetof(Scenario, broker.consumers),
+            .reference = {"consumes", NODE_BROKER, "nothing would take the broker's messages"},
+            .store_offset = offsetof(Scenario, broker.consumers.idempotency),
+            .store_schema = &scenario_services_consumers_store_schema,
+            .runs_steps = true,
+            .show_order = 4,
             .lane_role = "workers",
             .lane_role_keyed = "workers + key store",
             .lane_order = 3,
@@ -74,6 +86,8 @@ static const NodeKindInfo infos[NODE_KIND_COUNT] = {
             .name = proxy,
             .older_path = {proxy},
             .reached_when = NODE_REACHED_BY_PROXIED,
+            .node_when_reached = true,
+            .reference = {"calls", NODE_SERVER, NULL},
             .service_schema = &scenario_services_proxy_service_schema,
             .settings_offset = offsetof(Scenario, proxy),
             .lane_role = "retries on its own",
@@ -104,7 +118,7 @@ bool node_kind_is_service(int kind)
 
 NodeReach node_reach_of(const Scenario *scenario)
 {
-    NodeReach reach = {false, false, false, scenario_uses_proxy(scenario)};
+    NodeReach reach = {false, false, false, scenario_uses_proxy(scenario), 0};
     for (uint32_t g = 0; g < scenario->client_group_count; g++) {
         reach.to_server |= scenario->client_groups[g].target == TARGET_SERVER;
         reach.to_broker |= scenario->client_groups[g].target == TARGET_BROKER;
@@ -112,31 +126,77 @@ NodeReach node_reach_of(const Scenario *scenario)
     reach.to_broker |= reach.to_server && scenario->server.publish_receipts;
     reach.charged = (reach.to_server && scenario->server.use_gateway) ||
                     (reach.to_broker && scenario->broker.consumers.use_gateway);
+    reach.declared = node_kinds_declared(scenario);
     return reach;
+}
+
+unsigned node_kinds_declared(const Scenario *scenario)
+{
+    unsigned declared = 0;
+    for (int kind = 0; kind < NODE_KIND_COUNT; kind++)
+        declared |= scenario->service_entry[kind] != 0 ? 1u << kind : 0;
+    return declared;
+}
+
+bool node_kind_reached_by(const NodeReach *reach, NodeKind kind)
+{
+    switch (node_kind_info(kind)->reached_when) {
+    case NODE_REACHED_APART:
+        return false;
+    case NODE_REACHED_BY_CALLS:
+        return reach->to_server;
+    case NODE_REACHED_BY_PUBLISH:
+        return reach->to_broker;
+    case NODE_REACHED_BY_CHARGES:
+        return reach->charged;
+    case NODE_REACHED_BY_PROXIED:
+        return reach->proxied;
+    case NODE_REACHED_IF_DECLARED:
+        return (reach->declared & 1u << kind) != 0;
+    }
+    return false;
 }
 
 bool node_kind_reached(const Scenario *scenario, NodeKind kind)
 {
     NodeReach reach = node_reach_of(scenario);
-    switch (node_kind_info(kind)->reached_when) {
-    case NODE_REACHED_APART:
-        return false;
-    case NODE_REACHED_BY_CALLS:
-        return reach.to_server;
-    case NODE_REACHED_BY_PUBLISH:
-        return reach.to_broker;
-    case NODE_REACHED_BY_CHARGES:
-        return reach.charged;
-    case NODE_REACHED_BY_PROXIED:
-        return reach.proxied;
-    }
-    return false;
+    return node_kind_reached_by(&reach, kind);
 }
 
 void *node_kind_settings(Scenario *scenario, NodeKind kind)
 {
     size_t offset = node_kind_info(kind)->settings_offset;
     return offset > 0 ? (char *)scenario + offset : NULL;
+}
+
+const void *node_kind_settings_of(const Scenario *scenario, NodeKind kind)
+{
+    return node_kind_settings((Scenario *)scenario, kind);
+}
+
+IdempotencySpec *node_kind_store(Scenario *scenario, NodeKind kind)
+{
+    size_t offset = node_kind_info(kind)->store_offset;
+    return offset > 0 ? (IdempotencySpec *)((char *)scenario + offset) : NULL;
+}
+
+const IdempotencySpec *node_kind_store_of(const Scenario *scenario, NodeKind kind)
+{
+    return node_kind_store((Scenario *)scenario, kind);
+}
+
+unsigned node_kinds_in_show_order(NodeKind kinds[NODE_KIND_COUNT])
+{
+    unsigned count = 0;
+    for (int kind = 0; kind < NODE_KIND_COUNT; kind++) {
+        if (!node_kind_is_service(kind))
+            continue;
+        unsigned at = count++;
+        for (; at > 0 && infos[kinds[at - 1]].show_order > infos[kind].show_order; at--)
+            kinds[at] = kinds[at - 1];
+        kinds[at] = (NodeKind)kind;
+    }
+    return count;
 }
 
 /* The services' node names, in node-id order (the order messages list them). */

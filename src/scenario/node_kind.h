@@ -1,8 +1,9 @@
 /* One descriptor per node kind (issue 21, step 8): a kind's name in a `services` entry, where
- * its older-form object lives, the fields its entry reads, the words a diagram lane says for it
- * and its place in a lane order, registered once in node_kind.c instead of switches across the
- * loader, the writer, the world's build and the reports. What a kind does with a message or an
- * event is the model's (world.c's node ops); this header says what a kind is. */
+ * its older-form object lives, the fields its entry reads, the services and key store it
+ * names, the words a diagram lane says for it and its place in a lane order, registered once
+ * in node_kind.c instead of switches across the loader, the writer, the world's build and the
+ * reports. What a kind does with a message or an event is the model's (its NodeKindModel in
+ * src/model/node_models.c); this header says what a kind is. */
 #ifndef IDEMSIM_NODE_KIND_H
 #define IDEMSIM_NODE_KIND_H
 
@@ -15,16 +16,28 @@ typedef struct SchemaObject SchemaObject;
 
 /* Which work makes a world hold (and a diagram draw) a service of a kind. */
 typedef enum {
-    NODE_REACHED_APART,      /* not by work: client groups, and key stores (their user's) */
-    NODE_REACHED_BY_CALLS,   /* a client group calls the server */
-    NODE_REACHED_BY_PUBLISH, /* something publishes to the broker */
-    NODE_REACHED_BY_CHARGES, /* something that is reached charges through it */
-    NODE_REACHED_BY_PROXIED, /* a client group goes through it */
+    NODE_REACHED_APART,       /* not by work: client groups, and key stores (their user's) */
+    NODE_REACHED_BY_CALLS,    /* a client group calls the server */
+    NODE_REACHED_BY_PUBLISH,  /* something publishes to the broker */
+    NODE_REACHED_BY_CHARGES,  /* something that is reached charges through it */
+    NODE_REACHED_BY_PROXIED,  /* a client group goes through it */
+    NODE_REACHED_IF_DECLARED, /* a `services` entry declares it (a kind with no older form) */
 } NodeReachRule;
+
+/* A reference a kind's services entry makes to another service, by id: the key it is
+ * written under and the kind it must name. When needed_for is set, a service of the named
+ * kind needs an entry of this kind that names it, and needed_for says why (a broker nothing
+ * consumes would keep its messages). */
+typedef struct {
+    const char *key; /* NULL: its entry names no other service */
+    NodeKind names;
+    const char *needed_for;
+} NodeReference;
 
 /* Where a scenario's work goes. */
 typedef struct {
     bool to_server, to_broker, charged, proxied;
+    unsigned declared; /* the kinds a `services` entry declares, 1 << NodeKind each */
 } NodeReach;
 
 typedef struct {
@@ -36,6 +49,15 @@ typedef struct {
     bool several;           /* a file may hold several (a key store: one per user), so it has no
                                one id of the world's */
     NodeReachRule reached_when;
+    bool node_when_reached;  /* the world holds its node only when work reaches it (node ids, and
+                                so link draws, stay as they were without one) */
+    NodeReference reference; /* the service its entry names (a proxy's calls) */
+    /* Its key store: where in Scenario the store's fields land (0: its entry names no
+     * key_store) and the fields a key_store entry of its has. */
+    size_t store_offset;
+    const SchemaObject *store_schema;
+    bool runs_steps;     /* its entry's work is `steps` (scenario_graph.c reads and writes them) */
+    unsigned show_order; /* its place in the services `show` writes (ties: kind order) */
     const char *lane_role;       /* what a diagram lane says it does */
     const char *lane_role_keyed; /* the same when keys are checked (idempotent) */
     /* Its place left to right after the clients: lanes follow lane_order, except that a kind
@@ -58,10 +80,22 @@ const NodeKindInfo *node_kind_info(NodeKind kind);
 bool node_kind_is_service(int kind);
 
 NodeReach node_reach_of(const Scenario *scenario);
+/* The kinds a `services` entry declares (none in the older form), 1 << NodeKind each. */
+unsigned node_kinds_declared(const Scenario *scenario);
 /* Whether work reaches the service of kind (false for kinds reached apart). */
 bool node_kind_reached(const Scenario *scenario, NodeKind kind);
 
+/* Whether reach, as node_reach_of says it or as `show` counts it, reaches kind. */
+bool node_kind_reached_by(const NodeReach *reach, NodeKind kind);
+
 /* The fields of kind inside scenario (NULL: none of its own). */
 void *node_kind_settings(Scenario *scenario, NodeKind kind);
+const void *node_kind_settings_of(const Scenario *scenario, NodeKind kind);
+/* The fields of kind's key store inside scenario (NULL: it names none). */
+IdempotencySpec *node_kind_store(Scenario *scenario, NodeKind kind);
+const IdempotencySpec *node_kind_store_of(const Scenario *scenario, NodeKind kind);
+
+/* The service kinds in the order `show` writes them; returns how many. */
+unsigned node_kinds_in_show_order(NodeKind kinds[NODE_KIND_COUNT]);
 
 #endif

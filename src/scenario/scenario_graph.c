@@ -70,7 +70,7 @@ unsigned scenario_service_node_names(const Scenario *scenario, char names[][NODE
     uint32_t instances = scenario->server.instances > 1 ? scenario->server.instances : 1;
     for (unsigned i = 0; i < scenario_names_service.count; i++) {
         NodeKind kind = (NodeKind)scenario_names_service.entries[i].value;
-        if (kind == NODE_PROXY && !scenario_uses_proxy(scenario))
+        if (node_kind_info(kind)->node_when_reached && !node_kind_reached(scenario, kind))
             continue;
         add_node_name(names, capacity, &count, scenario->service_ids[kind],
                       kind == NODE_SERVER && instances > 1 ? 1 : 0);
@@ -272,13 +272,10 @@ static void read_key_store(ScenarioReader *scenario_reader, const Graph *graph, 
         return;
     }
     used_by[store] = (int)user;
-    bool server = graph->entries[user].kind == NODE_SERVER;
-    IdempotencySpec *spec =
-        server ? &scenario->server.idempotency : &scenario->broker.consumers.idempotency;
+    NodeKind kind = (NodeKind)graph->entries[user].kind;
+    IdempotencySpec *spec = node_kind_store(scenario, kind);
     json_path_push_index(&reader->path, (unsigned)store);
-    schema_read_object(reader, graph->entries[store].object,
-                       server ? &scenario_services_server_store_schema
-                              : &scenario_services_consumers_store_schema,
+    schema_read_object(reader, graph->entries[store].object, node_kind_info(kind)->store_schema,
                        spec);
     json_path_pop(&reader->path);
     snprintf(spec->store_id, sizeof spec->store_id, "%s", graph->entries[store].id);
@@ -695,51 +692,67 @@ static void check_gateway_used(ScenarioReader *scenario_reader, const Graph *gra
     }
 }
 
+/* "server or consumers": the kinds whose entries name a key store. */
+static void store_users(char *buffer, size_t size)
+{
+    size_t used = 0;
+    buffer[0] = '\0';
+    for (int kind = 0; kind < NODE_KIND_COUNT && used < size; kind++) {
+        if (node_kind_info((NodeKind)kind)->store_offset == 0)
+            continue;
+        int written =
+            snprintf(buffer + used, size - used, "%s%s", used > 0 ? " or " : "", kind_name(kind));
+        used += written > 0 ? (size_t)written : 0;
+    }
+}
+
+/* Each entry's references as its kind's descriptor lists them (the service it names, its key
+ * store, its steps), then what a kind needs of the others: a store some service uses, a
+ * service that names it where its kind needs one. */
 static void check_references(ScenarioReader *scenario_reader, const Graph *graph)
 {
     SchemaReader *reader = &scenario_reader->reader;
     int used_by[SERVICES_MAX];
-    int consumed_by[SERVICES_MAX];
+    int named_by[SERVICES_MAX];
     for (unsigned i = 0; i < SERVICES_MAX; i++) {
         used_by[i] = -1;
-        consumed_by[i] = -1;
+        named_by[i] = -1;
     }
     for (unsigned i = 0; i < graph->count; i++) {
-        switch (graph->entries[i].kind) {
-        case NODE_PROXY:
-            resolve(reader, graph, i, "calls", NODE_SERVER);
-            break;
-        case NODE_CONSUMERS: {
-            int broker = resolve(reader, graph, i, "consumes", NODE_BROKER);
-            if (broker >= 0)
-                consumed_by[broker] = (int)i;
-            read_key_store(scenario_reader, graph, i, used_by);
-            read_steps(scenario_reader, graph, i);
-            break;
+        int kind = graph->entries[i].kind;
+        if (!is_node_kind(kind))
+            continue;
+        const NodeKindInfo *info = node_kind_info((NodeKind)kind);
+        if (info->reference.key != NULL) {
+            int named = resolve(reader, graph, i, info->reference.key, info->reference.names);
+            if (named >= 0)
+                named_by[named] = (int)i;
         }
-        case NODE_SERVER:
+        if (info->store_offset > 0)
             read_key_store(scenario_reader, graph, i, used_by);
+        if (info->runs_steps)
             read_steps(scenario_reader, graph, i);
+        if (kind == NODE_SERVER)
             check_instances(scenario_reader, i);
-            break;
-        default:
-            break;
-        }
     }
     check_gateway_used(scenario_reader, graph);
+    char users[80];
+    store_users(users, sizeof users);
     for (unsigned i = 0; i < graph->count; i++) {
         const Entry *entry = &graph->entries[i];
         json_path_push_index(&reader->path, i);
         if (entry->kind == SERVICE_KIND_KEY_STORE && used_by[i] < 0)
             schema_error(reader,
-                         "expected a server or consumers service to name key store "
-                         "'%s' in its key_store (no service uses it)",
-                         entry->id);
-        if (entry->kind == NODE_BROKER && consumed_by[i] < 0)
-            schema_error(reader,
-                         "expected a service of kind 'consumers' with \"consumes\": \"%s\" "
-                         "(nothing would take the broker's messages)",
-                         entry->id);
+                         "expected a %s service to name key store '%s' in its key_store (no "
+                         "service uses it)",
+                         users, entry->id);
+        for (int kind = 0; kind < NODE_KIND_COUNT && named_by[i] < 0; kind++) {
+            const NodeReference *reference = &node_kind_info((NodeKind)kind)->reference;
+            if (reference->key != NULL && reference->needed_for != NULL &&
+                (int)reference->names == entry->kind)
+                schema_error(reader, "expected a service of kind '%s' with \"%s\": \"%s\" (%s)",
+                             kind_name(kind), reference->key, entry->id, reference->needed_for);
+        }
         json_path_pop(&reader->path);
     }
 }
@@ -979,23 +992,20 @@ void scenario_graph_pop(SchemaReader *reader, unsigned pushed)
 /* ------------------------------------------------------------------ writing */
 
 /* Whether the world has a service of kind: show writes only those, so a printed file never
- * carries a service nothing uses. The server always (the report names its store's profile). */
+ * carries a service nothing uses. Its reach counts the server as called always (the report
+ * names its store's profile), a broker as reached by a server's receipts whether or not a
+ * group calls the server, and a gateway as charged by a server with a call step. */
 static bool service_used(const Scenario *scenario, NodeKind kind)
 {
-    bool broker = scenario->server.publish_receipts;
+    NodeReach reach = {.to_server = true,
+                       .proxied = scenario_uses_proxy(scenario),
+                       .declared = node_kinds_declared(scenario)};
+    reach.to_broker = scenario->server.publish_receipts;
     for (uint32_t g = 0; g < scenario->client_group_count; g++)
-        broker |= scenario->client_groups[g].target == TARGET_BROKER;
-    switch (kind) {
-    case NODE_PROXY:
-        return scenario_uses_proxy(scenario);
-    case NODE_GATEWAY:
-        return scenario->server.use_gateway || (broker && scenario->broker.consumers.use_gateway);
-    case NODE_BROKER:
-    case NODE_CONSUMERS:
-        return broker;
-    default:
-        return true;
-    }
+        reach.to_broker |= scenario->client_groups[g].target == TARGET_BROKER;
+    reach.charged =
+        scenario->server.use_gateway || (reach.to_broker && scenario->broker.consumers.use_gateway);
+    return node_kind_reached_by(&reach, kind);
 }
 
 bool scenario_graph_node_shown(const Scenario *scenario, const char *name)
@@ -1104,49 +1114,39 @@ static void write_store(SchemaWriter *writer, cJSON *services, const char *id,
         schema_write_object(writer, schema, spec, entry);
 }
 
+/* Each service the world has, in its kind's show order, as its descriptor says: its head, the
+ * service it names, its key store's id, its fields, its steps; then its key store's entry. */
 void scenario_graph_write(SchemaWriter *writer, const void *target, cJSON *object, const char *key)
 {
     const Scenario *scenario = target;
     cJSON *services = schema_write_item(writer, object, key, cJSON_CreateArray());
     if (services == NULL)
         return;
-    cJSON *entry = NULL;
-    char server_store[NAME_LEN_MAX];
-    char consumers_store[NAME_LEN_MAX];
-    scenario_key_store_id(scenario, &scenario->server.idempotency, NODE_SERVER, server_store);
-    scenario_key_store_id(scenario, &scenario->broker.consumers.idempotency, NODE_CONSUMERS,
-                          consumers_store);
-    if (service_used(scenario, NODE_PROXY) &&
-        (entry = write_head(writer, services, scenario->service_ids[NODE_PROXY], NODE_PROXY))) {
-        schema_write_string(writer, entry, "calls", scenario->service_ids[NODE_SERVER]);
-        schema_write_object(writer, &scenario_services_proxy_service_schema, &scenario->proxy,
-                            entry);
+    NodeKind kinds[NODE_KIND_COUNT];
+    unsigned count = node_kinds_in_show_order(kinds);
+    for (unsigned k = 0; k < count; k++) {
+        NodeKind kind = kinds[k];
+        const NodeKindInfo *info = node_kind_info(kind);
+        if (!service_used(scenario, kind))
+            continue;
+        const IdempotencySpec *store = node_kind_store_of(scenario, kind);
+        char store_id[NAME_LEN_MAX];
+        if (store != NULL)
+            scenario_key_store_id(scenario, store, kind, store_id);
+        cJSON *entry = write_head(writer, services, scenario->service_ids[kind], kind);
+        if (entry == NULL)
+            return;
+        if (info->reference.key != NULL)
+            schema_write_string(writer, entry, info->reference.key,
+                                scenario->service_ids[info->reference.names]);
+        if (store != NULL)
+            schema_write_string(writer, entry, "key_store", store_id);
+        if (info->service_schema != NULL)
+            schema_write_object(writer, info->service_schema, node_kind_settings_of(scenario, kind),
+                                entry);
+        if (info->runs_steps)
+            write_steps(writer, entry, scenario, kind == NODE_SERVER);
+        if (store != NULL)
+            write_store(writer, services, store_id, store, info->store_schema);
     }
-    if ((entry = write_head(writer, services, scenario->service_ids[NODE_SERVER], NODE_SERVER))) {
-        schema_write_string(writer, entry, "key_store", server_store);
-        schema_write_object(writer, &scenario_services_server_service_schema, &scenario->server,
-                            entry);
-        write_steps(writer, entry, scenario, true);
-    }
-    write_store(writer, services, server_store, &scenario->server.idempotency,
-                &scenario_services_server_store_schema);
-    if (service_used(scenario, NODE_GATEWAY) &&
-        (entry = write_head(writer, services, scenario->service_ids[NODE_GATEWAY], NODE_GATEWAY)))
-        schema_write_object(writer, &scenario_services_gateway_service_schema, &scenario->gateway,
-                            entry);
-    if (!service_used(scenario, NODE_BROKER))
-        return;
-    if ((entry = write_head(writer, services, scenario->service_ids[NODE_BROKER], NODE_BROKER)))
-        schema_write_object(writer, &scenario_services_broker_service_schema, &scenario->broker,
-                            entry);
-    if ((entry =
-             write_head(writer, services, scenario->service_ids[NODE_CONSUMERS], NODE_CONSUMERS))) {
-        schema_write_string(writer, entry, "consumes", scenario->service_ids[NODE_BROKER]);
-        schema_write_string(writer, entry, "key_store", consumers_store);
-        schema_write_object(writer, &scenario_services_consumers_service_schema,
-                            &scenario->broker.consumers, entry);
-        write_steps(writer, entry, scenario, false);
-    }
-    write_store(writer, services, consumers_store, &scenario->broker.consumers.idempotency,
-                &scenario_services_consumers_store_schema);
 }
