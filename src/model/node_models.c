@@ -13,7 +13,7 @@
 /* ------------------------------------------------------------------ adapters */
 
 /* A server instance's side of the messages it takes: the instance is the message's target. */
-static void server_takes_request(World *world, const Message *request)
+void server_takes_request(World *world, const Message *request)
 {
     server_on_request(world, server_at(world, request->target), request);
 }

@@ -645,6 +645,8 @@ typedef struct {
     void (*on_timer)(World *world, uint32_t node, uint64_t arg);
 } NodeKindModel;
 extern const NodeKindModel *const node_models[NODE_KIND_COUNT];
+/* The server's row for a request (node_models.c), which world.c also calls directly. */
+void server_takes_request(World *world, const Message *request);
 
 /* network.c */
 void network_init(World *world);
