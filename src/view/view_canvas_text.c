@@ -324,10 +324,11 @@ static size_t unit_after_number(const char *text)
     static const char *const units[] = {"s", "ms", "µs", "h"};
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
         size_t length = strlen(units[i]);
+        if (strncmp(text, units[i], length) != 0)
+            continue; /* text ends before length, or differs: past it is not read */
         char after = text[length];
-        if (strncmp(text, units[i], length) == 0 &&
-            (after == '\0' || after == ' ' || after == ',' || after == '.' || after == ')' ||
-             after == ';' || after == ':'))
+        if (after == '\0' || after == ' ' || after == ',' || after == '.' || after == ')' ||
+            after == ';' || after == ':')
             return length;
     }
     return 0;
