@@ -34,7 +34,6 @@
  * own); the forward reaches it at once, as a commit does. A copy out when the consumers crash
  * is handed out again after their restart (its commit was not made); a rebalance leaves the
  * copies alone. */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -430,7 +429,10 @@ void broker_log_forward_failed(World *world, const Message *delivery)
                                                .offset = failed.offset};
     op->broker_messages = queued;
     world_operation_ref(world, failed.publish.operation); /* until its last run is done */
-    double delay_ms = spec->delay_ms * pow(spec->multiplier, (double)(runs - 1));
+    double delay_ms = spec->delay_ms; /* times multiplier^(runs - 1), by products: libm's
+                                         pow may round otherwise on another platform */
+    for (uint32_t i = 1; i < runs; i++)
+        delay_ms *= spec->multiplier;
     broker->messages[queued].timer =
         sim_schedule_in(world->sim, sim_time_us_from_ms(delay_ms), EVENT_REDELIVER, 0, queued);
 }

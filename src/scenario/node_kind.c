@@ -210,7 +210,8 @@ static const NameEntry services[] = {
 };
 const NameTable scenario_names_service = TABLE(services);
 
-/* The kinds a `services` entry may have, in the order show writes them. */
+/* The kinds a `services` entry may have, in the order errors list them (show writes entries in
+ * their descriptors' show_order). */
 static const NameEntry service_kinds[] = {
     {server, NODE_SERVER}, {proxy, NODE_PROXY},         {gateway, NODE_GATEWAY},
     {broker, NODE_BROKER}, {consumers, NODE_CONSUMERS}, {key_store, NODE_KEY_STORE},
