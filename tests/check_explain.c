@@ -168,35 +168,27 @@ static int count_of(const char *text, const char *words)
 /* Every scenario of the library, in each of its modes: operation 0's story ends with the
  * model's outcome, and --why double either tells a double nothing caught or says there is
  * none, mode by mode. */
+static void explain_every_mode(const char *path, void *context)
+{
+    (void)context;
+    const char *first[] = {"explain", path, "--op", "0", NULL};
+    ck_assert_msg(test_cli_run(first, out, err) == 0, "explain %s --op 0 failed", path);
+    char *printed = test_cli_read_all(out, NULL);
+    ck_assert_msg(count_of(printed, "\n  outcome: ") == 3, "%s: not 3 outcomes:\n%s", path,
+                  printed);
+    free(printed);
+    const char *why[] = {"explain", path, "--why", "double", NULL};
+    ck_assert_msg(test_cli_run(why, out, err) == 0, "explain %s --why double failed", path);
+    printed = test_cli_read_all(out, NULL);
+    int doubles = count_of(printed, "outcome: double");
+    ck_assert_int_eq(doubles + count_of(printed, "no operation ended double"), 3);
+    ck_assert_int_eq(count_of(printed, "NOT caught"), doubles);
+    free(printed);
+}
+
 START_TEST(test_every_scenario_of_the_library_is_explained)
 {
-    DIR *dir = opendir("scenarios");
-    ck_assert_ptr_nonnull(dir);
-    int scenarios = 0;
-    struct dirent *entry;
-    while ((entry = readdir(dir)) != NULL) {
-        size_t length = strlen(entry->d_name);
-        if (length < 6 || strcmp(entry->d_name + length - 5, ".json") != 0)
-            continue;
-        char path[600];
-        snprintf(path, sizeof path, "scenarios/%s", entry->d_name);
-        const char *first[] = {"explain", path, "--op", "0", NULL};
-        ck_assert_msg(test_cli_run(first, out, err) == 0, "explain %s --op 0 failed", path);
-        char *printed = test_cli_read_all(out, NULL);
-        ck_assert_msg(count_of(printed, "\n  outcome: ") == 3, "%s: not 3 outcomes:\n%s", path,
-                      printed);
-        free(printed);
-        const char *why[] = {"explain", path, "--why", "double", NULL};
-        ck_assert_msg(test_cli_run(why, out, err) == 0, "explain %s --why double failed", path);
-        printed = test_cli_read_all(out, NULL);
-        int doubles = count_of(printed, "outcome: double");
-        ck_assert_int_eq(doubles + count_of(printed, "no operation ended double"), 3);
-        ck_assert_int_eq(count_of(printed, "NOT caught"), doubles);
-        free(printed);
-        scenarios++;
-    }
-    closedir(dir);
-    ck_assert_int_ge(scenarios, 40);
+    ck_assert_uint_ge(test_for_each_scenario_file("scenarios", explain_every_mode, NULL), 40);
 }
 END_TEST
 

@@ -76,26 +76,18 @@ static void assert_services_add_up(const char *path, const Scenario *scenario, M
     world_destroy(world);
 }
 
+static void check_every_mode(const char *path, void *context)
+{
+    (void)context;
+    Scenario *scenario = test_load_source_file(path, NULL, 0);
+    for (uint32_t i = 0; i < scenario->mode_count; i++)
+        assert_services_add_up(path, scenario, scenario->modes[i]);
+    free(scenario);
+}
+
 static unsigned check_folder(const char *folder)
 {
-    DIR *dir = opendir(folder);
-    ck_assert_ptr_nonnull(dir);
-    unsigned files = 0;
-    struct dirent *entry;
-    while ((entry = readdir(dir)) != NULL) {
-        size_t length = strlen(entry->d_name);
-        if (length < 6 || strcmp(entry->d_name + length - 5, ".json") != 0)
-            continue;
-        char path[600];
-        snprintf(path, sizeof path, "%s/%s", folder, entry->d_name);
-        Scenario *scenario = test_load_source_file(path, NULL, 0);
-        for (uint32_t i = 0; i < scenario->mode_count; i++)
-            assert_services_add_up(path, scenario, scenario->modes[i]);
-        free(scenario);
-        files++;
-    }
-    closedir(dir);
-    return files;
+    return test_for_each_scenario_file(folder, check_every_mode, NULL);
 }
 
 START_TEST(test_every_library_scenario_adds_up_by_service)

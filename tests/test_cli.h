@@ -5,9 +5,11 @@
 #define IDEMSIM_TEST_CLI_H
 
 #include <check.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -96,6 +98,29 @@ static inline char *test_cli_read_all(const char *path, size_t *length)
     if (length != NULL)
         *length = got;
     return text;
+}
+
+/* Calls visit with the path ("FOLDER/NAME.json") of every scenario file in folder, relative
+ * to the current directory, in the directory's order; returns how many. */
+static inline unsigned test_for_each_scenario_file(const char *folder,
+                                                   void (*visit)(const char *path, void *context),
+                                                   void *context)
+{
+    DIR *dir = opendir(folder);
+    ck_assert_msg(dir != NULL, "cannot open %s", folder);
+    unsigned files = 0;
+    struct dirent *entry;
+    while ((entry = readdir(dir)) != NULL) {
+        size_t length = strlen(entry->d_name);
+        if (length < 6 || strcmp(entry->d_name + length - 5, ".json") != 0)
+            continue;
+        char path[600];
+        snprintf(path, sizeof path, "%s/%s", folder, entry->d_name);
+        visit(path, context);
+        files++;
+    }
+    closedir(dir);
+    return files;
 }
 
 #endif

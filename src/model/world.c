@@ -630,8 +630,7 @@ static void build_instances(World *world)
         world->nodes[node].instance_count = count;
         world->servers[i].node = node;
         if (count > 1) {
-            snprintf(world->instance_names[i], sizeof world->instance_names[i], "%s#%u",
-                     first->service, i + 1);
+            scenario_instance_name(world->instance_names[i], first->service, i + 1);
             world->nodes[node].name = world->instance_names[i];
         }
     }

@@ -511,7 +511,7 @@ struct World {
     Server servers[SERVER_INSTANCES_MAX];
     uint32_t balancer_turn;  /* round-robin: the next instance */
     uint64_t generated_keys; /* server-generated keys: a fresh one per request */
-    char instance_names[SERVER_INSTANCES_MAX][NAME_LEN_MAX + 16]; /* "checkout#2" */
+    char instance_names[SERVER_INSTANCES_MAX][NODE_NAME_LEN_MAX]; /* "checkout#2" */
     Gateway gateway;
     Proxy proxy;
     uint32_t proxy_node;     /* TRACE_NO_NODE when no group goes through a proxy */

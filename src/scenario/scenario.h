@@ -809,6 +809,8 @@ void scenario_key_store_id(const Scenario *scenario, const IdempotencySpec *stor
  * its own (C38). With several instances the server's node is instance 1: "<id>#1". Returns
  * how many; names past capacity are not written. */
 #define NODE_NAME_LEN_MAX (NAME_LEN_MAX + 16)
+/* The name of instance n (1-based) of a service that runs several: "checkout#2". */
+void scenario_instance_name(char name[NODE_NAME_LEN_MAX], const char *service, unsigned n);
 unsigned scenario_service_node_names(const Scenario *scenario, char names[][NODE_NAME_LEN_MAX],
                                      unsigned capacity);
 /* A name METRIC@SERVICE may give: a service node's name, or a service's id (its instances'

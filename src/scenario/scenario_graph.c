@@ -51,12 +51,17 @@ void scenario_service_id_list(const Scenario *scenario, char *buffer, size_t siz
     }
 }
 
+void scenario_instance_name(char name[NODE_NAME_LEN_MAX], const char *service, unsigned n)
+{
+    snprintf(name, NODE_NAME_LEN_MAX, "%s#%u", service, n);
+}
+
 static void add_node_name(char names[][NODE_NAME_LEN_MAX], unsigned capacity, unsigned *count,
                           const char *name, unsigned instance)
 {
     if (*count < capacity) {
         if (instance > 0)
-            snprintf(names[*count], NODE_NAME_LEN_MAX, "%s#%u", name, instance);
+            scenario_instance_name(names[*count], name, instance);
         else
             snprintf(names[*count], NODE_NAME_LEN_MAX, "%s", name);
     }
