@@ -450,7 +450,7 @@ typedef struct {
     double fail_after_effect;  /* chance it fails (500) after its side effect: a partial failure */
     bool delete_always_204;    /* DELETE answers 204 even when nothing was there */
     bool outbox;
-    bool use_gateway;         /* debit charges through the gateway */
+    bool use_gateway;         /* a debit is the call step: to the gateway, or to call_server */
     bool publish_receipts;    /* each charge publishes a "send receipt email" event */
     bool transaction;         /* a local effect and the key's completion commit together */
     ReceiptPath receipts_via; /* how publish_receipts' events leave */
@@ -460,7 +460,23 @@ typedef struct {
     UndoSpec undo;       /* the call's refund when the fulfil step fails (services form) */
     FulfilSpec fulfil;   /* the order's own work after the charge (services form) */
     uint32_t receipts_queue; /* where they go: index into broker.queues */
+    /* What the call step calls: 0, the gateway; k > 0, Scenario.called_servers[k - 1], a
+     * server of its own whose answer counts as the charge's (services form) */
+    uint32_t call_server;
 } ServerSpec;
+
+/* A server that another server's call step names (services form): a tier behind the server
+ * the clients call (checkout -> payments -> the provider), with a server's fields, its own
+ * key store and its own steps. A called server is only called by servers listed before it,
+ * so calls never loop. For now it runs one instance, and has no outbox, publish, fulfil,
+ * undo, reconciliation or deadline (refused at load with their paths). */
+#define CALLED_SERVERS_MAX 3
+
+typedef struct {
+    char id[NAME_LEN_MAX];
+    ServerSpec spec;
+    uint8_t entry; /* its entry in `services`, plus one */
+} CalledServerSpec;
 
 typedef enum { CAPTURE_IMMEDIATE, CAPTURE_MANUAL } GatewayCapture;
 
@@ -694,7 +710,9 @@ typedef struct {
     uint32_t client_group_count;
     ClientGroupSpec client_groups[CLIENT_GROUPS_MAX];
     NetworkSpec network;
-    ServerSpec server;
+    ServerSpec server; /* the one the client groups (or the proxy) call */
+    uint32_t called_server_count;
+    CalledServerSpec called_servers[CALLED_SERVERS_MAX];
     GatewaySpec gateway;
     ProxySpec proxy; /* used when a client group goes "via": "proxy" */
     BrokerSpec broker;
