@@ -25,7 +25,7 @@ static void close_answer(World *world, uint32_t node, Message *answer, int unrea
 bool connection_stale_on_arrival(World *world, uint32_t node, const Message *request)
 {
     if (!world_chance_about(world, DRAW_STALE_CONNECTION, request,
-                            world->scenario.server.stale_connections))
+                            server_at(world, node)->spec->stale_connections))
         return false;
     Message answer = message_answer(request, HOP_RESPONSE, SERVER_STATUS_RESET, request->operation);
     close_answer(world, node, &answer, 1);
@@ -37,7 +37,7 @@ void connection_close_before_answer(World *world, uint32_t node, Message *answer
 {
     if (answer->hop == HOP_RESPONSE &&
         world_chance_about(world, DRAW_CLOSE_BEFORE_ANSWER, answer,
-                           world->scenario.server.closes_before_answer))
+                           server_at(world, node)->spec->closes_before_answer))
         close_answer(world, node, answer, 0);
 }
 

@@ -109,7 +109,8 @@ static bool handle(World *world, const Message *request, const BalanceRead *read
         return first;
     case OPERATION_DELETE: /* idempotent by state, not by response: 204, then 404 */
         op->resource_state = 1;
-        *status = first || world->scenario.server.delete_always_204 ? 204 : 404;
+        *status =
+            first || server_settings_at(world, request->target)->delete_always_204 ? 204 : 404;
         return first;
     case OPERATION_INSERT: /* no unique key: a new row every time */
         *status = 201;
@@ -166,12 +167,13 @@ int ledger_apply_read(World *world, const Message *request, const BalanceRead *r
         }
         /* A receipt leaves with the change (a dual write), unless the server writes it to
          * its outbox with the commit; the consumers' charges always publish directly. A
-         * charge at the gateway is not the server's change: the server publishes once it
-         * hears of it (server_charge.c), and only if it does. */
+         * charge at the gateway, or a called server's change, is not the server's: the
+         * server publishes once it hears of it (server_charge.c), and only if it does. */
         bool through_outbox = world->scenario.server.receipts_via == RECEIPTS_OUTBOX &&
                               actor != world->consumers_node;
         if (world->scenario.server.publish_receipts && spec->operation.kind == OPERATION_DEBIT &&
-            !through_outbox && actor != world->gateway_node)
+            !through_outbox && actor != world->gateway_node &&
+            !world_is_called_server(world, actor))
             broker_publish_receipt(world, request);
     }
     if (world_tracing(world)) {

@@ -55,8 +55,9 @@ typedef struct {
 } ServiceMetrics;
 
 /* The nodes a world can have beyond its client groups: each service kind once, a server's
- * further instances and a key store of its own (world_internal.h's NODES_MAX less the groups). */
-#define SERVICE_METRICS_MAX (NODE_KIND_COUNT + SERVER_INSTANCES_MAX - 1)
+ * further instances, a key store of its own and the called servers (world_internal.h's
+ * NODES_MAX less the groups). */
+#define SERVICE_METRICS_MAX (NODE_KIND_COUNT + SERVER_INSTANCES_MAX - 1 + CALLED_SERVERS_MAX)
 
 typedef struct {
     int64_t initial;

@@ -205,7 +205,7 @@ static void send_copy(World *world, Link *link, const Message *message, uint64_t
  * balancer is part of the service: its pick costs no hop). */
 static bool to_balanced_service(const World *world, const Message *message)
 {
-    return world->server_count > 1 && message->target == world->server_node &&
+    return world->instance_count > 1 && message->target == world->server_node &&
            (message->kind == MESSAGE_REQUEST || message->kind == MESSAGE_STATUS_QUERY);
 }
 

@@ -18,10 +18,14 @@ void server_takes_request(World *world, const Message *request)
     server_on_request(world, server_at(world, request->target), request);
 }
 
-static void server_takes_response(World *world, const Message *confirm)
+static void server_takes_response(World *world, const Message *answer)
 {
-    if (confirm->reply_to.kind == REPLY_TO_OUTBOX) /* a relayed receipt's confirm */
-        server_charge_on_receipt_confirm(world, confirm);
+    if (world_is_server(world, answer->source)) { /* the server its call step called */
+        if (!server_at(world, answer->target)->down)
+            server_charge_on_reply(world, answer);
+    } else if (answer->reply_to.kind == REPLY_TO_OUTBOX) { /* a relayed receipt's confirm */
+        server_charge_on_receipt_confirm(world, answer);
+    }
     /* else: the confirm of a receipt published directly, which nobody waits for */
 }
 

@@ -17,7 +17,7 @@
  * key, in the modes that send none, goes in turn). */
 uint32_t server_route(World *world, const Message *request)
 {
-    uint32_t count = world->server_count;
+    uint32_t count = world->instance_count;
     uint32_t pick = 0;
     BalancerPolicy policy = world->scenario.server.balancer;
     if (policy == BALANCER_KEY_HASH && request->key == 0)
@@ -114,12 +114,12 @@ static void respond(World *world, const Message *request, int status, uint64_t r
 
 /* ------------------------------------------------------------------ request flow */
 
-static void execute_later(World *world, uint32_t job)
+static void execute_later(World *world, const Server *server, uint32_t job)
 {
     const Message *request = &world->jobs[job].request;
     balance_update_read(world, &world->jobs[job]);
     SimTimeUs service = distribution_sample_ms_as_us(
-        &world->scenario.server.service_ms, world_draw_about(world, DRAW_SERVICE, request));
+        &server->spec->service_ms, world_draw_about(world, DRAW_SERVICE, request));
     sim_schedule_in(world->sim, service, EVENT_JOB_DONE, 0, job);
 }
 
@@ -133,6 +133,8 @@ static uint64_t store_key_of(World *world, const KeyProtocol *keys, const Messag
 {
     if (!keys->enabled)
         return 0;
+    if (world_is_server(world, request->source))
+        return request->key; /* a server's call: the key its call step carries, as it is */
     const ClientGroupSpec *spec = world->groups[world->clients[request->client].group].spec;
     if (spec->key == KEY_SERVER_GENERATED)
         return ++world->generated_keys; /* fresh per request: never matches a retry */
@@ -154,7 +156,7 @@ static bool start_job(World *world, Server *server, uint32_t job_slot)
     KeyVerdict verdict = key_protocol_admit(world, keys, job);
     switch (verdict.kind) {
     case KEY_RUN:
-        execute_later(world, job_slot);
+        execute_later(world, server, job_slot);
         return false;
     case KEY_RUN_AFTER_RACE_WINDOW:
         sim_schedule_in(world->sim, sim_time_us_from_ms(keys->policy->race_window_ms),
@@ -190,9 +192,9 @@ static void reset(World *world, const Message *request)
 
 /* The queue is full: the request is refused before anything looks at it (no key lookup,
  * no reservation, no effect), with 429 or 503 and the Retry-After of server.shed. */
-static void shed(World *world, const Message *request)
+static void shed(World *world, const Server *server, const Message *request)
 {
-    const ShedSpec *spec = &world->scenario.server.shed;
+    const ShedSpec *spec = &server->spec->shed;
     world->metrics.shed++;
     world_service_metrics(world, request->target)->refused++;
     Message answer = message_answer(request, HOP_RESPONSE, spec->status, request->operation);
@@ -218,8 +220,8 @@ void server_on_request(World *world, Server *server, const Message *request)
     SIM_ASSERT(server->workers == 0 || server->busy <= server->workers,
                "never more jobs running than workers");
     if (server->workers != 0 && server->busy >= server->workers) {
-        if (server->queue.length >= world->scenario.server.queue) {
-            shed(world, request);
+        if (server->queue.length >= server->spec->queue) {
+            shed(world, server, request);
             return;
         }
         uint32_t waiting = world_job_alloc(world, request, server->epoch);
@@ -262,14 +264,14 @@ void server_on_job_reserve(World *world, uint32_t job)
     if (server_job_died_in_crash(world, server, job))
         return;
     key_protocol_reserve_late(world, server->keys, &world->jobs[job]);
-    execute_later(world, job);
+    execute_later(world, server, job);
 }
 
 /* ------------------------------------------------------------------ execution and crashes */
 
 static bool draw_crash(World *world, const Server *server, const Job *job, CrashPoint point)
 {
-    const CrashSpec *crash = &world->scenario.server.crash;
+    const CrashSpec *crash = &server->spec->crash;
     if (crash->max_crashes > 0 && server->crashes >= crash->max_crashes)
         return false;
     return crash->point == point &&
@@ -279,26 +281,27 @@ static bool draw_crash(World *world, const Server *server, const Job *job, Crash
 /* A store the instance does not own outlives its crash: one every instance shares, or one
  * that is a process of its own, which crashes on its own (C38). Otherwise the store lives in
  * the instance's process, and only `durable` keeps it. */
-static bool owns_store(const World *world)
+static bool owns_store(const World *world, const Server *server)
 {
-    const IdempotencySpec *store = &world->scenario.server.idempotency;
+    const IdempotencySpec *store = &server->spec->idempotency;
     if (store->crash.enabled)
         return false;
-    return world->server_count == 1 || store->placement == PLACEMENT_PER_INSTANCE;
+    bool an_instance = server->spec == &world->scenario.server;
+    return !an_instance || world->instance_count == 1 || store->placement == PLACEMENT_PER_INSTANCE;
 }
 
 /* The process is gone: everything in flight dies with it; what is durable stays. */
 static void go_down(World *world, Server *server, SimTimeUs restart_in_us)
 {
     KeyProtocol *keys = server->keys;
-    if (world->scenario.server.transaction)
+    if (server->spec->transaction)
         key_protocol_roll_back_open(world, keys, server->node, server->epoch);
     server->down = true;
     server->epoch++;
     while (server->queue.length > 0)
         world_job_release(world, index_queue_pop(&server->queue));
     server->busy = 0;
-    if (owns_store(world))
+    if (owns_store(world, server))
         key_protocol_on_crash(world, keys);
     server_charge_on_crash(world, server);
     sim_schedule_in(world->sim, restart_in_us, EVENT_SERVER_RESTART, server->node, 0);
@@ -311,7 +314,7 @@ static void crash(World *world, Server *server, CrashPoint where, uint64_t opera
     server->counts->crashes++;
     if (world_tracing(world))
         world_trace(world, server->node, TRACE_CRASH, operation, 0, where);
-    go_down(world, server, sim_time_us_from_ms(world->scenario.server.crash.restart_ms));
+    go_down(world, server, sim_time_us_from_ms(server->spec->crash.restart_ms));
 }
 
 /* server.outage: the server goes down at from_ms and is back at to_ms. Its port is closed:
@@ -320,7 +323,7 @@ static void crash(World *world, Server *server, CrashPoint where, uint64_t opera
  * That shared instant is what synchronises the clients' retries. */
 void server_on_outage(World *world, Server *server)
 {
-    const ServerOutageSpec *outage = &world->scenario.server.outage;
+    const ServerOutageSpec *outage = &server->spec->outage;
     if (world_tracing(world))
         world_trace(world, server->node, TRACE_CRASH, TRACE_NO_OPERATION, 0, CRASH_NONE);
     for (uint32_t slot = 0; slot < world->job_slots.capacity; slot++) {
@@ -368,7 +371,7 @@ void server_after_effect(World *world, Server *server, uint32_t job_slot, int st
 {
     Job *job = &world->jobs[job_slot];
     if (status < 500 && world_chance_about(world, DRAW_FAIL_AFTER_EFFECT, &job->request,
-                                           world->scenario.server.fail_after_effect)) {
+                                           server->spec->fail_after_effect)) {
         status = 500; /* the side effect happened, then the handler failed */
         if (world_tracing(world))
             world_trace_about(world, server->node, TRACE_FAIL_AFTER_EFFECT, &job->request, 500, 0);
@@ -386,18 +389,17 @@ void server_after_effect(World *world, Server *server, uint32_t job_slot, int st
 }
 
 /* receipts_via outbox: the job's charge writes its receipt event at the commit. */
-static bool receipt_through_outbox(const World *world, const Job *job)
+static bool receipt_through_outbox(const World *world, const Server *server, const Job *job)
 {
     const ClientGroupSpec *spec = world->groups[world->clients[job->request.client].group].spec;
-    return world->scenario.server.publish_receipts &&
-           world->scenario.server.receipts_via == RECEIPTS_OUTBOX &&
+    return server->spec->publish_receipts && server->spec->receipts_via == RECEIPTS_OUTBOX &&
            spec->operation.kind == OPERATION_DEBIT;
 }
 
-static bool charges_through_gateway(const World *world, const Job *job)
+static bool calls_for_effect(const World *world, const Server *server, const Job *job)
 {
     const ClientGroupSpec *spec = world->groups[world->clients[job->request.client].group].spec;
-    return world->scenario.server.use_gateway && spec->operation.kind == OPERATION_DEBIT;
+    return server->spec->use_gateway && spec->operation.kind == OPERATION_DEBIT;
 }
 
 void server_on_job_done(World *world, uint32_t job_slot)
@@ -416,7 +418,7 @@ void server_on_job_done(World *world, uint32_t job_slot)
     }
     if (job->resume_status == 0 && /* a resumed run's effect phase committed already */
         world_chance_about(world, DRAW_FAIL_BEFORE_EFFECT, &job->request,
-                           world->scenario.server.fail_before_effect)) {
+                           server->spec->fail_before_effect)) {
         server_complete_job(world, server, job_slot, 500);
         return;
     }
@@ -435,20 +437,20 @@ void server_on_job_done(World *world, uint32_t job_slot)
         server_complete_job(world, server, job_slot, 504); /* as a failure before its effect */
         return;
     }
-    if (charges_through_gateway(world, job)) {
+    if (calls_for_effect(world, server, job)) {
         deadline_note_effect(world, job, server->node);
         server_charge_request(world, job_slot);
         return;
     }
     if (balance_update_conflict(world, job, server->node)) {
-        execute_later(world, job_slot); /* compare-and-set lost: read again, run again */
+        execute_later(world, server, job_slot); /* compare-and-set lost: read again, run again */
         return;
     }
     deadline_note_effect(world, job, server->node);
     bool effect = false;
     int status = ledger_apply_read(world, &job->request, &job->balance_read, server->node, &effect);
-    job->uncommitted = world->scenario.server.transaction && effect;
-    job->receipt_due = effect && receipt_through_outbox(world, job);
+    job->uncommitted = server->spec->transaction && effect;
+    job->receipt_due = effect && receipt_through_outbox(world, server, job);
     if (effect && !job->uncommitted)
         key_protocol_commit_effect_phase(world, keys, job, status);
     server_after_effect(world, server, job_slot, status);
@@ -461,31 +463,35 @@ void server_on_store_sweep(World *world, uint32_t side)
     key_protocol_on_sweep(world, world_keys_of_side(world, side));
 }
 
-/* The instances' nodes were made by build_nodes; each gets its store: the shared one (side
- * STORE_SERVER), or its own (instance i > 0 on side STORE_INSTANCE_FIRST + i - 1). The side
- * table holds every store the world has: the server's, the consumers', the instances'. Last,
- * each instance's outage is scheduled, after the instances' own timers. */
+/* The servers' nodes were made by build_nodes; each gets its store: the instances the
+ * shared one (side STORE_SERVER) or each its own (instance i > 0 on side
+ * STORE_INSTANCE_FIRST + i - 1), then each called server its own, on the sides after. The
+ * side table holds every store the world has: the server's, the consumers', the instances',
+ * the called servers'. Last, each instance's outage is scheduled, after the instances' own
+ * timers. */
 void server_init(World *world)
 {
     const ServerSpec *spec = &world->scenario.server;
     bool per_instance = spec->idempotency.placement == PLACEMENT_PER_INSTANCE;
-    world->store_count =
-        per_instance ? STORE_INSTANCE_FIRST + world->server_count - 1 : STORE_INSTANCE_FIRST;
+    world->store_count = STORE_INSTANCE_FIRST;
     world->stores[STORE_SERVER] = &world->server_stores[0];
     world->stores[STORE_CONSUMERS] = &world->consumers.keys;
-    for (uint32_t side = STORE_INSTANCE_FIRST; side < world->store_count; side++)
-        world->stores[side] = &world->server_stores[side - 1];
     for (uint32_t i = 0; i < world->server_count; i++) {
         Server *server = &world->servers[i];
-        server->workers = spec->workers;
-        server->store = i > 0 && per_instance ? STORE_INSTANCE_FIRST + i - 1 : STORE_SERVER;
+        bool own_store = i == 0 || i >= world->instance_count || per_instance;
+        server->workers = server->spec->workers;
+        server->store = STORE_SERVER;
+        if (own_store && i > 0) {
+            server->store = world->store_count++;
+            world->stores[server->store] = &world->server_stores[server->store - 1];
+        }
         server->keys = world->stores[server->store];
-        if (i == 0 || per_instance)
-            key_protocol_init(world, server->keys, &spec->idempotency, server->node, server->store,
-                              world->mode == MODE_IDEMPOTENT);
+        if (own_store)
+            key_protocol_init(world, server->keys, &server->spec->idempotency, server->node,
+                              server->store, world->mode == MODE_IDEMPOTENT);
     }
     server_charge_init(world);
-    for (uint32_t i = 0; i < world->server_count && spec->outage.enabled; i++)
+    for (uint32_t i = 0; i < world->instance_count && spec->outage.enabled; i++)
         sim_schedule_at(world->sim, sim_time_us_from_ms(spec->outage.from_ms), EVENT_SERVER_OUTAGE,
                         world->servers[i].node, 0);
 }

@@ -29,18 +29,27 @@ void server_charge_release(World *world)
     slot_pool_release(&outbox_server(world)->outbox_slots);
 }
 
-/* How long the server waits for an answer to a try (and an outbox relay for its ack). */
-static SimTimeUs gateway_timeout_us(const World *world)
+/* How long a server waits for an answer to a try (and an outbox relay for its ack). */
+static SimTimeUs call_try_timeout_us(const World *world, const Server *server)
 {
-    return call_timeout_us(world, &world->scenario.server.call);
+    return call_timeout_us(world, &server->spec->call);
 }
 
+/* The call step's try, from the server the request reached: a charge to the gateway, or a
+ * request of its own to the server it calls, which answers as a server does (it carries no
+ * deadline header, and the key as the call step says). */
 static void send_charge(World *world, const Message *request, uint64_t key, ReplyTo reply_to,
                         uint32_t relay)
 {
-    /* from the instance the request reached */
-    Message charge =
-        message_charge(request, request->target, world->gateway_node, key, reply_to, relay);
+    uint32_t target = server_at(world, request->target)->call_node;
+    Message charge = message_charge(request, request->target, target, key, reply_to, relay);
+    if (world_is_server(world, target)) {
+        charge.kind = MESSAGE_REQUEST;
+        charge.hop = HOP_REQUEST;
+        charge.timeout_us = 0;
+        charge.key_respelled = false;
+        charge.retry_after_us = 0;
+    }
     network_send(world, &charge);
 }
 
@@ -135,7 +144,7 @@ void server_charge_on_outbox_relay(World *world, uint32_t entry_index)
         send_charge(world, &entry->request,
                     call_key_of(world->scenario.server.call.key, entry->store_key), reply_to,
                     entry->relays);
-        wait = gateway_timeout_us(world);
+        wait = call_try_timeout_us(world, server);
     }
     /* by index: the sends above take message slots, and an entry pointer kept across a
      * call is how the receipts outbox read freed memory (issue 24) */
@@ -166,7 +175,7 @@ void server_charge_on_receipt_confirm(World *world, const Message *confirm)
  * entries not yet acknowledged, with their relays. */
 void server_charge_on_crash(World *world, Server *server)
 {
-    if (world->scenario.server.idempotency.durable)
+    if (server->spec->idempotency.durable)
         return;
     for (uint32_t i = 0; i < server->outbox_slots.capacity; i++) {
         OutboxEntry *entry = &server->outbox[i];
@@ -298,10 +307,11 @@ static void send_charge_try(World *world, uint32_t job_slot)
                         .slot = job_slot,
                         .serial = job->serial | (uint64_t)job->charge_tries << CHARGE_TRY_SHIFT};
     /* the first try keeps the lineage a charge always had; each retry is a copy of its own */
-    send_charge(world, &job->request, call_key_of(world->scenario.server.call.key, job->store_key),
-                reply_to, job->charge_tries - 1);
-    world->jobs[job_slot].gateway_timer =
-        sim_schedule_in(world->sim, gateway_timeout_us(world), EVENT_GATEWAY_TIMEOUT, 0, job_slot);
+    const Server *server = server_of_job(world, job_slot);
+    send_charge(world, &job->request, call_key_of(server->spec->call.key, job->store_key), reply_to,
+                job->charge_tries - 1);
+    world->jobs[job_slot].gateway_timer = sim_schedule_in(
+        world->sim, call_try_timeout_us(world, server), EVENT_GATEWAY_TIMEOUT, 0, job_slot);
 }
 
 /* ------------------------------------------------------------------ a saga's undo */
@@ -416,12 +426,13 @@ static void server_order_failed(World *world, uint32_t job_slot)
 }
 
 /* The server's saga: the instance the request reached charged, and refunds. */
-static SagaCaller server_saga(const World *world, uint32_t job_slot)
+static SagaCaller server_saga(World *world, uint32_t job_slot)
 {
+    const ServerSpec *spec = server_of_job(world, job_slot)->spec;
     return (SagaCaller){.node = world->jobs[job_slot].request.target,
                         .event_target = 0,
-                        .undo = &world->scenario.server.undo,
-                        .fulfil = &world->scenario.server.fulfil,
+                        .undo = &spec->undo,
+                        .fulfil = &spec->fulfil,
                         .send_charge_try = send_charge_try,
                         .order_failed = server_order_failed};
 }
@@ -432,7 +443,7 @@ void server_charge_request(World *world, uint32_t job_slot)
 {
     Job *job = &world->jobs[job_slot];
     job->awaiting_gateway = true;
-    if (world->scenario.server.outbox && job->store_key != 0) {
+    if (server_of_job(world, job_slot)->spec->outbox && job->store_key != 0) {
         uint32_t entry = outbox_add_charge(world, job_slot);
         server_charge_on_outbox_relay(world, entry);
         return;
@@ -451,6 +462,38 @@ void server_charge_on_retry(World *world, uint32_t job_slot)
 }
 
 /* ------------------------------------------------------------------ answers */
+
+/* A called server's answer that asks for another try: it did not run the call (409: a try of
+ * it is running still; 429 or 503: shed; a reset) or failed (5xx). Other answers are
+ * definite: 2xx the call's effect is done, 4xx refused (a decline, a key reused). */
+static bool answer_asks_retry(int status)
+{
+    return status == SERVER_STATUS_RESET || status == 409 || status == 429 || status >= 500;
+}
+
+/* A try of the call failed (no answer within its timeout, or a called server's answer that
+ * asks for another): the next try, or, its tries spent, the server answers status (504 for a
+ * timeout: the charge may have happened; 502 for a failed call). */
+static void on_failed_try(World *world, uint32_t job_slot, int status)
+{
+    Server *server = server_of_job(world, job_slot);
+    SagaCaller caller = server_saga(world, job_slot);
+    if (!saga_on_try_timeout(world, job_slot, &caller, &server->spec->call.retry))
+        return;
+    Job *job = &world->jobs[job_slot];
+    job->awaiting_gateway = false;
+    if (status == 504 && world_tracing(world))
+        world_trace_about(world, job->request.target, TRACE_GATEWAY_TIMEOUT, &job->request, 504, 0);
+    if (server->spec->reconcile_ms > 0 && job->store_key != 0) {
+        /* ask the gateway later what became of this charge (kept until it answers) */
+        uint32_t entry = outbox_add(world, OUTBOX_RECONCILE, &job->request);
+        outbox_server(world)->outbox[entry].store_key = job->store_key;
+        outbox_server(world)->outbox[entry].relay_timer =
+            sim_schedule_in(world->sim, sim_time_us_from_ms(server->spec->reconcile_ms),
+                            EVENT_OUTBOX_RELAY, 0, entry);
+    }
+    server_complete_job(world, server, job_slot, status);
+}
 
 void server_charge_on_reply(World *world, const Message *reply)
 {
@@ -474,61 +517,49 @@ void server_charge_on_reply(World *world, const Message *reply)
             gateway_void_late(world, reply);
         return;
     }
-    Job *job = &world->jobs[reply->reply_to.slot];
+    uint32_t job_slot = reply->reply_to.slot;
+    Job *job = &world->jobs[job_slot];
+    Server *server = server_of_job(world, job_slot);
     sim_cancel(world->sim, job->gateway_timer);
     job->gateway_timer = EVENT_ID_NONE;
-    SagaCaller caller = server_saga(world, reply->reply_to.slot);
+    SagaCaller caller = server_saga(world, job_slot);
     if (job->refunding) {
-        saga_refund_over(world, reply->reply_to.slot, &caller, false);
+        saga_refund_over(world, job_slot, &caller, false);
+        return;
+    }
+    bool from_server = world_is_server(world, reply->source);
+    if (from_server && answer_asks_retry(reply->status)) {
+        on_failed_try(world, job_slot, 502);
         return;
     }
     job->awaiting_gateway = false;
     if (reply->status >= 400) { /* a decline: definite, nothing was charged */
-        server_complete_job(world, server_of_job(world, reply->reply_to.slot), reply->reply_to.slot,
-                            reply->status);
+        server_complete_job(world, server, job_slot, reply->status);
         return;
     }
     /* C35: the approved authorisation is captured; when that capture's answer is lost the
      * caller believes it failed and answers as for an authorisation that timed out */
-    if (world->card_holds != NULL && gateway_capture(world, reply) &&
+    if (world->card_holds != NULL && !from_server && gateway_capture(world, reply) &&
         gateway_capture_answer_lost(world, reply)) {
-        server_complete_job(world, server_of_job(world, reply->reply_to.slot), reply->reply_to.slot,
-                            504);
+        server_complete_job(world, server, job_slot, 504);
         return;
     }
-    if (saga_after_charge(world, reply->reply_to.slot, &caller))
+    if (saga_after_charge(world, job_slot, &caller))
         return;
     /* the publish step after the call: directly now (a dual write: a crash before the
      * commit cannot take it back), or written to the outbox with the commit */
-    if (world->scenario.server.publish_receipts &&
-        world->scenario.server.receipts_via == RECEIPTS_DIRECT)
+    if (server->spec->publish_receipts && server->spec->receipts_via == RECEIPTS_DIRECT)
         broker_publish_receipt(world, &job->request);
-    job->receipt_due = world->scenario.server.publish_receipts &&
-                       world->scenario.server.receipts_via == RECEIPTS_OUTBOX;
-    server_after_effect(world, server_of_job(world, reply->reply_to.slot), reply->reply_to.slot,
-                        200);
+    job->receipt_due =
+        server->spec->publish_receipts && server->spec->receipts_via == RECEIPTS_OUTBOX;
+    server_after_effect(world, server, job_slot, 200);
 }
 
-/* The gateway did not answer in time: the charge may or may not have happened. */
+/* The gateway (or the called server) did not answer in time: the charge may or may not
+ * have happened. */
 void server_charge_on_timeout(World *world, uint32_t job_slot)
 {
-    Server *server = server_of_job(world, job_slot);
-    if (server_job_died_in_crash(world, server, job_slot))
+    if (server_job_died_in_crash(world, server_of_job(world, job_slot), job_slot))
         return;
-    SagaCaller caller = server_saga(world, job_slot);
-    if (!saga_on_try_timeout(world, job_slot, &caller, &world->scenario.server.call.retry))
-        return;
-    Job *job = &world->jobs[job_slot];
-    job->awaiting_gateway = false;
-    if (world_tracing(world))
-        world_trace_about(world, job->request.target, TRACE_GATEWAY_TIMEOUT, &job->request, 504, 0);
-    if (world->scenario.server.reconcile_ms > 0 && job->store_key != 0) {
-        /* ask the gateway later what became of this charge (kept until it answers) */
-        uint32_t entry = outbox_add(world, OUTBOX_RECONCILE, &job->request);
-        outbox_server(world)->outbox[entry].store_key = job->store_key;
-        outbox_server(world)->outbox[entry].relay_timer =
-            sim_schedule_in(world->sim, sim_time_us_from_ms(world->scenario.server.reconcile_ms),
-                            EVENT_OUTBOX_RELAY, 0, entry);
-    }
-    server_complete_job(world, server, job_slot, 504);
+    on_failed_try(world, job_slot, 504);
 }

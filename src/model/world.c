@@ -620,6 +620,7 @@ static uint32_t service_lane(const Scenario *scenario, NodeKind kind)
 static void build_instances(World *world)
 {
     uint32_t count = world->scenario.server.instances > 0 ? world->scenario.server.instances : 1;
+    world->instance_count = count;
     world->server_count = count;
     WorldNode *first = &world->nodes[world->server_node];
     for (uint32_t i = 0; i < count; i++) {
@@ -629,6 +630,7 @@ static void build_instances(World *world)
         world->nodes[node].actor = i;
         world->nodes[node].instance_count = count;
         world->servers[i].node = node;
+        world->servers[i].spec = &world->scenario.server;
         if (count > 1) {
             scenario_instance_name(world->instance_names[i], first->service, i + 1);
             world->nodes[node].name = world->instance_names[i];
@@ -657,6 +659,43 @@ static void build_key_store_node(World *world)
         .lane = world->group_count + NODE_KIND_COUNT,
         .active = world->mode == MODE_IDEMPOTENT && node_kind_reached(scenario, NODE_SERVER),
     };
+}
+
+/* The servers other servers call (Scenario.called_servers): a node each, appended after
+ * every other node (ids, and so link draws, stay as they were without them), and a Server
+ * after the instances. A called server is drawn right after the server the clients call
+ * (lanes sort by lane, then by node id), and is at work when its callers are. */
+static void build_called_servers(World *world)
+{
+    const Scenario *scenario = &world->scenario;
+    const WorldNode *first = &world->nodes[world->server_node];
+    for (uint32_t k = 0; k < scenario->called_server_count; k++) {
+        const CalledServerSpec *called = &scenario->called_servers[k];
+        uint32_t node = world->node_count++;
+        uint32_t actor = world->server_count++;
+        world->nodes[node] = (WorldNode){
+            .kind = NODE_SERVER,
+            .name = called->id,
+            .service = called->id,
+            .actor = actor,
+            .instance_count = 1,
+            .lane = first->lane,
+            .active = first->active,
+        };
+        world->servers[actor].node = node;
+        world->servers[actor].spec = &called->spec;
+    }
+}
+
+/* Where each server's call step goes: the gateway, or the called server it names. */
+static void wire_calls(World *world)
+{
+    for (uint32_t i = 0; i < world->server_count; i++) {
+        Server *server = &world->servers[i];
+        uint32_t called = server->spec->call_server;
+        server->call_node = called == 0 ? world->gateway_node
+                                        : world->servers[world->instance_count + called - 1].node;
+    }
 }
 
 /* Each service node's counters carry its names, so a report needs no world to say whose. */
@@ -706,10 +745,12 @@ static void build_nodes(World *world)
     world->server_node = world_node_of_kind(world, NODE_SERVER);
     build_instances(world);
     build_key_store_node(world);
+    build_called_servers(world);
     name_service_metrics(world);
     for (uint32_t i = 0; i < world->server_count; i++)
         world->servers[i].counts = world_service_metrics(world, world->servers[i].node);
     world->gateway_node = world_node_of_kind(world, NODE_GATEWAY);
+    wire_calls(world);
     world->broker_node = world_node_of_kind(world, NODE_BROKER);
     world->consumers_node = world_node_of_kind(world, NODE_CONSUMERS);
     world->proxy_node = world_node_of_kind(world, NODE_PROXY);

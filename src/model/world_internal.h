@@ -294,6 +294,8 @@ typedef struct {
  * Its keys are World.stores[store]: the one store every instance shares, or its own. */
 typedef struct {
     uint32_t node;          /* its node: the service's for instance 0, appended ones after */
+    const ServerSpec *spec; /* its service's settings: Scenario.server, or a called server's */
+    uint32_t call_node;     /* where its call step goes: the gateway's node, or a server's */
     ServiceMetrics *counts; /* its node's counters (world_service_metrics), at hand */
     uint32_t store;         /* its key store's side (index of World.stores) */
     KeyProtocol *keys;      /* World.stores[store], at hand on the hot path */
@@ -453,7 +455,9 @@ typedef struct {
 #define NODES_MAX (CLIENT_GROUPS_MAX + SERVICE_METRICS_MAX)
 /* Key stores by side: the server's (shared, or instance 0's), the consumers', then the
  * other instances' own when the server's store is per instance. */
-#define STORES_MAX (SERVER_INSTANCES_MAX + 1)
+#define STORES_MAX (SERVER_INSTANCES_MAX + 1 + CALLED_SERVERS_MAX)
+/* Every Server: the instances of the server the clients call, then the called servers. */
+#define SERVERS_MAX (SERVER_INSTANCES_MAX + CALLED_SERVERS_MAX)
 
 struct World {
     Scenario scenario; /* a private copy */
@@ -504,11 +508,12 @@ struct World {
     SimTimeUs sweep_origin_us[STORES_MAX]; /* the grid's origin: the parked sweep's last run */
     SimTimeUs sweep_interval_us[STORES_MAX];
     uint32_t store_count;
-    KeyProtocol *stores[STORES_MAX]; /* by side: into server_stores, or the consumers' */
-    KeyProtocol server_stores[SERVER_INSTANCES_MAX]; /* [0]: side STORE_SERVER; [i]: side i + 1 */
+    KeyProtocol *stores[STORES_MAX];        /* by side: into server_stores, or the consumers' */
+    KeyProtocol server_stores[SERVERS_MAX]; /* [0]: side STORE_SERVER; [i]: side i + 1 */
 
-    uint32_t server_count; /* instances */
-    Server servers[SERVER_INSTANCES_MAX];
+    uint32_t instance_count; /* of the server the clients call: servers[0 .. instance_count) */
+    uint32_t server_count;   /* every Server: its instances, then the called servers' */
+    Server servers[SERVERS_MAX];
     uint32_t balancer_turn;  /* round-robin: the next instance */
     uint64_t generated_keys; /* server-generated keys: a fresh one per request */
     char instance_names[SERVER_INSTANCES_MAX][NODE_NAME_LEN_MAX]; /* "checkout#2" */
@@ -612,6 +617,8 @@ void world_operation_finished(World *world, Operation *op);
 
 /* The cleanup sweeps of the key stores: each runs every interval while something other than
  * the sweeps themselves can still happen, so a finished world stops. */
+/* Sides: the server's store (shared by its instances, or instance 0's), the consumers', the
+ * other instances' own when the server's is per instance, then each called server's. */
 typedef enum { STORE_SERVER, STORE_CONSUMERS, STORE_INSTANCE_FIRST } StoreSide;
 void world_start_sweep(World *world, uint32_t side, SimTimeUs interval_us);
 void world_reschedule_sweep(World *world, uint32_t side, SimTimeUs interval_us);
@@ -678,7 +685,13 @@ static inline bool world_is_server(const World *world, uint32_t node)
 {
     return world->nodes[node].kind == NODE_SERVER;
 }
-/* The instance a node is (asserted: a server instance's node). */
+/* A server another server's call step names (Scenario.called_servers). */
+static inline bool world_is_called_server(const World *world, uint32_t node)
+{
+    return world->nodes[node].kind == NODE_SERVER &&
+           world->nodes[node].actor >= world->instance_count;
+}
+/* The Server a node is (asserted: a server's node, an instance's or a called server's). */
 static inline Server *server_at(World *world, uint32_t node)
 {
     if (world->server_count == 1) { /* the common world: no table to look in */
@@ -693,6 +706,12 @@ static inline Server *server_at(World *world, uint32_t node)
 static inline Server *server_of_job(World *world, uint32_t job)
 {
     return server_at(world, world->jobs[job].request.target);
+}
+/* The settings of the server at node, or the clients' server's when node is no server (the
+ * consumers' handlers read a few of them). */
+static inline const ServerSpec *server_settings_at(World *world, uint32_t node)
+{
+    return world_is_server(world, node) ? server_at(world, node)->spec : &world->scenario.server;
 }
 /* The instance a request to the service goes to: the balancer's pick. */
 uint32_t server_route(World *world, const Message *request);
