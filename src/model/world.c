@@ -1322,14 +1322,14 @@ uint64_t world_messages_in_flight(const World *world)
 uint32_t world_server_busy(const World *world)
 {
     uint32_t busy = 0;
-    for (uint32_t i = 0; i < world->server_count; i++)
+    for (uint32_t i = 0; i < world->instance_count; i++)
         busy += world->servers[i].busy;
     return busy;
 }
 uint32_t world_server_queue_length(const World *world)
 {
     uint32_t length = 0;
-    for (uint32_t i = 0; i < world->server_count; i++)
+    for (uint32_t i = 0; i < world->instance_count; i++)
         length += world->servers[i].queue.length;
     return length;
 }

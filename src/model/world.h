@@ -140,6 +140,8 @@ bool world_key_store_down(const World *world);
 void world_visit_key_rows(const World *world, void (*visit)(void *context, const KeyRow *row),
                           void *context);
 uint64_t world_messages_in_flight(const World *world);
+/* The workers busy, and the requests waiting, at the server the clients call (its instances
+ * summed; a server it calls is not counted). */
 uint32_t world_server_busy(const World *world);
 uint32_t world_server_queue_length(const World *world);
 /* The operation a trace record or key row names: which client group, client and account. */
