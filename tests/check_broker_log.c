@@ -314,6 +314,104 @@ START_TEST(test_a_retry_after_the_effect_charges_again_unless_keyed)
 }
 END_TEST
 
+/* The forwards and the returns of timed_log's failing records, as the trace tells them. */
+typedef struct {
+    uint32_t forwards, returns, dead_letters;
+    uint32_t forwards_of_topic[3];
+    SimTimeUs forwarded_at[TIMED_RECORDS][3]; /* by operation and retry topic (1, 2) */
+    SimTimeUs returned_at[TIMED_RECORDS][4];  /* by operation and delivery number (2, 3) */
+} RetryTopicTrace;
+
+static void note_retry_topics(void *context, const TraceRecord *record)
+{
+    RetryTopicTrace *trace = context;
+    if (record->no_operation || record->operation >= TIMED_RECORDS)
+        return;
+    if (record->event == TRACE_RETRY_TOPIC) {
+        ck_assert_int_eq(record->actor_kind, NODE_BROKER);
+        ck_assert(record->value >= 1 && record->value <= 2);
+        trace->forwards++;
+        trace->forwards_of_topic[record->value]++;
+        trace->forwarded_at[record->operation][record->value] = record->t_us;
+    } else if (record->event == TRACE_REDELIVER) {
+        ck_assert(record->value >= 2 && record->value <= 3);
+        trace->returns++;
+        trace->returned_at[record->operation][record->value] = record->t_us;
+    } else if (record->event == TRACE_DEAD_LETTER) {
+        trace->dead_letters++;
+    }
+}
+
+static RetryTopicTrace *trace_retry_topics(Mode mode)
+{
+    Scenario *scenario = test_load(timed_log, failing_with_retry_topics, 2);
+    RetryTopicTrace *trace = calloc(1, sizeof *trace);
+    World *world =
+        world_create(scenario, mode, scenario->seed,
+                     (TraceSink){.write = note_retry_topics, .context = trace}, (WorldLimits){0});
+    world_run(world);
+    world_destroy(world);
+    free(scenario);
+    return trace;
+}
+
+/* Each forward to a retry topic is traced (retry_topic, the topic's number), by the broker,
+ * at the failure: every record goes to retry topic 1, then 2, then to the dead-letter topic;
+ * each forward's redelivery comes exactly its back-off (1 s) after it, as the next run. */
+START_TEST(test_each_forward_to_a_retry_topic_is_traced)
+{
+    RetryTopicTrace *trace = trace_retry_topics(MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(trace->forwards, 2 * TIMED_RECORDS);
+    ck_assert_uint_eq(trace->forwards_of_topic[1], TIMED_RECORDS);
+    ck_assert_uint_eq(trace->forwards_of_topic[2], TIMED_RECORDS);
+    ck_assert_uint_eq(trace->returns, 2 * TIMED_RECORDS);
+    ck_assert_uint_eq(trace->dead_letters, TIMED_RECORDS);
+    for (uint32_t k = 0; k < TIMED_RECORDS; k++) {
+        SimTimeUs published_us = (SimTimeUs)k * TIMED_PERIOD_MS * 1000;
+        ck_assert_uint_eq(trace->forwarded_at[k][1], published_us + 6000); /* its first run */
+        for (uint32_t topic = 1; topic <= 2; topic++)
+            ck_assert_uint_eq(trace->returned_at[k][topic + 1],
+                              trace->forwarded_at[k][topic] + 1000000);
+    }
+    free(trace);
+    /* at-most-once forwards nothing: the failed record is skipped */
+    trace = trace_retry_topics(MODE_AT_MOST_ONCE);
+    ck_assert_uint_eq(trace->forwards, 0);
+    ck_assert_uint_eq(trace->returns, 0);
+    free(trace);
+}
+END_TEST
+
+/* The copies waiting in the retry topics are the broker's backlog (queue depth): timed_log's
+ * partition never holds a record back (each is handed out as it arrives, done before the
+ * next), but every record's first run fails within 196 ms and waits 1 s in the first retry
+ * topic, so all 20 wait at once; when everything is done, nothing waits and nothing is out.
+ * A consumer crash (the copies out wait again for the restart) keeps the count. */
+START_TEST(test_retry_topic_copies_count_in_the_queue_depth)
+{
+    Metrics metrics = test_run_json(timed_log, failing_with_retry_topics, 2, MODE_AT_LEAST_ONCE);
+    double peak = 0;
+    ck_assert(metrics_value(&metrics, "queue_depth_peak", &peak));
+    ck_assert_uint_eq((uint64_t)peak, TIMED_RECORDS);
+    ck_assert_uint_eq(metrics.queue_depth_series.last, 0);
+    ck_assert_uint_eq(metrics.in_flight_series.last, 0);
+    const char *const no_retry_topics[] = {"broker.consumers.fail_before_effect=0"};
+    Metrics plain = test_run_json(timed_log, no_retry_topics, 1, MODE_AT_LEAST_ONCE);
+    ck_assert(metrics_value(&plain, "queue_depth_peak", &peak));
+    ck_assert_uint_eq((uint64_t)peak, 0); /* the partition alone: never a record waiting */
+    const char *const crashing[] = {
+        failing_with_retry_topics[0], failing_with_retry_topics[1],
+        "broker.consumers.crash={\"point\": \"before-effect\", \"prob\": 0.3,"
+        " \"restart_ms\": 50}",
+        "broker.consumers.idempotency.lock_timeout_ms=500"};
+    Metrics crashed = test_run_json(timed_log, crashing, 4, MODE_AT_LEAST_ONCE);
+    ck_assert_uint_gt(crashed.crashes, 0);
+    ck_assert_uint_gt(crashed.redeliveries, 0);
+    ck_assert_uint_eq(crashed.queue_depth_series.last, 0);
+    ck_assert_uint_eq(crashed.in_flight_series.last, 0);
+}
+END_TEST
+
 /* Same scenario and seed, same bytes: the retry topics draw nothing of their own. */
 START_TEST(test_retry_topics_are_deterministic)
 {
@@ -423,6 +521,8 @@ static Suite *broker_log_suite(void)
     tcase_add_test(core, test_a_record_goes_to_the_dead_letter_topic_after_its_attempts);
     tcase_add_test(core, test_a_retry_after_the_effect_charges_again_unless_keyed);
     tcase_add_test(core, test_retry_topics_are_deterministic);
+    tcase_add_test(core, test_each_forward_to_a_retry_topic_is_traced);
+    tcase_add_test(core, test_retry_topic_copies_count_in_the_queue_depth);
     suite_add_tcase(suite, core);
     TCase *limits = tcase_create("Limits");
     tcase_add_test(limits, test_the_log_refuses_the_other_families_rules);

@@ -310,6 +310,103 @@ START_TEST(test_a_consumer_saga_is_deterministic)
 }
 END_TEST
 
+/* A consumer saga whose handler also fails after its effect (C36) for a share of runs:
+ * every order fails to ship (fulfil fail 1) or some do, and nothing else goes wrong (no loss,
+ * no silent provider, no crash), so the only way back for a message is a handler failure's
+ * nack. */
+#define CONSUMER_SAGA_FAILING_AFTER(fulfil_fail, fail_after)                                       \
+    "{\"seed\": 21, \"duration_ms\": 100000,"                                                      \
+    " \"accounts\": [{\"id\": \"a\", \"balance\": 100000000}],"                                    \
+    " \"services\": ["                                                                             \
+    "   {\"id\": \"orders\", \"kind\": \"broker\", \"ack_timeout_ms\": 8000,"                      \
+    "    \"max_deliveries\": 20},"                                                                 \
+    "   {\"id\": \"shipper\", \"kind\": \"consumers\", \"consumes\": \"orders\","                  \
+    "    \"key_store\": \"keys\", \"workers\": 0, \"inbox\": true,"                                \
+    "    \"service_ms\": {\"dist\": \"const\", \"value\": 1},"                                     \
+    "    \"fail_after_effect\": " fail_after ","                                                   \
+    "    \"steps\": [{\"call\": \"psp\"" UNDO(                                                     \
+        "derive") "},"                                                                             \
+                  "               {\"fulfil\": \"local\", \"fail\": " fulfil_fail "}]},"           \
+                  "   {\"id\": \"keys\", \"kind\": \"key_store\", \"key\": \"message-id\"},"       \
+                  "   {\"id\": \"psp\", \"kind\": \"gateway\", \"honours_key\": true,"             \
+                  "    \"timeout_ms\": 1000, \"latency_ms\": {\"dist\": \"const\", \"value\": "    \
+                  "50}}],"                                                                         \
+                  " \"clients\": [{\"id\": \"app\", \"count\": 10, \"publishes\": \"orders\","     \
+                  "   \"operation\": {\"kind\": \"debit\", \"amount\": 100},"                      \
+                  "   \"workload\": {\"ops\": 50, \"interval_ms\": 900, \"loop\": \"open\"},"      \
+                  "   \"retry\": {\"timeout_ms\": 60000, \"max_attempts\": 1}, \"key\": "          \
+                  "\"message-id\"}],"                                                              \
+                  " \"network\": {\"default\": {\"loss\": 0, \"delay_ms\": 5}}}"
+#define FAILING_AFTER_ORDERS 500
+
+/* Per operation: refunded at the gateway yet, and charges the consumers sent after that. */
+typedef struct {
+    uint32_t consumers_node, gateway_node;
+    bool refunded[FAILING_AFTER_ORDERS];
+    uint64_t charges_after_refund;
+    uint64_t handler_failures_after_effect;
+} RefundWatch;
+
+static void watch_refunds(void *context, const TraceRecord *record)
+{
+    RefundWatch *watch = context;
+    if (record->no_operation || record->operation >= FAILING_AFTER_ORDERS)
+        return;
+    if (record->event == TRACE_REFUNDED && record->actor_kind == NODE_GATEWAY)
+        watch->refunded[record->operation] = true;
+    if (record->event == TRACE_TRANSMIT && record->message == MESSAGE_CHARGE &&
+        record->actor_kind == NODE_CONSUMERS && watch->refunded[record->operation])
+        watch->charges_after_refund++;
+    if (record->event == TRACE_HANDLER_FAILED && record->detail == 1)
+        watch->handler_failures_after_effect++;
+}
+
+static Metrics run_watching_refunds(const char *json, Mode mode, RefundWatch *watch)
+{
+    Scenario *scenario = test_load(json, NULL, 0);
+    World *world =
+        world_create(scenario, mode, scenario->seed,
+                     (TraceSink){.write = watch_refunds, .context = watch}, (WorldLimits){0});
+    world_run(world);
+    Metrics metrics = *world_metrics(world);
+    world_destroy(world);
+    free(scenario);
+    return metrics;
+}
+
+/* The compensation completes the handler's work for its message (as the server's saga
+ * completes its job): once the order is refunded, no fail_after_effect is drawn, its key
+ * row says 424 and the message is acknowledged. Before, a handler failing after the refund
+ * nacked the message and forgot its key row, and the redelivery charged again (answered
+ * from the provider's record of the refunded charge, or charged twice without keys) and
+ * could ship the refunded order. */
+START_TEST(test_a_consumer_never_charges_an_order_it_refunded)
+{
+    const Mode modes[] = {MODE_AT_LEAST_ONCE, MODE_IDEMPOTENT};
+    for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+        /* every order fails to ship: each is charged once, refunded once, delivered once */
+        Metrics all = test_run_text(CONSUMER_SAGA_FAILING_AFTER("1", "0.5"), modes[m]);
+        ck_assert_uint_eq(all.operations, FAILING_AFTER_ORDERS);
+        ck_assert_uint_eq(all.outcomes[OUTCOME_REFUNDED], FAILING_AFTER_ORDERS);
+        ck_assert_uint_eq(all.handler_failures, 0);
+        ck_assert_uint_eq(all.redeliveries, 0);
+        ck_assert_uint_eq(service_named(&all, "psp")->effects, FAILING_AFTER_ORDERS);
+        ck_assert_uint_eq(service_named(&all, "psp")->refunds, FAILING_AFTER_ORDERS);
+        ck_assert_uint_eq(service_named(&all, "shipper")->runs, FAILING_AFTER_ORDERS);
+        /* half ship: those can fail after their effect and come back, the refunded never */
+        RefundWatch *watch = calloc(1, sizeof *watch);
+        Metrics some =
+            run_watching_refunds(CONSUMER_SAGA_FAILING_AFTER("0.5", "0.5"), modes[m], watch);
+        ck_assert_uint_gt(some.outcomes[OUTCOME_REFUNDED], 0);
+        ck_assert_uint_gt(watch->handler_failures_after_effect, 0);
+        ck_assert_uint_gt(some.redeliveries, 0);
+        ck_assert_uint_eq(watch->charges_after_refund, 0);
+        ck_assert_uint_eq(some.double_refunds, 0);
+        free(watch);
+    }
+}
+END_TEST
+
 static Suite *saga_suite(void)
 {
     Suite *suite = suite_create("saga");
@@ -327,6 +424,7 @@ static Suite *saga_suite(void)
     tcase_add_test(core, test_a_consumer_without_keys_refunds_and_charges_twice);
     tcase_add_test(core, test_a_consumer_without_an_undo_leaves_the_failed_order_charged);
     tcase_add_test(core, test_a_consumer_saga_is_deterministic);
+    tcase_add_test(core, test_a_consumer_never_charges_an_order_it_refunded);
     suite_add_tcase(suite, core);
     return suite;
 }

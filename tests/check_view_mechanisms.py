@@ -237,6 +237,7 @@ LESSON_EVENTS = {
     "36_consumer_fails_after_effect": ["handler_failed", "nacked"],
     "36_consumer_fails_recovery_point": ["dead_letter_reviewed"],
     "37_kafka_transactions_read_uncommitted": ["txn_aborted"],
+    "architectures/kafka_retry_topics": ["retry_topic"],
 }
 
 

@@ -33,7 +33,9 @@
  * handed to the group at once, whatever else is due (no partitions, offsets or order of its
  * own); the forward reaches it at once, as a commit does. A copy out when the consumers crash
  * is handed out again after their restart (its commit was not made); a rebalance leaves the
- * copies alone. */
+ * copies alone. The forward is traced (retry_topic); a copy waiting counts in the broker's
+ * backlog (ready_total: the queue depth levels, and per_queued's load), one out in its
+ * in-flight level, as a record of an unconsumed topic does. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,8 +83,10 @@ static void note_levels(World *world)
         ready += part->base + part->length - part->position;
         out += part->busy;
     }
-    broker->ready_total = ready;
-    broker->in_flight_total = out;
+    /* a retry topic's copy is a record of a topic the group has not consumed yet, in the
+     * backlog while it waits, out while it runs */
+    broker->ready_total = ready + broker->retry_waiting;
+    broker->in_flight_total = out + broker->retry_out;
     broker_note_levels(world);
 }
 
@@ -291,8 +295,12 @@ void broker_log_on_processed(World *world, const Message *report)
 {
     const QueuedMessage *copy = retry_copy_of(world, report);
     if (copy != NULL) { /* a retry topic's record: done with, whatever its run did */
-        if (copy->state == QUEUED_IN_FLIGHT && copy->deliveries == report->reply_to.serial)
+        if (copy->state == QUEUED_IN_FLIGHT && copy->deliveries == report->reply_to.serial) {
             broker_finish_queued(world, report->reply_to.slot);
+            SIM_ASSERT(world->broker.retry_out > 0, "a retry copy done was out");
+            world->broker.retry_out--;
+            note_levels(world);
+        }
         return;
     }
     LogPartition *part = partition_of(world, report);
@@ -373,6 +381,9 @@ static void hand_out_retry(World *world, uint32_t queued_index)
 {
     QueuedMessage *copy = &world->broker.messages[queued_index];
     copy->state = QUEUED_IN_FLIGHT;
+    SIM_ASSERT(world->broker.retry_waiting > 0, "a retry copy handed out was waiting");
+    world->broker.retry_waiting--;
+    world->broker.retry_out++;
     Message delivery = broker_next_delivery(world, queued_index); /* a redelivery: counted */
     network_send(world, &delivery);
 }
@@ -384,10 +395,14 @@ static void retry_copies(World *world, QueuedState from, bool hand_out)
         QueuedMessage *queued = &broker->messages[i];
         if (queued->retry_topic == 0 || queued->state != from)
             continue;
-        if (hand_out)
+        if (hand_out) {
             hand_out_retry(world, i);
-        else
+        } else { /* out with the crashed consumers: waits again */
             queued->state = QUEUED_READY;
+            SIM_ASSERT(broker->retry_out > 0, "a retry copy out counts as out");
+            broker->retry_out--;
+            broker->retry_waiting++;
+        }
     }
 }
 
@@ -415,6 +430,9 @@ void broker_log_forward_failed(World *world, const Message *delivery)
         dead_letter_topic(world, &failed, runs);
         return;
     }
+    /* the forward, as the dead-letter topic's (value: the retry topic's number, which is the
+     * runs so far): the record's back-off starts here, its redelivery comes after it */
+    world_trace_queue(world, TRACE_RETRY_TOPIC, &failed.publish, runs, NULL);
     uint32_t queued =
         slot_pool_take(&broker->message_slots, &broker->messages, sizeof *broker->messages);
     Operation *op = world_operation(world, failed.publish.operation);
@@ -435,6 +453,8 @@ void broker_log_forward_failed(World *world, const Message *delivery)
         delay_ms *= spec->multiplier;
     broker->messages[queued].timer =
         sim_schedule_in(world->sim, sim_time_us_from_ms(delay_ms), EVENT_REDELIVER, 0, queued);
+    broker->retry_waiting++;
+    note_levels(world);
 }
 
 void broker_log_on_retry_due(World *world, uint32_t queued_index)
@@ -444,4 +464,5 @@ void broker_log_on_retry_due(World *world, uint32_t queued_index)
         return;
     }
     hand_out_retry(world, queued_index);
+    note_levels(world);
 }

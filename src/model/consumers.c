@@ -63,6 +63,7 @@ static uint64_t store_key_of(const World *world, const Message *delivery)
 
 static void start_job(World *world, uint32_t job);
 static void after_effect(World *world, uint32_t job_slot, int status);
+static void complete_job(World *world, uint32_t job_slot, int status);
 static bool charges_through_gateway(const World *world, const Message *delivery);
 static void fail_handler(World *world, uint32_t job_slot, bool after_effect);
 static void request_charge(World *world, uint32_t job_slot);
@@ -354,6 +355,14 @@ static void after_effect(World *world, uint32_t job_slot, int status)
         crash(world, job_slot, CRASH_AFTER_EFFECT);
         return;
     }
+    complete_job(world, job_slot, status);
+}
+
+/* The handler's work for the message is over: its key (inbox) row records the answer, then
+ * the ack. */
+static void complete_job(World *world, uint32_t job_slot, int status)
+{
+    Job *job = &world->jobs[job_slot];
     job->uncommitted = false; /* the inbox row and the effect commit here, together */
     if (job->store_key != 0)
         key_protocol_record(world, &world->consumers.keys, job, status);
@@ -498,10 +507,19 @@ static SagaCaller consumers_saga(const World *world)
 }
 
 /* The order failed after its charge: the key row and the ack say it is over (424, a
- * definite answer), refunded or, without an undo, still charged. */
+ * definite answer), refunded or, without an undo, still charged. The compensation is the
+ * handler's own way out of a failed order, so it completes the message's work as the
+ * server's saga completes its job (server_complete_job): no fail_after_effect and no
+ * after-effect crash is drawn after it, only the crash after completion (the row is
+ * written by then). A redelivery of the message, however it comes (an ack timeout, a
+ * crash after the row), finds the row (as its on_failure policy keeps a 424: stored, by
+ * default) and is acknowledged without charging again; before
+ * this, a handler failing after the refund had its row forgotten and its message nacked,
+ * and the redelivery charged again (the provider replaying the refunded charge's key, or,
+ * without keys, charging twice) and could ship the refunded order. */
 static void order_failed(World *world, uint32_t job_slot)
 {
-    after_effect(world, job_slot, SERVER_STATUS_ORDER_FAILED);
+    complete_job(world, job_slot, SERVER_STATUS_ORDER_FAILED);
 }
 
 /* The backoff after an unanswered try is over: the next try, if the worker still lives. */

@@ -83,6 +83,7 @@ static const char *const event_names[TRACE_EVENT_COUNT] = {
     [TRACE_NACKED] = "nacked",
     [TRACE_DEAD_LETTER_REVIEWED] = "dead_letter_reviewed",
     [TRACE_TXN_ABORTED] = "txn_aborted",
+    [TRACE_RETRY_TOPIC] = "retry_topic",
 };
 
 static const char *const message_names[MESSAGE_KIND_COUNT] = {

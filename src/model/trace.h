@@ -121,6 +121,9 @@ typedef enum {
                                    believes it failed (C35) */
     TRACE_SETTLEMENT_CORRECTED, /* a settlement file listed a capture the caller believed
                                    failed: refunded (C35) */
+    /* log, retryable_topic: the consumers forwarded a record whose run failed to a retry
+     * topic, where it waits its back-off; value: the retry topic's number (the runs so far) */
+    TRACE_RETRY_TOPIC,
     TRACE_EVENT_COUNT
 } TraceEvent;
 

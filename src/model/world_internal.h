@@ -435,6 +435,9 @@ typedef struct {
     bool commit_before;       /* at-most-once, or commit: before */
     bool commit_tick_pending; /* an auto-commit is scheduled */
     IdemStore *producer_ids;  /* idempotent producer: the sends appended, by their identity */
+    uint64_t retry_waiting;   /* retry topics' copies not handed out: their back-off, or held
+                                 for the consumers' restart (counted in ready_total) */
+    uint64_t retry_out;       /* retry topics' copies handed out (in in_flight_total) */
 } Broker;
 
 typedef struct {

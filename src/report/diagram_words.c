@@ -153,6 +153,8 @@ static const EventWords EVENT_WORDS[TRACE_EVENT_COUNT] = {
                                     DIAGRAM_TONE_STORE, "review", DIAGRAM_TONE_DIM},
     [TRACE_TXN_ABORTED] = {"transaction aborted", NULL, DIAGRAM_TONE_STORE, "aborted",
                            DIAGRAM_TONE_GOOD},
+    [TRACE_RETRY_TOPIC] = {"to retry topic {value}: waits its back-off", NULL, DIAGRAM_TONE_WARN,
+                           "retry topic", DIAGRAM_TONE_WARN},
 };
 
 /* The client's marks that name a click worth telling apart (a double click's second). */

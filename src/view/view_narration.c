@@ -388,6 +388,12 @@ static ViewColor broker_sentence(const ViewPane *pane, const ViewNarration *n, c
     case TRACE_ACK_TIMEOUT:
         snprintf(buffer, size, "no ack for %s within the ack timeout: it will be redelivered", op);
         return VIEW_COLOR_WARNING;
+    case TRACE_RETRY_TOPIC:
+        snprintf(buffer, size,
+                 "%s failed: forwarded to retry topic %" PRId64
+                 ", back after its back-off; its partition goes on",
+                 op, n->value);
+        return VIEW_COLOR_WARNING;
     case TRACE_DEAD_LETTER:
     case TRACE_DISCARD:
         snprintf(buffer, size, "%s %s after %" PRId64 " deliveries", op,
@@ -641,6 +647,7 @@ ViewColor view_narration_line(const ViewPane *pane, const ViewNarration *n, char
     case TRACE_LATE_ACK_ACCEPTED:
     case TRACE_LATE_ACK_IGNORED:
     case TRACE_COMMIT_REFUSED:
+    case TRACE_RETRY_TOPIC:
         return broker_sentence(pane, n, op, buffer, size);
     default:
         if (n->kind != NODE_CLIENT_GROUP)

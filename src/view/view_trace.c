@@ -65,6 +65,7 @@ static int rank_of(TraceEvent event, uint32_t effects, int64_t value, bool lost_
     case TRACE_FULFIL_FAILED:
     case TRACE_FAIL_AFTER_EFFECT:
     case TRACE_REDELIVER:
+    case TRACE_RETRY_TOPIC:
         return 2;
     case TRACE_LOST:
         return lost_answer && effects >= 1 ? 2 : 1;
