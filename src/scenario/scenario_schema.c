@@ -1047,15 +1047,18 @@ static void check_settlement(SchemaReader *reader, const Scenario *scenario)
 }
 
 /* gateway.capture manual (C35) is modelled for the server's own call to the gateway only:
- * the consumers' charges, the outbox's relayed charges, reconciliation by key and a saga's
- * refund would each need an authorisation's life of their own (a hold to look up, to
- * capture later, to reverse), which is not modelled: refused, not run as something else. */
+ * a called server's charges, the consumers' charges, the outbox's relayed charges, reconciliation
+ * by key and a saga's refund would each need an authorisation's life of their own (a hold to look
+ * up, to capture later, to reverse), which is not modelled: refused, not run as something else. */
 static void check_manual_capture(SchemaReader *reader, const Scenario *scenario)
 {
     if (scenario->gateway.capture != CAPTURE_MANUAL)
         return;
     const ServerSpec *server = &scenario->server;
-    const char *why = scenario->broker.consumers.use_gateway
+    const char *why = scenario->called_server_count > 0
+                          ? "a server calls another server (a hold placed behind a tier of "
+                            "servers, and its capture, are not modelled)"
+                      : scenario->broker.consumers.use_gateway
                           ? "the consumers charge through the gateway (only the server's call "
                             "authorises and captures)"
                       : server->outbox ? "server.outbox relays the charges (a relayed "
