@@ -12,6 +12,7 @@
 
 #include "node_kind.h"
 #include "scenario.h"
+#include "scenario_inert.h"
 #include "scenario_schema.h"
 
 /* ------------------------------------------------------------------ helpers */
@@ -413,6 +414,61 @@ START_TEST(test_a_consumer_group_calls_a_gateway_only)
 }
 END_TEST
 
+/* A debit's balance update is the handler's own write: a call to a server makes it that
+ * server's, so another update than atomic is refused there as for a gateway's charge. */
+START_TEST(test_a_debit_passed_on_updates_atomically)
+{
+    assert_error("{" ACCOUNTS "\"services\": [" CHECKOUT_CALLS(
+                     "{\"call\": \"payments\"}") "{\"id\": \"payments\", \"kind\": \"server\", "
+                                                 "\"key_store\": \"pk\"},"
+                                                 "{\"id\": \"pk\", \"kind\": \"key_store\"}],"
+                                                 " \"clients\": [{\"id\": \"app\", \"calls\": "
+                                                 "\"checkout\", \"operation\":"
+                                                 " {\"kind\": \"debit\", \"amount\": 5, "
+                                                 "\"update\": \"read-modify-write\"}}]}",
+                 "$.clients[0].operation.update", "a call to another server");
+}
+END_TEST
+
+/* Nothing that does nothing passes silently on a called server: its call's and its store's
+ * fields are judged as the first server's, at its own entries; the key of a call to a server
+ * is read by that server's store, so it is not said to do nothing. */
+START_TEST(test_inert_fields_of_a_called_server_are_warned_at_its_entries)
+{
+    static const char json[] =
+        WORLD(CHECKOUT_CALLS("{\"call\": \"payments\", \"key\": \"derive\"}") PAYMENTS(
+                  "", "{\"call\": \"provider\", \"key\": \"derive\", \"retry\": {\"backoff_ms\": "
+                      "7}}") "{\"id\": \"provider\", \"kind\": \"gateway\"}",
+              ", \"modes\": [\"idempotent\"]");
+    char text[sizeof json + 64];
+    snprintf(text, sizeof text, "%s", json);
+    /* the store of payments: a race window an atomic reservation never opens */
+    char *store = strstr(text, "{\"id\": \"payments-keys\", \"kind\": \"key_store\"");
+    ck_assert_ptr_nonnull(store);
+    const char *rest = store + strlen("{\"id\": \"payments-keys\", \"kind\": \"key_store\"");
+    char tail[sizeof text];
+    snprintf(tail, sizeof tail, "%s", rest);
+    snprintf(store, sizeof text - (size_t)(store - text),
+             "{\"id\": \"payments-keys\", \"kind\": \"key_store\", \"race_window_ms\": 50%s", tail);
+    Scenario *s = load_good(text);
+    LoadErrors *warnings = calloc(1, sizeof *warnings);
+    ck_assert_ptr_nonnull(warnings);
+    scenario_inert_warnings(s, warnings);
+    const char *const expected[][2] = {
+        {"$.services[2].steps[0].retry.backoff_ms", "has no effect with max_attempts 1"},
+        {"$.services[2].steps[0].key", "the gateway neither honours keys"},
+        {"$.services[3].race_window_ms", "unless reserve is 'check-then-insert'"},
+    };
+    ck_assert_uint_eq(warnings->count, sizeof expected / sizeof expected[0]);
+    for (uint32_t i = 0; i < warnings->count; i++) {
+        ck_assert_str_eq(warnings->items[i].path, expected[i][0]);
+        ck_assert_ptr_nonnull(strstr(warnings->items[i].message, expected[i][1]));
+    }
+    free(warnings);
+    free(s);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ show */
 
 /* show writes each called server as a server entry right after the first server and its
@@ -490,6 +546,8 @@ static Suite *called_servers_suite(void)
     tcase_add_test(core, test_a_called_servers_steps_and_store);
     tcase_add_test(core, test_a_call_to_a_server_relays_nothing);
     tcase_add_test(core, test_a_consumer_group_calls_a_gateway_only);
+    tcase_add_test(core, test_a_debit_passed_on_updates_atomically);
+    tcase_add_test(core, test_inert_fields_of_a_called_server_are_warned_at_its_entries);
     tcase_add_test(core, test_show_writes_called_servers_and_reads_them_back);
     suite_add_tcase(suite, core);
     return suite;

@@ -406,8 +406,10 @@ static void read_key_store(ScenarioReader *scenario_reader, const Graph *graph, 
     const cJSON *object = graph->entries[store].object;
     json_path_push_index(&reader->path, (unsigned)store);
     schema_read_object(reader, object, node_kind_info(kind)->store_schema, spec);
-    if (entry->called != NOT_CALLED)
+    if (entry->called != NOT_CALLED) {
         check_called_store(reader, object, spec);
+        scenario->called_servers[entry->called].store_entry = (uint8_t)(store + 1);
+    }
     json_path_pop(&reader->path);
     snprintf(spec->store_id, sizeof spec->store_id, "%s", graph->entries[store].id);
 }

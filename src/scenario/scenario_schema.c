@@ -982,7 +982,10 @@ static void check_balance_updates(SchemaReader *reader, const Scenario *scenario
             continue;
         bool by_broker = group->target == TARGET_BROKER;
         const char *conflict = NULL;
-        if (by_broker ? scenario->broker.consumers.use_gateway : scenario->server.use_gateway)
+        if (!by_broker && scenario->server.use_gateway && scenario->server.call_server > 0)
+            conflict = "a call to another server (the debit is then that server's, not this "
+                       "handler's)";
+        else if (by_broker ? scenario->broker.consumers.use_gateway : scenario->server.use_gateway)
             conflict = "a charge through the gateway (the debit is then the provider's write, "
                        "not this handler's)";
         else if (by_broker ? scenario->broker.consumers.inbox : scenario->server.transaction)
