@@ -301,6 +301,19 @@ START_TEST(test_at_most_three_called_servers)
 }
 END_TEST
 
+/* A called server's id names a node: a client group may not take it. */
+START_TEST(test_a_client_group_may_not_take_a_called_servers_name)
+{
+    assert_error("{" ACCOUNTS "\"services\": [" CHECKOUT_CALLS(
+                     "{\"call\": \"payments\"}") "{\"id\": \"payments\", \"kind\": \"server\", "
+                                                 "\"key_store\": \"pk\"},"
+                                                 "{\"id\": \"pk\", \"kind\": \"key_store\"}],"
+                                                 " \"clients\": [{\"id\": \"payments\", \"calls\": "
+                                                 "\"checkout\"}]}",
+                 "$.clients[0].id", "expected id other than the node names");
+}
+END_TEST
+
 /* Other kinds stay one each; a store stays its one user's. */
 START_TEST(test_other_kinds_stay_one_each)
 {
@@ -541,6 +554,7 @@ static Suite *called_servers_suite(void)
     tcase_add_test(core, test_a_called_server_needs_a_caller);
     tcase_add_test(core, test_client_groups_and_a_proxy_call_the_first_server);
     tcase_add_test(core, test_at_most_three_called_servers);
+    tcase_add_test(core, test_a_client_group_may_not_take_a_called_servers_name);
     tcase_add_test(core, test_other_kinds_stay_one_each);
     tcase_add_test(core, test_what_a_called_server_refuses);
     tcase_add_test(core, test_a_called_servers_steps_and_store);

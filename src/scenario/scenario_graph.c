@@ -54,6 +54,11 @@ void scenario_service_id_list(const Scenario *scenario, char *buffer, size_t siz
                                scenario->service_ids[scenario_names_service.entries[i].value]);
         used += written > 0 ? (size_t)written : 0;
     }
+    for (uint32_t c = 0; c < scenario->called_server_count && used < size; c++) {
+        int written =
+            snprintf(buffer + used, size - used, ", '%s'", scenario->called_servers[c].id);
+        used += written > 0 ? (size_t)written : 0;
+    }
 }
 
 void scenario_instance_name(char name[NODE_NAME_LEN_MAX], const char *service, unsigned n)

@@ -511,15 +511,17 @@ static void read_client_id(SchemaReader *reader, const cJSON *item, void *target
         return;
     }
     const Scenario *scenario = ((const ScenarioReader *)reader)->scenario;
-    for (unsigned i = 0; i < scenario_names_service.count; i++) {
-        if (strcmp(id, scenario_service_id(scenario, scenario_names_service.entries[i].value)) ==
-            0) {
-            char names[160];
-            scenario_service_id_list(scenario, names, sizeof names);
-            schema_error(reader, "expected id other than the node names %s (got '%s')", names, id);
-            return;
-        }
-    }
+    bool taken = false;
+    for (unsigned i = 0; i < scenario_names_service.count; i++)
+        taken |=
+            strcmp(id, scenario_service_id(scenario, scenario_names_service.entries[i].value)) == 0;
+    for (uint32_t c = 0; c < scenario->called_server_count; c++)
+        taken |= strcmp(id, scenario->called_servers[c].id) == 0;
+    if (!taken)
+        return;
+    char names[160];
+    scenario_service_id_list(scenario, names, sizeof names);
+    schema_error(reader, "expected id other than the node names %s (got '%s')", names, id);
 }
 
 static void read_account_reference(SchemaReader *reader, const cJSON *item, void *target)
