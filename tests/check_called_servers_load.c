@@ -427,6 +427,27 @@ START_TEST(test_a_consumer_group_calls_a_gateway_only)
 }
 END_TEST
 
+/* A recovery point commits with a local effect only: a server whose step is a call, to a
+ * gateway or to a server, may not resume (the first server's included, as in the older
+ * form). */
+START_TEST(test_no_resume_after_a_call)
+{
+    assert_error(
+        "{" ACCOUNTS "\"services\": [" CHECKOUT_CALLS(
+            "{\"call\": \"payments\"}") "{\"id\": \"payments\", \"kind\": \"server\", "
+                                        "\"key_store\": \"pk\","
+                                        " \"steps\": [{\"call\": \"provider\"}]},"
+                                        "{\"id\": \"pk\", \"kind\": \"key_store\", \"on_failure\": "
+                                        "\"resume\"}," PROVIDER("") "], " DEBITS "}",
+        "$.services[3].on_failure", "expected no \"resume\" while 'payments' calls");
+    assert_error("{" ACCOUNTS "\"services\": [{\"id\": \"checkout\", \"kind\": \"server\","
+                 " \"key_store\": \"ck\", \"steps\": [{\"call\": \"provider\"}]},"
+                 "{\"id\": \"ck\", \"kind\": \"key_store\", \"on_failure\": "
+                 "{\"ambiguous\": \"resume\"}}," PROVIDER("") "], " DEBITS "}",
+                 "$.services[1].on_failure", "expected no \"resume\" while 'checkout' calls");
+}
+END_TEST
+
 /* A debit's balance update is the handler's own write: a call to a server makes it that
  * server's, so another update than atomic is refused there as for a gateway's charge. */
 START_TEST(test_a_debit_passed_on_updates_atomically)
@@ -560,6 +581,7 @@ static Suite *called_servers_suite(void)
     tcase_add_test(core, test_a_called_servers_steps_and_store);
     tcase_add_test(core, test_a_call_to_a_server_relays_nothing);
     tcase_add_test(core, test_a_consumer_group_calls_a_gateway_only);
+    tcase_add_test(core, test_no_resume_after_a_call);
     tcase_add_test(core, test_a_debit_passed_on_updates_atomically);
     tcase_add_test(core, test_inert_fields_of_a_called_server_are_warned_at_its_entries);
     tcase_add_test(core, test_show_writes_called_servers_and_reads_them_back);

@@ -959,6 +959,31 @@ static void check_called_servers_used(ScenarioReader *scenario_reader, const Gra
     }
 }
 
+/* A recovery point commits with a local effect only (as the older form's check_server says
+ * of use_gateway): a server whose step is a call, to a gateway or to a server, cannot resume
+ * after it. Said at its store's on_failure, once the steps are read. */
+static void check_resume_with_calls(ScenarioReader *scenario_reader, const Graph *graph,
+                                    const int used_by[SERVICES_MAX])
+{
+    SchemaReader *reader = &scenario_reader->reader;
+    for (unsigned store = 0; store < graph->count; store++) {
+        int user = used_by[store];
+        const ServerSpec *server =
+            user >= 0 ? server_of(scenario_reader->scenario, &graph->entries[user]) : NULL;
+        if (server == NULL || !server->use_gateway)
+            continue;
+        const FailurePolicies *on_failure = &server->idempotency.on_failure;
+        if (on_failure->definite != ON_FAILURE_RESUME && on_failure->ambiguous != ON_FAILURE_RESUME)
+            continue;
+        json_path_push_index(&reader->path, store);
+        schema_error_at(reader, "on_failure",
+                        "expected no \"resume\" while '%s' calls in its steps (recovery points "
+                        "are modelled for a local effect only)",
+                        graph->entries[user].id);
+        json_path_pop(&reader->path);
+    }
+}
+
 /* "server or consumers": the kinds whose entries name a key store. */
 static void store_users(char *buffer, size_t size)
 {
@@ -1020,6 +1045,7 @@ static void check_references(ScenarioReader *scenario_reader, const Graph *graph
     }
     check_gateway_used(scenario_reader, graph);
     check_called_servers_used(scenario_reader, graph);
+    check_resume_with_calls(scenario_reader, graph, used_by);
     for (unsigned i = 0; i < graph->count; i++) { /* a refused kind's store: said there */
         const cJSON *object = graph->entries[i].object;
         const cJSON *store = graph->entries[i].kind == KIND_UNKNOWN && cJSON_IsObject(object)
