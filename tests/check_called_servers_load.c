@@ -144,24 +144,27 @@ START_TEST(test_a_called_server_starts_from_the_servers_defaults)
 END_TEST
 
 /* A chain: checkout -> payments -> ledger -> provider, in a file that lists the gateway first. */
-static const char chain[] = "{" ACCOUNTS "\"services\": [" PROVIDER(
-    ", \"honours_key\": true") "," CHECKOUT_CALLS("{\"call\": \"payments\", \"timeout_ms\": 900}")
-    PAYMENTS(
-        ", \"workers\": 3",
-        "{\"call\": \"ledger\", \"key\": \"derive\", \"retry\": "
-        "{\"max_attempts\": 2, \"backoff_ms\": 50}}") "{\"id\": \"ledger\", \"kind\": \"server\", "
-                                                      "\"key_store\": \"ledger-keys\","
-                                                      " \"service_ms\": {\"dist\": \"const\", "
-                                                      "\"value\": 3},"
-                                                      " \"steps\": [{\"call\": \"provider\", "
-                                                      "\"key\": \"none\"}]},"
-                                                      "{\"id\": \"ledger-keys\", \"kind\": "
-                                                      "\"key_store\", \"ttl_ms\": 5000}],"
-                                                      " " DEBITS ", \"network\": {\"links\": "
-                                                      "{\"checkout->payments\": {\"loss\": 0.1},"
-                                                      " \"ledger->provider\": {\"loss\": 0.2}}},"
-                                                      " \"expect\": {\"idempotent\": "
-                                                      "{\"runs@ledger\": {\"min\": 0}}}}";
+static const char chain[] =
+    "{\"accounts\": [{\"id\": \"a\", \"balance\": 1000000}],"
+    " \"services\": ["
+    "  {\"id\": \"provider\", \"kind\": \"gateway\", \"honours_key\": true},"
+    "  {\"id\": \"checkout\", \"kind\": \"server\", \"key_store\": \"checkout-keys\","
+    "   \"steps\": [{\"call\": \"payments\", \"timeout_ms\": 900}]},"
+    "  {\"id\": \"checkout-keys\", \"kind\": \"key_store\"},"
+    "  {\"id\": \"payments\", \"kind\": \"server\", \"key_store\": \"payments-keys\","
+    "   \"workers\": 3,"
+    "   \"steps\": [{\"call\": \"ledger\", \"key\": \"derive\","
+    "               \"retry\": {\"max_attempts\": 2, \"backoff_ms\": 50}}]},"
+    "  {\"id\": \"payments-keys\", \"kind\": \"key_store\"},"
+    "  {\"id\": \"ledger\", \"kind\": \"server\", \"key_store\": \"ledger-keys\","
+    "   \"service_ms\": {\"dist\": \"const\", \"value\": 3},"
+    "   \"steps\": [{\"call\": \"provider\", \"key\": \"none\"}]},"
+    "  {\"id\": \"ledger-keys\", \"kind\": \"key_store\", \"ttl_ms\": 5000}],"
+    " \"clients\": [{\"id\": \"app\", \"calls\": \"checkout\","
+    "   \"operation\": {\"kind\": \"debit\", \"amount\": 5}}],"
+    " \"network\": {\"links\": {\"checkout->payments\": {\"loss\": 0.1},"
+    "   \"ledger->provider\": {\"loss\": 0.2}}},"
+    " \"expect\": {\"idempotent\": {\"runs@ledger\": {\"min\": 0}}}}";
 
 START_TEST(test_called_servers_keep_their_order_and_calls)
 {

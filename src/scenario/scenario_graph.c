@@ -422,11 +422,12 @@ static void read_key_store(ScenarioReader *scenario_reader, const Graph *graph, 
 /* ------------------------------------------------------------------ steps */
 
 /* A handler's work as steps, in the shapes the model runs today: the operation's effect on
- * the service's own ledger, or a charge at a gateway (which may carry an undo: its refund);
- * then the order's own work after the charge (fulfil, a server's or a consumer group's), or
- * for a server an event published to a broker (a receipt). They set what the older form's switches
- * set (use_gateway, outbox, reconcile_ms, publish_receipts, receipts_via, receipts_queue). Other
- * shapes are the graph's later steps: refused with their path. */
+ * the service's own ledger, or a charge at a gateway (which may carry an undo: its refund),
+ * or for a server a call to a server listed after it (call_server); then the order's own work after
+ * the charge (fulfil, a server's or a consumer group's), or for a server an event published to a
+ * broker (a receipt). They set what the older form's switches set (use_gateway, outbox,
+ * reconcile_ms, publish_receipts, receipts_via, receipts_queue). Other shapes are the graph's later
+ * steps: refused with their path. */
 typedef enum { STEP_EFFECT, STEP_CALL, STEP_FULFIL, STEP_PUBLISH, STEP_KIND_COUNT } StepKind;
 
 static const char *const step_names[STEP_KIND_COUNT] = {"effect", "call", "fulfil", "publish"};
