@@ -124,10 +124,46 @@ NodeReach node_reach_of(const Scenario *scenario)
         reach.to_broker |= scenario->client_groups[g].target == TARGET_BROKER;
     }
     reach.to_broker |= reach.to_server && scenario->server.publish_receipts;
-    reach.charged = (reach.to_server && scenario->server.use_gateway) ||
+    reach.charged = (reach.to_server && node_servers_charge(scenario)) ||
                     (reach.to_broker && scenario->broker.consumers.use_gateway);
     reach.declared = node_kinds_declared(scenario);
     return reach;
+}
+
+/* Server k: 0 the clients' server, k > 0 called_servers[k - 1]. */
+static const ServerSpec *server_number(const Scenario *scenario, uint32_t k)
+{
+    return k == 0 ? &scenario->server : &scenario->called_servers[k - 1].spec;
+}
+
+/* A server calls only servers listed after it, so one pass in list order finds them all. */
+unsigned node_servers_called(const Scenario *scenario)
+{
+    unsigned called = 1u;
+    for (uint32_t k = 0; k <= scenario->called_server_count && k < CALLED_SERVERS_MAX + 1; k++) {
+        const ServerSpec *server = server_number(scenario, k);
+        if ((called & 1u << k) != 0 && server->use_gateway && server->call_server > k &&
+            server->call_server <= scenario->called_server_count)
+            called |= 1u << server->call_server;
+    }
+    return called;
+}
+
+bool node_servers_charge(const Scenario *scenario)
+{
+    unsigned called = node_servers_called(scenario);
+    for (uint32_t k = 0; k <= scenario->called_server_count && k < CALLED_SERVERS_MAX + 1; k++) {
+        const ServerSpec *server = server_number(scenario, k);
+        if ((called & 1u << k) != 0 && server->use_gateway && server->call_server == 0)
+            return true;
+    }
+    return false;
+}
+
+bool node_called_server_reached(const Scenario *scenario, uint32_t c)
+{
+    return node_reach_of(scenario).to_server && c < scenario->called_server_count &&
+           (node_servers_called(scenario) & 1u << (c + 1)) != 0;
 }
 
 unsigned node_kinds_declared(const Scenario *scenario)

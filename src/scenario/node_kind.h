@@ -85,6 +85,15 @@ unsigned node_kinds_declared(const Scenario *scenario);
 /* Whether work reaches the service of kind (false for kinds reached apart). */
 bool node_kind_reached(const Scenario *scenario, NodeKind kind);
 
+/* The servers a request to the clients' server goes through by call steps, itself included:
+ * bit 0 the clients' server (Scenario.server), bit k called_servers[k - 1]. */
+unsigned node_servers_called(const Scenario *scenario);
+/* Whether one of those servers' call step charges at the gateway (call_server 0). */
+bool node_servers_charge(const Scenario *scenario);
+/* Whether work reaches called server c (0-based): a client group calls the clients' server,
+ * and a chain of call steps from it names c. */
+bool node_called_server_reached(const Scenario *scenario, uint32_t c);
+
 /* Whether reach, as node_reach_of says it or as `show` counts it, reaches kind. */
 bool node_kind_reached_by(const NodeReach *reach, NodeKind kind);
 

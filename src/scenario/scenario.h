@@ -475,7 +475,8 @@ typedef struct {
 typedef struct {
     char id[NAME_LEN_MAX];
     ServerSpec spec;
-    uint8_t entry; /* its entry in `services`, plus one */
+    uint8_t entry;       /* its entry in `services`, plus one */
+    uint8_t store_entry; /* its key store's entry, plus one (warnings' paths) */
 } CalledServerSpec;
 
 typedef enum { CAPTURE_IMMEDIATE, CAPTURE_MANUAL } GatewayCapture;

@@ -165,9 +165,9 @@ static void list_targets(const Scenario *scenario, char *known, size_t size)
                                scenario->client_groups[g].id);
         used += written > 0 ? (size_t)written : 0;
     }
-    char names[NODE_KIND_COUNT + SERVER_INSTANCES_MAX][NODE_NAME_LEN_MAX];
-    unsigned count =
-        scenario_service_node_names(scenario, names, NODE_KIND_COUNT + SERVER_INSTANCES_MAX);
+    char names[NODE_KIND_COUNT + SERVER_INSTANCES_MAX + CALLED_SERVERS_MAX][NODE_NAME_LEN_MAX];
+    unsigned count = scenario_service_node_names(
+        scenario, names, NODE_KIND_COUNT + SERVER_INSTANCES_MAX + CALLED_SERVERS_MAX);
     for (unsigned i = 0; i < count && used < size; i++) {
         int written = snprintf(known + used, size - used, ", '%s'", names[i]);
         used += written > 0 ? (size_t)written : 0;
@@ -210,7 +210,8 @@ static void read_share_expectation(ScenarioReader *scenario_reader, const cJSON 
         return;
     }
     if (group < 0 && !service) {
-        char known[(CLIENT_GROUPS_MAX + NODE_KIND_COUNT + SERVER_INSTANCES_MAX) *
+        char known[(CLIENT_GROUPS_MAX + NODE_KIND_COUNT + SERVER_INSTANCES_MAX +
+                    CALLED_SERVERS_MAX) *
                    (NODE_NAME_LEN_MAX + 4)];
         list_targets(scenario, known, sizeof known);
         schema_error(reader,

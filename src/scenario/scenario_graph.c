@@ -3,9 +3,11 @@
  * (clients[].calls / .publishes, a proxy's calls, the consumers' consumes, key_store) and a
  * handler's `steps`. The older top-level server/gateway/proxy/broker form is the same graph
  * with fixed ids; both fill the same Scenario, so the model cannot tell them apart and `show`
- * prints either as services (the writing half is at the end of this file). The model still
- * has one service of each kind: a second one is refused here, with its path, until
- * instances exist. */
+ * prints either as services (the writing half is at the end of this file). The model has
+ * one service of each kind but the server: a second one is refused here, with its path. The
+ * first server entry is the one the client groups call (Scenario.server); each later one is
+ * a called server (Scenario.called_servers), which a call step of a server listed before it
+ * names, so calls go down the list and never loop. */
 #include <stdio.h>
 #include <string.h>
 
@@ -13,13 +15,16 @@
 #include "scenario_errors.h"
 #include "scenario_schema.h"
 
-#define SERVICES_MAX 8
+/* Room for every kind once, three called servers and a key store each. */
+#define SERVICES_MAX 12
 #define KIND_UNKNOWN (-1)
+#define NOT_CALLED (-1)
 
 typedef struct {
     const cJSON *object;
     char id[NAME_LEN_MAX];
-    int kind; /* NodeKind, SERVICE_KIND_KEY_STORE, or KIND_UNKNOWN */
+    int kind;   /* NodeKind, SERVICE_KIND_KEY_STORE, or KIND_UNKNOWN */
+    int called; /* a server after the first: its index in called_servers; else NOT_CALLED */
 } Entry;
 
 typedef struct {
@@ -47,6 +52,11 @@ void scenario_service_id_list(const Scenario *scenario, char *buffer, size_t siz
     for (unsigned i = 0; i < scenario_names_service.count && used < size; i++) {
         int written = snprintf(buffer + used, size - used, "%s'%s'", i == 0 ? "" : ", ",
                                scenario->service_ids[scenario_names_service.entries[i].value]);
+        used += written > 0 ? (size_t)written : 0;
+    }
+    for (uint32_t c = 0; c < scenario->called_server_count && used < size; c++) {
+        int written =
+            snprintf(buffer + used, size - used, ", '%s'", scenario->called_servers[c].id);
         used += written > 0 ? (size_t)written : 0;
     }
 }
@@ -87,14 +97,16 @@ unsigned scenario_service_node_names(const Scenario *scenario, char names[][NODE
         scenario_key_store_id(scenario, &scenario->server.idempotency, NODE_SERVER, store);
         add_node_name(names, capacity, &count, store, 0);
     }
+    for (uint32_t c = 0; c < scenario->called_server_count; c++) /* after every other node */
+        add_node_name(names, capacity, &count, scenario->called_servers[c].id, 0);
     return count;
 }
 
 bool scenario_service_name_known(const Scenario *scenario, const char *name)
 {
-    char names[NODE_KIND_COUNT + SERVER_INSTANCES_MAX][NODE_NAME_LEN_MAX];
-    unsigned count =
-        scenario_service_node_names(scenario, names, NODE_KIND_COUNT + SERVER_INSTANCES_MAX);
+    char names[NODE_KIND_COUNT + SERVER_INSTANCES_MAX + CALLED_SERVERS_MAX][NODE_NAME_LEN_MAX];
+    unsigned count = scenario_service_node_names(
+        scenario, names, NODE_KIND_COUNT + SERVER_INSTANCES_MAX + CALLED_SERVERS_MAX);
     for (unsigned i = 0; i < count; i++) {
         if (strcmp(names[i], name) == 0)
             return true;
@@ -111,7 +123,7 @@ static void read_heads(SchemaReader *reader, const cJSON *array, unsigned count,
     const cJSON *element = array->child;
     for (unsigned i = 0; i < count; i++, element = element->next) {
         Entry *entry = &graph->entries[i];
-        *entry = (Entry){.object = element, .kind = KIND_UNKNOWN};
+        *entry = (Entry){.object = element, .kind = KIND_UNKNOWN, .called = NOT_CALLED};
         json_path_push_index(&reader->path, i);
         if (schema_expect(reader, element, cJSON_Object, "object")) {
             const cJSON *id = schema_member(element, "id");
@@ -141,7 +153,8 @@ static void read_heads(SchemaReader *reader, const cJSON *array, unsigned count,
     graph->count = count;
 }
 
-/* Unique ids; one service per node kind (a server's copies are its "instances"). */
+/* Unique ids; one service per node kind but the server (a server's copies are its
+ * "instances"; a later server entry is a called server). */
 static void check_heads(SchemaReader *reader, const Graph *graph)
 {
     for (unsigned i = 0; i < graph->count; i++) {
@@ -152,7 +165,8 @@ static void check_heads(SchemaReader *reader, const Graph *graph)
             if (entry->id[0] != '\0' && strcmp(entry->id, earlier->id) == 0) {
                 schema_error_at(reader, "id", "duplicate id '%s' (also at $.services[%u])",
                                 entry->id, j);
-            } else if (is_node_kind(entry->kind) && entry->kind == earlier->kind) {
+            } else if (is_node_kind(entry->kind) && entry->kind == earlier->kind &&
+                       entry->kind != NODE_SERVER) {
                 schema_error_at(
                     reader, "kind",
                     "expected at most one service of kind '%s' (also at "
@@ -161,6 +175,42 @@ static void check_heads(SchemaReader *reader, const Graph *graph)
             }
             json_path_pop(&reader->path);
         }
+    }
+}
+
+/* The first server entry is the clients' server; each later one is a called server, in
+ * order, starting from a server's defaults. One past CALLED_SERVERS_MAX is refused at its kind
+ * and read no further. */
+static void assign_servers(ScenarioReader *scenario_reader, Graph *graph)
+{
+    SchemaReader *reader = &scenario_reader->reader;
+    Scenario *scenario = scenario_reader->scenario;
+    int first = -1;
+    for (unsigned i = 0; i < graph->count; i++) {
+        Entry *entry = &graph->entries[i];
+        if (entry->kind != NODE_SERVER)
+            continue;
+        if (first < 0) {
+            first = (int)i;
+            continue;
+        }
+        if (scenario->called_server_count == CALLED_SERVERS_MAX) {
+            json_path_push_index(&reader->path, i);
+            schema_error_at(reader, "kind",
+                            "expected at most %d servers after the first, $.services[%d] (each "
+                            "later one is called by a server's call step)",
+                            CALLED_SERVERS_MAX, first);
+            json_path_pop(&reader->path);
+            entry->kind = KIND_UNKNOWN;
+            continue;
+        }
+        uint32_t c = scenario->called_server_count++;
+        CalledServerSpec *called = &scenario->called_servers[c];
+        memset(called, 0, sizeof *called);
+        snprintf(called->id, sizeof called->id, "%s", entry->id);
+        scenario_services_server_defaults(&called->spec);
+        called->entry = (uint8_t)(i + 1);
+        entry->called = (int)c;
     }
 }
 
@@ -201,9 +251,11 @@ static const SchemaObject *entry_schema(int kind)
     return node_kind_info((NodeKind)kind)->service_schema;
 }
 
-static void *entry_target(Scenario *scenario, int kind)
+static void *entry_target(Scenario *scenario, const Entry *entry)
 {
-    return node_kind_settings(scenario, (NodeKind)kind);
+    if (entry->called != NOT_CALLED)
+        return &scenario->called_servers[entry->called].spec;
+    return node_kind_settings(scenario, (NodeKind)entry->kind);
 }
 
 /* ------------------------------------------------------------------ references */
@@ -257,6 +309,80 @@ static int resolve(SchemaReader *reader, const Graph *graph, unsigned i, const c
     return found;
 }
 
+/* ------------------------------------------------------------------ called servers */
+
+/* A called server runs one instance with a key store and its steps: the model reads the rest
+ * of a server's fields from the clients' server only (a bounded queue's shed answer, an
+ * outage, a deadline and C32's connections are the client groups' requests'; crashes and
+ * partial failures of a tier behind it are not modelled yet). Each is refused at its key
+ * when it differs from a server's default, so `show`, which writes every default, reads
+ * back. */
+static void check_called_server(SchemaReader *reader, const cJSON *object, const ServerSpec *spec)
+{
+    static const char *const balancing[] = {"instances", "balancer", "balancer_retry"};
+    for (size_t k = 0; k < sizeof balancing / sizeof balancing[0]; k++) {
+        if (schema_member(object, balancing[k]) != NULL)
+            schema_error_at(reader, balancing[k],
+                            "expected no '%s' on a called server (it runs one instance for now)",
+                            balancing[k]);
+    }
+    ServerSpec plain;
+    scenario_services_server_defaults(&plain);
+    static const char groups_only[] = "is a client group's request's";
+    static const char not_yet[] = "is not modelled yet behind a server";
+    const struct {
+        bool differs;
+        const char *key, *expected, *what, *why;
+    } refused[] = {
+        {spec->queue != plain.queue, "queue", "no bound", "a shed answer", not_yet},
+        {spec->queue == plain.queue && schema_member(object, "shed") != NULL, "shed",
+         "no shed answer", "a shed answer", not_yet},
+        {spec->outage.enabled, "outage", "no outage", "an outage", not_yet},
+        {spec->deadline != plain.deadline, "deadline", "'none'", "a deadline", groups_only},
+        {spec->stale_connections != plain.stale_connections, "stale_connections", "0",
+         "a kept-alive connection (C32)", groups_only},
+        {spec->closes_before_answer != plain.closes_before_answer, "closes_before_answer", "0",
+         "a kept-alive connection (C32)", groups_only},
+        {spec->crash.point != plain.crash.point || spec->crash.prob != plain.crash.prob ||
+             spec->crash.restart_ms != plain.crash.restart_ms ||
+             spec->crash.max_crashes != plain.crash.max_crashes,
+         "crash", "no crash", "a crash", not_yet},
+        {spec->fail_before_effect != plain.fail_before_effect, "fail_before_effect", "0",
+         "a failing handler", not_yet},
+        {spec->fail_after_effect != plain.fail_after_effect, "fail_after_effect", "0",
+         "a failing handler", not_yet},
+        {spec->delete_always_204 != plain.delete_always_204, "delete_always_204", "false",
+         "a delete", "never reaches it (it is called for debits)"},
+        {spec->transaction != plain.transaction, "transaction", "false", "a transaction", not_yet},
+        {spec->outbox_relay_ms != plain.outbox_relay_ms, "outbox_relay_ms", "the default",
+         "a relay of receipts", "is the first server's"},
+    };
+    for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++) {
+        if (refused[k].differs)
+            schema_error_at(reader, refused[k].key, "expected %s on a called server (%s %s)",
+                            refused[k].expected, refused[k].what, refused[k].why);
+    }
+}
+
+/* A called server's store: no crash of its own (C38's store node is the clients' server's),
+ * and no 202 in progress (the calling server does not poll). */
+static void check_called_store(SchemaReader *reader, const cJSON *object,
+                               const IdempotencySpec *spec)
+{
+    static const char *const crash_keys[] = {"crash", "when_down"};
+    for (size_t k = 0; k < sizeof crash_keys / sizeof crash_keys[0]; k++) {
+        if (schema_member(object, crash_keys[k]) != NULL)
+            schema_error_at(reader, crash_keys[k],
+                            "expected no '%s' in a called server's store (a store's own crash "
+                            "is modelled for the first server's)",
+                            crash_keys[k]);
+    }
+    if (spec->on_in_progress == 202)
+        schema_error_at(reader, "on_in_progress",
+                        "expected 409 in a called server's store (the server calling it does "
+                        "not poll a 202)");
+}
+
 /* A key store belongs to the one service that names it: a crash of one service must never
  * wipe another's store, and a store shared by two services is not modelled yet. */
 static void read_key_store(ScenarioReader *scenario_reader, const Graph *graph, unsigned user,
@@ -277,11 +403,18 @@ static void read_key_store(ScenarioReader *scenario_reader, const Graph *graph, 
         return;
     }
     used_by[store] = (int)user;
-    NodeKind kind = (NodeKind)graph->entries[user].kind;
-    IdempotencySpec *spec = node_kind_store(scenario, kind);
+    const Entry *entry = &graph->entries[user];
+    NodeKind kind = (NodeKind)entry->kind;
+    IdempotencySpec *spec = entry->called != NOT_CALLED
+                                ? &scenario->called_servers[entry->called].spec.idempotency
+                                : node_kind_store(scenario, kind);
+    const cJSON *object = graph->entries[store].object;
     json_path_push_index(&reader->path, (unsigned)store);
-    schema_read_object(reader, graph->entries[store].object, node_kind_info(kind)->store_schema,
-                       spec);
+    schema_read_object(reader, object, node_kind_info(kind)->store_schema, spec);
+    if (entry->called != NOT_CALLED) {
+        check_called_store(reader, object, spec);
+        scenario->called_servers[entry->called].store_entry = (uint8_t)(store + 1);
+    }
     json_path_pop(&reader->path);
     snprintf(spec->store_id, sizeof spec->store_id, "%s", graph->entries[store].id);
 }
@@ -289,11 +422,12 @@ static void read_key_store(ScenarioReader *scenario_reader, const Graph *graph, 
 /* ------------------------------------------------------------------ steps */
 
 /* A handler's work as steps, in the shapes the model runs today: the operation's effect on
- * the service's own ledger, or a charge at a gateway (which may carry an undo: its refund);
- * then the order's own work after the charge (fulfil, a server's or a consumer group's), or
- * for a server an event published to a broker (a receipt). They set what the older form's switches
- * set (use_gateway, outbox, reconcile_ms, publish_receipts, receipts_via, receipts_queue). Other
- * shapes are the graph's later steps: refused with their path. */
+ * the service's own ledger, or a charge at a gateway (which may carry an undo: its refund),
+ * or for a server a call to a server listed after it (call_server); then the order's own work after
+ * the charge (fulfil, a server's or a consumer group's), or for a server an event published to a
+ * broker (a receipt). They set what the older form's switches set (use_gateway, outbox,
+ * reconcile_ms, publish_receipts, receipts_via, receipts_queue). Other shapes are the graph's later
+ * steps: refused with their path. */
 typedef enum { STEP_EFFECT, STEP_CALL, STEP_FULFIL, STEP_PUBLISH, STEP_KIND_COUNT } StepKind;
 
 static const char *const step_names[STEP_KIND_COUNT] = {"effect", "call", "fulfil", "publish"};
@@ -500,44 +634,126 @@ static void read_undo(SchemaReader *reader, const Graph *graph, const cJSON *ste
     json_path_pop(&reader->path);
 }
 
-static void read_call_step(ScenarioReader *scenario_reader, const Graph *graph, const cJSON *step,
-                           bool server)
+/* What a server's call step names: a gateway, or a server listed after the caller (entry
+ * caller), so that calls go down the list and cannot loop. Its index, or -1 after an error. */
+static int server_call_target(SchemaReader *reader, const Graph *graph, const cJSON *step,
+                              unsigned caller)
+{
+    const cJSON *item = schema_member(step, "call");
+    json_path_push_key(&reader->path, "call");
+    int found = -1;
+    if (schema_expect(reader, item, cJSON_String, "string")) {
+        found = find_entry(graph, item->valuestring);
+        int kind = found >= 0 ? graph->entries[found].kind : KIND_UNKNOWN;
+        if (found >= 0 && kind == KIND_UNKNOWN) {
+            found = -1; /* its kind was refused where it is written */
+        } else if (found >= 0 && kind == NODE_SERVER && found <= (int)caller) {
+            schema_error(reader,
+                         "expected a gateway or a server listed after '%s' (%s'%s' is at "
+                         "$.services[%d]; calls go down the list, so they cannot loop)",
+                         graph->entries[caller].id, found == (int)caller ? "itself: " : "",
+                         item->valuestring, found);
+            found = -1;
+        } else if (found >= 0 && kind != NODE_SERVER && kind != NODE_GATEWAY) {
+            schema_error(reader, "expected a service of kind 'gateway' or 'server' ('%s' is a %s)",
+                         item->valuestring, kind_name(kind));
+            found = -1;
+        } else if (found < 0) {
+            const char *known[SERVICES_MAX];
+            unsigned known_count = 0;
+            for (unsigned k = 0; k < graph->count; k++) {
+                int other = graph->entries[k].kind;
+                if (other == NODE_GATEWAY || (other == NODE_SERVER && k > caller))
+                    known[known_count++] = graph->entries[k].id;
+            }
+            scenario_schema_unknown_name(reader, "service", item->valuestring, "", known,
+                                         known_count);
+        }
+    }
+    json_path_pop(&reader->path);
+    return found;
+}
+
+/* A call's keys that relay to a gateway or answer a client group, refused with why: on a
+ * called server (what) every one, on a call to a server the outbox, reconciliation and
+ * undo (each is a gateway's charge's). */
+static void refuse_call_keys(SchemaReader *reader, const cJSON *step, const ServerSpec *server,
+                             const char *what)
+{
+    if (server->outbox)
+        schema_error_at(reader, "via",
+                        "expected 'direct' %s (an outbox relays a charge to a gateway for the "
+                        "server the client groups call)",
+                        what);
+    if (server->reconcile_ms > 0)
+        schema_error_at(reader, "reconcile_ms",
+                        "expected 0 %s (reconciliation asks a gateway about the first server's "
+                        "charges)",
+                        what);
+    if (schema_member(step, "undo") != NULL)
+        schema_error_at(reader, "undo",
+                        "expected no undo %s (a refund is a gateway's, after the first "
+                        "server's fulfil step)",
+                        what);
+}
+
+/* A consumer group's call step: a charge at a gateway. */
+static void read_consumers_call_step(ScenarioReader *scenario_reader, const Graph *graph,
+                                     const cJSON *step)
 {
     SchemaReader *reader = &scenario_reader->reader;
-    Scenario *scenario = scenario_reader->scenario;
+    ConsumerSpec *consumers = &scenario_reader->scenario->broker.consumers;
     if (step_target(reader, graph, step, "call", NODE_GATEWAY) < 0)
         return;
-    if (!server) {
-        scenario->broker.consumers.use_gateway = true;
-        read_call_spec(reader, step, &scenario_names_call_key, &scenario->broker.consumers.call);
-        if (schema_member(step, "undo") != NULL)
-            read_undo(reader, graph, step, &scenario->broker.consumers.undo);
+    consumers->use_gateway = true;
+    read_call_spec(reader, step, &scenario_names_call_key, &consumers->call);
+    if (schema_member(step, "undo") != NULL)
+        read_undo(reader, graph, step, &consumers->undo);
+}
+
+/* A server's call step (entry caller, whose fields are server): a charge at a gateway, or a
+ * call to a server listed after it (call_server). */
+static void read_call_step(ScenarioReader *scenario_reader, const Graph *graph, const cJSON *step,
+                           unsigned caller, ServerSpec *server)
+{
+    SchemaReader *reader = &scenario_reader->reader;
+    int target = server_call_target(reader, graph, step, caller);
+    if (target < 0)
         return;
-    }
-    scenario->server.use_gateway = true;
-    int via = scenario->server.outbox ? RECEIPTS_OUTBOX : RECEIPTS_DIRECT;
+    const Entry *callee = &graph->entries[target];
+    server->use_gateway = true;
+    server->call_server = callee->called != NOT_CALLED ? (uint32_t)callee->called + 1 : 0;
+    int via = server->outbox ? RECEIPTS_OUTBOX : RECEIPTS_DIRECT;
     step_choice(reader, step, "via", &scenario_names_receipts_via, &via);
-    scenario->server.outbox = via == RECEIPTS_OUTBOX;
+    server->outbox = via == RECEIPTS_OUTBOX;
     const cJSON *reconcile = schema_member(step, "reconcile_ms");
     if (reconcile != NULL) {
         json_path_push_key(&reader->path, "reconcile_ms");
-        schema_read_number(reader, reconcile, &(SchemaRange)RANGE_MS,
-                           &scenario->server.reconcile_ms);
+        schema_read_number(reader, reconcile, &(SchemaRange)RANGE_MS, &server->reconcile_ms);
         json_path_pop(&reader->path);
     }
-    read_call_spec(reader, step, &scenario_names_call_key, &scenario->server.call);
-    if (scenario->server.outbox && scenario->server.call.retry.max_attempts > 1)
+    read_call_spec(reader, step, &scenario_names_call_key, &server->call);
+    char what[NAME_LEN_MAX + 40];
+    if (graph->entries[caller].called != NOT_CALLED || server->call_server > 0) {
+        if (graph->entries[caller].called != NOT_CALLED)
+            snprintf(what, sizeof what, "on called server '%s'", graph->entries[caller].id);
+        else
+            snprintf(what, sizeof what, "on a call to server '%s'", callee->id);
+        refuse_call_keys(reader, step, server, what);
+        return;
+    }
+    if (server->outbox && server->call.retry.max_attempts > 1)
         schema_error_at(reader, "retry",
                         "expected no retry with \"via\": \"outbox\" (the outbox relays the "
                         "charge until it is acknowledged)");
-    if (scenario->server.call.key == CALL_KEY_NONE && scenario->server.reconcile_ms > 0)
+    if (server->call.key == CALL_KEY_NONE && server->reconcile_ms > 0)
         schema_error_at(reader, "key",
                         "expected a key with reconcile_ms (reconciliation asks the provider "
                         "about a charge by the key it carried)");
     if (schema_member(step, "undo") == NULL)
         return;
-    read_undo(reader, graph, step, &scenario->server.undo);
-    if (scenario->server.outbox || scenario->server.reconcile_ms > 0) {
+    read_undo(reader, graph, step, &server->undo);
+    if (server->outbox || server->reconcile_ms > 0) {
         json_path_push_key(&reader->path, "undo");
         schema_error(reader, "expected no undo with an outbox or reconcile_ms (a refund of "
                              "those charges is not modelled yet)");
@@ -595,11 +811,23 @@ static void read_publish_step(ScenarioReader *scenario_reader, const Graph *grap
     json_path_pop(&reader->path);
 }
 
+/* Entry i's fields as a server's (the clients' or a called one's), or NULL for consumers. */
+static ServerSpec *server_of(Scenario *scenario, const Entry *entry)
+{
+    if (entry->kind != NODE_SERVER)
+        return NULL;
+    return entry->called != NOT_CALLED ? &scenario->called_servers[entry->called].spec
+                                       : &scenario->server;
+}
+
 static void read_steps(ScenarioReader *scenario_reader, const Graph *graph, unsigned i)
 {
     SchemaReader *reader = &scenario_reader->reader;
-    bool server = graph->entries[i].kind == NODE_SERVER;
-    const cJSON *steps = schema_member(graph->entries[i].object, "steps");
+    Scenario *scenario = scenario_reader->scenario;
+    const Entry *entry = &graph->entries[i];
+    ServerSpec *server_spec = server_of(scenario, entry);
+    bool server = server_spec != NULL;
+    const cJSON *steps = schema_member(entry->object, "steps");
     if (steps == NULL)
         return; /* the operation's effect on its own ledger */
     json_path_push_index(&reader->path, i);
@@ -618,14 +846,22 @@ static void read_steps(ScenarioReader *scenario_reader, const Graph *graph, unsi
                 const char *order = step_order_error(previous, (StepKind)kind, k, server);
                 if (order != NULL)
                     schema_error(reader, "%s", order);
+                else if (entry->called != NOT_CALLED &&
+                         (kind == STEP_FULFIL || kind == STEP_PUBLISH))
+                    schema_error(reader,
+                                 "expected no %s step on called server '%s' (a server another "
+                                 "server calls has an effect or a call only, for now)",
+                                 step_names[kind], entry->id);
                 else if (kind == STEP_EFFECT)
                     read_effect_step(reader, step);
+                else if (kind == STEP_CALL && server)
+                    read_call_step(scenario_reader, graph, step, i, server_spec);
                 else if (kind == STEP_CALL)
-                    read_call_step(scenario_reader, graph, step, server);
+                    read_consumers_call_step(scenario_reader, graph, step);
                 else if (kind == STEP_FULFIL)
                     read_fulfil_step(reader, step,
-                                     server ? &scenario_reader->scenario->server.fulfil
-                                            : &scenario_reader->scenario->broker.consumers.fulfil);
+                                     server ? &server_spec->fulfil
+                                            : &scenario->broker.consumers.fulfil);
                 else
                     read_publish_step(scenario_reader, graph, step);
             }
@@ -687,12 +923,64 @@ static void check_gateway_used(ScenarioReader *scenario_reader, const Graph *gra
     for (unsigned i = 0; i < graph->count; i++) {
         int kind = graph->entries[i].kind;
         json_path_push_index(&reader->path, i);
-        if (kind == NODE_GATEWAY && !scenario->server.use_gateway &&
+        if (kind == NODE_GATEWAY && !node_servers_charge(scenario) &&
             !scenario->broker.consumers.use_gateway)
             schema_error(reader,
                          "expected a step that calls gateway '%s' (nothing charges "
                          "through it)",
                          graph->entries[i].id);
+        json_path_pop(&reader->path);
+    }
+}
+
+/* Each called server is named by a call step of a server before it; one nobody calls would
+ * be a service that does nothing (client groups and a proxy call the first server only). */
+static void check_called_servers_used(ScenarioReader *scenario_reader, const Graph *graph)
+{
+    SchemaReader *reader = &scenario_reader->reader;
+    const Scenario *scenario = scenario_reader->scenario;
+    for (unsigned i = 0; i < graph->count; i++) {
+        int c = graph->entries[i].called;
+        if (c == NOT_CALLED)
+            continue;
+        bool named = false;
+        for (uint32_t k = 0; k <= scenario->called_server_count && !named; k++) {
+            const ServerSpec *server =
+                k == 0 ? &scenario->server : &scenario->called_servers[k - 1].spec;
+            named = server->use_gateway && server->call_server == (uint32_t)c + 1;
+        }
+        if (named)
+            continue;
+        json_path_push_index(&reader->path, i);
+        schema_error_at(reader, "kind",
+                        "expected a call step of a server listed before it to name '%s' "
+                        "(client groups call the first server, '%s')",
+                        graph->entries[i].id, scenario->service_ids[NODE_SERVER]);
+        json_path_pop(&reader->path);
+    }
+}
+
+/* A recovery point commits with a local effect only (as the older form's check_server says
+ * of use_gateway): a server whose step is a call, to a gateway or to a server, cannot resume
+ * after it. Said at its store's on_failure, once the steps are read. */
+static void check_resume_with_calls(ScenarioReader *scenario_reader, const Graph *graph,
+                                    const int used_by[SERVICES_MAX])
+{
+    SchemaReader *reader = &scenario_reader->reader;
+    for (unsigned store = 0; store < graph->count; store++) {
+        int user = used_by[store];
+        const ServerSpec *server =
+            user >= 0 ? server_of(scenario_reader->scenario, &graph->entries[user]) : NULL;
+        if (server == NULL || !server->use_gateway)
+            continue;
+        const FailurePolicies *on_failure = &server->idempotency.on_failure;
+        if (on_failure->definite != ON_FAILURE_RESUME && on_failure->ambiguous != ON_FAILURE_RESUME)
+            continue;
+        json_path_push_index(&reader->path, store);
+        schema_error_at(reader, "on_failure",
+                        "expected no \"resume\" while '%s' calls in its steps (recovery points "
+                        "are modelled for a local effect only)",
+                        graph->entries[user].id);
         json_path_pop(&reader->path);
     }
 }
@@ -730,17 +1018,44 @@ static void check_references(ScenarioReader *scenario_reader, const Graph *graph
         const NodeKindInfo *info = node_kind_info((NodeKind)kind);
         if (info->reference.key != NULL) {
             int named = resolve(reader, graph, i, info->reference.key, info->reference.names);
-            if (named >= 0)
+            if (named >= 0 && graph->entries[named].called != NOT_CALLED) {
+                json_path_push_index(&reader->path, i);
+                schema_error_at(reader, info->reference.key,
+                                "expected the first server, '%s' ('%s' is a server another "
+                                "server's call step calls; a %s calls the first)",
+                                scenario_reader->scenario->service_ids[NODE_SERVER],
+                                graph->entries[named].id, kind_name(kind));
+                json_path_pop(&reader->path);
+            } else if (named >= 0) {
                 named_by[named] = (int)i;
+            }
         }
         if (info->store_offset > 0)
             read_key_store(scenario_reader, graph, i, used_by);
         if (info->runs_steps)
             read_steps(scenario_reader, graph, i);
-        if (kind == NODE_SERVER)
+        if (kind == NODE_SERVER && graph->entries[i].called == NOT_CALLED)
             check_instances(scenario_reader, i);
+        if (graph->entries[i].called != NOT_CALLED) {
+            json_path_push_index(&reader->path, i);
+            check_called_server(
+                reader, graph->entries[i].object,
+                &scenario_reader->scenario->called_servers[graph->entries[i].called].spec);
+            json_path_pop(&reader->path);
+        }
     }
     check_gateway_used(scenario_reader, graph);
+    check_called_servers_used(scenario_reader, graph);
+    check_resume_with_calls(scenario_reader, graph, used_by);
+    for (unsigned i = 0; i < graph->count; i++) { /* a refused kind's store: said there */
+        const cJSON *object = graph->entries[i].object;
+        const cJSON *store = graph->entries[i].kind == KIND_UNKNOWN && cJSON_IsObject(object)
+                                 ? schema_member(object, "key_store")
+                                 : NULL;
+        int named = cJSON_IsString(store) ? find_entry(graph, store->valuestring) : -1;
+        if (named >= 0 && used_by[named] < 0)
+            used_by[named] = (int)i;
+    }
     char users[80];
     store_users(users, sizeof users);
     for (unsigned i = 0; i < graph->count; i++) {
@@ -777,6 +1092,7 @@ void scenario_graph_read(SchemaReader *reader, const cJSON *item, void *target)
     Graph graph;
     read_heads(reader, item, count, &graph);
     check_heads(reader, &graph);
+    assign_servers(scenario_reader, &graph);
     name_nodes(scenario_reader, &graph);
     for (unsigned i = 0; i < graph.count; i++) {
         const SchemaObject *schema = entry_schema(graph.entries[i].kind);
@@ -784,13 +1100,13 @@ void scenario_graph_read(SchemaReader *reader, const cJSON *item, void *target)
             continue;
         json_path_push_index(&reader->path, i);
         schema_read_object(reader, graph.entries[i].object, schema,
-                           entry_target(scenario, graph.entries[i].kind));
+                           entry_target(scenario, &graph.entries[i]));
         json_path_pop(&reader->path);
     }
     check_references(scenario_reader, &graph);
     for (unsigned i = 0; i < graph.count; i++) {
         int kind = graph.entries[i].kind;
-        if (is_node_kind(kind))
+        if (is_node_kind(kind) && graph.entries[i].called == NOT_CALLED)
             scenario->service_entry[kind] = (uint8_t)(i + 1);
         for (int side = 0; side < 2 && kind == SERVICE_KIND_KEY_STORE; side++) {
             const char *store = side == 0 ? scenario->server.idempotency.store_id
@@ -871,6 +1187,18 @@ static int find_service(SchemaReader *reader, const cJSON *item, unsigned kinds,
         }
         if (wanted)
             known[known_count++] = scenario->service_ids[kind];
+    }
+    for (uint32_t c = 0; c < scenario->called_server_count; c++) {
+        if (strcmp(scenario->called_servers[c].id, item->valuestring) != 0)
+            continue;
+        if ((kinds & (1u << NODE_SERVER)) != 0)
+            schema_error(reader,
+                         "expected the first server, '%s' ('%s' is a server another server's "
+                         "call step calls; client groups call the first server in services)",
+                         scenario->service_ids[NODE_SERVER], item->valuestring);
+        else
+            schema_error(reader, "expected %s ('%s' is a server)", expected, item->valuestring);
+        return -1;
     }
     const char *stores[] = {scenario->server.idempotency.store_id,
                             scenario->broker.consumers.idempotency.store_id};
@@ -1008,8 +1336,8 @@ static bool service_used(const Scenario *scenario, NodeKind kind)
     reach.to_broker = scenario->server.publish_receipts;
     for (uint32_t g = 0; g < scenario->client_group_count; g++)
         reach.to_broker |= scenario->client_groups[g].target == TARGET_BROKER;
-    reach.charged =
-        scenario->server.use_gateway || (reach.to_broker && scenario->broker.consumers.use_gateway);
+    reach.charged = node_servers_charge(scenario) ||
+                    (reach.to_broker && scenario->broker.consumers.use_gateway);
     return node_kind_reached_by(&reach, kind);
 }
 
@@ -1023,6 +1351,10 @@ bool scenario_graph_node_shown(const Scenario *scenario, const char *name)
         NodeKind kind = (NodeKind)scenario_names_service.entries[i].value;
         if (strcmp(scenario->service_ids[kind], name) == 0)
             return service_used(scenario, kind);
+    }
+    for (uint32_t c = 0; c < scenario->called_server_count; c++) {
+        if (strcmp(scenario->called_servers[c].id, name) == 0)
+            return true; /* the server is always written, and so its call steps' servers */
     }
     return false;
 }
@@ -1065,28 +1397,34 @@ static cJSON *write_step(SchemaWriter *writer, cJSON *steps, StepKind kind, cons
     return step;
 }
 
-/* The steps of the server (servers true) or of the consumers, as read_steps reads them. */
-static void write_steps(SchemaWriter *writer, cJSON *entry, const Scenario *scenario, bool server)
+/* The steps of a server (the clients' or a called one's) or, with server NULL, of the
+ * consumers, as read_steps reads them. */
+static void write_steps(SchemaWriter *writer, cJSON *entry, const Scenario *scenario,
+                        const ServerSpec *server)
 {
     cJSON *steps = schema_write_item(writer, entry, "steps", cJSON_CreateArray());
     if (steps == NULL)
         return;
-    bool charges = server ? scenario->server.use_gateway : scenario->broker.consumers.use_gateway;
-    const UndoSpec *undo_spec = server ? &scenario->server.undo : &scenario->broker.consumers.undo;
-    const FulfilSpec *fulfil_spec =
-        server ? &scenario->server.fulfil : &scenario->broker.consumers.fulfil;
+    const ConsumerSpec *consumers = &scenario->broker.consumers;
+    bool first = server == &scenario->server; /* the one the client groups call */
+    bool charges = server != NULL ? server->use_gateway : consumers->use_gateway;
+    const UndoSpec *undo_spec = server != NULL ? &server->undo : &consumers->undo;
+    const FulfilSpec *fulfil_spec = server != NULL ? &server->fulfil : &consumers->fulfil;
     if (!charges) {
         write_step(writer, steps, STEP_EFFECT, "local");
     } else {
-        cJSON *call = write_step(writer, steps, STEP_CALL, scenario->service_ids[NODE_GATEWAY]);
-        if (call != NULL && server) {
+        uint32_t callee = server != NULL ? server->call_server : 0;
+        const char *target = callee > 0 ? scenario->called_servers[callee - 1].id
+                                        : scenario->service_ids[NODE_GATEWAY];
+        cJSON *call = write_step(writer, steps, STEP_CALL, target);
+        if (call != NULL && first && callee == 0) { /* a gateway's charge's relays */
             schema_write_choice(writer, call, "via", &scenario_names_receipts_via,
-                                scenario->server.outbox ? RECEIPTS_OUTBOX : RECEIPTS_DIRECT);
-            schema_write_number(writer, call, "reconcile_ms", scenario->server.reconcile_ms);
+                                server->outbox ? RECEIPTS_OUTBOX : RECEIPTS_DIRECT);
+            schema_write_number(writer, call, "reconcile_ms", server->reconcile_ms);
         }
         if (call != NULL)
             write_call_spec(writer, call, &scenario_names_call_key,
-                            server ? &scenario->server.call : &scenario->broker.consumers.call);
+                            server != NULL ? &server->call : &consumers->call);
         if (call != NULL && undo_spec->enabled) {
             cJSON *undo = schema_write_item(writer, call, "undo", cJSON_CreateObject());
             if (undo != NULL) {
@@ -1100,14 +1438,14 @@ static void write_steps(SchemaWriter *writer, cJSON *entry, const Scenario *scen
         if (fulfil != NULL)
             schema_write_number(writer, fulfil, "fail", fulfil_spec->fail);
     }
-    if (!server || !scenario->server.publish_receipts)
+    if (!first || !server->publish_receipts)
         return;
     cJSON *publish = write_step(writer, steps, STEP_PUBLISH, scenario->service_ids[NODE_BROKER]);
     if (publish != NULL) {
         schema_write_choice(writer, publish, "via", &scenario_names_receipts_via,
-                            (int)scenario->server.receipts_via);
+                            (int)server->receipts_via);
         schema_write_string(writer, publish, "queue",
-                            scenario->broker.queues[scenario->server.receipts_queue].name);
+                            scenario->broker.queues[server->receipts_queue].name);
     }
 }
 
@@ -1117,6 +1455,25 @@ static void write_store(SchemaWriter *writer, cJSON *services, const char *id,
     cJSON *entry = write_head(writer, services, id, SERVICE_KIND_KEY_STORE);
     if (entry != NULL)
         schema_write_object(writer, schema, spec, entry);
+}
+
+/* The called servers, right after the clients' server and its store, each as a server entry
+ * followed by its store's, in list order (which keeps every call going down the list). */
+static void write_called_servers(SchemaWriter *writer, cJSON *services, const Scenario *scenario)
+{
+    const NodeKindInfo *info = node_kind_info(NODE_SERVER);
+    for (uint32_t c = 0; c < scenario->called_server_count; c++) {
+        const CalledServerSpec *called = &scenario->called_servers[c];
+        char store_id[NAME_LEN_MAX];
+        scenario_key_store_id(scenario, &called->spec.idempotency, NODE_SERVER, store_id);
+        cJSON *entry = write_head(writer, services, called->id, NODE_SERVER);
+        if (entry == NULL)
+            return;
+        schema_write_string(writer, entry, "key_store", store_id);
+        schema_write_object(writer, info->service_schema, &called->spec, entry);
+        write_steps(writer, entry, scenario, &called->spec);
+        write_store(writer, services, store_id, &called->spec.idempotency, info->store_schema);
+    }
 }
 
 /* Each service the world has, in its kind's show order, as its descriptor says: its head, the
@@ -1150,8 +1507,10 @@ void scenario_graph_write(SchemaWriter *writer, const void *target, cJSON *objec
             schema_write_object(writer, info->service_schema, node_kind_settings_of(scenario, kind),
                                 entry);
         if (info->runs_steps)
-            write_steps(writer, entry, scenario, kind == NODE_SERVER);
+            write_steps(writer, entry, scenario, kind == NODE_SERVER ? &scenario->server : NULL);
         if (store != NULL)
             write_store(writer, services, store_id, store, info->store_schema);
+        if (kind == NODE_SERVER)
+            write_called_servers(writer, services, scenario);
     }
 }

@@ -468,17 +468,17 @@ static void warn_crash(const CrashSpec *crash, const CrashSpec *plain, const cha
 
 /* A call step's fields (server_charge.c, consumers.c): the backoff waits between tries, and
  * the key reaches only a gateway that uses keys (it honours them, or the server asks it by
- * key when reconciling). They exist only in the services form: said at the step. */
+ * key when reconciling) or a called server (its key store reads it). They exist only in the
+ * services form: said at the step of entry (0-based). */
 static void warn_call(const Scenario *scenario, const CallSpec *call, const CallSpec *base,
-                      NodeKind who, LoadErrors *warnings)
+                      int entry, bool asks_by_key, bool to_gateway, LoadErrors *warnings)
 {
     char at[32]; /* "$.services[7].steps[0]" */
-    snprintf(at, sizeof at, "$.services[%d].steps[0]", (int)scenario->service_entry[who] - 1);
+    snprintf(at, sizeof at, "$.services[%d].steps[0]", entry);
     if (call->retry.max_attempts <= 1 && call->retry.backoff_ms != base->retry.backoff_ms)
         say_at(warnings, at, "retry.backoff_ms",
                "has no effect with max_attempts 1: there is no next try to wait for");
-    bool asks_by_key = who == NODE_SERVER && scenario->server.reconcile_ms > 0;
-    if (call->key != base->key && !scenario->gateway.honours_key && !asks_by_key)
+    if (to_gateway && call->key != base->key && !scenario->gateway.honours_key && !asks_by_key)
         say_at(warnings, at, "key",
                "has no effect: the gateway neither honours keys nor is asked by one (set "
                "honours_key on it)");
@@ -555,13 +555,15 @@ static void warn_server(const Scenario *scenario, const Scenario *plain, const N
                             "has no effect with 1 instance: its store is that instance's either "
                             "way");
     if (server->use_gateway)
-        warn_call(scenario, &server->call, &plain->server.call, NODE_SERVER, warnings);
+        warn_call(scenario, &server->call, &plain->server.call,
+                  (int)scenario->service_entry[NODE_SERVER] - 1, server->reconcile_ms > 0,
+                  server->call_server == 0, warnings);
     warn_saga(scenario, &server->undo, &server->fulfil, NODE_SERVER, warnings);
     warn_saga(scenario, &scenario->broker.consumers.undo, &scenario->broker.consumers.fulfil,
               NODE_CONSUMERS, warnings);
     if (scenario->broker.consumers.use_gateway)
         warn_call(scenario, &scenario->broker.consumers.call, &plain->broker.consumers.call,
-                  NODE_CONSUMERS, warnings);
+                  (int)scenario->service_entry[NODE_CONSUMERS] - 1, false, true, warnings);
     /* client.c stamps a deadline only on a request to the server (deadline.c) */
     if (!reach->to_server && server->deadline != plain->server.deadline)
         scenario_errors_add(warnings, "$.server.deadline",
@@ -578,6 +580,30 @@ static void warn_server(const Scenario *scenario, const Scenario *plain, const N
     warn_crash(&server->crash, &plain->server.crash, "$.server.crash", warnings);
     warn_store(scenario, &server->idempotency, &plain->server.idempotency, "$.server.idempotency",
                !crash_never(&server->crash) || server->outage.enabled, warnings);
+}
+
+/* A called server reads its workers, service_ms, key store and call step; the rest of a
+ * server's fields is refused there at load. Its call and its store are judged as the first
+ * server's are (nothing on its side crashes: a crash is refused there), and its store's
+ * placement chooses nothing for one instance. Said at its own entries. */
+static void warn_called_servers(const Scenario *scenario, const Scenario *plain,
+                                const NodeReach *reach, LoadErrors *warnings)
+{
+    if (!reach->to_server)
+        return; /* no request reaches the first server, nor so the servers it calls */
+    for (uint32_t c = 0; c < scenario->called_server_count; c++) {
+        const CalledServerSpec *called = &scenario->called_servers[c];
+        const ServerSpec *server = &called->spec;
+        if (server->use_gateway)
+            warn_call(scenario, &server->call, &plain->server.call, (int)called->entry - 1, false,
+                      server->call_server == 0, warnings);
+        char at[32]; /* "$.services[11]" */
+        snprintf(at, sizeof at, "$.services[%d]", (int)called->store_entry - 1);
+        warn_store(scenario, &server->idempotency, &plain->server.idempotency, at, false, warnings);
+        if (server->idempotency.placement != plain->server.idempotency.placement)
+            say_at(warnings, at, "placement",
+                   "has no effect with 1 instance: its store is that instance's either way");
+    }
 }
 
 static void warn_proxy(const Scenario *scenario, const Scenario *plain, LoadErrors *warnings)
@@ -779,6 +805,7 @@ void scenario_inert_warnings(const Scenario *scenario, LoadErrors *warnings)
         NodeReach reach = node_reach_of(scenario);
         warn_client_groups(scenario, plain, warnings);
         warn_server(scenario, plain, &reach, warnings);
+        warn_called_servers(scenario, plain, &reach, warnings);
         warn_proxy(scenario, plain, warnings);
         warn_broker(scenario, plain, &reach, warnings);
         warn_network(scenario, warnings);

@@ -248,6 +248,11 @@ bool scenario_uses_saga(const Scenario *scenario)
 
 bool scenario_call_retries(const Scenario *scenario)
 {
+    for (uint32_t c = 0; c < scenario->called_server_count; c++) { /* a call of a called server */
+        const ServerSpec *server = &scenario->called_servers[c].spec;
+        if (server->use_gateway && server->call.retry.max_attempts > 1)
+            return true;
+    }
     return (scenario->server.use_gateway && scenario->server.call.retry.max_attempts > 1) ||
            (scenario->broker.consumers.use_gateway &&
             scenario->broker.consumers.call.retry.max_attempts > 1);

@@ -511,15 +511,17 @@ static void read_client_id(SchemaReader *reader, const cJSON *item, void *target
         return;
     }
     const Scenario *scenario = ((const ScenarioReader *)reader)->scenario;
-    for (unsigned i = 0; i < scenario_names_service.count; i++) {
-        if (strcmp(id, scenario_service_id(scenario, scenario_names_service.entries[i].value)) ==
-            0) {
-            char names[160];
-            scenario_service_id_list(scenario, names, sizeof names);
-            schema_error(reader, "expected id other than the node names %s (got '%s')", names, id);
-            return;
-        }
-    }
+    bool taken = false;
+    for (unsigned i = 0; i < scenario_names_service.count; i++)
+        taken |=
+            strcmp(id, scenario_service_id(scenario, scenario_names_service.entries[i].value)) == 0;
+    for (uint32_t c = 0; c < scenario->called_server_count; c++)
+        taken |= strcmp(id, scenario->called_servers[c].id) == 0;
+    if (!taken)
+        return;
+    char names[160];
+    scenario_service_id_list(scenario, names, sizeof names);
+    schema_error(reader, "expected id other than the node names %s (got '%s')", names, id);
 }
 
 static void read_account_reference(SchemaReader *reader, const cJSON *item, void *target)
@@ -982,7 +984,10 @@ static void check_balance_updates(SchemaReader *reader, const Scenario *scenario
             continue;
         bool by_broker = group->target == TARGET_BROKER;
         const char *conflict = NULL;
-        if (by_broker ? scenario->broker.consumers.use_gateway : scenario->server.use_gateway)
+        if (!by_broker && scenario->server.use_gateway && scenario->server.call_server > 0)
+            conflict = "a call to another server (the debit is then that server's, not this "
+                       "handler's)";
+        else if (by_broker ? scenario->broker.consumers.use_gateway : scenario->server.use_gateway)
             conflict = "a charge through the gateway (the debit is then the provider's write, "
                        "not this handler's)";
         else if (by_broker ? scenario->broker.consumers.inbox : scenario->server.transaction)
@@ -1047,15 +1052,18 @@ static void check_settlement(SchemaReader *reader, const Scenario *scenario)
 }
 
 /* gateway.capture manual (C35) is modelled for the server's own call to the gateway only:
- * the consumers' charges, the outbox's relayed charges, reconciliation by key and a saga's
- * refund would each need an authorisation's life of their own (a hold to look up, to
- * capture later, to reverse), which is not modelled: refused, not run as something else. */
+ * a called server's charges, the consumers' charges, the outbox's relayed charges, reconciliation
+ * by key and a saga's refund would each need an authorisation's life of their own (a hold to look
+ * up, to capture later, to reverse), which is not modelled: refused, not run as something else. */
 static void check_manual_capture(SchemaReader *reader, const Scenario *scenario)
 {
     if (scenario->gateway.capture != CAPTURE_MANUAL)
         return;
     const ServerSpec *server = &scenario->server;
-    const char *why = scenario->broker.consumers.use_gateway
+    const char *why = scenario->called_server_count > 0
+                          ? "a server calls another server (a hold placed behind a tier of "
+                            "servers, and its capture, are not modelled)"
+                      : scenario->broker.consumers.use_gateway
                           ? "the consumers charge through the gateway (only the server's call "
                             "authorises and captures)"
                       : server->outbox ? "server.outbox relays the charges (a relayed "

@@ -33,6 +33,7 @@ static const CrashSpec crash_default = {.point = CRASH_NONE, .prob = 0, .restart
 /* Objects of static storage have zero padding, so copying one keeps a section's bytes equal
  * to its defaults' (the inert check compares them so). */
 static const Distribution exp_100_ms = {DIST_EXP, 100, 0};
+static const Distribution uniform_1_to_5_ms = {DIST_UNIFORM, 1, 5};
 
 /* A queue with every rule the broker's: where a queue in the file starts from. Written
  * member by member over zeroes, as every default here: the inert check compares a section
@@ -59,24 +60,31 @@ static void set_main_queue(BrokerSpec *broker)
     snprintf(broker->queues[0].name, sizeof broker->queues[0].name, "main");
 }
 
+/* Where every server starts from: the one the client groups call, and each called server
+ * (scenario_graph.c). Written member by member over zeroes, as the other defaults are. */
+void scenario_services_server_defaults(ServerSpec *server)
+{
+    memset(server, 0, sizeof *server);
+    server->instances = 1;
+    server->workers = 4;
+    server->queue = SERVER_QUEUE_UNBOUNDED;
+    server->shed.status = 503;
+    server->service_ms = uniform_1_to_5_ms;
+    server->idempotency = idempotency_default;
+    server->crash = crash_default;
+    server->outbox_relay_ms = 2000;
+    server->call.retry.max_attempts = 1;
+    server->undo.call.retry.max_attempts = 1;
+    server->undo.call.key = CALL_KEY_DERIVE;
+}
+
 void scenario_services_defaults(Scenario *scenario)
 {
     for (unsigned i = 0; i < scenario_names_service.count; i++) {
         const NameEntry *entry = &scenario_names_service.entries[i];
         snprintf(scenario->service_ids[entry->value], NAME_LEN_MAX, "%s", entry->name);
     }
-    scenario->server = (ServerSpec){
-        .instances = 1,
-        .workers = 4,
-        .queue = SERVER_QUEUE_UNBOUNDED,
-        .shed = {.status = 503, .retry_after_ms = 0},
-        .service_ms = {DIST_UNIFORM, 1, 5},
-        .idempotency = idempotency_default,
-        .crash = crash_default,
-        .outbox_relay_ms = 2000,
-        .call = {.retry = {.max_attempts = 1, .backoff_ms = 0}},
-        .undo = {.call = {.retry = {.max_attempts = 1, .backoff_ms = 0}, .key = CALL_KEY_DERIVE}},
-    };
+    scenario_services_server_defaults(&scenario->server);
     GatewaySpec *gateway = &scenario->gateway; /* zeroed by scenario_defaults */
     gateway->latency_ms = exp_100_ms;
     gateway->timeout_ms = 2000;
@@ -426,8 +434,12 @@ static void write_receipts_queue(SchemaWriter *writer, const void *target, cJSON
  * name a queue of a broker that may not be part of the world. */
 static bool server_shown(const SchemaWriter *writer, const void *base, const char *key)
 {
-    (void)writer;
     const ServerSpec *server = base;
+    const Scenario *scenario = writer->context;
+    bool called = scenario != NULL && server != &scenario->server; /* scenario_graph.c */
+    if (strcmp(key, "instances") == 0 || strcmp(key, "balancer") == 0 ||
+        strcmp(key, "balancer_retry") == 0) /* a called server runs one instance */
+        return !called;
     if (strcmp(key, "queue") == 0 || strcmp(key, "shed") == 0)
         return server->queue != SERVER_QUEUE_UNBOUNDED;
     if (strcmp(key, "outage") == 0)
