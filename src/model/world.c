@@ -664,7 +664,7 @@ static void build_key_store_node(World *world)
 /* The servers other servers call (Scenario.called_servers): a node each, appended after
  * every other node (ids, and so link draws, stay as they were without them), and a Server
  * after the instances. A called server is drawn right after the server the clients call
- * (lanes sort by lane, then by node id), and is at work when its callers are. */
+ * (lanes sort by lane, then by node id). */
 static void build_called_servers(World *world)
 {
     const Scenario *scenario = &world->scenario;
@@ -680,7 +680,7 @@ static void build_called_servers(World *world)
             .actor = actor,
             .instance_count = 1,
             .lane = first->lane,
-            .active = first->active,
+            .active = node_called_server_reached(scenario, k),
         };
         world->servers[actor].node = node;
         world->servers[actor].spec = &called->spec;
