@@ -101,6 +101,97 @@ START_TEST(test_a_definite_refusal_of_the_called_server_is_the_callers_answer)
 }
 END_TEST
 
+/* The same chain with a fast payments service (FAST) whose own failures are payments_fields':
+ * every answer comes back within checkout's timeout, so what checkout retries is what
+ * payments answered. */
+#define FAST "\"service_ms\": {\"dist\": \"const\", \"value\": 1}"
+#define FAST_PAYMENTS(payments_fields, store_extra)                                                \
+    "{\"seed\": 5, \"duration_ms\": 600000,"                                                       \
+    " \"accounts\": [{\"id\": \"a\", \"balance\": 100000000}],"                                    \
+    " \"services\": ["                                                                             \
+    "   {\"id\": \"checkout\", \"kind\": \"server\", \"key_store\": \"checkout-keys\","            \
+    "    \"workers\": 0, \"service_ms\": {\"dist\": \"const\", \"value\": 1},"                     \
+    "    \"steps\": [{\"call\": \"payments\", \"timeout_ms\": 300,"                                \
+    "                 \"retry\": {\"max_attempts\": 3}}]},"                                        \
+    "   {\"id\": \"checkout-keys\", \"kind\": \"key_store\"},"                                     \
+    "   {\"id\": \"payments\", \"kind\": \"server\", \"key_store\": \"payments-keys\","            \
+    "    " payments_fields ","                                                                     \
+    "    \"steps\": [{\"effect\": \"local\"}]},"                                                   \
+    "   {\"id\": \"payments-keys\", \"kind\": \"key_store\" " store_extra "}],"                    \
+    " \"clients\": [{\"id\": \"app\", \"count\": 4, \"calls\": \"checkout\","                      \
+    "   \"operation\": {\"kind\": \"debit\", \"amount\": 100},"                                    \
+    "   \"workload\": {\"ops\": 10, \"interval_ms\": 30000},"                                      \
+    "   \"retry\": {\"timeout_ms\": 10000, \"max_attempts\": 2,"                                   \
+    "     \"backoff\": {\"base_ms\": 10, \"factor\": 1, \"max_ms\": 10, \"jitter\": \"none\"}},"   \
+    "   \"key\": \"per-click\"}],"                                                                 \
+    " \"network\": {\"default\": {\"loss\": 0, \"delay_ms\": 5}}}"
+
+/* Payments charges, then fails (500): checkout takes the 500 as a failed try and tries
+ * again at once, each try charging once more, and answers 502 when its tries are spent;
+ * the app retries the 502. The key does not help: a 500 deletes payments' key row (the
+ * default for an ambiguous failure), so the next try runs as new. In a transaction the
+ * failure rolls the charge back with the key: nothing is charged, every payment is lost. */
+START_TEST(test_a_called_servers_failure_after_its_effect_is_retried_by_its_caller)
+{
+    const char *json = FAST_PAYMENTS(FAST ", \"fail_after_effect\": 1", "");
+    Metrics once = test_run_text(json, MODE_AT_MOST_ONCE);
+    Metrics keyed = test_run_text(json, MODE_IDEMPOTENT);
+    ck_assert_uint_eq(once.effects, PAYMENTS * CHECKOUT_TRIES);
+    ck_assert_uint_eq(keyed.effects, PAYMENTS * APP_ATTEMPTS * CHECKOUT_TRIES);
+    ck_assert_uint_eq(keyed.outcomes[OUTCOME_DOUBLE], PAYMENTS);
+
+    Metrics rolled_back =
+        test_run_text(FAST_PAYMENTS(FAST ", \"fail_after_effect\": 1, \"transaction\": true", ""),
+                      MODE_IDEMPOTENT);
+    ck_assert_uint_eq(rolled_back.outcomes[OUTCOME_LOST], PAYMENTS);
+    ck_assert_uint_eq(rolled_back.outcomes[OUTCOME_DOUBLE], 0);
+}
+END_TEST
+
+/* Payments crashes after its first charge (then never again: max_crashes) and restarts
+ * 0.1 s later. A store in its memory (durable false) dies with it: checkout's retry finds
+ * no row and charges again. A durable store (the default) keeps the row in processing, and
+ * the retries meet 409 instead: nothing is charged twice. Checkout never crashes. */
+START_TEST(test_a_called_servers_crash_wipes_only_its_own_store)
+{
+    Metrics in_memory = test_run_text(
+        FAST_PAYMENTS(FAST
+                      ", \"crash\": {\"point\": \"after-effect\", \"prob\": 1, \"max_crashes\": 1,"
+                      " \"restart_ms\": 100}",
+                      ", \"durable\": false"),
+        MODE_IDEMPOTENT);
+    ck_assert_double_eq(service_value(&in_memory, "payments", "crashes"), 1);
+    ck_assert_uint_eq(in_memory.outcomes[OUTCOME_DOUBLE], 1);
+
+    Metrics durable = test_run_text(
+        FAST_PAYMENTS(FAST
+                      ", \"crash\": {\"point\": \"after-effect\", \"prob\": 1, \"max_crashes\": 1,"
+                      " \"restart_ms\": 100}",
+                      ""),
+        MODE_IDEMPOTENT);
+    ck_assert_double_eq(service_value(&durable, "payments", "crashes"), 1);
+    ck_assert_uint_eq(durable.outcomes[OUTCOME_DOUBLE], 0);
+    ck_assert_double_eq(service_value(&durable, "checkout", "crashes"), 0);
+}
+END_TEST
+
+/* Payments has one worker and no queue: a call that finds it busy is shed (503), and
+ * checkout takes that as a failed try, sent again unless it was the last. */
+START_TEST(test_a_called_servers_shed_answer_is_a_failed_try)
+{
+    Metrics shed = test_run_text(
+        FAST_PAYMENTS("\"workers\": 1, \"queue\": 0, \"service_ms\": {\"dist\": \"const\", "
+                      "\"value\": 100}",
+                      ""),
+        MODE_IDEMPOTENT);
+    ck_assert_uint_gt(shed.shed, 0);
+    ck_assert_double_eq(service_value(&shed, "payments", "refused"), shed.shed);
+    ck_assert_uint_gt(shed.call_retries, 0);
+    ck_assert_double_eq(service_value(&shed, "checkout", "retries"), shed.call_retries);
+    ck_assert_uint_eq(shed.outcomes[OUTCOME_DOUBLE], 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("called_servers");
@@ -108,6 +199,9 @@ int main(void)
     tcase_add_test(tcase, test_the_called_server_runs_the_product_of_the_tries);
     tcase_add_test(tcase, test_a_forwarded_key_lets_the_called_server_charge_once);
     tcase_add_test(tcase, test_a_definite_refusal_of_the_called_server_is_the_callers_answer);
+    tcase_add_test(tcase, test_a_called_servers_failure_after_its_effect_is_retried_by_its_caller);
+    tcase_add_test(tcase, test_a_called_servers_crash_wipes_only_its_own_store);
+    tcase_add_test(tcase, test_a_called_servers_shed_answer_is_a_failed_try);
     suite_add_tcase(suite, tcase);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);

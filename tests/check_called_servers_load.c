@@ -344,13 +344,9 @@ START_TEST(test_what_a_called_server_refuses)
     } cases[] = {
         {", \"instances\": 2", "instances", "expected no 'instances' on a called server"},
         {", \"balancer\": \"random\"", "balancer", "expected no 'balancer'"},
-        {", \"queue\": 5", "queue", "expected no bound on a called server"},
         {", \"outage\": {\"from_ms\": 1, \"to_ms\": 2}", "outage", "expected no outage"},
         {", \"deadline\": \"drop\"", "deadline", "expected 'none' on a called server"},
         {", \"stale_connections\": 0.1", "stale_connections", "expected 0"},
-        {", \"crash\": {\"point\": \"after-effect\", \"prob\": 0.1}", "crash", "expected no crash"},
-        {", \"fail_after_effect\": 0.1", "fail_after_effect", "expected 0"},
-        {", \"transaction\": true", "transaction", "expected false"},
         {", \"outbox_relay_ms\": 10", "outbox_relay_ms", "expected the default"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -170,7 +170,8 @@ static void check_heads(SchemaReader *reader, const Graph *graph)
                 schema_error_at(
                     reader, "kind",
                     "expected at most one service of kind '%s' (also at "
-                    "$.services[%u]; one service runs several copies with \"instances\")",
+                    "$.services[%u]; several services of one kind are modelled for servers "
+                    "only)",
                     kind_name(entry->kind), j);
             }
             json_path_pop(&reader->path);
@@ -311,12 +312,12 @@ static int resolve(SchemaReader *reader, const Graph *graph, unsigned i, const c
 
 /* ------------------------------------------------------------------ called servers */
 
-/* A called server runs one instance with a key store and its steps: the model reads the rest
- * of a server's fields from the clients' server only (a bounded queue's shed answer, an
- * outage, a deadline and C32's connections are the client groups' requests'; crashes and
- * partial failures of a tier behind it are not modelled yet). Each is refused at its key
- * when it differs from a server's default, so `show`, which writes every default, reads
- * back. */
+/* A called server runs one instance with its workers, queue (and its shed answer, which its
+ * caller takes as a failed try), crashes, failing handlers, transaction, key store and
+ * steps. The rest of a server's fields are the clients' server's only (an outage is
+ * scheduled for its instances; a deadline and C32's connections are the client groups'
+ * requests'). Each is refused at its key when it differs from a server's default, so
+ * `show`, which writes every default, reads back. */
 static void check_called_server(SchemaReader *reader, const cJSON *object, const ServerSpec *spec)
 {
     static const char *const balancing[] = {"instances", "balancer", "balancer_retry"};
@@ -334,26 +335,14 @@ static void check_called_server(SchemaReader *reader, const cJSON *object, const
         bool differs;
         const char *key, *expected, *what, *why;
     } refused[] = {
-        {spec->queue != plain.queue, "queue", "no bound", "a shed answer", not_yet},
-        {spec->queue == plain.queue && schema_member(object, "shed") != NULL, "shed",
-         "no shed answer", "a shed answer", not_yet},
         {spec->outage.enabled, "outage", "no outage", "an outage", not_yet},
         {spec->deadline != plain.deadline, "deadline", "'none'", "a deadline", groups_only},
         {spec->stale_connections != plain.stale_connections, "stale_connections", "0",
          "a kept-alive connection (C32)", groups_only},
         {spec->closes_before_answer != plain.closes_before_answer, "closes_before_answer", "0",
          "a kept-alive connection (C32)", groups_only},
-        {spec->crash.point != plain.crash.point || spec->crash.prob != plain.crash.prob ||
-             spec->crash.restart_ms != plain.crash.restart_ms ||
-             spec->crash.max_crashes != plain.crash.max_crashes,
-         "crash", "no crash", "a crash", not_yet},
-        {spec->fail_before_effect != plain.fail_before_effect, "fail_before_effect", "0",
-         "a failing handler", not_yet},
-        {spec->fail_after_effect != plain.fail_after_effect, "fail_after_effect", "0",
-         "a failing handler", not_yet},
         {spec->delete_always_204 != plain.delete_always_204, "delete_always_204", "false",
          "a delete", "never reaches it (it is called for debits)"},
-        {spec->transaction != plain.transaction, "transaction", "false", "a transaction", not_yet},
         {spec->outbox_relay_ms != plain.outbox_relay_ms, "outbox_relay_ms", "the default",
          "a relay of receipts", "is the first server's"},
     };
