@@ -48,6 +48,12 @@
 #define PAGE_WINDOW (PAGE_W - PAGE_ROWS_X)
 #define PAGE_STEP (PAGE_WINDOW - 50.0)
 
+/* The surfaces of the words (SvgWordBox): the portrait page is the strip's. */
+#define SURFACE_STRIP 0u
+#define SURFACE_FRAME 1u
+#define SURFACE_SUMMARY 2u
+#define SURFACE_PAGE_NUMBER 3u
+
 /* The outcome a "settled" record names; false for any other record. */
 static bool settled_outcome(const TraceRecord *record, Outcome *outcome)
 {
@@ -226,10 +232,13 @@ typedef struct {
     double *ledger_offset;            /* an effect's badge on the ledger's line, by the same rule */
     double lane_y[DIAGRAM_LANES_MAX]; /* by lane index */
     double rows_right;
-    double band;        /* a lane's row across the slide */
-    uint32_t tiers;     /* the tiers of badges a row holds (SLIDE_TIER_OFFSETS' first ones) */
-    double (*taken)[4]; /* boxes (x, y, w, h) of the words on the slide's strip so far */
-    uint32_t taken_count, taken_max;
+    double band;    /* a lane's row across the slide */
+    uint32_t tiers; /* the tiers of badges a row holds (SLIDE_TIER_OFFSETS' first ones) */
+    /* every word written so far, on which surface (SvgWordBox): where a label looks for a
+     * place, and what report_svg_write_words hands back */
+    SvgWordBox *words;
+    uint32_t word_count, word_max;
+    uint32_t surface; /* of the words being written */
 } Layout;
 
 static const DiagramRow *row_at(const Layout *layout, uint32_t k)
@@ -346,15 +355,127 @@ static const OperationSpec *operation_spec(const Layout *layout, uint64_t operat
     return &layout->scenario->client_groups[layout->groups[slot]].operation;
 }
 
+/* ------------------------------------------------------------------ words' boxes */
+
+/* Whether box (x, y, w, h) covers no word of the current surface. */
+static bool box_free(const Layout *layout, const double box[4])
+{
+    for (uint32_t i = 0; i < layout->word_count; i++) {
+        const SvgWordBox *other = &layout->words[i];
+        if (other->surface == layout->surface && box[0] < other->x + other->width &&
+            other->x < box[0] + box[2] && box[1] < other->y + other->height &&
+            other->y < box[1] + box[3])
+            return false;
+    }
+    return true;
+}
+
+/* Notes a word's box on the current surface; returns it. Out of memory (NULL), the list stops
+ * growing: labels then look for room among fewer words, and the picture is still written. */
+static SvgWordBox *take_box(Layout *layout, double x, double y, double w, double h,
+                            const char *text)
+{
+    if (layout->word_count == layout->word_max) {
+        uint32_t room = layout->word_max ? 2 * layout->word_max : 256;
+        SvgWordBox *grown = realloc(layout->words, room * sizeof *grown);
+        if (grown == NULL)
+            return NULL;
+        layout->words = grown;
+        layout->word_max = room;
+    }
+    SvgWordBox *box = &layout->words[layout->word_count++];
+    *box = (SvgWordBox){.x = x, .y = y, .width = w, .height = h, .surface = layout->surface};
+    snprintf(box->text, sizeof box->text, "%s", text);
+    return box;
+}
+
+/* The advance of each printable ASCII character (from ' ') in DejaVu Sans, the first font
+ * the style sheet names and the widest of those it names, in 2048ths of an em (its hmtx
+ * table, assets/fonts/DejaVuSans.ttf). A word's box is reckoned from these, so that a label
+ * set close to a badge is not moved for room it does not take; any other character is
+ * reckoned an em wide, as wide as the widest. */
+static const uint16_t DEJAVU_ADVANCES[95] = {
+    651,  821,  942,  1716, 1303, 1946, 1597, 563,  799,  799,  1024, 1716, 651,  739,  651,  690,
+    1303, 1303, 1303, 1303, 1303, 1303, 1303, 1303, 1303, 1303, 690,  690,  1716, 1716, 1716, 1087,
+    2048, 1401, 1405, 1430, 1577, 1294, 1178, 1587, 1540, 604,  604,  1343, 1141, 1767, 1532, 1612,
+    1235, 1612, 1423, 1300, 1251, 1499, 1401, 2025, 1403, 1251, 1403, 799,  690,  799,  1716, 1024,
+    1024, 1255, 1300, 1126, 1300, 1260, 721,  1300, 1298, 569,  569,  1186, 569,  1995, 1298, 1253,
+    1300, 1300, 842,  1067, 803,  1298, 1212, 1675, 1212, 1212, 1075, 1303, 690,  1303, 1716,
+};
+
+/* Width of text set in DejaVu Sans at size px, bold a tenth wider. */
+static double type_width(const char *text, double size, bool bold)
+{
+    uint32_t units = 0;
+    for (const unsigned char *c = (const unsigned char *)text; *c != '\0'; c++) {
+        if (*c >= 0x20 && *c < 0x7F)
+            units += DEJAVU_ADVANCES[*c - 0x20];
+        else if ((*c & 0xC0) != 0x80)
+            units += 2048; /* the first byte of any other character */
+    }
+    return units * size / 2048.0 * (bold ? 1.1 : 1.0);
+}
+
+/* The size of a class's type (write_prologue's style sheet), in px. */
+static double type_size(const char *class)
+{
+    static const struct {
+        const char *class;
+        double size;
+    } sizes[] = {{"title", 16.0}, {"sub", 12.0},  {"head", 12.5},   {"role", 10.0},
+                 {"badge", 11.0}, {"line", 11.5}, {"time", 10.0},   {"gap", 10.0},
+                 {"msg", 10.5},   {"page", 10.0}, {"spanword", 9.0}};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        if (strcmp(sizes[i].class, class) == 0)
+            return sizes[i].size;
+    }
+    return 11.0;
+}
+
+/* The box (x, y, w, h) of text set in class at baseline (x, y), anchored "start", "middle"
+ * or "end": from the top of its capitals and ascenders (0.76 em) to the bottom of its
+ * descenders (0.24 em), with a unit of room all round (a label's white halo is 1.5 px). */
+static void text_box(double x, double y, const char *anchor, const char *class, const char *text,
+                     double box[4])
+{
+    double size = type_size(class);
+    double w = type_width(text, size, strcmp(class, "head") == 0) + 2.0;
+    box[0] = strcmp(anchor, "middle") == 0 ? x - w / 2
+             : strcmp(anchor, "end") == 0  ? x - w + 1.0
+                                           : x - 1.0;
+    box[1] = y - size * 0.76 - 1.0;
+    box[2] = w;
+    box[3] = size + 2.0;
+}
+
+/* The same for text turned a quarter turn about its anchor (x, y), clockwise (it reads
+ * downward, its top to the right) or not (it reads upward, its top to the left). */
+static void text_box_turned(double x, double y, const char *anchor, const char *class,
+                            const char *text, bool clockwise, double box[4])
+{
+    double flat[4];
+    text_box(0.0, 0.0, anchor, class, text, flat);
+    /* a point (u, v) of the flat text lands at (x - v, y + u) turned clockwise, at
+     * (x + v, y - u) the other way */
+    double u_low = flat[0], u_high = flat[0] + flat[2], v_low = flat[1], v_high = flat[1] + flat[3];
+    box[0] = clockwise ? x - v_high : x + v_low;
+    box[1] = clockwise ? y + u_low : y - u_high;
+    box[2] = flat[3];
+    box[3] = flat[2];
+}
+
 /* ------------------------------------------------------------------ drawing primitives */
 
-static void text_at(FILE *out, double x, double y, const char *anchor, const char *class,
+static void text_at(Layout *layout, double x, double y, const char *anchor, const char *class,
                     const char *text)
 {
-    fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" class=\"%s\">", x, y, anchor,
-            class);
-    xml_text_write(out, text);
-    fputs("</text>\n", out);
+    double box[4];
+    text_box(x, y, anchor, class, text, box);
+    take_box(layout, box[0], box[1], box[2], box[3], text);
+    fprintf(layout->out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" class=\"%s\">", x, y,
+            anchor, class);
+    xml_text_write(layout->out, text);
+    fputs("</text>\n", layout->out);
 }
 
 static const Style STYLE_PLAIN = {"#ffffff", "#94a3b8", "#1e293b"};
@@ -365,9 +486,38 @@ static const Style STYLE_BAD = {"#fee2e2", "#dc2626", "#7f1d1d"};
 static const Style STYLE_WORK = {"#ede9fe", "#7c3aed", "#3b0764"};
 static const Style STYLE_CRASH = {"#dc2626", "#7f1d1d", "#ffffff"};
 
-static void badge(FILE *out, double x, double y, const char *text, Style style)
+/* Writes text at the first of count places (x, y) where its box covers no word; false, and
+ * nothing written, when each covers one. */
+static bool text_at_free(Layout *layout, const double (*places)[2], size_t count,
+                         const char *anchor, const char *class, const char *text)
 {
-    double width = text_width(text) + 12.0;
+    for (size_t i = 0; i < count; i++) {
+        double box[4];
+        text_box(places[i][0], places[i][1], anchor, class, text, box);
+        if (box_free(layout, box)) {
+            text_at(layout, places[i][0], places[i][1], anchor, class, text);
+            return true;
+        }
+    }
+    return false;
+}
+
+static double badge_width(const char *text)
+{
+    return text_width(text) + 12.0;
+}
+
+static void take_badge(Layout *layout, double x, double y, const char *text)
+{
+    double width = badge_width(text);
+    take_box(layout, x - width / 2, y - BADGE_HEIGHT / 2, width, BADGE_HEIGHT, text);
+}
+
+/* A badge whose box was taken already (the diagram's badges are, before any label looks for
+ * a place); badge() takes it too. */
+static void badge_drawn(FILE *out, double x, double y, const char *text, Style style)
+{
+    double width = badge_width(text);
     fprintf(out,
             "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" rx=\"4\" fill=\"%s\" "
             "stroke=\"%s\"/>\n",
@@ -376,6 +526,12 @@ static void badge(FILE *out, double x, double y, const char *text, Style style)
             x, y + 4.0, style.ink);
     xml_text_write(out, text);
     fputs("</text>\n", out);
+}
+
+static void badge(Layout *layout, double x, double y, const char *text, Style style)
+{
+    take_badge(layout, x, y, text);
+    badge_drawn(layout->out, x, y, text, style);
 }
 
 static void cross(FILE *out, double x, double y)
@@ -448,10 +604,10 @@ static void arrowhead(FILE *out, double x1, double y1, double x2, double y2, con
             bx - 4.0 * uy, by + 4.0 * ux, bx + 4.0 * uy, by - 4.0 * ux, color);
 }
 
-/* An arrow from (x1, y1) to (x2, y2), its label just after the start, where arrows that
- * leave one lane have not fanned out yet. start is the gap left at the start (a badge). */
+/* An arrow from (x1, y1) to (x2, y2); start is the gap left at the start (a badge). Its line
+ * starts at *drawn_start (NULL when the caller need not know). */
 static void arrow(FILE *out, double x1, double y1, double x2, double y2, double start,
-                  const char *color, bool dashed, const char *label)
+                  const char *color, bool dashed, double *drawn_start)
 {
     double direction = x2 >= x1 ? 1.0 : -1.0;
     double dx = x2 - x1, dy = y2 - y1;
@@ -473,16 +629,111 @@ static void arrow(FILE *out, double x1, double y1, double x2, double y2, double 
             x1, y1, x2, y2, color, dashed ? " stroke-dasharray=\"5 3\"" : "");
     if (!dashed)
         arrowhead(out, x1, y1, x2, y2, color);
-    if (label[0] == '\0')
-        return;
-    /* Above a rightward arrow, below a leftward one: away from the badge it leaves. */
-    double along = fmin((length - skip) * 0.45, 14.0 + text_width(label) * 0.55);
-    double lx = x1 + dx / length * along;
-    double ly = y1 + dy / length * along + (direction > 0 ? -5.0 : 12.0);
-    fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" class=\"msg\" fill=\"%s\">",
-            lx, ly, color);
+    if (drawn_start != NULL)
+        drawn_start[0] = x1, drawn_start[1] = y1;
+}
+
+/* Takes the first of count candidate boxes (x, y, w, h) for text that covers no word of the
+ * surface, a space's width clear of any beside it (lest two labels read as one), and returns
+ * its index; -1 when there is none. */
+static int take_free_box(Layout *layout, const double (*boxes)[4], size_t count, const char *text)
+{
+    for (size_t i = 0; i < count; i++) {
+        const double room[4] = {boxes[i][0] - 3.0, boxes[i][1], boxes[i][2] + 6.0, boxes[i][3]};
+        if (box_free(layout, room)) {
+            take_box(layout, boxes[i][0], boxes[i][1], boxes[i][2], boxes[i][3], text);
+            return (int)i;
+        }
+    }
+    return -1;
+}
+
+#define RING_RADIUS 3.5
+
+/* A label with no free place is left out rather than written over another word: a ring on
+ * its arrow (x1, y1)-(x2, y2) marks it, where the label would have gone (first of the way)
+ * or else at the first tenth of the way, clear of both ends (a badge, an arrowhead or a
+ * cross), where it covers no word (it is then taken as one, so no later word covers it); it
+ * says the label when pointed at (its title), so the file still holds every word and none
+ * covers another. */
+static void dropped_label(Layout *layout, const double arrow_line[4], double first,
+                          const char *color, const char *label)
+{
+    double dx = arrow_line[2] - arrow_line[0], dy = arrow_line[3] - arrow_line[1];
+    double x = arrow_line[0] + dx * first, y = arrow_line[1] + dy * first;
+    for (int tenth = -1; tenth <= 8; tenth = tenth < 0 ? 1 : tenth + 1) {
+        double along = tenth < 0 ? first : tenth / 10.0, r = RING_RADIUS + 1.0;
+        double cx = arrow_line[0] + dx * along, cy = arrow_line[1] + dy * along;
+        double box[4] = {cx - r, cy - r, 2 * r, 2 * r};
+        if (box_free(layout, box)) {
+            x = cx, y = cy;
+            SvgWordBox *taken = take_box(layout, box[0], box[1], box[2], box[3], label);
+            if (taken != NULL)
+                taken->ring = true;
+            break;
+        }
+    }
+    fprintf(layout->out,
+            "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"#ffffff\" stroke=\"%s\" "
+            "stroke-width=\"1.5\" class=\"dropped\"><title>",
+            x, y, RING_RADIUS, color);
+    xml_text_write(layout->out, label);
+    fputs("</title></circle>\n", layout->out);
+}
+
+static void label_text(FILE *out, double x, double y, const char *anchor, const char *color,
+                       const char *label)
+{
+    fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" class=\"msg\" fill=\"%s\">", x, y,
+            anchor, color);
     xml_text_write(out, label);
     fputs("</text>\n", out);
+}
+
+#define LABEL_PLACES_MAX 22 /* places along an arrow a portrait label tries, each side */
+
+/* An arrow from (x1, y1) to (x2, y2) on the portrait page, its label beside it: just after
+ * the start, where arrows that leave one lane have not fanned out yet, above a rightward
+ * arrow and below a leftward one (away from the badge it leaves); where that covers a word,
+ * the first place that covers none (the landscape's rule, take_free_box), trying the other
+ * side, then a little further along, so that the label stays near where its arrow starts;
+ * where none is free, left out (dropped_label). */
+static void arrow_labelled(Layout *layout, double x1, double y1, double x2, double y2, double start,
+                           const char *color, bool dashed, const char *label)
+{
+    double from[2];
+    arrow(layout->out, x1, y1, x2, y2, start, color, dashed, from);
+    double dx = x2 - x1, dy = y2 - y1, length = sqrt(dx * dx + dy * dy);
+    if (label[0] == '\0' || length < 1e-9)
+        return;
+    double reach = length - sqrt((from[0] - x1) * (from[0] - x1) + (from[1] - y1) * (from[1] - y1));
+    double first = fmin(reach * 0.45, 14.0 + text_width(label) * 0.55);
+    /* 16 px steps, then 32 px ones, while the label's middle is on the arrow's first 90% */
+    double alongs[LABEL_PLACES_MAX] = {first};
+    size_t count = 1;
+    for (double step = 16.0; count < LABEL_PLACES_MAX - 5 && first + step <= reach * 0.9;
+         step += step < 64.0 ? 16.0 : 32.0)
+        alongs[count++] = first + step;
+    static const double fractions[] = {0.3, 0.55, 0.75, 0.15, 0.9};
+    for (size_t f = 0; f < sizeof fractions / sizeof fractions[0]; f++)
+        alongs[count++] = reach * fractions[f];
+    double sides[2] = {x2 >= x1 ? -5.0 : 12.0, x2 >= x1 ? 12.0 : -5.0};
+    double spots[2 * LABEL_PLACES_MAX][2], boxes[2 * LABEL_PLACES_MAX][4];
+    for (size_t a = 0; a < count; a++) {
+        for (size_t side = 0; side < 2; side++) {
+            double *spot = spots[2 * a + side];
+            spot[0] = from[0] + dx / length * alongs[a];
+            spot[1] = from[1] + dy / length * alongs[a] + sides[side];
+            text_box(spot[0], spot[1], "middle", "msg", label, boxes[2 * a + side]);
+        }
+    }
+    int chosen = take_free_box(layout, (const double(*)[4])boxes, 2 * count, label);
+    const double line[4] = {from[0], from[1], from[0] + dx / length * reach,
+                            from[1] + dy / length * reach};
+    if (chosen < 0)
+        dropped_label(layout, line, first / reach, color, label);
+    else
+        label_text(layout->out, spots[chosen][0], spots[chosen][1], "middle", color, label);
 }
 
 /* Draws the copy whose transmit (or loss) is the k-th row in drawing order, to the row of
@@ -503,17 +754,17 @@ static void draw_message(Layout *layout, uint32_t k)
         /* Far enough from the sender for the label to fit before the cross. */
         double reach = fmin(fabs(x2 - x1) * 0.85, fmax(fabs(x2 - x1) * 0.6, 140.0));
         double xe = x1 + (x2 >= x1 ? reach : -reach), ye = y1 + 18.0;
-        arrow(layout->out, x1, y1, xe, ye, start, "#94a3b8", true, lost);
+        arrow_labelled(layout, x1, y1, xe, ye, start, "#94a3b8", true, lost);
         cross(layout->out, xe, ye);
         return;
     }
     if (sent->end_row != UINT32_MAX && layout->position[sent->end_row] > k) {
-        arrow(layout->out, x1, y1, x2, layout->y[layout->position[sent->end_row]], start, color,
-              false, label);
+        arrow_labelled(layout, x1, y1, x2, layout->y[layout->position[sent->end_row]], start, color,
+                       false, label);
         return;
     }
     /* Still in flight when the trace ended (or its arrival was not kept). */
-    arrow(layout->out, x1, y1, x1 + (x2 - x1) * 0.5, y1 + 20.0, start, color, true, label);
+    arrow_labelled(layout, x1, y1, x1 + (x2 - x1) * 0.5, y1 + 20.0, start, color, true, label);
 }
 
 static void draw_messages(Layout *layout)
@@ -578,8 +829,44 @@ static void draw_charge(Layout *layout, const DiagramItem *mark, double y, doubl
             "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#7c3aed\" "
             "stroke-width=\"1.2\" stroke-dasharray=\"2 3\"/>\n",
             x1, y, x2, y);
-    badge(layout->out, layout->lane_x[ledger], y, label,
-          mark->effects >= 2 ? STYLE_BAD : STYLE_GOOD);
+    badge_drawn(layout->out, layout->lane_x[ledger], y, label,
+                mark->effects >= 2 ? STYLE_BAD : STYLE_GOOD);
+}
+
+/* Whether row k's mark is an effect drawn on the ledger too (draw_charge). */
+static bool draws_charge(const Layout *layout, uint32_t k)
+{
+    const DiagramRow *row = row_at(layout, k);
+    const DiagramItem *mark = diagram_item(layout->model, row->item);
+    return row->event == TRACE_EXECUTE && mark != NULL &&
+           diagram_ledger(layout->model) != DIAGRAM_NO_LANE &&
+           operation_slot(layout->diagram, mark->operation) >= 0;
+}
+
+/* The badges' boxes, taken before any arrow's label looks for a place; lane_x (portrait) or
+ * lane_y (landscape) says where a lane's badges go. */
+static void take_badges(Layout *layout, bool landscape)
+{
+    int ledger = diagram_ledger(layout->model);
+    for (uint32_t k = 0; k < layout->row_count; k++) {
+        const DiagramRow *row = row_at(layout, k);
+        char label[128];
+        Style style;
+        if (!describe(layout, row, label, sizeof label, &style))
+            continue;
+        const DiagramItem *mark = diagram_item(layout->model, row->item);
+        double x = landscape ? layout->time_x[k] : layout->lane_x[mark->from];
+        double y = landscape ? layout->lane_y[mark->from] + layout->tier_offset[k] : layout->y[k];
+        take_badge(layout, x, y, label);
+        if (draws_charge(layout, k)) {
+            char effect[96];
+            effect_label(layout, mark, effect, sizeof effect);
+            if (landscape)
+                take_badge(layout, x, layout->lane_y[ledger] + layout->ledger_offset[k], effect);
+            else
+                take_badge(layout, layout->lane_x[ledger], y, effect);
+        }
+    }
 }
 
 static void draw_events(Layout *layout)
@@ -595,9 +882,9 @@ static void draw_events(Layout *layout)
         double x = layout->lane_x[mark->from];
         if (row->event == TRACE_LOST_OFFLINE)
             cross(layout->out, x - text_width(label) / 2 - 16.0, layout->y[k]);
-        badge(layout->out, x, layout->y[k], label, style);
-        if (row->event == TRACE_EXECUTE && operation_slot(layout->diagram, mark->operation) >= 0)
-            draw_charge(layout, mark, layout->y[k], text_width(label) + 12.0);
+        badge_drawn(layout->out, x, layout->y[k], label, style);
+        if (draws_charge(layout, k))
+            draw_charge(layout, mark, layout->y[k], badge_width(label));
     }
     fputs("</g>\n", layout->out);
 }
@@ -662,9 +949,48 @@ static const char *span_color(const DiagramItem *span)
     return span->detail < 4 ? colors[span->detail] : "#64748b";
 }
 
+#define SPAN_WORD_STEP 6.0 /* px between the places a span's word tries along its bar */
+#define SPAN_WORD_TRIES 40
+
+/* The box of a span's word set along its bar at along (on the time axis), the bar being at
+ * across: above a landscape bar, reading right; beside a portrait one, reading down. */
+static void span_word_box(bool landscape, double across, double along, const char *label,
+                          double box[4])
+{
+    if (landscape)
+        text_box(along, across - 3.0, "start", "spanword", label, box);
+    else
+        text_box_turned(across + 4.0, along + 2.0, "start", "spanword", label, true, box);
+}
+
+/* Where along its bar a span's word goes: at the span's start, or else the first place
+ * further along (while the word still ends within the span) where it covers no word; the
+ * word is taken there. NAN when there is none: the bar then carries the word as its title. */
+static double place_span_word(Layout *layout, bool landscape, double across, double start,
+                              double end, const char *label)
+{
+    double box[4];
+    span_word_box(landscape, across, start, label, box);
+    double length = landscape ? box[2] : box[3];
+    for (uint32_t i = 0; i < SPAN_WORD_TRIES; i++) {
+        double along = start + SPAN_WORD_STEP * i;
+        if (i > 0 && along + length > end)
+            break;
+        span_word_box(landscape, across, along, label, box);
+        /* a space's width clear of a word along the same bar, lest two read as one */
+        double room[4] = {box[0] - (landscape ? 4.0 : 0.0), box[1] - (landscape ? 0.0 : 4.0),
+                          box[2] + (landscape ? 8.0 : 0.0), box[3] + (landscape ? 0.0 : 8.0)};
+        if (box_free(layout, room)) {
+            take_box(layout, box[0], box[1], box[2], box[3], label);
+            return along;
+        }
+    }
+    return NAN;
+}
+
 /* Thin bars beside each lane: the key's reservation and stored life, the broker's ack timer
- * and dedup window, each with its word at its start and a tick where it ends (none when it
- * ends after the last row drawn: it was still running). */
+ * and dedup window, each with its word near its start (where it covers no other word) and a
+ * tick where it ends (none when it ends after the last row drawn: it was still running). */
 static void draw_spans(Layout *layout, bool landscape)
 {
     FILE *out = layout->out;
@@ -683,32 +1009,43 @@ static void draw_spans(Layout *layout, bool landscape)
         const char *color = span_color(span);
         char label[64];
         diagram_span_label(span, label, sizeof label);
-        double across; /* the bar's place across the time axis */
-        if (landscape) {
-            across = layout->lane_y[span->from] - layout->band / 2 + 12.0 + slot;
+        /* the bar's place across the time axis */
+        double across = landscape ? layout->lane_y[span->from] - layout->band / 2 + 12.0 + slot
+                                  : layout->lane_x[span->from] + 84.0 + slot;
+        double word = place_span_word(layout, landscape, across, start, end, label);
+        if (landscape)
             fprintf(out,
                     "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"3\" fill=\"%s\" "
-                    "class=\"span\"/>\n",
+                    "class=\"span\"",
                     start, across - 1.5, fmax(end - start, 2.0), color);
-            if (!open && !beyond)
-                fprintf(out, "<path d=\"M%.1f %.1fv10\" stroke=\"%s\" stroke-width=\"1.5\"/>\n",
-                        end, across - 5.0, color);
-            fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" class=\"spanword\" fill=\"%s\">", start,
-                    across - 3.0, color);
-        } else {
-            across = layout->lane_x[span->from] + 84.0 + slot;
+        else
             fprintf(out,
                     "<rect x=\"%.1f\" y=\"%.1f\" width=\"3\" height=\"%.1f\" fill=\"%s\" "
-                    "class=\"span\"/>\n",
+                    "class=\"span\"",
                     across - 1.5, start, fmax(end - start, 2.0), color);
-            if (!open && !beyond)
-                fprintf(out, "<path d=\"M%.1f %.1fh10\" stroke=\"%s\" stroke-width=\"1.5\"/>\n",
-                        across - 5.0, end, color);
+        if (isnan(word)) {
+            fputs("><title>", out);
+            xml_text_write(out, label);
+            fputs("</title></rect>\n", out);
+        } else {
+            fputs("/>\n", out);
+        }
+        if (!open && !beyond && landscape)
+            fprintf(out, "<path d=\"M%.1f %.1fv10\" stroke=\"%s\" stroke-width=\"1.5\"/>\n", end,
+                    across - 5.0, color);
+        else if (!open && !beyond)
+            fprintf(out, "<path d=\"M%.1f %.1fh10\" stroke=\"%s\" stroke-width=\"1.5\"/>\n",
+                    across - 5.0, end, color);
+        if (isnan(word))
+            continue;
+        if (landscape)
+            fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" class=\"spanword\" fill=\"%s\">", word,
+                    across - 3.0, color);
+        else
             fprintf(out,
                     "<text x=\"%.1f\" y=\"%.1f\" class=\"spanword\" fill=\"%s\" "
                     "transform=\"rotate(90 %.1f %.1f)\">",
-                    across + 4.0, start + 2.0, color, across + 4.0, start + 2.0);
-        }
+                    across + 4.0, word + 2.0, color, across + 4.0, word + 2.0);
         xml_text_write(out, label);
         fputs("</text>\n", out);
     }
@@ -747,8 +1084,8 @@ static void draw_lanes(Layout *layout)
                 client         ? "#eff6ff"
                 : lane->ledger ? "#f0fdf4"
                                : "#f8fafc");
-        text_at(out, x, HEAD_Y - 2.0, "middle", "head", lane->name);
-        text_at(out, x, HEAD_Y + 12.0, "middle", "role", lane_role(layout, lane));
+        text_at(layout, x, HEAD_Y - 2.0, "middle", "head", lane->name);
+        text_at(layout, x, HEAD_Y + 12.0, "middle", "role", lane_role(layout, lane));
     }
 }
 
@@ -757,13 +1094,15 @@ static void format_time(char *buffer, size_t size, SimTimeUs t_us)
     snprintf(buffer, size, "%.3f s", (double)t_us / 1e6);
 }
 
+#define GAP_TRIES 7 /* places a break's words try: the middle, then 60, 120, 180 px either side */
+
 /* Times at the left, and a break across the lanes wherever nothing happened for a while. */
 static void draw_time(Layout *layout)
 {
     double last_y = -100.0;
     SimTimeUs last_t = UINT64_MAX;
     double right = MARGIN_LEFT + LANE_WIDTH * diagram_lane_count(layout->model);
-    text_at(layout->out, MARGIN_LEFT - 12.0, ROWS_TOP - 22.0, "end", "time", "time");
+    text_at(layout, MARGIN_LEFT - 12.0, ROWS_TOP - 22.0, "end", "time", "time");
     for (uint32_t k = 0; k < layout->row_count; k++) {
         SimTimeUs t = row_at(layout, k)->t_us;
         SimTimeUs before = k > 0 ? row_at(layout, k - 1)->t_us : 0;
@@ -779,13 +1118,27 @@ static void draw_time(Layout *layout)
                     "stroke-dasharray=\"2 2\"/>\n",
                     MARGIN_LEFT, mid - 6.0, right - MARGIN_LEFT, MARGIN_LEFT, mid - 6.0, right,
                     MARGIN_LEFT, mid + 6.0, right);
-            text_at(layout->out, (MARGIN_LEFT + right) / 2, mid + 3.5, "middle", "gap", gap);
+            /* across the lanes' middle, or else further out where it covers no badge */
+            double places[GAP_TRIES][2];
+            for (uint32_t i = 0; i < GAP_TRIES; i++) {
+                double shift = 60.0 * ((i + 1) / 2) * (i % 2 == 1 ? -1.0 : 1.0);
+                places[i][0] = (MARGIN_LEFT + right) / 2 + shift;
+                places[i][1] = mid + 3.5;
+            }
+            text_at_free(layout, (const double(*)[2])places, GAP_TRIES, "middle", "gap", gap);
         }
         if (t == last_t || y - last_y < 13.0)
             continue;
         char label[32];
         format_time(label, sizeof label, t);
-        text_at(layout->out, MARGIN_LEFT - 12.0, y + 3.5, "end", "time", label);
+        /* further left where a wide badge of the first lane reaches the margin; else none */
+        double places[][2] = {{MARGIN_LEFT - 12.0, y + 3.5},
+                              {MARGIN_LEFT - 20.0, y + 3.5},
+                              {MARGIN_LEFT - 28.0, y + 3.5},
+                              {MARGIN_LEFT - 36.0, y + 3.5}};
+        if (!text_at_free(layout, (const double(*)[2])places, sizeof places / sizeof places[0],
+                          "end", "time", label))
+            continue;
         fprintf(layout->out,
                 "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e2e8f0\"/>\n",
                 MARGIN_LEFT - 8.0, y, MARGIN_LEFT - 2.0, y);
@@ -823,17 +1176,17 @@ static void draw_header(Layout *layout, uint64_t seed, const char *reading)
     char line[400], which[96];
     snprintf(line, sizeof line, "%s%s%s", layout->scenario->name,
              layout->scenario->title[0] ? ": " : "", layout->scenario->title);
-    text_at(layout->out, 20.0, 28.0, "start", "title", line);
+    text_at(layout, 20.0, 28.0, "start", "title", line);
     describe_selection(layout->diagram, which, sizeof which);
     snprintf(line, sizeof line, "mode %s, seed %" PRIu64 ", %s. %s",
              mode_name(layout->diagram->mode), seed, which, reading);
-    text_at(layout->out, 20.0, 48.0, "start", "sub", line);
+    text_at(layout, 20.0, 48.0, "start", "sub", line);
 }
 
 /* One line per operation: what the trace shows happened to it. */
 static double draw_summary(Layout *layout, double y)
 {
-    text_at(layout->out, 20.0, y, "start", "head", "What happened");
+    text_at(layout, 20.0, y, "start", "head", "What happened");
     for (uint32_t s = 0; s < layout->diagram->operation_count; s++) {
         const DiagramOutcome *summary =
             diagram_outcome(layout->model, layout->diagram->operations[s]);
@@ -854,12 +1207,12 @@ static double draw_summary(Layout *layout, double y)
                                          : "never told");
         y += 20.0;
         bool good = strcmp(outcome, "ok") == 0;
-        badge(layout->out, 56.0, y - 4.0, outcome, good ? STYLE_GOOD : STYLE_BAD);
-        text_at(layout->out, 92.0, y, "start", "line", line);
+        badge(layout, 56.0, y - 4.0, outcome, good ? STYLE_GOOD : STYLE_BAD);
+        text_at(layout, 92.0, y, "start", "line", line);
     }
     if (diagram_truncated(layout->model)) {
         y += 20.0;
-        text_at(layout->out, 20.0, y, "start", "sub",
+        text_at(layout, 20.0, y, "start", "sub",
                 "(the trace was cut: only the first 4000 records are drawn)");
     }
     return y;
@@ -875,13 +1228,13 @@ static double draw_legend(Layout *layout, double y)
                   {"#dc2626", "5xx"},     {"#7c3aed", "charge"},     {"#0891b2", "delivery, ack"}};
     double x = 20.0;
     for (size_t i = 0; i < sizeof arrows / sizeof arrows[0]; i++) {
-        arrow(out, x, y, x + 34.0, y, 0.0, arrows[i].color, false, "");
-        text_at(out, x + 40.0, y + 4.0, "start", "line", arrows[i].text);
+        arrow(out, x, y, x + 34.0, y, 0.0, arrows[i].color, false, NULL);
+        text_at(layout, x + 40.0, y + 4.0, "start", "line", arrows[i].text);
         x += 46.0 + text_width(arrows[i].text) + 14.0;
     }
-    arrow(out, x, y, x + 30.0, y, 0.0, "#94a3b8", true, "");
+    arrow(out, x, y, x + 30.0, y, 0.0, "#94a3b8", true, NULL);
     cross(out, x + 30.0, y);
-    text_at(out, x + 44.0, y + 4.0, "start", "line", "lost by the network");
+    text_at(layout, x + 44.0, y + 4.0, "start", "line", "lost by the network");
     y += 26.0;
     x = 20.0;
     static const char *const badges[] = {"key store", "handler run", "charged once",
@@ -889,7 +1242,7 @@ static double draw_legend(Layout *layout, double y)
     const Style styles[] = {STYLE_STORE, STYLE_WORK, STYLE_GOOD, STYLE_BAD};
     for (size_t i = 0; i < 4; i++) {
         double width = text_width(badges[i]) + 12.0;
-        badge(out, x + width / 2, y, badges[i], styles[i]);
+        badge(layout, x + width / 2, y, badges[i], styles[i]);
         x += width + 14.0;
     }
     return y;
@@ -1023,53 +1376,39 @@ static void place_rows_landscape(Layout *layout)
     layout->rows_right = x;
 }
 
-static bool box_free(const Layout *layout, const double box[4])
-{
-    for (uint32_t i = 0; i < layout->taken_count; i++) {
-        const double *other = layout->taken[i];
-        if (box[0] < other[0] + other[2] && other[0] < box[0] + box[2] &&
-            box[1] < other[1] + other[3] && other[1] < box[1] + box[3])
-            return false;
-    }
-    return true;
-}
-
-static void take_box(Layout *layout, double x, double y, double w, double h)
-{
-    if (layout->taken_count < layout->taken_max) {
-        double *box = layout->taken[layout->taken_count++];
-        box[0] = x, box[1] = y, box[2] = w, box[3] = h;
-    }
-}
-
 /* An arrow across lanes, its label beside it: a third of the way, where the arrows leaving
  * one lane have not met the next lane's badges yet, or else the first place along the arrow
- * where it covers no badge and no other arrow's label (the view's rule: words never overlap;
- * where none is free, a third of the way). */
+ * where it covers no word (the view's rule: words never overlap); where none is free, left
+ * out (dropped_label). */
 static void arrow_across(Layout *layout, double x1, double y1, double x2, double y2, double start,
                          const char *color, bool dashed, const char *label)
 {
-    FILE *out = layout->out;
-    arrow(out, x1, y1, x2, y2, start, color, dashed, "");
+    arrow(layout->out, x1, y1, x2, y2, start, color, dashed, NULL);
     if (label[0] == '\0')
         return;
-    static const double along[] = {0.33, 0.5, 0.2, 0.66, 0.8, 0.1};
-    double w = text_width(label) * 10.5 / 11.0 + 2.0, h = 13.0;
-    double lx = 0, ly = 0;
-    for (size_t i = 0; i < sizeof along / sizeof along[0]; i++) {
-        lx = x1 + (x2 - x1) * along[i] + 5.0;
-        ly = y1 + (y2 - y1) * along[i] + 4.0;
-        double box[4] = {lx - 1.0, ly - 10.0, w, h};
-        if (box_free(layout, box))
-            break;
-        lx = x1 + (x2 - x1) * along[0] + 5.0;
-        ly = y1 + (y2 - y1) * along[0] + 4.0;
+    /* Right of the arrow, then left of it, then further out, where a place beside its end
+     * (clear of a cross or an arrowhead) is tried too. */
+    static const double along[] = {0.33, 0.5, 0.2, 0.66, 0.8, 0.1, 1.0};
+    static const double sides[] = {5.0, -5.0, 22.0, -22.0};
+    enum { ALONG = sizeof along / sizeof along[0], SIDES = sizeof sides / sizeof sides[0] };
+    double spots[SIDES * ALONG][2], boxes[SIDES * ALONG][4];
+    const char *anchors[SIDES * ALONG];
+    size_t count = 0;
+    for (size_t side = 0; side < SIDES; side++) {
+        for (size_t i = 0; i < ALONG - (fabs(sides[side]) < 10.0); i++, count++) {
+            spots[count][0] = x1 + (x2 - x1) * along[i] + sides[side];
+            spots[count][1] = y1 + (y2 - y1) * along[i] + 4.0;
+            anchors[count] = sides[side] > 0 ? "start" : "end";
+            text_box(spots[count][0], spots[count][1], anchors[count], "msg", label, boxes[count]);
+        }
     }
-    take_box(layout, lx - 1.0, ly - 10.0, w, h);
-    fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"start\" class=\"msg\" fill=\"%s\">", lx,
-            ly, color);
-    xml_text_write(out, label);
-    fputs("</text>\n", out);
+    int chosen = take_free_box(layout, (const double(*)[4])boxes, count, label);
+    if (chosen < 0) {
+        const double line[4] = {x1, y1, x2, y2};
+        dropped_label(layout, line, along[0], color, label);
+    } else {
+        label_text(layout->out, spots[chosen][0], spots[chosen][1], anchors[chosen], color, label);
+    }
 }
 
 static void draw_message_landscape(Layout *layout, uint32_t k)
@@ -1111,42 +1450,11 @@ static void draw_charge_landscape(Layout *layout, const DiagramItem *mark, doubl
             "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#7c3aed\" "
             "stroke-width=\"1.2\" stroke-dasharray=\"2 3\"/>\n",
             x, y + BADGE_HEIGHT / 2, x, ledger_y - BADGE_HEIGHT / 2);
-    badge(layout->out, x, ledger_y, label, mark->effects >= 2 ? STYLE_BAD : STYLE_GOOD);
-}
-
-/* The badges' boxes, taken before any arrow's label looks for a place. */
-static void take_badges_landscape(Layout *layout)
-{
-    int ledger = diagram_ledger(layout->model);
-    for (uint32_t k = 0; k < layout->row_count; k++) {
-        const DiagramRow *row = row_at(layout, k);
-        char label[128];
-        Style style;
-        if (!describe(layout, row, label, sizeof label, &style))
-            continue;
-        const DiagramItem *mark = diagram_item(layout->model, row->item);
-        double x = layout->time_x[k], y = layout->lane_y[mark->from] + layout->tier_offset[k];
-        double width = text_width(label) + 12.0;
-        take_box(layout, x - width / 2, y - BADGE_HEIGHT / 2, width, BADGE_HEIGHT);
-        if (row->event == TRACE_EXECUTE && ledger != DIAGRAM_NO_LANE &&
-            operation_slot(layout->diagram, mark->operation) >= 0) {
-            char effect[96];
-            effect_label(layout, mark, effect, sizeof effect);
-            width = text_width(effect) + 12.0;
-            take_box(layout, x - width / 2,
-                     layout->lane_y[ledger] + layout->ledger_offset[k] - BADGE_HEIGHT / 2, width,
-                     BADGE_HEIGHT);
-        }
-    }
+    badge_drawn(layout->out, x, ledger_y, label, mark->effects >= 2 ? STYLE_BAD : STYLE_GOOD);
 }
 
 static void draw_rows_landscape(Layout *layout)
 {
-    layout->taken_max = 2 * layout->row_count + 8;
-    layout->taken = calloc(layout->taken_max, sizeof *layout->taken);
-    if (layout->taken == NULL)
-        layout->taken_max = 0; /* labels then go a third of the way, as they always did */
-    take_badges_landscape(layout);
     fputs("<g id=\"messages\">\n", layout->out);
     for (uint32_t k = 0; k < layout->row_count; k++) {
         const DiagramRow *row = row_at(layout, k);
@@ -1164,14 +1472,11 @@ static void draw_rows_landscape(Layout *layout)
         double x = layout->time_x[k], y = layout->lane_y[mark->from] + layout->tier_offset[k];
         if (row->event == TRACE_LOST_OFFLINE)
             cross(layout->out, x - text_width(label) / 2 - 16.0, y);
-        badge(layout->out, x, y, label, style);
-        if (row->event == TRACE_EXECUTE && operation_slot(layout->diagram, mark->operation) >= 0)
+        badge_drawn(layout->out, x, y, label, style);
+        if (draws_charge(layout, k))
             draw_charge_landscape(layout, mark, x, y, layout->ledger_offset[k]);
     }
     fputs("</g>\n", layout->out);
-    free(layout->taken);
-    layout->taken = NULL;
-    layout->taken_count = layout->taken_max = 0;
 }
 
 /* A bracket under the client's line from each send to its timeout: the time it waited. */
@@ -1239,10 +1544,10 @@ static void draw_lane_heads_landscape(Layout *layout)
                 client         ? "#eff6ff"
                 : lane->ledger ? "#f0fdf4"
                                : "#f8fafc");
-        text_at(out, SLIDE_HEAD_X, y - 2.0, "middle", "head", lane->name);
-        text_at(out, SLIDE_HEAD_X, y + 12.0, "middle", "role", lane_role(layout, lane));
+        text_at(layout, SLIDE_HEAD_X, y - 2.0, "middle", "head", lane->name);
+        text_at(layout, SLIDE_HEAD_X, y + 12.0, "middle", "role", lane_role(layout, lane));
     }
-    text_at(out, SLIDE_HEAD_X, PAGE_LANES_TOP - 10.0, "middle", "time", "time " ARROW_RIGHT);
+    text_at(layout, SLIDE_HEAD_X, PAGE_LANES_TOP - 10.0, "middle", "time", "time " ARROW_RIGHT);
 }
 
 /* Times along the top, and a break down the lanes wherever nothing happened for a while. */
@@ -1265,18 +1570,28 @@ static void draw_time_landscape(Layout *layout)
                     "<path d=\"M%.1f %.1fV%.1fM%.1f %.1fV%.1f\" stroke=\"#94a3b8\" "
                     "stroke-dasharray=\"2 2\"/>\n",
                     mid - 6.0, top, bottom - top, mid - 6.0, top, bottom, mid + 6.0, top, bottom);
-            fprintf(layout->out,
-                    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" class=\"gap\" "
-                    "transform=\"rotate(-90 %.1f %.1f)\">",
-                    mid + 3.5, (top + bottom) / 2, mid + 3.5, (top + bottom) / 2);
-            xml_text_write(layout->out, gap);
-            fputs("</text>\n", layout->out);
+            /* down the lanes' middle, or else further up or down where it covers no badge */
+            for (uint32_t i = 0; i < GAP_TRIES; i++) {
+                double shift = 60.0 * ((i + 1) / 2) * (i % 2 == 1 ? -1.0 : 1.0);
+                double x = mid + 3.5, y = (top + bottom) / 2 + shift, box[4];
+                text_box_turned(x, y, "middle", "gap", gap, false, box);
+                if (box[1] < top || box[1] + box[3] > bottom || !box_free(layout, box))
+                    continue;
+                take_box(layout, box[0], box[1], box[2], box[3], gap);
+                fprintf(layout->out,
+                        "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" class=\"gap\" "
+                        "transform=\"rotate(-90 %.1f %.1f)\">",
+                        x, y, x, y);
+                xml_text_write(layout->out, gap);
+                fputs("</text>\n", layout->out);
+                break;
+            }
         }
         if (t == last_t || x - last_x < 58.0)
             continue;
         char label[32];
         format_time(label, sizeof label, t);
-        text_at(layout->out, x, top - 10.0, "middle", "time", label);
+        text_at(layout, x, top - 10.0, "middle", "time", label);
         fprintf(layout->out,
                 "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e2e8f0\"/>\n", x,
                 top - 6.0, x, top - 1.0);
@@ -1305,10 +1620,13 @@ static void write_landscape(Layout *layout, uint64_t seed)
     write_prologue(out, layout->width, layout->height);
     fputs("<style>\n.page { font-size: 10px; fill: #94a3b8; }\n</style>\n", out);
     fputs("<defs>\n<g id=\"slide-title\">\n", out);
+    layout->surface = SURFACE_FRAME;
     draw_header(layout, seed, "Time flows right; quiet stretches are compressed.");
     fputs("</g>\n<g id=\"slide-heads\">\n", out);
     draw_lane_heads_landscape(layout);
     fputs("</g>\n<g id=\"slide-rows\">\n", out);
+    layout->surface = SURFACE_STRIP;
+    take_badges(layout, true); /* before any word that may move looks for a place */
     draw_lane_lines_landscape(layout);
     draw_time_landscape(layout);
     draw_waits_landscape(layout);
@@ -1331,28 +1649,28 @@ static void write_landscape(Layout *layout, uint64_t seed)
                     PAGE_ROWS_X, PAGE_W - PAGE_ROWS_X, PAGE_H, PAGE_STRIP_LEFT + PAGE_STEP * p,
                     PAGE_W - PAGE_ROWS_X, PAGE_H);
             fputs("<use href=\"#slide-heads\"/>\n", out);
+            layout->surface = SURFACE_PAGE_NUMBER + p; /* each alone on its page's frame */
         } else {
+            layout->surface = SURFACE_SUMMARY;
             double legend_top = draw_summary(layout, 48.0) + 56.0;
             draw_legend(layout, legend_top);
         }
         char number[48];
         snprintf(number, sizeof number, "%u / %u", p + 1, pages + 1);
-        text_at(out, PAGE_W - 20.0, PAGE_H - 6.0, "end", "page", number);
+        text_at(layout, PAGE_W - 20.0, PAGE_H - 6.0, "end", "page", number);
         fputs("</svg>\n", out);
     }
 }
 
 /* ------------------------------------------------------------------ writing */
 
-static bool write_empty(FILE *out, const SvgDiagram *diagram, const Scenario *scenario)
+static void write_empty(Layout *layout)
 {
-    write_prologue(out, 760.0, 90.0);
+    write_prologue(layout->out, 760.0, 90.0);
     char line[256];
-    snprintf(line, sizeof line, "%s: no operation started in mode %s", scenario->name,
-             mode_name(diagram->mode));
-    text_at(out, 20.0, 48.0, "start", "title", line);
-    fputs("</svg>\n", out);
-    return !ferror(out);
+    snprintf(line, sizeof line, "%s: no operation started in mode %s", layout->scenario->name,
+             mode_name(layout->diagram->mode));
+    text_at(layout, 20.0, 48.0, "start", "title", line);
 }
 
 static void write_portrait(Layout *layout, uint64_t seed)
@@ -1372,6 +1690,7 @@ static void write_portrait(Layout *layout, uint64_t seed)
     write_prologue(layout->out, layout->width, layout->height);
     draw_header(layout, seed, "Time flows down; quiet stretches are compressed.");
     draw_lanes(layout);
+    take_badges(layout, false); /* before any word that may move looks for a place */
     draw_time(layout);
     draw_waits(layout);
     draw_spans(layout, false);
@@ -1402,29 +1721,39 @@ bool report_svg_write(FILE *stream, const SvgDiagram *diagram, const Scenario *s
 bool report_svg_write_layout(FILE *stream, const SvgDiagram *diagram, const Scenario *scenario,
                              uint64_t seed, SvgLayout shape)
 {
+    return report_svg_write_words(stream, diagram, scenario, seed, shape, NULL, NULL);
+}
+
+bool report_svg_write_words(FILE *stream, const SvgDiagram *diagram, const Scenario *scenario,
+                            uint64_t seed, SvgLayout shape, SvgWordBox **words,
+                            uint32_t *word_count)
+{
     uint32_t count = diagram_row_count(diagram->model);
-    if (count == 0)
-        return write_empty(stream, diagram, scenario);
     Layout layout = {.out = stream,
                      .diagram = diagram,
                      .model = diagram->model,
                      .scenario = scenario,
                      .row_count = count};
-    layout.order = calloc(count, sizeof *layout.order);
-    layout.position = calloc(count, sizeof *layout.position);
-    layout.y = calloc(count, sizeof *layout.y);
-    layout.start = calloc(count, sizeof *layout.start);
-    layout.time_x = calloc(count, sizeof *layout.time_x);
-    layout.tier_offset = calloc(count, sizeof *layout.tier_offset);
-    layout.ledger_offset = calloc(count, sizeof *layout.ledger_offset);
-    bool ok = layout.order != NULL && layout.position != NULL && layout.y != NULL &&
-              layout.start != NULL && layout.time_x != NULL && layout.tier_offset != NULL &&
-              layout.ledger_offset != NULL;
-    if (ok) {
-        if (shape == REPORT_SVG_LANDSCAPE)
+    bool ok = true;
+    if (count == 0) {
+        write_empty(&layout);
+    } else {
+        layout.order = calloc(count, sizeof *layout.order);
+        layout.position = calloc(count, sizeof *layout.position);
+        layout.y = calloc(count, sizeof *layout.y);
+        layout.start = calloc(count, sizeof *layout.start);
+        layout.time_x = calloc(count, sizeof *layout.time_x);
+        layout.tier_offset = calloc(count, sizeof *layout.tier_offset);
+        layout.ledger_offset = calloc(count, sizeof *layout.ledger_offset);
+        ok = layout.order != NULL && layout.position != NULL && layout.y != NULL &&
+             layout.start != NULL && layout.time_x != NULL && layout.tier_offset != NULL &&
+             layout.ledger_offset != NULL;
+        if (ok && shape == REPORT_SVG_LANDSCAPE)
             write_landscape(&layout, seed);
-        else
+        else if (ok)
             write_portrait(&layout, seed);
+    }
+    if (ok) {
         fputs("</svg>\n", stream);
         ok = !ferror(stream);
     }
@@ -1435,6 +1764,12 @@ bool report_svg_write_layout(FILE *stream, const SvgDiagram *diagram, const Scen
     free(layout.time_x);
     free(layout.tier_offset);
     free(layout.ledger_offset);
+    if (words != NULL) {
+        *words = layout.words;
+        *word_count = layout.words != NULL ? layout.word_count : 0;
+    } else {
+        free(layout.words);
+    }
     return ok;
 }
 

@@ -64,6 +64,26 @@ bool report_svg_write(FILE *stream, const SvgDiagram *diagram, const Scenario *s
 bool report_svg_write_layout(FILE *stream, const SvgDiagram *diagram, const Scenario *scenario,
                              uint64_t seed, SvgLayout layout);
 
+/* A word of the picture as the writer placed it: a badge's rectangle, or a text's extent
+ * as the writer reckons it when it looks for a free place (DejaVu Sans' advances at the
+ * text's size); or the ring that stands for an arrow's label left out where no place was
+ * free. Words on one surface share its coordinates: the portrait page is one surface; the
+ * landscape slides have the strip of rows (surface 0), the pages' frame (1: the title and
+ * the lanes' heads), the summary page (2) and each page's number (3 and on). */
+typedef struct {
+    double x, y, width, height; /* top-left corner and size, in the surface's units */
+    uint32_t surface;
+    bool ring;     /* a left-out label's ring; text is the label */
+    char text[48]; /* the word's first bytes, to say which it is */
+} SvgWordBox;
+
+/* Writes as report_svg_write_layout does, and hands back the box of every word written, in
+ * the order written, in *words (malloc'd: free it; NULL when out of memory) and their count
+ * in *word_count: what a test needs to check that no word covers another. */
+bool report_svg_write_words(FILE *stream, const SvgDiagram *diagram, const Scenario *scenario,
+                            uint64_t seed, SvgLayout layout, SvgWordBox **words,
+                            uint32_t *word_count);
+
 /* ------------------------------------------------------------------ finding operations */
 
 /* Watches a run for the first operations_max (1..REPORT_SVG_OPERATIONS_MAX) operations of
