@@ -101,6 +101,40 @@ START_TEST(test_a_definite_refusal_of_the_called_server_is_the_callers_answer)
 }
 END_TEST
 
+/* Each try of checkout's call after the first is traced as a call_retry by checkout, with
+ * the try's number; no charge_retry, which is a call to a gateway's. */
+typedef struct {
+    uint64_t call_retries, charge_retries;
+} RetryTrace;
+
+static void note_retries(void *context, const TraceRecord *record)
+{
+    RetryTrace *trace = context;
+    if (record->event == TRACE_CALL_RETRY) {
+        ck_assert_int_eq(record->actor_kind, NODE_SERVER);
+        ck_assert(record->value >= 2 && record->value <= CHECKOUT_TRIES);
+        trace->call_retries++;
+    } else if (record->event == TRACE_CHARGE_RETRY) {
+        trace->charge_retries++;
+    }
+}
+
+START_TEST(test_a_retried_call_to_a_server_is_traced_as_a_call_retry)
+{
+    Scenario *scenario = test_load(TWO_SERVERS("", ""), NULL, 0);
+    RetryTrace trace = {0};
+    World *world =
+        world_create(scenario, MODE_AT_LEAST_ONCE, scenario->seed,
+                     (TraceSink){.write = note_retries, .context = &trace}, (WorldLimits){0});
+    world_run(world);
+    ck_assert_uint_eq(trace.call_retries, world_metrics(world)->call_retries);
+    ck_assert_uint_eq(trace.call_retries, PAYMENTS * APP_ATTEMPTS * (CHECKOUT_TRIES - 1));
+    ck_assert_uint_eq(trace.charge_retries, 0);
+    world_destroy(world);
+    free(scenario);
+}
+END_TEST
+
 /* The same chain with a fast payments service (FAST) whose own failures are payments_fields':
  * every answer comes back within checkout's timeout, so what checkout retries is what
  * payments answered. */
@@ -199,6 +233,7 @@ int main(void)
     tcase_add_test(tcase, test_the_called_server_runs_the_product_of_the_tries);
     tcase_add_test(tcase, test_a_forwarded_key_lets_the_called_server_charge_once);
     tcase_add_test(tcase, test_a_definite_refusal_of_the_called_server_is_the_callers_answer);
+    tcase_add_test(tcase, test_a_retried_call_to_a_server_is_traced_as_a_call_retry);
     tcase_add_test(tcase, test_a_called_servers_failure_after_its_effect_is_retried_by_its_caller);
     tcase_add_test(tcase, test_a_called_servers_crash_wipes_only_its_own_store);
     tcase_add_test(tcase, test_a_called_servers_shed_answer_is_a_failed_try);

@@ -299,8 +299,11 @@ static void send_charge_try(World *world, uint32_t job_slot)
         world->metrics.call_retries++;
         world_service_metrics(world, job->request.target)->retries++;
         if (world_tracing(world))
-            world_trace_about(world, job->request.target, TRACE_CHARGE_RETRY, &job->request,
-                              job->charge_tries, 0);
+            world_trace_about(world, job->request.target,
+                              world_is_server(world, server_of_job(world, job_slot)->call_node)
+                                  ? TRACE_CALL_RETRY
+                                  : TRACE_CHARGE_RETRY,
+                              &job->request, job->charge_tries, 0);
     }
     SIM_ASSERT(job->serial <= JOB_SERIAL_MASK, "a job's serial leaves room for its try");
     ReplyTo reply_to = {.kind = REPLY_TO_JOB,

@@ -84,6 +84,7 @@ static const char *const event_names[TRACE_EVENT_COUNT] = {
     [TRACE_DEAD_LETTER_REVIEWED] = "dead_letter_reviewed",
     [TRACE_TXN_ABORTED] = "txn_aborted",
     [TRACE_RETRY_TOPIC] = "retry_topic",
+    [TRACE_CALL_RETRY] = "call_retry",
 };
 
 static const char *const message_names[MESSAGE_KIND_COUNT] = {

@@ -124,6 +124,10 @@ typedef enum {
     /* log, retryable_topic: the consumers forwarded a record whose run failed to a retry
      * topic, where it waits its back-off; value: the retry topic's number (the runs so far) */
     TRACE_RETRY_TOPIC,
+    /* a server calls the server its call step names again: the last try got no answer in
+     * time, or one that asks for another try (409, 429, 5xx, a reset); value: the try now
+     * sent (a call to the gateway is a TRACE_CHARGE_RETRY) */
+    TRACE_CALL_RETRY,
     TRACE_EVENT_COUNT
 } TraceEvent;
 

@@ -155,6 +155,8 @@ static const EventWords EVENT_WORDS[TRACE_EVENT_COUNT] = {
                            DIAGRAM_TONE_GOOD},
     [TRACE_RETRY_TOPIC] = {"to retry topic {value}: waits its back-off", NULL, DIAGRAM_TONE_WARN,
                            "retry topic", DIAGRAM_TONE_WARN},
+    [TRACE_CALL_RETRY] = {"no answer it can use: calls again (try {value})", NULL,
+                          DIAGRAM_TONE_WARN, "retry", DIAGRAM_TONE_WARN},
 };
 
 /* The client's marks that name a click worth telling apart (a double click's second). */

@@ -278,6 +278,12 @@ static ViewColor service_sentence(const ViewPane *pane, const ViewNarration *n, 
                  scenario_uses_manual_capture(pane->scenario) ? "authorises" : "charges", op,
                  n->value); /* C35: a try is an authorisation, a hold on the card */
         return VIEW_COLOR_WARNING;
+    case TRACE_CALL_RETRY:
+        snprintf(buffer, size,
+                 "no answer the %s can use (a timeout, 409 or 5xx): it calls again for %s "
+                 "(try #%" PRId64 ")",
+                 where, op, n->value);
+        return VIEW_COLOR_WARNING;
     case TRACE_DECLINED:
         snprintf(buffer, size, "the %s declined %s: 402, nothing charged, and the client is told",
                  where, op);

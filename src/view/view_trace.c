@@ -60,6 +60,7 @@ static int rank_of(TraceEvent event, uint32_t effects, int64_t value, bool lost_
     case TRACE_GATEWAY_TIMEOUT:
     case TRACE_PROXY_RETRY:
     case TRACE_CHARGE_RETRY:
+    case TRACE_CALL_RETRY:
     case TRACE_REFUND_RETRY:
     case TRACE_REFUND_GAVE_UP:
     case TRACE_FULFIL_FAILED:
