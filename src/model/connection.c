@@ -22,23 +22,21 @@ static void close_answer(World *world, uint32_t node, Message *answer, int unrea
         world_trace_about(world, node, TRACE_CONNECTION_CLOSED, answer, unread ? 0 : 1, 0);
 }
 
-bool connection_stale_on_arrival(World *world, uint32_t node, const Message *request)
+bool connection_stale_on_arrival(World *world, const Server *server, const Message *request)
 {
-    if (!world_chance_about(world, DRAW_STALE_CONNECTION, request,
-                            server_at(world, node)->spec->stale_connections))
+    if (!world_chance_about(world, DRAW_STALE_CONNECTION, request, server->spec->stale_connections))
         return false;
     Message answer = message_answer(request, HOP_RESPONSE, SERVER_STATUS_RESET, request->operation);
-    close_answer(world, node, &answer, 1);
+    close_answer(world, server->node, &answer, 1);
     network_send(world, &answer);
     return true;
 }
 
-void connection_close_before_answer(World *world, uint32_t node, Message *answer)
+void connection_close_before_answer(World *world, const Server *server, Message *answer)
 {
-    if (answer->hop == HOP_RESPONSE &&
-        world_chance_about(world, DRAW_CLOSE_BEFORE_ANSWER, answer,
-                           server_at(world, node)->spec->closes_before_answer))
-        close_answer(world, node, answer, 0);
+    if (answer->hop == HOP_RESPONSE && world_chance_about(world, DRAW_CLOSE_BEFORE_ANSWER, answer,
+                                                          server->spec->closes_before_answer))
+        close_answer(world, server->node, answer, 0);
 }
 
 /* Go's (*Request).isReplayable for a POST: only with an idempotency key header. */

@@ -28,7 +28,7 @@ void deadline_arrive(const World *world, Job *job)
 
 bool deadline_passed(World *world, const Job *job, uint32_t actor, int at)
 {
-    if (server_at(world, actor)->spec->deadline != DEADLINE_DROP || job->deadline_us == 0 ||
+    if (job->deadline_us == 0 || server_at(world, actor)->spec->deadline != DEADLINE_DROP ||
         sim_now(world->sim) < job->deadline_us)
         return false;
     world->metrics.deadline_drops++;

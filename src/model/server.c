@@ -89,10 +89,11 @@ static void finish_job(World *world, Server *server, uint32_t job)
 
 /* ------------------------------------------------------------------ answers */
 
-static void respond(World *world, const Message *request, int status, uint64_t response_of)
+static void respond(World *world, const Server *server, const Message *request, int status,
+                    uint64_t response_of)
 {
     Message response = message_answer(request, HOP_RESPONSE, status, response_of);
-    connection_close_before_answer(world, request->target, &response); /* C32 */
+    connection_close_before_answer(world, server, &response); /* C32 */
     switch (status) {
     case 409:
         world->metrics.status_409++;
@@ -166,14 +167,14 @@ static bool start_job(World *world, Server *server, uint32_t job_slot)
         server->counts->replayed++;
         if (account_of(world, verdict.response_of) != account_of(world, job->request.operation))
             world->metrics.leaks++; /* another user's stored answer: a data leak */
-        respond(world, &job->request, verdict.status, verdict.response_of);
+        respond(world, server, &job->request, verdict.status, verdict.response_of);
         break;
     case KEY_IN_PROGRESS:
     case KEY_OTHER_BODY:
     case KEY_MISSING:
     case KEY_STORE_DOWN: /* C38: fail closed, 503: the client may retry later */
         server->counts->refused++;
-        respond(world, &job->request, verdict.status, job->request.operation);
+        respond(world, server, &job->request, verdict.status, job->request.operation);
         break;
     }
     key_protocol_trace_refusal(world, job, verdict, verdict.status);
@@ -214,7 +215,7 @@ void server_on_request(World *world, Server *server, const Message *request)
             world_trace_about(world, server->node, TRACE_REFUSED_DOWN, request, 0, 0);
         return;
     }
-    if (connection_stale_on_arrival(world, server->node, request))
+    if (connection_stale_on_arrival(world, server, request))
         return; /* C32: its kept-alive connection was closed: never read */
     server->counts->received++;
     SIM_ASSERT(server->workers == 0 || server->busy <= server->workers,
@@ -272,10 +273,9 @@ void server_on_job_reserve(World *world, uint32_t job)
 static bool draw_crash(World *world, const Server *server, const Job *job, CrashPoint point)
 {
     const CrashSpec *crash = &server->spec->crash;
-    if (crash->max_crashes > 0 && server->crashes >= crash->max_crashes)
+    if (crash->point != point || (crash->max_crashes > 0 && server->crashes >= crash->max_crashes))
         return false;
-    return crash->point == point &&
-           world_chance_about(world, DRAW_CRASH, &job->request, crash->prob);
+    return world_chance_about(world, DRAW_CRASH, &job->request, crash->prob);
 }
 
 /* A store the instance does not own outlives its crash: one every instance shares, or one
@@ -363,7 +363,7 @@ void server_complete_job(World *world, Server *server, uint32_t job_slot, int st
         world_job_release(world, job_slot);
         return;
     }
-    respond(world, &job->request, status, job->request.operation);
+    respond(world, server, &job->request, status, job->request.operation);
     finish_job(world, server, job_slot);
 }
 
@@ -425,7 +425,7 @@ void server_on_job_done(World *world, uint32_t job_slot)
     if (!key_protocol_holds_lease(world, keys, job)) {
         /* another request took the key over while this one ran: with fencing its write is
          * refused, and its client hears of the conflict */
-        respond(world, &job->request, 409, job->request.operation);
+        respond(world, server, &job->request, 409, job->request.operation);
         finish_job(world, server, job_slot);
         return;
     }

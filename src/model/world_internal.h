@@ -865,10 +865,10 @@ enum { DEADLINE_AT_START, DEADLINE_AT_EFFECT };
 /* connection.c (C32: connections closed before an answer, and the library that replays) */
 /* server.stale_connections: the request found its kept-alive connection closed, unread. The
  * close is counted, traced and answered (SERVER_STATUS_RESET); true: nothing else happens. */
-bool connection_stale_on_arrival(World *world, uint32_t node, const Message *request);
+bool connection_stale_on_arrival(World *world, const Server *server, const Message *request);
 /* server.closes_before_answer: the connection closes before the answer's first byte; the
  * answer becomes SERVER_STATUS_RESET (counted, traced). */
-void connection_close_before_answer(World *world, uint32_t node, Message *answer);
+void connection_close_before_answer(World *world, const Server *server, Message *answer);
 /* The client's library sends the attempt again on a new connection, unseen by the app: true
  * when the group's library_retries and library_replays allow it for this answer (counted and
  * traced; the caller resends). */
