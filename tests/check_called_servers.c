@@ -139,7 +139,7 @@ END_TEST
  * every answer comes back within checkout's timeout, so what checkout retries is what
  * payments answered. */
 #define FAST "\"service_ms\": {\"dist\": \"const\", \"value\": 1}"
-#define FAST_PAYMENTS(payments_fields, store_extra)                                                \
+#define FAST_CHAIN(operation, payments_fields, store_extra)                                        \
     "{\"seed\": 5, \"duration_ms\": 600000,"                                                       \
     " \"accounts\": [{\"id\": \"a\", \"balance\": 100000000}],"                                    \
     " \"services\": ["                                                                             \
@@ -153,12 +153,14 @@ END_TEST
     "    \"steps\": [{\"effect\": \"local\"}]},"                                                   \
     "   {\"id\": \"payments-keys\", \"kind\": \"key_store\" " store_extra "}],"                    \
     " \"clients\": [{\"id\": \"app\", \"count\": 4, \"calls\": \"checkout\","                      \
-    "   \"operation\": {\"kind\": \"debit\", \"amount\": 100},"                                    \
+    "   \"operation\": " operation ","                                                             \
     "   \"workload\": {\"ops\": 10, \"interval_ms\": 30000},"                                      \
     "   \"retry\": {\"timeout_ms\": 10000, \"max_attempts\": 2,"                                   \
     "     \"backoff\": {\"base_ms\": 10, \"factor\": 1, \"max_ms\": 10, \"jitter\": \"none\"}},"   \
     "   \"key\": \"per-click\"}],"                                                                 \
     " \"network\": {\"default\": {\"loss\": 0, \"delay_ms\": 5}}}"
+#define FAST_PAYMENTS(payments_fields, store_extra)                                                \
+    FAST_CHAIN("{\"kind\": \"debit\", \"amount\": 100}", payments_fields, store_extra)
 
 /* Payments charges, then fails (500): checkout takes the 500 as a failed try and tries
  * again at once, each try charging once more, and answers 502 when its tries are spent;
@@ -226,6 +228,19 @@ START_TEST(test_a_called_servers_shed_answer_is_a_failed_try)
 }
 END_TEST
 
+/* Any operation goes to the called server, not only a debit (a gateway takes charges only):
+ * an insert without a unique key runs at payments, which answers 201, passed on to the app. */
+START_TEST(test_a_called_server_takes_every_operation)
+{
+    Metrics inserted =
+        test_run_text(FAST_CHAIN("{\"kind\": \"insert\"}", FAST, ""), MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(inserted.effects, PAYMENTS);
+    ck_assert_double_eq(service_value(&inserted, "payments", "effects"), PAYMENTS);
+    ck_assert_double_eq(service_value(&inserted, "checkout", "effects"), 0);
+    ck_assert_uint_eq(inserted.outcomes[OUTCOME_OK], PAYMENTS);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("called_servers");
@@ -237,6 +252,7 @@ int main(void)
     tcase_add_test(tcase, test_a_called_servers_failure_after_its_effect_is_retried_by_its_caller);
     tcase_add_test(tcase, test_a_called_servers_crash_wipes_only_its_own_store);
     tcase_add_test(tcase, test_a_called_servers_shed_answer_is_a_failed_try);
+    tcase_add_test(tcase, test_a_called_server_takes_every_operation);
     suite_add_tcase(suite, tcase);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);

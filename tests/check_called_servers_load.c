@@ -153,7 +153,7 @@ static const char chain[] =
     "  {\"id\": \"checkout-keys\", \"kind\": \"key_store\"},"
     "  {\"id\": \"payments\", \"kind\": \"server\", \"key_store\": \"payments-keys\","
     "   \"workers\": 3,"
-    "   \"steps\": [{\"call\": \"ledger\", \"key\": \"derive\","
+    "   \"steps\": [{\"call\": \"ledger\", \"timeout_ms\": 500, \"key\": \"derive\","
     "               \"retry\": {\"max_attempts\": 2, \"backoff_ms\": 50}}]},"
     "  {\"id\": \"payments-keys\", \"kind\": \"key_store\"},"
     "  {\"id\": \"ledger\", \"kind\": \"server\", \"key_store\": \"ledger-keys\","
@@ -199,14 +199,16 @@ START_TEST(test_the_gateway_is_reached_through_a_called_server)
     free(s);
     /* payments books locally: nothing charges at a gateway, and a declared one is refused */
     s = load_good("{" ACCOUNTS "\"services\": [" CHECKOUT_CALLS(
-        "{\"call\": \"payments\"}") "{\"id\": \"payments\", \"kind\": \"server\", \"key_store\": "
-                                    "\"pk\"},"
-                                    "{\"id\": \"pk\", \"kind\": \"key_store\"}], " DEBITS "}");
+        "{\"call\": \"payments\", \"timeout_ms\": 500}") "{\"id\": \"payments\", \"kind\": "
+                                                         "\"server\", \"key_store\": "
+                                                         "\"pk\"},"
+                                                         "{\"id\": \"pk\", \"kind\": "
+                                                         "\"key_store\"}], " DEBITS "}");
     ck_assert(!node_servers_charge(s));
     ck_assert(!node_kind_reached(s, NODE_GATEWAY));
     ck_assert(node_called_server_reached(s, 0));
     free(s);
-    assert_error(WORLD(CHECKOUT_CALLS("{\"call\": \"payments\"}")
+    assert_error(WORLD(CHECKOUT_CALLS("{\"call\": \"payments\", \"timeout_ms\": 500}")
                            PAYMENTS("", "{\"effect\": \"local\"}") PROVIDER(""),
                        ""),
                  "$.services[4]", "expected a step that calls gateway 'provider'");
@@ -217,7 +219,7 @@ START_TEST(test_node_names_end_with_the_called_servers)
 {
     static const char json[] = WORLD(
         "{\"id\": \"checkout\", \"kind\": \"server\", \"key_store\": \"checkout-keys\","
-        " \"instances\": 2, \"steps\": [{\"call\": \"payments\"}]},"
+        " \"instances\": 2, \"steps\": [{\"call\": \"payments\", \"timeout_ms\": 500}]},"
         "{\"id\": \"checkout-keys\", \"kind\": \"key_store\", \"crash\": {\"every_ms\": 5000}},"
         " " PAYMENTS("", "{\"call\": \"provider\"}") PROVIDER(""),
         "");
@@ -240,12 +242,12 @@ END_TEST
 
 START_TEST(test_calls_go_down_the_list)
 {
-    assert_error(WORLD(CHECKOUT_CALLS("{\"call\": \"payments\"}")
+    assert_error(WORLD(CHECKOUT_CALLS("{\"call\": \"payments\", \"timeout_ms\": 500}")
                            PAYMENTS("", "{\"call\": \"checkout\"}") PROVIDER(""),
                        ""),
                  "$.services[2].steps[0].call", "calls go down the list, so they cannot loop");
-    assert_error(WORLD(CHECKOUT_CALLS("{\"call\": \"payments\"}")
-                           PAYMENTS("", "{\"call\": \"payments\"}") PROVIDER(""),
+    assert_error(WORLD(CHECKOUT_CALLS("{\"call\": \"payments\", \"timeout_ms\": 500}") PAYMENTS(
+                           "", "{\"call\": \"payments\", \"timeout_ms\": 500}") PROVIDER(""),
                        ""),
                  "$.services[2].steps[0].call", "itself");
     assert_error(WORLD(CHECKOUT_CALLS("{\"call\": \"checkout\"}") PROVIDER(""), ""),
@@ -267,7 +269,8 @@ END_TEST
 START_TEST(test_client_groups_and_a_proxy_call_the_first_server)
 {
     static const char groups[] =
-        "{" ACCOUNTS "\"services\": [" CHECKOUT_CALLS("{\"call\": \"payments\"}") PAYMENTS(
+        "{" ACCOUNTS
+        "\"services\": [" CHECKOUT_CALLS("{\"call\": \"payments\", \"timeout_ms\": 500}") PAYMENTS(
             "",
             "{\"effect\": \"local\"}") "{\"id\": \"mesh\", "
                                        "\"kind\": \"proxy\","
@@ -285,13 +288,13 @@ START_TEST(test_at_most_three_called_servers)
     static const char json[] =
         "{" ACCOUNTS "\"services\": ["
         "{\"id\": \"s0\", \"kind\": \"server\", \"key_store\": \"k0\", \"steps\": [{\"call\": "
-        "\"s1\"}]},"
+        "\"s1\", \"timeout_ms\": 500}]},"
         "{\"id\": \"s1\", \"kind\": \"server\", \"key_store\": \"k1\", \"steps\": [{\"call\": "
-        "\"s2\"}]},"
+        "\"s2\", \"timeout_ms\": 500}]},"
         "{\"id\": \"s2\", \"kind\": \"server\", \"key_store\": \"k2\", \"steps\": [{\"call\": "
-        "\"s3\"}]},"
+        "\"s3\", \"timeout_ms\": 500}]},"
         "{\"id\": \"s3\", \"kind\": \"server\", \"key_store\": \"k3\", \"steps\": [{\"call\": "
-        "\"s4\"}]},"
+        "\"s4\", \"timeout_ms\": 500}]},"
         "{\"id\": \"s4\", \"kind\": \"server\", \"key_store\": \"k4\"},"
         "{\"id\": \"k0\", \"kind\": \"key_store\"}, {\"id\": \"k1\", \"kind\": \"key_store\"},"
         "{\"id\": \"k2\", \"kind\": \"key_store\"}, {\"id\": \"k3\", \"kind\": \"key_store\"},"
@@ -308,11 +311,14 @@ END_TEST
 START_TEST(test_a_client_group_may_not_take_a_called_servers_name)
 {
     assert_error("{" ACCOUNTS "\"services\": [" CHECKOUT_CALLS(
-                     "{\"call\": \"payments\"}") "{\"id\": \"payments\", \"kind\": \"server\", "
-                                                 "\"key_store\": \"pk\"},"
-                                                 "{\"id\": \"pk\", \"kind\": \"key_store\"}],"
-                                                 " \"clients\": [{\"id\": \"payments\", \"calls\": "
-                                                 "\"checkout\"}]}",
+                     "{\"call\": \"payments\", \"timeout_ms\": 500}") "{\"id\": \"payments\", "
+                                                                      "\"kind\": \"server\", "
+                                                                      "\"key_store\": \"pk\"},"
+                                                                      "{\"id\": \"pk\", \"kind\": "
+                                                                      "\"key_store\"}],"
+                                                                      " \"clients\": [{\"id\": "
+                                                                      "\"payments\", \"calls\": "
+                                                                      "\"checkout\"}]}",
                  "$.clients[0].id", "expected id other than the node names");
 }
 END_TEST
@@ -329,10 +335,12 @@ START_TEST(test_other_kinds_stay_one_each)
                        ""),
                  "$.services[3].kind", "expected at most one service of kind 'gateway'");
     assert_error(
-        WORLD(CHECKOUT_CALLS("{\"call\": \"payments\"}") "{\"id\": \"payments\", \"kind\": "
-                                                         "\"server\", \"key_store\": "
-                                                         "\"checkout-keys\"}",
-              ""),
+        WORLD(
+            CHECKOUT_CALLS(
+                "{\"call\": \"payments\", \"timeout_ms\": 500}") "{\"id\": \"payments\", \"kind\": "
+                                                                 "\"server\", \"key_store\": "
+                                                                 "\"checkout-keys\"}",
+            ""),
         "$.services[2].key_store", "expected a key store of its own");
 }
 END_TEST
@@ -353,10 +361,14 @@ START_TEST(test_what_a_called_server_refuses)
         char json[2048];
         snprintf(json, sizeof json,
                  "{" ACCOUNTS "\"services\": [" CHECKOUT_CALLS(
-                     "{\"call\": \"payments\"}") "{\"id\": \"payments\", \"kind\": \"server\", "
-                                                 "\"key_store\": \"payments-keys\"%s},"
-                                                 "{\"id\": \"payments-keys\", \"kind\": "
-                                                 "\"key_store\"}], " DEBITS "}",
+                     "{\"call\": \"payments\", \"timeout_ms\": 500}") "{\"id\": \"payments\", "
+                                                                      "\"kind\": \"server\", "
+                                                                      "\"key_store\": "
+                                                                      "\"payments-keys\"%s},"
+                                                                      "{\"id\": \"payments-keys\", "
+                                                                      "\"kind\": "
+                                                                      "\"key_store\"}], " DEBITS
+                                                                      "}",
                  cases[i].fields);
         char path[64];
         snprintf(path, sizeof path, "$.services[2].%s", cases[i].key);
@@ -367,41 +379,50 @@ END_TEST
 
 START_TEST(test_a_called_servers_steps_and_store)
 {
-    assert_error(WORLD(CHECKOUT_CALLS("{\"call\": \"payments\"}") PAYMENTS(
+    /* a call to a server says how long it waits: a gateway's timeout is the gateway's own */
+    assert_error(WORLD(CHECKOUT_CALLS("{\"call\": \"payments\"}")
+                           PAYMENTS("", "{\"call\": \"provider\"}") PROVIDER(""),
+                       ""),
+                 "$.services[0].steps[0]", "missing required key 'timeout_ms' on a call to server");
+    assert_error(WORLD(CHECKOUT_CALLS("{\"call\": \"payments\", \"timeout_ms\": 500}") PAYMENTS(
                            "", "{\"call\": \"provider\"}, {\"fulfil\": \"local\"}") PROVIDER(""),
                        ""),
                  "$.services[2].steps[1]", "expected no fulfil step on called server 'payments'");
-    assert_error(WORLD(CHECKOUT_CALLS("{\"call\": \"payments\"}")
+    assert_error(WORLD(CHECKOUT_CALLS("{\"call\": \"payments\", \"timeout_ms\": 500}")
                            PAYMENTS("", "{\"call\": \"provider\", \"undo\": {\"refund\": "
                                         "\"provider\"}}") PROVIDER(""),
                        ""),
                  "$.services[2].steps[0].undo", "expected no undo on called server 'payments'");
-    assert_error(WORLD(CHECKOUT_CALLS("{\"call\": \"payments\"}") PAYMENTS(
+    assert_error(WORLD(CHECKOUT_CALLS("{\"call\": \"payments\", \"timeout_ms\": 500}") PAYMENTS(
                            "", "{\"call\": \"provider\", \"reconcile_ms\": 100}") PROVIDER(""),
                        ""),
                  "$.services[2].steps[0].reconcile_ms", "expected 0 on called server 'payments'");
-    assert_error(WORLD(CHECKOUT_CALLS("{\"call\": \"payments\"}") "{\"id\": \"payments\", "
-                                                                  "\"kind\": \"server\", "
-                                                                  "\"key_store\": \"pk\"},"
-                                                                  "{\"id\": \"pk\", \"kind\": "
-                                                                  "\"key_store\", \"crash\": {}}",
-                       ""),
-                 "$.services[3].crash", "expected no 'crash' in a called server's store");
+    assert_error(
+        WORLD(CHECKOUT_CALLS(
+                  "{\"call\": \"payments\", \"timeout_ms\": 500}") "{\"id\": \"payments\", "
+                                                                   "\"kind\": \"server\", "
+                                                                   "\"key_store\": \"pk\"},"
+                                                                   "{\"id\": \"pk\", \"kind\": "
+                                                                   "\"key_store\", \"crash\": {}}",
+              ""),
+        "$.services[3].crash", "expected no 'crash' in a called server's store");
 }
 END_TEST
 
 START_TEST(test_a_call_to_a_server_relays_nothing)
 {
-    assert_error(WORLD(CHECKOUT_CALLS("{\"call\": \"payments\", \"via\": \"outbox\"}")
-                           PAYMENTS("", "{\"effect\": \"local\"}") PROVIDER(""),
-                       ""),
-                 "$.services[0].steps[0].via", "on a call to server 'payments'");
-    assert_error(WORLD(CHECKOUT_CALLS("{\"call\": \"payments\", \"undo\": {\"refund\": "
-                                      "\"provider\"}}, {\"fulfil\": \"local\", \"fail\": 0.5}")
-                           PAYMENTS("", "{\"call\": \"provider\"}") PROVIDER(""),
-                       ""),
-                 "$.services[0].steps[0].undo", "expected no undo on a call to server 'payments'");
-    assert_error(WORLD(CHECKOUT_CALLS("{\"call\": \"payments\"}") PAYMENTS(
+    assert_error(
+        WORLD(CHECKOUT_CALLS("{\"call\": \"payments\", \"timeout_ms\": 500, \"via\": \"outbox\"}")
+                  PAYMENTS("", "{\"effect\": \"local\"}") PROVIDER(""),
+              ""),
+        "$.services[0].steps[0].via", "on a call to server 'payments'");
+    assert_error(
+        WORLD(CHECKOUT_CALLS("{\"call\": \"payments\", \"timeout_ms\": 500, \"undo\": {\"refund\": "
+                             "\"provider\"}}, {\"fulfil\": \"local\", \"fail\": 0.5}")
+                  PAYMENTS("", "{\"call\": \"provider\"}") PROVIDER(""),
+              ""),
+        "$.services[0].steps[0].undo", "expected no undo on a call to server 'payments'");
+    assert_error(WORLD(CHECKOUT_CALLS("{\"call\": \"payments\", \"timeout_ms\": 500}") PAYMENTS(
                            "", "{\"call\": \"provider\"}") PROVIDER(", \"capture\": \"manual\""),
                        ""),
                  "$.services[4].capture", "a server calls another server");
@@ -411,7 +432,8 @@ END_TEST
 START_TEST(test_a_consumer_group_calls_a_gateway_only)
 {
     static const char json[] =
-        "{" ACCOUNTS "\"services\": [" CHECKOUT_CALLS("{\"call\": \"payments\"}")
+        "{" ACCOUNTS
+        "\"services\": [" CHECKOUT_CALLS("{\"call\": \"payments\", \"timeout_ms\": 500}")
             PAYMENTS("", "{\"effect\": \"local\"}") "{\"id\": \"bus\", \"kind\": \"broker\"},"
                                                     "{\"id\": \"w\", \"kind\": \"consumers\", "
                                                     "\"consumes\": \"bus\", \"key_store\": "
@@ -433,11 +455,15 @@ START_TEST(test_no_resume_after_a_call)
 {
     assert_error(
         "{" ACCOUNTS "\"services\": [" CHECKOUT_CALLS(
-            "{\"call\": \"payments\"}") "{\"id\": \"payments\", \"kind\": \"server\", "
-                                        "\"key_store\": \"pk\","
-                                        " \"steps\": [{\"call\": \"provider\"}]},"
-                                        "{\"id\": \"pk\", \"kind\": \"key_store\", \"on_failure\": "
-                                        "\"resume\"}," PROVIDER("") "], " DEBITS "}",
+            "{\"call\": \"payments\", \"timeout_ms\": 500}") "{\"id\": \"payments\", \"kind\": "
+                                                             "\"server\", "
+                                                             "\"key_store\": \"pk\","
+                                                             " \"steps\": [{\"call\": "
+                                                             "\"provider\"}]},"
+                                                             "{\"id\": \"pk\", \"kind\": "
+                                                             "\"key_store\", \"on_failure\": "
+                                                             "\"resume\"}," PROVIDER(
+                                                                 "") "], " DEBITS "}",
         "$.services[3].on_failure", "expected no \"resume\" while 'payments' calls");
     assert_error("{" ACCOUNTS "\"services\": [{\"id\": \"checkout\", \"kind\": \"server\","
                  " \"key_store\": \"ck\", \"steps\": [{\"call\": \"provider\"}]},"
@@ -452,13 +478,18 @@ END_TEST
 START_TEST(test_a_debit_passed_on_updates_atomically)
 {
     assert_error("{" ACCOUNTS "\"services\": [" CHECKOUT_CALLS(
-                     "{\"call\": \"payments\"}") "{\"id\": \"payments\", \"kind\": \"server\", "
-                                                 "\"key_store\": \"pk\"},"
-                                                 "{\"id\": \"pk\", \"kind\": \"key_store\"}],"
-                                                 " \"clients\": [{\"id\": \"app\", \"calls\": "
-                                                 "\"checkout\", \"operation\":"
-                                                 " {\"kind\": \"debit\", \"amount\": 5, "
-                                                 "\"update\": \"read-modify-write\"}}]}",
+                     "{\"call\": \"payments\", \"timeout_ms\": 500}") "{\"id\": \"payments\", "
+                                                                      "\"kind\": \"server\", "
+                                                                      "\"key_store\": \"pk\"},"
+                                                                      "{\"id\": \"pk\", \"kind\": "
+                                                                      "\"key_store\"}],"
+                                                                      " \"clients\": [{\"id\": "
+                                                                      "\"app\", \"calls\": "
+                                                                      "\"checkout\", \"operation\":"
+                                                                      " {\"kind\": \"debit\", "
+                                                                      "\"amount\": 5, "
+                                                                      "\"update\": "
+                                                                      "\"read-modify-write\"}}]}",
                  "$.clients[0].operation.update", "a call to another server");
 }
 END_TEST
@@ -468,11 +499,12 @@ END_TEST
  * is read by that server's store, so it is not said to do nothing. */
 START_TEST(test_inert_fields_of_a_called_server_are_warned_at_its_entries)
 {
-    static const char json[] =
-        WORLD(CHECKOUT_CALLS("{\"call\": \"payments\", \"key\": \"derive\"}") PAYMENTS(
-                  "", "{\"call\": \"provider\", \"key\": \"derive\", \"retry\": {\"backoff_ms\": "
-                      "7}}") "{\"id\": \"provider\", \"kind\": \"gateway\"}",
-              ", \"modes\": [\"idempotent\"]");
+    static const char json[] = WORLD(
+        CHECKOUT_CALLS("{\"call\": \"payments\", \"timeout_ms\": 500, \"key\": \"derive\"}")
+            PAYMENTS("",
+                     "{\"call\": \"provider\", \"key\": \"derive\", \"retry\": {\"backoff_ms\": "
+                     "7}}") "{\"id\": \"provider\", \"kind\": \"gateway\"}",
+        ", \"modes\": [\"idempotent\"]");
     char text[sizeof json + 64];
     snprintf(text, sizeof text, "%s", json);
     /* the store of payments: a race window an atomic reservation never opens */

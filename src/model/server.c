@@ -134,12 +134,15 @@ static uint64_t store_key_of(World *world, const KeyProtocol *keys, const Messag
 {
     if (!keys->enabled)
         return 0;
-    if (world_is_server(world, request->source))
-        return request->key; /* a server's call: the key its call step carries, as it is */
     const ClientGroupSpec *spec = world->groups[world->clients[request->client].group].spec;
-    if (spec->key == KEY_SERVER_GENERATED)
-        return ++world->generated_keys; /* fresh per request: never matches a retry */
-    uint64_t key = key_spelling_stored(world, keys->policy, request); /* bytes or normalised */
+    uint64_t key;
+    if (world_is_server(world, request->source)) {
+        key = request->key; /* a server's call: the key its call step carries, as it is */
+    } else {
+        if (spec->key == KEY_SERVER_GENERATED)
+            return ++world->generated_keys; /* fresh per request: never matches a retry */
+        key = key_spelling_stored(world, keys->policy, request); /* bytes or normalised */
+    }
     if (key != 0 && keys->policy->scope == SCOPE_ACCOUNT)
         return rng_mix64(key ^ rng_mix64(spec->account + 1)) | 1; /* the account's */
     return key;
@@ -396,10 +399,15 @@ static bool receipt_through_outbox(const World *world, const Server *server, con
            spec->operation.kind == OPERATION_DEBIT;
 }
 
+/* The call step runs the operation's effect elsewhere: a server it calls takes every
+ * operation (its own ledger applies it), a gateway only a debit (a charge; the server
+ * applies any other operation itself). */
 static bool calls_for_effect(const World *world, const Server *server, const Job *job)
 {
+    if (!server->spec->use_gateway)
+        return false;
     const ClientGroupSpec *spec = world->groups[world->clients[job->request.client].group].spec;
-    return server->spec->use_gateway && spec->operation.kind == OPERATION_DEBIT;
+    return spec->operation.kind == OPERATION_DEBIT || world_is_server(world, server->call_node);
 }
 
 void server_on_job_done(World *world, uint32_t job_slot)

@@ -485,7 +485,7 @@ static void on_failed_try(World *world, uint32_t job_slot, int status)
         return;
     Job *job = &world->jobs[job_slot];
     job->awaiting_gateway = false;
-    if (status == 504 && world_tracing(world))
+    if (status == 504 && world_tracing(world) && !world_is_server(world, server->call_node))
         world_trace_about(world, job->request.target, TRACE_GATEWAY_TIMEOUT, &job->request, 504, 0);
     if (server->spec->reconcile_ms > 0 && job->store_key != 0) {
         /* ask the gateway later what became of this charge (kept until it answers) */
@@ -555,7 +555,8 @@ void server_charge_on_reply(World *world, const Message *reply)
         broker_publish_receipt(world, &job->request);
     job->receipt_due =
         server->spec->publish_receipts && server->spec->receipts_via == RECEIPTS_OUTBOX;
-    server_after_effect(world, server, job_slot, 200);
+    /* a gateway's approval is the caller's 200; a called server's answer is passed on */
+    server_after_effect(world, server, job_slot, from_server ? reply->status : 200);
 }
 
 /* The gateway (or the called server) did not answer in time: the charge may or may not

@@ -15,8 +15,9 @@
 #include "scenario_errors.h"
 #include "scenario_schema.h"
 
-/* Room for every kind once, three called servers and a key store each. */
-#define SERVICES_MAX 12
+/* Room for every kind once with the stores of the server and the consumers (7 entries) and
+ * three called servers with a store each (6 more). */
+#define SERVICES_MAX (NODE_KIND_COUNT + 2 + 2 * CALLED_SERVERS_MAX)
 #define KIND_UNKNOWN (-1)
 #define NOT_CALLED (-1)
 
@@ -722,6 +723,12 @@ static void read_call_step(ScenarioReader *scenario_reader, const Graph *graph, 
         json_path_pop(&reader->path);
     }
     read_call_spec(reader, step, &scenario_names_call_key, &server->call);
+    if (server->call_server > 0 && schema_member(step, "timeout_ms") == NULL)
+        schema_error(reader,
+                     "missing required key 'timeout_ms' on a call to server '%s' (how "
+                     "long the caller waits per try; only a gateway has a timeout of "
+                     "its own)",
+                     callee->id);
     char what[NAME_LEN_MAX + 40];
     if (graph->entries[caller].called != NOT_CALLED || server->call_server > 0) {
         if (graph->entries[caller].called != NOT_CALLED)
