@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diagram.h"
 #include "metrics.h"
+#include "report.h"
 #include "scenario.h"
 #include "test_world.h"
 #include "world.h"
@@ -241,6 +243,65 @@ START_TEST(test_a_called_server_takes_every_operation)
 }
 END_TEST
 
+/* The diagrams draw each server's key windows with its own store's TTL: payments keeps keys
+ * 5 s, checkout the default day. */
+static void feed_diagram(void *context, const TraceRecord *record)
+{
+    diagram_add(context, record, 0);
+}
+
+START_TEST(test_a_called_servers_key_windows_are_its_stores)
+{
+    const char *overrides[] = {"services.payments-keys.ttl_ms=5000"};
+    Scenario *scenario = test_load(FAST_PAYMENTS(FAST, ""), overrides, 1);
+    Diagram *diagram = diagram_create(MODE_IDEMPOTENT, 4096, 0);
+    diagram_open_lanes(diagram, true);
+    DiagramWindows windows = diagram_windows_of(scenario, MODE_IDEMPOTENT);
+    diagram_set_windows(diagram, &windows);
+    World *world = world_create(scenario, MODE_IDEMPOTENT, scenario->seed,
+                                (TraceSink){feed_diagram, diagram}, (WorldLimits){0});
+    world_run(world);
+    world_destroy(world);
+    unsigned stored_at[2] = {0, 0}; /* checkout's, payments' */
+    for (uint64_t s = diagram_first_serial(diagram); s < diagram_next_serial(diagram); s++) {
+        const DiagramItem *item = diagram_item(diagram, s);
+        if (item == NULL || item->kind != DIAGRAM_SPAN || item->detail != DIAGRAM_SPAN_KEY_STORED)
+            continue;
+        bool payments = strcmp(diagram_lane(diagram, item->from)->node_name, "payments") == 0;
+        ck_assert_int_eq(item->value, payments ? 5000 : 86400000);
+        stored_at[payments]++;
+    }
+    ck_assert_uint_gt(stored_at[0], 0);
+    ck_assert_uint_gt(stored_at[1], 0);
+    diagram_destroy(diagram);
+    free(scenario);
+}
+END_TEST
+
+/* A failover of the called server's store loses keys: the table shows the row that counts
+ * them, as it does for the first server's store. */
+START_TEST(test_the_table_shows_a_called_stores_failovers)
+{
+    const char *overrides[] = {"services.payments-keys.replication_lag_ms=50",
+                               "services.payments-keys.failover_every_ms=10000"};
+    Scenario *scenario = test_load(FAST_PAYMENTS(FAST, ""), overrides, 2);
+    Metrics metrics = test_run_mode(scenario, MODE_IDEMPOTENT, scenario->seed);
+    RunReport report = {.scenario = scenario,
+                        .seed = scenario->seed,
+                        .mode_count = 1,
+                        .modes = {MODE_IDEMPOTENT},
+                        .metrics = {&metrics}};
+    char *text = NULL;
+    size_t size = 0;
+    FILE *stream = open_memstream(&text, &size);
+    ck_assert(report_write_table(stream, &report, false));
+    fclose(stream);
+    ck_assert_ptr_nonnull(strstr(text, "keys lost in failovers"));
+    free(text);
+    free(scenario);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("called_servers");
@@ -253,6 +314,8 @@ int main(void)
     tcase_add_test(tcase, test_a_called_servers_crash_wipes_only_its_own_store);
     tcase_add_test(tcase, test_a_called_servers_shed_answer_is_a_failed_try);
     tcase_add_test(tcase, test_a_called_server_takes_every_operation);
+    tcase_add_test(tcase, test_a_called_servers_key_windows_are_its_stores);
+    tcase_add_test(tcase, test_the_table_shows_a_called_stores_failovers);
     suite_add_tcase(suite, tcase);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);

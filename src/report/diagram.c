@@ -273,6 +273,15 @@ DiagramWindows diagram_windows_of(const Scenario *scenario, Mode mode)
         windows.consumer_key_ttl_ms = consumers->ttl_ms;
         windows.consumer_ttl_from_completion = consumers->ttl_from == TTL_FROM_COMPLETION;
         windows.consumer_store_durable = consumers->durable;
+        windows.called_count = scenario->called_server_count;
+        for (uint32_t c = 0; c < scenario->called_server_count; c++) {
+            const CalledServerSpec *called = &scenario->called_servers[c];
+            snprintf(windows.called[c].id, sizeof windows.called[c].id, "%s", called->id);
+            windows.called[c].key_ttl_ms = called->spec.idempotency.ttl_ms;
+            windows.called[c].ttl_from_completion =
+                called->spec.idempotency.ttl_from == TTL_FROM_COMPLETION;
+            windows.called[c].store_durable = called->spec.idempotency.durable;
+        }
     }
     const BrokerSpec *broker = &scenario->broker;
     /* at-most-once acknowledges as it delivers, and a log has no per-message ack: no timer */
@@ -308,12 +317,20 @@ static DiagramItem *open_span(Diagram *diagram, const TraceRecord *record, int l
     return span;
 }
 
-/* The key store of a lane: the server's, or the consumers'. */
+/* The key store of a lane: the server's, a called server's, or the consumers'. */
 static void key_windows(const Diagram *diagram, int lane, double *ttl_ms, bool *from_completion,
                         bool *durable)
 {
     bool consumers = diagram->lanes[lane].kind == NODE_CONSUMERS;
     const DiagramWindows *w = &diagram->windows;
+    for (uint32_t c = 0; c < w->called_count && !consumers; c++) {
+        if (strcmp(diagram->lanes[lane].node_name, w->called[c].id) == 0) {
+            *ttl_ms = w->called[c].key_ttl_ms;
+            *from_completion = w->called[c].ttl_from_completion;
+            *durable = w->called[c].store_durable;
+            return;
+        }
+    }
     *ttl_ms = consumers ? w->consumer_key_ttl_ms : w->server_key_ttl_ms;
     *from_completion = consumers ? w->consumer_ttl_from_completion : w->server_ttl_from_completion;
     *durable = consumers ? w->consumer_store_durable : w->server_store_durable;

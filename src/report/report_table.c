@@ -325,6 +325,17 @@ static void write_services(FILE *stream, const RunReport *report)
     }
 }
 
+/* A key store fails over to a lagging replica: the first server's, a called server's or the
+ * consumers'. */
+static bool stores_fail_over(const Scenario *scenario)
+{
+    bool lag = scenario->server.idempotency.replication_lag_ms > 0 ||
+               scenario->broker.consumers.idempotency.replication_lag_ms > 0;
+    for (uint32_t c = 0; c < scenario->called_server_count; c++)
+        lag = lag || scenario->called_servers[c].spec.idempotency.replication_lag_ms > 0;
+    return lag;
+}
+
 static bool sends_email(const Scenario *scenario)
 {
     for (uint32_t g = 0; g < scenario->client_group_count; g++) {
@@ -392,9 +403,7 @@ bool report_write_table(FILE *stream, const RunReport *report, bool color)
         if (rows[r].shown == SHOW_WITH_HEARTBEAT &&
             !(has_broker && scenario->broker.consumers.heartbeat_ms > 0))
             continue;
-        if (rows[r].shown == SHOW_WITH_FAILOVER &&
-            scenario->server.idempotency.replication_lag_ms <= 0 &&
-            scenario->broker.consumers.idempotency.replication_lag_ms <= 0)
+        if (rows[r].shown == SHOW_WITH_FAILOVER && !stores_fail_over(scenario))
             continue;
         if (rows[r].shown == SHOW_WITH_STATUS_RECORDS && !scenario_uses_status_records(scenario))
             continue;
