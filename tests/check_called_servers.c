@@ -19,7 +19,9 @@
 #define CHECKOUT_TRIES 3
 #define PAYMENTS 40
 
-#define TWO_SERVERS(call_extra, payments_extra)                                                    \
+/* checkout -> payments: checkout waits 0.3 s per try, three tries; payments runs the effect
+ * with payments_fields (its workers and service time, its failures). */
+#define CHAIN(call_extra, payments_fields, store_extra, operation)                                 \
     "{\"seed\": 5, \"duration_ms\": 600000,"                                                       \
     " \"accounts\": [{\"id\": \"a\", \"balance\": 100000000}],"                                    \
     " \"services\": ["                                                                             \
@@ -29,16 +31,20 @@
     "                 \"retry\": {\"max_attempts\": 3}" call_extra "}]},"                          \
     "   {\"id\": \"checkout-keys\", \"kind\": \"key_store\"},"                                     \
     "   {\"id\": \"payments\", \"kind\": \"server\", \"key_store\": \"payments-keys\","            \
-    "    \"workers\": 0, \"service_ms\": {\"dist\": \"const\", \"value\": 1000},"                  \
-    "    \"steps\": [{\"effect\": \"local\"}]},"                                                   \
-    "   {\"id\": \"payments-keys\", \"kind\": \"key_store\" " payments_extra "}],"                 \
+    "    " payments_fields ", \"steps\": [{\"effect\": \"local\"}]},"                              \
+    "   {\"id\": \"payments-keys\", \"kind\": \"key_store\" " store_extra "}],"                    \
     " \"clients\": [{\"id\": \"app\", \"count\": 4, \"calls\": \"checkout\","                      \
-    "   \"operation\": {\"kind\": \"debit\", \"amount\": 100},"                                    \
+    "   \"operation\": " operation ","                                                             \
     "   \"workload\": {\"ops\": 10, \"interval_ms\": 30000},"                                      \
     "   \"retry\": {\"timeout_ms\": 10000, \"max_attempts\": 2,"                                   \
     "     \"backoff\": {\"base_ms\": 10, \"factor\": 1, \"max_ms\": 10, \"jitter\": \"none\"}},"   \
     "   \"key\": \"per-click\"}],"                                                                 \
     " \"network\": {\"default\": {\"loss\": 0, \"delay_ms\": 5}}}"
+#define DEBIT "{\"kind\": \"debit\", \"amount\": 100}"
+/* Payments takes 1 s to answer, longer than checkout waits. */
+#define TWO_SERVERS(call_extra, store_extra)                                                       \
+    CHAIN(call_extra, "\"workers\": 0, \"service_ms\": {\"dist\": \"const\", \"value\": 1000}",    \
+          store_extra, DEBIT)
 
 static double service_value(const Metrics *metrics, const char *service, const char *metric)
 {
@@ -142,27 +148,8 @@ END_TEST
  * payments answered. */
 #define FAST "\"service_ms\": {\"dist\": \"const\", \"value\": 1}"
 #define FAST_CHAIN(operation, payments_fields, store_extra)                                        \
-    "{\"seed\": 5, \"duration_ms\": 600000,"                                                       \
-    " \"accounts\": [{\"id\": \"a\", \"balance\": 100000000}],"                                    \
-    " \"services\": ["                                                                             \
-    "   {\"id\": \"checkout\", \"kind\": \"server\", \"key_store\": \"checkout-keys\","            \
-    "    \"workers\": 0, \"service_ms\": {\"dist\": \"const\", \"value\": 1},"                     \
-    "    \"steps\": [{\"call\": \"payments\", \"timeout_ms\": 300,"                                \
-    "                 \"retry\": {\"max_attempts\": 3}}]},"                                        \
-    "   {\"id\": \"checkout-keys\", \"kind\": \"key_store\"},"                                     \
-    "   {\"id\": \"payments\", \"kind\": \"server\", \"key_store\": \"payments-keys\","            \
-    "    " payments_fields ","                                                                     \
-    "    \"steps\": [{\"effect\": \"local\"}]},"                                                   \
-    "   {\"id\": \"payments-keys\", \"kind\": \"key_store\" " store_extra "}],"                    \
-    " \"clients\": [{\"id\": \"app\", \"count\": 4, \"calls\": \"checkout\","                      \
-    "   \"operation\": " operation ","                                                             \
-    "   \"workload\": {\"ops\": 10, \"interval_ms\": 30000},"                                      \
-    "   \"retry\": {\"timeout_ms\": 10000, \"max_attempts\": 2,"                                   \
-    "     \"backoff\": {\"base_ms\": 10, \"factor\": 1, \"max_ms\": 10, \"jitter\": \"none\"}},"   \
-    "   \"key\": \"per-click\"}],"                                                                 \
-    " \"network\": {\"default\": {\"loss\": 0, \"delay_ms\": 5}}}"
-#define FAST_PAYMENTS(payments_fields, store_extra)                                                \
-    FAST_CHAIN("{\"kind\": \"debit\", \"amount\": 100}", payments_fields, store_extra)
+    CHAIN("", payments_fields, store_extra, operation)
+#define FAST_PAYMENTS(payments_fields, store_extra) FAST_CHAIN(DEBIT, payments_fields, store_extra)
 
 /* Payments charges, then fails (500): checkout takes the 500 as a failed try and tries
  * again at once, each try charging once more, and answers 502 when its tries are spent;
