@@ -317,7 +317,8 @@ START_TEST(test_a_client_group_may_not_take_a_called_servers_name)
 }
 END_TEST
 
-/* Other kinds stay one each; a store stays its one user's. */
+/* Other kinds stay one each (a store several servers name is tested in
+ * check_shared_key_store). */
 START_TEST(test_other_kinds_stay_one_each)
 {
     assert_error(
@@ -328,12 +329,6 @@ START_TEST(test_other_kinds_stay_one_each)
                                                             "\"kind\": \"gateway\"}",
                        ""),
                  "$.services[3].kind", "expected at most one service of kind 'gateway'");
-    assert_error(
-        WORLD(CHECKOUT_CALLS("{\"call\": \"payments\"}") "{\"id\": \"payments\", \"kind\": "
-                                                         "\"server\", \"key_store\": "
-                                                         "\"checkout-keys\"}",
-              ""),
-        "$.services[2].key_store", "expected a key store of its own");
 }
 END_TEST
 

@@ -278,16 +278,19 @@ static bool draw_crash(World *world, const Server *server, const Job *job, Crash
            world_chance_about(world, DRAW_CRASH, &job->request, crash->prob);
 }
 
-/* A store the instance does not own outlives its crash: one every instance shares, or one
- * that is a process of its own, which crashes on its own (C38). Otherwise the store lives in
- * the instance's process, and only `durable` keeps it. */
+/* A store the server does not own outlives its crash: one it shares with another Server
+ * (the instances of one service, or several servers naming one key_store entry), or one that
+ * is a process of its own, which crashes on its own (C38). Otherwise the store lives in the
+ * server's process, and only `durable` keeps it. */
 static bool owns_store(const World *world, const Server *server)
 {
-    const IdempotencySpec *store = &server->spec->idempotency;
-    if (store->crash.enabled)
+    if (server->spec->idempotency.crash.enabled)
         return false;
-    bool an_instance = server->spec == &world->scenario.server;
-    return !an_instance || world->instance_count == 1 || store->placement == PLACEMENT_PER_INSTANCE;
+    for (uint32_t i = 0; i < world->server_count; i++) {
+        if (&world->servers[i] != server && world->servers[i].store == server->store)
+            return false;
+    }
+    return true;
 }
 
 /* The process is gone: everything in flight dies with it; what is durable stays. */
@@ -463,32 +466,52 @@ void server_on_store_sweep(World *world, uint32_t side)
     key_protocol_on_sweep(world, world_keys_of_side(world, side));
 }
 
+/* The Server whose store server i uses, when it is not a store of its own: the clients'
+ * server's instances share instance 0's unless the placement is per instance; a called
+ * server shares the store of the server before it that names the same key_store entry. */
+static int store_shared_with(const World *world, uint32_t i)
+{
+    if (i < world->instance_count) {
+        bool per_instance = world->scenario.server.idempotency.placement == PLACEMENT_PER_INSTANCE;
+        return i == 0 || per_instance ? -1 : 0;
+    }
+    int shared = scenario_called_store_shared_with(&world->scenario, i - world->instance_count);
+    if (shared <= 0)
+        return shared; /* its own, or instance 0's (the loader refuses it per instance) */
+    return (int)world->instance_count + shared - 1;
+}
+
 /* The servers' nodes were made by build_nodes; each gets its store: the instances the
  * shared one (side STORE_SERVER) or each its own (instance i > 0 on side
- * STORE_INSTANCE_FIRST + i - 1), then each called server its own, on the sides after. The
- * side table holds every store the world has: the server's, the consumers', the instances',
- * the called servers'. Last, each instance's outage is scheduled, after the instances' own
- * timers. */
+ * STORE_INSTANCE_FIRST + i - 1), then each called server its own, on the sides after, or
+ * the very store of the server before it that names the same key_store entry (no side of
+ * its own: one store, one set of rows, one sweep, counted once). The side table holds every
+ * store the world has: the server's, the consumers', the instances', the called servers'. A
+ * shared store's protocol is initialised by its first user, whose node its sweeps name. Last,
+ * each instance's outage is scheduled, after the instances' own timers. */
 void server_init(World *world)
 {
     const ServerSpec *spec = &world->scenario.server;
-    bool per_instance = spec->idempotency.placement == PLACEMENT_PER_INSTANCE;
     world->store_count = STORE_INSTANCE_FIRST;
     world->stores[STORE_SERVER] = &world->server_stores[0];
     world->stores[STORE_CONSUMERS] = &world->consumers.keys;
     for (uint32_t i = 0; i < world->server_count; i++) {
         Server *server = &world->servers[i];
-        bool own_store = i == 0 || i >= world->instance_count || per_instance;
+        int shared = store_shared_with(world, i);
         server->workers = server->spec->workers;
+        if (shared >= 0) {
+            server->store = world->servers[shared].store;
+            server->keys = world->stores[server->store];
+            continue;
+        }
         server->store = STORE_SERVER;
-        if (own_store && i > 0) {
+        if (i > 0) {
             server->store = world->store_count++;
             world->stores[server->store] = &world->server_stores[server->store - 1];
         }
         server->keys = world->stores[server->store];
-        if (own_store)
-            key_protocol_init(world, server->keys, &server->spec->idempotency, server->node,
-                              server->store, world->mode == MODE_IDEMPOTENT);
+        key_protocol_init(world, server->keys, &server->spec->idempotency, server->node,
+                          server->store, world->mode == MODE_IDEMPOTENT);
     }
     server_charge_init(world);
     for (uint32_t i = 0; i < world->instance_count && spec->outage.enabled; i++)
@@ -499,10 +522,10 @@ void server_init(World *world)
 void server_release(World *world)
 {
     server_charge_release(world);
-    for (uint32_t i = 0; i < world->server_count; i++) {
-        Server *server = &world->servers[i];
-        if (i == 0 || server->store != STORE_SERVER)
-            key_protocol_release(server->keys);
-        index_queue_release(&server->queue);
+    for (uint32_t side = 0; side < world->store_count; side++) {
+        if (side != STORE_CONSUMERS) /* every other side is a server's store, once */
+            key_protocol_release(world->stores[side]);
     }
+    for (uint32_t i = 0; i < world->server_count; i++)
+        index_queue_release(&world->servers[i].queue);
 }

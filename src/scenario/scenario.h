@@ -821,6 +821,10 @@ const char *scenario_service_id(const Scenario *scenario, NodeKind kind);
 /* A key store's id: its own (`services` form), or in the older form "<owner>-keys". */
 void scenario_key_store_id(const Scenario *scenario, const IdempotencySpec *store, NodeKind owner,
                            char id[NAME_LEN_MAX]);
+/* Whose key store called server `called` names, when it is another server's too (several
+ * servers may share one store entry: one store, one set of rows): 0, the clients' server's;
+ * k > 0, called server k - 1's, an earlier one; -1, a store of its own. */
+int scenario_called_store_shared_with(const Scenario *scenario, uint32_t called);
 
 /* The names of the service nodes a run of scenario has, in node order after the client
  * groups (the world's node table, world.h): server, gateway, broker, consumers, the proxy

@@ -578,14 +578,24 @@ static void warn_server(const Scenario *scenario, const Scenario *plain, const N
     if (!reach->to_server)
         return;
     warn_crash(&server->crash, &plain->server.crash, "$.server.crash", warnings);
-    warn_store(scenario, &server->idempotency, &plain->server.idempotency, "$.server.idempotency",
-               !crash_never(&server->crash) || server->outage.enabled, warnings);
+    bool shared = false; /* with a called server: owned by none, so no server's crash wipes it */
+    for (uint32_t c = 0; c < scenario->called_server_count; c++)
+        shared |= scenario_called_store_shared_with(scenario, c) == 0;
+    const IdempotencySpec *store = &server->idempotency;
+    if (shared && store->durable != plain->server.idempotency.durable && !store->crash.enabled &&
+        runs_mode(scenario, MODE_IDEMPOTENT))
+        say_at(warnings, "$.server.idempotency", "durable",
+               "has no effect: several servers share this store, and a server's crash never "
+               "wipes a store it shares");
+    warn_store(scenario, store, &plain->server.idempotency, "$.server.idempotency",
+               shared || !crash_never(&server->crash) || server->outage.enabled, warnings);
 }
 
 /* A called server reads its workers, service_ms, key store and call step; the rest of a
  * server's fields is refused there at load. Its call and its store are judged as the first
  * server's are (nothing on its side crashes: a crash is refused there), and its store's
- * placement chooses nothing for one instance. Said at its own entries. */
+ * placement chooses nothing for one instance. Said at its own entries; a store it shares
+ * with a server before it is judged once, with that server. */
 static void warn_called_servers(const Scenario *scenario, const Scenario *plain,
                                 const NodeReach *reach, LoadErrors *warnings)
 {
@@ -597,7 +607,9 @@ static void warn_called_servers(const Scenario *scenario, const Scenario *plain,
         if (server->use_gateway)
             warn_call(scenario, &server->call, &plain->server.call, (int)called->entry - 1, false,
                       server->call_server == 0, warnings);
-        char at[32]; /* "$.services[11]" */
+        if (scenario_called_store_shared_with(scenario, c) >= 0)
+            continue; /* one store, judged with the server before it that names it */
+        char at[32];  /* "$.services[11]" */
         snprintf(at, sizeof at, "$.services[%d]", (int)called->store_entry - 1);
         warn_store(scenario, &server->idempotency, &plain->server.idempotency, at, false, warnings);
         if (server->idempotency.placement != plain->server.idempotency.placement)
