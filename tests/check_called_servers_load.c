@@ -337,8 +337,6 @@ START_TEST(test_what_a_called_server_refuses)
     static const struct {
         const char *fields, *key, *words;
     } cases[] = {
-        {", \"instances\": 2", "instances", "expected no 'instances' on a called server"},
-        {", \"balancer\": \"random\"", "balancer", "expected no 'balancer'"},
         {", \"queue\": 5", "queue", "expected no bound on a called server"},
         {", \"outage\": {\"from_ms\": 1, \"to_ms\": 2}", "outage", "expected no outage"},
         {", \"deadline\": \"drop\"", "deadline", "expected 'none' on a called server"},

@@ -97,8 +97,15 @@ unsigned scenario_service_node_names(const Scenario *scenario, char names[][NODE
         scenario_key_store_id(scenario, &scenario->server.idempotency, NODE_SERVER, store);
         add_node_name(names, capacity, &count, store, 0);
     }
-    for (uint32_t c = 0; c < scenario->called_server_count; c++) /* after every other node */
-        add_node_name(names, capacity, &count, scenario->called_servers[c].id, 0);
+    for (uint32_t c = 0; c < scenario->called_server_count; c++) { /* after every other node */
+        const CalledServerSpec *called = &scenario->called_servers[c];
+        add_node_name(names, capacity, &count, called->id, called->spec.instances > 1 ? 1 : 0);
+    }
+    for (uint32_t c = 0; c < scenario->called_server_count; c++) { /* and their instances */
+        const CalledServerSpec *called = &scenario->called_servers[c];
+        for (uint32_t i = 2; i <= called->spec.instances; i++)
+            add_node_name(names, capacity, &count, called->id, i);
+    }
     return count;
 }
 
@@ -110,6 +117,10 @@ bool scenario_service_name_known(const Scenario *scenario, const char *name)
     for (unsigned i = 0; i < count; i++) {
         if (strcmp(names[i], name) == 0)
             return true;
+    }
+    for (uint32_t c = 0; c < scenario->called_server_count; c++) {
+        if (strcmp(scenario->called_servers[c].id, name) == 0)
+            return true; /* a called server's instances' sum */
     }
     return strcmp(scenario->service_ids[NODE_SERVER], name) == 0; /* its instances' sum */
 }
@@ -311,21 +322,14 @@ static int resolve(SchemaReader *reader, const Graph *graph, unsigned i, const c
 
 /* ------------------------------------------------------------------ called servers */
 
-/* A called server runs one instance with a key store and its steps: the model reads the rest
- * of a server's fields from the clients' server only (a bounded queue's shed answer, an
- * outage, a deadline and C32's connections are the client groups' requests'; crashes and
- * partial failures of a tier behind it are not modelled yet). Each is refused at its key
- * when it differs from a server's default, so `show`, which writes every default, reads
- * back. */
+/* A called server runs its instances behind its own balancer, with a key store and its steps:
+ * the model reads the rest of a server's fields from the clients' server only (a bounded queue's
+ * shed answer, an outage, a deadline and C32's connections are the client groups' requests';
+ * crashes and partial failures of a tier behind it are not modelled yet). Each is refused at its
+ * key when it differs from a server's default, so `show`, which writes every default, reads back.
+ */
 static void check_called_server(SchemaReader *reader, const cJSON *object, const ServerSpec *spec)
 {
-    static const char *const balancing[] = {"instances", "balancer", "balancer_retry"};
-    for (size_t k = 0; k < sizeof balancing / sizeof balancing[0]; k++) {
-        if (schema_member(object, balancing[k]) != NULL)
-            schema_error_at(reader, balancing[k],
-                            "expected no '%s' on a called server (it runs one instance for now)",
-                            balancing[k]);
-    }
     ServerSpec plain;
     scenario_services_server_defaults(&plain);
     static const char groups_only[] = "is a client group's request's";
@@ -948,6 +952,26 @@ static void check_instances(ScenarioReader *scenario_reader, unsigned user)
     json_path_pop(&reader->path);
 }
 
+/* The instances of every server beyond one each fit the world's tables: said at the
+ * called server's instances that would pass SERVER_INSTANCES_EXTRA_MAX (the clients'
+ * server's own range is SERVER_INSTANCES_MAX). */
+static void check_instances_in_all(ScenarioReader *scenario_reader, int called)
+{
+    const Scenario *scenario = scenario_reader->scenario;
+    uint32_t before = scenario->server.instances > 1 ? scenario->server.instances - 1 : 0;
+    for (int c = 0; c < called; c++) {
+        uint32_t count = scenario->called_servers[c].spec.instances;
+        before += count > 1 ? count - 1 : 0;
+    }
+    uint32_t count = scenario->called_servers[called].spec.instances;
+    uint32_t room = before < SERVER_INSTANCES_EXTRA_MAX ? SERVER_INSTANCES_EXTRA_MAX - before : 0;
+    if (count > 1 && count - 1 > room)
+        schema_error_at(&scenario_reader->reader, "instances",
+                        "expected at most %u (the servers' instances beyond one each are at "
+                        "most %d in all; the servers before it take %u)",
+                        room + 1, SERVER_INSTANCES_EXTRA_MAX, before);
+}
+
 /* A declared gateway takes some charges (a call step names it): a gateway nothing calls
  * would be a service that does nothing. */
 static void check_gateway_used(ScenarioReader *scenario_reader, const Graph *graph)
@@ -1102,6 +1126,7 @@ static void check_references(ScenarioReader *scenario_reader, const Graph *graph
             check_called_server(
                 reader, graph->entries[i].object,
                 &scenario_reader->scenario->called_servers[graph->entries[i].called].spec);
+            check_instances_in_all(scenario_reader, graph->entries[i].called);
             json_path_pop(&reader->path);
         }
     }

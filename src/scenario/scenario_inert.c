@@ -591,11 +591,11 @@ static void warn_server(const Scenario *scenario, const Scenario *plain, const N
                shared || !crash_never(&server->crash) || server->outage.enabled, warnings);
 }
 
-/* A called server reads its workers, service_ms, key store and call step; the rest of a
- * server's fields is refused there at load. Its call and its store are judged as the first
- * server's are (nothing on its side crashes: a crash is refused there), and its store's
- * placement chooses nothing for one instance. Said at its own entries; a store it shares
- * with a server before it is judged once, with that server. */
+/* A called server reads its instances and balancer, workers, service_ms, key store and call
+ * step; the rest of a server's fields is refused there at load. Its call and its store are
+ * judged as the first server's are (nothing on its side crashes: a crash is refused there),
+ * and its balancer and its store's placement choose nothing for one instance. Said at its own
+ * entries; a store it shares with a server before it is judged once, with that server. */
 static void warn_called_servers(const Scenario *scenario, const Scenario *plain,
                                 const NodeReach *reach, LoadErrors *warnings)
 {
@@ -607,12 +607,23 @@ static void warn_called_servers(const Scenario *scenario, const Scenario *plain,
         if (server->use_gateway)
             warn_call(scenario, &server->call, &plain->server.call, (int)called->entry - 1, false,
                       server->call_server == 0, warnings);
+        /* server.c: its balancer chooses among its instances, none of which is ever down */
+        char entry[32]; /* "$.services[11]" */
+        snprintf(entry, sizeof entry, "$.services[%d]", (int)called->entry - 1);
+        if (server->instances <= 1 && server->balancer != plain->server.balancer)
+            say_at(warnings, entry, "balancer",
+                   "has no effect with 1 instance: there is no other to pick");
+        if (server->balancer_retry != plain->server.balancer_retry)
+            say_at(warnings, entry, "balancer_retry",
+                   "has no effect: no instance of a called server is ever down (it has no crash "
+                   "nor outage)");
         if (scenario_called_store_shared_with(scenario, c) >= 0)
             continue; /* one store, judged with the server before it that names it */
         char at[32];  /* "$.services[11]" */
         snprintf(at, sizeof at, "$.services[%d]", (int)called->store_entry - 1);
         warn_store(scenario, &server->idempotency, &plain->server.idempotency, at, false, warnings);
-        if (server->idempotency.placement != plain->server.idempotency.placement)
+        if (server->instances <= 1 &&
+            server->idempotency.placement != plain->server.idempotency.placement)
             say_at(warnings, at, "placement",
                    "has no effect with 1 instance: its store is that instance's either way");
     }
