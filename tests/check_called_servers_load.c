@@ -323,7 +323,8 @@ START_TEST(test_a_client_group_may_not_take_a_called_servers_name)
 }
 END_TEST
 
-/* Other kinds stay one each; a store stays its one user's. */
+/* Other kinds stay one each (a store several servers name is tested in
+ * check_shared_key_store). */
 START_TEST(test_other_kinds_stay_one_each)
 {
     assert_error(
@@ -334,14 +335,6 @@ START_TEST(test_other_kinds_stay_one_each)
                                                             "\"kind\": \"gateway\"}",
                        ""),
                  "$.services[3].kind", "expected at most one service of kind 'gateway'");
-    assert_error(
-        WORLD(
-            CHECKOUT_CALLS(
-                "{\"call\": \"payments\", \"timeout_ms\": 500}") "{\"id\": \"payments\", \"kind\": "
-                                                                 "\"server\", \"key_store\": "
-                                                                 "\"checkout-keys\"}",
-            ""),
-        "$.services[2].key_store", "expected a key store of its own");
 }
 END_TEST
 
@@ -350,8 +343,6 @@ START_TEST(test_what_a_called_server_refuses)
     static const struct {
         const char *fields, *key, *words;
     } cases[] = {
-        {", \"instances\": 2", "instances", "expected no 'instances' on a called server"},
-        {", \"balancer\": \"random\"", "balancer", "expected no 'balancer'"},
         {", \"outage\": {\"from_ms\": 1, \"to_ms\": 2}", "outage", "expected no outage"},
         {", \"deadline\": \"drop\"", "deadline", "expected 'none' on a called server"},
         {", \"stale_connections\": 0.1", "stale_connections", "expected 0"},

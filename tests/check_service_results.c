@@ -31,9 +31,9 @@ static void assert_services_add_up(const char *path, const Scenario *scenario, M
     World *world = world_create(scenario, mode, scenario->seed, (TraceSink){0}, (WorldLimits){0});
     world_run(world);
     const Metrics *m = world_metrics(world);
-    char names[NODE_KIND_COUNT + SERVER_INSTANCES_MAX][NODE_NAME_LEN_MAX];
-    unsigned count =
-        scenario_service_node_names(scenario, names, NODE_KIND_COUNT + SERVER_INSTANCES_MAX);
+    char names[NODE_KIND_COUNT + SERVER_INSTANCES_MAX + CALLED_SERVERS_MAX][NODE_NAME_LEN_MAX];
+    unsigned count = scenario_service_node_names(
+        scenario, names, NODE_KIND_COUNT + SERVER_INSTANCES_MAX + CALLED_SERVERS_MAX);
     ck_assert_uint_eq(count, m->service_count);
     ck_assert_uint_eq(count, world_node_count(world) - scenario->client_group_count);
     for (unsigned i = 0; i < count; i++) {
@@ -95,6 +95,8 @@ START_TEST(test_every_library_scenario_adds_up_by_service)
     ck_assert_int_eq(chdir(IDEMSIM_SOURCE_DIR), 0);
     ck_assert_uint_gt(check_folder("scenarios"), 90);
     ck_assert_uint_gt(check_folder("scenarios/architectures"), 4);
+    /* and the test corpus's good files: several servers, instances of a called server */
+    ck_assert_uint_gt(check_folder("tests/good_scenarios"), 5);
 }
 END_TEST
 

@@ -201,12 +201,17 @@ static void send_copy(World *world, Link *link, const Message *message, uint64_t
     sim_schedule_in(world->sim, delay, EVENT_MESSAGE_ARRIVE, message->target, slot);
 }
 
-/* A request to a server with several instances goes to the one its balancer picks (the
- * balancer is part of the service: its pick costs no hop). */
+/* A request to a server with several instances (the clients' or a called one) goes to the
+ * one its balancer picks (the balancer is part of the service: its pick costs no hop). It is
+ * sent to the service's node, its first instance's: the first of its consecutive Servers. */
 static bool to_balanced_service(const World *world, const Message *message)
 {
-    return world->instance_count > 1 && message->target == world->server_node &&
-           (message->kind == MESSAGE_REQUEST || message->kind == MESSAGE_STATUS_QUERY);
+    const WorldNode *target = &world->nodes[message->target];
+    if (target->instance_count <= 1 || target->kind != NODE_SERVER ||
+        (message->kind != MESSAGE_REQUEST && message->kind != MESSAGE_STATUS_QUERY))
+        return false;
+    return target->actor == 0 ||
+           world->servers[target->actor - 1].spec != world->servers[target->actor].spec;
 }
 
 void network_send(World *world, const Message *message)

@@ -11,15 +11,19 @@
 
 /* ------------------------------------------------------------------ instances */
 
-/* The balancer in front of the instances. Round-robin turns over every request the service
- * receives; random draws from the request copy's identity, so it picks the same instance in
- * every mode; key-hash sends every retry with one key to one instance (a request without a
- * key, in the modes that send none, goes in turn). */
+/* The balancer in front of a service's instances (the clients' server's, or a called
+ * server's): the request's target is the service's node, whose actor is its first instance.
+ * Round-robin turns over every request the service receives; random draws from the request
+ * copy's identity, so it picks the same instance in every mode; key-hash sends every retry
+ * with one key to one instance (a request without a key, in the modes that send none, goes
+ * in turn). */
 uint32_t server_route(World *world, const Message *request)
 {
-    uint32_t count = world->instance_count;
+    const WorldNode *service = &world->nodes[request->target];
+    Server *first = &world->servers[service->actor];
+    uint32_t count = service->instance_count;
     uint32_t pick = 0;
-    BalancerPolicy policy = world->scenario.server.balancer;
+    BalancerPolicy policy = first->spec->balancer;
     if (policy == BALANCER_KEY_HASH && request->key == 0)
         policy = BALANCER_ROUND_ROBIN; /* no key to hash */
     switch (policy) {
@@ -27,25 +31,24 @@ uint32_t server_route(World *world, const Message *request)
         pick = (uint32_t)(rng_mix64(request->key) % count);
         break;
     case BALANCER_ROUND_ROBIN:
-        pick = world->balancer_turn;
-        world->balancer_turn = (world->balancer_turn + 1) % count;
+        pick = first->balancer_turn;
+        first->balancer_turn = (first->balancer_turn + 1) % count;
         break;
     case BALANCER_RANDOM:
         pick = (uint32_t)(world_draw_about(world, DRAW_BALANCER, request) % count);
         break;
     }
-    if (world->scenario.server.balancer_retry == BALANCER_RETRY_CONNECT_FAILURE &&
-        world->servers[pick].down) {
+    if (first->spec->balancer_retry == BALANCER_RETRY_CONNECT_FAILURE && first[pick].down) {
         /* the connection is refused: the next instance that is up, in the instances' order */
         for (uint32_t k = 1; k < count; k++) {
             uint32_t next = (pick + k) % count;
-            if (!world->servers[next].down) {
+            if (!first[next].down) {
                 world->metrics.balancer_retries++;
-                return world->servers[next].node;
+                return first[next].node;
             }
         }
     }
-    return world->servers[pick].node;
+    return first[pick].node;
 }
 
 /* ------------------------------------------------------------------ jobs and workers */
@@ -281,16 +284,19 @@ static bool draw_crash(World *world, const Server *server, const Job *job, Crash
     return world_chance_about(world, DRAW_CRASH, &job->request, crash->prob);
 }
 
-/* A store the instance does not own outlives its crash: one every instance shares, or one
- * that is a process of its own, which crashes on its own (C38). Otherwise the store lives in
- * the instance's process, and only `durable` keeps it. */
+/* A store the server does not own outlives its crash: one it shares with another Server
+ * (the instances of one service, or several servers naming one key_store entry), or one that
+ * is a process of its own, which crashes on its own (C38). Otherwise the store lives in the
+ * server's process, and only `durable` keeps it. */
 static bool owns_store(const World *world, const Server *server)
 {
-    const IdempotencySpec *store = &server->spec->idempotency;
-    if (store->crash.enabled)
+    if (server->spec->idempotency.crash.enabled)
         return false;
-    bool an_instance = server->spec == &world->scenario.server;
-    return !an_instance || world->instance_count == 1 || store->placement == PLACEMENT_PER_INSTANCE;
+    for (uint32_t i = 0; i < world->server_count; i++) {
+        if (&world->servers[i] != server && world->servers[i].store == server->store)
+            return false;
+    }
+    return true;
 }
 
 /* The process is gone: everything in flight dies with it; what is durable stays. */
@@ -471,32 +477,63 @@ void server_on_store_sweep(World *world, uint32_t side)
     key_protocol_on_sweep(world, world_keys_of_side(world, side));
 }
 
+/* The Server whose store server i uses, when it is not a store of its own: a service's
+ * later instances share its first one's unless the placement is per instance; a service's
+ * first instance shares the store of the server before it that names the same key_store
+ * entry (the loader refuses a per-instance placement there). */
+static int store_shared_with(const World *world, uint32_t i)
+{
+    const ServerSpec *spec = world->servers[i].spec;
+    for (uint32_t j = 0; j < i; j++) {
+        if (world->servers[j].spec == spec) /* its service's first instance */
+            return spec->idempotency.placement == PLACEMENT_PER_INSTANCE ? -1 : (int)j;
+    }
+    const Scenario *scenario = &world->scenario;
+    for (uint32_t c = 0; c < scenario->called_server_count; c++) {
+        if (spec != &scenario->called_servers[c].spec)
+            continue;
+        int shared = scenario_called_store_shared_with(scenario, c);
+        if (shared <= 0)
+            return shared; /* its own, or the clients' server's (its first instance's) */
+        for (uint32_t j = 0; j < i; j++) {
+            if (world->servers[j].spec == &scenario->called_servers[shared - 1].spec)
+                return (int)j;
+        }
+    }
+    return -1;
+}
+
 /* The servers' nodes were made by build_nodes; each gets its store: the instances the
  * shared one (side STORE_SERVER) or each its own (instance i > 0 on side
- * STORE_INSTANCE_FIRST + i - 1), then each called server its own, on the sides after. The
- * side table holds every store the world has: the server's, the consumers', the instances',
- * the called servers'. Last, each instance's outage is scheduled, after the instances' own
- * timers. */
+ * STORE_INSTANCE_FIRST + i - 1), then each called server's instances theirs the same way, on
+ * the sides after, or the very store of the server before it that names the same key_store
+ * entry (no side of its own: one store, one set of rows, one sweep, counted once). The side table
+ * holds every store the world has: the server's, the consumers', the instances', the called
+ * servers'. A shared store's protocol is initialised by its first user, whose node its sweeps name.
+ * Last, each instance's outage is scheduled, after the instances' own timers. */
 void server_init(World *world)
 {
     const ServerSpec *spec = &world->scenario.server;
-    bool per_instance = spec->idempotency.placement == PLACEMENT_PER_INSTANCE;
     world->store_count = STORE_INSTANCE_FIRST;
     world->stores[STORE_SERVER] = &world->server_stores[0];
     world->stores[STORE_CONSUMERS] = &world->consumers.keys;
     for (uint32_t i = 0; i < world->server_count; i++) {
         Server *server = &world->servers[i];
-        bool own_store = i == 0 || i >= world->instance_count || per_instance;
+        int shared = store_shared_with(world, i);
         server->workers = server->spec->workers;
+        if (shared >= 0) {
+            server->store = world->servers[shared].store;
+            server->keys = world->stores[server->store];
+            continue;
+        }
         server->store = STORE_SERVER;
-        if (own_store && i > 0) {
+        if (i > 0) {
             server->store = world->store_count++;
             world->stores[server->store] = &world->server_stores[server->store - 1];
         }
         server->keys = world->stores[server->store];
-        if (own_store)
-            key_protocol_init(world, server->keys, &server->spec->idempotency, server->node,
-                              server->store, world->mode == MODE_IDEMPOTENT);
+        key_protocol_init(world, server->keys, &server->spec->idempotency, server->node,
+                          server->store, world->mode == MODE_IDEMPOTENT);
     }
     server_charge_init(world);
     for (uint32_t i = 0; i < world->instance_count && spec->outage.enabled; i++)
@@ -507,10 +544,10 @@ void server_init(World *world)
 void server_release(World *world)
 {
     server_charge_release(world);
-    for (uint32_t i = 0; i < world->server_count; i++) {
-        Server *server = &world->servers[i];
-        if (i == 0 || server->store != STORE_SERVER)
-            key_protocol_release(server->keys);
-        index_queue_release(&server->queue);
+    for (uint32_t side = 0; side < world->store_count; side++) {
+        if (side != STORE_CONSUMERS) /* every other side is a server's store, once */
+            key_protocol_release(world->stores[side]);
     }
+    for (uint32_t i = 0; i < world->server_count; i++)
+        index_queue_release(&world->servers[i].queue);
 }

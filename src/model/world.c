@@ -662,39 +662,76 @@ static void build_key_store_node(World *world)
 }
 
 /* The servers other servers call (Scenario.called_servers): a node each, appended after
- * every other node (ids, and so link draws, stay as they were without them), and a Server
- * after the instances. A called server is drawn right after the server the clients call
- * (lanes sort by lane, then by node id). */
+ * every other node (ids, and so link draws, stay as they were without them), then their
+ * further instances' nodes after those ("payments#2", in the called servers' order), so a
+ * world whose called servers run one instance each keeps its ids. Their Servers follow the
+ * instances of the clients' server, each called server's instances consecutive. A called
+ * server is drawn right after the server the clients call (lanes sort by lane, then by node
+ * id). */
 static void build_called_servers(World *world)
 {
     const Scenario *scenario = &world->scenario;
     const WorldNode *first = &world->nodes[world->server_node];
+    uint32_t first_node[CALLED_SERVERS_MAX];
     for (uint32_t k = 0; k < scenario->called_server_count; k++) {
         const CalledServerSpec *called = &scenario->called_servers[k];
+        uint32_t count = called->spec.instances > 1 ? called->spec.instances : 1;
         uint32_t node = world->node_count++;
-        uint32_t actor = world->server_count++;
+        uint32_t actor = world->server_count;
+        world->server_count += count;
+        first_node[k] = node;
         world->nodes[node] = (WorldNode){
             .kind = NODE_SERVER,
             .name = called->id,
             .service = called->id,
             .actor = actor,
-            .instance_count = 1,
+            .instance_count = count,
             .lane = first->lane,
             .active = node_called_server_reached(scenario, k),
         };
+        for (uint32_t i = 0; i < count; i++)
+            world->servers[actor + i].spec = &called->spec;
         world->servers[actor].node = node;
-        world->servers[actor].spec = &called->spec;
+        if (count > 1) {
+            scenario_instance_name(world->instance_names[actor], called->id, 1);
+            world->nodes[node].name = world->instance_names[actor];
+        }
+    }
+    for (uint32_t k = 0; k < scenario->called_server_count; k++) {
+        const WorldNode *service = &world->nodes[first_node[k]];
+        for (uint32_t i = 1; i < service->instance_count; i++) {
+            uint32_t node = world->node_count++;
+            uint32_t actor = service->actor + i;
+            world->nodes[node] = *service;
+            world->nodes[node].actor = actor;
+            scenario_instance_name(world->instance_names[actor], service->service, i + 1);
+            world->nodes[node].name = world->instance_names[actor];
+            world->servers[actor].node = node;
+        }
     }
 }
 
-/* Where each server's call step goes: the gateway, or the called server it names. */
+/* The first Server of called server k (its service's node's actor). */
+static uint32_t called_server_first(const World *world, uint32_t k)
+{
+    uint32_t actor = world->instance_count;
+    for (uint32_t c = 0; c < k; c++) {
+        uint32_t count = world->scenario.called_servers[c].spec.instances;
+        actor += count > 1 ? count : 1;
+    }
+    return actor;
+}
+
+/* Where each server's call step goes: the gateway, or the called server it names (its
+ * service's node: the balancer there picks the instance). */
 static void wire_calls(World *world)
 {
     for (uint32_t i = 0; i < world->server_count; i++) {
         Server *server = &world->servers[i];
         uint32_t called = server->spec->call_server;
-        server->call_node = called == 0 ? world->gateway_node
-                                        : world->servers[world->instance_count + called - 1].node;
+        server->call_node = called == 0
+                                ? world->gateway_node
+                                : world->servers[called_server_first(world, called - 1)].node;
     }
 }
 

@@ -290,8 +290,10 @@ typedef struct {
     uint32_t next_of_operation; /* the operation's next entry, or SLOT_NONE */
 } OutboxEntry;
 
-/* One instance of the server: a process with its own workers, queue, crashes and restarts.
- * Its keys are World.stores[store]: the one store every instance shares, or its own. */
+/* One instance of a server: a process with its own workers, queue, crashes and restarts.
+ * A service's instances are consecutive in World.servers (its node's actor is the first,
+ * and its instance_count says how many). Its keys are World.stores[store]: the one store
+ * every instance shares, or its own, or a store another server names too. */
 typedef struct {
     uint32_t node;          /* its node: the service's for instance 0, appended ones after */
     const ServerSpec *spec; /* its service's settings: Scenario.server, or a called server's */
@@ -306,8 +308,9 @@ typedef struct {
     bool in_outage;   /* down for server.outage: requests are reset, not dropped */
     uint32_t epoch;
     uint32_t crashes;
-    OutboxEntry *outbox; /* slots reused once their operation has settled (instance 0 only:
-                            the loader refuses an outbox with several instances) */
+    uint32_t balancer_turn; /* round-robin: its service's next instance (kept by the first) */
+    OutboxEntry *outbox;    /* slots reused once their operation has settled (instance 0 only:
+                               the loader refuses an outbox with several instances) */
     SlotPool outbox_slots;
     uint64_t outbox_written; /* entries written so far */
 } Server;
@@ -459,7 +462,9 @@ typedef struct {
 /* Key stores by side: the server's (shared, or instance 0's), the consumers', then the
  * other instances' own when the server's store is per instance. */
 #define STORES_MAX (SERVER_INSTANCES_MAX + 1 + CALLED_SERVERS_MAX)
-/* Every Server: the instances of the server the clients call, then the called servers. */
+/* Every Server: the instances of the server the clients call, then each called server's
+ * (the instances beyond one per server are at most SERVER_INSTANCES_MAX - 1 in all, as the
+ * loader checks: SERVER_INSTANCES_EXTRA_MAX). */
 #define SERVERS_MAX (SERVER_INSTANCES_MAX + CALLED_SERVERS_MAX)
 
 struct World {
@@ -515,11 +520,10 @@ struct World {
     KeyProtocol server_stores[SERVERS_MAX]; /* [0]: side STORE_SERVER; [i]: side i + 1 */
 
     uint32_t instance_count; /* of the server the clients call: servers[0 .. instance_count) */
-    uint32_t server_count;   /* every Server: its instances, then the called servers' */
+    uint32_t server_count;   /* every Server: its instances, then each called server's */
     Server servers[SERVERS_MAX];
-    uint32_t balancer_turn;  /* round-robin: the next instance */
     uint64_t generated_keys; /* server-generated keys: a fresh one per request */
-    char instance_names[SERVER_INSTANCES_MAX][NODE_NAME_LEN_MAX]; /* "checkout#2" */
+    char instance_names[SERVERS_MAX][NODE_NAME_LEN_MAX]; /* by Server: "checkout#2" */
     Gateway gateway;
     Proxy proxy;
     uint32_t proxy_node;     /* TRACE_NO_NODE when no group goes through a proxy */

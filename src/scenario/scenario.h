@@ -373,6 +373,9 @@ typedef struct {
 
 #define SERVER_QUEUE_UNBOUNDED UINT32_MAX
 #define SERVER_INSTANCES_MAX 8
+/* The instances of every server together (the clients' and the called ones), beyond one per
+ * server: the world's node and server tables have room for this many. */
+#define SERVER_INSTANCES_EXTRA_MAX (SERVER_INSTANCES_MAX - 1)
 
 /* How a request to a server with several instances picks one: in turn, at random, or by a
  * hash of its idempotency key (a request without a key goes in turn). */
@@ -466,10 +469,11 @@ typedef struct {
 } ServerSpec;
 
 /* A server that another server's call step names (services form): a tier behind the server
- * the clients call (checkout -> payments -> the provider), with a server's fields, its own
- * key store and its own steps. A called server is only called by servers listed before it,
- * so calls never loop. For now it runs one instance, and has no outbox, publish, fulfil,
- * undo, reconciliation or deadline (refused at load with their paths). */
+ * the clients call (checkout -> payments -> the provider), with a server's fields, its key
+ * store and its own steps. A called server is only called by servers listed before it, so
+ * calls never loop. It may run several instances behind its own balancer; it has no outbox,
+ * publish, fulfil, undo, reconciliation, deadline, crash or outage (refused at load with
+ * their paths). */
 #define CALLED_SERVERS_MAX 3
 
 typedef struct {
@@ -821,12 +825,17 @@ const char *scenario_service_id(const Scenario *scenario, NodeKind kind);
 /* A key store's id: its own (`services` form), or in the older form "<owner>-keys". */
 void scenario_key_store_id(const Scenario *scenario, const IdempotencySpec *store, NodeKind owner,
                            char id[NAME_LEN_MAX]);
+/* Whose key store called server `called` names, when it is another server's too (several
+ * servers may share one store entry: one store, one set of rows): 0, the clients' server's;
+ * k > 0, called server k - 1's, an earlier one; -1, a store of its own. */
+int scenario_called_store_shared_with(const Scenario *scenario, uint32_t called);
 
 /* The names of the service nodes a run of scenario has, in node order after the client
  * groups (the world's node table, world.h): server, gateway, broker, consumers, the proxy
- * when a group goes through it, a server's instances 2..n, and a key store that crashes on
- * its own (C38). With several instances the server's node is instance 1: "<id>#1". Returns
- * how many; names past capacity are not written. */
+ * when a group goes through it, a server's instances 2..n, a key store that crashes on its
+ * own (C38), the called servers, then the called servers' instances 2..n. With several
+ * instances a server's node is instance 1: "<id>#1". Returns how many; names past capacity
+ * are not written. */
 #define NODE_NAME_LEN_MAX (NAME_LEN_MAX + 16)
 /* The name of instance n (1-based) of a service that runs several: "checkout#2". */
 void scenario_instance_name(char name[NODE_NAME_LEN_MAX], const char *service, unsigned n);

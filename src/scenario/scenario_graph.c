@@ -98,8 +98,15 @@ unsigned scenario_service_node_names(const Scenario *scenario, char names[][NODE
         scenario_key_store_id(scenario, &scenario->server.idempotency, NODE_SERVER, store);
         add_node_name(names, capacity, &count, store, 0);
     }
-    for (uint32_t c = 0; c < scenario->called_server_count; c++) /* after every other node */
-        add_node_name(names, capacity, &count, scenario->called_servers[c].id, 0);
+    for (uint32_t c = 0; c < scenario->called_server_count; c++) { /* after every other node */
+        const CalledServerSpec *called = &scenario->called_servers[c];
+        add_node_name(names, capacity, &count, called->id, called->spec.instances > 1 ? 1 : 0);
+    }
+    for (uint32_t c = 0; c < scenario->called_server_count; c++) { /* and their instances */
+        const CalledServerSpec *called = &scenario->called_servers[c];
+        for (uint32_t i = 2; i <= called->spec.instances; i++)
+            add_node_name(names, capacity, &count, called->id, i);
+    }
     return count;
 }
 
@@ -111,6 +118,10 @@ bool scenario_service_name_known(const Scenario *scenario, const char *name)
     for (unsigned i = 0; i < count; i++) {
         if (strcmp(names[i], name) == 0)
             return true;
+    }
+    for (uint32_t c = 0; c < scenario->called_server_count; c++) {
+        if (strcmp(scenario->called_servers[c].id, name) == 0)
+            return true; /* a called server's instances' sum */
     }
     return strcmp(scenario->service_ids[NODE_SERVER], name) == 0; /* its instances' sum */
 }
@@ -313,21 +324,14 @@ static int resolve(SchemaReader *reader, const Graph *graph, unsigned i, const c
 
 /* ------------------------------------------------------------------ called servers */
 
-/* A called server runs one instance with its workers, queue (and its shed answer, which its
- * caller takes as a failed try), crashes, failing handlers, transaction, key store and
- * steps. The rest of a server's fields are the clients' server's only (an outage is
- * scheduled for its instances; a deadline and C32's connections are the client groups'
- * requests'). Each is refused at its key when it differs from a server's default, so
- * `show`, which writes every default, reads back. */
-static void check_called_server(SchemaReader *reader, const cJSON *object, const ServerSpec *spec)
+/* A called server runs its instances behind its own balancer, with their workers, queue (and
+ * its shed answer, which its caller takes as a failed try), crashes, failing handlers,
+ * transaction, key store and steps. The rest of a server's fields are the clients' server's
+ * only (an outage is scheduled for its instances; a deadline and C32's connections are the
+ * client groups' requests'). Each is refused at its key when it differs from a server's
+ * default, so `show`, which writes every default, reads back. */
+static void check_called_server(SchemaReader *reader, const ServerSpec *spec)
 {
-    static const char *const balancing[] = {"instances", "balancer", "balancer_retry"};
-    for (size_t k = 0; k < sizeof balancing / sizeof balancing[0]; k++) {
-        if (schema_member(object, balancing[k]) != NULL)
-            schema_error_at(reader, balancing[k],
-                            "expected no '%s' on a called server (it runs one instance for now)",
-                            balancing[k]);
-    }
     ServerSpec plain;
     scenario_services_server_defaults(&plain);
     static const char groups_only[] = "is a client group's request's";
@@ -342,8 +346,6 @@ static void check_called_server(SchemaReader *reader, const cJSON *object, const
          "a kept-alive connection (C32)", groups_only},
         {spec->closes_before_answer != plain.closes_before_answer, "closes_before_answer", "0",
          "a kept-alive connection (C32)", groups_only},
-        {spec->delete_always_204 != plain.delete_always_204, "delete_always_204", "false",
-         "a delete", "never reaches it (it is called for debits)"},
         {spec->outbox_relay_ms != plain.outbox_relay_ms, "outbox_relay_ms", "the default",
          "a relay of receipts", "is the first server's"},
     };
@@ -373,36 +375,79 @@ static void check_called_store(SchemaReader *reader, const cJSON *object,
                         "not poll a 202)");
 }
 
-/* A key store belongs to the one service that names it: a crash of one service must never
- * wipe another's store, and a store shared by two services is not modelled yet. */
+/* Entry i's fields as a server's (the clients' or a called one's), or NULL for consumers. */
+static ServerSpec *server_of(Scenario *scenario, const Entry *entry)
+{
+    if (entry->kind != NODE_SERVER)
+        return NULL;
+    return entry->called != NOT_CALLED ? &scenario->called_servers[entry->called].spec
+                                       : &scenario->server;
+}
+
+/* Who names each key store: the first user of each store entry (used_by, by store) and the
+ * store each entry names (store_of, by user); -1 for none. */
+typedef struct {
+    int used_by[SERVICES_MAX];
+    int store_of[SERVICES_MAX];
+} StoreUsers;
+
+static unsigned store_user_count(const Graph *graph, const StoreUsers *users, int store)
+{
+    unsigned count = 0;
+    for (unsigned i = 0; i < graph->count; i++)
+        count += users->store_of[i] == store;
+    return count;
+}
+
+/* A key store belongs to the services that name it. Servers may share one (the clients'
+ * server and called servers): it is one store, one set of rows, its settings read once from
+ * its entry, so every server naming it keeps its keys by the same rules (each user's
+ * IdempotencySpec is a copy of the first's). A consumer group's store is its own: its fields
+ * are a consumer's (a key strategy, no answer-shaping), so one entry cannot be both. */
 static void read_key_store(ScenarioReader *scenario_reader, const Graph *graph, unsigned user,
-                           int used_by[SERVICES_MAX])
+                           StoreUsers *users)
 {
     SchemaReader *reader = &scenario_reader->reader;
     Scenario *scenario = scenario_reader->scenario;
     int store = resolve(reader, graph, user, "key_store", SERVICE_KIND_KEY_STORE);
     if (store < 0)
         return;
-    if (used_by[store] >= 0) {
+    const Entry *entry = &graph->entries[user];
+    int first = users->used_by[store];
+    if (first >= 0 && (entry->kind != NODE_SERVER || graph->entries[first].kind != NODE_SERVER)) {
         json_path_push_index(&reader->path, user);
         schema_error_at(reader, "key_store",
                         "expected a key store of its own ('%s' is already the store of "
-                        "'%s'; a store shared by several services is not modelled yet)",
-                        graph->entries[store].id, graph->entries[used_by[store]].id);
+                        "'%s'; only servers share one: a consumer group's has a consumer's "
+                        "fields)",
+                        graph->entries[store].id, graph->entries[first].id);
         json_path_pop(&reader->path);
         return;
     }
-    used_by[store] = (int)user;
-    const Entry *entry = &graph->entries[user];
+    users->store_of[user] = store;
     NodeKind kind = (NodeKind)entry->kind;
     IdempotencySpec *spec = entry->called != NOT_CALLED
                                 ? &scenario->called_servers[entry->called].spec.idempotency
                                 : node_kind_store(scenario, kind);
     const cJSON *object = graph->entries[store].object;
     json_path_push_index(&reader->path, (unsigned)store);
-    schema_read_object(reader, object, node_kind_info(kind)->store_schema, spec);
+    if (first < 0) {
+        users->used_by[store] = (int)user;
+        schema_read_object(reader, object, node_kind_info(kind)->store_schema, spec);
+    } else {
+        *spec = server_of(scenario, &graph->entries[first])->idempotency; /* read once */
+        if (store_user_count(graph, users, store) == 2 && spec->placement == PLACEMENT_PER_INSTANCE)
+            schema_error_at(reader, "placement",
+                            "expected 'shared' in a store several servers name ('%s' and "
+                            "'%s': one store, one set of rows, not a copy in each instance)",
+                            graph->entries[first].id, entry->id);
+    }
     if (entry->called != NOT_CALLED) {
-        check_called_store(reader, object, spec);
+        bool checked = false; /* for an earlier called server of this store: said once */
+        for (unsigned j = 0; j < user; j++)
+            checked |= users->store_of[j] == store && graph->entries[j].called != NOT_CALLED;
+        if (!checked)
+            check_called_store(reader, object, spec);
         scenario->called_servers[entry->called].store_entry = (uint8_t)(store + 1);
     }
     json_path_pop(&reader->path);
@@ -807,15 +852,6 @@ static void read_publish_step(ScenarioReader *scenario_reader, const Graph *grap
     json_path_pop(&reader->path);
 }
 
-/* Entry i's fields as a server's (the clients' or a called one's), or NULL for consumers. */
-static ServerSpec *server_of(Scenario *scenario, const Entry *entry)
-{
-    if (entry->kind != NODE_SERVER)
-        return NULL;
-    return entry->called != NOT_CALLED ? &scenario->called_servers[entry->called].spec
-                                       : &scenario->server;
-}
-
 static void read_steps(ScenarioReader *scenario_reader, const Graph *graph, unsigned i)
 {
     SchemaReader *reader = &scenario_reader->reader;
@@ -910,6 +946,26 @@ static void check_instances(ScenarioReader *scenario_reader, unsigned user)
     json_path_pop(&reader->path);
 }
 
+/* The instances of every server beyond one each fit the world's tables: said at the
+ * called server's instances that would pass SERVER_INSTANCES_EXTRA_MAX (the clients'
+ * server's own range is SERVER_INSTANCES_MAX). */
+static void check_instances_in_all(ScenarioReader *scenario_reader, int called)
+{
+    const Scenario *scenario = scenario_reader->scenario;
+    uint32_t before = scenario->server.instances > 1 ? scenario->server.instances - 1 : 0;
+    for (int c = 0; c < called; c++) {
+        uint32_t count = scenario->called_servers[c].spec.instances;
+        before += count > 1 ? count - 1 : 0;
+    }
+    uint32_t count = scenario->called_servers[called].spec.instances;
+    uint32_t room = before < SERVER_INSTANCES_EXTRA_MAX ? SERVER_INSTANCES_EXTRA_MAX - before : 0;
+    if (count > 1 && count - 1 > room)
+        schema_error_at(&scenario_reader->reader, "instances",
+                        "expected at most %u (the servers' instances beyond one each are at "
+                        "most %d in all; the servers before it take %u)",
+                        room + 1, SERVER_INSTANCES_EXTRA_MAX, before);
+}
+
 /* A declared gateway takes some charges (a call step names it): a gateway nothing calls
  * would be a service that does nothing. */
 static void check_gateway_used(ScenarioReader *scenario_reader, const Graph *graph)
@@ -958,25 +1014,50 @@ static void check_called_servers_used(ScenarioReader *scenario_reader, const Gra
 
 /* A recovery point commits with a local effect only (as the older form's check_server says
  * of use_gateway): a server whose step is a call, to a gateway or to a server, cannot resume
- * after it. Said at its store's on_failure, once the steps are read. */
+ * after it. Said at its store's on_failure, once the steps are read, for each such user of
+ * the store. */
 static void check_resume_with_calls(ScenarioReader *scenario_reader, const Graph *graph,
-                                    const int used_by[SERVICES_MAX])
+                                    const StoreUsers *users)
 {
     SchemaReader *reader = &scenario_reader->reader;
-    for (unsigned store = 0; store < graph->count; store++) {
-        int user = used_by[store];
+    for (unsigned user = 0; user < graph->count; user++) {
+        int store = users->store_of[user];
         const ServerSpec *server =
-            user >= 0 ? server_of(scenario_reader->scenario, &graph->entries[user]) : NULL;
+            store >= 0 ? server_of(scenario_reader->scenario, &graph->entries[user]) : NULL;
         if (server == NULL || !server->use_gateway)
             continue;
         const FailurePolicies *on_failure = &server->idempotency.on_failure;
         if (on_failure->definite != ON_FAILURE_RESUME && on_failure->ambiguous != ON_FAILURE_RESUME)
             continue;
-        json_path_push_index(&reader->path, store);
+        json_path_push_index(&reader->path, (unsigned)store);
         schema_error_at(reader, "on_failure",
                         "expected no \"resume\" while '%s' calls in its steps (recovery points "
                         "are modelled for a local effect only)",
                         graph->entries[user].id);
+        json_path_pop(&reader->path);
+    }
+}
+
+/* The clients' server's outbox (a charge's or its receipts') lives in its key store and is
+ * lost with it (server_charge.c): in a store other servers share too, which none of them
+ * owns, an outbox that a crash of one server empties while the rows stay is not modelled. */
+static void check_shared_store_outbox(ScenarioReader *scenario_reader, const Graph *graph,
+                                      const StoreUsers *users)
+{
+    SchemaReader *reader = &scenario_reader->reader;
+    const ServerSpec *server = &scenario_reader->scenario->server;
+    bool outbox = server->outbox || server->reconcile_ms > 0 ||
+                  (server->publish_receipts && server->receipts_via == RECEIPTS_OUTBOX);
+    for (unsigned user = 0; user < graph->count && outbox; user++) {
+        int store = users->store_of[user];
+        if (store < 0 || graph->entries[user].kind != NODE_SERVER ||
+            graph->entries[user].called != NOT_CALLED || store_user_count(graph, users, store) < 2)
+            continue;
+        json_path_push_index(&reader->path, user);
+        schema_error_at(reader, "key_store",
+                        "expected a key store of its own with an outbox or reconcile_ms "
+                        "('%s' is shared by servers; an outbox in it is not modelled yet)",
+                        graph->entries[store].id);
         json_path_pop(&reader->path);
     }
 }
@@ -1001,10 +1082,12 @@ static void store_users(char *buffer, size_t size)
 static void check_references(ScenarioReader *scenario_reader, const Graph *graph)
 {
     SchemaReader *reader = &scenario_reader->reader;
-    int used_by[SERVICES_MAX];
+    StoreUsers stores;
+    int *used_by = stores.used_by;
     int named_by[SERVICES_MAX];
     for (unsigned i = 0; i < SERVICES_MAX; i++) {
-        used_by[i] = -1;
+        stores.used_by[i] = -1;
+        stores.store_of[i] = -1;
         named_by[i] = -1;
     }
     for (unsigned i = 0; i < graph->count; i++) {
@@ -1027,7 +1110,7 @@ static void check_references(ScenarioReader *scenario_reader, const Graph *graph
             }
         }
         if (info->store_offset > 0)
-            read_key_store(scenario_reader, graph, i, used_by);
+            read_key_store(scenario_reader, graph, i, &stores);
         if (info->runs_steps)
             read_steps(scenario_reader, graph, i);
         if (kind == NODE_SERVER && graph->entries[i].called == NOT_CALLED)
@@ -1035,14 +1118,15 @@ static void check_references(ScenarioReader *scenario_reader, const Graph *graph
         if (graph->entries[i].called != NOT_CALLED) {
             json_path_push_index(&reader->path, i);
             check_called_server(
-                reader, graph->entries[i].object,
-                &scenario_reader->scenario->called_servers[graph->entries[i].called].spec);
+                reader, &scenario_reader->scenario->called_servers[graph->entries[i].called].spec);
+            check_instances_in_all(scenario_reader, graph->entries[i].called);
             json_path_pop(&reader->path);
         }
     }
     check_gateway_used(scenario_reader, graph);
     check_called_servers_used(scenario_reader, graph);
-    check_resume_with_calls(scenario_reader, graph, used_by);
+    check_resume_with_calls(scenario_reader, graph, &stores);
+    check_shared_store_outbox(scenario_reader, graph, &stores);
     for (unsigned i = 0; i < graph->count; i++) { /* a refused kind's store: said there */
         const cJSON *object = graph->entries[i].object;
         const cJSON *store = graph->entries[i].kind == KIND_UNKNOWN && cJSON_IsObject(object)
@@ -1374,6 +1458,20 @@ void scenario_key_store_id(const Scenario *scenario, const IdempotencySpec *spec
         snprintf(id, NAME_LEN_MAX, "%.*s-keys", NAME_LEN_MAX - 6, scenario->service_ids[owner]);
 }
 
+int scenario_called_store_shared_with(const Scenario *scenario, uint32_t called)
+{
+    const char *id = scenario->called_servers[called].spec.idempotency.store_id;
+    if (id[0] == '\0')
+        return -1;
+    if (strcmp(scenario->server.idempotency.store_id, id) == 0)
+        return 0;
+    for (uint32_t k = 0; k < called; k++) {
+        if (strcmp(scenario->called_servers[k].spec.idempotency.store_id, id) == 0)
+            return (int)k + 1;
+    }
+    return -1;
+}
+
 static void write_call_spec(SchemaWriter *writer, cJSON *call, const NameTable *keys,
                             const CallSpec *spec)
 {
@@ -1454,7 +1552,8 @@ static void write_store(SchemaWriter *writer, cJSON *services, const char *id,
 }
 
 /* The called servers, right after the clients' server and its store, each as a server entry
- * followed by its store's, in list order (which keeps every call going down the list). */
+ * followed by its store's, in list order (which keeps every call going down the list). A
+ * store shared with a server before it was written after that server: not again. */
 static void write_called_servers(SchemaWriter *writer, cJSON *services, const Scenario *scenario)
 {
     const NodeKindInfo *info = node_kind_info(NODE_SERVER);
@@ -1468,7 +1567,8 @@ static void write_called_servers(SchemaWriter *writer, cJSON *services, const Sc
         schema_write_string(writer, entry, "key_store", store_id);
         schema_write_object(writer, info->service_schema, &called->spec, entry);
         write_steps(writer, entry, scenario, &called->spec);
-        write_store(writer, services, store_id, &called->spec.idempotency, info->store_schema);
+        if (scenario_called_store_shared_with(scenario, c) < 0)
+            write_store(writer, services, store_id, &called->spec.idempotency, info->store_schema);
     }
 }
 

@@ -578,14 +578,24 @@ static void warn_server(const Scenario *scenario, const Scenario *plain, const N
     if (!reach->to_server)
         return;
     warn_crash(&server->crash, &plain->server.crash, "$.server.crash", warnings);
-    warn_store(scenario, &server->idempotency, &plain->server.idempotency, "$.server.idempotency",
-               !crash_never(&server->crash) || server->outage.enabled, warnings);
+    bool shared = false; /* with a called server: owned by none, so no server's crash wipes it */
+    for (uint32_t c = 0; c < scenario->called_server_count; c++)
+        shared |= scenario_called_store_shared_with(scenario, c) == 0;
+    const IdempotencySpec *store = &server->idempotency;
+    if (shared && store->durable != plain->server.idempotency.durable && !store->crash.enabled &&
+        runs_mode(scenario, MODE_IDEMPOTENT))
+        say_at(warnings, "$.server.idempotency", "durable",
+               "has no effect: several servers share this store, and a server's crash never "
+               "wipes a store it shares");
+    warn_store(scenario, store, &plain->server.idempotency, "$.server.idempotency",
+               shared || !crash_never(&server->crash) || server->outage.enabled, warnings);
 }
 
-/* A called server reads its workers, service_ms, key store and call step; the rest of a
- * server's fields is refused there at load. Its call and its store are judged as the first
- * server's are (nothing on its side crashes: a crash is refused there), and its store's
- * placement chooses nothing for one instance. Said at its own entries. */
+/* A called server reads its instances and balancer, workers, service_ms, key store and call
+ * step; the rest of a server's fields is refused there at load. Its call and its store are
+ * judged as the first server's are (nothing on its side crashes: a crash is refused there),
+ * and its balancer and its store's placement choose nothing for one instance. Said at its own
+ * entries; a store it shares with a server before it is judged once, with that server. */
 static void warn_called_servers(const Scenario *scenario, const Scenario *plain,
                                 const NodeReach *reach, LoadErrors *warnings)
 {
@@ -597,10 +607,27 @@ static void warn_called_servers(const Scenario *scenario, const Scenario *plain,
         if (server->use_gateway)
             warn_call(scenario, &server->call, &plain->server.call, (int)called->entry - 1, false,
                       server->call_server == 0, warnings);
-        char at[32]; /* "$.services[11]" */
+        /* server.c: its balancer chooses among its instances, which are down only after a
+         * crash (a called server has no outage) */
+        char entry[32]; /* "$.services[11]" */
+        snprintf(entry, sizeof entry, "$.services[%d]", (int)called->entry - 1);
+        if (server->instances <= 1 && server->balancer != plain->server.balancer)
+            say_at(warnings, entry, "balancer",
+                   "has no effect with 1 instance: there is no other to pick");
+        if (server->instances <= 1 && server->balancer_retry != plain->server.balancer_retry)
+            say_at(warnings, entry, "balancer_retry",
+                   "has no effect with 1 instance: there is no other to send to");
+        else if (server->balancer_retry != plain->server.balancer_retry &&
+                 crash_never(&server->crash))
+            say_at(warnings, entry, "balancer_retry",
+                   "has no effect: no instance is ever down (no crash)");
+        if (scenario_called_store_shared_with(scenario, c) >= 0)
+            continue; /* one store, judged with the server before it that names it */
+        char at[32];  /* "$.services[11]" */
         snprintf(at, sizeof at, "$.services[%d]", (int)called->store_entry - 1);
         warn_store(scenario, &server->idempotency, &plain->server.idempotency, at, false, warnings);
-        if (server->idempotency.placement != plain->server.idempotency.placement)
+        if (server->instances <= 1 &&
+            server->idempotency.placement != plain->server.idempotency.placement)
             say_at(warnings, at, "placement",
                    "has no effect with 1 instance: its store is that instance's either way");
     }

@@ -438,8 +438,8 @@ static bool server_shown(const SchemaWriter *writer, const void *base, const cha
     const Scenario *scenario = writer->context;
     bool called = scenario != NULL && server != &scenario->server; /* scenario_graph.c */
     if (strcmp(key, "instances") == 0 || strcmp(key, "balancer") == 0 ||
-        strcmp(key, "balancer_retry") == 0) /* a called server runs one instance */
-        return !called;
+        strcmp(key, "balancer_retry") == 0) /* a called server's when it runs several */
+        return !called || server->instances > 1;
     if (strcmp(key, "queue") == 0 || strcmp(key, "shed") == 0)
         return server->queue != SERVER_QUEUE_UNBOUNDED;
     if (strcmp(key, "outage") == 0)
