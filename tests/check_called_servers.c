@@ -289,6 +289,25 @@ START_TEST(test_the_table_shows_a_called_stores_failovers)
 }
 END_TEST
 
+/* Payments runs two instances behind its balancer (round-robin, sending on past a down one);
+ * each may crash once after a charge (2 in 100) and then stays down a minute. The balancer
+ * sends what comes meanwhile to the other instance, which shares the store (durable): a
+ * crashed charge's row stays in processing, and nothing is charged twice. */
+START_TEST(test_a_called_servers_balancer_sends_past_a_crashed_instance)
+{
+    Metrics m =
+        test_run_text(FAST_PAYMENTS(FAST ", \"instances\": 2, \"balancer\": \"round-robin\","
+                                         " \"balancer_retry\": \"connect-failure\","
+                                         " \"crash\": {\"point\": \"after-effect\", \"prob\": 0.02,"
+                                         " \"max_crashes\": 1, \"restart_ms\": 60000}",
+                                    ""),
+                      MODE_IDEMPOTENT);
+    ck_assert_double_eq(service_value(&m, "payments", "crashes"), 1);
+    ck_assert_uint_gt(m.balancer_retries, 0);
+    ck_assert_uint_eq(m.outcomes[OUTCOME_DOUBLE], 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("called_servers");
@@ -303,6 +322,7 @@ int main(void)
     tcase_add_test(tcase, test_a_called_server_takes_every_operation);
     tcase_add_test(tcase, test_a_called_servers_key_windows_are_its_stores);
     tcase_add_test(tcase, test_the_table_shows_a_called_stores_failovers);
+    tcase_add_test(tcase, test_a_called_servers_balancer_sends_past_a_crashed_instance);
     suite_add_tcase(suite, tcase);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);
