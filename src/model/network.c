@@ -23,7 +23,7 @@ static uint32_t node_by_name(const World *world, const char *name)
 static bool same_service(const World *world, uint32_t node, uint32_t named)
 {
     return node == named || (world->nodes[node].kind == world->nodes[named].kind &&
-                             world->nodes[node].service == world->nodes[named].service);
+                             strcmp(world->nodes[node].service, world->nodes[named].service) == 0);
 }
 
 static Link *link_between(World *world, uint32_t source, uint32_t target)

@@ -614,124 +614,14 @@ static uint32_t service_lane(const Scenario *scenario, NodeKind kind)
     return lane;
 }
 
-/* The server's instances: instance 0 is the service's node, the others are appended after
- * every node (ids, and so link draws, stay as they were with one instance). With several,
- * each is named "<id>#<n>" and keeps the service's name in WorldNode.service. */
-static void build_instances(World *world)
-{
-    uint32_t count = world->scenario.server.instances > 0 ? world->scenario.server.instances : 1;
-    world->instance_count = count;
-    world->server_count = count;
-    WorldNode *first = &world->nodes[world->server_node];
-    for (uint32_t i = 0; i < count; i++) {
-        uint32_t node = i == 0 ? world->server_node : world->node_count++;
-        if (i > 0)
-            world->nodes[node] = *first;
-        world->nodes[node].actor = i;
-        world->nodes[node].instance_count = count;
-        world->servers[i].node = node;
-        world->servers[i].spec = &world->scenario.server;
-        if (count > 1) {
-            scenario_instance_name(world->instance_names[i], first->service, i + 1);
-            world->nodes[node].name = world->instance_names[i];
-        }
-    }
-}
-
-/* C38: a store that crashes on its own is a node of its own, appended after every other
- * (ids, and so link draws, stay as they were without one); it is never a link's end. It is
- * drawn after the services, and only where the keys are used. */
-static void build_key_store_node(World *world)
-{
-    world->key_store_node = TRACE_NO_NODE;
-    const Scenario *scenario = &world->scenario;
-    if (!scenario->server.idempotency.crash.enabled)
-        return;
-    scenario_key_store_id(scenario, &scenario->server.idempotency, NODE_SERVER,
-                          world->key_store_name); /* in the older form, the id `show` gives it */
-    const char *id = world->key_store_name;
-    world->key_store_node = world->node_count++;
-    world->nodes[world->key_store_node] = (WorldNode){
-        .kind = NODE_KEY_STORE,
-        .name = id,
-        .service = id,
-        .instance_count = 1,
-        .lane = world->group_count + NODE_KIND_COUNT,
-        .active = world->mode == MODE_IDEMPOTENT && node_kind_reached(scenario, NODE_SERVER),
-    };
-}
-
-/* The servers other servers call (Scenario.called_servers): a node each, appended after
- * every other node (ids, and so link draws, stay as they were without them), then their
- * further instances' nodes after those ("payments#2", in the called servers' order), so a
- * world whose called servers run one instance each keeps its ids. Their Servers follow the
- * instances of the clients' server, each called server's instances consecutive. A called
- * server is drawn right after the server the clients call (lanes sort by lane, then by node
- * id). */
-static void build_called_servers(World *world)
-{
-    const Scenario *scenario = &world->scenario;
-    const WorldNode *first = &world->nodes[world->server_node];
-    uint32_t first_node[CALLED_SERVERS_MAX];
-    for (uint32_t k = 0; k < scenario->called_server_count; k++) {
-        const CalledServerSpec *called = &scenario->called_servers[k];
-        uint32_t count = called->spec.instances > 1 ? called->spec.instances : 1;
-        uint32_t node = world->node_count++;
-        uint32_t actor = world->server_count;
-        world->server_count += count;
-        first_node[k] = node;
-        world->nodes[node] = (WorldNode){
-            .kind = NODE_SERVER,
-            .name = called->id,
-            .service = called->id,
-            .actor = actor,
-            .instance_count = count,
-            .lane = first->lane,
-            .active = node_called_server_reached(scenario, k),
-        };
-        for (uint32_t i = 0; i < count; i++)
-            world->servers[actor + i].spec = &called->spec;
-        world->servers[actor].node = node;
-        if (count > 1) {
-            scenario_instance_name(world->instance_names[actor], called->id, 1);
-            world->nodes[node].name = world->instance_names[actor];
-        }
-    }
-    for (uint32_t k = 0; k < scenario->called_server_count; k++) {
-        const WorldNode *service = &world->nodes[first_node[k]];
-        for (uint32_t i = 1; i < service->instance_count; i++) {
-            uint32_t node = world->node_count++;
-            uint32_t actor = service->actor + i;
-            world->nodes[node] = *service;
-            world->nodes[node].actor = actor;
-            scenario_instance_name(world->instance_names[actor], service->service, i + 1);
-            world->nodes[node].name = world->instance_names[actor];
-            world->servers[actor].node = node;
-        }
-    }
-}
-
-/* The first Server of called server k (its service's node's actor). */
-static uint32_t called_server_first(const World *world, uint32_t k)
-{
-    uint32_t actor = world->instance_count;
-    for (uint32_t c = 0; c < k; c++) {
-        uint32_t count = world->scenario.called_servers[c].spec.instances;
-        actor += count > 1 ? count : 1;
-    }
-    return actor;
-}
-
 /* Where each server's call step goes: the gateway, or the called server it names (its
  * service's node: the balancer there picks the instance). */
-static void wire_calls(World *world)
+static void wire_calls(World *world, const uint32_t called_node[CALLED_SERVERS_MAX])
 {
     for (uint32_t i = 0; i < world->server_count; i++) {
         Server *server = &world->servers[i];
         uint32_t called = server->spec->call_server;
-        server->call_node = called == 0
-                                ? world->gateway_node
-                                : world->servers[called_server_first(world, called - 1)].node;
+        server->call_node = called == 0 ? world->gateway_node : called_node[called - 1];
     }
 }
 
@@ -752,6 +642,12 @@ static void name_service_metrics(World *world)
     }
 }
 
+/* The node table: the client groups, then the service nodes as the scenario lists them
+ * (scenario_service_nodes: node ids, and so link draws, never move when a node is added).
+ * Each server node is a Server: the clients' server's instances first, then each called
+ * server's, consecutive. A server's instances, and the servers it calls, are drawn in its
+ * lane, by node id; a key store that crashes on its own (C38) after the services, and only
+ * where the keys are used. */
 static void build_nodes(World *world)
 {
     const Scenario *scenario = &world->scenario;
@@ -766,28 +662,57 @@ static void build_nodes(World *world)
             .active = scenario->client_groups[g].count > 0,
         };
     }
-    for (unsigned i = 0; i < scenario_names_service.count; i++) {
-        NodeKind kind = (NodeKind)scenario_names_service.entries[i].value;
-        if (node_kind_info(kind)->node_when_reached && !node_kind_reached(scenario, kind))
-            continue; /* node ids, and so link draws, stay as they were without one */
-        world->nodes[world->node_count++] = (WorldNode){
-            .kind = kind,
-            .name = scenario_service_id(scenario, kind),
-            .service = scenario_service_id(scenario, kind),
-            .instance_count = 1,
-            .lane = world->group_count + service_lane(scenario, kind),
-            .active = node_kind_reached(scenario, kind),
+    uint32_t count = scenario_service_nodes(scenario, world->service_nodes);
+    uint32_t first_server[1 + CALLED_SERVERS_MAX]; /* by service: its instance 0's Server */
+    uint32_t called_node[CALLED_SERVERS_MAX];
+    for (uint32_t i = 0; i < count; i++) {
+        const ScenarioNode *spec = &world->service_nodes[i];
+        if (spec->kind == NODE_SERVER && spec->instance == 0) {
+            first_server[spec->server] = world->server_count;
+            world->server_count += spec->instance_count;
+        }
+    }
+    world->key_store_node = TRACE_NO_NODE;
+    uint32_t server_lane = world->group_count + service_lane(scenario, NODE_SERVER);
+    for (uint32_t i = 0; i < count; i++) {
+        const ScenarioNode *spec = &world->service_nodes[i];
+        uint32_t node = world->node_count++;
+        WorldNode *entry = &world->nodes[node];
+        *entry = (WorldNode){
+            .kind = spec->kind,
+            .name = spec->name,
+            .service = spec->service,
+            .instance_count = spec->instance_count,
+            .lane = world->group_count + service_lane(scenario, spec->kind),
+            .active = node_kind_reached(scenario, spec->kind),
         };
+        if (spec->kind == NODE_KEY_STORE) {
+            world->key_store_node = node;
+            entry->lane = world->group_count + NODE_KIND_COUNT;
+            entry->active =
+                world->mode == MODE_IDEMPOTENT && node_kind_reached(scenario, NODE_SERVER);
+        } else if (spec->kind == NODE_SERVER) {
+            entry->actor = first_server[spec->server] + spec->instance;
+            entry->lane = server_lane;
+            Server *server = &world->servers[entry->actor];
+            server->node = node;
+            if (spec->server == 0) {
+                server->spec = &scenario->server;
+            } else {
+                server->spec = &scenario->called_servers[spec->server - 1].spec;
+                entry->active = node_called_server_reached(scenario, spec->server - 1);
+                if (spec->instance == 0)
+                    called_node[spec->server - 1] = node;
+            }
+        }
     }
     world->server_node = world_node_of_kind(world, NODE_SERVER);
-    build_instances(world);
-    build_key_store_node(world);
-    build_called_servers(world);
+    world->instance_count = world->nodes[world->server_node].instance_count;
     name_service_metrics(world);
     for (uint32_t i = 0; i < world->server_count; i++)
         world->servers[i].counts = world_service_metrics(world, world->servers[i].node);
     world->gateway_node = world_node_of_kind(world, NODE_GATEWAY);
-    wire_calls(world);
+    wire_calls(world, called_node);
     world->broker_node = world_node_of_kind(world, NODE_BROKER);
     world->consumers_node = world_node_of_kind(world, NODE_CONSUMERS);
     world->proxy_node = world_node_of_kind(world, NODE_PROXY);

@@ -523,13 +523,12 @@ struct World {
     uint32_t server_count;   /* every Server: its instances, then each called server's */
     Server servers[SERVERS_MAX];
     uint64_t generated_keys; /* server-generated keys: a fresh one per request */
-    char instance_names[SERVERS_MAX][NODE_NAME_LEN_MAX]; /* by Server: "checkout#2" */
+    ScenarioNode service_nodes[SCENARIO_NODES_MAX]; /* what the service nodes are: names */
     Gateway gateway;
     Proxy proxy;
     uint32_t proxy_node;     /* TRACE_NO_NODE when no group goes through a proxy */
     uint32_t key_store_node; /* the server's store as a node of its own: TRACE_NO_NODE unless
                                 it crashes on its own (C38) */
-    char key_store_name[NAME_LEN_MAX]; /* its id (in the older form "<server>-keys") */
     Broker broker;
     Consumers consumers;
     uint32_t broker_node;

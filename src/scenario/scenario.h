@@ -830,15 +830,32 @@ void scenario_key_store_id(const Scenario *scenario, const IdempotencySpec *stor
  * k > 0, called server k - 1's, an earlier one; -1, a store of its own. */
 int scenario_called_store_shared_with(const Scenario *scenario, uint32_t called);
 
-/* The names of the service nodes a run of scenario has, in node order after the client
- * groups (the world's node table, world.h): server, gateway, broker, consumers, the proxy
- * when a group goes through it, a server's instances 2..n, a key store that crashes on its
- * own (C38), the called servers, then the called servers' instances 2..n. With several
- * instances a server's node is instance 1: "<id>#1". Returns how many; names past capacity
- * are not written. */
 #define NODE_NAME_LEN_MAX (NAME_LEN_MAX + 16)
 /* The name of instance n (1-based) of a service that runs several: "checkout#2". */
 void scenario_instance_name(char name[NODE_NAME_LEN_MAX], const char *service, unsigned n);
+
+/* One service node of a run: the world builds its node table from these (world.h), and
+ * METRIC@SERVICE names them, so both read one list. */
+typedef struct {
+    NodeKind kind;
+    char name[NODE_NAME_LEN_MAX]; /* its service's id, or an instance's "<id>#<n>" */
+    char service[NAME_LEN_MAX];   /* its service's id (the same for its instances) */
+    uint32_t server;              /* servers: 0 the clients' server, k called_servers[k - 1] */
+    uint32_t instance;            /* servers: which of its service's instances, from 0 */
+    uint32_t instance_count;      /* servers: its service's instances (1 for every other kind) */
+} ScenarioNode;
+/* The most service nodes a run has: each kind once, every server's further instances, a key
+ * store of its own and the called servers. */
+#define SCENARIO_NODES_MAX (NODE_KIND_COUNT + SERVER_INSTANCES_EXTRA_MAX + CALLED_SERVERS_MAX)
+/* The service nodes a run of scenario has, in node order after the client groups: server,
+ * gateway, broker, consumers, the proxy when a group goes through it (each kind in
+ * scenario_names_service's order, some only when reached), the first server's instances
+ * 2..n, a key store that crashes on its own (C38), the called servers, then the called
+ * servers' instances 2..n. A node's id, and so its links' draws, never moves when a later
+ * one is added. With several instances a server's node is instance 1: "<id>#1". Returns how
+ * many (at most SCENARIO_NODES_MAX). */
+unsigned scenario_service_nodes(const Scenario *scenario, ScenarioNode nodes[SCENARIO_NODES_MAX]);
+/* Their names alone; names past capacity are not written. */
 unsigned scenario_service_node_names(const Scenario *scenario, char names[][NODE_NAME_LEN_MAX],
                                      unsigned capacity);
 /* A name METRIC@SERVICE may give: a service node's name, or a service's id (its instances'

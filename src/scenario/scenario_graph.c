@@ -67,46 +67,64 @@ void scenario_instance_name(char name[NODE_NAME_LEN_MAX], const char *service, u
     snprintf(name, NODE_NAME_LEN_MAX, "%s#%u", service, n);
 }
 
-static void add_node_name(char names[][NODE_NAME_LEN_MAX], unsigned capacity, unsigned *count,
-                          const char *name, unsigned instance)
+/* Appends a node of kind for instance `instance` of `count` of the service with that id. */
+static void add_node(ScenarioNode nodes[SCENARIO_NODES_MAX], unsigned *count, NodeKind kind,
+                     const char *service, uint32_t server, uint32_t instance, uint32_t instances)
 {
-    if (*count < capacity) {
-        if (instance > 0)
-            scenario_instance_name(names[*count], name, instance);
-        else
-            snprintf(names[*count], NODE_NAME_LEN_MAX, "%s", name);
+    if (*count >= SCENARIO_NODES_MAX)
+        return; /* the loader bounds the instances and called servers: never */
+    ScenarioNode *node = &nodes[(*count)++];
+    *node = (ScenarioNode){
+        .kind = kind, .server = server, .instance = instance, .instance_count = instances};
+    snprintf(node->service, sizeof node->service, "%s", service);
+    if (instances > 1)
+        scenario_instance_name(node->name, service, instance + 1);
+    else
+        snprintf(node->name, sizeof node->name, "%s", service);
+}
+
+static uint32_t instances_of(const ServerSpec *server)
+{
+    return server->instances > 1 ? server->instances : 1;
+}
+
+unsigned scenario_service_nodes(const Scenario *scenario, ScenarioNode nodes[SCENARIO_NODES_MAX])
+{
+    unsigned count = 0;
+    uint32_t instances = instances_of(&scenario->server);
+    for (unsigned i = 0; i < scenario_names_service.count; i++) {
+        NodeKind kind = (NodeKind)scenario_names_service.entries[i].value;
+        if (node_kind_info(kind)->node_when_reached && !node_kind_reached(scenario, kind))
+            continue;
+        add_node(nodes, &count, kind, scenario->service_ids[kind], 0, 0,
+                 kind == NODE_SERVER ? instances : 1);
     }
-    (*count)++;
+    for (uint32_t i = 1; i < instances; i++)
+        add_node(nodes, &count, NODE_SERVER, scenario->service_ids[NODE_SERVER], 0, i, instances);
+    if (scenario->server.idempotency.crash.enabled) {
+        char store[NAME_LEN_MAX];
+        scenario_key_store_id(scenario, &scenario->server.idempotency, NODE_SERVER, store);
+        add_node(nodes, &count, NODE_KEY_STORE, store, 0, 0, 1);
+    }
+    for (uint32_t c = 0; c < scenario->called_server_count; c++) { /* after every other node */
+        const CalledServerSpec *called = &scenario->called_servers[c];
+        add_node(nodes, &count, NODE_SERVER, called->id, c + 1, 0, instances_of(&called->spec));
+    }
+    for (uint32_t c = 0; c < scenario->called_server_count; c++) { /* and their instances */
+        const CalledServerSpec *called = &scenario->called_servers[c];
+        for (uint32_t i = 1; i < instances_of(&called->spec); i++)
+            add_node(nodes, &count, NODE_SERVER, called->id, c + 1, i, instances_of(&called->spec));
+    }
+    return count;
 }
 
 unsigned scenario_service_node_names(const Scenario *scenario, char names[][NODE_NAME_LEN_MAX],
                                      unsigned capacity)
 {
-    unsigned count = 0;
-    uint32_t instances = scenario->server.instances > 1 ? scenario->server.instances : 1;
-    for (unsigned i = 0; i < scenario_names_service.count; i++) {
-        NodeKind kind = (NodeKind)scenario_names_service.entries[i].value;
-        if (node_kind_info(kind)->node_when_reached && !node_kind_reached(scenario, kind))
-            continue;
-        add_node_name(names, capacity, &count, scenario->service_ids[kind],
-                      kind == NODE_SERVER && instances > 1 ? 1 : 0);
-    }
-    for (uint32_t i = 2; i <= instances; i++)
-        add_node_name(names, capacity, &count, scenario->service_ids[NODE_SERVER], i);
-    if (scenario->server.idempotency.crash.enabled) {
-        char store[NAME_LEN_MAX];
-        scenario_key_store_id(scenario, &scenario->server.idempotency, NODE_SERVER, store);
-        add_node_name(names, capacity, &count, store, 0);
-    }
-    for (uint32_t c = 0; c < scenario->called_server_count; c++) { /* after every other node */
-        const CalledServerSpec *called = &scenario->called_servers[c];
-        add_node_name(names, capacity, &count, called->id, called->spec.instances > 1 ? 1 : 0);
-    }
-    for (uint32_t c = 0; c < scenario->called_server_count; c++) { /* and their instances */
-        const CalledServerSpec *called = &scenario->called_servers[c];
-        for (uint32_t i = 2; i <= called->spec.instances; i++)
-            add_node_name(names, capacity, &count, called->id, i);
-    }
+    ScenarioNode nodes[SCENARIO_NODES_MAX];
+    unsigned count = scenario_service_nodes(scenario, nodes);
+    for (unsigned i = 0; i < count && i < capacity; i++)
+        snprintf(names[i], NODE_NAME_LEN_MAX, "%s", nodes[i].name);
     return count;
 }
 
