@@ -308,6 +308,55 @@ START_TEST(test_a_called_servers_balancer_sends_past_a_crashed_instance)
 }
 END_TEST
 
+/* A consumer group that calls a server (a ledger service) instead of a gateway: the ledger
+ * takes 1 s and the group waits 0.3 s per try, three tries, so every delivery gives up and
+ * its message, unacknowledged, comes back after the 5 s visibility timeout, five deliveries
+ * in all. Without keys the ledger runs every try of every delivery; with the message id
+ * forwarded as the call's key, the ledger's store runs each message once (the later tries of
+ * a delivery meet 409, the next delivery the stored answer). */
+#define CONSUMERS_CALL_LEDGER                                                                      \
+    "{\"seed\": 3, \"duration_ms\": 600000,"                                                       \
+    " \"accounts\": [{\"id\": \"a\", \"balance\": 1000000000}],"                                   \
+    " \"services\": ["                                                                             \
+    "   {\"id\": \"orders\", \"kind\": \"broker\", \"family\": \"visibility-timeout\","            \
+    "    \"ack_timeout_ms\": 5000, \"max_deliveries\": 5},"                                        \
+    "   {\"id\": \"charger\", \"kind\": \"consumers\", \"consumes\": \"orders\","                  \
+    "    \"key_store\": \"charger-keys\", \"workers\": 0,"                                         \
+    "    \"service_ms\": {\"dist\": \"const\", \"value\": 1},"                                     \
+    "    \"steps\": [{\"call\": \"ledger\", \"timeout_ms\": 300, \"retry\": {\"max_attempts\": "   \
+    "3}}]},"                                                                                       \
+    "   {\"id\": \"charger-keys\", \"kind\": \"key_store\", \"key\": \"message-id\"},"             \
+    "   {\"id\": \"ledger\", \"kind\": \"server\", \"key_store\": \"ledger-keys\", \"workers\": "  \
+    "0,"                                                                                           \
+    "    \"service_ms\": {\"dist\": \"const\", \"value\": 1000}, \"steps\": [{\"effect\": "        \
+    "\"local\"}]},"                                                                                \
+    "   {\"id\": \"ledger-keys\", \"kind\": \"key_store\"}],"                                      \
+    " \"clients\": [{\"id\": \"order-api\", \"count\": 4, \"publishes\": \"orders\","              \
+    "   \"key\": \"message-id\", \"operation\": {\"kind\": \"debit\", \"amount\": 100},"           \
+    "   \"workload\": {\"ops\": 10, \"interval_ms\": 60000},"                                      \
+    "   \"retry\": {\"timeout_ms\": 2000, \"max_attempts\": 3}}],"                                 \
+    " \"network\": {\"default\": {\"loss\": 0, \"delay_ms\": 5}}}"
+#define DELIVERIES 5
+
+START_TEST(test_a_consumer_group_calls_a_ledger_server)
+{
+    Metrics once = test_run_text(CONSUMERS_CALL_LEDGER, MODE_AT_MOST_ONCE);
+    Metrics least = test_run_text(CONSUMERS_CALL_LEDGER, MODE_AT_LEAST_ONCE);
+    Metrics keyed = test_run_text(CONSUMERS_CALL_LEDGER, MODE_IDEMPOTENT);
+    ck_assert_uint_gt(once.operations, 0);
+    ck_assert_uint_eq(once.effects, once.operations * CHECKOUT_TRIES);
+    ck_assert_uint_eq(least.effects, least.operations * DELIVERIES * CHECKOUT_TRIES);
+    ck_assert_uint_eq(least.dead_lettered, least.operations);
+    ck_assert_double_eq(service_value(&least, "ledger", "runs"), least.effects);
+    ck_assert_double_eq(service_value(&least, "charger", "retries"), least.call_retries);
+    ck_assert_uint_eq(keyed.effects, keyed.operations);
+    ck_assert_uint_eq(keyed.outcomes[OUTCOME_DOUBLE], 0);
+    ck_assert_double_eq(service_value(&keyed, "ledger", "replayed"), keyed.operations);
+    ck_assert_double_eq(service_value(&keyed, "ledger", "refused"),
+                        keyed.operations * (CHECKOUT_TRIES - 1));
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("called_servers");
@@ -323,6 +372,7 @@ int main(void)
     tcase_add_test(tcase, test_a_called_servers_key_windows_are_its_stores);
     tcase_add_test(tcase, test_the_table_shows_a_called_stores_failovers);
     tcase_add_test(tcase, test_a_called_servers_balancer_sends_past_a_crashed_instance);
+    tcase_add_test(tcase, test_a_consumer_group_calls_a_ledger_server);
     suite_add_tcase(suite, tcase);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);

@@ -261,8 +261,8 @@ START_TEST(test_a_called_server_needs_a_caller)
                            PAYMENTS("", "{\"effect\": \"local\"}") PROVIDER(""),
                        ""),
                  "$.services[2].kind",
-                 "expected a call step of a server listed before it to name 'payments' (client "
-                 "groups call the first server, 'checkout')");
+                 "expected a call step of a server listed before it, or of the consumer group, "
+                 "to name 'payments' (client groups call the first server, 'checkout')");
 }
 END_TEST
 
@@ -420,25 +420,6 @@ START_TEST(test_a_call_to_a_server_relays_nothing)
 }
 END_TEST
 
-START_TEST(test_a_consumer_group_calls_a_gateway_only)
-{
-    static const char json[] =
-        "{" ACCOUNTS
-        "\"services\": [" CHECKOUT_CALLS("{\"call\": \"payments\", \"timeout_ms\": 500}")
-            PAYMENTS("", "{\"effect\": \"local\"}") "{\"id\": \"bus\", \"kind\": \"broker\"},"
-                                                    "{\"id\": \"w\", \"kind\": \"consumers\", "
-                                                    "\"consumes\": \"bus\", \"key_store\": "
-                                                    "\"wk\", \"steps\": [{\"call\": "
-                                                    "\"payments\"}]},"
-                                                    "{\"id\": \"wk\", \"kind\": \"key_store\"}],"
-                                                    " \"clients\": [{\"id\": \"c\", \"calls\": "
-                                                    "\"checkout\"}, {\"id\": \"p\", "
-                                                    "\"publishes\": \"bus\"}]}";
-    assert_error(json, "$.services[5].steps[0].call",
-                 "expected a service of kind 'gateway' ('payments' is a server)");
-}
-END_TEST
-
 /* A recovery point commits with a local effect only: a server whose step is a call, to a
  * gateway or to a server, may not resume (the first server's included, as in the older
  * form). */
@@ -584,11 +565,40 @@ END_TEST
 
 /* ------------------------------------------------------------------ the suite */
 
+/* A consumer group's call step may name a server, the first or a called one (a ledger
+ * service): its timeout_ms is required, an undo refused (a refund is a gateway's). */
+#define CONSUMERS_CALL(step)                                                                       \
+    "{" ACCOUNTS "\"services\": [{\"id\": \"bus\", \"kind\": \"broker\"},"                         \
+    "{\"id\": \"charger\", \"kind\": \"consumers\", \"consumes\": \"bus\", \"key_store\": \"ck\"," \
+    " \"steps\": [" step "]}, {\"id\": \"ck\", \"kind\": \"key_store\"},"                          \
+    "{\"id\": \"ledger\", \"kind\": \"server\", \"key_store\": \"lk\"},"                           \
+    "{\"id\": \"lk\", \"kind\": \"key_store\"}],"                                                  \
+    " \"clients\": [{\"id\": \"api\", \"publishes\": \"bus\","                                     \
+    " \"operation\": {\"kind\": \"debit\", \"amount\": 5}}]}"
+
+START_TEST(test_a_consumer_group_may_call_a_server)
+{
+    Scenario *s = load_good(CONSUMERS_CALL("{\"call\": \"ledger\", \"timeout_ms\": 500}"));
+    ck_assert(s->broker.consumers.use_gateway);
+    ck_assert(s->broker.consumers.calls_first_server);
+    ck_assert_uint_eq(s->broker.consumers.call_server, 0);
+    ck_assert(node_kind_reached(s, NODE_SERVER)); /* reached by the consumers alone */
+    ck_assert(!node_kind_reached(s, NODE_GATEWAY));
+    free(s);
+    assert_error(CONSUMERS_CALL("{\"call\": \"ledger\"}"), "$.services[1].steps[0]",
+                 "missing required key 'timeout_ms' on a call to server 'ledger'");
+    assert_error(CONSUMERS_CALL("{\"call\": \"ledger\", \"timeout_ms\": 500, \"undo\": "
+                                "{\"refund\": \"ledger\"}}"),
+                 "$.services[1].steps[0].undo", "expected no undo on a call to server 'ledger'");
+}
+END_TEST
+
 static Suite *called_servers_suite(void)
 {
     Suite *suite = suite_create("called_servers_load");
     TCase *core = tcase_create("Core");
     tcase_add_test(core, test_a_later_server_is_a_called_server);
+    tcase_add_test(core, test_a_consumer_group_may_call_a_server);
     tcase_add_test(core, test_a_called_server_starts_from_the_servers_defaults);
     tcase_add_test(core, test_called_servers_keep_their_order_and_calls);
     tcase_add_test(core, test_the_gateway_is_reached_through_a_called_server);
@@ -602,7 +612,6 @@ static Suite *called_servers_suite(void)
     tcase_add_test(core, test_what_a_called_server_refuses);
     tcase_add_test(core, test_a_called_servers_steps_and_store);
     tcase_add_test(core, test_a_call_to_a_server_relays_nothing);
-    tcase_add_test(core, test_a_consumer_group_calls_a_gateway_only);
     tcase_add_test(core, test_no_resume_after_a_call);
     tcase_add_test(core, test_a_debit_passed_on_updates_atomically);
     tcase_add_test(core, test_inert_fields_of_a_called_server_are_warned_at_its_entries);

@@ -441,12 +441,14 @@ void consumers_abort_output(World *world, const Message *record)
 /* ------------------------------------------------------------------ charging a card */
 
 /* A debit of a consumer group with use_gateway is a charge at the provider: an external
- * effect, so an inbox can roll back the key row but never the charge. */
+ * effect, so an inbox can roll back the key row but never the charge. A call step to a
+ * server (a ledger service) takes every operation, as a server's does. */
 static bool charges_through_gateway(const World *world, const Message *delivery)
 {
     const ClientGroupSpec *spec = world->groups[world->clients[delivery->client].group].spec;
     return world->scenario.broker.consumers.use_gateway && !delivery->receipt &&
-           spec->operation.kind == OPERATION_DEBIT;
+           (spec->operation.kind == OPERATION_DEBIT ||
+            world_is_server(world, world->consumers_call_node));
 }
 
 /* A try of the charge carries the message's key (its message id, or business hash), as the
@@ -461,15 +463,18 @@ static void send_charge_try(World *world, uint32_t job_slot)
         world->metrics.call_retries++;
         world_service_metrics(world, world->consumers_node)->retries++;
         if (world_tracing(world))
-            world_trace_about(world, world->consumers_node, TRACE_CHARGE_RETRY, &job->request,
-                              job->charge_tries, 0);
+            world_trace_about(world, world->consumers_node,
+                              world_is_server(world, world->consumers_call_node)
+                                  ? TRACE_CALL_RETRY
+                                  : TRACE_CHARGE_RETRY,
+                              &job->request, job->charge_tries, 0);
     }
     ReplyTo reply_to = {.kind = REPLY_TO_JOB,
                         .slot = job_slot,
                         .serial = job->serial | (uint64_t)job->charge_tries << CHARGE_TRY_SHIFT};
-    Message charge =
-        message_charge(&job->request, world->consumers_node, world->gateway_node,
-                       call_key_of(call->key, job->store_key), reply_to, job->charge_tries - 1);
+    Message charge = message_call(world, &job->request, world->consumers_node,
+                                  world->consumers_call_node, call_key_of(call->key, job->store_key),
+                                  reply_to, job->charge_tries - 1);
     network_send(world, &charge);
     world->jobs[job_slot].gateway_timer =
         sim_schedule_in(world->sim, call_timeout_us(world, call), EVENT_GATEWAY_TIMEOUT,
@@ -531,6 +536,8 @@ void consumers_on_charge_retry(World *world, uint32_t job_slot)
     saga_send_next_try(world, job_slot, &caller);
 }
 
+static void on_failed_try(World *world, uint32_t job_slot, int status);
+
 void consumers_on_charge_reply(World *world, const Message *reply)
 {
     uint32_t slot = reply->reply_to.slot;
@@ -552,10 +559,15 @@ void consumers_on_charge_reply(World *world, const Message *reply)
         saga_refund_over(world, slot, &caller, false);
         return;
     }
-    job->awaiting_gateway = false;
-    if (reply->status == 200 && saga_after_charge(world, slot, &caller))
+    if (world_is_server(world, reply->source) && call_answer_asks_retry(reply->status)) {
+        on_failed_try(world, slot, 502);
         return;
-    after_effect(world, slot, reply->status); /* 200 charged, 402 declined: both definite */
+    }
+    job->awaiting_gateway = false;
+    if (reply->status < 300 && saga_after_charge(world, slot, &caller))
+        return;
+    /* the gateway's 200 charged or 402 declined, or a called server's definite answer */
+    after_effect(world, slot, reply->status);
 }
 
 /* No answer in time: the charge may have happened. The handler fails: its key row goes as
@@ -582,20 +594,27 @@ static void give_up_charge(World *world, uint32_t job_slot)
     finish_job(world, job_slot);
 }
 
-void consumers_on_charge_timeout(World *world, uint32_t job_slot)
+/* A try of the call failed: no answer in time (status 504), or a called server's answer
+ * that asks for another (502). The next try, or, the tries spent, the charge is given up. */
+static void on_failed_try(World *world, uint32_t job_slot, int status)
 {
-    if (died_in_crash(world, job_slot))
-        return;
     SagaCaller caller = consumers_saga(world);
     if (!saga_on_try_timeout(world, job_slot, &caller,
                              &world->scenario.broker.consumers.call.retry))
         return;
     Job *job = &world->jobs[job_slot];
     job->awaiting_gateway = false;
-    if (world_tracing(world))
+    if (status == 504 && world_tracing(world) && !world_is_server(world, world->consumers_call_node))
         world_trace_about(world, world->consumers_node, TRACE_GATEWAY_TIMEOUT, &job->request, 504,
                           0);
     if (job->store_key != 0)
-        key_protocol_record(world, &world->consumers.keys, job, 504);
+        key_protocol_record(world, &world->consumers.keys, job, status);
     give_up_charge(world, job_slot);
+}
+
+void consumers_on_charge_timeout(World *world, uint32_t job_slot)
+{
+    if (died_in_crash(world, job_slot))
+        return;
+    on_failed_try(world, job_slot, 504);
 }

@@ -51,6 +51,16 @@ static void receipt_confirm_unwaited(World *world, const Message *confirm)
     (void)confirm;
 }
 
+/* What comes back to the consumers as an answer: a called server's, to their call step (a
+ * ledger service), or a broker's confirm of a receipt, which nobody waits for. */
+static void consumers_take_answer(World *world, const Message *answer)
+{
+    if (world_is_server(world, answer->source))
+        consumers_on_charge_reply(world, answer);
+    else
+        receipt_confirm_unwaited(world, answer);
+}
+
 /* ------------------------------------------------------------------ the kinds */
 
 static const NodeKindModel client_group_model = {
@@ -112,7 +122,7 @@ static const NodeKindModel consumers_model = {
         {
             [MESSAGE_DELIVERY] = consumers_on_delivery,
             [MESSAGE_CHARGE_REPLY] = consumers_on_charge_reply,
-            [MESSAGE_RESPONSE] = receipt_confirm_unwaited,
+            [MESSAGE_RESPONSE] = consumers_take_answer,
         },
     .on_job_reserve = consumers_on_job_reserve,
     .on_charge_timeout = consumers_on_charge_timeout,

@@ -139,8 +139,8 @@ static uint64_t store_key_of(World *world, const KeyProtocol *keys, const Messag
         return 0;
     const ClientGroupSpec *spec = world->groups[world->clients[request->client].group].spec;
     uint64_t key;
-    if (world_is_server(world, request->source)) {
-        key = request->key; /* a server's call: the key its call step carries, as it is */
+    if (world_sent_by_call_step(world, request)) {
+        key = request->key; /* a service's call: the key its call step carries, as it is */
     } else {
         if (spec->key == KEY_SERVER_GENERATED)
             return ++world->generated_keys; /* fresh per request: never matches a retry */

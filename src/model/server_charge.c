@@ -35,21 +35,12 @@ static SimTimeUs call_try_timeout_us(const World *world, const Server *server)
     return call_timeout_us(world, &server->spec->call);
 }
 
-/* The call step's try, from the server the request reached: a charge to the gateway, or a
- * request of its own to the server it calls, which answers as a server does (it carries no
- * deadline header, and the key as the call step says). */
+/* The call step's try, from the server the request reached (message_call). */
 static void send_charge(World *world, const Message *request, uint64_t key, ReplyTo reply_to,
                         uint32_t relay)
 {
     uint32_t target = server_at(world, request->target)->call_node;
-    Message charge = message_charge(request, request->target, target, key, reply_to, relay);
-    if (world_is_server(world, target)) {
-        charge.kind = MESSAGE_REQUEST;
-        charge.hop = HOP_REQUEST;
-        charge.timeout_us = 0;
-        charge.key_respelled = false;
-        charge.retry_after_us = 0;
-    }
+    Message charge = message_call(world, request, request->target, target, key, reply_to, relay);
     network_send(world, &charge);
 }
 
@@ -466,13 +457,6 @@ void server_charge_on_retry(World *world, uint32_t job_slot)
 
 /* ------------------------------------------------------------------ answers */
 
-/* A called server's answer that asks for another try: it did not run the call (409: a try of
- * it is running still; 429 or 503: shed; a reset) or failed (5xx). Other answers are
- * definite: 2xx the call's effect is done, 4xx refused (a decline, a key reused). */
-static bool answer_asks_retry(int status)
-{
-    return status == SERVER_STATUS_RESET || status == 409 || status == 429 || status >= 500;
-}
 
 /* A try of the call failed (no answer within its timeout, or a called server's answer that
  * asks for another): the next try, or, its tries spent, the server answers status (504 for a
@@ -531,7 +515,7 @@ void server_charge_on_reply(World *world, const Message *reply)
         return;
     }
     bool from_server = world_is_server(world, reply->source);
-    if (from_server && answer_asks_retry(reply->status)) {
+    if (from_server && call_answer_asks_retry(reply->status)) {
         on_failed_try(world, job_slot, 502);
         return;
     }

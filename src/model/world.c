@@ -713,6 +713,11 @@ static void build_nodes(World *world)
         world->servers[i].counts = world_service_metrics(world, world->servers[i].node);
     world->gateway_node = world_node_of_kind(world, NODE_GATEWAY);
     wire_calls(world, called_node);
+    const ConsumerSpec *consumers = &scenario->broker.consumers;
+    world->consumers_call_node = consumers->calls_first_server ? world->server_node
+                                 : consumers->call_server > 0
+                                     ? called_node[consumers->call_server - 1]
+                                     : world->gateway_node;
     world->broker_node = world_node_of_kind(world, NODE_BROKER);
     world->consumers_node = world_node_of_kind(world, NODE_CONSUMERS);
     world->proxy_node = world_node_of_kind(world, NODE_PROXY);

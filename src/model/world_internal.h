@@ -207,7 +207,8 @@ static inline Message message_answer(const Message *message, Hop hop, int status
 
 /* A charge at the gateway for request, from source: key is the provider's idempotency key
  * (0: none), reply_to who waits for the answer; the relay-th resend of one charge is a new
- * message with a fate of its own. */
+ * message with a fate of its own. (A call step's try is message_call, world_internal.h's
+ * later part: to a server it is a request.) */
 static inline Message message_charge(const Message *request, uint32_t source, uint32_t target,
                                      uint64_t key, ReplyTo reply_to, uint32_t relay)
 {
@@ -533,6 +534,8 @@ struct World {
     Consumers consumers;
     uint32_t broker_node;
     uint32_t consumers_node;
+    uint32_t consumers_call_node; /* where the consumers' call step goes: the gateway, or a
+                                     called server (ConsumerSpec.call_server) */
     Ledger ledger;
     /* C33: effects per order of groups that share orders, indexed by the operation id of the
      * order in its own group (NULL when no group says same_orders_as) */
@@ -690,6 +693,36 @@ void server_release(World *world);
 static inline bool world_is_server(const World *world, uint32_t node)
 {
     return world->nodes[node].kind == NODE_SERVER;
+}
+/* A call step's try from source (a server or the consumers) to target: a charge at the
+ * gateway, or a request of its own to a server, which answers it as a server answers
+ * anyone (no deadline header; the key as the call step says). */
+static inline Message message_call(const World *world, const Message *request, uint32_t source,
+                                   uint32_t target, uint64_t key, ReplyTo reply_to, uint32_t relay)
+{
+    Message call = message_charge(request, source, target, key, reply_to, relay);
+    if (world->nodes[target].kind == NODE_SERVER) {
+        call.kind = MESSAGE_REQUEST;
+        call.hop = HOP_REQUEST;
+        call.timeout_us = 0;
+        call.key_respelled = false;
+        call.retry_after_us = 0;
+    }
+    return call;
+}
+/* A request a service sent on its own call step (a server's or the consumers'), not one a
+ * client group (or the proxy, for one) sent: it carries the call's key as it is. */
+static inline bool world_sent_by_call_step(const World *world, const Message *request)
+{
+    NodeKind kind = world->nodes[request->source].kind;
+    return kind == NODE_SERVER || kind == NODE_CONSUMERS;
+}
+/* A called server's answer that asks for another try of the call: it did not run it (409: a
+ * try of it is running still; 429 or 503: shed; a reset) or failed (5xx). Other answers are
+ * definite: 2xx the call's effect is done, 4xx refused (a decline, a key reused). */
+static inline bool call_answer_asks_retry(int status)
+{
+    return status == SERVER_STATUS_RESET || status == 409 || status == 429 || status >= 500;
 }
 /* A server another server's call step names (Scenario.called_servers). */
 static inline bool world_is_called_server(const World *world, uint32_t node)

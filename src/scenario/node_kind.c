@@ -116,30 +116,17 @@ bool node_kind_is_service(int kind)
     return kind > NODE_CLIENT_GROUP && kind < NODE_KIND_COUNT && !infos[kind].several;
 }
 
-NodeReach node_reach_of(const Scenario *scenario)
-{
-    NodeReach reach = {false, false, false, scenario_uses_proxy(scenario), 0};
-    for (uint32_t g = 0; g < scenario->client_group_count; g++) {
-        reach.to_server |= scenario->client_groups[g].target == TARGET_SERVER;
-        reach.to_broker |= scenario->client_groups[g].target == TARGET_BROKER;
-    }
-    reach.to_broker |= reach.to_server && scenario->server.publish_receipts;
-    reach.charged = (reach.to_server && node_servers_charge(scenario)) ||
-                    (reach.to_broker && scenario->broker.consumers.use_gateway);
-    reach.declared = node_kinds_declared(scenario);
-    return reach;
-}
-
 /* Server k: 0 the clients' server, k > 0 called_servers[k - 1]. */
 static const ServerSpec *server_number(const Scenario *scenario, uint32_t k)
 {
     return k == 0 ? &scenario->server : &scenario->called_servers[k - 1].spec;
 }
 
-/* A server calls only servers listed after it, so one pass in list order finds them all. */
-unsigned node_servers_called(const Scenario *scenario)
+/* The servers the servers in `called` (bit k: server k) reach by their call steps, those
+ * included. A server calls only servers listed after it, so one pass in list order finds
+ * them all. */
+static unsigned servers_called_from(const Scenario *scenario, unsigned called)
 {
-    unsigned called = 1u;
     for (uint32_t k = 0; k <= scenario->called_server_count && k < CALLED_SERVERS_MAX + 1; k++) {
         const ServerSpec *server = server_number(scenario, k);
         if ((called & 1u << k) != 0 && server->use_gateway && server->call_server > k &&
@@ -149,9 +136,9 @@ unsigned node_servers_called(const Scenario *scenario)
     return called;
 }
 
-bool node_servers_charge(const Scenario *scenario)
+/* Whether a server in `called` charges at the gateway (its call step names it). */
+static bool servers_charge(const Scenario *scenario, unsigned called)
 {
-    unsigned called = node_servers_called(scenario);
     for (uint32_t k = 0; k <= scenario->called_server_count && k < CALLED_SERVERS_MAX + 1; k++) {
         const ServerSpec *server = server_number(scenario, k);
         if ((called & 1u << k) != 0 && server->use_gateway && server->call_server == 0)
@@ -160,10 +147,55 @@ bool node_servers_charge(const Scenario *scenario)
     return false;
 }
 
+unsigned node_servers_called(const Scenario *scenario)
+{
+    return servers_called_from(scenario, 1u);
+}
+
+unsigned node_servers_called_by_consumers(const Scenario *scenario)
+{
+    const ConsumerSpec *consumers = &scenario->broker.consumers;
+    if (!consumers->use_gateway || (consumers->call_server == 0 && !consumers->calls_first_server))
+        return 0;
+    return servers_called_from(scenario, 1u << consumers->call_server); /* bit 0: the first */
+}
+
+bool node_servers_charge(const Scenario *scenario)
+{
+    return servers_charge(scenario, node_servers_called(scenario));
+}
+
+bool node_consumers_charge(const Scenario *scenario)
+{
+    const ConsumerSpec *consumers = &scenario->broker.consumers;
+    bool to_gateway = consumers->call_server == 0 && !consumers->calls_first_server;
+    return consumers->use_gateway &&
+           (to_gateway || servers_charge(scenario, node_servers_called_by_consumers(scenario)));
+}
+
+NodeReach node_reach_of(const Scenario *scenario)
+{
+    NodeReach reach = {false, false, false, scenario_uses_proxy(scenario), 0};
+    for (uint32_t g = 0; g < scenario->client_group_count; g++) {
+        reach.to_server |= scenario->client_groups[g].target == TARGET_SERVER;
+        reach.to_broker |= scenario->client_groups[g].target == TARGET_BROKER;
+    }
+    reach.to_broker |= reach.to_server && scenario->server.publish_receipts;
+    const ConsumerSpec *consumers = &scenario->broker.consumers;
+    reach.to_server |= reach.to_broker && consumers->use_gateway && consumers->calls_first_server;
+    reach.charged = (reach.to_server && node_servers_charge(scenario)) ||
+                    (reach.to_broker && node_consumers_charge(scenario));
+    reach.declared = node_kinds_declared(scenario);
+    return reach;
+}
+
 bool node_called_server_reached(const Scenario *scenario, uint32_t c)
 {
-    return node_reach_of(scenario).to_server && c < scenario->called_server_count &&
-           (node_servers_called(scenario) & 1u << (c + 1)) != 0;
+    NodeReach reach = node_reach_of(scenario);
+    unsigned bit = 1u << (c + 1);
+    return c < scenario->called_server_count &&
+           ((reach.to_server && (node_servers_called(scenario) & bit) != 0) ||
+            (reach.to_broker && (node_servers_called_by_consumers(scenario) & bit) != 0));
 }
 
 unsigned node_kinds_declared(const Scenario *scenario)

@@ -90,8 +90,14 @@ bool node_kind_reached(const Scenario *scenario, NodeKind kind);
 unsigned node_servers_called(const Scenario *scenario);
 /* Whether one of those servers' call step charges at the gateway (call_server 0). */
 bool node_servers_charge(const Scenario *scenario);
-/* Whether work reaches called server c (0-based): a client group calls the clients' server,
- * and a chain of call steps from it names c. */
+/* The servers the consumer group's call step reaches (as node_servers_called; 0 when it
+ * calls none), and whether the group's charges reach the gateway: directly, or by one of
+ * those servers. */
+unsigned node_servers_called_by_consumers(const Scenario *scenario);
+bool node_consumers_charge(const Scenario *scenario);
+/* Whether work reaches called server c (0-based): a client group calls the clients' server
+ * and a chain of call steps from it names c, or the broker is reached and the consumer
+ * group's call step (and the chain from there) does. */
 bool node_called_server_reached(const Scenario *scenario, uint32_t c);
 
 /* Whether reach, as node_reach_of says it or as `show` counts it, reaches kind. */

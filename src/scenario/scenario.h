@@ -560,6 +560,11 @@ typedef struct {
     bool use_gateway;    /* debits charge through the gateway: an external effect, which an
                             inbox cannot roll back */
     CallSpec call;       /* that charge's retry, key and timeout (services form) */
+    /* What the call step calls: the gateway; or a server, whose answer counts as the charge's
+     * (a ledger service): the first server (calls_first_server), or call_server k > 0,
+     * called_servers[k - 1] */
+    bool calls_first_server;
+    uint32_t call_server;
     UndoSpec undo;       /* the charge's refund when the fulfil step fails (services form) */
     FulfilSpec fulfil;   /* the order's own work after the charge: shipping (services form) */
     /* C36: the chance a handler run fails before its effect, and after it (the effect is

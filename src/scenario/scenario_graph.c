@@ -750,17 +750,35 @@ static void refuse_call_keys(SchemaReader *reader, const cJSON *step, const Serv
                         what);
 }
 
-/* A consumer group's call step: a charge at a gateway. */
+/* A consumer group's call step: a charge at a gateway, or a call to a server (a ledger
+ * service), the first or a called one. */
 static void read_consumers_call_step(ScenarioReader *scenario_reader, const Graph *graph,
                                      const cJSON *step)
 {
     SchemaReader *reader = &scenario_reader->reader;
     ConsumerSpec *consumers = &scenario_reader->scenario->broker.consumers;
-    if (step_target(reader, graph, step, "call", NODE_GATEWAY) < 0)
+    const cJSON *item = schema_member(step, "call");
+    int found = cJSON_IsString(item) ? find_entry(graph, item->valuestring) : -1;
+    bool to_server = found >= 0 && graph->entries[found].kind == NODE_SERVER;
+    if (to_server) {
+        const Entry *callee = &graph->entries[found];
+        consumers->calls_first_server = callee->called == NOT_CALLED;
+        consumers->call_server = callee->called == NOT_CALLED ? 0 : (uint32_t)callee->called + 1;
+    } else if (step_target(reader, graph, step, "call", NODE_GATEWAY) < 0) {
         return;
+    }
     consumers->use_gateway = true;
     read_call_spec(reader, step, &scenario_names_call_key, &consumers->call);
-    if (schema_member(step, "undo") != NULL)
+    if (to_server && schema_member(step, "timeout_ms") == NULL)
+        schema_error(reader,
+                     "missing required key 'timeout_ms' on a call to server '%s' (how long the "
+                     "caller waits per try; only a gateway has a timeout of its own)",
+                     graph->entries[found].id);
+    if (to_server && schema_member(step, "undo") != NULL)
+        schema_error_at(reader, "undo",
+                        "expected no undo on a call to server '%s' (a refund is a gateway's)",
+                        graph->entries[found].id);
+    else if (schema_member(step, "undo") != NULL)
         read_undo(reader, graph, step, &consumers->undo);
 }
 
@@ -994,7 +1012,7 @@ static void check_gateway_used(ScenarioReader *scenario_reader, const Graph *gra
         int kind = graph->entries[i].kind;
         json_path_push_index(&reader->path, i);
         if (kind == NODE_GATEWAY && !node_servers_charge(scenario) &&
-            !scenario->broker.consumers.use_gateway)
+            !node_consumers_charge(scenario))
             schema_error(reader,
                          "expected a step that calls gateway '%s' (nothing charges "
                          "through it)",
@@ -1013,7 +1031,8 @@ static void check_called_servers_used(ScenarioReader *scenario_reader, const Gra
         int c = graph->entries[i].called;
         if (c == NOT_CALLED)
             continue;
-        bool named = false;
+        const ConsumerSpec *consumers = &scenario->broker.consumers;
+        bool named = consumers->use_gateway && consumers->call_server == (uint32_t)c + 1;
         for (uint32_t k = 0; k <= scenario->called_server_count && !named; k++) {
             const ServerSpec *server =
                 k == 0 ? &scenario->server : &scenario->called_servers[k - 1].spec;
@@ -1023,8 +1042,8 @@ static void check_called_servers_used(ScenarioReader *scenario_reader, const Gra
             continue;
         json_path_push_index(&reader->path, i);
         schema_error_at(reader, "kind",
-                        "expected a call step of a server listed before it to name '%s' "
-                        "(client groups call the first server, '%s')",
+                        "expected a call step of a server listed before it, or of the consumer "
+                        "group, to name '%s' (client groups call the first server, '%s')",
                         graph->entries[i].id, scenario->service_ids[NODE_SERVER]);
         json_path_pop(&reader->path);
     }
@@ -1434,8 +1453,8 @@ static bool service_used(const Scenario *scenario, NodeKind kind)
     reach.to_broker = scenario->server.publish_receipts;
     for (uint32_t g = 0; g < scenario->client_group_count; g++)
         reach.to_broker |= scenario->client_groups[g].target == TARGET_BROKER;
-    reach.charged = node_servers_charge(scenario) ||
-                    (reach.to_broker && scenario->broker.consumers.use_gateway);
+    reach.charged =
+        node_servers_charge(scenario) || (reach.to_broker && node_consumers_charge(scenario));
     return node_kind_reached_by(&reach, kind);
 }
 
@@ -1525,9 +1544,11 @@ static void write_steps(SchemaWriter *writer, cJSON *entry, const Scenario *scen
     if (!charges) {
         write_step(writer, steps, STEP_EFFECT, "local");
     } else {
-        uint32_t callee = server != NULL ? server->call_server : 0;
-        const char *target = callee > 0 ? scenario->called_servers[callee - 1].id
-                                        : scenario->service_ids[NODE_GATEWAY];
+        uint32_t callee = server != NULL ? server->call_server : consumers->call_server;
+        bool first_server = server == NULL && consumers->calls_first_server;
+        const char *target = first_server ? scenario->service_ids[NODE_SERVER]
+                             : callee > 0 ? scenario->called_servers[callee - 1].id
+                                          : scenario->service_ids[NODE_GATEWAY];
         cJSON *call = write_step(writer, steps, STEP_CALL, target);
         if (call != NULL && first && callee == 0) { /* a gateway's charge's relays */
             schema_write_choice(writer, call, "via", &scenario_names_receipts_via,

@@ -563,7 +563,8 @@ static void warn_server(const Scenario *scenario, const Scenario *plain, const N
               NODE_CONSUMERS, warnings);
     if (scenario->broker.consumers.use_gateway)
         warn_call(scenario, &scenario->broker.consumers.call, &plain->broker.consumers.call,
-                  (int)scenario->service_entry[NODE_CONSUMERS] - 1, false, true, warnings);
+                  (int)scenario->service_entry[NODE_CONSUMERS] - 1, false,
+                  scenario->broker.consumers.call_server == 0, warnings);
     /* client.c stamps a deadline only on a request to the server (deadline.c) */
     if (!reach->to_server && server->deadline != plain->server.deadline)
         scenario_errors_add(warnings, "$.server.deadline",
@@ -597,11 +598,11 @@ static void warn_server(const Scenario *scenario, const Scenario *plain, const N
  * and its balancer and its store's placement choose nothing for one instance. Said at its own
  * entries; a store it shares with a server before it is judged once, with that server. */
 static void warn_called_servers(const Scenario *scenario, const Scenario *plain,
-                                const NodeReach *reach, LoadErrors *warnings)
+                                LoadErrors *warnings)
 {
-    if (!reach->to_server)
-        return; /* no request reaches the first server, nor so the servers it calls */
     for (uint32_t c = 0; c < scenario->called_server_count; c++) {
+        if (!node_called_server_reached(scenario, c))
+            continue; /* no request reaches it: its settings are not looked at */
         const CalledServerSpec *called = &scenario->called_servers[c];
         const ServerSpec *server = &called->spec;
         if (server->use_gateway)
@@ -832,7 +833,7 @@ void scenario_inert_warnings(const Scenario *scenario, LoadErrors *warnings)
         NodeReach reach = node_reach_of(scenario);
         warn_client_groups(scenario, plain, warnings);
         warn_server(scenario, plain, &reach, warnings);
-        warn_called_servers(scenario, plain, &reach, warnings);
+        warn_called_servers(scenario, plain, warnings);
         warn_proxy(scenario, plain, warnings);
         warn_broker(scenario, plain, &reach, warnings);
         warn_network(scenario, warnings);
