@@ -269,7 +269,7 @@ DiagramWindows diagram_windows_of(const Scenario *scenario, Mode mode)
         const IdempotencySpec *consumers = &scenario->broker.consumers.idempotency;
         windows.server_key_ttl_ms = server->ttl_ms;
         windows.server_ttl_from_completion = server->ttl_from == TTL_FROM_COMPLETION;
-        windows.server_store_durable = server->durable;
+        windows.server_store_durable = scenario_server_store_outlives_crash(scenario, 0);
         windows.consumer_key_ttl_ms = consumers->ttl_ms;
         windows.consumer_ttl_from_completion = consumers->ttl_from == TTL_FROM_COMPLETION;
         windows.consumer_store_durable = consumers->durable;
@@ -280,7 +280,7 @@ DiagramWindows diagram_windows_of(const Scenario *scenario, Mode mode)
             windows.called[c].key_ttl_ms = called->spec.idempotency.ttl_ms;
             windows.called[c].ttl_from_completion =
                 called->spec.idempotency.ttl_from == TTL_FROM_COMPLETION;
-            windows.called[c].store_durable = called->spec.idempotency.durable;
+            windows.called[c].store_durable = scenario_server_store_outlives_crash(scenario, c + 1);
         }
     }
     const BrokerSpec *broker = &scenario->broker;
@@ -317,6 +317,14 @@ static DiagramItem *open_span(Diagram *diagram, const TraceRecord *record, int l
     return span;
 }
 
+/* Whether a lane's node is service id's: its node or one of its instances ("id#2"). */
+static bool lane_of_service(const DiagramLane *lane, const char *id)
+{
+    size_t length = strlen(id);
+    return strncmp(lane->node_name, id, length) == 0 &&
+           (lane->node_name[length] == '\0' || lane->node_name[length] == '#');
+}
+
 /* The key store of a lane: the server's, a called server's, or the consumers'. */
 static void key_windows(const Diagram *diagram, int lane, double *ttl_ms, bool *from_completion,
                         bool *durable)
@@ -324,7 +332,7 @@ static void key_windows(const Diagram *diagram, int lane, double *ttl_ms, bool *
     bool consumers = diagram->lanes[lane].kind == NODE_CONSUMERS;
     const DiagramWindows *w = &diagram->windows;
     for (uint32_t c = 0; c < w->called_count && !consumers; c++) {
-        if (strcmp(diagram->lanes[lane].node_name, w->called[c].id) == 0) {
+        if (lane_of_service(&diagram->lanes[lane], w->called[c].id)) {
             *ttl_ms = w->called[c].key_ttl_ms;
             *from_completion = w->called[c].ttl_from_completion;
             *durable = w->called[c].store_durable;

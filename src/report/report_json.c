@@ -258,7 +258,7 @@ static void write_mode(FILE *stream, const RunReport *report, uint32_t m, Series
         fprintf(stream,
                 "      \"call\": {\"retries\": %" PRIu64 ", \"provider_charges\": %" PRIu64 "},\n",
                 metrics->call_retries, metrics->provider_charges);
-    if (scenario->server.balancer_retry != BALANCER_RETRY_NONE)
+    if (scenario_uses_balancer_retry(scenario))
         fprintf(stream, "      \"balancer\": {\"retries\": %" PRIu64 "},\n",
                 metrics->balancer_retries);
     if (scenario_uses_saga(scenario))

@@ -325,16 +325,6 @@ static void write_services(FILE *stream, const RunReport *report)
     }
 }
 
-/* A balancer sends a request on past a down instance: the first server's, or a called
- * server's. */
-static bool balancers_retry(const Scenario *scenario)
-{
-    bool retry = scenario->server.balancer_retry != BALANCER_RETRY_NONE;
-    for (uint32_t c = 0; c < scenario->called_server_count; c++)
-        retry = retry || scenario->called_servers[c].spec.balancer_retry != BALANCER_RETRY_NONE;
-    return retry;
-}
-
 /* A key store fails over to a lagging replica: the first server's, a called server's or the
  * consumers'. */
 static bool stores_fail_over(const Scenario *scenario)
@@ -424,7 +414,7 @@ bool report_write_table(FILE *stream, const RunReport *report, bool color)
             continue;
         if (rows[r].shown == SHOW_WITH_STORE_CRASH && !scenario_uses_store_crash(scenario))
             continue;
-        if (rows[r].shown == SHOW_WITH_BALANCER_RETRY && !balancers_retry(scenario))
+        if (rows[r].shown == SHOW_WITH_BALANCER_RETRY && !scenario_uses_balancer_retry(scenario))
             continue;
         if (rows[r].shown == SHOW_WITH_BALANCE_UPDATES && !scenario_uses_balance_updates(scenario))
             continue;

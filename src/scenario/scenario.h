@@ -565,8 +565,8 @@ typedef struct {
      * called_servers[k - 1] */
     bool calls_first_server;
     uint32_t call_server;
-    UndoSpec undo;       /* the charge's refund when the fulfil step fails (services form) */
-    FulfilSpec fulfil;   /* the order's own work after the charge: shipping (services form) */
+    UndoSpec undo;     /* the charge's refund when the fulfil step fails (services form) */
+    FulfilSpec fulfil; /* the order's own work after the charge: shipping (services form) */
     /* C36: the chance a handler run fails before its effect, and after it (the effect is
      * applied, then writing its result fails); the framework nacks the delivery */
     double fail_before_effect;
@@ -834,6 +834,14 @@ void scenario_key_store_id(const Scenario *scenario, const IdempotencySpec *stor
  * servers may share one store entry: one store, one set of rows): 0, the clients' server's;
  * k > 0, called server k - 1's, an earlier one; -1, a store of its own. */
 int scenario_called_store_shared_with(const Scenario *scenario, uint32_t called);
+/* Whether server k's key store (0 the clients' server's, k > 0 called_servers[k - 1]'s)
+ * keeps its rows when that server crashes: durable, a process of its own (C38), or shared
+ * (by the server's instances, or by several servers): a crash wipes only a store the crashed
+ * process owns alone (server.c). */
+bool scenario_server_store_outlives_crash(const Scenario *scenario, uint32_t k);
+/* A balancer sends a request on past a down instance (balancer_retry): the first server's,
+ * or a called server's that runs several instances. */
+bool scenario_uses_balancer_retry(const Scenario *scenario);
 
 #define NODE_NAME_LEN_MAX (NAME_LEN_MAX + 16)
 /* The name of instance n (1-based) of a service that runs several: "checkout#2". */

@@ -592,11 +592,10 @@ static void warn_server(const Scenario *scenario, const Scenario *plain, const N
                shared || !crash_never(&server->crash) || server->outage.enabled, warnings);
 }
 
-/* A called server reads its instances and balancer, workers, service_ms, key store and call
- * step; the rest of a server's fields is refused there at load. Its call and its store are
- * judged as the first server's are (nothing on its side crashes: a crash is refused there),
- * and its balancer and its store's placement choose nothing for one instance. Said at its own
- * entries; a store it shares with a server before it is judged once, with that server. */
+/* A called server's call and store are judged as the first server's are (its own crashes,
+ * no outage), and its balancer and its store's placement choose nothing for one instance.
+ * Said at its own entries; a store it shares with a server before it is judged once, with
+ * that server. */
 static void warn_called_servers(const Scenario *scenario, const Scenario *plain,
                                 LoadErrors *warnings)
 {
@@ -626,7 +625,17 @@ static void warn_called_servers(const Scenario *scenario, const Scenario *plain,
             continue; /* one store, judged with the server before it that names it */
         char at[32];  /* "$.services[11]" */
         snprintf(at, sizeof at, "$.services[%d]", (int)called->store_entry - 1);
-        warn_store(scenario, &server->idempotency, &plain->server.idempotency, at, false, warnings);
+        bool shared = false; /* with a later called server: no server's crash wipes it */
+        for (uint32_t d = c + 1; d < scenario->called_server_count; d++)
+            shared |= scenario_called_store_shared_with(scenario, d) == (int)c + 1;
+        const IdempotencySpec *store = &server->idempotency;
+        if (shared && store->durable != plain->server.idempotency.durable &&
+            runs_mode(scenario, MODE_IDEMPOTENT))
+            say_at(warnings, at, "durable",
+                   "has no effect: several servers share this store, and a server's crash never "
+                   "wipes a store it shares");
+        warn_store(scenario, store, &plain->server.idempotency, at,
+                   shared || !crash_never(&server->crash), warnings);
         if (server->instances <= 1 &&
             server->idempotency.placement != plain->server.idempotency.placement)
             say_at(warnings, at, "placement",

@@ -235,6 +235,32 @@ bool scenario_uses_proxy(const Scenario *scenario)
     return false;
 }
 
+bool scenario_server_store_outlives_crash(const Scenario *scenario, uint32_t k)
+{
+    const ServerSpec *server = k == 0 ? &scenario->server : &scenario->called_servers[k - 1].spec;
+    const IdempotencySpec *store = &server->idempotency;
+    if (store->durable || store->crash.enabled ||
+        (server->instances > 1 && store->placement != PLACEMENT_PER_INSTANCE))
+        return true;
+    if (k > 0 && scenario_called_store_shared_with(scenario, k - 1) >= 0)
+        return true; /* an earlier server's store */
+    for (uint32_t d = k; d < scenario->called_server_count; d++) {
+        if (scenario_called_store_shared_with(scenario, d) == (int)k)
+            return true; /* a later server shares it */
+    }
+    return false;
+}
+
+bool scenario_uses_balancer_retry(const Scenario *scenario)
+{
+    bool retry = scenario->server.balancer_retry != BALANCER_RETRY_NONE;
+    for (uint32_t c = 0; c < scenario->called_server_count; c++) {
+        const ServerSpec *called = &scenario->called_servers[c].spec;
+        retry = retry || (called->instances > 1 && called->balancer_retry != BALANCER_RETRY_NONE);
+    }
+    return retry;
+}
+
 bool scenario_can_decline(const Scenario *scenario)
 {
     return (scenario->server.use_gateway || scenario->broker.consumers.use_gateway) &&
