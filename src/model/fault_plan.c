@@ -93,6 +93,18 @@ static double longest_timeout_ms(const Scenario *scenario)
         if (scenario->gateway.timeout_ms > longest)
             longest = scenario->gateway.timeout_ms;
     }
+    /* a call step's own timeout (0: the gateway's, above): the servers', the consumers' */
+    const CallSpec *calls[2 + CALLED_SERVERS_MAX] = {
+        scenario->server.use_gateway ? &scenario->server.call : NULL,
+        broker && scenario->broker.consumers.use_gateway ? &scenario->broker.consumers.call : NULL};
+    for (uint32_t c = 0; c < scenario->called_server_count; c++) {
+        const ServerSpec *called = &scenario->called_servers[c].spec;
+        calls[2 + c] = called->use_gateway ? &called->call : NULL;
+    }
+    for (size_t k = 0; k < sizeof calls / sizeof calls[0]; k++) {
+        if (calls[k] != NULL && calls[k]->timeout_ms > longest)
+            longest = calls[k]->timeout_ms;
+    }
     if (scenario_uses_proxy(scenario) && scenario->proxy.per_try_timeout_ms > longest)
         longest = scenario->proxy.per_try_timeout_ms;
     for (uint32_t q = 0; broker && q < scenario->broker.queue_count; q++) {

@@ -121,9 +121,14 @@ static void narrate(ViewPane *pane, const TraceRecord *record, TraceEvent event,
  * own for it (adding one would change every golden trace), and its status says it all. */
 static bool is_shed(const ViewPane *pane, const TraceRecord *record)
 {
-    return record->event == TRACE_TRANSMIT && record->message == MESSAGE_RESPONSE &&
-           record->actor_kind == NODE_SERVER && (record->value == 429 || record->value == 503) &&
-           pane->scenario->server.queue != SERVER_QUEUE_UNBOUNDED; /* else a store down's 503 */
+    if (record->event != TRACE_TRANSMIT || record->message != MESSAGE_RESPONSE ||
+        record->actor_kind != NODE_SERVER || (record->value != 429 && record->value != 503))
+        return false;
+    const Scenario *scenario = pane->scenario;
+    bool bounded = scenario->server.queue != SERVER_QUEUE_UNBOUNDED; /* else a store down's 503 */
+    for (uint32_t c = 0; c < scenario->called_server_count; c++)
+        bounded = bounded || scenario->called_servers[c].spec.queue != SERVER_QUEUE_UNBOUNDED;
+    return bounded;
 }
 
 static bool is_mechanism(const ViewPane *pane, const TraceRecord *record)
