@@ -564,7 +564,9 @@ static void warn_server(const Scenario *scenario, const Scenario *plain, const N
     if (scenario->broker.consumers.use_gateway)
         warn_call(scenario, &scenario->broker.consumers.call, &plain->broker.consumers.call,
                   (int)scenario->service_entry[NODE_CONSUMERS] - 1, false,
-                  scenario->broker.consumers.call_server == 0, warnings);
+                  scenario->broker.consumers.call_server == 0 &&
+                      !scenario->broker.consumers.calls_first_server,
+                  warnings);
     /* client.c stamps a deadline only on a request to the server (deadline.c) */
     if (!reach->to_server && server->deadline != plain->server.deadline)
         scenario_errors_add(warnings, "$.server.deadline",
