@@ -594,10 +594,17 @@ static void build_clients(World *world)
 
 /* The order a request meets the services, left to right after the clients (each kind's
  * lane_order, node_kind.c); a kind that sits after its caller (the gateway) follows whoever
- * charges through it: the server, or else the consumers. */
+ * charges through it: the server, or else the consumers; a server only the consumers call
+ * follows them. */
 static unsigned lane_key(const Scenario *scenario, NodeKind kind)
 {
     const NodeKindInfo *info = node_kind_info(kind);
+    bool clients_call_server = false;
+    for (uint32_t g = 0; g < scenario->client_group_count; g++)
+        clients_call_server |= scenario->client_groups[g].target == TARGET_SERVER;
+    if (kind == NODE_SERVER && !clients_call_server &&
+        scenario->broker.consumers.calls_first_server) /* a ledger the consumers call */
+        return 2 * node_kind_info(NODE_CONSUMERS)->lane_order + 1;
     if (!info->lane_after_caller)
         return 2 * info->lane_order;
     bool consumers_charge = scenario->broker.consumers.use_gateway && !scenario->server.use_gateway;
