@@ -472,9 +472,9 @@ static void send_charge_try(World *world, uint32_t job_slot)
     ReplyTo reply_to = {.kind = REPLY_TO_JOB,
                         .slot = job_slot,
                         .serial = job->serial | (uint64_t)job->charge_tries << CHARGE_TRY_SHIFT};
-    Message charge = message_call(world, &job->request, world->consumers_node,
-                                  world->consumers_call_node, call_key_of(call->key, job->store_key),
-                                  reply_to, job->charge_tries - 1);
+    Message charge =
+        message_call(world, &job->request, world->consumers_node, world->consumers_call_node,
+                     call_key_of(call->key, job->store_key), reply_to, job->charge_tries - 1);
     network_send(world, &charge);
     world->jobs[job_slot].gateway_timer =
         sim_schedule_in(world->sim, call_timeout_us(world, call), EVENT_GATEWAY_TIMEOUT,
@@ -604,7 +604,8 @@ static void on_failed_try(World *world, uint32_t job_slot, int status)
         return;
     Job *job = &world->jobs[job_slot];
     job->awaiting_gateway = false;
-    if (status == 504 && world_tracing(world) && !world_is_server(world, world->consumers_call_node))
+    if (status == 504 && world_tracing(world) &&
+        !world_is_server(world, world->consumers_call_node))
         world_trace_about(world, world->consumers_node, TRACE_GATEWAY_TIMEOUT, &job->request, 504,
                           0);
     if (job->store_key != 0)

@@ -457,7 +457,6 @@ void server_charge_on_retry(World *world, uint32_t job_slot)
 
 /* ------------------------------------------------------------------ answers */
 
-
 /* A try of the call failed (no answer within its timeout, or a called server's answer that
  * asks for another): the next try, or, its tries spent, the server answers status (504 for a
  * timeout: the charge may have happened; 502 for a failed call). */
