@@ -45,14 +45,6 @@
 #define PER_INSTANCE ", \"placement\": \"per-instance\""
 #define KEY_HASH ", \"balancer\": \"key-hash\""
 
-static double service_value(const Metrics *metrics, const char *service, const char *metric)
-{
-    double value = -1;
-    ck_assert_msg(metrics_service_value(metrics, service, metric, &value), "%s@%s", metric,
-                  service);
-    return value;
-}
-
 /* ------------------------------------------------------------------ nodes */
 
 /* The nodes of one instance keep their ids; the further instances come after every other
@@ -98,8 +90,8 @@ START_TEST(test_round_robin_spreads_the_tries)
     Metrics m = test_run_text(WORLD("", ""), MODE_IDEMPOTENT);
     const char *const instances[] = {"payments#1", "payments#2", "payments#3"};
     for (size_t i = 0; i < INSTANCES; i++)
-        ck_assert_double_eq(service_value(&m, instances[i], "received"), PAYMENTS);
-    ck_assert_double_eq(service_value(&m, "payments", "received"), PAYMENTS * CHECKOUT_TRIES);
+        ck_assert_double_eq(test_service_value(&m, instances[i], "received"), PAYMENTS);
+    ck_assert_double_eq(test_service_value(&m, "payments", "received"), PAYMENTS * CHECKOUT_TRIES);
 }
 END_TEST
 
@@ -111,7 +103,7 @@ START_TEST(test_a_store_per_instance_needs_a_balancer_by_key)
 {
     Metrics shared = test_run_text(WORLD("", ""), MODE_IDEMPOTENT);
     ck_assert_uint_eq(shared.effects, PAYMENTS);
-    ck_assert_double_eq(service_value(&shared, "payments", "refused"),
+    ck_assert_double_eq(test_service_value(&shared, "payments", "refused"),
                         PAYMENTS * (CHECKOUT_TRIES - 1));
     ck_assert_uint_eq(shared.outcomes[OUTCOME_DOUBLE], 0);
 
@@ -121,13 +113,13 @@ START_TEST(test_a_store_per_instance_needs_a_balancer_by_key)
     for (size_t i = 1; i <= INSTANCES; i++) {
         char name[32];
         snprintf(name, sizeof name, "payments#%zu", i);
-        ck_assert_double_eq(service_value(&apart, name, "effects"), PAYMENTS);
+        ck_assert_double_eq(test_service_value(&apart, name, "effects"), PAYMENTS);
     }
 
     Metrics hashed = test_run_text(WORLD(KEY_HASH, PER_INSTANCE), MODE_IDEMPOTENT);
     ck_assert_uint_eq(hashed.effects, PAYMENTS);
     ck_assert_uint_eq(hashed.outcomes[OUTCOME_DOUBLE], 0);
-    ck_assert_double_eq(service_value(&hashed, "payments", "refused"),
+    ck_assert_double_eq(test_service_value(&hashed, "payments", "refused"),
                         PAYMENTS * (CHECKOUT_TRIES - 1));
 }
 END_TEST

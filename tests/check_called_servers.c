@@ -46,14 +46,6 @@
     CHAIN(call_extra, "\"workers\": 0, \"service_ms\": {\"dist\": \"const\", \"value\": 1000}",    \
           store_extra, DEBIT)
 
-static double service_value(const Metrics *metrics, const char *service, const char *metric)
-{
-    double value = -1;
-    ck_assert_msg(metrics_service_value(metrics, service, metric, &value), "%s@%s", metric,
-                  service);
-    return value;
-}
-
 /* Without keys every try runs: at-most-once sends each payment once and checkout still tries
  * three times (a hop's own retry runs in every mode); at-least-once multiplies that by the
  * app's attempts. */
@@ -68,10 +60,10 @@ START_TEST(test_the_called_server_runs_the_product_of_the_tries)
     ck_assert_uint_eq(least.call_retries, PAYMENTS * APP_ATTEMPTS * (CHECKOUT_TRIES - 1));
     ck_assert_uint_eq(least.outcomes[OUTCOME_DOUBLE], PAYMENTS);
     /* the services' own counters: payments ran and charged, checkout retried and ran no effect */
-    ck_assert_double_eq(service_value(&least, "payments", "runs"), least.effects);
-    ck_assert_double_eq(service_value(&least, "payments", "effects"), least.effects);
-    ck_assert_double_eq(service_value(&least, "checkout", "effects"), 0);
-    ck_assert_double_eq(service_value(&least, "checkout", "retries"), least.call_retries);
+    ck_assert_double_eq(test_service_value(&least, "payments", "runs"), least.effects);
+    ck_assert_double_eq(test_service_value(&least, "payments", "effects"), least.effects);
+    ck_assert_double_eq(test_service_value(&least, "checkout", "effects"), 0);
+    ck_assert_double_eq(test_service_value(&least, "checkout", "retries"), least.call_retries);
 }
 END_TEST
 
@@ -84,14 +76,14 @@ START_TEST(test_a_forwarded_key_lets_the_called_server_charge_once)
     Metrics forward = test_run_text(TWO_SERVERS("", ""), MODE_IDEMPOTENT);
     ck_assert_uint_eq(forward.effects, PAYMENTS);
     ck_assert_uint_eq(forward.outcomes[OUTCOME_DOUBLE], 0);
-    ck_assert_uint_gt(service_value(&forward, "payments", "refused"), 0); /* the 409s */
+    ck_assert_uint_gt(test_service_value(&forward, "payments", "refused"), 0); /* the 409s */
 
     Metrics derived = test_run_text(TWO_SERVERS(", \"key\": \"derive\"", ""), MODE_IDEMPOTENT);
     ck_assert_uint_eq(derived.effects, PAYMENTS);
 
     Metrics none = test_run_text(TWO_SERVERS(", \"key\": \"none\"", ""), MODE_IDEMPOTENT);
     ck_assert_uint_eq(none.outcomes[OUTCOME_DOUBLE], PAYMENTS);
-    ck_assert_double_eq(service_value(&none, "payments", "runs"), none.effects);
+    ck_assert_double_eq(test_service_value(&none, "payments", "runs"), none.effects);
 }
 END_TEST
 
@@ -185,7 +177,7 @@ START_TEST(test_a_called_servers_crash_wipes_only_its_own_store)
                       " \"restart_ms\": 100}",
                       ", \"durable\": false"),
         MODE_IDEMPOTENT);
-    ck_assert_double_eq(service_value(&in_memory, "payments", "crashes"), 1);
+    ck_assert_double_eq(test_service_value(&in_memory, "payments", "crashes"), 1);
     ck_assert_uint_eq(in_memory.outcomes[OUTCOME_DOUBLE], 1);
 
     Metrics durable = test_run_text(
@@ -194,9 +186,9 @@ START_TEST(test_a_called_servers_crash_wipes_only_its_own_store)
                       " \"restart_ms\": 100}",
                       ""),
         MODE_IDEMPOTENT);
-    ck_assert_double_eq(service_value(&durable, "payments", "crashes"), 1);
+    ck_assert_double_eq(test_service_value(&durable, "payments", "crashes"), 1);
     ck_assert_uint_eq(durable.outcomes[OUTCOME_DOUBLE], 0);
-    ck_assert_double_eq(service_value(&durable, "checkout", "crashes"), 0);
+    ck_assert_double_eq(test_service_value(&durable, "checkout", "crashes"), 0);
 }
 END_TEST
 
@@ -210,9 +202,9 @@ START_TEST(test_a_called_servers_shed_answer_is_a_failed_try)
                       ""),
         MODE_IDEMPOTENT);
     ck_assert_uint_gt(shed.shed, 0);
-    ck_assert_double_eq(service_value(&shed, "payments", "refused"), shed.shed);
+    ck_assert_double_eq(test_service_value(&shed, "payments", "refused"), shed.shed);
     ck_assert_uint_gt(shed.call_retries, 0);
-    ck_assert_double_eq(service_value(&shed, "checkout", "retries"), shed.call_retries);
+    ck_assert_double_eq(test_service_value(&shed, "checkout", "retries"), shed.call_retries);
     ck_assert_uint_eq(shed.outcomes[OUTCOME_DOUBLE], 0);
 }
 END_TEST
@@ -224,8 +216,8 @@ START_TEST(test_a_called_server_takes_every_operation)
     Metrics inserted =
         test_run_text(FAST_CHAIN("{\"kind\": \"insert\"}", FAST, ""), MODE_AT_LEAST_ONCE);
     ck_assert_uint_eq(inserted.effects, PAYMENTS);
-    ck_assert_double_eq(service_value(&inserted, "payments", "effects"), PAYMENTS);
-    ck_assert_double_eq(service_value(&inserted, "checkout", "effects"), 0);
+    ck_assert_double_eq(test_service_value(&inserted, "payments", "effects"), PAYMENTS);
+    ck_assert_double_eq(test_service_value(&inserted, "checkout", "effects"), 0);
     ck_assert_uint_eq(inserted.outcomes[OUTCOME_OK], PAYMENTS);
 }
 END_TEST
@@ -306,7 +298,7 @@ START_TEST(test_a_called_servers_balancer_sends_past_a_crashed_instance)
                                 ""),
                   NULL, 0);
     Metrics m = test_run_mode(scenario, MODE_IDEMPOTENT, scenario->seed);
-    ck_assert_double_eq(service_value(&m, "payments", "crashes"), 1);
+    ck_assert_double_eq(test_service_value(&m, "payments", "crashes"), 1);
     ck_assert_uint_gt(m.balancer_retries, 0);
     ck_assert_uint_eq(m.outcomes[OUTCOME_DOUBLE], 0);
     /* the reports say so, though the first server runs one instance */
@@ -366,12 +358,12 @@ START_TEST(test_a_consumer_group_calls_a_ledger_server)
     ck_assert_uint_eq(once.effects, once.operations * CHECKOUT_TRIES);
     ck_assert_uint_eq(least.effects, least.operations * DELIVERIES * CHECKOUT_TRIES);
     ck_assert_uint_eq(least.dead_lettered, least.operations);
-    ck_assert_double_eq(service_value(&least, "ledger", "runs"), least.effects);
-    ck_assert_double_eq(service_value(&least, "charger", "retries"), least.call_retries);
+    ck_assert_double_eq(test_service_value(&least, "ledger", "runs"), least.effects);
+    ck_assert_double_eq(test_service_value(&least, "charger", "retries"), least.call_retries);
     ck_assert_uint_eq(keyed.effects, keyed.operations);
     ck_assert_uint_eq(keyed.outcomes[OUTCOME_DOUBLE], 0);
-    ck_assert_double_eq(service_value(&keyed, "ledger", "replayed"), keyed.operations);
-    ck_assert_double_eq(service_value(&keyed, "ledger", "refused"),
+    ck_assert_double_eq(test_service_value(&keyed, "ledger", "replayed"), keyed.operations);
+    ck_assert_double_eq(test_service_value(&keyed, "ledger", "refused"),
                         keyed.operations * (CHECKOUT_TRIES - 1));
 }
 END_TEST

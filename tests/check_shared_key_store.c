@@ -48,14 +48,6 @@
     CHECKOUT_PAYMENTS(call_key, "payments-keys",                                                   \
                       ", {\"id\": \"payments-keys\", \"kind\": \"key_store\"}", "", "")
 
-static double service_value(const Metrics *metrics, const char *service, const char *metric)
-{
-    double value = -1;
-    ck_assert_msg(metrics_service_value(metrics, service, metric, &value), "%s@%s", metric,
-                  service);
-    return value;
-}
-
 /* ------------------------------------------------------------------ the lesson */
 
 /* Forwarding K into the store where checkout holds K: payments finds checkout's own row
@@ -73,9 +65,9 @@ START_TEST(test_a_forwarded_key_meets_its_callers_own_row)
     ck_assert_uint_eq(m.attempts, PAYMENTS * APP_ATTEMPTS);
     ck_assert_uint_eq(m.status_409, PAYMENTS * APP_ATTEMPTS * CHECKOUT_TRIES);
     ck_assert_uint_eq(m.call_retries, PAYMENTS * APP_ATTEMPTS * (CHECKOUT_TRIES - 1));
-    ck_assert_double_eq(service_value(&m, "payments", "runs"), 0);
-    ck_assert_double_eq(service_value(&m, "payments", "refused"), m.status_409);
-    ck_assert_double_eq(service_value(&m, "checkout", "runs"), PAYMENTS * APP_ATTEMPTS);
+    ck_assert_double_eq(test_service_value(&m, "payments", "runs"), 0);
+    ck_assert_double_eq(test_service_value(&m, "payments", "refused"), m.status_409);
+    ck_assert_double_eq(test_service_value(&m, "checkout", "runs"), PAYMENTS * APP_ATTEMPTS);
 }
 END_TEST
 
@@ -91,7 +83,7 @@ START_TEST(test_a_derived_key_or_a_store_of_its_own_works)
         ck_assert_uint_eq(m.outcomes[OUTCOME_DOUBLE], 0);
         ck_assert_uint_eq(m.status_409, 0);
         ck_assert_uint_eq(m.call_retries, 0);
-        ck_assert_double_eq(service_value(&m, "payments", "runs"), PAYMENTS);
+        ck_assert_double_eq(test_service_value(&m, "payments", "runs"), PAYMENTS);
     }
 }
 END_TEST
@@ -129,11 +121,11 @@ START_TEST(test_a_crash_never_wipes_a_shared_store)
                                 MODE_IDEMPOTENT);
     ck_assert_uint_eq(shared.crashes, 1);
     ck_assert_uint_eq(own.crashes, 1);
-    ck_assert_double_eq(service_value(&shared, "checkout", "replayed"), 1);
-    ck_assert_double_eq(service_value(&shared, "checkout", "runs"), PAYMENTS);
-    ck_assert_double_eq(service_value(&own, "checkout", "replayed"), 0);
-    ck_assert_double_eq(service_value(&own, "checkout", "runs"), PAYMENTS + 1);
-    ck_assert_double_eq(service_value(&own, "payments", "replayed"), 1);
+    ck_assert_double_eq(test_service_value(&shared, "checkout", "replayed"), 1);
+    ck_assert_double_eq(test_service_value(&shared, "checkout", "runs"), PAYMENTS);
+    ck_assert_double_eq(test_service_value(&own, "checkout", "replayed"), 0);
+    ck_assert_double_eq(test_service_value(&own, "checkout", "runs"), PAYMENTS + 1);
+    ck_assert_double_eq(test_service_value(&own, "payments", "replayed"), 1);
     ck_assert_uint_eq(shared.effects, PAYMENTS);
     ck_assert_uint_eq(own.effects, PAYMENTS);
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "metrics.h"
 #include "scenario.h"
 #include "world.h"
 
@@ -43,6 +44,17 @@ static inline Metrics test_run_mode(const Scenario *scenario, Mode mode, uint64_
     Metrics metrics;
     test_memory_after_run(scenario, mode, seed, &metrics);
     return metrics;
+}
+
+/* A service's metric of a run (METRIC@SERVICE: a node's name, or a service's id for its
+ * instances' sum); fails the test when the run has no such service. */
+static inline double test_service_value(const Metrics *metrics, const char *service,
+                                        const char *metric)
+{
+    double value = -1;
+    ck_assert_msg(metrics_service_value(metrics, service, metric, &value), "%s@%s", metric,
+                  service);
+    return value;
 }
 
 /* Loads json, runs one mode at the scenario's seed, and returns its metrics. */
