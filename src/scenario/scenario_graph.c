@@ -993,6 +993,8 @@ static void check_instances_in_all(ScenarioReader *scenario_reader, int called)
         uint32_t count = scenario->called_servers[c].spec.instances;
         before += count > 1 ? count - 1 : 0;
     }
+    if (before > SERVER_INSTANCES_EXTRA_MAX) /* an earlier server's excess was refused there */
+        before = SERVER_INSTANCES_EXTRA_MAX;
     uint32_t count = scenario->called_servers[called].spec.instances;
     uint32_t room = before < SERVER_INSTANCES_EXTRA_MAX ? SERVER_INSTANCES_EXTRA_MAX - before : 0;
     if (count > 1 && count - 1 > room)
