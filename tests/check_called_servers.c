@@ -365,6 +365,28 @@ START_TEST(test_a_consumer_group_calls_a_ledger_server)
     ck_assert_double_eq(test_service_value(&keyed, "ledger", "replayed"), keyed.operations);
     ck_assert_double_eq(test_service_value(&keyed, "ledger", "refused"),
                         keyed.operations * (CHECKOUT_TRIES - 1));
+    /* a ledger only the consumers call is drawn, and listed, after them */
+    uint32_t order[SERVICE_METRICS_MAX];
+    uint32_t shown = metrics_services_in_lane_order(&least, order);
+    const char *expected[] = {"orders", "charger", "ledger"};
+    ck_assert_uint_eq(shown, 3);
+    for (uint32_t i = 0; i < shown; i++)
+        ck_assert_str_eq(least.services[order[i]].name, expected[i]);
+}
+END_TEST
+
+/* The same ledger answering 202 while a try runs: the consumers do not poll, so a 202 is a
+ * failed try, never the charge done (taken for done, it acked messages whose first try then
+ * failed: lost payments). */
+START_TEST(test_a_ledgers_202_is_a_failed_try)
+{
+    const char *overrides[] = {"services.ledger-keys.on_in_progress=202"};
+    Scenario *scenario = test_load(CONSUMERS_CALL_LEDGER, overrides, 1);
+    Metrics keyed = test_run_mode(scenario, MODE_IDEMPOTENT, scenario->seed);
+    ck_assert_uint_eq(keyed.status_202, keyed.operations * (CHECKOUT_TRIES - 1));
+    ck_assert_uint_eq(keyed.effects, keyed.operations);
+    ck_assert_uint_eq(keyed.outcomes[OUTCOME_OK], keyed.operations);
+    free(scenario);
 }
 END_TEST
 
@@ -384,6 +406,7 @@ int main(void)
     tcase_add_test(tcase, test_the_table_shows_a_called_stores_failovers);
     tcase_add_test(tcase, test_a_called_servers_balancer_sends_past_a_crashed_instance);
     tcase_add_test(tcase, test_a_consumer_group_calls_a_ledger_server);
+    tcase_add_test(tcase, test_a_ledgers_202_is_a_failed_try);
     suite_add_tcase(suite, tcase);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);

@@ -593,22 +593,22 @@ static void build_clients(World *world)
 }
 
 /* The order a request meets the services, left to right after the clients (each kind's
- * lane_order, node_kind.c); a kind that sits after its caller (the gateway) follows whoever
- * charges through it: the server, or else the consumers; a server only the consumers call
- * follows them. */
+ * lane_order, node_kind.c, four keys apart): a server only the consumers call (a ledger)
+ * follows them, and a kind that sits after its caller (the gateway) follows whoever
+ * charges through it: the server, or else the consumers. */
 static unsigned lane_key(const Scenario *scenario, NodeKind kind)
 {
-    const NodeKindInfo *info = node_kind_info(kind);
+    const ConsumerSpec *consumers = &scenario->broker.consumers;
     bool clients_call_server = false;
     for (uint32_t g = 0; g < scenario->client_group_count; g++)
         clients_call_server |= scenario->client_groups[g].target == TARGET_SERVER;
-    if (kind == NODE_SERVER && !clients_call_server &&
-        scenario->broker.consumers.calls_first_server) /* a ledger the consumers call */
-        return 2 * node_kind_info(NODE_CONSUMERS)->lane_order + 1;
+    if (kind == NODE_SERVER && !clients_call_server && consumers->calls_first_server)
+        return 4 * node_kind_info(NODE_CONSUMERS)->lane_order + 1;
+    const NodeKindInfo *info = node_kind_info(kind);
     if (!info->lane_after_caller)
-        return 2 * info->lane_order;
-    bool consumers_charge = scenario->broker.consumers.use_gateway && !scenario->server.use_gateway;
-    return 2 * node_kind_info(consumers_charge ? NODE_CONSUMERS : NODE_SERVER)->lane_order + 1;
+        return 4 * info->lane_order;
+    bool consumers_charge = consumers->use_gateway && !scenario->server.use_gateway;
+    return lane_key(scenario, consumers_charge ? NODE_CONSUMERS : NODE_SERVER) + 2;
 }
 
 static uint32_t service_lane(const Scenario *scenario, NodeKind kind)
@@ -681,6 +681,7 @@ static void build_nodes(World *world)
     }
     world->key_store_node = TRACE_NO_NODE;
     uint32_t server_lane = world->group_count + service_lane(scenario, NODE_SERVER);
+    uint32_t consumers_lane = world->group_count + service_lane(scenario, NODE_CONSUMERS);
     for (uint32_t i = 0; i < count; i++) {
         const ScenarioNode *spec = &world->service_nodes[i];
         uint32_t node = world->node_count++;
@@ -708,6 +709,8 @@ static void build_nodes(World *world)
             } else {
                 server->spec = &scenario->called_servers[spec->server - 1].spec;
                 entry->active = node_called_server_reached(scenario, spec->server - 1);
+                if ((node_servers_called(scenario) & 1u << spec->server) == 0)
+                    entry->lane = consumers_lane; /* only the consumers' calls reach it */
                 if (spec->instance == 0)
                     called_node[spec->server - 1] = node;
             }

@@ -717,12 +717,14 @@ static inline bool world_sent_by_call_step(const World *world, const Message *re
     NodeKind kind = world->nodes[request->source].kind;
     return kind == NODE_SERVER || kind == NODE_CONSUMERS;
 }
-/* A called server's answer that asks for another try of the call: it did not run it (409: a
- * try of it is running still; 429 or 503: shed; a reset) or failed (5xx). Other answers are
- * definite: 2xx the call's effect is done, 4xx refused (a decline, a key reused). */
+/* A called server's answer that asks for another try of the call: it did not run it (409 or
+ * 202: a try of it is running still, and the caller does not poll; 429 or 503: shed; a
+ * reset) or failed (5xx). Other answers are definite: 2xx the call's effect is done, 4xx
+ * refused (a decline, a key reused). */
 static inline bool call_answer_asks_retry(int status)
 {
-    return status == SERVER_STATUS_RESET || status == 409 || status == 429 || status >= 500;
+    return status == SERVER_STATUS_RESET || status == 409 || status == 202 || status == 429 ||
+           status >= 500;
 }
 /* A server another server's call step names (Scenario.called_servers). */
 static inline bool world_is_called_server(const World *world, uint32_t node)

@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "node_kind.h"
 #include "report.h"
 
 #define LABEL_WIDTH 30
@@ -29,6 +30,7 @@ typedef enum {
     SHOW_WITH_STORM,
     SHOW_WITH_HEARTBEAT,         /* consumers that send heartbeats only */
     SHOW_WITH_CALL_RETRY,        /* a server whose gateway call retries on its own */
+    SHOW_WITH_PROVIDER_CALLS,    /* the same, with a gateway some call step charges at */
     SHOW_WITH_DECLINES,          /* a gateway that may decline, or a mode where one did */
     SHOW_WITH_SAGA,              /* a server whose order has a fulfil step after its charge */
     SHOW_WITH_BALANCE_UPDATES,   /* a debit written other than atomically (C29) */
@@ -115,7 +117,7 @@ static const Row rows[] = {
     {"proxy tries timed out", "proxy_timeouts", ROW_COUNT, SHOW_WITH_PROXY},
     {"balancer: past a down instance", "balancer_retries", ROW_COUNT, SHOW_WITH_BALANCER_RETRY},
     {"charges sent again by caller", "call_retries", ROW_COUNT, SHOW_WITH_CALL_RETRY},
-    {"charges the provider received", "provider_charges", ROW_COUNT, SHOW_WITH_CALL_RETRY},
+    {"charges the provider received", "provider_charges", ROW_COUNT, SHOW_WITH_PROVIDER_CALLS},
     {"orders failed after the charge", "fulfil_failures", ROW_COUNT, SHOW_WITH_SAGA},
     {"refunds the provider made", "refunds", ROW_COUNT, SHOW_WITH_SAGA},
     {"  refund retries", "refund_retries", ROW_COUNT, SHOW_WITH_SAGA},
@@ -397,6 +399,9 @@ bool report_write_table(FILE *stream, const RunReport *report, bool color)
         if (rows[r].shown == SHOW_WITH_RECONCILE && scenario->server.reconcile_ms <= 0)
             continue;
         if (rows[r].shown == SHOW_WITH_CALL_RETRY && !scenario_call_retries(scenario))
+            continue;
+        if (rows[r].shown == SHOW_WITH_PROVIDER_CALLS &&
+            !(scenario_call_retries(scenario) && node_kind_reached(scenario, NODE_GATEWAY)))
             continue;
         if (rows[r].shown == SHOW_WITH_STORM && !scenario_uses_storm(scenario))
             continue;

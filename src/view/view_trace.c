@@ -124,11 +124,15 @@ static bool is_shed(const ViewPane *pane, const TraceRecord *record)
     if (record->event != TRACE_TRANSMIT || record->message != MESSAGE_RESPONSE ||
         record->actor_kind != NODE_SERVER || (record->value != 429 && record->value != 503))
         return false;
+    /* the answering server's own queue: else a 503 is its store's, down (C38) */
     const Scenario *scenario = pane->scenario;
-    bool bounded = scenario->server.queue != SERVER_QUEUE_UNBOUNDED; /* else a store down's 503 */
-    for (uint32_t c = 0; c < scenario->called_server_count; c++)
-        bounded = bounded || scenario->called_servers[c].spec.queue != SERVER_QUEUE_UNBOUNDED;
-    return bounded;
+    const char *service = world_node(pane->world, record->actor)->service;
+    const ServerSpec *server = &scenario->server;
+    for (uint32_t c = 0; c < scenario->called_server_count; c++) {
+        if (strcmp(scenario->called_servers[c].id, service) == 0)
+            server = &scenario->called_servers[c].spec;
+    }
+    return server->queue != SERVER_QUEUE_UNBOUNDED;
 }
 
 static bool is_mechanism(const ViewPane *pane, const TraceRecord *record)
