@@ -385,7 +385,9 @@ static SvgWordBox *take_box(Layout *layout, double x, double y, double w, double
     }
     SvgWordBox *box = &layout->words[layout->word_count++];
     *box = (SvgWordBox){.x = x, .y = y, .width = w, .height = h, .surface = layout->surface};
-    snprintf(box->text, sizeof box->text, "%s", text);
+    size_t length = strnlen(text, sizeof box->text - 1); /* its first words name it enough */
+    memcpy(box->text, text, length);
+    box->text[length] = '\0';
     return box;
 }
 
