@@ -21,18 +21,6 @@ static SDL_Color C(ViewColor color)
 
 /* ------------------------------------------------------------------ header */
 
-/* A call step retries on its own, in every mode: the first server's, a server it calls, or
- * the consumers'. */
-static bool hops_call_retry(const Scenario *scenario)
-{
-    const ConsumerSpec *consumers = &scenario->broker.consumers;
-    bool retry = scenario->server.call.retry.max_attempts > 1 ||
-                 (consumers->use_gateway && consumers->call.retry.max_attempts > 1);
-    for (uint32_t c = 0; c < scenario->called_server_count; c++)
-        retry = retry || scenario->called_servers[c].spec.call.retry.max_attempts > 1;
-    return retry;
-}
-
 /* What a column's mode does on this scenario's path: "retries on timeout, no key" was
  * written under broker, log and webhook columns alike, where nobody retries on a timeout
  * but the broker redelivers, the log replays, the provider sends again. */
@@ -57,7 +45,7 @@ static const char *tagline(const Scenario *scenario, Mode mode, char *buffer, si
     };
     /* a proxy's retries and a server's call retries are the hops' own, in every mode (C15,
      * C27): at-most-once is the app's promise, not theirs */
-    bool hops_retry = (proxy && scenario->proxy.retries > 0) || hops_call_retry(scenario);
+    bool hops_retry = (proxy && scenario->proxy.retries > 0) || scenario_call_retries(scenario);
     int path = broker        ? (scenario->broker.family == BROKER_LOG ? 2 : 1)
                : !hops_retry ? 0
                : proxy && !scenario->proxy.forwards_key ? 4
@@ -553,7 +541,7 @@ static void keys_heading(const ViewPanels *panels, ViewRect r)
 static void at_most_once_words(const Scenario *scenario, char *why, size_t size)
 {
     if ((scenario_uses_proxy(scenario) && scenario->proxy.retries > 0) ||
-        hops_call_retry(scenario)) {
+        scenario_call_retries(scenario)) {
         snprintf(why, size,
                  "No keys: the client sends once, but the hops below it retry on their own, and "
                  "each retry that reaches the effect charges again.");
