@@ -331,10 +331,13 @@ START_TEST(test_other_kinds_stay_one_each)
         WORLD(CHECKOUT_CALLS("{\"call\": \"provider\"}") PROVIDER("") "," PROVIDER(""), ""),
         "$.services[3].id", "duplicate id 'provider'");
     assert_error(WORLD(CHECKOUT_CALLS("{\"call\": \"p1\"}") "{\"id\": \"p1\", \"kind\": "
-                                                            "\"gateway\"}, {\"id\": \"p2\", "
-                                                            "\"kind\": \"gateway\"}",
+                                                            "\"gateway\"}, {\"id\": \"m1\", "
+                                                            "\"kind\": \"proxy\", \"calls\": "
+                                                            "\"checkout\"}, {\"id\": \"m2\", "
+                                                            "\"kind\": \"proxy\", \"calls\": "
+                                                            "\"checkout\"}",
                        ""),
-                 "$.services[3].kind", "expected at most one service of kind 'gateway'");
+                 "$.services[4].kind", "expected at most one service of kind 'proxy'");
 }
 END_TEST
 

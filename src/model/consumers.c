@@ -477,8 +477,8 @@ static void send_charge_try(World *world, uint32_t job_slot)
                      call_key_of(call->key, job->store_key), reply_to, job->charge_tries - 1);
     network_send(world, &charge);
     world->jobs[job_slot].gateway_timer =
-        sim_schedule_in(world->sim, call_timeout_us(world, call), EVENT_GATEWAY_TIMEOUT,
-                        world->consumers_node, job_slot);
+        sim_schedule_in(world->sim, call_timeout_us(world, call, world->consumers_call_node),
+                        EVENT_GATEWAY_TIMEOUT, world->consumers_node, job_slot);
 }
 
 static void request_charge(World *world, uint32_t job_slot)
@@ -505,6 +505,7 @@ static SagaCaller consumers_saga(const World *world)
 {
     return (SagaCaller){.node = world->consumers_node,
                         .event_target = world->consumers_node,
+                        .call_node = world->consumers_call_node,
                         .undo = &world->scenario.broker.consumers.undo,
                         .fulfil = &world->scenario.broker.consumers.fulfil,
                         .send_charge_try = send_charge_try,

@@ -90,8 +90,10 @@ static double longest_timeout_ms(const Scenario *scenario)
         broker = broker || group->target == TARGET_BROKER;
     }
     if (scenario->server.use_gateway || (broker && scenario->broker.consumers.use_gateway)) {
-        if (scenario->gateway.timeout_ms > longest)
-            longest = scenario->gateway.timeout_ms;
+        for (uint32_t g = 0; g <= scenario->extra_gateway_count; g++) {
+            if (scenario_gateway(scenario, g)->timeout_ms > longest)
+                longest = scenario_gateway(scenario, g)->timeout_ms;
+        }
     }
     /* a call step's own timeout (0: the gateway's, above): the servers', the consumers' */
     const CallSpec *calls[2 + CALLED_SERVERS_MAX] = {

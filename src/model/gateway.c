@@ -1,5 +1,6 @@
-/* The external payment gateway, an actor of its own that talks to the server by message
- * only: a charge arrives, is processed for the gateway's latency, and is declined (nothing
+/* An external payment gateway, an actor of its own that talks to its callers by message
+ * only (the first gateway, and any extra one a call step names, each with its own fields and
+ * keys): a charge arrives, is processed for the gateway's latency, and is declined (nothing
  * charged), charged and answered, or charged with the answer never leaving (the server
  * cannot tell). With capture manual (C35) a charge is an authorisation, a hold on the card,
  * and the money moves when the server captures it. With honours_key it remembers the keys
@@ -12,35 +13,56 @@
 #include "sim_assert.h"
 #include "world_internal.h"
 
+/* The clients' server asks this gateway about its charges (reconcile_ms): it keeps records. */
+static bool reconciled_at(const Scenario *scenario, uint32_t g)
+{
+    const ServerSpec *server = &scenario->server;
+    return server->reconcile_ms > 0 && server->call_server == 0 && server->call_gateway == g;
+}
+
 void gateway_init(World *world)
 {
-    if (world->scenario.gateway.honours_key)
-        world->gateway.keys = idem_store_create(1024);
-    if (world->scenario.server.reconcile_ms > 0)
-        world->gateway.charged = idem_store_create(1024);
+    for (uint32_t g = 0; g < world->gateway_count; g++) {
+        Gateway *gateway = &world->gateways[g];
+        if (gateway->spec->honours_key)
+            gateway->keys = idem_store_create(1024);
+        if (reconciled_at(&world->scenario, g))
+            gateway->charged = idem_store_create(1024);
+    }
 }
 
 void gateway_release(World *world)
 {
-    idem_store_destroy(world->gateway.keys);
-    idem_store_destroy(world->gateway.charged);
-    free(world->gateway.unsettled);
+    for (uint32_t g = 0; g < world->gateway_count; g++) {
+        idem_store_destroy(world->gateways[g].keys);
+        idem_store_destroy(world->gateways[g].charged);
+        free(world->gateways[g].unsettled);
+    }
 }
 
-static uint64_t charge_identity(const Message *charge)
+static Gateway *gateway_at(World *world, uint32_t node)
 {
-    return ((uint64_t)charge->attempt << 16) | ((uint64_t)charge->click << 8) | charge->hop;
+    SIM_ASSERT(world->nodes[node].kind == NODE_GATEWAY, "a charge reaches a gateway");
+    return &world->gateways[world->nodes[node].actor];
+}
+
+/* A charge's draws: the same copy of a charge meets the same fate in every mode, and each
+ * gateway its own (the first's draws are as they were with one). */
+static uint64_t charge_identity(const Gateway *gateway, const Message *charge)
+{
+    return ((uint64_t)gateway->number << 40) | ((uint64_t)charge->attempt << 16) |
+           ((uint64_t)charge->click << 8) | charge->hop;
 }
 
 void gateway_on_charge_arrive(World *world, const Message *charge)
 {
+    Gateway *gateway = gateway_at(world, charge->target);
     world->metrics.provider_charges += charge->kind == MESSAGE_CHARGE;
-    world_service_metrics(world, world->gateway_node)->received++;
+    world_service_metrics(world, gateway->node)->received++;
     uint32_t slot = world_message_store(world, charge);
-    SimTimeUs latency =
-        distribution_sample_ms_as_us(&world->scenario.gateway.latency_ms,
-                                     world_draw(world, DRAW_GATEWAY_LATENCY, charge->operation,
-                                                charge_identity(charge), charge->lineage));
+    SimTimeUs latency = distribution_sample_ms_as_us(
+        &gateway->spec->latency_ms, world_draw(world, DRAW_GATEWAY_LATENCY, charge->operation,
+                                               charge_identity(gateway, charge), charge->lineage));
     sim_schedule_in(world->sim, latency, EVENT_GATEWAY_CHARGE, 0, slot);
 }
 
@@ -81,48 +103,49 @@ static void remember_key(IdemStore *keys, const Message *call, SimTimeUs now)
 
 static void charge_or_answer(World *world, Message charge)
 {
-    const GatewaySpec *gateway = &world->scenario.gateway;
-    IdemStore *keys = world->gateway.keys;
+    Gateway *gateway = gateway_at(world, charge.target);
+    const GatewaySpec *spec = gateway->spec;
+    IdemStore *keys = gateway->keys;
     SimTimeUs now = sim_now(world->sim);
-    ServiceMetrics *counts = world_service_metrics(world, world->gateway_node);
+    ServiceMetrics *counts = world_service_metrics(world, gateway->node);
     if (keys != NULL && charge.key != 0 && idem_store_lookup(keys, charge.key, now) != NULL) {
         counts->replayed++;
         if (world_tracing(world))
-            world_trace_about(world, world->gateway_node, TRACE_REPLAY, &charge, 200, 0);
+            world_trace_about(world, gateway->node, TRACE_REPLAY, &charge, 200, 0);
         reply(world, &charge, 200); /* charged before under this key: not again */
         return;
     }
     counts->runs++;
-    double fate = world_draw_unit(world, DRAW_GATEWAY_FATE, charge.operation,
-                                  charge_identity(&charge), charge.lineage);
+    uint64_t identity = charge_identity(gateway, &charge);
+    double fate =
+        world_draw_unit(world, DRAW_GATEWAY_FATE, charge.operation, identity, charge.lineage);
     if (world->fault_plan != NULL)
-        fate =
-            fault_plan_gateway_fate(world->fault_plan, charge.operation, charge_identity(&charge),
-                                    charge.lineage, gateway->fail, gateway->timeout);
-    if (fate < gateway->fail) {
+        fate = fault_plan_gateway_fate(world->fault_plan, charge.operation, identity,
+                                       charge.lineage, spec->fail, spec->timeout);
+    if (fate < spec->fail) {
         world_operation(world, charge.operation)->declined = true;
         if (world_tracing(world))
-            world_trace_about(world, world->gateway_node, TRACE_DECLINED, &charge, 402, 0);
+            world_trace_about(world, gateway->node, TRACE_DECLINED, &charge, 402, 0);
         reply(world, &charge, 402); /* a card error: definite, as Stripe's 402 */
         return;
     }
-    if (world->card_holds != NULL) { /* C35: an authorisation: a hold, no money moves yet */
+    if (world->card_holds != NULL) { /* C35: an authorisation: a hold, no money moves yet (the
+                                        loader keeps C35 to a world of one gateway) */
         CardHolds *card = &world->card_holds[charge.operation];
         card->holds++;
         world->metrics.holds++;
         if (world_tracing(world))
-            world_trace_about(world, world->gateway_node, TRACE_AUTHORISED, &charge, card->holds,
-                              0);
+            world_trace_about(world, gateway->node, TRACE_AUTHORISED, &charge, card->holds, 0);
     } else {
-        ledger_apply(world, &charge, world->gateway_node, NULL);
+        ledger_apply(world, &charge, gateway->node, NULL);
     }
-    if (world->gateway.charged != NULL && charge.key != 0) /* a provider keeps records */
-        remember_key(world->gateway.charged, &charge, now);
+    if (gateway->charged != NULL && charge.key != 0) /* a provider keeps records */
+        remember_key(gateway->charged, &charge, now);
     if (keys != NULL && charge.key != 0)
         remember_key(keys, &charge, now);
-    if (fate < gateway->fail + gateway->timeout) {
+    if (fate < spec->fail + spec->timeout) {
         if (world_tracing(world))
-            world_trace_about(world, world->gateway_node, TRACE_CHARGED_NO_ANSWER, &charge, 0, 0);
+            world_trace_about(world, gateway->node, TRACE_CHARGED_NO_ANSWER, &charge, 0, 0);
         return; /* charged, but the answer never leaves the gateway */
     }
     reply(world, &charge, 200);
@@ -133,29 +156,31 @@ static void charge_or_answer(World *world, Message charge)
  * charge's (the gateway's timeout chance): the server cannot tell it was refunded. */
 static void refund_or_answer(World *world, Message refund)
 {
-    IdemStore *keys = world->gateway.keys;
+    Gateway *gateway = gateway_at(world, refund.target);
+    IdemStore *keys = gateway->keys;
     SimTimeUs now = sim_now(world->sim);
-    ServiceMetrics *counts = world_service_metrics(world, world->gateway_node);
+    ServiceMetrics *counts = world_service_metrics(world, gateway->node);
     if (keys != NULL && refund.key != 0 && idem_store_lookup(keys, refund.key, now) != NULL) {
         counts->replayed++;
         if (world_tracing(world))
-            world_trace_about(world, world->gateway_node, TRACE_REPLAY, &refund, 200, 0);
+            world_trace_about(world, gateway->node, TRACE_REPLAY, &refund, 200, 0);
         reply(world, &refund, 200);
         return;
     }
     counts->runs++;
-    double silent = world->scenario.gateway.timeout;
-    double fate = world_draw_unit(world, DRAW_GATEWAY_FATE, refund.operation,
-                                  charge_identity(&refund), refund.lineage);
+    double silent = gateway->spec->timeout;
+    uint64_t identity = charge_identity(gateway, &refund);
+    double fate =
+        world_draw_unit(world, DRAW_GATEWAY_FATE, refund.operation, identity, refund.lineage);
     if (world->fault_plan != NULL)
-        fate = fault_plan_gateway_fate(world->fault_plan, refund.operation,
-                                       charge_identity(&refund), refund.lineage, 0, silent);
+        fate = fault_plan_gateway_fate(world->fault_plan, refund.operation, identity,
+                                       refund.lineage, 0, silent);
     bool answered = fate >= silent;
-    ledger_refund(world, &refund, world->gateway_node);
+    ledger_refund(world, &refund, gateway->node);
     if (keys != NULL && refund.key != 0)
         remember_key(keys, &refund, now);
     if (world_tracing(world))
-        world_trace_about(world, world->gateway_node, TRACE_REFUNDED, &refund, !answered, 0);
+        world_trace_about(world, gateway->node, TRACE_REFUNDED, &refund, !answered, 0);
     if (answered)
         reply(world, &refund, 200);
 }
@@ -168,7 +193,7 @@ static void refund_or_answer(World *world, Message refund)
 bool gateway_capture(World *world, const Message *approval)
 {
     CardHolds *card = &world->card_holds[approval->operation];
-    bool keyed = world->gateway.keys != NULL && approval->key != 0;
+    bool keyed = world->gateways[0].keys != NULL && approval->key != 0;
     if (keyed && card->captured_key == approval->key) {
         if (world_tracing(world))
             world_trace_about(world, world->gateway_node, TRACE_CAPTURE_REFUSED, approval, 0, 0);
@@ -186,13 +211,13 @@ bool gateway_capture(World *world, const Message *approval)
  * daily file is cut at the same hour whatever was captured when. */
 static void schedule_settlement(World *world)
 {
-    if (world->gateway.settlement_due)
+    if (world->gateways[0].settlement_due)
         return;
-    SimTimeUs every = sim_time_us_from_ms(world->scenario.gateway.settlement_every_ms);
+    SimTimeUs every = sim_time_us_from_ms(world->gateways[0].spec->settlement_every_ms);
     SimTimeUs now = sim_now(world->sim);
     sim_schedule_at(world->sim, (now / every + 1) * every, EVENT_NODE_TIMER, world->gateway_node,
                     0);
-    world->gateway.settlement_due = true;
+    world->gateways[0].settlement_due = true;
 }
 
 /* C35: the capture moved the money and its answer never reached the caller (lost or timed
@@ -201,13 +226,13 @@ static void schedule_settlement(World *world)
 bool gateway_capture_answer_lost(World *world, const Message *approval)
 {
     if (!world_chance_about(world, DRAW_CAPTURE_LOST, approval,
-                            world->scenario.gateway.capture_lost))
+                            world->gateways[0].spec->capture_lost))
         return false;
     world->metrics.captures_lost++;
     if (world_tracing(world))
         world_trace_about(world, world->gateway_node, TRACE_CAPTURE_LOST, approval, 504, 0);
-    if (world->scenario.gateway.settlement_every_ms > 0) {
-        Gateway *gateway = &world->gateway;
+    if (world->gateways[0].spec->settlement_every_ms > 0) {
+        Gateway *gateway = &world->gateways[0];
         if (gateway->unsettled_count == gateway->unsettled_capacity) {
             gateway->unsettled_capacity = gateway->unsettled_capacity * 2 + 16;
             gateway->unsettled = sim_xrealloc(gateway->unsettled, gateway->unsettled_capacity *
@@ -229,7 +254,7 @@ bool gateway_capture_answer_lost(World *world, const Message *approval)
  * match the file. Nothing to find, no file is read: the run ends when its work does. */
 void gateway_on_settlement(World *world)
 {
-    Gateway *gateway = &world->gateway;
+    Gateway *gateway = &world->gateways[0];
     gateway->settlement_due = false;
     uint32_t count = gateway->unsettled_count;
     gateway->unsettled_count = 0;
@@ -256,7 +281,7 @@ void gateway_on_settlement(World *world)
  * heard, captured or voided already. Simplified as the capture: no message, never fails. */
 void gateway_void_late(World *world, const Message *approval)
 {
-    bool keyed = world->gateway.keys != NULL && approval->key != 0;
+    bool keyed = world->gateways[0].keys != NULL && approval->key != 0;
     if (keyed || (approval->lineage & 1) != 0)
         return;
     CardHolds *card = &world->card_holds[approval->operation];
@@ -269,7 +294,8 @@ void gateway_void_late(World *world, const Message *approval)
 /* Reconciliation: did a charge with this key happen? 200 (charged) or 404 (never). */
 void gateway_on_status_query(World *world, const Message *query)
 {
-    bool charged = world->gateway.charged != NULL && query->key != 0 &&
-                   idem_store_find_any(world->gateway.charged, query->key) != NULL;
+    const Gateway *gateway = gateway_at(world, query->target);
+    bool charged = gateway->charged != NULL && query->key != 0 &&
+                   idem_store_find_any(gateway->charged, query->key) != NULL;
     reply(world, query, charged ? 200 : 404);
 }

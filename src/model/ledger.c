@@ -172,7 +172,7 @@ int ledger_apply_read(World *world, const Message *request, const BalanceRead *r
         bool through_outbox = world->scenario.server.receipts_via == RECEIPTS_OUTBOX &&
                               actor != world->consumers_node;
         if (world->scenario.server.publish_receipts && spec->operation.kind == OPERATION_DEBIT &&
-            !through_outbox && actor != world->gateway_node &&
+            !through_outbox && world->nodes[actor].kind != NODE_GATEWAY &&
             !world_is_called_server(world, actor))
             broker_publish_receipt(world, request);
     }

@@ -54,10 +54,9 @@ typedef struct {
     char service[NODE_NAME_LEN_MAX]; /* the service's id (the same for its instances) */
 } ServiceMetrics;
 
-/* The nodes a world can have beyond its client groups: each service kind once, a server's
- * further instances, a key store of its own and the called servers (world_internal.h's
- * NODES_MAX less the groups). */
-#define SERVICE_METRICS_MAX (NODE_KIND_COUNT + SERVER_INSTANCES_MAX - 1 + CALLED_SERVERS_MAX)
+/* The nodes a world can have beyond its client groups (world_internal.h's NODES_MAX less the
+ * groups): scenario_service_nodes' list. */
+#define SERVICE_METRICS_MAX SCENARIO_NODES_MAX
 
 typedef struct {
     int64_t initial;

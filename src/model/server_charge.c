@@ -32,7 +32,7 @@ void server_charge_release(World *world)
 /* How long a server waits for an answer to a try (and an outbox relay for its ack). */
 static SimTimeUs call_try_timeout_us(const World *world, const Server *server)
 {
-    return call_timeout_us(world, &server->spec->call);
+    return call_timeout_us(world, &server->spec->call, server->call_node);
 }
 
 /* The call step's try, from the server the request reached (message_call). */
@@ -124,7 +124,7 @@ void server_charge_on_outbox_relay(World *world, uint32_t entry_index)
         query.kind = MESSAGE_STATUS_QUERY;
         query.hop = HOP_STATUS_QUERY;
         query.source = server->node;
-        query.target = world->gateway_node;
+        query.target = server->call_node; /* the gateway its charges went to */
         query.key = call_key_of(world->scenario.server.call.key,
                                 entry->store_key); /* the key the charge carried */
         query.reply_to = reply_to;
@@ -332,15 +332,15 @@ static void saga_send_refund_try(World *world, uint32_t job_slot, const SagaCall
     ReplyTo reply_to = {.kind = REPLY_TO_JOB,
                         .slot = job_slot,
                         .serial = job->serial | (uint64_t)job->charge_tries << CHARGE_TRY_SHIFT};
-    Message refund = message_charge(&job->request, caller->node, world->gateway_node,
+    Message refund = message_charge(&job->request, caller->node, caller->call_node,
                                     refund_key_of(undo->key, job->store_key, job->charge_tries),
                                     reply_to, job->charge_tries - 1);
     refund.kind = MESSAGE_REFUND;
     refund.hop = HOP_REFUND;
     network_send(world, &refund);
     world->jobs[job_slot].gateway_timer =
-        sim_schedule_in(world->sim, call_timeout_us(world, undo), EVENT_GATEWAY_TIMEOUT,
-                        caller->event_target, job_slot);
+        sim_schedule_in(world->sim, call_timeout_us(world, undo, caller->call_node),
+                        EVENT_GATEWAY_TIMEOUT, caller->event_target, job_slot);
 }
 
 /* The charge went through: the order's own work (fulfil) runs next. When it fails
@@ -422,9 +422,11 @@ static void server_order_failed(World *world, uint32_t job_slot)
 /* The server's saga: the instance the request reached charged, and refunds. */
 static SagaCaller server_saga(World *world, uint32_t job_slot)
 {
-    const ServerSpec *spec = server_of_job(world, job_slot)->spec;
+    const Server *server = server_of_job(world, job_slot);
+    const ServerSpec *spec = server->spec;
     return (SagaCaller){.node = world->jobs[job_slot].request.target,
                         .event_target = 0,
+                        .call_node = server->call_node,
                         .undo = &spec->undo,
                         .fulfil = &spec->fulfil,
                         .send_charge_try = send_charge_try,

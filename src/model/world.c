@@ -291,6 +291,17 @@ static inline uint64_t stores_rows(const World *world)
     return rows;
 }
 
+static uint64_t gateways_memory_bytes(const World *world)
+{
+    uint64_t bytes = 0;
+    for (uint32_t g = 0; g < world->gateway_count; g++) {
+        const Gateway *gateway = &world->gateways[g];
+        bytes += (gateway->keys ? idem_store_memory_bytes(gateway->keys) : 0) +
+                 (gateway->charged ? idem_store_memory_bytes(gateway->charged) : 0);
+    }
+    return bytes;
+}
+
 static uint64_t stores_memory_bytes(const World *world)
 {
     uint64_t bytes = 0;
@@ -621,15 +632,34 @@ static uint32_t service_lane(const Scenario *scenario, NodeKind kind)
     return lane;
 }
 
-/* Where each server's call step goes: the gateway, or the called server it names (its
- * service's node: the balancer there picks the instance). */
+/* Where each server's call step goes, and the consumers': a gateway, or the called server it
+ * names (its service's node: the balancer there picks the instance). */
 static void wire_calls(World *world, const uint32_t called_node[CALLED_SERVERS_MAX])
 {
     for (uint32_t i = 0; i < world->server_count; i++) {
         Server *server = &world->servers[i];
         uint32_t called = server->spec->call_server;
-        server->call_node = called == 0 ? world->gateway_node : called_node[called - 1];
+        server->call_node = called == 0 ? world->gateways[server->spec->call_gateway].node
+                                        : called_node[called - 1];
     }
+    const ConsumerSpec *consumers = &world->scenario.broker.consumers;
+    world->consumers_call_node = consumers->calls_first_server ? world->server_node
+                                 : consumers->call_server > 0
+                                     ? called_node[consumers->call_server - 1]
+                                     : world->gateways[consumers->call_gateway].node;
+}
+
+/* A gateway after the first is drawn beside the first when the same side charges there (the
+ * servers, or the consumers), else right after the side that does (by node id: its node
+ * comes after every server's and the consumers'). */
+static uint32_t extra_gateway_lane(const World *world, uint32_t g)
+{
+    const Scenario *scenario = &world->scenario;
+    bool by_servers = node_servers_charge_at(scenario, g);
+    bool first_by_servers = node_servers_charge_at(scenario, 0);
+    if (by_servers == first_by_servers)
+        return world->group_count + service_lane(scenario, NODE_GATEWAY);
+    return world->group_count + service_lane(scenario, by_servers ? NODE_SERVER : NODE_CONSUMERS);
 }
 
 /* Each service node's counters carry its names, so a report needs no world to say whose. */
@@ -694,7 +724,16 @@ static void build_nodes(World *world)
             .lane = world->group_count + service_lane(scenario, spec->kind),
             .active = node_kind_reached(scenario, spec->kind),
         };
-        if (spec->kind == NODE_KEY_STORE) {
+        if (spec->kind == NODE_GATEWAY) {
+            Gateway *gateway = &world->gateways[world->gateway_count];
+            entry->actor = world->gateway_count++;
+            gateway->number = spec->server;
+            gateway->node = node;
+            gateway->spec = scenario_gateway(scenario, spec->server);
+            entry->active = node_gateway_reached(scenario, spec->server);
+            if (spec->server > 0)
+                entry->lane = extra_gateway_lane(world, spec->server);
+        } else if (spec->kind == NODE_KEY_STORE) {
             world->key_store_node = node;
             entry->lane = world->group_count + NODE_KIND_COUNT;
             entry->active =
@@ -721,13 +760,8 @@ static void build_nodes(World *world)
     name_service_metrics(world);
     for (uint32_t i = 0; i < world->server_count; i++)
         world->servers[i].counts = world_service_metrics(world, world->servers[i].node);
-    world->gateway_node = world_node_of_kind(world, NODE_GATEWAY);
+    world->gateway_node = world->gateways[0].node;
     wire_calls(world, called_node);
-    const ConsumerSpec *consumers = &scenario->broker.consumers;
-    world->consumers_call_node = consumers->calls_first_server ? world->server_node
-                                 : consumers->call_server > 0
-                                     ? called_node[consumers->call_server - 1]
-                                     : world->gateway_node;
     world->broker_node = world_node_of_kind(world, NODE_BROKER);
     world->consumers_node = world_node_of_kind(world, NODE_CONSUMERS);
     world->proxy_node = world_node_of_kind(world, NODE_PROXY);
@@ -1050,9 +1084,7 @@ uint64_t world_memory_bytes(const World *world)
            slot_pool_memory_bytes(&world->broker.message_slots) +
            broker_queues_memory_bytes(&world->broker) +
            (uint64_t)world->servers[0].outbox_slots.capacity * sizeof *world->servers[0].outbox +
-           slot_pool_memory_bytes(&world->servers[0].outbox_slots) +
-           (world->gateway.keys ? idem_store_memory_bytes(world->gateway.keys) : 0) +
-           (world->gateway.charged ? idem_store_memory_bytes(world->gateway.charged) : 0) +
+           slot_pool_memory_bytes(&world->servers[0].outbox_slots) + gateways_memory_bytes(world) +
            proxy_memory_bytes(world) +
            ((uint64_t)servers_queue_capacity(world) + world->consumers.buffer.capacity) *
                sizeof(uint32_t);

@@ -329,8 +329,13 @@ typedef struct {
     bool capture_confirmed;
 } CardHolds;
 
-/* The payment gateway's own state. */
+/* A payment gateway's own state: the first one's, or an extra one's (services form). */
+#define GATEWAYS_MAX (1 + GATEWAYS_EXTRA_MAX)
+
 typedef struct {
+    const GatewaySpec *spec; /* Scenario.gateway, or an extra gateway's */
+    uint32_t node;
+    uint32_t number;    /* 0 the first, g > 0 extra_gateways[g - 1]: its draws' own stream */
     IdemStore *keys;    /* the keys it charged, when it honours keys; else NULL */
     IdemStore *charged; /* its record of charges by key, for reconciliation; else NULL */
     /* C35: captures whose answer was lost, not yet in a settlement file (each holds its
@@ -498,8 +503,8 @@ struct World {
     uint32_t node_count;
     WorldNode nodes[NODES_MAX];
     uint32_t server_node;
-    uint32_t gateway_node;
-    Link *links; /* node_count * node_count, [source * node_count + target] */
+    uint32_t gateway_node; /* the first gateway's */
+    Link *links;           /* node_count * node_count, [source * node_count + target] */
     uint32_t outage_count;
     OutageWindow *outages;
 
@@ -525,7 +530,8 @@ struct World {
     Server servers[SERVERS_MAX];
     uint64_t generated_keys; /* server-generated keys: a fresh one per request */
     ScenarioNode service_nodes[SCENARIO_NODES_MAX]; /* what the service nodes are: names */
-    Gateway gateway;
+    uint32_t gateway_count;
+    Gateway gateways[GATEWAYS_MAX]; /* [0] the first, at gateway_node */
     Proxy proxy;
     uint32_t proxy_node;     /* TRACE_NO_NODE when no group goes through a proxy */
     uint32_t key_store_node; /* the server's store as a node of its own: TRACE_NO_NODE unless
@@ -785,6 +791,7 @@ void server_charge_on_timeout(World *world, uint32_t job);
 typedef struct {
     uint32_t node;
     uint32_t event_target;
+    uint32_t call_node; /* where its charge went, and so its refunds: a gateway */
     const UndoSpec *undo;
     const FulfilSpec *fulfil;
     void (*send_charge_try)(World *world, uint32_t job);
@@ -831,11 +838,13 @@ static inline uint64_t refund_key_of(CallKey policy, uint64_t store_key, uint32_
  * given up, as an HTTP client's would be). */
 #define CHARGE_TRY_SHIFT 56
 #define JOB_SERIAL_MASK ((1ull << CHARGE_TRY_SHIFT) - 1)
-/* The wait for an answer to a try of a call: its step's timeout_ms, else the gateway's. */
-static inline SimTimeUs call_timeout_us(const World *world, const CallSpec *call)
+/* The wait for an answer to a try of a call to the node callee: its step's timeout_ms, else
+ * the gateway's it calls (a call to a server has a timeout_ms of its own). */
+static inline SimTimeUs call_timeout_us(const World *world, const CallSpec *call, uint32_t callee)
 {
-    return sim_time_us_from_ms(call->timeout_ms > 0 ? call->timeout_ms
-                                                    : world->scenario.gateway.timeout_ms);
+    return sim_time_us_from_ms(call->timeout_ms > 0
+                                   ? call->timeout_ms
+                                   : world->gateways[world->nodes[callee].actor].spec->timeout_ms);
 }
 void server_charge_on_outbox_relay(World *world, uint32_t entry);
 void server_charge_resume_outbox(World *world, Server *server);

@@ -136,15 +136,29 @@ static unsigned servers_called_from(const Scenario *scenario, unsigned called)
     return called;
 }
 
-/* Whether a server in `called` charges at the gateway (its call step names it). */
-static bool servers_charge(const Scenario *scenario, unsigned called)
+/* Any gateway, for servers_charge and consumers_charge. */
+#define ANY_GATEWAY UINT32_MAX
+
+/* Whether a server in `called` charges at gateway g, or at any (its call step names it). */
+static bool servers_charge(const Scenario *scenario, unsigned called, uint32_t g)
 {
     for (uint32_t k = 0; k <= scenario->called_server_count && k < CALLED_SERVERS_MAX + 1; k++) {
         const ServerSpec *server = server_number(scenario, k);
-        if ((called & 1u << k) != 0 && server->use_gateway && server->call_server == 0)
+        if ((called & 1u << k) != 0 && server->use_gateway && server->call_server == 0 &&
+            (g == ANY_GATEWAY || server->call_gateway == g))
             return true;
     }
     return false;
+}
+
+/* Whether the consumer group's charges reach gateway g, or any: directly, or by a server. */
+static bool consumers_charge(const Scenario *scenario, uint32_t g)
+{
+    const ConsumerSpec *consumers = &scenario->broker.consumers;
+    bool to_gateway = consumers->call_server == 0 && !consumers->calls_first_server;
+    return consumers->use_gateway &&
+           ((to_gateway && (g == ANY_GATEWAY || consumers->call_gateway == g)) ||
+            servers_charge(scenario, node_servers_called_by_consumers(scenario), g));
 }
 
 unsigned node_servers_called(const Scenario *scenario)
@@ -162,15 +176,29 @@ unsigned node_servers_called_by_consumers(const Scenario *scenario)
 
 bool node_servers_charge(const Scenario *scenario)
 {
-    return servers_charge(scenario, node_servers_called(scenario));
+    return servers_charge(scenario, node_servers_called(scenario), ANY_GATEWAY);
 }
 
 bool node_consumers_charge(const Scenario *scenario)
 {
-    const ConsumerSpec *consumers = &scenario->broker.consumers;
-    bool to_gateway = consumers->call_server == 0 && !consumers->calls_first_server;
-    return consumers->use_gateway &&
-           (to_gateway || servers_charge(scenario, node_servers_called_by_consumers(scenario)));
+    return consumers_charge(scenario, ANY_GATEWAY);
+}
+
+bool node_gateway_reached(const Scenario *scenario, uint32_t g)
+{
+    NodeReach reach = node_reach_of(scenario);
+    return (reach.to_server && node_servers_charge_at(scenario, g)) ||
+           (reach.to_broker && consumers_charge(scenario, g));
+}
+
+bool node_servers_charge_at(const Scenario *scenario, uint32_t g)
+{
+    return servers_charge(scenario, node_servers_called(scenario), g);
+}
+
+bool node_consumers_charge_at(const Scenario *scenario, uint32_t g)
+{
+    return consumers_charge(scenario, g);
 }
 
 NodeReach node_reach_of(const Scenario *scenario)

@@ -88,13 +88,21 @@ bool node_kind_reached(const Scenario *scenario, NodeKind kind);
 /* The servers a request to the clients' server goes through by call steps, itself included:
  * bit 0 the clients' server (Scenario.server), bit k called_servers[k - 1]. */
 unsigned node_servers_called(const Scenario *scenario);
-/* Whether one of those servers' call step charges at the gateway (call_server 0). */
+/* Whether one of those servers' call step charges at a gateway (call_server 0). */
 bool node_servers_charge(const Scenario *scenario);
 /* The servers the consumer group's call step reaches (as node_servers_called; 0 when it
- * calls none), and whether the group's charges reach the gateway: directly, or by one of
+ * calls none), and whether the group's charges reach a gateway: directly, or by one of
  * those servers. */
 unsigned node_servers_called_by_consumers(const Scenario *scenario);
 bool node_consumers_charge(const Scenario *scenario);
+/* Whether work reaches gateway g (0 the first, g > 0 extra_gateways[g - 1]): a call step of
+ * a server a client group's request goes through, or of the consumer group or a server it
+ * calls when the broker is reached, charges there. */
+bool node_gateway_reached(const Scenario *scenario, uint32_t g);
+/* Whether gateway g takes charges of the servers node_servers_called lists, and of the
+ * consumer group (directly or by a server it calls), reached or not. */
+bool node_servers_charge_at(const Scenario *scenario, uint32_t g);
+bool node_consumers_charge_at(const Scenario *scenario, uint32_t g);
 /* Whether work reaches called server c (0-based): a client group calls the clients' server
  * and a chain of call steps from it names c, or the broker is reached and the consumer
  * group's call step (and the chain from there) does. */

@@ -463,9 +463,12 @@ typedef struct {
     UndoSpec undo;       /* the call's refund when the fulfil step fails (services form) */
     FulfilSpec fulfil;   /* the order's own work after the charge (services form) */
     uint32_t receipts_queue; /* where they go: index into broker.queues */
-    /* What the call step calls: 0, the gateway; k > 0, Scenario.called_servers[k - 1], a
+    /* What the call step calls: 0, a gateway; k > 0, Scenario.called_servers[k - 1], a
      * server of its own whose answer counts as the charge's (services form) */
     uint32_t call_server;
+    /* With call_server 0, the gateway it charges at: 0, the first (Scenario.gateway); g > 0,
+     * Scenario.extra_gateways[g - 1] */
+    uint32_t call_gateway;
 } ServerSpec;
 
 /* A server that another server's call step names (services form): a tier behind the server
@@ -501,6 +504,18 @@ typedef struct {
     double capture_lost;
     double settlement_every_ms;
 } GatewaySpec;
+
+/* A gateway after the first in `services` (services form): another provider a call step
+ * names (ServerSpec.call_gateway, ConsumerSpec.call_gateway), such as a payout provider
+ * beside the card acquirer. It has a gateway's fields but C35's manual capture, voids and
+ * settlement file, which stay the first gateway's (refused at load with their paths). */
+#define GATEWAYS_EXTRA_MAX 3
+
+typedef struct {
+    char id[NAME_LEN_MAX];
+    GatewaySpec spec;
+    uint8_t entry; /* its entry in `services`, plus one */
+} ExtraGatewaySpec;
 
 /* A proxy between clients and the server (an API gateway, a service-mesh sidecar) that
  * retries on its own: the application sent once, the proxy may send again. */
@@ -565,8 +580,9 @@ typedef struct {
      * called_servers[k - 1] */
     bool calls_first_server;
     uint32_t call_server;
-    UndoSpec undo;     /* the charge's refund when the fulfil step fails (services form) */
-    FulfilSpec fulfil; /* the order's own work after the charge: shipping (services form) */
+    uint32_t call_gateway; /* a charge's gateway, as ServerSpec.call_gateway */
+    UndoSpec undo;         /* the charge's refund when the fulfil step fails (services form) */
+    FulfilSpec fulfil;     /* the order's own work after the charge: shipping (services form) */
     /* C36: the chance a handler run fails before its effect, and after it (the effect is
      * applied, then writing its result fails); the framework nacks the delivery */
     double fail_before_effect;
@@ -723,7 +739,9 @@ typedef struct {
     ServerSpec server; /* the one the client groups (or the proxy) call */
     uint32_t called_server_count;
     CalledServerSpec called_servers[CALLED_SERVERS_MAX];
-    GatewaySpec gateway;
+    GatewaySpec gateway; /* the first gateway */
+    uint32_t extra_gateway_count;
+    ExtraGatewaySpec extra_gateways[GATEWAYS_EXTRA_MAX];
     ProxySpec proxy; /* used when a client group goes "via": "proxy" */
     BrokerSpec broker;
     /* Each service node's name, by NodeKind (the client-group slot is unused): a `services`
@@ -825,6 +843,10 @@ bool scenario_uses_deadlines(const Scenario *scenario);
  * group a retry budget or Retry-After: the reports then show the retry-storm numbers. */
 bool scenario_uses_storm(const Scenario *scenario);
 
+/* Gateway g: 0 the first (Scenario.gateway), g > 0 extra_gateways[g - 1]; and its id. */
+const GatewaySpec *scenario_gateway(const Scenario *scenario, uint32_t g);
+const char *scenario_gateway_id(const Scenario *scenario, uint32_t g);
+
 /* The name of the service node of kind (not NODE_CLIENT_GROUP). */
 const char *scenario_service_id(const Scenario *scenario, NodeKind kind);
 /* A key store's id: its own (`services` form), or in the older form "<owner>-keys". */
@@ -853,20 +875,22 @@ typedef struct {
     NodeKind kind;
     char name[NODE_NAME_LEN_MAX]; /* its service's id, or an instance's "<id>#<n>" */
     char service[NAME_LEN_MAX];   /* its service's id (the same for its instances) */
-    uint32_t server;              /* servers: 0 the clients' server, k called_servers[k - 1] */
+    uint32_t server;              /* servers: 0 the clients' server, k called_servers[k - 1];
+                                     gateways: 0 the first, g extra_gateways[g - 1] */
     uint32_t instance;            /* servers: which of its service's instances, from 0 */
     uint32_t instance_count;      /* servers: its service's instances (1 for every other kind) */
 } ScenarioNode;
 /* The most service nodes a run has: each kind once, every server's further instances, a key
- * store of its own and the called servers. */
-#define SCENARIO_NODES_MAX (NODE_KIND_COUNT + SERVER_INSTANCES_EXTRA_MAX + CALLED_SERVERS_MAX)
+ * store of its own, the called servers and the gateways after the first. */
+#define SCENARIO_NODES_MAX                                                                         \
+    (NODE_KIND_COUNT + SERVER_INSTANCES_EXTRA_MAX + CALLED_SERVERS_MAX + GATEWAYS_EXTRA_MAX)
 /* The service nodes a run of scenario has, in node order after the client groups: server,
  * gateway, broker, consumers, the proxy when a group goes through it (each kind in
  * scenario_names_service's order, some only when reached), the first server's instances
  * 2..n, a key store that crashes on its own (C38), the called servers, then the called
- * servers' instances 2..n. A node's id, and so its links' draws, never moves when a later
- * one is added. With several instances a server's node is instance 1: "<id>#1". Returns how
- * many (at most SCENARIO_NODES_MAX). */
+ * servers' instances 2..n, then the gateways after the first. A node's id, and so its links' draws,
+ * never moves when a later one is added. With several instances a server's node is instance 1:
+ * "<id>#1". Returns how many (at most SCENARIO_NODES_MAX). */
 unsigned scenario_service_nodes(const Scenario *scenario, ScenarioNode nodes[SCENARIO_NODES_MAX]);
 /* Their names alone; names past capacity are not written. */
 unsigned scenario_service_node_names(const Scenario *scenario, char names[][NODE_NAME_LEN_MAX],

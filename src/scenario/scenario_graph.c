@@ -4,10 +4,12 @@
  * handler's `steps`. The older top-level server/gateway/proxy/broker form is the same graph
  * with fixed ids; both fill the same Scenario, so the model cannot tell them apart and `show`
  * prints either as services (the writing half is at the end of this file). The model has
- * one service of each kind but the server: a second one is refused here, with its path. The
- * first server entry is the one the client groups call (Scenario.server); each later one is
- * a called server (Scenario.called_servers), which a call step of a server listed before it
- * names, so calls go down the list and never loop. */
+ * one service of each kind but the server and the gateway: a second one is refused here, with
+ * its path. The first server entry is the one the client groups call (Scenario.server); each
+ * later one is a called server (Scenario.called_servers), which a call step of a server
+ * listed before it names, so calls go down the list and never loop. The first gateway entry
+ * is Scenario.gateway; each later one an extra gateway (Scenario.extra_gateways), which call
+ * steps name as they name the first. */
 #include <stdio.h>
 #include <string.h>
 
@@ -15,17 +17,19 @@
 #include "scenario_errors.h"
 #include "scenario_schema.h"
 
-/* Room for every kind once with the stores of the server and the consumers (7 entries) and
- * three called servers with a store each (6 more). */
-#define SERVICES_MAX (NODE_KIND_COUNT + 2 + 2 * CALLED_SERVERS_MAX)
+/* Room for every kind once with the stores of the server and the consumers (7 entries),
+ * three called servers with a store each (6 more) and three extra gateways. */
+#define SERVICES_MAX (NODE_KIND_COUNT + 2 + 2 * CALLED_SERVERS_MAX + GATEWAYS_EXTRA_MAX)
 #define KIND_UNKNOWN (-1)
 #define NOT_CALLED (-1)
 
 typedef struct {
     const cJSON *object;
     char id[NAME_LEN_MAX];
-    int kind;   /* NodeKind, SERVICE_KIND_KEY_STORE, or KIND_UNKNOWN */
-    int called; /* a server after the first: its index in called_servers; else NOT_CALLED */
+    int kind;          /* NodeKind, SERVICE_KIND_KEY_STORE, or KIND_UNKNOWN */
+    int called;        /* a server after the first: its index in called_servers; else NOT_CALLED */
+    int extra_gateway; /* a gateway after the first: its index in extra_gateways; else
+                          NOT_CALLED */
 } Entry;
 
 typedef struct {
@@ -58,6 +62,11 @@ void scenario_service_id_list(const Scenario *scenario, char *buffer, size_t siz
     for (uint32_t c = 0; c < scenario->called_server_count && used < size; c++) {
         int written =
             snprintf(buffer + used, size - used, ", '%s'", scenario->called_servers[c].id);
+        used += written > 0 ? (size_t)written : 0;
+    }
+    for (uint32_t g = 0; g < scenario->extra_gateway_count && used < size; g++) {
+        int written =
+            snprintf(buffer + used, size - used, ", '%s'", scenario->extra_gateways[g].id);
         used += written > 0 ? (size_t)written : 0;
     }
 }
@@ -115,6 +124,8 @@ unsigned scenario_service_nodes(const Scenario *scenario, ScenarioNode nodes[SCE
         for (uint32_t i = 1; i < instances_of(&called->spec); i++)
             add_node(nodes, &count, NODE_SERVER, called->id, c + 1, i, instances_of(&called->spec));
     }
+    for (uint32_t g = 0; g < scenario->extra_gateway_count; g++)
+        add_node(nodes, &count, NODE_GATEWAY, scenario->extra_gateways[g].id, g + 1, 0, 1);
     return count;
 }
 
@@ -130,9 +141,8 @@ unsigned scenario_service_node_names(const Scenario *scenario, char names[][NODE
 
 bool scenario_service_name_known(const Scenario *scenario, const char *name)
 {
-    char names[NODE_KIND_COUNT + SERVER_INSTANCES_MAX + CALLED_SERVERS_MAX][NODE_NAME_LEN_MAX];
-    unsigned count = scenario_service_node_names(
-        scenario, names, NODE_KIND_COUNT + SERVER_INSTANCES_MAX + CALLED_SERVERS_MAX);
+    char names[SCENARIO_NODES_MAX][NODE_NAME_LEN_MAX];
+    unsigned count = scenario_service_node_names(scenario, names, SCENARIO_NODES_MAX);
     for (unsigned i = 0; i < count; i++) {
         if (strcmp(names[i], name) == 0)
             return true;
@@ -153,7 +163,10 @@ static void read_heads(SchemaReader *reader, const cJSON *array, unsigned count,
     const cJSON *element = array->child;
     for (unsigned i = 0; i < count; i++, element = element->next) {
         Entry *entry = &graph->entries[i];
-        *entry = (Entry){.object = element, .kind = KIND_UNKNOWN, .called = NOT_CALLED};
+        *entry = (Entry){.object = element,
+                         .kind = KIND_UNKNOWN,
+                         .called = NOT_CALLED,
+                         .extra_gateway = NOT_CALLED};
         json_path_push_index(&reader->path, i);
         if (schema_expect(reader, element, cJSON_Object, "object")) {
             const cJSON *id = schema_member(element, "id");
@@ -183,8 +196,9 @@ static void read_heads(SchemaReader *reader, const cJSON *array, unsigned count,
     graph->count = count;
 }
 
-/* Unique ids; one service per node kind but the server (a server's copies are its
- * "instances"; a later server entry is a called server). */
+/* Unique ids; one service per node kind but the server and the gateway (a server's copies
+ * are its "instances"; a later server entry is a called server, a later gateway an extra
+ * one). */
 static void check_heads(SchemaReader *reader, const Graph *graph)
 {
     for (unsigned i = 0; i < graph->count; i++) {
@@ -196,12 +210,12 @@ static void check_heads(SchemaReader *reader, const Graph *graph)
                 schema_error_at(reader, "id", "duplicate id '%s' (also at $.services[%u])",
                                 entry->id, j);
             } else if (is_node_kind(entry->kind) && entry->kind == earlier->kind &&
-                       entry->kind != NODE_SERVER) {
+                       entry->kind != NODE_SERVER && entry->kind != NODE_GATEWAY) {
                 schema_error_at(
                     reader, "kind",
                     "expected at most one service of kind '%s' (also at "
                     "$.services[%u]; several services of one kind are modelled for servers "
-                    "only)",
+                    "and gateways only)",
                     kind_name(entry->kind), j);
             }
             json_path_pop(&reader->path);
@@ -242,6 +256,41 @@ static void assign_servers(ScenarioReader *scenario_reader, Graph *graph)
         scenario_services_server_defaults(&called->spec);
         called->entry = (uint8_t)(i + 1);
         entry->called = (int)c;
+    }
+}
+
+/* The first gateway entry is Scenario.gateway; each later one an extra gateway, in order,
+ * from a gateway's defaults. One past GATEWAYS_EXTRA_MAX is refused at its kind. */
+static void assign_gateways(ScenarioReader *scenario_reader, Graph *graph)
+{
+    SchemaReader *reader = &scenario_reader->reader;
+    Scenario *scenario = scenario_reader->scenario;
+    int first = -1;
+    for (unsigned i = 0; i < graph->count; i++) {
+        Entry *entry = &graph->entries[i];
+        if (entry->kind != NODE_GATEWAY)
+            continue;
+        if (first < 0) {
+            first = (int)i;
+            continue;
+        }
+        if (scenario->extra_gateway_count == GATEWAYS_EXTRA_MAX) {
+            json_path_push_index(&reader->path, i);
+            schema_error_at(reader, "kind",
+                            "expected at most %d gateways after the first, "
+                            "$.services[%d]",
+                            GATEWAYS_EXTRA_MAX, first);
+            json_path_pop(&reader->path);
+            entry->kind = KIND_UNKNOWN;
+            continue;
+        }
+        uint32_t g = scenario->extra_gateway_count++;
+        ExtraGatewaySpec *extra = &scenario->extra_gateways[g];
+        memset(extra, 0, sizeof *extra);
+        snprintf(extra->id, sizeof extra->id, "%s", entry->id);
+        scenario_services_gateway_defaults(&extra->spec);
+        extra->entry = (uint8_t)(i + 1);
+        entry->extra_gateway = (int)g;
     }
 }
 
@@ -286,6 +335,8 @@ static void *entry_target(Scenario *scenario, const Entry *entry)
 {
     if (entry->called != NOT_CALLED)
         return &scenario->called_servers[entry->called].spec;
+    if (entry->extra_gateway != NOT_CALLED)
+        return &scenario->extra_gateways[entry->extra_gateway].spec;
     return node_kind_settings(scenario, (NodeKind)entry->kind);
 }
 
@@ -631,6 +682,12 @@ static const SchemaField call_retry_fields[] = {
 static const SchemaObject call_retry_schema = {.name = "steps[].retry",
                                                SCHEMA_FIELDS(call_retry_fields)};
 
+/* Which gateway a gateway's entry is: 0 the first, g > 0 extra_gateways[g - 1]. */
+static uint32_t gateway_number(const Entry *entry)
+{
+    return entry->extra_gateway == NOT_CALLED ? 0 : (uint32_t)entry->extra_gateway + 1;
+}
+
 /* A call's own retry, key and timeout: the same fields for a server and a consumer group. */
 static void read_call_spec(SchemaReader *reader, const cJSON *step, const NameTable *keys,
                            CallSpec *call)
@@ -766,6 +823,8 @@ static void read_consumers_call_step(ScenarioReader *scenario_reader, const Grap
         consumers->call_server = callee->called == NOT_CALLED ? 0 : (uint32_t)callee->called + 1;
     } else if (step_target(reader, graph, step, "call", NODE_GATEWAY) < 0) {
         return;
+    } else {
+        consumers->call_gateway = gateway_number(&graph->entries[found]);
     }
     consumers->use_gateway = true;
     read_call_spec(reader, step, &scenario_names_call_key, &consumers->call);
@@ -794,6 +853,7 @@ static void read_call_step(ScenarioReader *scenario_reader, const Graph *graph, 
     const Entry *callee = &graph->entries[target];
     server->use_gateway = true;
     server->call_server = callee->called != NOT_CALLED ? (uint32_t)callee->called + 1 : 0;
+    server->call_gateway = callee->kind == NODE_GATEWAY ? gateway_number(callee) : 0;
     int via = server->outbox ? RECEIPTS_OUTBOX : RECEIPTS_DIRECT;
     step_choice(reader, step, "via", &scenario_names_receipts_via, &via);
     server->outbox = via == RECEIPTS_OUTBOX;
@@ -1004,6 +1064,41 @@ static void check_instances_in_all(ScenarioReader *scenario_reader, int called)
                         room + 1, SERVER_INSTANCES_EXTRA_MAX, before);
 }
 
+/* C35's authorisations, voids and settlement file are the first gateway's, and only where it
+ * is the one gateway (the server's capture and the acquirer's file know one provider): each
+ * is refused at its key on an extra gateway, and a manual capture on the first when there
+ * are extras. */
+static void check_gateway_capture(SchemaReader *reader, const Scenario *scenario,
+                                  const Entry *entry)
+{
+    const GatewaySpec *spec = scenario_gateway(scenario, gateway_number(entry));
+    GatewaySpec plain;
+    scenario_services_gateway_defaults(&plain);
+    if (entry->extra_gateway == NOT_CALLED) {
+        if (spec->capture == CAPTURE_MANUAL && scenario->extra_gateway_count > 0)
+            schema_error_at(reader, "capture",
+                            "expected 'immediate' with several gateways (C35's manual capture "
+                            "is modelled with one gateway)");
+        return;
+    }
+    const struct {
+        bool differs;
+        const char *key, *expected;
+    } refused[] = {
+        {spec->capture != plain.capture, "capture", "'immediate'"},
+        {spec->void_late != plain.void_late, "void_late", "false"},
+        {spec->capture_lost != plain.capture_lost, "capture_lost", "0"},
+        {spec->settlement_every_ms != plain.settlement_every_ms, "settlement_every_ms", "0"},
+    };
+    for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++) {
+        if (refused[k].differs)
+            schema_error_at(reader, refused[k].key,
+                            "expected %s on a gateway after the first (C35's manual capture "
+                            "is modelled with one gateway)",
+                            refused[k].expected);
+    }
+}
+
 /* A declared gateway takes some charges (a call step names it): a gateway nothing calls
  * would be a service that does nothing. */
 static void check_gateway_used(ScenarioReader *scenario_reader, const Graph *graph)
@@ -1012,9 +1107,10 @@ static void check_gateway_used(ScenarioReader *scenario_reader, const Graph *gra
     const Scenario *scenario = scenario_reader->scenario;
     for (unsigned i = 0; i < graph->count; i++) {
         int kind = graph->entries[i].kind;
+        uint32_t g = gateway_number(&graph->entries[i]);
         json_path_push_index(&reader->path, i);
-        if (kind == NODE_GATEWAY && !node_servers_charge(scenario) &&
-            !node_consumers_charge(scenario))
+        if (kind == NODE_GATEWAY && !node_servers_charge_at(scenario, g) &&
+            !node_consumers_charge_at(scenario, g))
             schema_error(reader,
                          "expected a step that calls gateway '%s' (nothing charges "
                          "through it)",
@@ -1154,6 +1250,11 @@ static void check_references(ScenarioReader *scenario_reader, const Graph *graph
             read_steps(scenario_reader, graph, i);
         if (kind == NODE_SERVER && graph->entries[i].called == NOT_CALLED)
             check_instances(scenario_reader, i);
+        if (kind == NODE_GATEWAY) {
+            json_path_push_index(&reader->path, i);
+            check_gateway_capture(reader, scenario_reader->scenario, &graph->entries[i]);
+            json_path_pop(&reader->path);
+        }
         if (graph->entries[i].called != NOT_CALLED) {
             json_path_push_index(&reader->path, i);
             check_called_server(
@@ -1212,6 +1313,7 @@ void scenario_graph_read(SchemaReader *reader, const cJSON *item, void *target)
     read_heads(reader, item, count, &graph);
     check_heads(reader, &graph);
     assign_servers(scenario_reader, &graph);
+    assign_gateways(scenario_reader, &graph);
     name_nodes(scenario_reader, &graph);
     for (unsigned i = 0; i < graph.count; i++) {
         const SchemaObject *schema = entry_schema(graph.entries[i].kind);
@@ -1225,7 +1327,8 @@ void scenario_graph_read(SchemaReader *reader, const cJSON *item, void *target)
     check_references(scenario_reader, &graph);
     for (unsigned i = 0; i < graph.count; i++) {
         int kind = graph.entries[i].kind;
-        if (is_node_kind(kind) && graph.entries[i].called == NOT_CALLED)
+        if (is_node_kind(kind) && graph.entries[i].called == NOT_CALLED &&
+            graph.entries[i].extra_gateway == NOT_CALLED)
             scenario->service_entry[kind] = (uint8_t)(i + 1);
         for (int side = 0; side < 2 && kind == SERVICE_KIND_KEY_STORE; side++) {
             const char *store = side == 0 ? scenario->server.idempotency.store_id
@@ -1319,6 +1422,12 @@ static int find_service(SchemaReader *reader, const cJSON *item, unsigned kinds,
             schema_error(reader, "expected %s ('%s' is a server)", expected, item->valuestring);
         return -1;
     }
+    for (uint32_t g = 0; g < scenario->extra_gateway_count; g++) {
+        if (strcmp(scenario->extra_gateways[g].id, item->valuestring) == 0) {
+            schema_error(reader, "expected %s ('%s' is a gateway)", expected, item->valuestring);
+            return -1;
+        }
+    }
     const char *stores[] = {scenario->server.idempotency.store_id,
                             scenario->broker.consumers.idempotency.store_id};
     for (size_t i = 0; i < 2; i++) {
@@ -1387,9 +1496,36 @@ static int entry_index_of_kind(const cJSON *services, int kind)
     return -1;
 }
 
+static bool gateway_shown(const Scenario *scenario, uint32_t g);
+
+/* With several gateways each keeps its place in the services show writes (which is its node
+ * and its draws): a gateway only a consumer group no work reaches charges at would be left
+ * out, and the next one take its place. */
+static void check_gateways_reached(SchemaReader *reader, const Scenario *scenario)
+{
+    for (uint32_t g = 0; g <= scenario->extra_gateway_count && scenario->extra_gateway_count > 0;
+         g++) {
+        unsigned entry =
+            g == 0 ? scenario->service_entry[NODE_GATEWAY] : scenario->extra_gateways[g - 1].entry;
+        bool named = node_servers_charge_at(scenario, g) || node_consumers_charge_at(scenario, g);
+        if (entry == 0 || !named || gateway_shown(scenario, g))
+            continue; /* one nothing names is said so where it is declared */
+        json_path_push_key(&reader->path, "services");
+        json_path_push_index(&reader->path, entry - 1);
+        schema_error(reader,
+                     "expected work to reach gateway '%s' (only the consumer group charges "
+                     "there, and nothing publishes to the broker)",
+                     scenario_gateway_id(scenario, g));
+        json_path_pop(&reader->path);
+        json_path_pop(&reader->path);
+    }
+}
+
 void scenario_graph_check_used(SchemaReader *reader, const cJSON *root, const Scenario *scenario)
 {
     const ScenarioReader *scenario_reader = (const ScenarioReader *)reader;
+    if (scenario_reader->services_form && scenario_reader->clients_readable)
+        check_gateways_reached(reader, scenario);
     if (!scenario_reader->services_form || !scenario_reader->clients_readable ||
         scenario_uses_proxy(scenario))
         return;
@@ -1443,6 +1579,18 @@ void scenario_graph_pop(SchemaReader *reader, unsigned pushed)
 
 /* ------------------------------------------------------------------ writing */
 
+/* Whether show writes gateway g: a server's call step charges there (servers are always
+ * written), or the consumer group's, written when the broker is reached (by a group or by
+ * the server's receipts, as service_used counts it). */
+static bool gateway_shown(const Scenario *scenario, uint32_t g)
+{
+    bool to_broker = scenario->server.publish_receipts;
+    for (uint32_t k = 0; k < scenario->client_group_count; k++)
+        to_broker |= scenario->client_groups[k].target == TARGET_BROKER;
+    return node_servers_charge_at(scenario, g) ||
+           (to_broker && node_consumers_charge_at(scenario, g));
+}
+
 /* Whether the world has a service of kind: show writes only those, so a printed file never
  * carries a service nothing uses. Its reach counts the server as called always (the report
  * names its store's profile), a broker as reached by a server's receipts whether or not a
@@ -1455,8 +1603,7 @@ static bool service_used(const Scenario *scenario, NodeKind kind)
     reach.to_broker = scenario->server.publish_receipts;
     for (uint32_t g = 0; g < scenario->client_group_count; g++)
         reach.to_broker |= scenario->client_groups[g].target == TARGET_BROKER;
-    reach.charged =
-        node_servers_charge(scenario) || (reach.to_broker && node_consumers_charge(scenario));
+    reach.charged = gateway_shown(scenario, 0);
     return node_kind_reached_by(&reach, kind);
 }
 
@@ -1474,6 +1621,10 @@ bool scenario_graph_node_shown(const Scenario *scenario, const char *name)
     for (uint32_t c = 0; c < scenario->called_server_count; c++) {
         if (strcmp(scenario->called_servers[c].id, name) == 0)
             return true; /* the server is always written, and so its call steps' servers */
+    }
+    for (uint32_t g = 0; g < scenario->extra_gateway_count; g++) {
+        if (strcmp(scenario->extra_gateways[g].id, name) == 0)
+            return true;
     }
     return false;
 }
@@ -1548,9 +1699,11 @@ static void write_steps(SchemaWriter *writer, cJSON *entry, const Scenario *scen
     } else {
         uint32_t callee = server != NULL ? server->call_server : consumers->call_server;
         bool first_server = server == NULL && consumers->calls_first_server;
+        const char *gateway = scenario_gateway_id(
+            scenario, server != NULL ? server->call_gateway : consumers->call_gateway);
         const char *target = first_server ? scenario->service_ids[NODE_SERVER]
                              : callee > 0 ? scenario->called_servers[callee - 1].id
-                                          : scenario->service_ids[NODE_GATEWAY];
+                                          : gateway;
         cJSON *call = write_step(writer, steps, STEP_CALL, target);
         if (call != NULL && first && callee == 0) { /* a gateway's charge's relays */
             schema_write_choice(writer, call, "via", &scenario_names_receipts_via,
@@ -1563,7 +1716,7 @@ static void write_steps(SchemaWriter *writer, cJSON *entry, const Scenario *scen
         if (call != NULL && undo_spec->enabled) {
             cJSON *undo = schema_write_item(writer, call, "undo", cJSON_CreateObject());
             if (undo != NULL) {
-                schema_write_string(writer, undo, "refund", scenario->service_ids[NODE_GATEWAY]);
+                schema_write_string(writer, undo, "refund", gateway);
                 write_call_spec(writer, undo, &scenario_names_undo_key, &undo_spec->call);
             }
         }
@@ -1613,6 +1766,20 @@ static void write_called_servers(SchemaWriter *writer, cJSON *services, const Sc
     }
 }
 
+/* The extra gateways, right after the first, each as a gateway entry. Every gateway is
+ * written when there are several (scenario_graph_check_used), so each keeps its place. */
+static void write_extra_gateways(SchemaWriter *writer, cJSON *services, const Scenario *scenario)
+{
+    const NodeKindInfo *info = node_kind_info(NODE_GATEWAY);
+    for (uint32_t g = 0; g < scenario->extra_gateway_count; g++) {
+        const ExtraGatewaySpec *extra = &scenario->extra_gateways[g];
+        cJSON *entry = write_head(writer, services, extra->id, NODE_GATEWAY);
+        if (entry == NULL)
+            return;
+        schema_write_object(writer, info->service_schema, &extra->spec, entry);
+    }
+}
+
 /* Each service the world has, in its kind's show order, as its descriptor says: its head, the
  * service it names, its key store's id, its fields, its steps; then its key store's entry. */
 void scenario_graph_write(SchemaWriter *writer, const void *target, cJSON *object, const char *key)
@@ -1649,5 +1816,7 @@ void scenario_graph_write(SchemaWriter *writer, const void *target, cJSON *objec
             write_store(writer, services, store_id, store, info->store_schema);
         if (kind == NODE_SERVER)
             write_called_servers(writer, services, scenario);
+        if (kind == NODE_GATEWAY)
+            write_extra_gateways(writer, services, scenario);
     }
 }

@@ -466,19 +466,26 @@ static void warn_crash(const CrashSpec *crash, const CrashSpec *plain, const cha
 
 /* ------------------------------------------------------------------ the server and the proxy */
 
+/* The gateway a server's call step charges at, or NULL when it calls a server. */
+static const GatewaySpec *called_gateway(const Scenario *scenario, const ServerSpec *server)
+{
+    return server->call_server == 0 ? scenario_gateway(scenario, server->call_gateway) : NULL;
+}
+
 /* A call step's fields (server_charge.c, consumers.c): the backoff waits between tries, and
  * the key reaches only a gateway that uses keys (it honours them, or the server asks it by
  * key when reconciling) or a called server (its key store reads it). They exist only in the
  * services form: said at the step of entry (0-based). */
-static void warn_call(const Scenario *scenario, const CallSpec *call, const CallSpec *base,
-                      int entry, bool asks_by_key, bool to_gateway, LoadErrors *warnings)
+
+static void warn_call(const CallSpec *call, const CallSpec *base, int entry, bool asks_by_key,
+                      const GatewaySpec *gateway, LoadErrors *warnings)
 {
     char at[32]; /* "$.services[7].steps[0]" */
     snprintf(at, sizeof at, "$.services[%d].steps[0]", entry);
     if (call->retry.max_attempts <= 1 && call->retry.backoff_ms != base->retry.backoff_ms)
         say_at(warnings, at, "retry.backoff_ms",
                "has no effect with max_attempts 1: there is no next try to wait for");
-    if (to_gateway && call->key != base->key && !scenario->gateway.honours_key && !asks_by_key)
+    if (gateway != NULL && call->key != base->key && !gateway->honours_key && !asks_by_key)
         say_at(warnings, at, "key",
                "has no effect: the gateway neither honours keys nor is asked by one (set "
                "honours_key on it)");
@@ -555,17 +562,18 @@ static void warn_server(const Scenario *scenario, const Scenario *plain, const N
                             "has no effect with 1 instance: its store is that instance's either "
                             "way");
     if (server->use_gateway)
-        warn_call(scenario, &server->call, &plain->server.call,
-                  (int)scenario->service_entry[NODE_SERVER] - 1, server->reconcile_ms > 0,
-                  server->call_server == 0, warnings);
+        warn_call(&server->call, &plain->server.call, (int)scenario->service_entry[NODE_SERVER] - 1,
+                  server->reconcile_ms > 0, called_gateway(scenario, server), warnings);
     warn_saga(scenario, &server->undo, &server->fulfil, NODE_SERVER, warnings);
     warn_saga(scenario, &scenario->broker.consumers.undo, &scenario->broker.consumers.fulfil,
               NODE_CONSUMERS, warnings);
-    if (scenario->broker.consumers.use_gateway)
-        warn_call(scenario, &scenario->broker.consumers.call, &plain->broker.consumers.call,
+    const ConsumerSpec *consumers = &scenario->broker.consumers;
+    if (consumers->use_gateway)
+        warn_call(&consumers->call, &plain->broker.consumers.call,
                   (int)scenario->service_entry[NODE_CONSUMERS] - 1, false,
-                  scenario->broker.consumers.call_server == 0 &&
-                      !scenario->broker.consumers.calls_first_server,
+                  consumers->call_server == 0 && !consumers->calls_first_server
+                      ? scenario_gateway(scenario, consumers->call_gateway)
+                      : NULL,
                   warnings);
     /* client.c stamps a deadline only on a request to the server (deadline.c) */
     if (!reach->to_server && server->deadline != plain->server.deadline)
@@ -607,8 +615,8 @@ static void warn_called_servers(const Scenario *scenario, const Scenario *plain,
         const CalledServerSpec *called = &scenario->called_servers[c];
         const ServerSpec *server = &called->spec;
         if (server->use_gateway)
-            warn_call(scenario, &server->call, &plain->server.call, (int)called->entry - 1, false,
-                      server->call_server == 0, warnings);
+            warn_call(&server->call, &plain->server.call, (int)called->entry - 1, false,
+                      called_gateway(scenario, server), warnings);
         /* server.c: its balancer chooses among its instances, which are down only after a
          * crash (a called server has no outage) */
         char entry[32]; /* "$.services[11]" */

@@ -263,8 +263,11 @@ bool scenario_uses_balancer_retry(const Scenario *scenario)
 
 bool scenario_can_decline(const Scenario *scenario)
 {
-    return (scenario->server.use_gateway || scenario->broker.consumers.use_gateway) &&
-           scenario->gateway.fail > 0;
+    bool declines = (scenario->server.use_gateway || scenario->broker.consumers.use_gateway) &&
+                    scenario->gateway.fail > 0;
+    for (uint32_t g = 0; g < scenario->extra_gateway_count; g++)
+        declines = declines || scenario->extra_gateways[g].spec.fail > 0; /* each is called */
+    return declines;
 }
 
 bool scenario_uses_saga(const Scenario *scenario)
@@ -366,6 +369,16 @@ bool scenario_uses_deadlines(const Scenario *scenario)
 const char *scenario_service_id(const Scenario *scenario, NodeKind kind)
 {
     return scenario->service_ids[kind];
+}
+
+const GatewaySpec *scenario_gateway(const Scenario *scenario, uint32_t g)
+{
+    return g == 0 ? &scenario->gateway : &scenario->extra_gateways[g - 1].spec;
+}
+
+const char *scenario_gateway_id(const Scenario *scenario, uint32_t g)
+{
+    return g == 0 ? scenario->service_ids[NODE_GATEWAY] : scenario->extra_gateways[g - 1].id;
 }
 
 bool scenario_uses_storm(const Scenario *scenario)

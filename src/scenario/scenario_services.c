@@ -78,6 +78,14 @@ void scenario_services_server_defaults(ServerSpec *server)
     server->undo.call.key = CALL_KEY_DERIVE;
 }
 
+/* Where every gateway starts from: the first, and each extra one (scenario_graph.c). */
+void scenario_services_gateway_defaults(GatewaySpec *gateway)
+{
+    memset(gateway, 0, sizeof *gateway);
+    gateway->latency_ms = exp_100_ms;
+    gateway->timeout_ms = 2000;
+}
+
 void scenario_services_defaults(Scenario *scenario)
 {
     for (unsigned i = 0; i < scenario_names_service.count; i++) {
@@ -85,9 +93,7 @@ void scenario_services_defaults(Scenario *scenario)
         snprintf(scenario->service_ids[entry->value], NAME_LEN_MAX, "%s", entry->name);
     }
     scenario_services_server_defaults(&scenario->server);
-    GatewaySpec *gateway = &scenario->gateway; /* zeroed by scenario_defaults */
-    gateway->latency_ms = exp_100_ms;
-    gateway->timeout_ms = 2000;
+    scenario_services_gateway_defaults(&scenario->gateway);
     scenario->proxy = (ProxySpec){
         .retries = 2,
         .per_try_timeout_ms = 1000,
