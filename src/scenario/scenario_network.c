@@ -128,7 +128,8 @@ static bool check_node(const ScenarioReader *scenario_reader, const char *node, 
     char name[JSON_PATH_KEY_LEN_MAX + 1];
     snprintf(name, sizeof name, "%.*s",
              (int)(length < JSON_PATH_KEY_LEN_MAX ? length : JSON_PATH_KEY_LEN_MAX), node);
-    const char *known[CLIENT_GROUPS_MAX + NODE_KIND_COUNT + CALLED_SERVERS_MAX];
+    const char *known[CLIENT_GROUPS_MAX + NODE_KIND_COUNT + CALLED_SERVERS_MAX +
+                      GATEWAYS_EXTRA_MAX];
     unsigned known_count = 0;
     for (uint32_t i = 0; i < scenario->client_group_count; i++) {
         known[known_count++] = scenario->client_groups[i].id;
@@ -146,6 +147,8 @@ static bool check_node(const ScenarioReader *scenario_reader, const char *node, 
     }
     for (uint32_t c = 0; c < scenario->called_server_count; c++)
         known[known_count++] = scenario->called_servers[c].id;
+    for (uint32_t g = 0; g < scenario->extra_gateway_count; g++)
+        known[known_count++] = scenario->extra_gateways[g].id;
     for (unsigned i = 0; i < known_count; i++) {
         if (length < NAME_LEN_MAX && known[i][0] != '\0' && strcmp(known[i], name) == 0) {
             return true;
