@@ -331,13 +331,11 @@ START_TEST(test_other_kinds_stay_one_each)
         WORLD(CHECKOUT_CALLS("{\"call\": \"provider\"}") PROVIDER("") "," PROVIDER(""), ""),
         "$.services[3].id", "duplicate id 'provider'");
     assert_error(WORLD(CHECKOUT_CALLS("{\"call\": \"p1\"}") "{\"id\": \"p1\", \"kind\": "
-                                                            "\"gateway\"}, {\"id\": \"m1\", "
-                                                            "\"kind\": \"proxy\", \"calls\": "
-                                                            "\"checkout\"}, {\"id\": \"m2\", "
-                                                            "\"kind\": \"proxy\", \"calls\": "
-                                                            "\"checkout\"}",
+                                                            "\"gateway\"}, {\"id\": \"q1\", "
+                                                            "\"kind\": \"broker\"}, {\"id\": "
+                                                            "\"q2\", \"kind\": \"broker\"}",
                        ""),
-                 "$.services[4].kind", "expected at most one service of kind 'proxy'");
+                 "$.services[4].kind", "expected at most one service of kind 'broker'");
 }
 END_TEST
 

@@ -296,7 +296,7 @@ static Message attempt_request(World *world, uint64_t operation, uint32_t click,
         .hop = HOP_REQUEST,
         .source = group->node,
         .target = publishes                       ? world->broker_node
-                  : group->spec->via == VIA_PROXY ? world->proxy_node
+                  : group->spec->via == VIA_PROXY ? world->proxy_nodes[group->spec->proxy]
                                                   : world->server_node,
         .client = op->client,
         .click = click,

@@ -107,8 +107,11 @@ static double longest_timeout_ms(const Scenario *scenario)
         if (calls[k] != NULL && calls[k]->timeout_ms > longest)
             longest = calls[k]->timeout_ms;
     }
-    if (scenario_uses_proxy(scenario) && scenario->proxy.per_try_timeout_ms > longest)
-        longest = scenario->proxy.per_try_timeout_ms;
+    for (uint32_t p = 0; p <= scenario->extra_proxy_count; p++) {
+        const ProxySpec *proxy = scenario_proxy(scenario, p);
+        if (scenario_proxy_used(scenario, p) && proxy->per_try_timeout_ms > longest)
+            longest = proxy->per_try_timeout_ms;
+    }
     for (uint32_t q = 0; broker && q < scenario->broker.queue_count; q++) {
         if (scenario->broker.queues[q].ack_timeout_ms > longest)
             longest = scenario->broker.queues[q].ack_timeout_ms;

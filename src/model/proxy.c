@@ -1,5 +1,6 @@
-/* The retrying proxy: an API gateway or a service-mesh sidecar between clients and the
- * server that retries on its own, in every mode (the application sent once; the proxy does
+/* The retrying proxies: an API gateway or a service-mesh sidecar between clients and the
+ * server that retries on its own (the first proxy, and any extra one a client group calls,
+ * each with its own settings), in every mode (the application sent once; the proxy does
  * not know what the request does). Each request copy that reaches it is a call: after the
  * proxy's own processing it is forwarded to the server, and a try unanswered within
  * per_try_timeout_ms, or answered 5xx (or 409, by retry_on), is sent again at once, up to
@@ -57,20 +58,27 @@ static void call_release(World *world, uint32_t slot)
 
 /* ------------------------------------------------------------------ tries and answers */
 
+/* The settings of the proxy whose node a request reached. */
+static const ProxySpec *spec_at(const World *world, uint32_t node)
+{
+    SIM_ASSERT(world->nodes[node].kind == NODE_PROXY, "a proxy's call reached a proxy");
+    return scenario_proxy(&world->scenario, world->nodes[node].actor);
+}
+
 static void send_try(World *world, uint32_t slot)
 {
-    const ProxySpec *spec = &world->scenario.proxy;
     ProxyCall *call = &world->proxy.calls[slot];
+    uint32_t node = call->request.target; /* the proxy it reached */
+    const ProxySpec *spec = spec_at(world, node);
     call->tries++;
     if (call->tries > 1) {
         world->metrics.proxy_retries++;
-        world_service_metrics(world, world->proxy_node)->retries++;
+        world_service_metrics(world, node)->retries++;
         if (world_tracing(world))
-            world_trace_about(world, world->proxy_node, TRACE_PROXY_RETRY, &call->request,
-                              call->tries, 0);
+            world_trace_about(world, node, TRACE_PROXY_RETRY, &call->request, call->tries, 0);
     }
     Message forward = call->request;
-    forward.source = world->proxy_node;
+    forward.source = node;
     forward.target = world->server_node;
     forward.key = spec->forwards_key ? call->request.key : 0;
     /* Each try is a message of its own, with a fate of its own. */
@@ -86,7 +94,8 @@ static void send_try(World *world, uint32_t slot)
 static void answer_client(World *world, uint32_t slot, int status, uint64_t response_of)
 {
     const ProxyCall *call = &world->proxy.calls[slot];
-    SIM_ASSERT(call->request.target == world->proxy_node, "a call is a request to the proxy");
+    SIM_ASSERT(world->nodes[call->request.target].kind == NODE_PROXY,
+               "a call is a request to a proxy");
     Message answer = message_answer(&call->request, HOP_RESPONSE, status, response_of);
     answer.reply_to = (ReplyTo){0};
     network_send(world, &answer);
@@ -95,15 +104,16 @@ static void answer_client(World *world, uint32_t slot, int status, uint64_t resp
 
 static bool tries_left(const World *world, const ProxyCall *call)
 {
-    return call->tries <= world->scenario.proxy.retries;
+    return call->tries <= spec_at(world, call->request.target)->retries;
 }
 
 void proxy_on_request(World *world, const Message *request)
 {
-    world_service_metrics(world, world->proxy_node)->received++;
+    world_service_metrics(world, request->target)->received++;
     uint32_t slot = call_alloc(world, request);
-    SimTimeUs service = distribution_sample_ms_as_us(
-        &world->scenario.proxy.service_ms, world_draw_about(world, DRAW_PROXY_SERVICE, request));
+    SimTimeUs service =
+        distribution_sample_ms_as_us(&spec_at(world, request->target)->service_ms,
+                                     world_draw_about(world, DRAW_PROXY_SERVICE, request));
     world->proxy.calls[slot].timer =
         sim_schedule_in(world->sim, service, EVENT_PROXY_FORWARD, 0, slot);
 }
@@ -119,7 +129,7 @@ void proxy_on_response(World *world, const Message *response)
     ProxyCall *call = call_named(world, response->reply_to);
     if (call == NULL)
         return; /* the answer to an abandoned try */
-    const ProxySpec *spec = &world->scenario.proxy;
+    const ProxySpec *spec = spec_at(world, call->request.target);
     uint32_t slot = response->reply_to.slot;
     sim_cancel(world->sim, call->timer);
     call->timer = EVENT_ID_NONE;
@@ -140,9 +150,9 @@ void proxy_on_try_timeout(World *world, uint32_t slot, uint32_t try_number)
     call->timer = EVENT_ID_NONE;
     world->metrics.proxy_timeouts++;
     if (world_tracing(world))
-        world_trace_about(world, world->proxy_node, TRACE_PROXY_TIMEOUT, &call->request,
+        world_trace_about(world, call->request.target, TRACE_PROXY_TIMEOUT, &call->request,
                           call->tries, 0);
-    if (world->scenario.proxy.on_timeout && tries_left(world, call)) {
+    if (spec_at(world, call->request.target)->on_timeout && tries_left(world, call)) {
         send_try(world, slot);
         return;
     }

@@ -705,11 +705,13 @@ static void build_nodes(World *world)
     for (uint32_t i = 0; i < count; i++) {
         const ScenarioNode *spec = &world->service_nodes[i];
         if (spec->kind == NODE_SERVER && spec->instance == 0) {
-            first_server[spec->server] = world->server_count;
+            first_server[spec->number] = world->server_count;
             world->server_count += spec->instance_count;
         }
     }
     world->key_store_node = TRACE_NO_NODE;
+    for (uint32_t p = 0; p < 1 + PROXIES_EXTRA_MAX; p++)
+        world->proxy_nodes[p] = TRACE_NO_NODE;
     uint32_t server_lane = world->group_count + service_lane(scenario, NODE_SERVER);
     uint32_t consumers_lane = world->group_count + service_lane(scenario, NODE_CONSUMERS);
     for (uint32_t i = 0; i < count; i++) {
@@ -727,31 +729,35 @@ static void build_nodes(World *world)
         if (spec->kind == NODE_GATEWAY) {
             Gateway *gateway = &world->gateways[world->gateway_count];
             entry->actor = world->gateway_count++;
-            gateway->number = spec->server;
+            gateway->number = spec->number;
             gateway->node = node;
-            gateway->spec = scenario_gateway(scenario, spec->server);
-            entry->active = node_gateway_reached(scenario, spec->server);
-            if (spec->server > 0)
-                entry->lane = extra_gateway_lane(world, spec->server);
+            gateway->spec = scenario_gateway(scenario, spec->number);
+            entry->active = node_gateway_reached(scenario, spec->number);
+            if (spec->number > 0)
+                entry->lane = extra_gateway_lane(world, spec->number);
+        } else if (spec->kind == NODE_PROXY) {
+            entry->actor = spec->number;
+            entry->active = scenario_proxy_used(scenario, spec->number);
+            world->proxy_nodes[spec->number] = node; /* extras drawn in the first's lane */
         } else if (spec->kind == NODE_KEY_STORE) {
             world->key_store_node = node;
             entry->lane = world->group_count + NODE_KIND_COUNT;
             entry->active =
                 world->mode == MODE_IDEMPOTENT && node_kind_reached(scenario, NODE_SERVER);
         } else if (spec->kind == NODE_SERVER) {
-            entry->actor = first_server[spec->server] + spec->instance;
+            entry->actor = first_server[spec->number] + spec->instance;
             entry->lane = server_lane;
             Server *server = &world->servers[entry->actor];
             server->node = node;
-            if (spec->server == 0) {
+            if (spec->number == 0) {
                 server->spec = &scenario->server;
             } else {
-                server->spec = &scenario->called_servers[spec->server - 1].spec;
-                entry->active = node_called_server_reached(scenario, spec->server - 1);
-                if ((node_servers_called(scenario) & 1u << spec->server) == 0)
+                server->spec = &scenario->called_servers[spec->number - 1].spec;
+                entry->active = node_called_server_reached(scenario, spec->number - 1);
+                if ((node_servers_called(scenario) & 1u << spec->number) == 0)
                     entry->lane = consumers_lane; /* only the consumers' calls reach it */
                 if (spec->instance == 0)
-                    called_node[spec->server - 1] = node;
+                    called_node[spec->number - 1] = node;
             }
         }
     }
@@ -764,7 +770,7 @@ static void build_nodes(World *world)
     wire_calls(world, called_node);
     world->broker_node = world_node_of_kind(world, NODE_BROKER);
     world->consumers_node = world_node_of_kind(world, NODE_CONSUMERS);
-    world->proxy_node = world_node_of_kind(world, NODE_PROXY);
+    world->proxy_node = world->proxy_nodes[0];
 }
 
 World *world_create(const Scenario *scenario, Mode mode, uint64_t seed, TraceSink trace,

@@ -360,7 +360,9 @@ typedef struct {
 
 /* ------------------------------------------------------------------ proxy */
 
-/* A request copy the proxy is carrying to the server, until it answers the client. */
+/* A request copy a proxy is carrying to the server, until it answers the client: every proxy
+ * of the world keeps its calls in one pool (World.proxy), each named by the proxy node its
+ * request reached. */
 typedef struct {
     Message request; /* as it arrived from the client */
     uint64_t serial; /* 0: a free slot */
@@ -533,7 +535,9 @@ struct World {
     uint32_t gateway_count;
     Gateway gateways[GATEWAYS_MAX]; /* [0] the first, at gateway_node */
     Proxy proxy;
-    uint32_t proxy_node;     /* TRACE_NO_NODE when no group goes through a proxy */
+    uint32_t proxy_node; /* the first proxy's; TRACE_NO_NODE when no group goes through one */
+    uint32_t proxy_nodes[1 + PROXIES_EXTRA_MAX]; /* each proxy's: [0] proxy_node, then the
+                                                    extra ones' (TRACE_NO_NODE: none) */
     uint32_t key_store_node; /* the server's store as a node of its own: TRACE_NO_NODE unless
                                 it crashes on its own (C38) */
     Broker broker;

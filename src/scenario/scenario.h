@@ -218,6 +218,7 @@ typedef struct {
     uint32_t account; /* index into Scenario.accounts */
     ClientTarget target;
     ClientVia via;
+    uint32_t proxy; /* with via proxy: 0 the first (Scenario.proxy), p > 0 extra_proxies[p - 1] */
     OnUnknown on_unknown;
     OperationSpec operation;
     WorkloadSpec workload;
@@ -527,6 +528,17 @@ typedef struct {
     Distribution service_ms; /* the proxy's own processing, before the first try */
 } ProxySpec;
 
+/* A proxy after the first in `services` (services form): another way in to the first server,
+ * which client groups name by `calls` (ClientGroupSpec.proxy), such as a mesh that retries
+ * for the mobile app beside an API gateway that does not for the web. */
+#define PROXIES_EXTRA_MAX 3
+
+typedef struct {
+    char id[NAME_LEN_MAX];
+    ProxySpec spec;
+    uint8_t entry; /* its entry in `services`, plus one */
+} ExtraProxySpec;
+
 /* ------------------------------------------------------------------ broker */
 
 typedef enum { LATE_ACK_IGNORE, LATE_ACK_ACCEPT } LateAck;
@@ -742,7 +754,9 @@ typedef struct {
     GatewaySpec gateway; /* the first gateway */
     uint32_t extra_gateway_count;
     ExtraGatewaySpec extra_gateways[GATEWAYS_EXTRA_MAX];
-    ProxySpec proxy; /* used when a client group goes "via": "proxy" */
+    ProxySpec proxy; /* the first proxy: used when a client group goes "via": "proxy" */
+    uint32_t extra_proxy_count;
+    ExtraProxySpec extra_proxies[PROXIES_EXTRA_MAX];
     BrokerSpec broker;
     /* Each service node's name, by NodeKind (the client-group slot is unused): a `services`
      * entry's id, else the kind's own name ("server", "gateway", ...). Links, traces and
@@ -846,6 +860,14 @@ bool scenario_uses_storm(const Scenario *scenario);
 /* Gateway g: 0 the first (Scenario.gateway), g > 0 extra_gateways[g - 1]; and its id. */
 const GatewaySpec *scenario_gateway(const Scenario *scenario, uint32_t g);
 const char *scenario_gateway_id(const Scenario *scenario, uint32_t g);
+/* Proxy p: 0 the first (Scenario.proxy), p > 0 extra_proxies[p - 1]; and its id. */
+const ProxySpec *scenario_proxy(const Scenario *scenario, uint32_t p);
+const char *scenario_proxy_id(const Scenario *scenario, uint32_t p);
+/* Whether a client group goes through proxy p. */
+bool scenario_proxy_used(const Scenario *scenario, uint32_t p);
+/* Whether a proxy some group goes through retries (retries > 0), or drops the key. */
+bool scenario_proxies_retry(const Scenario *scenario);
+bool scenario_proxies_drop_key(const Scenario *scenario);
 
 /* The name of the service node of kind (not NODE_CLIENT_GROUP). */
 const char *scenario_service_id(const Scenario *scenario, NodeKind kind);
@@ -875,20 +897,23 @@ typedef struct {
     NodeKind kind;
     char name[NODE_NAME_LEN_MAX]; /* its service's id, or an instance's "<id>#<n>" */
     char service[NAME_LEN_MAX];   /* its service's id (the same for its instances) */
-    uint32_t server;              /* servers: 0 the clients' server, k called_servers[k - 1];
-                                     gateways: 0 the first, g extra_gateways[g - 1] */
+    /* Which service of its kind: servers, 0 the clients' server, k called_servers[k - 1];
+     * gateways and proxies, 0 the first, k > 0 the extra ones' [k - 1]; else 0 */
+    uint32_t number;
     uint32_t instance;            /* servers: which of its service's instances, from 0 */
     uint32_t instance_count;      /* servers: its service's instances (1 for every other kind) */
 } ScenarioNode;
 /* The most service nodes a run has: each kind once, every server's further instances, a key
- * store of its own, the called servers and the gateways after the first. */
+ * store of its own, the called servers and the gateways and proxies after the first. */
 #define SCENARIO_NODES_MAX                                                                         \
-    (NODE_KIND_COUNT + SERVER_INSTANCES_EXTRA_MAX + CALLED_SERVERS_MAX + GATEWAYS_EXTRA_MAX)
+    (NODE_KIND_COUNT + SERVER_INSTANCES_EXTRA_MAX + CALLED_SERVERS_MAX + GATEWAYS_EXTRA_MAX +     \
+     PROXIES_EXTRA_MAX)
 /* The service nodes a run of scenario has, in node order after the client groups: server,
  * gateway, broker, consumers, the proxy when a group goes through it (each kind in
  * scenario_names_service's order, some only when reached), the first server's instances
  * 2..n, a key store that crashes on its own (C38), the called servers, then the called
- * servers' instances 2..n, then the gateways after the first. A node's id, and so its links' draws,
+ * servers' instances 2..n, then the gateways after the first, then the proxies after the
+ * first. A node's id, and so its links' draws,
  * never moves when a later one is added. With several instances a server's node is instance 1:
  * "<id>#1". Returns how many (at most SCENARIO_NODES_MAX). */
 unsigned scenario_service_nodes(const Scenario *scenario, ScenarioNode nodes[SCENARIO_NODES_MAX]);

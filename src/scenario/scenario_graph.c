@@ -18,18 +18,21 @@
 #include "scenario_schema.h"
 
 /* Room for every kind once with the stores of the server and the consumers (7 entries),
- * three called servers with a store each (6 more) and three extra gateways. */
-#define SERVICES_MAX (NODE_KIND_COUNT + 2 + 2 * CALLED_SERVERS_MAX + GATEWAYS_EXTRA_MAX)
+ * three called servers with a store each (6 more), three extra gateways and three extra
+ * proxies. */
+#define SERVICES_MAX                                                                               \
+    (NODE_KIND_COUNT + 2 + 2 * CALLED_SERVERS_MAX + GATEWAYS_EXTRA_MAX + PROXIES_EXTRA_MAX)
 #define KIND_UNKNOWN (-1)
 #define NOT_CALLED (-1)
+#define NOT_EXTRA (-1)
 
 typedef struct {
     const cJSON *object;
     char id[NAME_LEN_MAX];
-    int kind;          /* NodeKind, SERVICE_KIND_KEY_STORE, or KIND_UNKNOWN */
-    int called;        /* a server after the first: its index in called_servers; else NOT_CALLED */
-    int extra_gateway; /* a gateway after the first: its index in extra_gateways; else
-                          NOT_CALLED */
+    int kind;   /* NodeKind, SERVICE_KIND_KEY_STORE, or KIND_UNKNOWN */
+    int called; /* a server after the first: its index in called_servers; else NOT_CALLED */
+    int extra;  /* a gateway or a proxy after the first of its kind: its index in
+                   extra_gateways or extra_proxies; else NOT_EXTRA */
 } Entry;
 
 typedef struct {
@@ -69,6 +72,10 @@ void scenario_service_id_list(const Scenario *scenario, char *buffer, size_t siz
             snprintf(buffer + used, size - used, ", '%s'", scenario->extra_gateways[g].id);
         used += written > 0 ? (size_t)written : 0;
     }
+    for (uint32_t p = 0; p < scenario->extra_proxy_count && used < size; p++) {
+        int written = snprintf(buffer + used, size - used, ", '%s'", scenario->extra_proxies[p].id);
+        used += written > 0 ? (size_t)written : 0;
+    }
 }
 
 void scenario_instance_name(char name[NODE_NAME_LEN_MAX], const char *service, unsigned n)
@@ -78,13 +85,13 @@ void scenario_instance_name(char name[NODE_NAME_LEN_MAX], const char *service, u
 
 /* Appends a node of kind for instance `instance` of `count` of the service with that id. */
 static void add_node(ScenarioNode nodes[SCENARIO_NODES_MAX], unsigned *count, NodeKind kind,
-                     const char *service, uint32_t server, uint32_t instance, uint32_t instances)
+                     const char *service, uint32_t number, uint32_t instance, uint32_t instances)
 {
     if (*count >= SCENARIO_NODES_MAX)
         return; /* the loader bounds the instances and called servers: never */
     ScenarioNode *node = &nodes[(*count)++];
     *node = (ScenarioNode){
-        .kind = kind, .server = server, .instance = instance, .instance_count = instances};
+        .kind = kind, .number = number, .instance = instance, .instance_count = instances};
     snprintf(node->service, sizeof node->service, "%s", service);
     if (instances > 1)
         scenario_instance_name(node->name, service, instance + 1);
@@ -126,6 +133,8 @@ unsigned scenario_service_nodes(const Scenario *scenario, ScenarioNode nodes[SCE
     }
     for (uint32_t g = 0; g < scenario->extra_gateway_count; g++)
         add_node(nodes, &count, NODE_GATEWAY, scenario->extra_gateways[g].id, g + 1, 0, 1);
+    for (uint32_t p = 0; p < scenario->extra_proxy_count; p++)
+        add_node(nodes, &count, NODE_PROXY, scenario->extra_proxies[p].id, p + 1, 0, 1);
     return count;
 }
 
@@ -163,10 +172,8 @@ static void read_heads(SchemaReader *reader, const cJSON *array, unsigned count,
     const cJSON *element = array->child;
     for (unsigned i = 0; i < count; i++, element = element->next) {
         Entry *entry = &graph->entries[i];
-        *entry = (Entry){.object = element,
-                         .kind = KIND_UNKNOWN,
-                         .called = NOT_CALLED,
-                         .extra_gateway = NOT_CALLED};
+        *entry = (Entry){
+            .object = element, .kind = KIND_UNKNOWN, .called = NOT_CALLED, .extra = NOT_EXTRA};
         json_path_push_index(&reader->path, i);
         if (schema_expect(reader, element, cJSON_Object, "object")) {
             const cJSON *id = schema_member(element, "id");
@@ -196,9 +203,9 @@ static void read_heads(SchemaReader *reader, const cJSON *array, unsigned count,
     graph->count = count;
 }
 
-/* Unique ids; one service per node kind but the server and the gateway (a server's copies
- * are its "instances"; a later server entry is a called server, a later gateway an extra
- * one). */
+/* Unique ids; one service per node kind but the server, the gateway and the proxy (a
+ * server's copies are its "instances"; a later server entry is a called server, a later
+ * gateway or proxy an extra one). */
 static void check_heads(SchemaReader *reader, const Graph *graph)
 {
     for (unsigned i = 0; i < graph->count; i++) {
@@ -210,12 +217,13 @@ static void check_heads(SchemaReader *reader, const Graph *graph)
                 schema_error_at(reader, "id", "duplicate id '%s' (also at $.services[%u])",
                                 entry->id, j);
             } else if (is_node_kind(entry->kind) && entry->kind == earlier->kind &&
-                       entry->kind != NODE_SERVER && entry->kind != NODE_GATEWAY) {
+                       entry->kind != NODE_SERVER && entry->kind != NODE_GATEWAY &&
+                       entry->kind != NODE_PROXY) {
                 schema_error_at(
                     reader, "kind",
                     "expected at most one service of kind '%s' (also at "
-                    "$.services[%u]; several services of one kind are modelled for servers "
-                    "and gateways only)",
+                    "$.services[%u]; several services of one kind are modelled for servers, "
+                    "gateways and proxies only)",
                     kind_name(entry->kind), j);
             }
             json_path_pop(&reader->path);
@@ -259,38 +267,50 @@ static void assign_servers(ScenarioReader *scenario_reader, Graph *graph)
     }
 }
 
-/* The first gateway entry is Scenario.gateway; each later one an extra gateway, in order,
- * from a gateway's defaults. One past GATEWAYS_EXTRA_MAX is refused at its kind. */
-static void assign_gateways(ScenarioReader *scenario_reader, Graph *graph)
+/* The first gateway and proxy entries are Scenario.gateway and .proxy; each later one of
+ * their kind an extra one, in order, from its kind's defaults. One past the most extras is
+ * refused at its kind. */
+static void assign_extras(ScenarioReader *scenario_reader, Graph *graph, NodeKind kind)
 {
     SchemaReader *reader = &scenario_reader->reader;
     Scenario *scenario = scenario_reader->scenario;
+    bool gateway = kind == NODE_GATEWAY;
+    uint32_t *count = gateway ? &scenario->extra_gateway_count : &scenario->extra_proxy_count;
+    uint32_t most = gateway ? GATEWAYS_EXTRA_MAX : PROXIES_EXTRA_MAX;
     int first = -1;
     for (unsigned i = 0; i < graph->count; i++) {
         Entry *entry = &graph->entries[i];
-        if (entry->kind != NODE_GATEWAY)
+        if (entry->kind != (int)kind)
             continue;
         if (first < 0) {
             first = (int)i;
             continue;
         }
-        if (scenario->extra_gateway_count == GATEWAYS_EXTRA_MAX) {
+        if (*count == most) {
             json_path_push_index(&reader->path, i);
             schema_error_at(reader, "kind",
-                            "expected at most %d gateways after the first, "
-                            "$.services[%d]",
-                            GATEWAYS_EXTRA_MAX, first);
+                            "expected at most %u %s after the first, $.services[%d]", most,
+                            gateway ? "gateways" : "proxies", first);
             json_path_pop(&reader->path);
             entry->kind = KIND_UNKNOWN;
             continue;
         }
-        uint32_t g = scenario->extra_gateway_count++;
-        ExtraGatewaySpec *extra = &scenario->extra_gateways[g];
-        memset(extra, 0, sizeof *extra);
-        snprintf(extra->id, sizeof extra->id, "%s", entry->id);
-        scenario_services_gateway_defaults(&extra->spec);
-        extra->entry = (uint8_t)(i + 1);
-        entry->extra_gateway = (int)g;
+        uint32_t k = (*count)++;
+        uint8_t entry_number = (uint8_t)(i + 1);
+        if (gateway) {
+            ExtraGatewaySpec *extra = &scenario->extra_gateways[k];
+            memset(extra, 0, sizeof *extra);
+            snprintf(extra->id, sizeof extra->id, "%s", entry->id);
+            scenario_services_gateway_defaults(&extra->spec);
+            extra->entry = entry_number;
+        } else {
+            ExtraProxySpec *extra = &scenario->extra_proxies[k];
+            memset(extra, 0, sizeof *extra);
+            snprintf(extra->id, sizeof extra->id, "%s", entry->id);
+            scenario_services_proxy_defaults(&extra->spec);
+            extra->entry = entry_number;
+        }
+        entry->extra = (int)k;
     }
 }
 
@@ -335,8 +355,10 @@ static void *entry_target(Scenario *scenario, const Entry *entry)
 {
     if (entry->called != NOT_CALLED)
         return &scenario->called_servers[entry->called].spec;
-    if (entry->extra_gateway != NOT_CALLED)
-        return &scenario->extra_gateways[entry->extra_gateway].spec;
+    if (entry->extra != NOT_EXTRA && entry->kind == NODE_GATEWAY)
+        return &scenario->extra_gateways[entry->extra].spec;
+    if (entry->extra != NOT_EXTRA)
+        return &scenario->extra_proxies[entry->extra].spec;
     return node_kind_settings(scenario, (NodeKind)entry->kind);
 }
 
@@ -685,7 +707,7 @@ static const SchemaObject call_retry_schema = {.name = "steps[].retry",
 /* Which gateway a gateway's entry is: 0 the first, g > 0 extra_gateways[g - 1]. */
 static uint32_t gateway_number(const Entry *entry)
 {
-    return entry->extra_gateway == NOT_CALLED ? 0 : (uint32_t)entry->extra_gateway + 1;
+    return entry->extra == NOT_EXTRA ? 0 : (uint32_t)entry->extra + 1;
 }
 
 /* A call's own retry, key and timeout: the same fields for a server and a consumer group. */
@@ -1074,7 +1096,7 @@ static void check_gateway_capture(SchemaReader *reader, const Scenario *scenario
     const GatewaySpec *spec = scenario_gateway(scenario, gateway_number(entry));
     GatewaySpec plain;
     scenario_services_gateway_defaults(&plain);
-    if (entry->extra_gateway == NOT_CALLED) {
+    if (entry->extra == NOT_EXTRA) {
         if (spec->capture == CAPTURE_MANUAL && scenario->extra_gateway_count > 0)
             schema_error_at(reader, "capture",
                             "expected 'immediate' with several gateways (C35's manual capture "
@@ -1313,7 +1335,8 @@ void scenario_graph_read(SchemaReader *reader, const cJSON *item, void *target)
     read_heads(reader, item, count, &graph);
     check_heads(reader, &graph);
     assign_servers(scenario_reader, &graph);
-    assign_gateways(scenario_reader, &graph);
+    assign_extras(scenario_reader, &graph, NODE_GATEWAY);
+    assign_extras(scenario_reader, &graph, NODE_PROXY);
     name_nodes(scenario_reader, &graph);
     for (unsigned i = 0; i < graph.count; i++) {
         const SchemaObject *schema = entry_schema(graph.entries[i].kind);
@@ -1328,7 +1351,7 @@ void scenario_graph_read(SchemaReader *reader, const cJSON *item, void *target)
     for (unsigned i = 0; i < graph.count; i++) {
         int kind = graph.entries[i].kind;
         if (is_node_kind(kind) && graph.entries[i].called == NOT_CALLED &&
-            graph.entries[i].extra_gateway == NOT_CALLED)
+            graph.entries[i].extra == NOT_EXTRA)
             scenario->service_entry[kind] = (uint8_t)(i + 1);
         for (int side = 0; side < 2 && kind == SERVICE_KIND_KEY_STORE; side++) {
             const char *store = side == 0 ? scenario->server.idempotency.store_id
@@ -1428,6 +1451,14 @@ static int find_service(SchemaReader *reader, const cJSON *item, unsigned kinds,
             return -1;
         }
     }
+    for (uint32_t p = 0; p < scenario->extra_proxy_count; p++) {
+        if (strcmp(scenario->extra_proxies[p].id, item->valuestring) != 0)
+            continue;
+        if ((kinds & (1u << NODE_PROXY)) != 0)
+            return NODE_PROXY;
+        schema_error(reader, "expected %s ('%s' is a proxy)", expected, item->valuestring);
+        return -1;
+    }
     const char *stores[] = {scenario->server.idempotency.store_id,
                             scenario->broker.consumers.idempotency.store_id};
     for (size_t i = 0; i < 2; i++) {
@@ -1449,6 +1480,12 @@ void scenario_graph_read_calls(SchemaReader *reader, const cJSON *item, void *ta
         return;
     group->target = TARGET_SERVER;
     group->via = kind == NODE_PROXY ? VIA_PROXY : VIA_DIRECT;
+    group->proxy = 0;
+    const Scenario *scenario = ((const ScenarioReader *)reader)->scenario;
+    for (uint32_t p = 0; p < scenario->extra_proxy_count && kind == NODE_PROXY; p++) {
+        if (strcmp(scenario->extra_proxies[p].id, item->valuestring) == 0)
+            group->proxy = p + 1;
+    }
 }
 
 void scenario_graph_read_publishes(SchemaReader *reader, const cJSON *item, void *target)
@@ -1465,9 +1502,9 @@ void scenario_graph_write_calls(SchemaWriter *writer, const void *target, cJSON 
     const ClientGroupSpec *group = target;
     const Scenario *scenario = writer->context;
     if (group->target == TARGET_SERVER)
-        schema_write_string(
-            writer, object, key,
-            scenario->service_ids[group->via == VIA_PROXY ? NODE_PROXY : NODE_SERVER]);
+        schema_write_string(writer, object, key,
+                            group->via == VIA_PROXY ? scenario_proxy_id(scenario, group->proxy)
+                                                    : scenario->service_ids[NODE_SERVER]);
 }
 
 void scenario_graph_write_publishes(SchemaWriter *writer, const void *target, cJSON *object,
@@ -1521,26 +1558,31 @@ static void check_gateways_reached(SchemaReader *reader, const Scenario *scenari
     }
 }
 
+/* A declared proxy no client group calls would be a service that does nothing. */
+static void refuse_unused_proxy(SchemaReader *reader, unsigned entry, const char *id)
+{
+    json_path_push_key(&reader->path, "services");
+    json_path_push_index(&reader->path, entry);
+    schema_error(reader, "expected a client group that calls proxy '%s' (no group goes through it)",
+                 id);
+    json_path_pop(&reader->path);
+    json_path_pop(&reader->path);
+}
+
 void scenario_graph_check_used(SchemaReader *reader, const cJSON *root, const Scenario *scenario)
 {
     const ScenarioReader *scenario_reader = (const ScenarioReader *)reader;
-    if (scenario_reader->services_form && scenario_reader->clients_readable)
-        check_gateways_reached(reader, scenario);
-    if (!scenario_reader->services_form || !scenario_reader->clients_readable ||
-        scenario_uses_proxy(scenario))
+    if (!scenario_reader->services_form || !scenario_reader->clients_readable)
         return;
-    const cJSON *services = schema_member(root, "services");
-    int proxy = entry_index_of_kind(services, NODE_PROXY);
-    if (proxy < 0)
-        return;
-    json_path_push_key(&reader->path, "services");
-    json_path_push_index(&reader->path, (unsigned)proxy);
-    schema_error(reader,
-                 "expected a client group that calls proxy '%s' (no group goes through "
-                 "it)",
-                 scenario->service_ids[NODE_PROXY]);
-    json_path_pop(&reader->path);
-    json_path_pop(&reader->path);
+    check_gateways_reached(reader, scenario);
+    int proxy = entry_index_of_kind(schema_member(root, "services"), NODE_PROXY);
+    if (proxy >= 0 && !scenario_proxy_used(scenario, 0))
+        refuse_unused_proxy(reader, (unsigned)proxy, scenario->service_ids[NODE_PROXY]);
+    for (uint32_t p = 0; p < scenario->extra_proxy_count; p++) {
+        if (!scenario_proxy_used(scenario, p + 1))
+            refuse_unused_proxy(reader, scenario->extra_proxies[p].entry - 1u,
+                                scenario->extra_proxies[p].id);
+    }
 }
 
 const cJSON *scenario_graph_push_service(SchemaReader *reader, const cJSON *root, NodeKind kind,
@@ -1625,6 +1667,10 @@ bool scenario_graph_node_shown(const Scenario *scenario, const char *name)
     for (uint32_t g = 0; g < scenario->extra_gateway_count; g++) {
         if (strcmp(scenario->extra_gateways[g].id, name) == 0)
             return true;
+    }
+    for (uint32_t p = 0; p < scenario->extra_proxy_count; p++) {
+        if (strcmp(scenario->extra_proxies[p].id, name) == 0)
+            return true; /* a client group calls it */
     }
     return false;
 }
@@ -1780,6 +1826,21 @@ static void write_extra_gateways(SchemaWriter *writer, cJSON *services, const Sc
     }
 }
 
+/* The extra proxies, right after the first, each as a proxy entry with the server it calls. */
+static void write_extra_proxies(SchemaWriter *writer, cJSON *services, const Scenario *scenario)
+{
+    const NodeKindInfo *info = node_kind_info(NODE_PROXY);
+    for (uint32_t p = 0; p < scenario->extra_proxy_count; p++) {
+        const ExtraProxySpec *extra = &scenario->extra_proxies[p];
+        cJSON *entry = write_head(writer, services, extra->id, NODE_PROXY);
+        if (entry == NULL)
+            return;
+        schema_write_string(writer, entry, info->reference.key,
+                            scenario->service_ids[info->reference.names]);
+        schema_write_object(writer, info->service_schema, &extra->spec, entry);
+    }
+}
+
 /* Each service the world has, in its kind's show order, as its descriptor says: its head, the
  * service it names, its key store's id, its fields, its steps; then its key store's entry. */
 void scenario_graph_write(SchemaWriter *writer, const void *target, cJSON *object, const char *key)
@@ -1818,5 +1879,7 @@ void scenario_graph_write(SchemaWriter *writer, const void *target, cJSON *objec
             write_called_servers(writer, services, scenario);
         if (kind == NODE_GATEWAY)
             write_extra_gateways(writer, services, scenario);
+        if (kind == NODE_PROXY)
+            write_extra_proxies(writer, services, scenario);
     }
 }

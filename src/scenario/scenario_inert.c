@@ -653,25 +653,36 @@ static void warn_called_servers(const Scenario *scenario, const Scenario *plain,
     }
 }
 
+/* Each proxy some group goes through (one nobody does is refused at load): its retry_on with
+ * no retry, and forwards_key where no group through it sends a key (proxy.c: the key it
+ * would drop). The first's said at $.proxy, an extra one's at its entry. */
 static void warn_proxy(const Scenario *scenario, const Scenario *plain, LoadErrors *warnings)
 {
-    if (!scenario_uses_proxy(scenario))
-        return; /* a proxy nobody goes through is refused at load */
-    const ProxySpec *proxy = &scenario->proxy, *base = &plain->proxy;
-    if (proxy->retries == 0 && (proxy->on_timeout != base->on_timeout ||
-                                proxy->on_5xx != base->on_5xx || proxy->on_409 != base->on_409))
-        scenario_errors_add(warnings, "$.proxy.retry_on",
-                            "has no effect with retries 0: the proxy never tries again");
-    bool keyed = false; /* proxy.c: the key it would drop */
-    for (uint32_t g = 0; g < scenario->client_group_count; g++) {
-        const ClientGroupSpec *group = &scenario->client_groups[g];
-        keyed |=
-            group->via == VIA_PROXY && group->key != KEY_NONE && group->key != KEY_SERVER_GENERATED;
+    const ProxySpec *base = &plain->proxy;
+    for (uint32_t p = 0; p <= scenario->extra_proxy_count; p++) {
+        if (!scenario_proxy_used(scenario, p))
+            continue;
+        const ProxySpec *proxy = scenario_proxy(scenario, p);
+        char at[32]; /* "$.proxy", "$.services[7]" */
+        if (p == 0)
+            snprintf(at, sizeof at, "$.proxy");
+        else
+            snprintf(at, sizeof at, "$.services[%d]", scenario->extra_proxies[p - 1].entry - 1);
+        if (proxy->retries == 0 && (proxy->on_timeout != base->on_timeout ||
+                                    proxy->on_5xx != base->on_5xx || proxy->on_409 != base->on_409))
+            say_at(warnings, at, "retry_on",
+                   "has no effect with retries 0: the proxy never tries again");
+        bool keyed = false;
+        for (uint32_t g = 0; g < scenario->client_group_count; g++) {
+            const ClientGroupSpec *group = &scenario->client_groups[g];
+            keyed |= group->via == VIA_PROXY && group->proxy == p && group->key != KEY_NONE &&
+                     group->key != KEY_SERVER_GENERATED;
+        }
+        if (proxy->forwards_key != base->forwards_key && !keyed)
+            say_at(warnings, at, "forwards_key",
+                   "has no effect: no group that goes through the proxy sends a key "
+                   "(key 'none' or 'server-generated')");
     }
-    if (proxy->forwards_key != base->forwards_key && !keyed)
-        scenario_errors_add(warnings, "$.proxy.forwards_key",
-                            "has no effect: no group that goes through the proxy sends a key "
-                            "(key 'none' or 'server-generated')");
 }
 
 /* ------------------------------------------------------------------ the broker */

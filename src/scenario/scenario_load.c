@@ -381,6 +381,44 @@ const char *scenario_gateway_id(const Scenario *scenario, uint32_t g)
     return g == 0 ? scenario->service_ids[NODE_GATEWAY] : scenario->extra_gateways[g - 1].id;
 }
 
+const ProxySpec *scenario_proxy(const Scenario *scenario, uint32_t p)
+{
+    return p == 0 ? &scenario->proxy : &scenario->extra_proxies[p - 1].spec;
+}
+
+const char *scenario_proxy_id(const Scenario *scenario, uint32_t p)
+{
+    return p == 0 ? scenario->service_ids[NODE_PROXY] : scenario->extra_proxies[p - 1].id;
+}
+
+bool scenario_proxies_retry(const Scenario *scenario)
+{
+    for (uint32_t p = 0; p <= scenario->extra_proxy_count; p++) {
+        if (scenario_proxy_used(scenario, p) && scenario_proxy(scenario, p)->retries > 0)
+            return true;
+    }
+    return false;
+}
+
+bool scenario_proxies_drop_key(const Scenario *scenario)
+{
+    for (uint32_t p = 0; p <= scenario->extra_proxy_count; p++) {
+        if (scenario_proxy_used(scenario, p) && !scenario_proxy(scenario, p)->forwards_key)
+            return true;
+    }
+    return false;
+}
+
+bool scenario_proxy_used(const Scenario *scenario, uint32_t p)
+{
+    for (uint32_t g = 0; g < scenario->client_group_count; g++) {
+        const ClientGroupSpec *group = &scenario->client_groups[g];
+        if (group->target == TARGET_SERVER && group->via == VIA_PROXY && group->proxy == p)
+            return true;
+    }
+    return false;
+}
+
 bool scenario_uses_storm(const Scenario *scenario)
 {
     if (scenario->server.queue != SERVER_QUEUE_UNBOUNDED || scenario->server.outage.enabled)

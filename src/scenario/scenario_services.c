@@ -86,6 +86,19 @@ void scenario_services_gateway_defaults(GatewaySpec *gateway)
     gateway->timeout_ms = 2000;
 }
 
+/* Where every proxy starts from: the first, and each extra one (scenario_graph.c). */
+void scenario_services_proxy_defaults(ProxySpec *proxy)
+{
+    *proxy = (ProxySpec){
+        .retries = 2,
+        .per_try_timeout_ms = 1000,
+        .on_timeout = true,
+        .on_5xx = true,
+        .forwards_key = true,
+        .service_ms = {DIST_CONST, 1, 0},
+    };
+}
+
 void scenario_services_defaults(Scenario *scenario)
 {
     for (unsigned i = 0; i < scenario_names_service.count; i++) {
@@ -94,14 +107,7 @@ void scenario_services_defaults(Scenario *scenario)
     }
     scenario_services_server_defaults(&scenario->server);
     scenario_services_gateway_defaults(&scenario->gateway);
-    scenario->proxy = (ProxySpec){
-        .retries = 2,
-        .per_try_timeout_ms = 1000,
-        .on_timeout = true,
-        .on_5xx = true,
-        .forwards_key = true,
-        .service_ms = {DIST_CONST, 1, 0},
-    };
+    scenario_services_proxy_defaults(&scenario->proxy);
     BrokerSpec *broker = &scenario->broker; /* zeroed by scenario_defaults */
     broker->ack_timeout_ms = 30000;
     broker->max_deliveries = 5;

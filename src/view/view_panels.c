@@ -26,11 +26,9 @@ static SDL_Color C(ViewColor color)
  * but the broker redelivers, the log replays, the provider sends again. */
 static const char *tagline(const Scenario *scenario, Mode mode, char *buffer, size_t size)
 {
-    bool broker = false, proxy = false;
-    for (uint32_t g = 0; g < scenario->client_group_count; g++) {
+    bool broker = false;
+    for (uint32_t g = 0; g < scenario->client_group_count; g++)
         broker |= scenario->client_groups[g].target == TARGET_BROKER;
-        proxy |= scenario->client_groups[g].via == VIA_PROXY;
-    }
     static const char *const words[][MODE_COUNT] = {
         {"sends once, never retries", "retries on timeout, no key",
          "retries with a key + a key store"},
@@ -45,11 +43,11 @@ static const char *tagline(const Scenario *scenario, Mode mode, char *buffer, si
     };
     /* a proxy's retries and a server's call retries are the hops' own, in every mode (C15,
      * C27): at-most-once is the app's promise, not theirs */
-    bool hops_retry = (proxy && scenario->proxy.retries > 0) || scenario_call_retries(scenario);
+    bool hops_retry = scenario_proxies_retry(scenario) || scenario_call_retries(scenario);
     int path = broker        ? (scenario->broker.family == BROKER_LOG ? 2 : 1)
                : !hops_retry ? 0
-               : proxy && !scenario->proxy.forwards_key ? 4
-                                                        : 3;
+               : scenario_proxies_drop_key(scenario) ? 4
+                                                     : 3;
     if (mode >= MODE_COUNT)
         return "";
     /* who sends: C24's webhook provider is a client like the shop's web app */
@@ -540,8 +538,7 @@ static void keys_heading(const ViewPanels *panels, ViewRect r)
  * would contradict a flat "nothing runs twice"). */
 static void at_most_once_words(const Scenario *scenario, char *why, size_t size)
 {
-    if ((scenario_uses_proxy(scenario) && scenario->proxy.retries > 0) ||
-        scenario_call_retries(scenario)) {
+    if (scenario_proxies_retry(scenario) || scenario_call_retries(scenario)) {
         snprintf(why, size,
                  "No keys: the client sends once, but the hops below it retry on their own, and "
                  "each retry that reaches the effect charges again.");
