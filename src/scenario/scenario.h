@@ -900,13 +900,13 @@ typedef struct {
     /* Which service of its kind: servers, 0 the clients' server, k called_servers[k - 1];
      * gateways and proxies, 0 the first, k > 0 the extra ones' [k - 1]; else 0 */
     uint32_t number;
-    uint32_t instance;            /* servers: which of its service's instances, from 0 */
-    uint32_t instance_count;      /* servers: its service's instances (1 for every other kind) */
+    uint32_t instance;       /* servers: which of its service's instances, from 0 */
+    uint32_t instance_count; /* servers: its service's instances (1 for every other kind) */
 } ScenarioNode;
 /* The most service nodes a run has: each kind once, every server's further instances, a key
  * store of its own, the called servers and the gateways and proxies after the first. */
 #define SCENARIO_NODES_MAX                                                                         \
-    (NODE_KIND_COUNT + SERVER_INSTANCES_EXTRA_MAX + CALLED_SERVERS_MAX + GATEWAYS_EXTRA_MAX +     \
+    (NODE_KIND_COUNT + SERVER_INSTANCES_EXTRA_MAX + CALLED_SERVERS_MAX + GATEWAYS_EXTRA_MAX +      \
      PROXIES_EXTRA_MAX)
 /* The service nodes a run of scenario has, in node order after the client groups: server,
  * gateway, broker, consumers, the proxy when a group goes through it (each kind in
