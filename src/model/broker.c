@@ -235,10 +235,11 @@ static void confirm(World *world, const Message *publish)
     network_send(world, &answer);
 }
 
-/* Receipts go where the server sends them, a client group's publishes where it names. */
+/* Receipts and an order API's orders go where the server sends them (its publish step's
+ * queue), a client group's publishes where it names. */
 static uint32_t queue_of(const World *world, const Message *publish)
 {
-    if (publish->receipt)
+    if (publish->receipt || world->nodes[publish->source].kind == NODE_SERVER)
         return world->scenario.server.receipts_queue;
     return world->groups[world->clients[publish->client].group].spec->queue;
 }
@@ -313,6 +314,41 @@ void broker_publish_receipt_relayed(World *world, const Message *request, ReplyT
     event.reply_to = reply_to;
     /* each relay a message of its own; the message id stays */
     event.lineage = lineage_of_repeat(event.lineage, 32 + relay);
+    network_send(world, &event);
+}
+
+/* An order API's order: the client's request itself, from the server's instance it reached
+ * to the broker. Its message id is derived from the key it came with, so every retry of it
+ * carries the same id (the consumers' store, or the broker's dedup window, can tell it);
+ * without a key it is drawn for this copy of the request: every copy a new message. */
+static Message order_event(World *world, const Message *request, uint64_t store_key)
+{
+    Message event = *request;
+    event.kind = MESSAGE_REQUEST;
+    event.hop = HOP_REQUEST;
+    event.source = request->target;
+    event.target = world->broker_node;
+    event.receipt = false;
+    event.key = store_key != 0 ? rng_mix64(store_key ^ 0x6f726465722d6964ull) | 1 /* "order-id" */
+                               : world_draw_about(world, DRAW_ORDER_ID, request) | 1;
+    event.lineage = lineage_of_repeat(request->lineage, 0);
+    event.reply_to = (ReplyTo){0};
+    event.session = 0; /* the server's producer never restarts */
+    return event;
+}
+
+void broker_publish_order(World *world, const Message *request, uint64_t store_key)
+{
+    Message event = order_event(world, request, store_key);
+    network_send(world, &event);
+}
+
+void broker_publish_order_relayed(World *world, const Message *request, uint64_t store_key,
+                                  ReplyTo reply_to, uint32_t relay)
+{
+    Message event = order_event(world, request, store_key);
+    event.reply_to = reply_to;
+    event.lineage = lineage_of_repeat(event.lineage, 32 + relay); /* the message id stays */
     network_send(world, &event);
 }
 

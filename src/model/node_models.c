@@ -24,7 +24,7 @@ static void server_takes_response(World *world, const Message *answer)
         if (!server_at(world, answer->target)->down)
             server_charge_on_reply(world, answer);
     } else if (answer->reply_to.kind == REPLY_TO_OUTBOX) { /* a relayed receipt's confirm */
-        server_charge_on_receipt_confirm(world, answer);
+        server_charge_on_event_confirm(world, answer);
     }
     /* else: the confirm of a receipt published directly, which nobody waits for */
 }

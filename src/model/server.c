@@ -362,9 +362,9 @@ void server_complete_job(World *world, Server *server, uint32_t job_slot, int st
                "only a job of the running server completes");
     SIM_ASSERT(!job->awaiting_gateway, "a job completes once the gateway is done with it");
     job->uncommitted = false; /* its effect and its key's completion commit here, together */
-    if (job->receipt_due && status < 400) /* receipts_via outbox: written with the commit */
-        server_charge_write_receipt(world, &job->request);
-    job->receipt_due = false;
+    if (job->event_due && status < 400) /* receipts_via outbox: written with the commit */
+        server_charge_write_event(world, &job->request, job->store_key);
+    job->event_due = false;
     if (job->store_key != 0)
         key_protocol_record(world, server->keys, job, status);
     if (draw_crash(world, server, job, CRASH_AFTER_COMPLETION)) {
@@ -416,6 +416,20 @@ static bool calls_for_effect(const World *world, const Server *server, const Job
     return spec->operation.kind == OPERATION_DEBIT || world_is_server(world, server->call_node);
 }
 
+/* An order API's work (publishes_orders): the order itself goes to the broker, for the
+ * consumers to charge, with no effect here. Directly, at once (a dual write: a failure or a
+ * crash after it cannot take the order back, and the client's retry publishes it again), or
+ * written to the outbox with the commit and relayed until the broker confirms it. */
+static void publish_order(World *world, Server *server, uint32_t job_slot)
+{
+    Job *job = &world->jobs[job_slot];
+    if (server->spec->receipts_via == RECEIPTS_OUTBOX)
+        job->event_due = true;
+    else
+        broker_publish_order(world, &job->request, job->store_key);
+    server_after_effect(world, server, job_slot, 200);
+}
+
 void server_on_job_done(World *world, uint32_t job_slot)
 {
     Server *server = server_of_job(world, job_slot);
@@ -456,6 +470,11 @@ void server_on_job_done(World *world, uint32_t job_slot)
         server_charge_request(world, job_slot);
         return;
     }
+    if (server->spec->publishes_orders) {
+        deadline_note_effect(world, job, server->node);
+        publish_order(world, server, job_slot);
+        return;
+    }
     if (balance_update_conflict(world, job, server->node)) {
         execute_later(world, server, job_slot); /* compare-and-set lost: read again, run again */
         return;
@@ -464,7 +483,7 @@ void server_on_job_done(World *world, uint32_t job_slot)
     bool effect = false;
     int status = ledger_apply_read(world, &job->request, &job->balance_read, server->node, &effect);
     job->uncommitted = server->spec->transaction && effect;
-    job->receipt_due = effect && receipt_through_outbox(world, server, job);
+    job->event_due = effect && receipt_through_outbox(world, server, job);
     if (effect && !job->uncommitted)
         key_protocol_commit_effect_phase(world, keys, job, status);
     server_after_effect(world, server, job_slot, status);

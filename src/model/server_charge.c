@@ -119,6 +119,10 @@ void server_charge_on_outbox_relay(World *world, uint32_t entry_index)
     if (entry->kind == OUTBOX_RECEIPT) {
         broker_publish_receipt_relayed(world, &entry->request, reply_to, entry->relays);
         wait = sim_time_us_from_ms(world->scenario.server.outbox_relay_ms);
+    } else if (entry->kind == OUTBOX_ORDER) {
+        broker_publish_order_relayed(world, &entry->request, entry->store_key, reply_to,
+                                     entry->relays);
+        wait = sim_time_us_from_ms(world->scenario.server.outbox_relay_ms);
     } else if (entry->kind == OUTBOX_RECONCILE) {
         Message query = entry->request;
         query.kind = MESSAGE_STATUS_QUERY;
@@ -143,18 +147,21 @@ void server_charge_on_outbox_relay(World *world, uint32_t entry_index)
         sim_schedule_in(world->sim, wait, EVENT_OUTBOX_RELAY, 0, entry_index);
 }
 
-void server_charge_write_receipt(World *world, const Message *request)
+void server_charge_write_event(World *world, const Message *request, uint64_t store_key)
 {
-    uint32_t entry = outbox_add(world, OUTBOX_RECEIPT, request);
+    bool order = outbox_server(world)->spec->publishes_orders;
+    uint32_t entry = outbox_add(world, order ? OUTBOX_ORDER : OUTBOX_RECEIPT, request);
+    outbox_server(world)->outbox[entry].store_key = store_key;
     server_charge_on_outbox_relay(world, entry);
 }
 
-void server_charge_on_receipt_confirm(World *world, const Message *confirm)
+void server_charge_on_event_confirm(World *world, const Message *confirm)
 {
     SIM_ASSERT(confirm->reply_to.slot < outbox_server(world)->outbox_slots.capacity,
-               "a receipt relay names its entry");
+               "an event's relay names its entry");
     OutboxEntry *entry = &outbox_server(world)->outbox[confirm->reply_to.slot];
-    if (entry->acknowledged || entry->kind != OUTBOX_RECEIPT || outbox_server(world)->down)
+    if (entry->acknowledged || (entry->kind != OUTBOX_RECEIPT && entry->kind != OUTBOX_ORDER) ||
+        outbox_server(world)->down)
         return;
     entry->acknowledged = true;
     sim_cancel(world->sim, entry->relay_timer);
@@ -261,9 +268,9 @@ static void on_outbox_reply(World *world, const Message *reply)
     bool alive = job_slot < world->job_slots.capacity && world->jobs[job_slot].serial == job_serial;
     if (status == 200 && world->scenario.server.receipts_via == RECEIPTS_OUTBOX) {
         /* the relay completes the key, and writes the receipt in the same step */
-        server_charge_write_receipt(world, &completing.request);
+        server_charge_write_event(world, &completing.request, completing.store_key);
         if (alive)
-            world->jobs[job_slot].receipt_due = false;
+            world->jobs[job_slot].event_due = false;
     }
     Job *job = job_slot < world->job_slots.capacity ? &world->jobs[job_slot] : NULL;
     if (job != NULL && job->serial == job_serial) {
@@ -538,7 +545,7 @@ void server_charge_on_reply(World *world, const Message *reply)
      * commit cannot take it back), or written to the outbox with the commit */
     if (server->spec->publish_receipts && server->spec->receipts_via == RECEIPTS_DIRECT)
         broker_publish_receipt(world, &job->request);
-    job->receipt_due =
+    job->event_due =
         server->spec->publish_receipts && server->spec->receipts_via == RECEIPTS_OUTBOX;
     /* a gateway's approval is the caller's 200; a called server's answer is passed on */
     server_after_effect(world, server, job_slot, from_server ? reply->status : 200);

@@ -94,6 +94,7 @@ typedef enum {
     DRAW_SECOND_FIRING,
     DRAW_SECOND_FIRING_SKEW,
     DRAW_CAPTURE_LOST,
+    DRAW_ORDER_ID,
     DRAW_PURPOSE_COUNT
 } DrawPurpose;
 
@@ -260,10 +261,10 @@ typedef struct Job {
     uint32_t epoch;     /* the server's life it belongs to; a crash ends it */
     EventId gateway_timer;
     bool awaiting_gateway;
-    bool reserved;         /* its key was reserved, at reserved_us */
-    uint32_t token;        /* the lease it holds on its key (KeyRow.token) */
-    bool receipt_due;      /* its charge happened: the receipt event goes out with the commit */
-    bool uncommitted;      /* a local effect in a transaction not yet committed */
+    bool reserved;    /* its key was reserved, at reserved_us */
+    uint32_t token;   /* the lease it holds on its key (KeyRow.token) */
+    bool event_due;   /* its event goes out with the commit: its charge's receipt, or its order */
+    bool uncommitted; /* a local effect in a transaction not yet committed */
     uint32_t heartbeats;   /* consumers: progress messages sent for this delivery so far */
     uint32_t charge_tries; /* a server's charge (or its refund): tries sent so far */
     bool refunding;        /* its fulfil step failed: the call's undo is refunding the charge */
@@ -274,9 +275,10 @@ typedef struct Job {
 } Job;
 
 /* The transactional outbox: a charge intent written with the key row, relayed to the
- * gateway with the key until acknowledged, or a receipt event written with the commit,
- * relayed to the broker until confirmed. It lives where the key store does. */
-typedef enum { OUTBOX_CHARGE, OUTBOX_RECEIPT, OUTBOX_RECONCILE } OutboxKind;
+ * gateway with the key until acknowledged, or an event written with the commit (a receipt,
+ * or an order API's order), relayed to the broker until confirmed. It lives where the key
+ * store does. */
+typedef enum { OUTBOX_CHARGE, OUTBOX_RECEIPT, OUTBOX_RECONCILE, OUTBOX_ORDER } OutboxKind;
 
 typedef struct {
     OutboxKind kind;
@@ -852,10 +854,11 @@ static inline SimTimeUs call_timeout_us(const World *world, const CallSpec *call
 }
 void server_charge_on_outbox_relay(World *world, uint32_t entry);
 void server_charge_resume_outbox(World *world, Server *server);
-/* The job's commit writes its receipt event to the outbox (receipts_via outbox). */
-void server_charge_write_receipt(World *world, const Message *request);
-/* The broker confirmed a receipt event the outbox relayed. */
-void server_charge_on_receipt_confirm(World *world, const Message *confirm);
+/* The job's commit writes its event to the outbox (receipts_via outbox): its charge's
+ * receipt, or with publishes_orders its order, whose message id comes from store_key. */
+void server_charge_write_event(World *world, const Message *request, uint64_t store_key);
+/* The broker confirmed an event the outbox relayed. */
+void server_charge_on_event_confirm(World *world, const Message *confirm);
 /* The server crashed: an outbox that is not durable loses its pending entries. */
 void server_charge_on_crash(World *world, Server *server);
 /* Frees the slots of an operation's outbox entries once it has settled. */
@@ -980,6 +983,12 @@ void broker_note_levels(World *world);
 void broker_publish_receipt(World *world, const Message *request);
 void broker_publish_receipt_relayed(World *world, const Message *request, ReplyTo reply_to,
                                     uint32_t relay);
+/* An order API publishes the order itself (publishes_orders), directly or as the outbox's
+ * relay: its message id comes from the key the request came with (store_key), the same for
+ * every retry; with none, a new one for each copy of the request. */
+void broker_publish_order(World *world, const Message *request, uint64_t store_key);
+void broker_publish_order_relayed(World *world, const Message *request, uint64_t store_key,
+                                  ReplyTo reply_to, uint32_t relay);
 
 /* consumers.c */
 void consumers_init(World *world);

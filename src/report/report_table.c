@@ -378,7 +378,7 @@ bool report_write_table(FILE *stream, const RunReport *report, bool color)
     for (int i = 0; i < LABEL_WIDTH + COLUMN_WIDTH * (int)report->mode_count; i++)
         fputc('-', stream);
     fprintf(stream, "%s\n", color ? RESET : "");
-    bool has_broker = scenario->server.publish_receipts;
+    bool has_broker = scenario_server_publishes(&scenario->server);
     bool has_proxy = scenario_uses_proxy(scenario);
     for (uint32_t g = 0; g < scenario->client_group_count; g++)
         has_broker |= scenario->client_groups[g].target == TARGET_BROKER;

@@ -208,7 +208,7 @@ NodeReach node_reach_of(const Scenario *scenario)
         reach.to_server |= scenario->client_groups[g].target == TARGET_SERVER;
         reach.to_broker |= scenario->client_groups[g].target == TARGET_BROKER;
     }
-    reach.to_broker |= reach.to_server && scenario->server.publish_receipts;
+    reach.to_broker |= reach.to_server && scenario_server_publishes(&scenario->server);
     const ConsumerSpec *consumers = &scenario->broker.consumers;
     reach.to_server |= reach.to_broker && consumers->use_gateway && consumers->calls_first_server;
     reach.charged = (reach.to_server && node_servers_charge(scenario)) ||

@@ -454,8 +454,12 @@ typedef struct {
     double fail_after_effect;  /* chance it fails (500) after its side effect: a partial failure */
     bool delete_always_204;    /* DELETE answers 204 even when nothing was there */
     bool outbox;
-    bool use_gateway;         /* a debit is the call step: to the gateway, or to call_server */
-    bool publish_receipts;    /* each charge publishes a "send receipt email" event */
+    bool use_gateway;      /* a debit is the call step: to the gateway, or to call_server */
+    bool publish_receipts; /* each charge publishes a "send receipt email" event */
+    /* Its only step publishes the order itself to the broker, for the consumers to charge
+     * (an order API; services form): no effect of its own. By receipts_via and to
+     * receipts_queue, as the receipts go. */
+    bool publishes_orders;
     bool transaction;         /* a local effect and the key's completion commit together */
     ReceiptPath receipts_via; /* how publish_receipts' events leave */
     double outbox_relay_ms;   /* an event relay resends after this long without a confirm */
@@ -863,6 +867,11 @@ const char *scenario_gateway_id(const Scenario *scenario, uint32_t g);
 /* Proxy p: 0 the first (Scenario.proxy), p > 0 extra_proxies[p - 1]; and its id. */
 const ProxySpec *scenario_proxy(const Scenario *scenario, uint32_t p);
 const char *scenario_proxy_id(const Scenario *scenario, uint32_t p);
+/* Whether the server publishes to the broker: receipts of its charges, or its orders. */
+bool scenario_server_publishes(const ServerSpec *server);
+/* Whether the server keeps an outbox: a charge relayed, reconciliation, or events published
+ * through it. */
+bool scenario_server_has_outbox(const ServerSpec *server);
 /* Whether a client group goes through proxy p. */
 bool scenario_proxy_used(const Scenario *scenario, uint32_t p);
 /* Whether a proxy some group goes through retries (retries > 0), or drops the key. */

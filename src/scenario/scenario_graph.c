@@ -623,10 +623,15 @@ static const char *step_order_error(int previous, StepKind kind, unsigned k, boo
     if (!server && kind == STEP_PUBLISH)
         return "expected no publish step in a consumer group's steps (its events are not "
                "modelled yet)";
+    if (k == 0 && kind == STEP_PUBLISH)
+        return NULL; /* an order API's only step: the order itself goes to the broker */
     if (k == 0)
         return first ? NULL
-                     : "expected an effect or a call first (steps are an effect or a call, "
-                       "then an optional fulfil or publish)";
+                     : "expected an effect, a call or a publish first (steps are an effect or a "
+                       "call, then an optional fulfil or publish; or a publish alone)";
+    if (previous == STEP_PUBLISH)
+        return "expected a publish step alone when it comes first (the server then publishes "
+               "the order for the consumers, with no effect of its own)";
     if (first)
         return "expected a fulfil or a publish (steps are an effect or a call, then an optional "
                "fulfil or publish; other orders are not modelled yet)";
@@ -937,14 +942,17 @@ static void read_fulfil_step(SchemaReader *reader, const cJSON *step, FulfilSpec
     }
 }
 
+/* A publish step after an effect or a call publishes a receipt of each charge; first (and
+ * alone), the order itself, which the consumers then charge. */
 static void read_publish_step(ScenarioReader *scenario_reader, const Graph *graph,
-                              const cJSON *step)
+                              const cJSON *step, bool first)
 {
     SchemaReader *reader = &scenario_reader->reader;
     ServerSpec *server = &scenario_reader->scenario->server;
     if (step_target(reader, graph, step, "publish", NODE_BROKER) < 0)
         return;
-    server->publish_receipts = true;
+    server->publish_receipts = !first;
+    server->publishes_orders = first;
     int via = (int)server->receipts_via;
     step_choice(reader, step, "via", &scenario_names_receipts_via, &via);
     server->receipts_via = (ReceiptPath)via;
@@ -1013,7 +1021,7 @@ static void read_steps(ScenarioReader *scenario_reader, const Graph *graph, unsi
                                      server ? &server_spec->fulfil
                                             : &scenario->broker.consumers.fulfil);
                 else
-                    read_publish_step(scenario_reader, graph, step);
+                    read_publish_step(scenario_reader, graph, step, k == 0);
             }
             previous = kind;
             json_path_pop(&reader->path);
@@ -1055,9 +1063,7 @@ static void check_instances(ScenarioReader *scenario_reader, unsigned user)
     SchemaReader *reader = &scenario_reader->reader;
     const ServerSpec *server = &scenario_reader->scenario->server;
     json_path_push_index(&reader->path, user);
-    if (server->instances > 1 &&
-        (server->outbox || server->reconcile_ms > 0 ||
-         (server->publish_receipts && server->receipts_via == RECEIPTS_OUTBOX)))
+    if (server->instances > 1 && scenario_server_has_outbox(server))
         schema_error_at(reader, "instances",
                         "expected 1 instance with an outbox or reconciliation (an outbox per "
                         "instance is not modelled yet)");
@@ -1203,8 +1209,7 @@ static void check_shared_store_outbox(ScenarioReader *scenario_reader, const Gra
 {
     SchemaReader *reader = &scenario_reader->reader;
     const ServerSpec *server = &scenario_reader->scenario->server;
-    bool outbox = server->outbox || server->reconcile_ms > 0 ||
-                  (server->publish_receipts && server->receipts_via == RECEIPTS_OUTBOX);
+    bool outbox = scenario_server_has_outbox(server);
     for (unsigned user = 0; user < graph->count && outbox; user++) {
         int store = users->store_of[user];
         if (store < 0 || graph->entries[user].kind != NODE_SERVER ||
@@ -1626,7 +1631,7 @@ void scenario_graph_pop(SchemaReader *reader, unsigned pushed)
  * the server's receipts, as service_used counts it). */
 static bool gateway_shown(const Scenario *scenario, uint32_t g)
 {
-    bool to_broker = scenario->server.publish_receipts;
+    bool to_broker = scenario_server_publishes(&scenario->server);
     for (uint32_t k = 0; k < scenario->client_group_count; k++)
         to_broker |= scenario->client_groups[k].target == TARGET_BROKER;
     return node_servers_charge_at(scenario, g) ||
@@ -1642,7 +1647,7 @@ static bool service_used(const Scenario *scenario, NodeKind kind)
     NodeReach reach = {.to_server = true,
                        .proxied = scenario_uses_proxy(scenario),
                        .declared = node_kinds_declared(scenario)};
-    reach.to_broker = scenario->server.publish_receipts;
+    reach.to_broker = scenario_server_publishes(&scenario->server);
     for (uint32_t g = 0; g < scenario->client_group_count; g++)
         reach.to_broker |= scenario->client_groups[g].target == TARGET_BROKER;
     reach.charged = gateway_shown(scenario, 0);
@@ -1727,6 +1732,19 @@ static cJSON *write_step(SchemaWriter *writer, cJSON *steps, StepKind kind, cons
     return step;
 }
 
+/* The first server's publish step: its receipts', or its orders' when it is its only step. */
+static void write_publish_step(SchemaWriter *writer, cJSON *steps, const Scenario *scenario,
+                               const ServerSpec *server)
+{
+    cJSON *publish = write_step(writer, steps, STEP_PUBLISH, scenario->service_ids[NODE_BROKER]);
+    if (publish != NULL) {
+        schema_write_choice(writer, publish, "via", &scenario_names_receipts_via,
+                            (int)server->receipts_via);
+        schema_write_string(writer, publish, "queue",
+                            scenario->broker.queues[server->receipts_queue].name);
+    }
+}
+
 /* The steps of a server (the clients' or a called one's) or, with server NULL, of the
  * consumers, as read_steps reads them. */
 static void write_steps(SchemaWriter *writer, cJSON *entry, const Scenario *scenario,
@@ -1740,6 +1758,10 @@ static void write_steps(SchemaWriter *writer, cJSON *entry, const Scenario *scen
     bool charges = server != NULL ? server->use_gateway : consumers->use_gateway;
     const UndoSpec *undo_spec = server != NULL ? &server->undo : &consumers->undo;
     const FulfilSpec *fulfil_spec = server != NULL ? &server->fulfil : &consumers->fulfil;
+    if (first && server->publishes_orders) {
+        write_publish_step(writer, steps, scenario, server);
+        return;
+    }
     if (!charges) {
         write_step(writer, steps, STEP_EFFECT, "local");
     } else {
@@ -1772,15 +1794,8 @@ static void write_steps(SchemaWriter *writer, cJSON *entry, const Scenario *scen
         if (fulfil != NULL)
             schema_write_number(writer, fulfil, "fail", fulfil_spec->fail);
     }
-    if (!first || !server->publish_receipts)
-        return;
-    cJSON *publish = write_step(writer, steps, STEP_PUBLISH, scenario->service_ids[NODE_BROKER]);
-    if (publish != NULL) {
-        schema_write_choice(writer, publish, "via", &scenario_names_receipts_via,
-                            (int)server->receipts_via);
-        schema_write_string(writer, publish, "queue",
-                            scenario->broker.queues[server->receipts_queue].name);
-    }
+    if (first && server->publish_receipts)
+        write_publish_step(writer, steps, scenario, server);
 }
 
 static void write_store(SchemaWriter *writer, cJSON *services, const char *id,

@@ -539,12 +539,17 @@ static void warn_server(const Scenario *scenario, const Scenario *plain, const N
     if (server->delete_always_204 && !deletes)
         scenario_errors_add(warnings, "$.server.delete_always_204",
                             "has no effect: no client group's operation is a delete");
-    bool relays_receipts = reach->to_server && server->publish_receipts &&
+    bool relays_receipts = reach->to_server && scenario_server_publishes(server) &&
                            server->receipts_via == RECEIPTS_OUTBOX; /* server_charge.c */
     if (server->outbox_relay_ms != plain->server.outbox_relay_ms && !relays_receipts)
         scenario_errors_add(warnings, "$.server.outbox_relay_ms",
                             "has no effect: only receipts through the outbox are relayed on "
                             "this timer (publish_receipts with receipts_via 'outbox')");
+    /* server.c, publish_order: an order API applies no effect for a transaction to hold */
+    if (server->publishes_orders && server->transaction != plain->server.transaction)
+        scenario_errors_add(warnings, "$.server.transaction",
+                            "has no effect: the server publishes the order and applies no "
+                            "effect of its own (its outbox commits with the key row anyway)");
     /* server.c: the balancer and the placement choose among instances */
     if (server->instances <= 1 && server->balancer != plain->server.balancer)
         scenario_errors_add(warnings, "$.server.balancer",
@@ -706,7 +711,7 @@ static bool queue_fed(const Scenario *scenario, const NodeReach *reach, uint32_t
         if (group->target == TARGET_BROKER && group->queue == q)
             return true;
     }
-    return reach->to_server && scenario->server.publish_receipts &&
+    return reach->to_server && scenario_server_publishes(&scenario->server) &&
            scenario->server.receipts_queue == q;
 }
 

@@ -391,6 +391,17 @@ const char *scenario_proxy_id(const Scenario *scenario, uint32_t p)
     return p == 0 ? scenario->service_ids[NODE_PROXY] : scenario->extra_proxies[p - 1].id;
 }
 
+bool scenario_server_publishes(const ServerSpec *server)
+{
+    return server->publish_receipts || server->publishes_orders;
+}
+
+bool scenario_server_has_outbox(const ServerSpec *server)
+{
+    return server->outbox || server->reconcile_ms > 0 ||
+           (scenario_server_publishes(server) && server->receipts_via == RECEIPTS_OUTBOX);
+}
+
 bool scenario_proxies_retry(const Scenario *scenario)
 {
     for (uint32_t p = 0; p <= scenario->extra_proxy_count; p++) {

@@ -1,0 +1,157 @@
+/* An order API (issue 21): a server whose only step publishes the order itself to a broker,
+ * for the consumers to apply. The API applies no effect; the consumers do, once per message
+ * they take. Without keys, a retry of a request the API published already publishes the order
+ * again; with the client's key, every copy of one order carries the same message id, derived
+ * from it, and the consumers' store (by message id) runs it once. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "metrics.h"
+#include "scenario.h"
+#include "test_world.h"
+#include "world.h"
+
+#define ORDERS 40
+#define CLIENT_ATTEMPTS 2
+
+/* The API answers 500 after publishing with chance `fail`, by `via`; the client tries twice,
+ * 100 ms apart, and the consumers keep keys by message id. */
+#define ORDER_API(via, fail)                                                                       \
+    "{\"seed\": 4, \"duration_ms\": 600000,"                                                       \
+    " \"accounts\": [{\"id\": \"a\", \"balance\": 100000000}],"                                    \
+    " \"services\": ["                                                                             \
+    "   {\"id\": \"order-api\", \"kind\": \"server\", \"key_store\": \"api-keys\","                \
+    "    \"workers\": 0, \"service_ms\": {\"dist\": \"const\", \"value\": 1},"                     \
+    "    \"fail_after_effect\": " fail ","                                                         \
+    "    \"steps\": [{\"publish\": \"orders\", \"via\": \"" via "\"}]},"                           \
+    "   {\"id\": \"api-keys\", \"kind\": \"key_store\"},"                                          \
+    "   {\"id\": \"orders\", \"kind\": \"broker\", \"family\": \"visibility-timeout\","            \
+    "    \"ack_timeout_ms\": 30000},"                                                              \
+    "   {\"id\": \"charger\", \"kind\": \"consumers\", \"consumes\": \"orders\","                  \
+    "    \"key_store\": \"charger-keys\", \"workers\": 0,"                                         \
+    "    \"service_ms\": {\"dist\": \"const\", \"value\": 1}},"                                    \
+    "   {\"id\": \"charger-keys\", \"kind\": \"key_store\", \"key\": \"message-id\"}],"            \
+    " \"clients\": [{\"id\": \"web\", \"count\": 4, \"calls\": \"order-api\","                     \
+    "   \"operation\": {\"kind\": \"debit\", \"amount\": 100},"                                    \
+    "   \"workload\": {\"ops\": 10, \"interval_ms\": 30000},"                                      \
+    "   \"retry\": {\"timeout_ms\": 5000, \"max_attempts\": 2,"                                    \
+    "     \"backoff\": {\"base_ms\": 100, \"factor\": 1, \"max_ms\": 100, \"jitter\": "            \
+    "\"none\"}}}],"                                                                                \
+    " \"network\": {\"default\": {\"loss\": 0, \"delay_ms\": 5}}}"
+
+/* Each order reaches the broker once and is applied by the consumers, not by the API. */
+START_TEST(test_the_consumers_apply_what_the_api_publishes)
+{
+    const char *vias[] = {"direct", "outbox"};
+    for (size_t i = 0; i < 2; i++) {
+        char json[8192];
+        snprintf(json, sizeof json, ORDER_API("%s", "0"), vias[i]);
+        Metrics least = test_run_text(json, MODE_AT_LEAST_ONCE);
+        ck_assert_uint_eq(least.operations, ORDERS);
+        ck_assert_uint_eq(least.messages, ORDERS);
+        ck_assert_uint_eq(least.effects, ORDERS);
+        ck_assert_uint_eq(least.outcomes[OUTCOME_OK], ORDERS);
+        ck_assert_double_eq(test_service_value(&least, "order-api", "effects"), 0);
+        ck_assert_double_eq(test_service_value(&least, "charger", "effects"), ORDERS);
+    }
+}
+END_TEST
+
+/* Published directly, an order the API then answers 500 for is out already: the client's
+ * retry publishes it again. Without keys that is a second order, charged again; with the
+ * client's key both copies carry one message id, and the consumers run it once. */
+START_TEST(test_a_retry_publishes_again_under_one_message_id)
+{
+    const char *json = ORDER_API("direct", "1");
+    Metrics least = test_run_text(json, MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(least.messages, ORDERS * CLIENT_ATTEMPTS);
+    ck_assert_uint_eq(least.effects, ORDERS * CLIENT_ATTEMPTS);
+    ck_assert_uint_eq(least.outcomes[OUTCOME_DOUBLE], ORDERS);
+    Metrics keyed = test_run_text(json, MODE_IDEMPOTENT);
+    ck_assert_uint_eq(keyed.messages, ORDERS * CLIENT_ATTEMPTS);
+    ck_assert_uint_eq(keyed.effects, ORDERS);
+    ck_assert_double_eq(test_service_value(&keyed, "charger", "replayed"), ORDERS);
+    ck_assert_uint_eq(keyed.outcomes[OUTCOME_DOUBLE], 0);
+}
+END_TEST
+
+/* Through the outbox the order is written with the answer's commit: an answer of 500 writes
+ * none, so nothing is published, and nothing charged: every order is lost (the client never
+ * learns whether it went through). */
+START_TEST(test_the_outbox_publishes_only_what_the_api_committed)
+{
+    Metrics least = test_run_text(ORDER_API("outbox", "1"), MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(least.messages, 0);
+    ck_assert_uint_eq(least.effects, 0);
+    ck_assert_uint_eq(least.outcomes[OUTCOME_LOST], ORDERS);
+    ck_assert_uint_eq(least.client_unknown, ORDERS); /* a 500 does not say whether it ran */
+}
+END_TEST
+
+/* ------------------------------------------------------------------ the loader */
+
+static char *first_error(const char *json)
+{
+    Scenario *scenario = calloc(1, sizeof *scenario);
+    LoadErrors errors = {0};
+    bool loaded = scenario_load_text(json, strlen(json), NULL, 0, scenario, &errors);
+    free(scenario);
+    ck_assert_msg(!loaded, "loaded, but should not");
+    char *line = NULL;
+    size_t length = 0;
+    FILE *stream = open_memstream(&line, &length);
+    fprintf(stream, "%s: %s", errors.items[0].path, errors.items[0].message);
+    fclose(stream);
+    return line;
+}
+
+/* A publish first is the order API's only step; it loads into publishes_orders, show writes
+ * it alone, and that reads back. */
+START_TEST(test_a_publish_first_is_the_only_step)
+{
+    Scenario *scenario = test_load(ORDER_API("outbox", "0"), NULL, 0);
+    ck_assert(scenario->server.publishes_orders);
+    ck_assert(!scenario->server.publish_receipts);
+    ck_assert_int_eq(scenario->server.receipts_via, RECEIPTS_OUTBOX);
+    char *shown = scenario_show(scenario);
+    ck_assert_ptr_nonnull(strstr(shown, "\"steps\": [{\"publish\": \"orders\", \"via\": "
+                                        "\"outbox\", \"queue\": \"main\"}]"));
+    Scenario *again = test_load(shown, NULL, 0);
+    ck_assert(again->server.publishes_orders);
+    free(again);
+    free(shown);
+    free(scenario);
+    char json[8192];
+    snprintf(json, sizeof json, "%s", ORDER_API("direct", "0"));
+    char *at = strstr(json, "\"via\": \"direct\"}");
+    ck_assert_ptr_nonnull(at);
+    const char *tail = strchr(at, '}') + 1; /* after the publish step */
+    char changed[8192];
+    snprintf(changed, sizeof changed, "%.*s, {\"effect\": \"local\"}%s", (int)(tail - json), json,
+             tail);
+    char *error = first_error(changed);
+    ck_assert_msg(strstr(error, "$.services[0].steps[1]: expected a publish step alone") != NULL,
+                  "%s", error);
+    free(error);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *suite = suite_create("order_api");
+    TCase *tcase = tcase_create("order_api");
+    tcase_add_test(tcase, test_the_consumers_apply_what_the_api_publishes);
+    tcase_add_test(tcase, test_a_retry_publishes_again_under_one_message_id);
+    tcase_add_test(tcase, test_the_outbox_publishes_only_what_the_api_committed);
+    tcase_add_test(tcase, test_a_publish_first_is_the_only_step);
+    suite_add_tcase(suite, tcase);
+    SRunner *runner = srunner_create(suite);
+    srunner_run_all(runner, CK_NORMAL);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
