@@ -128,8 +128,8 @@ static bool check_node(const ScenarioReader *scenario_reader, const char *node, 
     char name[JSON_PATH_KEY_LEN_MAX + 1];
     snprintf(name, sizeof name, "%.*s",
              (int)(length < JSON_PATH_KEY_LEN_MAX ? length : JSON_PATH_KEY_LEN_MAX), node);
-    const char *known[CLIENT_GROUPS_MAX + NODE_KIND_COUNT + CALLED_SERVERS_MAX +
-                      GATEWAYS_EXTRA_MAX];
+    const char
+        *known[CLIENT_GROUPS_MAX + NODE_KIND_COUNT + CALLED_SERVERS_MAX + GATEWAYS_EXTRA_MAX];
     unsigned known_count = 0;
     for (uint32_t i = 0; i < scenario->client_group_count; i++) {
         known[known_count++] = scenario->client_groups[i].id;
