@@ -14,6 +14,7 @@
 
 #include "metrics.h"
 #include "scenario.h"
+#include "scenario_inert.h"
 #include "test_world.h"
 #include "world.h"
 
@@ -259,6 +260,50 @@ START_TEST(test_every_gateway_is_called)
 }
 END_TEST
 
+/* The one warning a scenario of scheduler renewals alone gets, where a gateway only the
+ * unreached checkout charges at has fields set. */
+static void expect_unreached_gateway_warning(const char *checkout_calls, const char *billing_calls,
+                                             const char *path, const char *words)
+{
+    char json[2048];
+    snprintf(json, sizeof json,
+             "{\"accounts\": [{\"id\": \"a\", \"balance\": 1000}],"
+             " \"services\": ["
+             "   {\"id\": \"checkout\", \"kind\": \"server\", \"key_store\": \"checkout-keys\","
+             "    \"steps\": [{\"call\": \"%s\"}]},"
+             "   {\"id\": \"checkout-keys\", \"kind\": \"key_store\"},"
+             "   {\"id\": \"cards\", \"kind\": \"gateway\", \"timeout_ms\": 1500},"
+             "   {\"id\": \"wallet\", \"kind\": \"gateway\", \"timeout_ms\": 800},"
+             "   {\"id\": \"renewals\", \"kind\": \"broker\"},"
+             "   {\"id\": \"billing\", \"kind\": \"consumers\", \"consumes\": \"renewals\","
+             "    \"key_store\": \"billing-keys\", \"steps\": [{\"call\": \"%s\"}]},"
+             "   {\"id\": \"billing-keys\", \"kind\": \"key_store\"}],"
+             " \"clients\": [{\"id\": \"scheduler\", \"publishes\": \"renewals\"}]}",
+             checkout_calls, billing_calls);
+    Scenario *scenario = test_load(json, NULL, 0);
+    LoadErrors *warnings = calloc(1, sizeof *warnings);
+    ck_assert_ptr_nonnull(warnings);
+    scenario_inert_warnings(scenario, warnings);
+    ck_assert_uint_eq(warnings->count, 1);
+    ck_assert_str_eq(warnings->items[0].path, path);
+    ck_assert_msg(strstr(warnings->items[0].message, words) != NULL, "%s",
+                  warnings->items[0].message);
+    free(warnings);
+    free(scenario);
+}
+
+/* A gateway only the servers charge at sits idle when no client group calls the server,
+ * though the consumers charge at the other one: its fields are said to have no effect, as
+ * they are with one gateway. */
+START_TEST(test_an_unreached_gateway_is_warned_of)
+{
+    expect_unreached_gateway_warning("cards", "wallet", "$.services[2]",
+                                     "nothing charges through the gateway");
+    expect_unreached_gateway_warning("wallet", "cards", "$.services[3]",
+                                     "nothing charges through gateway 'wallet'");
+}
+END_TEST
+
 START_TEST(test_at_most_three_gateways_after_the_first)
 {
     char json[4096];
@@ -319,6 +364,7 @@ int main(void)
     tcase_add_test(loader, test_an_undo_refunds_where_the_call_charged);
     tcase_add_test(loader, test_manual_capture_stays_with_one_gateway);
     tcase_add_test(loader, test_every_gateway_is_called);
+    tcase_add_test(loader, test_an_unreached_gateway_is_warned_of);
     tcase_add_test(loader, test_at_most_three_gateways_after_the_first);
     tcase_add_test(loader, test_show_keeps_each_gateway);
     suite_add_tcase(suite, loader);
