@@ -261,8 +261,10 @@ START_TEST(test_every_gateway_is_called)
 END_TEST
 
 /* The one warning a scenario of scheduler renewals alone gets, where a gateway only the
- * unreached checkout charges at has fields set. */
+ * unreached checkout charges at has fields set (cards has; wallet's and the network's are
+ * given). */
 static void expect_unreached_gateway_warning(const char *checkout_calls, const char *billing_calls,
+                                             const char *wallet_fields, const char *network,
                                              const char *path, const char *words)
 {
     char json[2048];
@@ -273,13 +275,13 @@ static void expect_unreached_gateway_warning(const char *checkout_calls, const c
              "    \"steps\": [{\"call\": \"%s\"}]},"
              "   {\"id\": \"checkout-keys\", \"kind\": \"key_store\"},"
              "   {\"id\": \"cards\", \"kind\": \"gateway\", \"timeout_ms\": 1500},"
-             "   {\"id\": \"wallet\", \"kind\": \"gateway\", \"timeout_ms\": 800},"
+             "   {\"id\": \"wallet\", \"kind\": \"gateway\"%s},"
              "   {\"id\": \"renewals\", \"kind\": \"broker\"},"
              "   {\"id\": \"billing\", \"kind\": \"consumers\", \"consumes\": \"renewals\","
              "    \"key_store\": \"billing-keys\", \"steps\": [{\"call\": \"%s\"}]},"
              "   {\"id\": \"billing-keys\", \"kind\": \"key_store\"}],"
-             " \"clients\": [{\"id\": \"scheduler\", \"publishes\": \"renewals\"}]}",
-             checkout_calls, billing_calls);
+             " \"clients\": [{\"id\": \"scheduler\", \"publishes\": \"renewals\"}]%s}",
+             checkout_calls, wallet_fields, billing_calls, network);
     Scenario *scenario = test_load(json, NULL, 0);
     LoadErrors *warnings = calloc(1, sizeof *warnings);
     ck_assert_ptr_nonnull(warnings);
@@ -297,10 +299,15 @@ static void expect_unreached_gateway_warning(const char *checkout_calls, const c
  * they are with one gateway. */
 START_TEST(test_an_unreached_gateway_is_warned_of)
 {
-    expect_unreached_gateway_warning("cards", "wallet", "$.services[2]",
+    expect_unreached_gateway_warning("cards", "wallet", "", "", "$.services[2]",
                                      "nothing charges through the gateway");
-    expect_unreached_gateway_warning("wallet", "cards", "$.services[3]",
-                                     "nothing charges through gateway 'wallet'");
+    expect_unreached_gateway_warning("wallet", "cards", ", \"timeout_ms\": 800", "",
+                                     "$.services[3]", "nothing charges through gateway 'wallet'");
+    /* a link to it from a node work reaches carries nothing either */
+    expect_unreached_gateway_warning("wallet", "cards", "",
+                                     ", \"network\": {\"links\": {\"billing->wallet\": "
+                                     "{\"loss\": 0.2}}}",
+                                     "$.network.links.billing->wallet", "no work reaches 'wallet'");
 }
 END_TEST
 

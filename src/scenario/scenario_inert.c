@@ -105,6 +105,11 @@ static bool node_reached(const Scenario *scenario, const char *name)
         if (strcmp(scenario->client_groups[g].id, name) == 0)
             return true;
     }
+    /* each gateway by its own callers (node_kind_reached's gateway is any of them) */
+    for (uint32_t g = 0; g <= scenario->extra_gateway_count; g++) {
+        if (strcmp(scenario_gateway_id(scenario, g), name) == 0)
+            return node_gateway_reached(scenario, g);
+    }
     for (int kind = NODE_SERVER; kind < NODE_KIND_COUNT; kind++) {
         if (strcmp(scenario_service_id(scenario, (NodeKind)kind), name) == 0)
             return node_kind_reached(scenario, (NodeKind)kind);
