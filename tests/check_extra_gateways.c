@@ -102,6 +102,68 @@ START_TEST(test_each_gateway_honours_keys_by_its_own_field)
 }
 END_TEST
 
+/* A gateway fault names its gateway: a decline the wallet could draw is met as a point of
+ * the wallet's (gateway 1, the attempt as sent), and forced, declines that renewal there; the
+ * same fault at the first gateway meets nothing (cards never sees the renewal). */
+START_TEST(test_a_gateway_fault_names_its_gateway)
+{
+    const char *listed[] = {"faults=[]"};
+    Scenario *scenario =
+        test_load(PROVIDERS(BILLING_CALLS_WALLET, "", ", \"fail\": 0.001"), listed, 1);
+    World *world = world_create(scenario, MODE_AT_LEAST_ONCE, scenario->seed, (TraceSink){0},
+                                (WorldLimits){0});
+    world_run(world);
+    uint32_t count = 0, overflow = 0;
+    const FaultSpec *points = world_fault_points(world, &count, &overflow);
+    FaultSpec decline = {.kind = FAULT_KIND_COUNT};
+    for (uint32_t i = 0; i < count && decline.kind == FAULT_KIND_COUNT; i++) {
+        if (points[i].kind == FAULT_GATEWAY_DECLINE)
+            decline = points[i];
+    }
+    world_destroy(world);
+    ck_assert_int_eq(decline.kind, FAULT_GATEWAY_DECLINE);
+    ck_assert_uint_eq(decline.gateway, 1);
+    ck_assert_uint_eq(decline.attempt, 1);
+    ck_assert_uint_ge(decline.operation, WEB_PAYMENTS); /* a renewal */
+    for (uint32_t gateway = 0; gateway <= 1; gateway++) {
+        scenario->fault_count = 1;
+        scenario->faults[0] = decline;
+        scenario->faults[0].gateway = gateway;
+        Metrics forced = test_run_mode(scenario, MODE_AT_LEAST_ONCE, scenario->seed);
+        ck_assert_uint_eq(forced.outcomes[OUTCOME_DECLINED], gateway == 1 ? 1 : 0);
+    }
+    free(scenario);
+}
+END_TEST
+
+/* A fault list's gateway is a gateway fault's, and one the scenario has. */
+START_TEST(test_a_fault_names_a_gateway_there_is)
+{
+    const char *beyond[] = {"faults=[{\"fault\": \"gateway-silent\", \"operation\": 40,"
+                            " \"attempt\": 1, \"hop\": \"charge\", \"gateway\": 2}]"};
+    const char *not_gateway[] = {"faults=[{\"fault\": \"loss\", \"operation\": 40,"
+                                 " \"attempt\": 1, \"gateway\": 1}]"};
+    const struct {
+        const char *const *override;
+        const char *words;
+    } cases[] = {
+        {beyond, "expected at most 1"},
+        {not_gateway, "applies to gateway faults only"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        Scenario *scenario = calloc(1, sizeof *scenario);
+        LoadErrors *errors = calloc(1, sizeof *errors);
+        const char *json = PROVIDERS(BILLING_CALLS_WALLET, "", "");
+        ck_assert(!scenario_load_text(json, strlen(json), cases[i].override, 1, scenario, errors));
+        ck_assert_str_eq(errors->items[0].path, "$.faults[0].gateway");
+        ck_assert_msg(strstr(errors->items[0].message, cases[i].words) != NULL, "%s",
+                      errors->items[0].message);
+        free(errors);
+        free(scenario);
+    }
+}
+END_TEST
+
 /* A consumer saga whose charge is at the wallet refunds there: every shipment fails, so every
  * renewal is charged, then refunded, at the wallet; cards refunds nothing. */
 START_TEST(test_a_refund_goes_to_the_gateway_that_charged)
@@ -366,6 +428,7 @@ int main(void)
     tcase_add_test(model, test_a_refund_goes_to_the_gateway_that_charged);
     tcase_add_test(model, test_reconciliation_asks_the_gateway_that_charged);
     tcase_add_test(model, test_an_extra_gateway_is_a_node_after_its_caller);
+    tcase_add_test(model, test_a_gateway_fault_names_its_gateway);
     suite_add_tcase(suite, model);
     TCase *loader = tcase_create("loader");
     tcase_add_test(loader, test_an_undo_refunds_where_the_call_charged);
@@ -373,6 +436,7 @@ int main(void)
     tcase_add_test(loader, test_every_gateway_is_called);
     tcase_add_test(loader, test_an_unreached_gateway_is_warned_of);
     tcase_add_test(loader, test_at_most_three_gateways_after_the_first);
+    tcase_add_test(loader, test_a_fault_names_a_gateway_there_is);
     tcase_add_test(loader, test_show_keeps_each_gateway);
     suite_add_tcase(suite, loader);
     SRunner *runner = srunner_create(suite);
