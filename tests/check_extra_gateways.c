@@ -14,6 +14,7 @@
 
 #include "metrics.h"
 #include "scenario.h"
+#include "scenario_inert.h"
 #include "test_world.h"
 #include "world.h"
 
@@ -96,6 +97,68 @@ START_TEST(test_each_gateway_honours_keys_by_its_own_field)
                           test_service_value(&keyed, "wallet", "replayed");
         ck_assert_double_eq(replayed, (WEB_PAYMENTS + RENEWALS) * CHECKOUT_TRIES -
                                           cases[i].cards_effects - cases[i].wallet_effects);
+        free(scenario);
+    }
+}
+END_TEST
+
+/* A gateway fault names its gateway: a decline the wallet could draw is met as a point of
+ * the wallet's (gateway 1, the attempt as sent), and forced, declines that renewal there; the
+ * same fault at the first gateway meets nothing (cards never sees the renewal). */
+START_TEST(test_a_gateway_fault_names_its_gateway)
+{
+    const char *listed[] = {"faults=[]"};
+    Scenario *scenario =
+        test_load(PROVIDERS(BILLING_CALLS_WALLET, "", ", \"fail\": 0.001"), listed, 1);
+    World *world = world_create(scenario, MODE_AT_LEAST_ONCE, scenario->seed, (TraceSink){0},
+                                (WorldLimits){0});
+    world_run(world);
+    uint32_t count = 0, overflow = 0;
+    const FaultSpec *points = world_fault_points(world, &count, &overflow);
+    FaultSpec decline = {.kind = FAULT_KIND_COUNT};
+    for (uint32_t i = 0; i < count && decline.kind == FAULT_KIND_COUNT; i++) {
+        if (points[i].kind == FAULT_GATEWAY_DECLINE)
+            decline = points[i];
+    }
+    world_destroy(world);
+    ck_assert_int_eq(decline.kind, FAULT_GATEWAY_DECLINE);
+    ck_assert_uint_eq(decline.gateway, 1);
+    ck_assert_uint_eq(decline.attempt, 1);
+    ck_assert_uint_ge(decline.operation, WEB_PAYMENTS); /* a renewal */
+    for (uint32_t gateway = 0; gateway <= 1; gateway++) {
+        scenario->fault_count = 1;
+        scenario->faults[0] = decline;
+        scenario->faults[0].gateway = gateway;
+        Metrics forced = test_run_mode(scenario, MODE_AT_LEAST_ONCE, scenario->seed);
+        ck_assert_uint_eq(forced.outcomes[OUTCOME_DECLINED], gateway == 1 ? 1 : 0);
+    }
+    free(scenario);
+}
+END_TEST
+
+/* A fault list's gateway is a gateway fault's, and one the scenario has. */
+START_TEST(test_a_fault_names_a_gateway_there_is)
+{
+    const char *beyond[] = {"faults=[{\"fault\": \"gateway-silent\", \"operation\": 40,"
+                            " \"attempt\": 1, \"hop\": \"charge\", \"gateway\": 2}]"};
+    const char *not_gateway[] = {"faults=[{\"fault\": \"loss\", \"operation\": 40,"
+                                 " \"attempt\": 1, \"gateway\": 1}]"};
+    const struct {
+        const char *const *override;
+        const char *words;
+    } cases[] = {
+        {beyond, "expected at most 1"},
+        {not_gateway, "applies to gateway faults only"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        Scenario *scenario = calloc(1, sizeof *scenario);
+        LoadErrors *errors = calloc(1, sizeof *errors);
+        const char *json = PROVIDERS(BILLING_CALLS_WALLET, "", "");
+        ck_assert(!scenario_load_text(json, strlen(json), cases[i].override, 1, scenario, errors));
+        ck_assert_str_eq(errors->items[0].path, "$.faults[0].gateway");
+        ck_assert_msg(strstr(errors->items[0].message, cases[i].words) != NULL, "%s",
+                      errors->items[0].message);
+        free(errors);
         free(scenario);
     }
 }
@@ -259,6 +322,57 @@ START_TEST(test_every_gateway_is_called)
 }
 END_TEST
 
+/* The one warning a scenario of scheduler renewals alone gets, where a gateway only the
+ * unreached checkout charges at has fields set (cards has; wallet's and the network's are
+ * given). */
+static void expect_unreached_gateway_warning(const char *checkout_calls, const char *billing_calls,
+                                             const char *wallet_fields, const char *network,
+                                             const char *path, const char *words)
+{
+    char json[2048];
+    snprintf(json, sizeof json,
+             "{\"accounts\": [{\"id\": \"a\", \"balance\": 1000}],"
+             " \"services\": ["
+             "   {\"id\": \"checkout\", \"kind\": \"server\", \"key_store\": \"checkout-keys\","
+             "    \"steps\": [{\"call\": \"%s\"}]},"
+             "   {\"id\": \"checkout-keys\", \"kind\": \"key_store\"},"
+             "   {\"id\": \"cards\", \"kind\": \"gateway\", \"timeout_ms\": 1500},"
+             "   {\"id\": \"wallet\", \"kind\": \"gateway\"%s},"
+             "   {\"id\": \"renewals\", \"kind\": \"broker\"},"
+             "   {\"id\": \"billing\", \"kind\": \"consumers\", \"consumes\": \"renewals\","
+             "    \"key_store\": \"billing-keys\", \"steps\": [{\"call\": \"%s\"}]},"
+             "   {\"id\": \"billing-keys\", \"kind\": \"key_store\"}],"
+             " \"clients\": [{\"id\": \"scheduler\", \"publishes\": \"renewals\"}]%s}",
+             checkout_calls, wallet_fields, billing_calls, network);
+    Scenario *scenario = test_load(json, NULL, 0);
+    LoadErrors *warnings = calloc(1, sizeof *warnings);
+    ck_assert_ptr_nonnull(warnings);
+    scenario_inert_warnings(scenario, warnings);
+    ck_assert_uint_eq(warnings->count, 1);
+    ck_assert_str_eq(warnings->items[0].path, path);
+    ck_assert_msg(strstr(warnings->items[0].message, words) != NULL, "%s",
+                  warnings->items[0].message);
+    free(warnings);
+    free(scenario);
+}
+
+/* A gateway only the servers charge at sits idle when no client group calls the server,
+ * though the consumers charge at the other one: its fields are said to have no effect, as
+ * they are with one gateway. */
+START_TEST(test_an_unreached_gateway_is_warned_of)
+{
+    expect_unreached_gateway_warning("cards", "wallet", "", "", "$.services[2]",
+                                     "nothing charges through the gateway");
+    expect_unreached_gateway_warning("wallet", "cards", ", \"timeout_ms\": 800", "",
+                                     "$.services[3]", "nothing charges through gateway 'wallet'");
+    /* a link to it from a node work reaches carries nothing either */
+    expect_unreached_gateway_warning("wallet", "cards", "",
+                                     ", \"network\": {\"links\": {\"billing->wallet\": "
+                                     "{\"loss\": 0.2}}}",
+                                     "$.network.links.billing->wallet", "no work reaches 'wallet'");
+}
+END_TEST
+
 START_TEST(test_at_most_three_gateways_after_the_first)
 {
     char json[4096];
@@ -314,12 +428,15 @@ int main(void)
     tcase_add_test(model, test_a_refund_goes_to_the_gateway_that_charged);
     tcase_add_test(model, test_reconciliation_asks_the_gateway_that_charged);
     tcase_add_test(model, test_an_extra_gateway_is_a_node_after_its_caller);
+    tcase_add_test(model, test_a_gateway_fault_names_its_gateway);
     suite_add_tcase(suite, model);
     TCase *loader = tcase_create("loader");
     tcase_add_test(loader, test_an_undo_refunds_where_the_call_charged);
     tcase_add_test(loader, test_manual_capture_stays_with_one_gateway);
     tcase_add_test(loader, test_every_gateway_is_called);
+    tcase_add_test(loader, test_an_unreached_gateway_is_warned_of);
     tcase_add_test(loader, test_at_most_three_gateways_after_the_first);
+    tcase_add_test(loader, test_a_fault_names_a_gateway_there_is);
     tcase_add_test(loader, test_show_keeps_each_gateway);
     suite_add_tcase(suite, loader);
     SRunner *runner = srunner_create(suite);

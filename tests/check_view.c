@@ -475,6 +475,74 @@ static void check_narration_inside(const char *width, const char *height)
     ck_assert_uint_eq(count_rgb(png, below, green), 0);
 }
 
+/* The node of a service by its id, in a pane's world. */
+static uint32_t node_named(const ViewPane *pane, const char *name)
+{
+    for (uint32_t node = 0; node < world_node_count(pane->world); node++) {
+        if (strcmp(world_node_name(pane->world, node), name) == 0)
+            return node;
+    }
+    ck_abort_msg("no node '%s'", name);
+    return TRACE_NO_NODE;
+}
+
+static void expect_narration(const ViewPane *pane, ViewNarration line, const char *expected)
+{
+    char text[256];
+    line.present = true;
+    view_narration_line(pane, &line, text, sizeof text);
+    ck_assert_msg(strcmp(text, expected) == 0, "narrated '%s', expected '%s'", text, expected);
+}
+
+/* With several gateways a caller's timeout, retry or lost charge names the gateway it
+ * calls (checkout charges at cards, billing at wallet), not the first gateway. */
+START_TEST(test_view_narration_names_the_gateway_each_caller_calls)
+{
+    Scenario *scenario = calloc(1, sizeof *scenario);
+    LoadErrors *errors = calloc(1, sizeof *errors);
+    ck_assert(scenario_load_file(IDEMSIM_SOURCE_DIR "/tests/good_scenarios/two_gateways.json", NULL,
+                                 0, scenario, errors));
+    ViewPane *pane = view_pane_create(scenario, MODE_IDEMPOTENT, scenario->seed);
+    ck_assert_ptr_nonnull(pane);
+    uint32_t billing = node_named(pane, "billing"), checkout = node_named(pane, "checkout");
+    uint32_t wallet = node_named(pane, "wallet"), cards = node_named(pane, "cards");
+    ViewNarration retry = {.event = TRACE_CHARGE_RETRY,
+                           .node = billing,
+                           .kind = NODE_CONSUMERS,
+                           .peer = TRACE_NO_NODE,
+                           .value = 2};
+    expect_narration(pane, retry,
+                     "no answer from the wallet: the billing charges payment 0 again (try #2)");
+    retry.node = checkout;
+    retry.kind = NODE_SERVER;
+    expect_narration(pane, retry,
+                     "no answer from the cards: the checkout charges payment 0 again (try #2)");
+    ViewNarration timeout = {.event = TRACE_GATEWAY_TIMEOUT,
+                             .node = billing,
+                             .kind = NODE_CONSUMERS,
+                             .peer = TRACE_NO_NODE,
+                             .value = 504};
+    expect_narration(pane, timeout,
+                     "no answer from the wallet for payment 0: 504, charged or not?");
+    ViewNarration lost = {.event = TRACE_LOST,
+                          .node = billing,
+                          .kind = NODE_CONSUMERS,
+                          .peer = wallet,
+                          .message = MESSAGE_CHARGE};
+    expect_narration(pane, lost, "the charge for payment 0 was lost on the way to the wallet");
+    lost = (ViewNarration){.event = TRACE_LOST,
+                           .node = wallet,
+                           .kind = NODE_GATEWAY,
+                           .peer = billing,
+                           .message = MESSAGE_CHARGE_REPLY};
+    expect_narration(pane, lost, "the wallet's answer for payment 0 was lost");
+    (void)cards;
+    view_pane_destroy(pane);
+    free(errors);
+    free(scenario);
+}
+END_TEST
+
 START_TEST(test_view_narration_stays_inside_its_box)
 {
     check_narration_inside("1280", "720");
@@ -1056,6 +1124,7 @@ static Suite *view_suite(void)
                    test_view_pane_is_done_once_every_operation_settled_while_timers_are_pending);
     tcase_add_test(core, test_view_key_sample_keeps_processing_and_completed_rows_apart);
     tcase_add_test(core, test_view_narration_stays_inside_its_box);
+    tcase_add_test(core, test_view_narration_names_the_gateway_each_caller_calls);
     tcase_add_test(core, test_view_bad_scenario_path_exits_2);
     tcase_add_test(core, test_view_usage_errors_exit_2_and_help_exits_0);
     tcase_add_test(core, test_view_command_line_rejects_a_missing_scenario);

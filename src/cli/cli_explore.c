@@ -117,21 +117,28 @@ static int parse_arguments(const CliExtraOption *extra, ExploreArguments *argume
 /* ------------------------------------------------------------------ words */
 
 /* "the response to operation 0 (click 0, attempt 1, copy 2) is lost"; with manual capture
- * (C35) a charge the gateway takes is an authorisation, a hold. */
-static void describe_fault(FILE *stream, const FaultSpec *fault, bool manual_capture)
+ * (C35) a charge the gateway takes is an authorisation, a hold. A fault at a gateway after
+ * the first names it. */
+static void describe_fault(FILE *stream, const FaultSpec *fault, const Scenario *scenario)
 {
+    char gateway[NAME_LEN_MAX + 16] = "the gateway";
+    if (fault->gateway > 0 && fault->gateway <= scenario->extra_gateway_count)
+        snprintf(gateway, sizeof gateway, "gateway '%s'",
+                 scenario_gateway_id(scenario, fault->gateway));
+    bool manual_capture = scenario_uses_manual_capture(scenario);
+    /* what befalls the message, then by whom for a gateway's */
     static const char *const what[FAULT_KIND_COUNT] = {
         [FAULT_LOSS] = "is lost",
         [FAULT_DUPLICATE] = "is duplicated by the network",
         [FAULT_DELAY] = "is delayed",
-        [FAULT_GATEWAY_DECLINE] = "is declined by the gateway",
-        [FAULT_GATEWAY_SILENT] = "is charged by the gateway, which never answers",
+        [FAULT_GATEWAY_DECLINE] = "is declined by",
+        [FAULT_GATEWAY_SILENT] = "is charged by",
     };
     if (fault->kind == FAULT_GATEWAY_SILENT && fault->hop == FAULT_HOP_REFUND) {
         fprintf(stream,
                 "the refund of operation %" PRIu64 " (click %u, attempt %u, copy %" PRIu64
-                ") is made by the gateway, which never answers",
-                fault->operation, fault->click, fault->attempt, fault->copy);
+                ") is made by %s, which never answers",
+                fault->operation, fault->click, fault->attempt, fault->copy, gateway);
         return;
     }
     switch (fault->kind) {
@@ -140,12 +147,17 @@ static void describe_fault(FILE *stream, const FaultSpec *fault, bool manual_cap
     case FAULT_DELAY:
     case FAULT_GATEWAY_DECLINE:
     case FAULT_GATEWAY_SILENT:
-        fprintf(
-            stream, "the %s of operation %" PRIu64 " (click %u, attempt %u, copy %" PRIu64 ") %s",
-            fault_hop_name(fault->hop), fault->operation, fault->click, fault->attempt, fault->copy,
-            manual_capture && fault->kind == FAULT_GATEWAY_SILENT
-                ? "is authorised by the gateway (a hold), which never answers"
-                : what[fault->kind]);
+        fprintf(stream, "the %s of operation %" PRIu64 " (click %u, attempt %u, copy %" PRIu64 ") ",
+                fault_hop_name(fault->hop), fault->operation, fault->click, fault->attempt,
+                fault->copy);
+        if (fault->kind == FAULT_GATEWAY_DECLINE)
+            fprintf(stream, "%s %s", what[fault->kind], gateway);
+        else if (fault->kind == FAULT_GATEWAY_SILENT && manual_capture)
+            fprintf(stream, "is authorised by %s (a hold), which never answers", gateway);
+        else if (fault->kind == FAULT_GATEWAY_SILENT)
+            fprintf(stream, "%s %s, which never answers", what[fault->kind], gateway);
+        else
+            fputs(what[fault->kind], stream);
         if (fault->kind == FAULT_DELAY)
             fprintf(stream, " by %g ms", fault->by_ms);
         break;
@@ -297,7 +309,7 @@ static void report_mode(const Scenario *scenario, Mode mode, const ExploreArgume
            result->counterexample_count == 1 ? "" : "s");
     for (uint32_t f = 0; f < result->counterexample_count; f++) {
         printf("    %u. ", f + 1);
-        describe_fault(stdout, &result->counterexample[f], scenario_uses_manual_capture(scenario));
+        describe_fault(stdout, &result->counterexample[f], scenario);
         printf("\n");
     }
     print_outcomes("  outcomes under it:", result->counterexample_outcomes);

@@ -2,7 +2,8 @@
  * the counter-based draw uses, so a forced fault meets exactly the message, click or
  * handler run whose fate it replaces. The words are turned into readable fields (operation,
  * click, attempt, hop, copy) here and back, in the layouts of the call sites: network.c's
- * identity_word and gateway.c's charge_identity (attempt << 16 | click << 8 | hop),
+ * identity_word and gateway.c's charge_identity (attempt << 16 | click << 8 | hop, with
+ * the gateway's number from bit 40 in the latter: 0 for the first, so the same as the former),
  * world_draw_about (attempt << 8 | click), client.c's (operation, click, attempt). */
 #include "fault_plan.h"
 
@@ -44,7 +45,8 @@ static FaultSpec spec_of_words(FaultKind kind, uint64_t a, uint64_t b, uint64_t 
 {
     FaultSpec spec = {.kind = kind, .operation = a};
     if (network_layout(kind)) {
-        spec.attempt = (uint32_t)(b >> 16);
+        spec.attempt = (uint32_t)((b >> 16) & 0xffffff);
+        spec.gateway = (uint32_t)(b >> 40);
         spec.click = (uint32_t)((b >> 8) & 0xff);
         spec.hop = (FaultHop)(b & 0xff);
         spec.copy = c;
@@ -65,13 +67,15 @@ static FaultSpec spec_of_words(FaultKind kind, uint64_t a, uint64_t b, uint64_t 
 static bool same_decision(const FaultSpec *x, const FaultSpec *y)
 {
     return x->kind == y->kind && x->operation == y->operation && x->click == y->click &&
-           x->attempt == y->attempt && x->hop == y->hop && x->copy == y->copy;
+           x->attempt == y->attempt && x->hop == y->hop && x->gateway == y->gateway &&
+           x->copy == y->copy;
 }
 
 static uint64_t hash_of(const FaultSpec *spec)
 {
     uint64_t h = rng_mix64(spec->operation ^ ((uint64_t)spec->kind << 56));
-    h = rng_mix64(h ^ (((uint64_t)spec->attempt << 16) | ((uint64_t)spec->click << 8) | spec->hop));
+    h = rng_mix64(h ^ (((uint64_t)spec->gateway << 40) | ((uint64_t)spec->attempt << 16) |
+                       ((uint64_t)spec->click << 8) | spec->hop));
     return rng_mix64(h ^ spec->copy);
 }
 

@@ -107,7 +107,8 @@ typedef struct {
 static bool same_decision(const FaultSpec *x, const FaultSpec *y)
 {
     return x->kind == y->kind && x->operation == y->operation && x->click == y->click &&
-           x->attempt == y->attempt && x->hop == y->hop && x->copy == y->copy;
+           x->attempt == y->attempt && x->hop == y->hop && x->gateway == y->gateway &&
+           x->copy == y->copy;
 }
 
 /* Runs schedule in a world built from work (the scenario, owned by the caller's thread).

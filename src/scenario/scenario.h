@@ -727,9 +727,10 @@ typedef struct {
     uint64_t operation;
     uint32_t click;
     uint32_t attempt;
-    FaultHop hop;  /* network and gateway faults */
-    uint64_t copy; /* the copy path (lineage) of the message */
-    double by_ms;  /* delay: how much later than drawn */
+    FaultHop hop;     /* network and gateway faults */
+    uint32_t gateway; /* gateway faults: 0 the first gateway, g > 0 extra_gateways[g - 1] */
+    uint64_t copy;    /* the copy path (lineage) of the message */
+    double by_ms;     /* delay: how much later than drawn */
 } FaultSpec;
 
 /* ------------------------------------------------------------------ the scenario */

@@ -20,6 +20,8 @@ static const SchemaField fault_fields[] = {
     FIELD_U32("attempt", FaultSpec, attempt,
               ((SchemaRange){0.0, 4294967295.0, false, false, false})),
     FIELD_CHOICE("hop", FaultSpec, hop, scenario_names_fault_hop),
+    FIELD_U32("gateway", FaultSpec, gateway,
+              ((SchemaRange){0.0, GATEWAYS_EXTRA_MAX, false, false, false})),
     FIELD_U64("copy", FaultSpec, copy, RANGE_INTEGER),
     FIELD_NUMBER("by_ms", FaultSpec, by_ms, RANGE_MS),
 };
@@ -32,9 +34,23 @@ static bool network_fault(FaultKind kind)
            kind == FAULT_GATEWAY_DECLINE || kind == FAULT_GATEWAY_SILENT;
 }
 
-/* A field the fault's kind does not use would be silently ignored: refused instead. */
-static void check_fault(SchemaReader *reader, const cJSON *element, const FaultSpec *fault)
+static bool gateway_fault(FaultKind kind)
 {
+    return kind == FAULT_GATEWAY_DECLINE || kind == FAULT_GATEWAY_SILENT;
+}
+
+/* A field the fault's kind does not use would be silently ignored: refused instead; and a
+ * gateway fault names a gateway the scenario has (services form: read before the faults). */
+static void check_fault(SchemaReader *reader, const cJSON *element, const FaultSpec *fault,
+                        const Scenario *scenario)
+{
+    if (!gateway_fault(fault->kind) && schema_member(element, "gateway") != NULL)
+        schema_error_at(reader, "gateway", "applies to gateway faults only (this one is '%s')",
+                        fault_kind_name(fault->kind));
+    else if (fault->gateway > scenario->extra_gateway_count)
+        schema_error_at(reader, "gateway",
+                        "expected at most %u (the gateways after the first in services), got %u",
+                        scenario->extra_gateway_count, fault->gateway);
     if (fault->kind == FAULT_DELAY && schema_member(element, "by_ms") == NULL)
         schema_error(reader, "missing required key 'by_ms' (how much later a delay fault "
                              "makes the copy)");
@@ -90,7 +106,7 @@ void scenario_faults_read(SchemaReader *reader, const cJSON *item, void *target)
         unsigned long errors_before = reader->error_total;
         schema_read_object(reader, element, &scenario_faults_schema, fault);
         if (reader->error_total == errors_before)
-            check_fault(reader, element, fault);
+            check_fault(reader, element, fault, scenario);
         json_path_pop(&reader->path);
     }
     scenario->faults_forced = true;
@@ -105,6 +121,8 @@ static bool shown(const SchemaWriter *writer, const void *base, const char *key)
         return fault->kind == FAULT_DELAY;
     if (strcmp(key, "hop") == 0)
         return network_fault(fault->kind);
+    if (strcmp(key, "gateway") == 0) /* the first gateway's is left out, as before extras */
+        return gateway_fault(fault->kind) && fault->gateway > 0;
     bool about_operation = fault->kind == FAULT_DOUBLE_CLICK || fault->kind == FAULT_SECOND_FIRING;
     if (strcmp(key, "attempt") == 0)
         return !about_operation && fault->kind != FAULT_APP_RESTART;

@@ -15,6 +15,7 @@
 
 #include "node_kind.h"
 #include "scenario_errors.h"
+#include "scenario_schema.h"
 
 static void check_workloads(const Scenario *scenario, LoadErrors *errors)
 {
@@ -103,6 +104,11 @@ static bool node_reached(const Scenario *scenario, const char *name)
     for (uint32_t g = 0; g < scenario->client_group_count; g++) {
         if (strcmp(scenario->client_groups[g].id, name) == 0)
             return true;
+    }
+    /* each gateway by its own callers (node_kind_reached's gateway is any of them) */
+    for (uint32_t g = 0; g <= scenario->extra_gateway_count; g++) {
+        if (strcmp(scenario_gateway_id(scenario, g), name) == 0)
+            return node_gateway_reached(scenario, g);
     }
     for (int kind = NODE_SERVER; kind < NODE_KIND_COUNT; kind++) {
         if (strcmp(scenario_service_id(scenario, (NodeKind)kind), name) == 0)
@@ -826,10 +832,27 @@ static void warn_network(const Scenario *scenario, LoadErrors *warnings)
 static void warn_unused_services(const Scenario *scenario, const Scenario *plain,
                                  const NodeReach *reach, LoadErrors *warnings)
 {
-    if (!reach->charged && memcmp(&scenario->gateway, &plain->gateway, sizeof plain->gateway) != 0)
+    /* each gateway by its own callers: with several, the consumers may charge at one while
+     * no client group calls the server that charges at the other (node_gateway_reached) */
+    if (!node_gateway_reached(scenario, 0) &&
+        memcmp(&scenario->gateway, &plain->gateway, sizeof plain->gateway) != 0)
         scenario_errors_add(
             warnings, "$.gateway", "has no effect: nothing charges through the gateway (%s)",
             reach->to_server ? "server.use_gateway is false" : "no client group calls the server");
+    GatewaySpec gateway_plain;
+    scenario_services_gateway_defaults(&gateway_plain);
+    for (uint32_t g = 1; g <= scenario->extra_gateway_count; g++) {
+        const ExtraGatewaySpec *extra = &scenario->extra_gateways[g - 1];
+        if (node_gateway_reached(scenario, g) ||
+            memcmp(&extra->spec, &gateway_plain, sizeof gateway_plain) == 0)
+            continue;
+        char entry[32]; /* "$.services[11]" */
+        snprintf(entry, sizeof entry, "$.services[%d]", (int)extra->entry - 1);
+        scenario_errors_add(warnings, entry,
+                            "has no effect: nothing charges through gateway '%s' (%s)", extra->id,
+                            reach->to_server ? "nothing publishes to the broker"
+                                             : "no client group calls the server");
+    }
     /* gateway.c, gateway_void_late: only a hold is voided (C35) */
     if (reach->charged && scenario->gateway.void_late &&
         scenario->gateway.capture == CAPTURE_IMMEDIATE)

@@ -111,6 +111,33 @@ static const char *kind_words(const ViewPane *pane, NodeKind kind)
     return node_words(pane, world_node_of_kind(pane->world, kind));
 }
 
+/* What a caller's call step calls (a gateway, or a server), by its service id: the node
+ * whose answer a timeout or a retry of that caller waits for. Several gateways may charge
+ * (services form), so it is the caller's own callee, never the first gateway by kind. */
+static const char *callee_words(const ViewPane *pane, uint32_t caller)
+{
+    const Scenario *scenario = pane->scenario;
+    if (caller >= world_node_count(pane->world))
+        return "service";
+    const WorldNode *node = world_node(pane->world, caller);
+    if (node->kind == NODE_CONSUMERS) {
+        const ConsumerSpec *consumers = &scenario->broker.consumers;
+        if (consumers->calls_first_server)
+            return scenario->service_ids[NODE_SERVER];
+        if (consumers->call_server > 0)
+            return scenario->called_servers[consumers->call_server - 1].id;
+        return scenario_gateway_id(scenario, consumers->call_gateway);
+    }
+    const ServerSpec *server = &scenario->server;
+    for (uint32_t c = 0; c < scenario->called_server_count; c++) {
+        if (strcmp(scenario->called_servers[c].id, node->service) == 0)
+            server = &scenario->called_servers[c].spec;
+    }
+    if (server->call_server > 0)
+        return scenario->called_servers[server->call_server - 1].id;
+    return scenario_gateway_id(scenario, server->call_gateway);
+}
+
 static ViewColor execution_sentence(const ViewPane *pane, const ViewNarration *n, const char *op,
                                     char *buffer, size_t size)
 {
@@ -252,7 +279,7 @@ static ViewColor service_sentence(const ViewPane *pane, const ViewNarration *n, 
                                   char *buffer, size_t size)
 {
     const char *where = node_words(pane, n->node);
-    const char *gateway = kind_words(pane, NODE_GATEWAY);
+    const char *gateway = callee_words(pane, n->node);
     switch (n->event) {
     case TRACE_RESERVE:
         snprintf(buffer, size, "%s: new key reserved, the %s runs it", op, where);
@@ -416,7 +443,10 @@ static ViewColor lost_sentence(const ViewPane *pane, const ViewNarration *n, con
                                const char *who, char *buffer, size_t size)
 {
     const char *consumers = kind_words(pane, NODE_CONSUMERS);
-    const char *gateway = kind_words(pane, NODE_GATEWAY);
+    /* a charge or refund is lost on its way to its peer; an answer is lost leaving its
+     * actor, the gateway (or server) that charged */
+    const char *callee =
+        n->peer != TRACE_NO_NODE ? node_words(pane, n->peer) : callee_words(pane, n->node);
     switch ((MessageKind)n->message) {
     case MESSAGE_REQUEST:
         snprintf(buffer, size, "%s attempt #%u lost in the network: not charged", op, n->attempt);
@@ -429,13 +459,13 @@ static ViewColor lost_sentence(const ViewPane *pane, const ViewNarration *n, con
                  op);
         return VIEW_COLOR_WARNING;
     case MESSAGE_CHARGE:
-        snprintf(buffer, size, "the charge for %s was lost on the way to the %s", op, gateway);
+        snprintf(buffer, size, "the charge for %s was lost on the way to the %s", op, callee);
         return VIEW_COLOR_LOST;
     case MESSAGE_CHARGE_REPLY:
-        snprintf(buffer, size, "the %s's answer for %s was lost", gateway, op);
+        snprintf(buffer, size, "the %s's answer for %s was lost", node_words(pane, n->node), op);
         return VIEW_COLOR_WARNING;
     case MESSAGE_REFUND:
-        snprintf(buffer, size, "the refund for %s was lost on the way to the %s", op, gateway);
+        snprintf(buffer, size, "the refund for %s was lost on the way to the %s", op, callee);
         return VIEW_COLOR_WARNING;
     default:
         break;

@@ -71,6 +71,7 @@ typedef struct {
     TraceEvent event;
     uint32_t node;   /* the actor's world node */
     NodeKind kind;   /* and its kind */
+    uint32_t peer;   /* a message's other end (TRACE_NO_NODE for an event of the actor's own) */
     uint8_t message; /* MessageKind of a lost copy */
     int rank;        /* 0 routine .. 3 double charge or key-store save */
     SimTimeUs t_us;
