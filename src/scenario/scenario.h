@@ -513,8 +513,10 @@ typedef struct {
 /* A gateway after the first in `services` (services form): another provider a call step
  * names (ServerSpec.call_gateway, ConsumerSpec.call_gateway), such as a payout provider
  * beside the card acquirer. It has a gateway's fields but C35's manual capture, voids and
- * settlement file, which stay the first gateway's (refused at load with their paths). */
-#define GATEWAYS_EXTRA_MAX 3
+ * settlement file, which stay the first gateway's (refused at load with their paths). One at
+ * most: a handler has one call step, so the servers' calls end at one gateway and the
+ * consumers' at one, and a gateway nothing calls is refused. */
+#define GATEWAYS_EXTRA_MAX 1
 
 typedef struct {
     char id[NAME_LEN_MAX];

@@ -288,9 +288,16 @@ static void assign_extras(ScenarioReader *scenario_reader, Graph *graph, NodeKin
         }
         if (*count == most) {
             json_path_push_index(&reader->path, i);
-            schema_error_at(reader, "kind",
-                            "expected at most %u %s after the first, $.services[%d]", most,
-                            gateway ? "gateways" : "proxies", first);
+            if (gateway)
+                schema_error_at(reader, "kind",
+                                "expected at most one gateway after the first, $.services[%d] "
+                                "(each handler has one call step: the servers' calls end at one "
+                                "gateway, the consumers' at one)",
+                                first);
+            else
+                schema_error_at(reader, "kind",
+                                "expected at most %u proxies after the first, $.services[%d]", most,
+                                first);
             json_path_pop(&reader->path);
             entry->kind = KIND_UNKNOWN;
             continue;
