@@ -428,6 +428,33 @@ START_TEST(test_show_keeps_each_gateway)
 }
 END_TEST
 
+/* The declined outcome exists only where a gateway that may decline is reached: an extra
+ * gateway only the first server charges at, while every group publishes, declines nothing. */
+START_TEST(test_an_unreached_gateway_declines_nothing)
+{
+    const char *json =
+        "{\"accounts\": [{\"id\": \"a\", \"balance\": 100000}],"
+        " \"services\": ["
+        "  {\"id\": \"checkout\", \"kind\": \"server\", \"key_store\": \"k\","
+        "   \"steps\": [{\"call\": \"wallet\"}]},"
+        "  {\"id\": \"k\", \"kind\": \"key_store\"},"
+        "  {\"id\": \"cards\", \"kind\": \"gateway\"},"
+        "  {\"id\": \"wallet\", \"kind\": \"gateway\", \"fail\": 0.2},"
+        "  {\"id\": \"renewals\", \"kind\": \"broker\"},"
+        "  {\"id\": \"billing\", \"kind\": \"consumers\", \"consumes\": \"renewals\","
+        "   \"key_store\": \"bk\", \"steps\": [{\"call\": \"cards\"}]},"
+        "  {\"id\": \"bk\", \"kind\": \"key_store\"}],"
+        " \"clients\": [{\"id\": \"web\", \"publishes\": \"renewals\"}]}";
+    Scenario *scenario = test_load(json, NULL, 0);
+    ck_assert(!scenario_can_decline(scenario));
+    const char *overrides[] = {"services.cards.fail=0.2"};
+    Scenario *declining = test_load(json, overrides, 1);
+    ck_assert(scenario_can_decline(declining));
+    free(declining);
+    free(scenario);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("extra_gateways");
@@ -447,6 +474,7 @@ int main(void)
     tcase_add_test(loader, test_at_most_one_gateway_after_the_first);
     tcase_add_test(loader, test_a_fault_names_a_gateway_there_is);
     tcase_add_test(loader, test_show_keeps_each_gateway);
+    tcase_add_test(loader, test_an_unreached_gateway_declines_nothing);
     suite_add_tcase(suite, loader);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "json_text.h"
+#include "node_kind.h"
 #include "scenario.h"
 #include "scenario_errors.h"
 #include "scenario_inert.h"
@@ -266,7 +267,8 @@ bool scenario_can_decline(const Scenario *scenario)
     bool declines = (scenario->server.use_gateway || scenario->broker.consumers.use_gateway) &&
                     scenario->gateway.fail > 0;
     for (uint32_t g = 0; g < scenario->extra_gateway_count; g++)
-        declines = declines || scenario->extra_gateways[g].spec.fail > 0; /* each is called */
+        declines = declines || (scenario->extra_gateways[g].spec.fail > 0 &&
+                                node_gateway_reached(scenario, g + 1));
     return declines;
 }
 
