@@ -430,6 +430,25 @@ static void publish_order(World *world, Server *server, uint32_t job_slot)
     server_after_effect(world, server, job_slot, 200);
 }
 
+/* The job's effect happens elsewhere (a call step's callee, or the broker an order API
+ * publishes to): its step starts, and true; false when the effect is local after all (a
+ * gateway takes debits only). */
+static bool effect_elsewhere(World *world, Server *server, uint32_t job_slot)
+{
+    Job *job = &world->jobs[job_slot];
+    if (calls_for_effect(world, server, job)) {
+        deadline_note_effect(world, job, server->node);
+        server_charge_request(world, job_slot);
+        return true;
+    }
+    if (server->spec->publishes_orders) {
+        deadline_note_effect(world, job, server->node);
+        publish_order(world, server, job_slot);
+        return true;
+    }
+    return false;
+}
+
 void server_on_job_done(World *world, uint32_t job_slot)
 {
     Server *server = server_of_job(world, job_slot);
@@ -465,16 +484,8 @@ void server_on_job_done(World *world, uint32_t job_slot)
         server_complete_job(world, server, job_slot, 504); /* as a failure before its effect */
         return;
     }
-    if (calls_for_effect(world, server, job)) {
-        deadline_note_effect(world, job, server->node);
-        server_charge_request(world, job_slot);
+    if (server->effect_elsewhere && effect_elsewhere(world, server, job_slot))
         return;
-    }
-    if (server->spec->publishes_orders) {
-        deadline_note_effect(world, job, server->node);
-        publish_order(world, server, job_slot);
-        return;
-    }
     if (balance_update_conflict(world, job, server->node)) {
         execute_later(world, server, job_slot); /* compare-and-set lost: read again, run again */
         return;
@@ -540,6 +551,7 @@ void server_init(World *world)
         Server *server = &world->servers[i];
         int shared = store_shared_with(world, i);
         server->workers = server->spec->workers;
+        server->effect_elsewhere = server->spec->use_gateway || server->spec->publishes_orders;
         if (shared >= 0) {
             server->store = world->servers[shared].store;
             server->keys = world->stores[server->store];

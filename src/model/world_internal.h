@@ -308,7 +308,10 @@ typedef struct {
     uint32_t busy;
     IndexQueue queue; /* waiting job slots */
     bool down;        /* crashed, not yet restarted */
-    bool in_outage;   /* down for server.outage: requests are reset, not dropped */
+    /* its steps may put the effect elsewhere: a call step (use_gateway), or an order API's
+     * publish (publishes_orders); one flag the hot path reads beside down */
+    bool effect_elsewhere;
+    bool in_outage; /* down for server.outage: requests are reset, not dropped */
     uint32_t epoch;
     uint32_t crashes;
     uint32_t balancer_turn; /* round-robin: its service's next instance (kept by the first) */
