@@ -1231,6 +1231,39 @@ static void check_shared_store_outbox(ScenarioReader *scenario_reader, const Gra
     }
 }
 
+/* The consumers' call to an order API (publishes_orders) would publish a new order for every
+ * delivery, each delivered and called again: a loop without end, not a design. */
+static void check_consumers_call_order_api(ScenarioReader *scenario_reader, const Graph *graph)
+{
+    SchemaReader *reader = &scenario_reader->reader;
+    const Scenario *scenario = scenario_reader->scenario;
+    const ConsumerSpec *consumers = &scenario->broker.consumers;
+    if (!scenario->server.publishes_orders || !consumers->use_gateway ||
+        !consumers->calls_first_server)
+        return;
+    for (unsigned i = 0; i < graph->count; i++) {
+        const cJSON *steps = graph->entries[i].kind == NODE_CONSUMERS
+                                 ? schema_member(graph->entries[i].object, "steps")
+                                 : NULL;
+        unsigned k = 0;
+        for (const cJSON *step = cJSON_IsArray(steps) ? steps->child : NULL; step != NULL;
+             step = step->next, k++) {
+            if (!cJSON_IsObject(step) || schema_member(step, "call") == NULL)
+                continue;
+            json_path_push_index(&reader->path, i);
+            json_path_push_key(&reader->path, "steps");
+            json_path_push_index(&reader->path, k);
+            schema_error_at(reader, "call",
+                            "expected a gateway or a server that is no order API ('%s' "
+                            "publishes each request: each delivery would publish another)",
+                            scenario->service_ids[NODE_SERVER]);
+            json_path_pop(&reader->path);
+            json_path_pop(&reader->path);
+            json_path_pop(&reader->path);
+        }
+    }
+}
+
 /* "server or consumers": the kinds whose entries name a key store. */
 static void store_users(char *buffer, size_t size)
 {
@@ -1301,6 +1334,7 @@ static void check_references(ScenarioReader *scenario_reader, const Graph *graph
     check_called_servers_used(scenario_reader, graph);
     check_resume_with_calls(scenario_reader, graph, &stores);
     check_shared_store_outbox(scenario_reader, graph, &stores);
+    check_consumers_call_order_api(scenario_reader, graph);
     for (unsigned i = 0; i < graph->count; i++) { /* a refused kind's store: said there */
         const cJSON *object = graph->entries[i].object;
         const cJSON *store = graph->entries[i].kind == KIND_UNKNOWN && cJSON_IsObject(object)
