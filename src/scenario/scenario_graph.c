@@ -1462,7 +1462,7 @@ static int find_service(SchemaReader *reader, const cJSON *item, unsigned kinds,
     const Scenario *scenario = scenario_reader->scenario;
     if (!schema_expect(reader, item, cJSON_String, "string"))
         return -1;
-    const char *known[NODE_KIND_COUNT];
+    const char *known[NODE_KIND_COUNT + PROXIES_EXTRA_MAX];
     unsigned known_count = 0;
     for (unsigned i = 0; i < scenario_names_service.count; i++) {
         int kind = scenario_names_service.entries[i].value;
@@ -1498,9 +1498,13 @@ static int find_service(SchemaReader *reader, const cJSON *item, unsigned kinds,
         }
     }
     for (uint32_t p = 0; p < scenario->extra_proxy_count; p++) {
-        if (strcmp(scenario->extra_proxies[p].id, item->valuestring) != 0)
+        bool wanted = (kinds & (1u << NODE_PROXY)) != 0;
+        if (strcmp(scenario->extra_proxies[p].id, item->valuestring) != 0) {
+            if (wanted) /* an extra proxy is a way in as the first is */
+                known[known_count++] = scenario->extra_proxies[p].id;
             continue;
-        if ((kinds & (1u << NODE_PROXY)) != 0)
+        }
+        if (wanted)
             return NODE_PROXY;
         schema_error(reader, "expected %s ('%s' is a proxy)", expected, item->valuestring);
         return -1;
