@@ -133,6 +133,21 @@ START_TEST(test_every_proxy_is_called_by_a_group)
 }
 END_TEST
 
+/* A group's calls that names no service lists the ways in, the extra proxies among them,
+ * and a misspelled extra proxy is recognised. */
+START_TEST(test_an_unknown_call_lists_every_proxy)
+{
+    char json[8192];
+    snprintf(json, sizeof json, "%s", PROXIES(""));
+    char *mobile = strstr(json, "\"calls\": \"mesh\"");
+    ck_assert_ptr_nonnull(mobile);
+    memcpy(mobile + strlen("\"calls\": \""), "mseh", 4);
+    assert_refused(json, "$.clients[1].calls", "did you mean 'mesh'?");
+    memcpy(mobile + strlen("\"calls\": \""), "nope", 4);
+    assert_refused(json, "$.clients[1].calls", "(known: 'checkout', 'edge', 'mesh')");
+}
+END_TEST
+
 /* Show writes each proxy in its place with the groups that call it, and reads back. */
 START_TEST(test_show_keeps_each_proxy)
 {
@@ -168,6 +183,7 @@ int main(void)
     TCase *loader = tcase_create("loader");
     tcase_add_test(loader, test_every_proxy_is_called_by_a_group);
     tcase_add_test(loader, test_show_keeps_each_proxy);
+    tcase_add_test(loader, test_an_unknown_call_lists_every_proxy);
     suite_add_tcase(suite, loader);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);

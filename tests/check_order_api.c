@@ -140,6 +140,30 @@ START_TEST(test_a_publish_first_is_the_only_step)
 }
 END_TEST
 
+/* Consumers that call the order API would have each delivery publish another order, each
+ * delivered and called again, without end (a run stopped only by its limits): refused at the
+ * consumers' call, wherever the entries stand. */
+START_TEST(test_consumers_that_call_the_order_api_are_refused)
+{
+    char json[8192];
+    snprintf(json, sizeof json, "%s", ORDER_API("direct", "0"));
+    const char *consumers = "\"consumes\": \"orders\",";
+    char *at = strstr(json, consumers);
+    ck_assert_ptr_nonnull(at);
+    const char *tail = at + strlen(consumers);
+    char changed[8192];
+    snprintf(changed, sizeof changed,
+             "%.*s \"steps\": [{\"call\": \"order-api\", \"key\": \"forward\", "
+             "\"timeout_ms\": 1000}],%s",
+             (int)(tail - json), json, tail);
+    char *error = first_error(changed);
+    ck_assert_msg(strstr(error, "$.services[3].steps[0].call: expected a gateway or a server that "
+                                "is no order API ('order-api' publishes each request") != NULL,
+                  "%s", error);
+    free(error);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("order_api");
@@ -148,6 +172,7 @@ int main(void)
     tcase_add_test(tcase, test_a_retry_publishes_again_under_one_message_id);
     tcase_add_test(tcase, test_the_outbox_publishes_only_what_the_api_committed);
     tcase_add_test(tcase, test_a_publish_first_is_the_only_step);
+    tcase_add_test(tcase, test_consumers_that_call_the_order_api_are_refused);
     suite_add_tcase(suite, tcase);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);

@@ -494,6 +494,38 @@ static void expect_narration(const ViewPane *pane, ViewNarration line, const cha
     ck_assert_msg(strcmp(text, expected) == 0, "narrated '%s', expected '%s'", text, expected);
 }
 
+/* An order API charges nothing: a failure after its publish says the order went out (direct)
+ * or was never written (outbox), not that anything was charged. */
+START_TEST(test_view_narration_an_order_api_publishes_rather_than_charges)
+{
+    const char *vias[] = {"direct", "outbox"};
+    const char *expected[] = {
+        "payment 0 published, then the handler failed: 500, the client will retry",
+        "the handler failed before its commit: payment 0 not written to the outbox, 500"};
+    for (int v = 0; v < 2; v++) {
+        char set[64];
+        snprintf(set, sizeof set, "services.order-api.steps[0].via=\"%s\"", vias[v]);
+        const char *sets[] = {set};
+        Scenario *scenario = calloc(1, sizeof *scenario);
+        LoadErrors *errors = calloc(1, sizeof *errors);
+        ck_assert(scenario_load_file(IDEMSIM_SOURCE_DIR
+                                     "/tests/good_scenarios/order_api_publishes.json",
+                                     sets, 1, scenario, errors));
+        ViewPane *pane = view_pane_create(scenario, MODE_AT_LEAST_ONCE, scenario->seed);
+        ck_assert_ptr_nonnull(pane);
+        ViewNarration failed = {.event = TRACE_FAIL_AFTER_EFFECT,
+                                .node = node_named(pane, "order-api"),
+                                .kind = NODE_SERVER,
+                                .peer = TRACE_NO_NODE,
+                                .value = 500};
+        expect_narration(pane, failed, expected[v]);
+        view_pane_destroy(pane);
+        free(errors);
+        free(scenario);
+    }
+}
+END_TEST
+
 /* With several gateways a caller's timeout, retry or lost charge names the gateway it
  * calls (checkout charges at cards, billing at wallet), not the first gateway. */
 START_TEST(test_view_narration_names_the_gateway_each_caller_calls)
@@ -1125,6 +1157,7 @@ static Suite *view_suite(void)
     tcase_add_test(core, test_view_key_sample_keeps_processing_and_completed_rows_apart);
     tcase_add_test(core, test_view_narration_stays_inside_its_box);
     tcase_add_test(core, test_view_narration_names_the_gateway_each_caller_calls);
+    tcase_add_test(core, test_view_narration_an_order_api_publishes_rather_than_charges);
     tcase_add_test(core, test_view_bad_scenario_path_exits_2);
     tcase_add_test(core, test_view_usage_errors_exit_2_and_help_exits_0);
     tcase_add_test(core, test_view_command_line_rejects_a_missing_scenario);

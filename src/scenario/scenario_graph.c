@@ -1231,6 +1231,39 @@ static void check_shared_store_outbox(ScenarioReader *scenario_reader, const Gra
     }
 }
 
+/* The consumers' call to an order API (publishes_orders) would publish a new order for every
+ * delivery, each delivered and called again: a loop without end, not a design. */
+static void check_consumers_call_order_api(ScenarioReader *scenario_reader, const Graph *graph)
+{
+    SchemaReader *reader = &scenario_reader->reader;
+    const Scenario *scenario = scenario_reader->scenario;
+    const ConsumerSpec *consumers = &scenario->broker.consumers;
+    if (!scenario->server.publishes_orders || !consumers->use_gateway ||
+        !consumers->calls_first_server)
+        return;
+    for (unsigned i = 0; i < graph->count; i++) {
+        const cJSON *steps = graph->entries[i].kind == NODE_CONSUMERS
+                                 ? schema_member(graph->entries[i].object, "steps")
+                                 : NULL;
+        unsigned k = 0;
+        for (const cJSON *step = cJSON_IsArray(steps) ? steps->child : NULL; step != NULL;
+             step = step->next, k++) {
+            if (!cJSON_IsObject(step) || schema_member(step, "call") == NULL)
+                continue;
+            json_path_push_index(&reader->path, i);
+            json_path_push_key(&reader->path, "steps");
+            json_path_push_index(&reader->path, k);
+            schema_error_at(reader, "call",
+                            "expected a gateway or a server that is no order API ('%s' "
+                            "publishes each request: each delivery would publish another)",
+                            scenario->service_ids[NODE_SERVER]);
+            json_path_pop(&reader->path);
+            json_path_pop(&reader->path);
+            json_path_pop(&reader->path);
+        }
+    }
+}
+
 /* "server or consumers": the kinds whose entries name a key store. */
 static void store_users(char *buffer, size_t size)
 {
@@ -1301,6 +1334,7 @@ static void check_references(ScenarioReader *scenario_reader, const Graph *graph
     check_called_servers_used(scenario_reader, graph);
     check_resume_with_calls(scenario_reader, graph, &stores);
     check_shared_store_outbox(scenario_reader, graph, &stores);
+    check_consumers_call_order_api(scenario_reader, graph);
     for (unsigned i = 0; i < graph->count; i++) { /* a refused kind's store: said there */
         const cJSON *object = graph->entries[i].object;
         const cJSON *store = graph->entries[i].kind == KIND_UNKNOWN && cJSON_IsObject(object)
@@ -1428,7 +1462,7 @@ static int find_service(SchemaReader *reader, const cJSON *item, unsigned kinds,
     const Scenario *scenario = scenario_reader->scenario;
     if (!schema_expect(reader, item, cJSON_String, "string"))
         return -1;
-    const char *known[NODE_KIND_COUNT];
+    const char *known[NODE_KIND_COUNT + PROXIES_EXTRA_MAX];
     unsigned known_count = 0;
     for (unsigned i = 0; i < scenario_names_service.count; i++) {
         int kind = scenario_names_service.entries[i].value;
@@ -1464,9 +1498,13 @@ static int find_service(SchemaReader *reader, const cJSON *item, unsigned kinds,
         }
     }
     for (uint32_t p = 0; p < scenario->extra_proxy_count; p++) {
-        if (strcmp(scenario->extra_proxies[p].id, item->valuestring) != 0)
+        bool wanted = (kinds & (1u << NODE_PROXY)) != 0;
+        if (strcmp(scenario->extra_proxies[p].id, item->valuestring) != 0) {
+            if (wanted) /* an extra proxy is a way in as the first is */
+                known[known_count++] = scenario->extra_proxies[p].id;
             continue;
-        if ((kinds & (1u << NODE_PROXY)) != 0)
+        }
+        if (wanted)
             return NODE_PROXY;
         schema_error(reader, "expected %s ('%s' is a proxy)", expected, item->valuestring);
         return -1;

@@ -549,8 +549,9 @@ static void warn_server(const Scenario *scenario, const Scenario *plain, const N
                            server->receipts_via == RECEIPTS_OUTBOX; /* server_charge.c */
     if (server->outbox_relay_ms != plain->server.outbox_relay_ms && !relays_receipts)
         scenario_errors_add(warnings, "$.server.outbox_relay_ms",
-                            "has no effect: only receipts through the outbox are relayed on "
-                            "this timer (publish_receipts with receipts_via 'outbox')");
+                            "has no effect: only a publish through the outbox (receipts, an "
+                            "order API's orders) is relayed on this timer (receipts_via "
+                            "'outbox')");
     /* server.c, publish_order: an order API applies no effect for a transaction to hold */
     if (server->publishes_orders && server->transaction != plain->server.transaction)
         scenario_errors_add(warnings, "$.server.transaction",

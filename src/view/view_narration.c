@@ -275,6 +275,18 @@ static ViewColor lesson_sentence(const ViewPane *pane, const ViewNarration *n, c
     }
 }
 
+/* Whether node is an order API's (publishes_orders): its handler publishes the order, for
+ * the consumers to charge, and charges nothing itself. Only the first server may be one. */
+static bool publishes_orders(const ViewPane *pane, uint32_t node)
+{
+    const Scenario *scenario = pane->scenario;
+    if (!scenario->server.publishes_orders || node >= world_node_count(pane->world))
+        return false;
+    const WorldNode *entry = world_node(pane->world, node);
+    return entry->kind == NODE_SERVER &&
+           strcmp(entry->service, scenario->service_ids[NODE_SERVER]) == 0;
+}
+
 static ViewColor service_sentence(const ViewPane *pane, const ViewNarration *n, const char *op,
                                   char *buffer, size_t size)
 {
@@ -285,8 +297,16 @@ static ViewColor service_sentence(const ViewPane *pane, const ViewNarration *n, 
         snprintf(buffer, size, "%s: new key reserved, the %s runs it", op, where);
         return VIEW_COLOR_TEXT_DIM;
     case TRACE_FAIL_AFTER_EFFECT:
-        snprintf(buffer, size, "%s charged, then the handler failed: 500, the client will retry",
-                 op);
+        if (publishes_orders(pane, n->node) &&
+            pane->scenario->server.receipts_via == RECEIPTS_OUTBOX)
+            snprintf(buffer, size,
+                     "the handler failed before its commit: %s not written to the outbox, 500", op);
+        else if (publishes_orders(pane, n->node))
+            snprintf(buffer, size,
+                     "%s published, then the handler failed: 500, the client will retry", op);
+        else
+            snprintf(buffer, size,
+                     "%s charged, then the handler failed: 500, the client will retry", op);
         return VIEW_COLOR_WARNING;
     case TRACE_PROXY_TIMEOUT:
         snprintf(buffer, size, "the %s got no answer to try #%" PRId64 " of %s in time", where,
