@@ -260,25 +260,6 @@ END_TEST
 
 /* ------------------------------------------------------------------ the loader */
 
-/* The first error of a text that must not load, as "PATH: MESSAGE". */
-static void assert_refused(const char *json, const char *path, const char *words)
-{
-    Scenario *scenario = calloc(1, sizeof *scenario);
-    LoadErrors errors = {0};
-    bool loaded = scenario_load_text(json, strlen(json), NULL, 0, scenario, &errors);
-    free(scenario);
-    ck_assert_msg(!loaded, "loaded, but %s should be refused", path);
-    for (uint32_t i = 0; i < errors.count; i++) {
-        if (strcmp(errors.items[i].path, path) == 0) {
-            ck_assert_msg(strstr(errors.items[i].message, words) != NULL, "%s: %s", path,
-                          errors.items[i].message);
-            return;
-        }
-    }
-    ck_abort_msg("no error at %s (first: %s: %s)", path, errors.items[0].path,
-                 errors.items[0].message);
-}
-
 /* C35's capture, voids and settlement are the first gateway's, in a world of one gateway. */
 START_TEST(test_manual_capture_stays_with_one_gateway)
 {
@@ -295,7 +276,7 @@ START_TEST(test_manual_capture_stays_with_one_gateway)
         char json[8192];
         snprintf(json, sizeof json, PROVIDERS(BILLING_CALLS_WALLET, "%s", "%s"), cases[i].cards,
                  cases[i].wallet);
-        assert_refused(json, cases[i].path, cases[i].words);
+        test_assert_refused(json, NULL, 0, cases[i].path, cases[i].words);
     }
 }
 END_TEST
@@ -305,8 +286,8 @@ END_TEST
  * and the next gateway would take its place). A client group calls no gateway. */
 START_TEST(test_every_gateway_is_called)
 {
-    assert_refused(PROVIDERS("{\"call\": \"cards\"}", "", ""), "$.services[3]",
-                   "expected a step that calls gateway 'wallet'");
+    test_assert_refused(PROVIDERS("{\"call\": \"cards\"}", "", ""), NULL, 0, "$.services[3]",
+                        "expected a step that calls gateway 'wallet'");
     const char *no_publisher =
         "{\"accounts\": [{\"id\": \"a\", \"balance\": 1000}],"
         " \"services\": ["
@@ -317,7 +298,8 @@ START_TEST(test_every_gateway_is_called)
         "   {\"id\": \"billing\", \"kind\": \"consumers\", \"consumes\": \"renewals\","
         "    \"steps\": [{\"call\": \"cards\"}]}],"
         " \"clients\": [{\"id\": \"web\", \"calls\": \"checkout\"}]}";
-    assert_refused(no_publisher, "$.services[1]", "expected work to reach gateway 'cards'");
+    test_assert_refused(no_publisher, NULL, 0, "$.services[1]",
+                        "expected work to reach gateway 'cards'");
     const char *group_calls_gateway =
         "{\"accounts\": [{\"id\": \"a\", \"balance\": 1000}],"
         " \"services\": ["
@@ -325,7 +307,8 @@ START_TEST(test_every_gateway_is_called)
         "   {\"id\": \"cards\", \"kind\": \"gateway\"},"
         "   {\"id\": \"wallet\", \"kind\": \"gateway\"}],"
         " \"clients\": [{\"id\": \"web\", \"calls\": \"wallet\"}]}";
-    assert_refused(group_calls_gateway, "$.clients[0].calls", "('wallet' is a gateway)");
+    test_assert_refused(group_calls_gateway, NULL, 0, "$.clients[0].calls",
+                        "('wallet' is a gateway)");
 }
 END_TEST
 
@@ -394,7 +377,8 @@ START_TEST(test_at_most_one_gateway_after_the_first)
                          ", {\"id\": \"g%d\", \"kind\": \"gateway\"}", g);
     snprintf(json + used, sizeof json - (size_t)used,
              "], \"clients\": [{\"id\": \"web\", \"calls\": \"checkout\"}]}");
-    assert_refused(json, "$.services[3].kind", "expected at most one gateway after the first");
+    test_assert_refused(json, NULL, 0, "$.services[3].kind",
+                        "expected at most one gateway after the first");
 }
 END_TEST
 

@@ -90,24 +90,6 @@ END_TEST
 
 /* ------------------------------------------------------------------ the loader */
 
-static void assert_refused(const char *json, const char *path, const char *words)
-{
-    Scenario *scenario = calloc(1, sizeof *scenario);
-    LoadErrors errors = {0};
-    bool loaded = scenario_load_text(json, strlen(json), NULL, 0, scenario, &errors);
-    free(scenario);
-    ck_assert_msg(!loaded, "loaded, but %s should be refused", path);
-    for (uint32_t i = 0; i < errors.count; i++) {
-        if (strcmp(errors.items[i].path, path) == 0) {
-            ck_assert_msg(strstr(errors.items[i].message, words) != NULL, "%s: %s", path,
-                          errors.items[i].message);
-            return;
-        }
-    }
-    ck_abort_msg("no error at %s (first: %s: %s)", path, errors.items[0].path,
-                 errors.items[0].message);
-}
-
 /* A proxy no group calls is refused, an extra one as the first; so is a fifth proxy. */
 START_TEST(test_every_proxy_is_called_by_a_group)
 {
@@ -118,7 +100,8 @@ START_TEST(test_every_proxy_is_called_by_a_group)
                          "   {\"id\": \"checkout\", \"kind\": \"server\", \"key_store\": \"k\"},"
                          "   {\"id\": \"k\", \"kind\": \"key_store\"}],"
                          " \"clients\": [{\"id\": \"web\", \"calls\": \"edge\"}]}";
-    assert_refused(unused, "$.services[1]", "expected a client group that calls proxy 'mesh'");
+    test_assert_refused(unused, NULL, 0, "$.services[1]",
+                        "expected a client group that calls proxy 'mesh'");
     char json[4096];
     int used = snprintf(json, sizeof json,
                         "{\"accounts\": [{\"id\": \"a\", \"balance\": 1000}],"
@@ -129,7 +112,8 @@ START_TEST(test_every_proxy_is_called_by_a_group)
                          ", {\"id\": \"p%d\", \"kind\": \"proxy\", \"calls\": \"checkout\"}", p);
     snprintf(json + used, sizeof json - (size_t)used,
              "], \"clients\": [{\"id\": \"web\", \"calls\": \"p0\"}]}");
-    assert_refused(json, "$.services[6].kind", "expected at most 3 proxies after the first");
+    test_assert_refused(json, NULL, 0, "$.services[6].kind",
+                        "expected at most 3 proxies after the first");
 }
 END_TEST
 
@@ -142,9 +126,9 @@ START_TEST(test_an_unknown_call_lists_every_proxy)
     char *mobile = strstr(json, "\"calls\": \"mesh\"");
     ck_assert_ptr_nonnull(mobile);
     memcpy(mobile + strlen("\"calls\": \""), "mseh", 4);
-    assert_refused(json, "$.clients[1].calls", "did you mean 'mesh'?");
+    test_assert_refused(json, NULL, 0, "$.clients[1].calls", "did you mean 'mesh'?");
     memcpy(mobile + strlen("\"calls\": \""), "nope", 4);
-    assert_refused(json, "$.clients[1].calls", "(known: 'checkout', 'edge', 'mesh')");
+    test_assert_refused(json, NULL, 0, "$.clients[1].calls", "(known: 'checkout', 'edge', 'mesh')");
 }
 END_TEST
 
