@@ -4,12 +4,13 @@
  * handler's `steps`. The older top-level server/gateway/proxy/broker form is the same graph
  * with fixed ids; both fill the same Scenario, so the model cannot tell them apart and `show`
  * prints either as services (the writing half is at the end of this file). The model has
- * one service of each kind but the server and the gateway: a second one is refused here, with
- * its path. The first server entry is the one the client groups call (Scenario.server); each
- * later one is a called server (Scenario.called_servers), which a call step of a server
- * listed before it names, so calls go down the list and never loop. The first gateway entry
- * is Scenario.gateway; each later one an extra gateway (Scenario.extra_gateways), which call
- * steps name as they name the first. */
+ * one service of each kind but the server, the gateway and the proxy: a second one is refused
+ * here, with its path. The first server entry is the one the client groups call
+ * (Scenario.server); each later one is a called server (Scenario.called_servers), which a
+ * call step of a server listed before it names, so calls go down the list and never loop.
+ * The first gateway and proxy entries are Scenario.gateway and .proxy; a later one is an
+ * extra one (Scenario.extra_gateways, .extra_proxies), which call steps (a gateway) or client
+ * groups (a proxy) name as they name the first. */
 #include <stdio.h>
 #include <string.h>
 
@@ -18,8 +19,7 @@
 #include "scenario_schema.h"
 
 /* Room for every kind once with the stores of the server and the consumers (7 entries),
- * three called servers with a store each (6 more), three extra gateways and three extra
- * proxies. */
+ * the called servers with a store each, and the extra gateways and proxies. */
 #define SERVICES_MAX                                                                               \
     (NODE_KIND_COUNT + 2 + 2 * CALLED_SERVERS_MAX + GATEWAYS_EXTRA_MAX + PROXIES_EXTRA_MAX)
 #define KIND_UNKNOWN (-1)
