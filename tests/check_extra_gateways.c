@@ -363,6 +363,40 @@ START_TEST(test_an_unreached_gateway_is_warned_of)
 }
 END_TEST
 
+/* A link between two nodes work reaches carries nothing when neither calls the other: the
+ * checkout charges at cards, never at the wallet; the billing consumers' link to the wallet
+ * carries their charges and is not warned of. */
+START_TEST(test_a_link_between_nodes_that_never_talk_is_warned_of)
+{
+    static const struct {
+        const char *link;
+        bool warned;
+    } cases[] = {
+        {"checkout->wallet", true}, {"web->cards", true},         {"wallet->billing", false},
+        {"checkout->cards", false}, {"renewals->billing", false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char override[128];
+        snprintf(override, sizeof override, "network.links={\"%s\": {\"loss\": 0.1}}",
+                 cases[i].link);
+        const char *overrides[] = {override};
+        Scenario *scenario = test_load(PROVIDERS(BILLING_CALLS_WALLET, "", ""), overrides, 1);
+        LoadErrors *warnings = calloc(1, sizeof *warnings);
+        ck_assert_ptr_nonnull(warnings);
+        scenario_inert_warnings(scenario, warnings);
+        char path[96];
+        snprintf(path, sizeof path, "$.network.links.%s", cases[i].link);
+        bool found = false;
+        for (uint32_t w = 0; w < warnings->count; w++)
+            found |= strcmp(warnings->items[w].path, path) == 0 &&
+                     strstr(warnings->items[w].message, "exchange no message") != NULL;
+        ck_assert_msg(found == cases[i].warned, "%s: warned %d", cases[i].link, found);
+        free(warnings);
+        free(scenario);
+    }
+}
+END_TEST
+
 /* A handler has one call step: the servers' calls end at one gateway and the consumers' at
  * one, so one extra gateway is all a world can charge at; a third is refused at its kind. */
 START_TEST(test_at_most_one_gateway_after_the_first)
@@ -455,6 +489,7 @@ int main(void)
     tcase_add_test(loader, test_manual_capture_stays_with_one_gateway);
     tcase_add_test(loader, test_every_gateway_is_called);
     tcase_add_test(loader, test_an_unreached_gateway_is_warned_of);
+    tcase_add_test(loader, test_a_link_between_nodes_that_never_talk_is_warned_of);
     tcase_add_test(loader, test_at_most_one_gateway_after_the_first);
     tcase_add_test(loader, test_a_fault_names_a_gateway_there_is);
     tcase_add_test(loader, test_show_keeps_each_gateway);

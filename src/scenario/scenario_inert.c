@@ -793,38 +793,101 @@ static void warn_broker(const Scenario *scenario, const Scenario *plain, const N
 
 /* ------------------------------------------------------------------ links and unused services */
 
+/* Whether messages go between the nodes named a and b, either way: a request one sends the
+ * other, or its answer. The graph's edges: each client group and the service it calls or
+ * publishes to, each proxy and the server, each call step and its callee, the server that
+ * publishes and the broker, the broker and its consumers. */
+static bool nodes_talk(const Scenario *scenario, const char *a, const char *b)
+{
+    const char *edges[2 * CLIENT_GROUPS_MAX + PROXIES_EXTRA_MAX + CALLED_SERVERS_MAX + 8][2];
+    unsigned count = 0;
+    const char *server = scenario->service_ids[NODE_SERVER];
+    const char *broker = scenario->service_ids[NODE_BROKER];
+    for (uint32_t g = 0; g < scenario->client_group_count; g++) {
+        const ClientGroupSpec *group = &scenario->client_groups[g];
+        const char *entry = group->target == TARGET_BROKER ? broker
+                            : group->via == VIA_PROXY ? scenario_proxy_id(scenario, group->proxy)
+                                                      : server;
+        edges[count][0] = group->id;
+        edges[count++][1] = entry;
+        if (group->target == TARGET_SERVER && group->via == VIA_PROXY) {
+            edges[count][0] = group->id; /* its status queries go past the proxy (client.c) */
+            edges[count++][1] = server;
+        }
+    }
+    for (uint32_t p = 0; p <= scenario->extra_proxy_count; p++) {
+        edges[count][0] = scenario_proxy_id(scenario, p);
+        edges[count++][1] = server;
+    }
+    for (uint32_t k = 0; k <= scenario->called_server_count; k++) {
+        const ServerSpec *spec = k == 0 ? &scenario->server : &scenario->called_servers[k - 1].spec;
+        const char *id = k == 0 ? server : scenario->called_servers[k - 1].id;
+        if (spec->use_gateway) {
+            edges[count][0] = id;
+            edges[count++][1] = spec->call_server > 0
+                                    ? scenario->called_servers[spec->call_server - 1].id
+                                    : scenario_gateway_id(scenario, spec->call_gateway);
+        }
+    }
+    const ConsumerSpec *consumers = &scenario->broker.consumers;
+    const char *consumers_id = scenario->service_ids[NODE_CONSUMERS];
+    edges[count][0] = server;
+    edges[count++][1] = broker; /* receipts, an order API's orders */
+    edges[count][0] = broker;
+    edges[count++][1] = consumers_id;
+    if (consumers->use_gateway) {
+        edges[count][0] = consumers_id;
+        edges[count++][1] = consumers->calls_first_server ? server
+                            : consumers->call_server > 0
+                                ? scenario->called_servers[consumers->call_server - 1].id
+                                : scenario_gateway_id(scenario, consumers->call_gateway);
+    }
+    for (unsigned e = 0; e < count; e++) {
+        if ((strcmp(edges[e][0], a) == 0 && strcmp(edges[e][1], b) == 0) ||
+            (strcmp(edges[e][0], b) == 0 && strcmp(edges[e][1], a) == 0))
+            return true;
+    }
+    return false;
+}
+
+/* A link or an outage between two nodes: one no work reaches, or two that exchange nothing,
+ * has no effect. Said at path. */
+static void warn_idle_link(const Scenario *scenario, const char *source, const char *target,
+                           const char *path, LoadErrors *warnings)
+{
+    const char *idle = !node_reached(scenario, source)   ? source
+                       : !node_reached(scenario, target) ? target
+                                                         : NULL;
+    if (idle != NULL) {
+        scenario_errors_add(warnings, path,
+                            "has no effect: no work reaches '%s', so nothing crosses this link",
+                            idle);
+        return;
+    }
+    if (nodes_talk(scenario, source, target))
+        return;
+    scenario_errors_add(warnings, path,
+                        "has no effect: '%s' and '%s' exchange no message (no client group, "
+                        "proxy or step of either calls or publishes to the other)",
+                        source, target);
+}
+
 static void warn_network(const Scenario *scenario, LoadErrors *warnings)
 {
     const NetworkSpec *network = &scenario->network;
     for (uint32_t i = 0; i < network->link_count; i++) {
         const LinkOverride *link = &network->links[i];
-        const char *idle = !node_reached(scenario, link->source)   ? link->source
-                           : !node_reached(scenario, link->target) ? link->target
-                                                                   : NULL;
-        if (idle == NULL)
-            continue;
         char path[2 * NAME_LEN_MAX + 24]; /* cut to JSON_PATH_LEN_MAX when added */
         snprintf(path, sizeof path, "$.network.links.%s->%s", link->source, link->target);
-        scenario_errors_add(warnings, path,
-                            "has no effect: no work reaches '%s', so nothing "
-                            "crosses this link",
-                            idle);
+        warn_idle_link(scenario, link->source, link->target, path, warnings);
     }
     for (uint32_t o = 0; o < network->outage_count; o++) {
         const OutageSpec *outage = &network->outages[o];
         if (outage->source[0] == '\0') /* every link */
             continue;
-        const char *idle = !node_reached(scenario, outage->source)   ? outage->source
-                           : !node_reached(scenario, outage->target) ? outage->target
-                                                                     : NULL;
-        if (idle == NULL)
-            continue;
         char path[JSON_PATH_LEN_MAX];
         snprintf(path, sizeof path, "$.network.outages[%u].link", o);
-        scenario_errors_add(warnings, path,
-                            "has no effect: no work reaches '%s', so nothing "
-                            "crosses this link",
-                            idle);
+        warn_idle_link(scenario, outage->source, outage->target, path, warnings);
     }
 }
 
