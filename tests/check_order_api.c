@@ -92,6 +92,36 @@ START_TEST(test_the_outbox_publishes_only_what_the_api_committed)
 }
 END_TEST
 
+/* A direct publish is traced by the API as order_published, once per message it sends;
+ * through the outbox none is (its relays are traced as outbox_relay). */
+static void count_published(void *context, const TraceRecord *record)
+{
+    if (record->event == TRACE_ORDER_PUBLISHED) {
+        ck_assert_int_eq(record->actor_kind, NODE_SERVER);
+        (*(uint64_t *)context)++;
+    }
+}
+
+START_TEST(test_a_direct_publish_is_traced)
+{
+    const char *vias[] = {"direct", "outbox"};
+    for (size_t i = 0; i < 2; i++) {
+        char json[8192];
+        snprintf(json, sizeof json, ORDER_API("%s", "1"), vias[i]);
+        Scenario *scenario = test_load(json, NULL, 0);
+        uint64_t published = 0;
+        World *world = world_create(scenario, MODE_AT_LEAST_ONCE, scenario->seed,
+                                    (TraceSink){.write = count_published, .context = &published},
+                                    (WorldLimits){0});
+        world_run(world);
+        ck_assert_uint_eq(published, i == 0 ? world_metrics(world)->messages : 0);
+        ck_assert_uint_eq(published, i == 0 ? ORDERS * CLIENT_ATTEMPTS : 0);
+        world_destroy(world);
+        free(scenario);
+    }
+}
+END_TEST
+
 /* ------------------------------------------------------------------ the loader */
 
 /* A publish first is the order API's only step; it loads into publishes_orders, show writes
@@ -152,6 +182,7 @@ int main(void)
     tcase_add_test(tcase, test_the_consumers_apply_what_the_api_publishes);
     tcase_add_test(tcase, test_a_retry_publishes_again_under_one_message_id);
     tcase_add_test(tcase, test_the_outbox_publishes_only_what_the_api_committed);
+    tcase_add_test(tcase, test_a_direct_publish_is_traced);
     tcase_add_test(tcase, test_a_publish_first_is_the_only_step);
     tcase_add_test(tcase, test_consumers_that_call_the_order_api_are_refused);
     suite_add_tcase(suite, tcase);

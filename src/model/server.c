@@ -423,10 +423,13 @@ static bool calls_for_effect(const World *world, const Server *server, const Job
 static void publish_order(World *world, Server *server, uint32_t job_slot)
 {
     Job *job = &world->jobs[job_slot];
-    if (server->spec->receipts_via == RECEIPTS_OUTBOX)
+    if (server->spec->receipts_via == RECEIPTS_OUTBOX) {
         job->event_due = true;
-    else
+    } else {
+        if (world_tracing(world))
+            world_trace_about(world, server->node, TRACE_ORDER_PUBLISHED, &job->request, 0, 0);
         broker_publish_order(world, &job->request, job->store_key);
+    }
     server_after_effect(world, server, job_slot, 200);
 }
 

@@ -85,6 +85,7 @@ static const char *const event_names[TRACE_EVENT_COUNT] = {
     [TRACE_TXN_ABORTED] = "txn_aborted",
     [TRACE_RETRY_TOPIC] = "retry_topic",
     [TRACE_CALL_RETRY] = "call_retry",
+    [TRACE_ORDER_PUBLISHED] = "order_published",
 };
 
 static const char *const message_names[MESSAGE_KIND_COUNT] = {

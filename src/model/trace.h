@@ -128,6 +128,9 @@ typedef enum {
      * time, or one that asks for another try (409, 429, 5xx, a reset); value: the try now
      * sent (a call to the gateway is a TRACE_CHARGE_RETRY) */
     TRACE_CALL_RETRY,
+    /* an order API hands the order itself to the broker, directly (through the outbox its
+     * relays say it); value 0 */
+    TRACE_ORDER_PUBLISHED,
     TRACE_EVENT_COUNT
 } TraceEvent;
 

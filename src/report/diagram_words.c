@@ -157,6 +157,8 @@ static const EventWords EVENT_WORDS[TRACE_EVENT_COUNT] = {
                            "retry topic", DIAGRAM_TONE_WARN},
     [TRACE_CALL_RETRY] = {"no answer it can use: calls again (try {value})", NULL,
                           DIAGRAM_TONE_WARN, "retry", DIAGRAM_TONE_WARN},
+    [TRACE_ORDER_PUBLISHED] = {"publishes the order", NULL, DIAGRAM_TONE_WORK, "publish",
+                               DIAGRAM_TONE_DIM},
 };
 
 /* The client's marks that name a click worth telling apart (a double click's second). */
