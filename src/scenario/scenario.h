@@ -881,6 +881,10 @@ bool scenario_proxy_used(const Scenario *scenario, uint32_t p);
 bool scenario_proxies_retry(const Scenario *scenario);
 bool scenario_proxies_drop_key(const Scenario *scenario);
 
+/* The id of the service a call step names: server's (a server's step), or with server NULL
+ * the consumer group's: the first server, a called server, or a gateway. */
+const char *scenario_call_target_id(const Scenario *scenario, const ServerSpec *server);
+
 /* The name of the service node of kind (not NODE_CLIENT_GROUP). */
 const char *scenario_service_id(const Scenario *scenario, NodeKind kind);
 /* A key store's id: its own (`services` form), or in the older form "<owner>-keys". */

@@ -1811,12 +1811,7 @@ static void write_steps(SchemaWriter *writer, cJSON *entry, const Scenario *scen
         write_step(writer, steps, STEP_EFFECT, "local");
     } else {
         uint32_t callee = server != NULL ? server->call_server : consumers->call_server;
-        bool first_server = server == NULL && consumers->calls_first_server;
-        const char *gateway = scenario_gateway_id(
-            scenario, server != NULL ? server->call_gateway : consumers->call_gateway);
-        const char *target = first_server ? scenario->service_ids[NODE_SERVER]
-                             : callee > 0 ? scenario->called_servers[callee - 1].id
-                                          : gateway;
+        const char *target = scenario_call_target_id(scenario, server);
         cJSON *call = write_step(writer, steps, STEP_CALL, target);
         if (call != NULL && first && callee == 0) { /* a gateway's charge's relays */
             schema_write_choice(writer, call, "via", &scenario_names_receipts_via,
@@ -1829,7 +1824,8 @@ static void write_steps(SchemaWriter *writer, cJSON *entry, const Scenario *scen
         if (call != NULL && undo_spec->enabled) {
             cJSON *undo = schema_write_item(writer, call, "undo", cJSON_CreateObject());
             if (undo != NULL) {
-                schema_write_string(writer, undo, "refund", gateway);
+                schema_write_string(writer, undo, "refund",
+                                    target); /* the gateway the call charged */
                 write_call_spec(writer, undo, &scenario_names_undo_key, &undo_spec->call);
             }
         }

@@ -824,9 +824,7 @@ static bool nodes_talk(const Scenario *scenario, const char *a, const char *b)
         const char *id = k == 0 ? server : scenario->called_servers[k - 1].id;
         if (spec->use_gateway) {
             edges[count][0] = id;
-            edges[count++][1] = spec->call_server > 0
-                                    ? scenario->called_servers[spec->call_server - 1].id
-                                    : scenario_gateway_id(scenario, spec->call_gateway);
+            edges[count++][1] = scenario_call_target_id(scenario, spec);
         }
     }
     const ConsumerSpec *consumers = &scenario->broker.consumers;
@@ -837,10 +835,7 @@ static bool nodes_talk(const Scenario *scenario, const char *a, const char *b)
     edges[count++][1] = consumers_id;
     if (consumers->use_gateway) {
         edges[count][0] = consumers_id;
-        edges[count++][1] = consumers->calls_first_server ? server
-                            : consumers->call_server > 0
-                                ? scenario->called_servers[consumers->call_server - 1].id
-                                : scenario_gateway_id(scenario, consumers->call_gateway);
+        edges[count++][1] = scenario_call_target_id(scenario, NULL);
     }
     for (unsigned e = 0; e < count; e++) {
         if ((strcmp(edges[e][0], a) == 0 && strcmp(edges[e][1], b) == 0) ||

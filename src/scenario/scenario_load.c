@@ -383,6 +383,18 @@ const char *scenario_gateway_id(const Scenario *scenario, uint32_t g)
     return g == 0 ? scenario->service_ids[NODE_GATEWAY] : scenario->extra_gateways[g - 1].id;
 }
 
+const char *scenario_call_target_id(const Scenario *scenario, const ServerSpec *server)
+{
+    const ConsumerSpec *consumers = &scenario->broker.consumers;
+    uint32_t callee = server != NULL ? server->call_server : consumers->call_server;
+    if (server == NULL && consumers->calls_first_server)
+        return scenario->service_ids[NODE_SERVER];
+    if (callee > 0)
+        return scenario->called_servers[callee - 1].id;
+    return scenario_gateway_id(scenario,
+                               server != NULL ? server->call_gateway : consumers->call_gateway);
+}
+
 const ProxySpec *scenario_proxy(const Scenario *scenario, uint32_t p)
 {
     return p == 0 ? &scenario->proxy : &scenario->extra_proxies[p - 1].spec;
