@@ -17,14 +17,31 @@
 #include "sim_assert.h"
 #include "world_internal.h"
 
-/* A consumer takes up to prefetch unacknowledged messages of each queue per worker, as a
- * consumer with a channel per queue does. */
+/* A consumer instance takes up to prefetch unacknowledged messages of each queue per worker,
+ * as a consumer with a channel per queue does. */
 static uint64_t delivery_capacity(const World *world, const BrokerQueue *queue)
 {
     uint32_t workers = world->scenario.broker.consumers.workers;
     if (workers == 0)
         return UINT64_MAX;
     return (uint64_t)workers * queue->spec->prefetch;
+}
+
+/* The consumer instance the queue's next delivery goes to: the first that is up and has room
+ * for it, in turn from the one after the last served (RabbitMQ hands a queue's messages to
+ * its consumers round-robin, each up to its prefetch; an SQS or JetStream consumer that
+ * polls takes what it has room for). None (UINT32_MAX): every instance is down or full.
+ * Nothing is handed out while an instance is down: its channels closed with its crash, and
+ * it polls for nothing. */
+static uint32_t consumer_with_room(const World *world, const BrokerQueue *queue)
+{
+    uint64_t capacity = delivery_capacity(world, queue);
+    for (uint32_t k = 0; k < world->consumer_count; k++) {
+        uint32_t i = (world->broker.next_consumer + k) % world->consumer_count;
+        if (!world->consumers[i].down && queue->in_flight_at[i] < capacity)
+            return i;
+    }
+    return UINT32_MAX;
 }
 
 void broker_note_levels(World *world)
@@ -103,7 +120,7 @@ Message broker_next_delivery(World *world, uint32_t queued_index)
     delivery.kind = MESSAGE_DELIVERY;
     delivery.hop = HOP_DELIVERY;
     delivery.source = world->broker_node;
-    delivery.target = world->consumers_node;
+    delivery.target = world->consumers_node; /* a queue's deliver() names the instance */
     delivery.reply_to =
         (ReplyTo){.kind = REPLY_TO_DELIVERY, .slot = queued_index, .serial = queued->deliveries};
     /* Each delivery of a message is its own packet, with its own fate. */
@@ -113,19 +130,23 @@ Message broker_next_delivery(World *world, uint32_t queued_index)
     return delivery;
 }
 
-static void deliver(World *world, uint32_t queued_index)
+static void deliver(World *world, uint32_t queued_index, uint32_t consumer)
 {
     Broker *broker = &world->broker;
     QueuedMessage *queued = &broker->messages[queued_index];
     BrokerQueue *queue = &broker->queues[queued->queue];
     Message delivery = broker_next_delivery(world, queued_index);
+    delivery.target = world->consumers[consumer].node;
+    broker->next_consumer = (consumer + 1) % world->consumer_count;
     if (!broker->manual_ack) {
         network_send(world, &delivery);
         finish_queued(world, queued, QUEUED_ACKED); /* acknowledged as it leaves */
         return;
     }
     queued->state = QUEUED_IN_FLIGHT;
+    queued->consumer = (uint8_t)consumer;
     queue->in_flight++;
+    queue->in_flight_at[consumer]++;
     broker->in_flight_total++;
     /* visibility timeout: the message comes back after ack_timeout_ms; channel: only a
      * delivery held past consumer_timeout_ms closes the channel */
@@ -142,30 +163,25 @@ static void free_slot(Broker *broker, uint32_t queued_index)
     slot_pool_give(&broker->message_slots, queued_index);
 }
 
-/* Nothing is handed out while the consumer group is down, in either queue family. A channel
- * broker pushes to the consumers' open channels, and their crash closed them: what is ready
- * waits in the queue for their restart, as RabbitMQ keeps messages with no consumer
- * subscribed. A visibility-timeout queue hands a message out only to a consumer that polls
- * for it (SQS ReceiveMessage, a JetStream pull), and a down consumer polls for nothing: the
- * message stays visible in the queue, its visibility timeout not started. (The log family
- * holds its records back the same way, in broker_log.c.) */
-static bool consumers_down(const World *world)
-{
-    return world->consumers.down;
-}
-
+/* Nothing is handed out to a down consumer instance, in either queue family. A channel
+ * broker pushes to the consumers' open channels, and a crash closed its instance's: what is
+ * ready waits in the queue for an instance that is up, as RabbitMQ keeps messages with no
+ * consumer subscribed. A visibility-timeout queue hands a message out only to a consumer
+ * that polls for it (SQS ReceiveMessage, a JetStream pull), and a down consumer polls for
+ * nothing: the message stays visible in the queue, its visibility timeout not started. (The
+ * log family holds its records back the same way, in broker_log.c.) */
 static void dispatch_ready(World *world, uint32_t queue_index)
 {
     Broker *broker = &world->broker;
     BrokerQueue *queue = &broker->queues[queue_index];
-    while (queue->ready.length > 0 && queue->in_flight < delivery_capacity(world, queue) &&
-           !consumers_down(world)) {
+    uint32_t consumer = 0;
+    while (queue->ready.length > 0 && (consumer = consumer_with_room(world, queue)) != UINT32_MAX) {
         uint32_t queued = index_queue_pop(&queue->ready);
         broker->ready_total--;
         QueuedMessage *message = &broker->messages[queued];
         message->in_ready = false;
         if (message->state == QUEUED_READY)
-            deliver(world, queued);
+            deliver(world, queued, consumer);
         else if (message->free_when_popped)
             free_slot(broker, queued);
     }
@@ -358,6 +374,7 @@ static void leave_flight(World *world, QueuedMessage *queued)
 {
     queued->timer = EVENT_ID_NONE;
     world->broker.queues[queued->queue].in_flight--;
+    world->broker.queues[queued->queue].in_flight_at[queued->consumer]--;
     world->broker.in_flight_total--;
 }
 
@@ -442,14 +459,16 @@ void broker_on_progress(World *world, const Message *progress)
     world->metrics.heartbeats++;
 }
 
-/* A channel closes: everything delivered and not acknowledged goes back to its queue, with
- * its delivery count (RabbitMQ's redelivered flag). */
-static void close_channel(World *world, const Message *cause)
+/* A consumer instance's channel closes: everything delivered to it and not acknowledged goes
+ * back to its queue, with its delivery count (RabbitMQ's redelivered flag). The other
+ * instances' channels stay open. */
+static void close_channel(World *world, uint32_t consumer, const Message *cause)
 {
     Broker *broker = &world->broker;
     uint64_t requeued = 0;
     for (uint32_t i = 0; i < broker->message_slots.capacity; i++) {
-        if (broker->messages[i].state == QUEUED_IN_FLIGHT) {
+        if (broker->messages[i].state == QUEUED_IN_FLIGHT &&
+            broker->messages[i].consumer == consumer) {
             requeue_unacked(world, i, false);
             requeued++;
         }
@@ -459,12 +478,12 @@ static void close_channel(World *world, const Message *cause)
         trace_queue(world, TRACE_CHANNEL_CLOSED, cause, (int64_t)requeued, 0);
 }
 
-void broker_on_consumers_crash(World *world)
+void broker_on_consumers_crash(World *world, uint32_t instance)
 {
     if (world->broker.partition_count > 0)
         broker_log_on_consumers_crash(world);
     if (world->scenario.broker.family == BROKER_CHANNEL && world->broker.in_flight_total > 0)
-        close_channel(world, NULL);
+        close_channel(world, instance, NULL);
 }
 
 void broker_on_consumers_restart(World *world)
@@ -485,7 +504,7 @@ void broker_on_ack_timeout(World *world, uint32_t queued_index, uint32_t deliver
     queued->timer = EVENT_ID_NONE; /* it fired */
     if (world->scenario.broker.family == BROKER_CHANNEL) {
         Message cause = queued->publish;
-        close_channel(world, &cause);
+        close_channel(world, queued->consumer, &cause);
         return;
     }
     requeue_unacked(world, queued_index, true);

@@ -216,7 +216,7 @@ static void abort_output(World *world, uint32_t queued_index, bool zombie)
 static void dispatch(World *world, uint32_t p)
 {
     LogPartition *part = &world->broker.partitions[p];
-    if (part->busy || world->consumers.down || part->position >= part->base + part->length)
+    if (part->busy || consumers_all_down(world) || part->position >= part->base + part->length)
         return;
     uint32_t queued_index = part->records[part->position - part->base];
     Message delivery = broker_next_delivery(world, queued_index);
@@ -459,7 +459,7 @@ void broker_log_forward_failed(World *world, const Message *delivery)
 
 void broker_log_on_retry_due(World *world, uint32_t queued_index)
 {
-    if (world->consumers.down) { /* held for the restart, as the partitions are */
+    if (consumers_all_down(world)) { /* held for the restart, as the partitions are */
         world->broker.messages[queued_index].state = QUEUED_READY;
         return;
     }

@@ -14,45 +14,77 @@
 #include "sim_assert.h"
 #include "world_internal.h"
 
+/* The instances' nodes were made by build_nodes. Instance 0 keeps the group's store on side
+ * STORE_CONSUMERS (server_init put it there); with placement "per-instance" every other
+ * instance keeps its own, on a side after the servers' (their sides are counted first). */
 void consumers_init(World *world)
 {
-    Consumers *consumers = &world->consumers;
-    consumers->workers = world->scenario.broker.consumers.workers;
-    key_protocol_init(world, &consumers->keys, &world->scenario.broker.consumers.idempotency,
-                      world->consumers_node, STORE_CONSUMERS, world->mode == MODE_IDEMPOTENT);
+    const ConsumerSpec *spec = &world->scenario.broker.consumers;
+    bool own_stores = spec->idempotency.placement == PLACEMENT_PER_INSTANCE;
+    for (uint32_t i = 0; i < world->consumer_count; i++) {
+        Consumers *consumers = &world->consumers[i];
+        consumers->workers = spec->workers;
+        consumers->keys = &world->consumers[own_stores ? i : 0].own_keys;
+        if (i > 0 && !own_stores)
+            continue;
+        uint32_t side = STORE_CONSUMERS;
+        if (i > 0) {
+            side = world->store_count++;
+            world->stores[side] = consumers->keys;
+        }
+        key_protocol_init(world, consumers->keys, &spec->idempotency, consumers->node, side,
+                          world->mode == MODE_IDEMPOTENT);
+    }
 }
 
 void consumers_release(World *world)
 {
-    index_queue_release(&world->consumers.buffer);
-    key_protocol_release(&world->consumers.keys);
+    for (uint32_t i = 0; i < world->consumer_count; i++) {
+        index_queue_release(&world->consumers[i].buffer);
+        if (world->consumers[i].keys == &world->consumers[i].own_keys)
+            key_protocol_release(&world->consumers[i].own_keys);
+    }
 }
 
-void consumers_on_store_sweep(World *world)
+void consumers_on_store_sweep(World *world, uint32_t side)
 {
-    key_protocol_on_sweep(world, &world->consumers.keys);
+    key_protocol_on_sweep(world, world_keys_of_side(world, side));
 }
 
-uint32_t consumers_held(const World *world)
+bool consumers_all_down(const World *world)
 {
-    return world->consumers.busy + world->consumers.buffer.length;
+    for (uint32_t i = 0; i < world->consumer_count; i++) {
+        if (!world->consumers[i].down)
+            return false;
+    }
+    return true;
+}
+
+/* The instance running the job: the one its delivery was handed to. */
+static Consumers *consumers_of_job(World *world, uint32_t job_slot)
+{
+    return consumers_at(world, world->jobs[job_slot].request.target);
+}
+
+static uint32_t held(const Consumers *consumers)
+{
+    return consumers->busy + consumers->buffer.length;
 }
 
 /* A job whose process crashed meanwhile: its pending event only frees it. */
 static bool died_in_crash(World *world, uint32_t job_slot)
 {
-    if (world->jobs[job_slot].epoch == world->consumers.epoch)
+    if (world->jobs[job_slot].epoch == consumers_of_job(world, job_slot)->epoch)
         return false;
     world_job_release(world, job_slot);
     return true;
 }
-static uint64_t store_key_of(const World *world, const Message *delivery)
+static uint64_t store_key_of(const World *world, const KeyProtocol *keys, const Message *delivery)
 {
-    if (!world->consumers.keys.enabled)
+    if (!keys->enabled)
         return 0;
-    uint64_t key = world->consumers.keys.policy->key == KEY_BUSINESS_HASH ? delivery->business_key
-                                                                          : delivery->key;
-    if (key == 0 || world->consumers.keys.policy->scope != SCOPE_ACCOUNT)
+    uint64_t key = keys->policy->key == KEY_BUSINESS_HASH ? delivery->business_key : delivery->key;
+    if (key == 0 || keys->policy->scope != SCOPE_ACCOUNT)
         return key;
     uint32_t client = world_client_of_operation(world, delivery->operation);
     uint32_t account = world->groups[world->clients[client].group].spec->account;
@@ -70,7 +102,7 @@ static void request_charge(World *world, uint32_t job_slot);
 
 static void finish_job(World *world, uint32_t job)
 {
-    Consumers *consumers = &world->consumers;
+    Consumers *consumers = consumers_of_job(world, job);
     SIM_ASSERT(consumers->busy > 0, "a job finishes on a busy worker");
     world_job_release(world, job);
     consumers->busy--;
@@ -89,7 +121,7 @@ static void acknowledge(World *world, const Message *delivery)
     Message ack = *delivery;
     ack.kind = MESSAGE_ACK;
     ack.hop = HOP_ACK;
-    ack.source = world->consumers_node;
+    ack.source = delivery->target; /* the instance it was handed to */
     ack.target = world->broker_node;
     network_send(world, &ack);
 }
@@ -112,12 +144,13 @@ static void schedule_heartbeat(World *world, uint32_t job_slot)
 void consumers_on_heartbeat(World *world, uint32_t job_slot, uint32_t serial)
 {
     Job *job = &world->jobs[job_slot];
-    if (job->serial == 0 || (uint32_t)job->serial != serial || job->epoch != world->consumers.epoch)
+    if (job->serial == 0 || (uint32_t)job->serial != serial ||
+        job->epoch != consumers_of_job(world, job_slot)->epoch)
         return; /* done, or died with its process: no more beats */
     Message progress = job->request;
     progress.kind = MESSAGE_PROGRESS;
     progress.hop = HOP_ACK;
-    progress.source = world->consumers_node;
+    progress.source = job->request.target;
     progress.target = world->broker_node;
     /* each beat a packet with a fate of its own, none the ack's */
     progress.lineage = lineage_of_repeat(job->request.lineage, 64 + job->heartbeats++);
@@ -131,7 +164,7 @@ static void schedule_run(World *world, uint32_t job_slot)
     const ConsumerSpec *spec = &world->scenario.broker.consumers;
     const Message *delivery = &world->jobs[job_slot].request;
     balance_update_read(world, &world->jobs[job_slot]);
-    double load = 1.0 + spec->load_per_inflight * consumers_held(world) +
+    double load = 1.0 + spec->load_per_inflight * held(consumers_of_job(world, job_slot)) +
                   spec->load_per_queued * (double)world->broker.ready_total;
     SimTimeUs base = distribution_sample_ms_as_us(
         &spec->service_ms, world_draw_about(world, DRAW_CONSUMER_SERVICE, delivery));
@@ -150,25 +183,25 @@ static bool admit(World *world, uint32_t job_slot)
 {
     Job *job = &world->jobs[job_slot];
     const Message *delivery = &job->request;
-    job->store_key = store_key_of(world, delivery);
-    KeyVerdict verdict = key_protocol_admit(world, &world->consumers.keys, job);
+    KeyProtocol *keys = consumers_of_job(world, job_slot)->keys;
+    job->store_key = store_key_of(world, keys, delivery);
+    KeyVerdict verdict = key_protocol_admit(world, keys, job);
     switch (verdict.kind) {
     case KEY_RUN:
         schedule_service(world, job_slot);
         return true;
     case KEY_RUN_AFTER_RACE_WINDOW:
-        sim_schedule_in(world->sim,
-                        sim_time_us_from_ms(world->consumers.keys.policy->race_window_ms),
-                        EVENT_JOB_RESERVE, world->consumers_node, job_slot);
+        sim_schedule_in(world->sim, sim_time_us_from_ms(keys->policy->race_window_ms),
+                        EVENT_JOB_RESERVE, delivery->target, job_slot);
         return true;
     case KEY_OTHER_BODY:
         world->metrics.status_422++;
-        world_service_metrics(world, world->consumers_node)->refused++;
+        world_service_metrics(world, delivery->target)->refused++;
         acknowledge(world, delivery); /* a poison message: never run it */
         break;
     case KEY_REPLAY:
         world->metrics.consumer_replayed++;
-        world_service_metrics(world, world->consumers_node)->replayed++;
+        world_service_metrics(world, delivery->target)->replayed++;
         acknowledge(world, delivery);
         break;
     case KEY_IN_PROGRESS: /* left unacknowledged: the broker redelivers it */
@@ -176,8 +209,7 @@ static bool admit(World *world, uint32_t job_slot)
             /* a log never redelivers: the partition's consumer tries the record again once
              * the lease may be taken over (lock_timeout_ms > 0, checked at load) */
             key_protocol_trace_refusal(world, job, verdict, 0);
-            sim_schedule_in(world->sim,
-                            sim_time_us_from_ms(world->consumers.keys.policy->lock_timeout_ms),
+            sim_schedule_in(world->sim, sim_time_us_from_ms(keys->policy->lock_timeout_ms),
                             EVENT_CONSUMER_RETRY, 0, job_slot);
             return true;
         }
@@ -214,20 +246,21 @@ void consumers_on_job_reserve(World *world, uint32_t job_slot)
 {
     if (died_in_crash(world, job_slot))
         return;
-    key_protocol_reserve_late(world, &world->consumers.keys, &world->jobs[job_slot]);
+    key_protocol_reserve_late(world, consumers_of_job(world, job_slot)->keys,
+                              &world->jobs[job_slot]);
     schedule_service(world, job_slot);
 }
 
 void consumers_on_delivery(World *world, const Message *delivery)
 {
-    Consumers *consumers = &world->consumers;
+    Consumers *consumers = consumers_at(world, delivery->target);
     if (consumers->down) {
         world->metrics.network_dropped++; /* refused: nobody is listening */
         if (world_tracing(world))
-            world_trace_about(world, world->consumers_node, TRACE_REFUSED_DOWN, delivery, 0, 0);
+            world_trace_about(world, delivery->target, TRACE_REFUSED_DOWN, delivery, 0, 0);
         return;
     }
-    world_service_metrics(world, world->consumers_node)->received++;
+    world_service_metrics(world, delivery->target)->received++;
     uint32_t job = world_job_alloc(world, delivery, consumers->epoch);
     if (consumers->workers != 0 && consumers->busy >= consumers->workers) {
         index_queue_push(&consumers->buffer, job);
@@ -239,47 +272,54 @@ void consumers_on_delivery(World *world, const Message *delivery)
 
 /* ------------------------------------------------------------------ crashes */
 
+/* max_crashes bounds each instance's crashes, as a server instance's. */
 static bool draw_crash(World *world, const Job *job, CrashPoint point)
 {
     const CrashSpec *crash = &world->scenario.broker.consumers.crash;
     if (crash->point != point || crash->prob <= 0)
         return false;
-    if (crash->max_crashes > 0 && world->consumers.crashes >= crash->max_crashes)
+    if (crash->max_crashes > 0 &&
+        consumers_at(world, job->request.target)->crashes >= crash->max_crashes)
         return false;
     return world_chance_about(world, DRAW_CONSUMER_CRASH, &job->request, crash->prob);
 }
 
-/* The consumer process dies: what it held is gone, unacknowledged. */
+/* The consumer process dies: what it held is gone, unacknowledged. Its inbox transactions
+ * roll back; its key store is wiped with it unless the store outlives it (durable, or one
+ * store the instances share). The other instances go on. */
 static void crash(World *world, uint32_t job_slot, CrashPoint where)
 {
-    Consumers *consumers = &world->consumers;
+    uint32_t node = world->jobs[job_slot].request.target;
+    Consumers *consumers = consumers_at(world, node);
     world->metrics.crashes++;
-    world->consumers.crashes++;
-    world_service_metrics(world, world->consumers_node)->crashes++;
+    consumers->crashes++;
+    world_service_metrics(world, node)->crashes++;
     if (world_tracing(world))
-        world_trace(world, world->consumers_node, TRACE_CRASH,
-                    world->jobs[job_slot].request.operation, 0, where);
+        world_trace(world, node, TRACE_CRASH, world->jobs[job_slot].request.operation, 0, where);
     if (world->scenario.broker.consumers.inbox)
-        key_protocol_roll_back_open(world, &consumers->keys, world->consumers_node,
-                                    consumers->epoch);
+        key_protocol_roll_back_open(world, consumers->keys, node, consumers->epoch);
     world_job_release(world, job_slot);
     while (consumers->buffer.length > 0)
         world_job_release(world, index_queue_pop(&consumers->buffer));
     consumers->busy = 0;
     consumers->down = true;
     consumers->epoch++;
-    key_protocol_on_crash(world, &consumers->keys);
-    broker_on_consumers_crash(world);
+    if (!scenario_consumers_store_outlives_crash(&world->scenario))
+        key_protocol_on_crash(world, consumers->keys);
+    uint32_t instance = world->nodes[node].actor;
+    broker_on_consumers_crash(world, instance);
     sim_schedule_in(world->sim,
                     sim_time_us_from_ms(world->scenario.broker.consumers.crash.restart_ms),
-                    EVENT_CONSUMER_RESTART, 0, 0);
+                    EVENT_CONSUMER_RESTART, instance, 0);
 }
 
-void consumers_on_restart(World *world)
+void consumers_on_restart(World *world, uint32_t instance)
 {
-    world->consumers.down = false;
+    SIM_ASSERT(instance < world->consumer_count, "a restart names a consumer instance");
+    Consumers *consumers = &world->consumers[instance];
+    consumers->down = false;
     if (world_tracing(world))
-        world_trace(world, world->consumers_node, TRACE_RESTART, TRACE_NO_OPERATION, 0, 0);
+        world_trace(world, consumers->node, TRACE_RESTART, TRACE_NO_OPERATION, 0, 0);
     broker_on_consumers_restart(world);
 }
 
@@ -289,7 +329,7 @@ static int send_receipt(World *world, const Message *event)
 {
     world_operation(world, event->operation)->receipts++;
     if (world_tracing(world))
-        world_trace_about(world, world->consumers_node, TRACE_SEND_RECEIPT, event,
+        world_trace_about(world, event->target, TRACE_SEND_RECEIPT, event,
                           world_operation(world, event->operation)->receipts, 0);
     return 200;
 }
@@ -299,9 +339,12 @@ void consumers_on_job_done(World *world, uint32_t job_slot)
     if (died_in_crash(world, job_slot))
         return;
     Job *job = &world->jobs[job_slot];
-    SIM_ASSERT(!world->consumers.down, "a job of the running consumers is done while they run");
+    uint32_t node = job->request.target;
+    KeyProtocol *keys = consumers_at(world, node)->keys;
+    SIM_ASSERT(!consumers_at(world, node)->down,
+               "a job of the running consumers is done while they run");
     world->metrics.executions++;
-    world_service_metrics(world, world->consumers_node)->runs++;
+    world_service_metrics(world, node)->runs++;
     if (draw_crash(world, job, CRASH_BEFORE_EFFECT)) {
         crash(world, job_slot, CRASH_BEFORE_EFFECT);
         return;
@@ -312,7 +355,7 @@ void consumers_on_job_done(World *world, uint32_t job_slot)
         fail_handler(world, job_slot, false);
         return;
     }
-    if (!key_protocol_holds_lease(world, &world->consumers.keys, job)) {
+    if (!key_protocol_holds_lease(world, keys, job)) {
         finish_job(world, job_slot); /* fenced: a newer delivery holds the key; no ack */
         return;
     }
@@ -324,20 +367,20 @@ void consumers_on_job_done(World *world, uint32_t job_slot)
         request_charge(world, job_slot);
         return;
     }
-    if (balance_update_conflict(world, job, world->consumers_node)) {
+    if (balance_update_conflict(world, job, node)) {
         schedule_run(world, job_slot); /* compare-and-set lost: read again, run again; the
                                           heartbeats already running keep going */
         return;
     }
     bool effect = false;
-    int status = job->request.receipt ? send_receipt(world, &job->request)
-                                      : ledger_apply_read(world, &job->request, &job->balance_read,
-                                                          world->consumers_node, &effect);
+    int status = job->request.receipt
+                     ? send_receipt(world, &job->request)
+                     : ledger_apply_read(world, &job->request, &job->balance_read, node, &effect);
     job->uncommitted = world->scenario.broker.consumers.inbox && effect;
     if (effect && world->broker.partition_count > 0)
         broker_log_on_output(world, &job->request);
     if (effect && !job->uncommitted)
-        key_protocol_commit_effect_phase(world, &world->consumers.keys, job, status);
+        key_protocol_commit_effect_phase(world, keys, job, status);
     after_effect(world, job_slot, status);
 }
 
@@ -365,7 +408,7 @@ static void complete_job(World *world, uint32_t job_slot, int status)
     Job *job = &world->jobs[job_slot];
     job->uncommitted = false; /* the inbox row and the effect commit here, together */
     if (job->store_key != 0)
-        key_protocol_record(world, &world->consumers.keys, job, status);
+        key_protocol_record(world, consumers_of_job(world, job_slot)->keys, job, status);
     if (draw_crash(world, job, CRASH_AFTER_COMPLETION)) {
         crash(world, job_slot, CRASH_AFTER_COMPLETION);
         return;
@@ -397,7 +440,7 @@ static void send_nack(World *world, const Message *delivery)
     Message nack = *delivery;
     nack.kind = MESSAGE_NACK;
     nack.hop = HOP_ACK;
-    nack.source = world->consumers_node;
+    nack.source = delivery->target;
     nack.target = world->broker_node;
     nack.lineage = lineage_of_repeat(delivery->lineage, 63); /* a fate not the ack's */
     network_send(world, &nack);
@@ -413,16 +456,16 @@ static void send_nack(World *world, const Message *delivery)
 static void fail_handler(World *world, uint32_t job_slot, bool after_effect)
 {
     Job *job = &world->jobs[job_slot];
+    uint32_t node = job->request.target;
     world->metrics.handler_failures++;
     if (world_tracing(world))
-        world_trace_about(world, world->consumers_node, TRACE_HANDLER_FAILED, &job->request, 500,
-                          after_effect);
+        world_trace_about(world, node, TRACE_HANDLER_FAILED, &job->request, 500, after_effect);
     if (job->uncommitted) {
-        ledger_undo(world, &job->request, world->consumers_node);
+        ledger_undo(world, &job->request, node);
         job->uncommitted = false;
     }
     if (job->store_key != 0)
-        key_protocol_record(world, &world->consumers.keys, job, 500);
+        key_protocol_record(world, consumers_at(world, node)->keys, job, 500);
     if (world->broker.partition_count > 0)
         report_failed_record(world, &job->request);
     else
@@ -430,12 +473,14 @@ static void fail_handler(World *world, uint32_t job_slot, bool after_effect)
     finish_job(world, job_slot);
 }
 
+/* Only a log has transactions, and a log's group runs one instance (checked at load). */
 void consumers_abort_output(World *world, const Message *record)
 {
     ledger_undo(world, record, world->consumers_node);
-    uint64_t key = store_key_of(world, record);
+    KeyProtocol *keys = world->consumers[0].keys;
+    uint64_t key = store_key_of(world, keys, record);
     if (key != 0)
-        key_protocol_forget(world, &world->consumers.keys, key);
+        key_protocol_forget(world, keys, key);
 }
 
 /* ------------------------------------------------------------------ charging a card */
@@ -457,13 +502,14 @@ static bool charges_through_gateway(const World *world, const Message *delivery)
 static void send_charge_try(World *world, uint32_t job_slot)
 {
     Job *job = &world->jobs[job_slot];
+    uint32_t node = job->request.target;
     const CallSpec *call = &world->scenario.broker.consumers.call;
     job->charge_tries++;
     if (job->charge_tries > 1) {
         world->metrics.call_retries++;
-        world_service_metrics(world, world->consumers_node)->retries++;
+        world_service_metrics(world, node)->retries++;
         if (world_tracing(world))
-            world_trace_about(world, world->consumers_node,
+            world_trace_about(world, node,
                               world_is_server(world, world->consumers_call_node)
                                   ? TRACE_CALL_RETRY
                                   : TRACE_CHARGE_RETRY,
@@ -473,12 +519,12 @@ static void send_charge_try(World *world, uint32_t job_slot)
                         .slot = job_slot,
                         .serial = job->serial | (uint64_t)job->charge_tries << CHARGE_TRY_SHIFT};
     Message charge =
-        message_call(world, &job->request, world->consumers_node, world->consumers_call_node,
+        message_call(world, &job->request, node, world->consumers_call_node,
                      call_key_of(call->key, job->store_key), reply_to, job->charge_tries - 1);
     network_send(world, &charge);
     world->jobs[job_slot].gateway_timer =
         sim_schedule_in(world->sim, call_timeout_us(world, call, world->consumers_call_node),
-                        EVENT_GATEWAY_TIMEOUT, world->consumers_node, job_slot);
+                        EVENT_GATEWAY_TIMEOUT, node, job_slot);
 }
 
 static void request_charge(World *world, uint32_t job_slot)
@@ -501,10 +547,12 @@ static void request_charge(World *world, uint32_t job_slot)
  * then makes the refund of that charge one refund at the provider, a new one per try not. */
 static void order_failed(World *world, uint32_t job_slot);
 
-static SagaCaller consumers_saga(const World *world)
+/* The saga of the job in job_slot, run by the instance its delivery was handed to. */
+static SagaCaller consumers_saga(const World *world, uint32_t job_slot)
 {
-    return (SagaCaller){.node = world->consumers_node,
-                        .event_target = world->consumers_node,
+    uint32_t node = world->jobs[job_slot].request.target;
+    return (SagaCaller){.node = node,
+                        .event_target = node,
                         .call_node = world->consumers_call_node,
                         .undo = &world->scenario.broker.consumers.undo,
                         .fulfil = &world->scenario.broker.consumers.fulfil,
@@ -533,7 +581,7 @@ void consumers_on_charge_retry(World *world, uint32_t job_slot)
 {
     if (died_in_crash(world, job_slot))
         return;
-    SagaCaller caller = consumers_saga(world);
+    SagaCaller caller = consumers_saga(world, job_slot);
     saga_send_next_try(world, job_slot, &caller);
 }
 
@@ -543,9 +591,10 @@ void consumers_on_charge_reply(World *world, const Message *reply)
 {
     uint32_t slot = reply->reply_to.slot;
     uint32_t try_number = (uint32_t)(reply->reply_to.serial >> CHARGE_TRY_SHIFT);
-    if (world->consumers.down || slot >= world->job_slots.capacity ||
+    const Consumers *consumers = consumers_at(world, reply->target); /* the caller's instance */
+    if (consumers->down || slot >= world->job_slots.capacity ||
         world->jobs[slot].serial != (reply->reply_to.serial & JOB_SERIAL_MASK) ||
-        world->jobs[slot].epoch != world->consumers.epoch || !world->jobs[slot].awaiting_gateway ||
+        world->jobs[slot].epoch != consumers->epoch || !world->jobs[slot].awaiting_gateway ||
         world->jobs[slot].charge_tries != try_number ||
         event_id_is_none(world->jobs[slot].gateway_timer) ||
         world->jobs[slot].refunding != (reply->hop == HOP_REFUND_REPLY))
@@ -555,7 +604,7 @@ void consumers_on_charge_reply(World *world, const Message *reply)
     Job *job = &world->jobs[slot];
     sim_cancel(world->sim, job->gateway_timer);
     job->gateway_timer = EVENT_ID_NONE;
-    SagaCaller caller = consumers_saga(world);
+    SagaCaller caller = consumers_saga(world, slot);
     if (job->refunding) {
         saga_refund_over(world, slot, &caller, false);
         return;
@@ -599,7 +648,7 @@ static void give_up_charge(World *world, uint32_t job_slot)
  * that asks for another (502). The next try, or, the tries spent, the charge is given up. */
 static void on_failed_try(World *world, uint32_t job_slot, int status)
 {
-    SagaCaller caller = consumers_saga(world);
+    SagaCaller caller = consumers_saga(world, job_slot);
     if (!saga_on_try_timeout(world, job_slot, &caller,
                              &world->scenario.broker.consumers.call.retry))
         return;
@@ -607,10 +656,9 @@ static void on_failed_try(World *world, uint32_t job_slot, int status)
     job->awaiting_gateway = false;
     if (status == 504 && world_tracing(world) &&
         !world_is_server(world, world->consumers_call_node))
-        world_trace_about(world, world->consumers_node, TRACE_GATEWAY_TIMEOUT, &job->request, 504,
-                          0);
+        world_trace_about(world, job->request.target, TRACE_GATEWAY_TIMEOUT, &job->request, 504, 0);
     if (job->store_key != 0)
-        key_protocol_record(world, &world->consumers.keys, job, status);
+        key_protocol_record(world, consumers_of_job(world, job_slot)->keys, job, status);
     give_up_charge(world, job_slot);
 }
 

@@ -170,7 +170,7 @@ int ledger_apply_read(World *world, const Message *request, const BalanceRead *r
          * charge at the gateway, or a called server's change, is not the server's: the
          * server publishes once it hears of it (server_charge.c), and only if it does. */
         bool through_outbox = world->scenario.server.receipts_via == RECEIPTS_OUTBOX &&
-                              actor != world->consumers_node;
+                              world->nodes[actor].kind != NODE_CONSUMERS;
         if (world->scenario.server.publish_receipts && spec->operation.kind == OPERATION_DEBIT &&
             !through_outbox && world->nodes[actor].kind != NODE_GATEWAY &&
             !world_is_called_server(world, actor))

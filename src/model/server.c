@@ -549,7 +549,7 @@ void server_init(World *world)
     const ServerSpec *spec = &world->scenario.server;
     world->store_count = STORE_INSTANCE_FIRST;
     world->stores[STORE_SERVER] = &world->server_stores[0];
-    world->stores[STORE_CONSUMERS] = &world->consumers.keys;
+    world->stores[STORE_CONSUMERS] = &world->consumers[0].own_keys;
     for (uint32_t i = 0; i < world->server_count; i++) {
         Server *server = &world->servers[i];
         int shared = store_shared_with(world, i);
@@ -579,7 +579,7 @@ void server_release(World *world)
 {
     server_charge_release(world);
     for (uint32_t side = 0; side < world->store_count; side++) {
-        if (side != STORE_CONSUMERS) /* every other side is a server's store, once */
+        if (world->nodes[world->stores[side]->node].kind != NODE_CONSUMERS) /* a server's */
             key_protocol_release(world->stores[side]);
     }
     for (uint32_t i = 0; i < world->server_count; i++)

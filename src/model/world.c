@@ -280,6 +280,12 @@ static const KeyProtocol *store_of_side(const World *world, uint32_t side)
     return world->stores[side];
 }
 
+/* Whether the store on side is the consumer group's (shared, or an instance's own). */
+static bool store_is_consumers(const World *world, uint32_t side)
+{
+    return world->nodes[store_of_side(world, side)->node].kind == NODE_CONSUMERS;
+}
+
 /* Rows held by every key store (a store not in use holds none). */
 static inline uint64_t stores_rows(const World *world)
 {
@@ -492,8 +498,8 @@ static void dispatch(void *context, const Event *event)
         break;
     }
     case EVENT_STORE_SWEEP:
-        if (event->target == STORE_CONSUMERS)
-            consumers_on_store_sweep(world);
+        if (store_is_consumers(world, (uint32_t)event->target))
+            consumers_on_store_sweep(world, (uint32_t)event->target);
         else
             server_on_store_sweep(world, (uint32_t)event->target);
         break;
@@ -524,7 +530,7 @@ static void dispatch(void *context, const Event *event)
         consumers_on_job_done(world, job_of(world, event));
         break;
     case EVENT_CONSUMER_RESTART:
-        consumers_on_restart(world);
+        consumers_on_restart(world, (uint32_t)event->target);
         break;
     case EVENT_PROXY_FORWARD:
         proxy_on_forward(world, slot_of(event, &world->proxy.call_slots));
@@ -739,6 +745,10 @@ static void build_nodes(World *world)
             entry->actor = spec->number;
             entry->active = scenario_proxy_used(scenario, spec->number);
             world->proxy_nodes[spec->number] = node; /* extras drawn in the first's lane */
+        } else if (spec->kind == NODE_CONSUMERS) {
+            entry->actor = spec->instance; /* its instances drawn in its lane */
+            world->consumers[spec->instance].node = node;
+            world->consumer_count = spec->instance_count;
         } else if (spec->kind == NODE_KEY_STORE) {
             world->key_store_node = node;
             entry->lane = world->group_count + NODE_KIND_COUNT;
@@ -1069,11 +1079,14 @@ static uint64_t broker_queues_memory_bytes(const Broker *broker)
     return bytes;
 }
 
-static uint64_t servers_queue_capacity(const World *world)
+/* The servers' queues and the consumer instances' buffers. */
+static uint64_t queues_capacity(const World *world)
 {
     uint64_t capacity = 0;
     for (uint32_t i = 0; i < world->server_count; i++)
         capacity += world->servers[i].queue.capacity;
+    for (uint32_t i = 0; i < world->consumer_count; i++)
+        capacity += world->consumers[i].buffer.capacity;
     return capacity;
 }
 
@@ -1091,9 +1104,7 @@ uint64_t world_memory_bytes(const World *world)
            broker_queues_memory_bytes(&world->broker) +
            (uint64_t)world->servers[0].outbox_slots.capacity * sizeof *world->servers[0].outbox +
            slot_pool_memory_bytes(&world->servers[0].outbox_slots) + gateways_memory_bytes(world) +
-           proxy_memory_bytes(world) +
-           ((uint64_t)servers_queue_capacity(world) + world->consumers.buffer.capacity) *
-               sizeof(uint32_t);
+           proxy_memory_bytes(world) + queues_capacity(world) * sizeof(uint32_t);
 }
 
 #define BUDGET_CHECK_INTERVAL 4096 /* events between two looks at memory and money */
@@ -1316,18 +1327,21 @@ bool world_key_store_down(const World *world)
 
 uint64_t world_key_store_rows(const World *world)
 {
-    uint64_t rows = idem_store_rows(world->server_stores[0].store);
-    for (uint32_t side = STORE_INSTANCE_FIRST; side < world->store_count; side++)
-        rows += idem_store_rows(store_of_side(world, side)->store);
+    uint64_t rows = 0;
+    for (uint32_t side = 0; side < world->store_count; side++) {
+        if (!store_is_consumers(world, side))
+            rows += idem_store_rows(store_of_side(world, side)->store);
+    }
     return rows;
 }
 
 void world_visit_key_rows(const World *world, void (*visit)(void *context, const KeyRow *row),
                           void *context)
 {
-    idem_store_visit(world->server_stores[0].store, visit, context);
-    for (uint32_t side = STORE_INSTANCE_FIRST; side < world->store_count; side++)
-        idem_store_visit(store_of_side(world, side)->store, visit, context);
+    for (uint32_t side = 0; side < world->store_count; side++) {
+        if (!store_is_consumers(world, side))
+            idem_store_visit(store_of_side(world, side)->store, visit, context);
+    }
 }
 
 uint64_t world_messages_in_flight(const World *world)

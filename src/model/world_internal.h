@@ -407,6 +407,7 @@ typedef struct {
     uint16_t partition;         /* log: its partition (< PARTITIONS_MAX), and its offset there */
     uint8_t retry_topic;        /* log: 0, a main partition's record; n, a failed record's copy
                                    in the n-th retry topic (retryable_topic) */
+    uint8_t consumer;           /* the consumer instance its delivery in flight was handed to */
     uint64_t offset;
 } QueuedMessage;
 
@@ -433,6 +434,7 @@ typedef struct {
     const QueueSpec *spec;
     IndexQueue ready;
     uint32_t in_flight;
+    uint32_t in_flight_at[CONSUMER_INSTANCES_MAX]; /* in_flight by consumer instance */
     IdemStore *recent_ids; /* publisher dedup: message ids seen within the window */
     size_t recent_ids_after_sweep;
 } BrokerQueue;
@@ -443,7 +445,8 @@ typedef struct {
     SlotPool message_slots;
     uint32_t queue_count;
     BrokerQueue queues[QUEUES_MAX];
-    uint64_t ready_total; /* messages waiting in every queue, for load and the levels */
+    uint64_t ready_total;   /* messages waiting in every queue, for load and the levels */
+    uint32_t next_consumer; /* the instance the next delivery is offered to first (in turn) */
     uint64_t in_flight_total;
     /* family log */
     uint32_t partition_count; /* 0: not a log */
@@ -456,14 +459,19 @@ typedef struct {
     uint64_t retry_out;       /* retry topics' copies handed out (in in_flight_total) */
 } Broker;
 
+/* One instance of the consumer group: a process with its own workers, prefetched buffer,
+ * crashes and restarts. Its keys are the group's one store (instance 0's own_keys, side
+ * STORE_CONSUMERS), or, with placement "per-instance", its own_keys on a side of its own. */
 typedef struct {
+    uint32_t node;
     uint32_t workers; /* 0: unbounded */
     uint32_t busy;
     IndexQueue buffer; /* delivered jobs waiting for a worker (prefetched) */
     bool down;
     uint32_t epoch;
     uint32_t crashes;
-    KeyProtocol keys;
+    KeyProtocol *keys;
+    KeyProtocol own_keys;
 } Consumers;
 
 /* ------------------------------------------------------------------ the world */
@@ -472,9 +480,10 @@ typedef struct {
  * scenario_names_service. Ids name links and draws (a Gilbert–Elliott link's draws), so a
  * new kind of service is appended, never inserted. */
 #define NODES_MAX (CLIENT_GROUPS_MAX + SERVICE_METRICS_MAX)
-/* Key stores by side: the server's (shared, or instance 0's), the consumers', then the
- * other instances' own when the server's store is per instance. */
-#define STORES_MAX (SERVER_INSTANCES_MAX + 1 + CALLED_SERVERS_MAX)
+/* Key stores by side: the server's (shared, or instance 0's), the consumers' (shared, or
+ * instance 0's), then the other server instances' own when the server's store is per
+ * instance, each called server's, and the other consumer instances' own. */
+#define STORES_MAX (SERVER_INSTANCES_MAX + 1 + CALLED_SERVERS_MAX + CONSUMER_INSTANCES_MAX - 1)
 /* Every Server: the instances of the server the clients call, then each called server's
  * (the instances beyond one per server are at most SERVER_INSTANCES_MAX - 1 in all, as the
  * loader checks: SERVER_INSTANCES_EXTRA_MAX). */
@@ -546,9 +555,10 @@ struct World {
     uint32_t key_store_node; /* the server's store as a node of its own: TRACE_NO_NODE unless
                                 it crashes on its own (C38) */
     Broker broker;
-    Consumers consumers;
+    uint32_t consumer_count; /* the consumer group's instances */
+    Consumers consumers[CONSUMER_INSTANCES_MAX];
     uint32_t broker_node;
-    uint32_t consumers_node;
+    uint32_t consumers_node;      /* its first instance's */
     uint32_t consumers_call_node; /* where the consumers' call step goes: the gateway, or a
                                      called server (ConsumerSpec.call_server) */
     Ledger ledger;
@@ -641,8 +651,9 @@ void world_operation_finished(World *world, Operation *op);
 
 /* The cleanup sweeps of the key stores: each runs every interval while something other than
  * the sweeps themselves can still happen, so a finished world stops. */
-/* Sides: the server's store (shared by its instances, or instance 0's), the consumers', the
- * other instances' own when the server's is per instance, then each called server's. */
+/* Sides: the server's store (shared by its instances, or instance 0's), the consumers' (the
+ * same for theirs), the other instances' own when the server's is per instance, then each
+ * called server's, then the other consumer instances' own when theirs is per instance. */
 typedef enum { STORE_SERVER, STORE_CONSUMERS, STORE_INSTANCE_FIRST } StoreSide;
 void world_start_sweep(World *world, uint32_t side, SimTimeUs interval_us);
 void world_reschedule_sweep(World *world, uint32_t side, SimTimeUs interval_us);
@@ -943,9 +954,10 @@ void broker_on_progress(World *world, const Message *progress);
 void broker_on_nack(World *world, const Message *nack);
 void broker_on_ack_timeout(World *world, uint32_t queued, uint32_t delivery);
 void broker_on_redeliver(World *world, uint32_t queued);
-/* The consumers crashed: a channel broker requeues everything they held unacknowledged. */
-void broker_on_consumers_crash(World *world);
-/* They are back: a channel broker (or a log) hands out what waited for a consumer. */
+/* A consumer instance crashed: a channel broker requeues everything it held unacknowledged
+ * (a log rewinds the group: one instance only). */
+void broker_on_consumers_crash(World *world, uint32_t instance);
+/* One is back: a channel broker (or a log) hands out what waited for a consumer. */
 void broker_on_consumers_restart(World *world);
 /* Frees the slots of an operation's queued messages once it has settled. */
 void broker_release_operation(World *world, Operation *op);
@@ -999,11 +1011,19 @@ void consumers_release(World *world);
 void consumers_on_delivery(World *world, const Message *delivery);
 void consumers_on_job_done(World *world, uint32_t job);
 void consumers_on_job_reserve(World *world, uint32_t job);
-void consumers_on_restart(World *world);
+void consumers_on_restart(World *world, uint32_t instance);
 void consumers_on_retry(World *world, uint32_t job);
 /* A heartbeat tick for the job in slot, if it is still the job of that serial and runs. */
 void consumers_on_heartbeat(World *world, uint32_t job_slot, uint32_t serial);
-void consumers_on_store_sweep(World *world);
+void consumers_on_store_sweep(World *world, uint32_t side);
+/* Whether every instance of the consumer group is down: nothing can be handed out. */
+bool consumers_all_down(const World *world);
+/* The instance whose node is node. */
+static inline Consumers *consumers_at(World *world, uint32_t node)
+{
+    SIM_ASSERT(world->nodes[node].kind == NODE_CONSUMERS, "a consumer instance's node");
+    return &world->consumers[world->nodes[node].actor];
+}
 /* use_gateway: the provider's answer to a consumer's charge, or none in time. */
 void consumers_on_charge_reply(World *world, const Message *reply);
 void consumers_on_charge_timeout(World *world, uint32_t job);
@@ -1016,7 +1036,6 @@ static inline KeyProtocol *world_keys_of_side(World *world, uint32_t side)
     SIM_ASSERT(side < world->store_count, "a store side names a store");
     return world->stores[side];
 }
-uint32_t consumers_held(const World *world); /* buffered plus in service */
 
 /* proxy.c */
 void proxy_init(World *world);

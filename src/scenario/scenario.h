@@ -580,7 +580,14 @@ typedef struct {
     double multiplier;
 } RetryableTopicSpec;
 
+/* A consumer group's processes (services form, `instances`): each with its own workers,
+ * prefetched buffer, crashes and restarts, and, with its key store's placement
+ * "per-instance", its own keys. The broker hands each delivery to an instance that is up and
+ * has room, in turn. */
+#define CONSUMER_INSTANCES_MAX 8
+
 typedef struct {
+    uint32_t instances; /* processes of the group, each with `workers` workers */
     uint32_t workers;
     Distribution service_ms;
     double load_per_inflight; /* service time multiplier grows by this per message in flight */
@@ -902,6 +909,12 @@ bool scenario_server_store_outlives_crash(const Scenario *scenario, uint32_t k);
 /* A balancer sends a request on past a down instance (balancer_retry): the first server's,
  * or a called server's that runs several instances. */
 bool scenario_uses_balancer_retry(const Scenario *scenario);
+/* The consumer group's instances (1 unless it runs several). */
+uint32_t scenario_consumer_instances(const Scenario *scenario);
+/* Whether the consumer group's key store keeps its rows when one of its instances crashes:
+ * durable, or one store its instances share (a database or a cache they all consult, which
+ * no instance owns); an instance's own store, in its memory, is wiped by its crash. */
+bool scenario_consumers_store_outlives_crash(const Scenario *scenario);
 
 #define NODE_NAME_LEN_MAX (NAME_LEN_MAX + 16)
 /* The name of instance n (1-based) of a service that runs several: "checkout#2". */
@@ -916,22 +929,23 @@ typedef struct {
     /* Which service of its kind: servers, 0 the clients' server, k called_servers[k - 1];
      * gateways and proxies, 0 the first, k > 0 the extra ones' [k - 1]; else 0 */
     uint32_t number;
-    uint32_t instance;       /* servers: which of its service's instances, from 0 */
-    uint32_t instance_count; /* servers: its service's instances (1 for every other kind) */
+    uint32_t instance;       /* servers, consumers: which of its service's instances, from 0 */
+    uint32_t instance_count; /* servers, consumers: its service's instances (else 1) */
 } ScenarioNode;
 /* The most service nodes a run has: each kind once, every server's further instances, a key
- * store of its own, the called servers and the gateways and proxies after the first. */
+ * store of its own, the called servers, the gateways and proxies after the first, and the
+ * consumer group's further instances. */
 #define SCENARIO_NODES_MAX                                                                         \
     (NODE_KIND_COUNT + SERVER_INSTANCES_EXTRA_MAX + CALLED_SERVERS_MAX + GATEWAYS_EXTRA_MAX +      \
-     PROXIES_EXTRA_MAX)
+     PROXIES_EXTRA_MAX + CONSUMER_INSTANCES_MAX - 1)
 /* The service nodes a run of scenario has, in node order after the client groups: server,
  * gateway, broker, consumers, the proxy when a group goes through it (each kind in
  * scenario_names_service's order, some only when reached), the first server's instances
  * 2..n, a key store that crashes on its own (C38), the called servers, then the called
  * servers' instances 2..n, then the gateways after the first, then the proxies after the
- * first. A node's id, and so its links' draws,
- * never moves when a later one is added. With several instances a server's node is instance 1:
- * "<id>#1". Returns how many (at most SCENARIO_NODES_MAX). */
+ * first, then the consumer group's instances 2..n. A node's id, and so its links' draws,
+ * never moves when a later one is added. With several instances a service's node is instance
+ * 1: "<id>#1". Returns how many (at most SCENARIO_NODES_MAX). */
 unsigned scenario_service_nodes(const Scenario *scenario, ScenarioNode nodes[SCENARIO_NODES_MAX]);
 /* Their names alone; names past capacity are not written. */
 unsigned scenario_service_node_names(const Scenario *scenario, char names[][NODE_NAME_LEN_MAX],

@@ -241,7 +241,7 @@ static void warn_chances(const ClientGroupSpec *group, const ClientGroupSpec *pl
 static uint32_t handlers_at_once(const Scenario *scenario, ClientTarget target)
 {
     if (target == TARGET_BROKER)
-        return scenario->broker.consumers.workers;
+        return scenario->broker.consumers.workers * scenario_consumer_instances(scenario);
     return scenario->server.workers == 0 ? 0
                                          : scenario->server.workers * scenario->server.instances;
 }
@@ -782,8 +782,21 @@ static void warn_broker(const Scenario *scenario, const Scenario *plain, const N
     }
     warn_crash(&broker->consumers.crash, &plain->broker.consumers.crash, "$.broker.consumers.crash",
                warnings);
-    warn_store(scenario, &broker->consumers.idempotency, &plain->broker.consumers.idempotency,
-               "$.broker.consumers.idempotency", !crash_never(&broker->consumers.crash), warnings);
+    /* consumers.c: the placement chooses among instances, and a store the instances share
+     * outlives any instance's crash */
+    const IdempotencySpec *store = &broker->consumers.idempotency;
+    const IdempotencySpec *usual = &plain->broker.consumers.idempotency;
+    bool several = scenario_consumer_instances(scenario) > 1;
+    if (!several && store->placement != usual->placement)
+        say_at(warnings, "$.broker.consumers.idempotency", "placement",
+               "has no effect with 1 instance: its store is that instance's either way");
+    bool crashes = !crash_never(&broker->consumers.crash);
+    if (several && store->placement == PLACEMENT_SHARED && store->durable != usual->durable &&
+        crashes && runs_mode(scenario, MODE_IDEMPOTENT))
+        say_at(warnings, "$.broker.consumers.idempotency", "durable",
+               "has no effect: the group's instances share this store, and an instance's "
+               "crash never wipes a store it shares");
+    warn_store(scenario, store, usual, "$.broker.consumers.idempotency", crashes, warnings);
     warn_consumer_failures(scenario, plain, warnings);
     if (broker->family == BROKER_LOG && !broker->transactional &&
         broker->isolation != plain->broker.isolation) /* broker_log.c, abort_output */

@@ -252,6 +252,18 @@ bool scenario_server_store_outlives_crash(const Scenario *scenario, uint32_t k)
     return false;
 }
 
+uint32_t scenario_consumer_instances(const Scenario *scenario)
+{
+    return scenario->broker.consumers.instances > 1 ? scenario->broker.consumers.instances : 1;
+}
+
+bool scenario_consumers_store_outlives_crash(const Scenario *scenario)
+{
+    const IdempotencySpec *store = &scenario->broker.consumers.idempotency;
+    return store->durable || (scenario_consumer_instances(scenario) > 1 &&
+                              store->placement != PLACEMENT_PER_INSTANCE);
+}
+
 bool scenario_uses_balancer_retry(const Scenario *scenario)
 {
     bool retry = scenario->server.balancer_retry != BALANCER_RETRY_NONE;

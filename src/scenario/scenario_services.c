@@ -118,6 +118,7 @@ void scenario_services_defaults(Scenario *scenario)
     broker->dead_letter = true;
     broker->prefetch = 1;
     broker->late_ack = LATE_ACK_IGNORE;
+    broker->consumers.instances = 1;
     broker->consumers.workers = 1;
     broker->consumers.service_ms = exp_100_ms;
     broker->consumers.idempotency = idempotency_default;
@@ -298,6 +299,7 @@ static void read_compare_for_consumers(SchemaReader *reader, const cJSON *item, 
                  read_required_for_consumers, NULL, false),                                        \
     FIELD_CHOICE("key", IdempotencySpec, key, scenario_names_consumer_key),                        \
     FIELD_CHOICE("scope", IdempotencySpec, scope, scenario_names_scope),                           \
+    FIELD_CHOICE("placement", IdempotencySpec, placement, scenario_names_placement),               \
     FIELD_CUSTOM("compare", SCHEMA_ENUM_MEMBER(IdempotencySpec, compare),                          \
                  read_compare_for_consumers, NULL, false),                                         \
     FIELD_CUSTOM("crash", SCHEMA_MEMBER(IdempotencySpec, crash, StoreCrashSpec),                   \
@@ -355,9 +357,32 @@ static const SchemaObject server_idempotency_schema = {.name = "<idempotency>",
                                                        .check = check_server_store,
                                                        .shown = server_store_shown};
 
+/* A consumer group's store in each instance's memory has no replica either. */
+static void check_consumers_store(SchemaReader *reader, const cJSON *object, void *base, bool clean)
+{
+    (void)object;
+    (void)clean;
+    const IdempotencySpec *store = base;
+    if (store->placement == PLACEMENT_PER_INSTANCE && store->replication_lag_ms > 0)
+        schema_error_at(reader, "replication_lag_ms",
+                        "expected 0 with \"placement\": \"per-instance\" (a store in an "
+                        "instance's memory has no replica)");
+}
+
+/* The placement is written only when a group's instances keep their own: other scenarios
+ * show as they were. */
+static bool consumers_store_shown(const SchemaWriter *writer, const void *base, const char *key)
+{
+    (void)writer;
+    const IdempotencySpec *store = base;
+    return strcmp(key, "placement") != 0 || store->placement == PLACEMENT_PER_INSTANCE;
+}
+
 static const SchemaField consumer_idempotency_fields[] = {CONSUMER_IDEMPOTENCY_FIELDS};
-static const SchemaObject consumer_idempotency_schema = {
-    .name = "<idempotency>", SCHEMA_FIELDS(consumer_idempotency_fields)};
+static const SchemaObject consumer_idempotency_schema = {.name = "<idempotency>",
+                                                         SCHEMA_FIELDS(consumer_idempotency_fields),
+                                                         .check = check_consumers_store,
+                                                         .shown = consumers_store_shown};
 
 #define RANGE_CRASHES                                                                              \
     {                                                                                              \
@@ -695,6 +720,8 @@ static bool consumers_shown(const SchemaWriter *writer, const void *base, const 
     const ConsumerSpec *consumers = base;
     if (strcmp(key, "retryable_topic") == 0)
         return consumers->retryable_topic.enabled;
+    if (strcmp(key, "instances") == 0)
+        return consumers->instances > 1;
     return true;
 }
 
@@ -706,7 +733,18 @@ static bool consumers_shown(const SchemaWriter *writer, const void *base, const 
     FIELD_OBJECT("retryable_topic", ConsumerSpec, retryable_topic, retryable_topic_schema)
 /* clang-format on */
 
+/* Instances are the services form's, as a server's are. */
+static void read_consumer_instances_in_older_form(SchemaReader *reader, const cJSON *item,
+                                                  void *target)
+{
+    (void)item;
+    (void)target;
+    schema_error(reader, "expected the services form for several instances (a service of kind "
+                         "'consumers' with \"instances\")");
+}
+
 static const SchemaField consumer_fields[] = {
+    FIELD_CUSTOM("instances", 0, read_consumer_instances_in_older_form, NULL, false),
     FIELD_U32("workers", ConsumerSpec, workers, RANGE_WORKERS),
     FIELD_DIST("service_ms", ConsumerSpec, service_ms),
     FIELD_INLINE_OBJECT("load", load_schema),
@@ -1029,6 +1067,11 @@ static void read_inline_consumers(SchemaReader *reader, const cJSON *item, void 
         1.0, SERVER_INSTANCES_MAX, false, false, false                                             \
     }
 
+#define RANGE_CONSUMER_INSTANCES                                                                   \
+    {                                                                                              \
+        1.0, CONSUMER_INSTANCES_MAX, false, false, false                                           \
+    }
+
 static const SchemaField server_service_fields[] = {
     SERVICE_HEAD_FIELDS,
     FIELD_U32("instances", ServerSpec, instances, RANGE_INSTANCES),
@@ -1075,6 +1118,7 @@ const SchemaObject scenario_services_broker_service_schema = {.name = "services[
 static const SchemaField consumers_service_fields[] = {
     SERVICE_HEAD_FIELDS,
     REFERENCE_FIELD("consumes"),
+    FIELD_U32("instances", ConsumerSpec, instances, RANGE_CONSUMER_INSTANCES),
     FIELD_U32("workers", ConsumerSpec, workers, RANGE_WORKERS),
     FIELD_DIST("service_ms", ConsumerSpec, service_ms),
     FIELD_INLINE_OBJECT("load", load_schema),
@@ -1103,4 +1147,7 @@ const SchemaObject scenario_services_server_store_schema = {.name = "services[] 
 static const SchemaField consumers_store_fields[] = {SERVICE_HEAD_FIELDS,
                                                      CONSUMER_IDEMPOTENCY_FIELDS};
 const SchemaObject scenario_services_consumers_store_schema = {
-    .name = "services[] (key_store)", SCHEMA_FIELDS(consumers_store_fields)};
+    .name = "services[] (key_store)",
+    SCHEMA_FIELDS(consumers_store_fields),
+    .check = check_consumers_store,
+    .shown = consumers_store_shown};

@@ -1,0 +1,263 @@
+/* A consumer group's instances (issue 21): each instance is a process with its own workers,
+ * prefetched buffer, crashes and restarts, and with placement "per-instance" its own keys.
+ * The broker hands each delivery to the next instance in turn that is up and has room. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "metrics.h"
+#include "scenario.h"
+#include "test_world.h"
+#include "world.h"
+
+#define PAYMENTS 200
+
+/* 20 clients publish 10 orders each, at once, to a queue the workers drain slowly: the queue
+ * stays backed up, so every instance holds as much as it may. */
+#define BACKED_UP(broker_fields, consumer_fields)                                                  \
+    "{\"seed\": 5, \"duration_ms\": 600000,"                                                       \
+    " \"accounts\": [{\"id\": \"a\", \"balance\": 100000000}],"                                    \
+    " \"services\": ["                                                                             \
+    "   {\"id\": \"orders\", \"kind\": \"broker\", \"prefetch\": 1, " broker_fields "},"           \
+    "   {\"id\": \"workers\", \"kind\": \"consumers\", \"consumes\": \"orders\","                  \
+    "    \"key_store\": \"keys\", \"service_ms\": {\"dist\": \"const\", \"value\": 100},"          \
+    "    " consumer_fields "},"                                                                    \
+    "   {\"id\": \"keys\", \"kind\": \"key_store\"}],"                                             \
+    " \"clients\": [{\"id\": \"shop\", \"count\": 20, \"publishes\": \"orders\","                  \
+    "   \"operation\": {\"kind\": \"debit\", \"amount\": 100},"                                    \
+    "   \"workload\": {\"ops\": 10, \"interval_ms\": 10},"                                         \
+    "   \"retry\": {\"timeout_ms\": 60000, \"max_attempts\": 1}}],"                                \
+    " \"network\": {\"default\": {\"loss\": 0, \"delay_ms\": 1}}}"
+#define VISIBILITY "\"family\": \"visibility-timeout\", \"ack_timeout_ms\": 600000"
+#define CHANNEL "\"family\": \"channel\""
+#define TWO_WORKERS "\"workers\": 2"
+
+static double metric(const Metrics *metrics, const char *name)
+{
+    double value = -1;
+    ck_assert_msg(metrics_value(metrics, name, &value), "%s", name);
+    return value;
+}
+
+/* Each instance holds workers x prefetch unacknowledged deliveries: three instances of two
+ * workers hold six at once, one instance two. */
+START_TEST(test_each_instance_holds_its_own_prefetch)
+{
+    Metrics one = test_run_text(BACKED_UP(VISIBILITY, TWO_WORKERS), MODE_AT_LEAST_ONCE);
+    Metrics three =
+        test_run_text(BACKED_UP(VISIBILITY, TWO_WORKERS ", \"instances\": 3"), MODE_AT_LEAST_ONCE);
+    ck_assert_double_eq(metric(&one, "in_flight_peak"), 2);
+    ck_assert_double_eq(metric(&three, "in_flight_peak"), 6);
+    ck_assert_uint_eq(three.effects, PAYMENTS);
+}
+END_TEST
+
+/* The broker deals the deliveries out in turn: with equal instances and a constant handling
+ * time each instance receives a third, and every one is counted at one instance. */
+START_TEST(test_deliveries_are_dealt_in_turn)
+{
+    Metrics three =
+        test_run_text(BACKED_UP(VISIBILITY, TWO_WORKERS ", \"instances\": 3"), MODE_AT_LEAST_ONCE);
+    double received[3];
+    double sum = 0;
+    for (int i = 0; i < 3; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "workers#%d", i + 1);
+        received[i] = test_service_value(&three, name, "received");
+        sum += received[i];
+    }
+    ck_assert_double_eq(sum, three.deliveries);
+    ck_assert_double_eq(test_service_value(&three, "workers", "received"), three.deliveries);
+    for (int i = 0; i < 3; i++)
+        ck_assert_double_le(fabs(received[i] - PAYMENTS / 3.0), 1.0);
+}
+END_TEST
+
+/* A crash closes the crashed instance's channel only: each of the two instances crashes
+ * once, after its first run, holding one delivery (one worker, prefetch 1), and each closure
+ * requeues exactly that one. Closing every channel would requeue the other's too. */
+START_TEST(test_a_crash_requeues_only_its_instance)
+{
+    const char *crash = "\"instances\": 2, \"workers\": 1,"
+                        " \"crash\": {\"point\": \"after-effect\", \"prob\": 1,"
+                        " \"max_crashes\": 1, \"restart_ms\": 1000}";
+    char json[8192];
+    snprintf(json, sizeof json, "%s", BACKED_UP(CHANNEL, "%s"));
+    char text[8192];
+    snprintf(text, sizeof text, json, crash);
+    Metrics least = test_run_text(text, MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(least.crashes, 2);
+    ck_assert_double_eq(test_service_value(&least, "workers#1", "crashes"), 1);
+    ck_assert_double_eq(test_service_value(&least, "workers#2", "crashes"), 1);
+    ck_assert_uint_eq(least.channel_closures, 2);
+    ck_assert_uint_eq(least.redeliveries, 2);
+    ck_assert_uint_eq(least.operations, PAYMENTS);
+    ck_assert_uint_eq(least.outcomes[OUTCOME_LOST], 0);
+}
+END_TEST
+
+/* The lesson of sqs_workers_memory_dedupe: a copy the queue makes visible again while its
+ * first run is still working goes to another instance. Keys in each instance's memory do not
+ * know it there, and it runs again; one store every instance consults finds it processing,
+ * and later completed, and no payment is debited twice. */
+START_TEST(test_keys_per_instance_miss_a_copy_at_another)
+{
+    const char *path = "scenarios/architectures/sqs_workers_memory_dedupe.json";
+    const char *shared[] = {"services.worker-keys.placement=shared"};
+    Scenario *apart = test_load_source_file(path, NULL, 0);
+    Scenario *together = test_load_source_file(path, shared, 1);
+    Metrics per_instance = test_run_mode(apart, MODE_IDEMPOTENT, apart->seed);
+    Metrics one_store = test_run_mode(together, MODE_IDEMPOTENT, together->seed);
+    ck_assert_uint_gt(per_instance.outcomes[OUTCOME_DOUBLE], 0);
+    ck_assert_uint_eq(one_store.outcomes[OUTCOME_DOUBLE], 0);
+    ck_assert_uint_gt(one_store.consumer_replayed, 0);
+    ck_assert_uint_eq(one_store.outcomes[OUTCOME_LOST], 0);
+    free(together);
+    free(apart);
+}
+END_TEST
+
+/* With one instance the placement changes nothing: its store is that instance's either way. */
+START_TEST(test_one_instance_keeps_one_store_either_way)
+{
+    const char *path = "scenarios/architectures/sqs_workers_memory_dedupe.json";
+    const char *per_instance[] = {"services.workers.instances=1"};
+    const char *shared[] = {"services.workers.instances=1",
+                            "services.worker-keys.placement=shared"};
+    Scenario *apart = test_load_source_file(path, per_instance, 1);
+    Scenario *together = test_load_source_file(path, shared, 2);
+    Metrics a = test_run_mode(apart, MODE_IDEMPOTENT, apart->seed);
+    Metrics b = test_run_mode(together, MODE_IDEMPOTENT, together->seed);
+    ck_assert_uint_eq(a.effects, b.effects);
+    ck_assert_uint_eq(a.outcomes[OUTCOME_DOUBLE], b.outcomes[OUTCOME_DOUBLE]);
+    ck_assert_uint_eq(a.consumer_replayed, b.consumer_replayed);
+    ck_assert_uint_eq(a.redeliveries, b.redeliveries);
+    free(together);
+    free(apart);
+}
+END_TEST
+
+/* An instance's crash wipes its own store (placement "per-instance", not durable), never the
+ * one its instances share. Each of the two instances crashes once, right after recording its
+ * first run's key and before the ack: the delivery comes back and meets, in the shared store,
+ * its completed key (replayed), and in the instances' own stores no key (run again). */
+START_TEST(test_a_crash_wipes_only_an_instance_s_own_store)
+{
+    const char *crash = "\"instances\": 2, \"workers\": 1,"
+                        " \"crash\": {\"point\": \"after-completion\", \"prob\": 1,"
+                        " \"max_crashes\": 1, \"restart_ms\": 1000}";
+    char json[8192];
+    snprintf(json, sizeof json, "%s", BACKED_UP(VISIBILITY, "%s"));
+    char text[8192];
+    snprintf(text, sizeof text, json, crash);
+    const char *own[] = {"services.keys.placement=per-instance", "services.keys.durable=false"};
+    const char *one[] = {"services.keys.durable=false"};
+    Metrics apart = test_run_json(text, own, 2, MODE_IDEMPOTENT);
+    Metrics together = test_run_json(text, one, 1, MODE_IDEMPOTENT);
+    ck_assert_uint_eq(together.crashes, 2);
+    ck_assert_uint_eq(together.redeliveries, 2);
+    ck_assert_uint_eq(together.consumer_replayed, 2);
+    ck_assert_uint_eq(together.outcomes[OUTCOME_DOUBLE], 0);
+    ck_assert_uint_eq(apart.crashes, 2);
+    ck_assert_uint_eq(apart.consumer_replayed, 0);
+    ck_assert_uint_eq(apart.outcomes[OUTCOME_DOUBLE], 2);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ the loader */
+
+START_TEST(test_instances_are_the_services_form_s)
+{
+    const char *older = "{\"accounts\": [{\"id\": \"a\", \"balance\": 1000}],"
+                        " \"broker\": {\"consumers\": {\"instances\": 2}},"
+                        " \"clients\": [{\"id\": \"shop\", \"target\": \"broker\"}]}";
+    test_assert_refused(older, NULL, 0, "$.broker.consumers.instances",
+                        "expected the services form for several instances");
+    const char *log[] = {"services.orders.family=log", "services.workers.instances=2"};
+    test_assert_refused(BACKED_UP(VISIBILITY, TWO_WORKERS), log, 2, "$.services[1].instances",
+                        "expected 1 instance with a log broker");
+    const char *nine[] = {"services.workers.instances=9"};
+    test_assert_refused(BACKED_UP(VISIBILITY, TWO_WORKERS), nine, 1, "$.services[1].instances",
+                        "expected");
+    const char *lag[] = {"services.keys.placement=per-instance",
+                         "services.keys.replication_lag_ms=100"};
+    test_assert_refused(BACKED_UP(VISIBILITY, TWO_WORKERS), lag, 2,
+                        "$.services[2].replication_lag_ms", "has no replica");
+}
+END_TEST
+
+/* Each instance is a node "<id>#<n>" after every other node, which METRIC@SERVICE names. */
+START_TEST(test_each_instance_is_a_node)
+{
+    Scenario *scenario = test_load(BACKED_UP(CHANNEL, TWO_WORKERS ", \"instances\": 3"), NULL, 0);
+    ScenarioNode nodes[SCENARIO_NODES_MAX];
+    unsigned count = scenario_service_nodes(scenario, nodes);
+    const char *names[] = {"workers#1", "workers#2", "workers#3"};
+    unsigned found = 0;
+    for (unsigned i = 0; i < count; i++) {
+        if (nodes[i].kind != NODE_CONSUMERS)
+            continue;
+        ck_assert_str_eq(nodes[i].name, names[found]);
+        ck_assert_uint_eq(nodes[i].instance, found);
+        ck_assert_uint_eq(nodes[i].instance_count, 3);
+        found++;
+    }
+    ck_assert_uint_eq(found, 3);
+    ck_assert_uint_eq(nodes[count - 1].kind, NODE_CONSUMERS); /* appended last */
+    ck_assert(scenario_service_name_known(scenario, "workers#2"));
+    ck_assert(scenario_service_name_known(scenario, "workers"));
+    free(scenario);
+}
+END_TEST
+
+/* Show writes the instances and the store's placement only when there are several or they
+ * are per instance (other scenarios show as they were), and reads them back. */
+START_TEST(test_show_keeps_the_instances)
+{
+    const char *own[] = {"services.keys.placement=per-instance"};
+    Scenario *plain = test_load(BACKED_UP(CHANNEL, TWO_WORKERS), NULL, 0);
+    char *plain_text = scenario_show(plain);
+    ck_assert_ptr_null(strstr(plain_text, "\"instances\": 1,\n      \"workers\": 2"));
+    Scenario *scenario = test_load(BACKED_UP(CHANNEL, TWO_WORKERS ", \"instances\": 3"), own, 1);
+    char *shown = scenario_show(scenario);
+    ck_assert_ptr_nonnull(strstr(shown, "\"instances\": 3"));
+    ck_assert_ptr_nonnull(strstr(shown, "\"placement\": \"per-instance\""));
+    Scenario *again = test_load(shown, NULL, 0);
+    ck_assert_uint_eq(again->broker.consumers.instances, 3);
+    ck_assert_uint_eq(again->broker.consumers.idempotency.placement, PLACEMENT_PER_INSTANCE);
+    char *shown_again = scenario_show(again);
+    ck_assert_str_eq(shown, shown_again);
+    free(shown_again);
+    free(again);
+    free(shown);
+    free(scenario);
+    free(plain_text);
+    free(plain);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *suite = suite_create("consumer_instances");
+    TCase *model = tcase_create("model");
+    tcase_add_test(model, test_each_instance_holds_its_own_prefetch);
+    tcase_add_test(model, test_deliveries_are_dealt_in_turn);
+    tcase_add_test(model, test_a_crash_requeues_only_its_instance);
+    tcase_add_test(model, test_keys_per_instance_miss_a_copy_at_another);
+    tcase_add_test(model, test_one_instance_keeps_one_store_either_way);
+    tcase_add_test(model, test_a_crash_wipes_only_an_instance_s_own_store);
+    suite_add_tcase(suite, model);
+    TCase *loader = tcase_create("loader");
+    tcase_add_test(loader, test_instances_are_the_services_form_s);
+    tcase_add_test(loader, test_each_instance_is_a_node);
+    tcase_add_test(loader, test_show_keeps_the_instances);
+    suite_add_tcase(suite, loader);
+    SRunner *runner = srunner_create(suite);
+    srunner_run_all(runner, CK_NORMAL);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
