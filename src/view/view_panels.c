@@ -584,17 +584,24 @@ static bool explain_keys(const ViewPanels *panels, ViewRect r, int top)
     else if (!view_pane_has_kind(pane, NODE_SERVER)) {
         uint64_t replayed = world_metrics(pane->world)->consumer_replayed;
         const char *group =
-            world_node_name(pane->world, world_node_of_kind(pane->world, NODE_CONSUMERS));
-        char who[NAME_LEN_MAX + 32];
-        if (strcmp(group, "consumers") == 0) /* the older form's name: a plural */
-            snprintf(who, sizeof who, "The consumers keep");
+            world_node(pane->world, world_node_of_kind(pane->world, NODE_CONSUMERS))->service;
+        bool apart =
+            scenario_consumer_instances(pane->scenario) > 1 &&
+            pane->scenario->broker.consumers.idempotency.placement == PLACEMENT_PER_INSTANCE;
+        char keeps[NAME_LEN_MAX + 80];
+        if (apart)
+            snprintf(keeps, sizeof keeps,
+                     "Each instance of %s keeps its own key per message id, unknown to the others",
+                     group);
+        else if (strcmp(group, "consumers") == 0) /* the older form's name: a plural */
+            snprintf(keeps, sizeof keeps, "The consumers keep one key per message id");
         else
-            snprintf(who, sizeof who, "The consumer group %s keeps", group);
+            snprintf(keeps, sizeof keeps, "The consumer group %s keeps one key per message id",
+                     group);
         snprintf(why, sizeof why,
-                 "%s one key per message id; %" PRIu64
-                 " %s found %s key done and %s acknowledged without a charge.",
-                 who, replayed, replayed == 1 ? "copy" : "copies", replayed == 1 ? "its" : "their",
-                 replayed == 1 ? "was" : "were");
+                 "%s; %" PRIu64 " %s found %s key done and %s acknowledged without a charge.",
+                 keeps, replayed, replayed == 1 ? "copy" : "copies",
+                 replayed == 1 ? "its" : "their", replayed == 1 ? "was" : "were");
     } else
         return false;
     view_canvas_text_wrapped(panels->canvas, VIEW_FONT_SMALL, C(VIEW_COLOR_TEXT_DIM), r.x, top, r.w,
