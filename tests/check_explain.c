@@ -202,6 +202,36 @@ START_TEST(test_an_order_api_fails_after_publishing_or_before_its_outbox_commit)
 }
 END_TEST
 
+/* A reconciliation names the gateway it asked where the world has several: checkout charges
+ * at the wallet (the extra gateway) and asks it about the charges it never heard back of.
+ * With one gateway the words stay "asked the gateway". */
+START_TEST(test_a_reconciliation_names_the_gateway_it_asked_among_several)
+{
+    const char *arguments[] = {"explain", "tests/good_scenarios/two_gateways.json",
+                               "--op",    "195",
+                               "--mode",  "idempotent",
+                               "--set",   "services.checkout.steps[0].call=\"wallet\"",
+                               "--set",   "services.checkout.steps[0].reconcile_ms=1000",
+                               "--set",   "services.checkout.steps[0].retry.max_attempts=1",
+                               "--set",   "services.billing.steps[0].call=\"cards\"",
+                               NULL};
+    ck_assert_int_eq(test_cli_run(arguments, out, err), 0);
+    char *printed = test_cli_read_all(out, NULL);
+    ck_assert_msg(count_of(printed, "checkout -> wallet: status_query") == 2, "%s", printed);
+    ck_assert_int_eq(count_of(printed, "checkout: asked wallet " ARROW_RIGHT " 200"), 2);
+    ck_assert_ptr_null(strstr(printed, "asked the gateway"));
+    free(printed);
+    const char *one[] = {
+        "explain", "scenarios/11_gateway_reconcile.json", "--op", "31", "--mode", "idempotent",
+        NULL};
+    ck_assert_int_eq(test_cli_run(one, out, err), 0);
+    printed = test_cli_read_all(out, NULL);
+    ck_assert_msg(strstr(printed, "server: asked the gateway " ARROW_RIGHT " 200") != NULL, "%s",
+                  printed);
+    free(printed);
+}
+END_TEST
+
 /* Every scenario of the library, in each of its modes: operation 0's story ends with the
  * model's outcome, and --why double either tells a double nothing caught or says there is
  * none, mode by mode. */
@@ -256,6 +286,7 @@ static Suite *explain_suite(void)
     tcase_add_test(core, test_why_picks_the_first_operation_with_that_outcome);
     tcase_add_test(core, test_a_second_hold_on_the_card_is_in_the_outcome);
     tcase_add_test(core, test_an_order_api_fails_after_publishing_or_before_its_outbox_commit);
+    tcase_add_test(core, test_a_reconciliation_names_the_gateway_it_asked_among_several);
     /* every scenario twice: a minute on a quiet machine under ASan, more on a busy one; the
      * timeout guards against a hang, not a speed */
     TCase *library = tcase_create("Library");

@@ -570,6 +570,22 @@ START_TEST(test_svg_says_what_an_order_api_published_before_its_500)
 }
 END_TEST
 
+/* With several gateways, checkout's reconciliations name the wallet they asked (its answers
+ * lost, every try of a double ends with one). */
+START_TEST(test_svg_names_the_gateway_a_reconciliation_asked)
+{
+    const char *at_wallet[] = {"services.checkout.steps[0].call=\"wallet\"",
+                               "services.checkout.steps[0].reconcile_ms=1000",
+                               "services.checkout.steps[0].retry.max_attempts=1",
+                               "services.billing.steps[0].call=\"cards\"", NULL};
+    char *svg =
+        draw_with("tests/good_scenarios/two_gateways.json", "idempotent", "double", at_wallet);
+    ck_assert_int_ge(occurrences(svg, ">asked wallet " ARROW " 200<"), 1);
+    ck_assert_int_eq(occurrences(svg, "asked the gateway"), 0);
+    free(svg);
+}
+END_TEST
+
 /* The proxy of C15 is drawn from the node table like any node: its lane between the client
  * and the server, its own timeout and retry as badges on it, both charges on the ledger. */
 START_TEST(test_svg_draws_the_proxy_lane_between_client_and_server)
@@ -993,6 +1009,44 @@ START_TEST(test_diagram_words_of_an_order_api_say_what_went_out)
 }
 END_TEST
 
+/* With several gateways a reconciliation names the gateway it asked (the one the first
+ * server's call step charges at), the first one too; a world of one gateway keeps "the
+ * gateway", and a lane other than the first server's the table's words. */
+START_TEST(test_diagram_words_of_a_reconciliation_name_the_gateway_among_several)
+{
+    DiagramOperationWords payment = {.debit = true};
+    char label[128];
+    DiagramItem reconciled = {.kind = DIAGRAM_MARK, .event = TRACE_RECONCILED, .value = 404};
+    const char *at_wallet[] = {"services.checkout.steps[0].call=\"wallet\"",
+                               "services.checkout.steps[0].reconcile_ms=1000",
+                               "services.billing.steps[0].call=\"cards\""};
+    Scenario *scenario =
+        test_load_source_file("tests/good_scenarios/two_gateways.json", at_wallet, 3);
+    DiagramLane checkout = {.kind = NODE_SERVER, .node_name = "checkout"};
+    ck_assert_int_eq(diagram_mark_badge(&reconciled, NODE_SERVER,
+                                        diagram_lane_words(scenario, &checkout, payment), label,
+                                        sizeof label),
+                     DIAGRAM_TONE_STORE);
+    ck_assert_str_eq(label, "asked wallet " ARROW " 404");
+    free(scenario);
+    scenario = test_load_source_file("tests/good_scenarios/two_gateways.json", at_wallet + 1, 1);
+    diagram_mark_badge(&reconciled, NODE_SERVER, diagram_lane_words(scenario, &checkout, payment),
+                       label, sizeof label);
+    ck_assert_str_eq(label, "asked cards " ARROW " 404"); /* the first of two, named too */
+    DiagramLane billing = {.kind = NODE_CONSUMERS, .node_name = "billing"};
+    diagram_mark_badge(&reconciled, NODE_CONSUMERS, diagram_lane_words(scenario, &billing, payment),
+                       label, sizeof label);
+    ck_assert_str_eq(label, "asked the gateway " ARROW " 404");
+    free(scenario);
+    scenario = test_load_source_file("scenarios/11_gateway_reconcile.json", NULL, 0);
+    DiagramLane server = {.kind = NODE_SERVER, .node_name = "server"};
+    diagram_mark_badge(&reconciled, NODE_SERVER, diagram_lane_words(scenario, &server, payment),
+                       label, sizeof label);
+    ck_assert_str_eq(label, "asked the gateway " ARROW " 404");
+    free(scenario);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ spans */
 
 /* One phone pays once, goes offline for a second right after sending, and retries with the
@@ -1124,6 +1178,7 @@ static Suite *svg_suite(void)
     tcase_add_test(core, test_svg_lanes_of_a_long_graph_follow_the_request);
     tcase_add_test(core, test_svg_draws_the_ttl_that_ended_before_the_retry);
     tcase_add_test(core, test_svg_says_what_an_order_api_published_before_its_500);
+    tcase_add_test(core, test_svg_names_the_gateway_a_reconciliation_asked);
     suite_add_tcase(suite, core);
     TCase *outcome = tcase_create("Outcome");
     tcase_add_checked_fixture(outcome, setup, teardown);
@@ -1155,6 +1210,7 @@ static Suite *svg_suite(void)
     tcase_add_test(model, test_diagram_reads_an_instant_arrival_decision_send);
     tcase_add_test(model, test_diagram_words_come_from_one_table);
     tcase_add_test(model, test_diagram_words_of_an_order_api_say_what_went_out);
+    tcase_add_test(model, test_diagram_words_of_a_reconciliation_name_the_gateway_among_several);
     tcase_add_test(model, test_key_spans_end_at_the_ttl_and_the_retry_comes_after);
     tcase_add_test(model, test_key_ttl_from_completion_counts_from_the_answer);
     tcase_add_test(model, test_a_diagram_without_windows_makes_no_spans);

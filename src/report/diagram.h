@@ -218,9 +218,13 @@ typedef struct {
     bool debit;                /* a payment (or unknown): "charges", "presses Pay" */
     bool scheduled;            /* a scheduler's job (C34): "fires", "2nd instance" */
     DiagramOrderApi order_api; /* the lane is an order API's: "fails after publishing the order" */
+    /* the id of the gateway the lane's reconciliation asks, where the world has several:
+     * "asked wallet"; NULL, the one gateway: "asked the gateway" */
+    const char *reconciles_at;
 } DiagramOperationWords;
 
-/* operation's words with what the scenario says of lane: whether it is an order API's. */
+/* operation's words with what the scenario says of lane: whether it is an order API's, and,
+ * with several gateways, which one the first server's reconciliation asks. */
 DiagramOperationWords diagram_lane_words(const Scenario *scenario, const DiagramLane *lane,
                                          DiagramOperationWords operation);
 /* The long label of a mark (the SVG's badge): "key done → replay 200". operation: with the

@@ -220,7 +220,7 @@ static void expand(char *label, size_t size, const char *format, const DiagramIt
 }
 
 /* Whether lane is the first server's (any of its instances): the only server that may be an
- * order API. */
+ * order API, and the one whose outbox reconciles. */
 static bool first_server_lane(const Scenario *scenario, const DiagramLane *lane)
 {
     if (lane == NULL || lane->ledger || lane->kind != NODE_SERVER)
@@ -238,10 +238,16 @@ DiagramOperationWords diagram_lane_words(const Scenario *scenario, const Diagram
                                          DiagramOperationWords operation)
 {
     const ServerSpec *server = &scenario->server;
-    if (!server->publishes_orders || !first_server_lane(scenario, lane))
+    bool order_api = server->publishes_orders;
+    bool names_gateway = scenario->extra_gateway_count > 0 && server->reconcile_ms > 0 &&
+                         server->use_gateway && server->call_server == 0;
+    if ((!order_api && !names_gateway) || !first_server_lane(scenario, lane))
         return operation;
-    operation.order_api = server->receipts_via == RECEIPTS_OUTBOX ? DIAGRAM_ORDER_API_OUTBOX
-                                                                  : DIAGRAM_ORDER_API_DIRECT;
+    if (order_api)
+        operation.order_api = server->receipts_via == RECEIPTS_OUTBOX ? DIAGRAM_ORDER_API_OUTBOX
+                                                                      : DIAGRAM_ORDER_API_DIRECT;
+    if (names_gateway)
+        operation.reconciles_at = scenario_gateway_id(scenario, server->call_gateway);
     return operation;
 }
 
@@ -286,6 +292,11 @@ DiagramTone diagram_mark_badge(const DiagramItem *mark, NodeKind kind,
     }
     if (event == TRACE_FAIL_AFTER_EFFECT && operation.order_api != DIAGRAM_ORDER_API_NONE) {
         snprintf(label, size, "%s", ORDER_API_FAILURE_BADGES[operation.order_api]);
+        return EVENT_WORDS[event].badge_tone;
+    }
+    if (event == TRACE_RECONCILED && operation.reconciles_at != NULL) { /* several gateways */
+        snprintf(label, size, "asked %s " ARROW_RIGHT " %" PRId64, operation.reconciles_at,
+                 mark->value);
         return EVENT_WORDS[event].badge_tone;
     }
     const EventWords *words = event < TRACE_EVENT_COUNT ? &EVENT_WORDS[event] : NULL;
