@@ -11,6 +11,8 @@
 #include "test_cli.h"
 
 #define LOST_ANSWER "scenarios/01_lost_answer.json"
+#define ORDER_API "scenarios/architectures/order_api_kafka_charging.json"
+#define ARROW_RIGHT "\xe2\x86\x92" /* → */
 
 static char out[512];
 static char err[512];
@@ -165,6 +167,71 @@ static int count_of(const char *text, const char *words)
     return count;
 }
 
+/* An order API's "effect" is its publish: a failure after it says what went out. Operation
+ * 210 of the architecture fails after its publish in every mode. Published directly, the
+ * order is out before the 500; through the outbox the order's row is written with the
+ * commit, which the 500 never makes, so nothing is out (the retry's commit writes it). A
+ * server that charges keeps the words of an effect. */
+START_TEST(test_an_order_api_fails_after_publishing_or_before_its_outbox_commit)
+{
+    const char *vias[] = {"direct", "outbox"};
+    const char *expected[] = {
+        "order-api: fails after publishing the order " ARROW_RIGHT " 500",
+        ("order-api: fails before its commit: no order in the outbox " ARROW_RIGHT " 500")};
+    for (int v = 0; v < 2; v++) {
+        char set[64];
+        snprintf(set, sizeof set, "services.order-api.steps[0].via=\"%s\"", vias[v]);
+        const char *arguments[] = {"explain",       ORDER_API, "--op", "210", "--mode",
+                                   "at-least-once", "--set",   set,    NULL};
+        ck_assert_int_eq(test_cli_run(arguments, out, err), 0);
+        char *printed = test_cli_read_all(out, NULL);
+        ck_assert_msg(count_of(printed, expected[v]) == 1, "%s: not once '%s' in:\n%s", vias[v],
+                      expected[v], printed);
+        ck_assert_ptr_null(strstr(printed, "fails after the effect"));
+        ck_assert_int_eq(count_of(printed, "order-api: publishes the order"), v == 0 ? 2 : 0);
+        free(printed);
+    }
+    const char *charges[] = {"explain", "scenarios/10_failure_retryable.json",
+                             "--why",   "double",
+                             "--mode",  "at-least-once",
+                             NULL};
+    ck_assert_int_eq(test_cli_run(charges, out, err), 0);
+    char *printed = test_cli_read_all(out, NULL);
+    ck_assert_ptr_nonnull(strstr(printed, "server: fails after the effect " ARROW_RIGHT " 500"));
+    free(printed);
+}
+END_TEST
+
+/* A reconciliation names the gateway it asked where the world has several: checkout charges
+ * at the wallet (the extra gateway) and asks it about the charges it never heard back of.
+ * With one gateway the words stay "asked the gateway". */
+START_TEST(test_a_reconciliation_names_the_gateway_it_asked_among_several)
+{
+    const char *arguments[] = {"explain", "tests/good_scenarios/two_gateways.json",
+                               "--op",    "195",
+                               "--mode",  "idempotent",
+                               "--set",   "services.checkout.steps[0].call=\"wallet\"",
+                               "--set",   "services.checkout.steps[0].reconcile_ms=1000",
+                               "--set",   "services.checkout.steps[0].retry.max_attempts=1",
+                               "--set",   "services.billing.steps[0].call=\"cards\"",
+                               NULL};
+    ck_assert_int_eq(test_cli_run(arguments, out, err), 0);
+    char *printed = test_cli_read_all(out, NULL);
+    ck_assert_msg(count_of(printed, "checkout -> wallet: status_query") == 2, "%s", printed);
+    ck_assert_int_eq(count_of(printed, "checkout: asked wallet " ARROW_RIGHT " 200"), 2);
+    ck_assert_ptr_null(strstr(printed, "asked the gateway"));
+    free(printed);
+    const char *one[] = {
+        "explain", "scenarios/11_gateway_reconcile.json", "--op", "31", "--mode", "idempotent",
+        NULL};
+    ck_assert_int_eq(test_cli_run(one, out, err), 0);
+    printed = test_cli_read_all(out, NULL);
+    ck_assert_msg(strstr(printed, "server: asked the gateway " ARROW_RIGHT " 200") != NULL, "%s",
+                  printed);
+    free(printed);
+}
+END_TEST
+
 /* Every scenario of the library, in each of its modes: operation 0's story ends with the
  * model's outcome, and --why double either tells a double nothing caught or says there is
  * none, mode by mode. */
@@ -218,6 +285,8 @@ static Suite *explain_suite(void)
     tcase_add_test(core, test_operation_zero_is_not_told_the_restarts_of_no_operation);
     tcase_add_test(core, test_why_picks_the_first_operation_with_that_outcome);
     tcase_add_test(core, test_a_second_hold_on_the_card_is_in_the_outcome);
+    tcase_add_test(core, test_an_order_api_fails_after_publishing_or_before_its_outbox_commit);
+    tcase_add_test(core, test_a_reconciliation_names_the_gateway_it_asked_among_several);
     /* every scenario twice: a minute on a quiet machine under ASan, more on a busy one; the
      * timeout guards against a hang, not a speed */
     TCase *library = tcase_create("Library");

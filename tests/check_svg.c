@@ -525,6 +525,67 @@ START_TEST(test_every_scenario_draws_a_balanced_diagram)
 }
 END_TEST
 
+/* Draws one mode of scenario with overrides (sets, NULL-ended), its first 20 operations or
+ * those that ended outcome (NULL: any). */
+static char *draw_with(const char *scenario, const char *mode, const char *outcome,
+                       const char *const *sets)
+{
+    char path[512];
+    test_cli_in_scratch(path, "with.svg");
+    const char *arguments[32] = {"run", scenario, "--svg",     path, "--svg-mode",
+                                 mode,  "-q",     "--svg-ops", "20"};
+    int count = 9;
+    if (outcome != NULL) {
+        arguments[count++] = "--svg-outcome";
+        arguments[count++] = outcome;
+    }
+    for (; *sets != NULL && count < 30; sets++) {
+        arguments[count++] = "--set";
+        arguments[count++] = *sets;
+    }
+    arguments[count] = NULL;
+    ck_assert_int_eq(test_cli_run(arguments, NULL, NULL), 0);
+    char *svg = test_cli_read_all(path, NULL);
+    ck_assert_ptr_nonnull(svg);
+    return svg;
+}
+
+/* An order API's failures say what went out before its 500 (every request fails after its
+ * publish here): the order, published directly; through the outbox, nothing yet. */
+START_TEST(test_svg_says_what_an_order_api_published_before_its_500)
+{
+    const char *direct[] = {"services.order-api.fail_after_effect=1", NULL};
+    char *svg =
+        draw_with("tests/good_scenarios/order_api_publishes.json", "at-least-once", NULL, direct);
+    ck_assert_int_ge(occurrences(svg, ">fails after publishing the order " ARROW " 500<"), 3);
+    ck_assert_int_eq(occurrences(svg, "fails after the effect"), 0);
+    free(svg);
+    const char *outbox[] = {"services.order-api.fail_after_effect=1",
+                            "services.order-api.steps[0].via=\"outbox\"", NULL};
+    svg = draw_with("tests/good_scenarios/order_api_publishes.json", "at-least-once", NULL, outbox);
+    ck_assert_int_ge(
+        occurrences(svg, ">fails before its commit: no order in the outbox " ARROW " 500<"), 3);
+    ck_assert_int_eq(occurrences(svg, "fails after"), 0);
+    free(svg);
+}
+END_TEST
+
+/* With several gateways, checkout's reconciliations name the wallet they asked (its answers
+ * lost, every try of a double ends with one). */
+START_TEST(test_svg_names_the_gateway_a_reconciliation_asked)
+{
+    const char *at_wallet[] = {"services.checkout.steps[0].call=\"wallet\"",
+                               "services.checkout.steps[0].reconcile_ms=1000",
+                               "services.checkout.steps[0].retry.max_attempts=1",
+                               "services.billing.steps[0].call=\"cards\"", NULL};
+    char *svg =
+        draw_with("tests/good_scenarios/two_gateways.json", "idempotent", "double", at_wallet);
+    ck_assert_int_ge(occurrences(svg, ">asked wallet " ARROW " 200<"), 1);
+    ck_assert_int_eq(occurrences(svg, "asked the gateway"), 0);
+    free(svg);
+}
+END_TEST
+
 /* The proxy of C15 is drawn from the node table like any node: its lane between the client
  * and the server, its own timeout and retry as badges on it, both charges on the ledger. */
 START_TEST(test_svg_draws_the_proxy_lane_between_client_and_server)
@@ -907,6 +968,85 @@ START_TEST(test_diagram_words_come_from_one_table)
 }
 END_TEST
 
+/* The words of a lane depend on what the scenario says of it: at an order API a failure
+ * after its "effect" says what went out (the order, published directly; nothing through the
+ * outbox, whose row is written with the commit a 500 never makes), on any of its instances
+ * (direct: the loader keeps an outbox to one). Other lanes keep the table's words. */
+START_TEST(test_diagram_words_of_an_order_api_say_what_went_out)
+{
+    DiagramOperationWords payment = {.debit = true};
+    DiagramItem failed = {.kind = DIAGRAM_MARK, .event = TRACE_FAIL_AFTER_EFFECT, .value = 500};
+    char label[128];
+    const char *vias[] = {"direct", "outbox"};
+    const char *expected[] = {"fails after publishing the order " ARROW " 500",
+                              "fails before its commit: no order in the outbox " ARROW " 500"};
+    for (int v = 0; v < 2; v++) {
+        char via[64];
+        snprintf(via, sizeof via, "services.order-api.steps[0].via=\"%s\"", vias[v]);
+        const char *sets[] = {via, "services.order-api.instances=2"};
+        for (uint32_t count = 1; count <= (v == 0 ? 2u : 1u); count++) { /* outbox: 1 instance */
+            Scenario *scenario =
+                test_load_source_file("tests/good_scenarios/order_api_publishes.json", sets, count);
+            DiagramLane api = {.kind = NODE_SERVER};
+            snprintf(api.node_name, sizeof api.node_name, count == 1 ? "order-api" : "order-api#2");
+            DiagramOperationWords words = diagram_lane_words(scenario, &api, payment);
+            ck_assert_int_eq(diagram_mark_badge(&failed, NODE_SERVER, words, label, sizeof label),
+                             DIAGRAM_TONE_BAD);
+            ck_assert_str_eq(label, expected[v]);
+            DiagramLane charger = {.kind = NODE_CONSUMERS, .node_name = "charger"};
+            words = diagram_lane_words(scenario, &charger, payment);
+            diagram_mark_badge(&failed, NODE_CONSUMERS, words, label, sizeof label);
+            ck_assert_str_eq(label, "fails after the effect " ARROW " 500");
+            free(scenario);
+        }
+    }
+    Scenario *scenario = test_load_source_file(LOST_ANSWER, NULL, 0);
+    DiagramLane server = {.kind = NODE_SERVER, .node_name = "server"};
+    diagram_mark_badge(&failed, NODE_SERVER, diagram_lane_words(scenario, &server, payment), label,
+                       sizeof label);
+    ck_assert_str_eq(label, "fails after the effect " ARROW " 500");
+    free(scenario);
+}
+END_TEST
+
+/* With several gateways a reconciliation names the gateway it asked (the one the first
+ * server's call step charges at), the first one too; a world of one gateway keeps "the
+ * gateway", and a lane other than the first server's the table's words. */
+START_TEST(test_diagram_words_of_a_reconciliation_name_the_gateway_among_several)
+{
+    DiagramOperationWords payment = {.debit = true};
+    char label[128];
+    DiagramItem reconciled = {.kind = DIAGRAM_MARK, .event = TRACE_RECONCILED, .value = 404};
+    const char *at_wallet[] = {"services.checkout.steps[0].call=\"wallet\"",
+                               "services.checkout.steps[0].reconcile_ms=1000",
+                               "services.billing.steps[0].call=\"cards\""};
+    Scenario *scenario =
+        test_load_source_file("tests/good_scenarios/two_gateways.json", at_wallet, 3);
+    DiagramLane checkout = {.kind = NODE_SERVER, .node_name = "checkout"};
+    ck_assert_int_eq(diagram_mark_badge(&reconciled, NODE_SERVER,
+                                        diagram_lane_words(scenario, &checkout, payment), label,
+                                        sizeof label),
+                     DIAGRAM_TONE_STORE);
+    ck_assert_str_eq(label, "asked wallet " ARROW " 404");
+    free(scenario);
+    scenario = test_load_source_file("tests/good_scenarios/two_gateways.json", at_wallet + 1, 1);
+    diagram_mark_badge(&reconciled, NODE_SERVER, diagram_lane_words(scenario, &checkout, payment),
+                       label, sizeof label);
+    ck_assert_str_eq(label, "asked cards " ARROW " 404"); /* the first of two, named too */
+    DiagramLane billing = {.kind = NODE_CONSUMERS, .node_name = "billing"};
+    diagram_mark_badge(&reconciled, NODE_CONSUMERS, diagram_lane_words(scenario, &billing, payment),
+                       label, sizeof label);
+    ck_assert_str_eq(label, "asked the gateway " ARROW " 404");
+    free(scenario);
+    scenario = test_load_source_file("scenarios/11_gateway_reconcile.json", NULL, 0);
+    DiagramLane server = {.kind = NODE_SERVER, .node_name = "server"};
+    diagram_mark_badge(&reconciled, NODE_SERVER, diagram_lane_words(scenario, &server, payment),
+                       label, sizeof label);
+    ck_assert_str_eq(label, "asked the gateway " ARROW " 404");
+    free(scenario);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ spans */
 
 /* One phone pays once, goes offline for a second right after sending, and retries with the
@@ -1037,6 +1177,8 @@ static Suite *svg_suite(void)
     tcase_add_test(core, test_svg_draws_the_proxy_lane_between_client_and_server);
     tcase_add_test(core, test_svg_lanes_of_a_long_graph_follow_the_request);
     tcase_add_test(core, test_svg_draws_the_ttl_that_ended_before_the_retry);
+    tcase_add_test(core, test_svg_says_what_an_order_api_published_before_its_500);
+    tcase_add_test(core, test_svg_names_the_gateway_a_reconciliation_asked);
     suite_add_tcase(suite, core);
     TCase *outcome = tcase_create("Outcome");
     tcase_add_checked_fixture(outcome, setup, teardown);
@@ -1067,6 +1209,8 @@ static Suite *svg_suite(void)
     tcase_add_test(model, test_diagram_follows_an_outcome_past_its_last_row);
     tcase_add_test(model, test_diagram_reads_an_instant_arrival_decision_send);
     tcase_add_test(model, test_diagram_words_come_from_one_table);
+    tcase_add_test(model, test_diagram_words_of_an_order_api_say_what_went_out);
+    tcase_add_test(model, test_diagram_words_of_a_reconciliation_name_the_gateway_among_several);
     tcase_add_test(model, test_key_spans_end_at_the_ttl_and_the_retry_comes_after);
     tcase_add_test(model, test_key_ttl_from_completion_counts_from_the_answer);
     tcase_add_test(model, test_a_diagram_without_windows_makes_no_spans);

@@ -575,6 +575,52 @@ START_TEST(test_view_narration_names_the_gateway_each_caller_calls)
 }
 END_TEST
 
+/* A reconciliation names the gateway the server asked: the wallet, where checkout charges
+ * there, as explain and the SVG name it among several gateways; and an order API's publish is
+ * a sentence, not the trace's event name. */
+START_TEST(test_view_narration_names_the_gateway_a_reconciliation_asked)
+{
+    const char *sets[] = {"services.checkout.steps[0].call=\"wallet\"",
+                          "services.checkout.steps[0].reconcile_ms=1000",
+                          "services.billing.steps[0].call=\"cards\""};
+    Scenario *scenario = calloc(1, sizeof *scenario);
+    LoadErrors *errors = calloc(1, sizeof *errors);
+    ck_assert(scenario_load_file(IDEMSIM_SOURCE_DIR "/tests/good_scenarios/two_gateways.json", sets,
+                                 3, scenario, errors));
+    ViewPane *pane = view_pane_create(scenario, MODE_IDEMPOTENT, scenario->seed);
+    ck_assert_ptr_nonnull(pane);
+    ViewNarration reconciled = {.event = TRACE_RECONCILED,
+                                .node = node_named(pane, "checkout"),
+                                .kind = NODE_SERVER,
+                                .peer = TRACE_NO_NODE,
+                                .value = 200};
+    expect_narration(pane, reconciled,
+                     "the checkout asked the wallet about payment 0: charged (200), its key "
+                     "completed");
+    reconciled.value = 404;
+    expect_narration(pane, reconciled,
+                     "the checkout asked the wallet about payment 0: never charged (404), its key "
+                     "freed for a retry");
+    view_pane_destroy(pane);
+    memset(scenario, 0, sizeof *scenario);
+    memset(errors, 0, sizeof *errors);
+    ck_assert(scenario_load_file(IDEMSIM_SOURCE_DIR
+                                 "/tests/good_scenarios/order_api_publishes.json",
+                                 NULL, 0, scenario, errors));
+    pane = view_pane_create(scenario, MODE_AT_LEAST_ONCE, scenario->seed);
+    ck_assert_ptr_nonnull(pane);
+    ViewNarration published = {.event = TRACE_ORDER_PUBLISHED,
+                               .node = node_named(pane, "order-api"),
+                               .kind = NODE_SERVER,
+                               .peer = TRACE_NO_NODE};
+    expect_narration(pane, published,
+                     "the order-api published the order of payment 0 to the orders");
+    view_pane_destroy(pane);
+    free(errors);
+    free(scenario);
+}
+END_TEST
+
 START_TEST(test_view_narration_stays_inside_its_box)
 {
     check_narration_inside("1280", "720");
@@ -1157,6 +1203,7 @@ static Suite *view_suite(void)
     tcase_add_test(core, test_view_key_sample_keeps_processing_and_completed_rows_apart);
     tcase_add_test(core, test_view_narration_stays_inside_its_box);
     tcase_add_test(core, test_view_narration_names_the_gateway_each_caller_calls);
+    tcase_add_test(core, test_view_narration_names_the_gateway_a_reconciliation_asked);
     tcase_add_test(core, test_view_narration_an_order_api_publishes_rather_than_charges);
     tcase_add_test(core, test_view_bad_scenario_path_exits_2);
     tcase_add_test(core, test_view_usage_errors_exit_2_and_help_exits_0);

@@ -204,13 +204,31 @@ typedef enum {
     DIAGRAM_TONE_LOST
 } DiagramTone;
 
-/* What the scenario says about an operation, for words that depend on it. */
+/* How an order API (the first server, publishes_orders) hands its order to the broker: what
+ * went out when its handler fails after its "effect". */
+typedef enum {
+    DIAGRAM_ORDER_API_NONE,   /* not an order API's lane */
+    DIAGRAM_ORDER_API_DIRECT, /* published at once: a failure after it cannot take it back */
+    DIAGRAM_ORDER_API_OUTBOX  /* written to the outbox with the commit, which a 500 never makes */
+} DiagramOrderApi;
+
+/* What the scenario says about an operation, and about the lane a mark is on
+ * (diagram_lane_words), for words that depend on it. */
 typedef struct {
-    bool debit;     /* a payment (or unknown): "charges", "presses Pay" */
-    bool scheduled; /* a scheduler's job (C34): "fires", "2nd instance" */
+    bool debit;                /* a payment (or unknown): "charges", "presses Pay" */
+    bool scheduled;            /* a scheduler's job (C34): "fires", "2nd instance" */
+    DiagramOrderApi order_api; /* the lane is an order API's: "fails after publishing the order" */
+    /* the id of the gateway the lane's reconciliation asks, where the world has several:
+     * "asked wallet"; NULL, the one gateway: "asked the gateway" */
+    const char *reconciles_at;
 } DiagramOperationWords;
 
-/* The long label of a mark (the SVG's badge): "key done → replay 200". */
+/* operation's words with what the scenario says of lane: whether it is an order API's, and,
+ * with several gateways, which one the first server's reconciliation asks. */
+DiagramOperationWords diagram_lane_words(const Scenario *scenario, const DiagramLane *lane,
+                                         DiagramOperationWords operation);
+/* The long label of a mark (the SVG's badge): "key done → replay 200". operation: with the
+ * words of the mark's lane (diagram_lane_words). */
 DiagramTone diagram_mark_badge(const DiagramItem *mark, NodeKind kind,
                                DiagramOperationWords operation, char *label, size_t size);
 /* The short word beside a service's lifeline (the view's): "replay", "charge x2"; NULL when

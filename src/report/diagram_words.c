@@ -161,6 +161,15 @@ static const EventWords EVENT_WORDS[TRACE_EVENT_COUNT] = {
                                DIAGRAM_TONE_DIM},
 };
 
+/* An order API's failure after its "effect" (DiagramOrderApi), by what went out before it:
+ * the order itself when published directly; through the outbox nothing, since the order's
+ * row is written with the commit, which the 500 never makes (server.c). */
+static const char *const ORDER_API_FAILURE_BADGES[] = {
+    [DIAGRAM_ORDER_API_DIRECT] = ("fails after publishing the order " ARROW_RIGHT " 500"),
+    [DIAGRAM_ORDER_API_OUTBOX] =
+        ("fails before its commit: no order in the outbox " ARROW_RIGHT " 500"),
+};
+
 /* The client's marks that name a click worth telling apart (a double click's second). */
 static bool names_click(TraceEvent event)
 {
@@ -210,6 +219,38 @@ static void expand(char *label, size_t size, const char *format, const DiagramIt
     }
 }
 
+/* Whether lane is the first server's (any of its instances): the only server that may be an
+ * order API, and the one whose outbox reconciles. */
+static bool first_server_lane(const Scenario *scenario, const DiagramLane *lane)
+{
+    if (lane == NULL || lane->ledger || lane->kind != NODE_SERVER)
+        return false;
+    ScenarioNode nodes[SCENARIO_NODES_MAX];
+    unsigned count = scenario_service_nodes(scenario, nodes);
+    for (unsigned i = 0; i < count; i++) {
+        if (nodes[i].kind == NODE_SERVER && strcmp(nodes[i].name, lane->node_name) == 0)
+            return nodes[i].number == 0;
+    }
+    return false;
+}
+
+DiagramOperationWords diagram_lane_words(const Scenario *scenario, const DiagramLane *lane,
+                                         DiagramOperationWords operation)
+{
+    const ServerSpec *server = &scenario->server;
+    bool order_api = server->publishes_orders;
+    bool names_gateway = scenario->extra_gateway_count > 0 && server->reconcile_ms > 0 &&
+                         server->use_gateway && server->call_server == 0;
+    if ((!order_api && !names_gateway) || !first_server_lane(scenario, lane))
+        return operation;
+    if (order_api)
+        operation.order_api = server->receipts_via == RECEIPTS_OUTBOX ? DIAGRAM_ORDER_API_OUTBOX
+                                                                      : DIAGRAM_ORDER_API_DIRECT;
+    if (names_gateway)
+        operation.reconciles_at = scenario_gateway_id(scenario, server->call_gateway);
+    return operation;
+}
+
 DiagramTone diagram_mark_badge(const DiagramItem *mark, NodeKind kind,
                                DiagramOperationWords operation, char *label, size_t size)
 {
@@ -248,6 +289,15 @@ DiagramTone diagram_mark_badge(const DiagramItem *mark, NodeKind kind,
     if (event == TRACE_REPLAY && node_kind_info(kind)->replay_badge != NULL) {
         snprintf(label, size, "%s", node_kind_info(kind)->replay_badge);
         return DIAGRAM_TONE_GOOD;
+    }
+    if (event == TRACE_FAIL_AFTER_EFFECT && operation.order_api != DIAGRAM_ORDER_API_NONE) {
+        snprintf(label, size, "%s", ORDER_API_FAILURE_BADGES[operation.order_api]);
+        return EVENT_WORDS[event].badge_tone;
+    }
+    if (event == TRACE_RECONCILED && operation.reconciles_at != NULL) { /* several gateways */
+        snprintf(label, size, "asked %s " ARROW_RIGHT " %" PRId64, operation.reconciles_at,
+                 mark->value);
+        return EVENT_WORDS[event].badge_tone;
     }
     const EventWords *words = event < TRACE_EVENT_COUNT ? &EVENT_WORDS[event] : NULL;
     if (words == NULL || words->badge == NULL) { /* not described yet: the trace's word */

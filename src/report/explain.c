@@ -115,7 +115,8 @@ static void write_message(FILE *stream, const Diagram *diagram, const DiagramIte
         fprintf(stream, ", never arrives\n");
 }
 
-static void write_steps(FILE *stream, const Explain *explain, DiagramOperationWords words)
+static void write_steps(FILE *stream, const Explain *explain, const Scenario *scenario,
+                        DiagramOperationWords words)
 {
     const Diagram *diagram = explain->diagram;
     for (uint32_t r = 0; r < diagram_row_count(diagram); r++) {
@@ -131,7 +132,9 @@ static void write_steps(FILE *stream, const Explain *explain, DiagramOperationWo
             continue;
         }
         char label[128];
-        diagram_mark_badge(item, lane_kind(diagram, item->from), words, label, sizeof label);
+        const DiagramLane *lane = diagram_lane(diagram, item->from);
+        diagram_mark_badge(item, lane_kind(diagram, item->from),
+                           diagram_lane_words(scenario, lane, words), label, sizeof label);
         fprintf(stream, "%s: %s\n", lane_name(diagram, item->from), label);
     }
     if (diagram_truncated(diagram))
@@ -196,7 +199,7 @@ bool explain_write(FILE *stream, const Explain *explain, const Scenario *scenari
     for (uint32_t g = 0; g < scenario->client_group_count; g++)
         debit &= scenario->client_groups[g].operation.kind == OPERATION_DEBIT;
     write_steps(
-        stream, explain,
+        stream, explain, scenario,
         (DiagramOperationWords){.debit = debit, .scheduled = scenario_uses_schedule(scenario)});
     char refunds[32] = "";
     if (outcome->refunds > 0)

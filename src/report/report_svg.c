@@ -792,8 +792,9 @@ static bool describe(const Layout *layout, const DiagramRow *row, char *label, s
     const OperationSpec *spec = operation_spec(layout, mark->operation);
     DiagramOperationWords words = {.debit = spec == NULL || spec->kind == OPERATION_DEBIT,
                                    .scheduled = scenario_uses_schedule(layout->scenario)};
-    *style = tone_style(diagram_mark_badge(mark, diagram_lane(layout->model, mark->from)->kind,
-                                           words, label, size));
+    const DiagramLane *lane = diagram_lane(layout->model, mark->from);
+    *style = tone_style(diagram_mark_badge(
+        mark, lane->kind, diagram_lane_words(layout->scenario, lane, words), label, size));
     return true;
 }
 static void format_money(char *buffer, size_t size, int64_t minor)

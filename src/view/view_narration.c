@@ -308,6 +308,20 @@ static ViewColor service_sentence(const ViewPane *pane, const ViewNarration *n, 
             snprintf(buffer, size,
                      "%s charged, then the handler failed: 500, the client will retry", op);
         return VIEW_COLOR_WARNING;
+    case TRACE_ORDER_PUBLISHED:
+        snprintf(buffer, size, "the %s published the order of %s to the %s", where, op,
+                 kind_words(pane, NODE_BROKER));
+        return VIEW_COLOR_TEXT;
+    case TRACE_RECONCILED: /* the gateway its charges went to, one of several maybe */
+        if (n->value == 200)
+            snprintf(buffer, size, "the %s asked the %s about %s: charged (200), its key completed",
+                     where, gateway, op);
+        else
+            snprintf(buffer, size,
+                     "the %s asked the %s about %s: never charged (%" PRId64
+                     "), its key freed for a retry",
+                     where, gateway, op, n->value);
+        return VIEW_COLOR_OK;
     case TRACE_PROXY_TIMEOUT:
         snprintf(buffer, size, "the %s got no answer to try #%" PRId64 " of %s in time", where,
                  n->value, op);
