@@ -167,6 +167,65 @@ START_TEST(test_a_crash_wipes_only_an_instance_s_own_store)
 }
 END_TEST
 
+/* C21's log as services, with three consumer instances sharing the log's 8 partitions. */
+#define C21_INSTANCES "services.consumers.instances=3"
+
+static Metrics run_c21(const char *placement, Mode mode)
+{
+    const char *overrides[] = {C21_INSTANCES, placement};
+    Scenario *older = test_load_source_file("scenarios/21_kafka_rebalance_replay.json", NULL, 0);
+    char *shown = scenario_show(older);
+    Metrics metrics = test_run_json(shown, overrides, 2, mode);
+    free(shown);
+    free(older);
+    return metrics;
+}
+
+/* On a log each partition is consumed by one instance, in turn from the instances that are
+ * up: every instance runs records, each partition's in order. A crash moves the crashed
+ * instance's partitions to the others (a rebalance: each goes back to its committed offset),
+ * and the restart moves a share back (another). With one store the instances share, the
+ * replayed records are replayed from it; with keys in each instance's memory, a record
+ * replayed on the instance it moved to runs again. */
+START_TEST(test_a_log_deals_its_partitions_to_the_instances)
+{
+    Metrics shared = run_c21("services.consumers-keys.placement=shared", MODE_IDEMPOTENT);
+    Metrics apart = run_c21("services.consumers-keys.placement=per-instance", MODE_IDEMPOTENT);
+    for (int i = 1; i <= 3; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "consumers#%d", i);
+        ck_assert_double_gt(test_service_value(&shared, name, "runs"), 0);
+    }
+    ck_assert_uint_eq(shared.crashes, apart.crashes);
+    ck_assert_uint_eq(shared.outcomes[OUTCOME_DOUBLE], 0);
+    ck_assert_uint_eq(shared.outcomes[OUTCOME_LOST], 0);
+    ck_assert_uint_gt(shared.consumer_replayed, 0);
+    ck_assert_uint_gt(apart.outcomes[OUTCOME_DOUBLE], 0);
+    ck_assert_uint_lt(apart.consumer_replayed, shared.consumer_replayed);
+}
+END_TEST
+
+/* An instance's crash on a log rebalances once, its restart once more (it joins a group
+ * whose other instances hold the partitions); with one instance the restart takes the
+ * partitions back without a rebalance, as before instances existed. */
+START_TEST(test_a_crash_and_its_restart_each_rebalance)
+{
+    const char *one[] = {"services.consumers.crash.max_crashes=1",
+                         "services.broker.rebalance_every_ms=0"};
+    const char *three[] = {"services.consumers.crash.max_crashes=1",
+                           "services.broker.rebalance_every_ms=0", C21_INSTANCES};
+    Scenario *older = test_load_source_file("scenarios/21_kafka_rebalance_replay.json", NULL, 0);
+    char *shown = scenario_show(older);
+    Metrics single = test_run_json(shown, one, 2, MODE_AT_LEAST_ONCE);
+    Metrics several = test_run_json(shown, three, 3, MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(single.rebalances, single.crashes);
+    ck_assert_uint_eq(several.rebalances, 2 * several.crashes);
+    ck_assert_uint_gt(several.crashes, 0);
+    free(shown);
+    free(older);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ the loader */
 
 START_TEST(test_instances_are_the_services_form_s)
@@ -176,9 +235,6 @@ START_TEST(test_instances_are_the_services_form_s)
                         " \"clients\": [{\"id\": \"shop\", \"target\": \"broker\"}]}";
     test_assert_refused(older, NULL, 0, "$.broker.consumers.instances",
                         "expected the services form for several instances");
-    const char *log[] = {"services.orders.family=log", "services.workers.instances=2"};
-    test_assert_refused(BACKED_UP(VISIBILITY, TWO_WORKERS), log, 2, "$.services[1].instances",
-                        "expected 1 instance with a log broker");
     const char *nine[] = {"services.workers.instances=9"};
     test_assert_refused(BACKED_UP(VISIBILITY, TWO_WORKERS), nine, 1, "$.services[1].instances",
                         "expected");
@@ -249,6 +305,8 @@ int main(void)
     tcase_add_test(model, test_keys_per_instance_miss_a_copy_at_another);
     tcase_add_test(model, test_one_instance_keeps_one_store_either_way);
     tcase_add_test(model, test_a_crash_wipes_only_an_instance_s_own_store);
+    tcase_add_test(model, test_a_log_deals_its_partitions_to_the_instances);
+    tcase_add_test(model, test_a_crash_and_its_restart_each_rebalance);
     suite_add_tcase(suite, model);
     TCase *loader = tcase_create("loader");
     tcase_add_test(loader, test_instances_are_the_services_form_s);

@@ -400,6 +400,35 @@ START_TEST(test_a_consumer_groups_idle_undo_is_warned_at_its_step)
 }
 END_TEST
 
+/* A consumer group's instances (consumers.c, broker_log.c): the placement chooses among
+ * instances, a store they share outlives an instance's crash, and a log's partition is
+ * consumed by one instance at a time. */
+START_TEST(test_a_consumer_groups_idle_instance_fields_are_warned)
+{
+    size_t length = sizeof consumers_saga_scenario - 1;
+    const char *const one_apart[SETS_MAX] = {"services.keys.placement=\"per-instance\""};
+    const char *const two_apart[SETS_MAX] = {"services.keys.placement=\"per-instance\"",
+                                             "services.shipper.instances=2"};
+    ck_assert(warns_in(consumers_saga_scenario, length, one_apart, "$.services[2].placement"));
+    ck_assert(!warns_in(consumers_saga_scenario, length, two_apart, "$.services[2].placement"));
+#define CRASHES "services.shipper.crash={\"point\": \"after-effect\", \"prob\": 0.1}"
+    const char *const shared[SETS_MAX] = {"services.keys.durable=false",
+                                          "services.shipper.instances=2", CRASHES};
+    const char *const own[SETS_MAX] = {"services.keys.durable=false", CRASHES};
+    ck_assert(warns_in(consumers_saga_scenario, length, shared, "$.services[2].durable"));
+    ck_assert(!warns_in(consumers_saga_scenario, length, own, "$.services[2].durable"));
+    const char *const idle[SETS_MAX] = {"services.orders.family=\"log\"",
+                                        "services.orders.partitions=2",
+                                        "services.shipper.instances=3"};
+    const char *const busy[SETS_MAX] = {"services.orders.family=\"log\"",
+                                        "services.orders.partitions=3",
+                                        "services.shipper.instances=3"};
+    ck_assert(warns_in(consumers_saga_scenario, length, idle, "$.services[1].instances"));
+    ck_assert(!warns_in(consumers_saga_scenario, length, busy, "$.services[1].instances"));
+#undef CRASHES
+}
+END_TEST
+
 START_TEST(test_inert_field_is_warned_and_its_live_twin_is_not)
 {
     const InertCase *c = &cases[_i];
@@ -454,6 +483,7 @@ static Suite *inert_suite(void)
 {
     Suite *suite = suite_create("inert");
     TCase *core = tcase_create("Core");
+    tcase_add_test(core, test_a_consumer_groups_idle_instance_fields_are_warned);
     tcase_add_loop_test(core, test_inert_field_is_warned_and_its_live_twin_is_not, 0,
                         (int)(sizeof cases / sizeof cases[0]));
     tcase_add_loop_test(core,

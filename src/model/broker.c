@@ -481,7 +481,7 @@ static void close_channel(World *world, uint32_t consumer, const Message *cause)
 void broker_on_consumers_crash(World *world, uint32_t instance)
 {
     if (world->broker.partition_count > 0)
-        broker_log_on_consumers_crash(world);
+        broker_log_on_consumers_crash(world, instance);
     if (world->scenario.broker.family == BROKER_CHANNEL && world->broker.in_flight_total > 0)
         close_channel(world, instance, NULL);
 }

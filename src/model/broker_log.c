@@ -45,6 +45,8 @@
 
 _Static_assert(PARTITIONS_MAX <= UINT16_MAX, "a record's partition fits QueuedMessage.partition");
 
+static void assign_partitions(World *world);
+
 void broker_log_init(World *world)
 {
     Broker *broker = &world->broker;
@@ -57,6 +59,7 @@ void broker_log_init(World *world)
     broker->commit_before = world->mode == MODE_AT_MOST_ONCE || spec->commit == COMMIT_BEFORE;
     if (spec->idempotent_producer)
         broker->producer_ids = idem_store_create(1024);
+    assign_partitions(world);
     SimTimeUs every_us = sim_time_us_from_ms(spec->rebalance_every_ms);
     if (every_us > 0 && every_us <= world->duration_us)
         sim_schedule_in(world->sim, every_us, EVENT_LOG_REBALANCE, 0, 0);
@@ -208,22 +211,29 @@ static void abort_output(World *world, uint32_t queued_index, bool zombie)
     world_trace_queue(world, TRACE_TXN_ABORTED, &queued->publish, unread,
                       world->broker.partitions[queued->partition].name);
     if (unread)
-        consumers_abort_output(world, &queued->publish);
+        consumers_abort_output(world, &queued->publish, queued->consumer);
 }
 
 /* ------------------------------------------------------------------ handing out */
 
+/* A partition is handed out to its owner only: nothing while the owner is down (a partition
+ * of a crashed instance has a new owner once its rebalance is over, or waits for it when no
+ * instance is up). */
 static void dispatch(World *world, uint32_t p)
 {
     LogPartition *part = &world->broker.partitions[p];
-    if (part->busy || consumers_all_down(world) || part->position >= part->base + part->length)
+    if (part->busy || world->consumers[part->owner].down ||
+        part->position >= part->base + part->length)
         return;
     uint32_t queued_index = part->records[part->position - part->base];
     Message delivery = broker_next_delivery(world, queued_index);
+    delivery.target = world->consumers[part->owner].node;
+    world->broker.messages[queued_index].consumer = (uint8_t)part->owner;
     /* the report names the generation it was handed out in, and which delivery it was */
     delivery.reply_to.serial = ((uint64_t)part->generation << 32) | delivery.reply_to.serial;
     part->busy = true;
     part->out_generation = part->generation;
+    part->out_owner = part->owner;
     part->position++;
     network_send(world, &delivery);  /* holds its operation before a commit lets go of it */
     if (world->broker.commit_before) /* commit, then process: each record as it goes out */
@@ -323,8 +333,9 @@ void broker_log_on_processed(World *world, const Message *report)
 }
 
 /* Every partition goes back to its committed offset; returns the records that will be
- * handed out again. */
-static uint64_t rewind_partitions(World *world, bool crashed)
+ * handed out again. A record out at the crashed instance (crashed: its index; UINT32_MAX for
+ * none) died with it; one out at an instance still up finishes, and its report is refused. */
+static uint64_t rewind_partitions(World *world, uint32_t crashed)
 {
     Broker *broker = &world->broker;
     uint64_t replays = 0;
@@ -336,16 +347,31 @@ static uint64_t rewind_partitions(World *world, bool crashed)
         part->generation++;
         part->position = part->committed;
         part->processed = part->committed;
-        if (crashed)
+        if (part->busy && part->out_owner == crashed)
             part->busy = false; /* the record out died with its consumer */
     }
     world->metrics.rebalances++;
     return replays;
 }
 
+/* The group's assignment: the partitions dealt in turn to the instances that are up (Kafka's
+ * round-robin assignor), partition p to the (p mod n)-th of the n; with none up, each keeps
+ * its owner, which takes it back at its restart. */
+static void assign_partitions(World *world)
+{
+    uint32_t up[CONSUMER_INSTANCES_MAX];
+    uint32_t up_count = 0;
+    for (uint32_t i = 0; i < world->consumer_count; i++) {
+        if (!world->consumers[i].down)
+            up[up_count++] = i;
+    }
+    for (uint32_t p = 0; p < world->broker.partition_count && up_count > 0; p++)
+        world->broker.partitions[p].owner = up[p % up_count];
+}
+
 void broker_log_on_rebalance(World *world)
 {
-    uint64_t replays = rewind_partitions(world, false);
+    uint64_t replays = rewind_partitions(world, UINT32_MAX);
     world_trace_queue(world, TRACE_REBALANCE, NULL, (int64_t)replays, NULL);
     dispatch_all(world);
     SimTimeUs every_us = sim_time_us_from_ms(world->scenario.broker.rebalance_every_ms);
@@ -355,49 +381,78 @@ void broker_log_on_rebalance(World *world)
 
 /* Every retry topic's record in the given state is handed to the group (or, crashed, made
  * ready again for after the restart). */
-static void retry_copies(World *world, QueuedState from, bool hand_out);
+static void retry_copies(World *world, QueuedState from, uint32_t crashed);
 
-void broker_log_on_consumers_crash(World *world)
+/* An instance's crash is a rebalance: every partition goes back to its committed offset and
+ * the partitions are dealt among the instances still up (the group notices at once: the
+ * session timeout is not modelled). With no instance up, nothing is handed out until one is
+ * back. */
+void broker_log_on_consumers_crash(World *world, uint32_t instance)
 {
     if (world->scenario.broker.consumers.retryable_topic.enabled)
-        retry_copies(world, QUEUED_IN_FLIGHT, false);
-    uint64_t replays = rewind_partitions(world, true);
+        retry_copies(world, QUEUED_IN_FLIGHT, instance);
+    uint64_t replays = rewind_partitions(world, instance);
     world_trace_queue(world, TRACE_REBALANCE, NULL, (int64_t)replays, NULL);
-    note_levels(world); /* nothing is handed out until the consumers are back */
+    assign_partitions(world);
+    if (world->scenario.broker.consumers.retryable_topic.enabled && !consumers_all_down(world))
+        retry_copies(world, QUEUED_READY, UINT32_MAX); /* its retry copies go elsewhere now */
+    dispatch_all(world);
 }
 
+/* An instance that joins a group whose other instances hold the partitions makes a
+ * rebalance, which deals it its share; joining a group with no instance up, it takes every
+ * partition back where the group left it. */
 void broker_log_on_consumers_restart(World *world)
 {
     if (world->broker.partition_count == 0)
         return;
+    uint32_t up = 0;
+    for (uint32_t i = 0; i < world->consumer_count; i++)
+        up += !world->consumers[i].down;
+    if (up > 1) {
+        uint64_t replays = rewind_partitions(world, UINT32_MAX);
+        world_trace_queue(world, TRACE_REBALANCE, NULL, (int64_t)replays, NULL);
+    }
+    assign_partitions(world);
     if (world->scenario.broker.consumers.retryable_topic.enabled)
-        retry_copies(world, QUEUED_READY, true);
+        retry_copies(world, QUEUED_READY, UINT32_MAX);
     dispatch_all(world);
 }
 
 /* ------------------------------------------------------------------ retry topics */
 
+/* A retry topic's copy goes to the next instance in turn that is up (its own topic's
+ * partitions are not modelled). */
 static void hand_out_retry(World *world, uint32_t queued_index)
 {
-    QueuedMessage *copy = &world->broker.messages[queued_index];
+    Broker *broker = &world->broker;
+    QueuedMessage *copy = &broker->messages[queued_index];
+    uint32_t consumer = broker->next_consumer;
+    while (world->consumers[consumer].down)
+        consumer = (consumer + 1) % world->consumer_count; /* one is up: the callers check */
+    broker->next_consumer = (consumer + 1) % world->consumer_count;
     copy->state = QUEUED_IN_FLIGHT;
-    SIM_ASSERT(world->broker.retry_waiting > 0, "a retry copy handed out was waiting");
-    world->broker.retry_waiting--;
-    world->broker.retry_out++;
+    copy->consumer = (uint8_t)consumer;
+    SIM_ASSERT(broker->retry_waiting > 0, "a retry copy handed out was waiting");
+    broker->retry_waiting--;
+    broker->retry_out++;
     Message delivery = broker_next_delivery(world, queued_index); /* a redelivery: counted */
+    delivery.target = world->consumers[consumer].node;
     network_send(world, &delivery);
 }
 
-static void retry_copies(World *world, QueuedState from, bool hand_out)
+/* Every retry copy in state from: a waiting one (QUEUED_READY) is handed out; one out
+ * (QUEUED_IN_FLIGHT) at the crashed instance waits again. */
+static void retry_copies(World *world, QueuedState from, uint32_t crashed)
 {
     Broker *broker = &world->broker;
     for (uint32_t i = 0; i < broker->message_slots.capacity; i++) {
         QueuedMessage *queued = &broker->messages[i];
         if (queued->retry_topic == 0 || queued->state != from)
             continue;
-        if (hand_out) {
+        if (from == QUEUED_READY) {
             hand_out_retry(world, i);
-        } else { /* out with the crashed consumers: waits again */
+        } else if (queued->consumer == crashed) { /* out with the crashed instance */
             queued->state = QUEUED_READY;
             SIM_ASSERT(broker->retry_out > 0, "a retry copy out counts as out");
             broker->retry_out--;

@@ -473,11 +473,11 @@ static void fail_handler(World *world, uint32_t job_slot, bool after_effect)
     finish_job(world, job_slot);
 }
 
-/* Only a log has transactions, and a log's group runs one instance (checked at load). */
-void consumers_abort_output(World *world, const Message *record)
+void consumers_abort_output(World *world, const Message *record, uint32_t instance)
 {
-    ledger_undo(world, record, world->consumers_node);
-    KeyProtocol *keys = world->consumers[0].keys;
+    SIM_ASSERT(instance < world->consumer_count, "an output was written by an instance");
+    ledger_undo(world, record, world->consumers[instance].node);
+    KeyProtocol *keys = world->consumers[instance].keys;
     uint64_t key = store_key_of(world, keys, record);
     if (key != 0)
         key_protocol_forget(world, keys, key);

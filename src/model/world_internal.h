@@ -425,6 +425,8 @@ typedef struct {
     uint64_t position;       /* the next offset to hand out */
     uint32_t generation;     /* bumped by each rebalance and crash: older reports are stale */
     uint32_t out_generation; /* the generation of the record out, while busy */
+    uint32_t owner;          /* the consumer instance it is assigned to */
+    uint32_t out_owner;      /* the instance the record out was handed to, while busy */
     bool busy;               /* a record is out; a stale one still holds the partition */
     char name[8];            /* "p3", the detail of its trace records (PARTITIONS_MAX < 100) */
 } LogPartition;
@@ -954,10 +956,11 @@ void broker_on_progress(World *world, const Message *progress);
 void broker_on_nack(World *world, const Message *nack);
 void broker_on_ack_timeout(World *world, uint32_t queued, uint32_t delivery);
 void broker_on_redeliver(World *world, uint32_t queued);
-/* A consumer instance crashed: a channel broker requeues everything it held unacknowledged
- * (a log rewinds the group: one instance only). */
+/* A consumer instance crashed: a channel broker requeues everything it held unacknowledged,
+ * a log rebalances its partitions among the instances still up. */
 void broker_on_consumers_crash(World *world, uint32_t instance);
-/* One is back: a channel broker (or a log) hands out what waited for a consumer. */
+/* One is back: a channel broker hands out what waited for a consumer, a log gives it a
+ * share of the partitions (a rebalance when other instances held them). */
 void broker_on_consumers_restart(World *world);
 /* Frees the slots of an operation's queued messages once it has settled. */
 void broker_release_operation(World *world, Operation *op);
@@ -972,7 +975,7 @@ bool broker_log_producer_repeat(World *world, const Message *publish);
 void broker_log_on_processed(World *world, const Message *report);
 void broker_log_on_commit_tick(World *world);
 void broker_log_on_rebalance(World *world);
-void broker_log_on_consumers_crash(World *world);
+void broker_log_on_consumers_crash(World *world, uint32_t instance);
 void broker_log_on_consumers_restart(World *world);
 /* retryable_topic: a run of delivery failed; its record goes to the next retry topic, or past
  * the last one to the dead-letter topic (the consumer then reports it done as usual). */
@@ -1029,8 +1032,9 @@ void consumers_on_charge_reply(World *world, const Message *reply);
 void consumers_on_charge_timeout(World *world, uint32_t job);
 void consumers_on_charge_retry(World *world, uint32_t job);
 /* A transaction that held record's output aborted (C37): under read_committed nobody
- * reads the output, so its effect is undone, and the key row written with it goes too. */
-void consumers_abort_output(World *world, const Message *record);
+ * reads the output, so its effect is undone, and the key row written with it goes too (in
+ * the store of the instance that wrote it). */
+void consumers_abort_output(World *world, const Message *record, uint32_t instance);
 static inline KeyProtocol *world_keys_of_side(World *world, uint32_t side)
 {
     SIM_ASSERT(side < world->store_count, "a store side names a store");

@@ -1079,20 +1079,6 @@ static void check_instances(ScenarioReader *scenario_reader, unsigned user)
     json_path_pop(&reader->path);
 }
 
-/* A log's partitions are assigned to a group's consumers, and a crash rebalances them: with
- * several instances that is not modelled yet (the log's crash rewinds the whole group). */
-static void check_consumer_instances(ScenarioReader *scenario_reader, unsigned entry)
-{
-    SchemaReader *reader = &scenario_reader->reader;
-    const BrokerSpec *broker = &scenario_reader->scenario->broker;
-    json_path_push_index(&reader->path, entry);
-    if (broker->consumers.instances > 1 && broker->family == BROKER_LOG)
-        schema_error_at(reader, "instances",
-                        "expected 1 instance with a log broker (partitions assigned to several "
-                        "instances, and their rebalances, are not modelled yet)");
-    json_path_pop(&reader->path);
-}
-
 /* The instances of every server beyond one each fit the world's tables: said at the
  * called server's instances that would pass SERVER_INSTANCES_EXTRA_MAX (the clients'
  * server's own range is SERVER_INSTANCES_MAX). */
@@ -1333,8 +1319,6 @@ static void check_references(ScenarioReader *scenario_reader, const Graph *graph
             read_steps(scenario_reader, graph, i);
         if (kind == NODE_SERVER && graph->entries[i].called == NOT_CALLED)
             check_instances(scenario_reader, i);
-        if (kind == NODE_CONSUMERS)
-            check_consumer_instances(scenario_reader, i);
         if (kind == NODE_GATEWAY) {
             json_path_push_index(&reader->path, i);
             check_gateway_capture(reader, scenario_reader->scenario, &graph->entries[i]);

@@ -787,6 +787,11 @@ static void warn_broker(const Scenario *scenario, const Scenario *plain, const N
     const IdempotencySpec *store = &broker->consumers.idempotency;
     const IdempotencySpec *usual = &plain->broker.consumers.idempotency;
     bool several = scenario_consumer_instances(scenario) > 1;
+    /* broker_log.c: a partition is assigned to one instance at a time */
+    if (broker->family == BROKER_LOG && scenario_consumer_instances(scenario) > broker->partitions)
+        say_at(warnings, "$.broker.consumers", "instances",
+               "has no effect beyond the log's partitions: each partition is consumed by one "
+               "instance at a time, so the instances past them stay idle");
     if (!several && store->placement != usual->placement)
         say_at(warnings, "$.broker.consumers.idempotency", "placement",
                "has no effect with 1 instance: its store is that instance's either way");

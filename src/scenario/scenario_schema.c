@@ -901,8 +901,13 @@ static void check_failing_consumers(SchemaReader *reader, const cJSON *root,
     bool resumes_charge = resumes && consumers->use_gateway;
     bool retry_topics_off_log = retry_topics && !log;
     bool retry_topics_in_transaction = retry_topics && log && broker->transactional;
+    /* consumers.c: a log never redelivers, so a key a crash left processing holds its
+     * partition until its lease ends; the store keeps it when it outlives the crash */
+    bool stuck_after_crash = log && consumers->crash.prob > 0 &&
+                             scenario_consumers_store_outlives_crash(scenario) &&
+                             !consumers->inbox && consumers->idempotency.lock_timeout_ms == 0;
     if (!fails_in_log && !reviews_nothing && !resumes_charge && !retry_topics_off_log &&
-        !retry_topics_in_transaction)
+        !retry_topics_in_transaction && !stuck_after_crash)
         return;
     unsigned pushed = 0;
     bool services_form = ((const ScenarioReader *)reader)->services_form;
@@ -929,6 +934,12 @@ static void check_failing_consumers(SchemaReader *reader, const cJSON *root,
                             "expected no retryable_topic with a transactional broker (Spring "
                             "Kafka's non-blocking retries cannot combine with container "
                             "transactions)");
+        if (stuck_after_crash)
+            schema_error(reader,
+                         "expected %slock_timeout_ms > 0 (or inbox) with family 'log' and "
+                         "crashes (a key a crash left processing holds its partition until the "
+                         "lease ends)",
+                         services_form ? "its key store's " : "idempotency.");
         if (resumes_charge)
             schema_error_at(reader, services_form ? "steps" : "use_gateway",
                             "expected no on_failure \"resume\" for the consumers with a charge "

@@ -932,15 +932,6 @@ static void check_log_fields(SchemaReader *reader, const cJSON *object, const Br
                         "already commits the output with its offset)");
         json_path_pop(&reader->path);
     }
-    if (log && consumers->crash.prob > 0 && consumers->idempotency.durable && !consumers->inbox &&
-        consumers->idempotency.lock_timeout_ms == 0) {
-        json_path_push_key(&reader->path, "consumers");
-        schema_error(reader,
-                     "expected idempotency.lock_timeout_ms > 0 (or inbox) with family 'log' "
-                     "and crashes (a key a crash left processing holds its partition until "
-                     "the lease ends)");
-        json_path_pop(&reader->path);
-    }
 }
 
 /* Without `queues`, the one queue takes the broker-level rules the file just gave. */
