@@ -114,6 +114,9 @@ START_TEST(test_every_proxy_is_called_by_a_group)
              "], \"clients\": [{\"id\": \"web\", \"calls\": \"p0\"}]}");
     test_assert_refused(json, NULL, 0, "$.services[6].kind",
                         "expected at most 3 proxies after the first");
+    const char *instances[] = {"services.mesh.instances=2"};
+    test_assert_refused(PROXIES(""), instances, 1, "$.services[1].instances",
+                        "expected no instances for a proxy");
 }
 END_TEST
 

@@ -1094,8 +1094,18 @@ const SchemaObject scenario_services_gateway_service_schema = {
     .check = check_gateway,
     .shown = gateway_shown};
 
-static const SchemaField proxy_service_fields[] = {SERVICE_HEAD_FIELDS, REFERENCE_FIELD("calls"),
-                                                   PROXY_FIELDS};
+/* A proxy here keeps nothing an instance would own: no workers, queue, keys or crashes. */
+static void read_proxy_instances(SchemaReader *reader, const cJSON *item, void *target)
+{
+    (void)item;
+    (void)target;
+    schema_error(reader, "expected no instances for a proxy (it holds no workers, queue, keys "
+                         "or crashes of its own here: its instances would run as one)");
+}
+
+static const SchemaField proxy_service_fields[] = {
+    SERVICE_HEAD_FIELDS, REFERENCE_FIELD("calls"), PROXY_FIELDS,
+    REFUSED_FIELD("instances", read_proxy_instances)};
 const SchemaObject scenario_services_proxy_service_schema = {.name = "services[] (proxy)",
                                                              SCHEMA_FIELDS(proxy_service_fields)};
 
