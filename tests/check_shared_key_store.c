@@ -185,20 +185,23 @@ START_TEST(test_two_called_servers_may_share_a_store)
 }
 END_TEST
 
-/* A consumer group's store is its own; a shared store is one set of rows (not a copy per
- * instance) and has no crash of its own while a called server uses it; the clients' server's
- * outbox does not live in a shared store. Each refused with its path. */
+/* A consumer group shares the first server's store only, and not one in each server
+ * instance's memory; a shared store is one set of rows (not a copy per instance) and has no
+ * crash of its own while a called server uses it; the clients' server's outbox does not live
+ * in a shared store. Each refused with its path. */
 START_TEST(test_what_a_shared_store_refuses)
 {
-    test_assert_refused("{\"accounts\": [{\"id\": \"a\", \"balance\": 100}],"
-                        " \"services\": ["
-                        "  {\"id\": \"s\", \"kind\": \"server\", \"key_store\": \"k\"},"
-                        "  {\"id\": \"k\", \"kind\": \"key_store\"},"
-                        "  {\"id\": \"b\", \"kind\": \"broker\"},"
-                        "  {\"id\": \"w\", \"kind\": \"consumers\", \"consumes\": \"b\","
-                        "   \"key_store\": \"k\"}],"
-                        " \"clients\": [{\"id\": \"c\", \"publishes\": \"b\"}]}",
-                        NULL, 0, "$.services[3].key_store", "only servers share one");
+    test_assert_refused(
+        "{\"accounts\": [{\"id\": \"a\", \"balance\": 100}],"
+        " \"services\": ["
+        "  {\"id\": \"s\", \"kind\": \"server\", \"key_store\": \"k\","
+        "   \"instances\": 2},"
+        "  {\"id\": \"k\", \"kind\": \"key_store\", \"placement\": \"per-instance\"},"
+        "  {\"id\": \"b\", \"kind\": \"broker\"},"
+        "  {\"id\": \"w\", \"kind\": \"consumers\", \"consumes\": \"b\","
+        "   \"key_store\": \"k\"}],"
+        " \"clients\": [{\"id\": \"c\", \"publishes\": \"b\"}]}",
+        NULL, 0, "$.services[3].key_store", "is per-instance");
     test_assert_refused(CHECKOUT_PAYMENTS("derive", "keys", "", ", \"instances\": 2",
                                           ", \"placement\": \"per-instance\""),
                         NULL, 0, "$.services[1].placement", "expected 'shared'");

@@ -16,16 +16,25 @@
 
 /* The instances' nodes were made by build_nodes. Instance 0 keeps the group's store on side
  * STORE_CONSUMERS (server_init put it there); with placement "per-instance" every other
- * instance keeps its own, on a side after the servers' (their sides are counted first). */
+ * instance keeps its own, on a side after the servers' (their sides are counted first). A
+ * group that shares the first server's store keeps its keys there (server_init made it),
+ * and the side STORE_CONSUMERS holds an idle protocol that keeps nothing. */
 void consumers_init(World *world)
 {
     const ConsumerSpec *spec = &world->scenario.broker.consumers;
     bool own_stores = spec->idempotency.placement == PLACEMENT_PER_INSTANCE;
+    bool servers_store = scenario_consumers_share_server_store(&world->scenario);
     for (uint32_t i = 0; i < world->consumer_count; i++) {
         Consumers *consumers = &world->consumers[i];
         consumers->workers = spec->workers;
-        consumers->keys = &world->consumers[own_stores ? i : 0].own_keys;
-        if (i > 0 && !own_stores)
+        consumers->keys =
+            servers_store ? world->servers[0].keys : &world->consumers[own_stores ? i : 0].own_keys;
+        if (servers_store && i == 0) {
+            key_protocol_init(world, &consumers->own_keys, &spec->idempotency, consumers->node,
+                              STORE_CONSUMERS, false);
+            continue;
+        }
+        if ((i > 0 && !own_stores) || servers_store)
             continue;
         uint32_t side = STORE_CONSUMERS;
         if (i > 0) {
@@ -41,7 +50,8 @@ void consumers_release(World *world)
 {
     for (uint32_t i = 0; i < world->consumer_count; i++) {
         index_queue_release(&world->consumers[i].buffer);
-        if (world->consumers[i].keys == &world->consumers[i].own_keys)
+        if (world->consumers[i].keys == &world->consumers[i].own_keys ||
+            (i == 0 && scenario_consumers_share_server_store(&world->scenario)))
             key_protocol_release(&world->consumers[i].own_keys);
     }
 }

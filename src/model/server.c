@@ -285,12 +285,14 @@ static bool draw_crash(World *world, const Server *server, const Job *job, Crash
 }
 
 /* A store the server does not own outlives its crash: one it shares with another Server
- * (the instances of one service, or several servers naming one key_store entry), or one that
- * is a process of its own, which crashes on its own (C38). Otherwise the store lives in the
- * server's process, and only `durable` keeps it. */
+ * (the instances of one service, or several servers naming one key_store entry) or with the
+ * consumer group, or one that is a process of its own, which crashes on its own (C38).
+ * Otherwise the store lives in the server's process, and only `durable` keeps it. */
 static bool owns_store(const World *world, const Server *server)
 {
     if (server->spec->idempotency.crash.enabled)
+        return false;
+    if (world->consumers[0].keys == server->keys)
         return false;
     for (uint32_t i = 0; i < world->server_count; i++) {
         if (&world->servers[i] != server && world->servers[i].store == server->store)

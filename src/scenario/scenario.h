@@ -909,11 +909,15 @@ bool scenario_server_store_outlives_crash(const Scenario *scenario, uint32_t k);
 /* A balancer sends a request on past a down instance (balancer_retry): the first server's,
  * or a called server's that runs several instances. */
 bool scenario_uses_balancer_retry(const Scenario *scenario);
+/* Whether the consumer group keeps its keys in the first server's store (services form: its
+ * key_store names the store the first server names). */
+bool scenario_consumers_share_server_store(const Scenario *scenario);
 /* The consumer group's instances (1 unless it runs several). */
 uint32_t scenario_consumer_instances(const Scenario *scenario);
 /* Whether the consumer group's key store keeps its rows when one of its instances crashes:
- * durable, or one store its instances share (a database or a cache they all consult, which
- * no instance owns); an instance's own store, in its memory, is wiped by its crash. */
+ * durable, one store its instances share (a database or a cache they all consult, which no
+ * instance owns), or the first server's; an instance's own store, in its memory, is wiped by
+ * its crash. */
 bool scenario_consumers_store_outlives_crash(const Scenario *scenario);
 
 #define NODE_NAME_LEN_MAX (NAME_LEN_MAX + 16)

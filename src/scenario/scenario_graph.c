@@ -485,11 +485,31 @@ static ServerSpec *server_of(Scenario *scenario, const Entry *entry)
 }
 
 /* Who names each key store: the first user of each store entry (used_by, by store) and the
- * store each entry names (store_of, by user); -1 for none. */
+ * store each entry names (store_of, by user); -1 for none. The consumer group's entry, when it
+ * names the first server's store (shared_by_consumers: that store; -1 for none), is said
+ * apart: it takes the server's settings once every entry is read (share_with_consumers). */
 typedef struct {
     int used_by[SERVICES_MAX];
     int store_of[SERVICES_MAX];
+    int shared_by_consumers;
+    unsigned consumers_entry;
 } StoreUsers;
+
+/* The first server's entry (the one the clients call) when it names store in its key_store;
+ * -1 when it does not. */
+static int first_server_naming(const Graph *graph, int store)
+{
+    for (unsigned i = 0; i < graph->count; i++) {
+        const Entry *entry = &graph->entries[i];
+        const cJSON *named = entry->kind == NODE_SERVER && entry->called == NOT_CALLED &&
+                                     cJSON_IsObject(entry->object)
+                                 ? schema_member(entry->object, "key_store")
+                                 : NULL;
+        if (cJSON_IsString(named) && strcmp(named->valuestring, graph->entries[store].id) == 0)
+            return (int)i;
+    }
+    return -1;
+}
 
 static unsigned store_user_count(const Graph *graph, const StoreUsers *users, int store)
 {
@@ -502,8 +522,9 @@ static unsigned store_user_count(const Graph *graph, const StoreUsers *users, in
 /* A key store belongs to the services that name it. Servers may share one (the clients'
  * server and called servers): it is one store, one set of rows, its settings read once from
  * its entry, so every server naming it keeps its keys by the same rules (each user's
- * IdempotencySpec is a copy of the first's). A consumer group's store is its own: its fields
- * are a consumer's (a key strategy, no answer-shaping), so one entry cannot be both. */
+ * IdempotencySpec is a copy of the first's). A consumer group may share the first server's
+ * (share_with_consumers); any other store of a consumer group is its own: its fields are a
+ * consumer's (a key strategy, no answer-shaping). */
 static void read_key_store(ScenarioReader *scenario_reader, const Graph *graph, unsigned user,
                            StoreUsers *users)
 {
@@ -513,13 +534,17 @@ static void read_key_store(ScenarioReader *scenario_reader, const Graph *graph, 
     if (store < 0)
         return;
     const Entry *entry = &graph->entries[user];
+    if (entry->kind == NODE_CONSUMERS && first_server_naming(graph, store) >= 0) {
+        users->shared_by_consumers = store;
+        users->consumers_entry = user;
+        return;
+    }
     int first = users->used_by[store];
     if (first >= 0 && (entry->kind != NODE_SERVER || graph->entries[first].kind != NODE_SERVER)) {
         json_path_push_index(&reader->path, user);
         schema_error_at(reader, "key_store",
                         "expected a key store of its own ('%s' is already the store of "
-                        "'%s'; only servers share one: a consumer group's has a consumer's "
-                        "fields)",
+                        "'%s'; a consumer group shares the first server's only)",
                         graph->entries[store].id, graph->entries[first].id);
         json_path_pop(&reader->path);
         return;
@@ -1233,6 +1258,37 @@ static void check_shared_store_outbox(ScenarioReader *scenario_reader, const Gra
     }
 }
 
+/* The consumer group keeps its keys in the first server's store, one set of rows: the
+ * server's settings, and the message ids as keys (a client group that keys its orders by a
+ * business hash publishes that hash as the message id, so the server's rows and the
+ * consumers' meet). A store in each instance's memory, a store that crashes on its own, and
+ * an outbox in the store are modelled for servers only: refused at the group's key_store. */
+static void share_with_consumers(ScenarioReader *scenario_reader, const StoreUsers *users,
+                                 const Graph *graph)
+{
+    if (users->shared_by_consumers < 0)
+        return;
+    SchemaReader *reader = &scenario_reader->reader;
+    Scenario *scenario = scenario_reader->scenario;
+    const IdempotencySpec *server_store = &scenario->server.idempotency;
+    const char *why = NULL;
+    if (server_store->placement == PLACEMENT_PER_INSTANCE)
+        why = "is per-instance: in each server instance's memory";
+    else if (server_store->crash.enabled)
+        why = "crashes on its own, modelled for servers only";
+    else if (scenario_server_has_outbox(&scenario->server))
+        why = "holds the server's outbox, not modelled when shared";
+    json_path_push_index(&reader->path, users->consumers_entry);
+    if (why != NULL)
+        schema_error_at(reader, "key_store",
+                        "expected a key store of its own ('%s', the first server's, %s)",
+                        graph->entries[users->shared_by_consumers].id, why);
+    json_path_pop(&reader->path);
+    IdempotencySpec *consumers_store = &scenario->broker.consumers.idempotency;
+    *consumers_store = *server_store;
+    consumers_store->key = KEY_MESSAGE_ID;
+}
+
 /* The consumers' call to an order API (publishes_orders) would publish a new order for every
  * delivery, each delivered and called again: a loop without end, not a design. */
 static void check_consumers_call_order_api(ScenarioReader *scenario_reader, const Graph *graph)
@@ -1289,6 +1345,8 @@ static void check_references(ScenarioReader *scenario_reader, const Graph *graph
     StoreUsers stores;
     int *used_by = stores.used_by;
     int named_by[SERVICES_MAX];
+    stores.shared_by_consumers = -1;
+    stores.consumers_entry = 0;
     for (unsigned i = 0; i < SERVICES_MAX; i++) {
         stores.used_by[i] = -1;
         stores.store_of[i] = -1;
@@ -1336,6 +1394,7 @@ static void check_references(ScenarioReader *scenario_reader, const Graph *graph
     check_called_servers_used(scenario_reader, graph);
     check_resume_with_calls(scenario_reader, graph, &stores);
     check_shared_store_outbox(scenario_reader, graph, &stores);
+    share_with_consumers(scenario_reader, &stores, graph);
     check_consumers_call_order_api(scenario_reader, graph);
     for (unsigned i = 0; i < graph->count; i++) { /* a refused kind's store: said there */
         const cJSON *object = graph->entries[i].object;
@@ -1931,7 +1990,8 @@ void scenario_graph_write(SchemaWriter *writer, const void *target, cJSON *objec
                                 entry);
         if (info->runs_steps)
             write_steps(writer, entry, scenario, kind == NODE_SERVER ? &scenario->server : NULL);
-        if (store != NULL)
+        bool shared = kind == NODE_CONSUMERS && scenario_consumers_share_server_store(scenario);
+        if (store != NULL && !shared) /* the first server's, written with it */
             write_store(writer, services, store_id, store, info->store_schema);
         if (kind == NODE_SERVER)
             write_called_servers(writer, services, scenario);

@@ -241,7 +241,8 @@ bool scenario_server_store_outlives_crash(const Scenario *scenario, uint32_t k)
     const ServerSpec *server = k == 0 ? &scenario->server : &scenario->called_servers[k - 1].spec;
     const IdempotencySpec *store = &server->idempotency;
     if (store->durable || store->crash.enabled ||
-        (server->instances > 1 && store->placement != PLACEMENT_PER_INSTANCE))
+        (server->instances > 1 && store->placement != PLACEMENT_PER_INSTANCE) ||
+        (k == 0 && scenario_consumers_share_server_store(scenario)))
         return true;
     if (k > 0 && scenario_called_store_shared_with(scenario, k - 1) >= 0)
         return true; /* an earlier server's store */
@@ -257,11 +258,18 @@ uint32_t scenario_consumer_instances(const Scenario *scenario)
     return scenario->broker.consumers.instances > 1 ? scenario->broker.consumers.instances : 1;
 }
 
+bool scenario_consumers_share_server_store(const Scenario *scenario)
+{
+    const char *store = scenario->broker.consumers.idempotency.store_id;
+    return store[0] != '\0' && strcmp(store, scenario->server.idempotency.store_id) == 0;
+}
+
 bool scenario_consumers_store_outlives_crash(const Scenario *scenario)
 {
     const IdempotencySpec *store = &scenario->broker.consumers.idempotency;
-    return store->durable || (scenario_consumer_instances(scenario) > 1 &&
-                              store->placement != PLACEMENT_PER_INSTANCE);
+    return store->durable || scenario_consumers_share_server_store(scenario) ||
+           (scenario_consumer_instances(scenario) > 1 &&
+            store->placement != PLACEMENT_PER_INSTANCE);
 }
 
 bool scenario_uses_balancer_retry(const Scenario *scenario)
