@@ -913,7 +913,7 @@ START_TEST(test_diagram_words_come_from_one_table)
     DiagramTone tone = diagram_mark_badge(&mark, NODE_SERVER, payment, label, sizeof label);
     ck_assert_str_eq(label, "key done " ARROW " replay 200");
     ck_assert_int_eq(tone, DIAGRAM_TONE_STORE);
-    ck_assert_str_eq(diagram_mark_word(&mark, buffer, sizeof buffer, &tone), "replay");
+    ck_assert_str_eq(diagram_mark_word(&mark, payment, buffer, sizeof buffer, &tone), "replay");
     ck_assert_int_eq(tone, DIAGRAM_TONE_GOOD);
     mark.value = 0; /* the consumers record no status */
     diagram_mark_badge(&mark, NODE_CONSUMERS, payment, label, sizeof label);
@@ -924,7 +924,7 @@ START_TEST(test_diagram_words_come_from_one_table)
     ck_assert_str_eq(label, "charges " ARROW " 201");
     diagram_mark_badge(&mark, NODE_GATEWAY, payment, label, sizeof label);
     ck_assert_str_eq(label, "charges the card");
-    ck_assert_str_eq(diagram_mark_word(&mark, buffer, sizeof buffer, &tone), "charge x2");
+    ck_assert_str_eq(diagram_mark_word(&mark, payment, buffer, sizeof buffer, &tone), "charge x2");
     ck_assert_int_eq(tone, DIAGRAM_TONE_DOUBLE);
     mark = (DiagramItem){.kind = DIAGRAM_MARK, .event = TRACE_TIMEOUT, .click = 1};
     diagram_mark_badge(&mark, NODE_CLIENT_GROUP, payment, label, sizeof label);
@@ -971,7 +971,8 @@ END_TEST
 /* The words of a lane depend on what the scenario says of it: at an order API a failure
  * after its "effect" says what went out (the order, published directly; nothing through the
  * outbox, whose row is written with the commit a 500 never makes), on any of its instances
- * (direct: the loader keeps an outbox to one). Other lanes keep the table's words. */
+ * (direct: the loader keeps an outbox to one), in the SVG's badge and in the view's short word
+ * alike. Other lanes keep the table's words ("500 after charge"). */
 START_TEST(test_diagram_words_of_an_order_api_say_what_went_out)
 {
     DiagramOperationWords payment = {.debit = true};
@@ -980,6 +981,7 @@ START_TEST(test_diagram_words_of_an_order_api_say_what_went_out)
     const char *vias[] = {"direct", "outbox"};
     const char *expected[] = {"fails after publishing the order " ARROW " 500",
                               "fails before its commit: no order in the outbox " ARROW " 500"};
+    const char *expected_words[] = {"500 after publish", "500, no order written"}; /* the view's */
     for (int v = 0; v < 2; v++) {
         char via[64];
         snprintf(via, sizeof via, "services.order-api.steps[0].via=\"%s\"", vias[v]);
@@ -993,10 +995,16 @@ START_TEST(test_diagram_words_of_an_order_api_say_what_went_out)
             ck_assert_int_eq(diagram_mark_badge(&failed, NODE_SERVER, words, label, sizeof label),
                              DIAGRAM_TONE_BAD);
             ck_assert_str_eq(label, expected[v]);
+            DiagramTone tone;
+            ck_assert_str_eq(diagram_mark_word(&failed, words, label, sizeof label, &tone),
+                             expected_words[v]);
+            ck_assert_int_eq(tone, DIAGRAM_TONE_WARN);
             DiagramLane charger = {.kind = NODE_CONSUMERS, .node_name = "charger"};
             words = diagram_lane_words(scenario, &charger, payment);
             diagram_mark_badge(&failed, NODE_CONSUMERS, words, label, sizeof label);
             ck_assert_str_eq(label, "fails after the effect " ARROW " 500");
+            ck_assert_str_eq(diagram_mark_word(&failed, words, label, sizeof label, &tone),
+                             "500 after charge");
             free(scenario);
         }
     }
@@ -1005,6 +1013,10 @@ START_TEST(test_diagram_words_of_an_order_api_say_what_went_out)
     diagram_mark_badge(&failed, NODE_SERVER, diagram_lane_words(scenario, &server, payment), label,
                        sizeof label);
     ck_assert_str_eq(label, "fails after the effect " ARROW " 500");
+    DiagramTone tone;
+    ck_assert_str_eq(diagram_mark_word(&failed, diagram_lane_words(scenario, &server, payment),
+                                       label, sizeof label, &tone),
+                     "500 after charge");
     free(scenario);
 }
 END_TEST

@@ -232,9 +232,10 @@ DiagramOperationWords diagram_lane_words(const Scenario *scenario, const Diagram
 DiagramTone diagram_mark_badge(const DiagramItem *mark, NodeKind kind,
                                DiagramOperationWords operation, char *label, size_t size);
 /* The short word beside a service's lifeline (the view's): "replay", "charge x2"; NULL when
- * the mark says nothing worth a word. */
-const char *diagram_mark_word(const DiagramItem *mark, char *buffer, size_t size,
-                              DiagramTone *tone);
+ * the mark says nothing worth a word. operation: with the words of the mark's lane
+ * (diagram_lane_words), so an order API's failure says "500 after publish", not "charge". */
+const char *diagram_mark_word(const DiagramItem *mark, DiagramOperationWords operation,
+                              char *buffer, size_t size, DiagramTone *tone);
 /* A copy's label in full: "request", "200 OK", "charge (network copy)". */
 void diagram_message_label(const DiagramItem *message, char *label, size_t size);
 /* What sets a copy apart, in a word: "retry #2", "2nd click" ("2nd instance" for a

@@ -170,6 +170,12 @@ static const char *const ORDER_API_FAILURE_BADGES[] = {
         ("fails before its commit: no order in the outbox " ARROW_RIGHT " 500"),
 };
 
+/* The same, in the view's short word beside the lifeline: an order API charges nothing. */
+static const char *const ORDER_API_FAILURE_WORDS[] = {
+    [DIAGRAM_ORDER_API_DIRECT] = "500 after publish",
+    [DIAGRAM_ORDER_API_OUTBOX] = "500, no order written",
+};
+
 /* The client's marks that name a click worth telling apart (a double click's second). */
 static bool names_click(TraceEvent event)
 {
@@ -316,11 +322,17 @@ DiagramTone diagram_mark_badge(const DiagramItem *mark, NodeKind kind,
     return words->badge_tone;
 }
 
-const char *diagram_mark_word(const DiagramItem *mark, char *buffer, size_t size, DiagramTone *tone)
+const char *diagram_mark_word(const DiagramItem *mark, DiagramOperationWords operation,
+                              char *buffer, size_t size, DiagramTone *tone)
 {
     TraceEvent event = (TraceEvent)mark->event;
     *tone = DIAGRAM_TONE_WARN;
     switch (event) {
+    case TRACE_FAIL_AFTER_EFFECT:
+        if (operation.order_api == DIAGRAM_ORDER_API_NONE)
+            break;
+        *tone = EVENT_WORDS[event].word_tone;
+        return ORDER_API_FAILURE_WORDS[operation.order_api];
     case TRACE_EXECUTE:
         if (mark->effects < 2)
             return NULL;

@@ -287,6 +287,66 @@ static bool publishes_orders(const ViewPane *pane, uint32_t node)
            strcmp(entry->service, scenario->service_ids[NODE_SERVER]) == 0;
 }
 
+/* What an outbox relay sends (server_charge.c): its record says nothing of it. */
+typedef enum {
+    RELAYED_CHARGE,      /* the charge intent, with its key, to the gateway (server.outbox) */
+    RELAYED_RECEIPT,     /* a charge's receipt event, to the broker (receipts via the outbox) */
+    RELAYED_ORDER,       /* an order API's order, to the broker (its publish via the outbox) */
+    RELAYED_RECONCILING, /* a status query to the gateway after a timeout (reconcile_ms) */
+} Relayed;
+
+/* By the copy the relay sent (noted by the pane's sink, view_trace.c): to the broker a
+ * receipt, or at an order API its order; a status query a reconciliation's. Before that copy
+ * is seen, by what the scenario's outbox can hold, a charge when it could hold several. */
+static Relayed relayed(const ViewPane *pane, const ViewNarration *n)
+{
+    const ServerSpec *server = &pane->scenario->server;
+    if (n->peer < world_node_count(pane->world)) {
+        if (n->message == MESSAGE_STATUS_QUERY)
+            return RELAYED_RECONCILING;
+        if (world_node(pane->world, n->peer)->kind != NODE_BROKER)
+            return RELAYED_CHARGE;
+        return publishes_orders(pane, n->node) ? RELAYED_ORDER : RELAYED_RECEIPT;
+    }
+    if (publishes_orders(pane, n->node))
+        return RELAYED_ORDER;
+    bool receipts = server->publish_receipts && server->receipts_via == RECEIPTS_OUTBOX;
+    bool reconciles = server->reconcile_ms > 0;
+    if (receipts && !server->outbox && !reconciles)
+        return RELAYED_RECEIPT;
+    if (reconciles && !server->outbox && !receipts)
+        return RELAYED_RECONCILING;
+    return RELAYED_CHARGE;
+}
+
+static ViewColor relay_sentence(const ViewPane *pane, const ViewNarration *n, const char *op,
+                                char *buffer, size_t size)
+{
+    Relayed what = relayed(pane, n);
+    const char *to = n->peer < world_node_count(pane->world) ? node_words(pane, n->peer)
+                     : what == RELAYED_RECONCILING           ? callee_words(pane, n->node)
+                                                             : kind_words(pane, NODE_BROKER);
+    switch (what) {
+    case RELAYED_RECEIPT:
+        snprintf(buffer, size, "the outbox relays the receipt of %s to the %s (try #%" PRId64 ")",
+                 op, to, n->value);
+        break;
+    case RELAYED_ORDER:
+        snprintf(buffer, size, "the outbox relays the order of %s to the %s (try #%" PRId64 ")", op,
+                 to, n->value);
+        break;
+    case RELAYED_RECONCILING:
+        snprintf(buffer, size, "the %s asks the %s what became of %s (query #%" PRId64 ")",
+                 node_words(pane, n->node), to, op, n->value);
+        break;
+    case RELAYED_CHARGE:
+        snprintf(buffer, size, "the outbox relays the charge of %s with its key (try #%" PRId64 ")",
+                 op, n->value);
+        break;
+    }
+    return VIEW_COLOR_TEXT;
+}
+
 static ViewColor service_sentence(const ViewPane *pane, const ViewNarration *n, const char *op,
                                   char *buffer, size_t size)
 {
@@ -388,9 +448,7 @@ static ViewColor service_sentence(const ViewPane *pane, const ViewNarration *n, 
                  op, where);
         return VIEW_COLOR_OK;
     case TRACE_OUTBOX_RELAY:
-        snprintf(buffer, size, "the outbox relays the charge of %s with its key (try #%" PRId64 ")",
-                 op, n->value);
-        return VIEW_COLOR_TEXT;
+        return relay_sentence(pane, n, op, buffer, size);
     case TRACE_REFUSED_DOWN:
         snprintf(buffer, size, "the %s is down: %s refused", where, op);
         return VIEW_COLOR_WARNING;

@@ -71,8 +71,9 @@ typedef struct {
     TraceEvent event;
     uint32_t node;   /* the actor's world node */
     NodeKind kind;   /* and its kind */
-    uint32_t peer;   /* a message's other end (TRACE_NO_NODE for an event of the actor's own) */
-    uint8_t message; /* MessageKind of a lost copy */
+    uint32_t peer;   /* a message's other end (TRACE_NO_NODE for an event of the actor's own;
+                        an outbox relay: where the copy it sent went, once traced) */
+    uint8_t message; /* MessageKind of a lost copy, or of the copy an outbox relay sent */
     int rank;        /* 0 routine .. 3 double charge or key-store save */
     SimTimeUs t_us;
     uint64_t operation;

@@ -1204,7 +1204,11 @@ static void draw_service_mark(Strip *strip, const DiagramItem *mark)
     DiagramTone tone;
     if (mark->event == TRACE_EXECUTE)
         ledger_entry(strip, mark, y); /* the money first, when labels crowd */
-    const char *words = diagram_mark_word(mark, buffer, sizeof buffer, &tone);
+    /* the lane's words: an order API's failure says what went out, not "after charge" */
+    DiagramOperationWords lane_words =
+        diagram_lane_words(strip->pane->scenario, diagram_lane(strip->diagram, mark->from),
+                           (DiagramOperationWords){0});
+    const char *words = diagram_mark_word(mark, lane_words, buffer, sizeof buffer, &tone);
     OperationView view;
     if (mark->event == TRACE_EXECUTE && words != NULL &&
         world_operation_view(strip->pane->world, mark->operation, &view) &&
@@ -1227,7 +1231,8 @@ static void draw_client_mark(Strip *strip, const DiagramItem *mark)
     float r = px(strip, 4.5f);
     char buffer[32];
     DiagramTone tone;
-    const char *word = diagram_mark_word(mark, buffer, sizeof buffer, &tone);
+    const char *word =
+        diagram_mark_word(mark, (DiagramOperationWords){0}, buffer, sizeof buffer, &tone);
     switch ((TraceEvent)mark->event) {
     case TRACE_TIMEOUT:
         view_canvas_fill(

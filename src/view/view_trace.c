@@ -87,9 +87,26 @@ static int rank_of(TraceEvent event, uint32_t effects, int64_t value, bool lost_
     }
 }
 
+/* An outbox relay's record says neither what it relays nor where (its detail is 0): the copy
+ * it sends, traced next at the same instant by the same node, does. A charge goes to the
+ * gateway, a status query of a reconciliation too, a receipt or an order API's order to the
+ * broker (server_charge.c). Kept on the line as its peer and message. */
+static void notes_relayed_copy(ViewPane *pane, const TraceRecord *record)
+{
+    ViewNarration *line = &pane->narration;
+    if (!trace_is_message_event(record->event) || !line->present ||
+        line->event != TRACE_OUTBOX_RELAY || line->peer != TRACE_NO_NODE ||
+        record->actor != line->node || record->t_us != line->t_us ||
+        record->operation != line->operation)
+        return;
+    line->peer = record->peer;
+    line->message = (uint8_t)record->message;
+}
+
 static void narrate(ViewPane *pane, const TraceRecord *record, TraceEvent event,
                     const OperationView *view, uint32_t effects)
 {
+    notes_relayed_copy(pane, record); /* a lost copy is still told as lost, below */
     MessageKind message = record->message;
     bool lost_answer = event == TRACE_LOST && !starts_a_job(message);
     int rank = rank_of(event, effects, record->value, lost_answer);
