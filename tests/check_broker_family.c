@@ -186,6 +186,48 @@ START_TEST(test_each_family_refuses_the_other_clock)
 }
 END_TEST
 
+/* A closed channel requeues what it held when it closed, once each: the requeue hands the
+ * ready messages out again at once, and one handed out then (on the instance's next channel,
+ * after a consumer timeout) is not the closed channel's. Requeued twice, a message was
+ * handed out twice in one instant. */
+typedef struct {
+    SimTimeUs t_us;
+    uint64_t seen[4096]; /* operations handed out at t_us */
+    uint32_t count;
+    uint32_t twice;
+} RedeliveryInstant;
+
+static void note_redelivery(void *context, const TraceRecord *record)
+{
+    RedeliveryInstant *instant = context;
+    if (record->event != TRACE_TRANSMIT || record->message != MESSAGE_DELIVERY)
+        return;
+    if (record->t_us != instant->t_us) {
+        instant->t_us = record->t_us;
+        instant->count = 0;
+    }
+    for (uint32_t i = 0; i < instant->count; i++)
+        instant->twice += instant->seen[i] == record->operation;
+    if (instant->count < 4096)
+        instant->seen[instant->count++] = record->operation;
+}
+
+START_TEST(test_a_closed_channel_requeues_each_message_once)
+{
+    Scenario *scenario = test_load_source_file("scenarios/03_broker_channel.json", NULL, 0);
+    RedeliveryInstant *instant = calloc(1, sizeof *instant);
+    World *world =
+        world_create(scenario, MODE_AT_LEAST_ONCE, scenario->seed,
+                     (TraceSink){.write = note_redelivery, .context = instant}, (WorldLimits){0});
+    world_run(world);
+    ck_assert_uint_gt(world_metrics(world)->channel_closures, 0);
+    ck_assert_uint_eq(instant->twice, 0);
+    world_destroy(world);
+    free(instant);
+    free(scenario);
+}
+END_TEST
+
 static Suite *broker_family_suite(void)
 {
     Suite *suite = suite_create("broker_family");
@@ -199,6 +241,7 @@ static Suite *broker_family_suite(void)
     tcase_add_test(core, test_a_heartbeat_keeps_a_slow_message_from_being_redelivered);
     tcase_add_test(core, test_a_buffered_message_has_no_heartbeat);
     tcase_add_test(core, test_heartbeats_are_refused_without_a_per_delivery_timeout);
+    tcase_add_test(core, test_a_closed_channel_requeues_each_message_once);
     suite_add_tcase(suite, core);
     return suite;
 }

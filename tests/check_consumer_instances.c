@@ -226,6 +226,31 @@ START_TEST(test_a_crash_and_its_restart_each_rebalance)
 }
 END_TEST
 
+/* A visibility-timeout queue keeps what a crashed process had received invisible until its
+ * ack timeout (here 10 minutes), but the process that restarts is a new poller with all its
+ * workers free: the backed-up queue is drained within seconds of the restart, not after the
+ * dead process's deliveries time out. */
+START_TEST(test_a_restarted_poller_has_room_at_once)
+{
+    const char *crash = "\"workers\": 2, \"crash\": {\"point\": \"after-effect\", \"prob\": 1,"
+                        " \"max_crashes\": 1, \"restart_ms\": 1000}";
+    char json[8192];
+    snprintf(json, sizeof json, "%s", BACKED_UP(VISIBILITY, "%s"));
+    char text[8192];
+    snprintf(text, sizeof text, json, crash);
+    Scenario *scenario = test_load(text, NULL, 0);
+    World *world = world_create(scenario, MODE_AT_LEAST_ONCE, scenario->seed, (TraceSink){0},
+                                (WorldLimits){0});
+    world_run_until(world, sim_time_us_from_ms(60000));
+    const Metrics *metrics = world_metrics(world);
+    ck_assert_uint_eq(metrics->crashes, 1);
+    ck_assert_uint_eq(metrics->redeliveries, 0); /* the lost deliveries are not due yet */
+    ck_assert_uint_ge(metrics->effects, PAYMENTS - 2);
+    world_destroy(world);
+    free(scenario);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ the loader */
 
 START_TEST(test_instances_are_the_services_form_s)
@@ -306,6 +331,7 @@ int main(void)
     tcase_add_test(model, test_one_instance_keeps_one_store_either_way);
     tcase_add_test(model, test_a_crash_wipes_only_an_instance_s_own_store);
     tcase_add_test(model, test_a_log_deals_its_partitions_to_the_instances);
+    tcase_add_test(model, test_a_restarted_poller_has_room_at_once);
     tcase_add_test(model, test_a_crash_and_its_restart_each_rebalance);
     suite_add_tcase(suite, model);
     TCase *loader = tcase_create("loader");

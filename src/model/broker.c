@@ -374,7 +374,8 @@ static void leave_flight(World *world, QueuedMessage *queued)
 {
     queued->timer = EVENT_ID_NONE;
     world->broker.queues[queued->queue].in_flight--;
-    world->broker.queues[queued->queue].in_flight_at[queued->consumer]--;
+    if (queued->consumer != CONSUMER_GONE)
+        world->broker.queues[queued->queue].in_flight_at[queued->consumer]--;
     world->broker.in_flight_total--;
 }
 
@@ -465,25 +466,59 @@ void broker_on_progress(World *world, const Message *progress)
 static void close_channel(World *world, uint32_t consumer, const Message *cause)
 {
     Broker *broker = &world->broker;
+    /* the deliveries the channel held, listed before any is requeued: a requeue hands what
+     * is ready out again at once, and a message handed out on another channel (or, after a
+     * consumer timeout, on this instance's next one) is not this closure's */
+    uint32_t *held = sim_xcalloc(broker->in_flight_total + 1, sizeof *held);
     uint64_t requeued = 0;
     for (uint32_t i = 0; i < broker->message_slots.capacity; i++) {
         if (broker->messages[i].state == QUEUED_IN_FLIGHT &&
-            broker->messages[i].consumer == consumer) {
-            requeue_unacked(world, i, false);
-            requeued++;
-        }
+            broker->messages[i].consumer == consumer)
+            held[requeued++] = i;
     }
+    for (uint64_t h = 0; h < requeued; h++)
+        requeue_unacked(world, held[h], false);
+    free(held);
     world->metrics.channel_closures++;
     if (world_tracing(world) && cause != NULL)
         trace_queue(world, TRACE_CHANNEL_CLOSED, cause, (int64_t)requeued, 0);
+}
+
+/* Whether the consumer instance holds a delivery unacknowledged, in any queue. */
+static bool consumer_holds_deliveries(const World *world, uint32_t consumer)
+{
+    for (uint32_t q = 0; q < world->broker.queue_count; q++) {
+        if (world->broker.queues[q].in_flight_at[consumer] > 0)
+            return true;
+    }
+    return false;
+}
+
+/* A visibility-timeout queue keeps what the crashed process had received invisible until its
+ * ack timeout: the process that restarts is a new poller, with room for all its workers
+ * (its predecessor's messages are no longer anyone's). */
+static void forget_receiver(World *world, uint32_t consumer)
+{
+    Broker *broker = &world->broker;
+    for (uint32_t i = 0; i < broker->message_slots.capacity; i++) {
+        QueuedMessage *queued = &broker->messages[i];
+        if (queued->state == QUEUED_IN_FLIGHT && queued->consumer == consumer) {
+            broker->queues[queued->queue].in_flight_at[consumer]--;
+            queued->consumer = CONSUMER_GONE;
+        }
+    }
 }
 
 void broker_on_consumers_crash(World *world, uint32_t instance)
 {
     if (world->broker.partition_count > 0)
         broker_log_on_consumers_crash(world, instance);
-    if (world->scenario.broker.family == BROKER_CHANNEL && world->broker.in_flight_total > 0)
+    else if (world->scenario.broker.family == BROKER_CHANNEL &&
+             consumer_holds_deliveries(world, instance))
         close_channel(world, instance, NULL);
+    else if (world->scenario.broker.family == BROKER_VISIBILITY_TIMEOUT &&
+             consumer_holds_deliveries(world, instance))
+        forget_receiver(world, instance);
 }
 
 void broker_on_consumers_restart(World *world)

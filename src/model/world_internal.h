@@ -391,6 +391,8 @@ typedef enum {
     QUEUED_DEAD, /* max deliveries reached */
 } QueuedState;
 
+#define CONSUMER_GONE UINT8_MAX
+
 typedef struct {
     Message publish;
     uint32_t deliveries;
@@ -407,7 +409,8 @@ typedef struct {
     uint16_t partition;         /* log: its partition (< PARTITIONS_MAX), and its offset there */
     uint8_t retry_topic;        /* log: 0, a main partition's record; n, a failed record's copy
                                    in the n-th retry topic (retryable_topic) */
-    uint8_t consumer;           /* the consumer instance its delivery in flight was handed to */
+    uint8_t consumer;           /* the consumer instance its delivery in flight was handed to
+                                   (CONSUMER_GONE: a process that crashed since) */
     uint64_t offset;
 } QueuedMessage;
 
