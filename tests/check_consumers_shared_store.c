@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "metrics.h"
+#include "report.h"
 #include "scenario.h"
 #include "test_world.h"
 #include "world.h"
@@ -88,6 +89,50 @@ START_TEST(test_no_crash_wipes_a_store_both_share)
 }
 END_TEST
 
+/* The run's table widens its label column for a long service id rather than cut it short:
+ * every row of a long name says its whole name and metric, and its numbers stay under their
+ * mode's heading. */
+START_TEST(test_the_table_keeps_a_long_service_name_whole)
+{
+    static char text[65536];
+    const char *source = read_source_file(TWO_PATHS);
+    const char *long_id = "fulfilment-shipping-workers";
+    size_t used = 0;
+    for (const char *at = source; *at != '\0';) {
+        if (strncmp(at, "shippers", 8) == 0) {
+            used += (size_t)snprintf(text + used, sizeof text - used, "%s", long_id);
+            at += 8;
+        } else {
+            text[used++] = *at++;
+        }
+    }
+    text[used] = '\0';
+    Scenario *scenario = test_load(text, NULL, 0);
+    Metrics metrics = test_run_mode(scenario, MODE_IDEMPOTENT, scenario->seed);
+    RunReport report = {.scenario = scenario,
+                        .seed = scenario->seed,
+                        .mode_count = 1,
+                        .modes = {MODE_IDEMPOTENT},
+                        .metrics = {&metrics}};
+    char *table = NULL;
+    size_t size = 0;
+    FILE *stream = open_memstream(&table, &size);
+    ck_assert(report_write_table(stream, &report, false));
+    fclose(stream);
+    const char *row = strstr(table, "  fulfilment-shipping-workers: replayed ");
+    ck_assert_ptr_nonnull(row);
+    const char *rule = strstr(table, "\n---");
+    ck_assert_ptr_nonnull(rule);
+    size_t rule_length = strcspn(rule + 1, "\n");
+    ck_assert_uint_eq(strcspn(row, "\n"), rule_length);
+    const char *operations = strstr(table, "\noperations ");
+    ck_assert_ptr_nonnull(operations);
+    ck_assert_uint_eq(strcspn(operations + 1, "\n"), rule_length);
+    free(table);
+    free(scenario);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ the loader */
 
 /* The shared store has the server's fields (the consumers key on the message id, which a
@@ -135,6 +180,7 @@ int main(void)
     TCase *model = tcase_create("model");
     tcase_add_test(model, test_one_store_for_both_paths_ships_each_order_once);
     tcase_add_test(model, test_no_crash_wipes_a_store_both_share);
+    tcase_add_test(model, test_the_table_keeps_a_long_service_name_whole);
     suite_add_tcase(suite, model);
     TCase *loader = tcase_create("loader");
     tcase_add_test(loader, test_what_a_shared_store_cannot_be_is_refused);

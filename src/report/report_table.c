@@ -6,7 +6,8 @@
 #include "node_kind.h"
 #include "report.h"
 
-#define LABEL_WIDTH 30
+#define LABEL_WIDTH 30     /* the label column, unless a service, group, queue or account's */
+#define LABEL_WIDTH_MAX 72 /* name needs more (label_width) */
 #define COLUMN_WIDTH 15
 
 #define RED "\x1b[31;1m"
@@ -211,19 +212,19 @@ static void write_cell(FILE *stream, double value, RowStyle style, bool color)
         fprintf(stream, "%*s", COLUMN_WIDTH, text);
 }
 
-static void write_balances(FILE *stream, const RunReport *report, bool color)
+static void write_balances(FILE *stream, const RunReport *report, bool color, int width)
 {
     const Scenario *scenario = report->scenario;
     for (uint32_t a = 0; a < scenario->account_count; a++) {
         char label[64];
         snprintf(label, sizeof label, "balance %s", scenario->accounts[a].id);
-        fprintf(stream, "%-*.*s", LABEL_WIDTH, LABEL_WIDTH - 1, label);
+        fprintf(stream, "%-*.*s", width, width - 1, label);
         for (uint32_t m = 0; m < report->mode_count; m++)
             fprintf(stream, "%*" PRId64, COLUMN_WIDTH, report->metrics[m]->balances[a].actual);
-        fprintf(stream, "\n%-*s", LABEL_WIDTH, "  expected");
+        fprintf(stream, "\n%-*s", width, "  expected");
         for (uint32_t m = 0; m < report->mode_count; m++)
             fprintf(stream, "%*" PRId64, COLUMN_WIDTH, report->metrics[m]->balances[a].expected);
-        fprintf(stream, "\n%-*s", LABEL_WIDTH, "  actual - expected");
+        fprintf(stream, "\n%-*s", width, "  actual - expected");
         for (uint32_t m = 0; m < report->mode_count; m++) {
             const BalanceMetrics *balance = &report->metrics[m]->balances[a];
             int64_t error = balance->actual - balance->expected;
@@ -237,7 +238,7 @@ static void write_balances(FILE *stream, const RunReport *report, bool color)
 }
 
 /* With named queues, each queue's messages, redeliveries and dead letters, below the totals. */
-static void write_queues(FILE *stream, const RunReport *report)
+static void write_queues(FILE *stream, const RunReport *report, int width)
 {
     const Scenario *scenario = report->scenario;
     if (scenario->broker.queue_count < 2)
@@ -247,7 +248,7 @@ static void write_queues(FILE *stream, const RunReport *report)
         for (int w = 0; w < 3; w++) {
             char label[96];
             snprintf(label, sizeof label, "  %s: %s", scenario->broker.queues[q].name, what[w]);
-            fprintf(stream, "%-*.*s", LABEL_WIDTH, LABEL_WIDTH - 1, label);
+            fprintf(stream, "%-*.*s", width, width - 1, label);
             for (uint32_t m = 0; m < report->mode_count; m++) {
                 const QueueMetrics *queue = &report->metrics[m]->queues[q];
                 uint64_t value = w == 0   ? queue->messages
@@ -261,7 +262,7 @@ static void write_queues(FILE *stream, const RunReport *report)
 }
 
 /* With several client groups, each one's outcomes under the whole mode's. */
-static void write_groups(FILE *stream, const RunReport *report)
+static void write_groups(FILE *stream, const RunReport *report, int width)
 {
     const Scenario *scenario = report->scenario;
     if (scenario->client_group_count < 2)
@@ -270,9 +271,9 @@ static void write_groups(FILE *stream, const RunReport *report)
     for (uint32_t g = 0; g < scenario->client_group_count; g++) {
         for (size_t o = 0; o < sizeof shown / sizeof shown[0]; o++) {
             char label[96];
-            snprintf(label, sizeof label, "  %.20s: %s", scenario->client_groups[g].id,
+            snprintf(label, sizeof label, "  %s: %s", scenario->client_groups[g].id,
                      outcome_name(shown[o]));
-            fprintf(stream, "%-*.*s", LABEL_WIDTH, LABEL_WIDTH - 1, label);
+            fprintf(stream, "%-*.*s", width, width - 1, label);
             for (uint32_t m = 0; m < report->mode_count; m++)
                 fprintf(stream, "%*" PRIu64, COLUMN_WIDTH,
                         report->metrics[m]->groups[g].outcomes[shown[o]]);
@@ -296,9 +297,22 @@ static bool shows_services(const RunReport *report)
     return count >= 3 || instances;
 }
 
+/* A service's counter in each mode; false when it is 0 in every mode (its row is left out). */
+static bool service_row(const RunReport *report, const char *name, const char *metric,
+                        double values[MODE_COUNT])
+{
+    bool any = false;
+    for (uint32_t m = 0; m < report->mode_count; m++) {
+        values[m] = 0;
+        metrics_service_value(report->metrics[m], name, metric, &values[m]);
+        any |= values[m] != 0;
+    }
+    return any;
+}
+
 /* Each service's counters, under the names METRIC@SERVICE gives them, in the order a request
  * meets the services; a counter that is 0 in every mode is left out. */
-static void write_services(FILE *stream, const RunReport *report)
+static void write_services(FILE *stream, const RunReport *report, int width)
 {
     if (!shows_services(report))
         return;
@@ -309,17 +323,12 @@ static void write_services(FILE *stream, const RunReport *report)
         const char *name = report->metrics[0]->services[order[i]].name;
         for (unsigned k = 0; k < scenario_service_metric_count; k++) {
             const char *metric = scenario_service_metric_names[k];
-            double values[MODE_COUNT] = {0};
-            bool any = false;
-            for (uint32_t m = 0; m < report->mode_count; m++) {
-                metrics_service_value(report->metrics[m], name, metric, &values[m]);
-                any |= values[m] != 0;
-            }
-            if (!any)
+            double values[MODE_COUNT];
+            if (!service_row(report, name, metric, values))
                 continue;
             char label[96];
-            snprintf(label, sizeof label, "  %.20s: %s", name, metric);
-            fprintf(stream, "%-*.*s", LABEL_WIDTH, LABEL_WIDTH - 1, label);
+            snprintf(label, sizeof label, "  %s: %s", name, metric);
+            fprintf(stream, "%-*.*s", width, width - 1, label);
             for (uint32_t m = 0; m < report->mode_count; m++)
                 fprintf(stream, "%*.0f", COLUMN_WIDTH, values[m]);
             fputc('\n', stream);
@@ -357,8 +366,44 @@ static bool any_mode_counts(const RunReport *report, const char *metric)
     return false;
 }
 
+static void widen(int *width, size_t label_length)
+{
+    size_t needed = label_length + 1;
+    if (needed > (size_t)*width)
+        *width = needed < LABEL_WIDTH_MAX ? (int)needed : LABEL_WIDTH_MAX;
+}
+
+/* The label column: LABEL_WIDTH, or wide enough for the longest label a group, a queue, an
+ * account or a service writes (a name is never cut short; capped at LABEL_WIDTH_MAX). */
+static int label_width(const RunReport *report)
+{
+    const Scenario *scenario = report->scenario;
+    int width = LABEL_WIDTH;
+    for (uint32_t g = 0; g < scenario->client_group_count && scenario->client_group_count > 1; g++)
+        widen(&width, strlen("  : phantom") + strlen(scenario->client_groups[g].id));
+    for (uint32_t q = 0; q < scenario->broker.queue_count && scenario->broker.queue_count > 1; q++)
+        widen(&width, strlen("  : dead-lettered") + strlen(scenario->broker.queues[q].name));
+    for (uint32_t a = 0; a < scenario->account_count; a++)
+        widen(&width, strlen("balance ") + strlen(scenario->accounts[a].id));
+    if (!shows_services(report))
+        return width;
+    uint32_t order[SERVICE_METRICS_MAX];
+    uint32_t count = metrics_services_in_lane_order(report->metrics[0], order);
+    for (uint32_t i = 0; i < count; i++) {
+        const char *name = report->metrics[0]->services[order[i]].name;
+        for (unsigned k = 0; k < scenario_service_metric_count; k++) {
+            double values[MODE_COUNT];
+            const char *metric = scenario_service_metric_names[k];
+            if (service_row(report, name, metric, values))
+                widen(&width, strlen("  : ") + strlen(name) + strlen(metric));
+        }
+    }
+    return width;
+}
+
 bool report_write_table(FILE *stream, const RunReport *report, bool color)
 {
+    int width = label_width(report);
     const Scenario *scenario = report->scenario;
     fprintf(stream, "%s%s%s  (seed %" PRIu64 ", key-store profile %s)\n", scenario->name,
             scenario->title[0] ? ": " : "", scenario->title, report->seed,
@@ -370,12 +415,12 @@ bool report_write_table(FILE *stream, const RunReport *report, bool color)
         fprintf(stream,
                 "%sSTOPPED EARLY: %u of %u modes did not finish; their figures are partial%s\n",
                 color ? RED : "", stopped, report->mode_count, color ? RESET : "");
-    fprintf(stream, "%-*s", LABEL_WIDTH, "");
+    fprintf(stream, "%-*s", width, "");
     for (uint32_t m = 0; m < report->mode_count; m++)
         fprintf(stream, "%*s", COLUMN_WIDTH, mode_name(report->modes[m]));
     fputc('\n', stream);
     fprintf(stream, "%s", color ? DIM : "");
-    for (int i = 0; i < LABEL_WIDTH + COLUMN_WIDTH * (int)report->mode_count; i++)
+    for (int i = 0; i < width + COLUMN_WIDTH * (int)report->mode_count; i++)
         fputc('-', stream);
     fprintf(stream, "%s\n", color ? RESET : "");
     bool has_broker = scenario_server_publishes(&scenario->server);
@@ -447,7 +492,7 @@ bool report_write_table(FILE *stream, const RunReport *report, bool color)
         if (rows[r].shown == SHOW_WITH_CONNECTION_CLOSES &&
             !scenario_uses_connection_closes(scenario))
             continue;
-        fprintf(stream, "%-*s", LABEL_WIDTH, rows[r].label);
+        fprintf(stream, "%-*s", width, rows[r].label);
         for (uint32_t m = 0; m < report->mode_count; m++) {
             double value = 0;
             metrics_value(report->metrics[m], rows[r].metric, &value);
@@ -455,12 +500,12 @@ bool report_write_table(FILE *stream, const RunReport *report, bool color)
         }
         fputc('\n', stream);
         if (strcmp(rows[r].metric, "dead_lettered") == 0)
-            write_queues(stream, report);
+            write_queues(stream, report, width);
         if (strcmp(rows[r].metric, "leaks") == 0)
-            write_groups(stream, report);
+            write_groups(stream, report, width);
     }
-    write_services(stream, report);
-    write_balances(stream, report, color);
+    write_services(stream, report, width);
+    write_balances(stream, report, color, width);
     /* The view shows 1,305.00; the table keeps the integers the JSON report and the
      * expectations use, and says so with a figure of this run. */
     char minor[32], major[40];
