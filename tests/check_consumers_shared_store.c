@@ -13,6 +13,7 @@
 #include "metrics.h"
 #include "report.h"
 #include "scenario.h"
+#include "scenario_inert.h"
 #include "test_world.h"
 #include "world.h"
 
@@ -133,6 +134,39 @@ START_TEST(test_the_table_keeps_a_long_service_name_whole)
 }
 END_TEST
 
+/* The warnings at the shared store's entry, as scenario_inert_warnings gives them. */
+static unsigned warnings_at(const char *const *sets, unsigned set_count, const char *path,
+                            const char *words)
+{
+    Scenario *scenario = test_load_source_file(TWO_PATHS, sets, set_count);
+    LoadErrors *warnings = calloc(1, sizeof *warnings);
+    scenario_inert_warnings(scenario, warnings);
+    unsigned found = 0;
+    for (uint32_t i = 0; i < warnings->count; i++)
+        found += strcmp(warnings->items[i].path, path) == 0 &&
+                 strstr(warnings->items[i].message, words) != NULL;
+    free(warnings);
+    free(scenario);
+    return found;
+}
+
+/* The shared store is judged once, with the server: an idle field is warned once, and
+ * `durable` says why it does nothing (no crash of either user wipes the store), whoever
+ * crashes. */
+START_TEST(test_a_shared_store_is_warned_about_once)
+{
+    const char *race[] = {"services.orders-shipped.race_window_ms=50"};
+    ck_assert_uint_eq(warnings_at(race, 1, "$.services[1].race_window_ms", "has no effect"), 1);
+    const char *durable[] = {"services.orders-shipped.durable=false",
+                             "services.fulfilment-api.crash={\"point\": \"after-effect\","
+                             " \"prob\": 0.05}",
+                             "services.shippers.crash={\"point\": \"after-effect\","
+                             " \"prob\": 0.05}"};
+    ck_assert_uint_eq(warnings_at(durable, 3, "$.services[1].durable", "shares this store"), 1);
+    ck_assert_uint_eq(warnings_at(durable, 3, "$.services[1].durable", "has no effect"), 1);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ the loader */
 
 /* The shared store has the server's fields (the consumers key on the message id, which a
@@ -181,6 +215,7 @@ int main(void)
     tcase_add_test(model, test_one_store_for_both_paths_ships_each_order_once);
     tcase_add_test(model, test_no_crash_wipes_a_store_both_share);
     tcase_add_test(model, test_the_table_keeps_a_long_service_name_whole);
+    tcase_add_test(model, test_a_shared_store_is_warned_about_once);
     suite_add_tcase(suite, model);
     TCase *loader = tcase_create("loader");
     tcase_add_test(loader, test_what_a_shared_store_cannot_be_is_refused);

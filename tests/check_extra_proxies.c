@@ -116,7 +116,9 @@ START_TEST(test_every_proxy_is_called_by_a_group)
                         "expected at most 3 proxies after the first");
     const char *instances[] = {"services.mesh.instances=2"};
     test_assert_refused(PROXIES(""), instances, 1, "$.services[1].instances",
-                        "expected no instances for a proxy");
+                        "expected 1 instance for a proxy");
+    const char *one[] = {"services.mesh.instances=1"};
+    free(test_load(PROXIES(""), one, 1));
 }
 END_TEST
 

@@ -400,9 +400,8 @@ START_TEST(test_a_consumer_groups_idle_undo_is_warned_at_its_step)
 }
 END_TEST
 
-/* A consumer group's instances (consumers.c, broker_log.c): the placement chooses among
- * instances, a store they share outlives an instance's crash, and a log's partition is
- * consumed by one instance at a time. */
+/* A consumer group's instances (consumers.c): the placement chooses among instances, and a
+ * store they share outlives an instance's crash. */
 START_TEST(test_a_consumer_groups_idle_instance_fields_are_warned)
 {
     size_t length = sizeof consumers_saga_scenario - 1;
@@ -417,14 +416,6 @@ START_TEST(test_a_consumer_groups_idle_instance_fields_are_warned)
     const char *const own[SETS_MAX] = {"services.keys.durable=false", CRASHES};
     ck_assert(warns_in(consumers_saga_scenario, length, shared, "$.services[2].durable"));
     ck_assert(!warns_in(consumers_saga_scenario, length, own, "$.services[2].durable"));
-    const char *const idle[SETS_MAX] = {"services.orders.family=\"log\"",
-                                        "services.orders.partitions=2",
-                                        "services.shipper.instances=3"};
-    const char *const busy[SETS_MAX] = {"services.orders.family=\"log\"",
-                                        "services.orders.partitions=3",
-                                        "services.shipper.instances=3"};
-    ck_assert(warns_in(consumers_saga_scenario, length, idle, "$.services[1].instances"));
-    ck_assert(!warns_in(consumers_saga_scenario, length, busy, "$.services[1].instances"));
 #undef CRASHES
 }
 END_TEST

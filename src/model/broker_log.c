@@ -332,26 +332,48 @@ void broker_log_on_processed(World *world, const Message *report)
     note_levels(world);
 }
 
-/* Every partition goes back to its committed offset; returns the records that will be
- * handed out again. A record out at the crashed instance (crashed: its index; UINT32_MAX for
- * none) died with it; one out at an instance still up finishes, and its report is refused. */
+#define EVERY_INSTANCE UINT32_MAX
+
+/* Partitions go back to their committed offset: the crashed instance's (crashed: its index),
+ * or every one (EVERY_INSTANCE: a rebalance in which every owner loses its partitions without
+ * committing, rebalance_every_ms); returns the records that will be handed out again. A
+ * record out at the crashed instance died with it, and its partition goes back too, though a
+ * rebalance gave it to another owner while the record ran; one out at an owner that lost its
+ * partition without committing finishes, and its report is refused. */
 static uint64_t rewind_partitions(World *world, uint32_t crashed)
 {
     Broker *broker = &world->broker;
     uint64_t replays = 0;
     for (uint32_t p = 0; p < broker->partition_count; p++) {
         LogPartition *part = &broker->partitions[p];
+        bool died = part->busy && part->out_owner == crashed; /* a record out died with it */
+        if (died)
+            part->busy = false;
+        if (crashed != EVERY_INSTANCE && part->owner != crashed && !died)
+            continue; /* a survivor's, committed (commit_before_rebalance) */
         replays += part->position - part->committed;
         for (uint64_t o = part->committed; o < part->position; o++)
             abort_output(world, part->records[o - part->base], false);
         part->generation++;
         part->position = part->committed;
         part->processed = part->committed;
-        if (part->busy && part->out_owner == crashed)
-            part->busy = false; /* the record out died with its consumer */
     }
     world->metrics.rebalances++;
     return replays;
+}
+
+/* The instances that live through a rebalance commit what they processed before they give
+ * their partitions up, as Kafka's consumer does when the group rebalances with auto-commit on
+ * (Apache Kafka, ConsumerCoordinator.onJoinPrepare: "commit offsets prior to rebalance if
+ * auto-commit enabled"); a record one of them is processing finishes first, in its poll loop,
+ * and is committed when it reports. Every partition but the crashed instance's (crashed: its
+ * index; EVERY_INSTANCE for none) is so committed up to what its owner processed. */
+static void commit_before_rebalance(World *world, uint32_t crashed)
+{
+    for (uint32_t p = 0; p < world->broker.partition_count; p++) {
+        if (world->broker.partitions[p].owner != crashed)
+            commit(world, p, world->broker.partitions[p].processed);
+    }
 }
 
 /* The group's assignment: the partitions dealt in turn to the instances that are up (Kafka's
@@ -371,7 +393,7 @@ static void assign_partitions(World *world)
 
 void broker_log_on_rebalance(World *world)
 {
-    uint64_t replays = rewind_partitions(world, UINT32_MAX);
+    uint64_t replays = rewind_partitions(world, EVERY_INSTANCE);
     world_trace_queue(world, TRACE_REBALANCE, NULL, (int64_t)replays, NULL);
     dispatch_all(world);
     SimTimeUs every_us = sim_time_us_from_ms(world->scenario.broker.rebalance_every_ms);
@@ -383,14 +405,15 @@ void broker_log_on_rebalance(World *world)
  * ready again for after the restart). */
 static void retry_copies(World *world, QueuedState from, uint32_t crashed);
 
-/* An instance's crash is a rebalance: every partition goes back to its committed offset and
- * the partitions are dealt among the instances still up (the group notices at once: the
- * session timeout is not modelled). With no instance up, nothing is handed out until one is
- * back. */
+/* An instance's crash is a rebalance: the instances still up commit what they processed,
+ * the crashed instance's partitions go back to their committed offset, and every partition
+ * is dealt again among the instances still up (the group notices at once: the session
+ * timeout is not modelled). With no instance up, nothing is handed out until one is back. */
 void broker_log_on_consumers_crash(World *world, uint32_t instance)
 {
     if (world->scenario.broker.consumers.retryable_topic.enabled)
         retry_copies(world, QUEUED_IN_FLIGHT, instance);
+    commit_before_rebalance(world, instance);
     uint64_t replays = rewind_partitions(world, instance);
     world_trace_queue(world, TRACE_REBALANCE, NULL, (int64_t)replays, NULL);
     assign_partitions(world);
@@ -400,8 +423,9 @@ void broker_log_on_consumers_crash(World *world, uint32_t instance)
 }
 
 /* An instance that joins a group whose other instances hold the partitions makes a
- * rebalance, which deals it its share; joining a group with no instance up, it takes every
- * partition back where the group left it. */
+ * rebalance, which deals it its share: the members commit what they processed and hand the
+ * partitions over, so nothing is handed out again. Joining a group with no instance up, it
+ * takes every partition back where the group left it. */
 void broker_log_on_consumers_restart(World *world)
 {
     if (world->broker.partition_count == 0)
@@ -410,8 +434,9 @@ void broker_log_on_consumers_restart(World *world)
     for (uint32_t i = 0; i < world->consumer_count; i++)
         up += !world->consumers[i].down;
     if (up > 1) {
-        uint64_t replays = rewind_partitions(world, UINT32_MAX);
-        world_trace_queue(world, TRACE_REBALANCE, NULL, (int64_t)replays, NULL);
+        commit_before_rebalance(world, EVERY_INSTANCE);
+        world->metrics.rebalances++;
+        world_trace_queue(world, TRACE_REBALANCE, NULL, 0, NULL);
     }
     assign_partitions(world);
     if (world->scenario.broker.consumers.retryable_topic.enabled)

@@ -604,12 +604,16 @@ static void warn_server(const Scenario *scenario, const Scenario *plain, const N
     bool shared = false; /* with a called server: owned by none, so no server's crash wipes it */
     for (uint32_t c = 0; c < scenario->called_server_count; c++)
         shared |= scenario_called_store_shared_with(scenario, c) == 0;
+    bool with_consumers = scenario_consumers_share_server_store(scenario); /* likewise */
     const IdempotencySpec *store = &server->idempotency;
-    if (shared && store->durable != plain->server.idempotency.durable && !store->crash.enabled &&
-        runs_mode(scenario, MODE_IDEMPOTENT))
+    if ((shared || with_consumers) && store->durable != plain->server.idempotency.durable &&
+        !store->crash.enabled && runs_mode(scenario, MODE_IDEMPOTENT))
         say_at(warnings, "$.server.idempotency", "durable",
-               "has no effect: several servers share this store, and a server's crash never "
-               "wipes a store it shares");
+               shared ? "has no effect: several servers share this store, and a server's crash "
+                        "never wipes a store it shares"
+                      : "has no effect: the consumer group shares this store, and no crash of "
+                        "either wipes a store it shares");
+    shared |= with_consumers;
     warn_store(scenario, store, &plain->server.idempotency, "$.server.idempotency",
                shared || !crash_never(&server->crash) || server->outage.enabled, warnings);
 }
@@ -787,21 +791,19 @@ static void warn_broker(const Scenario *scenario, const Scenario *plain, const N
     const IdempotencySpec *store = &broker->consumers.idempotency;
     const IdempotencySpec *usual = &plain->broker.consumers.idempotency;
     bool several = scenario_consumer_instances(scenario) > 1;
-    /* broker_log.c: a partition is assigned to one instance at a time */
-    if (broker->family == BROKER_LOG && scenario_consumer_instances(scenario) > broker->partitions)
-        say_at(warnings, "$.broker.consumers", "instances",
-               "has no effect beyond the log's partitions: each partition is consumed by one "
-               "instance at a time, so the instances past them stay idle");
     if (!several && store->placement != usual->placement)
         say_at(warnings, "$.broker.consumers.idempotency", "placement",
                "has no effect with 1 instance: its store is that instance's either way");
     bool crashes = !crash_never(&broker->consumers.crash);
-    if (several && store->placement == PLACEMENT_SHARED && store->durable != usual->durable &&
-        crashes && runs_mode(scenario, MODE_IDEMPOTENT))
+    if (scenario_consumers_share_server_store(scenario))
+        ; /* the first server's store: judged with the server */
+    else if (several && store->placement == PLACEMENT_SHARED && store->durable != usual->durable &&
+             crashes && runs_mode(scenario, MODE_IDEMPOTENT))
         say_at(warnings, "$.broker.consumers.idempotency", "durable",
                "has no effect: the group's instances share this store, and an instance's "
                "crash never wipes a store it shares");
-    warn_store(scenario, store, usual, "$.broker.consumers.idempotency", crashes, warnings);
+    if (!scenario_consumers_share_server_store(scenario))
+        warn_store(scenario, store, usual, "$.broker.consumers.idempotency", crashes, warnings);
     warn_consumer_failures(scenario, plain, warnings);
     if (broker->family == BROKER_LOG && !broker->transactional &&
         broker->isolation != plain->broker.isolation) /* broker_log.c, abort_output */

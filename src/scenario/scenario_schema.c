@@ -901,13 +901,23 @@ static void check_failing_consumers(SchemaReader *reader, const cJSON *root,
     bool resumes_charge = resumes && consumers->use_gateway;
     bool retry_topics_off_log = retry_topics && !log;
     bool retry_topics_in_transaction = retry_topics && log && broker->transactional;
-    /* consumers.c: a log never redelivers, so a key a crash left processing holds its
-     * partition until its lease ends; the store keeps it when it outlives the crash */
-    bool stuck_after_crash = log && consumers->crash.prob > 0 &&
-                             scenario_consumers_store_outlives_crash(scenario) &&
-                             !consumers->inbox && consumers->idempotency.lock_timeout_ms == 0;
+    /* consumers.c: a log never hands a record out again, so a consumer that meets its key
+     * still processing tries the record again once the lease may be taken over: a key a crash
+     * left processing (in a store that outlives the crash, without an inbox to roll it back),
+     * one another instance is still processing after a rebalance (a store the instances
+     * share), or one the first server is processing (its store) holds the partition */
+    bool shared_by_instances = scenario_consumer_instances(scenario) > 1 &&
+                               consumers->idempotency.placement != PLACEMENT_PER_INSTANCE;
+    const char *held_by = consumers->crash.prob > 0 && !consumers->inbox &&
+                                  scenario_consumers_store_outlives_crash(scenario)
+                              ? "and crashes, without an inbox"
+                          : shared_by_instances ? "and a store its instances share"
+                          : scenario_consumers_share_server_store(scenario)
+                              ? "and the first server's store"
+                              : NULL;
+    bool stuck = log && held_by != NULL && consumers->idempotency.lock_timeout_ms == 0;
     if (!fails_in_log && !reviews_nothing && !resumes_charge && !retry_topics_off_log &&
-        !retry_topics_in_transaction && !stuck_after_crash)
+        !retry_topics_in_transaction && !stuck)
         return;
     unsigned pushed = 0;
     bool services_form = ((const ScenarioReader *)reader)->services_form;
@@ -934,12 +944,11 @@ static void check_failing_consumers(SchemaReader *reader, const cJSON *root,
                             "expected no retryable_topic with a transactional broker (Spring "
                             "Kafka's non-blocking retries cannot combine with container "
                             "transactions)");
-        if (stuck_after_crash)
+        if (stuck)
             schema_error(reader,
-                         "expected %slock_timeout_ms > 0 (or inbox) with family 'log' and "
-                         "crashes (a key a crash left processing holds its partition until the "
-                         "lease ends)",
-                         services_form ? "its key store's " : "idempotency.");
+                         "expected %slock_timeout_ms > 0 with family 'log' %s: a key left "
+                         "processing holds its partition until the lease ends",
+                         services_form ? "its key store's " : "idempotency.", held_by);
         if (resumes_charge)
             schema_error_at(reader, services_form ? "steps" : "use_gateway",
                             "expected no on_failure \"resume\" for the consumers with a charge "

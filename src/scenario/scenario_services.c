@@ -1094,13 +1094,15 @@ const SchemaObject scenario_services_gateway_service_schema = {
     .check = check_gateway,
     .shown = gateway_shown};
 
-/* A proxy here keeps nothing an instance would own: no workers, queue, keys or crashes. */
+/* A proxy here keeps nothing an instance would own: no workers, queue, keys or crashes. One
+ * instance says what the proxy is. */
 static void read_proxy_instances(SchemaReader *reader, const cJSON *item, void *target)
 {
-    (void)item;
     (void)target;
-    schema_error(reader, "expected no instances for a proxy (it holds no workers, queue, keys "
-                         "or crashes of its own here: its instances would run as one)");
+    if (cJSON_IsNumber(item) && item->valuedouble == 1.0)
+        return;
+    schema_error(reader, "expected 1 instance for a proxy (it holds no workers, queue, keys or "
+                         "crashes of its own here: several instances would run as one)");
 }
 
 static const SchemaField proxy_service_fields[] = {
