@@ -208,6 +208,30 @@ START_TEST(test_show_writes_the_shared_store_once)
 }
 END_TEST
 
+/* A store without an entry of its own (here the unused server's) is named after its owner,
+ * "server-keys", unless the file gives that id to another store: show then names it
+ * "server-keys-2", and its text loads again. */
+START_TEST(test_show_names_an_unnamed_store_apart_from_the_files_ids)
+{
+    const char *text = "{\"accounts\": [{\"id\": \"a\", \"balance\": 1000}],"
+                       " \"services\": [{\"id\": \"q\", \"kind\": \"broker\"},"
+                       "  {\"id\": \"w\", \"kind\": \"consumers\", \"consumes\": \"q\","
+                       "   \"key_store\": \"server-keys\"},"
+                       "  {\"id\": \"server-keys\", \"kind\": \"key_store\"}],"
+                       " \"clients\": [{\"id\": \"c\", \"publishes\": \"q\"}]}";
+    Scenario *scenario = test_load(text, NULL, 0);
+    char *shown = scenario_show(scenario);
+    ck_assert_ptr_nonnull(strstr(shown, "\"id\": \"server-keys-2\""));
+    Scenario *again = test_load(shown, NULL, 0);
+    char *shown_again = scenario_show(again);
+    ck_assert_str_eq(shown, shown_again);
+    free(shown_again);
+    free(again);
+    free(shown);
+    free(scenario);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("consumers_shared_store");
@@ -220,6 +244,7 @@ int main(void)
     TCase *loader = tcase_create("loader");
     tcase_add_test(loader, test_what_a_shared_store_cannot_be_is_refused);
     tcase_add_test(loader, test_show_writes_the_shared_store_once);
+    tcase_add_test(loader, test_show_names_an_unnamed_store_apart_from_the_files_ids);
     suite_add_tcase(suite, loader);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);

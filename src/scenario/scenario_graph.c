@@ -1796,13 +1796,49 @@ static cJSON *write_head(SchemaWriter *writer, cJSON *services, const char *id, 
     return entry;
 }
 
+/* Whether a service, a named key store or a client group of scenario has id. */
+static bool id_taken(const Scenario *scenario, const char *id)
+{
+    for (int kind = 0; kind < NODE_KIND_COUNT; kind++) {
+        const IdempotencySpec *store = node_kind_store_of(scenario, (NodeKind)kind);
+        if (strcmp(scenario->service_ids[kind], id) == 0 ||
+            (store != NULL && strcmp(store->store_id, id) == 0))
+            return true;
+    }
+    for (uint32_t c = 0; c < scenario->called_server_count; c++) {
+        if (strcmp(scenario->called_servers[c].id, id) == 0 ||
+            strcmp(scenario->called_servers[c].spec.idempotency.store_id, id) == 0)
+            return true;
+    }
+    for (uint32_t g = 0; g < scenario->extra_gateway_count; g++) {
+        if (strcmp(scenario->extra_gateways[g].id, id) == 0)
+            return true;
+    }
+    for (uint32_t p = 0; p < scenario->extra_proxy_count; p++) {
+        if (strcmp(scenario->extra_proxies[p].id, id) == 0)
+            return true;
+    }
+    for (uint32_t g = 0; g < scenario->client_group_count; g++) {
+        if (strcmp(scenario->client_groups[g].id, id) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* A store without an entry of its own (the older form, or a service the file does not use)
+ * is named after its owner, "<owner>-keys", or "<owner>-keys-2" and on when the file already
+ * gives that id to something else: show's output must load again. */
 void scenario_key_store_id(const Scenario *scenario, const IdempotencySpec *spec, NodeKind owner,
                            char id[NAME_LEN_MAX])
 {
-    if (spec->store_id[0] != '\0')
+    if (spec->store_id[0] != '\0') {
         snprintf(id, NAME_LEN_MAX, "%s", spec->store_id);
-    else
-        snprintf(id, NAME_LEN_MAX, "%.*s-keys", NAME_LEN_MAX - 6, scenario->service_ids[owner]);
+        return;
+    }
+    snprintf(id, NAME_LEN_MAX, "%.*s-keys", NAME_LEN_MAX - 6, scenario->service_ids[owner]);
+    for (unsigned n = 2; n < 100 && id_taken(scenario, id); n++)
+        snprintf(id, NAME_LEN_MAX, "%.*s-keys-%u", NAME_LEN_MAX - 9, scenario->service_ids[owner],
+                 n);
 }
 
 int scenario_called_store_shared_with(const Scenario *scenario, uint32_t called)
