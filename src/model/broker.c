@@ -138,6 +138,8 @@ static void deliver(World *world, uint32_t queued_index, uint32_t consumer)
     Message delivery = broker_next_delivery(world, queued_index);
     delivery.target = world->consumers[consumer].node;
     broker->next_consumer = (consumer + 1) % world->consumer_count;
+    queued->receiver = (uint8_t)consumer;
+    queued->receiver_epoch = world->consumers[consumer].epoch;
     if (!broker->manual_ack) {
         network_send(world, &delivery);
         finish_queued(world, queued, QUEUED_ACKED); /* acknowledged as it leaves */

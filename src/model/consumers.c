@@ -261,10 +261,25 @@ void consumers_on_job_reserve(World *world, uint32_t job_slot)
     schedule_service(world, job_slot);
 }
 
+/* A queue's delivery handed to a process that crashed since, arriving after its restart: the
+ * channel it came on closed with the crash (RabbitMQ), or the receive that asked for it died
+ * with its process (SQS), so the new process never gets it. (An older delivery of a message
+ * handed out again since cannot be told apart, and is taken.) */
+static bool for_a_previous_life(const World *world, const Consumers *consumers,
+                                const Message *delivery)
+{
+    if (world->broker.partition_count > 0 || delivery->reply_to.kind != REPLY_TO_DELIVERY)
+        return false; /* a log's stale records are told by their generation (start_job) */
+    const QueuedMessage *queued = &world->broker.messages[delivery->reply_to.slot];
+    return queued->deliveries == delivery->reply_to.serial &&
+           &world->consumers[queued->receiver] == consumers &&
+           queued->receiver_epoch != consumers->epoch;
+}
+
 void consumers_on_delivery(World *world, const Message *delivery)
 {
     Consumers *consumers = consumers_at(world, delivery->target);
-    if (consumers->down) {
+    if (consumers->down || for_a_previous_life(world, consumers, delivery)) {
         world->metrics.network_dropped++; /* refused: nobody is listening */
         if (world_tracing(world))
             world_trace_about(world, delivery->target, TRACE_REFUSED_DOWN, delivery, 0, 0);

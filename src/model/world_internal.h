@@ -411,6 +411,8 @@ typedef struct {
                                    in the n-th retry topic (retryable_topic) */
     uint8_t consumer;           /* the consumer instance its delivery in flight was handed to
                                    (CONSUMER_GONE: a process that crashed since) */
+    uint8_t receiver;           /* queues: the instance its last delivery was handed to, */
+    uint32_t receiver_epoch;    /* in that process's life (Consumers.epoch) */
     uint64_t offset;
 } QueuedMessage;
 
