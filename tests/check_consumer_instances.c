@@ -36,6 +36,15 @@
 #define CHANNEL "\"family\": \"channel\""
 #define TWO_WORKERS "\"workers\": 2"
 
+/* BACKED_UP with consumer fields known only at run time (a crash object). */
+static void backed_up(char *text, size_t size, const char *broker_fields,
+                      const char *consumer_fields)
+{
+    char format[8192];
+    snprintf(format, sizeof format, "%s", BACKED_UP("%s", "%s"));
+    snprintf(text, size, format, broker_fields, consumer_fields);
+}
+
 static double metric(const Metrics *metrics, const char *name)
 {
     double value = -1;
@@ -85,10 +94,8 @@ START_TEST(test_a_crash_requeues_only_its_instance)
     const char *crash = "\"instances\": 2, \"workers\": 1,"
                         " \"crash\": {\"point\": \"after-effect\", \"prob\": 1,"
                         " \"max_crashes\": 1, \"restart_ms\": 1000}";
-    char json[8192];
-    snprintf(json, sizeof json, "%s", BACKED_UP(CHANNEL, "%s"));
     char text[8192];
-    snprintf(text, sizeof text, json, crash);
+    backed_up(text, sizeof text, CHANNEL, crash);
     Metrics least = test_run_text(text, MODE_AT_LEAST_ONCE);
     ck_assert_uint_eq(least.crashes, 2);
     ck_assert_double_eq(test_service_value(&least, "workers#1", "crashes"), 1);
@@ -150,10 +157,8 @@ START_TEST(test_a_crash_wipes_only_an_instance_s_own_store)
     const char *crash = "\"instances\": 2, \"workers\": 1,"
                         " \"crash\": {\"point\": \"after-completion\", \"prob\": 1,"
                         " \"max_crashes\": 1, \"restart_ms\": 1000}";
-    char json[8192];
-    snprintf(json, sizeof json, "%s", BACKED_UP(VISIBILITY, "%s"));
     char text[8192];
-    snprintf(text, sizeof text, json, crash);
+    backed_up(text, sizeof text, VISIBILITY, crash);
     const char *own[] = {"services.keys.placement=per-instance", "services.keys.durable=false"};
     const char *one[] = {"services.keys.durable=false"};
     Metrics apart = test_run_json(text, own, 2, MODE_IDEMPOTENT);
@@ -235,10 +240,8 @@ START_TEST(test_a_restarted_poller_has_room_at_once)
 {
     const char *crash = "\"workers\": 2, \"crash\": {\"point\": \"after-effect\", \"prob\": 1,"
                         " \"max_crashes\": 1, \"restart_ms\": 1000}";
-    char json[8192];
-    snprintf(json, sizeof json, "%s", BACKED_UP(VISIBILITY, "%s"));
     char text[8192];
-    snprintf(text, sizeof text, json, crash);
+    backed_up(text, sizeof text, VISIBILITY, crash);
     Scenario *scenario = test_load(text, NULL, 0);
     World *world = world_create(scenario, MODE_AT_LEAST_ONCE, scenario->seed, (TraceSink){0},
                                 (WorldLimits){0});
@@ -296,10 +299,8 @@ START_TEST(test_a_delivery_to_a_previous_life_is_not_taken)
 {
     const char *crash = "\"workers\": 2, \"crash\": {\"point\": \"before-effect\", \"prob\": 0.05,"
                         " \"max_crashes\": 5, \"restart_ms\": 1}";
-    char json[8192];
-    snprintf(json, sizeof json, "%s", BACKED_UP(CHANNEL, "%s"));
     char text[8192];
-    snprintf(text, sizeof text, json, crash);
+    backed_up(text, sizeof text, CHANNEL, crash);
     const char *uneven[] = {"network.default.delay_ms=50",
                             "services.workers.service_ms={\"dist\": \"uniform\", \"min\": 20,"
                             " \"max\": 180}"};

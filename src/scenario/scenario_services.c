@@ -308,23 +308,31 @@ static void read_compare_for_consumers(SchemaReader *reader, const cJSON *item, 
                  read_crash_for_consumers, NULL, false)
 /* clang-format on */
 
-/* A store kept in an instance's memory has no replica to fail over to or read from; a
- * replica read matters only where the lookup decides (check-then-insert, execute-then-save:
+/* A store kept in an instance's memory has no replica to fail over to or read from (a
+ * server's or a consumer group's). True when it was refused so. */
+static bool refuse_replica_in_memory(SchemaReader *reader, const IdempotencySpec *store)
+{
+    if (store->placement != PLACEMENT_PER_INSTANCE || store->replication_lag_ms <= 0)
+        return false;
+    schema_error_at(reader, "replication_lag_ms",
+                    "expected 0 with \"placement\": \"per-instance\" (a store in an "
+                    "instance's memory has no replica)");
+    return true;
+}
+
+/* A replica read matters only where the lookup decides (check-then-insert, execute-then-save:
  * an atomic reservation is a write the primary decides). */
 static void check_server_store(SchemaReader *reader, const cJSON *object, void *base, bool clean)
 {
     (void)object;
     (void)clean;
     const IdempotencySpec *store = base;
-    if (store->placement == PLACEMENT_PER_INSTANCE && store->replication_lag_ms > 0)
-        schema_error_at(reader, "replication_lag_ms",
-                        "expected 0 with \"placement\": \"per-instance\" (a store in an "
-                        "instance's memory has no replica)");
-    else if (store->reads == READS_REPLICA && store->replication_lag_ms <= 0)
+    bool refused = refuse_replica_in_memory(reader, store);
+    if (!refused && store->reads == READS_REPLICA && store->replication_lag_ms <= 0)
         schema_error_at(reader, "reads",
                         "expected \"primary\" without replication_lag_ms (a replica that is "
                         "never behind reads as the primary)");
-    else if (store->reads == READS_REPLICA && store->reserve == RESERVE_ATOMIC)
+    else if (!refused && store->reads == READS_REPLICA && store->reserve == RESERVE_ATOMIC)
         schema_error_at(reader, "reads",
                         "expected \"primary\" with \"reserve\": \"atomic\" (the atomic "
                         "reservation is a write the primary decides; a replica read changes "
@@ -357,16 +365,11 @@ static const SchemaObject server_idempotency_schema = {.name = "<idempotency>",
                                                        .check = check_server_store,
                                                        .shown = server_store_shown};
 
-/* A consumer group's store in each instance's memory has no replica either. */
 static void check_consumers_store(SchemaReader *reader, const cJSON *object, void *base, bool clean)
 {
     (void)object;
     (void)clean;
-    const IdempotencySpec *store = base;
-    if (store->placement == PLACEMENT_PER_INSTANCE && store->replication_lag_ms > 0)
-        schema_error_at(reader, "replication_lag_ms",
-                        "expected 0 with \"placement\": \"per-instance\" (a store in an "
-                        "instance's memory has no replica)");
+    refuse_replica_in_memory(reader, base);
 }
 
 /* The placement is written only when a group's instances keep their own: other scenarios
