@@ -19,29 +19,40 @@
 
 /* A consumer instance takes up to prefetch unacknowledged messages of each queue per worker,
  * as a consumer with a channel per queue does. */
-static uint64_t delivery_capacity(const World *world, const BrokerQueue *queue)
+static uint64_t delivery_capacity(const Consumers *consumers, const BrokerQueue *queue)
 {
-    uint32_t workers = world->scenario.broker.consumers.workers;
-    if (workers == 0)
+    if (consumers->workers == 0)
         return UINT64_MAX;
-    return (uint64_t)workers * queue->spec->prefetch;
+    return (uint64_t)consumers->workers * queue->spec->prefetch;
 }
 
-/* The consumer instance the queue's next delivery goes to: the first that is up and has room
- * for it, in turn from the one after the last served (RabbitMQ hands a queue's messages to
- * its consumers round-robin, each up to its prefetch; an SQS or JetStream consumer that
- * polls takes what it has room for). None (UINT32_MAX): every instance is down or full.
- * Nothing is handed out while an instance is down: its channels closed with its crash, and
- * it polls for nothing. */
+/* The consumer instance the queue's next delivery goes to: the first of the group that takes
+ * the queue that is up and has room for it, in turn from the one after the last served
+ * (RabbitMQ hands a queue's messages to its consumers round-robin, each up to its prefetch;
+ * an SQS consumer that polls takes what it has room for). None (UINT32_MAX): every instance
+ * of that group is down or full. Nothing is handed out while an instance is down: its
+ * channels closed with its crash, and it polls for nothing. */
 static uint32_t consumer_with_room(const World *world, const BrokerQueue *queue)
 {
-    uint64_t capacity = delivery_capacity(world, queue);
+    uint32_t q = (uint32_t)(queue - world->broker.queues);
     for (uint32_t k = 0; k < world->consumer_count; k++) {
         uint32_t i = (world->broker.next_consumer + k) % world->consumer_count;
-        if (!world->consumers[i].down && queue->in_flight_at[i] < capacity)
+        const Consumers *consumers = &world->consumers[i];
+        if ((consumers->spec->queue_mask >> q & 1u) != 0 && !consumers->down &&
+            queue->in_flight_at[i] < delivery_capacity(consumers, queue))
             return i;
     }
     return UINT32_MAX;
+}
+
+/* The consumer group that takes queue q (its dead letters' reviewer). */
+static const ConsumerSpec *queue_group(const World *world, uint32_t q)
+{
+    for (uint32_t i = 0; i < world->consumer_count; i++) {
+        if ((world->consumers[i].spec->queue_mask >> q & 1u) != 0)
+            return world->consumers[i].spec;
+    }
+    return &world->scenario.broker.consumers;
 }
 
 void broker_note_levels(World *world)
@@ -587,7 +598,7 @@ static void requeue_unacked(World *world, uint32_t queued_index, bool timed_out)
                         &queued->publish, queued->deliveries, queued->queue);
         if (!redrive) {
             if (spec->dead_letter &&
-                world->scenario.broker.consumers.dead_letters == DEAD_LETTERS_REVIEW)
+                queue_group(world, queued->queue)->dead_letters == DEAD_LETTERS_REVIEW)
                 broker_review_dead_letter(world, queued); /* before the broker lets go of it */
             finish_queued(world, queued, QUEUED_DEAD);
         }

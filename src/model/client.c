@@ -305,9 +305,7 @@ static Message attempt_request(World *world, uint64_t operation, uint32_t click,
         .lineage = lineage,
         .key = state->key,
         /* Read only by consumers that key on it: a draw per attempt saved elsewhere. */
-        .business_key = world->scenario.broker.consumers.idempotency.key == KEY_BUSINESS_HASH
-                            ? business_key_of(world, op->client, operation)
-                            : 0,
+        .business_key = world->business_keys ? business_key_of(world, op->client, operation) : 0,
         .fingerprint = request_fingerprint(world, op->client, operation),
         .session = client->app_restarts,
         .key_respelled =

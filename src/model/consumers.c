@@ -14,28 +14,35 @@
 #include "sim_assert.h"
 #include "world_internal.h"
 
-/* The instances' nodes were made by build_nodes. Instance 0 keeps the group's store on side
- * STORE_CONSUMERS (server_init put it there); with placement "per-instance" every other
- * instance keeps its own, on a side after the servers' (their sides are counted first). A
- * group that shares the first server's store keeps its keys there (server_init made it),
- * and the side STORE_CONSUMERS holds an idle protocol that keeps nothing. */
+/* The instances' nodes were made by build_nodes, each group's consecutive. The first group's
+ * instance 0 keeps its group's store on side STORE_CONSUMERS (server_init put it there); any
+ * other group's first instance keeps its group's on a side of its own; with placement
+ * "per-instance" every other instance keeps its own too, on a side after the servers' (their
+ * sides are counted first). A first group that shares the first server's store keeps its
+ * keys there (server_init made it), and the side STORE_CONSUMERS holds an idle protocol that
+ * keeps nothing. */
 void consumers_init(World *world)
 {
-    const ConsumerSpec *spec = &world->scenario.broker.consumers;
-    bool own_stores = spec->idempotency.placement == PLACEMENT_PER_INSTANCE;
     bool servers_store = scenario_consumers_share_server_store(&world->scenario);
+    uint32_t group_first = 0; /* the first instance of the group instance i belongs to */
     for (uint32_t i = 0; i < world->consumer_count; i++) {
         Consumers *consumers = &world->consumers[i];
+        const ConsumerSpec *spec = consumers->spec;
+        if (i > 0 && consumers->group != world->consumers[i - 1].group)
+            group_first = i;
+        bool own_stores = spec->idempotency.placement == PLACEMENT_PER_INSTANCE;
+        bool shares_server = servers_store && consumers->group == 0;
         consumers->workers = spec->workers;
-        consumers->keys =
-            servers_store ? world->servers[0].keys : &world->consumers[own_stores ? i : 0].own_keys;
-        if (servers_store && i == 0) {
+        world->business_keys |= spec->idempotency.key == KEY_BUSINESS_HASH;
+        consumers->keys = shares_server ? world->servers[0].keys
+                                        : &world->consumers[own_stores ? i : group_first].own_keys;
+        if (shares_server && i == 0) {
             key_protocol_init(world, &consumers->own_keys, &spec->idempotency, consumers->node,
                               STORE_CONSUMERS, false);
             continue;
         }
-        if ((i > 0 && !own_stores) || servers_store)
-            continue;
+        if (consumers->keys != &consumers->own_keys)
+            continue; /* the server's, or its group's first instance's */
         uint32_t side = STORE_CONSUMERS;
         if (i > 0) {
             side = world->store_count++;
@@ -52,6 +59,7 @@ void consumers_release(World *world)
         index_queue_release(&world->consumers[i].buffer);
         if (world->consumers[i].keys == &world->consumers[i].own_keys ||
             (i == 0 && scenario_consumers_share_server_store(&world->scenario)))
+            /* its own store, or the idle one of a first group that uses the server's */
             key_protocol_release(&world->consumers[i].own_keys);
     }
 }
@@ -68,6 +76,12 @@ bool consumers_all_down(const World *world)
             return false;
     }
     return true;
+}
+
+/* The instance whose node is node, for the readers that change nothing. */
+static const Consumers *instance_of(const World *world, uint32_t node)
+{
+    return &world->consumers[world->nodes[node].actor];
 }
 
 /* The instance running the job: the one its delivery was handed to. */
@@ -143,7 +157,7 @@ static void acknowledge(World *world, const Message *delivery)
  * brokers with a per-delivery timeout and a manual ack have anything to extend. */
 static void schedule_heartbeat(World *world, uint32_t job_slot)
 {
-    double every_ms = world->scenario.broker.consumers.heartbeat_ms;
+    double every_ms = consumers_of_job(world, job_slot)->spec->heartbeat_ms;
     if (every_ms <= 0 || !world->broker.manual_ack || world->broker.partition_count > 0 ||
         world->scenario.broker.family != BROKER_VISIBILITY_TIMEOUT)
         return;
@@ -171,7 +185,7 @@ void consumers_on_heartbeat(World *world, uint32_t job_slot, uint32_t serial)
 /* The handler's run: its end is scheduled, and a debit that is not atomic reads its balance. */
 static void schedule_run(World *world, uint32_t job_slot)
 {
-    const ConsumerSpec *spec = &world->scenario.broker.consumers;
+    const ConsumerSpec *spec = consumers_of_job(world, job_slot)->spec;
     const Message *delivery = &world->jobs[job_slot].request;
     balance_update_read(world, &world->jobs[job_slot]);
     double load = 1.0 + spec->load_per_inflight * held(consumers_of_job(world, job_slot)) +
@@ -300,7 +314,7 @@ void consumers_on_delivery(World *world, const Message *delivery)
 /* max_crashes bounds each instance's crashes, as a server instance's. */
 static bool draw_crash(World *world, const Job *job, CrashPoint point)
 {
-    const CrashSpec *crash = &world->scenario.broker.consumers.crash;
+    const CrashSpec *crash = &consumers_at(world, job->request.target)->spec->crash;
     if (crash->point != point || crash->prob <= 0)
         return false;
     if (crash->max_crashes > 0 &&
@@ -321,7 +335,7 @@ static void crash(World *world, uint32_t job_slot, CrashPoint where)
     world_service_metrics(world, node)->crashes++;
     if (world_tracing(world))
         world_trace(world, node, TRACE_CRASH, world->jobs[job_slot].request.operation, 0, where);
-    if (world->scenario.broker.consumers.inbox)
+    if (consumers->spec->inbox)
         key_protocol_roll_back_open(world, consumers->keys, node, consumers->epoch);
     world_job_release(world, job_slot);
     while (consumers->buffer.length > 0)
@@ -329,12 +343,11 @@ static void crash(World *world, uint32_t job_slot, CrashPoint where)
     consumers->busy = 0;
     consumers->down = true;
     consumers->epoch++;
-    if (!scenario_consumers_store_outlives_crash(&world->scenario))
+    if (!scenario_group_store_outlives_crash(&world->scenario, consumers->spec))
         key_protocol_on_crash(world, consumers->keys);
     uint32_t instance = world->nodes[node].actor;
     broker_on_consumers_crash(world, instance);
-    sim_schedule_in(world->sim,
-                    sim_time_us_from_ms(world->scenario.broker.consumers.crash.restart_ms),
+    sim_schedule_in(world->sim, sim_time_us_from_ms(consumers->spec->crash.restart_ms),
                     EVENT_CONSUMER_RESTART, instance, 0);
 }
 
@@ -376,7 +389,7 @@ void consumers_on_job_done(World *world, uint32_t job_slot)
     }
     if (job->resume_status == 0 && /* a resumed run's effect phase committed already */
         world_chance_about(world, DRAW_FAIL_BEFORE_EFFECT, &job->request,
-                           world->scenario.broker.consumers.fail_before_effect)) {
+                           consumers_at(world, node)->spec->fail_before_effect)) {
         fail_handler(world, job_slot, false);
         return;
     }
@@ -401,7 +414,7 @@ void consumers_on_job_done(World *world, uint32_t job_slot)
     int status = job->request.receipt
                      ? send_receipt(world, &job->request)
                      : ledger_apply_read(world, &job->request, &job->balance_read, node, &effect);
-    job->uncommitted = world->scenario.broker.consumers.inbox && effect;
+    job->uncommitted = consumers_at(world, node)->spec->inbox && effect;
     if (effect && world->broker.partition_count > 0)
         broker_log_on_output(world, &job->request);
     if (effect && !job->uncommitted)
@@ -414,8 +427,9 @@ void consumers_on_job_done(World *world, uint32_t job_slot)
 static void after_effect(World *world, uint32_t job_slot, int status)
 {
     Job *job = &world->jobs[job_slot];
-    if (status < 500 && world_chance_about(world, DRAW_FAIL_AFTER_EFFECT, &job->request,
-                                           world->scenario.broker.consumers.fail_after_effect)) {
+    if (status < 500 &&
+        world_chance_about(world, DRAW_FAIL_AFTER_EFFECT, &job->request,
+                           consumers_of_job(world, job_slot)->spec->fail_after_effect)) {
         fail_handler(world, job_slot, true);
         return;
     }
@@ -450,7 +464,8 @@ static void complete_job(World *world, uint32_t job_slot, int status)
  * retry was the blocking one in place, and the recoverer skips the record. */
 static void report_failed_record(World *world, const Message *delivery)
 {
-    if (world->scenario.broker.consumers.retryable_topic.enabled && world->broker.manual_ack)
+    if (consumers_at(world, delivery->target)->spec->retryable_topic.enabled &&
+        world->broker.manual_ack)
         broker_log_forward_failed(world, delivery);
     acknowledge(world, delivery);
 }
@@ -516,9 +531,10 @@ void consumers_abort_output(World *world, const Message *record, uint32_t instan
 static bool charges_through_gateway(const World *world, const Message *delivery)
 {
     const ClientGroupSpec *spec = world->groups[world->clients[delivery->client].group].spec;
-    return world->scenario.broker.consumers.use_gateway && !delivery->receipt &&
+    const Consumers *consumers = instance_of(world, delivery->target);
+    return consumers->spec->use_gateway && !delivery->receipt &&
            (spec->operation.kind == OPERATION_DEBIT ||
-            world_is_server(world, world->consumers_call_node));
+            world_is_server(world, consumers->call_node));
 }
 
 /* A try of the charge carries the message's key (its message id, or business hash), as the
@@ -528,27 +544,27 @@ static void send_charge_try(World *world, uint32_t job_slot)
 {
     Job *job = &world->jobs[job_slot];
     uint32_t node = job->request.target;
-    const CallSpec *call = &world->scenario.broker.consumers.call;
+    const Consumers *consumers = instance_of(world, node);
+    const CallSpec *call = &consumers->spec->call;
     job->charge_tries++;
     if (job->charge_tries > 1) {
         world->metrics.call_retries++;
         world_service_metrics(world, node)->retries++;
         if (world_tracing(world))
             world_trace_about(world, node,
-                              world_is_server(world, world->consumers_call_node)
-                                  ? TRACE_CALL_RETRY
-                                  : TRACE_CHARGE_RETRY,
+                              world_is_server(world, consumers->call_node) ? TRACE_CALL_RETRY
+                                                                           : TRACE_CHARGE_RETRY,
                               &job->request, job->charge_tries, 0);
     }
     ReplyTo reply_to = {.kind = REPLY_TO_JOB,
                         .slot = job_slot,
                         .serial = job->serial | (uint64_t)job->charge_tries << CHARGE_TRY_SHIFT};
     Message charge =
-        message_call(world, &job->request, node, world->consumers_call_node,
+        message_call(world, &job->request, node, consumers->call_node,
                      call_key_of(call->key, job->store_key), reply_to, job->charge_tries - 1);
     network_send(world, &charge);
     world->jobs[job_slot].gateway_timer =
-        sim_schedule_in(world->sim, call_timeout_us(world, call, world->consumers_call_node),
+        sim_schedule_in(world->sim, call_timeout_us(world, call, consumers->call_node),
                         EVENT_GATEWAY_TIMEOUT, node, job_slot);
 }
 
@@ -576,11 +592,12 @@ static void order_failed(World *world, uint32_t job_slot);
 static SagaCaller consumers_saga(const World *world, uint32_t job_slot)
 {
     uint32_t node = world->jobs[job_slot].request.target;
+    const Consumers *consumers = instance_of(world, node);
     return (SagaCaller){.node = node,
                         .event_target = node,
-                        .call_node = world->consumers_call_node,
-                        .undo = &world->scenario.broker.consumers.undo,
-                        .fulfil = &world->scenario.broker.consumers.fulfil,
+                        .call_node = consumers->call_node,
+                        .undo = &consumers->spec->undo,
+                        .fulfil = &consumers->spec->fulfil,
                         .send_charge_try = send_charge_try,
                         .order_failed = order_failed};
 }
@@ -674,13 +691,12 @@ static void give_up_charge(World *world, uint32_t job_slot)
 static void on_failed_try(World *world, uint32_t job_slot, int status)
 {
     SagaCaller caller = consumers_saga(world, job_slot);
-    if (!saga_on_try_timeout(world, job_slot, &caller,
-                             &world->scenario.broker.consumers.call.retry))
+    const Consumers *consumers = consumers_of_job(world, job_slot);
+    if (!saga_on_try_timeout(world, job_slot, &caller, &consumers->spec->call.retry))
         return;
     Job *job = &world->jobs[job_slot];
     job->awaiting_gateway = false;
-    if (status == 504 && world_tracing(world) &&
-        !world_is_server(world, world->consumers_call_node))
+    if (status == 504 && world_tracing(world) && !world_is_server(world, consumers->call_node))
         world_trace_about(world, job->request.target, TRACE_GATEWAY_TIMEOUT, &job->request, 504, 0);
     if (job->store_key != 0)
         key_protocol_record(world, consumers_of_job(world, job_slot)->keys, job, status);

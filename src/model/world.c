@@ -648,11 +648,13 @@ static void wire_calls(World *world, const uint32_t called_node[CALLED_SERVERS_M
         server->call_node = called == 0 ? world->gateways[server->spec->call_gateway].node
                                         : called_node[called - 1];
     }
-    const ConsumerSpec *consumers = &world->scenario.broker.consumers;
-    world->consumers_call_node = consumers->calls_first_server ? world->server_node
-                                 : consumers->call_server > 0
-                                     ? called_node[consumers->call_server - 1]
-                                     : world->gateways[consumers->call_gateway].node;
+    for (uint32_t i = 0; i < world->consumer_count; i++) {
+        const ConsumerSpec *group = world->consumers[i].spec;
+        world->consumers[i].call_node = group->calls_first_server ? world->server_node
+                                        : group->call_server > 0
+                                            ? called_node[group->call_server - 1]
+                                            : world->gateways[group->call_gateway].node;
+    }
 }
 
 /* A gateway after the first is drawn beside the first when the same side charges there (the
@@ -746,9 +748,13 @@ static void build_nodes(World *world)
             entry->active = scenario_proxy_used(scenario, spec->number);
             world->proxy_nodes[spec->number] = node; /* extras drawn in the first's lane */
         } else if (spec->kind == NODE_CONSUMERS) {
-            entry->actor = spec->instance; /* its instances drawn in its lane */
-            world->consumers[spec->instance].node = node;
-            world->consumer_count = spec->instance_count;
+            /* every group's instances drawn in the consumers' lane, group by group: its
+             * first instance's node comes before its others' (scenario_service_nodes) */
+            entry->actor = world->consumer_count++;
+            Consumers *consumers = &world->consumers[entry->actor];
+            consumers->node = node;
+            consumers->group = spec->number;
+            consumers->spec = scenario_consumer_group(scenario, spec->number);
         } else if (spec->kind == NODE_KEY_STORE) {
             world->key_store_node = node;
             entry->lane = world->group_count + NODE_KIND_COUNT;

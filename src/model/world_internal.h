@@ -392,6 +392,9 @@ typedef enum {
 } QueuedState;
 
 #define CONSUMER_GONE UINT8_MAX
+/* Every consumer group's instances: the world's Consumers, and a queued message's consumer. */
+#define CONSUMERS_MAX (CONSUMER_INSTANCES_MAX * (1 + CONSUMER_GROUPS_EXTRA_MAX))
+_Static_assert(CONSUMERS_MAX < CONSUMER_GONE, "an instance's index fits QueuedMessage.consumer");
 
 typedef struct {
     Message publish;
@@ -441,8 +444,8 @@ typedef struct {
     const QueueSpec *spec;
     IndexQueue ready;
     uint32_t in_flight;
-    uint32_t in_flight_at[CONSUMER_INSTANCES_MAX]; /* in_flight by consumer instance */
-    IdemStore *recent_ids; /* publisher dedup: message ids seen within the window */
+    uint32_t in_flight_at[CONSUMERS_MAX]; /* in_flight by consumer instance */
+    IdemStore *recent_ids;                /* publisher dedup: message ids seen within the window */
     size_t recent_ids_after_sweep;
 } BrokerQueue;
 
@@ -471,7 +474,10 @@ typedef struct {
  * STORE_CONSUMERS), or, with placement "per-instance", its own_keys on a side of its own. */
 typedef struct {
     uint32_t node;
-    uint32_t workers; /* 0: unbounded */
+    const ConsumerSpec *spec; /* its group's */
+    uint32_t group;           /* 0 the first, g > 0 Scenario.extra_consumers[g - 1] */
+    uint32_t call_node;       /* where its group's call step goes */
+    uint32_t workers;         /* 0: unbounded */
     uint32_t busy;
     IndexQueue buffer; /* delivered jobs waiting for a worker (prefetched) */
     bool down;
@@ -490,7 +496,9 @@ typedef struct {
 /* Key stores by side: the server's (shared, or instance 0's), the consumers' (shared, or
  * instance 0's), then the other server instances' own when the server's store is per
  * instance, each called server's, and the other consumer instances' own. */
-#define STORES_MAX (SERVER_INSTANCES_MAX + 1 + CALLED_SERVERS_MAX + CONSUMER_INSTANCES_MAX - 1)
+#define STORES_MAX                                                                                 \
+    (SERVER_INSTANCES_MAX + 1 + CALLED_SERVERS_MAX + CONSUMER_INSTANCES_MAX - 1 +                  \
+     CONSUMER_GROUPS_EXTRA_MAX * CONSUMER_INSTANCES_MAX)
 /* Every Server: the instances of the server the clients call, then each called server's
  * (the instances beyond one per server are at most SERVER_INSTANCES_MAX - 1 in all, as the
  * loader checks: SERVER_INSTANCES_EXTRA_MAX). */
@@ -562,12 +570,12 @@ struct World {
     uint32_t key_store_node; /* the server's store as a node of its own: TRACE_NO_NODE unless
                                 it crashes on its own (C38) */
     Broker broker;
-    uint32_t consumer_count; /* the consumer group's instances */
-    Consumers consumers[CONSUMER_INSTANCES_MAX];
+    uint32_t consumer_count; /* every consumer group's instances, group by group */
+    Consumers consumers[CONSUMERS_MAX];
+    bool business_keys; /* a consumer group keys on a business hash (publishes carry it) */
     uint32_t broker_node;
-    uint32_t consumers_node;      /* its first instance's */
-    uint32_t consumers_call_node; /* where the consumers' call step goes: the gateway, or a
-                                     called server (ConsumerSpec.call_server) */
+    uint32_t consumers_node; /* its first instance's */
+
     Ledger ledger;
     /* C33: effects per order of groups that share orders, indexed by the operation id of the
      * order in its own group (NULL when no group says same_orders_as) */

@@ -615,7 +615,24 @@ typedef struct {
     /* what the dead-letter queue's consumer does with each dead letter (C36) */
     DeadLetterHandling dead_letters;
     RetryableTopicSpec retryable_topic; /* log only */
+    /* The broker's queues it consumes, bit q for queues[q]: a group's `queues`, or the first
+     * group's default, every queue no other group names */
+    uint32_t queue_mask;
 } ConsumerSpec;
+
+#define CONSUMER_ALL_QUEUES UINT32_MAX
+
+/* A consumer group after the first in `services` (services form): another service taking
+ * the queues its `queues` names from the one broker, such as mailers sending receipts beside
+ * the chargers taking orders. Its handler is a local effect (a receipt's email, an order's
+ * debit); its calls are not modelled yet. Queue families only. */
+#define CONSUMER_GROUPS_EXTRA_MAX 3
+
+typedef struct {
+    char id[NAME_LEN_MAX];
+    ConsumerSpec spec;
+    uint8_t entry; /* its entry in `services`, plus one */
+} ExtraConsumersSpec;
 
 #define QUEUES_MAX 8
 
@@ -657,7 +674,7 @@ typedef struct {
     /* Resolved: `queues` as listed, or one queue named "main" with the defaults. */
     uint32_t queue_count;
     QueueSpec queues[QUEUES_MAX];
-    ConsumerSpec consumers; /* one consumer group serves every queue */
+    ConsumerSpec consumers; /* the first consumer group: every queue no other group names */
 } BrokerSpec;
 
 /* ------------------------------------------------------------------ expectations */
@@ -772,6 +789,8 @@ typedef struct {
     uint32_t extra_proxy_count;
     ExtraProxySpec extra_proxies[PROXIES_EXTRA_MAX];
     BrokerSpec broker;
+    uint32_t extra_consumer_count; /* consumer groups after broker.consumers */
+    ExtraConsumersSpec extra_consumers[CONSUMER_GROUPS_EXTRA_MAX];
     /* Each service node's name, by NodeKind (the client-group slot is unused): a `services`
      * entry's id, else the kind's own name ("server", "gateway", ...). Links, traces and
      * lanes name the node so. */
@@ -912,13 +931,17 @@ bool scenario_uses_balancer_retry(const Scenario *scenario);
 /* Whether the consumer group keeps its keys in the first server's store (services form: its
  * key_store names the store the first server names). */
 bool scenario_consumers_share_server_store(const Scenario *scenario);
-/* The consumer group's instances (1 unless it runs several). */
+/* The first consumer group's instances (1 unless it runs several); any group's. */
 uint32_t scenario_consumer_instances(const Scenario *scenario);
-/* Whether the consumer group's key store keeps its rows when one of its instances crashes:
- * durable, one store its instances share (a database or a cache they all consult, which no
- * instance owns), or the first server's; an instance's own store, in its memory, is wiped by
- * its crash. */
+uint32_t scenario_group_instances(const ConsumerSpec *group);
+/* Whether the first consumer group's key store keeps its rows when one of its instances
+ * crashes: durable, one store its instances share (a database or a cache they all consult,
+ * which no instance owns), or the first server's; an instance's own store, in its memory, is
+ * wiped by its crash. The same for any group (which shares no server's store). */
 bool scenario_consumers_store_outlives_crash(const Scenario *scenario);
+bool scenario_group_store_outlives_crash(const Scenario *scenario, const ConsumerSpec *group);
+/* Consumer group g: 0 the first (broker.consumers), g > 0 extra_consumers[g - 1]. */
+const ConsumerSpec *scenario_consumer_group(const Scenario *scenario, uint32_t g);
 
 #define NODE_NAME_LEN_MAX (NAME_LEN_MAX + 16)
 /* The name of instance n (1-based) of a service that runs several: "checkout#2". */
@@ -941,7 +964,8 @@ typedef struct {
  * consumer group's further instances. */
 #define SCENARIO_NODES_MAX                                                                         \
     (NODE_KIND_COUNT + SERVER_INSTANCES_EXTRA_MAX + CALLED_SERVERS_MAX + GATEWAYS_EXTRA_MAX +      \
-     PROXIES_EXTRA_MAX + CONSUMER_INSTANCES_MAX - 1)
+     PROXIES_EXTRA_MAX + CONSUMER_INSTANCES_MAX - 1 +                                              \
+     CONSUMER_GROUPS_EXTRA_MAX * CONSUMER_INSTANCES_MAX)
 /* The service nodes a run of scenario has, in node order after the client groups: server,
  * gateway, broker, consumers, the proxy when a group goes through it (each kind in
  * scenario_names_service's order, some only when reached), the first server's instances

@@ -141,6 +141,12 @@ unsigned scenario_service_nodes(const Scenario *scenario, ScenarioNode nodes[SCE
     for (uint32_t i = 1; i < consumers; i++)
         add_node(nodes, &count, NODE_CONSUMERS, scenario->service_ids[NODE_CONSUMERS], 0, i,
                  consumers);
+    for (uint32_t g = 0; g < scenario->extra_consumer_count; g++) { /* each with its instances */
+        const ExtraConsumersSpec *extra = &scenario->extra_consumers[g];
+        uint32_t group_instances = scenario_group_instances(&extra->spec);
+        for (uint32_t i = 0; i < group_instances; i++)
+            add_node(nodes, &count, NODE_CONSUMERS, extra->id, g + 1, i, group_instances);
+    }
     return count;
 }
 
@@ -220,12 +226,12 @@ static void check_heads(SchemaReader *reader, const Graph *graph)
                                 entry->id, j);
             } else if (is_node_kind(entry->kind) && entry->kind == earlier->kind &&
                        entry->kind != NODE_SERVER && entry->kind != NODE_GATEWAY &&
-                       entry->kind != NODE_PROXY) {
+                       entry->kind != NODE_PROXY && entry->kind != NODE_CONSUMERS) {
                 schema_error_at(
                     reader, "kind",
                     "expected at most one service of kind '%s' (also at "
                     "$.services[%u]; several services of one kind are modelled for servers, "
-                    "gateways and proxies only)",
+                    "gateways, proxies and consumer groups only)",
                     kind_name(entry->kind), j);
             }
             json_path_pop(&reader->path);
@@ -269,16 +275,21 @@ static void assign_servers(ScenarioReader *scenario_reader, Graph *graph)
     }
 }
 
-/* The first gateway and proxy entries are Scenario.gateway and .proxy; each later one of
- * their kind an extra one, in order, from its kind's defaults. One past the most extras is
- * refused at its kind. */
+/* The first gateway, proxy and consumers entries are Scenario.gateway, .proxy and
+ * .broker.consumers; each later one of their kind an extra one, in order, from its kind's
+ * defaults. One past the most extras is refused at its kind. */
 static void assign_extras(ScenarioReader *scenario_reader, Graph *graph, NodeKind kind)
 {
     SchemaReader *reader = &scenario_reader->reader;
     Scenario *scenario = scenario_reader->scenario;
     bool gateway = kind == NODE_GATEWAY;
-    uint32_t *count = gateway ? &scenario->extra_gateway_count : &scenario->extra_proxy_count;
-    uint32_t most = gateway ? GATEWAYS_EXTRA_MAX : PROXIES_EXTRA_MAX;
+    bool consumers = kind == NODE_CONSUMERS;
+    uint32_t *count = gateway     ? &scenario->extra_gateway_count
+                      : consumers ? &scenario->extra_consumer_count
+                                  : &scenario->extra_proxy_count;
+    uint32_t most = gateway     ? GATEWAYS_EXTRA_MAX
+                    : consumers ? CONSUMER_GROUPS_EXTRA_MAX
+                                : PROXIES_EXTRA_MAX;
     int first = -1;
     for (unsigned i = 0; i < graph->count; i++) {
         Entry *entry = &graph->entries[i];
@@ -298,8 +309,8 @@ static void assign_extras(ScenarioReader *scenario_reader, Graph *graph, NodeKin
                                 first);
             else
                 schema_error_at(reader, "kind",
-                                "expected at most %u proxies after the first, $.services[%d]", most,
-                                first);
+                                "expected at most %u %s after the first, $.services[%d]", most,
+                                consumers ? "consumer groups" : "proxies", first);
             json_path_pop(&reader->path);
             entry->kind = KIND_UNKNOWN;
             continue;
@@ -311,6 +322,12 @@ static void assign_extras(ScenarioReader *scenario_reader, Graph *graph, NodeKin
             memset(extra, 0, sizeof *extra);
             snprintf(extra->id, sizeof extra->id, "%s", entry->id);
             scenario_services_gateway_defaults(&extra->spec);
+            extra->entry = entry_number;
+        } else if (consumers) {
+            ExtraConsumersSpec *extra = &scenario->extra_consumers[k];
+            memset(extra, 0, sizeof *extra);
+            snprintf(extra->id, sizeof extra->id, "%s", entry->id);
+            scenario_services_consumers_defaults(&extra->spec);
             extra->entry = entry_number;
         } else {
             ExtraProxySpec *extra = &scenario->extra_proxies[k];
@@ -366,6 +383,8 @@ static void *entry_target(Scenario *scenario, const Entry *entry)
         return &scenario->called_servers[entry->called].spec;
     if (entry->extra != NOT_EXTRA && entry->kind == NODE_GATEWAY)
         return &scenario->extra_gateways[entry->extra].spec;
+    if (entry->extra != NOT_EXTRA && entry->kind == NODE_CONSUMERS)
+        return &scenario->extra_consumers[entry->extra].spec;
     if (entry->extra != NOT_EXTRA)
         return &scenario->extra_proxies[entry->extra].spec;
     return node_kind_settings(scenario, (NodeKind)entry->kind);
@@ -534,7 +553,8 @@ static void read_key_store(ScenarioReader *scenario_reader, const Graph *graph, 
     if (store < 0)
         return;
     const Entry *entry = &graph->entries[user];
-    if (entry->kind == NODE_CONSUMERS && first_server_naming(graph, store) >= 0) {
+    if (entry->kind == NODE_CONSUMERS && entry->extra == NOT_EXTRA &&
+        first_server_naming(graph, store) >= 0) {
         users->shared_by_consumers = store;
         users->consumers_entry = user;
         return;
@@ -551,9 +571,10 @@ static void read_key_store(ScenarioReader *scenario_reader, const Graph *graph, 
     }
     users->store_of[user] = store;
     NodeKind kind = (NodeKind)entry->kind;
-    IdempotencySpec *spec = entry->called != NOT_CALLED
-                                ? &scenario->called_servers[entry->called].spec.idempotency
-                                : node_kind_store(scenario, kind);
+    IdempotencySpec *spec =
+        entry->called != NOT_CALLED ? &scenario->called_servers[entry->called].spec.idempotency
+        : entry->extra != NOT_EXTRA ? &scenario->extra_consumers[entry->extra].spec.idempotency
+                                    : node_kind_store(scenario, kind);
     const cJSON *object = graph->entries[store].object;
     json_path_push_index(&reader->path, (unsigned)store);
     if (first < 0) {
@@ -1044,6 +1065,12 @@ static void read_steps(ScenarioReader *scenario_reader, const Graph *graph, unsi
                                  "expected no %s step on called server '%s' (a server another "
                                  "server calls has an effect or a call only, for now)",
                                  step_names[kind], entry->id);
+                else if (entry->kind == NODE_CONSUMERS && entry->extra != NOT_EXTRA &&
+                         kind != STEP_EFFECT)
+                    schema_error(reader,
+                                 "expected an effect step in consumer group '%s' (a group after "
+                                 "the first has a local effect only, for now)",
+                                 entry->id);
                 else if (kind == STEP_EFFECT)
                     read_effect_step(reader, step);
                 else if (kind == STEP_CALL && server)
@@ -1289,6 +1316,104 @@ static void share_with_consumers(ScenarioReader *scenario_reader, const StoreUse
     consumers_store->key = KEY_MESSAGE_ID;
 }
 
+/* The queues a consumers entry's `queues` names, as a mask of the broker's; 0 when refused. */
+static uint32_t read_queue_names(SchemaReader *reader, const cJSON *names, const BrokerSpec *broker)
+{
+    json_path_push_key(&reader->path, "queues");
+    uint32_t mask = 0;
+    unsigned count = 0;
+    if (schema_read_array_size(reader, names, 1, QUEUES_MAX, "queue", "queues", &count)) {
+        unsigned k = 0;
+        for (const cJSON *name = names->child; name != NULL; name = name->next, k++) {
+            json_path_push_index(&reader->path, k);
+            if (schema_expect(reader, name, cJSON_String, "string")) {
+                uint32_t q = 0;
+                while (q < broker->queue_count &&
+                       strcmp(broker->queues[q].name, name->valuestring) != 0)
+                    q++;
+                if (q == broker->queue_count)
+                    schema_error(reader, "unknown queue '%s' of the broker", name->valuestring);
+                else
+                    mask |= 1u << q;
+            }
+            json_path_pop(&reader->path);
+        }
+    }
+    json_path_pop(&reader->path);
+    return mask;
+}
+
+/* Which queues each consumer group takes: those its `queues` names; the first group's
+ * default is every queue no later group names. A group after the first names its queues,
+ * each queue is taken by one group, and every group takes one at least. Several groups are
+ * modelled on the queue families: a log's groups would each read every record. */
+static void read_consumer_queues(ScenarioReader *scenario_reader, const Graph *graph)
+{
+    SchemaReader *reader = &scenario_reader->reader;
+    Scenario *scenario = scenario_reader->scenario;
+    const BrokerSpec *broker = &scenario->broker;
+    uint32_t all = broker->queue_count >= 32 ? UINT32_MAX : (1u << broker->queue_count) - 1;
+    uint32_t taken = 0;
+    int first = -1;
+    for (unsigned i = 0; i < graph->count; i++) {
+        const Entry *entry = &graph->entries[i];
+        if (entry->kind != NODE_CONSUMERS)
+            continue;
+        ConsumerSpec *group = entry_target(scenario, entry);
+        const cJSON *names = schema_member(entry->object, "queues");
+        json_path_push_index(&reader->path, i);
+        if (entry->extra != NOT_EXTRA && broker->family == BROKER_LOG)
+            schema_error_at(reader, "consumes",
+                            "expected a broker of family 'visibility-timeout' or 'channel' for "
+                            "a consumer group after the first (a log's groups would each read "
+                            "every record: not modelled yet)");
+        else if (names == NULL && entry->extra != NOT_EXTRA)
+            schema_error(reader,
+                         "missing required key 'queues' (the queues of the broker '%s' "
+                         "consumer group '%s' takes; the first group takes the others)",
+                         scenario->service_ids[NODE_BROKER], entry->id);
+        if (entry->extra == NOT_EXTRA)
+            first = (int)i;
+        if (names == NULL) {
+            json_path_pop(&reader->path);
+            continue;
+        }
+        group->queue_mask = read_queue_names(reader, names, broker);
+        for (uint32_t q = 0; q < broker->queue_count; q++) {
+            if ((group->queue_mask & taken & 1u << q) != 0)
+                schema_error_at(reader, "queues",
+                                "expected queues no other consumer group takes ('%s' is taken "
+                                "by a group listed before)",
+                                broker->queues[q].name);
+        }
+        taken |= group->queue_mask;
+        json_path_pop(&reader->path);
+    }
+    if (first < 0)
+        return;
+    ConsumerSpec *group = &scenario->broker.consumers;
+    bool listed = schema_member(graph->entries[first].object, "queues") != NULL;
+    if (scenario->extra_consumer_count == 0 && !listed)
+        return; /* one group: every queue, as the older form's */
+    if (!listed)
+        group->queue_mask = all & ~taken;
+    json_path_push_index(&reader->path, (unsigned)first);
+    if ((group->queue_mask & all) == 0)
+        schema_error(reader,
+                     "expected a queue for consumer group '%s' to take (the groups after "
+                     "it take every queue of the broker)",
+                     graph->entries[first].id);
+    uint32_t consumed = taken | group->queue_mask;
+    for (uint32_t q = 0; q < broker->queue_count; q++) {
+        if ((consumed & 1u << q) == 0)
+            schema_error_at(reader, "queues",
+                            "expected every queue taken by a consumer group "
+                            "('%s' is taken by none)",
+                            broker->queues[q].name);
+    }
+    json_path_pop(&reader->path);
+}
+
 /* The consumers' call to an order API (publishes_orders) would publish a new order for every
  * delivery, each delivered and called again: a loop without end, not a design. */
 static void check_consumers_call_order_api(ScenarioReader *scenario_reader, const Graph *graph)
@@ -1395,6 +1520,7 @@ static void check_references(ScenarioReader *scenario_reader, const Graph *graph
     check_resume_with_calls(scenario_reader, graph, &stores);
     check_shared_store_outbox(scenario_reader, graph, &stores);
     share_with_consumers(scenario_reader, &stores, graph);
+    read_consumer_queues(scenario_reader, graph);
     check_consumers_call_order_api(scenario_reader, graph);
     for (unsigned i = 0; i < graph->count; i++) { /* a refused kind's store: said there */
         const cJSON *object = graph->entries[i].object;
@@ -1444,6 +1570,7 @@ void scenario_graph_read(SchemaReader *reader, const cJSON *item, void *target)
     assign_servers(scenario_reader, &graph);
     assign_extras(scenario_reader, &graph, NODE_GATEWAY);
     assign_extras(scenario_reader, &graph, NODE_PROXY);
+    assign_extras(scenario_reader, &graph, NODE_CONSUMERS);
     name_nodes(scenario_reader, &graph);
     for (unsigned i = 0; i < graph.count; i++) {
         const SchemaObject *schema = entry_schema(graph.entries[i].kind);
@@ -1506,6 +1633,7 @@ static const SchemaField entry_fields[] = {
     FIELD_CUSTOM("kind", 0, scenario_schema_read_tag, NULL, true),
     FIELD_CUSTOM("calls", 0, scenario_schema_read_tag, NULL, false),
     FIELD_CUSTOM("consumes", 0, scenario_schema_read_tag, NULL, false),
+    FIELD_CUSTOM("queues", 0, scenario_schema_read_tag, NULL, false),
     FIELD_CUSTOM("key_store", 0, scenario_schema_read_tag, NULL, false),
     FIELD_CUSTOM("steps", 0, scenario_schema_read_tag, &step_schema, false),
 };
@@ -1994,6 +2122,43 @@ static void write_extra_proxies(SchemaWriter *writer, cJSON *services, const Sce
     }
 }
 
+/* A consumer group's `queues`, written when the broker has several groups. */
+static void write_group_queues(SchemaWriter *writer, cJSON *entry, const Scenario *scenario,
+                               const ConsumerSpec *group)
+{
+    if (scenario->extra_consumer_count == 0)
+        return;
+    cJSON *names = schema_write_item(writer, entry, "queues", cJSON_CreateArray());
+    for (uint32_t q = 0; q < scenario->broker.queue_count && names != NULL; q++) {
+        if ((group->queue_mask & 1u << q) != 0)
+            cJSON_AddItemToArray(names, cJSON_CreateString(scenario->broker.queues[q].name));
+    }
+}
+
+/* The consumer groups after the first, right after it, each as a consumers entry with the
+ * queues it takes, followed by its store's. */
+static void write_extra_consumers(SchemaWriter *writer, cJSON *services, const Scenario *scenario)
+{
+    const NodeKindInfo *info = node_kind_info(NODE_CONSUMERS);
+    for (uint32_t g = 0; g < scenario->extra_consumer_count; g++) {
+        const ExtraConsumersSpec *extra = &scenario->extra_consumers[g];
+        char store_id[NAME_LEN_MAX];
+        if (extra->spec.idempotency.store_id[0] != '\0')
+            snprintf(store_id, sizeof store_id, "%s", extra->spec.idempotency.store_id);
+        else /* its own, named after it */
+            snprintf(store_id, sizeof store_id, "%.*s-keys", NAME_LEN_MAX - 6, extra->id);
+        cJSON *entry = write_head(writer, services, extra->id, NODE_CONSUMERS);
+        if (entry == NULL)
+            return;
+        schema_write_string(writer, entry, info->reference.key,
+                            scenario->service_ids[info->reference.names]);
+        write_group_queues(writer, entry, scenario, &extra->spec);
+        schema_write_string(writer, entry, "key_store", store_id);
+        schema_write_object(writer, info->service_schema, &extra->spec, entry);
+        write_store(writer, services, store_id, &extra->spec.idempotency, info->store_schema);
+    }
+}
+
 /* Each service the world has, in its kind's show order, as its descriptor says: its head, the
  * service it names, its key store's id, its fields, its steps; then its key store's entry. */
 void scenario_graph_write(SchemaWriter *writer, const void *target, cJSON *object, const char *key)
@@ -2019,6 +2184,8 @@ void scenario_graph_write(SchemaWriter *writer, const void *target, cJSON *objec
         if (info->reference.key != NULL)
             schema_write_string(writer, entry, info->reference.key,
                                 scenario->service_ids[info->reference.names]);
+        if (kind == NODE_CONSUMERS)
+            write_group_queues(writer, entry, scenario, &scenario->broker.consumers);
         if (store != NULL)
             schema_write_string(writer, entry, "key_store", store_id);
         if (info->service_schema != NULL)
@@ -2035,5 +2202,7 @@ void scenario_graph_write(SchemaWriter *writer, const void *target, cJSON *objec
             write_extra_gateways(writer, services, scenario);
         if (kind == NODE_PROXY)
             write_extra_proxies(writer, services, scenario);
+        if (kind == NODE_CONSUMERS)
+            write_extra_consumers(writer, services, scenario);
     }
 }

@@ -253,9 +253,19 @@ bool scenario_server_store_outlives_crash(const Scenario *scenario, uint32_t k)
     return false;
 }
 
+uint32_t scenario_group_instances(const ConsumerSpec *group)
+{
+    return group->instances > 1 ? group->instances : 1;
+}
+
 uint32_t scenario_consumer_instances(const Scenario *scenario)
 {
-    return scenario->broker.consumers.instances > 1 ? scenario->broker.consumers.instances : 1;
+    return scenario_group_instances(&scenario->broker.consumers);
+}
+
+const ConsumerSpec *scenario_consumer_group(const Scenario *scenario, uint32_t g)
+{
+    return g == 0 ? &scenario->broker.consumers : &scenario->extra_consumers[g - 1].spec;
 }
 
 bool scenario_consumers_share_server_store(const Scenario *scenario)
@@ -264,12 +274,17 @@ bool scenario_consumers_share_server_store(const Scenario *scenario)
     return store[0] != '\0' && strcmp(store, scenario->server.idempotency.store_id) == 0;
 }
 
+bool scenario_group_store_outlives_crash(const Scenario *scenario, const ConsumerSpec *group)
+{
+    const IdempotencySpec *store = &group->idempotency;
+    bool first = group == &scenario->broker.consumers;
+    return store->durable || (first && scenario_consumers_share_server_store(scenario)) ||
+           (scenario_group_instances(group) > 1 && store->placement != PLACEMENT_PER_INSTANCE);
+}
+
 bool scenario_consumers_store_outlives_crash(const Scenario *scenario)
 {
-    const IdempotencySpec *store = &scenario->broker.consumers.idempotency;
-    return store->durable || scenario_consumers_share_server_store(scenario) ||
-           (scenario_consumer_instances(scenario) > 1 &&
-            store->placement != PLACEMENT_PER_INSTANCE);
+    return scenario_group_store_outlives_crash(scenario, &scenario->broker.consumers);
 }
 
 bool scenario_uses_balancer_retry(const Scenario *scenario)

@@ -79,10 +79,11 @@ void scenario_service_id_list(const Scenario *scenario, char *buffer, size_t siz
 void scenario_network_defaults(NetworkSpec *network);
 extern const SchemaObject scenario_network_schema;
 
-void scenario_services_defaults(Scenario *scenario);           /* server, gateway, broker */
-void scenario_services_server_defaults(ServerSpec *server);    /* any server's start */
-void scenario_services_gateway_defaults(GatewaySpec *gateway); /* any gateway's start */
-void scenario_services_proxy_defaults(ProxySpec *proxy);       /* any proxy's start */
+void scenario_services_defaults(Scenario *scenario);                /* server, gateway, broker */
+void scenario_services_server_defaults(ServerSpec *server);         /* any server's start */
+void scenario_services_gateway_defaults(GatewaySpec *gateway);      /* any gateway's start */
+void scenario_services_proxy_defaults(ProxySpec *proxy);            /* any proxy's start */
+void scenario_services_consumers_defaults(ConsumerSpec *consumers); /* any group's start */
 extern const SchemaObject scenario_services_server_schema;
 extern const SchemaObject scenario_services_gateway_schema;
 extern const SchemaObject scenario_services_proxy_schema;

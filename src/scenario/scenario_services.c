@@ -118,20 +118,27 @@ void scenario_services_defaults(Scenario *scenario)
     broker->dead_letter = true;
     broker->prefetch = 1;
     broker->late_ack = LATE_ACK_IGNORE;
-    broker->consumers.instances = 1;
-    broker->consumers.workers = 1;
-    broker->consumers.service_ms = exp_100_ms;
-    broker->consumers.idempotency = idempotency_default;
-    broker->consumers.crash = crash_default;
-    broker->consumers.call.retry.max_attempts = 1;
-    broker->consumers.undo.call.retry.max_attempts = 1;
-    broker->consumers.undo.call.key = CALL_KEY_DERIVE;
-    broker->consumers.idempotency.key = KEY_MESSAGE_ID;
-    /* Spring Kafka's defaults: a fixed back-off of 1000 ms, 3 attempts in all */
-    broker->consumers.retryable_topic.attempts = 3;
-    broker->consumers.retryable_topic.delay_ms = 1000;
-    broker->consumers.retryable_topic.multiplier = 1;
+    scenario_services_consumers_defaults(&broker->consumers);
     set_main_queue(&scenario->broker);
+}
+
+void scenario_services_consumers_defaults(ConsumerSpec *consumers)
+{
+    memset(consumers, 0, sizeof *consumers);
+    consumers->instances = 1;
+    consumers->workers = 1;
+    consumers->service_ms = exp_100_ms;
+    consumers->idempotency = idempotency_default;
+    consumers->crash = crash_default;
+    consumers->call.retry.max_attempts = 1;
+    consumers->undo.call.retry.max_attempts = 1;
+    consumers->undo.call.key = CALL_KEY_DERIVE;
+    consumers->idempotency.key = KEY_MESSAGE_ID;
+    consumers->queue_mask = CONSUMER_ALL_QUEUES;
+    /* Spring Kafka's defaults: a fixed back-off of 1000 ms, 3 attempts in all */
+    consumers->retryable_topic.attempts = 3;
+    consumers->retryable_topic.delay_ms = 1000;
+    consumers->retryable_topic.multiplier = 1;
 }
 
 /* ------------------------------------------------------------------ idempotency and crashes */
@@ -1124,6 +1131,7 @@ const SchemaObject scenario_services_broker_service_schema = {.name = "services[
 static const SchemaField consumers_service_fields[] = {
     SERVICE_HEAD_FIELDS,
     REFERENCE_FIELD("consumes"),
+    REFERENCE_FIELD("queues"),
     FIELD_U32("instances", ConsumerSpec, instances, RANGE_CONSUMER_INSTANCES),
     FIELD_U32("workers", ConsumerSpec, workers, RANGE_WORKERS),
     FIELD_DIST("service_ms", ConsumerSpec, service_ms),

@@ -1,0 +1,182 @@
+/* Several consumer groups on one broker (issue 21): each group after the first names the
+ * queues it takes (`queues`), the first takes the others. Each group is its own processes,
+ * with its own workers, crashes and key store. The lesson is orders_and_receipts_two_groups:
+ * chargers take the app's orders, mailers the receipts of every charge. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "metrics.h"
+#include "scenario.h"
+#include "test_world.h"
+#include "world.h"
+
+#define TWO_GROUPS "scenarios/architectures/orders_and_receipts_two_groups.json"
+
+static double queue_deliveries(const Scenario *scenario, const Metrics *metrics, const char *name)
+{
+    for (uint32_t q = 0; q < scenario->broker.queue_count; q++) {
+        if (strcmp(scenario->broker.queues[q].name, name) == 0)
+            return (double)metrics->queues[q].deliveries;
+    }
+    ck_abort_msg("no queue %s", name);
+    return 0;
+}
+
+/* Each group receives its own queues' deliveries and no other's. */
+START_TEST(test_each_group_takes_its_own_queues)
+{
+    Scenario *scenario = test_load_source_file(TWO_GROUPS, NULL, 0);
+    ck_assert_uint_eq(scenario->extra_consumer_count, 1);
+    for (int mode = 0; mode < MODE_COUNT; mode++) {
+        Metrics metrics = test_run_mode(scenario, (Mode)mode, scenario->seed);
+        /* the chargers never crash: they receive every delivery of the orders; the mailers
+         * receive the receipts' (but those that reached a crashed mailer) */
+        ck_assert_double_eq(test_service_value(&metrics, "chargers", "received"),
+                            queue_deliveries(scenario, &metrics, "orders"));
+        ck_assert_double_le(test_service_value(&metrics, "mailers", "received"),
+                            queue_deliveries(scenario, &metrics, "receipts"));
+        ck_assert_double_gt(test_service_value(&metrics, "mailers", "received"),
+                            queue_deliveries(scenario, &metrics, "receipts") - 10);
+    }
+    free(scenario);
+}
+END_TEST
+
+/* A group's crash is its own: mailers that die at every other receipt and stay down a minute
+ * leave the chargers taking every order, none of which the mailers ever see. */
+START_TEST(test_a_groups_crash_stops_only_that_group)
+{
+    const char *crashing[] = {
+        "services.mailers.crash={\"point\": \"after-completion\", \"prob\": 0.5,"
+        " \"restart_ms\": 60000}"};
+    Scenario *scenario = test_load_source_file(TWO_GROUPS, crashing, 1);
+    Metrics metrics = test_run_mode(scenario, MODE_AT_LEAST_ONCE, scenario->seed);
+    ck_assert_double_gt(test_service_value(&metrics, "mailers", "crashes"), 0);
+    double charger_crashes = -1;
+    ck_assert(!metrics_service_value(&metrics, "chargers", "crashes", &charger_crashes) ||
+              charger_crashes == 0);
+    ck_assert_double_eq(test_service_value(&metrics, "chargers", "runs"),
+                        queue_deliveries(scenario, &metrics, "orders"));
+    ck_assert_uint_eq(metrics.groups[1].outcomes[OUTCOME_LOST], 0); /* the app's orders */
+    free(scenario);
+}
+END_TEST
+
+/* Each group keeps its own keys: the mailers' store replays the receipts that come back,
+ * the chargers' the orders; with keys, no receipt is mailed twice. */
+START_TEST(test_each_group_keeps_its_own_keys)
+{
+    Scenario *scenario = test_load_source_file(TWO_GROUPS, NULL, 0);
+    Metrics keyed = test_run_mode(scenario, MODE_IDEMPOTENT, scenario->seed);
+    Metrics plain = test_run_mode(scenario, MODE_AT_LEAST_ONCE, scenario->seed);
+    ck_assert_double_gt(test_service_value(&keyed, "mailers", "replayed"), 0);
+    ck_assert_uint_eq(keyed.receipts_duplicated, 0);
+    ck_assert_uint_gt(plain.receipts_duplicated, 0);
+    free(scenario);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ the loader */
+
+#define GROUPS(second_fields)                                                                      \
+    "{\"accounts\": [{\"id\": \"a\", \"balance\": 1000}],"                                         \
+    " \"services\": ["                                                                             \
+    "   {\"id\": \"q\", \"kind\": \"broker\", \"queues\": [{\"name\": \"x\"}, {\"name\": "         \
+    "\"y\"}]},"                                                                                    \
+    "   {\"id\": \"one\", \"kind\": \"consumers\", \"consumes\": \"q\", \"key_store\": \"k1\"},"   \
+    "   {\"id\": \"k1\", \"kind\": \"key_store\"}, {\"id\": \"k2\", \"kind\": \"key_store\"},"     \
+    "   {\"id\": \"two\", \"kind\": \"consumers\", \"consumes\": \"q\", \"key_store\": "           \
+    "\"k2\"" second_fields "}],"                                                                   \
+    " \"clients\": [{\"id\": \"c\", \"publishes\": \"q\", \"queue\": \"x\"},"                      \
+    "               {\"id\": \"d\", \"publishes\": \"q\", \"queue\": \"y\"}]}"
+
+START_TEST(test_what_a_second_group_needs)
+{
+    free(test_load(GROUPS(", \"queues\": [\"y\"]"), NULL, 0));
+    test_assert_refused(GROUPS(""), NULL, 0, "$.services[4]", "missing required key 'queues'");
+    test_assert_refused(GROUPS(", \"queues\": [\"z\"]"), NULL, 0, "$.services[4].queues[0]",
+                        "unknown queue 'z'");
+    test_assert_refused(GROUPS(", \"queues\": [\"x\", \"y\"]"), NULL, 0, "$.services[1]",
+                        "expected a queue for consumer group 'one'");
+    const char *both[] = {"services.one.queues=[\"x\"]"};
+    test_assert_refused(GROUPS(", \"queues\": [\"x\"]"), both, 1, "$.services[4].queues",
+                        "expected queues no other consumer group takes");
+    test_assert_refused(GROUPS(", \"queues\": [\"y\"], \"steps\": [{\"fulfil\": \"local\"}]"), NULL,
+                        0, "$.services[4].steps[0]", "expected");
+}
+END_TEST
+
+/* One group that lists some queues leaves the others to nobody: refused. */
+START_TEST(test_every_queue_is_taken)
+{
+    const char *single = "{\"accounts\": [{\"id\": \"a\", \"balance\": 1000}],"
+                         " \"services\": ["
+                         "   {\"id\": \"q\", \"kind\": \"broker\","
+                         "    \"queues\": [{\"name\": \"x\"}, {\"name\": \"y\"}]},"
+                         "   {\"id\": \"one\", \"kind\": \"consumers\", \"consumes\": \"q\","
+                         "    \"queues\": [\"x\"]}],"
+                         " \"clients\": [{\"id\": \"c\", \"publishes\": \"q\", \"queue\": \"x\"}]}";
+    test_assert_refused(single, NULL, 0, "$.services[1].queues",
+                        "expected every queue taken by a consumer group ('y' is taken by none)");
+}
+END_TEST
+
+/* A log's groups would each read every record: a second group is refused there. */
+START_TEST(test_a_log_has_one_group)
+{
+    const char *log = "{\"accounts\": [{\"id\": \"a\", \"balance\": 1000}],"
+                      " \"services\": ["
+                      "   {\"id\": \"q\", \"kind\": \"broker\", \"family\": \"log\"},"
+                      "   {\"id\": \"one\", \"kind\": \"consumers\", \"consumes\": \"q\"},"
+                      "   {\"id\": \"two\", \"kind\": \"consumers\", \"consumes\": \"q\","
+                      "    \"queues\": [\"main\"]}],"
+                      " \"clients\": [{\"id\": \"c\", \"publishes\": \"q\"}]}";
+    test_assert_refused(log, NULL, 0, "$.services[2].consumes",
+                        "expected a broker of family 'visibility-timeout' or 'channel'");
+}
+END_TEST
+
+/* Show writes each group with the queues it takes and its own store, and reads back. */
+START_TEST(test_show_keeps_each_group)
+{
+    Scenario *scenario = test_load_source_file(TWO_GROUPS, NULL, 0);
+    char *shown = scenario_show(scenario);
+    ck_assert_ptr_nonnull(strstr(shown, "\"queues\": [\"orders\"]"));
+    ck_assert_ptr_nonnull(strstr(shown, "\"queues\": [\"receipts\"]"));
+    ck_assert_ptr_nonnull(strstr(shown, "\"id\": \"mailer-keys\""));
+    Scenario *again = test_load(shown, NULL, 0);
+    ck_assert_uint_eq(again->extra_consumer_count, 1);
+    ck_assert_str_eq(again->extra_consumers[0].id, "mailers");
+    char *shown_again = scenario_show(again);
+    ck_assert_str_eq(shown, shown_again);
+    free(shown_again);
+    free(again);
+    free(shown);
+    free(scenario);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *suite = suite_create("consumer_groups");
+    TCase *model = tcase_create("model");
+    tcase_add_test(model, test_each_group_takes_its_own_queues);
+    tcase_add_test(model, test_a_groups_crash_stops_only_that_group);
+    tcase_add_test(model, test_each_group_keeps_its_own_keys);
+    suite_add_tcase(suite, model);
+    TCase *loader = tcase_create("loader");
+    tcase_add_test(loader, test_what_a_second_group_needs);
+    tcase_add_test(loader, test_every_queue_is_taken);
+    tcase_add_test(loader, test_a_log_has_one_group);
+    tcase_add_test(loader, test_show_keeps_each_group);
+    suite_add_tcase(suite, loader);
+    SRunner *runner = srunner_create(suite);
+    srunner_run_all(runner, CK_NORMAL);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
