@@ -149,8 +149,7 @@ static void deliver(World *world, uint32_t queued_index, uint32_t consumer)
     Message delivery = broker_next_delivery(world, queued_index);
     delivery.target = world->consumers[consumer].node;
     broker->next_consumer = (consumer + 1) % world->consumer_count;
-    queued->receiver = (uint8_t)consumer;
-    queued->receiver_epoch = world->consumers[consumer].epoch;
+    delivery.channel = world->consumers[consumer].channel;
     if (!broker->manual_ack) {
         network_send(world, &delivery);
         finish_queued(world, queued, QUEUED_ACKED); /* acknowledged as it leaves */
@@ -489,6 +488,7 @@ static void close_channel(World *world, uint32_t consumer, const Message *cause)
             broker->messages[i].consumer == consumer)
             held[requeued++] = i;
     }
+    world->consumers[consumer].channel++; /* what is still on its way on it is never taken */
     for (uint64_t h = 0; h < requeued; h++)
         requeue_unacked(world, held[h], false);
     free(held);

@@ -195,8 +195,11 @@ static bool output_in_transaction(const World *world, const Message *delivery)
 
 void broker_log_on_output(World *world, const Message *delivery)
 {
-    if (output_in_transaction(world, delivery))
-        world->broker.messages[delivery->reply_to.slot].output_open = true;
+    if (!output_in_transaction(world, delivery))
+        return;
+    QueuedMessage *queued = &world->broker.messages[delivery->reply_to.slot];
+    queued->output_open = true;
+    queued->output_delivery = delivery->reply_to.serial;
 }
 
 static void abort_output(World *world, uint32_t queued_index, bool zombie)
@@ -326,7 +329,9 @@ void broker_log_on_processed(World *world, const Message *report)
             want_commit(world, p);
     } else if (!world->broker.commit_before) {
         world_trace_queue(world, TRACE_COMMIT_REFUSED, report, (int64_t)offset + 1, part->name);
-        abort_output(world, report->reply_to.slot, true); /* a zombie's transaction */
+        /* a zombie's transaction: its own, not the one a replay of the record opened since */
+        if (world->broker.messages[report->reply_to.slot].output_delivery == report->reply_to.serial)
+            abort_output(world, report->reply_to.slot, true);
     }
     dispatch(world, p);
     note_levels(world);

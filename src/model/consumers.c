@@ -275,19 +275,15 @@ void consumers_on_job_reserve(World *world, uint32_t job_slot)
     schedule_service(world, job_slot);
 }
 
-/* A queue's delivery handed to a process that crashed since, arriving after its restart: the
- * channel it came on closed with the crash (RabbitMQ), or the receive that asked for it died
- * with its process (SQS), so the new process never gets it. (An older delivery of a message
- * handed out again since cannot be told apart, and is taken.) */
+/* A queue's delivery handed out on a channel that has ended since: its process crashed (the
+ * delivery arrives after the restart), or the broker closed the channel (a consumer
+ * timeout). The new process, or the new channel, never gets it: the channel it came on, or
+ * the receive that asked for it, is gone; the message comes back by its family's way. */
 static bool for_a_previous_life(const World *world, const Consumers *consumers,
                                 const Message *delivery)
 {
-    if (world->broker.partition_count > 0 || delivery->reply_to.kind != REPLY_TO_DELIVERY)
-        return false; /* a log's stale records are told by their generation (start_job) */
-    const QueuedMessage *queued = &world->broker.messages[delivery->reply_to.slot];
-    return queued->deliveries == delivery->reply_to.serial &&
-           &world->consumers[queued->receiver] == consumers &&
-           queued->receiver_epoch != consumers->epoch;
+    return world->broker.partition_count == 0 && /* a log's tell their generation (start_job) */
+           delivery->channel != consumers->channel;
 }
 
 void consumers_on_delivery(World *world, const Message *delivery)
@@ -343,6 +339,7 @@ static void crash(World *world, uint32_t job_slot, CrashPoint where)
     consumers->busy = 0;
     consumers->down = true;
     consumers->epoch++;
+    consumers->channel++;
     if (!scenario_group_store_outlives_crash(&world->scenario, consumers->spec))
         key_protocol_on_crash(world, consumers->keys);
     uint32_t instance = world->nodes[node].actor;

@@ -186,9 +186,11 @@ typedef struct {
     ReplyTo reply_to;         /* who inside the sender waits for the answer; copied into it */
     SimTimeUs retry_after_us; /* a shed answer's Retry-After; 0: none */
     bool receipt;             /* an event the server publishes: send the receipt email */
-    uint32_t session;         /* a publish: the app's life it was sent in (Client.app_restarts) */
     bool key_respelled;       /* the key spelled otherwise than the click's first attempt (C30) */
+    uint32_t session;         /* a publish: the app's life it was sent in (Client.app_restarts) */
     uint32_t timeout_us;      /* its deadline header: the time left when sent (C31; 0: none) */
+    uint32_t channel;         /* a queue's delivery: the consumer channel it was handed out on
+                                 (Consumers.channel), which a crash or a closure ends */
 } Message;
 
 /* The answer to message, going back the way it came. It keeps the message's identity
@@ -405,6 +407,7 @@ typedef struct {
     bool free_when_popped;      /* its operation settled while that stale entry was queued */
     bool redriving;             /* dead-lettered, waiting to be moved back (redrive_after_ms) */
     bool output_open;           /* log, transactional (C37): its output is in an open transaction */
+    uint64_t output_delivery;   /* which delivery's run opened it (its reply_to.serial) */
     uint32_t redrives;          /* times it was moved back from the dead letters */
     uint32_t redrive_base;      /* deliveries before the last redrive: max_deliveries anew */
     uint32_t next_of_operation; /* the operation's next queued message, or SLOT_NONE */
@@ -414,8 +417,6 @@ typedef struct {
                                    in the n-th retry topic (retryable_topic) */
     uint8_t consumer;           /* the consumer instance its delivery in flight was handed to
                                    (CONSUMER_GONE: a process that crashed since) */
-    uint8_t receiver;           /* queues: the instance its last delivery was handed to, */
-    uint32_t receiver_epoch;    /* in that process's life (Consumers.epoch) */
     uint64_t offset;
 } QueuedMessage;
 
@@ -482,6 +483,7 @@ typedef struct {
     IndexQueue buffer; /* delivered jobs waiting for a worker (prefetched) */
     bool down;
     uint32_t epoch;
+    uint32_t channel; /* its current channel: a crash, or a closure by the broker, opens anew */
     uint32_t crashes;
     KeyProtocol *keys;
     KeyProtocol own_keys;

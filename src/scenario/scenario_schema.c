@@ -905,8 +905,10 @@ static void check_failing_consumers(SchemaReader *reader, const cJSON *root,
      * still processing tries the record again once the lease may be taken over: a key a crash
      * left processing (in a store that outlives the crash, without an inbox to roll it back),
      * one another instance is still processing after a rebalance (a store the instances
-     * share), or one the first server is processing (its store) holds the partition */
-    bool shared_by_instances = scenario_consumer_instances(scenario) > 1 &&
+     * share, when a crash or rebalance_every_ms moves partitions), or one the first server
+     * is processing (its store) holds the partition */
+    bool rebalances = consumers->crash.prob > 0 || broker->rebalance_every_ms > 0;
+    bool shared_by_instances = scenario_consumer_instances(scenario) > 1 && rebalances &&
                                consumers->idempotency.placement != PLACEMENT_PER_INSTANCE;
     const char *held_by = consumers->crash.prob > 0 && !consumers->inbox &&
                                   scenario_consumers_store_outlives_crash(scenario)
