@@ -110,6 +110,19 @@ START_TEST(test_what_a_second_group_needs)
 }
 END_TEST
 
+/* A later group's retry topics (a log's) and its dead-letter review (with none of its queues
+ * dead-lettering) are refused at its entry, as the first group's are. */
+START_TEST(test_a_later_groups_failure_fields_are_checked)
+{
+    const char *retry[] = {"services.two.retryable_topic={}"};
+    test_assert_refused(GROUPS(", \"queues\": [\"y\"]"), retry, 1, "$.services[4].retryable_topic",
+                        "expected a broker of family 'log'");
+    const char *review[] = {"services.two.dead_letters=\"review\"", "services.q.dead_letter=false"};
+    test_assert_refused(GROUPS(", \"queues\": [\"y\"]"), review, 2, "$.services[4].dead_letters",
+                        "none of its queues keeps dead letters");
+}
+END_TEST
+
 /* One group that lists some queues leaves the others to nobody: refused. */
 START_TEST(test_every_queue_is_taken)
 {
@@ -171,6 +184,7 @@ int main(void)
     TCase *loader = tcase_create("loader");
     tcase_add_test(loader, test_what_a_second_group_needs);
     tcase_add_test(loader, test_every_queue_is_taken);
+    tcase_add_test(loader, test_a_later_groups_failure_fields_are_checked);
     tcase_add_test(loader, test_a_log_has_one_group);
     tcase_add_test(loader, test_show_keeps_each_group);
     suite_add_tcase(suite, loader);

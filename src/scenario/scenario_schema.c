@@ -960,6 +960,33 @@ static void check_failing_consumers(SchemaReader *reader, const cJSON *root,
     scenario_graph_pop(reader, pushed);
 }
 
+/* The consumer groups after the first, on a queue broker (a log refuses them): retry topics
+ * are a log's, and a dead-letter consumer needs one of the group's queues to dead-letter. */
+static void check_extra_groups(SchemaReader *reader, const Scenario *scenario)
+{
+    const BrokerSpec *broker = &scenario->broker;
+    for (uint32_t g = 0; g < scenario->extra_consumer_count; g++) {
+        const ExtraConsumersSpec *extra = &scenario->extra_consumers[g];
+        bool dead_letters = false;
+        for (uint32_t q = 0; q < broker->queue_count; q++)
+            dead_letters |=
+                (extra->spec.queue_mask >> q & 1u) != 0 && broker->queues[q].dead_letter;
+        json_path_push_key(&reader->path, "services");
+        json_path_push_index(&reader->path, (unsigned)extra->entry - 1);
+        if (extra->spec.retryable_topic.enabled && broker->family != BROKER_LOG)
+            schema_error_at(reader, "retryable_topic",
+                            "expected a broker of family 'log' with retryable_topic (retry "
+                            "topics are a Kafka consumer's; a queue redelivers a failed message "
+                            "itself)");
+        if (extra->spec.dead_letters == DEAD_LETTERS_REVIEW && !dead_letters)
+            schema_error_at(reader, "dead_letters",
+                            "expected a queue of its own with \"dead_letter\": true with "
+                            "\"review\" (none of its queues keeps dead letters)");
+        json_path_pop(&reader->path);
+        json_path_pop(&reader->path);
+    }
+}
+
 /* A local transaction undoes a rolled-back effect (ledger_undo); on a record several
  * operations write, the state to go back to is another operation's, which is not modelled:
  * refused rather than undone wrongly. */
@@ -1282,6 +1309,7 @@ static void check_queue_references(SchemaReader *reader, const cJSON *root, void
     scenario_graph_check_used(reader, root, scenario);
     check_older_objects(reader, root);
     check_failing_consumers(reader, root, scenario);
+    check_extra_groups(reader, scenario);
     check_shared_records(reader, scenario);
     check_balance_updates(reader, scenario);
     check_deadlines(reader, scenario);
