@@ -330,7 +330,8 @@ void broker_log_on_processed(World *world, const Message *report)
     } else if (!world->broker.commit_before) {
         world_trace_queue(world, TRACE_COMMIT_REFUSED, report, (int64_t)offset + 1, part->name);
         /* a zombie's transaction: its own, not the one a replay of the record opened since */
-        if (world->broker.messages[report->reply_to.slot].output_delivery == report->reply_to.serial)
+        if (world->broker.messages[report->reply_to.slot].output_delivery ==
+            report->reply_to.serial)
             abort_output(world, report->reply_to.slot, true);
     }
     dispatch(world, p);
