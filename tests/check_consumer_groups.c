@@ -80,6 +80,37 @@ START_TEST(test_each_group_keeps_its_own_keys)
 }
 END_TEST
 
+/* Each queue deals its deliveries to its own group's instances in turn: two chargers get
+ * about half of the orders each, however many receipts the mailers take meanwhile (one
+ * cursor for every group once gave one charger 355 orders and the other 48). */
+START_TEST(test_each_queue_deals_to_its_groups_instances_in_turn)
+{
+    const char *two_each[] = {"services.chargers.instances=2", "services.chargers.workers=8",
+                              "services.mailers.instances=2", "services.mailers.workers=8"};
+    Scenario *scenario = test_load_source_file(TWO_GROUPS, two_each, 4);
+    Metrics metrics = test_run_mode(scenario, MODE_AT_LEAST_ONCE, scenario->seed);
+    double first = test_service_value(&metrics, "chargers#1", "received");
+    double second = test_service_value(&metrics, "chargers#2", "received");
+    ck_assert_double_gt(first + second, 300);
+    ck_assert_double_le(fabs(first - second), 0.1 * (first + second));
+    free(scenario);
+}
+END_TEST
+
+/* A link may name a later group: its deliveries cross it, and lose what it loses. */
+START_TEST(test_a_link_names_a_later_group)
+{
+    const char *lossy[] = {"network.links={\"events->mailers\": {\"loss\": 0.3}}"};
+    Scenario *scenario = test_load_source_file(TWO_GROUPS, lossy, 1);
+    Metrics lossy_run = test_run_mode(scenario, MODE_AT_LEAST_ONCE, scenario->seed);
+    Scenario *plain = test_load_source_file(TWO_GROUPS, NULL, 0);
+    Metrics plain_run = test_run_mode(plain, MODE_AT_LEAST_ONCE, plain->seed);
+    ck_assert_uint_gt(lossy_run.network_dropped, plain_run.network_dropped + 100);
+    free(plain);
+    free(scenario);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ the loader */
 
 #define GROUPS(second_fields)                                                                      \
@@ -180,6 +211,8 @@ int main(void)
     tcase_add_test(model, test_each_group_takes_its_own_queues);
     tcase_add_test(model, test_a_groups_crash_stops_only_that_group);
     tcase_add_test(model, test_each_group_keeps_its_own_keys);
+    tcase_add_test(model, test_each_queue_deals_to_its_groups_instances_in_turn);
+    tcase_add_test(model, test_a_link_names_a_later_group);
     suite_add_tcase(suite, model);
     TCase *loader = tcase_create("loader");
     tcase_add_test(loader, test_what_a_second_group_needs);

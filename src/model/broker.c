@@ -36,7 +36,7 @@ static uint32_t consumer_with_room(const World *world, const BrokerQueue *queue)
 {
     uint32_t q = (uint32_t)(queue - world->broker.queues);
     for (uint32_t k = 0; k < world->consumer_count; k++) {
-        uint32_t i = (world->broker.next_consumer + k) % world->consumer_count;
+        uint32_t i = (queue->next_consumer + k) % world->consumer_count;
         const Consumers *consumers = &world->consumers[i];
         if ((consumers->spec->queue_mask >> q & 1u) != 0 && !consumers->down &&
             queue->in_flight_at[i] < delivery_capacity(consumers, queue))
@@ -148,7 +148,7 @@ static void deliver(World *world, uint32_t queued_index, uint32_t consumer)
     BrokerQueue *queue = &broker->queues[queued->queue];
     Message delivery = broker_next_delivery(world, queued_index);
     delivery.target = world->consumers[consumer].node;
-    broker->next_consumer = (consumer + 1) % world->consumer_count;
+    queue->next_consumer = (consumer + 1) % world->consumer_count; /* in turn, queue by queue */
     delivery.channel = world->consumers[consumer].channel;
     if (!broker->manual_ack) {
         network_send(world, &delivery);

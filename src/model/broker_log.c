@@ -458,10 +458,10 @@ static void hand_out_retry(World *world, uint32_t queued_index)
 {
     Broker *broker = &world->broker;
     QueuedMessage *copy = &broker->messages[queued_index];
-    uint32_t consumer = broker->next_consumer;
+    uint32_t consumer = broker->next_retry_consumer;
     while (world->consumers[consumer].down)
         consumer = (consumer + 1) % world->consumer_count; /* one is up: the callers check */
-    broker->next_consumer = (consumer + 1) % world->consumer_count;
+    broker->next_retry_consumer = (consumer + 1) % world->consumer_count;
     copy->state = QUEUED_IN_FLIGHT;
     copy->consumer = (uint8_t)consumer;
     SIM_ASSERT(broker->retry_waiting > 0, "a retry copy handed out was waiting");

@@ -446,7 +446,8 @@ typedef struct {
     IndexQueue ready;
     uint32_t in_flight;
     uint32_t in_flight_at[CONSUMERS_MAX]; /* in_flight by consumer instance */
-    IdemStore *recent_ids;                /* publisher dedup: message ids seen within the window */
+    uint32_t next_consumer; /* the instance its next delivery is offered to first (in turn) */
+    IdemStore *recent_ids;  /* publisher dedup: message ids seen within the window */
     size_t recent_ids_after_sweep;
 } BrokerQueue;
 
@@ -456,8 +457,8 @@ typedef struct {
     SlotPool message_slots;
     uint32_t queue_count;
     BrokerQueue queues[QUEUES_MAX];
-    uint64_t ready_total;   /* messages waiting in every queue, for load and the levels */
-    uint32_t next_consumer; /* the instance the next delivery is offered to first (in turn) */
+    uint64_t ready_total;         /* messages waiting in every queue, for load and the levels */
+    uint32_t next_retry_consumer; /* log: the instance a retry topic's next copy goes to */
     uint64_t in_flight_total;
     /* family log */
     uint32_t partition_count; /* 0: not a log */

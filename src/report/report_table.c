@@ -336,12 +336,23 @@ static void write_services(FILE *stream, const RunReport *report, int width)
     }
 }
 
-/* A key store fails over to a lagging replica: the first server's, a called server's or the
- * consumers'. */
+/* A consumer group tells the broker it is still working (heartbeat_ms). */
+static bool any_group_beats(const Scenario *scenario)
+{
+    for (uint32_t g = 0; g <= scenario->extra_consumer_count; g++) {
+        if (scenario_consumer_group(scenario, g)->heartbeat_ms > 0)
+            return true;
+    }
+    return false;
+}
+
+/* A key store fails over to a lagging replica: the first server's, a called server's or a
+ * consumer group's. */
 static bool stores_fail_over(const Scenario *scenario)
 {
-    bool lag = scenario->server.idempotency.replication_lag_ms > 0 ||
-               scenario->broker.consumers.idempotency.replication_lag_ms > 0;
+    bool lag = scenario->server.idempotency.replication_lag_ms > 0;
+    for (uint32_t g = 0; g <= scenario->extra_consumer_count; g++)
+        lag = lag || scenario_consumer_group(scenario, g)->idempotency.replication_lag_ms > 0;
     for (uint32_t c = 0; c < scenario->called_server_count; c++)
         lag = lag || scenario->called_servers[c].spec.idempotency.replication_lag_ms > 0;
     return lag;
@@ -450,8 +461,7 @@ bool report_write_table(FILE *stream, const RunReport *report, bool color)
             continue;
         if (rows[r].shown == SHOW_WITH_STORM && !scenario_uses_storm(scenario))
             continue;
-        if (rows[r].shown == SHOW_WITH_HEARTBEAT &&
-            !(has_broker && scenario->broker.consumers.heartbeat_ms > 0))
+        if (rows[r].shown == SHOW_WITH_HEARTBEAT && !(has_broker && any_group_beats(scenario)))
             continue;
         if (rows[r].shown == SHOW_WITH_FAILOVER && !stores_fail_over(scenario))
             continue;

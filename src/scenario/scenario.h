@@ -942,6 +942,8 @@ bool scenario_consumers_store_outlives_crash(const Scenario *scenario);
 bool scenario_group_store_outlives_crash(const Scenario *scenario, const ConsumerSpec *group);
 /* Consumer group g: 0 the first (broker.consumers), g > 0 extra_consumers[g - 1]. */
 const ConsumerSpec *scenario_consumer_group(const Scenario *scenario, uint32_t g);
+/* The consumer group that takes the broker's queue q. */
+const ConsumerSpec *scenario_group_of_queue(const Scenario *scenario, uint32_t q);
 
 #define NODE_NAME_LEN_MAX (NAME_LEN_MAX + 16)
 /* The name of instance n (1-based) of a service that runs several: "checkout#2". */

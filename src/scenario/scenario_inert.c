@@ -786,6 +786,12 @@ static void warn_broker(const Scenario *scenario, const Scenario *plain, const N
     }
     warn_crash(&broker->consumers.crash, &plain->broker.consumers.crash, "$.broker.consumers.crash",
                warnings);
+    for (uint32_t g = 0; g < scenario->extra_consumer_count; g++) { /* said at their entries */
+        const ExtraConsumersSpec *extra = &scenario->extra_consumers[g];
+        char at[48];
+        snprintf(at, sizeof at, "$.services[%u].crash", (unsigned)extra->entry - 1);
+        warn_crash(&extra->spec.crash, &plain->broker.consumers.crash, at, warnings);
+    }
     /* consumers.c: the placement chooses among instances, and a store the instances share
      * outlives any instance's crash */
     const IdempotencySpec *store = &broker->consumers.idempotency;
@@ -819,7 +825,8 @@ static void warn_broker(const Scenario *scenario, const Scenario *plain, const N
  * publishes and the broker, the broker and its consumers. */
 static bool nodes_talk(const Scenario *scenario, const char *a, const char *b)
 {
-    const char *edges[2 * CLIENT_GROUPS_MAX + PROXIES_EXTRA_MAX + CALLED_SERVERS_MAX + 8][2];
+    const char *edges[2 * CLIENT_GROUPS_MAX + PROXIES_EXTRA_MAX + CALLED_SERVERS_MAX +
+                      CONSUMER_GROUPS_EXTRA_MAX + 8][2];
     unsigned count = 0;
     const char *server = scenario->service_ids[NODE_SERVER];
     const char *broker = scenario->service_ids[NODE_BROKER];
@@ -856,6 +863,10 @@ static bool nodes_talk(const Scenario *scenario, const char *a, const char *b)
     if (consumers->use_gateway) {
         edges[count][0] = consumers_id;
         edges[count++][1] = scenario_call_target_id(scenario, NULL);
+    }
+    for (uint32_t g = 0; g < scenario->extra_consumer_count; g++) { /* a local effect each */
+        edges[count][0] = broker;
+        edges[count++][1] = scenario->extra_consumers[g].id;
     }
     for (unsigned e = 0; e < count; e++) {
         if ((strcmp(edges[e][0], a) == 0 && strcmp(edges[e][1], b) == 0) ||

@@ -369,9 +369,22 @@ bool scenario_uses_store_crash(const Scenario *scenario)
 
 bool scenario_uses_failing_consumers(const Scenario *scenario)
 {
-    const ConsumerSpec *consumers = &scenario->broker.consumers;
-    return consumers->fail_before_effect > 0 || consumers->fail_after_effect > 0 ||
-           consumers->dead_letters == DEAD_LETTERS_REVIEW;
+    bool failing = false;
+    for (uint32_t g = 0; g <= scenario->extra_consumer_count; g++) {
+        const ConsumerSpec *consumers = scenario_consumer_group(scenario, g);
+        failing |= consumers->fail_before_effect > 0 || consumers->fail_after_effect > 0 ||
+                   consumers->dead_letters == DEAD_LETTERS_REVIEW;
+    }
+    return failing;
+}
+
+const ConsumerSpec *scenario_group_of_queue(const Scenario *scenario, uint32_t q)
+{
+    for (uint32_t g = 0; g < scenario->extra_consumer_count; g++) {
+        if ((scenario->extra_consumers[g].spec.queue_mask >> q & 1u) != 0)
+            return &scenario->extra_consumers[g].spec;
+    }
+    return &scenario->broker.consumers;
 }
 
 uint32_t scenario_orders_group(const Scenario *scenario, uint32_t group)

@@ -129,7 +129,7 @@ static bool check_node(const ScenarioReader *scenario_reader, const char *node, 
     snprintf(name, sizeof name, "%.*s",
              (int)(length < JSON_PATH_KEY_LEN_MAX ? length : JSON_PATH_KEY_LEN_MAX), node);
     const char *known[CLIENT_GROUPS_MAX + NODE_KIND_COUNT + CALLED_SERVERS_MAX +
-                      GATEWAYS_EXTRA_MAX + PROXIES_EXTRA_MAX];
+                      GATEWAYS_EXTRA_MAX + PROXIES_EXTRA_MAX + CONSUMER_GROUPS_EXTRA_MAX];
     unsigned known_count = 0;
     for (uint32_t i = 0; i < scenario->client_group_count; i++) {
         known[known_count++] = scenario->client_groups[i].id;
@@ -151,6 +151,8 @@ static bool check_node(const ScenarioReader *scenario_reader, const char *node, 
         known[known_count++] = scenario->extra_gateways[g].id;
     for (uint32_t p = 0; p < scenario->extra_proxy_count; p++)
         known[known_count++] = scenario->extra_proxies[p].id;
+    for (uint32_t g = 0; g < scenario->extra_consumer_count; g++)
+        known[known_count++] = scenario->extra_consumers[g].id;
     for (unsigned i = 0; i < known_count; i++) {
         if (length < NAME_LEN_MAX && known[i][0] != '\0' && strcmp(known[i], name) == 0) {
             return true;

@@ -888,8 +888,9 @@ static void check_failing_consumers(SchemaReader *reader, const cJSON *root,
     const ConsumerSpec *consumers = &broker->consumers;
     bool log = broker->family == BROKER_LOG;
     bool dead_letters = false;
-    for (uint32_t q = 0; q < broker->queue_count; q++)
-        dead_letters = dead_letters || broker->queues[q].dead_letter;
+    for (uint32_t q = 0; q < broker->queue_count; q++) /* its own queues' */
+        dead_letters = dead_letters ||
+                       ((consumers->queue_mask >> q & 1u) != 0 && broker->queues[q].dead_letter);
     const FailurePolicies *on_failure = &consumers->idempotency.on_failure;
     bool resumes =
         on_failure->definite == ON_FAILURE_RESUME || on_failure->ambiguous == ON_FAILURE_RESUME;
@@ -999,11 +1000,12 @@ static void check_shared_records(SchemaReader *reader, const Scenario *scenario)
         if (group->operation.resource != RESOURCE_PER_CLIENT ||
             group->operation.kind != OPERATION_SET_STATUS) /* already refused by its kind */
             continue;
-        const char *undoing = group->target == TARGET_BROKER
-                                  ? (scenario->broker.consumers.inbox ? "broker.consumers.inbox"
-                                     : scenario->broker.transactional ? "broker.transactional"
-                                                                      : NULL)
-                                  : (scenario->server.transaction ? "server.transaction" : NULL);
+        const char *undoing =
+            group->target == TARGET_BROKER
+                ? (scenario_group_of_queue(scenario, group->queue)->inbox ? "broker.consumers.inbox"
+                   : scenario->broker.transactional                       ? "broker.transactional"
+                                                                          : NULL)
+                : (scenario->server.transaction ? "server.transaction" : NULL);
         if (undoing == NULL)
             continue;
         json_path_push_key(&reader->path, "clients");
@@ -1032,14 +1034,15 @@ static void check_balance_updates(SchemaReader *reader, const Scenario *scenario
             group->operation.kind != OPERATION_DEBIT) /* already refused by its kind */
             continue;
         bool by_broker = group->target == TARGET_BROKER;
+        const ConsumerSpec *consumers = scenario_group_of_queue(scenario, group->queue);
         const char *conflict = NULL;
         if (!by_broker && scenario->server.use_gateway && scenario->server.call_server > 0)
             conflict = "a call to another server (the debit is then that server's, not this "
                        "handler's)";
-        else if (by_broker ? scenario->broker.consumers.use_gateway : scenario->server.use_gateway)
+        else if (by_broker ? consumers->use_gateway : scenario->server.use_gateway)
             conflict = "a charge through the gateway (the debit is then the provider's write, "
                        "not this handler's)";
-        else if (by_broker ? scenario->broker.consumers.inbox : scenario->server.transaction)
+        else if (by_broker ? consumers->inbox : scenario->server.transaction)
             conflict = by_broker ? "broker.consumers.inbox (a rolled-back write restoring the "
                                    "value it overwrote is not modelled)"
                                  : "server.transaction (a rolled-back write restoring the value "
