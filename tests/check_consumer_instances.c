@@ -344,8 +344,8 @@ START_TEST(test_a_delivery_to_a_previous_life_is_not_taken)
                             "clients.shop.count=4",
                             "clients.shop.workload.ops=50",
                             "clients.shop.workload.interval_ms=400",
-                            "services.workers.service_ms={\"dist\": \"uniform\", \"min\": 20,"
-                            " \"max\": 180}"};
+                            ("services.workers.service_ms={\"dist\": \"uniform\", \"min\": 20,"
+                             " \"max\": 180}")};
     Scenario *scenario = test_load(text, uneven, 6);
     PreviousLives *lives = calloc(1, sizeof *lives);
     World *world =
