@@ -188,16 +188,13 @@ END_TEST
 START_TEST(test_show_keeps_each_group)
 {
     Scenario *scenario = test_load_source_file(TWO_GROUPS, NULL, 0);
-    char *shown = scenario_show(scenario);
+    char *shown = NULL;
+    Scenario *again = test_show_again(scenario, &shown);
     ck_assert_ptr_nonnull(strstr(shown, "\"queues\": [\"orders\"]"));
     ck_assert_ptr_nonnull(strstr(shown, "\"queues\": [\"receipts\"]"));
     ck_assert_ptr_nonnull(strstr(shown, "\"id\": \"mailer-keys\""));
-    Scenario *again = test_load(shown, NULL, 0);
     ck_assert_uint_eq(again->extra_consumer_count, 1);
     ck_assert_str_eq(again->extra_consumers[0].id, "mailers");
-    char *shown_again = scenario_show(again);
-    ck_assert_str_eq(shown, shown_again);
-    free(shown_again);
     free(again);
     free(shown);
     free(scenario);

@@ -446,15 +446,12 @@ START_TEST(test_show_keeps_the_instances)
     char *plain_text = scenario_show(plain);
     ck_assert_ptr_null(strstr(plain_text, "\"instances\": 1,\n      \"workers\": 2"));
     Scenario *scenario = test_load(BACKED_UP(CHANNEL, TWO_WORKERS ", \"instances\": 3"), own, 1);
-    char *shown = scenario_show(scenario);
+    char *shown = NULL;
+    Scenario *again = test_show_again(scenario, &shown);
     ck_assert_ptr_nonnull(strstr(shown, "\"instances\": 3"));
     ck_assert_ptr_nonnull(strstr(shown, "\"placement\": \"per-instance\""));
-    Scenario *again = test_load(shown, NULL, 0);
     ck_assert_uint_eq(again->broker.consumers.instances, 3);
     ck_assert_uint_eq(again->broker.consumers.idempotency.placement, PLACEMENT_PER_INSTANCE);
-    char *shown_again = scenario_show(again);
-    ck_assert_str_eq(shown, shown_again);
-    free(shown_again);
     free(again);
     free(shown);
     free(scenario);

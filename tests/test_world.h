@@ -98,6 +98,19 @@ static inline double test_binomial_tolerance(double probability, double n)
     return 5.0 * sqrt(probability * (1.0 - probability) / n);
 }
 
+/* Show's text of scenario, loaded again: returns the scenario it loads to, whose own show is
+ * the same text (show is a fixpoint: asserted), and leaves the text in *shown. Free both. */
+static inline Scenario *test_show_again(const Scenario *scenario, char **shown)
+{
+    *shown = scenario_show(scenario);
+    ck_assert_ptr_nonnull(*shown);
+    Scenario *again = test_load(*shown, NULL, 0);
+    char *shown_again = scenario_show(again);
+    ck_assert_str_eq(*shown, shown_again);
+    free(shown_again);
+    return again;
+}
+
 /* Loading json with overrides fails, with an error at path whose message says words. */
 static inline void test_assert_refused(const char *json, const char *const *overrides,
                                        uint32_t count, const char *path, const char *words)
