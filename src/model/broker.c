@@ -45,16 +45,6 @@ static uint32_t consumer_with_room(const World *world, const BrokerQueue *queue)
     return UINT32_MAX;
 }
 
-/* The consumer group that takes queue q (its dead letters' reviewer). */
-static const ConsumerSpec *queue_group(const World *world, uint32_t q)
-{
-    for (uint32_t i = 0; i < world->consumer_count; i++) {
-        if ((world->consumers[i].spec->queue_mask >> q & 1u) != 0)
-            return world->consumers[i].spec;
-    }
-    return &world->scenario.broker.consumers;
-}
-
 void broker_note_levels(World *world)
 {
     SimTimeUs now = sim_now(world->sim);
@@ -598,7 +588,8 @@ static void requeue_unacked(World *world, uint32_t queued_index, bool timed_out)
                         &queued->publish, queued->deliveries, queued->queue);
         if (!redrive) {
             if (spec->dead_letter &&
-                queue_group(world, queued->queue)->dead_letters == DEAD_LETTERS_REVIEW)
+                scenario_group_of_queue(&world->scenario, queued->queue)->dead_letters ==
+                    DEAD_LETTERS_REVIEW)
                 broker_review_dead_letter(world, queued); /* before the broker lets go of it */
             finish_queued(world, queued, QUEUED_DEAD);
         }
