@@ -15,6 +15,7 @@
 #include "world.h"
 
 #define TWO_GROUPS "scenarios/architectures/orders_and_receipts_two_groups.json"
+#define TWO_PROVIDERS "scenarios/architectures/orders_and_invoices_two_groups.json"
 
 static double queue_deliveries(const Scenario *scenario, const Metrics *metrics, const char *name)
 {
@@ -107,6 +108,94 @@ START_TEST(test_a_link_names_a_later_group)
     Metrics plain_run = test_run_mode(plain, MODE_AT_LEAST_ONCE, plain->seed);
     ck_assert_uint_gt(lossy_run.network_dropped, plain_run.network_dropped + 100);
     free(plain);
+    free(scenario);
+}
+END_TEST
+
+/* A later group's call step charges at its own provider, with its own retry and key: the
+ * collectors' invoices reach the bank-debit provider only, the chargers' orders the card
+ * acquirer only. The collectors' crashes and late answers collect invoices twice without
+ * keys; with keys the provider replays them, and no invoice is collected twice. */
+START_TEST(test_a_later_group_charges_at_its_own_provider)
+{
+    Scenario *scenario = test_load_source_file(TWO_PROVIDERS, NULL, 0);
+    ck_assert_uint_eq(scenario->extra_consumer_count, 1);
+    ck_assert(scenario->extra_consumers[0].spec.use_gateway);
+    Metrics plain = test_run_mode(scenario, MODE_AT_LEAST_ONCE, scenario->seed);
+    Metrics keyed = test_run_mode(scenario, MODE_IDEMPOTENT, scenario->seed);
+    for (int k = 0; k < 2; k++) {
+        const Metrics *metrics = k == 0 ? &plain : &keyed;
+        ck_assert_double_eq(test_service_value(metrics, "cards", "received"),
+                            queue_deliveries(scenario, metrics, "orders"));
+        ck_assert_double_ge(test_service_value(metrics, "bank-debits", "received"),
+                            test_service_value(metrics, "collectors", "runs"));
+        ck_assert_uint_eq(metrics->groups[0].outcomes[OUTCOME_DOUBLE], 0); /* the shop's orders */
+    }
+    ck_assert_double_gt(test_service_value(&plain, "collectors", "retries"), 0);
+    ck_assert_double_gt(test_service_value(&plain, "bank-debits", "doubles"), 0);
+    ck_assert_uint_gt(plain.groups[1].outcomes[OUTCOME_DOUBLE], 0);
+    ck_assert_double_eq(test_service_value(&keyed, "bank-debits", "doubles"), 0);
+    ck_assert_double_gt(test_service_value(&keyed, "bank-debits", "replayed"), 0);
+    ck_assert_uint_eq(keyed.groups[1].outcomes[OUTCOME_DOUBLE], 0);
+    free(scenario);
+}
+END_TEST
+
+/* The call's key is the later group's own: with "none" the provider has nothing to replay by,
+ * and the invoices the collectors' crashes bring back are collected twice in every mode. */
+START_TEST(test_a_later_groups_call_key_is_its_own)
+{
+    const char *no_key[] = {"services.collectors.steps[0].key=\"none\""};
+    Scenario *scenario = test_load_source_file(TWO_PROVIDERS, no_key, 1);
+    ck_assert_int_eq(scenario->extra_consumers[0].spec.call.key, CALL_KEY_NONE);
+    ck_assert_int_ne(scenario->broker.consumers.call.key, CALL_KEY_NONE);
+    Metrics keyed = test_run_mode(scenario, MODE_IDEMPOTENT, scenario->seed);
+    ck_assert_double_gt(test_service_value(&keyed, "bank-debits", "doubles"), 0);
+    ck_assert_double_eq(test_service_value(&keyed, "bank-debits", "replayed"), 0);
+    ck_assert_double_eq(test_service_value(&keyed, "cards", "doubles"), 0);
+    free(scenario);
+}
+END_TEST
+
+/* A later group's saga: its fulfil step fails every time and its charge's undo refunds at its
+ * own provider, once per order, while the first group's local effect goes on untouched. */
+#define SAGA_GROUP                                                                                 \
+    "{\"seed\": 5, \"duration_ms\": 60000,"                                                        \
+    " \"accounts\": [{\"id\": \"a\", \"balance\": 100000000}],"                                    \
+    " \"services\": ["                                                                             \
+    "   {\"id\": \"q\", \"kind\": \"broker\", \"queues\": [{\"name\": \"x\"}, {\"name\": "         \
+    "\"y\"}]},"                                                                                    \
+    "   {\"id\": \"one\", \"kind\": \"consumers\", \"consumes\": \"q\", \"key_store\": \"k1\"},"   \
+    "   {\"id\": \"k1\", \"kind\": \"key_store\"}, {\"id\": \"k2\", \"kind\": \"key_store\"},"     \
+    "   {\"id\": \"shipper\", \"kind\": \"consumers\", \"consumes\": \"q\", \"key_store\": "       \
+    "\"k2\", \"queues\": [\"y\"], \"steps\": [{\"call\": \"psp\", \"undo\": {\"refund\": "         \
+    "\"psp\"}}, {\"fulfil\": \"local\", \"fail\": 1}]},"                                           \
+    "   {\"id\": \"psp\", \"kind\": \"gateway\", \"honours_key\": true}],"                         \
+    " \"clients\": [{\"id\": \"c\", \"count\": 4, \"publishes\": \"q\", \"queue\": \"x\","         \
+    "               \"workload\": {\"ops\": 5}},"                                                  \
+    "               {\"id\": \"d\", \"count\": 4, \"publishes\": \"q\", \"queue\": \"y\","         \
+    "               \"workload\": {\"ops\": 5}}]}"
+
+START_TEST(test_a_later_groups_undo_refunds_at_its_provider)
+{
+    Scenario *scenario = test_load(SAGA_GROUP, NULL, 0);
+    const ConsumerSpec *shipper = &scenario->extra_consumers[0].spec;
+    ck_assert(shipper->undo.enabled && shipper->fulfil.enabled);
+    ck_assert(!scenario->broker.consumers.use_gateway);
+    for (int mode = 0; mode < MODE_COUNT; mode++) {
+        Metrics metrics = test_run_mode(scenario, (Mode)mode, scenario->seed);
+        /* every order the shipper charged failed to ship and was given back, once */
+        ck_assert_uint_eq(metrics.refunds, 20);
+        ck_assert_uint_eq(metrics.double_refunds, 0);
+        ck_assert_double_eq(test_service_value(&metrics, "psp", "refunds"), 20);
+        ck_assert_double_eq(test_service_value(&metrics, "one", "effects"), 20);
+    }
+    char *shown = NULL;
+    Scenario *again = test_show_again(scenario, &shown);
+    ck_assert(again->extra_consumers[0].spec.undo.enabled);
+    ck_assert_double_eq(again->extra_consumers[0].spec.fulfil.fail, 1);
+    free(again);
+    free(shown);
     free(scenario);
 }
 END_TEST
@@ -210,6 +299,9 @@ int main(void)
     tcase_add_test(model, test_each_group_keeps_its_own_keys);
     tcase_add_test(model, test_each_queue_deals_to_its_groups_instances_in_turn);
     tcase_add_test(model, test_a_link_names_a_later_group);
+    tcase_add_test(model, test_a_later_group_charges_at_its_own_provider);
+    tcase_add_test(model, test_a_later_groups_call_key_is_its_own);
+    tcase_add_test(model, test_a_later_groups_undo_refunds_at_its_provider);
     suite_add_tcase(suite, model);
     TCase *loader = tcase_create("loader");
     tcase_add_test(loader, test_what_a_second_group_needs);

@@ -93,19 +93,23 @@ static double longest_timeout_ms(const Scenario *scenario)
             longest = group->retry.timeout_ms;
         broker = broker || group->target == TARGET_BROKER;
     }
-    if (scenario->server.use_gateway || (broker && scenario->broker.consumers.use_gateway)) {
+    if (scenario->server.use_gateway || (broker && scenario_groups_call(scenario))) {
         for (uint32_t g = 0; g <= scenario->extra_gateway_count; g++) {
             if (scenario_gateway(scenario, g)->timeout_ms > longest)
                 longest = scenario_gateway(scenario, g)->timeout_ms;
         }
     }
-    /* a call step's own timeout (0: the gateway's, above): the servers', the consumers' */
-    const CallSpec *calls[2 + CALLED_SERVERS_MAX] = {
-        scenario->server.use_gateway ? &scenario->server.call : NULL,
-        broker && scenario->broker.consumers.use_gateway ? &scenario->broker.consumers.call : NULL};
+    /* a call step's own timeout (0: the gateway's, above): the servers', the consumer
+     * groups' */
+    const CallSpec *calls[1 + CALLED_SERVERS_MAX + 1 + CONSUMER_GROUPS_EXTRA_MAX] = {
+        scenario->server.use_gateway ? &scenario->server.call : NULL};
     for (uint32_t c = 0; c < scenario->called_server_count; c++) {
         const ServerSpec *called = &scenario->called_servers[c].spec;
-        calls[2 + c] = called->use_gateway ? &called->call : NULL;
+        calls[1 + c] = called->use_gateway ? &called->call : NULL;
+    }
+    for (uint32_t g = 0; g <= scenario->extra_consumer_count; g++) {
+        const ConsumerSpec *group = scenario_consumer_group(scenario, g);
+        calls[1 + CALLED_SERVERS_MAX + g] = broker && group->use_gateway ? &group->call : NULL;
     }
     for (size_t k = 0; k < sizeof calls / sizeof calls[0]; k++) {
         if (calls[k] != NULL && calls[k]->timeout_ms > longest)

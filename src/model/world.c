@@ -624,7 +624,7 @@ static unsigned lane_key(const Scenario *scenario, NodeKind kind)
     const NodeKindInfo *info = node_kind_info(kind);
     if (!info->lane_after_caller)
         return 4 * info->lane_order;
-    bool consumers_charge = consumers->use_gateway && !scenario->server.use_gateway;
+    bool consumers_charge = scenario_groups_call(scenario) && !scenario->server.use_gateway;
     return lane_key(scenario, consumers_charge ? NODE_CONSUMERS : NODE_SERVER) + 2;
 }
 

@@ -151,14 +151,27 @@ static bool servers_charge(const Scenario *scenario, unsigned called, uint32_t g
     return false;
 }
 
-/* Whether the consumer group's charges reach gateway g, or any: directly, or by a server. */
+/* The servers consumer group `group` calls (bit 0 the first server, bit k called server
+ * k - 1), and those they call in turn. */
+static unsigned servers_called_by_group(const Scenario *scenario, const ConsumerSpec *group)
+{
+    if (!group->use_gateway || (group->call_server == 0 && !group->calls_first_server))
+        return 0;
+    return servers_called_from(scenario, 1u << group->call_server); /* bit 0: the first */
+}
+
+/* Whether some consumer group's charges reach gateway g, or any: directly, or by a server. */
 static bool consumers_charge(const Scenario *scenario, uint32_t g)
 {
-    const ConsumerSpec *consumers = &scenario->broker.consumers;
-    bool to_gateway = consumers->call_server == 0 && !consumers->calls_first_server;
-    return consumers->use_gateway &&
-           ((to_gateway && (g == ANY_GATEWAY || consumers->call_gateway == g)) ||
-            servers_charge(scenario, node_servers_called_by_consumers(scenario), g));
+    for (uint32_t k = 0; k <= scenario->extra_consumer_count; k++) {
+        const ConsumerSpec *group = scenario_consumer_group(scenario, k);
+        bool to_gateway = group->call_server == 0 && !group->calls_first_server;
+        if (group->use_gateway &&
+            ((to_gateway && (g == ANY_GATEWAY || group->call_gateway == g)) ||
+             servers_charge(scenario, servers_called_by_group(scenario, group), g)))
+            return true;
+    }
+    return false;
 }
 
 unsigned node_servers_called(const Scenario *scenario)
@@ -168,10 +181,10 @@ unsigned node_servers_called(const Scenario *scenario)
 
 unsigned node_servers_called_by_consumers(const Scenario *scenario)
 {
-    const ConsumerSpec *consumers = &scenario->broker.consumers;
-    if (!consumers->use_gateway || (consumers->call_server == 0 && !consumers->calls_first_server))
-        return 0;
-    return servers_called_from(scenario, 1u << consumers->call_server); /* bit 0: the first */
+    unsigned called = 0;
+    for (uint32_t g = 0; g <= scenario->extra_consumer_count; g++)
+        called |= servers_called_by_group(scenario, scenario_consumer_group(scenario, g));
+    return called;
 }
 
 bool node_servers_charge(const Scenario *scenario)
@@ -209,8 +222,7 @@ NodeReach node_reach_of(const Scenario *scenario)
         reach.to_broker |= scenario->client_groups[g].target == TARGET_BROKER;
     }
     reach.to_broker |= reach.to_server && scenario_server_publishes(&scenario->server);
-    const ConsumerSpec *consumers = &scenario->broker.consumers;
-    reach.to_server |= reach.to_broker && consumers->use_gateway && consumers->calls_first_server;
+    reach.to_server |= reach.to_broker && (node_servers_called_by_consumers(scenario) & 1u) != 0;
     reach.charged = (reach.to_server && node_servers_charge(scenario)) ||
                     (reach.to_broker && node_consumers_charge(scenario));
     reach.declared = node_kinds_declared(scenario);

@@ -907,9 +907,12 @@ bool scenario_proxy_used(const Scenario *scenario, uint32_t p);
 bool scenario_proxies_retry(const Scenario *scenario);
 bool scenario_proxies_drop_key(const Scenario *scenario);
 
-/* The id of the service a call step names: server's (a server's step), or with server NULL
- * the consumer group's: the first server, a called server, or a gateway. */
+/* The id of the service a call step names: a server's (a called server or a gateway), or a
+ * consumer group's (the first server, a called server, or a gateway). */
 const char *scenario_call_target_id(const Scenario *scenario, const ServerSpec *server);
+const char *scenario_group_call_target_id(const Scenario *scenario, const ConsumerSpec *group);
+/* Whether any consumer group has a call step (a charge at a gateway, or a call to a server). */
+bool scenario_groups_call(const Scenario *scenario);
 
 /* The name of the service node of kind (not NODE_CLIENT_GROUP). */
 const char *scenario_service_id(const Scenario *scenario, NodeKind kind);

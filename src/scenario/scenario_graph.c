@@ -892,10 +892,9 @@ static void refuse_call_keys(SchemaReader *reader, const cJSON *step, const Serv
 /* A consumer group's call step: a charge at a gateway, or a call to a server (a ledger
  * service), the first or a called one. */
 static void read_consumers_call_step(ScenarioReader *scenario_reader, const Graph *graph,
-                                     const cJSON *step)
+                                     const cJSON *step, ConsumerSpec *consumers)
 {
     SchemaReader *reader = &scenario_reader->reader;
-    ConsumerSpec *consumers = &scenario_reader->scenario->broker.consumers;
     const cJSON *item = schema_member(step, "call");
     int found = cJSON_IsString(item) ? find_entry(graph, item->valuestring) : -1;
     bool to_server = found >= 0 && graph->entries[found].kind == NODE_SERVER;
@@ -1040,6 +1039,7 @@ static void read_steps(ScenarioReader *scenario_reader, const Graph *graph, unsi
     const Entry *entry = &graph->entries[i];
     ServerSpec *server_spec = server_of(scenario, entry);
     bool server = server_spec != NULL;
+    ConsumerSpec *group = server ? NULL : entry_target(scenario, entry);
     const cJSON *steps = schema_member(entry->object, "steps");
     if (steps == NULL)
         return; /* the operation's effect on its own ledger */
@@ -1065,22 +1065,14 @@ static void read_steps(ScenarioReader *scenario_reader, const Graph *graph, unsi
                                  "expected no %s step on called server '%s' (a server another "
                                  "server calls has an effect or a call only, for now)",
                                  step_names[kind], entry->id);
-                else if (entry->kind == NODE_CONSUMERS && entry->extra != NOT_EXTRA &&
-                         kind != STEP_EFFECT)
-                    schema_error(reader,
-                                 "expected an effect step in consumer group '%s' (a group after "
-                                 "the first has a local effect only, for now)",
-                                 entry->id);
                 else if (kind == STEP_EFFECT)
                     read_effect_step(reader, step);
                 else if (kind == STEP_CALL && server)
                     read_call_step(scenario_reader, graph, step, i, server_spec);
                 else if (kind == STEP_CALL)
-                    read_consumers_call_step(scenario_reader, graph, step);
+                    read_consumers_call_step(scenario_reader, graph, step, group);
                 else if (kind == STEP_FULFIL)
-                    read_fulfil_step(reader, step,
-                                     server ? &server_spec->fulfil
-                                            : &scenario->broker.consumers.fulfil);
+                    read_fulfil_step(reader, step, server ? &server_spec->fulfil : &group->fulfil);
                 else
                     read_publish_step(scenario_reader, graph, step, k == 0);
             }
@@ -1218,8 +1210,11 @@ static void check_called_servers_used(ScenarioReader *scenario_reader, const Gra
         int c = graph->entries[i].called;
         if (c == NOT_CALLED)
             continue;
-        const ConsumerSpec *consumers = &scenario->broker.consumers;
-        bool named = consumers->use_gateway && consumers->call_server == (uint32_t)c + 1;
+        bool named = false;
+        for (uint32_t g = 0; g <= scenario->extra_consumer_count && !named; g++) {
+            const ConsumerSpec *group = scenario_consumer_group(scenario, g);
+            named = group->use_gateway && group->call_server == (uint32_t)c + 1;
+        }
         for (uint32_t k = 0; k <= scenario->called_server_count && !named; k++) {
             const ServerSpec *server =
                 k == 0 ? &scenario->server : &scenario->called_servers[k - 1].spec;
@@ -1420,13 +1415,14 @@ static void check_consumers_call_order_api(ScenarioReader *scenario_reader, cons
 {
     SchemaReader *reader = &scenario_reader->reader;
     const Scenario *scenario = scenario_reader->scenario;
-    const ConsumerSpec *consumers = &scenario->broker.consumers;
-    if (!scenario->server.publishes_orders || !consumers->use_gateway ||
-        !consumers->calls_first_server)
+    if (!scenario->server.publishes_orders)
         return;
     for (unsigned i = 0; i < graph->count; i++) {
-        const cJSON *steps = graph->entries[i].kind == NODE_CONSUMERS
-                                 ? schema_member(graph->entries[i].object, "steps")
+        const Entry *entry = &graph->entries[i];
+        const ConsumerSpec *group =
+            entry->kind == NODE_CONSUMERS ? entry_target(scenario_reader->scenario, entry) : NULL;
+        const cJSON *steps = group != NULL && group->use_gateway && group->calls_first_server
+                                 ? schema_member(entry->object, "steps")
                                  : NULL;
         unsigned k = 0;
         for (const cJSON *step = cJSON_IsArray(steps) ? steps->child : NULL; step != NULL;
@@ -2015,15 +2011,14 @@ static void write_publish_step(SchemaWriter *writer, cJSON *steps, const Scenari
     }
 }
 
-/* The steps of a server (the clients' or a called one's) or, with server NULL, of the
- * consumers, as read_steps reads them. */
+/* The steps of a server (the clients' or a called one's) or, with server NULL, of consumer
+ * group consumers, as read_steps reads them. */
 static void write_steps(SchemaWriter *writer, cJSON *entry, const Scenario *scenario,
-                        const ServerSpec *server)
+                        const ServerSpec *server, const ConsumerSpec *consumers)
 {
     cJSON *steps = schema_write_item(writer, entry, "steps", cJSON_CreateArray());
     if (steps == NULL)
         return;
-    const ConsumerSpec *consumers = &scenario->broker.consumers;
     bool first = server == &scenario->server; /* the one the client groups call */
     bool charges = server != NULL ? server->use_gateway : consumers->use_gateway;
     const UndoSpec *undo_spec = server != NULL ? &server->undo : &consumers->undo;
@@ -2036,7 +2031,8 @@ static void write_steps(SchemaWriter *writer, cJSON *entry, const Scenario *scen
         write_step(writer, steps, STEP_EFFECT, "local");
     } else {
         uint32_t callee = server != NULL ? server->call_server : consumers->call_server;
-        const char *target = scenario_call_target_id(scenario, server);
+        const char *target = server != NULL ? scenario_call_target_id(scenario, server)
+                                            : scenario_group_call_target_id(scenario, consumers);
         cJSON *call = write_step(writer, steps, STEP_CALL, target);
         if (call != NULL && first && callee == 0) { /* a gateway's charge's relays */
             schema_write_choice(writer, call, "via", &scenario_names_receipts_via,
@@ -2087,7 +2083,7 @@ static void write_called_servers(SchemaWriter *writer, cJSON *services, const Sc
             return;
         schema_write_string(writer, entry, "key_store", store_id);
         schema_write_object(writer, info->service_schema, &called->spec, entry);
-        write_steps(writer, entry, scenario, &called->spec);
+        write_steps(writer, entry, scenario, &called->spec, NULL);
         if (scenario_called_store_shared_with(scenario, c) < 0)
             write_store(writer, services, store_id, &called->spec.idempotency, info->store_schema);
     }
@@ -2155,6 +2151,7 @@ static void write_extra_consumers(SchemaWriter *writer, cJSON *services, const S
         write_group_queues(writer, entry, scenario, &extra->spec);
         schema_write_string(writer, entry, "key_store", store_id);
         schema_write_object(writer, info->service_schema, &extra->spec, entry);
+        write_steps(writer, entry, scenario, NULL, &extra->spec);
         write_store(writer, services, store_id, &extra->spec.idempotency, info->store_schema);
     }
 }
@@ -2192,7 +2189,8 @@ void scenario_graph_write(SchemaWriter *writer, const void *target, cJSON *objec
             schema_write_object(writer, info->service_schema, node_kind_settings_of(scenario, kind),
                                 entry);
         if (info->runs_steps)
-            write_steps(writer, entry, scenario, kind == NODE_SERVER ? &scenario->server : NULL);
+            write_steps(writer, entry, scenario, kind == NODE_SERVER ? &scenario->server : NULL,
+                        &scenario->broker.consumers);
         bool shared = kind == NODE_CONSUMERS && scenario_consumers_share_server_store(scenario);
         if (store != NULL && !shared) /* the first server's, written with it */
             write_store(writer, services, store_id, store, info->store_schema);

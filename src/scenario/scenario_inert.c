@@ -501,7 +501,7 @@ static void warn_call(const CallSpec *call, const CallSpec *base, int entry, boo
  * runs only after a charge at the gateway, which only a debit makes; the undo runs only when
  * the fulfil step can fail. */
 static void warn_saga(const Scenario *scenario, const UndoSpec *undo, const FulfilSpec *fulfil,
-                      NodeKind who, LoadErrors *warnings)
+                      int entry, LoadErrors *warnings)
 {
     if (!fulfil->enabled && !undo->enabled)
         return;
@@ -509,7 +509,6 @@ static void warn_saga(const Scenario *scenario, const UndoSpec *undo, const Fulf
     for (uint32_t g = 0; g < scenario->client_group_count; g++)
         debits |= scenario->client_groups[g].operation.kind == OPERATION_DEBIT;
     char at[32]; /* "$.services[7].steps[1]" */
-    int entry = (int)scenario->service_entry[who] - 1;
     if (!debits) {
         snprintf(at, sizeof at, "$.services[%d].steps[1]", entry);
         scenario_errors_add(warnings, at,
@@ -576,17 +575,20 @@ static void warn_server(const Scenario *scenario, const Scenario *plain, const N
     if (server->use_gateway)
         warn_call(&server->call, &plain->server.call, (int)scenario->service_entry[NODE_SERVER] - 1,
                   server->reconcile_ms > 0, called_gateway(scenario, server), warnings);
-    warn_saga(scenario, &server->undo, &server->fulfil, NODE_SERVER, warnings);
-    warn_saga(scenario, &scenario->broker.consumers.undo, &scenario->broker.consumers.fulfil,
-              NODE_CONSUMERS, warnings);
-    const ConsumerSpec *consumers = &scenario->broker.consumers;
-    if (consumers->use_gateway)
-        warn_call(&consumers->call, &plain->broker.consumers.call,
-                  (int)scenario->service_entry[NODE_CONSUMERS] - 1, false,
-                  consumers->call_server == 0 && !consumers->calls_first_server
-                      ? scenario_gateway(scenario, consumers->call_gateway)
-                      : NULL,
-                  warnings);
+    warn_saga(scenario, &server->undo, &server->fulfil,
+              (int)scenario->service_entry[NODE_SERVER] - 1, warnings);
+    for (uint32_t g = 0; g <= scenario->extra_consumer_count; g++) {
+        const ConsumerSpec *group = scenario_consumer_group(scenario, g);
+        int entry = g == 0 ? (int)scenario->service_entry[NODE_CONSUMERS] - 1
+                           : (int)scenario->extra_consumers[g - 1].entry - 1;
+        warn_saga(scenario, &group->undo, &group->fulfil, entry, warnings);
+        if (group->use_gateway)
+            warn_call(&group->call, &plain->broker.consumers.call, entry, false,
+                      group->call_server == 0 && !group->calls_first_server
+                          ? scenario_gateway(scenario, group->call_gateway)
+                          : NULL,
+                      warnings);
+    }
     /* client.c stamps a deadline only on a request to the server (deadline.c) */
     if (!reach->to_server && server->deadline != plain->server.deadline)
         scenario_errors_add(warnings, "$.server.deadline",
@@ -826,7 +828,7 @@ static void warn_broker(const Scenario *scenario, const Scenario *plain, const N
 static bool nodes_talk(const Scenario *scenario, const char *a, const char *b)
 {
     const char *edges[2 * CLIENT_GROUPS_MAX + PROXIES_EXTRA_MAX + CALLED_SERVERS_MAX +
-                      CONSUMER_GROUPS_EXTRA_MAX + 8][2];
+                      2 * CONSUMER_GROUPS_EXTRA_MAX + 8][2];
     unsigned count = 0;
     const char *server = scenario->service_ids[NODE_SERVER];
     const char *broker = scenario->service_ids[NODE_BROKER];
@@ -854,19 +856,18 @@ static bool nodes_talk(const Scenario *scenario, const char *a, const char *b)
             edges[count++][1] = scenario_call_target_id(scenario, spec);
         }
     }
-    const ConsumerSpec *consumers = &scenario->broker.consumers;
-    const char *consumers_id = scenario->service_ids[NODE_CONSUMERS];
     edges[count][0] = server;
     edges[count++][1] = broker; /* receipts, an order API's orders */
-    edges[count][0] = broker;
-    edges[count++][1] = consumers_id;
-    if (consumers->use_gateway) {
-        edges[count][0] = consumers_id;
-        edges[count++][1] = scenario_call_target_id(scenario, NULL);
-    }
-    for (uint32_t g = 0; g < scenario->extra_consumer_count; g++) { /* a local effect each */
+    for (uint32_t g = 0; g <= scenario->extra_consumer_count; g++) {
+        const ConsumerSpec *group = scenario_consumer_group(scenario, g);
+        const char *id =
+            g == 0 ? scenario->service_ids[NODE_CONSUMERS] : scenario->extra_consumers[g - 1].id;
         edges[count][0] = broker;
-        edges[count++][1] = scenario->extra_consumers[g].id;
+        edges[count++][1] = id;
+        if (group->use_gateway) {
+            edges[count][0] = id;
+            edges[count++][1] = scenario_group_call_target_id(scenario, group);
+        }
     }
     for (unsigned e = 0; e < count; e++) {
         if ((strcmp(edges[e][0], a) == 0 && strcmp(edges[e][1], b) == 0) ||

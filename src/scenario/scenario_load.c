@@ -297,9 +297,18 @@ bool scenario_uses_balancer_retry(const Scenario *scenario)
     return retry;
 }
 
+bool scenario_groups_call(const Scenario *scenario)
+{
+    for (uint32_t g = 0; g <= scenario->extra_consumer_count; g++) {
+        if (scenario_consumer_group(scenario, g)->use_gateway)
+            return true;
+    }
+    return false;
+}
+
 bool scenario_can_decline(const Scenario *scenario)
 {
-    bool declines = (scenario->server.use_gateway || scenario->broker.consumers.use_gateway) &&
+    bool declines = (scenario->server.use_gateway || scenario_groups_call(scenario)) &&
                     scenario->gateway.fail > 0;
     for (uint32_t g = 0; g < scenario->extra_gateway_count; g++)
         declines = declines || (scenario->extra_gateways[g].spec.fail > 0 &&
@@ -309,7 +318,10 @@ bool scenario_can_decline(const Scenario *scenario)
 
 bool scenario_uses_saga(const Scenario *scenario)
 {
-    return scenario->server.fulfil.enabled || scenario->broker.consumers.fulfil.enabled;
+    bool saga = scenario->server.fulfil.enabled;
+    for (uint32_t g = 0; g <= scenario->extra_consumer_count; g++)
+        saga = saga || scenario_consumer_group(scenario, g)->fulfil.enabled;
+    return saga;
 }
 
 bool scenario_call_retries(const Scenario *scenario)
@@ -319,9 +331,12 @@ bool scenario_call_retries(const Scenario *scenario)
         if (server->use_gateway && server->call.retry.max_attempts > 1)
             return true;
     }
-    return (scenario->server.use_gateway && scenario->server.call.retry.max_attempts > 1) ||
-           (scenario->broker.consumers.use_gateway &&
-            scenario->broker.consumers.call.retry.max_attempts > 1);
+    for (uint32_t g = 0; g <= scenario->extra_consumer_count; g++) {
+        const ConsumerSpec *group = scenario_consumer_group(scenario, g);
+        if (group->use_gateway && group->call.retry.max_attempts > 1)
+            return true;
+    }
+    return scenario->server.use_gateway && scenario->server.call.retry.max_attempts > 1;
 }
 
 bool scenario_uses_status_records(const Scenario *scenario)
@@ -433,14 +448,18 @@ const char *scenario_gateway_id(const Scenario *scenario, uint32_t g)
 
 const char *scenario_call_target_id(const Scenario *scenario, const ServerSpec *server)
 {
-    const ConsumerSpec *consumers = &scenario->broker.consumers;
-    uint32_t callee = server != NULL ? server->call_server : consumers->call_server;
-    if (server == NULL && consumers->calls_first_server)
+    if (server->call_server > 0)
+        return scenario->called_servers[server->call_server - 1].id;
+    return scenario_gateway_id(scenario, server->call_gateway);
+}
+
+const char *scenario_group_call_target_id(const Scenario *scenario, const ConsumerSpec *group)
+{
+    if (group->calls_first_server)
         return scenario->service_ids[NODE_SERVER];
-    if (callee > 0)
-        return scenario->called_servers[callee - 1].id;
-    return scenario_gateway_id(scenario,
-                               server != NULL ? server->call_gateway : consumers->call_gateway);
+    if (group->call_server > 0)
+        return scenario->called_servers[group->call_server - 1].id;
+    return scenario_gateway_id(scenario, group->call_gateway);
 }
 
 const ProxySpec *scenario_proxy(const Scenario *scenario, uint32_t p)

@@ -1115,7 +1115,7 @@ static void check_manual_capture(SchemaReader *reader, const Scenario *scenario)
     const char *why = scenario->called_server_count > 0
                           ? "a server calls another server (a hold placed behind a tier of "
                             "servers, and its capture, are not modelled)"
-                      : scenario->broker.consumers.use_gateway
+                      : scenario_groups_call(scenario)
                           ? "the consumers charge through the gateway (only the server's call "
                             "authorises and captures)"
                       : server->outbox ? "server.outbox relays the charges (a relayed "

@@ -121,12 +121,12 @@ static const char *callee_words(const ViewPane *pane, uint32_t caller)
         return "service";
     const WorldNode *node = world_node(pane->world, caller);
     if (node->kind == NODE_CONSUMERS) {
-        const ConsumerSpec *consumers = &scenario->broker.consumers;
-        if (consumers->calls_first_server)
-            return scenario->service_ids[NODE_SERVER];
-        if (consumers->call_server > 0)
-            return scenario->called_servers[consumers->call_server - 1].id;
-        return scenario_gateway_id(scenario, consumers->call_gateway);
+        const ConsumerSpec *group = &scenario->broker.consumers;
+        for (uint32_t g = 0; g < scenario->extra_consumer_count; g++) {
+            if (strcmp(scenario->extra_consumers[g].id, node->service) == 0)
+                group = &scenario->extra_consumers[g].spec;
+        }
+        return scenario_group_call_target_id(scenario, group);
     }
     const ServerSpec *server = &scenario->server;
     for (uint32_t c = 0; c < scenario->called_server_count; c++) {
