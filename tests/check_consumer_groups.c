@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diagram.h"
 #include "metrics.h"
 #include "scenario.h"
 #include "test_world.h"
@@ -200,6 +201,41 @@ START_TEST(test_a_later_groups_undo_refunds_at_its_provider)
 }
 END_TEST
 
+/* The diagrams draw each group's key windows with its own store's TTL: the mailers keep
+ * keys 5 s, the chargers a day. */
+static void feed_diagram(void *context, const TraceRecord *record)
+{
+    diagram_add(context, record, 0);
+}
+
+START_TEST(test_a_later_groups_key_windows_are_its_stores)
+{
+    const char *short_keys[] = {"services.mailer-keys.ttl_ms=5000"};
+    Scenario *scenario = test_load_source_file(TWO_GROUPS, short_keys, 1);
+    Diagram *diagram = diagram_create(MODE_IDEMPOTENT, 1 << 16, 0);
+    diagram_open_lanes(diagram, true);
+    DiagramWindows windows = diagram_windows_of(scenario, MODE_IDEMPOTENT);
+    diagram_set_windows(diagram, &windows);
+    World *world = world_create(scenario, MODE_IDEMPOTENT, scenario->seed,
+                                (TraceSink){feed_diagram, diagram}, (WorldLimits){0});
+    world_run(world);
+    world_destroy(world);
+    unsigned stored_at[2] = {0, 0}; /* the chargers', the mailers' */
+    for (uint64_t s = diagram_first_serial(diagram); s < diagram_next_serial(diagram); s++) {
+        const DiagramItem *item = diagram_item(diagram, s);
+        if (item == NULL || item->kind != DIAGRAM_SPAN || item->detail != DIAGRAM_SPAN_KEY_STORED)
+            continue;
+        bool mailers = strncmp(diagram_lane(diagram, item->from)->node_name, "mailers", 7) == 0;
+        ck_assert_int_eq(item->value, mailers ? 5000 : 86400000);
+        stored_at[mailers]++;
+    }
+    ck_assert_uint_gt(stored_at[0], 0);
+    ck_assert_uint_gt(stored_at[1], 0);
+    diagram_destroy(diagram);
+    free(scenario);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ the loader */
 
 #define GROUPS(second_fields)                                                                      \
@@ -220,6 +256,8 @@ START_TEST(test_what_a_second_group_needs)
     test_assert_refused(GROUPS(""), NULL, 0, "$.services[4]", "missing required key 'queues'");
     test_assert_refused(GROUPS(", \"queues\": [\"z\"]"), NULL, 0, "$.services[4].queues[0]",
                         "unknown queue 'z'");
+    test_assert_refused(GROUPS(", \"queues\": [\"y\", \"y\"]"), NULL, 0, "$.services[4].queues[1]",
+                        "expected each queue once ('y' is listed before)");
     test_assert_refused(GROUPS(", \"queues\": [\"x\", \"y\"]"), NULL, 0, "$.services[1]",
                         "expected a queue for consumer group 'one'");
     const char *both[] = {"services.one.queues=[\"x\"]"};
@@ -302,6 +340,7 @@ int main(void)
     tcase_add_test(model, test_a_later_group_charges_at_its_own_provider);
     tcase_add_test(model, test_a_later_groups_call_key_is_its_own);
     tcase_add_test(model, test_a_later_groups_undo_refunds_at_its_provider);
+    tcase_add_test(model, test_a_later_groups_key_windows_are_its_stores);
     suite_add_tcase(suite, model);
     TCase *loader = tcase_create("loader");
     tcase_add_test(loader, test_what_a_second_group_needs);

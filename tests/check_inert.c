@@ -420,6 +420,67 @@ START_TEST(test_a_consumer_groups_idle_instance_fields_are_warned)
 }
 END_TEST
 
+/* A consumer group after the first is judged as the first is, at its own entries: its call
+ * and saga at its steps, its instances' and store's fields at its key store's entry. */
+static const char later_group_scenario[] =
+    "{\"duration_ms\": 10000, \"accounts\": [{\"id\": \"a\", \"balance\": 1000000}],"
+    " \"services\": ["
+    "   {\"id\": \"events\", \"kind\": \"broker\", \"queues\": [{\"name\": \"x\"}, {\"name\": "
+    "\"y\"}]},"
+    "   {\"id\": \"mailer\", \"kind\": \"consumers\", \"consumes\": \"events\","
+    "    \"key_store\": \"mail-keys\"},"
+    "   {\"id\": \"mail-keys\", \"kind\": \"key_store\"},"
+    "   {\"id\": \"shipper\", \"kind\": \"consumers\", \"consumes\": \"events\","
+    "    \"queues\": [\"y\"], \"key_store\": \"keys\", \"steps\": [{\"call\": \"psp\"}]},"
+    "   {\"id\": \"keys\", \"kind\": \"key_store\"},"
+    "   {\"id\": \"psp\", \"kind\": \"gateway\"}],"
+    " \"clients\": [{\"id\": \"web\", \"count\": 2, \"publishes\": \"events\", \"queue\": \"x\"},"
+    "   {\"id\": \"app\", \"count\": 2, \"publishes\": \"events\", \"queue\": \"y\","
+    "    \"operation\": {\"kind\": \"debit\", \"amount\": 10}}]}";
+
+START_TEST(test_a_later_groups_idle_fields_are_warned_at_its_entries)
+{
+    size_t length = sizeof later_group_scenario - 1;
+    const char *const idle_undo[SETS_MAX] = {
+        "services.shipper.steps=[{\"call\": \"psp\", \"undo\": {\"refund\": \"psp\"}},"
+        " {\"fulfil\": \"local\"}]"};
+    const char *const live_undo[SETS_MAX] = {
+        "services.shipper.steps=[{\"call\": \"psp\", \"undo\": {\"refund\": \"psp\"}},"
+        " {\"fulfil\": \"local\", \"fail\": 0.1}]"};
+    ck_assert(warns_in(later_group_scenario, length, idle_undo, "$.services[3].steps[0].undo"));
+    ck_assert(!warns_in(later_group_scenario, length, live_undo, "$.services[3].steps[0].undo"));
+    const char *const idle_backoff[SETS_MAX] = {
+        "services.shipper.steps=[{\"call\": \"psp\", \"retry\": {\"backoff_ms\": 50}}]"};
+    const char *const live_backoff[SETS_MAX] = {
+        "services.shipper.steps=[{\"call\": \"psp\","
+        " \"retry\": {\"max_attempts\": 2, \"backoff_ms\": 50}}]"};
+    ck_assert(warns_in(later_group_scenario, length, idle_backoff,
+                       "$.services[3].steps[0].retry.backoff_ms"));
+    ck_assert(!warns_in(later_group_scenario, length, live_backoff,
+                        "$.services[3].steps[0].retry.backoff_ms"));
+    const char *const one_apart[SETS_MAX] = {"services.keys.placement=\"per-instance\""};
+    const char *const two_apart[SETS_MAX] = {"services.keys.placement=\"per-instance\"",
+                                             "services.shipper.instances=2"};
+    ck_assert(warns_in(later_group_scenario, length, one_apart, "$.services[4].placement"));
+    ck_assert(!warns_in(later_group_scenario, length, two_apart, "$.services[4].placement"));
+#define CRASHES "services.shipper.crash={\"point\": \"after-effect\", \"prob\": 0.1}"
+    const char *const shared[SETS_MAX] = {"services.keys.durable=false",
+                                          "services.shipper.instances=2", CRASHES};
+    const char *const own[SETS_MAX] = {"services.keys.durable=false", CRASHES};
+    ck_assert(warns_in(later_group_scenario, length, shared, "$.services[4].durable"));
+    ck_assert(!warns_in(later_group_scenario, length, own, "$.services[4].durable"));
+#undef CRASHES
+    /* the mailer's handler never fails: its on_failure has nothing to judge; the shipper's
+     * charge can fail, so its own is live */
+    const char *const mailer_policy[SETS_MAX] = {
+        "services.mail-keys.on_failure={\"definite\": \"delete\"}"};
+    const char *const shipper_policy[SETS_MAX] = {
+        "services.keys.on_failure={\"definite\": \"delete\"}"};
+    ck_assert(warns_in(later_group_scenario, length, mailer_policy, "$.services[2].on_failure"));
+    ck_assert(!warns_in(later_group_scenario, length, shipper_policy, "$.services[4].on_failure"));
+}
+END_TEST
+
 START_TEST(test_inert_field_is_warned_and_its_live_twin_is_not)
 {
     const InertCase *c = &cases[_i];
@@ -475,6 +536,7 @@ static Suite *inert_suite(void)
     Suite *suite = suite_create("inert");
     TCase *core = tcase_create("Core");
     tcase_add_test(core, test_a_consumer_groups_idle_instance_fields_are_warned);
+    tcase_add_test(core, test_a_later_groups_idle_fields_are_warned_at_its_entries);
     tcase_add_loop_test(core, test_inert_field_is_warned_and_its_live_twin_is_not, 0,
                         (int)(sizeof cases / sizeof cases[0]));
     tcase_add_loop_test(core,

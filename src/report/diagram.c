@@ -261,6 +261,16 @@ static bool is_client(const Diagram *diagram, int lane)
 
 /* ------------------------------------------------------------------ spans */
 
+static void add_store_window(DiagramWindows *windows, const char *id, const IdempotencySpec *store,
+                             bool durable)
+{
+    uint32_t k = windows->store_count++;
+    snprintf(windows->stores[k].id, sizeof windows->stores[k].id, "%s", id);
+    windows->stores[k].key_ttl_ms = store->ttl_ms;
+    windows->stores[k].ttl_from_completion = store->ttl_from == TTL_FROM_COMPLETION;
+    windows->stores[k].store_durable = durable;
+}
+
 DiagramWindows diagram_windows_of(const Scenario *scenario, Mode mode)
 {
     DiagramWindows windows = {0};
@@ -273,14 +283,15 @@ DiagramWindows diagram_windows_of(const Scenario *scenario, Mode mode)
         windows.consumer_key_ttl_ms = consumers->ttl_ms;
         windows.consumer_ttl_from_completion = consumers->ttl_from == TTL_FROM_COMPLETION;
         windows.consumer_store_durable = consumers->durable;
-        windows.called_count = scenario->called_server_count;
         for (uint32_t c = 0; c < scenario->called_server_count; c++) {
             const CalledServerSpec *called = &scenario->called_servers[c];
-            snprintf(windows.called[c].id, sizeof windows.called[c].id, "%s", called->id);
-            windows.called[c].key_ttl_ms = called->spec.idempotency.ttl_ms;
-            windows.called[c].ttl_from_completion =
-                called->spec.idempotency.ttl_from == TTL_FROM_COMPLETION;
-            windows.called[c].store_durable = scenario_server_store_outlives_crash(scenario, c + 1);
+            add_store_window(&windows, called->id, &called->spec.idempotency,
+                             scenario_server_store_outlives_crash(scenario, c + 1));
+        }
+        for (uint32_t g = 0; g < scenario->extra_consumer_count; g++) {
+            const ExtraConsumersSpec *extra = &scenario->extra_consumers[g];
+            add_store_window(&windows, extra->id, &extra->spec.idempotency,
+                             extra->spec.idempotency.durable);
         }
     }
     const BrokerSpec *broker = &scenario->broker;
@@ -325,17 +336,18 @@ static bool lane_of_service(const DiagramLane *lane, const char *id)
            (lane->node_name[length] == '\0' || lane->node_name[length] == '#');
 }
 
-/* The key store of a lane: the server's, a called server's, or the consumers'. */
+/* The key store of a lane: a called server's or a later consumer group's (by its id), else
+ * the first server's or the first consumer group's. */
 static void key_windows(const Diagram *diagram, int lane, double *ttl_ms, bool *from_completion,
                         bool *durable)
 {
     bool consumers = diagram->lanes[lane].kind == NODE_CONSUMERS;
     const DiagramWindows *w = &diagram->windows;
-    for (uint32_t c = 0; c < w->called_count && !consumers; c++) {
-        if (lane_of_service(&diagram->lanes[lane], w->called[c].id)) {
-            *ttl_ms = w->called[c].key_ttl_ms;
-            *from_completion = w->called[c].ttl_from_completion;
-            *durable = w->called[c].store_durable;
+    for (uint32_t k = 0; k < w->store_count; k++) {
+        if (lane_of_service(&diagram->lanes[lane], w->stores[k].id)) {
+            *ttl_ms = w->stores[k].key_ttl_ms;
+            *from_completion = w->stores[k].ttl_from_completion;
+            *durable = w->stores[k].store_durable;
             return;
         }
     }

@@ -140,15 +140,16 @@ typedef struct {
     bool consumer_store_durable;
     double ack_timeout_ms;  /* 0: no ack timer (at-most-once acks on delivery) */
     double dedup_window_ms; /* 0: no publisher dedup */
-    /* the stores of the servers a server calls (Scenario.called_servers), by their lanes'
-     * node names (their ids) */
-    uint32_t called_count;
+    /* the stores of the servers a server calls (Scenario.called_servers) and of the consumer
+     * groups after the first (Scenario.extra_consumers), by their lanes' node names (their
+     * ids) */
+    uint32_t store_count;
     struct {
         char id[NAME_LEN_MAX];
         double key_ttl_ms;
         bool ttl_from_completion;
         bool store_durable;
-    } called[CALLED_SERVERS_MAX];
+    } stores[CALLED_SERVERS_MAX + CONSUMER_GROUPS_EXTRA_MAX];
 } DiagramWindows;
 
 /* The windows a scenario sets for a mode: the key TTLs where the mode keys requests, the

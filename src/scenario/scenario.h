@@ -631,7 +631,8 @@ typedef struct {
 typedef struct {
     char id[NAME_LEN_MAX];
     ConsumerSpec spec;
-    uint8_t entry; /* its entry in `services`, plus one */
+    uint8_t entry;       /* its entry in `services`, plus one */
+    uint8_t store_entry; /* its key store's entry in `services`, plus one */
 } ExtraConsumersSpec;
 
 #define QUEUES_MAX 8

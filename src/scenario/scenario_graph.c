@@ -1328,6 +1328,9 @@ static uint32_t read_queue_names(SchemaReader *reader, const cJSON *names, const
                     q++;
                 if (q == broker->queue_count)
                     schema_error(reader, "unknown queue '%s' of the broker", name->valuestring);
+                else if ((mask & 1u << q) != 0)
+                    schema_error(reader, "expected each queue once ('%s' is listed before)",
+                                 name->valuestring);
                 else
                     mask |= 1u << q;
             }
@@ -1588,6 +1591,12 @@ void scenario_graph_read(SchemaReader *reader, const cJSON *item, void *target)
                                           : scenario->broker.consumers.idempotency.store_id;
             if (strcmp(store, graph.entries[i].id) == 0)
                 scenario->store_entry[side] = (uint8_t)(i + 1);
+        }
+        for (uint32_t g = 0; g < scenario->extra_consumer_count && kind == SERVICE_KIND_KEY_STORE;
+             g++) {
+            ExtraConsumersSpec *extra = &scenario->extra_consumers[g];
+            if (strcmp(extra->spec.idempotency.store_id, graph.entries[i].id) == 0)
+                extra->store_entry = (uint8_t)(i + 1);
         }
     }
 }

@@ -728,35 +728,90 @@ static bool queue_fed(const Scenario *scenario, const NodeReach *reach, uint32_t
            scenario->server.receipts_queue == q;
 }
 
+/* Where a consumer group's fields are said (at) and its key store's (store_at): the first
+ * group's by their older paths, which the services form rewrites to its entries; a later
+ * group's at its own entries. */
+typedef struct {
+    const ConsumerSpec *group;
+    char at[40];
+    char store_at[48];
+} GroupPaths;
+
+static GroupPaths group_paths(const Scenario *scenario, uint32_t g)
+{
+    GroupPaths paths = {.group = scenario_consumer_group(scenario, g)};
+    if (g == 0) {
+        snprintf(paths.at, sizeof paths.at, "$.broker.consumers");
+        snprintf(paths.store_at, sizeof paths.store_at, "$.broker.consumers.idempotency");
+        return paths;
+    }
+    const ExtraConsumersSpec *extra = &scenario->extra_consumers[g - 1];
+    snprintf(paths.at, sizeof paths.at, "$.services[%u]", (unsigned)extra->entry - 1);
+    snprintf(paths.store_at, sizeof paths.store_at, "$.services[%u]",
+             (unsigned)extra->store_entry - 1);
+    return paths;
+}
+
 /* C36: consumers.c records a failed run's key row by on_failure only when a handler fails
  * (fail_before_effect, fail_after_effect) or a charge at the gateway does; the dead-letter
- * consumer reviews only what a queue dead-letters. */
+ * consumer reviews only what the group's queues dead-letter. */
 static void warn_consumer_failures(const Scenario *scenario, const Scenario *plain,
-                                   LoadErrors *warnings)
+                                   const GroupPaths *paths, LoadErrors *warnings)
 {
-    const ConsumerSpec *consumers = &scenario->broker.consumers;
+    const ConsumerSpec *consumers = paths->group;
     const FailurePolicies *policy = &consumers->idempotency.on_failure;
     const FailurePolicies *usual = &plain->broker.consumers.idempotency.on_failure;
     bool can_fail = consumers->fail_before_effect > 0 || consumers->fail_after_effect > 0 ||
                     consumers->use_gateway;
     if (!can_fail && runs_mode(scenario, MODE_IDEMPOTENT) &&
         (policy->definite != usual->definite || policy->ambiguous != usual->ambiguous))
-        say_at(warnings, "$.broker.consumers.idempotency", "on_failure",
+        say_at(warnings, paths->store_at, "on_failure",
                "has no effect: no consumer handler ever fails (fail_before_effect and "
                "fail_after_effect 0, no charge through the gateway)");
     bool dead_letters = false;
     for (uint32_t q = 0; q < scenario->broker.queue_count; q++)
-        dead_letters |=
-            scenario->broker.queues[q].dead_letter && scenario->broker.queues[q].max_deliveries > 0;
+        dead_letters |= (consumers->queue_mask >> q & 1u) != 0 &&
+                        scenario->broker.queues[q].dead_letter &&
+                        scenario->broker.queues[q].max_deliveries > 0;
     if (consumers->dead_letters == DEAD_LETTERS_REVIEW && !dead_letters &&
         scenario->broker.family != BROKER_LOG) /* the log: refused at load */
-        say_at(warnings, "$.broker.consumers", "dead_letters",
+        say_at(warnings, paths->at, "dead_letters",
                "has no effect with max_deliveries 0: a message is never dead-lettered");
     if (consumers->retryable_topic.enabled && !can_fail &&
         scenario->broker.family == BROKER_LOG) /* other families: refused at load */
-        say_at(warnings, "$.broker.consumers", "retryable_topic",
+        say_at(warnings, paths->at, "retryable_topic",
                "has no effect: no consumer handler ever fails (fail_before_effect and "
                "fail_after_effect 0, no charge through the gateway)");
+}
+
+/* A consumer group's crash, store and failure fields (consumers.c: the placement chooses
+ * among instances, and a store the instances share outlives any instance's crash). */
+static void warn_consumer_group(const Scenario *scenario, const Scenario *plain, uint32_t g,
+                                LoadErrors *warnings)
+{
+    GroupPaths paths = group_paths(scenario, g);
+    const ConsumerSpec *group = paths.group;
+    char crash_at[48];
+    snprintf(crash_at, sizeof crash_at, "%s.crash", paths.at);
+    warn_crash(&group->crash, &plain->broker.consumers.crash, crash_at, warnings);
+    const IdempotencySpec *store = &group->idempotency;
+    const IdempotencySpec *usual = &plain->broker.consumers.idempotency;
+    bool several = scenario_group_instances(group) > 1;
+    if (!several && store->placement != usual->placement)
+        say_at(warnings, paths.store_at, "placement",
+               "has no effect with 1 instance: its store is that instance's either way");
+    bool crashes = !crash_never(&group->crash);
+    bool server_store = g == 0 && scenario_consumers_share_server_store(scenario);
+    if (server_store)
+        ; /* the first server's store: judged with the server */
+    else if (several && store->placement == PLACEMENT_SHARED && store->durable != usual->durable &&
+             crashes && runs_mode(scenario, MODE_IDEMPOTENT))
+        say_at(warnings, paths.store_at, "durable",
+               "has no effect: the group's instances share this store, and an instance's "
+               "crash never wipes a store it shares");
+    if (!server_store)
+        warn_store(scenario, store, usual, paths.store_at, crashes, warnings);
+    warn_consumer_failures(scenario, plain, &paths, warnings);
 }
 
 static void warn_broker(const Scenario *scenario, const Scenario *plain, const NodeReach *reach,
@@ -786,33 +841,8 @@ static void warn_broker(const Scenario *scenario, const Scenario *plain, const N
             say_queue(warnings, broker, q, "redelivery_delay_ms",
                       "has no effect with max_deliveries 1: a message is never delivered again");
     }
-    warn_crash(&broker->consumers.crash, &plain->broker.consumers.crash, "$.broker.consumers.crash",
-               warnings);
-    for (uint32_t g = 0; g < scenario->extra_consumer_count; g++) { /* said at their entries */
-        const ExtraConsumersSpec *extra = &scenario->extra_consumers[g];
-        char at[48];
-        snprintf(at, sizeof at, "$.services[%u].crash", (unsigned)extra->entry - 1);
-        warn_crash(&extra->spec.crash, &plain->broker.consumers.crash, at, warnings);
-    }
-    /* consumers.c: the placement chooses among instances, and a store the instances share
-     * outlives any instance's crash */
-    const IdempotencySpec *store = &broker->consumers.idempotency;
-    const IdempotencySpec *usual = &plain->broker.consumers.idempotency;
-    bool several = scenario_consumer_instances(scenario) > 1;
-    if (!several && store->placement != usual->placement)
-        say_at(warnings, "$.broker.consumers.idempotency", "placement",
-               "has no effect with 1 instance: its store is that instance's either way");
-    bool crashes = !crash_never(&broker->consumers.crash);
-    if (scenario_consumers_share_server_store(scenario))
-        ; /* the first server's store: judged with the server */
-    else if (several && store->placement == PLACEMENT_SHARED && store->durable != usual->durable &&
-             crashes && runs_mode(scenario, MODE_IDEMPOTENT))
-        say_at(warnings, "$.broker.consumers.idempotency", "durable",
-               "has no effect: the group's instances share this store, and an instance's "
-               "crash never wipes a store it shares");
-    if (!scenario_consumers_share_server_store(scenario))
-        warn_store(scenario, store, usual, "$.broker.consumers.idempotency", crashes, warnings);
-    warn_consumer_failures(scenario, plain, warnings);
+    for (uint32_t g = 0; g <= scenario->extra_consumer_count; g++)
+        warn_consumer_group(scenario, plain, g, warnings);
     if (broker->family == BROKER_LOG && !broker->transactional &&
         broker->isolation != plain->broker.isolation) /* broker_log.c, abort_output */
         say_at(warnings, "$.broker", "isolation",
