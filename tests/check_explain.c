@@ -232,6 +232,55 @@ START_TEST(test_a_reconciliation_names_the_gateway_it_asked_among_several)
 }
 END_TEST
 
+/* A process that dies holding the operation's job, in a crash another job set off, is part
+ * of its story, with its restart: operation 390's collector crashes while its charge is at
+ * the provider, and the delivery comes back after the visibility timeout. A lost order of a
+ * log's consumers (at-most-once) ends in the crash that lost it. A crash after the
+ * operation settled is not its story: operation 0 of C25 is charged and done long before
+ * its consumers crash. An outage is told as the port closing. */
+START_TEST(test_a_crash_that_kills_the_operations_job_is_told)
+{
+    const char *collector[] = {
+        "explain", "scenarios/architectures/orders_and_invoices_two_groups.json",
+        "--op",    "390",
+        "--mode",  "idempotent",
+        NULL};
+    ck_assert_int_eq(test_cli_run(collector, out, err), 0);
+    char *printed = test_cli_read_all(out, NULL);
+    const char *crash = strstr(printed, "collectors: CRASH (after-effect) at operation 420's step;"
+                                        " this one's job dies with it");
+    ck_assert_msg(crash != NULL, "%s", printed);
+    const char *restart = strstr(printed, "collectors: restarted");
+    const char *again = strstr(printed, "events: redelivery #2");
+    ck_assert_msg(restart != NULL && again != NULL && crash < restart && restart < again, "%s",
+                  printed);
+    free(printed);
+    const char *lost[] = {"explain", "scenarios/37_kafka_transactions_email.json",
+                          "--why",   "lost",
+                          "--mode",  "at-most-once",
+                          NULL};
+    ck_assert_int_eq(test_cli_run(lost, out, err), 0);
+    printed = test_cli_read_all(out, NULL);
+    ck_assert_msg(count_of(printed, "consumers: CRASH") == 1, "%s", printed);
+    free(printed);
+    const char *settled[] = {
+        "explain", "scenarios/25_consumer_charges_card.json", "--op", "0", "--mode", "at-most-once",
+        NULL};
+    ck_assert_int_eq(test_cli_run(settled, out, err), 0);
+    printed = test_cli_read_all(out, NULL);
+    ck_assert_msg(strstr(printed, "CRASH") == NULL, "%s", printed);
+    free(printed);
+    const char *outage[] = {
+        "explain", "scenarios/22_retry_storm.json", "--why", "double", "--mode", "at-least-once",
+        NULL};
+    ck_assert_int_eq(test_cli_run(outage, out, err), 0);
+    printed = test_cli_read_all(out, NULL);
+    ck_assert_msg(strstr(printed, "server: DOWN (outage: port closed)") != NULL, "%s", printed);
+    ck_assert_ptr_null(strstr(printed, "CRASH (none)"));
+    free(printed);
+}
+END_TEST
+
 /* Every scenario of the library, in each of its modes: operation 0's story ends with the
  * model's outcome, and --why double either tells a double nothing caught or says there is
  * none, mode by mode. */
@@ -287,6 +336,7 @@ static Suite *explain_suite(void)
     tcase_add_test(core, test_a_second_hold_on_the_card_is_in_the_outcome);
     tcase_add_test(core, test_an_order_api_fails_after_publishing_or_before_its_outbox_commit);
     tcase_add_test(core, test_a_reconciliation_names_the_gateway_it_asked_among_several);
+    tcase_add_test(core, test_a_crash_that_kills_the_operations_job_is_told);
     /* every scenario twice: a minute on a quiet machine under ASan, more on a busy one; the
      * timeout guards against a hang, not a speed */
     TCase *library = tcase_create("Library");

@@ -570,6 +570,23 @@ START_TEST(test_svg_says_what_an_order_api_published_before_its_500)
 }
 END_TEST
 
+/* A crash of a process holding a drawn operation's job is drawn with its restart, though no
+ * click waits for an answer by then (the broker confirmed the publish): the log's consumers
+ * die while they hold the first operations' redelivered records, which is why those come
+ * back a third time. A crash after the drawn operations settled is not drawn (C25's
+ * at-most-once consumers, their first three orders charged long before). */
+START_TEST(test_svg_draws_a_crash_that_holds_a_drawn_job)
+{
+    char *svg = draw("scenarios/37_kafka_no_transactions.json", "at-least-once", "kafka.svg");
+    ck_assert_int_eq(occurrences(svg, ">CRASH (after-effect)<"), 1);
+    ck_assert_int_eq(occurrences(svg, ">restarted<"), 1);
+    free(svg);
+    svg = draw("scenarios/25_consumer_charges_card.json", "at-most-once", "c25.svg");
+    ck_assert_int_eq(occurrences(svg, "CRASH"), 0);
+    free(svg);
+}
+END_TEST
+
 /* With several gateways, checkout's reconciliations name the wallet they asked (its answers
  * lost, every try of a double ends with one). */
 START_TEST(test_svg_names_the_gateway_a_reconciliation_asked)
@@ -1191,6 +1208,7 @@ static Suite *svg_suite(void)
     tcase_add_test(core, test_svg_draws_the_ttl_that_ended_before_the_retry);
     tcase_add_test(core, test_svg_says_what_an_order_api_published_before_its_500);
     tcase_add_test(core, test_svg_names_the_gateway_a_reconciliation_asked);
+    tcase_add_test(core, test_svg_draws_a_crash_that_holds_a_drawn_job);
     suite_add_tcase(suite, core);
     TCase *outcome = tcase_create("Outcome");
     tcase_add_checked_fixture(outcome, setup, teardown);

@@ -516,6 +516,12 @@ static bool ends_the_job(const Diagram *diagram, TraceEvent event, int lane)
     case TRACE_SEND_RECEIPT:
         /* at-most-once consumers acknowledge on delivery: nothing closes their job */
         return diagram->lanes[lane].kind == NODE_CONSUMERS && diagram->mode == MODE_AT_MOST_ONCE;
+    case TRACE_GATEWAY_TIMEOUT:
+    case TRACE_HANDLER_FAILED:
+        /* a consumer that gave its charge up, or whose handler failed, is done with the
+         * delivery: a visibility timeout brings it back unacknowledged, without an answer
+         * that would close the job (a server's 5xx to its client closes its own) */
+        return diagram->lanes[lane].kind == NODE_CONSUMERS;
     default:
         return false;
     }
@@ -568,6 +574,25 @@ static void on_crash(Diagram *diagram, const TraceRecord *record, int lane)
             item->end_event = TRACE_CRASH;
         }
     }
+}
+
+bool diagram_holds_job(const Diagram *diagram, const TraceRecord *record)
+{
+    int lane = diagram_lane_of(diagram, record->actor, record->actor_client);
+    if (lane == DIAGRAM_NO_LANE)
+        return false;
+    for (uint64_t serial = diagram->next_serial; serial-- > diagram_first_serial(diagram);) {
+        const DiagramItem *item = diagram_item(diagram, serial);
+        if (item->kind != DIAGRAM_ACTIVATION || item->from != lane ||
+            item->end_us != SIM_TIME_NEVER)
+            continue;
+        /* a settled operation's job is over, whatever its box says (an at-most-once consumer
+         * acknowledged on delivery sends nothing that would close it) */
+        const DiagramOutcome *outcome = diagram_outcome(diagram, item->operation);
+        if (outcome != NULL && !outcome->settled)
+            return true;
+    }
+    return false;
 }
 
 /* A give-up right at a timeout is one moment on the lane: the timeout mark is superseded. */

@@ -187,6 +187,10 @@ bool diagram_truncated(const Diagram *diagram); /* rows_max was reached */
 void diagram_row_order(const Diagram *diagram, uint32_t *order);
 /* NULL when the operation is not followed. */
 const DiagramOutcome *diagram_outcome(const Diagram *diagram, uint64_t operation);
+/* Whether the lane of the record's actor holds a job of a followed operation not settled
+ * yet: an activation not ended, which a crash there would end (a consumer's delivery waiting
+ * for its charge's answer, a server's request). */
+bool diagram_holds_job(const Diagram *diagram, const TraceRecord *record);
 const DiagramRow *diagram_row(const Diagram *diagram, uint32_t row);
 
 /* ------------------------------------------------------------------ words and tones */

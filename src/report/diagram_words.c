@@ -285,6 +285,10 @@ DiagramTone diagram_mark_badge(const DiagramItem *mark, NodeKind kind,
         return DIAGRAM_TONE_WORK;
     }
     const char *loses = node_kind_info(kind)->crash_loses;
+    if (event == TRACE_CRASH && loses == NULL && mark->detail == CRASH_NONE) {
+        snprintf(label, size, "DOWN (outage: port closed)"); /* server.outage, no job's step */
+        return DIAGRAM_TONE_CRASH;
+    }
     if (event == TRACE_CRASH && loses != NULL) { /* C38: what its restart will keep */
         if (mark->value > 0)
             snprintf(label, size, "CRASH: %" PRId64 " %s lost", mark->value, loses);

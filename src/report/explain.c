@@ -24,6 +24,10 @@ struct Explain {
      * between two of the operation's records are told in its story, in their place */
     uint32_t store_event_count;
     TraceRecord store_events[EXPLAIN_STORE_EVENTS_MAX];
+    /* a process that crashed holding one of the operation's jobs (a crash another job set
+     * off): its crash is told, and its restart as a store's is */
+    uint32_t crashed_count;
+    uint32_t crashed[EXPLAIN_STORE_EVENTS_MAX];
 };
 
 Explain *explain_create(Mode mode, uint64_t operation)
@@ -58,21 +62,49 @@ static bool crashes_alone(const TraceRecord *record)
            (record->event == TRACE_CRASH || record->event == TRACE_RESTART);
 }
 
+/* Whether the record is the restart of a process told crashing while it held one of the
+ * operation's jobs (and forgets it: its next crash is judged again). */
+static bool restarts_a_crashed_holder(Explain *explain, const TraceRecord *record)
+{
+    for (uint32_t i = 0; i < explain->crashed_count && record->event == TRACE_RESTART; i++) {
+        if (explain->crashed[i] == record->actor) {
+            explain->crashed[i] = explain->crashed[--explain->crashed_count];
+            return true;
+        }
+    }
+    return false;
+}
+
+static void tell_pending(Explain *explain)
+{
+    for (uint32_t i = 0; i < explain->store_event_count; i++)
+        diagram_add(explain->diagram, &explain->store_events[i], 0);
+    explain->store_event_count = 0; /* those after its last record are not its story */
+}
+
 static void collect(void *context, const TraceRecord *record)
 {
     Explain *explain = context;
     if (record->mode != explain->mode)
         return;
-    if (explain->started && record->no_operation && crashes_alone(record)) {
+    if (explain->started && ((record->no_operation && crashes_alone(record)) ||
+                             restarts_a_crashed_holder(explain, record))) {
         if (explain->store_event_count < EXPLAIN_STORE_EVENTS_MAX)
             explain->store_events[explain->store_event_count++] = *record;
         return;
     }
+    if (explain->started && record->event == TRACE_CRASH &&
+        record->operation != explain->operation &&
+        diagram_holds_job(explain->diagram, record)) { /* another job's crash ends its job */
+        tell_pending(explain);
+        diagram_add(explain->diagram, record, 0);
+        if (explain->crashed_count < EXPLAIN_STORE_EVENTS_MAX)
+            explain->crashed[explain->crashed_count++] = record->actor;
+        return;
+    }
     if (record->no_operation || record->operation != explain->operation)
         return;
-    for (uint32_t i = 0; i < explain->store_event_count; i++)
-        diagram_add(explain->diagram, &explain->store_events[i], 0);
-    explain->store_event_count = 0; /* those after its last record are not its story */
+    tell_pending(explain);
     explain->started = true;
     explain->caught[record->event]++;
     diagram_add(explain->diagram, record, 0);
@@ -135,7 +167,13 @@ static void write_steps(FILE *stream, const Explain *explain, const Scenario *sc
         const DiagramLane *lane = diagram_lane(diagram, item->from);
         diagram_mark_badge(item, lane_kind(diagram, item->from),
                            diagram_lane_words(scenario, lane, words), label, sizeof label);
-        fprintf(stream, "%s: %s\n", lane_name(diagram, item->from), label);
+        fprintf(stream, "%s: %s", lane_name(diagram, item->from), label);
+        if (item->kind == DIAGRAM_MARK && item->event == TRACE_CRASH &&
+            item->operation != explain->operation && item->detail != CRASH_NONE &&
+            node_kind_info(lane_kind(diagram, item->from))->crash_loses == NULL)
+            fprintf(stream, " at operation %" PRIu64 "'s step; this one's job dies with it",
+                    item->operation);
+        fprintf(stream, "\n");
     }
     if (diagram_truncated(diagram))
         fprintf(stream, "  ... (more steps than this explanation keeps)\n");

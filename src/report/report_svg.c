@@ -14,6 +14,7 @@
 #include <string.h>
 
 #define RECORDS_MAX 4000
+#define RECORDS_CRASHED_MAX 64 /* crashed nodes awaiting their restart */
 
 #define MINUS_SIGN "\xe2\x88\x92"  /* − */
 #define ELLIPSIS "\xe2\x80\xa6"    /* … */
@@ -73,7 +74,9 @@ struct SvgDiagram {
     uint32_t operation_count;
     uint64_t operations[REPORT_SVG_OPERATIONS_MAX]; /* in the order they started */
     int32_t open_clicks[REPORT_SVG_OPERATIONS_MAX]; /* clicks sent and not yet settled */
-    bool crash_kept;                                /* its restart is kept too */
+    /* the nodes whose crash was kept, until their restart (kept too) */
+    uint32_t crashed_count;
+    uint32_t crashed[RECORDS_CRASHED_MAX];
     /* lanes opened as records name them, one row per record kept, up to RECORDS_MAX; it
      * follows the outcome of each operation drawn */
     Diagram *model;
@@ -138,22 +141,34 @@ static bool is_selected(const SvgDiagram *diagram, uint64_t operation)
     return false;
 }
 
+/* A restart of a node whose crash was kept is kept too. */
+static bool restart_kept(SvgDiagram *diagram, uint32_t node)
+{
+    for (uint32_t i = 0; i < diagram->crashed_count; i++) {
+        if (diagram->crashed[i] == node) {
+            diagram->crashed[i] = diagram->crashed[--diagram->crashed_count];
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Which records the diagram keeps: those of its operations (an operation joins when its
- * first click is sent, if it is selected), and a crash (with its restart) while one of their clicks
- * is still waiting for an answer, since it may kill their requests. The "duplicate" marker is
- * kept for the model, which marks the copy that follows it. */
+ * first click is sent, if it is selected), and a crash (with its restart) while one of their
+ * clicks is still waiting for an answer, since it may kill their requests, or where the
+ * crashed process holds one of their jobs (a consumer's delivery: the crash is why it comes
+ * back). The "duplicate" marker is kept for the model, which marks the copy that follows it. */
 static bool keeps(SvgDiagram *diagram, const TraceRecord *record)
 {
     if (record->event == TRACE_SWEEP)
         return false;
-    if (record->event == TRACE_RESTART) {
-        bool kept = diagram->crash_kept;
-        diagram->crash_kept = false;
-        return kept;
-    }
+    if (record->event == TRACE_RESTART)
+        return restart_kept(diagram, record->actor);
     if (record->event == TRACE_CRASH) {
-        diagram->crash_kept = any_click_open(diagram);
-        return diagram->crash_kept;
+        bool kept = any_click_open(diagram) || diagram_holds_job(diagram->model, record);
+        if (kept && diagram->crashed_count < RECORDS_CRASHED_MAX)
+            diagram->crashed[diagram->crashed_count++] = record->actor;
+        return kept;
     }
     int slot = operation_slot(diagram, record->operation);
     if (slot < 0) {
