@@ -628,3 +628,17 @@ void broker_on_redeliver(World *world, uint32_t queued_index)
     }
     make_ready(world, queued_index);
 }
+
+/* ------------------------------------------------------------------ its node kind's model */
+
+const NodeKindModel node_model_broker = {
+    .init = broker_init,
+    .release = broker_release,
+    .on_message =
+        {
+            [MESSAGE_REQUEST] = broker_on_publish,
+            [MESSAGE_ACK] = broker_on_ack,
+            [MESSAGE_PROGRESS] = broker_on_progress,
+            [MESSAGE_NACK] = broker_on_nack,
+        },
+};

@@ -739,3 +739,10 @@ void client_on_response(World *world, const Message *response)
         finish_click(world, response->operation, response->click, BELIEF_FAILED, TRACE_FAILED);
     }
 }
+
+/* ------------------------------------------------------------------ its node kind's model */
+
+const NodeKindModel node_model_client_group = {
+    .init = client_init,
+    .on_message = {[MESSAGE_RESPONSE] = client_on_response},
+};

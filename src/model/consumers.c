@@ -706,3 +706,40 @@ void consumers_on_charge_timeout(World *world, uint32_t job_slot)
         return;
     on_failed_try(world, job_slot, 504);
 }
+
+/* ------------------------------------------------------------------ its node kind's model */
+
+/* A broker's confirm of a receipt the consumers published directly: the receipt leaves with
+ * the change (ledger_apply) named after the node that applied it, so its confirm comes back
+ * there, and nobody waits for it, as nobody waits for the server's own direct confirm. (Such
+ * confirms used to go where a client's answer goes, and a client still waiting for its
+ * payment's answer took the broker's 200 for it.) */
+static void receipt_confirm_unwaited(World *world, const Message *confirm)
+{
+    (void)world;
+    (void)confirm;
+}
+
+/* What comes back to the consumers as an answer: a called server's, to their call step (a
+ * ledger service), or a broker's confirm of a receipt, which nobody waits for. */
+static void consumers_take_answer(World *world, const Message *answer)
+{
+    if (world_is_server(world, answer->source))
+        consumers_on_charge_reply(world, answer);
+    else
+        receipt_confirm_unwaited(world, answer);
+}
+
+const NodeKindModel node_model_consumers = {
+    .init = consumers_init,
+    .release = consumers_release,
+    .on_message =
+        {
+            [MESSAGE_DELIVERY] = consumers_on_delivery,
+            [MESSAGE_CHARGE_REPLY] = consumers_on_charge_reply,
+            [MESSAGE_RESPONSE] = consumers_take_answer,
+        },
+    .on_job_reserve = consumers_on_job_reserve,
+    .on_charge_timeout = consumers_on_charge_timeout,
+    .on_charge_retry = consumers_on_charge_retry,
+};

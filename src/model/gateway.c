@@ -299,3 +299,25 @@ void gateway_on_status_query(World *world, const Message *query)
                    idem_store_find_any(gateway->charged, query->key) != NULL;
     reply(world, query, charged ? 200 : 404);
 }
+
+/* ------------------------------------------------------------------ its node kind's model */
+
+/* The gateway's one timer: the acquirer's settlement file arrives (C35). */
+static void gateway_on_timer(World *world, uint32_t node, uint64_t arg)
+{
+    (void)node;
+    (void)arg;
+    gateway_on_settlement(world);
+}
+
+const NodeKindModel node_model_gateway = {
+    .init = gateway_init,
+    .release = gateway_release,
+    .on_message =
+        {
+            [MESSAGE_CHARGE] = gateway_on_charge_arrive,
+            [MESSAGE_REFUND] = gateway_on_charge_arrive,
+            [MESSAGE_STATUS_QUERY] = gateway_on_status_query,
+        },
+    .on_timer = gateway_on_timer,
+};

@@ -477,3 +477,8 @@ void key_protocol_on_sweep(World *world, KeyProtocol *keys)
     world_reschedule_sweep(world, keys->side,
                            sim_time_us_from_ms(keys->policy->cleanup_interval_ms));
 }
+
+/* ------------------------------------------------------------------ its node kind's model */
+
+/* Never a link's end (requests to it are not messages); its life is its user's. */
+const NodeKindModel node_model_key_store = {0};

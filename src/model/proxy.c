@@ -177,3 +177,15 @@ uint64_t proxy_memory_bytes(const World *world)
     const SlotPool *slots = &world->proxy.call_slots;
     return (uint64_t)slots->capacity * sizeof *world->proxy.calls + slot_pool_memory_bytes(slots);
 }
+
+/* ------------------------------------------------------------------ its node kind's model */
+
+const NodeKindModel node_model_proxy = {
+    .init = proxy_init,
+    .release = proxy_release,
+    .on_message =
+        {
+            [MESSAGE_REQUEST] = proxy_on_request,
+            [MESSAGE_RESPONSE] = proxy_on_response,
+        },
+};

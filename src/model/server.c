@@ -587,3 +587,48 @@ void server_release(World *world)
     for (uint32_t i = 0; i < world->server_count; i++)
         index_queue_release(&world->servers[i].queue);
 }
+
+/* ------------------------------------------------------------------ its node kind's model */
+
+/* A server instance's side of the messages it takes: the instance is the message's target. */
+void server_takes_request(World *world, const Message *request)
+{
+    server_on_request(world, server_at(world, request->target), request);
+}
+
+static void server_takes_response(World *world, const Message *answer)
+{
+    if (world_is_server(world, answer->source)) { /* the server its call step called */
+        if (!server_at(world, answer->target)->down)
+            server_charge_on_reply(world, answer);
+    } else if (answer->reply_to.kind == REPLY_TO_OUTBOX) { /* a relayed receipt's confirm */
+        server_charge_on_event_confirm(world, answer);
+    }
+    /* else: the confirm of a receipt published directly, which nobody waits for */
+}
+
+static void server_takes_charge_reply(World *world, const Message *reply)
+{
+    if (!server_at(world, reply->target)->down)
+        server_charge_on_reply(world, reply);
+}
+
+static void server_takes_status_query(World *world, const Message *query)
+{
+    server_on_status_query(world, server_at(world, query->target), query);
+}
+
+const NodeKindModel node_model_server = {
+    .init = server_init,
+    .release = server_release,
+    .on_message =
+        {
+            [MESSAGE_REQUEST] = server_takes_request,
+            [MESSAGE_RESPONSE] = server_takes_response,
+            [MESSAGE_CHARGE_REPLY] = server_takes_charge_reply,
+            [MESSAGE_STATUS_QUERY] = server_takes_status_query,
+        },
+    .on_job_reserve = server_on_job_reserve,
+    .on_charge_timeout = server_charge_on_timeout,
+    .on_charge_retry = server_charge_on_retry,
+};

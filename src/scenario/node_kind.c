@@ -1,14 +1,13 @@
 /* The node kinds' descriptors: each kind says here, once, what it is (node_kind.h). A new kind
- * adds its entry here and its name to the two name tables below; besides, its NodeKind and
- * fields (scenario.h), its schema entry (scenario_services.c) and its model (its own file and
- * its row in src/model/node_models.c). */
+ * adds its entry here and its name to the two name tables below; besides, its line in
+ * NODE_KIND_LIST and its fields (scenario.h), its schema entry (scenario_services.c) and its
+ * model (`node_model_<name>`, in its own file). */
 #include "node_kind.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "scenario_names.h"
-#include "scenario_schema.h"
 
 /* Each kind's name, spelt once: the descriptors and the name tables share these. */
 static const char server[] = "server";
@@ -29,10 +28,8 @@ static const NodeKindInfo infos[NODE_KIND_COUNT] = {
             .name = server,
             .older_path = {server},
             .reached_when = NODE_REACHED_BY_CALLS,
-            .service_schema = &scenario_services_server_service_schema,
             .settings_offset = offsetof(Scenario, server),
             .store_offset = offsetof(Scenario, server.idempotency),
-            .store_schema = &scenario_services_server_store_schema,
             .runs_steps = true,
             .show_order = 1,
             .lane_role = "handler",
@@ -44,7 +41,6 @@ static const NodeKindInfo infos[NODE_KIND_COUNT] = {
             .name = gateway,
             .older_path = {gateway},
             .reached_when = NODE_REACHED_BY_CHARGES,
-            .service_schema = &scenario_services_gateway_service_schema,
             .settings_offset = offsetof(Scenario, gateway),
             .show_order = 2, /* after the server, whoever charges through it */
             .lane_role = "payment provider",
@@ -58,7 +54,6 @@ static const NodeKindInfo infos[NODE_KIND_COUNT] = {
             .name = broker,
             .older_path = {broker},
             .reached_when = NODE_REACHED_BY_PUBLISH,
-            .service_schema = &scenario_services_broker_service_schema,
             .settings_offset = offsetof(Scenario, broker),
             .show_order = 3,
             .lane_role = "queue",
@@ -70,11 +65,9 @@ static const NodeKindInfo infos[NODE_KIND_COUNT] = {
             .name = consumers,
             .older_path = {broker, consumers},
             .reached_when = NODE_REACHED_BY_PUBLISH,
-            .service_schema = &scenario_services_consumers_service_schema,
             .settings_offset = offsetof(Scenario, broker.consumers),
             .reference = {"consumes", NODE_BROKER, "nothing would take the broker's messages"},
             .store_offset = offsetof(Scenario, broker.consumers.idempotency),
-            .store_schema = &scenario_services_consumers_store_schema,
             .runs_steps = true,
             .show_order = 4,
             .lane_role = "workers",
@@ -88,7 +81,6 @@ static const NodeKindInfo infos[NODE_KIND_COUNT] = {
             .reached_when = NODE_REACHED_BY_PROXIED,
             .node_when_reached = true,
             .reference = {"calls", NODE_SERVER, NULL},
-            .service_schema = &scenario_services_proxy_service_schema,
             .settings_offset = offsetof(Scenario, proxy),
             .lane_role = "retries on its own",
             .lane_role_keyed = "retries on its own",

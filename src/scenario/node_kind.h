@@ -3,7 +3,7 @@
  * names, the words a diagram lane says for it and its place in a lane order, registered once
  * in node_kind.c instead of switches across the loader, the writer, the world's build and the
  * reports. What a kind does with a message or an event is the model's (its NodeKindModel in
- * src/model/node_models.c); this header says what a kind is. */
+ * `node_model_<name>`, in the kind's own model file); this header says what a kind is. */
 #ifndef IDEMSIM_NODE_KIND_H
 #define IDEMSIM_NODE_KIND_H
 
@@ -11,8 +11,6 @@
 #include <stddef.h>
 
 #include "scenario.h"
-
-typedef struct SchemaObject SchemaObject;
 
 /* Which work makes a world hold (and a diagram draw) a service of a kind. */
 typedef enum {
@@ -43,19 +41,19 @@ typedef struct {
 typedef struct {
     const char *name; /* its `kind` in a services entry, and its node's default id (NULL: none) */
     const char *older_path[2]; /* its object in the older form, from the root; [1] may be NULL */
-    const SchemaObject
-        *service_schema;    /* its services entry's fields (NULL: read with its user's) */
-    size_t settings_offset; /* where in Scenario its fields land (0: nowhere of its own) */
-    bool several;           /* a file may hold several (a key store: one per user), so it has no
-                               one id of the world's */
+    size_t settings_offset;    /* where in Scenario its fields land (0: nowhere of its own); the
+                                  fields its services entry has are its schema entry's
+                                  (scenario_services_schema_of) */
+    bool several;              /* a file may hold several (a key store: one per user), so it has no
+                                  one id of the world's */
     NodeReachRule reached_when;
     bool node_when_reached;  /* the world holds its node only when work reaches it (node ids, and
                                 so link draws, stay as they were without one) */
     NodeReference reference; /* the service its entry names (a proxy's calls) */
     /* Its key store: where in Scenario the store's fields land (0: its entry names no
-     * key_store) and the fields a key_store entry of its has. */
+     * key_store); the fields a key_store entry of its has are scenario_services_store_schema_of's
+     */
     size_t store_offset;
-    const SchemaObject *store_schema;
     bool runs_steps;     /* its entry's work is `steps` (scenario_graph.c reads and writes them) */
     unsigned show_order; /* its place in the services `show` writes (ties: kind order) */
     const char *lane_role;       /* what a diagram lane says it does */

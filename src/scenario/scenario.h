@@ -105,18 +105,25 @@ typedef enum { LIBRARY_REPLAYS_KEYED, LIBRARY_REPLAYS_ANY } LibraryReplays;
 typedef enum { RECEIPTS_DIRECT, RECEIPTS_OUTBOX } ReceiptPath;
 
 /* What a node of the world is: each client group is one, and each service below (named by
- * scenario_names_service, the names links and lanes use). */
-typedef enum {
-    NODE_CLIENT_GROUP,
-    NODE_SERVER,
-    NODE_GATEWAY,
-    NODE_BROKER,
-    NODE_CONSUMERS,
-    NODE_PROXY,     /* between clients and the server, retrying on its own (a scenario's "proxy") */
-    NODE_KEY_STORE, /* a server's key store that crashes on its own (C38): a node of the world
-                       only then, and never a link's end (requests to it are not messages) */
-    NODE_KIND_COUNT
-} NodeKind;
+ * scenario_names_service, the names links and lanes use). Every kind is listed once, here, as
+ * X(its NodeKind, its name): the enum below and the model's registry of kinds
+ * (src/model/node_models.c, where the kind's model is `node_model_<name>`, defined in the
+ * kind's own file) are made from the list. The proxy sits between clients and the server,
+ * retrying on its own (a scenario's "proxy"); the key store is a server's that crashes on its
+ * own (C38): a node of the world only then, and never a link's end (requests to it are not
+ * messages). What each kind is, is its descriptor's (node_kind.c). */
+#define NODE_KIND_LIST(X)                                                                          \
+    X(NODE_CLIENT_GROUP, client_group)                                                             \
+    X(NODE_SERVER, server)                                                                         \
+    X(NODE_GATEWAY, gateway)                                                                       \
+    X(NODE_BROKER, broker)                                                                         \
+    X(NODE_CONSUMERS, consumers)                                                                   \
+    X(NODE_PROXY, proxy)                                                                           \
+    X(NODE_KEY_STORE, key_store)
+
+#define NODE_KIND_ENUM_ENTRY(kind, name) kind,
+typedef enum { NODE_KIND_LIST(NODE_KIND_ENUM_ENTRY) NODE_KIND_COUNT } NodeKind;
+#undef NODE_KIND_ENUM_ENTRY
 
 /* What a set-status operation writes to: its own record (C5), or one record per client that
  * each of the client's operations moves on, operation n setting status n (C23: paid, shipped,

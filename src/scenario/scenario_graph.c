@@ -374,7 +374,7 @@ static void name_nodes(ScenarioReader *scenario_reader, const Graph *graph)
 /* A key store has no schema of its own: it is read with the fields of the service using it. */
 static const SchemaObject *entry_schema(int kind)
 {
-    return node_kind_info((NodeKind)kind)->service_schema;
+    return scenario_services_schema_of((NodeKind)kind);
 }
 
 static void *entry_target(Scenario *scenario, const Entry *entry)
@@ -579,7 +579,7 @@ static void read_key_store(ScenarioReader *scenario_reader, const Graph *graph, 
     json_path_push_index(&reader->path, (unsigned)store);
     if (first < 0) {
         users->used_by[store] = (int)user;
-        schema_read_object(reader, object, node_kind_info(kind)->store_schema, spec);
+        schema_read_object(reader, object, scenario_services_store_schema_of(kind), spec);
     } else {
         *spec = server_of(scenario, &graph->entries[first])->idempotency; /* read once */
         if (store_user_count(graph, users, store) == 2 && spec->placement == PLACEMENT_PER_INSTANCE)
@@ -2082,7 +2082,6 @@ static void write_store(SchemaWriter *writer, cJSON *services, const char *id,
  * store shared with a server before it was written after that server: not again. */
 static void write_called_servers(SchemaWriter *writer, cJSON *services, const Scenario *scenario)
 {
-    const NodeKindInfo *info = node_kind_info(NODE_SERVER);
     for (uint32_t c = 0; c < scenario->called_server_count; c++) {
         const CalledServerSpec *called = &scenario->called_servers[c];
         char store_id[NAME_LEN_MAX];
@@ -2091,10 +2090,11 @@ static void write_called_servers(SchemaWriter *writer, cJSON *services, const Sc
         if (entry == NULL)
             return;
         schema_write_string(writer, entry, "key_store", store_id);
-        schema_write_object(writer, info->service_schema, &called->spec, entry);
+        schema_write_object(writer, scenario_services_schema_of(NODE_SERVER), &called->spec, entry);
         write_steps(writer, entry, scenario, &called->spec, NULL);
         if (scenario_called_store_shared_with(scenario, c) < 0)
-            write_store(writer, services, store_id, &called->spec.idempotency, info->store_schema);
+            write_store(writer, services, store_id, &called->spec.idempotency,
+                        scenario_services_store_schema_of(NODE_SERVER));
     }
 }
 
@@ -2102,13 +2102,12 @@ static void write_called_servers(SchemaWriter *writer, cJSON *services, const Sc
  * written when there are several (scenario_graph_check_used), so each keeps its place. */
 static void write_extra_gateways(SchemaWriter *writer, cJSON *services, const Scenario *scenario)
 {
-    const NodeKindInfo *info = node_kind_info(NODE_GATEWAY);
     for (uint32_t g = 0; g < scenario->extra_gateway_count; g++) {
         const ExtraGatewaySpec *extra = &scenario->extra_gateways[g];
         cJSON *entry = write_head(writer, services, extra->id, NODE_GATEWAY);
         if (entry == NULL)
             return;
-        schema_write_object(writer, info->service_schema, &extra->spec, entry);
+        schema_write_object(writer, scenario_services_schema_of(NODE_GATEWAY), &extra->spec, entry);
     }
 }
 
@@ -2123,7 +2122,7 @@ static void write_extra_proxies(SchemaWriter *writer, cJSON *services, const Sce
             return;
         schema_write_string(writer, entry, info->reference.key,
                             scenario->service_ids[info->reference.names]);
-        schema_write_object(writer, info->service_schema, &extra->spec, entry);
+        schema_write_object(writer, scenario_services_schema_of(NODE_PROXY), &extra->spec, entry);
     }
 }
 
@@ -2159,9 +2158,11 @@ static void write_extra_consumers(SchemaWriter *writer, cJSON *services, const S
                             scenario->service_ids[info->reference.names]);
         write_group_queues(writer, entry, scenario, &extra->spec);
         schema_write_string(writer, entry, "key_store", store_id);
-        schema_write_object(writer, info->service_schema, &extra->spec, entry);
+        schema_write_object(writer, scenario_services_schema_of(NODE_CONSUMERS), &extra->spec,
+                            entry);
         write_steps(writer, entry, scenario, NULL, &extra->spec);
-        write_store(writer, services, store_id, &extra->spec.idempotency, info->store_schema);
+        write_store(writer, services, store_id, &extra->spec.idempotency,
+                    scenario_services_store_schema_of(NODE_CONSUMERS));
     }
 }
 
@@ -2194,15 +2195,15 @@ void scenario_graph_write(SchemaWriter *writer, const void *target, cJSON *objec
             write_group_queues(writer, entry, scenario, &scenario->broker.consumers);
         if (store != NULL)
             schema_write_string(writer, entry, "key_store", store_id);
-        if (info->service_schema != NULL)
-            schema_write_object(writer, info->service_schema, node_kind_settings_of(scenario, kind),
-                                entry);
+        if (scenario_services_schema_of(kind) != NULL)
+            schema_write_object(writer, scenario_services_schema_of(kind),
+                                node_kind_settings_of(scenario, kind), entry);
         if (info->runs_steps)
             write_steps(writer, entry, scenario, kind == NODE_SERVER ? &scenario->server : NULL,
                         &scenario->broker.consumers);
         bool shared = kind == NODE_CONSUMERS && scenario_consumers_share_server_store(scenario);
         if (store != NULL && !shared) /* the first server's, written with it */
-            write_store(writer, services, store_id, store, info->store_schema);
+            write_store(writer, services, store_id, store, scenario_services_store_schema_of(kind));
         if (kind == NODE_SERVER)
             write_called_servers(writer, services, scenario);
         if (kind == NODE_GATEWAY)

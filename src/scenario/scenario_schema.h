@@ -90,14 +90,11 @@ extern const SchemaObject scenario_services_proxy_schema;
 /* A "retry_on" array of scenario_names_retry_on into RETRY_ON_* flags; false on an error. */
 bool scenario_schema_read_retry_on(SchemaReader *reader, const cJSON *item, int *flags);
 extern const SchemaObject scenario_services_broker_schema;
-/* The services form's entries by kind (scenario_graph.c picks one by an entry's kind). */
-extern const SchemaObject scenario_services_server_service_schema;
-extern const SchemaObject scenario_services_gateway_service_schema;
-extern const SchemaObject scenario_services_proxy_service_schema;
-extern const SchemaObject scenario_services_broker_service_schema;
-extern const SchemaObject scenario_services_consumers_service_schema;
-extern const SchemaObject scenario_services_server_store_schema;
-extern const SchemaObject scenario_services_consumers_store_schema;
+/* The services form's entries by kind (scenario_graph.c picks one by an entry's kind): a
+ * kind's services entry's fields, and its key store's (NULL: none of its own; a key store is
+ * read with its user's). */
+const SchemaObject *scenario_services_schema_of(NodeKind kind);
+const SchemaObject *scenario_services_store_schema_of(NodeKind kind);
 void scenario_schema_write_retry_on(SchemaWriter *writer, cJSON *object, const char *key,
                                     int flags);
 

@@ -1092,17 +1092,16 @@ static const SchemaField server_service_fields[] = {
     REFUSED_FIELD("receipts_via", read_handler_switch),
     REFUSED_FIELD("receipts_queue", read_handler_switch),
 };
-const SchemaObject scenario_services_server_service_schema = {.name = "services[] (server)",
-                                                              SCHEMA_FIELDS(server_service_fields),
-                                                              .check = check_server,
-                                                              .shown = server_shown};
+static const SchemaObject server_service_schema = {.name = "services[] (server)",
+                                                   SCHEMA_FIELDS(server_service_fields),
+                                                   .check = check_server,
+                                                   .shown = server_shown};
 
 static const SchemaField gateway_service_fields[] = {SERVICE_HEAD_FIELDS, GATEWAY_FIELDS};
-const SchemaObject scenario_services_gateway_service_schema = {
-    .name = "services[] (gateway)",
-    SCHEMA_FIELDS(gateway_service_fields),
-    .check = check_gateway,
-    .shown = gateway_shown};
+static const SchemaObject gateway_service_schema = {.name = "services[] (gateway)",
+                                                    SCHEMA_FIELDS(gateway_service_fields),
+                                                    .check = check_gateway,
+                                                    .shown = gateway_shown};
 
 /* A proxy here keeps nothing an instance would own: no workers, queue, keys or crashes. One
  * instance says what the proxy is. */
@@ -1118,15 +1117,15 @@ static void read_proxy_instances(SchemaReader *reader, const cJSON *item, void *
 static const SchemaField proxy_service_fields[] = {
     SERVICE_HEAD_FIELDS, REFERENCE_FIELD("calls"), PROXY_FIELDS,
     REFUSED_FIELD("instances", read_proxy_instances)};
-const SchemaObject scenario_services_proxy_service_schema = {.name = "services[] (proxy)",
-                                                             SCHEMA_FIELDS(proxy_service_fields)};
+static const SchemaObject proxy_service_schema = {.name = "services[] (proxy)",
+                                                  SCHEMA_FIELDS(proxy_service_fields)};
 
 static const SchemaField broker_service_fields[] = {
     SERVICE_HEAD_FIELDS, BROKER_FIELDS, REFUSED_FIELD("consumers", read_inline_consumers)};
-const SchemaObject scenario_services_broker_service_schema = {.name = "services[] (broker)",
-                                                              SCHEMA_FIELDS(broker_service_fields),
-                                                              .check = check_broker,
-                                                              .shown = broker_shown};
+static const SchemaObject broker_service_schema = {.name = "services[] (broker)",
+                                                   SCHEMA_FIELDS(broker_service_fields),
+                                                   .check = check_broker,
+                                                   .shown = broker_shown};
 
 static const SchemaField consumers_service_fields[] = {
     SERVICE_HEAD_FIELDS,
@@ -1145,23 +1144,43 @@ static const SchemaField consumers_service_fields[] = {
     REFUSED_FIELD("idempotency", read_inline_store),
     REFUSED_FIELD("use_gateway", read_handler_switch),
 };
-const SchemaObject scenario_services_consumers_service_schema = {
-    .name = "services[] (consumers)",
-    SCHEMA_FIELDS(consumers_service_fields),
-    .shown = consumers_shown};
+static const SchemaObject consumers_service_schema = {.name = "services[] (consumers)",
+                                                      SCHEMA_FIELDS(consumers_service_fields),
+                                                      .shown = consumers_shown};
 
 /* One kind, two tables: a store takes the fields of the service that uses it (consumers
  * answer nobody, so the fields that shape an answer are refused there). */
 static const SchemaField server_store_fields[] = {SERVICE_HEAD_FIELDS, SERVER_IDEMPOTENCY_FIELDS};
-const SchemaObject scenario_services_server_store_schema = {.name = "services[] (key_store)",
-                                                            SCHEMA_FIELDS(server_store_fields),
-                                                            .check = check_server_store,
-                                                            .shown = server_store_shown};
+static const SchemaObject server_store_schema = {.name = "services[] (key_store)",
+                                                 SCHEMA_FIELDS(server_store_fields),
+                                                 .check = check_server_store,
+                                                 .shown = server_store_shown};
 
 static const SchemaField consumers_store_fields[] = {SERVICE_HEAD_FIELDS,
                                                      CONSUMER_IDEMPOTENCY_FIELDS};
-const SchemaObject scenario_services_consumers_store_schema = {
-    .name = "services[] (key_store)",
-    SCHEMA_FIELDS(consumers_store_fields),
-    .check = check_consumers_store,
-    .shown = consumers_store_shown};
+static const SchemaObject consumers_store_schema = {.name = "services[] (key_store)",
+                                                    SCHEMA_FIELDS(consumers_store_fields),
+                                                    .check = check_consumers_store,
+                                                    .shown = consumers_store_shown};
+
+/* Each kind's services entry and its key store's, by kind (NULL: none of its own): a kind
+ * adds its schema entry above and its rows here. */
+static const SchemaObject *const service_schemas[NODE_KIND_COUNT] = {
+    [NODE_SERVER] = &server_service_schema, [NODE_GATEWAY] = &gateway_service_schema,
+    [NODE_BROKER] = &broker_service_schema, [NODE_CONSUMERS] = &consumers_service_schema,
+    [NODE_PROXY] = &proxy_service_schema,
+};
+static const SchemaObject *const store_schemas[NODE_KIND_COUNT] = {
+    [NODE_SERVER] = &server_store_schema,
+    [NODE_CONSUMERS] = &consumers_store_schema,
+};
+
+const SchemaObject *scenario_services_schema_of(NodeKind kind)
+{
+    return (unsigned)kind < NODE_KIND_COUNT ? service_schemas[kind] : NULL;
+}
+
+const SchemaObject *scenario_services_store_schema_of(NodeKind kind)
+{
+    return (unsigned)kind < NODE_KIND_COUNT ? store_schemas[kind] : NULL;
+}
