@@ -48,7 +48,9 @@ typedef struct {
                                   one id of the world's */
     NodeReachRule reached_when;
     bool node_when_reached;  /* the world holds its node only when work reaches it (node ids, and
-                                so link draws, stay as they were without one) */
+                                so link draws, stay as they were without one); implied by
+                                NODE_REACHED_IF_DECLARED, so a new kind never moves the draws of
+                                a world that does not declare it */
     NodeReference reference; /* the service its entry names (a proxy's calls) */
     /* Its key store: where in Scenario the store's fields land (0: its entry names no
      * key_store); the fields a key_store entry of its has are scenario_services_store_schema_of's

@@ -111,8 +111,11 @@ unsigned scenario_service_nodes(const Scenario *scenario, ScenarioNode nodes[SCE
     uint32_t consumers = scenario_consumer_instances(scenario);
     for (unsigned i = 0; i < scenario_names_service.count; i++) {
         NodeKind kind = (NodeKind)scenario_names_service.entries[i].value;
-        if (node_kind_info(kind)->node_when_reached && !node_kind_reached(scenario, kind))
-            continue;
+        const NodeKindInfo *info = node_kind_info(kind);
+        bool only_when_reached =
+            info->node_when_reached || info->reached_when == NODE_REACHED_IF_DECLARED;
+        if (only_when_reached && !node_kind_reached(scenario, kind))
+            continue; /* no node: the others' ids, and so their links' draws, stay as they were */
         add_node(nodes, &count, kind, scenario->service_ids[kind], 0, 0,
                  kind == NODE_SERVER      ? instances
                  : kind == NODE_CONSUMERS ? consumers
