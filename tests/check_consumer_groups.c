@@ -243,6 +243,21 @@ START_TEST(test_a_later_groups_failure_fields_are_checked)
 }
 END_TEST
 
+/* A recovery point commits with a local effect only: a later group whose step is a call may
+ * not resume, as the first group may not (its key store's on_failure "resume" is refused at
+ * its steps). */
+START_TEST(test_a_later_groups_call_cannot_resume)
+{
+    const char *later[] = {"services.k2.on_failure=\"resume\""};
+    test_assert_refused(SAGA_GROUP, later, 1, "$.services[4].steps",
+                        "expected no on_failure \"resume\"");
+    const char *first[] = {"services.one.steps=[{\"call\": \"psp\"}]",
+                           "services.k1.on_failure=\"resume\""};
+    test_assert_refused(SAGA_GROUP, first, 2, "$.services[1].steps",
+                        "expected no on_failure \"resume\"");
+}
+END_TEST
+
 /* One group that lists some queues leaves the others to nobody: refused. */
 START_TEST(test_every_queue_is_taken)
 {
@@ -307,6 +322,7 @@ int main(void)
     tcase_add_test(loader, test_what_a_second_group_needs);
     tcase_add_test(loader, test_every_queue_is_taken);
     tcase_add_test(loader, test_a_later_groups_failure_fields_are_checked);
+    tcase_add_test(loader, test_a_later_groups_call_cannot_resume);
     tcase_add_test(loader, test_a_log_has_one_group);
     tcase_add_test(loader, test_show_keeps_each_group);
     suite_add_tcase(suite, loader);
