@@ -112,6 +112,28 @@ START_TEST(test_a_link_names_a_later_group)
 }
 END_TEST
 
+/* Show writes a link that names a later group, and one between it and its own provider: the
+ * file it prints runs as the original does, losing what the original loses. */
+START_TEST(test_show_keeps_a_later_groups_links)
+{
+    const char *lossy[] = {"network.links={\"events->collectors\": {\"loss\": 0.2},"
+                           " \"bank-debits->collectors\": {\"loss\": 0.1}}"};
+    Scenario *scenario = test_load_source_file(TWO_PROVIDERS, lossy, 1);
+    char *shown = NULL;
+    Scenario *again = test_show_again(scenario, &shown);
+    ck_assert_ptr_nonnull(strstr(shown, "\"events->collectors\""));
+    ck_assert_ptr_nonnull(strstr(shown, "\"bank-debits->collectors\""));
+    ck_assert_uint_eq(again->network.link_count, 2);
+    Metrics original = test_run_mode(scenario, MODE_IDEMPOTENT, scenario->seed);
+    Metrics shown_run = test_run_mode(again, MODE_IDEMPOTENT, again->seed);
+    ck_assert_uint_gt(original.network_dropped, 0);
+    ck_assert_uint_eq(shown_run.network_dropped, original.network_dropped);
+    free(again);
+    free(shown);
+    free(scenario);
+}
+END_TEST
+
 /* A later group's call step charges at its own provider, with its own retry and key: the
  * collectors' invoices reach the bank-debit provider only, the chargers' orders the card
  * acquirer only. The collectors' crashes and late answers collect invoices twice without
@@ -325,6 +347,7 @@ int main(void)
     tcase_add_test(loader, test_a_later_groups_call_cannot_resume);
     tcase_add_test(loader, test_a_log_has_one_group);
     tcase_add_test(loader, test_show_keeps_each_group);
+    tcase_add_test(loader, test_show_keeps_a_later_groups_links);
     suite_add_tcase(suite, loader);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);
