@@ -222,6 +222,49 @@ START_TEST(test_a_later_groups_undo_refunds_at_its_provider)
 }
 END_TEST
 
+/* The lane of service node name in a run's results (the order a request meets it). */
+static uint32_t service_lane(const Metrics *metrics, const char *name)
+{
+    for (uint32_t i = 0; i < metrics->service_count; i++) {
+        if (strcmp(metrics->services[i].name, name) == 0)
+            return metrics->services[i].lane;
+    }
+    ck_abort_msg("no service %s", name);
+    return 0;
+}
+
+/* A server only a consumer group calls (a ledger) is met after the consumers, whichever group
+ * calls it: here the later one, while the first has a local effect, and the server is listed
+ * first. */
+#define LEDGER_OF_LATER_GROUP                                                                      \
+    "{\"seed\": 5, \"duration_ms\": 60000,"                                                        \
+    " \"accounts\": [{\"id\": \"a\", \"balance\": 100000000}],"                                    \
+    " \"services\": ["                                                                             \
+    "   {\"id\": \"ledger\", \"kind\": \"server\", \"key_store\": \"k0\"},"                        \
+    "   {\"id\": \"k0\", \"kind\": \"key_store\"},"                                                \
+    "   {\"id\": \"q\", \"kind\": \"broker\", \"queues\": [{\"name\": \"x\"}, {\"name\": "         \
+    "\"y\"}]},"                                                                                    \
+    "   {\"id\": \"one\", \"kind\": \"consumers\", \"consumes\": \"q\", \"key_store\": \"k1\"},"   \
+    "   {\"id\": \"k1\", \"kind\": \"key_store\"}, {\"id\": \"k2\", \"kind\": \"key_store\"},"     \
+    "   {\"id\": \"two\", \"kind\": \"consumers\", \"consumes\": \"q\", \"queues\": [\"y\"],"      \
+    "    \"key_store\": \"k2\", \"steps\": [{\"call\": \"ledger\", \"timeout_ms\": 1000}]}],"      \
+    " \"clients\": [{\"id\": \"c\", \"count\": 2, \"publishes\": \"q\", \"queue\": \"x\","         \
+    "               \"workload\": {\"ops\": 3}},"                                                  \
+    "               {\"id\": \"d\", \"count\": 2, \"publishes\": \"q\", \"queue\": \"y\","         \
+    "               \"workload\": {\"ops\": 3}}]}"
+
+START_TEST(test_a_server_only_a_later_group_calls_follows_the_consumers)
+{
+    Scenario *scenario = test_load(LEDGER_OF_LATER_GROUP, NULL, 0);
+    ck_assert(scenario->extra_consumers[0].spec.calls_first_server);
+    Metrics metrics = test_run_mode(scenario, MODE_IDEMPOTENT, scenario->seed);
+    ck_assert_double_eq(test_service_value(&metrics, "ledger", "effects"), 6);
+    ck_assert_uint_gt(service_lane(&metrics, "ledger"), service_lane(&metrics, "two"));
+    ck_assert_uint_gt(service_lane(&metrics, "two"), service_lane(&metrics, "q"));
+    free(scenario);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ the loader */
 
 #define GROUPS(second_fields)                                                                      \
@@ -339,6 +382,7 @@ int main(void)
     tcase_add_test(model, test_a_later_group_charges_at_its_own_provider);
     tcase_add_test(model, test_a_later_groups_call_key_is_its_own);
     tcase_add_test(model, test_a_later_groups_undo_refunds_at_its_provider);
+    tcase_add_test(model, test_a_server_only_a_later_group_calls_follows_the_consumers);
     suite_add_tcase(suite, model);
     TCase *loader = tcase_create("loader");
     tcase_add_test(loader, test_what_a_second_group_needs);
