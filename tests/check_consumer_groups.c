@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diagram.h"
 #include "metrics.h"
 #include "scenario.h"
 #include "test_world.h"
@@ -265,6 +266,68 @@ START_TEST(test_a_server_only_a_later_group_calls_follows_the_consumers)
 }
 END_TEST
 
+/* Two groups whose key stores differ: the first keeps its keys a day on disk, the later one
+ * (which charges at its provider and crashes now and then) half a second in memory. */
+#define TWO_STORES                                                                                 \
+    "{\"seed\": 7, \"duration_ms\": 20000, \"modes\": [\"idempotent\"],"                           \
+    " \"accounts\": [{\"id\": \"a\", \"balance\": 100000000}],"                                    \
+    " \"services\": ["                                                                             \
+    "   {\"id\": \"q\", \"kind\": \"broker\", \"queues\": [{\"name\": \"x\"}, {\"name\": "         \
+    "\"y\"}]},"                                                                                    \
+    "   {\"id\": \"one\", \"kind\": \"consumers\", \"consumes\": \"q\", \"key_store\": \"k1\"},"   \
+    "   {\"id\": \"k1\", \"kind\": \"key_store\", \"ttl_ms\": 86400000},"                          \
+    "   {\"id\": \"k2\", \"kind\": \"key_store\", \"ttl_ms\": 500, \"durable\": false},"           \
+    "   {\"id\": \"two\", \"kind\": \"consumers\", \"consumes\": \"q\", \"key_store\": \"k2\","    \
+    "    \"queues\": [\"y\"], \"steps\": [{\"call\": \"psp\", \"key\": \"forward\"}],"             \
+    "    \"crash\": {\"point\": \"after-effect\", \"prob\": 0.5, \"restart_ms\": 100}},"           \
+    "   {\"id\": \"psp\", \"kind\": \"gateway\", \"honours_key\": true}],"                         \
+    " \"clients\": [{\"id\": \"c\", \"count\": 2, \"publishes\": \"q\", \"queue\": \"x\","         \
+    "               \"workload\": {\"ops\": 3}},"                                                  \
+    "               {\"id\": \"d\", \"count\": 2, \"publishes\": \"q\", \"queue\": \"y\","         \
+    "               \"workload\": {\"ops\": 3}}]}"
+
+static void feed_diagram(void *context, const TraceRecord *record)
+{
+    diagram_add(context, record, 0);
+}
+
+/* The sequence diagram draws each group's keys by its own store: a later group's completed
+ * key expires by its TTL, and its crash wipes the keys it held (an in-memory store), where
+ * the first group's keys live a day and would outlive a crash. */
+START_TEST(test_the_diagram_draws_a_later_groups_keys_by_its_store)
+{
+    Scenario *scenario = test_load(TWO_STORES, NULL, 0);
+    Diagram *diagram = diagram_create(MODE_IDEMPOTENT, 4096, 0);
+    diagram_open_lanes(diagram, true);
+    DiagramWindows windows = diagram_windows_of(scenario, MODE_IDEMPOTENT);
+    diagram_set_windows(diagram, &windows);
+    World *world = world_create(scenario, MODE_IDEMPOTENT, scenario->seed,
+                                (TraceSink){feed_diagram, diagram}, (WorldLimits){0});
+    world_run(world);
+    world_destroy(world);
+    unsigned stored[2] = {0, 0}, wiped = 0;
+    for (uint64_t s = diagram_first_serial(diagram); s < diagram_next_serial(diagram); s++) {
+        const DiagramItem *item = diagram_item(diagram, s);
+        if (item->kind != DIAGRAM_SPAN)
+            continue;
+        bool later = strcmp(diagram_lane(diagram, item->from)->node_name, "two") == 0;
+        if (item->detail == DIAGRAM_SPAN_KEY_STORED) {
+            ck_assert_int_eq(item->value, later ? 500 : 86400000);
+            stored[later]++;
+        } else if (item->detail == DIAGRAM_SPAN_KEY_RESERVED && item->end_event == TRACE_CRASH) {
+            ck_assert(later);
+            ck_assert_uint_lt(item->end_us - item->start_us, 500000); /* at the crash */
+            wiped++;
+        }
+    }
+    ck_assert_uint_gt(stored[0], 0);
+    ck_assert_uint_gt(stored[1], 0);
+    ck_assert_uint_gt(wiped, 0);
+    diagram_destroy(diagram);
+    free(scenario);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ the loader */
 
 #define GROUPS(second_fields)                                                                      \
@@ -383,6 +446,7 @@ int main(void)
     tcase_add_test(model, test_a_later_groups_call_key_is_its_own);
     tcase_add_test(model, test_a_later_groups_undo_refunds_at_its_provider);
     tcase_add_test(model, test_a_server_only_a_later_group_calls_follows_the_consumers);
+    tcase_add_test(model, test_the_diagram_draws_a_later_groups_keys_by_its_store);
     suite_add_tcase(suite, model);
     TCase *loader = tcase_create("loader");
     tcase_add_test(loader, test_what_a_second_group_needs);

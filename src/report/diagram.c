@@ -282,6 +282,15 @@ DiagramWindows diagram_windows_of(const Scenario *scenario, Mode mode)
                 called->spec.idempotency.ttl_from == TTL_FROM_COMPLETION;
             windows.called[c].store_durable = scenario_server_store_outlives_crash(scenario, c + 1);
         }
+        windows.later_group_count = scenario->extra_consumer_count;
+        for (uint32_t g = 0; g < scenario->extra_consumer_count; g++) {
+            const ExtraConsumersSpec *extra = &scenario->extra_consumers[g];
+            DiagramStoreWindows *group = &windows.later_groups[g];
+            snprintf(group->id, sizeof group->id, "%s", extra->id);
+            group->key_ttl_ms = extra->spec.idempotency.ttl_ms;
+            group->ttl_from_completion = extra->spec.idempotency.ttl_from == TTL_FROM_COMPLETION;
+            group->store_durable = scenario_group_store_outlives_crash(scenario, &extra->spec);
+        }
     }
     const BrokerSpec *broker = &scenario->broker;
     /* at-most-once acknowledges as it delivers, and a log has no per-message ack: no timer */
@@ -325,17 +334,20 @@ static bool lane_of_service(const DiagramLane *lane, const char *id)
            (lane->node_name[length] == '\0' || lane->node_name[length] == '#');
 }
 
-/* The key store of a lane: the server's, a called server's, or the consumers'. */
+/* The key store of a lane: the server's, a called server's, the first consumer group's or a
+ * later group's. */
 static void key_windows(const Diagram *diagram, int lane, double *ttl_ms, bool *from_completion,
                         bool *durable)
 {
     bool consumers = diagram->lanes[lane].kind == NODE_CONSUMERS;
     const DiagramWindows *w = &diagram->windows;
-    for (uint32_t c = 0; c < w->called_count && !consumers; c++) {
-        if (lane_of_service(&diagram->lanes[lane], w->called[c].id)) {
-            *ttl_ms = w->called[c].key_ttl_ms;
-            *from_completion = w->called[c].ttl_from_completion;
-            *durable = w->called[c].store_durable;
+    uint32_t count = consumers ? w->later_group_count : w->called_count;
+    for (uint32_t k = 0; k < count; k++) {
+        const DiagramStoreWindows *store = consumers ? &w->later_groups[k] : &w->called[k];
+        if (lane_of_service(&diagram->lanes[lane], store->id)) {
+            *ttl_ms = store->key_ttl_ms;
+            *from_completion = store->ttl_from_completion;
+            *durable = store->store_durable;
             return;
         }
     }
