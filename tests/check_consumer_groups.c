@@ -12,6 +12,7 @@
 #include "diagram.h"
 #include "metrics.h"
 #include "scenario.h"
+#include "scenario_inert.h"
 #include "test_world.h"
 #include "world.h"
 
@@ -386,6 +387,55 @@ START_TEST(test_a_later_groups_call_cannot_resume)
 }
 END_TEST
 
+/* The warnings a file loads with (loaded with overrides; free it). */
+static LoadErrors *warnings_of(const char *json, const char *const *overrides, uint32_t count)
+{
+    Scenario *scenario = test_load(json, overrides, count);
+    LoadErrors *warnings = calloc(1, sizeof *warnings);
+    scenario_inert_warnings(scenario, warnings);
+    free(scenario);
+    return warnings;
+}
+
+static bool warned_at(const LoadErrors *warnings, const char *path)
+{
+    for (uint32_t i = 0; i < warnings->count; i++) {
+        if (strcmp(warnings->items[i].path, path) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* A read-modify-write of the balance loses updates when two handlers of its account's debits
+ * run at once: the handlers are those of the group that takes the client group's queue (a
+ * later group's eight workers, though the first has one), and two groups debiting the same
+ * account are two actors; it has no effect only when one worker runs them all. */
+START_TEST(test_an_update_is_judged_by_the_group_that_runs_it)
+{
+    const char *later_runs_it[] = {"services.one.workers=1", "services.two.workers=8",
+                                   "clients[0].operation={\"kind\": \"send-email\"}",
+                                   ("clients[1].operation={\"kind\": \"debit\", \"amount\": 5,"
+                                    " \"update\": \"read-modify-write\"}")};
+    LoadErrors *warnings = warnings_of(GROUPS(", \"queues\": [\"y\"]"), later_runs_it, 4);
+    ck_assert(!warned_at(warnings, "$.clients[1].operation.update"));
+    free(warnings);
+    const char *both_groups_debit[] = {"services.one.workers=1", "services.two.workers=1",
+                                       "clients[0].operation={\"kind\": \"debit\", \"amount\": 5}",
+                                       ("clients[1].operation={\"kind\": \"debit\", \"amount\": 5,"
+                                        " \"update\": \"read-modify-write\"}")};
+    warnings = warnings_of(GROUPS(", \"queues\": [\"y\"]"), both_groups_debit, 4);
+    ck_assert(!warned_at(warnings, "$.clients[1].operation.update"));
+    free(warnings);
+    const char *one_worker[] = {"services.one.workers=8", "services.two.workers=1",
+                                "clients[0].operation={\"kind\": \"send-email\"}",
+                                ("clients[1].operation={\"kind\": \"debit\", \"amount\": 5,"
+                                 " \"update\": \"read-modify-write\"}")};
+    warnings = warnings_of(GROUPS(", \"queues\": [\"y\"]"), one_worker, 4);
+    ck_assert(warned_at(warnings, "$.clients[1].operation.update"));
+    free(warnings);
+}
+END_TEST
+
 /* One group that lists some queues leaves the others to nobody: refused. */
 START_TEST(test_every_queue_is_taken)
 {
@@ -453,6 +503,7 @@ int main(void)
     tcase_add_test(loader, test_every_queue_is_taken);
     tcase_add_test(loader, test_a_later_groups_failure_fields_are_checked);
     tcase_add_test(loader, test_a_later_groups_call_cannot_resume);
+    tcase_add_test(loader, test_an_update_is_judged_by_the_group_that_runs_it);
     tcase_add_test(loader, test_a_log_has_one_group);
     tcase_add_test(loader, test_show_keeps_each_group);
     tcase_add_test(loader, test_show_keeps_a_later_groups_links);
