@@ -329,6 +329,40 @@ START_TEST(test_the_diagram_draws_a_later_groups_keys_by_its_store)
 }
 END_TEST
 
+/* The first group's keys likewise, by what its crash does to them: its two instances share
+ * its store, in memory, and one instance's crash leaves the keys the other shares (as
+ * consumers.c keeps them): a reservation the crash interrupted stays until its TTL. */
+START_TEST(test_the_diagram_keeps_a_shared_stores_keys_through_a_crash)
+{
+    const char *shared[] = {"services.k1.durable=false", "services.k1.ttl_ms=60000",
+                            "services.one.instances=2",
+                            ("services.one.crash={\"point\": \"after-effect\", \"prob\": 0.5,"
+                             " \"restart_ms\": 100}")};
+    Scenario *scenario = test_load(TWO_STORES, shared, 4);
+    Diagram *diagram = diagram_create(MODE_IDEMPOTENT, 4096, 0);
+    diagram_open_lanes(diagram, true);
+    DiagramWindows windows = diagram_windows_of(scenario, MODE_IDEMPOTENT);
+    diagram_set_windows(diagram, &windows);
+    World *world = world_create(scenario, MODE_IDEMPOTENT, scenario->seed,
+                                (TraceSink){feed_diagram, diagram}, (WorldLimits){0});
+    world_run(world);
+    world_destroy(world);
+    unsigned kept = 0;
+    for (uint64_t s = diagram_first_serial(diagram); s < diagram_next_serial(diagram); s++) {
+        const DiagramItem *item = diagram_item(diagram, s);
+        const char *lane = diagram_lane(diagram, item->from)->node_name;
+        if (item->kind != DIAGRAM_SPAN || item->detail != DIAGRAM_SPAN_KEY_RESERVED ||
+            item->end_event != TRACE_CRASH || strncmp(lane, "one", 3) != 0)
+            continue;
+        ck_assert_uint_eq(item->end_us - item->start_us, 60000000); /* its TTL */
+        kept++;
+    }
+    ck_assert_uint_gt(kept, 0);
+    diagram_destroy(diagram);
+    free(scenario);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ the loader */
 
 #define GROUPS(second_fields)                                                                      \
@@ -497,6 +531,7 @@ int main(void)
     tcase_add_test(model, test_a_later_groups_undo_refunds_at_its_provider);
     tcase_add_test(model, test_a_server_only_a_later_group_calls_follows_the_consumers);
     tcase_add_test(model, test_the_diagram_draws_a_later_groups_keys_by_its_store);
+    tcase_add_test(model, test_the_diagram_keeps_a_shared_stores_keys_through_a_crash);
     suite_add_tcase(suite, model);
     TCase *loader = tcase_create("loader");
     tcase_add_test(loader, test_what_a_second_group_needs);

@@ -272,7 +272,7 @@ DiagramWindows diagram_windows_of(const Scenario *scenario, Mode mode)
         windows.server_store_durable = scenario_server_store_outlives_crash(scenario, 0);
         windows.consumer_key_ttl_ms = consumers->ttl_ms;
         windows.consumer_ttl_from_completion = consumers->ttl_from == TTL_FROM_COMPLETION;
-        windows.consumer_store_durable = consumers->durable;
+        windows.consumer_store_durable = scenario_consumers_store_outlives_crash(scenario);
         windows.called_count = scenario->called_server_count;
         for (uint32_t c = 0; c < scenario->called_server_count; c++) {
             const CalledServerSpec *called = &scenario->called_servers[c];
