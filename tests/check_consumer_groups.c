@@ -12,6 +12,7 @@
 #include "diagram.h"
 #include "metrics.h"
 #include "scenario.h"
+#include "scenario_inert.h"
 #include "test_world.h"
 #include "world.h"
 
@@ -113,6 +114,28 @@ START_TEST(test_a_link_names_a_later_group)
 }
 END_TEST
 
+/* Show writes a link that names a later group, and one between it and its own provider: the
+ * file it prints runs as the original does, losing what the original loses. */
+START_TEST(test_show_keeps_a_later_groups_links)
+{
+    const char *lossy[] = {"network.links={\"events->collectors\": {\"loss\": 0.2},"
+                           " \"bank-debits->collectors\": {\"loss\": 0.1}}"};
+    Scenario *scenario = test_load_source_file(TWO_PROVIDERS, lossy, 1);
+    char *shown = NULL;
+    Scenario *again = test_show_again(scenario, &shown);
+    ck_assert_ptr_nonnull(strstr(shown, "\"events->collectors\""));
+    ck_assert_ptr_nonnull(strstr(shown, "\"bank-debits->collectors\""));
+    ck_assert_uint_eq(again->network.link_count, 2);
+    Metrics original = test_run_mode(scenario, MODE_IDEMPOTENT, scenario->seed);
+    Metrics shown_run = test_run_mode(again, MODE_IDEMPOTENT, again->seed);
+    ck_assert_uint_gt(original.network_dropped, 0);
+    ck_assert_uint_eq(shown_run.network_dropped, original.network_dropped);
+    free(again);
+    free(shown);
+    free(scenario);
+}
+END_TEST
+
 /* A later group's call step charges at its own provider, with its own retry and key: the
  * collectors' invoices reach the bank-debit provider only, the chargers' orders the card
  * acquirer only. The collectors' crashes and late answers collect invoices twice without
@@ -201,18 +224,81 @@ START_TEST(test_a_later_groups_undo_refunds_at_its_provider)
 }
 END_TEST
 
-/* The diagrams draw each group's key windows with its own store's TTL: the mailers keep
- * keys 5 s, the chargers a day. */
+/* The lane of service node name in a run's results (the order a request meets it). */
+static uint32_t service_lane(const Metrics *metrics, const char *name)
+{
+    for (uint32_t i = 0; i < metrics->service_count; i++) {
+        if (strcmp(metrics->services[i].name, name) == 0)
+            return metrics->services[i].lane;
+    }
+    ck_abort_msg("no service %s", name);
+    return 0;
+}
+
+/* A server only a consumer group calls (a ledger) is met after the consumers, whichever group
+ * calls it: here the later one, while the first has a local effect, and the server is listed
+ * first. */
+#define LEDGER_OF_LATER_GROUP                                                                      \
+    "{\"seed\": 5, \"duration_ms\": 60000,"                                                        \
+    " \"accounts\": [{\"id\": \"a\", \"balance\": 100000000}],"                                    \
+    " \"services\": ["                                                                             \
+    "   {\"id\": \"ledger\", \"kind\": \"server\", \"key_store\": \"k0\"},"                        \
+    "   {\"id\": \"k0\", \"kind\": \"key_store\"},"                                                \
+    "   {\"id\": \"q\", \"kind\": \"broker\", \"queues\": [{\"name\": \"x\"}, {\"name\": "         \
+    "\"y\"}]},"                                                                                    \
+    "   {\"id\": \"one\", \"kind\": \"consumers\", \"consumes\": \"q\", \"key_store\": \"k1\"},"   \
+    "   {\"id\": \"k1\", \"kind\": \"key_store\"}, {\"id\": \"k2\", \"kind\": \"key_store\"},"     \
+    "   {\"id\": \"two\", \"kind\": \"consumers\", \"consumes\": \"q\", \"queues\": [\"y\"],"      \
+    "    \"key_store\": \"k2\", \"steps\": [{\"call\": \"ledger\", \"timeout_ms\": 1000}]}],"      \
+    " \"clients\": [{\"id\": \"c\", \"count\": 2, \"publishes\": \"q\", \"queue\": \"x\","         \
+    "               \"workload\": {\"ops\": 3}},"                                                  \
+    "               {\"id\": \"d\", \"count\": 2, \"publishes\": \"q\", \"queue\": \"y\","         \
+    "               \"workload\": {\"ops\": 3}}]}"
+
+START_TEST(test_a_server_only_a_later_group_calls_follows_the_consumers)
+{
+    Scenario *scenario = test_load(LEDGER_OF_LATER_GROUP, NULL, 0);
+    ck_assert(scenario->extra_consumers[0].spec.calls_first_server);
+    Metrics metrics = test_run_mode(scenario, MODE_IDEMPOTENT, scenario->seed);
+    ck_assert_double_eq(test_service_value(&metrics, "ledger", "effects"), 6);
+    ck_assert_uint_gt(service_lane(&metrics, "ledger"), service_lane(&metrics, "two"));
+    ck_assert_uint_gt(service_lane(&metrics, "two"), service_lane(&metrics, "q"));
+    free(scenario);
+}
+END_TEST
+
+/* Two groups whose key stores differ: the first keeps its keys a day on disk, the later one
+ * (which charges at its provider and crashes now and then) half a second in memory. */
+#define TWO_STORES                                                                                 \
+    "{\"seed\": 7, \"duration_ms\": 20000, \"modes\": [\"idempotent\"],"                           \
+    " \"accounts\": [{\"id\": \"a\", \"balance\": 100000000}],"                                    \
+    " \"services\": ["                                                                             \
+    "   {\"id\": \"q\", \"kind\": \"broker\", \"queues\": [{\"name\": \"x\"}, {\"name\": "         \
+    "\"y\"}]},"                                                                                    \
+    "   {\"id\": \"one\", \"kind\": \"consumers\", \"consumes\": \"q\", \"key_store\": \"k1\"},"   \
+    "   {\"id\": \"k1\", \"kind\": \"key_store\", \"ttl_ms\": 86400000},"                          \
+    "   {\"id\": \"k2\", \"kind\": \"key_store\", \"ttl_ms\": 500, \"durable\": false},"           \
+    "   {\"id\": \"two\", \"kind\": \"consumers\", \"consumes\": \"q\", \"key_store\": \"k2\","    \
+    "    \"queues\": [\"y\"], \"steps\": [{\"call\": \"psp\", \"key\": \"forward\"}],"             \
+    "    \"crash\": {\"point\": \"after-effect\", \"prob\": 0.5, \"restart_ms\": 100}},"           \
+    "   {\"id\": \"psp\", \"kind\": \"gateway\", \"honours_key\": true}],"                         \
+    " \"clients\": [{\"id\": \"c\", \"count\": 2, \"publishes\": \"q\", \"queue\": \"x\","         \
+    "               \"workload\": {\"ops\": 3}},"                                                  \
+    "               {\"id\": \"d\", \"count\": 2, \"publishes\": \"q\", \"queue\": \"y\","         \
+    "               \"workload\": {\"ops\": 3}}]}"
+
 static void feed_diagram(void *context, const TraceRecord *record)
 {
     diagram_add(context, record, 0);
 }
 
-START_TEST(test_a_later_groups_key_windows_are_its_stores)
+/* The sequence diagram draws each group's keys by its own store: a later group's completed
+ * key expires by its TTL, and its crash wipes the keys it held (an in-memory store), where
+ * the first group's keys live a day and would outlive a crash. */
+START_TEST(test_the_diagram_draws_a_later_groups_keys_by_its_store)
 {
-    const char *short_keys[] = {"services.mailer-keys.ttl_ms=5000"};
-    Scenario *scenario = test_load_source_file(TWO_GROUPS, short_keys, 1);
-    Diagram *diagram = diagram_create(MODE_IDEMPOTENT, 1 << 16, 0);
+    Scenario *scenario = test_load(TWO_STORES, NULL, 0);
+    Diagram *diagram = diagram_create(MODE_IDEMPOTENT, 4096, 0);
     diagram_open_lanes(diagram, true);
     DiagramWindows windows = diagram_windows_of(scenario, MODE_IDEMPOTENT);
     diagram_set_windows(diagram, &windows);
@@ -220,17 +306,58 @@ START_TEST(test_a_later_groups_key_windows_are_its_stores)
                                 (TraceSink){feed_diagram, diagram}, (WorldLimits){0});
     world_run(world);
     world_destroy(world);
-    unsigned stored_at[2] = {0, 0}; /* the chargers', the mailers' */
+    unsigned stored[2] = {0, 0}, wiped = 0;
     for (uint64_t s = diagram_first_serial(diagram); s < diagram_next_serial(diagram); s++) {
         const DiagramItem *item = diagram_item(diagram, s);
-        if (item == NULL || item->kind != DIAGRAM_SPAN || item->detail != DIAGRAM_SPAN_KEY_STORED)
+        if (item->kind != DIAGRAM_SPAN)
             continue;
-        bool mailers = strncmp(diagram_lane(diagram, item->from)->node_name, "mailers", 7) == 0;
-        ck_assert_int_eq(item->value, mailers ? 5000 : 86400000);
-        stored_at[mailers]++;
+        bool later = strcmp(diagram_lane(diagram, item->from)->node_name, "two") == 0;
+        if (item->detail == DIAGRAM_SPAN_KEY_STORED) {
+            ck_assert_int_eq(item->value, later ? 500 : 86400000);
+            stored[later]++;
+        } else if (item->detail == DIAGRAM_SPAN_KEY_RESERVED && item->end_event == TRACE_CRASH) {
+            ck_assert(later);
+            ck_assert_uint_lt(item->end_us - item->start_us, 500000); /* at the crash */
+            wiped++;
+        }
     }
-    ck_assert_uint_gt(stored_at[0], 0);
-    ck_assert_uint_gt(stored_at[1], 0);
+    ck_assert_uint_gt(stored[0], 0);
+    ck_assert_uint_gt(stored[1], 0);
+    ck_assert_uint_gt(wiped, 0);
+    diagram_destroy(diagram);
+    free(scenario);
+}
+END_TEST
+
+/* The first group's keys likewise, by what its crash does to them: its two instances share
+ * its store, in memory, and one instance's crash leaves the keys the other shares (as
+ * consumers.c keeps them): a reservation the crash interrupted stays until its TTL. */
+START_TEST(test_the_diagram_keeps_a_shared_stores_keys_through_a_crash)
+{
+    const char *shared[] = {"services.k1.durable=false", "services.k1.ttl_ms=60000",
+                            "services.one.instances=2",
+                            ("services.one.crash={\"point\": \"after-effect\", \"prob\": 0.5,"
+                             " \"restart_ms\": 100}")};
+    Scenario *scenario = test_load(TWO_STORES, shared, 4);
+    Diagram *diagram = diagram_create(MODE_IDEMPOTENT, 4096, 0);
+    diagram_open_lanes(diagram, true);
+    DiagramWindows windows = diagram_windows_of(scenario, MODE_IDEMPOTENT);
+    diagram_set_windows(diagram, &windows);
+    World *world = world_create(scenario, MODE_IDEMPOTENT, scenario->seed,
+                                (TraceSink){feed_diagram, diagram}, (WorldLimits){0});
+    world_run(world);
+    world_destroy(world);
+    unsigned kept = 0;
+    for (uint64_t s = diagram_first_serial(diagram); s < diagram_next_serial(diagram); s++) {
+        const DiagramItem *item = diagram_item(diagram, s);
+        const char *lane = diagram_lane(diagram, item->from)->node_name;
+        if (item->kind != DIAGRAM_SPAN || item->detail != DIAGRAM_SPAN_KEY_RESERVED ||
+            item->end_event != TRACE_CRASH || strncmp(lane, "one", 3) != 0)
+            continue;
+        ck_assert_uint_eq(item->end_us - item->start_us, 60000000); /* its TTL */
+        kept++;
+    }
+    ck_assert_uint_gt(kept, 0);
     diagram_destroy(diagram);
     free(scenario);
 }
@@ -278,6 +405,70 @@ START_TEST(test_a_later_groups_failure_fields_are_checked)
     const char *review[] = {"services.two.dead_letters=\"review\"", "services.q.dead_letter=false"};
     test_assert_refused(GROUPS(", \"queues\": [\"y\"]"), review, 2, "$.services[4].dead_letters",
                         "none of its queues keeps dead letters");
+}
+END_TEST
+
+/* A recovery point commits with a local effect only: a later group whose step is a call may
+ * not resume, as the first group may not (its key store's on_failure "resume" is refused at
+ * its steps). */
+START_TEST(test_a_later_groups_call_cannot_resume)
+{
+    const char *later[] = {"services.k2.on_failure=\"resume\""};
+    test_assert_refused(SAGA_GROUP, later, 1, "$.services[4].steps",
+                        "expected no on_failure \"resume\"");
+    const char *first[] = {"services.one.steps=[{\"call\": \"psp\"}]",
+                           "services.k1.on_failure=\"resume\""};
+    test_assert_refused(SAGA_GROUP, first, 2, "$.services[1].steps",
+                        "expected no on_failure \"resume\"");
+}
+END_TEST
+
+/* The warnings a file loads with (loaded with overrides; free it). */
+static LoadErrors *warnings_of(const char *json, const char *const *overrides, uint32_t count)
+{
+    Scenario *scenario = test_load(json, overrides, count);
+    LoadErrors *warnings = calloc(1, sizeof *warnings);
+    scenario_inert_warnings(scenario, warnings);
+    free(scenario);
+    return warnings;
+}
+
+static bool warned_at(const LoadErrors *warnings, const char *path)
+{
+    for (uint32_t i = 0; i < warnings->count; i++) {
+        if (strcmp(warnings->items[i].path, path) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* A read-modify-write of the balance loses updates when two handlers of its account's debits
+ * run at once: the handlers are those of the group that takes the client group's queue (a
+ * later group's eight workers, though the first has one), and two groups debiting the same
+ * account are two actors; it has no effect only when one worker runs them all. */
+START_TEST(test_an_update_is_judged_by_the_group_that_runs_it)
+{
+    const char *later_runs_it[] = {"services.one.workers=1", "services.two.workers=8",
+                                   "clients[0].operation={\"kind\": \"send-email\"}",
+                                   ("clients[1].operation={\"kind\": \"debit\", \"amount\": 5,"
+                                    " \"update\": \"read-modify-write\"}")};
+    LoadErrors *warnings = warnings_of(GROUPS(", \"queues\": [\"y\"]"), later_runs_it, 4);
+    ck_assert(!warned_at(warnings, "$.clients[1].operation.update"));
+    free(warnings);
+    const char *both_groups_debit[] = {"services.one.workers=1", "services.two.workers=1",
+                                       "clients[0].operation={\"kind\": \"debit\", \"amount\": 5}",
+                                       ("clients[1].operation={\"kind\": \"debit\", \"amount\": 5,"
+                                        " \"update\": \"read-modify-write\"}")};
+    warnings = warnings_of(GROUPS(", \"queues\": [\"y\"]"), both_groups_debit, 4);
+    ck_assert(!warned_at(warnings, "$.clients[1].operation.update"));
+    free(warnings);
+    const char *one_worker[] = {"services.one.workers=8", "services.two.workers=1",
+                                "clients[0].operation={\"kind\": \"send-email\"}",
+                                ("clients[1].operation={\"kind\": \"debit\", \"amount\": 5,"
+                                 " \"update\": \"read-modify-write\"}")};
+    warnings = warnings_of(GROUPS(", \"queues\": [\"y\"]"), one_worker, 4);
+    ck_assert(warned_at(warnings, "$.clients[1].operation.update"));
+    free(warnings);
 }
 END_TEST
 
@@ -340,14 +531,19 @@ int main(void)
     tcase_add_test(model, test_a_later_group_charges_at_its_own_provider);
     tcase_add_test(model, test_a_later_groups_call_key_is_its_own);
     tcase_add_test(model, test_a_later_groups_undo_refunds_at_its_provider);
-    tcase_add_test(model, test_a_later_groups_key_windows_are_its_stores);
+    tcase_add_test(model, test_a_server_only_a_later_group_calls_follows_the_consumers);
+    tcase_add_test(model, test_the_diagram_draws_a_later_groups_keys_by_its_store);
+    tcase_add_test(model, test_the_diagram_keeps_a_shared_stores_keys_through_a_crash);
     suite_add_tcase(suite, model);
     TCase *loader = tcase_create("loader");
     tcase_add_test(loader, test_what_a_second_group_needs);
     tcase_add_test(loader, test_every_queue_is_taken);
     tcase_add_test(loader, test_a_later_groups_failure_fields_are_checked);
+    tcase_add_test(loader, test_a_later_groups_call_cannot_resume);
+    tcase_add_test(loader, test_an_update_is_judged_by_the_group_that_runs_it);
     tcase_add_test(loader, test_a_log_has_one_group);
     tcase_add_test(loader, test_show_keeps_each_group);
+    tcase_add_test(loader, test_show_keeps_a_later_groups_links);
     suite_add_tcase(suite, loader);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);

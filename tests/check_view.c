@@ -733,6 +733,37 @@ START_TEST(test_view_narration_names_the_gateway_each_caller_calls)
 }
 END_TEST
 
+/* A delivery lost on its way to a later consumer group, and that group's lost ack, name that
+ * group (the collectors of orders_and_invoices_two_groups), not the first one (the chargers). */
+START_TEST(test_view_narration_names_the_group_a_delivery_was_for)
+{
+    Scenario *scenario = calloc(1, sizeof *scenario);
+    LoadErrors *errors = calloc(1, sizeof *errors);
+    ck_assert(scenario_load_file(IDEMSIM_SOURCE_DIR
+                                 "/scenarios/architectures/orders_and_invoices_two_groups.json",
+                                 NULL, 0, scenario, errors));
+    ViewPane *pane = view_pane_create(scenario, MODE_AT_LEAST_ONCE, scenario->seed);
+    ck_assert_ptr_nonnull(pane);
+    uint32_t events = node_named(pane, "events"), collectors = node_named(pane, "collectors");
+    ViewNarration lost = {.event = TRACE_LOST,
+                          .node = events,
+                          .kind = NODE_BROKER,
+                          .peer = collectors,
+                          .message = MESSAGE_DELIVERY};
+    expect_narration(pane, lost, "a delivery of payment 0 was lost on the way to the collectors");
+    lost = (ViewNarration){.event = TRACE_LOST,
+                           .node = collectors,
+                           .kind = NODE_CONSUMERS,
+                           .peer = events,
+                           .message = MESSAGE_ACK};
+    expect_narration(pane, lost,
+                     "the collectors' ack for payment 0 was lost: it will be delivered again");
+    view_pane_destroy(pane);
+    free(errors);
+    free(scenario);
+}
+END_TEST
+
 /* A reconciliation names the gateway the server asked: the wallet, where checkout charges
  * there, as explain and the SVG name it among several gateways; and an order API's publish is
  * a sentence, not the trace's event name. */
@@ -1361,6 +1392,7 @@ static Suite *view_suite(void)
     tcase_add_test(core, test_view_key_sample_keeps_processing_and_completed_rows_apart);
     tcase_add_test(core, test_view_narration_stays_inside_its_box);
     tcase_add_test(core, test_view_narration_names_the_gateway_each_caller_calls);
+    tcase_add_test(core, test_view_narration_names_the_group_a_delivery_was_for);
     tcase_add_test(core, test_view_narration_names_the_gateway_a_reconciliation_asked);
     tcase_add_test(core, test_view_narration_an_order_api_publishes_rather_than_charges);
     tcase_add_test(core, test_view_word_beside_an_order_api_says_what_went_out);

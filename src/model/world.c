@@ -615,11 +615,13 @@ static void build_clients(World *world)
  * charges through it: the server, or else the consumers. */
 static unsigned lane_key(const Scenario *scenario, NodeKind kind)
 {
-    const ConsumerSpec *consumers = &scenario->broker.consumers;
     bool clients_call_server = false;
     for (uint32_t g = 0; g < scenario->client_group_count; g++)
         clients_call_server |= scenario->client_groups[g].target == TARGET_SERVER;
-    if (kind == NODE_SERVER && !clients_call_server && consumers->calls_first_server)
+    bool groups_call_server = false; /* any group's, the first's or a later one's */
+    for (uint32_t g = 0; g <= scenario->extra_consumer_count; g++)
+        groups_call_server |= scenario_consumer_group(scenario, g)->calls_first_server;
+    if (kind == NODE_SERVER && !clients_call_server && groups_call_server)
         return 4 * node_kind_info(NODE_CONSUMERS)->lane_order + 1;
     const NodeKindInfo *info = node_kind_info(kind);
     if (!info->lane_after_caller)

@@ -282,7 +282,7 @@ DiagramWindows diagram_windows_of(const Scenario *scenario, Mode mode)
         windows.server_store_durable = scenario_server_store_outlives_crash(scenario, 0);
         windows.consumer_key_ttl_ms = consumers->ttl_ms;
         windows.consumer_ttl_from_completion = consumers->ttl_from == TTL_FROM_COMPLETION;
-        windows.consumer_store_durable = consumers->durable;
+        windows.consumer_store_durable = scenario_consumers_store_outlives_crash(scenario);
         for (uint32_t c = 0; c < scenario->called_server_count; c++) {
             const CalledServerSpec *called = &scenario->called_servers[c];
             add_store_window(&windows, called->id, &called->spec.idempotency,
@@ -291,7 +291,7 @@ DiagramWindows diagram_windows_of(const Scenario *scenario, Mode mode)
         for (uint32_t g = 0; g < scenario->extra_consumer_count; g++) {
             const ExtraConsumersSpec *extra = &scenario->extra_consumers[g];
             add_store_window(&windows, extra->id, &extra->spec.idempotency,
-                             extra->spec.idempotency.durable);
+                             scenario_group_store_outlives_crash(scenario, &extra->spec));
         }
     }
     const BrokerSpec *broker = &scenario->broker;

@@ -130,6 +130,15 @@ int diagram_add_ledger(Diagram *diagram);
  * of appearance, and the ledger appears with the first effect. */
 void diagram_open_lanes(Diagram *diagram, bool open);
 
+/* A key store's windows, for the lanes of the service that keeps it (by the lanes' node names:
+ * the service's id, or "<id>#<n>" for its instances). */
+typedef struct {
+    char id[NAME_LEN_MAX];
+    double key_ttl_ms;
+    bool ttl_from_completion;
+    bool store_durable;
+} DiagramStoreWindows;
+
 /* The windows spans are drawn with: the scenario's parameters, in ms (0: none). */
 typedef struct {
     double server_key_ttl_ms; /* 0: keys never expire (the stored span stays open) */
@@ -144,12 +153,7 @@ typedef struct {
      * groups after the first (Scenario.extra_consumers), by their lanes' node names (their
      * ids) */
     uint32_t store_count;
-    struct {
-        char id[NAME_LEN_MAX];
-        double key_ttl_ms;
-        bool ttl_from_completion;
-        bool store_durable;
-    } stores[CALLED_SERVERS_MAX + CONSUMER_GROUPS_EXTRA_MAX];
+    DiagramStoreWindows stores[CALLED_SERVERS_MAX + CONSUMER_GROUPS_EXTRA_MAX];
 } DiagramWindows;
 
 /* The windows a scenario sets for a mode: the key TTLs where the mode keys requests, the

@@ -1919,6 +1919,10 @@ bool scenario_graph_node_shown(const Scenario *scenario, const char *name)
         if (strcmp(scenario->extra_proxies[p].id, name) == 0)
             return true; /* a client group calls it */
     }
+    for (uint32_t g = 0; g < scenario->extra_consumer_count; g++) {
+        if (strcmp(scenario->extra_consumers[g].id, name) == 0)
+            return service_used(scenario, NODE_CONSUMERS); /* written after the first */
+    }
     return false;
 }
 

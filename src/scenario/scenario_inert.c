@@ -237,18 +237,27 @@ static void warn_chances(const ClientGroupSpec *group, const ClientGroupSpec *pl
             "has no effect: the key strategy keeps no key from one operation to the next");
 }
 
-/* How many handlers of a group's target run at once; 0: unbounded. */
-static uint32_t handlers_at_once(const Scenario *scenario, ClientTarget target)
+/* The consumer group that runs a client group's debits, or NULL when it calls the server. */
+static const ConsumerSpec *group_runner(const Scenario *scenario, const ClientGroupSpec *group)
 {
-    if (target == TARGET_BROKER)
-        return scenario->broker.consumers.workers * scenario_consumer_instances(scenario);
+    return group->target == TARGET_BROKER ? scenario_group_of_queue(scenario, group->queue) : NULL;
+}
+
+/* How many handlers of a client group's debits run at once (the server's, or those of the
+ * consumer group that takes its queue); 0: unbounded. */
+static uint32_t handlers_at_once(const Scenario *scenario, const ClientGroupSpec *group)
+{
+    const ConsumerSpec *consumers = group_runner(scenario, group);
+    if (consumers != NULL)
+        return consumers->workers * scenario_group_instances(consumers);
     return scenario->server.workers == 0 ? 0
                                          : scenario->server.workers * scenario->server.instances;
 }
 
 /* balance_update.c: a read-modify-write loses, and a compare-and-set refuses, only a write
  * that lands between a handler's read and its write. When every debit of the account is run
- * by one actor whose handlers run one at a time, none can. */
+ * by one actor (the server, or one consumer group) whose handlers run one at a time, none
+ * can. */
 static void warn_update(const Scenario *scenario, const ClientGroupSpec *group, uint32_t g,
                         LoadErrors *warnings)
 {
@@ -258,15 +267,17 @@ static void warn_update(const Scenario *scenario, const ClientGroupSpec *group, 
     for (uint32_t other = 0; other < scenario->client_group_count; other++) {
         const ClientGroupSpec *writer = &scenario->client_groups[other];
         if (writer->account == group->account && writer->operation.kind == OPERATION_DEBIT &&
-            writer->target != group->target)
+            (writer->target != group->target ||
+             group_runner(scenario, writer) != group_runner(scenario, group)))
             return; /* two actors debit the account */
     }
-    if (handlers_at_once(scenario, group->target) != 1)
+    if (handlers_at_once(scenario, group) != 1)
         return;
     say(warnings, "$.clients[%u].operation.update", g,
         group->target == TARGET_BROKER
-            ? "has no effect with broker.consumers.workers 1: the account's debits run one at "
-              "a time, so no write falls between a handler's read and its write"
+            ? "has no effect with one worker in the consumer group that takes its queue: the "
+              "account's debits run one at a time, so no write falls between a handler's read "
+              "and its write"
             : "has no effect with one server worker: the account's debits run one at a time, so "
               "no write falls between a handler's read and its write");
 }

@@ -962,7 +962,8 @@ static void check_failing_consumers(SchemaReader *reader, const cJSON *root,
 }
 
 /* The consumer groups after the first, on a queue broker (a log refuses them): retry topics
- * are a log's, and a dead-letter consumer needs one of the group's queues to dead-letter. */
+ * are a log's, a dead-letter consumer needs one of the group's queues to dead-letter, and a
+ * recovery point commits with a local effect only, as the first group's does. */
 static void check_extra_groups(SchemaReader *reader, const Scenario *scenario)
 {
     const BrokerSpec *broker = &scenario->broker;
@@ -983,6 +984,13 @@ static void check_extra_groups(SchemaReader *reader, const Scenario *scenario)
             schema_error_at(reader, "dead_letters",
                             "expected a queue of its own with \"dead_letter\": true with "
                             "\"review\" (none of its queues keeps dead letters)");
+        const FailurePolicies *on_failure = &extra->spec.idempotency.on_failure;
+        if (extra->spec.use_gateway && (on_failure->definite == ON_FAILURE_RESUME ||
+                                        on_failure->ambiguous == ON_FAILURE_RESUME))
+            schema_error_at(reader, "steps",
+                            "expected no on_failure \"resume\" for the consumers with a charge "
+                            "through the gateway (recovery points are modelled for a local "
+                            "effect only)");
         json_path_pop(&reader->path);
         json_path_pop(&reader->path);
     }

@@ -531,10 +531,19 @@ static ViewColor broker_sentence(const ViewPane *pane, const ViewNarration *n, c
     }
 }
 
+/* The consumer group of node (an instance of it), by its service id: several groups may take
+ * a broker's queues, each under its own name; the first group's when node is none of them. */
+static const char *group_words(const ViewPane *pane, uint32_t node)
+{
+    if (node < world_node_count(pane->world) &&
+        world_node(pane->world, node)->kind == NODE_CONSUMERS)
+        return world_node(pane->world, node)->service;
+    return kind_words(pane, NODE_CONSUMERS);
+}
+
 static ViewColor lost_sentence(const ViewPane *pane, const ViewNarration *n, const char *op,
                                const char *who, char *buffer, size_t size)
 {
-    const char *consumers = kind_words(pane, NODE_CONSUMERS);
     /* a charge or refund is lost on its way to its peer; an answer is lost leaving its
      * actor, the gateway (or server) that charged */
     const char *callee =
@@ -544,11 +553,12 @@ static ViewColor lost_sentence(const ViewPane *pane, const ViewNarration *n, con
         snprintf(buffer, size, "%s attempt #%u lost in the network: not charged", op, n->attempt);
         return VIEW_COLOR_LOST;
     case MESSAGE_DELIVERY:
-        snprintf(buffer, size, "a delivery of %s was lost on the way to the %s", op, consumers);
+        snprintf(buffer, size, "a delivery of %s was lost on the way to the %s", op,
+                 group_words(pane, n->peer)); /* the broker's delivery to that group */
         return VIEW_COLOR_LOST;
     case MESSAGE_ACK:
-        snprintf(buffer, size, "the %s' ack for %s was lost: it will be delivered again", consumers,
-                 op);
+        snprintf(buffer, size, "the %s' ack for %s was lost: it will be delivered again",
+                 group_words(pane, n->node), op);
         return VIEW_COLOR_WARNING;
     case MESSAGE_CHARGE:
         snprintf(buffer, size, "the charge for %s was lost on the way to the %s", op, callee);
