@@ -631,6 +631,13 @@ void broker_on_redeliver(World *world, uint32_t queued_index)
 
 /* ------------------------------------------------------------------ its node kind's model */
 
+/* The broker's one timer: a crashed log consumer's session ends (arg: the instance). */
+static void broker_on_timer(World *world, uint32_t node, uint64_t arg)
+{
+    (void)node;
+    broker_log_on_session_end(world, (uint32_t)arg);
+}
+
 const NodeKindModel node_model_broker = {
     .init = broker_init,
     .release = broker_release,
@@ -641,4 +648,5 @@ const NodeKindModel node_model_broker = {
             [MESSAGE_PROGRESS] = broker_on_progress,
             [MESSAGE_NACK] = broker_on_nack,
         },
+    .on_timer = broker_on_timer,
 };

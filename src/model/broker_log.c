@@ -138,12 +138,17 @@ static void want_commit(World *world, uint32_t p)
     sim_schedule_at(world->sim, (now / interval_us + 1) * interval_us, EVENT_LOG_COMMIT, 0, 0);
 }
 
+/* Each live owner's auto-commit: a crashed instance commits nothing, though its session has
+ * not ended yet (its processed offsets go back with its partitions at the rebalance). */
 void broker_log_on_commit_tick(World *world)
 {
     Broker *broker = &world->broker;
     broker->commit_tick_pending = false;
-    for (uint32_t p = 0; p < broker->partition_count; p++)
-        commit(world, p, broker->partitions[p].processed);
+    for (uint32_t p = 0; p < broker->partition_count; p++) {
+        uint32_t owner = broker->partitions[p].owner;
+        if (!world->consumers[owner].down && broker->session_ends_at[owner] == 0)
+            commit(world, p, broker->partitions[p].processed);
+    }
 }
 
 /* ------------------------------------------------------------------ the producer */
@@ -225,7 +230,7 @@ static void abort_output(World *world, uint32_t queued_index, bool zombie)
 static void dispatch(World *world, uint32_t p)
 {
     LogPartition *part = &world->broker.partitions[p];
-    if (part->busy || world->consumers[part->owner].down ||
+    if (part->busy || world->consumers[part->owner].down || world->broker.rebalance_waits ||
         part->position >= part->base + part->length)
         return;
     uint32_t queued_index = part->records[part->position - part->base];
@@ -377,7 +382,8 @@ static uint64_t rewind_partitions(World *world, uint32_t crashed)
 static void commit_before_rebalance(World *world, uint32_t crashed)
 {
     for (uint32_t p = 0; p < world->broker.partition_count; p++) {
-        if (world->broker.partitions[p].owner != crashed)
+        uint32_t owner = world->broker.partitions[p].owner;
+        if (owner != crashed && world->broker.session_ends_at[owner] == 0)
             commit(world, p, world->broker.partitions[p].processed);
     }
 }
@@ -411,14 +417,12 @@ void broker_log_on_rebalance(World *world)
  * ready again for after the restart). */
 static void retry_copies(World *world, QueuedState from, uint32_t crashed);
 
-/* An instance's crash is a rebalance: the instances still up commit what they processed,
- * the crashed instance's partitions go back to their committed offset, and every partition
- * is dealt again among the instances still up (the group notices at once: the session
- * timeout is not modelled). With no instance up, nothing is handed out until one is back. */
-void broker_log_on_consumers_crash(World *world, uint32_t instance)
+/* The rebalance that takes a crashed instance out of the group: the instances still up
+ * commit what they processed, the crashed instance's partitions go back to their committed
+ * offset, and every partition is dealt again among the instances up. With no instance up,
+ * nothing is handed out until one is back. */
+static void rebalance_without(World *world, uint32_t instance)
 {
-    if (world->scenario.broker.consumers.retryable_topic.enabled)
-        retry_copies(world, QUEUED_IN_FLIGHT, instance);
     commit_before_rebalance(world, instance);
     uint64_t replays = rewind_partitions(world, instance);
     world_trace_queue(world, TRACE_REBALANCE, NULL, (int64_t)replays, NULL);
@@ -426,6 +430,46 @@ void broker_log_on_consumers_crash(World *world, uint32_t instance)
     if (world->scenario.broker.consumers.retryable_topic.enabled && !consumers_all_down(world))
         retry_copies(world, QUEUED_READY, UINT32_MAX); /* its retry copies go elsewhere now */
     dispatch_all(world);
+}
+
+static bool session_pending(const World *world)
+{
+    for (uint32_t i = 0; i < world->consumer_count; i++) {
+        if (world->broker.session_ends_at[i] != 0)
+            return true;
+    }
+    return false;
+}
+
+/* A crashed instance says nothing to the group (no LeaveGroup): the coordinator takes it out
+ * once its heartbeats have been missing for session_timeout_ms (Apache Kafka, consumer
+ * configs: session.timeout.ms, "If no heartbeats are received by the broker before the
+ * expiration of this session timeout, then the broker will remove this consumer from the
+ * group and initiate a rebalance"; 45 s by default since Kafka 3.0). Until then its
+ * partitions are handed to nobody and the others go on with theirs. With 0 the group
+ * rebalances at once. */
+void broker_log_on_consumers_crash(World *world, uint32_t instance)
+{
+    if (world->scenario.broker.consumers.retryable_topic.enabled)
+        retry_copies(world, QUEUED_IN_FLIGHT, instance);
+    SimTimeUs session_us = sim_time_us_from_ms(world->scenario.broker.consumers.session_timeout_ms);
+    if (session_us == 0) {
+        rebalance_without(world, instance);
+        return;
+    }
+    world->broker.session_ends_at[instance] = sim_now(world->sim) + session_us;
+    sim_schedule_in(world->sim, session_us, EVENT_NODE_TIMER, world->broker_node, instance);
+    note_levels(world);
+}
+
+void broker_log_on_session_end(World *world, uint32_t instance)
+{
+    SIM_ASSERT(instance < world->consumer_count, "a session is an instance's");
+    if (world->broker.session_ends_at[instance] != sim_now(world->sim))
+        return; /* it crashed again since: the later session's end counts */
+    world->broker.session_ends_at[instance] = 0;
+    world->broker.rebalance_waits = session_pending(world);
+    rebalance_without(world, instance);
 }
 
 /* An instance that joins a group whose other instances hold the partitions makes a
@@ -436,6 +480,14 @@ void broker_log_on_consumers_restart(World *world)
 {
     if (world->broker.partition_count == 0)
         return;
+    if (session_pending(world)) {
+        /* a new member's join starts the rebalance, which waits for the dead member's
+         * session to end: the members commit and give their partitions up meanwhile (eager
+         * rebalancing), so nothing is handed out until then */
+        commit_before_rebalance(world, EVERY_INSTANCE);
+        world->broker.rebalance_waits = true;
+        return;
+    }
     uint32_t up = 0;
     for (uint32_t i = 0; i < world->consumer_count; i++)
         up += !world->consumers[i].down;

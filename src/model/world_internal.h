@@ -469,6 +469,11 @@ typedef struct {
     uint64_t retry_waiting;   /* retry topics' copies not handed out: their back-off, or held
                                  for the consumers' restart (counted in ready_total) */
     uint64_t retry_out;       /* retry topics' copies handed out (in in_flight_total) */
+    /* session_timeout_ms: when each crashed instance's session ends (0: none pending), and
+     * whether a rebalance waits for one to end (an instance came back: nothing is handed
+     * out meanwhile) */
+    SimTimeUs session_ends_at[CONSUMER_INSTANCES_MAX];
+    bool rebalance_waits;
 } Broker;
 
 /* One instance of the consumer group: a process with its own workers, prefetched buffer,
@@ -993,6 +998,8 @@ void broker_log_on_commit_tick(World *world);
 void broker_log_on_rebalance(World *world);
 void broker_log_on_consumers_crash(World *world, uint32_t instance);
 void broker_log_on_consumers_restart(World *world);
+/* A crashed instance's session is over (session_timeout_ms): the group rebalances. */
+void broker_log_on_session_end(World *world, uint32_t instance);
 /* retryable_topic: a run of delivery failed; its record goes to the next retry topic, or past
  * the last one to the dead-letter topic (the consumer then reports it done as usual). */
 void broker_log_forward_failed(World *world, const Message *delivery);

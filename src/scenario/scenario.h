@@ -622,6 +622,9 @@ typedef struct {
     /* what the dead-letter queue's consumer does with each dead letter (C36) */
     DeadLetterHandling dead_letters;
     RetryableTopicSpec retryable_topic; /* log only */
+    /* log only: how long the group coordinator waits for a crashed instance's heartbeats
+     * before it rebalances (Kafka's session.timeout.ms); 0: it notices at once */
+    double session_timeout_ms;
     /* The broker's queues it consumes, bit q for queues[q]: a group's `queues`, or the first
      * group's default, every queue no other group names */
     uint32_t queue_mask;

@@ -823,6 +823,9 @@ static void warn_consumer_group(const Scenario *scenario, const Scenario *plain,
     if (!server_store)
         warn_store(scenario, store, usual, paths.store_at, crashes, warnings);
     warn_consumer_failures(scenario, plain, &paths, warnings);
+    if (group->session_timeout_ms > 0 && !crashes) /* broker_log.c: a crash starts it */
+        say_at(warnings, paths.at, "session_timeout_ms",
+               "has no effect: no instance of the group ever crashes, so no session ends");
 }
 
 static void warn_broker(const Scenario *scenario, const Scenario *plain, const NodeReach *reach,

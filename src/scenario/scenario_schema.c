@@ -901,6 +901,7 @@ static void check_failing_consumers(SchemaReader *reader, const cJSON *root,
         consumers->dead_letters == DEAD_LETTERS_REVIEW && (log ? !retry_topics : !dead_letters);
     bool resumes_charge = resumes && consumers->use_gateway;
     bool retry_topics_off_log = retry_topics && !log;
+    bool session_off_log = consumers->session_timeout_ms > 0 && !log;
     bool retry_topics_in_transaction = retry_topics && log && broker->transactional;
     /* consumers.c: a log never hands a record out again, so a consumer that meets its key
      * still processing tries the record again once the lease may be taken over: a key a crash
@@ -920,7 +921,7 @@ static void check_failing_consumers(SchemaReader *reader, const cJSON *root,
                               : NULL;
     bool stuck = log && held_by != NULL && consumers->idempotency.lock_timeout_ms == 0;
     if (!fails_in_log && !reviews_nothing && !resumes_charge && !retry_topics_off_log &&
-        !retry_topics_in_transaction && !stuck)
+        !retry_topics_in_transaction && !stuck && !session_off_log)
         return;
     unsigned pushed = 0;
     bool services_form = ((const ScenarioReader *)reader)->services_form;
@@ -942,6 +943,11 @@ static void check_failing_consumers(SchemaReader *reader, const cJSON *root,
                             "expected a broker of family 'log' with retryable_topic (retry "
                             "topics are a Kafka consumer's; a queue redelivers a failed message "
                             "itself)");
+        if (session_off_log)
+            schema_error_at(reader, "session_timeout_ms",
+                            "expected a broker of family 'log' with session_timeout_ms (a "
+                            "Kafka group member's; a queue hands a crashed consumer's messages "
+                            "out again by its own rules)");
         if (retry_topics_in_transaction)
             schema_error_at(reader, "retryable_topic",
                             "expected no retryable_topic with a transactional broker (Spring "
@@ -975,6 +981,11 @@ static void check_extra_groups(SchemaReader *reader, const Scenario *scenario)
                 (extra->spec.queue_mask >> q & 1u) != 0 && broker->queues[q].dead_letter;
         json_path_push_key(&reader->path, "services");
         json_path_push_index(&reader->path, (unsigned)extra->entry - 1);
+        if (extra->spec.session_timeout_ms > 0) /* a log has one group */
+            schema_error_at(reader, "session_timeout_ms",
+                            "expected a broker of family 'log' with session_timeout_ms (a "
+                            "Kafka group member's; a queue hands a crashed consumer's messages "
+                            "out again by its own rules)");
         if (extra->spec.retryable_topic.enabled && broker->family != BROKER_LOG)
             schema_error_at(reader, "retryable_topic",
                             "expected a broker of family 'log' with retryable_topic (retry "

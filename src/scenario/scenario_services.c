@@ -732,6 +732,8 @@ static bool consumers_shown(const SchemaWriter *writer, const void *base, const 
         return consumers->retryable_topic.enabled;
     if (strcmp(key, "instances") == 0)
         return consumers->instances > 1;
+    if (strcmp(key, "session_timeout_ms") == 0) /* a log's group's, written where it is set */
+        return consumers->session_timeout_ms > 0;
     return true;
 }
 
@@ -764,6 +766,7 @@ static const SchemaField consumer_fields[] = {
     FIELD_NUMBER("heartbeat_ms", ConsumerSpec, heartbeat_ms, RANGE_MS),
     FIELD_BOOLEAN("use_gateway", ConsumerSpec, use_gateway),
     CONSUMER_FAILURE_FIELDS,
+    FIELD_NUMBER("session_timeout_ms", ConsumerSpec, session_timeout_ms, RANGE_MS),
 };
 
 static const SchemaObject consumer_schema = {
@@ -1140,6 +1143,7 @@ static const SchemaField consumers_service_fields[] = {
     FIELD_BOOLEAN("inbox", ConsumerSpec, inbox),
     FIELD_NUMBER("heartbeat_ms", ConsumerSpec, heartbeat_ms, RANGE_MS),
     CONSUMER_FAILURE_FIELDS,
+    FIELD_NUMBER("session_timeout_ms", ConsumerSpec, session_timeout_ms, RANGE_MS),
     REFERENCE_FIELD("steps"),
     REFUSED_FIELD("idempotency", read_inline_store),
     REFUSED_FIELD("use_gateway", read_handler_switch),

@@ -1,0 +1,219 @@
+/* A log consumer's session (session_timeout_ms, Kafka's session.timeout.ms): a crashed
+ * instance leaves the group only when its session ends, and the group rebalances then, not
+ * at the crash. Meanwhile its partitions are handed to nobody while the other instances go on
+ * with theirs; an instance that comes back before then joins a rebalance that waits for the
+ * session's end, handing nothing out. The worlds are small and deterministic: no loss,
+ * constant delays. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "metrics.h"
+#include "scenario_inert.h"
+#include "test_world.h"
+#include "world.h"
+
+/* One client per partition publishes a payment every 10 ms (at 0, 10, ..., 190 ms); every
+ * link takes 1 ms and a record takes 4 ms to process: record k of a partition is handed out
+ * at 10k + 1 and processed from 10k + 2 to 10k + 6. The first client's first record (its
+ * partition is the first instance's) crashes that instance right after its effect, at 6 ms
+ * (a forced fault, its delivery's first copy: no other crash); the instance is back 25 ms
+ * later, at 31 ms. */
+#define LOG_WORLD(instances, clients)                                                              \
+    "{\"name\": \"log_session\", \"seed\": 1, \"duration_ms\": 200,"                               \
+    " \"accounts\": [{\"id\": \"a\", \"balance\": 1000000}],"                                      \
+    " \"services\": ["                                                                             \
+    "   {\"id\": \"log\", \"kind\": \"broker\", \"family\": \"log\", \"partitions\": " clients     \
+    ", \"commit\": \"after\"},"                                                                    \
+    "   {\"id\": \"workers\", \"kind\": \"consumers\", \"consumes\": \"log\","                     \
+    "    \"instances\": " instances ", \"key_store\": \"keys\","                                   \
+    "    \"service_ms\": {\"dist\": \"const\", \"value\": 4},"                                     \
+    "    \"crash\": {\"point\": \"after-effect\", \"prob\": 0.5, \"max_crashes\": 1,"              \
+    "               \"restart_ms\": 25}},"                                                         \
+    "   {\"id\": \"keys\", \"kind\": \"key_store\", \"lock_timeout_ms\": 5}],"                     \
+    " \"clients\": [{\"id\": \"shop\", \"count\": " clients ", \"publishes\": \"log\","            \
+    "   \"key\": \"message-id\", \"operation\": {\"kind\": \"debit\", \"amount\": 100},"           \
+    "   \"workload\": {\"at_ms\": [0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120, 130,"     \
+    "                          140, 150, 160, 170, 180, 190]}}],"                                  \
+    " \"network\": {\"default\": {\"delay_ms\": {\"dist\": \"const\", \"value\": 1}}},"            \
+    " \"faults\": [{\"fault\": \"consumer-crash\", \"operation\": 0, \"attempt\": 1,"              \
+    "   \"copy\": 258}]}"
+
+#define CRASH_US 6000
+#define RESTART_US 31000
+#define EVENTS_MAX 256
+
+typedef struct {
+    uint32_t rebalances;
+    SimTimeUs rebalanced_at[EVENTS_MAX];
+    int64_t replays[EVENTS_MAX];
+    uint32_t deliveries;
+    SimTimeUs delivered_at[EVENTS_MAX];
+    char delivered_to[EVENTS_MAX][16]; /* the instance, "workers#1" */
+} LogTimes;
+
+static void note(void *context, const TraceRecord *record)
+{
+    LogTimes *times = context;
+    if (record->event == TRACE_REBALANCE && times->rebalances < EVENTS_MAX) {
+        times->rebalanced_at[times->rebalances] = record->t_us;
+        times->replays[times->rebalances++] = record->value;
+    }
+    if (record->event == TRACE_TRANSMIT && record->message == MESSAGE_DELIVERY &&
+        times->deliveries < EVENTS_MAX) {
+        times->delivered_at[times->deliveries] = record->t_us;
+        snprintf(times->delivered_to[times->deliveries++], sizeof times->delivered_to[0], "%s",
+                 record->peer_name);
+    }
+}
+
+static LogTimes run_times(const char *json, double session_ms, Mode mode)
+{
+    char setting[64];
+    snprintf(setting, sizeof setting, "services.workers.session_timeout_ms=%g", session_ms);
+    const char *const overrides[] = {setting};
+    Scenario *scenario = test_load(json, overrides, 1);
+    ck_assert_double_eq(scenario->broker.consumers.session_timeout_ms, session_ms);
+    LogTimes *times = calloc(1, sizeof *times);
+    ck_assert_ptr_nonnull(times);
+    World *world = world_create(scenario, mode, scenario->seed,
+                                (TraceSink){.write = note, .context = times}, (WorldLimits){0});
+    world_run(world);
+    world_destroy(world);
+    free(scenario);
+    LogTimes copy = *times;
+    free(times);
+    return copy;
+}
+
+static uint32_t deliveries_within(const LogTimes *times, SimTimeUs from_us, SimTimeUs to_us,
+                                  const char *to)
+{
+    uint32_t count = 0;
+    for (uint32_t i = 0; i < times->deliveries; i++) {
+        bool named = to == NULL || strcmp(times->delivered_to[i], to) == 0;
+        count += named && times->delivered_at[i] > from_us && times->delivered_at[i] < to_us;
+    }
+    return count;
+}
+
+/* One instance: without a session the group rebalances at the crash and the instance takes
+ * the partition back at its restart; with a session of S ms it rebalances at 6 + S ms, and
+ * the same records go back (the dead instance committed nothing in between). Nothing is
+ * handed out until both the session is over and the instance is back: a session shorter
+ * than the restart ends with nobody to take the partition, a longer one keeps the restarted
+ * instance waiting. */
+START_TEST(test_one_instance_waits_for_its_session_to_end)
+{
+    const char *json = LOG_WORLD("1", "1");
+    LogTimes at_once = run_times(json, 0, MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(at_once.rebalances, 1);
+    ck_assert_int_eq(at_once.rebalanced_at[0], CRASH_US);
+    ck_assert_uint_gt(deliveries_within(&at_once, CRASH_US, RESTART_US + 1, NULL), 0);
+    static const double sessions_ms[] = {20, 50, 100};
+    for (size_t i = 0; i < sizeof sessions_ms / sizeof sessions_ms[0]; i++) {
+        SimTimeUs end_us = CRASH_US + (SimTimeUs)(sessions_ms[i] * 1000);
+        LogTimes times = run_times(json, sessions_ms[i], MODE_AT_LEAST_ONCE);
+        ck_assert_uint_eq(times.rebalances, 1);
+        ck_assert_int_eq(times.rebalanced_at[0], end_us);
+        ck_assert_int_eq(times.replays[0], at_once.replays[0]);
+        /* taken again once the session is over and the instance is back */
+        SimTimeUs resumed_us = end_us > RESTART_US ? end_us : RESTART_US;
+        ck_assert_uint_eq(deliveries_within(&times, CRASH_US, resumed_us, NULL), 0);
+        ck_assert_uint_gt(deliveries_within(&times, resumed_us - 1, resumed_us + 1, NULL), 0);
+    }
+}
+END_TEST
+
+/* Two instances, one partition each: the survivor goes on with its own partition until the
+ * crashed one comes back (its join starts the rebalance, which waits for the session's end:
+ * nothing is handed out then), and after the rebalance both take records again. */
+START_TEST(test_the_others_go_on_until_a_rejoin_waits_for_the_session)
+{
+    const char *json = LOG_WORLD("2", "2");
+    SimTimeUs end_us = CRASH_US + 50000;
+    LogTimes times = run_times(json, 50, MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(times.rebalances, 1);
+    ck_assert_int_eq(times.rebalanced_at[0], end_us);
+    ck_assert_uint_gt(deliveries_within(&times, CRASH_US, RESTART_US, "workers#2"), 0);
+    ck_assert_uint_eq(deliveries_within(&times, CRASH_US, RESTART_US, "workers#1"), 0);
+    ck_assert_uint_eq(deliveries_within(&times, RESTART_US, end_us, NULL), 0);
+    ck_assert_uint_gt(deliveries_within(&times, end_us - 1, 200000, "workers#1"), 0);
+    ck_assert_uint_gt(deliveries_within(&times, end_us - 1, 200000, "workers#2"), 0);
+}
+END_TEST
+
+/* The wait delays the work, it does not change what happens to it: every record is taken,
+ * with the outcomes of the group that rebalanced at once, and the records the wait held back
+ * raise the backlog. */
+START_TEST(test_the_session_delays_records_without_losing_them)
+{
+    Scenario *scenario = test_load(LOG_WORLD("2", "2"), NULL, 0);
+    const char *const with_session[] = {"services.workers.session_timeout_ms=50"};
+    Scenario *waiting = test_load(LOG_WORLD("2", "2"), with_session, 1);
+    for (int mode = 0; mode < MODE_COUNT; mode++) {
+        Metrics metrics = test_run_mode(waiting, (Mode)mode, waiting->seed);
+        Metrics plain = test_run_mode(scenario, (Mode)mode, scenario->seed);
+        for (int outcome = 0; outcome < OUTCOME_COUNT; outcome++)
+            ck_assert_uint_eq(metrics.outcomes[outcome], plain.outcomes[outcome]);
+        double waited = 0, went_on = 0;
+        ck_assert(metrics_value(&metrics, "queue_depth_peak", &waited));
+        ck_assert(metrics_value(&plain, "queue_depth_peak", &went_on));
+        ck_assert_double_gt(waited, went_on);
+    }
+    free(waiting);
+    free(scenario);
+}
+END_TEST
+
+/* A member's session is a log's: a queue broker refuses it, with its path; a group that never
+ * crashes is warned that it has no effect; show writes it and reads it back. */
+START_TEST(test_the_session_is_a_logs_and_is_shown)
+{
+    const char *const on_a_queue[] = {"services.log.family=\"visibility-timeout\"",
+                                      "services.log.partitions=1",
+                                      "services.workers.session_timeout_ms=50"};
+    test_assert_refused(LOG_WORLD("1", "1"), on_a_queue, 1 + 2, "$.services[1].session_timeout_ms",
+                        "expected a broker of family 'log'");
+    const char *const session[] = {"services.workers.session_timeout_ms=45000"};
+    Scenario *scenario = test_load(LOG_WORLD("1", "1"), session, 1);
+    char *shown = NULL;
+    Scenario *again = test_show_again(scenario, &shown);
+    ck_assert_ptr_nonnull(strstr(shown, "\"session_timeout_ms\": 45000"));
+    ck_assert_double_eq(again->broker.consumers.session_timeout_ms, 45000);
+    free(again);
+    free(shown);
+    free(scenario);
+    const char *const never[] = {"services.workers.session_timeout_ms=45000",
+                                 "services.workers.crash={\"prob\": 0}"};
+    scenario = test_load(LOG_WORLD("1", "1"), never, 2);
+    LoadErrors *warnings = calloc(1, sizeof *warnings);
+    ck_assert_ptr_nonnull(warnings);
+    scenario_inert_warnings(scenario, warnings);
+    bool warned = false;
+    for (uint32_t i = 0; i < warnings->count; i++)
+        warned |= strcmp(warnings->items[i].path, "$.services[1].session_timeout_ms") == 0;
+    ck_assert(warned);
+    free(warnings);
+    free(scenario);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *suite = suite_create("log_session");
+    TCase *model = tcase_create("model");
+    tcase_add_test(model, test_one_instance_waits_for_its_session_to_end);
+    tcase_add_test(model, test_the_others_go_on_until_a_rejoin_waits_for_the_session);
+    tcase_add_test(model, test_the_session_delays_records_without_losing_them);
+    suite_add_tcase(suite, model);
+    TCase *loader = tcase_create("loader");
+    tcase_add_test(loader, test_the_session_is_a_logs_and_is_shown);
+    suite_add_tcase(suite, loader);
+    SRunner *runner = srunner_create(suite);
+    srunner_run_all(runner, CK_NORMAL);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
