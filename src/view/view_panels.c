@@ -569,7 +569,7 @@ static void at_most_once_words(const Scenario *scenario, char *why, size_t size)
 static bool explain_keys(const ViewPanels *panels, ViewRect r, int top)
 {
     const ViewPane *pane = panels->pane;
-    char why[256];
+    char why[512];
     if (pane->mode == MODE_AT_MOST_ONCE)
         at_most_once_words(pane->scenario, why, sizeof why);
     else if (pane->mode == MODE_AT_LEAST_ONCE)
@@ -588,8 +588,15 @@ static bool explain_keys(const ViewPanels *panels, ViewRect r, int top)
         bool apart =
             scenario_consumer_instances(pane->scenario) > 1 &&
             pane->scenario->broker.consumers.idempotency.placement == PLACEMENT_PER_INSTANCE;
-        char keeps[NAME_LEN_MAX + 80];
-        if (apart)
+        char keeps[(CONSUMER_GROUPS_EXTRA_MAX + 1) * (NAME_LEN_MAX + 2) + 80];
+        if (pane->scenario->extra_consumer_count > 0) { /* each group its own store */
+            int at = snprintf(keeps, sizeof keeps, "Each consumer group (%s", group);
+            for (uint32_t g = 0; g < pane->scenario->extra_consumer_count; g++)
+                at += snprintf(keeps + at, sizeof keeps - (size_t)at, ", %s",
+                               pane->scenario->extra_consumers[g].id);
+            snprintf(keeps + at, sizeof keeps - (size_t)at,
+                     ") keeps one key per message id in its own store");
+        } else if (apart)
             snprintf(keeps, sizeof keeps,
                      "Each instance of %s keeps its own key per message id, unknown to the others",
                      group);
