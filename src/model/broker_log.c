@@ -330,8 +330,11 @@ void broker_log_on_processed(World *world, const Message *report)
     if (generation == part->generation) {
         if (offset + 1 > part->processed)
             part->processed = offset + 1;
-        if (!world->broker.commit_before)
+        if (!world->broker.commit_before && part->commit_on_report)
+            commit(world, p, part->processed); /* the rebalance's commit, made as it reports */
+        else if (!world->broker.commit_before)
             want_commit(world, p);
+        part->commit_on_report = false;
     } else if (!world->broker.commit_before) {
         world_trace_queue(world, TRACE_COMMIT_REFUSED, report, (int64_t)offset + 1, part->name);
         /* a zombie's transaction: its own, not the one a replay of the record opened since */
@@ -366,6 +369,7 @@ static uint64_t rewind_partitions(World *world, uint32_t crashed)
         for (uint64_t o = part->committed; o < part->position; o++)
             abort_output(world, part->records[o - part->base], false);
         part->generation++;
+        part->commit_on_report = false;
         part->position = part->committed;
         part->processed = part->committed;
     }
@@ -377,14 +381,17 @@ static uint64_t rewind_partitions(World *world, uint32_t crashed)
  * their partitions up, as Kafka's consumer does when the group rebalances with auto-commit on
  * (Apache Kafka, ConsumerCoordinator.onJoinPrepare: "commit offsets prior to rebalance if
  * auto-commit enabled"); a record one of them is processing finishes first, in its poll loop,
- * and is committed when it reports. Every partition but the crashed instance's (crashed: its
- * index; EVERY_INSTANCE for none) is so committed up to what its owner processed. */
+ * and is committed as it reports, whatever the auto-commit interval (the join's commit is
+ * made then). Every partition but the crashed instance's (crashed: its index;
+ * EVERY_INSTANCE for none) is so committed up to what its owner processed. */
 static void commit_before_rebalance(World *world, uint32_t crashed)
 {
     for (uint32_t p = 0; p < world->broker.partition_count; p++) {
-        uint32_t owner = world->broker.partitions[p].owner;
-        if (owner != crashed && world->broker.session_ends_at[owner] == 0)
-            commit(world, p, world->broker.partitions[p].processed);
+        LogPartition *part = &world->broker.partitions[p];
+        if (part->owner == crashed || world->broker.session_ends_at[part->owner] != 0)
+            continue;
+        commit(world, p, part->processed);
+        part->commit_on_report = part->busy && part->out_owner == part->owner;
     }
 }
 

@@ -437,6 +437,8 @@ typedef struct {
     uint32_t owner;          /* the consumer instance it is assigned to */
     uint32_t out_owner;      /* the instance the record out was handed to, while busy */
     bool busy;               /* a record is out; a stale one still holds the partition */
+    bool commit_on_report;   /* a rebalance's commit waits for the record out (the owner
+                                finishes it, then commits, before it gives the partition up) */
     char name[8];            /* "p3", the detail of its trace records (PARTITIONS_MAX < 100) */
 } LogPartition;
 
