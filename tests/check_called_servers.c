@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diagram.h"
 #include "metrics.h"
 #include "report.h"
 #include "scenario.h"
+#include "test_diagram.h"
 #include "test_world.h"
 #include "world.h"
 
@@ -224,11 +224,6 @@ END_TEST
 
 /* The diagrams draw each server's key windows with its own store's TTL: payments keeps keys
  * 5 s, checkout the default day. */
-static void feed_diagram(void *context, const TraceRecord *record)
-{
-    diagram_add(context, record, 0);
-}
-
 START_TEST(test_a_called_servers_key_windows_are_its_stores)
 {
     /* _i: payments with one instance, then with two (lanes "payments#1", "payments#2") */
@@ -236,14 +231,7 @@ START_TEST(test_a_called_servers_key_windows_are_its_stores)
                                _i == 0 ? "services.payments.instances=1"
                                        : "services.payments.instances=2"};
     Scenario *scenario = test_load(FAST_PAYMENTS(FAST, ""), overrides, 2);
-    Diagram *diagram = diagram_create(MODE_IDEMPOTENT, 4096, 0);
-    diagram_open_lanes(diagram, true);
-    DiagramWindows windows = diagram_windows_of(scenario, MODE_IDEMPOTENT);
-    diagram_set_windows(diagram, &windows);
-    World *world = world_create(scenario, MODE_IDEMPOTENT, scenario->seed,
-                                (TraceSink){feed_diagram, diagram}, (WorldLimits){0});
-    world_run(world);
-    world_destroy(world);
+    Diagram *diagram = test_diagram_of_run(scenario, MODE_IDEMPOTENT, 4096);
     unsigned stored_at[2] = {0, 0}; /* checkout's, payments' */
     for (uint64_t s = diagram_first_serial(diagram); s < diagram_next_serial(diagram); s++) {
         const DiagramItem *item = diagram_item(diagram, s);

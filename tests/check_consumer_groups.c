@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diagram.h"
 #include "metrics.h"
 #include "scenario.h"
 #include "scenario_inert.h"
+#include "test_diagram.h"
 #include "test_world.h"
 #include "world.h"
 
@@ -287,25 +287,13 @@ END_TEST
     "               {\"id\": \"d\", \"count\": 2, \"publishes\": \"q\", \"queue\": \"y\","         \
     "               \"workload\": {\"ops\": 3}}]}"
 
-static void feed_diagram(void *context, const TraceRecord *record)
-{
-    diagram_add(context, record, 0);
-}
-
 /* The sequence diagram draws each group's keys by its own store: a later group's completed
  * key expires by its TTL, and its crash wipes the keys it held (an in-memory store), where
  * the first group's keys live a day and would outlive a crash. */
 START_TEST(test_the_diagram_draws_a_later_groups_keys_by_its_store)
 {
     Scenario *scenario = test_load(TWO_STORES, NULL, 0);
-    Diagram *diagram = diagram_create(MODE_IDEMPOTENT, 4096, 0);
-    diagram_open_lanes(diagram, true);
-    DiagramWindows windows = diagram_windows_of(scenario, MODE_IDEMPOTENT);
-    diagram_set_windows(diagram, &windows);
-    World *world = world_create(scenario, MODE_IDEMPOTENT, scenario->seed,
-                                (TraceSink){feed_diagram, diagram}, (WorldLimits){0});
-    world_run(world);
-    world_destroy(world);
+    Diagram *diagram = test_diagram_of_run(scenario, MODE_IDEMPOTENT, 4096);
     unsigned stored[2] = {0, 0}, wiped = 0;
     for (uint64_t s = diagram_first_serial(diagram); s < diagram_next_serial(diagram); s++) {
         const DiagramItem *item = diagram_item(diagram, s);
@@ -339,14 +327,7 @@ START_TEST(test_the_diagram_keeps_a_shared_stores_keys_through_a_crash)
                             ("services.one.crash={\"point\": \"after-effect\", \"prob\": 0.5,"
                              " \"restart_ms\": 100}")};
     Scenario *scenario = test_load(TWO_STORES, shared, 4);
-    Diagram *diagram = diagram_create(MODE_IDEMPOTENT, 4096, 0);
-    diagram_open_lanes(diagram, true);
-    DiagramWindows windows = diagram_windows_of(scenario, MODE_IDEMPOTENT);
-    diagram_set_windows(diagram, &windows);
-    World *world = world_create(scenario, MODE_IDEMPOTENT, scenario->seed,
-                                (TraceSink){feed_diagram, diagram}, (WorldLimits){0});
-    world_run(world);
-    world_destroy(world);
+    Diagram *diagram = test_diagram_of_run(scenario, MODE_IDEMPOTENT, 4096);
     unsigned kept = 0;
     for (uint64_t s = diagram_first_serial(diagram); s < diagram_next_serial(diagram); s++) {
         const DiagramItem *item = diagram_item(diagram, s);
