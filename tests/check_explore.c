@@ -172,6 +172,36 @@ START_TEST(test_c28_a_refund_retried_under_a_new_key_refunds_twice_with_two_faul
 }
 END_TEST
 
+/* A delay fault is late for every timeout of the world, a refund's own included: with a
+ * refund that waits 20 s for its answer (longer than the client's 5 s), a refund that
+ * reaches the provider too late has been tried again under a new key meanwhile: a second
+ * refund, with no other fault than the order's failure (the gateway keeps no answer,
+ * nothing is lost). A delay as late as the client's timeout alone was early for the
+ * refund: the property held. */
+START_TEST(test_c28_a_late_refund_is_as_late_as_the_refunds_own_timeout)
+{
+    const char *const late_refund[] = {"services.psp.timeout=0", "network.default.loss=0",
+                                       "network.default.delay_ms={\"dist\": \"exp\", \"mean\": 5}",
+                                       "services.orders.steps[0].undo.timeout_ms=20000",
+                                       "duration_ms=60000"};
+    Scenario *scenario = load("c28_saga_refund_new_key", late_refund, 5);
+    ExploreOptions options = {.max_faults = 2,
+                              .property = EXPLORE_NO_DOUBLE_REFUND,
+                              .threads = 2,
+                              .seed = scenario->seed};
+    ExploreResult *result = malloc(sizeof *result);
+    explore_mode(scenario, MODE_IDEMPOTENT, &options, result);
+    ck_assert(result->found);
+    ck_assert_uint_eq(result->counterexample_count, 2);
+    ck_assert_str_eq(fault_kind_name(result->counterexample[0].kind), "fulfil-fail");
+    ck_assert_str_eq(fault_kind_name(result->counterexample[1].kind), "delay");
+    ck_assert_str_eq(fault_hop_name(result->counterexample[1].hop), "refund");
+    ck_assert_double_gt(result->counterexample[1].by_ms, 20000);
+    free(result);
+    free(scenario);
+}
+END_TEST
+
 START_TEST(test_c13_a_double_click_doubles_per_click_keys_not_business_hash)
 {
     assert_one_fault_doubles("c13_double_click_per_click", MODE_IDEMPOTENT, FAULT_DOUBLE_CLICK);
@@ -499,6 +529,7 @@ static Suite *explore_suite(void)
     tcase_add_test(core, test_c1_with_a_short_ttl_doubles_with_a_lost_answer_and_a_lost_retry);
     tcase_add_test(core, test_an_architecture_in_the_services_form_is_explored);
     tcase_add_test(core, test_c28_a_refund_retried_under_a_new_key_refunds_twice_with_two_faults);
+    tcase_add_test(core, test_c28_a_late_refund_is_as_late_as_the_refunds_own_timeout);
     tcase_add_test(core, test_results_do_not_depend_on_the_thread_count);
     tcase_add_test(core, test_each_set_of_faults_is_run_once);
     tcase_add_test(core, test_sampling_finds_and_shrinks_the_single_fault);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "node_kind.h"
 #include "rng.h"
 #include "sim_assert.h"
 
@@ -86,12 +87,12 @@ static uint64_t hash_of(const FaultSpec *spec)
 static double longest_timeout_ms(const Scenario *scenario)
 {
     double longest = 0;
-    bool broker = false;
+    /* the broker and its groups: what client groups publish, or an order API */
+    bool broker = node_reach_of(scenario).to_broker;
     for (uint32_t g = 0; g < scenario->client_group_count; g++) {
         const ClientGroupSpec *group = &scenario->client_groups[g];
         if (group->retry.timeout_ms > longest)
             longest = group->retry.timeout_ms;
-        broker = broker || group->target == TARGET_BROKER;
     }
     if (scenario->server.use_gateway || (broker && scenario_groups_call(scenario))) {
         for (uint32_t g = 0; g <= scenario->extra_gateway_count; g++) {
@@ -100,16 +101,21 @@ static double longest_timeout_ms(const Scenario *scenario)
         }
     }
     /* a call step's own timeout (0: the gateway's, above): the servers', the consumer
-     * groups' */
-    const CallSpec *calls[1 + CALLED_SERVERS_MAX + 1 + CONSUMER_GROUPS_EXTRA_MAX] = {
-        scenario->server.use_gateway ? &scenario->server.call : NULL};
+     * groups', and a saga's refund's (its undo) */
+    const CallSpec *calls[2 * (1 + CALLED_SERVERS_MAX + 1 + CONSUMER_GROUPS_EXTRA_MAX)] = {
+        scenario->server.use_gateway ? &scenario->server.call : NULL,
+        scenario->server.use_gateway && scenario->server.undo.enabled ? &scenario->server.undo.call
+                                                                      : NULL};
     for (uint32_t c = 0; c < scenario->called_server_count; c++) {
         const ServerSpec *called = &scenario->called_servers[c].spec;
-        calls[1 + c] = called->use_gateway ? &called->call : NULL;
+        calls[2 + c] = called->use_gateway ? &called->call : NULL;
     }
     for (uint32_t g = 0; g <= scenario->extra_consumer_count; g++) {
         const ConsumerSpec *group = scenario_consumer_group(scenario, g);
-        calls[1 + CALLED_SERVERS_MAX + g] = broker && group->use_gateway ? &group->call : NULL;
+        size_t at = 2 + CALLED_SERVERS_MAX + 2 * g;
+        calls[at] = broker && group->use_gateway ? &group->call : NULL;
+        calls[at + 1] =
+            broker && group->use_gateway && group->undo.enabled ? &group->undo.call : NULL;
     }
     for (size_t k = 0; k < sizeof calls / sizeof calls[0]; k++) {
         if (calls[k] != NULL && calls[k]->timeout_ms > longest)
