@@ -599,10 +599,10 @@ START_TEST(test_view_narration_says_what_an_outbox_relays)
                            .message = MESSAGE_REQUEST,
                            .value = 1};
     expect_narration(pane, relay,
-                     "the outbox relays the order of payment 0 to the orders (try #1)");
+                     "the outbox relays the order of payment 0 to the broker orders (try #1)");
     relay.peer = TRACE_NO_NODE; /* an order API's outbox holds nothing else */
     expect_narration(pane, relay,
-                     "the outbox relays the order of payment 0 to the orders (try #1)");
+                     "the outbox relays the order of payment 0 to the broker orders (try #1)");
     view_pane_destroy(pane);
 
     const char *receipts_outbox[] = {"server.receipts_via=\"outbox\""};
@@ -702,30 +702,33 @@ START_TEST(test_view_narration_names_the_gateway_each_caller_calls)
                            .peer = TRACE_NO_NODE,
                            .value = 2};
     expect_narration(pane, retry,
-                     "no answer from the wallet: the billing charges payment 0 again (try #2)");
+                     "no answer from the provider wallet: the consumer group billing charges "
+                     "payment 0 again (try #2)");
     retry.node = checkout;
     retry.kind = NODE_SERVER;
-    expect_narration(pane, retry,
-                     "no answer from the cards: the checkout charges payment 0 again (try #2)");
+    expect_narration(
+        pane, retry,
+        "no answer from the provider cards: the service checkout charges payment 0 again (try #2)");
     ViewNarration timeout = {.event = TRACE_GATEWAY_TIMEOUT,
                              .node = billing,
                              .kind = NODE_CONSUMERS,
                              .peer = TRACE_NO_NODE,
                              .value = 504};
     expect_narration(pane, timeout,
-                     "no answer from the wallet for payment 0: 504, charged or not?");
+                     "no answer from the provider wallet for payment 0: 504, charged or not?");
     ViewNarration lost = {.event = TRACE_LOST,
                           .node = billing,
                           .kind = NODE_CONSUMERS,
                           .peer = wallet,
                           .message = MESSAGE_CHARGE};
-    expect_narration(pane, lost, "the charge for payment 0 was lost on the way to the wallet");
+    expect_narration(pane, lost,
+                     "the charge for payment 0 was lost on the way to the provider wallet");
     lost = (ViewNarration){.event = TRACE_LOST,
                            .node = wallet,
                            .kind = NODE_GATEWAY,
                            .peer = billing,
                            .message = MESSAGE_CHARGE_REPLY};
-    expect_narration(pane, lost, "the wallet's answer for payment 0 was lost");
+    expect_narration(pane, lost, "the provider wallet's answer for payment 0 was lost");
     (void)cards;
     view_pane_destroy(pane);
     free(errors);
@@ -750,14 +753,16 @@ START_TEST(test_view_narration_names_the_group_a_delivery_was_for)
                           .kind = NODE_BROKER,
                           .peer = collectors,
                           .message = MESSAGE_DELIVERY};
-    expect_narration(pane, lost, "a delivery of payment 0 was lost on the way to the collectors");
+    expect_narration(
+        pane, lost, "a delivery of payment 0 was lost on the way to the consumer group collectors");
     lost = (ViewNarration){.event = TRACE_LOST,
                            .node = collectors,
                            .kind = NODE_CONSUMERS,
                            .peer = events,
                            .message = MESSAGE_ACK};
-    expect_narration(pane, lost,
-                     "the collectors' ack for payment 0 was lost: it will be delivered again");
+    expect_narration(
+        pane, lost,
+        "the consumer group collectors' ack for payment 0 was lost: it will be delivered again");
     view_pane_destroy(pane);
     free(errors);
     free(scenario);
@@ -783,12 +788,14 @@ START_TEST(test_view_narration_names_the_gateway_a_reconciliation_asked)
                                 .kind = NODE_SERVER,
                                 .peer = TRACE_NO_NODE,
                                 .value = 200};
-    expect_narration(pane, reconciled,
-                     "the checkout asked the wallet about payment 0: charged (200), its key "
-                     "completed");
+    expect_narration(
+        pane, reconciled,
+        "the service checkout asked the provider wallet about payment 0: charged (200), its key "
+        "completed");
     reconciled.value = 404;
     expect_narration(pane, reconciled,
-                     "the checkout asked the wallet about payment 0: never charged (404), its key "
+                     "the service checkout asked the provider wallet about payment 0: never "
+                     "charged (404), its key "
                      "freed for a retry");
     view_pane_destroy(pane);
     memset(scenario, 0, sizeof *scenario);
@@ -803,7 +810,7 @@ START_TEST(test_view_narration_names_the_gateway_a_reconciliation_asked)
                                .kind = NODE_SERVER,
                                .peer = TRACE_NO_NODE};
     expect_narration(pane, published,
-                     "the order-api published the order of payment 0 to the orders");
+                     "the service order-api published the order of payment 0 to the broker orders");
     view_pane_destroy(pane);
     free(errors);
     free(scenario);

@@ -58,7 +58,10 @@ typedef struct {
     size_t store_offset;
     bool runs_steps;     /* its entry's work is `steps` (scenario_graph.c reads and writes them) */
     unsigned show_order; /* its place in the services `show` writes (ties: kind order) */
-    const char *lane_role;       /* what a diagram lane says it does */
+    const char *lane_role; /* what a diagram lane says it does */
+    /* What a sentence calls a service of the kind whose id is not the kind's own name: "the
+     * provider wallet" (NULL: its id alone) */
+    const char *noun;
     const char *lane_role_keyed; /* the same when keys are checked (idempotent) */
     /* Its place left to right after the clients: lanes follow lane_order, except that a kind
      * whose lane_after_caller is set sits right after the service that calls it. */

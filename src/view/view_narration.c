@@ -100,9 +100,29 @@ static const char *ordinal(uint32_t n)
 /* ------------------------------------------------------------------ the line */
 
 /* A service by its name in the node table. */
+/* How a sentence names a service ("the %s"): by its id when that is its kind's own name (the
+ * older form's "gateway", "consumers"), else by what it is and its id ("provider wallet",
+ * "broker orders", "consumer group collectors#2"), so "the %s" and "the %s's" read right
+ * either way. A sentence names at most a few: they take turns in a small ring. */
+static const char *service_words(NodeKind kind, const char *id)
+{
+    static char phrases[4][NODE_NAME_LEN_MAX + 24];
+    static unsigned next;
+    const NodeKindInfo *info = node_kind_info(kind);
+    size_t own = info->name != NULL ? strlen(info->name) : 0;
+    if (info->noun == NULL ||
+        (own > 0 && strncmp(id, info->name, own) == 0 && (id[own] == '\0' || id[own] == '#')))
+        return id;
+    char *phrase = phrases[next++ % 4];
+    snprintf(phrase, sizeof phrases[0], "%s %s", info->noun, id);
+    return phrase;
+}
+
 static const char *node_words(const ViewPane *pane, uint32_t node)
 {
-    return node < world_node_count(pane->world) ? world_node_name(pane->world, node) : "service";
+    if (node >= world_node_count(pane->world))
+        return "service";
+    return service_words(world_node(pane->world, node)->kind, world_node_name(pane->world, node));
 }
 
 /* The service of a kind, by its name in the node table ("the gateway"). */
@@ -126,7 +146,9 @@ static const char *callee_words(const ViewPane *pane, uint32_t caller)
             if (strcmp(scenario->extra_consumers[g].id, node->service) == 0)
                 group = &scenario->extra_consumers[g].spec;
         }
-        return scenario_group_call_target_id(scenario, group);
+        bool to_server = group->calls_first_server || group->call_server > 0;
+        return service_words(to_server ? NODE_SERVER : NODE_GATEWAY,
+                             scenario_group_call_target_id(scenario, group));
     }
     const ServerSpec *server = &scenario->server;
     for (uint32_t c = 0; c < scenario->called_server_count; c++) {
@@ -134,8 +156,8 @@ static const char *callee_words(const ViewPane *pane, uint32_t caller)
             server = &scenario->called_servers[c].spec;
     }
     if (server->call_server > 0)
-        return scenario->called_servers[server->call_server - 1].id;
-    return scenario_gateway_id(scenario, server->call_gateway);
+        return service_words(NODE_SERVER, scenario->called_servers[server->call_server - 1].id);
+    return service_words(NODE_GATEWAY, scenario_gateway_id(scenario, server->call_gateway));
 }
 
 static ViewColor execution_sentence(const ViewPane *pane, const ViewNarration *n, const char *op,
@@ -537,7 +559,7 @@ static const char *group_words(const ViewPane *pane, uint32_t node)
 {
     if (node < world_node_count(pane->world) &&
         world_node(pane->world, node)->kind == NODE_CONSUMERS)
-        return world_node(pane->world, node)->service;
+        return service_words(NODE_CONSUMERS, world_node(pane->world, node)->service);
     return kind_words(pane, NODE_CONSUMERS);
 }
 
