@@ -426,6 +426,13 @@ static void rebalance_without(World *world, uint32_t instance)
     commit_before_rebalance(world, instance);
     uint64_t replays = rewind_partitions(world, instance);
     world_trace_queue(world, TRACE_REBALANCE, NULL, (int64_t)replays, NULL);
+    /* a rebalance that waits for another dead member's session deals nothing yet: that
+     * member's partitions, with what it processed and never committed, stay its own until its
+     * session ends, so no survivor's commit saves its progress */
+    if (world->broker.rebalance_waits) {
+        note_levels(world);
+        return;
+    }
     assign_partitions(world);
     if (world->scenario.broker.consumers.retryable_topic.enabled && !consumers_all_down(world))
         retry_copies(world, QUEUED_READY, UINT32_MAX); /* its retry copies go elsewhere now */
