@@ -210,6 +210,42 @@ START_TEST(test_a_pending_session_keeps_its_partition_from_the_survivors)
 }
 END_TEST
 
+/* One instance with retry topics: its first record's run fails at 6 ms and goes to the
+ * first retry topic, due 20 ms later; its second record crashes the instance at 16 ms, which
+ * is back at 21 ms, before its session ends at 66 ms. The rejoin's rebalance waits for the
+ * session: the retry copy that comes due meanwhile waits with the partitions, as the copies
+ * held at the restart do, and goes out at the session's end. */
+#define RETRY_WORLD                                                                                \
+    "{\"name\": \"log_session_retry\", \"seed\": 1, \"duration_ms\": 200,"                         \
+    " \"accounts\": [{\"id\": \"a\", \"balance\": 1000000}],"                                      \
+    " \"services\": ["                                                                             \
+    "   {\"id\": \"log\", \"kind\": \"broker\", \"family\": \"log\", \"partitions\": 1,"           \
+    "    \"commit\": \"after\"},"                                                                  \
+    "   {\"id\": \"workers\", \"kind\": \"consumers\", \"consumes\": \"log\", \"key_store\": "     \
+    "\"keys\","                                                                                    \
+    "    \"service_ms\": {\"dist\": \"const\", \"value\": 4},"                                     \
+    "    \"retryable_topic\": {\"attempts\": 3, \"delay_ms\": 20},"                                \
+    "    \"crash\": {\"point\": \"after-effect\", \"prob\": 0.5, \"max_crashes\": 1,"              \
+    "               \"restart_ms\": 5}},"                                                          \
+    "   {\"id\": \"keys\", \"kind\": \"key_store\", \"lock_timeout_ms\": 5}],"                     \
+    " \"clients\": [{\"id\": \"shop\", \"count\": 1, \"publishes\": \"log\","                      \
+    "   \"key\": \"message-id\", \"operation\": {\"kind\": \"debit\", \"amount\": 100},"           \
+    "   \"workload\": {\"at_ms\": [0, 10, 20, 30, 40, 50, 60, 70, 80, 90]}}],"                     \
+    " \"network\": {\"default\": {\"delay_ms\": {\"dist\": \"const\", \"value\": 1}}},"            \
+    " \"faults\": [{\"fault\": \"fail-before-effect\", \"operation\": 0, \"attempt\": 1,"          \
+    "   \"copy\": 258},"                                                                           \
+    "  {\"fault\": \"consumer-crash\", \"operation\": 1, \"attempt\": 1, \"copy\": 258}]}"
+
+START_TEST(test_a_retry_copy_waits_for_the_rebalance)
+{
+    LogTimes times = run_times(RETRY_WORLD, 50, MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(times.rebalances, 1);
+    ck_assert_int_eq(times.rebalanced_at[0], 66000);
+    ck_assert_uint_eq(deliveries_within(&times, 16000, 66000, "workers"), 0);
+    ck_assert_uint_gt(deliveries_within(&times, 65999, 66001, "workers"), 1); /* both go */
+}
+END_TEST
+
 /* A member's session is a log's: a queue broker refuses it, with its path; a group that never
  * crashes is warned that it has no effect; show writes it and reads it back. */
 START_TEST(test_the_session_is_a_logs_and_is_shown)
@@ -251,6 +287,7 @@ int main(void)
     tcase_add_test(model, test_the_others_go_on_until_a_rejoin_waits_for_the_session);
     tcase_add_test(model, test_the_session_delays_records_without_losing_them);
     tcase_add_test(model, test_a_pending_session_keeps_its_partition_from_the_survivors);
+    tcase_add_test(model, test_a_retry_copy_waits_for_the_rebalance);
     suite_add_tcase(suite, model);
     TCase *loader = tcase_create("loader");
     tcase_add_test(loader, test_the_session_is_a_logs_and_is_shown);

@@ -604,7 +604,9 @@ void broker_log_forward_failed(World *world, const Message *delivery)
 
 void broker_log_on_retry_due(World *world, uint32_t queued_index)
 {
-    if (consumers_all_down(world)) { /* held for the restart, as the partitions are */
+    /* held for the restart, as the partitions are, or for the end of the rebalance a rejoin
+     * started while a session is pending (broker_log_on_consumers_restart) */
+    if (consumers_all_down(world) || world->broker.rebalance_waits) {
         world->broker.messages[queued_index].state = QUEUED_READY;
         return;
     }
