@@ -281,6 +281,27 @@ START_TEST(test_a_crash_that_kills_the_operations_job_is_told)
 }
 END_TEST
 
+/* An outage's crash is of no operation ("op": null), which the trace record carries as
+ * operation 0 with no_operation set: when it ends operation 0's job (its first request, held
+ * by the server at 1.3 s, which the outage then resets), operation 0's story tells it as any
+ * other operation's does. */
+START_TEST(test_an_outage_that_kills_operation_zeros_job_is_told)
+{
+    const char *outage[] = {"explain", "scenarios/22_retry_storm.json",
+                            "--op",    "0",
+                            "--mode",  "at-least-once",
+                            "--set",   "server.outage.from_ms=1300",
+                            "--set",   "server.outage.to_ms=5000",
+                            NULL};
+    ck_assert_int_eq(test_cli_run(outage, out, err), 0);
+    char *printed = test_cli_read_all(out, NULL);
+    const char *down = strstr(printed, "server: DOWN (outage: port closed)");
+    const char *reset = strstr(printed, "server -> app[0]: reset");
+    ck_assert_msg(down != NULL && reset != NULL && down < reset, "%s", printed);
+    free(printed);
+}
+END_TEST
+
 /* Every scenario of the library, in each of its modes: operation 0's story ends with the
  * model's outcome, and --why double either tells a double nothing caught or says there is
  * none, mode by mode. */
@@ -337,6 +358,7 @@ static Suite *explain_suite(void)
     tcase_add_test(core, test_an_order_api_fails_after_publishing_or_before_its_outbox_commit);
     tcase_add_test(core, test_a_reconciliation_names_the_gateway_it_asked_among_several);
     tcase_add_test(core, test_a_crash_that_kills_the_operations_job_is_told);
+    tcase_add_test(core, test_an_outage_that_kills_operation_zeros_job_is_told);
     /* every scenario twice: a minute on a quiet machine under ASan, more on a busy one; the
      * timeout guards against a hang, not a speed */
     TCase *library = tcase_create("Library");

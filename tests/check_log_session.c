@@ -192,6 +192,86 @@ START_TEST(test_a_rebalance_commits_the_record_a_member_finishes)
 }
 END_TEST
 
+/* Three instances, one partition each, committing every second (no auto-commit tick in the
+ * run): the first instance crashes at 6 ms as above, the second right after its third
+ * record's effect (26 ms), so its partition has two records processed and none committed.
+ * The first session ends at 56 ms while the second's is pending: that rebalance waits for it
+ * and must not hand the dead second instance's partition, with its uncommitted progress, to
+ * the survivor, whose commit would then save what the dead member processed. At 76 ms the
+ * second partition goes back to offset 0 and its three records are handed out again. (A
+ * group that rebalances at once replays two: at the first crash's rebalance the second
+ * instance, a member then, commits its first record as it reports, in its join.) */
+#define TWO_CRASHES_WORLD                                                                          \
+    "{\"name\": \"log_sessions\", \"seed\": 1, \"duration_ms\": 200,"                              \
+    " \"accounts\": [{\"id\": \"a\", \"balance\": 1000000}],"                                      \
+    " \"services\": ["                                                                             \
+    "   {\"id\": \"log\", \"kind\": \"broker\", \"family\": \"log\", \"partitions\": 3,"           \
+    "    \"commit\": \"after\", \"commit_interval_ms\": 1000},"                                    \
+    "   {\"id\": \"workers\", \"kind\": \"consumers\", \"consumes\": \"log\","                     \
+    "    \"instances\": 3, \"key_store\": \"keys\","                                               \
+    "    \"service_ms\": {\"dist\": \"const\", \"value\": 4},"                                     \
+    "    \"crash\": {\"point\": \"after-effect\", \"prob\": 0.5, \"max_crashes\": 1,"              \
+    "               \"restart_ms\": 1000}},"                                                       \
+    "   {\"id\": \"keys\", \"kind\": \"key_store\", \"lock_timeout_ms\": 5}],"                     \
+    " \"clients\": [{\"id\": \"shop\", \"count\": 3, \"publishes\": \"log\","                      \
+    "   \"key\": \"message-id\", \"operation\": {\"kind\": \"debit\", \"amount\": 100},"           \
+    "   \"workload\": {\"at_ms\": [0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120, 130,"     \
+    "                          140, 150, 160, 170, 180, 190]}}],"                                  \
+    " \"network\": {\"default\": {\"delay_ms\": {\"dist\": \"const\", \"value\": 1}}},"            \
+    " \"faults\": [{\"fault\": \"consumer-crash\", \"operation\": 0, \"attempt\": 1,"              \
+    "   \"copy\": 258},"                                                                           \
+    "  {\"fault\": \"consumer-crash\", \"operation\": 22, \"attempt\": 1, \"copy\": 258}]}"
+
+START_TEST(test_a_pending_session_keeps_its_partition_from_the_survivors)
+{
+    LogTimes at_once = run_times(TWO_CRASHES_WORLD, 0, MODE_AT_LEAST_ONCE);
+    ck_assert_uint_ge(at_once.rebalances, 2);
+    ck_assert_int_eq(at_once.rebalanced_at[1], 26000);
+    ck_assert_int_eq(at_once.replays[1], 2);
+    LogTimes times = run_times(TWO_CRASHES_WORLD, 50, MODE_AT_LEAST_ONCE);
+    ck_assert_uint_ge(times.rebalances, 2);
+    ck_assert_int_eq(times.rebalanced_at[1], 76000);
+    ck_assert_int_eq(times.replays[1], 3);
+    ck_assert_uint_eq(deliveries_within(&times, 56000, 76000, NULL), 0);
+}
+END_TEST
+
+/* One instance with retry topics: its first record's run fails at 6 ms and goes to the
+ * first retry topic, due 20 ms later; its second record crashes the instance at 16 ms, which
+ * is back at 21 ms, before its session ends at 66 ms. The rejoin's rebalance waits for the
+ * session: the retry copy that comes due meanwhile waits with the partitions, as the copies
+ * held at the restart do, and goes out at the session's end. */
+#define RETRY_WORLD                                                                                \
+    "{\"name\": \"log_session_retry\", \"seed\": 1, \"duration_ms\": 200,"                         \
+    " \"accounts\": [{\"id\": \"a\", \"balance\": 1000000}],"                                      \
+    " \"services\": ["                                                                             \
+    "   {\"id\": \"log\", \"kind\": \"broker\", \"family\": \"log\", \"partitions\": 1,"           \
+    "    \"commit\": \"after\"},"                                                                  \
+    "   {\"id\": \"workers\", \"kind\": \"consumers\", \"consumes\": \"log\", \"key_store\": "     \
+    "\"keys\","                                                                                    \
+    "    \"service_ms\": {\"dist\": \"const\", \"value\": 4},"                                     \
+    "    \"retryable_topic\": {\"attempts\": 3, \"delay_ms\": 20},"                                \
+    "    \"crash\": {\"point\": \"after-effect\", \"prob\": 0.5, \"max_crashes\": 1,"              \
+    "               \"restart_ms\": 5}},"                                                          \
+    "   {\"id\": \"keys\", \"kind\": \"key_store\", \"lock_timeout_ms\": 5}],"                     \
+    " \"clients\": [{\"id\": \"shop\", \"count\": 1, \"publishes\": \"log\","                      \
+    "   \"key\": \"message-id\", \"operation\": {\"kind\": \"debit\", \"amount\": 100},"           \
+    "   \"workload\": {\"at_ms\": [0, 10, 20, 30, 40, 50, 60, 70, 80, 90]}}],"                     \
+    " \"network\": {\"default\": {\"delay_ms\": {\"dist\": \"const\", \"value\": 1}}},"            \
+    " \"faults\": [{\"fault\": \"fail-before-effect\", \"operation\": 0, \"attempt\": 1,"          \
+    "   \"copy\": 258},"                                                                           \
+    "  {\"fault\": \"consumer-crash\", \"operation\": 1, \"attempt\": 1, \"copy\": 258}]}"
+
+START_TEST(test_a_retry_copy_waits_for_the_rebalance)
+{
+    LogTimes times = run_times(RETRY_WORLD, 50, MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(times.rebalances, 1);
+    ck_assert_int_eq(times.rebalanced_at[0], 66000);
+    ck_assert_uint_eq(deliveries_within(&times, 16000, 66000, "workers"), 0);
+    ck_assert_uint_gt(deliveries_within(&times, 65999, 66001, "workers"), 1); /* both go */
+}
+END_TEST
+
 /* A member's session is a log's: a queue broker refuses it, with its path; a group that never
  * crashes is warned that it has no effect; show writes it and reads it back. */
 START_TEST(test_the_session_is_a_logs_and_is_shown)
@@ -233,6 +313,8 @@ int main(void)
     tcase_add_test(model, test_the_others_go_on_until_a_rejoin_waits_for_the_session);
     tcase_add_test(model, test_the_session_delays_records_without_losing_them);
     tcase_add_test(model, test_a_rebalance_commits_the_record_a_member_finishes);
+    tcase_add_test(model, test_a_pending_session_keeps_its_partition_from_the_survivors);
+    tcase_add_test(model, test_a_retry_copy_waits_for_the_rebalance);
     suite_add_tcase(suite, model);
     TCase *loader = tcase_create("loader");
     tcase_add_test(loader, test_the_session_is_a_logs_and_is_shown);

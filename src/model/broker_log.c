@@ -433,6 +433,13 @@ static void rebalance_without(World *world, uint32_t instance)
     commit_before_rebalance(world, instance);
     uint64_t replays = rewind_partitions(world, instance);
     world_trace_queue(world, TRACE_REBALANCE, NULL, (int64_t)replays, NULL);
+    /* a rebalance that waits for another dead member's session deals nothing yet: that
+     * member's partitions, with what it processed and never committed, stay its own until its
+     * session ends, so no survivor's commit saves its progress */
+    if (world->broker.rebalance_waits) {
+        note_levels(world);
+        return;
+    }
     assign_partitions(world);
     if (world->scenario.broker.consumers.retryable_topic.enabled && !consumers_all_down(world))
         retry_copies(world, QUEUED_READY, UINT32_MAX); /* its retry copies go elsewhere now */
@@ -604,7 +611,9 @@ void broker_log_forward_failed(World *world, const Message *delivery)
 
 void broker_log_on_retry_due(World *world, uint32_t queued_index)
 {
-    if (consumers_all_down(world)) { /* held for the restart, as the partitions are */
+    /* held for the restart, as the partitions are, or for the end of the rebalance a rejoin
+     * started while a session is pending (broker_log_on_consumers_restart) */
+    if (consumers_all_down(world) || world->broker.rebalance_waits) {
         world->broker.messages[queued_index].state = QUEUED_READY;
         return;
     }

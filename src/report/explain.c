@@ -93,9 +93,11 @@ static void collect(void *context, const TraceRecord *record)
             explain->store_events[explain->store_event_count++] = *record;
         return;
     }
+    /* another job's crash, or an outage's (of no operation, though its record's operation
+     * reads 0: operation 0 is a real one, issue 24), ends its job */
     if (explain->started && record->event == TRACE_CRASH &&
-        record->operation != explain->operation &&
-        diagram_holds_job(explain->diagram, record)) { /* another job's crash ends its job */
+        (record->no_operation || record->operation != explain->operation) &&
+        diagram_holds_job(explain->diagram, record)) {
         tell_pending(explain);
         diagram_add(explain->diagram, record, 0);
         if (explain->crashed_count < EXPLAIN_STORE_EVENTS_MAX)
