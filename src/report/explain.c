@@ -107,6 +107,8 @@ static void collect(void *context, const TraceRecord *record)
     if (record->no_operation || record->operation != explain->operation)
         return;
     tell_pending(explain);
+    if (record->event == TRACE_CRASH && explain->crashed_count < EXPLAIN_STORE_EVENTS_MAX)
+        explain->crashed[explain->crashed_count++] = record->actor; /* its restart is told too */
     explain->started = true;
     explain->caught[record->event]++;
     diagram_add(explain->diagram, record, 0);

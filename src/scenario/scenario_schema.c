@@ -981,7 +981,8 @@ static void check_extra_groups(SchemaReader *reader, const Scenario *scenario)
                 (extra->spec.queue_mask >> q & 1u) != 0 && broker->queues[q].dead_letter;
         json_path_push_key(&reader->path, "services");
         json_path_push_index(&reader->path, (unsigned)extra->entry - 1);
-        if (extra->spec.session_timeout_ms > 0) /* a log has one group */
+        if (extra->spec.session_timeout_ms > 0 && broker->family != BROKER_LOG) /* a log: no
+                                                                                   later group */
             schema_error_at(reader, "session_timeout_ms",
                             "expected a broker of family 'log' with session_timeout_ms (a "
                             "Kafka group member's; a queue hands a crashed consumer's messages "
