@@ -216,6 +216,35 @@ START_TEST(test_manual_capture_beside_an_authorisation_s_later_life_is_refused)
 }
 END_TEST
 
+/* A consumer group that calls the server (a ledger service) has its charges made by the
+ * server's own call, which authorises and captures: it loads and places holds. One that
+ * charges at the gateway itself is refused. */
+#define LEDGER_WORLD(group_call)                                                                   \
+    "{\"accounts\": [{\"id\": \"a\", \"balance\": 1000000}],"                                      \
+    " \"services\": ["                                                                             \
+    "   {\"id\": \"orders\", \"kind\": \"broker\"},"                                               \
+    "   {\"id\": \"charger\", \"kind\": \"consumers\", \"consumes\": \"orders\","                  \
+    "    \"key_store\": \"charger-keys\", \"steps\": [{\"call\": \"" group_call "\","              \
+    "    \"timeout_ms\": 2000}]},"                                                                 \
+    "   {\"id\": \"charger-keys\", \"kind\": \"key_store\"},"                                      \
+    "   {\"id\": \"ledger\", \"kind\": \"server\", \"key_store\": \"ledger-keys\","                \
+    "    \"steps\": [{\"call\": \"psp\"}]},"                                                       \
+    "   {\"id\": \"ledger-keys\", \"kind\": \"key_store\"},"                                       \
+    "   {\"id\": \"psp\", \"kind\": \"gateway\", \"capture\": \"manual\"}],"                       \
+    " \"clients\": [{\"id\": \"app\", \"count\": 4, \"publishes\": \"orders\","                    \
+    "   \"operation\": {\"kind\": \"debit\", \"amount\": 100}, \"workload\": {\"ops\": 5}}]}"
+
+START_TEST(test_a_group_calling_the_server_has_its_charges_authorised_and_captured)
+{
+    Metrics run = test_run_json(LEDGER_WORLD("ledger"), NULL, 0, MODE_IDEMPOTENT);
+    ck_assert_uint_eq(run.operations, 20);
+    ck_assert_uint_eq(run.holds, 20);
+    ck_assert_uint_eq(run.outcomes[OUTCOME_OK], 20);
+    test_assert_refused(LEDGER_WORLD("psp"), NULL, 0, "$.services[5].capture",
+                        "the consumers charge through the gateway");
+}
+END_TEST
+
 static Suite *auth_capture_suite(void)
 {
     Suite *suite = suite_create("auth_capture");
@@ -232,6 +261,7 @@ static Suite *auth_capture_suite(void)
     suite_add_tcase(suite, core);
     TCase *limits = tcase_create("Limits");
     tcase_add_test(limits, test_manual_capture_beside_an_authorisation_s_later_life_is_refused);
+    tcase_add_test(limits, test_a_group_calling_the_server_has_its_charges_authorised_and_captured);
     suite_add_tcase(suite, limits);
     return suite;
 }

@@ -1132,12 +1132,17 @@ static void check_manual_capture(SchemaReader *reader, const Scenario *scenario)
     if (scenario->gateway.capture != CAPTURE_MANUAL)
         return;
     const ServerSpec *server = &scenario->server;
+    bool groups_charge = false; /* at a gateway themselves (a call to the server is its charge) */
+    for (uint32_t g = 0; g <= scenario->extra_consumer_count; g++) {
+        const ConsumerSpec *group = scenario_consumer_group(scenario, g);
+        groups_charge |=
+            group->use_gateway && !group->calls_first_server && group->call_server == 0;
+    }
     const char *why = scenario->called_server_count > 0
                           ? "a server calls another server (a hold placed behind a tier of "
                             "servers, and its capture, are not modelled)"
-                      : scenario_groups_call(scenario)
-                          ? "the consumers charge through the gateway (only the server's call "
-                            "authorises and captures)"
+                      : groups_charge  ? "the consumers charge through the gateway (only the "
+                                         "server's call authorises and captures)"
                       : server->outbox ? "server.outbox relays the charges (a relayed "
                                          "authorisation's capture is not modelled)"
                       : server->reconcile_ms > 0
