@@ -693,11 +693,12 @@ uint32_t world_message_store(World *world, const Message *message);
 /* Frees the slot and returns the message; the caller unrefs its operation when done. */
 Message world_message_take(World *world, uint32_t slot);
 
-/* What a node kind does (node_models.c): its init and release (either may be NULL), its
- * handler per message kind (NULL: it never receives one, asserted), and for the kinds that run
- * jobs, the job events that go to the kind of the node running the job (its request's
- * target). One row per kind, registered in node_models; world.c builds, tears down and
- * dispatches through it without naming a kind. */
+/* What a node kind does: its init and release (either may be NULL), its handler per message
+ * kind (NULL: it never receives one, asserted), and for the kinds that run jobs, the job
+ * events that go to the kind of the node running the job (its request's target). One row per
+ * kind, `node_model_<name>` in the kind's own file, gathered into node_models by
+ * node_models.c from NODE_KIND_LIST; world.c builds, tears down and dispatches through it
+ * without naming a kind. */
 typedef void (*NodeMessageHandler)(World *world, const Message *message);
 typedef void (*NodeJobHandler)(World *world, uint32_t job);
 typedef struct {
@@ -712,7 +713,7 @@ typedef struct {
     void (*on_timer)(World *world, uint32_t node, uint64_t arg);
 } NodeKindModel;
 extern const NodeKindModel *const node_models[NODE_KIND_COUNT];
-/* The server's row for a request (node_models.c), which world.c also calls directly. */
+/* The server's row for a request (server.c), which world.c also calls directly. */
 void server_takes_request(World *world, const Message *request);
 
 /* network.c */
