@@ -192,6 +192,26 @@ START_TEST(test_a_rebalance_commits_the_record_a_member_finishes)
 }
 END_TEST
 
+/* The same world rebalanced every 33 ms (rebalance_every_ms: the owners lose their partitions
+ * without committing): at 33 ms the survivor's two records out go stale, and at the restart
+ * (34 ms) they are still out. Their reports are refused (37, 41 ms); the join's commit waits
+ * for no record of the new generation, so the records handed out after them are committed at
+ * the 1 s tick, not as they report (before the rebalance at 66 ms rewinds them again). */
+START_TEST(test_a_stale_record_out_at_a_join_commits_nothing_on_report)
+{
+    const char *const overrides[] = {"services.log.commit_interval_ms=1000",
+                                     "services.log.rebalance_every_ms=33",
+                                     "services.workers.crash.restart_ms=28"};
+    LogTimes times = run_with(LOG_WORLD("2", "2"), overrides, 3, MODE_AT_LEAST_ONCE);
+    ck_assert_uint_ge(times.rebalances, 3);
+    ck_assert_int_eq(times.rebalanced_at[1], 33000);
+    uint32_t between = 0;
+    for (uint32_t i = 0; i < times.commits; i++)
+        between += times.committed_at[i] > 33000 && times.committed_at[i] < 66000;
+    ck_assert_uint_eq(between, 0);
+}
+END_TEST
+
 /* Three instances, one partition each, committing every second (no auto-commit tick in the
  * run): the first instance crashes at 6 ms as above, the second right after its third
  * record's effect (26 ms), so its partition has two records processed and none committed.
@@ -313,6 +333,7 @@ int main(void)
     tcase_add_test(model, test_the_others_go_on_until_a_rejoin_waits_for_the_session);
     tcase_add_test(model, test_the_session_delays_records_without_losing_them);
     tcase_add_test(model, test_a_rebalance_commits_the_record_a_member_finishes);
+    tcase_add_test(model, test_a_stale_record_out_at_a_join_commits_nothing_on_report);
     tcase_add_test(model, test_a_pending_session_keeps_its_partition_from_the_survivors);
     tcase_add_test(model, test_a_retry_copy_waits_for_the_rebalance);
     suite_add_tcase(suite, model);

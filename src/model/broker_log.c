@@ -391,7 +391,10 @@ static void commit_before_rebalance(World *world, uint32_t crashed)
         if (part->owner == crashed || world->broker.session_ends_at[part->owner] != 0)
             continue;
         commit(world, p, part->processed);
-        part->commit_on_report = part->busy && part->out_owner == part->owner;
+        /* a stale record out (a rebalance since took its partition back) reports nothing to
+         * commit: the mark would commit the next record's report at once */
+        part->commit_on_report = part->busy && part->out_owner == part->owner &&
+                                 part->out_generation == part->generation;
     }
 }
 
