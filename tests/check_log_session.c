@@ -266,6 +266,26 @@ START_TEST(test_a_new_owners_crash_spares_the_record_a_member_finishes)
 }
 END_TEST
 
+/* The same world with the first instance back at 8 ms, before the second and third
+ * instances' records report (10 ms): its join is a second rebalance while those records still
+ * run, at the instances the first rebalance took their partitions from. Each still commits its
+ * record as it reports, the first rebalance's commit not undone by the second. */
+START_TEST(test_a_second_rebalance_keeps_the_commit_a_member_owes)
+{
+    const char *const overrides[] = {"services.workers.session_timeout_ms=0",
+                                     "services.workers.crash.restart_ms=2",
+                                     ("faults=[{\"fault\": \"consumer-crash\", \"operation\": 0,"
+                                      " \"attempt\": 1, \"copy\": 258}]")};
+    LogTimes times = run_with(NEW_OWNER_WORLD, overrides, 3, MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(times.rebalances, 2);
+    ck_assert_int_eq(times.rebalanced_at[1], 8000);
+    uint32_t on_report = 0;
+    for (uint32_t i = 0; i < times.commits; i++)
+        on_report += times.committed_at[i] == 10000;
+    ck_assert_uint_eq(on_report, 2);
+}
+END_TEST
+
 /* Three instances, one partition each, committing every second (no auto-commit tick in the
  * run): the first instance crashes at 6 ms as above, the second right after its third
  * record's effect (26 ms), so its partition has two records processed and none committed.
@@ -389,6 +409,7 @@ int main(void)
     tcase_add_test(model, test_a_rebalance_commits_the_record_a_member_finishes);
     tcase_add_test(model, test_a_stale_record_out_at_a_join_commits_nothing_on_report);
     tcase_add_test(model, test_a_new_owners_crash_spares_the_record_a_member_finishes);
+    tcase_add_test(model, test_a_second_rebalance_keeps_the_commit_a_member_owes);
     tcase_add_test(model, test_a_pending_session_keeps_its_partition_from_the_survivors);
     tcase_add_test(model, test_a_retry_copy_waits_for_the_rebalance);
     suite_add_tcase(suite, model);

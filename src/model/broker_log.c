@@ -398,9 +398,11 @@ static void commit_before_rebalance(World *world, uint32_t crashed)
             continue;
         commit(world, p, part->processed);
         /* a stale record out (a rebalance since took its partition back) reports nothing to
-         * commit: the mark would commit the next record's report at once */
-        part->commit_on_report = part->busy && part->out_owner == part->owner &&
-                                 part->out_generation == part->generation;
+         * commit: the mark would commit the next record's report at once; a mark an earlier
+         * rebalance made stays, the record out still at the member that owes the commit */
+        part->commit_on_report =
+            part->commit_on_report || (part->busy && part->out_owner == part->owner &&
+                                       part->out_generation == part->generation);
     }
 }
 
