@@ -729,6 +729,15 @@ START_TEST(test_view_narration_names_the_gateway_each_caller_calls)
                            .peer = billing,
                            .message = MESSAGE_CHARGE_REPLY};
     expect_narration(pane, lost, "the provider wallet's answer for payment 0 was lost");
+    /* a group's lost ack: no possessive on its id ("billing'") */
+    lost = (ViewNarration){.event = TRACE_LOST,
+                           .node = billing,
+                           .kind = NODE_CONSUMERS,
+                           .peer = TRACE_NO_NODE,
+                           .message = MESSAGE_ACK};
+    expect_narration(
+        pane, lost,
+        "the ack of the consumer group billing for payment 0 was lost: it will be delivered again");
     (void)cards;
     view_pane_destroy(pane);
     free(errors);
@@ -762,7 +771,8 @@ START_TEST(test_view_narration_names_the_group_a_delivery_was_for)
                            .message = MESSAGE_ACK};
     expect_narration(
         pane, lost,
-        "the consumer group collectors' ack for payment 0 was lost: it will be delivered again");
+        "the ack of the consumer group collectors for payment 0 was lost: it will be delivered "
+        "again");
     view_pane_destroy(pane);
     free(errors);
     free(scenario);

@@ -579,7 +579,8 @@ static ViewColor lost_sentence(const ViewPane *pane, const ViewNarration *n, con
                  group_words(pane, n->peer)); /* the broker's delivery to that group */
         return VIEW_COLOR_LOST;
     case MESSAGE_ACK:
-        snprintf(buffer, size, "the %s' ack for %s was lost: it will be delivered again",
+        /* "of the": a possessive on the group's id would read "billing'" */
+        snprintf(buffer, size, "the ack of the %s for %s was lost: it will be delivered again",
                  group_words(pane, n->node), op);
         return VIEW_COLOR_WARNING;
     case MESSAGE_CHARGE:
