@@ -779,6 +779,36 @@ START_TEST(test_view_narration_names_the_group_a_delivery_was_for)
 }
 END_TEST
 
+/* A service whose id already says what it is reads by its id alone: the gateway
+ * "provider" of mesh_two_instances_checkout is "the provider", not "the provider provider";
+ * its checkout instances are "the service checkout#2". */
+START_TEST(test_view_narration_names_a_service_its_id_describes_once)
+{
+    Scenario *scenario = calloc(1, sizeof *scenario);
+    LoadErrors *errors = calloc(1, sizeof *errors);
+    ck_assert(scenario_load_file(IDEMSIM_SOURCE_DIR
+                                 "/scenarios/architectures/mesh_two_instances_checkout.json",
+                                 NULL, 0, scenario, errors));
+    ViewPane *pane = view_pane_create(scenario, MODE_IDEMPOTENT, scenario->seed);
+    ck_assert_ptr_nonnull(pane);
+    ViewNarration declined = {.event = TRACE_DECLINED,
+                              .node = node_named(pane, "provider"),
+                              .kind = NODE_GATEWAY,
+                              .peer = TRACE_NO_NODE};
+    expect_narration(pane, declined,
+                     "the provider declined payment 0: 402, nothing charged, and the client is "
+                     "told");
+    ViewNarration restart = {.event = TRACE_RESTART,
+                             .node = node_named(pane, "checkout#2"),
+                             .kind = NODE_SERVER,
+                             .peer = TRACE_NO_NODE};
+    expect_narration(pane, restart, "the service checkout#2 restarted");
+    view_pane_destroy(pane);
+    free(errors);
+    free(scenario);
+}
+END_TEST
+
 /* A reconciliation names the gateway the server asked: the wallet, where checkout charges
  * there, as explain and the SVG name it among several gateways; and an order API's publish is
  * a sentence, not the trace's event name. */
@@ -1411,6 +1441,7 @@ static Suite *view_suite(void)
     tcase_add_test(core, test_view_narration_names_the_gateway_each_caller_calls);
     tcase_add_test(core, test_view_narration_names_the_group_a_delivery_was_for);
     tcase_add_test(core, test_view_narration_names_the_gateway_a_reconciliation_asked);
+    tcase_add_test(core, test_view_narration_names_a_service_its_id_describes_once);
     tcase_add_test(core, test_view_narration_an_order_api_publishes_rather_than_charges);
     tcase_add_test(core, test_view_word_beside_an_order_api_says_what_went_out);
     tcase_add_test(core, test_view_narration_says_what_an_outbox_relays);
