@@ -11,6 +11,7 @@
 #include "explore.h"
 #include "scenario.h"
 #include "test_cli.h"
+#include "test_world.h"
 #include "world.h"
 
 #define SCENARIOS "tests/explore_scenarios/"
@@ -197,6 +198,37 @@ START_TEST(test_c28_a_late_refund_is_as_late_as_the_refunds_own_timeout)
     ck_assert_str_eq(fault_kind_name(result->counterexample[1].kind), "delay");
     ck_assert_str_eq(fault_hop_name(result->counterexample[1].hop), "refund");
     ck_assert_double_gt(result->counterexample[1].by_ms, 20000);
+    free(result);
+    free(scenario);
+}
+END_TEST
+
+/* A channel broker (RabbitMQ) has no ack timeout, only consumer_timeout_ms: a delivery held
+ * past it closes the channel and requeues it. An ack late by more than that is charged twice
+ * with no other fault (the client never retries); a delay as late as the queue's unused ack
+ * timeout (30 s) was early for it: the property held. */
+#define CHANNEL_WORLD                                                                              \
+    "{\"name\": \"late_ack\", \"seed\": 1, \"duration_ms\": 300000,"                               \
+    " \"accounts\": [{\"id\": \"a\", \"balance\": 1000000}],"                                      \
+    " \"broker\": {\"family\": \"channel\", \"consumer_timeout_ms\": 100000,"                      \
+    "   \"consumers\": {\"workers\": 1, \"service_ms\": {\"dist\": \"const\", \"value\": 4}}},"    \
+    " \"clients\": [{\"id\": \"shop\", \"count\": 1, \"target\": \"broker\","                      \
+    "   \"key\": \"message-id\", \"retry\": {\"max_attempts\": 1},"                                \
+    "   \"operation\": {\"kind\": \"debit\", \"amount\": 100}, \"workload\": {\"ops\": 1}}],"      \
+    " \"network\": {\"default\": {\"loss\": 0, \"delay_ms\": {\"dist\": \"exp\", \"mean\": 5}}}}"
+
+START_TEST(test_a_late_ack_is_as_late_as_a_channels_consumer_timeout)
+{
+    Scenario *scenario = test_load(CHANNEL_WORLD, NULL, 0);
+    ExploreOptions options = {
+        .max_faults = 1, .property = EXPLORE_NO_DOUBLE, .threads = 2, .seed = scenario->seed};
+    ExploreResult *result = malloc(sizeof *result);
+    explore_mode(scenario, MODE_AT_LEAST_ONCE, &options, result);
+    ck_assert(result->found);
+    ck_assert_uint_eq(result->counterexample_count, 1);
+    ck_assert_str_eq(fault_kind_name(result->counterexample[0].kind), "delay");
+    ck_assert_str_eq(fault_hop_name(result->counterexample[0].hop), "ack");
+    ck_assert_double_gt(result->counterexample[0].by_ms, 100000);
     free(result);
     free(scenario);
 }
@@ -530,6 +562,7 @@ static Suite *explore_suite(void)
     tcase_add_test(core, test_an_architecture_in_the_services_form_is_explored);
     tcase_add_test(core, test_c28_a_refund_retried_under_a_new_key_refunds_twice_with_two_faults);
     tcase_add_test(core, test_c28_a_late_refund_is_as_late_as_the_refunds_own_timeout);
+    tcase_add_test(core, test_a_late_ack_is_as_late_as_a_channels_consumer_timeout);
     tcase_add_test(core, test_results_do_not_depend_on_the_thread_count);
     tcase_add_test(core, test_each_set_of_faults_is_run_once);
     tcase_add_test(core, test_sampling_finds_and_shrinks_the_single_fault);

@@ -192,6 +192,100 @@ START_TEST(test_a_rebalance_commits_the_record_a_member_finishes)
 }
 END_TEST
 
+/* The same world rebalanced every 33 ms (rebalance_every_ms: the owners lose their partitions
+ * without committing): at 33 ms the survivor's two records out go stale, and at the restart
+ * (34 ms) they are still out. Their reports are refused (37, 41 ms); the join's commit waits
+ * for no record of the new generation, so the records handed out after them are committed at
+ * the 1 s tick, not as they report (before the rebalance at 66 ms rewinds them again). */
+START_TEST(test_a_stale_record_out_at_a_join_commits_nothing_on_report)
+{
+    const char *const overrides[] = {"services.log.commit_interval_ms=1000",
+                                     "services.log.rebalance_every_ms=33",
+                                     "services.workers.crash.restart_ms=28"};
+    LogTimes times = run_with(LOG_WORLD("2", "2"), overrides, 3, MODE_AT_LEAST_ONCE);
+    ck_assert_uint_ge(times.rebalances, 3);
+    ck_assert_int_eq(times.rebalanced_at[1], 33000);
+    uint32_t between = 0;
+    for (uint32_t i = 0; i < times.commits; i++)
+        between += times.committed_at[i] > 33000 && times.committed_at[i] < 66000;
+    ck_assert_uint_eq(between, 0);
+}
+END_TEST
+
+/* Three instances, one partition each, the second and third partitions' records 3 ms after
+ * the first's: the first instance crashes at 6 ms, and its rebalance deals the second
+ * partition to the third instance while the second instance runs its record (processed 5 to
+ * 9 ms, reported at 10), which it commits as it reports. The third instance crashes at 9 ms,
+ * after its own record's effect, before that report: the second partition, its own for 3 ms,
+ * was never handed to it, so the rebalance replays only the record that died with it, and the
+ * second instance's report is not refused (Kafka's member finished the record and committed
+ * it in its join, before the first rebalance was over). */
+#define NEW_OWNER_WORLD                                                                            \
+    "{\"name\": \"log_new_owner\", \"seed\": 1, \"duration_ms\": 60,"                              \
+    " \"accounts\": [{\"id\": \"a\", \"balance\": 1000000}],"                                      \
+    " \"services\": ["                                                                             \
+    "   {\"id\": \"log\", \"kind\": \"broker\", \"family\": \"log\", \"partitions\": 3,"           \
+    "    \"commit\": \"after\", \"commit_interval_ms\": 1000},"                                    \
+    "   {\"id\": \"workers\", \"kind\": \"consumers\", \"consumes\": \"log\","                     \
+    "    \"instances\": 3, \"key_store\": \"keys\","                                               \
+    "    \"service_ms\": {\"dist\": \"const\", \"value\": 4},"                                     \
+    "    \"crash\": {\"point\": \"after-effect\", \"prob\": 0.5, \"max_crashes\": 1,"              \
+    "               \"restart_ms\": 1000}},"                                                       \
+    "   {\"id\": \"keys\", \"kind\": \"key_store\", \"lock_timeout_ms\": 5}],"                     \
+    " \"clients\": [{\"id\": \"shop\", \"count\": 1, \"publishes\": \"log\","                      \
+    "   \"key\": \"message-id\", \"operation\": {\"kind\": \"debit\", \"amount\": 100},"           \
+    "   \"workload\": {\"at_ms\": [0, 10, 20, 30]}},"                                              \
+    "  {\"id\": \"late\", \"count\": 2, \"publishes\": \"log\","                                   \
+    "   \"key\": \"message-id\", \"operation\": {\"kind\": \"debit\", \"amount\": 100},"           \
+    "   \"workload\": {\"at_ms\": [3, 13, 23, 33]}}],"                                             \
+    " \"network\": {\"default\": {\"delay_ms\": {\"dist\": \"const\", \"value\": 1}}},"            \
+    " \"faults\": [{\"fault\": \"consumer-crash\", \"operation\": 0, \"attempt\": 1,"              \
+    "   \"copy\": 258},"                                                                           \
+    "  {\"fault\": \"consumer-crash\", \"operation\": 8, \"attempt\": 1, \"copy\": 258}]}"
+
+static void note_refused(void *context, const TraceRecord *record)
+{
+    *(uint32_t *)context += record->event == TRACE_COMMIT_REFUSED;
+}
+
+START_TEST(test_a_new_owners_crash_spares_the_record_a_member_finishes)
+{
+    LogTimes times = run_times(NEW_OWNER_WORLD, 0, MODE_AT_LEAST_ONCE);
+    ck_assert_uint_ge(times.rebalances, 2);
+    ck_assert_int_eq(times.rebalanced_at[1], 9000);
+    ck_assert_int_eq(times.replays[1], 1); /* the third instance's own record */
+    Scenario *scenario = test_load(NEW_OWNER_WORLD, NULL, 0);
+    uint32_t refused = 0;
+    World *world =
+        world_create(scenario, MODE_AT_LEAST_ONCE, scenario->seed,
+                     (TraceSink){.write = note_refused, .context = &refused}, (WorldLimits){0});
+    world_run(world);
+    world_destroy(world);
+    free(scenario);
+    ck_assert_uint_eq(refused, 0);
+}
+END_TEST
+
+/* The same world with the first instance back at 8 ms, before the second and third
+ * instances' records report (10 ms): its join is a second rebalance while those records still
+ * run, at the instances the first rebalance took their partitions from. Each still commits its
+ * record as it reports, the first rebalance's commit not undone by the second. */
+START_TEST(test_a_second_rebalance_keeps_the_commit_a_member_owes)
+{
+    const char *const overrides[] = {"services.workers.session_timeout_ms=0",
+                                     "services.workers.crash.restart_ms=2",
+                                     ("faults=[{\"fault\": \"consumer-crash\", \"operation\": 0,"
+                                      " \"attempt\": 1, \"copy\": 258}]")};
+    LogTimes times = run_with(NEW_OWNER_WORLD, overrides, 3, MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(times.rebalances, 2);
+    ck_assert_int_eq(times.rebalanced_at[1], 8000);
+    uint32_t on_report = 0;
+    for (uint32_t i = 0; i < times.commits; i++)
+        on_report += times.committed_at[i] == 10000;
+    ck_assert_uint_eq(on_report, 2);
+}
+END_TEST
+
 /* Three instances, one partition each, committing every second (no auto-commit tick in the
  * run): the first instance crashes at 6 ms as above, the second right after its third
  * record's effect (26 ms), so its partition has two records processed and none committed.
@@ -313,6 +407,9 @@ int main(void)
     tcase_add_test(model, test_the_others_go_on_until_a_rejoin_waits_for_the_session);
     tcase_add_test(model, test_the_session_delays_records_without_losing_them);
     tcase_add_test(model, test_a_rebalance_commits_the_record_a_member_finishes);
+    tcase_add_test(model, test_a_stale_record_out_at_a_join_commits_nothing_on_report);
+    tcase_add_test(model, test_a_new_owners_crash_spares_the_record_a_member_finishes);
+    tcase_add_test(model, test_a_second_rebalance_keeps_the_commit_a_member_owes);
     tcase_add_test(model, test_a_pending_session_keeps_its_partition_from_the_survivors);
     tcase_add_test(model, test_a_retry_copy_waits_for_the_rebalance);
     suite_add_tcase(suite, model);

@@ -729,6 +729,15 @@ START_TEST(test_view_narration_names_the_gateway_each_caller_calls)
                            .peer = billing,
                            .message = MESSAGE_CHARGE_REPLY};
     expect_narration(pane, lost, "the provider wallet's answer for payment 0 was lost");
+    /* a group's lost ack: no possessive on its id ("billing'") */
+    lost = (ViewNarration){.event = TRACE_LOST,
+                           .node = billing,
+                           .kind = NODE_CONSUMERS,
+                           .peer = TRACE_NO_NODE,
+                           .message = MESSAGE_ACK};
+    expect_narration(
+        pane, lost,
+        "the ack of the consumer group billing for payment 0 was lost: it will be delivered again");
     (void)cards;
     view_pane_destroy(pane);
     free(errors);
@@ -762,7 +771,38 @@ START_TEST(test_view_narration_names_the_group_a_delivery_was_for)
                            .message = MESSAGE_ACK};
     expect_narration(
         pane, lost,
-        "the consumer group collectors' ack for payment 0 was lost: it will be delivered again");
+        "the ack of the consumer group collectors for payment 0 was lost: it will be delivered "
+        "again");
+    view_pane_destroy(pane);
+    free(errors);
+    free(scenario);
+}
+END_TEST
+
+/* A service whose id already says what it is reads by its id alone: the gateway
+ * "provider" of mesh_two_instances_checkout is "the provider", not "the provider provider";
+ * its checkout instances are "the service checkout#2". */
+START_TEST(test_view_narration_names_a_service_its_id_describes_once)
+{
+    Scenario *scenario = calloc(1, sizeof *scenario);
+    LoadErrors *errors = calloc(1, sizeof *errors);
+    ck_assert(scenario_load_file(IDEMSIM_SOURCE_DIR
+                                 "/scenarios/architectures/mesh_two_instances_checkout.json",
+                                 NULL, 0, scenario, errors));
+    ViewPane *pane = view_pane_create(scenario, MODE_IDEMPOTENT, scenario->seed);
+    ck_assert_ptr_nonnull(pane);
+    ViewNarration declined = {.event = TRACE_DECLINED,
+                              .node = node_named(pane, "provider"),
+                              .kind = NODE_GATEWAY,
+                              .peer = TRACE_NO_NODE};
+    expect_narration(pane, declined,
+                     "the provider declined payment 0: 402, nothing charged, and the client is "
+                     "told");
+    ViewNarration restart = {.event = TRACE_RESTART,
+                             .node = node_named(pane, "checkout#2"),
+                             .kind = NODE_SERVER,
+                             .peer = TRACE_NO_NODE};
+    expect_narration(pane, restart, "the service checkout#2 restarted");
     view_pane_destroy(pane);
     free(errors);
     free(scenario);
@@ -1401,6 +1441,7 @@ static Suite *view_suite(void)
     tcase_add_test(core, test_view_narration_names_the_gateway_each_caller_calls);
     tcase_add_test(core, test_view_narration_names_the_group_a_delivery_was_for);
     tcase_add_test(core, test_view_narration_names_the_gateway_a_reconciliation_asked);
+    tcase_add_test(core, test_view_narration_names_a_service_its_id_describes_once);
     tcase_add_test(core, test_view_narration_an_order_api_publishes_rather_than_charges);
     tcase_add_test(core, test_view_word_beside_an_order_api_says_what_went_out);
     tcase_add_test(core, test_view_narration_says_what_an_outbox_relays);

@@ -353,7 +353,9 @@ void broker_log_on_processed(World *world, const Message *report)
  * committing, rebalance_every_ms); returns the records that will be handed out again. A
  * record out at the crashed instance died with it, and its partition goes back too, though a
  * rebalance gave it to another owner while the record ran; one out at an owner that lost its
- * partition without committing finishes, and its report is refused. */
+ * partition without committing finishes, and its report is refused. One out at a survivor
+ * that commits it as it reports (commit_on_report) stays: its new owner's crash takes nothing
+ * back. */
 static uint64_t rewind_partitions(World *world, uint32_t crashed)
 {
     Broker *broker = &world->broker;
@@ -365,6 +367,10 @@ static uint64_t rewind_partitions(World *world, uint32_t crashed)
             part->busy = false;
         if (crashed != EVERY_INSTANCE && part->owner != crashed && !died)
             continue; /* a survivor's, committed (commit_before_rebalance) */
+        /* dealt to the crashed instance while its record ran at a survivor, which commits it
+         * as it reports (the join's commit): the crashed owner was handed nothing of it */
+        if (crashed != EVERY_INSTANCE && part->commit_on_report && !died)
+            continue;
         replays += part->position - part->committed;
         for (uint64_t o = part->committed; o < part->position; o++)
             abort_output(world, part->records[o - part->base], false);
@@ -391,7 +397,12 @@ static void commit_before_rebalance(World *world, uint32_t crashed)
         if (part->owner == crashed || world->broker.session_ends_at[part->owner] != 0)
             continue;
         commit(world, p, part->processed);
-        part->commit_on_report = part->busy && part->out_owner == part->owner;
+        /* a stale record out (a rebalance since took its partition back) reports nothing to
+         * commit: the mark would commit the next record's report at once; a mark an earlier
+         * rebalance made stays, the record out still at the member that owes the commit */
+        part->commit_on_report =
+            part->commit_on_report || (part->busy && part->out_owner == part->owner &&
+                                       part->out_generation == part->generation);
     }
 }
 

@@ -126,7 +126,15 @@ static double longest_timeout_ms(const Scenario *scenario)
         if (scenario_proxy_used(scenario, p) && proxy->per_try_timeout_ms > longest)
             longest = proxy->per_try_timeout_ms;
     }
-    for (uint32_t q = 0; broker && q < scenario->broker.queue_count; q++) {
+    /* the broker's own timer: a visibility-timeout queue's ack timeout; a channel's
+     * consumer_timeout_ms (a delivery held past it closes the channel), its queues' ack
+     * timeout being an unused default; a log has neither */
+    if (broker && scenario->broker.family == BROKER_CHANNEL &&
+        scenario->broker.consumer_timeout_ms > longest)
+        longest = scenario->broker.consumer_timeout_ms;
+    for (uint32_t q = 0; broker && scenario->broker.family == BROKER_VISIBILITY_TIMEOUT &&
+                         q < scenario->broker.queue_count;
+         q++) {
         if (scenario->broker.queues[q].ack_timeout_ms > longest)
             longest = scenario->broker.queues[q].ack_timeout_ms;
     }

@@ -99,9 +99,9 @@ static const char *ordinal(uint32_t n)
 
 /* ------------------------------------------------------------------ the line */
 
-/* A service by its name in the node table. */
 /* How a sentence names a service ("the %s"): by its id when that is its kind's own name (the
- * older form's "gateway", "consumers"), else by what it is and its id ("provider wallet",
+ * older form's "gateway", "consumers") or already says what it is (a gateway "provider"), else
+ * by what it is and its id ("provider wallet",
  * "broker orders", "consumer group collectors#2"), so "the %s" and "the %s's" read right
  * either way. A sentence names at most a few: they take turns in a small ring. */
 static const char *service_words(NodeKind kind, const char *id)
@@ -112,6 +112,8 @@ static const char *service_words(NodeKind kind, const char *id)
     size_t own = info->name != NULL ? strlen(info->name) : 0;
     if (info->noun == NULL ||
         (own > 0 && strncmp(id, info->name, own) == 0 && (id[own] == '\0' || id[own] == '#')))
+        return id;
+    if (strstr(id, info->noun) != NULL) /* "provider", "payment-provider": said once */
         return id;
     char *phrase = phrases[next++ % 4];
     snprintf(phrase, sizeof phrases[0], "%s %s", info->noun, id);
@@ -579,7 +581,8 @@ static ViewColor lost_sentence(const ViewPane *pane, const ViewNarration *n, con
                  group_words(pane, n->peer)); /* the broker's delivery to that group */
         return VIEW_COLOR_LOST;
     case MESSAGE_ACK:
-        snprintf(buffer, size, "the %s' ack for %s was lost: it will be delivered again",
+        /* "of the": a possessive on the group's id would read "billing'" */
+        snprintf(buffer, size, "the ack of the %s for %s was lost: it will be delivered again",
                  group_words(pane, n->node), op);
         return VIEW_COLOR_WARNING;
     case MESSAGE_CHARGE:
