@@ -728,7 +728,7 @@ START_TEST(test_view_narration_names_the_gateway_each_caller_calls)
                            .kind = NODE_GATEWAY,
                            .peer = billing,
                            .message = MESSAGE_CHARGE_REPLY};
-    expect_narration(pane, lost, "the provider wallet's answer for payment 0 was lost");
+    expect_narration(pane, lost, "the answer of the provider wallet for payment 0 was lost");
     /* a group's lost ack: no possessive on its id ("billing'") */
     lost = (ViewNarration){.event = TRACE_LOST,
                            .node = billing,

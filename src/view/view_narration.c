@@ -101,9 +101,10 @@ static const char *ordinal(uint32_t n)
 
 /* How a sentence names a service ("the %s"): by its id when that is its kind's own name (the
  * older form's "gateway", "consumers") or already says what it is (a gateway "provider"), else
- * by what it is and its id ("provider wallet",
- * "broker orders", "consumer group collectors#2"), so "the %s" and "the %s's" read right
- * either way. A sentence names at most a few: they take turns in a small ring. */
+ * by what it is and its id ("provider wallet", "broker orders", "consumer group
+ * collectors#2"), so "the %s" reads right either way; a sentence never puts a possessive
+ * after it ("the answer of the %s"). A sentence names at most a few: they take turns in a
+ * small ring. */
 static const char *service_words(NodeKind kind, const char *id)
 {
     static char phrases[4][NODE_NAME_LEN_MAX + 24];
@@ -226,7 +227,7 @@ static ViewColor key_store_sentence(const ViewPane *pane, const ViewNarration *n
                      n->attempt, op, n->value);
         return VIEW_COLOR_OK;
     case TRACE_DEDUPLICATED:
-        snprintf(buffer, size, "the %s's dedup window dropped a re-published %s",
+        snprintf(buffer, size, "the dedup window of the %s dropped a re-published %s",
                  node_words(pane, n->node), op);
         return VIEW_COLOR_OK;
     default:
@@ -589,7 +590,8 @@ static ViewColor lost_sentence(const ViewPane *pane, const ViewNarration *n, con
         snprintf(buffer, size, "the charge for %s was lost on the way to the %s", op, callee);
         return VIEW_COLOR_LOST;
     case MESSAGE_CHARGE_REPLY:
-        snprintf(buffer, size, "the %s's answer for %s was lost", node_words(pane, n->node), op);
+        snprintf(buffer, size, "the answer of the %s for %s was lost", node_words(pane, n->node),
+                 op);
         return VIEW_COLOR_WARNING;
     case MESSAGE_REFUND:
         snprintf(buffer, size, "the refund for %s was lost on the way to the %s", op, callee);

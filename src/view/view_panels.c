@@ -572,6 +572,11 @@ static bool explain_keys(const ViewPanels *panels, ViewRect r, int top)
     char why[512];
     if (pane->mode == MODE_AT_MOST_ONCE)
         at_most_once_words(pane->scenario, why, sizeof why);
+    else if (pane->mode == MODE_AT_LEAST_ONCE && !view_pane_has_kind(pane, NODE_SERVER) &&
+             pane->scenario->extra_consumer_count > 0)
+        snprintf(why, sizeof why,
+                 "No keys: every copy that reaches a consumer group runs, a redelivery of a "
+                 "payment that went through included.");
     else if (pane->mode == MODE_AT_LEAST_ONCE)
         snprintf(why, sizeof why,
                  "No keys: every copy that reaches the %s runs, a retry of a "
