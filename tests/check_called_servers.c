@@ -12,6 +12,7 @@
 #include "report.h"
 #include "scenario.h"
 #include "test_diagram.h"
+#include "test_report.h"
 #include "test_world.h"
 #include "world.h"
 
@@ -256,16 +257,8 @@ START_TEST(test_the_table_shows_a_called_stores_failovers)
                                "services.payments-keys.failover_every_ms=10000"};
     Scenario *scenario = test_load(FAST_PAYMENTS(FAST, ""), overrides, 2);
     Metrics metrics = test_run_mode(scenario, MODE_IDEMPOTENT, scenario->seed);
-    RunReport report = {.scenario = scenario,
-                        .seed = scenario->seed,
-                        .mode_count = 1,
-                        .modes = {MODE_IDEMPOTENT},
-                        .metrics = {&metrics}};
     char *text = NULL;
-    size_t size = 0;
-    FILE *stream = open_memstream(&text, &size);
-    ck_assert(report_write_table(stream, &report, false));
-    fclose(stream);
+    test_table_of(scenario, &metrics, MODE_IDEMPOTENT, &text);
     ck_assert_ptr_nonnull(strstr(text, "keys lost in failovers"));
     free(text);
     free(scenario);

@@ -14,6 +14,7 @@
 #include "report.h"
 #include "scenario.h"
 #include "scenario_inert.h"
+#include "test_report.h"
 #include "test_world.h"
 #include "world.h"
 
@@ -110,16 +111,8 @@ START_TEST(test_the_table_keeps_a_long_service_name_whole)
     text[used] = '\0';
     Scenario *scenario = test_load(text, NULL, 0);
     Metrics metrics = test_run_mode(scenario, MODE_IDEMPOTENT, scenario->seed);
-    RunReport report = {.scenario = scenario,
-                        .seed = scenario->seed,
-                        .mode_count = 1,
-                        .modes = {MODE_IDEMPOTENT},
-                        .metrics = {&metrics}};
     char *table = NULL;
-    size_t size = 0;
-    FILE *stream = open_memstream(&table, &size);
-    ck_assert(report_write_table(stream, &report, false));
-    fclose(stream);
+    test_table_of(scenario, &metrics, MODE_IDEMPOTENT, &table);
     const char *row = strstr(table, "  fulfilment-shipping-workers: replayed ");
     ck_assert_ptr_nonnull(row);
     const char *rule = strstr(table, "\n---");
