@@ -142,10 +142,6 @@ START_TEST(test_store_crashes_that_cannot_be_modelled_are_refused_at_load)
     const char *const replicated[] = {CRASH_AT_1_MS, "server.idempotency.replication_lag_ms=100"};
     test_assert_refused(scripted, replicated, 2, "$.server.idempotency.crash",
                         "fails over instead");
-    const char *const consumers[] = {
-        "broker.consumers.idempotency={\"crash\": {\"restart_ms\": 10}}"};
-    test_assert_refused(scripted, consumers, 1, "$.broker.consumers.idempotency.crash",
-                        "only a server's key store");
     const char *const outbox[] = {CRASH_AT_1_MS, "server.use_gateway=true", "server.outbox=true"};
     test_assert_refused(scripted, outbox, 3, "$.server.idempotency.crash", "outbox");
     const char *const bad_rule[] = {CRASH_AT_1_MS, "server.idempotency.when_down=\"retry\""};

@@ -122,6 +122,8 @@ static void after_effect(World *world, uint32_t job_slot, int status);
 static void complete_job(World *world, uint32_t job_slot, int status);
 static bool charges_through_gateway(const World *world, const Message *delivery);
 static void fail_handler(World *world, uint32_t job_slot, bool after_effect);
+static void report_failed_record(World *world, const Message *delivery);
+static void send_nack(World *world, const Message *delivery);
 static void request_charge(World *world, uint32_t job_slot);
 
 static void finish_job(World *world, uint32_t job)
@@ -202,6 +204,22 @@ static void schedule_service(World *world, uint32_t job_slot)
     schedule_heartbeat(world, job_slot);
 }
 
+/* The group's key store crashed on its own and the rule is to refuse (C38's fail closed): the
+ * lookup throws before any effect, and the framework hands the delivery back as it does a
+ * handler's failure (a nack: requeued at once, counted against max_deliveries; a log's record
+ * goes to its retry topic, refused at load without one), so it comes back while the store is
+ * down or after. Nothing was reserved: there is no row to record. */
+static void give_back_while_store_down(World *world, uint32_t job_slot, KeyVerdict verdict)
+{
+    const Message *delivery = &world->jobs[job_slot].request;
+    world_service_metrics(world, delivery->target)->refused++;
+    key_protocol_trace_refusal(world, &world->jobs[job_slot], verdict, 0);
+    if (world->broker.partition_count > 0)
+        report_failed_record(world, delivery);
+    else
+        send_nack(world, delivery);
+}
+
 /* Decides with the key protocol when the worker picks the message up; true: it runs. */
 static bool admit(World *world, uint32_t job_slot)
 {
@@ -238,8 +256,10 @@ static bool admit(World *world, uint32_t job_slot)
             return true;
         }
         break;
-    case KEY_MISSING:    /* refused at load: every delivery has a message id */
-    case KEY_STORE_DOWN: /* refused at load: the consumers' store never crashes on its own */
+    case KEY_STORE_DOWN:
+        give_back_while_store_down(world, job_slot, verdict);
+        return false;
+    case KEY_MISSING: /* refused at load: every delivery has a message id */
         break;
     }
     key_protocol_trace_refusal(world, job, verdict, 0);

@@ -30,14 +30,14 @@ static void schedule_store_crash(World *world, KeyProtocol *keys)
 void key_protocol_init(World *world, KeyProtocol *keys, const IdempotencySpec *policy,
                        uint32_t node, uint32_t side, bool enabled)
 {
-    *keys =
-        (KeyProtocol){.policy = policy,
-                      .store = idem_store_create(1024),
-                      .node = node,
-                      .side = side,
-                      .enabled = enabled,
-                      .bypass = !enabled,
-                      .down_node = policy->crash.enabled ? world->key_store_node : TRACE_NO_NODE};
+    *keys = (KeyProtocol){.policy = policy,
+                          .store = idem_store_create(1024),
+                          .node = node,
+                          .side = side,
+                          .enabled = enabled,
+                          .bypass = !enabled,
+                          .down_node = policy->crash.enabled ? world_store_node_of(world, policy)
+                                                             : TRACE_NO_NODE};
     SimTimeUs interval = sim_time_us_from_ms(policy->cleanup_interval_ms);
     if (enabled && interval > 0)
         world_start_sweep(world, side, interval);

@@ -98,6 +98,22 @@ const WorldNode *world_node(const World *world, uint32_t node)
     return &world->nodes[node];
 }
 
+uint32_t world_store_node_of(const World *world, const IdempotencySpec *store)
+{
+    for (uint32_t n = world->group_count; n < world->node_count; n++) {
+        const WorldNode *node = &world->nodes[n];
+        if (node->kind != NODE_KEY_STORE)
+            continue;
+        const IdempotencySpec *settings =
+            node->actor == 0
+                ? &world->scenario.server.idempotency
+                : &scenario_consumer_group(&world->scenario, node->actor - 1)->idempotency;
+        if (settings == store)
+            return n;
+    }
+    return TRACE_NO_NODE;
+}
+
 uint32_t world_node_of_kind(const World *world, NodeKind kind)
 {
     for (uint32_t node = world->group_count; node < world->node_count; node++) {
@@ -719,7 +735,6 @@ static void build_nodes(World *world)
             world->server_count += spec->instance_count;
         }
     }
-    world->key_store_node = TRACE_NO_NODE;
     for (uint32_t p = 0; p < 1 + PROXIES_EXTRA_MAX; p++)
         world->proxy_nodes[p] = TRACE_NO_NODE;
     uint32_t server_lane = world->group_count + service_lane(scenario, NODE_SERVER);
@@ -757,11 +772,12 @@ static void build_nodes(World *world)
             consumers->node = node;
             consumers->group = spec->number;
             consumers->spec = scenario_consumer_group(scenario, spec->number);
-        } else if (spec->kind == NODE_KEY_STORE) {
-            world->key_store_node = node;
-            entry->lane = world->group_count + NODE_KIND_COUNT;
+        } else if (spec->kind == NODE_KEY_STORE) { /* number 0: the server's; g + 1: group g's */
+            entry->actor = spec->number;
+            entry->lane = world->group_count + NODE_KIND_COUNT + spec->number;
             entry->active =
-                world->mode == MODE_IDEMPOTENT && node_kind_reached(scenario, NODE_SERVER);
+                world->mode == MODE_IDEMPOTENT &&
+                node_kind_reached(scenario, spec->number == 0 ? NODE_SERVER : NODE_CONSUMERS);
         } else if (spec->kind == NODE_SERVER) {
             entry->actor = first_server[spec->number] + spec->instance;
             entry->lane = server_lane;
@@ -1323,7 +1339,8 @@ const Scenario *world_scenario(const World *world)
     return &world->scenario;
 }
 
-/* The server's stores: the shared one, or every instance's own. */
+/* Every store: the server's (the shared one, or every instance's own) and the consumer
+ * groups'. Only a store that crashes on its own (C38) is ever down. */
 bool world_key_store_down(const World *world)
 {
     for (uint32_t side = 0; side < world->store_count; side++) {

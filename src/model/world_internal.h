@@ -577,8 +577,6 @@ struct World {
     uint32_t proxy_node; /* the first proxy's; TRACE_NO_NODE when no group goes through one */
     uint32_t proxy_nodes[1 + PROXIES_EXTRA_MAX]; /* each proxy's: [0] proxy_node, then the
                                                     extra ones' (TRACE_NO_NODE: none) */
-    uint32_t key_store_node; /* the server's store as a node of its own: TRACE_NO_NODE unless
-                                it crashes on its own (C38) */
     Broker broker;
     uint32_t consumer_count; /* every consumer group's instances, group by group */
     Consumers consumers[CONSUMERS_MAX];
@@ -680,6 +678,9 @@ void world_operation_finished(World *world, Operation *op);
  * same for theirs), the other instances' own when the server's is per instance, then each
  * called server's, then the other consumer instances' own when theirs is per instance. */
 typedef enum { STORE_SERVER, STORE_CONSUMERS, STORE_INSTANCE_FIRST } StoreSide;
+/* The node of the key store with these settings that crashes on its own (C38: the server's,
+ * or a consumer group's), or TRACE_NO_NODE. */
+uint32_t world_store_node_of(const World *world, const IdempotencySpec *store);
 void world_start_sweep(World *world, uint32_t side, SimTimeUs interval_us);
 void world_reschedule_sweep(World *world, uint32_t side, SimTimeUs interval_us);
 

@@ -285,15 +285,36 @@ static void write_groups(FILE *stream, const RunReport *report, int width)
 /* Whether the table lists each service's counters: when the scenario sends work through
  * three services or more, or through one with several instances; a single server, or a
  * server and its provider, say all in the rows above. */
+/* The services some mode's run sends work through, in lane order: those of the mode with the
+ * most (a key store is one in the idempotent mode only, the only mode that consults it).
+ * Returns how many, and the metrics that name them. */
+static uint32_t services_in_lane_order(const RunReport *report, uint32_t order[SERVICE_METRICS_MAX],
+                                       const Metrics **named_by)
+{
+    uint32_t count = 0;
+    *named_by = report->metrics[0];
+    for (uint32_t m = 0; m < report->mode_count; m++) {
+        uint32_t mode_order[SERVICE_METRICS_MAX];
+        uint32_t mode_count = metrics_services_in_lane_order(report->metrics[m], mode_order);
+        if (m == 0 || mode_count > count) {
+            count = mode_count;
+            memcpy(order, mode_order, sizeof mode_order[0] * mode_count);
+            *named_by = report->metrics[m];
+        }
+    }
+    return count;
+}
+
 static bool shows_services(const RunReport *report)
 {
     if (report->mode_count == 0)
         return false;
     uint32_t order[SERVICE_METRICS_MAX];
-    uint32_t count = metrics_services_in_lane_order(report->metrics[0], order);
+    const Metrics *metrics;
+    uint32_t count = services_in_lane_order(report, order, &metrics);
     bool instances = false;
     for (uint32_t i = 0; i < count; i++)
-        instances |= report->metrics[0]->services[order[i]].instance_count > 1;
+        instances |= metrics->services[order[i]].instance_count > 1;
     return count >= 3 || instances;
 }
 
@@ -318,9 +339,10 @@ static void write_services(FILE *stream, const RunReport *report, int width)
         return;
     fprintf(stream, "per service (METRIC@SERVICE)\n");
     uint32_t order[SERVICE_METRICS_MAX];
-    uint32_t count = metrics_services_in_lane_order(report->metrics[0], order);
+    const Metrics *metrics;
+    uint32_t count = services_in_lane_order(report, order, &metrics);
     for (uint32_t i = 0; i < count; i++) {
-        const char *name = report->metrics[0]->services[order[i]].name;
+        const char *name = metrics->services[order[i]].name;
         for (unsigned k = 0; k < scenario_service_metric_count; k++) {
             const char *metric = scenario_service_metric_names[k];
             double values[MODE_COUNT];
@@ -399,9 +421,10 @@ static int label_width(const RunReport *report)
     if (!shows_services(report))
         return width;
     uint32_t order[SERVICE_METRICS_MAX];
-    uint32_t count = metrics_services_in_lane_order(report->metrics[0], order);
+    const Metrics *metrics;
+    uint32_t count = services_in_lane_order(report, order, &metrics);
     for (uint32_t i = 0; i < count; i++) {
-        const char *name = report->metrics[0]->services[order[i]].name;
+        const char *name = metrics->services[order[i]].name;
         for (unsigned k = 0; k < scenario_service_metric_count; k++) {
             double values[MODE_COUNT];
             const char *metric = scenario_service_metric_names[k];

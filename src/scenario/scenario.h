@@ -885,7 +885,7 @@ bool scenario_uses_balance_updates(const Scenario *scenario);
 bool scenario_uses_connection_closes(const Scenario *scenario);
 /* A group fulfils another's orders (clients[].same_orders_as, C33). */
 bool scenario_uses_same_orders(const Scenario *scenario);
-/* The server's key store crashes on its own (server.idempotency.crash, C38): its rows. */
+/* A key store crashes on its own (C38): the server's, or a consumer group's: its rows. */
 bool scenario_uses_store_crash(const Scenario *scenario);
 /* Consumers' handlers may fail, or a dead-letter consumer reviews (C36): their rows. */
 bool scenario_uses_failing_consumers(const Scenario *scenario);
@@ -949,7 +949,8 @@ bool scenario_consumers_share_server_store(const Scenario *scenario);
 uint32_t scenario_consumer_instances(const Scenario *scenario);
 uint32_t scenario_group_instances(const ConsumerSpec *group);
 /* Whether the first consumer group's key store keeps its rows when one of its instances
- * crashes: durable, one store its instances share (a database or a cache they all consult,
+ * crashes: durable, a store that crashes on its own (a process of its own, C38), one store its
+ * instances share (a database or a cache they all consult,
  * which no instance owns), or the first server's; an instance's own store, in its memory, is
  * wiped by its crash. The same for any group (which shares no server's store). */
 bool scenario_consumers_store_outlives_crash(const Scenario *scenario);
@@ -976,19 +977,20 @@ typedef struct {
     uint32_t instance_count; /* servers, consumers: its service's instances (else 1) */
 } ScenarioNode;
 /* The most service nodes a run has: each kind once, every server's further instances, a key
- * store of its own, the called servers, the gateways and proxies after the first, and the
- * consumer group's further instances. */
+ * store of its own, the called servers, the gateways and proxies after the first, the
+ * consumer groups' further instances, and each consumer group's key store of its own. */
 #define SCENARIO_NODES_MAX                                                                         \
     (NODE_KIND_COUNT + SERVER_INSTANCES_EXTRA_MAX + CALLED_SERVERS_MAX + GATEWAYS_EXTRA_MAX +      \
      PROXIES_EXTRA_MAX + CONSUMER_INSTANCES_MAX - 1 +                                              \
-     CONSUMER_GROUPS_EXTRA_MAX * CONSUMER_INSTANCES_MAX)
+     CONSUMER_GROUPS_EXTRA_MAX * CONSUMER_INSTANCES_MAX + 1 + CONSUMER_GROUPS_EXTRA_MAX)
 /* The service nodes a run of scenario has, in node order after the client groups: server,
  * gateway, broker, consumers, the proxy when a group goes through it (each kind in
  * scenario_names_service's order, some only when reached), the first server's instances
  * 2..n, a key store that crashes on its own (C38), the called servers, then the called
  * servers' instances 2..n, then the gateways after the first, then the proxies after the
- * first, then the consumer group's instances 2..n. A node's id, and so its links' draws,
- * never moves when a later one is added. With several instances a service's node is instance
+ * first, then the consumer group's instances 2..n, then the later consumer groups' instances,
+ * then each consumer group's key store that crashes on its own. A node's id, and so its links'
+ * draws, never moves when a later one is added. With several instances a service's node is instance
  * 1: "<id>#1". Returns how many (at most SCENARIO_NODES_MAX). */
 unsigned scenario_service_nodes(const Scenario *scenario, ScenarioNode nodes[SCENARIO_NODES_MAX]);
 /* Their names alone; names past capacity are not written. */

@@ -150,6 +150,14 @@ unsigned scenario_service_nodes(const Scenario *scenario, ScenarioNode nodes[SCE
         for (uint32_t i = 0; i < group_instances; i++)
             add_node(nodes, &count, NODE_CONSUMERS, extra->id, g + 1, i, group_instances);
     }
+    for (uint32_t g = 0; g <= scenario->extra_consumer_count; g++) { /* a group's crashing store */
+        const IdempotencySpec *store = &scenario_consumer_group(scenario, g)->idempotency;
+        if (!store->crash.enabled || (g == 0 && scenario_consumers_share_server_store(scenario)))
+            continue;
+        char id[NAME_LEN_MAX];
+        scenario_key_store_id(scenario, store, NODE_CONSUMERS, id);
+        add_node(nodes, &count, NODE_KEY_STORE, id, g + 1, 0, 1);
+    }
     return count;
 }
 

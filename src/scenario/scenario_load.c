@@ -278,7 +278,8 @@ bool scenario_group_store_outlives_crash(const Scenario *scenario, const Consume
 {
     const IdempotencySpec *store = &group->idempotency;
     bool first = group == &scenario->broker.consumers;
-    return store->durable || (first && scenario_consumers_share_server_store(scenario)) ||
+    return store->durable || store->crash.enabled || /* a process of its own (C38) */
+           (first && scenario_consumers_share_server_store(scenario)) ||
            (scenario_group_instances(group) > 1 && store->placement != PLACEMENT_PER_INSTANCE);
 }
 
@@ -379,7 +380,10 @@ bool scenario_uses_same_orders(const Scenario *scenario)
 
 bool scenario_uses_store_crash(const Scenario *scenario)
 {
-    return scenario->server.idempotency.crash.enabled;
+    bool crashes = scenario->server.idempotency.crash.enabled;
+    for (uint32_t g = 0; g <= scenario->extra_consumer_count; g++)
+        crashes |= scenario_consumer_group(scenario, g)->idempotency.crash.enabled;
+    return crashes;
 }
 
 bool scenario_uses_failing_consumers(const Scenario *scenario)

@@ -897,6 +897,9 @@ static void check_failing_consumers(SchemaReader *reader, const cJSON *root,
     bool retry_topics = consumers->retryable_topic.enabled;
     bool fails_in_log = log && !retry_topics &&
                         (consumers->fail_before_effect > 0 || consumers->fail_after_effect > 0);
+    /* consumers.c: a store that is down fails the run as a handler's failure does */
+    bool store_down_fails_in_log = log && !retry_topics && consumers->idempotency.crash.enabled &&
+                                   consumers->idempotency.when_down == WHEN_DOWN_REFUSE;
     bool reviews_nothing =
         consumers->dead_letters == DEAD_LETTERS_REVIEW && (log ? !retry_topics : !dead_letters);
     bool resumes_charge = resumes && consumers->use_gateway;
@@ -921,7 +924,7 @@ static void check_failing_consumers(SchemaReader *reader, const cJSON *root,
                               : NULL;
     bool stuck = log && held_by != NULL && consumers->idempotency.lock_timeout_ms == 0;
     if (!fails_in_log && !reviews_nothing && !resumes_charge && !retry_topics_off_log &&
-        !retry_topics_in_transaction && !stuck && !session_off_log)
+        !retry_topics_in_transaction && !stuck && !session_off_log && !store_down_fails_in_log)
         return;
     unsigned pushed = 0;
     bool services_form = ((const ScenarioReader *)reader)->services_form;
@@ -953,6 +956,12 @@ static void check_failing_consumers(SchemaReader *reader, const cJSON *root,
                             "expected no retryable_topic with a transactional broker (Spring "
                             "Kafka's non-blocking retries cannot combine with container "
                             "transactions)");
+        if (store_down_fails_in_log)
+            schema_error(reader,
+                         "expected %swhen_down 'proceed', or a retryable_topic, with family "
+                         "'log': a store that is down fails the record's run, and a log has no "
+                         "per-message nack",
+                         services_form ? "its key store's " : "idempotency.");
         if (stuck)
             schema_error(reader,
                          "expected %slock_timeout_ms > 0 with family 'log' %s: a key left "

@@ -224,15 +224,6 @@ static void read_required_for_consumers(SchemaReader *reader, const cJSON *item,
                          "(its message id or its business hash)");
 }
 
-static void read_crash_for_consumers(SchemaReader *reader, const cJSON *item, void *target)
-{
-    (void)item;
-    (void)target;
-    schema_error(reader, "expected no 'crash' or 'when_down' for the consumers' store: only a "
-                         "server's key store crashes on its own (the consumers' store lives and "
-                         "dies with them)");
-}
-
 /* The store's own crash (C38): an object given turns it on. */
 static void check_store_crash(SchemaReader *reader, const cJSON *object, void *base, bool clean)
 {
@@ -309,10 +300,8 @@ static void read_compare_for_consumers(SchemaReader *reader, const cJSON *item, 
     FIELD_CHOICE("placement", IdempotencySpec, placement, scenario_names_placement),               \
     FIELD_CUSTOM("compare", SCHEMA_ENUM_MEMBER(IdempotencySpec, compare),                          \
                  read_compare_for_consumers, NULL, false),                                         \
-    FIELD_CUSTOM("crash", SCHEMA_MEMBER(IdempotencySpec, crash, StoreCrashSpec),                   \
-                 read_crash_for_consumers, NULL, false),                                           \
-    FIELD_CUSTOM("when_down", SCHEMA_ENUM_MEMBER(IdempotencySpec, when_down),                      \
-                 read_crash_for_consumers, NULL, false)
+    FIELD_OBJECT("crash", IdempotencySpec, crash, store_crash_schema),                             \
+    FIELD_CHOICE("when_down", IdempotencySpec, when_down, scenario_names_when_down)
 /* clang-format on */
 
 /* A store kept in an instance's memory has no replica to fail over to or read from (a
@@ -325,6 +314,21 @@ static bool refuse_replica_in_memory(SchemaReader *reader, const IdempotencySpec
                     "expected 0 with \"placement\": \"per-instance\" (a store in an "
                     "instance's memory has no replica)");
     return true;
+}
+
+/* A store's own crash (C38) is modelled for a store of its own that has no replica: a
+ * server's or a consumer group's. */
+static void refuse_crash_unmodelled(SchemaReader *reader, const IdempotencySpec *store)
+{
+    if (store->crash.enabled && store->placement == PLACEMENT_PER_INSTANCE)
+        schema_error_at(reader, "crash",
+                        "expected no crash of its own with \"placement\": \"per-instance\" (a "
+                        "store in an instance's memory crashes with its instance)");
+    else if (store->crash.enabled && store->replication_lag_ms > 0)
+        schema_error_at(reader, "crash",
+                        "expected no crash of its own with replication_lag_ms (a store with a "
+                        "replica fails over instead of going down; both together are not "
+                        "modelled)");
 }
 
 /* A replica read matters only where the lookup decides (check-then-insert, execute-then-save:
@@ -344,26 +348,22 @@ static void check_server_store(SchemaReader *reader, const cJSON *object, void *
                         "expected \"primary\" with \"reserve\": \"atomic\" (the atomic "
                         "reservation is a write the primary decides; a replica read changes "
                         "nothing)");
-    if (store->crash.enabled && store->placement == PLACEMENT_PER_INSTANCE)
-        schema_error_at(reader, "crash",
-                        "expected no crash of its own with \"placement\": \"per-instance\" (a "
-                        "store in an instance's memory crashes with its instance)");
-    else if (store->crash.enabled && store->replication_lag_ms > 0)
-        schema_error_at(reader, "crash",
-                        "expected no crash of its own with replication_lag_ms (a store with a "
-                        "replica fails over instead of going down; both together are not "
-                        "modelled)");
+    refuse_crash_unmodelled(reader, store);
 }
 
 /* The store's own crash and what a request meets meanwhile are written only when it has one:
  * other scenarios show as they were. */
-static bool server_store_shown(const SchemaWriter *writer, const void *base, const char *key)
+static bool store_crash_shown(const IdempotencySpec *store, const char *key)
 {
-    (void)writer;
-    const IdempotencySpec *store = base;
     if (strcmp(key, "crash") == 0 || strcmp(key, "when_down") == 0)
         return store->crash.enabled;
     return true;
+}
+
+static bool server_store_shown(const SchemaWriter *writer, const void *base, const char *key)
+{
+    (void)writer;
+    return store_crash_shown(base, key);
 }
 
 static const SchemaField server_idempotency_fields[] = {SERVER_IDEMPOTENCY_FIELDS};
@@ -376,16 +376,19 @@ static void check_consumers_store(SchemaReader *reader, const cJSON *object, voi
 {
     (void)object;
     (void)clean;
-    refuse_replica_in_memory(reader, base);
+    if (!refuse_replica_in_memory(reader, base))
+        refuse_crash_unmodelled(reader, base);
 }
 
-/* The placement is written only when a group's instances keep their own: other scenarios
- * show as they were. */
+/* The placement is written only when a group's instances keep their own, and the store's
+ * crash only when it has one: other scenarios show as they were. */
 static bool consumers_store_shown(const SchemaWriter *writer, const void *base, const char *key)
 {
     (void)writer;
     const IdempotencySpec *store = base;
-    return strcmp(key, "placement") != 0 || store->placement == PLACEMENT_PER_INSTANCE;
+    if (strcmp(key, "placement") == 0)
+        return store->placement == PLACEMENT_PER_INSTANCE;
+    return store_crash_shown(store, key);
 }
 
 static const SchemaField consumer_idempotency_fields[] = {CONSUMER_IDEMPOTENCY_FIELDS};

@@ -491,8 +491,12 @@ static ViewColor service_sentence(const ViewPane *pane, const ViewNarration *n, 
         snprintf(buffer, size, "the %s crashed %s", where,
                  crash_words((CrashPoint)n->detail, pane->mode == MODE_IDEMPOTENT));
         return VIEW_COLOR_WARNING;
-    case TRACE_STORE_DOWN:
-        snprintf(buffer, size, "the key store is down: the %s refuses %s (503)", where, op);
+    case TRACE_STORE_DOWN: /* a consumer's refusal has no status: its delivery goes back */
+        if (n->value == 0)
+            snprintf(buffer, size, "the key store is down: the %s hands %s back to the broker",
+                     where, op);
+        else
+            snprintf(buffer, size, "the key store is down: the %s refuses %s (503)", where, op);
         return VIEW_COLOR_WARNING;
     case TRACE_UNCHECKED:
         snprintf(buffer, size, "the key store is down: the %s runs %s with no key check", where,
@@ -525,7 +529,8 @@ static ViewColor broker_sentence(const ViewPane *pane, const ViewNarration *n, c
     case TRACE_REDELIVER:
         snprintf(buffer, size, "the %s hands %s out again (delivery #%" PRId64 "): %s", where, op,
                  n->value,
-                 pane->scenario->broker.family == BROKER_LOG       ? "replayed from the last commit"
+                 n->after_nack ? "its consumer handed it back (a nack)"
+                 : pane->scenario->broker.family == BROKER_LOG     ? "replayed from the last commit"
                  : pane->scenario->broker.family == BROKER_CHANNEL ? "its channel closed"
                                                                    : "no ack in time");
         return VIEW_COLOR_WARNING;

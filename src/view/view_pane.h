@@ -83,6 +83,8 @@ typedef struct {
     uint32_t effects; /* the operation's effects at that moment */
     int64_t value;
     uint32_t detail; /* the record's detail (a CrashPoint, the MessageKind lost offline) */
+    bool after_nack; /* a redelivery its consumer asked for (a nack), not a timeout's or a
+                        closed channel's */
 } ViewNarration;
 
 /* ------------------------------------------------------------------ key store sample */
@@ -141,6 +143,9 @@ typedef struct {
     ViewMechanism mechanisms[VIEW_MECHANISMS_MAX]; /* a ring, oldest overwritten */
     uint64_t mechanism_count;                      /* ever recorded */
     SimTimeUs narration_hold_us; /* a less notable event replaces the line after this */
+    uint64_t nacked_operation;   /* the operation of the last nack, until it is redelivered (the
+                                    broker traces the nack, then the redelivery) */
+    bool nack_pending;
     uint64_t records;
     uint64_t records_by_event[TRACE_EVENT_COUNT];
 

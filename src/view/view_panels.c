@@ -526,7 +526,8 @@ static void keys_heading(const ViewPanels *panels, ViewRect r)
                  world_key_store_down(pane->world) ? "DOWN \xC2\xB7 " : "", keys->rows,
                  keys->processing);
     else
-        snprintf(counts, sizeof counts, "%" PRIu64 " keys",
+        snprintf(counts, sizeof counts, "%s%" PRIu64 " keys",
+                 world_key_store_down(pane->world) ? "DOWN \xC2\xB7 " : "",
                  world_metrics(pane->world)->key_store_rows);
     view_canvas_text(canvas, VIEW_FONT_SMALL, C(VIEW_COLOR_TEXT_DIM), r.x + r.w, r.y,
                      VIEW_ALIGN_RIGHT, counts);

@@ -110,6 +110,15 @@ static void narrate(ViewPane *pane, const TraceRecord *record, TraceEvent event,
     MessageKind message = record->message;
     bool lost_answer = event == TRACE_LOST && !starts_a_job(message);
     int rank = rank_of(event, effects, record->value, lost_answer);
+    bool after_nack = false;
+    if (event == TRACE_NACKED) {
+        pane->nacked_operation = record->operation;
+        pane->nack_pending = true;
+    } else if (event == TRACE_REDELIVER && pane->nack_pending &&
+               pane->nacked_operation == record->operation) {
+        after_nack = true;
+        pane->nack_pending = false;
+    }
     ViewNarration *line = &pane->narration;
     bool stale = !line->present || record->t_us >= line->t_us + pane->narration_hold_us;
     if (rank < 0 || (!stale && (rank < line->rank || rank == 0)))
@@ -130,6 +139,7 @@ static void narrate(ViewPane *pane, const TraceRecord *record, TraceEvent event,
         .effects = effects,
         .value = record->value,
         .detail = record->detail,
+        .after_nack = after_nack,
     };
 }
 
