@@ -481,6 +481,64 @@ START_TEST(test_a_later_groups_idle_fields_are_warned_at_its_entries)
 }
 END_TEST
 
+/* A saga's fulfil step runs only after its call step's charge, made for the operations that
+ * reach it: a consumer group's, those published to its queues (queue_mask), not another
+ * group's; a debit only, when the call is to a gateway, and any operation when it is to a
+ * server. Here the debits go to the mailer's queue and the shipper takes inserts: its saga
+ * never runs. */
+START_TEST(test_a_groups_saga_counts_the_debits_of_its_own_queues)
+{
+    size_t length = sizeof later_group_scenario - 1;
+    const char *const live[SETS_MAX] = {
+        "services.shipper.steps=[{\"call\": \"psp\"}, {\"fulfil\": \"local\", \"fail\": 0.1}]"};
+    const char *const elsewhere[SETS_MAX] = {
+        live[0], "clients.app.operation={\"kind\": \"insert\"}",
+        "clients.web.operation={\"kind\": \"debit\", \"amount\": 10}"};
+    ck_assert(warns_in(later_group_scenario, length, elsewhere, "$.services[3].steps[1]"));
+    ck_assert(!warns_in(later_group_scenario, length, live, "$.services[3].steps[1]"));
+}
+END_TEST
+
+/* A server's saga counts the operations of the groups that call it, and of those whose
+ * messages reach a consumer group calling it; a consumer group's call to a server takes
+ * every operation, so its fulfil step runs after inserts too. */
+static const char server_and_group_scenario[] =
+    "{\"duration_ms\": 10000, \"accounts\": [{\"id\": \"a\", \"balance\": 1000000}],"
+    " \"services\": ["
+    "   {\"id\": \"checkout\", \"kind\": \"server\", \"key_store\": \"keys\","
+    "    \"steps\": [{\"call\": \"psp\"}, {\"fulfil\": \"local\", \"fail\": 0.1}]},"
+    "   {\"id\": \"keys\", \"kind\": \"key_store\"},"
+    "   {\"id\": \"psp\", \"kind\": \"gateway\"},"
+    "   {\"id\": \"orders\", \"kind\": \"broker\"},"
+    "   {\"id\": \"shipper\", \"kind\": \"consumers\", \"consumes\": \"orders\","
+    "    \"key_store\": \"ship-keys\"},"
+    "   {\"id\": \"ship-keys\", \"kind\": \"key_store\"}],"
+    " \"clients\": [{\"id\": \"web\", \"count\": 2, \"calls\": \"checkout\","
+    "   \"operation\": {\"kind\": \"insert\"}},"
+    "   {\"id\": \"app\", \"count\": 2, \"publishes\": \"orders\","
+    "    \"operation\": {\"kind\": \"debit\", \"amount\": 10}}]}";
+
+START_TEST(test_a_servers_saga_counts_the_debits_that_reach_it)
+{
+    size_t length = sizeof server_and_group_scenario - 1;
+    /* the app's debits stay with the shipper, which applies them locally */
+    const char *const none[SETS_MAX] = {NULL};
+    ck_assert(warns_in(server_and_group_scenario, length, none, "$.services[0].steps[1]"));
+    const char *const through_shipper[SETS_MAX] = {
+        "services.shipper.steps=[{\"call\": \"checkout\", \"timeout_ms\": 100}]"};
+    ck_assert(
+        !warns_in(server_and_group_scenario, length, through_shipper, "$.services[0].steps[1]"));
+    const char *const inserts_to_a_server[SETS_MAX] = {
+        "services.shipper.steps=[{\"call\": \"checkout\", \"timeout_ms\": 100},"
+        " {\"fulfil\": \"local\", \"fail\": 0.1}]",
+        "clients.app.operation={\"kind\": \"insert\"}"};
+    ck_assert(!warns_in(server_and_group_scenario, length, inserts_to_a_server,
+                        "$.services[4].steps[1]"));
+    ck_assert(
+        warns_in(server_and_group_scenario, length, inserts_to_a_server, "$.services[0].steps[1]"));
+}
+END_TEST
+
 START_TEST(test_inert_field_is_warned_and_its_live_twin_is_not)
 {
     const InertCase *c = &cases[_i];
@@ -544,6 +602,8 @@ static Suite *inert_suite(void)
                         (int)(sizeof services_cases / sizeof services_cases[0]));
     tcase_add_test(core, test_base_scenario_has_no_warning);
     tcase_add_test(core, test_a_consumer_groups_idle_undo_is_warned_at_its_step);
+    tcase_add_test(core, test_a_groups_saga_counts_the_debits_of_its_own_queues);
+    tcase_add_test(core, test_a_servers_saga_counts_the_debits_that_reach_it);
     tcase_add_test(core, test_rebalance_after_the_run_is_an_error);
     suite_add_tcase(suite, core);
     return suite;

@@ -330,6 +330,31 @@ START_TEST(test_a_pending_session_keeps_its_partition_from_the_survivors)
 }
 END_TEST
 
+/* Two instances, one partition each, the crashed one back only after a second, rebalanced
+ * every 33 ms (rebalance_every_ms): the rebalance at 33 ms falls inside the crashed
+ * instance's session (6 to 56 ms). Kafka's coordinator waits for every known member to
+ * rejoin, the dead one included until its session expires, so that rebalance deals nothing
+ * before 56 ms: the survivor gives its partition up without committing (its record out goes
+ * stale, 1 replayed) and takes no record meanwhile, and the dead member's partition, with
+ * the record it processed and never committed, stays its own until the session's end, whose
+ * rebalance takes it back (1 replayed) and deals both partitions to the survivor. */
+START_TEST(test_a_periodic_rebalance_waits_for_a_pending_session)
+{
+    const char *const overrides[] = {"services.workers.session_timeout_ms=50",
+                                     "services.log.rebalance_every_ms=33",
+                                     "services.workers.crash.restart_ms=1000"};
+    LogTimes times = run_with(LOG_WORLD("2", "2"), overrides, 3, MODE_AT_LEAST_ONCE);
+    ck_assert_uint_ge(times.rebalances, 2);
+    ck_assert_int_eq(times.rebalanced_at[0], 33000);
+    ck_assert_int_eq(times.replays[0], 1); /* the survivor's stale record */
+    ck_assert_int_eq(times.rebalanced_at[1], 56000);
+    ck_assert_int_eq(times.replays[1], 1); /* the dead member's, at its session's end */
+    ck_assert_uint_gt(deliveries_within(&times, CRASH_US, 33000, "workers#2"), 0);
+    ck_assert_uint_eq(deliveries_within(&times, 33000, 56000, NULL), 0);
+    ck_assert_uint_gt(deliveries_within(&times, 55999, 56001, "workers#2"), 1); /* both */
+}
+END_TEST
+
 /* One instance with retry topics: its first record's run fails at 6 ms and goes to the
  * first retry topic, due 20 ms later; its second record crashes the instance at 16 ms, which
  * is back at 21 ms, before its session ends at 66 ms. The rejoin's rebalance waits for the
@@ -411,6 +436,7 @@ int main(void)
     tcase_add_test(model, test_a_new_owners_crash_spares_the_record_a_member_finishes);
     tcase_add_test(model, test_a_second_rebalance_keeps_the_commit_a_member_owes);
     tcase_add_test(model, test_a_pending_session_keeps_its_partition_from_the_survivors);
+    tcase_add_test(model, test_a_periodic_rebalance_waits_for_a_pending_session);
     tcase_add_test(model, test_a_retry_copy_waits_for_the_rebalance);
     suite_add_tcase(suite, model);
     TCase *loader = tcase_create("loader");

@@ -350,7 +350,8 @@ void broker_log_on_processed(World *world, const Message *report)
 
 /* Partitions go back to their committed offset: the crashed instance's (crashed: its index),
  * or every one (EVERY_INSTANCE: a rebalance in which every owner loses its partitions without
- * committing, rebalance_every_ms); returns the records that will be handed out again. A
+ * committing, rebalance_every_ms; a dead member's whose session is pending excepted, which
+ * go back at the session's end); returns the records that will be handed out again. A
  * record out at the crashed instance died with it, and its partition goes back too, though a
  * rebalance gave it to another owner while the record ran; one out at an owner that lost its
  * partition without committing finishes, and its report is refused. One out at a survivor
@@ -367,6 +368,10 @@ static uint64_t rewind_partitions(World *world, uint32_t crashed)
             part->busy = false;
         if (crashed != EVERY_INSTANCE && part->owner != crashed && !died)
             continue; /* a survivor's, committed (commit_before_rebalance) */
+        /* a dead member's, its session pending: its own until the session ends, whose
+         * rebalance takes it back (broker_log_on_session_end) */
+        if (crashed == EVERY_INSTANCE && broker->session_ends_at[part->owner] != 0)
+            continue;
         /* dealt to the crashed instance while its record ran at a survivor, which commits it
          * as it reports (the join's commit): the crashed owner was handed nothing of it */
         if (crashed != EVERY_INSTANCE && part->commit_on_report && !died)
@@ -421,11 +426,42 @@ static void assign_partitions(World *world)
         world->broker.partitions[p].owner = up[p % up_count];
 }
 
+static bool session_pending(const World *world)
+{
+    for (uint32_t i = 0; i < world->consumer_count; i++) {
+        if (world->broker.session_ends_at[i] != 0)
+            return true;
+    }
+    return false;
+}
+
+/* A rebalance that starts while a crashed member's session is pending (a member's join, or
+ * the periodic one) waits for the session to end: the coordinator waits for every known
+ * member to rejoin (Apache Kafka protocol guide, JoinGroup request, rebalance_timeout_ms:
+ * "The maximum time in milliseconds that the coordinator will wait for each member to
+ * rejoin when rebalancing the group"), and the dead member, which never rejoins, is one
+ * until its session expires (session_timeout_ms: "The coordinator considers the consumer
+ * dead if it receives no heartbeat after this timeout in milliseconds"). So no partition
+ * moves before then, the dead member's least: nothing is handed out (dispatch and
+ * broker_log_on_retry_due hold everything while rebalance_waits is set) until the session's
+ * end deals the partitions (broker_log_on_session_end). The join's own timeout, which could
+ * end it earlier, is not modelled. Returns whether the rebalance waits. */
+static bool rebalance_waits_for_a_session(World *world)
+{
+    if (session_pending(world))
+        world->broker.rebalance_waits = true;
+    return world->broker.rebalance_waits;
+}
+
+/* The periodic rebalance: every owner loses its partitions without committing. One that
+ * starts while a crashed member's session is pending waits for its end, handing nothing out
+ * meanwhile (rebalance_waits_for_a_session). */
 void broker_log_on_rebalance(World *world)
 {
+    rebalance_waits_for_a_session(world);
     uint64_t replays = rewind_partitions(world, EVERY_INSTANCE);
     world_trace_queue(world, TRACE_REBALANCE, NULL, (int64_t)replays, NULL);
-    dispatch_all(world);
+    dispatch_all(world); /* nothing while the rebalance waits: the levels are noted */
     SimTimeUs every_us = sim_time_us_from_ms(world->scenario.broker.rebalance_every_ms);
     if (sim_now(world->sim) + every_us <= world->duration_us)
         sim_schedule_in(world->sim, every_us, EVENT_LOG_REBALANCE, 0, 0);
@@ -455,15 +491,6 @@ static void rebalance_without(World *world, uint32_t instance)
     if (world->scenario.broker.consumers.retryable_topic.enabled && !consumers_all_down(world))
         retry_copies(world, QUEUED_READY, UINT32_MAX); /* its retry copies go elsewhere now */
     dispatch_all(world);
-}
-
-static bool session_pending(const World *world)
-{
-    for (uint32_t i = 0; i < world->consumer_count; i++) {
-        if (world->broker.session_ends_at[i] != 0)
-            return true;
-    }
-    return false;
 }
 
 /* A crashed instance says nothing to the group (no LeaveGroup): the coordinator takes it out
@@ -505,12 +532,11 @@ void broker_log_on_consumers_restart(World *world)
 {
     if (world->broker.partition_count == 0)
         return;
-    if (session_pending(world)) {
+    if (rebalance_waits_for_a_session(world)) {
         /* a new member's join starts the rebalance, which waits for the dead member's
          * session to end: the members commit and give their partitions up meanwhile (eager
-         * rebalancing), so nothing is handed out until then */
+         * rebalancing) */
         commit_before_rebalance(world, EVERY_INSTANCE);
-        world->broker.rebalance_waits = true;
         return;
     }
     uint32_t up = 0;

@@ -508,23 +508,70 @@ static void warn_call(const CallSpec *call, const CallSpec *base, int entry, boo
                "honours_key on it)");
 }
 
-/* A saga's steps (server_charge.c), a server's or a consumer group's (who): the fulfil step
- * runs only after a charge at the gateway, which only a debit makes; the undo runs only when
- * the fulfil step can fail. */
-static void warn_saga(const Scenario *scenario, const UndoSpec *undo, const FulfilSpec *fulfil,
-                      int entry, LoadErrors *warnings)
+/* Whether client group g's operations reach the first server: it calls it, or it publishes
+ * to a queue of a consumer group whose call step calls that server (message_call: the call
+ * is a request there, carrying the message's operation). */
+static bool operations_reach_server(const Scenario *scenario, uint32_t g)
 {
+    const ClientGroupSpec *group = &scenario->client_groups[g];
+    if (group->target == TARGET_SERVER)
+        return true;
+    for (uint32_t k = 0; k <= scenario->extra_consumer_count; k++) {
+        const ConsumerSpec *consumers = scenario_consumer_group(scenario, k);
+        if (consumers->use_gateway && consumers->calls_first_server &&
+            (consumers->queue_mask >> group->queue & 1u) != 0)
+            return true;
+    }
+    return false;
+}
+
+/* Whether client group g's operations reach consumer group `consumers`: published to a queue
+ * it consumes (its queue_mask), or sent to the first server, which publishes them as orders
+ * to one (publishes_orders). A receipt the server publishes is charged by nobody
+ * (consumers.c, charges_through_gateway). */
+static bool operations_reach_consumers(const Scenario *scenario, const ConsumerSpec *consumers,
+                                       uint32_t g)
+{
+    const ClientGroupSpec *group = &scenario->client_groups[g];
+    const ServerSpec *server = &scenario->server;
+    bool published =
+        group->target == TARGET_BROKER && (consumers->queue_mask >> group->queue & 1u) != 0;
+    bool ordered = server->publishes_orders &&
+                   (consumers->queue_mask >> server->receipts_queue & 1u) != 0 &&
+                   operations_reach_server(scenario, g);
+    return published || ordered;
+}
+
+/* A saga's steps (server_charge.c), the first server's (consumers NULL) or a consumer
+ * group's: the fulfil step runs only after its call step's charge, which only an operation
+ * reaching it makes, and then a debit when the call is to a gateway, any operation when it
+ * is to a server (server.c, calls_for_effect; consumers.c, charges_through_gateway); the undo
+ * runs only when the fulfil step can fail. */
+static void warn_saga(const Scenario *scenario, const ConsumerSpec *consumers, int entry,
+                      LoadErrors *warnings)
+{
+    const ServerSpec *server = &scenario->server;
+    const UndoSpec *undo = consumers != NULL ? &consumers->undo : &server->undo;
+    const FulfilSpec *fulfil = consumers != NULL ? &consumers->fulfil : &server->fulfil;
     if (!fulfil->enabled && !undo->enabled)
         return;
-    bool debits = false;
-    for (uint32_t g = 0; g < scenario->client_group_count; g++)
-        debits |= scenario->client_groups[g].operation.kind == OPERATION_DEBIT;
+    bool calls_server = consumers != NULL
+                            ? consumers->calls_first_server || consumers->call_server > 0
+                            : server->call_server > 0;
+    bool charged = false;
+    for (uint32_t g = 0; g < scenario->client_group_count; g++) {
+        bool reaches = consumers != NULL ? operations_reach_consumers(scenario, consumers, g)
+                                         : operations_reach_server(scenario, g);
+        charged |= reaches &&
+                   (calls_server || scenario->client_groups[g].operation.kind == OPERATION_DEBIT);
+    }
     char at[32]; /* "$.services[7].steps[1]" */
-    if (!debits) {
+    if (!charged) {
         snprintf(at, sizeof at, "$.services[%d].steps[1]", entry);
-        scenario_errors_add(warnings, at,
-                            "has no effect: no client group's operation is a debit, so nothing "
-                            "is charged before it");
+        scenario_errors_add(warnings, at, "has no effect: %s, so nothing is charged before it",
+                            calls_server ? "no client group's operations reach it"
+                                         : "no client group whose operations reach it debits "
+                                           "(its call step charges a debit only)");
         return;
     }
     if (fulfil->enabled && fulfil->fail <= 0 && !undo->enabled) {
@@ -586,13 +633,12 @@ static void warn_server(const Scenario *scenario, const Scenario *plain, const N
     if (server->use_gateway)
         warn_call(&server->call, &plain->server.call, (int)scenario->service_entry[NODE_SERVER] - 1,
                   server->reconcile_ms > 0, called_gateway(scenario, server), warnings);
-    warn_saga(scenario, &server->undo, &server->fulfil,
-              (int)scenario->service_entry[NODE_SERVER] - 1, warnings);
+    warn_saga(scenario, NULL, (int)scenario->service_entry[NODE_SERVER] - 1, warnings);
     for (uint32_t g = 0; g <= scenario->extra_consumer_count; g++) {
         const ConsumerSpec *group = scenario_consumer_group(scenario, g);
         int entry = g == 0 ? (int)scenario->service_entry[NODE_CONSUMERS] - 1
                            : (int)scenario->extra_consumers[g - 1].entry - 1;
-        warn_saga(scenario, &group->undo, &group->fulfil, entry, warnings);
+        warn_saga(scenario, group, entry, warnings);
         if (group->use_gateway)
             warn_call(&group->call, &plain->broker.consumers.call, entry, false,
                       group->call_server == 0 && !group->calls_first_server
