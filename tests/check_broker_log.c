@@ -3,8 +3,7 @@
  * the last commit (and the record being processed), commit before loses exactly the records
  * a crash interrupts, a slow record is never handed out again, and the other families' rules
  * are refused at load. The worlds are small and deterministic: no loss, constant delays. */
-#include "diagram.h"
-#include "test_world.h"
+#include "test_diagram.h"
 
 /* One client publishes a payment every 10 ms (at 0, 10, ..., 190 ms); every link takes 1 ms
  * and a record takes 4 ms to process. So record k reaches the broker at 10k + 1 and is handed
@@ -144,6 +143,35 @@ END_TEST
 
 /* A record processed for ten minutes is not handed out again: no ack timeout. The same
  * consumer behind a visibility-timeout broker (30 s, the default) is redelivered to. */
+/* The crash leaves the four keys processing in a store that outlives it (durable); the
+ * restarted consumer gets the four records again at 12 ms, finds each key in progress, keeps
+ * the record and tries again once the lease may be taken over (20 ms after the reservation
+ * at 2 ms: at 32 ms), then runs it until 36 ms. The diagram keeps each job open through
+ * that wait: a log never hands the record out again, so nothing else would show the job. */
+START_TEST(test_the_diagram_keeps_a_job_waiting_for_a_lease_open)
+{
+    const char *const durable[] = {"broker.consumers.idempotency.durable=true",
+                                   "broker.consumers.idempotency.lock_timeout_ms=20"};
+    Scenario *scenario = test_load(crashing_log, durable, 2);
+    Diagram *diagram = test_diagram_of_run(scenario, MODE_IDEMPOTENT, 4096);
+    unsigned waited = 0;
+    for (uint64_t s = diagram_first_serial(diagram); s < diagram_next_serial(diagram); s++) {
+        const DiagramItem *item = diagram_item(diagram, s);
+        if (item->kind != DIAGRAM_ACTIVATION ||
+            diagram_lane(diagram, item->from)->kind != NODE_CONSUMERS)
+            continue;
+        ck_assert_int_ne(item->end_event, TRACE_IN_PROGRESS);
+        if (item->start_us == 12000) {
+            ck_assert_uint_eq(item->end_us, 36000);
+            waited++;
+        }
+    }
+    ck_assert_uint_eq(waited, 4);
+    diagram_destroy(diagram);
+    free(scenario);
+}
+END_TEST
+
 START_TEST(test_a_slow_record_is_not_redelivered)
 {
     const char *const slow[] = {"broker.consumers.service_ms=600000",
@@ -515,6 +543,7 @@ static Suite *broker_log_suite(void)
                    test_commit_after_replays_exactly_what_was_processed_since_the_last_commit);
     tcase_add_test(core, test_commit_before_replays_nothing_after_a_rebalance);
     tcase_add_test(core, test_commit_before_loses_exactly_the_records_a_crash_interrupts);
+    tcase_add_test(core, test_the_diagram_keeps_a_job_waiting_for_a_lease_open);
     tcase_add_test(core, test_a_slow_record_is_not_redelivered);
     tcase_add_test(core, test_the_idempotent_producer_drops_its_own_resends_not_the_applications);
     tcase_add_test(core, test_retry_topics_let_the_partition_go_on_while_a_record_waits);

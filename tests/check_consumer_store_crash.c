@@ -4,7 +4,7 @@
  * a store that is a process of its own; the store is a node of its own. A scripted world with
  * constant delays gives closed forms: one message, a consumer that dies once right after
  * recording it, so the message comes back once its channel closes. */
-#include "test_world.h"
+#include "test_diagram.h"
 
 /* The message is published at 0 and reaches the broker at 5 ms; the consumer gets it at 10,
  * runs it until 20, records its key and dies before the ack: its channel closes, and the
@@ -63,6 +63,29 @@ START_TEST(test_failing_closed_hands_the_delivery_back_until_the_store_is_back)
     double crashes = 0;
     ck_assert(metrics_named_value(&run, scenario, "crashes@consumers-keys", &crashes));
     ck_assert_double_eq(crashes, 1);
+    free(scenario);
+}
+END_TEST
+
+/* The sequence diagram ends the consumer's job where it hands the delivery back: nothing
+ * answers it (a server's 503 closes its own as it leaves). */
+START_TEST(test_the_diagram_ends_each_job_the_down_store_hands_back)
+{
+    const char *const refuse[] = {STORE_DOWN_30_TO_130_MS, "broker.max_deliveries=0"};
+    Scenario *scenario = test_load(scripted, refuse, 2);
+    Diagram *diagram = test_diagram_of_run(scenario, MODE_IDEMPOTENT, 4096);
+    unsigned handed_back = 0, open = 0;
+    for (uint64_t s = diagram_first_serial(diagram); s < diagram_next_serial(diagram); s++) {
+        const DiagramItem *item = diagram_item(diagram, s);
+        if (item->kind != DIAGRAM_ACTIVATION ||
+            diagram_lane(diagram, item->from)->kind != NODE_CONSUMERS)
+            continue;
+        handed_back += item->end_event == TRACE_STORE_DOWN;
+        open += item->end_us == SIM_TIME_NEVER;
+    }
+    ck_assert_uint_eq(handed_back, 9);
+    ck_assert_uint_eq(open, 0);
+    diagram_destroy(diagram);
     free(scenario);
 }
 END_TEST
@@ -151,6 +174,7 @@ static Suite *consumer_store_crash_suite(void)
     TCase *core = tcase_create("Core");
     tcase_add_test(core, test_failing_open_runs_the_requeued_delivery_with_no_key_check);
     tcase_add_test(core, test_failing_closed_hands_the_delivery_back_until_the_store_is_back);
+    tcase_add_test(core, test_the_diagram_ends_each_job_the_down_store_hands_back);
     tcase_add_test(core, test_failing_closed_against_a_delivery_limit_dead_letters_the_message);
     tcase_add_test(core, test_a_consumer_crash_never_wipes_a_store_of_its_own);
     tcase_add_test(core, test_a_consumer_store_that_crashes_is_a_node_after_every_other);

@@ -11,7 +11,8 @@ static inline void test_diagram_feed(void *context, const TraceRecord *record)
     diagram_add(context, record, 0);
 }
 
-/* The diagram of scenario's run in mode, with its windows (key TTLs, ack timers), its lanes
+/* The diagram of scenario's run in mode, with its windows (key TTLs, ack timers) and its
+ * broker's rules, its lanes
  * opened as records name them, keeping up to items_max items. Destroy it when done. */
 static inline Diagram *test_diagram_of_run(const Scenario *scenario, Mode mode, uint32_t items_max)
 {
@@ -20,6 +21,7 @@ static inline Diagram *test_diagram_of_run(const Scenario *scenario, Mode mode, 
     diagram_open_lanes(diagram, true);
     DiagramWindows windows = diagram_windows_of(scenario, mode);
     diagram_set_windows(diagram, &windows);
+    diagram_set_broker_rules(diagram, scenario);
     World *world = world_create(scenario, mode, scenario->seed,
                                 (TraceSink){test_diagram_feed, diagram}, (WorldLimits){0});
     world_run(world);

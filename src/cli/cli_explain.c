@@ -52,7 +52,7 @@ static bool find_first(const Scenario *scenario, const Options *options, Mode mo
 static int explain_mode(const char *path, const Scenario *scenario, const Options *options,
                         Mode mode, uint64_t operation, uint64_t seed)
 {
-    Explain *explain = explain_create(mode, operation);
+    Explain *explain = explain_create(scenario, mode, operation);
     if (explain == NULL) {
         fprintf(stderr, "idemsim explain: out of memory\n");
         return EXIT_USAGE;

@@ -250,7 +250,7 @@ static void tell_story(const Scenario *replay, Mode mode, uint64_t seed, Outcome
     report_svg_search_destroy(search);
     if (!any)
         return;
-    Explain *explain = explain_create(mode, operation);
+    Explain *explain = explain_create(replay, mode, operation);
     if (explain == NULL)
         return;
     world = world_create(replay, mode, seed, explain_sink(explain), *limits);

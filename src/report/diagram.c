@@ -37,6 +37,7 @@ struct Diagram {
     DiagramOutcome followed[DIAGRAM_FOLLOWED_MAX];
     bool windowed; /* spans are made, with windows */
     DiagramWindows windows;
+    bool consumers_wait_in_place; /* a log's consumer keeps a record whose key is in progress */
 };
 
 /* ------------------------------------------------------------------ building */
@@ -303,6 +304,11 @@ DiagramWindows diagram_windows_of(const Scenario *scenario, Mode mode)
     return windows;
 }
 
+void diagram_set_broker_rules(Diagram *diagram, const Scenario *scenario)
+{
+    diagram->consumers_wait_in_place = scenario->broker.family == BROKER_LOG;
+}
+
 void diagram_set_windows(Diagram *diagram, const DiagramWindows *windows)
 {
     diagram->windowed = true;
@@ -502,9 +508,17 @@ static void on_deliver(Diagram *diagram, const TraceRecord *record, int to)
 
 static bool ends_the_job(const Diagram *diagram, TraceEvent event, int lane)
 {
+    bool consumer = diagram->lanes[lane].kind == NODE_CONSUMERS;
     switch (event) {
-    case TRACE_REPLAY:
     case TRACE_IN_PROGRESS:
+        /* a log never hands a record out again: its consumer keeps the job and tries the
+         * record again once the key's lease may be taken over (consumers.c) */
+        return !(consumer && diagram->consumers_wait_in_place);
+    case TRACE_STORE_DOWN:
+        /* a server's 503 closes its job as it leaves; a consumer hands its delivery back
+         * without an answer (C38) */
+        return consumer;
+    case TRACE_REPLAY:
     case TRACE_REJECT_OTHER_BODY:
     case TRACE_REJECT_MISSING_KEY:
     case TRACE_REFUSED_DOWN:
@@ -515,13 +529,13 @@ static bool ends_the_job(const Diagram *diagram, TraceEvent event, int lane)
     case TRACE_PRECONDITION_FAILED:
     case TRACE_SEND_RECEIPT:
         /* at-most-once consumers acknowledge on delivery: nothing closes their job */
-        return diagram->lanes[lane].kind == NODE_CONSUMERS && diagram->mode == MODE_AT_MOST_ONCE;
+        return consumer && diagram->mode == MODE_AT_MOST_ONCE;
     case TRACE_GATEWAY_TIMEOUT:
     case TRACE_HANDLER_FAILED:
         /* a consumer that gave its charge up, or whose handler failed, is done with the
          * delivery: a visibility timeout brings it back unacknowledged, without an answer
          * that would close the job (a server's 5xx to its client closes its own) */
-        return diagram->lanes[lane].kind == NODE_CONSUMERS;
+        return consumer;
     default:
         return false;
     }

@@ -159,6 +159,9 @@ typedef struct {
 /* The windows a scenario sets for a mode: the key TTLs where the mode keys requests, the
  * ack timer where the broker waits for acks, the first queue's dedup window. */
 DiagramWindows diagram_windows_of(const Scenario *scenario, Mode mode);
+/* The scenario's broker rules that decide when a consumer's job ends (a log's consumer keeps a
+ * record whose key is in progress). Without it, a diagram ends such a job there. */
+void diagram_set_broker_rules(Diagram *diagram, const Scenario *scenario);
 /* Makes spans from now on, with these windows (copied). Without it, a diagram has none. */
 void diagram_set_windows(Diagram *diagram, const DiagramWindows *windows);
 

@@ -30,7 +30,7 @@ struct Explain {
     uint32_t crashed[EXPLAIN_STORE_EVENTS_MAX];
 };
 
-Explain *explain_create(Mode mode, uint64_t operation)
+Explain *explain_create(const Scenario *scenario, Mode mode, uint64_t operation)
 {
     Explain *explain = calloc(1, sizeof *explain);
     if (explain == NULL)
@@ -43,6 +43,7 @@ Explain *explain_create(Mode mode, uint64_t operation)
         return NULL;
     }
     diagram_open_lanes(explain->diagram, true);
+    diagram_set_broker_rules(explain->diagram, scenario);
     diagram_follow(explain->diagram, operation);
     return explain;
 }

@@ -16,8 +16,8 @@
 
 typedef struct Explain Explain; /* opaque */
 
-/* NULL when out of memory. */
-Explain *explain_create(Mode mode, uint64_t operation);
+/* scenario: the world told (read now, for its broker's rules). NULL when out of memory. */
+Explain *explain_create(const Scenario *scenario, Mode mode, uint64_t operation);
 void explain_destroy(Explain *explain); /* NULL is a no-op */
 TraceSink explain_sink(Explain *explain);
 /* Writes the story; scenario (borrowed) says what the operation is. False on an I/O error. */

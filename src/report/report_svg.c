@@ -199,6 +199,7 @@ void report_svg_show_windows(SvgDiagram *diagram, const Scenario *scenario)
 {
     DiagramWindows windows = diagram_windows_of(scenario, diagram->mode);
     diagram_set_windows(diagram->model, &windows);
+    diagram_set_broker_rules(diagram->model, scenario);
 }
 
 TraceSink report_svg_sink(SvgDiagram *diagram)

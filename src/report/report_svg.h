@@ -40,8 +40,8 @@ SvgDiagram *report_svg_create(Mode mode, uint32_t operations_max, const SvgSelec
 void report_svg_destroy(SvgDiagram *diagram); /* NULL is a no-op */
 
 /* Draws the key store's and the broker's windows as spans (a key's reservation and TTL, the
- * ack timer, the dedup window), sized from scenario (borrowed: its values are copied). Call
- * before feeding records. */
+ * ack timer, the dedup window), sized from scenario (borrowed: its values are copied), and
+ * ends the consumers' jobs by its broker's rules. Call before feeding records. */
 void report_svg_show_windows(SvgDiagram *diagram, const Scenario *scenario);
 
 /* The sink to pass to world_create (or to tee with another); records of other modes are

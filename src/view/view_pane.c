@@ -124,6 +124,7 @@ ViewPane *view_pane_create(const Scenario *scenario, Mode mode, uint64_t seed)
     if (pane->diagram != NULL) { /* key TTLs, ack timers, dedup windows as spans */
         DiagramWindows windows = diagram_windows_of(scenario, mode);
         diagram_set_windows(pane->diagram, &windows);
+        diagram_set_broker_rules(pane->diagram, scenario);
     }
     /* The sink is live before world_create returns, but the world emits nothing until it
      * runs, so pane->world is set before the first record. */

@@ -37,7 +37,7 @@ bool view_story_tell(ViewStory *story, const Scenario *scenario, Mode mode, uint
                      uint64_t operation, SimTimeUs until_us)
 {
     memset(story, 0, sizeof *story);
-    Explain *explain = explain_create(mode, operation);
+    Explain *explain = explain_create(scenario, mode, operation);
     if (explain == NULL)
         return false;
     World *world = world_create(scenario, mode, seed, explain_sink(explain), (WorldLimits){0});
