@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "explore.h"
+#include "fault_plan.h"
 #include "scenario.h"
 #include "test_cli.h"
 #include "test_world.h"
@@ -229,6 +230,45 @@ START_TEST(test_a_late_ack_is_as_late_as_a_channels_consumer_timeout)
     ck_assert_str_eq(fault_kind_name(result->counterexample[0].kind), "delay");
     ck_assert_str_eq(fault_hop_name(result->counterexample[0].hop), "ack");
     ck_assert_double_gt(result->counterexample[0].by_ms, 100000);
+    free(result);
+    free(scenario);
+}
+END_TEST
+
+/* How late a delay fault makes a copy in scenario, in ms. */
+static double late_ms(const Scenario *scenario)
+{
+    FaultPlan *plan = fault_plan_create(scenario);
+    double late = (double)fault_plan_late_us(plan) / SIM_US_PER_MS;
+    fault_plan_destroy(plan);
+    return late;
+}
+
+/* RabbitMQ's default consumer timeout, half an hour, in a run of 10 s: it counts for the
+ * delay only when the run is as long. Counted, every delay fault was half an hour, so the ack
+ * came after the channel had closed at 1801 s and charged twice, a lost ack's story told at
+ * the end of a 10 s run. Now a delay is late for the client's timeout (1 s): the ack comes
+ * then, the channel still open, and at-least-once holds against one fault. */
+START_TEST(test_a_consumer_timeout_longer_than_the_run_makes_no_delay_that_late)
+{
+    const char *const short_run[] = {"duration_ms=10000", "broker.consumer_timeout_ms=1800000"};
+    Scenario *scenario = test_load(CHANNEL_WORLD, short_run, 2);
+    ck_assert_double_eq(late_ms(scenario), scenario->client_groups[0].retry.timeout_ms + 1);
+    ExploreOptions options = {
+        .max_faults = 1, .property = EXPLORE_NO_DOUBLE, .threads = 2, .seed = scenario->seed};
+    ExploreResult *result = malloc(sizeof *result);
+    explore_mode(scenario, MODE_AT_LEAST_ONCE, &options, result);
+    ck_assert_int_eq(result->status, EXPLORE_DONE);
+    ck_assert(!result->found);
+    ck_assert_uint_eq(result->complete_size, 1);
+    ck_assert_uint_gt(result->points_by_kind[FAULT_DELAY], 0);
+    free(scenario);
+    const char *const as_long[] = {"duration_ms=10000", "broker.consumer_timeout_ms=10000"};
+    scenario = test_load(CHANNEL_WORLD, as_long, 2);
+    ck_assert_double_eq(late_ms(scenario), 10001);
+    explore_mode(scenario, MODE_AT_LEAST_ONCE, &options, result);
+    ck_assert(result->found);
+    ck_assert_str_eq(fault_hop_name(result->counterexample[0].hop), "ack");
     free(result);
     free(scenario);
 }
@@ -563,6 +603,7 @@ static Suite *explore_suite(void)
     tcase_add_test(core, test_c28_a_refund_retried_under_a_new_key_refunds_twice_with_two_faults);
     tcase_add_test(core, test_c28_a_late_refund_is_as_late_as_the_refunds_own_timeout);
     tcase_add_test(core, test_a_late_ack_is_as_late_as_a_channels_consumer_timeout);
+    tcase_add_test(core, test_a_consumer_timeout_longer_than_the_run_makes_no_delay_that_late);
     tcase_add_test(core, test_results_do_not_depend_on_the_thread_count);
     tcase_add_test(core, test_each_set_of_faults_is_run_once);
     tcase_add_test(core, test_sampling_finds_and_shrinks_the_single_fault);

@@ -128,8 +128,15 @@ static double longest_timeout_ms(const Scenario *scenario)
     }
     /* the broker's own timer: a visibility-timeout queue's ack timeout; a channel's
      * consumer_timeout_ms (a delivery held past it closes the channel), its queues' ack
-     * timeout being an unused default; a log has neither */
+     * timeout being an unused default; a log has neither. The consumer timeout counts only
+     * when the run is at least as long: it guards against a stuck consumer (RabbitMQ's
+     * default is half an hour), and a shorter run makes it fire only by a copy late by that
+     * much. Counted, every delay fault was that late, so every late copy came after the run
+     * had settled: no late copy met a retry in flight, the race the delay fault is for; a
+     * late ack did what a lost one does (its channel closed in the drain), a late request
+     * found its client long gone. A lost ack still shows the closed channel's second run. */
     if (broker && scenario->broker.family == BROKER_CHANNEL &&
+        scenario->broker.consumer_timeout_ms <= scenario->duration_ms &&
         scenario->broker.consumer_timeout_ms > longest)
         longest = scenario->broker.consumer_timeout_ms;
     for (uint32_t q = 0; broker && scenario->broker.family == BROKER_VISIBILITY_TIMEOUT &&
