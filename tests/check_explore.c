@@ -274,6 +274,64 @@ START_TEST(test_a_consumer_timeout_longer_than_the_run_makes_no_delay_that_late)
 }
 END_TEST
 
+/* Publisher dedup (SQS FIFO's deduplication interval): a copy of a publish arriving more
+ * than dedup_window_ms (5 s) after the first is a new message. The client's answer and its
+ * retry both late by more than the window charge twice in at-least-once; a delay late for the
+ * client's timeout alone (1 s) brought the retry inside the window, where it was dropped: the
+ * property held against two faults. The channel's default consumer timeout is longer than
+ * the run, so the window is the longest timer. */
+#define DEDUP_WORLD                                                                                \
+    "{\"name\": \"late_publish\", \"seed\": 1, \"duration_ms\": 60000,"                            \
+    " \"accounts\": [{\"id\": \"a\", \"balance\": 1000000}],"                                      \
+    " \"broker\": {\"family\": \"channel\", \"dedup_window_ms\": 5000,"                            \
+    "   \"consumers\": {\"workers\": 1, \"service_ms\": {\"dist\": \"const\", \"value\": 4}}},"    \
+    " \"clients\": [{\"id\": \"shop\", \"count\": 1, \"target\": \"broker\","                      \
+    "   \"key\": \"message-id\", \"retry\": {\"timeout_ms\": 1000, \"max_attempts\": 2},"          \
+    "   \"operation\": {\"kind\": \"debit\", \"amount\": 100}, \"workload\": {\"ops\": 1}}],"      \
+    " \"network\": {\"default\": {\"loss\": 0, \"delay_ms\": {\"dist\": \"exp\", \"mean\": 5}}}}"
+
+/* A client calling a server that charges at a gateway: the longest timer is the gateway's
+ * (2 s). Its broker is reached only when the server publishes. */
+#define SERVER_WORLD                                                                               \
+    "{\"name\": \"late_server\", \"seed\": 1, \"duration_ms\": 60000,"                             \
+    " \"accounts\": [{\"id\": \"a\", \"balance\": 1000000}],"                                      \
+    " \"clients\": [{\"id\": \"web\", \"count\": 1, \"key\": \"per-click\","                       \
+    "   \"retry\": {\"timeout_ms\": 1000, \"max_attempts\": 1},"                                   \
+    "   \"operation\": {\"kind\": \"debit\", \"amount\": 100}, \"workload\": {\"ops\": 1}}],"      \
+    " \"server\": {\"use_gateway\": true},"                                                        \
+    " \"gateway\": {\"timeout_ms\": 2000, \"fail\": 0, \"timeout\": 0},"                           \
+    " \"broker\": {\"family\": \"channel\","                                                       \
+    "   \"consumers\": {\"workers\": 1, \"service_ms\": {\"dist\": \"const\", \"value\": 4}}},"    \
+    " \"network\": {\"default\": {\"loss\": 0, \"delay_ms\": {\"dist\": \"exp\", \"mean\": 5}}}}"
+
+START_TEST(test_a_late_republish_is_as_late_as_the_brokers_dedup_window)
+{
+    Scenario *scenario = test_load(DEDUP_WORLD, NULL, 0);
+    ck_assert_double_eq(late_ms(scenario), 5001);
+    ExploreOptions options = {
+        .max_faults = 2, .property = EXPLORE_NO_DOUBLE, .threads = 2, .seed = scenario->seed};
+    ExploreResult *result = malloc(sizeof *result);
+    explore_mode(scenario, MODE_AT_LEAST_ONCE, &options, result);
+    ck_assert(result->found);
+    ck_assert_uint_eq(result->counterexample_count, 2);
+    ck_assert_str_eq(fault_hop_name(result->counterexample[0].hop), "response");
+    ck_assert_str_eq(fault_hop_name(result->counterexample[1].hop), "request");
+    ck_assert_uint_eq(result->counterexample[1].attempt, 2);
+    ck_assert_double_gt(result->counterexample[1].by_ms, 5000);
+    free(result);
+    free(scenario);
+    /* a window counts where something publishes to the broker */
+    const char *const unread[] = {"broker.dedup_window_ms=9000"};
+    scenario = test_load(SERVER_WORLD, unread, 1);
+    ck_assert_double_eq(late_ms(scenario), 2001);
+    free(scenario);
+    const char *const receipts[] = {"broker.dedup_window_ms=9000", "server.publish_receipts=true"};
+    scenario = test_load(SERVER_WORLD, receipts, 2);
+    ck_assert_double_eq(late_ms(scenario), 9001);
+    free(scenario);
+}
+END_TEST
+
 START_TEST(test_c13_a_double_click_doubles_per_click_keys_not_business_hash)
 {
     assert_one_fault_doubles("c13_double_click_per_click", MODE_IDEMPOTENT, FAULT_DOUBLE_CLICK);
@@ -604,6 +662,7 @@ static Suite *explore_suite(void)
     tcase_add_test(core, test_c28_a_late_refund_is_as_late_as_the_refunds_own_timeout);
     tcase_add_test(core, test_a_late_ack_is_as_late_as_a_channels_consumer_timeout);
     tcase_add_test(core, test_a_consumer_timeout_longer_than_the_run_makes_no_delay_that_late);
+    tcase_add_test(core, test_a_late_republish_is_as_late_as_the_brokers_dedup_window);
     tcase_add_test(core, test_results_do_not_depend_on_the_thread_count);
     tcase_add_test(core, test_each_set_of_faults_is_run_once);
     tcase_add_test(core, test_sampling_finds_and_shrinks_the_single_fault);

@@ -82,6 +82,12 @@ static uint64_t hash_of(const FaultSpec *spec)
 
 /* ------------------------------------------------------------------ the plan */
 
+static void at_least(double *longest, double ms)
+{
+    if (ms > *longest)
+        *longest = ms;
+}
+
 /* The longest timeout of the services the scenario uses (an unused broker's default ack
  * timeout would make every delay fault half a minute long). */
 static double longest_timeout_ms(const Scenario *scenario)
@@ -136,15 +142,18 @@ static double longest_timeout_ms(const Scenario *scenario)
      * late ack did what a lost one does (its channel closed in the drain), a late request
      * found its client long gone. A lost ack still shows the closed channel's second run. */
     if (broker && scenario->broker.family == BROKER_CHANNEL &&
-        scenario->broker.consumer_timeout_ms <= scenario->duration_ms &&
-        scenario->broker.consumer_timeout_ms > longest)
-        longest = scenario->broker.consumer_timeout_ms;
+        scenario->broker.consumer_timeout_ms <= scenario->duration_ms)
+        at_least(&longest, scenario->broker.consumer_timeout_ms);
     for (uint32_t q = 0; broker && scenario->broker.family == BROKER_VISIBILITY_TIMEOUT &&
                          q < scenario->broker.queue_count;
          q++) {
         if (scenario->broker.queues[q].ack_timeout_ms > longest)
             longest = scenario->broker.queues[q].ack_timeout_ms;
     }
+    /* a queue's publisher dedup (none on a log): a copy of a publish arriving more than
+     * dedup_window_ms after the first is taken as a new message */
+    for (uint32_t q = 0; broker && q < scenario->broker.queue_count; q++)
+        at_least(&longest, scenario->broker.queues[q].dedup_window_ms);
     return longest;
 }
 
