@@ -332,6 +332,52 @@ START_TEST(test_a_late_republish_is_as_late_as_the_brokers_dedup_window)
 }
 END_TEST
 
+/* An outbox relay resends a receipt the broker has not confirmed within outbox_relay_ms
+ * (5 s): a publish late by more than that reaches the broker after the relay's second copy,
+ * and the receipt goes out twice in at-least-once (no consumer keys), with no other fault. A
+ * delay late for the gateway's timeout alone (2 s) was confirmed before the relay: the
+ * expectation held. The relay counts only where the server publishes through its outbox. */
+START_TEST(test_a_late_receipt_is_as_late_as_the_outbox_relay)
+{
+    const char *const relayed[] = {"server.publish_receipts=true", "server.receipts_via=\"outbox\"",
+                                   "server.outbox_relay_ms=5000",
+                                   "expect={\"at-least-once\": {\"receipts_duplicated\": 0}}"};
+    Scenario *scenario = test_load(SERVER_WORLD, relayed, 4);
+    ck_assert_double_eq(late_ms(scenario), 5001);
+    ExploreOptions options = {
+        .max_faults = 1, .property = EXPLORE_EXPECT, .threads = 2, .seed = scenario->seed};
+    ExploreResult *result = malloc(sizeof *result);
+    explore_mode(scenario, MODE_AT_LEAST_ONCE, &options, result);
+    ck_assert(result->found);
+    ck_assert_uint_eq(result->counterexample_count, 1);
+    ck_assert_str_eq(fault_kind_name(result->counterexample[0].kind), "delay");
+    ck_assert_str_eq(fault_hop_name(result->counterexample[0].hop), "request");
+    ck_assert_double_gt(result->counterexample[0].by_ms, 5000);
+    free(result);
+    free(scenario);
+    const char *const direct[] = {"server.publish_receipts=true", "server.outbox_relay_ms=5000"};
+    scenario = test_load(SERVER_WORLD, direct, 2);
+    ck_assert_double_eq(late_ms(scenario), 2001);
+    free(scenario);
+}
+END_TEST
+
+/* Reconciliation asks the gateway about a timed-out charge every reconcile_ms: an answer
+ * later than that meets a second question. It counts where the clients' server is reached:
+ * not where the clients publish to a broker whose consumers call no server. */
+START_TEST(test_a_late_status_answer_is_as_late_as_reconciliation)
+{
+    const char *const reconciling[] = {"server.reconcile_ms=7000"};
+    Scenario *scenario = test_load(SERVER_WORLD, reconciling, 1);
+    ck_assert_double_eq(late_ms(scenario), 7001);
+    free(scenario);
+    const char *const unreached[] = {"server.use_gateway=true", "server.reconcile_ms=7000"};
+    scenario = test_load(DEDUP_WORLD, unreached, 2);
+    ck_assert_double_eq(late_ms(scenario), 5001); /* the dedup window's */
+    free(scenario);
+}
+END_TEST
+
 START_TEST(test_c13_a_double_click_doubles_per_click_keys_not_business_hash)
 {
     assert_one_fault_doubles("c13_double_click_per_click", MODE_IDEMPOTENT, FAULT_DOUBLE_CLICK);
@@ -663,6 +709,8 @@ static Suite *explore_suite(void)
     tcase_add_test(core, test_a_late_ack_is_as_late_as_a_channels_consumer_timeout);
     tcase_add_test(core, test_a_consumer_timeout_longer_than_the_run_makes_no_delay_that_late);
     tcase_add_test(core, test_a_late_republish_is_as_late_as_the_brokers_dedup_window);
+    tcase_add_test(core, test_a_late_receipt_is_as_late_as_the_outbox_relay);
+    tcase_add_test(core, test_a_late_status_answer_is_as_late_as_reconciliation);
     tcase_add_test(core, test_results_do_not_depend_on_the_thread_count);
     tcase_add_test(core, test_each_set_of_faults_is_run_once);
     tcase_add_test(core, test_sampling_finds_and_shrinks_the_single_fault);

@@ -88,13 +88,30 @@ static void at_least(double *longest, double ms)
         *longest = ms;
 }
 
+/* The clients' server's own timers, past which a late copy meets a second try: an outbox
+ * relay resends an event (a receipt, an order API's order) the broker has not confirmed
+ * within outbox_relay_ms, so a publish or a confirm later than that is a second event; after
+ * a gateway timeout, reconciliation asks the gateway again every reconcile_ms, so an answer
+ * later than that meets a second question. */
+static void server_timers(const Scenario *scenario, NodeReach reach, double *longest)
+{
+    const ServerSpec *server = &scenario->server;
+    if (!reach.to_server)
+        return;
+    if (scenario_server_publishes(server) && server->receipts_via == RECEIPTS_OUTBOX)
+        at_least(longest, server->outbox_relay_ms);
+    if (server->use_gateway && server->reconcile_ms > 0)
+        at_least(longest, server->reconcile_ms);
+}
+
 /* The longest timeout of the services the scenario uses (an unused broker's default ack
  * timeout would make every delay fault half a minute long). */
 static double longest_timeout_ms(const Scenario *scenario)
 {
     double longest = 0;
     /* the broker and its groups: what client groups publish, or an order API */
-    bool broker = node_reach_of(scenario).to_broker;
+    NodeReach reach = node_reach_of(scenario);
+    bool broker = reach.to_broker;
     for (uint32_t g = 0; g < scenario->client_group_count; g++) {
         const ClientGroupSpec *group = &scenario->client_groups[g];
         if (group->retry.timeout_ms > longest)
@@ -154,6 +171,7 @@ static double longest_timeout_ms(const Scenario *scenario)
      * dedup_window_ms after the first is taken as a new message */
     for (uint32_t q = 0; broker && q < scenario->broker.queue_count; q++)
         at_least(&longest, scenario->broker.queues[q].dedup_window_ms);
+    server_timers(scenario, reach, &longest);
     return longest;
 }
 
