@@ -378,6 +378,38 @@ START_TEST(test_a_late_status_answer_is_as_late_as_reconciliation)
 }
 END_TEST
 
+/* A key store hands a row still processing after lock_timeout_ms to the retry that finds
+ * it: a copy later than that finds the row taken over. Each store counts where its owner is
+ * reached: the clients' server's, a called server's, a consumer group's. */
+START_TEST(test_a_late_copy_is_as_late_as_every_reached_stores_lock_timeout)
+{
+    const char *const server_lock[] = {"server.idempotency.lock_timeout_ms=7000"};
+    Scenario *scenario = test_load(SERVER_WORLD, server_lock, 1);
+    ck_assert_double_eq(late_ms(scenario), 7001);
+    free(scenario);
+    const char *const unreached_server_lock[] = {"server.idempotency.lock_timeout_ms=9000"};
+    scenario = test_load(DEDUP_WORLD, unreached_server_lock, 1);
+    ck_assert_double_eq(late_ms(scenario), 5001); /* the dedup window's */
+    free(scenario);
+    const char *const consumers_lock[] = {"broker.consumers.idempotency.lock_timeout_ms=8000"};
+    scenario = test_load(DEDUP_WORLD, consumers_lock, 1);
+    ck_assert_double_eq(late_ms(scenario), 8001);
+    free(scenario);
+    scenario = test_load(SERVER_WORLD, consumers_lock, 1); /* nothing publishes */
+    ck_assert_double_eq(late_ms(scenario), 2001);
+    free(scenario);
+    /* checkout calls payments, whose store is its own; the browser's 10 s is the longest */
+    const char *const called_lock[] = {"services.payments-keys.lock_timeout_ms=20000"};
+    const char *const path = "scenarios/architectures/checkout_payments_service.json";
+    scenario = test_load_source_file(path, NULL, 0);
+    ck_assert_double_eq(late_ms(scenario), 10001);
+    free(scenario);
+    scenario = test_load_source_file(path, called_lock, 1);
+    ck_assert_double_eq(late_ms(scenario), 20001);
+    free(scenario);
+}
+END_TEST
+
 START_TEST(test_c13_a_double_click_doubles_per_click_keys_not_business_hash)
 {
     assert_one_fault_doubles("c13_double_click_per_click", MODE_IDEMPOTENT, FAULT_DOUBLE_CLICK);
@@ -711,6 +743,7 @@ static Suite *explore_suite(void)
     tcase_add_test(core, test_a_late_republish_is_as_late_as_the_brokers_dedup_window);
     tcase_add_test(core, test_a_late_receipt_is_as_late_as_the_outbox_relay);
     tcase_add_test(core, test_a_late_status_answer_is_as_late_as_reconciliation);
+    tcase_add_test(core, test_a_late_copy_is_as_late_as_every_reached_stores_lock_timeout);
     tcase_add_test(core, test_results_do_not_depend_on_the_thread_count);
     tcase_add_test(core, test_each_set_of_faults_is_run_once);
     tcase_add_test(core, test_sampling_finds_and_shrinks_the_single_fault);

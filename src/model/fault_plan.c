@@ -104,6 +104,23 @@ static void server_timers(const Scenario *scenario, NodeReach reach, double *lon
         at_least(longest, server->reconcile_ms);
 }
 
+/* The key stores' lock timeouts: a row still processing lock_timeout_ms after it was
+ * reserved is handed to the retry that finds it (on a log, the partition's consumer tries
+ * the record again after it), so a copy later than that runs while the first holder still
+ * works, or finds its row taken over. A store counts where it is configured and its owner
+ * reached, whatever the mode: the plan is one per scenario. */
+static void store_timers(const Scenario *scenario, NodeReach reach, double *longest)
+{
+    if (reach.to_server)
+        at_least(longest, scenario->server.idempotency.lock_timeout_ms);
+    for (uint32_t c = 0; c < scenario->called_server_count; c++) {
+        if (node_called_server_reached(scenario, c))
+            at_least(longest, scenario->called_servers[c].spec.idempotency.lock_timeout_ms);
+    }
+    for (uint32_t g = 0; reach.to_broker && g <= scenario->extra_consumer_count; g++)
+        at_least(longest, scenario_consumer_group(scenario, g)->idempotency.lock_timeout_ms);
+}
+
 /* The longest timeout of the services the scenario uses (an unused broker's default ack
  * timeout would make every delay fault half a minute long). */
 static double longest_timeout_ms(const Scenario *scenario)
@@ -172,6 +189,7 @@ static double longest_timeout_ms(const Scenario *scenario)
     for (uint32_t q = 0; broker && q < scenario->broker.queue_count; q++)
         at_least(&longest, scenario->broker.queues[q].dedup_window_ms);
     server_timers(scenario, reach, &longest);
+    store_timers(scenario, reach, &longest);
     return longest;
 }
 
