@@ -121,8 +121,9 @@ static void store_timers(const Scenario *scenario, NodeReach reach, double *long
         at_least(longest, scenario_consumer_group(scenario, g)->idempotency.lock_timeout_ms);
 }
 
-/* The longest timeout of the services the scenario uses (an unused broker's default ack
- * timeout would make every delay fault half a minute long). */
+/* The longest timer of the services the scenario uses, past which a late copy arrives after
+ * whoever waited for it gave up or went on (an unused broker's default ack timeout would make
+ * every delay fault half a minute long; docs/explore.md lists the timers). */
 static double longest_timeout_ms(const Scenario *scenario)
 {
     double longest = 0;
@@ -130,15 +131,11 @@ static double longest_timeout_ms(const Scenario *scenario)
     NodeReach reach = node_reach_of(scenario);
     bool broker = reach.to_broker;
     for (uint32_t g = 0; g < scenario->client_group_count; g++) {
-        const ClientGroupSpec *group = &scenario->client_groups[g];
-        if (group->retry.timeout_ms > longest)
-            longest = group->retry.timeout_ms;
+        at_least(&longest, scenario->client_groups[g].retry.timeout_ms);
     }
     if (scenario->server.use_gateway || (broker && scenario_groups_call(scenario))) {
-        for (uint32_t g = 0; g <= scenario->extra_gateway_count; g++) {
-            if (scenario_gateway(scenario, g)->timeout_ms > longest)
-                longest = scenario_gateway(scenario, g)->timeout_ms;
-        }
+        for (uint32_t g = 0; g <= scenario->extra_gateway_count; g++)
+            at_least(&longest, scenario_gateway(scenario, g)->timeout_ms);
     }
     /* a call step's own timeout (0: the gateway's, above): the servers', the consumer
      * groups', and a saga's refund's (its undo) */
@@ -158,13 +155,12 @@ static double longest_timeout_ms(const Scenario *scenario)
             broker && group->use_gateway && group->undo.enabled ? &group->undo.call : NULL;
     }
     for (size_t k = 0; k < sizeof calls / sizeof calls[0]; k++) {
-        if (calls[k] != NULL && calls[k]->timeout_ms > longest)
-            longest = calls[k]->timeout_ms;
+        if (calls[k] != NULL)
+            at_least(&longest, calls[k]->timeout_ms);
     }
     for (uint32_t p = 0; p <= scenario->extra_proxy_count; p++) {
-        const ProxySpec *proxy = scenario_proxy(scenario, p);
-        if (scenario_proxy_used(scenario, p) && proxy->per_try_timeout_ms > longest)
-            longest = proxy->per_try_timeout_ms;
+        if (scenario_proxy_used(scenario, p))
+            at_least(&longest, scenario_proxy(scenario, p)->per_try_timeout_ms);
     }
     /* the broker's own timer: a visibility-timeout queue's ack timeout; a channel's
      * consumer_timeout_ms (a delivery held past it closes the channel), its queues' ack
@@ -180,10 +176,8 @@ static double longest_timeout_ms(const Scenario *scenario)
         at_least(&longest, scenario->broker.consumer_timeout_ms);
     for (uint32_t q = 0; broker && scenario->broker.family == BROKER_VISIBILITY_TIMEOUT &&
                          q < scenario->broker.queue_count;
-         q++) {
-        if (scenario->broker.queues[q].ack_timeout_ms > longest)
-            longest = scenario->broker.queues[q].ack_timeout_ms;
-    }
+         q++)
+        at_least(&longest, scenario->broker.queues[q].ack_timeout_ms);
     /* a queue's publisher dedup (none on a log): a copy of a publish arriving more than
      * dedup_window_ms after the first is taken as a new message */
     for (uint32_t q = 0; broker && q < scenario->broker.queue_count; q++)
