@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "explore.h"
+#include "fault_plan.h"
 #include "scenario.h"
 #include "test_cli.h"
 #include "test_world.h"
@@ -230,6 +231,181 @@ START_TEST(test_a_late_ack_is_as_late_as_a_channels_consumer_timeout)
     ck_assert_str_eq(fault_hop_name(result->counterexample[0].hop), "ack");
     ck_assert_double_gt(result->counterexample[0].by_ms, 100000);
     free(result);
+    free(scenario);
+}
+END_TEST
+
+/* How late a delay fault makes a copy in scenario, in ms. */
+static double late_ms(const Scenario *scenario)
+{
+    FaultPlan *plan = fault_plan_create(scenario);
+    double late = (double)fault_plan_late_us(plan) / SIM_US_PER_MS;
+    fault_plan_destroy(plan);
+    return late;
+}
+
+/* RabbitMQ's default consumer timeout, half an hour, in a run of 10 s: it counts for the
+ * delay only when the run is as long. Counted, every delay fault was half an hour, so the ack
+ * came after the channel had closed at 1801 s and charged twice, a lost ack's story told at
+ * the end of a 10 s run. Now a delay is late for the client's timeout (1 s): the ack comes
+ * then, the channel still open, and at-least-once holds against one fault. */
+START_TEST(test_a_consumer_timeout_longer_than_the_run_makes_no_delay_that_late)
+{
+    const char *const short_run[] = {"duration_ms=10000", "broker.consumer_timeout_ms=1800000"};
+    Scenario *scenario = test_load(CHANNEL_WORLD, short_run, 2);
+    ck_assert_double_eq(late_ms(scenario), scenario->client_groups[0].retry.timeout_ms + 1);
+    ExploreOptions options = {
+        .max_faults = 1, .property = EXPLORE_NO_DOUBLE, .threads = 2, .seed = scenario->seed};
+    ExploreResult *result = malloc(sizeof *result);
+    explore_mode(scenario, MODE_AT_LEAST_ONCE, &options, result);
+    ck_assert_int_eq(result->status, EXPLORE_DONE);
+    ck_assert(!result->found);
+    ck_assert_uint_eq(result->complete_size, 1);
+    ck_assert_uint_gt(result->points_by_kind[FAULT_DELAY], 0);
+    free(scenario);
+    const char *const as_long[] = {"duration_ms=10000", "broker.consumer_timeout_ms=10000"};
+    scenario = test_load(CHANNEL_WORLD, as_long, 2);
+    ck_assert_double_eq(late_ms(scenario), 10001);
+    explore_mode(scenario, MODE_AT_LEAST_ONCE, &options, result);
+    ck_assert(result->found);
+    ck_assert_str_eq(fault_hop_name(result->counterexample[0].hop), "ack");
+    free(result);
+    free(scenario);
+}
+END_TEST
+
+/* Publisher dedup (SQS FIFO's deduplication interval): a copy of a publish arriving more
+ * than dedup_window_ms (5 s) after the first is a new message. The client's answer and its
+ * retry both late by more than the window charge twice in at-least-once; a delay late for the
+ * client's timeout alone (1 s) brought the retry inside the window, where it was dropped: the
+ * property held against two faults. The channel's default consumer timeout is longer than
+ * the run, so the window is the longest timer. */
+#define DEDUP_WORLD                                                                                \
+    "{\"name\": \"late_publish\", \"seed\": 1, \"duration_ms\": 60000,"                            \
+    " \"accounts\": [{\"id\": \"a\", \"balance\": 1000000}],"                                      \
+    " \"broker\": {\"family\": \"channel\", \"dedup_window_ms\": 5000,"                            \
+    "   \"consumers\": {\"workers\": 1, \"service_ms\": {\"dist\": \"const\", \"value\": 4}}},"    \
+    " \"clients\": [{\"id\": \"shop\", \"count\": 1, \"target\": \"broker\","                      \
+    "   \"key\": \"message-id\", \"retry\": {\"timeout_ms\": 1000, \"max_attempts\": 2},"          \
+    "   \"operation\": {\"kind\": \"debit\", \"amount\": 100}, \"workload\": {\"ops\": 1}}],"      \
+    " \"network\": {\"default\": {\"loss\": 0, \"delay_ms\": {\"dist\": \"exp\", \"mean\": 5}}}}"
+
+/* A client calling a server that charges at a gateway: the longest timer is the gateway's
+ * (2 s). Its broker is reached only when the server publishes. */
+#define SERVER_WORLD                                                                               \
+    "{\"name\": \"late_server\", \"seed\": 1, \"duration_ms\": 60000,"                             \
+    " \"accounts\": [{\"id\": \"a\", \"balance\": 1000000}],"                                      \
+    " \"clients\": [{\"id\": \"web\", \"count\": 1, \"key\": \"per-click\","                       \
+    "   \"retry\": {\"timeout_ms\": 1000, \"max_attempts\": 1},"                                   \
+    "   \"operation\": {\"kind\": \"debit\", \"amount\": 100}, \"workload\": {\"ops\": 1}}],"      \
+    " \"server\": {\"use_gateway\": true},"                                                        \
+    " \"gateway\": {\"timeout_ms\": 2000, \"fail\": 0, \"timeout\": 0},"                           \
+    " \"broker\": {\"family\": \"channel\","                                                       \
+    "   \"consumers\": {\"workers\": 1, \"service_ms\": {\"dist\": \"const\", \"value\": 4}}},"    \
+    " \"network\": {\"default\": {\"loss\": 0, \"delay_ms\": {\"dist\": \"exp\", \"mean\": 5}}}}"
+
+START_TEST(test_a_late_republish_is_as_late_as_the_brokers_dedup_window)
+{
+    Scenario *scenario = test_load(DEDUP_WORLD, NULL, 0);
+    ck_assert_double_eq(late_ms(scenario), 5001);
+    ExploreOptions options = {
+        .max_faults = 2, .property = EXPLORE_NO_DOUBLE, .threads = 2, .seed = scenario->seed};
+    ExploreResult *result = malloc(sizeof *result);
+    explore_mode(scenario, MODE_AT_LEAST_ONCE, &options, result);
+    ck_assert(result->found);
+    ck_assert_uint_eq(result->counterexample_count, 2);
+    ck_assert_str_eq(fault_hop_name(result->counterexample[0].hop), "response");
+    ck_assert_str_eq(fault_hop_name(result->counterexample[1].hop), "request");
+    ck_assert_uint_eq(result->counterexample[1].attempt, 2);
+    ck_assert_double_gt(result->counterexample[1].by_ms, 5000);
+    free(result);
+    free(scenario);
+    /* a window counts where something publishes to the broker */
+    const char *const unread[] = {"broker.dedup_window_ms=9000"};
+    scenario = test_load(SERVER_WORLD, unread, 1);
+    ck_assert_double_eq(late_ms(scenario), 2001);
+    free(scenario);
+    const char *const receipts[] = {"broker.dedup_window_ms=9000", "server.publish_receipts=true"};
+    scenario = test_load(SERVER_WORLD, receipts, 2);
+    ck_assert_double_eq(late_ms(scenario), 9001);
+    free(scenario);
+}
+END_TEST
+
+/* An outbox relay resends a receipt the broker has not confirmed within outbox_relay_ms
+ * (5 s): a publish late by more than that reaches the broker after the relay's second copy,
+ * and the receipt goes out twice in at-least-once (no consumer keys), with no other fault. A
+ * delay late for the gateway's timeout alone (2 s) was confirmed before the relay: the
+ * expectation held. The relay counts only where the server publishes through its outbox. */
+START_TEST(test_a_late_receipt_is_as_late_as_the_outbox_relay)
+{
+    const char *const relayed[] = {"server.publish_receipts=true", "server.receipts_via=\"outbox\"",
+                                   "server.outbox_relay_ms=5000",
+                                   "expect={\"at-least-once\": {\"receipts_duplicated\": 0}}"};
+    Scenario *scenario = test_load(SERVER_WORLD, relayed, 4);
+    ck_assert_double_eq(late_ms(scenario), 5001);
+    ExploreOptions options = {
+        .max_faults = 1, .property = EXPLORE_EXPECT, .threads = 2, .seed = scenario->seed};
+    ExploreResult *result = malloc(sizeof *result);
+    explore_mode(scenario, MODE_AT_LEAST_ONCE, &options, result);
+    ck_assert(result->found);
+    ck_assert_uint_eq(result->counterexample_count, 1);
+    ck_assert_str_eq(fault_kind_name(result->counterexample[0].kind), "delay");
+    ck_assert_str_eq(fault_hop_name(result->counterexample[0].hop), "request");
+    ck_assert_double_gt(result->counterexample[0].by_ms, 5000);
+    free(result);
+    free(scenario);
+    const char *const direct[] = {"server.publish_receipts=true", "server.outbox_relay_ms=5000"};
+    scenario = test_load(SERVER_WORLD, direct, 2);
+    ck_assert_double_eq(late_ms(scenario), 2001);
+    free(scenario);
+}
+END_TEST
+
+/* Reconciliation asks the gateway about a timed-out charge every reconcile_ms: an answer
+ * later than that meets a second question. It counts where the clients' server is reached:
+ * not where the clients publish to a broker whose consumers call no server. */
+START_TEST(test_a_late_status_answer_is_as_late_as_reconciliation)
+{
+    const char *const reconciling[] = {"server.reconcile_ms=7000"};
+    Scenario *scenario = test_load(SERVER_WORLD, reconciling, 1);
+    ck_assert_double_eq(late_ms(scenario), 7001);
+    free(scenario);
+    const char *const unreached[] = {"server.use_gateway=true", "server.reconcile_ms=7000"};
+    scenario = test_load(DEDUP_WORLD, unreached, 2);
+    ck_assert_double_eq(late_ms(scenario), 5001); /* the dedup window's */
+    free(scenario);
+}
+END_TEST
+
+/* A key store hands a row still processing after lock_timeout_ms to the retry that finds
+ * it: a copy later than that finds the row taken over. Each store counts where its owner is
+ * reached: the clients' server's, a called server's, a consumer group's. */
+START_TEST(test_a_late_copy_is_as_late_as_every_reached_stores_lock_timeout)
+{
+    const char *const server_lock[] = {"server.idempotency.lock_timeout_ms=7000"};
+    Scenario *scenario = test_load(SERVER_WORLD, server_lock, 1);
+    ck_assert_double_eq(late_ms(scenario), 7001);
+    free(scenario);
+    const char *const unreached_server_lock[] = {"server.idempotency.lock_timeout_ms=9000"};
+    scenario = test_load(DEDUP_WORLD, unreached_server_lock, 1);
+    ck_assert_double_eq(late_ms(scenario), 5001); /* the dedup window's */
+    free(scenario);
+    const char *const consumers_lock[] = {"broker.consumers.idempotency.lock_timeout_ms=8000"};
+    scenario = test_load(DEDUP_WORLD, consumers_lock, 1);
+    ck_assert_double_eq(late_ms(scenario), 8001);
+    free(scenario);
+    scenario = test_load(SERVER_WORLD, consumers_lock, 1); /* nothing publishes */
+    ck_assert_double_eq(late_ms(scenario), 2001);
+    free(scenario);
+    /* checkout calls payments, whose store is its own; the browser's 10 s is the longest */
+    const char *const called_lock[] = {"services.payments-keys.lock_timeout_ms=20000"};
+    const char *const path = "scenarios/architectures/checkout_payments_service.json";
+    scenario = test_load_source_file(path, NULL, 0);
+    ck_assert_double_eq(late_ms(scenario), 10001);
+    free(scenario);
+    scenario = test_load_source_file(path, called_lock, 1);
+    ck_assert_double_eq(late_ms(scenario), 20001);
     free(scenario);
 }
 END_TEST
@@ -563,6 +739,11 @@ static Suite *explore_suite(void)
     tcase_add_test(core, test_c28_a_refund_retried_under_a_new_key_refunds_twice_with_two_faults);
     tcase_add_test(core, test_c28_a_late_refund_is_as_late_as_the_refunds_own_timeout);
     tcase_add_test(core, test_a_late_ack_is_as_late_as_a_channels_consumer_timeout);
+    tcase_add_test(core, test_a_consumer_timeout_longer_than_the_run_makes_no_delay_that_late);
+    tcase_add_test(core, test_a_late_republish_is_as_late_as_the_brokers_dedup_window);
+    tcase_add_test(core, test_a_late_receipt_is_as_late_as_the_outbox_relay);
+    tcase_add_test(core, test_a_late_status_answer_is_as_late_as_reconciliation);
+    tcase_add_test(core, test_a_late_copy_is_as_late_as_every_reached_stores_lock_timeout);
     tcase_add_test(core, test_results_do_not_depend_on_the_thread_count);
     tcase_add_test(core, test_each_set_of_faults_is_run_once);
     tcase_add_test(core, test_sampling_finds_and_shrinks_the_single_fault);

@@ -82,23 +82,60 @@ static uint64_t hash_of(const FaultSpec *spec)
 
 /* ------------------------------------------------------------------ the plan */
 
-/* The longest timeout of the services the scenario uses (an unused broker's default ack
- * timeout would make every delay fault half a minute long). */
+static void at_least(double *longest, double ms)
+{
+    if (ms > *longest)
+        *longest = ms;
+}
+
+/* The clients' server's own timers, past which a late copy meets a second try: an outbox
+ * relay resends an event (a receipt, an order API's order) the broker has not confirmed
+ * within outbox_relay_ms, so a publish or a confirm later than that is a second event; after
+ * a gateway timeout, reconciliation asks the gateway again every reconcile_ms, so an answer
+ * later than that meets a second question. */
+static void server_timers(const Scenario *scenario, NodeReach reach, double *longest)
+{
+    const ServerSpec *server = &scenario->server;
+    if (!reach.to_server)
+        return;
+    if (scenario_server_publishes(server) && server->receipts_via == RECEIPTS_OUTBOX)
+        at_least(longest, server->outbox_relay_ms);
+    if (server->use_gateway && server->reconcile_ms > 0)
+        at_least(longest, server->reconcile_ms);
+}
+
+/* The key stores' lock timeouts: a row still processing lock_timeout_ms after it was
+ * reserved is handed to the retry that finds it (on a log, the partition's consumer tries
+ * the record again after it), so a copy later than that runs while the first holder still
+ * works, or finds its row taken over. A store counts where it is configured and its owner
+ * reached, whatever the mode: the plan is one per scenario. */
+static void store_timers(const Scenario *scenario, NodeReach reach, double *longest)
+{
+    if (reach.to_server)
+        at_least(longest, scenario->server.idempotency.lock_timeout_ms);
+    for (uint32_t c = 0; c < scenario->called_server_count; c++) {
+        if (node_called_server_reached(scenario, c))
+            at_least(longest, scenario->called_servers[c].spec.idempotency.lock_timeout_ms);
+    }
+    for (uint32_t g = 0; reach.to_broker && g <= scenario->extra_consumer_count; g++)
+        at_least(longest, scenario_consumer_group(scenario, g)->idempotency.lock_timeout_ms);
+}
+
+/* The longest timer of the services the scenario uses, past which a late copy arrives after
+ * whoever waited for it gave up or went on (an unused broker's default ack timeout would make
+ * every delay fault half a minute long; docs/explore.md lists the timers). */
 static double longest_timeout_ms(const Scenario *scenario)
 {
     double longest = 0;
     /* the broker and its groups: what client groups publish, or an order API */
-    bool broker = node_reach_of(scenario).to_broker;
+    NodeReach reach = node_reach_of(scenario);
+    bool broker = reach.to_broker;
     for (uint32_t g = 0; g < scenario->client_group_count; g++) {
-        const ClientGroupSpec *group = &scenario->client_groups[g];
-        if (group->retry.timeout_ms > longest)
-            longest = group->retry.timeout_ms;
+        at_least(&longest, scenario->client_groups[g].retry.timeout_ms);
     }
     if (scenario->server.use_gateway || (broker && scenario_groups_call(scenario))) {
-        for (uint32_t g = 0; g <= scenario->extra_gateway_count; g++) {
-            if (scenario_gateway(scenario, g)->timeout_ms > longest)
-                longest = scenario_gateway(scenario, g)->timeout_ms;
-        }
+        for (uint32_t g = 0; g <= scenario->extra_gateway_count; g++)
+            at_least(&longest, scenario_gateway(scenario, g)->timeout_ms);
     }
     /* a call step's own timeout (0: the gateway's, above): the servers', the consumer
      * groups', and a saga's refund's (its undo) */
@@ -118,26 +155,35 @@ static double longest_timeout_ms(const Scenario *scenario)
             broker && group->use_gateway && group->undo.enabled ? &group->undo.call : NULL;
     }
     for (size_t k = 0; k < sizeof calls / sizeof calls[0]; k++) {
-        if (calls[k] != NULL && calls[k]->timeout_ms > longest)
-            longest = calls[k]->timeout_ms;
+        if (calls[k] != NULL)
+            at_least(&longest, calls[k]->timeout_ms);
     }
     for (uint32_t p = 0; p <= scenario->extra_proxy_count; p++) {
-        const ProxySpec *proxy = scenario_proxy(scenario, p);
-        if (scenario_proxy_used(scenario, p) && proxy->per_try_timeout_ms > longest)
-            longest = proxy->per_try_timeout_ms;
+        if (scenario_proxy_used(scenario, p))
+            at_least(&longest, scenario_proxy(scenario, p)->per_try_timeout_ms);
     }
     /* the broker's own timer: a visibility-timeout queue's ack timeout; a channel's
      * consumer_timeout_ms (a delivery held past it closes the channel), its queues' ack
-     * timeout being an unused default; a log has neither */
+     * timeout being an unused default; a log has neither. The consumer timeout counts only
+     * when the run is at least as long: it guards against a stuck consumer (RabbitMQ's
+     * default is half an hour), and a shorter run makes it fire only by a copy late by that
+     * much. Counted, every delay fault was that late, so every late copy came after the run
+     * had settled: no late copy met a retry in flight, the race the delay fault is for; a
+     * late ack did what a lost one does (its channel closed in the drain), a late request
+     * found its client long gone. A lost ack still shows the closed channel's second run. */
     if (broker && scenario->broker.family == BROKER_CHANNEL &&
-        scenario->broker.consumer_timeout_ms > longest)
-        longest = scenario->broker.consumer_timeout_ms;
+        scenario->broker.consumer_timeout_ms <= scenario->duration_ms)
+        at_least(&longest, scenario->broker.consumer_timeout_ms);
     for (uint32_t q = 0; broker && scenario->broker.family == BROKER_VISIBILITY_TIMEOUT &&
                          q < scenario->broker.queue_count;
-         q++) {
-        if (scenario->broker.queues[q].ack_timeout_ms > longest)
-            longest = scenario->broker.queues[q].ack_timeout_ms;
-    }
+         q++)
+        at_least(&longest, scenario->broker.queues[q].ack_timeout_ms);
+    /* a queue's publisher dedup (none on a log): a copy of a publish arriving more than
+     * dedup_window_ms after the first is taken as a new message */
+    for (uint32_t q = 0; broker && q < scenario->broker.queue_count; q++)
+        at_least(&longest, scenario->broker.queues[q].dedup_window_ms);
+    server_timers(scenario, reach, &longest);
+    store_timers(scenario, reach, &longest);
     return longest;
 }
 

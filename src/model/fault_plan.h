@@ -37,7 +37,8 @@ SimTimeUs fault_plan_delay_us(FaultPlan *plan, uint64_t a, uint64_t b, uint64_t 
  * when a silent charge is forced (only where timeout > 0), else 1 (answered). */
 double fault_plan_gateway_fate(FaultPlan *plan, uint64_t a, uint64_t b, uint64_t c, double fail,
                                double timeout);
-/* How late a delay fault makes a message: past the scenario's longest timeout. */
+/* How late a delay fault makes a message: 1 ms past the longest timer of the services the
+ * scenario uses (docs/explore.md lists them). */
 SimTimeUs fault_plan_late_us(const FaultPlan *plan);
 
 /* The decision points met so far, in the order met, each once. */
