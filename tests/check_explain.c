@@ -302,6 +302,34 @@ START_TEST(test_an_outage_that_kills_operation_zeros_job_is_told)
 }
 END_TEST
 
+/* A story that starts while a key store is down (its own crash, C38) starts with that crash:
+ * its requests meet the store down from their first step. In workers_dedupe_store_down the
+ * first double fails open: its delivery runs unchecked during an outage. Operation 0 starts
+ * before any crash, and its story tells none. */
+START_TEST(test_a_story_that_starts_within_a_store_outage_starts_with_its_crash)
+{
+    const char *why[] = {"explain", "scenarios/architectures/workers_dedupe_store_down.json",
+                         "--why",   "double",
+                         "--mode",  "idempotent",
+                         NULL};
+    ck_assert_int_eq(test_cli_run(why, out, err), 0);
+    char *printed = test_cli_read_all(out, NULL);
+    const char *crash = strstr(printed, "redis: CRASH (keys kept)");
+    const char *pay = strstr(printed, "presses Pay");
+    const char *unchecked = strstr(printed, "key store down: runs with no key check");
+    ck_assert_msg(crash != NULL && pay != NULL && unchecked != NULL && crash < pay, "%s", printed);
+    free(printed);
+    const char *first[] = {"explain", "scenarios/architectures/workers_dedupe_store_down.json",
+                           "--op",    "0",
+                           "--mode",  "idempotent",
+                           NULL};
+    ck_assert_int_eq(test_cli_run(first, out, err), 0);
+    printed = test_cli_read_all(out, NULL);
+    ck_assert_msg(strstr(printed, "CRASH") == NULL, "%s", printed);
+    free(printed);
+}
+END_TEST
+
 /* Every scenario of the library, in each of its modes: operation 0's story ends with the
  * model's outcome, and --why double either tells a double nothing caught or says there is
  * none, mode by mode. */
@@ -359,6 +387,7 @@ static Suite *explain_suite(void)
     tcase_add_test(core, test_a_reconciliation_names_the_gateway_it_asked_among_several);
     tcase_add_test(core, test_a_crash_that_kills_the_operations_job_is_told);
     tcase_add_test(core, test_an_outage_that_kills_operation_zeros_job_is_told);
+    tcase_add_test(core, test_a_story_that_starts_within_a_store_outage_starts_with_its_crash);
     /* every scenario twice: a minute on a quiet machine under ASan, more on a busy one; the
      * timeout guards against a hang, not a speed */
     TCase *library = tcase_create("Library");

@@ -28,6 +28,10 @@ struct Explain {
      * off): its crash is told, and its restart as a store's is */
     uint32_t crashed_count;
     uint32_t crashed[EXPLAIN_STORE_EVENTS_MAX];
+    /* before the story starts: the crash of each such node still down, told first when the
+     * story starts within its outage (its requests meet the store down from their start) */
+    uint32_t down_count;
+    TraceRecord down_since[EXPLAIN_STORE_EVENTS_MAX];
 };
 
 Explain *explain_create(const Scenario *scenario, Mode mode, uint64_t operation)
@@ -76,6 +80,29 @@ static bool restarts_a_crashed_holder(Explain *explain, const TraceRecord *recor
     return false;
 }
 
+/* Before the story starts: keeps the crash of each node that crashes on its own until its
+ * restart. */
+static void note_outage(Explain *explain, const TraceRecord *record)
+{
+    uint32_t i = 0;
+    while (i < explain->down_count && explain->down_since[i].actor != record->actor)
+        i++;
+    if (record->event == TRACE_RESTART && i < explain->down_count)
+        explain->down_since[i] = explain->down_since[--explain->down_count];
+    else if (record->event == TRACE_CRASH && i < EXPLAIN_STORE_EVENTS_MAX) {
+        explain->down_since[i] = *record;
+        explain->down_count += i == explain->down_count;
+    }
+}
+
+/* The story starts: an outage it starts within is its first line. */
+static void tell_outages_under_way(Explain *explain)
+{
+    for (uint32_t i = 0; i < explain->down_count; i++)
+        diagram_add(explain->diagram, &explain->down_since[i], 0);
+    explain->down_count = 0;
+}
+
 static void tell_pending(Explain *explain)
 {
     for (uint32_t i = 0; i < explain->store_event_count; i++)
@@ -88,6 +115,10 @@ static void collect(void *context, const TraceRecord *record)
     Explain *explain = context;
     if (record->mode != explain->mode)
         return;
+    if (!explain->started && record->no_operation && crashes_alone(record)) {
+        note_outage(explain, record);
+        return;
+    }
     if (explain->started && ((record->no_operation && crashes_alone(record)) ||
                              restarts_a_crashed_holder(explain, record))) {
         if (explain->store_event_count < EXPLAIN_STORE_EVENTS_MAX)
@@ -107,6 +138,8 @@ static void collect(void *context, const TraceRecord *record)
     }
     if (record->no_operation || record->operation != explain->operation)
         return;
+    if (!explain->started)
+        tell_outages_under_way(explain);
     tell_pending(explain);
     if (record->event == TRACE_CRASH && explain->crashed_count < EXPLAIN_STORE_EVENTS_MAX)
         explain->crashed[explain->crashed_count++] = record->actor; /* its restart is told too */
