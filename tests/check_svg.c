@@ -151,6 +151,39 @@ START_TEST(test_idempotent_diagram_shows_reservations_and_replays_not_charges)
 }
 END_TEST
 
+/* The first double of workers_dedupe_store_down starts while its Redis is down (its own crash,
+ * C38, at 110 s): the diagram draws that crash before the first click, and the restart at
+ * 120 s, in Redis's lane, which stands after the services although it is met first. */
+START_TEST(test_an_outage_under_way_is_drawn_before_the_first_request)
+{
+    char path[512];
+    test_cli_in_scratch(path, "outage.svg");
+    const char *arguments[] = {"run",
+                               "scenarios/architectures/workers_dedupe_store_down.json",
+                               "--svg",
+                               path,
+                               "--svg-mode",
+                               "idempotent",
+                               "--svg-outcome",
+                               "double",
+                               "--svg-ops",
+                               "1",
+                               "-q",
+                               NULL};
+    ck_assert_int_eq(test_cli_run(arguments, NULL, NULL), 0);
+    char *svg = test_cli_read_all(path, NULL);
+    const char *crash = strstr(svg, "CRASH (keys kept)");
+    const char *click = strstr(svg, "presses Pay");
+    ck_assert_msg(crash != NULL && click != NULL && crash < click, "no outage drawn first");
+    ck_assert_int_eq(occurrences(svg, "110.000 s"), 1);
+    ck_assert_int_eq(occurrences(svg, "120.000 s"), 1);
+    const char *redis = strstr(svg, ">redis<");
+    const char *workers = strstr(svg, ">workers#2<");
+    ck_assert_msg(redis != NULL && workers != NULL && workers < redis, "redis's lane first");
+    free(svg);
+}
+END_TEST
+
 START_TEST(test_svg_ops_limits_the_operations_drawn)
 {
     char path[512];
@@ -1202,6 +1235,7 @@ static Suite *svg_suite(void)
     tcase_add_test(core, test_at_least_once_diagram_shows_lost_answers_and_second_charges);
     tcase_add_test(core, test_idempotent_diagram_shows_reservations_and_replays_not_charges);
     tcase_add_test(core, test_svg_ops_limits_the_operations_drawn);
+    tcase_add_test(core, test_an_outage_under_way_is_drawn_before_the_first_request);
     tcase_add_test(core, test_drawing_leaves_the_trace_byte_identical);
     tcase_add_test(core, test_svg_draws_the_proxy_lane_between_client_and_server);
     tcase_add_test(core, test_svg_lanes_of_a_long_graph_follow_the_request);

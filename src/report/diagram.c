@@ -8,6 +8,7 @@
  * that shows a sliding window (the view) forgets the oldest; one that draws everything (the
  * SVG) sizes the ring for what it keeps. */
 #include "diagram.h"
+#include "node_kind.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,11 +117,17 @@ int diagram_lane_of(const Diagram *diagram, uint32_t node, uint32_t client)
     return DIAGRAM_NO_LANE;
 }
 
+/* Lanes of nodes that crash on their own (a key store, C38) stand after every service's,
+ * however early their crash is met: an outage under way is drawn before the first request. */
+#define DIAGRAM_ORDER_APART (1u << 24)
+
 /* The order of a lane opened on sight: its appearance, or, for an instance of a service of
  * several ("checkout#2"), its first sibling's, so the instances stand side by side (the node
  * table's order) although the second is met after the services below the first. */
 static uint32_t instance_order(Diagram *diagram, NodeKind kind, const char *name)
 {
+    if (node_kind_info(kind)->crash_loses != NULL)
+        return DIAGRAM_ORDER_APART + diagram->appearances++;
     const char *marker = strchr(name, '#');
     for (uint32_t i = 0; marker != NULL && kind != NODE_CLIENT_GROUP && i < diagram->lane_count;
          i++) {
@@ -588,6 +595,13 @@ static void on_crash(Diagram *diagram, const TraceRecord *record, int lane)
             item->end_event = TRACE_CRASH;
         }
     }
+}
+
+bool diagram_crashes_alone(const TraceRecord *record)
+{
+    return record->no_operation &&
+           node_kind_info((NodeKind)record->actor_kind)->crash_loses != NULL &&
+           (record->event == TRACE_CRASH || record->event == TRACE_RESTART);
 }
 
 bool diagram_holds_job(const Diagram *diagram, const TraceRecord *record)

@@ -194,6 +194,10 @@ bool diagram_truncated(const Diagram *diagram); /* rows_max was reached */
 void diagram_row_order(const Diagram *diagram, uint32_t *order);
 /* NULL when the operation is not followed. */
 const DiagramOutcome *diagram_outcome(const Diagram *diagram, uint64_t operation);
+/* Whether the record is a crash or restart of a node that crashes on its own, outside any
+ * operation (a key store, C38): the SVG and explain tell it where it falls among an
+ * operation's records, and an outage the operation starts within first. */
+bool diagram_crashes_alone(const TraceRecord *record);
 /* Whether the lane of the record's actor holds a job of a followed operation not settled
  * yet: an activation not ended, which a crash there would end (a consumer's delivery waiting
  * for its charge's answer, a server's request). */

@@ -60,13 +60,6 @@ void explain_destroy(Explain *explain)
     free(explain);
 }
 
-/* A crash or restart of a node that crashes on its own (a key store, C38). */
-static bool crashes_alone(const TraceRecord *record)
-{
-    return node_kind_info((NodeKind)record->actor_kind)->crash_loses != NULL &&
-           (record->event == TRACE_CRASH || record->event == TRACE_RESTART);
-}
-
 /* Whether the record is the restart of a process told crashing while it held one of the
  * operation's jobs (and forgets it: its next crash is judged again). */
 static bool restarts_a_crashed_holder(Explain *explain, const TraceRecord *record)
@@ -115,12 +108,12 @@ static void collect(void *context, const TraceRecord *record)
     Explain *explain = context;
     if (record->mode != explain->mode)
         return;
-    if (!explain->started && record->no_operation && crashes_alone(record)) {
+    if (!explain->started && diagram_crashes_alone(record)) {
         note_outage(explain, record);
         return;
     }
-    if (explain->started && ((record->no_operation && crashes_alone(record)) ||
-                             restarts_a_crashed_holder(explain, record))) {
+    if (explain->started &&
+        (diagram_crashes_alone(record) || restarts_a_crashed_holder(explain, record))) {
         if (explain->store_event_count < EXPLAIN_STORE_EVENTS_MAX)
             explain->store_events[explain->store_event_count++] = *record;
         return;

@@ -77,6 +77,11 @@ struct SvgDiagram {
     /* the nodes whose crash was kept, until their restart (kept too) */
     uint32_t crashed_count;
     uint32_t crashed[RECORDS_CRASHED_MAX];
+    /* before the first operation joins: the crash of each node that crashes on its own (a key
+     * store, C38) and is still down, drawn first when the first operation starts within its
+     * outage (its requests meet the store down) */
+    uint32_t down_count;
+    TraceRecord down_since[RECORDS_CRASHED_MAX];
     /* lanes opened as records name them, one row per record kept, up to RECORDS_MAX; it
      * follows the outcome of each operation drawn */
     Diagram *model;
@@ -153,6 +158,32 @@ static bool restart_kept(SvgDiagram *diagram, uint32_t node)
     return false;
 }
 
+/* Before the first operation joins: keeps such a node's crash until its restart. */
+static void note_outage(SvgDiagram *diagram, const TraceRecord *record)
+{
+    uint32_t i = 0;
+    while (i < diagram->down_count && diagram->down_since[i].actor != record->actor)
+        i++;
+    if (record->event == TRACE_RESTART && i < diagram->down_count)
+        diagram->down_since[i] = diagram->down_since[--diagram->down_count];
+    else if (record->event == TRACE_CRASH && i < RECORDS_CRASHED_MAX) {
+        diagram->down_since[i] = *record;
+        diagram->down_count += i == diagram->down_count;
+    }
+}
+
+/* The first operation joins: the outages it starts within are drawn first, and their
+ * restarts kept. */
+static void draw_outages_under_way(SvgDiagram *diagram)
+{
+    for (uint32_t i = 0; i < diagram->down_count; i++) {
+        diagram_add(diagram->model, &diagram->down_since[i], 0);
+        if (diagram->crashed_count < RECORDS_CRASHED_MAX)
+            diagram->crashed[diagram->crashed_count++] = diagram->down_since[i].actor;
+    }
+    diagram->down_count = 0;
+}
+
 /* Which records the diagram keeps: those of its operations (an operation joins when its
  * first click is sent, if it is selected), and a crash (with its restart) while one of their
  * clicks is still waiting for an answer, since it may kill their requests, or where the
@@ -162,6 +193,10 @@ static bool keeps(SvgDiagram *diagram, const TraceRecord *record)
 {
     if (record->event == TRACE_SWEEP)
         return false;
+    if (diagram->operation_count == 0 && diagram_crashes_alone(record)) {
+        note_outage(diagram, record);
+        return false;
+    }
     if (record->event == TRACE_RESTART)
         return restart_kept(diagram, record->actor);
     if (record->event == TRACE_CRASH) {
@@ -176,6 +211,8 @@ static bool keeps(SvgDiagram *diagram, const TraceRecord *record)
             diagram->operation_count == diagram->operations_max ||
             (diagram->selected && !is_selected(diagram, record->operation)))
             return false;
+        if (diagram->operation_count == 0)
+            draw_outages_under_way(diagram);
         slot = (int)diagram->operation_count;
         diagram->operations[diagram->operation_count++] = record->operation;
         diagram_follow(diagram->model, record->operation);
