@@ -193,6 +193,26 @@ START_TEST(test_a_called_servers_crash_wipes_only_its_own_store)
 }
 END_TEST
 
+/* Payments is down from 30 s to 30.1 s (a scripted outage: its port closed), when the second
+ * round of payments comes: each of checkout's three tries is reset at once and sent again,
+ * then checkout answers 502; the app's retry 10 ms later meets the same, and the app gives
+ * up. Those 4 payments are never charged (lost: their clients never told), every other is
+ * charged once; checkout never goes down. */
+START_TEST(test_a_called_servers_outage_resets_every_try_it_meets)
+{
+    Metrics run = test_run_text(
+        FAST_PAYMENTS(FAST ", \"outage\": {\"from_ms\": 30000, \"to_ms\": 30100}", ""),
+        MODE_IDEMPOTENT);
+    ck_assert_uint_eq(run.resets, 4 * APP_ATTEMPTS * CHECKOUT_TRIES);
+    ck_assert_double_eq(test_service_value(&run, "payments", "refused"), run.resets);
+    ck_assert_uint_eq(run.effects, PAYMENTS - 4);
+    ck_assert_uint_eq(run.outcomes[OUTCOME_LOST], 4);
+    ck_assert_uint_eq(run.outcomes[OUTCOME_DOUBLE], 0);
+    ck_assert_uint_eq(run.call_retries, 4 * APP_ATTEMPTS * (CHECKOUT_TRIES - 1));
+    ck_assert_double_eq(test_service_value(&run, "checkout", "refused"), 0);
+}
+END_TEST
+
 /* Payments has one worker and no queue: a call that finds it busy is shed (503), and
  * checkout takes that as a failed try, sent again unless it was the last. */
 START_TEST(test_a_called_servers_shed_answer_is_a_failed_try)
@@ -381,6 +401,7 @@ int main(void)
     tcase_add_test(tcase, test_a_retried_call_to_a_server_is_traced_as_a_call_retry);
     tcase_add_test(tcase, test_a_called_servers_failure_after_its_effect_is_retried_by_its_caller);
     tcase_add_test(tcase, test_a_called_servers_crash_wipes_only_its_own_store);
+    tcase_add_test(tcase, test_a_called_servers_outage_resets_every_try_it_meets);
     tcase_add_test(tcase, test_a_called_servers_shed_answer_is_a_failed_try);
     tcase_add_test(tcase, test_a_called_server_takes_every_operation);
     tcase_add_loop_test(tcase, test_a_called_servers_key_windows_are_its_stores, 0, 2);

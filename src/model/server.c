@@ -545,10 +545,10 @@ static int store_shared_with(const World *world, uint32_t i)
  * entry (no side of its own: one store, one set of rows, one sweep, counted once). The side table
  * holds every store the world has: the server's, the consumers', the instances', the called
  * servers'. A shared store's protocol is initialised by its first user, whose node its sweeps name.
- * Last, each instance's outage is scheduled, after the instances' own timers. */
+ * Last, each instance's outage is scheduled (every server's, in instance order), after the
+ * instances' own timers. */
 void server_init(World *world)
 {
-    const ServerSpec *spec = &world->scenario.server;
     world->store_count = STORE_INSTANCE_FIRST;
     world->stores[STORE_SERVER] = &world->server_stores[0];
     world->stores[STORE_CONSUMERS] = &world->consumers[0].own_keys;
@@ -572,9 +572,12 @@ void server_init(World *world)
                           server->store, world->mode == MODE_IDEMPOTENT);
     }
     server_charge_init(world);
-    for (uint32_t i = 0; i < world->instance_count && spec->outage.enabled; i++)
-        sim_schedule_at(world->sim, sim_time_us_from_ms(spec->outage.from_ms), EVENT_SERVER_OUTAGE,
-                        world->servers[i].node, 0);
+    for (uint32_t i = 0; i < world->server_count; i++) { /* every instance of every server */
+        const ServerOutageSpec *outage = &world->servers[i].spec->outage;
+        if (outage->enabled)
+            sim_schedule_at(world->sim, sim_time_us_from_ms(outage->from_ms), EVENT_SERVER_OUTAGE,
+                            world->servers[i].node, 0);
+    }
 }
 
 void server_release(World *world)

@@ -897,7 +897,7 @@ bool scenario_uses_manual_capture(const Scenario *scenario);
 bool scenario_uses_schedule(const Scenario *scenario);
 /* The requests carry a deadline (server.deadline other than 'none'): C31's rows. */
 bool scenario_uses_deadlines(const Scenario *scenario);
-/* True when the scenario bounds the server's queue, scripts a server outage, or gives a
+/* True when the scenario bounds the server's queue, scripts an outage of any server, or gives a
  * group a retry budget or Retry-After: the reports then show the retry-storm numbers. */
 bool scenario_uses_storm(const Scenario *scenario);
 

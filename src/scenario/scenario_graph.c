@@ -455,9 +455,9 @@ static int resolve(SchemaReader *reader, const Graph *graph, unsigned i, const c
 /* ------------------------------------------------------------------ called servers */
 
 /* A called server runs its instances behind its own balancer, with their workers, queue (and
- * its shed answer, which its caller takes as a failed try), crashes, failing handlers,
- * transaction, key store and steps. The rest of a server's fields are the clients' server's
- * only (an outage is scheduled for its instances; a deadline and C32's connections are the
+ * its shed answer, which its caller takes as a failed try), crashes, outage (its resets are
+ * failed tries too), failing handlers, transaction, key store and steps. The rest of a
+ * server's fields are the clients' server's only (a deadline and C32's connections are the
  * client groups' requests'). Each is refused at its key when it differs from a server's
  * default, so `show`, which writes every default, reads back. */
 static void check_called_server(SchemaReader *reader, const ServerSpec *spec)
@@ -465,12 +465,10 @@ static void check_called_server(SchemaReader *reader, const ServerSpec *spec)
     ServerSpec plain;
     scenario_services_server_defaults(&plain);
     static const char groups_only[] = "is a client group's request's";
-    static const char not_yet[] = "is not modelled yet behind a server";
     const struct {
         bool differs;
         const char *key, *expected, *what, *why;
     } refused[] = {
-        {spec->outage.enabled, "outage", "no outage", "an outage", not_yet},
         {spec->deadline != plain.deadline, "deadline", "'none'", "a deadline", groups_only},
         {spec->stale_connections != plain.stale_connections, "stale_connections", "0",
          "a kept-alive connection (C32)", groups_only},
@@ -486,8 +484,8 @@ static void check_called_server(SchemaReader *reader, const ServerSpec *spec)
     }
 }
 
-/* A called server's store: no crash of its own (C38's store node is the clients' server's),
- * and no 202 in progress (the calling server does not poll). */
+/* A called server's store: no crash of its own (C38's store nodes are the clients' server's
+ * and the consumer groups'), and no 202 in progress (the calling server does not poll). */
 static void check_called_store(SchemaReader *reader, const cJSON *object,
                                const IdempotencySpec *spec)
 {
@@ -496,7 +494,7 @@ static void check_called_store(SchemaReader *reader, const cJSON *object,
         if (schema_member(object, crash_keys[k]) != NULL)
             schema_error_at(reader, crash_keys[k],
                             "expected no '%s' in a called server's store (a store's own crash "
-                            "is modelled for the first server's)",
+                            "is modelled for the first server's and the consumer groups')",
                             crash_keys[k]);
     }
     if (spec->on_in_progress == 202)

@@ -54,12 +54,22 @@ static void check_outages(const Scenario *scenario, LoadErrors *errors)
                             "the run (got %g)",
                             scenario->duration_ms, outage->from_ms);
     }
-    const ServerOutageSpec *outage = &scenario->server.outage;
-    if (outage->enabled && outage->from_ms > scenario->duration_ms)
-        scenario_errors_add(errors, "$.server.outage.from_ms",
+    for (uint32_t k = 0; k <= scenario->called_server_count; k++) {
+        const ServerOutageSpec *outage =
+            k == 0 ? &scenario->server.outage : &scenario->called_servers[k - 1].spec.outage;
+        if (!outage->enabled || outage->from_ms <= scenario->duration_ms)
+            continue;
+        char path[JSON_PATH_LEN_MAX];
+        if (k == 0)
+            snprintf(path, sizeof path, "$.server.outage.from_ms");
+        else
+            snprintf(path, sizeof path, "$.services[%u].outage.from_ms",
+                     scenario->called_servers[k - 1].entry - 1u);
+        scenario_errors_add(errors, path,
                             "expected at most duration_ms (%g): the outage would begin after "
                             "the run (got %g)",
                             scenario->duration_ms, outage->from_ms);
+    }
 }
 
 /* broker_log.c schedules a rebalance only at a multiple of the interval within the run. */
@@ -677,8 +687,8 @@ static void warn_server(const Scenario *scenario, const Scenario *plain, const N
                shared || !crash_never(&server->crash) || server->outage.enabled, warnings);
 }
 
-/* A called server's call and store are judged as the first server's are (its own crashes,
- * no outage), and its balancer and its store's placement choose nothing for one instance.
+/* A called server's call and store are judged as the first server's are (its own crashes
+ * and outage), and its balancer and its store's placement choose nothing for one instance.
  * Said at its own entries; a store it shares with a server before it is judged once, with
  * that server. */
 static void warn_called_servers(const Scenario *scenario, const Scenario *plain,
@@ -692,8 +702,8 @@ static void warn_called_servers(const Scenario *scenario, const Scenario *plain,
         if (server->use_gateway)
             warn_call(&server->call, &plain->server.call, (int)called->entry - 1, false,
                       called_gateway(scenario, server), warnings);
-        /* server.c: its balancer chooses among its instances, which are down only after a
-         * crash (a called server has no outage) */
+        /* server.c: its balancer chooses among its instances, which are down one by one
+         * only after a crash (an outage takes every instance down at once) */
         char entry[32]; /* "$.services[11]" */
         snprintf(entry, sizeof entry, "$.services[%d]", (int)called->entry - 1);
         if (server->instances <= 1 && server->balancer != plain->server.balancer)
@@ -720,7 +730,7 @@ static void warn_called_servers(const Scenario *scenario, const Scenario *plain,
                    "has no effect: several servers share this store, and a server's crash never "
                    "wipes a store it shares");
         warn_store(scenario, store, &plain->server.idempotency, at,
-                   shared || !crash_never(&server->crash), warnings);
+                   shared || !crash_never(&server->crash) || server->outage.enabled, warnings);
         if (server->instances <= 1 &&
             server->idempotency.placement != plain->server.idempotency.placement)
             say_at(warnings, at, "placement",

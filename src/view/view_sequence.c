@@ -673,12 +673,14 @@ static void draw_mechanism_line(Strip *strip, float y, ViewColor color, const ch
     label(strip, spots, 3, color, text);
 }
 
-/* Outages are the scenario's own windows: a band over the time they cover. */
+/* Outages are the scenario's own windows: a band over the time they cover (the network's,
+ * then the first server's, then each called server's). */
 static void draw_outages(Strip *strip)
 {
     const Scenario *scenario = strip->pane->scenario;
     float x0 = strip->time_x, x1 = (float)(strip->body.x + strip->body.w);
-    for (uint32_t o = 0; o <= scenario->network.outage_count; o++) {
+    uint32_t servers = 1 + scenario->called_server_count;
+    for (uint32_t o = 0; o < scenario->network.outage_count + servers; o++) {
         char words[LABEL_TEXT_MAX];
         double from_ms, to_ms;
         if (o < scenario->network.outage_count) {
@@ -690,12 +692,18 @@ static void draw_outages(Strip *strip)
                          outage->target); /* ids are short; the label must fit its lane */
             else
                 snprintf(words, sizeof words, "network outage");
-        } else if (scenario->server.outage.enabled) {
-            from_ms = scenario->server.outage.from_ms;
-            to_ms = scenario->server.outage.to_ms;
-            snprintf(words, sizeof words, "server outage");
         } else {
-            break;
+            uint32_t k = o - scenario->network.outage_count; /* 0: the clients' server */
+            const ServerOutageSpec *outage =
+                k == 0 ? &scenario->server.outage : &scenario->called_servers[k - 1].spec.outage;
+            if (!outage->enabled)
+                continue;
+            from_ms = outage->from_ms;
+            to_ms = outage->to_ms;
+            if (k == 0)
+                snprintf(words, sizeof words, "server outage");
+            else
+                snprintf(words, sizeof words, "%.24s outage", scenario->called_servers[k - 1].id);
         }
         SimTimeUs from_us = (SimTimeUs)(from_ms * 1000.0), to_us = (SimTimeUs)(to_ms * 1000.0);
         if (from_us >= strip->now_us || to_us <= strip->from_us)
