@@ -416,6 +416,12 @@ START_TEST(test_a_consumer_groups_idle_instance_fields_are_warned)
     const char *const own[SETS_MAX] = {"services.keys.durable=false", CRASHES};
     ck_assert(warns_in(consumers_saga_scenario, length, shared, "$.services[2].durable"));
     ck_assert(!warns_in(consumers_saga_scenario, length, own, "$.services[2].durable"));
+    /* a store the instances share that crashes on its own (C38): durable is what its own
+     * restart keeps */
+    const char *const shared_crashing[SETS_MAX] = {
+        shared[0], shared[1], shared[2],
+        "services.keys.crash={\"every_ms\": {\"dist\": \"const\", \"value\": 500}}"};
+    ck_assert(!warns_in(consumers_saga_scenario, length, shared_crashing, "$.services[2].durable"));
 #undef CRASHES
 }
 END_TEST

@@ -862,7 +862,8 @@ static void warn_consumer_group(const Scenario *scenario, const Scenario *plain,
     if (server_store)
         ; /* the first server's store: judged with the server */
     else if (several && store->placement == PLACEMENT_SHARED && store->durable != usual->durable &&
-             crashes && runs_mode(scenario, MODE_IDEMPOTENT))
+             crashes && !store->crash.enabled && /* its own restart reads it (C38) */
+             runs_mode(scenario, MODE_IDEMPOTENT))
         say_at(warnings, paths.store_at, "durable",
                "has no effect: the group's instances share this store, and an instance's "
                "crash never wipes a store it shares");
