@@ -159,6 +159,13 @@ static const InertCase cases[] = {
       "broker.consumers.retryable_topic={}"},
      {"clients[0].target=\"broker\"", "broker.family=\"log\"",
       "broker.consumers.retryable_topic={}", "broker.consumers.fail_after_effect=0.1"}},
+    /* and a record its store refused while down (C38, when_down refuse) */
+    {"$.broker.consumers.retryable_topic",
+     {"clients[0].target=\"broker\"", "broker.family=\"log\"",
+      "broker.consumers.retryable_topic={}"},
+     {"clients[0].target=\"broker\"", "broker.family=\"log\"",
+      "broker.consumers.retryable_topic={}",
+      "broker.consumers.idempotency.crash={\"every_ms\": {\"dist\": \"const\", \"value\": 500}}"}},
     /* crashes */
     {"$.server.crash",
      {"server.crash.restart_ms=5"},

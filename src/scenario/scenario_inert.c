@@ -834,7 +834,11 @@ static void warn_consumer_failures(const Scenario *scenario, const Scenario *pla
         scenario->broker.family != BROKER_LOG) /* the log: refused at load */
         say_at(warnings, paths->at, "dead_letters",
                "has no effect with max_deliveries 0: a message is never dead-lettered");
-    if (consumers->retryable_topic.enabled && !can_fail &&
+    /* consumers.c, give_back_while_store_down: a store down forwards the record too (C38) */
+    const IdempotencySpec *store = &consumers->idempotency;
+    bool store_refuses = store->crash.enabled && store->when_down == WHEN_DOWN_REFUSE &&
+                         runs_mode(scenario, MODE_IDEMPOTENT);
+    if (consumers->retryable_topic.enabled && !can_fail && !store_refuses &&
         scenario->broker.family == BROKER_LOG) /* other families: refused at load */
         say_at(warnings, paths->at, "retryable_topic",
                "has no effect: no consumer handler ever fails (fail_before_effect and "
