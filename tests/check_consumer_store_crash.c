@@ -130,6 +130,19 @@ START_TEST(test_consumer_store_crashes_that_cannot_be_modelled_are_refused_at_lo
                                "broker.consumers.crash={}"};
     test_assert_refused(scripted, log, 3, "$.broker.consumers",
                         "when_down 'proceed', or a retryable_topic");
+    /* said whole in the services form too, whose path and field name are longer */
+    static const char services_log[] =
+        "{\"seed\": 1, \"duration_ms\": 2000, \"accounts\": [{\"id\": \"a\", \"balance\": 100}],"
+        " \"services\": [{\"id\": \"events\", \"kind\": \"broker\", \"family\": \"log\"},"
+        "   {\"id\": \"workers\", \"kind\": \"consumers\", \"consumes\": \"events\","
+        "    \"key_store\": \"redis\"},"
+        "   {\"id\": \"redis\", \"kind\": \"key_store\", \"lock_timeout_ms\": 100,"
+        "    \"crash\": {\"restart_ms\": 10}}],"
+        " \"clients\": [{\"id\": \"app\", \"count\": 1, \"publishes\": \"events\","
+        "   \"key\": \"message-id\", \"operation\": {\"kind\": \"debit\", \"amount\": 1}}]}";
+    test_assert_refused(services_log, NULL, 0, "$.services[1]",
+                        "its key store's when_down 'proceed', or a retryable_topic, with family "
+                        "'log' (a run its store refuses fails, and a log has no per-message nack)");
     const char *const log_proceeding[] = {log[0], log[1], log[2],
                                           "broker.consumers.idempotency.when_down=\"proceed\"",
                                           "broker.consumers.idempotency.lock_timeout_ms=100"};

@@ -962,8 +962,8 @@ static void check_failing_consumers(SchemaReader *reader, const cJSON *root,
         if (store_down_fails_in_log)
             schema_error(reader,
                          "expected %swhen_down 'proceed', or a retryable_topic, with family "
-                         "'log': a store that is down fails the record's run, and a log has no "
-                         "per-message nack",
+                         "'log' (a run its store refuses fails, and a log has no per-message "
+                         "nack)",
                          services_form ? "its key store's " : "idempotency.");
         if (stuck)
             schema_error(reader,
