@@ -164,7 +164,7 @@ static const InertCase cases[] = {
      {"clients[0].target=\"broker\"", "broker.family=\"log\"",
       "broker.consumers.retryable_topic={}"},
      {"clients[0].target=\"broker\"", "broker.family=\"log\"",
-      "broker.consumers.retryable_topic={}",
+      "broker.consumers.retryable_topic={}", "broker.consumers.idempotency.lock_timeout_ms=100",
       "broker.consumers.idempotency.crash={\"every_ms\": {\"dist\": \"const\", \"value\": 500}}"}},
     /* crashes */
     {"$.server.crash",
