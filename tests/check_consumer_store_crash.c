@@ -143,6 +143,18 @@ START_TEST(test_consumer_store_crashes_that_cannot_be_modelled_are_refused_at_lo
     test_assert_refused(services_log, NULL, 0, "$.services[1]",
                         "its key store's when_down 'proceed', or a retryable_topic, with family "
                         "'log' (a run its store refuses fails, and a log has no per-message nack)");
+    /* a store shared with the first server may not crash: one set of rows for both */
+    static const char shared_with_server[] =
+        "{\"seed\": 1, \"duration_ms\": 2000, \"accounts\": [{\"id\": \"a\", \"balance\": 100}],"
+        " \"services\": [{\"id\": \"api\", \"kind\": \"server\", \"key_store\": \"redis\"},"
+        "   {\"id\": \"events\", \"kind\": \"broker\"},"
+        "   {\"id\": \"workers\", \"kind\": \"consumers\", \"consumes\": \"events\","
+        "    \"key_store\": \"redis\"},"
+        "   {\"id\": \"redis\", \"kind\": \"key_store\", \"crash\": {\"restart_ms\": 10}}],"
+        " \"clients\": [{\"id\": \"app\", \"count\": 1, \"publishes\": \"events\","
+        "   \"key\": \"message-id\", \"operation\": {\"kind\": \"debit\", \"amount\": 1}}]}";
+    test_assert_refused(shared_with_server, NULL, 0, "$.services[2].key_store",
+                        "crashes on its own, not modelled when shared");
     const char *const log_proceeding[] = {log[0], log[1], log[2],
                                           "broker.consumers.idempotency.when_down=\"proceed\"",
                                           "broker.consumers.idempotency.lock_timeout_ms=100"};
