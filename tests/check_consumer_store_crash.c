@@ -153,10 +153,41 @@ START_TEST(test_consumer_store_crashes_that_cannot_be_modelled_are_refused_at_lo
                                "broker.consumers.crash={}"};
     test_assert_refused(scripted, log, 3, "$.broker.consumers",
                         "when_down 'proceed', or a retryable_topic");
+    /* said whole in the services form too, whose path and field name are longer */
+    static const char services_log[] =
+        "{\"seed\": 1, \"duration_ms\": 2000, \"accounts\": [{\"id\": \"a\", \"balance\": 100}],"
+        " \"services\": [{\"id\": \"events\", \"kind\": \"broker\", \"family\": \"log\"},"
+        "   {\"id\": \"workers\", \"kind\": \"consumers\", \"consumes\": \"events\","
+        "    \"key_store\": \"redis\"},"
+        "   {\"id\": \"redis\", \"kind\": \"key_store\", \"lock_timeout_ms\": 100,"
+        "    \"crash\": {\"restart_ms\": 10}}],"
+        " \"clients\": [{\"id\": \"app\", \"count\": 1, \"publishes\": \"events\","
+        "   \"key\": \"message-id\", \"operation\": {\"kind\": \"debit\", \"amount\": 1}}]}";
+    test_assert_refused(services_log, NULL, 0, "$.services[1]",
+                        "its key store's when_down 'proceed', or a retryable_topic, with family "
+                        "'log' (a run its store refuses fails, and a log has no per-message nack)");
+    /* a store shared with the first server may not crash: one set of rows for both */
+    static const char shared_with_server[] =
+        "{\"seed\": 1, \"duration_ms\": 2000, \"accounts\": [{\"id\": \"a\", \"balance\": 100}],"
+        " \"services\": [{\"id\": \"api\", \"kind\": \"server\", \"key_store\": \"redis\"},"
+        "   {\"id\": \"events\", \"kind\": \"broker\"},"
+        "   {\"id\": \"workers\", \"kind\": \"consumers\", \"consumes\": \"events\","
+        "    \"key_store\": \"redis\"},"
+        "   {\"id\": \"redis\", \"kind\": \"key_store\", \"crash\": {\"restart_ms\": 10}}],"
+        " \"clients\": [{\"id\": \"app\", \"count\": 1, \"publishes\": \"events\","
+        "   \"key\": \"message-id\", \"operation\": {\"kind\": \"debit\", \"amount\": 1}}]}";
+    test_assert_refused(shared_with_server, NULL, 0, "$.services[2].key_store",
+                        "crashes on its own, not modelled when shared");
     const char *const log_proceeding[] = {log[0], log[1], log[2],
-                                          "broker.consumers.idempotency.when_down=\"proceed\""};
-    Scenario *proceeding = test_load(scripted, log_proceeding, 4);
+                                          "broker.consumers.idempotency.when_down=\"proceed\"",
+                                          "broker.consumers.idempotency.lock_timeout_ms=100"};
+    Scenario *proceeding = test_load(scripted, log_proceeding, 5);
     free(proceeding);
+    /* A run that reserved before the crash and ends while the store is down leaves its key
+     * processing in a durable store: a record met again (a replay after a rebalance, a
+     * publisher's second copy) would be tried again every 0 ms for good. */
+    test_assert_refused(scripted, log_proceeding, 4, "$.broker.consumers",
+                        "lock_timeout_ms > 0 with family 'log' and a durable store that crashes");
     const char *const replicated[] = {STORE_DOWN_30_TO_130_MS,
                                       "broker.consumers.idempotency.replication_lag_ms=100"};
     test_assert_refused(scripted, replicated, 2, "$.broker.consumers.idempotency.crash",

@@ -159,6 +159,13 @@ static const InertCase cases[] = {
       "broker.consumers.retryable_topic={}"},
      {"clients[0].target=\"broker\"", "broker.family=\"log\"",
       "broker.consumers.retryable_topic={}", "broker.consumers.fail_after_effect=0.1"}},
+    /* and a record its store refused while down (C38, when_down refuse) */
+    {"$.broker.consumers.retryable_topic",
+     {"clients[0].target=\"broker\"", "broker.family=\"log\"",
+      "broker.consumers.retryable_topic={}"},
+     {"clients[0].target=\"broker\"", "broker.family=\"log\"",
+      "broker.consumers.retryable_topic={}", "broker.consumers.idempotency.lock_timeout_ms=100",
+      "broker.consumers.idempotency.crash={\"every_ms\": {\"dist\": \"const\", \"value\": 500}}"}},
     /* crashes */
     {"$.server.crash",
      {"server.crash.restart_ms=5"},
@@ -416,6 +423,12 @@ START_TEST(test_a_consumer_groups_idle_instance_fields_are_warned)
     const char *const own[SETS_MAX] = {"services.keys.durable=false", CRASHES};
     ck_assert(warns_in(consumers_saga_scenario, length, shared, "$.services[2].durable"));
     ck_assert(!warns_in(consumers_saga_scenario, length, own, "$.services[2].durable"));
+    /* a store the instances share that crashes on its own (C38): durable is what its own
+     * restart keeps */
+    const char *const shared_crashing[SETS_MAX] = {
+        shared[0], shared[1], shared[2],
+        "services.keys.crash={\"every_ms\": {\"dist\": \"const\", \"value\": 500}}"};
+    ck_assert(!warns_in(consumers_saga_scenario, length, shared_crashing, "$.services[2].durable"));
 #undef CRASHES
 }
 END_TEST

@@ -568,6 +568,45 @@ START_TEST(test_view_word_beside_an_order_api_says_what_went_out)
 }
 END_TEST
 
+/* The key store panel lists the servers' rows when the scenario has a server: it says DOWN
+ * when one of those stores is down (C38), not when only a consumer group's is. The ledger
+ * service's consumers call it; each store in turn crashes at 20 s for 5 s. */
+START_TEST(test_view_key_store_panel_says_down_for_the_store_it_lists)
+{
+    const char *stores[] = {"charger-keys", "ledger-keys"};
+    for (int s = 0; s < 2; s++) {
+        char set[160], png[160], labels[160];
+        snprintf(set, sizeof set,
+                 "services.%s.crash={\"every_ms\": {\"dist\": \"const\", \"value\": 20000},"
+                 " \"restart_ms\": 5000}",
+                 stores[s]);
+        snprintf(png, sizeof png, "%s/%s-down.png", work_dir, stores[s]);
+        snprintf(labels, sizeof labels, "%s/%s-down.json", work_dir, stores[s]);
+        const char *arguments[] = {IDEMSIM_SOURCE_DIR
+                                   "/scenarios/architectures/order_queue_ledger_service.json",
+                                   "--set",
+                                   set,
+                                   "--mode",
+                                   "idempotent",
+                                   "--headless",
+                                   "--png",
+                                   png,
+                                   "--at-ms",
+                                   "22000",
+                                   "--labels-json",
+                                   labels,
+                                   NULL};
+        ck_assert_int_eq(run_view(arguments), 0);
+        long size;
+        char *text = read_all(labels, &size);
+        bool down = strstr(text, "\"text\": \"DOWN") != NULL;
+        ck_assert_msg(down == (s == 1), "%s down: the panel %s DOWN", stores[s],
+                      down ? "says" : "does not say");
+        free(text);
+    }
+}
+END_TEST
+
 static ViewPane *pane_of(const char *path, const char *const *sets, int set_count, Mode mode,
                          Scenario *scenario)
 {
@@ -1444,6 +1483,7 @@ static Suite *view_suite(void)
     tcase_add_test(core, test_view_narration_names_a_service_its_id_describes_once);
     tcase_add_test(core, test_view_narration_an_order_api_publishes_rather_than_charges);
     tcase_add_test(core, test_view_word_beside_an_order_api_says_what_went_out);
+    tcase_add_test(core, test_view_key_store_panel_says_down_for_the_store_it_lists);
     tcase_add_test(core, test_view_narration_says_what_an_outbox_relays);
     tcase_add_test(core, test_view_narration_of_a_relay_follows_the_copy_it_sent);
     tcase_add_test(core, test_view_bad_scenario_path_exits_2);

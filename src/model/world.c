@@ -1350,6 +1350,15 @@ bool world_key_store_down(const World *world)
     return false;
 }
 
+bool world_server_key_store_down(const World *world)
+{
+    for (uint32_t side = 0; side < world->store_count; side++) {
+        if (!store_is_consumers(world, side) && world->stores[side]->down)
+            return true;
+    }
+    return false;
+}
+
 uint64_t world_key_store_rows(const World *world)
 {
     uint64_t rows = 0;

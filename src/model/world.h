@@ -137,6 +137,9 @@ const char *world_node_name(const World *world, uint32_t node);
 uint64_t world_key_store_rows(const World *world);
 /* A key store is down now (its own crash, C38): its keys can be neither read nor written. */
 bool world_key_store_down(const World *world);
+/* The same for the servers' stores only, those world_key_store_rows counts (a consumer
+ * group's store down leaves them up). */
+bool world_server_key_store_down(const World *world);
 void world_visit_key_rows(const World *world, void (*visit)(void *context, const KeyRow *row),
                           void *context);
 uint64_t world_messages_in_flight(const World *world);

@@ -1292,8 +1292,9 @@ static void check_shared_store_outbox(ScenarioReader *scenario_reader, const Gra
 /* The consumer group keeps its keys in the first server's store, one set of rows: the
  * server's settings, and the message ids as keys (a client group that keys its orders by a
  * business hash publishes that hash as the message id, so the server's rows and the
- * consumers' meet). A store in each instance's memory, a store that crashes on its own, and
- * an outbox in the store are modelled for servers only: refused at the group's key_store. */
+ * consumers' meet). A store in each instance's memory and an outbox in the store are modelled
+ * for servers only, and a store that crashes on its own (C38) for a server or a group alone:
+ * refused at the group's key_store. */
 static void share_with_consumers(ScenarioReader *scenario_reader, const StoreUsers *users,
                                  const Graph *graph)
 {
@@ -1306,7 +1307,7 @@ static void share_with_consumers(ScenarioReader *scenario_reader, const StoreUse
     if (server_store->placement == PLACEMENT_PER_INSTANCE)
         why = "is per-instance: in each server instance's memory";
     else if (server_store->crash.enabled)
-        why = "crashes on its own, modelled for servers only";
+        why = "crashes on its own, not modelled when shared";
     else if (scenario_server_has_outbox(&scenario->server))
         why = "holds the server's outbox, not modelled when shared";
     json_path_push_index(&reader->path, users->consumers_entry);

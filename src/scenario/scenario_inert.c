@@ -844,7 +844,11 @@ static void warn_consumer_failures(const Scenario *scenario, const Scenario *pla
         scenario->broker.family != BROKER_LOG) /* the log: refused at load */
         say_at(warnings, paths->at, "dead_letters",
                "has no effect with max_deliveries 0: a message is never dead-lettered");
-    if (consumers->retryable_topic.enabled && !can_fail &&
+    /* consumers.c, give_back_while_store_down: a store down forwards the record too (C38) */
+    const IdempotencySpec *store = &consumers->idempotency;
+    bool store_refuses = store->crash.enabled && store->when_down == WHEN_DOWN_REFUSE &&
+                         runs_mode(scenario, MODE_IDEMPOTENT);
+    if (consumers->retryable_topic.enabled && !can_fail && !store_refuses &&
         scenario->broker.family == BROKER_LOG) /* other families: refused at load */
         say_at(warnings, paths->at, "retryable_topic",
                "has no effect: no consumer handler ever fails (fail_before_effect and "
@@ -872,7 +876,8 @@ static void warn_consumer_group(const Scenario *scenario, const Scenario *plain,
     if (server_store)
         ; /* the first server's store: judged with the server */
     else if (several && store->placement == PLACEMENT_SHARED && store->durable != usual->durable &&
-             crashes && runs_mode(scenario, MODE_IDEMPOTENT))
+             crashes && !store->crash.enabled && /* its own restart reads it (C38) */
+             runs_mode(scenario, MODE_IDEMPOTENT))
         say_at(warnings, paths.store_at, "durable",
                "has no effect: the group's instances share this store, and an instance's "
                "crash never wipes a store it shares");

@@ -910,8 +910,9 @@ static void check_failing_consumers(SchemaReader *reader, const cJSON *root,
      * still processing tries the record again once the lease may be taken over: a key a crash
      * left processing (in a store that outlives the crash, without an inbox to roll it back),
      * one another instance is still processing after a rebalance (a store the instances
-     * share, when a crash or rebalance_every_ms moves partitions), or one the first server
-     * is processing (its store) holds the partition */
+     * share, when a crash or rebalance_every_ms moves partitions), one the first server
+     * is processing (its store), or one whose completion a store that crashes on its own and
+     * keeps its rows missed while down (C38: key_protocol_record) holds the partition */
     bool rebalances = consumers->crash.prob > 0 || broker->rebalance_every_ms > 0;
     bool shared_by_instances = scenario_consumer_instances(scenario) > 1 && rebalances &&
                                consumers->idempotency.placement != PLACEMENT_PER_INSTANCE;
@@ -921,6 +922,8 @@ static void check_failing_consumers(SchemaReader *reader, const cJSON *root,
                           : shared_by_instances ? "and a store its instances share"
                           : scenario_consumers_share_server_store(scenario)
                               ? "and the first server's store"
+                          : consumers->idempotency.crash.enabled && consumers->idempotency.durable
+                              ? "and a durable store that crashes"
                               : NULL;
     bool stuck = log && held_by != NULL && consumers->idempotency.lock_timeout_ms == 0;
     if (!fails_in_log && !reviews_nothing && !resumes_charge && !retry_topics_off_log &&
@@ -959,8 +962,8 @@ static void check_failing_consumers(SchemaReader *reader, const cJSON *root,
         if (store_down_fails_in_log)
             schema_error(reader,
                          "expected %swhen_down 'proceed', or a retryable_topic, with family "
-                         "'log': a store that is down fails the record's run, and a log has no "
-                         "per-message nack",
+                         "'log' (a run its store refuses fails, and a log has no per-message "
+                         "nack)",
                          services_form ? "its key store's " : "idempotency.");
         if (stuck)
             schema_error(reader,

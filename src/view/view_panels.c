@@ -523,7 +523,7 @@ static void keys_heading(const ViewPanels *panels, ViewRect r)
         snprintf(counts, sizeof counts, "off");
     else if (view_pane_has_kind(pane, NODE_SERVER))
         snprintf(counts, sizeof counts, "%s%" PRIu64 " keys \xC2\xB7 %" PRIu64 " processing",
-                 world_key_store_down(pane->world) ? "DOWN \xC2\xB7 " : "", keys->rows,
+                 world_server_key_store_down(pane->world) ? "DOWN \xC2\xB7 " : "", keys->rows,
                  keys->processing);
     else
         snprintf(counts, sizeof counts, "%s%" PRIu64 " keys",
