@@ -42,6 +42,29 @@ START_TEST(test_failing_open_runs_the_requeued_delivery_with_no_key_check)
 }
 END_TEST
 
+/* Failing open skips the group's own store, not the key the message carries: the requeued
+ * delivery runs unchecked and charges at the provider again under the same key, which a
+ * provider that honours keys answers from its record. One that does not charges twice. */
+START_TEST(test_failing_open_still_sends_the_messages_key_to_the_provider)
+{
+    const char *const honoured[] = {
+        STORE_DOWN_30_TO_130_MS, "broker.consumers.idempotency.when_down=\"proceed\"",
+        "broker.consumers.use_gateway=true", "gateway.honours_key=true"};
+    Scenario *scenario = test_load(scripted, honoured, 4);
+    Metrics run = test_run_mode(scenario, MODE_IDEMPOTENT, 1);
+    ck_assert_uint_eq(run.unchecked_runs, 1);
+    ck_assert_double_eq(test_service_value(&run, "gateway", "received"), 2);
+    ck_assert_double_eq(test_service_value(&run, "gateway", "replayed"), 1);
+    ck_assert_uint_eq(run.outcomes[OUTCOME_DOUBLE], 0);
+    free(scenario);
+    const char *const ignored[] = {honoured[0], honoured[1], honoured[2],
+                                   "gateway.honours_key=false"};
+    Metrics charged_twice = test_run_json(scripted, ignored, 4, MODE_IDEMPOTENT);
+    ck_assert_uint_eq(charged_twice.unchecked_runs, 1);
+    ck_assert_uint_eq(charged_twice.outcomes[OUTCOME_DOUBLE], 1);
+}
+END_TEST
+
 /* Each refusal is a nack (5 ms to the broker) and a redelivery at once (5 ms back): the
  * deliveries at 45, 55, ..., 125 ms meet the store down (9 of them), the one at 135 finds the
  * key the first run recorded, kept on disk (durable), and is acknowledged unrun. */
@@ -188,6 +211,10 @@ START_TEST(test_consumer_store_crashes_that_cannot_be_modelled_are_refused_at_lo
      * publisher's second copy) would be tried again every 0 ms for good. */
     test_assert_refused(scripted, log_proceeding, 4, "$.broker.consumers",
                         "lock_timeout_ms > 0 with family 'log' and a durable store that crashes");
+    /* an inbox's keys commit with the effect: one database, never down apart */
+    const char *const inbox[] = {STORE_DOWN_30_TO_130_MS, "broker.consumers.inbox=true"};
+    test_assert_refused(scripted, inbox, 2, "$.broker.consumers.idempotency.crash",
+                        "with \"inbox\"");
     const char *const replicated[] = {STORE_DOWN_30_TO_130_MS,
                                       "broker.consumers.idempotency.replication_lag_ms=100"};
     test_assert_refused(scripted, replicated, 2, "$.broker.consumers.idempotency.crash",
@@ -204,6 +231,7 @@ static Suite *consumer_store_crash_suite(void)
     Suite *suite = suite_create("consumer_store_crash");
     TCase *core = tcase_create("Core");
     tcase_add_test(core, test_failing_open_runs_the_requeued_delivery_with_no_key_check);
+    tcase_add_test(core, test_failing_open_still_sends_the_messages_key_to_the_provider);
     tcase_add_test(core, test_failing_closed_hands_the_delivery_back_until_the_store_is_back);
     tcase_add_test(core, test_the_diagram_ends_each_job_the_down_store_hands_back);
     tcase_add_test(core, test_failing_closed_against_a_delivery_limit_dead_letters_the_message);

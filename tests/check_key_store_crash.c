@@ -40,6 +40,23 @@ START_TEST(test_fail_open_runs_every_request_the_down_store_cannot_check)
 }
 END_TEST
 
+/* Failing open skips the server's own store, not the key in the request: the three unchecked
+ * attempts and the fourth (reserved after the restart) each charge at the provider under the
+ * client's key, which the provider honours: one charge, three answers from its record; the
+ * fifth attempt is answered by the server's store. */
+START_TEST(test_fail_open_still_forwards_the_requests_key_to_the_provider)
+{
+    const char *const proceed[] = {CRASH_AT_1_MS, "server.idempotency.when_down=\"proceed\"",
+                                   "server.use_gateway=true", "gateway.honours_key=true"};
+    Metrics run = test_run_json(scripted, proceed, 4, MODE_IDEMPOTENT);
+    ck_assert_uint_eq(run.unchecked_runs, 3);
+    ck_assert_double_eq(test_service_value(&run, "gateway", "received"), 4);
+    ck_assert_double_eq(test_service_value(&run, "gateway", "replayed"), 3);
+    ck_assert_uint_eq(run.effects, 1);
+    ck_assert_uint_eq(run.outcomes[OUTCOME_DOUBLE], 0);
+}
+END_TEST
+
 START_TEST(test_fail_closed_refuses_with_503_and_runs_once_after_the_restart)
 {
     const char *const refuse[] = {CRASH_AT_1_MS}; /* when_down refuse: the default */
@@ -142,6 +159,9 @@ START_TEST(test_store_crashes_that_cannot_be_modelled_are_refused_at_load)
     const char *const replicated[] = {CRASH_AT_1_MS, "server.idempotency.replication_lag_ms=100"};
     test_assert_refused(scripted, replicated, 2, "$.server.idempotency.crash",
                         "fails over instead");
+    const char *const transaction[] = {CRASH_AT_1_MS, "server.transaction=true"};
+    test_assert_refused(scripted, transaction, 2, "$.server.idempotency.crash",
+                        "with \"transaction\"");
     const char *const outbox[] = {CRASH_AT_1_MS, "server.use_gateway=true", "server.outbox=true"};
     test_assert_refused(scripted, outbox, 3, "$.server.idempotency.crash", "outbox");
     const char *const bad_rule[] = {CRASH_AT_1_MS, "server.idempotency.when_down=\"retry\""};
@@ -154,6 +174,7 @@ static Suite *key_store_crash_suite(void)
     Suite *suite = suite_create("key_store_crash");
     TCase *core = tcase_create("Core");
     tcase_add_test(core, test_fail_open_runs_every_request_the_down_store_cannot_check);
+    tcase_add_test(core, test_fail_open_still_forwards_the_requests_key_to_the_provider);
     tcase_add_test(core, test_fail_closed_refuses_with_503_and_runs_once_after_the_restart);
     tcase_add_test(core, test_a_restart_without_persistence_forgets_the_keys_written_before_it);
     tcase_add_test(core, test_a_server_crash_never_wipes_a_store_it_does_not_own);

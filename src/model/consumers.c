@@ -227,6 +227,7 @@ static bool admit(World *world, uint32_t job_slot)
     const Message *delivery = &job->request;
     KeyProtocol *keys = consumers_of_job(world, job_slot)->keys;
     job->store_key = store_key_of(world, keys, delivery);
+    job->sent_key = job->store_key;
     KeyVerdict verdict = key_protocol_admit(world, keys, job);
     switch (verdict.kind) {
     case KEY_RUN:
@@ -578,7 +579,7 @@ static void send_charge_try(World *world, uint32_t job_slot)
                         .serial = job->serial | (uint64_t)job->charge_tries << CHARGE_TRY_SHIFT};
     Message charge =
         message_call(world, &job->request, node, consumers->call_node,
-                     call_key_of(call->key, job->store_key), reply_to, job->charge_tries - 1);
+                     call_key_of(call->key, job->sent_key), reply_to, job->charge_tries - 1);
     network_send(world, &charge);
     world->jobs[job_slot].gateway_timer =
         sim_schedule_in(world->sim, call_timeout_us(world, call, consumers->call_node),

@@ -160,6 +160,7 @@ static bool start_job(World *world, Server *server, uint32_t job_slot)
     if (deadline_passed(world, job, server->node, DEADLINE_AT_START))
         return true; /* its caller gave up: not run, not answered */
     job->store_key = store_key_of(world, keys, &job->request);
+    job->sent_key = job->store_key;
     KeyVerdict verdict = key_protocol_admit(world, keys, job);
     switch (verdict.kind) {
     case KEY_RUN:
@@ -430,7 +431,7 @@ static void publish_order(World *world, Server *server, uint32_t job_slot)
     } else {
         if (world_tracing(world))
             world_trace_about(world, server->node, TRACE_ORDER_PUBLISHED, &job->request, 0, 0);
-        broker_publish_order(world, &job->request, job->store_key);
+        broker_publish_order(world, &job->request, job->sent_key);
     }
     server_after_effect(world, server, job_slot, 200);
 }

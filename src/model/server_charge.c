@@ -309,7 +309,7 @@ static void send_charge_try(World *world, uint32_t job_slot)
                         .serial = job->serial | (uint64_t)job->charge_tries << CHARGE_TRY_SHIFT};
     /* the first try keeps the lineage a charge always had; each retry is a copy of its own */
     const Server *server = server_of_job(world, job_slot);
-    send_charge(world, &job->request, call_key_of(server->spec->call.key, job->store_key), reply_to,
+    send_charge(world, &job->request, call_key_of(server->spec->call.key, job->sent_key), reply_to,
                 job->charge_tries - 1);
     world->jobs[job_slot].gateway_timer = sim_schedule_in(
         world->sim, call_try_timeout_us(world, server), EVENT_GATEWAY_TIMEOUT, 0, job_slot);
@@ -340,7 +340,7 @@ static void saga_send_refund_try(World *world, uint32_t job_slot, const SagaCall
                         .slot = job_slot,
                         .serial = job->serial | (uint64_t)job->charge_tries << CHARGE_TRY_SHIFT};
     Message refund = message_charge(&job->request, caller->node, caller->call_node,
-                                    refund_key_of(undo->key, job->store_key, job->charge_tries),
+                                    refund_key_of(undo->key, job->sent_key, job->charge_tries),
                                     reply_to, job->charge_tries - 1);
     refund.kind = MESSAGE_REFUND;
     refund.hop = HOP_REFUND;

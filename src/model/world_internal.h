@@ -259,8 +259,12 @@ typedef struct {
 typedef struct Job {
     Message request;
     uint64_t store_key; /* 0: handled without the store */
-    uint64_t serial;    /* unique per job, so a stale gateway reply finds no one */
-    uint32_t epoch;     /* the server's life it belongs to; a crash ends it */
+    /* The key its calls, refunds and orders derive theirs from: the request's, as store_key
+     * has it, kept when the store is down and the job runs unchecked (C38's fail open: the
+     * key store is not consulted, but the key in the request still goes to the provider) */
+    uint64_t sent_key;
+    uint64_t serial; /* unique per job, so a stale gateway reply finds no one */
+    uint32_t epoch;  /* the server's life it belongs to; a crash ends it */
     EventId gateway_timer;
     bool awaiting_gateway;
     bool reserved;    /* its key was reserved, at reserved_us */

@@ -1101,14 +1101,34 @@ void scenario_inert_warnings(const Scenario *scenario, LoadErrors *warnings)
 }
 
 /* The outbox's entries live in the server's key store (server_charge.c); a store that
- * crashes on its own would have to take them down with it, which is not modelled. */
+ * crashes on its own would have to take them down with it, which is not modelled. Keys that
+ * commit with the effect (a server's transaction, a consumer group's inbox) live in the
+ * effect's own database: they cannot be down while the effect goes on. */
 static void check_store_crash(const Scenario *scenario, LoadErrors *errors)
 {
+    static const char in_effects_database[] =
+        "expected no crash of the store's own with %s (its keys commit with the effect in one "
+        "database: never down apart)";
     if (scenario->server.idempotency.crash.enabled && scenario->server.outbox)
         scenario_errors_add(errors, "$.server.idempotency.crash",
                             "expected no crash of the store's own with the outbox (the outbox "
                             "lives in the key store; its crash with pending entries is not "
                             "modelled)");
+    else if (scenario->server.idempotency.crash.enabled && scenario->server.transaction)
+        scenario_errors_add(errors, "$.server.idempotency.crash", in_effects_database,
+                            "\"transaction\"");
+    for (uint32_t g = 0; g <= scenario->extra_consumer_count; g++) {
+        const ConsumerSpec *group = scenario_consumer_group(scenario, g);
+        if (!group->idempotency.crash.enabled || !group->inbox)
+            continue;
+        char path[JSON_PATH_LEN_MAX];
+        if (g == 0)
+            snprintf(path, sizeof path, "$.broker.consumers.idempotency.crash");
+        else
+            snprintf(path, sizeof path, "$.services[%u].crash",
+                     scenario->extra_consumers[g - 1].store_entry - 1u);
+        scenario_errors_add(errors, path, in_effects_database, "\"inbox\"");
+    }
 }
 
 void scenario_inert_check(const Scenario *scenario, LoadErrors *errors)
