@@ -73,6 +73,29 @@ START_TEST(test_fail_closed_refuses_with_503_and_runs_once_after_the_restart)
 }
 END_TEST
 
+/* check-then-insert: attempt 1's check (at 5 ms) finds the store up, its insert a race window
+ * later (15 ms) finds it down (it crashed at 8 ms): the rule decides there as at a check.
+ * Refuse: 503, so only attempt 4, after the restart, runs. Proceed: it runs unchecked, as
+ * attempts 2 and 3 do, and attempt 4 charges again. */
+START_TEST(test_a_store_down_at_the_late_insert_meets_the_rule)
+{
+    const char *const refuse[] = {
+        "server.idempotency.crash={\"every_ms\": {\"dist\": \"const\", \"value\": 8},"
+        " \"restart_ms\": 250, \"max_crashes\": 1}",
+        "server.idempotency.reserve=\"check-then-insert\"", "server.idempotency.race_window_ms=10"};
+    Metrics refused = test_run_json(scripted, refuse, 3, MODE_IDEMPOTENT);
+    ck_assert_uint_eq(refused.refused_store_down, 3);
+    ck_assert_uint_eq(refused.executions, 1);
+    ck_assert_uint_eq(refused.outcomes[OUTCOME_DOUBLE], 0);
+    const char *const proceed[] = {refuse[0], refuse[1], refuse[2],
+                                   "server.idempotency.when_down=\"proceed\""};
+    Metrics unchecked = test_run_json(scripted, proceed, 4, MODE_IDEMPOTENT);
+    ck_assert_uint_eq(unchecked.unchecked_runs, 3);
+    ck_assert_uint_eq(unchecked.executions, 4);
+    ck_assert_uint_eq(unchecked.outcomes[OUTCOME_DOUBLE], 1);
+}
+END_TEST
+
 /* The first attempt runs (store up), its key completes at 15 ms; the store crashes at 50 ms
  * and is back at 60 ms; attempt 2 comes at 105 ms. */
 START_TEST(test_a_restart_without_persistence_forgets_the_keys_written_before_it)
@@ -175,6 +198,7 @@ static Suite *key_store_crash_suite(void)
     TCase *core = tcase_create("Core");
     tcase_add_test(core, test_fail_open_runs_every_request_the_down_store_cannot_check);
     tcase_add_test(core, test_fail_open_still_forwards_the_requests_key_to_the_provider);
+    tcase_add_test(core, test_a_store_down_at_the_late_insert_meets_the_rule);
     tcase_add_test(core, test_fail_closed_refuses_with_503_and_runs_once_after_the_restart);
     tcase_add_test(core, test_a_restart_without_persistence_forgets_the_keys_written_before_it);
     tcase_add_test(core, test_a_server_crash_never_wipes_a_store_it_does_not_own);

@@ -291,8 +291,13 @@ void consumers_on_job_reserve(World *world, uint32_t job_slot)
 {
     if (died_in_crash(world, job_slot))
         return;
-    key_protocol_reserve_late(world, consumers_of_job(world, job_slot)->keys,
-                              &world->jobs[job_slot]);
+    KeyVerdict verdict = key_protocol_reserve_late(world, consumers_of_job(world, job_slot)->keys,
+                                                   &world->jobs[job_slot]);
+    if (verdict.kind == KEY_STORE_DOWN) { /* C38 fail closed, at the insert */
+        give_back_while_store_down(world, job_slot, verdict);
+        finish_job(world, job_slot);
+        return;
+    }
     schedule_service(world, job_slot);
 }
 

@@ -304,17 +304,16 @@ KeyVerdict key_protocol_status(World *world, KeyProtocol *keys, uint64_t key)
     return (KeyVerdict){KEY_REPLAY, row->response_status, row->response_of};
 }
 
-void key_protocol_reserve_late(World *world, KeyProtocol *keys, Job *job)
+KeyVerdict key_protocol_reserve_late(World *world, KeyProtocol *keys, Job *job)
 {
-    if (keys->down) { /* the insert fails: the handler runs on, as fail-open or not */
-        job->store_key = 0;
-        return;
-    }
+    if (keys->down) /* the insert fails: refused, or run unchecked, as at the check */
+        return verdict_while_down(world, keys, job);
     const KeyRow *previous = idem_store_find_any(keys->store, job->store_key);
     /* the late insert overwrites whatever is there, a recovery point included: that is the
      * race this policy loses */
     reserve(world, keys, job, RESERVE_REASON_AFTER_RACE_WINDOW,
             previous != NULL ? previous->token : 0, 0);
+    return (KeyVerdict){KEY_RUN, 0, 0};
 }
 
 void key_protocol_trace_refusal(World *world, const Job *job, KeyVerdict verdict, int64_t value)

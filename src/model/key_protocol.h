@@ -57,8 +57,10 @@ void key_protocol_release(KeyProtocol *keys);
 /* Decides about job (whose store_key is set; 0: no key) at the current time. Under atomic
  * reservation a KEY_RUN has reserved the key (and traced it). */
 KeyVerdict key_protocol_admit(World *world, KeyProtocol *keys, Job *job);
-/* check-then-insert's insert, a race window after the check, whatever happened meanwhile. */
-void key_protocol_reserve_late(World *world, KeyProtocol *keys, Job *job);
+/* check-then-insert's insert, a race window after the check, whatever happened meanwhile:
+ * KEY_RUN (reserved; or the store went down meanwhile and the rule is to proceed: run
+ * unchecked), or KEY_STORE_DOWN (it went down and the rule is to refuse). */
+KeyVerdict key_protocol_reserve_late(World *world, KeyProtocol *keys, Job *job);
 /* The answer to a status query for key (a GET by key; nothing is reserved): the stored
  * answer of a completed or failed row, 202 while it is processing, 404 when there is no live
  * row (never seen, expired, deleted, or a retryable failure), 400 without a key store. */

@@ -271,7 +271,15 @@ void server_on_job_reserve(World *world, uint32_t job)
     Server *server = server_of_job(world, job);
     if (server_job_died_in_crash(world, server, job))
         return;
-    key_protocol_reserve_late(world, server->keys, &world->jobs[job]);
+    Job *reserving = &world->jobs[job];
+    KeyVerdict verdict = key_protocol_reserve_late(world, server->keys, reserving);
+    if (verdict.kind == KEY_STORE_DOWN) { /* C38 fail closed, at the insert */
+        server->counts->refused++;
+        respond(world, server, &reserving->request, verdict.status, reserving->request.operation);
+        key_protocol_trace_refusal(world, reserving, verdict, verdict.status);
+        finish_job(world, server, job);
+        return;
+    }
     execute_later(world, server, job);
 }
 
