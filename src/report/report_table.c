@@ -282,9 +282,6 @@ static void write_groups(FILE *stream, const RunReport *report, int width)
     }
 }
 
-/* Whether the table lists each service's counters: when the scenario sends work through
- * three services or more, or through one with several instances; a single server, or a
- * server and its provider, say all in the rows above. */
 /* The services some mode's run sends work through, in lane order: those of the mode with the
  * most (a key store is one in the idempotent mode only, the only mode that consults it).
  * Returns how many, and the metrics that name them. */
@@ -305,6 +302,9 @@ static uint32_t services_in_lane_order(const RunReport *report, uint32_t order[S
     return count;
 }
 
+/* Whether the table lists each service's counters: when the scenario sends work through
+ * three services or more, or through one with several instances; a single server, or a
+ * server and its provider, say all in the rows above. */
 static bool shows_services(const RunReport *report)
 {
     if (report->mode_count == 0)
