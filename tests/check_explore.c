@@ -375,6 +375,11 @@ START_TEST(test_a_late_status_answer_is_as_late_as_reconciliation)
     scenario = test_load(DEDUP_WORLD, unreached, 2);
     ck_assert_double_eq(late_ms(scenario), 5001); /* the dedup window's */
     free(scenario);
+    /* nor does the gateway's own timeout, or the call's, of a server nothing reaches */
+    const char *const unreached_call[] = {"server.use_gateway=true", "gateway.timeout_ms=9000"};
+    scenario = test_load(DEDUP_WORLD, unreached_call, 2);
+    ck_assert_double_eq(late_ms(scenario), 5001);
+    free(scenario);
 }
 END_TEST
 

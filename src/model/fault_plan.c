@@ -133,19 +133,20 @@ static double longest_timeout_ms(const Scenario *scenario)
     for (uint32_t g = 0; g < scenario->client_group_count; g++) {
         at_least(&longest, scenario->client_groups[g].retry.timeout_ms);
     }
-    if (scenario->server.use_gateway || (broker && scenario_groups_call(scenario))) {
+    bool server_calls = reach.to_server && scenario->server.use_gateway;
+    if (server_calls || (broker && scenario_groups_call(scenario))) {
         for (uint32_t g = 0; g <= scenario->extra_gateway_count; g++)
             at_least(&longest, scenario_gateway(scenario, g)->timeout_ms);
     }
     /* a call step's own timeout (0: the gateway's, above): the servers', the consumer
      * groups', and a saga's refund's (its undo) */
     const CallSpec *calls[2 * (1 + CALLED_SERVERS_MAX + 1 + CONSUMER_GROUPS_EXTRA_MAX)] = {
-        scenario->server.use_gateway ? &scenario->server.call : NULL,
-        scenario->server.use_gateway && scenario->server.undo.enabled ? &scenario->server.undo.call
-                                                                      : NULL};
+        server_calls ? &scenario->server.call : NULL,
+        server_calls && scenario->server.undo.enabled ? &scenario->server.undo.call : NULL};
     for (uint32_t c = 0; c < scenario->called_server_count; c++) {
         const ServerSpec *called = &scenario->called_servers[c].spec;
-        calls[2 + c] = called->use_gateway ? &called->call : NULL;
+        calls[2 + c] =
+            called->use_gateway && node_called_server_reached(scenario, c) ? &called->call : NULL;
     }
     for (uint32_t g = 0; g <= scenario->extra_consumer_count; g++) {
         const ConsumerSpec *group = scenario_consumer_group(scenario, g);
