@@ -5,6 +5,7 @@
  * constant delays gives closed forms: one message, a consumer that dies once right after
  * recording it, so the message comes back once its channel closes. */
 #include "test_diagram.h"
+#include "test_report.h"
 
 /* The message is published at 0 and reaches the broker at 5 ms; the consumer gets it at 10,
  * runs it until 20, records its key and dies before the ack: its channel closes, and the
@@ -86,6 +87,12 @@ START_TEST(test_failing_closed_hands_the_delivery_back_until_the_store_is_back)
     double crashes = 0;
     ck_assert(metrics_named_value(&run, scenario, "crashes@consumers-keys", &crashes));
     ck_assert_double_eq(crashes, 1);
+    /* the table says what the group did: no 503 went anywhere */
+    char *table = NULL;
+    test_table_of(scenario, &run, MODE_IDEMPOTENT, &table);
+    ck_assert_msg(strstr(table, "  handed back: key store down") != NULL, "%s", table);
+    ck_assert_ptr_null(strstr(table, "503"));
+    free(table);
     free(scenario);
 }
 END_TEST

@@ -153,6 +153,21 @@ static const Row rows[] = {
     {"  run with no key check", "unchecked_runs", ROW_BAD, SHOW_WITH_STORE_CRASH},
 };
 
+/* A row's label in this scenario's table: a store down refuses a server's request with 503,
+ * and makes a consumer group hand its delivery back, with no status. */
+static const char *row_label(const Scenario *scenario, const Row *row)
+{
+    if (strcmp(row->metric, "refused_store_down") != 0)
+        return row->label;
+    bool consumers = false;
+    for (uint32_t g = 0; g <= scenario->extra_consumer_count; g++)
+        consumers |= scenario_consumer_group(scenario, g)->idempotency.crash.enabled;
+    if (!consumers)
+        return row->label;
+    return scenario->server.idempotency.crash.enabled ? "  refused: key store down"
+                                                      : "  handed back: key store down";
+}
+
 const char *report_metric_label(const char *metric)
 {
     for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
@@ -525,7 +540,7 @@ bool report_write_table(FILE *stream, const RunReport *report, bool color)
         if (rows[r].shown == SHOW_WITH_CONNECTION_CLOSES &&
             !scenario_uses_connection_closes(scenario))
             continue;
-        fprintf(stream, "%-*s", width, rows[r].label);
+        fprintf(stream, "%-*s", width, row_label(scenario, &rows[r]));
         for (uint32_t m = 0; m < report->mode_count; m++) {
             double value = 0;
             metrics_value(report->metrics[m], rows[r].metric, &value);
