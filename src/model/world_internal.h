@@ -264,20 +264,22 @@ typedef struct Job {
      * key store is not consulted, but the key in the request still goes to the provider) */
     uint64_t sent_key;
     uint64_t serial; /* unique per job, so a stale gateway reply finds no one */
-    uint32_t epoch;  /* the server's life it belongs to; a crash ends it */
     EventId gateway_timer;
-    bool awaiting_gateway;
-    bool reserved;    /* its key was reserved, at reserved_us */
-    uint32_t token;   /* the lease it holds on its key (KeyRow.token) */
-    bool event_due;   /* its event goes out with the commit: its charge's receipt, or its order */
-    bool uncommitted; /* a local effect in a transaction not yet committed */
+    SimTimeUs reserved_us; /* the TTL counts from here unless ttl_from says completion */
+    SimTimeUs deadline_us; /* the server's deadline for it: arrival + the header's time left */
+    BalanceRead balance_read;
+    /* the 4-byte fields, then the flags, with no padding between them: a job's size is the
+     * job pool's stride (PAY-1 runs millions) */
+    uint32_t epoch;        /* the server's life it belongs to; a crash ends it */
+    uint32_t token;        /* the lease it holds on its key (KeyRow.token) */
     uint32_t heartbeats;   /* consumers: progress messages sent for this delivery so far */
     uint32_t charge_tries; /* a server's charge (or its refund): tries sent so far */
-    bool refunding;        /* its fulfil step failed: the call's undo is refunding the charge */
     int resume_status;     /* resumes after the effect phase, which answered this (0: no) */
-    SimTimeUs reserved_us; /* the TTL counts from here unless ttl_from says completion */
-    BalanceRead balance_read;
-    SimTimeUs deadline_us; /* the server's deadline for it: arrival + the header's time left */
+    bool awaiting_gateway;
+    bool reserved;    /* its key was reserved, at reserved_us */
+    bool event_due;   /* its event goes out with the commit: its charge's receipt, or its order */
+    bool uncommitted; /* a local effect in a transaction not yet committed */
+    bool refunding;   /* its fulfil step failed: the call's undo is refunding the charge */
 } Job;
 
 /* The transactional outbox: a charge intent written with the key row, relayed to the
