@@ -152,6 +152,24 @@ START_TEST(test_the_instances_in_all_are_bounded)
     }
     ck_assert(balancer && retry);
     free(scenario);
+
+    /* with an outage the instances are down, but all at once: no other is up to send to */
+    scenario = calloc(1, sizeof *scenario);
+    text = WORLD(", \"balancer_retry\": \"connect-failure\","
+                 " \"outage\": {\"from_ms\": 1000, \"to_ms\": 2000}",
+                 "");
+    ck_assert(scenario_load_text(text, strlen(text), NULL, 0, scenario, &warnings));
+    warnings.count = 0;
+    scenario_inert_warnings(scenario, &warnings);
+    const char *why = NULL;
+    for (uint32_t i = 0; i < warnings.count; i++) {
+        if (strcmp(warnings.items[i].path, "$.services[2].balancer_retry") == 0)
+            why = warnings.items[i].message;
+    }
+    ck_assert_ptr_nonnull(why);
+    ck_assert_str_eq(why, "has no effect: no instance is ever down alone (no crash; its outage "
+                          "takes every instance down at once)");
+    free(scenario);
 }
 END_TEST
 

@@ -80,8 +80,8 @@ END_TEST
 START_TEST(test_a_store_down_at_the_late_insert_meets_the_rule)
 {
     const char *const refuse[] = {
-        "server.idempotency.crash={\"every_ms\": {\"dist\": \"const\", \"value\": 8},"
-        " \"restart_ms\": 250, \"max_crashes\": 1}",
+        ("server.idempotency.crash={\"every_ms\": {\"dist\": \"const\", \"value\": 8},"
+         " \"restart_ms\": 250, \"max_crashes\": 1}"),
         "server.idempotency.reserve=\"check-then-insert\"", "server.idempotency.race_window_ms=10"};
     Metrics refused = test_run_json(scripted, refuse, 3, MODE_IDEMPOTENT);
     ck_assert_uint_eq(refused.refused_store_down, 3);

@@ -374,7 +374,7 @@ void server_complete_job(World *world, Server *server, uint32_t job_slot, int st
     SIM_ASSERT(!job->awaiting_gateway, "a job completes once the gateway is done with it");
     job->uncommitted = false; /* its effect and its key's completion commit here, together */
     if (job->event_due && status < 400) /* receipts_via outbox: written with the commit */
-        server_charge_write_event(world, &job->request, job->store_key);
+        server_charge_write_event(world, &job->request, job->sent_key); /* an order's id too */
     job->event_due = false;
     if (job->store_key != 0)
         key_protocol_record(world, server->keys, job, status);

@@ -902,7 +902,8 @@ static inline SimTimeUs call_timeout_us(const World *world, const CallSpec *call
 void server_charge_on_outbox_relay(World *world, uint32_t entry);
 void server_charge_resume_outbox(World *world, Server *server);
 /* The job's commit writes its event to the outbox (receipts_via outbox): its charge's
- * receipt, or with publishes_orders its order, whose message id comes from store_key. */
+ * receipt, or with publishes_orders its order, whose message id comes from store_key (the
+ * job's sent_key: kept when its store is down and it ran unchecked, as a direct publish's). */
 void server_charge_write_event(World *world, const Message *request, uint64_t store_key);
 /* The broker confirmed an event the outbox relayed. */
 void server_charge_on_event_confirm(World *world, const Message *confirm);

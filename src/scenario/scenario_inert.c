@@ -715,7 +715,10 @@ static void warn_called_servers(const Scenario *scenario, const Scenario *plain,
         else if (server->balancer_retry != plain->server.balancer_retry &&
                  crash_never(&server->crash))
             say_at(warnings, entry, "balancer_retry",
-                   "has no effect: no instance is ever down (no crash)");
+                   server->outage.enabled
+                       ? "has no effect: no instance is ever down alone (no crash; its outage "
+                         "takes every instance down at once)"
+                       : "has no effect: no instance is ever down (no crash)");
         if (scenario_called_store_shared_with(scenario, c) >= 0)
             continue; /* one store, judged with the server before it that names it */
         char at[32];  /* "$.services[11]" */
