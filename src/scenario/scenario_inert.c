@@ -1103,8 +1103,9 @@ void scenario_inert_warnings(const Scenario *scenario, LoadErrors *warnings)
     free(errors);
 }
 
-/* The outbox's entries live in the server's key store (server_charge.c); a store that
- * crashes on its own would have to take them down with it, which is not modelled. Keys that
+/* The outbox's entries live in the server's key store (server_charge.c): a charge's, a
+ * receipt's or an order's relay, a reconciliation; a store that crashes on its own would
+ * have to take them down with it, which is not modelled. Keys that
  * commit with the effect (a server's transaction, a consumer group's inbox) live in the
  * effect's own database: they cannot be down while the effect goes on. */
 static void check_store_crash(const Scenario *scenario, LoadErrors *errors)
@@ -1112,11 +1113,11 @@ static void check_store_crash(const Scenario *scenario, LoadErrors *errors)
     static const char in_effects_database[] =
         "expected no crash of the store's own with %s (its keys commit with the effect in one "
         "database: never down apart)";
-    if (scenario->server.idempotency.crash.enabled && scenario->server.outbox)
+    if (scenario->server.idempotency.crash.enabled && scenario_server_has_outbox(&scenario->server))
         scenario_errors_add(errors, "$.server.idempotency.crash",
-                            "expected no crash of the store's own with the outbox (the outbox "
-                            "lives in the key store; its crash with pending entries is not "
-                            "modelled)");
+                            "expected no crash of the store's own with an outbox or reconcile_ms "
+                            "(their entries live in the key store; its crash with pending "
+                            "entries is not modelled)");
     else if (scenario->server.idempotency.crash.enabled && scenario->server.transaction)
         scenario_errors_add(errors, "$.server.idempotency.crash", in_effects_database,
                             "\"transaction\"");
