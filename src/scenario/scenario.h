@@ -900,6 +900,8 @@ bool scenario_uses_deadlines(const Scenario *scenario);
 /* True when the scenario bounds the server's queue, scripts an outage of any server, or gives a
  * group a retry budget or Retry-After: the reports then show the retry-storm numbers. */
 bool scenario_uses_storm(const Scenario *scenario);
+/* Some server scripts an outage: the clients' server, or a called one. */
+bool scenario_any_server_outage(const Scenario *scenario);
 
 /* Gateway g: 0 the first (Scenario.gateway), g > 0 extra_gateways[g - 1]; and its id. */
 const GatewaySpec *scenario_gateway(const Scenario *scenario, uint32_t g);

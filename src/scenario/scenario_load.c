@@ -515,14 +515,18 @@ bool scenario_proxy_used(const Scenario *scenario, uint32_t p)
     return false;
 }
 
+bool scenario_any_server_outage(const Scenario *scenario)
+{
+    bool outage = scenario->server.outage.enabled;
+    for (uint32_t c = 0; c < scenario->called_server_count; c++)
+        outage |= scenario->called_servers[c].spec.outage.enabled;
+    return outage;
+}
+
 bool scenario_uses_storm(const Scenario *scenario)
 {
-    if (scenario->server.queue != SERVER_QUEUE_UNBOUNDED || scenario->server.outage.enabled)
+    if (scenario->server.queue != SERVER_QUEUE_UNBOUNDED || scenario_any_server_outage(scenario))
         return true;
-    for (uint32_t c = 0; c < scenario->called_server_count; c++) {
-        if (scenario->called_servers[c].spec.outage.enabled)
-            return true; /* its resets */
-    }
     for (uint32_t g = 0; g < scenario->client_group_count; g++) {
         const RetrySpec *retry = &scenario->client_groups[g].retry;
         if (retry->budget.enabled || retry->honour_retry_after)

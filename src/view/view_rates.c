@@ -47,8 +47,12 @@ static double draw_chart(const ViewPanels *panels, ViewRect chart, const Metrics
 {
     ViewCanvas *canvas = panels->canvas;
     view_canvas_fill(canvas, chart, C(VIEW_COLOR_PANEL_RAISED));
-    const ServerOutageSpec *outage = &panels->pane->scenario->server.outage;
-    if (outage->enabled) {
+    const Scenario *scenario = panels->pane->scenario;
+    for (uint32_t k = 0; k <= scenario->called_server_count; k++) { /* every server's outage */
+        const ServerOutageSpec *outage =
+            k == 0 ? &scenario->server.outage : &scenario->called_servers[k - 1].spec.outage;
+        if (!outage->enabled)
+            continue;
         int x1 = chart.x + (int)((double)chart.w * outage->from_ms * 1000 / (double)duration_us);
         int x2 = chart.x + (int)((double)chart.w * outage->to_ms * 1000 / (double)duration_us);
         view_canvas_fill(canvas, (ViewRect){x1, chart.y, x2 - x1 > 1 ? x2 - x1 : 1, chart.h},
@@ -147,7 +151,7 @@ void view_panels_rates(const ViewPanels *panels)
     x += view_canvas_text(canvas, VIEW_FONT_TINY, C(VIEW_COLOR_TEXT_DIM), x, legend_y,
                           VIEW_ALIGN_LEFT, "goodput") +
          P(panels, 12);
-    if (pane->scenario->server.outage.enabled) {
+    if (scenario_any_server_outage(pane->scenario)) {
         view_canvas_fill(canvas,
                          (ViewRect){x, legend_y + legend_h / 4, P(panels, 10), legend_h / 2},
                          view_canvas_color(VIEW_COLOR_DOUBLE, 140));
