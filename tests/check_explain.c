@@ -330,6 +330,27 @@ START_TEST(test_a_story_that_starts_within_a_store_outage_starts_with_its_crash)
 }
 END_TEST
 
+/* A called server's outage already under way when the story starts is told first too, and
+ * its restart where it falls: operation 5 of checkout_payments_service starts at 49 s, in a
+ * payments outage from 1 ms to 50 s, and its second attempt, after it, succeeds. */
+START_TEST(test_a_story_that_starts_within_a_servers_outage_starts_with_it)
+{
+    const char *arguments[] = {
+        "explain", "scenarios/architectures/checkout_payments_service.json",
+        "--op",    "5",
+        "--mode",  "idempotent",
+        "--set",   "services.payments.outage={\"from_ms\": 1, \"to_ms\": 50000}",
+        NULL};
+    ck_assert_int_eq(test_cli_run(arguments, out, err), 0);
+    char *printed = test_cli_read_all(out, NULL);
+    const char *down = strstr(printed, "0.001 s  payments: DOWN (outage: port closed)");
+    const char *pay = strstr(printed, "presses Pay");
+    const char *back = strstr(printed, "50.000 s  payments: restarted");
+    ck_assert_msg(down != NULL && pay != NULL && down < pay && back != NULL, "%s", printed);
+    free(printed);
+}
+END_TEST
+
 /* Every scenario of the library, in each of its modes: operation 0's story ends with the
  * model's outcome, and --why double either tells a double nothing caught or says there is
  * none, mode by mode. */
@@ -388,6 +409,7 @@ static Suite *explain_suite(void)
     tcase_add_test(core, test_a_crash_that_kills_the_operations_job_is_told);
     tcase_add_test(core, test_an_outage_that_kills_operation_zeros_job_is_told);
     tcase_add_test(core, test_a_story_that_starts_within_a_store_outage_starts_with_its_crash);
+    tcase_add_test(core, test_a_story_that_starts_within_a_servers_outage_starts_with_it);
     /* every scenario twice: a minute on a quiet machine under ASan, more on a busy one; the
      * timeout guards against a hang, not a speed */
     TCase *library = tcase_create("Library");

@@ -604,6 +604,14 @@ bool diagram_crashes_alone(const TraceRecord *record)
            (record->event == TRACE_CRASH || record->event == TRACE_RESTART);
 }
 
+bool diagram_down_edge(const TraceRecord *record)
+{
+    bool outage = record->no_operation && record->actor_kind == NODE_SERVER &&
+                  ((record->event == TRACE_CRASH && record->detail == CRASH_NONE) ||
+                   record->event == TRACE_RESTART);
+    return outage || diagram_crashes_alone(record);
+}
+
 bool diagram_holds_job(const Diagram *diagram, const TraceRecord *record)
 {
     int lane = diagram_lane_of(diagram, record->actor, record->actor_client);

@@ -198,6 +198,11 @@ const DiagramOutcome *diagram_outcome(const Diagram *diagram, uint64_t operation
  * operation (a key store, C38): the SVG and explain tell it where it falls among an
  * operation's records, and an outage the operation starts within first. */
 bool diagram_crashes_alone(const TraceRecord *record);
+/* Whether the record starts or ends a node's time down outside any operation: a crash alone
+ * (above), a server's scripted outage (its crash record of no operation, detail none), or a
+ * server's restart. Before an operation's story starts, the SVG and explain keep the last
+ * such crash of each node until its restart, and tell it first if the story starts within. */
+bool diagram_down_edge(const TraceRecord *record);
 /* Whether the lane of the record's actor holds a job of a followed operation not settled
  * yet: an activation not ended, which a crash there would end (a consumer's delivery waiting
  * for its charge's answer, a server's request). */

@@ -88,11 +88,16 @@ static void note_outage(Explain *explain, const TraceRecord *record)
     }
 }
 
-/* The story starts: an outage it starts within is its first line. */
+/* The story starts: an outage it starts within is its first line, and its restart is told
+ * where it falls (a key store's is anyway). */
 static void tell_outages_under_way(Explain *explain)
 {
-    for (uint32_t i = 0; i < explain->down_count; i++)
+    for (uint32_t i = 0; i < explain->down_count; i++) {
         diagram_add(explain->diagram, &explain->down_since[i], 0);
+        if (!diagram_crashes_alone(&explain->down_since[i]) &&
+            explain->crashed_count < EXPLAIN_STORE_EVENTS_MAX)
+            explain->crashed[explain->crashed_count++] = explain->down_since[i].actor;
+    }
     explain->down_count = 0;
 }
 
@@ -108,7 +113,7 @@ static void collect(void *context, const TraceRecord *record)
     Explain *explain = context;
     if (record->mode != explain->mode)
         return;
-    if (!explain->started && diagram_crashes_alone(record)) {
+    if (!explain->started && diagram_down_edge(record)) {
         note_outage(explain, record);
         return;
     }

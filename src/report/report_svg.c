@@ -193,7 +193,7 @@ static bool keeps(SvgDiagram *diagram, const TraceRecord *record)
 {
     if (record->event == TRACE_SWEEP)
         return false;
-    if (diagram->operation_count == 0 && diagram_crashes_alone(record)) {
+    if (diagram->operation_count == 0 && diagram_down_edge(record)) {
         note_outage(diagram, record);
         return false;
     }
