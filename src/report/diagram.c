@@ -612,6 +612,19 @@ bool diagram_down_edge(const TraceRecord *record)
     return outage || diagram_crashes_alone(record);
 }
 
+void diagram_outages_note(DiagramOutages *outages, const TraceRecord *record)
+{
+    uint32_t i = 0;
+    while (i < outages->count && outages->since[i].actor != record->actor)
+        i++;
+    if (record->event == TRACE_RESTART && i < outages->count)
+        outages->since[i] = outages->since[--outages->count];
+    else if (record->event == TRACE_CRASH && i < DIAGRAM_OUTAGES_MAX) {
+        outages->since[i] = *record;
+        outages->count += i == outages->count;
+    }
+}
+
 bool diagram_holds_job(const Diagram *diagram, const TraceRecord *record)
 {
     int lane = diagram_lane_of(diagram, record->actor, record->actor_client);

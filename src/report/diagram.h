@@ -203,6 +203,15 @@ bool diagram_crashes_alone(const TraceRecord *record);
  * server's restart. Before an operation's story starts, the SVG and explain keep the last
  * such crash of each node until its restart, and tell it first if the story starts within. */
 bool diagram_down_edge(const TraceRecord *record);
+
+/* The nodes down before a story starts: the last crash of each, until its restart. */
+#define DIAGRAM_OUTAGES_MAX 16
+typedef struct {
+    uint32_t count;
+    TraceRecord since[DIAGRAM_OUTAGES_MAX];
+} DiagramOutages;
+/* Notes a down edge (diagram_down_edge): a crash keeps its node's record, a restart drops it. */
+void diagram_outages_note(DiagramOutages *outages, const TraceRecord *record);
 /* Whether the lane of the record's actor holds a job of a followed operation not settled
  * yet: an activation not ended, which a crash there would end (a consumer's delivery waiting
  * for its charge's answer, a server's request). */

@@ -28,10 +28,9 @@ struct Explain {
      * off): its crash is told, and its restart as a store's is */
     uint32_t crashed_count;
     uint32_t crashed[EXPLAIN_STORE_EVENTS_MAX];
-    /* before the story starts: the crash of each such node still down, told first when the
-     * story starts within its outage (its requests meet the store down from their start) */
-    uint32_t down_count;
-    TraceRecord down_since[EXPLAIN_STORE_EVENTS_MAX];
+    /* before the story starts: the nodes down (a key store's own crash, a server's outage),
+     * told first when the story starts within their time down (its requests meet them down) */
+    DiagramOutages down;
 };
 
 Explain *explain_create(const Scenario *scenario, Mode mode, uint64_t operation)
@@ -73,32 +72,17 @@ static bool restarts_a_crashed_holder(Explain *explain, const TraceRecord *recor
     return false;
 }
 
-/* Before the story starts: keeps the crash of each node that crashes on its own until its
- * restart. */
-static void note_outage(Explain *explain, const TraceRecord *record)
-{
-    uint32_t i = 0;
-    while (i < explain->down_count && explain->down_since[i].actor != record->actor)
-        i++;
-    if (record->event == TRACE_RESTART && i < explain->down_count)
-        explain->down_since[i] = explain->down_since[--explain->down_count];
-    else if (record->event == TRACE_CRASH && i < EXPLAIN_STORE_EVENTS_MAX) {
-        explain->down_since[i] = *record;
-        explain->down_count += i == explain->down_count;
-    }
-}
-
 /* The story starts: an outage it starts within is its first line, and its restart is told
  * where it falls (a key store's is anyway). */
 static void tell_outages_under_way(Explain *explain)
 {
-    for (uint32_t i = 0; i < explain->down_count; i++) {
-        diagram_add(explain->diagram, &explain->down_since[i], 0);
-        if (!diagram_crashes_alone(&explain->down_since[i]) &&
-            explain->crashed_count < EXPLAIN_STORE_EVENTS_MAX)
-            explain->crashed[explain->crashed_count++] = explain->down_since[i].actor;
+    for (uint32_t i = 0; i < explain->down.count; i++) {
+        const TraceRecord *crash = &explain->down.since[i];
+        diagram_add(explain->diagram, crash, 0);
+        if (!diagram_crashes_alone(crash) && explain->crashed_count < EXPLAIN_STORE_EVENTS_MAX)
+            explain->crashed[explain->crashed_count++] = crash->actor;
     }
-    explain->down_count = 0;
+    explain->down.count = 0;
 }
 
 static void tell_pending(Explain *explain)
@@ -114,7 +98,7 @@ static void collect(void *context, const TraceRecord *record)
     if (record->mode != explain->mode)
         return;
     if (!explain->started && diagram_down_edge(record)) {
-        note_outage(explain, record);
+        diagram_outages_note(&explain->down, record);
         return;
     }
     if (explain->started &&

@@ -77,11 +77,10 @@ struct SvgDiagram {
     /* the nodes whose crash was kept, until their restart (kept too) */
     uint32_t crashed_count;
     uint32_t crashed[RECORDS_CRASHED_MAX];
-    /* before the first operation joins: the crash of each node that crashes on its own (a key
-     * store, C38) and is still down, drawn first when the first operation starts within its
-     * outage (its requests meet the store down) */
-    uint32_t down_count;
-    TraceRecord down_since[RECORDS_CRASHED_MAX];
+    /* before the first operation joins: the nodes down (a key store's own crash, C38, or a
+     * server's outage), drawn first when the first operation starts within their time down
+     * (its requests meet them down) */
+    DiagramOutages down;
     /* lanes opened as records name them, one row per record kept, up to RECORDS_MAX; it
      * follows the outcome of each operation drawn */
     Diagram *model;
@@ -158,30 +157,16 @@ static bool restart_kept(SvgDiagram *diagram, uint32_t node)
     return false;
 }
 
-/* Before the first operation joins: keeps such a node's crash until its restart. */
-static void note_outage(SvgDiagram *diagram, const TraceRecord *record)
-{
-    uint32_t i = 0;
-    while (i < diagram->down_count && diagram->down_since[i].actor != record->actor)
-        i++;
-    if (record->event == TRACE_RESTART && i < diagram->down_count)
-        diagram->down_since[i] = diagram->down_since[--diagram->down_count];
-    else if (record->event == TRACE_CRASH && i < RECORDS_CRASHED_MAX) {
-        diagram->down_since[i] = *record;
-        diagram->down_count += i == diagram->down_count;
-    }
-}
-
 /* The first operation joins: the outages it starts within are drawn first, and their
  * restarts kept. */
 static void draw_outages_under_way(SvgDiagram *diagram)
 {
-    for (uint32_t i = 0; i < diagram->down_count; i++) {
-        diagram_add(diagram->model, &diagram->down_since[i], 0);
+    for (uint32_t i = 0; i < diagram->down.count; i++) {
+        diagram_add(diagram->model, &diagram->down.since[i], 0);
         if (diagram->crashed_count < RECORDS_CRASHED_MAX)
-            diagram->crashed[diagram->crashed_count++] = diagram->down_since[i].actor;
+            diagram->crashed[diagram->crashed_count++] = diagram->down.since[i].actor;
     }
-    diagram->down_count = 0;
+    diagram->down.count = 0;
 }
 
 /* Which records the diagram keeps: those of its operations (an operation joins when its
@@ -194,7 +179,7 @@ static bool keeps(SvgDiagram *diagram, const TraceRecord *record)
     if (record->event == TRACE_SWEEP)
         return false;
     if (diagram->operation_count == 0 && diagram_down_edge(record)) {
-        note_outage(diagram, record);
+        diagram_outages_note(&diagram->down, record);
         return false;
     }
     if (record->event == TRACE_RESTART)
