@@ -351,6 +351,28 @@ START_TEST(test_a_story_that_starts_within_a_servers_outage_starts_with_it)
 }
 END_TEST
 
+/* A called server's outage that starts within the story, while no request of it is there, is
+ * told in its place too: operation 5 of checkout_payments_service presses Pay at 45.212 s,
+ * payments closes its port at 45.215 s, and checkout's calls meet resets from 45.246 s. */
+START_TEST(test_an_outage_that_starts_within_the_story_is_told_where_it_falls)
+{
+    const char *arguments[] = {
+        "explain", "scenarios/architectures/checkout_payments_service.json",
+        "--op",    "5",
+        "--mode",  "idempotent",
+        "--set",   "services.payments.outage={\"from_ms\": 45215, \"to_ms\": 60000}",
+        NULL};
+    ck_assert_int_eq(test_cli_run(arguments, out, err), 0);
+    char *printed = test_cli_read_all(out, NULL);
+    const char *pay = strstr(printed, "presses Pay");
+    const char *down = strstr(printed, "45.215 s  payments: DOWN (outage: port closed)");
+    const char *reset = strstr(printed, "payments -> checkout: reset");
+    ck_assert_msg(pay != NULL && down != NULL && reset != NULL && pay < down && down < reset, "%s",
+                  printed);
+    free(printed);
+}
+END_TEST
+
 /* Every scenario of the library, in each of its modes: operation 0's story ends with the
  * model's outcome, and --why double either tells a double nothing caught or says there is
  * none, mode by mode. */
@@ -410,6 +432,7 @@ static Suite *explain_suite(void)
     tcase_add_test(core, test_an_outage_that_kills_operation_zeros_job_is_told);
     tcase_add_test(core, test_a_story_that_starts_within_a_store_outage_starts_with_its_crash);
     tcase_add_test(core, test_a_story_that_starts_within_a_servers_outage_starts_with_it);
+    tcase_add_test(core, test_an_outage_that_starts_within_the_story_is_told_where_it_falls);
     /* every scenario twice: a minute on a quiet machine under ASan, more on a busy one; the
      * timeout guards against a hang, not a speed */
     TCase *library = tcase_create("Library");

@@ -184,6 +184,35 @@ START_TEST(test_an_outage_under_way_is_drawn_before_the_first_request)
 }
 END_TEST
 
+/* A reset (a server's outage closed its port) is a failed try: its arrow and word are drawn
+ * in the failures' red, not the green the legend gives a 2xx answer. The checkout is down
+ * from 1 ms to 50 s: the first operation lost meets only resets. */
+START_TEST(test_a_reset_is_drawn_as_a_failure)
+{
+    char path[512];
+    test_cli_in_scratch(path, "reset.svg");
+    const char *arguments[] = {"run",
+                               "scenarios/architectures/checkout_payments_service.json",
+                               "--set",
+                               "services.checkout.outage={\"from_ms\": 1, \"to_ms\": 50000}",
+                               "--svg",
+                               path,
+                               "--svg-mode",
+                               "idempotent",
+                               "--svg-outcome",
+                               "lost",
+                               "--svg-ops",
+                               "1",
+                               "-q",
+                               NULL};
+    ck_assert_int_eq(test_cli_run(arguments, NULL, NULL), 0);
+    char *svg = test_cli_read_all(path, NULL);
+    ck_assert_int_gt(occurrences(svg, "fill=\"#dc2626\">reset<"), 0);
+    ck_assert_int_eq(occurrences(svg, "fill=\"#059669\">reset<"), 0);
+    free(svg);
+}
+END_TEST
+
 START_TEST(test_svg_ops_limits_the_operations_drawn)
 {
     char path[512];
@@ -1236,6 +1265,7 @@ static Suite *svg_suite(void)
     tcase_add_test(core, test_idempotent_diagram_shows_reservations_and_replays_not_charges);
     tcase_add_test(core, test_svg_ops_limits_the_operations_drawn);
     tcase_add_test(core, test_an_outage_under_way_is_drawn_before_the_first_request);
+    tcase_add_test(core, test_a_reset_is_drawn_as_a_failure);
     tcase_add_test(core, test_drawing_leaves_the_trace_byte_identical);
     tcase_add_test(core, test_svg_draws_the_proxy_lane_between_client_and_server);
     tcase_add_test(core, test_svg_lanes_of_a_long_graph_follow_the_request);

@@ -607,6 +607,65 @@ START_TEST(test_view_key_store_panel_says_down_for_the_store_it_lists)
 }
 END_TEST
 
+/* A consumer group whose key store is down hands the delivery back (a nack): it answers no
+ * 503 to anybody, so the diagram's line says so, as the run table does; Redis is down from
+ * 30 s to 40 s and the workers fail closed. */
+START_TEST(test_view_consumers_hand_back_while_their_store_is_down)
+{
+    char png[160], labels[160];
+    snprintf(png, sizeof png, "%s/workers-store-down.png", work_dir);
+    snprintf(labels, sizeof labels, "%s/workers-store-down.json", work_dir);
+    const char *arguments[] = {IDEMSIM_SOURCE_DIR
+                               "/scenarios/architectures/workers_dedupe_store_down.json",
+                               "--set",
+                               "services.redis.when_down=refuse",
+                               "--mode",
+                               "idempotent",
+                               "--headless",
+                               "--png",
+                               png,
+                               "--at-ms",
+                               "31000",
+                               "--labels-json",
+                               labels,
+                               NULL};
+    ck_assert_int_eq(run_view(arguments), 0);
+    long size;
+    char *text = read_all(labels, &size);
+    ck_assert_msg(strstr(text, "handed back: key store down") != NULL, "no hand-back told");
+    ck_assert_msg(strstr(text, "refused: key store down") == NULL, "a hand-back told refused");
+    free(text);
+}
+END_TEST
+
+/* A called server's outage that outlasts the run (to_ms past duration_ms) is shaded in the
+ * per-second chart up to the chart's end: the frame's right margin, past every panel, stays
+ * the background (the band once ran on across the diagram to the window's edge). */
+START_TEST(test_view_an_outage_past_the_run_is_shaded_within_the_chart)
+{
+    char png[160];
+    snprintf(png, sizeof png, "%s/outage-past-the-run.png", work_dir);
+    const char *arguments[] = {IDEMSIM_SOURCE_DIR
+                               "/scenarios/architectures/checkout_payments_service.json",
+                               "--set",
+                               "services.payments.outage={\"from_ms\": 150000, \"to_ms\": 900000}",
+                               "--mode",
+                               "idempotent",
+                               "--headless",
+                               "--png",
+                               png,
+                               "--width",
+                               "1280",
+                               "--height",
+                               "720",
+                               NULL};
+    ck_assert_int_eq(run_view(arguments), 0);
+    ViewRect margin = {1280 - 4, 720 / 3, 4, 720 / 3};
+    ck_assert_uint_eq(count_rgb(png, margin, view_palette_rgb(VIEW_COLOR_BACKGROUND)),
+                      (uint64_t)margin.w * (uint64_t)margin.h);
+}
+END_TEST
+
 static ViewPane *pane_of(const char *path, const char *const *sets, int set_count, Mode mode,
                          Scenario *scenario)
 {
@@ -1484,6 +1543,8 @@ static Suite *view_suite(void)
     tcase_add_test(core, test_view_narration_an_order_api_publishes_rather_than_charges);
     tcase_add_test(core, test_view_word_beside_an_order_api_says_what_went_out);
     tcase_add_test(core, test_view_key_store_panel_says_down_for_the_store_it_lists);
+    tcase_add_test(core, test_view_consumers_hand_back_while_their_store_is_down);
+    tcase_add_test(core, test_view_an_outage_past_the_run_is_shaded_within_the_chart);
     tcase_add_test(core, test_view_narration_says_what_an_outbox_relays);
     tcase_add_test(core, test_view_narration_of_a_relay_follows_the_copy_it_sent);
     tcase_add_test(core, test_view_bad_scenario_path_exits_2);

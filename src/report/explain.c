@@ -118,6 +118,16 @@ static void collect(void *context, const TraceRecord *record)
             explain->crashed[explain->crashed_count++] = record->actor;
         return;
     }
+    /* a server's outage that starts within the story while it holds none of its jobs: told
+     * in its place, as a key store's crash is, with its restart (the story's next requests
+     * there meet resets, which would otherwise have no cause) */
+    if (explain->started && record->event == TRACE_CRASH && diagram_down_edge(record)) {
+        if (explain->store_event_count < EXPLAIN_STORE_EVENTS_MAX)
+            explain->store_events[explain->store_event_count++] = *record;
+        if (explain->crashed_count < EXPLAIN_STORE_EVENTS_MAX)
+            explain->crashed[explain->crashed_count++] = record->actor;
+        return;
+    }
     if (record->no_operation || record->operation != explain->operation)
         return;
     if (!explain->started)

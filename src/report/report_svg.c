@@ -586,6 +586,8 @@ static void cross(FILE *out, double x, double y)
 
 static const char *status_color(int64_t status)
 {
+    if (status == 0) /* a reset (diagram_message_label): no answer, a failed try, not a 2xx */
+        return "#dc2626";
     if (status == 409 || status == 202)
         return "#d97706";
     if (status >= 500)

@@ -5,6 +5,7 @@
  * the scenario's whole duration, so the storm's shape stays where it happened as the run
  * goes on; the server's scripted outage is shaded and named. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 
 #include "view_frame.h"
@@ -53,8 +54,12 @@ static double draw_chart(const ViewPanels *panels, ViewRect chart, const Metrics
             k == 0 ? &scenario->server.outage : &scenario->called_servers[k - 1].spec.outage;
         if (!outage->enabled)
             continue;
-        int x1 = chart.x + (int)((double)chart.w * outage->from_ms * 1000 / (double)duration_us);
-        int x2 = chart.x + (int)((double)chart.w * outage->to_ms * 1000 / (double)duration_us);
+        /* an outage may outlast the run (to_ms past duration_ms): its band stops at the chart's
+         * end, not across the panels to its right */
+        double from_us = fmin(outage->from_ms * 1000, (double)duration_us);
+        double to_us = fmin(outage->to_ms * 1000, (double)duration_us);
+        int x1 = chart.x + (int)((double)chart.w * from_us / (double)duration_us);
+        int x2 = chart.x + (int)((double)chart.w * to_us / (double)duration_us);
         view_canvas_fill(canvas, (ViewRect){x1, chart.y, x2 - x1 > 1 ? x2 - x1 : 1, chart.h},
                          view_canvas_color(VIEW_COLOR_DOUBLE, 60));
     }

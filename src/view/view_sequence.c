@@ -647,10 +647,17 @@ static ViewColor mechanism_words(const Strip *strip, const ViewMechanism *moment
         snprintf(text, size, repeats > 1 ? "%u redriven from the DLQ" : "redriven from the DLQ",
                  repeats);
         return VIEW_COLOR_WARNING;
-    case TRACE_STORE_DOWN: /* C38 */
-        snprintf(text, size, repeats > 1 ? "%u refused: key store down" : "refused: key store down",
-                 repeats);
+    case TRACE_STORE_DOWN: { /* C38: a server answers 503; a consumer has nobody to answer */
+        const WorldNode *node = moment->node < world_node_count(strip->pane->world)
+                                    ? world_node(strip->pane->world, moment->node)
+                                    : NULL;
+        const char *what = node != NULL && node->kind == NODE_CONSUMERS ? "handed back" : "refused";
+        if (repeats > 1)
+            snprintf(text, size, "%u %s: key store down", repeats, what);
+        else
+            snprintf(text, size, "%s: key store down", what);
         return VIEW_COLOR_WARNING;
+    }
     default: /* a shed request (view_trace.c) */
         if (repeats > 1)
             snprintf(text, size, "%u shed: %lld", repeats, value);
