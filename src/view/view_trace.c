@@ -183,13 +183,27 @@ static bool is_mechanism(const ViewPane *pane, const TraceRecord *record)
     }
 }
 
+/* Whether a mechanism at node counts in the last one, at last_node: the same node, or, for a
+ * key store's refusals, any instance of the same service (a requeue loop while the store is
+ * down goes round the instances: one line per handed-back delivery was a wall of labels). */
+static bool same_place(const ViewPane *pane, TraceEvent event, uint32_t last_node, uint32_t node)
+{
+    if (last_node == node)
+        return true;
+    return event == TRACE_STORE_DOWN && last_node < world_node_count(pane->world) &&
+           node < world_node_count(pane->world) &&
+           strcmp(world_node(pane->world, last_node)->service,
+                  world_node(pane->world, node)->service) == 0;
+}
+
 static void ingest_mechanism(ViewPane *pane, const TraceRecord *record)
 {
     if (!is_mechanism(pane, record))
         return;
     if (pane->mechanism_count > 0) {
         ViewMechanism *last = &pane->mechanisms[(pane->mechanism_count - 1) % VIEW_MECHANISMS_MAX];
-        if (last->event == record->event && last->node == record->actor &&
+        if (last->event == record->event &&
+            same_place(pane, (TraceEvent)record->event, last->node, record->actor) &&
             record->t_us - last->t_us < (record->event == TRACE_OFFSET_COMMIT
                                              ? VIEW_COMMIT_MERGE_US
                                              : VIEW_MECHANISM_MERGE_US)) {
