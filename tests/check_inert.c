@@ -300,6 +300,12 @@ static const InertCase services_cases[] = {
      {"services.checkout.balancer_retry=\"connect-failure\"", "services.checkout.instances=2"},
      {"services.checkout.balancer_retry=\"connect-failure\"", "services.checkout.instances=2",
       "services.checkout.crash={\"point\": \"before-effect\", \"prob\": 0.1}"}},
+    /* an outage takes every instance down at once: none is up to send to */
+    {"$.services[0].balancer_retry",
+     {"services.checkout.balancer_retry=\"connect-failure\"", "services.checkout.instances=2",
+      "services.checkout.outage={\"from_ms\": 1000, \"to_ms\": 2000}"},
+     {"services.checkout.balancer_retry=\"connect-failure\"", "services.checkout.instances=2",
+      "services.checkout.crash={\"point\": \"before-effect\", \"prob\": 0.1}"}},
     {"$.services[1].placement",
      {"services.keys.placement=\"per-instance\""},
      {"services.keys.placement=\"per-instance\"", "services.checkout.instances=2"}},

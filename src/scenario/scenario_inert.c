@@ -631,10 +631,12 @@ static void warn_server(const Scenario *scenario, const Scenario *plain, const N
     if (server->instances <= 1 && server->balancer_retry != plain->server.balancer_retry)
         scenario_errors_add(warnings, "$.server.balancer_retry",
                             "has no effect with 1 instance: there is no other to send to");
-    else if (server->balancer_retry != plain->server.balancer_retry &&
-             crash_never(&server->crash) && !server->outage.enabled)
+    else if (server->balancer_retry != plain->server.balancer_retry && crash_never(&server->crash))
         scenario_errors_add(warnings, "$.server.balancer_retry",
-                            "has no effect: no instance is ever down (no crash, no outage)");
+                            server->outage.enabled
+                                ? "has no effect: no instance is ever down alone (no crash; its "
+                                  "outage takes every instance down at once)"
+                                : "has no effect: no instance is ever down (no crash, no outage)");
     if (server->instances <= 1 &&
         server->idempotency.placement != plain->server.idempotency.placement)
         scenario_errors_add(warnings, "$.server.idempotency.placement",
