@@ -213,6 +213,32 @@ START_TEST(test_a_reset_is_drawn_as_a_failure)
 }
 END_TEST
 
+/* Seven doubles drawn fall in three of Redis's outages, each begun while no drawn click was
+ * open: each is drawn as the first operation in it starts (the first draw told only the
+ * outage the first operation started in). */
+START_TEST(test_each_outage_a_drawn_operation_starts_in_is_drawn)
+{
+    char path[512];
+    test_cli_in_scratch(path, "outages.svg");
+    const char *arguments[] = {"run",
+                               "scenarios/architectures/workers_dedupe_store_down.json",
+                               "--svg",
+                               path,
+                               "--svg-mode",
+                               "idempotent",
+                               "--svg-outcome",
+                               "double",
+                               "--svg-ops",
+                               "7",
+                               "-q",
+                               NULL};
+    ck_assert_int_eq(test_cli_run(arguments, NULL, NULL), 0);
+    char *svg = test_cli_read_all(path, NULL);
+    ck_assert_int_eq(occurrences(svg, "CRASH (keys kept)"), 3);
+    free(svg);
+}
+END_TEST
+
 START_TEST(test_svg_ops_limits_the_operations_drawn)
 {
     char path[512];
@@ -1265,6 +1291,7 @@ static Suite *svg_suite(void)
     tcase_add_test(core, test_idempotent_diagram_shows_reservations_and_replays_not_charges);
     tcase_add_test(core, test_svg_ops_limits_the_operations_drawn);
     tcase_add_test(core, test_an_outage_under_way_is_drawn_before_the_first_request);
+    tcase_add_test(core, test_each_outage_a_drawn_operation_starts_in_is_drawn);
     tcase_add_test(core, test_a_reset_is_drawn_as_a_failure);
     tcase_add_test(core, test_drawing_leaves_the_trace_byte_identical);
     tcase_add_test(core, test_svg_draws_the_proxy_lane_between_client_and_server);

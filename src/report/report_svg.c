@@ -77,9 +77,9 @@ struct SvgDiagram {
     /* the nodes whose crash was kept, until their restart (kept too) */
     uint32_t crashed_count;
     uint32_t crashed[RECORDS_CRASHED_MAX];
-    /* before the first operation joins: the nodes down (a key store's own crash, C38, or a
-     * server's outage), drawn first when the first operation starts within their time down
-     * (its requests meet them down) */
+    /* the nodes down while no drawn click was open (a key store's own crash, C38, or a
+     * server's outage): drawn first when an operation starts within their time down (its
+     * requests meet them down) */
     DiagramOutages down;
     /* lanes opened as records name them, one row per record kept, up to RECORDS_MAX; it
      * follows the outcome of each operation drawn */
@@ -157,8 +157,8 @@ static bool restart_kept(SvgDiagram *diagram, uint32_t node)
     return false;
 }
 
-/* The first operation joins: the outages it starts within are drawn first, and their
- * restarts kept. */
+/* An operation joins: the outages it starts within, begun while no click was open, are drawn
+ * first, and their restarts kept. */
 static void draw_outages_under_way(SvgDiagram *diagram)
 {
     for (uint32_t i = 0; i < diagram->down.count; i++) {
@@ -178,16 +178,19 @@ static bool keeps(SvgDiagram *diagram, const TraceRecord *record)
 {
     if (record->event == TRACE_SWEEP)
         return false;
-    if (diagram->operation_count == 0 && diagram_down_edge(record)) {
-        diagram_outages_note(&diagram->down, record);
+    if (record->event == TRACE_RESTART) {
+        if (restart_kept(diagram, record->actor))
+            return true;
+        if (diagram_down_edge(record))
+            diagram_outages_note(&diagram->down, record); /* an outage not drawn is over */
         return false;
     }
-    if (record->event == TRACE_RESTART)
-        return restart_kept(diagram, record->actor);
     if (record->event == TRACE_CRASH) {
         bool kept = any_click_open(diagram) || diagram_holds_job(diagram->model, record);
         if (kept && diagram->crashed_count < RECORDS_CRASHED_MAX)
             diagram->crashed[diagram->crashed_count++] = record->actor;
+        else if (!kept && diagram_down_edge(record))
+            diagram_outages_note(&diagram->down, record); /* drawn if an operation joins */
         return kept;
     }
     int slot = operation_slot(diagram, record->operation);
@@ -196,8 +199,7 @@ static bool keeps(SvgDiagram *diagram, const TraceRecord *record)
             diagram->operation_count == diagram->operations_max ||
             (diagram->selected && !is_selected(diagram, record->operation)))
             return false;
-        if (diagram->operation_count == 0)
-            draw_outages_under_way(diagram);
+        draw_outages_under_way(diagram);
         slot = (int)diagram->operation_count;
         diagram->operations[diagram->operation_count++] = record->operation;
         diagram_follow(diagram->model, record->operation);
