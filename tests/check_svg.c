@@ -42,6 +42,23 @@ static char *draw(const char *scenario, const char *mode, const char *name)
     return svg;
 }
 
+/* Draws mode's first operations that ended outcome; returns the exit code, and the SVG (or
+ * NULL when no file was written) in *svg. */
+static int draw_outcome(const char *scenario, const char *mode, const char *outcome,
+                        const char *operations, const char *name, char **svg)
+{
+    char path[512], errors[512];
+    test_cli_in_scratch(path, name);
+    test_cli_in_scratch(errors, "stderr.txt");
+    unlink(path); /* what an earlier call wrote */
+    const char *arguments[] = {
+        "run",           scenario, "--svg",     path,       "--svg-mode", mode,
+        "--svg-outcome", outcome,  "--svg-ops", operations, "-q",         NULL};
+    int status = test_cli_run(arguments, NULL, errors);
+    *svg = test_cli_read_all(path, NULL);
+    return status;
+}
+
 static int occurrences(const char *text, const char *needle)
 {
     int count = 0;
@@ -156,22 +173,10 @@ END_TEST
  * 120 s, in Redis's lane, which stands after the services although it is met first. */
 START_TEST(test_an_outage_under_way_is_drawn_before_the_first_request)
 {
-    char path[512];
-    test_cli_in_scratch(path, "outage.svg");
-    const char *arguments[] = {"run",
-                               "scenarios/architectures/workers_dedupe_store_down.json",
-                               "--svg",
-                               path,
-                               "--svg-mode",
-                               "idempotent",
-                               "--svg-outcome",
-                               "double",
-                               "--svg-ops",
-                               "1",
-                               "-q",
-                               NULL};
-    ck_assert_int_eq(test_cli_run(arguments, NULL, NULL), 0);
-    char *svg = test_cli_read_all(path, NULL);
+    char *svg = NULL;
+    ck_assert_int_eq(draw_outcome("scenarios/architectures/workers_dedupe_store_down.json",
+                                  "idempotent", "double", "1", "outage.svg", &svg),
+                     0);
     const char *crash = strstr(svg, "CRASH (keys kept)");
     const char *click = strstr(svg, "presses Pay");
     ck_assert_msg(crash != NULL && click != NULL && crash < click, "no outage drawn first");
@@ -218,22 +223,10 @@ END_TEST
  * outage the first operation started in). */
 START_TEST(test_each_outage_a_drawn_operation_starts_in_is_drawn)
 {
-    char path[512];
-    test_cli_in_scratch(path, "outages.svg");
-    const char *arguments[] = {"run",
-                               "scenarios/architectures/workers_dedupe_store_down.json",
-                               "--svg",
-                               path,
-                               "--svg-mode",
-                               "idempotent",
-                               "--svg-outcome",
-                               "double",
-                               "--svg-ops",
-                               "7",
-                               "-q",
-                               NULL};
-    ck_assert_int_eq(test_cli_run(arguments, NULL, NULL), 0);
-    char *svg = test_cli_read_all(path, NULL);
+    char *svg = NULL;
+    ck_assert_int_eq(draw_outcome("scenarios/architectures/workers_dedupe_store_down.json",
+                                  "idempotent", "double", "7", "outages.svg", &svg),
+                     0);
     ck_assert_int_eq(occurrences(svg, "CRASH (keys kept)"), 3);
     free(svg);
 }
@@ -277,23 +270,6 @@ START_TEST(test_drawing_leaves_the_trace_byte_identical)
 END_TEST
 
 /* ------------------------------------------------------------------ Outcome */
-
-/* Draws mode's first operations that ended outcome; returns the exit code, and the SVG (or
- * NULL when no file was written) in *svg. */
-static int draw_outcome(const char *scenario, const char *mode, const char *outcome,
-                        const char *operations, const char *name, char **svg)
-{
-    char path[512], errors[512];
-    test_cli_in_scratch(path, name);
-    test_cli_in_scratch(errors, "stderr.txt");
-    unlink(path); /* what an earlier call wrote */
-    const char *arguments[] = {
-        "run",           scenario, "--svg",     path,       "--svg-mode", mode,
-        "--svg-outcome", outcome,  "--svg-ops", operations, "-q",         NULL};
-    int status = test_cli_run(arguments, NULL, errors);
-    *svg = test_cli_read_all(path, NULL);
-    return status;
-}
 
 /* The outcome badges of the "What happened" list, in order, as a space-separated string. */
 static void summary_outcomes(const char *svg, char *list, size_t size)
