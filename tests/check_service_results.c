@@ -113,7 +113,60 @@ START_TEST(test_instances_count_apart_and_the_service_sums_them)
     ck_assert(both == one + two);
     ck_assert(both == (double)metrics.executions);
     ck_assert(!metrics_service_value(&metrics, "checkout#9", "runs", &one));
-    ck_assert(!metrics_service_value(&metrics, "checkout", "ok", &one)); /* a group's metric */
+    ck_assert(!metrics_service_value(&metrics, "checkout", "executions", &one)); /* a mode's */
+    free(scenario);
+}
+END_TEST
+
+/* A service's outcomes are those of the operations it took in: an operation a retry sent to
+ * both instances is in each instance's share, and once in the service's, which, the clients
+ * calling it directly, holds every operation that reached a service. */
+START_TEST(test_service_outcomes_count_each_operation_once)
+{
+    Scenario *scenario = test_load_source_file("scenarios/26_instances_own_keys.json", NULL, 0);
+    Metrics metrics = test_run_mode(scenario, MODE_IDEMPOTENT, scenario->seed);
+    double service_total = 0, instance_total = 0;
+    for (int o = 0; o < OUTCOME_COUNT; o++) {
+        double service = 0, one = 0, two = 0;
+        const char *name = outcome_name((Outcome)o);
+        ck_assert(metrics_service_value(&metrics, "checkout", name, &service));
+        ck_assert(metrics_service_value(&metrics, "checkout#1", name, &one));
+        ck_assert(metrics_service_value(&metrics, "checkout#2", name, &two));
+        ck_assert_msg(service <= (double)metrics.outcomes[o], "%s@checkout", name);
+        ck_assert_msg(service >= (one > two ? one : two) && service <= one + two, "%s", name);
+        service_total += service;
+        instance_total += one + two;
+    }
+    ck_assert(service_total == (double)metrics.operations_reaching_services);
+    ck_assert(instance_total > service_total); /* retries went to the other instance */
+    double doubles = 0;
+    ck_assert(metrics_service_value(&metrics, "checkout", "double", &doubles));
+    ck_assert(doubles > 0 && doubles == (double)metrics.outcomes[OUTCOME_DOUBLE]);
+    free(scenario);
+}
+END_TEST
+
+/* Two consumer groups taking apart queues: every operation that took effect went through
+ * one of them, so their shares of the effects' outcomes add up to the mode's; and where the
+ * collectors' crashes double, the chargers' share has no double. */
+START_TEST(test_service_outcomes_split_between_consumer_groups)
+{
+    Scenario *scenario = test_load_source_file(
+        "scenarios/architectures/orders_and_invoices_two_groups.json", NULL, 0);
+    Metrics metrics = test_run_mode(scenario, MODE_AT_LEAST_ONCE, scenario->seed);
+    static const Outcome with_effect[] = {OUTCOME_OK, OUTCOME_DOUBLE, OUTCOME_PHANTOM};
+    for (size_t k = 0; k < sizeof with_effect / sizeof with_effect[0]; k++) {
+        const char *name = outcome_name(with_effect[k]);
+        double chargers = 0, collectors = 0;
+        ck_assert(metrics_service_value(&metrics, "chargers", name, &chargers));
+        ck_assert(metrics_service_value(&metrics, "collectors", name, &collectors));
+        ck_assert_msg(chargers + collectors == (double)metrics.outcomes[with_effect[k]], "%s",
+                      name);
+    }
+    double chargers_double = -1, collectors_double = 0;
+    ck_assert(metrics_service_value(&metrics, "chargers", "double", &chargers_double));
+    ck_assert(metrics_service_value(&metrics, "collectors", "double", &collectors_double));
+    ck_assert(chargers_double == 0 && collectors_double > 0);
     free(scenario);
 }
 END_TEST
@@ -164,10 +217,11 @@ START_TEST(test_service_expectations_load_and_hold)
     LoadErrors errors;
     Scenario *scenario =
         load_expecting("\"effects@psp\": {\"min\": 1}, \"received@checkout#2\": {\"min\": 1},"
-                       " \"doubles@psp\": 0, \"retries@mesh\": {\"min\": 0}",
+                       " \"doubles@psp\": 0, \"retries@mesh\": {\"min\": 0},"
+                       " \"ok@checkout\": {\"min\": 1}, \"double@checkout#1\": 0",
                        &errors);
     ck_assert_ptr_nonnull(scenario);
-    ck_assert_uint_eq(scenario->expectation_count, 4);
+    ck_assert_uint_eq(scenario->expectation_count, 6);
     Metrics metrics = test_run_mode(scenario, MODE_IDEMPOTENT, scenario->seed);
     for (uint32_t i = 0; i < scenario->expectation_count; i++) {
         double value = -1;
@@ -188,7 +242,8 @@ START_TEST(test_bad_service_expectations_are_refused)
     assert_refused_with("\"effects@nowhere\": 0",
                         "unknown client group or service in metric 'effects@nowhere' (the "
                         "groups and services: 'app', 'checkout#1', 'psp',");
-    assert_refused_with("\"ok@psp\": 0", "a service's metric, METRIC@SERVICE, is one of received,");
+    assert_refused_with("\"executions@psp\": 0",
+                        "a service's metric, METRIC@SERVICE, is one of received,");
     assert_refused_with("\"received@app\": 0", "a client group's metric, METRIC@GROUP, is one of");
     assert_refused_with("\"effects@checkout#3\": 0", "unknown client group or service");
 }
@@ -234,11 +289,11 @@ START_TEST(test_table_csv_and_sweep_name_the_services)
     free(rows);
     const char *wrong[] = {"sweep",    "scenarios/architectures/mobile_mesh_checkout.json",
                            "--vary",   "network.default.loss=0:0.1:0.1",
-                           "--metric", "ok@mesh",
+                           "--metric", "runs@app",
                            "-q",       NULL};
     ck_assert_int_eq(test_cli_run(wrong, out, err), 2);
     char *said = test_cli_read_all(err, NULL);
-    ck_assert_ptr_nonnull(strstr(said, "'mesh' is a service; a service's metrics are received"));
+    ck_assert_ptr_nonnull(strstr(said, "'app' is a client group, which has only the outcomes"));
     free(said);
     test_cli_remove_scratch();
 }
@@ -251,6 +306,8 @@ static Suite *service_results_suite(void)
     tcase_set_timeout(core, 120);
     tcase_add_test(core, test_every_library_scenario_adds_up_by_service);
     tcase_add_test(core, test_instances_count_apart_and_the_service_sums_them);
+    tcase_add_test(core, test_service_outcomes_count_each_operation_once);
+    tcase_add_test(core, test_service_outcomes_split_between_consumer_groups);
     tcase_add_test(core, test_service_expectations_load_and_hold);
     tcase_add_test(core, test_bad_service_expectations_are_refused);
     tcase_add_test(core, test_table_csv_and_sweep_name_the_services);

@@ -321,16 +321,10 @@ static bool metric_targets_exist(const char *path, const Scenario *scenario,
                     path, name, at + 1);
             return false;
         }
-        if (scenario_service_name_known(scenario, at + 1)) {
-            if (scenario_is_service_metric(name, length))
-                continue;
-            fprintf(stderr, "idemsim: %s: --metric %s: '%s' is a service; a service's metrics are",
-                    path, name, at + 1);
-            for (unsigned i = 0; i < scenario_service_metric_count; i++)
-                fprintf(stderr, " %s", scenario_service_metric_names[i]);
-            fprintf(stderr, "\n");
-            return false;
-        }
+        /* a known METRIC@ name (scenario_metric_known) is a service's metric: a group's outcomes
+         * are a service's too (the operations it took part in) */
+        if (scenario_service_name_known(scenario, at + 1))
+            continue;
         fprintf(stderr,
                 "idemsim: %s: --metric %s: no client group or service '%s' (the groups:", path,
                 name, at + 1);

@@ -290,6 +290,7 @@ void broker_on_publish(World *world, const Message *publish)
     world->metrics.messages++;
     counts->messages++;
     world_service_metrics(world, world->broker_node)->received++;
+    world_operation_reached(world, publish->operation, world->broker_node);
     if (world_tracing(world))
         trace_queue(world, TRACE_ENQUEUE, publish, broker->queues[queue].ready.length + 1, queue);
     confirm(world, publish);

@@ -322,6 +322,7 @@ void consumers_on_delivery(World *world, const Message *delivery)
         return;
     }
     world_service_metrics(world, delivery->target)->received++;
+    world_operation_reached(world, delivery->operation, delivery->target);
     uint32_t job = world_job_alloc(world, delivery, consumers->epoch);
     if (consumers->workers != 0 && consumers->busy >= consumers->workers) {
         index_queue_push(&consumers->buffer, job);

@@ -38,11 +38,10 @@ static double latency_ms(const Metrics *metrics, double q)
     return (double)histogram_quantile(&metrics->latency_us, q) / 1000.0;
 }
 
-bool metrics_group_value(const Metrics *metrics, uint32_t group, const char *name, double *value)
+/* An outcome's count in share, or its money (double_amount, lost_amount); false when name
+ * is neither. */
+static bool share_value(const OutcomeShare *share, const char *name, double *value)
 {
-    if (group >= metrics->group_count)
-        return false;
-    const GroupOutcomes *share = &metrics->groups[group];
     for (int o = 0; o < OUTCOME_COUNT; o++) {
         if (strcmp(name, outcome_name((Outcome)o)) == 0) {
             *value = (double)share->outcomes[o];
@@ -54,6 +53,13 @@ bool metrics_group_value(const Metrics *metrics, uint32_t group, const char *nam
         return true;
     }
     return false;
+}
+
+bool metrics_group_value(const Metrics *metrics, uint32_t group, const char *name, double *value)
+{
+    if (group >= metrics->group_count)
+        return false;
+    return share_value(&metrics->groups[group], name, value);
 }
 
 /* One counter of a service by its metric name (scenario_service_metric_names); false when
@@ -85,9 +91,28 @@ static bool service_counter(const ServiceMetrics *service, const char *metric, d
     return false;
 }
 
+/* The outcomes of the operations a node, or a service of several instances, took part in:
+ * a service's own, not its instances' summed (one operation may reach two of them). */
+static bool service_outcome(const Metrics *metrics, const char *service, const char *metric,
+                            double *value)
+{
+    if (strcmp(metric, "double_amount") == 0) /* a counter of the service's own */
+        return false;
+    for (uint32_t i = 0; i < metrics->service_count; i++) {
+        const ServiceMetrics *node = &metrics->services[i];
+        if (strcmp(node->name, service) == 0)
+            return share_value(&node->reached, metric, value);
+        if (strcmp(node->service, service) == 0 && node->first_of_service == i)
+            return share_value(&node->service_reached, metric, value);
+    }
+    return false;
+}
+
 bool metrics_service_value(const Metrics *metrics, const char *service, const char *metric,
                            double *value)
 {
+    if (service_outcome(metrics, service, metric, value))
+        return true;
     double sum = 0;
     bool found = false;
     for (uint32_t i = 0; i < metrics->service_count; i++) {

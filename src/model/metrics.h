@@ -23,12 +23,13 @@ typedef enum {
 
 typedef enum { BELIEF_NONE, BELIEF_SUCCEEDED, BELIEF_FAILED, BELIEF_UNKNOWN } Belief;
 
-/* One client group's share of the outcomes and their money. */
+/* One share of the outcomes and their money: a client group's, or the operations a service
+ * took part in. */
 typedef struct {
     uint64_t outcomes[OUTCOME_COUNT];
     int64_t double_amount;
     int64_t lost_amount;
-} GroupOutcomes;
+} OutcomeShare;
 
 /* One service node's share of the work (issue 21, per-service results): an instance of
  * several has its own, named "<service>#<n>". Each counter is counted where that service does
@@ -46,6 +47,12 @@ typedef struct {
     uint64_t refused;       /* requests answered unrun: 400, 409, 422, 429/503, resets */
     uint64_t retries;       /* sends it repeated on its own: tries, calls, redeliveries */
     uint64_t crashes;
+    /* The outcomes of the operations this node took in (received) at least once, counted as
+     * they settle; and, on the first node of a service with several instances (only), those
+     * of the operations any of its instances took in, each once (instances' shares overlap) */
+    OutcomeShare reached;
+    OutcomeShare service_reached;
+    uint32_t first_of_service; /* the index of its service's first node (itself if it is) */
     NodeKind kind;
     uint32_t lane; /* WorldNode.lane: the order a request meets the services (sort by it) */
     uint32_t instance_count;         /* of its service */
@@ -71,11 +78,12 @@ typedef struct {
 } QueueMetrics;
 
 typedef struct {
-    uint64_t operations;         /* started */
-    uint64_t operations_settled; /* counted in outcomes so far; all of them at the end */
-    uint64_t attempts;           /* requests sent by clients, double clicks and retries included */
-    uint64_t executions;         /* handler runs at the server or consumers */
-    uint64_t effects;            /* state changes those runs made */
+    uint64_t operations;                   /* started */
+    uint64_t operations_settled;           /* counted in outcomes so far; all of them at the end */
+    uint64_t operations_reaching_services; /* of those, the ones some service took in */
+    uint64_t attempts;   /* requests sent by clients, double clicks and retries included */
+    uint64_t executions; /* handler runs at the server or consumers */
+    uint64_t effects;    /* state changes those runs made */
     uint64_t client_succeeded, client_failed, client_unknown;
     uint64_t outcomes[OUTCOME_COUNT];
     int64_t double_amount; /* money charged beyond the first charge */
@@ -172,9 +180,10 @@ typedef struct {
     uint32_t account_count;
     BalanceMetrics balances[ACCOUNTS_MAX];
     uint32_t group_count;
-    GroupOutcomes groups[CLIENT_GROUPS_MAX]; /* by the scenario's client groups */
+    OutcomeShare groups[CLIENT_GROUPS_MAX]; /* by the scenario's client groups */
     uint32_t service_count;
     ServiceMetrics services[SERVICE_METRICS_MAX]; /* by node, the client groups' left out */
+    uint64_t instance_nodes; /* bit i: services[i] is an instance of a service of several */
 } Metrics;
 
 const char *outcome_name(Outcome outcome);

@@ -702,6 +702,15 @@ static void name_service_metrics(World *world)
         service->lane = node->lane;
         service->instance_count = node->instance_count;
         service->active = node->active;
+        if (node->instance_count > 1)
+            metrics->instance_nodes |= 1ull << i;
+        service->first_of_service = i;
+        for (uint32_t k = 0; k < i; k++) {
+            if (strcmp(metrics->services[k].service, service->service) == 0) {
+                service->first_of_service = k;
+                break;
+            }
+        }
     }
 }
 
@@ -939,6 +948,31 @@ static void count_order_effects(World *world, const Operation *op)
     world->metrics.orders_fulfilled_twice += before < 2 && after >= 2;
 }
 
+/* The operation's outcome in the share of each service node it reached, and once in its
+ * service's (instances of one service may each have taken it in). */
+static void count_service_outcomes(World *world, const Operation *op, Outcome outcome,
+                                   int64_t double_amount, int64_t lost_amount)
+{
+    Metrics *metrics = &world->metrics;
+    metrics->operations_reaching_services += op->services_reached != 0;
+    for (uint64_t reached = op->services_reached; reached != 0; reached &= reached - 1) {
+        OutcomeShare *share = &metrics->services[__builtin_ctzll(reached)].reached;
+        share->outcomes[outcome]++;
+        share->double_amount += double_amount;
+        share->lost_amount += lost_amount;
+    }
+    uint64_t by_service = 0; /* services of several instances, each once */
+    for (uint64_t instances = op->services_reached & metrics->instance_nodes; instances != 0;
+         instances &= instances - 1)
+        by_service |= 1ull << metrics->services[__builtin_ctzll(instances)].first_of_service;
+    for (; by_service != 0; by_service &= by_service - 1) {
+        OutcomeShare *share = &metrics->services[__builtin_ctzll(by_service)].service_reached;
+        share->outcomes[outcome]++;
+        share->double_amount += double_amount;
+        share->lost_amount += lost_amount;
+    }
+}
+
 /* Adds a finished (or, at a budget stop, abandoned) operation to the outcome counts. */
 static void count_outcome(World *world, const Operation *op)
 {
@@ -968,7 +1002,7 @@ static void count_outcome(World *world, const Operation *op)
     if (world_tracing(world)) /* the ground truth, for whoever reads the trace */
         world_trace_client(world, op->client, TRACE_SETTLED, op->id, 0, 0, op->effects, outcome);
     int64_t amount = spec->operation.kind == OPERATION_DEBIT ? spec->operation.amount : 0;
-    GroupOutcomes *share = &metrics->groups[world->clients[op->client].group];
+    OutcomeShare *share = &metrics->groups[world->clients[op->client].group];
     share->outcomes[outcome]++;
     if (outcome == OUTCOME_DOUBLE) {
         int64_t beyond_first = amount * (op->effects - op->refunds - 1);
@@ -987,6 +1021,9 @@ static void count_outcome(World *world, const Operation *op)
         metrics->lost_amount += amount;
         share->lost_amount += amount;
     }
+    count_service_outcomes(world, op, outcome,
+                           outcome == OUTCOME_DOUBLE ? amount * (op->effects - op->refunds - 1) : 0,
+                           outcome == OUTCOME_LOST ? amount : 0);
     /* The operations' own count of their charges, kept apart from the ledger's balances so
      * that the conservation check compares two independent records. */
     ledger_count_settled(world, spec->account, amount * ((int64_t)op->effects - op->refunds));

@@ -100,7 +100,7 @@ static void write_groups(FILE *stream, const Scenario *scenario, const Metrics *
 {
     fprintf(stream, "      \"groups\": {");
     for (uint32_t g = 0; g < scenario->client_group_count; g++) {
-        const GroupOutcomes *share = &metrics->groups[g];
+        const OutcomeShare *share = &metrics->groups[g];
         fprintf(stream, "%s", g ? ", " : "");
         report_write_json_string(stream, scenario->client_groups[g].id);
         fprintf(stream, ": {");

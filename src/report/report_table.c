@@ -333,7 +333,47 @@ static bool shows_services(const RunReport *report)
     return count >= 3 || instances;
 }
 
-/* A service's counter in each mode; false when it is 0 in every mode (its row is left out). */
+/* Whether a service took part in only some of the operations that reached a service, in
+ * some mode (the rest went to another instance or group, or were lost before it): only then
+ * do its outcomes tell something the mode's own rows do not. */
+static bool service_takes_a_share(const RunReport *report, const char *name)
+{
+    for (uint32_t m = 0; m < report->mode_count; m++) {
+        double total = 0;
+        for (int o = 0; o < OUTCOME_COUNT; o++) {
+            double value = 0;
+            metrics_service_value(report->metrics[m], name, outcome_name((Outcome)o), &value);
+            total += value;
+        }
+        if (total != (double)report->metrics[m]->operations_reaching_services)
+            return true;
+    }
+    return false;
+}
+
+/* Whether metric is an outcome of the operations a service took part in, and so whether its
+ * table row may be written (written): ok, double, lost and phantom, as a client group's are,
+ * for a service that took a share of the operations only; the rest of a service's outcomes
+ * are in the JSON report and the CSV. */
+static bool service_outcome_row(const RunReport *report, const char *name, const char *metric,
+                                bool *written)
+{
+    *written = false;
+    if (strcmp(metric, "lost_amount") == 0)
+        return true;
+    for (int o = 0; o < OUTCOME_COUNT; o++) {
+        if (strcmp(metric, outcome_name((Outcome)o)) != 0)
+            continue;
+        *written =
+            (o == OUTCOME_OK || o == OUTCOME_DOUBLE || o == OUTCOME_LOST || o == OUTCOME_PHANTOM) &&
+            service_takes_a_share(report, name);
+        return true;
+    }
+    return false;
+}
+
+/* A service's counter in each mode; false when its row is left out: 0 in every mode, or an
+ * outcome that says nothing the mode's row does not (service_outcome_row). */
 static bool service_row(const RunReport *report, const char *name, const char *metric,
                         double values[MODE_COUNT])
 {
@@ -343,6 +383,9 @@ static bool service_row(const RunReport *report, const char *name, const char *m
         metrics_service_value(report->metrics[m], name, metric, &values[m]);
         any |= values[m] != 0;
     }
+    bool written;
+    if (service_outcome_row(report, name, metric, &written))
+        return any && written;
     return any;
 }
 

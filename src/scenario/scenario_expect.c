@@ -112,8 +112,26 @@ bool scenario_is_group_metric(const char *name, size_t length)
 
 /* The metrics a service has of its own (ServiceMetrics, metrics.h), in the reports' order. */
 const char *const scenario_service_metric_names[] = {
-    "received", "runs",     "effects", "doubles", "charged_amount", "double_amount",
-    "refunds",  "replayed", "refused", "retries", "crashes",
+    "received",
+    "runs",
+    "effects",
+    "doubles",
+    "charged_amount",
+    "double_amount",
+    "refunds",
+    "replayed",
+    "refused",
+    "retries",
+    "crashes",
+    /* the outcomes of the operations it took part in (ServiceMetrics.reached) */
+    "ok",
+    "double",
+    "lost",
+    "phantom",
+    "mismatch",
+    "declined",
+    "refunded",
+    "lost_amount",
 };
 const unsigned scenario_service_metric_count =
     sizeof scenario_service_metric_names / sizeof scenario_service_metric_names[0];
