@@ -233,6 +233,96 @@ START_TEST(test_consumer_store_crashes_that_cannot_be_modelled_are_refused_at_lo
 }
 END_TEST
 
+/* C38 with C11's lease fencing: one message, a handler that runs from 10 ms to 110 ms, a
+ * store without persistence that crashes at 30 ms (its restart set by each test), and no
+ * consumer crash. The job reserved its key before the crash, so it checks its lease at 110. */
+static const char fenced_across_a_store_crash[] =
+    "{\"seed\": 1, \"duration_ms\": 2000, \"modes\": [\"idempotent\"],"
+    " \"accounts\": [{\"id\": \"a\", \"balance\": 100000}],"
+    " \"clients\": [{\"id\": \"app\", \"count\": 1, \"target\": \"broker\","
+    "   \"key\": \"message-id\", \"operation\": {\"kind\": \"debit\", \"amount\": 100},"
+    "   \"workload\": {\"ops\": 1, \"interval_ms\": {\"dist\": \"const\", \"value\": 0}},"
+    "   \"retry\": {\"timeout_ms\": 1000, \"max_attempts\": 1}}],"
+    " \"network\": {\"default\": {\"delay_ms\": {\"dist\": \"const\", \"value\": 5}}},"
+    " \"broker\": {\"family\": \"channel\","
+    "   \"consumers\": {\"workers\": 1, \"service_ms\": {\"dist\": \"const\", \"value\": 100},"
+    "     \"idempotency\": {\"durable\": false, \"fencing\": true, \"lock_timeout_ms\": 10000}}}}";
+
+#define STORE_DOWN_FROM_30_MS_FOR(restart_ms)                                                      \
+    ("broker.consumers.idempotency.crash={\"every_ms\": {\"dist\": \"const\", \"value\": 30},"     \
+     " \"restart_ms\": " #restart_ms ", \"max_crashes\": 1}")
+
+/* The store is back (empty) at 50 ms: at 110 the job finds no row with its token, its lease
+ * lost to the restart. Its effect must not happen, and its delivery goes back to the broker
+ * at once (a nack, 5 ms each way), not after RabbitMQ's 30-minute consumer timeout: the
+ * redelivery at 120 ms finds no key, reserves it, and runs once. */
+START_TEST(test_a_lease_lost_to_a_store_restart_hands_the_delivery_back)
+{
+    const char *const restarted[] = {STORE_DOWN_FROM_30_MS_FOR(20)};
+    Scenario *scenario = test_load(fenced_across_a_store_crash, restarted, 1);
+    Metrics run = test_run_mode(scenario, MODE_IDEMPOTENT, 1);
+    ck_assert_uint_eq(run.store_crashes, 1);
+    ck_assert_uint_eq(run.executions, 2);
+    ck_assert_uint_eq(run.effects, 1);
+    ck_assert_uint_eq(run.redeliveries, 1);
+    ck_assert_uint_eq(run.channel_closures, 0);
+    ck_assert_uint_eq(run.outcomes[OUTCOME_DOUBLE], 0);
+    ck_assert_uint_eq(run.outcomes[OUTCOME_OK], 1);
+    double refused = 0;
+    ck_assert(metrics_named_value(&run, scenario, "refused@consumers", &refused));
+    ck_assert_double_eq(refused, 1);
+    free(scenario);
+}
+END_TEST
+
+/* The store is down from 30 ms to 125 ms, so the lease check at 110 cannot reach it: a store
+ * call that fails, which meets when_down as the lookup does. Refuse (the default): the
+ * delivery goes back unrun, and so does its redelivery at 120; the one at 130 finds the store
+ * back, empty, and runs. Proceed: the job goes on unchecked, as a lookup would. */
+START_TEST(test_a_lease_check_while_the_store_is_down_meets_the_rule)
+{
+    const char *const refuse[] = {STORE_DOWN_FROM_30_MS_FOR(95)};
+    Metrics refused = test_run_json(fenced_across_a_store_crash, refuse, 1, MODE_IDEMPOTENT);
+    ck_assert_uint_eq(refused.refused_store_down, 2);
+    ck_assert_uint_eq(refused.unchecked_runs, 0);
+    ck_assert_uint_eq(refused.executions, 2);
+    ck_assert_uint_eq(refused.effects, 1);
+    ck_assert_uint_eq(refused.redeliveries, 2);
+    ck_assert_uint_eq(refused.channel_closures, 0);
+    ck_assert_uint_eq(refused.outcomes[OUTCOME_OK], 1);
+    const char *const proceed[] = {STORE_DOWN_FROM_30_MS_FOR(95),
+                                   "broker.consumers.idempotency.when_down=\"proceed\""};
+    Metrics unchecked = test_run_json(fenced_across_a_store_crash, proceed, 2, MODE_IDEMPOTENT);
+    ck_assert_uint_eq(unchecked.unchecked_runs, 1);
+    ck_assert_uint_eq(unchecked.refused_store_down, 0);
+    ck_assert_uint_eq(unchecked.executions, 1);
+    ck_assert_uint_eq(unchecked.effects, 1);
+    ck_assert_uint_eq(unchecked.redeliveries, 0);
+    ck_assert_uint_eq(unchecked.channel_closures, 0);
+    ck_assert_uint_eq(unchecked.outcomes[OUTCOME_OK], 1);
+}
+END_TEST
+
+/* A log has no nack and no consumer timeout: a record whose lease was lost to the restart,
+ * left unreported, held its partition for good (the run ended with its operation still in
+ * progress). Its consumer tries the record again in place: no key now, so it runs once. */
+START_TEST(test_a_log_tries_a_record_whose_lease_was_lost_again_in_place)
+{
+    const char *const log[] = {STORE_DOWN_FROM_30_MS_FOR(20), "broker.family=\"log\"",
+                               "broker.consumers.idempotency.when_down=\"proceed\""};
+    Scenario *scenario = test_load(fenced_across_a_store_crash, log, 3);
+    Metrics run = test_run_mode(scenario, MODE_IDEMPOTENT, 1);
+    ck_assert_uint_eq(run.store_crashes, 1);
+    ck_assert_uint_eq(run.executions, 2);
+    ck_assert_uint_eq(run.effects, 1);
+    ck_assert_uint_eq(run.outcomes[OUTCOME_OK], 1);
+    double refused = 0;
+    ck_assert(metrics_named_value(&run, scenario, "refused@consumers", &refused));
+    ck_assert_double_eq(refused, 1);
+    free(scenario);
+}
+END_TEST
+
 static Suite *consumer_store_crash_suite(void)
 {
     Suite *suite = suite_create("consumer_store_crash");
@@ -244,6 +334,9 @@ static Suite *consumer_store_crash_suite(void)
     tcase_add_test(core, test_failing_closed_against_a_delivery_limit_dead_letters_the_message);
     tcase_add_test(core, test_a_consumer_crash_never_wipes_a_store_of_its_own);
     tcase_add_test(core, test_a_consumer_store_that_crashes_is_a_node_after_every_other);
+    tcase_add_test(core, test_a_lease_lost_to_a_store_restart_hands_the_delivery_back);
+    tcase_add_test(core, test_a_lease_check_while_the_store_is_down_meets_the_rule);
+    tcase_add_test(core, test_a_log_tries_a_record_whose_lease_was_lost_again_in_place);
     suite_add_tcase(suite, core);
     TCase *limits = tcase_create("Limits");
     tcase_add_test(limits, test_consumer_store_crashes_that_cannot_be_modelled_are_refused_at_load);

@@ -96,6 +96,27 @@ START_TEST(test_a_store_down_at_the_late_insert_meets_the_rule)
 }
 END_TEST
 
+/* With lease fencing the check before the effect reads the key's token: a store call, which a
+ * store down meets with the rule. Attempt 1 reserves at 5 ms and checks its lease at 15, the
+ * store down since 8 (restarting empty at 258): failing open, it goes on unchecked (counted
+ * and traced as such) and charges, as attempts 2 and 3 do; attempt 4 reserves and charges
+ * again, 5 is replayed. It was fenced (no charge, 409) by a read of the down store. */
+START_TEST(test_a_lease_check_while_the_store_is_down_meets_the_rule)
+{
+    const char *const proceed[] = {
+        ("server.idempotency.crash={\"every_ms\": {\"dist\": \"const\", \"value\": 8},"
+         " \"restart_ms\": 250, \"max_crashes\": 1}"),
+        "server.idempotency.when_down=\"proceed\"", "server.idempotency.fencing=true",
+        "server.idempotency.lock_timeout_ms=10000"};
+    Metrics run = test_run_json(scripted, proceed, 4, MODE_IDEMPOTENT);
+    ck_assert_uint_eq(run.unchecked_runs, 3);
+    ck_assert_uint_eq(run.executions, 4);
+    ck_assert_uint_eq(run.effects, 4);
+    ck_assert_uint_eq(run.status_409, 0);
+    ck_assert_uint_eq(run.replayed, 1);
+}
+END_TEST
+
 /* The first attempt runs (store up), its key completes at 15 ms; the store crashes at 50 ms
  * and is back at 60 ms; attempt 2 comes at 105 ms. */
 START_TEST(test_a_restart_without_persistence_forgets_the_keys_written_before_it)
@@ -199,6 +220,7 @@ static Suite *key_store_crash_suite(void)
     tcase_add_test(core, test_fail_open_runs_every_request_the_down_store_cannot_check);
     tcase_add_test(core, test_fail_open_still_forwards_the_requests_key_to_the_provider);
     tcase_add_test(core, test_a_store_down_at_the_late_insert_meets_the_rule);
+    tcase_add_test(core, test_a_lease_check_while_the_store_is_down_meets_the_rule);
     tcase_add_test(core, test_fail_closed_refuses_with_503_and_runs_once_after_the_restart);
     tcase_add_test(core, test_a_restart_without_persistence_forgets_the_keys_written_before_it);
     tcase_add_test(core, test_a_server_crash_never_wipes_a_store_it_does_not_own);

@@ -384,7 +384,36 @@ static uint64_t rewind_partitions(World *world, uint32_t crashed)
         part->position = part->committed;
         part->processed = part->committed;
     }
+    return replays;
+}
+
+/* A rebalance is counted and traced when it deals the partitions: at once, or, one that
+ * waits for a pending session, when the last session ends. Kafka's coordinator completes one
+ * generation then, whatever joined the rebalance meanwhile (a periodic one, a member's join,
+ * another dead member's removal); counting each start as well counted one generation twice.
+ * replays: the records it hands out again. */
+static void count_rebalance(World *world, uint64_t replays)
+{
     world->metrics.rebalances++;
+    world_trace_queue(world, TRACE_REBALANCE, NULL, (int64_t)replays, NULL);
+}
+
+/* The records a rebalance that waited hands out again as it completes. Each rewind since the
+ * wait began put partitions back to their committed offset, and nothing was handed out
+ * meanwhile: they are the records from each partition's position on that went out before
+ * (the records past them never did). */
+static uint64_t records_handed_out_again(const World *world)
+{
+    const Broker *broker = &world->broker;
+    uint64_t replays = 0;
+    for (uint32_t p = 0; p < broker->partition_count; p++) {
+        const LogPartition *part = &broker->partitions[p];
+        for (uint64_t o = part->position; o < part->base + part->length; o++) {
+            if (broker->messages[part->records[o - part->base]].deliveries == 0)
+                break;
+            replays++;
+        }
+    }
     return replays;
 }
 
@@ -455,12 +484,13 @@ static bool rebalance_waits_for_a_session(World *world)
 
 /* The periodic rebalance: every owner loses its partitions without committing. One that
  * starts while a crashed member's session is pending waits for its end, handing nothing out
- * meanwhile (rebalance_waits_for_a_session). */
+ * meanwhile (rebalance_waits_for_a_session), and is counted then (count_rebalance). */
 void broker_log_on_rebalance(World *world)
 {
-    rebalance_waits_for_a_session(world);
+    bool waits = rebalance_waits_for_a_session(world);
     uint64_t replays = rewind_partitions(world, EVERY_INSTANCE);
-    world_trace_queue(world, TRACE_REBALANCE, NULL, (int64_t)replays, NULL);
+    if (!waits)
+        count_rebalance(world, replays);
     dispatch_all(world); /* nothing while the rebalance waits: the levels are noted */
     SimTimeUs every_us = sim_time_us_from_ms(world->scenario.broker.rebalance_every_ms);
     if (sim_now(world->sim) + every_us <= world->duration_us)
@@ -474,19 +504,20 @@ static void retry_copies(World *world, QueuedState from, uint32_t crashed);
 /* The rebalance that takes a crashed instance out of the group: the instances still up
  * commit what they processed, the crashed instance's partitions go back to their committed
  * offset, and every partition is dealt again among the instances up. With no instance up,
- * nothing is handed out until one is back. */
-static void rebalance_without(World *world, uint32_t instance)
+ * nothing is handed out until one is back. waited: a rebalance was waiting for this session's
+ * end, which completes it. */
+static void rebalance_without(World *world, uint32_t instance, bool waited)
 {
     commit_before_rebalance(world, instance);
     uint64_t replays = rewind_partitions(world, instance);
-    world_trace_queue(world, TRACE_REBALANCE, NULL, (int64_t)replays, NULL);
     /* a rebalance that waits for another dead member's session deals nothing yet: that
      * member's partitions, with what it processed and never committed, stay its own until its
-     * session ends, so no survivor's commit saves its progress */
+     * session ends, so no survivor's commit saves its progress; it is counted then */
     if (world->broker.rebalance_waits) {
         note_levels(world);
         return;
     }
+    count_rebalance(world, waited ? records_handed_out_again(world) : replays);
     assign_partitions(world);
     if (world->scenario.broker.consumers.retryable_topic.enabled && !consumers_all_down(world))
         retry_copies(world, QUEUED_READY, UINT32_MAX); /* its retry copies go elsewhere now */
@@ -506,7 +537,7 @@ void broker_log_on_consumers_crash(World *world, uint32_t instance)
         retry_copies(world, QUEUED_IN_FLIGHT, instance);
     SimTimeUs session_us = sim_time_us_from_ms(world->scenario.broker.consumers.session_timeout_ms);
     if (session_us == 0) {
-        rebalance_without(world, instance);
+        rebalance_without(world, instance, false);
         return;
     }
     world->broker.session_ends_at[instance] = sim_now(world->sim) + session_us;
@@ -520,8 +551,9 @@ void broker_log_on_session_end(World *world, uint32_t instance)
     if (world->broker.session_ends_at[instance] != sim_now(world->sim))
         return; /* it crashed again since: the later session's end counts */
     world->broker.session_ends_at[instance] = 0;
+    bool waited = world->broker.rebalance_waits;
     world->broker.rebalance_waits = session_pending(world);
-    rebalance_without(world, instance);
+    rebalance_without(world, instance, waited);
 }
 
 /* An instance that joins a group whose other instances hold the partitions makes a
@@ -544,8 +576,7 @@ void broker_log_on_consumers_restart(World *world)
         up += !world->consumers[i].down;
     if (up > 1) {
         commit_before_rebalance(world, EVERY_INSTANCE);
-        world->metrics.rebalances++;
-        world_trace_queue(world, TRACE_REBALANCE, NULL, 0, NULL);
+        count_rebalance(world, 0);
     }
     assign_partitions(world);
     if (world->scenario.broker.consumers.retryable_topic.enabled)

@@ -220,6 +220,34 @@ static void give_back_while_store_down(World *world, uint32_t job_slot, KeyVerdi
         send_nack(world, delivery);
 }
 
+/* The fencing check before the effect failed (C11): the lease was lost (taken over, or gone
+ * with a store that restarted empty; traced fenced), or the store is down and the rule is to
+ * refuse (C38). The effect must not happen, and the handler's write throws as the lookup's
+ * would: the framework hands the delivery back, a queue's by a nack (requeued at once), so it
+ * comes back to a key a newer holder keeps, or to none. Left unacknowledged, a channel's
+ * delivery would wait for the 30-minute consumer timeout and a log's partition for good. A
+ * log has no nack: its consumer seeks back and tries the record again in place, as its error
+ * handler does (Spring Kafka's DefaultErrorHandler, no back-off by default), unless the
+ * store refused it while down (its retry topic, required then at load). */
+static void refuse_without_lease(World *world, uint32_t job_slot, KeyLease lease)
+{
+    Job *job = &world->jobs[job_slot];
+    if (lease == LEASE_STORE_DOWN) {
+        world->metrics.refused_store_down++;
+        give_back_while_store_down(world, job_slot, (KeyVerdict){KEY_STORE_DOWN, 503, 0});
+        finish_job(world, job_slot);
+        return;
+    }
+    world_service_metrics(world, job->request.target)->refused++;
+    if (world->broker.partition_count > 0) {
+        job->reserved = false; /* the record starts afresh: a new lookup, a new reservation */
+        start_job(world, job_slot);
+        return;
+    }
+    send_nack(world, &job->request);
+    finish_job(world, job_slot);
+}
+
 /* Decides with the key protocol when the worker picks the message up; true: it runs. */
 static bool admit(World *world, uint32_t job_slot)
 {
@@ -417,8 +445,9 @@ void consumers_on_job_done(World *world, uint32_t job_slot)
         fail_handler(world, job_slot, false);
         return;
     }
-    if (!key_protocol_holds_lease(world, keys, job)) {
-        finish_job(world, job_slot); /* fenced: a newer delivery holds the key; no ack */
+    KeyLease lease = key_protocol_check_lease(world, keys, job);
+    if (lease != LEASE_HELD) {
+        refuse_without_lease(world, job_slot, lease);
         return;
     }
     if (job->resume_status != 0) { /* the key's recovery point: the effect is done */

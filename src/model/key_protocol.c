@@ -344,16 +344,42 @@ static FailurePolicy policy_for(const IdempotencySpec *policy, int status)
     return status >= 500 ? policy->on_failure.ambiguous : policy->on_failure.definite;
 }
 
-bool key_protocol_holds_lease_fenced(World *world, const KeyProtocol *keys, const Job *job)
+static void trace_fenced(World *world, const Job *job)
 {
-    if (job->store_key == 0 || !job->reserved)
-        return true;
-    const KeyRow *row = idem_store_find_any(keys->store, job->store_key);
-    if (row != NULL && row->token == job->token)
-        return true;
     if (world_tracing(world))
         world_trace_about(world, job->request.target, TRACE_FENCED, &job->request, job->token, 0);
-    return false;
+}
+
+/* The check reads the key's token in the store: a store call like the lookup, so a store that
+ * is down cannot answer it (its rows, kept or lost, are out of reach until its restart) and
+ * when_down decides, as at admission. A store that restarted without persistence has lost
+ * the row: nobody holds the lease now, but neither does this job, and its token proves
+ * nothing: it is fenced like a job whose lease was taken over. */
+KeyLease key_protocol_check_lease_fenced(World *world, const KeyProtocol *keys, const Job *job)
+{
+    if (job->store_key == 0 || !job->reserved)
+        return LEASE_HELD;
+    if (keys->down) {
+        if (keys->policy->when_down == WHEN_DOWN_REFUSE)
+            return LEASE_STORE_DOWN;
+        world->metrics.unchecked_runs++;
+        if (world_tracing(world))
+            world_trace_about(world, job->request.target, TRACE_UNCHECKED, &job->request, 0, 0);
+        return LEASE_HELD;
+    }
+    const KeyRow *row = idem_store_find_any(keys->store, job->store_key);
+    if (row != NULL && row->token == job->token)
+        return LEASE_HELD;
+    trace_fenced(world, job);
+    return LEASE_LOST;
+}
+
+bool key_protocol_holds_lease_fenced(World *world, const KeyProtocol *keys, const Job *job)
+{
+    KeyLease lease = key_protocol_check_lease_fenced(world, keys, job);
+    if (lease == LEASE_STORE_DOWN)
+        trace_fenced(world, job); /* its write would be refused: the lease cannot be proven */
+    return lease == LEASE_HELD;
 }
 
 void key_protocol_record(World *world, KeyProtocol *keys, const Job *job, int status)

@@ -79,8 +79,25 @@ static inline void key_protocol_commit_effect_phase(World *world, KeyProtocol *k
     if (on_failure->definite == ON_FAILURE_RESUME || on_failure->ambiguous == ON_FAILURE_RESUME)
         key_protocol_commit_resumable_phase(world, keys, job, status);
 }
-/* With fencing, false (and traced) when another job took the key's lease over since job
- * reserved it: its effect must not happen. Always true without fencing. */
+/* What a fencing check (before the effect, and again at the record) found. */
+typedef enum {
+    LEASE_HELD,       /* the row still has job's token (or nothing to check, or the store is
+                         down and the rule is to proceed: unchecked, counted and traced) */
+    LEASE_LOST,       /* traced fenced: another job took the lease over, or the store
+                         restarted without the row; the effect must not happen */
+    LEASE_STORE_DOWN, /* the store is down and the rule is to refuse: the caller refuses and
+                         traces it, as a lookup refused while down (C38) */
+} KeyLease;
+
+KeyLease key_protocol_check_lease_fenced(World *world, const KeyProtocol *keys, const Job *job);
+/* With fencing, whether job still holds the lease it reserved. Always held without fencing. */
+static inline KeyLease key_protocol_check_lease(World *world, const KeyProtocol *keys,
+                                                const Job *job)
+{
+    return keys->policy->fencing ? key_protocol_check_lease_fenced(world, keys, job) : LEASE_HELD;
+}
+/* The check as a yes or no, for a caller that refuses a lost lease and a down store alike
+ * (the server answers 409): a refusal for a down store is traced fenced here. */
 bool key_protocol_holds_lease_fenced(World *world, const KeyProtocol *keys, const Job *job);
 static inline bool key_protocol_holds_lease(World *world, const KeyProtocol *keys, const Job *job)
 {
