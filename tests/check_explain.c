@@ -373,6 +373,78 @@ START_TEST(test_an_outage_that_starts_within_the_story_is_told_where_it_falls)
 }
 END_TEST
 
+/* An outage is told only in the stories that meet its node. In orders_and_invoices_two_groups
+ * the shop's orders go to the chargers and the billing's invoices to the collectors, each
+ * group with its own key store; here the collectors' store goes down from 30 s to 40 s (and
+ * every 30 s after). The shop's operation 18 presses Pay at 39.586 s, in that outage, and
+ * waits a second for the card gateway, past the restart: its story tells neither, since its
+ * order never meets that store (it was told both). The billing's operation 552, at 30.315 s,
+ * meets the store down and starts with its crash. */
+START_TEST(test_a_story_tells_no_outage_of_a_store_it_never_meets)
+{
+    const char *crash = "services.collector-keys.crash={\"every_ms\": {\"dist\": \"const\", "
+                        "\"value\": 30000}, \"restart_ms\": 10000}";
+    const char *slow_cards = "services.cards.latency_ms={\"dist\": \"const\", \"value\": 1000}";
+    const char *shop[] = {"explain", "scenarios/architectures/orders_and_invoices_two_groups.json",
+                          "--op",    "18",
+                          "--mode",  "idempotent",
+                          "--set",   crash,
+                          "--set",   slow_cards,
+                          NULL};
+    ck_assert_int_eq(test_cli_run(shop, out, err), 0);
+    char *printed = test_cli_read_all(out, NULL);
+    ck_assert_msg(strstr(printed, "39.586 s  shop[3]: presses Pay") != NULL, "%s", printed);
+    ck_assert_msg(strstr(printed, "chargers: key free") != NULL, "%s", printed);
+    ck_assert_msg(strstr(printed, "collector-keys") == NULL, "%s", printed);
+    free(printed);
+    const char *billing[] = {
+        "explain", "scenarios/architectures/orders_and_invoices_two_groups.json",
+        "--op",    "552",
+        "--mode",  "idempotent",
+        "--set",   crash,
+        "--set",   slow_cards,
+        NULL};
+    ck_assert_int_eq(test_cli_run(billing, out, err), 0);
+    printed = test_cli_read_all(out, NULL);
+    const char *down = strstr(printed, "30.000 s  collector-keys: CRASH");
+    const char *pay = strstr(printed, "billing[42]: presses Pay");
+    ck_assert_msg(down != NULL && pay != NULL && down < pay, "%s", printed);
+    free(printed);
+}
+END_TEST
+
+/* The same for a server's outage: in two_paths_queue_and_api the return page calls the
+ * fulfilment API and the webhook publishes to a queue the shippers consume. With the API down
+ * from 4 s to 9 s, the webhook's operation 200 (at 5.4 s) never meets it and is not told it;
+ * the return page's operation 0 (at 5 s) meets its resets and starts with it. */
+START_TEST(test_a_story_tells_no_outage_of_a_server_it_never_meets)
+{
+    const char *outage = "services.fulfilment-api.outage={\"from_ms\": 4000, \"to_ms\": 9000}";
+    const char *webhook[] = {"explain", "scenarios/architectures/two_paths_queue_and_api.json",
+                             "--op",    "200",
+                             "--mode",  "idempotent",
+                             "--set",   outage,
+                             NULL};
+    ck_assert_int_eq(test_cli_run(webhook, out, err), 0);
+    char *printed = test_cli_read_all(out, NULL);
+    ck_assert_msg(strstr(printed, "webhook[0]: presses Send") != NULL, "%s", printed);
+    ck_assert_msg(strstr(printed, "fulfilment-api") == NULL, "%s", printed);
+    free(printed);
+    const char *page[] = {"explain", "scenarios/architectures/two_paths_queue_and_api.json",
+                          "--op",    "0",
+                          "--mode",  "idempotent",
+                          "--set",   outage,
+                          NULL};
+    ck_assert_int_eq(test_cli_run(page, out, err), 0);
+    printed = test_cli_read_all(out, NULL);
+    const char *down = strstr(printed, "4.000 s  fulfilment-api: DOWN (outage: port closed)");
+    const char *send = strstr(printed, "return-page[0]: presses Send");
+    const char *reset = strstr(printed, "fulfilment-api -> return-page[0]: reset");
+    ck_assert_msg(down != NULL && send != NULL && reset != NULL && down < send, "%s", printed);
+    free(printed);
+}
+END_TEST
+
 /* Every scenario of the library, in each of its modes: operation 0's story ends with the
  * model's outcome, and --why double either tells a double nothing caught or says there is
  * none, mode by mode. */
@@ -433,6 +505,8 @@ static Suite *explain_suite(void)
     tcase_add_test(core, test_a_story_that_starts_within_a_store_outage_starts_with_its_crash);
     tcase_add_test(core, test_a_story_that_starts_within_a_servers_outage_starts_with_it);
     tcase_add_test(core, test_an_outage_that_starts_within_the_story_is_told_where_it_falls);
+    tcase_add_test(core, test_a_story_tells_no_outage_of_a_store_it_never_meets);
+    tcase_add_test(core, test_a_story_tells_no_outage_of_a_server_it_never_meets);
     /* every scenario twice: a minute on a quiet machine under ASan, more on a busy one; the
      * timeout guards against a hang, not a speed */
     TCase *library = tcase_create("Library");

@@ -1256,6 +1256,54 @@ START_TEST(test_svg_draws_the_ttl_that_ended_before_the_retry)
 }
 END_TEST
 
+/* The lowest y of a row's time on the axis (portrait: time flows down). */
+static double last_time_y(const char *svg)
+{
+    double last = 0;
+    for (const char *at = strstr(svg, "class=\"time\""); at != NULL;
+         at = strstr(at + 1, "class=\"time\"")) {
+        const char *tag = at;
+        while (tag > svg && strncmp(tag, "<text ", 6) != 0)
+            tag--;
+        double x = 0, y = 0;
+        if (sscanf(tag, "<text x=\"%lf\" y=\"%lf\"", &x, &y) == 2 && y > last)
+            last = y;
+    }
+    return last;
+}
+
+/* C3: a channel broker's consumer timeout (30 min by default here) ends at the ack that
+ * reaches the broker, the delivery acknowledged: each of the three drawn deliveries' timer
+ * bars ends at its ack with a tick, above the last row. They ran on, untouched by the ack, to
+ * below the last row (30 min is long past the picture), one over the other. */
+START_TEST(test_svg_ends_a_channels_ack_timer_at_the_ack)
+{
+    char *svg = draw("scenarios/architectures/charging_consumers_rabbitmq.json", "at-least-once",
+                     "rabbitmq.svg");
+    const char *bar = "fill=\"#0891b2\" class=\"span\"";
+    double bottom_row = last_time_y(svg);
+    ck_assert_double_gt(bottom_row, 0);
+    int bars = 0;
+    for (const char *at = strstr(svg, bar); at != NULL; at = strstr(at + 1, bar)) {
+        const char *tag = at;
+        while (tag > svg && strncmp(tag, "<rect ", 6) != 0)
+            tag--;
+        double x = 0, y = 0, width = 0, height = 0;
+        ck_assert_int_eq(sscanf(tag, "<rect x=\"%lf\" y=\"%lf\" width=\"%lf\" height=\"%lf\"", &x,
+                                &y, &width, &height),
+                         4);
+        ck_assert_msg(y + height <= bottom_row,
+                      "a timer bar ends at %.1f, below the last row at %.1f", y + height,
+                      bottom_row);
+        bars++;
+    }
+    ck_assert_int_eq(bars, 3);
+    ck_assert_int_eq(occurrences(svg, "h10\" stroke=\"#0891b2\""), 3);
+    ck_assert_int_eq(occurrences(svg, ">ack timer 30 min<"), 3);
+    free(svg);
+}
+END_TEST
+
 static Suite *svg_suite(void)
 {
     Suite *suite = suite_create("svg");
@@ -1273,6 +1321,7 @@ static Suite *svg_suite(void)
     tcase_add_test(core, test_svg_draws_the_proxy_lane_between_client_and_server);
     tcase_add_test(core, test_svg_lanes_of_a_long_graph_follow_the_request);
     tcase_add_test(core, test_svg_draws_the_ttl_that_ended_before_the_retry);
+    tcase_add_test(core, test_svg_ends_a_channels_ack_timer_at_the_ack);
     tcase_add_test(core, test_svg_says_what_an_order_api_published_before_its_500);
     tcase_add_test(core, test_svg_names_the_gateway_a_reconciliation_asked);
     tcase_add_test(core, test_svg_draws_a_crash_that_holds_a_drawn_job);

@@ -1134,6 +1134,58 @@ START_TEST(test_view_predict_hides_the_double_counter_until_the_reveal)
 }
 END_TEST
 
+/* The card of a question revealing refused_store_down names it as the run table does in
+ * that scenario: a server whose key store is down answers 503 (C38), a consumer group's
+ * workers hand the delivery back and answer nobody (workers_dedupe_store_down, where only
+ * the workers' Redis crashes); the card once said "503" for the workers too. */
+START_TEST(test_view_predict_card_names_store_down_refusals_as_the_table_does)
+{
+    static const struct {
+        const char *scenario;
+        const char *words;
+        const char *not_words;
+    } cases[] = {
+        {IDEMSIM_SOURCE_DIR "/scenarios/architectures/workers_dedupe_store_down.json",
+         "\"handed back: key store down:", "503"},
+        {IDEMSIM_SOURCE_DIR "/scenarios/38_key_store_down_fail_closed.json",
+         "\"503: key store down:", "handed back"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char png[160], labels[160], out[160];
+        snprintf(png, sizeof png, "%s/store-down-card-%zu.png", work_dir, c);
+        snprintf(labels, sizeof labels, "%s/store-down-card-%zu.json", work_dir, c);
+        snprintf(out, sizeof out, "%s/store-down-card-%zu.txt", work_dir, c);
+        const char *arguments[] = {cases[c].scenario,
+                                   "--set",
+                                   "questions=[{\"at_ms\": 31000, \"ask\": \"How many?\", "
+                                   "\"reveal\": [\"refused_store_down\"]}]",
+                                   "--mode",
+                                   "idempotent",
+                                   "--predict",
+                                   "--presses",
+                                   "1",
+                                   "--headless",
+                                   "--png",
+                                   png,
+                                   "--at-ms",
+                                   "31000",
+                                   "--labels-json",
+                                   labels,
+                                   NULL};
+        ck_assert_int_eq(run_view_to(arguments, out), 0);
+        long size;
+        char *text = read_all(labels, &size);
+        const char *card = strstr(text, "\"card\": [");
+        ck_assert_msg(card != NULL, "%s: no card drawn", cases[c].scenario);
+        ck_assert_msg(strstr(card, cases[c].words) != NULL, "%s: the card does not say %s: %s",
+                      cases[c].scenario, cases[c].words, card);
+        ck_assert_msg(strstr(card, cases[c].not_words) == NULL, "%s: the card says %s: %s",
+                      cases[c].scenario, cases[c].not_words, card);
+        free(text);
+    }
+}
+END_TEST
+
 START_TEST(test_view_predict_usage_errors_exit_2)
 {
     const char *no_questions[] = {scenario_path, "--predict", "--headless", "--png", "x.png", NULL};
@@ -1560,6 +1612,7 @@ static Suite *view_suite(void)
     tcase_add_test(core, test_view_command_line_rejects_a_missing_scenario);
     tcase_add_test(core, test_view_predict_hides_the_double_counter_until_the_reveal);
     tcase_add_test(core, test_view_predict_usage_errors_exit_2);
+    tcase_add_test(core, test_view_predict_card_names_store_down_refusals_as_the_table_does);
     tcase_add_test(core, test_view_predict_escapes_control_characters_of_the_question);
     list_curriculum();
     tcase_add_test(core, test_the_curriculum_is_listed);

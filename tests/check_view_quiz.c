@@ -622,20 +622,53 @@ END_TEST
 
 START_TEST(test_quiz_speaks_the_report_words_not_metric_ids)
 {
+    Scenario *scenario = malloc(sizeof *scenario);
+    LoadErrors errors;
+    ck_assert_ptr_nonnull(scenario);
+    ck_assert(scenario_load_file(IDEMSIM_SOURCE_DIR "/scenarios/01_lost_answer.json", NULL, 0,
+                                 scenario, &errors));
     char words[96];
-    ck_assert_str_eq(view_quiz_metric_words("attempts_peak_per_s", words, sizeof words),
+    ck_assert_str_eq(view_quiz_metric_words(scenario, "attempts_peak_per_s", words, sizeof words),
                      "attempts per second, peak");
-    ck_assert_str_eq(view_quiz_metric_words("stale_final", words, sizeof words),
+    ck_assert_str_eq(view_quiz_metric_words(scenario, "stale_final", words, sizeof words),
                      "records left at old status");
-    ck_assert_str_eq(view_quiz_metric_words("double_amount", words, sizeof words),
+    ck_assert_str_eq(view_quiz_metric_words(scenario, "double_amount", words, sizeof words),
                      "double-charged money");
-    ck_assert_str_eq(view_quiz_metric_words("mismatch", words, sizeof words),
+    ck_assert_str_eq(view_quiz_metric_words(scenario, "mismatch", words, sizeof words),
                      "mismatch (another's response)");
     /* a metric with no row in the table: its name, without the underscores */
-    ck_assert_str_eq(view_quiz_metric_words("balance_error", words, sizeof words), "balance error");
+    ck_assert_str_eq(view_quiz_metric_words(scenario, "balance_error", words, sizeof words),
+                     "balance error");
     for (unsigned i = 0; i < scenario_metric_count; i++)
-        ck_assert_ptr_null(
-            strchr(view_quiz_metric_words(scenario_metric_names[i], words, sizeof words), '_'));
+        ck_assert_ptr_null(strchr(
+            view_quiz_metric_words(scenario, scenario_metric_names[i], words, sizeof words), '_'));
+    free(scenario);
+}
+END_TEST
+
+/* refused_store_down in the words of the scenario's own table: a server whose key store is
+ * down answers 503; a consumer group's workers hand the delivery back, with no status. */
+START_TEST(test_quiz_names_store_down_refusals_by_who_refuses)
+{
+    static const struct {
+        const char *path;
+        const char *words;
+    } cases[] = {
+        {IDEMSIM_SOURCE_DIR "/scenarios/38_key_store_down_fail_closed.json", "503: key store down"},
+        {IDEMSIM_SOURCE_DIR "/scenarios/architectures/workers_dedupe_store_down.json",
+         "handed back: key store down"},
+    };
+    Scenario *scenario = malloc(sizeof *scenario);
+    ck_assert_ptr_nonnull(scenario);
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        LoadErrors errors;
+        ck_assert(scenario_load_file(cases[c].path, NULL, 0, scenario, &errors));
+        char words[96];
+        ck_assert_str_eq(
+            view_quiz_metric_words(scenario, "refused_store_down", words, sizeof words),
+            cases[c].words);
+    }
+    free(scenario);
 }
 END_TEST
 
@@ -649,6 +682,7 @@ static Suite *view_quiz_suite(void)
     tcase_add_test(core, test_quiz_restart_asks_again_from_the_first_question);
     tcase_add_test(core, test_quiz_hides_what_each_metric_shows_and_nothing_for_the_others);
     tcase_add_test(core, test_quiz_speaks_the_report_words_not_metric_ids);
+    tcase_add_test(core, test_quiz_names_store_down_refusals_by_who_refuses);
     tcase_add_test(core, test_c1_reveals_three_doubles_and_three_phantoms);
     tcase_add_test(core, test_answer_at_ms_sets_the_moment_the_reveal_reads);
     tcase_add_test(core, test_every_curriculum_question_reveals_its_answer_not_its_moment);

@@ -13,6 +13,15 @@
 #define EXPLAIN_ITEMS_MAX 8192
 #define EXPLAIN_ROWS_MAX 4096
 #define EXPLAIN_STORE_EVENTS_MAX 16
+#define EXPLAIN_NODES_MAX (CLIENT_GROUPS_MAX + SCENARIO_NODES_MAX)
+#define EXPLAIN_OUTAGE_ITEMS_MAX 256
+
+/* The items one record of a node going down or coming back made: serials [first, end). */
+typedef struct {
+    uint64_t first_serial;
+    uint64_t end_serial;
+    uint32_t node;
+} OutageItems;
 
 struct Explain {
     Mode mode;
@@ -31,7 +40,95 @@ struct Explain {
     /* before the story starts: the nodes down (a key store's own crash, a server's outage),
      * told first when the story starts within their time down (its requests meet them down) */
     DiagramOutages down;
+    /* The nodes the story meets, by service (a service's instances go down and come back
+     * together in an outage): service_of maps a node id to its service's first node, or to
+     * itself; a node that keeps its keys in a store that crashes on its own (C38) meets that
+     * store too (store_of, else TRACE_NO_NODE). met is by service's first node. */
+    uint32_t service_of[EXPLAIN_NODES_MAX];
+    uint32_t store_of[EXPLAIN_NODES_MAX];
+    bool met[EXPLAIN_NODES_MAX];
+    /* The items told for a node going down or coming back (diagram_down_edge), each with
+     * that node: written only if the story met the node, since an outage of a store or a
+     * server the operation never reaches is none of its story (two consumer groups, each
+     * with its own store). Past the last, items are told. */
+    uint32_t outage_item_count;
+    OutageItems outage_items[EXPLAIN_OUTAGE_ITEMS_MAX];
 };
+
+/* The key store node (C38: one that crashes on its own) of the key store number: 0 the first
+ * server's, g + 1 consumer group g's (scenario_service_nodes); TRACE_NO_NODE when that store
+ * does not crash. */
+static uint32_t crashing_store_node(const ScenarioNode *nodes, unsigned count, uint32_t groups,
+                                    uint32_t number)
+{
+    for (unsigned i = 0; i < count; i++) {
+        if (nodes[i].kind == NODE_KEY_STORE && nodes[i].number == number)
+            return groups + i;
+    }
+    return TRACE_NO_NODE;
+}
+
+/* Which service each node belongs to, and which crashing store each consults, as the world
+ * wires them: the first server's store serves the called servers that name it and, when it
+ * names it, the first consumer group; each other consumer group has its own. */
+static void map_nodes(Explain *explain, const Scenario *scenario)
+{
+    uint32_t groups = scenario->client_group_count;
+    for (uint32_t n = 0; n < EXPLAIN_NODES_MAX; n++) {
+        explain->service_of[n] = n;
+        explain->store_of[n] = TRACE_NO_NODE;
+    }
+    ScenarioNode *nodes = calloc(SCENARIO_NODES_MAX, sizeof *nodes);
+    if (nodes == NULL)
+        return; /* every node its own service, no store met: every outage is told */
+    unsigned count = scenario_service_nodes(scenario, nodes);
+    for (unsigned i = 0; i < count && groups + i < EXPLAIN_NODES_MAX; i++) {
+        const ScenarioNode *node = &nodes[i];
+        for (unsigned j = 0; j < i; j++) {
+            if (nodes[j].kind == node->kind && strcmp(nodes[j].service, node->service) == 0) {
+                explain->service_of[groups + i] = groups + j;
+                break;
+            }
+        }
+        bool server_store = (node->kind == NODE_SERVER &&
+                             (node->number == 0 || scenario_called_store_shared_with(
+                                                       scenario, node->number - 1) == 0)) ||
+                            (node->kind == NODE_CONSUMERS && node->number == 0 &&
+                             scenario_consumers_share_server_store(scenario));
+        if (server_store)
+            explain->store_of[groups + i] = crashing_store_node(nodes, count, groups, 0);
+        else if (node->kind == NODE_CONSUMERS)
+            explain->store_of[groups + i] =
+                crashing_store_node(nodes, count, groups, node->number + 1);
+    }
+    free(nodes);
+}
+
+/* The story reached the record's actor (and so the store it consults) and its peer's
+ * service (a request to a server down meets the outage, reset before it arrives). */
+static void meet(Explain *explain, const TraceRecord *record)
+{
+    if (record->actor < EXPLAIN_NODES_MAX) {
+        explain->met[explain->service_of[record->actor]] = true;
+        uint32_t store = explain->store_of[record->actor];
+        if (store < EXPLAIN_NODES_MAX)
+            explain->met[explain->service_of[store]] = true;
+    }
+    if (record->peer < EXPLAIN_NODES_MAX)
+        explain->met[explain->service_of[record->peer]] = true;
+}
+
+/* Feeds a record to the diagram, remembering the items of a node's going down or coming
+ * back, so that write_steps tells them only if the story met the node. */
+static void tell(Explain *explain, const TraceRecord *record)
+{
+    uint64_t first = diagram_next_serial(explain->diagram);
+    diagram_add(explain->diagram, record, 0);
+    if (!diagram_down_edge(record) || explain->outage_item_count == EXPLAIN_OUTAGE_ITEMS_MAX)
+        return;
+    explain->outage_items[explain->outage_item_count++] =
+        (OutageItems){first, diagram_next_serial(explain->diagram), record->actor};
+}
 
 Explain *explain_create(const Scenario *scenario, Mode mode, uint64_t operation)
 {
@@ -48,6 +145,7 @@ Explain *explain_create(const Scenario *scenario, Mode mode, uint64_t operation)
     diagram_open_lanes(explain->diagram, true);
     diagram_set_broker_rules(explain->diagram, scenario);
     diagram_follow(explain->diagram, operation);
+    map_nodes(explain, scenario);
     return explain;
 }
 
@@ -78,7 +176,7 @@ static void tell_outages_under_way(Explain *explain)
 {
     for (uint32_t i = 0; i < explain->down.count; i++) {
         const TraceRecord *crash = &explain->down.since[i];
-        diagram_add(explain->diagram, crash, 0);
+        tell(explain, crash);
         if (!diagram_crashes_alone(crash) && explain->crashed_count < EXPLAIN_STORE_EVENTS_MAX)
             explain->crashed[explain->crashed_count++] = crash->actor;
     }
@@ -88,7 +186,7 @@ static void tell_outages_under_way(Explain *explain)
 static void tell_pending(Explain *explain)
 {
     for (uint32_t i = 0; i < explain->store_event_count; i++)
-        diagram_add(explain->diagram, &explain->store_events[i], 0);
+        tell(explain, &explain->store_events[i]);
     explain->store_event_count = 0; /* those after its last record are not its story */
 }
 
@@ -136,6 +234,7 @@ static void collect(void *context, const TraceRecord *record)
     if (record->event == TRACE_CRASH && explain->crashed_count < EXPLAIN_STORE_EVENTS_MAX)
         explain->crashed[explain->crashed_count++] = record->actor; /* its restart is told too */
     explain->started = true;
+    meet(explain, record);
     explain->caught[record->event]++;
     diagram_add(explain->diagram, record, 0);
 }
@@ -177,6 +276,18 @@ static void write_message(FILE *stream, const Diagram *diagram, const DiagramIte
         fprintf(stream, ", never arrives\n");
 }
 
+/* Whether the item tells a node going down or coming back that the story never met. */
+static bool outage_not_met(const Explain *explain, uint64_t serial)
+{
+    for (uint32_t i = 0; i < explain->outage_item_count; i++) {
+        const OutageItems *items = &explain->outage_items[i];
+        if (serial >= items->first_serial && serial < items->end_serial)
+            return items->node < EXPLAIN_NODES_MAX &&
+                   !explain->met[explain->service_of[items->node]];
+    }
+    return false;
+}
+
 static void write_steps(FILE *stream, const Explain *explain, const Scenario *scenario,
                         DiagramOperationWords words)
 {
@@ -184,7 +295,8 @@ static void write_steps(FILE *stream, const Explain *explain, const Scenario *sc
     for (uint32_t r = 0; r < diagram_row_count(diagram); r++) {
         const DiagramRow *row = diagram_row(diagram, r);
         const DiagramItem *item = diagram_item(diagram, row->item);
-        if (item == NULL || item->kind == DIAGRAM_ACTIVATION || item->superseded)
+        if (item == NULL || item->kind == DIAGRAM_ACTIVATION || item->superseded ||
+            outage_not_met(explain, row->item))
             continue;
         if (item->kind == DIAGRAM_MESSAGE && item->start_row != r)
             continue; /* told when sent */

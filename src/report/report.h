@@ -23,9 +23,11 @@ typedef struct {
 
 bool report_write_table(FILE *stream, const RunReport *report, bool color);
 bool report_write_json(FILE *stream, const RunReport *report);
-/* The words the table gives a metric of scenario_metric_names ("double-charged money" for
- * double_amount), without a sub-row's indent; NULL for a metric the table has no row for. */
-const char *report_metric_label(const char *metric);
+/* The words the table of this scenario gives a metric of scenario_metric_names
+ * ("double-charged money" for double_amount; refused_store_down is "handed back: key store
+ * down" where only consumer groups' key stores crash), without a sub-row's indent; NULL for
+ * a metric the table has no row for. */
+const char *report_metric_label(const Scenario *scenario, const char *metric);
 /* text as a JSON string, quotes included (text is the author's, so it is escaped). */
 void report_write_json_string(FILE *stream, const char *text);
 

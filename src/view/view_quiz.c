@@ -157,9 +157,10 @@ bool view_quiz_answer(const ViewQuiz *quiz, uint32_t pane, uint32_t reveal_index
     return true;
 }
 
-const char *view_quiz_metric_words(const char *metric, char *buffer, size_t size)
+const char *view_quiz_metric_words(const Scenario *scenario, const char *metric, char *buffer,
+                                   size_t size)
 {
-    const char *label = report_metric_label(metric);
+    const char *label = report_metric_label(scenario, metric);
     snprintf(buffer, size, "%s", label != NULL ? label : metric);
     if (label == NULL) {
         for (char *c = buffer; *c != '\0'; c++)

@@ -91,9 +91,10 @@ void view_quiz_learn_answers(ViewQuiz *quiz, ViewPane *const *panes, uint32_t pa
 /* The answer of the shown question's revealed metric reveal_index in session pane `pane`;
  * false when unknown (not learnt, or a metric the world cannot say). */
 bool view_quiz_answer(const ViewQuiz *quiz, uint32_t pane, uint32_t reveal_index, double *value);
-/* The words for a metric of scenario_metric_names: the report table's row label, else the
- * name with its underscores as spaces, written to buffer. */
-const char *view_quiz_metric_words(const char *metric, char *buffer, size_t size);
+/* The words for a metric of scenario_metric_names: the row label of this scenario's report
+ * table, else the name with its underscores as spaces, written to buffer. */
+const char *view_quiz_metric_words(const Scenario *scenario, const char *metric, char *buffer,
+                                   size_t size);
 
 ViewQuizPress view_quiz_press(ViewQuiz *quiz);
 

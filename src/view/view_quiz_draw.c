@@ -64,10 +64,11 @@ static void metric_text(const ViewQuiz *quiz, uint32_t pane, uint32_t reveal_ind
 static void metric_line(const ViewFrame *frame, uint32_t reveal_index, char *line, size_t size)
 {
     const char *metric = scenario_metric_names[view_quiz_shown(frame->quiz)->reveal[reveal_index]];
-    char words[96];
-    size_t used =
-        (size_t)snprintf(line, size, "%s:  ", view_quiz_metric_words(metric, words, sizeof words));
     const ViewSession *session = frame->session;
+    char words[96];
+    size_t used = (size_t)snprintf(
+        line, size,
+        "%s:  ", view_quiz_metric_words(session->scenario, metric, words, sizeof words));
     for (uint32_t p = 0; p < session->pane_count && used < size; p++) {
         char value[48];
         metric_text(frame->quiz, p, reveal_index, metric, value, sizeof value);
@@ -77,15 +78,16 @@ static void metric_line(const ViewFrame *frame, uint32_t reveal_index, char *lin
     }
 }
 
-static void reveal_list(const Question *question, char *text, size_t size)
+static void reveal_list(const Scenario *scenario, const Question *question, char *text, size_t size)
 {
     size_t used = 0;
     text[0] = '\0';
     for (uint32_t i = 0; i < question->reveal_count && used < size; i++) {
         char words[96];
-        int n = snprintf(text + used, size - used, "%s%s", i > 0 ? ", " : "",
-                         view_quiz_metric_words(scenario_metric_names[question->reveal[i]], words,
-                                                sizeof words));
+        int n =
+            snprintf(text + used, size - used, "%s%s", i > 0 ? ", " : "",
+                     view_quiz_metric_words(scenario, scenario_metric_names[question->reveal[i]],
+                                            words, sizeof words));
         used += n > 0 ? (size_t)n : 0;
     }
 }
@@ -95,7 +97,7 @@ static void hint_text(const ViewFrame *frame, char *hint, size_t size)
     const ViewQuiz *quiz = frame->quiz;
     const Question *question = view_quiz_shown(quiz);
     char metrics[256];
-    reveal_list(question, metrics, sizeof metrics);
+    reveal_list(frame->session->scenario, question, metrics, sizeof metrics);
     if (quiz->phase == VIEW_QUIZ_ASKING) {
         snprintf(hint, size, "Vote now. Hidden: %s.   space / enter: reveal", metrics);
     } else if (question->has_answer_at) {
