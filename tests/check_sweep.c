@@ -109,8 +109,8 @@ START_TEST(test_threaded_sweep_at_a_tight_memory_budget_is_the_same_twice)
     free(first);
     free(second);
     char a[512], b[512], whole[512], out[512], err[512];
-    ck_assert_int_eq(tight_sweep("96", "a.csv", &first), 0);
-    ck_assert_int_eq(tight_sweep("96", "b.csv", &second), 0);
+    ck_assert_int_eq(tight_sweep("128", "a.csv", &first), 0);
+    ck_assert_int_eq(tight_sweep("128", "b.csv", &second), 0);
     ck_assert_str_eq(first, second);
     free(first);
     free(second);
