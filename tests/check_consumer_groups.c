@@ -479,7 +479,7 @@ START_TEST(test_a_log_has_one_group)
                       "    \"queues\": [\"main\"]}],"
                       " \"clients\": [{\"id\": \"c\", \"publishes\": \"q\"}]}";
     test_assert_refused(log, NULL, 0, "$.services[2].consumes",
-                        "expected a broker of family 'visibility-timeout' or 'channel'");
+                        "expected a queue broker for a consumer group after the first");
 }
 END_TEST
 
@@ -500,6 +500,56 @@ START_TEST(test_show_keeps_each_group)
 }
 END_TEST
 
+#define FANOUT "scenarios/architectures/orders_fanout_charge_and_confirm.json"
+
+/* A fanout exchange puts a copy of each publish in each of its queues: with nothing lost and
+ * nothing crashing, every order is one message in each queue, charged once by the chargers
+ * and confirmed once by the mailers. */
+START_TEST(test_a_fanout_exchange_copies_each_publish_to_every_queue)
+{
+    const char *calm[] = {"network.links={}", "services.chargers.crash.prob=0",
+                          "services.mailers.crash.prob=0"};
+    Scenario *scenario = test_load_source_file(FANOUT, calm, 3);
+    for (int mode = 0; mode < MODE_COUNT; mode++) {
+        Metrics metrics = test_run_mode(scenario, (Mode)mode, scenario->seed);
+        ck_assert_uint_eq(metrics.queues[0].messages, metrics.operations);
+        ck_assert_uint_eq(metrics.queues[1].messages, metrics.operations);
+        ck_assert_uint_eq(metrics.messages, 2 * metrics.operations);
+        ck_assert_uint_eq(metrics.outcomes[OUTCOME_OK], metrics.operations);
+        ck_assert_uint_eq(metrics.receipts_sent, metrics.operations);
+        ck_assert_uint_eq(metrics.receipts_missing + metrics.receipts_duplicated, 0);
+        ck_assert_double_eq(test_service_value(&metrics, "mailers", "effects"), 0);
+    }
+    free(scenario);
+}
+END_TEST
+
+/* Each copy is its own queue's: on a network that loses nothing (no publish is sent twice),
+ * mailers that die after sending get their confirmations back and send them again, while the
+ * chargers, whose copies nobody redelivers, charge each order once; and the other way round. */
+START_TEST(test_each_copy_is_redelivered_by_its_own_queue)
+{
+    const char *mailers_die[] = {"network.links={}", "services.chargers.crash.prob=0",
+                                 "services.mailers.crash.prob=0.05"};
+    Scenario *scenario = test_load_source_file(FANOUT, mailers_die, 3);
+    Metrics metrics = test_run_mode(scenario, MODE_AT_LEAST_ONCE, scenario->seed);
+    ck_assert_uint_eq(metrics.queues[0].redeliveries, 0);
+    ck_assert_uint_gt(metrics.queues[1].redeliveries, 0);
+    ck_assert_uint_eq(metrics.outcomes[OUTCOME_DOUBLE], 0);
+    ck_assert_uint_gt(metrics.receipts_duplicated, 0);
+    free(scenario);
+    const char *chargers_die[] = {"network.links={}", "services.chargers.crash.prob=0.05",
+                                  "services.mailers.crash.prob=0"};
+    scenario = test_load_source_file(FANOUT, chargers_die, 3);
+    metrics = test_run_mode(scenario, MODE_AT_LEAST_ONCE, scenario->seed);
+    ck_assert_uint_gt(metrics.queues[0].redeliveries, 0);
+    ck_assert_uint_eq(metrics.queues[1].redeliveries, 0);
+    ck_assert_uint_gt(metrics.outcomes[OUTCOME_DOUBLE], 0);
+    ck_assert_uint_eq(metrics.receipts_duplicated, 0);
+    free(scenario);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("consumer_groups");
@@ -515,6 +565,8 @@ int main(void)
     tcase_add_test(model, test_a_server_only_a_later_group_calls_follows_the_consumers);
     tcase_add_test(model, test_the_diagram_draws_a_later_groups_keys_by_its_store);
     tcase_add_test(model, test_the_diagram_keeps_a_shared_stores_keys_through_a_crash);
+    tcase_add_test(model, test_a_fanout_exchange_copies_each_publish_to_every_queue);
+    tcase_add_test(model, test_each_copy_is_redelivered_by_its_own_queue);
     suite_add_tcase(suite, model);
     TCase *loader = tcase_create("loader");
     tcase_add_test(loader, test_what_a_second_group_needs);

@@ -262,10 +262,11 @@ static uint32_t queue_of(const World *world, const Message *publish)
     return world->groups[world->clients[publish->client].group].spec->queue;
 }
 
-void broker_on_publish(World *world, const Message *publish)
+/* A copy of publish for queue: dropped when the queue's dedup window (or a log's idempotent
+ * producer) has seen it, else queued. Its slot, or SLOT_NONE when dropped. */
+static uint32_t take_in(World *world, const Message *publish, uint32_t queue)
 {
     Broker *broker = &world->broker;
-    uint32_t queue = queue_of(world, publish);
     QueueMetrics *counts = &world->metrics.queues[queue];
     if (seen_recently(world, &broker->queues[queue], publish->key) ||
         (broker->partition_count > 0 && broker_log_producer_repeat(world, publish))) {
@@ -273,8 +274,7 @@ void broker_on_publish(World *world, const Message *publish)
         counts->deduplicated++;
         if (world_tracing(world))
             trace_queue(world, TRACE_DEDUPLICATED, publish, 0, queue);
-        confirm(world, publish);
-        return;
+        return SLOT_NONE;
     }
     Message copy = *publish; /* publish may be a queued message's, in the pool the take grows */
     publish = &copy;
@@ -293,11 +293,51 @@ void broker_on_publish(World *world, const Message *publish)
     world_operation_reached(world, publish->operation, world->broker_node);
     if (world_tracing(world))
         trace_queue(world, TRACE_ENQUEUE, publish, broker->queues[queue].ready.length + 1, queue);
-    confirm(world, publish);
-    if (broker->partition_count > 0)
+    return queued;
+}
+
+static void hand_on(World *world, uint32_t queued)
+{
+    if (world->broker.partition_count > 0)
         broker_log_append(world, queued);
     else
         make_ready(world, queued);
+}
+
+/* The exchange a client group's publish goes to (its index plus one), or 0. */
+static uint32_t exchange_of(const World *world, const Message *publish)
+{
+    if (publish->receipt || world->nodes[publish->source].kind == NODE_SERVER)
+        return 0;
+    return world->groups[world->clients[publish->client].group].spec->exchange;
+}
+
+void broker_on_publish(World *world, const Message *publish)
+{
+    Message copy = *publish; /* publish may be a queued message's, in the pool the takes grow */
+    publish = &copy;
+    uint32_t exchange = exchange_of(world, publish);
+    if (exchange == 0) {
+        uint32_t queued = take_in(world, publish, queue_of(world, publish));
+        confirm(world, publish);
+        if (queued != SLOT_NONE)
+            hand_on(world, queued);
+        return;
+    }
+    /* a fanout exchange: a copy in each of its queues, the publish confirmed once they are
+     * all in, and only then handed out */
+    uint32_t mask = world->scenario.broker.exchanges[exchange - 1].queue_mask;
+    uint32_t queued[QUEUES_MAX];
+    uint32_t count = 0;
+    for (uint32_t q = 0; q < world->broker.queue_count; q++) {
+        if (mask & (1u << q))
+            queued[count++] = take_in(world, publish, q);
+    }
+    confirm(world, publish);
+    for (uint32_t k = 0; k < count; k++) {
+        if (queued[k] != SLOT_NONE)
+            hand_on(world, queued[k]);
+    }
 }
 
 /* The receipt's message id is derived from the operation, not from the execution: the

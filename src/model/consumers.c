@@ -352,6 +352,8 @@ void consumers_on_delivery(World *world, const Message *delivery)
     world_service_metrics(world, delivery->target)->received++;
     world_operation_reached(world, delivery->operation, delivery->target);
     uint32_t job = world_job_alloc(world, delivery, consumers->epoch);
+    /* to a group whose step emails, every message is the operation's confirmation: a receipt */
+    world->jobs[job].request.receipt |= consumers->spec->sends_email;
     if (consumers->workers != 0 && consumers->busy >= consumers->workers) {
         index_queue_push(&consumers->buffer, job);
         return;

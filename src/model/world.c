@@ -851,6 +851,7 @@ World *world_create(const Scenario *scenario, Mode mode, uint64_t seed, TraceSin
     count_series_init(&world->metrics.succeeded_series, SIM_US_PER_MS * 100);
     world->metrics.duration_us = world->duration_us;
     world->metrics.group_count = scenario->client_group_count;
+    world->receipts_counted = scenario_sends_receipts(scenario);
     world->sim = sim_create(dispatch, world);
     build_clients(world);
     build_nodes(world);
@@ -1027,7 +1028,7 @@ static void count_outcome(World *world, const Operation *op)
     /* The operations' own count of their charges, kept apart from the ledger's balances so
      * that the conservation check compares two independent records. */
     ledger_count_settled(world, spec->account, amount * ((int64_t)op->effects - op->refunds));
-    if (world->scenario.server.publish_receipts && amount > 0) {
+    if (world->receipts_counted && amount > 0) {
         metrics->receipts_sent += op->receipts;
         metrics->receipts_duplicated += op->receipts > 1;
         metrics->receipts_missing += op->effects > 0 && op->receipts == 0;
@@ -1204,12 +1205,11 @@ static uint64_t money_events_left(const World *world)
  * million clients: 980 MiB held, 1.7 GB after the operation table doubled, budget 1 GiB). */
 static uint64_t growth_bytes(const World *world)
 {
-    uint64_t growth = sim_memory_bytes(world->sim) +
-                      operation_table_memory_bytes(&world->operations) +
-                      (uint64_t)world->message_slots.capacity * sizeof *world->messages +
-                      (uint64_t)world->job_slots.capacity * sizeof *world->jobs +
-                      (uint64_t)world->broker.message_slots.capacity *
-                          sizeof *world->broker.messages;
+    uint64_t growth =
+        sim_memory_bytes(world->sim) + operation_table_memory_bytes(&world->operations) +
+        (uint64_t)world->message_slots.capacity * sizeof *world->messages +
+        (uint64_t)world->job_slots.capacity * sizeof *world->jobs +
+        (uint64_t)world->broker.message_slots.capacity * sizeof *world->broker.messages;
     for (uint32_t side = 0; side < world->store_count; side++)
         growth += idem_store_memory_bytes(store_of_side(world, side)->store);
     return growth;

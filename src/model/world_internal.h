@@ -586,7 +586,8 @@ struct World {
     Broker broker;
     uint32_t consumer_count; /* every consumer group's instances, group by group */
     Consumers consumers[CONSUMERS_MAX];
-    bool business_keys; /* a consumer group keys on a business hash (publishes carry it) */
+    bool business_keys;    /* a consumer group keys on a business hash (publishes carry it) */
+    bool receipts_counted; /* scenario_sends_receipts: the outcomes count each one's emails */
     uint32_t broker_node;
     uint32_t consumers_node; /* its first instance's */
 

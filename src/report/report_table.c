@@ -524,7 +524,7 @@ bool report_write_table(FILE *stream, const RunReport *report, bool color)
     for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
         if (rows[r].shown == SHOW_WITH_BROKER && !has_broker)
             continue;
-        if (rows[r].shown == SHOW_WITH_RECEIPTS && !scenario->server.publish_receipts)
+        if (rows[r].shown == SHOW_WITH_RECEIPTS && !scenario_sends_receipts(scenario))
             continue;
         if (rows[r].shown == SHOW_WITH_EMAIL && !sends_email(scenario))
             continue;

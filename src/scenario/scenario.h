@@ -242,6 +242,9 @@ typedef struct {
     uint32_t library_retries; /* sends of one attempt the HTTP library may add (C32) */
     LibraryReplays library_replays; /* which requests it sends again */
     uint32_t queue; /* target broker: the queue it publishes to, index into broker.queues */
+    /* target broker: 0, it publishes to `queue`; e + 1, to broker.exchanges[e], which puts a
+     * copy in each of its queues */
+    uint32_t exchange;
     /* C33: another group's id whose orders these are (op k of client i is its op k of client
      * i: a second path that fulfils the same orders); empty: its own orders */
     char same_orders_as[NAME_LEN_MAX];
@@ -615,6 +618,10 @@ typedef struct {
     uint32_t call_gateway; /* a charge's gateway, as ServerSpec.call_gateway */
     UndoSpec undo;         /* the charge's refund when the fulfil step fails (services form) */
     FulfilSpec fulfil;     /* the order's own work after the charge: shipping (services form) */
+    /* Its effect step is "email" (a group after the first, services form): for each message
+     * it sends the operation's confirmation email, a receipt, instead of applying the
+     * operation's effect: the mailers beside the chargers that an exchange feeds both */
+    bool sends_email;
     /* C36: the chance a handler run fails before its effect, and after it (the effect is
      * applied, then writing its result fails); the framework nacks the delivery */
     double fail_before_effect;
@@ -634,8 +641,8 @@ typedef struct {
 
 /* A consumer group after the first in `services` (services form): another service taking
  * the queues its `queues` names from the one broker, such as mailers sending receipts beside
- * the chargers taking orders. Its handler is a local effect (a receipt's email, an order's
- * debit); its calls are not modelled yet. Queue families only. */
+ * the chargers taking orders. Its steps are its own: a local effect, a call (with its undo
+ * and fulfil step), or the order's confirmation email (sends_email). Queue families only. */
 #define CONSUMER_GROUPS_EXTRA_MAX 3
 
 typedef struct {
@@ -646,6 +653,16 @@ typedef struct {
 } ExtraConsumersSpec;
 
 #define QUEUES_MAX 8
+#define EXCHANGES_MAX 4
+
+/* A fanout exchange (RabbitMQ's fanout exchange, an SNS topic with SQS queues subscribed): a
+ * publish to it puts one copy of the message in each of its queues, and each copy is
+ * delivered, acknowledged, redelivered and deduplicated by its own queue's rules and taken by
+ * that queue's consumer group. Queue families only. */
+typedef struct {
+    char name[NAME_LEN_MAX];
+    uint32_t queue_mask; /* bit q: broker.queues[q] */
+} ExchangeSpec;
 
 /* One named queue's delivery rules. Each field is the queue's own in the file, or else the
  * broker's (the broker-level fields are every queue's defaults). */
@@ -685,6 +702,8 @@ typedef struct {
     /* Resolved: `queues` as listed, or one queue named "main" with the defaults. */
     uint32_t queue_count;
     QueueSpec queues[QUEUES_MAX];
+    uint32_t exchange_count;
+    ExchangeSpec exchanges[EXCHANGES_MAX];
     ConsumerSpec consumers; /* the first consumer group: every queue no other group names */
 } BrokerSpec;
 
@@ -914,6 +933,9 @@ bool scenario_server_publishes(const ServerSpec *server);
 /* Whether the server keeps an outbox: a charge relayed, reconciliation, or events published
  * through it. */
 bool scenario_server_has_outbox(const ServerSpec *server);
+/* Whether operations may have receipts (confirmation emails): the server publishes them, or a
+ * consumer group's step emails. */
+bool scenario_sends_receipts(const Scenario *scenario);
 /* Whether a client group goes through proxy p. */
 bool scenario_proxy_used(const Scenario *scenario, uint32_t p);
 /* Whether a proxy some group goes through retries (retries > 0), or drops the key. */
@@ -961,6 +983,11 @@ bool scenario_group_store_outlives_crash(const Scenario *scenario, const Consume
 const ConsumerSpec *scenario_consumer_group(const Scenario *scenario, uint32_t g);
 /* The consumer group that takes the broker's queue q. */
 const ConsumerSpec *scenario_group_of_queue(const Scenario *scenario, uint32_t q);
+/* The queues a client group that publishes reaches: its queue, or each of its exchange's. */
+uint32_t scenario_queues_reached(const Scenario *scenario, const ClientGroupSpec *group);
+/* The consumer group that applies a publishing client group's operations: of the groups its
+ * queues reach, the first (by queue) that does not only email. */
+const ConsumerSpec *scenario_group_applying(const Scenario *scenario, const ClientGroupSpec *group);
 
 #define NODE_NAME_LEN_MAX (NAME_LEN_MAX + 16)
 /* The name of instance n (1-based) of a service that runs several: "checkout#2". */

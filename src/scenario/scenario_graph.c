@@ -751,13 +751,21 @@ static void step_choice(SchemaReader *reader, const cJSON *step, const char *key
     json_path_pop(&reader->path);
 }
 
-static void read_effect_step(SchemaReader *reader, const cJSON *step)
+/* The effect step: the operation's effect on the service's own ledger, or, for a consumer
+ * group after the first (later_group), the operation's confirmation email instead. */
+static void read_effect_step(SchemaReader *reader, const cJSON *step, ConsumerSpec *later_group)
 {
     const cJSON *item = schema_member(step, "effect");
+    const char *effect = cJSON_IsString(item) ? item->valuestring : "";
     json_path_push_key(&reader->path, "effect");
-    if (!cJSON_IsString(item) || strcmp(item->valuestring, "local") != 0)
+    if (later_group != NULL && strcmp(effect, "email") == 0)
+        later_group->sends_email = true;
+    else if (later_group != NULL && strcmp(effect, "local") != 0)
         schema_error(reader, "expected 'local' (the operation's effect on this service's own "
-                             "ledger)");
+                             "ledger) or 'email' (its confirmation email)");
+    else if (strcmp(effect, "local") != 0)
+        schema_error(reader, "expected 'local' (the operation's effect on this service's own "
+                             "ledger; 'email' is a consumer group's after the first)");
     json_path_pop(&reader->path);
 }
 
@@ -1075,7 +1083,8 @@ static void read_steps(ScenarioReader *scenario_reader, const Graph *graph, unsi
                                  "server calls has an effect or a call only, for now)",
                                  step_names[kind], entry->id);
                 else if (kind == STEP_EFFECT)
-                    read_effect_step(reader, step);
+                    read_effect_step(reader, step,
+                                     group != &scenario->broker.consumers ? group : NULL);
                 else if (kind == STEP_CALL && server)
                     read_call_step(scenario_reader, graph, step, i, server_spec);
                 else if (kind == STEP_CALL)
@@ -1372,9 +1381,8 @@ static void read_consumer_queues(ScenarioReader *scenario_reader, const Graph *g
         json_path_push_index(&reader->path, i);
         if (entry->extra != NOT_EXTRA && broker->family == BROKER_LOG)
             schema_error_at(reader, "consumes",
-                            "expected a broker of family 'visibility-timeout' or 'channel' for "
-                            "a consumer group after the first (a log's groups would each read "
-                            "every record: not modelled yet)");
+                            "expected a queue broker for a consumer group after the first (on "
+                            "a log each group reads every record: not modelled yet)");
         else if (names == NULL && entry->extra != NOT_EXTRA)
             schema_error(reader,
                          "missing required key 'queues' (the queues of the broker '%s' "
@@ -2051,7 +2059,8 @@ static void write_steps(SchemaWriter *writer, cJSON *entry, const Scenario *scen
         return;
     }
     if (!charges) {
-        write_step(writer, steps, STEP_EFFECT, "local");
+        write_step(writer, steps, STEP_EFFECT,
+                   consumers != NULL && consumers->sends_email ? "email" : "local");
     } else {
         uint32_t callee = server != NULL ? server->call_server : consumers->call_server;
         const char *target = server != NULL ? scenario_call_target_id(scenario, server)

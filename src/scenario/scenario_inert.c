@@ -250,7 +250,7 @@ static void warn_chances(const ClientGroupSpec *group, const ClientGroupSpec *pl
 /* The consumer group that runs a client group's debits, or NULL when it calls the server. */
 static const ConsumerSpec *group_runner(const Scenario *scenario, const ClientGroupSpec *group)
 {
-    return group->target == TARGET_BROKER ? scenario_group_of_queue(scenario, group->queue) : NULL;
+    return group->target == TARGET_BROKER ? scenario_group_applying(scenario, group) : NULL;
 }
 
 /* How many handlers of a client group's debits run at once (the server's, or those of the
@@ -793,7 +793,7 @@ static bool queue_fed(const Scenario *scenario, const NodeReach *reach, uint32_t
 {
     for (uint32_t g = 0; g < scenario->client_group_count; g++) {
         const ClientGroupSpec *group = &scenario->client_groups[g];
-        if (group->target == TARGET_BROKER && group->queue == q)
+        if (group->target == TARGET_BROKER && (scenario_queues_reached(scenario, group) >> q & 1u))
             return true;
     }
     return reach->to_server && scenario_server_publishes(&scenario->server) &&

@@ -406,6 +406,25 @@ const ConsumerSpec *scenario_group_of_queue(const Scenario *scenario, uint32_t q
     return &scenario->broker.consumers;
 }
 
+uint32_t scenario_queues_reached(const Scenario *scenario, const ClientGroupSpec *group)
+{
+    if (group->exchange > 0)
+        return scenario->broker.exchanges[group->exchange - 1].queue_mask;
+    return 1u << group->queue;
+}
+
+const ConsumerSpec *scenario_group_applying(const Scenario *scenario, const ClientGroupSpec *group)
+{
+    uint32_t reached = scenario_queues_reached(scenario, group);
+    const ConsumerSpec *found = scenario_group_of_queue(scenario, group->queue);
+    for (uint32_t q = scenario->broker.queue_count; q-- > 0;) {
+        const ConsumerSpec *taker = scenario_group_of_queue(scenario, q);
+        if ((reached >> q & 1u) != 0 && !taker->sends_email)
+            found = taker; /* the first such queue's, by the loop's end */
+    }
+    return found;
+}
+
 uint32_t scenario_orders_group(const Scenario *scenario, uint32_t group)
 {
     const char *origin = scenario->client_groups[group].same_orders_as;
@@ -479,6 +498,14 @@ const char *scenario_proxy_id(const Scenario *scenario, uint32_t p)
 bool scenario_server_publishes(const ServerSpec *server)
 {
     return server->publish_receipts || server->publishes_orders;
+}
+
+bool scenario_sends_receipts(const Scenario *scenario)
+{
+    bool emails = scenario->server.publish_receipts;
+    for (uint32_t g = 0; g < scenario->extra_consumer_count; g++)
+        emails |= scenario->extra_consumers[g].spec.sends_email;
+    return emails;
 }
 
 bool scenario_server_has_outbox(const ServerSpec *server)

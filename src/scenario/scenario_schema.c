@@ -553,12 +553,15 @@ static void write_account_reference(SchemaWriter *writer, const void *target, cJ
     schema_write_string(writer, object, key, scenario->accounts[*(const uint32_t *)target].id);
 }
 
+/* A client group's publishes go to a queue or to an exchange (target: the group). */
 static void write_queue_reference(SchemaWriter *writer, const void *target, cJSON *object,
                                   const char *key)
 {
     const Scenario *scenario = writer->context;
+    const ClientGroupSpec *group = target;
     schema_write_string(writer, object, key,
-                        scenario->broker.queues[*(const uint32_t *)target].name);
+                        group->exchange > 0 ? scenario->broker.exchanges[group->exchange - 1].name
+                                            : scenario->broker.queues[group->queue].name);
 }
 
 /* Show writes the services form: calls or publishes rather than target and via, and a queue
@@ -713,8 +716,7 @@ static const SchemaField client_fields[] = {
     FIELD_U32("library_retries", ClientGroupSpec, library_retries, RANGE_LIBRARY_RETRIES),
     FIELD_CHOICE("library_replays", ClientGroupSpec, library_replays,
                  scenario_names_library_replays),
-    FIELD_CUSTOM_WRITTEN("queue", SCHEMA_MEMBER(ClientGroupSpec, queue, uint32_t),
-                         read_queue_reference, write_queue_reference, NULL, false),
+    FIELD_CUSTOM_WRITTEN("queue", 0, read_queue_reference, write_queue_reference, NULL, false),
     FIELD_TEXT("same_orders_as", ClientGroupSpec, same_orders_as, 1),
     FIELD_OBJECT("schedule", ClientGroupSpec, schedule, schedule_schema),
 };
@@ -815,15 +817,32 @@ static void read_clients(SchemaReader *reader, const cJSON *item, void *target)
 /* ------------------------------------------------------------------ queue references */
 
 /* object's member key (a string; other types were reported when it was read) names a queue:
- * stores its index, or reports an unknown name. Absent, *queue keeps the first queue. */
+ * stores its index, or reports an unknown name. Absent, *queue keeps the first queue. With
+ * exchange (a client group's publishes), it may name an exchange: *exchange is then its
+ * index plus one. */
 static void resolve_queue(SchemaReader *reader, const BrokerSpec *broker, const cJSON *object,
-                          const char *key, uint32_t *queue)
+                          const char *key, uint32_t *queue, uint32_t *exchange)
 {
     const cJSON *item = schema_member(object, key);
     if (item == NULL || !cJSON_IsString(item)) {
         return;
     }
-    const char *known[QUEUES_MAX];
+    for (uint32_t e = 0; e < broker->exchange_count; e++) {
+        if (strcmp(broker->exchanges[e].name, item->valuestring) != 0)
+            continue;
+        if (exchange != NULL) {
+            *exchange = e + 1;
+            return;
+        }
+        json_path_push_key(&reader->path, key);
+        schema_error(reader,
+                     "expected a queue ('%s' is an exchange, which a client group's "
+                     "publishes may name)",
+                     item->valuestring);
+        json_path_pop(&reader->path);
+        return;
+    }
+    const char *known[QUEUES_MAX + EXCHANGES_MAX];
     unsigned known_count = 0;
     for (uint32_t q = 0; q < broker->queue_count; q++) {
         const char *name = broker->queues[q].name;
@@ -839,9 +858,76 @@ static void resolve_queue(SchemaReader *reader, const BrokerSpec *broker, const 
             known[known_count++] = name;
         }
     }
+    for (uint32_t e = 0; e < broker->exchange_count && exchange != NULL; e++) {
+        bool listed = false; /* a name a queue has too was reported; list it once */
+        for (unsigned k = 0; k < known_count && !listed; k++)
+            listed = strcmp(known[k], broker->exchanges[e].name) == 0;
+        if (!listed)
+            known[known_count++] = broker->exchanges[e].name;
+    }
     json_path_push_key(&reader->path, key);
-    scenario_schema_unknown_name(reader, "queue", item->valuestring, "", known, known_count);
+    bool exchanges = exchange != NULL && broker->exchange_count > 0;
+    scenario_schema_unknown_name(reader, exchanges ? "queue or exchange" : "queue",
+                                 item->valuestring, "", known, known_count);
     json_path_pop(&reader->path);
+}
+
+/* A group that only emails applies no operation: every message of a client group that reaches
+ * it must also reach, by the same exchange, a group that does (else no payment is ever made). */
+static void check_emailing_groups(SchemaReader *reader, const Scenario *scenario)
+{
+    json_path_push_key(&reader->path, "clients");
+    for (uint32_t g = 0; g < scenario->client_group_count; g++) {
+        const ClientGroupSpec *group = &scenario->client_groups[g];
+        if (group->target != TARGET_BROKER)
+            continue;
+        uint32_t reached = scenario_queues_reached(scenario, group);
+        const char *emailing_queue = NULL;
+        bool applied = false;
+        for (uint32_t q = 0; q < scenario->broker.queue_count; q++) {
+            if (!(reached & (1u << q)))
+                continue;
+            if (scenario_group_of_queue(scenario, q)->sends_email)
+                emailing_queue = scenario->broker.queues[q].name;
+            else
+                applied = true;
+        }
+        json_path_push_index(&reader->path, g);
+        if (emailing_queue != NULL && !applied)
+            schema_error_at(reader, "queue",
+                            "expected a queue or exchange reaching a group that applies the "
+                            "operation (queue '%s' reaches only a group whose step emails)",
+                            emailing_queue);
+        json_path_pop(&reader->path);
+    }
+    json_path_pop(&reader->path);
+}
+
+/* An exchange no client group publishes to would copy nothing: said at its name. */
+static void check_exchanges_used(SchemaReader *reader, const cJSON *root, const Scenario *scenario)
+{
+    unsigned pushed = 0;
+    if (scenario_graph_push_service(reader, root, NODE_BROKER, &pushed) == NULL)
+        return;
+    json_path_push_key(&reader->path, "exchanges");
+    for (uint32_t e = 0; e < scenario->broker.exchange_count; e++) {
+        bool used = false;
+        for (uint32_t q = 0; q < scenario->broker.queue_count; q++)
+            used |= strcmp(scenario->broker.queues[q].name, scenario->broker.exchanges[e].name) ==
+                    0; /* its duplicate name was said: one mistake, one error */
+        for (uint32_t g = 0; g < scenario->client_group_count; g++)
+            used |= scenario->client_groups[g].target == TARGET_BROKER &&
+                    scenario->client_groups[g].exchange == e + 1;
+        json_path_push_index(&reader->path, e);
+        if (!used)
+            schema_error_at(reader, "name",
+                            "expected a client group publishing to exchange '%s' (\"queue\": "
+                            "\"%s\"); none does",
+                            scenario->broker.exchanges[e].name, scenario->broker.exchanges[e].name);
+        json_path_pop(&reader->path);
+    }
+    json_path_pop(&reader->path);
+    scenario_graph_pop(reader, pushed);
 }
 
 /* clients[].queue and server.receipts_queue name queues of the broker, which is read last
@@ -1034,9 +1120,9 @@ static void check_shared_records(SchemaReader *reader, const Scenario *scenario)
             continue;
         const char *undoing =
             group->target == TARGET_BROKER
-                ? (scenario_group_of_queue(scenario, group->queue)->inbox ? "broker.consumers.inbox"
-                   : scenario->broker.transactional                       ? "broker.transactional"
-                                                                          : NULL)
+                ? (scenario_group_applying(scenario, group)->inbox ? "broker.consumers.inbox"
+                   : scenario->broker.transactional                ? "broker.transactional"
+                                                                   : NULL)
                 : (scenario->server.transaction ? "server.transaction" : NULL);
         if (undoing == NULL)
             continue;
@@ -1066,7 +1152,7 @@ static void check_balance_updates(SchemaReader *reader, const Scenario *scenario
             group->operation.kind != OPERATION_DEBIT) /* already refused by its kind */
             continue;
         bool by_broker = group->target == TARGET_BROKER;
-        const ConsumerSpec *consumers = scenario_group_of_queue(scenario, group->queue);
+        const ConsumerSpec *consumers = scenario_group_applying(scenario, group);
         const char *conflict = NULL;
         if (!by_broker && scenario->server.use_gateway && scenario->server.call_server > 0)
             conflict = "a call to another server (the debit is then that server's, not this "
@@ -1383,7 +1469,7 @@ static void check_queue_references(SchemaReader *reader, const cJSON *root, void
         ClientGroupSpec *group = &scenario->client_groups[i];
         if (group->target == TARGET_BROKER && cJSON_IsObject(element)) {
             json_path_push_index(&reader->path, i);
-            resolve_queue(reader, broker, element, "queue", &group->queue);
+            resolve_queue(reader, broker, element, "queue", &group->queue, &group->exchange);
             json_path_pop(&reader->path);
         }
     }
@@ -1391,8 +1477,11 @@ static void check_queue_references(SchemaReader *reader, const cJSON *root, void
     unsigned pushed = 0;
     const cJSON *server = scenario_graph_push_service(reader, root, NODE_SERVER, &pushed);
     if (server != NULL)
-        resolve_queue(reader, broker, server, "receipts_queue", &scenario->server.receipts_queue);
+        resolve_queue(reader, broker, server, "receipts_queue", &scenario->server.receipts_queue,
+                      NULL);
     scenario_graph_pop(reader, pushed);
+    check_exchanges_used(reader, root, scenario);
+    check_emailing_groups(reader, scenario);
 }
 
 /* ------------------------------------------------------------------ the top level */

@@ -880,6 +880,126 @@ static void write_queues(SchemaWriter *writer, const void *target, cJSON *object
     }
 }
 
+/* For the format reference: an exchange's keys (read by read_exchanges). */
+static const SchemaField exchange_fields[] = {
+    FIELD_CUSTOM("name", 0, scenario_schema_read_tag, NULL, true),
+    FIELD_CUSTOM("queues", 0, scenario_schema_read_tag, NULL, true),
+};
+static const SchemaObject exchange_schema = {.name = "broker.exchanges[]",
+                                             SCHEMA_FIELDS(exchange_fields)};
+
+/* The queue named name, or -1. */
+static int queue_named(const BrokerSpec *broker, const char *name)
+{
+    for (uint32_t q = 0; q < broker->queue_count; q++) {
+        if (strcmp(broker->queues[q].name, name) == 0)
+            return (int)q;
+    }
+    return -1;
+}
+
+/* One exchange: its name (a queue's or an earlier exchange's is refused: a publish names
+ * either) and the queues it copies each message to, at least two of them, each once. */
+static void read_exchange(SchemaReader *reader, const cJSON *object, BrokerSpec *broker,
+                          ExchangeSpec *exchange)
+{
+    for (const cJSON *child = object->child; child != NULL; child = child->next) {
+        const char *key = child->string != NULL ? child->string : "";
+        if (strcmp(key, "name") != 0 && strcmp(key, "queues") != 0) {
+            char quoted[SCENARIO_QUOTE_LEN_MAX + 8];
+            schema_error(reader, "unknown key %s for an exchange (name, queues)",
+                         scenario_errors_quote(quoted, sizeof quoted, key));
+        }
+    }
+    const cJSON *name = schema_member(object, "name");
+    json_path_push_key(&reader->path, "name");
+    if (name == NULL)
+        schema_error(reader, "missing required key 'name'");
+    else if (schema_read_text(reader, name, sizeof exchange->name, 1, exchange->name)) {
+        char quoted[SCENARIO_QUOTE_LEN_MAX + 8];
+        scenario_errors_quote(quoted, sizeof quoted, exchange->name);
+        if (queue_named(broker, exchange->name) >= 0)
+            schema_error(reader,
+                         "duplicate name %s (a queue's: a publish names a queue or an "
+                         "exchange)",
+                         quoted);
+        for (const ExchangeSpec *other = broker->exchanges; other < exchange; other++) {
+            if (strcmp(other->name, exchange->name) == 0) {
+                schema_error(reader, "duplicate name %s (an exchange's above)", quoted);
+                break;
+            }
+        }
+    }
+    json_path_pop(&reader->path);
+    const cJSON *queues = schema_member(object, "queues");
+    json_path_push_key(&reader->path, "queues");
+    unsigned count = 0;
+    if (queues == NULL)
+        schema_error(reader, "missing required key 'queues' (the queues it copies to)");
+    else if (schema_read_array_size(reader, queues, 2, QUEUES_MAX, "queue", "queues", &count)) {
+        const cJSON *item = queues->child;
+        for (unsigned i = 0; i < count; i++, item = item->next) {
+            json_path_push_index(&reader->path, i);
+            int q = cJSON_IsString(item) ? queue_named(broker, item->valuestring) : -1;
+            if (!schema_expect(reader, item, cJSON_String, "string")) {
+                /* said */
+            } else if (q < 0) {
+                const char *known[QUEUES_MAX];
+                for (uint32_t k = 0; k < broker->queue_count; k++)
+                    known[k] = broker->queues[k].name;
+                scenario_schema_unknown_name(reader, "queue", item->valuestring, "", known,
+                                             broker->queue_count);
+            } else if (exchange->queue_mask & (1u << q)) {
+                schema_error(reader, "duplicate queue '%s'", item->valuestring);
+            } else {
+                exchange->queue_mask |= 1u << q;
+            }
+            json_path_pop(&reader->path);
+        }
+    }
+    json_path_pop(&reader->path);
+}
+
+/* After `queues` (the table's order): every queue an exchange names is known by then. */
+static void read_exchanges(SchemaReader *reader, const cJSON *item, void *target)
+{
+    BrokerSpec *broker = target;
+    unsigned count = 0;
+    broker->exchange_count = 0;
+    if (!schema_read_array_size(reader, item, 1, EXCHANGES_MAX, "exchange", "exchanges", &count))
+        return;
+    const cJSON *element = item->child;
+    for (unsigned i = 0; i < count; i++, element = element->next) {
+        ExchangeSpec *exchange = &broker->exchanges[i];
+        memset(exchange, 0, sizeof *exchange);
+        json_path_push_index(&reader->path, i);
+        if (schema_expect(reader, element, cJSON_Object, "object"))
+            read_exchange(reader, element, broker, exchange);
+        json_path_pop(&reader->path);
+    }
+    broker->exchange_count = count;
+}
+
+static void write_exchanges(SchemaWriter *writer, const void *target, cJSON *object,
+                            const char *key)
+{
+    const BrokerSpec *broker = target;
+    if (broker->exchange_count == 0)
+        return;
+    cJSON *exchanges = schema_write_item(writer, object, key, cJSON_CreateArray());
+    for (uint32_t e = 0; exchanges != NULL && e < broker->exchange_count; e++) {
+        cJSON *written = schema_write_item(writer, exchanges, NULL, cJSON_CreateObject());
+        if (written == NULL)
+            return;
+        schema_write_string(writer, written, "name", broker->exchanges[e].name);
+        cJSON *queues = schema_write_item(writer, written, "queues", cJSON_CreateArray());
+        for (uint32_t q = 0; queues != NULL && q < broker->queue_count; q++) {
+            if (broker->exchanges[e].queue_mask & (1u << q))
+                schema_write_item(writer, queues, NULL, cJSON_CreateString(broker->queues[q].name));
+        }
+    }
+}
+
 /* Each family's own fields, and the queue rules the family takes. */
 static bool broker_shown(const SchemaWriter *writer, const void *base, const char *key)
 {
@@ -894,6 +1014,8 @@ static bool broker_shown(const SchemaWriter *writer, const void *base, const cha
     }
     if (strcmp(key, "consumer_timeout_ms") == 0)
         return broker->family == BROKER_CHANNEL;
+    if (strcmp(key, "exchanges") == 0)
+        return broker->family != BROKER_LOG;
     if (strcmp(key, "family") == 0 || strcmp(key, "consumers") == 0)
         return true;
     return queue_rule_shown(broker, key);
@@ -908,6 +1030,11 @@ static void check_log_fields(SchemaReader *reader, const cJSON *object, const Br
     static const char *const queue_rules[] = {
         "ack_timeout_ms",      "max_deliveries",   "dead_letter",     "prefetch", "late_ack",
         "redelivery_delay_ms", "redrive_after_ms", "dedup_window_ms", "queues"};
+    if (broker->family == BROKER_LOG && schema_member(object, "exchanges") != NULL)
+        schema_error_at(reader, "exchanges",
+                        "expected no exchanges with family 'log' (Kafka's consumer groups each "
+                        "read every record of a topic instead; a second group on a log is not "
+                        "modelled yet)");
     static const char *const log_fields[] = {
         "partitions",          "commit",        "commit_interval_ms", "rebalance_every_ms",
         "idempotent_producer", "transactional", "isolation"};
@@ -958,6 +1085,10 @@ static void check_broker(SchemaReader *reader, const cJSON *object, void *base, 
     BrokerSpec *broker = base;
     if (schema_member(object, "queues") == NULL) {
         set_main_queue(broker);
+        if (schema_member(object, "exchanges") != NULL)
+            schema_error_at(reader, "exchanges",
+                            "expected 'queues' with exchanges (an exchange copies each message "
+                            "to queues the broker lists)");
     }
     /* each family has its own clock for an unacknowledged delivery: the other's is refused */
     bool channel = broker->family == BROKER_CHANNEL;
@@ -1012,7 +1143,8 @@ static void check_broker(SchemaReader *reader, const cJSON *object, void *base, 
     FIELD_BOOLEAN("transactional", BrokerSpec, transactional),                                     \
     FIELD_CHOICE("isolation", BrokerSpec, isolation, scenario_names_isolation),                    \
     QUEUE_RULE_FIELDS(BrokerSpec),                                                                 \
-    FIELD_CUSTOM_WRITTEN("queues", 0, read_queues, write_queues, &queue_schema, false)
+    FIELD_CUSTOM_WRITTEN("queues", 0, read_queues, write_queues, &queue_schema, false),            \
+    FIELD_CUSTOM_WRITTEN("exchanges", 0, read_exchanges, write_exchanges, &exchange_schema, false)
 /* clang-format on */
 
 static const SchemaField broker_fields[] = {
