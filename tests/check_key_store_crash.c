@@ -117,6 +117,60 @@ START_TEST(test_a_lease_check_while_the_store_is_down_meets_the_rule)
 }
 END_TEST
 
+/* What a run traced at the server: its refusals for a down store and its fenced checks. */
+typedef struct {
+    uint32_t store_down;
+    SimTimeUs first_store_down_us;
+    int64_t first_store_down_status;
+    uint32_t fenced;
+} StoreDownTraces;
+
+static void note_store_down(void *context, const TraceRecord *record)
+{
+    StoreDownTraces *traces = context;
+    if (record->event == TRACE_STORE_DOWN && traces->store_down++ == 0) {
+        traces->first_store_down_us = record->t_us;
+        traces->first_store_down_status = record->value;
+    }
+    if (record->event == TRACE_FENCED)
+        traces->fenced++;
+}
+
+/* Failing closed, the lease check while the store is down refuses as a lookup would: attempt 1
+ * reserves at 5 ms and checks its lease at 15, the store down since 8: 503, counted with the
+ * refusals for a down store and traced as they are, not a 409 traced fenced (its lease was not
+ * lost; the store could not be asked). Attempts 2 and 3 are refused at their lookup, 4 runs
+ * after the restart (empty, at 258 ms) and charges once; 5 is replayed. */
+START_TEST(test_a_lease_check_refused_while_the_store_is_down_answers_503)
+{
+    const char *const refuse[] = {
+        ("server.idempotency.crash={\"every_ms\": {\"dist\": \"const\", \"value\": 8},"
+         " \"restart_ms\": 250, \"max_crashes\": 1}"),
+        "server.idempotency.fencing=true", "server.idempotency.lock_timeout_ms=10000"};
+    Metrics run = test_run_json(scripted, refuse, 3, MODE_IDEMPOTENT);
+    ck_assert_uint_eq(run.refused_store_down, 3);
+    ck_assert_uint_eq(run.status_409, 0);
+    ck_assert_uint_eq(run.unchecked_runs, 0);
+    ck_assert_uint_eq(run.executions, 2); /* attempt 1 ran up to its check, 4 to the end */
+    ck_assert_uint_eq(run.effects, 1);
+    ck_assert_uint_eq(run.replayed, 1);
+    ck_assert_uint_eq(run.outcomes[OUTCOME_DOUBLE], 0);
+    ck_assert_double_eq(test_service_value(&run, "server", "refused"), 3);
+    Scenario *scenario = test_load(scripted, refuse, 3);
+    StoreDownTraces traces = {0};
+    World *world =
+        world_create(scenario, MODE_IDEMPOTENT, scenario->seed,
+                     (TraceSink){.write = note_store_down, .context = &traces}, (WorldLimits){0});
+    world_run(world);
+    world_destroy(world);
+    free(scenario);
+    ck_assert_uint_eq(traces.store_down, 3);
+    ck_assert_int_eq(traces.first_store_down_us, 15000);
+    ck_assert_int_eq(traces.first_store_down_status, 503);
+    ck_assert_uint_eq(traces.fenced, 0);
+}
+END_TEST
+
 /* The first attempt runs (store up), its key completes at 15 ms; the store crashes at 50 ms
  * and is back at 60 ms; attempt 2 comes at 105 ms. */
 START_TEST(test_a_restart_without_persistence_forgets_the_keys_written_before_it)
@@ -221,6 +275,7 @@ static Suite *key_store_crash_suite(void)
     tcase_add_test(core, test_fail_open_still_forwards_the_requests_key_to_the_provider);
     tcase_add_test(core, test_a_store_down_at_the_late_insert_meets_the_rule);
     tcase_add_test(core, test_a_lease_check_while_the_store_is_down_meets_the_rule);
+    tcase_add_test(core, test_a_lease_check_refused_while_the_store_is_down_answers_503);
     tcase_add_test(core, test_fail_closed_refuses_with_503_and_runs_once_after_the_restart);
     tcase_add_test(core, test_a_restart_without_persistence_forgets_the_keys_written_before_it);
     tcase_add_test(core, test_a_server_crash_never_wipes_a_store_it_does_not_own);

@@ -344,12 +344,6 @@ static FailurePolicy policy_for(const IdempotencySpec *policy, int status)
     return status >= 500 ? policy->on_failure.ambiguous : policy->on_failure.definite;
 }
 
-static void trace_fenced(World *world, const Job *job)
-{
-    if (world_tracing(world))
-        world_trace_about(world, job->request.target, TRACE_FENCED, &job->request, job->token, 0);
-}
-
 /* The check reads the key's token in the store: a store call like the lookup, so a store that
  * is down cannot answer it (its rows, kept or lost, are out of reach until its restart) and
  * when_down decides, as at admission. A store that restarted without persistence has lost
@@ -370,16 +364,15 @@ KeyLease key_protocol_check_lease_fenced(World *world, const KeyProtocol *keys, 
     const KeyRow *row = idem_store_find_any(keys->store, job->store_key);
     if (row != NULL && row->token == job->token)
         return LEASE_HELD;
-    trace_fenced(world, job);
+    if (world_tracing(world))
+        world_trace_about(world, job->request.target, TRACE_FENCED, &job->request, job->token, 0);
     return LEASE_LOST;
 }
 
 bool key_protocol_holds_lease_fenced(World *world, const KeyProtocol *keys, const Job *job)
 {
-    KeyLease lease = key_protocol_check_lease_fenced(world, keys, job);
-    if (lease == LEASE_STORE_DOWN)
-        trace_fenced(world, job); /* its write would be refused: the lease cannot be proven */
-    return lease == LEASE_HELD;
+    SIM_ASSERT(!keys->down, "a down store is met before the lease is asked as a yes or no");
+    return key_protocol_check_lease_fenced(world, keys, job) == LEASE_HELD;
 }
 
 void key_protocol_record(World *world, KeyProtocol *keys, const Job *job, int status)

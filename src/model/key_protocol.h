@@ -96,8 +96,8 @@ static inline KeyLease key_protocol_check_lease(World *world, const KeyProtocol 
 {
     return keys->policy->fencing ? key_protocol_check_lease_fenced(world, keys, job) : LEASE_HELD;
 }
-/* The check as a yes or no, for a caller that refuses a lost lease and a down store alike
- * (the server answers 409): a refusal for a down store is traced fenced here. */
+/* The check as a yes or no, for the record's write, which meets a down store before it (its
+ * write fails first): only with the store up. */
 bool key_protocol_holds_lease_fenced(World *world, const KeyProtocol *keys, const Job *job);
 static inline bool key_protocol_holds_lease(World *world, const KeyProtocol *keys, const Job *job)
 {

@@ -265,6 +265,19 @@ void server_on_status_query(World *world, Server *server, const Message *query)
         world_trace_about(world, server->node, TRACE_STATUS_ANSWER, query, verdict.status, 0);
 }
 
+/* A running job's store call (a late insert, a lease check) met the store down and the rule
+ * is to refuse (C38's fail closed): 503, as at the lookup, so the client may retry later; the
+ * worker is freed. The caller counts refused_store_down where the protocol does not. */
+static void refuse_while_store_down(World *world, Server *server, uint32_t job_slot)
+{
+    Job *job = &world->jobs[job_slot];
+    KeyVerdict verdict = {KEY_STORE_DOWN, 503, 0};
+    server->counts->refused++;
+    respond(world, server, &job->request, verdict.status, job->request.operation);
+    key_protocol_trace_refusal(world, job, verdict, verdict.status);
+    finish_job(world, server, job_slot);
+}
+
 /* check-then-insert: the check found no row; the insert comes a race window later,
  * whatever another request did meanwhile. */
 void server_on_job_reserve(World *world, uint32_t job)
@@ -275,10 +288,7 @@ void server_on_job_reserve(World *world, uint32_t job)
     Job *reserving = &world->jobs[job];
     KeyVerdict verdict = key_protocol_reserve_late(world, server->keys, reserving);
     if (verdict.kind == KEY_STORE_DOWN) { /* C38 fail closed, at the insert */
-        server->counts->refused++;
-        respond(world, server, &reserving->request, verdict.status, reserving->request.operation);
-        key_protocol_trace_refusal(world, reserving, verdict, verdict.status);
-        finish_job(world, server, job);
+        refuse_while_store_down(world, server, job);
         return;
     }
     execute_later(world, server, job);
@@ -484,11 +494,17 @@ void server_on_job_done(World *world, uint32_t job_slot)
         server_complete_job(world, server, job_slot, 500);
         return;
     }
-    if (!key_protocol_holds_lease(world, keys, job)) {
+    KeyLease lease = key_protocol_check_lease(world, keys, job);
+    if (lease == LEASE_LOST) {
         /* another request took the key over while this one ran: with fencing its write is
          * refused, and its client hears of the conflict */
         respond(world, server, &job->request, 409, job->request.operation);
         finish_job(world, server, job_slot);
+        return;
+    }
+    if (lease == LEASE_STORE_DOWN) { /* C38 fail closed, at the check: the store cannot say */
+        world->metrics.refused_store_down++;
+        refuse_while_store_down(world, server, job_slot);
         return;
     }
     if (job->resume_status != 0) { /* the key's recovery point: the effect is done */
