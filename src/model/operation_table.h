@@ -37,21 +37,21 @@ typedef struct {
 } ClickState;
 
 typedef struct {
-    uint64_t id; /* stable across modes */
+    uint64_t id;               /* stable across modes */
+    uint64_t services_reached; /* bit i: service node i (after the client groups) took it in */
     uint32_t client;
     uint32_t references; /* messages, jobs, queued messages, outbox entries */
     uint32_t click_count;
     uint32_t clicks_done;
-    uint32_t effects;          /* ground truth: state changes made for this operation */
-    uint32_t receipts;         /* receipt emails sent for it */
-    uint32_t refunds;          /* ground truth: charges given back for it (a saga's undo) */
-    uint32_t broker_messages;  /* its first queued broker message, or OPERATION_NO_SLOT */
-    uint32_t outbox_entries;   /* its first outbox entry, or OPERATION_NO_SLOT */
-    uint64_t services_reached; /* bit i: service node i (after the client groups) took it in */
-    uint8_t resource_state;    /* the operation's own record (status set, row deleted, ...) */
-    bool declined;             /* the gateway declined a charge for it (402) */
-    bool finished;             /* every click has its answer or gave up */
-    bool mismatch;             /* told success with another request's response */
+    uint32_t effects;         /* ground truth: state changes made for this operation */
+    uint32_t receipts;        /* receipt emails sent for it */
+    uint32_t refunds;         /* ground truth: charges given back for it (a saga's undo) */
+    uint32_t broker_messages; /* its first queued broker message, or OPERATION_NO_SLOT */
+    uint32_t outbox_entries;  /* its first outbox entry, or OPERATION_NO_SLOT */
+    uint8_t resource_state;   /* the operation's own record (status set, row deleted, ...) */
+    bool declined;            /* the gateway declined a charge for it (402) */
+    bool finished;            /* every click has its answer or gave up */
+    bool mismatch;            /* told success with another request's response */
     SimTimeUs started_us;
     ClickState clicks[CLICKS_MAX];
 } Operation;
