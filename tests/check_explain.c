@@ -232,6 +232,30 @@ START_TEST(test_a_reconciliation_names_the_gateway_it_asked_among_several)
 }
 END_TEST
 
+/* A broker of several queues names the queue a message goes into: a fanout exchange's two
+ * copies of one order are queued in payments and in confirmations. With one queue the words
+ * stay "queued". */
+START_TEST(test_a_message_is_queued_in_the_queue_named)
+{
+    const char *arguments[] = {
+        "explain", "scenarios/architectures/orders_fanout_charge_and_confirm.json",
+        "--op",    "0",
+        "--mode",  "at-least-once",
+        NULL};
+    ck_assert_int_eq(test_cli_run(arguments, out, err), 0);
+    char *printed = test_cli_read_all(out, NULL);
+    ck_assert_msg(count_of(printed, "events: queued in payments") == 1, "%s", printed);
+    ck_assert_int_eq(count_of(printed, "events: queued in confirmations"), 1);
+    free(printed);
+    const char *one[] = {"explain", "scenarios/03_broker_channel.json", "--op", "0", NULL};
+    ck_assert_int_eq(test_cli_run(one, out, err), 0);
+    printed = test_cli_read_all(out, NULL);
+    ck_assert_msg(strstr(printed, "broker: queued\n") != NULL, "%s", printed);
+    ck_assert_ptr_null(strstr(printed, "queued in"));
+    free(printed);
+}
+END_TEST
+
 /* A process that dies holding the operation's job, in a crash another job set off, is part
  * of its story, with its restart: operation 390's collector crashes while its charge is at
  * the provider, and the delivery comes back after the visibility timeout. A lost order of a
@@ -500,6 +524,7 @@ static Suite *explain_suite(void)
     tcase_add_test(core, test_a_second_hold_on_the_card_is_in_the_outcome);
     tcase_add_test(core, test_an_order_api_fails_after_publishing_or_before_its_outbox_commit);
     tcase_add_test(core, test_a_reconciliation_names_the_gateway_it_asked_among_several);
+    tcase_add_test(core, test_a_message_is_queued_in_the_queue_named);
     tcase_add_test(core, test_a_crash_that_kills_the_operations_job_is_told);
     tcase_add_test(core, test_an_outage_that_kills_operation_zeros_job_is_told);
     tcase_add_test(core, test_a_story_that_starts_within_a_store_outage_starts_with_its_crash);

@@ -39,6 +39,7 @@ struct Diagram {
     bool windowed; /* spans are made, with windows */
     DiagramWindows windows;
     bool consumers_wait_in_place; /* a log's consumer keeps a record whose key is in progress */
+    const BrokerSpec *queues_of;  /* the broker's queues, where it has several: marks name them */
 };
 
 /* ------------------------------------------------------------------ building */
@@ -160,6 +161,19 @@ static DiagramItem *item_at(const Diagram *diagram, uint64_t serial)
     return &diagram->items[serial % diagram->items_max];
 }
 
+/* The queue a broker record names, plus one; 0 when it names none, or the diagram was not
+ * told the broker's queues. */
+static uint8_t queue_number(const Diagram *diagram, const TraceRecord *record)
+{
+    for (uint32_t q = 0;
+         diagram->queues_of != NULL && record->queue != NULL && q < diagram->queues_of->queue_count;
+         q++) {
+        if (strcmp(diagram->queues_of->queues[q].name, record->queue) == 0)
+            return (uint8_t)(q + 1);
+    }
+    return 0;
+}
+
 static DiagramItem *new_item(Diagram *diagram, const TraceRecord *record, DiagramItemKind kind,
                              int from, int to)
 {
@@ -183,6 +197,7 @@ static DiagramItem *new_item(Diagram *diagram, const TraceRecord *record, Diagra
         .message = (uint8_t)record->message,
         .event = DIAGRAM_NO_EVENT,
         .end_event = DIAGRAM_NO_EVENT,
+        .queue = queue_number(diagram, record),
     };
     return item;
 }
@@ -314,6 +329,7 @@ DiagramWindows diagram_windows_of(const Scenario *scenario, Mode mode)
 void diagram_set_broker_rules(Diagram *diagram, const Scenario *scenario)
 {
     diagram->consumers_wait_in_place = scenario->broker.family == BROKER_LOG;
+    diagram->queues_of = scenario->broker.queue_count > 1 ? &scenario->broker : NULL;
 }
 
 void diagram_set_windows(Diagram *diagram, const DiagramWindows *windows)

@@ -72,20 +72,22 @@ typedef struct {
     uint32_t end_row;
     uint32_t click;
     uint32_t attempt;
-    uint32_t copy;      /* network lineage, as the trace gives it */
-    uint32_t detail;    /* a mark's record detail (TraceRecord.detail) */
+    uint32_t copy;    /* network lineage, as the trace gives it */
+    uint32_t detail;  /* a mark's record detail (TraceRecord.detail) */
+    uint32_t effects; /* the operation's effects after the execution this led to */
+    int8_t from;      /* lane; a mark's or an activation's lane */
+    int8_t to;
+    uint8_t kind;       /* DiagramItemKind */
+    uint8_t message;    /* MessageKind */
     int64_t value;      /* a message's status; a mark's value */
-    uint32_t effects;   /* the operation's effects after the execution this led to */
     uint64_t key_owner; /* a key store's mark: the operation the key's row belongs to
                            (TraceRecord.key_owner), 0 when unknown */
-    int8_t from;        /* lane; a mark's or an activation's lane */
-    int8_t to;
-    uint8_t kind;      /* DiagramItemKind */
-    uint8_t message;   /* MessageKind */
-    uint8_t event;     /* a mark's TraceEvent; the decision a copy or a box led to */
-    uint8_t end_event; /* TRACE_DELIVER, TRACE_LOST, the decision or crash that ended a box */
-    bool duplicate;    /* a copy the network made */
-    bool superseded;   /* a timeout mark the give-up at the same instant says better */
+    uint8_t event;      /* a mark's TraceEvent; the decision a copy or a box led to */
+    uint8_t end_event;  /* TRACE_DELIVER, TRACE_LOST, the decision or crash that ended a box */
+    bool duplicate;     /* a copy the network made */
+    bool superseded;    /* a timeout mark the give-up at the same instant says better */
+    uint8_t queue;      /* a broker mark's queue plus one, where the broker has several
+                           (diagram_set_broker_rules); 0: none */
 } DiagramItem;
 
 /* One kept record, in the order they came: where an item starts or ends. */
@@ -251,6 +253,9 @@ typedef struct {
     /* the id of the gateway the lane's reconciliation asks, where the world has several:
      * "asked wallet"; NULL, the one gateway: "asked the gateway" */
     const char *reconciles_at;
+    /* the broker's queues, where it has several: a mark names the one it is about ("queued
+     * in payments"); NULL: one queue, which a mark need not name */
+    const BrokerSpec *queues_of;
 } DiagramOperationWords;
 
 /* operation's words with what the scenario says of lane: whether it is an order API's, and,

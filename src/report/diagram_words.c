@@ -244,6 +244,7 @@ static bool first_server_lane(const Scenario *scenario, const DiagramLane *lane)
 DiagramOperationWords diagram_lane_words(const Scenario *scenario, const DiagramLane *lane,
                                          DiagramOperationWords operation)
 {
+    operation.queues_of = scenario->broker.queue_count > 1 ? &scenario->broker : NULL;
     const ServerSpec *server = &scenario->server;
     bool order_api = server->publishes_orders;
     bool names_gateway = scenario->extra_gateway_count > 0 && server->reconcile_ms > 0 &&
@@ -303,6 +304,10 @@ DiagramTone diagram_mark_badge(const DiagramItem *mark, NodeKind kind,
     }
     if (event == TRACE_FAIL_AFTER_EFFECT && operation.order_api != DIAGRAM_ORDER_API_NONE) {
         snprintf(label, size, "%s", ORDER_API_FAILURE_BADGES[operation.order_api]);
+        return EVENT_WORDS[event].badge_tone;
+    }
+    if (event == TRACE_ENQUEUE && mark->queue > 0 && operation.queues_of != NULL) {
+        snprintf(label, size, "queued in %s", operation.queues_of->queues[mark->queue - 1].name);
         return EVENT_WORDS[event].badge_tone;
     }
     if (event == TRACE_RECONCILED && operation.reconciles_at != NULL) { /* several gateways */
