@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <check.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -501,6 +502,55 @@ START_TEST(test_show_keeps_each_group)
 END_TEST
 
 #define FANOUT "scenarios/architectures/orders_fanout_charge_and_confirm.json"
+#define RABBITMQ "scenarios/architectures/charging_consumers_rabbitmq.json"
+
+/* The message that ends a channel delivery's timer (its ack or nack reaching the broker from
+ * the consumer it waited for), or NULL. */
+static const DiagramItem *answer_ending(const Diagram *diagram, const DiagramItem *timer)
+{
+    for (uint64_t s = timer->serial + 1; s < diagram_next_serial(diagram); s++) {
+        const DiagramItem *item = diagram_item(diagram, s);
+        if (item != NULL && item->kind == DIAGRAM_MESSAGE &&
+            (item->message == MESSAGE_ACK || item->message == MESSAGE_NACK) &&
+            item->from == timer->to && item->to == timer->from &&
+            item->operation == timer->operation && item->attempt == timer->attempt &&
+            item->end_event == TRACE_DELIVER && item->end_us == timer->end_us)
+            return item;
+    }
+    return NULL;
+}
+
+/* A channel broker's delivery timer (RabbitMQ's consumer_timeout, 30 min here) ends in the
+ * diagram model where its delivery's life ends, for every renderer: at the ack or nack that
+ * reaches the broker from its consumer, or at the broker's taking the message back; none
+ * runs to its deadline, which no delivery of this run reaches. */
+START_TEST(test_a_channel_deliverys_timer_ends_at_its_ack)
+{
+    Scenario *scenario = test_load_source_file(RABBITMQ, NULL, 0);
+    Diagram *diagram = test_diagram_of_run(scenario, MODE_AT_LEAST_ONCE, 1u << 16);
+    unsigned timers = 0, answered = 0;
+    for (uint64_t s = diagram_first_serial(diagram); s < diagram_next_serial(diagram); s++) {
+        const DiagramItem *item = diagram_item(diagram, s);
+        if (item->kind != DIAGRAM_SPAN || item->detail != DIAGRAM_SPAN_ACK_TIMER)
+            continue;
+        timers++;
+        ck_assert_msg(item->end_event != DIAGRAM_NO_EVENT, "timer of op %" PRIu64 " not ended",
+                      item->operation);
+        ck_assert_uint_lt(item->end_us - item->start_us, (uint64_t)item->value * 1000);
+        if (item->end_event == TRACE_DELIVER) {
+            ck_assert_ptr_nonnull(answer_ending(diagram, item));
+            answered++;
+        } else {
+            ck_assert(item->end_event == TRACE_TRANSMIT || item->end_event == TRACE_NACKED ||
+                      item->end_event == TRACE_REDELIVER || item->end_event == TRACE_DEAD_LETTER);
+        }
+    }
+    ck_assert_uint_gt(timers, 100);
+    ck_assert_uint_gt(answered, timers / 2);
+    diagram_destroy(diagram);
+    free(scenario);
+}
+END_TEST
 
 /* A fanout exchange puts a copy of each publish in each of its queues: with nothing lost and
  * nothing crashing, every order is one message in each queue, charged once by the chargers
@@ -567,6 +617,7 @@ int main(void)
     tcase_add_test(model, test_the_diagram_keeps_a_shared_stores_keys_through_a_crash);
     tcase_add_test(model, test_a_fanout_exchange_copies_each_publish_to_every_queue);
     tcase_add_test(model, test_each_copy_is_redelivered_by_its_own_queue);
+    tcase_add_test(model, test_a_channel_deliverys_timer_ends_at_its_ack);
     suite_add_tcase(suite, model);
     TCase *loader = tcase_create("loader");
     tcase_add_test(loader, test_what_a_second_group_needs);

@@ -40,6 +40,7 @@ struct Diagram {
     DiagramWindows windows;
     bool consumers_wait_in_place; /* a log's consumer keeps a record whose key is in progress */
     const BrokerSpec *queues_of;  /* the broker's queues, where it has several: marks name them */
+    bool ack_ends_timer;          /* a channel broker: a delivery's ack ends its timer */
 };
 
 /* ------------------------------------------------------------------ building */
@@ -330,6 +331,7 @@ void diagram_set_broker_rules(Diagram *diagram, const Scenario *scenario)
 {
     diagram->consumers_wait_in_place = scenario->broker.family == BROKER_LOG;
     diagram->queues_of = scenario->broker.queue_count > 1 ? &scenario->broker : NULL;
+    diagram->ack_ends_timer = scenario->broker.family == BROKER_CHANNEL;
 }
 
 void diagram_set_windows(Diagram *diagram, const DiagramWindows *windows)
@@ -464,6 +466,36 @@ static void close_activation(Diagram *diagram, int lane, const TraceRecord *reco
     }
 }
 
+/* C3: a channel broker's consumer timeout (RabbitMQ's consumer_timeout, 30 min by default)
+ * closes the channel of a delivery still unacknowledged when it runs out; the ack or nack
+ * that reaches the broker ends it (https://www.rabbitmq.com/docs/consumers#acknowledgement-
+ * timeout). So the timer of the record's delivery to consumer_lane (-1: to any) ends at the
+ * record: its ack or nack at the broker, the broker taking the message back (nacked,
+ * redelivered, dead-lettered), or its next delivery (a closed channel requeued it), when that
+ * comes before its deadline. Drawn to the deadline, every delivery's 30-minute bar ran on past
+ * everything else. A visibility timeout's timer keeps its deadline: the moment the message
+ * would be handed out again. Only the latest delivery of the operation's attempt there is
+ * looked at; an earlier one ended when this one began. */
+static void end_ack_timer(Diagram *diagram, const TraceRecord *record, int broker_lane,
+                          int consumer_lane)
+{
+    if (!diagram->windowed || !diagram->ack_ends_timer)
+        return;
+    for (uint64_t serial = diagram->next_serial; serial-- > diagram_first_serial(diagram);) {
+        DiagramItem *span = item_at(diagram, serial);
+        if (span->kind != DIAGRAM_SPAN || span->detail != DIAGRAM_SPAN_ACK_TIMER ||
+            span->from != broker_lane || span->operation != record->operation ||
+            span->click != record->click || span->attempt != record->attempt ||
+            (consumer_lane >= 0 && span->to != consumer_lane))
+            continue;
+        if (span->end_event == DIAGRAM_NO_EVENT && record->t_us < span->end_us) {
+            span->end_us = record->t_us;
+            span->end_event = (uint8_t)record->event;
+        }
+        return;
+    }
+}
+
 /* A copy leaves its source (or is lost there). An answer leaving a service closes the job
  * it answers: each hop doubles the lineage (x2, +1 for a duplicate); the broker's deliveries
  * and the server's charges and receipts start a sub-lineage (x64 + number). The broker holds
@@ -491,9 +523,14 @@ static void on_transmit(Diagram *diagram, const TraceRecord *record, int from)
     if (from < 0 || is_client(diagram, from))
         return;
     if (diagram->windowed && record->message == MESSAGE_DELIVERY &&
-        diagram->lanes[from].kind == NODE_BROKER && diagram->windows.ack_timeout_ms > 0)
-        open_span(diagram, record, from, DIAGRAM_SPAN_ACK_TIMER, diagram->windows.ack_timeout_ms,
-                  row);
+        diagram->lanes[from].kind == NODE_BROKER && diagram->windows.ack_timeout_ms > 0) {
+        bool copy_of_network = serial != 0 && item_at(diagram, serial)->duplicate;
+        if (!copy_of_network)
+            end_ack_timer(diagram, record, from, to); /* delivered again: a requeue's */
+        DiagramItem *timer = open_span(diagram, record, from, DIAGRAM_SPAN_ACK_TIMER,
+                                       diagram->windows.ack_timeout_ms, row);
+        timer->to = (int8_t)to; /* the consumer it waits for */
+    }
     if (record->message == MESSAGE_DELIVERY)
         close_activation(diagram, from, record, record->copy / 128, TRACE_TRANSMIT);
     else if (!starts_a_job(record->message) && diagram->lanes[from].kind != NODE_BROKER)
@@ -523,6 +560,9 @@ static void on_deliver(Diagram *diagram, const TraceRecord *record, int to)
         copy->end_event = TRACE_DELIVER;
         copy->end_row = row;
     }
+    if (to >= 0 && from >= 0 && diagram->lanes[to].kind == NODE_BROKER &&
+        (record->message == MESSAGE_ACK || record->message == MESSAGE_NACK))
+        end_ack_timer(diagram, record, to, from);
     if (to >= 0 && !is_client(diagram, to) && starts_a_job(record->message))
         new_item(diagram, record, DIAGRAM_ACTIVATION, to, to);
 }
@@ -693,6 +733,9 @@ static void add_mark(Diagram *diagram, const TraceRecord *record, int lane, uint
     mark->start_row = add_row(diagram, record, lane, mark->serial);
     if (diagram->windowed && record->event == TRACE_RESERVE)
         open_span(diagram, record, lane, DIAGRAM_SPAN_KEY_RESERVED, 0, mark->start_row);
+    if (record->event == TRACE_NACKED || record->event == TRACE_REDELIVER ||
+        record->event == TRACE_DEAD_LETTER)
+        end_ack_timer(diagram, record, lane, -1);
     if (diagram->windowed && record->event == TRACE_ENQUEUE && diagram->windows.dedup_window_ms > 0)
         open_span(diagram, record, lane, DIAGRAM_SPAN_DEDUP_WINDOW,
                   diagram->windows.dedup_window_ms, mark->start_row);

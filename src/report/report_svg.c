@@ -1033,44 +1033,6 @@ static double place_span_word(Layout *layout, bool landscape, double across, dou
     return NAN;
 }
 
-/* C3: a channel broker's consumer timeout (RabbitMQ's consumer_timeout, 30 min by default)
- * closes the channel of a delivery still unacknowledged when it runs out; the ack or nack
- * that reaches the broker ends it. Source:
- * https://www.rabbitmq.com/docs/consumers#acknowledgement-timeout
- * So a delivery's timer ends there, or where the broker takes the message back (nacked,
- * delivered again, dead-lettered), when that comes before its deadline: drawn to the
- * deadline, every delivery's 30-minute bar ran on past everything else to the bottom of the
- * picture, one over the other. A channel hands a message to one consumer at a time, so the
- * first of these after the delivery is its end. A visibility timeout's bar still shows its
- * deadline, the moment the message would be handed out again. */
-static SimTimeUs ack_timer_end(const Layout *layout, const DiagramItem *span)
-{
-    if (span->detail != DIAGRAM_SPAN_ACK_TIMER || layout->scenario->broker.family != BROKER_CHANNEL)
-        return span->end_us;
-    SimTimeUs end_us = span->end_us;
-    for (uint64_t serial = span->serial + 1; serial < diagram_next_serial(layout->model);
-         serial++) {
-        const DiagramItem *next = diagram_item(layout->model, serial);
-        if (next == NULL || next->operation != span->operation || next->click != span->click ||
-            next->attempt != span->attempt)
-            continue;
-        bool marked = next->kind == DIAGRAM_MARK && next->from == span->from &&
-                      (next->event == TRACE_NACKED || next->event == TRACE_REDELIVER ||
-                       next->event == TRACE_DEAD_LETTER);
-        bool again = next->kind == DIAGRAM_MESSAGE && next->message == MESSAGE_DELIVERY &&
-                     next->from == span->from && !next->duplicate;
-        bool answered = next->kind == DIAGRAM_MESSAGE &&
-                        (next->message == MESSAGE_ACK || next->message == MESSAGE_NACK) &&
-                        next->to == span->from && next->end_event == TRACE_DELIVER;
-        if (marked || again || answered) {
-            SimTimeUs at = answered ? next->end_us : next->start_us;
-            end_us = at < end_us ? at : end_us;
-            break;
-        }
-    }
-    return end_us;
-}
-
 /* Thin bars beside each lane: the key's reservation and stored life, the broker's ack timer
  * and dedup window, each with its word near its start (where it covers no other word) and a
  * tick where it ends (none when it ends after the last row drawn: it was still running). */
@@ -1084,7 +1046,7 @@ static void draw_spans(Layout *layout, bool landscape)
         const DiagramItem *span = diagram_item(layout->model, serial);
         if (span == NULL || span->kind != DIAGRAM_SPAN || span->from < 0)
             continue;
-        SimTimeUs end_us = ack_timer_end(layout, span);
+        SimTimeUs end_us = span->end_us;
         bool open = end_us == SIM_TIME_NEVER, beyond = false, unused = false;
         double start = time_position(layout, positions, span->start_us, &unused);
         double end = open ? positions[layout->row_count - 1] + 30.0
