@@ -790,6 +790,90 @@ START_TEST(test_view_narration_of_a_relay_follows_the_copy_it_sent)
 }
 END_TEST
 
+/* C11's fencing with C38's crashing store, as check_consumer_store_crash has it: one message,
+ * a handler running from 10 ms to 110 ms, a store without persistence down from 30 ms to
+ * 50 ms, so at 110 the job finds no row with its token: its lease was lost to the restart
+ * (no newer holder), and its delivery goes back. */
+static const char lease_lost_to_a_store_restart[] =
+    "{\"seed\": 1, \"duration_ms\": 2000, \"modes\": [\"idempotent\"],"
+    " \"accounts\": [{\"id\": \"a\", \"balance\": 100000}],"
+    " \"clients\": [{\"id\": \"app\", \"count\": 1, \"target\": \"broker\","
+    "   \"key\": \"message-id\", \"operation\": {\"kind\": \"debit\", \"amount\": 100},"
+    "   \"workload\": {\"ops\": 1, \"interval_ms\": {\"dist\": \"const\", \"value\": 0}},"
+    "   \"retry\": {\"timeout_ms\": 1000, \"max_attempts\": 1}}],"
+    " \"network\": {\"default\": {\"delay_ms\": {\"dist\": \"const\", \"value\": 5}}},"
+    " \"broker\": {\"family\": \"channel\","
+    "   \"consumers\": {\"workers\": 1, \"service_ms\": {\"dist\": \"const\", \"value\": 100},"
+    "     \"idempotency\": {\"durable\": false, \"fencing\": true, \"lock_timeout_ms\": 10000,"
+    "       \"crash\": {\"every_ms\": {\"dist\": \"const\", \"value\": 30}, \"restart_ms\": 20,"
+    "                 \"max_crashes\": 1}}}}}";
+
+/* The narration of the first fenced record a pane's run traces. */
+static void narrate_first_fenced(ViewPane *pane, char *text, size_t size)
+{
+    while (view_pane_step(pane, 1)) {
+        if (pane->narration.present && pane->narration.event == TRACE_FENCED) {
+            view_narration_line(pane, &pane->narration, text, size);
+            return;
+        }
+    }
+    ck_abort_msg("nothing traced fenced");
+}
+
+/* A fenced record says only that a job's lease was lost (taken over, or its row gone in a
+ * store restart) and at which service; not whether its effect or its completion was refused.
+ * The narration says what follows at each kind of service: a server's 409, a queue's
+ * delivery handed back, a log's record tried again in place; and no "newer request": here
+ * the lease went with the store's restart, and nobody holds it. */
+START_TEST(test_view_narration_of_fencing_says_what_each_service_does)
+{
+    Scenario *scenario = calloc(1, sizeof *scenario);
+    LoadErrors *errors = calloc(1, sizeof *errors);
+    ck_assert_ptr_nonnull(scenario);
+    ck_assert_ptr_nonnull(errors);
+    const char *lease_lost = "lost the key's lease (taken over, or its row gone): fencing refuses "
+                             "its effect";
+    char text[256], expected[256];
+    ck_assert(scenario_load_text(lease_lost_to_a_store_restart,
+                                 sizeof lease_lost_to_a_store_restart - 1, NULL, 0, scenario,
+                                 errors));
+    ViewPane *pane = view_pane_create(scenario, MODE_IDEMPOTENT, scenario->seed);
+    ck_assert_ptr_nonnull(pane);
+    narrate_first_fenced(pane, text, sizeof text);
+    snprintf(expected, sizeof expected,
+             "a delivery of payment 0 %s (handed back, a nack) or its completion", lease_lost);
+    ck_assert_msg(strcmp(text, expected) == 0, "narrated '%s'", text);
+    view_pane_destroy(pane);
+
+    const char *log[] = {"broker.family=\"log\"",
+                         "broker.consumers.idempotency.when_down=\"proceed\""};
+    memset(scenario, 0, sizeof *scenario);
+    ck_assert(scenario_load_text(lease_lost_to_a_store_restart,
+                                 sizeof lease_lost_to_a_store_restart - 1, log, 2, scenario,
+                                 errors));
+    pane = view_pane_create(scenario, MODE_IDEMPOTENT, scenario->seed);
+    ck_assert_ptr_nonnull(pane);
+    narrate_first_fenced(pane, text, sizeof text);
+    snprintf(expected, sizeof expected,
+             "a record of payment 0 %s (tried again in place) or its completion", lease_lost);
+    ck_assert_msg(strcmp(text, expected) == 0, "narrated '%s'", text);
+    view_pane_destroy(pane);
+
+    /* C11's server, its lease taken over by the client's retry */
+    const char *fencing[] = {"server.idempotency.fencing=true"};
+    memset(scenario, 0, sizeof *scenario);
+    pane = pane_of(IDEMSIM_SOURCE_DIR "/scenarios/11_lease_fencing.json", fencing, 1,
+                   MODE_IDEMPOTENT, scenario);
+    narrate_first_fenced(pane, text, sizeof text);
+    snprintf(expected, sizeof expected, "a run of payment 0 %s (409) or its completion",
+             lease_lost);
+    ck_assert_msg(strcmp(text, expected) == 0, "narrated '%s'", text);
+    view_pane_destroy(pane);
+    free(errors);
+    free(scenario);
+}
+END_TEST
+
 /* With several gateways a caller's timeout, retry or lost charge names the gateway it
  * calls (checkout charges at cards, billing at wallet), not the first gateway. */
 START_TEST(test_view_narration_names_the_gateway_each_caller_calls)
@@ -1607,6 +1691,7 @@ static Suite *view_suite(void)
     tcase_add_test(core, test_view_an_outage_past_the_run_is_shaded_within_the_chart);
     tcase_add_test(core, test_view_narration_says_what_an_outbox_relays);
     tcase_add_test(core, test_view_narration_of_a_relay_follows_the_copy_it_sent);
+    tcase_add_test(core, test_view_narration_of_fencing_says_what_each_service_does);
     tcase_add_test(core, test_view_bad_scenario_path_exits_2);
     tcase_add_test(core, test_view_usage_errors_exit_2_and_help_exits_0);
     tcase_add_test(core, test_view_command_line_rejects_a_missing_scenario);

@@ -372,6 +372,29 @@ static ViewColor relay_sentence(const ViewPane *pane, const ViewNarration *n, co
     return VIEW_COLOR_TEXT;
 }
 
+/* C11's fencing: a job's lease was lost, taken over by a newer holder or gone with its row (a
+ * store that restarted without persistence, a failover; no holder then). The record says
+ * neither which nor whether the check before the effect or the completion's write refused it,
+ * only the service: a server answers a refused effect 409; a consumer group hands the delivery
+ * back, a queue's by a nack, a log's consumer tries the record again in place (consumers.c). */
+static ViewColor fenced_sentence(const ViewPane *pane, const ViewNarration *n, const char *op,
+                                 char *buffer, size_t size)
+{
+    const char *job = "a run", *refused = "409";
+    if (n->kind == NODE_CONSUMERS && pane->scenario->broker.family == BROKER_LOG) {
+        job = "a record";
+        refused = "tried again in place";
+    } else if (n->kind == NODE_CONSUMERS) {
+        job = "a delivery";
+        refused = "handed back, a nack";
+    }
+    snprintf(buffer, size,
+             "%s of %s lost the key's lease (taken over, or its row gone): fencing refuses its "
+             "effect (%s) or its completion",
+             job, op, refused);
+    return VIEW_COLOR_OK;
+}
+
 static ViewColor service_sentence(const ViewPane *pane, const ViewNarration *n, const char *op,
                                   char *buffer, size_t size)
 {
@@ -463,11 +486,7 @@ static ViewColor service_sentence(const ViewPane *pane, const ViewNarration *n, 
                  n->value ? ", but its answer never leaves" : "");
         return VIEW_COLOR_OK;
     case TRACE_FENCED:
-        snprintf(buffer, size,
-                 "%s: a newer request holds the key's lease, this one's write is "
-                 "refused (fencing)",
-                 op);
-        return VIEW_COLOR_OK;
+        return fenced_sentence(pane, n, op, buffer, size);
     case TRACE_ROLLBACK:
         snprintf(buffer, size, "%s: the transaction of the %s did not commit: the change is undone",
                  op, where);
