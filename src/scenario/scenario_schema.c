@@ -873,7 +873,11 @@ static void resolve_queue(SchemaReader *reader, const BrokerSpec *broker, const 
 }
 
 /* A group that only emails applies no operation: every message of a client group that reaches
- * it must also reach, by the same exchange, a group that does (else no payment is ever made). */
+ * it must also reach, by the same exchange, a group that does (else no payment is ever made).
+ * And only one copy may reach a group that applies it: the model has one effect per operation,
+ * so a second copy applied (by a second group, or by the same group from a second queue)
+ * would count every operation double; a group after the first does no more with its copy than
+ * email the confirmation (modelling.md, "What the graph cannot express yet"). */
 static void check_emailing_groups(SchemaReader *reader, const Scenario *scenario)
 {
     json_path_push_key(&reader->path, "clients");
@@ -883,21 +887,27 @@ static void check_emailing_groups(SchemaReader *reader, const Scenario *scenario
             continue;
         uint32_t reached = scenario_queues_reached(scenario, group);
         const char *emailing_queue = NULL;
-        bool applied = false;
+        const char *applying_queues[2] = {NULL, NULL}; /* the first two */
+        unsigned applying = 0;
         for (uint32_t q = 0; q < scenario->broker.queue_count; q++) {
             if (!(reached & (1u << q)))
                 continue;
             if (scenario_group_of_queue(scenario, q)->sends_email)
                 emailing_queue = scenario->broker.queues[q].name;
-            else
-                applied = true;
+            else if (applying++ < 2)
+                applying_queues[applying - 1] = scenario->broker.queues[q].name;
         }
         json_path_push_index(&reader->path, g);
-        if (emailing_queue != NULL && !applied)
+        if (emailing_queue != NULL && applying == 0)
             schema_error_at(reader, "queue",
                             "expected a queue or exchange reaching a group that applies the "
                             "operation (queue '%s' reaches only a group whose step emails)",
                             emailing_queue);
+        else if (applying > 1)
+            schema_error_at(reader, "queue",
+                            "expected an exchange reaching one group that applies the operation "
+                            "(queues '%s' and '%s' both do: each operation applied twice)",
+                            applying_queues[0], applying_queues[1]);
         json_path_pop(&reader->path);
     }
     json_path_pop(&reader->path);
