@@ -913,6 +913,30 @@ static void check_emailing_groups(SchemaReader *reader, const Scenario *scenario
     json_path_pop(&reader->path);
 }
 
+/* An order API's orders (its publish step, first) go to the step's queue: a group there whose
+ * step emails would confirm every order and charge none, as for a client group's publishes
+ * (check_emailing_groups). Said at the step. */
+static void check_published_orders(SchemaReader *reader, const cJSON *root,
+                                   const Scenario *scenario)
+{
+    const ServerSpec *server = &scenario->server;
+    if (!server->publishes_orders ||
+        !scenario_group_of_queue(scenario, server->receipts_queue)->sends_email)
+        return;
+    unsigned pushed = 0;
+    if (scenario_graph_push_service(reader, root, NODE_SERVER, &pushed) == NULL)
+        return;
+    json_path_push_key(&reader->path, "steps");
+    json_path_push_index(&reader->path, 0);
+    schema_error_at(reader, "queue",
+                    "expected a queue taken by a group that applies the operation (queue '%s' "
+                    "reaches only a group whose step emails)",
+                    scenario->broker.queues[server->receipts_queue].name);
+    json_path_pop(&reader->path);
+    json_path_pop(&reader->path);
+    scenario_graph_pop(reader, pushed);
+}
+
 /* An exchange no client group publishes to would copy nothing: said at its name. */
 static void check_exchanges_used(SchemaReader *reader, const cJSON *root, const Scenario *scenario)
 {
@@ -1492,6 +1516,7 @@ static void check_queue_references(SchemaReader *reader, const cJSON *root, void
     scenario_graph_pop(reader, pushed);
     check_exchanges_used(reader, root, scenario);
     check_emailing_groups(reader, scenario);
+    check_published_orders(reader, root, scenario);
 }
 
 /* ------------------------------------------------------------------ the top level */
