@@ -945,7 +945,8 @@ static void check_exchanges_used(SchemaReader *reader, const cJSON *root, const 
         return;
     json_path_push_key(&reader->path, "exchanges");
     for (uint32_t e = 0; e < scenario->broker.exchange_count; e++) {
-        bool used = false;
+        /* one without a name (not an object, or its name missing or refused) was said */
+        bool used = scenario->broker.exchanges[e].name[0] == '\0';
         for (uint32_t q = 0; q < scenario->broker.queue_count; q++)
             used |= strcmp(scenario->broker.queues[q].name, scenario->broker.exchanges[e].name) ==
                     0; /* its duplicate name was said: one mistake, one error */
