@@ -1043,10 +1043,35 @@ static double place_span_word(Layout *layout, bool landscape, double across, dou
  * picture, one over the other. A channel hands a message to one consumer at a time, so the
  * first of these after the delivery is its end. A visibility timeout's bar still shows its
  * deadline, the moment the message would be handed out again. */
+/* Whether two lanes are one service's: the same node, or two instances of it ("chargers#2"). */
+static bool one_service(const Diagram *diagram, int a, int b)
+{
+    if (a == b)
+        return true;
+    if (a < 0 || b < 0)
+        return false;
+    const char *one = diagram_lane(diagram, a)->node_name;
+    const char *other = diagram_lane(diagram, b)->node_name;
+    size_t length = strcspn(one, "#");
+    return length == strcspn(other, "#") && strncmp(one, other, length) == 0;
+}
+
 static SimTimeUs ack_timer_end(const Layout *layout, const DiagramItem *span)
 {
     if (span->detail != DIAGRAM_SPAN_ACK_TIMER || layout->scenario->broker.family != BROKER_CHANNEL)
         return span->end_us;
+    /* A fanout exchange's copies of one publish go out at once, one per queue, under one
+     * lineage, each to its own queue's group: a copy's end is an answer from the instance it
+     * went to, or a delivery to its group again, not the other copies'. Its marks name no
+     * queue: with exchanges they are left out (a nack is its answer anyway). The delivery
+     * that opened the span is the item just before it (on_transmit). */
+    const DiagramItem *delivery = diagram_item(layout->model, span->serial - 1);
+    int consumer = delivery != NULL && delivery->kind == DIAGRAM_MESSAGE &&
+                           delivery->message == MESSAGE_DELIVERY &&
+                           delivery->operation == span->operation
+                       ? delivery->to
+                       : -1;
+    bool copies = layout->scenario->broker.exchange_count > 0;
     SimTimeUs end_us = span->end_us;
     for (uint64_t serial = span->serial + 1; serial < diagram_next_serial(layout->model);
          serial++) {
@@ -1054,14 +1079,16 @@ static SimTimeUs ack_timer_end(const Layout *layout, const DiagramItem *span)
         if (next == NULL || next->operation != span->operation || next->click != span->click ||
             next->attempt != span->attempt)
             continue;
-        bool marked = next->kind == DIAGRAM_MARK && next->from == span->from &&
+        bool marked = next->kind == DIAGRAM_MARK && next->from == span->from && !copies &&
                       (next->event == TRACE_NACKED || next->event == TRACE_REDELIVER ||
                        next->event == TRACE_DEAD_LETTER);
         bool again = next->kind == DIAGRAM_MESSAGE && next->message == MESSAGE_DELIVERY &&
-                     next->from == span->from && !next->duplicate;
+                     next->from == span->from && !next->duplicate &&
+                     (consumer < 0 || one_service(layout->model, next->to, consumer));
         bool answered = next->kind == DIAGRAM_MESSAGE &&
                         (next->message == MESSAGE_ACK || next->message == MESSAGE_NACK) &&
-                        next->to == span->from && next->end_event == TRACE_DELIVER;
+                        next->to == span->from && next->end_event == TRACE_DELIVER &&
+                        (consumer < 0 || next->from == consumer);
         if (marked || again || answered) {
             SimTimeUs at = answered ? next->end_us : next->start_us;
             end_us = at < end_us ? at : end_us;
