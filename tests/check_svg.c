@@ -1304,6 +1304,37 @@ START_TEST(test_svg_ends_a_channels_ack_timer_at_the_ack)
 }
 END_TEST
 
+/* A fanout exchange on a channel broker hands a publish's copies to the chargers and to the
+ * mailers at once, under one lineage: each copy's ack timer ends at its own group's ack. It
+ * ended at the other copy's delivery, the same instant, a 2-pixel bar (10 of 42 here). */
+START_TEST(test_svg_ends_each_fanout_copys_ack_timer_at_its_own_ack)
+{
+    const char *channel[] = {
+        "services[0]={\"id\": \"events\", \"kind\": \"broker\", \"family\": \"channel\","
+        " \"max_deliveries\": 5, \"queues\": [{\"name\": \"payments\"},"
+        " {\"name\": \"confirmations\"}], \"exchanges\": [{\"name\": \"orders\","
+        " \"queues\": [\"payments\", \"confirmations\"]}]}",
+        NULL};
+    char *svg = draw_with("scenarios/architectures/orders_fanout_charge_and_confirm.json",
+                          "at-least-once", NULL, channel);
+    const char *bar = "fill=\"#0891b2\" class=\"span\"";
+    int bars = 0;
+    for (const char *at = strstr(svg, bar); at != NULL; at = strstr(at + 1, bar)) {
+        const char *tag = at;
+        while (tag > svg && strncmp(tag, "<rect ", 6) != 0)
+            tag--;
+        double x = 0, y = 0, width = 0, height = 0;
+        ck_assert_int_eq(sscanf(tag, "<rect x=\"%lf\" y=\"%lf\" width=\"%lf\" height=\"%lf\"", &x,
+                                &y, &width, &height),
+                         4);
+        ck_assert_msg(height > 10, "a timer bar at y %.1f ends %.1f below its start", y, height);
+        bars++;
+    }
+    ck_assert_int_gt(bars, 20);
+    free(svg);
+}
+END_TEST
+
 static Suite *svg_suite(void)
 {
     Suite *suite = suite_create("svg");
@@ -1322,6 +1353,7 @@ static Suite *svg_suite(void)
     tcase_add_test(core, test_svg_lanes_of_a_long_graph_follow_the_request);
     tcase_add_test(core, test_svg_draws_the_ttl_that_ended_before_the_retry);
     tcase_add_test(core, test_svg_ends_a_channels_ack_timer_at_the_ack);
+    tcase_add_test(core, test_svg_ends_each_fanout_copys_ack_timer_at_its_own_ack);
     tcase_add_test(core, test_svg_says_what_an_order_api_published_before_its_500);
     tcase_add_test(core, test_svg_names_the_gateway_a_reconciliation_asked);
     tcase_add_test(core, test_svg_draws_a_crash_that_holds_a_drawn_job);

@@ -263,8 +263,9 @@ static uint32_t queue_of(const World *world, const Message *publish)
 }
 
 /* A copy of publish for queue: dropped when the queue's dedup window (or a log's idempotent
- * producer) has seen it, else queued. Its slot, or SLOT_NONE when dropped. */
-static uint32_t take_in(World *world, const Message *publish, uint32_t queue)
+ * producer) has seen it, else queued. Its slot, or SLOT_NONE when dropped. copy_number: the
+ * copies of this publish an exchange queued before it (0 without an exchange). */
+static uint32_t take_in(World *world, const Message *publish, uint32_t queue, uint32_t copy_number)
 {
     Broker *broker = &world->broker;
     QueueMetrics *counts = &world->metrics.queues[queue];
@@ -285,6 +286,14 @@ static uint32_t take_in(World *world, const Message *publish, uint32_t queue)
                                                .timer = EVENT_ID_NONE,
                                                .next_of_operation = op->broker_messages,
                                                .queue = queue};
+    /* An exchange's later copies are messages of their own from here: a lineage of their own,
+     * so that their deliveries and acks meet the network, and their runs the consumers'
+     * draws (service time, crash, failure), apart from the first copy's; with one lineage
+     * each group's copy was delayed, lost and crashed on as the other was. The first keeps
+     * the publish's, which the diagrams follow from the publish to its delivery. */
+    if (copy_number > 0)
+        broker->messages[queued].publish.lineage =
+            lineage_of_repeat(publish->lineage, 32 + copy_number);
     op->broker_messages = queued;
     world_operation_ref(world, publish->operation); /* until acknowledged or dead */
     world->metrics.messages++;
@@ -318,7 +327,7 @@ void broker_on_publish(World *world, const Message *publish)
     publish = &copy;
     uint32_t exchange = exchange_of(world, publish);
     if (exchange == 0) {
-        uint32_t queued = take_in(world, publish, queue_of(world, publish));
+        uint32_t queued = take_in(world, publish, queue_of(world, publish), 0);
         confirm(world, publish);
         if (queued != SLOT_NONE)
             hand_on(world, queued);
@@ -328,10 +337,12 @@ void broker_on_publish(World *world, const Message *publish)
      * all in, and only then handed out */
     uint32_t mask = world->scenario.broker.exchanges[exchange - 1].queue_mask;
     uint32_t queued[QUEUES_MAX];
-    uint32_t count = 0;
+    uint32_t count = 0, copies = 0;
     for (uint32_t q = 0; q < world->broker.queue_count; q++) {
-        if (mask & (1u << q))
-            queued[count++] = take_in(world, publish, q);
+        if (!(mask & (1u << q)))
+            continue;
+        queued[count] = take_in(world, publish, q, copies);
+        copies += queued[count++] != SLOT_NONE;
     }
     confirm(world, publish);
     for (uint32_t k = 0; k < count; k++) {

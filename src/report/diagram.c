@@ -41,6 +41,7 @@ struct Diagram {
     bool consumers_wait_in_place; /* a log's consumer keeps a record whose key is in progress */
     const BrokerSpec *queues_of;  /* the broker's queues, where it has several: marks name them */
     bool ack_ends_timer;          /* a channel broker: a delivery's ack ends its timer */
+    bool copies_published;        /* a fanout exchange: one publish, several deliveries at once */
 };
 
 /* ------------------------------------------------------------------ building */
@@ -332,6 +333,7 @@ void diagram_set_broker_rules(Diagram *diagram, const Scenario *scenario)
     diagram->consumers_wait_in_place = scenario->broker.family == BROKER_LOG;
     diagram->queues_of = scenario->broker.queue_count > 1 ? &scenario->broker : NULL;
     diagram->ack_ends_timer = scenario->broker.family == BROKER_CHANNEL;
+    diagram->copies_published = scenario->broker.exchange_count > 0;
 }
 
 void diagram_set_windows(Diagram *diagram, const DiagramWindows *windows)
@@ -476,8 +478,23 @@ static void close_activation(Diagram *diagram, int lane, const TraceRecord *reco
  * everything else. A visibility timeout's timer keeps its deadline: the moment the message
  * would be handed out again. Only the latest delivery of the operation's attempt there is
  * looked at; an earlier one ended when this one began. */
+/* Whether two lanes are one service's: the same node, or two instances of it ("chargers#2"). */
+static bool one_service(const Diagram *diagram, int a, int b)
+{
+    if (a == b)
+        return true;
+    const char *one = diagram->lanes[a].node_name, *other = diagram->lanes[b].node_name;
+    size_t length = strcspn(one, "#");
+    return length == strcspn(other, "#") && strncmp(one, other, length) == 0;
+}
+
+/* How a record names the delivery whose timer it may end: by the consumer instance it went to
+ * (an ack or nack from it), by the group (a new delivery to any of its instances), or by the
+ * operation alone (the broker's marks, which name no consumer). */
+typedef enum { TIMER_OF_INSTANCE, TIMER_OF_GROUP, TIMER_OF_OPERATION } TimerMatch;
+
 static void end_ack_timer(Diagram *diagram, const TraceRecord *record, int broker_lane,
-                          int consumer_lane)
+                          int consumer_lane, TimerMatch match)
 {
     if (!diagram->windowed || !diagram->ack_ends_timer)
         return;
@@ -486,7 +503,8 @@ static void end_ack_timer(Diagram *diagram, const TraceRecord *record, int broke
         if (span->kind != DIAGRAM_SPAN || span->detail != DIAGRAM_SPAN_ACK_TIMER ||
             span->from != broker_lane || span->operation != record->operation ||
             span->click != record->click || span->attempt != record->attempt ||
-            (consumer_lane >= 0 && span->to != consumer_lane))
+            (match == TIMER_OF_INSTANCE && span->to != consumer_lane) ||
+            (match == TIMER_OF_GROUP && !one_service(diagram, span->to, consumer_lane)))
             continue;
         if (span->end_event == DIAGRAM_NO_EVENT && record->t_us < span->end_us) {
             span->end_us = record->t_us;
@@ -525,8 +543,8 @@ static void on_transmit(Diagram *diagram, const TraceRecord *record, int from)
     if (diagram->windowed && record->message == MESSAGE_DELIVERY &&
         diagram->lanes[from].kind == NODE_BROKER && diagram->windows.ack_timeout_ms > 0) {
         bool copy_of_network = serial != 0 && item_at(diagram, serial)->duplicate;
-        if (!copy_of_network)
-            end_ack_timer(diagram, record, from, to); /* delivered again: a requeue's */
+        if (!copy_of_network) /* delivered again to its group: a requeue's */
+            end_ack_timer(diagram, record, from, to, TIMER_OF_GROUP);
         DiagramItem *timer = open_span(diagram, record, from, DIAGRAM_SPAN_ACK_TIMER,
                                        diagram->windows.ack_timeout_ms, row);
         timer->to = (int8_t)to; /* the consumer it waits for */
@@ -562,7 +580,7 @@ static void on_deliver(Diagram *diagram, const TraceRecord *record, int to)
     }
     if (to >= 0 && from >= 0 && diagram->lanes[to].kind == NODE_BROKER &&
         (record->message == MESSAGE_ACK || record->message == MESSAGE_NACK))
-        end_ack_timer(diagram, record, to, from);
+        end_ack_timer(diagram, record, to, from, TIMER_OF_INSTANCE);
     if (to >= 0 && !is_client(diagram, to) && starts_a_job(record->message))
         new_item(diagram, record, DIAGRAM_ACTIVATION, to, to);
 }
@@ -733,9 +751,12 @@ static void add_mark(Diagram *diagram, const TraceRecord *record, int lane, uint
     mark->start_row = add_row(diagram, record, lane, mark->serial);
     if (diagram->windowed && record->event == TRACE_RESERVE)
         open_span(diagram, record, lane, DIAGRAM_SPAN_KEY_RESERVED, 0, mark->start_row);
-    if (record->event == TRACE_NACKED || record->event == TRACE_REDELIVER ||
-        record->event == TRACE_DEAD_LETTER)
-        end_ack_timer(diagram, record, lane, -1);
+    /* a fanout exchange's copies are the operation's at once, and the marks name no consumer:
+     * they are left to their answers and deliveries then (a nack is its copy's answer) */
+    if ((record->event == TRACE_NACKED || record->event == TRACE_REDELIVER ||
+         record->event == TRACE_DEAD_LETTER) &&
+        !diagram->copies_published)
+        end_ack_timer(diagram, record, lane, -1, TIMER_OF_OPERATION);
     if (diagram->windowed && record->event == TRACE_ENQUEUE && diagram->windows.dedup_window_ms > 0)
         open_span(diagram, record, lane, DIAGRAM_SPAN_DEDUP_WINDOW,
                   diagram->windows.dedup_window_ms, mark->start_row);

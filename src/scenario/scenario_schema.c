@@ -873,7 +873,11 @@ static void resolve_queue(SchemaReader *reader, const BrokerSpec *broker, const 
 }
 
 /* A group that only emails applies no operation: every message of a client group that reaches
- * it must also reach, by the same exchange, a group that does (else no payment is ever made). */
+ * it must also reach, by the same exchange, a group that does (else no payment is ever made).
+ * And only one copy may reach a group that applies it: the model has one effect per operation,
+ * so a second copy applied (by a second group, or by the same group from a second queue)
+ * would count every operation double; a group after the first does no more with its copy than
+ * email the confirmation (modelling.md, "What the graph cannot express yet"). */
 static void check_emailing_groups(SchemaReader *reader, const Scenario *scenario)
 {
     json_path_push_key(&reader->path, "clients");
@@ -883,24 +887,57 @@ static void check_emailing_groups(SchemaReader *reader, const Scenario *scenario
             continue;
         uint32_t reached = scenario_queues_reached(scenario, group);
         const char *emailing_queue = NULL;
-        bool applied = false;
+        const char *applying_queues[2] = {NULL, NULL}; /* the first two */
+        unsigned applying = 0;
         for (uint32_t q = 0; q < scenario->broker.queue_count; q++) {
             if (!(reached & (1u << q)))
                 continue;
             if (scenario_group_of_queue(scenario, q)->sends_email)
                 emailing_queue = scenario->broker.queues[q].name;
-            else
-                applied = true;
+            else if (applying++ < 2)
+                applying_queues[applying - 1] = scenario->broker.queues[q].name;
         }
         json_path_push_index(&reader->path, g);
-        if (emailing_queue != NULL && !applied)
+        /* A group whose step was refused (a typo in "email") reads as one that applies: two
+         * applying groups are told only in a file with no error so far (one mistake, one
+         * error). */
+        if (emailing_queue != NULL && applying == 0)
             schema_error_at(reader, "queue",
                             "expected a queue or exchange reaching a group that applies the "
                             "operation (queue '%s' reaches only a group whose step emails)",
                             emailing_queue);
+        else if (applying > 1 && reader->error_total == 0)
+            schema_error_at(reader, "queue",
+                            "expected an exchange reaching one group that applies the operation "
+                            "(queues '%s' and '%s' both do: each operation applied twice)",
+                            applying_queues[0], applying_queues[1]);
         json_path_pop(&reader->path);
     }
     json_path_pop(&reader->path);
+}
+
+/* An order API's orders (its publish step, first) go to the step's queue: a group there whose
+ * step emails would confirm every order and charge none, as for a client group's publishes
+ * (check_emailing_groups). Said at the step. */
+static void check_published_orders(SchemaReader *reader, const cJSON *root,
+                                   const Scenario *scenario)
+{
+    const ServerSpec *server = &scenario->server;
+    if (!server->publishes_orders ||
+        !scenario_group_of_queue(scenario, server->receipts_queue)->sends_email)
+        return;
+    unsigned pushed = 0;
+    if (scenario_graph_push_service(reader, root, NODE_SERVER, &pushed) == NULL)
+        return;
+    json_path_push_key(&reader->path, "steps");
+    json_path_push_index(&reader->path, 0);
+    schema_error_at(reader, "queue",
+                    "expected a queue taken by a group that applies the operation (queue '%s' "
+                    "reaches only a group whose step emails)",
+                    scenario->broker.queues[server->receipts_queue].name);
+    json_path_pop(&reader->path);
+    json_path_pop(&reader->path);
+    scenario_graph_pop(reader, pushed);
 }
 
 /* An exchange no client group publishes to would copy nothing: said at its name. */
@@ -911,7 +948,8 @@ static void check_exchanges_used(SchemaReader *reader, const cJSON *root, const 
         return;
     json_path_push_key(&reader->path, "exchanges");
     for (uint32_t e = 0; e < scenario->broker.exchange_count; e++) {
-        bool used = false;
+        /* one without a name (not an object, or its name missing or refused) was said */
+        bool used = scenario->broker.exchanges[e].name[0] == '\0';
         for (uint32_t q = 0; q < scenario->broker.queue_count; q++)
             used |= strcmp(scenario->broker.queues[q].name, scenario->broker.exchanges[e].name) ==
                     0; /* its duplicate name was said: one mistake, one error */
@@ -1482,6 +1520,7 @@ static void check_queue_references(SchemaReader *reader, const cJSON *root, void
     scenario_graph_pop(reader, pushed);
     check_exchanges_used(reader, root, scenario);
     check_emailing_groups(reader, scenario);
+    check_published_orders(reader, root, scenario);
 }
 
 /* ------------------------------------------------------------------ the top level */
