@@ -20,6 +20,7 @@ void operation_table_init(OperationTable *table)
 void operation_table_release(OperationTable *table)
 {
     free(table->slots);
+    free(table->services_reached);
     slot_pool_release(&table->slot_pool);
     free(table->index_ids);
     free(table->index_slots);
@@ -65,7 +66,12 @@ Operation *operation_table_insert(OperationTable *table, uint64_t id)
         grow_index(table);
     size_t position = position_of(table, id);
     SIM_ASSERT(table->index_ids[position] == 0, "an operation starts once");
+    uint32_t capacity_before = table->slot_pool.capacity;
     uint32_t slot = slot_pool_take(&table->slot_pool, &table->slots, sizeof *table->slots);
+    if (table->slot_pool.capacity != capacity_before)
+        table->services_reached = sim_xrealloc(
+            table->services_reached, table->slot_pool.capacity * sizeof *table->services_reached);
+    table->services_reached[slot] = 0;
     table->index_ids[position] = id + 1;
     table->index_slots[position] = slot;
     table->count++;
@@ -133,7 +139,7 @@ void operation_table_visit(OperationTable *table, void (*visit)(void *context, O
 
 size_t operation_table_memory_bytes(const OperationTable *table)
 {
-    return table->slot_pool.capacity * sizeof *table->slots +
+    return table->slot_pool.capacity * (sizeof *table->slots + sizeof *table->services_reached) +
            slot_pool_memory_bytes(&table->slot_pool) +
            table->index_capacity * (sizeof *table->index_ids + sizeof *table->index_slots);
 }

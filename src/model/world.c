@@ -955,15 +955,16 @@ static void count_service_outcomes(World *world, const Operation *op, Outcome ou
                                    int64_t double_amount, int64_t lost_amount)
 {
     Metrics *metrics = &world->metrics;
-    metrics->operations_reaching_services += op->services_reached != 0;
-    for (uint64_t reached = op->services_reached; reached != 0; reached &= reached - 1) {
+    uint64_t services = *operation_table_services_reached(&world->operations, op);
+    metrics->operations_reaching_services += services != 0;
+    for (uint64_t reached = services; reached != 0; reached &= reached - 1) {
         OutcomeShare *share = &metrics->services[__builtin_ctzll(reached)].reached;
         share->outcomes[outcome]++;
         share->double_amount += double_amount;
         share->lost_amount += lost_amount;
     }
     uint64_t by_service = 0; /* services of several instances, each once */
-    for (uint64_t instances = op->services_reached & metrics->instance_nodes; instances != 0;
+    for (uint64_t instances = services & metrics->instance_nodes; instances != 0;
          instances &= instances - 1)
         by_service |= 1ull << metrics->services[__builtin_ctzll(instances)].first_of_service;
     for (; by_service != 0; by_service &= by_service - 1) {
