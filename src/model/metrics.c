@@ -101,9 +101,9 @@ static bool service_outcome(const Metrics *metrics, const char *service, const c
     for (uint32_t i = 0; i < metrics->service_count; i++) {
         const ServiceMetrics *node = &metrics->services[i];
         if (strcmp(node->name, service) == 0)
-            return share_value(&node->reached, metric, value);
+            return share_value(&metrics->reached[i], metric, value);
         if (strcmp(node->service, service) == 0 && node->first_of_service == i)
-            return share_value(&node->service_reached, metric, value);
+            return share_value(&metrics->service_reached[i], metric, value);
     }
     return false;
 }

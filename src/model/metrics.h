@@ -47,11 +47,6 @@ typedef struct {
     uint64_t refused;       /* requests answered unrun: 400, 409, 422, 429/503, resets */
     uint64_t retries;       /* sends it repeated on its own: tries, calls, redeliveries */
     uint64_t crashes;
-    /* The outcomes of the operations this node took in (received) at least once, counted as
-     * they settle; and, on the first node of a service with several instances (only), those
-     * of the operations any of its instances took in, each once (instances' shares overlap) */
-    OutcomeShare reached;
-    OutcomeShare service_reached;
     uint32_t first_of_service; /* the index of its service's first node (itself if it is) */
     NodeKind kind;
     uint32_t lane; /* WorldNode.lane: the order a request meets the services (sort by it) */
@@ -78,9 +73,9 @@ typedef struct {
 } QueueMetrics;
 
 typedef struct {
-    uint64_t operations;                   /* started */
-    uint64_t operations_settled;           /* counted in outcomes so far; all of them at the end */
-    uint64_t operations_reaching_services; /* of those, the ones some service took in */
+    uint64_t operations;         /* started */
+    uint64_t operations_settled; /* counted in outcomes so far; all of them at the end */
+    uint64_t operations_reaching_no_service; /* of those, the ones no service took in */
     uint64_t attempts;   /* requests sent by clients, double clicks and retries included */
     uint64_t executions; /* handler runs at the server or consumers */
     uint64_t effects;    /* state changes those runs made */
@@ -184,6 +179,12 @@ typedef struct {
     uint32_t service_count;
     ServiceMetrics services[SERVICE_METRICS_MAX]; /* by node, the client groups' left out */
     uint64_t instance_nodes; /* bit i: services[i] is an instance of a service of several */
+    /* By node as services: the outcomes of the operations the node took in (received) at
+     * least once, counted as they settle; and, at the first node of a service with several
+     * instances (only), those of the operations any of its instances took in, each once
+     * (instances' shares overlap). Apart from the counters, which every event writes. */
+    OutcomeShare reached[SERVICE_METRICS_MAX];
+    OutcomeShare service_reached[SERVICE_METRICS_MAX];
 } Metrics;
 
 const char *outcome_name(Outcome outcome);

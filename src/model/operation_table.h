@@ -87,10 +87,21 @@ static inline Operation *operation_table_get(OperationTable *table, uint64_t id)
     return operation_table_get_slow(table, id);
 }
 void operation_table_remove(OperationTable *table, uint64_t id);
+/* Notes that operation id, which is in the table, reached the service nodes of bits. */
+static inline void operation_table_note_reached(OperationTable *table, uint64_t id, uint64_t bits)
+{
+    uint32_t slot = table->recent_id == id + 1
+                        ? table->recent_slot
+                        : (uint32_t)(operation_table_get_slow(table, id) - table->slots);
+    table->services_reached[slot] |= bits;
+}
 /* The service nodes op (a record of the table) reached so far, by bit. */
 static inline uint64_t *operation_table_services_reached(OperationTable *table, const Operation *op)
 {
-    return &table->services_reached[op - table->slots];
+    /* the record last looked up, as a settling one is, needs no division by its size */
+    uint32_t slot =
+        table->recent_id == op->id + 1 ? table->recent_slot : (uint32_t)(op - table->slots);
+    return &table->services_reached[slot];
 }
 /* Visits every record; the order carries no meaning. */
 void operation_table_visit(OperationTable *table, void (*visit)(void *context, Operation *op),

@@ -949,30 +949,54 @@ static void count_order_effects(World *world, const Operation *op)
     world->metrics.orders_fulfilled_twice += before < 2 && after >= 2;
 }
 
+/* Once in the share of each service of several instances that some of them took in. */
+static void count_instances_outcome(Metrics *metrics, uint64_t instances, Outcome outcome,
+                                    int64_t double_amount, int64_t lost_amount)
+{
+    uint64_t by_service = 0;
+    for (; instances != 0; instances &= instances - 1)
+        by_service |= 1ull << metrics->services[__builtin_ctzll(instances)].first_of_service;
+    for (; by_service != 0; by_service &= by_service - 1) {
+        OutcomeShare *share = &metrics->service_reached[__builtin_ctzll(by_service)];
+        share->outcomes[outcome]++;
+        share->double_amount += double_amount;
+        share->lost_amount += lost_amount;
+    }
+}
+
+/* The money of a double or a lost operation, in each node's share it counts in. */
+static void add_amounts_to_shares(Metrics *metrics, uint64_t services, int64_t double_amount,
+                                  int64_t lost_amount)
+{
+    for (; services != 0; services &= services - 1) {
+        metrics->reached[__builtin_ctzll(services)].double_amount += double_amount;
+        metrics->reached[__builtin_ctzll(services)].lost_amount += lost_amount;
+    }
+}
+
 /* The operation's outcome in the share of each service node it reached, and once in its
- * service's (instances of one service may each have taken it in). */
+ * service's (instances of one service may each have taken it in). On every operation's
+ * settling (PAY-1's millions), the usual one reached a node or two and moved no money beyond
+ * its charge: the rest is apart. */
 static void count_service_outcomes(World *world, const Operation *op, Outcome outcome,
                                    int64_t double_amount, int64_t lost_amount)
 {
     Metrics *metrics = &world->metrics;
     uint64_t services = *operation_table_services_reached(&world->operations, op);
-    metrics->operations_reaching_services += services != 0;
-    for (uint64_t reached = services; reached != 0; reached &= reached - 1) {
-        OutcomeShare *share = &metrics->services[__builtin_ctzll(reached)].reached;
-        share->outcomes[outcome]++;
-        share->double_amount += double_amount;
-        share->lost_amount += lost_amount;
+    if (services == 0) {
+        metrics->operations_reaching_no_service++;
+        return;
     }
-    uint64_t by_service = 0; /* services of several instances, each once */
-    for (uint64_t instances = services & metrics->instance_nodes; instances != 0;
-         instances &= instances - 1)
-        by_service |= 1ull << metrics->services[__builtin_ctzll(instances)].first_of_service;
-    for (; by_service != 0; by_service &= by_service - 1) {
-        OutcomeShare *share = &metrics->services[__builtin_ctzll(by_service)].service_reached;
-        share->outcomes[outcome]++;
-        share->double_amount += double_amount;
-        share->lost_amount += lost_amount;
-    }
+    uint64_t reached = services;
+    do {
+        metrics->reached[__builtin_ctzll(reached)].outcomes[outcome]++;
+        reached &= reached - 1;
+    } while (reached != 0);
+    if ((double_amount | lost_amount) != 0)
+        add_amounts_to_shares(metrics, services, double_amount, lost_amount);
+    if ((services & metrics->instance_nodes) != 0)
+        count_instances_outcome(metrics, services & metrics->instance_nodes, outcome, double_amount,
+                                lost_amount);
 }
 
 /* Adds a finished (or, at a budget stop, abandoned) operation to the outcome counts. */

@@ -675,11 +675,10 @@ uint32_t world_client_of_operation(const World *world, uint64_t id);
 _Static_assert(SERVICE_METRICS_MAX <= 64,
                "a service node is one bit of an operation's services_reached");
 /* A service node took in a message about operation id (its `received`): the operation's
- * outcome will count in that node's share too (ServiceMetrics.reached). */
+ * outcome will count in that node's share too (Metrics.reached). */
 static inline void world_operation_reached(World *world, uint64_t id, uint32_t node)
 {
-    *operation_table_services_reached(&world->operations, world_operation(world, id)) |=
-        1ull << (node - world->group_count);
+    operation_table_note_reached(&world->operations, id, 1ull << (node - world->group_count));
 }
 /* Something in flight starts or stops referring to an operation; the last reference of a
  * finished operation settles it into its outcome and frees it. */

@@ -347,7 +347,9 @@ static bool service_takes_a_share(const RunReport *report, const char *name)
             metrics_service_value(report->metrics[m], name, outcome_name((Outcome)o), &value);
             total += value;
         }
-        if (total != (double)report->metrics[m]->operations_reaching_services)
+        const Metrics *metrics = report->metrics[m];
+        if (total !=
+            (double)(metrics->operations_settled - metrics->operations_reaching_no_service))
             return true;
     }
     return false;

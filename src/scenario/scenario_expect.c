@@ -123,7 +123,7 @@ const char *const scenario_service_metric_names[] = {
     "refused",
     "retries",
     "crashes",
-    /* the outcomes of the operations it took part in (ServiceMetrics.reached) */
+    /* the outcomes of the operations it took part in (Metrics.reached) */
     "ok",
     "double",
     "lost",
