@@ -489,6 +489,27 @@ static bool one_service(const Diagram *diagram, int a, int b)
     return length == strcspn(other, "#") && strncmp(one, other, length) == 0;
 }
 
+/* Whether a delivery record is of the same queued message as a timer's delivery: each
+ * delivery's lineage is its message's times 64 plus its number (lineage_of_repeat), doubled by
+ * the hop, so deliveries of one message share copy / 128. A fanout exchange's copy in another
+ * queue, or a network's copy of the publish, is a message of its own (one group may take two
+ * queues of an exchange: its two deliveries leave at once). */
+static bool one_message(const DiagramItem *timer, const TraceRecord *delivery)
+{
+    return timer->copy / 128 == delivery->copy / 128;
+}
+
+/* Whether an ack or a nack answers a timer's delivery, and not another delivery of the
+ * operation's attempt to the same consumer (a group taking two queues of an exchange): the
+ * consumer sends its delivery back as the ack, whose copy the hop doubles; a nack is a repeat
+ * of it (lineage_of_repeat, number 63), doubled; the network's copy of either adds one. */
+static bool answers(const DiagramItem *timer, const TraceRecord *answer)
+{
+    uint32_t copy = answer->copy & ~1u;
+    return answer->message == MESSAGE_ACK ? copy == timer->copy * 2u
+                                          : copy == timer->copy * 128u + 126u;
+}
+
 /* How a record names the delivery whose timer it may end: by the consumer instance it went to
  * (an ack or nack from it), by the group (a new delivery to any of its instances), by the
  * queue it came from (the broker's marks where an exchange's copies of the operation wait in
@@ -516,8 +537,9 @@ static void end_ack_timer(Diagram *diagram, const TraceRecord *record, int broke
         if (span->kind != DIAGRAM_SPAN || span->detail != DIAGRAM_SPAN_ACK_TIMER ||
             span->from != broker_lane || span->operation != record->operation ||
             span->click != record->click || span->attempt != record->attempt ||
-            (match == TIMER_OF_INSTANCE && span->to != consumer_lane) ||
-            (match == TIMER_OF_GROUP && !one_service(diagram, span->to, consumer_lane)) ||
+            (match == TIMER_OF_INSTANCE && (span->to != consumer_lane || !answers(span, record))) ||
+            (match == TIMER_OF_GROUP &&
+             (!one_service(diagram, span->to, consumer_lane) || !one_message(span, record))) ||
             (match == TIMER_OF_QUEUE &&
              !lane_of_service(&diagram->lanes[span->to], diagram->queue_takers[queue - 1])))
             continue;
