@@ -552,6 +552,82 @@ START_TEST(test_a_channel_deliverys_timer_ends_at_its_ack)
 }
 END_TEST
 
+/* How many of the diagram's channel delivery timers run to their deadline (none was ended). */
+static unsigned timers_to_deadline(const Diagram *diagram)
+{
+    unsigned open = 0;
+    for (uint64_t s = diagram_first_serial(diagram); s < diagram_next_serial(diagram); s++) {
+        const DiagramItem *item = diagram_item(diagram, s);
+        open += item->kind == DIAGRAM_SPAN && item->detail == DIAGRAM_SPAN_ACK_TIMER &&
+                item->end_event == DIAGRAM_NO_EVENT;
+    }
+    return open;
+}
+
+/* A channel's delivery whose closing requeue passes max_deliveries is discarded (no dead-letter
+ * queue) or dead-lettered at once: the broker let go of it, so its timer ends there, also where
+ * a fanout exchange put the operation's copies in two queues (the mark names its queue, whose
+ * group's delivery it ends). Drawn to the deadline, each was a 30-minute bar. */
+START_TEST(test_a_channel_timer_ends_where_its_message_is_dropped)
+{
+    const char *discarding[] = {"services.orders.max_deliveries=1",
+                                "services.orders.dead_letter=false",
+                                "services.charger.crash.prob=0.05"};
+    Scenario *scenario = test_load_source_file(RABBITMQ, discarding, 3);
+    Diagram *diagram = test_diagram_of_run(scenario, MODE_AT_LEAST_ONCE, 1u << 16);
+    ck_assert_uint_eq(timers_to_deadline(diagram), 0);
+    diagram_destroy(diagram);
+    free(scenario);
+    const char *dropping[] = {
+        ("services.events={\"id\": \"events\", \"kind\": \"broker\", \"family\": "
+         "\"channel\", \"max_deliveries\": 1, \"queues\": [{\"name\": \"payments\"}, "
+         "{\"name\": \"confirmations\"}], \"exchanges\": [{\"name\": \"orders\", "
+         "\"queues\": [\"payments\", \"confirmations\"]}]}"),
+        "services.chargers.crash.prob=0.05", "services.mailers.crash.prob=0.05",
+        "services.events.dead_letter=false"};
+    for (uint32_t discard = 0; discard < 2; discard++) { /* dead-lettered, then discarded */
+        scenario = test_load_source_file(FANOUT, dropping, 3 + discard);
+        Metrics metrics = test_run_mode(scenario, MODE_AT_LEAST_ONCE, scenario->seed);
+        ck_assert_uint_gt(metrics.channel_closures, 0);
+        diagram = test_diagram_of_run(scenario, MODE_AT_LEAST_ONCE, 1u << 16);
+        ck_assert_uint_eq(timers_to_deadline(diagram), 0);
+        diagram_destroy(diagram);
+        free(scenario);
+    }
+}
+END_TEST
+
+/* A group taking two queues of one exchange is handed two copies of each publish at once, to
+ * two instances or one: each copy's timer ends at its own answer, not at the other copy's
+ * delivery, the same instant (each was a bar of no length). Nothing crashes nor is lost, so
+ * every timer ends at an ack. */
+START_TEST(test_a_groups_two_copies_each_keep_their_timer)
+{
+    const char *two_queues[] = {
+        ("services.events={\"id\": \"events\", \"kind\": \"broker\", \"family\": "
+         "\"channel\", \"queues\": [{\"name\": \"payments\"}, {\"name\": "
+         "\"confirmations\"}, {\"name\": \"audit\"}], \"exchanges\": [{\"name\": "
+         "\"orders\", \"queues\": [\"payments\", \"confirmations\", \"audit\"]}]}"),
+        "services.mailers.queues=[\"confirmations\", \"audit\"]", "network.links={}",
+        "services.chargers.crash.prob=0", "services.mailers.crash.prob=0"};
+    Scenario *scenario = test_load_source_file(FANOUT, two_queues, 5);
+    Diagram *diagram = test_diagram_of_run(scenario, MODE_AT_LEAST_ONCE, 1u << 16);
+    unsigned timers = 0;
+    for (uint64_t s = diagram_first_serial(diagram); s < diagram_next_serial(diagram); s++) {
+        const DiagramItem *item = diagram_item(diagram, s);
+        if (item->kind != DIAGRAM_SPAN || item->detail != DIAGRAM_SPAN_ACK_TIMER)
+            continue;
+        timers++;
+        ck_assert_msg(item->end_event == TRACE_DELIVER && answer_ending(diagram, item) != NULL,
+                      "timer of op %" PRIu64 " ended by event %u", item->operation,
+                      item->end_event);
+    }
+    ck_assert_uint_gt(timers, 3 * 700);
+    diagram_destroy(diagram);
+    free(scenario);
+}
+END_TEST
+
 /* A fanout exchange puts a copy of each publish in each of its queues: with nothing lost and
  * nothing crashing, every order is one message in each queue, charged once by the chargers
  * and confirmed once by the mailers. */
@@ -662,6 +738,8 @@ int main(void)
     tcase_add_test(model, test_a_fanout_exchange_copies_each_publish_to_every_queue);
     tcase_add_test(model, test_each_copy_is_redelivered_by_its_own_queue);
     tcase_add_test(model, test_a_channel_deliverys_timer_ends_at_its_ack);
+    tcase_add_test(model, test_a_channel_timer_ends_where_its_message_is_dropped);
+    tcase_add_test(model, test_a_groups_two_copies_each_keep_their_timer);
     tcase_add_test(model, test_each_copy_meets_its_own_draws);
     suite_add_tcase(suite, model);
     TCase *loader = tcase_create("loader");

@@ -42,6 +42,8 @@ struct Diagram {
     const BrokerSpec *queues_of;  /* the broker's queues, where it has several: marks name them */
     bool ack_ends_timer;          /* a channel broker: a delivery's ack ends its timer */
     bool copies_published;        /* a fanout exchange: one publish, several deliveries at once */
+    /* with copies_published, the consumer group taking each broker queue (its service id) */
+    char queue_takers[QUEUES_MAX][NAME_LEN_MAX];
 };
 
 /* ------------------------------------------------------------------ building */
@@ -334,6 +336,15 @@ void diagram_set_broker_rules(Diagram *diagram, const Scenario *scenario)
     diagram->queues_of = scenario->broker.queue_count > 1 ? &scenario->broker : NULL;
     diagram->ack_ends_timer = scenario->broker.family == BROKER_CHANNEL;
     diagram->copies_published = scenario->broker.exchange_count > 0;
+    for (uint32_t q = 0; diagram->copies_published && q < scenario->broker.queue_count; q++) {
+        const ConsumerSpec *taker = scenario_group_of_queue(scenario, q);
+        const char *id = scenario->service_ids[NODE_CONSUMERS];
+        for (uint32_t g = 0; g < scenario->extra_consumer_count; g++) {
+            if (taker == &scenario->extra_consumers[g].spec)
+                id = scenario->extra_consumers[g].id;
+        }
+        snprintf(diagram->queue_takers[q], sizeof diagram->queue_takers[q], "%s", id);
+    }
 }
 
 void diagram_set_windows(Diagram *diagram, const DiagramWindows *windows)
@@ -468,16 +479,6 @@ static void close_activation(Diagram *diagram, int lane, const TraceRecord *reco
     }
 }
 
-/* C3: a channel broker's consumer timeout (RabbitMQ's consumer_timeout, 30 min by default)
- * closes the channel of a delivery still unacknowledged when it runs out; the ack or nack
- * that reaches the broker ends it (https://www.rabbitmq.com/docs/consumers#acknowledgement-
- * timeout). So the timer of the record's delivery to consumer_lane (-1: to any) ends at the
- * record: its ack or nack at the broker, the broker taking the message back (nacked,
- * redelivered, dead-lettered), or its next delivery (a closed channel requeued it), when that
- * comes before its deadline. Drawn to the deadline, every delivery's 30-minute bar ran on past
- * everything else. A visibility timeout's timer keeps its deadline: the moment the message
- * would be handed out again. Only the latest delivery of the operation's attempt there is
- * looked at; an earlier one ended when this one began. */
 /* Whether two lanes are one service's: the same node, or two instances of it ("chargers#2"). */
 static bool one_service(const Diagram *diagram, int a, int b)
 {
@@ -488,13 +489,46 @@ static bool one_service(const Diagram *diagram, int a, int b)
     return length == strcspn(other, "#") && strncmp(one, other, length) == 0;
 }
 
-/* How a record names the delivery whose timer it may end: by the consumer instance it went to
- * (an ack or nack from it), by the group (a new delivery to any of its instances), or by the
- * operation alone (the broker's marks, which name no consumer). */
-typedef enum { TIMER_OF_INSTANCE, TIMER_OF_GROUP, TIMER_OF_OPERATION } TimerMatch;
+/* Whether a delivery record is of the same queued message as a timer's delivery: each
+ * delivery's lineage is its message's times 64 plus its number (lineage_of_repeat), doubled by
+ * the hop, so deliveries of one message share copy / 128. A fanout exchange's copy in another
+ * queue, or a network's copy of the publish, is a message of its own (one group may take two
+ * queues of an exchange: its two deliveries leave at once). */
+static bool one_message(const DiagramItem *timer, const TraceRecord *delivery)
+{
+    return timer->copy / 128 == delivery->copy / 128;
+}
 
+/* Whether an ack or a nack answers a timer's delivery, and not another delivery of the
+ * operation's attempt to the same consumer (a group taking two queues of an exchange): the
+ * consumer sends its delivery back as the ack, whose copy the hop doubles; a nack is a repeat
+ * of it (lineage_of_repeat, number 63), doubled; the network's copy of either adds one. */
+static bool answers(const DiagramItem *timer, const TraceRecord *answer)
+{
+    uint32_t copy = answer->copy & ~1u;
+    return answer->message == MESSAGE_ACK ? copy == timer->copy * 2u
+                                          : copy == timer->copy * 128u + 126u;
+}
+
+/* How a record names the delivery whose timer it may end: by the consumer instance it went to
+ * (an ack or nack from it), by the group (a new delivery to any of its instances), by the
+ * queue it came from (the broker's marks where an exchange's copies of the operation wait in
+ * several queues: the group taking that queue), or by the operation alone (the broker's marks
+ * otherwise, which name no consumer). */
+typedef enum { TIMER_OF_INSTANCE, TIMER_OF_GROUP, TIMER_OF_QUEUE, TIMER_OF_OPERATION } TimerMatch;
+
+/* C3: a channel broker's consumer timeout (RabbitMQ's consumer_timeout, 30 min by default)
+ * closes the channel of a delivery still unacknowledged when it runs out; the ack or nack
+ * that reaches the broker ends it (https://www.rabbitmq.com/docs/consumers#acknowledgement-
+ * timeout). So the timer of the record's delivery to consumer_lane (-1: to any) ends at the
+ * record: its ack or nack at the broker, the broker taking the message back (nacked,
+ * redelivered, dead-lettered, discarded), or its next delivery (a closed channel requeued it),
+ * when that comes before its deadline. Drawn to the deadline, every delivery's 30-minute bar
+ * ran on past everything else. A visibility timeout's timer keeps its deadline: the moment the
+ * message would be handed out again. Only the latest delivery of the operation's attempt there
+ * is looked at; an earlier one ended when this one began. */
 static void end_ack_timer(Diagram *diagram, const TraceRecord *record, int broker_lane,
-                          int consumer_lane, TimerMatch match)
+                          int consumer_lane, TimerMatch match, uint8_t queue)
 {
     if (!diagram->windowed || !diagram->ack_ends_timer)
         return;
@@ -503,8 +537,11 @@ static void end_ack_timer(Diagram *diagram, const TraceRecord *record, int broke
         if (span->kind != DIAGRAM_SPAN || span->detail != DIAGRAM_SPAN_ACK_TIMER ||
             span->from != broker_lane || span->operation != record->operation ||
             span->click != record->click || span->attempt != record->attempt ||
-            (match == TIMER_OF_INSTANCE && span->to != consumer_lane) ||
-            (match == TIMER_OF_GROUP && !one_service(diagram, span->to, consumer_lane)))
+            (match == TIMER_OF_INSTANCE && (span->to != consumer_lane || !answers(span, record))) ||
+            (match == TIMER_OF_GROUP &&
+             (!one_service(diagram, span->to, consumer_lane) || !one_message(span, record))) ||
+            (match == TIMER_OF_QUEUE &&
+             !lane_of_service(&diagram->lanes[span->to], diagram->queue_takers[queue - 1])))
             continue;
         if (span->end_event == DIAGRAM_NO_EVENT && record->t_us < span->end_us) {
             span->end_us = record->t_us;
@@ -544,7 +581,7 @@ static void on_transmit(Diagram *diagram, const TraceRecord *record, int from)
         diagram->lanes[from].kind == NODE_BROKER && diagram->windows.ack_timeout_ms > 0) {
         bool copy_of_network = serial != 0 && item_at(diagram, serial)->duplicate;
         if (!copy_of_network) /* delivered again to its group: a requeue's */
-            end_ack_timer(diagram, record, from, to, TIMER_OF_GROUP);
+            end_ack_timer(diagram, record, from, to, TIMER_OF_GROUP, 0);
         DiagramItem *timer = open_span(diagram, record, from, DIAGRAM_SPAN_ACK_TIMER,
                                        diagram->windows.ack_timeout_ms, row);
         timer->to = (int8_t)to; /* the consumer it waits for */
@@ -580,7 +617,7 @@ static void on_deliver(Diagram *diagram, const TraceRecord *record, int to)
     }
     if (to >= 0 && from >= 0 && diagram->lanes[to].kind == NODE_BROKER &&
         (record->message == MESSAGE_ACK || record->message == MESSAGE_NACK))
-        end_ack_timer(diagram, record, to, from, TIMER_OF_INSTANCE);
+        end_ack_timer(diagram, record, to, from, TIMER_OF_INSTANCE, 0);
     if (to >= 0 && !is_client(diagram, to) && starts_a_job(record->message))
         new_item(diagram, record, DIAGRAM_ACTIVATION, to, to);
 }
@@ -751,12 +788,16 @@ static void add_mark(Diagram *diagram, const TraceRecord *record, int lane, uint
     mark->start_row = add_row(diagram, record, lane, mark->serial);
     if (diagram->windowed && record->event == TRACE_RESERVE)
         open_span(diagram, record, lane, DIAGRAM_SPAN_KEY_RESERVED, 0, mark->start_row);
-    /* a fanout exchange's copies are the operation's at once, and the marks name no consumer:
-     * they are left to their answers and deliveries then (a nack is its copy's answer) */
-    if ((record->event == TRACE_NACKED || record->event == TRACE_REDELIVER ||
-         record->event == TRACE_DEAD_LETTER) &&
-        !diagram->copies_published)
-        end_ack_timer(diagram, record, lane, -1, TIMER_OF_OPERATION);
+    /* the broker takes the message back; a fanout exchange's copies are the operation's at
+     * once, in several queues: the mark's queue says whose (a copy dead-lettered or discarded
+     * at its channel's closing has no answer nor next delivery to end its timer) */
+    if (record->event == TRACE_NACKED || record->event == TRACE_REDELIVER ||
+        record->event == TRACE_DEAD_LETTER || record->event == TRACE_DISCARD) {
+        if (!diagram->copies_published)
+            end_ack_timer(diagram, record, lane, -1, TIMER_OF_OPERATION, 0);
+        else if (mark->queue > 0)
+            end_ack_timer(diagram, record, lane, -1, TIMER_OF_QUEUE, mark->queue);
+    }
     if (diagram->windowed && record->event == TRACE_ENQUEUE && diagram->windows.dedup_window_ms > 0)
         open_span(diagram, record, lane, DIAGRAM_SPAN_DEDUP_WINDOW,
                   diagram->windows.dedup_window_ms, mark->start_row);
