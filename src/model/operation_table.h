@@ -16,6 +16,7 @@
 
 #include "event_queue.h"
 #include "metrics.h"
+#include "sim_assert.h"
 #include "sim_time.h"
 
 #define CLICKS_MAX 2
@@ -90,9 +91,12 @@ void operation_table_remove(OperationTable *table, uint64_t id);
 /* Notes that operation id, which is in the table, reached the service nodes of bits. */
 static inline void operation_table_note_reached(OperationTable *table, uint64_t id, uint64_t bits)
 {
-    uint32_t slot = table->recent_id == id + 1
-                        ? table->recent_slot
-                        : (uint32_t)(operation_table_get_slow(table, id) - table->slots);
+    uint32_t slot = table->recent_slot;
+    if (table->recent_id != id + 1) {
+        const Operation *op = operation_table_get_slow(table, id);
+        SIM_ASSERT(op != NULL, "an operation a service takes in is in the table");
+        slot = (uint32_t)(op - table->slots);
+    }
     table->services_reached[slot] |= bits;
 }
 /* The service nodes op (a record of the table) reached so far, by bit. */

@@ -1223,9 +1223,11 @@ static uint64_t money_events_left(const World *world)
     return ((uint64_t)WORLD_MONEY_MAX - moved) / world->max_money_step;
 }
 
-/* The most the pools can add before the next look: each pool doubles, so as much as it
- * holds now, and between two looks several may grow (the operation table and the message
- * pool of a crowd grow together): their growths summed. Stopping when the account plus this
+/* The most the pools that grow with the work can add before the next look (the event
+ * queue, the operations, messages and jobs, the key stores, the broker's messages; the
+ * smaller ones, as the gateways' records and the outbox, left out): each pool doubles, so as
+ * much as it holds now, and between two looks several may grow (the operation table and the
+ * message pool of a crowd grow together): their growths summed. Stopping when the account plus this
  * passes the budget keeps the peak within the budget instead of a doubling past it (a
  * million clients: 980 MiB held, 1.7 GB after the operation table doubled, budget 1 GiB). */
 static uint64_t growth_bytes(const World *world)
