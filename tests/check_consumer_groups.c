@@ -720,6 +720,43 @@ START_TEST(test_each_copy_meets_its_own_draws)
 }
 END_TEST
 
+/* Receipts are counted for the operations meant to have one: every operation a fanout
+ * exchange copies to the mailers (not only payments), and not the operations of a group whose
+ * path has no mailer (web, calling the shop directly, is missing none). */
+static const char *const mixed_world =
+    "{\"name\": \"mixed\", \"seed\": 5, \"duration_ms\": 4000,"
+    " \"accounts\": [{\"id\": \"shop\", \"balance\": 1000000}],"
+    " \"services\": ["
+    "   {\"id\": \"shop\", \"kind\": \"server\", \"key_store\": \"shop-keys\"},"
+    "   {\"id\": \"shop-keys\", \"kind\": \"key_store\"},"
+    "   {\"id\": \"events\", \"kind\": \"broker\","
+    "    \"queues\": [{\"name\": \"work\"}, {\"name\": \"mail\"}],"
+    "    \"exchanges\": [{\"name\": \"orders\", \"queues\": [\"work\", \"mail\"]}]},"
+    "   {\"id\": \"workers\", \"kind\": \"consumers\", \"consumes\": \"events\","
+    "    \"queues\": [\"work\"], \"key_store\": \"worker-keys\"},"
+    "   {\"id\": \"worker-keys\", \"kind\": \"key_store\"},"
+    "   {\"id\": \"mailers\", \"kind\": \"consumers\", \"consumes\": \"events\","
+    "    \"queues\": [\"mail\"], \"key_store\": \"mailer-keys\","
+    "    \"steps\": [{\"effect\": \"email\"}]},"
+    "   {\"id\": \"mailer-keys\", \"kind\": \"key_store\"}],"
+    " \"clients\": ["
+    "   {\"id\": \"web\", \"count\": 5, \"calls\": \"shop\","
+    "    \"operation\": {\"kind\": \"debit\", \"amount\": 100},"
+    "    \"workload\": {\"ops\": 4, \"interval_ms\": 200}},"
+    "   {\"id\": \"app\", \"count\": 5, \"publishes\": \"events\", \"queue\": \"orders\","
+    "    \"operation\": {\"kind\": \"insert\"},"
+    "    \"workload\": {\"ops\": 4, \"interval_ms\": 200}}]}";
+
+START_TEST(test_receipts_are_counted_for_the_operations_meant_to_have_one)
+{
+    Metrics metrics = test_run_json(mixed_world, NULL, 0, MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(metrics.operations, 40);
+    ck_assert_uint_eq(metrics.receipts_sent, 20);   /* app's 20 inserts, one email each */
+    ck_assert_uint_eq(metrics.receipts_missing, 0); /* web's 20 debits have no mailer */
+    ck_assert_uint_eq(metrics.receipts_duplicated, 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("consumer_groups");
@@ -741,6 +778,7 @@ int main(void)
     tcase_add_test(model, test_a_channel_timer_ends_where_its_message_is_dropped);
     tcase_add_test(model, test_a_groups_two_copies_each_keep_their_timer);
     tcase_add_test(model, test_each_copy_meets_its_own_draws);
+    tcase_add_test(model, test_receipts_are_counted_for_the_operations_meant_to_have_one);
     suite_add_tcase(suite, model);
     TCase *loader = tcase_create("loader");
     tcase_add_test(loader, test_what_a_second_group_needs);

@@ -603,6 +603,7 @@ static void build_clients(World *world)
         group->operations_per_client =
             spec->workload.at_count > 0 ? spec->workload.at_count : spec->workload.ops;
         group->orders_group = scenario_orders_group(scenario, g);
+        group->expects_receipts = scenario_group_expects_receipts(scenario, spec);
         world->client_count += spec->count;
         world->operation_count += (uint64_t)spec->count * group->operations_per_client;
     }
@@ -851,7 +852,6 @@ World *world_create(const Scenario *scenario, Mode mode, uint64_t seed, TraceSin
     count_series_init(&world->metrics.succeeded_series, SIM_US_PER_MS * 100);
     world->metrics.duration_us = world->duration_us;
     world->metrics.group_count = scenario->client_group_count;
-    world->receipts_counted = scenario_sends_receipts(scenario);
     world->sim = sim_create(dispatch, world);
     build_clients(world);
     build_nodes(world);
@@ -1053,7 +1053,7 @@ static void count_outcome(World *world, const Operation *op)
     /* The operations' own count of their charges, kept apart from the ledger's balances so
      * that the conservation check compares two independent records. */
     ledger_count_settled(world, spec->account, amount * ((int64_t)op->effects - op->refunds));
-    if (world->receipts_counted && amount > 0) {
+    if (world->groups[world->clients[op->client].group].expects_receipts) {
         metrics->receipts_sent += op->receipts;
         metrics->receipts_duplicated += op->receipts > 1;
         metrics->receipts_missing += op->effects > 0 && op->receipts == 0;

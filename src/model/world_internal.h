@@ -135,6 +135,7 @@ typedef struct {
     uint64_t first_operation;
     uint32_t operations_per_client;
     uint32_t orders_group; /* whose orders its operations are: itself, or same_orders_as (C33) */
+    bool expects_receipts; /* scenario_group_expects_receipts: its outcomes count receipts */
 } ClientGroup;
 
 /* ------------------------------------------------------------------ network */
@@ -586,8 +587,7 @@ struct World {
     Broker broker;
     uint32_t consumer_count; /* every consumer group's instances, group by group */
     Consumers consumers[CONSUMERS_MAX];
-    bool business_keys;    /* a consumer group keys on a business hash (publishes carry it) */
-    bool receipts_counted; /* scenario_sends_receipts: the outcomes count each one's emails */
+    bool business_keys; /* a consumer group keys on a business hash (publishes carry it) */
     uint32_t broker_node;
     uint32_t consumers_node; /* its first instance's */
 

@@ -936,6 +936,10 @@ bool scenario_server_has_outbox(const ServerSpec *server);
 /* Whether operations may have receipts (confirmation emails): the server publishes them, or a
  * consumer group's step emails. */
 bool scenario_sends_receipts(const Scenario *scenario);
+/* Whether each operation of a client group is meant to have a receipt: a payment where the
+ * server publishes receipts, or any operation whose messages reach a consumer group whose
+ * step emails. The receipts rows (missing, duplicated, ...) count those operations only. */
+bool scenario_group_expects_receipts(const Scenario *scenario, const ClientGroupSpec *group);
 /* Whether a client group goes through proxy p. */
 bool scenario_proxy_used(const Scenario *scenario, uint32_t p);
 /* Whether a proxy some group goes through retries (retries > 0), or drops the key. */

@@ -508,6 +508,20 @@ bool scenario_sends_receipts(const Scenario *scenario)
     return emails;
 }
 
+bool scenario_group_expects_receipts(const Scenario *scenario, const ClientGroupSpec *group)
+{
+    if (scenario->server.publish_receipts && group->operation.kind == OPERATION_DEBIT)
+        return true; /* every path's charge publishes its receipt */
+    if (group->target != TARGET_BROKER)
+        return false;
+    uint32_t reached = scenario_queues_reached(scenario, group);
+    for (uint32_t q = 0; q < scenario->broker.queue_count; q++) {
+        if ((reached >> q & 1u) != 0 && scenario_group_of_queue(scenario, q)->sends_email)
+            return true;
+    }
+    return false;
+}
+
 bool scenario_server_has_outbox(const ServerSpec *server)
 {
     return server->outbox || server->reconcile_ms > 0 ||
