@@ -298,8 +298,8 @@ static uint32_t take_in(World *world, const Message *publish, uint32_t queue, ui
     world_operation_ref(world, publish->operation); /* until acknowledged or dead */
     world->metrics.messages++;
     counts->messages++;
-    world_service_metrics(world, world->broker_node)->received++;
-    world_operation_reached(world, publish->operation, world->broker_node);
+    world_service_takes_in(world, world_service_metrics(world, world->broker_node),
+                           world->broker_node, publish->operation);
     if (world_tracing(world))
         trace_queue(world, TRACE_ENQUEUE, publish, broker->queues[queue].ready.length + 1, queue);
     return queued;

@@ -349,8 +349,8 @@ void consumers_on_delivery(World *world, const Message *delivery)
             world_trace_about(world, delivery->target, TRACE_REFUSED_DOWN, delivery, 0, 0);
         return;
     }
-    world_service_metrics(world, delivery->target)->received++;
-    world_operation_reached(world, delivery->operation, delivery->target);
+    world_service_takes_in(world, world_service_metrics(world, delivery->target), delivery->target,
+                           delivery->operation);
     uint32_t job = world_job_alloc(world, delivery, consumers->epoch);
     /* to a group whose step emails, every message is the operation's confirmation: a receipt */
     world->jobs[job].request.receipt |= consumers->spec->sends_email;

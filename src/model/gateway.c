@@ -58,8 +58,8 @@ void gateway_on_charge_arrive(World *world, const Message *charge)
 {
     Gateway *gateway = gateway_at(world, charge->target);
     world->metrics.provider_charges += charge->kind == MESSAGE_CHARGE;
-    world_service_metrics(world, gateway->node)->received++;
-    world_operation_reached(world, charge->operation, gateway->node);
+    world_service_takes_in(world, world_service_metrics(world, gateway->node), gateway->node,
+                           charge->operation);
     uint32_t slot = world_message_store(world, charge);
     SimTimeUs latency = distribution_sample_ms_as_us(
         &gateway->spec->latency_ms, world_draw(world, DRAW_GATEWAY_LATENCY, charge->operation,

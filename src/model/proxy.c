@@ -109,8 +109,8 @@ static bool tries_left(const World *world, const ProxyCall *call)
 
 void proxy_on_request(World *world, const Message *request)
 {
-    world_service_metrics(world, request->target)->received++;
-    world_operation_reached(world, request->operation, request->target);
+    world_service_takes_in(world, world_service_metrics(world, request->target), request->target,
+                           request->operation);
     uint32_t slot = call_alloc(world, request);
     SimTimeUs service =
         distribution_sample_ms_as_us(&spec_at(world, request->target)->service_ms,

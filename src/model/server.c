@@ -224,8 +224,7 @@ void server_on_request(World *world, Server *server, const Message *request)
     }
     if (connection_stale_on_arrival(world, server, request))
         return; /* C32: its kept-alive connection was closed: never read */
-    server->counts->received++;
-    world_operation_reached(world, request->operation, server->node);
+    world_service_takes_in(world, server->counts, server->node, request->operation);
     SIM_ASSERT(server->workers == 0 || server->busy <= server->workers,
                "never more jobs running than workers");
     if (server->workers != 0 && server->busy >= server->workers) {

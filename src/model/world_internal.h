@@ -674,12 +674,6 @@ static inline Operation *world_operation(World *world, uint64_t id)
 uint32_t world_client_of_operation(const World *world, uint64_t id);
 _Static_assert(SERVICE_METRICS_MAX <= 64,
                "a service node is one bit of an operation's services_reached");
-/* A service node took in a message about operation id (its `received`): the operation's
- * outcome will count in that node's share too (Metrics.reached). */
-static inline void world_operation_reached(World *world, uint64_t id, uint32_t node)
-{
-    operation_table_note_reached(&world->operations, id, 1ull << (node - world->group_count));
-}
 /* Something in flight starts or stops referring to an operation; the last reference of a
  * finished operation settles it into its outcome and frees it. */
 void world_operation_ref(World *world, uint64_t id);
@@ -753,6 +747,17 @@ static inline ServiceMetrics *world_service_metrics(World *world, uint32_t node)
     uint32_t index = node - world->group_count; /* wraps past the services below the groups */
     SIM_ASSERT(index < world->metrics.service_count, "a service's counters name a service node");
     return &world->metrics.services[index];
+}
+/* A service node took in a message about operation (a request, a charge, a publish, a
+ * delivery) while up: its `received` (counts: world_service_metrics(world, node), or the
+ * pointer a server keeps at hand), and the operation's outcome will count in the node's
+ * share too (Metrics.reached). */
+static inline void world_service_takes_in(World *world, ServiceMetrics *counts, uint32_t node,
+                                          uint64_t operation)
+{
+    counts->received++;
+    operation_table_note_reached(&world->operations, operation,
+                                 1ull << (node - world->group_count));
 }
 
 /* server.c */
