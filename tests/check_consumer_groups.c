@@ -469,21 +469,6 @@ START_TEST(test_every_queue_is_taken)
 }
 END_TEST
 
-/* A log's groups would each read every record: a second group is refused there. */
-START_TEST(test_a_log_has_one_group)
-{
-    const char *log = "{\"accounts\": [{\"id\": \"a\", \"balance\": 1000}],"
-                      " \"services\": ["
-                      "   {\"id\": \"q\", \"kind\": \"broker\", \"family\": \"log\"},"
-                      "   {\"id\": \"one\", \"kind\": \"consumers\", \"consumes\": \"q\"},"
-                      "   {\"id\": \"two\", \"kind\": \"consumers\", \"consumes\": \"q\","
-                      "    \"queues\": [\"main\"]}],"
-                      " \"clients\": [{\"id\": \"c\", \"publishes\": \"q\"}]}";
-    test_assert_refused(log, NULL, 0, "$.services[2].consumes",
-                        "expected a queue broker for a consumer group after the first");
-}
-END_TEST
-
 /* Show writes each group with the queues it takes and its own store, and reads back. */
 START_TEST(test_show_keeps_each_group)
 {
@@ -786,7 +771,6 @@ int main(void)
     tcase_add_test(loader, test_a_later_groups_failure_fields_are_checked);
     tcase_add_test(loader, test_a_later_groups_call_cannot_resume);
     tcase_add_test(loader, test_an_update_is_judged_by_the_group_that_runs_it);
-    tcase_add_test(loader, test_a_log_has_one_group);
     tcase_add_test(loader, test_show_keeps_each_group);
     tcase_add_test(loader, test_show_keeps_a_later_groups_links);
     suite_add_tcase(suite, loader);

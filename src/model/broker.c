@@ -90,6 +90,15 @@ static void trace_queue(World *world, TraceEvent event, const Message *message, 
                                                     : NULL);
 }
 
+/* The queue a queued message's trace records name: its queue's, where there are several, or
+ * on a log its group's, a later one's (each group reads its own copy of every record). */
+static const char *queued_trace_name(const World *world, const QueuedMessage *queued)
+{
+    if (world->broker.partition_count > 0)
+        return world->broker.log_groups[queued->log_group].name;
+    return world->broker.queue_count > 1 ? world->broker.queues[queued->queue].spec->name : NULL;
+}
+
 /* ------------------------------------------------------------------ delivering */
 
 /* Acknowledged or dead: the broker lets go of the message and of its operation. */
@@ -127,7 +136,8 @@ Message broker_next_delivery(World *world, uint32_t queued_index)
     /* Each delivery of a message is its own packet, with its own fate. */
     delivery.lineage = lineage_of_repeat(queued->publish.lineage, queued->deliveries);
     if (world_tracing(world) && queued->deliveries > 1)
-        trace_queue(world, TRACE_REDELIVER, &delivery, queued->deliveries, queued->queue);
+        world_trace_queue(world, TRACE_REDELIVER, &delivery, queued->deliveries,
+                          queued_trace_name(world, queued));
     return delivery;
 }
 
@@ -264,13 +274,15 @@ static uint32_t queue_of(const World *world, const Message *publish)
 
 /* A copy of publish for queue: dropped when the queue's dedup window (or a log's idempotent
  * producer) has seen it, else queued. Its slot, or SLOT_NONE when dropped. copy_number: the
- * copies of this publish an exchange queued before it (0 without an exchange). */
+ * copies of this publish an exchange queued before it (0 without an exchange); on a log, the
+ * consumer group whose copy it is (the producer's send is one, checked at the first). */
 static uint32_t take_in(World *world, const Message *publish, uint32_t queue, uint32_t copy_number)
 {
     Broker *broker = &world->broker;
     QueueMetrics *counts = &world->metrics.queues[queue];
+    bool log = broker->partition_count > 0;
     if (seen_recently(world, &broker->queues[queue], publish->key) ||
-        (broker->partition_count > 0 && broker_log_producer_repeat(world, publish))) {
+        (log && copy_number == 0 && broker_log_producer_repeat(world, publish))) {
         world->metrics.deduplicated++;
         counts->deduplicated++;
         if (world_tracing(world))
@@ -285,7 +297,8 @@ static uint32_t take_in(World *world, const Message *publish, uint32_t queue, ui
     broker->messages[queued] = (QueuedMessage){.publish = *publish,
                                                .timer = EVENT_ID_NONE,
                                                .next_of_operation = op->broker_messages,
-                                               .queue = queue};
+                                               .queue = (uint16_t)queue,
+                                               .log_group = (uint16_t)(log ? copy_number : 0)};
     /* An exchange's later copies are messages of their own from here: a lineage of their own,
      * so that their deliveries and acks meet the network, and their runs the consumers'
      * draws (service time, crash, failure), apart from the first copy's; with one lineage
@@ -301,16 +314,22 @@ static uint32_t take_in(World *world, const Message *publish, uint32_t queue, ui
     world_service_takes_in(world, world_service_metrics(world, world->broker_node),
                            world->broker_node, publish->operation);
     if (world_tracing(world))
-        trace_queue(world, TRACE_ENQUEUE, publish, broker->queues[queue].ready.length + 1, queue);
+        world_trace_queue(world, TRACE_ENQUEUE, publish, broker->queues[queue].ready.length + 1,
+                          queued_trace_name(world, &broker->messages[queued]));
     return queued;
 }
 
-static void hand_on(World *world, uint32_t queued)
+/* A log's record: a copy for each consumer group, as Kafka's groups each read every record of
+ * the topic, with its own offsets (broker_log.c). Confirmed once they are all in. */
+static void append_to_log(World *world, const Message *publish, uint32_t queue)
 {
-    if (world->broker.partition_count > 0)
-        broker_log_append(world, queued);
-    else
-        make_ready(world, queued);
+    uint32_t copies[1 + CONSUMER_GROUPS_EXTRA_MAX];
+    copies[0] = take_in(world, publish, queue, 0);
+    for (uint32_t g = 1; copies[0] != SLOT_NONE && g < world->broker.log_group_count; g++)
+        copies[g] = take_in(world, publish, queue, g);
+    confirm(world, publish);
+    if (copies[0] != SLOT_NONE)
+        broker_log_append(world, copies);
 }
 
 /* The exchange a client group's publish goes to (its index plus one), or 0. */
@@ -325,12 +344,16 @@ void broker_on_publish(World *world, const Message *publish)
 {
     Message copy = *publish; /* publish may be a queued message's, in the pool the takes grow */
     publish = &copy;
+    if (world->broker.partition_count > 0) {
+        append_to_log(world, publish, queue_of(world, publish));
+        return;
+    }
     uint32_t exchange = exchange_of(world, publish);
     if (exchange == 0) {
         uint32_t queued = take_in(world, publish, queue_of(world, publish), 0);
         confirm(world, publish);
         if (queued != SLOT_NONE)
-            hand_on(world, queued);
+            make_ready(world, queued);
         return;
     }
     /* a fanout exchange: a copy in each of its queues, the publish confirmed once they are
@@ -347,7 +370,7 @@ void broker_on_publish(World *world, const Message *publish)
     confirm(world, publish);
     for (uint32_t k = 0; k < count; k++) {
         if (queued[k] != SLOT_NONE)
-            hand_on(world, queued[k]);
+            make_ready(world, queued[k]);
     }
 }
 
@@ -576,10 +599,10 @@ void broker_on_consumers_crash(World *world, uint32_t instance)
         forget_receiver(world, instance);
 }
 
-void broker_on_consumers_restart(World *world)
+void broker_on_consumers_restart(World *world, uint32_t instance)
 {
     if (world->broker.partition_count > 0) {
-        broker_log_on_consumers_restart(world);
+        broker_log_on_consumers_restart(world, instance);
         return;
     }
     for (uint32_t q = 0; q < world->broker.queue_count; q++)
@@ -611,7 +634,8 @@ void broker_review_dead_letter(World *world, const QueuedMessage *queued)
     world->metrics.dead_letters_reviewed++;
     world->metrics.dead_letters_charged += effects > 0;
     if (world_tracing(world))
-        trace_queue(world, TRACE_DEAD_LETTER_REVIEWED, &queued->publish, effects, queued->queue);
+        world_trace_queue(world, TRACE_DEAD_LETTER_REVIEWED, &queued->publish, effects,
+                          queued_trace_name(world, queued));
 }
 
 /* An unacknowledged delivery comes back: dead-lettered past max_deliveries, else ready

@@ -45,21 +45,70 @@
 
 _Static_assert(PARTITIONS_MAX <= UINT16_MAX, "a record's partition fits QueuedMessage.partition");
 
-static void assign_partitions(World *world);
+static void assign_partitions(World *world, LogGroup *group);
+
+static LogGroup *group_of_instance(World *world, uint32_t instance)
+{
+    return &world->broker.log_groups[world->consumers[instance].group];
+}
+
+static LogGroup *group_of_record(World *world, uint32_t queued_index)
+{
+    return &world->broker.log_groups[world->broker.messages[queued_index].log_group];
+}
+
+/* When a crashed instance's session ends (0: none pending). */
+static SimTimeUs *session_end_of(LogGroup *group, uint32_t instance)
+{
+    SIM_ASSERT(instance - group->first < group->count, "a session is its group's instance's");
+    return &group->session_ends_at[instance - group->first];
+}
+
+static bool group_all_down(const World *world, const LogGroup *group)
+{
+    for (uint32_t i = group->first; i < group->first + group->count; i++) {
+        if (!world->consumers[i].down)
+            return false;
+    }
+    return true;
+}
+
+/* Each group's partitions: the first group's named "p3" as they always were, a later one's
+ * "mailers/p3", so that the traces of two groups' offsets stay apart. */
+static void init_group(World *world, LogGroup *group, uint32_t g)
+{
+    uint32_t count = world->scenario.broker.partitions;
+    group->partitions = calloc(count, sizeof *group->partitions);
+    SIM_ASSERT(group->partitions != NULL, "out of memory for the log's partitions");
+    group->name = g == 0 ? NULL : world->scenario.extra_consumers[g - 1].id;
+    for (uint32_t p = 0; p < count; p++) {
+        char *name = group->partitions[p].name;
+        if (g == 0)
+            snprintf(name, sizeof group->partitions[p].name, "p%u", p % 100u);
+        else
+            snprintf(name, sizeof group->partitions[p].name, "%s/p%u", group->name, p % 100u);
+    }
+    assign_partitions(world, group);
+}
 
 void broker_log_init(World *world)
 {
     Broker *broker = &world->broker;
     const BrokerSpec *spec = &world->scenario.broker;
     broker->partition_count = spec->partitions;
-    broker->partitions = calloc(spec->partitions, sizeof *broker->partitions);
-    SIM_ASSERT(broker->partitions != NULL, "out of memory for the log's partitions");
-    for (uint32_t p = 0; p < spec->partitions; p++)
-        snprintf(broker->partitions[p].name, sizeof broker->partitions[p].name, "p%u", p % 100u);
+    broker->log_group_count = 1 + world->scenario.extra_consumer_count;
+    for (uint32_t i = 0; i < world->consumer_count; i++) { /* group by group */
+        LogGroup *group = &broker->log_groups[world->consumers[i].group];
+        if (group->count++ == 0) {
+            group->first = i;
+            group->spec = world->consumers[i].spec;
+        }
+    }
+    for (uint32_t g = 0; g < broker->log_group_count; g++)
+        init_group(world, &broker->log_groups[g], g);
     broker->commit_before = world->mode == MODE_AT_MOST_ONCE || spec->commit == COMMIT_BEFORE;
     if (spec->idempotent_producer)
         broker->producer_ids = idem_store_create(1024);
-    assign_partitions(world);
     SimTimeUs every_us = sim_time_us_from_ms(spec->rebalance_every_ms);
     if (every_us > 0 && every_us <= world->duration_us)
         sim_schedule_in(world->sim, every_us, EVENT_LOG_REBALANCE, 0, 0);
@@ -68,10 +117,14 @@ void broker_log_init(World *world)
 void broker_log_release(World *world)
 {
     Broker *broker = &world->broker;
-    for (uint32_t p = 0; p < broker->partition_count; p++)
-        free(broker->partitions[p].records);
-    free(broker->partitions);
-    broker->partitions = NULL;
+    for (uint32_t g = 0; g < broker->log_group_count; g++) {
+        LogGroup *group = &broker->log_groups[g];
+        for (uint32_t p = 0; group->partitions != NULL && p < broker->partition_count; p++)
+            free(group->partitions[p].records);
+        free(group->partitions);
+        group->partitions = NULL;
+    }
+    broker->log_group_count = 0;
     idem_store_destroy(broker->producer_ids);
     broker->producer_ids = NULL;
     broker->partition_count = 0;
@@ -81,15 +134,20 @@ static void note_levels(World *world)
 {
     Broker *broker = &world->broker;
     uint64_t ready = 0, out = 0;
-    for (uint32_t p = 0; p < broker->partition_count; p++) {
-        const LogPartition *part = &broker->partitions[p];
-        ready += part->base + part->length - part->position;
-        out += part->busy;
+    for (uint32_t g = 0; g < broker->log_group_count; g++) {
+        const LogGroup *group = &broker->log_groups[g];
+        for (uint32_t p = 0; p < broker->partition_count; p++) {
+            const LogPartition *part = &group->partitions[p];
+            ready += part->base + part->length - part->position;
+            out += part->busy;
+        }
+        /* a retry topic's copy is a record of a topic the group has not consumed yet, in the
+         * backlog while it waits, out while it runs */
+        ready += group->retry_waiting;
+        out += group->retry_out;
     }
-    /* a retry topic's copy is a record of a topic the group has not consumed yet, in the
-     * backlog while it waits, out while it runs */
-    broker->ready_total = ready + broker->retry_waiting;
-    broker->in_flight_total = out + broker->retry_out;
+    broker->ready_total = ready;
+    broker->in_flight_total = out;
     broker_note_levels(world);
 }
 
@@ -97,9 +155,9 @@ static void note_levels(World *world)
 
 /* Records below the new committed offset are settled: the broker lets go of them (and of
  * their operations), whether they were processed or not. */
-static void commit(World *world, uint32_t p, uint64_t offset)
+static void commit(World *world, LogGroup *group, uint32_t p, uint64_t offset)
 {
-    LogPartition *part = &world->broker.partitions[p];
+    LogPartition *part = &group->partitions[p];
     if (offset <= part->committed)
         return;
     SIM_ASSERT(offset <= part->base + part->length, "a commit stays within the log");
@@ -122,12 +180,12 @@ static void commit(World *world, uint32_t p, uint64_t offset)
 /* Commit after: what the owner reported processed is committed at once, or, with
  * commit_interval_ms (auto-commit), on a grid (k x interval), and only while a commit would
  * move something: a finished world has no tick left. */
-static void want_commit(World *world, uint32_t p)
+static void want_commit(World *world, LogGroup *group, uint32_t p)
 {
     Broker *broker = &world->broker;
     double interval_ms = world->scenario.broker.commit_interval_ms;
     if (interval_ms <= 0) {
-        commit(world, p, broker->partitions[p].processed);
+        commit(world, group, p, group->partitions[p].processed);
         return;
     }
     if (broker->commit_tick_pending)
@@ -138,16 +196,20 @@ static void want_commit(World *world, uint32_t p)
     sim_schedule_at(world->sim, (now / interval_us + 1) * interval_us, EVENT_LOG_COMMIT, 0, 0);
 }
 
-/* Each live owner's auto-commit: a crashed instance commits nothing, though its session has
- * not ended yet (its processed offsets go back with its partitions at the rebalance). */
+/* Each live owner's auto-commit, in every group (the ticks of every group's members fall on
+ * one grid): a crashed instance commits nothing, though its session has not ended yet (its
+ * processed offsets go back with its partitions at the rebalance). */
 void broker_log_on_commit_tick(World *world)
 {
     Broker *broker = &world->broker;
     broker->commit_tick_pending = false;
-    for (uint32_t p = 0; p < broker->partition_count; p++) {
-        uint32_t owner = broker->partitions[p].owner;
-        if (!world->consumers[owner].down && broker->session_ends_at[owner] == 0)
-            commit(world, p, broker->partitions[p].processed);
+    for (uint32_t g = 0; g < broker->log_group_count; g++) {
+        LogGroup *group = &broker->log_groups[g];
+        for (uint32_t p = 0; p < broker->partition_count; p++) {
+            uint32_t owner = group->partitions[p].owner;
+            if (!world->consumers[owner].down && *session_end_of(group, owner) == 0)
+                commit(world, group, p, group->partitions[p].processed);
+        }
     }
 }
 
@@ -217,7 +279,7 @@ static void abort_output(World *world, uint32_t queued_index, bool zombie)
     world->metrics.transactions_aborted++;
     world->metrics.zombies_fenced += zombie;
     world_trace_queue(world, TRACE_TXN_ABORTED, &queued->publish, unread,
-                      world->broker.partitions[queued->partition].name);
+                      group_of_record(world, queued_index)->partitions[queued->partition].name);
     if (unread)
         consumers_abort_output(world, &queued->publish, queued->consumer);
 }
@@ -227,10 +289,10 @@ static void abort_output(World *world, uint32_t queued_index, bool zombie)
 /* A partition is handed out to its owner only: nothing while the owner is down (a partition
  * of a crashed instance has a new owner once its rebalance is over, or waits for it when no
  * instance is up). */
-static void dispatch(World *world, uint32_t p)
+static void dispatch(World *world, LogGroup *group, uint32_t p)
 {
-    LogPartition *part = &world->broker.partitions[p];
-    if (part->busy || world->consumers[part->owner].down || world->broker.rebalance_waits ||
+    LogPartition *part = &group->partitions[p];
+    if (part->busy || world->consumers[part->owner].down || group->rebalance_waits ||
         part->position >= part->base + part->length)
         return;
     uint32_t queued_index = part->records[part->position - part->base];
@@ -245,35 +307,42 @@ static void dispatch(World *world, uint32_t p)
     part->position++;
     network_send(world, &delivery);  /* holds its operation before a commit lets go of it */
     if (world->broker.commit_before) /* commit, then process: each record as it goes out */
-        commit(world, p, part->position);
+        commit(world, group, p, part->position);
 }
 
-static void dispatch_all(World *world)
+static void dispatch_all(World *world, LogGroup *group)
 {
     for (uint32_t p = 0; p < world->broker.partition_count; p++)
-        dispatch(world, p);
+        dispatch(world, group, p);
     note_levels(world);
 }
 
-void broker_log_append(World *world, uint32_t queued_index)
+/* The record goes to the same partition in every group's copy of the log: the record key is
+ * the client. */
+void broker_log_append(World *world, const uint32_t *copies)
 {
     Broker *broker = &world->broker;
-    QueuedMessage *queued = &broker->messages[queued_index];
-    uint32_t client = world_client_of_operation(world, queued->publish.operation);
-    uint32_t p = client % broker->partition_count; /* the record key is the client */
-    LogPartition *part = &broker->partitions[p];
-    if (part->length == part->capacity) {
-        uint32_t capacity = part->capacity ? 2 * part->capacity : 64;
-        uint32_t *records = realloc(part->records, capacity * sizeof *records);
-        SIM_ASSERT(records != NULL, "out of memory for a partition");
-        part->records = records;
-        part->capacity = capacity;
+    uint32_t client =
+        world_client_of_operation(world, broker->messages[copies[0]].publish.operation);
+    uint32_t p = client % broker->partition_count;
+    for (uint32_t g = 0; g < broker->log_group_count; g++) {
+        LogGroup *group = &broker->log_groups[g];
+        LogPartition *part = &group->partitions[p];
+        if (part->length == part->capacity) {
+            uint32_t capacity = part->capacity ? 2 * part->capacity : 64;
+            uint32_t *records = realloc(part->records, capacity * sizeof *records);
+            SIM_ASSERT(records != NULL, "out of memory for a partition");
+            part->records = records;
+            part->capacity = capacity;
+        }
+        QueuedMessage *queued = &broker->messages[copies[g]];
+        SIM_ASSERT(queued->log_group == g, "each group's copy is its own");
+        queued->partition = (uint16_t)p; /* p < PARTITIONS_MAX */
+        queued->offset = part->base + part->length;
+        queued->state = QUEUED_READY;
+        part->records[part->length++] = copies[g];
+        dispatch(world, group, p);
     }
-    queued->partition = (uint16_t)p; /* p < PARTITIONS_MAX */
-    queued->offset = part->base + part->length;
-    queued->state = QUEUED_READY;
-    part->records[part->length++] = queued_index;
-    dispatch(world, p);
     note_levels(world);
 }
 
@@ -285,7 +354,7 @@ static LogPartition *partition_of(const World *world, const Message *message)
                    message->reply_to.slot < world->broker.message_slots.capacity,
                "a log report names a record");
     const QueuedMessage *queued = &world->broker.messages[message->reply_to.slot];
-    return &world->broker.partitions[queued->partition];
+    return &world->broker.log_groups[queued->log_group].partitions[queued->partition];
 }
 
 /* A copy in a retry topic, named by a delivery or a report. */
@@ -312,17 +381,18 @@ bool broker_log_delivery_current(const World *world, const Message *delivery)
 void broker_log_on_processed(World *world, const Message *report)
 {
     const QueuedMessage *copy = retry_copy_of(world, report);
+    LogGroup *group = group_of_record(world, report->reply_to.slot);
     if (copy != NULL) { /* a retry topic's record: done with, whatever its run did */
         if (copy->state == QUEUED_IN_FLIGHT && copy->deliveries == report->reply_to.serial) {
             broker_finish_queued(world, report->reply_to.slot);
-            SIM_ASSERT(world->broker.retry_out > 0, "a retry copy done was out");
-            world->broker.retry_out--;
+            SIM_ASSERT(group->retry_out > 0, "a retry copy done was out");
+            group->retry_out--;
             note_levels(world);
         }
         return;
     }
     LogPartition *part = partition_of(world, report);
-    uint32_t p = (uint32_t)(part - world->broker.partitions);
+    uint32_t p = (uint32_t)(part - group->partitions);
     uint32_t generation = (uint32_t)(report->reply_to.serial >> 32);
     uint64_t offset = world->broker.messages[report->reply_to.slot].offset;
     if (part->busy && generation == part->out_generation)
@@ -331,9 +401,9 @@ void broker_log_on_processed(World *world, const Message *report)
         if (offset + 1 > part->processed)
             part->processed = offset + 1;
         if (!world->broker.commit_before && part->commit_on_report)
-            commit(world, p, part->processed); /* the rebalance's commit, made as it reports */
+            commit(world, group, p, part->processed); /* the rebalance's commit, as it reports */
         else if (!world->broker.commit_before)
-            want_commit(world, p);
+            want_commit(world, group, p);
         part->commit_on_report = false;
     } else if (!world->broker.commit_before) {
         world_trace_queue(world, TRACE_COMMIT_REFUSED, report, (int64_t)offset + 1, part->name);
@@ -342,7 +412,7 @@ void broker_log_on_processed(World *world, const Message *report)
             report->reply_to.serial)
             abort_output(world, report->reply_to.slot, true);
     }
-    dispatch(world, p);
+    dispatch(world, group, p);
     note_levels(world);
 }
 
@@ -357,12 +427,11 @@ void broker_log_on_processed(World *world, const Message *report)
  * partition without committing finishes, and its report is refused. One out at a survivor
  * that commits it as it reports (commit_on_report) stays: its new owner's crash takes nothing
  * back. */
-static uint64_t rewind_partitions(World *world, uint32_t crashed)
+static uint64_t rewind_partitions(World *world, LogGroup *group, uint32_t crashed)
 {
-    Broker *broker = &world->broker;
     uint64_t replays = 0;
-    for (uint32_t p = 0; p < broker->partition_count; p++) {
-        LogPartition *part = &broker->partitions[p];
+    for (uint32_t p = 0; p < world->broker.partition_count; p++) {
+        LogPartition *part = &group->partitions[p];
         bool died = part->busy && part->out_owner == crashed; /* a record out died with it */
         if (died)
             part->busy = false;
@@ -370,7 +439,7 @@ static uint64_t rewind_partitions(World *world, uint32_t crashed)
             continue; /* a survivor's, committed (commit_before_rebalance) */
         /* a dead member's, its session pending: its own until the session ends, whose
          * rebalance takes it back (broker_log_on_session_end) */
-        if (crashed == EVERY_INSTANCE && broker->session_ends_at[part->owner] != 0)
+        if (crashed == EVERY_INSTANCE && *session_end_of(group, part->owner) != 0)
             continue;
         /* dealt to the crashed instance while its record ran at a survivor, which commits it
          * as it reports (the join's commit): the crashed owner was handed nothing of it */
@@ -392,22 +461,22 @@ static uint64_t rewind_partitions(World *world, uint32_t crashed)
  * generation then, whatever joined the rebalance meanwhile (a periodic one, a member's join,
  * another dead member's removal); counting each start as well counted one generation twice.
  * replays: the records it hands out again. */
-static void count_rebalance(World *world, uint64_t replays)
+static void count_rebalance(World *world, const LogGroup *group, uint64_t replays)
 {
     world->metrics.rebalances++;
-    world_trace_queue(world, TRACE_REBALANCE, NULL, (int64_t)replays, NULL);
+    world_trace_queue(world, TRACE_REBALANCE, NULL, (int64_t)replays, group->name);
 }
 
 /* The records a rebalance that waited hands out again as it completes. Each rewind since the
  * wait began put partitions back to their committed offset, and nothing was handed out
  * meanwhile: they are the records from each partition's position on that went out before
  * (the records past them never did). */
-static uint64_t records_handed_out_again(const World *world)
+static uint64_t records_handed_out_again(const World *world, const LogGroup *group)
 {
     const Broker *broker = &world->broker;
     uint64_t replays = 0;
     for (uint32_t p = 0; p < broker->partition_count; p++) {
-        const LogPartition *part = &broker->partitions[p];
+        const LogPartition *part = &group->partitions[p];
         for (uint64_t o = part->position; o < part->base + part->length; o++) {
             if (broker->messages[part->records[o - part->base]].deliveries == 0)
                 break;
@@ -424,13 +493,13 @@ static uint64_t records_handed_out_again(const World *world)
  * and is committed as it reports, whatever the auto-commit interval (the join's commit is
  * made then). Every partition but the crashed instance's (crashed: its index;
  * EVERY_INSTANCE for none) is so committed up to what its owner processed. */
-static void commit_before_rebalance(World *world, uint32_t crashed)
+static void commit_before_rebalance(World *world, LogGroup *group, uint32_t crashed)
 {
     for (uint32_t p = 0; p < world->broker.partition_count; p++) {
-        LogPartition *part = &world->broker.partitions[p];
-        if (part->owner == crashed || world->broker.session_ends_at[part->owner] != 0)
+        LogPartition *part = &group->partitions[p];
+        if (part->owner == crashed || *session_end_of(group, part->owner) != 0)
             continue;
-        commit(world, p, part->processed);
+        commit(world, group, p, part->processed);
         /* a stale record out (a rebalance since took its partition back) reports nothing to
          * commit: the mark would commit the next record's report at once; a mark an earlier
          * rebalance made stays, the record out still at the member that owes the commit */
@@ -443,22 +512,22 @@ static void commit_before_rebalance(World *world, uint32_t crashed)
 /* The group's assignment: the partitions dealt in turn to the instances that are up (Kafka's
  * round-robin assignor), partition p to the (p mod n)-th of the n; with none up, each keeps
  * its owner, which takes it back at its restart. */
-static void assign_partitions(World *world)
+static void assign_partitions(World *world, LogGroup *group)
 {
     uint32_t up[CONSUMER_INSTANCES_MAX];
     uint32_t up_count = 0;
-    for (uint32_t i = 0; i < world->consumer_count; i++) {
+    for (uint32_t i = group->first; i < group->first + group->count; i++) {
         if (!world->consumers[i].down)
             up[up_count++] = i;
     }
     for (uint32_t p = 0; p < world->broker.partition_count && up_count > 0; p++)
-        world->broker.partitions[p].owner = up[p % up_count];
+        group->partitions[p].owner = up[p % up_count];
 }
 
-static bool session_pending(const World *world)
+static bool session_pending(const LogGroup *group)
 {
-    for (uint32_t i = 0; i < world->consumer_count; i++) {
-        if (world->broker.session_ends_at[i] != 0)
+    for (uint32_t i = 0; i < group->count; i++) {
+        if (group->session_ends_at[i] != 0)
             return true;
     }
     return false;
@@ -475,23 +544,27 @@ static bool session_pending(const World *world)
  * broker_log_on_retry_due hold everything while rebalance_waits is set) until the session's
  * end deals the partitions (broker_log_on_session_end). The join's own timeout, which could
  * end it earlier, is not modelled. Returns whether the rebalance waits. */
-static bool rebalance_waits_for_a_session(World *world)
+static bool rebalance_waits_for_a_session(LogGroup *group)
 {
-    if (session_pending(world))
-        world->broker.rebalance_waits = true;
-    return world->broker.rebalance_waits;
+    if (session_pending(group))
+        group->rebalance_waits = true;
+    return group->rebalance_waits;
 }
 
-/* The periodic rebalance: every owner loses its partitions without committing. One that
- * starts while a crashed member's session is pending waits for its end, handing nothing out
- * meanwhile (rebalance_waits_for_a_session), and is counted then (count_rebalance). */
+/* The periodic rebalance, of every group: every owner loses its partitions without
+ * committing. One that starts while a crashed member's session is pending waits for its end,
+ * handing nothing out meanwhile (rebalance_waits_for_a_session), and is counted then
+ * (count_rebalance). */
 void broker_log_on_rebalance(World *world)
 {
-    bool waits = rebalance_waits_for_a_session(world);
-    uint64_t replays = rewind_partitions(world, EVERY_INSTANCE);
-    if (!waits)
-        count_rebalance(world, replays);
-    dispatch_all(world); /* nothing while the rebalance waits: the levels are noted */
+    for (uint32_t g = 0; g < world->broker.log_group_count; g++) {
+        LogGroup *group = &world->broker.log_groups[g];
+        bool waits = rebalance_waits_for_a_session(group);
+        uint64_t replays = rewind_partitions(world, group, EVERY_INSTANCE);
+        if (!waits)
+            count_rebalance(world, group, replays);
+        dispatch_all(world, group); /* nothing while the rebalance waits: levels noted */
+    }
     SimTimeUs every_us = sim_time_us_from_ms(world->scenario.broker.rebalance_every_ms);
     if (sim_now(world->sim) + every_us <= world->duration_us)
         sim_schedule_in(world->sim, every_us, EVENT_LOG_REBALANCE, 0, 0);
@@ -499,29 +572,29 @@ void broker_log_on_rebalance(World *world)
 
 /* Every retry topic's record in the given state is handed to the group (or, crashed, made
  * ready again for after the restart). */
-static void retry_copies(World *world, QueuedState from, uint32_t crashed);
+static void retry_copies(World *world, LogGroup *group, QueuedState from, uint32_t crashed);
 
 /* The rebalance that takes a crashed instance out of the group: the instances still up
  * commit what they processed, the crashed instance's partitions go back to their committed
  * offset, and every partition is dealt again among the instances up. With no instance up,
  * nothing is handed out until one is back. waited: a rebalance was waiting for this session's
  * end, which completes it. */
-static void rebalance_without(World *world, uint32_t instance, bool waited)
+static void rebalance_without(World *world, LogGroup *group, uint32_t instance, bool waited)
 {
-    commit_before_rebalance(world, instance);
-    uint64_t replays = rewind_partitions(world, instance);
+    commit_before_rebalance(world, group, instance);
+    uint64_t replays = rewind_partitions(world, group, instance);
     /* a rebalance that waits for another dead member's session deals nothing yet: that
      * member's partitions, with what it processed and never committed, stay its own until its
      * session ends, so no survivor's commit saves its progress; it is counted then */
-    if (world->broker.rebalance_waits) {
+    if (group->rebalance_waits) {
         note_levels(world);
         return;
     }
-    count_rebalance(world, waited ? records_handed_out_again(world) : replays);
-    assign_partitions(world);
-    if (world->scenario.broker.consumers.retryable_topic.enabled && !consumers_all_down(world))
-        retry_copies(world, QUEUED_READY, UINT32_MAX); /* its retry copies go elsewhere now */
-    dispatch_all(world);
+    count_rebalance(world, group, waited ? records_handed_out_again(world, group) : replays);
+    assign_partitions(world, group);
+    if (group->spec->retryable_topic.enabled && !group_all_down(world, group))
+        retry_copies(world, group, QUEUED_READY, UINT32_MAX); /* its retry copies go elsewhere */
+    dispatch_all(world, group);
 }
 
 /* A crashed instance says nothing to the group (no LeaveGroup): the coordinator takes it out
@@ -533,14 +606,15 @@ static void rebalance_without(World *world, uint32_t instance, bool waited)
  * rebalances at once. */
 void broker_log_on_consumers_crash(World *world, uint32_t instance)
 {
-    if (world->scenario.broker.consumers.retryable_topic.enabled)
-        retry_copies(world, QUEUED_IN_FLIGHT, instance);
-    SimTimeUs session_us = sim_time_us_from_ms(world->scenario.broker.consumers.session_timeout_ms);
+    LogGroup *group = group_of_instance(world, instance);
+    if (group->spec->retryable_topic.enabled)
+        retry_copies(world, group, QUEUED_IN_FLIGHT, instance);
+    SimTimeUs session_us = sim_time_us_from_ms(group->spec->session_timeout_ms);
     if (session_us == 0) {
-        rebalance_without(world, instance, false);
+        rebalance_without(world, group, instance, false);
         return;
     }
-    world->broker.session_ends_at[instance] = sim_now(world->sim) + session_us;
+    *session_end_of(group, instance) = sim_now(world->sim) + session_us;
     sim_schedule_in(world->sim, session_us, EVENT_NODE_TIMER, world->broker_node, instance);
     note_levels(world);
 }
@@ -548,59 +622,62 @@ void broker_log_on_consumers_crash(World *world, uint32_t instance)
 void broker_log_on_session_end(World *world, uint32_t instance)
 {
     SIM_ASSERT(instance < world->consumer_count, "a session is an instance's");
-    if (world->broker.session_ends_at[instance] != sim_now(world->sim))
+    LogGroup *group = group_of_instance(world, instance);
+    SimTimeUs *session_end = session_end_of(group, instance);
+    if (*session_end != sim_now(world->sim))
         return; /* it crashed again since: the later session's end counts */
-    world->broker.session_ends_at[instance] = 0;
-    bool waited = world->broker.rebalance_waits;
-    world->broker.rebalance_waits = session_pending(world);
-    rebalance_without(world, instance, waited);
+    *session_end = 0;
+    bool waited = group->rebalance_waits;
+    group->rebalance_waits = session_pending(group);
+    rebalance_without(world, group, instance, waited);
 }
 
 /* An instance that joins a group whose other instances hold the partitions makes a
  * rebalance, which deals it its share: the members commit what they processed and hand the
  * partitions over, so nothing is handed out again. Joining a group with no instance up, it
  * takes every partition back where the group left it. */
-void broker_log_on_consumers_restart(World *world)
+void broker_log_on_consumers_restart(World *world, uint32_t instance)
 {
     if (world->broker.partition_count == 0)
         return;
-    if (rebalance_waits_for_a_session(world)) {
+    LogGroup *group = group_of_instance(world, instance);
+    if (rebalance_waits_for_a_session(group)) {
         /* a new member's join starts the rebalance, which waits for the dead member's
          * session to end: the members commit and give their partitions up meanwhile (eager
          * rebalancing) */
-        commit_before_rebalance(world, EVERY_INSTANCE);
+        commit_before_rebalance(world, group, EVERY_INSTANCE);
         return;
     }
     uint32_t up = 0;
-    for (uint32_t i = 0; i < world->consumer_count; i++)
+    for (uint32_t i = group->first; i < group->first + group->count; i++)
         up += !world->consumers[i].down;
     if (up > 1) {
-        commit_before_rebalance(world, EVERY_INSTANCE);
-        count_rebalance(world, 0);
+        commit_before_rebalance(world, group, EVERY_INSTANCE);
+        count_rebalance(world, group, 0);
     }
-    assign_partitions(world);
-    if (world->scenario.broker.consumers.retryable_topic.enabled)
-        retry_copies(world, QUEUED_READY, UINT32_MAX);
-    dispatch_all(world);
+    assign_partitions(world, group);
+    if (group->spec->retryable_topic.enabled)
+        retry_copies(world, group, QUEUED_READY, UINT32_MAX);
+    dispatch_all(world, group);
 }
 
 /* ------------------------------------------------------------------ retry topics */
 
 /* A retry topic's copy goes to the next instance in turn that is up (its own topic's
  * partitions are not modelled). */
-static void hand_out_retry(World *world, uint32_t queued_index)
+static void hand_out_retry(World *world, LogGroup *group, uint32_t queued_index)
 {
-    Broker *broker = &world->broker;
-    QueuedMessage *copy = &broker->messages[queued_index];
-    uint32_t consumer = broker->next_retry_consumer;
-    while (world->consumers[consumer].down)
-        consumer = (consumer + 1) % world->consumer_count; /* one is up: the callers check */
-    broker->next_retry_consumer = (consumer + 1) % world->consumer_count;
+    QueuedMessage *copy = &world->broker.messages[queued_index];
+    uint32_t turn = group->next_retry_consumer; /* counted from the group's first instance */
+    while (world->consumers[group->first + turn].down)
+        turn = (turn + 1) % group->count; /* one is up: the callers check */
+    group->next_retry_consumer = (turn + 1) % group->count;
+    uint32_t consumer = group->first + turn;
     copy->state = QUEUED_IN_FLIGHT;
     copy->consumer = (uint8_t)consumer;
-    SIM_ASSERT(broker->retry_waiting > 0, "a retry copy handed out was waiting");
-    broker->retry_waiting--;
-    broker->retry_out++;
+    SIM_ASSERT(group->retry_waiting > 0, "a retry copy handed out was waiting");
+    group->retry_waiting--;
+    group->retry_out++;
     Message delivery = broker_next_delivery(world, queued_index); /* a redelivery: counted */
     delivery.target = world->consumers[consumer].node;
     network_send(world, &delivery);
@@ -608,20 +685,21 @@ static void hand_out_retry(World *world, uint32_t queued_index)
 
 /* Every retry copy in state from: a waiting one (QUEUED_READY) is handed out; one out
  * (QUEUED_IN_FLIGHT) at the crashed instance waits again. */
-static void retry_copies(World *world, QueuedState from, uint32_t crashed)
+static void retry_copies(World *world, LogGroup *group, QueuedState from, uint32_t crashed)
 {
     Broker *broker = &world->broker;
+    uint32_t g = (uint32_t)(group - broker->log_groups);
     for (uint32_t i = 0; i < broker->message_slots.capacity; i++) {
         QueuedMessage *queued = &broker->messages[i];
-        if (queued->retry_topic == 0 || queued->state != from)
+        if (queued->retry_topic == 0 || queued->state != from || queued->log_group != g)
             continue;
         if (from == QUEUED_READY) {
-            hand_out_retry(world, i);
+            hand_out_retry(world, group, i);
         } else if (queued->consumer == crashed) { /* out with the crashed instance */
             queued->state = QUEUED_READY;
-            SIM_ASSERT(broker->retry_out > 0, "a retry copy out counts as out");
-            broker->retry_out--;
-            broker->retry_waiting++;
+            SIM_ASSERT(group->retry_out > 0, "a retry copy out counts as out");
+            group->retry_out--;
+            group->retry_waiting++;
         }
     }
 }
@@ -630,20 +708,22 @@ static void retry_copies(World *world, QueuedState from, uint32_t crashed)
  * dead-letter consumer that reviews (C36). */
 static void dead_letter_topic(World *world, const QueuedMessage *failed, uint32_t runs)
 {
+    const LogGroup *group = &world->broker.log_groups[failed->log_group];
     world->metrics.dead_lettered++;
     world->metrics.queues[failed->queue].dead_lettered++;
-    world_trace_queue(world, TRACE_DEAD_LETTER, &failed->publish, runs, NULL);
-    if (world->scenario.broker.consumers.dead_letters == DEAD_LETTERS_REVIEW)
+    world_trace_queue(world, TRACE_DEAD_LETTER, &failed->publish, runs, group->name);
+    if (group->spec->dead_letters == DEAD_LETTERS_REVIEW)
         broker_review_dead_letter(world, failed);
 }
 
 void broker_log_forward_failed(World *world, const Message *delivery)
 {
     Broker *broker = &world->broker;
-    const RetryableTopicSpec *spec = &world->scenario.broker.consumers.retryable_topic;
     SIM_ASSERT(delivery->reply_to.kind == REPLY_TO_DELIVERY &&
                    delivery->reply_to.slot < broker->message_slots.capacity,
                "a failed run names a record");
+    LogGroup *group = group_of_record(world, delivery->reply_to.slot);
+    const RetryableTopicSpec *spec = &group->spec->retryable_topic;
     QueuedMessage failed = broker->messages[delivery->reply_to.slot]; /* the pool may grow */
     uint32_t runs = (uint32_t)failed.retry_topic + 1;                 /* the failed run's number */
     if (runs >= spec->attempts) { /* attempts <= 100 (the loader): retry_topic fits a byte */
@@ -652,7 +732,7 @@ void broker_log_forward_failed(World *world, const Message *delivery)
     }
     /* the forward, as the dead-letter topic's (value: the retry topic's number, which is the
      * runs so far): the record's back-off starts here, its redelivery comes after it */
-    world_trace_queue(world, TRACE_RETRY_TOPIC, &failed.publish, runs, NULL);
+    world_trace_queue(world, TRACE_RETRY_TOPIC, &failed.publish, runs, group->name);
     uint32_t queued =
         slot_pool_take(&broker->message_slots, &broker->messages, sizeof *broker->messages);
     Operation *op = world_operation(world, failed.publish.operation);
@@ -663,6 +743,7 @@ void broker_log_forward_failed(World *world, const Message *delivery)
                                                .retry_topic = (uint8_t)runs,
                                                .next_of_operation = op->broker_messages,
                                                .queue = failed.queue,
+                                               .log_group = failed.log_group,
                                                .partition = failed.partition,
                                                .offset = failed.offset};
     op->broker_messages = queued;
@@ -673,7 +754,7 @@ void broker_log_forward_failed(World *world, const Message *delivery)
         delay_ms *= spec->multiplier;
     broker->messages[queued].timer =
         sim_schedule_in(world->sim, sim_time_us_from_ms(delay_ms), EVENT_REDELIVER, 0, queued);
-    broker->retry_waiting++;
+    group->retry_waiting++;
     note_levels(world);
 }
 
@@ -681,10 +762,11 @@ void broker_log_on_retry_due(World *world, uint32_t queued_index)
 {
     /* held for the restart, as the partitions are, or for the end of the rebalance a rejoin
      * started while a session is pending (broker_log_on_consumers_restart) */
-    if (consumers_all_down(world) || world->broker.rebalance_waits) {
+    LogGroup *group = group_of_record(world, queued_index);
+    if (group_all_down(world, group) || group->rebalance_waits) {
         world->broker.messages[queued_index].state = QUEUED_READY;
         return;
     }
-    hand_out_retry(world, queued_index);
+    hand_out_retry(world, group, queued_index);
     note_levels(world);
 }

@@ -412,7 +412,7 @@ void consumers_on_restart(World *world, uint32_t instance)
     consumers->down = false;
     if (world_tracing(world))
         world_trace(world, consumers->node, TRACE_RESTART, TRACE_NO_OPERATION, 0, 0);
-    broker_on_consumers_restart(world);
+    broker_on_consumers_restart(world, instance);
 }
 
 /* ------------------------------------------------------------------ running a message */

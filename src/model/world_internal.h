@@ -418,7 +418,8 @@ typedef struct {
     uint32_t redrives;          /* times it was moved back from the dead letters */
     uint32_t redrive_base;      /* deliveries before the last redrive: max_deliveries anew */
     uint32_t next_of_operation; /* the operation's next queued message, or SLOT_NONE */
-    uint32_t queue;             /* index into Broker.queues */
+    uint16_t queue;             /* index into Broker.queues (< QUEUES_MAX) */
+    uint16_t log_group;         /* log: the consumer group whose copy it is (Broker.log_groups) */
     uint16_t partition;         /* log: its partition (< PARTITIONS_MAX), and its offset there */
     uint8_t retry_topic;        /* log: 0, a main partition's record; n, a failed record's copy
                                    in the n-th retry topic (retryable_topic) */
@@ -446,7 +447,9 @@ typedef struct {
     bool busy;               /* a record is out; a stale one still holds the partition */
     bool commit_on_report;   /* a rebalance's commit waits for the record out (the owner
                                 finishes it, then commits, before it gives the partition up) */
-    char name[8];            /* "p3", the detail of its trace records (PARTITIONS_MAX < 100) */
+    /* "p3", the queue of its trace records (PARTITIONS_MAX < 100); a later group's partitions
+     * name their group: "mailers/p3" */
+    char name[NAME_LEN_MAX + 8];
 } LogPartition;
 
 /* One named queue: its messages waiting to be handed out, how many are out, its rules. */
@@ -460,29 +463,40 @@ typedef struct {
     size_t recent_ids_after_sweep;
 } BrokerQueue;
 
+/* One consumer group's reading of the log (family log): each group reads every record, in
+ * its own copy of the partitions, with its own offsets, owners, rebalances and retry topics,
+ * as Kafka's consumer groups each keep their own offsets of one topic. */
+typedef struct {
+    const ConsumerSpec *spec;
+    uint32_t first, count;        /* its instances: World.consumers[first .. first + count) */
+    LogPartition *partitions;     /* Broker.partition_count of them */
+    uint32_t next_retry_consumer; /* the instance a retry topic's next copy goes to */
+    uint64_t retry_waiting;       /* retry topics' copies not handed out: their back-off, or held
+                                     for the consumers' restart (counted in ready_total) */
+    uint64_t retry_out;           /* retry topics' copies handed out (in in_flight_total) */
+    /* session_timeout_ms: when each crashed instance's session ends (0: none pending; by
+     * instance - first), and whether a rebalance waits for one to end (an instance came back:
+     * nothing is handed out meanwhile) */
+    SimTimeUs session_ends_at[CONSUMER_INSTANCES_MAX];
+    bool rebalance_waits;
+    const char *name; /* its traces' queue when the log has several groups (its service id) */
+} LogGroup;
+
 typedef struct {
     bool manual_ack;         /* false: acknowledged as it is handed out (at-most-once) */
     QueuedMessage *messages; /* every queue's, in one pool; reused once the operation settled */
     SlotPool message_slots;
     uint32_t queue_count;
     BrokerQueue queues[QUEUES_MAX];
-    uint64_t ready_total;         /* messages waiting in every queue, for load and the levels */
-    uint32_t next_retry_consumer; /* log: the instance a retry topic's next copy goes to */
+    uint64_t ready_total; /* messages waiting in every queue, for load and the levels */
     uint64_t in_flight_total;
     /* family log */
     uint32_t partition_count; /* 0: not a log */
-    LogPartition *partitions;
+    uint32_t log_group_count; /* every consumer group reads the log: [g] is Consumers.group g's */
+    LogGroup log_groups[1 + CONSUMER_GROUPS_EXTRA_MAX];
     bool commit_before;       /* at-most-once, or commit: before */
-    bool commit_tick_pending; /* an auto-commit is scheduled */
+    bool commit_tick_pending; /* an auto-commit is scheduled (it commits every group's) */
     IdemStore *producer_ids;  /* idempotent producer: the sends appended, by their identity */
-    uint64_t retry_waiting;   /* retry topics' copies not handed out: their back-off, or held
-                                 for the consumers' restart (counted in ready_total) */
-    uint64_t retry_out;       /* retry topics' copies handed out (in in_flight_total) */
-    /* session_timeout_ms: when each crashed instance's session ends (0: none pending), and
-     * whether a rebalance waits for one to end (an instance came back: nothing is handed
-     * out meanwhile) */
-    SimTimeUs session_ends_at[CONSUMER_INSTANCES_MAX];
-    bool rebalance_waits;
 } Broker;
 
 /* One instance of the consumer group: a process with its own workers, prefetched buffer,
@@ -1007,13 +1021,15 @@ void broker_on_redeliver(World *world, uint32_t queued);
 void broker_on_consumers_crash(World *world, uint32_t instance);
 /* One is back: a channel broker hands out what waited for a consumer, a log gives it a
  * share of the partitions (a rebalance when other instances held them). */
-void broker_on_consumers_restart(World *world);
+void broker_on_consumers_restart(World *world, uint32_t instance);
 /* Frees the slots of an operation's queued messages once it has settled. */
 void broker_release_operation(World *world, Operation *op);
 /* The log family (broker_log.c). */
 void broker_log_init(World *world);
 void broker_log_release(World *world);
-void broker_log_append(World *world, uint32_t queued);
+/* A publish's record, appended to each group's partition (copies: their slots, one per
+ * group, in group order). */
+void broker_log_append(World *world, const uint32_t *copies);
 /* The idempotent producer: true when this publish is a second copy of one send (same
  * producer session, message id, attempt and copy parent), which the log then drops; an
  * application's re-publish is a send of its own, appended again. */
@@ -1022,7 +1038,7 @@ void broker_log_on_processed(World *world, const Message *report);
 void broker_log_on_commit_tick(World *world);
 void broker_log_on_rebalance(World *world);
 void broker_log_on_consumers_crash(World *world, uint32_t instance);
-void broker_log_on_consumers_restart(World *world);
+void broker_log_on_consumers_restart(World *world, uint32_t instance);
 /* A crashed instance's session is over (session_timeout_ms): the group rebalances. */
 void broker_log_on_session_end(World *world, uint32_t instance);
 /* retryable_topic: a run of delivery failed; its record goes to the next retry topic, or past

@@ -38,10 +38,11 @@ struct Diagram {
     DiagramOutcome followed[DIAGRAM_FOLLOWED_MAX];
     bool windowed; /* spans are made, with windows */
     DiagramWindows windows;
-    bool consumers_wait_in_place; /* a log's consumer keeps a record whose key is in progress */
-    const BrokerSpec *queues_of;  /* the broker's queues, where it has several: marks name them */
-    bool ack_ends_timer;          /* a channel broker: a delivery's ack ends its timer */
-    bool copies_published;        /* a fanout exchange: one publish, several deliveries at once */
+    bool consumers_wait_in_place;  /* a log's consumer keeps a record whose key is in progress */
+    const BrokerSpec *queues_of;   /* the broker's queues, where it has several: marks name them */
+    const Scenario *log_groups_of; /* a log's consumer groups, where it has several: likewise */
+    bool ack_ends_timer;           /* a channel broker: a delivery's ack ends its timer */
+    bool copies_published;         /* a fanout exchange: one publish, several deliveries at once */
     /* with copies_published, the consumer group taking each broker queue (its service id) */
     char queue_takers[QUEUES_MAX][NAME_LEN_MAX];
 };
@@ -166,9 +167,17 @@ static DiagramItem *item_at(const Diagram *diagram, uint64_t serial)
 }
 
 /* The queue a broker record names, plus one; 0 when it names none, or the diagram was not
- * told the broker's queues. */
+ * told the broker's queues. On a log with several consumer groups, the group whose copy of a
+ * record it is about, plus one: the first group's records name none, a later one's its id. */
 static uint8_t queue_number(const Diagram *diagram, const TraceRecord *record)
 {
+    const Scenario *groups = diagram->log_groups_of;
+    if (groups != NULL && record->queue == NULL)
+        return 1;
+    for (uint32_t g = 0; groups != NULL && g < groups->extra_consumer_count; g++) {
+        if (strcmp(groups->extra_consumers[g].id, record->queue) == 0)
+            return (uint8_t)(g + 2);
+    }
     for (uint32_t q = 0;
          diagram->queues_of != NULL && record->queue != NULL && q < diagram->queues_of->queue_count;
          q++) {
@@ -334,6 +343,9 @@ void diagram_set_broker_rules(Diagram *diagram, const Scenario *scenario)
 {
     diagram->consumers_wait_in_place = scenario->broker.family == BROKER_LOG;
     diagram->queues_of = scenario->broker.queue_count > 1 ? &scenario->broker : NULL;
+    diagram->log_groups_of =
+        scenario->broker.family == BROKER_LOG && scenario->extra_consumer_count > 0 ? scenario
+                                                                                    : NULL;
     diagram->ack_ends_timer = scenario->broker.family == BROKER_CHANNEL;
     diagram->copies_published = scenario->broker.exchange_count > 0;
     for (uint32_t q = 0; diagram->copies_published && q < scenario->broker.queue_count; q++) {

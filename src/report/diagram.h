@@ -256,6 +256,9 @@ typedef struct {
     /* the broker's queues, where it has several: a mark names the one it is about ("queued
      * in payments"); NULL: one queue, which a mark need not name */
     const BrokerSpec *queues_of;
+    /* a log's consumer groups, where it has several: each reads its own copy of a record,
+     * and a mark names whose ("queued for mailers"); NULL: one group */
+    const Scenario *log_groups_of;
 } DiagramOperationWords;
 
 /* operation's words with what the scenario says of lane: whether it is an order API's, and,

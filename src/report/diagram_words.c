@@ -245,6 +245,9 @@ DiagramOperationWords diagram_lane_words(const Scenario *scenario, const Diagram
                                          DiagramOperationWords operation)
 {
     operation.queues_of = scenario->broker.queue_count > 1 ? &scenario->broker : NULL;
+    operation.log_groups_of =
+        scenario->broker.family == BROKER_LOG && scenario->extra_consumer_count > 0 ? scenario
+                                                                                    : NULL;
     const ServerSpec *server = &scenario->server;
     bool order_api = server->publishes_orders;
     bool names_gateway = scenario->extra_gateway_count > 0 && server->reconcile_ms > 0 &&
@@ -308,6 +311,13 @@ DiagramTone diagram_mark_badge(const DiagramItem *mark, NodeKind kind,
     }
     if (event == TRACE_ENQUEUE && mark->queue > 0 && operation.queues_of != NULL) {
         snprintf(label, size, "queued in %s", operation.queues_of->queues[mark->queue - 1].name);
+        return EVENT_WORDS[event].badge_tone;
+    }
+    if (event == TRACE_ENQUEUE && mark->queue > 0 && operation.log_groups_of != NULL) {
+        const Scenario *scenario = operation.log_groups_of;
+        snprintf(label, size, "queued for %s",
+                 mark->queue == 1 ? scenario->service_ids[NODE_CONSUMERS]
+                                  : scenario->extra_consumers[mark->queue - 2].id);
         return EVENT_WORDS[event].badge_tone;
     }
     if (event == TRACE_RECONCILED && operation.reconciles_at != NULL) { /* several gateways */

@@ -985,7 +985,8 @@ bool scenario_consumers_store_outlives_crash(const Scenario *scenario);
 bool scenario_group_store_outlives_crash(const Scenario *scenario, const ConsumerSpec *group);
 /* Consumer group g: 0 the first (broker.consumers), g > 0 extra_consumers[g - 1]. */
 const ConsumerSpec *scenario_consumer_group(const Scenario *scenario, uint32_t g);
-/* The consumer group that takes the broker's queue q. */
+/* The consumer group that takes the broker's queue q; on a log, the first (every group reads
+ * every record, and the later ones only email the confirmation). */
 const ConsumerSpec *scenario_group_of_queue(const Scenario *scenario, uint32_t q);
 /* The queues a client group that publishes reaches: its queue, or each of its exchange's. */
 uint32_t scenario_queues_reached(const Scenario *scenario, const ClientGroupSpec *group);

@@ -1362,8 +1362,8 @@ static uint32_t read_queue_names(SchemaReader *reader, const cJSON *names, const
 
 /* Which queues each consumer group takes: those its `queues` names; the first group's
  * default is every queue no later group names. A group after the first names its queues,
- * each queue is taken by one group, and every group takes one at least. Several groups are
- * modelled on the queue families: a log's groups would each read every record. */
+ * each queue is taken by one group, and every group takes one at least. A log's groups each
+ * read every record (Kafka's consumer groups): they name no queue. */
 static void read_consumer_queues(ScenarioReader *scenario_reader, const Graph *graph)
 {
     SchemaReader *reader = &scenario_reader->reader;
@@ -1379,11 +1379,15 @@ static void read_consumer_queues(ScenarioReader *scenario_reader, const Graph *g
         ConsumerSpec *group = entry_target(scenario, entry);
         const cJSON *names = schema_member(entry->object, "queues");
         json_path_push_index(&reader->path, i);
-        if (entry->extra != NOT_EXTRA && broker->family == BROKER_LOG)
-            schema_error_at(reader, "consumes",
-                            "expected a queue broker for a consumer group after the first (on "
-                            "a log each group reads every record: not modelled yet)");
-        else if (names == NULL && entry->extra != NOT_EXTRA)
+        if (broker->family == BROKER_LOG) {
+            if (names != NULL)
+                schema_error_at(reader, "queues",
+                                "expected no queues with a broker of family 'log' (each "
+                                "consumer group reads every record of the log)");
+            json_path_pop(&reader->path);
+            continue;
+        }
+        if (names == NULL && entry->extra != NOT_EXTRA)
             schema_error(reader,
                          "missing required key 'queues' (the queues of the broker '%s' "
                          "consumer group '%s' takes; the first group takes the others)",
@@ -1405,7 +1409,7 @@ static void read_consumer_queues(ScenarioReader *scenario_reader, const Graph *g
         taken |= group->queue_mask;
         json_path_pop(&reader->path);
     }
-    if (first < 0)
+    if (first < 0 || broker->family == BROKER_LOG)
         return;
     ConsumerSpec *group = &scenario->broker.consumers;
     bool listed = schema_member(graph->entries[first].object, "queues") != NULL;
@@ -2149,11 +2153,12 @@ static void write_extra_proxies(SchemaWriter *writer, cJSON *services, const Sce
     }
 }
 
-/* A consumer group's `queues`, written when the broker has several groups. */
+/* A consumer group's `queues`, written when a queue broker has several groups (a log's each
+ * read every record). */
 static void write_group_queues(SchemaWriter *writer, cJSON *entry, const Scenario *scenario,
                                const ConsumerSpec *group)
 {
-    if (scenario->extra_consumer_count == 0)
+    if (scenario->extra_consumer_count == 0 || scenario->broker.family == BROKER_LOG)
         return;
     cJSON *names = schema_write_item(writer, entry, "queues", cJSON_CreateArray());
     for (uint32_t q = 0; q < scenario->broker.queue_count && names != NULL; q++) {

@@ -399,6 +399,8 @@ bool scenario_uses_failing_consumers(const Scenario *scenario)
 
 const ConsumerSpec *scenario_group_of_queue(const Scenario *scenario, uint32_t q)
 {
+    if (scenario->broker.family == BROKER_LOG)
+        return &scenario->broker.consumers; /* every group reads it; the later ones email */
     for (uint32_t g = 0; g < scenario->extra_consumer_count; g++) {
         if ((scenario->extra_consumers[g].spec.queue_mask >> q & 1u) != 0)
             return &scenario->extra_consumers[g].spec;
@@ -514,6 +516,12 @@ bool scenario_group_expects_receipts(const Scenario *scenario, const ClientGroup
         return true; /* every path's charge publishes its receipt */
     if (group->target != TARGET_BROKER)
         return false;
+    for (uint32_t g = 0; scenario->broker.family == BROKER_LOG && /* every group reads all */
+                         g < scenario->extra_consumer_count;
+         g++) {
+        if (scenario->extra_consumers[g].spec.sends_email)
+            return true;
+    }
     uint32_t reached = scenario_queues_reached(scenario, group);
     for (uint32_t q = 0; q < scenario->broker.queue_count; q++) {
         if ((reached >> q & 1u) != 0 && scenario_group_of_queue(scenario, q)->sends_email)

@@ -1103,35 +1103,80 @@ static void check_failing_consumers(SchemaReader *reader, const cJSON *root,
     scenario_graph_pop(reader, pushed);
 }
 
-/* The consumer groups after the first, on a queue broker (a log refuses them): retry topics
- * are a log's, a dead-letter consumer needs one of the group's queues to dead-letter, and a
- * recovery point commits with a local effect only, as the first group's does. */
+/* A later group on a log (each group reads every record): it does no more with its copy than
+ * email the confirmation, since the model has one effect per operation, the first group's;
+ * and, as for the first group (check_failing_consumers), a run that fails needs retry topics
+ * (a log has no per-message nack), retry topics no transactions, and a key a crash or a
+ * rebalance can leave processing a lease that ends (a log never hands a record out again). */
+static void check_later_group_on_log(SchemaReader *reader, const Scenario *scenario,
+                                     const ConsumerSpec *group)
+{
+    const BrokerSpec *broker = &scenario->broker;
+    bool retry_topics = group->retryable_topic.enabled;
+    const IdempotencySpec *store = &group->idempotency;
+    if (!group->sends_email)
+        schema_error_at(reader, "steps",
+                        "expected [{\"effect\": \"email\"}] for a later consumer group on a "
+                        "log (it reads every record; a second effect per operation is not "
+                        "modelled)");
+    if (!retry_topics && (group->fail_before_effect > 0 || group->fail_after_effect > 0))
+        schema_error_at(reader,
+                        group->fail_before_effect > 0 ? "fail_before_effect" : "fail_after_effect",
+                        "expected a retryable_topic with a failing handler on a log (a log has "
+                        "no per-message nack)");
+    if (!retry_topics && store->crash.enabled && store->when_down == WHEN_DOWN_REFUSE)
+        schema_error_at(reader, "key_store",
+                        "expected its key store's when_down 'proceed', or a retryable_topic, "
+                        "with family 'log' (a run its store refuses fails, and a log has no "
+                        "per-message nack)");
+    if (retry_topics && broker->transactional)
+        schema_error_at(reader, "retryable_topic",
+                        "expected no retryable_topic with a transactional broker (Spring "
+                        "Kafka's non-blocking retries cannot combine with container "
+                        "transactions)");
+    bool leaves_keys =
+        group->crash.prob > 0 || broker->rebalance_every_ms > 0 || store->crash.enabled;
+    if (leaves_keys && store->lock_timeout_ms == 0)
+        schema_error_at(reader, "key_store",
+                        "expected its key store's lock_timeout_ms > 0 on a log that crashes or "
+                        "rebalances: a key left processing holds its partition until the lease "
+                        "ends");
+}
+
+/* The consumer groups after the first: on a queue broker retry topics are a log's, a
+ * dead-letter consumer needs one of the group's queues to dead-letter, and a recovery point
+ * commits with a local effect only, as the first group's does; on a log,
+ * check_later_group_on_log. */
 static void check_extra_groups(SchemaReader *reader, const Scenario *scenario)
 {
     const BrokerSpec *broker = &scenario->broker;
+    bool log = broker->family == BROKER_LOG;
     for (uint32_t g = 0; g < scenario->extra_consumer_count; g++) {
         const ExtraConsumersSpec *extra = &scenario->extra_consumers[g];
-        bool dead_letters = false;
-        for (uint32_t q = 0; q < broker->queue_count; q++)
+        bool dead_letters = log && extra->spec.retryable_topic.enabled; /* the dead-letter topic */
+        for (uint32_t q = 0; q < broker->queue_count && !log; q++)
             dead_letters |=
                 (extra->spec.queue_mask >> q & 1u) != 0 && broker->queues[q].dead_letter;
         json_path_push_key(&reader->path, "services");
         json_path_push_index(&reader->path, (unsigned)extra->entry - 1);
-        if (extra->spec.session_timeout_ms > 0 && broker->family != BROKER_LOG) /* a log: no
-                                                                                   later group */
+        if (log)
+            check_later_group_on_log(reader, scenario, &extra->spec);
+        if (extra->spec.session_timeout_ms > 0 && !log)
             schema_error_at(reader, "session_timeout_ms",
                             "expected a broker of family 'log' with session_timeout_ms (a "
                             "Kafka group member's; a queue hands a crashed consumer's messages "
                             "out again by its own rules)");
-        if (extra->spec.retryable_topic.enabled && broker->family != BROKER_LOG)
+        if (extra->spec.retryable_topic.enabled && !log)
             schema_error_at(reader, "retryable_topic",
                             "expected a broker of family 'log' with retryable_topic (retry "
                             "topics are a Kafka consumer's; a queue redelivers a failed message "
                             "itself)");
         if (extra->spec.dead_letters == DEAD_LETTERS_REVIEW && !dead_letters)
             schema_error_at(reader, "dead_letters",
-                            "expected a queue of its own with \"dead_letter\": true with "
-                            "\"review\" (none of its queues keeps dead letters)");
+                            log ? "expected a retryable_topic with \"review\" (a log "
+                                  "dead-letters nothing without retryable_topic)"
+                                : "expected a queue of its own with \"dead_letter\": true "
+                                  "with \"review\" (none of its queues keeps dead letters)");
         const FailurePolicies *on_failure = &extra->spec.idempotency.on_failure;
         if (extra->spec.use_gateway && (on_failure->definite == ON_FAILURE_RESUME ||
                                         on_failure->ambiguous == ON_FAILURE_RESUME))
@@ -1495,6 +1540,10 @@ static void check_queue_references(SchemaReader *reader, const cJSON *root, void
         const char *consumers_id = scenario_service_id(scenario, NODE_CONSUMERS);
         check_log_link(reader, &scenario->network, broker_id, consumers_id);
         check_log_link(reader, &scenario->network, consumers_id, broker_id);
+        for (uint32_t g = 0; g < scenario->extra_consumer_count; g++) {
+            check_log_link(reader, &scenario->network, broker_id, scenario->extra_consumers[g].id);
+            check_log_link(reader, &scenario->network, scenario->extra_consumers[g].id, broker_id);
+        }
     }
     if (broker->queue_count == 0) {
         return;

@@ -1032,9 +1032,8 @@ static void check_log_fields(SchemaReader *reader, const cJSON *object, const Br
         "redelivery_delay_ms", "redrive_after_ms", "dedup_window_ms", "queues"};
     if (broker->family == BROKER_LOG && schema_member(object, "exchanges") != NULL)
         schema_error_at(reader, "exchanges",
-                        "expected no exchanges with family 'log' (Kafka's consumer groups each "
-                        "read every record of a topic instead; a second group on a log is not "
-                        "modelled yet)");
+                        "expected no exchanges with family 'log' (each of its consumer groups "
+                        "reads every record, as Kafka's do)");
     static const char *const log_fields[] = {
         "partitions",          "commit",        "commit_interval_ms", "rebalance_every_ms",
         "idempotent_producer", "transactional", "isolation"};

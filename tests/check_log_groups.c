@@ -1,0 +1,232 @@
+/* Several consumer groups on a log (issue 21): as Kafka's consumer groups do, each group reads
+ * every record of the log, with its own partitions' offsets, owners, commits and rebalances.
+ * The first group applies the operation; a later one emails its confirmation. The lesson is
+ * scenarios/architectures/orders_log_charge_and_confirm.json: chargers and mailers on one
+ * topic. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "metrics.h"
+#include "scenario.h"
+#include "test_world.h"
+#include "trace.h"
+#include "world.h"
+
+#define LOG_GROUPS "scenarios/architectures/orders_log_charge_and_confirm.json"
+
+/* With nothing lost and nothing crashing, each group reads every record once: every order is
+ * one record in each group's copy of the log, charged once and confirmed once. */
+START_TEST(test_each_group_reads_every_record)
+{
+    const char *calm[] = {"network.links={}", "services.chargers.crash.prob=0",
+                          "services.mailers.crash.prob=0"};
+    Scenario *scenario = test_load_source_file(LOG_GROUPS, calm, 3);
+    ck_assert_uint_eq(scenario->extra_consumer_count, 1);
+    for (int mode = 0; mode < MODE_COUNT; mode++) {
+        Metrics metrics = test_run_mode(scenario, (Mode)mode, scenario->seed);
+        ck_assert_uint_eq(metrics.messages, 2 * metrics.operations);
+        ck_assert_double_eq(test_service_value(&metrics, "chargers", "received"),
+                            (double)metrics.operations);
+        ck_assert_double_eq(test_service_value(&metrics, "mailers", "received"),
+                            (double)metrics.operations);
+        ck_assert_uint_eq(metrics.outcomes[OUTCOME_OK], metrics.operations);
+        ck_assert_uint_eq(metrics.receipts_sent, metrics.operations);
+        ck_assert_uint_eq(metrics.receipts_missing + metrics.receipts_duplicated, 0);
+        ck_assert_uint_eq(metrics.rebalances, 0);
+        /* commit after, at once: each group commits each of its records */
+        ck_assert_uint_eq(metrics.offset_commits, 2 * metrics.operations);
+    }
+    free(scenario);
+}
+END_TEST
+
+/* A crash moves back only its own group's partitions: mailers that die after sending
+ * re-read (and re-send) from their last commit, while the chargers, who never crash, charge
+ * each order once; and the other way round. */
+START_TEST(test_each_group_replays_from_its_own_commit)
+{
+    const char *mailers_die[] = {"network.links={}", "services.chargers.crash.prob=0",
+                                 "services.mailers.crash.prob=0.05"};
+    Scenario *scenario = test_load_source_file(LOG_GROUPS, mailers_die, 3);
+    Metrics metrics = test_run_mode(scenario, MODE_AT_LEAST_ONCE, scenario->seed);
+    ck_assert_uint_gt(metrics.rebalances, 0);
+    ck_assert_double_eq(test_service_value(&metrics, "chargers", "runs"),
+                        (double)metrics.operations);
+    ck_assert_uint_eq(metrics.outcomes[OUTCOME_DOUBLE], 0);
+    ck_assert_uint_gt(metrics.receipts_duplicated, 0);
+    free(scenario);
+    const char *chargers_die[] = {"network.links={}", "services.chargers.crash.prob=0.05",
+                                  "services.mailers.crash.prob=0"};
+    scenario = test_load_source_file(LOG_GROUPS, chargers_die, 3);
+    metrics = test_run_mode(scenario, MODE_AT_LEAST_ONCE, scenario->seed);
+    ck_assert_uint_gt(metrics.rebalances, 0);
+    ck_assert_uint_gt(metrics.outcomes[OUTCOME_DOUBLE], 0);
+    ck_assert_double_eq(test_service_value(&metrics, "mailers", "runs"),
+                        (double)metrics.operations);
+    ck_assert_uint_eq(metrics.receipts_duplicated, 0);
+    free(scenario);
+}
+END_TEST
+
+/* The offsets each group commits, by the queue its trace records name. */
+typedef struct {
+    uint32_t first_group, mailers, other;
+    uint32_t mailer_rebalances, unnamed_rebalances;
+} CommitsSeen;
+
+static void note_commit(void *context, const TraceRecord *record)
+{
+    CommitsSeen *seen = context;
+    if (record->event == TRACE_REBALANCE) {
+        if (record->queue == NULL)
+            seen->unnamed_rebalances++;
+        else if (strcmp(record->queue, "mailers") == 0)
+            seen->mailer_rebalances++;
+        return;
+    }
+    if (record->event != TRACE_OFFSET_COMMIT)
+        return;
+    if (record->queue[0] == 'p')
+        seen->first_group++;
+    else if (strncmp(record->queue, "mailers/p", 9) == 0)
+        seen->mailers++;
+    else
+        seen->other++;
+}
+
+/* The traces keep the groups apart: the first group's partitions are "p0".."p5" as with one
+ * group, a later group's name it ("mailers/p3"), and so do its rebalances. */
+START_TEST(test_the_traces_name_each_groups_partitions)
+{
+    const char *mailers_die[] = {"network.links={}", "services.chargers.crash.prob=0",
+                                 "services.mailers.crash.prob=0.05"};
+    Scenario *scenario = test_load_source_file(LOG_GROUPS, mailers_die, 3);
+    CommitsSeen seen = {0};
+    World *world =
+        world_create(scenario, MODE_AT_LEAST_ONCE, scenario->seed,
+                     (TraceSink){.write = note_commit, .context = &seen}, (WorldLimits){0});
+    world_run(world);
+    ck_assert_uint_gt(seen.first_group, 100);
+    ck_assert_uint_gt(seen.mailers, 100);
+    ck_assert_uint_eq(seen.other, 0);
+    ck_assert_uint_gt(seen.mailer_rebalances, 0);
+    ck_assert_uint_eq(seen.unnamed_rebalances, 0); /* the chargers never crash */
+    world_destroy(world);
+    free(scenario);
+}
+END_TEST
+
+/* The same scenario and seed give the same run, two groups' draws and timers included. */
+START_TEST(test_two_groups_on_a_log_are_deterministic)
+{
+    Scenario *scenario = test_load_source_file(LOG_GROUPS, NULL, 0);
+    for (int mode = 0; mode < MODE_COUNT; mode++) {
+        Metrics once = test_run_mode(scenario, (Mode)mode, scenario->seed);
+        Metrics again = test_run_mode(scenario, (Mode)mode, scenario->seed);
+        ck_assert_uint_eq(once.executions, again.executions);
+        ck_assert_uint_eq(once.deliveries, again.deliveries);
+        ck_assert_uint_eq(once.offset_commits, again.offset_commits);
+        ck_assert_uint_eq(once.receipts_duplicated, again.receipts_duplicated);
+        ck_assert_uint_eq(once.outcomes[OUTCOME_DOUBLE], again.outcomes[OUTCOME_DOUBLE]);
+    }
+    free(scenario);
+}
+END_TEST
+
+static const char *const two_groups =
+    "{\"accounts\": [{\"id\": \"a\", \"balance\": 1000}],"
+    " \"services\": ["
+    "   {\"id\": \"q\", \"kind\": \"broker\", \"family\": \"log\"},"
+    "   {\"id\": \"one\", \"kind\": \"consumers\", \"consumes\": \"q\", \"key_store\": \"k1\"},"
+    "   {\"id\": \"k1\", \"kind\": \"key_store\"},"
+    "   {\"id\": \"two\", \"kind\": \"consumers\", \"consumes\": \"q\", \"key_store\": \"k2\","
+    "    \"steps\": [{\"effect\": \"email\"}]},"
+    "   {\"id\": \"k2\", \"kind\": \"key_store\"}],"
+    " \"clients\": [{\"id\": \"c\", \"publishes\": \"q\"}]}";
+
+/* Its positive twin of the refusals below: two groups, the later one emailing, load. */
+START_TEST(test_a_later_group_that_emails_loads)
+{
+    Scenario *scenario = test_load(two_groups, NULL, 0);
+    ck_assert_uint_eq(scenario->extra_consumer_count, 1);
+    ck_assert(scenario->extra_consumers[0].spec.sends_email);
+    free(scenario);
+}
+END_TEST
+
+/* A later group applying the operation too would be a second effect of one operation, which
+ * the model does not keep: refused at its steps. */
+START_TEST(test_a_later_group_on_a_log_only_emails)
+{
+    const char *applies[] = {"services.two.steps=[{\"effect\": \"local\"}]"};
+    test_assert_refused(two_groups, applies, 1, "$.services[3].steps",
+                        "expected [{\"effect\": \"email\"}] for a later consumer group on a log");
+}
+END_TEST
+
+/* A log's groups take no queues: each reads every record. */
+START_TEST(test_a_log_group_names_no_queues)
+{
+    const char *queues[] = {"services.two.queues=[\"main\"]"};
+    test_assert_refused(two_groups, queues, 1, "$.services[3].queues",
+                        "expected no queues with a broker of family 'log'");
+}
+END_TEST
+
+/* A later group's failing handler needs retry topics, as the first group's does (a log has
+ * no per-message nack). */
+START_TEST(test_a_later_groups_failures_need_retry_topics)
+{
+    const char *failing[] = {"services.two.fail_before_effect=0.1"};
+    test_assert_refused(two_groups, failing, 1, "$.services[3].fail_before_effect",
+                        "expected a retryable_topic with a failing handler on a log");
+    const char *retried[] = {"services.two.fail_before_effect=0.1",
+                             "services.two.retryable_topic={\"attempts\": 3}"};
+    Scenario *scenario = test_load(two_groups, retried, 2);
+    ck_assert(scenario->extra_consumers[0].spec.retryable_topic.enabled);
+    free(scenario);
+}
+END_TEST
+
+/* Show writes each group without queues, and reads back to the same groups. */
+START_TEST(test_show_keeps_a_logs_groups)
+{
+    Scenario *scenario = test_load_source_file(LOG_GROUPS, NULL, 0);
+    char *shown = NULL;
+    Scenario *again = test_show_again(scenario, &shown);
+    ck_assert_ptr_null(strstr(shown, "\"queues\""));
+    ck_assert_uint_eq(again->extra_consumer_count, 1);
+    ck_assert_str_eq(again->extra_consumers[0].id, "mailers");
+    ck_assert(again->extra_consumers[0].spec.sends_email);
+    free(again);
+    free(shown);
+    free(scenario);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *suite = suite_create("log_groups");
+    TCase *model = tcase_create("model");
+    tcase_add_test(model, test_each_group_reads_every_record);
+    tcase_add_test(model, test_each_group_replays_from_its_own_commit);
+    tcase_add_test(model, test_the_traces_name_each_groups_partitions);
+    tcase_add_test(model, test_two_groups_on_a_log_are_deterministic);
+    suite_add_tcase(suite, model);
+    TCase *loader = tcase_create("loader");
+    tcase_add_test(loader, test_a_later_group_that_emails_loads);
+    tcase_add_test(loader, test_a_later_group_on_a_log_only_emails);
+    tcase_add_test(loader, test_a_log_group_names_no_queues);
+    tcase_add_test(loader, test_a_later_groups_failures_need_retry_topics);
+    tcase_add_test(loader, test_show_keeps_a_logs_groups);
+    suite_add_tcase(suite, loader);
+    SRunner *runner = srunner_create(suite);
+    srunner_run_all(runner, CK_NORMAL);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
