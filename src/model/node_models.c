@@ -7,10 +7,10 @@
  * name, fields, words, lane) is its descriptor's, src/scenario/node_kind.c. */
 #include "world_internal.h"
 
-#define DECLARE_MODEL(kind, name) extern const NodeKindModel node_model_##name;
+#define DECLARE_MODEL(kind, name, listed) extern const NodeKindModel node_model_##name;
 NODE_KIND_LIST(DECLARE_MODEL)
 #undef DECLARE_MODEL
 
-#define MODEL_ROW(kind, name) [kind] = &node_model_##name,
+#define MODEL_ROW(kind, name, listed) [kind] = &node_model_##name,
 const NodeKindModel *const node_models[NODE_KIND_COUNT] = {NODE_KIND_LIST(MODEL_ROW)};
 #undef MODEL_ROW

@@ -1,7 +1,11 @@
-/* The node kinds' descriptors: each kind says here, once, what it is (node_kind.h). A new kind
- * adds its entry here and its name to the two name tables below; besides, its line in
- * NODE_KIND_LIST and its fields (scenario.h), its schema entry (scenario_services.c) and its
- * model (`node_model_<name>`, in its own file). */
+/* The registry of node kinds' descriptors (node_kind.h), and what the scenario asks of the
+ * kinds together: which are reached by work, in which order `show` writes them. Each kind's
+ * descriptor is defined once, beside its schema entry (scenario_services.c:
+ * `const NodeKindInfo node_kind_cache = {...};`); the table here and the name tables are
+ * made from the one list of kinds (NODE_KIND_LIST, scenario.h), so a new kind adds no line
+ * in this file. A new kind touches three files: its line in NODE_KIND_LIST and its fields
+ * (scenario.h), its schema entry and descriptor (scenario_services.c), and its model
+ * (`node_model_<name>`, in its own file under src/model). */
 #include "node_kind.h"
 
 #include <stddef.h>
@@ -9,108 +13,38 @@
 
 #include "scenario_names.h"
 
-/* Each kind's name, spelt once: the descriptors and the name tables share these. */
-static const char server[] = "server";
-static const char gateway[] = "gateway";
-static const char broker[] = "broker";
-static const char consumers[] = "consumers";
-static const char proxy[] = "proxy";
-static const char key_store[] = "key_store";
-
-static const NodeKindInfo infos[NODE_KIND_COUNT] = {
-    [NODE_CLIENT_GROUP] =
-        {
-            .lane_role = "client",
-            .lane_role_keyed = "client",
-        },
-    [NODE_SERVER] =
-        {
-            .name = server,
-            .older_path = {server},
-            .reached_when = NODE_REACHED_BY_CALLS,
-            .settings_offset = offsetof(Scenario, server),
-            .store_offset = offsetof(Scenario, server.idempotency),
-            .runs_steps = true,
-            .show_order = 1,
-            .noun = "service",
-            .lane_role = "handler",
-            .lane_role_keyed = "handler + key store",
-            .lane_order = 1,
-        },
-    [NODE_GATEWAY] =
-        {
-            .name = gateway,
-            .older_path = {gateway},
-            .reached_when = NODE_REACHED_BY_CHARGES,
-            .settings_offset = offsetof(Scenario, gateway),
-            .show_order = 2, /* after the server, whoever charges through it */
-            .noun = "provider",
-            .lane_role = "payment provider",
-            .lane_role_keyed = "payment provider",
-            .lane_after_caller = true, /* after whoever charges through it */
-            .execute_badge = "charges the card",
-            .replay_badge = "key seen: not charged again",
-        },
-    [NODE_BROKER] =
-        {
-            .name = broker,
-            .older_path = {broker},
-            .reached_when = NODE_REACHED_BY_PUBLISH,
-            .settings_offset = offsetof(Scenario, broker),
-            .show_order = 3,
-            .noun = "broker",
-            .lane_role = "queue",
-            .lane_role_keyed = "queue",
-            .lane_order = 2,
-        },
-    [NODE_CONSUMERS] =
-        {
-            .name = consumers,
-            .older_path = {broker, consumers},
-            .reached_when = NODE_REACHED_BY_PUBLISH,
-            .settings_offset = offsetof(Scenario, broker.consumers),
-            .reference = {"consumes", NODE_BROKER, "nothing would take the broker's messages"},
-            .store_offset = offsetof(Scenario, broker.consumers.idempotency),
-            .runs_steps = true,
-            .show_order = 4,
-            .noun = "consumer group",
-            .lane_role = "workers",
-            .lane_role_keyed = "workers + key store",
-            .lane_order = 3,
-        },
-    [NODE_PROXY] =
-        {
-            .name = proxy,
-            .older_path = {proxy},
-            .reached_when = NODE_REACHED_BY_PROXIED,
-            .node_when_reached = true,
-            .reference = {"calls", NODE_SERVER, NULL},
-            .settings_offset = offsetof(Scenario, proxy),
-            .noun = "proxy",
-            .lane_role = "retries on its own",
-            .lane_role_keyed = "retries on its own",
-            .lane_order = 0,
-        },
-    [NODE_KEY_STORE] =
-        {
-            .name = key_store,
-            .several = true, /* read with the fields of the service that uses it */
-            .lane_role = "key store",
-            .lane_role_keyed = "key store",
-            .crash_noun = "key store",
-            .crash_loses = "keys",
-        },
+/* A client group is a node of the world, but no `services` entry: its descriptor is here. */
+const NodeKindInfo node_kind_client_group = {
+    .lane_role = "client",
+    .lane_role_keyed = "client",
 };
+
+#define DECLARE_DESCRIPTOR(kind, name, listed) extern const NodeKindInfo node_kind_##name;
+NODE_KIND_LIST(DECLARE_DESCRIPTOR)
+#undef DECLARE_DESCRIPTOR
+
+#define DESCRIPTOR_ROW(kind, name, listed) [kind] = &node_kind_##name,
+static const NodeKindInfo *const infos[NODE_KIND_COUNT] = {NODE_KIND_LIST(DESCRIPTOR_ROW)};
+#undef DESCRIPTOR_ROW
+
+#define NAME_ROW(kind, name, listed) [kind] = #name,
+static const char *const kind_names[NODE_KIND_COUNT] = {NODE_KIND_LIST(NAME_ROW)};
+#undef NAME_ROW
+
+const char *node_kind_name(NodeKind kind)
+{
+    return (unsigned)kind < NODE_KIND_COUNT && kind != NODE_CLIENT_GROUP ? kind_names[kind] : NULL;
+}
 
 const NodeKindInfo *node_kind_info(NodeKind kind)
 {
     static const NodeKindInfo none = {.lane_role = "", .lane_role_keyed = ""};
-    return (unsigned)kind < NODE_KIND_COUNT ? &infos[kind] : &none;
+    return (unsigned)kind < NODE_KIND_COUNT ? infos[kind] : &none;
 }
 
 bool node_kind_is_service(int kind)
 {
-    return kind > NODE_CLIENT_GROUP && kind < NODE_KIND_COUNT && !infos[kind].several;
+    return kind > NODE_CLIENT_GROUP && kind < NODE_KIND_COUNT && !infos[kind]->several;
 }
 
 /* Server k: 0 the clients' server, k > 0 called_servers[k - 1]. */
@@ -297,30 +231,33 @@ unsigned node_kinds_in_show_order(NodeKind kinds[NODE_KIND_COUNT])
         if (!node_kind_is_service(kind))
             continue;
         unsigned at = count++;
-        for (; at > 0 && infos[kinds[at - 1]].show_order > infos[kind].show_order; at--)
+        for (; at > 0 && infos[kinds[at - 1]]->show_order > infos[kind]->show_order; at--)
             kinds[at] = kinds[at - 1];
         kinds[at] = (NodeKind)kind;
     }
     return count;
 }
 
-/* The services' node names, in node-id order (the order messages list them). */
+/* The services' node names, in node-id order (the order messages list them): the kinds the
+ * world holds one node of (NODE_LISTED_AS_SERVICE). */
 #define TABLE(entries)                                                                             \
     {                                                                                              \
         entries, (unsigned)(sizeof entries / sizeof entries[0])                                    \
     }
-static const NameEntry services[] = {
-    {server, NODE_SERVER},       {gateway, NODE_GATEWAY}, {broker, NODE_BROKER},
-    {consumers, NODE_CONSUMERS}, {proxy, NODE_PROXY},
-};
+#define SERVICE_ROW_NODE_LISTED_NOT(kind, name)
+#define SERVICE_ROW_NODE_LISTED_AS_KIND(kind, name)
+#define SERVICE_ROW_NODE_LISTED_AS_SERVICE(kind, name) {#name, kind},
+#define SERVICE_ROW(kind, name, listed) SERVICE_ROW_##listed(kind, name)
+static const NameEntry services[] = {NODE_KIND_LIST(SERVICE_ROW)};
 const NameTable scenario_names_service = TABLE(services);
 
-/* The kinds a `services` entry may have, in the order errors list them (show writes entries in
- * their descriptors' show_order). */
-static const NameEntry service_kinds[] = {
-    {server, NODE_SERVER}, {proxy, NODE_PROXY},         {gateway, NODE_GATEWAY},
-    {broker, NODE_BROKER}, {consumers, NODE_CONSUMERS}, {key_store, NODE_KEY_STORE},
-};
+/* The kinds a `services` entry may have, in kind order, as errors list them (show writes
+ * entries in their descriptors' show_order). */
+#define KIND_ROW_NODE_LISTED_NOT(kind, name)
+#define KIND_ROW_NODE_LISTED_AS_KIND(kind, name) {#name, kind},
+#define KIND_ROW_NODE_LISTED_AS_SERVICE(kind, name) {#name, kind},
+#define KIND_ROW(kind, name, listed) KIND_ROW_##listed(kind, name)
+static const NameEntry service_kinds[] = {NODE_KIND_LIST(KIND_ROW)};
 const NameTable scenario_names_service_kind = TABLE(service_kinds);
 
 /* 0 in settings_offset means "no fields of its own": none of the kinds' fields may start the

@@ -1,8 +1,9 @@
-/* One descriptor per node kind (issue 21, step 8): a kind's name in a `services` entry, where
- * its older-form object lives, the fields its entry reads, the services and key store it
- * names, the words a diagram lane says for it and its place in a lane order, registered once
- * in node_kind.c instead of switches across the loader, the writer, the world's build and the
- * reports. What a kind does with a message or an event is the model's (its NodeKindModel in
+/* One descriptor per node kind (issue 21, step 8): where its older-form object lives, the
+ * schema its `services` entry reads, the services and key store it names, the words a diagram
+ * lane says for it and its place in a lane order, defined once beside its schema entry
+ * (scenario_services.c, `node_kind_<name>`) and registered from NODE_KIND_LIST (node_kind.c),
+ * instead of switches across the loader, the writer, the world's build and the reports. What
+ * a kind does with a message or an event is the model's (its NodeKindModel in
  * `node_model_<name>`, in the kind's own model file); this header says what a kind is. */
 #ifndef IDEMSIM_NODE_KIND_H
 #define IDEMSIM_NODE_KIND_H
@@ -11,6 +12,8 @@
 #include <stddef.h>
 
 #include "scenario.h"
+
+struct SchemaObject;
 
 /* Which work makes a world hold (and a diagram draw) a service of a kind. */
 typedef enum {
@@ -39,11 +42,9 @@ typedef struct {
 } NodeReach;
 
 typedef struct {
-    const char *name; /* its `kind` in a services entry, and its node's default id (NULL: none) */
     const char *older_path[2]; /* its object in the older form, from the root; [1] may be NULL */
     size_t settings_offset;    /* where in Scenario its fields land (0: nowhere of its own); the
-                                  fields its services entry has are its schema entry's
-                                  (scenario_services_schema_of) */
+                                  fields its services entry has are service_schema's */
     bool several;              /* a file may hold several (a key store: one per user), so it has no
                                   one id of the world's */
     NodeReachRule reached_when;
@@ -53,8 +54,7 @@ typedef struct {
                                 a world that does not declare it */
     NodeReference reference; /* the service its entry names (a proxy's calls) */
     /* Its key store: where in Scenario the store's fields land (0: its entry names no
-     * key_store); the fields a key_store entry of its has are scenario_services_store_schema_of's
-     */
+     * key_store); the fields a key_store entry of its has are store_schema's */
     size_t store_offset;
     bool runs_steps;     /* its entry's work is `steps` (scenario_graph.c reads and writes them) */
     unsigned show_order; /* its place in the services `show` writes (ties: kind order) */
@@ -74,9 +74,16 @@ typedef struct {
      * they fall within. NULL: its crashes are a service's, told with their crash point. */
     const char *crash_noun;
     const char *crash_loses;
+    /* Its `services` entry's fields, and a key_store entry's that it names (NULL: none of its
+     * own; scenario_services_schema_of) */
+    const struct SchemaObject *service_schema;
+    const struct SchemaObject *store_schema;
 } NodeKindInfo;
 
 const NodeKindInfo *node_kind_info(NodeKind kind);
+/* Its `kind` in a services entry, and, for a kind the world holds one node of, its node's
+ * default id: NODE_KIND_LIST's name (NULL: a client group, which has no entry). */
+const char *node_kind_name(NodeKind kind);
 
 /* A kind the world holds one node of, named by Scenario.service_ids: not a client group, not a
  * key store (several may exist, one per user). */

@@ -106,22 +106,28 @@ typedef enum { RECEIPTS_DIRECT, RECEIPTS_OUTBOX } ReceiptPath;
 
 /* What a node of the world is: each client group is one, and each service below (named by
  * scenario_names_service, the names links and lanes use). Every kind is listed once, here, as
- * X(its NodeKind, its name): the enum below and the model's registry of kinds
+ * X(its NodeKind, its name, how it is listed): the enum below, the registry of descriptors
+ * and the name tables (node_kind.c, where the kind's descriptor is `node_kind_<name>`,
+ * defined beside its schema entry in scenario_services.c), and the model's registry of kinds
  * (src/model/node_models.c, where the kind's model is `node_model_<name>`, defined in the
- * kind's own file) are made from the list. The proxy sits between clients and the server,
- * retrying on its own (a scenario's "proxy"); the key store is a server's that crashes on its
- * own (C38): a node of the world only then, and never a link's end (requests to it are not
- * messages). What each kind is, is its descriptor's (node_kind.c). */
+ * kind's own file) are made from the list. Listed: NODE_LISTED_AS_SERVICE, a kind the world
+ * holds one node of, with a `services` entry and a default id (its name); NODE_LISTED_AS_KIND,
+ * a `services` entry's kind that has several nodes (one per user), no id of its own;
+ * NODE_LISTED_NOT, no `services` entry (a client group). The proxy sits between clients and
+ * the server, retrying on its own (a scenario's "proxy"); the key store is a server's that
+ * crashes on its own (C38): a node of the world only then, and never a link's end (requests
+ * to it are not messages). A new kind is appended, never inserted: node ids name links and
+ * draws. */
 #define NODE_KIND_LIST(X)                                                                          \
-    X(NODE_CLIENT_GROUP, client_group)                                                             \
-    X(NODE_SERVER, server)                                                                         \
-    X(NODE_GATEWAY, gateway)                                                                       \
-    X(NODE_BROKER, broker)                                                                         \
-    X(NODE_CONSUMERS, consumers)                                                                   \
-    X(NODE_PROXY, proxy)                                                                           \
-    X(NODE_KEY_STORE, key_store)
+    X(NODE_CLIENT_GROUP, client_group, NODE_LISTED_NOT)                                            \
+    X(NODE_SERVER, server, NODE_LISTED_AS_SERVICE)                                                 \
+    X(NODE_GATEWAY, gateway, NODE_LISTED_AS_SERVICE)                                               \
+    X(NODE_BROKER, broker, NODE_LISTED_AS_SERVICE)                                                 \
+    X(NODE_CONSUMERS, consumers, NODE_LISTED_AS_SERVICE)                                           \
+    X(NODE_PROXY, proxy, NODE_LISTED_AS_SERVICE)                                                   \
+    X(NODE_KEY_STORE, key_store, NODE_LISTED_AS_KIND)
 
-#define NODE_KIND_ENUM_ENTRY(kind, name) kind,
+#define NODE_KIND_ENUM_ENTRY(kind, name, listed) kind,
 typedef enum { NODE_KIND_LIST(NODE_KIND_ENUM_ENTRY) NODE_KIND_COUNT } NodeKind;
 #undef NODE_KIND_ENUM_ENTRY
 

@@ -2,9 +2,11 @@
  * and the broker with its named queues and its consumers (which have a store of their own).
  * References to a queue by name (clients[].queue, server.receipts_queue) are resolved in
  * scenario_schema.c, once the broker has been read. */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "node_kind.h"
 #include "scenario_errors.h"
 #include "scenario_schema.h"
 
@@ -1301,24 +1303,93 @@ static const SchemaObject consumers_store_schema = {.name = "services[] (key_sto
                                                     .check = check_consumers_store,
                                                     .shown = consumers_store_shown};
 
-/* Each kind's services entry and its key store's, by kind (NULL: none of its own): a kind
- * adds its schema entry above and its rows here. */
-static const SchemaObject *const service_schemas[NODE_KIND_COUNT] = {
-    [NODE_SERVER] = &server_service_schema, [NODE_GATEWAY] = &gateway_service_schema,
-    [NODE_BROKER] = &broker_service_schema, [NODE_CONSUMERS] = &consumers_service_schema,
-    [NODE_PROXY] = &proxy_service_schema,
+/* Each kind's descriptor (node_kind.h): what it is, with its services entry's schema above
+ * and its key store's. A new kind adds its schema entry and its descriptor here
+ * (`node_kind_<name>`, which node_kind.c registers from NODE_KIND_LIST). */
+const NodeKindInfo node_kind_server = {
+    .older_path = {"server"},
+    .reached_when = NODE_REACHED_BY_CALLS,
+    .settings_offset = offsetof(Scenario, server),
+    .store_offset = offsetof(Scenario, server.idempotency),
+    .runs_steps = true,
+    .show_order = 1,
+    .noun = "service",
+    .lane_role = "handler",
+    .lane_role_keyed = "handler + key store",
+    .lane_order = 1,
+    .service_schema = &server_service_schema,
+    .store_schema = &server_store_schema,
 };
-static const SchemaObject *const store_schemas[NODE_KIND_COUNT] = {
-    [NODE_SERVER] = &server_store_schema,
-    [NODE_CONSUMERS] = &consumers_store_schema,
+
+const NodeKindInfo node_kind_gateway = {
+    .older_path = {"gateway"},
+    .reached_when = NODE_REACHED_BY_CHARGES,
+    .settings_offset = offsetof(Scenario, gateway),
+    .show_order = 2, /* after the server, whoever charges through it */
+    .noun = "provider",
+    .lane_role = "payment provider",
+    .lane_role_keyed = "payment provider",
+    .lane_after_caller = true, /* after whoever charges through it */
+    .execute_badge = "charges the card",
+    .replay_badge = "key seen: not charged again",
+    .service_schema = &gateway_service_schema,
+};
+
+const NodeKindInfo node_kind_broker = {
+    .older_path = {"broker"},
+    .reached_when = NODE_REACHED_BY_PUBLISH,
+    .settings_offset = offsetof(Scenario, broker),
+    .show_order = 3,
+    .noun = "broker",
+    .lane_role = "queue",
+    .lane_role_keyed = "queue",
+    .lane_order = 2,
+    .service_schema = &broker_service_schema,
+};
+
+const NodeKindInfo node_kind_consumers = {
+    .older_path = {"broker", "consumers"},
+    .reached_when = NODE_REACHED_BY_PUBLISH,
+    .settings_offset = offsetof(Scenario, broker.consumers),
+    .reference = {"consumes", NODE_BROKER, "nothing would take the broker's messages"},
+    .store_offset = offsetof(Scenario, broker.consumers.idempotency),
+    .runs_steps = true,
+    .show_order = 4,
+    .noun = "consumer group",
+    .lane_role = "workers",
+    .lane_role_keyed = "workers + key store",
+    .lane_order = 3,
+    .service_schema = &consumers_service_schema,
+    .store_schema = &consumers_store_schema,
+};
+
+const NodeKindInfo node_kind_proxy = {
+    .older_path = {"proxy"},
+    .reached_when = NODE_REACHED_BY_PROXIED,
+    .node_when_reached = true,
+    .reference = {"calls", NODE_SERVER, NULL},
+    .settings_offset = offsetof(Scenario, proxy),
+    .noun = "proxy",
+    .lane_role = "retries on its own",
+    .lane_role_keyed = "retries on its own",
+    .lane_order = 0,
+    .service_schema = &proxy_service_schema,
+};
+
+const NodeKindInfo node_kind_key_store = {
+    .several = true, /* read with the fields of the service that uses it */
+    .lane_role = "key store",
+    .lane_role_keyed = "key store",
+    .crash_noun = "key store",
+    .crash_loses = "keys",
 };
 
 const SchemaObject *scenario_services_schema_of(NodeKind kind)
 {
-    return (unsigned)kind < NODE_KIND_COUNT ? service_schemas[kind] : NULL;
+    return node_kind_info(kind)->service_schema;
 }
 
 const SchemaObject *scenario_services_store_schema_of(NodeKind kind)
 {
-    return (unsigned)kind < NODE_KIND_COUNT ? store_schemas[kind] : NULL;
+    return node_kind_info(kind)->store_schema;
 }

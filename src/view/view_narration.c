@@ -110,9 +110,10 @@ static const char *service_words(NodeKind kind, const char *id)
     static char phrases[4][NODE_NAME_LEN_MAX + 24];
     static unsigned next;
     const NodeKindInfo *info = node_kind_info(kind);
-    size_t own = info->name != NULL ? strlen(info->name) : 0;
+    const char *name = node_kind_name(kind);
+    size_t own = name != NULL ? strlen(name) : 0;
     if (info->noun == NULL ||
-        (own > 0 && strncmp(id, info->name, own) == 0 && (id[own] == '\0' || id[own] == '#')))
+        (own > 0 && strncmp(id, name, own) == 0 && (id[own] == '\0' || id[own] == '#')))
         return id;
     if (strstr(id, info->noun) != NULL) /* "provider", "payment-provider": said once */
         return id;
