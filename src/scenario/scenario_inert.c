@@ -894,6 +894,58 @@ static void warn_consumer_group(const Scenario *scenario, const Scenario *plain,
                "has no effect: no instance of the group ever crashes, so no session ends");
 }
 
+/* ------------------------------------------------------------------ live, but costly */
+
+/* The rules below warn of configuration the model does read, where what it does is most
+ * likely not what its author meant and the report would show it only as a number among many
+ * (every confirmation doubled, a requeue loop that never ends). They are warnings, not
+ * errors: a lesson may mean them. */
+
+static const char *consumer_group_id(const Scenario *scenario, uint32_t g)
+{
+    return g == 0 ? scenario->service_ids[NODE_CONSUMERS] : scenario->extra_consumers[g - 1].id;
+}
+
+/* Two consumer groups whose step emails, each taking a queue one fanout exchange copies to:
+ * each gets its own copy of every message and sends the confirmation, and each keeps its
+ * keys in its own store, so no mode catches the second (consumers.c keys a copy by its
+ * message id in the taking group's store). One group taking both queues is another matter:
+ * its one store can recognise the second copy (scenario-format.md, Fanout exchanges). Said
+ * at the exchange's queues, naming the first two such groups. */
+static void warn_confirmed_twice(const Scenario *scenario, LoadErrors *warnings)
+{
+    const BrokerSpec *broker = &scenario->broker;
+    for (uint32_t e = 0; e < broker->exchange_count; e++) {
+        uint32_t emailing[2];
+        unsigned count = 0;
+        for (uint32_t g = 0; g <= scenario->extra_consumer_count && count < 2; g++) {
+            const ConsumerSpec *group = scenario_consumer_group(scenario, g);
+            bool fed = false;
+            for (uint32_t q = 0; q < broker->queue_count; q++)
+                fed |= (broker->exchanges[e].queue_mask >> q & 1u) != 0 &&
+                       scenario_group_of_queue(scenario, q) == group;
+            if (fed && group->sends_email)
+                emailing[count++] = g;
+        }
+        if (count < 2)
+            continue;
+        char path[JSON_PATH_LEN_MAX];
+        snprintf(path, sizeof path, "$.broker.exchanges[%u].queues", e);
+        char why[sizeof warnings->items[0].message];
+        int length = snprintf(why, sizeof why,
+                              "every order is confirmed twice: '%s' and '%s' both email it, and "
+                              "neither key store sees the other's copy; keep only one of their "
+                              "queues",
+                              consumer_group_id(scenario, emailing[0]),
+                              consumer_group_id(scenario, emailing[1]));
+        if (length < 0 || (size_t)length >= sizeof why) /* long names: the rule over them */
+            snprintf(why, sizeof why,
+                     "every order is confirmed twice: two groups taking these queues both email "
+                     "it, and neither key store sees the other's copy; keep only one of them");
+        scenario_errors_add(warnings, path, "%s", why);
+    }
+}
+
 static void warn_broker(const Scenario *scenario, const Scenario *plain, const NodeReach *reach,
                         LoadErrors *warnings)
 {
@@ -923,6 +975,7 @@ static void warn_broker(const Scenario *scenario, const Scenario *plain, const N
     }
     for (uint32_t g = 0; g <= scenario->extra_consumer_count; g++)
         warn_consumer_group(scenario, plain, g, warnings);
+    warn_confirmed_twice(scenario, warnings);
     if (broker->family == BROKER_LOG && !broker->transactional &&
         broker->isolation != plain->broker.isolation) /* broker_log.c, abort_output */
         say_at(warnings, "$.broker", "isolation",
