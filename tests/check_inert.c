@@ -635,6 +635,50 @@ START_TEST(test_two_groups_emailing_copies_of_one_exchange_are_warned)
 }
 END_TEST
 
+/* Workers deduplicating in a store that crashes on its own and refuses while down (the
+ * default when_down), on a queue with no delivery limit: each refused delivery is requeued
+ * and refused again at once for the whole outage. */
+static const char store_down_loop_scenario[] =
+    "{\"duration_ms\": 10000, \"accounts\": [{\"id\": \"a\", \"balance\": 1000000}],"
+    " \"services\": ["
+    "   {\"id\": \"orders\", \"kind\": \"broker\", \"family\": \"channel\","
+    "    \"max_deliveries\": 0},"
+    "   {\"id\": \"workers\", \"kind\": \"consumers\", \"consumes\": \"orders\","
+    "    \"key_store\": \"redis\"},"
+    "   {\"id\": \"redis\", \"kind\": \"key_store\", \"durable\": true,"
+    "    \"crash\": {\"every_ms\": {\"dist\": \"const\", \"value\": 3000},"
+    "     \"restart_ms\": 1000}}],"
+    " \"clients\": [{\"id\": \"app\", \"count\": 2, \"publishes\": \"orders\"}]}";
+
+START_TEST(test_a_requeue_loop_while_the_store_is_down_is_warned)
+{
+    const char *at = "$.services[0].max_deliveries";
+    const char *const none[SETS_MAX] = {NULL};
+    char *why = warning_at(store_down_loop_scenario, none, at);
+    ck_assert_ptr_nonnull(why);
+    ck_assert_str_eq(why, "0 (unlimited), no redelivery delay: while the key store is down, a "
+                          "refused delivery is requeued and refused again at once, a hot loop; "
+                          "set redelivery_delay_ms");
+    free(why);
+    /* each twin ends the loop, or never starts it */
+    const char *const twins[][SETS_MAX] = {
+        {"services.orders.max_deliveries=20"},           /* dead-lettered after 20 */
+        {"services.orders.redelivery_delay_ms=500"},     /* a try every half second */
+        {"services.redis.when_down=\"proceed\""},        /* runs unchecked, nothing requeued */
+        {"modes=[\"at-most-once\", \"at-least-once\"]"}, /* no store consulted */
+    };
+    for (size_t t = 0; t < sizeof twins / sizeof twins[0]; t++) {
+        why = warning_at(store_down_loop_scenario, twins[t], at);
+        ck_assert_msg(why == NULL, "twin %zu warned: %s", t, why);
+    }
+    /* a named queue's own limit, said at that queue */
+    const char *const named[SETS_MAX] = {"services.orders.queues=[{\"name\": \"jobs\"}]"};
+    why = warning_at(store_down_loop_scenario, named, "$.services[0].queues[0].max_deliveries");
+    ck_assert_ptr_nonnull(why);
+    free(why);
+}
+END_TEST
+
 START_TEST(test_inert_field_is_warned_and_its_live_twin_is_not)
 {
     const InertCase *c = &cases[_i];
@@ -702,6 +746,7 @@ static Suite *inert_suite(void)
     tcase_add_test(core, test_a_servers_saga_counts_the_debits_that_reach_it);
     tcase_add_test(core, test_rebalance_after_the_run_is_an_error);
     tcase_add_test(core, test_two_groups_emailing_copies_of_one_exchange_are_warned);
+    tcase_add_test(core, test_a_requeue_loop_while_the_store_is_down_is_warned);
     suite_add_tcase(suite, core);
     return suite;
 }

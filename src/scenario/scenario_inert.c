@@ -898,8 +898,8 @@ static void warn_consumer_group(const Scenario *scenario, const Scenario *plain,
 
 /* The rules below warn of configuration the model does read, where what it does is most
  * likely not what its author meant and the report would show it only as a number among many
- * (every confirmation doubled, a requeue loop that never ends). They are warnings, not
- * errors: a lesson may mean them. */
+ * (every confirmation doubled, a requeue loop as hot as the links allow). They are warnings,
+ * not errors: a lesson may mean them. */
 
 static const char *consumer_group_id(const Scenario *scenario, uint32_t g)
 {
@@ -946,6 +946,28 @@ static void warn_confirmed_twice(const Scenario *scenario, LoadErrors *warnings)
     }
 }
 
+/* A queue with no delivery limit and no redelivery delay, taken by a group whose key store
+ * crashes and refuses while down (when_down 'refuse', the default; idempotent mode): each
+ * delivery the store refuses is nacked and requeued at once (consumers.c,
+ * give_back_while_store_down; broker.c requeues without a count to stop at), so every message
+ * goes round the broker and the consumers as fast as the links allow for the whole outage.
+ * A real broker may loop so too (a classic queue has no delivery limit; a quorum queue's,
+ * 20 by default since RabbitMQ 4.0, may be set to -1: RabbitMQ documentation, "Quorum
+ * Queues", "Poison Message Handling"), so this loads, with a warning. */
+static bool queue_loops_while_store_down(const Scenario *scenario, uint32_t q)
+{
+    const QueueSpec *queue = &scenario->broker.queues[q];
+    if (queue->max_deliveries != 0 || queue->redelivery_delay_ms > 0 ||
+        !runs_mode(scenario, MODE_IDEMPOTENT))
+        return false;
+    const ConsumerSpec *group = scenario_group_of_queue(scenario, q);
+    const IdempotencySpec *store =
+        group == &scenario->broker.consumers && scenario_consumers_share_server_store(scenario)
+            ? &scenario->server.idempotency
+            : &group->idempotency;
+    return store->crash.enabled && store->when_down == WHEN_DOWN_REFUSE;
+}
+
 static void warn_broker(const Scenario *scenario, const Scenario *plain, const NodeReach *reach,
                         LoadErrors *warnings)
 {
@@ -972,6 +994,11 @@ static void warn_broker(const Scenario *scenario, const Scenario *plain, const N
         if (queue->max_deliveries == 1 && queue->redelivery_delay_ms != base->redelivery_delay_ms)
             say_queue(warnings, broker, q, "redelivery_delay_ms",
                       "has no effect with max_deliveries 1: a message is never delivered again");
+        if (queue_loops_while_store_down(scenario, q))
+            say_queue(warnings, broker, q, "max_deliveries",
+                      "0 (unlimited), no redelivery delay: while the key store is down, a "
+                      "refused delivery is requeued and refused again at once, a hot loop; set "
+                      "redelivery_delay_ms");
     }
     for (uint32_t g = 0; g <= scenario->extra_consumer_count; g++)
         warn_consumer_group(scenario, plain, g, warnings);
