@@ -256,6 +256,45 @@ START_TEST(test_a_message_is_queued_in_the_queue_named)
 }
 END_TEST
 
+/* A copy's end names the queue it left where the broker has several, as its "queued in" did:
+ * with one delivery allowed, operation 161's confirmation copy, whose mailer crashed after
+ * sending, is dead-lettered from the confirmations queue at its visibility timeout (or
+ * discarded there, without a dead-letter queue). With one queue the mark names none:
+ * operation 61 of the channel lesson is dead-lettered when the run's last channel closes. */
+START_TEST(test_a_dead_letter_names_the_queue_it_left)
+{
+    const char *fanout[] = {
+        "explain", "scenarios/architectures/orders_fanout_charge_and_confirm.json",
+        "--op",    "161",
+        "--mode",  "at-least-once",
+        "--set",   "services.events.max_deliveries=1",
+        NULL};
+    ck_assert_int_eq(test_cli_run(fanout, out, err), 0);
+    char *printed = test_cli_read_all(out, NULL);
+    ck_assert_msg(strstr(printed, "events: dead-lettered from confirmations\n") != NULL, "%s",
+                  printed);
+    free(printed);
+    const char *discarding[] = {
+        "explain", "scenarios/architectures/orders_fanout_charge_and_confirm.json",
+        "--op",    "161",
+        "--mode",  "at-least-once",
+        "--set",   "services.events.max_deliveries=1",
+        "--set",   "services.events.dead_letter=false",
+        NULL};
+    ck_assert_int_eq(test_cli_run(discarding, out, err), 0);
+    printed = test_cli_read_all(out, NULL);
+    ck_assert_msg(strstr(printed, "events: discarded from confirmations\n") != NULL, "%s", printed);
+    free(printed);
+    const char *one[] = {
+        "explain", "scenarios/03_broker_channel.json", "--op", "61", "--mode", "at-least-once",
+        "--set",   "broker.max_deliveries=1",          NULL};
+    ck_assert_int_eq(test_cli_run(one, out, err), 0);
+    printed = test_cli_read_all(out, NULL);
+    ck_assert_msg(strstr(printed, "broker: dead-lettered\n") != NULL, "%s", printed);
+    free(printed);
+}
+END_TEST
+
 /* A process that dies holding the operation's job, in a crash another job set off, is part
  * of its story, with its restart: operation 390's collector crashes while its charge is at
  * the provider, and the delivery comes back after the visibility timeout. A lost order of a
@@ -525,6 +564,7 @@ static Suite *explain_suite(void)
     tcase_add_test(core, test_an_order_api_fails_after_publishing_or_before_its_outbox_commit);
     tcase_add_test(core, test_a_reconciliation_names_the_gateway_it_asked_among_several);
     tcase_add_test(core, test_a_message_is_queued_in_the_queue_named);
+    tcase_add_test(core, test_a_dead_letter_names_the_queue_it_left);
     tcase_add_test(core, test_a_crash_that_kills_the_operations_job_is_told);
     tcase_add_test(core, test_an_outage_that_kills_operation_zeros_job_is_told);
     tcase_add_test(core, test_a_story_that_starts_within_a_store_outage_starts_with_its_crash);

@@ -558,6 +558,127 @@ START_TEST(test_a_servers_saga_counts_the_debits_that_reach_it)
 }
 END_TEST
 
+/* The message of the warning at path (exactly) loading base with sets, or NULL; the caller
+ * frees it. For the rules that warn of live configuration (no "has no effect"). */
+static char *warning_at(const char *base, const char *const *sets, const char *path)
+{
+    Scenario *scenario = calloc(1, sizeof *scenario);
+    LoadErrors *errors = calloc(1, sizeof *errors);
+    LoadErrors *warnings = calloc(1, sizeof *warnings);
+    ck_assert_ptr_nonnull(scenario);
+    ck_assert_ptr_nonnull(errors);
+    ck_assert_ptr_nonnull(warnings);
+    bool loaded = scenario_load_text(base, strlen(base), sets, count_sets(sets), scenario, errors);
+    ck_assert_msg(loaded, "%s: %s", errors->count > 0 ? errors->items[0].path : "",
+                  errors->count > 0 ? errors->items[0].message : "not loaded");
+    scenario_inert_warnings(scenario, warnings);
+    char *found = NULL;
+    for (uint32_t i = 0; i < warnings->count && found == NULL; i++) {
+        if (strcmp(warnings->items[i].path, path) == 0)
+            found = strdup(warnings->items[i].message);
+    }
+    free(scenario);
+    free(errors);
+    free(warnings);
+    return found;
+}
+
+/* A fanout exchange copying each order to the chargers' queue and to two queues whose groups
+ * both email the confirmation: each group emails its own copy, and its key store knows only
+ * its own copies, so every order is confirmed twice in every mode. */
+#define FANOUT_SERVICES(mailers, auditors, exchange_queues)                                        \
+    ("{\"duration_ms\": 10000, \"accounts\": [{\"id\": \"a\", \"balance\": 1000000}],"             \
+     " \"services\": ["                                                                            \
+     "   {\"id\": \"events\", \"kind\": \"broker\", \"queues\": [{\"name\": \"payments\"},"        \
+     "    {\"name\": \"confirmations\"}, {\"name\": \"receipts\"}],"                               \
+     "    \"exchanges\": [{\"name\": \"orders\", \"queues\": " exchange_queues "}]},"              \
+     "   {\"id\": \"chargers\", \"kind\": \"consumers\", \"consumes\": \"events\","                \
+     "    \"queues\": [\"payments\"], \"key_store\": \"charger-keys\"},"                           \
+     "   {\"id\": \"charger-keys\", \"kind\": \"key_store\"},"                                     \
+     "   {\"id\": \"" mailers "\", \"kind\": \"consumers\", \"consumes\": \"events\","             \
+     "    \"queues\": [\"confirmations\"], \"key_store\": \"mailer-keys\","                        \
+     "    \"steps\": [{\"effect\": \"email\"}]},"                                                  \
+     "   {\"id\": \"mailer-keys\", \"kind\": \"key_store\"},"                                      \
+     "   {\"id\": \"" auditors "\", \"kind\": \"consumers\", \"consumes\": \"events\","            \
+     "    \"queues\": [\"receipts\"], \"key_store\": \"auditor-keys\","                            \
+     "    \"steps\": [{\"effect\": \"email\"}]},"                                                  \
+     "   {\"id\": \"auditor-keys\", \"kind\": \"key_store\"}],"                                    \
+     " \"clients\": [{\"id\": \"app\", \"count\": 2, \"publishes\": \"events\","                   \
+     "   \"queue\": \"orders\", \"operation\": {\"kind\": \"debit\", \"amount\": 10}}]}")
+
+START_TEST(test_two_groups_emailing_copies_of_one_exchange_are_warned)
+{
+    const char *const none[SETS_MAX] = {NULL};
+    const char *at = "$.services[0].exchanges[0].queues";
+    char *why = warning_at(
+        FANOUT_SERVICES("mailers", "auditors", "[\"payments\", \"confirmations\", \"receipts\"]"),
+        none, at);
+    ck_assert_ptr_nonnull(why);
+    ck_assert_str_eq(why, "every order is confirmed twice: 'mailers' and 'auditors' both email "
+                          "it, and neither key store sees the other's copy; keep only one of "
+                          "their queues");
+    free(why);
+    /* names too long for the line: the rule said without them, whole */
+    why = warning_at(FANOUT_SERVICES("confirmation-mailers-of-the-web-shop",
+                                     "receipt-mailers-of-the-accounting-team",
+                                     "[\"payments\", \"confirmations\", \"receipts\"]"),
+                     none, at);
+    ck_assert_ptr_nonnull(why);
+    ck_assert_msg(strstr(why, "two groups taking these queues both email it") != NULL &&
+                      strstr(why, "keep only one of them") != NULL,
+                  "%s", why);
+    free(why);
+    /* the twin: the exchange copies to one emailing group's queue only */
+    why = warning_at(FANOUT_SERVICES("mailers", "auditors", "[\"payments\", \"confirmations\"]"),
+                     none, at);
+    ck_assert_ptr_null(why);
+}
+END_TEST
+
+/* Workers deduplicating in a store that crashes on its own and refuses while down (the
+ * default when_down), on a queue with no delivery limit: each refused delivery is requeued
+ * and refused again at once for the whole outage. */
+static const char store_down_loop_scenario[] =
+    "{\"duration_ms\": 10000, \"accounts\": [{\"id\": \"a\", \"balance\": 1000000}],"
+    " \"services\": ["
+    "   {\"id\": \"orders\", \"kind\": \"broker\", \"family\": \"channel\","
+    "    \"max_deliveries\": 0},"
+    "   {\"id\": \"workers\", \"kind\": \"consumers\", \"consumes\": \"orders\","
+    "    \"key_store\": \"redis\"},"
+    "   {\"id\": \"redis\", \"kind\": \"key_store\", \"durable\": true,"
+    "    \"crash\": {\"every_ms\": {\"dist\": \"const\", \"value\": 3000},"
+    "     \"restart_ms\": 1000}}],"
+    " \"clients\": [{\"id\": \"app\", \"count\": 2, \"publishes\": \"orders\"}]}";
+
+START_TEST(test_a_requeue_loop_while_the_store_is_down_is_warned)
+{
+    const char *at = "$.services[0].max_deliveries";
+    const char *const none[SETS_MAX] = {NULL};
+    char *why = warning_at(store_down_loop_scenario, none, at);
+    ck_assert_ptr_nonnull(why);
+    ck_assert_str_eq(why, "0 (unlimited), no redelivery delay: while the key store is down, a "
+                          "refused delivery is requeued and refused again at once, a hot loop; "
+                          "set redelivery_delay_ms");
+    free(why);
+    /* each twin ends the loop, or never starts it */
+    const char *const twins[][SETS_MAX] = {
+        {"services.orders.max_deliveries=20"},           /* dead-lettered after 20 */
+        {"services.orders.redelivery_delay_ms=500"},     /* a try every half second */
+        {"services.redis.when_down=\"proceed\""},        /* runs unchecked, nothing requeued */
+        {"modes=[\"at-most-once\", \"at-least-once\"]"}, /* no store consulted */
+    };
+    for (size_t t = 0; t < sizeof twins / sizeof twins[0]; t++) {
+        why = warning_at(store_down_loop_scenario, twins[t], at);
+        ck_assert_msg(why == NULL, "twin %zu warned: %s", t, why);
+    }
+    /* a named queue's own limit, said at that queue */
+    const char *const named[SETS_MAX] = {"services.orders.queues=[{\"name\": \"jobs\"}]"};
+    why = warning_at(store_down_loop_scenario, named, "$.services[0].queues[0].max_deliveries");
+    ck_assert_ptr_nonnull(why);
+    free(why);
+}
+END_TEST
+
 START_TEST(test_inert_field_is_warned_and_its_live_twin_is_not)
 {
     const InertCase *c = &cases[_i];
@@ -624,6 +745,8 @@ static Suite *inert_suite(void)
     tcase_add_test(core, test_a_groups_saga_counts_the_debits_of_its_own_queues);
     tcase_add_test(core, test_a_servers_saga_counts_the_debits_that_reach_it);
     tcase_add_test(core, test_rebalance_after_the_run_is_an_error);
+    tcase_add_test(core, test_two_groups_emailing_copies_of_one_exchange_are_warned);
+    tcase_add_test(core, test_a_requeue_loop_while_the_store_is_down_is_warned);
     suite_add_tcase(suite, core);
     return suite;
 }

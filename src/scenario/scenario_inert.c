@@ -894,6 +894,80 @@ static void warn_consumer_group(const Scenario *scenario, const Scenario *plain,
                "has no effect: no instance of the group ever crashes, so no session ends");
 }
 
+/* ------------------------------------------------------------------ live, but costly */
+
+/* The rules below warn of configuration the model does read, where what it does is most
+ * likely not what its author meant and the report would show it only as a number among many
+ * (every confirmation doubled, a requeue loop as hot as the links allow). They are warnings,
+ * not errors: a lesson may mean them. */
+
+static const char *consumer_group_id(const Scenario *scenario, uint32_t g)
+{
+    return g == 0 ? scenario->service_ids[NODE_CONSUMERS] : scenario->extra_consumers[g - 1].id;
+}
+
+/* Two consumer groups whose step emails, each taking a queue one fanout exchange copies to:
+ * each gets its own copy of every message and sends the confirmation, and each keeps its
+ * keys in its own store, so no mode catches the second (consumers.c keys a copy by its
+ * message id in the taking group's store). One group taking both queues is another matter:
+ * its one store can recognise the second copy (scenario-format.md, Fanout exchanges). Said
+ * at the exchange's queues, naming the first two such groups. */
+static void warn_confirmed_twice(const Scenario *scenario, LoadErrors *warnings)
+{
+    const BrokerSpec *broker = &scenario->broker;
+    for (uint32_t e = 0; e < broker->exchange_count; e++) {
+        uint32_t emailing[2];
+        unsigned count = 0;
+        for (uint32_t g = 0; g <= scenario->extra_consumer_count && count < 2; g++) {
+            const ConsumerSpec *group = scenario_consumer_group(scenario, g);
+            bool fed = false;
+            for (uint32_t q = 0; q < broker->queue_count; q++)
+                fed |= (broker->exchanges[e].queue_mask >> q & 1u) != 0 &&
+                       scenario_group_of_queue(scenario, q) == group;
+            if (fed && group->sends_email)
+                emailing[count++] = g;
+        }
+        if (count < 2)
+            continue;
+        char path[JSON_PATH_LEN_MAX];
+        snprintf(path, sizeof path, "$.broker.exchanges[%u].queues", e);
+        char why[sizeof warnings->items[0].message];
+        int length = snprintf(why, sizeof why,
+                              "every order is confirmed twice: '%s' and '%s' both email it, and "
+                              "neither key store sees the other's copy; keep only one of their "
+                              "queues",
+                              consumer_group_id(scenario, emailing[0]),
+                              consumer_group_id(scenario, emailing[1]));
+        if (length < 0 || (size_t)length >= sizeof why) /* long names: the rule over them */
+            snprintf(why, sizeof why,
+                     "every order is confirmed twice: two groups taking these queues both email "
+                     "it, and neither key store sees the other's copy; keep only one of them");
+        scenario_errors_add(warnings, path, "%s", why);
+    }
+}
+
+/* A queue with no delivery limit and no redelivery delay, taken by a group whose key store
+ * crashes and refuses while down (when_down 'refuse', the default; idempotent mode): each
+ * delivery the store refuses is nacked and requeued at once (consumers.c,
+ * give_back_while_store_down; broker.c requeues without a count to stop at), so every message
+ * goes round the broker and the consumers as fast as the links allow for the whole outage.
+ * A real broker may loop so too (a classic queue has no delivery limit; a quorum queue's,
+ * 20 by default since RabbitMQ 4.0, may be set to -1: RabbitMQ documentation, "Quorum
+ * Queues", "Poison Message Handling"), so this loads, with a warning. */
+static bool queue_loops_while_store_down(const Scenario *scenario, uint32_t q)
+{
+    const QueueSpec *queue = &scenario->broker.queues[q];
+    if (queue->max_deliveries != 0 || queue->redelivery_delay_ms > 0 ||
+        !runs_mode(scenario, MODE_IDEMPOTENT))
+        return false;
+    const ConsumerSpec *group = scenario_group_of_queue(scenario, q);
+    const IdempotencySpec *store =
+        group == &scenario->broker.consumers && scenario_consumers_share_server_store(scenario)
+            ? &scenario->server.idempotency
+            : &group->idempotency;
+    return store->crash.enabled && store->when_down == WHEN_DOWN_REFUSE;
+}
+
 static void warn_broker(const Scenario *scenario, const Scenario *plain, const NodeReach *reach,
                         LoadErrors *warnings)
 {
@@ -920,9 +994,15 @@ static void warn_broker(const Scenario *scenario, const Scenario *plain, const N
         if (queue->max_deliveries == 1 && queue->redelivery_delay_ms != base->redelivery_delay_ms)
             say_queue(warnings, broker, q, "redelivery_delay_ms",
                       "has no effect with max_deliveries 1: a message is never delivered again");
+        if (queue_loops_while_store_down(scenario, q))
+            say_queue(warnings, broker, q, "max_deliveries",
+                      "0 (unlimited), no redelivery delay: while the key store is down, a "
+                      "refused delivery is requeued and refused again at once, a hot loop; set "
+                      "redelivery_delay_ms");
     }
     for (uint32_t g = 0; g <= scenario->extra_consumer_count; g++)
         warn_consumer_group(scenario, plain, g, warnings);
+    warn_confirmed_twice(scenario, warnings);
     if (broker->family == BROKER_LOG && !broker->transactional &&
         broker->isolation != plain->broker.isolation) /* broker_log.c, abort_output */
         say_at(warnings, "$.broker", "isolation",
