@@ -681,6 +681,20 @@ static char *draw_two_groups(bool billing_to_orders, const char *operations, con
     return svg;
 }
 
+/* The role written under a lane's name, or "" when the SVG has no such lane. */
+static const char *role_of(const char *svg, const char *lane, char *role, size_t size)
+{
+    char head[96];
+    snprintf(head, sizeof head, "class=\"head\">%s<", lane);
+    const char *at = strstr(svg, head);
+    role[0] = '\0';
+    if (at == NULL || (at = strstr(at, "class=\"role\">")) == NULL)
+        return role;
+    at += strlen("class=\"role\">");
+    snprintf(role, size, "%.*s", (int)strcspn(at, "<"), at);
+    return role;
+}
+
 /* A key store of its own is drawn with the operations that meet it: the first operations of
  * TWO_GROUPS start within the collectors' store's outage, but where billing's invoices go to
  * the chargers no operation meets that store, and its crash, restart and lane would show
@@ -698,6 +712,38 @@ START_TEST(test_svg_draws_a_key_stores_crash_only_with_operations_that_meet_it)
     ck_assert_int_eq(occurrences(svg, ">collector-keys<"), 1);
     ck_assert_int_eq(occurrences(svg, ">CRASH: 1 keys lost<"), 1);
     ck_assert_int_eq(occurrences(svg, ">restarted<"), 1);
+    free(svg);
+}
+END_TEST
+
+/* A service's lane says "+ key store" where its keys are kept out of sight: a store of its own
+ * drawn in its own lane (C38) leaves the lane of the service that uses it its bare role, for a
+ * consumer group as for a server; a group whose store has no lane keeps the words. */
+START_TEST(test_a_lane_says_key_store_only_where_its_store_has_no_lane_of_its_own)
+{
+    char role[64];
+    char *svg = draw_two_groups(false, "4", "roles.svg");
+    ck_assert_str_eq(role_of(svg, "collector-keys", role, sizeof role), "key store");
+    ck_assert_str_eq(role_of(svg, "collectors", role, sizeof role), "workers");
+    ck_assert_str_eq(role_of(svg, "chargers", role, sizeof role), "workers + key store");
+    free(svg);
+    /* workers_dedupe_store_down's first double starts while Redis is down */
+    ck_assert_int_eq(draw_outcome("scenarios/architectures/workers_dedupe_store_down.json",
+                                  "idempotent", "double", "1", "redis.svg", &svg),
+                     0);
+    ck_assert_str_eq(role_of(svg, "redis", role, sizeof role), "key store");
+    ck_assert_str_eq(role_of(svg, "workers#2", role, sizeof role), "workers");
+    free(svg);
+    ck_assert_int_eq(draw_outcome("scenarios/38_key_store_down_fail_open.json", "idempotent",
+                                  "double", "1", "c38.svg", &svg),
+                     0);
+    ck_assert_str_eq(role_of(svg, "redis", role, sizeof role), "key store");
+    ck_assert_str_eq(role_of(svg, "checkout", role, sizeof role), "handler");
+    free(svg);
+    /* no lane of the store: its operation started before the outage */
+    svg = draw("scenarios/38_key_store_down_fail_open.json", "idempotent", "c38_first.svg");
+    ck_assert_str_eq(role_of(svg, "redis", role, sizeof role), "");
+    ck_assert_str_eq(role_of(svg, "checkout", role, sizeof role), "handler + key store");
     free(svg);
 }
 END_TEST
@@ -968,8 +1014,7 @@ START_TEST(test_diagram_lanes_from_a_node_table_hold_a_proxy_between_client_and_
     ck_assert_int_eq(diagram_lane_at(diagram, 3), ledger);
     ck_assert_str_eq(diagram_lane(diagram, web)->name, "web[0]");
     ck_assert_str_eq(diagram_lane(diagram, proxy)->name, "proxy");
-    ck_assert_str_eq(diagram_lane_role(diagram_lane(diagram, proxy), MODE_AT_LEAST_ONCE),
-                     "retries on its own");
+    ck_assert_str_eq(diagram_lane_role(diagram, proxy, NULL), "retries on its own");
     /* client -> proxy, two tries proxy -> server, answers back. */
     feed_copy(diagram, 1000, TRACE_TRANSMIT, WEB, PROXY, MESSAGE_REQUEST, 0, 2);
     feed_copy(diagram, 2000, TRACE_DELIVER, PROXY, WEB, MESSAGE_REQUEST, 0, 2);
@@ -1447,6 +1492,7 @@ static Suite *svg_suite(void)
     tcase_add_test(core, test_svg_names_the_gateway_a_reconciliation_asked);
     tcase_add_test(core, test_svg_draws_a_crash_that_holds_a_drawn_job);
     tcase_add_test(core, test_svg_draws_a_key_stores_crash_only_with_operations_that_meet_it);
+    tcase_add_test(core, test_a_lane_says_key_store_only_where_its_store_has_no_lane_of_its_own);
     suite_add_tcase(suite, core);
     TCase *outcome = tcase_create("Outcome");
     tcase_add_checked_fixture(outcome, setup, teardown);

@@ -297,7 +297,11 @@ bool diagram_message_tag(const DiagramItem *message, NodeKind from_kind,
 uint32_t diagram_repeat_number(const DiagramItem *message, NodeKind from_kind);
 /* A span's short word: "key reserved", "key ttl 90 s", "ack timer 30 s", "dedup 5 min". */
 void diagram_span_label(const DiagramItem *span, char *label, size_t size);
-/* A lane's role under its name: "handler + key store", "payment provider". */
-const char *diagram_lane_role(const DiagramLane *lane, Mode mode);
+/* A lane's role under its name: "handler + key store", "payment provider"; in the idempotent
+ * mode a server's or consumer group's lane says it keeps a key store, unless that store has a
+ * lane of its own in the diagram (a store that crashes on its own, C38): then the lane says its
+ * bare role ("handler", "workers") and the store's lane says "key store". scenario: to find a
+ * service's store (NULL: every such lane says it keeps one). */
+const char *diagram_lane_role(const Diagram *diagram, int lane, const Scenario *scenario);
 
 #endif

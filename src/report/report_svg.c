@@ -1141,14 +1141,15 @@ static void draw_spans(Layout *layout, bool landscape)
 
 /* ------------------------------------------------------------------ frame */
 
-static const char *lane_role(const Layout *layout, const DiagramLane *lane)
+static const char *lane_role(const Layout *layout, int index)
 {
+    const DiagramLane *lane = diagram_lane(layout->model, index);
     if (lane->kind == NODE_CLIENT_GROUP && !lane->ledger) {
         int group = group_named(layout->scenario, lane->node_name);
         return group >= 0 ? key_strategy_name(layout->scenario->client_groups[group].key)
                           : "client";
     }
-    return diagram_lane_role(lane, layout->diagram->mode);
+    return diagram_lane_role(layout->model, index, layout->scenario);
 }
 
 static void draw_lanes(Layout *layout)
@@ -1172,7 +1173,7 @@ static void draw_lanes(Layout *layout)
                 : lane->ledger ? "#f0fdf4"
                                : "#f8fafc");
         text_at(layout, x, HEAD_Y - 2.0, "middle", "head", lane->name);
-        text_at(layout, x, HEAD_Y + 12.0, "middle", "role", lane_role(layout, lane));
+        text_at(layout, x, HEAD_Y + 12.0, "middle", "role", lane_role(layout, index));
     }
 }
 
@@ -1632,7 +1633,7 @@ static void draw_lane_heads_landscape(Layout *layout)
                 : lane->ledger ? "#f0fdf4"
                                : "#f8fafc");
         text_at(layout, SLIDE_HEAD_X, y - 2.0, "middle", "head", lane->name);
-        text_at(layout, SLIDE_HEAD_X, y + 12.0, "middle", "role", lane_role(layout, lane));
+        text_at(layout, SLIDE_HEAD_X, y + 12.0, "middle", "role", lane_role(layout, index));
     }
     text_at(layout, SLIDE_HEAD_X, PAGE_LANES_TOP - 10.0, "middle", "time", "time " ARROW_RIGHT);
 }
