@@ -651,6 +651,141 @@ START_TEST(test_svg_draws_a_crash_that_holds_a_drawn_job)
 }
 END_TEST
 
+/* Two consumer groups on two queues of one broker, each with its key store: the chargers
+ * take shop's orders, the collectors billing's invoices; the collectors' store is a process
+ * of its own that goes down at 0.5 s for 20 s (C38). */
+#define TWO_GROUPS "scenarios/architectures/orders_and_invoices_two_groups.json"
+#define COLLECTOR_KEYS_DOWN                                                                        \
+    ("services.collector-keys.crash={\"every_ms\": {\"dist\": \"const\", \"value\": 500}, "        \
+     "\"restart_ms\": 20000}")
+/* billing publishes to the orders queue too: nothing reaches the collectors or their store */
+#define BILLING_TO_ORDERS "clients[1].queue=\"orders\""
+
+/* The first operations of the idempotent mode of TWO_GROUPS with the collectors' store down,
+ * and billing's invoices on the orders queue where billing_to_orders. */
+static char *draw_two_groups(bool billing_to_orders, const char *operations, const char *name)
+{
+    char path[512];
+    test_cli_in_scratch(path, name);
+    const char *arguments[] = {
+        "run",        TWO_GROUPS,
+        "--set",      COLLECTOR_KEYS_DOWN,
+        "--set",      billing_to_orders ? BILLING_TO_ORDERS : "clients[1].queue=\"invoices\"",
+        "--svg",      path,
+        "--svg-mode", "idempotent",
+        "--svg-ops",  operations,
+        "-q",         NULL};
+    ck_assert_int_eq(test_cli_run(arguments, NULL, NULL), 0);
+    char *svg = test_cli_read_all(path, NULL);
+    ck_assert_ptr_nonnull(svg);
+    return svg;
+}
+
+/* The role written under a lane's name, or "" when the SVG has no such lane. */
+static const char *role_of(const char *svg, const char *lane, char *role, size_t size)
+{
+    char head[96];
+    snprintf(head, sizeof head, "class=\"head\">%s<", lane);
+    const char *at = strstr(svg, head);
+    role[0] = '\0';
+    if (at == NULL || (at = strstr(at, "class=\"role\">")) == NULL)
+        return role;
+    at += strlen("class=\"role\">");
+    snprintf(role, size, "%.*s", (int)strcspn(at, "<"), at);
+    return role;
+}
+
+/* A key store of its own is drawn with the operations that meet it: the first operations of
+ * TWO_GROUPS start within the collectors' store's outage, but where billing's invoices go to
+ * the chargers no operation meets that store, and its crash, restart and lane would show
+ * nothing of theirs (they were drawn: the outage "under way" as a shop order started). */
+START_TEST(test_svg_draws_a_key_stores_crash_only_with_operations_that_meet_it)
+{
+    char *svg = draw_two_groups(true, "3", "unmet.svg");
+    ck_assert_int_eq(occurrences(svg, ">collector-keys<"), 0);
+    ck_assert_int_eq(occurrences(svg, "CRASH"), 0);
+    ck_assert_int_eq(occurrences(svg, ">restarted<"), 0);
+    ck_assert_int_gt(occurrences(svg, ">chargers<"), 0);
+    free(svg);
+    /* billing's invoices to the collectors: their operations meet it, its lane is drawn */
+    svg = draw_two_groups(false, "4", "met.svg");
+    ck_assert_int_eq(occurrences(svg, ">collector-keys<"), 1);
+    ck_assert_int_eq(occurrences(svg, ">CRASH: 1 keys lost<"), 1);
+    ck_assert_int_eq(occurrences(svg, ">restarted<"), 1);
+    free(svg);
+}
+END_TEST
+
+/* A service's lane says "+ key store" where its keys are kept out of sight: a store of its own
+ * drawn in its own lane (C38) leaves the lane of the service that uses it its bare role, for a
+ * consumer group as for a server; a group whose store has no lane keeps the words. */
+START_TEST(test_a_lane_says_key_store_only_where_its_store_has_no_lane_of_its_own)
+{
+    char role[64];
+    char *svg = draw_two_groups(false, "4", "roles.svg");
+    ck_assert_str_eq(role_of(svg, "collector-keys", role, sizeof role), "key store");
+    ck_assert_str_eq(role_of(svg, "collectors", role, sizeof role), "workers");
+    ck_assert_str_eq(role_of(svg, "chargers", role, sizeof role), "workers + key store");
+    free(svg);
+    /* workers_dedupe_store_down's first double starts while Redis is down */
+    ck_assert_int_eq(draw_outcome("scenarios/architectures/workers_dedupe_store_down.json",
+                                  "idempotent", "double", "1", "redis.svg", &svg),
+                     0);
+    ck_assert_str_eq(role_of(svg, "redis", role, sizeof role), "key store");
+    ck_assert_str_eq(role_of(svg, "workers#2", role, sizeof role), "workers");
+    free(svg);
+    ck_assert_int_eq(draw_outcome("scenarios/38_key_store_down_fail_open.json", "idempotent",
+                                  "double", "1", "c38.svg", &svg),
+                     0);
+    ck_assert_str_eq(role_of(svg, "redis", role, sizeof role), "key store");
+    ck_assert_str_eq(role_of(svg, "checkout", role, sizeof role), "handler");
+    free(svg);
+    /* no lane of the store: its operation started before the outage */
+    svg = draw("scenarios/38_key_store_down_fail_open.json", "idempotent", "c38_first.svg");
+    ck_assert_str_eq(role_of(svg, "redis", role, sizeof role), "");
+    ck_assert_str_eq(role_of(svg, "checkout", role, sizeof role), "handler + key store");
+    free(svg);
+}
+END_TEST
+
+/* Which key stores a client group's operations meet, by the graph of services: the chargers'
+ * and not the collectors' for shop's orders; the collectors' for billing's invoices, until they
+ * go to the orders queue; the API's own and, past the log, the consumers' inbox for an order
+ * API's browsers; the called payments service's for a checkout's clients. A key store of its
+ * own gets a lane of the view only where a group with clients meets it. */
+START_TEST(test_a_group_meets_the_key_stores_on_its_way)
+{
+    const char *crash[] = {COLLECTOR_KEYS_DOWN};
+    Scenario *scenario = test_load_source_file(TWO_GROUPS, crash, 1);
+    ck_assert(diagram_group_meets_store(scenario, 0, "charger-keys"));
+    ck_assert(!diagram_group_meets_store(scenario, 0, "collector-keys"));
+    ck_assert(diagram_group_meets_store(scenario, 1, "collector-keys"));
+    ck_assert(!diagram_group_meets_store(scenario, 1, "charger-keys"));
+    ck_assert(!diagram_group_meets_store(scenario, 2, "collector-keys")); /* no such group */
+    ck_assert(diagram_node_drawn(scenario, NODE_KEY_STORE, "collector-keys", true));
+    ck_assert(!diagram_node_drawn(scenario, NODE_KEY_STORE, "collector-keys", false));
+    free(scenario);
+    const char *unmet[] = {COLLECTOR_KEYS_DOWN, BILLING_TO_ORDERS};
+    scenario = test_load_source_file(TWO_GROUPS, unmet, 2);
+    ck_assert(!diagram_group_meets_store(scenario, 1, "collector-keys"));
+    ck_assert(diagram_group_meets_store(scenario, 1, "charger-keys"));
+    ck_assert(!diagram_node_drawn(scenario, NODE_KEY_STORE, "collector-keys", true));
+    ck_assert(diagram_node_drawn(scenario, NODE_CONSUMERS, "collectors", true)); /* as before */
+    free(scenario);
+    scenario =
+        test_load_source_file("scenarios/architectures/order_api_kafka_charging.json", NULL, 0);
+    ck_assert(diagram_group_meets_store(scenario, 0, "api-keys"));
+    ck_assert(diagram_group_meets_store(scenario, 0, "charger-inbox"));
+    free(scenario);
+    scenario =
+        test_load_source_file("scenarios/architectures/checkout_payments_service.json", NULL, 0);
+    ck_assert(diagram_group_meets_store(scenario, 0, "checkout-keys"));
+    ck_assert(diagram_group_meets_store(scenario, 0, "payments-keys"));
+    ck_assert(!diagram_group_meets_store(scenario, 0, "nobody-keys"));
+    free(scenario);
+}
+END_TEST
+
 /* With several gateways, checkout's reconciliations name the wallet they asked (its answers
  * lost, every try of a double ends with one). */
 START_TEST(test_svg_names_the_gateway_a_reconciliation_asked)
@@ -879,8 +1014,7 @@ START_TEST(test_diagram_lanes_from_a_node_table_hold_a_proxy_between_client_and_
     ck_assert_int_eq(diagram_lane_at(diagram, 3), ledger);
     ck_assert_str_eq(diagram_lane(diagram, web)->name, "web[0]");
     ck_assert_str_eq(diagram_lane(diagram, proxy)->name, "proxy");
-    ck_assert_str_eq(diagram_lane_role(diagram_lane(diagram, proxy), MODE_AT_LEAST_ONCE),
-                     "retries on its own");
+    ck_assert_str_eq(diagram_lane_role(diagram, proxy, NULL), "retries on its own");
     /* client -> proxy, two tries proxy -> server, answers back. */
     feed_copy(diagram, 1000, TRACE_TRANSMIT, WEB, PROXY, MESSAGE_REQUEST, 0, 2);
     feed_copy(diagram, 2000, TRACE_DELIVER, PROXY, WEB, MESSAGE_REQUEST, 0, 2);
@@ -1357,6 +1491,8 @@ static Suite *svg_suite(void)
     tcase_add_test(core, test_svg_says_what_an_order_api_published_before_its_500);
     tcase_add_test(core, test_svg_names_the_gateway_a_reconciliation_asked);
     tcase_add_test(core, test_svg_draws_a_crash_that_holds_a_drawn_job);
+    tcase_add_test(core, test_svg_draws_a_key_stores_crash_only_with_operations_that_meet_it);
+    tcase_add_test(core, test_a_lane_says_key_store_only_where_its_store_has_no_lane_of_its_own);
     suite_add_tcase(suite, core);
     TCase *outcome = tcase_create("Outcome");
     tcase_add_checked_fixture(outcome, setup, teardown);
@@ -1392,6 +1528,7 @@ static Suite *svg_suite(void)
     tcase_add_test(model, test_key_spans_end_at_the_ttl_and_the_retry_comes_after);
     tcase_add_test(model, test_key_ttl_from_completion_counts_from_the_answer);
     tcase_add_test(model, test_a_diagram_without_windows_makes_no_spans);
+    tcase_add_test(model, test_a_group_meets_the_key_stores_on_its_way);
     suite_add_tcase(suite, model);
     return suite;
 }

@@ -342,6 +342,45 @@ START_TEST(test_view_diagram_lanes_come_from_the_node_table)
 }
 END_TEST
 
+/* Whether the idempotent pane of a scenario has a lane whose node is named name. */
+static bool idempotent_pane_has_lane(const Scenario *scenario, const char *name)
+{
+    ViewPane *pane = view_pane_create(scenario, MODE_IDEMPOTENT, scenario->seed);
+    ck_assert_ptr_nonnull(pane);
+    bool found = false;
+    for (uint32_t l = 0; l < diagram_lane_count(pane->diagram); l++)
+        found |= strcmp(diagram_lane(pane->diagram, (int)l)->node_name, name) == 0;
+    view_pane_destroy(pane);
+    return found;
+}
+
+/* A key store of its own (C38) has a lane only where the operations of a group with clients
+ * meet it: the collectors' store, which crashes, once billing's invoices go to the chargers'
+ * queue instead of the collectors' (its lane followed any consumer group that got work); the
+ * collectors keep theirs, as every service the node table calls active does. */
+START_TEST(test_view_key_store_lane_follows_the_groups_that_use_it)
+{
+    const char *path =
+        IDEMSIM_SOURCE_DIR "/scenarios/architectures/orders_and_invoices_two_groups.json";
+    const char *crash = "services.collector-keys.crash={\"every_ms\": {\"dist\": \"const\", "
+                        "\"value\": 20000}, \"restart_ms\": 5000}";
+    const char *met[] = {crash};
+    const char *unmet[] = {crash, "clients[1].queue=\"orders\""};
+    Scenario *scenario = calloc(1, sizeof *scenario);
+    LoadErrors *errors = calloc(1, sizeof *errors);
+    ck_assert(scenario_load_file(path, met, 1, scenario, errors));
+    ck_assert(idempotent_pane_has_lane(scenario, "collector-keys"));
+    ck_assert(idempotent_pane_has_lane(scenario, "collectors"));
+    ck_assert(scenario_load_file(path, unmet, 2, scenario, errors));
+    ck_assert(!idempotent_pane_has_lane(scenario, "collector-keys"));
+    ck_assert(idempotent_pane_has_lane(scenario, "collectors"));
+    ck_assert(scenario_load_file(path, NULL, 0, scenario, errors)); /* no crash: no node */
+    ck_assert(!idempotent_pane_has_lane(scenario, "collector-keys"));
+    free(errors);
+    free(scenario);
+}
+END_TEST
+
 static void expect_same_arrow(const DiagramItem *a, const DiagramItem *b)
 {
     ck_assert_uint_eq(a->operation, b->operation);
@@ -1675,6 +1714,7 @@ static Suite *view_suite(void)
     tcase_add_test(core, test_view_live_doubles_end_equal_to_the_settled_doubles);
     tcase_add_test(core, test_view_diagram_of_a_small_world_accounts_for_every_message);
     tcase_add_test(core, test_view_diagram_lanes_come_from_the_node_table);
+    tcase_add_test(core, test_view_key_store_lane_follows_the_groups_that_use_it);
     tcase_add_test(core, test_view_pane_state_does_not_depend_on_slicing);
     tcase_add_test(core,
                    test_view_pane_is_done_once_every_operation_settled_while_timers_are_pending);

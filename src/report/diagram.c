@@ -767,6 +767,73 @@ bool diagram_holds_job(const Diagram *diagram, const TraceRecord *record)
     return false;
 }
 
+/* ------------------------------------------------------------------ key stores of their own */
+
+/* Whether store, kept by a service of kind owner, is the key store named store_id. */
+static bool store_is(const Scenario *scenario, const IdempotencySpec *store, NodeKind owner,
+                     const char *store_id)
+{
+    char id[NAME_LEN_MAX];
+    scenario_key_store_id(scenario, store, owner, id);
+    return strcmp(id, store_id) == 0;
+}
+
+bool diagram_group_meets_store(const Scenario *scenario, uint32_t group, const char *store_id)
+{
+    if (group >= scenario->client_group_count || store_id == NULL)
+        return false;
+    const ClientGroupSpec *clients = &scenario->client_groups[group];
+    bool to_server = clients->target == TARGET_SERVER;
+    uint32_t queues =
+        clients->target == TARGET_BROKER ? scenario_queues_reached(scenario, clients) : 0;
+    bool calls_on = false; /* a consumer group reached calls a called server */
+    /* A consumer group reached may call the first server, which may publish to another
+     * group's queue: follow until nothing new is reached. */
+    for (bool more = true; more;) {
+        more = false;
+        if (to_server && scenario_server_publishes(&scenario->server) &&
+            (queues >> scenario->server.receipts_queue & 1u) == 0) {
+            queues |= 1u << scenario->server.receipts_queue;
+            more = true;
+        }
+        for (uint32_t g = 0; g <= scenario->extra_consumer_count; g++) {
+            const ConsumerSpec *consumers = scenario_consumer_group(scenario, g);
+            if ((consumers->queue_mask & queues) == 0)
+                continue;
+            if (store_is(scenario, &consumers->idempotency, NODE_CONSUMERS, store_id))
+                return true;
+            if (consumers->use_gateway && consumers->calls_first_server && !to_server)
+                more = to_server = true;
+            calls_on |= consumers->use_gateway && consumers->call_server > 0;
+        }
+    }
+    if (to_server && store_is(scenario, &scenario->server.idempotency, NODE_SERVER, store_id))
+        return true;
+    /* the called servers: every one the server's chain reaches, and, where a group reached
+     * calls one, every one the consumer groups' chains reach (more than this group's may: a
+     * store then keeps its lane, as before) */
+    unsigned servers = (to_server ? node_servers_called(scenario) : 0) |
+                       (calls_on ? node_servers_called_by_consumers(scenario) : 0);
+    for (uint32_t c = 0; c < scenario->called_server_count; c++) {
+        if ((servers >> (c + 1) & 1u) != 0 &&
+            store_is(scenario, &scenario->called_servers[c].spec.idempotency, NODE_SERVER,
+                     store_id))
+            return true;
+    }
+    return false;
+}
+
+bool diagram_node_drawn(const Scenario *scenario, NodeKind kind, const char *name, bool active)
+{
+    if (!active || kind != NODE_KEY_STORE)
+        return active;
+    for (uint32_t g = 0; g < scenario->client_group_count; g++) {
+        if (scenario->client_groups[g].count > 0 && diagram_group_meets_store(scenario, g, name))
+            return true;
+    }
+    return false;
+}
+
 /* A give-up right at a timeout is one moment on the lane: the timeout mark is superseded. */
 static void supersede_timeout(Diagram *diagram, const TraceRecord *record, int lane)
 {

@@ -220,6 +220,20 @@ void diagram_outages_note(DiagramOutages *outages, const TraceRecord *record);
 bool diagram_holds_job(const Diagram *diagram, const TraceRecord *record);
 const DiagramRow *diagram_row(const Diagram *diagram, uint32_t row);
 
+/* Whether the operations of client group `group` (an index of Scenario.client_groups) meet the
+ * key store store_id (its service id, as its node and its records name it) on their way: the
+ * clients' server's store where they call the server, a consumer group's where they reach a
+ * queue it takes (published by the clients, or by the server: its receipts or orders), and,
+ * where a server they reach is called on, its callee's. A key store that is a node of its own
+ * (it crashes on its own, C38) says something in a drawing only where its users' operations
+ * are drawn: its crash, its outage under way, its lane. */
+bool diagram_group_meets_store(const Scenario *scenario, uint32_t group, const char *store_id);
+/* Whether a node of the run's node table gets a lane where every lane is laid out before the
+ * run (the view): a service the scenario sends work through (active, as the node table says);
+ * a key store of its own besides only where a client group with clients meets it
+ * (diagram_group_meets_store), not wherever some consumer group gets work. */
+bool diagram_node_drawn(const Scenario *scenario, NodeKind kind, const char *name, bool active);
+
 /* ------------------------------------------------------------------ words and tones */
 
 /* What a word means, each renderer painting it in its palette. */
@@ -286,7 +300,11 @@ bool diagram_message_tag(const DiagramItem *message, NodeKind from_kind,
 uint32_t diagram_repeat_number(const DiagramItem *message, NodeKind from_kind);
 /* A span's short word: "key reserved", "key ttl 90 s", "ack timer 30 s", "dedup 5 min". */
 void diagram_span_label(const DiagramItem *span, char *label, size_t size);
-/* A lane's role under its name: "handler + key store", "payment provider". */
-const char *diagram_lane_role(const DiagramLane *lane, Mode mode);
+/* A lane's role under its name: "handler + key store", "payment provider"; in the idempotent
+ * mode a server's or consumer group's lane says it keeps a key store, unless that store has a
+ * lane of its own in the diagram (a store that crashes on its own, C38): then the lane says its
+ * bare role ("handler", "workers") and the store's lane says "key store". scenario: to find a
+ * service's store (NULL: every such lane says it keeps one). */
+const char *diagram_lane_role(const Diagram *diagram, int lane, const Scenario *scenario);
 
 #endif

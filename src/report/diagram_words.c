@@ -504,10 +504,58 @@ void diagram_span_label(const DiagramItem *span, char *label, size_t size)
 
 /* ------------------------------------------------------------------ lanes */
 
-const char *diagram_lane_role(const DiagramLane *lane, Mode mode)
+/* The key store a server's or consumer group's lane keeps its keys in, by the service's id
+ * (the lane's node name, an instance's "#n" left off); NULL for other lanes. */
+static const IdempotencySpec *store_of_lane(const Scenario *scenario, const DiagramLane *lane)
 {
-    if (lane->ledger)
+    size_t length = strcspn(lane->node_name, "#");
+    const char *id = lane->node_name;
+    if (lane->kind == NODE_SERVER) {
+        if (strlen(scenario->service_ids[NODE_SERVER]) == length &&
+            strncmp(scenario->service_ids[NODE_SERVER], id, length) == 0)
+            return &scenario->server.idempotency;
+        for (uint32_t c = 0; c < scenario->called_server_count; c++) {
+            const CalledServerSpec *called = &scenario->called_servers[c];
+            if (strlen(called->id) == length && strncmp(called->id, id, length) == 0)
+                return &called->spec.idempotency;
+        }
+    } else if (lane->kind == NODE_CONSUMERS) {
+        if (strlen(scenario->service_ids[NODE_CONSUMERS]) == length &&
+            strncmp(scenario->service_ids[NODE_CONSUMERS], id, length) == 0)
+            return &scenario->broker.consumers.idempotency;
+        for (uint32_t g = 0; g < scenario->extra_consumer_count; g++) {
+            const ExtraConsumersSpec *extra = &scenario->extra_consumers[g];
+            if (strlen(extra->id) == length && strncmp(extra->id, id, length) == 0)
+                return &extra->spec.idempotency;
+        }
+    }
+    return NULL;
+}
+
+/* Whether the key store of a server's or consumer group's lane has a lane of its own. */
+static bool store_drawn_apart(const Diagram *diagram, const Scenario *scenario,
+                              const DiagramLane *lane)
+{
+    const IdempotencySpec *store = scenario != NULL ? store_of_lane(scenario, lane) : NULL;
+    if (store == NULL)
+        return false;
+    char id[NAME_LEN_MAX];
+    scenario_key_store_id(scenario, store, lane->kind, id);
+    for (uint32_t i = 0; i < diagram_lane_count(diagram); i++) {
+        const DiagramLane *other = diagram_lane(diagram, (int)i);
+        if (other->kind == NODE_KEY_STORE && strcmp(other->node_name, id) == 0)
+            return true;
+    }
+    return false;
+}
+
+const char *diagram_lane_role(const Diagram *diagram, int lane, const Scenario *scenario)
+{
+    const DiagramLane *entry = diagram_lane(diagram, lane);
+    if (entry->ledger)
         return "what changed";
-    const NodeKindInfo *info = node_kind_info(lane->kind);
-    return mode == MODE_IDEMPOTENT ? info->lane_role_keyed : info->lane_role;
+    const NodeKindInfo *info = node_kind_info(entry->kind);
+    bool keyed =
+        diagram_mode(diagram) == MODE_IDEMPOTENT && !store_drawn_apart(diagram, scenario, entry);
+    return keyed ? info->lane_role_keyed : info->lane_role;
 }

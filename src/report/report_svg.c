@@ -74,6 +74,10 @@ struct SvgDiagram {
     uint32_t operation_count;
     uint64_t operations[REPORT_SVG_OPERATIONS_MAX]; /* in the order they started */
     int32_t open_clicks[REPORT_SVG_OPERATIONS_MAX]; /* clicks sent and not yet settled */
+    /* each operation's client group (an index of Scenario.client_groups; -1: not known), by
+     * its first send, so a key store's crash is drawn only where these operations meet it */
+    int32_t groups[REPORT_SVG_OPERATIONS_MAX];
+    const Scenario *scenario; /* report_svg_show_windows's; NULL: every crash concerns them */
     /* the nodes whose crash was kept, until their restart (kept too) */
     uint32_t crashed_count;
     uint32_t crashed[RECORDS_CRASHED_MAX];
@@ -127,15 +131,6 @@ static int operation_slot(const SvgDiagram *diagram, uint64_t operation)
     return -1;
 }
 
-static bool any_click_open(const SvgDiagram *diagram)
-{
-    for (uint32_t i = 0; i < diagram->operation_count; i++) {
-        if (diagram->open_clicks[i] > 0)
-            return true;
-    }
-    return false;
-}
-
 static bool is_selected(const SvgDiagram *diagram, uint64_t operation)
 {
     for (uint32_t i = 0; i < diagram->selection.count; i++) {
@@ -157,22 +152,66 @@ static bool restart_kept(SvgDiagram *diagram, uint32_t node)
     return false;
 }
 
-/* An operation joins: the outages it starts within, begun while no click was open, are drawn
- * first, and their restarts kept. */
-static void draw_outages_under_way(SvgDiagram *diagram)
+/* The client group of an operation's first send ("web[3]": web), or -1. */
+static int32_t group_of_send(const SvgDiagram *diagram, const TraceRecord *send)
 {
-    for (uint32_t i = 0; i < diagram->down.count; i++) {
-        diagram_add(diagram->model, &diagram->down.since[i], 0);
-        if (diagram->crashed_count < RECORDS_CRASHED_MAX)
-            diagram->crashed[diagram->crashed_count++] = diagram->down.since[i].actor;
+    if (diagram->scenario == NULL || send->actor_kind != NODE_CLIENT_GROUP ||
+        send->actor_name == NULL)
+        return -1;
+    size_t length = strcspn(send->actor_name, "[");
+    for (uint32_t g = 0; g < diagram->scenario->client_group_count; g++) {
+        const char *id = diagram->scenario->client_groups[g].id;
+        if (strlen(id) == length && strncmp(id, send->actor_name, length) == 0)
+            return (int32_t)g;
     }
-    diagram->down.count = 0;
+    return -1;
+}
+
+/* Whether a crash or restart concerns the operation in slot: any node's does, but a key store
+ * of its own (C38) only where the operation's client group meets it (its lane would show
+ * nothing of this operation: an order to other consumers never meets their store). */
+static bool concerns(const SvgDiagram *diagram, const TraceRecord *record, uint32_t slot)
+{
+    if (record->actor_kind != NODE_KEY_STORE || diagram->scenario == NULL ||
+        diagram->groups[slot] < 0)
+        return true;
+    return diagram_group_meets_store(diagram->scenario, (uint32_t)diagram->groups[slot],
+                                     record->actor_name);
+}
+
+/* Whether a click of a drawn operation the crash concerns is open. */
+static bool click_open_for(const SvgDiagram *diagram, const TraceRecord *crash)
+{
+    for (uint32_t i = 0; i < diagram->operation_count; i++) {
+        if (diagram->open_clicks[i] > 0 && concerns(diagram, crash, i))
+            return true;
+    }
+    return false;
+}
+
+/* An operation joins (in slot): the outages it starts within that concern it, begun while no
+ * click was open, are drawn first, and their restarts kept; the others wait for an operation
+ * they concern, or their restart. */
+static void draw_outages_under_way(SvgDiagram *diagram, uint32_t slot)
+{
+    uint32_t waiting = 0;
+    for (uint32_t i = 0; i < diagram->down.count; i++) {
+        const TraceRecord *crash = &diagram->down.since[i];
+        if (!concerns(diagram, crash, slot)) {
+            diagram->down.since[waiting++] = *crash;
+            continue;
+        }
+        diagram_add(diagram->model, crash, 0);
+        if (diagram->crashed_count < RECORDS_CRASHED_MAX)
+            diagram->crashed[diagram->crashed_count++] = crash->actor;
+    }
+    diagram->down.count = waiting;
 }
 
 /* Which records the diagram keeps: those of its operations (an operation joins when its
- * first click is sent, if it is selected), and a crash (with its restart) while one of their
- * clicks is still waiting for an answer, since it may kill their requests, or where the
- * crashed process holds one of their jobs (a consumer's delivery: the crash is why it comes
+ * first click is sent, if it is selected), and a crash (with its restart) while a click of
+ * theirs it concerns is still waiting for an answer, since it may kill their requests, or where
+ * the crashed process holds one of their jobs (a consumer's delivery: the crash is why it comes
  * back). The "duplicate" marker is kept for the model, which marks the copy that follows it. */
 static bool keeps(SvgDiagram *diagram, const TraceRecord *record)
 {
@@ -186,7 +225,7 @@ static bool keeps(SvgDiagram *diagram, const TraceRecord *record)
         return false;
     }
     if (record->event == TRACE_CRASH) {
-        bool kept = any_click_open(diagram) || diagram_holds_job(diagram->model, record);
+        bool kept = click_open_for(diagram, record) || diagram_holds_job(diagram->model, record);
         if (kept && diagram->crashed_count < RECORDS_CRASHED_MAX)
             diagram->crashed[diagram->crashed_count++] = record->actor;
         else if (!kept && diagram_down_edge(record))
@@ -199,9 +238,10 @@ static bool keeps(SvgDiagram *diagram, const TraceRecord *record)
             diagram->operation_count == diagram->operations_max ||
             (diagram->selected && !is_selected(diagram, record->operation)))
             return false;
-        draw_outages_under_way(diagram);
         slot = (int)diagram->operation_count;
         diagram->operations[diagram->operation_count++] = record->operation;
+        diagram->groups[slot] = group_of_send(diagram, record);
+        draw_outages_under_way(diagram, (uint32_t)slot);
         diagram_follow(diagram->model, record->operation);
     }
     if (record->event == TRACE_SEND)
@@ -221,6 +261,7 @@ static void collect(void *context, const TraceRecord *record)
 
 void report_svg_show_windows(SvgDiagram *diagram, const Scenario *scenario)
 {
+    diagram->scenario = scenario;
     DiagramWindows windows = diagram_windows_of(scenario, diagram->mode);
     diagram_set_windows(diagram->model, &windows);
     diagram_set_broker_rules(diagram->model, scenario);
@@ -1100,14 +1141,15 @@ static void draw_spans(Layout *layout, bool landscape)
 
 /* ------------------------------------------------------------------ frame */
 
-static const char *lane_role(const Layout *layout, const DiagramLane *lane)
+static const char *lane_role(const Layout *layout, int index)
 {
+    const DiagramLane *lane = diagram_lane(layout->model, index);
     if (lane->kind == NODE_CLIENT_GROUP && !lane->ledger) {
         int group = group_named(layout->scenario, lane->node_name);
         return group >= 0 ? key_strategy_name(layout->scenario->client_groups[group].key)
                           : "client";
     }
-    return diagram_lane_role(lane, layout->diagram->mode);
+    return diagram_lane_role(layout->model, index, layout->scenario);
 }
 
 static void draw_lanes(Layout *layout)
@@ -1131,7 +1173,7 @@ static void draw_lanes(Layout *layout)
                 : lane->ledger ? "#f0fdf4"
                                : "#f8fafc");
         text_at(layout, x, HEAD_Y - 2.0, "middle", "head", lane->name);
-        text_at(layout, x, HEAD_Y + 12.0, "middle", "role", lane_role(layout, lane));
+        text_at(layout, x, HEAD_Y + 12.0, "middle", "role", lane_role(layout, index));
     }
 }
 
@@ -1591,7 +1633,7 @@ static void draw_lane_heads_landscape(Layout *layout)
                 : lane->ledger ? "#f0fdf4"
                                : "#f8fafc");
         text_at(layout, SLIDE_HEAD_X, y - 2.0, "middle", "head", lane->name);
-        text_at(layout, SLIDE_HEAD_X, y + 12.0, "middle", "role", lane_role(layout, lane));
+        text_at(layout, SLIDE_HEAD_X, y + 12.0, "middle", "role", lane_role(layout, index));
     }
     text_at(layout, SLIDE_HEAD_X, PAGE_LANES_TOP - 10.0, "middle", "time", "time " ARROW_RIGHT);
 }

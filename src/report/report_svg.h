@@ -40,8 +40,9 @@ SvgDiagram *report_svg_create(Mode mode, uint32_t operations_max, const SvgSelec
 void report_svg_destroy(SvgDiagram *diagram); /* NULL is a no-op */
 
 /* Draws the key store's and the broker's windows as spans (a key's reservation and TTL, the
- * ack timer, the dedup window), sized from scenario (borrowed: its values are copied), and
- * ends the consumers' jobs by its broker's rules. Call before feeding records. */
+ * ack timer, the dedup window), sized from scenario, ends the consumers' jobs by its broker's
+ * rules, and draws a key store's own crash only with operations that meet the store. Call
+ * before feeding records; scenario is borrowed until the last record is fed. */
 void report_svg_show_windows(SvgDiagram *diagram, const Scenario *scenario);
 
 /* The sink to pass to world_create (or to tee with another); records of other modes are

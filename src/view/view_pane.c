@@ -76,7 +76,8 @@ static uint32_t group_node(const ViewPane *pane, uint32_t group)
 }
 
 /* The diagram's lanes, from the node table: the sampled clients (lane l is sample l), then
- * every service the scenario sends work through, then the ledger; and the typical delay of
+ * every service the scenario sends work through (a key store of its own only where client
+ * groups' operations meet it: diagram_node_drawn), then the ledger; and the typical delay of
  * every link between them, by the names links use. */
 static bool add_lanes(ViewPane *pane)
 {
@@ -95,7 +96,8 @@ static bool add_lanes(ViewPane *pane)
     }
     for (uint32_t n = 0; n < world_node_count(pane->world); n++) {
         const WorldNode *node = world_node(pane->world, n);
-        if (node->kind != NODE_CLIENT_GROUP && node->active &&
+        if (node->kind != NODE_CLIENT_GROUP &&
+            diagram_node_drawn(scenario, node->kind, node->name, node->active) &&
             diagram_add_lane(pane->diagram, node->kind, n, TRACE_NO_CLIENT, node->name,
                              node->lane) == DIAGRAM_NO_LANE)
             return false;
