@@ -635,6 +635,40 @@ START_TEST(test_two_groups_emailing_copies_of_one_exchange_are_warned)
 }
 END_TEST
 
+/* On a log every group reads every record: two later groups that email each confirm every
+ * order (the log's form of the fanout above). */
+#define LOG_GROUPS(auditors_step)                                                                  \
+    ("{\"duration_ms\": 10000, \"accounts\": [{\"id\": \"a\", \"balance\": 1000000}],"             \
+     " \"services\": ["                                                                            \
+     "   {\"id\": \"orders\", \"kind\": \"broker\", \"family\": \"log\"},"                         \
+     "   {\"id\": \"chargers\", \"kind\": \"consumers\", \"consumes\": \"orders\","                \
+     "    \"key_store\": \"charger-keys\"},"                                                       \
+     "   {\"id\": \"charger-keys\", \"kind\": \"key_store\"},"                                     \
+     "   {\"id\": \"mailers\", \"kind\": \"consumers\", \"consumes\": \"orders\","                 \
+     "    \"key_store\": \"mailer-keys\", \"steps\": [{\"effect\": \"email\"}]},"                  \
+     "   {\"id\": \"mailer-keys\", \"kind\": \"key_store\"}" auditors_step "],"                    \
+     " \"clients\": [{\"id\": \"app\", \"count\": 2, \"publishes\": \"orders\","                   \
+     "   \"operation\": {\"kind\": \"debit\", \"amount\": 10}}]}")
+
+START_TEST(test_two_groups_emailing_on_a_log_are_warned)
+{
+    const char *const none[SETS_MAX] = {NULL};
+    const char *at = "$.services[5].steps";
+    char *why = warning_at(LOG_GROUPS(",{\"id\": \"auditors\", \"kind\": \"consumers\","
+                                      " \"consumes\": \"orders\", \"key_store\": \"audit-keys\","
+                                      " \"steps\": [{\"effect\": \"email\"}]},"
+                                      "{\"id\": \"audit-keys\", \"kind\": \"key_store\"}"),
+                           none, at);
+    ck_assert_ptr_nonnull(why);
+    ck_assert_str_eq(why, "every order is confirmed twice: 'mailers' and 'auditors' each read "
+                          "every record of the log and email it; keep one of the two groups");
+    free(why);
+    /* the twin: one emailing group beside the chargers */
+    why = warning_at(LOG_GROUPS(""), none, at);
+    ck_assert_ptr_null(why);
+}
+END_TEST
+
 /* Workers deduplicating in a store that crashes on its own and refuses while down (the
  * default when_down), on a queue with no delivery limit: each refused delivery is requeued
  * and refused again at once for the whole outage. */
@@ -746,6 +780,7 @@ static Suite *inert_suite(void)
     tcase_add_test(core, test_a_servers_saga_counts_the_debits_that_reach_it);
     tcase_add_test(core, test_rebalance_after_the_run_is_an_error);
     tcase_add_test(core, test_two_groups_emailing_copies_of_one_exchange_are_warned);
+    tcase_add_test(core, test_two_groups_emailing_on_a_log_are_warned);
     tcase_add_test(core, test_a_requeue_loop_while_the_store_is_down_is_warned);
     suite_add_tcase(suite, core);
     return suite;

@@ -912,9 +912,15 @@ static const char *consumer_group_id(const Scenario *scenario, uint32_t g)
  * message id in the taking group's store). One group taking both queues is another matter:
  * its one store can recognise the second copy (scenario-format.md, Fanout exchanges). Said
  * at the exchange's queues, naming the first two such groups. */
+static void warn_confirmed_twice_on_log(const Scenario *scenario, LoadErrors *warnings);
+
 static void warn_confirmed_twice(const Scenario *scenario, LoadErrors *warnings)
 {
     const BrokerSpec *broker = &scenario->broker;
+    if (broker->family == BROKER_LOG) {
+        warn_confirmed_twice_on_log(scenario, warnings);
+        return;
+    }
     for (uint32_t e = 0; e < broker->exchange_count; e++) {
         uint32_t emailing[2];
         unsigned count = 0;
@@ -943,6 +949,35 @@ static void warn_confirmed_twice(const Scenario *scenario, LoadErrors *warnings)
                      "every order is confirmed twice: two groups taking these queues both email "
                      "it, and neither key store sees the other's copy; keep only one of them");
         scenario_errors_add(warnings, path, "%s", why);
+    }
+}
+
+/* On a log every group reads every record: two later groups that email (the only thing a
+ * later group on a log may do) each send every confirmation. Said at the second one's steps. */
+static void warn_confirmed_twice_on_log(const Scenario *scenario, LoadErrors *warnings)
+{
+    const ExtraConsumersSpec *first = NULL;
+    for (uint32_t g = 0; g < scenario->extra_consumer_count; g++) {
+        const ExtraConsumersSpec *extra = &scenario->extra_consumers[g];
+        if (!extra->spec.sends_email)
+            continue;
+        if (first == NULL) {
+            first = extra;
+            continue;
+        }
+        char path[JSON_PATH_LEN_MAX];
+        snprintf(path, sizeof path, "$.services[%u].steps", (unsigned)extra->entry - 1);
+        char why[sizeof warnings->items[0].message];
+        int length = snprintf(why, sizeof why,
+                              "every order is confirmed twice: '%s' and '%s' each read every "
+                              "record of the log and email it; keep one of the two groups",
+                              first->id, extra->id);
+        if (length < 0 || (size_t)length >= sizeof why) /* long names: the rule over them */
+            snprintf(why, sizeof why,
+                     "every order is confirmed twice: two groups each read every record of the "
+                     "log and email it; keep one of them");
+        scenario_errors_add(warnings, path, "%s", why);
+        return;
     }
 }
 
