@@ -313,6 +313,14 @@ DiagramTone diagram_mark_badge(const DiagramItem *mark, NodeKind kind,
         snprintf(label, size, "queued in %s", operation.queues_of->queues[mark->queue - 1].name);
         return EVENT_WORDS[event].badge_tone;
     }
+    /* a copy's end names the queue it left, as its "queued in" did: no arrow after the mark
+     * says whose copy it was */
+    if ((event == TRACE_DEAD_LETTER || event == TRACE_DISCARD) && mark->queue > 0 &&
+        operation.queues_of != NULL) {
+        snprintf(label, size, "%s from %s", EVENT_WORDS[event].badge,
+                 operation.queues_of->queues[mark->queue - 1].name);
+        return EVENT_WORDS[event].badge_tone;
+    }
     if (event == TRACE_ENQUEUE && mark->queue > 0 && operation.log_groups_of != NULL) {
         const Scenario *scenario = operation.log_groups_of;
         snprintf(label, size, "queued for %s",

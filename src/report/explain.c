@@ -276,19 +276,6 @@ static void write_message(FILE *stream, const Diagram *diagram, const DiagramIte
         fprintf(stream, ", never arrives\n");
 }
 
-/* A broker with several queues holds a copy of the message in each queue the exchange feeds
- * (or one per group's queue): a copy's end, dead-lettered or discarded, names the queue it
- * left, as its "queued in" did, since no arrow after it says whose copy it was. With one
- * queue the mark needs no name (item->queue is 0). */
-static void write_copy_queue(FILE *stream, const DiagramItem *item, const Scenario *scenario)
-{
-    if (item->kind != DIAGRAM_MARK || item->queue == 0 ||
-        item->queue > scenario->broker.queue_count)
-        return;
-    if (item->event == TRACE_DEAD_LETTER || item->event == TRACE_DISCARD)
-        fprintf(stream, " from %s", scenario->broker.queues[item->queue - 1].name);
-}
-
 /* Whether the item tells a node going down or coming back that the story never met. */
 static bool outage_not_met(const Explain *explain, uint64_t serial)
 {
@@ -323,7 +310,6 @@ static void write_steps(FILE *stream, const Explain *explain, const Scenario *sc
         diagram_mark_badge(item, lane_kind(diagram, item->from),
                            diagram_lane_words(scenario, lane, words), label, sizeof label);
         fprintf(stream, "%s: %s", lane_name(diagram, item->from), label);
-        write_copy_queue(stream, item, scenario);
         if (item->kind == DIAGRAM_MARK && item->event == TRACE_CRASH &&
             item->operation != explain->operation && item->detail != CRASH_NONE &&
             node_kind_info(lane_kind(diagram, item->from))->crash_loses == NULL)
