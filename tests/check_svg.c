@@ -710,7 +710,7 @@ START_TEST(test_svg_draws_a_key_stores_crash_only_with_operations_that_meet_it)
     /* billing's invoices to the collectors: their operations meet it, its lane is drawn */
     svg = draw_two_groups(false, "4", "met.svg");
     ck_assert_int_eq(occurrences(svg, ">collector-keys<"), 1);
-    ck_assert_int_eq(occurrences(svg, ">CRASH: 1 keys lost<"), 1);
+    ck_assert_int_eq(occurrences(svg, ">CRASH: 1 key lost<"), 1);
     ck_assert_int_eq(occurrences(svg, ">restarted<"), 1);
     free(svg);
 }

@@ -296,7 +296,8 @@ DiagramTone diagram_mark_badge(const DiagramItem *mark, NodeKind kind,
     }
     if (event == TRACE_CRASH && loses != NULL) { /* C38: what its restart will keep */
         if (mark->value > 0)
-            snprintf(label, size, "CRASH: %" PRId64 " %s lost", mark->value, loses);
+            snprintf(label, size, "CRASH: %" PRId64 " %s lost", mark->value,
+                     mark->value == 1 ? node_kind_info(kind)->crash_loses_one : loses);
         else
             snprintf(label, size, "CRASH (%s kept)", loses);
         return DIAGRAM_TONE_CRASH;

@@ -73,7 +73,8 @@ typedef struct {
      * itself and what its crash loses; explain tells its crash and restart in the stories
      * they fall within. NULL: its crashes are a service's, told with their crash point. */
     const char *crash_noun;
-    const char *crash_loses;
+    const char *crash_loses;     /* plural: "keys" */
+    const char *crash_loses_one; /* "key": "CRASH: 1 key lost" */
     /* Its `services` entry's fields, and a key_store entry's that it names (NULL: none of its
      * own; scenario_services_schema_of) */
     const struct SchemaObject *service_schema;

@@ -1382,6 +1382,7 @@ const NodeKindInfo node_kind_key_store = {
     .lane_role_keyed = "key store",
     .crash_noun = "key store",
     .crash_loses = "keys",
+    .crash_loses_one = "key",
 };
 
 const SchemaObject *scenario_services_schema_of(NodeKind kind)

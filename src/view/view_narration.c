@@ -502,7 +502,8 @@ static ViewColor service_sentence(const ViewPane *pane, const ViewNarration *n, 
             const NodeKindInfo *info = node_kind_info(n->kind);
             if (n->value > 0)
                 snprintf(buffer, size, "the %s %s crashed: %" PRId64 " %s lost", info->crash_noun,
-                         where, n->value, info->crash_loses);
+                         where, n->value,
+                         n->value == 1 ? info->crash_loses_one : info->crash_loses);
             else
                 snprintf(buffer, size, "the %s %s crashed: its %s are on disk", info->crash_noun,
                          where, info->crash_loses);
