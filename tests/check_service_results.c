@@ -269,8 +269,27 @@ START_TEST(test_table_csv_and_sweep_name_the_services)
     char *rows = test_cli_read_all(csv, NULL);
     ck_assert_ptr_nonnull(strstr(rows, ",idempotent,effects@provider,"));
     ck_assert_ptr_nonnull(strstr(rows, ",at-least-once,retries@mesh,"));
+    /* the service of two instances has its own rows, after its instances' */
+    const char *second = strstr(rows, ",idempotent,ok@checkout#2,");
+    const char *service = strstr(rows, ",idempotent,ok@checkout,");
+    ck_assert_ptr_nonnull(second);
+    ck_assert_ptr_nonnull(service);
+    ck_assert(second < service);
+    ck_assert(service < strstr(rows, ",idempotent,ok@provider,"));
     free(table);
     free(rows);
+    char json[512];
+    test_cli_in_scratch(json, "run.json");
+    const char *run_json[] = {"run", "scenarios/architectures/mesh_two_instances_checkout.json",
+                              "--json", json, NULL};
+    ck_assert_int_eq(test_cli_run(run_json, out, err), 0);
+    char *report = test_cli_read_all(json, NULL);
+    ck_assert_ptr_nonnull(strstr(report,
+                                 "\"checkout\": {\"kind\": \"server\", \"service\": \"checkout\", "
+                                 "\"instances\": 2, \"received\": "));
+    ck_assert_ptr_null(strstr(report, "\"provider\": {\"kind\": \"gateway\", \"service\": "
+                                      "\"provider\", \"instances\""));
+    free(report);
 
     const char *plain[] = {"run", "scenarios/01_lost_answer.json", NULL};
     ck_assert_int_eq(test_cli_run(plain, out, err), 0);

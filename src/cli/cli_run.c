@@ -118,8 +118,19 @@ static void write_csv_row(FILE *stream, const RunReport *report, uint32_t m, con
             mode_name(report->modes[m]), metric, of[0] ? "@" : "", of, value);
 }
 
-/* The mode's metrics, then each client group's (with several) and each service's share,
- * named as an expect block names them (METRIC@GROUP, METRIC@SERVICE). */
+/* Every metric of a service node, or of a service of several instances (its id). */
+static void write_csv_service(FILE *stream, const RunReport *report, uint32_t m, const char *name)
+{
+    for (unsigned k = 0; k < scenario_service_metric_count; k++) {
+        double value = 0;
+        metrics_service_value(report->metrics[m], name, scenario_service_metric_names[k], &value);
+        write_csv_row(stream, report, m, scenario_service_metric_names[k], name, value);
+    }
+}
+
+/* The mode's metrics, then each client group's (with several) and each service's share, a
+ * service of several after its instances, named as an expect block names them
+ * (METRIC@GROUP, METRIC@SERVICE). */
 static bool write_csv(FILE *stream, const RunReport *report)
 {
     const Scenario *scenario = report->scenario;
@@ -143,12 +154,9 @@ static bool write_csv(FILE *stream, const RunReport *report)
         uint32_t order[SERVICE_METRICS_MAX];
         uint32_t count = metrics_services_in_lane_order(metrics, order);
         for (uint32_t i = 0; i < count; i++) {
-            const char *name = metrics->services[order[i]].name;
-            for (unsigned k = 0; k < scenario_service_metric_count; k++) {
-                double value = 0;
-                metrics_service_value(metrics, name, scenario_service_metric_names[k], &value);
-                write_csv_row(stream, report, m, scenario_service_metric_names[k], name, value);
-            }
+            write_csv_service(stream, report, m, metrics->services[order[i]].name);
+            if (metrics_service_ends_instances(metrics, order, count, i)) /* then the service */
+                write_csv_service(stream, report, m, metrics->services[order[i]].service);
         }
     }
     return !ferror(stream);

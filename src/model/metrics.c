@@ -145,6 +145,14 @@ uint32_t metrics_services_in_lane_order(const Metrics *metrics, uint32_t order[S
     return count;
 }
 
+bool metrics_service_ends_instances(const Metrics *metrics, const uint32_t *order, uint32_t count,
+                                    uint32_t i)
+{
+    const ServiceMetrics *node = &metrics->services[order[i]];
+    return node->instance_count > 1 &&
+           (i + 1 == count || strcmp(metrics->services[order[i + 1]].service, node->service) != 0);
+}
+
 bool metrics_named_value(const Metrics *metrics, const Scenario *scenario, const char *name,
                          double *value)
 {

@@ -202,9 +202,15 @@ bool metrics_group_value(const Metrics *metrics, uint32_t group, const char *nam
 bool metrics_service_value(const Metrics *metrics, const char *service, const char *metric,
                            double *value);
 /* The active services in the order a request meets them (lane, then node): fills order with
- * indices into metrics->services and returns how many. */
+ * indices into metrics->services and returns how many. A service's instances are next to
+ * each other. */
 uint32_t metrics_services_in_lane_order(const Metrics *metrics,
                                         uint32_t order[SERVICE_METRICS_MAX]);
+/* Whether order[i] (of count, metrics_services_in_lane_order's) is the last instance of a
+ * service of several: where a report writes the service's own line after its instances' (its
+ * id: metrics_service_value gives its counters summed and its outcomes once). */
+bool metrics_service_ends_instances(const Metrics *metrics, const uint32_t *order, uint32_t count,
+                                    uint32_t i);
 /* A metric as an expect block, `check` or a sweep names it: METRIC, METRIC@GROUP or
  * METRIC@SERVICE (scenario_metric_known); false when it names nothing of this run. */
 bool metrics_named_value(const Metrics *metrics, const Scenario *scenario, const char *name,

@@ -112,27 +112,40 @@ static void write_groups(FILE *stream, const Scenario *scenario, const Metrics *
     fprintf(stream, "},\n");
 }
 
-/* Each service node the scenario sends work through, by its name: its counters under the
- * names METRIC@SERVICE uses. */
+/* One entry of the services object: name's counters under the names METRIC@SERVICE uses.
+ * instances: 0 for a node; for a service of several, after its instances, how many. */
+static void write_service(FILE *stream, const Metrics *metrics, const ServiceMetrics *node,
+                          const char *name, uint32_t instances, bool first)
+{
+    fprintf(stream, "%s\n        ", first ? "" : ",");
+    report_write_json_string(stream, name);
+    fprintf(stream, ": {\"kind\": ");
+    report_write_json_string(stream, service_kind_name(node->kind));
+    fprintf(stream, ", \"service\": ");
+    report_write_json_string(stream, node->service);
+    if (instances > 0)
+        fprintf(stream, ", \"instances\": %" PRIu32, instances);
+    for (unsigned k = 0; k < scenario_service_metric_count; k++) {
+        double value = 0;
+        metrics_service_value(metrics, name, scenario_service_metric_names[k], &value);
+        fprintf(stream, ", \"%s\": %.0f", scenario_service_metric_names[k], value);
+    }
+    fprintf(stream, "}");
+}
+
+/* Each service node the scenario sends work through, by its name, and after the instances of
+ * a service of several the service itself, by its id (its counters summed, each operation's
+ * outcome once). */
 static void write_services(FILE *stream, const Metrics *metrics)
 {
     fprintf(stream, "      \"services\": {");
     uint32_t order[SERVICE_METRICS_MAX];
     uint32_t count = metrics_services_in_lane_order(metrics, order);
     for (uint32_t i = 0; i < count; i++) {
-        const ServiceMetrics *service = &metrics->services[order[i]];
-        fprintf(stream, "%s\n        ", i == 0 ? "" : ",");
-        report_write_json_string(stream, service->name);
-        fprintf(stream, ": {\"kind\": ");
-        report_write_json_string(stream, service_kind_name(service->kind));
-        fprintf(stream, ", \"service\": ");
-        report_write_json_string(stream, service->service);
-        for (unsigned k = 0; k < scenario_service_metric_count; k++) {
-            double value = 0;
-            metrics_service_value(metrics, service->name, scenario_service_metric_names[k], &value);
-            fprintf(stream, ", \"%s\": %.0f", scenario_service_metric_names[k], value);
-        }
-        fprintf(stream, "}");
+        const ServiceMetrics *node = &metrics->services[order[i]];
+        write_service(stream, metrics, node, node->name, 0, i == 0);
+        if (metrics_service_ends_instances(metrics, order, count, i))
+            write_service(stream, metrics, node, node->service, node->instance_count, false);
     }
     fprintf(stream, "},\n");
 }
