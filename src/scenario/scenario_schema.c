@@ -1105,9 +1105,10 @@ static void check_failing_consumers(SchemaReader *reader, const cJSON *root,
 
 /* A later group on a log (each group reads every record): it does no more with its copy than
  * email the confirmation, since the model has one effect per operation, the first group's;
- * and, as for the first group (check_failing_consumers), a run that fails needs retry topics
- * (a log has no per-message nack), retry topics no transactions, and a key a crash or a
- * rebalance can leave processing a lease that ends (a log never hands a record out again). */
+ * it cannot share the log with the server's receipts; and, as for the first group
+ * (check_failing_consumers), a run that fails needs retry topics (a log has no per-message nack),
+ * retry topics no transactions, and a key a crash or a rebalance can leave processing a lease that
+ * ends (a log never hands a record out again). */
 static void check_later_group_on_log(SchemaReader *reader, const Scenario *scenario,
                                      const ConsumerSpec *group)
 {
@@ -1119,6 +1120,12 @@ static void check_later_group_on_log(SchemaReader *reader, const Scenario *scena
                         "expected [{\"effect\": \"email\"}] for a later consumer group on a "
                         "log (it reads every record; a second effect per operation is not "
                         "modelled)");
+    /* a receipt is emailed by whichever group reads it (consumers.c, send_receipt): on a log
+     * every group would, the first one too, each receipt several times over */
+    if (scenario->server.publish_receipts)
+        schema_error_at(reader, "consumes",
+                        "expected no server receipts on a log with a later consumer group "
+                        "(every group reads each receipt, and would email it)");
     if (!retry_topics && (group->fail_before_effect > 0 || group->fail_after_effect > 0))
         schema_error_at(reader,
                         group->fail_before_effect > 0 ? "fail_before_effect" : "fail_after_effect",
