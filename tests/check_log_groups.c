@@ -137,6 +137,54 @@ START_TEST(test_two_groups_on_a_log_are_deterministic)
 }
 END_TEST
 
+/* An order API publishes each order it takes to the log (its publish step alone): the
+ * chargers charge it, the mailers email its confirmation, and each order's receipt is
+ * counted, as a client group's publish's is. Before, an operation that reached the log
+ * through the API was not meant to have a receipt: every email went uncounted (0 sent). */
+static const char *const order_api_on_log =
+    "{\"accounts\": [{\"id\": \"a\", \"balance\": 100000000}],"
+    " \"duration_ms\": 30000,"
+    " \"services\": ["
+    "   {\"id\": \"api\", \"kind\": \"server\", \"key_store\": \"api-keys\","
+    "    \"steps\": [{\"publish\": \"orders\"}]},"
+    "   {\"id\": \"api-keys\", \"kind\": \"key_store\"},"
+    "   {\"id\": \"orders\", \"kind\": \"broker\", \"family\": \"log\", \"partitions\": 4},"
+    "   {\"id\": \"chargers\", \"kind\": \"consumers\", \"consumes\": \"orders\","
+    "    \"key_store\": \"k1\"},"
+    "   {\"id\": \"k1\", \"kind\": \"key_store\"},"
+    "   {\"id\": \"mailers\", \"kind\": \"consumers\", \"consumes\": \"orders\","
+    "    \"key_store\": \"k2\", \"steps\": [{\"effect\": \"email\"}]},"
+    "   {\"id\": \"k2\", \"kind\": \"key_store\"}],"
+    " \"clients\": [{\"id\": \"web\", \"count\": 10, \"calls\": \"api\","
+    "   \"operation\": {\"kind\": \"debit\", \"amount\": 100},"
+    "   \"workload\": {\"ops\": 5, \"interval_ms\": {\"dist\": \"exp\", \"mean\": 1000}}}]}";
+
+START_TEST(test_an_order_apis_orders_on_a_log_have_receipts)
+{
+    Scenario *scenario = test_load(order_api_on_log, NULL, 0);
+    ck_assert(scenario->server.publishes_orders);
+    for (int mode = 0; mode < MODE_COUNT; mode++) {
+        Metrics metrics = test_run_mode(scenario, (Mode)mode, scenario->seed);
+        ck_assert_uint_eq(metrics.operations, 50);
+        ck_assert_uint_eq(metrics.outcomes[OUTCOME_OK], metrics.operations);
+        ck_assert_double_eq(test_service_value(&metrics, "mailers", "runs"),
+                            (double)metrics.operations);
+        ck_assert_uint_eq(metrics.receipts_sent, metrics.operations);
+        ck_assert_uint_eq(metrics.receipts_missing + metrics.receipts_duplicated, 0);
+        ck_assert_uint_eq(metrics.receipts_orphaned, 0);
+    }
+    /* a mailer that never runs leaves every charged order without its receipt */
+    const char *mailers_fail[] = {"services.mailers.fail_before_effect=1",
+                                  "services.mailers.retryable_topic={\"attempts\": 2}"};
+    Scenario *failing = test_load(order_api_on_log, mailers_fail, 2);
+    Metrics metrics = test_run_mode(failing, MODE_AT_LEAST_ONCE, failing->seed);
+    ck_assert_uint_eq(metrics.receipts_sent, 0);
+    ck_assert_uint_eq(metrics.receipts_missing, metrics.operations);
+    free(failing);
+    free(scenario);
+}
+END_TEST
+
 static const char *const two_groups =
     "{\"accounts\": [{\"id\": \"a\", \"balance\": 1000}],"
     " \"services\": ["
@@ -216,6 +264,7 @@ int main(void)
     tcase_add_test(model, test_each_group_replays_from_its_own_commit);
     tcase_add_test(model, test_the_traces_name_each_groups_partitions);
     tcase_add_test(model, test_two_groups_on_a_log_are_deterministic);
+    tcase_add_test(model, test_an_order_apis_orders_on_a_log_have_receipts);
     suite_add_tcase(suite, model);
     TCase *loader = tcase_create("loader");
     tcase_add_test(loader, test_a_later_group_that_emails_loads);
