@@ -69,15 +69,6 @@ void consumers_on_store_sweep(World *world, uint32_t side)
     key_protocol_on_sweep(world, world_keys_of_side(world, side));
 }
 
-bool consumers_all_down(const World *world)
-{
-    for (uint32_t i = 0; i < world->consumer_count; i++) {
-        if (!world->consumers[i].down)
-            return false;
-    }
-    return true;
-}
-
 /* The instance whose node is node, for the readers that change nothing. */
 static const Consumers *instance_of(const World *world, uint32_t node)
 {

@@ -1083,8 +1083,6 @@ void consumers_on_retry(World *world, uint32_t job);
 /* A heartbeat tick for the job in slot, if it is still the job of that serial and runs. */
 void consumers_on_heartbeat(World *world, uint32_t job_slot, uint32_t serial);
 void consumers_on_store_sweep(World *world, uint32_t side);
-/* Whether every instance of the consumer group is down: nothing can be handed out. */
-bool consumers_all_down(const World *world);
 /* The instance whose node is node. */
 static inline Consumers *consumers_at(World *world, uint32_t node)
 {
