@@ -137,6 +137,180 @@ START_TEST(test_two_groups_on_a_log_are_deterministic)
 }
 END_TEST
 
+/* Two groups on a log with every per-group mechanism at work: instances, crashes, sessions,
+ * failing handlers forwarded to retry topics and dead-lettered, periodic rebalances and
+ * auto-commits. Each group's state is its own (LogGroup): the chargers run as they do with no
+ * mailers at all, and the mailers as they do whatever the chargers do. */
+#define BUSY_LOG_HEAD                                                                              \
+    "{\"accounts\": [{\"id\": \"a\", \"balance\": 100000000}], \"seed\": 9,"                       \
+    " \"duration_ms\": 40000,"                                                                     \
+    " \"services\": ["                                                                             \
+    "   {\"id\": \"q\", \"kind\": \"broker\", \"family\": \"log\", \"partitions\": 5,"             \
+    "    \"rebalance_every_ms\": 7000, \"commit_interval_ms\": 300},"                              \
+    "   {\"id\": \"chargers\", \"kind\": \"consumers\", \"consumes\": \"q\", \"key_store\": "      \
+    "\"k1\","                                                                                      \
+    "    \"instances\": 2, \"session_timeout_ms\": 1500, \"fail_after_effect\": 0.05,"             \
+    "    \"retryable_topic\": {\"attempts\": 2, \"delay_ms\": 300}, \"dead_letters\": \"review\"," \
+    "    \"crash\": {\"point\": \"after-effect\", \"prob\": 0.03, \"restart_ms\": 800}},"          \
+    "   {\"id\": \"k1\", \"kind\": \"key_store\", \"lock_timeout_ms\": 2000}"
+#define BUSY_LOG_MAILERS                                                                           \
+    ",  {\"id\": \"mailers\", \"kind\": \"consumers\", \"consumes\": \"q\", \"key_store\": "       \
+    "\"k2\","                                                                                      \
+    "    \"steps\": [{\"effect\": \"email\"}], \"instances\": 3, \"session_timeout_ms\": 1000,"    \
+    "    \"fail_before_effect\": 0.1, \"dead_letters\": \"review\","                               \
+    "    \"retryable_topic\": {\"attempts\": 3, \"delay_ms\": 200, \"multiplier\": 2},"            \
+    "    \"crash\": {\"point\": \"after-completion\", \"prob\": 0.03, \"restart_ms\": 1000}},"     \
+    "   {\"id\": \"k2\", \"kind\": \"key_store\", \"lock_timeout_ms\": 2000}"
+#define BUSY_LOG_TAIL                                                                              \
+    "],"                                                                                           \
+    " \"clients\": [{\"id\": \"app\", \"count\": 12, \"publishes\": \"q\","                        \
+    "   \"operation\": {\"kind\": \"debit\", \"amount\": 100},"                                    \
+    "   \"workload\": {\"ops\": 15, \"interval_ms\": {\"dist\": \"exp\", \"mean\": 1500}}}]}"
+
+static const char *const busy_two_groups = (BUSY_LOG_HEAD BUSY_LOG_MAILERS BUSY_LOG_TAIL);
+static const char *const busy_chargers_alone = (BUSY_LOG_HEAD BUSY_LOG_TAIL);
+
+static Metrics run_busy(const char *json, const char *chargers_crash, Mode mode)
+{
+    const char *override[1];
+    char crash[64];
+    snprintf(crash, sizeof crash, "services.chargers.crash.prob=%s", chargers_crash);
+    override[0] = crash;
+    Scenario *scenario = test_load(json, override, 1);
+    Metrics metrics = test_run_mode(scenario, mode, scenario->seed);
+    free(scenario);
+    return metrics;
+}
+
+START_TEST(test_each_groups_state_is_its_own)
+{
+    for (int mode = 0; mode < MODE_COUNT; mode++) {
+        Metrics both = run_busy(busy_two_groups, "0.03", (Mode)mode);
+        Metrics alone = run_busy(busy_chargers_alone, "0.03", (Mode)mode);
+        /* every mechanism ran, in both groups */
+        ck_assert_double_gt(test_service_value(&both, "mailers#2", "crashes"), 0);
+        ck_assert_double_gt(test_service_value(&both, "chargers#2", "crashes"), 0);
+        ck_assert_uint_gt(both.rebalances, alone.rebalances);
+        if (mode != MODE_AT_MOST_ONCE)
+            ck_assert_uint_gt(both.dead_lettered, alone.dead_lettered);
+        /* the chargers as without the mailers */
+        for (int outcome = 0; outcome < OUTCOME_COUNT; outcome++)
+            ck_assert_uint_eq(both.outcomes[outcome], alone.outcomes[outcome]);
+        ck_assert_int_eq(both.balances[0].actual, alone.balances[0].actual);
+        ck_assert_double_eq(test_service_value(&both, "chargers#1", "runs"),
+                            test_service_value(&alone, "chargers#1", "runs"));
+        ck_assert_double_eq(test_service_value(&both, "chargers#2", "runs"),
+                            test_service_value(&alone, "chargers#2", "runs"));
+        /* the mailers as with chargers that never crash */
+        Metrics calm = run_busy(busy_two_groups, "0", (Mode)mode);
+        ck_assert_uint_eq(both.receipts_sent, calm.receipts_sent);
+        ck_assert_uint_eq(both.receipts_duplicated, calm.receipts_duplicated);
+        for (uint32_t i = 1; i <= 3; i++) {
+            char mailer[16];
+            snprintf(mailer, sizeof mailer, "mailers#%u", i);
+            ck_assert_double_eq(test_service_value(&both, mailer, "runs"),
+                                test_service_value(&calm, mailer, "runs"));
+            ck_assert_double_eq(test_service_value(&both, mailer, "received"),
+                                test_service_value(&calm, mailer, "received"));
+        }
+    }
+}
+END_TEST
+
+/* Each group's periodic rebalances and auto-commits, from the trace. */
+typedef struct {
+    uint32_t rebalances[2];    /* the first group's (no detail), the mailers' */
+    uint32_t commits[2];       /* "p3", "mailers/p3" */
+    uint32_t commits_off_grid; /* not at a multiple of commit_interval_ms */
+} GridSeen;
+
+static void note_grid(void *context, const TraceRecord *record)
+{
+    GridSeen *seen = context;
+    if (record->event == TRACE_REBALANCE)
+        seen->rebalances[record->queue != NULL]++;
+    if (record->event != TRACE_OFFSET_COMMIT)
+        return;
+    seen->commits[record->queue[0] != 'p']++;
+    seen->commits_off_grid += record->t_us % 300000 != 0;
+}
+
+/* rebalance_every_ms rebalances every group, each on its own: with nothing crashing, 40 s
+ * and 7 s make 5 each; auto-commits commit every group's partitions, on one grid. */
+START_TEST(test_periodic_rebalances_and_commits_are_every_groups)
+{
+    const char *calm[] = {"services.chargers.crash.prob=0", "services.mailers.crash.prob=0",
+                          "services.chargers.fail_after_effect=0",
+                          "services.mailers.fail_before_effect=0"};
+    Scenario *scenario = test_load(busy_two_groups, calm, 4);
+    for (int mode = 0; mode < MODE_COUNT; mode++) {
+        GridSeen seen = {0};
+        World *world =
+            world_create(scenario, (Mode)mode, scenario->seed,
+                         (TraceSink){.write = note_grid, .context = &seen}, (WorldLimits){0});
+        world_run(world);
+        ck_assert_uint_eq(seen.rebalances[0], 5);
+        ck_assert_uint_eq(seen.rebalances[1], 5);
+        ck_assert_uint_gt(seen.commits[0], 50);
+        ck_assert_uint_gt(seen.commits[1], 50);
+        if (mode != MODE_AT_MOST_ONCE) /* it commits each record as it goes out */
+            ck_assert_uint_eq(seen.commits_off_grid, 0);
+        const Metrics *metrics = world_metrics(world);
+        ck_assert_uint_eq(metrics->rebalances, 10);
+        world_destroy(world);
+    }
+    free(scenario);
+}
+END_TEST
+
+/* An order API publishes each order it takes to the log (its publish step alone): the
+ * chargers charge it, the mailers email its confirmation, and each order's receipt is
+ * counted, as a client group's publish's is. Before, an operation that reached the log
+ * through the API was not meant to have a receipt: every email went uncounted (0 sent). */
+static const char *const order_api_on_log =
+    "{\"accounts\": [{\"id\": \"a\", \"balance\": 100000000}],"
+    " \"duration_ms\": 30000,"
+    " \"services\": ["
+    "   {\"id\": \"api\", \"kind\": \"server\", \"key_store\": \"api-keys\","
+    "    \"steps\": [{\"publish\": \"orders\"}]},"
+    "   {\"id\": \"api-keys\", \"kind\": \"key_store\"},"
+    "   {\"id\": \"orders\", \"kind\": \"broker\", \"family\": \"log\", \"partitions\": 4},"
+    "   {\"id\": \"chargers\", \"kind\": \"consumers\", \"consumes\": \"orders\","
+    "    \"key_store\": \"k1\"},"
+    "   {\"id\": \"k1\", \"kind\": \"key_store\"},"
+    "   {\"id\": \"mailers\", \"kind\": \"consumers\", \"consumes\": \"orders\","
+    "    \"key_store\": \"k2\", \"steps\": [{\"effect\": \"email\"}]},"
+    "   {\"id\": \"k2\", \"kind\": \"key_store\"}],"
+    " \"clients\": [{\"id\": \"web\", \"count\": 10, \"calls\": \"api\","
+    "   \"operation\": {\"kind\": \"debit\", \"amount\": 100},"
+    "   \"workload\": {\"ops\": 5, \"interval_ms\": {\"dist\": \"exp\", \"mean\": 1000}}}]}";
+
+START_TEST(test_an_order_apis_orders_on_a_log_have_receipts)
+{
+    Scenario *scenario = test_load(order_api_on_log, NULL, 0);
+    ck_assert(scenario->server.publishes_orders);
+    for (int mode = 0; mode < MODE_COUNT; mode++) {
+        Metrics metrics = test_run_mode(scenario, (Mode)mode, scenario->seed);
+        ck_assert_uint_eq(metrics.operations, 50);
+        ck_assert_uint_eq(metrics.outcomes[OUTCOME_OK], metrics.operations);
+        ck_assert_double_eq(test_service_value(&metrics, "mailers", "runs"),
+                            (double)metrics.operations);
+        ck_assert_uint_eq(metrics.receipts_sent, metrics.operations);
+        ck_assert_uint_eq(metrics.receipts_missing + metrics.receipts_duplicated, 0);
+        ck_assert_uint_eq(metrics.receipts_orphaned, 0);
+    }
+    /* a mailer that never runs leaves every charged order without its receipt */
+    const char *mailers_fail[] = {"services.mailers.fail_before_effect=1",
+                                  "services.mailers.retryable_topic={\"attempts\": 2}"};
+    Scenario *failing = test_load(order_api_on_log, mailers_fail, 2);
+    Metrics metrics = test_run_mode(failing, MODE_AT_LEAST_ONCE, failing->seed);
+    ck_assert_uint_eq(metrics.receipts_sent, 0);
+    ck_assert_uint_eq(metrics.receipts_missing, metrics.operations);
+    free(failing);
+    free(scenario);
+}
+END_TEST
+
 static const char *const two_groups =
     "{\"accounts\": [{\"id\": \"a\", \"balance\": 1000}],"
     " \"services\": ["
@@ -216,6 +390,9 @@ int main(void)
     tcase_add_test(model, test_each_group_replays_from_its_own_commit);
     tcase_add_test(model, test_the_traces_name_each_groups_partitions);
     tcase_add_test(model, test_two_groups_on_a_log_are_deterministic);
+    tcase_add_test(model, test_an_order_apis_orders_on_a_log_have_receipts);
+    tcase_add_test(model, test_each_groups_state_is_its_own);
+    tcase_add_test(model, test_periodic_rebalances_and_commits_are_every_groups);
     suite_add_tcase(suite, model);
     TCase *loader = tcase_create("loader");
     tcase_add_test(loader, test_a_later_group_that_emails_loads);

@@ -514,14 +514,17 @@ bool scenario_group_expects_receipts(const Scenario *scenario, const ClientGroup
 {
     if (scenario->server.publish_receipts && group->operation.kind == OPERATION_DEBIT)
         return true; /* every path's charge publishes its receipt */
+    /* on a log every group reads every record: a client group's publish, or the order an
+     * order API publishes for each operation it takes (every client group not publishing
+     * calls it) */
+    bool log_emails = false;
+    for (uint32_t g = 0;
+         scenario->broker.family == BROKER_LOG && g < scenario->extra_consumer_count; g++)
+        log_emails |= scenario->extra_consumers[g].spec.sends_email;
     if (group->target != TARGET_BROKER)
-        return false;
-    for (uint32_t g = 0; scenario->broker.family == BROKER_LOG && /* every group reads all */
-                         g < scenario->extra_consumer_count;
-         g++) {
-        if (scenario->extra_consumers[g].spec.sends_email)
-            return true;
-    }
+        return log_emails && scenario->server.publishes_orders;
+    if (log_emails)
+        return true;
     uint32_t reached = scenario_queues_reached(scenario, group);
     for (uint32_t q = 0; q < scenario->broker.queue_count; q++) {
         if ((reached >> q & 1u) != 0 && scenario_group_of_queue(scenario, q)->sends_email)

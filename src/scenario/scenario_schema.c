@@ -1030,6 +1030,11 @@ static void check_failing_consumers(SchemaReader *reader, const cJSON *root,
     bool retry_topics_off_log = retry_topics && !log;
     bool session_off_log = consumers->session_timeout_ms > 0 && !log;
     bool retry_topics_in_transaction = retry_topics && log && broker->transactional;
+    /* C37: the older form's broker object says it (check_log_fields); in the services form the
+     * group is read after its broker. Both would undo one effect: the inbox's roll back at a
+     * crash, and the transaction's abort under read_committed. */
+    bool services_form = ((const ScenarioReader *)reader)->services_form;
+    bool inbox_in_transaction = services_form && log && broker->transactional && consumers->inbox;
     /* consumers.c: a log never hands a record out again, so a consumer that meets its key
      * still processing tries the record again once the lease may be taken over: a key a crash
      * left processing (in a store that outlives the crash, without an inbox to roll it back),
@@ -1051,10 +1056,10 @@ static void check_failing_consumers(SchemaReader *reader, const cJSON *root,
                               : NULL;
     bool stuck = log && held_by != NULL && consumers->idempotency.lock_timeout_ms == 0;
     if (!fails_in_log && !reviews_nothing && !resumes_charge && !retry_topics_off_log &&
-        !retry_topics_in_transaction && !stuck && !session_off_log && !store_down_fails_in_log)
+        !retry_topics_in_transaction && !stuck && !session_off_log && !store_down_fails_in_log &&
+        !inbox_in_transaction)
         return;
     unsigned pushed = 0;
-    bool services_form = ((const ScenarioReader *)reader)->services_form;
     if (scenario_graph_push_service(reader, root, NODE_CONSUMERS, &pushed) != NULL) {
         const char *failing =
             consumers->fail_before_effect > 0 ? "fail_before_effect" : "fail_after_effect";
@@ -1083,6 +1088,10 @@ static void check_failing_consumers(SchemaReader *reader, const cJSON *root,
                             "expected no retryable_topic with a transactional broker (Spring "
                             "Kafka's non-blocking retries cannot combine with container "
                             "transactions)");
+        if (inbox_in_transaction)
+            schema_error_at(reader, "inbox",
+                            "expected no inbox with a transactional broker (the transaction "
+                            "already commits the output with its offset)");
         if (store_down_fails_in_log)
             schema_error(reader,
                          "expected %swhen_down 'proceed', or a retryable_topic, with family "
@@ -1105,9 +1114,10 @@ static void check_failing_consumers(SchemaReader *reader, const cJSON *root,
 
 /* A later group on a log (each group reads every record): it does no more with its copy than
  * email the confirmation, since the model has one effect per operation, the first group's;
- * and, as for the first group (check_failing_consumers), a run that fails needs retry topics
- * (a log has no per-message nack), retry topics no transactions, and a key a crash or a
- * rebalance can leave processing a lease that ends (a log never hands a record out again). */
+ * it cannot share the log with the server's receipts; and, as for the first group
+ * (check_failing_consumers), a run that fails needs retry topics (a log has no per-message nack),
+ * retry topics no transactions, and a key a crash or a rebalance can leave processing a lease that
+ * ends (a log never hands a record out again). */
 static void check_later_group_on_log(SchemaReader *reader, const Scenario *scenario,
                                      const ConsumerSpec *group)
 {
@@ -1119,6 +1129,12 @@ static void check_later_group_on_log(SchemaReader *reader, const Scenario *scena
                         "expected [{\"effect\": \"email\"}] for a later consumer group on a "
                         "log (it reads every record; a second effect per operation is not "
                         "modelled)");
+    /* a receipt is emailed by whichever group reads it (consumers.c, send_receipt): on a log
+     * every group would, the first one too, each receipt several times over */
+    if (scenario->server.publish_receipts)
+        schema_error_at(reader, "consumes",
+                        "expected no server receipts on a log with a later consumer group "
+                        "(every group reads each receipt, and would email it)");
     if (!retry_topics && (group->fail_before_effect > 0 || group->fail_after_effect > 0))
         schema_error_at(reader,
                         group->fail_before_effect > 0 ? "fail_before_effect" : "fail_after_effect",
