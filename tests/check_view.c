@@ -829,6 +829,37 @@ START_TEST(test_view_narration_of_a_relay_follows_the_copy_it_sent)
 }
 END_TEST
 
+/* On a log every consumer group rebalances on its own: with two groups the narration says
+ * which group went back to its commit (a later group's record names it, the first's none);
+ * with one group it needs no name. */
+START_TEST(test_view_narration_names_the_group_that_rebalances)
+{
+    Scenario *scenario = calloc(1, sizeof *scenario);
+    ck_assert_ptr_nonnull(scenario);
+    ViewPane *pane =
+        pane_of(IDEMSIM_SOURCE_DIR "/scenarios/architectures/orders_log_charge_and_confirm.json",
+                NULL, 0, MODE_AT_LEAST_ONCE, scenario);
+    ViewNarration line = {.present = true, .event = TRACE_REBALANCE, .value = 3};
+    snprintf(line.queue, sizeof line.queue, "mailers");
+    char text[256];
+    view_narration_line(pane, &line, text, sizeof text);
+    ck_assert_str_eq(text, "the consumer group mailers rebalances: back to the last commit, 3 "
+                           "records to process again");
+    line.queue[0] = '\0';
+    view_narration_line(pane, &line, text, sizeof text);
+    ck_assert_str_eq(text, "the consumer group chargers rebalances: back to the last commit, 3 "
+                           "records to process again");
+    view_pane_destroy(pane);
+    pane = pane_of(IDEMSIM_SOURCE_DIR "/scenarios/21_kafka_rebalance_replay.json", NULL, 0,
+                   MODE_AT_LEAST_ONCE, scenario);
+    view_narration_line(pane, &line, text, sizeof text);
+    ck_assert_str_eq(text, "the consumer group rebalances: back to the last commit, 3 records to "
+                           "process again");
+    view_pane_destroy(pane);
+    free(scenario);
+}
+END_TEST
+
 /* C11's fencing with C38's crashing store, as check_consumer_store_crash has it: one message,
  * a handler running from 10 ms to 110 ms, a store without persistence down from 30 ms to
  * 50 ms, so at 110 the job finds no row with its token: its lease was lost to the restart
@@ -1731,6 +1762,7 @@ static Suite *view_suite(void)
     tcase_add_test(core, test_view_an_outage_past_the_run_is_shaded_within_the_chart);
     tcase_add_test(core, test_view_narration_says_what_an_outbox_relays);
     tcase_add_test(core, test_view_narration_of_a_relay_follows_the_copy_it_sent);
+    tcase_add_test(core, test_view_narration_names_the_group_that_rebalances);
     tcase_add_test(core, test_view_narration_of_fencing_says_what_each_service_does);
     tcase_add_test(core, test_view_bad_scenario_path_exits_2);
     tcase_add_test(core, test_view_usage_errors_exit_2_and_help_exits_0);

@@ -810,10 +810,15 @@ ViewColor view_narration_line(const ViewPane *pane, const ViewNarration *n, char
         return VIEW_COLOR_TEXT_DIM;
     }
     if (n->event == TRACE_REBALANCE) {
+        /* on a log with several groups, each rebalances on its own: say which (the first
+         * group's records name none) */
+        const Scenario *scenario = pane->scenario;
+        bool several = scenario->broker.family == BROKER_LOG && scenario->extra_consumer_count > 0;
+        const char *group = n->queue[0] != '\0' ? n->queue : scenario->service_ids[NODE_CONSUMERS];
         snprintf(buffer, size,
-                 "the consumer group rebalances: back to the last commit, %" PRId64
+                 "the consumer group%s%s rebalances: back to the last commit, %" PRId64
                  " records to process again",
-                 n->value);
+                 several ? " " : "", several ? group : "", n->value);
         return n->value > 0 ? VIEW_COLOR_WARNING : VIEW_COLOR_TEXT_DIM;
     }
     char op[64], who[80];

@@ -82,9 +82,10 @@ typedef struct {
     uint32_t client_in_group;
     uint32_t effects; /* the operation's effects at that moment */
     int64_t value;
-    uint32_t detail; /* the record's detail (a CrashPoint, the MessageKind lost offline) */
-    bool after_nack; /* a redelivery its consumer asked for (a nack), not a timeout's or a
-                        closed channel's */
+    uint32_t detail;          /* the record's detail (a CrashPoint, the MessageKind lost offline) */
+    bool after_nack;          /* a redelivery its consumer asked for (a nack), not a timeout's or a
+                                 closed channel's */
+    char queue[NAME_LEN_MAX]; /* the record's queue: a later log group's rebalance names it */
 } ViewNarration;
 
 /* ------------------------------------------------------------------ key store sample */

@@ -141,6 +141,8 @@ static void narrate(ViewPane *pane, const TraceRecord *record, TraceEvent event,
         .detail = record->detail,
         .after_nack = after_nack,
     };
+    if (record->queue != NULL)
+        snprintf(line->queue, sizeof line->queue, "%s", record->queue);
 }
 
 /* ------------------------------------------------------------------ mechanisms */
