@@ -998,6 +998,39 @@ static void check_older_objects(SchemaReader *reader, const cJSON *root)
     }
 }
 
+/* A heartbeat extends a delivery's ack timeout, which only the visibility-timeout family has
+ * (a channel's consumer_timeout_ms is per channel, a log has none): in the services form a
+ * consumers entry is read apart from its broker, so the broker's own check (scenario_services.c,
+ * for the older form's broker.consumers) does not see it. Every group's, at its entry. */
+static void check_group_heartbeats(SchemaReader *reader, const cJSON *root,
+                                   const Scenario *scenario)
+{
+    if (!((const ScenarioReader *)reader)->services_form ||
+        scenario->broker.family == BROKER_VISIBILITY_TIMEOUT)
+        return;
+    for (uint32_t g = 0; g <= scenario->extra_consumer_count; g++) {
+        if (scenario_consumer_group(scenario, g)->heartbeat_ms <= 0)
+            continue;
+        unsigned pushed = 0;
+        if (g == 0 && scenario_graph_push_service(reader, root, NODE_CONSUMERS, &pushed) == NULL)
+            continue;
+        if (g > 0) {
+            json_path_push_key(&reader->path, "services");
+            json_path_push_index(&reader->path,
+                                 (unsigned)scenario->extra_consumers[g - 1].entry - 1);
+        }
+        schema_error_at(reader, "heartbeat_ms",
+                        "expected a broker of family 'visibility-timeout' with heartbeat_ms (it "
+                        "extends a delivery's ack timeout, which only that family has)");
+        if (g == 0) {
+            scenario_graph_pop(reader, pushed);
+        } else {
+            json_path_pop(&reader->path);
+            json_path_pop(&reader->path);
+        }
+    }
+}
+
 /* C36: a failed handler is nacked, for its queue to requeue; a log has no per-message nack,
  * so failures there are refused unless the group forwards them to retry topics
  * (retryable_topic: Spring Kafka's non-blocking retries; its seek back and retry in place is
@@ -1534,6 +1567,7 @@ static void check_queue_references(SchemaReader *reader, const cJSON *root, void
     scenario_graph_check_used(reader, root, scenario);
     check_older_objects(reader, root);
     check_failing_consumers(reader, root, scenario);
+    check_group_heartbeats(reader, root, scenario);
     check_extra_groups(reader, scenario);
     check_shared_records(reader, scenario);
     check_balance_updates(reader, scenario);
