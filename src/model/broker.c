@@ -1,5 +1,6 @@
 /* The message broker: named queues between the publishers (client groups, and the server's
- * receipts) and one consumer group that serves every queue. Each queue has its own rules
+ * receipts) and the consumer groups, each taking its own queues (or, by a fanout exchange,
+ * its own copy of every message). Each queue has its own rules
  * (ack timeout, max deliveries, prefetch, dedup window...) and its own delivery capacity.
  * At-most-once (the at-most-once mode) acknowledges a message as it hands it out, so a lost
  * delivery or a consumer crash loses it. At-least-once (the other modes) waits for the

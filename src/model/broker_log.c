@@ -1,13 +1,14 @@
 /* The log family of brokers (Kafka): each client's records are appended to one partition
- * (client % partitions), and the consumer group reads every partition in order, one record
- * at a time. There is no per-message acknowledgement and no redelivery timer: a slow record
- * is never handed out again. What the group keeps is one committed offset per partition,
- * committed as each record goes out, before it is processed (commit before, and always in
- * the at-most-once mode), or after it is processed, at once or every commit_interval_ms. A
- * rebalance (rebalance_every_ms) or a consumer crash moves every partition back to its committed
- * offset: what was processed after the last commit is processed again (commit after: a replay, the
- * duplicates), what was committed and never processed is skipped for good (commit before, on a
- * crash: the losses).
+ * (client % partitions), and each consumer group reads every partition in order, one record
+ * at a time, in a copy of the log of its own (LogGroup: its own offsets, owners, sessions,
+ * rebalances and retry topics; what follows is each group's). There is no per-message
+ * acknowledgement and no redelivery timer: a slow record is never handed out again. What the group
+ * keeps is one committed offset per partition, committed as each record goes out, before it is
+ * processed (commit before, and always in the at-most-once mode), or after it is processed, at once
+ * or every commit_interval_ms. A rebalance (rebalance_every_ms) or a consumer crash moves every
+ * partition back to its committed offset: what was processed after the last commit is processed
+ * again (commit after: a replay, the duplicates), what was committed and never processed is skipped
+ * for good (commit before, on a crash: the losses).
  *
  * The rebalance is the one where the owners lose their partitions without committing (a
  * consumer killed by a deploy, or expelled after session.timeout.ms): a record being
