@@ -17,22 +17,6 @@
 
 /* ------------------------------------------------------------------ draws and names */
 
-uint64_t world_draw(const World *world, DrawPurpose purpose, uint64_t a, uint64_t b, uint64_t c)
-{
-    return rng_hash_with_prefix(world->draw_prefix[purpose], a, b, c);
-}
-
-double world_draw_unit(const World *world, DrawPurpose purpose, uint64_t a, uint64_t b, uint64_t c)
-{
-    return rng_unit_from_bits(world_draw(world, purpose, a, b, c));
-}
-
-uint64_t world_draw_about(const World *world, DrawPurpose purpose, const Message *request)
-{
-    return world_draw(world, purpose, request->operation,
-                      ((uint64_t)request->attempt << 8) | request->click, request->lineage);
-}
-
 static FaultKind fault_of_purpose(DrawPurpose purpose)
 {
     switch (purpose) {

@@ -608,11 +608,26 @@ struct World {
 
 /* ------------------------------------------------------------------ shared helpers */
 
-uint64_t world_draw(const World *world, DrawPurpose purpose, uint64_t a, uint64_t b, uint64_t c);
-double world_draw_unit(const World *world, DrawPurpose purpose, uint64_t a, uint64_t b, uint64_t c);
+/* The draws are inline: PAY-1 makes about seven per operation from four files, and as
+ * calls their argument shuffles and returns were a seventh of the hashing's instructions. */
+static inline uint64_t world_draw(const World *world, DrawPurpose purpose, uint64_t a, uint64_t b,
+                                  uint64_t c)
+{
+    return rng_hash_with_prefix(world->draw_prefix[purpose], a, b, c);
+}
+static inline double world_draw_unit(const World *world, DrawPurpose purpose, uint64_t a,
+                                     uint64_t b, uint64_t c)
+{
+    return rng_unit_from_bits(world_draw(world, purpose, a, b, c));
+}
 /* A draw tied to one copy of one request (operation, click, attempt, lineage): a service
  * time, a failure, a crash meet the same verdict in every mode that runs that copy. */
-uint64_t world_draw_about(const World *world, DrawPurpose purpose, const Message *request);
+static inline uint64_t world_draw_about(const World *world, DrawPurpose purpose,
+                                        const Message *request)
+{
+    return world_draw(world, purpose, request->operation,
+                      ((uint64_t)request->attempt << 8) | request->click, request->lineage);
+}
 /* With a fault plan (explore, a scenario's faults): the plan decides. */
 bool world_chance_planned(const World *world, DrawPurpose purpose, const Message *request,
                           double probability);
