@@ -241,14 +241,29 @@ void world_trace_client(World *world, uint32_t client, TraceEvent event, uint64_
 
 /* ------------------------------------------------------------------ message pool */
 
-uint32_t world_message_store(World *world, const Message *message)
+/* A take that grows the pool, which message may point into: it is copied first. Apart, so
+ * that the usual store copies the message once, straight into its slot. */
+__attribute__((noinline)) static uint32_t message_store_growing(World *world,
+                                                                const Message *message)
 {
-    Message copy = *message; /* message may point into the pool the take grows */
+    Message copy = *message;
     uint32_t slot =
         slot_pool_take(&world->message_slots, &world->messages, sizeof *world->messages);
-    world->messages_in_flight++;
     world->messages[slot] = copy;
-    world_operation_ref(world, copy.operation);
+    return slot;
+}
+
+uint32_t world_message_store(World *world, const Message *message)
+{
+    uint32_t slot;
+    if (world->message_slots.free == SLOT_POOL_NONE) {
+        slot = message_store_growing(world, message);
+    } else {
+        slot = slot_pool_take(&world->message_slots, &world->messages, sizeof *world->messages);
+        world->messages[slot] = *message;
+    }
+    world->messages_in_flight++;
+    world_operation_ref(world, world->messages[slot].operation);
     return slot;
 }
 
@@ -381,17 +396,37 @@ void world_reschedule_sweep(World *world, uint32_t side, SimTimeUs interval_us)
 
 /* ------------------------------------------------------------------ job pool */
 
-uint32_t world_job_alloc(World *world, const Message *request, uint32_t epoch)
+/* As message_store_growing: a take that grows the pool, which request may point into (a
+ * job's). */
+__attribute__((noinline)) static uint32_t job_alloc_growing(World *world, const Message *request,
+                                                            uint32_t epoch)
 {
-    Message copy = *request; /* request may be a job's, in the pool the take grows */
+    Message copy = *request;
     uint32_t slot = slot_pool_take(&world->job_slots, &world->jobs, sizeof *world->jobs);
-    world_operation_ref(world, copy.operation);
     world->jobs[slot] = (Job){
         .request = copy,
         .serial = ++world->next_job_serial,
         .epoch = epoch,
         .gateway_timer = EVENT_ID_NONE,
     };
+    return slot;
+}
+
+uint32_t world_job_alloc(World *world, const Message *request, uint32_t epoch)
+{
+    uint32_t slot;
+    if (world->job_slots.free == SLOT_POOL_NONE) {
+        slot = job_alloc_growing(world, request, epoch);
+    } else {
+        slot = slot_pool_take(&world->job_slots, &world->jobs, sizeof *world->jobs);
+        world->jobs[slot] = (Job){
+            .request = *request,
+            .serial = ++world->next_job_serial,
+            .epoch = epoch,
+            .gateway_timer = EVENT_ID_NONE,
+        };
+    }
+    world_operation_ref(world, world->jobs[slot].request.operation);
     return slot;
 }
 
