@@ -445,7 +445,8 @@ void world_job_release(World *world, uint32_t slot)
 static void on_message_arrive(World *world, uint32_t slot)
 {
     Message message = world_message_take(world, slot);
-    network_trace_delivery(world, &message);
+    if (world_tracing(world)) /* tested here: a call per message otherwise */
+        network_trace_delivery(world, &message);
     SIM_ASSERT(message.target < world->node_count && message.kind < MESSAGE_KIND_COUNT,
                "a message names a node and a kind");
     NodeKind kind = world->nodes[message.target].kind;
