@@ -1081,7 +1081,7 @@ static void count_outcome(World *world, const Operation *op)
     }
 }
 
-static void settle_operation(World *world, Operation *op)
+void world_operation_settle(World *world, Operation *op)
 {
     count_outcome(world, op);
     if (op->broker_messages != OPERATION_NO_SLOT)
@@ -1105,24 +1105,11 @@ uint32_t world_client_of_operation(const World *world, uint64_t id)
     return group->first_client + (uint32_t)(offset / group->operations_per_client);
 }
 
-void world_operation_ref(World *world, uint64_t id)
-{
-    world_operation(world, id)->references++;
-}
-
-void world_operation_unref(World *world, uint64_t id)
-{
-    Operation *op = world_operation(world, id);
-    SIM_ASSERT(op->references > 0, "reference counts balance");
-    if (--op->references == 0 && op->finished)
-        settle_operation(world, op);
-}
-
 void world_operation_finished(World *world, Operation *op)
 {
     op->finished = true;
     if (op->references == 0)
-        settle_operation(world, op);
+        world_operation_settle(world, op);
 }
 
 static void count_abandoned(void *context, Operation *op)
