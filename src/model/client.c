@@ -283,8 +283,10 @@ static bool app_restarts(World *world, uint64_t operation, uint32_t click)
 
 static void budget_deposit(World *world, ClientGroup *group);
 
-/* The click's latest attempt as a message; lineage tells one send of it from another. */
-static Message attempt_request(World *world, uint64_t operation, uint32_t click, uint64_t lineage)
+/* The click's latest attempt as a message; lineage tells one send of it from another.
+ * Inline: as a call it built the message and then copied it into its caller's. */
+static inline Message attempt_request(World *world, uint64_t operation, uint32_t click,
+                                      uint64_t lineage)
 {
     Operation *op = world_operation(world, operation);
     ClickState *state = &op->clicks[click];
