@@ -228,7 +228,11 @@ static void sort_front(EventQueue *queue)
          * is below 2^56), which no key counts as before it: the count then goes four
          * comparisons at a time, with no test of the end between them. */
         uint64_t orders[RANK_SORT_MAX + 3];
-        FrontKey sorted[RANK_SORT_MAX];
+        /* The sorted keys in two arrays, put together again by a loop: one FrontKey array
+         * was copied back with a `rep movs` of the count's length, slow to start on short
+         * lengths. */
+        uint64_t sorted_orders[RANK_SORT_MAX];
+        uint32_t sorted_slots[RANK_SORT_MAX];
         size_t padded = (count + 3) & ~(size_t)3;
         for (size_t i = 0; i < count; i++)
             orders[i] = keys[i].order;
@@ -239,9 +243,11 @@ static void sort_front(EventQueue *queue)
             for (size_t j = 0; j < padded; j += 4)
                 rank += (size_t)(orders[j] < order) + (orders[j + 1] < order) +
                         (orders[j + 2] < order) + (orders[j + 3] < order);
-            sorted[rank] = keys[i];
+            sorted_orders[rank] = order;
+            sorted_slots[rank] = keys[i].slot;
         }
-        memcpy(keys, sorted, count * sizeof *keys);
+        for (size_t i = 0; i < count; i++)
+            keys[i] = (FrontKey){sorted_orders[i], sorted_slots[i]};
         return;
     }
     if (count > 32) {
