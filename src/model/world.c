@@ -419,12 +419,11 @@ uint32_t world_job_alloc(World *world, const Message *request, uint32_t epoch)
         slot = job_alloc_growing(world, request, epoch);
     } else {
         slot = slot_pool_take(&world->job_slots, &world->jobs, sizeof *world->jobs);
-        world->jobs[slot] = (Job){
-            .request = *request,
-            .serial = ++world->next_job_serial,
-            .epoch = epoch,
-            .gateway_timer = EVENT_ID_NONE,
-        };
+        Job *job = &world->jobs[slot];
+        *job = world->fresh_job;
+        job->request = *request;
+        job->serial = ++world->next_job_serial;
+        job->epoch = epoch;
     }
     world_operation_ref(world, world->jobs[slot].request.operation);
     return slot;
@@ -863,6 +862,7 @@ World *world_create(const Scenario *scenario, Mode mode, uint64_t seed, TraceSin
         world->limits.max_events_per_instant = WORLD_DEFAULT_MAX_EVENTS_PER_INSTANT;
     slot_pool_init(&world->message_slots, 256);
     slot_pool_init(&world->job_slots, 64);
+    world->fresh_job = (Job){.gateway_timer = EVENT_ID_NONE};
     histogram_init(&world->metrics.latency_us);
     uint64_t bucket_us = world->duration_us / TIME_SERIES_BUCKETS;
     time_series_init(&world->metrics.key_store_series, bucket_us);
