@@ -488,6 +488,21 @@ static const NodeKindModel *job_ops(const World *world, uint32_t job)
 static void dispatch(void *context, const Event *event)
 {
     World *world = context;
+    /* The three kinds of nine events in ten (PAY-1) are tested first: through the switch's
+     * table they were one indirect jump whose target changed from event to event, which
+     * predicts worse than these branches (2.5% of PAY-1's CPU). */
+    if (event->kind == EVENT_MESSAGE_ARRIVE) {
+        on_message_arrive(world, slot_of(event, &world->message_slots));
+        return;
+    }
+    if (event->kind == EVENT_JOB_DONE) {
+        server_on_job_done(world, job_of(world, event));
+        return;
+    }
+    if (event->kind == EVENT_OPERATION_START) {
+        client_on_operation_start(world, event->target, event->arg);
+        return;
+    }
     switch ((EventKind)event->kind) {
     case EVENT_OPERATION_START:
         client_on_operation_start(world, event->target, event->arg);
