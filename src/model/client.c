@@ -171,9 +171,8 @@ static void send_query(World *world, uint64_t operation, uint32_t click, bool in
     } else {
         network_send(world, &query);
     }
-    state->timer =
-        sim_schedule_in(world->sim, sim_time_us_from_ms(group->retry.timeout_ms),
-                        EVENT_ATTEMPT_TIMEOUT, op->client, request_reference(operation, click));
+    state->timer = sim_schedule_in(world->sim, group->timeout_us, EVENT_ATTEMPT_TIMEOUT, op->client,
+                                   request_reference(operation, click));
 }
 
 static void begin_click(World *world, uint64_t operation, uint32_t click);
@@ -328,7 +327,7 @@ static inline Message attempt_request(World *world, uint64_t operation, uint32_t
     if (publishes && request.key == 0)
         request.key = world_draw(world, DRAW_KEY, operation, click, state->attempts) | 1;
     if (!publishes) /* server.deadline: the attempt's timeout travels with it (C31) */
-        deadline_stamp(world, &request, sim_time_us_from_ms(group->retry.timeout_ms));
+        deadline_stamp(world, &request, group->timeout_us);
     return request;
 }
 
@@ -392,9 +391,8 @@ static void send_attempt(World *world, uint64_t operation, uint32_t click)
                                        op->client, request_reference(operation, click));
         return;
     }
-    state->timer =
-        sim_schedule_in(world->sim, sim_time_us_from_ms(group->retry.timeout_ms),
-                        EVENT_ATTEMPT_TIMEOUT, op->client, request_reference(operation, click));
+    state->timer = sim_schedule_in(world->sim, group->timeout_us, EVENT_ATTEMPT_TIMEOUT, op->client,
+                                   request_reference(operation, click));
 }
 
 static void begin_click(World *world, uint64_t operation, uint32_t click)

@@ -629,6 +629,7 @@ static void build_clients(World *world)
         ClientGroup *group = &world->groups[g];
         group->spec = spec;
         group->retry = retry_for_mode(&spec->retry, world->mode);
+        group->timeout_us = sim_time_us_from_ms(group->retry.timeout_ms);
         /* the bucket starts full, as gRPC's; in millionths of a token (client.c) */
         group->budget_tokens = (int64_t)(spec->retry.budget.max_tokens * 1000000 + 0.5);
         group->first_client = world->client_count;

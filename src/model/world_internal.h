@@ -128,6 +128,7 @@ typedef struct {
 typedef struct {
     const ClientGroupSpec *spec;  /* points into World.scenario */
     RetrySpec retry;              /* after the mode preset */
+    SimTimeUs timeout_us;         /* retry.timeout_ms in µs: every attempt's wait, at hand */
     double budget_tokens;         /* retry.budget: the group's bucket */
     SimTimeUs budget_refilled_us; /* when min_per_s last paid into it */
     uint32_t first_client;
