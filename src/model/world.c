@@ -267,11 +267,17 @@ uint32_t world_message_store(World *world, const Message *message)
     return slot;
 }
 
+/* A message's slot, its copy taken, back to the pool. */
+static void free_message_slot(World *world, uint32_t slot)
+{
+    slot_pool_give(&world->message_slots, slot);
+    world->messages_in_flight--;
+}
+
 Message world_message_take(World *world, uint32_t slot)
 {
     Message message = world->messages[slot]; /* dispatch checked the slot */
-    slot_pool_give(&world->message_slots, slot);
-    world->messages_in_flight--;
+    free_message_slot(world, slot);
     return message;
 }
 
@@ -443,7 +449,10 @@ void world_job_release(World *world, uint32_t slot)
 
 static void on_message_arrive(World *world, uint32_t slot)
 {
-    Message message = world_message_take(world, slot);
+    /* world_message_take's copy straight into this frame: as the call's result, inline or
+     * not, the message was copied twice */
+    Message message = world->messages[slot];
+    free_message_slot(world, slot);
     if (world_tracing(world)) /* tested here: a call per message otherwise */
         network_trace_delivery(world, &message);
     SIM_ASSERT(message.target < world->node_count && message.kind < MESSAGE_KIND_COUNT,
