@@ -282,17 +282,18 @@ static bool app_restarts(World *world, uint64_t operation, uint32_t click)
 
 static void budget_deposit(World *world, ClientGroup *group);
 
-/* The click's latest attempt as a message; lineage tells one send of it from another.
- * Inline: as a call it built the message and then copied it into its caller's. */
-static inline Message attempt_request(World *world, uint64_t operation, uint32_t click,
-                                      uint64_t lineage)
+/* The click's latest attempt as a message, built in *request; lineage tells one send of it
+ * from another. Inline, and into the caller's message: as a call's result, inline or not, it
+ * was built and then copied into the caller's. */
+static inline void attempt_request(World *world, uint64_t operation, uint32_t click,
+                                   uint64_t lineage, Message *request)
 {
     Operation *op = world_operation(world, operation);
     ClickState *state = &op->clicks[click];
     Client *client = &world->clients[op->client];
     const ClientGroup *group = &world->groups[client->group];
     bool publishes = group->spec->target == TARGET_BROKER;
-    Message request = {
+    *request = (Message){
         .kind = MESSAGE_REQUEST,
         .hop = HOP_REQUEST,
         .source = group->node,
@@ -324,11 +325,10 @@ static inline Message attempt_request(World *world, uint64_t operation, uint32_t
         .channel = 0,
     };
     /* A publish always carries a message id; without a key strategy it is new per send. */
-    if (publishes && request.key == 0)
-        request.key = world_draw(world, DRAW_KEY, operation, click, state->attempts) | 1;
+    if (publishes && request->key == 0)
+        request->key = world_draw(world, DRAW_KEY, operation, click, state->attempts) | 1;
     if (!publishes) /* server.deadline: the attempt's timeout travels with it (C31) */
-        deadline_stamp(world, &request, group->timeout_us);
-    return request;
+        deadline_stamp(world, request, group->timeout_us);
 }
 
 /* clients[].library_retries (C32): the library sends the attempt again on a new connection;
@@ -337,8 +337,9 @@ static inline Message attempt_request(World *world, uint64_t operation, uint32_t
 static void resend_attempt(World *world, const Message *closed)
 {
     ClickState *state = &world_operation(world, closed->operation)->clicks[closed->click];
-    Message request = attempt_request(world, closed->operation, closed->click,
-                                      lineage_of_repeat(1, state->library_tries));
+    Message request;
+    attempt_request(world, closed->operation, closed->click,
+                    lineage_of_repeat(1, state->library_tries), &request);
     request.timeout_us = closed->timeout_us;
     network_send(world, &request);
 }
@@ -360,7 +361,8 @@ static void send_attempt(World *world, uint64_t operation, uint32_t click)
         world->metrics.retries++;
     if (group->spec->key == KEY_PER_ATTEMPT)
         state->key = key_for(world, operation, click, state->attempts);
-    Message request = attempt_request(world, operation, click, 1);
+    Message request;
+    attempt_request(world, operation, click, 1, &request);
     SimTimeUs now = sim_now(world->sim);
     if (world_tracing(world))
         world_trace_client(world, op->client, state->attempts == 1 ? TRACE_SEND : TRACE_RETRY,
