@@ -195,18 +195,26 @@ typedef struct {
                                  (Consumers.channel), which a crash or a closure ends */
 } Message;
 
-/* The answer to message, going back the way it came. It keeps the message's identity
- * (operation, click, attempt, lineage, reply_to): that is how the asker matches it. */
+/* The answer to message, going back the way it came, into *answer (not message). It keeps the
+ * message's identity (operation, click, attempt, lineage, reply_to): that is how the asker matches
+ * it. A caller that passes its answer on by address builds it in place: message_answer's result is
+ * copied into the caller's message (a server's every response). */
+static inline void message_answer_into(Message *answer, const Message *message, Hop hop, int status,
+                                       uint64_t response_of)
+{
+    *answer = *message;
+    answer->kind = MESSAGE_RESPONSE;
+    answer->hop = hop;
+    answer->source = message->target;
+    answer->target = message->source;
+    answer->status = status;
+    answer->response_of = response_of;
+}
 static inline Message message_answer(const Message *message, Hop hop, int status,
                                      uint64_t response_of)
 {
-    Message answer = *message;
-    answer.kind = MESSAGE_RESPONSE;
-    answer.hop = hop;
-    answer.source = message->target;
-    answer.target = message->source;
-    answer.status = status;
-    answer.response_of = response_of;
+    Message answer;
+    message_answer_into(&answer, message, hop, status, response_of);
     return answer;
 }
 
