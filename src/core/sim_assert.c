@@ -6,7 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-void sim_assert_fail(const char *expression, const char *file, int line, const char *reason)
+_Noreturn void sim_assert_fail(const char *expression, const char *file, int line,
+                               const char *reason)
 {
     fprintf(stderr, "idemsim: internal error: %s (%s) at %s:%d\n", reason, expression, file, line);
     fflush(stderr);

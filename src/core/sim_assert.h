@@ -3,7 +3,10 @@
 #ifndef IDEMSIM_SIM_ASSERT_H
 #define IDEMSIM_SIM_ASSERT_H
 
-void sim_assert_fail(const char *expression, const char *file, int line, const char *reason);
+/* It aborts: _Noreturn lets a caller keep nothing alive across a failed check, so an assert
+ * on the hot path costs its test and branch, not register saves around a call. */
+_Noreturn void sim_assert_fail(const char *expression, const char *file, int line,
+                               const char *reason);
 
 #define SIM_ASSERT(cond, reason)                                                                   \
     ((cond) ? (void)0 : sim_assert_fail(#cond, __FILE__, __LINE__, (reason)))

@@ -57,9 +57,9 @@ void slot_pool_grow(SlotPool *pool, void *items_address, size_t item_size)
     }
 }
 
-void slot_pool_give_invalid(void)
+_Noreturn void slot_pool_give_invalid(void)
 {
-    SIM_ASSERT(false, "a slot given back was taken");
+    sim_assert_fail("false", __FILE__, __LINE__, "a slot given back was taken");
 }
 
 uint64_t slot_pool_memory_bytes(const SlotPool *pool)

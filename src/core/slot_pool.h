@@ -30,7 +30,7 @@ void slot_pool_release(SlotPool *pool);
 
 /* Makes room for more slots (the pool's first growth, or a doubling). */
 void slot_pool_grow(SlotPool *pool, void *items_address, size_t item_size);
-void slot_pool_give_invalid(void);
+_Noreturn void slot_pool_give_invalid(void); /* aborts: a give keeps nothing alive across it */
 
 /* A free slot of *items, an array of item_size-byte items: items_address is the address of
  * the caller's array pointer (a Message ** for a Message array), which moves when the pool

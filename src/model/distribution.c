@@ -49,7 +49,7 @@ double distribution_sample(const Distribution *distribution, uint64_t draw)
     return 0;
 }
 
-SimTimeUs distribution_sample_ms_as_us(const Distribution *distribution, uint64_t draw)
+SimTimeUs distribution_sample_ms_as_us_any(const Distribution *distribution, uint64_t draw)
 {
     return sim_time_us_from_ms(distribution_sample(distribution, draw));
 }

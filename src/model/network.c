@@ -110,14 +110,14 @@ static uint64_t identity_word(const Message *message)
            (uint64_t)message->hop;
 }
 
-static bool survives_loss(World *world, Link *link, const Message *message, uint64_t lineage)
+static bool survives_loss(World *world, Link *link, const Message *message, uint64_t identity,
+                          uint64_t lineage)
 {
     const LossSpec *loss = &link->spec.loss;
     if (loss->model == LOSS_BERNOULLI)
-        return !world_fault(world, FAULT_LOSS, DRAW_LOSS, message->operation,
-                            identity_word(message), lineage, loss->probability);
-    double u =
-        world_draw_unit(world, DRAW_LOSS, message->operation, identity_word(message), lineage);
+        return !world_fault(world, FAULT_LOSS, DRAW_LOSS, message->operation, identity, lineage,
+                            loss->probability);
+    double u = world_draw_unit(world, DRAW_LOSS, message->operation, identity, lineage);
     size_t link_index = (size_t)(link - world->links);
     double transition = world_draw_unit(world, DRAW_GILBERT_ELLIOTT, link_index, link->packets, 0);
     link->packets++;
@@ -179,10 +179,12 @@ static void trace_copy(World *world, TraceEvent event, const Message *message, u
     trace_message(world, event, &copy, false);
 }
 
-static void send_copy(World *world, Link *link, const Message *message, uint64_t lineage)
+/* identity: identity_word(message), which the send works out once for its copies' draws. */
+static void send_copy(World *world, Link *link, const Message *message, uint64_t identity,
+                      uint64_t lineage)
 {
     if (in_outage(world, link, sim_now(world->sim)) ||
-        !survives_loss(world, link, message, lineage)) {
+        !survives_loss(world, link, message, identity, lineage)) {
         world->metrics.network_dropped++;
         if (world_tracing(world))
             trace_copy(world, TRACE_LOST, message, lineage);
@@ -191,11 +193,10 @@ static void send_copy(World *world, Link *link, const Message *message, uint64_t
     if (world_tracing(world))
         trace_copy(world, TRACE_TRANSMIT, message, lineage);
     SimTimeUs delay = distribution_sample_ms_as_us(
-        &link->spec.delay_ms,
-        world_draw(world, DRAW_DELAY, message->operation, identity_word(message), lineage));
+        &link->spec.delay_ms, world_draw(world, DRAW_DELAY, message->operation, identity, lineage));
     if (world->fault_plan != NULL)
-        delay += fault_plan_delay_us(world->fault_plan, message->operation, identity_word(message),
-                                     lineage, &link->spec.delay_ms);
+        delay += fault_plan_delay_us(world->fault_plan, message->operation, identity, lineage,
+                                     &link->spec.delay_ms);
     uint32_t slot = world_message_store(world, message);
     world->messages[slot].lineage = lineage;
     sim_schedule_in(world->sim, delay, EVENT_MESSAGE_ARRIVE, message->target, slot);
@@ -224,14 +225,15 @@ void network_send(World *world, const Message *message)
     }
     Link *link = link_between(world, message->source, message->target);
     world->metrics.network_sent++;
+    uint64_t identity = identity_word(message);
     bool duplicated = world_fault(world, FAULT_DUPLICATE, DRAW_DUPLICATE, message->operation,
-                                  identity_word(message), message->lineage, link->spec.duplicate);
-    send_copy(world, link, message, message->lineage * 2);
+                                  identity, message->lineage, link->spec.duplicate);
+    send_copy(world, link, message, identity, message->lineage * 2);
     if (duplicated) {
         world->metrics.network_duplicated++;
         uint64_t lineage = message->lineage * 2 + 1;
         if (world_tracing(world))
             trace_copy(world, TRACE_DUPLICATE, message, lineage);
-        send_copy(world, link, message, lineage);
+        send_copy(world, link, message, identity, lineage);
     }
 }

@@ -15,6 +15,8 @@ void operation_table_init(OperationTable *table)
     table->index_capacity = 64;
     table->index_ids = sim_xcalloc(table->index_capacity, sizeof *table->index_ids);
     table->index_slots = sim_xcalloc(table->index_capacity, sizeof *table->index_slots);
+    table->fresh =
+        (Operation){.broker_messages = OPERATION_NO_SLOT, .outbox_entries = OPERATION_NO_SLOT};
 }
 
 void operation_table_release(OperationTable *table)
@@ -78,10 +80,8 @@ Operation *operation_table_insert(OperationTable *table, uint64_t id)
     if (table->count > table->peak)
         table->peak = table->count;
     Operation *op = &table->slots[slot];
-    memset(op, 0, sizeof *op);
+    *op = table->fresh;
     op->id = id;
-    op->broker_messages = OPERATION_NO_SLOT;
-    op->outbox_entries = OPERATION_NO_SLOT;
     table->recent_id = id + 1;
     table->recent_slot = slot;
     return op;

@@ -95,7 +95,8 @@ static void finish_job(World *world, Server *server, uint32_t job)
 static void respond(World *world, const Server *server, const Message *request, int status,
                     uint64_t response_of)
 {
-    Message response = message_answer(request, HOP_RESPONSE, status, response_of);
+    Message response;
+    message_answer_into(&response, request, HOP_RESPONSE, status, response_of);
     connection_close_before_answer(world, server, &response); /* C32 */
     switch (status) {
     case 409:
