@@ -31,6 +31,10 @@ static const NodeKindInfo *const infos[NODE_KIND_COUNT] = {NODE_KIND_LIST(DESCRI
 static const char *const kind_names[NODE_KIND_COUNT] = {NODE_KIND_LIST(NAME_ROW)};
 #undef NAME_ROW
 
+#define SERVICE_FLAG(kind, name, listed) [kind] = listed == NODE_LISTED_AS_SERVICE,
+static const bool one_per_world[NODE_KIND_COUNT] = {NODE_KIND_LIST(SERVICE_FLAG)};
+#undef SERVICE_FLAG
+
 const char *node_kind_name(NodeKind kind)
 {
     return (unsigned)kind < NODE_KIND_COUNT && kind != NODE_CLIENT_GROUP ? kind_names[kind] : NULL;
@@ -44,7 +48,7 @@ const NodeKindInfo *node_kind_info(NodeKind kind)
 
 bool node_kind_is_service(int kind)
 {
-    return kind > NODE_CLIENT_GROUP && kind < NODE_KIND_COUNT && !infos[kind]->several;
+    return kind >= 0 && kind < NODE_KIND_COUNT && one_per_world[kind];
 }
 
 /* Server k: 0 the clients' server, k > 0 called_servers[k - 1]. */

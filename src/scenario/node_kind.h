@@ -45,8 +45,6 @@ typedef struct {
     const char *older_path[2]; /* its object in the older form, from the root; [1] may be NULL */
     size_t settings_offset;    /* where in Scenario its fields land (0: nowhere of its own); the
                                   fields its services entry has are service_schema's */
-    bool several;              /* a file may hold several (a key store: one per user), so it has no
-                                  one id of the world's */
     NodeReachRule reached_when;
     bool node_when_reached;  /* the world holds its node only when work reaches it (node ids, and
                                 so link draws, stay as they were without one); implied by

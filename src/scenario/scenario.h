@@ -118,6 +118,7 @@ typedef enum { RECEIPTS_DIRECT, RECEIPTS_OUTBOX } ReceiptPath;
  * crashes on its own (C38): a node of the world only then, and never a link's end (requests
  * to it are not messages). A new kind is appended, never inserted: node ids name links and
  * draws. */
+typedef enum { NODE_LISTED_NOT, NODE_LISTED_AS_SERVICE, NODE_LISTED_AS_KIND } NodeListing;
 #define NODE_KIND_LIST(X)                                                                          \
     X(NODE_CLIENT_GROUP, client_group, NODE_LISTED_NOT)                                            \
     X(NODE_SERVER, server, NODE_LISTED_AS_SERVICE)                                                 \

@@ -1377,7 +1377,6 @@ const NodeKindInfo node_kind_proxy = {
 };
 
 const NodeKindInfo node_kind_key_store = {
-    .several = true, /* read with the fields of the service that uses it */
     .lane_role = "key store",
     .lane_role_keyed = "key store",
     .crash_noun = "key store",
