@@ -195,18 +195,21 @@ typedef struct {
                                  (Consumers.channel), which a crash or a closure ends */
 } Message;
 
-/* The answer to message, going back the way it came, into *answer (not message). It keeps the
- * message's identity (operation, click, attempt, lineage, reply_to): that is how the asker matches
- * it. A caller that passes its answer on by address builds it in place: message_answer's result is
- * copied into the caller's message (a server's every response). */
+/* The answer to message, going back the way it came, built in *answer (which may be message
+ * itself: the ends are read before either is written). It keeps the message's identity
+ * (operation, click, attempt, lineage, reply_to): that is how the asker matches it. A caller
+ * that passes its answer on by address builds it in its own message this way: message_answer's
+ * result would be copied into it (a server's every response). */
 static inline void message_answer_into(Message *answer, const Message *message, Hop hop, int status,
                                        uint64_t response_of)
 {
+    uint32_t asker = message->source;
+    uint32_t answerer = message->target;
     *answer = *message;
     answer->kind = MESSAGE_RESPONSE;
     answer->hop = hop;
-    answer->source = message->target;
-    answer->target = message->source;
+    answer->source = answerer;
+    answer->target = asker;
     answer->status = status;
     answer->response_of = response_of;
 }
