@@ -402,6 +402,18 @@ void world_reschedule_sweep(World *world, uint32_t side, SimTimeUs interval_us)
 
 /* ------------------------------------------------------------------ job pool */
 
+/* A job just taken, as every job starts (World.fresh_job, the one place that says how) with
+ * its request, serial and epoch. request must not point into the pool: the caller took the
+ * slot without growing it, or copied request aside first. */
+static inline void start_job_in(World *world, uint32_t slot, const Message *request, uint32_t epoch)
+{
+    Job *job = &world->jobs[slot];
+    *job = world->fresh_job;
+    job->request = *request;
+    job->serial = ++world->next_job_serial;
+    job->epoch = epoch;
+}
+
 /* As message_store_growing: a take that grows the pool, which request may point into (a
  * job's). */
 __attribute__((noinline)) static uint32_t job_alloc_growing(World *world, const Message *request,
@@ -409,12 +421,7 @@ __attribute__((noinline)) static uint32_t job_alloc_growing(World *world, const 
 {
     Message copy = *request;
     uint32_t slot = slot_pool_take(&world->job_slots, &world->jobs, sizeof *world->jobs);
-    world->jobs[slot] = (Job){
-        .request = copy,
-        .serial = ++world->next_job_serial,
-        .epoch = epoch,
-        .gateway_timer = EVENT_ID_NONE,
-    };
+    start_job_in(world, slot, &copy, epoch);
     return slot;
 }
 
@@ -425,11 +432,7 @@ uint32_t world_job_alloc(World *world, const Message *request, uint32_t epoch)
         slot = job_alloc_growing(world, request, epoch);
     } else {
         slot = slot_pool_take(&world->job_slots, &world->jobs, sizeof *world->jobs);
-        Job *job = &world->jobs[slot];
-        *job = world->fresh_job;
-        job->request = *request;
-        job->serial = ++world->next_job_serial;
-        job->epoch = epoch;
+        start_job_in(world, slot, request, epoch);
     }
     world_operation_ref(world, world->jobs[slot].request.operation);
     return slot;
