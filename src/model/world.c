@@ -516,8 +516,9 @@ static void dispatch(void *context, const Event *event)
         return;
     }
     switch ((EventKind)event->kind) {
-    case EVENT_OPERATION_START:
-        client_on_operation_start(world, event->target, event->arg);
+    case EVENT_OPERATION_START: /* the three above, handled before the switch */
+    case EVENT_MESSAGE_ARRIVE:
+    case EVENT_JOB_DONE:
         break;
     case EVENT_CLICK:
         client_on_click(world, event->arg);
@@ -531,17 +532,11 @@ static void dispatch(void *context, const Event *event)
     case EVENT_RECONNECT:
         client_on_reconnect(world, event->arg);
         break;
-    case EVENT_MESSAGE_ARRIVE:
-        on_message_arrive(world, slot_of(event, &world->message_slots));
-        break;
     case EVENT_JOB_RESERVE: {
         uint32_t job = job_of(world, event);
         job_ops(world, job)->on_job_reserve(world, job);
         break;
     }
-    case EVENT_JOB_DONE:
-        server_on_job_done(world, job_of(world, event));
-        break;
     case EVENT_STORE_FAILOVER:
         key_protocol_on_failover(world, world_keys_of_side(world, (uint32_t)event->target));
         break;
