@@ -765,8 +765,10 @@ Message world_message_take(World *world, uint32_t slot);
  * kind (NULL: it never receives one, asserted), and for the kinds that run jobs, the job
  * events that go to the kind of the node running the job (its request's target). One row per
  * kind, `node_model_<name>` in the kind's own file, gathered into node_models by
- * node_models.c from NODE_KIND_LIST; world.c builds, tears down and dispatches through it
- * without naming a kind. */
+ * node_models.c from NODE_KIND_LIST. world.c inits, releases and delivers messages, node
+ * timers and a job's reserve and charge events through it (a request to a server and an answer to a
+ * client are called directly, checked against it); what still names a kind there is the node
+ * table's actors (build_nodes) and the older kinds' own events (a job done, the broker's, ...). */
 typedef void (*NodeMessageHandler)(World *world, const Message *message);
 typedef void (*NodeJobHandler)(World *world, uint32_t job);
 typedef struct {
