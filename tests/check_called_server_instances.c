@@ -65,9 +65,8 @@ START_TEST(test_further_instances_come_after_every_node)
     }
     ck_assert_str_eq(world_node_name(b, nodes), "payments#2");
     ck_assert_str_eq(world_node_name(b, nodes + 1), "payments#3");
-    char names[NODE_KIND_COUNT + SERVER_INSTANCES_MAX + CALLED_SERVERS_MAX][NODE_NAME_LEN_MAX];
-    unsigned count = scenario_service_node_names(
-        three, names, NODE_KIND_COUNT + SERVER_INSTANCES_MAX + CALLED_SERVERS_MAX);
+    char names[SCENARIO_NODES_MAX][NODE_NAME_LEN_MAX];
+    unsigned count = scenario_service_node_names(three, names, SCENARIO_NODES_MAX);
     ck_assert_uint_eq(count, world_node_count(b) - three->client_group_count);
     for (unsigned i = 0; i < count; i++)
         ck_assert_str_eq(names[i], world_node_name(b, three->client_group_count + i));

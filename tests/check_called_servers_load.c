@@ -224,9 +224,8 @@ START_TEST(test_node_names_end_with_the_called_servers)
         " " PAYMENTS("", "{\"call\": \"provider\"}") PROVIDER(""),
         "");
     Scenario *s = load_good(json);
-    char names[NODE_KIND_COUNT + SERVER_INSTANCES_MAX + CALLED_SERVERS_MAX][NODE_NAME_LEN_MAX];
-    unsigned count = scenario_service_node_names(
-        s, names, NODE_KIND_COUNT + SERVER_INSTANCES_MAX + CALLED_SERVERS_MAX);
+    char names[SCENARIO_NODES_MAX][NODE_NAME_LEN_MAX];
+    unsigned count = scenario_service_node_names(s, names, SCENARIO_NODES_MAX);
     const char *const expected[] = {"checkout#1", "provider",      "broker",  "consumers",
                                     "checkout#2", "checkout-keys", "payments"};
     ck_assert_uint_eq(count, sizeof expected / sizeof expected[0]);

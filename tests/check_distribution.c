@@ -100,6 +100,29 @@ START_TEST(test_uniform_and_const)
 }
 END_TEST
 
+/* The sampler in microseconds takes a uniform's sample inline and every other kind through
+ * distribution_sample: both paths give the same microseconds for every kind. */
+START_TEST(test_microseconds_agree_with_the_sample_for_every_kind)
+{
+    const Distribution kinds[] = {
+        {.kind = DIST_CONST, .a = 7},
+        {.kind = DIST_UNIFORM, .a = 0.3, .b = 97.1},
+        {.kind = DIST_EXP, .a = 12.5},
+        {.kind = DIST_NORMAL, .a = 20, .b = 6},
+        {.kind = DIST_LOGNORMAL, .a = 10, .b = 80},
+        {.kind = DIST_PARETO, .a = 1.5, .b = 4},
+    };
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        for (uint64_t i = 0; i < 10000; i++) {
+            uint64_t draw = rng_hash(11, 2, i, k, 0);
+            SimTimeUs expected = sim_time_us_from_ms(distribution_sample(&kinds[k], draw));
+            ck_assert_uint_eq(distribution_sample_ms_as_us(&kinds[k], draw), expected);
+            ck_assert_uint_eq(distribution_sample_ms_as_us_any(&kinds[k], draw), expected);
+        }
+    }
+}
+END_TEST
+
 static Suite *distribution_suite(void)
 {
     Suite *suite = suite_create("distribution");
@@ -111,6 +134,7 @@ static Suite *distribution_suite(void)
     tcase_add_test(core, test_normal_quantiles_and_truncation_at_zero);
     tcase_add_test(core, test_pareto_tail);
     tcase_add_test(core, test_uniform_and_const);
+    tcase_add_test(core, test_microseconds_agree_with_the_sample_for_every_kind);
     suite_add_tcase(suite, core);
     return suite;
 }

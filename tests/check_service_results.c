@@ -3,6 +3,7 @@
  * the table, the CSV and a sweep. */
 #include <check.h>
 #include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,9 +32,8 @@ static void assert_services_add_up(const char *path, const Scenario *scenario, M
     World *world = world_create(scenario, mode, scenario->seed, (TraceSink){0}, (WorldLimits){0});
     world_run(world);
     const Metrics *m = world_metrics(world);
-    char names[NODE_KIND_COUNT + SERVER_INSTANCES_MAX + CALLED_SERVERS_MAX][NODE_NAME_LEN_MAX];
-    unsigned count = scenario_service_node_names(
-        scenario, names, NODE_KIND_COUNT + SERVER_INSTANCES_MAX + CALLED_SERVERS_MAX);
+    char names[SCENARIO_NODES_MAX][NODE_NAME_LEN_MAX];
+    unsigned count = scenario_service_node_names(scenario, names, SCENARIO_NODES_MAX);
     ck_assert_uint_eq(count, m->service_count);
     ck_assert_uint_eq(count, world_node_count(world) - scenario->client_group_count);
     for (unsigned i = 0; i < count; i++) {
@@ -319,6 +319,54 @@ START_TEST(test_table_csv_and_sweep_name_the_services)
 }
 END_TEST
 
+/* A sweep's --metric naming no service lists every service node, however many: the list was
+ * read from an array of 18 names (NODE_KIND_COUNT + SERVER_INSTANCES_MAX + CALLED_SERVERS_MAX)
+ * while a scenario may have up to SCENARIO_NODES_MAX nodes, so a 19th was read past its end.
+ * The expect block's list of names was read the same way. */
+static const char *const many_nodes =
+    "{\"name\": \"many-nodes\", \"seed\": 3, \"duration_ms\": 1000,"
+    " \"accounts\": [{\"id\": \"shop\", \"balance\": 0}],"
+    " \"services\": ["
+    "   {\"id\": \"mesh\", \"kind\": \"proxy\", \"calls\": \"api\", \"retries\": 1,"
+    "    \"per_try_timeout_ms\": 300},"
+    "   {\"id\": \"api\", \"kind\": \"server\", \"instances\": 8, \"key_store\": \"keys\","
+    "    \"steps\": [{\"effect\": \"local\"}]},"
+    "   {\"id\": \"keys\", \"kind\": \"key_store\"},"
+    "   {\"id\": \"events\", \"kind\": \"broker\", \"family\": \"visibility-timeout\"},"
+    "   {\"id\": \"shippers\", \"kind\": \"consumers\", \"consumes\": \"events\","
+    "    \"instances\": 8, \"key_store\": \"keys\", \"steps\": [{\"effect\": \"local\"}]}],"
+    " \"clients\": ["
+    "   {\"id\": \"page\", \"count\": 2, \"calls\": \"mesh\", \"operation\": {\"kind\": "
+    "\"insert\"}},"
+    "   {\"id\": \"hook\", \"count\": 2, \"publishes\": \"events\","
+    "    \"operation\": {\"kind\": \"insert\"}}]}";
+
+START_TEST(test_an_unknown_service_lists_every_node)
+{
+    test_cli_make_scratch("many-nodes");
+    char path[512], out[512], err[512];
+    test_cli_in_scratch(path, "many_nodes.json");
+    test_cli_in_scratch(out, "out");
+    test_cli_in_scratch(err, "err");
+    FILE *file = fopen(path, "w");
+    ck_assert_ptr_nonnull(file);
+    fputs(many_nodes, file);
+    fclose(file);
+    const char *check[] = {"check", path, NULL};
+    ck_assert_int_eq(test_cli_run(check, out, err), 0);
+    const char *sweep[] = {
+        "sweep", path, "--vary", "duration_ms=1000:1000:1000", "--metric", "effects@nowhere", NULL};
+    ck_assert_int_ne(test_cli_run(sweep, out, err), 0);
+    char *message = test_cli_read_all(err, NULL);
+    /* 19 service nodes: the last is the consumers' eighth instance */
+    ck_assert_msg(strstr(message, " api#8 shippers#2") != NULL &&
+                      strstr(message, " shippers#7 shippers#8)\n") != NULL,
+                  "got: %s", message);
+    free(message);
+    test_cli_remove_scratch();
+}
+END_TEST
+
 static Suite *service_results_suite(void)
 {
     Suite *suite = suite_create("service_results");
@@ -330,6 +378,7 @@ static Suite *service_results_suite(void)
     tcase_add_test(core, test_service_outcomes_split_between_consumer_groups);
     tcase_add_test(core, test_service_expectations_load_and_hold);
     tcase_add_test(core, test_bad_service_expectations_are_refused);
+    tcase_add_test(core, test_an_unknown_service_lists_every_node);
     tcase_add_test(core, test_table_csv_and_sweep_name_the_services);
     suite_add_tcase(suite, core);
     return suite;

@@ -330,9 +330,8 @@ static bool metric_targets_exist(const char *path, const Scenario *scenario,
                 name, at + 1);
         for (uint32_t g = 0; g < scenario->client_group_count; g++)
             fprintf(stderr, " %s", scenario->client_groups[g].id);
-        char names[NODE_KIND_COUNT + SERVER_INSTANCES_MAX + CALLED_SERVERS_MAX][NODE_NAME_LEN_MAX];
-        unsigned count = scenario_service_node_names(
-            scenario, names, NODE_KIND_COUNT + SERVER_INSTANCES_MAX + CALLED_SERVERS_MAX);
+        char names[SCENARIO_NODES_MAX][NODE_NAME_LEN_MAX];
+        unsigned count = scenario_service_node_names(scenario, names, SCENARIO_NODES_MAX);
         fprintf(stderr, "; the services:");
         for (unsigned i = 0; i < count; i++)
             fprintf(stderr, " %s", names[i]);

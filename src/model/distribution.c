@@ -32,7 +32,7 @@ double distribution_sample(const Distribution *distribution, uint64_t draw)
     case DIST_CONST:
         return distribution->a;
     case DIST_UNIFORM:
-        return distribution->a + (distribution->b - distribution->a) * u;
+        return distribution_uniform_at(distribution, u);
     case DIST_EXP:
         return -distribution->a * det_log(1.0 - u);
     case DIST_NORMAL: {

@@ -402,6 +402,18 @@ void world_reschedule_sweep(World *world, uint32_t side, SimTimeUs interval_us)
 
 /* ------------------------------------------------------------------ job pool */
 
+/* A job just taken, as every job starts (World.fresh_job, the one place that says how) with
+ * its request, serial and epoch. request must not point into the pool: the caller took the
+ * slot without growing it, or copied request aside first. */
+static inline void start_job_in(World *world, uint32_t slot, const Message *request, uint32_t epoch)
+{
+    Job *job = &world->jobs[slot];
+    *job = world->fresh_job;
+    job->request = *request;
+    job->serial = ++world->next_job_serial;
+    job->epoch = epoch;
+}
+
 /* As message_store_growing: a take that grows the pool, which request may point into (a
  * job's). */
 __attribute__((noinline)) static uint32_t job_alloc_growing(World *world, const Message *request,
@@ -409,12 +421,7 @@ __attribute__((noinline)) static uint32_t job_alloc_growing(World *world, const 
 {
     Message copy = *request;
     uint32_t slot = slot_pool_take(&world->job_slots, &world->jobs, sizeof *world->jobs);
-    world->jobs[slot] = (Job){
-        .request = copy,
-        .serial = ++world->next_job_serial,
-        .epoch = epoch,
-        .gateway_timer = EVENT_ID_NONE,
-    };
+    start_job_in(world, slot, &copy, epoch);
     return slot;
 }
 
@@ -425,11 +432,7 @@ uint32_t world_job_alloc(World *world, const Message *request, uint32_t epoch)
         slot = job_alloc_growing(world, request, epoch);
     } else {
         slot = slot_pool_take(&world->job_slots, &world->jobs, sizeof *world->jobs);
-        Job *job = &world->jobs[slot];
-        *job = world->fresh_job;
-        job->request = *request;
-        job->serial = ++world->next_job_serial;
-        job->epoch = epoch;
+        start_job_in(world, slot, request, epoch);
     }
     world_operation_ref(world, world->jobs[slot].request.operation);
     return slot;
@@ -513,8 +516,9 @@ static void dispatch(void *context, const Event *event)
         return;
     }
     switch ((EventKind)event->kind) {
-    case EVENT_OPERATION_START:
-        client_on_operation_start(world, event->target, event->arg);
+    case EVENT_OPERATION_START: /* the three above, handled before the switch */
+    case EVENT_MESSAGE_ARRIVE:
+    case EVENT_JOB_DONE:
         break;
     case EVENT_CLICK:
         client_on_click(world, event->arg);
@@ -528,17 +532,11 @@ static void dispatch(void *context, const Event *event)
     case EVENT_RECONNECT:
         client_on_reconnect(world, event->arg);
         break;
-    case EVENT_MESSAGE_ARRIVE:
-        on_message_arrive(world, slot_of(event, &world->message_slots));
-        break;
     case EVENT_JOB_RESERVE: {
         uint32_t job = job_of(world, event);
         job_ops(world, job)->on_job_reserve(world, job);
         break;
     }
-    case EVENT_JOB_DONE:
-        server_on_job_done(world, job_of(world, event));
-        break;
     case EVENT_STORE_FAILOVER:
         key_protocol_on_failover(world, world_keys_of_side(world, (uint32_t)event->target));
         break;

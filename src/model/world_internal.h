@@ -195,18 +195,21 @@ typedef struct {
                                  (Consumers.channel), which a crash or a closure ends */
 } Message;
 
-/* The answer to message, going back the way it came, into *answer (not message). It keeps the
- * message's identity (operation, click, attempt, lineage, reply_to): that is how the asker matches
- * it. A caller that passes its answer on by address builds it in place: message_answer's result is
- * copied into the caller's message (a server's every response). */
+/* The answer to message, going back the way it came, built in *answer (which may be message
+ * itself: the ends are read before either is written). It keeps the message's identity
+ * (operation, click, attempt, lineage, reply_to): that is how the asker matches it. A caller
+ * that passes its answer on by address builds it in its own message this way: message_answer's
+ * result would be copied into it (a server's every response). */
 static inline void message_answer_into(Message *answer, const Message *message, Hop hop, int status,
                                        uint64_t response_of)
 {
+    uint32_t asker = message->source;
+    uint32_t answerer = message->target;
     *answer = *message;
     answer->kind = MESSAGE_RESPONSE;
     answer->hop = hop;
-    answer->source = message->target;
-    answer->target = message->source;
+    answer->source = answerer;
+    answer->target = asker;
     answer->status = status;
     answer->response_of = response_of;
 }
@@ -762,8 +765,10 @@ Message world_message_take(World *world, uint32_t slot);
  * kind (NULL: it never receives one, asserted), and for the kinds that run jobs, the job
  * events that go to the kind of the node running the job (its request's target). One row per
  * kind, `node_model_<name>` in the kind's own file, gathered into node_models by
- * node_models.c from NODE_KIND_LIST; world.c builds, tears down and dispatches through it
- * without naming a kind. */
+ * node_models.c from NODE_KIND_LIST. world.c inits, releases and delivers messages, node
+ * timers and a job's reserve and charge events through it (a request to a server and an answer to a
+ * client are called directly, checked against it); what still names a kind there is the node
+ * table's actors (build_nodes) and the older kinds' own events (a job done, the broker's, ...). */
 typedef void (*NodeMessageHandler)(World *world, const Message *message);
 typedef void (*NodeJobHandler)(World *world, uint32_t job);
 typedef struct {

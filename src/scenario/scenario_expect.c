@@ -183,9 +183,8 @@ static void list_targets(const Scenario *scenario, char *known, size_t size)
                                scenario->client_groups[g].id);
         used += written > 0 ? (size_t)written : 0;
     }
-    char names[NODE_KIND_COUNT + SERVER_INSTANCES_MAX + CALLED_SERVERS_MAX][NODE_NAME_LEN_MAX];
-    unsigned count = scenario_service_node_names(
-        scenario, names, NODE_KIND_COUNT + SERVER_INSTANCES_MAX + CALLED_SERVERS_MAX);
+    char names[SCENARIO_NODES_MAX][NODE_NAME_LEN_MAX];
+    unsigned count = scenario_service_node_names(scenario, names, SCENARIO_NODES_MAX);
     for (unsigned i = 0; i < count && used < size; i++) {
         int written = snprintf(known + used, size - used, ", '%s'", names[i]);
         used += written > 0 ? (size_t)written : 0;
@@ -228,9 +227,7 @@ static void read_share_expectation(ScenarioReader *scenario_reader, const cJSON 
         return;
     }
     if (group < 0 && !service) {
-        char known[(CLIENT_GROUPS_MAX + NODE_KIND_COUNT + SERVER_INSTANCES_MAX +
-                    CALLED_SERVERS_MAX) *
-                   (NODE_NAME_LEN_MAX + 4)];
+        char known[(CLIENT_GROUPS_MAX + SCENARIO_NODES_MAX) * (NODE_NAME_LEN_MAX + 4)];
         list_targets(scenario, known, sizeof known);
         schema_error(reader,
                      "unknown client group or service in metric %s (the groups and services: "
