@@ -15,8 +15,10 @@
  * server's): the request's target is the service's node, whose actor is its first instance.
  * Round-robin turns over every request the service receives; random draws from the request
  * copy's identity, so it picks the same instance in every mode; key-hash sends every retry
- * with one key to one instance (a request without a key, in the modes that send none, goes
- * in turn). */
+ * with one key to one instance. A request without a key goes in turn: one whose client sends
+ * none, one a proxy stripped of it, and every request in the modes that send no key (a
+ * request's key is drawn in every mode, for the draws named by it, but only the idempotent
+ * mode puts it in a header). */
 uint32_t server_route(World *world, const Message *request)
 {
     const WorldNode *service = &world->nodes[request->target];
@@ -24,8 +26,8 @@ uint32_t server_route(World *world, const Message *request)
     uint32_t count = service->instance_count;
     uint32_t pick = 0;
     BalancerPolicy policy = first->spec->balancer;
-    if (policy == BALANCER_KEY_HASH && request->key == 0)
-        policy = BALANCER_ROUND_ROBIN; /* no key to hash */
+    if (policy == BALANCER_KEY_HASH && (request->key == 0 || world->mode != MODE_IDEMPOTENT))
+        policy = BALANCER_ROUND_ROBIN; /* no key header to hash */
     switch (policy) {
     case BALANCER_KEY_HASH:
         pick = (uint32_t)(rng_mix64(request->key) % count);
