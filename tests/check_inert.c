@@ -379,6 +379,30 @@ START_TEST(test_services_form_field_is_warned_at_its_entry_and_its_live_twin_is_
 }
 END_TEST
 
+/* A proxy's retry_host picks among the server's instances on a retry: inert with one
+ * instance, and with no retry at all. */
+static const char mesh_scenario[] =
+    "{\"duration_ms\": 10000, \"accounts\": [{\"id\": \"a\", \"balance\": 1000000}],"
+    " \"services\": ["
+    "   {\"id\": \"mesh\", \"kind\": \"proxy\", \"calls\": \"checkout\", \"retry_host\": "
+    "\"other\"},"
+    "   {\"id\": \"checkout\", \"kind\": \"server\", \"key_store\": \"keys\"},"
+    "   {\"id\": \"keys\", \"kind\": \"key_store\"}],"
+    " \"clients\": [{\"id\": \"web\", \"count\": 2, \"calls\": \"mesh\"}]}";
+
+START_TEST(test_a_proxys_retry_host_is_warned_where_no_retry_can_choose)
+{
+    size_t length = sizeof mesh_scenario - 1;
+    const char *const one[SETS_MAX] = {NULL};
+    const char *const two[SETS_MAX] = {"services.checkout.instances=2"};
+    const char *const no_retry[SETS_MAX] = {"services.checkout.instances=2",
+                                            "services.mesh.retries=0"};
+    ck_assert(warns_in(mesh_scenario, length, one, "$.services[0].retry_host"));
+    ck_assert(!warns_in(mesh_scenario, length, two, "$.services[0].retry_host"));
+    ck_assert(warns_in(mesh_scenario, length, no_retry, "$.services[0].retry_host"));
+}
+END_TEST
+
 /* A consumer group's saga (consumers.c, by server_charge.c's code) is warned as a server's,
  * at the consumers' own entry. */
 static const char consumers_saga_scenario[] =
@@ -782,6 +806,7 @@ static Suite *inert_suite(void)
     tcase_add_test(core, test_two_groups_emailing_copies_of_one_exchange_are_warned);
     tcase_add_test(core, test_two_groups_emailing_on_a_log_are_warned);
     tcase_add_test(core, test_a_requeue_loop_while_the_store_is_down_is_warned);
+    tcase_add_test(core, test_a_proxys_retry_host_is_warned_where_no_retry_can_choose);
     suite_add_tcase(suite, core);
     return suite;
 }

@@ -49,7 +49,8 @@ static void count_per_node(void *context, const TraceRecord *record)
 START_TEST(test_instances_are_nodes_of_one_service)
 {
     Scenario *one = test_load(ONE_CLIENT_WORLD("", ""), NULL, 0);
-    Scenario *three = test_load(ONE_CLIENT_WORLD(", \"instances\": 3", ""), NULL, 0);
+    Scenario *three =
+        test_load(ONE_CLIENT_WORLD(", \"instances\": 3, \"balancer\": \"random\"", ""), NULL, 0);
     World *a = world_create(one, MODE_IDEMPOTENT, 1, (TraceSink){0}, (WorldLimits){0});
     World *b = world_create(three, MODE_IDEMPOTENT, 1, (TraceSink){0}, (WorldLimits){0});
     ck_assert_uint_eq(world_node_count(b), world_node_count(a) + 2);
@@ -260,6 +261,152 @@ START_TEST(test_replica_reads_miss_what_the_lag_hides)
 }
 END_TEST
 
+/* Which instances ran each operation's handler (bit by node), and how often it ran. */
+typedef struct {
+    uint32_t runs[64];
+    uint32_t nodes[64];
+} RunsPerOperation;
+
+static void note_runs(void *context, const TraceRecord *record)
+{
+    RunsPerOperation *seen = context;
+    if (record->event == TRACE_EXECUTE && record->operation < 64 && record->actor < 32) {
+        seen->runs[record->operation]++;
+        seen->nodes[record->operation] |= 1u << record->actor;
+    }
+}
+
+/* A key-hash balancer hashes the Idempotency-Key header, which only the idempotent mode
+ * sends: at-least-once's retries go in turn, so with one request in flight each retry runs
+ * on the other instance. */
+START_TEST(test_key_hash_deals_in_turn_where_no_key_is_sent)
+{
+    Scenario *scenario =
+        test_load(ONE_CLIENT_WORLD(", \"instances\": 2, \"balancer\": \"key-hash\"", ""), NULL, 0);
+    for (Mode mode = MODE_AT_LEAST_ONCE; mode <= MODE_IDEMPOTENT; mode++) {
+        RunsPerOperation seen = {0};
+        World *world =
+            world_create(scenario, mode, 1, (TraceSink){note_runs, &seen}, (WorldLimits){0});
+        world_run(world);
+        uint32_t run_again = 0, on_one_instance = 0;
+        for (uint32_t op = 0; op < 64; op++) {
+            run_again += seen.runs[op] > 1;
+            on_one_instance += seen.runs[op] > 1 && __builtin_popcount(seen.nodes[op]) == 1;
+        }
+        if (mode == MODE_AT_LEAST_ONCE) {
+            ck_assert_uint_gt(run_again, 3);
+            ck_assert_uint_eq(on_one_instance, 0);
+        } else { /* every attempt of a key meets one instance, which replays it */
+            ck_assert_uint_eq(run_again, 0);
+        }
+        world_destroy(world);
+    }
+    free(scenario);
+}
+END_TEST
+
+/* One client through a mesh that retries once when a try goes unanswered for 100 ms; the
+ * server's answers to the mesh are lost one time in four (MESH_WORLD), so many calls have a
+ * second try. */
+#define MESH_WORLD(proxy_extra, server_extra, store_extra)                                         \
+    MESH_WORLD_LOSING("0.25", proxy_extra, server_extra, store_extra)
+#define MESH_WORLD_LOSING(loss, proxy_extra, server_extra, store_extra)                            \
+    "{\"seed\": 5, \"duration_ms\": 60000,"                                                        \
+    " \"accounts\": [{\"id\": \"a\", \"balance\": 100000000}],"                                    \
+    " \"services\": ["                                                                             \
+    "   {\"id\": \"mesh\", \"kind\": \"proxy\", \"calls\": \"checkout\","                          \
+    "    \"per_try_timeout_ms\": 100 " proxy_extra "},"                                            \
+    "   {\"id\": \"checkout\", \"kind\": \"server\", \"key_store\": \"keys\", \"workers\": 2,"     \
+    "    \"service_ms\": {\"dist\": \"const\", \"value\": 10} " server_extra "},"                  \
+    "   {\"id\": \"keys\", \"kind\": \"key_store\" " store_extra "}],"                             \
+    " \"clients\": [{\"id\": \"app\", \"count\": 1, \"calls\": \"mesh\","                          \
+    "   \"operation\": {\"kind\": \"debit\", \"amount\": 100},"                                    \
+    "   \"workload\": {\"ops\": 60, \"interval_ms\": 900},"                                        \
+    "   \"retry\": {\"timeout_ms\": 800, \"max_attempts\": 3}, \"key\": \"per-click\"}],"          \
+    " \"network\": {\"default\": {\"loss\": 0, \"delay_ms\": 5},"                                  \
+    "   \"links\": {\"checkout->mesh\": {\"loss\": " loss "}}}}"
+
+/* Keys in each instance's memory, one key hashed to one instance: the mesh's retry meets
+ * the instance that ran its first try and is replayed. Sent to the instance it has not
+ * tried (retry_host "other", Envoy's previous_hosts), it meets a store that never saw its
+ * key and is charged again; a store the instances share still knows it. */
+START_TEST(test_a_retry_sent_to_another_instance_misses_its_key)
+{
+#define KEY_AFFINITY ", \"instances\": 2, \"balancer\": \"key-hash\""
+#define OWN_KEYS ", \"placement\": \"per-instance\""
+    Metrics stays = test_run_text(MESH_WORLD("", KEY_AFFINITY, OWN_KEYS), MODE_IDEMPOTENT);
+    Metrics moves = test_run_text(MESH_WORLD(", \"retry_host\": \"other\"", KEY_AFFINITY, OWN_KEYS),
+                                  MODE_IDEMPOTENT);
+    Metrics shared =
+        test_run_text(MESH_WORLD(", \"retry_host\": \"other\"", KEY_AFFINITY, ""), MODE_IDEMPOTENT);
+    ck_assert_uint_gt(stays.proxy_retries, 5);
+    ck_assert_uint_eq(stays.outcomes[OUTCOME_DOUBLE], 0);
+    ck_assert_uint_eq(moves.proxy_retries, stays.proxy_retries);
+    ck_assert_uint_gt(moves.outcomes[OUTCOME_DOUBLE], 5);
+    ck_assert_uint_eq(shared.outcomes[OUTCOME_DOUBLE], 0);
+#undef KEY_AFFINITY
+#undef OWN_KEYS
+}
+END_TEST
+
+/* The instances each try of one call reached, in order (by (operation, attempt)). */
+typedef struct {
+    uint32_t mesh;
+    uint32_t tries[64][4];
+    uint32_t count[64];
+} TriesPerCall;
+
+static void note_tries(void *context, const TraceRecord *record)
+{
+    TriesPerCall *seen = context;
+    if (record->event != TRACE_TRANSMIT || record->actor != seen->mesh ||
+        record->message != MESSAGE_REQUEST || record->operation >= 64 || record->attempt != 1)
+        return;
+    uint32_t *count = &seen->count[record->operation];
+    if (*count < 4)
+        seen->tries[record->operation][*count] = record->peer;
+    (*count)++;
+}
+
+/* Three instances picked at random, and most answers lost so that many calls try three
+ * times: with retry_host "other" the three tries of a call meet three instances; left to
+ * the balancer, one instance often meets two of them. */
+START_TEST(test_retry_host_other_tries_each_instance_once)
+{
+#define RANDOM_THREE ", \"instances\": 3, \"balancer\": \"random\""
+    for (int other = 0; other <= 1; other++) {
+        Scenario *scenario = test_load(
+            other ? MESH_WORLD_LOSING("0.6", ", \"retries\": 2, \"retry_host\": \"other\"",
+                                      RANDOM_THREE, "")
+                  : MESH_WORLD_LOSING("0.6", ", \"retries\": 2", RANDOM_THREE, ""),
+            NULL, 0);
+        World *world =
+            world_create(scenario, MODE_AT_LEAST_ONCE, 1, (TraceSink){0}, (WorldLimits){0});
+        TriesPerCall seen = {.mesh = world_node_of_kind(world, NODE_PROXY)};
+        world_destroy(world);
+        world = world_create(scenario, MODE_AT_LEAST_ONCE, 1, (TraceSink){note_tries, &seen},
+                             (WorldLimits){0});
+        world_run(world);
+        uint32_t three_tries = 0, repeated = 0;
+        for (uint32_t op = 0; op < 64; op++) {
+            if (seen.count[op] < 3)
+                continue;
+            three_tries++;
+            const uint32_t *at = seen.tries[op];
+            repeated += at[0] == at[1] || at[1] == at[2] || at[0] == at[2];
+        }
+        ck_assert_uint_gt(three_tries, 3);
+        if (other)
+            ck_assert_uint_eq(repeated, 0);
+        else
+            ck_assert_uint_gt(repeated, 0);
+        world_destroy(world);
+        free(scenario);
+    }
+#undef RANDOM_THREE
+}
+END_TEST
+
 /* Same scenario, same seed: the same bytes of metrics, random balancer included. */
 START_TEST(test_random_balancer_is_deterministic)
 {
@@ -285,6 +432,9 @@ static Suite *instances_suite(void)
     tcase_add_test(core, test_a_balancer_sends_past_a_down_instance);
     tcase_add_test(core, test_replica_reads_miss_what_the_lag_hides);
     tcase_add_test(core, test_random_balancer_is_deterministic);
+    tcase_add_test(core, test_key_hash_deals_in_turn_where_no_key_is_sent);
+    tcase_add_test(core, test_a_retry_sent_to_another_instance_misses_its_key);
+    tcase_add_test(core, test_retry_host_other_tries_each_instance_once);
     suite_add_tcase(suite, core);
     return suite;
 }

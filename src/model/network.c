@@ -215,14 +215,8 @@ static bool to_balanced_service(const World *world, const Message *message)
            world->servers[target->actor - 1].spec != world->servers[target->actor].spec;
 }
 
-void network_send(World *world, const Message *message)
+void network_send_to_instance(World *world, const Message *message)
 {
-    Message routed;
-    if (to_balanced_service(world, message)) {
-        routed = *message;
-        routed.target = server_route(world, message);
-        message = &routed;
-    }
     Link *link = link_between(world, message->source, message->target);
     world->metrics.network_sent++;
     uint64_t identity = identity_word(message);
@@ -236,4 +230,15 @@ void network_send(World *world, const Message *message)
             trace_copy(world, TRACE_DUPLICATE, message, lineage);
         send_copy(world, link, message, identity, lineage);
     }
+}
+
+void network_send(World *world, const Message *message)
+{
+    if (to_balanced_service(world, message)) {
+        Message routed = *message;
+        routed.target = server_route(world, message);
+        network_send_to_instance(world, &routed);
+        return;
+    }
+    network_send_to_instance(world, message);
 }

@@ -7,7 +7,9 @@
  * `retries` more times, as Envoy's route retry policy does. A try that timed out is
  * abandoned (its answer, if one comes, is dropped): the server may well have run it. When the
  * tries run out the client gets the last answer, or 504 after a last timeout. With
- * forwards_key false the Idempotency-Key header does not survive the trip. */
+ * forwards_key false the Idempotency-Key header does not survive the trip. Before a server
+ * of several instances the server's balancer picks each try's instance, or, with retry_host
+ * "other", a retry goes to one the call has not tried yet. */
 #include <stdlib.h>
 
 #include "distribution.h"
@@ -65,6 +67,30 @@ static const ProxySpec *spec_at(const World *world, uint32_t node)
     return scenario_proxy(&world->scenario, world->nodes[node].actor);
 }
 
+/* retry_host "other": the instance of the server this try goes to. The balancer picks as
+ * for any request; an instance the call has tried already gives way to the next one it has
+ * not, in the instances' order (NGINX passes a request to the next server; Envoy's
+ * previous_hosts predicate has the balancer pick again), past a down one when the balancer
+ * sends on past those. Once every instance has had a try, the balancer's pick stands. */
+static uint32_t instance_for_try(World *world, ProxyCall *call, const Message *forward)
+{
+    _Static_assert(SERVER_INSTANCES_MAX <= 8, "ProxyCall.tried has a bit per instance");
+    const WorldNode *service = &world->nodes[world->server_node];
+    const Server *first = &world->servers[service->actor];
+    uint32_t count = service->instance_count;
+    uint32_t pick = world->nodes[server_route(world, forward)].actor - service->actor;
+    bool skips_down = first->spec->balancer_retry == BALANCER_RETRY_CONNECT_FAILURE;
+    for (uint32_t k = 1; k < count && (call->tried >> pick & 1u); k++) {
+        uint32_t next = (pick + k) % count;
+        if (!(call->tried >> next & 1u) && !(skips_down && first[next].down)) {
+            pick = next;
+            break;
+        }
+    }
+    call->tried |= (uint8_t)(1u << pick);
+    return first[pick].node;
+}
+
 static void send_try(World *world, uint32_t slot)
 {
     ProxyCall *call = &world->proxy.calls[slot];
@@ -85,7 +111,13 @@ static void send_try(World *world, uint32_t slot)
     forward.lineage = lineage_of_repeat(call->request.lineage, call->tries);
     forward.reply_to =
         (ReplyTo){.kind = REPLY_TO_PROXY, .slot = slot, .serial = reply_serial(call)};
-    network_send(world, &forward);
+    if (spec->retry_host == RETRY_HOST_OTHER &&
+        world->nodes[world->server_node].instance_count > 1) {
+        forward.target = instance_for_try(world, call, &forward);
+        network_send_to_instance(world, &forward);
+    } else {
+        network_send(world, &forward);
+    }
     call->timer = sim_schedule_in(world->sim, sim_time_us_from_ms(spec->per_try_timeout_ms),
                                   EVENT_PROXY_TRY_TIMEOUT, call->tries, slot);
 }

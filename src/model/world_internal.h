@@ -394,6 +394,7 @@ typedef struct {
     uint64_t serial; /* 0: a free slot */
     uint32_t tries;  /* sent to the server so far */
     EventId timer;   /* the processing delay, then the current try's timeout */
+    uint8_t tried;   /* retry_host "other": bit i, the server's instance i had a try */
 } ProxyCall;
 
 typedef struct {
@@ -788,8 +789,12 @@ void server_takes_request(World *world, const Message *request);
 
 /* network.c */
 void network_init(World *world);
-/* Sends a copy of *message over its link; drops, delays and duplicates it there. */
+/* Sends a copy of *message over its link; drops, delays and duplicates it there. A request
+ * to a service of several instances goes to the one its balancer picks. */
 void network_send(World *world, const Message *message);
+/* As network_send, to the node the message names even when it is a balanced service's first
+ * instance: its sender picked the instance (a proxy's retry to another one). */
+void network_send_to_instance(World *world, const Message *message);
 void network_trace_delivery(World *world, const Message *message);
 
 /* client.c */

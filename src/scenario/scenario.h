@@ -541,6 +541,11 @@ typedef struct {
     uint8_t entry; /* its entry in `services`, plus one */
 } ExtraGatewaySpec;
 
+/* Where a proxy's retry goes when the server runs several instances: wherever the server's
+ * balancer picks (any), or to an instance this request has not tried yet while one is left
+ * (other: Envoy's previous_hosts retry predicate, NGINX's proxy_next_upstream "next server"). */
+typedef enum { RETRY_HOST_ANY, RETRY_HOST_OTHER } ProxyRetryHost;
+
 /* A proxy between clients and the server (an API gateway, a service-mesh sidecar) that
  * retries on its own: the application sent once, the proxy may send again. */
 typedef struct {
@@ -549,6 +554,7 @@ typedef struct {
     bool on_timeout, on_5xx, on_409;
     bool forwards_key;       /* false: the Idempotency-Key header is dropped on the way */
     Distribution service_ms; /* the proxy's own processing, before the first try */
+    ProxyRetryHost retry_host;
 } ProxySpec;
 
 /* A proxy after the first in `services` (services form): another way in to the first server,

@@ -762,6 +762,12 @@ static void warn_proxy(const Scenario *scenario, const Scenario *plain, LoadErro
                                     proxy->on_5xx != base->on_5xx || proxy->on_409 != base->on_409))
             say_at(warnings, at, "retry_on",
                    "has no effect with retries 0: the proxy never tries again");
+        if (proxy->retry_host != base->retry_host && scenario->server.instances <= 1)
+            say_at(warnings, at, "retry_host",
+                   "has no effect: the server it calls runs 1 instance, so every try meets it");
+        else if (proxy->retry_host != base->retry_host && proxy->retries == 0)
+            say_at(warnings, at, "retry_host",
+                   "has no effect with retries 0: the proxy never tries again");
         bool keyed = false;
         for (uint32_t g = 0; g < scenario->client_group_count; g++) {
             const ClientGroupSpec *group = &scenario->client_groups[g];

@@ -173,6 +173,8 @@ const NameTable scenario_names_balancer = TABLE(balancers);
 static const NameEntry balancer_retries[] = {{"none", BALANCER_RETRY_NONE},
                                              {"connect-failure", BALANCER_RETRY_CONNECT_FAILURE}};
 const NameTable scenario_names_balancer_retry = TABLE(balancer_retries);
+static const NameEntry retry_hosts[] = {{"any", RETRY_HOST_ANY}, {"other", RETRY_HOST_OTHER}};
+const NameTable scenario_names_retry_host = TABLE(retry_hosts);
 static const NameEntry placements[] = {{"shared", PLACEMENT_SHARED},
                                        {"per-instance", PLACEMENT_PER_INSTANCE}};
 const NameTable scenario_names_placement = TABLE(placements);

@@ -43,6 +43,7 @@ extern const NameTable scenario_names_on_unknown;
 extern const NameTable scenario_names_receipts_via;
 extern const NameTable scenario_names_balancer;
 extern const NameTable scenario_names_balancer_retry;
+extern const NameTable scenario_names_retry_host;
 extern const NameTable scenario_names_placement;
 extern const NameTable scenario_names_reads;
 extern const NameTable scenario_names_when_down;

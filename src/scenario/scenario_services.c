@@ -686,7 +686,8 @@ static void write_proxy_retry_on(SchemaWriter *writer, const void *target, cJSON
     FIELD_NUMBER("per_try_timeout_ms", ProxySpec, per_try_timeout_ms, RANGE_MS_POSITIVE),          \
     FIELD_CUSTOM_WRITTEN("retry_on", 0, read_proxy_retry_on, write_proxy_retry_on, NULL, false),   \
     FIELD_BOOLEAN("forwards_key", ProxySpec, forwards_key),                                        \
-    FIELD_DIST("service_ms", ProxySpec, service_ms)
+    FIELD_DIST("service_ms", ProxySpec, service_ms),                                               \
+    FIELD_CHOICE("retry_host", ProxySpec, retry_host, scenario_names_retry_host)
 /* clang-format on */
 
 static const SchemaField proxy_fields[] = {PROXY_FIELDS};
