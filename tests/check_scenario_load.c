@@ -747,8 +747,8 @@ START_TEST(test_names_round_trip)
     /* the saga counters (C28); lost updates (C29); balancer_retries; deadlines (C31);
      * connections (C32); orders fulfilled twice (C33); second firings (C34); card holds
      * (C35); consumer failures (C36); transactions (C37); a key store's own crashes (C38);
-     * lost captures and settlement corrections (C35) */
-    ck_assert_uint_eq(scenario_metric_count, 96);
+     * lost captures and settlement corrections (C35); a proxy's crashes */
+    ck_assert_uint_eq(scenario_metric_count, 97);
     ck_assert_str_eq(scenario_metric_names[0], "operations");
     /* the loader's table has room for every name: the last one is a metric "expect" takes */
     char json[256];

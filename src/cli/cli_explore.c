@@ -174,6 +174,11 @@ static void describe_fault(FILE *stream, const FaultSpec *fault, const Scenario 
                 "and its answer is lost",
                 fault->operation, fault->click, fault->attempt);
         break;
+    case FAULT_PROXY_CRASH:
+        fprintf(stream,
+                "the proxy crashes with operation %" PRIu64 " (click %u, attempt %u) in hand",
+                fault->operation, fault->click, fault->attempt);
+        break;
     case FAULT_FULFIL_FAIL:
         fprintf(stream,
                 "the order of operation %" PRIu64 " (click %u, attempt %u) fails after "

@@ -39,7 +39,8 @@ static bool request_layout(FaultKind kind)
     return kind == FAULT_CRASH || kind == FAULT_FAIL_BEFORE_EFFECT ||
            kind == FAULT_FAIL_AFTER_EFFECT || kind == FAULT_CONSUMER_CRASH ||
            kind == FAULT_FULFIL_FAIL || kind == FAULT_STALE_CONNECTION ||
-           kind == FAULT_CLOSE_BEFORE_ANSWER || kind == FAULT_CAPTURE_LOST;
+           kind == FAULT_CLOSE_BEFORE_ANSWER || kind == FAULT_CAPTURE_LOST ||
+           kind == FAULT_PROXY_CRASH;
 }
 
 static FaultSpec spec_of_words(FaultKind kind, uint64_t a, uint64_t b, uint64_t c)

@@ -213,6 +213,7 @@ bool metrics_value(const Metrics *metrics, const char *name, double *value)
         {"network_duplicated", metrics->network_duplicated},
         {"proxy_retries", metrics->proxy_retries},
         {"proxy_timeouts", metrics->proxy_timeouts},
+        {"proxy_crashes", metrics->proxy_crashes},
         {"status_queries", metrics->status_queries},
         {"resolved_by_lookup", metrics->resolved_by_lookup},
         {"reconciled", metrics->reconciled},

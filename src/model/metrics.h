@@ -94,6 +94,7 @@ typedef struct {
     uint64_t network_sent, network_dropped, network_duplicated;
     uint64_t proxy_retries;         /* tries the proxy sent beyond the first */
     uint64_t proxy_timeouts;        /* tries it stopped waiting for */
+    uint64_t proxy_crashes;         /* proxy processes that crashed (ProxySpec.crash) */
     uint64_t status_queries;        /* clients asking for their key's status (202, lookup) */
     uint64_t resolved_by_lookup;    /* unknown outcomes a status query turned into an answer */
     uint64_t reconciled;            /* gateway timeouts settled by asking the gateway later */

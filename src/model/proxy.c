@@ -9,7 +9,11 @@
  * tries run out the client gets the last answer, or 504 after a last timeout. With
  * forwards_key false the Idempotency-Key header does not survive the trip. Before a server
  * of several instances the server's balancer picks each try's instance, or, with retry_host
- * "other", a retry goes to one the call has not tried yet. */
+ * "other", a retry goes to one the call has not tried yet. A proxy's process may crash
+ * (ProxySpec.crash), drawn per request as it is forwarded or just after: every call it
+ * carries then ends with its client's connection closed (a reset, which the client takes
+ * as a try that failed), its tries left to run at the server, and until its restart a
+ * request meets a closed port (a reset too). */
 #include <stdlib.h>
 
 #include "distribution.h"
@@ -56,6 +60,69 @@ static void call_release(World *world, uint32_t slot)
     call->serial = 0;
     slot_pool_give(&proxy->call_slots, slot);
     world_operation_unref(world, operation);
+}
+
+/* ------------------------------------------------------------------ its process */
+
+static ProxyProcess *process_at(World *world, uint32_t node)
+{
+    return &world->proxy.processes[world->nodes[node].actor];
+}
+
+/* The client's connection closes with no answer: the client reads a reset. */
+static void reset_client(World *world, const Message *request)
+{
+    Message answer = message_answer(request, HOP_RESPONSE, SERVER_STATUS_RESET, request->operation);
+    answer.reply_to = (ReplyTo){0};
+    network_send(world, &answer);
+}
+
+static const ProxySpec *spec_at(const World *world, uint32_t node);
+
+/* Whether the proxy's process crashes at point, with call's request in hand: a draw about
+ * the request (fault proxy-crash), while crashes are left. */
+static bool crashes_at(World *world, const ProxyCall *call, CrashPoint point)
+{
+    uint32_t node = call->request.target;
+    const CrashSpec *crash = &spec_at(world, node)->crash;
+    if (crash->point != point || crash->prob <= 0)
+        return false;
+    if (crash->max_crashes > 0 && process_at(world, node)->crashes >= crash->max_crashes)
+        return false;
+    return world_chance_about(world, DRAW_PROXY_CRASH, &call->request, crash->prob);
+}
+
+static void call_release(World *world, uint32_t slot);
+
+/* The process dies: every call it carries ends in a reset to its client (a try already sent
+ * runs at the server all the same), and it is down until restart_ms later. */
+static void crash(World *world, uint32_t node, CrashPoint point, uint64_t operation)
+{
+    ProxyProcess *process = process_at(world, node);
+    process->down = true;
+    process->crashes++;
+    world->metrics.proxy_crashes++;
+    world_service_metrics(world, node)->crashes++;
+    if (world_tracing(world))
+        world_trace(world, node, TRACE_CRASH, operation, 0, point);
+    Proxy *proxy = &world->proxy;
+    for (uint32_t slot = 0; slot < proxy->call_slots.capacity; slot++) {
+        if (proxy->calls[slot].serial == 0 || proxy->calls[slot].request.target != node)
+            continue;
+        reset_client(world, &proxy->calls[slot].request);
+        call_release(world, slot);
+    }
+    sim_schedule_in(world->sim, sim_time_us_from_ms(spec_at(world, node)->crash.restart_ms),
+                    EVENT_NODE_TIMER, node, 0);
+}
+
+/* Its only timer: the restart after a crash. */
+static void proxy_on_timer(World *world, uint32_t node, uint64_t arg)
+{
+    (void)arg;
+    process_at(world, node)->down = false;
+    if (world_tracing(world))
+        world_trace(world, node, TRACE_RESTART, TRACE_NO_OPERATION, 0, 0);
 }
 
 /* ------------------------------------------------------------------ tries and answers */
@@ -120,6 +187,8 @@ static void send_try(World *world, uint32_t slot)
     }
     call->timer = sim_schedule_in(world->sim, sim_time_us_from_ms(spec->per_try_timeout_ms),
                                   EVENT_PROXY_TRY_TIMEOUT, call->tries, slot);
+    if (call->tries == 1 && crashes_at(world, call, CRASH_AFTER_FORWARD))
+        crash(world, node, CRASH_AFTER_FORWARD, call->request.operation); /* ends the call */
 }
 
 /* The call ends: the client gets status, as the proxy saw it. */
@@ -141,6 +210,11 @@ static bool tries_left(const World *world, const ProxyCall *call)
 
 void proxy_on_request(World *world, const Message *request)
 {
+    if (process_at(world, request->target)->down) { /* a closed port */
+        world_service_metrics(world, request->target)->refused++;
+        reset_client(world, request);
+        return;
+    }
     world_service_takes_in(world, world_service_metrics(world, request->target), request->target,
                            request->operation);
     uint32_t slot = call_alloc(world, request);
@@ -153,7 +227,12 @@ void proxy_on_request(World *world, const Message *request)
 
 void proxy_on_forward(World *world, uint32_t slot)
 {
-    world->proxy.calls[slot].timer = EVENT_ID_NONE;
+    ProxyCall *call = &world->proxy.calls[slot];
+    call->timer = EVENT_ID_NONE;
+    if (crashes_at(world, call, CRASH_BEFORE_FORWARD)) {
+        crash(world, call->request.target, CRASH_BEFORE_FORWARD, call->request.operation);
+        return;
+    }
     send_try(world, slot);
 }
 
@@ -216,6 +295,7 @@ uint64_t proxy_memory_bytes(const World *world)
 const NodeKindModel node_model_proxy = {
     .init = proxy_init,
     .release = proxy_release,
+    .on_timer = proxy_on_timer,
     .on_message =
         {
             [MESSAGE_REQUEST] = proxy_on_request,

@@ -135,7 +135,9 @@ const char *trace_detail_text(const TraceRecord *record)
     case TRACE_SETTLED:
         return outcome_name((Outcome)record->detail);
     case TRACE_CRASH:
-        return scenario_names_of(&scenario_names_crash_point, (int)record->detail);
+        return record->detail >= CRASH_BEFORE_FORWARD
+                   ? scenario_names_of(&scenario_names_proxy_crash_point, (int)record->detail)
+                   : scenario_names_of(&scenario_names_crash_point, (int)record->detail);
     case TRACE_HANDLER_FAILED:
         return record->detail ? "after effect" : "before effect";
     default:

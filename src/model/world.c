@@ -36,6 +36,8 @@ static FaultKind fault_of_purpose(DrawPurpose purpose)
         return FAULT_CLOSE_BEFORE_ANSWER;
     case DRAW_CAPTURE_LOST:
         return FAULT_CAPTURE_LOST;
+    case DRAW_PROXY_CRASH:
+        return FAULT_PROXY_CRASH;
     default:
         SIM_ASSERT(false, "a chance about a request that is not a fault");
         return FAULT_KIND_COUNT;

@@ -95,6 +95,7 @@ typedef enum {
     DRAW_SECOND_FIRING_SKEW,
     DRAW_CAPTURE_LOST,
     DRAW_ORDER_ID,
+    DRAW_PROXY_CRASH,
     DRAW_PURPOSE_COUNT
 } DrawPurpose;
 
@@ -397,10 +398,17 @@ typedef struct {
     uint8_t tried;   /* retry_host "other": bit i, the server's instance i had a try */
 } ProxyCall;
 
+/* A proxy's process (ProxySpec.crash): down from a crash to its restart. */
+typedef struct {
+    bool down;
+    uint32_t crashes;
+} ProxyProcess;
+
 typedef struct {
     ProxyCall *calls; /* slots reused once a call has answered */
     SlotPool call_slots;
     uint64_t next_serial;
+    ProxyProcess processes[1 + PROXIES_EXTRA_MAX]; /* by proxy: its node's actor */
 } Proxy;
 
 /* ------------------------------------------------------------------ broker and consumers */

@@ -264,7 +264,12 @@ static void write_mode(FILE *stream, const RunReport *report, uint32_t m, Series
                 metrics->transactions_aborted, metrics->zombies_fenced);
     if (scenario_uses_storm(scenario))
         write_storm(stream, metrics);
-    if (scenario_uses_proxy(scenario))
+    if (scenario_uses_proxy_crash(scenario)) /* only then: other reports stay as they were */
+        fprintf(stream,
+                "      \"proxy\": {\"retries\": %" PRIu64 ", \"timeouts\": %" PRIu64
+                ", \"crashes\": %" PRIu64 "},\n",
+                metrics->proxy_retries, metrics->proxy_timeouts, metrics->proxy_crashes);
+    else if (scenario_uses_proxy(scenario))
         fprintf(stream, "      \"proxy\": {\"retries\": %" PRIu64 ", \"timeouts\": %" PRIu64 "},\n",
                 metrics->proxy_retries, metrics->proxy_timeouts);
     if (scenario_call_retries(scenario)) /* only then: other reports stay as they were */

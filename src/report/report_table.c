@@ -23,6 +23,7 @@ typedef enum {
     SHOW_WITH_RECEIPTS,
     SHOW_WITH_EMAIL,
     SHOW_WITH_PROXY,
+    SHOW_WITH_PROXY_CRASH, /* a proxy whose process may crash */
     SHOW_WITH_QUERIES,
     SHOW_WITH_RECONCILE,
     SHOW_WITH_FAILOVER,
@@ -116,6 +117,7 @@ static const Row rows[] = {
     {"  receipts for no charge", "receipts_orphaned", ROW_BAD, SHOW_WITH_RECEIPTS},
     {"proxy retries (tries resent)", "proxy_retries", ROW_COUNT, SHOW_WITH_PROXY},
     {"proxy tries timed out", "proxy_timeouts", ROW_COUNT, SHOW_WITH_PROXY},
+    {"proxy crashes", "proxy_crashes", ROW_COUNT, SHOW_WITH_PROXY_CRASH},
     {"balancer: past a down instance", "balancer_retries", ROW_COUNT, SHOW_WITH_BALANCER_RETRY},
     {"charges sent again by caller", "call_retries", ROW_COUNT, SHOW_WITH_CALL_RETRY},
     {"charges the provider received", "provider_charges", ROW_COUNT, SHOW_WITH_PROVIDER_CALLS},
@@ -560,6 +562,8 @@ bool report_write_table(FILE *stream, const RunReport *report, bool color)
         if (rows[r].shown == SHOW_WITH_STORE_CRASH && !scenario_uses_store_crash(scenario))
             continue;
         if (rows[r].shown == SHOW_WITH_BALANCER_RETRY && !scenario_uses_balancer_retry(scenario))
+            continue;
+        if (rows[r].shown == SHOW_WITH_PROXY_CRASH && !scenario_uses_proxy_crash(scenario))
             continue;
         if (rows[r].shown == SHOW_WITH_BALANCE_UPDATES && !scenario_uses_balance_updates(scenario))
             continue;

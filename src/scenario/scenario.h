@@ -339,7 +339,11 @@ typedef enum {
     CRASH_NONE,
     CRASH_BEFORE_EFFECT,
     CRASH_AFTER_EFFECT, /* after the charge, before recording "completed" */
-    CRASH_AFTER_COMPLETION
+    CRASH_AFTER_COMPLETION,
+    /* a proxy's (ProxySpec.crash): as a request arrives, before it is forwarded; or once its
+       first try has left for the server, before any answer */
+    CRASH_BEFORE_FORWARD,
+    CRASH_AFTER_FORWARD
 } CrashPoint;
 
 typedef struct {
@@ -555,6 +559,9 @@ typedef struct {
     bool forwards_key;       /* false: the Idempotency-Key header is dropped on the way */
     Distribution service_ms; /* the proxy's own processing, before the first try */
     ProxyRetryHost retry_host;
+    /* The proxy process's crashes (a sidecar restarted, an API gateway's pod evicted): drawn
+     * per request at a point of its own; every request it carries then ends in a reset */
+    CrashSpec crash;
 } ProxySpec;
 
 /* A proxy after the first in `services` (services form): another way in to the first server,
@@ -772,6 +779,7 @@ typedef enum {
     FAULT_CLOSE_BEFORE_ANSWER, /* its connection closes after the handler, before the answer */
     FAULT_SECOND_FIRING,       /* a scheduler's second instance fires the period too (C34) */
     FAULT_CAPTURE_LOST,        /* a capture's answer is lost: captured, the caller not told */
+    FAULT_PROXY_CRASH,         /* a proxy crashes at its crash point, with a request in hand */
     FAULT_KIND_COUNT
 } FaultKind;
 
@@ -983,6 +991,8 @@ bool scenario_server_store_outlives_crash(const Scenario *scenario, uint32_t k);
 /* A balancer sends a request on past a down instance (balancer_retry): the first server's,
  * or a called server's that runs several instances. */
 bool scenario_uses_balancer_retry(const Scenario *scenario);
+/* A proxy some client group goes through whose process may crash (ProxySpec.crash). */
+bool scenario_uses_proxy_crash(const Scenario *scenario);
 /* Whether the consumer group keeps its keys in the first server's store (services form: its
  * key_store names the store the first server names). */
 bool scenario_consumers_share_server_store(const Scenario *scenario);

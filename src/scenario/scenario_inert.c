@@ -762,6 +762,9 @@ static void warn_proxy(const Scenario *scenario, const Scenario *plain, LoadErro
                                     proxy->on_5xx != base->on_5xx || proxy->on_409 != base->on_409))
             say_at(warnings, at, "retry_on",
                    "has no effect with retries 0: the proxy never tries again");
+        char crash_at[JSON_PATH_LEN_MAX];
+        snprintf(crash_at, sizeof crash_at, "%s.crash", at);
+        warn_crash(&proxy->crash, &base->crash, crash_at, warnings);
         if (proxy->retry_host != base->retry_host && scenario->server.instances <= 1)
             say_at(warnings, at, "retry_host",
                    "has no effect: the server it calls runs 1 instance, so every try meets it");

@@ -288,6 +288,16 @@ bool scenario_consumers_store_outlives_crash(const Scenario *scenario)
     return scenario_group_store_outlives_crash(scenario, &scenario->broker.consumers);
 }
 
+bool scenario_uses_proxy_crash(const Scenario *scenario)
+{
+    for (uint32_t p = 0; p <= scenario->extra_proxy_count; p++) {
+        const CrashSpec *crash = &scenario_proxy(scenario, p)->crash;
+        if (scenario_proxy_used(scenario, p) && crash->point != CRASH_NONE && crash->prob > 0)
+            return true;
+    }
+    return false;
+}
+
 bool scenario_uses_balancer_retry(const Scenario *scenario)
 {
     bool retry = scenario->server.balancer_retry != BALANCER_RETRY_NONE;

@@ -93,6 +93,11 @@ static const NameEntry crash_points[] = {
     {"after-effect", CRASH_AFTER_EFFECT},
     {"after-completion", CRASH_AFTER_COMPLETION},
 };
+static const NameEntry proxy_crash_points[] = {
+    {"none", CRASH_NONE},
+    {"before-forward", CRASH_BEFORE_FORWARD},
+    {"after-forward", CRASH_AFTER_FORWARD},
+};
 static const NameEntry jitters[] = {
     {"none", JITTER_NONE},
     {"full", JITTER_FULL},
@@ -150,6 +155,7 @@ const NameTable scenario_names_reserve = TABLE(reserve_policies);
 const NameTable scenario_names_on_failure = TABLE(failure_policies);
 const NameTable scenario_names_ttl_from = TABLE(ttl_starts);
 const NameTable scenario_names_crash_point = TABLE(crash_points);
+const NameTable scenario_names_proxy_crash_point = TABLE(proxy_crash_points);
 const NameTable scenario_names_jitter = TABLE(jitters);
 const NameTable scenario_names_late_response = TABLE(late_responses);
 const NameTable scenario_names_loop = TABLE(loops);
@@ -220,6 +226,7 @@ static const NameEntry fault_kinds[] = {
     {"close-before-answer", FAULT_CLOSE_BEFORE_ANSWER},
     {"second-firing", FAULT_SECOND_FIRING},
     {"capture-lost", FAULT_CAPTURE_LOST},
+    {"proxy-crash", FAULT_PROXY_CRASH},
 };
 const NameTable scenario_names_fault_kind = TABLE(fault_kinds);
 static const NameEntry fault_hops[] = {
@@ -336,6 +343,7 @@ const char *const scenario_metric_names[] = {
     "zombies_fenced",
     "captures_lost",
     "settlement_corrections",
+    "proxy_crashes",
 };
 const unsigned scenario_metric_count =
     (unsigned)(sizeof scenario_metric_names / sizeof scenario_metric_names[0]);

@@ -32,7 +32,8 @@ extern const NameTable scenario_names_store_profile;
 extern const NameTable scenario_names_reserve;
 extern const NameTable scenario_names_on_failure;
 extern const NameTable scenario_names_ttl_from;
-extern const NameTable scenario_names_crash_point;
+extern const NameTable scenario_names_crash_point;       /* a server's, a consumer's */
+extern const NameTable scenario_names_proxy_crash_point; /* a proxy's */
 extern const NameTable scenario_names_jitter;
 extern const NameTable scenario_names_late_response;
 extern const NameTable scenario_names_loop;

@@ -98,6 +98,7 @@ void scenario_services_proxy_defaults(ProxySpec *proxy)
         .on_5xx = true,
         .forwards_key = true,
         .service_ms = {DIST_CONST, 1, 0},
+        .crash = crash_default,
     };
 }
 
@@ -659,6 +660,15 @@ const SchemaObject scenario_services_gateway_schema = {.name = "gateway",
 
 /* ------------------------------------------------------------------ proxy */
 
+static const SchemaField proxy_crash_fields[] = {
+    FIELD_CHOICE("point", CrashSpec, point, scenario_names_proxy_crash_point),
+    FIELD_NUMBER("prob", CrashSpec, prob, RANGE_PROBABILITY),
+    FIELD_NUMBER("restart_ms", CrashSpec, restart_ms, RANGE_MS),
+    FIELD_U32("max_crashes", CrashSpec, max_crashes, RANGE_CRASHES),
+};
+static const SchemaObject proxy_crash_schema = {.name = "<proxy crash>",
+                                                SCHEMA_FIELDS(proxy_crash_fields)};
+
 static void read_proxy_retry_on(SchemaReader *reader, const cJSON *item, void *target)
 {
     ProxySpec *proxy = target;
@@ -687,7 +697,8 @@ static void write_proxy_retry_on(SchemaWriter *writer, const void *target, cJSON
     FIELD_CUSTOM_WRITTEN("retry_on", 0, read_proxy_retry_on, write_proxy_retry_on, NULL, false),   \
     FIELD_BOOLEAN("forwards_key", ProxySpec, forwards_key),                                        \
     FIELD_DIST("service_ms", ProxySpec, service_ms),                                               \
-    FIELD_CHOICE("retry_host", ProxySpec, retry_host, scenario_names_retry_host)
+    FIELD_CHOICE("retry_host", ProxySpec, retry_host, scenario_names_retry_host),                  \
+    FIELD_OBJECT("crash", ProxySpec, crash, proxy_crash_schema)
 /* clang-format on */
 
 static const SchemaField proxy_fields[] = {PROXY_FIELDS};
@@ -1243,15 +1254,15 @@ static const SchemaObject gateway_service_schema = {.name = "services[] (gateway
                                                     .check = check_gateway,
                                                     .shown = gateway_shown};
 
-/* A proxy here keeps nothing an instance would own: no workers, queue, keys or crashes. One
- * instance says what the proxy is. */
+/* A proxy here is one process: its crash (ProxySpec.crash) takes every call it carries.
+ * Instances that crash apart, behind a balancer of their own, are not modelled yet. */
 static void read_proxy_instances(SchemaReader *reader, const cJSON *item, void *target)
 {
     (void)target;
     if (cJSON_IsNumber(item) && item->valuedouble == 1.0)
         return;
-    schema_error(reader, "expected 1 instance for a proxy (it holds no workers, queue, keys or "
-                         "crashes of its own here: several instances would run as one)");
+    schema_error(reader, "expected 1 instance for a proxy (a proxy is one process here, which its "
+                         "crash takes down whole: instances are not modelled yet)");
 }
 
 static const SchemaField proxy_service_fields[] = {

@@ -249,6 +249,10 @@ static const char *crash_words(CrashPoint where, bool keyed)
         return "before charging";
     case CRASH_AFTER_COMPLETION:
         return "after recording the result, before answering";
+    case CRASH_BEFORE_FORWARD: /* a proxy's: its clients' connections are reset */
+        return "before forwarding a request: its clients see their connections reset";
+    case CRASH_AFTER_FORWARD:
+        return "after forwarding a request: its clients see a reset, the server runs it anyway";
     case CRASH_NONE:
         break;
     }

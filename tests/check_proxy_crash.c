@@ -1,0 +1,152 @@
+/* A proxy's process that crashes (ProxySpec.crash), against closed forms. One client, 20
+ * payments 2 s apart, every link 1 ms, the proxy's own processing 1 ms, the server 10 ms;
+ * the client waits 1 s for an answer and retries a reset 200 ms later, up to 5 attempts.
+ * The proxy crashes once (max_crashes 1, prob 1), with the first payment in hand: after
+ * its try left (the server charges it anyway) or before (nothing reached the server). */
+#include "test_world.h"
+
+#define PAYMENTS 20
+
+#define PROXY_WORLD(point, restart_ms, proxy_extra)                                                \
+    "{\"seed\": 9, \"duration_ms\": 60000,"                                                        \
+    " \"accounts\": [{\"id\": \"a\", \"balance\": 1000000}],"                                      \
+    " \"services\": ["                                                                             \
+    "   {\"id\": \"mesh\", \"kind\": \"proxy\", \"calls\": \"checkout\", \"retries\": 0,"          \
+    "    \"per_try_timeout_ms\": 5000,"                                                            \
+    "    \"crash\": {\"point\": \"" point "\", \"prob\": 1, \"max_crashes\": 1,"                   \
+    "      \"restart_ms\": " restart_ms "} " proxy_extra "},"                                      \
+    "   {\"id\": \"checkout\", \"kind\": \"server\", \"key_store\": \"keys\", \"workers\": 0,"     \
+    "    \"service_ms\": {\"dist\": \"const\", \"value\": 10}},"                                   \
+    "   {\"id\": \"keys\", \"kind\": \"key_store\"}],"                                             \
+    " \"clients\": [{\"id\": \"app\", \"count\": 1, \"calls\": \"mesh\", \"key\": \"per-click\","  \
+    "   \"operation\": {\"kind\": \"debit\", \"amount\": 100},"                                    \
+    "   \"workload\": {\"ops\": 20, \"interval_ms\": {\"dist\": \"const\", \"value\": 2000}},"     \
+    "   \"retry\": {\"timeout_ms\": 1000, \"max_attempts\": 5, \"retry_on\": [\"timeout\"],"       \
+    "     \"backoff\": {\"base_ms\": 200, \"factor\": 1, \"max_ms\": 200, \"jitter\": "            \
+    "\"none\"}}}],"                                                                                \
+    " \"network\": {\"default\": {\"delay_ms\": {\"dist\": \"const\", \"value\": 1}}}}"
+
+/* After its try left: the server charges the first payment, its answer finds nobody, and
+ * the client, reset, sends it again (200 ms later, the proxy back after 100 ms): a second
+ * charge without a key, a replay with the key forwarded, a second charge again when the
+ * proxy drops the key on the way. Without retries the client is never told. */
+START_TEST(test_a_crash_after_forwarding_leaves_the_charge_behind)
+{
+    const char *json = PROXY_WORLD("after-forward", "100", "");
+    Metrics once = test_run_text(json, MODE_AT_MOST_ONCE);
+    ck_assert_uint_eq(once.proxy_crashes, 1);
+    ck_assert_uint_eq(once.effects, PAYMENTS);
+    ck_assert_uint_eq(once.outcomes[OUTCOME_PHANTOM], 1); /* charged, told a reset */
+
+    Metrics retried = test_run_text(json, MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(retried.proxy_crashes, 1);
+    ck_assert_uint_eq(retried.attempts, PAYMENTS + 1);
+    ck_assert_uint_eq(retried.effects, PAYMENTS + 1);
+    ck_assert_uint_eq(retried.outcomes[OUTCOME_DOUBLE], 1);
+    ck_assert_uint_eq(test_service_value(&retried, "mesh", "crashes"), 1);
+
+    Metrics keyed = test_run_text(json, MODE_IDEMPOTENT);
+    ck_assert_uint_eq(keyed.effects, PAYMENTS);
+    ck_assert_uint_eq(keyed.outcomes[OUTCOME_DOUBLE], 0);
+    ck_assert_uint_eq(keyed.replayed, 1);
+
+    Metrics unkeyed = test_run_text(
+        PROXY_WORLD("after-forward", "100", ", \"forwards_key\": false"), MODE_IDEMPOTENT);
+    ck_assert_uint_eq(unkeyed.outcomes[OUTCOME_DOUBLE], 1);
+}
+END_TEST
+
+/* Before its try left: nothing reached the server, so the client's retry is the first
+ * charge in every mode that retries. */
+START_TEST(test_a_crash_before_forwarding_charges_nothing_twice)
+{
+    for (Mode mode = MODE_AT_LEAST_ONCE; mode <= MODE_IDEMPOTENT; mode++) {
+        Metrics metrics = test_run_text(PROXY_WORLD("before-forward", "100", ""), mode);
+        ck_assert_uint_eq(metrics.proxy_crashes, 1);
+        ck_assert_uint_eq(metrics.attempts, PAYMENTS + 1);
+        ck_assert_uint_eq(metrics.effects, PAYMENTS);
+        ck_assert_uint_eq(metrics.outcomes[OUTCOME_OK], PAYMENTS);
+    }
+    Metrics once = test_run_text(PROXY_WORLD("before-forward", "100", ""), MODE_AT_MOST_ONCE);
+    ck_assert_uint_eq(once.effects, PAYMENTS - 1);
+    ck_assert_uint_eq(once.outcomes[OUTCOME_LOST], 1);
+}
+END_TEST
+
+/* Down for 500 ms: the retries at about 200 and 400 ms meet a closed port (a reset each,
+ * refused by the proxy); the one at about 600 ms goes through. */
+START_TEST(test_a_down_proxy_resets_what_arrives)
+{
+    Metrics metrics = test_run_text(PROXY_WORLD("after-forward", "500", ""), MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(metrics.attempts, PAYMENTS + 3);
+    ck_assert_uint_eq(test_service_value(&metrics, "mesh", "refused"), 2);
+    ck_assert_uint_eq(metrics.effects, PAYMENTS + 1);
+    ck_assert_uint_eq(metrics.outcomes[OUTCOME_DOUBLE], 1);
+}
+END_TEST
+
+/* With no limit every request crashes the proxy, and each one is still charged once per
+ * attempt that reached the server: max_crashes bounds the crashes. */
+START_TEST(test_max_crashes_bounds_the_crashes)
+{
+    const char *const unlimited[] = {"services.mesh.crash.max_crashes=0"};
+    Metrics every =
+        test_run_json(PROXY_WORLD("after-forward", "100", ""), unlimited, 1, MODE_AT_LEAST_ONCE);
+    /* each payment: five attempts, each forwarded and crashed, none answered */
+    ck_assert_uint_eq(every.proxy_crashes, 5 * PAYMENTS);
+    ck_assert_uint_eq(every.effects, 5 * PAYMENTS);
+    ck_assert_uint_eq(every.outcomes[OUTCOME_DOUBLE], PAYMENTS);
+}
+END_TEST
+
+/* The crash is a named fault: a forced list decides it, as explore writes one. */
+START_TEST(test_a_forced_proxy_crash_is_the_only_one)
+{
+    const char *const forced[] = {
+        "services.mesh.crash.max_crashes=0", "services.mesh.crash.prob=0.5",
+        "faults=[{\"fault\": \"proxy-crash\", \"operation\": 3, \"attempt\": 1, \"copy\": 2}]"};
+    Metrics metrics =
+        test_run_json(PROXY_WORLD("after-forward", "100", ""), forced, 3, MODE_AT_LEAST_ONCE);
+    ck_assert_uint_eq(metrics.proxy_crashes, 1);
+    ck_assert_uint_eq(metrics.outcomes[OUTCOME_DOUBLE], 1);
+}
+END_TEST
+
+/* show writes the crash, and the written file runs alike. */
+START_TEST(test_show_writes_the_proxy_crash)
+{
+    Scenario *scenario = test_load(PROXY_WORLD("after-forward", "100", ""), NULL, 0);
+    char *shown = NULL;
+    Scenario *again = test_show_again(scenario, &shown);
+    ck_assert_ptr_nonnull(strstr(shown, "\"after-forward\""));
+    Metrics a = test_run_mode(scenario, MODE_AT_LEAST_ONCE, 9);
+    Metrics b = test_run_mode(again, MODE_AT_LEAST_ONCE, 9);
+    ck_assert_msg(memcmp(&a, &b, sizeof a) == 0, "the shown scenario runs otherwise");
+    free(shown);
+    free(again);
+    free(scenario);
+}
+END_TEST
+
+static Suite *proxy_crash_suite(void)
+{
+    Suite *suite = suite_create("proxy_crash");
+    TCase *core = tcase_create("Core");
+    tcase_add_test(core, test_a_crash_after_forwarding_leaves_the_charge_behind);
+    tcase_add_test(core, test_a_crash_before_forwarding_charges_nothing_twice);
+    tcase_add_test(core, test_a_down_proxy_resets_what_arrives);
+    tcase_add_test(core, test_max_crashes_bounds_the_crashes);
+    tcase_add_test(core, test_a_forced_proxy_crash_is_the_only_one);
+    tcase_add_test(core, test_show_writes_the_proxy_crash);
+    suite_add_tcase(suite, core);
+    return suite;
+}
+
+int main(void)
+{
+    SRunner *runner = srunner_create(proxy_crash_suite());
+    srunner_run_all(runner, CK_NORMAL);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
