@@ -33,16 +33,13 @@ static uint64_t delivery_capacity(const Consumers *consumers, const BrokerQueue 
  * an SQS consumer that polls takes what it has room for). None (UINT32_MAX): every instance
  * of that group is down or full. Nothing is handed out while an instance is down: its
  * channels closed with its crash, and it polls for nothing. */
-static uint32_t consumer_with_room(const World *world, const Broker *broker,
-                                   const BrokerQueue *queue)
+static uint32_t consumer_with_room(const World *world, const BrokerQueue *queue)
 {
-    uint32_t q = (uint32_t)(queue - broker->queues);
-    uint32_t b = broker_index(world, broker);
     for (uint32_t k = 0; k < world->consumer_count; k++) {
         uint32_t i = (queue->next_consumer + k) % world->consumer_count;
         const Consumers *consumers = &world->consumers[i];
-        if (consumers->broker == b && (consumers->spec->queue_mask >> q & 1u) != 0 &&
-            !consumers->down && queue->in_flight_at[i] < delivery_capacity(consumers, queue))
+        if ((queue->takers >> i & 1u) != 0 && !consumers->down &&
+            queue->in_flight_at[i] < delivery_capacity(consumers, queue))
             return i;
     }
     return UINT32_MAX;
@@ -63,9 +60,16 @@ static void init_broker(World *world, Broker *broker)
     broker->queue_count = spec->queue_count;
     world->metrics.queue_count = spec->queue_count;
     for (uint32_t q = 0; q < spec->queue_count; q++) {
-        broker->queues[q].spec = &spec->queues[q];
+        BrokerQueue *queue = &broker->queues[q];
+        queue->spec = &spec->queues[q];
         if (spec->queues[q].dedup_window_ms > 0)
-            broker->queues[q].recent_ids = idem_store_create(1024);
+            queue->recent_ids = idem_store_create(1024);
+        for (uint32_t i = 0; i < world->consumer_count; i++) {
+            const Consumers *consumers = &world->consumers[i];
+            if (consumers->broker == broker_index(world, broker) &&
+                (consumers->spec->queue_mask >> q & 1u) != 0)
+                queue->takers |= 1ull << i;
+        }
     }
     if (spec->family == BROKER_LOG)
         broker_log_init(world, broker);
@@ -202,8 +206,7 @@ static void dispatch_ready(World *world, Broker *broker, uint32_t queue_index)
 {
     BrokerQueue *queue = &broker->queues[queue_index];
     uint32_t consumer = 0;
-    while (queue->ready.length > 0 &&
-           (consumer = consumer_with_room(world, broker, queue)) != UINT32_MAX) {
+    while (queue->ready.length > 0 && (consumer = consumer_with_room(world, queue)) != UINT32_MAX) {
         uint32_t queued = index_queue_pop(&queue->ready);
         broker->ready_total--;
         QueuedMessage *message = &broker->messages[queued];

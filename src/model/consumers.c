@@ -187,11 +187,12 @@ void consumers_on_heartbeat(World *world, uint32_t job_slot, uint32_t serial)
 /* The handler's run: its end is scheduled, and a debit that is not atomic reads its balance. */
 static void schedule_run(World *world, uint32_t job_slot)
 {
-    const ConsumerSpec *spec = consumers_of_job(world, job_slot)->spec;
+    const Consumers *consumers = consumers_of_job(world, job_slot);
+    const ConsumerSpec *spec = consumers->spec;
     const Message *delivery = &world->jobs[job_slot].request;
     balance_update_read(world, &world->jobs[job_slot]);
-    double load = 1.0 + spec->load_per_inflight * held(consumers_of_job(world, job_slot)) +
-                  spec->load_per_queued * (double)broker_of(world, delivery)->ready_total;
+    double load = 1.0 + spec->load_per_inflight * held(consumers) +
+                  spec->load_per_queued * (double)consumers_broker(world, consumers)->ready_total;
     SimTimeUs base = distribution_sample_ms_as_us(
         &spec->service_ms, world_draw_about(world, DRAW_CONSUMER_SERVICE, delivery));
     sim_schedule_in(world->sim, sim_time_us_clamped((double)base * load + 0.5), EVENT_CONSUMER_DONE,

@@ -867,6 +867,8 @@ static void build_nodes(World *world)
     world->gateway_node = world->gateways[0].node;
     wire_calls(world, called_node);
     SIM_ASSERT(world->broker_count > 0, "every world has a broker node");
+    for (uint32_t i = 0; i < world->consumer_count; i++)
+        SIM_ASSERT(world->consumers[i].broker < world->broker_count, "a group reads a broker");
     world->broker_node = world->brokers[0].node; /* the publishers' (World.broker_node) */
     world->consumers_node = world_node_of_kind(world, NODE_CONSUMERS);
     world->proxy_node = world->proxy_nodes[0];

@@ -417,6 +417,7 @@ typedef enum {
 /* Every consumer group's instances: the world's Consumers, and a queued message's consumer. */
 #define CONSUMERS_MAX (CONSUMER_INSTANCES_MAX * (1 + CONSUMER_GROUPS_EXTRA_MAX))
 _Static_assert(CONSUMERS_MAX < CONSUMER_GONE, "an instance's index fits QueuedMessage.consumer");
+_Static_assert(CONSUMERS_MAX <= 64, "an instance is one bit of BrokerQueue.takers");
 
 typedef struct {
     Message publish;
@@ -473,6 +474,8 @@ typedef struct {
     uint32_t in_flight;
     uint32_t in_flight_at[CONSUMERS_MAX]; /* in_flight by consumer instance */
     uint32_t next_consumer; /* the instance its next delivery is offered to first (in turn) */
+    uint64_t takers;        /* bit i: consumer instance i takes this queue (its group reads
+                               this broker and names the queue) */
     IdemStore *recent_ids;  /* publisher dedup: message ids seen within the window */
     size_t recent_ids_after_sweep;
 } BrokerQueue;
@@ -1170,10 +1173,9 @@ static inline Consumers *consumers_at(World *world, uint32_t node)
     SIM_ASSERT(world->nodes[node].kind == NODE_CONSUMERS, "a consumer instance's node");
     return &world->consumers[world->nodes[node].actor];
 }
-/* The broker an instance's group reads. */
+/* The broker an instance's group reads (one of the world's: build_nodes checks). */
 static inline Broker *consumers_broker(World *world, const Consumers *consumers)
 {
-    SIM_ASSERT(consumers->broker < world->broker_count, "a consumer group reads a broker");
     return &world->brokers[consumers->broker];
 }
 /* use_gateway: the provider's answer to a consumer's charge, or none in time. */
