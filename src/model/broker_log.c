@@ -46,16 +46,16 @@
 
 _Static_assert(PARTITIONS_MAX <= UINT16_MAX, "a record's partition fits QueuedMessage.partition");
 
-static void assign_partitions(World *world, LogGroup *group);
+static void assign_partitions(World *world, Broker *broker, LogGroup *group);
 
-static LogGroup *group_of_instance(World *world, uint32_t instance)
+static LogGroup *group_of_instance(World *world, Broker *broker, uint32_t instance)
 {
-    return &world->broker.log_groups[world->consumers[instance].group];
+    return &broker->log_groups[world->consumers[instance].group];
 }
 
-static LogGroup *group_of_record(World *world, uint32_t queued_index)
+static LogGroup *group_of_record(Broker *broker, uint32_t queued_index)
 {
-    return &world->broker.log_groups[world->broker.messages[queued_index].log_group];
+    return &broker->log_groups[broker->messages[queued_index].log_group];
 }
 
 /* When a crashed instance's session ends (0: none pending). */
@@ -76,9 +76,9 @@ static bool group_all_down(const World *world, const LogGroup *group)
 
 /* Each group's partitions: the first group's named "p3" as they always were, a later one's
  * "mailers/p3", so that the traces of two groups' offsets stay apart. */
-static void init_group(World *world, LogGroup *group, uint32_t g)
+static void init_group(World *world, Broker *broker, LogGroup *group, uint32_t g)
 {
-    uint32_t count = world->scenario.broker.partitions;
+    uint32_t count = broker->spec->partitions;
     group->partitions = calloc(count, sizeof *group->partitions);
     SIM_ASSERT(group->partitions != NULL, "out of memory for the log's partitions");
     group->name = g == 0 ? NULL : world->scenario.extra_consumers[g - 1].id;
@@ -89,16 +89,17 @@ static void init_group(World *world, LogGroup *group, uint32_t g)
         else
             snprintf(name, sizeof group->partitions[p].name, "%s/p%u", group->name, p % 100u);
     }
-    assign_partitions(world, group);
+    assign_partitions(world, broker, group);
 }
 
-void broker_log_init(World *world)
+void broker_log_init(World *world, Broker *broker)
 {
-    Broker *broker = &world->broker;
-    const BrokerSpec *spec = &world->scenario.broker;
+    const BrokerSpec *spec = broker->spec;
     broker->partition_count = spec->partitions;
     broker->log_group_count = 1 + world->scenario.extra_consumer_count;
     for (uint32_t i = 0; i < world->consumer_count; i++) { /* group by group */
+        if (world->consumers[i].broker != broker_index(world, broker))
+            continue; /* a group that reads another broker */
         LogGroup *group = &broker->log_groups[world->consumers[i].group];
         if (group->count++ == 0) {
             group->first = i;
@@ -106,18 +107,17 @@ void broker_log_init(World *world)
         }
     }
     for (uint32_t g = 0; g < broker->log_group_count; g++)
-        init_group(world, &broker->log_groups[g], g);
+        init_group(world, broker, &broker->log_groups[g], g);
     broker->commit_before = world->mode == MODE_AT_MOST_ONCE || spec->commit == COMMIT_BEFORE;
     if (spec->idempotent_producer)
         broker->producer_ids = idem_store_create(1024);
     SimTimeUs every_us = sim_time_us_from_ms(spec->rebalance_every_ms);
     if (every_us > 0 && every_us <= world->duration_us)
-        sim_schedule_in(world->sim, every_us, EVENT_LOG_REBALANCE, 0, 0);
+        sim_schedule_in(world->sim, every_us, EVENT_LOG_REBALANCE, broker->node, 0);
 }
 
-void broker_log_release(World *world)
+void broker_log_release(Broker *broker)
 {
-    Broker *broker = &world->broker;
     for (uint32_t g = 0; g < broker->log_group_count; g++) {
         LogGroup *group = &broker->log_groups[g];
         for (uint32_t p = 0; group->partitions != NULL && p < broker->partition_count; p++)
@@ -131,9 +131,8 @@ void broker_log_release(World *world)
     broker->partition_count = 0;
 }
 
-static void note_levels(World *world)
+static void note_levels(World *world, Broker *broker)
 {
-    Broker *broker = &world->broker;
     uint64_t ready = 0, out = 0;
     for (uint32_t g = 0; g < broker->log_group_count; g++) {
         const LogGroup *group = &broker->log_groups[g];
@@ -149,26 +148,26 @@ static void note_levels(World *world)
     }
     broker->ready_total = ready;
     broker->in_flight_total = out;
-    broker_note_levels(world);
+    broker_note_levels(world, broker);
 }
 
 /* ------------------------------------------------------------------ committing */
 
 /* Records below the new committed offset are settled: the broker lets go of them (and of
  * their operations), whether they were processed or not. */
-static void commit(World *world, LogGroup *group, uint32_t p, uint64_t offset)
+static void commit(World *world, Broker *broker, LogGroup *group, uint32_t p, uint64_t offset)
 {
     LogPartition *part = &group->partitions[p];
     if (offset <= part->committed)
         return;
     SIM_ASSERT(offset <= part->base + part->length, "a commit stays within the log");
     for (uint64_t o = part->committed; o < offset; o++) {
-        world->broker.messages[part->records[o - part->base]].output_open = false; /* committed */
-        broker_finish_queued(world, part->records[o - part->base]);
+        broker->messages[part->records[o - part->base]].output_open = false; /* committed */
+        broker_finish_queued(world, broker, part->records[o - part->base]);
     }
     part->committed = offset;
     world->metrics.offset_commits++;
-    world_trace_queue(world, TRACE_OFFSET_COMMIT, NULL, (int64_t)offset, part->name);
+    world_trace_queue(world, broker->node, TRACE_OFFSET_COMMIT, NULL, (int64_t)offset, part->name);
     /* drop the settled entries once they are half the array: constant cost per record */
     uint64_t settled = part->committed - part->base;
     if (settled > 0 && settled * 2 >= part->length) {
@@ -181,12 +180,11 @@ static void commit(World *world, LogGroup *group, uint32_t p, uint64_t offset)
 /* Commit after: what the owner reported processed is committed at once, or, with
  * commit_interval_ms (auto-commit), on a grid (k x interval), and only while a commit would
  * move something: a finished world has no tick left. */
-static void want_commit(World *world, LogGroup *group, uint32_t p)
+static void want_commit(World *world, Broker *broker, LogGroup *group, uint32_t p)
 {
-    Broker *broker = &world->broker;
-    double interval_ms = world->scenario.broker.commit_interval_ms;
+    double interval_ms = broker->spec->commit_interval_ms;
     if (interval_ms <= 0) {
-        commit(world, group, p, group->partitions[p].processed);
+        commit(world, broker, group, p, group->partitions[p].processed);
         return;
     }
     if (broker->commit_tick_pending)
@@ -194,22 +192,22 @@ static void want_commit(World *world, LogGroup *group, uint32_t p)
     SimTimeUs interval_us = sim_time_us_from_ms(interval_ms);
     SimTimeUs now = sim_now(world->sim);
     broker->commit_tick_pending = true;
-    sim_schedule_at(world->sim, (now / interval_us + 1) * interval_us, EVENT_LOG_COMMIT, 0, 0);
+    sim_schedule_at(world->sim, (now / interval_us + 1) * interval_us, EVENT_LOG_COMMIT,
+                    broker->node, 0);
 }
 
 /* Each live owner's auto-commit, in every group (the ticks of every group's members fall on
  * one grid): a crashed instance commits nothing, though its session has not ended yet (its
  * processed offsets go back with its partitions at the rebalance). */
-void broker_log_on_commit_tick(World *world)
+void broker_log_on_commit_tick(World *world, Broker *broker)
 {
-    Broker *broker = &world->broker;
     broker->commit_tick_pending = false;
     for (uint32_t g = 0; g < broker->log_group_count; g++) {
         LogGroup *group = &broker->log_groups[g];
         for (uint32_t p = 0; p < broker->partition_count; p++) {
             uint32_t owner = group->partitions[p].owner;
             if (!world->consumers[owner].down && *session_end_of(group, owner) == 0)
-                commit(world, group, p, group->partitions[p].processed);
+                commit(world, broker, group, p, group->partitions[p].processed);
         }
     }
 }
@@ -228,9 +226,9 @@ void broker_log_on_commit_tick(World *world)
  * producer. Receipts (the server's publishes) come from one producer that never restarts.
  * Rejected: keying by message id alone, which made every application re-publish vanish
  * and taught that Kafka deduplicates what it does not (issue 23). */
-bool broker_log_producer_repeat(World *world, const Message *publish)
+bool broker_log_producer_repeat(World *world, Broker *broker, const Message *publish)
 {
-    IdemStore *seen = world->broker.producer_ids;
+    IdemStore *seen = broker->producer_ids;
     if (seen == NULL)
         return false;
     uint64_t producer = publish->receipt ? 0 : (uint64_t)publish->client + 1;
@@ -253,34 +251,34 @@ bool broker_log_producer_repeat(World *world, const Message *publish)
  * record, a status, a row). An email the handler sends leaves the building at once: no
  * abort unsends it, which is where exactly-once ends. At-most-once commits before
  * processing, outside any transaction. */
-static bool output_in_transaction(const World *world, const Message *delivery)
+static bool output_in_transaction(const World *world, const Broker *broker, const Message *delivery)
 {
-    if (!world->scenario.broker.transactional || world->broker.commit_before)
+    if (!broker->spec->transactional || broker->commit_before)
         return false;
     const ClientGroupSpec *spec = world->groups[world->clients[delivery->client].group].spec;
     return spec->operation.kind != OPERATION_SEND_EMAIL;
 }
 
-void broker_log_on_output(World *world, const Message *delivery)
+void broker_log_on_output(World *world, Broker *broker, const Message *delivery)
 {
-    if (!output_in_transaction(world, delivery))
+    if (!output_in_transaction(world, broker, delivery))
         return;
-    QueuedMessage *queued = &world->broker.messages[delivery->reply_to.slot];
+    QueuedMessage *queued = &broker->messages[delivery->reply_to.slot];
     queued->output_open = true;
     queued->output_delivery = delivery->reply_to.serial;
 }
 
-static void abort_output(World *world, uint32_t queued_index, bool zombie)
+static void abort_output(World *world, Broker *broker, uint32_t queued_index, bool zombie)
 {
-    QueuedMessage *queued = &world->broker.messages[queued_index];
+    QueuedMessage *queued = &broker->messages[queued_index];
     if (!queued->output_open)
         return;
     queued->output_open = false;
-    bool unread = world->scenario.broker.isolation == ISOLATION_READ_COMMITTED;
+    bool unread = broker->spec->isolation == ISOLATION_READ_COMMITTED;
     world->metrics.transactions_aborted++;
     world->metrics.zombies_fenced += zombie;
-    world_trace_queue(world, TRACE_TXN_ABORTED, &queued->publish, unread,
-                      group_of_record(world, queued_index)->partitions[queued->partition].name);
+    world_trace_queue(world, broker->node, TRACE_TXN_ABORTED, &queued->publish, unread,
+                      group_of_record(broker, queued_index)->partitions[queued->partition].name);
     if (unread)
         consumers_abort_output(world, &queued->publish, queued->consumer);
 }
@@ -290,39 +288,38 @@ static void abort_output(World *world, uint32_t queued_index, bool zombie)
 /* A partition is handed out to its owner only: nothing while the owner is down (a partition
  * of a crashed instance has a new owner once its rebalance is over, or waits for it when no
  * instance is up). */
-static void dispatch(World *world, LogGroup *group, uint32_t p)
+static void dispatch(World *world, Broker *broker, LogGroup *group, uint32_t p)
 {
     LogPartition *part = &group->partitions[p];
     if (part->busy || world->consumers[part->owner].down || group->rebalance_waits ||
         part->position >= part->base + part->length)
         return;
     uint32_t queued_index = part->records[part->position - part->base];
-    Message delivery = broker_next_delivery(world, queued_index);
+    Message delivery = broker_next_delivery(world, broker, queued_index);
     delivery.target = world->consumers[part->owner].node;
-    world->broker.messages[queued_index].consumer = (uint8_t)part->owner;
+    broker->messages[queued_index].consumer = (uint8_t)part->owner;
     /* the report names the generation it was handed out in, and which delivery it was */
     delivery.reply_to.serial = ((uint64_t)part->generation << 32) | delivery.reply_to.serial;
     part->busy = true;
     part->out_generation = part->generation;
     part->out_owner = part->owner;
     part->position++;
-    network_send(world, &delivery);  /* holds its operation before a commit lets go of it */
-    if (world->broker.commit_before) /* commit, then process: each record as it goes out */
-        commit(world, group, p, part->position);
+    network_send(world, &delivery); /* holds its operation before a commit lets go of it */
+    if (broker->commit_before)      /* commit, then process: each record as it goes out */
+        commit(world, broker, group, p, part->position);
 }
 
-static void dispatch_all(World *world, LogGroup *group)
+static void dispatch_all(World *world, Broker *broker, LogGroup *group)
 {
-    for (uint32_t p = 0; p < world->broker.partition_count; p++)
-        dispatch(world, group, p);
-    note_levels(world);
+    for (uint32_t p = 0; p < broker->partition_count; p++)
+        dispatch(world, broker, group, p);
+    note_levels(world, broker);
 }
 
 /* The record goes to the same partition in every group's copy of the log: the record key is
  * the client. */
-void broker_log_append(World *world, const uint32_t *copies)
+void broker_log_append(World *world, Broker *broker, const uint32_t *copies)
 {
-    Broker *broker = &world->broker;
     uint32_t client =
         world_client_of_operation(world, broker->messages[copies[0]].publish.operation);
     uint32_t p = client % broker->partition_count;
@@ -342,35 +339,36 @@ void broker_log_append(World *world, const uint32_t *copies)
         queued->offset = part->base + part->length;
         queued->state = QUEUED_READY;
         part->records[part->length++] = copies[g];
-        dispatch(world, group, p);
+        dispatch(world, broker, group, p);
     }
-    note_levels(world);
+    note_levels(world, broker);
 }
 
 /* ------------------------------------------------------------------ reports and rebalances */
 
-static LogPartition *partition_of(const World *world, const Message *message)
+static LogPartition *partition_of(const Broker *broker, const Message *message)
 {
     SIM_ASSERT(message->reply_to.kind == REPLY_TO_DELIVERY &&
-                   message->reply_to.slot < world->broker.message_slots.capacity,
+                   message->reply_to.slot < broker->message_slots.capacity,
                "a log report names a record");
-    const QueuedMessage *queued = &world->broker.messages[message->reply_to.slot];
-    return &world->broker.log_groups[queued->log_group].partitions[queued->partition];
+    const QueuedMessage *queued = &broker->messages[message->reply_to.slot];
+    return &broker->log_groups[queued->log_group].partitions[queued->partition];
 }
 
 /* A copy in a retry topic, named by a delivery or a report. */
-static const QueuedMessage *retry_copy_of(const World *world, const Message *message)
+static const QueuedMessage *retry_copy_of(const Broker *broker, const Message *message)
 {
-    const QueuedMessage *queued = &world->broker.messages[message->reply_to.slot];
+    const QueuedMessage *queued = &broker->messages[message->reply_to.slot];
     return queued->retry_topic > 0 ? queued : NULL;
 }
 
-bool broker_log_delivery_current(const World *world, const Message *delivery)
+bool broker_log_delivery_current(const Broker *broker, const Message *delivery)
 {
-    const QueuedMessage *copy = retry_copy_of(world, delivery);
+    const QueuedMessage *copy = retry_copy_of(broker, delivery);
     if (copy != NULL)
         return copy->state == QUEUED_IN_FLIGHT && copy->deliveries == delivery->reply_to.serial;
-    return (uint32_t)(delivery->reply_to.serial >> 32) == partition_of(world, delivery)->generation;
+    return (uint32_t)(delivery->reply_to.serial >> 32) ==
+           partition_of(broker, delivery)->generation;
 }
 
 /* The consumer is done with a record (processed it, or dropped it as revoked): the next
@@ -379,42 +377,43 @@ bool broker_log_delivery_current(const World *world, const Message *delivery)
  * with it (a zombie fenced). With commit before (at-most-once) the record's offset was
  * committed as it went out, outside any transaction: the old owner's report carries no
  * commit to refuse and no transaction to fence, so nothing is told. */
-void broker_log_on_processed(World *world, const Message *report)
+void broker_log_on_processed(World *world, Broker *broker, const Message *report)
 {
-    const QueuedMessage *copy = retry_copy_of(world, report);
-    LogGroup *group = group_of_record(world, report->reply_to.slot);
+    const QueuedMessage *copy = retry_copy_of(broker, report);
+    LogGroup *group = group_of_record(broker, report->reply_to.slot);
     if (copy != NULL) { /* a retry topic's record: done with, whatever its run did */
         if (copy->state == QUEUED_IN_FLIGHT && copy->deliveries == report->reply_to.serial) {
-            broker_finish_queued(world, report->reply_to.slot);
+            broker_finish_queued(world, broker, report->reply_to.slot);
             SIM_ASSERT(group->retry_out > 0, "a retry copy done was out");
             group->retry_out--;
-            note_levels(world);
+            note_levels(world, broker);
         }
         return;
     }
-    LogPartition *part = partition_of(world, report);
+    LogPartition *part = partition_of(broker, report);
     uint32_t p = (uint32_t)(part - group->partitions);
     uint32_t generation = (uint32_t)(report->reply_to.serial >> 32);
-    uint64_t offset = world->broker.messages[report->reply_to.slot].offset;
+    uint64_t offset = broker->messages[report->reply_to.slot].offset;
     if (part->busy && generation == part->out_generation)
         part->busy = false;
     if (generation == part->generation) {
         if (offset + 1 > part->processed)
             part->processed = offset + 1;
-        if (!world->broker.commit_before && part->commit_on_report)
-            commit(world, group, p, part->processed); /* the rebalance's commit, as it reports */
-        else if (!world->broker.commit_before)
-            want_commit(world, group, p);
+        if (!broker->commit_before && part->commit_on_report)
+            commit(world, broker, group, p,
+                   part->processed); /* the rebalance's commit, as it reports */
+        else if (!broker->commit_before)
+            want_commit(world, broker, group, p);
         part->commit_on_report = false;
-    } else if (!world->broker.commit_before) {
-        world_trace_queue(world, TRACE_COMMIT_REFUSED, report, (int64_t)offset + 1, part->name);
+    } else if (!broker->commit_before) {
+        world_trace_queue(world, broker->node, TRACE_COMMIT_REFUSED, report, (int64_t)offset + 1,
+                          part->name);
         /* a zombie's transaction: its own, not the one a replay of the record opened since */
-        if (world->broker.messages[report->reply_to.slot].output_delivery ==
-            report->reply_to.serial)
-            abort_output(world, report->reply_to.slot, true);
+        if (broker->messages[report->reply_to.slot].output_delivery == report->reply_to.serial)
+            abort_output(world, broker, report->reply_to.slot, true);
     }
-    dispatch(world, group, p);
-    note_levels(world);
+    dispatch(world, broker, group, p);
+    note_levels(world, broker);
 }
 
 #define EVERY_INSTANCE UINT32_MAX
@@ -428,10 +427,10 @@ void broker_log_on_processed(World *world, const Message *report)
  * partition without committing finishes, and its report is refused. One out at a survivor
  * that commits it as it reports (commit_on_report) stays: its new owner's crash takes nothing
  * back. */
-static uint64_t rewind_partitions(World *world, LogGroup *group, uint32_t crashed)
+static uint64_t rewind_partitions(World *world, Broker *broker, LogGroup *group, uint32_t crashed)
 {
     uint64_t replays = 0;
-    for (uint32_t p = 0; p < world->broker.partition_count; p++) {
+    for (uint32_t p = 0; p < broker->partition_count; p++) {
         LogPartition *part = &group->partitions[p];
         bool died = part->busy && part->out_owner == crashed; /* a record out died with it */
         if (died)
@@ -448,7 +447,7 @@ static uint64_t rewind_partitions(World *world, LogGroup *group, uint32_t crashe
             continue;
         replays += part->position - part->committed;
         for (uint64_t o = part->committed; o < part->position; o++)
-            abort_output(world, part->records[o - part->base], false);
+            abort_output(world, broker, part->records[o - part->base], false);
         part->generation++;
         part->commit_on_report = false;
         part->position = part->committed;
@@ -462,19 +461,19 @@ static uint64_t rewind_partitions(World *world, LogGroup *group, uint32_t crashe
  * generation then, whatever joined the rebalance meanwhile (a periodic one, a member's join,
  * another dead member's removal); counting each start as well counted one generation twice.
  * replays: the records it hands out again. */
-static void count_rebalance(World *world, const LogGroup *group, uint64_t replays)
+static void count_rebalance(World *world, const Broker *broker, const LogGroup *group,
+                            uint64_t replays)
 {
     world->metrics.rebalances++;
-    world_trace_queue(world, TRACE_REBALANCE, NULL, (int64_t)replays, group->name);
+    world_trace_queue(world, broker->node, TRACE_REBALANCE, NULL, (int64_t)replays, group->name);
 }
 
 /* The records a rebalance that waited hands out again as it completes. Each rewind since the
  * wait began put partitions back to their committed offset, and nothing was handed out
  * meanwhile: they are the records from each partition's position on that went out before
  * (the records past them never did). */
-static uint64_t records_handed_out_again(const World *world, const LogGroup *group)
+static uint64_t records_handed_out_again(const Broker *broker, const LogGroup *group)
 {
-    const Broker *broker = &world->broker;
     uint64_t replays = 0;
     for (uint32_t p = 0; p < broker->partition_count; p++) {
         const LogPartition *part = &group->partitions[p];
@@ -494,13 +493,13 @@ static uint64_t records_handed_out_again(const World *world, const LogGroup *gro
  * and is committed as it reports, whatever the auto-commit interval (the join's commit is
  * made then). Every partition but the crashed instance's (crashed: its index;
  * EVERY_INSTANCE for none) is so committed up to what its owner processed. */
-static void commit_before_rebalance(World *world, LogGroup *group, uint32_t crashed)
+static void commit_before_rebalance(World *world, Broker *broker, LogGroup *group, uint32_t crashed)
 {
-    for (uint32_t p = 0; p < world->broker.partition_count; p++) {
+    for (uint32_t p = 0; p < broker->partition_count; p++) {
         LogPartition *part = &group->partitions[p];
         if (part->owner == crashed || *session_end_of(group, part->owner) != 0)
             continue;
-        commit(world, group, p, part->processed);
+        commit(world, broker, group, p, part->processed);
         /* a stale record out (a rebalance since took its partition back) reports nothing to
          * commit: the mark would commit the next record's report at once; a mark an earlier
          * rebalance made stays, the record out still at the member that owes the commit */
@@ -513,7 +512,7 @@ static void commit_before_rebalance(World *world, LogGroup *group, uint32_t cras
 /* The group's assignment: the partitions dealt in turn to the instances that are up (Kafka's
  * round-robin assignor), partition p to the (p mod n)-th of the n; with none up, each keeps
  * its owner, which takes it back at its restart. */
-static void assign_partitions(World *world, LogGroup *group)
+static void assign_partitions(World *world, Broker *broker, LogGroup *group)
 {
     uint32_t up[CONSUMER_INSTANCES_MAX];
     uint32_t up_count = 0;
@@ -521,7 +520,7 @@ static void assign_partitions(World *world, LogGroup *group)
         if (!world->consumers[i].down)
             up[up_count++] = i;
     }
-    for (uint32_t p = 0; p < world->broker.partition_count && up_count > 0; p++)
+    for (uint32_t p = 0; p < broker->partition_count && up_count > 0; p++)
         group->partitions[p].owner = up[p % up_count];
 }
 
@@ -556,46 +555,50 @@ static bool rebalance_waits_for_a_session(LogGroup *group)
  * committing. One that starts while a crashed member's session is pending waits for its end,
  * handing nothing out meanwhile (rebalance_waits_for_a_session), and is counted then
  * (count_rebalance). */
-void broker_log_on_rebalance(World *world)
+void broker_log_on_rebalance(World *world, Broker *broker)
 {
-    for (uint32_t g = 0; g < world->broker.log_group_count; g++) {
-        LogGroup *group = &world->broker.log_groups[g];
+    for (uint32_t g = 0; g < broker->log_group_count; g++) {
+        LogGroup *group = &broker->log_groups[g];
         bool waits = rebalance_waits_for_a_session(group);
-        uint64_t replays = rewind_partitions(world, group, EVERY_INSTANCE);
+        uint64_t replays = rewind_partitions(world, broker, group, EVERY_INSTANCE);
         if (!waits)
-            count_rebalance(world, group, replays);
-        dispatch_all(world, group); /* nothing while the rebalance waits: levels noted */
+            count_rebalance(world, broker, group, replays);
+        dispatch_all(world, broker, group); /* nothing while the rebalance waits: levels noted */
     }
-    SimTimeUs every_us = sim_time_us_from_ms(world->scenario.broker.rebalance_every_ms);
+    SimTimeUs every_us = sim_time_us_from_ms(broker->spec->rebalance_every_ms);
     if (sim_now(world->sim) + every_us <= world->duration_us)
-        sim_schedule_in(world->sim, every_us, EVENT_LOG_REBALANCE, 0, 0);
+        sim_schedule_in(world->sim, every_us, EVENT_LOG_REBALANCE, broker->node, 0);
 }
 
 /* Every retry topic's record in the given state is handed to the group (or, crashed, made
  * ready again for after the restart). */
-static void retry_copies(World *world, LogGroup *group, QueuedState from, uint32_t crashed);
+static void retry_copies(World *world, Broker *broker, LogGroup *group, QueuedState from,
+                         uint32_t crashed);
 
 /* The rebalance that takes a crashed instance out of the group: the instances still up
  * commit what they processed, the crashed instance's partitions go back to their committed
  * offset, and every partition is dealt again among the instances up. With no instance up,
  * nothing is handed out until one is back. waited: a rebalance was waiting for this session's
  * end, which completes it. */
-static void rebalance_without(World *world, LogGroup *group, uint32_t instance, bool waited)
+static void rebalance_without(World *world, Broker *broker, LogGroup *group, uint32_t instance,
+                              bool waited)
 {
-    commit_before_rebalance(world, group, instance);
-    uint64_t replays = rewind_partitions(world, group, instance);
+    commit_before_rebalance(world, broker, group, instance);
+    uint64_t replays = rewind_partitions(world, broker, group, instance);
     /* a rebalance that waits for another dead member's session deals nothing yet: that
      * member's partitions, with what it processed and never committed, stay its own until its
      * session ends, so no survivor's commit saves its progress; it is counted then */
     if (group->rebalance_waits) {
-        note_levels(world);
+        note_levels(world, broker);
         return;
     }
-    count_rebalance(world, group, waited ? records_handed_out_again(world, group) : replays);
-    assign_partitions(world, group);
+    count_rebalance(world, broker, group,
+                    waited ? records_handed_out_again(broker, group) : replays);
+    assign_partitions(world, broker, group);
     if (group->spec->retryable_topic.enabled && !group_all_down(world, group))
-        retry_copies(world, group, QUEUED_READY, UINT32_MAX); /* its retry copies go elsewhere */
-    dispatch_all(world, group);
+        retry_copies(world, broker, group, QUEUED_READY,
+                     UINT32_MAX); /* its retry copies go elsewhere */
+    dispatch_all(world, broker, group);
 }
 
 /* A crashed instance says nothing to the group (no LeaveGroup): the coordinator takes it out
@@ -605,70 +608,70 @@ static void rebalance_without(World *world, LogGroup *group, uint32_t instance, 
  * group and initiate a rebalance"; 45 s by default since Kafka 3.0). Until then its
  * partitions are handed to nobody and the others go on with theirs. With 0 the group
  * rebalances at once. */
-void broker_log_on_consumers_crash(World *world, uint32_t instance)
+void broker_log_on_consumers_crash(World *world, Broker *broker, uint32_t instance)
 {
-    LogGroup *group = group_of_instance(world, instance);
+    LogGroup *group = group_of_instance(world, broker, instance);
     if (group->spec->retryable_topic.enabled)
-        retry_copies(world, group, QUEUED_IN_FLIGHT, instance);
+        retry_copies(world, broker, group, QUEUED_IN_FLIGHT, instance);
     SimTimeUs session_us = sim_time_us_from_ms(group->spec->session_timeout_ms);
     if (session_us == 0) {
-        rebalance_without(world, group, instance, false);
+        rebalance_without(world, broker, group, instance, false);
         return;
     }
     *session_end_of(group, instance) = sim_now(world->sim) + session_us;
-    sim_schedule_in(world->sim, session_us, EVENT_NODE_TIMER, world->broker_node, instance);
-    note_levels(world);
+    sim_schedule_in(world->sim, session_us, EVENT_NODE_TIMER, broker->node, instance);
+    note_levels(world, broker);
 }
 
-void broker_log_on_session_end(World *world, uint32_t instance)
+void broker_log_on_session_end(World *world, Broker *broker, uint32_t instance)
 {
     SIM_ASSERT(instance < world->consumer_count, "a session is an instance's");
-    LogGroup *group = group_of_instance(world, instance);
+    LogGroup *group = group_of_instance(world, broker, instance);
     SimTimeUs *session_end = session_end_of(group, instance);
     if (*session_end != sim_now(world->sim))
         return; /* it crashed again since: the later session's end counts */
     *session_end = 0;
     bool waited = group->rebalance_waits;
     group->rebalance_waits = session_pending(group);
-    rebalance_without(world, group, instance, waited);
+    rebalance_without(world, broker, group, instance, waited);
 }
 
 /* An instance that joins a group whose other instances hold the partitions makes a
  * rebalance, which deals it its share: the members commit what they processed and hand the
  * partitions over, so nothing is handed out again. Joining a group with no instance up, it
  * takes every partition back where the group left it. */
-void broker_log_on_consumers_restart(World *world, uint32_t instance)
+void broker_log_on_consumers_restart(World *world, Broker *broker, uint32_t instance)
 {
-    if (world->broker.partition_count == 0)
+    if (broker->partition_count == 0)
         return;
-    LogGroup *group = group_of_instance(world, instance);
+    LogGroup *group = group_of_instance(world, broker, instance);
     if (rebalance_waits_for_a_session(group)) {
         /* a new member's join starts the rebalance, which waits for the dead member's
          * session to end: the members commit and give their partitions up meanwhile (eager
          * rebalancing) */
-        commit_before_rebalance(world, group, EVERY_INSTANCE);
+        commit_before_rebalance(world, broker, group, EVERY_INSTANCE);
         return;
     }
     uint32_t up = 0;
     for (uint32_t i = group->first; i < group->first + group->count; i++)
         up += !world->consumers[i].down;
     if (up > 1) {
-        commit_before_rebalance(world, group, EVERY_INSTANCE);
-        count_rebalance(world, group, 0);
+        commit_before_rebalance(world, broker, group, EVERY_INSTANCE);
+        count_rebalance(world, broker, group, 0);
     }
-    assign_partitions(world, group);
+    assign_partitions(world, broker, group);
     if (group->spec->retryable_topic.enabled)
-        retry_copies(world, group, QUEUED_READY, UINT32_MAX);
-    dispatch_all(world, group);
+        retry_copies(world, broker, group, QUEUED_READY, UINT32_MAX);
+    dispatch_all(world, broker, group);
 }
 
 /* ------------------------------------------------------------------ retry topics */
 
 /* A retry topic's copy goes to the next instance in turn that is up (its own topic's
  * partitions are not modelled). */
-static void hand_out_retry(World *world, LogGroup *group, uint32_t queued_index)
+static void hand_out_retry(World *world, Broker *broker, LogGroup *group, uint32_t queued_index)
 {
-    QueuedMessage *copy = &world->broker.messages[queued_index];
+    QueuedMessage *copy = &broker->messages[queued_index];
     uint32_t turn = group->next_retry_consumer; /* counted from the group's first instance */
     while (world->consumers[group->first + turn].down)
         turn = (turn + 1) % group->count; /* one is up: the callers check */
@@ -679,23 +682,24 @@ static void hand_out_retry(World *world, LogGroup *group, uint32_t queued_index)
     SIM_ASSERT(group->retry_waiting > 0, "a retry copy handed out was waiting");
     group->retry_waiting--;
     group->retry_out++;
-    Message delivery = broker_next_delivery(world, queued_index); /* a redelivery: counted */
+    Message delivery =
+        broker_next_delivery(world, broker, queued_index); /* a redelivery: counted */
     delivery.target = world->consumers[consumer].node;
     network_send(world, &delivery);
 }
 
 /* Every retry copy in state from: a waiting one (QUEUED_READY) is handed out; one out
  * (QUEUED_IN_FLIGHT) at the crashed instance waits again. */
-static void retry_copies(World *world, LogGroup *group, QueuedState from, uint32_t crashed)
+static void retry_copies(World *world, Broker *broker, LogGroup *group, QueuedState from,
+                         uint32_t crashed)
 {
-    Broker *broker = &world->broker;
     uint32_t g = (uint32_t)(group - broker->log_groups);
     for (uint32_t i = 0; i < broker->message_slots.capacity; i++) {
         QueuedMessage *queued = &broker->messages[i];
         if (queued->retry_topic == 0 || queued->state != from || queued->log_group != g)
             continue;
         if (from == QUEUED_READY) {
-            hand_out_retry(world, group, i);
+            hand_out_retry(world, broker, group, i);
         } else if (queued->consumer == crashed) { /* out with the crashed instance */
             queued->state = QUEUED_READY;
             SIM_ASSERT(group->retry_out > 0, "a retry copy out counts as out");
@@ -707,33 +711,33 @@ static void retry_copies(World *world, LogGroup *group, QueuedState from, uint32
 
 /* The dead-letter topic: counted with the dead letters, and reviewed when the group has a
  * dead-letter consumer that reviews (C36). */
-static void dead_letter_topic(World *world, const QueuedMessage *failed, uint32_t runs)
+static void dead_letter_topic(World *world, const Broker *broker, const QueuedMessage *failed,
+                              uint32_t runs)
 {
-    const LogGroup *group = &world->broker.log_groups[failed->log_group];
+    const LogGroup *group = &broker->log_groups[failed->log_group];
     world->metrics.dead_lettered++;
     world->metrics.queues[failed->queue].dead_lettered++;
-    world_trace_queue(world, TRACE_DEAD_LETTER, &failed->publish, runs, group->name);
+    world_trace_queue(world, broker->node, TRACE_DEAD_LETTER, &failed->publish, runs, group->name);
     if (group->spec->dead_letters == DEAD_LETTERS_REVIEW)
-        broker_review_dead_letter(world, failed);
+        broker_review_dead_letter(world, broker, failed);
 }
 
-void broker_log_forward_failed(World *world, const Message *delivery)
+void broker_log_forward_failed(World *world, Broker *broker, const Message *delivery)
 {
-    Broker *broker = &world->broker;
     SIM_ASSERT(delivery->reply_to.kind == REPLY_TO_DELIVERY &&
                    delivery->reply_to.slot < broker->message_slots.capacity,
                "a failed run names a record");
-    LogGroup *group = group_of_record(world, delivery->reply_to.slot);
+    LogGroup *group = group_of_record(broker, delivery->reply_to.slot);
     const RetryableTopicSpec *spec = &group->spec->retryable_topic;
     QueuedMessage failed = broker->messages[delivery->reply_to.slot]; /* the pool may grow */
     uint32_t runs = (uint32_t)failed.retry_topic + 1;                 /* the failed run's number */
     if (runs >= spec->attempts) { /* attempts <= 100 (the loader): retry_topic fits a byte */
-        dead_letter_topic(world, &failed, runs);
+        dead_letter_topic(world, broker, &failed, runs);
         return;
     }
     /* the forward, as the dead-letter topic's (value: the retry topic's number, which is the
      * runs so far): the record's back-off starts here, its redelivery comes after it */
-    world_trace_queue(world, TRACE_RETRY_TOPIC, &failed.publish, runs, group->name);
+    world_trace_queue(world, broker->node, TRACE_RETRY_TOPIC, &failed.publish, runs, group->name);
     uint32_t queued =
         slot_pool_take(&broker->message_slots, &broker->messages, sizeof *broker->messages);
     Operation *op = world_operation(world, failed.publish.operation);
@@ -742,32 +746,31 @@ void broker_log_forward_failed(World *world, const Message *delivery)
                                                .deliveries = runs,
                                                .state = QUEUED_WAITING,
                                                .retry_topic = (uint8_t)runs,
-                                               .next_of_operation = op->broker_messages,
                                                .queue = failed.queue,
                                                .log_group = failed.log_group,
                                                .partition = failed.partition,
                                                .offset = failed.offset};
-    op->broker_messages = queued;
+    broker_link_to_operation(world, broker, op, queued);
     world_operation_ref(world, failed.publish.operation); /* until its last run is done */
     double delay_ms = spec->delay_ms; /* times multiplier^(runs - 1), by products: libm's
                                          pow may round otherwise on another platform */
     for (uint32_t i = 1; i < runs; i++)
         delay_ms *= spec->multiplier;
-    broker->messages[queued].timer =
-        sim_schedule_in(world->sim, sim_time_us_from_ms(delay_ms), EVENT_REDELIVER, 0, queued);
+    broker->messages[queued].timer = sim_schedule_in(world->sim, sim_time_us_from_ms(delay_ms),
+                                                     EVENT_REDELIVER, broker->node, queued);
     group->retry_waiting++;
-    note_levels(world);
+    note_levels(world, broker);
 }
 
-void broker_log_on_retry_due(World *world, uint32_t queued_index)
+void broker_log_on_retry_due(World *world, Broker *broker, uint32_t queued_index)
 {
     /* held for the restart, as the partitions are, or for the end of the rebalance a rejoin
      * started while a session is pending (broker_log_on_consumers_restart) */
-    LogGroup *group = group_of_record(world, queued_index);
+    LogGroup *group = group_of_record(broker, queued_index);
     if (group_all_down(world, group) || group->rebalance_waits) {
-        world->broker.messages[queued_index].state = QUEUED_READY;
+        broker->messages[queued_index].state = QUEUED_READY;
         return;
     }
-    hand_out_retry(world, group, queued_index);
-    note_levels(world);
+    hand_out_retry(world, broker, group, queued_index);
+    note_levels(world, broker);
 }

@@ -81,6 +81,12 @@ static Consumers *consumers_of_job(World *world, uint32_t job_slot)
     return consumers_at(world, world->jobs[job_slot].request.target);
 }
 
+/* The broker a delivery (or a job's request) came from: its instance's group's. */
+static Broker *broker_of(World *world, const Message *delivery)
+{
+    return consumers_broker(world, consumers_at(world, delivery->target));
+}
+
 static uint32_t held(const Consumers *consumers)
 {
     return consumers->busy + consumers->buffer.length;
@@ -133,13 +139,14 @@ static void finish_job(World *world, uint32_t job)
  * log needs it in every mode: the partition's next record waits for it). */
 static void acknowledge(World *world, const Message *delivery)
 {
-    if (!world->broker.manual_ack && world->broker.partition_count == 0)
+    const Broker *broker = broker_of(world, delivery);
+    if (!broker->manual_ack && broker->partition_count == 0)
         return;
     Message ack = *delivery;
     ack.kind = MESSAGE_ACK;
     ack.hop = HOP_ACK;
     ack.source = delivery->target; /* the instance it was handed to */
-    ack.target = world->broker_node;
+    ack.target = broker->node;
     network_send(world, &ack);
 }
 
@@ -150,9 +157,11 @@ static void acknowledge(World *world, const Message *delivery)
  * brokers with a per-delivery timeout and a manual ack have anything to extend. */
 static void schedule_heartbeat(World *world, uint32_t job_slot)
 {
-    double every_ms = consumers_of_job(world, job_slot)->spec->heartbeat_ms;
-    if (every_ms <= 0 || !world->broker.manual_ack || world->broker.partition_count > 0 ||
-        world->scenario.broker.family != BROKER_VISIBILITY_TIMEOUT)
+    const Consumers *consumers = consumers_of_job(world, job_slot);
+    const Broker *broker = consumers_broker(world, consumers);
+    double every_ms = consumers->spec->heartbeat_ms;
+    if (every_ms <= 0 || !broker->manual_ack || broker->partition_count > 0 ||
+        broker->spec->family != BROKER_VISIBILITY_TIMEOUT)
         return;
     sim_schedule_in(world->sim, sim_time_us_from_ms(every_ms), EVENT_HEARTBEAT,
                     (uint32_t)world->jobs[job_slot].serial, job_slot);
@@ -168,7 +177,7 @@ void consumers_on_heartbeat(World *world, uint32_t job_slot, uint32_t serial)
     progress.kind = MESSAGE_PROGRESS;
     progress.hop = HOP_ACK;
     progress.source = job->request.target;
-    progress.target = world->broker_node;
+    progress.target = broker_of(world, &job->request)->node;
     /* each beat a packet with a fate of its own, none the ack's */
     progress.lineage = lineage_of_repeat(job->request.lineage, 64 + job->heartbeats++);
     network_send(world, &progress);
@@ -178,11 +187,12 @@ void consumers_on_heartbeat(World *world, uint32_t job_slot, uint32_t serial)
 /* The handler's run: its end is scheduled, and a debit that is not atomic reads its balance. */
 static void schedule_run(World *world, uint32_t job_slot)
 {
-    const ConsumerSpec *spec = consumers_of_job(world, job_slot)->spec;
+    const Consumers *consumers = consumers_of_job(world, job_slot);
+    const ConsumerSpec *spec = consumers->spec;
     const Message *delivery = &world->jobs[job_slot].request;
     balance_update_read(world, &world->jobs[job_slot]);
-    double load = 1.0 + spec->load_per_inflight * held(consumers_of_job(world, job_slot)) +
-                  spec->load_per_queued * (double)world->broker.ready_total;
+    double load = 1.0 + spec->load_per_inflight * held(consumers) +
+                  spec->load_per_queued * (double)consumers_broker(world, consumers)->ready_total;
     SimTimeUs base = distribution_sample_ms_as_us(
         &spec->service_ms, world_draw_about(world, DRAW_CONSUMER_SERVICE, delivery));
     sim_schedule_in(world->sim, sim_time_us_clamped((double)base * load + 0.5), EVENT_CONSUMER_DONE,
@@ -205,7 +215,7 @@ static void give_back_while_store_down(World *world, uint32_t job_slot, KeyVerdi
     const Message *delivery = &world->jobs[job_slot].request;
     world_service_metrics(world, delivery->target)->refused++;
     key_protocol_trace_refusal(world, &world->jobs[job_slot], verdict, 0);
-    if (world->broker.partition_count > 0)
+    if (broker_of(world, delivery)->partition_count > 0)
         report_failed_record(world, delivery);
     else
         send_nack(world, delivery);
@@ -230,7 +240,7 @@ static void refuse_without_lease(World *world, uint32_t job_slot, KeyLease lease
         return;
     }
     world_service_metrics(world, job->request.target)->refused++;
-    if (world->broker.partition_count > 0) {
+    if (broker_of(world, &job->request)->partition_count > 0) {
         job->reserved = false; /* the record starts afresh: a new lookup, a new reservation */
         start_job(world, job_slot);
         return;
@@ -267,7 +277,7 @@ static bool admit(World *world, uint32_t job_slot)
         acknowledge(world, delivery);
         break;
     case KEY_IN_PROGRESS: /* left unacknowledged: the broker redelivers it */
-        if (world->broker.partition_count > 0) {
+        if (broker_of(world, delivery)->partition_count > 0) {
             /* a log never redelivers: the partition's consumer tries the record again once
              * the lease may be taken over (lock_timeout_ms > 0, checked at load) */
             key_protocol_trace_refusal(world, job, verdict, 0);
@@ -289,7 +299,8 @@ static bool admit(World *world, uint32_t job_slot)
 static void start_job(World *world, uint32_t job_slot)
 {
     const Message *delivery = &world->jobs[job_slot].request;
-    if (world->broker.partition_count > 0 && !broker_log_delivery_current(world, delivery)) {
+    const Broker *broker = broker_of(world, delivery);
+    if (broker->partition_count > 0 && !broker_log_delivery_current(broker, delivery)) {
         acknowledge(world, delivery); /* fetched before a rebalance: revoked, not processed */
         finish_job(world, job_slot);
         return;
@@ -324,10 +335,10 @@ void consumers_on_job_reserve(World *world, uint32_t job_slot)
  * delivery arrives after the restart), or the broker closed the channel (a consumer
  * timeout). The new process, or the new channel, never gets it: the channel it came on, or
  * the receive that asked for it, is gone; the message comes back by its family's way. */
-static bool for_a_previous_life(const World *world, const Consumers *consumers,
-                                const Message *delivery)
+static bool for_a_previous_life(World *world, const Consumers *consumers, const Message *delivery)
 {
-    return world->broker.partition_count == 0 && /* a log's tell their generation (start_job) */
+    /* a log's deliveries tell their generation instead (start_job) */
+    return consumers_broker(world, consumers)->partition_count == 0 &&
            delivery->channel != consumers->channel;
 }
 
@@ -461,8 +472,9 @@ void consumers_on_job_done(World *world, uint32_t job_slot)
                      ? send_receipt(world, &job->request)
                      : ledger_apply_read(world, &job->request, &job->balance_read, node, &effect);
     job->uncommitted = consumers_at(world, node)->spec->inbox && effect;
-    if (effect && world->broker.partition_count > 0)
-        broker_log_on_output(world, &job->request);
+    Broker *broker = broker_of(world, &job->request);
+    if (effect && broker->partition_count > 0)
+        broker_log_on_output(world, broker, &job->request);
     if (effect && !job->uncommitted)
         key_protocol_commit_effect_phase(world, keys, job, status);
     after_effect(world, job_slot, status);
@@ -510,9 +522,9 @@ static void complete_job(World *world, uint32_t job_slot, int status)
  * retry was the blocking one in place, and the recoverer skips the record. */
 static void report_failed_record(World *world, const Message *delivery)
 {
-    if (consumers_at(world, delivery->target)->spec->retryable_topic.enabled &&
-        world->broker.manual_ack)
-        broker_log_forward_failed(world, delivery);
+    Broker *broker = broker_of(world, delivery);
+    if (consumers_at(world, delivery->target)->spec->retryable_topic.enabled && broker->manual_ack)
+        broker_log_forward_failed(world, broker, delivery);
     acknowledge(world, delivery);
 }
 
@@ -521,13 +533,14 @@ static void report_failed_record(World *world, const Message *delivery)
  * per-message nack, and at-most-once acknowledged on delivery). */
 static void send_nack(World *world, const Message *delivery)
 {
-    if (!world->broker.manual_ack || world->broker.partition_count > 0)
+    const Broker *broker = broker_of(world, delivery);
+    if (!broker->manual_ack || broker->partition_count > 0)
         return;
     Message nack = *delivery;
     nack.kind = MESSAGE_NACK;
     nack.hop = HOP_ACK;
     nack.source = delivery->target;
-    nack.target = world->broker_node;
+    nack.target = broker->node;
     nack.lineage = lineage_of_repeat(delivery->lineage, 63); /* a fate not the ack's */
     network_send(world, &nack);
 }
@@ -552,7 +565,7 @@ static void fail_handler(World *world, uint32_t job_slot, bool after_effect)
     }
     if (job->store_key != 0)
         key_protocol_record(world, consumers_at(world, node)->keys, job, 500);
-    if (world->broker.partition_count > 0)
+    if (broker_of(world, &job->request)->partition_count > 0)
         report_failed_record(world, &job->request);
     else
         send_nack(world, &job->request);
@@ -725,9 +738,10 @@ void consumers_on_charge_reply(World *world, const Message *reply)
 static void give_up_charge(World *world, uint32_t job_slot)
 {
     const Message *delivery = &world->jobs[job_slot].request;
-    if (world->broker.partition_count > 0)
+    const Broker *broker = broker_of(world, delivery);
+    if (broker->partition_count > 0)
         report_failed_record(world, delivery);
-    else if (world->scenario.broker.family == BROKER_CHANNEL)
+    else if (broker->spec->family == BROKER_CHANNEL)
         send_nack(world, delivery);
     finish_job(world, job_slot);
 }

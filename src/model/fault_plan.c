@@ -122,6 +122,27 @@ static void store_timers(const Scenario *scenario, NodeReach reach, double *long
         at_least(longest, scenario_consumer_group(scenario, g)->idempotency.lock_timeout_ms);
 }
 
+/* A broker's own timers: a visibility-timeout queue's ack timeout; a channel's
+ * consumer_timeout_ms (a delivery held past it closes the channel), its queues' ack
+ * timeout being an unused default; a log has neither. The consumer timeout counts only
+ * when the run is at least as long: it guards against a stuck consumer (RabbitMQ's
+ * default is half an hour), and a shorter run makes it fire only by a copy late by that
+ * much. Counted, every delay fault was that late, so every late copy came after the run
+ * had settled: no late copy met a retry in flight, the race the delay fault is for; a
+ * late ack did what a lost one does (its channel closed in the drain), a late request
+ * found its client long gone. A lost ack still shows the closed channel's second run. */
+static void broker_timers(const BrokerSpec *spec, double duration_ms, double *longest)
+{
+    if (spec->family == BROKER_CHANNEL && spec->consumer_timeout_ms <= duration_ms)
+        at_least(longest, spec->consumer_timeout_ms);
+    for (uint32_t q = 0; spec->family == BROKER_VISIBILITY_TIMEOUT && q < spec->queue_count; q++)
+        at_least(longest, spec->queues[q].ack_timeout_ms);
+    /* a queue's publisher dedup (none on a log): a copy of a publish arriving more than
+     * dedup_window_ms after the first is taken as a new message */
+    for (uint32_t q = 0; q < spec->queue_count; q++)
+        at_least(longest, spec->queues[q].dedup_window_ms);
+}
+
 /* The longest timer of the services the scenario uses, past which a late copy arrives after
  * whoever waited for it gave up or went on (an unused broker's default ack timeout would make
  * every delay fault half a minute long; docs/explore.md lists the timers). */
@@ -164,26 +185,8 @@ static double longest_timeout_ms(const Scenario *scenario)
         if (scenario_proxy_used(scenario, p))
             at_least(&longest, scenario_proxy(scenario, p)->per_try_timeout_ms);
     }
-    /* the broker's own timer: a visibility-timeout queue's ack timeout; a channel's
-     * consumer_timeout_ms (a delivery held past it closes the channel), its queues' ack
-     * timeout being an unused default; a log has neither. The consumer timeout counts only
-     * when the run is at least as long: it guards against a stuck consumer (RabbitMQ's
-     * default is half an hour), and a shorter run makes it fire only by a copy late by that
-     * much. Counted, every delay fault was that late, so every late copy came after the run
-     * had settled: no late copy met a retry in flight, the race the delay fault is for; a
-     * late ack did what a lost one does (its channel closed in the drain), a late request
-     * found its client long gone. A lost ack still shows the closed channel's second run. */
-    if (broker && scenario->broker.family == BROKER_CHANNEL &&
-        scenario->broker.consumer_timeout_ms <= scenario->duration_ms)
-        at_least(&longest, scenario->broker.consumer_timeout_ms);
-    for (uint32_t q = 0; broker && scenario->broker.family == BROKER_VISIBILITY_TIMEOUT &&
-                         q < scenario->broker.queue_count;
-         q++)
-        at_least(&longest, scenario->broker.queues[q].ack_timeout_ms);
-    /* a queue's publisher dedup (none on a log): a copy of a publish arriving more than
-     * dedup_window_ms after the first is taken as a new message */
-    for (uint32_t q = 0; broker && q < scenario->broker.queue_count; q++)
-        at_least(&longest, scenario->broker.queues[q].dedup_window_ms);
+    if (broker) /* the scenario's one broker (a second one's timers would count alike) */
+        broker_timers(&scenario->broker, scenario->duration_ms, &longest);
     server_timers(scenario, reach, &longest);
     store_timers(scenario, reach, &longest);
     return longest;

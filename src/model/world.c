@@ -204,14 +204,13 @@ void world_trace_decision(World *world, uint32_t node, TraceEvent event, const M
     world_trace_write(world, &record);
 }
 
-void world_trace_queue(World *world, TraceEvent event, const Message *message, int64_t value,
-                       const char *queue)
+void world_trace_queue(World *world, uint32_t node, TraceEvent event, const Message *message,
+                       int64_t value, const char *queue)
 {
     if (world->trace.write == NULL)
         return;
-    TraceRecord record = message != NULL
-                             ? about_record(world, world->broker_node, event, message, value, 0)
-                             : node_record(world, world->broker_node, event, value, 0);
+    TraceRecord record = message != NULL ? about_record(world, node, event, message, value, 0)
+                                         : node_record(world, node, event, value, 0);
     record.queue = queue;
     world_trace_write(world, &record);
 }
@@ -579,12 +578,18 @@ static void dispatch(void *context, const Event *event)
     case EVENT_SERVER_OUTAGE:
         server_on_outage(world, server_at(world, event->target));
         break;
-    case EVENT_ACK_TIMEOUT:
-        broker_on_ack_timeout(world, slot_of(event, &world->broker.message_slots), event->target);
+    case EVENT_ACK_TIMEOUT: {
+        Broker *broker = broker_at(world, event->target);
+        SIM_ASSERT((uint32_t)event->arg < broker->message_slots.capacity,
+                   "an ack timeout names a slot of its broker's pool");
+        broker_on_ack_timeout(world, broker, (uint32_t)event->arg, (uint32_t)(event->arg >> 32));
         break;
-    case EVENT_REDELIVER:
-        broker_on_redeliver(world, slot_of(event, &world->broker.message_slots));
+    }
+    case EVENT_REDELIVER: {
+        Broker *broker = broker_at(world, event->target);
+        broker_on_redeliver(world, broker, slot_of(event, &broker->message_slots));
         break;
+    }
     case EVENT_CONSUMER_DONE:
         consumers_on_job_done(world, job_of(world, event));
         break;
@@ -598,10 +603,10 @@ static void dispatch(void *context, const Event *event)
         proxy_on_try_timeout(world, slot_of(event, &world->proxy.call_slots), event->target);
         break;
     case EVENT_LOG_COMMIT:
-        broker_log_on_commit_tick(world);
+        broker_log_on_commit_tick(world, broker_at(world, event->target));
         break;
     case EVENT_LOG_REBALANCE:
-        broker_log_on_rebalance(world);
+        broker_log_on_rebalance(world, broker_at(world, event->target));
         break;
     case EVENT_CONSUMER_RETRY:
         consumers_on_retry(world, job_of(world, event));
@@ -814,6 +819,12 @@ static void build_nodes(World *world)
             entry->active = node_gateway_reached(scenario, spec->number);
             if (spec->number > 0)
                 entry->lane = extra_gateway_lane(world, spec->number);
+        } else if (spec->kind == NODE_BROKER) {
+            SIM_ASSERT(world->broker_count < BROKERS_MAX, "the loader allows BROKERS_MAX brokers");
+            Broker *broker = &world->brokers[world->broker_count];
+            entry->actor = world->broker_count++;
+            broker->node = node;
+            broker->spec = &scenario->broker; /* the scenario declares one */
         } else if (spec->kind == NODE_PROXY) {
             entry->actor = spec->number;
             entry->active = scenario_proxy_used(scenario, spec->number);
@@ -825,6 +836,7 @@ static void build_nodes(World *world)
             Consumers *consumers = &world->consumers[entry->actor];
             consumers->node = node;
             consumers->group = spec->number;
+            consumers->broker = 0; /* the one broker the loader allows */
             consumers->spec = scenario_consumer_group(scenario, spec->number);
         } else if (spec->kind == NODE_KEY_STORE) { /* number 0: the server's; g + 1: group g's */
             entry->actor = spec->number;
@@ -856,7 +868,10 @@ static void build_nodes(World *world)
         world->servers[i].counts = world_service_metrics(world, world->servers[i].node);
     world->gateway_node = world->gateways[0].node;
     wire_calls(world, called_node);
-    world->broker_node = world_node_of_kind(world, NODE_BROKER);
+    SIM_ASSERT(world->broker_count > 0, "every world has a broker node");
+    for (uint32_t i = 0; i < world->consumer_count; i++)
+        SIM_ASSERT(world->consumers[i].broker < world->broker_count, "a group reads a broker");
+    world->broker_node = world->brokers[0].node; /* the publishers' (World.broker_node) */
     world->consumers_node = world_node_of_kind(world, NODE_CONSUMERS);
     world->proxy_node = world->proxy_nodes[0];
 }
@@ -1187,13 +1202,21 @@ static void settle(World *world)
 
 /* ------------------------------------------------------------------ running */
 
-static uint64_t broker_queues_memory_bytes(const Broker *broker)
+/* Each broker's queued messages (the pool that grows), with its queues when asked. */
+static uint64_t brokers_memory_bytes(const World *world, bool with_queues)
 {
     uint64_t bytes = 0;
-    for (uint32_t q = 0; q < broker->queue_count; q++) {
-        const BrokerQueue *queue = &broker->queues[q];
-        bytes += (uint64_t)queue->ready.capacity * sizeof(uint32_t) +
-                 (queue->recent_ids ? idem_store_memory_bytes(queue->recent_ids) : 0);
+    for (uint32_t b = 0; b < world->broker_count; b++) {
+        const Broker *broker = &world->brokers[b];
+        bytes += (uint64_t)broker->message_slots.capacity * sizeof *broker->messages;
+        if (!with_queues)
+            continue;
+        bytes += slot_pool_memory_bytes(&broker->message_slots);
+        for (uint32_t q = 0; q < broker->queue_count; q++) {
+            const BrokerQueue *queue = &broker->queues[q];
+            bytes += (uint64_t)queue->ready.capacity * sizeof(uint32_t) +
+                     (queue->recent_ids ? idem_store_memory_bytes(queue->recent_ids) : 0);
+        }
     }
     return bytes;
 }
@@ -1218,9 +1241,7 @@ uint64_t world_memory_bytes(const World *world)
            slot_pool_memory_bytes(&world->message_slots) +
            (uint64_t)world->job_slots.capacity * sizeof *world->jobs +
            slot_pool_memory_bytes(&world->job_slots) + stores_memory_bytes(world) +
-           (uint64_t)world->broker.message_slots.capacity * sizeof *world->broker.messages +
-           slot_pool_memory_bytes(&world->broker.message_slots) +
-           broker_queues_memory_bytes(&world->broker) +
+           brokers_memory_bytes(world, true) +
            (uint64_t)world->servers[0].outbox_slots.capacity * sizeof *world->servers[0].outbox +
            slot_pool_memory_bytes(&world->servers[0].outbox_slots) + gateways_memory_bytes(world) +
            proxy_memory_bytes(world) + queues_capacity(world) * sizeof(uint32_t);
@@ -1264,11 +1285,11 @@ static uint64_t money_events_left(const World *world)
  * million clients: 980 MiB held, 1.7 GB after the operation table doubled, budget 1 GiB). */
 static uint64_t growth_bytes(const World *world)
 {
-    uint64_t growth =
-        sim_memory_bytes(world->sim) + operation_table_memory_bytes(&world->operations) +
-        (uint64_t)world->message_slots.capacity * sizeof *world->messages +
-        (uint64_t)world->job_slots.capacity * sizeof *world->jobs +
-        (uint64_t)world->broker.message_slots.capacity * sizeof *world->broker.messages;
+    uint64_t growth = sim_memory_bytes(world->sim) +
+                      operation_table_memory_bytes(&world->operations) +
+                      (uint64_t)world->message_slots.capacity * sizeof *world->messages +
+                      (uint64_t)world->job_slots.capacity * sizeof *world->jobs +
+                      brokers_memory_bytes(world, false);
     for (uint32_t side = 0; side < world->store_count; side++)
         growth += idem_store_memory_bytes(store_of_side(world, side)->store);
     return growth;

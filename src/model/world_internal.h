@@ -38,14 +38,15 @@ typedef enum {
     EVENT_GATEWAY_CHARGE,  /* arg: message slot; the gateway's processing is over */
     EVENT_OUTBOX_RELAY,    /* arg: outbox entry */
     EVENT_SERVER_RESTART,  /* target: the instance's node */
-    EVENT_ACK_TIMEOUT,     /* target: delivery number; arg: queued message */
-    EVENT_REDELIVER,       /* arg: queued message */
+    EVENT_ACK_TIMEOUT,     /* target: the broker's node; arg: delivery number << 32 | queued
+                              message */
+    EVENT_REDELIVER,       /* target: the broker's node; arg: queued message */
     EVENT_CONSUMER_DONE,   /* arg: job slot */
     EVENT_CONSUMER_RESTART,
     EVENT_PROXY_FORWARD,     /* arg: proxy call; the proxy's processing is over */
     EVENT_PROXY_TRY_TIMEOUT, /* target: try number; arg: proxy call */
-    EVENT_LOG_COMMIT,        /* the log's auto-commit (commit_interval_ms) */
-    EVENT_LOG_REBALANCE,     /* the log's consumer group rebalances */
+    EVENT_LOG_COMMIT,        /* target: the broker's node; the log's auto-commit */
+    EVENT_LOG_REBALANCE,     /* target: the broker's node; the log's groups rebalance */
     EVENT_CONSUMER_RETRY,    /* arg: job slot; a log record whose key is in progress, again */
     EVENT_SERVER_OUTAGE,     /* target: an instance's node; its scripted outage starts */
     EVENT_HEARTBEAT,         /* target: the job's serial (low bits); arg: job slot */
@@ -425,6 +426,7 @@ typedef enum {
 /* Every consumer group's instances: the world's Consumers, and a queued message's consumer. */
 #define CONSUMERS_MAX (CONSUMER_INSTANCES_MAX * (1 + CONSUMER_GROUPS_EXTRA_MAX))
 _Static_assert(CONSUMERS_MAX < CONSUMER_GONE, "an instance's index fits QueuedMessage.consumer");
+_Static_assert(CONSUMERS_MAX <= 64, "an instance is one bit of BrokerQueue.takers");
 
 typedef struct {
     Message publish;
@@ -438,7 +440,8 @@ typedef struct {
     uint64_t output_delivery;   /* which delivery's run opened it (its reply_to.serial) */
     uint32_t redrives;          /* times it was moved back from the dead letters */
     uint32_t redrive_base;      /* deliveries before the last redrive: max_deliveries anew */
-    uint32_t next_of_operation; /* the operation's next queued message, or SLOT_NONE */
+    uint32_t next_of_operation; /* the operation's next queued message (a link, in any
+                                   broker: QUEUED_LINK_BROKER_SHIFT), or OPERATION_NO_SLOT */
     uint16_t queue;             /* index into Broker.queues (< QUEUES_MAX) */
     uint16_t log_group;         /* log: the consumer group whose copy it is (Broker.log_groups) */
     uint16_t partition;         /* log: its partition (< PARTITIONS_MAX), and its offset there */
@@ -480,6 +483,8 @@ typedef struct {
     uint32_t in_flight;
     uint32_t in_flight_at[CONSUMERS_MAX]; /* in_flight by consumer instance */
     uint32_t next_consumer; /* the instance its next delivery is offered to first (in turn) */
+    uint64_t takers;        /* bit i: consumer instance i takes this queue (its group reads
+                               this broker and names the queue) */
     IdemStore *recent_ids;  /* publisher dedup: message ids seen within the window */
     size_t recent_ids_after_sweep;
 } BrokerQueue;
@@ -503,7 +508,20 @@ typedef struct {
     const char *name; /* its traces' queue when the log has several groups (its service id) */
 } LogGroup;
 
+/* A broker is an actor at its node, as a server or a gateway is: World.brokers[its node's
+ * actor]. The loader allows one broker today; the array is the shape a second one (issue 21:
+ * several services of one kind, e.g. a log for orders beside a queue for receipts) will
+ * use, each with its own pool, queues and consumer groups. */
+#define BROKERS_MAX 2
+/* An operation's queued messages, whichever broker holds them, are one chain
+ * (Operation.broker_messages, then each one's next_of_operation): a link is the slot, with
+ * its broker's index in the top bit (0 for the first broker: the slot itself). */
+#define QUEUED_LINK_BROKER_SHIFT 31
+_Static_assert(BROKERS_MAX <= 2, "a queued message's link names its broker in one bit");
+
 typedef struct {
+    uint32_t node;           /* its node: nodes[node].actor is its index in World.brokers */
+    const BrokerSpec *spec;  /* its rules, in World.scenario */
     bool manual_ack;         /* false: acknowledged as it is handed out (at-most-once) */
     QueuedMessage *messages; /* every queue's, in one pool; reused once the operation settled */
     SlotPool message_slots;
@@ -527,6 +545,7 @@ typedef struct {
     uint32_t node;
     const ConsumerSpec *spec; /* its group's */
     uint32_t group;           /* 0 the first, g > 0 Scenario.extra_consumers[g - 1] */
+    uint32_t broker;          /* the broker its group reads: its index in World.brokers */
     uint32_t call_node;       /* where its group's call step goes */
     uint32_t workers;         /* 0: unbounded */
     uint32_t busy;
@@ -624,10 +643,14 @@ struct World {
     uint32_t proxy_node; /* the first proxy's; TRACE_NO_NODE when no group goes through one */
     uint32_t proxy_nodes[1 + PROXIES_EXTRA_MAX]; /* each proxy's: [0] proxy_node, then the
                                                     extra ones' (TRACE_NO_NODE: none) */
-    Broker broker;
-    uint32_t consumer_count; /* every consumer group's instances, group by group */
+    uint32_t broker_count;
+    Broker brokers[BROKERS_MAX]; /* by their nodes' order; a node's actor is its index */
+    uint32_t consumer_count;     /* every consumer group's instances, group by group */
     Consumers consumers[CONSUMERS_MAX];
     bool business_keys; /* a consumer group keys on a business hash (publishes carry it) */
+    /* The broker the publishers send to (client groups that publish, the server's receipts
+     * and orders, the consumers' receipts): the first broker's node, the only one the loader
+     * allows; a publisher will name its broker once a scenario can declare a second. */
     uint32_t broker_node;
     uint32_t consumers_node; /* its first instance's */
 
@@ -702,10 +725,10 @@ void world_trace_about(World *world, uint32_t node, TraceEvent event, const Mess
  * the row belongs to (TraceRecord.key_owner; 0 when there is no row). */
 void world_trace_decision(World *world, uint32_t node, TraceEvent event, const Message *message,
                           int64_t value, uint64_t key_owner);
-/* A broker's step about one message (NULL: about none) on a named queue or partition (NULL:
- * the only queue, which traces unnamed). */
-void world_trace_queue(World *world, TraceEvent event, const Message *message, int64_t value,
-                       const char *queue);
+/* A step of the broker at node about one message (NULL: about none) on a named queue or
+ * partition (NULL: the only queue, which traces unnamed). */
+void world_trace_queue(World *world, uint32_t node, TraceEvent event, const Message *message,
+                       int64_t value, const char *queue);
 /* Fills in the time and mode and hands the record to the sink (tracing must be on). */
 void world_trace_write(World *world, TraceRecord *record);
 /* A step of a service not about one message (crash, restart, sweep); operation is
@@ -1065,59 +1088,74 @@ bool connection_library_replays(World *world, const ClientGroupSpec *spec, Click
                                 const Message *answer);
 
 /* broker.c */
+/* The broker whose node is node. */
+static inline Broker *broker_at(World *world, uint32_t node)
+{
+    SIM_ASSERT(world->nodes[node].kind == NODE_BROKER, "a broker's node");
+    return &world->brokers[world->nodes[node].actor];
+}
+static inline uint32_t broker_index(const World *world, const Broker *broker)
+{
+    return (uint32_t)(broker - world->brokers);
+}
+/* Every broker's (broker_init, broker_release: the kind's model, for every node of it). */
 void broker_init(World *world);
 void broker_release(World *world);
+/* A message's broker is its target's: a publish's, an ack's, a heartbeat's, a nack's. */
 void broker_on_publish(World *world, const Message *publish);
 void broker_on_ack(World *world, const Message *ack);
 /* A running consumer's heartbeat (SQS ChangeMessageVisibility, JetStream AckProgress): the
  * delivery it names, if still the message's current one, gets a fresh ack timeout. */
 void broker_on_progress(World *world, const Message *progress);
 void broker_on_nack(World *world, const Message *nack);
-void broker_on_ack_timeout(World *world, uint32_t queued, uint32_t delivery);
-void broker_on_redeliver(World *world, uint32_t queued);
+void broker_on_ack_timeout(World *world, Broker *broker, uint32_t queued, uint32_t delivery);
+void broker_on_redeliver(World *world, Broker *broker, uint32_t queued);
 /* A consumer instance crashed: a channel broker requeues everything it held unacknowledged,
- * a log rebalances its partitions among the instances still up. */
+ * a log rebalances its partitions among the instances still up (the instance's group's
+ * broker: Consumers.broker). */
 void broker_on_consumers_crash(World *world, uint32_t instance);
 /* One is back: a channel broker hands out what waited for a consumer, a log gives it a
  * share of the partitions (a rebalance when other instances held them). */
 void broker_on_consumers_restart(World *world, uint32_t instance);
-/* Frees the slots of an operation's queued messages once it has settled. */
+/* Frees the slots of an operation's queued messages, in every broker, once it has settled. */
 void broker_release_operation(World *world, Operation *op);
+/* Puts a queued message of broker at the head of its operation's chain. */
+void broker_link_to_operation(World *world, Broker *broker, Operation *op, uint32_t queued);
 /* The log family (broker_log.c). */
-void broker_log_init(World *world);
-void broker_log_release(World *world);
+void broker_log_init(World *world, Broker *broker);
+void broker_log_release(Broker *broker);
 /* A publish's record, appended to each group's partition (copies: their slots, one per
  * group, in group order). */
-void broker_log_append(World *world, const uint32_t *copies);
+void broker_log_append(World *world, Broker *broker, const uint32_t *copies);
 /* The idempotent producer: true when this publish is a second copy of one send (same
  * producer session, message id, attempt and copy parent), which the log then drops; an
  * application's re-publish is a send of its own, appended again. */
-bool broker_log_producer_repeat(World *world, const Message *publish);
-void broker_log_on_processed(World *world, const Message *report);
-void broker_log_on_commit_tick(World *world);
-void broker_log_on_rebalance(World *world);
-void broker_log_on_consumers_crash(World *world, uint32_t instance);
-void broker_log_on_consumers_restart(World *world, uint32_t instance);
+bool broker_log_producer_repeat(World *world, Broker *broker, const Message *publish);
+void broker_log_on_processed(World *world, Broker *broker, const Message *report);
+void broker_log_on_commit_tick(World *world, Broker *broker);
+void broker_log_on_rebalance(World *world, Broker *broker);
+void broker_log_on_consumers_crash(World *world, Broker *broker, uint32_t instance);
+void broker_log_on_consumers_restart(World *world, Broker *broker, uint32_t instance);
 /* A crashed instance's session is over (session_timeout_ms): the group rebalances. */
-void broker_log_on_session_end(World *world, uint32_t instance);
+void broker_log_on_session_end(World *world, Broker *broker, uint32_t instance);
 /* retryable_topic: a run of delivery failed; its record goes to the next retry topic, or past
  * the last one to the dead-letter topic (the consumer then reports it done as usual). */
-void broker_log_forward_failed(World *world, const Message *delivery);
+void broker_log_forward_failed(World *world, Broker *broker, const Message *delivery);
 /* A retry topic's back-off is over (EVENT_REDELIVER): the record goes to the group again. */
-void broker_log_on_retry_due(World *world, uint32_t queued);
+void broker_log_on_retry_due(World *world, Broker *broker, uint32_t queued);
 /* The dead-letter consumer's review (C36), of a queue's dead letter or the dead-letter topic's. */
-void broker_review_dead_letter(World *world, const QueuedMessage *queued);
+void broker_review_dead_letter(World *world, const Broker *broker, const QueuedMessage *queued);
 /* Whether a delivery is of its partition's current assignment: a record fetched before a
  * rebalance and not yet started is dropped by the consumer (reported, not processed). */
-bool broker_log_delivery_current(const World *world, const Message *delivery);
+bool broker_log_delivery_current(const Broker *broker, const Message *delivery);
 /* C37: the consumers wrote delivery's output (its effect); with transactions it waits for
  * its offset's commit, and an abort undoes it (consumers_abort_output). */
-void broker_log_on_output(World *world, const Message *delivery);
+void broker_log_on_output(World *world, Broker *broker, const Message *delivery);
 /* broker.c's, shared with the log: the next delivery of a queued message (counted, and
  * traced when it is a redelivery); a message let go of; the queue levels recorded. */
-Message broker_next_delivery(World *world, uint32_t queued);
-void broker_finish_queued(World *world, uint32_t queued);
-void broker_note_levels(World *world);
+Message broker_next_delivery(World *world, Broker *broker, uint32_t queued);
+void broker_finish_queued(World *world, Broker *broker, uint32_t queued);
+void broker_note_levels(World *world, const Broker *broker);
 
 /* The server publishes the receipt event of a charge (publish_receipts): directly, or as
  * the outbox's relay (whose confirm comes back to reply_to). */
@@ -1147,6 +1185,11 @@ static inline Consumers *consumers_at(World *world, uint32_t node)
 {
     SIM_ASSERT(world->nodes[node].kind == NODE_CONSUMERS, "a consumer instance's node");
     return &world->consumers[world->nodes[node].actor];
+}
+/* The broker an instance's group reads (one of the world's: build_nodes checks). */
+static inline Broker *consumers_broker(World *world, const Consumers *consumers)
+{
+    return &world->brokers[consumers->broker];
 }
 /* use_gateway: the provider's answer to a consumer's charge, or none in time. */
 void consumers_on_charge_reply(World *world, const Message *reply);
