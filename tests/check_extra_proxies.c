@@ -114,11 +114,13 @@ START_TEST(test_every_proxy_is_called_by_a_group)
              "], \"clients\": [{\"id\": \"web\", \"calls\": \"p0\"}]}");
     test_assert_refused(json, NULL, 0, "$.services[6].kind",
                         "expected at most 3 proxies after the first");
-    const char *instances[] = {"services.mesh.instances=2"};
-    test_assert_refused(PROXIES(""), instances, 1, "$.services[1].instances",
-                        "expected 1 instance for a proxy");
-    const char *one[] = {"services.mesh.instances=1"};
-    free(test_load(PROXIES(""), one, 1));
+    /* the proxies' instances beyond one each, 7 in all: said at the proxy that passes it */
+    const char *too_many[] = {"services.edge.instances=4", "services.mesh.instances=6"};
+    test_assert_refused(PROXIES(""), too_many, 2, "$.services[1].instances",
+                        "expected at most 5 (the proxies' instances beyond one each are at most 7 "
+                        "in all; the proxies before it take 3)");
+    const char *room[] = {"services.edge.instances=4", "services.mesh.instances=5"};
+    free(test_load(PROXIES(""), room, 2));
 }
 END_TEST
 

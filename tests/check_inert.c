@@ -406,6 +406,29 @@ START_TEST(test_a_proxys_retry_host_is_warned_where_no_retry_can_choose)
 }
 END_TEST
 
+/* A proxy's balancer picks among its instances; sending on past a down one needs a crash. */
+START_TEST(test_a_proxys_balancer_is_warned_where_it_has_nothing_to_do)
+{
+    size_t length = sizeof mesh_scenario - 1;
+    const char *const one[SETS_MAX] = {"services.mesh.balancer=\"random\""};
+    const char *const two[SETS_MAX] = {"services.mesh.balancer=\"random\"",
+                                       "services.mesh.instances=2"};
+    ck_assert(warns_in(mesh_scenario, length, one, "$.services[0].balancer"));
+    ck_assert(!warns_in(mesh_scenario, length, two, "$.services[0].balancer"));
+    const char *const never_down[SETS_MAX] = {"services.mesh.instances=2",
+                                              "services.mesh.balancer_retry=\"connect-failure\""};
+    const char *const crashes[SETS_MAX] = {
+        "services.mesh.instances=2", "services.mesh.balancer_retry=\"connect-failure\"",
+        "services.mesh.crash={\"point\": \"after-forward\", \"prob\": 0.1}"};
+    const char *const alone[SETS_MAX] = {
+        "services.mesh.balancer_retry=\"connect-failure\"",
+        "services.mesh.crash={\"point\": \"after-forward\", \"prob\": 0.1}"};
+    ck_assert(warns_in(mesh_scenario, length, never_down, "$.services[0].balancer_retry"));
+    ck_assert(!warns_in(mesh_scenario, length, crashes, "$.services[0].balancer_retry"));
+    ck_assert(warns_in(mesh_scenario, length, alone, "$.services[0].balancer_retry"));
+}
+END_TEST
+
 /* A consumer group's saga (consumers.c, by server_charge.c's code) is warned as a server's,
  * at the consumers' own entry. */
 static const char consumers_saga_scenario[] =
@@ -810,6 +833,7 @@ static Suite *inert_suite(void)
     tcase_add_test(core, test_two_groups_emailing_on_a_log_are_warned);
     tcase_add_test(core, test_a_requeue_loop_while_the_store_is_down_is_warned);
     tcase_add_test(core, test_a_proxys_retry_host_is_warned_where_no_retry_can_choose);
+    tcase_add_test(core, test_a_proxys_balancer_is_warned_where_it_has_nothing_to_do);
     suite_add_tcase(suite, core);
     return suite;
 }

@@ -202,17 +202,20 @@ static void send_copy(World *world, Link *link, const Message *message, uint64_t
     sim_schedule_in(world->sim, delay, EVENT_MESSAGE_ARRIVE, message->target, slot);
 }
 
-/* A request to a server with several instances (the clients' or a called one) goes to the
- * one its balancer picks (the balancer is part of the service: its pick costs no hop). It is
- * sent to the service's node, its first instance's: the first of its consecutive Servers. */
+/* A request to a server or a proxy with several instances goes to the one its balancer
+ * picks (the balancer is part of the service: its pick costs no hop). It is sent to the
+ * service's node, its first instance's: for a server, the first of its consecutive Servers. */
 static bool to_balanced_service(const World *world, const Message *message)
 {
     const WorldNode *target = &world->nodes[message->target];
-    if (target->instance_count <= 1 || target->kind != NODE_SERVER ||
+    if (target->instance_count <= 1 ||
         (message->kind != MESSAGE_REQUEST && message->kind != MESSAGE_STATUS_QUERY))
         return false;
-    return target->actor == 0 ||
-           world->servers[target->actor - 1].spec != world->servers[target->actor].spec;
+    if (target->kind == NODE_PROXY)
+        return proxy_is_first_instance(world, message->target);
+    return target->kind == NODE_SERVER &&
+           (target->actor == 0 ||
+            world->servers[target->actor - 1].spec != world->servers[target->actor].spec);
 }
 
 void network_send_to_instance(World *world, const Message *message)
@@ -236,7 +239,9 @@ void network_send(World *world, const Message *message)
 {
     if (to_balanced_service(world, message)) {
         Message routed = *message;
-        routed.target = server_route(world, message);
+        routed.target = world->nodes[message->target].kind == NODE_PROXY
+                            ? proxy_route(world, message)
+                            : server_route(world, message);
         network_send_to_instance(world, &routed);
         return;
     }

@@ -64,6 +64,13 @@ static void call_release(World *world, uint32_t slot)
 
 /* ------------------------------------------------------------------ its process */
 
+/* The settings of the proxy whose node (one of its instances) a request reached. */
+static const ProxySpec *spec_at(const World *world, uint32_t node)
+{
+    SIM_ASSERT(world->nodes[node].kind == NODE_PROXY, "a proxy's call reached a proxy");
+    return scenario_proxy(&world->scenario, world->proxy.processes[world->nodes[node].actor].proxy);
+}
+
 static ProxyProcess *process_at(World *world, uint32_t node)
 {
     return &world->proxy.processes[world->nodes[node].actor];
@@ -76,8 +83,6 @@ static void reset_client(World *world, const Message *request)
     answer.reply_to = (ReplyTo){0};
     network_send(world, &answer);
 }
-
-static const ProxySpec *spec_at(const World *world, uint32_t node);
 
 /* Whether the proxy's process crashes at point, with call's request in hand: a draw about
  * the request (fault proxy-crash), while crashes are left. */
@@ -125,14 +130,37 @@ static void proxy_on_timer(World *world, uint32_t node, uint64_t arg)
         world_trace(world, node, TRACE_RESTART, TRACE_NO_OPERATION, 0, 0);
 }
 
-/* ------------------------------------------------------------------ tries and answers */
+/* ------------------------------------------------------------------ its instances */
 
-/* The settings of the proxy whose node a request reached. */
-static const ProxySpec *spec_at(const World *world, uint32_t node)
+/* The instance of a proxy of several a client's request goes to: its balancer's pick
+ * (balancer.c), or with balancer_retry the next instance that is up when that one is down.
+ * The request's target is the proxy's node, its first instance's. */
+uint32_t proxy_route(World *world, const Message *request)
 {
-    SIM_ASSERT(world->nodes[node].kind == NODE_PROXY, "a proxy's call reached a proxy");
-    return scenario_proxy(&world->scenario, world->nodes[node].actor);
+    const WorldNode *service = &world->nodes[request->target];
+    ProxyProcess *first = &world->proxy.processes[service->actor];
+    const ProxySpec *spec = scenario_proxy(&world->scenario, first->proxy);
+    uint32_t count = service->instance_count;
+    uint32_t pick = balancer_pick(world, spec->balancer, request, count, &first->balancer_turn);
+    if (spec->balancer_retry == BALANCER_RETRY_CONNECT_FAILURE && first[pick].down) {
+        for (uint32_t k = 1; k < count; k++) { /* the next instance that is up, in order */
+            uint32_t next = (pick + k) % count;
+            if (!first[next].down) {
+                world->metrics.balancer_retries++;
+                return first[next].node;
+            }
+        }
+    }
+    return first[pick].node;
 }
+
+bool proxy_is_first_instance(const World *world, uint32_t node)
+{
+    const ProxyProcess *process = &world->proxy.processes[world->nodes[node].actor];
+    return process->node == world->proxy_nodes[process->proxy];
+}
+
+/* ------------------------------------------------------------------ tries and answers */
 
 /* retry_host "other": the instance of the server this try goes to. The balancer picks as
  * for any request; an instance the call has tried already gives way to the next one it has

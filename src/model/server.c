@@ -11,35 +11,17 @@
 
 /* ------------------------------------------------------------------ instances */
 
-/* The balancer in front of a service's instances (the clients' server's, or a called
- * server's): the request's target is the service's node, whose actor is its first instance.
- * Round-robin turns over every request the service receives; random draws from the request
- * copy's identity, so it picks the same instance in every mode; key-hash sends every retry
- * with one key to one instance. A request without a key goes in turn: one whose client sends
- * none, one a proxy stripped of it, and every request in the modes that send no key (a
- * request's key is drawn in every mode, for the draws named by it, but only the idempotent
- * mode puts it in a header). */
+/* The instance of a server service a request goes to (the clients' server's, or a called
+ * server's): its balancer's pick (balancer.c), or with balancer_retry the next instance that
+ * is up when that one is down. The request's target is the service's node, whose actor is
+ * its first instance. */
 uint32_t server_route(World *world, const Message *request)
 {
     const WorldNode *service = &world->nodes[request->target];
     Server *first = &world->servers[service->actor];
     uint32_t count = service->instance_count;
-    uint32_t pick = 0;
-    BalancerPolicy policy = first->spec->balancer;
-    if (policy == BALANCER_KEY_HASH && (request->key == 0 || world->mode != MODE_IDEMPOTENT))
-        policy = BALANCER_ROUND_ROBIN; /* no key header to hash */
-    switch (policy) {
-    case BALANCER_KEY_HASH:
-        pick = (uint32_t)(rng_mix64(request->key) % count);
-        break;
-    case BALANCER_ROUND_ROBIN:
-        pick = first->balancer_turn;
-        first->balancer_turn = (first->balancer_turn + 1) % count;
-        break;
-    case BALANCER_RANDOM:
-        pick = (uint32_t)(world_draw_about(world, DRAW_BALANCER, request) % count);
-        break;
-    }
+    uint32_t pick =
+        balancer_pick(world, first->spec->balancer, request, count, &first->balancer_turn);
     if (first->spec->balancer_retry == BALANCER_RETRY_CONNECT_FAILURE && first[pick].down) {
         /* the connection is refused: the next instance that is up, in the instances' order */
         for (uint32_t k = 1; k < count; k++) {

@@ -787,11 +787,17 @@ static void build_nodes(World *world)
     uint32_t count = scenario_service_nodes(scenario, world->service_nodes);
     uint32_t first_server[1 + CALLED_SERVERS_MAX]; /* by service: its instance 0's Server */
     uint32_t called_node[CALLED_SERVERS_MAX];
+    uint32_t first_process[1 + PROXIES_EXTRA_MAX]; /* by proxy: its instance 0's ProxyProcess */
+    uint32_t process_count = 0;
     for (uint32_t i = 0; i < count; i++) {
         const ScenarioNode *spec = &world->service_nodes[i];
         if (spec->kind == NODE_SERVER && spec->instance == 0) {
             first_server[spec->number] = world->server_count;
             world->server_count += spec->instance_count;
+        }
+        if (spec->kind == NODE_PROXY && spec->instance == 0) {
+            first_process[spec->number] = process_count;
+            process_count += spec->instance_count;
         }
     }
     for (uint32_t p = 0; p < 1 + PROXIES_EXTRA_MAX; p++)
@@ -826,9 +832,14 @@ static void build_nodes(World *world)
             broker->node = node;
             broker->spec = &scenario->broker; /* the scenario declares one */
         } else if (spec->kind == NODE_PROXY) {
-            entry->actor = spec->number;
+            /* a proxy's instances are consecutive processes; every proxy and instance is
+             * drawn in the first proxy's lane */
+            entry->actor = first_process[spec->number] + spec->instance;
             entry->active = scenario_proxy_used(scenario, spec->number);
-            world->proxy_nodes[spec->number] = node; /* extras drawn in the first's lane */
+            world->proxy.processes[entry->actor].proxy = spec->number;
+            world->proxy.processes[entry->actor].node = node;
+            if (spec->instance == 0)
+                world->proxy_nodes[spec->number] = node;
         } else if (spec->kind == NODE_CONSUMERS) {
             /* every group's instances drawn in the consumers' lane, group by group: its
              * first instance's node comes before its others' (scenario_service_nodes) */

@@ -399,17 +399,24 @@ typedef struct {
     uint8_t tried;   /* retry_host "other": bit i, the server's instance i had a try */
 } ProxyCall;
 
-/* A proxy's process (ProxySpec.crash): down from a crash to its restart. */
+/* One process of a proxy (an instance): down from a crash (ProxySpec.crash) to its restart.
+ * A proxy's processes are consecutive in Proxy.processes; the first holds its balancer's
+ * turn. */
 typedef struct {
+    uint32_t proxy; /* which proxy: 0 the first, p > 0 Scenario.extra_proxies[p - 1] */
+    uint32_t node;
     bool down;
     uint32_t crashes;
+    uint32_t balancer_turn; /* the first instance's: round-robin's next pick */
 } ProxyProcess;
+
+#define PROXY_PROCESSES_MAX (1 + PROXIES_EXTRA_MAX + PROXY_INSTANCES_EXTRA_MAX)
 
 typedef struct {
     ProxyCall *calls; /* slots reused once a call has answered */
     SlotPool call_slots;
     uint64_t next_serial;
-    ProxyProcess processes[1 + PROXIES_EXTRA_MAX]; /* by proxy: its node's actor */
+    ProxyProcess processes[PROXY_PROCESSES_MAX]; /* by its node's actor */
 } Proxy;
 
 /* ------------------------------------------------------------------ broker and consumers */
@@ -925,6 +932,17 @@ static inline const ServerSpec *server_settings_at(World *world, uint32_t node)
 }
 /* The instance a request to the service goes to: the balancer's pick. */
 uint32_t server_route(World *world, const Message *request);
+
+/* proxy.c: the instance of a proxy of several a client's request goes to, and whether node
+ * is a proxy's first instance (the node its clients send to) */
+uint32_t proxy_route(World *world, const Message *request);
+bool proxy_is_first_instance(const World *world, uint32_t node);
+
+/* balancer.c */
+/* The index (below count) of the instance a balancer of policy sends request to; turn is
+ * its round-robin state. */
+uint32_t balancer_pick(World *world, BalancerPolicy policy, const Message *request, uint32_t count,
+                       uint32_t *turn);
 void server_on_request(World *world, Server *server, const Message *request);
 void server_on_status_query(World *world, Server *server, const Message *query);
 void server_on_job_reserve(World *world, uint32_t job);

@@ -562,7 +562,16 @@ typedef struct {
     /* The proxy process's crashes (a sidecar restarted, an API gateway's pod evicted): drawn
      * per request at a point of its own; every request it carries then ends in a reset */
     CrashSpec crash;
+    /* Its processes (services form): each with its own calls, crashes and restarts, behind
+     * a balancer of their own that deals the client groups' requests out, as a server's */
+    uint32_t instances;
+    BalancerPolicy balancer;
+    BalancerRetry balancer_retry;
 } ProxySpec;
+
+#define PROXY_INSTANCES_MAX 8
+/* Every proxy's instances beyond one, in all (the loader refuses more): node room. */
+#define PROXY_INSTANCES_EXTRA_MAX 7
 
 /* A proxy after the first in `services` (services form): another way in to the first server,
  * which client groups name by `calls` (ClientGroupSpec.proxy), such as a mesh that retries
@@ -1039,7 +1048,8 @@ typedef struct {
 #define SCENARIO_NODES_MAX                                                                         \
     (NODE_KIND_COUNT + SERVER_INSTANCES_EXTRA_MAX + CALLED_SERVERS_MAX + GATEWAYS_EXTRA_MAX +      \
      PROXIES_EXTRA_MAX + CONSUMER_INSTANCES_MAX - 1 +                                              \
-     CONSUMER_GROUPS_EXTRA_MAX * CONSUMER_INSTANCES_MAX + 1 + CONSUMER_GROUPS_EXTRA_MAX)
+     CONSUMER_GROUPS_EXTRA_MAX * CONSUMER_INSTANCES_MAX + 1 + CONSUMER_GROUPS_EXTRA_MAX +          \
+     PROXY_INSTANCES_EXTRA_MAX)
 /* The service nodes a run of scenario has, in node order after the client groups: server,
  * gateway, broker, consumers, the proxy when a group goes through it (each kind in
  * scenario_names_service's order, some only when reached), the first server's instances

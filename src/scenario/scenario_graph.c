@@ -104,6 +104,11 @@ static uint32_t instances_of(const ServerSpec *server)
     return server->instances > 1 ? server->instances : 1;
 }
 
+static uint32_t proxy_instances_of(const ProxySpec *proxy)
+{
+    return proxy->instances > 1 ? proxy->instances : 1;
+}
+
 unsigned scenario_service_nodes(const Scenario *scenario, ScenarioNode nodes[SCENARIO_NODES_MAX])
 {
     unsigned count = 0;
@@ -119,6 +124,7 @@ unsigned scenario_service_nodes(const Scenario *scenario, ScenarioNode nodes[SCE
         add_node(nodes, &count, kind, scenario->service_ids[kind], 0, 0,
                  kind == NODE_SERVER      ? instances
                  : kind == NODE_CONSUMERS ? consumers
+                 : kind == NODE_PROXY     ? proxy_instances_of(&scenario->proxy)
                                           : 1);
     }
     for (uint32_t i = 1; i < instances; i++)
@@ -140,7 +146,8 @@ unsigned scenario_service_nodes(const Scenario *scenario, ScenarioNode nodes[SCE
     for (uint32_t g = 0; g < scenario->extra_gateway_count; g++)
         add_node(nodes, &count, NODE_GATEWAY, scenario->extra_gateways[g].id, g + 1, 0, 1);
     for (uint32_t p = 0; p < scenario->extra_proxy_count; p++)
-        add_node(nodes, &count, NODE_PROXY, scenario->extra_proxies[p].id, p + 1, 0, 1);
+        add_node(nodes, &count, NODE_PROXY, scenario->extra_proxies[p].id, p + 1, 0,
+                 proxy_instances_of(&scenario->extra_proxies[p].spec));
     for (uint32_t i = 1; i < consumers; i++)
         add_node(nodes, &count, NODE_CONSUMERS, scenario->service_ids[NODE_CONSUMERS], 0, i,
                  consumers);
@@ -157,6 +164,14 @@ unsigned scenario_service_nodes(const Scenario *scenario, ScenarioNode nodes[SCE
         char id[NAME_LEN_MAX];
         scenario_key_store_id(scenario, store, NODE_CONSUMERS, id);
         add_node(nodes, &count, NODE_KEY_STORE, id, g + 1, 0, 1);
+    }
+    for (uint32_t p = 0; p <= scenario->extra_proxy_count; p++) { /* every proxy's instances */
+        if (p == 0 && !node_kind_reached(scenario, NODE_PROXY))
+            continue; /* no first proxy in this world */
+        uint32_t proxy_instances = proxy_instances_of(scenario_proxy(scenario, p));
+        for (uint32_t i = 1; i < proxy_instances; i++)
+            add_node(nodes, &count, NODE_PROXY, scenario_proxy_id(scenario, p), p, i,
+                     proxy_instances);
     }
     return count;
 }
@@ -1220,6 +1235,33 @@ static void check_gateway_used(ScenarioReader *scenario_reader, const Graph *gra
 
 /* Each called server is named by a call step of a server before it; one nobody calls would
  * be a service that does nothing (client groups and a proxy call the first server only). */
+/* Every proxy's instances beyond one each fit the world's tables: said at the instances of
+ * the proxy, in the file's order, that would pass PROXY_INSTANCES_EXTRA_MAX. */
+static void check_proxy_instances_in_all(ScenarioReader *scenario_reader, const Graph *graph)
+{
+    const Scenario *scenario = scenario_reader->scenario;
+    uint32_t before = 0;
+    for (unsigned i = 0; i < graph->count; i++) {
+        if (graph->entries[i].kind != NODE_PROXY)
+            continue;
+        int extra = graph->entries[i].extra;
+        const ProxySpec *proxy =
+            extra == NOT_EXTRA ? &scenario->proxy : &scenario->extra_proxies[extra].spec;
+        uint32_t beyond_one = proxy->instances > 1 ? proxy->instances - 1 : 0;
+        if (before + beyond_one > PROXY_INSTANCES_EXTRA_MAX) {
+            json_path_push_index(&scenario_reader->reader.path, i);
+            schema_error_at(&scenario_reader->reader, "instances",
+                            "expected at most %u (the proxies' instances beyond one each are at "
+                            "most %d in all; the proxies before it take %u)",
+                            PROXY_INSTANCES_EXTRA_MAX - before + 1, PROXY_INSTANCES_EXTRA_MAX,
+                            before);
+            json_path_pop(&scenario_reader->reader.path);
+            return;
+        }
+        before += beyond_one;
+    }
+}
+
 static void check_called_servers_used(ScenarioReader *scenario_reader, const Graph *graph)
 {
     SchemaReader *reader = &scenario_reader->reader;
@@ -1538,6 +1580,7 @@ static void check_references(ScenarioReader *scenario_reader, const Graph *graph
     }
     check_gateway_used(scenario_reader, graph);
     check_called_servers_used(scenario_reader, graph);
+    check_proxy_instances_in_all(scenario_reader, graph);
     check_resume_with_calls(scenario_reader, graph, &stores);
     check_shared_store_outbox(scenario_reader, graph, &stores);
     share_with_consumers(scenario_reader, &stores, graph);

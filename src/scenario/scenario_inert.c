@@ -765,6 +765,14 @@ static void warn_proxy(const Scenario *scenario, const Scenario *plain, LoadErro
         char crash_at[JSON_PATH_LEN_MAX];
         snprintf(crash_at, sizeof crash_at, "%s.crash", at);
         warn_crash(&proxy->crash, &base->crash, crash_at, warnings);
+        if (proxy->instances <= 1 && proxy->balancer != base->balancer)
+            say_at(warnings, at, "balancer", "has no effect with 1 instance: it picks among none");
+        if (proxy->instances <= 1 && proxy->balancer_retry != base->balancer_retry)
+            say_at(warnings, at, "balancer_retry",
+                   "has no effect with 1 instance: there is no other to send to");
+        else if (proxy->balancer_retry != base->balancer_retry && crash_never(&proxy->crash))
+            say_at(warnings, at, "balancer_retry",
+                   "has no effect: no instance is ever down (no crash with a point and a prob)");
         if (proxy->retry_host != base->retry_host && scenario->server.instances <= 1)
             say_at(warnings, at, "retry_host",
                    "has no effect: the server it calls runs 1 instance, so every try meets it");

@@ -301,6 +301,11 @@ bool scenario_uses_proxy_crash(const Scenario *scenario)
 bool scenario_uses_balancer_retry(const Scenario *scenario)
 {
     bool retry = scenario->server.balancer_retry != BALANCER_RETRY_NONE;
+    for (uint32_t p = 0; p <= scenario->extra_proxy_count; p++) {
+        const ProxySpec *proxy = scenario_proxy(scenario, p);
+        retry = retry || (scenario_proxy_used(scenario, p) && proxy->instances > 1 &&
+                          proxy->balancer_retry != BALANCER_RETRY_NONE);
+    }
     for (uint32_t c = 0; c < scenario->called_server_count; c++) {
         const ServerSpec *called = &scenario->called_servers[c].spec;
         retry = retry || (called->instances > 1 && called->balancer_retry != BALANCER_RETRY_NONE);

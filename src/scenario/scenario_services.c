@@ -99,6 +99,7 @@ void scenario_services_proxy_defaults(ProxySpec *proxy)
         .forwards_key = true,
         .service_ms = {DIST_CONST, 1, 0},
         .crash = crash_default,
+        .instances = 1,
     };
 }
 
@@ -701,7 +702,19 @@ static void write_proxy_retry_on(SchemaWriter *writer, const void *target, cJSON
     FIELD_OBJECT("crash", ProxySpec, crash, proxy_crash_schema)
 /* clang-format on */
 
-static const SchemaField proxy_fields[] = {PROXY_FIELDS};
+static void read_proxy_instances_in_older_form(SchemaReader *reader, const cJSON *item,
+                                               void *target)
+{
+    (void)item;
+    (void)target;
+    schema_error(reader, "expected the services form for several instances (a service of kind "
+                         "'proxy' with \"instances\" and \"balancer\")");
+}
+
+static const SchemaField proxy_fields[] = {
+    PROXY_FIELDS, FIELD_CUSTOM("instances", 0, read_proxy_instances_in_older_form, NULL, false),
+    FIELD_CUSTOM("balancer", 0, read_proxy_instances_in_older_form, NULL, false),
+    FIELD_CUSTOM("balancer_retry", 0, read_proxy_instances_in_older_form, NULL, false)};
 const SchemaObject scenario_services_proxy_schema = {.name = "proxy", SCHEMA_FIELDS(proxy_fields)};
 
 /* ------------------------------------------------------------------ broker */
@@ -1254,22 +1267,32 @@ static const SchemaObject gateway_service_schema = {.name = "services[] (gateway
                                                     .check = check_gateway,
                                                     .shown = gateway_shown};
 
-/* A proxy here is one process: its crash (ProxySpec.crash) takes every call it carries.
- * Instances that crash apart, behind a balancer of their own, are not modelled yet. */
-static void read_proxy_instances(SchemaReader *reader, const cJSON *item, void *target)
+#define RANGE_PROXY_INSTANCES                                                                      \
+    {                                                                                              \
+        1.0, PROXY_INSTANCES_MAX, false, false, false                                              \
+    }
+
+/* A proxy of one instance is written as it was before proxies had instances. */
+static bool proxy_service_shown(const SchemaWriter *writer, const void *base, const char *key)
 {
-    (void)target;
-    if (cJSON_IsNumber(item) && item->valuedouble == 1.0)
-        return;
-    schema_error(reader, "expected 1 instance for a proxy (a proxy is one process here, which its "
-                         "crash takes down whole: instances are not modelled yet)");
+    (void)writer;
+    const ProxySpec *proxy = base;
+    if (strcmp(key, "instances") == 0 || strcmp(key, "balancer") == 0 ||
+        strcmp(key, "balancer_retry") == 0)
+        return proxy->instances > 1;
+    return true;
 }
 
 static const SchemaField proxy_service_fields[] = {
-    SERVICE_HEAD_FIELDS, REFERENCE_FIELD("calls"), PROXY_FIELDS,
-    REFUSED_FIELD("instances", read_proxy_instances)};
+    SERVICE_HEAD_FIELDS,
+    REFERENCE_FIELD("calls"),
+    PROXY_FIELDS,
+    FIELD_U32("instances", ProxySpec, instances, RANGE_PROXY_INSTANCES),
+    FIELD_CHOICE("balancer", ProxySpec, balancer, scenario_names_balancer),
+    FIELD_CHOICE("balancer_retry", ProxySpec, balancer_retry, scenario_names_balancer_retry)};
 static const SchemaObject proxy_service_schema = {.name = "services[] (proxy)",
-                                                  SCHEMA_FIELDS(proxy_service_fields)};
+                                                  SCHEMA_FIELDS(proxy_service_fields),
+                                                  .shown = proxy_service_shown};
 
 static const SchemaField broker_service_fields[] = {
     SERVICE_HEAD_FIELDS, BROKER_FIELDS, REFUSED_FIELD("consumers", read_inline_consumers)};
