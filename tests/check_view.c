@@ -793,6 +793,39 @@ START_TEST(test_view_narration_says_what_an_outbox_relays)
 }
 END_TEST
 
+/* A key store's crash says what its restart will have: its keys on disk (durable: the Redis
+ * of workers_dedupe_store_down), or, with no persistence (the collectors' store of
+ * orders_and_invoices_two_groups), the keys it loses, none where it held none: not "on disk". */
+START_TEST(test_view_narration_of_a_store_crash_follows_its_persistence)
+{
+    Scenario *scenario = calloc(1, sizeof *scenario);
+    ck_assert_ptr_nonnull(scenario);
+    const char *crash[] = {"services.collector-keys.crash={\"every_ms\": {\"dist\": \"const\", "
+                           "\"value\": 20000}, \"restart_ms\": 5000}"};
+    ViewPane *pane =
+        pane_of(IDEMSIM_SOURCE_DIR "/scenarios/architectures/orders_and_invoices_two_groups.json",
+                crash, 1, MODE_IDEMPOTENT, scenario);
+    ViewNarration down = {.event = TRACE_CRASH,
+                          .node = node_named(pane, "collector-keys"),
+                          .kind = NODE_KEY_STORE,
+                          .peer = TRACE_NO_NODE,
+                          .operation = TRACE_NO_OPERATION,
+                          .value = 0};
+    expect_narration(pane, down, "the key store collector-keys crashed: it held no keys");
+    down.value = 3;
+    expect_narration(pane, down, "the key store collector-keys crashed: 3 keys lost");
+    view_pane_destroy(pane);
+
+    pane = pane_of(IDEMSIM_SOURCE_DIR "/scenarios/architectures/workers_dedupe_store_down.json",
+                   NULL, 0, MODE_IDEMPOTENT, scenario);
+    down.node = node_named(pane, "redis");
+    down.value = 0;
+    expect_narration(pane, down, "the key store redis crashed: its keys are on disk");
+    view_pane_destroy(pane);
+    free(scenario);
+}
+END_TEST
+
 /* A server whose outbox holds both charges and receipts: its relays' records look alike (no
  * detail), so the pane's sink notes the copy each sent. Every relay the narration shows,
  * step by step, names where its copy went, and says a receipt exactly when that was the
@@ -1761,6 +1794,7 @@ static Suite *view_suite(void)
     tcase_add_test(core, test_view_consumers_hand_back_while_their_store_is_down);
     tcase_add_test(core, test_view_an_outage_past_the_run_is_shaded_within_the_chart);
     tcase_add_test(core, test_view_narration_says_what_an_outbox_relays);
+    tcase_add_test(core, test_view_narration_of_a_store_crash_follows_its_persistence);
     tcase_add_test(core, test_view_narration_of_a_relay_follows_the_copy_it_sent);
     tcase_add_test(core, test_view_narration_names_the_group_that_rebalances);
     tcase_add_test(core, test_view_narration_of_fencing_says_what_each_service_does);

@@ -778,6 +778,23 @@ static bool store_is(const Scenario *scenario, const IdempotencySpec *store, Nod
     return strcmp(id, store_id) == 0;
 }
 
+bool diagram_store_durable(const Scenario *scenario, const char *store_id)
+{
+    if (store_is(scenario, &scenario->server.idempotency, NODE_SERVER, store_id))
+        return scenario->server.idempotency.durable;
+    for (uint32_t c = 0; c < scenario->called_server_count; c++) {
+        const IdempotencySpec *store = &scenario->called_servers[c].spec.idempotency;
+        if (store_is(scenario, store, NODE_SERVER, store_id))
+            return store->durable;
+    }
+    for (uint32_t g = 0; g <= scenario->extra_consumer_count; g++) {
+        const IdempotencySpec *store = &scenario_consumer_group(scenario, g)->idempotency;
+        if (store_is(scenario, store, NODE_CONSUMERS, store_id))
+            return store->durable;
+    }
+    return true;
+}
+
 bool diagram_group_meets_store(const Scenario *scenario, uint32_t group, const char *store_id)
 {
     if (group >= scenario->client_group_count || store_id == NULL)
