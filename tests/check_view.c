@@ -24,6 +24,7 @@
 #include "view.h"
 #include "view_canvas.h"
 #include "view_layout.h"
+#include "view_moment.h"
 #include "view_narration.h"
 #include "view_pane.h"
 #include "view_quiz.h"
@@ -376,6 +377,61 @@ START_TEST(test_view_key_store_lane_follows_the_groups_that_use_it)
     ck_assert(idempotent_pane_has_lane(scenario, "collectors"));
     ck_assert(scenario_load_file(path, NULL, 0, scenario, errors)); /* no crash: no node */
     ck_assert(!idempotent_pane_has_lane(scenario, "collector-keys"));
+    free(errors);
+    free(scenario);
+}
+END_TEST
+
+/* How a pane tells a key store's crash at 20 s: the mechanisms line across the lanes, the
+ * narration, and the key-store panel's DOWN (view_pane_key_store_down), read at 20.001 s. */
+typedef struct {
+    bool line, narrated, down;
+} StoreCrashTold;
+
+static uint32_t node_named(const ViewPane *pane, const char *name);
+
+static StoreCrashTold store_crash_told(const Scenario *scenario, const char *store)
+{
+    ViewPane *pane = view_pane_create(scenario, MODE_IDEMPOTENT, scenario->seed);
+    ck_assert_ptr_nonnull(pane);
+    view_pane_run_until(pane, 20001000);
+    StoreCrashTold told = {0};
+    uint32_t node = node_named(pane, store);
+    for (uint64_t m = 0; m < pane->mechanism_count && m < VIEW_MECHANISMS_MAX; m++)
+        told.line |= pane->mechanisms[m].event == TRACE_CRASH && pane->mechanisms[m].node == node;
+    told.narrated = pane->narration.present && pane->narration.event == TRACE_CRASH &&
+                    pane->narration.node == node;
+    told.down = view_pane_key_store_down(pane, false);
+    view_pane_destroy(pane);
+    return told;
+}
+
+/* A key store's crash is told in the view only where the store has a lane, by the rule of its
+ * lane (diagram_node_drawn): the collectors' store of orders_and_invoices_two_groups, down
+ * from 20 s, is told by its line, the narration and the panel's DOWN while billing's invoices
+ * reach the collectors, and by none of them once they go to the chargers' queue and no
+ * operation meets the store (its crash was drawn across lanes that never reach it). */
+START_TEST(test_view_tells_a_store_crash_only_where_the_store_is_drawn)
+{
+    const char *path =
+        IDEMSIM_SOURCE_DIR "/scenarios/architectures/orders_and_invoices_two_groups.json";
+    const char *crash = "services.collector-keys.crash={\"every_ms\": {\"dist\": \"const\", "
+                        "\"value\": 20000}, \"restart_ms\": 5000}";
+    const char *met[] = {crash};
+    const char *unmet[] = {crash, "clients[1].queue=\"orders\""};
+    Scenario *scenario = calloc(1, sizeof *scenario);
+    LoadErrors *errors = calloc(1, sizeof *errors);
+    ck_assert(scenario_load_file(path, met, 1, scenario, errors));
+    StoreCrashTold told = store_crash_told(scenario, "collector-keys");
+    ck_assert(told.line && told.narrated && told.down);
+    ck_assert(scenario_load_file(path, unmet, 2, scenario, errors));
+    told = store_crash_told(scenario, "collector-keys");
+    ck_assert_msg(!told.line && !told.narrated && !told.down, "line %d, narrated %d, down %d",
+                  told.line, told.narrated, told.down);
+    /* nor is it a moment to show: nothing else crashes there (the collectors get no work) */
+    Mode idempotent = MODE_IDEMPOTENT, at;
+    SimTimeUs at_us;
+    ck_assert(!view_moment_find("crash", scenario, &idempotent, 1, scenario->seed, &at_us, &at));
     free(errors);
     free(scenario);
 }
@@ -1779,6 +1835,7 @@ static Suite *view_suite(void)
     tcase_add_test(core, test_view_diagram_of_a_small_world_accounts_for_every_message);
     tcase_add_test(core, test_view_diagram_lanes_come_from_the_node_table);
     tcase_add_test(core, test_view_key_store_lane_follows_the_groups_that_use_it);
+    tcase_add_test(core, test_view_tells_a_store_crash_only_where_the_store_is_drawn);
     tcase_add_test(core, test_view_pane_state_does_not_depend_on_slicing);
     tcase_add_test(core,
                    test_view_pane_is_done_once_every_operation_settled_while_timers_are_pending);

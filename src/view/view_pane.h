@@ -152,6 +152,10 @@ typedef struct {
 
     ViewTally tally;
     ViewKeySample keys;
+    /* by diagram lane: a key store of its own whose crash was seen and its restart not yet.
+     * Only a store with a lane (diagram_node_drawn) is told: its crash line, narration and
+     * the panel's DOWN follow its lane, as its marks do. */
+    bool store_lane_down[DIAGRAM_LANES_MAX];
 } ViewPane;
 
 /* Builds the world of mode with seed and the pane around it; NULL when out of memory.
@@ -175,6 +179,10 @@ bool view_pane_has_kind(const ViewPane *pane, NodeKind kind);
  * narration gives way to its verdict (and its diagram to its telling story). clock_stopped:
  * every world has finished, so the clock will not move again and no hold can end by it. */
 bool view_pane_finished_at(const ViewPane *pane, SimTimeUs now_us, bool clock_stopped);
+/* Whether a key store with a lane is down now (its own crash, C38), as the key-store panel
+ * says it; servers_only: one the servers keep their keys in (a consumer group's down leaves
+ * them up). A store no drawn operation meets has no lane, and its crash is not told. */
+bool view_pane_key_store_down(const ViewPane *pane, bool servers_only);
 /* Whether a diagram lane is a client's. */
 bool view_pane_lane_is_client(const ViewPane *pane, int lane);
 /* Why the pane's world stopped before its end, in words ("stopped: no progress, ..."), or

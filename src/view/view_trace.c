@@ -252,6 +252,14 @@ static void on_record(void *context, const TraceRecord *record)
     pane->records_by_event[event]++;
     if (pane->world == NULL || event == TRACE_SETTLED)
         return; /* the counters read the outcomes from the world's metrics */
+    if ((event == TRACE_CRASH || event == TRACE_RESTART) && record->actor_kind == NODE_KEY_STORE) {
+        /* a store of its own: told only where it has a lane (diagram_node_drawn), as its
+         * marks are; a store no drawn operation meets has nothing to say to them */
+        int lane = diagram_lane_of(pane->diagram, record->actor, TRACE_NO_CLIENT);
+        if (lane == DIAGRAM_NO_LANE)
+            return;
+        pane->store_lane_down[lane] = event == TRACE_CRASH;
+    }
     ingest_mechanism(pane, record);
     if (event == TRACE_OFFSET_COMMIT)
         return; /* of no operation, and one per record: the table counts them */
