@@ -437,6 +437,86 @@ START_TEST(test_view_tells_a_store_crash_only_where_the_store_is_drawn)
 }
 END_TEST
 
+static ViewPane *pane_of(const char *path, const char *const *sets, int set_count, Mode mode,
+                         Scenario *scenario);
+
+/* Feeds the pane offset commits at t_us by the broker, one per partition name in queues
+ * (NULL-terminated), the offset counting up from 10; returns the newest moment's words. */
+static const char *commit_words(ViewPane *pane, SimTimeUs t_us, const char *const *queues,
+                                char *text, size_t size)
+{
+    TraceSink sink = view_trace_sink(pane);
+    for (int q = 0; queues[q] != NULL; q++) {
+        TraceRecord record = {.t_us = t_us + (SimTimeUs)q * 1000,
+                              .event = TRACE_OFFSET_COMMIT,
+                              .actor = world_node_of_kind(pane->world, NODE_BROKER),
+                              .actor_kind = NODE_BROKER,
+                              .peer = TRACE_NO_NODE,
+                              .no_operation = true,
+                              .value = 10 + q,
+                              .queue = queues[q]};
+        sink.write(sink.context, &record);
+    }
+    const ViewMechanism *last =
+        &pane->mechanisms[(pane->mechanism_count - 1) % VIEW_MECHANISMS_MAX];
+    view_mechanism_commit_words(pane, last, text, size);
+    return text;
+}
+
+/* Offset commits close together are one moment, and its words are true of all of them: the
+ * newest offset only where they are all one partition's (named where the log has several
+ * partitions or groups), else how many partitions, and whose group, or how many groups,
+ * where the log has several ("to 56" named one partition of one group out of twelve). */
+START_TEST(test_view_merged_offset_commits_say_where_they_went)
+{
+    Scenario *scenario = calloc(1, sizeof *scenario);
+    ck_assert_ptr_nonnull(scenario);
+    char text[128];
+    ViewPane *pane =
+        pane_of(IDEMSIM_SOURCE_DIR "/scenarios/architectures/orders_log_charge_and_confirm.json",
+                NULL, 0, MODE_AT_LEAST_ONCE, scenario);
+    const char *one[] = {"p3", NULL};
+    ck_assert_str_eq(commit_words(pane, 1000000, one, text, sizeof text), "offset commit: 10");
+    const char *same[] = {"mailers/p3", "mailers/p3", NULL};
+    ck_assert_str_eq(commit_words(pane, 3000000, same, text, sizeof text),
+                     "2 offset commits, mailers/p3 to 11");
+    const char *first[] = {"p3", "p3", "p3", NULL};
+    ck_assert_str_eq(commit_words(pane, 5000000, first, text, sizeof text),
+                     "3 offset commits, chargers/p3 to 12");
+    const char *group[] = {"p1", "p3", "p1", NULL};
+    ck_assert_str_eq(commit_words(pane, 7000000, group, text, sizeof text),
+                     "3 offset commits of chargers, 2 partitions");
+    const char *both[] = {"p3", "mailers/p3", NULL};
+    ck_assert_str_eq(commit_words(pane, 9000000, both, text, sizeof text),
+                     "2 offset commits of 2 groups, 1 partition");
+    const char *all[] = {"p0", "mailers/p1", "p2", "mailers/p0", NULL};
+    ck_assert_str_eq(commit_words(pane, 11000000, all, text, sizeof text),
+                     "4 offset commits of 2 groups, 3 partitions");
+    view_pane_destroy(pane);
+
+    /* one group of 8 partitions: no group to name */
+    pane = pane_of(IDEMSIM_SOURCE_DIR "/scenarios/21_kafka_rebalance_replay.json", NULL, 0,
+                   MODE_AT_LEAST_ONCE, scenario);
+    const char *eight[] = {"p5", "p5", NULL};
+    ck_assert_str_eq(commit_words(pane, 3000000, eight, text, sizeof text),
+                     "2 offset commits, p5 to 11");
+    const char *spread[] = {"p5", "p6", NULL};
+    ck_assert_str_eq(commit_words(pane, 5000000, spread, text, sizeof text),
+                     "2 offset commits, 2 partitions");
+    view_pane_destroy(pane);
+
+    /* one group, one partition: the offset says it all */
+    const char *single[] = {"broker.partitions=1"};
+    pane = pane_of(IDEMSIM_SOURCE_DIR "/scenarios/21_kafka_rebalance_replay.json", single, 1,
+                   MODE_AT_LEAST_ONCE, scenario);
+    const char *zero[] = {"p0", "p0", NULL};
+    ck_assert_str_eq(commit_words(pane, 1000000, zero, text, sizeof text),
+                     "2 offset commits, to 11");
+    view_pane_destroy(pane);
+    free(scenario);
+}
+END_TEST
+
 static void expect_same_arrow(const DiagramItem *a, const DiagramItem *b)
 {
     ck_assert_uint_eq(a->operation, b->operation);
@@ -1851,6 +1931,7 @@ static Suite *view_suite(void)
     tcase_add_test(core, test_view_consumers_hand_back_while_their_store_is_down);
     tcase_add_test(core, test_view_an_outage_past_the_run_is_shaded_within_the_chart);
     tcase_add_test(core, test_view_narration_says_what_an_outbox_relays);
+    tcase_add_test(core, test_view_merged_offset_commits_say_where_they_went);
     tcase_add_test(core, test_view_narration_of_a_store_crash_follows_its_persistence);
     tcase_add_test(core, test_view_narration_of_a_relay_follows_the_copy_it_sent);
     tcase_add_test(core, test_view_narration_names_the_group_that_rebalances);

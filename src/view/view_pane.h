@@ -120,7 +120,13 @@ typedef struct {
     uint32_t node; /* the actor's world node: a crash names the instance that went down */
     int64_t value; /* the record's value: rows lost, replays, offset, status */
     uint32_t repeats;
+    /* offset commits: the partitions they moved (bit p: partition p) and whose they were
+     * (bit g: consumer group g, 0 the log's first; VIEW_COMMITS_UNPLACED: a record named
+     * no partition the view knows) */
+    uint64_t partitions;
+    uint32_t groups;
 } ViewMechanism;
+#define VIEW_COMMITS_UNPLACED (1u << 31)
 
 /* ------------------------------------------------------------------ the pane */
 
@@ -188,6 +194,15 @@ bool view_pane_lane_is_client(const ViewPane *pane, int lane);
 /* Why the pane's world stopped before its end, in words ("stopped: no progress, ..."), or
  * NULL when it did not; the view has the default budgets and no flags to raise them. */
 const char *view_pane_stop_text(const ViewPane *pane, char *buffer, size_t size);
+
+/* The words of an offset-commit moment (TRACE_OFFSET_COMMIT) drawn across the lanes, true of
+ * every commit merged in it: one names its offset ("offset commit: 52"); several name their
+ * partition and its newest offset where they are all one partition's ("17 offset commits,
+ * chargers/p3 to 6": the group is named where the log has several, the partition where it
+ * has several or several groups), else how many partitions, and the group's name or how many
+ * groups where the log has several ("23 offset commits of 2 groups, 6 partitions"). */
+void view_mechanism_commit_words(const ViewPane *pane, const ViewMechanism *moment, char *text,
+                                 size_t size);
 
 /* The sink that feeds the pane (view_trace.c); world_create gets it. */
 TraceSink view_trace_sink(ViewPane *pane);

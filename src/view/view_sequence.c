@@ -626,10 +626,7 @@ static ViewColor mechanism_words(const Strip *strip, const ViewMechanism *moment
         snprintf(text, size, "rebalance: %lld replayed from the commit", value);
         return VIEW_COLOR_WARNING;
     case TRACE_OFFSET_COMMIT:
-        if (repeats > 1)
-            snprintf(text, size, "%u offset commits, to %lld", repeats, value);
-        else
-            snprintf(text, size, "offset commit: %lld", value);
+        view_mechanism_commit_words(strip->pane, moment, text, size);
         return VIEW_COLOR_TEXT_DIM;
     case TRACE_COMMIT_REFUSED:
         snprintf(text, size, "commit refused: old owner");
