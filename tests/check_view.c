@@ -517,6 +517,48 @@ START_TEST(test_view_merged_offset_commits_say_where_they_went)
 }
 END_TEST
 
+/* A fanout exchange puts each publish in two queues, and the broker hands both copies out at
+ * once, each with its ack timer (orders_fanout_charge_and_confirm: payments to the chargers,
+ * confirmations to the mailers, a visibility timeout of 10 s): the two timers of one operation
+ * overlap from the same instant, and in one place beside the broker's lane they were one bar.
+ * Each open timer of an operation has a place of its own (DiagramItem.slot); timers of other
+ * operations still share one, as key lives on a server's lane do. */
+START_TEST(test_view_an_operations_overlapping_ack_timers_stand_apart)
+{
+    Scenario *scenario = calloc(1, sizeof *scenario);
+    ck_assert_ptr_nonnull(scenario);
+    ViewPane *pane =
+        pane_of(IDEMSIM_SOURCE_DIR "/scenarios/architectures/orders_fanout_charge_and_confirm.json",
+                NULL, 0, MODE_AT_LEAST_ONCE, scenario);
+    view_pane_run_until(pane, 3000000);
+    uint32_t pairs = 0, apart = 0, timers = 0, moved_alone = 0;
+    for (uint64_t b = view_pane_first_serial(pane); b < view_pane_next_serial(pane); b++) {
+        const DiagramItem *later = view_pane_arrow(pane, b);
+        if (later->kind != DIAGRAM_SPAN || later->detail != DIAGRAM_SPAN_ACK_TIMER)
+            continue;
+        timers++;
+        bool sibling = false; /* an earlier timer of its operation still open at its start */
+        for (uint64_t a = view_pane_first_serial(pane); a < b; a++) {
+            const DiagramItem *one = view_pane_arrow(pane, a);
+            if (one->kind != DIAGRAM_SPAN || one->detail != DIAGRAM_SPAN_ACK_TIMER ||
+                one->from != later->from || one->operation != later->operation ||
+                one->end_us <= later->start_us)
+                continue;
+            sibling = true;
+            pairs++;
+            apart += one->slot != later->slot;
+        }
+        moved_alone += !sibling && later->slot != 0;
+    }
+    ck_assert_uint_gt(pairs, 5);
+    ck_assert_uint_eq(apart, pairs);
+    ck_assert_uint_eq(timers, 2 * pairs); /* every publish has its two copies */
+    ck_assert_uint_eq(moved_alone, 0);
+    view_pane_destroy(pane);
+    free(scenario);
+}
+END_TEST
+
 static void expect_same_arrow(const DiagramItem *a, const DiagramItem *b)
 {
     ck_assert_uint_eq(a->operation, b->operation);
@@ -1915,6 +1957,7 @@ static Suite *view_suite(void)
     tcase_add_test(core, test_view_diagram_of_a_small_world_accounts_for_every_message);
     tcase_add_test(core, test_view_diagram_lanes_come_from_the_node_table);
     tcase_add_test(core, test_view_key_store_lane_follows_the_groups_that_use_it);
+    tcase_add_test(core, test_view_an_operations_overlapping_ack_timers_stand_apart);
     tcase_add_test(core, test_view_tells_a_store_crash_only_where_the_store_is_drawn);
     tcase_add_test(core, test_view_pane_state_does_not_depend_on_slicing);
     tcase_add_test(core,

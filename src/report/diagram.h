@@ -88,7 +88,14 @@ typedef struct {
     bool superseded;    /* a timeout mark the give-up at the same instant says better */
     uint8_t queue;      /* a broker mark's queue plus one, where the broker has several
                            (diagram_set_broker_rules); 0: none */
+    /* an ack timer's place beside its lane among the timers: 0, or the lowest place that no
+     * timer of the same operation on that lane still open at its start holds (a fanout
+     * exchange's copies of one publish each wait out an ack timer from the same instant);
+     * timers of different operations, and other spans, share place 0. At most
+     * DIAGRAM_SPAN_SLOTS - 1. */
+    uint8_t slot;
 } DiagramItem;
+#define DIAGRAM_SPAN_SLOTS 4
 
 /* One kept record, in the order they came: where an item starts or ends. */
 typedef struct {
