@@ -393,6 +393,32 @@ START_TEST(test_a_story_that_starts_within_a_store_outage_starts_with_its_crash)
 }
 END_TEST
 
+/* A key store with no persistence (durable false) that crashes holding no keys kept none: its
+ * crash says so, not "keys kept" (a durable store's words, above). The collectors' store of
+ * orders_and_invoices_two_groups goes down 1 ms into the run, before any key, for a minute;
+ * billing's first operation, at 29.9 s, starts within that outage. */
+START_TEST(test_a_store_without_persistence_that_held_no_keys_is_told_so)
+{
+    const char *why[] = {
+        "explain",
+        "scenarios/architectures/orders_and_invoices_two_groups.json",
+        "--op",
+        "300",
+        "--mode",
+        "idempotent",
+        "--set",
+        ("services.collector-keys.crash={\"every_ms\": {\"dist\": \"const\", \"value\": 1}, "
+         "\"restart_ms\": 60000, \"max_crashes\": 1}"),
+        NULL};
+    ck_assert_int_eq(test_cli_run(why, out, err), 0);
+    char *printed = test_cli_read_all(out, NULL);
+    ck_assert_msg(strstr(printed, "0.001 s  collector-keys: CRASH (no keys held)\n") != NULL, "%s",
+                  printed);
+    ck_assert_msg(strstr(printed, "kept") == NULL, "%s", printed);
+    free(printed);
+}
+END_TEST
+
 /* A called server's outage already under way when the story starts is told first too, and
  * its restart where it falls: operation 5 of checkout_payments_service starts at 49 s, in a
  * payments outage from 1 ms to 50 s, and its second attempt, after it, succeeds. */
@@ -568,6 +594,7 @@ static Suite *explain_suite(void)
     tcase_add_test(core, test_a_crash_that_kills_the_operations_job_is_told);
     tcase_add_test(core, test_an_outage_that_kills_operation_zeros_job_is_told);
     tcase_add_test(core, test_a_story_that_starts_within_a_store_outage_starts_with_its_crash);
+    tcase_add_test(core, test_a_store_without_persistence_that_held_no_keys_is_told_so);
     tcase_add_test(core, test_a_story_that_starts_within_a_servers_outage_starts_with_it);
     tcase_add_test(core, test_an_outage_that_starts_within_the_story_is_told_where_it_falls);
     tcase_add_test(core, test_a_story_tells_no_outage_of_a_store_it_never_meets);

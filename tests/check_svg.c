@@ -189,6 +189,37 @@ START_TEST(test_an_outage_under_way_is_drawn_before_the_first_request)
 }
 END_TEST
 
+/* A crash of a key store with no persistence (durable false) wipes its keys: one that held
+ * none when it crashed kept none either. The collectors' store of
+ * orders_and_invoices_two_groups goes down 1 ms into the run, before any key, for a minute:
+ * the invoices drawn meet it down, and its crash says it held no keys, not "keys kept" (the
+ * words of a durable store, as workers_dedupe_store_down's Redis above). */
+START_TEST(test_a_store_without_persistence_that_held_no_keys_kept_none)
+{
+    char path[512];
+    test_cli_in_scratch(path, "no_keys_held.svg");
+    const char *arguments[] = {
+        "run",
+        "scenarios/architectures/orders_and_invoices_two_groups.json",
+        "--set",
+        ("services.collector-keys.crash={\"every_ms\": {\"dist\": \"const\", \"value\": 1}, "
+         "\"restart_ms\": 60000, \"max_crashes\": 1}"),
+        "--svg",
+        path,
+        "--svg-mode",
+        "idempotent",
+        "--svg-ops",
+        "20",
+        "-q",
+        NULL};
+    ck_assert_int_eq(test_cli_run(arguments, NULL, NULL), 0);
+    char *svg = test_cli_read_all(path, NULL);
+    ck_assert_int_eq(occurrences(svg, "CRASH (no keys held)"), 1);
+    ck_assert_int_eq(occurrences(svg, "kept"), 0);
+    free(svg);
+}
+END_TEST
+
 /* A reset (a server's outage closed its port) is a failed try: its arrow and word are drawn
  * in the failures' red, not the green the legend gives a 2xx answer. The checkout is down
  * from 1 ms to 50 s: the first operation lost meets only resets. */
@@ -1481,6 +1512,7 @@ static Suite *svg_suite(void)
     tcase_add_test(core, test_svg_ops_limits_the_operations_drawn);
     tcase_add_test(core, test_an_outage_under_way_is_drawn_before_the_first_request);
     tcase_add_test(core, test_each_outage_a_drawn_operation_starts_in_is_drawn);
+    tcase_add_test(core, test_a_store_without_persistence_that_held_no_keys_kept_none);
     tcase_add_test(core, test_a_reset_is_drawn_as_a_failure);
     tcase_add_test(core, test_drawing_leaves_the_trace_byte_identical);
     tcase_add_test(core, test_svg_draws_the_proxy_lane_between_client_and_server);

@@ -24,6 +24,7 @@
 #include "view.h"
 #include "view_canvas.h"
 #include "view_layout.h"
+#include "view_moment.h"
 #include "view_narration.h"
 #include "view_pane.h"
 #include "view_quiz.h"
@@ -377,6 +378,183 @@ START_TEST(test_view_key_store_lane_follows_the_groups_that_use_it)
     ck_assert(scenario_load_file(path, NULL, 0, scenario, errors)); /* no crash: no node */
     ck_assert(!idempotent_pane_has_lane(scenario, "collector-keys"));
     free(errors);
+    free(scenario);
+}
+END_TEST
+
+/* How a pane tells a key store's crash at 20 s: the mechanisms line across the lanes, the
+ * narration, and the key-store panel's DOWN (view_pane_key_store_down), read at 20.001 s. */
+typedef struct {
+    bool line, narrated, down;
+} StoreCrashTold;
+
+static uint32_t node_named(const ViewPane *pane, const char *name);
+
+static StoreCrashTold store_crash_told(const Scenario *scenario, const char *store)
+{
+    ViewPane *pane = view_pane_create(scenario, MODE_IDEMPOTENT, scenario->seed);
+    ck_assert_ptr_nonnull(pane);
+    view_pane_run_until(pane, 20001000);
+    StoreCrashTold told = {0};
+    uint32_t node = node_named(pane, store);
+    for (uint64_t m = 0; m < pane->mechanism_count && m < VIEW_MECHANISMS_MAX; m++)
+        told.line |= pane->mechanisms[m].event == TRACE_CRASH && pane->mechanisms[m].node == node;
+    told.narrated = pane->narration.present && pane->narration.event == TRACE_CRASH &&
+                    pane->narration.node == node;
+    told.down = view_pane_key_store_down(pane, false);
+    view_pane_destroy(pane);
+    return told;
+}
+
+/* A key store's crash is told in the view only where the store has a lane, by the rule of its
+ * lane (diagram_node_drawn): the collectors' store of orders_and_invoices_two_groups, down
+ * from 20 s, is told by its line, the narration and the panel's DOWN while billing's invoices
+ * reach the collectors, and by none of them once they go to the chargers' queue and no
+ * operation meets the store (its crash was drawn across lanes that never reach it). */
+START_TEST(test_view_tells_a_store_crash_only_where_the_store_is_drawn)
+{
+    const char *path =
+        IDEMSIM_SOURCE_DIR "/scenarios/architectures/orders_and_invoices_two_groups.json";
+    const char *crash = "services.collector-keys.crash={\"every_ms\": {\"dist\": \"const\", "
+                        "\"value\": 20000}, \"restart_ms\": 5000}";
+    const char *met[] = {crash};
+    const char *unmet[] = {crash, "clients[1].queue=\"orders\""};
+    Scenario *scenario = calloc(1, sizeof *scenario);
+    LoadErrors *errors = calloc(1, sizeof *errors);
+    ck_assert(scenario_load_file(path, met, 1, scenario, errors));
+    StoreCrashTold told = store_crash_told(scenario, "collector-keys");
+    ck_assert(told.line && told.narrated && told.down);
+    ck_assert(scenario_load_file(path, unmet, 2, scenario, errors));
+    told = store_crash_told(scenario, "collector-keys");
+    ck_assert_msg(!told.line && !told.narrated && !told.down, "line %d, narrated %d, down %d",
+                  told.line, told.narrated, told.down);
+    /* nor is it a moment to show: nothing else crashes there (the collectors get no work) */
+    Mode idempotent = MODE_IDEMPOTENT, at;
+    SimTimeUs at_us;
+    ck_assert(!view_moment_find("crash", scenario, &idempotent, 1, scenario->seed, &at_us, &at));
+    free(errors);
+    free(scenario);
+}
+END_TEST
+
+static ViewPane *pane_of(const char *path, const char *const *sets, int set_count, Mode mode,
+                         Scenario *scenario);
+
+/* Feeds the pane offset commits at t_us by the broker, one per partition name in queues
+ * (NULL-terminated), the offset counting up from 10; returns the newest moment's words. */
+static const char *commit_words(ViewPane *pane, SimTimeUs t_us, const char *const *queues,
+                                char *text, size_t size)
+{
+    TraceSink sink = view_trace_sink(pane);
+    for (int q = 0; queues[q] != NULL; q++) {
+        TraceRecord record = {.t_us = t_us + (SimTimeUs)q * 1000,
+                              .event = TRACE_OFFSET_COMMIT,
+                              .actor = world_node_of_kind(pane->world, NODE_BROKER),
+                              .actor_kind = NODE_BROKER,
+                              .peer = TRACE_NO_NODE,
+                              .no_operation = true,
+                              .value = 10 + q,
+                              .queue = queues[q]};
+        sink.write(sink.context, &record);
+    }
+    const ViewMechanism *last =
+        &pane->mechanisms[(pane->mechanism_count - 1) % VIEW_MECHANISMS_MAX];
+    view_mechanism_commit_words(pane, last, text, size);
+    return text;
+}
+
+/* Offset commits close together are one moment, and its words are true of all of them: the
+ * newest offset only where they are all one partition's (named where the log has several
+ * partitions or groups), else how many partitions, and whose group, or how many groups,
+ * where the log has several ("to 56" named one partition of one group out of twelve). */
+START_TEST(test_view_merged_offset_commits_say_where_they_went)
+{
+    Scenario *scenario = calloc(1, sizeof *scenario);
+    ck_assert_ptr_nonnull(scenario);
+    char text[128];
+    ViewPane *pane =
+        pane_of(IDEMSIM_SOURCE_DIR "/scenarios/architectures/orders_log_charge_and_confirm.json",
+                NULL, 0, MODE_AT_LEAST_ONCE, scenario);
+    const char *one[] = {"p3", NULL};
+    ck_assert_str_eq(commit_words(pane, 1000000, one, text, sizeof text), "offset commit: 10");
+    const char *same[] = {"mailers/p3", "mailers/p3", NULL};
+    ck_assert_str_eq(commit_words(pane, 3000000, same, text, sizeof text),
+                     "2 offset commits, mailers/p3 to 11");
+    const char *first[] = {"p3", "p3", "p3", NULL};
+    ck_assert_str_eq(commit_words(pane, 5000000, first, text, sizeof text),
+                     "3 offset commits, chargers/p3 to 12");
+    const char *group[] = {"p1", "p3", "p1", NULL};
+    ck_assert_str_eq(commit_words(pane, 7000000, group, text, sizeof text),
+                     "3 offset commits of chargers, 2 partitions");
+    const char *both[] = {"p3", "mailers/p3", NULL};
+    ck_assert_str_eq(commit_words(pane, 9000000, both, text, sizeof text),
+                     "2 offset commits of 2 groups, 1 partition");
+    const char *all[] = {"p0", "mailers/p1", "p2", "mailers/p0", NULL};
+    ck_assert_str_eq(commit_words(pane, 11000000, all, text, sizeof text),
+                     "4 offset commits of 2 groups, 3 partitions");
+    view_pane_destroy(pane);
+
+    /* one group of 8 partitions: no group to name */
+    pane = pane_of(IDEMSIM_SOURCE_DIR "/scenarios/21_kafka_rebalance_replay.json", NULL, 0,
+                   MODE_AT_LEAST_ONCE, scenario);
+    const char *eight[] = {"p5", "p5", NULL};
+    ck_assert_str_eq(commit_words(pane, 3000000, eight, text, sizeof text),
+                     "2 offset commits, p5 to 11");
+    const char *spread[] = {"p5", "p6", NULL};
+    ck_assert_str_eq(commit_words(pane, 5000000, spread, text, sizeof text),
+                     "2 offset commits, 2 partitions");
+    view_pane_destroy(pane);
+
+    /* one group, one partition: the offset says it all */
+    const char *single[] = {"broker.partitions=1"};
+    pane = pane_of(IDEMSIM_SOURCE_DIR "/scenarios/21_kafka_rebalance_replay.json", single, 1,
+                   MODE_AT_LEAST_ONCE, scenario);
+    const char *zero[] = {"p0", "p0", NULL};
+    ck_assert_str_eq(commit_words(pane, 1000000, zero, text, sizeof text),
+                     "2 offset commits, to 11");
+    view_pane_destroy(pane);
+    free(scenario);
+}
+END_TEST
+
+/* A fanout exchange puts each publish in two queues, and the broker hands both copies out at
+ * once, each with its ack timer (orders_fanout_charge_and_confirm: payments to the chargers,
+ * confirmations to the mailers, a visibility timeout of 10 s): the two timers of one operation
+ * overlap from the same instant, and in one place beside the broker's lane they were one bar.
+ * Each open timer of an operation has a place of its own (DiagramItem.slot); timers of other
+ * operations still share one, as key lives on a server's lane do. */
+START_TEST(test_view_an_operations_overlapping_ack_timers_stand_apart)
+{
+    Scenario *scenario = calloc(1, sizeof *scenario);
+    ck_assert_ptr_nonnull(scenario);
+    ViewPane *pane =
+        pane_of(IDEMSIM_SOURCE_DIR "/scenarios/architectures/orders_fanout_charge_and_confirm.json",
+                NULL, 0, MODE_AT_LEAST_ONCE, scenario);
+    view_pane_run_until(pane, 3000000);
+    uint32_t pairs = 0, apart = 0, timers = 0, moved_alone = 0;
+    for (uint64_t b = view_pane_first_serial(pane); b < view_pane_next_serial(pane); b++) {
+        const DiagramItem *later = view_pane_arrow(pane, b);
+        if (later->kind != DIAGRAM_SPAN || later->detail != DIAGRAM_SPAN_ACK_TIMER)
+            continue;
+        timers++;
+        bool sibling = false; /* an earlier timer of its operation still open at its start */
+        for (uint64_t a = view_pane_first_serial(pane); a < b; a++) {
+            const DiagramItem *one = view_pane_arrow(pane, a);
+            if (one->kind != DIAGRAM_SPAN || one->detail != DIAGRAM_SPAN_ACK_TIMER ||
+                one->from != later->from || one->operation != later->operation ||
+                one->end_us <= later->start_us)
+                continue;
+            sibling = true;
+            pairs++;
+            apart += one->slot != later->slot;
+        }
+        moved_alone += !sibling && later->slot != 0;
+    }
+    ck_assert_uint_gt(pairs, 5);
+    ck_assert_uint_eq(apart, pairs);
+    ck_assert_uint_eq(timers, 2 * pairs); /* every publish has its two copies */
+    ck_assert_uint_eq(moved_alone, 0);
+    view_pane_destroy(pane);
     free(scenario);
 }
 END_TEST
@@ -788,6 +966,39 @@ START_TEST(test_view_narration_says_what_an_outbox_relays)
                             .value = 3};
     expect_narration(pane, relay,
                      "the server asks the gateway what became of payment 0 (query #3)");
+    view_pane_destroy(pane);
+    free(scenario);
+}
+END_TEST
+
+/* A key store's crash says what its restart will have: its keys on disk (durable: the Redis
+ * of workers_dedupe_store_down), or, with no persistence (the collectors' store of
+ * orders_and_invoices_two_groups), the keys it loses, none where it held none: not "on disk". */
+START_TEST(test_view_narration_of_a_store_crash_follows_its_persistence)
+{
+    Scenario *scenario = calloc(1, sizeof *scenario);
+    ck_assert_ptr_nonnull(scenario);
+    const char *crash[] = {"services.collector-keys.crash={\"every_ms\": {\"dist\": \"const\", "
+                           "\"value\": 20000}, \"restart_ms\": 5000}"};
+    ViewPane *pane =
+        pane_of(IDEMSIM_SOURCE_DIR "/scenarios/architectures/orders_and_invoices_two_groups.json",
+                crash, 1, MODE_IDEMPOTENT, scenario);
+    ViewNarration down = {.event = TRACE_CRASH,
+                          .node = node_named(pane, "collector-keys"),
+                          .kind = NODE_KEY_STORE,
+                          .peer = TRACE_NO_NODE,
+                          .operation = TRACE_NO_OPERATION,
+                          .value = 0};
+    expect_narration(pane, down, "the key store collector-keys crashed: it held no keys");
+    down.value = 3;
+    expect_narration(pane, down, "the key store collector-keys crashed: 3 keys lost");
+    view_pane_destroy(pane);
+
+    pane = pane_of(IDEMSIM_SOURCE_DIR "/scenarios/architectures/workers_dedupe_store_down.json",
+                   NULL, 0, MODE_IDEMPOTENT, scenario);
+    down.node = node_named(pane, "redis");
+    down.value = 0;
+    expect_narration(pane, down, "the key store redis crashed: its keys are on disk");
     view_pane_destroy(pane);
     free(scenario);
 }
@@ -1746,6 +1957,8 @@ static Suite *view_suite(void)
     tcase_add_test(core, test_view_diagram_of_a_small_world_accounts_for_every_message);
     tcase_add_test(core, test_view_diagram_lanes_come_from_the_node_table);
     tcase_add_test(core, test_view_key_store_lane_follows_the_groups_that_use_it);
+    tcase_add_test(core, test_view_an_operations_overlapping_ack_timers_stand_apart);
+    tcase_add_test(core, test_view_tells_a_store_crash_only_where_the_store_is_drawn);
     tcase_add_test(core, test_view_pane_state_does_not_depend_on_slicing);
     tcase_add_test(core,
                    test_view_pane_is_done_once_every_operation_settled_while_timers_are_pending);
@@ -1761,6 +1974,8 @@ static Suite *view_suite(void)
     tcase_add_test(core, test_view_consumers_hand_back_while_their_store_is_down);
     tcase_add_test(core, test_view_an_outage_past_the_run_is_shaded_within_the_chart);
     tcase_add_test(core, test_view_narration_says_what_an_outbox_relays);
+    tcase_add_test(core, test_view_merged_offset_commits_say_where_they_went);
+    tcase_add_test(core, test_view_narration_of_a_store_crash_follows_its_persistence);
     tcase_add_test(core, test_view_narration_of_a_relay_follows_the_copy_it_sent);
     tcase_add_test(core, test_view_narration_names_the_group_that_rebalances);
     tcase_add_test(core, test_view_narration_of_fencing_says_what_each_service_does);

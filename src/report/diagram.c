@@ -372,6 +372,29 @@ static SimTimeUs ms_to_us(double ms)
 
 /* A span on lane from the record's instant; ends at start + length_ms when that is > 0, else
  * stays open until something ends it. */
+/* A new ack timer's place (DiagramItem.slot): the lowest that no timer of its operation on
+ * its lane still open at its start holds. Two timers of one operation from one instant (a
+ * fanout exchange's copies, each its queue's delivery) were drawn as one bar; timers of
+ * different operations keep sharing a place, and so do the other kinds' spans (a server's
+ * lane holds every key's life in one column). */
+static uint8_t span_slot(const Diagram *diagram, const DiagramItem *span)
+{
+    if (span->detail != DIAGRAM_SPAN_ACK_TIMER)
+        return 0;
+    uint32_t taken = 0;
+    for (uint64_t serial = span->serial; serial-- > diagram_first_serial(diagram);) {
+        const DiagramItem *other = item_at(diagram, serial);
+        if (other->kind == DIAGRAM_SPAN && other->from == span->from &&
+            other->detail == span->detail && other->operation == span->operation &&
+            other->end_us > span->start_us) /* SIM_TIME_NEVER: still open */
+            taken |= 1u << other->slot;
+    }
+    uint8_t slot = 0;
+    while (slot + 1 < DIAGRAM_SPAN_SLOTS && (taken >> slot & 1u) != 0)
+        slot++;
+    return slot;
+}
+
 static DiagramItem *open_span(Diagram *diagram, const TraceRecord *record, int lane,
                               DiagramSpanKind kind, double length_ms, uint32_t row)
 {
@@ -381,6 +404,7 @@ static DiagramItem *open_span(Diagram *diagram, const TraceRecord *record, int l
     span->start_row = row;
     if (kind != DIAGRAM_SPAN_KEY_RESERVED && length_ms > 0)
         span->end_us = record->t_us + ms_to_us(length_ms);
+    span->slot = span_slot(diagram, span);
     return span;
 }
 
@@ -776,6 +800,23 @@ static bool store_is(const Scenario *scenario, const IdempotencySpec *store, Nod
     char id[NAME_LEN_MAX];
     scenario_key_store_id(scenario, store, owner, id);
     return strcmp(id, store_id) == 0;
+}
+
+bool diagram_store_durable(const Scenario *scenario, const char *store_id)
+{
+    if (store_is(scenario, &scenario->server.idempotency, NODE_SERVER, store_id))
+        return scenario->server.idempotency.durable;
+    for (uint32_t c = 0; c < scenario->called_server_count; c++) {
+        const IdempotencySpec *store = &scenario->called_servers[c].spec.idempotency;
+        if (store_is(scenario, store, NODE_SERVER, store_id))
+            return store->durable;
+    }
+    for (uint32_t g = 0; g <= scenario->extra_consumer_count; g++) {
+        const IdempotencySpec *store = &scenario_consumer_group(scenario, g)->idempotency;
+        if (store_is(scenario, store, NODE_CONSUMERS, store_id))
+            return store->durable;
+    }
+    return true;
 }
 
 bool diagram_group_meets_store(const Scenario *scenario, uint32_t group, const char *store_id)

@@ -88,7 +88,14 @@ typedef struct {
     bool superseded;    /* a timeout mark the give-up at the same instant says better */
     uint8_t queue;      /* a broker mark's queue plus one, where the broker has several
                            (diagram_set_broker_rules); 0: none */
+    /* an ack timer's place beside its lane among the timers: 0, or the lowest place that no
+     * timer of the same operation on that lane still open at its start holds (a fanout
+     * exchange's copies of one publish each wait out an ack timer from the same instant);
+     * timers of different operations, and other spans, share place 0. At most
+     * DIAGRAM_SPAN_SLOTS - 1. */
+    uint8_t slot;
 } DiagramItem;
+#define DIAGRAM_SPAN_SLOTS 4
 
 /* One kept record, in the order they came: where an item starts or ends. */
 typedef struct {
@@ -220,6 +227,10 @@ void diagram_outages_note(DiagramOutages *outages, const TraceRecord *record);
 bool diagram_holds_job(const Diagram *diagram, const TraceRecord *record);
 const DiagramRow *diagram_row(const Diagram *diagram, uint32_t row);
 
+/* Whether the key store store_id (its service id, as its node names it) keeps its keys
+ * through its own crash (durable, C38): a crash that lost none then kept them; a store with
+ * no persistence that lost none held none. A name no service keeps its keys in: true. */
+bool diagram_store_durable(const Scenario *scenario, const char *store_id);
 /* Whether the operations of client group `group` (an index of Scenario.client_groups) meet the
  * key store store_id (its service id, as its node and its records name it) on their way: the
  * clients' server's store where they call the server, a consumer group's where they reach a
@@ -273,6 +284,9 @@ typedef struct {
     /* a log's consumer groups, where it has several: each reads its own copy of a record,
      * and a mark names whose ("queued for mailers"); NULL: one group */
     const Scenario *log_groups_of;
+    /* a key store's lane: its restart keeps its keys (durable), so a crash that lost none
+     * kept them ("CRASH (keys kept)"); false: it lost none because it held none */
+    bool store_durable;
 } DiagramOperationWords;
 
 /* operation's words with what the scenario says of lane: whether it is an order API's, and,

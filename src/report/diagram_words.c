@@ -248,6 +248,8 @@ DiagramOperationWords diagram_lane_words(const Scenario *scenario, const Diagram
     operation.log_groups_of =
         scenario->broker.family == BROKER_LOG && scenario->extra_consumer_count > 0 ? scenario
                                                                                     : NULL;
+    operation.store_durable = lane != NULL && lane->kind == NODE_KEY_STORE &&
+                              diagram_store_durable(scenario, lane->node_name);
     const ServerSpec *server = &scenario->server;
     bool order_api = server->publishes_orders;
     bool names_gateway = scenario->extra_gateway_count > 0 && server->reconcile_ms > 0 &&
@@ -298,8 +300,10 @@ DiagramTone diagram_mark_badge(const DiagramItem *mark, NodeKind kind,
         if (mark->value > 0)
             snprintf(label, size, "CRASH: %" PRId64 " %s lost", mark->value,
                      mark->value == 1 ? node_kind_info(kind)->crash_loses_one : loses);
-        else
+        else if (operation.store_durable)
             snprintf(label, size, "CRASH (%s kept)", loses);
+        else /* no persistence: it lost none because it held none */
+            snprintf(label, size, "CRASH (no %s held)", loses);
         return DIAGRAM_TONE_CRASH;
     }
     if (event == TRACE_REPLAY && node_kind_info(kind)->replay_badge != NULL) {

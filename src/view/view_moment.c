@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "diagram.h"
 #include "world.h"
 
 static const struct {
@@ -38,12 +39,24 @@ typedef struct {
     TraceEvent event;
     bool seen;
     SimTimeUs at_us;
+    const World *world; /* its node table names a record's actor */
 } Watch;
+
+/* A key store of its own that no operation of a group with clients meets has no lane in the
+ * view, which tells nothing of its crash (diagram_node_drawn): no moment to show there. */
+static bool drawn_actor(const Watch *watch, const TraceRecord *record)
+{
+    if (record->actor_kind != NODE_KEY_STORE || watch->world == NULL ||
+        record->actor >= world_node_count(watch->world))
+        return true;
+    const WorldNode *node = world_node(watch->world, record->actor);
+    return diagram_node_drawn(world_scenario(watch->world), node->kind, node->name, node->active);
+}
 
 static void on_record(void *context, const TraceRecord *record)
 {
     Watch *watch = context;
-    if (!watch->seen && record->event == watch->event) {
+    if (!watch->seen && record->event == watch->event && drawn_actor(watch, record)) {
         watch->seen = true;
         watch->at_us = record->t_us;
     }
@@ -58,6 +71,7 @@ static bool first_in_mode(TraceEvent event, const Scenario *scenario, Mode mode,
     World *world = world_create(scenario, mode, seed, sink, (WorldLimits){0});
     if (world == NULL)
         return false;
+    watch.world = world;
     while (!watch.seen && world_now(world) <= best_us && world_step(world)) {
         if (event == TRACE_EVENT_COUNT && world_metrics(world)->doubles_so_far > 0) {
             watch.seen = true;

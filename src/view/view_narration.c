@@ -508,9 +508,13 @@ static ViewColor service_sentence(const ViewPane *pane, const ViewNarration *n, 
                 snprintf(buffer, size, "the %s %s crashed: %" PRId64 " %s lost", info->crash_noun,
                          where, n->value,
                          n->value == 1 ? info->crash_loses_one : info->crash_loses);
-            else
+            else if (n->node >= world_node_count(pane->world) ||
+                     diagram_store_durable(pane->scenario, world_node_name(pane->world, n->node)))
                 snprintf(buffer, size, "the %s %s crashed: its %s are on disk", info->crash_noun,
                          where, info->crash_loses);
+            else /* no persistence: it lost none because it held none */
+                snprintf(buffer, size, "the %s %s crashed: it held no %s", info->crash_noun, where,
+                         info->crash_loses);
             return VIEW_COLOR_WARNING;
         }
         snprintf(buffer, size, "the %s crashed %s", where,

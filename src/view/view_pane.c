@@ -167,6 +167,34 @@ bool view_pane_has_kind(const ViewPane *pane, NodeKind kind)
     return node != TRACE_NO_NODE && world_node(pane->world, node)->active;
 }
 
+/* Whether the key store named store is one a server keeps its keys in: the first server's
+ * or a called server's (world_server_key_store_down's split). */
+static bool servers_store(const Scenario *scenario, const char *store)
+{
+    char id[NAME_LEN_MAX];
+    scenario_key_store_id(scenario, &scenario->server.idempotency, NODE_SERVER, id);
+    if (strcmp(id, store) == 0)
+        return true;
+    for (uint32_t c = 0; c < scenario->called_server_count; c++) {
+        scenario_key_store_id(scenario, &scenario->called_servers[c].spec.idempotency, NODE_SERVER,
+                              id);
+        if (strcmp(id, store) == 0)
+            return true;
+    }
+    return false;
+}
+
+bool view_pane_key_store_down(const ViewPane *pane, bool servers_only)
+{
+    for (uint32_t l = 0; l < diagram_lane_count(pane->diagram); l++) {
+        if (pane->store_lane_down[l] &&
+            (!servers_only ||
+             servers_store(pane->scenario, diagram_lane(pane->diagram, (int)l)->node_name)))
+            return true;
+    }
+    return false;
+}
+
 bool view_pane_finished_at(const ViewPane *pane, SimTimeUs now_us, bool clock_stopped)
 {
     return pane->tally.done && (clock_stopped || !pane->narration.present ||

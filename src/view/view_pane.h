@@ -120,7 +120,13 @@ typedef struct {
     uint32_t node; /* the actor's world node: a crash names the instance that went down */
     int64_t value; /* the record's value: rows lost, replays, offset, status */
     uint32_t repeats;
+    /* offset commits: the partitions they moved (bit p: partition p) and whose they were
+     * (bit g: consumer group g, 0 the log's first; VIEW_COMMITS_UNPLACED: a record named
+     * no partition the view knows) */
+    uint64_t partitions;
+    uint32_t groups;
 } ViewMechanism;
+#define VIEW_COMMITS_UNPLACED (1u << 31)
 
 /* ------------------------------------------------------------------ the pane */
 
@@ -152,6 +158,10 @@ typedef struct {
 
     ViewTally tally;
     ViewKeySample keys;
+    /* by diagram lane: a key store of its own whose crash was seen and its restart not yet.
+     * Only a store with a lane (diagram_node_drawn) is told: its crash line, narration and
+     * the panel's DOWN follow its lane, as its marks do. */
+    bool store_lane_down[DIAGRAM_LANES_MAX];
 } ViewPane;
 
 /* Builds the world of mode with seed and the pane around it; NULL when out of memory.
@@ -175,11 +185,24 @@ bool view_pane_has_kind(const ViewPane *pane, NodeKind kind);
  * narration gives way to its verdict (and its diagram to its telling story). clock_stopped:
  * every world has finished, so the clock will not move again and no hold can end by it. */
 bool view_pane_finished_at(const ViewPane *pane, SimTimeUs now_us, bool clock_stopped);
+/* Whether a key store with a lane is down now (its own crash, C38), as the key-store panel
+ * says it; servers_only: one the servers keep their keys in (a consumer group's down leaves
+ * them up). A store no drawn operation meets has no lane, and its crash is not told. */
+bool view_pane_key_store_down(const ViewPane *pane, bool servers_only);
 /* Whether a diagram lane is a client's. */
 bool view_pane_lane_is_client(const ViewPane *pane, int lane);
 /* Why the pane's world stopped before its end, in words ("stopped: no progress, ..."), or
  * NULL when it did not; the view has the default budgets and no flags to raise them. */
 const char *view_pane_stop_text(const ViewPane *pane, char *buffer, size_t size);
+
+/* The words of an offset-commit moment (TRACE_OFFSET_COMMIT) drawn across the lanes, true of
+ * every commit merged in it: one names its offset ("offset commit: 52"); several name their
+ * partition and its newest offset where they are all one partition's ("17 offset commits,
+ * chargers/p3 to 6": the group is named where the log has several, the partition where it
+ * has several or several groups), else how many partitions, and the group's name or how many
+ * groups where the log has several ("23 offset commits of 2 groups, 6 partitions"). */
+void view_mechanism_commit_words(const ViewPane *pane, const ViewMechanism *moment, char *text,
+                                 size_t size);
 
 /* The sink that feeds the pane (view_trace.c); world_create gets it. */
 TraceSink view_trace_sink(ViewPane *pane);

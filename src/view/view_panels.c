@@ -523,11 +523,11 @@ static void keys_heading(const ViewPanels *panels, ViewRect r)
         snprintf(counts, sizeof counts, "off");
     else if (view_pane_has_kind(pane, NODE_SERVER))
         snprintf(counts, sizeof counts, "%s%" PRIu64 " keys \xC2\xB7 %" PRIu64 " processing",
-                 world_server_key_store_down(pane->world) ? "DOWN \xC2\xB7 " : "", keys->rows,
+                 view_pane_key_store_down(pane, true) ? "DOWN \xC2\xB7 " : "", keys->rows,
                  keys->processing);
     else
         snprintf(counts, sizeof counts, "%s%" PRIu64 " keys",
-                 world_key_store_down(pane->world) ? "DOWN \xC2\xB7 " : "",
+                 view_pane_key_store_down(pane, false) ? "DOWN \xC2\xB7 " : "",
                  world_metrics(pane->world)->key_store_rows);
     view_canvas_text(canvas, VIEW_FONT_SMALL, C(VIEW_COLOR_TEXT_DIM), r.x + r.w, r.y,
                      VIEW_ALIGN_RIGHT, counts);

@@ -626,10 +626,7 @@ static ViewColor mechanism_words(const Strip *strip, const ViewMechanism *moment
         snprintf(text, size, "rebalance: %lld replayed from the commit", value);
         return VIEW_COLOR_WARNING;
     case TRACE_OFFSET_COMMIT:
-        if (repeats > 1)
-            snprintf(text, size, "%u offset commits, to %lld", repeats, value);
-        else
-            snprintf(text, size, "offset commit: %lld", value);
+        view_mechanism_commit_words(strip->pane, moment, text, size);
         return VIEW_COLOR_TEXT_DIM;
     case TRACE_COMMIT_REFUSED:
         snprintf(text, size, "commit refused: old owner");
@@ -1310,10 +1307,13 @@ static ViewColor span_color(const DiagramItem *span)
 /* A window of time on a service (a key's reservation or stored life, a delivery's ack timer,
  * a message id's dedup window): a thin bar right of the lifeline, named where it starts,
  * capped where it ends, so a retry landing below the cap is seen to come too late. Bars of
- * one kind share a column beside the lifeline, the kinds side by side. */
+ * one kind share a column beside the lifeline, the kinds side by side; a bar of an operation
+ * whose other bar of that kind is still open (its slot: a fanout's two copies' ack timers)
+ * stands further right, past the kinds' columns. */
 static void draw_span(Strip *strip, const DiagramItem *span)
 {
-    float x = strip->node_x[span->from] + px(strip, 8 + 5 * (float)span->detail);
+    float x =
+        strip->node_x[span->from] + px(strip, 8 + 5 * (float)span->detail + 10 * (float)span->slot);
     SimTimeUs end = span->end_us != SIM_TIME_NEVER && span->end_us < strip->now_us ? span->end_us
                                                                                    : strip->now_us;
     float top = y_of(strip, span->start_us), bottom = y_of(strip, end);

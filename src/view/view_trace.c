@@ -185,6 +185,95 @@ static bool is_mechanism(const ViewPane *pane, const TraceRecord *record)
     }
 }
 
+static unsigned bits_set(uint64_t bits)
+{
+    unsigned count = 0;
+    for (; bits != 0; bits &= bits - 1)
+        count++;
+    return count;
+}
+
+static unsigned lowest_bit(uint64_t bits)
+{
+    unsigned bit = 0;
+    while (bits != 0 && (bits & 1u) == 0) {
+        bits >>= 1;
+        bit++;
+    }
+    return bit;
+}
+
+/* A log's consumer group g by its id: 0 the first (broker.consumers), g an extra one. */
+static const char *log_group_id(const Scenario *scenario, uint32_t g)
+{
+    return g == 0 ? scenario->service_ids[NODE_CONSUMERS] : scenario->extra_consumers[g - 1].id;
+}
+
+void view_mechanism_commit_words(const ViewPane *pane, const ViewMechanism *moment, char *text,
+                                 size_t size)
+{
+    const Scenario *scenario = pane->scenario;
+    long long value = (long long)moment->value;
+    unsigned repeats = moment->repeats;
+    unsigned partitions = bits_set(moment->partitions), groups = bits_set(moment->groups);
+    bool log_groups = scenario->extra_consumer_count > 0;
+    bool log_partitions = scenario->broker.partitions > 1;
+    if (repeats <= 1) {
+        snprintf(text, size, "offset commit: %lld", value);
+    } else if ((moment->groups & VIEW_COMMITS_UNPLACED) != 0) {
+        snprintf(text, size, "%u offset commits", repeats); /* of partitions not known */
+    } else if (partitions == 1 && groups == 1 && !log_groups && !log_partitions) {
+        snprintf(text, size, "%u offset commits, to %lld", repeats, value);
+    } else if (partitions == 1 && groups == 1) { /* one partition's offset: the newest */
+        unsigned g = lowest_bit(moment->groups), p = lowest_bit(moment->partitions);
+        if (log_groups)
+            snprintf(text, size, "%u offset commits, %.40s/p%u to %lld", repeats,
+                     log_group_id(scenario, g), p, value);
+        else
+            snprintf(text, size, "%u offset commits, p%u to %lld", repeats, p, value);
+    } else if (groups == 1 && log_groups) {
+        snprintf(text, size, "%u offset commits of %.40s, %u partition%s", repeats,
+                 log_group_id(scenario, lowest_bit(moment->groups)), partitions,
+                 partitions == 1 ? "" : "s");
+    } else if (groups == 1) {
+        snprintf(text, size, "%u offset commits, %u partitions", repeats, partitions);
+    } else {
+        snprintf(text, size, "%u offset commits of %u groups, %u partition%s", repeats, groups,
+                 partitions, partitions == 1 ? "" : "s");
+    }
+}
+
+/* Where an offset commit moved an offset, by its record's queue: the partition's name, "p3"
+ * for the log's first consumer group, "mailers/p3" for a later one (broker_log.c). Bit g of
+ * *group and bit p of *partition; false where the name says neither. */
+static bool commit_place(const ViewPane *pane, const char *queue, uint32_t *group,
+                         uint64_t *partition)
+{
+    if (queue == NULL)
+        return false;
+    const char *slash = strrchr(queue, '/');
+    const char *name = slash != NULL ? slash + 1 : queue;
+    char *end = NULL;
+    unsigned long p = name[0] == 'p' ? strtoul(name + 1, &end, 10) : 0;
+    if (end == NULL || end == name + 1 || *end != '\0' || p >= PARTITIONS_MAX)
+        return false;
+    uint32_t g = 0;
+    if (slash != NULL) {
+        size_t length = (size_t)(slash - queue);
+        g = UINT32_MAX;
+        for (uint32_t e = 0; e < pane->scenario->extra_consumer_count; e++) {
+            const char *id = pane->scenario->extra_consumers[e].id;
+            if (strlen(id) == length && strncmp(id, queue, length) == 0)
+                g = e + 1;
+        }
+        if (g == UINT32_MAX)
+            return false;
+    }
+    *group = 1u << g;
+    *partition = (uint64_t)1 << p;
+    return true;
+}
+
 /* Whether a mechanism at node counts in the last one, at last_node: the same node, or, for a
  * key store's refusals, any instance of the same service (a requeue loop while the store is
  * down goes round the instances: one line per handed-back delivery was a wall of labels). */
@@ -202,6 +291,11 @@ static void ingest_mechanism(ViewPane *pane, const TraceRecord *record)
 {
     if (!is_mechanism(pane, record))
         return;
+    uint32_t group = 0;
+    uint64_t partition = 0;
+    if (record->event == TRACE_OFFSET_COMMIT &&
+        !commit_place(pane, record->queue, &group, &partition))
+        group = VIEW_COMMITS_UNPLACED;
     if (pane->mechanism_count > 0) {
         ViewMechanism *last = &pane->mechanisms[(pane->mechanism_count - 1) % VIEW_MECHANISMS_MAX];
         if (last->event == record->event &&
@@ -211,6 +305,8 @@ static void ingest_mechanism(ViewPane *pane, const TraceRecord *record)
                                              : VIEW_MECHANISM_MERGE_US)) {
             last->repeats++;
             last->value = record->value; /* a commit's newest offset */
+            last->partitions |= partition;
+            last->groups |= group;
             return;
         }
     }
@@ -221,6 +317,8 @@ static void ingest_mechanism(ViewPane *pane, const TraceRecord *record)
         .node = record->actor,
         .value = record->value,
         .repeats = 1,
+        .partitions = partition,
+        .groups = group,
     };
 }
 
@@ -252,6 +350,14 @@ static void on_record(void *context, const TraceRecord *record)
     pane->records_by_event[event]++;
     if (pane->world == NULL || event == TRACE_SETTLED)
         return; /* the counters read the outcomes from the world's metrics */
+    if ((event == TRACE_CRASH || event == TRACE_RESTART) && record->actor_kind == NODE_KEY_STORE) {
+        /* a store of its own: told only where it has a lane (diagram_node_drawn), as its
+         * marks are; a store no drawn operation meets has nothing to say to them */
+        int lane = diagram_lane_of(pane->diagram, record->actor, TRACE_NO_CLIENT);
+        if (lane == DIAGRAM_NO_LANE)
+            return;
+        pane->store_lane_down[lane] = event == TRACE_CRASH;
+    }
     ingest_mechanism(pane, record);
     if (event == TRACE_OFFSET_COMMIT)
         return; /* of no operation, and one per record: the table counts them */
