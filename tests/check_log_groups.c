@@ -366,6 +366,31 @@ START_TEST(test_a_later_groups_failures_need_retry_topics)
 }
 END_TEST
 
+/* A later group's crash needs a lease only where a key it left processing outlives it, as
+ * the first group's does: its durable store keeps the key (refused without a lease), a store
+ * in its one instance's memory dies with it (loads, and every order is confirmed or missed
+ * by the end of the run, none held behind a stuck key). */
+START_TEST(test_a_later_groups_crash_needs_a_lease_only_where_its_keys_outlive_it)
+{
+    const char *durable[] = {
+        "services.two.crash={\"point\": \"after-effect\", \"prob\": 0.2, \"restart_ms\": 300}"};
+    test_assert_refused(two_groups, durable, 1, "$.services[3].key_store",
+                        "expected its key store's lock_timeout_ms > 0 on a log that crashes");
+    const char *in_memory[] = {
+        "services.two.crash={\"point\": \"after-effect\", \"prob\": 0.2, \"restart_ms\": 300}",
+        "services.k2.durable=false", "clients[0].workload={\"ops\": 40, \"interval_ms\": 200}",
+        "duration_ms=20000"};
+    Scenario *scenario = test_load(two_groups, in_memory, 4);
+    for (Mode mode = MODE_AT_LEAST_ONCE; mode <= MODE_IDEMPOTENT; mode++) {
+        Metrics metrics = test_run_mode(scenario, mode, scenario->seed);
+        ck_assert_uint_eq(metrics.operations, 40);
+        ck_assert_uint_gt(test_service_value(&metrics, "two", "crashes"), 0);
+        ck_assert_uint_eq(metrics.receipts_missing, 0); /* every order's email went out */
+    }
+    free(scenario);
+}
+END_TEST
+
 /* Show writes each group without queues, and reads back to the same groups. */
 START_TEST(test_show_keeps_a_logs_groups)
 {
@@ -400,6 +425,7 @@ int main(void)
     tcase_add_test(loader, test_a_log_group_names_no_queues);
     tcase_add_test(loader, test_a_later_groups_failures_need_retry_topics);
     tcase_add_test(loader, test_show_keeps_a_logs_groups);
+    tcase_add_test(loader, test_a_later_groups_crash_needs_a_lease_only_where_its_keys_outlive_it);
     suite_add_tcase(suite, loader);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);
