@@ -220,6 +220,39 @@ START_TEST(test_a_store_without_persistence_that_held_no_keys_kept_none)
 }
 END_TEST
 
+/* A fanout exchange hands the two copies of one publish out at one instant, each with its
+ * ack timer: the two bars stand side by side (the diagram model's slot), not one over the
+ * other. In the portrait SVG a span is <rect x=ACROSS y=START ... class="span">. */
+START_TEST(test_an_operations_overlapping_ack_timers_stand_apart)
+{
+    char *svg = draw("scenarios/architectures/orders_fanout_charge_and_confirm.json",
+                     "at-least-once", "fanout.svg");
+    double across[64], start[64];
+    int spans = 0;
+    for (const char *at = strstr(svg, "<rect x=\""); at != NULL && spans < 64;
+         at = strstr(at + 1, "<rect x=\"")) {
+        const char *end = strchr(at, '>');
+        if (end == NULL || strstr(at, "class=\"span\"") == NULL ||
+            strstr(at, "class=\"span\"") > end)
+            continue;
+        ck_assert_int_eq(sscanf(at, "<rect x=\"%lf\" y=\"%lf\"", &across[spans], &start[spans]), 2);
+        spans++;
+    }
+    int side_by_side = 0, on_top = 0;
+    for (int i = 0; i < spans; i++) {
+        for (int j = i + 1; j < spans; j++) {
+            if (start[i] != start[j])
+                continue;
+            side_by_side += across[i] != across[j];
+            on_top += across[i] == across[j];
+        }
+    }
+    ck_assert_int_gt(side_by_side, 0);
+    ck_assert_int_eq(on_top, 0);
+    free(svg);
+}
+END_TEST
+
 /* A reset (a server's outage closed its port) is a failed try: its arrow and word are drawn
  * in the failures' red, not the green the legend gives a 2xx answer. The checkout is down
  * from 1 ms to 50 s: the first operation lost meets only resets. */
@@ -1514,6 +1547,7 @@ static Suite *svg_suite(void)
     tcase_add_test(core, test_each_outage_a_drawn_operation_starts_in_is_drawn);
     tcase_add_test(core, test_a_store_without_persistence_that_held_no_keys_kept_none);
     tcase_add_test(core, test_a_reset_is_drawn_as_a_failure);
+    tcase_add_test(core, test_an_operations_overlapping_ack_timers_stand_apart);
     tcase_add_test(core, test_drawing_leaves_the_trace_byte_identical);
     tcase_add_test(core, test_svg_draws_the_proxy_lane_between_client_and_server);
     tcase_add_test(core, test_svg_lanes_of_a_long_graph_follow_the_request);

@@ -1092,7 +1092,9 @@ static void draw_spans(Layout *layout, bool landscape)
         double start = time_position(layout, positions, span->start_us, &unused);
         double end = open ? positions[layout->row_count - 1] + 30.0
                           : time_position(layout, positions, end_us, &beyond);
-        double slot = span->detail == DIAGRAM_SPAN_DEDUP_WINDOW ? 6.0 : 0.0;
+        /* a dedup window beside the ack timers; an operation's second timer open at once (a
+         * fanout exchange's copies) past both (DiagramItem.slot) */
+        double slot = span->detail == DIAGRAM_SPAN_DEDUP_WINDOW ? 6.0 : 12.0 * span->slot;
         const char *color = span_color(span);
         char label[64];
         diagram_span_label(span, label, sizeof label);
