@@ -719,7 +719,7 @@ static void dead_letter_topic(World *world, const Broker *broker, const QueuedMe
     world->metrics.queues[failed->queue].dead_lettered++;
     world_trace_queue(world, broker->node, TRACE_DEAD_LETTER, &failed->publish, runs, group->name);
     if (group->spec->dead_letters == DEAD_LETTERS_REVIEW)
-        broker_review_dead_letter(world, broker, failed);
+        broker_review_dead_letter(world, broker, group->spec, failed);
 }
 
 void broker_log_forward_failed(World *world, Broker *broker, const Message *delivery)
