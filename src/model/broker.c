@@ -52,6 +52,17 @@ void broker_note_levels(World *world, const Broker *broker)
     time_series_record(&world->metrics.in_flight_series, now, broker->in_flight_total);
 }
 
+uint64_t broker_backlog_of_group(const World *world, const Broker *broker, uint32_t instance)
+{
+    if (broker->partition_count > 0)
+        return broker_log_backlog_of_group(broker, world->consumers[instance].group);
+    uint64_t ready = 0;
+    for (uint32_t q = 0; q < broker->queue_count; q++)
+        ready +=
+            (broker->queues[q].takers >> instance & 1u) != 0 ? broker->queues[q].ready.length : 0;
+    return ready;
+}
+
 static void init_broker(World *world, Broker *broker)
 {
     const BrokerSpec *spec = broker->spec;

@@ -1178,6 +1178,11 @@ void broker_log_on_output(World *world, Broker *broker, const Message *delivery)
 Message broker_next_delivery(World *world, Broker *broker, uint32_t queued);
 void broker_finish_queued(World *world, Broker *broker, uint32_t queued);
 void broker_note_levels(World *world, const Broker *broker);
+/* The messages waiting to be handed out to the consumer group of instance (its load,
+ * per_queued): the queues its group takes, or on a log its group's copy of the partitions and
+ * its retry topics' copies waiting. Not another group's: one group's lag is its own. */
+uint64_t broker_backlog_of_group(const World *world, const Broker *broker, uint32_t instance);
+uint64_t broker_log_backlog_of_group(const Broker *broker, uint32_t group);
 
 /* The server publishes the receipt event of a charge (publish_receipts): directly, or as
  * the outbox's relay (whose confirm comes back to reply_to). */
