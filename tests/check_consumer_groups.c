@@ -19,6 +19,7 @@
 
 #define TWO_GROUPS "scenarios/architectures/orders_and_receipts_two_groups.json"
 #define TWO_PROVIDERS "scenarios/architectures/orders_and_invoices_two_groups.json"
+#define LOG_TWO_GROUPS "scenarios/architectures/orders_log_charge_and_confirm.json"
 
 static double queue_deliveries(const Scenario *scenario, const Metrics *metrics, const char *name)
 {
@@ -742,6 +743,98 @@ START_TEST(test_receipts_are_counted_for_the_operations_meant_to_have_one)
 }
 END_TEST
 
+/* A later group whose step emails (the mailers beside the chargers) lost a confirmation when
+ * its copy is dead-lettered, not a payment: its reviewed dead letters are never counted as
+ * already charged, though the chargers charged every one, and each review's mark counts the
+ * emails sent (none: every mailer run fails before it emails). Those operations are missing
+ * their receipt at settlement. On a fanout exchange (a queue that dead-letters) and on a log
+ * (the dead-letter topic) alike. */
+START_TEST(test_a_mailers_dead_letter_is_reviewed_but_never_charged)
+{
+    const char *fanout[] = {"services.mailers.dead_letters=review",
+                            "services.mailers.fail_before_effect=1"};
+    const char *log[] = {"services.mailers.dead_letters=review",
+                         "services.mailers.fail_before_effect=1",
+                         "services.mailers.retryable_topic={\"attempts\": 2}"};
+    const char *paths[2] = {FANOUT, LOG_TWO_GROUPS};
+    const char *const *overrides[2] = {fanout, log};
+    for (int s = 0; s < 2; s++) {
+        Scenario *scenario = test_load_source_file(paths[s], overrides[s], s == 0 ? 2 : 3);
+        Metrics metrics = test_run_mode(scenario, MODE_IDEMPOTENT, scenario->seed);
+        ck_assert_uint_gt(metrics.dead_letters_reviewed, 100);
+        ck_assert_uint_eq(metrics.dead_letters_charged, 0);
+        ck_assert_uint_eq(metrics.receipts_sent, 0);
+        ck_assert_uint_ge(metrics.receipts_missing, metrics.dead_letters_reviewed - 20);
+        Diagram *diagram = test_diagram_of_run(scenario, MODE_IDEMPOTENT, 1u << 16);
+        unsigned reviews = 0;
+        for (uint64_t i = diagram_first_serial(diagram); i < diagram_next_serial(diagram); i++) {
+            const DiagramItem *item = diagram_item(diagram, i);
+            if (item->kind != DIAGRAM_MARK || item->event != TRACE_DEAD_LETTER_REVIEWED)
+                continue;
+            ck_assert_uint_eq(item->detail, REVIEWED_EMAIL);
+            char badge[96];
+            diagram_mark_badge(item, NODE_BROKER, (DiagramOperationWords){0}, badge, sizeof badge);
+            ck_assert_str_eq(badge, "up for review: emailed 0 times");
+            reviews++;
+        }
+        ck_assert_uint_gt(reviews, 0);
+        diagram_destroy(diagram);
+        free(scenario);
+    }
+}
+END_TEST
+
+/* The mailers' trace: each of their records' time, event and operation, folded. */
+typedef struct {
+    uint64_t hash;
+    uint64_t records;
+} MailerTrace;
+
+static void fold_mailer_record(void *context, const TraceRecord *record)
+{
+    MailerTrace *trace = context;
+    if (record->actor_name == NULL || strncmp(record->actor_name, "mailers", 7) != 0)
+        return;
+    uint64_t fields[3] = {(uint64_t)record->t_us, record->event, record->operation};
+    for (int i = 0; i < 3; i++)
+        trace->hash = (trace->hash ^ fields[i]) * 1099511628211ull; /* FNV-1a, by field */
+    trace->records++;
+}
+
+static MailerTrace mailer_trace(const char *path, const char *const *overrides, uint32_t count)
+{
+    Scenario *scenario = test_load_source_file(path, overrides, count);
+    MailerTrace trace = {14695981039346656037ull, 0};
+    World *world = world_create(scenario, MODE_AT_LEAST_ONCE, scenario->seed,
+                                (TraceSink){fold_mailer_record, &trace}, (WorldLimits){0});
+    world_run(world);
+    world_destroy(world);
+    free(scenario);
+    return trace;
+}
+
+/* A group's load (per_queued) is its own backlog's: the mailers, slowed by each message
+ * waiting for them, run exactly as they did when the chargers beside them fall far behind
+ * (one slow worker: hundreds of orders waiting), as RabbitMQ's consumers of one queue are not
+ * slowed by another queue, and a Kafka group's lag is its own. On a fanout exchange and on a
+ * log. */
+START_TEST(test_a_groups_load_is_its_own_backlog)
+{
+    const char *calm[] = {"services.mailers.load={\"per_queued\": 0.05}"};
+    const char *behind[] = {"services.mailers.load={\"per_queued\": 0.05}",
+                            "services.chargers.workers=1",
+                            "services.chargers.service_ms={\"dist\": \"const\", \"value\": 400}"};
+    const char *paths[2] = {FANOUT, LOG_TWO_GROUPS};
+    for (int s = 0; s < 2; s++) {
+        MailerTrace alone = mailer_trace(paths[s], calm, 1);
+        MailerTrace beside_lag = mailer_trace(paths[s], behind, 3);
+        ck_assert_uint_gt(alone.records, 1000);
+        ck_assert_uint_eq(beside_lag.records, alone.records);
+        ck_assert_uint_eq(beside_lag.hash, alone.hash);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *suite = suite_create("consumer_groups");
@@ -764,6 +857,8 @@ int main(void)
     tcase_add_test(model, test_a_groups_two_copies_each_keep_their_timer);
     tcase_add_test(model, test_each_copy_meets_its_own_draws);
     tcase_add_test(model, test_receipts_are_counted_for_the_operations_meant_to_have_one);
+    tcase_add_test(model, test_a_mailers_dead_letter_is_reviewed_but_never_charged);
+    tcase_add_test(model, test_a_groups_load_is_its_own_backlog);
     suite_add_tcase(suite, model);
     TCase *loader = tcase_create("loader");
     tcase_add_test(loader, test_what_a_second_group_needs);

@@ -52,6 +52,17 @@ void broker_note_levels(World *world, const Broker *broker)
     time_series_record(&world->metrics.in_flight_series, now, broker->in_flight_total);
 }
 
+uint64_t broker_backlog_of_group(const World *world, const Broker *broker, uint32_t instance)
+{
+    if (broker->partition_count > 0)
+        return broker_log_backlog_of_group(broker, world->consumers[instance].group);
+    uint64_t ready = 0;
+    for (uint32_t q = 0; q < broker->queue_count; q++)
+        ready +=
+            (broker->queues[q].takers >> instance & 1u) != 0 ? broker->queues[q].ready.length : 0;
+    return ready;
+}
+
 static void init_broker(World *world, Broker *broker)
 {
     const BrokerSpec *spec = broker->spec;
@@ -655,16 +666,25 @@ void broker_on_ack_timeout(World *world, Broker *broker, uint32_t queued_index, 
 /* The dead-letter queue's consumer (C36) puts the message up for manual review: someone
  * looks the payment up and refunds or completes it by hand. Whether it took effect is what
  * that person finds in the ledger; the simulator counts it from the ground truth. The
- * review happens as the message is dead-lettered, with no queue or delay of its own. */
-void broker_review_dead_letter(World *world, const Broker *broker, const QueuedMessage *queued)
+ * review happens as the message is dead-lettered, with no queue or delay of its own.
+ * A group whose step emails (group->sends_email) lost a confirmation, not a payment: its
+ * reviewer looks in the mail log, not the ledger, so its dead letter is never counted as
+ * already charged (another group's charge is not its to refund), and the trace's value is
+ * the emails sent for the operation. One that charged but emailed none is counted again at
+ * settlement, in receipts_missing. */
+void broker_review_dead_letter(World *world, const Broker *broker, const ConsumerSpec *group,
+                               const QueuedMessage *queued)
 {
     const Operation *op = world_operation(world, queued->publish.operation);
     uint32_t effects = op->effects > op->refunds ? op->effects - op->refunds : 0;
     world->metrics.dead_letters_reviewed++;
-    world->metrics.dead_letters_charged += effects > 0;
+    if (!group->sends_email)
+        world->metrics.dead_letters_charged += effects > 0;
     if (world_tracing(world))
-        world_trace_queue(world, broker->node, TRACE_DEAD_LETTER_REVIEWED, &queued->publish,
-                          effects, queued_trace_name(broker, queued));
+        world_trace_queue_detail(world, broker->node, TRACE_DEAD_LETTER_REVIEWED, &queued->publish,
+                                 group->sends_email ? op->receipts : effects,
+                                 group->sends_email ? REVIEWED_EMAIL : REVIEWED_CHARGE,
+                                 queued_trace_name(broker, queued));
 }
 
 /* An unacknowledged delivery comes back: dead-lettered past max_deliveries, else ready
@@ -692,10 +712,9 @@ static void requeue_unacked(World *world, Broker *broker, uint32_t queued_index,
             trace_queue(world, broker, spec->dead_letter ? TRACE_DEAD_LETTER : TRACE_DISCARD,
                         &queued->publish, queued->deliveries, queued->queue);
         if (!redrive) {
-            if (spec->dead_letter &&
-                scenario_group_of_queue(&world->scenario, queued->queue)->dead_letters ==
-                    DEAD_LETTERS_REVIEW)
-                broker_review_dead_letter(world, broker,
+            const ConsumerSpec *group = scenario_group_of_queue(&world->scenario, queued->queue);
+            if (spec->dead_letter && group->dead_letters == DEAD_LETTERS_REVIEW)
+                broker_review_dead_letter(world, broker, group,
                                           queued); /* before the broker lets go of it */
             finish_queued(world, queued, QUEUED_DEAD);
         }

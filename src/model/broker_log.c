@@ -35,8 +35,8 @@
  * own); the forward reaches it at once, as a commit does. A copy out when the consumers crash
  * is handed out again after their restart (its commit was not made); a rebalance leaves the
  * copies alone. The forward is traced (retry_topic); a copy waiting counts in the broker's
- * backlog (ready_total: the queue depth levels, and per_queued's load), one out in its
- * in-flight level, as a record of an unconsumed topic does. */
+ * backlog (ready_total: the queue depth levels; its own group's, per_queued's load), one out
+ * in its in-flight level, as a record of an unconsumed topic does. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,20 +131,28 @@ void broker_log_release(Broker *broker)
     broker->partition_count = 0;
 }
 
+uint64_t broker_log_backlog_of_group(const Broker *broker, uint32_t g)
+{
+    const LogGroup *group = &broker->log_groups[g];
+    uint64_t ready = 0;
+    for (uint32_t p = 0; p < broker->partition_count; p++) {
+        const LogPartition *part = &group->partitions[p];
+        ready += part->base + part->length - part->position;
+    }
+    /* a retry topic's copy is a record of a topic the group has not consumed yet, in the
+     * backlog while it waits */
+    return ready + group->retry_waiting;
+}
+
 static void note_levels(World *world, Broker *broker)
 {
     uint64_t ready = 0, out = 0;
     for (uint32_t g = 0; g < broker->log_group_count; g++) {
         const LogGroup *group = &broker->log_groups[g];
-        for (uint32_t p = 0; p < broker->partition_count; p++) {
-            const LogPartition *part = &group->partitions[p];
-            ready += part->base + part->length - part->position;
-            out += part->busy;
-        }
-        /* a retry topic's copy is a record of a topic the group has not consumed yet, in the
-         * backlog while it waits, out while it runs */
-        ready += group->retry_waiting;
-        out += group->retry_out;
+        ready += broker_log_backlog_of_group(broker, g);
+        for (uint32_t p = 0; p < broker->partition_count; p++)
+            out += group->partitions[p].busy;
+        out += group->retry_out; /* a retry topic's copy out while it runs */
     }
     broker->ready_total = ready;
     broker->in_flight_total = out;
@@ -719,7 +727,7 @@ static void dead_letter_topic(World *world, const Broker *broker, const QueuedMe
     world->metrics.queues[failed->queue].dead_lettered++;
     world_trace_queue(world, broker->node, TRACE_DEAD_LETTER, &failed->publish, runs, group->name);
     if (group->spec->dead_letters == DEAD_LETTERS_REVIEW)
-        broker_review_dead_letter(world, broker, failed);
+        broker_review_dead_letter(world, broker, group->spec, failed);
 }
 
 void broker_log_forward_failed(World *world, Broker *broker, const Message *delivery)

@@ -191,8 +191,14 @@ static void schedule_run(World *world, uint32_t job_slot)
     const ConsumerSpec *spec = consumers->spec;
     const Message *delivery = &world->jobs[job_slot].request;
     balance_update_read(world, &world->jobs[job_slot]);
-    double load = 1.0 + spec->load_per_inflight * held(consumers) +
-                  spec->load_per_queued * (double)consumers_broker(world, consumers)->ready_total;
+    /* the backlog of its own group's queues (or copy of the log): a group's work does not
+     * slow because another group's queue is long */
+    double backlog =
+        spec->load_per_queued > 0
+            ? (double)broker_backlog_of_group(world, consumers_broker(world, consumers),
+                                              (uint32_t)(consumers - world->consumers))
+            : 0.0;
+    double load = 1.0 + spec->load_per_inflight * held(consumers) + spec->load_per_queued * backlog;
     SimTimeUs base = distribution_sample_ms_as_us(
         &spec->service_ms, world_draw_about(world, DRAW_CONSUMER_SERVICE, delivery));
     sim_schedule_in(world->sim, sim_time_us_clamped((double)base * load + 0.5), EVENT_CONSUMER_DONE,

@@ -160,6 +160,11 @@ typedef enum {
     RESERVE_REASON_COUNT
 } ReserveReason;
 
+/* What a dead letter put up for review (TRACE_DEAD_LETTER_REVIEWED) would have done, so
+ * what its value counts: the operation's charges net of refunds, or the emails sent for it
+ * (a group whose step emails: its dead letter is a confirmation, not a payment). */
+typedef enum { REVIEWED_CHARGE, REVIEWED_EMAIL } ReviewedEffect;
+
 #define TRACE_NO_NODE UINT32_MAX
 #define TRACE_NO_CLIENT UINT32_MAX
 /* The operation of a record that belongs to none: operation ids start at 0, so 0 is a real
@@ -187,7 +192,8 @@ typedef struct {
     int64_t value;          /* amount, status code or count, by event */
     MessageKind message;    /* message events: what travelled */
     uint32_t detail;        /* by event: CrashPoint (crash), ReserveReason (reserve), Outcome
-                               (settled), the MessageKind that met no network (lost_offline) */
+                               (settled), the MessageKind that met no network (lost_offline),
+                               ReviewedEffect (dead_letter_reviewed) */
     const char *queue;      /* broker records, when the broker has several queues; else NULL */
     uint64_t key_owner;     /* a key store's replay, in_progress or reject_other_body: the
                                operation whose request wrote the key's row (another one than

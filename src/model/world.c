@@ -207,10 +207,16 @@ void world_trace_decision(World *world, uint32_t node, TraceEvent event, const M
 void world_trace_queue(World *world, uint32_t node, TraceEvent event, const Message *message,
                        int64_t value, const char *queue)
 {
+    world_trace_queue_detail(world, node, event, message, value, 0, queue);
+}
+
+void world_trace_queue_detail(World *world, uint32_t node, TraceEvent event, const Message *message,
+                              int64_t value, uint32_t detail, const char *queue)
+{
     if (world->trace.write == NULL)
         return;
-    TraceRecord record = message != NULL ? about_record(world, node, event, message, value, 0)
-                                         : node_record(world, node, event, value, 0);
+    TraceRecord record = message != NULL ? about_record(world, node, event, message, value, detail)
+                                         : node_record(world, node, event, value, detail);
     record.queue = queue;
     world_trace_write(world, &record);
 }

@@ -736,6 +736,9 @@ void world_trace_decision(World *world, uint32_t node, TraceEvent event, const M
  * partition (NULL: the only queue, which traces unnamed). */
 void world_trace_queue(World *world, uint32_t node, TraceEvent event, const Message *message,
                        int64_t value, const char *queue);
+/* As world_trace_queue, with a detail (TraceRecord.detail). */
+void world_trace_queue_detail(World *world, uint32_t node, TraceEvent event, const Message *message,
+                              int64_t value, uint32_t detail, const char *queue);
 /* Fills in the time and mode and hands the record to the sink (tracing must be on). */
 void world_trace_write(World *world, TraceRecord *record);
 /* A step of a service not about one message (crash, restart, sweep); operation is
@@ -1162,7 +1165,8 @@ void broker_log_forward_failed(World *world, Broker *broker, const Message *deli
 /* A retry topic's back-off is over (EVENT_REDELIVER): the record goes to the group again. */
 void broker_log_on_retry_due(World *world, Broker *broker, uint32_t queued);
 /* The dead-letter consumer's review (C36), of a queue's dead letter or the dead-letter topic's. */
-void broker_review_dead_letter(World *world, const Broker *broker, const QueuedMessage *queued);
+void broker_review_dead_letter(World *world, const Broker *broker, const ConsumerSpec *group,
+                               const QueuedMessage *queued);
 /* Whether a delivery is of its partition's current assignment: a record fetched before a
  * rebalance and not yet started is dropped by the consumer (reported, not processed). */
 bool broker_log_delivery_current(const Broker *broker, const Message *delivery);
@@ -1174,6 +1178,11 @@ void broker_log_on_output(World *world, Broker *broker, const Message *delivery)
 Message broker_next_delivery(World *world, Broker *broker, uint32_t queued);
 void broker_finish_queued(World *world, Broker *broker, uint32_t queued);
 void broker_note_levels(World *world, const Broker *broker);
+/* The messages waiting to be handed out to the consumer group of instance (its load,
+ * per_queued): the queues its group takes, or on a log its group's copy of the partitions and
+ * its retry topics' copies waiting. Not another group's: one group's lag is its own. */
+uint64_t broker_backlog_of_group(const World *world, const Broker *broker, uint32_t instance);
+uint64_t broker_log_backlog_of_group(const Broker *broker, uint32_t group);
 
 /* The server publishes the receipt event of a charge (publish_receipts): directly, or as
  * the outbox's relay (whose confirm comes back to reply_to). */

@@ -333,6 +333,10 @@ DiagramTone diagram_mark_badge(const DiagramItem *mark, NodeKind kind,
                                   : scenario->extra_consumers[mark->queue - 2].id);
         return EVENT_WORDS[event].badge_tone;
     }
+    if (event == TRACE_DEAD_LETTER_REVIEWED && mark->detail == REVIEWED_EMAIL) {
+        snprintf(label, size, "up for review: emailed %" PRId64 " times", mark->value);
+        return EVENT_WORDS[event].badge_tone;
+    }
     if (event == TRACE_RECONCILED && operation.reconciles_at != NULL) { /* several gateways */
         snprintf(label, size, "asked %s " ARROW_RIGHT " %" PRId64, operation.reconciles_at,
                  mark->value);

@@ -275,6 +275,12 @@ static ViewColor lesson_sentence(const ViewPane *pane, const ViewNarration *n, c
                  op);
         return VIEW_COLOR_WARNING;
     case TRACE_DEAD_LETTER_REVIEWED:
+        if (n->detail == REVIEWED_EMAIL) { /* a mailer's: the customer's confirmation */
+            snprintf(buffer, size, "a reviewer finds %s in the dead letters: %s", op,
+                     n->value > 0 ? "its confirmation was emailed already"
+                                  : "its confirmation never emailed");
+            return n->value > 0 ? VIEW_COLOR_TEXT_DIM : VIEW_COLOR_WARNING;
+        }
         if (n->value > 0)
             snprintf(buffer, size, "a reviewer finds %s in the dead letters: already charged", op);
         else
