@@ -1071,6 +1071,32 @@ START_TEST(test_view_narration_names_the_group_that_rebalances)
 }
 END_TEST
 
+/* A failed handler is told by what its group does: the chargers' failed before or after
+ * charging, the mailers' before or after emailing the order's confirmation. */
+START_TEST(test_view_narration_says_what_a_failed_handler_did)
+{
+    Scenario *scenario = calloc(1, sizeof *scenario);
+    ck_assert_ptr_nonnull(scenario);
+    ViewPane *pane =
+        pane_of(IDEMSIM_SOURCE_DIR "/scenarios/architectures/orders_log_charge_and_confirm.json",
+                NULL, 0, MODE_AT_LEAST_ONCE, scenario);
+    char text[256];
+    ViewNarration line = {.present = true,
+                          .event = TRACE_HANDLER_FAILED,
+                          .kind = NODE_CONSUMERS,
+                          .detail = 1,
+                          .node = node_named(pane, "mailers")};
+    view_narration_line(pane, &line, text, sizeof text);
+    ck_assert_msg(strstr(text, "after emailing its confirmation (500)") != NULL, "%s", text);
+    line.node = node_named(pane, "chargers");
+    line.detail = 0;
+    view_narration_line(pane, &line, text, sizeof text);
+    ck_assert_ptr_nonnull(strstr(text, "before charging it (500)"));
+    view_pane_destroy(pane);
+    free(scenario);
+}
+END_TEST
+
 /* C11's fencing with C38's crashing store, as check_consumer_store_crash has it: one message,
  * a handler running from 10 ms to 110 ms, a store without persistence down from 30 ms to
  * 50 ms, so at 110 the job finds no row with its token: its lease was lost to the restart
@@ -1978,6 +2004,7 @@ static Suite *view_suite(void)
     tcase_add_test(core, test_view_narration_of_a_store_crash_follows_its_persistence);
     tcase_add_test(core, test_view_narration_of_a_relay_follows_the_copy_it_sent);
     tcase_add_test(core, test_view_narration_names_the_group_that_rebalances);
+    tcase_add_test(core, test_view_narration_says_what_a_failed_handler_did);
     tcase_add_test(core, test_view_narration_of_fencing_says_what_each_service_does);
     tcase_add_test(core, test_view_bad_scenario_path_exits_2);
     tcase_add_test(core, test_view_usage_errors_exit_2_and_help_exits_0);

@@ -135,6 +135,17 @@ static const char *kind_words(const ViewPane *pane, NodeKind kind)
     return node_words(pane, world_node_of_kind(pane->world, kind));
 }
 
+/* The consumer group a consumers node (one of its instances) belongs to. */
+static const ConsumerSpec *group_at(const ViewPane *pane, const WorldNode *node)
+{
+    const Scenario *scenario = pane->scenario;
+    for (uint32_t g = 0; g < scenario->extra_consumer_count; g++) {
+        if (strcmp(scenario->extra_consumers[g].id, node->service) == 0)
+            return &scenario->extra_consumers[g].spec;
+    }
+    return &scenario->broker.consumers;
+}
+
 /* What a caller's call step calls (a gateway, or a server), by its service id: the node
  * whose answer a timeout or a retry of that caller waits for. Several gateways may charge
  * (services form), so it is the caller's own callee, never the first gateway by kind. */
@@ -145,11 +156,7 @@ static const char *callee_words(const ViewPane *pane, uint32_t caller)
         return "service";
     const WorldNode *node = world_node(pane->world, caller);
     if (node->kind == NODE_CONSUMERS) {
-        const ConsumerSpec *group = &scenario->broker.consumers;
-        for (uint32_t g = 0; g < scenario->extra_consumer_count; g++) {
-            if (strcmp(scenario->extra_consumers[g].id, node->service) == 0)
-                group = &scenario->extra_consumers[g].spec;
-        }
+        const ConsumerSpec *group = group_at(pane, node);
         bool to_server = group->calls_first_server || group->call_server > 0;
         return service_words(to_server ? NODE_SERVER : NODE_GATEWAY,
                              scenario_group_call_target_id(scenario, group));
@@ -266,10 +273,17 @@ static ViewColor lesson_sentence(const ViewPane *pane, const ViewNarration *n, c
 {
     const char *where = node_words(pane, n->node);
     switch (n->event) {
-    case TRACE_HANDLER_FAILED: /* detail: 0 before its effect, 1 after */
+    case TRACE_HANDLER_FAILED: { /* detail: 0 before its effect, 1 after */
+        /* a mailer's effect is the order's confirmation email, not a charge */
+        bool emails = n->node < world_node_count(pane->world) &&
+                      world_node(pane->world, n->node)->kind == NODE_CONSUMERS &&
+                      group_at(pane, world_node(pane->world, n->node))->sends_email;
         snprintf(buffer, size, "the handler of the %s failed on %s %s (500)", where, op,
-                 n->detail ? "after charging it" : "before charging it");
+                 emails ? (n->detail ? "after emailing its confirmation"
+                                     : "before emailing its confirmation")
+                        : (n->detail ? "after charging it" : "before charging it"));
         return VIEW_COLOR_WARNING;
+    }
     case TRACE_NACKED:
         snprintf(buffer, size, "the %s nacked %s: back in the queue, to be delivered again", where,
                  op);
