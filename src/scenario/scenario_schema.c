@@ -1187,12 +1187,11 @@ static void check_later_group_on_log(SchemaReader *reader, const Scenario *scena
      * a crash's, in a store that outlives it; another instance's after a rebalance, in a
      * store the instances share; one a store that crashes on its own kept while down */
     bool rebalances = group->crash.prob > 0 || broker->rebalance_every_ms > 0;
-    bool leaves_keys =
-        (group->crash.prob > 0 && !group->inbox &&
-         scenario_group_store_outlives_crash(scenario, group)) ||
-        (scenario_group_instances(group) > 1 && rebalances &&
-         store->placement != PLACEMENT_PER_INSTANCE) ||
-        (store->crash.enabled && store->durable);
+    bool leaves_keys = (group->crash.prob > 0 && !group->inbox &&
+                        scenario_group_store_outlives_crash(scenario, group)) ||
+                       (scenario_group_instances(group) > 1 && rebalances &&
+                        store->placement != PLACEMENT_PER_INSTANCE) ||
+                       (store->crash.enabled && store->durable);
     if (leaves_keys && store->lock_timeout_ms == 0)
         schema_error_at(reader, "key_store",
                         "expected its key store's lock_timeout_ms > 0 on a log that crashes or "
