@@ -88,6 +88,28 @@ START_TEST(test_the_proxies_share_a_lane_before_the_server)
 }
 END_TEST
 
+/* The first proxy's second instance is a node appended after the mesh's: the table, the
+ * JSON and the CSV still list the edge's instances side by side, each followed once by the
+ * edge's own line (a service seen again after another's nodes was written twice: a JSON
+ * object with two "edge" members). */
+START_TEST(test_a_proxys_instances_stand_together)
+{
+    const char *const two_edges[] = {"services.edge.instances=2"};
+    Metrics least = test_run_json(PROXIES(""), two_edges, 1, MODE_AT_LEAST_ONCE);
+    uint32_t order[SERVICE_METRICS_MAX];
+    uint32_t shown = metrics_services_in_lane_order(&least, order);
+    const char *expected[] = {"edge#1", "edge#2", "mesh", "checkout"};
+    ck_assert_uint_eq(shown, 4);
+    uint32_t service_lines = 0;
+    for (uint32_t i = 0; i < shown; i++) {
+        ck_assert_str_eq(least.services[order[i]].name, expected[i]);
+        service_lines += metrics_service_ends_instances(&least, order, shown, i);
+    }
+    ck_assert_uint_eq(service_lines, 1);
+    ck_assert(metrics_service_ends_instances(&least, order, shown, 1));
+}
+END_TEST
+
 /* ------------------------------------------------------------------ the loader */
 
 /* A proxy no group calls is refused, an extra one as the first; so is a fifth proxy. */
@@ -166,6 +188,7 @@ int main(void)
     tcase_add_test(model, test_each_group_goes_through_its_own_proxy);
     tcase_add_test(model, test_each_proxy_forwards_the_key_by_its_own_field);
     tcase_add_test(model, test_the_proxies_share_a_lane_before_the_server);
+    tcase_add_test(model, test_a_proxys_instances_stand_together);
     suite_add_tcase(suite, model);
     TCase *loader = tcase_create("loader");
     tcase_add_test(loader, test_every_proxy_is_called_by_a_group);

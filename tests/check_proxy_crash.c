@@ -87,6 +87,28 @@ START_TEST(test_a_down_proxy_resets_what_arrives)
 }
 END_TEST
 
+static void count_refused_down(void *context, const TraceRecord *record)
+{
+    uint32_t *refused = context;
+    *refused += record->event == TRACE_REFUSED_DOWN && record->actor_kind == NODE_PROXY;
+}
+
+/* Each request that meets the closed port says so in the trace, as a down server's does:
+ * without it a story (explain, the view) showed a reset with no cause. */
+START_TEST(test_a_down_proxy_traces_each_refusal)
+{
+    Scenario *scenario = test_load(PROXY_WORLD("after-forward", "500", ""), NULL, 0);
+    uint32_t refused = 0;
+    World *world = world_create(scenario, MODE_AT_LEAST_ONCE, scenario->seed,
+                                (TraceSink){count_refused_down, &refused}, (WorldLimits){0});
+    world_run(world);
+    ck_assert_uint_eq(refused, 2);
+    ck_assert_uint_eq(test_service_value(world_metrics(world), "mesh", "refused"), 2);
+    world_destroy(world);
+    free(scenario);
+}
+END_TEST
+
 /* With no limit every request crashes the proxy, and each one is still charged once per
  * attempt that reached the server: max_crashes bounds the crashes. */
 START_TEST(test_max_crashes_bounds_the_crashes)
@@ -240,6 +262,7 @@ static Suite *proxy_crash_suite(void)
     tcase_add_test(core, test_a_crash_after_forwarding_leaves_the_charge_behind);
     tcase_add_test(core, test_a_crash_before_forwarding_charges_nothing_twice);
     tcase_add_test(core, test_a_down_proxy_resets_what_arrives);
+    tcase_add_test(core, test_a_down_proxy_traces_each_refusal);
     tcase_add_test(core, test_max_crashes_bounds_the_crashes);
     tcase_add_test(core, test_a_forced_proxy_crash_is_the_only_one);
     tcase_add_test(core, test_show_writes_the_proxy_crash);

@@ -343,6 +343,32 @@ START_TEST(test_view_diagram_lanes_come_from_the_node_table)
 }
 END_TEST
 
+/* The first proxy's second instance is a node appended after the second proxy's: its lane
+ * still stands beside the first instance's, the mesh's after both (it stood between them,
+ * under a second "edge" heading). */
+START_TEST(test_view_a_proxys_instances_stand_side_by_side)
+{
+    Scenario *scenario = calloc(1, sizeof *scenario);
+    LoadErrors *errors = calloc(1, sizeof *errors);
+    ck_assert_ptr_nonnull(scenario);
+    ck_assert_ptr_nonnull(errors);
+    const char *const two_edges[] = {"services.edge.instances=2"};
+    ck_assert(scenario_load_file(IDEMSIM_SOURCE_DIR "/tests/good_scenarios/two_proxies.json",
+                                 two_edges, 1, scenario, errors));
+    ViewPane *pane = view_pane_create(scenario, MODE_AT_LEAST_ONCE, scenario->seed);
+    ck_assert_ptr_nonnull(pane);
+    const char *expected[] = {"edge#1", "edge#2", "mesh", "checkout"};
+    for (uint32_t i = 0; i < 4; i++) {
+        const DiagramLane *lane =
+            diagram_lane(pane->diagram, diagram_lane_at(pane->diagram, pane->lane_count + i));
+        ck_assert_str_eq(lane->name, expected[i]);
+    }
+    view_pane_destroy(pane);
+    free(errors);
+    free(scenario);
+}
+END_TEST
+
 /* Whether the idempotent pane of a scenario has a lane whose node is named name. */
 static bool idempotent_pane_has_lane(const Scenario *scenario, const char *name)
 {
@@ -1982,6 +2008,7 @@ static Suite *view_suite(void)
     tcase_add_test(core, test_view_live_doubles_end_equal_to_the_settled_doubles);
     tcase_add_test(core, test_view_diagram_of_a_small_world_accounts_for_every_message);
     tcase_add_test(core, test_view_diagram_lanes_come_from_the_node_table);
+    tcase_add_test(core, test_view_a_proxys_instances_stand_side_by_side);
     tcase_add_test(core, test_view_key_store_lane_follows_the_groups_that_use_it);
     tcase_add_test(core, test_view_an_operations_overlapping_ack_timers_stand_apart);
     tcase_add_test(core, test_view_tells_a_store_crash_only_where_the_store_is_drawn);

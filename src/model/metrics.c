@@ -135,8 +135,17 @@ uint32_t metrics_services_in_lane_order(const Metrics *metrics, uint32_t order[S
     for (uint32_t i = 0; i < metrics->service_count; i++) {
         if (!metrics->services[i].active)
             continue;
-        uint32_t at = count++; /* insertion sort: a handful of services, stable */
-        while (at > 0 && metrics->services[order[at - 1]].lane > metrics->services[i].lane) {
+        /* insertion sort, stable, by lane and then by the service's first node: a service's
+         * instances stand at its first one's place, next to each other, though other nodes
+         * of the lane come between them in node order (a proxy after the first, before the
+         * first proxy's appended instances; a called server's first node, before the
+         * instances of the one before it) */
+        const ServiceMetrics *node = &metrics->services[i];
+        uint32_t at = count++;
+        while (at > 0 &&
+               (metrics->services[order[at - 1]].lane > node->lane ||
+                (metrics->services[order[at - 1]].lane == node->lane &&
+                 metrics->services[order[at - 1]].first_of_service > node->first_of_service))) {
             order[at] = order[at - 1];
             at--;
         }

@@ -202,9 +202,9 @@ bool metrics_group_value(const Metrics *metrics, uint32_t group, const char *nam
  * metric is not a service metric or no service has that name. */
 bool metrics_service_value(const Metrics *metrics, const char *service, const char *metric,
                            double *value);
-/* The active services in the order a request meets them (lane, then node): fills order with
- * indices into metrics->services and returns how many. A service's instances are next to
- * each other. */
+/* The active services in the order a request meets them (lane, then the service's first
+ * node, then node): fills order with indices into metrics->services and returns how many. A
+ * service's instances are next to each other. */
 uint32_t metrics_services_in_lane_order(const Metrics *metrics,
                                         uint32_t order[SERVICE_METRICS_MAX]);
 /* Whether order[i] (of count, metrics_services_in_lane_order's) is the last instance of a

@@ -240,6 +240,8 @@ void proxy_on_request(World *world, const Message *request)
 {
     if (process_at(world, request->target)->down) { /* a closed port */
         world_service_metrics(world, request->target)->refused++;
+        if (world_tracing(world)) /* the reset's cause, as a down server's refusal says */
+            world_trace_about(world, request->target, TRACE_REFUSED_DOWN, request, 0, 0);
         reset_client(world, request);
         return;
     }

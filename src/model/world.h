@@ -119,7 +119,8 @@ typedef struct {
                                 an instance of several: "<service>#<n>" */
     const char *service;     /* the group's or service's id (the same for its instances) */
     uint32_t actor;          /* which actor of its kind: a client group's or instance's index */
-    uint32_t instance_count; /* the instances of its service (1 but for servers, consumers) */
+    uint32_t instance_count; /* the instances of its service (1 but for servers,
+                                consumers and proxies) */
     uint32_t lane;           /* drawing order, left to right (sort by it; not contiguous): the
                                 clients, then the services in the order a request meets them */
     bool active;             /* the scenario sends work through it */

@@ -1233,8 +1233,6 @@ static void check_gateway_used(ScenarioReader *scenario_reader, const Graph *gra
     }
 }
 
-/* Each called server is named by a call step of a server before it; one nobody calls would
- * be a service that does nothing (client groups and a proxy call the first server only). */
 /* Every proxy's instances beyond one each fit the world's tables: said at the instances of
  * the proxy, in the file's order, that would pass PROXY_INSTANCES_EXTRA_MAX. */
 static void check_proxy_instances_in_all(ScenarioReader *scenario_reader, const Graph *graph)
@@ -1262,6 +1260,8 @@ static void check_proxy_instances_in_all(ScenarioReader *scenario_reader, const 
     }
 }
 
+/* Each called server is named by a call step of a server before it; one nobody calls would
+ * be a service that does nothing (client groups and a proxy call the first server only). */
 static void check_called_servers_used(ScenarioReader *scenario_reader, const Graph *graph)
 {
     SchemaReader *reader = &scenario_reader->reader;

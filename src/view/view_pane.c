@@ -75,9 +75,23 @@ static uint32_t group_node(const ViewPane *pane, uint32_t group)
     return TRACE_NO_NODE;
 }
 
+/* The node of the first instance of node's service (node itself when it is one). */
+static uint32_t first_of_service(const World *world, uint32_t node)
+{
+    const WorldNode *entry = world_node(world, node);
+    for (uint32_t n = 0; n < node; n++) {
+        const WorldNode *other = world_node(world, n);
+        if (other->kind == entry->kind && strcmp(other->service, entry->service) == 0)
+            return n;
+    }
+    return node;
+}
+
 /* The diagram's lanes, from the node table: the sampled clients (lane l is sample l), then
  * every service the scenario sends work through (a key store of its own only where client
- * groups' operations meet it: diagram_node_drawn), then the ledger; and the typical delay of
+ * groups' operations meet it: diagram_node_drawn), by lane and then by its service's first
+ * node (a service's instances side by side, though a later proxy's or called server's node
+ * comes between them in the table), then the ledger; and the typical delay of
  * every link between them, by the names links use. */
 static bool add_lanes(ViewPane *pane)
 {
@@ -94,12 +108,14 @@ static bool add_lanes(ViewPane *pane)
                              world_node_name(pane->world, node), l) != (int)l)
             return false;
     }
-    for (uint32_t n = 0; n < world_node_count(pane->world); n++) {
+    uint32_t nodes = world_node_count(pane->world);
+    for (uint32_t n = 0; n < nodes; n++) {
         const WorldNode *node = world_node(pane->world, n);
         if (node->kind != NODE_CLIENT_GROUP &&
             diagram_node_drawn(scenario, node->kind, node->name, node->active) &&
             diagram_add_lane(pane->diagram, node->kind, n, TRACE_NO_CLIENT, node->name,
-                             node->lane) == DIAGRAM_NO_LANE)
+                             node->lane * nodes + first_of_service(pane->world, n)) ==
+                DIAGRAM_NO_LANE)
             return false;
     }
     if (diagram_add_ledger(pane->diagram) == DIAGRAM_NO_LANE)
