@@ -766,7 +766,8 @@ static void warn_proxy(const Scenario *scenario, const Scenario *plain, LoadErro
         snprintf(crash_at, sizeof crash_at, "%s.crash", at);
         warn_crash(&proxy->crash, &base->crash, crash_at, warnings);
         if (proxy->instances <= 1 && proxy->balancer != base->balancer)
-            say_at(warnings, at, "balancer", "has no effect with 1 instance: it picks among none");
+            say_at(warnings, at, "balancer",
+                   "has no effect with 1 instance: there is no other to pick");
         if (proxy->instances <= 1 && proxy->balancer_retry != base->balancer_retry)
             say_at(warnings, at, "balancer_retry",
                    "has no effect with 1 instance: there is no other to send to");
