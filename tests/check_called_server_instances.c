@@ -123,6 +123,109 @@ START_TEST(test_a_store_per_instance_needs_a_balancer_by_key)
 }
 END_TEST
 
+/* A call step's retry_host "other" (Envoy's previous_hosts on the caller's own retries):
+ * each try of a call goes to an instance it has not tried. The key hash that sent all three
+ * tries to the instance knowing the key now meets three stores that never saw it: each
+ * payment runs three times, once on each instance. A store the instances share still
+ * answers the later tries 409, so each runs once. */
+#define CALL_ELSEWHERE                                                                             \
+    "services.checkout.steps=[{\"call\": \"payments\", \"timeout_ms\": 300,"                       \
+    " \"retry\": {\"max_attempts\": 3}, \"key\": \"forward\", \"retry_host\": \"other\"}]"
+START_TEST(test_a_call_retried_elsewhere_misses_a_key_kept_per_instance)
+{
+    const char *const elsewhere[] = {CALL_ELSEWHERE};
+    Metrics hashed = test_run_json(WORLD(KEY_HASH, PER_INSTANCE), elsewhere, 1, MODE_IDEMPOTENT);
+    ck_assert_uint_eq(hashed.effects, PAYMENTS * CHECKOUT_TRIES);
+    ck_assert_uint_eq(hashed.outcomes[OUTCOME_DOUBLE], PAYMENTS);
+    for (size_t i = 1; i <= INSTANCES; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "payments#%zu", i);
+        ck_assert_double_eq(test_service_value(&hashed, name, "effects"), PAYMENTS);
+    }
+    Metrics shared = test_run_json(WORLD(KEY_HASH, ""), elsewhere, 1, MODE_IDEMPOTENT);
+    ck_assert_uint_eq(shared.effects, PAYMENTS);
+    ck_assert_uint_eq(shared.outcomes[OUTCOME_DOUBLE], 0);
+    /* show writes it, and the written file runs alike */
+    Scenario *scenario = test_load(WORLD(KEY_HASH, PER_INSTANCE), elsewhere, 1);
+    char *shown = NULL;
+    Scenario *again = test_show_again(scenario, &shown);
+    ck_assert_ptr_nonnull(strstr(shown, "\"retry_host\": \"other\""));
+    Metrics rerun = test_run_mode(again, MODE_IDEMPOTENT, again->seed);
+    ck_assert_msg(memcmp(&rerun, &hashed, sizeof rerun) == 0, "the shown scenario runs otherwise");
+    free(shown);
+    free(again);
+    free(scenario);
+}
+END_TEST
+
+/* The same for a consumer group's call: the workers take each order from a queue and call
+ * payments, whose three tries of one delivery meet three instances with retry_host "other",
+ * one instance (the key's) without: each order charged once on every instance, or once in
+ * all. (The delivery whose tries all went unanswered comes back, and its new tries find the
+ * key at the instances that ran it.) */
+#define WORKERS_WORLD(step_extra)                                                                  \
+    "{\"seed\": 9, \"duration_ms\": 600000,"                                                       \
+    " \"accounts\": [{\"id\": \"a\", \"balance\": 100000000}],"                                    \
+    " \"services\": ["                                                                             \
+    "   {\"id\": \"orders\", \"kind\": \"broker\", \"ack_timeout_ms\": 60000},"                    \
+    "   {\"id\": \"workers\", \"kind\": \"consumers\", \"consumes\": \"orders\","                  \
+    "    \"key_store\": \"worker-keys\","                                                          \
+    "    \"steps\": [{\"call\": \"payments\", \"timeout_ms\": 300,"                                \
+    "                 \"retry\": {\"max_attempts\": 3}, \"key\": \"forward\"" step_extra "}]},"    \
+    "   {\"id\": \"worker-keys\", \"kind\": \"key_store\", \"key\": \"message-id\"},"              \
+    "   {\"id\": \"payments\", \"kind\": \"server\", \"key_store\": \"payments-keys\","            \
+    "    \"instances\": 3, \"workers\": 0, \"balancer\": \"key-hash\","                            \
+    "    \"service_ms\": {\"dist\": \"const\", \"value\": 1000}},"                                 \
+    "   {\"id\": \"payments-keys\", \"kind\": \"key_store\", \"placement\": \"per-instance\"}],"   \
+    " \"clients\": [{\"id\": \"app\", \"count\": 1, \"publishes\": \"orders\","                    \
+    "   \"operation\": {\"kind\": \"debit\", \"amount\": 100},"                                    \
+    "   \"workload\": {\"ops\": 20, \"interval_ms\": 20000}, \"key\": \"message-id\"}],"           \
+    " \"network\": {\"default\": {\"loss\": 0, \"delay_ms\": 5}}}"
+START_TEST(test_a_consumer_groups_call_retried_elsewhere_meets_every_instance)
+{
+    Metrics same = test_run_text(WORKERS_WORLD(""), MODE_IDEMPOTENT);
+    Metrics elsewhere =
+        test_run_text(WORKERS_WORLD(", \"retry_host\": \"other\""), MODE_IDEMPOTENT);
+    ck_assert_uint_eq(same.effects, PAYMENTS);
+    ck_assert_uint_eq(elsewhere.effects, PAYMENTS * CHECKOUT_TRIES);
+    for (size_t i = 1; i <= INSTANCES; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "payments#%zu", i);
+        ck_assert_double_eq(test_service_value(&elsewhere, name, "effects"), PAYMENTS);
+    }
+}
+END_TEST
+
+/* Whether loading WORLD with sets warns at checkout's call step's retry_host. */
+static bool warns_retry_host(const char *const *sets, uint32_t count)
+{
+    Scenario *scenario = calloc(1, sizeof *scenario);
+    LoadErrors warnings = {0};
+    const char *text = WORLD("", "");
+    ck_assert(scenario_load_text(text, strlen(text), sets, count, scenario, &warnings));
+    warnings.count = 0;
+    scenario_inert_warnings(scenario, &warnings);
+    bool found = false;
+    for (uint32_t i = 0; i < warnings.count; i++)
+        found |= strcmp(warnings.items[i].path, "$.services[0].steps[0].retry_host") == 0;
+    free(scenario);
+    return found;
+}
+
+/* retry_host picks among the callee's instances on a retry: warned with one instance and
+ * with no retry, not where a retry has instances to choose from. */
+START_TEST(test_a_calls_retry_host_is_warned_where_no_retry_can_choose)
+{
+    const char *const live[] = {CALL_ELSEWHERE};
+    const char *const one[] = {CALL_ELSEWHERE, "services.payments.instances=1"};
+    const char *const no_retry[] = {CALL_ELSEWHERE,
+                                    "services.checkout.steps[0].retry.max_attempts=1"};
+    ck_assert(!warns_retry_host(live, 1));
+    ck_assert(warns_retry_host(one, 2));
+    ck_assert(warns_retry_host(no_retry, 2));
+}
+END_TEST
+
 /* ------------------------------------------------------------------ loading and show */
 
 /* The instances of every server beyond one each are at most SERVER_INSTANCES_EXTRA_MAX in
@@ -205,6 +308,9 @@ int main(void)
     tcase_add_test(tcase, test_further_instances_come_after_every_node);
     tcase_add_test(tcase, test_round_robin_spreads_the_tries);
     tcase_add_test(tcase, test_a_store_per_instance_needs_a_balancer_by_key);
+    tcase_add_test(tcase, test_a_call_retried_elsewhere_misses_a_key_kept_per_instance);
+    tcase_add_test(tcase, test_a_consumer_groups_call_retried_elsewhere_meets_every_instance);
+    tcase_add_test(tcase, test_a_calls_retry_host_is_warned_where_no_retry_can_choose);
     tcase_add_test(tcase, test_the_instances_in_all_are_bounded);
     tcase_add_test(tcase, test_show_writes_a_called_servers_instances);
     suite_add_tcase(suite, tcase);

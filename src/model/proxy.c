@@ -162,30 +162,6 @@ bool proxy_is_first_instance(const World *world, uint32_t node)
 
 /* ------------------------------------------------------------------ tries and answers */
 
-/* retry_host "other": the instance of the server this try goes to. The balancer picks as
- * for any request; an instance the call has tried already gives way to the next one it has
- * not, in the instances' order (NGINX passes a request to the next server; Envoy's
- * previous_hosts predicate has the balancer pick again), past a down one when the balancer
- * sends on past those. Once every instance has had a try, the balancer's pick stands. */
-static uint32_t instance_for_try(World *world, ProxyCall *call, const Message *forward)
-{
-    _Static_assert(SERVER_INSTANCES_MAX <= 8, "ProxyCall.tried has a bit per instance");
-    const WorldNode *service = &world->nodes[world->server_node];
-    const Server *first = &world->servers[service->actor];
-    uint32_t count = service->instance_count;
-    uint32_t pick = world->nodes[server_route(world, forward)].actor - service->actor;
-    bool skips_down = first->spec->balancer_retry == BALANCER_RETRY_CONNECT_FAILURE;
-    for (uint32_t k = 1; k < count && (call->tried >> pick & 1u); k++) {
-        uint32_t next = (pick + k) % count;
-        if (!(call->tried >> next & 1u) && !(skips_down && first[next].down)) {
-            pick = next;
-            break;
-        }
-    }
-    call->tried |= (uint8_t)(1u << pick);
-    return first[pick].node;
-}
-
 static void send_try(World *world, uint32_t slot)
 {
     ProxyCall *call = &world->proxy.calls[slot];
@@ -208,7 +184,7 @@ static void send_try(World *world, uint32_t slot)
         (ReplyTo){.kind = REPLY_TO_PROXY, .slot = slot, .serial = reply_serial(call)};
     if (spec->retry_host == RETRY_HOST_OTHER &&
         world->nodes[world->server_node].instance_count > 1) {
-        forward.target = instance_for_try(world, call, &forward);
+        forward.target = server_route_untried(world, &forward, &call->tried);
         network_send_to_instance(world, &forward);
     } else {
         network_send(world, &forward);

@@ -35,6 +35,31 @@ uint32_t server_route(World *world, const Message *request)
     return first[pick].node;
 }
 
+/* retry_host "other" (a proxy's, a call step's): the instance of the server service at
+ * request->target this try goes to. The balancer picks as for any request; an instance the
+ * request has tried already (bit i of *tried) gives way to the next one it has not, in the
+ * instances' order (NGINX passes a request to the next server; Envoy's previous_hosts
+ * predicate has the balancer pick again), past a down one when the balancer sends on past
+ * those. Once every instance has had a try, the balancer's pick stands. */
+uint32_t server_route_untried(World *world, const Message *request, uint8_t *tried)
+{
+    _Static_assert(SERVER_INSTANCES_MAX <= 8, "tried has a bit per instance");
+    const WorldNode *service = &world->nodes[request->target];
+    const Server *first = &world->servers[service->actor];
+    uint32_t count = service->instance_count;
+    uint32_t pick = world->nodes[server_route(world, request)].actor - service->actor;
+    bool skips_down = first->spec->balancer_retry == BALANCER_RETRY_CONNECT_FAILURE;
+    for (uint32_t k = 1; k < count && (*tried >> pick & 1u); k++) {
+        uint32_t next = (pick + k) % count;
+        if (!(*tried >> next & 1u) && !(skips_down && first[next].down)) {
+            pick = next;
+            break;
+        }
+    }
+    *tried |= (uint8_t)(1u << pick);
+    return first[pick].node;
+}
+
 /* ------------------------------------------------------------------ jobs and workers */
 
 bool server_job_alive(const World *world, uint32_t job, uint64_t serial)

@@ -36,11 +36,18 @@ static SimTimeUs call_try_timeout_us(const World *world, const Server *server)
 }
 
 /* The call step's try, from the server the request reached (message_call). */
+/* tried: the call's instances tried so far, when its retry_host is "other" (else NULL). */
 static void send_charge(World *world, const Message *request, uint64_t key, ReplyTo reply_to,
-                        uint32_t relay)
+                        uint32_t relay, uint8_t *tried)
 {
     uint32_t target = server_at(world, request->target)->call_node;
     Message charge = message_call(world, request, request->target, target, key, reply_to, relay);
+    if (tried != NULL && world->nodes[target].kind == NODE_SERVER &&
+        world->nodes[target].instance_count > 1) {
+        charge.target = server_route_untried(world, &charge, tried);
+        network_send_to_instance(world, &charge);
+        return;
+    }
     network_send(world, &charge);
 }
 
@@ -138,7 +145,7 @@ void server_charge_on_outbox_relay(World *world, uint32_t entry_index)
     } else {
         send_charge(world, &entry->request,
                     call_key_of(world->scenario.server.call.key, entry->store_key), reply_to,
-                    entry->relays);
+                    entry->relays, NULL);
         wait = call_try_timeout_us(world, server);
     }
     /* by index: the sends above take message slots, and an entry pointer kept across a
@@ -310,7 +317,8 @@ static void send_charge_try(World *world, uint32_t job_slot)
     /* the first try keeps the lineage a charge always had; each retry is a copy of its own */
     const Server *server = server_of_job(world, job_slot);
     send_charge(world, &job->request, call_key_of(server->spec->call.key, job->sent_key), reply_to,
-                job->charge_tries - 1);
+                job->charge_tries - 1,
+                server->spec->call.retry_host == RETRY_HOST_OTHER ? &job->tried_instances : NULL);
     world->jobs[job_slot].gateway_timer = sim_schedule_in(
         world->sim, call_try_timeout_us(world, server), EVENT_GATEWAY_TIMEOUT, 0, job_slot);
 }

@@ -295,6 +295,7 @@ typedef struct Job {
     bool event_due;   /* its event goes out with the commit: its charge's receipt, or its order */
     bool uncommitted; /* a local effect in a transaction not yet committed */
     bool refunding;   /* its fulfil step failed: the call's undo is refunding the charge */
+    uint8_t tried_instances; /* its call's retry_host "other": the callee's instances tried */
 } Job;
 
 /* The transactional outbox: a charge intent written with the key row, relayed to the
@@ -935,6 +936,9 @@ static inline const ServerSpec *server_settings_at(World *world, uint32_t node)
 }
 /* The instance a request to the service goes to: the balancer's pick. */
 uint32_t server_route(World *world, const Message *request);
+/* retry_host "other": the instance a try of a request goes to, none it tried (*tried, a bit
+ * per instance, updated) while one is left; request->target is the service's node. */
+uint32_t server_route_untried(World *world, const Message *request, uint8_t *tried);
 
 /* proxy.c: the instance of a proxy of several a client's request goes to, and whether node
  * is a proxy's first instance (the node its clients send to) */

@@ -407,6 +407,11 @@ typedef enum { BALANCER_ROUND_ROBIN, BALANCER_RANDOM, BALANCER_KEY_HASH } Balanc
  * that is up (Envoy's retry_on connect-failure, NGINX's proxy_next_upstream error). Nothing was
  * sent to the down instance, so this retry cannot run a request twice. */
 typedef enum { BALANCER_RETRY_NONE, BALANCER_RETRY_CONNECT_FAILURE } BalancerRetry;
+/* Where a retry goes when the server it calls runs several instances (a proxy's, a call
+ * step's): wherever the server's balancer picks (any), or to an instance this request has not
+ * tried yet while one is left (other: Envoy's previous_hosts retry predicate, NGINX's
+ * proxy_next_upstream "next server"). */
+typedef enum { RETRY_HOST_ANY, RETRY_HOST_OTHER } RetryHost;
 
 /* The key a service's call carries to the next hop: its own key as it is, a key derived from
  * it (the same for every retry of the call), or none. */
@@ -425,9 +430,10 @@ typedef struct {
 
 /* A service's call to the gateway, as its call step says (the services form). */
 typedef struct {
-    CallRetrySpec retry; /* its own retries, in every mode */
-    CallKey key;         /* the key it carries */
-    double timeout_ms;   /* how long it waits per try; 0: the gateway's timeout_ms */
+    CallRetrySpec retry;  /* its own retries, in every mode */
+    CallKey key;          /* the key it carries */
+    double timeout_ms;    /* how long it waits per try; 0: the gateway's timeout_ms */
+    RetryHost retry_host; /* a retry to a server of several instances: where it goes */
 } CallSpec;
 
 /* A saga's later step (services form, `{"fulfil": "local"}` after the charge): the order's
@@ -545,11 +551,6 @@ typedef struct {
     uint8_t entry; /* its entry in `services`, plus one */
 } ExtraGatewaySpec;
 
-/* Where a proxy's retry goes when the server runs several instances: wherever the server's
- * balancer picks (any), or to an instance this request has not tried yet while one is left
- * (other: Envoy's previous_hosts retry predicate, NGINX's proxy_next_upstream "next server"). */
-typedef enum { RETRY_HOST_ANY, RETRY_HOST_OTHER } ProxyRetryHost;
-
 /* A proxy between clients and the server (an API gateway, a service-mesh sidecar) that
  * retries on its own: the application sent once, the proxy may send again. */
 typedef struct {
@@ -558,7 +559,7 @@ typedef struct {
     bool on_timeout, on_5xx, on_409;
     bool forwards_key;       /* false: the Idempotency-Key header is dropped on the way */
     Distribution service_ms; /* the proxy's own processing, before the first try */
-    ProxyRetryHost retry_host;
+    RetryHost retry_host;
     /* The proxy process's crashes (a sidecar restarted, an API gateway's pod evicted): drawn
      * per request at a point of its own; every request it carries then ends in a reset */
     CrashSpec crash;

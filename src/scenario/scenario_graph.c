@@ -646,6 +646,7 @@ static bool step_key_allowed(StepKind kind, bool server, const char *key)
     case STEP_CALL:
         return strcmp(key, "retry") == 0 || strcmp(key, "key") == 0 ||
                strcmp(key, "timeout_ms") == 0 || strcmp(key, "undo") == 0 ||
+               strcmp(key, "retry_host") == 0 ||
                (server && (strcmp(key, "via") == 0 || strcmp(key, "reconcile_ms") == 0));
     case STEP_FULFIL:
         return strcmp(key, "fail") == 0;
@@ -822,6 +823,9 @@ static void read_call_spec(SchemaReader *reader, const cJSON *step, const NameTa
     int key = (int)call->key;
     step_choice(reader, step, "key", keys, &key);
     call->key = (CallKey)key;
+    int host = (int)call->retry_host; /* an undo's is refused by its own key check */
+    step_choice(reader, step, "retry_host", &scenario_names_retry_host, &host);
+    call->retry_host = (RetryHost)host;
 }
 
 /* A call's undo: its refund at the gateway it charged, with the refund's own retry, key and
@@ -1139,6 +1143,7 @@ static const SchemaField step_fields[] = {
     FIELD_CUSTOM("retry", 0, scenario_schema_read_tag, &call_retry_schema, false),
     FIELD_CUSTOM("key", 0, scenario_schema_read_tag, NULL, false),
     FIELD_CUSTOM("timeout_ms", 0, scenario_schema_read_tag, NULL, false),
+    FIELD_CUSTOM("retry_host", 0, scenario_schema_read_tag, NULL, false),
     FIELD_CUSTOM("queue", 0, scenario_schema_read_tag, NULL, false),
 };
 static const SchemaObject step_schema = {.name = "services[].steps[]", SCHEMA_FIELDS(step_fields)};
@@ -2066,6 +2071,9 @@ static void write_call_spec(SchemaWriter *writer, cJSON *call, const NameTable *
     schema_write_choice(writer, call, "key", keys, (int)spec->key);
     if (spec->timeout_ms > 0) /* else the gateway's, as written there */
         schema_write_number(writer, call, "timeout_ms", spec->timeout_ms);
+    if (spec->retry_host != RETRY_HOST_ANY) /* a call written before it existed is unchanged */
+        schema_write_choice(writer, call, "retry_host", &scenario_names_retry_host,
+                            (int)spec->retry_host);
 }
 
 static cJSON *write_step(SchemaWriter *writer, cJSON *steps, StepKind kind, const char *value)

@@ -504,11 +504,31 @@ static const GatewaySpec *called_gateway(const Scenario *scenario, const ServerS
  * key when reconciling) or a called server (its key store reads it). They exist only in the
  * services form: said at the step of entry (0-based). */
 
+/* The instances of the server a call step calls (0: it calls a gateway). */
+static uint32_t callee_instances(const Scenario *scenario, bool calls_first_server,
+                                 uint32_t call_server)
+{
+    const ServerSpec *callee = calls_first_server ? &scenario->server
+                               : call_server > 0  ? &scenario->called_servers[call_server - 1].spec
+                                                  : NULL;
+    return callee == NULL ? 0 : callee->instances > 1 ? callee->instances : 1;
+}
+
+/* instances: the callee's (callee_instances; a call to a server never goes by an outbox) */
 static void warn_call(const CallSpec *call, const CallSpec *base, int entry, bool asks_by_key,
-                      const GatewaySpec *gateway, LoadErrors *warnings)
+                      const GatewaySpec *gateway, uint32_t instances, LoadErrors *warnings)
 {
     char at[32]; /* "$.services[7].steps[0]" */
     snprintf(at, sizeof at, "$.services[%d].steps[0]", entry);
+    if (call->retry_host != base->retry_host) { /* server_route_untried, on a call's retry */
+        if (instances <= 1)
+            say_at(warnings, at, "retry_host",
+                   "has no effect: it calls a gateway or a server of 1 instance, so every try "
+                   "meets the same one");
+        else if (call->retry.max_attempts <= 1)
+            say_at(warnings, at, "retry_host",
+                   "has no effect with max_attempts 1: there is no retry to send elsewhere");
+    }
     if (call->retry.max_attempts <= 1 && call->retry.backoff_ms != base->retry.backoff_ms)
         say_at(warnings, at, "retry.backoff_ms",
                "has no effect with max_attempts 1: there is no next try to wait for");
@@ -644,7 +664,8 @@ static void warn_server(const Scenario *scenario, const Scenario *plain, const N
                             "way");
     if (server->use_gateway)
         warn_call(&server->call, &plain->server.call, (int)scenario->service_entry[NODE_SERVER] - 1,
-                  server->reconcile_ms > 0, called_gateway(scenario, server), warnings);
+                  server->reconcile_ms > 0, called_gateway(scenario, server),
+                  callee_instances(scenario, false, server->call_server), warnings);
     warn_saga(scenario, NULL, (int)scenario->service_entry[NODE_SERVER] - 1, warnings);
     for (uint32_t g = 0; g <= scenario->extra_consumer_count; g++) {
         const ConsumerSpec *group = scenario_consumer_group(scenario, g);
@@ -656,6 +677,7 @@ static void warn_server(const Scenario *scenario, const Scenario *plain, const N
                       group->call_server == 0 && !group->calls_first_server
                           ? scenario_gateway(scenario, group->call_gateway)
                           : NULL,
+                      callee_instances(scenario, group->calls_first_server, group->call_server),
                       warnings);
     }
     /* client.c stamps a deadline only on a request to the server (deadline.c) */
@@ -703,7 +725,8 @@ static void warn_called_servers(const Scenario *scenario, const Scenario *plain,
         const ServerSpec *server = &called->spec;
         if (server->use_gateway)
             warn_call(&server->call, &plain->server.call, (int)called->entry - 1, false,
-                      called_gateway(scenario, server), warnings);
+                      called_gateway(scenario, server),
+                      callee_instances(scenario, false, server->call_server), warnings);
         /* server.c: its balancer chooses among its instances, which are down one by one
          * only after a crash (an outage takes every instance down at once) */
         char entry[32]; /* "$.services[11]" */
