@@ -627,13 +627,8 @@ static void send_charge_try(World *world, uint32_t job_slot)
     Message charge =
         message_call(world, &job->request, node, consumers->call_node,
                      call_key_of(call->key, job->sent_key), reply_to, job->charge_tries - 1);
-    if (call->retry_host == RETRY_HOST_OTHER && world->nodes[charge.target].kind == NODE_SERVER &&
-        world->nodes[charge.target].instance_count > 1) {
-        charge.target = server_route_untried(world, &charge, &job->tried_instances);
-        network_send_to_instance(world, &charge);
-    } else {
-        network_send(world, &charge);
-    }
+    server_send_try(world, &charge,
+                    call->retry_host == RETRY_HOST_OTHER ? &job->tried_instances : NULL);
     world->jobs[job_slot].gateway_timer =
         sim_schedule_in(world->sim, call_timeout_us(world, call, consumers->call_node),
                         EVENT_GATEWAY_TIMEOUT, node, job_slot);

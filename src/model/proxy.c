@@ -182,13 +182,7 @@ static void send_try(World *world, uint32_t slot)
     forward.lineage = lineage_of_repeat(call->request.lineage, call->tries);
     forward.reply_to =
         (ReplyTo){.kind = REPLY_TO_PROXY, .slot = slot, .serial = reply_serial(call)};
-    if (spec->retry_host == RETRY_HOST_OTHER &&
-        world->nodes[world->server_node].instance_count > 1) {
-        forward.target = server_route_untried(world, &forward, &call->tried);
-        network_send_to_instance(world, &forward);
-    } else {
-        network_send(world, &forward);
-    }
+    server_send_try(world, &forward, spec->retry_host == RETRY_HOST_OTHER ? &call->tried : NULL);
     call->timer = sim_schedule_in(world->sim, sim_time_us_from_ms(spec->per_try_timeout_ms),
                                   EVENT_PROXY_TRY_TIMEOUT, call->tries, slot);
     if (call->tries == 1 && crashes_at(world, call, CRASH_AFTER_FORWARD))

@@ -41,7 +41,7 @@ uint32_t server_route(World *world, const Message *request)
  * instances' order (NGINX passes a request to the next server; Envoy's previous_hosts
  * predicate has the balancer pick again), past a down one when the balancer sends on past
  * those. Once every instance has had a try, the balancer's pick stands. */
-uint32_t server_route_untried(World *world, const Message *request, uint8_t *tried)
+static uint32_t route_untried(World *world, const Message *request, uint8_t *tried)
 {
     _Static_assert(SERVER_INSTANCES_MAX <= 8, "tried has a bit per instance");
     const WorldNode *service = &world->nodes[request->target];
@@ -58,6 +58,17 @@ uint32_t server_route_untried(World *world, const Message *request, uint8_t *tri
     }
     *tried |= (uint8_t)(1u << pick);
     return first[pick].node;
+}
+
+void server_send_try(World *world, Message *message, uint8_t *tried)
+{
+    const WorldNode *target = &world->nodes[message->target];
+    if (tried != NULL && target->kind == NODE_SERVER && target->instance_count > 1) {
+        message->target = route_untried(world, message, tried);
+        network_send_to_instance(world, message);
+        return;
+    }
+    network_send(world, message);
 }
 
 /* ------------------------------------------------------------------ jobs and workers */

@@ -42,13 +42,7 @@ static void send_charge(World *world, const Message *request, uint64_t key, Repl
 {
     uint32_t target = server_at(world, request->target)->call_node;
     Message charge = message_call(world, request, request->target, target, key, reply_to, relay);
-    if (tried != NULL && world->nodes[target].kind == NODE_SERVER &&
-        world->nodes[target].instance_count > 1) {
-        charge.target = server_route_untried(world, &charge, tried);
-        network_send_to_instance(world, &charge);
-        return;
-    }
-    network_send(world, &charge);
+    server_send_try(world, &charge, tried);
 }
 
 /* ------------------------------------------------------------------ outbox */

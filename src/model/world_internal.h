@@ -936,9 +936,10 @@ static inline const ServerSpec *server_settings_at(World *world, uint32_t node)
 }
 /* The instance a request to the service goes to: the balancer's pick. */
 uint32_t server_route(World *world, const Message *request);
-/* retry_host "other": the instance a try of a request goes to, none it tried (*tried, a bit
- * per instance, updated) while one is left; request->target is the service's node. */
-uint32_t server_route_untried(World *world, const Message *request, uint8_t *tried);
+/* Sends a try of a call (a proxy's, a call step's) to message->target: with tried, the
+ * call's retry_host "other" (a bit per instance, updated), to an instance of a server of
+ * several that the call has not tried while one is left; else as any message (network_send). */
+void server_send_try(World *world, Message *message, uint8_t *tried);
 
 /* proxy.c: the instance of a proxy of several a client's request goes to, and whether node
  * is a proxy's first instance (the node its clients send to) */

@@ -520,7 +520,7 @@ static void warn_call(const CallSpec *call, const CallSpec *base, int entry, boo
 {
     char at[32]; /* "$.services[7].steps[0]" */
     snprintf(at, sizeof at, "$.services[%d].steps[0]", entry);
-    if (call->retry_host != base->retry_host) { /* server_route_untried, on a call's retry */
+    if (call->retry_host != base->retry_host) { /* server_send_try, on a call's retry */
         if (instances <= 1)
             say_at(warnings, at, "retry_host",
                    "has no effect: it calls a gateway or a server of 1 instance, so every try "
