@@ -32,7 +32,7 @@ START_TEST(test_the_broker_is_the_actor_at_its_node)
     ck_assert_uint_eq(world->nodes[broker->node].actor, 0);
     ck_assert_ptr_eq(broker_at(world, broker->node), broker);
     ck_assert_ptr_eq(broker->spec, &world->scenario.broker); /* the world's copy's rules */
-    ck_assert_uint_eq(world->broker_node, broker->node);     /* the publishers' */
+    ck_assert_uint_eq(world->broker_nodes[0], broker->node); /* the publishers' */
     ck_assert_uint_eq(world->consumer_count, 2);
     for (uint32_t i = 0; i < world->consumer_count; i++)
         ck_assert_ptr_eq(consumers_broker(world, &world->consumers[i]), broker);

@@ -322,8 +322,8 @@ START_TEST(test_a_client_group_may_not_take_a_called_servers_name)
 }
 END_TEST
 
-/* Other kinds stay one each (a store several servers name is tested in
- * check_shared_key_store). */
+/* Ids stay unique, and a third broker is one too many (a store several servers name is
+ * tested in check_shared_key_store). */
 START_TEST(test_other_kinds_stay_one_each)
 {
     assert_error(
@@ -332,9 +332,11 @@ START_TEST(test_other_kinds_stay_one_each)
     assert_error(WORLD(CHECKOUT_CALLS("{\"call\": \"p1\"}") "{\"id\": \"p1\", \"kind\": "
                                                             "\"gateway\"}, {\"id\": \"q1\", "
                                                             "\"kind\": \"broker\"}, {\"id\": "
-                                                            "\"q2\", \"kind\": \"broker\"}",
+                                                            "\"q2\", \"kind\": \"broker\"}, "
+                                                            "{\"id\": \"q3\", \"kind\": "
+                                                            "\"broker\"}",
                        ""),
-                 "$.services[4].kind", "expected at most one service of kind 'broker'");
+                 "$.services[5].kind", "expected at most one broker after the first");
 }
 END_TEST
 

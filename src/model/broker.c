@@ -69,7 +69,8 @@ static void init_broker(World *world, Broker *broker)
     broker->manual_ack = world->mode != MODE_AT_MOST_ONCE;
     slot_pool_init(&broker->message_slots, 256);
     broker->queue_count = spec->queue_count;
-    world->metrics.queue_count = spec->queue_count;
+    broker->queue_base = world->metrics.queue_count; /* after the brokers before it */
+    world->metrics.queue_count += spec->queue_count;
     for (uint32_t q = 0; q < spec->queue_count; q++) {
         BrokerQueue *queue = &broker->queues[q];
         queue->spec = &spec->queues[q];
@@ -141,7 +142,7 @@ void broker_finish_queued(World *world, Broker *broker, uint32_t queued_index)
 Message broker_next_delivery(World *world, Broker *broker, uint32_t queued_index)
 {
     QueuedMessage *queued = &broker->messages[queued_index];
-    QueueMetrics *counts = &world->metrics.queues[queued->queue];
+    QueueMetrics *counts = broker_queue_counts(world, broker, queued->queue);
     queued->deliveries++;
     world->metrics.deliveries++;
     counts->deliveries++;
@@ -316,7 +317,7 @@ static uint32_t queue_of(const World *world, const Message *publish)
 static uint32_t take_in(World *world, Broker *broker, const Message *publish, uint32_t queue,
                         uint32_t copy_number)
 {
-    QueueMetrics *counts = &world->metrics.queues[queue];
+    QueueMetrics *counts = broker_queue_counts(world, broker, queue);
     bool log = broker->partition_count > 0;
     if (seen_recently(world, &broker->queues[queue], publish->key) ||
         (log && copy_number == 0 && broker_log_producer_repeat(world, broker, publish))) {
@@ -421,8 +422,8 @@ static Message receipt_event(World *world, const Message *request)
     Message event = *request;
     event.kind = MESSAGE_REQUEST;
     event.hop = HOP_REQUEST;
-    event.source = request->target;    /* the instance that charged */
-    event.target = world->broker_node; /* the publishers' broker */
+    event.source = request->target; /* the instance that charged */
+    event.target = world->broker_nodes[world->scenario.server.receipts_broker];
     event.receipt = true;
     event.key = world_draw(world, DRAW_RECEIPT_ID, request->operation, 0, 0) | 1;
     event.business_key = event.key;
@@ -458,7 +459,7 @@ static Message order_event(World *world, const Message *request, uint64_t store_
     event.kind = MESSAGE_REQUEST;
     event.hop = HOP_REQUEST;
     event.source = request->target;
-    event.target = world->broker_node; /* the publishers' broker */
+    event.target = world->broker_nodes[world->scenario.server.receipts_broker];
     event.receipt = false;
     event.key = store_key != 0 ? rng_mix64(store_key ^ 0x6f726465722d6964ull) | 1 /* "order-id" */
                                : world_draw_about(world, DRAW_ORDER_ID, request) | 1;
@@ -518,7 +519,7 @@ void broker_on_ack(World *world, const Message *ack)
         return; /* a network copy of an ack already counted */
     if (!current) {
         world->metrics.late_acks++; /* its delivery timed out before it arrived */
-        world->metrics.queues[queued->queue].late_acks++;
+        broker_queue_counts(world, broker, queued->queue)->late_acks++;
         bool accept = broker->queues[queued->queue].spec->late_ack == LATE_ACK_ACCEPT;
         if (world_tracing(world))
             trace_queue(world, broker, accept ? TRACE_LATE_ACK_ACCEPTED : TRACE_LATE_ACK_IGNORED,
@@ -706,13 +707,14 @@ static void requeue_unacked(World *world, Broker *broker, uint32_t queued_index,
         }
         if (spec->dead_letter) {
             world->metrics.dead_lettered++;
-            world->metrics.queues[queued->queue].dead_lettered++;
+            broker_queue_counts(world, broker, queued->queue)->dead_lettered++;
         }
         if (world_tracing(world))
             trace_queue(world, broker, spec->dead_letter ? TRACE_DEAD_LETTER : TRACE_DISCARD,
                         &queued->publish, queued->deliveries, queued->queue);
         if (!redrive) {
-            const ConsumerSpec *group = scenario_group_of_queue(&world->scenario, queued->queue);
+            const ConsumerSpec *group = scenario_group_of_queue(
+                &world->scenario, broker_index(world, broker), queued->queue);
             if (spec->dead_letter && group->dead_letters == DEAD_LETTERS_REVIEW)
                 broker_review_dead_letter(world, broker, group,
                                           queued); /* before the broker lets go of it */

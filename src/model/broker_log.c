@@ -96,11 +96,16 @@ void broker_log_init(World *world, Broker *broker)
 {
     const BrokerSpec *spec = broker->spec;
     broker->partition_count = spec->partitions;
-    broker->log_group_count = 1 + world->scenario.extra_consumer_count;
+    /* its groups are numbered from 0: the loader lists the first broker's groups (a log is
+     * the first broker) before the second's */
+    broker->log_group_count = 0;
     for (uint32_t i = 0; i < world->consumer_count; i++) { /* group by group */
         if (world->consumers[i].broker != broker_index(world, broker))
             continue; /* a group that reads another broker */
-        LogGroup *group = &broker->log_groups[world->consumers[i].group];
+        uint32_t g = world->consumers[i].group;
+        SIM_ASSERT(g <= broker->log_group_count, "a log's groups come first");
+        broker->log_group_count = g + 1;
+        LogGroup *group = &broker->log_groups[g];
         if (group->count++ == 0) {
             group->first = i;
             group->spec = world->consumers[i].spec;
@@ -724,7 +729,7 @@ static void dead_letter_topic(World *world, const Broker *broker, const QueuedMe
 {
     const LogGroup *group = &broker->log_groups[failed->log_group];
     world->metrics.dead_lettered++;
-    world->metrics.queues[failed->queue].dead_lettered++;
+    broker_queue_counts(world, broker, failed->queue)->dead_lettered++;
     world_trace_queue(world, broker->node, TRACE_DEAD_LETTER, &failed->publish, runs, group->name);
     if (group->spec->dead_letters == DEAD_LETTERS_REVIEW)
         broker_review_dead_letter(world, broker, group->spec, failed);

@@ -297,7 +297,7 @@ static inline void attempt_request(World *world, uint64_t operation, uint32_t cl
         .kind = MESSAGE_REQUEST,
         .hop = HOP_REQUEST,
         .source = group->node,
-        .target = publishes                       ? world->broker_node
+        .target = publishes                       ? world->broker_nodes[group->spec->broker]
                   : group->spec->via == VIA_PROXY ? world->proxy_nodes[group->spec->proxy]
                                                   : world->server_node,
         .client = op->client,

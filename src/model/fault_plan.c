@@ -185,8 +185,8 @@ static double longest_timeout_ms(const Scenario *scenario)
         if (scenario_proxy_used(scenario, p))
             at_least(&longest, scenario_proxy(scenario, p)->per_try_timeout_ms);
     }
-    if (broker) /* the scenario's one broker (a second one's timers would count alike) */
-        broker_timers(&scenario->broker, scenario->duration_ms, &longest);
+    for (uint32_t b = 0; broker && b <= scenario->extra_broker_count; b++)
+        broker_timers(scenario_broker(scenario, b), scenario->duration_ms, &longest);
     server_timers(scenario, reach, &longest);
     store_timers(scenario, reach, &longest);
     return longest;

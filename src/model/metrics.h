@@ -172,7 +172,8 @@ typedef struct {
     uint64_t late_acks;
     uint64_t heartbeats; /* consumers' progress messages that extended an ack timeout */
     uint32_t queue_count;
-    QueueMetrics queues[QUEUES_MAX]; /* by the scenario's broker queues */
+    /* by the brokers' queues: the first broker's, then the second's (Broker.queue_base) */
+    QueueMetrics queues[QUEUES_MAX * (1 + BROKERS_EXTRA_MAX)];
     uint32_t account_count;
     BalanceMetrics balances[ACCOUNTS_MAX];
     uint32_t group_count;

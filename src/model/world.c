@@ -836,7 +836,9 @@ static void build_nodes(World *world)
             Broker *broker = &world->brokers[world->broker_count];
             entry->actor = world->broker_count++;
             broker->node = node;
-            broker->spec = &scenario->broker; /* the scenario declares one */
+            broker->spec = scenario_broker(scenario, spec->number);
+            SIM_ASSERT(entry->actor == spec->number, "brokers come in their numbers' order");
+            world->broker_nodes[spec->number] = node;
         } else if (spec->kind == NODE_PROXY) {
             /* a proxy's instances are consecutive processes; every proxy and instance is
              * drawn in the first proxy's lane */
@@ -853,8 +855,8 @@ static void build_nodes(World *world)
             Consumers *consumers = &world->consumers[entry->actor];
             consumers->node = node;
             consumers->group = spec->number;
-            consumers->broker = 0; /* the one broker the loader allows */
             consumers->spec = scenario_consumer_group(scenario, spec->number);
+            consumers->broker = consumers->spec->broker;
         } else if (spec->kind == NODE_KEY_STORE) { /* number 0: the server's; g + 1: group g's */
             entry->actor = spec->number;
             entry->lane = world->group_count + NODE_KIND_COUNT + spec->number;
@@ -888,7 +890,6 @@ static void build_nodes(World *world)
     SIM_ASSERT(world->broker_count > 0, "every world has a broker node");
     for (uint32_t i = 0; i < world->consumer_count; i++)
         SIM_ASSERT(world->consumers[i].broker < world->broker_count, "a group reads a broker");
-    world->broker_node = world->brokers[0].node; /* the publishers' (World.broker_node) */
     world->consumers_node = world_node_of_kind(world, NODE_CONSUMERS);
     world->proxy_node = world->proxy_nodes[0];
 }

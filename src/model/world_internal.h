@@ -517,10 +517,9 @@ typedef struct {
 } LogGroup;
 
 /* A broker is an actor at its node, as a server or a gateway is: World.brokers[its node's
- * actor]. The loader allows one broker today; the array is the shape a second one (issue 21:
- * several services of one kind, e.g. a log for orders beside a queue for receipts) will
- * use, each with its own pool, queues and consumer groups. */
-#define BROKERS_MAX 2
+ * actor]. A world has one or two (a log for orders beside a queue for receipts), each with
+ * its own pool, queues and consumer groups. */
+#define BROKERS_MAX (1 + BROKERS_EXTRA_MAX)
 /* An operation's queued messages, whichever broker holds them, are one chain
  * (Operation.broker_messages, then each one's next_of_operation): a link is the slot, with
  * its broker's index in the top bit (0 for the first broker: the slot itself). */
@@ -535,6 +534,7 @@ typedef struct {
     SlotPool message_slots;
     uint32_t queue_count;
     BrokerQueue queues[QUEUES_MAX];
+    uint32_t queue_base;  /* its queue q's counters are metrics.queues[queue_base + q] */
     uint64_t ready_total; /* messages waiting in every queue, for load and the levels */
     uint64_t in_flight_total;
     /* family log */
@@ -656,10 +656,10 @@ struct World {
     uint32_t consumer_count;     /* every consumer group's instances, group by group */
     Consumers consumers[CONSUMERS_MAX];
     bool business_keys; /* a consumer group keys on a business hash (publishes carry it) */
-    /* The broker the publishers send to (client groups that publish, the server's receipts
-     * and orders, the consumers' receipts): the first broker's node, the only one the loader
-     * allows; a publisher will name its broker once a scenario can declare a second. */
-    uint32_t broker_node;
+    /* Each broker's node, by its number: a client group that publishes sends to its spec's
+     * broker's; the server's receipts and orders (and the consumers' receipts) to the
+     * server's receipts_broker's. */
+    uint32_t broker_nodes[BROKERS_MAX];
     uint32_t consumers_node; /* its first instance's */
 
     Ledger ledger;
@@ -1123,6 +1123,11 @@ static inline Broker *broker_at(World *world, uint32_t node)
 static inline uint32_t broker_index(const World *world, const Broker *broker)
 {
     return (uint32_t)(broker - world->brokers);
+}
+/* The counters of the broker's queue q. */
+static inline QueueMetrics *broker_queue_counts(World *world, const Broker *broker, uint32_t q)
+{
+    return &world->metrics.queues[broker->queue_base + q];
 }
 /* Every broker's (broker_init, broker_release: the kind's model, for every node of it). */
 void broker_init(World *world);

@@ -349,7 +349,7 @@ void diagram_set_broker_rules(Diagram *diagram, const Scenario *scenario)
     diagram->ack_ends_timer = scenario->broker.family == BROKER_CHANNEL;
     diagram->copies_published = scenario->broker.exchange_count > 0;
     for (uint32_t q = 0; diagram->copies_published && q < scenario->broker.queue_count; q++) {
-        const ConsumerSpec *taker = scenario_group_of_queue(scenario, q);
+        const ConsumerSpec *taker = scenario_group_of_queue(scenario, 0, q);
         const char *id = scenario->service_ids[NODE_CONSUMERS];
         for (uint32_t g = 0; g < scenario->extra_consumer_count; g++) {
             if (taker == &scenario->extra_consumers[g].spec)

@@ -191,7 +191,9 @@ static void write_mode(FILE *stream, const RunReport *report, uint32_t m, Series
     for (uint32_t q = 0; q < metrics->queue_count; q++) {
         const QueueMetrics *queue = &metrics->queues[q];
         fprintf(stream, "%s", q ? ", " : "");
-        report_write_json_string(stream, scenario->broker.queues[q].name);
+        char queue_name[2 * NAME_LEN_MAX];
+        scenario_queue_label(scenario, q, queue_name, sizeof queue_name);
+        report_write_json_string(stream, queue_name);
         fprintf(stream,
                 ": {\"messages\": %" PRIu64 ", \"deliveries\": %" PRIu64
                 ", \"redeliveries\": %" PRIu64 ", \"dead_lettered\": %" PRIu64

@@ -260,13 +260,15 @@ static void write_balances(FILE *stream, const RunReport *report, bool color, in
 static void write_queues(FILE *stream, const RunReport *report, int width)
 {
     const Scenario *scenario = report->scenario;
-    if (scenario->broker.queue_count < 2)
+    if (scenario_queue_total(scenario) < 2)
         return;
-    for (uint32_t q = 0; q < scenario->broker.queue_count; q++) {
+    for (uint32_t q = 0; q < scenario_queue_total(scenario); q++) {
         static const char *const what[] = {"messages", "redeliveries", "dead-lettered"};
+        char queue_name[2 * NAME_LEN_MAX];
+        scenario_queue_label(scenario, q, queue_name, sizeof queue_name);
         for (int w = 0; w < 3; w++) {
-            char label[96];
-            snprintf(label, sizeof label, "  %s: %s", scenario->broker.queues[q].name, what[w]);
+            char label[160];
+            snprintf(label, sizeof label, "  %s: %s", queue_name, what[w]);
             fprintf(stream, "%-*.*s", width, width - 1, label);
             for (uint32_t m = 0; m < report->mode_count; m++) {
                 const QueueMetrics *queue = &report->metrics[m]->queues[q];
@@ -478,8 +480,12 @@ static int label_width(const RunReport *report)
     int width = LABEL_WIDTH;
     for (uint32_t g = 0; g < scenario->client_group_count && scenario->client_group_count > 1; g++)
         widen(&width, strlen("  : phantom") + strlen(scenario->client_groups[g].id));
-    for (uint32_t q = 0; q < scenario->broker.queue_count && scenario->broker.queue_count > 1; q++)
-        widen(&width, strlen("  : dead-lettered") + strlen(scenario->broker.queues[q].name));
+    for (uint32_t q = 0; q < scenario_queue_total(scenario) && scenario_queue_total(scenario) > 1;
+         q++) {
+        char queue_name[2 * NAME_LEN_MAX];
+        scenario_queue_label(scenario, q, queue_name, sizeof queue_name);
+        widen(&width, strlen("  : dead-lettered") + strlen(queue_name));
+    }
     for (uint32_t a = 0; a < scenario->account_count; a++)
         widen(&width, strlen("balance ") + strlen(scenario->accounts[a].id));
     if (!shows_services(report))

@@ -248,8 +248,11 @@ typedef struct {
     KeyAlphabet key_alphabet; /* what the keys are written in (C30) */
     uint32_t library_retries; /* sends of one attempt the HTTP library may add (C32) */
     LibraryReplays library_replays; /* which requests it sends again */
-    uint32_t queue; /* target broker: the queue it publishes to, index into broker.queues */
-    /* target broker: 0, it publishes to `queue`; e + 1, to broker.exchanges[e], which puts a
+    /* target broker: the broker it publishes to, 0 the first (Scenario.broker), 1 the second
+     * (Scenario.extra_brokers[0]); queue and exchange are that broker's */
+    uint32_t broker;
+    uint32_t queue; /* target broker: the queue it publishes to, index into its queues */
+    /* target broker: 0, it publishes to `queue`; e + 1, to its exchanges[e], which puts a
      * copy in each of its queues */
     uint32_t exchange;
     /* C33: another group's id whose orders these are (op k of client i is its op k of client
@@ -494,7 +497,9 @@ typedef struct {
     CallSpec call;       /* the gateway call's retry, key and timeout (services form) */
     UndoSpec undo;       /* the call's refund when the fulfil step fails (services form) */
     FulfilSpec fulfil;   /* the order's own work after the charge (services form) */
-    uint32_t receipts_queue; /* where they go: index into broker.queues */
+    /* where they go: the broker (0 the first, 1 the second) and its queue */
+    uint32_t receipts_broker;
+    uint32_t receipts_queue;
     /* What the call step calls: 0, a gateway; k > 0, Scenario.called_servers[k - 1], a
      * server of its own whose answer counts as the charge's (services form) */
     uint32_t call_server;
@@ -665,6 +670,7 @@ typedef struct {
     /* The broker's queues it consumes, bit q for queues[q]: a group's `queues`, or the first
      * group's default, every queue no other group names */
     uint32_t queue_mask;
+    uint32_t broker; /* the broker it consumes: 0 the first (Scenario.broker), 1 the second */
 } ConsumerSpec;
 
 #define CONSUMER_ALL_QUEUES UINT32_MAX
@@ -736,6 +742,18 @@ typedef struct {
     ExchangeSpec exchanges[EXCHANGES_MAX];
     ConsumerSpec consumers; /* the first consumer group: every queue no other group names */
 } BrokerSpec;
+
+/* A broker after the first in `services` (services form): a second queue, such as the
+ * RabbitMQ a checkout publishes its receipts to beside the Kafka its partners' orders go
+ * through. A queue family only; its consumer groups come after the first broker's in
+ * `services`, and its own `consumers` object is unused (its groups are consumers entries). */
+#define BROKERS_EXTRA_MAX 1
+
+typedef struct {
+    char id[NAME_LEN_MAX];
+    BrokerSpec spec;
+    uint8_t entry; /* its entry in `services`, plus one */
+} ExtraBrokerSpec;
 
 /* ------------------------------------------------------------------ expectations */
 
@@ -849,7 +867,9 @@ typedef struct {
     ProxySpec proxy; /* the first proxy: used when a client group goes "via": "proxy" */
     uint32_t extra_proxy_count;
     ExtraProxySpec extra_proxies[PROXIES_EXTRA_MAX];
-    BrokerSpec broker;
+    BrokerSpec broker; /* the first broker */
+    uint32_t extra_broker_count;
+    ExtraBrokerSpec extra_brokers[BROKERS_EXTRA_MAX];
     uint32_t extra_consumer_count; /* consumer groups after broker.consumers */
     ExtraConsumersSpec extra_consumers[CONSUMER_GROUPS_EXTRA_MAX];
     /* Each service node's name, by NodeKind (the client-group slot is unused): a `services`
@@ -959,6 +979,16 @@ const char *scenario_gateway_id(const Scenario *scenario, uint32_t g);
 /* Proxy p: 0 the first (Scenario.proxy), p > 0 extra_proxies[p - 1]; and its id. */
 const ProxySpec *scenario_proxy(const Scenario *scenario, uint32_t p);
 const char *scenario_proxy_id(const Scenario *scenario, uint32_t p);
+/* Broker b: 0 the first (Scenario.broker), b > 0 extra_brokers[b - 1]; and its id. */
+const BrokerSpec *scenario_broker(const Scenario *scenario, uint32_t b);
+const char *scenario_broker_id(const Scenario *scenario, uint32_t b);
+/* Every broker's queues, counted the first broker's first (the order of Metrics.queues). */
+uint32_t scenario_queue_total(const Scenario *scenario);
+/* Queue k of that order's name in reports: the queue's own with one broker, "<broker>/<queue>"
+ * with two (each broker may have a "main"). */
+void scenario_queue_label(const Scenario *scenario, uint32_t k, char *label, size_t size);
+/* Whether a client group publishes to broker b, or the server's publish step names it. */
+bool scenario_broker_published_to(const Scenario *scenario, uint32_t b);
 /* Whether the server publishes to the broker: receipts of its charges, or its orders. */
 bool scenario_server_publishes(const ServerSpec *server);
 /* Whether the server keeps an outbox: a charge relayed, reconciliation, or events published
@@ -1018,10 +1048,11 @@ bool scenario_consumers_store_outlives_crash(const Scenario *scenario);
 bool scenario_group_store_outlives_crash(const Scenario *scenario, const ConsumerSpec *group);
 /* Consumer group g: 0 the first (broker.consumers), g > 0 extra_consumers[g - 1]. */
 const ConsumerSpec *scenario_consumer_group(const Scenario *scenario, uint32_t g);
-/* The consumer group that takes the broker's queue q; on a log, the first (every group reads
+/* The consumer group that takes broker b's queue q; on a log, the first (every group reads
  * every record, and the later ones only email the confirmation). */
-const ConsumerSpec *scenario_group_of_queue(const Scenario *scenario, uint32_t q);
-/* The queues a client group that publishes reaches: its queue, or each of its exchange's. */
+const ConsumerSpec *scenario_group_of_queue(const Scenario *scenario, uint32_t b, uint32_t q);
+/* The queues of its broker a client group that publishes reaches: its queue, or each of its
+ * exchange's. */
 uint32_t scenario_queues_reached(const Scenario *scenario, const ClientGroupSpec *group);
 /* The consumer group that applies a publishing client group's operations: of the groups its
  * queues reach, the first (by queue) that does not only email. */
@@ -1050,14 +1081,15 @@ typedef struct {
     (NODE_KIND_COUNT + SERVER_INSTANCES_EXTRA_MAX + CALLED_SERVERS_MAX + GATEWAYS_EXTRA_MAX +      \
      PROXIES_EXTRA_MAX + CONSUMER_INSTANCES_MAX - 1 +                                              \
      CONSUMER_GROUPS_EXTRA_MAX * CONSUMER_INSTANCES_MAX + 1 + CONSUMER_GROUPS_EXTRA_MAX +          \
-     PROXY_INSTANCES_EXTRA_MAX)
+     PROXY_INSTANCES_EXTRA_MAX + BROKERS_EXTRA_MAX)
 /* The service nodes a run of scenario has, in node order after the client groups: server,
  * gateway, broker, consumers, the proxy when a group goes through it (each kind in
  * scenario_names_service's order, some only when reached), the first server's instances
  * 2..n, a key store that crashes on its own (C38), the called servers, then the called
  * servers' instances 2..n, then the gateways after the first, then the proxies after the
  * first, then the consumer group's instances 2..n, then the later consumer groups' instances,
- * then each consumer group's key store that crashes on its own. A node's id, and so its links'
+ * then each consumer group's key store that crashes on its own, then the proxies' instances
+ * 2..n, then the second broker. A node's id, and so its links'
  * draws, never moves when a later one is added. With several instances a service's node is instance
  * 1: "<id>#1". Returns how many (at most SCENARIO_NODES_MAX). */
 unsigned scenario_service_nodes(const Scenario *scenario, ScenarioNode nodes[SCENARIO_NODES_MAX]);

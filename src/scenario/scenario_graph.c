@@ -21,7 +21,8 @@
 /* Room for every kind once with the stores of the server and the consumers (7 entries),
  * the called servers with a store each, and the extra gateways and proxies. */
 #define SERVICES_MAX                                                                               \
-    (NODE_KIND_COUNT + 2 + 2 * CALLED_SERVERS_MAX + GATEWAYS_EXTRA_MAX + PROXIES_EXTRA_MAX)
+    (NODE_KIND_COUNT + 2 + 2 * CALLED_SERVERS_MAX + GATEWAYS_EXTRA_MAX + PROXIES_EXTRA_MAX +       \
+     BROKERS_EXTRA_MAX)
 #define KIND_UNKNOWN (-1)
 #define NOT_CALLED (-1)
 #define NOT_EXTRA (-1)
@@ -31,8 +32,9 @@ typedef struct {
     char id[NAME_LEN_MAX];
     int kind;   /* NodeKind, SERVICE_KIND_KEY_STORE, or KIND_UNKNOWN */
     int called; /* a server after the first: its index in called_servers; else NOT_CALLED */
-    int extra;  /* a gateway or a proxy after the first of its kind: its index in
-                   extra_gateways or extra_proxies; else NOT_EXTRA */
+    int extra;  /* a gateway, proxy, consumers or broker after the first of its kind: its index
+                   in extra_gateways, extra_proxies, extra_consumers or extra_brokers; else
+                   NOT_EXTRA */
 } Entry;
 
 typedef struct {
@@ -74,6 +76,10 @@ void scenario_service_id_list(const Scenario *scenario, char *buffer, size_t siz
     }
     for (uint32_t p = 0; p < scenario->extra_proxy_count && used < size; p++) {
         int written = snprintf(buffer + used, size - used, ", '%s'", scenario->extra_proxies[p].id);
+        used += written > 0 ? (size_t)written : 0;
+    }
+    for (uint32_t b = 0; b < scenario->extra_broker_count && used < size; b++) {
+        int written = snprintf(buffer + used, size - used, ", '%s'", scenario->extra_brokers[b].id);
         used += written > 0 ? (size_t)written : 0;
     }
 }
@@ -173,6 +179,8 @@ unsigned scenario_service_nodes(const Scenario *scenario, ScenarioNode nodes[SCE
             add_node(nodes, &count, NODE_PROXY, scenario_proxy_id(scenario, p), p, i,
                      proxy_instances);
     }
+    for (uint32_t b = 0; b < scenario->extra_broker_count; b++)
+        add_node(nodes, &count, NODE_BROKER, scenario->extra_brokers[b].id, b + 1, 0, 1);
     return count;
 }
 
@@ -237,29 +245,19 @@ static void read_heads(SchemaReader *reader, const cJSON *array, unsigned count,
     graph->count = count;
 }
 
-/* Unique ids; one service per node kind but the server, the gateway and the proxy (a
- * server's copies are its "instances"; a later server entry is a called server, a later
- * gateway or proxy an extra one). */
+/* Unique ids. Several services of one kind are each kind's own: a server's copies are its
+ * "instances"; a later server entry is a called server, a later gateway, proxy, consumers or
+ * broker an extra one (assign_servers, assign_extras bound how many). */
 static void check_heads(SchemaReader *reader, const Graph *graph)
 {
     for (unsigned i = 0; i < graph->count; i++) {
         const Entry *entry = &graph->entries[i];
         for (unsigned j = 0; j < i; j++) {
-            const Entry *earlier = &graph->entries[j];
+            if (entry->id[0] == '\0' || strcmp(entry->id, graph->entries[j].id) != 0)
+                continue;
             json_path_push_index(&reader->path, i);
-            if (entry->id[0] != '\0' && strcmp(entry->id, earlier->id) == 0) {
-                schema_error_at(reader, "id", "duplicate id '%s' (also at $.services[%u])",
-                                entry->id, j);
-            } else if (is_node_kind(entry->kind) && entry->kind == earlier->kind &&
-                       entry->kind != NODE_SERVER && entry->kind != NODE_GATEWAY &&
-                       entry->kind != NODE_PROXY && entry->kind != NODE_CONSUMERS) {
-                schema_error_at(
-                    reader, "kind",
-                    "expected at most one service of kind '%s' (also at "
-                    "$.services[%u]; several services of one kind are modelled for servers, "
-                    "gateways, proxies and consumer groups only)",
-                    kind_name(entry->kind), j);
-            }
+            schema_error_at(reader, "id", "duplicate id '%s' (also at $.services[%u])", entry->id,
+                            j);
             json_path_pop(&reader->path);
         }
     }
@@ -301,20 +299,23 @@ static void assign_servers(ScenarioReader *scenario_reader, Graph *graph)
     }
 }
 
-/* The first gateway, proxy and consumers entries are Scenario.gateway, .proxy and
- * .broker.consumers; each later one of their kind an extra one, in order, from its kind's
- * defaults. One past the most extras is refused at its kind. */
+/* The first gateway, proxy, consumers and broker entries are Scenario.gateway, .proxy,
+ * .broker.consumers and .broker; each later one of their kind an extra one, in order, from its
+ * kind's defaults. One past the most extras is refused at its kind. */
 static void assign_extras(ScenarioReader *scenario_reader, Graph *graph, NodeKind kind)
 {
     SchemaReader *reader = &scenario_reader->reader;
     Scenario *scenario = scenario_reader->scenario;
     bool gateway = kind == NODE_GATEWAY;
     bool consumers = kind == NODE_CONSUMERS;
+    bool broker = kind == NODE_BROKER;
     uint32_t *count = gateway     ? &scenario->extra_gateway_count
                       : consumers ? &scenario->extra_consumer_count
+                      : broker    ? &scenario->extra_broker_count
                                   : &scenario->extra_proxy_count;
     uint32_t most = gateway     ? GATEWAYS_EXTRA_MAX
                     : consumers ? CONSUMER_GROUPS_EXTRA_MAX
+                    : broker    ? BROKERS_EXTRA_MAX
                                 : PROXIES_EXTRA_MAX;
     int first = -1;
     for (unsigned i = 0; i < graph->count; i++) {
@@ -332,6 +333,10 @@ static void assign_extras(ScenarioReader *scenario_reader, Graph *graph, NodeKin
                                 "expected at most one gateway after the first, $.services[%d] "
                                 "(each handler has one call step: the servers' calls end at one "
                                 "gateway, the consumers' at one)",
+                                first);
+            else if (broker)
+                schema_error_at(reader, "kind",
+                                "expected at most one broker after the first, $.services[%d]",
                                 first);
             else
                 schema_error_at(reader, "kind",
@@ -354,6 +359,12 @@ static void assign_extras(ScenarioReader *scenario_reader, Graph *graph, NodeKin
             memset(extra, 0, sizeof *extra);
             snprintf(extra->id, sizeof extra->id, "%s", entry->id);
             scenario_services_consumers_defaults(&extra->spec);
+            extra->entry = entry_number;
+        } else if (broker) {
+            ExtraBrokerSpec *extra = &scenario->extra_brokers[k];
+            memset(extra, 0, sizeof *extra);
+            snprintf(extra->id, sizeof extra->id, "%s", entry->id);
+            scenario_services_broker_defaults(&extra->spec);
             extra->entry = entry_number;
         } else {
             ExtraProxySpec *extra = &scenario->extra_proxies[k];
@@ -411,6 +422,8 @@ static void *entry_target(Scenario *scenario, const Entry *entry)
         return &scenario->extra_gateways[entry->extra].spec;
     if (entry->extra != NOT_EXTRA && entry->kind == NODE_CONSUMERS)
         return &scenario->extra_consumers[entry->extra].spec;
+    if (entry->extra != NOT_EXTRA && entry->kind == NODE_BROKER)
+        return &scenario->extra_brokers[entry->extra].spec;
     if (entry->extra != NOT_EXTRA)
         return &scenario->extra_proxies[entry->extra].spec;
     return node_kind_settings(scenario, (NodeKind)entry->kind);
@@ -1039,8 +1052,11 @@ static void read_publish_step(ScenarioReader *scenario_reader, const Graph *grap
 {
     SchemaReader *reader = &scenario_reader->reader;
     ServerSpec *server = &scenario_reader->scenario->server;
-    if (step_target(reader, graph, step, "publish", NODE_BROKER) < 0)
+    int target = step_target(reader, graph, step, "publish", NODE_BROKER);
+    if (target < 0)
         return;
+    int extra = graph->entries[target].extra;
+    server->receipts_broker = extra == NOT_EXTRA ? 0 : (uint32_t)extra + 1;
     server->publish_receipts = !first;
     server->publishes_orders = first;
     int via = (int)server->receipts_via;
@@ -1050,7 +1066,7 @@ static void read_publish_step(ScenarioReader *scenario_reader, const Graph *grap
     if (queue == NULL)
         return;
     json_path_push_key(&reader->path, "queue");
-    const BrokerSpec *broker = &scenario_reader->scenario->broker;
+    const BrokerSpec *broker = scenario_broker(scenario_reader->scenario, server->receipts_broker);
     bool found = false;
     if (schema_expect(reader, queue, cJSON_String, "string")) {
         const char *known[QUEUES_MAX];
@@ -1407,23 +1423,28 @@ static uint32_t read_queue_names(SchemaReader *reader, const cJSON *names, const
     return mask;
 }
 
-/* Which queues each consumer group takes: those its `queues` names; the first group's
- * default is every queue no later group names. A group after the first names its queues,
- * each queue is taken by one group, and every group takes one at least. A log's groups each
- * read every record (Kafka's consumer groups): they name no queue. */
-static void read_consumer_queues(ScenarioReader *scenario_reader, const Graph *graph)
+/* Which queues each consumer group of broker b takes: those its `queues` names; the
+ * broker's first group's default is every queue no later group names. A group after the
+ * first names its queues, each queue is taken by one group, and every group takes one at
+ * least. A log's groups each read every record (Kafka's consumer groups): they name no
+ * queue. */
+static void read_consumer_queues(ScenarioReader *scenario_reader, const Graph *graph, uint32_t b)
 {
     SchemaReader *reader = &scenario_reader->reader;
     Scenario *scenario = scenario_reader->scenario;
-    const BrokerSpec *broker = &scenario->broker;
+    const BrokerSpec *broker = scenario_broker(scenario, b);
     uint32_t all = broker->queue_count >= 32 ? UINT32_MAX : (1u << broker->queue_count) - 1;
     uint32_t taken = 0;
     int first = -1;
+    unsigned groups = 0;
     for (unsigned i = 0; i < graph->count; i++) {
         const Entry *entry = &graph->entries[i];
         if (entry->kind != NODE_CONSUMERS)
             continue;
         ConsumerSpec *group = entry_target(scenario, entry);
+        if (group->broker != b)
+            continue;
+        groups++;
         const cJSON *names = schema_member(entry->object, "queues");
         json_path_push_index(&reader->path, i);
         if (broker->family == BROKER_LOG) {
@@ -1434,12 +1455,12 @@ static void read_consumer_queues(ScenarioReader *scenario_reader, const Graph *g
             json_path_pop(&reader->path);
             continue;
         }
-        if (names == NULL && entry->extra != NOT_EXTRA)
+        if (names == NULL && first >= 0)
             schema_error(reader,
                          "missing required key 'queues' (the queues of the broker '%s' "
                          "consumer group '%s' takes; the first group takes the others)",
-                         scenario->service_ids[NODE_BROKER], entry->id);
-        if (entry->extra == NOT_EXTRA)
+                         scenario_broker_id(scenario, b), entry->id);
+        if (first < 0)
             first = (int)i;
         if (names == NULL) {
             json_path_pop(&reader->path);
@@ -1458,9 +1479,9 @@ static void read_consumer_queues(ScenarioReader *scenario_reader, const Graph *g
     }
     if (first < 0 || broker->family == BROKER_LOG)
         return;
-    ConsumerSpec *group = &scenario->broker.consumers;
+    ConsumerSpec *group = entry_target(scenario, &graph->entries[first]);
     bool listed = schema_member(graph->entries[first].object, "queues") != NULL;
-    if (scenario->extra_consumer_count == 0 && !listed)
+    if (groups == 1 && !listed)
         return; /* one group: every queue, as the older form's */
     if (!listed)
         group->queue_mask = all & ~taken;
@@ -1515,6 +1536,60 @@ static void check_consumers_call_order_api(ScenarioReader *scenario_reader, cons
     }
 }
 
+/* The broker consumers entry i consumes (its `consumes` names entry named): the first broker's
+ * groups are the first consumers entry and the later groups before the second broker's, so
+ * that a log's groups, which the first broker alone may be, are numbered from the first. */
+static void read_consumed_broker(ScenarioReader *scenario_reader, const Graph *graph, unsigned i,
+                                 int named)
+{
+    SchemaReader *reader = &scenario_reader->reader;
+    Scenario *scenario = scenario_reader->scenario;
+    const Entry *entry = &graph->entries[i];
+    ConsumerSpec *group = entry_target(scenario, entry);
+    int extra = graph->entries[named].extra;
+    group->broker = extra == NOT_EXTRA ? 0 : (uint32_t)extra + 1;
+    json_path_push_index(&reader->path, i);
+    if (group->broker > 0 && entry->extra == NOT_EXTRA)
+        schema_error_at(reader, "consumes",
+                        "expected the first broker, '%s' (the first consumers entry takes the "
+                        "first broker's messages; a later one may take the second's)",
+                        scenario_broker_id(scenario, 0));
+    for (int g = entry->extra - 1; g >= 0 && group->broker == 0; g--) {
+        if (scenario->extra_consumers[g].spec.broker > 0) {
+            schema_error_at(reader, "consumes",
+                            "expected the consumer groups of the second broker after every "
+                            "group of the first, '%s' ('%s' consumes the second and is listed "
+                            "before)",
+                            scenario_broker_id(scenario, 0), scenario->extra_consumers[g].id);
+            break;
+        }
+    }
+    json_path_pop(&reader->path);
+}
+
+/* A second broker is a queue (a log's consumer groups are numbered from the first broker's,
+ * and its offsets, partitions and transactions are modelled for the first broker only), and
+ * copies nothing through exchanges yet (a client group names one of its queues). */
+static void check_second_brokers(ScenarioReader *scenario_reader, const Graph *graph)
+{
+    SchemaReader *reader = &scenario_reader->reader;
+    const Scenario *scenario = scenario_reader->scenario;
+    for (uint32_t b = 0; b < scenario->extra_broker_count; b++) {
+        const ExtraBrokerSpec *extra = &scenario->extra_brokers[b];
+        const cJSON *object = graph->entries[extra->entry - 1].object;
+        json_path_push_index(&reader->path, extra->entry - 1u);
+        if (extra->spec.family == BROKER_LOG)
+            schema_error_at(reader, "family",
+                            "expected family 'visibility-timeout' or 'channel' for a second "
+                            "broker (a log is modelled as the first broker only)");
+        if (schema_member(object, "exchanges") != NULL)
+            schema_error_at(reader, "exchanges",
+                            "expected no exchanges on a second broker (modelled on the first "
+                            "broker only: its client groups each name one queue)");
+        json_path_pop(&reader->path);
+    }
+}
+
 /* "server or consumers": the kinds whose entries name a key store. */
 static void store_users(char *buffer, size_t size)
 {
@@ -1563,6 +1638,8 @@ static void check_references(ScenarioReader *scenario_reader, const Graph *graph
             } else if (named >= 0) {
                 named_by[named] = (int)i;
             }
+            if (named >= 0 && kind == NODE_CONSUMERS)
+                read_consumed_broker(scenario_reader, graph, i, named);
         }
         if (info->store_offset > 0)
             read_key_store(scenario_reader, graph, i, &stores);
@@ -1589,7 +1666,9 @@ static void check_references(ScenarioReader *scenario_reader, const Graph *graph
     check_resume_with_calls(scenario_reader, graph, &stores);
     check_shared_store_outbox(scenario_reader, graph, &stores);
     share_with_consumers(scenario_reader, &stores, graph);
-    read_consumer_queues(scenario_reader, graph);
+    check_second_brokers(scenario_reader, graph);
+    for (uint32_t b = 0; b <= scenario_reader->scenario->extra_broker_count; b++)
+        read_consumer_queues(scenario_reader, graph, b);
     check_consumers_call_order_api(scenario_reader, graph);
     for (unsigned i = 0; i < graph->count; i++) { /* a refused kind's store: said there */
         const cJSON *object = graph->entries[i].object;
@@ -1640,6 +1719,7 @@ void scenario_graph_read(SchemaReader *reader, const cJSON *item, void *target)
     assign_extras(scenario_reader, &graph, NODE_GATEWAY);
     assign_extras(scenario_reader, &graph, NODE_PROXY);
     assign_extras(scenario_reader, &graph, NODE_CONSUMERS);
+    assign_extras(scenario_reader, &graph, NODE_BROKER);
     name_nodes(scenario_reader, &graph);
     for (unsigned i = 0; i < graph.count; i++) {
         const SchemaObject *schema = entry_schema(graph.entries[i].kind);
@@ -1726,7 +1806,7 @@ static int find_service(SchemaReader *reader, const cJSON *item, unsigned kinds,
     const Scenario *scenario = scenario_reader->scenario;
     if (!schema_expect(reader, item, cJSON_String, "string"))
         return -1;
-    const char *known[NODE_KIND_COUNT + PROXIES_EXTRA_MAX];
+    const char *known[NODE_KIND_COUNT + PROXIES_EXTRA_MAX + BROKERS_EXTRA_MAX];
     unsigned known_count = 0;
     for (unsigned i = 0; i < scenario_names_service.count; i++) {
         int kind = scenario_names_service.entries[i].value;
@@ -1773,6 +1853,18 @@ static int find_service(SchemaReader *reader, const cJSON *item, unsigned kinds,
         schema_error(reader, "expected %s ('%s' is a proxy)", expected, item->valuestring);
         return -1;
     }
+    for (uint32_t b = 0; b < scenario->extra_broker_count; b++) {
+        bool wanted = (kinds & (1u << NODE_BROKER)) != 0;
+        if (strcmp(scenario->extra_brokers[b].id, item->valuestring) != 0) {
+            if (wanted) /* a second broker is published to as the first is */
+                known[known_count++] = scenario->extra_brokers[b].id;
+            continue;
+        }
+        if (wanted)
+            return NODE_BROKER;
+        schema_error(reader, "expected %s ('%s' is a broker)", expected, item->valuestring);
+        return -1;
+    }
     const char *stores[] = {scenario->server.idempotency.store_id,
                             scenario->broker.consumers.idempotency.store_id};
     for (size_t i = 0; i < 2; i++) {
@@ -1806,8 +1898,15 @@ void scenario_graph_read_publishes(SchemaReader *reader, const cJSON *item, void
 {
     ClientGroupSpec *group = target;
     if (find_service(reader, item, 1u << NODE_BROKER,
-                     "a broker (a server or proxy is named by 'calls')") >= 0)
-        group->target = TARGET_BROKER;
+                     "a broker (a server or proxy is named by 'calls')") < 0)
+        return;
+    group->target = TARGET_BROKER;
+    group->broker = 0;
+    const Scenario *scenario = ((const ScenarioReader *)reader)->scenario;
+    for (uint32_t b = 0; b < scenario->extra_broker_count; b++) {
+        if (strcmp(scenario->extra_brokers[b].id, item->valuestring) == 0)
+            group->broker = b + 1;
+    }
 }
 
 void scenario_graph_write_calls(SchemaWriter *writer, const void *target, cJSON *object,
@@ -1827,7 +1926,7 @@ void scenario_graph_write_publishes(SchemaWriter *writer, const void *target, cJ
     const ClientGroupSpec *group = target;
     const Scenario *scenario = writer->context;
     if (group->target == TARGET_BROKER)
-        schema_write_string(writer, object, key, scenario->service_ids[NODE_BROKER]);
+        schema_write_string(writer, object, key, scenario_broker_id(scenario, group->broker));
 }
 
 /* ------------------------------------------------------------------ after the file */
@@ -1896,6 +1995,21 @@ void scenario_graph_check_used(SchemaReader *reader, const cJSON *root, const Sc
         if (!scenario_proxy_used(scenario, p + 1))
             refuse_unused_proxy(reader, scenario->extra_proxies[p].entry - 1u,
                                 scenario->extra_proxies[p].id);
+    }
+    for (uint32_t b = 0; b <= scenario->extra_broker_count && scenario->extra_broker_count > 0;
+         b++) {
+        unsigned entry =
+            b == 0 ? scenario->service_entry[NODE_BROKER] : scenario->extra_brokers[b - 1].entry;
+        if (entry == 0 || scenario_broker_published_to(scenario, b))
+            continue;
+        json_path_push_key(&reader->path, "services");
+        json_path_push_index(&reader->path, entry - 1);
+        schema_error(reader,
+                     "expected a client group that publishes to broker '%s', or a server's "
+                     "publish step naming it (nothing publishes to it)",
+                     scenario_broker_id(scenario, b));
+        json_path_pop(&reader->path);
+        json_path_pop(&reader->path);
     }
 }
 
@@ -1990,6 +2104,10 @@ bool scenario_graph_node_shown(const Scenario *scenario, const char *name)
         if (strcmp(scenario->extra_consumers[g].id, name) == 0)
             return service_used(scenario, NODE_CONSUMERS); /* written after the first */
     }
+    for (uint32_t b = 0; b < scenario->extra_broker_count; b++) {
+        if (strcmp(scenario->extra_brokers[b].id, name) == 0)
+            return true; /* something publishes to it (scenario_graph_check_used) */
+    }
     return false;
 }
 
@@ -2023,6 +2141,10 @@ static bool id_taken(const Scenario *scenario, const char *id)
     }
     for (uint32_t p = 0; p < scenario->extra_proxy_count; p++) {
         if (strcmp(scenario->extra_proxies[p].id, id) == 0)
+            return true;
+    }
+    for (uint32_t b = 0; b < scenario->extra_broker_count; b++) {
+        if (strcmp(scenario->extra_brokers[b].id, id) == 0)
             return true;
     }
     for (uint32_t g = 0; g < scenario->client_group_count; g++) {
@@ -2088,12 +2210,13 @@ static cJSON *write_step(SchemaWriter *writer, cJSON *steps, StepKind kind, cons
 static void write_publish_step(SchemaWriter *writer, cJSON *steps, const Scenario *scenario,
                                const ServerSpec *server)
 {
-    cJSON *publish = write_step(writer, steps, STEP_PUBLISH, scenario->service_ids[NODE_BROKER]);
+    uint32_t b = server->receipts_broker;
+    cJSON *publish = write_step(writer, steps, STEP_PUBLISH, scenario_broker_id(scenario, b));
     if (publish != NULL) {
         schema_write_choice(writer, publish, "via", &scenario_names_receipts_via,
                             (int)server->receipts_via);
         schema_write_string(writer, publish, "queue",
-                            scenario->broker.queues[server->receipts_queue].name);
+                            scenario_broker(scenario, b)->queues[server->receipts_queue].name);
     }
 }
 
@@ -2209,12 +2332,25 @@ static void write_extra_proxies(SchemaWriter *writer, cJSON *services, const Sce
 static void write_group_queues(SchemaWriter *writer, cJSON *entry, const Scenario *scenario,
                                const ConsumerSpec *group)
 {
-    if (scenario->extra_consumer_count == 0 || scenario->broker.family == BROKER_LOG)
+    const BrokerSpec *broker = scenario_broker(scenario, group->broker);
+    if (scenario->extra_consumer_count == 0 || broker->family == BROKER_LOG)
         return;
     cJSON *names = schema_write_item(writer, entry, "queues", cJSON_CreateArray());
-    for (uint32_t q = 0; q < scenario->broker.queue_count && names != NULL; q++) {
+    for (uint32_t q = 0; q < broker->queue_count && names != NULL; q++) {
         if ((group->queue_mask & 1u << q) != 0)
-            cJSON_AddItemToArray(names, cJSON_CreateString(scenario->broker.queues[q].name));
+            cJSON_AddItemToArray(names, cJSON_CreateString(broker->queues[q].name));
+    }
+}
+
+/* The second broker, right after the first, as a broker entry. */
+static void write_extra_brokers(SchemaWriter *writer, cJSON *services, const Scenario *scenario)
+{
+    for (uint32_t b = 0; b < scenario->extra_broker_count; b++) {
+        const ExtraBrokerSpec *extra = &scenario->extra_brokers[b];
+        cJSON *entry = write_head(writer, services, extra->id, NODE_BROKER);
+        if (entry == NULL)
+            return;
+        schema_write_object(writer, scenario_services_schema_of(NODE_BROKER), &extra->spec, entry);
     }
 }
 
@@ -2234,7 +2370,7 @@ static void write_extra_consumers(SchemaWriter *writer, cJSON *services, const S
         if (entry == NULL)
             return;
         schema_write_string(writer, entry, info->reference.key,
-                            scenario->service_ids[info->reference.names]);
+                            scenario_broker_id(scenario, extra->spec.broker));
         write_group_queues(writer, entry, scenario, &extra->spec);
         schema_write_string(writer, entry, "key_store", store_id);
         schema_write_object(writer, scenario_services_schema_of(NODE_CONSUMERS), &extra->spec,
@@ -2289,6 +2425,8 @@ void scenario_graph_write(SchemaWriter *writer, const void *target, cJSON *objec
             write_extra_gateways(writer, services, scenario);
         if (kind == NODE_PROXY)
             write_extra_proxies(writer, services, scenario);
+        if (kind == NODE_BROKER)
+            write_extra_brokers(writer, services, scenario);
         if (kind == NODE_CONSUMERS)
             write_extra_consumers(writer, services, scenario);
     }

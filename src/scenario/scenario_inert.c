@@ -970,7 +970,7 @@ static void warn_confirmed_twice(const Scenario *scenario, LoadErrors *warnings)
             bool fed = false;
             for (uint32_t q = 0; q < broker->queue_count; q++)
                 fed |= (broker->exchanges[e].queue_mask >> q & 1u) != 0 &&
-                       scenario_group_of_queue(scenario, q) == group;
+                       scenario_group_of_queue(scenario, 0, q) == group;
             if (fed && group->sends_email)
                 emailing[count++] = g;
         }
@@ -1036,7 +1036,7 @@ static bool queue_loops_while_store_down(const Scenario *scenario, uint32_t q)
     if (queue->max_deliveries != 0 || queue->redelivery_delay_ms > 0 ||
         !runs_mode(scenario, MODE_IDEMPOTENT))
         return false;
-    const ConsumerSpec *group = scenario_group_of_queue(scenario, q);
+    const ConsumerSpec *group = scenario_group_of_queue(scenario, 0, q);
     const IdempotencySpec *store =
         group == &scenario->broker.consumers && scenario_consumers_share_server_store(scenario)
             ? &scenario->server.idempotency

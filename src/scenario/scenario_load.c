@@ -412,30 +412,37 @@ bool scenario_uses_failing_consumers(const Scenario *scenario)
     return failing;
 }
 
-const ConsumerSpec *scenario_group_of_queue(const Scenario *scenario, uint32_t q)
+const ConsumerSpec *scenario_group_of_queue(const Scenario *scenario, uint32_t b, uint32_t q)
 {
-    if (scenario->broker.family == BROKER_LOG)
-        return &scenario->broker.consumers; /* every group reads it; the later ones email */
+    if (b == 0 && scenario->broker.family == BROKER_LOG)
+        return &scenario->broker.consumers;     /* every group reads it; the later ones email */
+    const ConsumerSpec *first_of_broker = NULL; /* the one taking the queues no other names */
     for (uint32_t g = 0; g < scenario->extra_consumer_count; g++) {
-        if ((scenario->extra_consumers[g].spec.queue_mask >> q & 1u) != 0)
-            return &scenario->extra_consumers[g].spec;
+        const ConsumerSpec *group = &scenario->extra_consumers[g].spec;
+        if (group->broker != b)
+            continue;
+        if ((group->queue_mask >> q & 1u) != 0)
+            return group;
+        if (first_of_broker == NULL)
+            first_of_broker = group;
     }
-    return &scenario->broker.consumers;
+    return b == 0 ? &scenario->broker.consumers : first_of_broker;
 }
 
 uint32_t scenario_queues_reached(const Scenario *scenario, const ClientGroupSpec *group)
 {
     if (group->exchange > 0)
-        return scenario->broker.exchanges[group->exchange - 1].queue_mask;
+        return scenario_broker(scenario, group->broker)->exchanges[group->exchange - 1].queue_mask;
     return 1u << group->queue;
 }
 
 const ConsumerSpec *scenario_group_applying(const Scenario *scenario, const ClientGroupSpec *group)
 {
+    uint32_t b = group->broker;
     uint32_t reached = scenario_queues_reached(scenario, group);
-    const ConsumerSpec *found = scenario_group_of_queue(scenario, group->queue);
-    for (uint32_t q = scenario->broker.queue_count; q-- > 0;) {
-        const ConsumerSpec *taker = scenario_group_of_queue(scenario, q);
+    const ConsumerSpec *found = scenario_group_of_queue(scenario, b, group->queue);
+    for (uint32_t q = scenario_broker(scenario, b)->queue_count; q-- > 0;) {
+        const ConsumerSpec *taker = scenario_group_of_queue(scenario, b, q);
         if ((reached >> q & 1u) != 0 && !taker->sends_email)
             found = taker; /* the first such queue's, by the loop's end */
     }
@@ -512,6 +519,48 @@ const char *scenario_proxy_id(const Scenario *scenario, uint32_t p)
     return p == 0 ? scenario->service_ids[NODE_PROXY] : scenario->extra_proxies[p - 1].id;
 }
 
+const BrokerSpec *scenario_broker(const Scenario *scenario, uint32_t b)
+{
+    return b == 0 ? &scenario->broker : &scenario->extra_brokers[b - 1].spec;
+}
+
+const char *scenario_broker_id(const Scenario *scenario, uint32_t b)
+{
+    return b == 0 ? scenario->service_ids[NODE_BROKER] : scenario->extra_brokers[b - 1].id;
+}
+
+uint32_t scenario_queue_total(const Scenario *scenario)
+{
+    uint32_t total = 0;
+    for (uint32_t b = 0; b <= scenario->extra_broker_count; b++)
+        total += scenario_broker(scenario, b)->queue_count;
+    return total;
+}
+
+void scenario_queue_label(const Scenario *scenario, uint32_t k, char *label, size_t size)
+{
+    uint32_t b = 0;
+    while (b < scenario->extra_broker_count && k >= scenario_broker(scenario, b)->queue_count)
+        k -= scenario_broker(scenario, b++)->queue_count;
+    const char *queue = scenario_broker(scenario, b)->queues[k].name;
+    if (scenario->extra_broker_count == 0)
+        snprintf(label, size, "%s", queue);
+    else
+        snprintf(label, size, "%s/%s", scenario_broker_id(scenario, b), queue);
+}
+
+bool scenario_broker_published_to(const Scenario *scenario, uint32_t b)
+{
+    if (scenario_server_publishes(&scenario->server) && scenario->server.receipts_broker == b)
+        return true;
+    for (uint32_t g = 0; g < scenario->client_group_count; g++) {
+        const ClientGroupSpec *group = &scenario->client_groups[g];
+        if (group->target == TARGET_BROKER && group->broker == b)
+            return true;
+    }
+    return false;
+}
+
 bool scenario_server_publishes(const ServerSpec *server)
 {
     return server->publish_receipts || server->publishes_orders;
@@ -532,17 +581,20 @@ bool scenario_group_expects_receipts(const Scenario *scenario, const ClientGroup
     /* on a log every group reads every record: a client group's publish, or the order an
      * order API publishes for each operation it takes (every client group not publishing
      * calls it) */
-    bool log_emails = false;
+    bool log_emails = false; /* only the first broker may be a log */
     for (uint32_t g = 0;
          scenario->broker.family == BROKER_LOG && g < scenario->extra_consumer_count; g++)
-        log_emails |= scenario->extra_consumers[g].spec.sends_email;
+        log_emails |= scenario->extra_consumers[g].spec.broker == 0 &&
+                      scenario->extra_consumers[g].spec.sends_email;
     if (group->target != TARGET_BROKER)
-        return log_emails && scenario->server.publishes_orders;
-    if (log_emails)
+        return log_emails && scenario->server.publishes_orders &&
+               scenario->server.receipts_broker == 0;
+    if (log_emails && group->broker == 0)
         return true;
     uint32_t reached = scenario_queues_reached(scenario, group);
-    for (uint32_t q = 0; q < scenario->broker.queue_count; q++) {
-        if ((reached >> q & 1u) != 0 && scenario_group_of_queue(scenario, q)->sends_email)
+    for (uint32_t q = 0; q < scenario_broker(scenario, group->broker)->queue_count; q++) {
+        if ((reached >> q & 1u) != 0 &&
+            scenario_group_of_queue(scenario, group->broker, q)->sends_email)
             return true;
     }
     return false;

@@ -886,16 +886,17 @@ static void check_emailing_groups(SchemaReader *reader, const Scenario *scenario
         if (group->target != TARGET_BROKER)
             continue;
         uint32_t reached = scenario_queues_reached(scenario, group);
+        const BrokerSpec *broker = scenario_broker(scenario, group->broker);
         const char *emailing_queue = NULL;
         const char *applying_queues[2] = {NULL, NULL}; /* the first two */
         unsigned applying = 0;
-        for (uint32_t q = 0; q < scenario->broker.queue_count; q++) {
+        for (uint32_t q = 0; q < broker->queue_count; q++) {
             if (!(reached & (1u << q)))
                 continue;
-            if (scenario_group_of_queue(scenario, q)->sends_email)
-                emailing_queue = scenario->broker.queues[q].name;
+            if (scenario_group_of_queue(scenario, group->broker, q)->sends_email)
+                emailing_queue = broker->queues[q].name;
             else if (applying++ < 2)
-                applying_queues[applying - 1] = scenario->broker.queues[q].name;
+                applying_queues[applying - 1] = broker->queues[q].name;
         }
         json_path_push_index(&reader->path, g);
         /* A group whose step was refused (a typo in "email") reads as one that applies: two
@@ -924,17 +925,19 @@ static void check_published_orders(SchemaReader *reader, const cJSON *root,
 {
     const ServerSpec *server = &scenario->server;
     if (!server->publishes_orders ||
-        !scenario_group_of_queue(scenario, server->receipts_queue)->sends_email)
+        !scenario_group_of_queue(scenario, server->receipts_broker, server->receipts_queue)
+             ->sends_email)
         return;
     unsigned pushed = 0;
     if (scenario_graph_push_service(reader, root, NODE_SERVER, &pushed) == NULL)
         return;
     json_path_push_key(&reader->path, "steps");
     json_path_push_index(&reader->path, 0);
-    schema_error_at(reader, "queue",
-                    "expected a queue taken by a group that applies the operation (queue '%s' "
-                    "reaches only a group whose step emails)",
-                    scenario->broker.queues[server->receipts_queue].name);
+    schema_error_at(
+        reader, "queue",
+        "expected a queue taken by a group that applies the operation (queue '%s' "
+        "reaches only a group whose step emails)",
+        scenario_broker(scenario, server->receipts_broker)->queues[server->receipts_queue].name);
     json_path_pop(&reader->path);
     json_path_pop(&reader->path);
     scenario_graph_pop(reader, pushed);
@@ -1164,7 +1167,7 @@ static void check_later_group_on_log(SchemaReader *reader, const Scenario *scena
                         "modelled)");
     /* a receipt is emailed by whichever group reads it (consumers.c, send_receipt): on a log
      * every group would, the first one too, each receipt several times over */
-    if (scenario->server.publish_receipts)
+    if (scenario->server.publish_receipts && scenario->server.receipts_broker == 0)
         schema_error_at(reader, "consumes",
                         "expected no server receipts on a log with a later consumer group "
                         "(every group reads each receipt, and would email it)");
@@ -1205,10 +1208,10 @@ static void check_later_group_on_log(SchemaReader *reader, const Scenario *scena
  * check_later_group_on_log. */
 static void check_extra_groups(SchemaReader *reader, const Scenario *scenario)
 {
-    const BrokerSpec *broker = &scenario->broker;
-    bool log = broker->family == BROKER_LOG;
     for (uint32_t g = 0; g < scenario->extra_consumer_count; g++) {
         const ExtraConsumersSpec *extra = &scenario->extra_consumers[g];
+        const BrokerSpec *broker = scenario_broker(scenario, extra->spec.broker);
+        bool log = broker->family == BROKER_LOG;
         bool dead_letters = log && extra->spec.retryable_topic.enabled; /* the dead-letter topic */
         for (uint32_t q = 0; q < broker->queue_count && !log; q++)
             dead_letters |=
@@ -1598,6 +1601,8 @@ static void check_queue_references(SchemaReader *reader, const cJSON *root, void
         check_log_link(reader, &scenario->network, broker_id, consumers_id);
         check_log_link(reader, &scenario->network, consumers_id, broker_id);
         for (uint32_t g = 0; g < scenario->extra_consumer_count; g++) {
+            if (scenario->extra_consumers[g].spec.broker != 0)
+                continue; /* it takes the second broker's messages, a queue's */
             check_log_link(reader, &scenario->network, broker_id, scenario->extra_consumers[g].id);
             check_log_link(reader, &scenario->network, scenario->extra_consumers[g].id, broker_id);
         }
@@ -1611,9 +1616,11 @@ static void check_queue_references(SchemaReader *reader, const cJSON *root, void
     for (uint32_t i = 0; i < scenario->client_group_count && element != NULL;
          i++, element = element->next) {
         ClientGroupSpec *group = &scenario->client_groups[i];
-        if (group->target == TARGET_BROKER && cJSON_IsObject(element)) {
+        const BrokerSpec *its_broker = scenario_broker(scenario, group->broker);
+        if (group->target == TARGET_BROKER && cJSON_IsObject(element) &&
+            its_broker->queue_count > 0) {
             json_path_push_index(&reader->path, i);
-            resolve_queue(reader, broker, element, "queue", &group->queue, &group->exchange);
+            resolve_queue(reader, its_broker, element, "queue", &group->queue, &group->exchange);
             json_path_pop(&reader->path);
         }
     }

@@ -84,6 +84,7 @@ void scenario_services_server_defaults(ServerSpec *server);         /* any serve
 void scenario_services_gateway_defaults(GatewaySpec *gateway);      /* any gateway's start */
 void scenario_services_proxy_defaults(ProxySpec *proxy);            /* any proxy's start */
 void scenario_services_consumers_defaults(ConsumerSpec *consumers); /* any group's start */
+void scenario_services_broker_defaults(BrokerSpec *broker);         /* any broker's start */
 extern const SchemaObject scenario_services_server_schema;
 extern const SchemaObject scenario_services_gateway_schema;
 extern const SchemaObject scenario_services_proxy_schema;

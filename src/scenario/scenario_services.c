@@ -112,7 +112,12 @@ void scenario_services_defaults(Scenario *scenario)
     scenario_services_server_defaults(&scenario->server);
     scenario_services_gateway_defaults(&scenario->gateway);
     scenario_services_proxy_defaults(&scenario->proxy);
-    BrokerSpec *broker = &scenario->broker; /* zeroed by scenario_defaults */
+    scenario_services_broker_defaults(&scenario->broker);
+}
+
+void scenario_services_broker_defaults(BrokerSpec *broker)
+{
+    memset(broker, 0, sizeof *broker);
     broker->ack_timeout_ms = 30000;
     broker->max_deliveries = 5;
     broker->consumer_timeout_ms = 1800000; /* RabbitMQ's default: 30 minutes */
@@ -123,7 +128,7 @@ void scenario_services_defaults(Scenario *scenario)
     broker->prefetch = 1;
     broker->late_ack = LATE_ACK_IGNORE;
     scenario_services_consumers_defaults(&broker->consumers);
-    set_main_queue(&scenario->broker);
+    set_main_queue(broker);
 }
 
 void scenario_services_consumers_defaults(ConsumerSpec *consumers)
@@ -840,9 +845,15 @@ static bool queue_rule_shown(const BrokerSpec *broker, const char *key)
 
 static bool queue_shown(const SchemaWriter *writer, const void *base, const char *key)
 {
-    (void)base;
     const Scenario *scenario = writer->context;
-    return queue_rule_shown(&scenario->broker, key);
+    const BrokerSpec *broker = &scenario->broker;
+    for (uint32_t b = 0; b < scenario->extra_broker_count; b++) {
+        const BrokerSpec *extra = &scenario->extra_brokers[b].spec;
+        if ((const QueueSpec *)base >= extra->queues &&
+            (const QueueSpec *)base < extra->queues + QUEUES_MAX)
+            broker = extra; /* a queue of the second broker */
+    }
+    return queue_rule_shown(broker, key);
 }
 
 static const SchemaField queue_fields[] = {
