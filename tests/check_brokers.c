@@ -79,12 +79,193 @@ START_TEST(test_the_brokers_steps_and_timers_happen_at_its_node)
 }
 END_TEST
 
+/* Two brokers (issue 21): a shop's app publishes orders to a log the chargers read; the
+ * checkout API charges the web's payments itself; every charge publishes its receipt to a
+ * queue the mailers take. second_broker is spliced into the second broker's entry, mailers
+ * among the services, app_publishes into the app's client group. */
+#define TWO_BROKERS(second_broker, mailers, app_publishes)                                         \
+    "{\"name\": \"two_brokers\", \"seed\": 3, \"duration_ms\": 2000,"                              \
+    " \"accounts\": [{\"id\": \"a\", \"balance\": 1000000}],"                                      \
+    " \"services\": ["                                                                             \
+    "   {\"id\": \"checkout\", \"kind\": \"server\", \"key_store\": \"checkout-keys\","            \
+    "    \"steps\": [{\"effect\": \"local\"}, {\"publish\": \"notifications\"}]},"                 \
+    "   {\"id\": \"checkout-keys\", \"kind\": \"key_store\"},"                                     \
+    "   {\"id\": \"orders\", \"kind\": \"broker\", \"family\": \"log\", \"partitions\": 2},"       \
+    "   {\"id\": \"notifications\", \"kind\": \"broker\"" second_broker "},"                       \
+    "   {\"id\": \"chargers\", \"kind\": \"consumers\", \"consumes\": \"orders\","                 \
+    "    \"key_store\": \"charger-keys\", \"service_ms\": {\"dist\": \"const\", \"value\": 2}},"   \
+    "   {\"id\": \"charger-keys\", \"kind\": \"key_store\", \"key\": \"message-id\"}," mailers     \
+    "   {\"id\": \"mailer-keys\", \"kind\": \"key_store\"}],"                                      \
+    " \"clients\": [{\"id\": \"web\", \"count\": 2, \"calls\": \"checkout\","                      \
+    "   \"operation\": {\"kind\": \"debit\", \"amount\": 100},"                                    \
+    "   \"workload\": {\"at_ms\": [0, 100, 200, 300, 400]}},"                                      \
+    "  {\"id\": \"app\", \"count\": 3, " app_publishes ", \"key\": \"message-id\","                \
+    "   \"operation\": {\"kind\": \"debit\", \"amount\": 100},"                                    \
+    "   \"workload\": {\"at_ms\": [0, 100, 200, 300]}}],"                                          \
+    " \"network\": {\"default\": {\"delay_ms\": {\"dist\": \"const\", \"value\": 1}}}}"
+
+#define MAILERS                                                                                    \
+    "   {\"id\": \"mailers\", \"kind\": \"consumers\", \"consumes\": \"notifications\","           \
+    "    \"key_store\": \"mailer-keys\", \"steps\": [{\"effect\": \"email\"}],"                    \
+    "    \"service_ms\": {\"dist\": \"const\", \"value\": 2}},"
+#define APP_TO_ORDERS "\"publishes\": \"orders\""
+
+#define CHANNEL ", \"family\": \"channel\""
+
+static const char *const two_brokers = TWO_BROKERS(CHANNEL, MAILERS, APP_TO_ORDERS);
+
+/* Each broker is an actor of its own with its own rules: the second's node is the last
+ * service node, each consumer instance reads its group's broker, and each broker's node is
+ * where its publishers send. */
+START_TEST(test_two_brokers_each_with_its_rules_and_groups)
+{
+    Scenario *scenario = test_load(two_brokers, NULL, 0);
+    ck_assert_uint_eq(scenario->extra_broker_count, 1);
+    World *world = world_create(scenario, MODE_AT_LEAST_ONCE, 1, (TraceSink){0}, (WorldLimits){0});
+    ck_assert_uint_eq(world->broker_count, 2);
+    ck_assert_ptr_eq(world->brokers[0].spec, &world->scenario.broker);
+    ck_assert_ptr_eq(world->brokers[1].spec, &world->scenario.extra_brokers[0].spec);
+    ck_assert_uint_eq(world->brokers[1].spec->family, BROKER_CHANNEL);
+    ck_assert_uint_eq(world->brokers[1].node, world->node_count - 1); /* appended last */
+    ck_assert_str_eq(world_node(world, world->brokers[1].node)->name, "notifications");
+    for (uint32_t b = 0; b < 2; b++) {
+        ck_assert_uint_eq(world->broker_nodes[b], world->brokers[b].node);
+        ck_assert_ptr_eq(broker_at(world, world->brokers[b].node), &world->brokers[b]);
+    }
+    ck_assert_uint_eq(world->consumer_count, 2);
+    ck_assert_ptr_eq(consumers_broker(world, &world->consumers[0]), &world->brokers[0]);
+    ck_assert_ptr_eq(consumers_broker(world, &world->consumers[1]), &world->brokers[1]);
+    ck_assert_uint_eq(world->brokers[0].log_group_count, 1); /* the mailers read the other */
+    world_destroy(world);
+    free(scenario);
+}
+END_TEST
+
+typedef struct {
+    uint32_t node[2];
+    uint32_t enqueued[2]; /* publishes each broker took in */
+    uint32_t receipts_at_orders;
+} EnqueuesByBroker;
+
+static void count_enqueues(void *context, const TraceRecord *record)
+{
+    EnqueuesByBroker *count = context;
+    if (record->event != TRACE_ENQUEUE)
+        return;
+    for (int b = 0; b < 2; b++)
+        count->enqueued[b] += record->actor == count->node[b];
+}
+
+/* The app's orders go to the log and nothing else does; every charge's receipt goes to the
+ * queue: the checkout's and the chargers' (a charge anywhere publishes its receipt). Each
+ * broker counts its own queue's messages, and the mailers email each receipt once. */
+START_TEST(test_each_publisher_reaches_its_own_broker)
+{
+    Scenario *scenario = test_load(two_brokers, NULL, 0);
+    EnqueuesByBroker count = {0};
+    World *world = world_create(scenario, MODE_AT_MOST_ONCE, 1, (TraceSink){count_enqueues, &count},
+                                (WorldLimits){0});
+    count.node[0] = world->brokers[0].node;
+    count.node[1] = world->brokers[1].node;
+    world_run(world);
+    ck_assert_int_eq(world_stop(world).kind, WORLD_STOP_NONE);
+    const Metrics *metrics = world_metrics(world);
+    ck_assert_uint_eq(count.enqueued[0], 3 * 4);         /* the app's orders, no loss */
+    ck_assert_uint_eq(count.enqueued[1], 2 * 5 + 3 * 4); /* a receipt per charge */
+    ck_assert_uint_eq(metrics->queue_count, 2);
+    ck_assert_uint_eq(metrics->queues[0].messages, count.enqueued[0]);
+    ck_assert_uint_eq(metrics->queues[1].messages, count.enqueued[1]);
+    ck_assert_uint_eq(metrics->messages, count.enqueued[0] + count.enqueued[1]);
+    ck_assert_uint_eq(metrics->receipts_sent, 2 * 5 + 3 * 4);
+    ck_assert_uint_eq(metrics->receipts_duplicated, 0);
+    ck_assert_uint_eq(metrics->outcomes[OUTCOME_DOUBLE], 0); /* each record charged once */
+    world_destroy(world);
+    free(scenario);
+}
+END_TEST
+
+/* show writes the second broker, each group's consumes and each publisher's broker: the
+ * printed file runs as the original does. */
+START_TEST(test_show_writes_the_second_broker_and_reads_it_back)
+{
+    Scenario *scenario = test_load(two_brokers, NULL, 0);
+    char *shown = NULL;
+    Scenario *again = test_show_again(scenario, &shown);
+    ck_assert_ptr_nonnull(strstr(shown, "\"consumes\": \"notifications\""));
+    ck_assert_ptr_nonnull(strstr(shown, "\"publish\": \"notifications\""));
+    ck_assert_ptr_nonnull(strstr(shown, "\"publishes\": \"orders\""));
+    for (int mode = 0; mode < MODE_COUNT; mode++) {
+        Metrics first = test_run_mode(scenario, (Mode)mode, 5);
+        Metrics second = test_run_mode(again, (Mode)mode, 5);
+        ck_assert_uint_eq(first.messages, second.messages);
+        ck_assert_uint_eq(first.queues[1].redeliveries, second.queues[1].redeliveries);
+        ck_assert_uint_eq(first.receipts_sent, second.receipts_sent);
+        ck_assert_uint_eq(first.outcomes[OUTCOME_OK], second.outcomes[OUTCOME_OK]);
+    }
+    free(shown);
+    free(again);
+    free(scenario);
+}
+END_TEST
+
+/* What a second broker cannot be yet, and what the wiring needs, each refused at its path. */
+START_TEST(test_what_a_second_broker_refuses)
+{
+    test_assert_refused(TWO_BROKERS(", \"family\": \"log\"", MAILERS, APP_TO_ORDERS), NULL, 0,
+                        "$.services[3].family", "a log is modelled as the first broker only");
+    test_assert_refused(TWO_BROKERS(CHANNEL
+                                    ", \"queues\": [{\"name\": \"receipts\"}], \"exchanges\": "
+                                    "[{\"name\": \"all\", \"queues\": [\"receipts\"]}]",
+                                    MAILERS, APP_TO_ORDERS),
+                        NULL, 0, "$.services[3].exchanges", "no exchanges on a second broker");
+    /* nothing publishes to the log when the app publishes to the queue */
+    test_assert_refused(TWO_BROKERS(CHANNEL, MAILERS, "\"publishes\": \"notifications\""), NULL, 0,
+                        "$.services[2]", "nothing publishes to it");
+    /* the second broker's group before one of the first's */
+    test_assert_refused(
+        TWO_BROKERS(CHANNEL,
+                    MAILERS
+                    "   {\"id\": \"auditors\", \"kind\": \"consumers\", \"consumes\": \"orders\","
+                    "    \"key_store\": \"audit-keys\", \"steps\": [{\"effect\": \"email\"}]},"
+                    "   {\"id\": \"audit-keys\", \"kind\": \"key_store\"},",
+                    APP_TO_ORDERS),
+        NULL, 0, "$.services[7].consumes", "after every group of the first");
+    /* a queue the second broker does not have */
+    test_assert_refused(
+        TWO_BROKERS(CHANNEL, MAILERS, "\"publishes\": \"orders\", \"queue\": \"receipts\""), NULL,
+        0, "$.clients[1].queue", "receipts");
+}
+END_TEST
+
+/* The first consumers entry takes the first broker's messages. */
+START_TEST(test_the_first_group_consumes_the_first_broker)
+{
+    static const char *const json =
+        "{\"name\": \"x\", \"duration_ms\": 1000, \"accounts\": [{\"id\": \"a\"}],"
+        " \"services\": ["
+        "   {\"id\": \"orders\", \"kind\": \"broker\"},"
+        "   {\"id\": \"receipts\", \"kind\": \"broker\"},"
+        "   {\"id\": \"mailers\", \"kind\": \"consumers\", \"consumes\": \"receipts\","
+        "    \"key_store\": \"k1\"}, {\"id\": \"k1\", \"kind\": \"key_store\"},"
+        "   {\"id\": \"chargers\", \"kind\": \"consumers\", \"consumes\": \"orders\","
+        "    \"key_store\": \"k2\"}, {\"id\": \"k2\", \"kind\": \"key_store\"}],"
+        " \"clients\": [{\"id\": \"app\", \"publishes\": \"orders\"},"
+        "  {\"id\": \"shop\", \"publishes\": \"receipts\"}]}";
+    test_assert_refused(json, NULL, 0, "$.services[2].consumes", "expected the first broker");
+}
+END_TEST
+
 static Suite *brokers_suite(void)
 {
     Suite *suite = suite_create("brokers");
     TCase *core = tcase_create("Core");
     tcase_add_test(core, test_the_broker_is_the_actor_at_its_node);
     tcase_add_test(core, test_the_brokers_steps_and_timers_happen_at_its_node);
+    tcase_add_test(core, test_two_brokers_each_with_its_rules_and_groups);
+    tcase_add_test(core, test_each_publisher_reaches_its_own_broker);
+    tcase_add_test(core, test_show_writes_the_second_broker_and_reads_it_back);
+    tcase_add_test(core, test_what_a_second_broker_refuses);
+    tcase_add_test(core, test_the_first_group_consumes_the_first_broker);
     suite_add_tcase(suite, core);
     return suite;
 }

@@ -426,7 +426,8 @@ const ConsumerSpec *scenario_group_of_queue(const Scenario *scenario, uint32_t b
         if (first_of_broker == NULL)
             first_of_broker = group;
     }
-    return b == 0 ? &scenario->broker.consumers : first_of_broker;
+    /* never NULL: a second broker no group consumes was refused, and reading on meets it */
+    return b == 0 || first_of_broker == NULL ? &scenario->broker.consumers : first_of_broker;
 }
 
 uint32_t scenario_queues_reached(const Scenario *scenario, const ClientGroupSpec *group)
