@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "metrics.h"
+#include "report.h"
 #include "scenario.h"
 #include "scenario_inert.h"
 #include "test_diagram.h"
@@ -784,6 +785,47 @@ START_TEST(test_a_mailers_dead_letter_is_reviewed_but_never_charged)
 }
 END_TEST
 
+/* The JSON-lines trace tells the two reviews apart as the diagram does: the mailers' say
+ * "reviewed": "email", the chargers' (beside them, failing half their runs) "charge"; the
+ * detail names each one's queue. */
+START_TEST(test_the_trace_file_tells_an_emails_review_from_a_charges)
+{
+    const char *both[] = {
+        "services.mailers.dead_letters=review", "services.mailers.fail_before_effect=1",
+        "services.chargers.dead_letters=review", "services.chargers.fail_before_effect=0.5"};
+    Scenario *scenario = test_load_source_file(FANOUT, both, 4);
+    FILE *file = tmpfile();
+    ck_assert_ptr_nonnull(file);
+    TraceJsonl *writer = trace_jsonl_open(file);
+    ck_assert_ptr_nonnull(writer);
+    World *world = world_create(scenario, MODE_IDEMPOTENT, scenario->seed, trace_jsonl_sink(writer),
+                                (WorldLimits){0});
+    world_run(world);
+    world_destroy(world);
+    ck_assert(trace_jsonl_close(writer));
+    rewind(file);
+    char line[1024];
+    unsigned emails = 0;
+    unsigned charges = 0;
+    while (fgets(line, sizeof line, file) != NULL) {
+        if (strstr(line, "\"event\": \"dead_letter_reviewed\"") == NULL) {
+            ck_assert_ptr_null(strstr(line, "\"reviewed\""));
+            continue;
+        }
+        if (strstr(line, "\"detail\": \"confirmations\", \"reviewed\": \"email\"}") != NULL)
+            emails++;
+        else if (strstr(line, "\"detail\": \"payments\", \"reviewed\": \"charge\"}") != NULL)
+            charges++;
+        else
+            ck_abort_msg("a review that says neither: %s", line);
+    }
+    fclose(file);
+    ck_assert_uint_gt(emails, 100);
+    ck_assert_uint_gt(charges, 0);
+    free(scenario);
+}
+END_TEST
+
 /* The mailers' trace: each of their records' time, event and operation, folded. */
 typedef struct {
     uint64_t hash;
@@ -858,6 +900,7 @@ int main(void)
     tcase_add_test(model, test_each_copy_meets_its_own_draws);
     tcase_add_test(model, test_receipts_are_counted_for_the_operations_meant_to_have_one);
     tcase_add_test(model, test_a_mailers_dead_letter_is_reviewed_but_never_charged);
+    tcase_add_test(model, test_the_trace_file_tells_an_emails_review_from_a_charges);
     tcase_add_test(model, test_a_groups_load_is_its_own_backlog);
     suite_add_tcase(suite, model);
     TCase *loader = tcase_create("loader");

@@ -402,7 +402,7 @@ START_TEST(test_instances_are_the_services_form_s)
                         " \"broker\": {\"consumers\": {\"instances\": 2}},"
                         " \"clients\": [{\"id\": \"shop\", \"target\": \"broker\"}]}";
     test_assert_refused(older, NULL, 0, "$.broker.consumers.instances",
-                        "expected the services form for several instances");
+                        "expected 1, the older form's one process (got 2)");
     const char *nine[] = {"services.workers.instances=9"};
     test_assert_refused(BACKED_UP(VISIBILITY, TWO_WORKERS), nine, 1, "$.services[1].instances",
                         "expected");

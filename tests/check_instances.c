@@ -92,6 +92,49 @@ START_TEST(test_one_instance_written_out_is_the_same_world)
 }
 END_TEST
 
+/* The older form: a server, a proxy and a consumer group of one process each, with EXTRA in
+ * each of the three. */
+#define OLDER_FORM_WORLD(extra)                                                                    \
+    "{\"seed\": 3, \"duration_ms\": 20000,"                                                        \
+    " \"accounts\": [{\"id\": \"a\", \"balance\": 100000}],"                                       \
+    " \"server\": {\"workers\": 2 " extra "}, \"proxy\": {\"retries\": 2 " extra "},"              \
+    " \"broker\": {\"consumers\": {\"workers\": 2 " extra "}},"                                    \
+    " \"clients\": [{\"id\": \"web\", \"via\": \"proxy\","                                         \
+    "   \"workload\": {\"ops\": 20, \"interval_ms\": 200}},"                                       \
+    "  {\"id\": \"shop\", \"target\": \"broker\","                                                 \
+    "   \"workload\": {\"ops\": 20, \"interval_ms\": 200}}],"                                      \
+    " \"network\": {\"default\": {\"loss\": 0.05}}}"
+
+/* "instances": 1 is the default and what the older form runs: it loads, shows as the same
+ * file and runs as the same world; more than one stays the services form's. */
+START_TEST(test_the_older_form_takes_one_instance)
+{
+    Scenario *plain = test_load(OLDER_FORM_WORLD(""), NULL, 0);
+    Scenario *explicit = test_load(OLDER_FORM_WORLD(", \"instances\": 1"), NULL, 0);
+    char *plain_shown = scenario_show(plain);
+    char *explicit_shown = scenario_show(explicit);
+    ck_assert_ptr_nonnull(plain_shown);
+    ck_assert_ptr_nonnull(explicit_shown);
+    ck_assert_str_eq(plain_shown, explicit_shown);
+    for (Mode mode = 0; mode < MODE_COUNT; mode++) {
+        Metrics a = test_run_mode(plain, mode, plain->seed);
+        Metrics b = test_run_mode(explicit, mode, explicit->seed);
+        ck_assert_msg(memcmp(&a, &b, sizeof a) == 0, "metrics differ in %s", mode_name(mode));
+    }
+    free(plain_shown);
+    free(explicit_shown);
+    free(plain);
+    free(explicit);
+    const char *paths[] = {"$.server.instances", "$.proxy.instances",
+                           "$.broker.consumers.instances"};
+    for (unsigned p = 0; p < sizeof paths / sizeof paths[0]; p++)
+        test_assert_refused(OLDER_FORM_WORLD(", \"instances\": 2"), NULL, 0, paths[p],
+                            "expected 1, the older form's one process (got 2)");
+    test_assert_refused(OLDER_FORM_WORLD(", \"instances\": 0"), NULL, 0, "$.proxy.instances",
+                        "expected integer >= 1 (got 0)");
+}
+END_TEST
+
 /* Round-robin deals the requests out in turn: with no failure at all, each of three
  * instances runs a third of the payments. */
 START_TEST(test_round_robin_deals_requests_in_turn)
@@ -426,6 +469,7 @@ static Suite *instances_suite(void)
     tcase_set_timeout(core, 60);
     tcase_add_test(core, test_instances_are_nodes_of_one_service);
     tcase_add_test(core, test_one_instance_written_out_is_the_same_world);
+    tcase_add_test(core, test_the_older_form_takes_one_instance);
     tcase_add_test(core, test_round_robin_deals_requests_in_turn);
     tcase_add_test(core, test_keys_per_instance_miss_every_retry_round_robin_sends_elsewhere);
     tcase_add_test(core, test_a_crash_wipes_only_a_store_the_instance_owns);

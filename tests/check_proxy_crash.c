@@ -251,7 +251,7 @@ START_TEST(test_the_older_form_refuses_proxy_instances)
                        " \"clients\": [{\"id\": \"web\", \"via\": \"proxy\"}],"
                        " \"proxy\": {\"instances\": 2}}";
     test_assert_refused(json, NULL, 0, "$.proxy.instances",
-                        "expected the services form for several instances");
+                        "expected 1, the older form's one process (got 2)");
 }
 END_TEST
 

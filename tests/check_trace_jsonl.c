@@ -139,6 +139,42 @@ START_TEST(test_the_detail_is_worded_from_the_typed_fields)
 }
 END_TEST
 
+/* A dead letter put up for review says what its reviewer looks for: a mailer group's (its
+ * step emails) a confirmation, any other group's a charge. The detail still names the queue
+ * or the later group, as every broker record's does. */
+START_TEST(test_a_review_says_whether_it_is_of_an_email_or_a_charge)
+{
+    TraceRecord records[] = {
+        {.t_us = 7,
+         .mode = MODE_IDEMPOTENT,
+         .event = TRACE_DEAD_LETTER_REVIEWED,
+         .actor_name = "broker",
+         .operation = 3,
+         .value = 0,
+         .detail = REVIEWED_EMAIL,
+         .queue = "mailers"},
+        {.t_us = 8,
+         .mode = MODE_IDEMPOTENT,
+         .event = TRACE_DEAD_LETTER_REVIEWED,
+         .actor_name = "broker",
+         .operation = 4,
+         .value = 1,
+         .detail = REVIEWED_CHARGE},
+    };
+    size_t length = 0;
+    char *text = written(records, 2, &length);
+    ck_assert_str_eq(text, "{\"t_us\": 7, \"mode\": \"idempotent\", \"actor\": \"broker\", "
+                           "\"event\": \"dead_letter_reviewed\", \"op\": 3, \"click\": 0, "
+                           "\"attempt\": 0, \"copy\": 0, \"value\": 0, \"detail\": \"mailers\", "
+                           "\"reviewed\": \"email\"}\n"
+                           "{\"t_us\": 8, \"mode\": \"idempotent\", \"actor\": \"broker\", "
+                           "\"event\": \"dead_letter_reviewed\", \"op\": 4, \"click\": 0, "
+                           "\"attempt\": 0, \"copy\": 0, \"value\": 1, \"reviewed\": "
+                           "\"charge\"}\n");
+    free(text);
+}
+END_TEST
+
 /* Strings longer than a line are cut; the line stays within its bounds (AddressSanitizer
  * would see an overflow), keeps every field and still ends in a newline. */
 START_TEST(test_a_string_longer_than_a_line_is_cut_inside_it)
@@ -196,6 +232,7 @@ static Suite *trace_jsonl_suite(void)
     tcase_add_test(core, test_a_record_of_no_operation_is_told_from_operation_zero);
     tcase_add_test(core, test_strings_are_escaped_and_numbers_are_whole);
     tcase_add_test(core, test_the_detail_is_worded_from_the_typed_fields);
+    tcase_add_test(core, test_a_review_says_whether_it_is_of_an_email_or_a_charge);
     tcase_add_test(core, test_a_string_longer_than_a_line_is_cut_inside_it);
     tcase_add_test(core, test_many_chunks_arrive_whole_and_in_order);
     suite_add_tcase(suite, core);

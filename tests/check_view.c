@@ -8,6 +8,7 @@
 #include <SDL_image.h>
 #include <SDL_ttf.h>
 #include <check.h>
+#include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -1867,6 +1868,122 @@ START_TEST(test_view_headless_frame_of_thousands_of_clients)
 }
 END_TEST
 
+/* Six client groups with long ids, three clients each: eight sampled lanes, too narrow for
+ * their names on one row. */
+static const char *const six_groups_scenario =
+    "{\"name\": \"six-groups\", \"seed\": 7, \"duration_ms\": 20000,\n"
+    " \"accounts\": [{\"id\": \"a\", \"balance\": 100000000}],\n"
+    " \"clients\": [\n"
+    "  {\"id\": \"web\", \"count\": 3, \"workload\": {\"ops\": 5, \"interval_ms\": 2000}},\n"
+    "  {\"id\": \"mobile-app\", \"count\": 3, \"workload\": {\"ops\": 5, \"interval_ms\": 2000}},\n"
+    "  {\"id\": \"partner-api\", \"count\": 3, \"workload\": {\"ops\": 5, \"interval_ms\": "
+    "2000}},\n"
+    "  {\"id\": \"batch-jobs\", \"count\": 3, \"workload\": {\"ops\": 5, \"interval_ms\": 2000}},\n"
+    "  {\"id\": \"kiosk\", \"count\": 3, \"workload\": {\"ops\": 5, \"interval_ms\": 2000}},\n"
+    "  {\"id\": \"support-desk\", \"count\": 3, \"workload\": {\"ops\": 5, \"interval_ms\": "
+    "2000}}],\n"
+    " \"network\": {\"default\": {\"loss\": 0.05}}}\n";
+
+/* Whether text names the group id: the id whole, or its first three characters or more
+ * followed by an ellipsis. */
+static bool heading_names(const char *text, const char *id)
+{
+    static const char ellipsis[] = "\xE2\x80\xA6";
+    size_t length = strlen(text);
+    if (strcmp(text, id) == 0)
+        return true;
+    if (length < 3 + strlen(ellipsis) || strcmp(text + length - strlen(ellipsis), ellipsis) != 0)
+        return false;
+    size_t prefix = length - strlen(ellipsis);
+    return prefix < strlen(id) && strncmp(text, id, prefix) == 0;
+}
+
+static bool boxes_overlap(const cJSON *a, const cJSON *b)
+{
+    int ax = cJSON_GetObjectItem(a, "x")->valueint, ay = cJSON_GetObjectItem(a, "y")->valueint;
+    int aw = cJSON_GetObjectItem(a, "w")->valueint, ah = cJSON_GetObjectItem(a, "h")->valueint;
+    int bx = cJSON_GetObjectItem(b, "x")->valueint, by = cJSON_GetObjectItem(b, "y")->valueint;
+    int bw = cJSON_GetObjectItem(b, "w")->valueint, bh = cJSON_GetObjectItem(b, "h")->valueint;
+    return ax < bx + bw && bx < ax + aw && ay < by + bh && by < ay + ah;
+}
+
+/* Renders scenario headless with options and checks, in every column's diagram, that each
+ * client group is named over the lanes (whole, or shortened to three letters or more with an
+ * ellipsis: never left out), and that no two of those names overlap. */
+static void assert_every_group_named(const char *scenario, const char *const *options)
+{
+    char png[160], labels[160];
+    snprintf(png, sizeof png, "%s/groups.png", work_dir);
+    snprintf(labels, sizeof labels, "%s/groups.json", work_dir);
+    const char *arguments[24] = {scenario,  "--headless", "--png",         png,
+                                 "--at-ms", "8000",       "--labels-json", labels};
+    int count = 8;
+    for (int i = 0; options[i] != NULL && count < 23; i++)
+        arguments[count++] = options[i];
+    arguments[count] = NULL;
+    ck_assert_int_eq(run_view(arguments), 0);
+    Scenario *loaded = calloc(1, sizeof *loaded);
+    LoadErrors *errors = calloc(1, sizeof *errors);
+    ck_assert(scenario_load_file(scenario, NULL, 0, loaded, errors));
+    ck_assert_uint_le(loaded->client_group_count, VIEW_LANES_MAX); /* each one sampled */
+    long size = 0;
+    char *text = read_all(labels, &size);
+    cJSON *root = cJSON_Parse(text);
+    ck_assert_ptr_nonnull(root);
+    const cJSON *pane = NULL;
+    int panes = 0;
+    cJSON_ArrayForEach(pane, cJSON_GetObjectItem(root, "panes"))
+    {
+        const cJSON *headings[CLIENT_GROUPS_MAX] = {NULL};
+        const cJSON *item = NULL;
+        cJSON_ArrayForEach(item, cJSON_GetObjectItem(pane, "texts"))
+        {
+            const char *words = cJSON_GetObjectItem(item, "text")->valuestring;
+            for (uint32_t g = 0; g < loaded->client_group_count; g++) {
+                if (headings[g] == NULL && heading_names(words, loaded->client_groups[g].id))
+                    headings[g] = item;
+            }
+        }
+        for (uint32_t g = 0; g < loaded->client_group_count; g++) {
+            ck_assert_msg(headings[g] != NULL, "%s %s: no heading names group '%s'", scenario,
+                          options[0] != NULL ? options[0] : "", loaded->client_groups[g].id);
+            for (uint32_t other = 0; other < g; other++)
+                ck_assert_msg(headings[other] == headings[g] ||
+                                  !boxes_overlap(headings[other], headings[g]),
+                              "the headings of '%s' and '%s' overlap",
+                              loaded->client_groups[other].id, loaded->client_groups[g].id);
+        }
+        panes++;
+    }
+    ck_assert_int_ge(panes, 1);
+    cJSON_Delete(root);
+    free(text);
+    free(errors);
+    free(loaded);
+}
+
+/* Client-lane headings used to drop a group's name where its lanes were too narrow for even
+ * one letter and an ellipsis ("partner-api" over one lane among eight), or where the group's
+ * clients had no lane of their own but the shared "+N" one: every group is named now, the
+ * names staggered over two rows when one row is too crowded. Six groups at 1280x720, the same
+ * with the projector preset (fewer lanes: a group only in the shared lane), and two library
+ * architectures whose first group's name was left out. */
+START_TEST(test_view_every_client_group_is_named_over_its_lanes)
+{
+    char six[160];
+    snprintf(six, sizeof six, "%s/six-groups.json", work_dir);
+    write_file(six, six_groups_scenario);
+    const char *none[] = {NULL};
+    const char *projector[] = {"--projector", NULL};
+    const char *fast[] = {"--speed", "4", NULL};
+    assert_every_group_named(six, none);
+    assert_every_group_named(six, projector);
+    assert_every_group_named(
+        IDEMSIM_SOURCE_DIR "/scenarios/architectures/orders_and_receipts_two_groups.json", none);
+    assert_every_group_named(IDEMSIM_SOURCE_DIR "/scenarios/20_key_scope.json", fast);
+}
+END_TEST
+
 /* Issue 24: a window far past the run put moments billions of pixels above the strip, and
  * their int conversion overflowed (a segfault in Release, UBSan in view_canvas.c); a busy
  * window of the whole run filled the label boxes past their array. Broker, dedup window and
@@ -2017,6 +2134,7 @@ static Suite *view_suite(void)
                    test_view_pane_is_done_once_every_operation_settled_while_timers_are_pending);
     tcase_add_test(core, test_view_key_sample_keeps_processing_and_completed_rows_apart);
     tcase_add_test(core, test_view_narration_stays_inside_its_box);
+    tcase_add_test(core, test_view_every_client_group_is_named_over_its_lanes);
     tcase_add_test(core, test_view_narration_names_the_gateway_each_caller_calls);
     tcase_add_test(core, test_view_narration_names_the_group_a_delivery_was_for);
     tcase_add_test(core, test_view_narration_names_the_gateway_a_reconciliation_asked);

@@ -110,6 +110,11 @@ static const char *const reserve_reason_names[RESERVE_REASON_COUNT] = {
     [RESERVE_REASON_RESUME] = "resume after effect",
 };
 
+static const char *const reviewed_effect_names[] = {
+    [REVIEWED_CHARGE] = "charge",
+    [REVIEWED_EMAIL] = "email",
+};
+
 const char *trace_event_name(TraceEvent event)
 {
     return (unsigned)event < TRACE_EVENT_COUNT ? event_names[event] : "?";
@@ -143,4 +148,13 @@ const char *trace_detail_text(const TraceRecord *record)
     default:
         return record->queue;
     }
+}
+
+const char *trace_reviewed_text(const TraceRecord *record)
+{
+    if (record->event != TRACE_DEAD_LETTER_REVIEWED)
+        return NULL;
+    return record->detail < sizeof reviewed_effect_names / sizeof reviewed_effect_names[0]
+               ? reviewed_effect_names[record->detail]
+               : "?";
 }

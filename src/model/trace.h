@@ -219,6 +219,9 @@ const char *trace_message_name(MessageKind message);
 /* The record's detail as text: the message kind, the crash point, the reserve reason, the
  * outcome or the queue, by event; NULL when the record has none. */
 const char *trace_detail_text(const TraceRecord *record);
+/* What a dead_letter_reviewed record's reviewer looks for, "charge" or "email" (its
+ * ReviewedEffect; the detail names the queue there); NULL for every other record. */
+const char *trace_reviewed_text(const TraceRecord *record);
 /* True for the four network events, which name a peer and a message kind. */
 static inline int trace_is_message_event(TraceEvent event)
 {

@@ -233,6 +233,11 @@ static void write_trace_record(void *context, const TraceRecord *record)
         out = put_literal(out, end, ", \"detail\": ");
         out = put_string(out, end, detail);
     }
+    const char *reviewed = trace_reviewed_text(record);
+    if (reviewed != NULL) { /* the detail there is the queue's: the effect needs its own field */
+        out = put_literal(out, end, ", \"reviewed\": ");
+        out = put_string(out, end, reviewed);
+    }
     out = put_literal(out, end, "}\n");
     size_t length = (size_t)(out - line);
     if (writer->max_bytes != 0 && writer->written + length > writer->max_bytes) {

@@ -595,7 +595,38 @@ static void check_server(SchemaReader *reader, const cJSON *object, void *base, 
                          read_receipts_queue, write_receipts_queue, NULL, false)
 /* clang-format on */
 
-/* Instances are the services form's: the older form names no service to balance. */
+/* The older form runs one process of each service: "instances": 1, the default, says just
+ * that and loads; more are the services form's, which names the service to balance. A
+ * value that is no count at all (0, 1.5, "two") is refused as any count would be. */
+static bool read_one_instance_in_older_form(SchemaReader *reader, const cJSON *item,
+                                            uint32_t *instances, const char *services_form)
+{
+    static const SchemaRange counts = {1.0, 9007199254740992.0, false, false, false};
+    double count = 0;
+    if (!schema_read_integer(reader, item, &counts, &count))
+        return false;
+    if (count > 1) {
+        char got[80];
+        schema_describe_number(reader, item, got, sizeof got);
+        schema_error(reader,
+                     "expected 1, the older form's one process (got %s): several instances are "
+                     "the services form's (%s)",
+                     got, services_form);
+        return false;
+    }
+    *instances = 1;
+    return true;
+}
+
+static void read_server_instances_in_older_form(SchemaReader *reader, const cJSON *item,
+                                                void *target)
+{
+    read_one_instance_in_older_form(reader, item, &((ServerSpec *)target)->instances,
+                                    "a service of kind 'server' with \"instances\" and "
+                                    "\"balancer\"");
+}
+
+/* A balancer is the services form's: the older form names no service to balance. */
 static void read_instances_in_older_form(SchemaReader *reader, const cJSON *item, void *target)
 {
     (void)item;
@@ -605,7 +636,7 @@ static void read_instances_in_older_form(SchemaReader *reader, const cJSON *item
 }
 
 static const SchemaField server_fields[] = {
-    FIELD_CUSTOM("instances", 0, read_instances_in_older_form, NULL, false),
+    FIELD_CUSTOM("instances", 0, read_server_instances_in_older_form, NULL, false),
     FIELD_CUSTOM("balancer", 0, read_instances_in_older_form, NULL, false),
     FIELD_CUSTOM("balancer_retry", 0, read_instances_in_older_form, NULL, false),
     SERVER_FIELDS_HEAD,
@@ -710,6 +741,13 @@ static void write_proxy_retry_on(SchemaWriter *writer, const void *target, cJSON
 static void read_proxy_instances_in_older_form(SchemaReader *reader, const cJSON *item,
                                                void *target)
 {
+    read_one_instance_in_older_form(reader, item, &((ProxySpec *)target)->instances,
+                                    "a service of kind 'proxy' with \"instances\" and "
+                                    "\"balancer\"");
+}
+
+static void read_proxy_balancer_in_older_form(SchemaReader *reader, const cJSON *item, void *target)
+{
     (void)item;
     (void)target;
     schema_error(reader, "expected the services form for several instances (a service of kind "
@@ -718,8 +756,8 @@ static void read_proxy_instances_in_older_form(SchemaReader *reader, const cJSON
 
 static const SchemaField proxy_fields[] = {
     PROXY_FIELDS, FIELD_CUSTOM("instances", 0, read_proxy_instances_in_older_form, NULL, false),
-    FIELD_CUSTOM("balancer", 0, read_proxy_instances_in_older_form, NULL, false),
-    FIELD_CUSTOM("balancer_retry", 0, read_proxy_instances_in_older_form, NULL, false)};
+    FIELD_CUSTOM("balancer", 0, read_proxy_balancer_in_older_form, NULL, false),
+    FIELD_CUSTOM("balancer_retry", 0, read_proxy_balancer_in_older_form, NULL, false)};
 const SchemaObject scenario_services_proxy_schema = {.name = "proxy", SCHEMA_FIELDS(proxy_fields)};
 
 /* ------------------------------------------------------------------ broker */
@@ -780,14 +818,12 @@ static bool consumers_shown(const SchemaWriter *writer, const void *base, const 
     FIELD_OBJECT("retryable_topic", ConsumerSpec, retryable_topic, retryable_topic_schema)
 /* clang-format on */
 
-/* Instances are the services form's, as a server's are. */
+/* One instance loads, as a server's does; more are the services form's. */
 static void read_consumer_instances_in_older_form(SchemaReader *reader, const cJSON *item,
                                                   void *target)
 {
-    (void)item;
-    (void)target;
-    schema_error(reader, "expected the services form for several instances (a service of kind "
-                         "'consumers' with \"instances\")");
+    read_one_instance_in_older_form(reader, item, &((ConsumerSpec *)target)->instances,
+                                    "a service of kind 'consumers' with \"instances\"");
 }
 
 static const SchemaField consumer_fields[] = {

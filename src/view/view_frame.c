@@ -368,7 +368,7 @@ static void draw_end_story(ViewFrame *frame, ViewRect rect, const ViewStory *sto
 }
 
 static void draw_pane(ViewFrame *frame, int column, int64_t scale, const ViewTimeline *timeline,
-                      ViewSequencePick *pick)
+                      bool staggered, ViewSequencePick *pick)
 {
     int index = view_frame_pane_of_column(frame, column);
     const ViewPane *pane = frame->session->panes[index];
@@ -404,7 +404,7 @@ static void draw_pane(ViewFrame *frame, int column, int64_t scale, const ViewTim
         draw_end_story(frame, box->sequence, story);
     else
         view_sequence_draw(frame->canvas, &frame->layout, box->sequence, pane, timeline,
-                           view_session_clock(frame->session), pick);
+                           view_session_clock(frame->session), staggered, pick);
 }
 
 /* ------------------------------------------------------------------ overlays */
@@ -663,6 +663,14 @@ void view_frame_draw(ViewFrame *frame)
     ViewSegment pinned = {0}, hovered = {0};
     ViewTimeline timeline;
     shared_timeline(frame, &timeline);
+    /* one pane too crowded for its groups' names staggers them in every pane: the header
+     * grows a row, and the columns' time axes stay level */
+    bool staggered = false;
+    for (int column = 0; column < frame->layout.pane_count && !staggered; column++)
+        staggered =
+            view_sequence_crowded(canvas, &frame->layout, frame->layout.panes[column].sequence,
+                                  frame->session->panes[view_frame_pane_of_column(frame, column)],
+                                  &timeline, view_session_clock(frame->session));
     for (int column = 0; column < frame->layout.pane_count; column++) {
         int index = view_frame_pane_of_column(frame, column);
         ViewSequencePick pick = {.mouse_x = frame->mouse_x,
@@ -673,7 +681,7 @@ void view_frame_draw(ViewFrame *frame)
                                      frame->pinned_pane == index ? frame->pinned_serial : 0,
                                  .drawn = frame->drawn,
                                  .pane = index};
-        draw_pane(frame, column, scale, &timeline, &pick);
+        draw_pane(frame, column, scale, &timeline, staggered, &pick);
         if (pick.pinned.valid)
             pinned = pick.pinned;
         if (pick.hovered_serial != 0) {

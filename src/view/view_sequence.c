@@ -53,6 +53,8 @@ typedef struct {
     int lanes_shown;
     int shown[VIEW_LANES_MAX]; /* the client lanes drawn, left to right */
     bool grouped;              /* the other sampled clients share one lane, right of them */
+    bool staggered;            /* the groups' names take turns between two rows, the clients'
+                                  numbers on a third (view_sequence_crowded) */
     float grouped_x;
     int grouped_count;
     float node_x[DIAGRAM_LANES_MAX]; /* by diagram lane; < 0: not drawn */
@@ -183,11 +185,15 @@ static int choose_shown(const Strip *strip, int count, int shown[VIEW_LANES_MAX]
 }
 
 /* The lanes' names and the clients' numbers above the lifelines: two lines of type, as tall
- * as the type is (it grows on a projector). */
+ * as the type is (it grows on a projector); a third, tiny, when the groups' names take turns
+ * between two rows. */
 static int header_height(const Strip *strip)
 {
-    return (int)px(strip, 2) + view_canvas_text_height(strip->canvas, VIEW_FONT_SMALL) +
-           view_canvas_text_height(strip->canvas, VIEW_FONT_TINY) + (int)px(strip, 1);
+    int small = view_canvas_text_height(strip->canvas, VIEW_FONT_SMALL);
+    int tiny = view_canvas_text_height(strip->canvas, VIEW_FONT_TINY);
+    if (strip->staggered) /* the tiny type may be the taller (a projector's labels) */
+        return (int)px(strip, 2) + (small > tiny ? small : tiny) + 2 * tiny + (int)px(strip, 1);
+    return (int)px(strip, 2) + small + tiny + (int)px(strip, 1);
 }
 
 /* The room the clients keep however long the graph, in units: a few lanes (a grouped one
@@ -782,58 +788,192 @@ static float first_service_name_x(const Strip *strip)
     return (float)(strip->rect.x + strip->rect.w);
 }
 
-/* A group's name over its lanes. Lanes are narrow, so the last group's name may run on over
- * the network (its own heading is on the line below), and a name that still does not fit
- * takes the small type before it is shortened. */
-static void group_heading(Strip *strip, const char *name, float left, float right, int y)
+/* A client group's lanes side by side (choose_shown keeps them together), under its name;
+ * or the lane the other sampled clients share, under the names of the groups that have no
+ * lane of their own (none: it has no name, its clients' groups are named already). */
+typedef struct {
+    float left, right;
+    char name[DIAGRAM_LANE_NAME_MAX];
+} GroupRun;
+
+#define GROUP_RUNS_MAX (VIEW_LANES_MAX + 1)
+
+static int group_runs(const Strip *strip, GroupRun runs[GROUP_RUNS_MAX])
 {
-    ViewCanvas *canvas = strip->canvas;
-    SDL_Color dim = C(VIEW_COLOR_TEXT_DIM);
-    int max_w = (int)(right - left);
-    ViewFont font = VIEW_FONT_SMALL;
-    if (view_canvas_text_width(canvas, font, name) > max_w &&
-        view_canvas_text_width(canvas, VIEW_FONT_TINY, name) <= max_w)
-        font = VIEW_FONT_TINY;
-    int dy =
-        (view_canvas_text_height(canvas, VIEW_FONT_SMALL) - view_canvas_text_height(canvas, font)) /
-        2;
-    view_canvas_text_fit(canvas, font, dim, (int)left, y + dy, VIEW_ALIGN_LEFT, max_w, name);
+    const ViewPane *pane = strip->pane;
+    bool alone = pane->scenario->client_group_count == 1;
+    bool named[CLIENT_GROUPS_MAX] = {false};
+    uint32_t previous = UINT32_MAX;
+    int count = 0;
+    for (int i = 0; i < strip->lanes_shown; i++) {
+        uint32_t group = pane->lanes[strip->shown[i]].group;
+        float x = strip->node_x[strip->shown[i]];
+        if (group == previous) {
+            runs[count - 1].right = x + strip->lane_w / 2;
+            continue;
+        }
+        previous = group;
+        named[group] = true;
+        runs[count] = (GroupRun){.left = x - strip->lane_w / 2, .right = x + strip->lane_w / 2};
+        snprintf(runs[count].name, sizeof runs[count].name, "%s",
+                 alone ? "clients" : pane->scenario->client_groups[group].id);
+        count++;
+    }
+    if (!strip->grouped)
+        return count;
+    GroupRun others = {.left = strip->grouped_x - strip->lane_w / 2,
+                       .right = strip->grouped_x + strip->lane_w / 2};
+    size_t used = 0;
+    for (uint32_t l = 0; l < pane->lane_count; l++) {
+        uint32_t group = pane->lanes[l].group;
+        if (named[group])
+            continue;
+        named[group] = true;
+        int written = snprintf(others.name + used, sizeof others.name - used, "%s%s",
+                               used > 0 ? ", " : "", pane->scenario->client_groups[group].id);
+        used += written > 0 ? (size_t)written : 0;
+        if (used >= sizeof others.name)
+            break; /* cut: the heading is shortened anyway */
+    }
+    if (used > 0)
+        runs[count++] = others;
+    return count;
 }
 
-/* Each group's name over its lanes, each client's index under it. */
-static void draw_group_headings(Strip *strip, int y, int y2)
+/* The fewest characters of a group's name that still say which group it is. */
+#define GROUP_NAME_CHARS_MIN 3
+
+static size_t characters(const char *text, size_t bytes)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < bytes && text[i] != '\0'; i++)
+        count += ((unsigned char)text[i] & 0xC0) != 0x80;
+    return count;
+}
+
+/* name shortened with an ellipsis to fit max_w in font, down to its first character (which
+ * may then overrun max_w); returns how many characters of the name it keeps. */
+static size_t shortened_name(ViewCanvas *canvas, ViewFont font, const char *name, int max_w,
+                             char text[DIAGRAM_LANE_NAME_MAX + 4])
+{
+    size_t length = strnlen(name, DIAGRAM_LANE_NAME_MAX - 1);
+    size_t first = 1; /* the first character's bytes */
+    while (first < length && ((unsigned char)name[first] & 0xC0) == 0x80)
+        first++;
+    memcpy(text, name, length);
+    while (length > first) {
+        length--;
+        while (length > first && ((unsigned char)name[length] & 0xC0) == 0x80)
+            length--;
+        memcpy(text + length, "\xE2\x80\xA6", 4); /* U+2026 and the terminator */
+        if (view_canvas_text_width(canvas, font, text) <= max_w)
+            return characters(text, length);
+    }
+    memcpy(text + first, "\xE2\x80\xA6", 4);
+    return 1;
+}
+
+/* A group's name in max_w: whole in the small type, else whole in the tiny one, else
+ * shortened with an ellipsis in the type that keeps more of it (the tiny one is the larger
+ * on a projector), down to its first character: never nothing, as a lane without its
+ * group's name cannot be told from the next group's. small_allowed false: the tiny type
+ * only. Fills font and text and returns how many characters of the name are kept. */
+static size_t group_name_fit(ViewCanvas *canvas, const char *name, int max_w, bool small_allowed,
+                             ViewFont *font, char text[DIAGRAM_LANE_NAME_MAX + 4])
+{
+    size_t length = strnlen(name, DIAGRAM_LANE_NAME_MAX - 1);
+    memcpy(text, name, length);
+    text[length] = '\0';
+    *font = VIEW_FONT_SMALL;
+    if (small_allowed && view_canvas_text_width(canvas, *font, text) <= max_w)
+        return characters(text, length);
+    *font = VIEW_FONT_TINY;
+    if (view_canvas_text_width(canvas, *font, text) <= max_w)
+        return characters(text, length);
+    char tiny[DIAGRAM_LANE_NAME_MAX + 4];
+    size_t tiny_kept = shortened_name(canvas, VIEW_FONT_TINY, name, max_w, tiny);
+    size_t small_kept =
+        small_allowed ? shortened_name(canvas, VIEW_FONT_SMALL, name, max_w, text) : 0;
+    if (small_kept >= tiny_kept) {
+        *font = VIEW_FONT_SMALL;
+        return small_kept;
+    }
+    memcpy(text, tiny, strlen(tiny) + 1);
+    return tiny_kept;
+}
+
+/* The width a run's name may take on one row: its lanes short of a gap before the next name,
+ * and for the last group the network up to the first service's name. */
+static float group_name_room(const Strip *strip, const GroupRun *runs, int count, int r)
+{
+    if (r < count - 1)
+        return runs[r].right - runs[r].left - px(strip, 3);
+    float names_end = first_service_name_x(strip);
+    return (names_end > runs[r].right ? names_end : runs[r].right) - runs[r].left;
+}
+
+/* Whether some group's name, on the one row of names, keeps too little of itself to be read:
+ * then the names take turns between two rows (staggered), each with the room of two groups. */
+static bool groups_crowded(Strip *strip)
+{
+    GroupRun runs[GROUP_RUNS_MAX];
+    int count = group_runs(strip, runs);
+    for (int r = 0; r < count; r++) {
+        ViewFont font;
+        char text[DIAGRAM_LANE_NAME_MAX + 4];
+        size_t whole = characters(runs[r].name, strlen(runs[r].name));
+        size_t kept =
+            group_name_fit(strip->canvas, runs[r].name, (int)group_name_room(strip, runs, count, r),
+                           true, &font, text);
+        if (kept < (whole < GROUP_NAME_CHARS_MIN ? whole : GROUP_NAME_CHARS_MIN))
+            return true;
+    }
+    return false;
+}
+
+/* Each group's name over its lanes, each client's index under it. On one row a name has its
+ * own lanes (the last group's runs on over the network: its own heading is on the line
+ * below); staggered, the names take turns between two rows, so each may run on over the
+ * next group's lanes up to the next name on its row, in the tiny type of the second row, and
+ * the clients' numbers go on a third row. */
+static void draw_group_headings(Strip *strip, int y, int y2, int y3)
 {
     ViewCanvas *canvas = strip->canvas;
     const ViewPane *pane = strip->pane;
     SDL_Color dim = C(VIEW_COLOR_TEXT_DIM);
-    float names_end = first_service_name_x(strip);
+    int index_y = strip->staggered ? y3 : y2;
     for (int i = 0; i < strip->lanes_shown; i++) {
-        int lane = strip->shown[i];
         char index[16];
-        snprintf(index, sizeof index, "%u", pane->lanes[lane].client_in_group);
-        view_canvas_text(canvas, VIEW_FONT_TINY, dim, (int)strip->node_x[lane], y2,
+        snprintf(index, sizeof index, "%u", pane->lanes[strip->shown[i]].client_in_group);
+        view_canvas_text(canvas, VIEW_FONT_TINY, dim, (int)strip->node_x[strip->shown[i]], index_y,
                          VIEW_ALIGN_CENTER, index);
-        bool first = i == 0 || pane->lanes[strip->shown[i - 1]].group != pane->lanes[lane].group;
-        if (!first)
-            continue;
-        int last = i;
-        while (last + 1 < strip->lanes_shown &&
-               pane->lanes[strip->shown[last + 1]].group == pane->lanes[lane].group)
-            last++;
-        float left = strip->node_x[lane] - strip->lane_w / 2;
-        float right = strip->node_x[strip->shown[last]] + strip->lane_w / 2;
-        if (last == strip->lanes_shown - 1)
-            right = names_end > right ? names_end : right;
-        bool alone = pane->scenario->client_group_count == 1;
-        group_heading(strip,
-                      alone ? "clients" : pane->scenario->client_groups[pane->lanes[lane].group].id,
-                      left, right, y);
+    }
+    GroupRun runs[GROUP_RUNS_MAX];
+    int count = group_runs(strip, runs);
+    float names_end = first_service_name_x(strip);
+    for (int r = 0; r < count; r++) {
+        float room = group_name_room(strip, runs, count, r);
+        int row_y = y;
+        if (strip->staggered) {
+            float next = r + 2 < count ? runs[r + 2].left - px(strip, 3) : names_end;
+            room = (next > runs[r].right ? next : runs[r].right) - runs[r].left;
+            row_y = r % 2 == 0 ? y : y2;
+        }
+        ViewFont font;
+        char text[DIAGRAM_LANE_NAME_MAX + 4];
+        group_name_fit(canvas, runs[r].name, (int)room, !strip->staggered, &font, text);
+        int dy = row_y == y ? (view_canvas_text_height(canvas, VIEW_FONT_SMALL) -
+                               view_canvas_text_height(canvas, font)) /
+                                  2
+                            : 0;
+        dy = dy > 0 ? dy : 0;
+        view_canvas_text(canvas, font, dim, (int)runs[r].left, row_y + dy, VIEW_ALIGN_LEFT, text);
     }
     if (strip->grouped) { /* how many sampled clients share the last lane */
         char others[16];
         snprintf(others, sizeof others, "+%d", strip->grouped_count);
-        view_canvas_text(canvas, VIEW_FONT_TINY, dim, (int)strip->grouped_x, y2, VIEW_ALIGN_CENTER,
-                         others);
+        view_canvas_text(canvas, VIEW_FONT_TINY, dim, (int)strip->grouped_x, index_y,
+                         VIEW_ALIGN_CENTER, others);
     }
 }
 
@@ -955,7 +1095,14 @@ static void draw_headings(Strip *strip)
     const ViewPane *pane = strip->pane;
     SDL_Color dim = C(VIEW_COLOR_TEXT_DIM);
     int y = strip->rect.y + (int)px(strip, 2);
-    int y2 = y + view_canvas_text_height(canvas, VIEW_FONT_SMALL);
+    int small = view_canvas_text_height(canvas, VIEW_FONT_SMALL);
+    int tiny = view_canvas_text_height(canvas, VIEW_FONT_TINY);
+    int y2 = y + small;
+    /* staggered: the groups' second row of names under the taller of the two types, then
+     * the clients' numbers (header_height) */
+    int names_y2 = y + (small > tiny ? small : tiny);
+    int y3 = names_y2 + tiny;
+    int numbers_y = strip->staggered ? y3 : y2; /* the clients' row, where "network" goes */
     Headings headings = {.y = {y, y2}};
     if (strip->lanes_shown > 0) {
         float last =
@@ -964,22 +1111,24 @@ static void draw_headings(Strip *strip)
         int w = view_canvas_text_width(canvas, VIEW_FONT_TINY, network);
         /* between the clients' numbers and the first service, said only where it fits */
         float left = fmaxf((last + strip->first_service_x - (float)w) / 2, last + px(strip, 16));
-        ViewRect box = {(int)left, y2, w, view_canvas_text_height(canvas, VIEW_FONT_TINY)};
+        ViewRect box = {(int)left, numbers_y, w, view_canvas_text_height(canvas, VIEW_FONT_TINY)};
         if (left + (float)w < strip->first_service_x - px(strip, 4)) {
-            view_canvas_text(canvas, VIEW_FONT_TINY, dim, box.x, y2, VIEW_ALIGN_LEFT, network);
-            heading_taken(&headings, box);
+            view_canvas_text(canvas, VIEW_FONT_TINY, dim, box.x, numbers_y, VIEW_ALIGN_LEFT,
+                             network);
+            if (!strip->staggered) /* on the third row no service heading comes near it */
+                heading_taken(&headings, box);
         }
     }
     draw_service_headings(strip, &headings);
     if (strip->lanes_shown > 0)
-        draw_group_headings(strip, y, y2);
+        draw_group_headings(strip, y, strip->staggered ? names_y2 : y2, y3);
     if (strip->density_x1 > strip->density_x0) {
         char count[32];
         snprintf(count, sizeof count, "%llu", (unsigned long long)pane->clients_total);
         view_canvas_text(canvas, VIEW_FONT_SMALL, dim, (int)strip->density_x0, y, VIEW_ALIGN_LEFT,
                          "all");
-        view_canvas_text(canvas, VIEW_FONT_TINY, dim, (int)strip->density_x0, y2, VIEW_ALIGN_LEFT,
-                         count);
+        view_canvas_text(canvas, VIEW_FONT_TINY, dim, (int)strip->density_x0, numbers_y,
+                         VIEW_ALIGN_LEFT, count);
     }
 }
 
@@ -1381,9 +1530,27 @@ static void draw_arrows(Strip *strip)
 
 /* ------------------------------------------------------------------ the strip */
 
+bool view_sequence_crowded(ViewCanvas *canvas, const ViewLayout *layout, ViewRect rect,
+                           const ViewPane *pane, const ViewTimeline *timeline, SimTimeUs clock_us)
+{
+    if (rect.w <= 0 || rect.h <= 0)
+        return false;
+    Strip strip = {.canvas = canvas,
+                   .layout = layout,
+                   .pane = pane,
+                   .diagram = pane->diagram,
+                   .rect = rect,
+                   .timeline = timeline,
+                   .now_us = clock_us < timeline->to_us ? clock_us : timeline->to_us,
+                   .from_us = timeline->from_us,
+                   .window_us = timeline->drawn_us};
+    place_lanes(&strip);
+    return groups_crowded(&strip);
+}
+
 void view_sequence_draw(ViewCanvas *canvas, const ViewLayout *layout, ViewRect rect,
                         const ViewPane *pane, const ViewTimeline *timeline, SimTimeUs clock_us,
-                        ViewSequencePick *pick)
+                        bool staggered, ViewSequencePick *pick)
 {
     if (rect.w <= 0 || rect.h <= 0)
         return;
@@ -1396,6 +1563,7 @@ void view_sequence_draw(ViewCanvas *canvas, const ViewLayout *layout, ViewRect r
                    .now_us = clock_us < timeline->to_us ? clock_us : timeline->to_us,
                    .from_us = timeline->from_us,
                    .window_us = timeline->drawn_us,
+                   .staggered = staggered,
                    .pick = pick};
     strip.stroke = px(&strip, 2.2f);
     place_lanes(&strip);

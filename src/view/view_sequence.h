@@ -51,9 +51,16 @@ typedef struct {
     int pane;              /* the session pane drawn, for drawn */
 } ViewSequencePick;
 
-/* Draws pane's diagram on the shared timeline as it stands at clock_us. */
+/* Whether the client groups' names over the pane's lanes in rect are too crowded to read on
+ * one row (some name would keep fewer than a few characters): then they are drawn staggered,
+ * taking turns between two rows, the clients' numbers on a third. The frame asks every pane
+ * and staggers all of them or none, so the columns' time axes stay level. */
+bool view_sequence_crowded(ViewCanvas *canvas, const ViewLayout *layout, ViewRect rect,
+                           const ViewPane *pane, const ViewTimeline *timeline, SimTimeUs clock_us);
+/* Draws pane's diagram on the shared timeline as it stands at clock_us; staggered: the groups'
+ * names on two rows (view_sequence_crowded). */
 void view_sequence_draw(ViewCanvas *canvas, const ViewLayout *layout, ViewRect rect,
                         const ViewPane *pane, const ViewTimeline *timeline, SimTimeUs clock_us,
-                        ViewSequencePick *pick);
+                        bool staggered, ViewSequencePick *pick);
 
 #endif
