@@ -208,16 +208,12 @@ START_TEST(test_show_writes_the_second_broker_and_reads_it_back)
 }
 END_TEST
 
-/* What a second broker cannot be yet, and what the wiring needs, each refused at its path. */
+/* What a second broker cannot be yet (a log), and what the wiring needs, each refused at its
+ * path. */
 START_TEST(test_what_a_second_broker_refuses)
 {
     test_assert_refused(TWO_BROKERS(", \"family\": \"log\"", MAILERS, APP_TO_ORDERS), NULL, 0,
                         "$.services[3].family", "a log is modelled as the first broker only");
-    test_assert_refused(TWO_BROKERS(CHANNEL
-                                    ", \"queues\": [{\"name\": \"receipts\"}], \"exchanges\": "
-                                    "[{\"name\": \"all\", \"queues\": [\"receipts\"]}]",
-                                    MAILERS, APP_TO_ORDERS),
-                        NULL, 0, "$.services[3].exchanges", "no exchanges on a second broker");
     /* nothing publishes to the log when the app publishes to the queue */
     test_assert_refused(TWO_BROKERS(CHANNEL, MAILERS, "\"publishes\": \"notifications\""), NULL, 0,
                         "$.services[2]", "nothing publishes to it");
@@ -255,6 +251,65 @@ START_TEST(test_the_first_group_consumes_the_first_broker)
 }
 END_TEST
 
+/* A fanout exchange on the second broker: the shop's payments go to the queue broker's
+ * exchange, which copies each to the bookkeepers' queue and the mailers' queue. The app's
+ * orders stay on the log. exchanges is spliced into the second broker's entry. */
+#define SECOND_BROKER_EXCHANGE(exchanges)                                                          \
+    "{\"name\": \"fanout_second\", \"seed\": 2, \"duration_ms\": 2000,"                            \
+    " \"accounts\": [{\"id\": \"a\", \"balance\": 1000000}],"                                      \
+    " \"services\": ["                                                                             \
+    "   {\"id\": \"orders\", \"kind\": \"broker\", \"family\": \"log\"},"                          \
+    "   {\"id\": \"payments\", \"kind\": \"broker\", \"queues\": [{\"name\": \"ledger\"},"         \
+    "    {\"name\": \"confirmations\"}]" exchanges "},"                                            \
+    "   {\"id\": \"chargers\", \"kind\": \"consumers\", \"consumes\": \"orders\","                 \
+    "    \"key_store\": \"k1\"}, {\"id\": \"k1\", \"kind\": \"key_store\"},"                       \
+    "   {\"id\": \"bookkeepers\", \"kind\": \"consumers\", \"consumes\": \"payments\","            \
+    "    \"queues\": [\"ledger\"], \"key_store\": \"k2\"},"                                        \
+    "   {\"id\": \"k2\", \"kind\": \"key_store\"},"                                                \
+    "   {\"id\": \"mailers\", \"kind\": \"consumers\", \"consumes\": \"payments\","                \
+    "    \"queues\": [\"confirmations\"], \"steps\": [{\"effect\": \"email\"}],"                   \
+    "    \"key_store\": \"k3\"}, {\"id\": \"k3\", \"kind\": \"key_store\"}],"                      \
+    " \"clients\": [{\"id\": \"app\", \"count\": 2, \"publishes\": \"orders\","                    \
+    "   \"workload\": {\"at_ms\": [0, 100, 200]}},"                                                \
+    "  {\"id\": \"shop\", \"count\": 2, \"publishes\": \"payments\", \"queue\": \"all\","          \
+    "   \"workload\": {\"at_ms\": [0, 100, 200, 300]}}],"                                          \
+    " \"network\": {\"default\": {\"delay_ms\": {\"dist\": \"const\", \"value\": 1}}}}"
+
+#define BOTH_QUEUES "{\"name\": \"all\", \"queues\": [\"ledger\", \"confirmations\"]}"
+
+/* The second broker's exchange copies each of the shop's payments into both its queues: the
+ * bookkeepers apply it once and the mailers confirm it once; the log's orders are the
+ * chargers' alone. An exchange of the second broker no group publishes to is refused there. */
+START_TEST(test_an_exchange_on_the_second_broker)
+{
+    Scenario *scenario =
+        test_load(SECOND_BROKER_EXCHANGE(", \"exchanges\": [" BOTH_QUEUES "]"), NULL, 0);
+    ck_assert_uint_eq(scenario->client_groups[1].broker, 1);
+    ck_assert_uint_eq(scenario->client_groups[1].exchange, 1);
+    Metrics metrics = test_run_mode(scenario, MODE_AT_MOST_ONCE, 2);
+    ck_assert_uint_eq(metrics.queue_count, 3); /* orders/main, payments/ledger, /confirmations */
+    ck_assert_uint_eq(metrics.queues[0].messages, 2 * 3);
+    ck_assert_uint_eq(metrics.queues[1].messages, 2 * 4);
+    ck_assert_uint_eq(metrics.queues[2].messages, 2 * 4);
+    ck_assert_double_eq(test_service_value(&metrics, "bookkeepers", "effects"), 2 * 4);
+    ck_assert_double_eq(test_service_value(&metrics, "chargers", "effects"), 2 * 3);
+    ck_assert_uint_eq(metrics.receipts_sent, 2 * 4);
+    ck_assert_uint_eq(metrics.outcomes[OUTCOME_OK], 2 * 3 + 2 * 4);
+    char *shown = NULL;
+    Scenario *again = test_show_again(scenario, &shown);
+    ck_assert_ptr_nonnull(strstr(shown, "\"exchanges\""));
+    Metrics shown_metrics = test_run_mode(again, MODE_AT_MOST_ONCE, 2);
+    ck_assert_uint_eq(shown_metrics.queues[2].messages, metrics.queues[2].messages);
+    free(shown);
+    free(again);
+    free(scenario);
+    test_assert_refused(SECOND_BROKER_EXCHANGE(", \"exchanges\": [" BOTH_QUEUES
+                                               ", {\"name\": \"spare\", \"queues\": [\"ledger\", "
+                                               "\"confirmations\"]}]"),
+                        NULL, 0, "$.services[1].exchanges[1].name", "none does");
+}
+END_TEST
+
 static Suite *brokers_suite(void)
 {
     Suite *suite = suite_create("brokers");
@@ -266,6 +321,7 @@ static Suite *brokers_suite(void)
     tcase_add_test(core, test_show_writes_the_second_broker_and_reads_it_back);
     tcase_add_test(core, test_what_a_second_broker_refuses);
     tcase_add_test(core, test_the_first_group_consumes_the_first_broker);
+    tcase_add_test(core, test_an_exchange_on_the_second_broker);
     suite_add_tcase(suite, core);
     return suite;
 }

@@ -557,11 +557,11 @@ static void write_account_reference(SchemaWriter *writer, const void *target, cJ
 static void write_queue_reference(SchemaWriter *writer, const void *target, cJSON *object,
                                   const char *key)
 {
-    const Scenario *scenario = writer->context;
     const ClientGroupSpec *group = target;
+    const BrokerSpec *broker = scenario_broker(writer->context, group->broker); /* its own */
     schema_write_string(writer, object, key,
-                        group->exchange > 0 ? scenario->broker.exchanges[group->exchange - 1].name
-                                            : scenario->broker.queues[group->queue].name);
+                        group->exchange > 0 ? broker->exchanges[group->exchange - 1].name
+                                            : broker->queues[group->queue].name);
 }
 
 /* Show writes the services form: calls or publishes rather than target and via, and a queue
@@ -943,32 +943,48 @@ static void check_published_orders(SchemaReader *reader, const cJSON *root,
     scenario_graph_pop(reader, pushed);
 }
 
-/* An exchange no client group publishes to would copy nothing: said at its name. */
-static void check_exchanges_used(SchemaReader *reader, const cJSON *root, const Scenario *scenario)
+/* An exchange no client group publishes to would copy nothing: said at its name, in broker
+ * b's entry (pushed by the caller). */
+static void check_broker_exchanges_used(SchemaReader *reader, const Scenario *scenario, uint32_t b)
 {
-    unsigned pushed = 0;
-    if (scenario_graph_push_service(reader, root, NODE_BROKER, &pushed) == NULL)
-        return;
+    const BrokerSpec *broker = scenario_broker(scenario, b);
     json_path_push_key(&reader->path, "exchanges");
-    for (uint32_t e = 0; e < scenario->broker.exchange_count; e++) {
+    for (uint32_t e = 0; e < broker->exchange_count; e++) {
         /* one without a name (not an object, or its name missing or refused) was said */
-        bool used = scenario->broker.exchanges[e].name[0] == '\0';
-        for (uint32_t q = 0; q < scenario->broker.queue_count; q++)
-            used |= strcmp(scenario->broker.queues[q].name, scenario->broker.exchanges[e].name) ==
+        bool used = broker->exchanges[e].name[0] == '\0';
+        for (uint32_t q = 0; q < broker->queue_count; q++)
+            used |= strcmp(broker->queues[q].name, broker->exchanges[e].name) ==
                     0; /* its duplicate name was said: one mistake, one error */
-        for (uint32_t g = 0; g < scenario->client_group_count; g++)
-            used |= scenario->client_groups[g].target == TARGET_BROKER &&
-                    scenario->client_groups[g].exchange == e + 1;
+        for (uint32_t g = 0; g < scenario->client_group_count; g++) {
+            const ClientGroupSpec *group = &scenario->client_groups[g];
+            used |=
+                group->target == TARGET_BROKER && group->broker == b && group->exchange == e + 1;
+        }
         json_path_push_index(&reader->path, e);
         if (!used)
             schema_error_at(reader, "name",
                             "expected a client group publishing to exchange '%s' (\"queue\": "
                             "\"%s\"); none does",
-                            scenario->broker.exchanges[e].name, scenario->broker.exchanges[e].name);
+                            broker->exchanges[e].name, broker->exchanges[e].name);
         json_path_pop(&reader->path);
     }
     json_path_pop(&reader->path);
-    scenario_graph_pop(reader, pushed);
+}
+
+static void check_exchanges_used(SchemaReader *reader, const cJSON *root, const Scenario *scenario)
+{
+    unsigned pushed = 0;
+    if (scenario_graph_push_service(reader, root, NODE_BROKER, &pushed) != NULL) {
+        check_broker_exchanges_used(reader, scenario, 0);
+        scenario_graph_pop(reader, pushed);
+    }
+    for (uint32_t b = 0; b < scenario->extra_broker_count; b++) {
+        json_path_push_key(&reader->path, "services");
+        json_path_push_index(&reader->path, scenario->extra_brokers[b].entry - 1u);
+        check_broker_exchanges_used(reader, scenario, b + 1);
+        json_path_pop(&reader->path);
+        json_path_pop(&reader->path);
+    }
 }
 
 /* clients[].queue and server.receipts_queue name queues of the broker, which is read last
