@@ -183,7 +183,7 @@ START_TEST(test_a_slow_record_is_not_redelivered)
     ck_assert_uint_eq(log.outcomes[OUTCOME_OK], 1);
     /* and the diagrams draw no ack timer for it */
     Scenario *scenario = test_load(timed_log, NULL, 0);
-    ck_assert_double_eq(diagram_windows_of(scenario, MODE_AT_LEAST_ONCE).ack_timeout_ms, 0);
+    ck_assert_double_eq(diagram_windows_of(scenario, MODE_AT_LEAST_ONCE).ack_timeout_ms[0], 0);
     free(scenario);
     static const char *const sqs =
         "{\"name\": \"sqs\", \"seed\": 1, \"duration_ms\": 1,"

@@ -17,6 +17,16 @@
 #define PAIRING_SCAN_MAX 4096 /* the partner of a record is always recent */
 #define NO_ROW UINT32_MAX
 
+/* One broker's rules (diagram_set_broker_rules): a second broker's messages are delivered,
+ * acknowledged and handed back by its own family's, not by the first's. */
+typedef struct {
+    bool consumers_wait_in_place;  /* a log's consumer keeps a record whose key is in progress */
+    const BrokerSpec *queues_of;   /* the broker's queues, where it has several: marks name them */
+    const Scenario *log_groups_of; /* a log's consumer groups, where it has several: likewise */
+    bool ack_ends_timer;           /* a channel broker: a delivery's ack ends its timer */
+    bool copies_published;         /* a fanout exchange: one publish, several deliveries at once */
+} BrokerRules;
+
 struct Diagram {
     Mode mode;
     bool open;
@@ -38,12 +48,12 @@ struct Diagram {
     DiagramOutcome followed[DIAGRAM_FOLLOWED_MAX];
     bool windowed; /* spans are made, with windows */
     DiagramWindows windows;
-    bool consumers_wait_in_place;  /* a log's consumer keeps a record whose key is in progress */
-    const BrokerSpec *queues_of;   /* the broker's queues, where it has several: marks name them */
-    const Scenario *log_groups_of; /* a log's consumer groups, where it has several: likewise */
-    bool ack_ends_timer;           /* a channel broker: a delivery's ack ends its timer */
-    bool copies_published;         /* a fanout exchange: one publish, several deliveries at once */
-    /* with copies_published, the consumer group taking each broker queue (its service id) */
+    /* diagram_set_broker_rules's scenario, whose nodes say which broker a lane's is
+     * (diagram_broker_of); NULL: every lane the first broker's */
+    const Scenario *scenario;
+    BrokerRules brokers[DIAGRAM_BROKERS_MAX]; /* by broker index; all false without rules */
+    /* with the first broker's copies_published (exchanges are the first broker's), the consumer
+     * group taking each of its queues (its service id) */
     char queue_takers[QUEUES_MAX][NAME_LEN_MAX];
 };
 
@@ -166,22 +176,43 @@ static DiagramItem *item_at(const Diagram *diagram, uint64_t serial)
     return &diagram->items[serial % diagram->items_max];
 }
 
+/* The broker whose lane this is (diagram_broker_of): 0 without broker rules, or for a lane
+ * of no broker's. */
+static uint32_t lane_broker(const Diagram *diagram, int lane)
+{
+    if (diagram->scenario == NULL || lane < 0 || diagram->lanes[lane].ledger)
+        return 0;
+    const DiagramLane *entry = &diagram->lanes[lane];
+    return diagram_broker_of(diagram->scenario, entry->kind, entry->node_name);
+}
+
+static const BrokerRules *lane_rules(const Diagram *diagram, int lane)
+{
+    return &diagram->brokers[lane_broker(diagram, lane)];
+}
+
 /* The queue a broker record names, plus one; 0 when it names none, or the diagram was not
  * told the broker's queues. On a log with several consumer groups, the group whose copy of a
- * record it is about, plus one: the first group's records name none, a later one's its id. */
+ * record it is about, plus one: the first group's records name none, a later one's its id.
+ * The queues are those of the broker that wrote the record (its actor): each broker names its
+ * own, and a second broker's records name no log group. */
 static uint8_t queue_number(const Diagram *diagram, const TraceRecord *record)
 {
-    const Scenario *groups = diagram->log_groups_of;
+    uint32_t b = record->actor_kind == NODE_BROKER
+                     ? diagram_broker_of(diagram->scenario, NODE_BROKER, record->actor_name)
+                     : 0;
+    const BrokerRules *rules = &diagram->brokers[b];
+    const Scenario *groups = rules->log_groups_of;
     if (groups != NULL && record->queue == NULL)
         return 1;
     for (uint32_t g = 0; groups != NULL && g < groups->extra_consumer_count; g++) {
         if (strcmp(groups->extra_consumers[g].id, record->queue) == 0)
             return (uint8_t)(g + 2);
     }
-    for (uint32_t q = 0;
-         diagram->queues_of != NULL && record->queue != NULL && q < diagram->queues_of->queue_count;
+    const BrokerSpec *queues_of = rules->queues_of;
+    for (uint32_t q = 0; queues_of != NULL && record->queue != NULL && q < queues_of->queue_count;
          q++) {
-        if (strcmp(diagram->queues_of->queues[q].name, record->queue) == 0)
+        if (strcmp(queues_of->queues[q].name, record->queue) == 0)
             return (uint8_t)(q + 1);
     }
     return 0;
@@ -330,25 +361,68 @@ DiagramWindows diagram_windows_of(const Scenario *scenario, Mode mode)
                              scenario_group_store_outlives_crash(scenario, &extra->spec));
         }
     }
-    const BrokerSpec *broker = &scenario->broker;
-    /* at-most-once acknowledges as it delivers, and a log has no per-message ack: no timer */
-    if (mode != MODE_AT_MOST_ONCE && broker->family != BROKER_LOG)
-        windows.ack_timeout_ms =
-            broker->family == BROKER_CHANNEL ? broker->consumer_timeout_ms : broker->ack_timeout_ms;
-    windows.dedup_window_ms = broker->dedup_window_ms;
+    for (uint32_t b = 0; b <= scenario->extra_broker_count && b < DIAGRAM_BROKERS_MAX; b++) {
+        const BrokerSpec *broker = scenario_broker(scenario, b);
+        /* at-most-once acknowledges as it delivers, and a log has no per-message ack: no
+         * timer */
+        if (mode != MODE_AT_MOST_ONCE && broker->family != BROKER_LOG)
+            windows.ack_timeout_ms[b] = broker->family == BROKER_CHANNEL
+                                            ? broker->consumer_timeout_ms
+                                            : broker->ack_timeout_ms;
+        windows.dedup_window_ms[b] = broker->dedup_window_ms;
+    }
     return windows;
+}
+
+uint32_t diagram_broker_of(const Scenario *scenario, NodeKind kind, const char *name)
+{
+    if (scenario == NULL || name == NULL)
+        return 0;
+    if (kind == NODE_BROKER) {
+        for (uint32_t b = 1; b <= scenario->extra_broker_count && b < DIAGRAM_BROKERS_MAX; b++) {
+            if (strcmp(scenario_broker_id(scenario, b), name) == 0)
+                return b;
+        }
+        return 0;
+    }
+    if (kind != NODE_CONSUMERS)
+        return 0;
+    size_t length = strcspn(name, "#"); /* an instance's "<id>#<n>" */
+    for (uint32_t g = 0; g <= scenario->extra_consumer_count; g++) {
+        const char *id =
+            g == 0 ? scenario->service_ids[NODE_CONSUMERS] : scenario->extra_consumers[g - 1].id;
+        uint32_t broker = scenario_consumer_group(scenario, g)->broker;
+        if (strlen(id) == length && strncmp(id, name, length) == 0)
+            return broker < DIAGRAM_BROKERS_MAX ? broker : 0;
+    }
+    return 0;
+}
+
+bool diagram_log_groups_several(const Scenario *scenario)
+{
+    if (scenario->broker.family != BROKER_LOG)
+        return false;
+    for (uint32_t g = 0; g < scenario->extra_consumer_count; g++) {
+        if (scenario->extra_consumers[g].spec.broker == 0)
+            return true;
+    }
+    return false;
 }
 
 void diagram_set_broker_rules(Diagram *diagram, const Scenario *scenario)
 {
-    diagram->consumers_wait_in_place = scenario->broker.family == BROKER_LOG;
-    diagram->queues_of = scenario->broker.queue_count > 1 ? &scenario->broker : NULL;
-    diagram->log_groups_of =
-        scenario->broker.family == BROKER_LOG && scenario->extra_consumer_count > 0 ? scenario
-                                                                                    : NULL;
-    diagram->ack_ends_timer = scenario->broker.family == BROKER_CHANNEL;
-    diagram->copies_published = scenario->broker.exchange_count > 0;
-    for (uint32_t q = 0; diagram->copies_published && q < scenario->broker.queue_count; q++) {
+    diagram->scenario = scenario;
+    for (uint32_t b = 0; b <= scenario->extra_broker_count && b < DIAGRAM_BROKERS_MAX; b++) {
+        const BrokerSpec *broker = scenario_broker(scenario, b);
+        BrokerRules *rules = &diagram->brokers[b];
+        rules->consumers_wait_in_place = broker->family == BROKER_LOG;
+        rules->queues_of = broker->queue_count > 1 ? broker : NULL;
+        rules->log_groups_of = b == 0 && diagram_log_groups_several(scenario) ? scenario : NULL;
+        rules->ack_ends_timer = broker->family == BROKER_CHANNEL;
+        rules->copies_published = broker->exchange_count > 0;
+    }
+    bool copies_published = diagram->brokers[0].copies_published;
+    for (uint32_t q = 0; copies_published && q < scenario->broker.queue_count; q++) {
         const ConsumerSpec *taker = scenario_group_of_queue(scenario, 0, q);
         const char *id = scenario->service_ids[NODE_CONSUMERS];
         for (uint32_t g = 0; g < scenario->extra_consumer_count; g++) {
@@ -566,7 +640,7 @@ typedef enum { TIMER_OF_INSTANCE, TIMER_OF_GROUP, TIMER_OF_QUEUE, TIMER_OF_OPERA
 static void end_ack_timer(Diagram *diagram, const TraceRecord *record, int broker_lane,
                           int consumer_lane, TimerMatch match, uint8_t queue)
 {
-    if (!diagram->windowed || !diagram->ack_ends_timer)
+    if (!diagram->windowed || !lane_rules(diagram, broker_lane)->ack_ends_timer)
         return;
     for (uint64_t serial = diagram->next_serial; serial-- > diagram_first_serial(diagram);) {
         DiagramItem *span = item_at(diagram, serial);
@@ -613,13 +687,16 @@ static void on_transmit(Diagram *diagram, const TraceRecord *record, int from)
         item_at(diagram, serial)->start_row = row;
     if (from < 0 || is_client(diagram, from))
         return;
-    if (diagram->windowed && record->message == MESSAGE_DELIVERY &&
-        diagram->lanes[from].kind == NODE_BROKER && diagram->windows.ack_timeout_ms > 0) {
+    bool delivered = diagram->windowed && record->message == MESSAGE_DELIVERY &&
+                     diagram->lanes[from].kind == NODE_BROKER;
+    double ack_timeout_ms =
+        delivered ? diagram->windows.ack_timeout_ms[lane_broker(diagram, from)] : 0;
+    if (ack_timeout_ms > 0) { /* its own broker's timer */
         bool copy_of_network = serial != 0 && item_at(diagram, serial)->duplicate;
         if (!copy_of_network) /* delivered again to its group: a requeue's */
             end_ack_timer(diagram, record, from, to, TIMER_OF_GROUP, 0);
-        DiagramItem *timer = open_span(diagram, record, from, DIAGRAM_SPAN_ACK_TIMER,
-                                       diagram->windows.ack_timeout_ms, row);
+        DiagramItem *timer =
+            open_span(diagram, record, from, DIAGRAM_SPAN_ACK_TIMER, ack_timeout_ms, row);
         timer->to = (int8_t)to; /* the consumer it waits for */
     }
     if (record->message == MESSAGE_DELIVERY)
@@ -667,7 +744,7 @@ static bool ends_the_job(const Diagram *diagram, TraceEvent event, int lane)
     case TRACE_IN_PROGRESS:
         /* a log never hands a record out again: its consumer keeps the job and tries the
          * record again once the key's lease may be taken over (consumers.c) */
-        return !(consumer && diagram->consumers_wait_in_place);
+        return !(consumer && lane_rules(diagram, lane)->consumers_wait_in_place);
     case TRACE_STORE_DOWN:
         /* a server's 503 closes its job as it leaves; a consumer hands its delivery back
          * without an answer (C38) */
@@ -825,27 +902,42 @@ bool diagram_group_meets_store(const Scenario *scenario, uint32_t group, const c
         return false;
     const ClientGroupSpec *clients = &scenario->client_groups[group];
     bool to_server = clients->target == TARGET_SERVER;
-    uint32_t queues =
-        clients->target == TARGET_BROKER ? scenario_queues_reached(scenario, clients) : 0;
+    /* the queues reached, each broker's (queue q of one broker is not the other's) */
+    uint32_t queues[DIAGRAM_BROKERS_MAX] = {0};
+    if (clients->target == TARGET_BROKER && clients->broker < DIAGRAM_BROKERS_MAX)
+        queues[clients->broker] = scenario_queues_reached(scenario, clients);
+    uint32_t receipts_broker = scenario->server.receipts_broker < DIAGRAM_BROKERS_MAX
+                                   ? scenario->server.receipts_broker
+                                   : 0;
     bool calls_on = false; /* a consumer group reached calls a called server */
     /* A consumer group reached may call the first server, which may publish to another
      * group's queue: follow until nothing new is reached. */
     for (bool more = true; more;) {
         more = false;
         if (to_server && scenario_server_publishes(&scenario->server) &&
-            (queues >> scenario->server.receipts_queue & 1u) == 0) {
-            queues |= 1u << scenario->server.receipts_queue;
+            (queues[receipts_broker] >> scenario->server.receipts_queue & 1u) == 0) {
+            queues[receipts_broker] |= 1u << scenario->server.receipts_queue;
             more = true;
         }
         for (uint32_t g = 0; g <= scenario->extra_consumer_count; g++) {
             const ConsumerSpec *consumers = scenario_consumer_group(scenario, g);
-            if ((consumers->queue_mask & queues) == 0)
+            if (consumers->broker >= DIAGRAM_BROKERS_MAX ||
+                (consumers->queue_mask & queues[consumers->broker]) == 0)
                 continue;
             if (store_is(scenario, &consumers->idempotency, NODE_CONSUMERS, store_id))
                 return true;
             if (consumers->use_gateway && consumers->calls_first_server && !to_server)
                 more = to_server = true;
             calls_on |= consumers->use_gateway && consumers->call_server > 0;
+            /* a group's own debit publishes its receipt where the server's do (ledger.c):
+             * the orders' chargers send the mailers their receipts, on a second broker too */
+            bool receipts = scenario->server.publish_receipts && !consumers->sends_email &&
+                            !consumers->use_gateway && clients->operation.kind == OPERATION_DEBIT;
+            if (receipts &&
+                (queues[receipts_broker] >> scenario->server.receipts_queue & 1u) == 0) {
+                queues[receipts_broker] |= 1u << scenario->server.receipts_queue;
+                more = true;
+            }
         }
     }
     if (to_server && store_is(scenario, &scenario->server.idempotency, NODE_SERVER, store_id))
@@ -913,14 +1005,17 @@ static void add_mark(Diagram *diagram, const TraceRecord *record, int lane, uint
      * at its channel's closing has no answer nor next delivery to end its timer) */
     if (record->event == TRACE_NACKED || record->event == TRACE_REDELIVER ||
         record->event == TRACE_DEAD_LETTER || record->event == TRACE_DISCARD) {
-        if (!diagram->copies_published)
+        if (!lane_rules(diagram, lane)->copies_published)
             end_ack_timer(diagram, record, lane, -1, TIMER_OF_OPERATION, 0);
         else if (mark->queue > 0)
             end_ack_timer(diagram, record, lane, -1, TIMER_OF_QUEUE, mark->queue);
     }
-    if (diagram->windowed && record->event == TRACE_ENQUEUE && diagram->windows.dedup_window_ms > 0)
-        open_span(diagram, record, lane, DIAGRAM_SPAN_DEDUP_WINDOW,
-                  diagram->windows.dedup_window_ms, mark->start_row);
+    double dedup_window_ms = diagram->windowed && record->event == TRACE_ENQUEUE
+                                 ? diagram->windows.dedup_window_ms[lane_broker(diagram, lane)]
+                                 : 0; /* the window of the broker that accepted it */
+    if (dedup_window_ms > 0)
+        open_span(diagram, record, lane, DIAGRAM_SPAN_DEDUP_WINDOW, dedup_window_ms,
+                  mark->start_row);
 }
 
 /* ------------------------------------------------------------------ outcomes */

@@ -148,6 +148,8 @@ typedef struct {
     bool store_durable;
 } DiagramStoreWindows;
 
+#define DIAGRAM_BROKERS_MAX (1 + BROKERS_EXTRA_MAX)
+
 /* The windows spans are drawn with: the scenario's parameters, in ms (0: none). */
 typedef struct {
     double server_key_ttl_ms; /* 0: keys never expire (the stored span stays open) */
@@ -156,8 +158,10 @@ typedef struct {
     double consumer_key_ttl_ms;
     bool consumer_ttl_from_completion;
     bool consumer_store_durable;
-    double ack_timeout_ms;  /* 0: no ack timer (at-most-once acks on delivery) */
-    double dedup_window_ms; /* 0: no publisher dedup */
+    /* each broker's, by its index (diagram_broker_of): 0 the first, 1 the second */
+    double ack_timeout_ms[DIAGRAM_BROKERS_MAX];  /* 0: no ack timer (at-most-once acks on
+                                                    delivery; a log has none) */
+    double dedup_window_ms[DIAGRAM_BROKERS_MAX]; /* 0: no publisher dedup */
     /* the stores of the servers a server calls (Scenario.called_servers) and of the consumer
      * groups after the first (Scenario.extra_consumers), by their lanes' node names (their
      * ids) */
@@ -165,12 +169,23 @@ typedef struct {
     DiagramStoreWindows stores[CALLED_SERVERS_MAX + CONSUMER_GROUPS_EXTRA_MAX];
 } DiagramWindows;
 
-/* The windows a scenario sets for a mode: the key TTLs where the mode keys requests, the
- * ack timer where the broker waits for acks, the first queue's dedup window. */
+/* The windows a scenario sets for a mode: the key TTLs where the mode keys requests, each
+ * broker's ack timer where it waits for acks, and its dedup window. */
 DiagramWindows diagram_windows_of(const Scenario *scenario, Mode mode);
-/* The scenario's broker rules that decide when a consumer's job ends (a log's consumer keeps a
- * record whose key is in progress). Without it, a diagram ends such a job there. */
+/* The scenario's broker rules, each broker's its own, that decide when a consumer's job ends
+ * (a log's consumer keeps a record whose key is in progress), what ends an ack timer and which
+ * queue a mark names. Without it, a diagram ends such a job there, and its broker lanes keep
+ * their timers to their deadlines. The scenario must outlive the diagram. */
 void diagram_set_broker_rules(Diagram *diagram, const Scenario *scenario);
+/* The broker (0 the first, Scenario.broker; 1 the second, Scenario.extra_brokers[0]) whose
+ * messages a node handles, by its kind and its name (a node's or a lane's: a service's id, or
+ * an instance's "<id>#<n>"): a broker's own; a consumer group's, the one it consumes
+ * (ConsumerSpec.broker); 0 for any other node. */
+uint32_t diagram_broker_of(const Scenario *scenario, NodeKind kind, const char *name);
+/* Whether the first broker is a log read by several consumer groups, each its own copy of a
+ * record (a second broker's groups do not read the log): marks and words then name the group
+ * a record's copy is for. */
+bool diagram_log_groups_several(const Scenario *scenario);
 /* Makes spans from now on, with these windows (copied). Without it, a diagram has none. */
 void diagram_set_windows(Diagram *diagram, const DiagramWindows *windows);
 
@@ -278,11 +293,13 @@ typedef struct {
     /* the id of the gateway the lane's reconciliation asks, where the world has several:
      * "asked wallet"; NULL, the one gateway: "asked the gateway" */
     const char *reconciles_at;
-    /* the broker's queues, where it has several: a mark names the one it is about ("queued
-     * in payments"); NULL: one queue, which a mark need not name */
+    /* the queues of the lane's broker (diagram_broker_of), where it has several: a mark
+     * names the one it is about ("queued in payments"); NULL: one queue, which a mark need
+     * not name */
     const BrokerSpec *queues_of;
-    /* a log's consumer groups, where it has several: each reads its own copy of a record,
-     * and a mark names whose ("queued for mailers"); NULL: one group */
+    /* a log's consumer groups, where the lane's broker is a log with several
+     * (diagram_log_groups_several): each reads its own copy of a record, and a mark names
+     * whose ("queued for mailers"); NULL: one group */
     const Scenario *log_groups_of;
     /* a key store's lane: its restart keeps its keys (durable), so a crash that lost none
      * kept them ("CRASH (keys kept)"); false: it lost none because it held none */

@@ -244,10 +244,14 @@ static bool first_server_lane(const Scenario *scenario, const DiagramLane *lane)
 DiagramOperationWords diagram_lane_words(const Scenario *scenario, const DiagramLane *lane,
                                          DiagramOperationWords operation)
 {
-    operation.queues_of = scenario->broker.queue_count > 1 ? &scenario->broker : NULL;
-    operation.log_groups_of =
-        scenario->broker.family == BROKER_LOG && scenario->extra_consumer_count > 0 ? scenario
-                                                                                    : NULL;
+    /* the lane's own broker's queues (a second broker's marks name its queues, and no log
+     * group) */
+    uint32_t b = lane != NULL && !lane->ledger
+                     ? diagram_broker_of(scenario, lane->kind, lane->node_name)
+                     : 0;
+    const BrokerSpec *broker = scenario_broker(scenario, b);
+    operation.queues_of = broker->queue_count > 1 ? broker : NULL;
+    operation.log_groups_of = b == 0 && diagram_log_groups_several(scenario) ? scenario : NULL;
     operation.store_durable = lane != NULL && lane->kind == NODE_KEY_STORE &&
                               diagram_store_durable(scenario, lane->node_name);
     const ServerSpec *server = &scenario->server;

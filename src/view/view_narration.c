@@ -146,6 +146,18 @@ static const ConsumerSpec *group_at(const ViewPane *pane, const WorldNode *node)
     return &scenario->broker.consumers;
 }
 
+/* The broker whose messages node handles: a broker's own, a consumer group's the one it
+ * consumes (diagram_broker_of). A second broker gives its messages back by its own family's
+ * rules, not by the first's. */
+static const BrokerSpec *broker_at(const ViewPane *pane, uint32_t node)
+{
+    if (node >= world_node_count(pane->world))
+        return &pane->scenario->broker;
+    const WorldNode *entry = world_node(pane->world, node);
+    return scenario_broker(pane->scenario,
+                           diagram_broker_of(pane->scenario, entry->kind, entry->name));
+}
+
 /* What a caller's call step calls (a gateway, or a server), by its service id: the node
  * whose answer a timeout or a retry of that caller waits for. Several gateways may charge
  * (services form), so it is the caller's own callee, never the first gateway by kind. */
@@ -406,7 +418,7 @@ static ViewColor fenced_sentence(const ViewPane *pane, const ViewNarration *n, c
                                  char *buffer, size_t size)
 {
     const char *job = "a run", *refused = "409";
-    if (n->kind == NODE_CONSUMERS && pane->scenario->broker.family == BROKER_LOG) {
+    if (n->kind == NODE_CONSUMERS && broker_at(pane, n->node)->family == BROKER_LOG) {
         job = "a record";
         refused = "tried again in place";
     } else if (n->kind == NODE_CONSUMERS) {
@@ -571,6 +583,7 @@ static ViewColor broker_sentence(const ViewPane *pane, const ViewNarration *n, c
                                  char *buffer, size_t size)
 {
     const char *where = node_words(pane, n->node);
+    BrokerFamily family = broker_at(pane, n->node)->family;
     switch (n->event) {
     case TRACE_ENQUEUE:
         snprintf(buffer, size, "the %s queued %s", where, op);
@@ -578,10 +591,10 @@ static ViewColor broker_sentence(const ViewPane *pane, const ViewNarration *n, c
     case TRACE_REDELIVER:
         snprintf(buffer, size, "the %s hands %s out again (delivery #%" PRId64 "): %s", where, op,
                  n->value,
-                 n->after_nack ? "its consumer handed it back (a nack)"
-                 : pane->scenario->broker.family == BROKER_LOG     ? "replayed from the last commit"
-                 : pane->scenario->broker.family == BROKER_CHANNEL ? "its channel closed"
-                                                                   : "no ack in time");
+                 n->after_nack              ? "its consumer handed it back (a nack)"
+                 : family == BROKER_LOG     ? "replayed from the last commit"
+                 : family == BROKER_CHANNEL ? "its channel closed"
+                                            : "no ack in time");
         return VIEW_COLOR_WARNING;
     case TRACE_COMMIT_REFUSED:
         snprintf(buffer, size,
@@ -841,7 +854,7 @@ ViewColor view_narration_line(const ViewPane *pane, const ViewNarration *n, char
         /* on a log with several groups, each rebalances on its own: say which (the first
          * group's records name none) */
         const Scenario *scenario = pane->scenario;
-        bool several = scenario->broker.family == BROKER_LOG && scenario->extra_consumer_count > 0;
+        bool several = diagram_log_groups_several(scenario);
         const char *group = n->queue[0] != '\0' ? n->queue : scenario->service_ids[NODE_CONSUMERS];
         snprintf(buffer, size,
                  "the consumer group%s%s rebalances: back to the last commit, %" PRId64

@@ -26,9 +26,13 @@ static SDL_Color C(ViewColor color)
  * but the broker redelivers, the log replays, the provider sends again. */
 static const char *tagline(const Scenario *scenario, Mode mode, char *buffer, size_t size)
 {
-    bool broker = false;
-    for (uint32_t g = 0; g < scenario->client_group_count; g++)
-        broker |= scenario->client_groups[g].target == TARGET_BROKER;
+    /* the broker the first group that publishes sends to: its family's words */
+    const BrokerSpec *broker = NULL;
+    for (uint32_t g = 0; g < scenario->client_group_count && broker == NULL; g++) {
+        const ClientGroupSpec *group = &scenario->client_groups[g];
+        if (group->target == TARGET_BROKER)
+            broker = scenario_broker(scenario, group->broker);
+    }
     static const char *const words[][MODE_COUNT] = {
         {"sends once, never retries", "retries on timeout, no key",
          "retries with a key + a key store"},
@@ -44,8 +48,8 @@ static const char *tagline(const Scenario *scenario, Mode mode, char *buffer, si
     /* a proxy's retries and a server's call retries are the hops' own, in every mode (C15,
      * C27): at-most-once is the app's promise, not theirs */
     bool hops_retry = scenario_proxies_retry(scenario) || scenario_call_retries(scenario);
-    int path = broker        ? (scenario->broker.family == BROKER_LOG ? 2 : 1)
-               : !hops_retry ? 0
+    int path = broker != NULL                        ? (broker->family == BROKER_LOG ? 2 : 1)
+               : !hops_retry                         ? 0
                : scenario_proxies_drop_key(scenario) ? 4
                                                      : 3;
     if (mode >= MODE_COUNT)

@@ -216,7 +216,7 @@ void view_mechanism_commit_words(const ViewPane *pane, const ViewMechanism *mome
     long long value = (long long)moment->value;
     unsigned repeats = moment->repeats;
     unsigned partitions = bits_set(moment->partitions), groups = bits_set(moment->groups);
-    bool log_groups = scenario->extra_consumer_count > 0;
+    bool log_groups = diagram_log_groups_several(scenario); /* a second broker's groups: not */
     bool log_partitions = scenario->broker.partitions > 1;
     if (repeats <= 1) {
         snprintf(text, size, "offset commit: %lld", value);
@@ -323,11 +323,17 @@ static void ingest_mechanism(ViewPane *pane, const TraceRecord *record)
 }
 
 /* A log broker has no per-message ack (its consumers commit offsets): an ack arrow there
- * drew a mechanism C21's own question says does not exist. */
+ * drew a mechanism C21's own question says does not exist. A second broker (a queue) acks its
+ * deliveries: its acks are drawn. */
 static bool log_ack(const ViewPane *pane, const TraceRecord *record)
 {
-    return trace_is_message_event(record->event) && record->message == MESSAGE_ACK &&
-           pane->scenario->broker.family == BROKER_LOG;
+    if (!trace_is_message_event(record->event) || record->message != MESSAGE_ACK)
+        return false;
+    bool at_broker = record->actor_kind == NODE_BROKER; /* else the broker is the peer */
+    const char *broker = at_broker ? record->actor_name : record->peer_name;
+    const Scenario *scenario = pane->scenario;
+    return scenario_broker(scenario, diagram_broker_of(scenario, NODE_BROKER, broker))->family ==
+           BROKER_LOG;
 }
 
 /* ------------------------------------------------------------------ the sink */

@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Library scenarios with the shapes that broke the view: brokers (a visibility timeout, a
  * dedup window, a log), crashes and restarts, a failover, a proxy; and a proxy that crashes,
- * a mesh before instances. */
+ * a mesh before instances, two brokers of different families (a log and a channel queue). */
 static const char *const scenarios[] = {
     IDEMSIM_SOURCE_DIR "/scenarios/03_broker_slow_consumers.json",
     IDEMSIM_SOURCE_DIR "/scenarios/14_broker_dedup_window.json",
@@ -33,6 +33,7 @@ static const char *const scenarios[] = {
     IDEMSIM_SOURCE_DIR "/scenarios/09_in_progress_202.json",
     IDEMSIM_SOURCE_DIR "/scenarios/architectures/mesh_sidecar_crashes.json",
     IDEMSIM_SOURCE_DIR "/scenarios/26_instances_retry_elsewhere.json",
+    IDEMSIM_SOURCE_DIR "/scenarios/architectures/orders_log_receipts_queue.json",
 };
 #define SCENARIO_COUNT (sizeof scenarios / sizeof scenarios[0])
 
