@@ -108,6 +108,8 @@ static bool distribution_equal(const Distribution *a, const Distribution *b)
     return a->kind == b->kind && a->a == b->a && a->b == b->b;
 }
 
+static bool broker_reached(const Scenario *scenario, const NodeReach *reach, uint32_t b);
+
 /* A node of the world that work reaches: a client group, or a service in use. */
 static bool node_reached(const Scenario *scenario, const char *name)
 {
@@ -123,6 +125,17 @@ static bool node_reached(const Scenario *scenario, const char *name)
     for (int kind = NODE_SERVER; kind < NODE_KIND_COUNT; kind++) {
         if (strcmp(scenario_service_id(scenario, (NodeKind)kind), name) == 0)
             return node_kind_reached(scenario, (NodeKind)kind);
+    }
+    /* a broker after the first, and its consumer groups, by what publishes to it */
+    NodeReach reach = node_reach_of(scenario);
+    for (uint32_t b = 1; b <= scenario->extra_broker_count; b++) {
+        if (strcmp(scenario_broker_id(scenario, b), name) == 0)
+            return broker_reached(scenario, &reach, b);
+    }
+    for (uint32_t g = 0; g < scenario->extra_consumer_count; g++) {
+        const ExtraConsumersSpec *extra = &scenario->extra_consumers[g];
+        if (extra->spec.broker > 0 && strcmp(extra->id, name) == 0)
+            return broker_reached(scenario, &reach, extra->spec.broker);
     }
     return true; /* unknown names were refused at load */
 }
@@ -540,7 +553,8 @@ static void warn_call(const CallSpec *call, const CallSpec *base, int entry, boo
 
 /* Whether client group g's operations reach the first server: it calls it, or it publishes
  * to a queue of a consumer group whose call step calls that server (message_call: the call
- * is a request there, carrying the message's operation). */
+ * is a request there, carrying the message's operation). A group's queue_mask numbers its own
+ * broker's queues, so the queue must be of that broker. */
 static bool operations_reach_server(const Scenario *scenario, uint32_t g)
 {
     const ClientGroupSpec *group = &scenario->client_groups[g];
@@ -549,24 +563,24 @@ static bool operations_reach_server(const Scenario *scenario, uint32_t g)
     for (uint32_t k = 0; k <= scenario->extra_consumer_count; k++) {
         const ConsumerSpec *consumers = scenario_consumer_group(scenario, k);
         if (consumers->use_gateway && consumers->calls_first_server &&
-            (consumers->queue_mask >> group->queue & 1u) != 0)
+            consumers->broker == group->broker && (consumers->queue_mask >> group->queue & 1u) != 0)
             return true;
     }
     return false;
 }
 
 /* Whether client group g's operations reach consumer group `consumers`: published to a queue
- * it consumes (its queue_mask), or sent to the first server, which publishes them as orders
- * to one (publishes_orders). A receipt the server publishes is charged by nobody
- * (consumers.c, charges_through_gateway). */
+ * it consumes (its queue_mask, on its broker), or sent to the first server, which publishes
+ * them as orders to one (publishes_orders, to the broker receipts_broker names). A receipt the
+ * server publishes is charged by nobody (consumers.c, charges_through_gateway). */
 static bool operations_reach_consumers(const Scenario *scenario, const ConsumerSpec *consumers,
                                        uint32_t g)
 {
     const ClientGroupSpec *group = &scenario->client_groups[g];
     const ServerSpec *server = &scenario->server;
-    bool published =
-        group->target == TARGET_BROKER && (consumers->queue_mask >> group->queue & 1u) != 0;
-    bool ordered = server->publishes_orders &&
+    bool published = group->target == TARGET_BROKER && group->broker == consumers->broker &&
+                     (consumers->queue_mask >> group->queue & 1u) != 0;
+    bool ordered = server->publishes_orders && server->receipts_broker == consumers->broker &&
                    (consumers->queue_mask >> server->receipts_queue & 1u) != 0 &&
                    operations_reach_server(scenario, g);
     return published || ordered;
@@ -818,27 +832,56 @@ static void warn_proxy(const Scenario *scenario, const Scenario *plain, LoadErro
 
 /* ------------------------------------------------------------------ the broker */
 
-static void say_queue(LoadErrors *warnings, const BrokerSpec *broker, uint32_t q, const char *field,
-                      const char *why)
+/* Where broker b's fields are said: the first's by its older path, which the services form
+ * rewrites to its entry (scenario_services_path); the second's at its own entry. */
+static void broker_at(const Scenario *scenario, uint32_t b, char at[32])
 {
+    if (b == 0)
+        snprintf(at, 32, "$.broker");
+    else
+        snprintf(at, 32, "$.services[%u]", (unsigned)scenario->extra_brokers[b - 1].entry - 1);
+}
+
+/* A queue's field, said where the file wrote it: at the broker when its one queue is the
+ * implicit "main" (the broker-level rules are that queue's), else in its queues entry. */
+static void say_queue(LoadErrors *warnings, const Scenario *scenario, uint32_t b, uint32_t q,
+                      const char *field, const char *why)
+{
+    const BrokerSpec *broker = scenario_broker(scenario, b);
+    char at[32]; /* "$.broker", "$.services[11]" */
+    broker_at(scenario, b, at);
     char path[JSON_PATH_LEN_MAX];
     bool implicit = broker->queue_count == 1 && strcmp(broker->queues[0].name, "main") == 0;
     if (implicit)
-        snprintf(path, sizeof path, "$.broker%s%s", field[0] ? "." : "", field);
+        snprintf(path, sizeof path, "%s%s%s", at, field[0] ? "." : "", field);
     else
-        snprintf(path, sizeof path, "$.broker.queues[%u]%s%s", q, field[0] ? "." : "", field);
+        snprintf(path, sizeof path, "%s.queues[%u]%s%s", at, q, field[0] ? "." : "", field);
     scenario_errors_add(warnings, path, "%s", why);
 }
 
-static bool queue_fed(const Scenario *scenario, const NodeReach *reach, uint32_t q)
+/* Whether something publishes to broker b: a client group, or the server when a request
+ * reaches it (its receipts, an order API's orders). With one broker, reach->to_broker. */
+static bool broker_reached(const Scenario *scenario, const NodeReach *reach, uint32_t b)
 {
     for (uint32_t g = 0; g < scenario->client_group_count; g++) {
         const ClientGroupSpec *group = &scenario->client_groups[g];
-        if (group->target == TARGET_BROKER && (scenario_queues_reached(scenario, group) >> q & 1u))
+        if (group->target == TARGET_BROKER && group->broker == b)
             return true;
     }
     return reach->to_server && scenario_server_publishes(&scenario->server) &&
-           scenario->server.receipts_queue == q;
+           scenario->server.receipts_broker == b;
+}
+
+static bool queue_fed(const Scenario *scenario, const NodeReach *reach, uint32_t b, uint32_t q)
+{
+    for (uint32_t g = 0; g < scenario->client_group_count; g++) {
+        const ClientGroupSpec *group = &scenario->client_groups[g];
+        if (group->target == TARGET_BROKER && group->broker == b &&
+            (scenario_queues_reached(scenario, group) >> q & 1u))
+            return true;
+    }
+    return reach->to_server && scenario_server_publishes(&scenario->server) &&
+           scenario->server.receipts_broker == b && scenario->server.receipts_queue == q;
 }
 
 /* Where a consumer group's fields are said (at) and its key store's (store_at): the first
@@ -881,13 +924,13 @@ static void warn_consumer_failures(const Scenario *scenario, const Scenario *pla
         say_at(warnings, paths->store_at, "on_failure",
                "has no effect: no consumer handler ever fails (fail_before_effect and "
                "fail_after_effect 0, no charge through the gateway)");
+    const BrokerSpec *broker = scenario_broker(scenario, consumers->broker); /* its queues */
     bool dead_letters = false;
-    for (uint32_t q = 0; q < scenario->broker.queue_count; q++)
-        dead_letters |= (consumers->queue_mask >> q & 1u) != 0 &&
-                        scenario->broker.queues[q].dead_letter &&
-                        scenario->broker.queues[q].max_deliveries > 0;
+    for (uint32_t q = 0; q < broker->queue_count; q++)
+        dead_letters |= (consumers->queue_mask >> q & 1u) != 0 && broker->queues[q].dead_letter &&
+                        broker->queues[q].max_deliveries > 0;
     if (consumers->dead_letters == DEAD_LETTERS_REVIEW && !dead_letters &&
-        scenario->broker.family != BROKER_LOG) /* the log: refused at load */
+        broker->family != BROKER_LOG) /* the log: refused at load */
         say_at(warnings, paths->at, "dead_letters",
                "has no effect with max_deliveries 0: a message is never dead-lettered");
     /* consumers.c, give_back_while_store_down: a store down forwards the record too (C38) */
@@ -895,7 +938,7 @@ static void warn_consumer_failures(const Scenario *scenario, const Scenario *pla
     bool store_refuses = store->crash.enabled && store->when_down == WHEN_DOWN_REFUSE &&
                          runs_mode(scenario, MODE_IDEMPOTENT);
     if (consumers->retryable_topic.enabled && !can_fail && !store_refuses &&
-        scenario->broker.family == BROKER_LOG) /* other families: refused at load */
+        broker->family == BROKER_LOG) /* other families: refused at load */
         say_at(warnings, paths->at, "retryable_topic",
                "has no effect: no consumer handler ever fails (fail_before_effect and "
                "fail_after_effect 0, no charge through the gateway)");
@@ -994,13 +1037,14 @@ static void warn_confirmed_twice(const Scenario *scenario, LoadErrors *warnings)
 }
 
 /* On a log every group reads every record: two later groups that email (the only thing a
- * later group on a log may do) each send every confirmation. Said at the second one's steps. */
+ * later group on a log may do) each send every confirmation. Said at the second one's steps.
+ * Only the log's groups: a second broker's group reads that broker's queues alone. */
 static void warn_confirmed_twice_on_log(const Scenario *scenario, LoadErrors *warnings)
 {
     const ExtraConsumersSpec *first = NULL;
     for (uint32_t g = 0; g < scenario->extra_consumer_count; g++) {
         const ExtraConsumersSpec *extra = &scenario->extra_consumers[g];
-        if (!extra->spec.sends_email)
+        if (!extra->spec.sends_email || extra->spec.broker != 0)
             continue;
         if (first == NULL) {
             first = extra;
@@ -1030,13 +1074,15 @@ static void warn_confirmed_twice_on_log(const Scenario *scenario, LoadErrors *wa
  * A real broker may loop so too (a classic queue has no delivery limit; a quorum queue's,
  * 20 by default since RabbitMQ 4.0, may be set to -1: RabbitMQ documentation, "Quorum
  * Queues", "Poison Message Handling"), so this loads, with a warning. */
-static bool queue_loops_while_store_down(const Scenario *scenario, uint32_t q)
+static bool queue_loops_while_store_down(const Scenario *scenario, uint32_t b, uint32_t q)
 {
-    const QueueSpec *queue = &scenario->broker.queues[q];
+    const QueueSpec *queue = &scenario_broker(scenario, b)->queues[q];
     if (queue->max_deliveries != 0 || queue->redelivery_delay_ms > 0 ||
         !runs_mode(scenario, MODE_IDEMPOTENT))
         return false;
-    const ConsumerSpec *group = scenario_group_of_queue(scenario, 0, q);
+    const ConsumerSpec *group = scenario_group_of_queue(scenario, b, q);
+    if (group == NULL)
+        return false; /* no group takes it: refused at load */
     const IdempotencySpec *store =
         group == &scenario->broker.consumers && scenario_consumers_share_server_store(scenario)
             ? &scenario->server.idempotency
@@ -1044,42 +1090,61 @@ static bool queue_loops_while_store_down(const Scenario *scenario, uint32_t q)
     return store->crash.enabled && store->when_down == WHEN_DOWN_REFUSE;
 }
 
-static void warn_broker(const Scenario *scenario, const Scenario *plain, const NodeReach *reach,
-                        LoadErrors *warnings)
+/* Broker b's queues (a queue family's: a log has none of their rules, refused at load). A
+ * queue's rules are judged against the first broker's defaults, which every broker starts
+ * from (scenario_services_broker_defaults). */
+static void warn_queues(const Scenario *scenario, const Scenario *plain, const NodeReach *reach,
+                        uint32_t b, LoadErrors *warnings)
 {
-    const BrokerSpec *broker = &scenario->broker;
-    if (!reach->to_broker)
-        return; /* the whole object is said at once (warn_unused_services) */
+    const BrokerSpec *broker = scenario_broker(scenario, b);
     const QueueSpec *base = &plain->broker.queues[0];
     for (uint32_t q = 0; q < broker->queue_count && broker->family != BROKER_LOG; q++) {
         const QueueSpec *queue = &broker->queues[q];
-        if (broker->queue_count > 1 && !queue_fed(scenario, reach, q)) {
+        if (broker->queue_count > 1 && !queue_fed(scenario, reach, b, q)) {
             char why[120];
             snprintf(why, sizeof why, "has no effect: nothing publishes to queue '%s'",
                      queue->name);
-            say_queue(warnings, broker, q, "", why);
+            say_queue(warnings, scenario, b, q, "", why);
             continue;
         }
         /* broker.c, requeue_unacked: the only reader of the three */
         static const char unlimited[] = "has no effect with max_deliveries 0: a message is never "
                                         "dead-lettered or discarded";
         if (queue->max_deliveries == 0 && queue->dead_letter != base->dead_letter)
-            say_queue(warnings, broker, q, "dead_letter", unlimited);
+            say_queue(warnings, scenario, b, q, "dead_letter", unlimited);
         if (queue->max_deliveries == 0 && queue->redrive_after_ms > 0)
-            say_queue(warnings, broker, q, "redrive_after_ms", unlimited);
+            say_queue(warnings, scenario, b, q, "redrive_after_ms", unlimited);
         if (queue->max_deliveries == 1 && queue->redelivery_delay_ms != base->redelivery_delay_ms)
-            say_queue(warnings, broker, q, "redelivery_delay_ms",
+            say_queue(warnings, scenario, b, q, "redelivery_delay_ms",
                       "has no effect with max_deliveries 1: a message is never delivered again");
-        if (queue_loops_while_store_down(scenario, q))
-            say_queue(warnings, broker, q, "max_deliveries",
+        if (queue_loops_while_store_down(scenario, b, q))
+            say_queue(warnings, scenario, b, q, "max_deliveries",
                       "0 (unlimited), no redelivery delay: while the key store is down, a "
                       "refused delivery is requeued and refused again at once, a hot loop; set "
                       "redelivery_delay_ms");
     }
-    for (uint32_t g = 0; g <= scenario->extra_consumer_count; g++)
-        warn_consumer_group(scenario, plain, g, warnings);
-    warn_confirmed_twice(scenario, warnings);
-    if (broker->family == BROKER_LOG && !broker->transactional &&
+}
+
+/* Each broker something publishes to, and the consumer groups of each: a broker nothing
+ * publishes to is said whole (warn_unused_services), its groups with it. */
+static void warn_broker(const Scenario *scenario, const Scenario *plain, const NodeReach *reach,
+                        LoadErrors *warnings)
+{
+    const BrokerSpec *broker = &scenario->broker;
+    if (!reach->to_broker)
+        return; /* the whole object is said at once (warn_unused_services) */
+    for (uint32_t b = 0; b <= scenario->extra_broker_count; b++) {
+        if (broker_reached(scenario, reach, b))
+            warn_queues(scenario, plain, reach, b, warnings);
+    }
+    for (uint32_t g = 0; g <= scenario->extra_consumer_count; g++) {
+        if (broker_reached(scenario, reach, scenario_consumer_group(scenario, g)->broker))
+            warn_consumer_group(scenario, plain, g, warnings);
+    }
+    if (broker_reached(scenario, reach, 0))
+        warn_confirmed_twice(scenario, warnings); /* the first broker's exchanges, or its log */
+    if (broker_reached(scenario, reach, 0) && broker->family == BROKER_LOG &&
+        !broker->transactional &&
         broker->isolation != plain->broker.isolation) /* broker_log.c, abort_output */
         say_at(warnings, "$.broker", "isolation",
                "has no effect without transactional: no transaction ever aborts");
@@ -1097,10 +1162,10 @@ static bool nodes_talk(const Scenario *scenario, const char *a, const char *b)
                       2 * CONSUMER_GROUPS_EXTRA_MAX + 8][2];
     unsigned count = 0;
     const char *server = scenario->service_ids[NODE_SERVER];
-    const char *broker = scenario->service_ids[NODE_BROKER];
     for (uint32_t g = 0; g < scenario->client_group_count; g++) {
         const ClientGroupSpec *group = &scenario->client_groups[g];
-        const char *entry = group->target == TARGET_BROKER ? broker
+        const char *entry = group->target == TARGET_BROKER
+                                ? scenario_broker_id(scenario, group->broker)
                             : group->via == VIA_PROXY ? scenario_proxy_id(scenario, group->proxy)
                                                       : server;
         edges[count][0] = group->id;
@@ -1123,12 +1188,13 @@ static bool nodes_talk(const Scenario *scenario, const char *a, const char *b)
         }
     }
     edges[count][0] = server;
-    edges[count++][1] = broker; /* receipts, an order API's orders */
+    /* receipts, an order API's orders */
+    edges[count++][1] = scenario_broker_id(scenario, scenario->server.receipts_broker);
     for (uint32_t g = 0; g <= scenario->extra_consumer_count; g++) {
         const ConsumerSpec *group = scenario_consumer_group(scenario, g);
         const char *id =
             g == 0 ? scenario->service_ids[NODE_CONSUMERS] : scenario->extra_consumers[g - 1].id;
-        edges[count][0] = broker;
+        edges[count][0] = scenario_broker_id(scenario, group->broker);
         edges[count++][1] = id;
         if (group->use_gateway) {
             edges[count][0] = id;
@@ -1184,6 +1250,38 @@ static void warn_network(const Scenario *scenario, LoadErrors *warnings)
     }
 }
 
+/* With two brokers, one that only the server publishes to when no request reaches the
+ * server (a broker nothing names is refused at load): its messages never come, so none of its
+ * fields, nor its groups', is read. Said at its entry, as an extra gateway's is, unless its
+ * own fields keep their defaults (its groups are entries of their own). With one broker, or
+ * none reached, warn_unused_services says the broker whole. */
+static void warn_unused_brokers(const Scenario *scenario, const NodeReach *reach,
+                                LoadErrors *warnings)
+{
+    if (scenario->extra_broker_count == 0 || !reach->to_broker)
+        return;
+    BrokerSpec *defaults = calloc(1, sizeof *defaults);
+    if (defaults == NULL)
+        return;
+    for (uint32_t b = 0; b <= scenario->extra_broker_count; b++) {
+        const BrokerSpec *broker = scenario_broker(scenario, b);
+        if (broker_reached(scenario, reach, b))
+            continue;
+        scenario_services_broker_defaults(defaults);
+        defaults->family = broker->family; /* a family alone is no setting */
+        defaults->consumers = broker->consumers;
+        if (memcmp(broker, defaults, sizeof *defaults) == 0)
+            continue;
+        char at[32]; /* "$.broker", "$.services[11]" */
+        broker_at(scenario, b, at);
+        scenario_errors_add(warnings, at,
+                            "has no effect: nothing publishes to broker '%s' (only the server's "
+                            "publish step names it, and no request reaches the server)",
+                            scenario_broker_id(scenario, b));
+    }
+    free(defaults);
+}
+
 /* A gateway or a broker object that no part of the world calls: the world holds the node
  * only when work can reach it (world.c, service_active), so none of its fields is read. */
 static void warn_unused_services(const Scenario *scenario, const Scenario *plain,
@@ -1232,6 +1330,7 @@ static void warn_unused_services(const Scenario *scenario, const Scenario *plain
         scenario_errors_add(warnings, "$.broker",
                             "has no effect: nothing publishes to the broker (no client group "
                             "has target 'broker', and the server publishes no receipts)");
+    warn_unused_brokers(scenario, reach, warnings);
 }
 
 /* The smallest scenario: what the loader resolves every object to when the file leaves it
