@@ -310,6 +310,43 @@ START_TEST(test_an_exchange_on_the_second_broker)
 }
 END_TEST
 
+/* A link may name the second broker, and it is the link its publishers' messages take: with
+ * every checkout->notifications message lost, no receipt of the checkout's charges arrives,
+ * while the chargers' (consumer->notifications) all do. */
+START_TEST(test_a_link_names_the_second_broker)
+{
+    static const char *const lossy[] = {
+        "network.links={\"checkout->notifications\": {\"loss\": 1}}"};
+    Scenario *scenario = test_load(two_brokers, lossy, 1);
+    Metrics metrics = test_run_mode(scenario, MODE_AT_MOST_ONCE, 1);
+    ck_assert_uint_eq(metrics.queues[1].messages, 3 * 4); /* the chargers' receipts only */
+    ck_assert_uint_eq(metrics.receipts_sent, 3 * 4);
+    ck_assert_uint_eq(metrics.receipts_missing, 2 * 5);
+    free(scenario);
+}
+END_TEST
+
+/* A heartbeat extends a delivery's ack timeout: it is read by the family of the group's own
+ * broker, refused for the mailers of a channel broker beside a visibility-timeout first
+ * broker, and honoured for the mailers of a visibility-timeout broker beside a log. */
+START_TEST(test_a_heartbeat_is_read_by_its_own_brokers_family)
+{
+    static const char *const beats[] = {"services.mailers.heartbeat_ms=1000"};
+    static const char *const first_queue[] = {"services.orders.family=\"visibility-timeout\"",
+                                              "services.mailers.heartbeat_ms=1000"};
+    test_assert_refused(two_brokers, first_queue, 2, "$.services[6].heartbeat_ms",
+                        "expected a broker of family 'visibility-timeout'");
+    test_assert_refused(two_brokers, beats, 1, "$.services[6].heartbeat_ms",
+                        "expected a broker of family 'visibility-timeout'");
+    static const char *const second_queue[] = {
+        "services.notifications.family=\"visibility-timeout\"",
+        "services.mailers.heartbeat_ms=1000"};
+    Scenario *scenario = test_load(two_brokers, second_queue, 2);
+    ck_assert_double_eq(scenario->extra_consumers[0].spec.heartbeat_ms, 1000);
+    free(scenario);
+}
+END_TEST
+
 static Suite *brokers_suite(void)
 {
     Suite *suite = suite_create("brokers");
@@ -322,6 +359,8 @@ static Suite *brokers_suite(void)
     tcase_add_test(core, test_what_a_second_broker_refuses);
     tcase_add_test(core, test_the_first_group_consumes_the_first_broker);
     tcase_add_test(core, test_an_exchange_on_the_second_broker);
+    tcase_add_test(core, test_a_link_names_the_second_broker);
+    tcase_add_test(core, test_a_heartbeat_is_read_by_its_own_brokers_family);
     suite_add_tcase(suite, core);
     return suite;
 }
