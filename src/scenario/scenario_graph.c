@@ -3,14 +3,15 @@
  * (clients[].calls / .publishes, a proxy's calls, the consumers' consumes, key_store) and a
  * handler's `steps`. The older top-level server/gateway/proxy/broker form is the same graph
  * with fixed ids; both fill the same Scenario, so the model cannot tell them apart and `show`
- * prints either as services (the writing half is at the end of this file). The model has
- * one service of each kind but the server, the gateway and the proxy: a second one is refused
- * here, with its path. The first server entry is the one the client groups call
- * (Scenario.server); each later one is a called server (Scenario.called_servers), which a
- * call step of a server listed before it names, so calls go down the list and never loop.
- * The first gateway and proxy entries are Scenario.gateway and .proxy; a later one is an
- * extra one (Scenario.extra_gateways, .extra_proxies), which call steps (a gateway) or client
- * groups (a proxy) name as they name the first. */
+ * prints either as services (the writing half is at the end of this file). The first server
+ * entry is the one the client groups call (Scenario.server); each later one is a called
+ * server (Scenario.called_servers), which a call step of a server listed before it names, so
+ * calls go down the list and never loop. The first gateway, proxy, consumers and broker
+ * entries are Scenario.gateway, .proxy, .broker.consumers and .broker; a later one is an
+ * extra one (Scenario.extra_gateways, .extra_proxies, .extra_consumers, .extra_brokers),
+ * which call steps (a gateway), client groups (a proxy, a broker), a publish step (a broker)
+ * or its own `consumes` and `queues` (a consumer group) wire as they wire the first. One past
+ * each kind's most is refused here, with its path. */
 #include <stdio.h>
 #include <string.h>
 
