@@ -200,6 +200,61 @@ static void deliver_then_in_progress(Diagram *diagram, uint32_t broker, const ch
 }
 
 /* The job a consumer lane holds for operation 7, or NULL. */
+/* A fanout exchange on the second broker, a channel queue: the shop's payments are copied
+ * to the bookkeepers' queue and the mailers' queue, which delivers a message once. The
+ * mailers crash now and then, closing their channel: the copies it held are dead-lettered,
+ * with no answer nor next delivery to end their timers, found by the queue the copy is in
+ * (the takers of the second broker's queues). Every timer ends, at an ack or at the dead
+ * letter; one nothing ended would run on to its 30-minute deadline. The app's orders go to
+ * the log. */
+static const char *const second_broker_fanout =
+    "{\"name\": \"second_broker_fanout\", \"seed\": 4, \"duration_ms\": 20000,"
+    " \"accounts\": [{\"id\": \"a\", \"balance\": 100000000}],"
+    " \"services\": ["
+    "   {\"id\": \"orders\", \"kind\": \"broker\", \"family\": \"log\"},"
+    "   {\"id\": \"payments\", \"kind\": \"broker\", \"family\": \"channel\", \"prefetch\": 2,"
+    "    \"queues\": [{\"name\": \"ledger\"},"
+    "     {\"name\": \"confirmations\", \"max_deliveries\": 1}],"
+    "    \"exchanges\": [{\"name\": \"all\", \"queues\": [\"ledger\", \"confirmations\"]}]},"
+    "   {\"id\": \"chargers\", \"kind\": \"consumers\", \"consumes\": \"orders\","
+    "    \"key_store\": \"k1\"}, {\"id\": \"k1\", \"kind\": \"key_store\"},"
+    "   {\"id\": \"bookkeepers\", \"kind\": \"consumers\", \"consumes\": \"payments\","
+    "    \"queues\": [\"ledger\"], \"key_store\": \"k2\"}, {\"id\": \"k2\", \"kind\": "
+    "\"key_store\"},"
+    "   {\"id\": \"mailers\", \"kind\": \"consumers\", \"consumes\": \"payments\","
+    "    \"queues\": [\"confirmations\"], \"steps\": [{\"effect\": \"email\"}],"
+    "    \"crash\": {\"point\": \"after-completion\", \"prob\": 0.05, \"restart_ms\": 500},"
+    "    \"key_store\": \"k3\"}, {\"id\": \"k3\", \"kind\": \"key_store\"}],"
+    " \"clients\": [{\"id\": \"app\", \"count\": 5, \"publishes\": \"orders\","
+    "   \"workload\": {\"ops\": 10, \"interval_ms\": {\"dist\": \"const\", \"value\": 1000}}},"
+    "  {\"id\": \"shop\", \"count\": 10, \"publishes\": \"payments\", \"queue\": \"all\","
+    "   \"workload\": {\"ops\": 10, \"interval_ms\": {\"dist\": \"const\", \"value\": 1000}}}],"
+    " \"network\": {\"default\": {\"delay_ms\": {\"dist\": \"const\", \"value\": 1}}}}";
+
+START_TEST(test_a_second_brokers_fanout_copies_end_their_own_timers)
+{
+    Scenario *scenario = test_load(second_broker_fanout, NULL, 0);
+    Diagram *diagram = test_diagram_of_run(scenario, MODE_AT_LEAST_ONCE, 1u << 17);
+    unsigned timers[2] = {0, 0}, unended = 0, dead_letters = 0;
+    for (uint64_t s = diagram_first_serial(diagram); s < diagram_next_serial(diagram); s++) {
+        const DiagramItem *item = diagram_item(diagram, s);
+        if (item->kind == DIAGRAM_MARK && item->event == TRACE_DEAD_LETTER)
+            dead_letters++;
+        if (item->kind != DIAGRAM_SPAN || item->detail != DIAGRAM_SPAN_ACK_TIMER)
+            continue;
+        ck_assert_str_eq(lane_name(diagram, item->from), "payments");
+        timers[strcmp(lane_name(diagram, item->to), "mailers") == 0]++;
+        unended += item->end_event == DIAGRAM_NO_EVENT;
+    }
+    ck_assert_uint_eq(timers[0], 10 * 10); /* the bookkeepers' copies */
+    ck_assert_uint_eq(timers[1], 10 * 10); /* the mailers', each delivered once */
+    ck_assert_uint_gt(dead_letters, 0);
+    ck_assert_uint_eq(unended, 0);
+    diagram_destroy(diagram);
+    free(scenario);
+}
+END_TEST
+
 static const DiagramItem *job_on(const Diagram *diagram, const char *consumer)
 {
     for (uint64_t s = diagram_first_serial(diagram); s < diagram_next_serial(diagram); s++) {
@@ -272,6 +327,7 @@ int main(void)
     tcase_add_test(model, test_a_brokers_marks_name_no_group_of_the_other);
     tcase_add_test(model, test_a_consumers_job_ends_by_its_own_brokers_rules);
     tcase_add_test(model, test_a_group_meets_the_stores_its_brokers_reach);
+    tcase_add_test(model, test_a_second_brokers_fanout_copies_end_their_own_timers);
     suite_add_tcase(suite, model);
     SRunner *runner = srunner_create(suite);
     srunner_run_all(runner, CK_NORMAL);

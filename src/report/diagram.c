@@ -52,9 +52,9 @@ struct Diagram {
      * (diagram_broker_of); NULL: every lane the first broker's */
     const Scenario *scenario;
     BrokerRules brokers[DIAGRAM_BROKERS_MAX]; /* by broker index; all false without rules */
-    /* with the first broker's copies_published (exchanges are the first broker's), the consumer
-     * group taking each of its queues (its service id) */
-    char queue_takers[QUEUES_MAX][NAME_LEN_MAX];
+    /* with a broker's copies_published, the consumer group taking each of its queues (its
+     * service id), by broker index and queue */
+    char queue_takers[DIAGRAM_BROKERS_MAX][QUEUES_MAX][NAME_LEN_MAX];
 };
 
 /* ------------------------------------------------------------------ building */
@@ -421,15 +421,17 @@ void diagram_set_broker_rules(Diagram *diagram, const Scenario *scenario)
         rules->ack_ends_timer = broker->family == BROKER_CHANNEL;
         rules->copies_published = broker->exchange_count > 0;
     }
-    bool copies_published = diagram->brokers[0].copies_published;
-    for (uint32_t q = 0; copies_published && q < scenario->broker.queue_count; q++) {
-        const ConsumerSpec *taker = scenario_group_of_queue(scenario, 0, q);
-        const char *id = scenario->service_ids[NODE_CONSUMERS];
-        for (uint32_t g = 0; g < scenario->extra_consumer_count; g++) {
-            if (taker == &scenario->extra_consumers[g].spec)
-                id = scenario->extra_consumers[g].id;
+    for (uint32_t b = 0; b <= scenario->extra_broker_count && b < DIAGRAM_BROKERS_MAX; b++) {
+        const BrokerSpec *broker = scenario_broker(scenario, b);
+        for (uint32_t q = 0; diagram->brokers[b].copies_published && q < broker->queue_count; q++) {
+            const ConsumerSpec *taker = scenario_group_of_queue(scenario, b, q);
+            const char *id = scenario->service_ids[NODE_CONSUMERS];
+            for (uint32_t g = 0; g < scenario->extra_consumer_count; g++) {
+                if (taker == &scenario->extra_consumers[g].spec)
+                    id = scenario->extra_consumers[g].id;
+            }
+            snprintf(diagram->queue_takers[b][q], sizeof diagram->queue_takers[b][q], "%s", id);
         }
-        snprintf(diagram->queue_takers[q], sizeof diagram->queue_takers[q], "%s", id);
     }
 }
 
@@ -651,7 +653,8 @@ static void end_ack_timer(Diagram *diagram, const TraceRecord *record, int broke
             (match == TIMER_OF_GROUP &&
              (!one_service(diagram, span->to, consumer_lane) || !one_message(span, record))) ||
             (match == TIMER_OF_QUEUE &&
-             !lane_of_service(&diagram->lanes[span->to], diagram->queue_takers[queue - 1])))
+             !lane_of_service(&diagram->lanes[span->to],
+                              diagram->queue_takers[lane_broker(diagram, broker_lane)][queue - 1])))
             continue;
         if (span->end_event == DIAGRAM_NO_EVENT && record->t_us < span->end_us) {
             span->end_us = record->t_us;

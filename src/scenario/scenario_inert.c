@@ -1081,8 +1081,6 @@ static bool queue_loops_while_store_down(const Scenario *scenario, uint32_t b, u
         !runs_mode(scenario, MODE_IDEMPOTENT))
         return false;
     const ConsumerSpec *group = scenario_group_of_queue(scenario, b, q);
-    if (group == NULL)
-        return false; /* no group takes it: refused at load */
     const IdempotencySpec *store =
         group == &scenario->broker.consumers && scenario_consumers_share_server_store(scenario)
             ? &scenario->server.idempotency
