@@ -208,12 +208,9 @@ START_TEST(test_show_writes_the_second_broker_and_reads_it_back)
 }
 END_TEST
 
-/* What a second broker cannot be yet (a log), and what the wiring needs, each refused at its
- * path. */
+/* What the wiring of two brokers needs, each refused at its path. */
 START_TEST(test_what_a_second_broker_refuses)
 {
-    test_assert_refused(TWO_BROKERS(", \"family\": \"log\"", MAILERS, APP_TO_ORDERS), NULL, 0,
-                        "$.services[3].family", "a log is modelled as the first broker only");
     /* nothing publishes to the log when the app publishes to the queue */
     test_assert_refused(TWO_BROKERS(CHANNEL, MAILERS, "\"publishes\": \"notifications\""), NULL, 0,
                         "$.services[2]", "nothing publishes to it");
@@ -347,6 +344,71 @@ START_TEST(test_a_heartbeat_is_read_by_its_own_brokers_family)
 }
 END_TEST
 
+/* Two logs: the app's orders on one, read by the chargers; the partners' orders on another,
+ * read by their own chargers, which apply them, and by mailers, which email each (a later
+ * group of a log reads every record and only emails). later_steps is spliced into the
+ * partner mailers' entry. */
+#define TWO_LOGS(later_steps)                                                                      \
+    "{\"name\": \"two_logs\", \"seed\": 5, \"duration_ms\": 5000,"                                 \
+    " \"accounts\": [{\"id\": \"a\", \"balance\": 1000000}],"                                      \
+    " \"services\": ["                                                                             \
+    "   {\"id\": \"orders\", \"kind\": \"broker\", \"family\": \"log\", \"partitions\": 2},"       \
+    "   {\"id\": \"partner-orders\", \"kind\": \"broker\", \"family\": \"log\","                   \
+    "    \"partitions\": 3},"                                                                      \
+    "   {\"id\": \"chargers\", \"kind\": \"consumers\", \"consumes\": \"orders\","                 \
+    "    \"key_store\": \"k1\"}, {\"id\": \"k1\", \"kind\": \"key_store\"},"                       \
+    "   {\"id\": \"partner-chargers\", \"kind\": \"consumers\","                                   \
+    "    \"consumes\": \"partner-orders\", \"key_store\": \"k2\"},"                                \
+    "   {\"id\": \"k2\", \"kind\": \"key_store\"},"                                                \
+    "   {\"id\": \"partner-mailers\", \"kind\": \"consumers\","                                    \
+    "    \"consumes\": \"partner-orders\", \"key_store\": \"k3\"" later_steps "},"                 \
+    "   {\"id\": \"k3\", \"kind\": \"key_store\"}],"                                               \
+    " \"clients\": [{\"id\": \"app\", \"count\": 3, \"publishes\": \"orders\","                    \
+    "   \"workload\": {\"at_ms\": [0, 100, 200]}},"                                                \
+    "  {\"id\": \"partners\", \"count\": 2, \"publishes\": \"partner-orders\","                    \
+    "   \"workload\": {\"at_ms\": [0, 100, 200, 300]}}],"                                          \
+    " \"network\": {\"default\": {\"delay_ms\": {\"dist\": \"const\", \"value\": 1}}}}"
+
+#define EMAILS ", \"steps\": [{\"effect\": \"email\"}]"
+
+/* Each log numbers the groups that read it from 0: the partners' log has two groups, each
+ * with its own copy of every record, the app's one. The partners' chargers apply each order
+ * once and their mailers email each once; the app's chargers see none of them. A later group
+ * of the second log that does more than email is refused, as on the first. */
+START_TEST(test_a_second_log_with_groups_of_its_own)
+{
+    Scenario *scenario = test_load(TWO_LOGS(EMAILS), NULL, 0);
+    World *world = world_create(scenario, MODE_AT_MOST_ONCE, 5, (TraceSink){0}, (WorldLimits){0});
+    ck_assert_uint_eq(world->brokers[0].log_group_count, 1);
+    ck_assert_uint_eq(world->brokers[1].log_group_count, 2);
+    ck_assert_uint_eq(world->consumer_count, 3);
+    for (uint32_t i = 0; i < 3; i++)
+        ck_assert_uint_eq(world->consumers[i].log_group, i == 2 ? 1 : 0);
+    world_run(world);
+    ck_assert_int_eq(world_stop(world).kind, WORLD_STOP_NONE);
+    const Metrics *metrics = world_metrics(world);
+    ck_assert_uint_eq(metrics->queues[0].messages, 3 * 3);
+    ck_assert_uint_eq(metrics->queues[1].messages, 2 * 2 * 4); /* a copy per group */
+    ck_assert_double_eq(test_service_value(metrics, "chargers", "effects"), 3 * 3);
+    ck_assert_double_eq(test_service_value(metrics, "partner-chargers", "effects"), 2 * 4);
+    ck_assert_uint_eq(metrics->receipts_sent, 2 * 4);
+    ck_assert_uint_eq(metrics->outcomes[OUTCOME_DOUBLE], 0);
+    ck_assert_uint_eq(metrics->outcomes[OUTCOME_OK], 3 * 3 + 2 * 4);
+    world_destroy(world);
+    char *shown = NULL;
+    Scenario *again = test_show_again(scenario, &shown);
+    Metrics first = test_run_mode(scenario, MODE_AT_LEAST_ONCE, 5);
+    Metrics second = test_run_mode(again, MODE_AT_LEAST_ONCE, 5);
+    ck_assert_uint_eq(first.offset_commits, second.offset_commits);
+    ck_assert_uint_eq(first.receipts_sent, second.receipts_sent);
+    free(shown);
+    free(again);
+    free(scenario);
+    test_assert_refused(TWO_LOGS(""), NULL, 0, "$.services[6].steps",
+                        "for a later consumer group on a log");
+}
+END_TEST
+
 static Suite *brokers_suite(void)
 {
     Suite *suite = suite_create("brokers");
@@ -361,6 +423,7 @@ static Suite *brokers_suite(void)
     tcase_add_test(core, test_an_exchange_on_the_second_broker);
     tcase_add_test(core, test_a_link_names_the_second_broker);
     tcase_add_test(core, test_a_heartbeat_is_read_by_its_own_brokers_family);
+    tcase_add_test(core, test_a_second_log_with_groups_of_its_own);
     suite_add_tcase(suite, core);
     return suite;
 }

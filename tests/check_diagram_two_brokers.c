@@ -53,10 +53,10 @@ START_TEST(test_a_nodes_broker_is_found_from_its_name)
     ck_assert_uint_eq(diagram_broker_of(scenario, NODE_CONSUMERS, "mailer"), 0);
     ck_assert_uint_eq(diagram_broker_of(NULL, NODE_BROKER, "notifications"), 0);
     /* the log has one group (the mailers read the second broker): no group to name */
-    ck_assert(!diagram_log_groups_several(scenario));
+    ck_assert(!diagram_log_groups_several(scenario, 0));
     free(scenario);
     scenario = test_load_source_file(LOG_TWO_GROUPS, NULL, 0);
-    ck_assert(diagram_log_groups_several(scenario));
+    ck_assert(diagram_log_groups_several(scenario, 0));
     free(scenario);
 }
 END_TEST

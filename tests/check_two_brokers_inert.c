@@ -304,6 +304,20 @@ START_TEST(test_a_second_brokers_saga_counts_the_debits_of_its_own_broker)
 }
 END_TEST
 
+/* A second broker may be a log: its isolation does nothing without transactions, said at its
+ * entry as the first broker's is; with transactional, it is live. */
+START_TEST(test_a_second_logs_isolation_is_warned_without_transactions)
+{
+    const char *const sets[] = {"services.notifications.family=\"log\"",
+                                "services.notifications.isolation=\"read_committed\"", NULL};
+    assert_warns(two_brokers, sets, "$.services[3].isolation", "without transactional");
+    const char *const live[] = {"services.notifications.family=\"log\"",
+                                "services.notifications.isolation=\"read_committed\"",
+                                "services.notifications.transactional=true", NULL};
+    assert_quiet(two_brokers, live, "$.services[3].isolation");
+}
+END_TEST
+
 static Suite *two_brokers_inert_suite(void)
 {
     Suite *suite = suite_create("two_brokers_inert");
@@ -318,6 +332,7 @@ static Suite *two_brokers_inert_suite(void)
     tcase_add_test(core, test_links_follow_each_publisher_and_group_to_its_own_broker);
     tcase_add_test(core, test_only_the_logs_own_groups_confirm_each_record_twice);
     tcase_add_test(core, test_a_second_brokers_saga_counts_the_debits_of_its_own_broker);
+    tcase_add_test(core, test_a_second_logs_isolation_is_warned_without_transactions);
     suite_add_tcase(suite, core);
     return suite;
 }

@@ -55,7 +55,7 @@ void broker_note_levels(World *world, const Broker *broker)
 uint64_t broker_backlog_of_group(const World *world, const Broker *broker, uint32_t instance)
 {
     if (broker->partition_count > 0)
-        return broker_log_backlog_of_group(broker, world->consumers[instance].group);
+        return broker_log_backlog_of_group(broker, world->consumers[instance].log_group);
     uint64_t ready = 0;
     for (uint32_t q = 0; q < broker->queue_count; q++)
         ready +=

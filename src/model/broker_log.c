@@ -50,7 +50,7 @@ static void assign_partitions(World *world, Broker *broker, LogGroup *group);
 
 static LogGroup *group_of_instance(World *world, Broker *broker, uint32_t instance)
 {
-    return &broker->log_groups[world->consumers[instance].group];
+    return &broker->log_groups[world->consumers[instance].log_group];
 }
 
 static LogGroup *group_of_record(Broker *broker, uint32_t queued_index)
@@ -74,17 +74,19 @@ static bool group_all_down(const World *world, const LogGroup *group)
     return true;
 }
 
-/* Each group's partitions: the first group's named "p3" as they always were, a later one's
- * "mailers/p3", so that the traces of two groups' offsets stay apart. */
-static void init_group(World *world, Broker *broker, LogGroup *group, uint32_t g)
+/* Each group's partitions: the first consumer group's named "p3" as they always were, any
+ * other's "mailers/p3" (a later group of the first broker's log, or a group of a second log),
+ * so that the traces of two groups' offsets stay apart. */
+static void init_group(World *world, Broker *broker, LogGroup *group)
 {
     uint32_t count = broker->spec->partitions;
     group->partitions = calloc(count, sizeof *group->partitions);
     SIM_ASSERT(group->partitions != NULL, "out of memory for the log's partitions");
-    group->name = g == 0 ? NULL : world->scenario.extra_consumers[g - 1].id;
+    uint32_t number = world->consumers[group->first].group; /* among every broker's groups */
+    group->name = number == 0 ? NULL : world->scenario.extra_consumers[number - 1].id;
     for (uint32_t p = 0; p < count; p++) {
         char *name = group->partitions[p].name;
-        if (g == 0)
+        if (group->name == NULL)
             snprintf(name, sizeof group->partitions[p].name, "p%u", p % 100u);
         else
             snprintf(name, sizeof group->partitions[p].name, "%s/p%u", group->name, p % 100u);
@@ -96,23 +98,26 @@ void broker_log_init(World *world, Broker *broker)
 {
     const BrokerSpec *spec = broker->spec;
     broker->partition_count = spec->partitions;
-    /* its groups are numbered from 0: the loader lists the first broker's groups (a log is
-     * the first broker) before the second's */
+    /* the groups that read it, numbered from 0 in their order (Consumers.log_group) */
     broker->log_group_count = 0;
+    uint32_t last_group = UINT32_MAX;
     for (uint32_t i = 0; i < world->consumer_count; i++) { /* group by group */
-        if (world->consumers[i].broker != broker_index(world, broker))
+        Consumers *consumers = &world->consumers[i];
+        if (consumers->broker != broker_index(world, broker))
             continue; /* a group that reads another broker */
-        uint32_t g = world->consumers[i].group;
-        SIM_ASSERT(g <= broker->log_group_count, "a log's groups come first");
-        broker->log_group_count = g + 1;
-        LogGroup *group = &broker->log_groups[g];
+        if (consumers->group != last_group) {
+            last_group = consumers->group;
+            broker->log_group_count++;
+        }
+        consumers->log_group = broker->log_group_count - 1;
+        LogGroup *group = &broker->log_groups[consumers->log_group];
         if (group->count++ == 0) {
             group->first = i;
             group->spec = world->consumers[i].spec;
         }
     }
     for (uint32_t g = 0; g < broker->log_group_count; g++)
-        init_group(world, broker, &broker->log_groups[g], g);
+        init_group(world, broker, &broker->log_groups[g]);
     broker->commit_before = world->mode == MODE_AT_MOST_ONCE || spec->commit == COMMIT_BEFORE;
     if (spec->idempotent_producer)
         broker->producer_ids = idem_store_create(1024);

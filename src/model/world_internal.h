@@ -539,7 +539,7 @@ typedef struct {
     uint64_t in_flight_total;
     /* family log */
     uint32_t partition_count; /* 0: not a log */
-    uint32_t log_group_count; /* every consumer group reads the log: [g] is Consumers.group g's */
+    uint32_t log_group_count; /* every group that reads the log: [g] is Consumers.log_group g's */
     LogGroup log_groups[1 + CONSUMER_GROUPS_EXTRA_MAX];
     bool commit_before;       /* at-most-once, or commit: before */
     bool commit_tick_pending; /* an auto-commit is scheduled (it commits every group's) */
@@ -554,6 +554,7 @@ typedef struct {
     const ConsumerSpec *spec; /* its group's */
     uint32_t group;           /* 0 the first, g > 0 Scenario.extra_consumers[g - 1] */
     uint32_t broker;          /* the broker its group reads: its index in World.brokers */
+    uint32_t log_group;       /* a log's: its group's index among the log's (Broker.log_groups) */
     uint32_t call_node;       /* where its group's call step goes */
     uint32_t workers;         /* 0: unbounded */
     uint32_t busy;

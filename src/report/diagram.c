@@ -398,13 +398,13 @@ uint32_t diagram_broker_of(const Scenario *scenario, NodeKind kind, const char *
     return 0;
 }
 
-bool diagram_log_groups_several(const Scenario *scenario)
+bool diagram_log_groups_several(const Scenario *scenario, uint32_t b)
 {
-    if (scenario->broker.family != BROKER_LOG)
+    if (b > scenario->extra_broker_count || scenario_broker(scenario, b)->family != BROKER_LOG)
         return false;
     for (uint32_t g = 0; g < scenario->extra_consumer_count; g++) {
-        if (scenario->extra_consumers[g].spec.broker == 0)
-            return true;
+        if (scenario->extra_consumers[g].spec.broker == b)
+            return true; /* the first broker's later group, or a second log's group */
     }
     return false;
 }
@@ -417,7 +417,7 @@ void diagram_set_broker_rules(Diagram *diagram, const Scenario *scenario)
         BrokerRules *rules = &diagram->brokers[b];
         rules->consumers_wait_in_place = broker->family == BROKER_LOG;
         rules->queues_of = broker->queue_count > 1 ? broker : NULL;
-        rules->log_groups_of = b == 0 && diagram_log_groups_several(scenario) ? scenario : NULL;
+        rules->log_groups_of = diagram_log_groups_several(scenario, b) ? scenario : NULL;
         rules->ack_ends_timer = broker->family == BROKER_CHANNEL;
         rules->copies_published = broker->exchange_count > 0;
     }

@@ -182,10 +182,11 @@ void diagram_set_broker_rules(Diagram *diagram, const Scenario *scenario);
  * an instance's "<id>#<n>"): a broker's own; a consumer group's, the one it consumes
  * (ConsumerSpec.broker); 0 for any other node. */
 uint32_t diagram_broker_of(const Scenario *scenario, NodeKind kind, const char *name);
-/* Whether the first broker is a log read by several consumer groups, each its own copy of a
- * record (a second broker's groups do not read the log): marks and words then name the group
- * a record's copy is for. */
-bool diagram_log_groups_several(const Scenario *scenario);
+/* Whether broker b is a log whose records name the consumer group their copy is for: the
+ * first broker's log read by several groups (its first group's records name none), or a
+ * second broker's log (every group's records name it: broker_log.c). Marks and words then name
+ * the group a record's copy is for. */
+bool diagram_log_groups_several(const Scenario *scenario, uint32_t b);
 /* Makes spans from now on, with these windows (copied). Without it, a diagram has none. */
 void diagram_set_windows(Diagram *diagram, const DiagramWindows *windows);
 

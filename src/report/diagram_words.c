@@ -251,7 +251,7 @@ DiagramOperationWords diagram_lane_words(const Scenario *scenario, const Diagram
                      : 0;
     const BrokerSpec *broker = scenario_broker(scenario, b);
     operation.queues_of = broker->queue_count > 1 ? broker : NULL;
-    operation.log_groups_of = b == 0 && diagram_log_groups_several(scenario) ? scenario : NULL;
+    operation.log_groups_of = diagram_log_groups_several(scenario, b) ? scenario : NULL;
     operation.store_durable = lane != NULL && lane->kind == NODE_KEY_STORE &&
                               diagram_store_durable(scenario, lane->node_name);
     const ServerSpec *server = &scenario->server;

@@ -255,11 +255,11 @@ static void write_mode(FILE *stream, const RunReport *report, uint32_t m, Series
                 "},\n",
                 metrics->handler_failures, metrics->dead_letters_reviewed,
                 metrics->dead_letters_charged);
-    if (scenario->broker.family == BROKER_LOG) /* only then: other reports stay as they were */
+    if (scenario_uses_log(scenario)) /* only then: other reports stay as they were */
         fprintf(stream,
                 "      \"log\": {\"rebalances\": %" PRIu64 ", \"offset_commits\": %" PRIu64 "},\n",
                 metrics->rebalances, metrics->offset_commits);
-    if (scenario->broker.family == BROKER_LOG && scenario->broker.transactional)
+    if (scenario_uses_log_transactions(scenario))
         fprintf(stream,
                 "      \"transactions\": {\"aborted\": %" PRIu64 ", \"zombies_fenced\": %" PRIu64
                 "},\n",

@@ -540,8 +540,7 @@ bool report_write_table(FILE *stream, const RunReport *report, bool color)
             continue;
         if (rows[r].shown == SHOW_WITH_PROXY && !has_proxy)
             continue;
-        if (rows[r].shown == SHOW_WITH_LOG &&
-            !(has_broker && scenario->broker.family == BROKER_LOG))
+        if (rows[r].shown == SHOW_WITH_LOG && !(has_broker && scenario_uses_log(scenario)))
             continue;
         if (rows[r].shown == SHOW_WITH_QUERIES && !asks_status(scenario))
             continue;
@@ -588,8 +587,7 @@ bool report_write_table(FILE *stream, const RunReport *report, bool color)
         if (rows[r].shown == SHOW_WITH_REFUNDS && !scenario_uses_saga(scenario) && !lost_captures)
             continue;
         if (rows[r].shown == SHOW_WITH_TRANSACTIONS &&
-            !(has_broker && scenario->broker.family == BROKER_LOG &&
-              scenario->broker.transactional))
+            !(has_broker && scenario_uses_log_transactions(scenario)))
             continue;
         if (rows[r].shown == SHOW_WITH_FAILING_CONSUMERS &&
             !scenario_uses_failing_consumers(scenario))

@@ -987,6 +987,10 @@ uint32_t scenario_queue_total(const Scenario *scenario);
 /* Queue k of that order's name in reports: the queue's own with one broker, "<broker>/<queue>"
  * with two (each broker may have a "main"). */
 void scenario_queue_label(const Scenario *scenario, uint32_t k, char *label, size_t size);
+/* Whether a broker is a log (Kafka): its offsets and rebalances are reported. */
+bool scenario_uses_log(const Scenario *scenario);
+/* Whether a log broker is transactional (C37): its aborted transactions are reported. */
+bool scenario_uses_log_transactions(const Scenario *scenario);
 /* Whether a client group publishes to broker b, or the server's publish step names it. */
 bool scenario_broker_published_to(const Scenario *scenario, uint32_t b);
 /* Whether the server publishes to the broker: receipts of its charges, or its orders. */

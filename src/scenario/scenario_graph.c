@@ -1568,23 +1568,6 @@ static void read_consumed_broker(ScenarioReader *scenario_reader, const Graph *g
     json_path_pop(&reader->path);
 }
 
-/* A second broker is a queue: a log's consumer groups are numbered from the first broker's,
- * and its offsets, partitions and transactions are modelled for the first broker only. */
-static void check_second_brokers(ScenarioReader *scenario_reader)
-{
-    SchemaReader *reader = &scenario_reader->reader;
-    const Scenario *scenario = scenario_reader->scenario;
-    for (uint32_t b = 0; b < scenario->extra_broker_count; b++) {
-        const ExtraBrokerSpec *extra = &scenario->extra_brokers[b];
-        json_path_push_index(&reader->path, extra->entry - 1u);
-        if (extra->spec.family == BROKER_LOG)
-            schema_error_at(reader, "family",
-                            "expected family 'visibility-timeout' or 'channel' for a second "
-                            "broker (a log is modelled as the first broker only)");
-        json_path_pop(&reader->path);
-    }
-}
-
 /* "server or consumers": the kinds whose entries name a key store. */
 static void store_users(char *buffer, size_t size)
 {
@@ -1661,7 +1644,6 @@ static void check_references(ScenarioReader *scenario_reader, const Graph *graph
     check_resume_with_calls(scenario_reader, graph, &stores);
     check_shared_store_outbox(scenario_reader, graph, &stores);
     share_with_consumers(scenario_reader, &stores, graph);
-    check_second_brokers(scenario_reader);
     for (uint32_t b = 0; b <= scenario_reader->scenario->extra_broker_count; b++)
         read_consumer_queues(scenario_reader, graph, b);
     check_consumers_call_order_api(scenario_reader, graph);

@@ -996,13 +996,13 @@ static const char *consumer_group_id(const Scenario *scenario, uint32_t g)
  * message id in the taking group's store). One group taking both queues is another matter:
  * its one store can recognise the second copy (scenario-format.md, Fanout exchanges). Said
  * at the exchange's queues, naming the first two such groups. */
-static void warn_confirmed_twice_on_log(const Scenario *scenario, LoadErrors *warnings);
-
-static void warn_confirmed_twice(const Scenario *scenario, LoadErrors *warnings)
+static void warn_confirmed_twice_on_log(const Scenario *scenario, uint32_t b, LoadErrors *warnings);
+/* Broker b's: its exchanges', or its log's. */
+static void warn_confirmed_twice(const Scenario *scenario, uint32_t b, LoadErrors *warnings)
 {
-    const BrokerSpec *broker = &scenario->broker;
+    const BrokerSpec *broker = scenario_broker(scenario, b);
     if (broker->family == BROKER_LOG) {
-        warn_confirmed_twice_on_log(scenario, warnings);
+        warn_confirmed_twice_on_log(scenario, b, warnings);
         return;
     }
     for (uint32_t e = 0; e < broker->exchange_count; e++) {
@@ -1013,14 +1013,15 @@ static void warn_confirmed_twice(const Scenario *scenario, LoadErrors *warnings)
             bool fed = false;
             for (uint32_t q = 0; q < broker->queue_count; q++)
                 fed |= (broker->exchanges[e].queue_mask >> q & 1u) != 0 &&
-                       scenario_group_of_queue(scenario, 0, q) == group;
+                       scenario_group_of_queue(scenario, b, q) == group;
             if (fed && group->sends_email)
                 emailing[count++] = g;
         }
         if (count < 2)
             continue;
-        char path[JSON_PATH_LEN_MAX];
-        snprintf(path, sizeof path, "$.broker.exchanges[%u].queues", e);
+        char at[32], path[JSON_PATH_LEN_MAX];
+        broker_at(scenario, b, at);
+        snprintf(path, sizeof path, "%s.exchanges[%u].queues", at, e);
         char why[sizeof warnings->items[0].message];
         int length = snprintf(why, sizeof why,
                               "every order is confirmed twice: '%s' and '%s' both email it, and "
@@ -1039,12 +1040,12 @@ static void warn_confirmed_twice(const Scenario *scenario, LoadErrors *warnings)
 /* On a log every group reads every record: two later groups that email (the only thing a
  * later group on a log may do) each send every confirmation. Said at the second one's steps.
  * Only the log's groups: a second broker's group reads that broker's queues alone. */
-static void warn_confirmed_twice_on_log(const Scenario *scenario, LoadErrors *warnings)
+static void warn_confirmed_twice_on_log(const Scenario *scenario, uint32_t b, LoadErrors *warnings)
 {
     const ExtraConsumersSpec *first = NULL;
     for (uint32_t g = 0; g < scenario->extra_consumer_count; g++) {
         const ExtraConsumersSpec *extra = &scenario->extra_consumers[g];
-        if (!extra->spec.sends_email || extra->spec.broker != 0)
+        if (!extra->spec.sends_email || extra->spec.broker != b)
             continue;
         if (first == NULL) {
             first = extra;
@@ -1128,7 +1129,6 @@ static void warn_queues(const Scenario *scenario, const Scenario *plain, const N
 static void warn_broker(const Scenario *scenario, const Scenario *plain, const NodeReach *reach,
                         LoadErrors *warnings)
 {
-    const BrokerSpec *broker = &scenario->broker;
     if (!reach->to_broker)
         return; /* the whole object is said at once (warn_unused_services) */
     for (uint32_t b = 0; b <= scenario->extra_broker_count; b++) {
@@ -1139,13 +1139,18 @@ static void warn_broker(const Scenario *scenario, const Scenario *plain, const N
         if (broker_reached(scenario, reach, scenario_consumer_group(scenario, g)->broker))
             warn_consumer_group(scenario, plain, g, warnings);
     }
-    if (broker_reached(scenario, reach, 0))
-        warn_confirmed_twice(scenario, warnings); /* the first broker's exchanges, or its log */
-    if (broker_reached(scenario, reach, 0) && broker->family == BROKER_LOG &&
-        !broker->transactional &&
-        broker->isolation != plain->broker.isolation) /* broker_log.c, abort_output */
-        say_at(warnings, "$.broker", "isolation",
-               "has no effect without transactional: no transaction ever aborts");
+    for (uint32_t b = 0; b <= scenario->extra_broker_count; b++) {
+        const BrokerSpec *broker = scenario_broker(scenario, b);
+        if (!broker_reached(scenario, reach, b))
+            continue;
+        warn_confirmed_twice(scenario, b, warnings); /* its exchanges, or its log */
+        char at[32];
+        broker_at(scenario, b, at);
+        if (broker->family == BROKER_LOG && !broker->transactional &&
+            broker->isolation != plain->broker.isolation) /* broker_log.c, abort_output */
+            say_at(warnings, at, "isolation",
+                   "has no effect without transactional: no transaction ever aborts");
+    }
 }
 
 /* ------------------------------------------------------------------ links and unused services */

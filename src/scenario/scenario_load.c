@@ -530,6 +530,25 @@ const char *scenario_broker_id(const Scenario *scenario, uint32_t b)
     return b == 0 ? scenario->service_ids[NODE_BROKER] : scenario->extra_brokers[b - 1].id;
 }
 
+bool scenario_uses_log(const Scenario *scenario)
+{
+    for (uint32_t b = 0; b <= scenario->extra_broker_count; b++) {
+        if (scenario_broker(scenario, b)->family == BROKER_LOG)
+            return true;
+    }
+    return false;
+}
+
+bool scenario_uses_log_transactions(const Scenario *scenario)
+{
+    for (uint32_t b = 0; b <= scenario->extra_broker_count; b++) {
+        const BrokerSpec *broker = scenario_broker(scenario, b);
+        if (broker->family == BROKER_LOG && broker->transactional)
+            return true;
+    }
+    return false;
+}
+
 uint32_t scenario_queue_total(const Scenario *scenario)
 {
     uint32_t total = 0;
@@ -575,6 +594,19 @@ bool scenario_sends_receipts(const Scenario *scenario)
     return emails;
 }
 
+/* Whether broker b is a log that a group emailing the confirmation reads (it reads every
+ * record). */
+static bool log_emails(const Scenario *scenario, uint32_t b)
+{
+    bool emails = false;
+    for (uint32_t g = 0;
+         scenario_broker(scenario, b)->family == BROKER_LOG && g < scenario->extra_consumer_count;
+         g++)
+        emails |= scenario->extra_consumers[g].spec.broker == b &&
+                  scenario->extra_consumers[g].spec.sends_email;
+    return emails;
+}
+
 bool scenario_group_expects_receipts(const Scenario *scenario, const ClientGroupSpec *group)
 {
     if (scenario->server.publish_receipts && group->operation.kind == OPERATION_DEBIT)
@@ -582,15 +614,10 @@ bool scenario_group_expects_receipts(const Scenario *scenario, const ClientGroup
     /* on a log every group reads every record: a client group's publish, or the order an
      * order API publishes for each operation it takes (every client group not publishing
      * calls it) */
-    bool log_emails = false; /* only the first broker may be a log */
-    for (uint32_t g = 0;
-         scenario->broker.family == BROKER_LOG && g < scenario->extra_consumer_count; g++)
-        log_emails |= scenario->extra_consumers[g].spec.broker == 0 &&
-                      scenario->extra_consumers[g].spec.sends_email;
     if (group->target != TARGET_BROKER)
-        return log_emails && scenario->server.publishes_orders &&
-               scenario->server.receipts_broker == 0;
-    if (log_emails && group->broker == 0)
+        return scenario->server.publishes_orders &&
+               log_emails(scenario, scenario->server.receipts_broker);
+    if (log_emails(scenario, group->broker))
         return true;
     uint32_t reached = scenario_queues_reached(scenario, group);
     for (uint32_t q = 0; q < scenario_broker(scenario, group->broker)->queue_count; q++) {

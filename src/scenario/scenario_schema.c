@@ -1166,29 +1166,35 @@ static void check_failing_consumers(SchemaReader *reader, const cJSON *root,
     scenario_graph_pop(reader, pushed);
 }
 
-/* A later group on a log (each group reads every record): it does no more with its copy than
- * email the confirmation, since the model has one effect per operation, the first group's;
- * it cannot share the log with the server's receipts; and, as for the first group
- * (check_failing_consumers), a run that fails needs retry topics (a log has no per-message nack),
- * retry topics no transactions, and a key a crash or a rebalance can leave processing a lease that
- * ends (a log never hands a record out again). */
-static void check_later_group_on_log(SchemaReader *reader, const Scenario *scenario,
-                                     const ConsumerSpec *group)
+/* A group after the first on a log (each group reads every record), or the first group of a
+ * second broker that is a log. A later group of its log does no more with its copy than email
+ * the confirmation, since the model has one effect per operation, the log's first group's,
+ * and cannot share the log with the server's receipts. Every such group, as the first broker's
+ * first group (check_failing_consumers): a run that fails needs retry topics (a log has no
+ * per-message nack), retry topics no transactions, and a key a crash or a rebalance can leave
+ * processing a lease that ends (a log never hands a record out again). */
+static void check_group_on_log(SchemaReader *reader, const Scenario *scenario,
+                               const ConsumerSpec *group, bool later)
 {
-    const BrokerSpec *broker = &scenario->broker;
+    const BrokerSpec *broker = scenario_broker(scenario, group->broker);
     bool retry_topics = group->retryable_topic.enabled;
     const IdempotencySpec *store = &group->idempotency;
-    if (!group->sends_email)
+    if (later && !group->sends_email)
         schema_error_at(reader, "steps",
                         "expected [{\"effect\": \"email\"}] for a later consumer group on a "
                         "log (it reads every record; a second effect per operation is not "
                         "modelled)");
     /* a receipt is emailed by whichever group reads it (consumers.c, send_receipt): on a log
      * every group would, the first one too, each receipt several times over */
-    if (scenario->server.publish_receipts && scenario->server.receipts_broker == 0)
+    if (later && scenario->server.publish_receipts &&
+        scenario->server.receipts_broker == group->broker)
         schema_error_at(reader, "consumes",
                         "expected no server receipts on a log with a later consumer group "
                         "(every group reads each receipt, and would email it)");
+    if (!later && broker->transactional && group->inbox) /* as check_failing_consumers says */
+        schema_error_at(reader, "inbox",
+                        "expected no inbox with a transactional broker (the transaction "
+                        "already commits the output with its offset)");
     if (!retry_topics && (group->fail_before_effect > 0 || group->fail_after_effect > 0))
         schema_error_at(reader,
                         group->fail_before_effect > 0 ? "fail_before_effect" : "fail_after_effect",
@@ -1222,8 +1228,7 @@ static void check_later_group_on_log(SchemaReader *reader, const Scenario *scena
 
 /* The consumer groups after the first: on a queue broker retry topics are a log's, a
  * dead-letter consumer needs one of the group's queues to dead-letter, and a recovery point
- * commits with a local effect only, as the first group's does; on a log,
- * check_later_group_on_log. */
+ * commits with a local effect only, as the first group's does; on a log, check_group_on_log. */
 static void check_extra_groups(SchemaReader *reader, const Scenario *scenario)
 {
     for (uint32_t g = 0; g < scenario->extra_consumer_count; g++) {
@@ -1236,8 +1241,10 @@ static void check_extra_groups(SchemaReader *reader, const Scenario *scenario)
                 (extra->spec.queue_mask >> q & 1u) != 0 && broker->queues[q].dead_letter;
         json_path_push_key(&reader->path, "services");
         json_path_push_index(&reader->path, (unsigned)extra->entry - 1);
-        if (log)
-            check_later_group_on_log(reader, scenario, &extra->spec);
+        if (log) /* a later group of its log, unless it is the second broker's first */
+            check_group_on_log(reader, scenario, &extra->spec,
+                               scenario_group_of_queue(scenario, extra->spec.broker, 0) !=
+                                   &extra->spec);
         if (extra->spec.session_timeout_ms > 0 && !log)
             schema_error_at(reader, "session_timeout_ms",
                             "expected a broker of family 'log' with session_timeout_ms (a "
@@ -1586,6 +1593,40 @@ static void check_same_orders(SchemaReader *reader, const Scenario *scenario)
     json_path_pop(&reader->path);
 }
 
+/* A log broker's rebalances are events: a budget on them, as on every timer the file sets.
+ * And its links to and from its consumer groups (check_log_link). Broker b's, at its path. */
+static void check_log_broker(SchemaReader *reader, const Scenario *scenario, uint32_t b)
+{
+    const BrokerSpec *broker = scenario_broker(scenario, b);
+    if (broker->family != BROKER_LOG)
+        return;
+    if (broker->rebalance_every_ms > 0 &&
+        scenario->duration_ms / broker->rebalance_every_ms > REBALANCES_MAX) {
+        if (b == 0) {
+            json_path_push_key(&reader->path, "broker");
+        } else {
+            json_path_push_key(&reader->path, "services");
+            json_path_push_index(&reader->path, scenario->extra_brokers[b - 1].entry - 1u);
+        }
+        schema_error_at(reader, "rebalance_every_ms",
+                        "expected at most %d rebalances in duration_ms (got %.0f)", REBALANCES_MAX,
+                        scenario->duration_ms / broker->rebalance_every_ms);
+        json_path_pop(&reader->path);
+        if (b > 0)
+            json_path_pop(&reader->path);
+    }
+    const char *broker_id =
+        b == 0 ? scenario_service_id(scenario, NODE_BROKER) : scenario_broker_id(scenario, b);
+    for (uint32_t g = 0; g <= scenario->extra_consumer_count; g++) {
+        if (scenario_consumer_group(scenario, g)->broker != b)
+            continue; /* it reads the other broker */
+        const char *group_id = g == 0 ? scenario_service_id(scenario, NODE_CONSUMERS)
+                                      : scenario->extra_consumers[g - 1].id;
+        check_log_link(reader, &scenario->network, broker_id, group_id);
+        check_log_link(reader, &scenario->network, group_id, broker_id);
+    }
+}
+
 static void check_queue_references(SchemaReader *reader, const cJSON *root, void *base, bool clean)
 {
     (void)clean;
@@ -1604,27 +1645,8 @@ static void check_queue_references(SchemaReader *reader, const cJSON *root, void
     check_settlement(reader, scenario);
     check_library_retries(reader, scenario);
     check_same_orders(reader, scenario);
-    if (broker->family == BROKER_LOG) {
-        /* a rebalance is an event: a budget on them, as on every timer the file sets */
-        if (broker->rebalance_every_ms > 0 &&
-            scenario->duration_ms / broker->rebalance_every_ms > REBALANCES_MAX) {
-            json_path_push_key(&reader->path, "broker");
-            schema_error_at(reader, "rebalance_every_ms",
-                            "expected at most %d rebalances in duration_ms (got %.0f)",
-                            REBALANCES_MAX, scenario->duration_ms / broker->rebalance_every_ms);
-            json_path_pop(&reader->path);
-        }
-        const char *broker_id = scenario_service_id(scenario, NODE_BROKER);
-        const char *consumers_id = scenario_service_id(scenario, NODE_CONSUMERS);
-        check_log_link(reader, &scenario->network, broker_id, consumers_id);
-        check_log_link(reader, &scenario->network, consumers_id, broker_id);
-        for (uint32_t g = 0; g < scenario->extra_consumer_count; g++) {
-            if (scenario->extra_consumers[g].spec.broker != 0)
-                continue; /* it takes the second broker's messages, a queue's */
-            check_log_link(reader, &scenario->network, broker_id, scenario->extra_consumers[g].id);
-            check_log_link(reader, &scenario->network, scenario->extra_consumers[g].id, broker_id);
-        }
-    }
+    for (uint32_t b = 0; b <= scenario->extra_broker_count; b++)
+        check_log_broker(reader, scenario, b);
     if (broker->queue_count == 0) {
         return;
     }

@@ -854,7 +854,7 @@ ViewColor view_narration_line(const ViewPane *pane, const ViewNarration *n, char
         /* on a log with several groups, each rebalances on its own: say which (the first
          * group's records name none) */
         const Scenario *scenario = pane->scenario;
-        bool several = diagram_log_groups_several(scenario);
+        bool several = n->queue[0] != '\0' || diagram_log_groups_several(scenario, 0);
         const char *group = n->queue[0] != '\0' ? n->queue : scenario->service_ids[NODE_CONSUMERS];
         snprintf(buffer, size,
                  "the consumer group%s%s rebalances: back to the last commit, %" PRId64

@@ -216,8 +216,12 @@ void view_mechanism_commit_words(const ViewPane *pane, const ViewMechanism *mome
     long long value = (long long)moment->value;
     unsigned repeats = moment->repeats;
     unsigned partitions = bits_set(moment->partitions), groups = bits_set(moment->groups);
-    bool log_groups = diagram_log_groups_several(scenario); /* a second broker's groups: not */
-    bool log_partitions = scenario->broker.partitions > 1;
+    bool log_groups = false, log_partitions = false; /* either log's */
+    for (uint32_t b = 0; b <= scenario->extra_broker_count; b++) {
+        const BrokerSpec *broker = scenario_broker(scenario, b);
+        log_groups |= diagram_log_groups_several(scenario, b);
+        log_partitions |= broker->family == BROKER_LOG && broker->partitions > 1;
+    }
     if (repeats <= 1) {
         snprintf(text, size, "offset commit: %lld", value);
     } else if ((moment->groups & VIEW_COMMITS_UNPLACED) != 0) {
@@ -323,7 +327,7 @@ static void ingest_mechanism(ViewPane *pane, const TraceRecord *record)
 }
 
 /* A log broker has no per-message ack (its consumers commit offsets): an ack arrow there
- * drew a mechanism C21's own question says does not exist. A second broker (a queue) acks its
+ * drew a mechanism C21's own question says does not exist. A queue broker beside it acks its
  * deliveries: its acks are drawn. */
 static bool log_ack(const ViewPane *pane, const TraceRecord *record)
 {
