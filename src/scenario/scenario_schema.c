@@ -553,15 +553,16 @@ static void write_account_reference(SchemaWriter *writer, const void *target, cJ
     schema_write_string(writer, object, key, scenario->accounts[*(const uint32_t *)target].id);
 }
 
-/* A client group's publishes go to a queue or to an exchange (target: the group). */
+/* A client group's publishes go to a queue or to an exchange of the broker it publishes to
+ * (target: the group). */
 static void write_queue_reference(SchemaWriter *writer, const void *target, cJSON *object,
                                   const char *key)
 {
-    const Scenario *scenario = writer->context;
     const ClientGroupSpec *group = target;
+    const BrokerSpec *broker = scenario_broker(writer->context, group->broker);
     schema_write_string(writer, object, key,
-                        group->exchange > 0 ? scenario->broker.exchanges[group->exchange - 1].name
-                                            : scenario->broker.queues[group->queue].name);
+                        group->exchange > 0 ? broker->exchanges[group->exchange - 1].name
+                                            : broker->queues[group->queue].name);
 }
 
 /* Show writes the services form: calls or publishes rather than target and via, and a queue

@@ -1,0 +1,89 @@
+/* Two brokers (issue 21), what a review of the second broker found: each place that reads a
+ * broker's queues, family or levels reads the right broker's. */
+#include "test_world.h"
+#include "world_internal.h"
+
+/* A checkout publishes each charge's receipt to the second broker's queue 'receipts', which
+ * the mailers take; the app publishes orders to the first broker, the chargers' queue; the
+ * ops group publishes to the second broker's queue 'alerts', which the alerters apply.
+ * first_broker and second_broker are spliced into the brokers' entries, mailers_extra into
+ * the mailers'. */
+#define SHOP(first_broker, second_broker, mailers_extra)                                           \
+    "{\"name\": \"shop\", \"seed\": 5, \"duration_ms\": 3000,"                                     \
+    " \"accounts\": [{\"id\": \"a\", \"balance\": 1000000}],"                                      \
+    " \"services\": ["                                                                             \
+    "   {\"id\": \"checkout\", \"kind\": \"server\", \"key_store\": \"checkout-keys\","            \
+    "    \"steps\": [{\"effect\": \"local\"},"                                                     \
+    "                {\"publish\": \"notifications\", \"queue\": \"receipts\"}]},"                 \
+    "   {\"id\": \"checkout-keys\", \"kind\": \"key_store\"},"                                     \
+    "   {\"id\": \"orders\", \"kind\": \"broker\"" first_broker "},"                               \
+    "   {\"id\": \"notifications\", \"kind\": \"broker\","                                         \
+    "    \"queues\": [{\"name\": \"receipts\"}, {\"name\": \"alerts\"}]" second_broker "},"        \
+    "   {\"id\": \"chargers\", \"kind\": \"consumers\", \"consumes\": \"orders\","                 \
+    "    \"key_store\": \"charger-keys\"},"                                                        \
+    "   {\"id\": \"charger-keys\", \"kind\": \"key_store\", \"key\": \"message-id\"},"             \
+    "   {\"id\": \"mailers\", \"kind\": \"consumers\", \"consumes\": \"notifications\","           \
+    "    \"queues\": [\"receipts\"], \"key_store\": \"mailer-keys\","                              \
+    "    \"steps\": [{\"effect\": \"email\"}]" mailers_extra "},"                                  \
+    "   {\"id\": \"mailer-keys\", \"kind\": \"key_store\"},"                                       \
+    "   {\"id\": \"alerters\", \"kind\": \"consumers\", \"consumes\": \"notifications\","          \
+    "    \"queues\": [\"alerts\"], \"key_store\": \"alerter-keys\"},"                              \
+    "   {\"id\": \"alerter-keys\", \"kind\": \"key_store\", \"key\": \"message-id\"}],"            \
+    " \"clients\": ["                                                                              \
+    "  {\"id\": \"web\", \"count\": 2, \"calls\": \"checkout\","                                   \
+    "   \"operation\": {\"kind\": \"debit\", \"amount\": 100},"                                    \
+    "   \"workload\": {\"at_ms\": [0, 100, 200]}},"                                                \
+    "  {\"id\": \"app\", \"count\": 2, \"publishes\": \"orders\", \"key\": \"message-id\","        \
+    "   \"operation\": {\"kind\": \"debit\", \"amount\": 100},"                                    \
+    "   \"workload\": {\"at_ms\": [0, 100, 200]}},"                                                \
+    "  {\"id\": \"ops\", \"count\": 2, \"publishes\": \"notifications\", \"queue\": \"alerts\","   \
+    "   \"key\": \"message-id\", \"operation\": {\"kind\": \"debit\", \"amount\": 100},"           \
+    "   \"workload\": {\"at_ms\": [0, 100, 200]}}],"                                               \
+    " \"network\": {\"default\": {\"delay_ms\": {\"dist\": \"const\", \"value\": 1}}}}"
+
+static const char *const shop = SHOP("", "", "");
+
+/* show writes a client group's queue as its own broker's: the ops group's 'alerts' is the
+ * second broker's queue 1, which on the first broker would be no queue at all (show wrote the
+ * first broker's queue of that index, and the printed file did not load). */
+START_TEST(test_show_writes_a_clients_queue_of_the_second_broker)
+{
+    Scenario *scenario = test_load(shop, NULL, 0);
+    ck_assert_uint_eq(scenario->client_groups[2].broker, 1);
+    ck_assert_uint_eq(scenario->client_groups[2].queue, 1);
+    char *shown = NULL;
+    Scenario *again = test_show_again(scenario, &shown);
+    ck_assert_ptr_nonnull(strstr(shown, "\"queue\": \"alerts\""));
+    ck_assert_uint_eq(again->client_groups[2].broker, 1);
+    ck_assert_uint_eq(again->client_groups[2].queue, 1);
+    for (int mode = 0; mode < MODE_COUNT; mode++) {
+        Metrics first = test_run_mode(scenario, (Mode)mode, 5);
+        Metrics second = test_run_mode(again, (Mode)mode, 5);
+        ck_assert_uint_eq(first.queue_count, 3);
+        for (uint32_t q = 0; q < first.queue_count; q++)
+            ck_assert_uint_eq(first.queues[q].messages, second.queues[q].messages);
+        ck_assert_uint_eq(first.queues[2].messages, 2 * 3); /* the ops group's, on 'alerts' */
+    }
+    free(shown);
+    free(again);
+    free(scenario);
+}
+END_TEST
+
+static Suite *two_brokers_review_suite(void)
+{
+    Suite *suite = suite_create("two_brokers_review");
+    TCase *core = tcase_create("Core");
+    tcase_add_test(core, test_show_writes_a_clients_queue_of_the_second_broker);
+    suite_add_tcase(suite, core);
+    return suite;
+}
+
+int main(void)
+{
+    SRunner *runner = srunner_create(two_brokers_review_suite());
+    srunner_run_all(runner, CK_NORMAL);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
