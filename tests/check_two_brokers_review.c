@@ -70,11 +70,32 @@ START_TEST(test_show_writes_a_clients_queue_of_the_second_broker)
 }
 END_TEST
 
+/* A heartbeat is checked against the broker its group consumes: the mailers' on a
+ * visibility-timeout second broker beside a channel first one runs, and extends their slow
+ * deliveries' ack timeouts (the check read the first broker's family, and refused it); on a
+ * channel second broker beside a visibility-timeout first one, where it would do nothing, it
+ * is refused at the mailers' entry (the check let it through). */
+START_TEST(test_a_heartbeat_is_checked_against_its_groups_broker)
+{
+    static const char *const json = SHOP(", \"family\": \"channel\"", ", \"ack_timeout_ms\": 100",
+                                         ", \"heartbeat_ms\": 40, \"service_ms\": {\"dist\": "
+                                         "\"const\", \"value\": 250}");
+    Scenario *scenario = test_load(json, NULL, 0);
+    Metrics metrics = test_run_mode(scenario, MODE_AT_LEAST_ONCE, 5);
+    ck_assert_uint_gt(metrics.heartbeats, 0);
+    ck_assert_uint_eq(metrics.queues[1].redeliveries, 0); /* 'receipts': none timed out */
+    free(scenario);
+    test_assert_refused(SHOP("", ", \"family\": \"channel\"", ", \"heartbeat_ms\": 40"), NULL, 0,
+                        "$.services[6].heartbeat_ms", "family 'visibility-timeout'");
+}
+END_TEST
+
 static Suite *two_brokers_review_suite(void)
 {
     Suite *suite = suite_create("two_brokers_review");
     TCase *core = tcase_create("Core");
     tcase_add_test(core, test_show_writes_a_clients_queue_of_the_second_broker);
+    tcase_add_test(core, test_a_heartbeat_is_checked_against_its_groups_broker);
     suite_add_tcase(suite, core);
     return suite;
 }

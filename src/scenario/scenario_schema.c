@@ -1005,15 +1005,17 @@ static void check_older_objects(SchemaReader *reader, const cJSON *root)
 /* A heartbeat extends a delivery's ack timeout, which only the visibility-timeout family has
  * (a channel's consumer_timeout_ms is per channel, a log has none): in the services form a
  * consumers entry is read apart from its broker, so the broker's own check (scenario_services.c,
- * for the older form's broker.consumers) does not see it. Every group's, at its entry. */
+ * for the older form's broker.consumers) does not see it. Every group's, at its entry, by the
+ * family of the broker it consumes (with two, a group's broker may not be the first). */
 static void check_group_heartbeats(SchemaReader *reader, const cJSON *root,
                                    const Scenario *scenario)
 {
-    if (!((const ScenarioReader *)reader)->services_form ||
-        scenario->broker.family == BROKER_VISIBILITY_TIMEOUT)
+    if (!((const ScenarioReader *)reader)->services_form)
         return;
     for (uint32_t g = 0; g <= scenario->extra_consumer_count; g++) {
-        if (scenario_consumer_group(scenario, g)->heartbeat_ms <= 0)
+        const ConsumerSpec *group = scenario_consumer_group(scenario, g);
+        if (group->heartbeat_ms <= 0 ||
+            scenario_broker(scenario, group->broker)->family == BROKER_VISIBILITY_TIMEOUT)
             continue;
         unsigned pushed = 0;
         if (g == 0 && scenario_graph_push_service(reader, root, NODE_CONSUMERS, &pushed) == NULL)
