@@ -90,12 +90,55 @@ START_TEST(test_a_heartbeat_is_checked_against_its_groups_broker)
 }
 END_TEST
 
+/* Five payments published at once to each of two brokers, each taken by one worker that
+ * takes a second over each: one message in flight and four waiting at each broker. */
+static const char *const two_backlogs =
+    "{\"name\": \"two_backlogs\", \"seed\": 1, \"duration_ms\": 8000,"
+    " \"accounts\": [{\"id\": \"a\", \"balance\": 1000000}],"
+    " \"services\": ["
+    "   {\"id\": \"orders\", \"kind\": \"broker\"},"
+    "   {\"id\": \"refunds\", \"kind\": \"broker\", \"family\": \"channel\"},"
+    "   {\"id\": \"chargers\", \"kind\": \"consumers\", \"consumes\": \"orders\","
+    "    \"key_store\": \"k1\", \"workers\": 1, \"service_ms\": {\"dist\": \"const\", \"value\": "
+    "1000}},"
+    "   {\"id\": \"k1\", \"kind\": \"key_store\", \"key\": \"message-id\"},"
+    "   {\"id\": \"refunders\", \"kind\": \"consumers\", \"consumes\": \"refunds\","
+    "    \"key_store\": \"k2\", \"workers\": 1, \"service_ms\": {\"dist\": \"const\", \"value\": "
+    "1000}},"
+    "   {\"id\": \"k2\", \"kind\": \"key_store\", \"key\": \"message-id\"}],"
+    " \"clients\": ["
+    "   {\"id\": \"app\", \"count\": 5, \"publishes\": \"orders\", \"key\": \"message-id\","
+    "    \"operation\": {\"kind\": \"debit\", \"amount\": 100}, \"workload\": {\"at_ms\": [0]}},"
+    "   {\"id\": \"desk\", \"count\": 5, \"publishes\": \"refunds\", \"key\": \"message-id\","
+    "    \"operation\": {\"kind\": \"debit\", \"amount\": 100}, \"workload\": {\"at_ms\": [0]}}],"
+    " \"network\": {\"default\": {\"delay_ms\": {\"dist\": \"const\", \"value\": 1}}}}";
+
+/* The queue-depth and in-flight levels are the world's, every broker's together: each
+ * broker recorded its own total into the one series, so the peak was one broker's (4, 1)
+ * and the level carried between records was whichever broker moved last. */
+START_TEST(test_the_queue_levels_are_every_brokers_together)
+{
+    Scenario *scenario = test_load(two_backlogs, NULL, 0);
+    Metrics metrics = test_run_mode(scenario, MODE_AT_LEAST_ONCE, 1);
+    ck_assert_uint_eq(metrics.queues[0].messages, 5);
+    ck_assert_uint_eq(metrics.queues[1].messages, 5);
+    double depth = 0;
+    double in_flight = 0;
+    ck_assert(metrics_value(&metrics, "queue_depth_peak", &depth));
+    ck_assert(metrics_value(&metrics, "in_flight_peak", &in_flight));
+    ck_assert_double_eq(depth, 2 * 4);
+    ck_assert_double_eq(in_flight, 2 * 1);
+    free(scenario);
+}
+END_TEST
+
 static Suite *two_brokers_review_suite(void)
 {
     Suite *suite = suite_create("two_brokers_review");
     TCase *core = tcase_create("Core");
     tcase_add_test(core, test_show_writes_a_clients_queue_of_the_second_broker);
     tcase_add_test(core, test_a_heartbeat_is_checked_against_its_groups_broker);
+    tcase_add_test(core, test_the_queue_levels_are_every_brokers_together);
     suite_add_tcase(suite, core);
     return suite;
 }
