@@ -7,8 +7,8 @@
  * the mailers take; the app publishes orders to the first broker, the chargers' queue; the
  * ops group publishes to the second broker's queue 'alerts', which the alerters apply.
  * first_broker and second_broker are spliced into the brokers' entries, mailers_extra into
- * the mailers'. */
-#define SHOP(first_broker, second_broker, mailers_extra)                                           \
+ * the mailers', links into the network. */
+#define SHOP(first_broker, second_broker, mailers_extra, links)                                    \
     "{\"name\": \"shop\", \"seed\": 5, \"duration_ms\": 3000,"                                     \
     " \"accounts\": [{\"id\": \"a\", \"balance\": 1000000}],"                                      \
     " \"services\": ["                                                                             \
@@ -39,9 +39,9 @@
     "  {\"id\": \"ops\", \"count\": 2, \"publishes\": \"notifications\", \"queue\": \"alerts\","   \
     "   \"key\": \"message-id\", \"operation\": {\"kind\": \"debit\", \"amount\": 100},"           \
     "   \"workload\": {\"at_ms\": [0, 100, 200]}}],"                                               \
-    " \"network\": {\"default\": {\"delay_ms\": {\"dist\": \"const\", \"value\": 1}}}}"
+    " \"network\": {\"default\": {\"delay_ms\": {\"dist\": \"const\", \"value\": 1}}" links "}}"
 
-static const char *const shop = SHOP("", "", "");
+static const char *const shop = SHOP("", "", "", "");
 
 /* show writes a client group's queue as its own broker's: the ops group's 'alerts' is the
  * second broker's queue 1, which on the first broker would be no queue at all (show wrote the
@@ -79,14 +79,15 @@ START_TEST(test_a_heartbeat_is_checked_against_its_groups_broker)
 {
     static const char *const json = SHOP(", \"family\": \"channel\"", ", \"ack_timeout_ms\": 100",
                                          ", \"heartbeat_ms\": 40, \"service_ms\": {\"dist\": "
-                                         "\"const\", \"value\": 250}");
+                                         "\"const\", \"value\": 250}",
+                                         "");
     Scenario *scenario = test_load(json, NULL, 0);
     Metrics metrics = test_run_mode(scenario, MODE_AT_LEAST_ONCE, 5);
     ck_assert_uint_gt(metrics.heartbeats, 0);
     ck_assert_uint_eq(metrics.queues[1].redeliveries, 0); /* 'receipts': none timed out */
     free(scenario);
-    test_assert_refused(SHOP("", ", \"family\": \"channel\"", ", \"heartbeat_ms\": 40"), NULL, 0,
-                        "$.services[6].heartbeat_ms", "family 'visibility-timeout'");
+    test_assert_refused(SHOP("", ", \"family\": \"channel\"", ", \"heartbeat_ms\": 40", ""), NULL,
+                        0, "$.services[6].heartbeat_ms", "family 'visibility-timeout'");
 }
 END_TEST
 
@@ -132,6 +133,22 @@ START_TEST(test_the_queue_levels_are_every_brokers_together)
 }
 END_TEST
 
+/* A link may name the second broker, as it may the first: the ops group's publishes over a
+ * link that loses every message never reach 'alerts' (the link was refused: unknown node). */
+START_TEST(test_a_link_names_the_second_broker)
+{
+    static const char *const json =
+        SHOP("", "", "", ", \"links\": {\"ops->notifications\": {\"loss\": 1}}");
+    Scenario *scenario = test_load(json, NULL, 0);
+    Metrics metrics = test_run_mode(scenario, MODE_AT_MOST_ONCE, 5);
+    ck_assert_uint_eq(metrics.queues[0].messages, 2 * 3);     /* the app's, on the first */
+    ck_assert_uint_gt(metrics.queues[1].messages, 0);         /* the receipts */
+    ck_assert_uint_eq(metrics.queues[2].messages, 0);         /* the ops group's: all lost */
+    ck_assert_uint_eq(metrics.outcomes[OUTCOME_LOST], 2 * 3); /* and no retry at most once */
+    free(scenario);
+}
+END_TEST
+
 static Suite *two_brokers_review_suite(void)
 {
     Suite *suite = suite_create("two_brokers_review");
@@ -139,6 +156,7 @@ static Suite *two_brokers_review_suite(void)
     tcase_add_test(core, test_show_writes_a_clients_queue_of_the_second_broker);
     tcase_add_test(core, test_a_heartbeat_is_checked_against_its_groups_broker);
     tcase_add_test(core, test_the_queue_levels_are_every_brokers_together);
+    tcase_add_test(core, test_a_link_names_the_second_broker);
     suite_add_tcase(suite, core);
     return suite;
 }

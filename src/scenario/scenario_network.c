@@ -128,8 +128,9 @@ static bool check_node(const ScenarioReader *scenario_reader, const char *node, 
     char name[JSON_PATH_KEY_LEN_MAX + 1];
     snprintf(name, sizeof name, "%.*s",
              (int)(length < JSON_PATH_KEY_LEN_MAX ? length : JSON_PATH_KEY_LEN_MAX), node);
-    const char *known[CLIENT_GROUPS_MAX + NODE_KIND_COUNT + CALLED_SERVERS_MAX +
-                      GATEWAYS_EXTRA_MAX + PROXIES_EXTRA_MAX + CONSUMER_GROUPS_EXTRA_MAX];
+    const char
+        *known[CLIENT_GROUPS_MAX + NODE_KIND_COUNT + CALLED_SERVERS_MAX + GATEWAYS_EXTRA_MAX +
+               PROXIES_EXTRA_MAX + CONSUMER_GROUPS_EXTRA_MAX + BROKERS_EXTRA_MAX];
     unsigned known_count = 0;
     for (uint32_t i = 0; i < scenario->client_group_count; i++) {
         known[known_count++] = scenario->client_groups[i].id;
@@ -153,6 +154,8 @@ static bool check_node(const ScenarioReader *scenario_reader, const char *node, 
         known[known_count++] = scenario->extra_proxies[p].id;
     for (uint32_t g = 0; g < scenario->extra_consumer_count; g++)
         known[known_count++] = scenario->extra_consumers[g].id;
+    for (uint32_t b = 0; b < scenario->extra_broker_count; b++)
+        known[known_count++] = scenario->extra_brokers[b].id;
     for (unsigned i = 0; i < known_count; i++) {
         if (length < NAME_LEN_MAX && known[i][0] != '\0' && strcmp(known[i], name) == 0) {
             return true;
