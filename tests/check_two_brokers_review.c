@@ -149,6 +149,29 @@ START_TEST(test_a_link_names_the_second_broker)
 }
 END_TEST
 
+/* broker.transactional is the first broker's (a log's): a client group publishing to the
+ * second broker, a queue, may read-modify-write a balance or set a per-client status, since
+ * no transaction of that broker aborts its write (the check read the first broker's
+ * transactional for every group, and refused both). The app's, on the log, still are. */
+START_TEST(test_a_transaction_is_its_own_brokers)
+{
+    static const char *const json =
+        SHOP(", \"family\": \"log\", \"commit\": \"after\", \"transactional\": true", "", "", "");
+    static const char *const ops_update[] = {"clients.ops.operation.update=read-modify-write"};
+    static const char *const ops_status[] = {"clients.ops.operation.kind=set-status",
+                                             "clients.ops.operation.resource=per-client"};
+    Scenario *scenario = test_load(json, ops_update, 1);
+    ck_assert(scenario->broker.transactional);
+    ck_assert_uint_eq(scenario->client_groups[2].broker, 1);
+    free(scenario);
+    scenario = test_load(json, ops_status, 2);
+    free(scenario);
+    static const char *const app_update[] = {"clients.app.operation.update=read-modify-write"};
+    test_assert_refused(json, app_update, 1, "$.clients[1].operation.update",
+                        "broker.transactional");
+}
+END_TEST
+
 static Suite *two_brokers_review_suite(void)
 {
     Suite *suite = suite_create("two_brokers_review");
@@ -157,6 +180,7 @@ static Suite *two_brokers_review_suite(void)
     tcase_add_test(core, test_a_heartbeat_is_checked_against_its_groups_broker);
     tcase_add_test(core, test_the_queue_levels_are_every_brokers_together);
     tcase_add_test(core, test_a_link_names_the_second_broker);
+    tcase_add_test(core, test_a_transaction_is_its_own_brokers);
     suite_add_tcase(suite, core);
     return suite;
 }

@@ -1263,10 +1263,13 @@ static void check_shared_records(SchemaReader *reader, const Scenario *scenario)
         if (group->operation.resource != RESOURCE_PER_CLIENT ||
             group->operation.kind != OPERATION_SET_STATUS) /* already refused by its kind */
             continue;
+        /* the transaction is its broker's: a log's, the first broker (a second is a queue) */
+        bool transactional = group->target == TARGET_BROKER &&
+                             scenario_broker(scenario, group->broker)->transactional;
         const char *undoing =
             group->target == TARGET_BROKER
                 ? (scenario_group_applying(scenario, group)->inbox ? "broker.consumers.inbox"
-                   : scenario->broker.transactional                ? "broker.transactional"
+                   : transactional                                 ? "broker.transactional"
                                                                    : NULL)
                 : (scenario->server.transaction ? "server.transaction" : NULL);
         if (undoing == NULL)
@@ -1310,7 +1313,7 @@ static void check_balance_updates(SchemaReader *reader, const Scenario *scenario
                                    "value it overwrote is not modelled)"
                                  : "server.transaction (a rolled-back write restoring the value "
                                    "it overwrote is not modelled)";
-        else if (by_broker && scenario->broker.transactional)
+        else if (by_broker && scenario_broker(scenario, group->broker)->transactional)
             conflict = "broker.transactional (an aborted write restoring the value it "
                        "overwrote is not modelled)";
         if (conflict == NULL)
