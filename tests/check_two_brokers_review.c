@@ -172,6 +172,39 @@ START_TEST(test_a_transaction_is_its_own_brokers)
 }
 END_TEST
 
+/* One mistake, one error: a later group's consumes naming no broker is said there, and its
+ * queues are read against neither broker (they were read as the first broker's: an unknown
+ * queue for each name, and the queue it meant left "taken by none" at another group). */
+START_TEST(test_a_refused_consumes_is_one_error)
+{
+    static const char *const json =
+        "{\"name\": \"typo\", \"duration_ms\": 1000, \"accounts\": [{\"id\": \"a\"}],"
+        " \"services\": ["
+        "   {\"id\": \"orders\", \"kind\": \"broker\"},"
+        "   {\"id\": \"refunds\", \"kind\": \"broker\","
+        "    \"queues\": [{\"name\": \"small\"}, {\"name\": \"large\"}]},"
+        "   {\"id\": \"chargers\", \"kind\": \"consumers\", \"consumes\": \"orders\","
+        "    \"key_store\": \"k1\"}, {\"id\": \"k1\", \"kind\": \"key_store\"},"
+        "   {\"id\": \"refunders\", \"kind\": \"consumers\", \"consumes\": \"refunds\","
+        "    \"queues\": [\"small\"], \"key_store\": \"k2\"}, {\"id\": \"k2\", \"kind\": "
+        "\"key_store\"},"
+        "   {\"id\": \"auditors\", \"kind\": \"consumers\", \"consumes\": \"refundz\","
+        "    \"queues\": [\"large\"], \"dead_letters\": \"review\", \"key_store\": \"k3\"},"
+        "   {\"id\": \"k3\", \"kind\": \"key_store\"}],"
+        " \"clients\": [{\"id\": \"app\", \"publishes\": \"orders\"},"
+        "  {\"id\": \"desk\", \"publishes\": \"refunds\", \"queue\": \"large\"}]}";
+    Scenario *scenario = calloc(1, sizeof *scenario);
+    LoadErrors errors = {0};
+    ck_assert(!scenario_load_text(json, strlen(json), NULL, 0, scenario, &errors));
+    for (uint32_t e = 0; errors.count != 1 && e < errors.count; e++)
+        fprintf(stderr, "%s: %s\n", errors.items[e].path, errors.items[e].message);
+    ck_assert_uint_eq(errors.count, 1);
+    ck_assert_str_eq(errors.items[0].path, "$.services[6].consumes");
+    ck_assert_ptr_nonnull(strstr(errors.items[0].message, "did you mean 'refunds'"));
+    free(scenario);
+}
+END_TEST
+
 static Suite *two_brokers_review_suite(void)
 {
     Suite *suite = suite_create("two_brokers_review");
@@ -181,6 +214,7 @@ static Suite *two_brokers_review_suite(void)
     tcase_add_test(core, test_the_queue_levels_are_every_brokers_together);
     tcase_add_test(core, test_a_link_names_the_second_broker);
     tcase_add_test(core, test_a_transaction_is_its_own_brokers);
+    tcase_add_test(core, test_a_refused_consumes_is_one_error);
     suite_add_tcase(suite, core);
     return suite;
 }

@@ -1427,8 +1427,12 @@ static uint32_t read_queue_names(SchemaReader *reader, const cJSON *names, const
  * broker's first group's default is every queue no later group names. A group after the
  * first names its queues, each queue is taken by one group, and every group takes one at
  * least. A log's groups each read every record (Kafka's consumer groups): they name no
- * queue. */
-static void read_consumer_queues(ScenarioReader *scenario_reader, const Graph *graph, uint32_t b)
+ * queue. With two brokers, a later group whose `consumes` was refused (unconsumed[i]) reads
+ * no broker's queues: which broker its `queues` name is unknown, and reading them as the
+ * first's would add an error for each (one mistake, one error); nor is every queue then
+ * checked to be taken. */
+static void read_consumer_queues(ScenarioReader *scenario_reader, const Graph *graph, uint32_t b,
+                                 const bool unconsumed[SERVICES_MAX])
 {
     SchemaReader *reader = &scenario_reader->reader;
     Scenario *scenario = scenario_reader->scenario;
@@ -1442,6 +1446,10 @@ static void read_consumer_queues(ScenarioReader *scenario_reader, const Graph *g
         if (entry->kind != NODE_CONSUMERS)
             continue;
         ConsumerSpec *group = entry_target(scenario, entry);
+        if (unconsumed[i]) {
+            group->queue_mask = 0; /* taking none of the queues another group is told of */
+            continue;
+        }
         if (group->broker != b)
             continue;
         groups++;
@@ -1491,8 +1499,11 @@ static void read_consumer_queues(ScenarioReader *scenario_reader, const Graph *g
                      "expected a queue for consumer group '%s' to take (the groups after "
                      "it take every queue of the broker)",
                      graph->entries[first].id);
+    bool unknown_taker = false;
+    for (unsigned i = 0; i < graph->count; i++)
+        unknown_taker |= unconsumed[i];
     uint32_t consumed = taken | group->queue_mask;
-    for (uint32_t q = 0; q < broker->queue_count; q++) {
+    for (uint32_t q = 0; q < broker->queue_count && !unknown_taker; q++) {
         if ((consumed & 1u << q) == 0)
             schema_error_at(reader, "queues",
                             "expected every queue taken by a consumer group "
@@ -1613,6 +1624,7 @@ static void check_references(ScenarioReader *scenario_reader, const Graph *graph
     StoreUsers stores;
     int *used_by = stores.used_by;
     int named_by[SERVICES_MAX];
+    bool unconsumed[SERVICES_MAX] = {false}; /* read_consumer_queues */
     stores.shared_by_consumers = -1;
     stores.consumers_entry = 0;
     for (unsigned i = 0; i < SERVICES_MAX; i++) {
@@ -1640,6 +1652,9 @@ static void check_references(ScenarioReader *scenario_reader, const Graph *graph
             }
             if (named >= 0 && kind == NODE_CONSUMERS)
                 read_consumed_broker(scenario_reader, graph, i, named);
+            unconsumed[i] = named < 0 && kind == NODE_CONSUMERS &&
+                            graph->entries[i].extra != NOT_EXTRA &&
+                            scenario_reader->scenario->extra_broker_count > 0;
         }
         if (info->store_offset > 0)
             read_key_store(scenario_reader, graph, i, &stores);
@@ -1668,7 +1683,7 @@ static void check_references(ScenarioReader *scenario_reader, const Graph *graph
     share_with_consumers(scenario_reader, &stores, graph);
     check_second_brokers(scenario_reader, graph);
     for (uint32_t b = 0; b <= scenario_reader->scenario->extra_broker_count; b++)
-        read_consumer_queues(scenario_reader, graph, b);
+        read_consumer_queues(scenario_reader, graph, b, unconsumed);
     check_consumers_call_order_api(scenario_reader, graph);
     for (unsigned i = 0; i < graph->count; i++) { /* a refused kind's store: said there */
         const cJSON *object = graph->entries[i].object;

@@ -1233,7 +1233,10 @@ static void check_extra_groups(SchemaReader *reader, const Scenario *scenario)
                             "expected a broker of family 'log' with retryable_topic (retry "
                             "topics are a Kafka consumer's; a queue redelivers a failed message "
                             "itself)");
-        if (extra->spec.dead_letters == DEAD_LETTERS_REVIEW && !dead_letters)
+        /* a queue broker's group that takes no queue had its queues, or its consumes,
+         * refused: said there */
+        bool queues_known = log || extra->spec.queue_mask != 0;
+        if (extra->spec.dead_letters == DEAD_LETTERS_REVIEW && !dead_letters && queues_known)
             schema_error_at(reader, "dead_letters",
                             log ? "expected a retryable_topic with \"review\" (a log "
                                   "dead-letters nothing without retryable_topic)"
