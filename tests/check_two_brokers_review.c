@@ -172,36 +172,61 @@ START_TEST(test_a_transaction_is_its_own_brokers)
 }
 END_TEST
 
-/* One mistake, one error: a later group's consumes naming no broker is said there, and its
- * queues are read against neither broker (they were read as the first broker's: an unknown
- * queue for each name, and the queue it meant left "taken by none" at another group). */
-START_TEST(test_a_refused_consumes_is_one_error)
+/* A first broker with one group and a second with two queues, one group each, the auditors'
+ * naming their broker auditors_consumes and their queue auditors_queue; refunds_queues is
+ * spliced into the second broker's entry. */
+#define AUDITED_REFUNDS(refunds_queues, auditors_consumes, auditors_queue)                         \
+    "{\"name\": \"audited\", \"duration_ms\": 1000, \"accounts\": [{\"id\": \"a\"}],"              \
+    " \"services\": ["                                                                             \
+    "   {\"id\": \"orders\", \"kind\": \"broker\"},"                                               \
+    "   {\"id\": \"refunds\", \"kind\": \"broker\", " refunds_queues "},"                          \
+    "   {\"id\": \"chargers\", \"kind\": \"consumers\", \"consumes\": \"orders\","                 \
+    "    \"key_store\": \"k1\"}, {\"id\": \"k1\", \"kind\": \"key_store\"},"                       \
+    "   {\"id\": \"refunders\", \"kind\": \"consumers\", \"consumes\": \"refunds\","               \
+    "    \"queues\": [\"small\"], \"key_store\": \"k2\"},"                                         \
+    "   {\"id\": \"k2\", \"kind\": \"key_store\"},"                                                \
+    "   {\"id\": \"auditors\", \"kind\": \"consumers\", \"consumes\": \"" auditors_consumes "\","  \
+    "    \"queues\": [\"" auditors_queue                                                           \
+    "\"], \"dead_letters\": \"review\", \"key_store\": \"k3\"},"                                   \
+    "   {\"id\": \"k3\", \"kind\": \"key_store\"}],"                                               \
+    " \"clients\": [{\"id\": \"app\", \"publishes\": \"orders\"},"                                 \
+    "  {\"id\": \"desk\", \"publishes\": \"refunds\", \"queue\": \"small\"}]}"
+
+#define REFUNDS_QUEUES "\"queues\": [{\"name\": \"small\"}, {\"name\": \"large\"}]"
+
+/* Loading json fails with one error, at path, whose message says words. */
+static void assert_one_error(const char *json, const char *path, const char *words)
 {
-    static const char *const json =
-        "{\"name\": \"typo\", \"duration_ms\": 1000, \"accounts\": [{\"id\": \"a\"}],"
-        " \"services\": ["
-        "   {\"id\": \"orders\", \"kind\": \"broker\"},"
-        "   {\"id\": \"refunds\", \"kind\": \"broker\","
-        "    \"queues\": [{\"name\": \"small\"}, {\"name\": \"large\"}]},"
-        "   {\"id\": \"chargers\", \"kind\": \"consumers\", \"consumes\": \"orders\","
-        "    \"key_store\": \"k1\"}, {\"id\": \"k1\", \"kind\": \"key_store\"},"
-        "   {\"id\": \"refunders\", \"kind\": \"consumers\", \"consumes\": \"refunds\","
-        "    \"queues\": [\"small\"], \"key_store\": \"k2\"}, {\"id\": \"k2\", \"kind\": "
-        "\"key_store\"},"
-        "   {\"id\": \"auditors\", \"kind\": \"consumers\", \"consumes\": \"refundz\","
-        "    \"queues\": [\"large\"], \"dead_letters\": \"review\", \"key_store\": \"k3\"},"
-        "   {\"id\": \"k3\", \"kind\": \"key_store\"}],"
-        " \"clients\": [{\"id\": \"app\", \"publishes\": \"orders\"},"
-        "  {\"id\": \"desk\", \"publishes\": \"refunds\", \"queue\": \"large\"}]}";
     Scenario *scenario = calloc(1, sizeof *scenario);
     LoadErrors errors = {0};
     ck_assert(!scenario_load_text(json, strlen(json), NULL, 0, scenario, &errors));
     for (uint32_t e = 0; errors.count != 1 && e < errors.count; e++)
         fprintf(stderr, "%s: %s\n", errors.items[e].path, errors.items[e].message);
     ck_assert_uint_eq(errors.count, 1);
-    ck_assert_str_eq(errors.items[0].path, "$.services[6].consumes");
-    ck_assert_ptr_nonnull(strstr(errors.items[0].message, "did you mean 'refunds'"));
+    ck_assert_str_eq(errors.items[0].path, path);
+    ck_assert_msg(strstr(errors.items[0].message, words) != NULL, "%s", errors.items[0].message);
     free(scenario);
+}
+
+/* One mistake, one error: a later group's consumes naming no broker is said there, and its
+ * queues are read against neither broker (they were read as the first broker's: an unknown
+ * queue for each name, and the queue it meant left "taken by none" at another group). */
+START_TEST(test_a_refused_consumes_is_one_error)
+{
+    assert_one_error(AUDITED_REFUNDS(REFUNDS_QUEUES, "refundz", "large"), "$.services[6].consumes",
+                     "did you mean 'refunds'");
+}
+END_TEST
+
+/* A queue its broker does not have is told with the broker's id and queues (with two
+ * brokers, the other may have it), and once: the queue the group meant is not told again as
+ * taken by none. A second broker whose queues are unreadable is told at its queues alone. */
+START_TEST(test_an_unknown_queue_names_its_broker_once)
+{
+    assert_one_error(AUDITED_REFUNDS(REFUNDS_QUEUES, "refunds", "main"), "$.services[6].queues[0]",
+                     "unknown queue 'main' of broker 'refunds' (known: 'small', 'large')");
+    assert_one_error(AUDITED_REFUNDS("\"queues\": []", "refunds", "large"), "$.services[1].queues",
+                     "expected at least 1 queue");
 }
 END_TEST
 
@@ -215,6 +240,7 @@ static Suite *two_brokers_review_suite(void)
     tcase_add_test(core, test_a_link_names_the_second_broker);
     tcase_add_test(core, test_a_transaction_is_its_own_brokers);
     tcase_add_test(core, test_a_refused_consumes_is_one_error);
+    tcase_add_test(core, test_an_unknown_queue_names_its_broker_once);
     suite_add_tcase(suite, core);
     return suite;
 }

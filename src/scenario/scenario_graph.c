@@ -1393,9 +1393,24 @@ static void share_with_consumers(ScenarioReader *scenario_reader, const StoreUse
     consumers_store->key = KEY_MESSAGE_ID;
 }
 
-/* The queues a consumers entry's `queues` names, as a mask of the broker's; 0 when refused. */
-static uint32_t read_queue_names(SchemaReader *reader, const cJSON *names, const BrokerSpec *broker)
+static void unknown_queue(SchemaReader *reader, const char *name, const Scenario *scenario,
+                          uint32_t b)
 {
+    const BrokerSpec *broker = scenario_broker(scenario, b);
+    const char *known[QUEUES_MAX];
+    for (uint32_t q = 0; q < broker->queue_count; q++)
+        known[q] = broker->queues[q].name;
+    char context[NAME_LEN_MAX + 16];
+    snprintf(context, sizeof context, " of broker '%s'", scenario_broker_id(scenario, b));
+    scenario_schema_unknown_name(reader, "queue", name, context, known, broker->queue_count);
+}
+
+/* The queues a consumers entry's `queues` names, as a mask of broker b's; 0 when refused. An
+ * unknown one is told with the broker's id and queues (with two, the other may have it). */
+static uint32_t read_queue_names(SchemaReader *reader, const cJSON *names, const Scenario *scenario,
+                                 uint32_t b)
+{
+    const BrokerSpec *broker = scenario_broker(scenario, b);
     json_path_push_key(&reader->path, "queues");
     uint32_t mask = 0;
     unsigned count = 0;
@@ -1409,7 +1424,7 @@ static uint32_t read_queue_names(SchemaReader *reader, const cJSON *names, const
                        strcmp(broker->queues[q].name, name->valuestring) != 0)
                     q++;
                 if (q == broker->queue_count)
-                    schema_error(reader, "unknown queue '%s' of the broker", name->valuestring);
+                    unknown_queue(reader, name->valuestring, scenario, b);
                 else if ((mask & 1u << q) != 0)
                     schema_error(reader, "expected each queue once ('%s' is listed before)",
                                  name->valuestring);
@@ -1429,18 +1444,22 @@ static uint32_t read_queue_names(SchemaReader *reader, const cJSON *names, const
  * least. A log's groups each read every record (Kafka's consumer groups): they name no
  * queue. With two brokers, a later group whose `consumes` was refused (unconsumed[i]) reads
  * no broker's queues: which broker its `queues` name is unknown, and reading them as the
- * first's would add an error for each (one mistake, one error); nor is every queue then
- * checked to be taken. */
+ * first's would add an error for each (one mistake, one error). Nor is every queue checked
+ * to be taken while a group's queues or consumes were refused: the queue it meant would be
+ * told as taken by none. */
 static void read_consumer_queues(ScenarioReader *scenario_reader, const Graph *graph, uint32_t b,
                                  const bool unconsumed[SERVICES_MAX])
 {
     SchemaReader *reader = &scenario_reader->reader;
     Scenario *scenario = scenario_reader->scenario;
     const BrokerSpec *broker = scenario_broker(scenario, b);
+    if (broker->queue_count == 0)
+        return; /* its queues unreadable (said there): every name would be unknown */
     uint32_t all = broker->queue_count >= 32 ? UINT32_MAX : (1u << broker->queue_count) - 1;
     uint32_t taken = 0;
     int first = -1;
     unsigned groups = 0;
+    bool unknown_taker = false; /* a group whose queues or consumes were refused */
     for (unsigned i = 0; i < graph->count; i++) {
         const Entry *entry = &graph->entries[i];
         if (entry->kind != NODE_CONSUMERS)
@@ -1474,7 +1493,8 @@ static void read_consumer_queues(ScenarioReader *scenario_reader, const Graph *g
             json_path_pop(&reader->path);
             continue;
         }
-        group->queue_mask = read_queue_names(reader, names, broker);
+        group->queue_mask = read_queue_names(reader, names, scenario, b);
+        unknown_taker |= group->queue_mask == 0; /* its names refused: the queue it meant? */
         for (uint32_t q = 0; q < broker->queue_count; q++) {
             if ((group->queue_mask & taken & 1u << q) != 0)
                 schema_error_at(reader, "queues",
@@ -1499,7 +1519,6 @@ static void read_consumer_queues(ScenarioReader *scenario_reader, const Graph *g
                      "expected a queue for consumer group '%s' to take (the groups after "
                      "it take every queue of the broker)",
                      graph->entries[first].id);
-    bool unknown_taker = false;
     for (unsigned i = 0; i < graph->count; i++)
         unknown_taker |= unconsumed[i];
     uint32_t consumed = taken | group->queue_mask;
