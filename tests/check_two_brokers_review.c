@@ -230,6 +230,93 @@ START_TEST(test_an_unknown_queue_names_its_broker_once)
 }
 END_TEST
 
+/* A second broker with everything a queue broker has: a visibility-timeout broker with two
+ * queues, one dead-lettering with a redrive, the other taken by a second group; the server's
+ * receipts relayed by its outbox to the dead-lettering queue; the mailers failing, crashing,
+ * heartbeating and reviewing their dead letters; a first broker copying through an exchange
+ * to its two groups. show writes all of it, and the printed file runs alike in every mode. */
+static const char *const everything_twice =
+    "{\"name\": \"everything_twice\", \"seed\": 11, \"duration_ms\": 6000,"
+    " \"accounts\": [{\"id\": \"a\", \"balance\": 100000000}],"
+    " \"services\": ["
+    "  {\"id\": \"checkout\", \"kind\": \"server\", \"key_store\": \"checkout-keys\","
+    "   \"steps\": [{\"effect\": \"local\"},"
+    "               {\"publish\": \"notifications\", \"queue\": \"receipts\", \"via\": "
+    "\"outbox\"}],"
+    "   \"crash\": {\"point\": \"after-effect\", \"prob\": 0.05, \"restart_ms\": 300}},"
+    "  {\"id\": \"checkout-keys\", \"kind\": \"key_store\"},"
+    "  {\"id\": \"orders\", \"kind\": \"broker\", \"family\": \"channel\","
+    "   \"queues\": [{\"name\": \"billing\"}, {\"name\": \"audit\"}],"
+    "   \"exchanges\": [{\"name\": \"fanout\", \"queues\": [\"billing\", \"audit\"]}]},"
+    "  {\"id\": \"notifications\", \"kind\": \"broker\", \"ack_timeout_ms\": 150,"
+    "   \"queues\": [{\"name\": \"receipts\", \"dead_letter\": true, \"max_deliveries\": 3,"
+    "                \"redrive_after_ms\": 1000}, {\"name\": \"alerts\"}]},"
+    "  {\"id\": \"billers\", \"kind\": \"consumers\", \"consumes\": \"orders\", \"queues\": "
+    "[\"billing\"],"
+    "   \"key_store\": \"bk\", \"instances\": 2,"
+    "   \"crash\": {\"point\": \"after-effect\", \"prob\": 0.05, \"restart_ms\": 300}},"
+    "  {\"id\": \"bk\", \"kind\": \"key_store\", \"key\": \"message-id\"},"
+    "  {\"id\": \"auditors\", \"kind\": \"consumers\", \"consumes\": \"orders\", \"queues\": "
+    "[\"audit\"],"
+    "   \"key_store\": \"ak\", \"steps\": [{\"effect\": \"email\"}]},"
+    "  {\"id\": \"ak\", \"kind\": \"key_store\"},"
+    "  {\"id\": \"mailers\", \"kind\": \"consumers\", \"consumes\": \"notifications\","
+    "   \"queues\": [\"receipts\"], \"key_store\": \"mk\", \"steps\": [{\"effect\": \"email\"}],"
+    "   \"dead_letters\": \"review\", \"heartbeat_ms\": 60, \"fail_after_effect\": 0.2,"
+    "   \"service_ms\": {\"dist\": \"uniform\", \"min\": 50, \"max\": 250},"
+    "   \"crash\": {\"point\": \"after-completion\", \"prob\": 0.05, \"restart_ms\": 300}},"
+    "  {\"id\": \"mk\", \"kind\": \"key_store\"},"
+    "  {\"id\": \"alerters\", \"kind\": \"consumers\", \"consumes\": \"notifications\","
+    "   \"queues\": [\"alerts\"], \"key_store\": \"lk\"},"
+    "  {\"id\": \"lk\", \"kind\": \"key_store\", \"key\": \"message-id\"}],"
+    " \"clients\": ["
+    "  {\"id\": \"web\", \"count\": 3, \"calls\": \"checkout\","
+    "   \"operation\": {\"kind\": \"debit\", \"amount\": 100},"
+    "   \"workload\": {\"ops\": 8, \"interval_ms\": {\"dist\": \"exp\", \"mean\": 400}},"
+    "   \"retry\": {\"timeout_ms\": 500, \"max_attempts\": 3}},"
+    "  {\"id\": \"app\", \"count\": 3, \"publishes\": \"orders\", \"queue\": \"fanout\","
+    "   \"key\": \"message-id\", \"operation\": {\"kind\": \"debit\", \"amount\": 100},"
+    "   \"workload\": {\"ops\": 8, \"interval_ms\": {\"dist\": \"exp\", \"mean\": 400}}},"
+    "  {\"id\": \"ops\", \"count\": 2, \"publishes\": \"notifications\", \"queue\": \"alerts\","
+    "   \"key\": \"message-id\", \"operation\": {\"kind\": \"debit\", \"amount\": 100},"
+    "   \"workload\": {\"ops\": 8, \"interval_ms\": {\"dist\": \"exp\", \"mean\": 400}}}],"
+    " \"network\": {\"default\": {\"delay_ms\": {\"dist\": \"exp\", \"mean\": 3},"
+    "   \"loss\": 0.02, \"duplicate\": 0.01},"
+    "   \"links\": {\"ops->notifications\": {\"loss\": 0.1}}}}";
+
+START_TEST(test_show_round_trips_everything_a_second_broker_has)
+{
+    Scenario *scenario = test_load(everything_twice, NULL, 0);
+    char *shown = NULL;
+    Scenario *again = test_show_again(scenario, &shown);
+    for (int mode = 0; mode < MODE_COUNT; mode++) {
+        Metrics first = test_run_mode(scenario, (Mode)mode, 11);
+        Metrics second = test_run_mode(again, (Mode)mode, 11);
+        for (int o = 0; o < OUTCOME_COUNT; o++)
+            ck_assert_uint_eq(first.outcomes[o], second.outcomes[o]);
+        ck_assert_uint_eq(first.queue_count, 4);
+        for (uint32_t q = 0; q < first.queue_count; q++) {
+            ck_assert_uint_eq(first.queues[q].messages, second.queues[q].messages);
+            ck_assert_uint_eq(first.queues[q].redeliveries, second.queues[q].redeliveries);
+            ck_assert_uint_eq(first.queues[q].dead_lettered, second.queues[q].dead_lettered);
+        }
+        ck_assert_uint_eq(first.dead_letters_reviewed, second.dead_letters_reviewed);
+        ck_assert_uint_eq(first.heartbeats, second.heartbeats);
+        ck_assert_uint_eq(first.channel_closures, second.channel_closures);
+        ck_assert_uint_eq(first.receipts_sent, second.receipts_sent);
+        ck_assert_uint_eq(first.handler_failures, second.handler_failures);
+        if (mode == MODE_AT_LEAST_ONCE) { /* the shape is exercised, not only loaded */
+            ck_assert_uint_gt(first.queues[2].dead_lettered, 0);
+            ck_assert_uint_gt(first.heartbeats, 0);
+            ck_assert_uint_gt(first.queues[3].messages, 0);
+        }
+    }
+    free(shown);
+    free(again);
+    free(scenario);
+}
+END_TEST
+
 static Suite *two_brokers_review_suite(void)
 {
     Suite *suite = suite_create("two_brokers_review");
@@ -241,6 +328,7 @@ static Suite *two_brokers_review_suite(void)
     tcase_add_test(core, test_a_transaction_is_its_own_brokers);
     tcase_add_test(core, test_a_refused_consumes_is_one_error);
     tcase_add_test(core, test_an_unknown_queue_names_its_broker_once);
+    tcase_add_test(core, test_show_round_trips_everything_a_second_broker_has);
     suite_add_tcase(suite, core);
     return suite;
 }
