@@ -194,18 +194,24 @@ END_TEST
 
 #define REFUNDS_QUEUES "\"queues\": [{\"name\": \"small\"}, {\"name\": \"large\"}]"
 
-/* Loading json fails with one error, at path, whose message says words. */
-static void assert_one_error(const char *json, const char *path, const char *words)
+/* Loading json with overrides fails with one error, at path, whose message says words. */
+static void assert_one_error_with(const char *json, const char *const *overrides, uint32_t count,
+                                  const char *path, const char *words)
 {
     Scenario *scenario = calloc(1, sizeof *scenario);
     LoadErrors errors = {0};
-    ck_assert(!scenario_load_text(json, strlen(json), NULL, 0, scenario, &errors));
+    ck_assert(!scenario_load_text(json, strlen(json), overrides, count, scenario, &errors));
     for (uint32_t e = 0; errors.count != 1 && e < errors.count; e++)
         fprintf(stderr, "%s: %s\n", errors.items[e].path, errors.items[e].message);
     ck_assert_uint_eq(errors.count, 1);
     ck_assert_str_eq(errors.items[0].path, path);
     ck_assert_msg(strstr(errors.items[0].message, words) != NULL, "%s", errors.items[0].message);
     free(scenario);
+}
+
+static void assert_one_error(const char *json, const char *path, const char *words)
+{
+    assert_one_error_with(json, NULL, 0, path, words);
 }
 
 /* One mistake, one error: a later group's consumes naming no broker is said there, and its
@@ -317,6 +323,21 @@ START_TEST(test_show_round_trips_everything_a_second_broker_has)
 }
 END_TEST
 
+/* A client group naming a queue of the other broker is told so once, with its broker's id
+ * and queues: its first queue, which the reader keeps, is not what it meant, and was then
+ * told as reaching only a group that emails. The publish step's queue names its broker too. */
+START_TEST(test_a_clients_queue_of_the_other_broker_is_one_error)
+{
+    static const char *const ops_to_main[] = {"clients.ops.queue=main"};
+    assert_one_error_with(shop, ops_to_main, 1, "$.clients[2].queue",
+                          "unknown queue 'main' of broker 'notifications' (known: 'receipts', "
+                          "'alerts')");
+    static const char *const receipts_to_main[] = {"services.checkout.steps[1].queue=main"};
+    assert_one_error_with(shop, receipts_to_main, 1, "$.services[0].steps[1].queue",
+                          "unknown queue 'main' of broker 'notifications'");
+}
+END_TEST
+
 static Suite *two_brokers_review_suite(void)
 {
     Suite *suite = suite_create("two_brokers_review");
@@ -329,6 +350,7 @@ static Suite *two_brokers_review_suite(void)
     tcase_add_test(core, test_a_refused_consumes_is_one_error);
     tcase_add_test(core, test_an_unknown_queue_names_its_broker_once);
     tcase_add_test(core, test_show_round_trips_everything_a_second_broker_has);
+    tcase_add_test(core, test_a_clients_queue_of_the_other_broker_is_one_error);
     suite_add_tcase(suite, core);
     return suite;
 }

@@ -1077,8 +1077,12 @@ static void read_publish_step(ScenarioReader *scenario_reader, const Graph *grap
                 found = true;
             }
         }
+        char context[NAME_LEN_MAX + 16] = ""; /* with two brokers, the other may have it */
+        if (scenario_reader->scenario->extra_broker_count > 0)
+            snprintf(context, sizeof context, " of broker '%s'",
+                     scenario_broker_id(scenario_reader->scenario, server->receipts_broker));
         if (!found && broker->queue_count > 0)
-            scenario_schema_unknown_name(reader, "queue", queue->valuestring, "", known,
+            scenario_schema_unknown_name(reader, "queue", queue->valuestring, context, known,
                                          broker->queue_count);
     }
     json_path_pop(&reader->path);
