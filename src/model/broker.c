@@ -47,9 +47,16 @@ static uint32_t consumer_with_room(const World *world, const BrokerQueue *queue)
 
 void broker_note_levels(World *world, const Broker *broker)
 {
+    (void)broker; /* the one whose level moved: the series are every broker's together */
+    uint64_t ready = 0;
+    uint64_t in_flight = 0;
+    for (uint32_t b = 0; b < world->broker_count; b++) {
+        ready += world->brokers[b].ready_total;
+        in_flight += world->brokers[b].in_flight_total;
+    }
     SimTimeUs now = sim_now(world->sim);
-    time_series_record(&world->metrics.queue_depth_series, now, broker->ready_total);
-    time_series_record(&world->metrics.in_flight_series, now, broker->in_flight_total);
+    time_series_record(&world->metrics.queue_depth_series, now, ready);
+    time_series_record(&world->metrics.in_flight_series, now, in_flight);
 }
 
 uint64_t broker_backlog_of_group(const World *world, const Broker *broker, uint32_t instance)

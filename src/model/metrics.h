@@ -166,8 +166,8 @@ typedef struct {
     uint64_t operations_peak_in_progress; /* most operations held in memory at once */
     Histogram latency_us;          /* operation start to the client's final answer or give-up */
     TimeSeries key_store_series;   /* rows held by the key stores (server + consumers) over time */
-    TimeSeries queue_depth_series; /* broker: ready messages over time */
-    TimeSeries in_flight_series;   /* broker: delivered, unacknowledged messages over time */
+    TimeSeries queue_depth_series; /* brokers: ready messages over time, every broker's */
+    TimeSeries in_flight_series;   /* brokers: delivered, unacknowledged messages over time */
     uint64_t consumer_replayed;    /* keyed consumers: duplicates acknowledged without a run */
     uint64_t late_acks;
     uint64_t heartbeats; /* consumers' progress messages that extended an ack timeout */

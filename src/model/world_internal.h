@@ -1185,7 +1185,8 @@ bool broker_log_delivery_current(const Broker *broker, const Message *delivery);
  * its offset's commit, and an abort undoes it (consumers_abort_output). */
 void broker_log_on_output(World *world, Broker *broker, const Message *delivery);
 /* broker.c's, shared with the log: the next delivery of a queued message (counted, and
- * traced when it is a redelivery); a message let go of; the queue levels recorded. */
+ * traced when it is a redelivery); a message let go of; the queue levels recorded (after a
+ * broker's moved: the world's levels, every broker's summed). */
 Message broker_next_delivery(World *world, Broker *broker, uint32_t queued);
 void broker_finish_queued(World *world, Broker *broker, uint32_t queued);
 void broker_note_levels(World *world, const Broker *broker);

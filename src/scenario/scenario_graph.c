@@ -1078,8 +1078,12 @@ static void read_publish_step(ScenarioReader *scenario_reader, const Graph *grap
                 found = true;
             }
         }
+        char context[NAME_LEN_MAX + 16] = ""; /* with two brokers, the other may have it */
+        if (scenario_reader->scenario->extra_broker_count > 0)
+            snprintf(context, sizeof context, " of broker '%s'",
+                     scenario_broker_id(scenario_reader->scenario, server->receipts_broker));
         if (!found && broker->queue_count > 0)
-            scenario_schema_unknown_name(reader, "queue", queue->valuestring, "", known,
+            scenario_schema_unknown_name(reader, "queue", queue->valuestring, context, known,
                                          broker->queue_count);
     }
     json_path_pop(&reader->path);
@@ -1394,9 +1398,24 @@ static void share_with_consumers(ScenarioReader *scenario_reader, const StoreUse
     consumers_store->key = KEY_MESSAGE_ID;
 }
 
-/* The queues a consumers entry's `queues` names, as a mask of the broker's; 0 when refused. */
-static uint32_t read_queue_names(SchemaReader *reader, const cJSON *names, const BrokerSpec *broker)
+static void unknown_queue(SchemaReader *reader, const char *name, const Scenario *scenario,
+                          uint32_t b)
 {
+    const BrokerSpec *broker = scenario_broker(scenario, b);
+    const char *known[QUEUES_MAX];
+    for (uint32_t q = 0; q < broker->queue_count; q++)
+        known[q] = broker->queues[q].name;
+    char context[NAME_LEN_MAX + 16];
+    snprintf(context, sizeof context, " of broker '%s'", scenario_broker_id(scenario, b));
+    scenario_schema_unknown_name(reader, "queue", name, context, known, broker->queue_count);
+}
+
+/* The queues a consumers entry's `queues` names, as a mask of broker b's; 0 when refused. An
+ * unknown one is told with the broker's id and queues (with two, the other may have it). */
+static uint32_t read_queue_names(SchemaReader *reader, const cJSON *names, const Scenario *scenario,
+                                 uint32_t b)
+{
+    const BrokerSpec *broker = scenario_broker(scenario, b);
     json_path_push_key(&reader->path, "queues");
     uint32_t mask = 0;
     unsigned count = 0;
@@ -1410,7 +1429,7 @@ static uint32_t read_queue_names(SchemaReader *reader, const cJSON *names, const
                        strcmp(broker->queues[q].name, name->valuestring) != 0)
                     q++;
                 if (q == broker->queue_count)
-                    schema_error(reader, "unknown queue '%s' of the broker", name->valuestring);
+                    unknown_queue(reader, name->valuestring, scenario, b);
                 else if ((mask & 1u << q) != 0)
                     schema_error(reader, "expected each queue once ('%s' is listed before)",
                                  name->valuestring);
@@ -1428,21 +1447,33 @@ static uint32_t read_queue_names(SchemaReader *reader, const cJSON *names, const
  * broker's first group's default is every queue no later group names. A group after the
  * first names its queues, each queue is taken by one group, and every group takes one at
  * least. A log's groups each read every record (Kafka's consumer groups): they name no
- * queue. */
-static void read_consumer_queues(ScenarioReader *scenario_reader, const Graph *graph, uint32_t b)
+ * queue. With two brokers, a later group whose `consumes` was refused (unconsumed[i]) reads
+ * no broker's queues: which broker its `queues` name is unknown, and reading them as the
+ * first's would add an error for each (one mistake, one error). Nor is every queue checked
+ * to be taken while a group's queues or consumes were refused: the queue it meant would be
+ * told as taken by none. */
+static void read_consumer_queues(ScenarioReader *scenario_reader, const Graph *graph, uint32_t b,
+                                 const bool unconsumed[SERVICES_MAX])
 {
     SchemaReader *reader = &scenario_reader->reader;
     Scenario *scenario = scenario_reader->scenario;
     const BrokerSpec *broker = scenario_broker(scenario, b);
+    if (broker->queue_count == 0)
+        return; /* its queues unreadable (said there): every name would be unknown */
     uint32_t all = broker->queue_count >= 32 ? UINT32_MAX : (1u << broker->queue_count) - 1;
     uint32_t taken = 0;
     int first = -1;
     unsigned groups = 0;
+    bool unknown_taker = false; /* a group whose queues or consumes were refused */
     for (unsigned i = 0; i < graph->count; i++) {
         const Entry *entry = &graph->entries[i];
         if (entry->kind != NODE_CONSUMERS)
             continue;
         ConsumerSpec *group = entry_target(scenario, entry);
+        if (unconsumed[i]) {
+            group->queue_mask = 0; /* taking none of the queues another group is told of */
+            continue;
+        }
         if (group->broker != b)
             continue;
         groups++;
@@ -1467,7 +1498,8 @@ static void read_consumer_queues(ScenarioReader *scenario_reader, const Graph *g
             json_path_pop(&reader->path);
             continue;
         }
-        group->queue_mask = read_queue_names(reader, names, broker);
+        group->queue_mask = read_queue_names(reader, names, scenario, b);
+        unknown_taker |= group->queue_mask == 0; /* its names refused: the queue it meant? */
         for (uint32_t q = 0; q < broker->queue_count; q++) {
             if ((group->queue_mask & taken & 1u << q) != 0)
                 schema_error_at(reader, "queues",
@@ -1492,8 +1524,10 @@ static void read_consumer_queues(ScenarioReader *scenario_reader, const Graph *g
                      "expected a queue for consumer group '%s' to take (the groups after "
                      "it take every queue of the broker)",
                      graph->entries[first].id);
+    for (unsigned i = 0; i < graph->count; i++)
+        unknown_taker |= unconsumed[i];
     uint32_t consumed = taken | group->queue_mask;
-    for (uint32_t q = 0; q < broker->queue_count; q++) {
+    for (uint32_t q = 0; q < broker->queue_count && !unknown_taker; q++) {
         if ((consumed & 1u << q) == 0)
             schema_error_at(reader, "queues",
                             "expected every queue taken by a consumer group "
@@ -1591,6 +1625,7 @@ static void check_references(ScenarioReader *scenario_reader, const Graph *graph
     StoreUsers stores;
     int *used_by = stores.used_by;
     int named_by[SERVICES_MAX];
+    bool unconsumed[SERVICES_MAX] = {false}; /* read_consumer_queues */
     stores.shared_by_consumers = -1;
     stores.consumers_entry = 0;
     for (unsigned i = 0; i < SERVICES_MAX; i++) {
@@ -1618,6 +1653,9 @@ static void check_references(ScenarioReader *scenario_reader, const Graph *graph
             }
             if (named >= 0 && kind == NODE_CONSUMERS)
                 read_consumed_broker(scenario_reader, graph, i, named);
+            unconsumed[i] = named < 0 && kind == NODE_CONSUMERS &&
+                            graph->entries[i].extra != NOT_EXTRA &&
+                            scenario_reader->scenario->extra_broker_count > 0;
         }
         if (info->store_offset > 0)
             read_key_store(scenario_reader, graph, i, &stores);
@@ -1645,7 +1683,7 @@ static void check_references(ScenarioReader *scenario_reader, const Graph *graph
     check_shared_store_outbox(scenario_reader, graph, &stores);
     share_with_consumers(scenario_reader, &stores, graph);
     for (uint32_t b = 0; b <= scenario_reader->scenario->extra_broker_count; b++)
-        read_consumer_queues(scenario_reader, graph, b);
+        read_consumer_queues(scenario_reader, graph, b, unconsumed);
     check_consumers_call_order_api(scenario_reader, graph);
     for (unsigned i = 0; i < graph->count; i++) { /* a refused kind's store: said there */
         const cJSON *object = graph->entries[i].object;

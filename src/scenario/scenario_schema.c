@@ -553,7 +553,8 @@ static void write_account_reference(SchemaWriter *writer, const void *target, cJ
     schema_write_string(writer, object, key, scenario->accounts[*(const uint32_t *)target].id);
 }
 
-/* A client group's publishes go to a queue or to an exchange (target: the group). */
+/* A client group's publishes go to a queue or to an exchange of the broker it publishes to
+ * (target: the group). */
 static void write_queue_reference(SchemaWriter *writer, const void *target, cJSON *object,
                                   const char *key)
 {
@@ -817,11 +818,11 @@ static void read_clients(SchemaReader *reader, const cJSON *item, void *target)
 /* ------------------------------------------------------------------ queue references */
 
 /* object's member key (a string; other types were reported when it was read) names a queue:
- * stores its index, or reports an unknown name. Absent, *queue keeps the first queue. With
- * exchange (a client group's publishes), it may name an exchange: *exchange is then its
- * index plus one. */
-static void resolve_queue(SchemaReader *reader, const BrokerSpec *broker, const cJSON *object,
-                          const char *key, uint32_t *queue, uint32_t *exchange)
+ * stores its index, or reports an unknown name (of the broker broker_id, where there are two
+ * to tell apart; NULL with one). Absent, *queue keeps the first queue. With exchange (a client
+ * group's publishes), it may name an exchange: *exchange is then its index plus one. */
+static void resolve_queue(SchemaReader *reader, const BrokerSpec *broker, const char *broker_id,
+                          const cJSON *object, const char *key, uint32_t *queue, uint32_t *exchange)
 {
     const cJSON *item = schema_member(object, key);
     if (item == NULL || !cJSON_IsString(item)) {
@@ -867,8 +868,11 @@ static void resolve_queue(SchemaReader *reader, const BrokerSpec *broker, const 
     }
     json_path_push_key(&reader->path, key);
     bool exchanges = exchange != NULL && broker->exchange_count > 0;
+    char context[NAME_LEN_MAX + 16] = "";
+    if (broker_id != NULL)
+        snprintf(context, sizeof context, " of broker '%s'", broker_id);
     scenario_schema_unknown_name(reader, exchanges ? "queue or exchange" : "queue",
-                                 item->valuestring, "", known, known_count);
+                                 item->valuestring, context, known, known_count);
     json_path_pop(&reader->path);
 }
 
@@ -878,13 +882,14 @@ static void resolve_queue(SchemaReader *reader, const BrokerSpec *broker, const 
  * so a second copy applied (by a second group, or by the same group from a second queue)
  * would count every operation double; a group after the first does no more with its copy than
  * email the confirmation (modelling.md, "What the graph cannot express yet"). */
-static void check_emailing_groups(SchemaReader *reader, const Scenario *scenario)
+static void check_emailing_groups(SchemaReader *reader, const Scenario *scenario,
+                                  const bool unresolved[CLIENT_GROUPS_MAX])
 {
     json_path_push_key(&reader->path, "clients");
     for (uint32_t g = 0; g < scenario->client_group_count; g++) {
         const ClientGroupSpec *group = &scenario->client_groups[g];
-        if (group->target != TARGET_BROKER)
-            continue;
+        if (group->target != TARGET_BROKER || unresolved[g])
+            continue; /* an unknown queue was said: its first queue is not what it meant */
         uint32_t reached = scenario_queues_reached(scenario, group);
         const BrokerSpec *broker = scenario_broker(scenario, group->broker);
         const char *emailing_queue = NULL;
@@ -1255,7 +1260,10 @@ static void check_extra_groups(SchemaReader *reader, const Scenario *scenario)
                             "expected a broker of family 'log' with retryable_topic (retry "
                             "topics are a Kafka consumer's; a queue redelivers a failed message "
                             "itself)");
-        if (extra->spec.dead_letters == DEAD_LETTERS_REVIEW && !dead_letters)
+        /* a queue broker's group that takes no queue had its queues, or its consumes,
+         * refused, and a broker without queues its own: said there */
+        bool queues_known = log || (extra->spec.queue_mask != 0 && broker->queue_count > 0);
+        if (extra->spec.dead_letters == DEAD_LETTERS_REVIEW && !dead_letters && queues_known)
             schema_error_at(reader, "dead_letters",
                             log ? "expected a retryable_topic with \"review\" (a log "
                                   "dead-letters nothing without retryable_topic)"
@@ -1285,10 +1293,13 @@ static void check_shared_records(SchemaReader *reader, const Scenario *scenario)
         if (group->operation.resource != RESOURCE_PER_CLIENT ||
             group->operation.kind != OPERATION_SET_STATUS) /* already refused by its kind */
             continue;
+        /* the transaction is its broker's: a log's, the first broker (a second is a queue) */
+        bool transactional = group->target == TARGET_BROKER &&
+                             scenario_broker(scenario, group->broker)->transactional;
         const char *undoing =
             group->target == TARGET_BROKER
                 ? (scenario_group_applying(scenario, group)->inbox ? "broker.consumers.inbox"
-                   : scenario->broker.transactional                ? "broker.transactional"
+                   : transactional                                 ? "broker.transactional"
                                                                    : NULL)
                 : (scenario->server.transaction ? "server.transaction" : NULL);
         if (undoing == NULL)
@@ -1332,7 +1343,7 @@ static void check_balance_updates(SchemaReader *reader, const Scenario *scenario
                                    "value it overwrote is not modelled)"
                                  : "server.transaction (a rolled-back write restoring the value "
                                    "it overwrote is not modelled)";
-        else if (by_broker && scenario->broker.transactional)
+        else if (by_broker && scenario_broker(scenario, group->broker)->transactional)
             conflict = "broker.transactional (an aborted write restoring the value it "
                        "overwrote is not modelled)";
         if (conflict == NULL)
@@ -1650,6 +1661,7 @@ static void check_queue_references(SchemaReader *reader, const cJSON *root, void
     if (broker->queue_count == 0) {
         return;
     }
+    bool unresolved[CLIENT_GROUPS_MAX] = {false}; /* a client group's unknown queue */
     const cJSON *clients = schema_member(root, "clients");
     const cJSON *element = clients != NULL && cJSON_IsArray(clients) ? clients->child : NULL;
     json_path_push_key(&reader->path, "clients");
@@ -1660,7 +1672,13 @@ static void check_queue_references(SchemaReader *reader, const cJSON *root, void
         if (group->target == TARGET_BROKER && cJSON_IsObject(element) &&
             its_broker->queue_count > 0) {
             json_path_push_index(&reader->path, i);
-            resolve_queue(reader, its_broker, element, "queue", &group->queue, &group->exchange);
+            unsigned long errors_before = reader->error_total;
+            resolve_queue(reader, its_broker,
+                          scenario->extra_broker_count > 0
+                              ? scenario_broker_id(scenario, group->broker)
+                              : NULL,
+                          element, "queue", &group->queue, &group->exchange);
+            unresolved[i] = reader->error_total > errors_before;
             json_path_pop(&reader->path);
         }
     }
@@ -1668,11 +1686,11 @@ static void check_queue_references(SchemaReader *reader, const cJSON *root, void
     unsigned pushed = 0;
     const cJSON *server = scenario_graph_push_service(reader, root, NODE_SERVER, &pushed);
     if (server != NULL)
-        resolve_queue(reader, broker, server, "receipts_queue", &scenario->server.receipts_queue,
-                      NULL);
+        resolve_queue(reader, broker, NULL, server, "receipts_queue",
+                      &scenario->server.receipts_queue, NULL);
     scenario_graph_pop(reader, pushed);
     check_exchanges_used(reader, root, scenario);
-    check_emailing_groups(reader, scenario);
+    check_emailing_groups(reader, scenario, unresolved);
     check_published_orders(reader, root, scenario);
 }
 
