@@ -743,10 +743,10 @@ typedef struct {
     ConsumerSpec consumers; /* the first consumer group: every queue no other group names */
 } BrokerSpec;
 
-/* A broker after the first in `services` (services form): a second queue, such as the
- * RabbitMQ a checkout publishes its receipts to beside the Kafka its partners' orders go
- * through. A queue family only; its consumer groups come after the first broker's in
- * `services`, and its own `consumers` object is unused (its groups are consumers entries). */
+/* A broker after the first in `services` (services form), of any family: the RabbitMQ a
+ * checkout publishes its receipts to beside the Kafka its app's orders go through, or a second
+ * topic. Its consumer groups come after the first broker's in `services`, and its own
+ * `consumers` object is unused (its groups are consumers entries). */
 #define BROKERS_EXTRA_MAX 1
 
 typedef struct {

@@ -1586,9 +1586,9 @@ static void read_consumed_broker(ScenarioReader *scenario_reader, const Graph *g
     json_path_push_index(&reader->path, i);
     if (group->broker > 0 && entry->extra == NOT_EXTRA)
         schema_error_at(reader, "consumes",
-                        "expected the first broker, '%s' (the first consumers entry takes the "
-                        "first broker's messages; a later one may take the second's)",
-                        scenario_broker_id(scenario, 0));
+                        "expected the first broker, '%s' (the first consumers entry reads it; "
+                        "or list broker '%s' first)",
+                        scenario_broker_id(scenario, 0), graph->entries[named].id);
     for (int g = entry->extra - 1; g >= 0 && group->broker == 0; g--) {
         if (scenario->extra_consumers[g].spec.broker > 0) {
             schema_error_at(reader, "consumes",
