@@ -843,6 +843,46 @@ static void fold_mailer_record(void *context, const TraceRecord *record)
     trace->records++;
 }
 
+/* The chargers charge the app's orders at the provider, and every charge's receipt goes to
+ * the mailers' queue, as the checkout's own charges' do. The chargers hear of each charge
+ * in the provider's answer and publish its receipt then, as the server does: no charge is
+ * left without a receipt. (The receipt was never published, and each of the app's orders
+ * counted as a missing receipt.) */
+START_TEST(test_a_groups_charge_at_the_provider_publishes_its_receipt)
+{
+    static const char *const json =
+        "{\"name\": \"chargers_receipts\", \"seed\": 1, \"duration_ms\": 60000,"
+        " \"accounts\": [{\"id\": \"customers\", \"balance\": 1000000000}],"
+        " \"services\": ["
+        "   {\"id\": \"checkout\", \"kind\": \"server\", \"key_store\": \"checkout-keys\","
+        "    \"steps\": [{\"effect\": \"local\"}, {\"publish\": \"events\", \"queue\": "
+        "\"receipts\"}]},"
+        "   {\"id\": \"checkout-keys\", \"kind\": \"key_store\"},"
+        "   {\"id\": \"events\", \"kind\": \"broker\", \"family\": \"channel\","
+        "    \"queues\": [{\"name\": \"orders\"}, {\"name\": \"receipts\"}]},"
+        "   {\"id\": \"chargers\", \"kind\": \"consumers\", \"consumes\": \"events\","
+        "    \"queues\": [\"orders\"], \"key_store\": \"charger-keys\","
+        "    \"steps\": [{\"call\": \"psp\"}]},"
+        "   {\"id\": \"charger-keys\", \"kind\": \"key_store\", \"key\": \"message-id\"},"
+        "   {\"id\": \"psp\", \"kind\": \"gateway\", \"honours_key\": true},"
+        "   {\"id\": \"mailers\", \"kind\": \"consumers\", \"consumes\": \"events\","
+        "    \"queues\": [\"receipts\"], \"key_store\": \"mailer-keys\","
+        "    \"steps\": [{\"effect\": \"email\"}]},"
+        "   {\"id\": \"mailer-keys\", \"kind\": \"key_store\"}],"
+        " \"clients\": [{\"id\": \"web\", \"count\": 5, \"calls\": \"checkout\","
+        "   \"workload\": {\"ops\": 10}},"
+        "  {\"id\": \"app\", \"count\": 5, \"publishes\": \"events\", \"queue\": \"orders\","
+        "   \"key\": \"message-id\", \"workload\": {\"ops\": 10}}]}";
+    for (int mode = 0; mode < MODE_COUNT; mode++) {
+        Metrics metrics = test_run_json(json, NULL, 0, (Mode)mode);
+        ck_assert_double_eq(test_service_value(&metrics, "psp", "effects"), 5 * 10);
+        ck_assert_uint_eq(metrics.receipts_sent, 2 * 5 * 10);
+        ck_assert_uint_eq(metrics.receipts_missing, 0);
+        ck_assert_uint_eq(metrics.queues[1].messages, 2 * 5 * 10);
+    }
+}
+END_TEST
+
 static MailerTrace mailer_trace(const char *path, const char *const *overrides, uint32_t count)
 {
     Scenario *scenario = test_load_source_file(path, overrides, count);
@@ -908,6 +948,7 @@ int main(void)
     tcase_add_test(loader, test_every_queue_is_taken);
     tcase_add_test(loader, test_a_later_groups_failure_fields_are_checked);
     tcase_add_test(loader, test_a_later_groups_call_cannot_resume);
+    tcase_add_test(model, test_a_groups_charge_at_the_provider_publishes_its_receipt);
     tcase_add_test(loader, test_an_update_is_judged_by_the_group_that_runs_it);
     tcase_add_test(loader, test_show_keeps_each_group);
     tcase_add_test(loader, test_show_keeps_a_later_groups_links);

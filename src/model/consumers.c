@@ -695,6 +695,15 @@ void consumers_on_charge_retry(World *world, uint32_t job_slot)
 
 static void on_failed_try(World *world, uint32_t job_slot, int status);
 
+/* Whether the server's receipts are published for this delivery's operation: a payment,
+ * delivered as itself (not a receipt, which nobody charges). */
+static bool receipt_due(const World *world, const Message *delivery)
+{
+    const ClientGroupSpec *spec = world->groups[world->clients[delivery->client].group].spec;
+    return world->scenario.server.publish_receipts && !delivery->receipt &&
+           spec->operation.kind == OPERATION_DEBIT;
+}
+
 void consumers_on_charge_reply(World *world, const Message *reply)
 {
     uint32_t slot = reply->reply_to.slot;
@@ -724,6 +733,10 @@ void consumers_on_charge_reply(World *world, const Message *reply)
     job->awaiting_gateway = false;
     if (reply->status < 300 && saga_after_charge(world, slot, &caller))
         return;
+    /* A charge elsewhere publishes its receipt once the group hears of it, as the server's
+     * does (server_charge.c): directly, as every consumers' charge does (ledger.c) */
+    if (reply->status < 300 && receipt_due(world, &job->request))
+        broker_publish_receipt(world, &job->request);
     /* the gateway's 200 charged or 402 declined, or a called server's definite answer */
     after_effect(world, slot, reply->status);
 }
