@@ -20,10 +20,11 @@
 #include "scenario_schema.h"
 
 /* Room for every kind once with the stores of the server and the consumers (7 entries),
- * the called servers with a store each, and the extra gateways and proxies. */
+ * the called servers and the later consumer groups with a store each, and the extra gateways,
+ * proxies and broker: every kind at its most at once. */
 #define SERVICES_MAX                                                                               \
-    (NODE_KIND_COUNT + 2 + 2 * CALLED_SERVERS_MAX + GATEWAYS_EXTRA_MAX + PROXIES_EXTRA_MAX +       \
-     BROKERS_EXTRA_MAX)
+    (NODE_KIND_COUNT + 2 + 2 * CALLED_SERVERS_MAX + 2 * CONSUMER_GROUPS_EXTRA_MAX +                \
+     GATEWAYS_EXTRA_MAX + PROXIES_EXTRA_MAX + BROKERS_EXTRA_MAX)
 #define KIND_UNKNOWN (-1)
 #define NOT_CALLED (-1)
 #define NOT_EXTRA (-1)
