@@ -174,20 +174,32 @@ static void list_names(const char *const *names, unsigned count, char *list, siz
 }
 
 /* The names a METRIC@NAME may give, for an error: the groups, then the service nodes. */
-static void list_targets(const Scenario *scenario, char *known, size_t size)
+/* The names METRIC@NAME may give, whole names only, as many as fit in known (then "...");
+ * and the closest to target in *suggestion. */
+static void list_targets(const Scenario *scenario, const char *target, char *known, size_t size,
+                         NameSuggestion *suggestion)
 {
+    scenario_names_suggest_init(suggestion, target);
+    char names[CLIENT_GROUPS_MAX + SCENARIO_NODES_MAX][NODE_NAME_LEN_MAX];
+    unsigned count = 0;
+    for (uint32_t g = 0; g < scenario->client_group_count; g++)
+        snprintf(names[count++], NODE_NAME_LEN_MAX, "%s", scenario->client_groups[g].id);
+    count += scenario_service_node_names(scenario, names + count, SCENARIO_NODES_MAX);
     size_t used = 0;
+    bool full = false;
     known[0] = '\0';
-    for (uint32_t g = 0; g < scenario->client_group_count && used < size; g++) {
-        int written = snprintf(known + used, size - used, "%s'%s'", g ? ", " : "",
-                               scenario->client_groups[g].id);
-        used += written > 0 ? (size_t)written : 0;
-    }
-    char names[SCENARIO_NODES_MAX][NODE_NAME_LEN_MAX];
-    unsigned count = scenario_service_node_names(scenario, names, SCENARIO_NODES_MAX);
-    for (unsigned i = 0; i < count && used < size; i++) {
-        int written = snprintf(known + used, size - used, ", '%s'", names[i]);
-        used += written > 0 ? (size_t)written : 0;
+    for (unsigned i = 0; i < count; i++) {
+        scenario_names_suggest_consider(suggestion, names[i]);
+        int written = full ? -1
+                           : snprintf(known + used, size - used, "%s'%s'", i ? ", " : "",
+                                      names[i]);
+        if (written < 0 || (size_t)written + sizeof ", ..." > size - used) {
+            if (!full)
+                snprintf(known + used, size - used, ", ...");
+            full = true;
+            continue;
+        }
+        used += (size_t)written;
     }
 }
 
@@ -227,12 +239,18 @@ static void read_share_expectation(ScenarioReader *scenario_reader, const cJSON 
         return;
     }
     if (group < 0 && !service) {
-        char known[(CLIENT_GROUPS_MAX + SCENARIO_NODES_MAX) * (NODE_NAME_LEN_MAX + 4)];
-        list_targets(scenario, known, sizeof known);
-        schema_error(reader,
-                     "unknown client group or service in metric %s (the groups and services: "
-                     "%s)",
-                     quoted, known);
+        char known[72]; /* within an error message's room */
+        NameSuggestion suggestion;
+        list_targets(scenario, target, known, sizeof known, &suggestion);
+        if (suggestion.best != NULL)
+            schema_error(reader,
+                         "unknown client group or service in metric %s, did you mean '%s'?",
+                         quoted, suggestion.best);
+        else
+            schema_error(reader,
+                         "unknown client group or service in metric %s (the groups and "
+                         "services: %s)",
+                         quoted, known);
         return;
     }
     if (group >= 0) {
