@@ -1171,8 +1171,11 @@ static void check_broker(SchemaReader *reader, const cJSON *object, void *base, 
                         "only when it closes: consumer_timeout_ms)");
     if (!channel && schema_member(object, "consumer_timeout_ms") != NULL)
         schema_error_at(reader, "consumer_timeout_ms",
-                        "expected family 'channel' with consumer_timeout_ms (a "
-                        "visibility-timeout broker uses each queue's ack_timeout_ms)");
+                        broker->family == BROKER_LOG
+                            ? "expected family 'channel' with consumer_timeout_ms (a log has no "
+                              "delivery to time out: its consumers commit offsets)"
+                            : "expected family 'channel' with consumer_timeout_ms (a "
+                              "visibility-timeout broker uses each queue's ack_timeout_ms)");
     check_log_fields(reader, object, broker);
     /* a heartbeat extends a per-delivery timer: only the visibility-timeout family has one
      * (a channel's consumer_timeout_ms is per channel, a log has none) */
