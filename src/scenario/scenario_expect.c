@@ -190,9 +190,8 @@ static void list_targets(const Scenario *scenario, const char *target, char *kno
     known[0] = '\0';
     for (unsigned i = 0; i < count; i++) {
         scenario_names_suggest_consider(suggestion, names[i]);
-        int written = full ? -1
-                           : snprintf(known + used, size - used, "%s'%s'", i ? ", " : "",
-                                      names[i]);
+        int written =
+            full ? -1 : snprintf(known + used, size - used, "%s'%s'", i ? ", " : "", names[i]);
         if (written < 0 || (size_t)written + sizeof ", ..." > size - used) {
             if (!full)
                 snprintf(known + used, size - used, ", ...");
@@ -243,8 +242,7 @@ static void read_share_expectation(ScenarioReader *scenario_reader, const cJSON 
         NameSuggestion suggestion;
         list_targets(scenario, target, known, sizeof known, &suggestion);
         if (suggestion.best != NULL)
-            schema_error(reader,
-                         "unknown client group or service in metric %s, did you mean '%s'?",
+            schema_error(reader, "unknown client group or service in metric %s, did you mean '%s'?",
                          quoted, suggestion.best);
         else
             schema_error(reader,
