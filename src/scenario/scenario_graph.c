@@ -1083,7 +1083,15 @@ static void read_publish_step(ScenarioReader *scenario_reader, const Graph *grap
         if (scenario_reader->scenario->extra_broker_count > 0)
             snprintf(context, sizeof context, " of broker '%s'",
                      scenario_broker_id(scenario_reader->scenario, server->receipts_broker));
-        if (!found && broker->queue_count > 0)
+        bool exchange = false; /* the receipts go to one queue, taken by one group */
+        for (uint32_t e = 0; e < broker->exchange_count && !found; e++)
+            exchange |= strcmp(broker->exchanges[e].name, queue->valuestring) == 0;
+        if (!found && exchange)
+            schema_error(reader,
+                         "expected a queue ('%s' is an exchange, which a client group's "
+                         "publishes may name)",
+                         queue->valuestring);
+        else if (!found && broker->queue_count > 0)
             scenario_schema_unknown_name(reader, "queue", queue->valuestring, context, known,
                                          broker->queue_count);
     }
