@@ -250,6 +250,20 @@ START_TEST(test_bad_service_expectations_are_refused)
 }
 END_TEST
 
+/* The closest name is suggested whole: it was a pointer into the list of names, a local of
+ * the function that made it, read after that function returned (AddressSanitizer:
+ * stack-use-after-scope). */
+START_TEST(test_an_unknown_service_suggests_the_closest_name)
+{
+    assert_refused_with("\"retries@mesj\": 0",
+                        "unknown client group or service in metric 'retries@mesj', did you mean "
+                        "'mesh'?");
+    assert_refused_with("\"effects@checkout#3\": 0",
+                        "unknown client group or service in metric 'effects@checkout#3', did you "
+                        "mean 'checkout#1'?");
+}
+END_TEST
+
 /* The table lists the services of a chain, the CSV has a row per service and metric, and a
  * sweep reports one service's metric. */
 START_TEST(test_table_csv_and_sweep_name_the_services)
@@ -378,6 +392,7 @@ static Suite *service_results_suite(void)
     tcase_add_test(core, test_service_outcomes_split_between_consumer_groups);
     tcase_add_test(core, test_service_expectations_load_and_hold);
     tcase_add_test(core, test_bad_service_expectations_are_refused);
+    tcase_add_test(core, test_an_unknown_service_suggests_the_closest_name);
     tcase_add_test(core, test_an_unknown_service_lists_every_node);
     tcase_add_test(core, test_table_csv_and_sweep_name_the_services);
     suite_add_tcase(suite, core);

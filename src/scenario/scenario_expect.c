@@ -173,13 +173,13 @@ static void list_names(const char *const *names, unsigned count, char *list, siz
     }
 }
 
-/* The names a METRIC@NAME may give, for an error: the groups, then the service nodes. */
-/* The names METRIC@NAME may give, whole names only, as many as fit in known (then "...");
- * and the closest to target in best ("" when none is close). */
+/* The names METRIC@NAME may give (the groups, then the service nodes), whole names only, as
+ * many as fit in known (then "..."); and the closest to target in best (empty: none close).
+ * best is a copy: the names are this function's own. */
 static void list_targets(const Scenario *scenario, const char *target, char *known, size_t size,
-                         char best[NODE_NAME_LEN_MAX])
+                         char *best, size_t best_size)
 {
-    NameSuggestion suggestion; /* points into names: copied out before they go */
+    NameSuggestion suggestion;
     scenario_names_suggest_init(&suggestion, target);
     char names[CLIENT_GROUPS_MAX + SCENARIO_NODES_MAX][NODE_NAME_LEN_MAX];
     unsigned count = 0;
@@ -201,7 +201,7 @@ static void list_targets(const Scenario *scenario, const char *target, char *kno
         }
         used += (size_t)written;
     }
-    snprintf(best, NODE_NAME_LEN_MAX, "%s", suggestion.best != NULL ? suggestion.best : "");
+    snprintf(best, best_size, "%s", suggestion.best != NULL ? suggestion.best : "");
 }
 
 /* "METRIC@GROUP": one client group's share of an outcome (or of its money); "METRIC@SERVICE":
@@ -242,7 +242,7 @@ static void read_share_expectation(ScenarioReader *scenario_reader, const cJSON 
     if (group < 0 && !service) {
         char known[72]; /* within an error message's room */
         char best[NODE_NAME_LEN_MAX];
-        list_targets(scenario, target, known, sizeof known, best);
+        list_targets(scenario, target, known, sizeof known, best, sizeof best);
         if (best[0] != '\0')
             schema_error(reader, "unknown client group or service in metric %s, did you mean '%s'?",
                          quoted, best);

@@ -72,15 +72,25 @@ static void check_outages(const Scenario *scenario, LoadErrors *errors)
     }
 }
 
-/* broker_log.c schedules a rebalance only at a multiple of the interval within the run. */
+/* broker_log.c schedules a rebalance only at a multiple of the interval within the run: each
+ * log's, said at its entry. */
 static void check_rebalances(const Scenario *scenario, LoadErrors *errors)
 {
-    const BrokerSpec *broker = &scenario->broker;
-    if (broker->family == BROKER_LOG && broker->rebalance_every_ms > scenario->duration_ms)
-        scenario_errors_add(errors, "$.broker.rebalance_every_ms",
+    for (uint32_t b = 0; b <= scenario->extra_broker_count; b++) {
+        const BrokerSpec *broker = scenario_broker(scenario, b);
+        if (broker->family != BROKER_LOG || broker->rebalance_every_ms <= scenario->duration_ms)
+            continue;
+        char path[JSON_PATH_LEN_MAX];
+        if (b == 0)
+            snprintf(path, sizeof path, "$.broker.rebalance_every_ms");
+        else
+            snprintf(path, sizeof path, "$.services[%u].rebalance_every_ms",
+                     (unsigned)scenario->extra_brokers[b - 1].entry - 1u);
+        scenario_errors_add(errors, path,
                             "expected at most duration_ms (%g): the first rebalance would come "
                             "after the run (got %g)",
                             scenario->duration_ms, broker->rebalance_every_ms);
+    }
 }
 
 /* ------------------------------------------------------------------ warnings */

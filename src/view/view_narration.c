@@ -851,10 +851,12 @@ ViewColor view_narration_line(const ViewPane *pane, const ViewNarration *n, char
         return VIEW_COLOR_TEXT_DIM;
     }
     if (n->event == TRACE_REBALANCE) {
-        /* on a log with several groups, each rebalances on its own: say which (the first
-         * group's records name none) */
+        /* on a log with several groups, or beside another log, each group rebalances on its
+         * own: say which (the first group's records name none) */
         const Scenario *scenario = pane->scenario;
         bool several = n->queue[0] != '\0' || diagram_log_groups_several(scenario, 0);
+        for (uint32_t b = 1; b <= scenario->extra_broker_count; b++)
+            several |= scenario_broker(scenario, b)->family == BROKER_LOG;
         const char *group = n->queue[0] != '\0' ? n->queue : scenario->service_ids[NODE_CONSUMERS];
         snprintf(buffer, size,
                  "the consumer group%s%s rebalances: back to the last commit, %" PRId64
