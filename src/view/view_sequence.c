@@ -1530,12 +1530,11 @@ static void draw_arrows(Strip *strip)
 
 /* ------------------------------------------------------------------ the strip */
 
-bool view_sequence_crowded(ViewCanvas *canvas, const ViewLayout *layout, ViewRect rect,
-                           const ViewPane *pane, const ViewTimeline *timeline, SimTimeUs clock_us)
+/* A strip of pane's diagram in rect at clock_us: what the layout and the drawing share. */
+static Strip strip_of(ViewCanvas *canvas, const ViewLayout *layout, ViewRect rect,
+                      const ViewPane *pane, const ViewTimeline *timeline, SimTimeUs clock_us)
 {
-    if (rect.w <= 0 || rect.h <= 0)
-        return false;
-    Strip strip = {.canvas = canvas,
+    return (Strip){.canvas = canvas,
                    .layout = layout,
                    .pane = pane,
                    .diagram = pane->diagram,
@@ -1544,6 +1543,14 @@ bool view_sequence_crowded(ViewCanvas *canvas, const ViewLayout *layout, ViewRec
                    .now_us = clock_us < timeline->to_us ? clock_us : timeline->to_us,
                    .from_us = timeline->from_us,
                    .window_us = timeline->drawn_us};
+}
+
+bool view_sequence_crowded(ViewCanvas *canvas, const ViewLayout *layout, ViewRect rect,
+                           const ViewPane *pane, const ViewTimeline *timeline, SimTimeUs clock_us)
+{
+    if (rect.w <= 0 || rect.h <= 0)
+        return false;
+    Strip strip = strip_of(canvas, layout, rect, pane, timeline, clock_us);
     place_lanes(&strip);
     return groups_crowded(&strip);
 }
@@ -1554,17 +1561,9 @@ void view_sequence_draw(ViewCanvas *canvas, const ViewLayout *layout, ViewRect r
 {
     if (rect.w <= 0 || rect.h <= 0)
         return;
-    Strip strip = {.canvas = canvas,
-                   .layout = layout,
-                   .pane = pane,
-                   .diagram = pane->diagram,
-                   .rect = rect,
-                   .timeline = timeline,
-                   .now_us = clock_us < timeline->to_us ? clock_us : timeline->to_us,
-                   .from_us = timeline->from_us,
-                   .window_us = timeline->drawn_us,
-                   .staggered = staggered,
-                   .pick = pick};
+    Strip strip = strip_of(canvas, layout, rect, pane, timeline, clock_us);
+    strip.staggered = staggered;
+    strip.pick = pick;
     strip.stroke = px(&strip, 2.2f);
     place_lanes(&strip);
     view_canvas_round(canvas, rect, px(&strip, 6), C(VIEW_COLOR_PANEL));
