@@ -1984,6 +1984,55 @@ START_TEST(test_view_every_client_group_is_named_over_its_lanes)
 }
 END_TEST
 
+/* A service's heading is never left out where its lane is crowded: beside a long broker name
+ * and another consumer group (orders_log_receipts_queue at 1920x1080: six services in a
+ * column), the mailers' name, which found no room on either row, goes whole in the tiny type
+ * with its lane under its first letter. Every service is named in every column, whole. */
+START_TEST(test_view_every_service_is_named_over_its_lane)
+{
+    static const char *const services[] = {"checkout", "orders", "notifications", "chargers",
+                                           "mailers"};
+    char png[160], labels[160];
+    snprintf(png, sizeof png, "%s/services.png", work_dir);
+    snprintf(labels, sizeof labels, "%s/services.json", work_dir);
+    const char *arguments[] = {IDEMSIM_SOURCE_DIR
+                               "/scenarios/architectures/orders_log_receipts_queue.json",
+                               "--headless",
+                               "--png",
+                               png,
+                               "--at-ms",
+                               "7000",
+                               "--width",
+                               "1920",
+                               "--height",
+                               "1080",
+                               "--labels-json",
+                               labels,
+                               NULL};
+    ck_assert_int_eq(run_view(arguments), 0);
+    long size = 0;
+    char *text = read_all(labels, &size);
+    cJSON *root = cJSON_Parse(text);
+    ck_assert_ptr_nonnull(root);
+    const cJSON *pane = NULL;
+    int panes = 0;
+    cJSON_ArrayForEach(pane, cJSON_GetObjectItem(root, "panes"))
+    {
+        for (size_t s = 0; s < sizeof services / sizeof services[0]; s++) {
+            bool named = false;
+            const cJSON *item = NULL;
+            cJSON_ArrayForEach(item, cJSON_GetObjectItem(pane, "texts")) named |=
+                strcmp(cJSON_GetObjectItem(item, "text")->valuestring, services[s]) == 0;
+            ck_assert_msg(named, "no heading names service '%s'", services[s]);
+        }
+        panes++;
+    }
+    ck_assert_int_eq(panes, 3);
+    cJSON_Delete(root);
+    free(text);
+}
+END_TEST
+
 /* Issue 24: a window far past the run put moments billions of pixels above the strip, and
  * their int conversion overflowed (a segfault in Release, UBSan in view_canvas.c); a busy
  * window of the whole run filled the label boxes past their array. Broker, dedup window and
@@ -2135,6 +2184,7 @@ static Suite *view_suite(void)
     tcase_add_test(core, test_view_key_sample_keeps_processing_and_completed_rows_apart);
     tcase_add_test(core, test_view_narration_stays_inside_its_box);
     tcase_add_test(core, test_view_every_client_group_is_named_over_its_lanes);
+    tcase_add_test(core, test_view_every_service_is_named_over_its_lane);
     tcase_add_test(core, test_view_narration_names_the_gateway_each_caller_calls);
     tcase_add_test(core, test_view_narration_names_the_group_a_delivery_was_for);
     tcase_add_test(core, test_view_narration_names_the_gateway_a_reconciliation_asked);

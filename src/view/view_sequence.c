@@ -1030,10 +1030,30 @@ static void heading_text(Strip *strip, Headings *headings, ViewFont font, float 
     }
     int fit = w < max_w ? w : max_w;
     ViewRect box = {(int)x - fit / 2 - gap, headings->y[row], fit + 2 * gap, h};
-    if (fit <= 0 || !heading_free(headings, box))
-        return; /* left out rather than drawn over another (eight instances in a column) */
-    view_canvas_text_fit(canvas, font, dim, (int)x, headings->y[row], VIEW_ALIGN_CENTER, fit, text);
-    heading_taken(headings, box);
+    if (fit > 0 && heading_free(headings, box)) {
+        view_canvas_text_fit(canvas, font, dim, (int)x, headings->y[row], VIEW_ALIGN_CENTER, fit,
+                             text);
+        heading_taken(headings, box);
+        return;
+    }
+    /* whole in the tiny type, its lane under its first or last letter (a consumer group
+     * beside a long broker name), on the first row where that covers no other word */
+    int tiny_w = view_canvas_text_width(canvas, VIEW_FONT_TINY, text);
+    int tiny_h = view_canvas_text_height(canvas, VIEW_FONT_TINY);
+    int sides[] = {tiny_w / 2 - gap, -(tiny_w / 2 - gap)};
+    for (int r = row; r < 2 && font != VIEW_FONT_TINY; r++) {
+        for (int i = 0; i < 2; i++) {
+            int centre = (int)x + sides[i];
+            ViewRect small = {centre - tiny_w / 2 - gap, headings->y[r], tiny_w + 2 * gap, tiny_h};
+            if (!heading_free(headings, small))
+                continue;
+            view_canvas_text(canvas, VIEW_FONT_TINY, dim, centre, headings->y[r], VIEW_ALIGN_CENTER,
+                             text);
+            heading_taken(headings, small);
+            return;
+        }
+    }
+    /* left out rather than drawn over another (eight instances in a column) */
 }
 
 /* Where the lane at a position is drawn, or -1 when it is not (or there is none). */
